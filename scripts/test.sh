@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (idempotent) and run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/system-deps.sh
+exec .venv/bin/python -m pytest "$@"

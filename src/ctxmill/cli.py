@@ -1,0 +1,116 @@
+"""The ``ctxmill`` command: a thin shell over the Python API.
+
+Every command parses its arguments, calls one core function and formats the result. Exit
+codes: 0 success, 1 unexpected failure, 2 usage error, 3 input refused (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ctxmill.errors import CtxmillError, InputRefused, UsageError
+
+
+def _print_json(obj) -> None:
+    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+def handle_errors(func):
+    """Map ctxmill errors to exit codes with a one-line reason on stderr."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except InputRefused as exc:
+            click.echo(f"ctxmill: refused: {exc}", err=True)
+            sys.exit(3)
+        except UsageError as exc:
+            click.echo(f"ctxmill: usage: {exc}", err=True)
+            sys.exit(2)
+        except CtxmillError as exc:
+            click.echo(f"ctxmill: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("ctxmill: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+@click.group()
+@click.version_option(package_name="ctxmill")
+def main() -> None:
+    """ctxmill: clean, searchable, citation-aware context from PDFs, OCR text and code."""
+
+
+# ------------------------------------------------------------------------------ compile
+
+
+@main.command("compile")
+@click.argument("input_path", metavar="INPUT")
+@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), help="Output folder (default ./out/<stem>/).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+@click.option("--fast", is_flag=True, help="Skip chunks and the citation graph.")
+@click.option("--no-chunks", is_flag=True, help="Do not write chunks.jsonl.")
+@click.option("--no-citations", is_flag=True, help="Skip references, citations and the graph.")
+@click.option("--include-source-text", is_flag=True, help="Add the source text to bundle.zip.")
+@click.option("--chunk-tokens", type=click.IntRange(32, 8192), default=400, show_default=True)
+@click.option("--ignore-pdf-links", is_flag=True, help="Build citations from the text alone.")
+@click.option("--ocr", type=click.Choice(["never", "auto", "always"]), default="auto", show_default=True)
+@click.option("--llm", "llm_url", metavar="URL", help="OpenAI-compatible endpoint (optional enhancer).")
+@click.option("--llm-model", metavar="NAME")
+@click.option("--llm-max-tokens", type=click.IntRange(256, 40960), default=8192, show_default=True)
+@handle_errors
+def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, include_source_text,
+                chunk_tokens, ignore_pdf_links, ocr, llm_url, llm_model, llm_max_tokens):
+    """Compile a PDF, raw OCR text or Markdown file (or - for stdin)."""
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    options = CompileOptions(
+        chunks=not no_chunks, citations=not no_citations, fast=fast,
+        include_source_text=include_source_text, chunk_tokens=chunk_tokens,
+        ignore_pdf_links=ignore_pdf_links, ocr=ocr, llm_url=llm_url, llm_model=llm_model,
+        llm_max_tokens=llm_max_tokens,
+    )
+    if input_path == "-":
+        source: Path | bytes = sys.stdin.buffer.read()
+        stem = "stdin"
+    else:
+        source = Path(input_path)
+        if not source.exists():
+            raise InputRefused(f"{input_path}: no such file")
+        if source.is_dir():
+            raise InputRefused(f"{input_path}: is a folder, not a document")
+        stem = source.stem
+    out_dir = out_dir or Path("out") / stem
+    doc = compile_document(source, options, name=None if input_path == "-" else str(input_path))
+    written = write_outputs(doc, out_dir, options)
+    summary = {
+        "out": str(out_dir),
+        "files": {name: str(path) for name, path in written.items()},
+        "title": doc.metadata.title,
+        "pages": doc.pages,
+        "sections": len(doc.sections),
+        "references": len(doc.references),
+        "chunks": len(doc.chunks),
+        "qa_score": doc.qa.score,
+        "seconds": round(doc.metrics.total_seconds, 4),
+    }
+    if as_json:
+        _print_json(summary)
+    else:
+        click.echo(f"{doc.metadata.title or stem}: {doc.pages} pages, {len(doc.sections)} sections, "
+                   f"{len(doc.chunks)} chunks, QA {doc.qa.score}/100 in {summary['seconds']:.2f}s")
+        click.echo(f"outputs in {out_dir}/")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,86 @@
+"""Stage order of one compile: source -> blocks -> refining stages -> rendered model.
+
+Each stage is ``run(doc, options) -> None`` over the shared :class:`Document`; this module
+only decides the order, which stages an option turns off, and times each one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Document, PageStream
+
+# progress(stage_name, state) where state is "start" or "done"
+Progress = Callable[[str, str], None]
+
+# (name, "module:function", when) -- `when` decides from the options whether the stage runs.
+STAGES: list[tuple[str, str, Callable[[CompileOptions], bool]]] = [
+    ("blocks", "ctxmill.compile.blocks:run", lambda o: True),
+    ("normalize", "ctxmill.compile.normalize:run", lambda o: True),
+    ("structure", "ctxmill.compile.structure:run", lambda o: True),
+    ("metadata", "ctxmill.compile.metadata:run", lambda o: True),
+    ("references", "ctxmill.compile.references:run", lambda o: o.citations),
+    ("markdown", "ctxmill.render.markdown:run", lambda o: True),
+    ("chunks", "ctxmill.render.chunks:run", lambda o: o.chunks),
+    ("citations", "ctxmill.compile.citations:run", lambda o: o.citations),
+    ("quality", "ctxmill.compile.quality:run", lambda o: True),
+]
+
+
+def _resolve(target: str) -> Callable[[Document, CompileOptions], None]:
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def compile_stream(
+    stream: PageStream, options: CompileOptions | None = None, progress: Progress | None = None
+) -> Document:
+    """Run every enabled stage over a page stream and return the finished Document."""
+    options = options or CompileOptions()
+    doc = Document(stream=stream)
+    for name, target, when in STAGES:
+        if not when(options):
+            continue
+        if progress:
+            progress(name, "start")
+        t0 = time.perf_counter()
+        _resolve(target)(doc, options)
+        doc.metrics.stages[name] = time.perf_counter() - t0
+        if progress:
+            progress(name, "done")
+    return doc
+
+
+def compile_document(
+    source: str | Path | bytes,
+    options: CompileOptions | None = None,
+    progress: Progress | None = None,
+    *,
+    kind: str | None = None,
+    name: str | None = None,
+) -> Document:
+    """Compile a PDF, raw OCR text or Markdown (a path, or the bytes themselves).
+
+    Raises :class:`ctxmill.errors.InputRefused` for input that cannot be compiled.
+    """
+    from ctxmill.sources import load_source
+
+    options = options or CompileOptions()
+    t0 = time.perf_counter()
+    if progress:
+        progress("source", "start")
+    stream = load_source(source, options, kind=kind, name=name)
+    source_seconds = time.perf_counter() - t0
+    if progress:
+        progress("source", "done")
+    doc = compile_stream(stream, options, progress)
+    doc.metrics.stages = {"source": source_seconds, **doc.metrics.stages}
+    doc.metrics.total_seconds = time.perf_counter() - t0
+    doc.metrics.pages = doc.pages
+    doc.metrics.input_chars = stream.input_chars
+    doc.metrics.chunks = len(doc.chunks)
+    return doc
