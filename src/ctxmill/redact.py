@@ -1,0 +1,184 @@
+"""Secret redaction: the last step before text leaves for an embedder, an LLM or an MCP client.
+
+A curated rule set, not a general scanner: provider tokens with a recognisable shape (AWS
+access key ids, GitHub/Slack/Google/OpenAI/Anthropic/Stripe keys, PEM private keys, JWTs) plus
+high-entropy values assigned to names that say key/secret/token/password. Each match becomes
+``[REDACTED:<rule>]``; multi-line matches keep their line breaks so that line numbers of code
+chunks (and of every finding) stay true. Findings record only the line and the rule — never the
+secret itself — so they can be listed in the index status and the QA report.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int  # 1-based line of the text the secret started on
+    rule: str
+    path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line, "rule": self.rule}
+        if self.path is not None:
+            out["path"] = self.path
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.path or '<text>'}:{self.line}: {self.rule}"
+
+
+@dataclass
+class Redacted:
+    text: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.findings)
+
+
+def marker(rule: str) -> str:
+    return f"[REDACTED:{rule}]"
+
+
+# (rule name, pattern). Order matters: earlier rules win where matches overlap, so the
+# specific provider shapes come before the generic "assigned to a secret-sounding name" rule.
+_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("private-key", re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("aws-access-key-id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)"
+                                     r"[A-Z2-7]{16}(?![A-Z0-9])")),
+    ("github-token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}"
+                                r"|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])")),
+    ("slack-token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
+    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]{20,}")),
+    ("google-api-key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
+    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("anthropic-api-key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{32,}")),
+    ("openai-api-key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
+    ("stripe-key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}")),
+]
+
+# A secret-sounding name, an assignment operator, then a value. The name may be part of a
+# longer identifier (DB_PASSWORD, aws_secret_access_key, "apiKey").
+_NAME = (r"[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|apikey|access[_-]?key"
+         r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key)[A-Za-z0-9_.-]*")
+_ASSIGN = re.compile(
+    r"(?i)(?P<name>[\"']?" + _NAME + r"[\"']?)\s*(?P<op>:=|=>|==|=|:)\s*"
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\s]{8,200})(?P=q)|(?P<val>[^\s\"'`,;)\]}{(\[<>]{8,200}))"
+)
+
+# Values that only look like secrets: placeholders, references to other variables, paths.
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_]|%\(|\{\{|your[_-]|changeme|example|dummy|placeholder"
+    r"|redacted|none|null|true|false|os\.environ|process\.env|env\.|settings\.|config\.)"
+)
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _looks_secret(name: str, op: str, value: str, quoted: bool) -> bool:
+    if op == "==" or _PLACEHOLDER.match(value) or value.startswith("[REDACTED:"):
+        return False  # a comparison, a placeholder, or already done
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if not has_alpha:
+        return False
+    is_password = re.search(r"(?i)passw|pwd", name) is not None
+    if not quoted and is_password and not _IDENTIFIER.fullmatch(value):
+        # DB_PASSWORD=s3cr3tP4ss! in a .env file
+        return len(value) >= 8 and has_digit and entropy(value) >= 2.5
+    if not quoted:
+        # Unquoted values are usually code (token = make_token(user), api_key = cfg.API_KEY):
+        # require the look of generated material — digits and letters, high entropy.
+        if not has_digit or "." in value and not re.search(r"[A-Za-z0-9+/_-]{16,}", value):
+            return False
+        return len(value) >= 16 and entropy(value) >= 3.5
+    if is_password:
+        # People pick passwords; they are shorter and less random than generated keys.
+        return len(value) >= 8 and entropy(value) >= 2.5 and (has_digit or not value.isalpha())
+    return len(value) >= 12 and entropy(value) >= 3.0 and (has_digit or len(value) >= 20)
+
+
+def redact(text: str, path: str | None = None) -> Redacted:
+    """Return ``text`` with secrets replaced and the list of what was replaced where."""
+    if not text:
+        return Redacted(text or "")
+    spans: list[tuple[int, int, str]] = []  # (start, end, rule) of the secret itself
+
+    def free(s: int, e: int) -> bool:
+        return all(e <= a or s >= b for a, b, _ in spans)
+
+    for rule, pattern in _RULES:
+        for m in pattern.finditer(text):
+            if free(m.start(), m.end()):
+                spans.append((m.start(), m.end(), rule))
+    for m in _ASSIGN.finditer(text):
+        group = "qval" if m.group("qval") is not None else "val"
+        value = m.group(group)
+        if value is None or not _looks_secret(m.group("name"), m.group("op"), value, group == "qval"):
+            continue
+        s, e = m.span(group)
+        if free(s, e):
+            spans.append((s, e, "secret-assignment"))
+    if not spans:
+        return Redacted(text)
+    spans.sort()
+    out: list[str] = []
+    findings: list[Finding] = []
+    pos = 0
+    line = 1
+    for s, e, rule in spans:
+        line += text.count("\n", pos, s)
+        out.append(text[pos:s])
+        # Keep the line breaks of a multi-line secret (PEM blocks) so line numbers stay exact.
+        out.append(marker(rule) + "\n" * text.count("\n", s, e))
+        findings.append(Finding(line=line, rule=rule, path=path))
+        line += text.count("\n", s, e)
+        pos = e
+    out.append(text[pos:])
+    return Redacted("".join(out), findings)
+
+
+def redact_text(text: str) -> str:
+    """Just the redacted text."""
+    return redact(text).text
+
+
+def redact_obj(obj: Any, findings: list[Finding] | None = None) -> Any:
+    """Redact every string inside a JSON-like value (dicts, lists); keys are left alone."""
+    if isinstance(obj, str):
+        r = redact(obj)
+        if findings is not None:
+            findings.extend(r.findings)
+        return r.text
+    if isinstance(obj, dict):
+        return {k: redact_obj(v, findings) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [redact_obj(v, findings) for v in obj]
+    return obj
+
+
+def summarize(findings: list[Finding]) -> dict[str, Any]:
+    """``{count, by_rule, items:[{path, line, rule}]}`` for status output and QA reports."""
+    return {
+        "count": len(findings),
+        "by_rule": dict(Counter(f.rule for f in findings)),
+        "items": [f.to_dict() for f in findings],
+    }
