@@ -1,12 +1,473 @@
-"""Placeholder: the owner of this stage replaces it (see the issue). Does nothing yet."""
+"""Bibliography: one REFERENCE block per printed entry, and its fields parsed.
+
+The structure stage leaves the bibliography as blocks marked ``attrs["bibliography"]`` under
+the References heading: one block per visual line, or already one per entry. Here they are
+grouped into entries (never two entries merged, never one split) and each entry is parsed
+into authors, year (with suffix letter), title, venue, DOI, URL and arXiv id.
+
+Grouping uses, in order of trust: a printed label (``[12]``, ``12.``), the hanging indent of
+PDF lines (the first line of an entry sits left of its continuation lines), the vertical gap
+between entries, and for text without geometry the shape of the text (an entry ends with its
+year or a full stop, the next starts with a name).
+
+The field parser is tuned for the author-year styles of natbib/plainnat, ACL and APA, and
+handles numbered IEEE/ACM entries; every field is optional and ``raw`` is always kept.
+"""
+
+from __future__ import annotations
+
+import re
+from statistics import median
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document
+from ctxmill.model import Block, BlockKind, Document, Reference
+
+# ---------------------------------------------------------------------------- patterns
+
+_LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
+_YEAR = r"(?:19|20)\d\d[a-z]?"
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+# ", 2025a." / ". 2023." / ", 2024," -- the year of an author-year entry. A month and day
+# before it ("Accessed April 12, 2026.") marks a note, not the publication year.
+_YEAR_SLOT = re.compile(
+    rf"(?P<pre>(?:\b(?:{_MONTHS})\.?\s+\d{{1,2}})?)[,.(]\s*(?P<year>{_YEAR})(?=[.,;)\s]|$)",
+    re.IGNORECASE,
+)
+_ANY_YEAR = re.compile(rf"(?<![\w/.:-])({_YEAR})(?![\w/-])")
+_URL_START = re.compile(r"https?:\s?//\S*", re.IGNORECASE)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+_ARXIV = re.compile(
+    r"(?:arxiv[:\s]\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})",
+    re.IGNORECASE,
+)
+_VENUE_START = re.compile(
+    r"^(?:In\b|arXiv|Proceedings|Proc\.|Advances|Journal|Transactions|IEEE|ACM|https?:|URL\b|Technical report)",
+)
+_PARTICLES = frozenset(
+    "de del della der den van von da di du la le al bin el dos das ter st st. y e".split()
+)
+_ETAL = re.compile(r",?\s*(?:et\s*al\.?|and\s+others)\s*$", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------- grouping
+
+
+def _looks_like_entry_end(text: str) -> bool:
+    t = text.rstrip()
+    return bool(re.search(rf"(?:{_YEAR}|\d+|\))\.?$", t)) or t.endswith(".")
+
+
+def _looks_like_entry_start(text: str) -> bool:
+    t = text.lstrip()
+    if not t:
+        return False
+    if _LABEL.match(t):
+        return True
+    # "Accessed April 12, 2026." and similar notes continue the entry before them.
+    if re.match(r"(?:Accessed|Retrieved|Last accessed|Available|URL|In |pages?\b|vol)", t):
+        return False
+    return t[0].isupper() or t[0].isdigit() is False and t[0].isalpha()
+
+
+def group_entries(blocks: list[Block]) -> list[list[Block]]:
+    """Group bibliography blocks (lines or entries) into printed entries."""
+    if not blocks:
+        return []
+    labelled = sum(1 for b in blocks if _LABEL.match(b.text))
+    numbered = labelled >= max(2, len(blocks) // 4)
+    starts = [False] * len(blocks)
+    starts[0] = True
+    if numbered:
+        # Numbered bibliographies: a label starts an entry, everything else continues it.
+        for i, b in enumerate(blocks):
+            if i and _LABEL.match(b.text):
+                starts[i] = True
+    else:
+        _starts_by_geometry(blocks, starts)
+    groups: list[list[Block]] = []
+    for b, s in zip(blocks, starts):
+        if s or not groups:
+            groups.append([b])
+        else:
+            groups[-1].append(b)
+    return groups
+
+
+def _starts_by_geometry(blocks: list[Block], starts: list[bool]) -> None:
+    with_box = [b for b in blocks if b.bbox is not None]
+    if len(with_box) < max(2, len(blocks) // 2):
+        _starts_by_text(blocks, starts)
+        return
+    # Per page and column (two-column papers): the left edge of the column and the typical
+    # line step. A hanging indent means first lines sit at the edge, the rest indented.
+    def column_key(b: Block) -> tuple[int, int]:
+        page_w = 612.0
+        return (b.page, 0 if b.bbox[0] < page_w * 0.45 else 1)
+
+    cols: dict[tuple[int, int], list[Block]] = {}
+    for b in with_box:
+        cols.setdefault(column_key(b), []).append(b)
+    left = {k: min(b.bbox[0] for b in v) for k, v in cols.items()}
+    indented = [b.bbox[0] - left[column_key(b)] for b in with_box]
+    hanging = sum(1 for d in indented if d > 4.0) >= max(1, len(with_box) // 5)
+    gaps = []
+    for prev, cur in zip(blocks, blocks[1:]):
+        if prev.bbox and cur.bbox and prev.page == cur.page and cur.bbox[1] > prev.bbox[1]:
+            gaps.append(cur.bbox[1] - prev.bbox[3])
+    typical_gap = median(gaps) if gaps else 0.0
+    for i in range(1, len(blocks)):
+        b, prev = blocks[i], blocks[i - 1]
+        if b.bbox is None:
+            starts[i] = _text_start(prev.text, b.text)
+            continue
+        at_edge = b.bbox[0] - left[column_key(b)] <= 4.0
+        if hanging:
+            starts[i] = at_edge
+            continue
+        # No indentation: entries are told apart by a larger gap (or are already whole).
+        if prev.bbox and prev.page == b.page and b.bbox[1] > prev.bbox[1]:
+            gap = b.bbox[1] - prev.bbox[3]
+            starts[i] = gap > typical_gap + 2.0 or _text_start(prev.text, b.text)
+        else:
+            starts[i] = _text_start(prev.text, b.text)
+
+
+def _text_start(prev: str, cur: str) -> bool:
+    return _looks_like_entry_end(prev) and _looks_like_entry_start(cur) and bool(
+        _ANY_YEAR.search(prev) or re.search(r"\.\s*$", prev)
+    )
+
+
+def _starts_by_text(blocks: list[Block], starts: list[bool]) -> None:
+    # Blocks that are each a whole entry (markdown / OCR input) all carry a year or URL and
+    # end with a full stop; lines of one entry do not. Decide which case we are in.
+    whole = sum(1 for b in blocks if _ANY_YEAR.search(b.text) and len(b.text) > 60)
+    if whole >= 0.8 * len(blocks):
+        for i in range(1, len(blocks)):
+            starts[i] = True
+        return
+    for i in range(1, len(blocks)):
+        starts[i] = _text_start(blocks[i - 1].text, blocks[i].text) and bool(
+            _ANY_YEAR.search(blocks[i - 1].text) or blocks[i - 1].text.rstrip().endswith(".")
+        )
+
+
+# Words that really end in a hyphen at a line break ("general-" + "purpose"); any other
+# lower-case word broken at a line end is one word split by hyphenation ("founda-" + "tion").
+_COMPOUND_HEADS = frozenset(
+    "general self multi non long short open real high low well cross end co semi state large "
+    "fine small full time human tool agent domain task read write cost user model code data "
+    "top left right first second third early late mid so-called built plug on off in out".split()
+)
+_BROKEN = re.compile(r"(\w+)- (\w)")
+
+
+def dehyphenate(text: str) -> str:
+    """Repair "founda- tion" / "Xian- gliang" (a line-end hyphen followed by a space)."""
+
+    def fix(m: re.Match) -> str:
+        head, nxt = m.group(1), m.group(2)
+        if nxt.islower() and head.lower() not in _COMPOUND_HEADS and not head[-1].isdigit():
+            return head + nxt
+        return f"{head}-{nxt}"
+
+    return _BROKEN.sub(fix, text)
+
+
+def join_lines(parts: list[str]) -> str:
+    """Join the lines of one entry: de-hyphenate words broken at a line end, keep URLs whole."""
+    return " ".join(p.strip() for p in parts if p.strip())
+
+
+# ---------------------------------------------------------------------------- fields
+
+
+def _find_url(text: str) -> tuple[str | None, tuple[int, int] | None]:
+    m = _URL_START.search(text)
+    if not m:
+        return None, None
+    start, end = m.start(), m.end()
+    url = m.group(0).replace(": //", "://")
+    if url.lower().rstrip(":/").endswith("http") or url.lower().rstrip(":/").endswith("https"):
+        # "https: //www.oecd.org/...": the scheme was split from the rest by a line break.
+        m2 = re.match(r"\s*//\S+", text[end:])
+        if m2:
+            url = url.rstrip() + m2.group(0).strip()
+            end += m2.end()
+    # A URL broken across lines continues after a space when the line ended inside it.
+    while True:
+        nxt = re.match(r" ([\w%~#=&?+/.\-]+[\w/%=&#\-]?[.,]?)", text[end:])
+        if not nxt:
+            break
+        tok = nxt.group(1)
+        if url.endswith(("/", "-", "_", "=", "?", "&")) or (
+            url.endswith(".") and re.match(r"[a-z0-9]", tok) and ("/" in tok or "." in tok.rstrip(".,"))
+        ):
+            url += tok
+            end += nxt.end()
+        else:
+            break
+    stripped = url.rstrip(".,;)")
+    end -= len(url) - len(stripped)
+    return stripped, (start, end)
+
+
+def _is_name_word(w: str) -> bool:
+    # "Dell’Acqua", "V˜u", "Adversa.ai", "Shishir_G", "JR", "B." -- a capital first, or a particle.
+    return (w[0].isupper() and not any(c.isdigit() for c in w)) or w.lower() in _PARTICLES
+
+
+def _split_authors(block: str) -> list[str] | None:
+    """Author names from an author block, or None if it does not read as names."""
+    text = _ETAL.sub("", block.strip().rstrip("."))
+    etal = text != block.strip().rstrip(".")
+    if not text or re.search(r"\d", text):
+        return None
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+|\s*&\s*", text)
+    names = [p.strip() for p in parts if p.strip()]
+    # "LangChain, Inc." is one organisation, not two people.
+    merged: list[str] = []
+    for n in names:
+        if merged and re.fullmatch(r"(?:Inc|Ltd|LLC|Corp|Co|GmbH|PBC|Jr|Sr|II|III)\.?", n):
+            merged[-1] = f"{merged[-1]}, {n}"
+        else:
+            merged.append(n)
+    for n in merged:
+        words = n.replace(", ", " ").split()
+        if not 1 <= len(words) <= 6:
+            return None
+        if not all(_is_name_word(w) for w in words):
+            return None
+    if etal:
+        merged.append("et al.")
+    return merged
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """Index just after the sentence that begins at ``start`` (title or author block)."""
+    i = start
+    n = len(text)
+    while i < n:
+        j = text.find(".", i)
+        q = text.find("?", i)
+        x = text.find("!", i)
+        cands = [c for c in (j, q, x) if c != -1]
+        if not cands:
+            return n
+        k = min(cands)
+        after = text[k + 1 : k + 3]
+        if k + 1 >= n:
+            return n
+        if not after.startswith(" "):
+            i = k + 1  # "Adversa.ai", "2.0", "U.S."
+            continue
+        word = re.search(r"(\S+)$", text[start:k])
+        prev = word.group(1) if word else ""
+        rest = text[k + 2 :]
+        if text[k] == "." and (
+            re.fullmatch(r"[A-Z]|[A-Z]\.[A-Z]|v|vs|no|vol|pp|eds?|Jr|Sr|St|Dr|Mr|Ms|Mrs|e\.g|i\.e|cf|U\.S|al", prev)
+        ):
+            # initials and abbreviations do not end a sentence -- except "et al." which ends
+            # the author list when a title follows
+            if prev == "al":
+                return k + 1
+            i = k + 1
+            continue
+        if text[k] in "?!" and rest[:1].islower() and not _VENUE_START.match(rest):
+            i = k + 1  # "Need help? designing proactive ..." is one title
+            continue
+        return k + 1
+    return n
+
+
+def _dehyphenate_outside_urls(text: str) -> str:
+    out, pos = [], 0
+    for um in _URL_START.finditer(text):
+        _, span = _find_url(text[um.start() :])
+        if not span:
+            continue
+        s, e = um.start() + span[0], um.start() + span[1]
+        if s < pos:
+            continue
+        out.append(dehyphenate(text[pos:s]))
+        out.append(text[s:e])
+        pos = e
+    out.append(dehyphenate(text[pos:]))
+    return "".join(out)
+
+
+def parse_entry(raw: str) -> dict:
+    """Parse one bibliography entry into its fields (every field may be None)."""
+    text = re.sub(r"\s+", " ", raw).strip()
+    text = _dehyphenate_outside_urls(text)
+    label = None
+    m = _LABEL.match(text)
+    if m:
+        label = next(g for g in m.groups() if g)
+        text = text[m.end() :]
+    url, url_span = _find_url(text)
+    doi_m = _DOI.search(text)
+    doi = doi_m.group(1).rstrip(".,;") if doi_m else None
+    if doi is None and url and "doi.org/" in url:
+        doi = url.split("doi.org/", 1)[1]
+    arx = _ARXIV.search(text)
+    arxiv_id = arx.group(1) if arx else None
+
+    # Blank out URLs so their dots and digits do not look like sentence ends or years.
+    masked = text
+    for um in _URL_START.finditer(text):
+        u, span = _find_url(text[um.start() :])
+        if span:
+            s, e = um.start() + span[0], um.start() + span[1]
+            masked = masked[:s] + "\x00" * (e - s) + masked[e:]
+    url_masked = masked
+    masked = re.sub(r"arXiv:\d{4}\.\d{4,5}", lambda m: "\x01" * len(m.group(0)), masked)
+
+    # Year: a suffixed year wins ("2026a" is the one the citations use), else the last
+    # ", YYYY." that is not a "Month day, YYYY" note.
+    year, ypos = None, None
+    cands = [ym for ym in _YEAR_SLOT.finditer(masked) if not ym.group("pre")]
+    suffixed = [ym for ym in cands if ym.group("year")[-1].isalpha()]
+    best = suffixed[0] if suffixed else (cands[-1] if cands else None)
+    if best is not None:
+        year, ypos = best.group("year"), best.start()
+    else:
+        anyy = list(_ANY_YEAR.finditer(masked))
+        if anyy:
+            year, ypos = anyy[-1].group(1), anyy[-1].start()
+
+    # Authors: the first sentence, if it reads as a list of names.
+    authors: list[str] = []
+    title = venue = None
+    quoted = re.search(r"[“\"](.+?)[,.]?[”\"]", text)
+    a_end = _sentence_end(masked, 0)
+    first = text[:a_end].strip()
+    names = _split_authors(first)
+    if names is None and quoted and quoted.start() > 0 and _split_authors(
+        text[: quoted.start()].strip().rstrip(",")
+    ):
+        # IEEE style: A. Author, B. Author, "Title," Venue, 2020.
+        authors = _split_authors(text[: quoted.start()].strip().rstrip(",")) or []
+        title = quoted.group(1).strip().rstrip(",.")
+        venue = text[quoted.end() :].strip(" ,.")
+    else:
+        if names is not None:
+            authors = names
+            t_start = a_end
+        else:
+            t_start = 0
+        rest_start = t_start
+        # ACM style: "Authors. 2020. Title. Venue." -- skip a sentence that is only the year.
+        m_y = re.match(rf"\s*\(?{_YEAR}\)?\.\s", masked[t_start:])
+        if m_y:
+            rest_start = t_start + m_y.end()
+        t_end = _sentence_end(masked, rest_start)
+        title = text[rest_start:t_end].strip()
+        v_end = ypos if ypos is not None and ypos >= t_end else len(text)
+        venue_text = url_masked[t_end:v_end]
+        # "Aider: AI pair programming in your terminal, 2024." -- the year ended the title.
+        title = re.sub(rf",\s*{_YEAR}\.?$", "", title).strip()
+        title = title.rstrip(".").strip() or None
+        if title and ("\x00" in masked[rest_start:t_end] and title.lower().startswith("http")):
+            title = None
+        venue = venue_text
+    if venue is not None:
+        venue = _clean_venue(venue)
+    if title:
+        title = title.rstrip(" ,;:")
+    return {
+        "label": label,
+        "authors": authors,
+        "year": year,
+        "title": title,
+        "venue": venue,
+        "doi": doi,
+        "url": url,
+        "arxiv_id": arxiv_id,
+    }
+
+
+def _clean_venue(venue: str) -> str | None:
+    v = re.sub("\x00+", " ", venue)  # the URL has its own field
+    v = re.sub(r"^\s*(?:In|in)\s+", "", v)
+    v = re.sub(r"\s+", " ", v).strip(" ,.;:")
+    if not v or v.lower().startswith("url") or re.fullmatch(r"(?:19|20)\d\d[a-z]?", v):
+        return None
+    return v[:200]  # a venue, not a paragraph of notes
+
+
+# ---------------------------------------------------------------------------- stage
+
+
+def _bibliography_blocks(doc: Document) -> list[int]:
+    return [
+        i
+        for i, b in enumerate(doc.blocks)
+        if b.attrs.get("bibliography") and b.kind not in (BlockKind.HEADING, BlockKind.FURNITURE)
+    ]
 
 
 def run(doc: Document, options: CompileOptions) -> None:
-    return None
+    """Group the bibliography into REFERENCE blocks and fill ``doc.references``."""
+    idx = _bibliography_blocks(doc)
+    if not idx:
+        # Sources that already typed the entries (e.g. Markdown) go straight to parsing.
+        entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
+        doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
+        return
+    bib = [doc.blocks[i] for i in idx]
+    groups = group_entries(bib)
+    new_blocks: list[Block] = []
+    for g in groups:
+        first = g[0]
+        merged = Block(
+            kind=BlockKind.REFERENCE,
+            text=join_lines([b.text for b in g]),
+            page=first.page,
+            page_end=max(b.last_page for b in g) if max(b.last_page for b in g) != first.page else None,
+            id=first.id,
+            section_id=first.section_id,
+            bbox=first.bbox,
+            attrs={"bibliography": True, "lines": len(g)},
+        )
+        new_blocks.append(merged)
+    # Replace the bibliography blocks in place (they are contiguous in reading order, but
+    # do not rely on it: other blocks in between keep their positions).
+    first_pos = idx[0]
+    keep = set(idx)
+    out: list[Block] = []
+    for i, b in enumerate(doc.blocks):
+        if i == first_pos:
+            out.extend(new_blocks)
+        if i in keep:
+            continue
+        out.append(b)
+    doc.blocks = out
+    doc.references = [_reference(i + 1, b) for i, b in enumerate(new_blocks)]
+
+
+def _reference(n: int, block: Block) -> Reference:
+    f = parse_entry(block.text)
+    block.number = f["label"] or block.number
+    ref = Reference(
+        id=f"ref-{n}",
+        raw=block.text,
+        authors=f["authors"],
+        year=f["year"],
+        title=f["title"],
+        venue=f["venue"],
+        doi=f["doi"],
+        url=f["url"],
+        arxiv_id=f["arxiv_id"],
+        page=block.page,
+        block_id=block.id,
+    )
+    block.attrs["reference_id"] = ref.id
+    return ref
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []
+    return []  # references.json is written by render/graph.py with the citation graph
