@@ -1,0 +1,41 @@
+"""Identifier-aware word splitting shared by the static embedder, the ranker and the benchmark.
+
+Code names glue words together (``getUserName``, ``parse_http_header``, ``HTTPServer``); a
+programmer reads them as words, so search should too. ``words("getHTTPHeader_v2")`` gives
+``["get", "http", "header", "v2"]``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+# camelCase / PascalCase / ACRONYMWord boundaries inside one identifier
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def split_identifier(name: str) -> list[str]:
+    """``parseHTTPResponse`` -> ``["parse", "http", "response"]`` (lower-cased)."""
+    out: list[str] = []
+    for part in name.split("_"):
+        if part:
+            out.extend(m.group(0).lower() for m in _CAMEL.finditer(part))
+    return out
+
+
+def words(text: str) -> list[str]:
+    """All lower-cased words of ``text`` with identifiers split into their parts."""
+    out: list[str] = []
+    for m in _IDENT.finditer(text):
+        out.extend(split_identifier(m.group(0)))
+    return out
+
+
+def split_identifiers(text: str) -> str:
+    """``text`` with every identifier replaced by its space-separated parts (for tokenizers)."""
+    return _IDENT.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), text)
+
+
+def identifiers(text: str) -> list[str]:
+    """Whole identifiers (unsplit, original case) in order of appearance."""
+    return [m.group(0) for m in _IDENT.finditer(text) if not m.group(0).isdigit()]
