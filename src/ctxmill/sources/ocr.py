@@ -1,15 +1,510 @@
-"""Placeholder for OCR of image-only pages (issue 9 replaces it).
+"""OCR for image-only pages and pages with a garbage text layer, offline on the CPU.
 
-``apply(pdf_path, pages, options)`` gets the pages extracted from a PDF's text layer and
-returns the page list to use: today it returns them unchanged (pages without a text layer
-stay empty and are reported by QA).
+:func:`apply` runs inside the PDF sandbox child (``sources/pdf.py`` calls it after reading
+the text layer). Per page it decides whether the text layer is real; when it is not (no text,
+mostly unmapped glyphs, or ``--ocr always``) it renders the page with pypdfium2 and reads it
+with an OCR engine. The OCR page has the same shape as a text-layer page: lines with boxes in
+PDF points (origin top-left), spans split at wide gaps like table columns, ``Span.size`` set
+to the engine's text size (so headings can be found by height), bold guessed from stroke
+width, superscripts from character boxes, a confidence per line and ``Page.ocr_confidence``.
+Every later stage works unchanged.
+
+Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)``
+returns :class:`TextLine` objects in pixels). The default is Tesseract (Debian
+``tesseract-ocr``, Apache-2.0), run as a subprocess per page: a stuck page is killed at its
+time limit and pages run in parallel up to the core count. RapidOCR (``rapidocr_onnxruntime``,
+PP-OCR ONNX models, Apache-2.0) is the measured alternative; docs/ocr.md has the table that
+chose between them.
+
+Settings (environment variables, defaults in brackets):
+
+- ``CTXMILL_OCR_ENGINE`` [tesseract] ``tesseract`` or ``rapidocr``
+- ``CTXMILL_OCR_DPI`` [300] render resolution
+- ``CTXMILL_OCR_PAGE_SECONDS`` [120] time limit per page
+- ``CTXMILL_OCR_WORKERS`` [cores] pages read at once
+- ``CTXMILL_OCR_LANG`` [eng] Tesseract language(s), e.g. ``eng+deu``
 """
 
 from __future__ import annotations
 
+import io
+import os
+import re
+import shutil
+import subprocess
+import threading
+import unicodedata
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Protocol
+
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Page
+from ctxmill.model import BBox, Line, Page, Span
+
+DEFAULT_DPI = 300
+PAGE_SECONDS = 120.0
+BOLD_STROKE = 1.3  # stroke width over the page median that reads as bold
+LOW_CONFIDENCE = 0.80  # pages whose mean word confidence is below this are flagged by QA
+
+# progress(done, total, page_number) after each OCRed page
+Progress = Callable[[int, int, int], None]
 
 
-def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress=None) -> list[Page]:
-    return pages
+# ----------------------------------------------------------------------------- engine interface
+
+
+@dataclass
+class Word:
+    text: str
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels
+    conf: float  # 0..1
+    superscript: bool = False
+    bold: bool = False
+    glue: bool = False  # no space before: split off the previous word (Liu + 1)
+
+
+@dataclass
+class TextLine:
+    words: list[Word]
+    box: tuple[int, int, int, int]
+    size: float  # text size in pixels (roughly the font size)
+
+    @property
+    def conf(self) -> float:
+        n = sum(len(w.text) for w in self.words)
+        return sum(w.conf * len(w.text) for w in self.words) / n if n else 0.0
+
+
+@dataclass
+class PageText:
+    lines: list[TextLine] = field(default_factory=list)
+    figures: list[tuple[int, int, int, int]] = field(default_factory=list)  # image regions, pixels
+
+
+class Engine(Protocol):
+    name: str
+
+    def read(self, image, dpi: int, timeout: float) -> PageText:
+        """OCR one grayscale PIL image rendered at ``dpi``. Raises TimeoutError past ``timeout``."""
+        ...
+
+
+class OcrUnavailable(RuntimeError):
+    pass
+
+
+# ----------------------------------------------------------------------------- tesseract
+
+
+_TITLE_NUM = re.compile(r"(\w+) ([-\d. ]+)")
+
+
+def _title(attr: str) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for part in attr.split(";"):
+        m = _TITLE_NUM.match(part.strip())
+        if m:
+            try:
+                out[m.group(1)] = [float(x) for x in m.group(2).split()]
+            except ValueError:
+                pass
+    return out
+
+
+_LINE_CLASSES = {"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"}
+
+
+class TesseractEngine:
+    """The ``tesseract`` command (Debian ``tesseract-ocr``), hOCR with character boxes.
+
+    One process per page: it costs ~0.1 s of model loading but gives a hard per-page time
+    limit (the process is killed) and true parallelism without threads inside Tesseract.
+    """
+
+    name = "tesseract"
+
+    def __init__(self, lang: str | None = None, psm: int = 3, binary: str | None = None):
+        self.lang = lang or os.environ.get("CTXMILL_OCR_LANG", "eng")
+        self.psm = psm
+        self.binary = binary or shutil.which("tesseract")
+        if not self.binary:
+            raise OcrUnavailable("the tesseract command is not installed (Debian: apt-get install tesseract-ocr)")
+
+    def version(self) -> str:
+        out = subprocess.run([self.binary, "--version"], capture_output=True, text=True, timeout=30)
+        return (out.stdout or out.stderr).splitlines()[0].strip()
+
+    def read(self, image, dpi: int, timeout: float) -> PageText:
+        buf = io.BytesIO()
+        image.convert("L").save(buf, format="PPM")  # PGM: no compression cost, Leptonica reads it
+        env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
+        cmd = [self.binary, "stdin", "stdout", "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
+               "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0", "quiet", "hocr"]
+        try:
+            proc = subprocess.run(cmd, input=buf.getvalue(), capture_output=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"OCR took longer than {timeout:g} s") from None
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise RuntimeError(f"tesseract failed: {err[-1] if err else proc.returncode}")
+        return parse_hocr(proc.stdout)
+
+
+def parse_hocr(data: bytes) -> PageText:
+    root = ET.fromstring(data)
+    out = PageText()
+    for el in root.iter():
+        cls = el.get("class", "")
+        if cls == "ocr_photo":
+            box = _title(el.get("title", "")).get("bbox")
+            if box:
+                out.figures.append(tuple(int(v) for v in box))
+        if cls not in _LINE_CLASSES:
+            continue
+        t = _title(el.get("title", ""))
+        lbox = tuple(int(v) for v in t.get("bbox", [0, 0, 0, 0]))
+        size = t.get("x_size", [lbox[3] - lbox[1]])[0]
+        base = t.get("baseline", [0.0, 0.0])
+        # baseline "slope offset": y of the baseline at x, relative to the line box's bottom-left
+        slope, offset = (base + [0.0, 0.0])[:2]
+        words = []
+        for w in el:
+            if w.get("class") != "ocrx_word":
+                continue
+            wt = _title(w.get("title", ""))
+            chars = [(c.text or "", _title(c.get("title", "")).get("x_bboxes")) for c in w
+                     if c.get("class") == "ocrx_cinfo"]
+            text = "".join(ch for ch, _ in chars) if chars else "".join(w.itertext())
+            text = text.strip()
+            if not text:
+                continue
+            wbox = tuple(int(v) for v in wt.get("bbox", lbox))
+            conf = wt.get("x_wconf", [0.0])[0] / 100.0
+            words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size))
+        if words:
+            out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
+    return out
+
+
+def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> list[Word]:
+    """Split raised small characters (footnote and affiliation marks) off the end or start of a word.
+
+    ``Liu1,`` becomes ``Liu`` + superscript ``1`` + ``,``; ``1VILA`` becomes ``1`` + ``VILA``.
+    """
+    if not chars or len(chars) < 2 or any(b is None or len(b) < 4 for _, b in chars):
+        return [Word(text, wbox, conf)]
+
+    def raised(ch, b):
+        if ch in _NATURALLY_HIGH:
+            return False
+        base = lbox[3] + offset + slope * ((b[0] + b[2]) / 2 - lbox[0])
+        return (base - b[3]) > 0.25 * size and (b[3] - b[1]) < 0.75 * size
+
+    flags = [raised(ch, b) for ch, b in chars]
+    n = len(chars)
+    if all(flags):  # a marker standing alone (a space before it)
+        return [Word(_fix_marker(text), wbox, conf, superscript=len(text) <= 4)]
+    i = 0
+    while i < n and flags[i]:
+        i += 1
+    k = n
+    while k > i and not flags[k - 1] and chars[k - 1][0] in ",.;:)":
+        k -= 1
+    j = k
+    while j > i and flags[j - 1]:
+        j -= 1
+    body = "".join(c for c, _ in chars[i:j])
+    if (i == 0 and j == k) or not any(c.isalnum() for c in body):
+        return [Word(text, wbox, conf)]
+
+    def word(part, sup=False, glue=False):
+        boxes = [b for _, b in part]
+        box = (int(min(b[0] for b in boxes)), int(min(b[1] for b in boxes)),
+               int(max(b[2] for b in boxes)), int(max(b[3] for b in boxes)))
+        t = "".join(c for c, _ in part)
+        return Word(_fix_marker(t) if sup else t, box, conf, superscript=sup, glue=glue)
+
+    out: list[Word] = []
+    if i > 0:
+        out.append(word(chars[:i], sup=True))
+    out.append(word(chars[i:j], glue=i > 0))
+    if j < k:
+        out.append(word(chars[j:k], sup=True, glue=True))
+    if k < n:
+        out.append(word(chars[k:], glue=True))
+    return out
+
+
+# quotes, apostrophes and the like sit high by design; they are not superscripts
+_NATURALLY_HIGH = set("\"'`\u2018\u2019\u201c\u201d^~\u00b0*")
+_MARKER_FIX = str.maketrans({"l": "1", "I": "1", "|": "1", "i": "1", "!": "1", "O": "0", "o": "0", "Z": "2",
+                             "z": "2", "?": "2", "S": "5", "s": "5", ":": ",", ";": ","})
+
+
+def _fix_marker(t: str) -> str:
+    """Superscript markers are digits, daggers and commas; OCR reads a tiny 1 as l, I or !."""
+    if re.fullmatch(r"[\dlIi|!?OoZzSs,:;*\u2020\u2021\u00a7]+", t):
+        fixed = t.translate(_MARKER_FIX)
+        if any(c.isdigit() for c in fixed):
+            return fixed
+    return t
+
+
+# ----------------------------------------------------------------------------- rapidocr
+
+
+class RapidEngine:
+    """RapidOCR (``rapidocr_onnxruntime``: PP-OCRv4 ONNX models inside the wheel), for comparison."""
+
+    name = "rapidocr"
+    _lock = threading.Lock()
+
+    def __init__(self, threads: int = 1):
+        try:
+            from rapidocr_onnxruntime import RapidOCR
+        except ImportError:
+            raise OcrUnavailable("rapidocr_onnxruntime is not installed (pip install rapidocr_onnxruntime)") from None
+        self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        return f"rapidocr_onnxruntime {version('rapidocr_onnxruntime')}"
+
+    def read(self, image, dpi: int, timeout: float) -> PageText:
+        import numpy as np
+
+        # no hard kill inside one process: the time limit is the caller's (see apply)
+        result, _ = self._ocr(np.asarray(image.convert("RGB")))
+        out = PageText()
+        for box, text, score in result or []:
+            xs = [p[0] for p in box]
+            ys = [p[1] for p in box]
+            b = (int(min(xs)), int(min(ys)), int(max(xs)), int(max(ys)))
+            # PP-OCR detection boxes are padded (unclip ratio 1.6): the text is ~0.75 of the box
+            size = 0.75 * (b[3] - b[1])
+            words = []
+            parts = text.split()
+            if not parts:
+                continue
+            total = sum(len(p) for p in parts) + len(parts) - 1
+            x = b[0]
+            for p in parts:  # no word boxes from the engine: spread the line box by characters
+                w = (b[2] - b[0]) * len(p) / total
+                words.append(Word(p, (int(x), b[1], int(x + w), b[3]), float(score)))
+                x += w + (b[2] - b[0]) / total
+            out.lines.append(TextLine(words=words, box=b, size=size))
+        return out
+
+
+def get_engine(name: str | None = None) -> Engine:
+    name = name or os.environ.get("CTXMILL_OCR_ENGINE", "tesseract")
+    if name == "tesseract":
+        return TesseractEngine()
+    if name == "rapidocr":
+        return RapidEngine()
+    raise ValueError(f"unknown OCR engine {name!r} (tesseract or rapidocr)")
+
+
+# ----------------------------------------------------------------------------- text-layer checks
+
+
+def _bad_char(c: str) -> bool:
+    o = ord(c)
+    if c == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000:  # replacement, private use
+        return True
+    cat = unicodedata.category(c)
+    return cat in ("Cc", "Cs", "Co", "Cn")  # control, surrogate, private, unassigned
+
+
+def text_layer_problem(page: Page) -> str | None:
+    """Why this page's text layer cannot be used (None when it is real text)."""
+    chars = [c for line in page.lines for c in line.text if not c.isspace()]
+    if not page.has_text_layer or not chars:
+        return "no text layer"
+    n = len(chars)
+    bad = sum(1 for c in chars if _bad_char(c))
+    if bad / n > 0.10:
+        return f"garbage text layer ({bad} of {n} characters unmapped or private-use)"
+    alnum = sum(1 for c in chars if c.isalnum())
+    if n >= 20 and alnum / n < 0.30:
+        return f"garbage text layer (only {alnum} of {n} characters are letters or digits)"
+    if n < 40 and page.width and page.height and page.images:
+        # a scan with a stamped page number or a watermark: the picture holds the page
+        area = page.width * page.height
+        covered = sum(max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]) for b in page.images)
+        if covered / area > 0.5:
+            return f"image page with only {n} characters of text"
+    return None
+
+
+def ocr_reason(page: Page, mode: str) -> str | None:
+    if mode == "never":
+        return None
+    if mode == "always":
+        return "forced (--ocr always)"
+    return text_layer_problem(page)
+
+
+# ----------------------------------------------------------------------------- page assembly
+
+
+def _bold_flags(image, lines: list[TextLine]) -> None:
+    """Mark words whose strokes are much thicker than the page's usual stroke (bold headings).
+
+    Mean horizontal run length of dark pixels inside a word box estimates stroke width; bold
+    type is ~1.4x regular at the same size, so compare stroke/size to the page median.
+    """
+    import numpy as np
+
+    arr = np.asarray(image.convert("L"))
+    strokes: dict[int, float] = {}
+    ratios: list[float] = []
+    for ln in lines:
+        for w in ln.words:
+            x0, y0, x1, y1 = w.box
+            if x1 - x0 < 4 or y1 - y0 < 4 or len(w.text) < 2 or w.superscript or not ln.size:
+                continue
+            dark = arr[y0:y1, x0:x1] < 128
+            starts = int((dark[:, 1:] & ~dark[:, :-1]).sum() + dark[:, 0].sum())
+            if not starts:
+                continue
+            strokes[id(w)] = r = float(dark.sum()) / starts / ln.size
+            ratios.extend([r] * len(w.text))
+    if len(ratios) < 50:
+        return
+    ratios.sort()
+    median = ratios[len(ratios) // 2]
+    for ln in lines:
+        for w in ln.words:
+            w.bold = strokes.get(id(w), 0.0) > BOLD_STROKE * median
+
+
+def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
+    """OCR result in pixels -> a Page in PDF points, shaped like a text-layer page."""
+    k = 72.0 / dpi
+    if image is not None:
+        _bold_flags(image, text.lines)
+
+    def pt(b):
+        return (round(b[0] * k, 2), round(b[1] * k, 2), round(b[2] * k, 2), round(b[3] * k, 2))
+
+    lines: list[Line] = []
+    confs: list[tuple[float, int]] = []
+    for tl in sorted(text.lines, key=lambda t: (t.box[1], t.box[0])):
+        size = round(tl.size * k, 2)
+        spans: list[Span] = []
+        seps: list[str] = []
+        prev: Word | None = None
+        for w in tl.words:
+            gap = (w.box[0] - prev.box[2]) * k if prev else 0.0
+            wide = prev is not None and gap > max(size, 6.0)
+            same = (prev is not None and not wide and spans and w.superscript == spans[-1].superscript
+                    and w.bold == spans[-1].bold)
+            if same:
+                s = spans[-1]
+                s.text += ("" if w.glue else " ") + w.text
+                b = pt(w.box)
+                s.bbox = (min(s.bbox[0], b[0]), min(s.bbox[1], b[1]), max(s.bbox[2], b[2]), max(s.bbox[3], b[3]))
+            else:
+                # pieces of one word (Liu + 1 + ,) hug each other; other runs start after a space
+                sep = "" if not spans else ("  " if wide else ("" if w.glue else " "))
+                seps.append(sep)
+                spans.append(Span(text=w.text, bbox=pt(w.box), size=round(size * 0.7, 2) if w.superscript else size,
+                                  font="ocr", bold=w.bold, superscript=w.superscript))
+            prev = w
+        text_ = "".join(sep + s.text for sep, s in zip(seps, spans, strict=True)).strip()
+        if not text_:
+            continue
+        conf = round(tl.conf, 3)
+        confs.append((conf, len(text_)))
+        lines.append(Line(text=text_, bbox=pt(tl.box), spans=spans, confidence=conf))
+    n = sum(c for _, c in confs)
+    page_conf = round(sum(c * m for c, m in confs) / n, 3) if n else None
+    # the scan itself is not a figure; keep what the engine found as picture regions instead
+    scan = _page_covering_images(page)
+    images = [b for b in page.images if b not in scan] + [pt(b) for b in text.figures]
+    return Page(number=page.number, lines=lines, width=page.width, height=page.height, links=page.links,
+                images=images, has_text_layer=page.has_text_layer, ocr=True, ocr_confidence=page_conf,
+                printed_number=page.printed_number, declared_total=page.declared_total)
+
+
+def _page_covering_images(page: Page) -> list[BBox]:
+    area = (page.width * page.height) or 1.0
+    return [b for b in page.images if (b[2] - b[0]) * (b[3] - b[1]) / area > 0.5]
+
+
+# ----------------------------------------------------------------------------- apply
+
+
+def settings() -> dict:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return {
+        "engine": os.environ.get("CTXMILL_OCR_ENGINE", "tesseract"),
+        "dpi": int(os.environ.get("CTXMILL_OCR_DPI", str(DEFAULT_DPI))),
+        "page_seconds": float(os.environ.get("CTXMILL_OCR_PAGE_SECONDS", str(PAGE_SECONDS))),
+        "workers": max(1, int(os.environ.get("CTXMILL_OCR_WORKERS", str(cores)))),
+    }
+
+
+def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: Progress | None = None,
+          engine: Engine | None = None, warnings: list[str] | None = None) -> list[Page]:
+    """Return ``pages`` with every page that needs OCR replaced by its OCR reading.
+
+    Pages keep their order and number; a page whose OCR fails or times out stays as it was
+    (empty), with a line in ``warnings`` (when given) so the caller can report it.
+    """
+    todo = [(i, r) for i, p in enumerate(pages) if (r := ocr_reason(p, options.ocr))]
+    if not todo:
+        return pages
+    warn = warnings if warnings is not None else []
+    try:
+        engine = engine or get_engine()
+    except OcrUnavailable as exc:
+        warn.append(f"OCR skipped for {len(todo)} page(s): {exc}")
+        return pages
+    import pypdfium2 as pdfium
+
+    cfg = settings()
+    dpi, limit = cfg["dpi"], cfg["page_seconds"]
+    out = list(pages)
+    done = 0
+    lock = threading.Lock()
+    # pdfium is not thread-safe: this thread renders, the pool only waits on the engine
+    slots = threading.Semaphore(cfg["workers"] * 2)
+
+    def work(i: int, image) -> None:
+        nonlocal done
+        try:
+            text = engine.read(image, dpi, limit)
+            out[i] = to_page(text, pages[i], dpi, image)
+        except Exception as exc:  # noqa: BLE001 -- one bad page must not lose the document
+            with lock:
+                warn.append(f"page {pages[i].number}: OCR failed ({exc})")
+        finally:
+            slots.release()
+            with lock:
+                done += 1
+                if progress:
+                    progress(done, len(todo), pages[i].number)
+
+    pdf = pdfium.PdfDocument(pdf_path)
+    try:
+        workers = 1 if isinstance(engine, RapidEngine) else cfg["workers"]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = []
+            for i, _reason in todo:
+                slots.acquire()
+                page = pdf[pages[i].number - 1]
+                try:
+                    image = page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+                finally:
+                    page.close()
+                futures.append(pool.submit(work, i, image))
+            for f in futures:
+                f.result()
+    finally:
+        pdf.close()
+    return out
