@@ -1,12 +1,501 @@
-"""Placeholder: the owner of this stage replaces it (see the issue). Does nothing yet."""
+"""Citation callouts and cross-references, found in the text and linked to their targets.
+
+Runs after the markdown and chunks stages, so every mention gets its exact ``char_span`` in
+document.md and the id of the chunk that holds it. Works from the text alone (OCR text has
+no PDF link annotations); see ``--ignore-pdf-links``.
+
+Callouts recognised:
+- author-year, parenthetical: "(Anthropic, 2025a)", "(Yang et al., 2024; Wang et al., 2024b)",
+  "(LangChain, Inc., 2024)", "(e.g., Gauthier, 2024)", "(Smith 2020, 2021)";
+- author-year, narrative: "Gauthier (2024)", "Shen and Tamkin (2026)’s", "Hu et al. (2025)";
+- an author label alone for an entry printed without a year: "Kwa et al.’s";
+- numeric (only when the bibliography is numbered, or when there is none): "[12]",
+  "[3, 7–9]", superscripts "<sup>3,5</sup>" / "¹²".
+Each author-year callout becomes one mention per cited work; a numeric bracket one mention
+for all the numbers in it. Linking is exact on (label, year) where a reference's labels are
+what natbib/APA print for it ("Yang et al.", "Shen and Tamkin", "LangChain, Inc."), then a
+unique surname/prefix match for the same year. Anything else goes to ``doc.unresolved`` with
+the reason: ambiguous (which candidates), unmatched, or no reference list at all.
+
+Cross-references: "Section 5", "Sections 3 to 9", "§2.1", "Figure 3", "Fig. 3a", "Table 1",
+"Appendix B", "Section B" (an appendix), "Equation (2)", and footnote markers "[^n]" --
+linked to the section, figure, table, equation or footnote they name.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections import defaultdict
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document
+from ctxmill.model import BlockKind, CrossRef, Document, Mention, Reference, Unresolved
+
+# ---------------------------------------------------------------------------- patterns
+
+_YEAR = r"(?:(?:19|20)\d\d[a-z]?|n\.d\.)"
+_YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*{_YEAR})*)\s*$")
+_PAREN = re.compile(r"\(([^()\n]{1,400})\)")
+_ITEM = re.compile(
+    rf"^\s*(?:(?:e\.g\.|i\.e\.|see also|see|cf\.|also|and)\s*,?\s+)?"
+    rf"(?P<auth>[^\d;()\[\]]{{1,120}}?)\s*,?\s+(?P<years>{_YEAR}(?:\s*,\s*{_YEAR})*)"
+    rf"(?:\s*,\s*(?:p|pp|sec|ch|chapter)\.?\s*[\w\-–]+)?\s*$",
+    re.IGNORECASE,
+)
+_YEAR_IN = re.compile(_YEAR)
+_NUM_BRACKET = re.compile(r"\[(\d{1,4}(?:\s*[–\-]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?)*)\](?!\()")
+_SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
+_SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
+_SUP_MAP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_FOOTNOTE_MARK = re.compile(r"\[\^([\w\-]{1,12})\](?!:)")
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec spring summer fall autumn winter".split()
+)
+_NOT_AUTHORS = frozenset(
+    "section sections figure figures fig table tables appendix equation eq page pages chapter "
+    "version v released since until before after in on at from to circa about around year "
+    "update updated accessed".split()
+)
+_NAME_LINKS = frozenset({"et", "al.", "al", "and", "&", "de", "del", "der", "van", "von", "da", "di", "du", "la", "le"})
+_SENTENCE_STARTERS = frozenset(
+    "the a an in as while see our this that these those for and but with by following unlike like "
+    "recent prior earlier both following similarly however also".split()
+)
+
+_NUM = r"(?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*[a-z]?)"
+_XREF = re.compile(
+    rf"(?P<kw>\b(?:Sections?|Sects?\.|Secs?\.|Subsections?|Chapters?|Figures?|Figs?\.|Tables?|Tabs?\.|"
+    rf"Appendix|Appendices|App\.|Equations?|Eqs?\.|Footnotes?|Algorithms?|Listings?)|§§?)"
+    rf"\s?~?\s?(?P<list>\(?{_NUM}\)?(?:\s*(?:,|and|or|to|through|–|—|-|&)\s*(?:and\s+)?\(?{_NUM}\)?(?![\w]))*)"
+    rf"(?![\w])"
+)
+_XREF_NUM = re.compile(rf"\(?({_NUM})\)?")
+_KIND_OF = {
+    "section": "section", "sections": "section", "sect.": "section", "sects.": "section",
+    "sec.": "section", "secs.": "section", "subsection": "section", "subsections": "section",
+    "chapter": "section", "chapters": "section", "§": "section", "§§": "section",
+    "figure": "figure", "figures": "figure", "fig.": "figure", "figs.": "figure",
+    "table": "table", "tables": "table", "tab.": "table", "tabs.": "table",
+    "appendix": "appendix", "appendices": "appendix", "app.": "appendix",
+    "equation": "equation", "equations": "equation", "eq.": "equation", "eqs.": "equation",
+    "footnote": "footnote", "footnotes": "footnote",
+    "algorithm": "algorithm", "algorithms": "algorithm", "listing": "algorithm", "listings": "algorithm",
+}
+_SKIP_KINDS = {BlockKind.REFERENCE, BlockKind.FURNITURE, BlockKind.CODE}
+
+
+# ---------------------------------------------------------------------------- names
+
+
+def norm(text: str) -> str:
+    """Lower-case, accents and punctuation folded: "Dell’Acqua et al." -> "dellacqua et al"."""
+    t = unicodedata.normalize("NFKD", text)
+    t = "".join(c for c in t if not unicodedata.combining(c))
+    t = t.replace("’", "").replace("'", "").replace("`", "")
+    t = re.sub(r"[^\w\s&]", " ", t.lower())
+    t = t.replace("&", " and ").replace("_", " ")
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def _surname(name: str) -> str:
+    words = name.replace(",", " ").split()
+    return words[-1] if words else name
+
+
+def reference_labels(ref: Reference) -> set[str]:
+    """What an author-year callout may print for this reference (normalised)."""
+    authors = [a for a in ref.authors if a != "et al."]
+    etal = len(ref.authors) != len(authors)
+    labels: set[str] = set()
+    if not authors:
+        # No parsable authors (a court case, an anonymous web page): its first words stand in.
+        first = norm(ref.title or ref.raw).split()
+        if first:
+            labels.add(first[0])
+        return labels
+    a1 = {_surname(authors[0]), authors[0]}
+    if len(authors) == 1 and not etal:
+        labels |= {norm(x) for x in a1}
+    elif len(authors) == 2 and not etal:
+        for x in a1:
+            for y in {_surname(authors[1]), authors[1]}:
+                labels.add(norm(f"{x} and {y}"))
+    else:
+        labels |= {norm(f"{x} et al") for x in a1}
+    labels.discard("")
+    return labels
+
+
+class Linker:
+    """Index of references by (label, year) and by number."""
+
+    def __init__(self, refs: list[Reference], blocks_by_id: dict):
+        self.refs = refs
+        self.exact: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.by_year: dict[str, list[Reference]] = defaultdict(list)
+        self.no_year: dict[str, list[str]] = defaultdict(list)
+        self.by_number: dict[str, str] = {}
+        self.labels: dict[str, set[str]] = {}
+        for r in refs:
+            labels = reference_labels(r)
+            self.labels[r.id] = labels
+            block = blocks_by_id.get(r.block_id)
+            if block is not None and block.number:
+                self.by_number[str(block.number)] = r.id
+            if r.year:
+                self.by_year[r.year[:4]].append(r)
+                for lab in labels:
+                    self.exact[(lab, r.year)].append(r.id)
+            else:
+                for lab in labels:
+                    self.no_year[lab].append(r.id)
+        self.numbered = len(self.by_number) >= max(1, len(refs) // 2) if refs else False
+
+    def link(self, auth: str, year: str) -> tuple[list[str], str | None]:
+        """Reference ids for (author text, year), or ([], reason)."""
+        if not self.refs:
+            return [], "no reference list found"
+        a = norm(auth)
+        a = re.sub(r"^(?:e g|i e|see also|see|cf|also)\s+", "", a)
+        hits = self.exact.get((a, year))
+        if hits and len(hits) == 1:
+            return hits, None
+        if hits:
+            return [], f"ambiguous: {len(hits)} references match {auth!r} {year}"
+        y4 = year[:4]
+        cands = self.by_year.get(y4, [])
+        if year[-1:].isalpha():
+            cands = [r for r in cands if r.year == year]
+        words = a.split()
+        first = words[0] if words else ""
+        # A year without its suffix letter can still be unique; so can a surname match.
+        pool = [r for r in cands if a in self.labels[r.id]]
+        if not pool and first:
+            pool = [r for r in cands if any(lab.split()[0] == first for lab in self.labels[r.id] if lab)]
+        if not pool and first and len(first) >= 3:
+            pool = [r for r in cands if any(lab.startswith(first) for lab in self.labels[r.id])]
+        if len(pool) == 1:
+            return [pool[0].id], None
+        if len(pool) > 1:
+            return [], f"ambiguous: {', '.join(r.id for r in pool)} match {auth!r} {year}"
+        return [], f"no reference matches {auth!r} {year}"
+
+
+# ---------------------------------------------------------------------------- finding
+
+
+def _name_phrase_before(text: str, end: int) -> tuple[int, str] | None:
+    """The author phrase that ends at ``end`` ("Shen and Tamkin", "Hu et al."), if any."""
+    window_start = max(0, end - 120)
+    window = text[window_start:end]
+    tokens = list(re.finditer(r"\S+", window))
+    if not tokens:
+        return None
+    start_idx = None
+    for i in range(len(tokens) - 1, -1, -1):
+        tok = tokens[i].group(0)
+        core = tok.lstrip("(\"“[")
+        if core.endswith((",", ";", ":", ")", "]")) and core not in ("Inc.,",):
+            break  # punctuation ends the name phrase
+        if core.lower() in _NAME_LINKS or core in ("al.", "Inc.") or core[:1].isupper():
+            start_idx = i
+            if core != tok:  # "(Hong" -- the phrase began at the parenthesis
+                break
+            continue
+        break
+    if start_idx is None:
+        return None
+    s = window_start + tokens[start_idx].start()
+    s += len(tokens[start_idx].group(0)) - len(tokens[start_idx].group(0).lstrip("(\"“["))
+    phrase = text[s:end].rstrip()
+    words = phrase.split()
+    while words and norm(words[0]) in ("et", "al", "and"):
+        s += len(words[0]) + 1
+        words = words[1:]
+    if not words:
+        return None
+    return s, " ".join(words)
+
+
+def _shorter_phrases(phrase: str) -> list[tuple[int, str]]:
+    """Suffixes of a narrative phrase, longest first: 'The agent of Hu et al.' -> ... 'Hu et al.'."""
+    out = []
+    offs = [m.start() for m in re.finditer(r"\S+", phrase)]
+    for o in offs:
+        sub = phrase[o:]
+        w0 = sub.split()[0]
+        if norm(w0) in ("et", "al", "and"):
+            continue
+        out.append((o, sub))
+    return out
+
+
+def _is_name_shape(auth: str) -> bool:
+    words = auth.replace(",", " ").split()
+    if not words or len(words) > 9:
+        return False
+    if words[0].lower().strip(".") in _NOT_AUTHORS or words[0].lower() in _MONTHS:
+        return False
+    for w in words:
+        lw = w.lower()
+        if lw in _NAME_LINKS or lw in ("inc.", "inc", "al") or w[:1].isupper():
+            continue
+        return False
+    return True
+
+
+def _expand_numbers(spec: str) -> list[str]:
+    out: list[str] = []
+    for part in re.split(r"\s*[,;]\s*", spec.strip()):
+        m = re.fullmatch(r"(\d+)\s*[–\-]\s*(\d+)", part)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            if 0 < b - a < 200:
+                out.extend(str(n) for n in range(a, b + 1))
+                continue
+        if part.isdigit():
+            out.append(part)
+    return out
+
+
+class _Ctx:
+    def __init__(self, doc: Document, options: CompileOptions):
+        self.doc = doc
+        self.linker = Linker(doc.references, {b.id: b for b in doc.blocks})
+        self.chunk_starts = [c.char_span[0] for c in doc.chunks]
+        self.sections_by_number = {}
+        for s in doc.sections:
+            if s.number:
+                self.sections_by_number.setdefault(s.number.rstrip("."), s)
+        self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
+        for b in doc.blocks:
+            kind = {BlockKind.FIGURE: "figure", BlockKind.TABLE: "table", BlockKind.EQUATION: "equation",
+                    BlockKind.FOOTNOTE: "footnote"}.get(b.kind)
+            if kind is None and b.kind is BlockKind.CODE and b.number:
+                kind = "algorithm"
+                self.targets.setdefault("algorithm", {})
+            if kind and b.number:
+                self.targets[kind].setdefault(str(b.number).strip("()."), b.id)
+        # pages the source declares but does not hold (OCR of the first 16 of 46 pages)
+        self.missing_pages = bool(doc.stream.declared_pages and doc.stream.declared_pages > doc.pages)
+
+    def chunk_of(self, pos: int | None) -> str | None:
+        if pos is None or not self.chunk_starts:
+            return None
+        i = bisect.bisect_right(self.chunk_starts, pos) - 1
+        if i >= 0:
+            c = self.doc.chunks[i]
+            if c.char_span[0] <= pos < c.char_span[1]:
+                return c.id
+        return None
 
 
 def run(doc: Document, options: CompileOptions) -> None:
+    """Fill ``doc.mentions``, ``doc.crossrefs`` and ``doc.unresolved``."""
+    ctx = _Ctx(doc, options)
+    doc.mentions, doc.crossrefs, doc.unresolved = [], [], []
+    for block in doc.blocks:
+        if block.kind in _SKIP_KINDS or block.attrs.get("bibliography"):
+            continue
+        span = doc.block_spans.get(block.id)
+        if span:
+            base = span[0]
+            text = doc.markdown[span[0] : span[1]]
+        else:
+            base, text = None, block.text
+        if block.kind is not BlockKind.HEADING:
+            _find_callouts(ctx, block, text, base)
+        _find_crossrefs(ctx, block, text, base)
+
+
+def _page_at(block, text: str, offset: int) -> int:
+    # A block that runs over a page break: estimate the page from the position in the block.
+    if block.page_end and block.page_end > block.page and text:
+        frac = offset / max(1, len(text))
+        return block.page + min(block.page_end - block.page, int(frac * (block.page_end - block.page + 1)))
+    return block.page
+
+
+def _add_mention(ctx: _Ctx, block, text, base, s, e, ids, reason, shown=None):
+    page = _page_at(block, text, s)
+    shown = shown if shown is not None else text[s:e]
+    if ids:
+        span = (base + s, base + e) if base is not None else None
+        ctx.doc.mentions.append(
+            Mention(text=shown, reference_ids=ids, section_id=block.section_id, page=page,
+                    chunk_id=ctx.chunk_of(span[0] if span else None), block_id=block.id, char_span=span)
+        )
+    else:
+        ctx.doc.unresolved.append(
+            Unresolved(text=shown, kind="citation", reason=reason or "unmatched", page=page,
+                       section_id=block.section_id)
+        )
+
+
+def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
+    linker = ctx.linker
+    taken: list[tuple[int, int]] = []
+    for m in _PAREN.finditer(text):
+        inner = m.group(1)
+        ys = _YEARS_ONLY.match(inner)
+        if ys:
+            # Narrative: the author phrase stands before the parenthesis.
+            found = _name_phrase_before(text, m.start())
+            if not found:
+                continue
+            p_start, phrase = found
+            years = [y.group(0) for y in _YEAR_IN.finditer(ys.group(1))]
+            linked = None
+            for off, sub in _shorter_phrases(phrase):
+                res = [linker.link(sub, y) for y in years]
+                if all(ids for ids, _ in res):
+                    linked = (p_start + off, sub, res)
+                    break
+            if linked is None:
+                # Report the tail that reads as a name ("... Claude Code (2026)" -> "Claude Code").
+                cand = [(off, sub) for off, sub in _shorter_phrases(phrase) if len(sub.split()) <= 4]
+                if not cand:
+                    continue
+                off, sub = cand[0]
+                if not _is_name_shape(sub):
+                    continue
+                res = [linker.link(sub, y) for y in years]
+                linked = (p_start + off, sub, res)
+            s0, sub, res = linked
+            for y, (ids, reason) in zip(years, res, strict=False):
+                _add_mention(ctx, block, text, base, s0, m.end(), ids, reason, shown=f"{sub} ({y})"
+                             if len(years) > 1 else text[s0 : m.end()])
+            taken.append((s0, m.end()))
+            continue
+        if not _YEAR_IN.search(inner):
+            continue
+        # Parenthetical: items separated by ";".
+        pos = m.start(1)
+        for item in inner.split(";"):
+            im = _ITEM.match(item)
+            item_start = pos
+            pos += len(item) + 1
+            if not im:
+                continue
+            auth = im.group("auth").strip().rstrip(",")
+            years = [y.group(0) for y in _YEAR_IN.finditer(im.group("years"))]
+            res = [linker.link(auth, y) for y in years]
+            if not all(ids for ids, _ in res) and not _is_name_shape(auth):
+                continue  # "(released April 2025)" is no citation
+            lead = len(item) - len(item.lstrip())
+            s, e = item_start + lead, item_start + len(item.rstrip())
+            for y, (ids, reason) in zip(years, res, strict=False):
+                _add_mention(ctx, block, text, base, s, e, ids, reason,
+                             shown=f"{auth}, {y}" if len(years) > 1 else text[s:e])
+            taken.append((s, e))
+    # Entries printed without a year are cited by their label alone ("Kwa et al.’s").
+    for label, ids in linker.no_year.items():
+        if len(ids) != 1 or " " not in label:
+            continue
+        for lm in re.finditer(re.escape(label).replace(r"\ ", r"\W+"), norm_keep_len(text)):
+            if any(a <= lm.start() < b for a, b in taken):
+                continue
+            _add_mention(ctx, block, text, base, lm.start(), lm.end(), ids, None)
+    _find_numeric(ctx, block, text, base)
+
+
+def norm_keep_len(text: str) -> str:
+    """Lower-case with accents folded, same length as ``text`` (so offsets still hold)."""
+    out = []
+    for c in text:
+        d = unicodedata.normalize("NFKD", c)
+        base = "".join(x for x in d if not unicodedata.combining(x)) or c
+        out.append(base[0].lower() if len(base) >= 1 else c)
+    return "".join(out)
+
+
+def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
+    linker = ctx.linker
+    if linker.refs and not linker.numbered:
+        return  # an author-year paper: "[12]" is something else
+    for m in _NUM_BRACKET.finditer(text):
+        nums = _expand_numbers(m.group(1))
+        _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
+    if linker.numbered:
+        for m in _SUP_TAG.finditer(text):
+            nums = _expand_numbers(m.group(1) or m.group(2))
+            _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
+        for m in _SUP_UNI.finditer(text):
+            nums = _expand_numbers(m.group(1).translate(_SUP_MAP))
+            _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
+
+
+def _numeric_mention(ctx, block, text, base, s, e, nums):
+    if not nums:
+        return
+    linker = ctx.linker
+    if not linker.refs:
+        _add_mention(ctx, block, text, base, s, e, [], "no reference list found")
+        return
+    ids = [linker.by_number.get(n) for n in nums]
+    missing = [n for n, i in zip(nums, ids, strict=False) if i is None]
+    if missing:
+        _add_mention(ctx, block, text, base, s, e, [], f"no reference numbered {', '.join(missing)}")
+        ids = [i for i in ids if i]
+        if not ids:
+            return
+    _add_mention(ctx, block, text, base, s, e, [i for i in ids if i], None)
+
+
+# ---------------------------------------------------------------------------- cross-references
+
+
+def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
+    for m in _XREF.finditer(text):
+        kw = m.group("kw")
+        kind = _KIND_OF.get(kw.lower(), "section")
+        nums = [n.group(1) for n in _XREF_NUM.finditer(m.group("list"))]
+        if kind == "section" and kw.startswith("§") is False and kw.lower().startswith("chapter"):
+            kind = "section"
+        for num in nums:
+            if kind in ("figure", "table", "equation") and not num[0].isdigit():
+                continue  # "Table A" is rare; a capital after "Figure" is usually a word
+            _add_crossref(ctx, block, text, m.start(), kind, num, f"{kw} {num}" if len(nums) > 1 else m.group(0))
+    if block.kind is BlockKind.FOOTNOTE:
+        return
+    for m in _FOOTNOTE_MARK.finditer(text):
+        _add_crossref(ctx, block, text, m.start(), "footnote", m.group(1), m.group(0))
+
+
+def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str, shown: str) -> None:
+    num = num.rstrip(".")
+    target = None
+    reason = None
+    if kind in ("section", "appendix"):
+        sec = ctx.sections_by_number.get(num)
+        if sec is None and kind == "appendix":
+            sec = _appendix_by_letter(ctx, num)
+        if sec is not None:
+            target = sec.id
+            if num[:1].isalpha():
+                kind = "appendix"
+        else:
+            reason = f"no section numbered {num}"
+    else:
+        target = ctx.targets.get(kind, {}).get(num)
+        if target is None:
+            reason = f"no {kind} numbered {num}"
+    page = _page_at(block, text, offset)
+    if target is None:
+        if ctx.missing_pages:
+            reason += f" (pages {ctx.doc.pages + 1}-{ctx.doc.stream.declared_pages} are missing)"
+        ctx.doc.unresolved.append(Unresolved(text=shown, kind="crossref", reason=reason, page=page,
+                                             section_id=block.section_id))
+        return
+    ctx.doc.crossrefs.append(CrossRef(text=shown, kind=kind, target_id=target, section_id=block.section_id,
+                                      page=page, block_id=block.id))
+
+
+def _appendix_by_letter(ctx: _Ctx, num: str):
+    # "Appendix B" when the appendix heading is printed "B Details" or "Appendix B: Details".
+    for s in ctx.doc.sections:
+        if re.match(rf"^(?:Appendix\s+)?{re.escape(num)}\b", s.title) or (s.number or "") == num:
+            return s
     return None
-
-
-def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []

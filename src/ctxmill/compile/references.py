@@ -88,7 +88,7 @@ def group_entries(blocks: list[Block]) -> list[list[Block]]:
     else:
         _starts_by_geometry(blocks, starts)
     groups: list[list[Block]] = []
-    for b, s in zip(blocks, starts):
+    for b, s in zip(blocks, starts, strict=False):
         if s or not groups:
             groups.append([b])
         else:
@@ -114,7 +114,7 @@ def _starts_by_geometry(blocks: list[Block], starts: list[bool]) -> None:
     indented = [b.bbox[0] - left[column_key(b)] for b in with_box]
     hanging = sum(1 for d in indented if d > 4.0) >= max(1, len(with_box) // 5)
     gaps = []
-    for prev, cur in zip(blocks, blocks[1:]):
+    for prev, cur in zip(blocks, blocks[1:], strict=False):
         if prev.bbox and cur.bbox and prev.page == cur.page and cur.bbox[1] > prev.bbox[1]:
             gaps.append(cur.bbox[1] - prev.bbox[3])
     typical_gap = median(gaps) if gaps else 0.0
