@@ -112,5 +112,41 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
         click.echo(f"outputs in {out_dir}/")
 
 
+# ------------------------------------------------------------------------------ serve
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
+@click.option("--index", "index_path", type=click.Path(path_type=Path), help="Indexed folder for the search tab.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Compiles run at once.")
+@click.option("--max-upload-mb", type=click.FloatRange(0.001, 4096), default=64, show_default=True)
+@handle_errors
+def serve_cmd(host, port, index_path, workers, max_upload_mb):
+    """Start the web page (and its JSON API, OpenAPI at /docs)."""
+    import socket
+
+    import uvicorn
+
+    from ctxmill.web.app import create_app
+
+    if index_path is not None and not index_path.is_dir():
+        raise UsageError(f"--index {index_path}: not a folder")
+    app = create_app(index_path, workers=workers, max_upload_mb=max_upload_mb)
+    # Bind first so that --port 0 can print the port it got before serving.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    click.echo(f"ctxmill: serving on http://{shown}:{bound}/ (Ctrl-C stops)")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
+    server.run(sockets=[sock])
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

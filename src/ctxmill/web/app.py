@@ -1,0 +1,451 @@
+"""The web page and its JSON API: ``create_app()`` returns a FastAPI app.
+
+A thin surface (DESIGN.md): it takes an upload or pasted text, hands it to a
+:class:`~ctxmill.web.jobs.JobStore` (one child process per compile), streams the progress,
+and serves the files ``write_outputs`` wrote. The only thing computed here is the HTML view
+of ``document.md`` (markdown-it-py, raw HTML disabled, so uploaded text cannot inject markup).
+The page itself is plain HTML/JS/CSS from ``static/``: nothing is fetched from the internet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import logging
+import re
+import time
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any
+
+from fastapi import FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+
+from ctxmill.web.jobs import STAGE_ORDER, Job, JobStore
+
+log = logging.getLogger("ctxmill.web")
+
+HERE = Path(__file__).resolve().parent
+SAMPLES = HERE.parent / "samples"
+
+MEDIA_TYPES = {
+    ".md": "text/markdown; charset=utf-8",
+    ".json": "application/json",
+    ".jsonl": "application/x-ndjson",
+    ".graphml": "application/xml",
+    ".zip": "application/zip",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def find_sample() -> Path | None:
+    """The bundled sample document: the first text file in ctxmill/samples/."""
+    if not SAMPLES.is_dir():
+        return None
+    files = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.suffix.lower() in (".txt", ".md"))
+    return files[0] if files else None
+
+
+def display_name(name: str | None) -> str:
+    """A harmless label for an uploaded file name: shown and recorded, never used as a path."""
+    if not name:
+        return ""
+    base = PurePosixPath(name.replace("\\", "/")).name
+    return re.sub(r"[^\w.\- ]", "_", base)[:120].strip(". ") or ""
+
+
+def sniff(data: bytes, filename: str, content_type: str | None) -> str:
+    """'pdf' or 'text' from the bytes themselves; HTTP 415 when neither."""
+    if b"%PDF-" in data[:1024]:  # the spec lets the header start within the first 1 KiB
+        return "pdf"
+    declared_pdf = filename.lower().endswith(".pdf") or (content_type or "").split(";")[0].strip() in (
+        "application/pdf", "application/x-pdf")
+    if declared_pdf:
+        raise HTTPException(415, "not a PDF: the file was sent as a PDF but does not start with %PDF-")
+    if b"\x00" in data[:65536]:
+        raise HTTPException(415, "unsupported file: send a PDF, or raw OCR / Markdown text in UTF-8")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HTTPException(415, "unsupported file: text must be UTF-8 (or send a PDF)") from None
+    return "text"
+
+
+class BodyLimit:
+    """Pure ASGI middleware: 413 for request bodies over ``limit`` bytes, before parsing them.
+
+    Checks Content-Length first and also counts streamed (chunked) bodies, so an upload is
+    refused without being spooled to disk in full.
+    """
+
+    def __init__(self, app, limit: int, message: str) -> None:
+        self.app = app
+        self.limit = limit
+        self.message = message
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT"):
+            return await self.app(scope, receive, send)
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and value.isdigit() and int(value) > self.limit:
+                return await self._refuse(send)
+        seen = 0
+        started = False
+
+        class TooLarge(Exception):
+            pass
+
+        async def counting_receive():
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise TooLarge
+            return msg
+
+        async def tracking_send(msg):
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send):
+        body = json.dumps({"detail": self.message}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"[*_`$\\]", "", text)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def render_markdown(markdown: str, sections: list[dict[str, Any]]) -> str:
+    """document.md as HTML: headings get ``id="sec-<section id>"`` (matched to sections.json in
+    reading order) and top-level blocks ``data-line`` (0-based line in document.md) so the QA
+    report and the outline can link to their place."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = (MarkdownIt("commonmark", {"html": False, "linkify": False})
+          .enable("table").enable("strikethrough")
+          .use(footnote_plugin).use(dollarmath_plugin))
+    tokens = md.parse(markdown)
+    pos = 0
+    for i, tok in enumerate(tokens):
+        if tok.map is not None and tok.level == 0 and tok.nesting in (0, 1):
+            tok.attrSet("data-line", str(tok.map[0]))
+        if tok.type == "heading_open" and i + 1 < len(tokens):
+            text = _norm(tokens[i + 1].content)
+            for j in range(pos, min(pos + 4, len(sections))):
+                sec = sections[j]
+                title = _norm(sec.get("title", ""))
+                label = _norm(f"{sec.get('number') or ''} {sec.get('title', '')}")
+                if text and (text == label or text == title or (title and text.endswith(title))):
+                    tok.attrSet("id", f"sec-{sec['id']}")
+                    pos = j + 1
+                    break
+    return md.renderer.render(tokens, md.options, {})
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+def create_app(
+    index_path: str | Path | None = None,
+    *,
+    jobs_root: str | Path | None = None,
+    workers: int = 2,
+    max_upload_mb: float = 64,
+    job_ttl: float = 3600,
+    job_timeout: float = 600,
+    max_jobs: int = 100,
+    sample_path: str | Path | None = None,
+    mount_mcp: bool = True,
+) -> FastAPI:
+    """Build the web app.
+
+    ``index_path`` is the root of an indexed folder (``ctxmill index ROOT``) for the search
+    tab; ``jobs_root`` the temp area (default: a fresh folder under the system temp dir,
+    removed on shutdown); ``workers`` how many compiles run at once.
+    """
+    store = JobStore(jobs_root, workers=workers, ttl=job_ttl, max_jobs=max_jobs, job_timeout=job_timeout)
+    max_bytes = int(max_upload_mb * 1024 * 1024)
+    index_root = Path(index_path).resolve() if index_path else None
+    sample = Path(sample_path) if sample_path else find_sample()
+
+    mcp_app = None
+    if mount_mcp:
+        try:
+            from ctxmill.mcp import http_app
+        except ImportError:
+            mcp_app = None
+        else:
+            try:
+                mcp_app = http_app()
+            except Exception as exc:  # the web page must come up even if MCP cannot
+                log.warning("MCP endpoint not mounted: %s", exc)
+                mcp_app = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        async with contextlib.AsyncExitStack() as stack:
+            router = getattr(mcp_app, "router", None)
+            if router is not None and getattr(router, "lifespan_context", None) is not None:
+                await stack.enter_async_context(router.lifespan_context(mcp_app))
+            try:
+                yield
+            finally:
+                await asyncio.to_thread(store.close)
+
+    app = FastAPI(
+        title="ctxmill",
+        summary="Compile PDFs and raw OCR text into clean Markdown, chunks, a citation graph and a QA report.",
+        version=_version(),
+        lifespan=lifespan,
+    )
+    app.state.store = store
+    app.state.index_root = index_root
+    app.state.max_upload_bytes = max_bytes
+    app.add_middleware(
+        BodyLimit, limit=max_bytes + 256 * 1024,  # room for the multipart envelope and the options
+        message=f"upload too large: the limit is {max_upload_mb:g} MiB",
+    )
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    if mcp_app is not None:
+        app.mount("/mcp", mcp_app)
+
+    def job_or_404(job_id: str) -> Job:
+        job = store.get(job_id)
+        if job is None:
+            raise HTTPException(404, "no such job (finished jobs are kept for a limited time)")
+        return job
+
+    def job_json(job: Job) -> dict[str, Any]:
+        out = job.to_dict()
+        base = f"/api/jobs/{job.id}"
+        out["links"] = {
+            "self": base, "events": f"{base}/events", "bundle": f"{base}/bundle",
+            "document_html": f"{base}/document.html",
+            "files": {name: f"{base}/files/{name}" for name in job.files},
+        }
+        return out
+
+    # -------------------------------------------------------------------- page
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> HTMLResponse:
+        text = sample.read_text(encoding="utf-8") if sample and sample.is_file() else ""
+        values = {
+            "SAMPLE_TEXT": html.escape(text),
+            "SAMPLE_NAME": html.escape(sample.name if sample else ""),
+            "INDEX_ROOT": html.escape(str(index_root) if index_root else ""),
+            "MAX_UPLOAD_MB": f"{max_upload_mb:g}",
+            "VERSION": html.escape(_version()),
+        }
+        body = (HERE / "templates" / "index.html").read_text(encoding="utf-8")
+        body = re.sub(r"\{\{(\w+)\}\}", lambda m: values.get(m.group(1), m.group(0)), body)
+        return HTMLResponse(body)
+
+    # -------------------------------------------------------------------- API
+
+    @app.get("/api/config", tags=["info"])
+    def config() -> dict[str, Any]:
+        """Limits, defaults and what this server offers."""
+        return {
+            "version": _version(),
+            "max_upload_bytes": max_bytes,
+            "workers": store.workers,
+            "job_ttl_seconds": store.ttl,
+            "job_timeout_seconds": store.job_timeout,
+            "search": index_root is not None,
+            "index_root": str(index_root) if index_root else None,
+            "mcp": mcp_app is not None,
+            "sample": sample.name if sample else None,
+            "stages": STAGE_ORDER,
+        }
+
+    @app.get("/api/sample", tags=["info"])
+    def get_sample() -> dict[str, Any]:
+        """The bundled sample document (raw OCR text) that the page opens with."""
+        if not sample or not sample.is_file():
+            raise HTTPException(404, "no sample document is installed")
+        return {"name": sample.name, "text": sample.read_text(encoding="utf-8")}
+
+    @app.post("/api/jobs", status_code=202, tags=["jobs"])
+    async def submit(
+        file: Annotated[UploadFile | None, File(description="A PDF, or a UTF-8 text file of raw OCR or Markdown")] = None,
+        text: Annotated[str | None, Form(description="Raw OCR or Markdown text (instead of a file)")] = None,
+        fast: Annotated[bool, Form(description="Skip chunks and the citation graph")] = False,
+        chunks: Annotated[bool, Form()] = True,
+        citations: Annotated[bool, Form()] = True,
+        include_source_text: Annotated[bool, Form()] = False,
+        ignore_pdf_links: Annotated[bool, Form()] = False,
+        chunk_tokens: Annotated[int, Form(ge=32, le=8192)] = 400,
+        llm_url: Annotated[str | None, Form(description="Optional OpenAI-compatible endpoint")] = None,
+        llm_model: Annotated[str | None, Form()] = None,
+        llm_max_tokens: Annotated[int, Form(ge=256, le=40960)] = 8192,
+        llm_api_key: Annotated[str | None, Form(description="Passed to the compile only; never stored")] = None,
+    ) -> JSONResponse:
+        """Start a compile. Returns 202 with the job; follow ``links.events`` (SSE) or poll
+        ``links.self``. 413: too large; 415: not a PDF / not text."""
+        if file is not None and file.filename is not None:
+            data = await file.read(max_bytes + 1)
+            name = display_name(file.filename)
+            content_type = file.content_type
+        elif text is not None:
+            data = text.encode("utf-8")
+            name, content_type = "pasted.txt", "text/plain"
+        else:
+            raise HTTPException(400, "send a file (field 'file') or text (field 'text')")
+        if len(data) > max_bytes:
+            raise HTTPException(413, f"upload too large: the limit is {max_upload_mb:g} MiB")
+        if not data.strip():
+            raise HTTPException(400, "the input is empty")
+        kind = sniff(data, file.filename if file is not None and file.filename else "", content_type)
+        options = {
+            "fast": fast, "chunks": chunks, "citations": citations,
+            "include_source_text": include_source_text, "ignore_pdf_links": ignore_pdf_links,
+            "chunk_tokens": chunk_tokens, "llm_url": llm_url or None, "llm_model": llm_model or None,
+            "llm_max_tokens": llm_max_tokens,
+        }
+        job = await asyncio.to_thread(store.submit, data, kind, options, display_name=name,
+                                      api_key=llm_api_key or None)
+        return JSONResponse(job_json(job), status_code=202)
+
+    @app.get("/api/jobs", tags=["jobs"])
+    def list_jobs() -> list[dict[str, Any]]:
+        """Jobs still held in the temp area, newest first."""
+        return [job_json(j) for j in store.list()]
+
+    @app.get("/api/jobs/{job_id}", tags=["jobs"])
+    def get_job(job_id: str) -> dict[str, Any]:
+        """Status, per-stage progress, the error (if any), the files written and a summary."""
+        return job_json(job_or_404(job_id))
+
+    @app.delete("/api/jobs/{job_id}", tags=["jobs"])
+    def delete_job(job_id: str) -> dict[str, Any]:
+        """Stop a job if it runs and delete its files."""
+        if not store.cancel(job_id):
+            raise HTTPException(404, "no such job")
+        return {"deleted": job_id}
+
+    @app.get("/api/jobs/{job_id}/events", tags=["jobs"])
+    async def events(job_id: str, request: Request) -> StreamingResponse:
+        """Server-sent events: ``stage`` ({stage, state}), ``status``, then one ``end`` with
+        the final job object. A reconnecting client sends Last-Event-ID and misses nothing."""
+        job = job_or_404(job_id)
+        since = request.headers.get("last-event-id", "0")
+        cursor = int(since) if since.isdigit() else 0
+
+        async def stream():
+            nonlocal cursor
+            last = time.monotonic()
+            yield "retry: 1000\n\n"
+            while True:
+                while cursor < len(job.events):
+                    ev = job.events[cursor]
+                    cursor += 1
+                    yield f"id: {cursor}\nevent: {ev['event']}\ndata: {json.dumps(ev)}\n\n"
+                    last = time.monotonic()
+                if job.ended and cursor >= len(job.events):
+                    yield f"event: end\ndata: {json.dumps(job_json(job))}\n\n"
+                    return
+                if await request.is_disconnected():
+                    return
+                if time.monotonic() - last > 15:
+                    yield ": keepalive\n\n"
+                    last = time.monotonic()
+                await asyncio.sleep(0.1)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/jobs/{job_id}/files/{name}", tags=["outputs"])
+    def get_file(job_id: str, name: str) -> FileResponse:
+        """One output file by its contract name (document.md, metadata.json, chunks.jsonl...)."""
+        job = job_or_404(job_id)
+        path = store.file_path(job, name)
+        if path is None:
+            raise HTTPException(404, f"{name} was not written by this job")
+        return FileResponse(path, media_type=MEDIA_TYPES.get(path.suffix, "application/octet-stream"))
+
+    @app.get("/api/jobs/{job_id}/bundle", tags=["outputs"])
+    def get_bundle(job_id: str) -> FileResponse:
+        """bundle.zip with every output, as a download."""
+        job = job_or_404(job_id)
+        path = store.file_path(job, "bundle.zip")
+        if path is None:
+            raise HTTPException(404, "this job has no bundle (not finished, or it failed)")
+        stem = re.sub(r"[^A-Za-z0-9_-]", "_", Path(job.display_name or "document").stem)[:60] or "document"
+        return FileResponse(path, media_type="application/zip", filename=f"{stem}-ctxmill.zip")
+
+    @app.get("/api/jobs/{job_id}/document.html", response_class=HTMLResponse, tags=["outputs"])
+    def get_document_html(job_id: str) -> HTMLResponse:
+        """document.md rendered to an HTML fragment (raw HTML in the Markdown is escaped)."""
+        job = job_or_404(job_id)
+        path = store.file_path(job, "document.md")
+        if path is None:
+            raise HTTPException(404, "document.md was not written by this job")
+        sections: list[dict[str, Any]] = []
+        spath = store.file_path(job, "sections.json")
+        if spath is not None:
+            with contextlib.suppress(ValueError):
+                sections = json.loads(spath.read_text(encoding="utf-8"))
+        return HTMLResponse(render_markdown(path.read_text(encoding="utf-8"), sections))
+
+    @app.get("/api/search", tags=["search"])
+    def search(
+        q: Annotated[str, Query(min_length=1, max_length=500, description="The query")],
+        k: Annotated[int, Query(ge=1, le=100)] = 10,
+        path: Annotated[str | None, Query(description="Only hits under this path prefix")] = None,
+    ) -> dict[str, Any]:
+        """Search the index given with ``ctxmill serve --index PATH``: hits best first, each
+        ``{path, start_line, end_line, score, kind, symbol?, text}``."""
+        if index_root is None:
+            raise HTTPException(404, "no index: start the server with `ctxmill serve --index PATH`")
+        try:
+            from ctxmill.index import search as index_search
+        except ImportError:
+            raise HTTPException(503, "search is not available in this build of ctxmill") from None
+        from ctxmill.errors import InputRefused
+        from ctxmill.model import to_jsonable
+
+        t0 = time.perf_counter()
+        try:
+            hits = index_search(q, index_root, path_prefix=path or None, k=k)
+        except InputRefused as exc:
+            raise HTTPException(400, str(exc)) from None
+        return {"query": q, "root": str(index_root), "seconds": round(time.perf_counter() - t0, 4),
+                "hits": to_jsonable(list(hits))}
+
+    @app.get("/api/health", tags=["info"])
+    def health() -> dict[str, Any]:
+        jobs = store.list()
+        return {"ok": True, "jobs": len(jobs), "running": sum(j.status == "running" for j in jobs)}
+
+    return app
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ctxmill")
+    except Exception:
+        return "0"

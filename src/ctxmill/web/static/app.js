@@ -1,0 +1,641 @@
+/* ctxmill web page: submit a compile, follow its progress (SSE), show every output.
+   Plain JS, no framework, nothing fetched from outside this server. */
+"use strict";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+const STAGE_LABELS = {
+  source: "read source", blocks: "blocks", normalize: "normalise", structure: "structure",
+  metadata: "metadata", references: "references", markdown: "Markdown", chunks: "chunks",
+  citations: "citations", quality: "QA checks", write: "write outputs",
+};
+
+const state = {
+  file: null,       // the File chosen for upload, or null (then the text area is compiled)
+  job: null,        // the finished job object from the API
+  data: {},         // parsed outputs of the current job, by file name
+  stages: [],       // expected stage names, from /api/config
+  source: null,     // the EventSource of the running job
+};
+
+// ------------------------------------------------------------------------------ input
+
+function chooseFile(file) {
+  state.file = file;
+  const chosen = $("#file-chosen");
+  if (file) {
+    chosen.hidden = false;
+    chosen.textContent = `Selected: ${file.name} (${formatBytes(file.size)})`;
+    $("#compile").textContent = `Compile ${file.name}`;
+    $("#clear-file").hidden = false;
+    $("#drop").classList.add("has-file");
+  } else {
+    chosen.hidden = true;
+    $("#file").value = "";
+    $("#compile").textContent = "Compile the text";
+    $("#clear-file").hidden = true;
+    $("#drop").classList.remove("has-file");
+  }
+}
+
+function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function setupInput() {
+  const drop = $("#drop");
+  const input = $("#file");
+  drop.addEventListener("click", () => input.click());
+  drop.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); input.click(); } });
+  input.addEventListener("change", () => chooseFile(input.files[0] || null));
+  for (const ev of ["dragenter", "dragover"]) {
+    drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add("over"); });
+  }
+  for (const ev of ["dragleave", "drop"]) {
+    drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.remove("over"); });
+  }
+  drop.addEventListener("drop", (e) => {
+    const f = e.dataTransfer && e.dataTransfer.files[0];
+    if (f) chooseFile(f);
+  });
+  $("#clear-file").addEventListener("click", () => chooseFile(null));
+  $("#opt-fast").addEventListener("change", (e) => {
+    $("#opt-chunks").disabled = e.target.checked;
+    $("#opt-citations").disabled = e.target.checked;
+  });
+  $("#compile").addEventListener("click", submit);
+}
+
+function formData() {
+  const fd = new FormData();
+  if (state.file) {
+    fd.append("file", state.file, state.file.name);
+  } else {
+    // Sent as a file part: form text fields are capped at 1 MiB by the server's form parser.
+    const name = $("#sample-name").dataset.name || "pasted.txt";
+    fd.append("file", new Blob([$("#text").value], { type: "text/plain" }), name);
+  }
+  fd.append("fast", $("#opt-fast").checked);
+  fd.append("chunks", $("#opt-chunks").checked);
+  fd.append("citations", $("#opt-citations").checked);
+  fd.append("include_source_text", $("#opt-source").checked);
+  fd.append("ignore_pdf_links", $("#opt-ignore-links").checked);
+  fd.append("chunk_tokens", $("#opt-chunk-tokens").value || "400");
+  const url = $("#opt-llm-url").value.trim();
+  if (url) {
+    fd.append("llm_url", url);
+    fd.append("llm_model", $("#opt-llm-model").value.trim());
+    fd.append("llm_max_tokens", $("#opt-llm-max").value || "8192");
+    const key = $("#opt-llm-key").value;
+    if (key) fd.append("llm_api_key", key);
+  }
+  return fd;
+}
+
+async function submit() {
+  const msg = $("#submit-msg");
+  msg.textContent = "";
+  msg.className = "msg";
+  if (!state.file && !$("#text").value.trim()) {
+    msg.textContent = "Paste some text or choose a file first.";
+    msg.classList.add("bad");
+    return;
+  }
+  if (state.source) { state.source.close(); state.source = null; }
+  $("#compile").disabled = true;
+  resetProgress();
+  let resp, body;
+  try {
+    resp = await fetch("/api/jobs", { method: "POST", body: formData() });
+    body = await resp.json().catch(() => ({}));
+  } catch (err) {
+    showError(`Could not reach the server: ${err}`);
+    $("#compile").disabled = false;
+    return;
+  }
+  if (resp.status !== 202) {
+    showError(`${resp.status}: ${detail(body) || resp.statusText}`);
+    $("#compile").disabled = false;
+    return;
+  }
+  follow(body);
+}
+
+function detail(body) {
+  if (!body) return "";
+  if (typeof body.detail === "string") return body.detail;
+  if (Array.isArray(body.detail)) return body.detail.map((d) => `${(d.loc || []).slice(-1)[0]}: ${d.msg}`).join("; ");
+  return "";
+}
+
+// ------------------------------------------------------------------------------ progress
+
+function resetProgress() {
+  $("#progress").hidden = false;
+  $("#error").hidden = true;
+  $("#error").textContent = "";
+  $("#bar-fill").style.width = "0%";
+  $("#job-status").textContent = "submitting";
+  $("#job-status").className = "status running";
+  const list = $("#stages");
+  list.replaceChildren();
+  for (const name of state.stages) {
+    list.append(el("li", { "data-stage": name, class: "pending" },
+      el("span", { class: "dot" }), el("span", { class: "name", text: STAGE_LABELS[name] || name }),
+      el("span", { class: "secs" })));
+  }
+}
+
+function showError(text) {
+  const box = $("#error");
+  box.hidden = false;
+  box.textContent = text;
+  $("#job-status").textContent = "failed";
+  $("#job-status").className = "status failed";
+  $("#progress").hidden = false;
+}
+
+function stageEvent(ev) {
+  let li = $(`#stages li[data-stage="${ev.stage}"]`);
+  if (!li) {
+    li = el("li", { "data-stage": ev.stage }, el("span", { class: "dot" }),
+      el("span", { class: "name", text: STAGE_LABELS[ev.stage] || ev.stage }), el("span", { class: "secs" }));
+    $("#stages").append(li);
+  }
+  li.className = ev.state === "done" ? "done" : "running";
+  if (ev.state === "start") li.dataset.t0 = ev.t;
+  if (ev.state === "done" && li.dataset.t0) {
+    $(".secs", li).textContent = `${((ev.t - Number(li.dataset.t0)) * 1000).toFixed(0)} ms`;
+  }
+  const all = $$("#stages li");
+  const done = all.filter((x) => x.classList.contains("done")).length;
+  $("#bar-fill").style.width = `${Math.round((100 * done) / Math.max(all.length, 1))}%`;
+}
+
+function follow(job) {
+  $("#job-status").textContent = job.status;
+  $("#job-status").dataset.job = job.id;
+  const es = new EventSource(job.links.events);
+  state.source = es;
+  es.addEventListener("stage", (e) => stageEvent(JSON.parse(e.data)));
+  es.addEventListener("status", (e) => {
+    const ev = JSON.parse(e.data);
+    $("#job-status").textContent = ev.status;
+  });
+  es.addEventListener("end", (e) => {
+    es.close();
+    state.source = null;
+    finished(JSON.parse(e.data));
+  });
+  es.onerror = () => {
+    // The stream broke (proxy, restart): fall back to polling the job.
+    if (es.readyState === EventSource.CLOSED && state.source === es) {
+      state.source = null;
+      poll(job.links.self);
+    }
+  };
+}
+
+async function poll(url) {
+  for (;;) {
+    const resp = await fetch(url);
+    if (!resp.ok) { showError(`lost the job (${resp.status})`); $("#compile").disabled = false; return; }
+    const job = await resp.json();
+    for (const st of job.stages) stageEvent({ stage: st.name, state: st.state, t: 0 });
+    if (["done", "failed", "cancelled"].includes(job.status)) { finished(job); return; }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function finished(job) {
+  $("#compile").disabled = false;
+  $("#job-status").textContent = job.status;
+  $("#job-status").className = `status ${job.status}`;
+  if (job.status !== "done") {
+    showError(`${job.error_kind === "refused" ? "Refused" : "Failed"}: ${job.error || "the compile failed"}`);
+    return;
+  }
+  $("#bar-fill").style.width = "100%";
+  for (const li of $$("#stages li.pending")) li.className = "skipped";
+  state.job = job;
+  state.data = {};
+  await loadOutputs(job);
+}
+
+// ------------------------------------------------------------------------------ outputs
+
+async function fetchText(name) {
+  const url = state.job.links.files[name];
+  if (!url) return null;
+  const resp = await fetch(url);
+  return resp.ok ? resp.text() : null;
+}
+
+async function fetchJSON(name) {
+  const text = await fetchText(name);
+  if (text === null) return null;
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+async function loadOutputs(job) {
+  const [md, html, meta, sections, citations, graph, qa, metrics, chunksText, refs] = await Promise.all([
+    fetchText("document.md"),
+    fetch(job.links.document_html).then((r) => (r.ok ? r.text() : null)),
+    fetchJSON("metadata.json"), fetchJSON("sections.json"), fetchJSON("citations.json"),
+    fetchJSON("graph.json"), fetchJSON("qa.json"), fetchJSON("metrics.json"),
+    fetchText("chunks.jsonl"), fetchJSON("references.json"),
+  ]);
+  const chunks = chunksText === null ? null : chunksText.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  Object.assign(state.data, { md, html, meta, sections, citations, graph, qa, metrics, chunks, refs });
+  renderSummary(job);
+  renderDocument();
+  renderMetadata();
+  renderSections();
+  renderChunks();
+  renderGraph();
+  renderQA();
+  renderSpeed();
+  renderDownload();
+  $("#results").classList.add("ready");
+}
+
+function missing(panel, what) {
+  panel.replaceChildren(el("p", { class: "muted", text: what }));
+}
+
+function renderSummary(job) {
+  const s = job.summary || {};
+  const parts = [
+    el("strong", { class: "title", text: s.title || job.name || "untitled" }),
+    el("span", { class: "stat", id: "stat-pages", text: `${s.pages} pages compiled` }),
+  ];
+  if (s.declared_pages && s.declared_pages > s.pages) parts.push(el("span", { class: "stat warn", text: `of ${s.declared_pages} declared` }));
+  parts.push(el("span", { class: "stat", text: `${s.sections} sections` }));
+  if (state.data.chunks) parts.push(el("span", { class: "stat", text: `${s.chunks} chunks` }));
+  if (state.data.refs) parts.push(el("span", { class: "stat", text: `${s.references} references` }));
+  if (state.data.qa) parts.push(el("span", { class: "stat", text: `QA ${s.qa_score}/100` }));
+  parts.push(el("span", { class: "stat", text: `${Number(s.seconds).toFixed(2)} s` }));
+  parts.push(el("a", { class: "button primary", id: "download-top", href: job.links.bundle, download: "", text: "Download bundle" }));
+  $("#summary").replaceChildren(...parts);
+}
+
+// Document ---------------------------------------------------------------------
+
+function renderDocument() {
+  const { md, html } = state.data;
+  $("#md-link").href = state.job.links.files["document.md"] || "#";
+  $("#doc-raw").textContent = md || "";
+  const art = $("#doc-html");
+  art.innerHTML = html || "<p class='muted'>document.md was not produced.</p>"; // server-rendered, raw HTML escaped
+  showRaw(false);
+}
+
+function showRaw(raw) {
+  $("#doc-raw").hidden = !raw;
+  $("#doc-html").hidden = raw;
+  $("#md-raw").classList.toggle("on", raw);
+  $("#md-rendered").classList.toggle("on", !raw);
+}
+
+// Jump to a place in document.md: {section_id?, char_span?, line?, page?}
+function goTo(loc) {
+  selectTab("document");
+  showRaw(false);
+  let target = null;
+  if (loc.section_id) target = document.getElementById(`sec-${loc.section_id}`);
+  let line = loc.line;
+  if (!target && loc.char_span && state.data.md) line = state.data.md.slice(0, loc.char_span[0]).split("\n").length - 1;
+  if (!target && line === undefined && loc.page) {
+    const chunk = (state.data.chunks || []).find((c) => c.pages[0] <= loc.page && loc.page <= c.pages[1]);
+    if (chunk && state.data.md) line = state.data.md.slice(0, chunk.char_span[0]).split("\n").length - 1;
+    else {
+      const sec = (state.data.sections || []).find((s) => s.page_start <= loc.page && loc.page <= s.page_end);
+      if (sec) target = document.getElementById(`sec-${sec.id}`);
+    }
+  }
+  if (!target && line !== undefined) {
+    let best = null;
+    for (const node of $$("#doc-html [data-line]")) {
+      if (Number(node.dataset.line) <= line) best = node; else break;
+    }
+    target = best;
+  }
+  if (target) {
+    target.scrollIntoView({ block: "center" });
+    target.classList.remove("flash");
+    void target.offsetWidth;
+    target.classList.add("flash");
+  }
+}
+
+// Metadata ---------------------------------------------------------------------
+
+function renderMetadata() {
+  const panel = $("#panel-metadata");
+  const m = state.data.meta;
+  if (!m) return missing(panel, "metadata.json was not produced.");
+  const rows = [];
+  const row = (k, v) => { if (v !== null && v !== undefined && v !== "" && !(Array.isArray(v) && !v.length)) rows.push(el("dt", { text: k }), el("dd", {}, v)); };
+  row("Authors", el("ul", { class: "authors" }, (m.authors || []).map((a) =>
+    el("li", {}, el("strong", { text: a.name }),
+      (a.affiliations || []).length ? el("span", { class: "muted", text: ` — ${a.affiliations.join("; ")}` }) : null,
+      a.email ? el("span", {}, " ", el("a", { href: `mailto:${a.email}`, text: a.email })) : null))));
+  row("Affiliations", (m.affiliations || []).length ? el("ol", {}, m.affiliations.map((x) => el("li", { text: x }))) : null);
+  row("Abstract", m.abstract ? el("p", { class: "abstract", text: m.abstract }) : null);
+  row("arXiv", m.arxiv_id || null);
+  row("Categories", (m.categories || []).join(", "));
+  row("Date", m.date || null);
+  row("DOI", m.doi || null);
+  row("Emails", (m.emails || []).join(", "));
+  row("URLs", (m.urls || []).length ? el("ul", {}, m.urls.map((u) => el("li", {}, el("a", { href: u, target: "_blank", rel: "noopener noreferrer", text: u })))) : null);
+  row("Pages", String(m.pages ?? ""));
+  if (m.source) row("Source", `${m.source.kind || ""} ${m.source.path || ""} sha256 ${(m.source.sha256 || "").slice(0, 16)}…`);
+  panel.replaceChildren(
+    el("h2", { id: "meta-title", text: m.title || "(no title found)" }),
+    el("dl", { class: "meta" }, rows),
+    el("details", {}, el("summary", { text: "metadata.json" }), el("pre", { class: "raw", text: JSON.stringify(m, null, 2) })),
+  );
+}
+
+// Sections ---------------------------------------------------------------------
+
+function renderSections() {
+  const panel = $("#panel-sections");
+  const secs = state.data.sections;
+  if (!secs) return missing(panel, "sections.json was not produced.");
+  const list = el("ul", { class: "outline" }, secs.map((s) =>
+    el("li", { style: `--lvl:${Math.max(0, s.level - 1)}`, "data-section": s.id },
+      el("a", { href: `#sec-${s.id}`, onclick: (e) => { e.preventDefault(); goTo({ section_id: s.id }); } },
+        el("span", { class: "num", text: s.number || "" }), " ", s.title),
+      el("span", { class: "muted pages", text: s.page_start === s.page_end ? `p. ${s.page_start}` : `pp. ${s.page_start}–${s.page_end}` }))));
+  panel.replaceChildren(el("p", { class: "muted", text: `${secs.length} sections` }), list);
+}
+
+// Chunks -----------------------------------------------------------------------
+
+const CHUNK_PAGE = 50;
+let chunkShown = CHUNK_PAGE;
+
+function renderChunks() {
+  const chunks = state.data.chunks;
+  const list = $("#chunk-list");
+  if (!chunks) {
+    $("#chunk-count").textContent = "";
+    $("#chunk-more").hidden = true;
+    list.replaceChildren(el("p", { class: "muted", text: "No chunks: turned off (fast mode / no chunks) or not produced." }));
+    return;
+  }
+  const kinds = [...new Set(chunks.map((c) => c.kind))].sort();
+  const sel = $("#chunk-kind");
+  sel.replaceChildren(el("option", { value: "", text: "all kinds" }), ...kinds.map((k) => el("option", { value: k, text: k })));
+  chunkShown = CHUNK_PAGE;
+  drawChunks();
+}
+
+function drawChunks() {
+  const chunks = state.data.chunks || [];
+  const q = $("#chunk-filter").value.trim().toLowerCase();
+  const kind = $("#chunk-kind").value;
+  const hits = chunks.filter((c) => (!kind || c.kind === kind) && (!q ||
+    c.text.toLowerCase().includes(q) || c.section_path.join(" / ").toLowerCase().includes(q) ||
+    (c.citations || []).some((r) => r.toLowerCase().includes(q))));
+  $("#chunk-count").textContent = `${hits.length} of ${chunks.length} chunks`;
+  const refs = new Map((state.data.refs || []).map((r) => [r.id, r]));
+  $("#chunk-list").replaceChildren(...hits.slice(0, chunkShown).map((c) => el("article", { class: "chunk", "data-chunk": c.id },
+    el("header", {},
+      el("span", { class: "badge", text: c.kind }),
+      el("span", { class: "tokens", text: `${c.tokens} tokens` }),
+      el("span", { class: "pages", text: c.pages[0] === c.pages[1] ? `p. ${c.pages[0]}` : `pp. ${c.pages[0]}–${c.pages[1]}` }),
+      el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); goTo({ char_span: c.char_span }); }, text: c.section_path.join(" › ") || "(front matter)" }),
+      el("code", { class: "muted id", text: c.id })),
+    c.context ? el("p", { class: "context", text: `LLM context: ${c.context}` }) : null,
+    el("pre", { class: "chunk-text", text: c.text }),
+    (c.citations || []).length ? el("footer", {}, "cites ", c.citations.map((r) =>
+      el("span", { class: "cite", title: (refs.get(r) || {}).raw || "", text: r }))) : null)));
+  $("#chunk-more").hidden = hits.length <= chunkShown;
+}
+
+// Citation graph ---------------------------------------------------------------
+
+function renderGraph() {
+  const g = state.data.graph;
+  if (!g) {
+    $("#graph-count").textContent = "No citation graph: turned off (fast mode / no citation graph) or not produced.";
+    window.CtxGraph.clear($("#graph"));
+    return;
+  }
+  const nodes = g.nodes || [];
+  const edges = g.edges || g.links || [];
+  $("#graph-count").textContent = `${nodes.length} nodes, ${edges.length} edges`;
+  $("#graph-count").dataset.nodes = nodes.length;
+  const kinds = [...new Set(nodes.map(nodeKind))];
+  $("#graph-legend").replaceChildren(...kinds.map((k) => el("span", { class: "key" },
+    el("i", { style: `background:${window.CtxGraph.color(k)}` }), k)));
+  state.graphView = window.CtxGraph.draw($("#graph"), nodes.map((n) => ({ ...n, kind: nodeKind(n), label: nodeLabel(n) })),
+    edges, { onSelect: showNode });
+  // Lay out only when the tab is visible (a hidden SVG has no size).
+  if (!$("#panel-graph").hidden) state.graphView.start();
+}
+
+function nodeKind(n) { return n.kind || n.type || "node"; }
+function nodeLabel(n) { return n.label || n.title || n.name || n.id; }
+
+function showNode(node) {
+  const info = $("#graph-info");
+  const cit = state.data.citations || {};
+  const idOf = (x) => String(x);
+  const same = (a, b) => idOf(a) === idOf(b) || idOf(a).endsWith(`:${b}`) || idOf(b).endsWith(`:${a}`);
+  const ref = node.ref_id || node.reference_id || node.id;
+  const target = node.target_id || node.ref_id || node.id;
+  const mentions = (cit.mentions || []).filter((m) => (m.reference_ids || []).some((r) => same(ref, r)));
+  const crossrefs = (cit.crossrefs || []).filter((c) => c.target_id && same(target, c.target_id));
+  const callouts = [...mentions.map((m) => ({ ...m, what: "cites" })), ...crossrefs.map((c) => ({ ...c, what: c.kind }))];
+  const secTitle = new Map((state.data.sections || []).map((s) => [s.id, `${s.number ? s.number + " " : ""}${s.title}`]));
+  info.replaceChildren(
+    el("h3", { text: node.label }),
+    el("p", {}, el("span", { class: "badge", text: node.kind }), " ", el("code", { class: "muted", text: node.id })),
+    node.raw ? el("p", { class: "small", text: node.raw }) : null,
+    el("p", { id: "callout-count", text: `${callouts.length} callout${callouts.length === 1 ? "" : "s"}` }),
+    el("ul", { class: "callouts" }, callouts.map((c) => el("li", {},
+      el("a", { href: "#", onclick: (e) => { e.preventDefault(); goTo({ section_id: c.section_id, page: c.page }); } }, `“${c.text}”`),
+      el("span", { class: "muted", text: ` p. ${c.page}${c.section_id && secTitle.has(c.section_id) ? " · " + secTitle.get(c.section_id) : ""}` })))),
+  );
+}
+
+// QA ---------------------------------------------------------------------------
+
+function renderQA() {
+  const panel = $("#panel-qa");
+  const qa = state.data.qa;
+  if (!qa) return missing(panel, "qa.json was not produced.");
+  const order = ["error", "warning", "info"];
+  const groups = order.map((sev) => [sev, (qa.checks || []).filter((c) => c.severity === sev)]);
+  const scoreClass = qa.score >= 80 ? "good" : qa.score >= 50 ? "warn" : "bad";
+  panel.replaceChildren(
+    el("div", { class: `score ${scoreClass}`, id: "qa-score" }, el("strong", { text: String(qa.score) }), el("span", { text: "/ 100" })),
+    el("p", {}, el("a", { href: state.job.links.files["qa.md"] || "#", target: "_blank", text: "qa.md" })),
+    ...groups.map(([sev, checks]) => el("section", { class: `qa-group ${sev}` },
+      el("h3", { text: `${sev} (${checks.length})` }),
+      checks.length ? el("ul", {}, checks.map((c) => el("li", {},
+        el("code", { class: "muted", text: c.id }), " ", c.message, " ",
+        c.location ? el("a", { href: "#", class: "loc", onclick: (e) => { e.preventDefault(); goTo(c.location); } }, describeLoc(c.location)) : null)))
+        : el("p", { class: "muted", text: "none" }))),
+  );
+}
+
+function describeLoc(loc) {
+  const parts = [];
+  if (loc.page) parts.push(`p. ${loc.page}`);
+  if (loc.section_id) {
+    const s = (state.data.sections || []).find((x) => x.id === loc.section_id);
+    parts.push(s ? `§ ${s.number ? s.number + " " : ""}${s.title}` : loc.section_id);
+  }
+  if (!parts.length && loc.char_span) parts.push(`chars ${loc.char_span[0]}–${loc.char_span[1]}`);
+  return `→ ${parts.join(" · ") || "go"}`;
+}
+
+// Speed ------------------------------------------------------------------------
+
+function renderSpeed() {
+  const panel = $("#panel-speed");
+  const m = state.data.metrics;
+  if (!m) return missing(panel, "metrics.json was not produced.");
+  const stages = Object.entries(m.stages || {}).map(([name, v]) => [name, typeof v === "number" ? v : v.seconds]);
+  const max = Math.max(...stages.map(([, s]) => s), 1e-6);
+  const W = 640, rowH = 24, left = 120, right = 90;
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${stages.length * rowH + 10}`);
+  svg.setAttribute("class", "bars");
+  svg.setAttribute("id", "speed-chart");
+  stages.forEach(([name, secs], i) => {
+    const y = i * rowH + 5;
+    const w = Math.max(1, ((W - left - right) * secs) / max);
+    const mk = (tag, attrs, text) => {
+      const n = document.createElementNS("http://www.w3.org/2000/svg", tag);
+      for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+      if (text) n.textContent = text;
+      svg.append(n);
+      return n;
+    };
+    mk("text", { x: left - 8, y: y + 15, "text-anchor": "end", class: "lbl" }, STAGE_LABELS[name] || name);
+    mk("rect", { x: left, y: y + 3, width: w, height: rowH - 8, rx: 3, class: "bar" }).append(
+      Object.assign(document.createElementNS("http://www.w3.org/2000/svg", "title"), { textContent: `${name}: ${secs.toFixed(4)} s` }));
+    mk("text", { x: left + w + 6, y: y + 15, class: "val" }, fmtSecs(secs));
+  });
+  const facts = [
+    ["total", fmtSecs(m.total_seconds)], ["pages", m.pages], ["pages/s", Number(m.pages_per_second).toFixed(1)],
+    ["input chars", Number(m.input_chars).toLocaleString()], ["chunks", m.chunks],
+  ];
+  if (m.llm) facts.push(["LLM calls", m.llm.calls], ["LLM tokens/s", Number(m.llm.tokens_per_second || 0).toFixed(1)]);
+  panel.replaceChildren(
+    el("dl", { class: "facts" }, facts.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: String(v) })))),
+    el("h3", { text: "Seconds per stage" }), svg,
+  );
+}
+
+function fmtSecs(s) { return s < 1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`; }
+
+// Download ---------------------------------------------------------------------
+
+function renderDownload() {
+  const job = state.job;
+  const files = Object.entries(job.links.files);
+  $("#panel-download").replaceChildren(
+    job.files.includes("bundle.zip")
+      ? el("a", { class: "button primary big", id: "download-bundle", href: job.links.bundle, download: "", text: "Download bundle.zip" })
+      : el("p", { class: "muted", text: "No bundle.zip was written." }),
+    el("h3", { text: "Each file" }),
+    el("ul", { class: "files" }, files.map(([name, url]) => el("li", {}, el("a", { href: url, target: "_blank", text: name })))),
+    el("p", { class: "muted small", text: `Kept on the server for a limited time. API: ${job.links.self}` }),
+  );
+}
+
+// Search -----------------------------------------------------------------------
+
+function setupSearch() {
+  const form = $("#search-form");
+  const root = form.dataset.root;
+  $("#search-note").textContent = root
+    ? `Index: ${root}`
+    : "No index on this server. Start it with `ctxmill serve --index PATH` (after `ctxmill index PATH`) to search.";
+  if (!root) for (const x of $$("input, button", form)) x.disabled = true;
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const params = new URLSearchParams({ q: $("#search-q").value, k: $("#search-k").value || "10" });
+    const prefix = $("#search-path").value.trim();
+    if (prefix) params.set("path", prefix);
+    const out = $("#search-hits");
+    out.replaceChildren(el("p", { class: "muted", text: "searching…" }));
+    const resp = await fetch(`/api/search?${params}`);
+    const body = await resp.json().catch(() => ({}));
+    if (!resp.ok) { out.replaceChildren(el("p", { class: "error", text: detail(body) || resp.statusText })); return; }
+    if (!body.hits.length) { out.replaceChildren(el("p", { class: "muted", text: "no hits" })); return; }
+    out.replaceChildren(el("p", { class: "muted", text: `${body.hits.length} hits in ${fmtSecs(body.seconds)}` }),
+      ...body.hits.map((h) => el("article", { class: "hit" },
+        el("header", {}, el("code", { class: "path", text: `${h.path}:${h.start_line}-${h.end_line}` }), " ",
+          h.symbol ? el("strong", { text: h.symbol }) : null, " ",
+          el("span", { class: "badge", text: h.kind || "" }), " ",
+          el("span", { class: "muted", text: `score ${Number(h.score).toFixed(3)}` })),
+        codeWithLines(h.text || "", h.start_line || 1))));
+  });
+}
+
+function codeWithLines(text, first) {
+  const lines = text.replace(/\n$/, "").split("\n");
+  return el("pre", { class: "code" }, lines.map((line, i) =>
+    el("span", { class: "ln-row" }, el("span", { class: "ln", text: String(first + i) }), el("span", { text: line + "\n" }))));
+}
+
+// Tabs -------------------------------------------------------------------------
+
+function selectTab(name) {
+  for (const b of $$(".tabs [role=tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  for (const p of $$(".panel")) p.hidden = p.id !== `panel-${name}`;
+  if (name === "graph" && state.graphView) state.graphView.start();
+}
+
+function setupTabs() {
+  for (const b of $$(".tabs [role=tab]")) b.addEventListener("click", () => selectTab(b.dataset.tab));
+  $("#md-raw").addEventListener("click", () => showRaw(true));
+  $("#md-rendered").addEventListener("click", () => showRaw(false));
+  $("#chunk-filter").addEventListener("input", () => { chunkShown = CHUNK_PAGE; drawChunks(); });
+  $("#chunk-kind").addEventListener("change", () => { chunkShown = CHUNK_PAGE; drawChunks(); });
+  $("#chunk-more").addEventListener("click", () => { chunkShown += CHUNK_PAGE; drawChunks(); });
+  $("#graph-fit").addEventListener("click", () => state.graphView && state.graphView.fit());
+}
+
+async function init() {
+  setupInput();
+  setupTabs();
+  setupSearch();
+  try {
+    const cfg = await (await fetch("/api/config")).json();
+    state.stages = cfg.stages || [];
+  } catch { state.stages = []; }
+  $("#results").hidden = false;
+  for (const id of ["panel-metadata", "panel-sections", "panel-qa", "panel-speed", "panel-download"]) {
+    missing($(`#${id}`), "Compile a document to see this.");
+  }
+  $("#doc-html").replaceChildren(el("p", { class: "muted", text: "Compile a document to see it here. The text box opens with our sample." }));
+}
+
+document.addEventListener("DOMContentLoaded", init);

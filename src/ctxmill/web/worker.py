@@ -1,0 +1,92 @@
+"""One web compile job, run as its own process: ``python -m ctxmill.web.worker JOB_DIR``.
+
+Reads ``JOB_DIR/job.json``, compiles ``JOB_DIR/<input>`` with the same core functions as the
+CLI, writes the outputs into ``JOB_DIR/out`` (atomically, via ``write_outputs``) and prints
+one JSON object per line on stdout: ``{"event": "stage", "stage", "state", "t"}`` while it
+runs, then ``{"event": "done", "files", "summary"}`` or ``{"event": "error", "kind",
+"message"}``. Exit 0 done, 3 input refused, 1 anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+
+def _emit(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def _limit(res: int, value: int) -> None:
+    # Only ever lower a limit: the server may already run under tighter ones.
+    soft, hard = resource.getrlimit(res)
+    if hard != resource.RLIM_INFINITY and value > hard:
+        value = hard
+    if soft == resource.RLIM_INFINITY or value < soft:
+        resource.setrlimit(res, (value, hard))
+
+
+def main(argv: list[str]) -> int:
+    job_dir = Path(argv[0])
+    spec = json.loads((job_dir / "job.json").read_text())
+    if spec.get("memory_limit_mb"):
+        _limit(resource.RLIMIT_AS, int(spec["memory_limit_mb"]) * 1024 * 1024)
+    if spec.get("cpu_limit_s"):
+        _limit(resource.RLIMIT_CPU, int(spec["cpu_limit_s"]))
+
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.errors import CtxmillError, InputRefused
+    from ctxmill.render import write_outputs
+
+    def progress(stage: str, state: str) -> None:
+        _emit({"event": "stage", "stage": stage, "state": state, "t": time.time()})
+
+    try:
+        options = CompileOptions(**spec["options"], llm_api_key=os.environ.get("CTXMILL_LLM_API_KEY") or None)
+        source = job_dir / spec["input"]
+        doc = compile_document(source, options, progress, kind=spec.get("kind"), name=spec.get("name"))
+        progress("write", "start")
+        written = write_outputs(doc, job_dir / "out", options)
+        progress("write", "done")
+    except InputRefused as exc:
+        _emit({"event": "error", "kind": "refused", "message": str(exc)})
+        return 3
+    except CtxmillError as exc:
+        _emit({"event": "error", "kind": "failed", "message": str(exc)})
+        return 1
+    except MemoryError:
+        _emit({"event": "error", "kind": "failed", "message": "the compile ran out of memory"})
+        return 1
+    except Exception as exc:  # report one readable line; the traceback goes to worker.log
+        import traceback
+
+        traceback.print_exc()
+        _emit({"event": "error", "kind": "failed", "message": f"{type(exc).__name__}: {exc}"})
+        return 1
+    _emit({
+        "event": "done",
+        "files": sorted(written),
+        "summary": {
+            "title": doc.metadata.title,
+            "pages": doc.pages,
+            "declared_pages": doc.stream.declared_pages,
+            "source_kind": doc.stream.kind,
+            "sections": len(doc.sections),
+            "references": len(doc.references),
+            "citations": len(doc.mentions),
+            "chunks": len(doc.chunks),
+            "qa_score": doc.qa.score,
+            "seconds": round(doc.metrics.total_seconds, 4),
+        },
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
