@@ -148,5 +148,51 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
     server.run(sockets=[sock])
 
 
+# ------------------------------------------------------------------------------ mcp, ask (agents)
+
+
+@main.command("mcp")
+@click.option("--root", "roots", multiple=True, type=click.Path(path_type=Path),
+              help="Folder the server may index and read (repeatable; default: the current folder).")
+@handle_errors
+def mcp_cmd(roots):
+    """Serve the index and the document compiler to coding agents over MCP (stdio)."""
+    from ctxmill.mcp import Roots, run_stdio
+
+    Roots(list(roots) or ["."])  # refuse a missing root before any protocol starts
+    run_stdio(list(roots) or ["."])
+
+
+@main.command("ask")
+@click.argument("question")
+@click.option("--root", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="Indexed folder to answer from.")
+@click.option("--path", "path_prefix", metavar="PREFIX", help="Only use chunks under this path.")
+@click.option("-k", "k", type=click.IntRange(1, 50), default=8, show_default=True, help="Chunks to retrieve.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer, citations and sources as JSON.")
+@click.option("--no-sync", is_flag=True, help="Do not bring the index up to date first.")
+@click.option("--llm", "llm_url", metavar="URL", help="OpenAI-compatible endpoint (or CTXMILL_LLM_URL / OPENAI_BASE_URL).")
+@click.option("--llm-model", metavar="NAME", help="Model name (or CTXMILL_LLM_MODEL; default: the endpoint's first).")
+@click.option("--llm-max-tokens", type=click.IntRange(256, 40960), default=8192, show_default=True)
+@click.option("--llm-timeout", type=click.FloatRange(1, 3600), default=120, show_default=True,
+              help="Seconds without a byte from the endpoint before a try fails.")
+@handle_errors
+def ask_cmd(question, root, path_prefix, k, as_json, no_sync, llm_url, llm_model, llm_max_tokens, llm_timeout):
+    """Answer QUESTION from the index with citations (an LLM if configured, else best passages)."""
+    from ctxmill.ask import ask, format_text
+    from ctxmill.llm import LLMConfig
+
+    if not question.strip():
+        raise UsageError("the question is empty")
+    if not root.is_dir():
+        raise InputRefused(f"{root}: not a folder")
+    config = LLMConfig.resolve(url=llm_url, model=llm_model, max_tokens=llm_max_tokens, timeout=llm_timeout)
+    answer = ask(question, root, k=k, path_prefix=path_prefix, llm=config, sync=not no_sync)
+    if as_json:
+        _print_json(answer.to_dict())
+    else:
+        click.echo(format_text(answer))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
