@@ -1,12 +1,289 @@
-"""Placeholder: the owner of this stage replaces it (see the issue). Does nothing yet."""
+"""Retrieval chunks: structure-aware, token-bounded slices of document.md.
+
+Rules (see docs/outputs.md):
+- a chunk never holds text of two sections; a heading always travels with the text after it
+  (a heading with no text of its own before the next heading is left to the breadcrumb);
+- a table, figure or code block and its caption stay together and whole when they fit;
+  a table too big for the budget is split between rows, and each continued part carries the
+  header rows in ``context`` (the text itself stays an exact slice of document.md);
+- paragraphs are packed greedily up to the budget; one paragraph too big on its own is split
+  at sentence ends (a single over-long sentence at token boundaries), code at line ends;
+- ``text == document.md[char_span[0]:char_span[1]]`` for every chunk;
+- ``id`` is a hash of the chunk's position and text, so identical input gives identical ids.
+
+Tokens are counted with :mod:`ctxmill.tokens` (offline BPE).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document
+from ctxmill.model import Block, BlockKind, Chunk, Document
+from ctxmill.tokens import count_many, count_tokens, token_offsets
+
+_ATOMIC = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CODE, BlockKind.EQUATION}
+_KIND_NAME = {
+    BlockKind.PARAGRAPH: "text", BlockKind.LIST_ITEM: "text", BlockKind.FOOTNOTE: "text",
+    BlockKind.CAPTION: "text", BlockKind.TABLE: "table", BlockKind.FIGURE: "figure",
+    BlockKind.CODE: "code", BlockKind.EQUATION: "equation", BlockKind.REFERENCE: "references",
+}
+# Sentence ends: ". " before a capital/quote/bracket, not after common abbreviations.
+_SENT_END = re.compile(
+    r"(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bvs)(?<!\bSec)(?<!\bEq)(?<!\b[A-Z])"
+    r"[.!?][\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
+)
+
+
+@dataclass
+class _Unit:
+    """A run of markdown that is never split unless it alone exceeds the budget."""
+
+    start: int
+    end: int
+    kinds: list[str]
+    blocks: list[Block] = field(default_factory=list)
+    tokens: int = 0
+    atomic: bool = False
+    table: bool = False
+
+
+def _section_path(doc: Document) -> dict[str | None, list[str]]:
+    by_id = {s.id: s for s in doc.sections}
+    paths: dict[str | None, list[str]] = {None: []}
+    for s in doc.sections:
+        chain, cur, seen = [], s, set()
+        while cur is not None and cur.id not in seen:
+            seen.add(cur.id)
+            chain.append(f"{cur.number} {cur.title}" if cur.number else cur.title)
+            cur = by_id.get(cur.parent_id) if cur.parent_id else None
+        paths[s.id] = list(reversed(chain))
+    return paths
+
+
+def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
+    """Turn one section's blocks into units: captions glued to their table/figure."""
+    units: list[_Unit] = []
+    pending_heading: _Unit | None = None
+    i = 0
+    while i < len(blocks):
+        b = blocks[i]
+        s, e = doc.block_spans[b.id]
+        if b.kind is BlockKind.HEADING:
+            # Glue to the next unit; a second heading replaces a bodiless first one.
+            pending_heading = _Unit(s, e, [], [b])
+            i += 1
+            continue
+        u = _Unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b], atomic=b.kind in _ATOMIC,
+                  table=b.kind is BlockKind.TABLE)
+        # A caption sits before a table or after a figure: keep them in one unit.
+        if b.kind is BlockKind.CAPTION and i + 1 < len(blocks) and blocks[i + 1].kind in (
+            BlockKind.TABLE, BlockKind.FIGURE
+        ):
+            nb = blocks[i + 1]
+            u = _Unit(s, doc.block_spans[nb.id][1], [_KIND_NAME[nb.kind]], [b, nb], atomic=True,
+                      table=nb.kind is BlockKind.TABLE)
+            i += 1
+        elif b.kind in (BlockKind.TABLE, BlockKind.FIGURE) and i + 1 < len(blocks) and (
+            blocks[i + 1].kind is BlockKind.CAPTION
+        ):
+            nb = blocks[i + 1]
+            u = _Unit(s, doc.block_spans[nb.id][1], u.kinds, [b, nb], atomic=True, table=u.table)
+            i += 1
+        if pending_heading is not None:
+            u = _Unit(pending_heading.start, u.end, u.kinds, pending_heading.blocks + u.blocks,
+                      atomic=u.atomic, table=u.table)
+            pending_heading = None
+        units.append(u)
+        i += 1
+    return units
+
+
+def _pieces(text: str, budget: int, table: bool) -> list[tuple[int, int, str | None]]:
+    """Split one over-budget unit into exact sub-spans (start, end, context)."""
+    lines = text.split("\n")
+    if table:
+        header_idx = next((k for k, ln in enumerate(lines) if re.match(r"^\s*\|?\s*:?-{3,}", ln)), None)
+        if header_idx is not None and header_idx >= 1:
+            header = "\n".join(lines[header_idx - 1 : header_idx + 1])  # header row + separator
+            offs, pos = [], 0
+            for ln in lines:
+                offs.append((pos, pos + len(ln)))
+                pos += len(ln) + 1
+            head_tokens = count_tokens(header)
+            row_tokens = count_many(lines)
+            out: list[tuple[int, int, str | None]] = []
+            part_start, first_row = 0, header_idx + 1
+            cur = sum(row_tokens[: header_idx + 1]) + header_idx
+            for k in range(header_idx + 1, len(lines)):
+                cost = row_tokens[k] + 1
+                if cur + cost > budget and k > first_row:
+                    out.append((offs[part_start][0], offs[k - 1][1], header if out else None))
+                    part_start, first_row = k, k
+                    cur = head_tokens + 1 + row_tokens[k]
+                else:
+                    cur += cost
+            out.append((offs[part_start][0], len(text), header if out else None))
+            return out
+    # Prose: sentence ends; code and lists: line ends.
+    cuts = [m.end() for m in _SENT_END.finditer(text)]
+    cuts += [m.end() for m in re.finditer(r"\n", text)]
+    cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
+    bounds = [0, *cuts, len(text)]
+    segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+    seg_tok = count_many([text[a:b] for a, b in segs])
+    out = []
+    cs, ce, ct = None, None, 0
+    for (a, b), t in zip(segs, seg_tok, strict=True):
+        if t > budget:
+            if cs is not None:
+                out.append((cs, ce, None))
+                cs, ct = None, 0
+            out.extend((a + x, a + y, None) for x, y in _token_cut(text[a:b], budget))
+            continue
+        if cs is None:
+            cs, ce, ct = a, b, t
+        elif ct + t <= budget:
+            ce, ct = b, ct + t
+        else:
+            out.append((cs, ce, None))
+            cs, ce, ct = a, b, t
+    if cs is not None:
+        out.append((cs, ce, None))
+    return out
+
+
+def _token_cut(text: str, budget: int) -> list[tuple[int, int]]:
+    """Last resort for one sentence longer than the budget: cut at token boundaries."""
+    offs = token_offsets(text)
+    out, start, n = [], 0, 0
+    for _, e in offs:
+        n += 1
+        if n >= budget - 1:
+            out.append((start, e))
+            start, n = e, 0
+    if start < len(text):
+        out.append((start, len(text)))
+    return [(a, b) for a, b in out if b > a]
+
+
+def _trim(md: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and md[s].isspace():
+        s += 1
+    while e > s and md[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+def build_chunks(doc: Document, budget: int) -> list[Chunk]:
+    md = doc.markdown
+    paths = _section_path(doc)
+    # Blocks in reading order that made it into document.md, grouped by section.
+    groups: list[tuple[str | None, list[Block]]] = []
+    for b in doc.blocks:
+        if b.id not in doc.block_spans or b.kind is BlockKind.FURNITURE:
+            continue
+        sid = b.section_id
+        if b.kind is BlockKind.HEADING:
+            # A heading opens its own section even when section_id points at it.
+            if not groups or groups[-1][0] != sid or any(x.kind is not BlockKind.HEADING for x in groups[-1][1]):
+                groups.append((sid, [b]))
+                continue
+        if not groups or groups[-1][0] != sid:
+            groups.append((sid, [b]))
+        else:
+            groups[-1][1].append(b)
+
+    specs: list[tuple[int, int, str | None, list[str], list[Block]]] = []
+    for _sid, blocks in groups:
+        units = _units_of_section(doc, blocks)
+        if not units:
+            continue  # a heading with no text: only the breadcrumb keeps it
+        toks = count_many([md[u.start : u.end] for u in units])
+        for u, t in zip(units, toks, strict=True):
+            u.tokens = t
+        cur: list[_Unit] = []
+        cur_t = 0
+
+        def flush():
+            nonlocal cur, cur_t
+            if cur:
+                specs.append((cur[0].start, cur[-1].end, None, [k for u in cur for k in u.kinds],
+                              [b for u in cur for b in u.blocks]))
+            cur, cur_t = [], 0
+
+        for u in units:
+            if u.tokens > budget:
+                flush()
+                text = md[u.start : u.end]
+                for a, b, ctx in _pieces(text, budget, u.table):
+                    specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks))
+                continue
+            if cur and cur_t + u.tokens + 1 > budget:
+                flush()
+            cur.append(u)
+            cur_t += u.tokens + (1 if len(cur) > 1 else 0)
+        flush()
+
+    chunks: list[Chunk] = []
+    texts = []
+    trimmed = []
+    for s, e, ctx, kinds, blocks in specs:
+        s, e = _trim(md, s, e)
+        if e <= s:
+            continue
+        trimmed.append((s, e, ctx, kinds, blocks))
+        texts.append(md[s:e] if ctx is None else ctx + "\n" + md[s:e])
+    counts = count_many(texts)
+    for (s, e, ctx, kinds, blocks), n in zip(trimmed, counts, strict=True):
+        text = md[s:e]
+        if _only_heading(text):
+            continue
+        kind_set = {k for k in kinds}
+        kind = kind_set.pop() if len(kind_set) == 1 else ("mixed" if kind_set else "text")
+        sid = next((b.section_id for b in blocks if b.kind is not BlockKind.HEADING), blocks[0].section_id)
+        pages = (min(b.page for b in blocks), max(b.last_page for b in blocks))
+        cid = "c-" + hashlib.sha1(f"{s}:{e}:{text}".encode()).hexdigest()[:16]
+        chunks.append(Chunk(id=cid, text=text, tokens=n, kind=kind, section_path=list(paths.get(sid, [])),
+                            pages=pages, char_span=(s, e), context=ctx))
+    return chunks
+
+
+def _only_heading(text: str) -> bool:
+    return all(ln.lstrip().startswith("#") or not ln.strip() for ln in text.split("\n"))
 
 
 def run(doc: Document, options: CompileOptions) -> None:
-    return None
+    """Stage: build ``doc.chunks`` from the blocks and document.md."""
+    if not doc.markdown:
+        doc.chunks = []
+        return
+    doc.chunks = build_chunks(doc, options.chunk_tokens)
+
+
+def chunk_dict(c: Chunk) -> dict:
+    d = {
+        "id": c.id,
+        "text": c.text,
+        "tokens": c.tokens,
+        "kind": c.kind,
+        "section_path": c.section_path,
+        "pages": list(c.pages),
+        "char_span": list(c.char_span),
+        "citations": c.citations,
+    }
+    if c.context:
+        d["context"] = c.context
+    return d
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []
+    path = Path(folder) / "chunks.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for c in doc.chunks:
+            f.write(json.dumps(chunk_dict(c), ensure_ascii=False) + "\n")
+    return ["chunks.jsonl"]
