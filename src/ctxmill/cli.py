@@ -132,7 +132,7 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
 
     if index_path is not None and not index_path.is_dir():
         raise UsageError(f"--index {index_path}: not a folder")
-    app = create_app(index_path, workers=workers, max_upload_mb=max_upload_mb)
+    app = create_app(index_path, workers=workers, max_upload_mb=max_upload_mb, host=host)
     # Bind first so that --port 0 can print the port it got before serving.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -177,12 +177,14 @@ def create_app(
     max_jobs: int = 100,
     sample_path: str | Path | None = None,
     mount_mcp: bool = True,
+    host: str = "127.0.0.1",
 ) -> FastAPI:
     """Build the web app.
 
     ``index_path`` is the root of an indexed folder (``ctxmill index ROOT``) for the search
     tab; ``jobs_root`` the temp area (default: a fresh folder under the system temp dir,
-    removed on shutdown); ``workers`` how many compiles run at once.
+    removed on shutdown); ``workers`` how many compiles run at once; ``host`` the address
+    the server listens on (the MCP endpoint at /mcp checks Host headers against it).
     """
     store = JobStore(jobs_root, workers=workers, ttl=job_ttl, max_jobs=max_jobs, job_timeout=job_timeout)
     max_bytes = int(max_upload_mb * 1024 * 1024)
@@ -197,7 +199,7 @@ def create_app(
             mcp_app = None
         else:
             try:
-                mcp_app = http_app()
+                mcp_app = http_app([index_root] if index_root else None, host=host)
             except Exception as exc:  # the web page must come up even if MCP cannot
                 log.warning("MCP endpoint not mounted: %s", exc)
                 mcp_app = None
@@ -205,9 +207,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         async with contextlib.AsyncExitStack() as stack:
-            router = getattr(mcp_app, "router", None)
-            if router is not None and getattr(router, "lifespan_context", None) is not None:
-                await stack.enter_async_context(router.lifespan_context(mcp_app))
+            if mcp_app is not None:
+                # Starlette does not pass lifespan events to mounted apps; drive MCP's ourselves.
+                await stack.enter_async_context(_sub_lifespan(mcp_app))
             try:
                 yield
             finally:
@@ -440,6 +442,27 @@ def create_app(
         return {"ok": True, "jobs": len(jobs), "running": sum(j.status == "running" for j in jobs)}
 
     return app
+
+
+@contextlib.asynccontextmanager
+async def _sub_lifespan(sub_app):
+    """Run an ASGI app's lifespan protocol (startup, then shutdown when we leave)."""
+    inbox: asyncio.Queue = asyncio.Queue()
+    outbox: asyncio.Queue = asyncio.Queue()
+    task = asyncio.create_task(sub_app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                                       inbox.get, outbox.put))
+    await inbox.put({"type": "lifespan.startup"})
+    reply = asyncio.ensure_future(outbox.get())
+    done, _ = await asyncio.wait({task, reply}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    if reply not in done:  # the app finished (no lifespan support) or hung: go on without it
+        reply.cancel()
+    try:
+        yield
+    finally:
+        if not task.done():
+            await inbox.put({"type": "lifespan.shutdown"})
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, timeout=10)
 
 
 def _version() -> str:
