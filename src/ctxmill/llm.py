@@ -19,6 +19,7 @@ import email.utils
 import json
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -214,6 +215,7 @@ class LLMClient:
         self.usage = Usage()
         self.redactions: list[Finding] = []  # what redaction removed from request bodies
         self._sleep = sleep
+        self._lock = threading.Lock()  # usage and redactions are shared by parallel calls
         headers = {"Accept": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
@@ -235,6 +237,10 @@ class LLMClient:
         self.close()
 
     # ---------------------------------------------------------------- plumbing
+
+    def _failed(self) -> None:
+        with self._lock:
+            self.usage.failures += 1
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None, stream: bool) -> httpx.Response:
         """Send with retries; return an open response with a 2xx status (caller closes it)."""
@@ -258,15 +264,18 @@ class LLMClient:
                 wait = _retry_after(response)
                 response.close()
                 if not retryable:
-                    self.usage.failures += 1
+                    with self._lock:
+                        self.usage.failures += 1
                     raise LLMError(reason)
             if attempt >= self.config.retries:
-                self.usage.failures += 1
+                with self._lock:
+                    self.usage.failures += 1
                 raise LLMError(f"{reason} (gave up after {attempt + 1} attempts)")
             backoff = self.config.backoff * (2**attempt) * (1 + random.random() * 0.25)
             self._sleep(min(self.config.max_wait, wait if wait is not None else backoff))
             attempt += 1
-            self.usage.retries += 1
+            with self._lock:
+                self.usage.retries += 1
 
     def _redact_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
@@ -274,7 +283,8 @@ class LLMClient:
             content = m.get("content")
             if isinstance(content, str):
                 r = redact(content)
-                self.redactions.extend(r.findings)
+                with self._lock:
+                    self.redactions.extend(r.findings)
                 m = {**m, "content": r.text}
             out.append(m)
         return out
@@ -322,14 +332,14 @@ class LLMClient:
                 if on_text and text:
                     on_text(text)
         except httpx.TimeoutException:
-            self.usage.failures += 1
+            self._failed()
             raise LLMError(f"{display_url(self.config.url)} stopped sending (timed out mid-answer)") from None
         except httpx.TransportError as exc:
-            self.usage.failures += 1
+            self._failed()
             raise LLMError(f"connection to {display_url(self.config.url)} broke mid-answer "
                            f"({type(exc).__name__})") from None
         except LLMError:
-            self.usage.failures += 1
+            self._failed()
             raise
         finally:
             response.close()
@@ -343,11 +353,14 @@ class LLMClient:
         if completion_tokens is None:
             completion_tokens = _estimate_tokens(text)
             estimated = True
-        self.usage.calls += 1
-        self.usage.prompt_tokens += int(prompt_tokens)
-        self.usage.completion_tokens += int(completion_tokens)
-        self.usage.seconds += seconds
-        self.usage.estimated = self.usage.estimated or estimated
+        with self._lock:
+            self.usage.calls += 1
+            self.usage.prompt_tokens += int(prompt_tokens)
+            self.usage.completion_tokens += int(completion_tokens)
+            # Parallel calls overlap in time: tokens/s is per call summed, so it is a
+            # per-stream speed, not the aggregate throughput.
+            self.usage.seconds += seconds
+            self.usage.estimated = self.usage.estimated or estimated
         return Completion(text=text, model=model, prompt_tokens=int(prompt_tokens),
                           completion_tokens=int(completion_tokens), seconds=seconds,
                           finish_reason=finish, estimated=estimated)
@@ -420,7 +433,8 @@ class LLMClient:
         clean = []
         for t in texts:
             r = redact(t)
-            self.redactions.extend(r.findings)
+            with self._lock:
+                self.redactions.extend(r.findings)
             clean.append(r.text)
         body = {"model": model or self.model(), "input": clean}
         response = self._request("POST", "/embeddings", body, stream=False)

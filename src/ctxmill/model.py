@@ -225,6 +225,7 @@ class Chunk:
     char_span: tuple[int, int]
     citations: list[str] = field(default_factory=list)
     context: str | None = None  # optional LLM-written context header (marked as such)
+    context_llm: bool = False  # True when `context` was written by an LLM (--llm)
 
 
 @dataclass

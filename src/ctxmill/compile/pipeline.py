@@ -28,6 +28,8 @@ STAGES: list[tuple[str, str, Callable[[CompileOptions], bool]]] = [
     ("chunks", "ctxmill.render.chunks:run", lambda o: o.chunks),
     ("citations", "ctxmill.compile.citations:run", lambda o: o.citations),
     ("quality", "ctxmill.compile.quality:run", lambda o: True),
+    # Optional: LLM repair of QA-flagged paragraphs + chunk context headers (re-runs markdown..quality).
+    ("llm", "ctxmill.compile.llm_enhance:run", lambda o: bool(o.llm_url)),
 ]
 
 
