@@ -308,6 +308,16 @@ def run(doc: Document, options: CompileOptions) -> None:
         if block.kind is not BlockKind.HEADING:
             _find_callouts(ctx, block, text, base)
         _find_crossrefs(ctx, block, text, base)
+    # Each chunk lists the references cited inside it, in order of first mention.
+    by_chunk = {c.id: c for c in doc.chunks}
+    for c in doc.chunks:
+        c.citations = []
+    for m in doc.mentions:
+        c = by_chunk.get(m.chunk_id)
+        if c is not None:
+            for rid in m.reference_ids:
+                if rid not in c.citations:
+                    c.citations.append(rid)
 
 
 def _page_at(block, text: str, offset: int) -> int:
@@ -328,8 +338,11 @@ def _add_mention(ctx: _Ctx, block, text, base, s, e, ids, reason, shown=None):
                     chunk_id=ctx.chunk_of(span[0] if span else None), block_id=block.id, char_span=span)
         )
     else:
+        reason = reason or "unmatched"
+        if ctx.missing_pages and reason.startswith("no reference list"):
+            reason += f" (pages {ctx.doc.pages + 1}-{ctx.doc.stream.declared_pages} are missing)"
         ctx.doc.unresolved.append(
-            Unresolved(text=shown, kind="citation", reason=reason or "unmatched", page=page,
+            Unresolved(text=shown, kind="citation", reason=reason, page=page,
                        section_id=block.section_id)
         )
 

@@ -1,8 +1,41 @@
-"""Placeholder: the owner of this renderer replaces it (see the issue). Writes nothing yet."""
+"""bundle.zip: every output file of the compile in one archive (last renderer to run).
+
+With ``--include-source-text`` the bundle also holds ``source.txt``: the text of the source as
+the compiler read it, page by page (the PDF text layer, or the OCR/Markdown text), so a
+reader can check any output against it without the original file.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document
 
+# A fixed timestamp keeps the archive byte-identical for identical outputs.
+_EPOCH = (2000, 1, 1, 0, 0, 0)
+
+
+def source_text(doc: Document) -> str:
+    parts = []
+    for p in doc.stream.pages:
+        parts.append(f"── page {p.number} ──")
+        parts.extend(ln.text for ln in p.lines)
+    return "\n".join(parts) + "\n"
+
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []
+    folder = Path(folder)
+    target = folder / "bundle.zip"
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != "bundle.zip")
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for p in files:
+            info = zipfile.ZipInfo(p.name, date_time=_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, p.read_bytes())
+        if options.include_source_text:
+            info = zipfile.ZipInfo("source.txt", date_time=_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, source_text(doc).encode("utf-8"))
+    return ["bundle.zip"]

@@ -277,7 +277,9 @@ def chunk_dict(c: Chunk) -> dict:
         "citations": c.citations,
     }
     if c.context:
+        # Header rows of a continued table part, or (with --llm) a context line an LLM wrote.
         d["context"] = c.context
+        d["context_llm"] = bool(getattr(c, "context_llm", False))
     return d
 
 

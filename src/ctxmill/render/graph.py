@@ -1,8 +1,123 @@
-"""Placeholder: the owner of this renderer replaces it (see the issue). Writes nothing yet."""
+"""references.json, citations.json, graph.json and graph.graphml -- read from the model only.
+
+The graph has nodes for the document, its sections, references, figures and tables, and
+typed edges: ``contains`` (document -> section -> subsection / figure / table, document ->
+reference), ``cites`` (section -> reference, ``weight`` = number of callouts) and
+``refers_to`` (section -> section / figure / table / footnote target, ``weight`` = number of
+cross-references).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document
+from ctxmill.model import BlockKind, Document
+
+
+def references_json(doc: Document) -> list[dict]:
+    return [
+        {"id": r.id, "raw": r.raw, "authors": r.authors, "year": r.year, "title": r.title, "venue": r.venue,
+         "doi": r.doi, "url": r.url, "arxiv_id": r.arxiv_id, "page": r.page}
+        for r in doc.references
+    ]
+
+
+def citations_json(doc: Document) -> dict:
+    return {
+        "mentions": [
+            {"text": m.text, "reference_ids": m.reference_ids, "section_id": m.section_id, "chunk_id": m.chunk_id,
+             "page": m.page, "char_span": list(m.char_span) if m.char_span else None}
+            for m in doc.mentions
+        ],
+        "crossrefs": [
+            {"text": x.text, "kind": x.kind, "target_id": x.target_id, "section_id": x.section_id, "page": x.page}
+            for x in doc.crossrefs
+        ],
+        "unresolved": [
+            {"text": u.text, "kind": u.kind, "reason": u.reason, "page": u.page, "section_id": u.section_id}
+            for u in doc.unresolved
+        ],
+    }
+
+
+def build_graph(doc: Document) -> dict:
+    doc_id = "document"
+    nodes = [{"id": doc_id, "kind": "document", "label": doc.metadata.title or doc.stream.path or "document"}]
+    edges: list[dict] = []
+    known = {doc_id}
+    for s in doc.sections:
+        label = f"{s.number} {s.title}" if s.number else s.title
+        nodes.append({"id": s.id, "kind": "section", "label": label, "level": s.level, "page": s.page_start})
+        known.add(s.id)
+    for s in doc.sections:
+        parent = s.parent_id if s.parent_id in known else doc_id
+        edges.append({"source": parent, "target": s.id, "kind": "contains"})
+    for b in doc.blocks:
+        if b.kind in (BlockKind.FIGURE, BlockKind.TABLE):
+            kind = "figure" if b.kind is BlockKind.FIGURE else "table"
+            caption = b.attrs.get("caption") or ""
+            label = f"{kind.title()} {b.number}" if b.number else kind.title()
+            nodes.append({"id": b.id, "kind": kind, "label": label, "caption": caption[:200], "page": b.page})
+            known.add(b.id)
+            edges.append({"source": b.section_id if b.section_id in known else doc_id, "target": b.id,
+                          "kind": "contains"})
+    for r in doc.references:
+        label = ", ".join(r.authors[:1]) + (f" {r.year}" if r.year else "")
+        nodes.append({"id": r.id, "kind": "reference", "label": label.strip() or r.raw[:40], "title": r.title or ""})
+        known.add(r.id)
+        edges.append({"source": doc_id, "target": r.id, "kind": "contains"})
+    cites = Counter((m.section_id if m.section_id in known else doc_id, rid)
+                    for m in doc.mentions for rid in m.reference_ids)
+    for (src, dst), n in cites.items():
+        if dst in known:
+            edges.append({"source": src, "target": dst, "kind": "cites", "weight": n})
+    refers = Counter((x.section_id if x.section_id in known else doc_id, x.target_id)
+                     for x in doc.crossrefs if x.target_id)
+    for (src, dst), n in refers.items():
+        if dst in known:
+            edges.append({"source": src, "target": dst, "kind": "refers_to", "weight": n})
+    return {"nodes": nodes, "edges": edges}
+
+
+def graphml(graph: dict) -> str:
+    keys = [("label", "node", "string"), ("kind", "node", "string"), ("page", "node", "int"),
+            ("ekind", "edge", "string"), ("weight", "edge", "int")]
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">']
+    for name, dom, typ in keys:
+        attr = "kind" if name == "ekind" else name
+        out.append(f'  <key id="{name}" for="{dom}" attr.name="{attr}" attr.type="{typ}"/>')
+    out.append('  <graph id="document" edgedefault="directed">')
+    for n in graph["nodes"]:
+        out.append(f"    <node id={quoteattr(n['id'])}>")
+        out.append(f'      <data key="label">{escape(str(n.get("label", "")))}</data>')
+        out.append(f'      <data key="kind">{escape(n["kind"])}</data>')
+        if n.get("page") is not None:
+            out.append(f'      <data key="page">{int(n["page"])}</data>')
+        out.append("    </node>")
+    for i, e in enumerate(graph["edges"]):
+        out.append(f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>")
+        out.append(f'      <data key="ekind">{escape(e["kind"])}</data>')
+        out.append(f'      <data key="weight">{int(e.get("weight", 1))}</data>')
+        out.append("    </edge>")
+    out.append("  </graph>")
+    out.append("</graphml>")
+    return "\n".join(out) + "\n"
+
+
+def _dump(path: Path, obj) -> None:
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []
+    folder = Path(folder)
+    _dump(folder / "references.json", references_json(doc))
+    _dump(folder / "citations.json", citations_json(doc))
+    graph = build_graph(doc)
+    _dump(folder / "graph.json", graph)
+    (folder / "graph.graphml").write_text(graphml(graph), encoding="utf-8")
+    return ["references.json", "citations.json", "graph.json", "graph.graphml"]

@@ -1,8 +1,60 @@
-"""Placeholder: the owner of this renderer replaces it (see the issue). Writes nothing yet."""
+"""qa.json, qa.md and metrics.json -- read from the model only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document
+from ctxmill.compile.quality import CAP, WEIGHT
+from ctxmill.model import Document, to_jsonable
+
+
+def qa_json(doc: Document) -> dict:
+    return {"score": doc.qa.score, "checks": [to_jsonable(c) for c in doc.qa.checks]}
+
+
+def qa_markdown(doc: Document) -> str:
+    title = doc.metadata.title or doc.stream.path or "document"
+    counts = {s: sum(1 for c in doc.qa.checks if c.severity == s) for s in ("error", "warning", "info")}
+    lines = [f"# QA report: {title}", "", f"**Score: {doc.qa.score}/100** "
+             f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)", ""]
+    for sev, head in (("error", "Errors"), ("warning", "Warnings"), ("info", "Notes")):
+        items = [c for c in doc.qa.checks if c.severity == sev]
+        if not items:
+            continue
+        lines += [f"## {head}", ""]
+        for c in items:
+            where = ""
+            if c.location:
+                bits = []
+                if c.location.get("page") is not None:
+                    bits.append(f"page {c.location['page']}")
+                if c.location.get("pages"):
+                    bits.append("pages {}-{}".format(*c.location["pages"]))
+                if c.location.get("section_id"):
+                    bits.append(f"section {c.location['section_id']}")
+                if c.location.get("char_span"):
+                    bits.append("chars {}-{}".format(*c.location["char_span"]))
+                where = f" ({', '.join(bits)})" if bits else ""
+            lines.append(f"- `{c.id}` {c.message}{where}")
+        lines.append("")
+    lines += ["## How the score is computed", "",
+              "100 minus, for each kind of check, min(cap, weight x occurrences): "
+              f"errors weigh {WEIGHT['error']} (cap {CAP['error']}), warnings {WEIGHT['warning']} "
+              f"(cap {CAP['warning']}), notes 0.", ""]
+    return "\n".join(lines)
+
+
+def metrics_json(doc: Document) -> dict:
+    m = doc.metrics.to_dict()
+    m["chunks"] = len(doc.chunks)
+    return m
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    return []
+    folder = Path(folder)
+    (folder / "qa.json").write_text(json.dumps(qa_json(doc), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (folder / "qa.md").write_text(qa_markdown(doc), encoding="utf-8")
+    (folder / "metrics.json").write_text(json.dumps(metrics_json(doc), indent=2) + "\n", encoding="utf-8")
+    return ["qa.json", "qa.md", "metrics.json"]
