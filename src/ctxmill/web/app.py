@@ -96,27 +96,35 @@ class BodyLimit:
                 return await self._refuse(send)
         seen = 0
         started = False
+        too_large = False
 
         class TooLarge(Exception):
             pass
 
         async def counting_receive():
-            nonlocal seen
+            nonlocal seen, too_large
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.limit:
+                    too_large = True
                     raise TooLarge
             return msg
 
-        async def tracking_send(msg):
+        async def guarded_send(msg):
+            # The form parser may turn our TooLarge into its own 400: answer 413 instead.
             nonlocal started
+            if too_large:
+                if msg["type"] == "http.response.start" and not started:
+                    started = True
+                    await self._refuse(send)
+                return
             if msg["type"] == "http.response.start":
                 started = True
             await send(msg)
 
         try:
-            await self.app(scope, counting_receive, tracking_send)
+            await self.app(scope, counting_receive, guarded_send)
         except TooLarge:
             if not started:
                 await self._refuse(send)

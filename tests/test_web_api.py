@@ -1,0 +1,314 @@
+"""The web JSON API against a real `ctxmill serve` on 127.0.0.1 (httpx as the client)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+from test_web_support import SMALL_OCR, make_encrypted_pdf, make_paper_pdf, serve, wait_job
+
+STATIC = Path(__file__).resolve().parents[1] / "src" / "ctxmill" / "web"
+
+
+@pytest.fixture(scope="module")
+def server():
+    # 1 MiB upload cap so the 413 test stays small; 4 workers for the concurrency test.
+    with serve("--workers", "4", "--max-upload-mb", "1") as url:
+        yield url
+
+
+@pytest.fixture()
+def client(server):
+    with httpx.Client(base_url=server, timeout=60) as c:
+        yield c
+
+
+def submit_text(client, text=SMALL_OCR, **options):
+    data = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
+    resp = client.post("/api/jobs", files={"file": ("paper.txt", text.encode(), "text/plain")}, data=data)
+    assert resp.status_code == 202, resp.text
+    return resp.json()
+
+
+# ------------------------------------------------------------------------------ page and limits
+
+
+def test_page_and_static_files_fetch_nothing_from_outside(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert '<textarea id="text"' in page.text
+    for path in ["/static/app.js", "/static/graph.js", "/static/style.css"]:
+        assert client.get(path).status_code == 200
+    # every src/href of the page and every url() of the CSS is local
+    everything = page.text + "".join(p.read_text() for p in (STATIC / "static").iterdir())
+    assert not re.search(r"""(src|href)\s*=\s*["']https?://""", everything)
+    assert not re.search(r"""url\(\s*["']?https?://|@import""", everything)
+    assert not re.search(r"""fetch\(\s*["'`]https?://""", everything)
+
+
+def test_openapi_documents_the_api(client):
+    spec = client.get("/openapi.json").json()
+    for path in ["/api/jobs", "/api/jobs/{job_id}", "/api/jobs/{job_id}/events",
+                 "/api/jobs/{job_id}/files/{name}", "/api/jobs/{job_id}/bundle", "/api/search"]:
+        assert path in spec["paths"], path
+    assert client.get("/docs").status_code == 200
+
+
+def test_upload_over_the_cap_is_413_with_a_clear_message(client):
+    big = b"%PDF-1.4\n" + b"0" * (1024 * 1024 + 300 * 1024)
+    resp = client.post("/api/jobs", files={"file": ("big.pdf", big, "application/pdf")})
+    assert resp.status_code == 413
+    assert resp.json()["detail"] == "upload too large: the limit is 1 MiB"
+
+    # a chunked body (no Content-Length) is cut off as well
+    def chunks():
+        boundary = b"--xyz\r\n"
+        yield boundary + b'Content-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n'
+        for _ in range(40):
+            yield b"a" * 65536
+        yield b"\r\n--xyz--\r\n"
+
+    resp = client.post("/api/jobs", content=chunks(), headers={"content-type": "multipart/form-data; boundary=xyz"})
+    assert resp.status_code == 413
+    assert "1 MiB" in resp.json()["detail"]
+    # the server still serves
+    assert client.get("/api/health").json()["ok"] is True
+
+
+def test_non_pdf_bytes_sent_as_pdf_are_415(client):
+    resp = client.post("/api/jobs", files={"file": ("paper.pdf", b"PK\x03\x04 this is a zip, not a PDF", "application/pdf")})
+    assert resp.status_code == 415
+    assert "not a PDF" in resp.json()["detail"]
+    # same bytes, declared only by the content type
+    resp = client.post("/api/jobs", files={"file": ("upload", b"GIF89a junk", "application/pdf")})
+    assert resp.status_code == 415
+    # binary junk that is neither a PDF nor text
+    resp = client.post("/api/jobs", files={"file": ("x.bin", bytes(range(256)) * 8, "application/octet-stream")})
+    assert resp.status_code == 415
+
+
+def test_empty_and_missing_input_are_400(client):
+    assert client.post("/api/jobs", files={"file": ("a.txt", b"  \n", "text/plain")}).status_code == 400
+    assert client.post("/api/jobs", data={"fast": "true"}).status_code == 400
+    assert client.post("/api/jobs", files={"file": ("a.txt", b"x", "text/plain")}, data={"chunk_tokens": "5"}).status_code == 422
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "truncated", "encrypted"])
+def test_bad_pdf_gives_a_readable_error_and_the_server_keeps_serving(client, kind):
+    good = make_paper_pdf(2)
+    data = {"corrupt": b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage garbage",
+            "truncated": good[: len(good) // 2],
+            "encrypted": make_encrypted_pdf()}[kind]
+    job = client.post("/api/jobs", files={"file": ("bad.pdf", data, "application/pdf")}).json()
+    job = wait_job(client, job["id"])
+    assert job["status"] == "failed"
+    assert job["error_kind"] == "refused"
+    assert job["error"] and "\n" not in job["error"]
+    if kind == "encrypted":
+        assert "encrypt" in job["error"].lower()
+    assert job["files"] == []
+    # the server and its pool still work
+    ok = wait_job(client, submit_text(client, fast=True)["id"])
+    assert ok["status"] == "done", ok["error"]
+
+
+# ------------------------------------------------------------------------------ jobs and outputs
+
+
+def test_text_job_streams_progress_and_serves_every_output(client):
+    job = submit_text(client)
+    assert job["status"] in ("queued", "running")
+    events = []
+    with client.stream("GET", job["links"]["events"]) as resp:
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        name = None
+        for line in resp.iter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line[6:])))
+                if name == "end":
+                    break
+    stages = [(d["stage"], d["state"]) for n, d in events if n == "stage"]
+    assert ("source", "start") in stages and ("source", "done") in stages
+    assert ("write", "done") in stages
+    assert stages.index(("metadata", "start")) < stages.index(("metadata", "done"))
+    end = events[-1][1]
+    assert end["status"] == "done", end["error"]
+    assert {"document.md", "metadata.json", "sections.json"} <= set(end["files"])
+    assert end["summary"]["pages"] == 1
+
+    meta = client.get(end["links"]["files"]["metadata.json"]).json()
+    assert meta["title"] == "Tiny Test Paper About Compilers"
+    md = client.get(end["links"]["files"]["document.md"])
+    assert md.headers["content-type"].startswith("text/markdown")
+    assert "# Tiny Test Paper About Compilers" in md.text
+    html = client.get(end["links"]["document_html"]).text
+    sections = client.get(end["links"]["files"]["sections.json"]).json()
+    assert any(s["title"].endswith("Method") for s in sections)
+    method = next(s for s in sections if s["title"].endswith("Method"))
+    assert f'id="sec-{method["id"]}"' in html  # the outline and QA can link to it
+    assert "data-line=" in html
+
+
+def test_outputs_are_only_served_by_their_contract_names(client):
+    job = wait_job(client, submit_text(client, fast=True)["id"])
+    base = f"/api/jobs/{job['id']}/files/"
+    for name in ["job.json", "input.txt", "worker.log", "..%2Fjob.json", "..%2F..%2Fetc%2Fpasswd"]:
+        assert client.get(base + name).status_code == 404, name
+    assert client.get("/api/jobs/0123456789abcdef/files/document.md").status_code == 404
+
+
+def test_upload_file_names_are_never_used_as_paths(client, tmp_path):
+    evil = "../../../../tmp/ctxmill-evil-upload.pdf"
+    resp = client.post("/api/jobs", files={"file": (evil, make_paper_pdf(1), "application/pdf")})
+    assert resp.status_code == 202
+    job = wait_job(client, resp.json()["id"])
+    assert not Path("/tmp/ctxmill-evil-upload.pdf").exists()
+    assert "/" not in job["name"] and ".." not in job["name"]
+
+
+def test_fast_mode_skips_chunks_and_graph(client):
+    job = wait_job(client, submit_text(client, fast=True)["id"])
+    assert job["status"] == "done", job["error"]
+    assert "chunks.jsonl" not in job["files"]
+    assert "graph.json" not in job["files"]
+    assert job["options"]["fast"] is True
+
+
+def test_four_jobs_run_at_once(client):
+    pdf = make_paper_pdf(6)
+    ids, errors = [], []
+
+    def post(i):
+        try:
+            if i % 2:
+                r = client.post("/api/jobs", files={"file": (f"p{i}.pdf", pdf, "application/pdf")})
+            else:
+                r = client.post("/api/jobs", files={"file": (f"p{i}.txt", SMALL_OCR.encode(), "text/plain")})
+            assert r.status_code == 202, r.text
+            ids.append(r.json()["id"])
+        except Exception as exc:  # collected: asserts in threads do not fail the test by themselves
+            errors.append(exc)
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(ids) == 4
+    jobs = [wait_job(client, i, timeout=240) for i in ids]
+    assert [j["status"] for j in jobs] == ["done"] * 4, [j["error"] for j in jobs]
+    # all four were running at the same moment: each started before any one of them finished
+    assert max(j["started"] for j in jobs) < min(j["finished"] for j in jobs)
+    assert sorted(j["summary"]["pages"] for j in jobs) == [1, 1, 6, 6]
+
+
+def test_bundle_download_holds_the_outputs(client):
+    job = wait_job(client, submit_text(client, include_source_text=True)["id"])
+    assert job["status"] == "done", job["error"]
+    if "bundle.zip" not in job["files"]:
+        pytest.xfail("bundle renderer has not landed yet")
+    resp = client.get(job["links"]["bundle"])
+    assert resp.status_code == 200
+    assert resp.headers["content-type"] == "application/zip"
+    assert "attachment" in resp.headers["content-disposition"]
+    names = set(zipfile.ZipFile(io.BytesIO(resp.content)).namelist())
+    assert {"document.md", "metadata.json", "sections.json"} <= {Path(n).name for n in names}
+
+
+def test_delete_job_removes_it(client):
+    job = wait_job(client, submit_text(client, fast=True)["id"])
+    assert client.delete(f"/api/jobs/{job['id']}").json() == {"deleted": job["id"]}
+    assert client.get(f"/api/jobs/{job['id']}").status_code == 404
+    assert client.delete(f"/api/jobs/{job['id']}").status_code == 404
+
+
+def test_search_without_index_says_how_to_get_one(client):
+    resp = client.get("/api/search", params={"q": "x"})
+    assert resp.status_code == 404
+    assert "--index" in resp.json()["detail"]
+
+
+# ------------------------------------------------------------------------------ job store
+
+
+def test_a_killed_worker_fails_its_job_only(tmp_path):
+    """A hostile input that takes its worker down fails that job; the next job still runs."""
+    from ctxmill.web.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs", workers=2)
+    try:
+        victim = store.submit(make_paper_pdf(300), "pdf", {"fast": True}, display_name="big.pdf")
+        other = store.submit(SMALL_OCR.encode(), "text", {"fast": True})
+        deadline = time.monotonic() + 30
+        while victim.proc is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.killpg(victim.proc.pid, signal.SIGKILL)  # as the kernel would on a memory blow-up
+        while not (victim.ended and other.ended) and time.monotonic() < deadline + 60:
+            time.sleep(0.1)
+        assert victim.status == "failed"
+        assert "signal 9" in victim.error and "server is fine" in victim.error
+        assert other.status == "done", other.error
+        after = store.submit(SMALL_OCR.encode(), "text", {"fast": True})
+        while not after.ended and time.monotonic() < deadline + 90:
+            time.sleep(0.1)
+        assert after.status == "done", after.error
+    finally:
+        store.close()
+    assert not (tmp_path / "jobs" / victim.id).exists()
+
+
+def test_a_job_past_its_time_limit_is_stopped(tmp_path):
+    from ctxmill.web.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs", workers=1, job_timeout=1.0)
+    try:
+        job = store.submit(make_paper_pdf(400), "pdf", {})
+        deadline = time.monotonic() + 60
+        while not job.ended and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert job.status == "failed" and job.error_kind == "timeout"
+        assert "longer than 1 s" in job.error
+    finally:
+        store.close()
+
+
+def test_finished_jobs_expire_after_their_lifetime(tmp_path):
+    from ctxmill.web.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs", workers=1, ttl=60, max_jobs=2)
+    try:
+        jobs = []
+        for _ in range(3):
+            job = store.submit(SMALL_OCR.encode(), "text", {"fast": True})
+            while not job.ended:
+                time.sleep(0.05)
+            jobs.append(job)
+        # max_jobs=2: submitting the third dropped the oldest finished one
+        assert store.get(jobs[0].id) is None and not jobs[0].dir.exists()
+        assert store.get(jobs[2].id) is not None
+        # past the ttl everything finished goes
+        assert store.cleanup(now=time.time() + 61) == 2
+        assert not jobs[2].dir.exists()
+    finally:
+        store.close()
+
+
+def test_serve_refuses_a_missing_index_folder(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ctxmill.cli", "serve", "--index", str(tmp_path / "nope")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "not a folder" in proc.stderr
