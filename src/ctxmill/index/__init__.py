@@ -1,0 +1,132 @@
+"""The codebase index: public API.
+
+    from ctxmill.index import sync_index, search, index_status
+
+    report = sync_index("path/to/repo")          # walk + Merkle sync + chunk + embed + store
+    hits = search("parse user record", "path/to/repo", k=5)
+    index_status("path/to/repo")                 # what is indexed and how fresh
+
+Each indexed folder has one SQLite database. By default it lives under the user cache folder
+(``~/.cache/ctxmill/index/<folder name>-<hash of its absolute path>.db`` on Linux); the
+``CTXMILL_INDEX_DIR`` environment variable moves that folder, and ``db_path=`` (``--db``)
+names the database file directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from ctxmill.errors import InputRefused
+from ctxmill.index.search import Hit
+from ctxmill.index.sync import Progress, SyncReport
+from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
+
+__all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "search", "sync_index"]
+
+
+def default_db_path(root: str | Path) -> Path:
+    """Where the index of ``root`` lives unless told otherwise."""
+    real = os.path.realpath(root)
+    base = os.environ.get("CTXMILL_INDEX_DIR")
+    if base:
+        folder = Path(base)
+    else:
+        import platformdirs
+
+        folder = Path(platformdirs.user_cache_dir("ctxmill")) / "index"
+    name = os.path.basename(real.rstrip("/")) or "root"
+    digest = hashlib.sha1(real.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return folder / f"{name}-{digest}.db"
+
+
+def sync_index(
+    root: str | Path,
+    *,
+    db_path: str | Path | None = None,
+    embedder=None,
+    progress: Progress | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    extra_ignore=(),
+) -> SyncReport:
+    """Build or bring up to date the index of ``root``; returns the counts of what happened."""
+    from ctxmill.index.embedders import get_embedder
+    from ctxmill.index.sync import sync
+
+    if embedder is None or isinstance(embedder, str):
+        embedder = get_embedder(embedder)
+    db = Path(db_path) if db_path else default_db_path(root)
+    return sync(Path(root), db, embedder, progress=progress, max_file_bytes=max_file_bytes,
+                extra_ignore=extra_ignore)
+
+
+def _open(root: str | Path | None, db_path: str | Path | None):
+    from ctxmill.index.store import Store
+
+    root = root if root is not None else os.getcwd()
+    db = Path(db_path) if db_path else default_db_path(root)
+    if not db.exists():
+        raise InputRefused(f"{root} is not indexed yet (no {db}); run `ctxmill index {root}` first")
+    return Store(db, create=False)
+
+
+def search(
+    query: str,
+    root: str | Path | None = None,
+    *,
+    db_path: str | Path | None = None,
+    path_prefix: str | None = None,
+    k: int = 10,
+    embedder=None,
+) -> list[Hit]:
+    """Hits best first; ``path`` relative to ``root``, lines 1-based inclusive."""
+    import importlib
+
+    from ctxmill.index.embedders import get_embedder
+
+    # The module shares its name with this function, so fetch it by its full name.
+    search_mod = importlib.import_module("ctxmill.index.search")
+
+    with _open(root, db_path) as store:
+        if embedder is None:
+            # Query with the embedder the index was built with, when it is known here.
+            try:
+                embedder = get_embedder(store.embedder_name)
+            except Exception:
+                embedder = get_embedder(None)
+        elif isinstance(embedder, str):
+            embedder = get_embedder(embedder)
+        return search_mod.search(store, query, embedder, path_prefix=path_prefix, k=k)
+
+
+def index_status(root: str | Path | None = None, *, db_path: str | Path | None = None) -> dict:
+    """What is indexed and how fresh: counts, languages, embedder, Merkle root, last sync."""
+    with _open(root, db_path) as store:
+        c = store.conn
+        counts = store.counts()
+        last = store.get_meta("last_sync")
+        languages = dict(c.execute(
+            "SELECT coalesce(language, 'other'), count(*) FROM files WHERE status='ok' "
+            "GROUP BY 1 ORDER BY 2 DESC"))
+        statuses = dict(c.execute("SELECT status, count(*) FROM files GROUP BY 1"))
+        kinds = dict(c.execute("SELECT kind, count(*) FROM chunks GROUP BY 1 ORDER BY 2 DESC"))
+        return {
+            "root": store.get_meta("root"),
+            "db_path": str(store.path),
+            "db_bytes": store.path.stat().st_size,
+            "files": counts["files"],
+            "chunks": counts["chunks"],
+            "vectors": counts["vectors"],
+            "files_by_status": statuses,
+            "languages": languages,
+            "chunk_kinds": kinds,
+            "embedder": {"name": store.embedder_name, "dim": store.dim},
+            "merkle_root": store.get_meta("merkle_root"),
+            "syncs": int(store.get_meta("sync_count") or 0),
+            "last_sync": float(last) if last else None,
+            "age_seconds": round(time.time() - float(last), 1) if last else None,
+            "complete": store.get_meta("dirty") == "0",
+            "vector_backend": "sqlite-vec" if store.has_vec else "numpy",
+        }

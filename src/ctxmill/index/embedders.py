@@ -1,0 +1,83 @@
+"""Embedding backends behind the :class:`~ctxmill.index.embed.Embedder` protocol, by name.
+
+``hash-256`` is the offline default of the first index: feature hashing of words and
+identifier parts into 256 signed buckets with sublinear term weights. It needs no model, is
+deterministic across processes and machines, and is fast (tens of thousands of chunks per
+second); it finds chunks that share vocabulary with the query, not paraphrases. Stronger
+backends register here under their own names; the index records ``name`` and ``dim`` and
+re-embeds everything when either changes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import zlib
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+
+from ctxmill.errors import UsageError
+from ctxmill.index.embed import Embedder
+from ctxmill.index.terms import words
+
+DEFAULT_EMBEDDER = "hash-256"
+
+
+class HashEmbedder:
+    """Feature hashing (the "hashing trick") of words and identifier parts."""
+
+    def __init__(self, dim: int = 256):
+        self.dim = dim
+        self.name = f"hash-{dim}"
+        self._slots: dict[str, tuple[int, float]] = {}
+
+    def _slot(self, token: str) -> tuple[int, float]:
+        slot = self._slots.get(token)
+        if slot is None:
+            h = zlib.crc32(token.encode("utf-8"))  # stable across processes, unlike hash()
+            slot = (h % self.dim, 1.0 if (h >> 31) & 1 else -1.0)
+            if len(self._slots) < 500_000:
+                self._slots[token] = slot
+        return slot
+
+    def _vector(self, text: str, out: np.ndarray) -> None:
+        for token, tf in Counter(words(text)).items():
+            idx, sign = self._slot(token)
+            out[idx] += sign * (1.0 + math.log(tf))
+        norm = float(np.linalg.norm(out))
+        if norm > 0:
+            out /= norm
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            self._vector(text, out[i])
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+_REGISTRY: dict[str, Callable[[], Embedder]] = {
+    "hash-256": lambda: HashEmbedder(256),
+}
+
+
+def register(name: str, factory: Callable[[], Embedder]) -> None:
+    """Add a backend; ``factory()`` builds it when first asked for."""
+    _REGISTRY[name] = factory
+
+
+def available() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_embedder(name: str | None = None) -> Embedder:
+    """The embedder called ``name`` (default: $CTXMILL_EMBEDDER, else ``hash-256``)."""
+    name = name or os.environ.get("CTXMILL_EMBEDDER") or DEFAULT_EMBEDDER
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise UsageError(f"unknown embedder {name!r}; known: {', '.join(available())}")
+    return factory()

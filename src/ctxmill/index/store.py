@@ -1,0 +1,300 @@
+"""The index's system of record: one SQLite database (WAL) per indexed folder.
+
+Tables:
+
+* ``meta``     key/value: schema version, root, embedder name and dim, sync counter, ``dirty``
+* ``files``    one row per indexed file: stat (size, mtime_ns, inode) for the fast path, the
+               content hash (the Merkle leaf), status (ok | binary | failed) and language
+* ``nodes``    Merkle nodes of folders: hash of the sorted (name, child hash) list; root is ``""``
+* ``chunks``   path, 1-based inclusive lines, kind, symbol, language, text, context and the
+               content hash of what is embedded (context + text)
+* ``chunks_fts`` FTS5 over the chunk text plus identifier parts, the symbol and the path
+* ``vectors``  one row per distinct chunk content hash; the embedding itself lives in the
+               sqlite-vec table ``vec_index`` (same rowid), or in ``vectors.vec`` as a float32
+               blob when the SQLite build cannot load extensions
+
+Because vectors are keyed by content hash, identical chunks are embedded once, and a rename or
+a revert finds its vectors already there. Vectors no chunk uses any more are kept for
+``VECTOR_GRACE_SYNCS`` syncs (so reverting a change is free) and then dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from ctxmill.errors import InputRefused
+
+try:  # sqlean.py: SQLite 3.50 with extension loading, which the stdlib build may lack
+    import sqlean as sqlite3  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - exercised only where sqlean.py is missing
+    import sqlite3  # type: ignore[no-redef]
+
+SCHEMA_VERSION = 1
+VECTOR_GRACE_SYNCS = 20
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    path TEXT PRIMARY KEY, dir TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, inode INTEGER,
+    hash TEXT NOT NULL, status TEXT NOT NULL, language TEXT, indexed_at REAL);
+CREATE INDEX IF NOT EXISTS files_dir ON files(dir);
+CREATE TABLE IF NOT EXISTS nodes(path TEXT PRIMARY KEY, parent TEXT, hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS nodes_parent ON nodes(parent);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER, end_line INTEGER,
+    kind TEXT, symbol TEXT, language TEXT, text TEXT NOT NULL, context TEXT, hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    body, symbol, path, tokenize = "unicode61 tokenchars '_'");
+CREATE TABLE IF NOT EXISTS vectors(
+    id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, last_sync INTEGER NOT NULL, vec BLOB);
+"""
+
+
+class Store:
+    """An open index database. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | Path, *, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise InputRefused(f"no index at {self.path}; run `ctxmill index ROOT` first")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as exc:
+            raise InputRefused(f"{self.path}: not a ctxmill index ({exc})") from exc
+        c = self.conn
+        c.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at checkpoints, never corrupt
+        c.execute("PRAGMA temp_store=MEMORY")
+        c.execute("PRAGMA cache_size=-65536")
+        self.has_vec = _load_vec(c)
+        try:
+            version = self._schema_version()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise InputRefused(f"{self.path}: not a ctxmill index ({exc})") from exc
+        if version is not None and version > SCHEMA_VERSION:
+            self.conn.close()
+            raise InputRefused(
+                f"{self.path}: index schema version {version} is newer than this ctxmill supports "
+                f"({SCHEMA_VERSION}); upgrade ctxmill or remove the index to rebuild it"
+            )
+        if version is None:
+            with self.transaction():
+                for statement in _statements(_SCHEMA):
+                    c.execute(statement)
+                self.set_meta("schema_version", str(SCHEMA_VERSION))
+                self.set_meta("created_at", str(time.time()))
+        self.dim = int(self.get_meta("embedder_dim") or 0)
+        self.embedder_name = self.get_meta("embedder_name")
+
+    # -- plumbing
+
+    def _schema_version(self) -> int | None:
+        row = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if row is None:
+            return None
+        got = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(got[0]) if got else None
+
+    def transaction(self):
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- embedder and vector table
+
+    def ensure_embedder(self, name: str, dim: int) -> bool:
+        """Make the vector table fit ``name``/``dim``; True when old vectors were dropped."""
+        changed = (self.embedder_name, self.dim) != (name, dim)
+        had_vectors = self.embedder_name is not None
+        with self.transaction():
+            if changed:
+                self.conn.execute("DELETE FROM vectors")
+                if self.has_vec:
+                    self.conn.execute("DROP TABLE IF EXISTS vec_index")
+                self.set_meta("embedder_name", name)
+                self.set_meta("embedder_dim", str(dim))
+            if self.has_vec:
+                self.conn.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_index USING vec0("
+                    f"embedding float[{dim}] distance_metric=cosine)")
+        self.embedder_name, self.dim = name, dim
+        return changed and had_vectors
+
+    def missing_vectors(self, hashes: Iterable[str]) -> list[str]:
+        """Which of ``hashes`` have no stored vector (order kept, duplicates dropped)."""
+        out, seen = [], set()
+        q = "SELECT 1 FROM vectors WHERE hash=?"
+        for h in hashes:
+            if h in seen:
+                continue
+            seen.add(h)
+            if self.conn.execute(q, (h,)).fetchone() is None:
+                out.append(h)
+        return out
+
+    def add_vectors(self, hashes: list[str], matrix: np.ndarray, sync_no: int) -> None:
+        """Store vectors (call inside a transaction)."""
+        c = self.conn
+        mat = np.ascontiguousarray(matrix, dtype=np.float32)
+        for h, row in zip(hashes, mat, strict=True):
+            blob = row.tobytes()
+            cur = c.execute(
+                "INSERT OR IGNORE INTO vectors(hash, last_sync, vec) VALUES (?, ?, ?)",
+                (h, sync_no, None if self.has_vec else blob))
+            if cur.rowcount and self.has_vec:
+                c.execute("INSERT INTO vec_index(rowid, embedding) VALUES (?, ?)", (cur.lastrowid, blob))
+
+    def touch_vectors(self, hashes: Iterable[str], sync_no: int) -> None:
+        self.conn.executemany("UPDATE vectors SET last_sync=? WHERE hash=?", ((sync_no, h) for h in hashes))
+
+    def hashes_without_vectors(self) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT DISTINCT c.hash FROM chunks c LEFT JOIN vectors v ON v.hash = c.hash WHERE v.id IS NULL")
+        return [r[0] for r in rows]
+
+    def texts_for_hashes(self, hashes: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for h in hashes:
+            row = self.conn.execute("SELECT context, text FROM chunks WHERE hash=? LIMIT 1", (h,)).fetchone()
+            if row:
+                out[h] = embed_text(row[0], row[1])
+        return out
+
+    def gc_vectors(self, sync_no: int) -> int:
+        """Drop vectors no chunk has used for ``VECTOR_GRACE_SYNCS`` syncs."""
+        c = self.conn
+        with self.transaction():
+            ids = [r[0] for r in c.execute(
+                "SELECT v.id FROM vectors v WHERE v.last_sync < ? AND NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.hash = v.hash)", (sync_no - VECTOR_GRACE_SYNCS,))]
+            for i in ids:
+                c.execute("DELETE FROM vectors WHERE id=?", (i,))
+                if self.has_vec:
+                    c.execute("DELETE FROM vec_index WHERE rowid=?", (i,))
+        return len(ids)
+
+    # -- files and chunks
+
+    def file_rows(self) -> dict[str, tuple[int, int, int, str, str]]:
+        """path -> (size, mtime_ns, inode, hash, status)."""
+        return {r[0]: r[1:] for r in self.conn.execute(
+            "SELECT path, size, mtime_ns, inode, hash, status FROM files")}
+
+    def update_stat(self, path: str, size: int, mtime_ns: int, inode: int) -> None:
+        self.conn.execute("UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
+                          (size, mtime_ns, inode, path))
+
+    def replace_file(self, path: str, stat: tuple[int, int, int], content_hash: str, status: str,
+                     language: str | None, chunks: list) -> list[str]:
+        """Replace everything stored for ``path`` (call inside a transaction); returns chunk hashes."""
+        c = self.conn
+        self._delete_chunks(path)
+        hashes = []
+        for ch in chunks:
+            cur = c.execute(
+                "INSERT INTO chunks(path, start_line, end_line, kind, symbol, language, text, context, hash)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
+                (path, ch.start_line, ch.end_line, ch.kind, ch.symbol, ch.language, ch.text, ch.context,
+                 ch.hash))
+            c.execute("INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES (?,?,?,?)",
+                      (cur.lastrowid, ch.fts, ch.symbol_fts, path_terms(path)))
+            hashes.append(ch.hash)
+        d = path.rsplit("/", 1)[0] if "/" in path else ""
+        c.execute(
+            "INSERT OR REPLACE INTO files(path, dir, size, mtime_ns, inode, hash, status, language, indexed_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            (path, d, stat[0], stat[1], stat[2], content_hash, status, language, time.time()))
+        return hashes
+
+    def delete_file(self, path: str) -> None:
+        self._delete_chunks(path)
+        self.conn.execute("DELETE FROM files WHERE path=?", (path,))
+
+    def _delete_chunks(self, path: str) -> None:
+        c = self.conn
+        ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE path=?", (path,))]
+        if ids:
+            c.executemany("DELETE FROM chunks_fts WHERE rowid=?", ((i,) for i in ids))
+            c.execute("DELETE FROM chunks WHERE path=?", (path,))
+
+    # -- summaries
+
+    def counts(self) -> dict[str, int]:
+        c = self.conn
+        return {
+            "files": c.execute("SELECT count(*) FROM files").fetchone()[0],
+            "chunks": c.execute("SELECT count(*) FROM chunks").fetchone()[0],
+            "vectors": c.execute("SELECT count(*) FROM vectors").fetchone()[0],
+        }
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (nothing half-written)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+        return False
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _load_vec(conn) -> bool:
+    if os.environ.get("CTXMILL_NO_SQLITE_VEC"):
+        return False
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        return True
+    except Exception:  # no loadable extensions in this SQLite build: numpy fallback
+        return False
+
+
+def embed_text(context: str | None, text: str) -> str:
+    """What the embedder sees for a chunk (and what its content hash covers)."""
+    return f"{context}\n{text}" if context else text
+
+
+def path_terms(path: str) -> str:
+    """The path and its parts for the FTS ``path`` column (``src/fooBar.py`` -> ... foo bar)."""
+    from ctxmill.index.terms import expand
+
+    return f"{path}\n{expand(path)}"

@@ -1,0 +1,305 @@
+"""One sync of a folder into its index: walk, compare, chunk what changed, embed what is new.
+
+1. Walk the folder (ignore rules, size cap) and stat every file.
+2. Stat fast path: a file whose (size, mtime_ns, inode) equals the stored row is unchanged and
+   is never read. Otherwise read and hash it; equal hash means only the stat is refreshed.
+3. Changed files are chunked; each chunk's text is finalised in :func:`finalize_chunk` (the
+   one place text is fixed before it is stored or embedded); only chunk contents without a
+   stored vector reach the embedder.
+4. Files are written in batches; every file's old chunks, new chunks, FTS rows, vectors and
+   file row commit in one transaction, so a kill at any moment leaves each file either fully
+   old or fully new. A ``dirty`` flag set in those transactions and cleared at the very end
+   tells the next sync to recompute the whole Merkle tree and embed any chunk left without a
+   vector, so an interrupted sync always converges to what a fresh index would be.
+5. Deleted files lose their rows; the Merkle folders above changed paths are recomputed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxmill.errors import InputRefused
+from ctxmill.index import merkle
+from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
+from ctxmill.index.store import Store, embed_text
+from ctxmill.index.terms import expand, fts_text
+from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, is_binary, walk
+
+BATCH_FILES = 256  # files per write transaction
+BATCH_BYTES = 8_000_000
+EMBED_BATCH = 512
+
+Progress = Callable[[int, int, str], None]  # (files done, files to do, current path)
+
+
+@dataclass
+class SyncReport:
+    files_scanned: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    root: str = ""
+    db_path: str = ""
+    merkle_root: str = ""
+    embed_seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # one line each: "path: reason"
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "files_scanned": self.files_scanned,
+            "files_changed": self.files_changed,
+            "files_deleted": self.files_deleted,
+            "chunks_total": self.chunks_total,
+            "chunks_embedded": self.chunks_embedded,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass
+class _Prepared:
+    path: str
+    stat: tuple[int, int, int]
+    hash: str
+    status: str  # ok | binary | failed
+    language: str | None
+    chunks: list[CodeChunk]
+
+
+def finalize_chunk(chunk: CodeChunk) -> CodeChunk:
+    """The one place a chunk's text is fixed before it is stored, indexed and embedded.
+
+    Adds what the store needs: the content hash of what gets embedded and the FTS texts.
+    Secret redaction belongs here, before the hash, so a redacted secret never reaches the
+    database or an embedder.
+    """
+    from ctxmill.index.merkle import content_hash
+
+    body = embed_text(chunk.context, chunk.text)
+    chunk.hash = content_hash(body.encode("utf-8", "surrogatepass"))
+    chunk.fts = fts_text(body)
+    sym = chunk.symbol or ""
+    chunk.symbol_fts = f"{sym} {expand(sym)}".strip()
+    return chunk
+
+
+def _read(abs_path: str) -> bytes:
+    with open(abs_path, "rb") as fh:
+        return fh.read()
+
+
+def _decode(data: bytes, path: str, warnings: list[str]) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        warnings.append(f"{path}: invalid UTF-8, undecodable bytes replaced")
+        return data.decode("utf-8", "replace")
+
+
+def _document_chunks(abs_path: str, path: str) -> list[CodeChunk]:
+    """A PDF through the document compiler; lines of its chunks are page numbers."""
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    doc = compile_document(Path(abs_path), CompileOptions(citations=False), name=path)
+    out = []
+    for ch in doc.chunks:
+        first, last = (ch.pages or (1, 1))[:2]
+        section = " > ".join(ch.section_path) if ch.section_path else None
+        out.append(CodeChunk(path, int(first), int(last), "document", section, "pdf", ch.text))
+    return out
+
+
+def _prepare(root: str, entry, stored, warnings: list[str]) -> _Prepared | None | str:
+    """Read, hash and chunk one file. None: unreadable (kept as it was); "same": content unchanged."""
+    path = entry.path
+    abs_path = os.path.join(root, path)
+    try:
+        data = _read(abs_path)
+    except FileNotFoundError:
+        return None  # vanished since the walk: the next sync deletes it
+    except OSError as exc:
+        warnings.append(f"{path}: unreadable ({exc.strerror or exc})")
+        return None
+    h = merkle.content_hash(data)
+    stat = (entry.size, entry.mtime_ns, entry.inode)
+    if stored is not None and stored[3] == h:
+        return "same"
+    language = language_for(path)
+    if path.lower().endswith(DOCUMENT_SUFFIXES):
+        try:
+            chunks = _document_chunks(abs_path, path)
+            return _Prepared(path, stat, h, "ok", "pdf", [finalize_chunk(c) for c in chunks])
+        except Exception as exc:  # a broken document must not stop the sync
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.append(f"{path}: document not compiled ({reason})")
+            return _Prepared(path, stat, h, "failed", "pdf", [])
+    if is_binary(data):
+        return _Prepared(path, stat, h, "binary", None, [])
+    text = _decode(data, path, warnings)
+    try:
+        chunks = chunk_file(path, data, text)
+    except Exception as exc:  # a grammar crash on odd input: fall back to line windows
+        from ctxmill.index.chunk_code import chunk_text
+
+        warnings.append(f"{path}: parser failed ({exc}); indexed as plain text")
+        chunks = chunk_text(path, text, language or "text")
+    return _Prepared(path, stat, h, "ok", language, [finalize_chunk(c) for c in chunks])
+
+
+class _Lock:
+    """One sync per index at a time (a second one waits)."""
+
+    def __init__(self, db_path: Path):
+        self.path = str(db_path) + ".lock"
+
+    def __enter__(self):
+        self.fh = open(self.path, "a")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fh, fcntl.LOCK_UN)
+        self.fh.close()
+
+
+def sync(root: Path, db_path: Path, embedder, *, progress: Progress | None = None,
+         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, extra_ignore=()) -> SyncReport:
+    t0 = time.perf_counter()
+    root_abs = os.path.abspath(root)
+    if not os.path.isdir(root_abs):
+        raise InputRefused(f"{root}: not a folder")
+    report = SyncReport(root=root_abs, db_path=str(db_path))
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with _Lock(db_path), Store(db_path) as store:
+        _sync(store, root_abs, embedder, report, progress, max_file_bytes, extra_ignore)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_file_bytes, extra_ignore):
+    conn = store.conn
+    stages = report.stages
+    recorded_root = store.get_meta("root")
+    sync_no = int(store.get_meta("sync_count") or 0) + 1
+    dirty = store.get_meta("dirty") == "1" or recorded_root is None
+    if store.ensure_embedder(embedder.name, embedder.dim):
+        dirty = True  # every chunk needs a vector from the new embedder
+
+    t = time.perf_counter()
+    walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore)
+    report.skipped = walked.skipped
+    report.files_scanned = len(walked.files)
+    stages["walk"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    stored = store.file_rows()
+    todo = []
+    for e in walked.files:
+        s = stored.get(e.path)
+        if s is None or s[0] != e.size or s[1] != e.mtime_ns or s[2] != e.inode:
+            todo.append(e)
+    seen = {e.path for e in walked.files}
+    deleted = [p for p in stored if p not in seen]
+    stages["compare"] = time.perf_counter() - t
+
+    changed_paths: list[str] = []
+    done = 0
+    batch: list[_Prepared] = []
+    batch_bytes = 0
+    stages.setdefault("chunk", 0.0)
+    stages.setdefault("store", 0.0)
+    for entry in todo:
+        t = time.perf_counter()
+        prep = _prepare(root, entry, stored.get(entry.path), report.warnings)
+        stages["chunk"] += time.perf_counter() - t
+        done += 1
+        if progress is not None:
+            progress(done, len(todo), entry.path)
+        if prep is None:
+            continue
+        if prep == "same":
+            store.update_stat(entry.path, entry.size, entry.mtime_ns, entry.inode)
+            continue
+        batch.append(prep)
+        batch_bytes += entry.size
+        if len(batch) >= BATCH_FILES or batch_bytes >= BATCH_BYTES:
+            _write_batch(store, batch, embedder, sync_no, report)
+            changed_paths.extend(p.path for p in batch)
+            batch, batch_bytes = [], 0
+    if batch:
+        _write_batch(store, batch, embedder, sync_no, report)
+        changed_paths.extend(p.path for p in batch)
+    report.files_changed = len(changed_paths)
+
+    t = time.perf_counter()
+    if deleted:
+        with store.transaction():
+            store.set_meta("dirty", "1")
+            for p in deleted:
+                store.delete_file(p)
+    report.files_deleted = len(deleted)
+
+    if dirty:  # an earlier sync stopped half-way, or the embedder changed: heal
+        missing = store.hashes_without_vectors()
+        if missing:
+            texts = store.texts_for_hashes(missing)
+            _embed_and_store(store, list(texts), list(texts.values()), embedder, sync_no, report)
+
+    with store.transaction():
+        if dirty or changed_paths or deleted:
+            report.merkle_root = merkle.update(conn, changed_paths + deleted, full=dirty)
+        else:
+            report.merkle_root = store.get_meta("merkle_root") or ""
+        store.set_meta("merkle_root", report.merkle_root)
+        store.set_meta("root", root)
+        store.set_meta("sync_count", str(sync_no))
+        store.set_meta("last_sync", str(time.time()))
+        store.set_meta("dirty", "0")
+    if changed_paths or deleted:
+        store.gc_vectors(sync_no)
+    report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    stages["store"] += time.perf_counter() - t
+
+
+def _embed_and_store(store: Store, hashes: list[str], texts: list[str], embedder, sync_no, report) -> None:
+    for i in range(0, len(hashes), EMBED_BATCH):
+        t = time.perf_counter()
+        mat = embedder.embed(texts[i:i + EMBED_BATCH])
+        report.embed_seconds += time.perf_counter() - t
+        with store.transaction():
+            store.add_vectors(hashes[i:i + EMBED_BATCH], mat, sync_no)
+        report.chunks_embedded += len(mat)
+
+
+def _write_batch(store: Store, batch: list[_Prepared], embedder, sync_no: int, report: SyncReport) -> None:
+    t = time.perf_counter()
+    text_of: dict[str, str] = {}
+    for prep in batch:
+        for ch in prep.chunks:
+            text_of.setdefault(ch.hash, embed_text(ch.context, ch.text))
+    missing = store.missing_vectors(text_of)
+    report.stages["store"] += time.perf_counter() - t
+    mat = None
+    if missing:
+        t = time.perf_counter()
+        mat = embedder.embed([text_of[h] for h in missing])
+        report.embed_seconds += time.perf_counter() - t
+        report.chunks_embedded += len(missing)
+    t = time.perf_counter()
+    with store.transaction():
+        store.set_meta("dirty", "1")
+        if mat is not None:
+            store.add_vectors(missing, mat, sync_no)
+        store.touch_vectors(text_of, sync_no)
+        for prep in batch:
+            store.replace_file(prep.path, prep.stat, prep.hash, prep.status, prep.language, prep.chunks)
+    report.stages["store"] += time.perf_counter() - t

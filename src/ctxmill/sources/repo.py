@@ -1,0 +1,191 @@
+"""Walk a folder the way a code index should: ignore rules, no binaries, no escapes.
+
+Rules, in order of precedence:
+
+* hidden folders (``.git``, ``.venv``, ...) are never entered;
+* ``.gitignore``, ``.ignore`` and ``.ctxmillignore`` files are honoured in every folder, with git's
+  semantics (pathspec's gitignore patterns): a deeper file wins over a shallower one, the last
+  matching line wins inside one file, ``!pattern`` re-includes, and nothing below an ignored
+  folder can be re-included. ``.git/info/exclude`` of the root counts as a root ignore file;
+* symlinks are never followed out of the root; a symlinked file inside the root is indexed
+  under its link name; symlinked folders are not entered (their target, when inside the root,
+  is walked on its own), so symlink cycles cannot loop;
+* files over ``max_file_bytes`` are skipped from their stat alone (documents such as PDFs get
+  the larger ``max_doc_bytes``); binary files (a NUL byte in the first 8 KB) are recognised by
+  :func:`is_binary` once the indexer reads them.
+
+Paths are relative to the root, with ``/`` separators. The walk stats each file once and reads
+nothing but the ignore files: the indexer compares the stat with what it stored before
+hashing anything (the stat fast path).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat as stat_mod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILES = (".gitignore", ".ignore", ".ctxmillignore")
+DEFAULT_MAX_FILE_BYTES = 1_000_000
+DEFAULT_MAX_DOC_BYTES = 50_000_000
+DOCUMENT_SUFFIXES = (".pdf",)  # compiled by the document compiler; may be larger than code files
+BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(slots=True)
+class FileEntry:
+    path: str  # relative to the root, "/"-separated
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+@dataclass
+class WalkResult:
+    files: list[FileEntry] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+
+def is_binary(data: bytes) -> bool:
+    """Git's rule of thumb: a NUL byte in the first 8 KB means binary."""
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+class _Spec:
+    """One ignore file's patterns, anchored at the folder that holds it.
+
+    ``quick`` is all the patterns ORed into one regex: most paths match none, and one regex
+    test is much cheaper than pathspec's per-pattern loop. Only a quick hit pays for the exact
+    last-match-wins check.
+    """
+
+    __slots__ = ("base", "spec", "quick")
+
+    def __init__(self, base: str, lines: Iterable[str]):
+        self.base = base  # "" for the root, else "dir/sub/"
+        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        parts = [
+            "(?:" + re.sub(r"\(\?P<[^>]+>", "(?:", p.regex.pattern) + ")"
+            for p in self.spec.patterns
+            if p.include is not None and getattr(p, "regex", None) is not None
+        ]
+        self.quick = re.compile("|".join(parts)) if parts else None
+
+    def decide(self, rel: str) -> bool | None:
+        """True: ignored, False: re-included, None: no pattern speaks about ``rel``."""
+        if self.quick is None:
+            return None
+        sub = rel[len(self.base):]
+        if not self.quick.match(sub):
+            return None
+        return self.spec.check_file(sub).include
+
+
+def _read_spec(folder: str, base: str, names: Iterable[str]) -> _Spec | None:
+    lines: list[str] = []
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                lines.extend(fh.read().splitlines())
+        except OSError:
+            continue
+    return _Spec(base, lines) if any(ln.strip() and not ln.startswith("#") for ln in lines) else None
+
+
+def _ignored(specs: list[_Spec], rel: str) -> bool:
+    for spec in reversed(specs):  # the deepest ignore file decides first
+        verdict = spec.decide(rel)
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def walk(
+    root: str | Path,
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_doc_bytes: int = DEFAULT_MAX_DOC_BYTES,
+    extra_ignore: Iterable[str] = (),
+) -> WalkResult:
+    """Every indexable file under ``root`` (sorted by path) and what was skipped, with why.
+
+    ``extra_ignore`` takes gitignore-style lines applied at the root (below the root's own
+    ignore files in precedence).
+    """
+    root_abs = os.path.abspath(root)
+    root_real = os.path.realpath(root_abs)
+    result = WalkResult()
+    base_specs: list[_Spec] = []
+    extra = list(extra_ignore)
+    if extra:
+        base_specs.append(_Spec("", extra))
+    exclude = _read_spec(os.path.join(root_abs, ".git", "info"), "", ["exclude"])
+    if exclude:
+        base_specs.append(exclude)
+    seen_dirs: set[tuple[int, int]] = set()
+    # (absolute folder, relative prefix "" or "a/b/", specs in force above it)
+    stack: list[tuple[str, str, list[_Spec]]] = [(root_abs, "", base_specs)]
+    files = result.files
+    skipped = result.skipped
+    while stack:
+        folder, prefix, specs = stack.pop()
+        try:
+            st = os.stat(folder)
+            key = (st.st_dev, st.st_ino)
+            if key in seen_dirs:  # a bind mount or similar: never walk one folder twice
+                continue
+            seen_dirs.add(key)
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            skipped.append((prefix.rstrip("/") or ".", f"unreadable folder: {exc.strerror or exc}"))
+            continue
+        names = {e.name for e in entries}
+        present = [n for n in IGNORE_FILES if n in names]
+        if present:
+            spec = _read_spec(folder, prefix, present)
+            if spec is not None:
+                specs = [*specs, spec]
+        for entry in entries:
+            name = entry.name
+            rel = prefix + name
+            try:
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if target != root_real and not target.startswith(root_real + os.sep):
+                        skipped.append((rel, "symlink points outside the root"))
+                        continue
+                    st = os.stat(entry.path)  # follows the link: it stays inside the root
+                    if stat_mod.S_ISDIR(st.st_mode):
+                        # Not entered: the target is walked under its own path, and not
+                        # following folder links is what makes cycles impossible.
+                        skipped.append((rel, "symlinked folder not followed"))
+                        continue
+                elif entry.is_dir(follow_symlinks=False):
+                    if name.startswith("."):
+                        continue
+                    if specs and _ignored(specs, rel + "/"):
+                        continue
+                    stack.append((entry.path, rel + "/", specs))
+                    continue
+                else:
+                    st = entry.stat(follow_symlinks=False)
+            except OSError as exc:  # vanished between readdir and stat, or no permission
+                skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            if not stat_mod.S_ISREG(st.st_mode):
+                continue  # sockets, fifos, devices
+            if specs and _ignored(specs, rel):
+                continue
+            cap = max_doc_bytes if name.lower().endswith(DOCUMENT_SUFFIXES) else max_file_bytes
+            if st.st_size > cap:
+                skipped.append((rel, f"too large ({st.st_size} bytes > {cap})"))
+                continue
+            files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, st.st_ino))
+    files.sort(key=lambda f: f.path)
+    return result
