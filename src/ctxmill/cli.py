@@ -112,6 +112,115 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
         click.echo(f"outputs in {out_dir}/")
 
 
+# ------------------------------------------------------------------------------ index, search, status
+
+
+def _stderr_progress(quiet: bool):
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    import time as _time
+
+    last = [0.0]
+
+    def progress(done: int, total: int, path: str) -> None:
+        now = _time.monotonic()
+        if done != total and now - last[0] < 0.1:
+            return
+        last[0] = now
+        width = 30
+        filled = int(width * done / max(total, 1))
+        line = f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {path[-40:]:<40}"
+        sys.stderr.write(line)
+        if done == total:
+            sys.stderr.write("\r" + " " * len(line) + "\r")
+        sys.stderr.flush()
+
+    return progress
+
+
+@main.command("index")
+@click.argument("root", type=click.Path(path_type=Path), default=Path("."))
+@click.option("--json", "as_json", is_flag=True, help="Print the sync counts as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no warnings.")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), help="Index database file (default: user cache).")
+@click.option("--max-file-kb", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
+              help="Skip files larger than this.")
+@handle_errors
+def index_cmd(root, as_json, quiet, db_path, max_file_kb):
+    """Build or bring up to date the index of the folder ROOT."""
+    from ctxmill.index import sync_index
+
+    if not root.exists():
+        raise InputRefused(f"{root}: no such folder")
+    if not root.is_dir():
+        raise InputRefused(f"{root}: is a file, not a folder")
+    report = sync_index(root, db_path=db_path, progress=_stderr_progress(quiet), max_file_bytes=max_file_kb * 1000)
+    if not quiet:
+        for line in report.warnings:
+            click.echo(f"ctxmill: warning: {line}", err=True)
+    if as_json:
+        _print_json(report.to_dict())
+    elif not quiet:
+        d = report.to_dict()
+        click.echo(f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} deleted; "
+                   f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
+        click.echo(f"index: {report.db_path}")
+
+
+@main.command("search")
+@click.argument("query")
+@click.option("--root", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="Indexed folder.")
+@click.option("--path", "path_prefix", metavar="PREFIX", help="Only hits whose path starts with PREFIX.")
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Number of hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as a JSON list.")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), help="Index database file (default: user cache).")
+@handle_errors
+def search_cmd(query, root, path_prefix, k, as_json, db_path):
+    """Search the index of ROOT (default: the current folder)."""
+    from ctxmill.index import search
+
+    hits = search(query, root, db_path=db_path, path_prefix=path_prefix, k=k)
+    if as_json:
+        _print_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("no hits")
+    for h in hits:
+        label = f"  {h.kind} {h.symbol}" if h.symbol else f"  {h.kind}"
+        click.echo(click.style(f"{h.path}:{h.start_line}-{h.end_line}", bold=True) + f"{label}  ({h.score:.3f})")
+        lines = h.text.splitlines()
+        for ln in lines[:4]:
+            click.echo(f"    {ln[:120]}")
+        if len(lines) > 4:
+            click.echo(f"    ... {len(lines) - 4} more lines")
+
+
+@main.command("status")
+@click.argument("root", type=click.Path(path_type=Path), default=Path("."))
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), help="Index database file (default: user cache).")
+@handle_errors
+def status_cmd(root, as_json, db_path):
+    """Show what is indexed for ROOT and how fresh it is."""
+    from ctxmill.index import index_status
+
+    st = index_status(root, db_path=db_path)
+    if as_json:
+        _print_json(st)
+        return
+    age = st["age_seconds"]
+    fresh = "never synced" if age is None else f"last sync {age:.0f}s ago"
+    langs = ", ".join(f"{k} {v}" for k, v in list(st["languages"].items())[:8])
+    click.echo(f"{st['root']}: {st['files']} files, {st['chunks']} chunks, {st['vectors']} vectors; {fresh}"
+               + ("" if st["complete"] else " (last sync did not finish: run `ctxmill index` again)"))
+    click.echo(f"languages: {langs or '-'}")
+    click.echo(f"embedder: {st['embedder']['name']} ({st['embedder']['dim']} dims, {st['vector_backend']})")
+    click.echo(f"merkle root: {st['merkle_root']}")
+    click.echo(f"index: {st['db_path']} ({st['db_bytes'] / 1e6:.1f} MB)")
+
+
 # ------------------------------------------------------------------------------ serve
 
 
