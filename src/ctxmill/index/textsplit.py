@@ -31,9 +31,14 @@ def words(text: str) -> list[str]:
     return out
 
 
+# Two C-level passes instead of a Python callback per identifier: this runs on every chunk.
+_CAMEL_GAP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
 def split_identifiers(text: str) -> str:
-    """``text`` with every identifier replaced by its space-separated parts (for tokenizers)."""
-    return _IDENT.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), text)
+    """``text`` with identifiers broken into words (``getUserName`` -> ``get User Name``,
+    ``a_b`` -> ``a b``) for word-piece tokenizers; case is left to the tokenizer."""
+    return _CAMEL_GAP.sub(" ", text).replace("_", " ")
 
 
 def identifiers(text: str) -> list[str]:

@@ -1,0 +1,281 @@
+"""Fusion of lexical and vector candidates, then a ranker that reads code like a programmer.
+
+:func:`fuse` merges the two candidate lists (weighted reciprocal-rank fusion: robust to the
+very different score scales of BM25 and cosine similarity). :func:`rerank` then adjusts each
+candidate's fused score with what a programmer looks at:
+
+- **query shape**: a bare identifier (``ClientSession``, ``field_validator``) is a symbol
+  lookup, so the definition of that name wins; a question ("how does X work") wants the file
+  where most of the matching code lives (the *central* file), so a file's other matching chunks
+  lend it weight;
+- **symbol names**: exact matches of an identifier in the query, and partial matches of its
+  words, with definitions (class, function, interface...) above mere uses;
+- **path and file name** terms (``routing`` in ``fastapi/routing.py``), which are the
+  author's own summary of a file;
+- **coverage**: the share of the query's words the chunk contains (text, docstring/comments,
+  symbol, path) - BM25 rewards repetition of one word, a reader rewards answering all of them;
+- **tests, examples, vendored code** step back unless the query asks for them;
+- **near-duplicates** are dropped and **one file cannot flood** the top: each further chunk of
+  a file already listed counts for less.
+
+All weights live in :class:`Weights`; the defaults were tuned on the semble-derived dev set
+(``benchmarks/code_search.py --tune``) and checked on held-out halves, see docs/search.md.
+Nothing here knows about any particular repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ctxmill.index.textsplit import split_identifier
+
+# Words that carry no search intent in a question about code.
+STOP = frozenset("""
+a an the and or of for to in on at by with from into is are was were be been being it its this that these
+those how does do did what where which who whom why when can could should would will shall may might
+must there here than then so such as if else not no yes any all each every some work works working
+handled handle handles handling implemented implement implementation implements used use uses using
+code function functions method methods class classes logic defined define defines definition happens
+me my we our you your i about between via get gets
+""".split())
+
+DEFINITION_KINDS = frozenset({
+    "class", "function", "method", "interface", "type", "struct", "enum", "trait", "impl", "module",
+    "constant", "variable", "protocol", "object", "record", "union", "namespace", "macro",
+})
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_TESTISH = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|examples?|benchmarks?|fixtures?|vendor|"
+                      r"third_party|node_modules|docs?)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+)$")
+
+_PROSE = re.compile(r"\.(md|markdown|rst|txt|adoc)$", re.I)
+
+
+@dataclass(frozen=True)
+class Weights:
+    # fusion: score = lex / (rrf_k + rank_lex) + vec / (rrf_k + rank_vec), scaled so rank 1 of both = 1
+    lex: float = 1.0
+    vec: float = 1.0
+    rrf_k: float = 20.0
+    # ranker (added to the fused score, which lies in [0, 1])
+    exact_symbol: float = 0.6  # the chunk defines an identifier the query names
+    exact_symbol_use: float = 0.15  # the chunk's symbol is that identifier but it is not a definition kind
+    text_definition: float = 0.3  # "class X" / "def X" / "function X" ... inside the chunk text
+    symbol_parts: float = 0.25  # share of the symbol's words found in the query
+    file_stem: float = 0.3  # share of the file name's words found in the query
+    path_dirs: float = 0.1  # share of query words found in the folder names
+    coverage: float = 0.3  # share of query words present in the chunk (text, symbol, path)
+    central: float = 0.35  # weight of the file's other matching chunks (questions only)
+    central_symbol: float = 0.1  # ... for symbol lookups
+    testish: float = 0.25  # step back for tests/examples/vendored code
+    prose: float = 0.2  # step back for Markdown/text chunks when the query is about code
+    file_decay: float = 0.5  # each further chunk of one file keeps this share of its score
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _get(hit: Any, name: str, default=None):
+    if isinstance(hit, dict):
+        return hit.get(name, default)
+    return getattr(hit, name, default)
+
+
+def _set_score(hit: Any, score: float):
+    if isinstance(hit, dict):
+        out = dict(hit)
+        out["score"] = score
+        return out
+    try:
+        return replace(hit, score=score)
+    except TypeError:
+        hit.score = score
+        return hit
+
+
+def _key(hit: Any) -> tuple:
+    return (_get(hit, "path"), _get(hit, "start_line"), _get(hit, "end_line"))
+
+
+@dataclass
+class Query:
+    text: str
+    words: list[str]  # content words (split identifiers, lower-case, no stop words), unique, in order
+    idents: set[str]  # identifiers written as such in the query (case kept): CamelCase, snake_case, dotted
+    symbol_lookup: bool  # the whole query is one identifier
+    wants_tests: bool
+    wants_prose: bool
+
+
+def parse_query(text: str) -> Query:
+    toks = _IDENT.findall(text)
+    idents = {t for t in toks if _looks_like_identifier(t)}
+    bare = text.strip()
+    symbol_lookup = bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$.]*", bare))
+    if symbol_lookup:
+        idents |= {p for p in bare.split(".") if p}
+    seen: dict[str, None] = {}
+    for t in toks:
+        for w in split_identifier(t) or [t.lower()]:
+            if w not in STOP and len(w) > 1:
+                seen[w] = None
+        if t in idents and len(split_identifier(t)) > 1:
+            seen[t.lower()] = None
+    wants_tests = bool(re.search(r"\b(tests?|testing|spec|example|examples|benchmark)\b", text, re.I))
+    wants_prose = bool(re.search(r"\b(docs?|documentation|readme|guide|tutorial|paper|section|chapter|spec)\b",
+                                 text, re.I))
+    return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose)
+
+
+def _looks_like_identifier(t: str) -> bool:
+    """CamelCase, camelCase, snake_case or ALLCAPS_WITH_UNDERSCORE - not an ordinary word."""
+    if "_" in t.strip("_") or "$" in t:
+        return True
+    return any(c.isupper() for c in t[1:]) and any(c.islower() for c in t)
+
+
+def _def_pattern(name: str) -> re.Pattern:
+    n = re.escape(name)
+    return re.compile(
+        rf"(^|\n)[ \t]*(export\s+)?(default\s+)?(abstract\s+)?(public\s+|private\s+|protected\s+)?(static\s+)?"
+        rf"(async\s+)?(def|class|function\*?|interface|type|struct|enum|trait|fn|func|const|let|var|"
+        rf"object|module|namespace|protocol)\s+{n}\b"
+        rf"|(^|\n)[ \t]*(export\s+)?{n}\s*(:[^=\n]*)?=(?!=)",
+    )
+
+
+def _terms(text: str) -> set[str]:
+    out: set[str] = set()
+    for t in _IDENT.findall(text):
+        parts = split_identifier(t)
+        out.update(parts)
+        if len(parts) > 1:
+            out.add(t.lower())
+    return out
+
+
+# ------------------------------------------------------------------------------ fusion
+
+
+def fuse(lexical: list, vector: list, weights: Weights = DEFAULT_WEIGHTS) -> list:
+    """Weighted reciprocal-rank fusion of two best-first candidate lists (hits with path and
+    lines); returns hits with ``score`` set, best first. A hit in both lists keeps the first
+    list's object."""
+    k = weights.rrf_k
+    scale = weights.lex / (k + 1) + weights.vec / (k + 1)
+    scores: dict[tuple, float] = defaultdict(float)
+    objs: dict[tuple, Any] = {}
+    for w, ranked in ((weights.lex, lexical), (weights.vec, vector)):
+        for r, hit in enumerate(ranked):
+            key = _key(hit)
+            objs.setdefault(key, hit)
+            scores[key] += w / (k + r + 1)
+    order = sorted(scores, key=lambda key: scores[key], reverse=True)
+    return [_set_score(objs[key], scores[key] / scale) for key in order]
+
+
+# ------------------------------------------------------------------------------ ranking
+
+
+def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFAULT_WEIGHTS) -> list:
+    """Re-order fused candidates (best first, ``score`` in [0, 1]) with code-aware evidence;
+    returns at most ``k`` hits, near-duplicates removed, with their final ``score``."""
+    if not hits:
+        return []
+    q = parse_query(query)
+    qwords = set(q.words)
+    nq = max(len(qwords), 1)
+    idents_lower = {i.lower() for i in q.idents}
+    def_patterns = [_def_pattern(i) for i in q.idents] if q.idents else []
+
+    scored = []
+    for hit in hits:
+        base = float(_get(hit, "score", 0.0) or 0.0)
+        path = _get(hit, "path", "") or ""
+        text = _get(hit, "text", "") or ""
+        symbol = _get(hit, "symbol") or ""
+        kind = (_get(hit, "kind") or "").lower()
+        leaf = symbol.split(".")[-1].split(" > ")[-1] if symbol else ""
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        dirs = path.rsplit("/", 1)[0] if "/" in path else ""
+        s = base
+
+        # exact identifier matches: symbol field first, then a definition in the text
+        if leaf and idents_lower and (leaf in q.idents or leaf.lower() in idents_lower):
+            s += weights.exact_symbol if kind in DEFINITION_KINDS else weights.exact_symbol_use
+        elif def_patterns and any(p.search(text) for p in def_patterns):
+            s += weights.text_definition
+        # partial symbol match: the symbol's words that the query names
+        if leaf and qwords:
+            parts = split_identifier(leaf)
+            if parts:
+                s += weights.symbol_parts * len(set(parts) & qwords) / len(set(parts))
+        # file name and folders
+        stem_parts = set(split_identifier(stem))
+        if stem_parts and qwords:
+            hit_stem = stem_parts & qwords or ({stem.lower()} & idents_lower)
+            s += weights.file_stem * len(hit_stem) / len(stem_parts)
+        if dirs and qwords:
+            s += weights.path_dirs * len(_terms(dirs) & qwords) / nq
+        # coverage of the query's words anywhere in the chunk
+        if qwords:
+            have = _terms(text) | _terms(symbol) | stem_parts | _terms(dirs)
+            s += weights.coverage * len(qwords & have) / nq
+        if not q.wants_tests and _TESTISH.search(path):
+            s -= weights.testish
+        if not q.wants_prose and (kind == "document" or _PROSE.search(path)):
+            s -= weights.prose
+        scored.append([s, hit, path, text])
+
+    # central file: a file whose several chunks match is what "how does X work" is about
+    by_file: dict[str, list[float]] = defaultdict(list)
+    for s, _hit, path, _text in scored:
+        by_file[path].append(s)
+    w_central = weights.central_symbol if q.symbol_lookup else weights.central
+    if w_central:
+        for row in scored:
+            rest = list(by_file[row[2]])
+            rest.remove(row[0])  # the file's other chunks
+            rest.sort(reverse=True)
+            # diminishing returns: the 2nd-best other chunk counts half, the 3rd a third...
+            bonus = sum(max(x, 0.0) / (i + 1) for i, x in enumerate(rest[:4]))
+            row[0] += w_central * min(bonus, 1.5)
+
+    scored.sort(key=lambda r: r[0], reverse=True)
+
+    # near-duplicates (same text up to whitespace) and file flooding
+    seen_text: set[str] = set()
+    per_file: dict[str, int] = defaultdict(int)
+    out = []
+    for s, hit, path, text in scored:
+        digest = hashlib.blake2b(re.sub(r"\s+", " ", text).strip().encode(), digest_size=12).hexdigest()
+        if digest in seen_text:
+            continue
+        seen_text.add(digest)
+        n = per_file[path]
+        per_file[path] += 1
+        out.append((s * (weights.file_decay**n) if s > 0 else s - n, hit))
+    out.sort(key=lambda r: r[0], reverse=True)
+    if k is not None:
+        out = out[:k]
+    return [_set_score(hit, round(s, 6)) for s, hit in out]
+
+
+def weights_from(overrides: dict[str, float] | None) -> Weights:
+    """Weights with some fields replaced (for tuning); unknown names are an error."""
+    if not overrides:
+        return DEFAULT_WEIGHTS
+    names = {f.name for f in fields(Weights)}
+    bad = set(overrides) - names
+    if bad:
+        raise ValueError(f"unknown weights: {sorted(bad)}")
+    return replace(DEFAULT_WEIGHTS, **overrides)
+
+
+__all__ = ["Weights", "DEFAULT_WEIGHTS", "fuse", "rerank", "parse_query", "weights_from"]
