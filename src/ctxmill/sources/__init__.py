@@ -1,0 +1,161 @@
+"""Sources: every input becomes one :class:`~ctxmill.model.PageStream`.
+
+``load_source`` sniffs the kind (PDF by extension or ``%PDF`` magic; raw OCR text by its page
+markers, ``\\( \\)`` LaTeX or HTML tables; otherwise Markdown), refuses input that cannot be a
+document (empty, binary junk, undecodable), and hands off to the reader of that kind. PDFs are
+parsed in a resource-limited child process (see :mod:`ctxmill.sources.sandbox`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.errors import InputRefused
+from ctxmill.model import PageStream
+
+KINDS = ("pdf", "ocr_text", "markdown")
+PDF_SUFFIXES = {".pdf"}
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+
+_OCR_HINTS = (
+    re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I),
+    re.compile(r"\\\(.{0,200}?\\\)", re.S),
+    re.compile(r"<table\b[^>]*>\s*<tr", re.I),
+    re.compile(r"!\[\]\(images/", re.I),
+)
+
+
+def sniff_kind(data: bytes, name: str | None = None) -> str:
+    """Guess pdf | ocr_text | markdown from the name and the first bytes."""
+    suffix = Path(name).suffix.lower() if name else ""
+    head = data[:1024]
+    if head.lstrip(b"\x00\t\r\n \xef\xbb\xbf")[:5] == b"%PDF-" or b"%PDF-" in head:
+        return "pdf"
+    if suffix in PDF_SUFFIXES:
+        return "pdf"  # the PDF reader refuses it with a reason if it is not one
+    text = decode_text(data, name)
+    return sniff_text_kind(text)
+
+
+def sniff_text_kind(text: str) -> str:
+    sample = text[:200_000]
+    hits = sum(1 for rx in _OCR_HINTS if rx.search(sample))
+    if hits:
+        return "ocr_text"
+    return "markdown"
+
+
+def decode_text(data: bytes, name: str | None = None) -> str:
+    """Bytes -> str for text inputs; refuses empty files, binary junk and undecodable bytes."""
+    label = name or "input"
+    if not data or not data.strip():
+        raise InputRefused(f"{label}: empty input")
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputRefused(f"{label}: text input larger than {MAX_TEXT_BYTES // (1024 * 1024)} MB")
+    text: str | None = None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            text = None
+    elif data[:3] == b"\xef\xbb\xbf":
+        text = data[3:].decode("utf-8", "replace")
+    if text is None:
+        sample = data[:65536]
+        # binary junk: NUL bytes or many C0 control characters
+        nul = sample.count(0)
+        ctrl = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13))
+        if nul > 0 or ctrl > max(8, len(sample) // 100):
+            raise InputRefused(f"{label}: binary data, not a text document or PDF")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            strict = data.decode("utf-8", "replace")
+            bad = strict.count("\ufffd")
+            if bad <= max(3, len(strict) // 2000):
+                text = strict
+            else:
+                # a legacy 8-bit encoding: cp1252 covers Windows files, latin-1 everything else
+                try:
+                    text = data.decode("cp1252")
+                except UnicodeDecodeError:
+                    text = data.decode("latin-1")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # after decoding: mostly printable?
+    sample = text[:65536]
+    if sample:
+        odd = sum(1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\f") or 0x7F <= ord(ch) < 0xA0
+                  or ch == "\ufffd")
+        if odd > max(8, len(sample) // 50):
+            raise InputRefused(f"{label}: binary data, not a text document or PDF")
+    if not text.strip():
+        raise InputRefused(f"{label}: empty input")
+    letters = sum(1 for ch in sample if ch.isalpha())
+    if letters < max(1, len(sample.strip()) // 20):
+        raise InputRefused(f"{label}: no readable text")
+    return text
+
+
+def load_source(
+    source: Path | str | bytes,
+    options: CompileOptions | None = None,
+    *,
+    kind: str | None = None,
+    name: str | None = None,
+) -> PageStream:
+    """Read a PDF, raw OCR text or Markdown (a path, or the bytes) into a page stream."""
+    options = options or CompileOptions()
+    if kind is not None and kind not in KINDS:
+        raise InputRefused(f"unknown input kind {kind!r} (expected one of {', '.join(KINDS)})")
+    path: Path | None = None
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.exists():
+            raise InputRefused(f"{path}: no such file")
+        if path.is_dir():
+            raise InputRefused(f"{path}: is a folder, not a document")
+        data = path.read_bytes()
+        name = name or str(path)
+    else:
+        data = bytes(source)
+    label = name or "input"
+    if not data:
+        raise InputRefused(f"{label}: empty input")
+    sha = hashlib.sha256(data).hexdigest()
+    kind = kind or sniff_kind(data, name)
+    if kind == "pdf":
+        if data[:1024].find(b"%PDF-") < 0:
+            raise InputRefused(f"{label}: not a PDF (no %PDF header)")
+        from ctxmill.sources.pdf import load_pdf
+
+        if path is None:
+            import os
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(suffix=".pdf", prefix="ctxmill-")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                stream = load_pdf(tmp, options)
+            finally:
+                Path(tmp).unlink(missing_ok=True)
+            stream.path = name or ""
+        else:
+            stream = load_pdf(path, options)
+            stream.path = name or str(path)
+    else:
+        text = decode_text(data, label)
+        if kind == "ocr_text":
+            from ctxmill.sources.ocr_text import read_ocr_text
+
+            stream = read_ocr_text(text)
+        else:
+            from ctxmill.sources.markdown import read_markdown
+
+            stream = read_markdown(text)
+        stream.path = name or ""
+    stream.sha256 = sha
+    return stream

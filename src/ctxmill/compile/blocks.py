@@ -1,0 +1,593 @@
+"""Pages -> typed blocks.
+
+Two roads, one output. Pages with geometry (a PDF text layer, OCR with boxes) are grouped into
+blocks by vertical gaps, font changes, indentation and captions; tables are rebuilt from the
+column positions of their text. Pages of plain text lines (raw OCR text, Markdown) are read
+line by line: a MinerU-style OCR line is one paragraph, HTML tables and image placeholders are
+recognised, Markdown syntax is honoured.
+
+Blocks carry private working attributes (keys starting with ``_``) that the later compile
+stages (normalize, structure, metadata) use and :mod:`ctxmill.compile.structure` removes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from statistics import median
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Block, BlockKind, Document, Line, Page, Span
+
+CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\s*[:.|]?\s*(.*)$", re.S)
+LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
+HEADING_NUM_RE = re.compile(r"^((?:\d{1,2}(?:\.\d{1,2}){0,3})|(?:[A-Z](?:\.\d{1,2}){0,3}))\.?\s+(\S.{0,160})$", re.S)
+UNNUMBERED_HEADINGS = {
+    "abstract", "references", "bibliography", "acknowledgments", "acknowledgements", "acknowledgment",
+    "acknowledgement", "appendix", "appendices", "related work", "conclusion", "conclusions",
+    "introduction", "supplementary material", "literature cited", "works cited",
+}
+BIBLIOGRAPHY_TITLES = {"references", "bibliography", "literature cited", "works cited", "reference list"}
+
+
+def run(doc: Document, options: CompileOptions) -> None:
+    pages = doc.stream.pages
+    ctx = _Context(pages)
+    blocks: list[Block] = []
+    markdown = doc.stream.kind == "markdown"
+    for page in pages:
+        if not page.lines:
+            continue
+        if any(line.bbox is not None and line.spans for line in page.lines):
+            blocks.extend(_geo_blocks(page, ctx))
+        else:
+            blocks.extend(_text_blocks(page, markdown))
+    for i, b in enumerate(blocks):
+        b.id = f"b{i}"
+    doc.blocks = blocks
+
+
+# ====================================================================== geometry
+
+
+class _Context:
+    """Document-wide font statistics used to read each page."""
+
+    def __init__(self, pages: list[Page]):
+        sizes: Counter[float] = Counter()
+        lefts: Counter[int] = Counter()
+        rights: Counter[int] = Counter()
+        for p in pages:
+            for ln in p.lines:
+                for s in ln.spans:
+                    if not s.superscript:
+                        sizes[round(s.size, 1)] += len(s.text)
+                if ln.bbox and len(ln.text) > 40:
+                    lefts[round(ln.bbox[0])] += 1
+                    rights[round(ln.bbox[2])] += 1
+        self.body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+        self.left = lefts.most_common(1)[0][0] if lefts else 72
+        self.right = max((x for x, c in rights.items() if c >= max(2, rights.most_common(1)[0][1] // 4)),
+                         default=540) if rights else 540
+        self.width = max(100.0, self.right - self.left)
+
+
+class _L:
+    """A line with its derived features."""
+
+    __slots__ = ("line", "text", "x0", "x1", "top", "bottom", "size", "bold", "mono", "italic", "wide", "page",
+                 "first_bold", "lead_bold")
+
+    def __init__(self, line: Line, page: int):
+        self.line = line
+        self.page = page
+        self.text = line.text
+        x0, top, x1, bottom = line.bbox
+        self.x0, self.x1, self.top, self.bottom = x0, x1, top, bottom
+        counts: Counter[float] = Counter()
+        bold = mono = italic = total = 0
+        for s in line.spans:
+            if s.superscript:
+                continue
+            n = len(s.text.strip())
+            counts[round(s.size, 1)] += n
+            total += n
+            if s.bold:
+                bold += n
+            if s.mono:
+                mono += n
+            if s.italic:
+                italic += n
+        total = max(total, 1)
+        self.size = counts.most_common(1)[0][0] if counts else 0.0
+        self.bold = bold / total >= 0.85
+        self.mono = mono / total >= 0.85
+        self.italic = italic / total >= 0.85
+        spans = [s for s in line.spans if not s.superscript]
+        self.first_bold = bool(spans) and spans[0].bold
+        self.lead_bold = spans[0].text.strip() if spans and spans[0].bold else ""
+        self.wide = False
+        prev = None
+        for s in line.spans:
+            if prev is not None and s.bbox and prev.bbox and s.bbox[0] - prev.bbox[2] > max(self.size, 6.0):
+                self.wide = True
+                break
+            prev = s
+
+
+def span_text(line: Line, *, footnote_marks: bool = True) -> str:
+    """Line text with superscripts written as ``[^n]`` (footnote style)."""
+    if not line.spans:
+        return line.text
+    parts: list[str] = []
+    prev = None
+    spans: list[Span] = []
+    for s in line.spans:  # neighbouring superscript runs ("1" "," "2") form one marker
+        if s.superscript and spans and spans[-1].superscript:
+            spans[-1] = Span(text=spans[-1].text.strip() + s.text.strip(), bbox=spans[-1].bbox, size=spans[-1].size,
+                             superscript=True)
+        else:
+            spans.append(s)
+    for s in spans:
+        t = s.text
+        if prev is not None and s.bbox and prev.bbox:
+            gap = s.bbox[0] - prev.bbox[2]
+            if gap > max(s.size, prev.size) * 0.18 and not (parts and parts[-1].endswith(" ")):
+                if not s.superscript:
+                    parts.append(" ")
+        if s.superscript and footnote_marks:
+            mark = t.strip()
+            if mark and len(mark) <= 8 and re.fullmatch(r"[\w,*†‡§¶∗⋆]+", mark) and mark.strip(","):
+                parts.append(f"[^{mark.strip(',')}]")
+            else:
+                parts.append(f"^{mark}")
+        else:
+            parts.append(t)
+        prev = s
+    return re.sub(r"[ \t]+", " ", "".join(parts)).strip()
+
+
+def _inside(box, area, margin=2.0) -> bool:
+    cx = (box[0] + box[2]) / 2
+    cy = (box[1] + box[3]) / 2
+    return area[0] - margin <= cx <= area[2] + margin and area[1] - margin <= cy <= area[3] + margin
+
+
+def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
+    body = ctx.body_size
+    ls: list[_L] = []
+    figure_text: list[tuple[int, str]] = []
+    rotated: list[Line] = []
+    for line in page.lines:
+        if line.bbox is None or not line.spans:
+            rotated.append(line)
+            continue
+        if page.images and any(_inside(line.bbox, im) for im in page.images):
+            # text drawn inside an included figure (labels of a diagram)
+            idx = next(i for i, im in enumerate(page.images) if _inside(line.bbox, im))
+            figure_text.append((idx, line.text))
+            continue
+        ls.append(_L(line, page.number))
+    out: list[Block] = []
+    for line in rotated:
+        out.append(Block(BlockKind.PARAGRAPH, line.text, page.number, attrs={"_rotated": True}))
+    i = 0
+    n = len(ls)
+    while i < n:
+        cur = ls[i]
+        cap = CAPTION_RE.match(cur.text)
+        if cap and (cur.first_bold or cur.size < body - 0.3) and _caption_label_ok(cur, cap):
+            j = i + 1
+            lines = [cur]
+            while j < n and _continues_caption(lines[-1], ls[j]):
+                lines.append(ls[j])
+                j += 1
+            caption = _join([span_text(x.line) for x in lines])
+            label, number, rest = cap.group(1), cap.group(2), CAPTION_RE.match(caption).group(3)
+            if label == "Table":
+                k, rows, tlines = _table_after(ls, j, body, ctx)
+                blk = Block(BlockKind.TABLE, "", page.number, number=number,
+                            bbox=_union([x.line.bbox for x in lines + tlines]),
+                            attrs={"caption": rest.strip(), "rows": rows, "_label": f"{label} {number}"})
+                out.append(blk)
+                i = k
+                continue
+            fig_texts = [t for _, t in figure_text]
+            out.append(Block(BlockKind.FIGURE, "", page.number, number=number, bbox=_union([x.line.bbox for x in lines]),
+                             attrs={"caption": rest.strip(), "image": None, "_label": f"{label} {number}",
+                                    "_figure_text": fig_texts}))
+            figure_text = []
+            i = j
+            continue
+        # code: a run of monospace lines
+        if cur.mono and not cur.wide and cur.size <= body + 0.5:
+            j = i + 1
+            while j < n and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(cur.size, 4):
+                j += 1
+            if j - i >= 3:
+                left = min(x.x0 for x in ls[i:j])
+                step = max(cur.size * 0.55, 2.5)
+                code_lines = [" " * int(round((x.x0 - left) / step)) + x.text for x in ls[i:j]]
+                out.append(Block(BlockKind.CODE, "\n".join(code_lines), page.number,
+                                 bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
+                i = j
+                continue
+        # paragraph (or heading candidate, list item)
+        j = i + 1
+        lines = [cur]
+        while j < n and not _breaks(lines, ls[j], ctx):
+            lines.append(ls[j])
+            j += 1
+        out.append(_para_block(lines, page, ctx))
+        i = j
+    return out
+
+
+def _caption_label_ok(line: _L, m: re.Match) -> bool:
+    """"Table 3 summarizes ..." in running text is not a caption: the label must stand out."""
+    if line.lead_bold and line.lead_bold.startswith(m.group(1)):
+        return True
+    rest = m.group(3)
+    return bool(rest) and line.size > 0 and not rest[:1].islower()
+
+
+def _continues_caption(prev: _L, nxt: _L) -> bool:
+    if abs(nxt.size - prev.size) > 0.6 or nxt.wide:
+        return False
+    if nxt.top - prev.bottom > 0.8 * max(prev.size, 4):
+        return False
+    if nxt.bold and not prev.bold:
+        return False
+    return nxt.x0 < prev.x0 + 40
+
+
+def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
+    prev = lines[-1]
+    first = lines[0]
+    size = max(prev.size, 4.0)
+    pitch = nxt.bottom - prev.bottom
+    if pitch > 1.45 * size or pitch < -0.5 * size or nxt.top - prev.bottom > 0.8 * size:
+        return True
+    if abs(nxt.size - prev.size) > 0.6:
+        return True
+    if nxt.bold != prev.bold and (nxt.bold and _heading_like(nxt) or prev.bold and _heading_like(first)):
+        return True
+    if nxt.mono and not prev.mono and not nxt.wide and prev.text.rstrip().endswith(":"):
+        return True  # a monospace run may start a code block (the caller checks its length)
+    if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
+        return True
+    if CAPTION_RE.match(nxt.text) and nxt.first_bold:
+        return True
+    # hanging indent lists and bibliographies: a line that returns to the left edge after
+    # indented continuation lines starts a new entry
+    if len(lines) >= 2 and nxt.x0 < lines[1].x0 - 6 and abs(nxt.x0 - first.x0) < 3:
+        return True
+    # a first-line indent after a short line ending a sentence starts a paragraph
+    if nxt.x0 > first.x0 + 6 and prev.x1 < ctx.right - 30 and re.search(r"[.!?:;)\]”\"']$", prev.text):
+        return True
+    return False
+
+
+def _list_marker_span(line: _L) -> bool:
+    spans = [s for s in line.line.spans if not s.superscript]
+    if not spans:
+        return False
+    m = LIST_RE.match(line.text)
+    marker = (m.group(1) or m.group(2) or m.group(3) or m.group(4) or "").strip()
+    # the marker stands apart: its own span, or the line is indented relative to the margin
+    return spans[0].text.strip() == marker or spans[0].text.strip().startswith(marker)
+
+
+def _heading_like(line: _L) -> bool:
+    return len(line.text) < 160 and line.bold
+
+
+def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
+    texts = [span_text(x.line) for x in lines]
+    first = lines[0]
+    attrs = {
+        "_size": first.size, "_bold": all(x.bold for x in lines), "_x0": first.x0, "_mono": all(x.mono for x in lines),
+        "_nlines": len(lines), "_top": first.top, "_bottom": lines[-1].bottom, "_hang": len(lines) >= 2 and lines[1].x0 > first.x0 + 4,
+        "_width": max(x.x1 for x in lines) - min(x.x0 for x in lines), "_lead_bold": first.lead_bold,
+        "_plain_first": first.text, "_x1": max(x.x1 for x in lines), "_wide": any(x.wide for x in lines),
+        "_page_height": page.height, "_line_texts": texts, "_line_x0": [x.x0 for x in lines],
+    }
+    return Block(BlockKind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
+                 attrs=attrs)
+
+
+def _union(boxes):
+    boxes = [b for b in boxes if b]
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _join(texts: list[str]) -> str:
+    out = ""
+    for t in texts:
+        t = t.strip()
+        if not out:
+            out = t
+        elif out.endswith("-") and t[:1].islower() and len(out) > 1 and out[-2].isalpha():
+            out = out[:-1] + t
+        else:
+            out += " " + t
+    return out
+
+
+# ---------------------------------------------------------------------- tables from geometry
+
+
+def _table_after(ls: list[_L], j: int, body: float, ctx: _Context) -> tuple[int, list[list[str]], list[_L]]:
+    """Collect the table lines after a caption and rebuild rows and columns from positions."""
+    region: list[_L] = []
+    k = j
+    while k < len(ls):
+        x = ls[k]
+        if CAPTION_RE.match(x.text) and x.first_bold and region:
+            break
+        body_line = (abs(x.size - body) <= 0.3 and not x.wide and x.x0 <= ctx.left + 3
+                     and (x.x1 - x.x0) > 0.6 * ctx.width)
+        if body_line and region:
+            break
+        if region and x.top - max(r.bottom for r in region) > 3.0 * max(x.size, 6):
+            break
+        if x.bold and x.size >= body * 0.95 and HEADING_NUM_RE.match(x.text) and not x.wide:
+            break
+        region.append(x)
+        k += 1
+    if not region:
+        return j, [], []
+    return k, _grid(region), region
+
+
+def _fragments(region: list[_L]):
+    frags = []  # (x0, x1, top, bottom, text)
+    for x in region:
+        cur = None
+        for s in x.line.spans:
+            if not s.bbox:
+                continue
+            t = f"[^{s.text.strip()}]" if s.superscript else s.text
+            if cur is not None and s.bbox[0] - cur[1] <= max(x.size, 6.0) * 0.9:
+                sep = "" if s.superscript or s.bbox[0] - cur[1] < x.size * 0.12 else " "
+                cur = [cur[0], max(cur[1], s.bbox[2]), min(cur[2], s.bbox[1]), max(cur[3], s.bbox[3]),
+                       cur[4] + sep + t]
+            else:
+                if cur is not None:
+                    frags.append(cur)
+                cur = [s.bbox[0], s.bbox[2], s.bbox[1], s.bbox[3], t]
+        if cur is not None:
+            frags.append(cur)
+    return frags
+
+
+def _grid(region: list[_L]) -> list[list[str]]:
+    frags = _fragments(region)
+    if not frags:
+        return []
+    # columns: connected components of the x coverage of all fragments
+    ivs = sorted((f[0], f[1]) for f in frags)
+    cols: list[list[float]] = []
+    for a, b in ivs:
+        if cols and a <= cols[-1][1] + 2.0:
+            cols[-1][1] = max(cols[-1][1], b)
+        else:
+            cols.append([a, b])
+    # rows: gaps in the vertical coverage
+    order = sorted(frags, key=lambda f: (f[2], f[0]))
+    rows: list[list] = []
+    bottom = None
+    for f in order:
+        h = f[3] - f[2]
+        if bottom is None or f[2] - bottom > max(1.5, 0.18 * h):
+            rows.append([])
+            bottom = f[3]
+        else:
+            bottom = max(bottom, f[3])
+        rows[-1].append(f)
+    table: list[list[str]] = []
+    for row in rows:
+        cells: list[list] = [[] for _ in cols]
+        for f in row:
+            cx = (f[0] + f[1]) / 2
+            ci = next((i for i, c in enumerate(cols) if c[0] - 2 <= cx <= c[1] + 2), None)
+            if ci is None:
+                ci = min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - cx))
+            cells[ci].append(f)
+        texts = []
+        for c in cells:
+            c.sort(key=lambda f: (round(f[2] / 3), f[0]))
+            texts.append(_join([f[4] for f in c]))
+        table.append(texts)
+    # drop columns that are empty everywhere
+    keep = [i for i in range(len(cols)) if any(r[i].strip() for r in table)]
+    return [[r[i] for i in keep] for r in table]
+
+
+# ====================================================================== plain text lines
+
+HTML_TABLE_RE = re.compile(r"<table\b.*?</table>", re.S | re.I)
+IMAGE_RE = re.compile(r"^\s*!\[([^\]]*)\]\(([^)]*)\)\s*$")
+MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+FENCE_RE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)\s*$")
+MD_TABLE_SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)+\|?\s*$")
+
+_CODE_STRONG = re.compile(
+    r"^\s*(?:(?:while|if|elif|for|def|class|return|continue|break|else|try|except|import|from|let|const|var|"
+    r"function|async|await|yield|raise|with)\b.*|[\w.\[\]]+\s*(?:=|\+=|-=|:=)\s*\S.*|[\w.]+\(.*\)\s*(?:#.*)?|[)\]}]\s*,?"
+    r"|[\w.]+,\s*(?:#.*)?|.*[{:(]\s*(?:#.*)?)$"
+)
+
+
+def _code_score(text: str) -> int:
+    s = text.rstrip()
+    if not s:
+        return 0
+    if re.match(r"^\s*(#|//)\s", s):
+        return 1  # a comment: code only next to code
+    if len(s) > 140:
+        return 0
+    words = re.findall(r"[A-Za-z]+", s)
+    if _CODE_STRONG.match(s):
+        # natural-language sentence ending with a colon is not code
+        if s.endswith(":") and len(words) > 6 and not re.match(r"^\s*(while|if|for|def|class|else|elif|try|with)\b", s):
+            return 0
+        if re.match(r"^\s*[A-Z][a-z]+(\s+[a-z]+){3,}", s) and not re.search(r"[=()]", s):
+            return 0
+        return 2
+    if s.startswith("    ") and re.search(r"[=(){}\[\];]", s):
+        return 2
+    return 0
+
+
+def _text_blocks(page: Page, markdown: bool) -> list[Block]:
+    lines = [ln.text for ln in page.lines]
+    out: list[Block] = []
+    i = 0
+    n = len(lines)
+    pno = page.number
+    para: list[str] = []
+
+    def flush_para():
+        if para:
+            text = "\n".join(para)
+            out.append(Block(BlockKind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
+            para.clear()
+
+    while i < n:
+        raw = lines[i]
+        s = raw.strip()
+        if not s:
+            flush_para()
+            i += 1
+            continue
+        # fenced code (Markdown, or OCR that kept fences)
+        m = FENCE_RE.match(raw)
+        if m:
+            flush_para()
+            fence = m.group(1)
+            j = i + 1
+            body = []
+            while j < n and not lines[j].strip().startswith(fence[:3]):
+                body.append(lines[j])
+                j += 1
+            out.append(Block(BlockKind.CODE, "\n".join(body), pno, attrs={"language": m.group(2) or None}))
+            i = j + 1
+            continue
+        # HTML table (possibly spanning lines)
+        if s.lower().startswith("<table"):
+            flush_para()
+            buf = s
+            j = i + 1
+            while "</table>" not in buf.lower() and j < n:
+                buf += "\n" + lines[j].strip()
+                j += 1
+            out.append(Block(BlockKind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
+            i = j
+            continue
+        # Markdown pipe table
+        if markdown and s.startswith("|") and i + 1 < n and MD_TABLE_SEP_RE.match(lines[i + 1]):
+            flush_para()
+            rows = [_pipe_cells(s)]
+            j = i + 2
+            while j < n and lines[j].strip().startswith("|"):
+                rows.append(_pipe_cells(lines[j]))
+                j += 1
+            out.append(Block(BlockKind.TABLE, "", pno, attrs={"rows": rows, "caption": ""}))
+            i = j
+            continue
+        m = IMAGE_RE.match(s)
+        if m:
+            flush_para()
+            out.append(Block(BlockKind.FIGURE, "", pno, attrs={"caption": m.group(1).strip(), "image": m.group(2).strip(),
+                                                               "_label": None}))
+            i += 1
+            continue
+        if markdown:
+            m = MD_HEADING_RE.match(s)
+            if m:
+                flush_para()
+                out.append(Block(BlockKind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
+                                 attrs={"_markup": True}))
+                i += 1
+                continue
+            if re.match(r"^\s*\$\$", s):
+                flush_para()
+                j = i
+                buf = []
+                while j < n:
+                    buf.append(lines[j])
+                    if j > i and lines[j].strip().endswith("$$") or (j == i and s.endswith("$$") and len(s) > 4):
+                        break
+                    j += 1
+                out.append(Block(BlockKind.EQUATION, "\n".join(buf).strip().strip("$").strip(), pno))
+                i = j + 1
+                continue
+            if re.match(r"^\s*\[\^([^\]]+)\]:\s*", s):
+                flush_para()
+                m2 = re.match(r"^\s*\[\^([^\]]+)\]:\s*(.*)$", s)
+                out.append(Block(BlockKind.FOOTNOTE, m2.group(2), pno, number=m2.group(1)))
+                i += 1
+                continue
+            if raw.startswith("    ") and not para:
+                j = i
+                buf = []
+                while j < n and (lines[j].startswith("    ") or not lines[j].strip()):
+                    buf.append(lines[j][4:])
+                    j += 1
+                out.append(Block(BlockKind.CODE, "\n".join(buf).rstrip("\n"), pno, attrs={"language": None}))
+                i = j
+                continue
+        # an unfenced code run (pseudocode in OCR text)
+        if _code_score(raw):
+            j = i
+            strong = 0
+            while j < n and lines[j].strip() and _code_score(lines[j]):
+                strong += _code_score(lines[j]) == 2
+                j += 1
+            if j - i >= 3 and strong >= 2 and strong >= (j - i) * 0.5:
+                flush_para()
+                out.append(Block(BlockKind.CODE, "\n".join(lines[i:j]), pno, attrs={"language": None}))
+                i = j
+                continue
+        if markdown:
+            m = LIST_RE.match(raw)
+            if m:
+                flush_para()
+                out.append(_list_block(raw, pno))
+                i += 1
+                continue
+            para.append(s)
+            i += 1
+            continue
+        # OCR text: one line is one paragraph (or heading, list item, caption, footnote)
+        flush_para()
+        out.append(Block(BlockKind.PARAGRAPH, s, pno, attrs={"_line_texts": [s]}))
+        i += 1
+    flush_para()
+    return out
+
+
+def _pipe_cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|"):
+        s = s[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+
+
+def _list_block(text: str, page: int) -> Block:
+    m = LIST_RE.match(text)
+    indent = len(text) - len(text.lstrip())
+    marker = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).strip()
+    ordered = not m.group(1)
+    return Block(BlockKind.LIST_ITEM, m.group(5).strip(), page, level=1 + indent // 2, number=marker if ordered else None,
+                 attrs={"ordered": ordered})
+
+
+def median_or(values, default):
+    values = [v for v in values if v]
+    return median(values) if values else default

@@ -1,0 +1,279 @@
+"""Normalise text: page furniture out, hyphenation repaired, ligatures and odd Unicode folded,
+OCR LaTeX turned into Markdown math or footnote markers, HTML tables into rows.
+
+Runs after :mod:`ctxmill.compile.blocks`; every paragraph leaves this stage as one re-flowed line
+of Markdown-ready inline text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from html.parser import HTMLParser
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Block, BlockKind, Document
+
+LIGATURES = {
+    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
+    "\u00ad": "", "\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\ufffe": "-", "\u2060": "",
+    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u202f": " ", "\u2007": " ", "\u2008": " ",
+    "\u2019": "'", "\u2018": "'", "\u2212": "-", "\u2010": "-", "\u2011": "-", "\uf0b7": "•", "\u2217": "*",
+}
+_LIG_RE = re.compile("[" + "".join(LIGATURES) + "]")
+
+ARXIV_STAMP_RE = re.compile(r"^\s*arXiv:\s*\d{4}\.\d{4,5}(v\d+)?\s*\[[\w.\-]+\]\s*\d{1,2}\s+\w{3,9}\.?\s+\d{4}\s*$", re.I)
+PAGE_NUM_RE = re.compile(r"^\s*(?:page\s+)?(?:[-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?(?:\s*[-–—])?\s*$", re.I)
+
+# LaTeX -> text for the symbols OCR engines emit inside \( \)
+LATEX_SYMBOLS = {
+    r"\%": "%", r"\$": "$", r"\&": "&", r"\#": "#", r"\_": "_", r"\{": "{", r"\}": "}",
+    r"\dagger": "†", r"\ddagger": "‡", r"\times": "×", r"\cdot": "·", r"\approx": "≈", r"\sim": "~",
+    r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥", r"\neq": "≠", r"\pm": "±", r"\to": "→",
+    r"\rightarrow": "→", r"\leftarrow": "←", r"\Rightarrow": "⇒", r"\infty": "∞", r"\ldots": "…",
+    r"\dots": "…", r"\cdots": "⋯", r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ",
+    r"\epsilon": "ε", r"\lambda": "λ", r"\mu": "μ", r"\pi": "π", r"\sigma": "σ", r"\tau": "τ",
+    r"\theta": "θ", r"\star": "⋆", r"\ast": "*", r"\circ": "∘", r"\bullet": "•", r"\S": "§",
+    r"\textasciitilde": "~", r"\quad": " ", r"\qquad": " ", r"\,": " ", r"\;": " ", r"\!": "", r"\ ": " ",
+    r"\checkmark": "✓",
+}
+_SIMPLE_MATH_RE = re.compile(r"^[\w\s.,%+\-/:;()<>=~†‡×·≈≤≥≠±→←⇒∞…⋯αβγδελμπστθ⋆*∘•§✓|!?'\"\[\]$&#_{}]*$")
+INLINE_MATH_RE = re.compile(r"\\\((.+?)\\\)", re.S)
+DISPLAY_MATH_RE = re.compile(r"\\\[(.+?)\\\]", re.S)
+_SUP_ONLY_RE = re.compile(r"^\s*(?:\{\s*\})?\s*\^\s*\{?\s*([\w,\s*†‡§¶]|\\dagger|\\ddagger|\\ast|\\star|\\S)+?\s*\}?\s*$")
+
+
+def fold(text: str) -> str:
+    """Ligatures, soft hyphens, odd spaces and similar Unicode folded to plain text."""
+    if _LIG_RE.search(text):
+        text = _LIG_RE.sub(lambda m: LIGATURES[m.group(0)], text)
+    return text
+
+
+def _latex_symbols(s: str) -> str:
+    for k in sorted(LATEX_SYMBOLS, key=len, reverse=True):
+        if k in s:
+            s = re.sub(re.escape(k) + r"(?![A-Za-z])", lambda _m, v=LATEX_SYMBOLS[k]: v, s)
+    return s
+
+
+def _strip_text_cmds(s: str) -> str:
+    # \mathrm{x}, \text{x}, \textbf{x}, \mathbf{x} ... -> x
+    prev = None
+    while prev != s:
+        prev = s
+        s = re.sub(r"\\(?:mathrm|text|textbf|textit|mathbf|mathit|mathsf|mathtt|texttt|operatorname|emph|boldsymbol)\s*\{([^{}]*)\}",
+                   r"\1", s)
+    return s
+
+
+def _sup_marks(inner: str) -> list[str] | None:
+    """``^{1,2}`` / ``^{\\dagger}`` -> ["1", "2"] / ["†"]; None when it is not a marker."""
+    s = inner.strip()
+    m = re.fullmatch(r"(?:\{\s*\})?\^\s*\{(.+)\}|(?:\{\s*\})?\^\s*(\S)", s, re.S)
+    if not m:
+        return None
+    body = _latex_symbols((m.group(1) or m.group(2)).strip())
+    body = body.replace(r"\ast", "*").replace(" ", "")
+    parts = [p for p in body.split(",") if p]
+    if not parts or any(not re.fullmatch(r"[0-9]{1,3}|[a-z]|[*†‡§¶]{1,2}", p) for p in parts):
+        return None
+    return parts
+
+
+def latex_inline(inner: str) -> str:
+    """Content of one ``\\( … \\)`` -> Markdown: footnote marker, plain text, or $math$."""
+    marks = _sup_marks(inner)
+    if marks is not None:
+        return "".join(f"[^{p}]" for p in marks)
+    s = _strip_text_cmds(inner.strip())
+    s2 = _latex_symbols(s)
+    s2 = re.sub(r"\s+", " ", s2).strip()
+    s2 = re.sub(r"(\d)\s+(?=[%.,\d])", r"\1", s2)
+    if "\\" not in s2 and "^" not in s2 and _SIMPLE_MATH_RE.match(s2) and "{" not in s2:
+        return s2
+    # keep real math as Markdown math
+    s = re.sub(r"\s+", " ", s).strip()
+    return f"${s}$"
+
+
+def convert_latex(text: str) -> str:
+    if "\\(" not in text and "\\[" not in text:
+        return text
+    text = DISPLAY_MATH_RE.sub(lambda m: "$$" + re.sub(r"\s+", " ", m.group(1)).strip() + "$$", text)
+    out = INLINE_MATH_RE.sub(lambda m: latex_inline(m.group(1)), text)
+    # markers stick to the word before them: "done [^1] ." -> "done[^1]."
+    out = re.sub(r"\s+(\[\^[^\]]+\])", r"\1", out)
+    out = re.sub(r"(\[\^[^\]]+\])\s+([.,;:!?)])", r"\1\2", out)
+    return out
+
+
+class _TableParser(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._span = 1
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+            try:
+                self._span = max(1, min(20, int(dict(attrs).get("colspan", "1") or 1)))
+            except ValueError:
+                self._span = 1
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            if self._row is None:
+                self._row = []
+            text = re.sub(r"\s+", " ", "".join(self._cell)).strip()
+            self._row.append(text)
+            for _ in range(self._span - 1):
+                self._row.append("")
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_table_rows(markup: str) -> list[list[str]]:
+    p = _TableParser()
+    p.feed(markup)
+    p.close()
+    if p._row:
+        p.rows.append(p._row)
+    rows = [[clean_inline(c) for c in r] for r in p.rows if any(c.strip() for c in r)]
+    width = max((len(r) for r in rows), default=0)
+    return [r + [""] * (width - len(r)) for r in rows]
+
+
+URL_BREAK_RE = re.compile(r"(https?://[^\s<>()]*/)\s+([\w\-.~%]+(?:/[\w\-.~%]*)*[\w/])")
+
+
+def clean_inline(text: str) -> str:
+    text = fold(text)
+    text = convert_latex(text)
+    text = html.unescape(text) if "&" in text else text
+    if "://" in text:
+        text = URL_BREAK_RE.sub(r"\1\2", text)  # "https://host/ path" broken by OCR or a line end
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+# ---------------------------------------------------------------------- reflow
+
+
+def _vocabulary(doc: Document) -> Counter:
+    words: Counter[str] = Counter()
+    for b in doc.blocks:
+        for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}", b.text):
+            words[w.lower()] += 1
+    return words
+
+
+def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
+    """Re-flow lines into one; repair words hyphenated across line ends."""
+    out = ""
+    for raw in lines:
+        t = raw.strip()
+        if not t:
+            continue
+        if not out:
+            out = t
+            continue
+        if out.endswith("-") and len(out) >= 2 and out[-2].isalpha() and t[:1].isalpha():
+            head = re.search(r"([A-Za-z]+)-$", out)
+            tail = re.match(r"([A-Za-z]+)", t)
+            keep = False
+            if head and tail:
+                joined = (head.group(1) + tail.group(1)).lower()
+                hyph = f"{head.group(1)}-{tail.group(1)}".lower()
+                if vocab is not None:
+                    if vocab.get(hyph, 0) > 0 and vocab.get(joined, 0) == 0:
+                        keep = True
+                if t[:1].isupper() and head.group(1)[:1].isupper():
+                    keep = True  # "Claude-\nCode"-style compounds of names keep their hyphen
+            out = out + t if keep else out[:-1] + t
+        else:
+            out += " " + t
+    return out
+
+
+def _furniture(doc: Document) -> None:
+    """Mark page numbers and running headers/footers."""
+    geo = [b for b in doc.blocks if b.bbox is not None and b.kind is BlockKind.PARAGRAPH]
+    if geo:
+        # candidates: short blocks near the top or bottom edge of the page
+        edge: list[tuple[Block, str]] = []
+        for b in geo:
+            h = b.attrs.get("_page_height") or 792.0
+            top, bottom = b.bbox[1], b.bbox[3]
+            if (bottom > h * 0.9 or top < h * 0.075) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
+                key = re.sub(r"\d+", "#", b.text.strip().lower())
+                edge.append((b, key))
+        counts = Counter(k for _, k in edge)
+        pages = max(1, len({b.page for b in doc.blocks}))
+        for b, key in edge:
+            if PAGE_NUM_RE.match(b.text):
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "page_number"
+            elif counts[key] >= max(3, pages // 4):
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "running_header"
+    # text pages: running header lines repeated at the top of many pages
+    firsts: dict[int, Block] = {}
+    for b in doc.blocks:
+        if b.bbox is None and b.kind is BlockKind.PARAGRAPH and b.page not in firsts:
+            firsts[b.page] = b
+    if len(firsts) >= 4:
+        counts = Counter(re.sub(r"\d+", "#", b.text.strip().lower()) for b in firsts.values())
+        for b in firsts.values():
+            key = re.sub(r"\d+", "#", b.text.strip().lower())
+            if counts[key] >= max(3, len(firsts) // 3) and len(b.text) < 100:
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "running_header"
+    for b in doc.blocks:
+        if b.kind is BlockKind.PARAGRAPH and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
+            b.kind = BlockKind.FURNITURE
+            b.attrs["furniture"] = "arxiv_stamp"
+        elif b.kind is BlockKind.PARAGRAPH and b.bbox is None and PAGE_NUM_RE.match(b.text) and b.attrs.get("_line_texts"):
+            # a stray printed page number in OCR text
+            b.kind = BlockKind.FURNITURE
+            b.attrs["furniture"] = "page_number"
+
+
+def run(doc: Document, options: CompileOptions) -> None:
+    for b in doc.blocks:
+        if b.text:
+            b.text = fold(b.text)
+        if "_line_texts" in b.attrs:
+            b.attrs["_line_texts"] = [fold(t) for t in b.attrs["_line_texts"]]
+        if b.kind is BlockKind.TABLE:
+            if b.attrs.get("_html"):
+                b.attrs["rows"] = html_table_rows(b.attrs.pop("_html"))
+            else:
+                b.attrs["rows"] = [[clean_inline(c) for c in r] for r in b.attrs.get("rows", [])]
+        for key in ("caption",):
+            if isinstance(b.attrs.get(key), str):
+                b.attrs[key] = clean_inline(b.attrs[key])
+    _furniture(doc)
+    vocab = _vocabulary(doc)
+    for b in doc.blocks:
+        if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE, BlockKind.HEADING):
+            lines = b.attrs.get("_line_texts") or b.text.split("\n")
+            b.attrs["_line_texts"] = lines
+            b.text = clean_inline(join_lines(lines, vocab))
+        elif b.kind is BlockKind.CODE:
+            b.text = b.text.replace("\t", "    ")
+        elif b.kind is BlockKind.EQUATION:
+            b.text = b.text.strip()

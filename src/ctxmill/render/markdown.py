@@ -1,0 +1,133 @@
+"""document.md from the model, with the character span of every block.
+
+``run(doc, options)`` sets ``doc.markdown`` and ``doc.block_spans`` (block id -> (start, end) in
+document.md) so that later stages (chunks, citations) can point into the file; ``write`` only
+writes the text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Block, BlockKind, Document
+
+SUPERSCRIPT = str.maketrans("0123456789,abcdefghijklmnoprstuvwxyz*", "⁰¹²³⁴⁵⁶⁷⁸⁹˒ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ*")
+
+
+def _sup(marks: str) -> str:
+    return marks.replace(" ", "").translate(SUPERSCRIPT)
+
+
+def _front_text(text: str) -> str:
+    return re.sub(r"\[\^([^\]]+)\]|<sup>([^<]+)</sup>", lambda m: _sup(m.group(1) or m.group(2)), text)
+
+
+_LEADING = re.compile(r"^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|={3,}|-{3,}|\|)")
+
+
+def escape_paragraph(text: str) -> str:
+    """Keep a paragraph a paragraph: escape what Markdown would read as block syntax."""
+    if _LEADING.match(text):
+        m = re.match(r"^(\d{1,9})([.)])(\s)", text)
+        if m:
+            return m.group(1) + "\\" + m.group(2) + text[m.end(2):]
+        return "\\" + text
+    return text
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or " "
+
+
+def table_markdown(rows: list[list[str]]) -> str:
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    out = ["| " + " | ".join(_cell(c) for c in rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    for r in rows[1:]:
+        out.append("| " + " | ".join(_cell(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def _caption_label(kind: str, b: Block) -> str:
+    return f"{kind} {b.number}" if b.number else kind
+
+
+def render_block(b: Block) -> str | None:
+    k = b.kind
+    if k is BlockKind.FURNITURE:
+        return None
+    if k is BlockKind.HEADING:
+        level = 1 if b.attrs.get("title") else max(2, min(6, b.level or 2))
+        return "#" * level + " " + _front_text(b.text.strip()) if b.attrs.get("title") else "#" * level + " " + b.text.strip()
+    if b.attrs.get("front") in ("authors", "affiliations", "note"):
+        return escape_paragraph(_front_text(b.text.strip()))
+    if k is BlockKind.PARAGRAPH or k is BlockKind.CAPTION or k is BlockKind.REFERENCE:
+        return escape_paragraph(b.text.strip()) if b.text.strip() else None
+    if k is BlockKind.LIST_ITEM:
+        indent = "  " * max(0, (b.level or 1) - 1)
+        num = (b.number or "").strip()
+        if b.attrs.get("ordered") and re.fullmatch(r"\d{1,9}[.)]", num):
+            return f"{indent}{num} {b.text.strip()}"
+        if b.attrs.get("ordered") and num:
+            return f"{indent}- {num} {b.text.strip()}"
+        return f"{indent}- {b.text.strip()}"
+    if k is BlockKind.TABLE:
+        parts = []
+        caption = (b.attrs.get("caption") or "").strip()
+        if b.number or caption:
+            parts.append(f"**{_caption_label('Table', b)}:** {caption}".rstrip())
+        t = table_markdown(b.attrs.get("rows") or [])
+        if t:
+            parts.append(t)
+        return "\n\n".join(parts) if parts else None
+    if k is BlockKind.FIGURE:
+        caption = (b.attrs.get("caption") or "").strip()
+        label = _caption_label("Figure", b)
+        if not b.number and not caption:
+            return None
+        return f"**{label}:** {caption}".rstrip()
+    if k is BlockKind.CODE:
+        lang = b.attrs.get("language") or ""
+        body = b.text.rstrip("\n")
+        fence = "```"
+        while fence in body:
+            fence += "`"
+        return f"{fence}{lang}\n{body}\n{fence}"
+    if k is BlockKind.EQUATION:
+        return f"$$\n{b.text.strip()}\n$$"
+    if k is BlockKind.FOOTNOTE:
+        return f"[^{b.number or '?'}]: {b.text.strip()}"
+    return b.text or None
+
+
+def run(doc: Document, options: CompileOptions) -> None:
+    parts: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}
+    pos = 0
+    prev_kind = None
+    for b in doc.blocks:
+        text = render_block(b)
+        if text is None:
+            continue
+        if parts:
+            sep = "\n" if (b.kind is BlockKind.LIST_ITEM and prev_kind is BlockKind.LIST_ITEM) else "\n\n"
+            parts.append(sep)
+            pos += len(sep)
+        spans[b.id] = (pos, pos + len(text))
+        parts.append(text)
+        pos += len(text)
+        prev_kind = b.kind
+    parts.append("\n")
+    doc.markdown = "".join(parts)
+    doc.block_spans = spans
+
+
+def write(doc: Document, folder, options: CompileOptions) -> list[str]:
+    if not doc.markdown:
+        run(doc, options)
+    Path(folder, "document.md").write_text(doc.markdown, encoding="utf-8")
+    return ["document.md"]

@@ -1,0 +1,70 @@
+"""Raw OCR text (MinerU-style) -> pages.
+
+The text is split on its page markers (``── PAGE 2 / 46 ──``); the text before the first marker
+is page 1. The printed page number that such pipelines leave on its own line just before each
+marker (and at the very end) is taken out of the text and kept as ``Page.printed_number``. Lines
+stay as they are (one OCR paragraph per line); the compile stages do the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxmill.model import Line, Page, PageStream
+
+PAGE_MARKER = re.compile(
+    r"^\s*[─━—–=\-]{1,}\s*PAGE\s+(\d+)\s*(?:/|of)\s*(\d+)\s*[─━—–=\-]{1,}\s*$", re.I
+)
+PRINTED_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*[-–—])?\s*$", re.I)
+
+
+def _take_printed_number(lines: list[str]) -> tuple[list[str], str | None]:
+    i = len(lines) - 1
+    while i >= 0 and not lines[i].strip():
+        i -= 1
+    if i >= 0 and PRINTED_NUMBER.match(lines[i]):
+        return lines[:i], lines[i].strip().strip("-–— ")
+    return lines, None
+
+
+def read_ocr_text(text: str) -> PageStream:
+    raw_pages: list[tuple[int, int | None, list[str]]] = []
+    number, total = 1, None
+    cur: list[str] = []
+    for line in text.split("\n"):
+        m = PAGE_MARKER.match(line)
+        if m:
+            raw_pages.append((number, total, cur))
+            number, total = int(m.group(1)), int(m.group(2))
+            cur = []
+            continue
+        cur.append(line)
+    raw_pages.append((number, total, cur))
+    # a first "page" that is empty means the text started with a marker
+    if raw_pages and raw_pages[0][0] == 1 and not any(s.strip() for s in raw_pages[0][2]) and len(raw_pages) > 1:
+        raw_pages = raw_pages[1:]
+    declared = None
+    pages: list[Page] = []
+    for idx, (num, tot, lines) in enumerate(raw_pages):
+        if tot:
+            declared = max(declared or 0, tot)
+        lines, printed = _take_printed_number(lines)
+        page = Page(
+            number=num if num >= 1 else idx + 1,
+            lines=[Line(text=s.rstrip()) for s in lines if s.strip()],
+            has_text_layer=True, ocr=True, printed_number=printed, declared_total=tot,
+        )
+        pages.append(page)
+    if declared is None and pages:
+        declared = len(pages)
+    # first page inherits the declared total of the others
+    for p in pages:
+        if p.declared_total is None and declared:
+            p.declared_total = declared
+    # physical numbers must be unique and increasing; fall back to positions if not
+    nums = [p.number for p in pages]
+    if len(set(nums)) != len(nums) or nums != sorted(nums):
+        for i, p in enumerate(pages):
+            p.number = i + 1
+    return PageStream(pages=pages, kind="ocr_text", declared_pages=declared, input_chars=len(text),
+                      info={"markers": len(raw_pages) - 1})

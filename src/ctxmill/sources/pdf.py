@@ -1,0 +1,408 @@
+"""PDF text layer -> pages of lines and spans (pypdfium2, Apache-2.0/BSD).
+
+:func:`extract` runs inside the sandbox child (see :mod:`ctxmill.sources.sandbox`); callers use
+:func:`load_pdf`, which starts that child. Per page we read every character with its loose box,
+baseline origin and text object (font name, flags, weight and size are cached per object), then
+group characters into visual lines by baseline, split lines into spans by font and by wide gaps
+(table columns), and flag superscripts (smaller and raised). We also read the outline, link
+annotations (URIs and internal destinations), page size, image/form boxes, and report pages
+without any text layer.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.errors import InputRefused
+from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
+
+_BOLD_RE = re.compile(r"(bold|black|heavy|semibold|demi|-bd\b|bd$|bx\d|cmbx|\bbx|sfbx|-b$|,b$|medium)", re.I)
+_ITALIC_RE = re.compile(r"(italic|oblique|-it\b|it$|ti\d|cmti|sfti|cmmi|sfsl|slanted|-i$)", re.I)
+_MONO_RE = re.compile(r"(mono|courier|consol|typewriter|cmtt|sftt|sfvt|cmvtt|code|menlo|inconsolata|\btt\d)", re.I)
+
+# Fonts that only carry symbols; a run of them is not evidence for the line's font.
+_SUBSET_RE = re.compile(r"^[A-Z]{6}\+")
+
+FONT_FIXED_PITCH = 1
+FONT_ITALIC = 64
+FONT_FORCE_BOLD = 1 << 18
+
+
+class _FontInfo:
+    __slots__ = ("name", "size", "bold", "italic", "mono", "rotated")
+
+    def __init__(self, name: str, size: float, bold: bool, italic: bool, mono: bool, rotated: bool):
+        self.name = name
+        self.size = size
+        self.bold = bold
+        self.italic = italic
+        self.mono = mono
+        self.rotated = rotated
+
+
+def _font_info(raw, obj) -> _FontInfo:
+    import pypdfium2.raw as pdfium_c
+
+    font = pdfium_c.FPDFTextObj_GetFont(obj)
+    name = ""
+    flags = 0
+    weight = 400
+    if font:
+        buf = ctypes.create_string_buffer(256)
+        n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, 256)
+        if n:
+            name = buf.value.decode("latin-1", "replace")
+        flags = pdfium_c.FPDFFont_GetFlags(font)
+        weight = pdfium_c.FPDFFont_GetWeight(font)
+    name = _SUBSET_RE.sub("", name)
+    fs = ctypes.c_float(0)
+    pdfium_c.FPDFTextObj_GetFontSize(obj, ctypes.byref(fs))
+    m = pdfium_c.FS_MATRIX()
+    size = float(fs.value)
+    rotated = False
+    if pdfium_c.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+        scale = (m.c * m.c + m.d * m.d) ** 0.5
+        if scale > 0:
+            size *= scale
+        rotated = abs(m.b) > 1e-3 or abs(m.c) > 1e-3
+    bold = bool(_BOLD_RE.search(name)) or weight >= 600 or bool(flags & FONT_FORCE_BOLD)
+    italic = bool(_ITALIC_RE.search(name)) or bool(flags & FONT_ITALIC)
+    mono = bool(_MONO_RE.search(name)) or bool(flags & FONT_FIXED_PITCH)
+    key = (name, round(size, 2), bold, italic, mono, rotated)
+    f = _INTERNED.get(key)
+    if f is None:
+        f = _INTERNED[key] = _FontInfo(*key)
+    return f
+
+
+_INTERNED: dict[tuple, _FontInfo] = {}
+
+
+class _LineBuilder:
+    """Accumulates characters of one visual line."""
+
+    __slots__ = ("chars", "base", "size", "x1", "top", "bottom", "last_x0")
+
+    def __init__(self, ch, base, size, x1, top, bottom):
+        self.chars = [ch]
+        self.last_x0 = ch[1]
+        self.base = base
+        self.size = size
+        self.x1 = x1
+        self.top = top
+        self.bottom = bottom
+
+
+def _finish_line(lb: _LineBuilder) -> Line | None:
+    """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
+    chars = lb.chars
+    # dominant size by character count
+    counts: dict[float, int] = {}
+    for c in chars:
+        if not c[0].isspace():
+            counts[c[6].size] = counts.get(c[6].size, 0) + 1
+    if not counts:
+        return None
+    dom = max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0]
+    bases = [c[5] for c in chars if c[6].size == dom]
+    base = sorted(bases)[len(bases) // 2]
+    runs: list[list] = []  # [key, sep, [chars], box]
+    prev_x1 = None
+    for text, x0, top, x1, bottom, cbase, f, space in chars:
+        sup = f.size < dom * 0.86 and (base - cbase) > dom * 0.18
+        key = (f, sup)
+        gap = x0 - prev_x1 if prev_x1 is not None else 0.0
+        wide = prev_x1 is not None and gap > max(dom, 6.0)
+        spaced = space or gap > dom * 0.18
+        if not runs or wide or key != runs[-1][0]:
+            runs.append([key, "  " if wide else (" " if spaced and runs else ""), [text], [x0, top, x1, bottom]])
+        else:
+            r = runs[-1]
+            if spaced:
+                r[2].append(" ")
+            r[2].append(text)
+            box = r[3]
+            if x0 < box[0]:
+                box[0] = x0
+            if top < box[1]:
+                box[1] = top
+            if x1 > box[2]:
+                box[2] = x1
+            if bottom > box[3]:
+                box[3] = bottom
+        if prev_x1 is None or x1 > prev_x1:
+            prev_x1 = x1
+    spans: list[Span] = []
+    parts: list[str] = []
+    for (f, sup), sep, texts, box in runs:
+        t = "".join(texts)
+        parts.append(sep)
+        parts.append(t)
+        spans.append(Span(text=t, bbox=(round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2)),
+                          size=f.size, font=f.name, bold=f.bold, italic=f.italic, mono=f.mono, superscript=sup))
+    text = "".join(parts).strip()
+    if not spans or not text:
+        return None
+    x0 = min(s.bbox[0] for s in spans)
+    x1 = max(s.bbox[2] for s in spans)
+    top = min(s.bbox[1] for s in spans)
+    bottom = max(s.bbox[3] for s in spans)
+    return Line(text=text, bbox=(round(x0, 2), round(top, 2), round(x1, 2), round(bottom, 2)), spans=spans)
+
+
+def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
+    import pypdfium2.raw as pdfium_c
+
+    n = pdfium_c.FPDFText_CountChars(textpage_raw)
+    rect = pdfium_c.FS_RECTF()
+    ox = ctypes.c_double()
+    oy = ctypes.c_double()
+    get_u = pdfium_c.FPDFText_GetUnicode
+    get_obj = pdfium_c.FPDFText_GetTextObject
+    get_box = pdfium_c.FPDFText_GetLooseCharBox
+    get_origin = pdfium_c.FPDFText_GetCharOrigin
+    fonts: dict[int, _FontInfo] = {}
+    lines: list[Line] = []
+    rotated_chars: list[str] = []
+    cur: _LineBuilder | None = None
+    space = False
+    visible = 0
+    for k in range(n):
+        u = get_u(textpage_raw, k)
+        obj = get_obj(textpage_raw, k)
+        if not obj:  # generated by pdfium: word spaces and line breaks
+            if u == 32:
+                space = True
+            continue
+        key = ctypes.cast(obj, ctypes.c_void_p).value
+        f = fonts.get(key)
+        if f is None:
+            f = fonts[key] = _font_info(textpage_raw, obj)
+        if u in (0xFFFE, 0x02):
+            ch = "-"
+        elif u in (10, 13):
+            space = True
+            continue
+        else:
+            try:
+                ch = chr(u)
+            except ValueError:
+                continue
+        if ch.isspace():
+            space = True
+            continue
+        if f.rotated:
+            rotated_chars.append(ch)
+            continue
+        visible += 1
+        get_box(textpage_raw, k, ctypes.byref(rect))
+        get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
+        x0, x1 = rect.left, rect.right
+        top, bottom = height - rect.top, height - rect.bottom
+        base = height - oy.value
+        size = f.size or (bottom - top) or 1.0
+        same = False
+        if cur is not None:
+            ref = cur.size
+            dy = base - cur.base
+            dx = x0 - cur.x1
+            big = max(ref, size)
+            if abs(dy) <= 0.3 * big and x0 > cur.last_x0 - 0.3 * big and dx > -2.0 * big:
+                same = True
+            elif size < 0.86 * ref and -0.75 * ref <= dy <= 0.45 * ref and -0.6 * ref < dx < 1.2 * ref:
+                same = True  # super/subscript inside the line
+            elif ref < 0.86 * size and 0 < dy <= 0.75 * size and -0.6 * size < dx < 1.2 * size:
+                same = True  # the line started with a superscript (footnote or affiliation mark)
+                cur.base = base
+                cur.size = size
+        if not same:
+            if cur is not None:
+                line = _finish_line(cur)
+                if line is not None:
+                    lines.append(line)
+            cur = _LineBuilder((ch, x0, top, x1, bottom, base, f, False), base, size, x1, top, bottom)
+        else:
+            cur.chars.append((ch, x0, top, x1, bottom, base, f, space))
+            cur.last_x0 = x0
+            if x1 > cur.x1:
+                cur.x1 = x1
+        space = False
+    if cur is not None:
+        line = _finish_line(cur)
+        if line is not None:
+            lines.append(line)
+    if rotated_chars:
+        text = "".join(rotated_chars).strip()
+        if text:
+            lines.append(Line(text=text, bbox=None, spans=[]))
+    return lines, visible
+
+
+def _links(pdf_raw, page_raw, height: float) -> list[Link]:
+    import pypdfium2.raw as pdfium_c
+
+    out: list[Link] = []
+    n = pdfium_c.FPDFPage_GetAnnotCount(page_raw)
+    rect = pdfium_c.FS_RECTF()
+    for i in range(n):
+        annot = pdfium_c.FPDFPage_GetAnnot(page_raw, i)
+        if not annot:
+            continue
+        try:
+            if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_LINK:
+                continue
+            if not pdfium_c.FPDFAnnot_GetRect(annot, ctypes.byref(rect)):
+                continue
+            bbox = (round(rect.left, 2), round(height - rect.top, 2), round(rect.right, 2), round(height - rect.bottom, 2))
+            link = pdfium_c.FPDFAnnot_GetLink(annot)
+            if not link:
+                continue
+            uri = None
+            dest_page = None
+            dest = pdfium_c.FPDFLink_GetDest(pdf_raw, link)
+            action = pdfium_c.FPDFLink_GetAction(link)
+            if action:
+                atype = pdfium_c.FPDFAction_GetType(action)
+                if atype == pdfium_c.PDFACTION_URI:
+                    size = pdfium_c.FPDFAction_GetURIPath(pdf_raw, action, None, 0)
+                    if size > 0:
+                        buf = ctypes.create_string_buffer(size)
+                        pdfium_c.FPDFAction_GetURIPath(pdf_raw, action, buf, size)
+                        uri = buf.value.decode("utf-8", "replace") or None
+                elif atype == pdfium_c.PDFACTION_GOTO and not dest:
+                    dest = pdfium_c.FPDFAction_GetDest(pdf_raw, action)
+            if dest:
+                idx = pdfium_c.FPDFDest_GetDestPageIndex(pdf_raw, dest)
+                if idx >= 0:
+                    dest_page = idx + 1
+            if uri is None and dest_page is None:
+                continue
+            out.append(Link(bbox=bbox, uri=uri, dest_page=dest_page))
+        finally:
+            pdfium_c.FPDFPage_CloseAnnot(annot)
+    return out
+
+
+def _image_boxes(page, height: float) -> list[tuple[float, float, float, float]]:
+    """Boxes of top-level image and form objects (figures drawn from included files)."""
+    import pypdfium2.raw as pdfium_c
+
+    boxes = []
+    n = pdfium_c.FPDFPage_CountObjects(page.raw)
+    left, bottom, right, top = ctypes.c_float(), ctypes.c_float(), ctypes.c_float(), ctypes.c_float()
+    for i in range(n):
+        obj = pdfium_c.FPDFPage_GetObject(page.raw, i)
+        t = pdfium_c.FPDFPageObj_GetType(obj)
+        if t not in (pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_FORM):
+            continue
+        if not pdfium_c.FPDFPageObj_GetBounds(obj, ctypes.byref(left), ctypes.byref(bottom), ctypes.byref(right),
+                                              ctypes.byref(top)):
+            continue
+        w, h = right.value - left.value, top.value - bottom.value
+        if w < 20 or h < 20:
+            continue
+        boxes.append((round(left.value, 2), round(height - top.value, 2), round(right.value, 2),
+                      round(height - bottom.value, 2)))
+    return boxes
+
+
+def _outline(pdf) -> list[OutlineEntry]:
+    out: list[OutlineEntry] = []
+    try:
+        for bm in pdf.get_toc(max_depth=8):
+            title = (bm.get_title() or "").strip()
+            if not title:
+                continue
+            page = None
+            try:
+                dest = bm.get_dest()
+                if dest is not None:
+                    idx = dest.get_index()
+                    if idx is not None and idx >= 0:
+                        page = idx + 1
+            except Exception:  # noqa: BLE001 -- a broken bookmark must not fail the document
+                page = None
+            out.append(OutlineEntry(level=bm.level + 1, title=title, page=page))
+    except Exception:  # noqa: BLE001
+        return out
+    return out
+
+
+def extract(path: str | Path, options: CompileOptions | None = None, *, max_pages: int | None = None) -> PageStream:
+    """Read a PDF's text layer in this process. Raises InputRefused for unreadable files."""
+    import pypdfium2 as pdfium
+
+    options = options or CompileOptions()
+    path = str(path)
+    try:
+        pdf = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        msg = str(exc).lower()
+        if "password" in msg:
+            raise InputRefused("PDF is encrypted (password required)") from None
+        if "format" in msg or "file" in msg:
+            raise InputRefused(f"not a readable PDF ({str(exc).strip()})") from None
+        raise InputRefused(f"cannot open PDF ({str(exc).strip()})") from None
+    try:
+        n = len(pdf)
+        if n == 0:
+            raise InputRefused("PDF has zero pages")
+        if max_pages is not None and n > max_pages:
+            raise InputRefused(f"PDF has {n} pages, more than the limit of {max_pages}")
+        pages: list[Page] = []
+        warnings: list[str] = []
+        for i in range(n):
+            page = pdf[i]
+            try:
+                width, height = page.get_size()
+                tp = page.get_textpage()
+                try:
+                    lines, visible = _extract_page_lines(tp.raw, height)
+                finally:
+                    tp.close()
+                links = _links(pdf.raw, page.raw, height)
+                images = _image_boxes(page, height)
+            finally:
+                page.close()
+            p = Page(number=i + 1, lines=lines, width=round(width, 2), height=round(height, 2), links=links,
+                     images=images, has_text_layer=visible > 0)
+            pages.append(p)
+        empty = [p.number for p in pages if not p.has_text_layer]
+        if empty:
+            warnings.append(f"{len(empty)} page(s) without a text layer: {_ranges(empty)}")
+        info = {}
+        try:
+            info = {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
+        except Exception:  # noqa: BLE001
+            info = {}
+        outline = _outline(pdf)
+    finally:
+        pdf.close()
+    from ctxmill.sources import ocr
+
+    pages = ocr.apply(path, pages, options)
+    return PageStream(pages=pages, kind="pdf", path=path, outline=outline, declared_pages=len(pages), info=info,
+                      input_chars=sum(len(line.text) + 1 for p in pages for line in p.lines), warnings=warnings)
+
+
+def _ranges(nums: list[int]) -> str:
+    out = []
+    start = prev = nums[0]
+    for x in nums[1:]:
+        if x == prev + 1:
+            prev = x
+            continue
+        out.append(f"{start}-{prev}" if prev != start else str(start))
+        start = prev = x
+    out.append(f"{start}-{prev}" if prev != start else str(start))
+    return ", ".join(out)
+
+
+def load_pdf(path: str | Path, options: CompileOptions | None = None) -> PageStream:
+    """Parse a PDF in a resource-limited child process (see sandbox.py)."""
+    from ctxmill.sources.sandbox import parse_pdf_sandboxed
+
+    return parse_pdf_sandboxed(Path(path), options or CompileOptions())

@@ -1,0 +1,195 @@
+"""Parse PDFs in a child process with memory, CPU and wall-clock limits.
+
+A hostile or broken PDF can make a native parser allocate without bound, loop, or crash. The
+parent never opens the file itself: it starts ``python -m ctxmill.sources.sandbox``, sends the
+request as JSON on stdin, and reads the page stream back as JSON on stdout. The child lowers its
+own limits (``RLIMIT_AS``, ``RLIMIT_CPU``) before touching the file; the parent enforces a wall
+clock. Any failure becomes :class:`InputRefused` with a one-line reason.
+
+Limits (environment variables, defaults in brackets):
+
+- ``CTXMILL_PDF_MEMORY_MB`` [4096] address space of the child
+- ``CTXMILL_PDF_CPU_SECONDS`` [300] CPU seconds of the child
+- ``CTXMILL_PDF_TIMEOUT_SECONDS`` [CPU seconds + 60] wall clock
+- ``CTXMILL_PDF_MAX_PAGES`` [5000] more pages than this is refused
+- ``CTXMILL_PDF_SANDBOX`` [1] set to 0 to parse in-process (debugging only)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import asdict, fields
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.errors import InputRefused
+from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
+
+
+def limits() -> dict[str, int]:
+    cpu = int(os.environ.get("CTXMILL_PDF_CPU_SECONDS", "300"))
+    return {
+        "memory_mb": int(os.environ.get("CTXMILL_PDF_MEMORY_MB", "4096")),
+        "cpu_seconds": cpu,
+        "timeout_seconds": int(os.environ.get("CTXMILL_PDF_TIMEOUT_SECONDS", str(cpu + 60))),
+        "max_pages": int(os.environ.get("CTXMILL_PDF_MAX_PAGES", "5000")),
+    }
+
+
+# ------------------------------------------------------------------ compact (de)serialisation
+
+
+def _r(v):
+    return None if v is None else [round(x, 2) for x in v]
+
+
+def encode_stream(stream: PageStream) -> dict:
+    fonts: dict[tuple, int] = {}
+
+    def font_id(s: Span) -> int:
+        key = (s.font, s.size, s.bold, s.italic, s.mono)
+        if key not in fonts:
+            fonts[key] = len(fonts)
+        return fonts[key]
+
+    pages = []
+    for p in stream.pages:
+        lines = []
+        for ln in p.lines:
+            spans = [[s.text, _r(s.bbox), font_id(s), int(s.superscript)] for s in ln.spans]
+            lines.append([ln.text, _r(ln.bbox), ln.confidence, spans])
+        pages.append({
+            "n": p.number, "w": p.width, "h": p.height, "t": p.has_text_layer, "o": p.ocr,
+            "c": p.ocr_confidence, "pn": p.printed_number, "dt": p.declared_total,
+            "im": [list(b) for b in p.images],
+            "lk": [[list(k.bbox), k.uri, k.dest_page, k.dest_name] for k in p.links],
+            "l": lines,
+        })
+    return {
+        "kind": stream.kind, "path": stream.path, "sha256": stream.sha256,
+        "outline": [asdict(o) for o in stream.outline], "declared_pages": stream.declared_pages,
+        "info": stream.info, "input_chars": stream.input_chars, "warnings": stream.warnings,
+        "fonts": [list(k) for k in fonts], "pages": pages,
+    }
+
+
+def decode_stream(data: dict) -> PageStream:
+    fonts = [tuple(f) for f in data.get("fonts", [])]
+    pages = []
+    for p in data["pages"]:
+        lines = []
+        for text, bbox, conf, spans in p["l"]:
+            sp = []
+            for st, sb, fid, sup in spans:
+                name, size, bold, italic, mono = fonts[fid]
+                sp.append(Span(text=st, bbox=tuple(sb) if sb else None, size=size, font=name, bold=bold,
+                               italic=italic, mono=mono, superscript=bool(sup)))
+            lines.append(Line(text=text, bbox=tuple(bbox) if bbox else None, spans=sp, confidence=conf))
+        pages.append(Page(
+            number=p["n"], lines=lines, width=p["w"], height=p["h"],
+            links=[Link(bbox=tuple(b), uri=u, dest_page=d, dest_name=dn) for b, u, d, dn in p["lk"]],
+            images=[tuple(b) for b in p["im"]], has_text_layer=p["t"], ocr=p["o"], ocr_confidence=p["c"],
+            printed_number=p["pn"], declared_total=p["dt"],
+        ))
+    return PageStream(
+        pages=pages, kind=data["kind"], path=data["path"], sha256=data.get("sha256", ""),
+        outline=[OutlineEntry(**o) for o in data["outline"]], declared_pages=data["declared_pages"],
+        info=data["info"], input_chars=data["input_chars"], warnings=data["warnings"],
+    )
+
+
+def _options_to_json(options: CompileOptions) -> dict:
+    return {f.name: getattr(options, f.name) for f in fields(options)}
+
+
+# ------------------------------------------------------------------ parent side
+
+
+def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
+    lim = limits()
+    if os.environ.get("CTXMILL_PDF_SANDBOX", "1") == "0":
+        from ctxmill.sources.pdf import extract
+
+        return extract(path, options, max_pages=lim["max_pages"])
+    request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim})
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ctxmill.sources.sandbox"], input=request.encode(), capture_output=True,
+            timeout=lim["timeout_seconds"], env=env,
+        )
+    except subprocess.TimeoutExpired:
+        raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']} s time limit") from None
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        last = err[-1] if err else ""
+        if proc.returncode < 0:
+            sig = -proc.returncode
+            if sig in (signal.SIGXCPU, signal.SIGKILL):
+                raise InputRefused(f"PDF parsing exceeded the {lim['cpu_seconds']} s CPU limit or was killed")
+            raise InputRefused(f"PDF parser crashed (signal {signal.Signals(sig).name})")
+        if "MemoryError" in last or "memory" in last.lower():
+            raise InputRefused(f"PDF parsing exceeded the {lim['memory_mb']} MB memory limit")
+        raise InputRefused(f"PDF parser failed: {last[:200] or 'exit code ' + str(proc.returncode)}")
+    try:
+        reply = json.loads(proc.stdout)
+    except ValueError:
+        raise InputRefused("PDF parser returned no readable result") from None
+    if "refused" in reply:
+        raise InputRefused(reply["refused"])
+    if "error" in reply:
+        raise InputRefused(f"PDF parser failed: {reply['error']}")
+    return decode_stream(reply["stream"])
+
+
+# ------------------------------------------------------------------ child side
+
+
+def _apply_limits(lim: dict) -> None:
+    import resource
+
+    mem = lim["memory_mb"] * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    except (ValueError, OSError):
+        pass
+    cpu = lim["cpu_seconds"]
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    except (ValueError, OSError):
+        pass
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+
+
+def _child() -> int:
+    req = json.loads(sys.stdin.buffer.read())
+    _apply_limits(req["limits"])
+    out = sys.stdout
+    try:
+        from ctxmill.sources.pdf import extract
+
+        options = CompileOptions(**req["options"])
+        stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"])
+        reply = {"stream": encode_stream(stream)}
+    except InputRefused as exc:
+        reply = {"refused": str(exc)}
+    except MemoryError:
+        reply = {"refused": f"PDF parsing exceeded the {req['limits']['memory_mb']} MB memory limit"}
+    except Exception as exc:  # noqa: BLE001 -- reported to the parent as one line
+        reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
+    out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child())
