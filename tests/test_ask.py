@@ -131,7 +131,7 @@ def _index_ready() -> bool:
 @pytest.mark.skipif(not _index_ready(), reason="the code index (ctxmill.index.sync_index/search) is not built yet")
 def test_cli_ask_end_to_end_over_a_real_index(repo, tmp_path_factory):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path_factory.mktemp("cache")),
-           "CTXMILL_HOME": str(tmp_path_factory.mktemp("home"))}
+           "CTXMILL_INDEX_DIR": str(tmp_path_factory.mktemp("index"))}
     env.pop("CTXMILL_LLM_URL", None)
     env.pop("OPENAI_BASE_URL", None)
     cmd = [sys.executable, "-m", "ctxmill.cli", "ask", "LRU cache evict least recently used",
