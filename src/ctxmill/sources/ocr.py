@@ -19,7 +19,7 @@ chose between them.
 Settings (environment variables, defaults in brackets):
 
 - ``CTXMILL_OCR_ENGINE`` [tesseract] ``tesseract`` or ``rapidocr``
-- ``CTXMILL_OCR_DPI`` [300] render resolution
+- ``CTXMILL_OCR_DPI`` [200] render resolution
 - ``CTXMILL_OCR_PAGE_SECONDS`` [120] time limit per page
 - ``CTXMILL_OCR_WORKERS`` [cores] pages read at once
 - ``CTXMILL_OCR_LANG`` [eng] Tesseract language(s), e.g. ``eng+deu``
@@ -43,7 +43,7 @@ from typing import Protocol
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BBox, Line, Page, Span
 
-DEFAULT_DPI = 300
+DEFAULT_DPI = 200
 PAGE_SECONDS = 120.0
 BOLD_STROKE = 1.3  # stroke width over the page median that reads as bold
 LOW_CONFIDENCE = 0.80  # pages whose mean word confidence is below this are flagged by QA
@@ -393,7 +393,7 @@ def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
 
     lines: list[Line] = []
     confs: list[tuple[float, int]] = []
-    for tl in sorted(text.lines, key=lambda t: (t.box[1], t.box[0])):
+    for tl in text.lines:  # the engine's reading order (blocks, then lines): columns stay apart
         size = round(tl.size * k, 2)
         spans: list[Span] = []
         seps: list[str] = []
@@ -429,6 +429,57 @@ def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
     return Page(number=page.number, lines=lines, width=page.width, height=page.height, links=page.links,
                 images=images, has_text_layer=page.has_text_layer, ocr=True, ocr_confidence=page_conf,
                 printed_number=page.printed_number, declared_total=page.declared_total)
+
+
+def snap_sizes(pages: list[Page], tolerance: float = 0.08) -> None:
+    """Give lines of one text size one size value, across all OCRed pages.
+
+    An engine measures each line's size on its own (Tesseract: whole pixels), so body lines
+    scatter by +-5% where a text layer has one font size; later stages compare sizes to a
+    few tenths of a point. Lines within ``tolerance`` of the body size take the body size;
+    other sizes are grouped the same way around their own weighted median.
+    """
+    sized = [(s.size, len(s.text)) for p in pages if p.ocr for ln in p.lines for s in ln.spans
+             if not s.superscript and s.size > 0]
+    if not sized:
+        return
+    sized.sort()
+    clusters: list[list[tuple[float, int]]] = []
+    body = _weighted_median(sized)
+    rest = []
+    body_cluster = []
+    for v, n in sized:
+        (body_cluster if abs(v - body) <= tolerance * body else rest).append((v, n))
+    clusters.append(body_cluster)
+    for v, n in rest:  # sorted: grow a cluster while values stay within tolerance of its start
+        if clusters[-1] is not body_cluster and v - clusters[-1][0][0] <= tolerance * clusters[-1][0][0]:
+            clusters[-1].append((v, n))
+        else:
+            clusters.append([(v, n)])
+    value: dict[float, float] = {}
+    for c in clusters:
+        m = round(body if c is body_cluster else _weighted_median(c), 2)
+        for v, _ in c:
+            value[v] = m
+    for p in pages:
+        if not p.ocr:
+            continue
+        for ln in p.lines:
+            for sp in ln.spans:
+                if sp.superscript:
+                    continue
+                sp.size = value.get(sp.size, sp.size)
+
+
+def _weighted_median(items: list[tuple[float, int]]) -> float:
+    items = sorted(items)
+    half = sum(n for _, n in items) / 2
+    acc = 0
+    for v, n in items:
+        acc += n
+        if acc >= half:
+            return v
+    return items[-1][0]
 
 
 def _page_covering_images(page: Page) -> list[BBox]:
@@ -507,4 +558,5 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 f.result()
     finally:
         pdf.close()
+    snap_sizes(out)
     return out

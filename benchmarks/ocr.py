@@ -1,0 +1,313 @@
+"""OCR benchmark: an image-only copy of a real paper, compiled, scored against its text layer.
+
+    .venv/bin/python benchmarks/ocr.py [--pdf PAPER.pdf] [--scan-dpi 200] [--pages N]
+                                       [--compare 1,3,20,40] [--compare-dpi 200,300] [--no-compile]
+
+1. Renders every page of the paper at ``--scan-dpi`` and writes a PDF of those images only
+   (no text layer): what a scanner gives.
+2. ``--compare PAGES``: each engine (Tesseract, RapidOCR when installed) reads those pages at
+   each ``--compare-dpi``, one page at a time on one core; character error rate against the
+   original page's text layer and seconds per page. This table chose the engine and the dpi.
+3. Compiles the original (text layer) and the image-only copy with ctxmill, as the CLI does
+   (sandboxed child, pages in parallel up to the core count), and reports: CER on the page
+   stream and on body text, heading recall against truth.json's outline, title and authors,
+   references found, mean OCR confidence, pages/s.
+
+Prints one JSON object. Speed numbers carry the load average: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+CORPUS = Path(os.environ.get("CTXMILL_SHARED", REPO.parent / "shared")) / "corpus" / "dive-into-claude-code"
+
+
+# ------------------------------------------------------------------------------- scoring helpers
+
+
+_FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
+                       "\u2212": "-", "\u00a0": " ", "\u2020": "+", "\u2217": "*"})
+
+
+def norm(text: str) -> str:
+    """Fold what is typography, not reading: ligatures, quote and dash shapes, spacing."""
+    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+    text = re.sub(r"(\w)- (\w)", r"\1\2", text)  # a hyphen at a line end in one source, not the other
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance, one numpy row at a time (insertions via a running minimum)."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    bb = np.array([ord(c) for c in b], dtype=np.int64)
+    idx = np.arange(len(b) + 1, dtype=np.int64)
+    prev = idx.copy()
+    tmp = np.empty(len(b) + 1, dtype=np.int64)
+    for i, ca in enumerate(a, 1):
+        tmp[0] = i
+        np.minimum(prev[:-1] + (bb != ord(ca)), prev[1:] + 1, out=tmp[1:])
+        prev = np.minimum.accumulate(tmp - idx) + idx
+    return int(prev[-1])
+
+
+def cer(hyp: str, ref: str) -> tuple[int, int]:
+    """(edits, reference chars). Long texts: align words first, then count chars in the gaps."""
+    hyp, ref = norm(hyp), norm(ref)
+    if len(ref) * max(len(hyp), 1) <= 2.5e7:
+        return levenshtein(hyp, ref), len(ref)
+    hw, rw = hyp.split(" "), ref.split(" ")
+    edits = 0
+    sm = difflib.SequenceMatcher(None, hw, rw, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        h, r = " ".join(hw[i1:i2]), " ".join(rw[j1:j2])
+        edits += levenshtein(h, r) + (1 if h and r else 0)
+    return edits, len(ref)
+
+
+def title_key(t: str) -> str:
+    t = norm(t).lower()
+    t = re.sub(r"^(appendix\s+)?[a-z]?\d+(\.\d+)*\.?\s+|^[a-z]\s+", "", t)  # section numbers
+    return re.sub(r"[^a-z0-9]+", " ", t).strip()
+
+
+def heading_recall(outline: list[dict], sections: list) -> dict:
+    keys = [title_key(s.title) for s in sections]
+    found, missed = 0, []
+    for o in outline:
+        k = title_key(o["title"])
+        best = max((difflib.SequenceMatcher(None, k, s).ratio() for s in keys), default=0.0)
+        if best >= 0.9:
+            found += 1
+        else:
+            missed.append(o["title"])
+    return {"recall": round(found / len(outline), 3) if outline else None, "found": found,
+            "outline": len(outline), "missed": missed[:10]}
+
+
+# ------------------------------------------------------------------------------- inputs
+
+
+def make_image_pdf(src: Path, dst: Path, dpi: int, pages: int | None = None) -> int:
+    """Render each page to a grayscale image and write a PDF of the images only."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(src))
+    n = len(pdf) if pages is None else min(pages, len(pdf))
+    images = []
+    for i in range(n):
+        page = pdf[i]
+        images.append(page.render(scale=dpi / 72.0, grayscale=True).to_pil())
+        page.close()
+    pdf.close()
+    # Pillow stores grayscale pages as JPEG, like most scanners; page size = pixels / dpi
+    images[0].save(str(dst), "PDF", resolution=float(dpi), save_all=True, append_images=images[1:])
+    return n
+
+
+def first_pages(src: Path, dst: Path, n: int) -> None:
+    """The first n pages with their text layer: the reference when only part is benchmarked."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(src))
+    out = pdfium.PdfDocument.new()
+    out.import_pages(pdf, list(range(min(n, len(pdf)))))
+    out.save(str(dst))
+    out.close()
+    pdf.close()
+
+
+def text_layer_pages(path: Path, n: int) -> list[str]:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    out = []
+    for i in range(n):
+        tp = pdf[i].get_textpage()
+        out.append(tp.get_text_range())
+        tp.close()
+    pdf.close()
+    return out
+
+
+# ------------------------------------------------------------------------------- engine table
+
+
+def compare_engines(original: Path, scan: Path, pages: list[int], dpis: list[int], names: list[str]) -> list[dict]:
+    import pypdfium2 as pdfium
+
+    from ctxmill.sources import ocr
+
+    refs = text_layer_pages(original, max(pages))
+    rows = []
+    engines = []
+    for name in names:
+        try:
+            engines.append(ocr.RapidEngine(threads=1) if name == "rapidocr" else ocr.TesseractEngine())
+        except ocr.OcrUnavailable as exc:
+            rows.append({"engine": name, "skipped": str(exc)})
+    pdf = pdfium.PdfDocument(str(scan))
+    for engine in engines:
+        for dpi in dpis:
+            edits = chars = 0
+            secs = []
+            for n in pages:
+                image = pdf[n - 1].render(scale=dpi / 72.0, grayscale=True).to_pil()
+                t0 = time.perf_counter()
+                text = engine.read(image, dpi, 600)
+                secs.append(time.perf_counter() - t0)
+                hyp = "\n".join(" ".join(w.text for w in ln.words)
+                                for ln in sorted(text.lines, key=lambda t: (t.box[1], t.box[0])))
+                e, c = cer(hyp, refs[n - 1])
+                edits += e
+                chars += c
+            rows.append({"engine": engine.name, "version": engine.version(), "render_dpi": dpi,
+                         "pages": pages, "cer": round(edits / chars, 4), "seconds_per_page_1core":
+                         round(statistics.median(secs), 2)})
+    pdf.close()
+    return rows
+
+
+# ------------------------------------------------------------------------------- compile
+
+
+def compile_stream(stream) -> tuple[object, float]:
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_stream
+
+    t0 = time.perf_counter()
+    doc = compile_stream(stream, CompileOptions())
+    return doc, time.perf_counter() - t0
+
+
+def body_text(doc) -> str:
+    from ctxmill.model import BlockKind
+
+    kinds = (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM)
+    return "\n".join(b.text for b in doc.blocks if b.kind in kinds)
+
+
+def score(original: Path, scan: Path, n_pages: int, truth: dict | None) -> dict:
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.sources import ocr
+    from ctxmill.sources.pdf import load_pdf
+
+    out: dict = {}
+    # the page stream alone: what OCR produced, before any compile stage touches it
+    t0 = time.perf_counter()
+    stream = load_pdf(scan, CompileOptions())
+    src_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ref_stream = load_pdf(original, CompileOptions(ocr="never"))
+    ref_src_seconds = time.perf_counter() - t0
+    edits = chars = 0
+    per_page = []
+    for p, r in zip(stream.pages, ref_stream.pages[:n_pages], strict=False):
+        e, c = cer("\n".join(ln.text for ln in p.lines), "\n".join(ln.text for ln in r.lines))
+        edits += e
+        chars += c
+        per_page.append(round(e / c, 4) if c else None)
+    confs = [p.ocr_confidence for p in stream.pages if p.ocr and p.ocr_confidence is not None]
+    out["page_stream"] = {
+        "pages": len(stream.pages), "ocr_pages": sum(p.ocr for p in stream.pages),
+        "cer": round(edits / chars, 4) if chars else None, "worst_pages": sorted(
+            ((c, i + 1) for i, c in enumerate(per_page) if c is not None), reverse=True)[:5],
+        "mean_confidence": round(statistics.mean(confs), 3) if confs else None,
+        "pages_below_confidence": [p.number for p in stream.pages if p.ocr and (p.ocr_confidence or 0) < ocr.LOW_CONFIDENCE],
+        "seconds": round(src_seconds, 2), "pages_per_second": round(len(stream.pages) / src_seconds, 3),
+        "warnings": stream.warnings,
+    }
+    try:
+        # the stages run on the streams read above, so OCR runs once; seconds include reading
+        ref_doc, ref_s = compile_stream(ref_stream)
+        doc, s = compile_stream(stream)
+        ref_s += ref_src_seconds
+        s += src_seconds
+    except Exception as exc:  # noqa: BLE001 -- the compile stages belong to other work in progress
+        out["compile"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        return out
+    e, c = cer(body_text(doc), body_text(ref_doc))
+    comp = {
+        "body_cer": round(e / c, 4) if c else None, "body_chars_text_layer": c,
+        "seconds": round(s, 2), "pages_per_second": round(doc.pages / s, 3),
+        "text_layer_seconds": round(ref_s, 2),
+        "stages": {k: round(v, 2) for k, v in doc.metrics.stages.items()},
+        "references": len(doc.references), "references_text_layer": len(ref_doc.references),
+        "title": doc.metadata.title, "authors": [a.name for a in doc.metadata.authors],
+    }
+    if truth:
+        comp["headings"] = heading_recall(truth["outline"], doc.sections)
+        comp["headings_text_layer"] = heading_recall(truth["outline"], ref_doc.sections)["recall"]
+        meta = truth["metadata"]
+        comp["title_ok"] = norm(doc.metadata.title).lower() == norm(meta["title"]).lower()
+        want = {norm(a["name"]) for a in meta["authors"]}
+        comp["authors_ok"] = f"{len(want & {norm(a.name) for a in doc.metadata.authors})}/{len(want)}"
+        comp["references_truth"] = len(truth["references"])
+    out["compile"] = comp
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pdf", type=Path, default=CORPUS / "paper.pdf")
+    ap.add_argument("--scan-dpi", type=int, default=200, help="resolution of the image-only copy")
+    ap.add_argument("--pages", type=int, help="only the first N pages (while developing)")
+    ap.add_argument("--compare", default="", help="pages for the engine table, e.g. 1,3,20,40")
+    ap.add_argument("--compare-dpi", default="200,300")
+    ap.add_argument("--engines", default="tesseract,rapidocr", help="engines for the table")
+    ap.add_argument("--no-compile", action="store_true")
+    args = ap.parse_args()
+    if not args.pdf.is_file():
+        print(json.dumps({"skipped": f"{args.pdf} not found"}))
+        return
+    from ctxmill.sources import ocr
+
+    truth_path = args.pdf.parent / "truth.json"
+    truth = json.loads(truth_path.read_text()) if truth_path.is_file() and args.pages is None else None
+    result: dict = {"input": str(args.pdf), "scan_dpi": args.scan_dpi, "settings": ocr.settings(),
+                    "cores": len(os.sched_getaffinity(0))}
+    try:
+        result["settings"]["engine_version"] = ocr.get_engine().version()
+    except ocr.OcrUnavailable as exc:
+        result["settings"]["engine_version"] = f"unavailable: {exc}"
+    with tempfile.TemporaryDirectory() as tmp:
+        scan = Path(tmp) / "scan.pdf"
+        n = make_image_pdf(args.pdf, scan, args.scan_dpi, args.pages)
+        result["pages"] = n
+        result["load_before"] = [round(x, 2) for x in os.getloadavg()]
+        if args.compare:
+            pages = [int(x) for x in args.compare.split(",") if int(x) <= n]
+            result["engines"] = compare_engines(args.pdf, scan, pages, [int(x) for x in args.compare_dpi.split(",")],
+                                                 args.engines.split(","))
+        if not args.no_compile:
+            original = args.pdf
+            if args.pages is not None:
+                original = Path(tmp) / "original.pdf"
+                first_pages(args.pdf, original, n)
+            result.update(score(original, scan, n, truth))
+        result["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
