@@ -461,7 +461,10 @@ def _numeric_mention(ctx, block, text, base, s, e, nums):
 
 
 def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
+    label = _CAPTION_LABEL.match(text) if block.kind in _CAPTIONED else None
     for m in _XREF.finditer(text):
+        if label and m.start() < label.end():
+            continue  # "**Table 1:** ..." names the table itself; it refers to nothing
         kw = m.group("kw")
         kind = _KIND_OF.get(kw.lower(), "section")
         nums = [n.group(1) for n in _XREF_NUM.finditer(m.group("list"))]
@@ -470,11 +473,38 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
         for num in nums:
             if kind in ("figure", "table", "equation") and not num[0].isdigit():
                 continue  # "Table A" is rare; a capital after "Figure" is usually a word
-            _add_crossref(ctx, block, text, m.start(), kind, num, f"{kw} {num}" if len(nums) > 1 else m.group(0))
+            shown = f"{kw} {num}" if len(nums) > 1 else m.group(0)
+            if shown.count(")") > shown.count("("):
+                shown = shown.rstrip(")")  # "(Section 2)" -- the parenthesis is not ours
+            _add_crossref(ctx, block, text, m.start(), kind, num, shown)
+    if block.kind is BlockKind.TABLE:
+        _table_section_columns(ctx, block, text)
     if block.kind is BlockKind.FOOTNOTE:
         return
     for m in _FOOTNOTE_MARK.finditer(text):
         _add_crossref(ctx, block, text, m.start(), "footnote", m.group(1), m.group(0))
+
+
+_CAPTIONED = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.CODE, BlockKind.EQUATION}
+_CAPTION_LABEL = re.compile(r"^\W{0,4}(?:Table|Figure|Fig\.|Algorithm|Listing)\s+[A-Z]?\d+[a-z]?\W{0,4}")
+_SECTION_COLUMN = re.compile(r"^\W*(?:sections?|secs?\.?|§+|chapters?)\W*$", re.IGNORECASE)
+
+
+def _table_section_columns(ctx: _Ctx, block, text: str) -> None:
+    """A table column headed "Section(s)" holds cross-references as bare numbers ("5, 8, 9")."""
+    rows = block.attrs.get("rows")
+    if not rows or len(rows) < 2:
+        return
+    cols = [i for i, h in enumerate(rows[0]) if _SECTION_COLUMN.match(str(h or ""))]
+    for row in rows[1:]:
+        for i in cols:
+            if i >= len(row) or not row[i]:
+                continue
+            cell = str(row[i])
+            if not re.fullmatch(rf"\s*{_NUM}(?:\s*(?:,|and|to|–|-)\s*{_NUM})*\s*", cell):
+                continue
+            for n in _XREF_NUM.finditer(cell):
+                _add_crossref(ctx, block, text, 0, "section", n.group(1), f"Section {n.group(1)}")
 
 
 def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str, shown: str) -> None:
@@ -483,7 +513,7 @@ def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str,
     reason = None
     if kind in ("section", "appendix"):
         sec = ctx.sections_by_number.get(num)
-        if sec is None and kind == "appendix":
+        if sec is None and (kind == "appendix" or num[:1].isalpha()):
             sec = _appendix_by_letter(ctx, num)
         if sec is not None:
             target = sec.id
@@ -511,4 +541,9 @@ def _appendix_by_letter(ctx: _Ctx, num: str):
     for s in ctx.doc.sections:
         if re.match(rf"^(?:Appendix\s+)?{re.escape(num)}\b", s.title) or (s.number or "") == num:
             return s
+    # Only its subsections carry the number ("B.1"): their parent is the appendix.
+    by_id = {s.id: s for s in ctx.doc.sections}
+    for s in ctx.doc.sections:
+        if (s.number or "").startswith(num + ".") and s.parent_id in by_id:
+            return by_id[s.parent_id]
     return None
