@@ -175,6 +175,15 @@ def redact_obj(obj: Any, findings: list[Finding] | None = None) -> Any:
     return obj
 
 
+_MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
+
+
+def markers(text: str, path: str | None = None, first_line: int = 1) -> list[Finding]:
+    """Findings recovered from redaction markers already in a text (e.g. stored chunks)."""
+    return [Finding(line=first_line + text.count("\n", 0, m.start()), rule=m.group(1), path=path)
+            for m in _MARKER.finditer(text)]
+
+
 def summarize(findings: list[Finding]) -> dict[str, Any]:
     """``{count, by_rule, items:[{path, line, rule}]}`` for status output and QA reports."""
     return {

@@ -28,6 +28,7 @@ from ctxmill.model import BlockKind, Chunk, Document, QACheck, QAReport
 REPAIRABLE = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
 MAX_REPAIRS = 200  # per document: damage beyond this is a source problem, not a paragraph one
 PARALLEL = 4  # requests in flight at once
+NOT_DAMAGE = {"secret", "llm-failed", "llm-enhanced"}  # QA checks that say nothing about extraction damage
 
 REPAIR_SYSTEM = (
     "You repair text extracted from a PDF or OCR. Fix only extraction damage: broken "
@@ -44,13 +45,26 @@ _CALLOUT = re.compile(r"\[[^\]]{1,40}\]|\([^()]{0,80}\d{4}[a-z]?\)")
 
 
 def damaged_blocks(doc: Document) -> list[str]:
-    """Ids of repairable blocks that a QA warning or error points at, in document order."""
+    """Ids of repairable blocks that a QA warning or error points at, in document order.
+
+    Checks locate damage by ``block_id(s)`` or by a ``char_span`` in document.md, which is
+    mapped to the block whose span holds it.
+    """
+    import bisect
+
+    spans = sorted((s, e, bid) for bid, (s, e) in doc.block_spans.items())
+    starts = [s for s, _, _ in spans]
     flagged: set[str] = set()
     for check in doc.qa.checks:
-        if check.severity not in ("error", "warning") or not check.location:
+        if check.severity not in ("error", "warning") or not check.location or check.id in NOT_DAMAGE:
             continue
-        ids = check.location.get("block_ids") or [check.location.get("block_id")]
-        flagged.update(i for i in ids if i)
+        loc = check.location
+        flagged.update(i for i in (loc.get("block_ids") or [loc.get("block_id")]) if i)
+        span = loc.get("char_span")
+        if span:
+            i = bisect.bisect_right(starts, span[0]) - 1
+            if i >= 0 and spans[i][0] <= span[0] < spans[i][1]:
+                flagged.add(spans[i][2])
     return [b.id for b in doc.blocks if b.id in flagged and b.kind in REPAIRABLE and b.text.strip()]
 
 

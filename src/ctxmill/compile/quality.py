@@ -131,6 +131,17 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         add(QACheck("broken_hyphenation", "warning", f"word broken at a line end: {m.group(0)!r}",
                     {"char_span": [m.start(), m.end()], "page": _page_of(doc, m.start(), starts)}))
 
+    # ---- secrets (ctxmill.redact, issue 8): listed here; redacted before any text leaves for an
+    # embedder, an LLM or an MCP client. The location is a line, not a span: nothing to "repair".
+    from ctxmill.redact import redact
+
+    line_starts = [0] + [m.end() for m in re.finditer("\n", md)]
+    for f in redact(md).findings:
+        pos = line_starts[f.line - 1] if f.line - 1 < len(line_starts) else 0
+        add(QACheck("secret", "warning", f"possible secret ({f.rule}) at document.md line {f.line}; "
+                    f"redacted before text reaches an embedder, an LLM or an MCP client",
+                    {"line": f.line, "page": _page_of(doc, pos, starts)}))
+
     # ---- suspiciously short sections (a leaf section with almost no text)
     body: dict[str | None, int] = defaultdict(int)
     for b in doc.blocks:

@@ -129,4 +129,16 @@ def index_status(root: str | Path | None = None, *, db_path: str | Path | None =
             "age_seconds": round(time.time() - float(last), 1) if last else None,
             "complete": store.get_meta("dirty") == "0",
             "vector_backend": "sqlite-vec" if store.has_vec else "numpy",
+            "redactions": _redactions(c),
         }
+
+
+def _redactions(conn) -> dict:
+    """Secrets redacted at index time, listed as {path, line, rule} from the stored chunks."""
+    from ctxmill.redact import markers, summarize
+
+    found = []
+    for path, start, text in conn.execute(
+            "SELECT path, start_line, text FROM chunks WHERE instr(text, '[REDACTED:') > 0 ORDER BY path, start_line"):
+        found.extend(markers(text, path=path, first_line=int(start or 1)))
+    return summarize(sorted(set(found), key=lambda f: (f.path or "", f.line, f.rule)))

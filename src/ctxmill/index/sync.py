@@ -72,6 +72,7 @@ class _Prepared:
     status: str  # ok | binary | failed
     language: str | None
     chunks: list[CodeChunk]
+    existed: bool = True  # the index may hold rows for this path
 
 
 def finalize_chunk(chunk: CodeChunk) -> CodeChunk:
@@ -82,7 +83,13 @@ def finalize_chunk(chunk: CodeChunk) -> CodeChunk:
     database or an embedder.
     """
     from ctxmill.index.merkle import content_hash
+    from ctxmill.redact import redact
 
+    # Secret redaction (ctxmill.redact, issue 8): the stored, searched and embedded text is the
+    # redacted one; line breaks are kept, so line ranges stay exact.
+    chunk.text = redact(chunk.text).text
+    if chunk.context:
+        chunk.context = redact(chunk.context).text
     body = embed_text(chunk.context, chunk.text)
     chunk.hash = content_hash(body.encode("utf-8", "surrogatepass"))
     chunk.fts = fts_text(body)
@@ -229,6 +236,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         if prep == "same":
             store.update_stat(entry.path, entry.size, entry.mtime_ns, entry.inode)
             continue
+        prep.existed = entry.path in stored
         batch.append(prep)
         batch_bytes += entry.size
         if len(batch) >= BATCH_FILES or batch_bytes >= BATCH_BYTES:
@@ -299,7 +307,8 @@ def _write_batch(store: Store, batch: list[_Prepared], embedder, sync_no: int, r
         store.set_meta("dirty", "1")
         if mat is not None:
             store.add_vectors(missing, mat, sync_no)
-        store.touch_vectors(text_of, sync_no)
-        for prep in batch:
-            store.replace_file(prep.path, prep.stat, prep.hash, prep.status, prep.language, prep.chunks)
+        if len(missing) < len(text_of):  # reused contents: keep them from garbage collection
+            fresh = set(missing)
+            store.touch_vectors((h for h in text_of if h not in fresh), sync_no)
+        store.replace_files(batch)
     report.stages["store"] += time.perf_counter() - t
