@@ -28,7 +28,7 @@ from ctxmill.model import BlockKind, Chunk, Document, QACheck, QAReport
 REPAIRABLE = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
 MAX_REPAIRS = 200  # per document: damage beyond this is a source problem, not a paragraph one
 PARALLEL = 4  # requests in flight at once
-NOT_DAMAGE = {"secret", "llm-failed", "llm-enhanced"}  # QA checks that say nothing about extraction damage
+NOT_DAMAGE = {"secret", "llm-failed", "llm-enhanced", "llm-repaired"}  # QA checks that say nothing about extraction damage
 
 REPAIR_SYSTEM = (
     "You repair text extracted from a PDF or OCR. Fix only extraction damage: broken "
@@ -201,6 +201,15 @@ def run(doc: Document, options: CompileOptions) -> None:
                      f"paragraph(s) (marked llm, original kept) and wrote {contexts} chunk context header(s); "
                      f"{rejected} repair(s) rejected by validation"),
             location={"block_ids": repaired} if repaired else None))
+    by_id = {b.id: b for b in doc.blocks}
+    for block_id in repaired:  # the deterministic text stays visible in the outputs
+        b = by_id[block_id]
+        original = b.attrs.get("original", "")
+        doc.qa.checks.append(QACheck(
+            id="llm-repaired", severity="info",
+            message=f"paragraph text repaired by an LLM (marked <!-- ctxmill:llm --> in document.md); "
+                    f"original: {original[:400]!r}{'…' if len(original) > 400 else ''}",
+            location={"block_id": block_id, "page": b.page}))
     if error:
         doc.qa.checks.append(QACheck(
             id="llm-failed", severity="warning",

@@ -104,6 +104,9 @@ def render_block(b: Block) -> str | None:
     return b.text or None
 
 
+LLM_MARK = "<!-- ctxmill:llm -->"  # ends a block whose text an LLM wrote (compile --llm)
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     parts: list[str] = []
     spans: dict[str, tuple[int, int]] = {}
@@ -113,6 +116,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         text = render_block(b)
         if text is None:
             continue
+        if b.attrs.get("llm"):  # issue 8: LLM-written text is marked in the output itself
+            text += " " + LLM_MARK
         if parts:
             sep = "\n" if (b.kind is BlockKind.LIST_ITEM and prev_kind is BlockKind.LIST_ITEM) else "\n\n"
             parts.append(sep)
