@@ -15,26 +15,37 @@ from __future__ import annotations
 
 import gzip
 import threading
-from functools import lru_cache
 from pathlib import Path
 
 TOKENIZER_NAME = "anthropic-sdk-0.34-bpe65k"
 
 _lock = threading.Lock()
+_tokenizer = None
 
 
-@lru_cache(maxsize=1)
 def get_tokenizer():
-    """The shared tokenizer, loaded once per process (about 0.1 s)."""
-    from tokenizers import Tokenizer
-
+    """The shared tokenizer, loaded once per process (about 0.1-0.2 s)."""
+    global _tokenizer
+    if _tokenizer is not None:
+        return _tokenizer
     with _lock:
-        raw = (Path(__file__).parent / "data" / "tokenizer.json.gz").read_bytes()
-        tok = Tokenizer.from_str(gzip.decompress(raw).decode("utf-8"))
-        # Counting only: never truncate or pad.
-        tok.no_truncation()
-        tok.no_padding()
-        return tok
+        if _tokenizer is None:
+            from tokenizers import Tokenizer
+
+            raw = (Path(__file__).parent / "data" / "tokenizer.json.gz").read_bytes()
+            tok = Tokenizer.from_str(gzip.decompress(raw).decode("utf-8"))
+            # Counting only: never truncate or pad.
+            tok.no_truncation()
+            tok.no_padding()
+            _tokenizer = tok
+    return _tokenizer
+
+
+def preload() -> None:
+    """Start loading the tokenizer in the background (a compile calls this while the source
+    is parsed in its child process, so the load costs no wall time)."""
+    if _tokenizer is None:
+        threading.Thread(target=get_tokenizer, name="ctxmill-tokenizer", daemon=True).start()
 
 
 def count_tokens(text: str) -> int:

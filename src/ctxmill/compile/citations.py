@@ -404,9 +404,14 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
                              shown=f"{auth}, {y}" if len(years) > 1 else text[s:e])
             taken.append((s, e))
     # Entries printed without a year are cited by their label alone ("Kwa et al.’s").
+    lowered = None
     for label, ids in linker.no_year.items():
         if len(ids) != 1 or " " not in label:
             continue
+        if lowered is None:
+            lowered = text.lower()
+        if label.split()[0] not in lowered:
+            continue  # cheap test first: the accent-folding pass below is slow
         for lm in re.finditer(re.escape(label).replace(r"\ ", r"\W+"), norm_keep_len(text)):
             if any(a <= lm.start() < b for a, b in taken):
                 continue

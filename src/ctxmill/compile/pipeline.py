@@ -73,6 +73,10 @@ def compile_document(
 
     options = options or CompileOptions()
     t0 = time.perf_counter()
+    if options.chunks:
+        from ctxmill.tokens import preload
+
+        preload()  # the chunk tokenizer loads while the source is parsed
     if progress:
         progress("source", "start")
     stream = load_source(source, options, kind=kind, name=name)

@@ -198,14 +198,23 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
         else:
             groups[-1][1].append(b)
 
-    specs: list[tuple[int, int, str | None, list[str], list[Block]]] = []
-    for _sid, blocks in groups:
-        units = _units_of_section(doc, blocks)
-        if not units:
-            continue  # a heading with no text: only the breadcrumb keeps it
-        toks = count_many([md[u.start : u.end] for u in units])
-        for u, t in zip(units, toks, strict=True):
-            u.tokens = t
+    # Count every unit in one batch; a run of whole units then costs the sum of its units plus
+    # the whitespace between them (the BPE pre-tokenizer splits at that whitespace, so the sum
+    # is exact -- tests/test_chunks*.py check it against a fresh count of every chunk).
+    sections = [u for u in (_units_of_section(doc, blocks) for _, blocks in groups) if u]
+    flat = [u for units in sections for u in units]
+    for u, t in zip(flat, count_many([md[u.start : u.end] for u in flat]), strict=True):
+        u.tokens = t
+    gap_cache: dict[str, int] = {}
+
+    def gap_cost(gap: str) -> int:
+        if gap not in gap_cache:
+            gap_cache[gap] = count_tokens(f"a{gap}b") - 2 if gap.strip() == "" else -1
+        return gap_cache[gap]
+
+    # spec: (start, end, context, kinds, blocks, tokens or None when it must be counted afresh)
+    specs: list[tuple[int, int, str | None, list[str], list[Block], int | None]] = []
+    for units in sections:
         cur: list[_Unit] = []
         cur_t = 0
 
@@ -213,7 +222,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             nonlocal cur, cur_t
             if cur:
                 specs.append((cur[0].start, cur[-1].end, None, [k for u in cur for k in u.kinds],
-                              [b for u in cur for b in u.blocks]))
+                              [b for u in cur for b in u.blocks], cur_t))
             cur, cur_t = [], 0
 
         for u in units:
@@ -221,25 +230,36 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                 flush()
                 text = md[u.start : u.end]
                 for a, b, ctx in _pieces(text, budget, u.table):
-                    specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks))
+                    specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks, None))
                 continue
-            if cur and cur_t + u.tokens + 1 > budget:
-                flush()
+            if cur:
+                g = gap_cost(md[cur[-1].end : u.start])
+                if g < 0 or cur_t + g + u.tokens > budget:
+                    flush()
+                else:
+                    cur_t += g
             cur.append(u)
-            cur_t += u.tokens + (1 if len(cur) > 1 else 0)
+            cur_t += u.tokens
         flush()
 
     chunks: list[Chunk] = []
-    texts = []
     trimmed = []
-    for s, e, ctx, kinds, blocks in specs:
-        s, e = _trim(md, s, e)
-        if e <= s:
+    for s, e, ctx, kinds, blocks, n in specs:
+        s2, e2 = _trim(md, s, e)
+        if e2 <= s2:
             continue
-        trimmed.append((s, e, ctx, kinds, blocks))
-        texts.append(md[s:e] if ctx is None else ctx + "\n" + md[s:e])
-    counts = count_many(texts)
-    for (s, e, ctx, kinds, blocks), n in zip(trimmed, counts, strict=True):
+        if (s2, e2) != (s, e):
+            n = None  # trimmed: the sum no longer describes this text
+        trimmed.append((s2, e2, ctx, kinds, blocks, n))
+    fresh = [i for i, t in enumerate(trimmed) if t[5] is None]
+    counts = count_many([
+        md[trimmed[i][0] : trimmed[i][1]] if trimmed[i][2] is None
+        else trimmed[i][2] + "\n" + md[trimmed[i][0] : trimmed[i][1]]
+        for i in fresh
+    ])
+    for i, n in zip(fresh, counts, strict=True):
+        trimmed[i] = (*trimmed[i][:5], n)
+    for s, e, ctx, kinds, blocks, n in trimmed:
         text = md[s:e]
         if _only_heading(text):
             continue
