@@ -205,9 +205,7 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
             while j < n and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(cur.size, 4):
                 j += 1
             if j - i >= 3:
-                left = min(x.x0 for x in ls[i:j])
-                step = max(cur.size * 0.55, 2.5)
-                code_lines = [" " * int(round((x.x0 - left) / step)) + x.text for x in ls[i:j]]
+                code_lines = _indented(ls[i:j])
                 out.append(Block(BlockKind.CODE, "\n".join(code_lines), page.number,
                                  bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
                 i = j
@@ -221,6 +219,19 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
         out.append(_para_block(lines, page, ctx))
         i = j
     return out
+
+
+def _indented(lines: list[_L]) -> list[str]:
+    """Monospace lines -> text with 4-space indentation per distinct left edge."""
+    levels: list[float] = []
+    for x in sorted(x.x0 for x in lines):
+        if not levels or x - levels[-1] > max(lines[0].size * 0.8, 2.0):
+            levels.append(x)
+
+    def level(x0: float) -> int:
+        return max(i for i, v in enumerate(levels) if v <= x0 + max(lines[0].size * 0.8, 2.0))
+
+    return ["    " * level(x.x0) + x.text for x in lines]
 
 
 def _caption_label_ok(line: _L, m: re.Match) -> bool:
@@ -310,7 +321,7 @@ def _join(texts: list[str]) -> str:
         if not out:
             out = t
         elif out.endswith("-") and t[:1].islower() and len(out) > 1 and out[-2].isalpha():
-            out = out[:-1] + t
+            out = out + "\n" + t  # normalize decides between "per-session" and "persession"
         else:
             out += " " + t
     return out
@@ -331,9 +342,9 @@ def _table_after(ls: list[_L], j: int, body: float, ctx: _Context) -> tuple[int,
                      and (x.x1 - x.x0) > 0.6 * ctx.width)
         if body_line and region:
             break
-        if region and x.top - max(r.bottom for r in region) > 3.0 * max(x.size, 6):
+        if region and x.top - max(r.bottom for r in region) > 6.0 * max(x.size, 6) and x.size >= body - 0.3:
             break
-        if x.bold and x.size >= body * 0.95 and HEADING_NUM_RE.match(x.text) and not x.wide:
+        if x.bold and x.size >= body * 0.95 and HEADING_NUM_RE.match(x.text) and len(x.text) < 120:
             break
         region.append(x)
         k += 1
@@ -363,6 +374,43 @@ def _fragments(region: list[_L]):
     return frags
 
 
+def _col_of(f, cols) -> int:
+    cx = (f[0] + f[1]) / 2
+    for i, c in enumerate(cols):
+        if c[0] - 2 <= cx <= c[1] + 2:
+            return i
+    return min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - cx))
+
+
+def _split_flat_rows(rows: list[list], cols) -> list[list]:
+    """Tables without extra space between rows come out of the gap rule as one block. When the
+    gap rule found at most two body rows, start a row at every line that has text in the first
+    column (lines with text only in other columns continue the row above)."""
+    if len(cols) < 2 or len(rows) > 3:
+        return rows
+    out: list[list] = []
+    for row in rows:
+        levels: list[list] = []
+        for f in sorted(row, key=lambda f: f[2]):
+            if levels and abs(f[2] - levels[-1][0][2]) < 2.5:
+                levels[-1].append(f)
+            else:
+                levels.append([f])
+        starts = [lv for lv in levels if any(_col_of(f, cols) == 0 for f in lv)]
+        if len(starts) < 3:
+            out.append(row)
+            continue
+        cur: list = []
+        for lv in levels:
+            if cur and any(_col_of(f, cols) == 0 for f in lv):
+                out.append(cur)
+                cur = []
+            cur.extend(lv)
+        if cur:
+            out.append(cur)
+    return out
+
+
 def _grid(region: list[_L]) -> list[list[str]]:
     frags = _fragments(region)
     if not frags:
@@ -381,12 +429,13 @@ def _grid(region: list[_L]) -> list[list[str]]:
     bottom = None
     for f in order:
         h = f[3] - f[2]
-        if bottom is None or f[2] - bottom > max(1.5, 0.18 * h):
+        if bottom is None or f[2] - bottom > max(2.5, 0.4 * h):
             rows.append([])
             bottom = f[3]
         else:
             bottom = max(bottom, f[3])
         rows[-1].append(f)
+    rows = _split_flat_rows(rows, cols)
     table: list[list[str]] = []
     for row in rows:
         cells: list[list] = [[] for _ in cols]

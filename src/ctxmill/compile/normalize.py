@@ -35,7 +35,8 @@ LATEX_SYMBOLS = {
     r"\dots": "…", r"\cdots": "⋯", r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ",
     r"\epsilon": "ε", r"\lambda": "λ", r"\mu": "μ", r"\pi": "π", r"\sigma": "σ", r"\tau": "τ",
     r"\theta": "θ", r"\star": "⋆", r"\ast": "*", r"\circ": "∘", r"\bullet": "•", r"\S": "§",
-    r"\textasciitilde": "~", r"\quad": " ", r"\qquad": " ", r"\,": " ", r"\;": " ", r"\!": "", r"\ ": " ",
+    r"\textasciitilde": "~", r"\quad": "\x00", r"\qquad": "\x00", r"\,": "\x00", r"\;": "\x00", r"\!": "",
+    r"\ ": "\x00", r"\:": "\x00",
     r"\checkmark": "✓",
 }
 _SIMPLE_MATH_RE = re.compile(r"^[\w\s.,%+\-/:;()<>=~†‡×·≈≤≥≠±→←⇒∞…⋯αβγδελμπστθ⋆*∘•§✓|!?'\"\[\]$&#_{}]*$")
@@ -89,10 +90,13 @@ def latex_inline(inner: str) -> str:
         return "".join(f"[^{p}]" for p in marks)
     s = _strip_text_cmds(inner.strip())
     s2 = _latex_symbols(s)
+    # in math mode only explicit spacing commands (now NUL) make space; operators get spaces
+    s2 = re.sub(r"\s+", "", s2).replace("\x00", " ")
+    s2 = re.sub(r"\s*([=<>≤≥≈≠→←⇒±×])\s*", r" \1 ", s2)
     s2 = re.sub(r"\s+", " ", s2).strip()
-    s2 = re.sub(r"(\d)\s+(?=[%.,\d])", r"\1", s2)
     if "\\" not in s2 and "^" not in s2 and _SIMPLE_MATH_RE.match(s2) and "{" not in s2:
         return s2
+    s = s.replace("\x00", " ")
     # keep real math as Markdown math
     s = re.sub(r"\s+", " ", s).strip()
     return f"${s}$"
@@ -106,6 +110,7 @@ def convert_latex(text: str) -> str:
     # markers stick to the word before them: "done [^1] ." -> "done[^1]."
     out = re.sub(r"\s+(\[\^[^\]]+\])", r"\1", out)
     out = re.sub(r"(\[\^[^\]]+\])\s+([.,;:!?)])", r"\1\2", out)
+    out = re.sub(r"(?<=\S) +([.,;:])(?=\s|$)", r"\1", out)  # "\( x \) ." -> "x."
     return out
 
 
@@ -176,7 +181,7 @@ def clean_inline(text: str) -> str:
 def _vocabulary(doc: Document) -> Counter:
     words: Counter[str] = Counter()
     for b in doc.blocks:
-        for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}", b.text):
+        for w in re.findall(r"[A-Za-z][\w\-]{2,}", b.text):
             words[w.lower()] += 1
     return words
 
@@ -192,16 +197,17 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
             out = t
             continue
         if out.endswith("-") and len(out) >= 2 and out[-2].isalpha() and t[:1].isalpha():
-            head = re.search(r"([A-Za-z]+)-$", out)
-            tail = re.match(r"([A-Za-z]+)", t)
+            head = re.search(r"(\w+)-$", out)
+            tail = re.match(r"(\w+)", t)
             keep = False
             if head and tail:
                 joined = (head.group(1) + tail.group(1)).lower()
                 hyph = f"{head.group(1)}-{tail.group(1)}".lower()
-                if vocab is not None:
-                    if vocab.get(hyph, 0) > 0 and vocab.get(joined, 0) == 0:
-                        keep = True
-                if t[:1].isupper() and head.group(1)[:1].isupper():
+                if vocab is not None and vocab.get(joined, 0) > 0:
+                    keep = False
+                elif vocab is not None and vocab.get(hyph, 0) > 0:
+                    keep = True
+                elif t[:1].isupper() and head.group(1)[:1].isupper():
                     keep = True  # "Claude-\nCode"-style compounds of names keep their hyphen
             out = out + t if keep else out[:-1] + t
         else:
@@ -269,6 +275,11 @@ def run(doc: Document, options: CompileOptions) -> None:
     _furniture(doc)
     vocab = _vocabulary(doc)
     for b in doc.blocks:
+        if b.kind is BlockKind.TABLE:
+            b.attrs["rows"] = [[join_lines(c.split("\n"), vocab) if "\n" in c else c for c in r]
+                               for r in b.attrs.get("rows", [])]
+        if "\n" in (b.attrs.get("caption") or ""):
+            b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab)
         if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE, BlockKind.HEADING):
             lines = b.attrs.get("_line_texts") or b.text.split("\n")
             b.attrs["_line_texts"] = lines

@@ -21,6 +21,8 @@ def _sup(marks: str) -> str:
 
 
 def _front_text(text: str) -> str:
+    text = re.sub(r"(?<=[^\s(])(?=\[\^[^\]]+\]\s)(?<![\w\]])", " ", text)
+    text = re.sub(r",(?=\[\^)", ", ", text)
     return re.sub(r"\[\^([^\]]+)\]|<sup>([^<]+)</sup>", lambda m: _sup(m.group(1) or m.group(2)), text)
 
 
