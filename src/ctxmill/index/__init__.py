@@ -50,6 +50,7 @@ def sync_index(
     progress: Progress | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     extra_ignore=(),
+    workers: int | None = None,
 ) -> SyncReport:
     """Build or bring up to date the index of ``root``; returns the counts of what happened."""
     from ctxmill.index.embedders import get_embedder
@@ -59,7 +60,7 @@ def sync_index(
         embedder = get_embedder(embedder)
     db = Path(db_path) if db_path else default_db_path(root)
     return sync(Path(root), db, embedder, progress=progress, max_file_bytes=max_file_bytes,
-                extra_ignore=extra_ignore)
+                extra_ignore=extra_ignore, workers=workers)
 
 
 def _open(root: str | Path | None, db_path: str | Path | None):

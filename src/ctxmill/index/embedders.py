@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 import os
 import zlib
-from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 
 from ctxmill.errors import UsageError
 from ctxmill.index.embed import Embedder
-from ctxmill.index.terms import words
+from ctxmill.index.terms import word_counts
 
 DEFAULT_EMBEDDER = "hash-256"
 
@@ -43,7 +42,7 @@ class HashEmbedder:
         return slot
 
     def _vector(self, text: str, out: np.ndarray) -> None:
-        for token, tf in Counter(words(text)).items():
+        for token, tf in word_counts(text).items():
             idx, sign = self._slot(token)
             out[idx] += sign * (1.0 + math.log(tf))
         norm = float(np.linalg.norm(out))
@@ -60,8 +59,16 @@ class HashEmbedder:
         return self.embed([text])[0]
 
 
+def _static() -> Embedder:
+    from ctxmill.index.embedders_extra import make_embedder
+
+    return make_embedder("static")  # loaded once per process (cached there)
+
+
 _REGISTRY: dict[str, Callable[[], Embedder]] = {
     "hash-256": lambda: HashEmbedder(256),
+    "static": _static,  # the bundled distilled table (ctxmill/data/static-code-256)
+    "static:ctxmill-code-256": _static,  # ... as the index records it
 }
 
 
@@ -79,5 +86,11 @@ def get_embedder(name: str | None = None) -> Embedder:
     name = name or os.environ.get("CTXMILL_EMBEDDER") or DEFAULT_EMBEDDER
     factory = _REGISTRY.get(name)
     if factory is None:
+        # spec strings: static:PATH, onnx[:PATH], st:PATH, openai:MODEL@URL
+        from ctxmill.index.embedders_extra import make_embedder
+
+        made = make_embedder(name)
+        if made is not None:
+            return made
         raise UsageError(f"unknown embedder {name!r}; known: {', '.join(available())}")
     return factory()

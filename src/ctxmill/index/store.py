@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    body, symbol, path, tokenize = "unicode61 tokenchars '_'");
+    body, symbol, path, tokenize = "unicode61 tokenchars '_'"{fts_options});
 CREATE TABLE IF NOT EXISTS vectors(
     id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, last_sync INTEGER NOT NULL, vec BLOB);
 """
@@ -88,7 +88,11 @@ class Store:
             )
         if version is None:
             with self.transaction():
-                for statement in _statements(_SCHEMA):
+                # Contentless with column detail: the text lives in `chunks`; FTS keeps only
+                # what BM25 needs, which halves the database and the insert time.
+                fts_options = (", content='', contentless_delete=1, detail=column"
+                               if sqlite3.sqlite_version_info >= (3, 43, 0) else "")
+                for statement in _statements(_SCHEMA.replace("{fts_options}", fts_options)):
                     c.execute(statement)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("created_at", str(time.time()))
@@ -146,27 +150,27 @@ class Store:
 
     def missing_vectors(self, hashes: Iterable[str]) -> list[str]:
         """Which of ``hashes`` have no stored vector (order kept, duplicates dropped)."""
-        out, seen = [], set()
-        q = "SELECT 1 FROM vectors WHERE hash=?"
-        for h in hashes:
-            if h in seen:
-                continue
-            seen.add(h)
-            if self.conn.execute(q, (h,)).fetchone() is None:
-                out.append(h)
-        return out
+        wanted = list(dict.fromkeys(hashes))
+        have: set[str] = set()
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            marks = ",".join("?" * len(part))
+            have.update(r[0] for r in self.conn.execute(
+                f"SELECT hash FROM vectors WHERE hash IN ({marks})", part))
+        return [h for h in wanted if h not in have]
 
     def add_vectors(self, hashes: list[str], matrix: np.ndarray, sync_no: int) -> None:
-        """Store vectors (call inside a transaction)."""
+        """Store vectors for hashes that have none (call inside a transaction)."""
         c = self.conn
         mat = np.ascontiguousarray(matrix, dtype=np.float32)
-        for h, row in zip(hashes, mat, strict=True):
-            blob = row.tobytes()
-            cur = c.execute(
-                "INSERT OR IGNORE INTO vectors(hash, last_sync, vec) VALUES (?, ?, ?)",
-                (h, sync_no, None if self.has_vec else blob))
-            if cur.rowcount and self.has_vec:
-                c.execute("INSERT INTO vec_index(rowid, embedding) VALUES (?, ?)", (cur.lastrowid, blob))
+        first = c.execute("SELECT coalesce(max(id), 0) + 1 FROM vectors").fetchone()[0]
+        ids = range(first, first + len(hashes))
+        blobs = [row.tobytes() for row in mat]
+        c.executemany("INSERT INTO vectors(id, hash, last_sync, vec) VALUES (?, ?, ?, ?)",
+                      zip(ids, hashes, [sync_no] * len(hashes),
+                          [None] * len(hashes) if self.has_vec else blobs, strict=True))
+        if self.has_vec:
+            c.executemany("INSERT INTO vec_index(rowid, embedding) VALUES (?, ?)", zip(ids, blobs, strict=True))
 
     def touch_vectors(self, hashes: Iterable[str], sync_no: int) -> None:
         self.conn.executemany("UPDATE vectors SET last_sync=? WHERE hash=?", ((sync_no, h) for h in hashes))
@@ -208,27 +212,35 @@ class Store:
         self.conn.execute("UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
                           (size, mtime_ns, inode, path))
 
-    def replace_file(self, path: str, stat: tuple[int, int, int], content_hash: str, status: str,
-                     language: str | None, chunks: list) -> list[str]:
-        """Replace everything stored for ``path`` (call inside a transaction); returns chunk hashes."""
+    def replace_files(self, files: list) -> None:
+        """Replace everything stored for each file (call inside a transaction).
+
+        ``files``: objects with path, stat (size, mtime_ns, inode), hash, status, language,
+        chunks (finalised: .hash, .fts, .symbol_fts) and existed (True if rows may exist).
+        """
         c = self.conn
-        self._delete_chunks(path)
-        hashes = []
-        for ch in chunks:
-            cur = c.execute(
-                "INSERT INTO chunks(path, start_line, end_line, kind, symbol, language, text, context, hash)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (path, ch.start_line, ch.end_line, ch.kind, ch.symbol, ch.language, ch.text, ch.context,
-                 ch.hash))
-            c.execute("INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES (?,?,?,?)",
-                      (cur.lastrowid, ch.fts, ch.symbol_fts, path_terms(path)))
-            hashes.append(ch.hash)
-        d = path.rsplit("/", 1)[0] if "/" in path else ""
-        c.execute(
+        for f in files:
+            if f.existed:
+                self._delete_chunks(f.path)
+        next_id = c.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+        chunk_rows, fts_rows, file_rows = [], [], []
+        now = time.time()
+        for f in files:
+            pterms = path_terms(f.path)
+            for ch in f.chunks:
+                chunk_rows.append((next_id, f.path, ch.start_line, ch.end_line, ch.kind, ch.symbol,
+                                   ch.language, ch.text, ch.context, ch.hash))
+                fts_rows.append((next_id, ch.fts, ch.symbol_fts, pterms))
+                next_id += 1
+            d = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+            file_rows.append((f.path, d, *f.stat, f.hash, f.status, f.language, now))
+        c.executemany(
+            "INSERT INTO chunks(id, path, start_line, end_line, kind, symbol, language, text, context, hash)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+        c.executemany("INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES (?,?,?,?)", fts_rows)
+        c.executemany(
             "INSERT OR REPLACE INTO files(path, dir, size, mtime_ns, inode, hash, status, language, indexed_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (path, d, stat[0], stat[1], stat[2], content_hash, status, language, time.time()))
-        return hashes
+            " VALUES (?,?,?,?,?,?,?,?,?)", file_rows)
 
     def delete_file(self, path: str) -> None:
         self._delete_chunks(path)

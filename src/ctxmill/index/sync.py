@@ -33,6 +33,7 @@ from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, is_b
 BATCH_FILES = 256  # files per write transaction
 BATCH_BYTES = 8_000_000
 EMBED_BATCH = 512
+PARALLEL_MIN_FILES = 200  # below this a process pool costs more than it saves
 
 Progress = Callable[[int, int, str], None]  # (files done, files to do, current path)
 
@@ -125,7 +126,32 @@ def _document_chunks(abs_path: str, path: str) -> list[CodeChunk]:
     return out
 
 
-def _prepare(root: str, entry, stored, warnings: list[str]) -> _Prepared | None | str:
+def _prepare_job(job) -> tuple[object, list[str]]:
+    """Worker-process entry: ``_prepare`` with its warnings sent back."""
+    root, entry, stored_hash = job
+    warnings: list[str] = []
+    return _prepare(root, entry, stored_hash, warnings), warnings
+
+
+def _prepared(root: str, todo: list, stored: dict, warnings: list[str], workers: int):
+    """(entry, prepared) for each file to look at, in order; parsed in worker processes when
+    there are enough files for the pool to pay for itself."""
+    if workers <= 1 or len(todo) < PARALLEL_MIN_FILES:
+        for e in todo:
+            s = stored.get(e.path)
+            yield e, _prepare(root, e, s[3] if s else None, warnings)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = [(root, e, (stored.get(e.path) or (None,) * 4)[3]) for e in todo]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for e, (prep, warns) in zip(todo, pool.map(_prepare_job, jobs, chunksize=16), strict=True):
+            warnings.extend(warns)
+            yield e, prep
+
+
+def _prepare(root: str, entry, stored_hash: str | None, warnings: list[str]) -> _Prepared | None | str:
     """Read, hash and chunk one file. None: unreadable (kept as it was); "same": content unchanged."""
     path = entry.path
     abs_path = os.path.join(root, path)
@@ -138,7 +164,7 @@ def _prepare(root: str, entry, stored, warnings: list[str]) -> _Prepared | None 
         return None
     h = merkle.content_hash(data)
     stat = (entry.size, entry.mtime_ns, entry.inode)
-    if stored is not None and stored[3] == h:
+    if stored_hash == h:
         return "same"
     language = language_for(path)
     if path.lower().endswith(DOCUMENT_SUFFIXES):
@@ -178,8 +204,15 @@ class _Lock:
         self.fh.close()
 
 
+def default_workers() -> int:
+    env = os.environ.get("CTXMILL_INDEX_WORKERS")
+    if env:
+        return max(1, int(env))
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 def sync(root: Path, db_path: Path, embedder, *, progress: Progress | None = None,
-         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, extra_ignore=()) -> SyncReport:
+         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, extra_ignore=(), workers: int | None = None) -> SyncReport:
     t0 = time.perf_counter()
     root_abs = os.path.abspath(root)
     if not os.path.isdir(root_abs):
@@ -187,12 +220,14 @@ def sync(root: Path, db_path: Path, embedder, *, progress: Progress | None = Non
     report = SyncReport(root=root_abs, db_path=str(db_path))
     db_path.parent.mkdir(parents=True, exist_ok=True)
     with _Lock(db_path), Store(db_path) as store:
-        _sync(store, root_abs, embedder, report, progress, max_file_bytes, extra_ignore)
+        _sync(store, root_abs, embedder, report, progress, max_file_bytes, extra_ignore,
+              workers if workers is not None else default_workers())
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_file_bytes, extra_ignore):
+def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_file_bytes, extra_ignore,
+          workers: int):
     conn = store.conn
     stages = report.stages
     recorded_root = store.get_meta("root")
@@ -224,25 +259,28 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     batch_bytes = 0
     stages.setdefault("chunk", 0.0)
     stages.setdefault("store", 0.0)
-    for entry in todo:
-        t = time.perf_counter()
-        prep = _prepare(root, entry, stored.get(entry.path), report.warnings)
+    t = time.perf_counter()
+    for entry, prep in _prepared(root, todo, stored, report.warnings, workers):
         stages["chunk"] += time.perf_counter() - t
         done += 1
         if progress is not None:
             progress(done, len(todo), entry.path)
         if prep is None:
+            t = time.perf_counter()
             continue
         if prep == "same":
             store.update_stat(entry.path, entry.size, entry.mtime_ns, entry.inode)
+            t = time.perf_counter()
             continue
         prep.existed = entry.path in stored
         batch.append(prep)
         batch_bytes += entry.size
+        t = time.perf_counter()
         if len(batch) >= BATCH_FILES or batch_bytes >= BATCH_BYTES:
             _write_batch(store, batch, embedder, sync_no, report)
             changed_paths.extend(p.path for p in batch)
             batch, batch_bytes = [], 0
+        t = time.perf_counter()
     if batch:
         _write_batch(store, batch, embedder, sync_no, report)
         changed_paths.extend(p.path for p in batch)

@@ -9,24 +9,38 @@ expanded the same way: a search for ``userRecord`` finds ``user_record`` and ``U
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-# A compound identifier: has an underscore, a lower->upper step, or letters around digits.
-_COMPOUND = re.compile(r"[A-Za-z0-9_]*(?:_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9_]*")
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _WORDS = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
+_part_cache: dict[str, list[str]] = {}
+
+
+def is_compound(word: str) -> bool:
+    """``parse_user``, ``parseUser``, ``HTTPServer``: more than one identifier part."""
+    if "_" in word.strip("_"):
+        return True
+    return not (word.islower() or word.isupper() or word.isdigit() or word[1:].islower())
 
 
 def identifier_parts(word: str) -> list[str]:
     """``getHTTPResponse_code`` -> ``['get', 'http', 'response', 'code']``."""
-    return [p.lower() for p in _PARTS.findall(word)]
+    parts = _part_cache.get(word)
+    if parts is None:
+        parts = [p.lower() for p in _PARTS.findall(word)]
+        if len(_part_cache) < 200_000:
+            _part_cache[word] = parts
+    return parts
 
 
 def expand(text: str) -> str:
     """The parts of the compound identifiers in ``text``, once each, space-separated."""
     seen: dict[str, None] = {}
-    for word in set(_COMPOUND.findall(text)):
-        for part in identifier_parts(word):
-            seen[part] = None
+    for word in set(_TOKEN.findall(text)):
+        if is_compound(word):
+            for part in identifier_parts(word):
+                seen[part] = None
     return " ".join(seen)
 
 
@@ -41,20 +55,21 @@ def query_terms(query: str) -> list[str]:
     terms: dict[str, None] = {}
     for word in _WORDS.findall(query):
         terms[word.lower()] = None
-        if _COMPOUND.fullmatch(word):
+        if is_compound(word):
             for part in identifier_parts(word):
                 terms[part] = None
     return [t for t in terms if t.strip("_")]
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased words and identifier parts (for the hash embedder)."""
-    out = []
-    for word in _WORDS.findall(text):
+def word_counts(text: str) -> dict[str, int]:
+    """Lower-cased words and identifier parts with their counts (for the hash embedder)."""
+    counts: dict[str, int] = {}
+    for word, n in Counter(_WORDS.findall(text)).items():
         low = word.lower()
-        out.append(low)
-        if "_" in word or (not word.islower() and not word.isupper()):
+        counts[low] = counts.get(low, 0) + n
+        if is_compound(word):
             parts = identifier_parts(word)
             if len(parts) > 1:
-                out.extend(parts)
-    return out
+                for part in parts:
+                    counts[part] = counts.get(part, 0) + n
+    return counts

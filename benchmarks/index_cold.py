@@ -1,0 +1,68 @@
+"""Cold index of CPython's standard library (the running interpreter's Lib/).
+
+Prints JSON: files/s for walk + parse + chunk + store (embedding time reported separately),
+the stage split, and a peer measured in the same run: plain os.walk + read of the same files.
+site-packages/ and __pycache__/ are ignored (a CPython checkout's Lib/ has neither).
+
+    .venv/bin/python benchmarks/index_cold.py [--runs 3] [--root PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+from ctxmill.index import sync_index
+from ctxmill.sources.repo import walk
+
+IGNORE = ["site-packages/", "__pycache__/"]
+
+
+def plain_read(root: str) -> tuple[int, float]:
+    files = [os.path.join(root, f.path) for f in walk(root, extra_ignore=IGNORE).files]
+    t = time.perf_counter()
+    n = 0
+    for p in files:
+        with open(p, "rb") as fh:
+            n += len(fh.read())
+    return len(files), time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--root", default=sysconfig.get_paths()["stdlib"])
+    args = ap.parse_args()
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.runs):
+            db = Path(tmp) / f"cold-{i}.db"
+            r = sync_index(args.root, db_path=db, extra_ignore=IGNORE)
+            index_s = r.seconds - r.embed_seconds
+            runs.append({
+                "files": r.files_scanned, "chunks": r.chunks_total, "chunks_embedded": r.chunks_embedded,
+                "seconds_total": round(r.seconds, 3), "seconds_embed": round(r.embed_seconds, 3),
+                "seconds_index": round(index_s, 3), "files_per_s": round(r.files_scanned / index_s, 1),
+                "stages": {k: round(v, 3) for k, v in r.stages.items()},
+                "db_mb": round(db.stat().st_size / 1e6, 1), "warnings": len(r.warnings),
+            })
+    n, read_s = plain_read(args.root)
+    med = statistics.median(x["files_per_s"] for x in runs)
+    print(json.dumps({
+        "benchmark": "index_cold", "root": args.root, "ignored": IGNORE, "runs": runs,
+        "median_files_per_s": med,
+        "median_seconds_embed": statistics.median(x["seconds_embed"] for x in runs),
+        "target_files_per_s": 1000, "meets_target": med >= 1000,
+        "peer_plain_walk_read": {"files": n, "seconds": round(read_s, 3), "files_per_s": round(n / read_s, 1)},
+        "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
