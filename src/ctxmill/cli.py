@@ -219,6 +219,11 @@ def status_cmd(root, as_json, db_path):
     click.echo(f"embedder: {st['embedder']['name']} ({st['embedder']['dim']} dims, {st['vector_backend']})")
     click.echo(f"merkle root: {st['merkle_root']}")
     click.echo(f"index: {st['db_path']} ({st['db_bytes'] / 1e6:.1f} MB)")
+    red = st.get("redactions") or {}
+    if red.get("count"):  # issue 8: secrets replaced before store/embed, listed path:line rule
+        shown = ", ".join(f"{i['path']}:{i['line']} {i['rule']}" for i in red["items"][:10])
+        more = f" and {red['count'] - 10} more" if red["count"] > 10 else ""
+        click.echo(f"secrets redacted: {red['count']} ({shown}{more})")
 
 
 # ------------------------------------------------------------------------------ serve
