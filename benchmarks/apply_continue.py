@@ -1,0 +1,131 @@
+"""Apply step on Continue's 27 lazy-edit fixtures, with the naive merger as the peer.
+
+    .venv/bin/python benchmarks/apply_continue.py [--triples PATH] [--show NAME]
+
+Each triple is (original, sketch, expected). An outcome is one of: correct (byte for byte),
+trailing_ws_only (equal once trailing whitespace is ignored), refused (with a reason) or
+silently_wrong (applied, but not the expected file). Silently-wrong results that equal the
+expected file once every line is stripped of leading whitespace are also counted under
+``indent_only``: several expected files came from diffs whose "+" lines lost their indent.
+The peer is the copy-until-the-next-sketch-line merger from tutorials, run on the same data.
+Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from ctxmill.apply import apply_sketch  # noqa: E402
+from ctxmill.apply.markers import is_marker  # noqa: E402
+
+DEFAULT = ROOT.parent / "shared" / "apply" / "continue" / "triples.jsonl"
+_EXT = {"javascript": ".js", "python": ".py", "tsx": ".tsx", "rust": ".rs", "typescript": ".ts"}
+
+
+def naive_merge(original: str, sketch: str) -> str:
+    """Copy original lines at a marker until the next sketch line shows up (first match)."""
+    o = original.split("\n")
+    s = sketch.split("\n")
+    out: list[str] = []
+    pos = 0
+    for i, line in enumerate(s):
+        if is_marker(line):
+            nxt = next((x for x in s[i + 1:] if x.strip() and not is_marker(x)), None)
+            if nxt is None:
+                out.extend(o[pos:])
+                pos = len(o)
+                continue
+            j = next((j for j in range(pos, len(o)) if o[j].strip() == nxt.strip()), None)
+            if j is not None:
+                out.extend(o[pos:j])
+                pos = j
+            continue
+        out.append(line)
+        j = next((j for j in range(pos, len(o)) if o[j].strip() == line.strip()), None)
+        if j is not None:
+            pos = j + 1
+    return "\n".join(out)
+
+
+def classify(result: str | None, expected: str) -> str:
+    if result is None:
+        return "refused"
+    if result == expected:
+        return "correct"
+    rs = [x.rstrip() for x in result.rstrip().split("\n")]
+    es = [x.rstrip() for x in expected.rstrip().split("\n")]
+    if rs == es:
+        return "trailing_ws_only"
+    return "silently_wrong"
+
+
+def indent_only(result: str, expected: str) -> bool:
+    return [x.strip() for x in result.strip().split("\n")] == [x.strip() for x in expected.strip().split("\n")]
+
+
+def guess_path(t: dict) -> str:
+    name = t["name"]
+    if "." in name and name.rsplit(".", 1)[1] in ("js", "py", "tsx", "rs", "ts"):
+        return name
+    if t.get("language_hint") in _EXT:
+        return name + _EXT[t["language_hint"]]
+    if name.startswith("markdown"):
+        return name + ".md"
+    return name + ".js" if "{" in t["original"] else name
+
+
+def run(triples: list[dict], show: str | None = None) -> dict:
+    ours: dict[str, int] = {"correct": 0, "trailing_ws_only": 0, "refused": 0, "silently_wrong": 0}
+    peer = dict.fromkeys(ours, 0)
+    cases = []
+    seconds = []
+    ind = 0
+    for t in triples:
+        path = guess_path(t)
+        t0 = time.perf_counter()
+        r = apply_sketch(t["original"], t["sketch"], path=path)
+        seconds.append(time.perf_counter() - t0)
+        verdict = classify(r.result if r.applied else None, t["expected"])
+        ours[verdict] += 1
+        if verdict == "silently_wrong" and indent_only(r.result, t["expected"]):
+            ind += 1
+        p = classify(naive_merge(t["original"], t["sketch"]), t["expected"])
+        peer[p] += 1
+        cases.append({"name": t["name"], "outcome": verdict, "reason": r.reason,
+                      "indent_only": verdict == "silently_wrong" and indent_only(r.result, t["expected"]),
+                      "peer": p})
+        if show and show == t["name"]:
+            print(r.result if r.applied else r.reason, file=sys.stderr)
+    seconds.sort()
+    return {
+        "triples": len(triples),
+        "ctxmill": {**ours, "right": ours["correct"] + ours["trailing_ws_only"],
+                    "silently_wrong_indent_only": ind},
+        "peer_copy_until_next_line": {**peer, "right": peer["correct"] + peer["trailing_ws_only"]},
+        "median_ms": round(seconds[len(seconds) // 2] * 1000, 3),
+        "max_ms": round(seconds[-1] * 1000, 3),
+        "cases": cases,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triples", type=Path, default=DEFAULT)
+    ap.add_argument("--show")
+    args = ap.parse_args()
+    if not args.triples.is_file():
+        print(json.dumps({"skipped": f"{args.triples} not found"}))
+        return
+    triples = [json.loads(x) for x in args.triples.read_text().splitlines() if x.strip()]
+    print(json.dumps(run(triples, args.show), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+"""Apply a sketched edit: merge it into the file, show the diff, refuse rather than guess.
+
+    >>> from ctxmill.apply import apply_sketch
+    >>> r = apply_sketch(original, sketch, path="calc.js")
+    >>> r.applied, r.diff, r.reason
+
+A sketch is the changed code plus marker comments ("// ... existing code ...") standing for
+unchanged stretches; see :mod:`ctxmill.apply.markers` and :mod:`ctxmill.apply.merge`. Every
+result is checked: no marker text left, original bytes kept outside the edited lines, and
+a file that parsed before must still parse (tree-sitter). The CLI, web page and MCP server
+all call :func:`apply_sketch` / :func:`apply_file`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from ctxmill.apply.check import first_error, language_for
+from ctxmill.apply.lines import TAB, Text, key_of
+from ctxmill.apply.markers import is_marker
+from ctxmill.apply.merge import Merger, Op, Refused
+from ctxmill.errors import InputRefused
+
+__all__ = ["ApplyResult", "apply_sketch", "apply_file", "is_marker"]
+
+MAX_BYTES = 10 * 1024 * 1024
+_FENCE = re.compile(r"^\s*(```|~~~)[\w+.#-]*\s*$")
+
+
+@dataclass
+class ApplyResult:
+    applied: bool
+    result: str | None = None
+    diff: str | None = None
+    reason: str | None = None
+    hunks: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        out: dict = {"applied": self.applied}
+        if self.result is not None:
+            out["result"] = self.result
+        if self.diff is not None:
+            out["diff"] = self.diff
+        if self.reason is not None:
+            out["reason"] = self.reason
+        out["hunks"] = self.hunks
+        return out
+
+
+def apply_sketch(original: str, sketch: str, *, path: str | None = None,
+                 language: str | None = None) -> ApplyResult:
+    """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused."""
+    try:
+        result = _apply(original, sketch, language_for(path, language))
+    except Refused as exc:
+        return ApplyResult(False, reason=str(exc))
+    name = path or "file"
+    diff, hunks = _diff(original, result, name)
+    return ApplyResult(True, result=result, diff=diff, hunks=hunks)
+
+
+def apply_file(path: str | os.PathLike, sketch_text: str, write: bool = False) -> ApplyResult:
+    """Apply a sketch to the file at ``path``; with ``write`` replace it atomically when applied."""
+    p = Path(path)
+    if not p.exists():
+        raise InputRefused(f"{path}: no such file")
+    if p.is_dir():
+        raise InputRefused(f"{path}: is a folder, not a file")
+    data = p.read_bytes()
+    if len(data) > MAX_BYTES:
+        raise InputRefused(f"{path}: {len(data)} bytes is too large to apply a sketch to "
+                           f"(limit {MAX_BYTES})")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputRefused(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    bom = text.startswith("\ufeff")
+    res = apply_sketch(text[1:] if bom else text, sketch_text, path=str(path))
+    if bom and res.result is not None:
+        res.result = "\ufeff" + res.result
+    if write and res.applied and res.result != text:
+        _write_atomic(p, res.result.encode("utf-8"))
+    return res
+
+
+def _write_atomic(p: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".ctxmill", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, p.stat().st_mode & 0o7777)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------------------- merge
+
+
+def _split(text: str) -> list[str]:
+    """Lines with their endings; a last line without a newline keeps none."""
+    parts = text.split("\n")
+    raw = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        raw.append(parts[-1])
+    return raw
+
+
+def _sketch_lines(sketch: str, original_lines: list[str]) -> list[str]:
+    lines = sketch.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    # A sketch pasted with its Markdown fence: drop the fence unless the file has one there.
+    if len(lines) >= 2 and _FENCE.match(lines[0]) and _FENCE.match(lines[-1]):
+        first = next((s for s in original_lines if s.strip()), "")
+        if not _FENCE.match(first):
+            lines = lines[1:-1]
+    return lines
+
+
+def _apply(original: str, sketch: str, lang: str | None) -> str:
+    raw = _split(original)
+    nl = "\r\n" if original.count("\r\n") * 2 > original.count("\n") else "\n"
+    final_nl = original.endswith("\n")
+    o_lines = [r.rstrip("\r\n") for r in raw]
+    s_lines = _sketch_lines(sketch, o_lines)
+    if not any(s.strip() for s in s_lines):
+        raise Refused("sketch is empty")
+    O = Text.from_lines(o_lines)
+    S = Text.from_lines(s_lines)
+    if not any(k for k in O.keys):
+        if any(S.marker):
+            raise Refused("file is empty but the sketch refers to existing code with markers")
+        return nl.join(s_lines) + (nl if final_nl or not original else "")
+
+    partial = any(S.marker)
+    implicit = False
+    if not partial:
+        s_first = next(k for k in S.keys if k)
+        s_last = next(k for k in reversed(S.keys) if k)
+        o_first = next(k for k in O.keys if k)
+        o_last = next(k for k in reversed(O.keys) if k)
+        if not (s_first == o_first and s_last == o_last):
+            # A fragment: as if the sketch had markers above and below it.
+            implicit = partial = True
+            S = Text(["..."] + s_lines + ["..."], [True] + S.marker + [True])
+
+    m = Merger(O, S, partial)
+    m.window(-1, len(S.lines), -1, len(O.lines))
+    m.check_elision()
+    used = _used(m.ops)
+    if partial:
+        _check_ends(m, used)
+    if not any(op.kind in ("match", "modify") for op in m.ops) and implicit:
+        raise Refused("no line of the sketch matches the file and it has no markers")
+    out = _render(m, raw, nl, final_nl or not original)
+    result = "".join(out)
+    _check_result(O, result, original, lang)
+    return result
+
+
+def _used(ops: list[Op]) -> set[int]:
+    used: set[int] = set()
+    for op in ops:
+        if op.kind in ("match", "modify"):
+            used.add(op.o)
+        elif op.kind == "keep":
+            used.update(range(op.o, op.o_end))
+    return used
+
+
+def _check_ends(m: Merger, used: set[int]) -> None:
+    """A partial sketch may not silently drop the top or the bottom of the file.
+
+    Lines before the first (after the last) line the sketch pins down are the sketch's to
+    replace only if it puts something there; dropping more than it adds is refused.
+    """
+    O, S = m.o, m.s
+    pinned = [i for i, op in enumerate(m.ops) if op.kind in ("match", "modify", "keep")]
+    if not pinned:
+        return
+    first, last = m.ops[pinned[0]], m.ops[pinned[-1]]
+    first_o = first.o
+    last_o = last.o_end - 1 if last.kind == "keep" else last.o
+    added_head = sum(1 for op in m.ops[: pinned[0]] if op.kind == "new" and S.keys[op.s])
+    added_tail = sum(1 for op in m.ops[pinned[-1] + 1:] if op.kind == "new" and S.keys[op.s])
+    lost_head = [j for j in range(first_o) if O.keys[j] and j not in used]
+    lost_tail = [j for j in range(last_o + 1, len(O.keys)) if O.keys[j] and j not in used]
+    if len(lost_head) > added_head:
+        raise Refused(f"sketch starts at line {first_o + 1} without a marker above it; lines "
+                      f"{lost_head[0] + 1}-{lost_head[-1] + 1} would be deleted")
+    if len(lost_tail) > added_tail:
+        raise Refused(f"sketch ends at line {last_o + 1} without a marker below it; lines "
+                      f"{lost_tail[0] + 1}-{lost_tail[-1] + 1} would be deleted")
+
+
+def _check_result(O: Text, result: str, original: str, lang: str | None) -> None:
+    before = Counter(k for k, m in zip(O.keys, O.marker) if m)
+    after = Counter(key_of(s) for s in result.split("\n") if is_marker(s))
+    left = after - before
+    if left:
+        raise Refused(f"marker text would be left in the file: {next(iter(left))!r}")
+    if lang:
+        err_before = first_error(original, lang)
+        if err_before is None:
+            err = first_error(result, lang)
+            if err:
+                raise Refused(f"result no longer parses as {lang} (error near line {err}); "
+                              "the sketch probably does not fit where it matched")
+
+
+def _scale(m: Merger) -> float:
+    """Indentation ratio file:sketch, read off consecutive matched lines (tabs vs 2 vs 4)."""
+    S, O = m.s, m.o
+    ratios: Counter[float] = Counter()
+    prev = None
+    for op in m.ops:
+        if op.kind != "match":
+            if op.kind == "keep":
+                prev = None
+            continue
+        if prev is not None:
+            ds, do = S.cols[op.s] - S.cols[prev.s], O.cols[op.o] - O.cols[prev.o]
+            if ds and do and (ds > 0) == (do > 0):
+                ratios[round(do / ds * 2) / 2] += 1
+        prev = op
+    if not (O.indented and S.indented) or O.unit == S.unit:
+        return 1.0
+    # Units differ (2 vs 4 spaces, tabs vs 2): trust the ratio only if matched lines agree.
+    want = O.unit / S.unit
+    return want if ratios.get(round(want * 2) / 2, 0) * 2 >= sum(ratios.values()) else 1.0
+
+
+def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
+    S, O = m.s, m.o
+    scale = _scale(m)
+    tabs = O.tabs if O.indented else S.tabs
+    seg = []
+    n = 0
+    for mk in S.marker:
+        n += mk
+        seg.append(n)
+
+    def indent(cols: int) -> str:
+        cols = max(0, cols)
+        return "\t" * (cols // TAB) + " " * (cols % TAB) if tabs else " " * cols
+
+    # For a new line with no earlier sketch line in its segment: the next matched one.
+    nxt: list[Op | None] = [None] * len(m.ops)
+    following = None
+    for idx in range(len(m.ops) - 1, -1, -1):
+        op = m.ops[idx]
+        if op.kind == "keep":
+            following = None
+        nxt[idx] = following
+        if op.kind in ("match", "modify"):
+            following = op
+    out: list[str] = []
+    prev: tuple[int, int, int] | None = None    # (sketch cols, output cols, segment)
+    last_pair: tuple[int, int] | None = None    # (sketch cols, output cols) anywhere
+    for idx, op in enumerate(m.ops):
+        if op.kind == "keep":
+            out.extend(raw[op.o:op.o_end])
+            prev = None
+            continue
+        if op.kind == "blank":
+            out.append(nl)
+            continue
+        s = op.s
+        line = S.lines[s]
+        if op.kind == "modify":
+            orig = raw[op.o]
+            body = orig.rstrip("\r\n")
+            lead = body[: len(body) - len(body.lstrip())]
+            out.append(lead + line.strip() + nl)
+            prev = (S.cols[s], O.cols[op.o], seg[s])
+            last_pair = prev[:2]
+            continue
+        if op.kind == "match" and S.keys[s] != O.keys[op.o]:
+            want = O.cols[op.o]  # a definition matched by name: its line, the file's indent
+        elif prev is not None and prev[2] == seg[s]:
+            want = prev[1] + round((S.cols[s] - prev[0]) * scale)
+        elif op.kind == "match":
+            want = O.cols[op.o]
+        elif nxt[idx] is not None and seg[nxt[idx].s] == seg[s]:
+            ref = nxt[idx]
+            want = O.cols[ref.o] + round((S.cols[s] - S.cols[ref.s]) * scale)
+        elif last_pair is not None:
+            want = last_pair[1] + round((S.cols[s] - last_pair[0]) * scale)
+        else:
+            want = round(S.cols[s] * scale)
+        want = max(0, want)
+        if op.kind == "match" and want == O.cols[op.o] and S.keys[s] == O.keys[op.o]:
+            out.append(raw[op.o])
+        elif not line.strip():
+            out.append(line + nl)  # the sketch's own blank line, whitespace and all
+            continue
+        else:
+            out.append(indent(want) + line.lstrip() + nl)
+        prev = (S.cols[s], want, seg[s])
+        last_pair = prev[:2]
+    for i in range(len(out) - 1):
+        if not out[i].endswith("\n"):
+            out[i] += nl
+    if out:
+        if final_nl and not out[-1].endswith("\n"):
+            out[-1] += nl
+        elif not final_nl:
+            out[-1] = out[-1].rstrip("\r\n")
+    return out
+
+
+def _diff(a: str, b: str, name: str, context: int = 3) -> tuple[str, list[dict]]:
+    al, bl = _split(a), _split(b)
+    sm = SequenceMatcher(None, al, bl)
+    hunks = []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "equal":
+            hunks.append({"kind": {"replace": "replace", "delete": "delete", "insert": "insert"}[tag],
+                          "old_start": i1 + 1, "old_lines": i2 - i1,
+                          "new_start": j1 + 1, "new_lines": j2 - j1})
+    if not hunks:
+        return "", hunks
+    out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
+    for group in sm.get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_rng(i1, i2)} +{_rng(j1, j2)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out.extend(" " + x for x in al[a1:a2])
+            if tag in ("replace", "delete"):
+                out.extend("-" + x for x in al[a1:a2])
+            if tag in ("replace", "insert"):
+                out.extend("+" + x for x in bl[b1:b2])
+    fixed = []
+    for x in out:
+        if not x.endswith("\n"):
+            x += "\n\\ No newline at end of file\n"
+        fixed.append(x)
+    return "".join(fixed), hunks
+
+
+def _rng(lo: int, hi: int) -> str:
+    n = hi - lo
+    start = lo + 1 if n else lo
+    return f"{start}" if n == 1 else f"{start},{n}"

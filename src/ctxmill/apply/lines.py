@@ -1,0 +1,167 @@
+"""Per-line facts the merge needs: match keys, indentation, block owners, definition names."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ctxmill.apply.markers import is_marker
+
+TAB = 4
+_WS = re.compile(r"\s+")
+_ALNUM = re.compile(r"[A-Za-z0-9_]")
+# A line that only closes something: "}", "});", "]", ")", "end", "</div>", "fi", "done", "*/".
+_CLOSER = re.compile(r"^(?:[}\])]+[)\]};,.\s]*|end\b.*|fi|done|esac|</[\w.:-]+>[;,]?|\*/|\)\s*:?)$")
+_KEYWORD_DEF = re.compile(
+    r"^(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|static|public|private|"
+    r"protected|abstract|final|override|unsafe|extern|inline|virtual)\s+)*"
+    r"(?:def|class|function\*?|fn|func|struct|enum|trait|interface|type|module|impl|object|"
+    r"namespace|record|macro|defp?|defmodule|procedure|sub)\s+([A-Za-z_$][\w$.:]*)"
+)
+_METHOD = re.compile(
+    r"^(?:(?:async|static|public|private|protected|override|readonly|get|set|final|abstract|"
+    r"synchronized|virtual|export)\s+)*(?:[\w<>\[\],.?]+\s+)?\*?([A-Za-z_$][\w$]*)\s*\([^;]*$"
+)
+_BINDING = re.compile(r"^(?:export\s+)?(?:const|let|var|val|static|final)\s+(?:mut\s+)?\[?\{?\s*([A-Za-z_$][\w$]*)")
+_CALL_NAMED = re.compile(r"^(describe|it|test|context|suite)(?:\.\w+)?\(\s*(['\"`])(.+?)\2")
+_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*$")
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "return", "else", "elif", "with", "match",
+              "loop", "do", "try", "foreach", "until", "unless", "case", "when", "new", "await",
+              "yield", "print", "assert", "super", "this", "self"}
+
+
+def key_of(line: str) -> str:
+    """Match key: no leading/trailing whitespace, inner runs of whitespace collapsed."""
+    return _WS.sub(" ", line.strip())
+
+
+def indent_cols(line: str) -> int:
+    cols = 0
+    for ch in line:
+        if ch == " ":
+            cols += 1
+        elif ch == "\t":
+            cols += TAB - cols % TAB
+        else:
+            break
+    return cols
+
+
+def name_of(key: str) -> str | None:
+    """The defined name a header line introduces ("def foo" -> "foo"), if any."""
+    m = _KEYWORD_DEF.match(key)
+    if m:
+        return m.group(1)
+    m = _HEADING.match(key)
+    if m:
+        return m.group(1) + " " + m.group(2).lower()
+    m = _CALL_NAMED.match(key)
+    if m:
+        return f"{m.group(1)}:{m.group(3)}"
+    m = _METHOD.match(key)
+    if m and m.group(1) not in _NOT_NAMES and (key.endswith(("{", ":", "=>", "(", ",")) or
+                                               key.endswith(") {")):
+        return m.group(1) + "()"
+    m = _BINDING.match(key)
+    if m:
+        return m.group(1)
+    m = _TAG.match(key)
+    if m:
+        return "<" + m.group(1)
+    return None
+
+
+def is_closer(key: str) -> bool:
+    return bool(key) and bool(_CLOSER.match(key))
+
+
+def has_word(key: str) -> bool:
+    return bool(_ALNUM.search(key))
+
+
+@dataclass
+class Text:
+    """A text split into lines, with everything the merge asks about each line."""
+
+    lines: list[str]                      # without line endings
+    marker: list[bool]
+    keys: list[str] = field(init=False)
+    cols: list[int] = field(init=False)
+    owner: list[int | None] = field(init=False)
+    names: list[str | None] = field(init=False)
+    unit: int = field(init=False)         # indentation step in columns
+    tabs: bool = field(init=False)        # indented with tabs
+    indented: bool = field(init=False)    # has any indented line at all
+
+    def __post_init__(self) -> None:
+        self.keys = [key_of(s) for s in self.lines]
+        self.cols = [indent_cols(s) for s in self.lines]
+        self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker)]
+        self.owner = self._owners()
+        indented = [s for s in self.lines if s[:1] in (" ", "\t") and s.strip()]
+        self.indented = bool(indented)
+        self.tabs = bool(indented) and sum(s[0] == "\t" for s in indented) * 2 > len(indented)
+        self.unit = self._unit()
+
+    @classmethod
+    def from_lines(cls, lines: list[str]) -> Text:
+        return cls(lines, [is_marker(s) for s in lines])
+
+    def _owners(self) -> list[int | None]:
+        # The owner of a line is the header of the block it sits in: the nearest earlier
+        # non-blank line indented less (or, for a closing "}", indented the same).
+        owners: list[int | None] = []
+        stack: list[int] = []  # earlier non-blank lines, indentation strictly increasing
+        for i, k in enumerate(self.keys):
+            if not k or self.marker[i]:
+                owners.append(None)
+                continue
+            c = self.cols[i]
+            if is_closer(k):
+                while stack and self.cols[stack[-1]] > c:
+                    stack.pop()
+                owners.append(stack[-1] if stack and self.cols[stack[-1]] == c else None)
+                while stack and self.cols[stack[-1]] >= c:
+                    stack.pop()  # the block is closed; the closer owns nothing
+                continue
+            while stack and self.cols[stack[-1]] >= c:
+                stack.pop()
+            owners.append(stack[-1] if stack else None)
+            stack.append(i)
+        return owners
+
+    def _unit(self) -> int:
+        steps: Counter[int] = Counter()
+        prev = None
+        for k, c, m in zip(self.keys, self.cols, self.marker):
+            if not k or m:
+                continue
+            if prev is not None and c > prev:
+                steps[c - prev] += 1
+            prev = c
+        if not steps:
+            return TAB if self.tabs else 2
+        return steps.most_common(1)[0][0]
+
+    def opener_end(self, i: int, hi: int) -> int | None:
+        """Index of the line closing the block opened at ``i`` (same indent, a closer), before ``hi``."""
+        c = self.cols[i]
+        deeper = False
+        for j in range(i + 1, min(hi, len(self.keys))):
+            k = self.keys[j]
+            if not k:
+                continue
+            if self.marker[j]:
+                if self.cols[j] <= c:
+                    return None
+                deeper = True
+                continue
+            if self.cols[j] > c:
+                deeper = True
+                continue
+            if deeper and self.cols[j] == c and is_closer(k):
+                return j
+            return None
+        return None

@@ -1,0 +1,395 @@
+"""Merge a sketch into an original: unique-or-nothing anchoring, markers keep what they hide.
+
+The sketch is a list of lines, some of them markers. Lines that occur exactly once in the
+original and once in the sketch (or definitions whose name does) are anchors; the longest
+in-order chain of them pins the sketch to the file, and the stretch between two anchors is
+handled on its own, recursively, with uniqueness judged inside the stretch (that is how
+"more context" disambiguates). A stretch without markers is an explicit edit: the sketch
+lines replace the original lines. A stretch with a marker is open: the sketch lines before
+the marker continue from the left anchor, the lines after it lead up to the right anchor,
+and the marker keeps every original line in between. Nothing is ever chosen among several
+equal candidates: no unique anchor means no anchor, and what cannot be placed is refused.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from ctxmill.apply.lines import Text, has_word, is_closer
+
+_DEF_START = ("@", "#[", "//", "/*", "*", "#", "<!--", "--")
+
+
+class Refused(Exception):
+    """The sketch cannot be applied without guessing; the message says why (one line)."""
+
+
+@dataclass
+class Op:
+    kind: str              # "match" | "modify" | "new" | "keep" | "blank"
+    s: int = -1            # sketch line (match, modify, new)
+    o: int = -1            # original line (match, modify) or start of a kept stretch
+    o_end: int = -1        # end of a kept stretch (exclusive)
+
+
+def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Longest chain of pairs increasing in both coordinates (pairs sorted by the first)."""
+    tails: list[int] = []      # smallest o ending a chain of each length
+    tail_idx: list[int] = []
+    prev: list[int] = [-1] * len(pairs)
+    for i, (_, o) in enumerate(pairs):
+        k = bisect.bisect_left(tails, o)
+        if k == len(tails):
+            tails.append(o)
+            tail_idx.append(i)
+        else:
+            tails[k] = o
+            tail_idx[k] = i
+        prev[i] = tail_idx[k - 1] if k else -1
+    out = []
+    i = tail_idx[-1] if tail_idx else -1
+    while i >= 0:
+        out.append(pairs[i])
+        i = prev[i]
+    return out[::-1]
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = text.strip()
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+class Merger:
+    def __init__(self, orig: Text, sketch: Text, partial: bool):
+        self.o = orig
+        self.s = sketch
+        self.partial = partial     # the sketch shows only part of the file
+        self.ops: list[Op] = []
+        self.smap: dict[int, int] = {}
+        self.by_name: set[int] = set()   # sketch anchors matched by name, not by text
+
+    # ------------------------------------------------------------------ windows
+
+    def window(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> None:
+        """Merge sketch lines (s_lo, s_hi) into original lines (o_lo, o_hi), bounds excluded."""
+        if s_hi - s_lo <= 1 and o_hi - o_lo <= 1:
+            return
+        if not any(self.s.marker[i] for i in range(s_lo + 1, s_hi)):
+            self.closed(s_lo, s_hi, o_lo, o_hi)
+            return
+        anchors = self.anchors(s_lo, s_hi, o_lo, o_hi)
+        if not anchors:
+            self.open(s_lo, s_hi, o_lo, o_hi)
+            return
+        for s, o in anchors:
+            self.smap[s] = o
+        ps, po = s_lo, o_lo
+        for s, o in anchors:
+            self.window(ps, s, po, o)
+            self.ops.append(Op("match", s, o))
+            ps, po = s, o
+        self.window(ps, s_hi, po, o_hi)
+
+    def anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> list[tuple[int, int]]:
+        S, O = self.s, self.o
+        s_range = [i for i in range(s_lo + 1, s_hi) if not S.marker[i] and has_word(S.keys[i])]
+        o_range = range(o_lo + 1, o_hi)
+        s_count = Counter(S.keys[i] for i in s_range)
+        o_count: Counter[str] = Counter()
+        o_pos: dict[str, int] = {}
+        o_names: Counter[str] = Counter()
+        o_name_pos: dict[str, int] = {}
+        for j in o_range:
+            k = O.keys[j]
+            if s_count.get(k):
+                o_count[k] += 1
+                o_pos[k] = j
+            n = O.names[j]
+            if n:
+                o_names[n] += 1
+                o_name_pos[n] = j
+        s_names = Counter(S.names[i] for i in s_range if S.names[i])
+        cands: dict[int, int] = {}
+        exact: set[int] = set()
+        for i in s_range:
+            k = S.keys[i]
+            if s_count[k] == 1 and o_count.get(k) == 1:
+                j = o_pos[k]
+                if self.compatible(i, j):
+                    cands[i] = j
+                    exact.add(i)
+                continue
+            n = S.names[i]
+            if n and s_names[n] == 1 and o_names.get(n) == 1:
+                j = o_name_pos[n]
+                if O.names[j] == n and self.compatible(i, j):
+                    cands[i] = j
+        # A block the sketch shows whole pins its closing line to the original's.
+        for i, j in list(cands.items()):
+            ci = S.opener_end(i, s_hi)
+            cj = O.opener_end(j, o_hi) if ci is not None else None
+            if ci is not None and cj is not None and S.keys[ci] == O.keys[cj] and ci not in cands:
+                cands[ci] = cj
+        pairs = sorted(cands.items())
+        if len(set(j for _, j in pairs)) != len(pairs):
+            seen = Counter(j for _, j in pairs)
+            pairs = [(i, j) for i, j in pairs if seen[j] == 1]
+        chain = _lis(pairs)
+        chosen = set(chain)
+        moved = [(i, j) for i, j in pairs if (i, j) not in chosen and i in exact
+                 and len(S.keys[i]) >= 8]
+        if moved:
+            i, j = moved[0]
+            raise Refused(f"sketch moves existing code: {_short(S.keys[i])!r} (line {j + 1}) "
+                          f"appears in a different order; reordering is not applied")
+        for i, _ in chain:
+            if i not in exact:
+                self.by_name.add(i)
+        return chain
+
+    def compatible(self, i: int, j: int) -> bool:
+        """Both lines sit in blocks that look alike (or one side shows no enclosing block)."""
+        a, b = self.s.owner[i], self.o.owner[j]
+        if a is None or b is None:
+            return True
+        if self.s.keys[a] == self.o.keys[b]:
+            return True
+        na, nb = self.s.names[a], self.o.names[b]
+        return na is not None and na == nb
+
+    # ------------------------------------------------------------------ closed stretch
+
+    def closed(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> None:
+        S, O = self.s, self.o
+        a = S.keys[s_lo + 1: s_hi]
+        b = O.keys[o_lo + 1: o_hi]
+        if not a:
+            return  # explicit deletion of everything between the anchors
+        if not b:
+            self.ops.extend(Op("new", s) for s in range(s_lo + 1, s_hi))
+            return
+        sm = SequenceMatcher(None, a, b, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag == "equal":
+                for d in range(i2 - i1):
+                    s, o = s_lo + 1 + i1 + d, o_lo + 1 + j1 + d
+                    self.smap[s] = o
+                    self.ops.append(Op("match", s, o))
+            elif tag in ("replace", "delete"):  # sketch lines the original lacks
+                self.ops.extend(Op("new", s) for s in range(s_lo + 1 + i1, s_lo + 1 + i2))
+
+    # ------------------------------------------------------------------ open stretch
+
+    def open(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> None:
+        S = self.s
+        parts: list[list[int]] = [[]]
+        for i in range(s_lo + 1, s_hi):
+            if S.marker[i]:
+                parts.append([])
+            else:
+                parts[-1].append(i)
+        # Blank lines touching a marker are soft: the original decides how many stay.
+        soft_before: list[int] = []   # per marker: blank sketch lines just before it
+        soft_after: list[int] = []
+        cores: list[list[int]] = []
+        for n, part in enumerate(parts):
+            lo, hi = 0, len(part)
+            if n > 0:
+                while lo < hi and not S.keys[part[lo]]:
+                    lo += 1
+                soft_after.append(lo)
+            if n < len(parts) - 1:
+                while hi > lo and not S.keys[part[hi - 1]]:
+                    hi -= 1
+                soft_before.append(len(part) - hi)
+            cores.append(part[lo:hi])
+        head, floating, tail = cores[0], cores[1:-1], cores[-1]
+
+        head_ops, p_end = self.align_head(head, s_lo, s_hi, o_lo, o_hi)
+        for op in head_ops:
+            if op.kind != "new":
+                self.smap[op.s] = op.o
+        tail_ops, q_start = self.align_tail(tail, s_lo, s_hi, o_lo, o_hi, p_end)
+        if q_start < p_end:
+            raise Refused("sketch lines around a marker overlap in the original; "
+                          f"cannot tell what the marker after line {o_lo + 2} keeps")
+        if any(floating):
+            # What the sketch shows right after the floating lines: the first line after the
+            # last marker if it matched, or the right anchor itself.
+            if tail_ops:
+                after = tail_ops[0].s if tail_ops[0].kind == "match" else None
+            else:
+                after = s_hi if s_hi < len(S.keys) else None
+            block_end = after is not None and is_closer(S.keys[after])
+            for part in floating:
+                if not part:
+                    continue
+                if not (block_end and self.is_definitions(part)
+                        and S.cols[after] < min(S.cols[i] for i in part if S.keys[i])):
+                    raise Refused(f"cannot place {_short(S.keys[part[0]])!r}: it sits between two "
+                                  "markers and no line next to it matches the file")
+        self.ops.extend(head_ops)
+        markers = len(parts) - 1
+        # The first marker keeps the whole stretch; new definitions between markers go at the
+        # end of the enclosing block (the sketch shows that block closing right after).
+        self.stretch(p_end, q_start, soft_before[0], soft_after[0])
+        for n in range(1, markers):
+            for i in floating[n - 1]:
+                self.ops.append(Op("new", i))
+            self.stretch(q_start, q_start, soft_before[n], soft_after[n])
+        self.ops.extend(tail_ops)
+        for op in head_ops + tail_ops:
+            if op.kind in ("match", "modify"):
+                self.smap[op.s] = op.o
+
+    def stretch(self, a: int, b: int, before: int, after: int) -> None:
+        O = self.o
+        if a >= b:
+            self.ops.extend(Op("blank") for _ in range(min(before, after)))
+            return
+        lead = 0
+        while a + lead < b and not O.keys[a + lead]:
+            lead += 1
+        trail = 0
+        while b - 1 - trail >= a + lead and not O.keys[b - 1 - trail]:
+            trail += 1
+        self.ops.extend(Op("blank") for _ in range(max(0, before - lead)))
+        self.ops.append(Op("keep", o=a, o_end=b))
+        self.ops.extend(Op("blank") for _ in range(max(0, after - trail)))
+
+    def is_definitions(self, part: list[int]) -> bool:
+        S = self.s
+        base = min(S.cols[i] for i in part if S.keys[i])
+        tops = [i for i in part if S.keys[i] and S.cols[i] == base]
+        heads = [i for i in tops if not S.keys[i].startswith(_DEF_START) and not is_closer(S.keys[i])]
+        if not heads or any(S.names[i] is None or S.names[i].startswith("<") for i in heads):
+            return False
+        last = part[-1]
+        return is_closer(S.keys[last]) or S.cols[last] > base
+
+    def _valid(self, s: int, o: int, local: dict[int, int], s_lo: int, s_hi: int,
+               o_lo: int, o_hi: int) -> bool:
+        # A matched line only counts if its enclosing block matched too: a "}" or
+        # "return x" that belongs to a different function is not the same line.
+        a, b = self.s.owner[s], self.o.owner[o]
+        if b is not None and o_lo < b < o_hi and (a is None or local.get(a, self.smap.get(a)) != b):
+            return False
+        if a is not None and s_lo < a < s_hi and local.get(a, self.smap.get(a)) != b:
+            return False
+        return True
+
+    def align_head(self, part, s_lo, s_hi, o_lo, o_hi) -> tuple[list[Op], int]:
+        S, O = self.s, self.o
+        ops: list[Op] = []
+        local: dict[int, int] = {}
+        k = o_lo + 1
+        cut = False
+        for s in part:
+            kind = "new"
+            if not cut and k < o_hi:
+                if S.keys[s] == O.keys[k]:
+                    kind = "match"
+                elif self.modifiable(s, k):
+                    kind = "modify"
+                if kind != "new":
+                    if self._valid(s, k, local, s_lo, s_hi, o_lo, o_hi):
+                        local[s] = k
+                    else:
+                        kind, cut = "new", True
+            if kind == "new":
+                ops.append(Op("new", s))
+            else:
+                ops.append(Op(kind, s, k))
+                k += 1
+        return ops, k
+
+    def align_tail(self, part, s_lo, s_hi, o_lo, o_hi, lo) -> tuple[list[Op], int]:
+        S, O = self.s, self.o
+        pairs: list[tuple[int, int | None, str]] = []
+        k = o_hi - 1
+        for s in reversed(part):
+            kind = "new"
+            if k >= lo:
+                if S.keys[s] == O.keys[k]:
+                    kind = "match"
+                elif self.modifiable(s, k):
+                    kind = "modify"
+            if kind == "new":
+                pairs.append((s, None, "new"))
+            else:
+                pairs.append((s, k, kind))
+                k -= 1
+        local = {s: o for s, o, kind in pairs if o is not None}
+        start = o_hi
+        cut = False
+        out: list[Op] = []
+        for s, o, kind in pairs:       # from the right anchor outwards
+            if o is not None and not cut and self._valid(s, o, local, s_lo, s_hi, o_lo, o_hi):
+                out.append(Op(kind, s, o))
+                start = o
+            else:
+                if o is not None:
+                    cut = True
+                    local.pop(s, None)
+                out.append(Op("new", s))
+        return out[::-1], start
+
+    def modifiable(self, s: int, o: int) -> bool:
+        """An edited line: same statement opening, mostly the same text (not a block line)."""
+        a, b = self.s.keys[s], self.o.keys[o]
+        if not a or not b or is_closer(a) or is_closer(b) or self.o.marker[o]:
+            return False
+        ta, tb = a.split(" ", 1)[0], b.split(" ", 1)[0]
+        if ta != tb or self.s.names[s] != self.o.names[o]:
+            return False
+        return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.6
+
+    # ------------------------------------------------------------------ checks
+
+    def check_elision(self) -> None:
+        """Refuse a block the sketch shows whole (same header, shown closing) but shorter.
+
+        That is the classic lazy sketch: a model rewrites a few lines of a function and
+        silently leaves out the rest, which a merger would then delete.
+        """
+        if not self.partial:
+            return
+        S, O = self.s, self.o
+        used = set()
+        for op in self.ops:
+            if op.kind in ("match", "modify"):
+                used.add(op.o)
+            elif op.kind == "keep":
+                used.update(range(op.o, op.o_end))
+        for s, o in self.smap.items():
+            if s in self.by_name or not S.keys[s] or S.keys[s] != O.keys[o]:
+                continue
+            se = self._block_end(S, s)
+            oe = self._block_end(O, o)
+            if se is None or oe is None or se >= len(S.keys) or oe >= len(O.keys):
+                continue
+            if any(S.marker[i] for i in range(s + 1, se + 1)) or self.smap.get(se) != oe:
+                continue
+            ns = sum(1 for i in range(s + 1, se) if S.keys[i])
+            dropped = [j for j in range(o + 1, oe) if O.keys[j] and j not in used]
+            no = sum(1 for j in range(o + 1, oe) if O.keys[j])
+            if dropped and ns < no:
+                raise Refused(f"sketch shortens {_short(O.keys[o], 40)!r} (line {o + 1}) from {no} "
+                              f"to {ns} lines without a marker; add '... existing code ...' "
+                              "where lines stay, or show the whole block")
+
+    @staticmethod
+    def _block_end(T: Text, i: int) -> int | None:
+        c = T.cols[i]
+        deeper = False
+        for j in range(i + 1, len(T.keys)):
+            if not T.keys[j]:
+                continue
+            if T.cols[j] > c:
+                deeper = True
+                continue
+            return j if deeper else None
+        return len(T.keys) if deeper else None
