@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def serve(*args: str, timeout: float = 60.0):
+def serve(*args: str, timeout: float = 60.0, env: dict | None = None):
     """Start `ctxmill serve --port 0 ARGS` on 127.0.0.1 and yield its base URL."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
     proc = subprocess.Popen(
         [sys.executable, "-m", "ctxmill.cli", "serve", "--host", "127.0.0.1", "--port", "0", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,

@@ -316,17 +316,18 @@ function showRaw(raw) {
   $("#md-rendered").classList.toggle("on", !raw);
 }
 
-// Jump to a place in document.md: {section_id?, char_span?, line?, page?}
+// Jump to a place in document.md: {char_span?, section_id?, line?, page?}, most precise first.
 function goTo(loc) {
   selectTab("document");
   showRaw(false);
   let target = null;
-  if (loc.section_id) target = document.getElementById(`sec-${loc.section_id}`);
   let line = loc.line;
-  if (!target && loc.char_span && state.data.md) line = state.data.md.slice(0, loc.char_span[0]).split("\n").length - 1;
+  const md = state.data.md || "";
+  if (line === undefined && loc.char_span) line = md.slice(0, loc.char_span[0]).split("\n").length - 1;
+  if (line === undefined && loc.section_id) target = document.getElementById(`sec-${loc.section_id}`);
   if (!target && line === undefined && loc.page) {
     const chunk = (state.data.chunks || []).find((c) => c.pages[0] <= loc.page && loc.page <= c.pages[1]);
-    if (chunk && state.data.md) line = state.data.md.slice(0, chunk.char_span[0]).split("\n").length - 1;
+    if (chunk) line = md.slice(0, chunk.char_span[0]).split("\n").length - 1;
     else {
       const sec = (state.data.sections || []).find((s) => s.page_start <= loc.page && loc.page <= s.page_end);
       if (sec) target = document.getElementById(`sec-${sec.id}`);
@@ -462,21 +463,20 @@ function nodeLabel(n) { return n.label || n.title || n.name || n.id; }
 function showNode(node) {
   const info = $("#graph-info");
   const cit = state.data.citations || {};
-  const idOf = (x) => String(x);
-  const same = (a, b) => idOf(a) === idOf(b) || idOf(a).endsWith(`:${b}`) || idOf(b).endsWith(`:${a}`);
-  const ref = node.ref_id || node.reference_id || node.id;
-  const target = node.target_id || node.ref_id || node.id;
-  const mentions = (cit.mentions || []).filter((m) => (m.reference_ids || []).some((r) => same(ref, r)));
-  const crossrefs = (cit.crossrefs || []).filter((c) => c.target_id && same(target, c.target_id));
-  const callouts = [...mentions.map((m) => ({ ...m, what: "cites" })), ...crossrefs.map((c) => ({ ...c, what: c.kind }))];
+  const mentions = (cit.mentions || []).filter((m) => (m.reference_ids || []).includes(node.id));
+  const crossrefs = (cit.crossrefs || []).filter((c) => c.target_id === node.id);
+  const callouts = [...mentions, ...crossrefs];
+  const ref = (state.data.refs || []).find((r) => r.id === node.id);
   const secTitle = new Map((state.data.sections || []).map((s) => [s.id, `${s.number ? s.number + " " : ""}${s.title}`]));
   info.replaceChildren(
     el("h3", { text: node.label }),
-    el("p", {}, el("span", { class: "badge", text: node.kind }), " ", el("code", { class: "muted", text: node.id })),
-    node.raw ? el("p", { class: "small", text: node.raw }) : null,
+    el("p", {}, el("span", { class: "badge", text: node.kind }), " ", el("code", { class: "muted", text: node.id }),
+      node.page ? el("span", { class: "muted", text: ` p. ${node.page}` }) : null),
+    node.title && node.title !== node.label ? el("p", { text: node.title }) : null,
+    ref ? el("p", { class: "small muted", text: ref.raw }) : null,
     el("p", { id: "callout-count", text: `${callouts.length} callout${callouts.length === 1 ? "" : "s"}` }),
     el("ul", { class: "callouts" }, callouts.map((c) => el("li", {},
-      el("a", { href: "#", onclick: (e) => { e.preventDefault(); goTo({ section_id: c.section_id, page: c.page }); } }, `“${c.text}”`),
+      el("a", { href: "#", onclick: (e) => { e.preventDefault(); goTo({ char_span: c.char_span, section_id: c.section_id, page: c.page }); } }, `“${c.text}”`),
       el("span", { class: "muted", text: ` p. ${c.page}${c.section_id && secTitle.has(c.section_id) ? " · " + secTitle.get(c.section_id) : ""}` })))),
   );
 }

@@ -54,8 +54,10 @@
     }
 
     // --- transform (pan/zoom)
+    // Positions are mapped to the screen in paint() (not with an SVG scale) so that node
+    // sizes and labels stay readable at any zoom.
     let tx = 0, ty = 0, k = 1;
-    const apply = () => view.setAttribute("transform", `translate(${tx},${ty}) scale(${k})`);
+    const apply = () => paint();
     function size() {
       const r = svg.getBoundingClientRect();
       return [r.width || 800, r.height || 500];
@@ -65,19 +67,20 @@
       const [w, h] = size();
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
       for (const n of nodes) { x0 = Math.min(x0, n.x); y0 = Math.min(y0, n.y); x1 = Math.max(x1, n.x); y1 = Math.max(y1, n.y); }
-      const pad = 30;
-      k = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 2.5);
+      const pad = 40;
+      k = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 4);
       tx = w / 2 - k * (x0 + x1) / 2;
       ty = h / 2 - k * (y0 + y1) / 2;
       apply();
     }
 
     function paint() {
+      const X = (n) => (tx + k * n.x).toFixed(1), Y = (n) => (ty + k * n.y).toFixed(1);
       for (const e of edges) {
-        e.el.setAttribute("x1", e.s.x.toFixed(1)); e.el.setAttribute("y1", e.s.y.toFixed(1));
-        e.el.setAttribute("x2", e.t.x.toFixed(1)); e.el.setAttribute("y2", e.t.y.toFixed(1));
+        e.el.setAttribute("x1", X(e.s)); e.el.setAttribute("y1", Y(e.s));
+        e.el.setAttribute("x2", X(e.t)); e.el.setAttribute("y2", Y(e.t));
       }
-      for (const n of nodes) n.el.setAttribute("transform", `translate(${n.x.toFixed(1)},${n.y.toFixed(1)})`);
+      for (const n of nodes) n.el.setAttribute("transform", `translate(${X(n)},${Y(n)})`);
     }
 
     // --- simulation: repulsion between all pairs, springs on edges, gravity to the centre

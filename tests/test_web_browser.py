@@ -1,0 +1,288 @@
+"""The web page in a real browser: Playwright driving Debian's Chromium headless.
+
+Never downloads a browser: it uses /usr/bin/chromium (scripts/system-deps.sh installs it)
+and skips cleanly when that is absent. Screenshots go to docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_web_support import make_paper_pdf, serve
+
+CHROMIUM = Path("/usr/bin/chromium")
+REPO = Path(__file__).resolve().parents[1]
+SHOTS = REPO / "docs" / "screenshots"
+SAMPLES = REPO / "src" / "ctxmill" / "samples"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed (scripts/system-deps.sh)"),
+]
+
+CODE = '''"""A tiny module for the search tab."""
+
+
+def parse_user_record(line):
+    """Split one CSV line into a user record."""
+    name, email = line.split(",")
+    return {"name": name.strip(), "email": email.strip()}
+'''
+
+
+def sample_file() -> Path | None:
+    from ctxmill.web.app import find_sample
+
+    return find_sample()
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    """A small folder indexed with `ctxmill index`, its database under a temp folder."""
+    root = tmp_path_factory.mktemp("code")
+    (root / "users.py").write_text(CODE)
+    env = {"CTXMILL_INDEX_DIR": str(tmp_path_factory.mktemp("indexdb"))}
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "ctxmill.cli", "index", str(root), "--quiet"],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        pytest.fail(f"ctxmill index failed: {proc.stderr}")
+    return root, env
+
+
+@pytest.fixture(scope="module")
+def server(indexed):
+    root, env = indexed
+    with serve("--workers", "2", "--index", str(root), env=env) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    # every request the page makes must stay on this server
+    outside: list[str] = []
+    pg.on("request", lambda r: outside.append(r.url) if not r.url.startswith((server, "data:")) else None)
+    pg.goto(server)
+    yield pg
+    ctx.close()
+    assert not errors, errors
+    assert not outside, outside
+
+
+def wait_done(page, timeout=180_000):
+    page.wait_for_selector("#job-status.done, #job-status.failed", timeout=timeout)
+    status = page.inner_text("#job-status")
+    err = page.inner_text("#error") if page.is_visible("#error") else ""
+    assert status == "done", err
+
+
+def shot(page, name, selector=None):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target = page.locator(selector) if selector else page
+    target.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def expected_outputs(path: Path, tmp: Path) -> dict:
+    """What the core API writes for the same input and options: the page must show it."""
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    opts = CompileOptions()
+    doc = compile_document(path, opts, name=path.name)
+    files = write_outputs(doc, tmp / "expected", opts)
+    out = {"doc": doc, "files": set(files)}
+    out["graph"] = json.loads(files["graph.json"].read_text()) if "graph.json" in files else None
+    out["metrics"] = json.loads(files["metrics.json"].read_text()) if "metrics.json" in files else None
+    return out
+
+
+def test_compile_the_preloaded_sample_and_explore_every_tab(page, tmp_path):
+    sample = sample_file()
+    if sample is None:
+        pytest.skip("no sample document in src/ctxmill/samples yet")
+    # the text area opens with the sample, editable
+    assert page.input_value("#text") == sample.read_text(encoding="utf-8")
+    shot(page, "01-input")
+    exp = expected_outputs(sample, tmp_path)
+    doc = exp["doc"]
+    assert doc.metadata.title
+
+    page.click("#compile")
+    wait_done(page)
+    assert page.locator("#stages li.done").count() >= 8
+    shot(page, "02-progress", "#progress")
+
+    # Document: rendered, raw one click away
+    assert page.inner_text("#doc-html h1").strip() == doc.metadata.title
+    assert page.locator("#doc-html h2").count() >= 1
+    shot(page, "03-document", "#results")
+    page.click("#md-raw")
+    assert page.inner_text("#doc-raw").startswith(f"# {doc.metadata.title}")
+    page.click("#md-rendered")
+
+    # Metadata
+    page.click('[data-tab="metadata"]')
+    assert page.inner_text("#meta-title") == doc.metadata.title
+    for author in doc.metadata.authors:
+        assert author.name in page.inner_text("#panel-metadata")
+    shot(page, "04-metadata", "#results")
+
+    # Sections: one outline entry per section; clicking one jumps to its heading
+    page.click('[data-tab="sections"]')
+    assert page.locator("#panel-sections li").count() == len(doc.sections)
+    shot(page, "05-sections", "#results")
+    last = doc.sections[-1]
+    page.click(f'#panel-sections li[data-section="{last.id}"] a')
+    in_view = "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"
+    assert page.locator(f'[id="sec-{last.id}"]').evaluate(in_view)
+
+    # Chunks: browsable, filterable, with tokens / section path / pages
+    if "chunks.jsonl" in exp["files"]:
+        page.click('[data-tab="chunks"]')
+        n = len(doc.chunks)
+        assert page.inner_text("#chunk-count") == f"{n} of {n} chunks"
+        first = page.locator("#chunk-list .chunk").first
+        assert f"{doc.chunks[0].tokens} tokens" in first.inner_text()
+        shot(page, "06-chunks", "#results")
+        word = doc.sections[-1].title.split()[-1]
+        page.fill("#chunk-filter", word)
+        want = sum(1 for c in doc.chunks if word.lower() in c.text.lower()
+                   or word.lower() in " / ".join(c.section_path).lower()
+                   or any(word.lower() in r.lower() for r in c.citations))
+        assert page.inner_text("#chunk-count") == f"{want} of {n} chunks"
+        page.fill("#chunk-filter", "")
+
+    # Citation graph: node count, click a node to see its callouts
+    if exp["graph"]:
+        page.click('[data-tab="graph"]')
+        nodes, edges = exp["graph"]["nodes"], exp["graph"]["edges"]
+        assert page.inner_text("#graph-count") == f"{len(nodes)} nodes, {len(edges)} edges"
+        assert page.locator("#graph g.node").count() == len(nodes)
+        page.wait_for_selector("#graph[data-settled]", timeout=30_000)
+        cited = [n for n in nodes if n["kind"] == "reference"] or [n for n in nodes if n["kind"] == "section"]
+        # the most-cited node: count its callouts from the core API's citations
+        def callouts(node_id):
+            return (sum(node_id in m.reference_ids for m in doc.mentions)
+                    + sum(c.target_id == node_id for c in doc.crossrefs))
+        best = max(cited, key=lambda n: callouts(n["id"]))
+        page.locator(f'#graph g.node[data-id="{best["id"]}"] circle').click()
+        k = callouts(best["id"])
+        assert page.inner_text("#callout-count") == f"{k} callout{'' if k == 1 else 's'}"
+        assert page.locator("#graph-info .callouts li").count() == k
+        shot(page, "07-graph", "#results")
+
+    # QA report: score and checks grouped by severity, each linking to its place
+    page.click('[data-tab="qa"]')
+    assert page.inner_text("#qa-score strong") == str(doc.qa.score)
+    for sev in ("error", "warning", "info"):
+        n = sum(c.severity == sev for c in doc.qa.checks)
+        assert page.text_content(f"#panel-qa .qa-group.{sev} h3") == f"{sev} ({n})"
+    shot(page, "08-qa", "#results")
+    links = page.locator("#panel-qa a.loc")
+    if links.count():
+        links.first.click()
+        assert page.is_visible("#panel-document")
+
+    # Speed: one bar per stage
+    page.click('[data-tab="speed"]')
+    assert page.locator("#speed-chart rect").count() == len(exp["metrics"]["stages"])
+    shot(page, "09-speed", "#results")
+
+    # Download the bundle and check its files
+    page.click('[data-tab="download"]')
+    shot(page, "10-download", "#results")
+    if "bundle.zip" in exp["files"]:
+        with page.expect_download() as dl:
+            page.click("#download-bundle")
+        path = tmp_path / "bundle.zip"
+        dl.value.save_as(path)
+        with zipfile.ZipFile(path) as z:
+            names = {Path(n).name for n in z.namelist()}
+            assert exp["files"] - {"bundle.zip"} <= names
+            md_name = next(n for n in z.namelist() if n.endswith("document.md"))
+            assert z.read(md_name).decode().startswith(f"# {doc.metadata.title}")
+    else:
+        pytest.fail("bundle.zip was not written by the core renderers")
+
+
+def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):
+    paper = REPO.parent / "shared" / "corpus" / "dive-into-claude-code" / "paper.pdf"
+    if not paper.is_file():
+        paper = tmp_path / "paper.pdf"
+        paper.write_bytes(make_paper_pdf(46))
+    page.set_input_files("#file", str(paper))
+    assert page.inner_text("#compile") == "Compile paper.pdf"
+    page.click("#compile")
+    wait_done(page)
+    assert page.inner_text("#stat-pages") == "46 pages compiled"
+    page.click('[data-tab="sections"]')
+    assert page.locator("#panel-sections li").count() > 5
+    shot(page, "11-pdf-upload", "#results")
+
+
+def test_junk_upload_shows_the_error(page):
+    # dropped onto the drop zone, declared as a PDF: the server answers 415
+    page.evaluate("""() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['this is not a PDF at all'], 'junk.pdf', {type: 'application/pdf'}));
+      document.querySelector('#drop').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""")
+    assert "junk.pdf" in page.inner_text("#file-chosen")
+    page.click("#compile")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == "415: not a PDF: the file was sent as a PDF but does not start with %PDF-"
+    shot(page, "12-error", "#progress")
+    # a PDF that starts right but is broken: the compile refuses it with a readable reason
+    page.set_input_files("#file", files=[{"name": "broken.pdf", "mimeType": "application/pdf",
+                                          "buffer": make_paper_pdf(3)[:700]}])
+    page.click("#compile")
+    page.wait_for_selector("#job-status.failed", timeout=60_000)
+    assert page.inner_text("#error").startswith("Refused: not a readable PDF")
+    # and the page still compiles afterwards
+    page.click("#clear-file")
+    page.fill("#text", "# A Tiny Note\n\n## 1 Intro\n\nSome words here for a paragraph.\n")
+    page.check("#opt-fast")
+    page.click("#compile")
+    wait_done(page)
+    assert "Some words here for a paragraph." in page.inner_text("#doc-html")
+    assert page.inner_text("#job-status") == "done" and not page.is_visible("#error")
+
+
+def test_search_tab_shows_hits_with_line_numbers(page):
+    page.click('[data-tab="search"]')
+    page.fill("#search-q", "parse user record")
+    page.click("#search-form button[type=submit]")
+    page.wait_for_selector("#search-hits .hit")
+    first = page.locator("#search-hits .hit").first
+    head = first.locator("header .path").inner_text()
+    assert head.startswith("users.py:")
+    start = int(head.split(":")[1].split("-")[0])
+    gutter = first.locator(".ln").all_inner_texts()
+    assert gutter[0] == str(start)
+    assert [int(x) for x in gutter] == list(range(start, start + len(gutter)))
+    assert "parse_user_record" in first.inner_text()
+    shot(page, "13-search", "#results")
