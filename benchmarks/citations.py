@@ -26,7 +26,6 @@ sys.path.insert(0, str(REPO / "src"))
 
 from ctxmill.compile.options import CompileOptions  # noqa: E402
 from ctxmill.compile.pipeline import compile_document  # noqa: E402
-from ctxmill.model import BlockKind  # noqa: E402
 
 
 def nk(text: str) -> str:

@@ -412,7 +412,7 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
             lowered = text.lower()
         if label.split()[0] not in lowered:
             continue  # cheap test first: the accent-folding pass below is slow
-        for lm in re.finditer(re.escape(label).replace(r"\ ", r"\W+"), norm_keep_len(text)):
+        for lm in re.finditer(r"\b" + re.escape(label).replace(r"\ ", r"\W+") + r"\b\.?", norm_keep_len(text)):
             if any(a <= lm.start() < b for a, b in taken):
                 continue
             _add_mention(ctx, block, text, base, lm.start(), lm.end(), ids, None)
@@ -543,12 +543,13 @@ def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str,
 
 def _appendix_by_letter(ctx: _Ctx, num: str):
     # "Appendix B" when the appendix heading is printed "B Details" or "Appendix B: Details".
-    for s in ctx.doc.sections:
-        if re.match(rf"^(?:Appendix\s+)?{re.escape(num)}\b", s.title) or (s.number or "") == num:
-            return s
     # Only its subsections carry the number ("B.1"): their parent is the appendix.
     by_id = {s.id: s for s in ctx.doc.sections}
     for s in ctx.doc.sections:
         if (s.number or "").startswith(num + ".") and s.parent_id in by_id:
             return by_id[s.parent_id]
+    # An unnumbered heading printed "Appendix B: ..." or "B Evidence ...".
+    for s in ctx.doc.sections:
+        if not s.number and re.match(rf"^(?:Appendix\s+)?{re.escape(num)}\b", s.title):
+            return s
     return None

@@ -1,0 +1,137 @@
+"""Callouts and cross-references on small documents we write here."""
+
+from __future__ import annotations
+
+from ctxmill.compile import citations, references
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Block, BlockKind, Document, Page, PageStream, Section
+
+BIB = [
+    "Anthropic. Our framework for developing safe agents. https://www.anthropic.com/news/x, 2025a.",
+    "Anthropic. Orchestrate teams of Claude Code sessions. https://code.claude.com/docs/x, 2025b.",
+    "Paul Gauthier. Aider: AI pair programming in your terminal, 2024. https://github.com/Aider-AI/aider.",
+    "John Yang, Carlos E Jimenez, and Ofir Press. Swe-agent: Agent-computer interfaces. NeurIPS, 2024.",
+    "Xingyao Wang, Boxuan Li, and Graham Neubig. Openhands: An open platform. arXiv preprint arXiv:2407.16741, 2024b.",
+    "Lei Wang, Chen Ma, and Xu Chen. A survey on agents. Frontiers of Computer Science, 2024a.",
+    "Peter Steinberger and OpenClaw Contributors. OpenClaw: Personal AI assistant. https://github.com/openclaw, 2026.",
+    "Judy Hanwen Shen and Alex Tamkin. How ai impacts skill formation. arXiv preprint arXiv:2601.20245, 2026.",
+    "Thomas Kwa, Ben West, and Joel Becker. Measuring ai ability to complete long software tasks. In NeurIPS.",
+    "Bartz v. Anthropic PBC, no. 3:24-cv-05417-WHA. U.S. District Court, 2025.",
+    "Mark Smith. A first paper. Journal A, 2020.",
+    "Mary Smith. A second paper. Journal B, 2020.",
+]
+
+
+def make_doc(paragraphs, bib=BIB, sections=(), extra_blocks=(), declared=None, pages=1):
+    doc = Document(stream=PageStream(pages=[Page(number=i + 1) for i in range(pages)], kind="markdown",
+                                     declared_pages=declared))
+    md, pos = [], 0
+    for i, text in enumerate(paragraphs):
+        b = Block(kind=BlockKind.PARAGRAPH, text=text, page=1, id=f"p{i}", section_id="s1")
+        doc.blocks.append(b)
+        if md:
+            pos += 2
+        doc.block_spans[b.id] = (pos, pos + len(text))
+        md.append(text)
+        pos += len(text)
+    doc.markdown = "\n\n".join(md)
+    doc.blocks.extend(extra_blocks)
+    for i, t in enumerate(bib):
+        doc.blocks.append(Block(kind=BlockKind.REFERENCE, text=t, page=2, id=f"r{i}"))
+    doc.sections = list(sections)
+    references.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions(ignore_pdf_links=True))
+    return doc
+
+
+def ids_of(doc, text):
+    return [m.reference_ids for m in doc.mentions if m.text == text]
+
+
+def test_parenthetical_forms_link_to_the_right_entry():
+    doc = make_doc([
+        "Agents (Anthropic, 2025a) and teams (Anthropic, 2025b) exist (Yang et al., 2024; Wang et al., 2024b). "
+        "See also (e.g., Gauthier, 2024) and (Steinberger and OpenClaw Contributors, 2026)."
+    ])
+    assert ids_of(doc, "Anthropic, 2025a") == [["ref-1"]]
+    assert ids_of(doc, "Anthropic, 2025b") == [["ref-2"]]
+    assert ids_of(doc, "Yang et al., 2024") == [["ref-4"]]
+    assert ids_of(doc, "Wang et al., 2024b") == [["ref-5"]]
+    assert [m.reference_ids for m in doc.mentions if "Gauthier" in m.text] == [["ref-3"]]
+    assert ids_of(doc, "Steinberger and OpenClaw Contributors, 2026") == [["ref-7"]]
+    assert doc.unresolved == []
+    # every mention's span is exact in document.md
+    for m in doc.mentions:
+        assert doc.markdown[m.char_span[0] : m.char_span[1]] == m.text
+
+
+def test_narrative_forms_and_label_without_year():
+    doc = make_doc([
+        "Gauthier (2024) built Aider. Shen and Tamkin (2026)’s study and Wang et al. (2024a) agree, "
+        "while Kwa et al.’s METR study measures horizons and the Bartz ruling (bar, 2025) matters."
+    ])
+    got = {m.text: m.reference_ids for m in doc.mentions}
+    assert got["Gauthier (2024)"] == ["ref-3"]
+    assert got["Shen and Tamkin (2026)"] == ["ref-8"]
+    assert got["Wang et al. (2024a)"] == ["ref-6"]
+    assert got["Kwa et al."] == ["ref-9"]
+    assert got["bar, 2025"] == ["ref-10"]
+
+
+def test_ambiguous_and_unmatched_go_to_unresolved_with_reason():
+    doc = make_doc(["As shown (Smith, 2020) and by (Nobody et al., 2019), things hold."])
+    reasons = {u.text: u.reason for u in doc.unresolved}
+    assert reasons["Smith, 2020"].startswith("ambiguous")
+    assert "no reference matches" in reasons["Nobody et al., 2019"]
+    assert not doc.mentions
+
+
+def test_no_reference_list_and_missing_pages_reason():
+    doc = make_doc(["Claims (Hughes, 2026) and Rajasekaran (2026) show it [12]."], bib=[], declared=46, pages=16)
+    assert {u.text for u in doc.unresolved} == {"Hughes, 2026", "Rajasekaran (2026)", "[12]"}
+    assert all(u.reason == "no reference list found (pages 17-46 are missing)" for u in doc.unresolved)
+
+
+def test_numeric_callouts_with_ranges_and_superscripts():
+    bib = [f"[{i}] A. Author{i}, \"Paper {i},\" in Proc. X, 20{10 + i}." for i in range(1, 13)]
+    doc = make_doc(["Prior work [12] and [3, 7–9] and more<sup>2,4</sup>; missing [40]."], bib=bib)
+    got = [m.reference_ids for m in doc.mentions]
+    assert ["ref-12"] in got
+    assert ["ref-3", "ref-7", "ref-8", "ref-9"] in got
+    assert ["ref-2", "ref-4"] in got
+    assert any(u.reason == "no reference numbered 40" for u in doc.unresolved)
+
+
+def test_author_year_paper_ignores_bracket_numbers():
+    doc = make_doc(["A talk [1hr talk] and a list [2] are not citations here (Gauthier, 2024)."])
+    assert [m.text for m in doc.mentions] == ["Gauthier, 2024"]
+
+
+def test_crossrefs_sections_ranges_appendix_figures_tables_footnotes():
+    secs = [Section(id="s3", level=2, title="A", page_start=1, page_end=1, number="3"),
+            Section(id="s5", level=2, title="B", page_start=1, page_end=1, number="5"),
+            Section(id="s9", level=2, title="C", page_start=1, page_end=1, number="9"),
+            Section(id="s2.4", level=3, title="D", page_start=1, page_end=1, number="2.4"),
+            Section(id="sB", level=2, title="Evidence", page_start=1, page_end=1, number=None),
+            Section(id="sB.1", level=3, title="Tiers", page_start=1, page_end=1, number="B.1", parent_id="sB")]
+    extra = [Block(kind=BlockKind.FIGURE, text="Figure 3: x", page=1, id="f3", number="3"),
+             Block(kind=BlockKind.TABLE, text="Table 1: y", page=1, id="t1", number="1"),
+             Block(kind=BlockKind.FOOTNOTE, text="a note", page=1, id="fn2", number="2")]
+    doc = make_doc(["Section 5 and Sections 3 to 9, see §2.4, Section B and Appendix B.1, Figure 3, "
+                    "Table 1, Fig. 7 and a note[^2]."], sections=secs, extra_blocks=extra)
+    got = [(x.kind, x.target_id) for x in doc.crossrefs]
+    assert ("section", "s5") in got and ("section", "s3") in got and ("section", "s9") in got
+    assert ("section", "s2.4") in got
+    assert ("appendix", "sB") in got and ("appendix", "sB.1") in got
+    assert ("figure", "f3") in got and ("table", "t1") in got and ("footnote", "fn2") in got
+    assert [u.reason for u in doc.unresolved if u.kind == "crossref"] == ["no figure numbered 7"]
+
+
+def test_mentions_get_chunk_ids_and_chunks_list_citations():
+    from ctxmill.render import chunks as chunk_stage
+
+    doc = make_doc(["Agents (Anthropic, 2025a) work. " * 3, "Teams (Anthropic, 2025b) too."])
+    chunk_stage.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions())
+    assert all(m.chunk_id for m in doc.mentions)
+    assert doc.chunks[0].citations == ["ref-1", "ref-2"]
