@@ -7,12 +7,14 @@ and skips cleanly when that is absent. Screenshots go to docs/screenshots/.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
 from test_web_support import make_paper_pdf, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -50,8 +52,6 @@ def indexed(tmp_path_factory):
     root = tmp_path_factory.mktemp("code")
     (root / "users.py").write_text(CODE)
     env = {"CTXMILL_INDEX_DIR": str(tmp_path_factory.mktemp("indexdb"))}
-    import os
-
     proc = subprocess.run([sys.executable, "-m", "ctxmill.cli", "index", str(root), "--quiet"],
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
@@ -99,10 +99,16 @@ def wait_done(page, timeout=180_000):
     assert status == "done", err
 
 
-def shot(page, name, selector=None):
+def shot(page, name, selector=None, max_height=1000):
+    """Screenshot the page, or the top (at most max_height px) of one element of it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    target = page.locator(selector) if selector else page
-    target.screenshot(path=str(SHOTS / f"{name}.png"))
+    path = str(SHOTS / f"{name}.png")
+    if selector is None:
+        page.screenshot(path=path)
+        return
+    x, y, w, h = page.locator(selector).evaluate(
+        "e => { const r = e.getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; }")
+    page.screenshot(path=path, full_page=True, clip={"x": x, "y": y, "width": w, "height": min(h, max_height)})
 
 
 def expected_outputs(path: Path, tmp: Path) -> dict:
