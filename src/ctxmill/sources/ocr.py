@@ -157,10 +157,7 @@ def parse_hocr(data: bytes) -> PageText:
     out = PageText()
     for el in root.iter():
         cls = el.get("class", "")
-        if cls == "ocr_photo":
-            box = _title(el.get("title", "")).get("bbox")
-            if box:
-                out.figures.append(tuple(int(v) for v in box))
+        # (Tesseract's own ocr_photo regions are mostly icons and specks: find_figures does better)
         if cls not in _LINE_CLASSES:
             continue
         t = _title(el.get("title", ""))
@@ -199,13 +196,17 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> l
     def raised(ch, b):
         if ch in _NATURALLY_HIGH:
             return False
+        h = b[3] - b[1]
+        if h < 0.3 * size or (b[2] - b[0]) < 0.12 * size:
+            return False  # LSTM character boxes are sometimes collapsed to a sliver: no evidence
         base = lbox[3] + offset + slope * ((b[0] + b[2]) / 2 - lbox[0])
-        return (base - b[3]) > 0.25 * size and (b[3] - b[1]) < 0.75 * size
+        return (base - b[3]) > 0.25 * size and h < 0.75 * size
 
     flags = [raised(ch, b) for ch, b in chars]
     n = len(chars)
     if all(flags):  # a marker standing alone (a space before it)
-        return [Word(_fix_marker(text), wbox, conf, superscript=len(text) <= 4)]
+        fixed = _fix_marker(text)
+        return [Word(fixed, wbox, conf, superscript=bool(_MARKER_RE.fullmatch(fixed)))]
     i = 0
     while i < n and flags[i]:
         i += 1
@@ -216,8 +217,11 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> l
     while j > i and flags[j - 1]:
         j -= 1
     body = "".join(c for c, _ in chars[i:j])
-    if (i == 0 and j == k) or not any(c.isalnum() for c in body):
+    if (i == 0 and j == k) or sum(c.isalnum() for c in body) < 2:
         return [Word(text, wbox, conf)]
+    if not all(_MARKER_RE.fullmatch(_fix_marker("".join(c for c, _ in part)))
+               for part in (chars[:i], chars[j:k]) if part):
+        return [Word(text, wbox, conf)]  # raised letters that are no marker: a misread line, not a superscript
 
     def word(part, sup=False, glue=False):
         boxes = [b for _, b in part]
@@ -237,6 +241,8 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> l
     return out
 
 
+# what a superscript marker looks like: 1  1,2  *  †  a (a footnote letter)
+_MARKER_RE = re.compile(r"[\d,*\u2020\u2021\u00a7]{1,6}|[a-z]")
 # quotes, apostrophes and the like sit high by design; they are not superscripts
 _NATURALLY_HIGH = set("\"'`\u2018\u2019\u201c\u201d^~\u00b0*")
 _MARKER_FIX = str.maketrans({"l": "1", "I": "1", "|": "1", "i": "1", "!": "1", "O": "0", "o": "0", "Z": "2",
@@ -382,11 +388,131 @@ def _bold_flags(image, lines: list[TextLine]) -> None:
             w.bold = strokes.get(id(w), 0.0) > BOLD_STROKE * median
 
 
+def find_figures(image, lines: list[TextLine], dpi: int) -> list[tuple[int, int, int, int]]:
+    """Picture regions of a scanned page: ink that no recognised word explains.
+
+    Confident words are erased from a dark-pixel mask; what is left (boxes, arrows, plots,
+    photos, icons) is pooled into cells of ~1 mm, grouped into connected regions, and regions
+    large enough to be a figure are kept. Table rules are thin lines a text row apart, so they
+    never form a region that tall unless a grid joins them: a region that is mostly words is a
+    table, not a figure. Text inside a figure region becomes figure text in later stages.
+    """
+    import numpy as np
+
+    arr = np.asarray(image.convert("L"))
+    ink = arr < 200
+    words_area = np.zeros(arr.shape, dtype=bool)
+    for ln in lines:
+        for w in ln.words:
+            x0, y0, x1, y1 = w.box
+            words_area[y0:y1, x0:x1] = True
+            if w.conf >= 0.6:
+                ink[max(0, y0 - 2):y1 + 2, max(0, x0 - 2):x1 + 2] = False
+    cell = max(4, dpi // 25)
+    h, w = arr.shape[0] // cell, arr.shape[1] // cell
+    if h < 3 or w < 3:
+        return []
+    grid = ink[:h * cell, :w * cell].reshape(h, cell, w, cell).mean(axis=(1, 3)) > 0.03
+    # bridge one-cell gaps (an arrow's head, a dashed box)
+    g = grid.copy()
+    g[1:, :] |= grid[:-1, :]
+    g[:-1, :] |= grid[1:, :]
+    g[:, 1:] |= grid[:, :-1]
+    g[:, :-1] |= grid[:, 1:]
+    seen = np.zeros_like(g)
+    boxes = []
+    for sy, sx in zip(*np.nonzero(g), strict=True):
+        if seen[sy, sx]:
+            continue
+        stack = [(sy, sx)]
+        seen[sy, sx] = True
+        y0 = y1 = sy
+        x0 = x1 = sx
+        count = 0
+        while stack:
+            y, x = stack.pop()
+            count += 1
+            y0, y1, x0, x1 = min(y0, y), max(y1, y), min(x0, x), max(x1, x)
+            for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+                if 0 <= ny < h and 0 <= nx < w and g[ny, nx] and not seen[ny, nx]:
+                    seen[ny, nx] = True
+                    stack.append((ny, nx))
+        boxes.append([x0 * cell, y0 * cell, (x1 + 1) * cell, (y1 + 1) * cell, count])
+    # regions closer than ~3 mm are one figure (separate boxes of one diagram)
+    near = dpi // 8
+    boxes = [b for b in boxes if b[4] >= 3]  # specks and stray dots are no figure
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(boxes)):
+            for b in range(a + 1, len(boxes)):
+                A, B = boxes[a], boxes[b]
+                if A[0] <= B[2] + near and B[0] <= A[2] + near and A[1] <= B[3] + near and B[1] <= A[3] + near:
+                    boxes[a] = [min(A[0], B[0]), min(A[1], B[1]), max(A[2], B[2]), max(A[3], B[3]), A[4] + B[4]]
+                    del boxes[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    out = []
+    for x0, y0, x1, y1, _count in boxes:
+        if (y1 - y0) < 0.5 * dpi or (x1 - x0) < 0.7 * dpi:
+            continue
+        # tables are text between horizontal rules; a figure has upright strokes that no word
+        # explains (box edges, arrows, axes, icons, photos)
+        vert = _longest_vertical_run(ink[y0:y1, x0:x1])
+        text_share = float(words_area[y0:y1, x0:x1].mean())
+        if os.environ.get("CTXMILL_OCR_DEBUG"):
+            print("figure?", (x0, y0, x1, y1), vert, round(text_share, 2))
+        if vert < 0.15 * dpi or text_share > 0.5:
+            continue
+        # a caption or a line of running text is never part of the picture: cut the region there
+        for ln in lines:
+            ly0, ly1 = ln.box[1], ln.box[3]
+            cy = (ly0 + ly1) / 2
+            if not (y0 <= cy <= y1 and x0 <= (ln.box[0] + ln.box[2]) / 2 <= x1):
+                continue
+            words = " ".join(w.text for w in ln.words)
+            prose = ln.conf >= 0.85 and (ln.box[2] - ln.box[0]) >= 0.6 * (x1 - x0) and len(words) >= 40
+            if prose or _CAPTION_RE.match(words):
+                if cy > (y0 + y1) / 2:
+                    y1 = min(y1, ly0 - 1)
+                else:
+                    y0 = max(y0, ly1 + 1)
+        if (y1 - y0) < 0.3 * dpi:
+            continue
+        pad = dpi // 20
+        out.append((max(0, int(x0) - pad), max(0, int(y0) - pad), min(arr.shape[1], int(x1) + pad),
+                    min(arr.shape[0], int(y1) + pad)))
+    return out
+
+
+_CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Listing|Algorithm)\s*\d+")
+
+
+def _longest_vertical_run(mask) -> int:
+    import numpy as np
+
+    if mask.size == 0:
+        return 0
+    m = np.vstack([np.zeros((1, mask.shape[1]), bool), mask, np.zeros((1, mask.shape[1]), bool)])
+    d = np.diff(m.astype(np.int8), axis=0)
+    ys, xs = np.nonzero(d)
+    # per column, starts (+1) and ends (-1) alternate; pair them in order
+    order = np.lexsort((ys, xs))
+    ys, xs, vals = ys[order], xs[order], d[ys[order], xs[order]]
+    starts = ys[vals == 1]
+    ends = ys[vals == -1]
+    return int((ends - starts).max()) if len(starts) else 0
+
+
 def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
     """OCR result in pixels -> a Page in PDF points, shaped like a text-layer page."""
     k = 72.0 / dpi
+    figures = list(text.figures)
     if image is not None:
         _bold_flags(image, text.lines)
+        figures += find_figures(image, text.lines, dpi)
 
     def pt(b):
         return (round(b[0] * k, 2), round(b[1] * k, 2), round(b[2] * k, 2), round(b[3] * k, 2))
@@ -425,7 +551,7 @@ def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
     page_conf = round(sum(c * m for c, m in confs) / n, 3) if n else None
     # the scan itself is not a figure; keep what the engine found as picture regions instead
     scan = _page_covering_images(page)
-    images = [b for b in page.images if b not in scan] + [pt(b) for b in text.figures]
+    images = [b for b in page.images if b not in scan] + [pt(b) for b in figures]
     return Page(number=page.number, lines=lines, width=page.width, height=page.height, links=page.links,
                 images=images, has_text_layer=page.has_text_layer, ocr=True, ocr_confidence=page_conf,
                 printed_number=page.printed_number, declared_total=page.declared_total)
