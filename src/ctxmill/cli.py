@@ -308,5 +308,37 @@ def ask_cmd(question, root, path_prefix, k, as_json, no_sync, llm_url, llm_model
         click.echo(format_text(answer))
 
 
+# ------------------------------------------------------------------------------ apply
+
+
+@main.command("apply")
+@click.argument("file", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("sketch", metavar="SKETCH")
+@click.option("--write", is_flag=True, help="Replace FILE (atomically) when the sketch applies.")
+@click.option("--json", "as_json", is_flag=True, help="Print {applied, result, diff, reason, hunks}.")
+@handle_errors
+def apply_cmd(file, sketch, write, as_json):
+    """Merge a sketched edit (SKETCH file, or - for stdin) into FILE and print the diff."""
+    from ctxmill.apply import apply_file
+
+    if sketch == "-":
+        sketch_text = sys.stdin.read()
+    else:
+        sketch_path = Path(sketch)
+        if not sketch_path.is_file():
+            raise InputRefused(f"{sketch}: no such sketch file")
+        try:
+            sketch_text = sketch_path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputRefused(f"{sketch}: sketch is not UTF-8 text") from None
+    res = apply_file(file, sketch_text, write=write)
+    if as_json:
+        _print_json(res.to_dict())
+    elif res.applied:
+        click.echo(res.diff, nl=False)
+    if not res.applied:
+        raise InputRefused(res.reason)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

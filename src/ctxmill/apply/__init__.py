@@ -22,7 +22,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from ctxmill.apply.check import first_error, language_for
-from ctxmill.apply.lines import TAB, Text, key_of
+from ctxmill.apply.lines import TAB, Text, is_closer, key_of
 from ctxmill.apply.markers import is_marker
 from ctxmill.apply.merge import Merger, Op, Refused
 from ctxmill.errors import InputRefused
@@ -155,12 +155,23 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
         o_first = next(k for k in O.keys if k)
         o_last = next(k for k in reversed(O.keys) if k)
         if not (s_first == o_first and s_last == o_last):
-            # A fragment: as if the sketch had markers above and below it.
             implicit = partial = True
-            S = Text(["..."] + s_lines + ["..."], [True] + S.marker + [True])
 
+    region = _fragment_region(O, S) if implicit else None
+    if implicit and region is None:
+        # A fragment that is not a run of whole definitions: as if it had markers around it.
+        S = Text(["..."] + s_lines + ["..."], [True] + S.marker + [True])
     m = Merger(O, S, partial)
-    m.window(-1, len(S.lines), -1, len(O.lines))
+    if region is not None:
+        # Whole definitions: they replace the same definitions in the file, nothing else.
+        a, b = region
+        if a > 0:
+            m.ops.append(Op("keep", o=0, o_end=a))
+        m.closed(-1, len(S.lines), a - 1, b)
+        if b < len(O.lines):
+            m.ops.append(Op("keep", o=b, o_end=len(O.lines)))
+    else:
+        m.window(-1, len(S.lines), -1, len(O.lines))
     m.check_elision()
     used = _used(m.ops)
     if partial:
@@ -171,6 +182,46 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     result = "".join(out)
     _check_result(O, result, original, lang)
     return result
+
+
+_LEADING = ("@", "#[", "//", "/*", "*", "#", "<!--", "--", '"""', "'''")
+
+
+def _fragment_region(O: Text, S: Text) -> tuple[int, int] | None:
+    """The original lines a fragment of whole definitions replaces, or None.
+
+    Every top-level line of the fragment must head a definition found exactly once in the
+    file (same text, else same name), in order and next to each other there.
+    """
+    rows = [i for i, k in enumerate(S.keys) if k]
+    base = min(S.cols[i] for i in rows)
+    tops = [i for i in rows if S.cols[i] == base]
+    heads = [i for i in tops if not S.keys[i].startswith(_LEADING) and not is_closer(S.keys[i])]
+    if not heads or any(i < heads[0] and not S.keys[i].startswith(_LEADING) for i in rows):
+        return None
+    mapped: list[int] = []
+    for h in heads:
+        if S.block_end(h) == h + 1 and S.names[h] is None:
+            return None  # a bare statement, not a definition
+        cands = [j for j, k in enumerate(O.keys) if k == S.keys[h]]
+        if len(cands) != 1 and S.names[h]:
+            cands = [j for j, n in enumerate(O.names) if n == S.names[h]]
+        if len(cands) != 1:
+            return None
+        mapped.append(cands[0])
+    if any(b <= a for a, b in zip(mapped, mapped[1:])) or len({O.cols[j] for j in mapped}) != 1:
+        return None
+    for a, b in zip(mapped, mapped[1:]):
+        between = range(O.block_end(a), b)
+        if any(O.keys[j] and O.cols[j] <= O.cols[a] and not O.keys[j].startswith(_LEADING)
+               for j in between):
+            return None  # the fragment skips a definition the file has in between
+    start = mapped[0]
+    if heads[0] != rows[0]:  # the fragment brings its own comments/decorators: replace the file's
+        while (start > 0 and O.keys[start - 1].startswith(_LEADING)
+               and O.cols[start - 1] == O.cols[mapped[0]]):
+            start -= 1
+    return start, O.block_end(mapped[-1])
 
 
 def _used(ops: list[Op]) -> set[int]:
@@ -335,6 +386,7 @@ def _diff(a: str, b: str, name: str, context: int = 3) -> tuple[str, list[dict]]
                           "new_start": j1 + 1, "new_lines": j2 - j1})
     if not hunks:
         return "", hunks
+    name = name.lstrip("/")
     out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
     for group in sm.get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]

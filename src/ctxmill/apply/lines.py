@@ -165,3 +165,19 @@ class Text:
                 return j
             return None
         return None
+
+    def block_end(self, i: int) -> int:
+        """End (exclusive) of the block headed by line ``i``: its deeper lines and closer."""
+        c = self.cols[i]
+        end = i + 1
+        for j in range(i + 1, len(self.keys)):
+            k = self.keys[j]
+            if not k:
+                continue
+            if self.cols[j] > c:
+                end = j + 1
+                continue
+            if self.cols[j] == c and end > i + 1 and is_closer(k) and not self.marker[j]:
+                return j + 1
+            break
+        return end
