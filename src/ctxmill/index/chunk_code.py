@@ -366,7 +366,9 @@ class _Chunker:
                         add_code(*pending)
                     pending = (s, e)
                 continue
-            if ntype in lang.transparent:
+            if ntype in lang.transparent and not (
+                "namespace" in ntype and node.child_by_field_name("body") is None
+            ):  # PHP's `namespace App;` has no body: it is a plain statement
                 if pending is not None:
                     add_code(*pending)
                     pending = None
@@ -421,10 +423,18 @@ class _Chunker:
                 self.emit(u, sub_context, sub_prefix)
             return
         # A long definition without inner definitions: split at its statements.
-        self.split_rows(unit, inner, symbol, context, sub_context)
+        self.split_rows(unit, body, symbol, context, sub_context)
 
-    def split_rows(self, unit: _Unit, inner: list[_Unit], symbol, context: str, sub_context: str) -> None:
-        bounds = [(u.start, u.end) for u in inner if u.end >= u.start]
+    def split_rows(self, unit: _Unit, body, symbol, context: str, sub_context: str) -> None:
+        bounds = []
+        for c in body.children if body is not None else []:
+            if not c.is_named and c.type not in self.lang.comments:
+                continue
+            s, e = c.start_point[0], _last_row(c)
+            if bounds and s <= bounds[-1][1]:  # statements sharing a line stay together
+                bounds[-1] = (bounds[-1][0], max(e, bounds[-1][1]))
+            else:
+                bounds.append((s, e))
         if not bounds:
             self.windows(unit.start, unit.end, unit.kind, symbol, context)
             return
@@ -443,7 +453,7 @@ class _Chunker:
         self.part(part_start, part_end, unit.kind, symbol, context if first else sub_context)
 
     def part(self, start: int, end: int, kind: str, symbol, context: str) -> None:
-        if self.size(start, end) > MAX_CHARS * 2:
+        if self.size(start, end) > MAX_CHARS * 2:  # one huge statement: line windows
             self.windows(start, end, kind, symbol, context)
         else:
             self.add(start, end, kind, symbol, context)
