@@ -32,6 +32,13 @@ def nk(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+def fold(text: str | None) -> str | None:
+    """Typographic quotes folded (the normalise stage turns ’ into ')."""
+    if text is None:
+        return None
+    return text.translate(str.maketrans("’‘“”", "''\"\""))
+
+
 def eval_references(doc, truth, labels) -> dict:
     by_prefix = {nk(r["text"])[:40]: r["key"] for r in truth["references"]}
     key_of, title_year_ok, fields = {}, 0, {"title": 0, "year": 0}
@@ -41,9 +48,10 @@ def eval_references(doc, truth, labels) -> dict:
             continue
         key_of[ref.id] = key
         want = labels[key]
-        fields["title"] += ref.title == want["title"]
+        title_ok = fold(ref.title) == fold(want["title"])
+        fields["title"] += title_ok
         fields["year"] += ref.year == want["year"]
-        title_year_ok += ref.title == want["title"] and ref.year == want["year"]
+        title_year_ok += title_ok and ref.year == want["year"]
     n = len(truth["references"])
     return key_of, {
         "truth": n, "found": len(doc.references), "matched_to_truth": len(key_of),
