@@ -1,0 +1,353 @@
+"""The index: sync counts, what reaches the embedder, renames, deletes, bad input, search."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ctxmill.index.sync as sync_mod
+from ctxmill.errors import InputRefused
+from ctxmill.index import index_status, search, sync_index
+from ctxmill.index.embedders import HashEmbedder
+from ctxmill.index.store import Store
+
+PY_A = '''"""Accounts."""
+
+
+def open_account(owner_name, deposit):
+    """Open an account for owner_name with a first deposit."""
+    account = {"owner": owner_name, "balance": deposit}
+    return account
+
+
+def close_account(account):
+    """Close it and return the balance."""
+    balance = account["balance"]
+    account["balance"] = 0
+    return balance
+'''
+
+PY_B = '''class RateLimiter:
+    """Token bucket rate limiter."""
+
+    def __init__(self, rate_per_second):
+        self.rate_per_second = rate_per_second
+        self.tokens = rate_per_second
+
+    def try_acquire(self):
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+'''
+
+GO = '''package geo
+
+// HaversineDistance returns the great-circle distance in kilometres.
+func HaversineDistance(lat1, lon1, lat2, lon2 float64) float64 {
+	return 6371 * centralAngle(lat1, lon1, lat2, lon2)
+}
+'''
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, remembering every text it was asked to embed."""
+
+    def __init__(self):
+        super().__init__(256)
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def make_tree(root: Path) -> Path:
+    (root / "bank").mkdir(parents=True)
+    (root / "bank" / "accounts.py").write_text(PY_A)
+    (root / "net").mkdir()
+    (root / "net" / "limiter.py").write_text(PY_B)
+    (root / "geo.go").write_text(GO)
+    (root / "README.md").write_text("# Demo\n\nA demo repository for the index tests.\n")
+    return root
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "repo")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "index.db"
+
+
+def chunk_rows(db: Path, path: str | None = None):
+    with Store(db) as s:
+        q = "SELECT path, start_line, end_line, kind, symbol, text FROM chunks"
+        return s.conn.execute(q + (" WHERE path=?" if path else "") + " ORDER BY path, start_line",
+                              (path,) if path else ()).fetchall()
+
+
+def test_first_sync_counts_and_noop(tree, db):
+    emb = CountingEmbedder()
+    r = sync_index(tree, db_path=db, embedder=emb)
+    d = r.to_dict()
+    assert set(d) == {"files_scanned", "files_changed", "files_deleted", "chunks_total", "chunks_embedded", "seconds"}
+    assert (d["files_scanned"], d["files_changed"], d["files_deleted"]) == (4, 4, 0)
+    assert d["chunks_total"] == len(chunk_rows(db)) > 4
+    assert d["chunks_embedded"] == len(emb.seen) == len(set(emb.seen))
+    emb.seen.clear()
+    r2 = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert (r2["files_changed"], r2["files_deleted"], r2["chunks_embedded"]) == (0, 0, 0)
+    assert r2["chunks_total"] == d["chunks_total"]
+    assert emb.seen == []
+
+
+def test_only_changed_chunk_contents_reach_the_embedder(tree, db):
+    emb = CountingEmbedder()
+    sync_index(tree, db_path=db, embedder=emb)
+    emb.seen.clear()
+    p = tree / "bank" / "accounts.py"
+    p.write_text(PY_A.replace("return balance", "return balance  # closed"))
+    r = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert r["files_changed"] == 1
+    assert r["chunks_embedded"] == 1 and len(emb.seen) == 1
+    assert "def close_account" in emb.seen[0] and "# closed" in emb.seen[0]
+
+
+def test_touch_without_change_reads_but_embeds_nothing(tree, db):
+    emb = CountingEmbedder()
+    sync_index(tree, db_path=db, embedder=emb)
+    emb.seen.clear()
+    p = tree / "geo.go"
+    os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 10**9))
+    r = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert (r["files_changed"], r["chunks_embedded"]) == (0, 0)
+    with Store(db) as s:  # the stat was refreshed, so the next sync does not even read it
+        assert s.file_rows()["geo.go"][1] == p.stat().st_mtime_ns
+
+
+def test_rename_and_revert_cost_no_embedding(tree, db):
+    emb = CountingEmbedder()
+    sync_index(tree, db_path=db, embedder=emb)
+    emb.seen.clear()
+    (tree / "net" / "limiter.py").rename(tree / "net" / "bucket.py")
+    r = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert (r["files_changed"], r["files_deleted"], r["chunks_embedded"]) == (1, 1, 0)
+    assert chunk_rows(db, "net/limiter.py") == []
+    assert chunk_rows(db, "net/bucket.py")
+    # A change and its revert: the revert finds its vectors still there.
+    p = tree / "geo.go"
+    p.write_text(GO.replace("6371", "6371.0"))
+    assert sync_index(tree, db_path=db, embedder=emb).chunks_embedded == 1
+    p.write_text(GO)
+    r = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert (r["files_changed"], r["chunks_embedded"]) == (1, 0)
+
+
+def test_deleted_files_lose_chunks_and_search_hits(tree, db):
+    sync_index(tree, db_path=db)
+    assert any(h.path == "net/limiter.py" for h in search("RateLimiter", tree, db_path=db))
+    (tree / "net" / "limiter.py").unlink()
+    r = sync_index(tree, db_path=db).to_dict()
+    assert r["files_deleted"] == 1
+    assert chunk_rows(db, "net/limiter.py") == []
+    assert all(h.path != "net/limiter.py" for h in search("RateLimiter token bucket", tree, db_path=db))
+    with Store(db) as s:
+        assert s.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == len(chunk_rows(db))
+        assert "net/limiter.py" not in s.file_rows()
+        # the folder node of an emptied folder is gone from the Merkle tree
+        assert s.conn.execute("SELECT count(*) FROM nodes WHERE path='net'").fetchone()[0] == 0
+
+
+def test_search_hits_contract_and_path_prefix(tree, db):
+    sync_index(tree, db_path=db)
+    hits = search("haversine distance", tree, db_path=db, k=3)
+    top = hits[0].to_dict()
+    assert top["path"] == "geo.go" and top["symbol"] == "HaversineDistance"
+    assert (top["start_line"], top["end_line"]) == (3, 6)
+    assert top["text"].startswith("// HaversineDistance")
+    assert set(top) == {"path", "start_line", "end_line", "score", "kind", "symbol", "text"}
+    # identifier-aware: snake_case query words find the camelCase definition and vice versa
+    assert search("haversineDistance", tree, db_path=db, k=1)[0].path == "geo.go"
+    assert search("try acquire", tree, db_path=db, k=1)[0].symbol.endswith("RateLimiter")
+    only_bank = search("account balance", tree, db_path=db, path_prefix="bank/", k=10)
+    assert only_bank and all(h.path.startswith("bank/") for h in only_bank)
+    assert search("account balance", tree, db_path=db, path_prefix="nothing/here") == []
+
+
+def test_merkle_root_is_content_addressed(tmp_path):
+    a = make_tree(tmp_path / "a")
+    b = make_tree(tmp_path / "b")
+    ra = sync_index(a, db_path=tmp_path / "a.db").merkle_root
+    rb = sync_index(b, db_path=tmp_path / "b.db").merkle_root
+    assert ra == rb and len(ra) == 32
+    (b / "net" / "limiter.py").write_text(PY_B + "\n# changed\n")
+    rb2 = sync_index(b, db_path=tmp_path / "b.db").merkle_root
+    assert rb2 != ra
+    from ctxmill.index.merkle import changed_folders
+
+    with Store(tmp_path / "a.db") as sa, Store(tmp_path / "b.db") as sb:
+        other = dict(sb.conn.execute("SELECT path, hash FROM nodes"))
+        assert changed_folders(sa.conn, other) == ["", "net"]  # bank/ is never visited
+
+
+def test_embedder_change_reembeds_everything(tree, db):
+    r1 = sync_index(tree, db_path=db, embedder=HashEmbedder(256))
+    r2 = sync_index(tree, db_path=db, embedder=HashEmbedder(128))
+    assert r2.files_changed == 0
+    assert r2.chunks_embedded == r1.chunks_embedded > 0
+    assert index_status(tree, db_path=db)["embedder"] == {"name": "hash-128", "dim": 128}
+    assert search("RateLimiter", tree, db_path=db, embedder=HashEmbedder(128))
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def test_invalid_utf8_is_indexed_with_a_warning(tree, db):
+    (tree / "latin1.py").write_bytes(b"# caf\xe9\ndef brew_coffee():\n    return 'caf\xe9'\n")
+    r = sync_index(tree, db_path=db)
+    assert "latin1.py: invalid UTF-8, undecodable bytes replaced" in r.warnings
+    rows = chunk_rows(db, "latin1.py")
+    assert rows and "\ufffd" in rows[0][5] and rows[0][4] == "brew_coffee"
+
+
+def test_unreadable_and_vanishing_files_do_not_stop_the_sync(tree, db, monkeypatch):
+    sync_index(tree, db_path=db)
+    (tree / "new_a.py").write_text("def alpha():\n    return 1\n")
+    (tree / "new_b.py").write_text("def beta():\n    return 2\n")
+    (tree / "geo.go").write_text(GO + "\n// edited\n")
+    real_read = sync_mod._read
+
+    def flaky(path):
+        if path.endswith("new_a.py"):
+            raise PermissionError(13, "Permission denied")
+        if path.endswith("geo.go"):
+            raise FileNotFoundError(2, "No such file")
+        return real_read(path)
+
+    monkeypatch.setattr(sync_mod, "_read", flaky)
+    r = sync_index(tree, db_path=db)
+    assert "new_a.py: unreadable (Permission denied)" in r.warnings
+    assert chunk_rows(db, "new_b.py")  # the rest went on
+    assert chunk_rows(db, "geo.go")  # nothing lost: the old chunks stay until it can be read
+    monkeypatch.setattr(sync_mod, "_read", real_read)
+    r = sync_index(tree, db_path=db)
+    assert r.files_changed == 2  # retried: new_a.py and geo.go
+    assert "// edited" in chunk_rows(db, "geo.go")[-1][5]
+
+
+def test_binary_huge_and_minified_files(tree, db):
+    (tree / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(range(256)) * 10)
+    big = tree / "bundle.min.js"
+    with open(big, "wb") as fh:  # 50 MB of minified JavaScript
+        chunk = b"var a=function(b){return b+1};" * 1000
+        for _ in range(50_000_000 // len(chunk) + 1):
+            fh.write(chunk)
+    (tree / "small.min.js").write_text("var x=function(y){return y*2};" * 5000)  # 150 KB, one line
+    r = sync_index(tree, db_path=db)
+    assert ("bundle.min.js", f"too large ({big.stat().st_size} bytes > 1000000)") in r.skipped
+    assert chunk_rows(db, "logo.png") == []
+    with Store(db) as s:
+        assert s.file_rows()["logo.png"][4] == "binary"
+    small = chunk_rows(db, "small.min.js")
+    assert len(small) > 10 and all(row[1] == row[2] == 1 for row in small)
+    assert sync_index(tree, db_path=db).files_changed == 0  # binary files are not re-read
+
+
+def test_symlink_loops_do_not_hang(tree, db):
+    (tree / "bank" / "loop").symlink_to(tree)
+    (tree / "net" / "again").symlink_to(tree / "net")
+    r = sync_index(tree, db_path=db)
+    assert r.files_scanned == 4
+
+
+def test_newer_schema_is_refused_and_kept(tree, db):
+    sync_index(tree, db_path=db)
+    with Store(db) as s:
+        s.set_meta("schema_version", "99")
+    before = db.read_bytes()
+    with pytest.raises(InputRefused, match="schema version 99 is newer"):
+        sync_index(tree, db_path=db)
+    with pytest.raises(InputRefused, match="schema version 99 is newer"):
+        search("x", tree, db_path=db)
+    assert db.read_bytes() == before
+    out = subprocess.run([sys.executable, "-m", "ctxmill.cli", "index", str(tree), "--db", str(db)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3 and "newer than this ctxmill supports" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_garbage_database_is_refused(tree, tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(InputRefused, match="not a ctxmill index"):
+        sync_index(tree, db_path=bad)
+
+
+def test_not_a_folder_and_not_indexed(tmp_path):
+    with pytest.raises(InputRefused, match="not a folder"):
+        sync_index(tmp_path / "missing", db_path=tmp_path / "x.db")
+    with pytest.raises(InputRefused, match="not indexed yet"):
+        search("x", tmp_path, db_path=tmp_path / "none.db")
+
+
+# ----------------------------------------------------------------------------- CLI and location
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "ctxmill.cli", *args], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_cli_index_search_status(tree, tmp_path):
+    env = {"CTXMILL_INDEX_DIR": str(tmp_path / "cache")}
+    out = run_cli("index", str(tree), "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    counts = json.loads(out.stdout)
+    assert counts["files_scanned"] == 4 and counts["files_changed"] == 4
+    assert out.stderr == ""  # no progress bar when stderr is not a terminal
+    dbs = list((tmp_path / "cache").glob("repo-*.db"))
+    assert len(dbs) == 1  # under CTXMILL_INDEX_DIR, named after the folder
+    out = run_cli("search", "rate limiter", "--root", str(tree), "--json", "-k", "2", env=env)
+    hits = json.loads(out.stdout)
+    assert out.returncode == 0 and len(hits) == 2 and hits[0]["path"] == "net/limiter.py"
+    out = run_cli("search", "rate limiter", "--root", str(tree), "--path", "bank", "--json", env=env)
+    assert all(h["path"].startswith("bank") for h in json.loads(out.stdout))
+    out = run_cli("status", str(tree), env=env)
+    assert out.returncode == 0 and "4 files" in out.stdout and "hash-256" in out.stdout
+    out = run_cli("status", str(tree), "--json", env=env)
+    st = json.loads(out.stdout)
+    assert st["files"] == 4 and st["complete"] is True
+    out = run_cli("search", "x", "--root", str(tmp_path / "elsewhere"), env=env)
+    assert out.returncode == 3 and "not indexed yet" in out.stderr
+
+
+def test_default_db_path_under_user_cache(tmp_path, monkeypatch):
+    from ctxmill.index import default_db_path
+
+    monkeypatch.delenv("CTXMILL_INDEX_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    p = default_db_path(tmp_path / "proj")
+    assert p.parent == tmp_path / "xdg" / "ctxmill" / "index" and p.name.startswith("proj-")
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "elsewhere"))
+    assert default_db_path(tmp_path / "proj").parent == tmp_path / "elsewhere"
+
+
+def test_vectors_are_unit_rows_keyed_by_content(tree, db):
+    (tree / "copy.go").write_text(GO)  # identical content: embedded once
+    emb = CountingEmbedder()
+    sync_index(tree, db_path=db, embedder=emb)
+    assert len(emb.seen) == len(set(emb.seen))
+    with Store(db) as s:
+        n_hashes = s.conn.execute("SELECT count(DISTINCT hash) FROM chunks").fetchone()[0]
+        assert s.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == n_hashes
+    vecs = emb.embed(emb.seen[:3])
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
