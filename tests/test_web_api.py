@@ -312,3 +312,39 @@ def test_serve_refuses_a_missing_index_folder(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "not a folder" in proc.stderr
+
+
+# ------------------------------------------------------------------------------ search and MCP
+
+
+def test_search_api_returns_hits_with_lines(tmp_path):
+    root = tmp_path / "code"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "users.py").write_text(
+        '"""Users."""\n\n\ndef parse_user_record(line):\n    name, email = line.split(",")\n    return name, email\n')
+    (root / "notes.md").write_text("# Notes\n\nNothing about parsing here, only gardening and tomatoes.\n")
+    env = {"CTXMILL_INDEX_DIR": str(tmp_path / "db")}
+    done = subprocess.run([sys.executable, "-m", "ctxmill.cli", "index", str(root), "--quiet"],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with serve("--index", str(root), env=env) as url, httpx.Client(base_url=url, timeout=60) as c:
+        assert c.get("/api/config").json()["search"] is True
+        body = c.get("/api/search", params={"q": "parse user record", "k": 5}).json()
+        top = body["hits"][0]
+        assert top["path"] == "pkg/users.py"
+        assert top["start_line"] <= 4 <= top["end_line"]
+        assert "def parse_user_record" in top["text"]
+        only = c.get("/api/search", params={"q": "parse user record", "path": "notes"}).json()["hits"]
+        assert all(h["path"].startswith("notes") for h in only)
+        assert c.get("/api/search", params={"q": ""}).status_code == 422
+
+
+def test_mcp_is_mounted_at_mcp(client):
+    pytest.importorskip("ctxmill.mcp")
+    if not client.get("/api/config").json()["mcp"]:
+        pytest.fail("ctxmill.mcp is importable but the server did not mount it")
+    resp = client.post("/mcp/", headers={"accept": "application/json, text/event-stream"}, json={
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    assert resp.status_code == 200
+    assert '"serverInfo"' in resp.text

@@ -253,6 +253,7 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(2048)  # listening before we print the URL: early clients wait, not fail
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = sock.getsockname()[1]
