@@ -109,3 +109,14 @@ def test_redact_obj_walks_json():
 @pytest.mark.parametrize("value,high", [("aaaaaaaaaaaa", False), ("9f8e7d6c5b4a3928", True)])
 def test_entropy(value, high):
     assert (entropy(value) >= 3.0) is high
+
+
+def test_more_providers_and_unicode_that_changes_length_when_lowered():
+    ant = "sk-ant-" + "api03-Zx8Qk2Lm9Np4Rs6Tv8Wz0Ab3Cd5Ef7Gh9Jk1Lm"
+    stripe = "sk_live_" + "51HqX2bCd3Ef4Gh5Ij6Kl7Mn"
+    text = f"İstanbul ofisi için: ANTHROPIC = '{ant}'\nstripe = \"{stripe}\"\nİİ secret: 'Zq8#kP2$wL9!xR4v'\n"
+    r = redact(text)
+    assert ant not in r.text and stripe not in r.text and "Zq8#kP2$wL9!xR4v" not in r.text
+    assert [(f.line, f.rule) for f in r.findings] == [(1, "anthropic-api-key"), (2, "stripe-key"),
+                                                      (3, "secret-assignment")]
+    assert r.text.startswith("İstanbul ofisi için: ANTHROPIC = '[REDACTED:anthropic-api-key]'")

@@ -47,31 +47,46 @@ def marker(rule: str) -> str:
     return f"[REDACTED:{rule}]"
 
 
-# (rule name, pattern). Order matters: earlier rules win where matches overlap, so the
-# specific provider shapes come before the generic "assigned to a secret-sounding name" rule.
-_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("private-key", re.compile(
+# (rule name, literal hints, pattern). Order matters: earlier rules win where matches overlap,
+# so the specific provider shapes come before the generic "assigned to a secret-sounding name"
+# rule. A rule's regex runs only when one of its hints occurs in the text: `in` is a fast C
+# scan, and most text holds none of them, which keeps redaction cheap on a whole codebase.
+_RULES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
+    ("private-key", ("PRIVATE KEY",), re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("aws-access-key-id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)"
-                                     r"[A-Z2-7]{16}(?![A-Z0-9])")),
-    ("github-token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}"
-                                r"|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])")),
-    ("slack-token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]{20,}")),
-    ("google-api-key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
-    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("anthropic-api-key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{32,}")),
-    ("openai-api-key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
-    ("stripe-key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}")),
+    ("aws-access-key-id", ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"),
+     re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z2-7]{16}(?![A-Z0-9])")),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![A-Za-z0-9_])")),
+    ("slack-token", ("xox",), re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
+    ("slack-webhook", ("hooks.slack.com",), re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]{20,}")),
+    ("google-api-key", ("AIza",), re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
+    ("jwt", ("eyJ",), re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("anthropic-api-key", ("sk-ant-",), re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{32,}")),
+    ("openai-api-key", ("sk-",), re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
+    ("stripe-key", ("_live_",), re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{20,}")),
 ]
 
-# A secret-sounding name, an assignment operator, then a value. The name may be part of a
-# longer identifier (DB_PASSWORD, aws_secret_access_key, "apiKey").
-_NAME = (r"[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|apikey|access[_-]?key"
-         r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key)[A-Za-z0-9_.-]*")
-_ASSIGN = re.compile(
-    r"(?i)(?P<name>[\"']?" + _NAME + r"[\"']?)\s*(?P<op>:=|=>|==|=|:)\s*"
+# A secret-sounding word inside a name (DB_PASSWORD, aws_secret_access_key, "apiKey"), then an
+# assignment operator and a value right after the name. The keyword is found first; the name
+# around it is widened by hand and only then is the assignment matched, anchored — a single
+# unanchored regex with a greedy name prefix backtracks at every position of every file.
+_KEYWORD = re.compile(r"secret|token|passw|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+                      r"|credential|auth[_-]?key")  # over lower-cased text
+
+# One pass over the lower-cased text finds every keyword and every provider hint at once
+# (branches grouped by first letter, which Python's re scans much faster than a flat list).
+_TRIGGER = re.compile(
+    r"s(?:ecret|k-)|token|p(?:assw|wd|rivate[_ -]?key)|credential|xox|hooks\.slack\.com|eyj|_live_"
+    r"|a(?:pi[_-]?key|pikey|ccess[_-]?key|uth[_-]?key|kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|iza)"
+    r"|g(?:h[pousr]_|ithub_pat_)"
+)
+# The trigger text each provider hint produces ("sk-ant-" -> "sk-"), to pick the rules to run.
+_RULE_TRIGGERS = {rule: {_TRIGGER.match(h.lower()).group(0) for h in hints} for rule, hints, _ in _RULES}
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_AFTER = re.compile(
+    r"[\"']?[ \t]*(?P<op>:=|=>|==|=|:)[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\s]{8,200})(?P=q)|(?P<val>[^\s\"'`,;)\]}{(\[<>]{8,200}))"
 )
 
@@ -125,14 +140,35 @@ def redact(text: str, path: str | None = None) -> Redacted:
     def free(s: int, e: int) -> bool:
         return all(e <= a or s >= b for a, b, _ in spans)
 
-    for rule, pattern in _RULES:
+    lower = text.lower()
+    if len(lower) != len(text):  # a few Unicode letters change length when lower-cased
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    triggers = list(_TRIGGER.finditer(lower))
+    if not triggers:
+        return Redacted(text)
+    seen = {m.group(0) for m in triggers}
+    for rule, hints, pattern in _RULES:
+        if seen.isdisjoint(_RULE_TRIGGERS[rule]) or not any(h in text for h in hints):
+            continue
         for m in pattern.finditer(text):
             if free(m.start(), m.end()):
                 spans.append((m.start(), m.end(), rule))
-    for m in _ASSIGN.finditer(text):
+    name_end = -1
+    for k in triggers:
+        if k.start() < name_end or not _KEYWORD.fullmatch(k.group(0)):
+            continue  # a provider hint, or a second keyword in a name already looked at
+        start, end = k.start(), k.end()
+        while start > 0 and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _NAME_CHARS:
+            end += 1
+        name_end = end
+        m = _AFTER.match(text, end)
+        if m is None:
+            continue
         group = "qval" if m.group("qval") is not None else "val"
         value = m.group(group)
-        if value is None or not _looks_secret(m.group("name"), m.group("op"), value, group == "qval"):
+        if value is None or not _looks_secret(text[start:end], m.group("op"), value, group == "qval"):
             continue
         s, e = m.span(group)
         if free(s, e):
