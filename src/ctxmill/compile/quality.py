@@ -28,7 +28,7 @@ _ARTEFACTS = [
     ("latex_math_delimiters", re.compile(r"\\\(|\\\)|\\\[|\\\]"), "OCR LaTeX math delimiter left in the text"),
     ("latex_command", re.compile(r"\\(?:begin|end|cite|citep|citet|ref|label|textbf|emph|mathrm|frac)\{"),
      "LaTeX command left in the text"),
-    ("html_tag", re.compile(r"</?(?:table|tr|td|th|div|span|br|p|img|sup|sub)\b[^>]*>", re.IGNORECASE),
+    ("html_tag", re.compile(r"</?(?:table|tr|td|th|div|span|br|p|img)\b[^>]*>", re.IGNORECASE),
      "HTML tag left in the text"),
     ("page_marker", re.compile(r"──\s*PAGE\s+\d+|^-{2,}\s*page\s+\d+", re.IGNORECASE | re.MULTILINE),
      "page marker left in the text"),
