@@ -138,3 +138,24 @@ def test_end_to_end_symbol_and_question(tmp_path: Path):
     hits = search("how are connections reused between requests", root, db_path=db, k=3)
     assert hits[0].path == "net/pool.py"
     assert len({(h.path, h.start_line) for h in hits}) == len(hits)
+
+
+def test_lexical_candidates_are_ranked_by_bm25(tmp_path: Path):
+    """The FTS5 table must give real BM25 scores (a contentless table with detail=column gives
+    0 for every row, which silently returns matches in insertion order)."""
+    from ctxmill.index import sync_index
+    from ctxmill.index.search import lexical
+    from ctxmill.index.store import Store
+
+    root = tmp_path / "t"
+    root.mkdir()
+    for i in range(30):
+        (root / f"a{i:02d}.py").write_text(f"def filler_{i}(x):\n    return x + {i}  # retry\n")
+    (root / "z_backoff.py").write_text("def backoff_delay(attempt):\n    '''Exponential backoff.'''\n"
+                                       "    return backoff_base * 2 ** attempt  # backoff backoff\n")
+    db = tmp_path / "i.db"
+    sync_index(root, db_path=db, embedder="hash-256")
+    with Store(db, create=False) as store:
+        ids = lexical(store, ["backoff", "retry"], None, 5)
+        top = store.conn.execute("SELECT path FROM chunks WHERE id=?", (ids[0],)).fetchone()[0]
+    assert top == "z_backoff.py"

@@ -88,9 +88,10 @@ class Store:
             )
         if version is None:
             with self.transaction():
-                # Contentless with column detail: the text lives in `chunks`; FTS keeps only
-                # what BM25 needs, which halves the database and the insert time.
-                fts_options = (", content='', contentless_delete=1, detail=column"
+                # Contentless: the text lives in `chunks`; FTS keeps only what BM25 needs.
+                # Not detail=column: with contentless_delete it makes bm25() return 0 for
+                # every row, so lexical results came back in rowid order.
+                fts_options = (", content='', contentless_delete=1"
                                if sqlite3.sqlite_version_info >= (3, 43, 0) else "")
                 for statement in _statements(_SCHEMA.replace("{fts_options}", fts_options)):
                     c.execute(statement)
