@@ -135,3 +135,26 @@ def test_mentions_get_chunk_ids_and_chunks_list_citations():
     citations.run(doc, CompileOptions())
     assert all(m.chunk_id for m in doc.mentions)
     assert doc.chunks[0].citations == ["ref-1", "ref-2"]
+
+
+def test_pdf_links_settle_an_ambiguous_callout_unless_ignored():
+    from ctxmill.model import Link
+
+    def build(ignore):
+        doc = Document(stream=PageStream(pages=[Page(number=1, links=[Link(bbox=(0, 0, 1, 1), dest_page=3)]),
+                                                Page(number=2), Page(number=3)], kind="pdf"))
+        text = "As shown (Smith, 2020), things hold."
+        doc.blocks = [Block(kind=BlockKind.PARAGRAPH, text=text, page=1, id="p0"),
+                      Block(kind=BlockKind.REFERENCE, text="Mark Smith. A first paper. Journal A, 2020.", page=2,
+                            id="r0"),
+                      Block(kind=BlockKind.REFERENCE, text="Mary Smith. A second paper. Journal B, 2020.", page=3,
+                            id="r1")]
+        doc.markdown, doc.block_spans = text, {"p0": (0, len(text))}
+        references.run(doc, CompileOptions())
+        citations.run(doc, CompileOptions(ignore_pdf_links=ignore))
+        return doc
+
+    linked = build(ignore=False)
+    assert [m.reference_ids for m in linked.mentions] == [["ref-2"]]  # the link leads to page 3
+    text_only = build(ignore=True)
+    assert not text_only.mentions and text_only.unresolved[0].reason.startswith("ambiguous")

@@ -152,6 +152,7 @@ class Linker:
                 for lab in labels:
                     self.no_year[lab].append(r.id)
         self.numbered = len(self.by_number) >= max(1, len(refs) // 2) if refs else False
+        self.last_candidates: list[Reference] = []
 
     def link(self, auth: str, year: str) -> tuple[list[str], str | None]:
         """Reference ids for (author text, year), or ([], reason)."""
@@ -163,7 +164,8 @@ class Linker:
         if hits and len(hits) == 1:
             return hits, None
         if hits:
-            return [], f"ambiguous: {len(hits)} references match {auth!r} {year}"
+            self.last_candidates = [r for r in self.refs if r.id in hits]
+            return [], f"ambiguous: {', '.join(hits)} match {auth!r} {year}"
         y4 = year[:4]
         cands = self.by_year.get(y4, [])
         if year[-1:].isalpha():
@@ -179,6 +181,7 @@ class Linker:
         if len(pool) == 1:
             return [pool[0].id], None
         if len(pool) > 1:
+            self.last_candidates = pool
             return [], f"ambiguous: {', '.join(r.id for r in pool)} match {auth!r} {year}"
         return [], f"no reference matches {auth!r} {year}"
 
@@ -278,6 +281,14 @@ class _Ctx:
                 self.targets.setdefault("algorithm", {})
             if kind and b.number:
                 self.targets[kind].setdefault(str(b.number).strip("()."), b.id)
+        # PDF link annotations may settle an ambiguous callout: the link's destination page is
+        # the page of the entry it cites. The text-only linker never depends on them.
+        self.link_dests: dict[int, set[int]] = {}
+        if not options.ignore_pdf_links:
+            for p in doc.stream.pages:
+                dests = {lk.dest_page for lk in p.links if lk.uri is None and lk.dest_page}
+                if dests:
+                    self.link_dests[p.number] = dests
         # pages the source declares but does not hold (OCR of the first 16 of 46 pages)
         self.missing_pages = bool(doc.stream.declared_pages and doc.stream.declared_pages > doc.pages)
 
@@ -330,6 +341,11 @@ def _page_at(block, text: str, offset: int) -> int:
 
 def _add_mention(ctx: _Ctx, block, text, base, s, e, ids, reason, shown=None):
     page = _page_at(block, text, s)
+    if not ids and reason and reason.startswith("ambiguous") and ctx.link_dests:
+        dests = ctx.link_dests.get(page, set()) | ctx.link_dests.get(block.page, set())
+        chosen = [r for r in ctx.linker.last_candidates if r.page in dests]
+        if len(chosen) == 1:
+            ids, reason = [chosen[0].id], None
     shown = shown if shown is not None else text[s:e]
     if ids:
         span = (base + s, base + e) if base is not None else None

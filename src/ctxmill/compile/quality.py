@@ -105,12 +105,23 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
             add(QACheck(kind, "warning", f"{u.text!r} points at nothing: {u.reason}",
                         {"page": u.page, "section_id": u.section_id}))
         if not options.ignore_pdf_links:
+            # The PDF's own link annotations confirm (or question) what the text gave: a
+            # citation link points at the page that holds the cited entry.
             internal = sum(1 for p in stream.pages for lk in p.links if lk.uri is None)
             if internal:
-                found = len(doc.mentions) + len(doc.crossrefs)
+                dests: dict[int, set[int]] = defaultdict(set)
+                for p in stream.pages:
+                    dests[p.number] |= {lk.dest_page for lk in p.links if lk.uri is None and lk.dest_page}
+                ref_page = {r.id: r.page for r in doc.references}
+                confirmed = sum(
+                    1 for m in doc.mentions
+                    if any(ref_page.get(rid) in (dests[m.page] | dests[m.page + 1] | dests[m.page - 1])
+                           for rid in m.reference_ids)
+                )
                 add(QACheck("pdf_links", "info",
-                            f"the PDF has {internal} internal link annotations; the text gave {found} linked "
-                            f"citations and cross-references"))
+                            f"the PDF has {internal} internal link annotations; {confirmed} of {len(doc.mentions)} "
+                            f"linked citations point at a page the PDF's links on that page also lead to; the text "
+                            f"gave {len(doc.crossrefs)} cross-references"))
 
     # ---- artefacts in document.md
     md = doc.markdown

@@ -72,7 +72,7 @@ def _looks_like_entry_start(text: str) -> bool:
     return t[0].isupper() or t[0].isdigit() is False and t[0].isalpha()
 
 
-def group_entries(blocks: list[Block]) -> list[list[Block]]:
+def group_entries(blocks: list[Block], page_widths: dict[int, float] | None = None) -> list[list[Block]]:
     """Group bibliography blocks (lines or entries) into printed entries."""
     if not blocks:
         return []
@@ -86,7 +86,7 @@ def group_entries(blocks: list[Block]) -> list[list[Block]]:
             if i and _LABEL.match(b.text):
                 starts[i] = True
     else:
-        _starts_by_geometry(blocks, starts)
+        _starts_by_geometry(blocks, starts, page_widths or {})
     groups: list[list[Block]] = []
     for b, s in zip(blocks, starts, strict=False):
         if s or not groups:
@@ -96,7 +96,7 @@ def group_entries(blocks: list[Block]) -> list[list[Block]]:
     return groups
 
 
-def _starts_by_geometry(blocks: list[Block], starts: list[bool]) -> None:
+def _starts_by_geometry(blocks: list[Block], starts: list[bool], page_widths: dict[int, float]) -> None:
     with_box = [b for b in blocks if b.bbox is not None]
     if len(with_box) < max(2, len(blocks) // 2):
         _starts_by_text(blocks, starts)
@@ -104,7 +104,7 @@ def _starts_by_geometry(blocks: list[Block], starts: list[bool]) -> None:
     # Per page and column (two-column papers): the left edge of the column and the typical
     # line step. A hanging indent means first lines sit at the edge, the rest indented.
     def column_key(b: Block) -> tuple[int, int]:
-        page_w = 612.0
+        page_w = page_widths.get(b.page) or 612.0
         return (b.page, 0 if b.bbox[0] < page_w * 0.45 else 1)
 
     cols: dict[tuple[int, int], list[Block]] = {}
@@ -419,7 +419,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
         return
     bib = [doc.blocks[i] for i in idx]
-    groups = group_entries(bib)
+    groups = group_entries(bib, {p.number: p.width for p in doc.stream.pages if p.width})
     new_blocks: list[Block] = []
     for g in groups:
         first = g[0]
