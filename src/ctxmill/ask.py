@@ -109,8 +109,11 @@ def best_passage(source: Source, query_terms: list[str], lines: int = EXTRACT_LI
     text_lines = source.text.splitlines() or [""]
     if len(text_lines) <= lines:
         return source
-    wanted = set(query_terms)
-    scores = [sum(1 for t in set(terms(line)) if t in wanted) for line in text_lines]
+    # Terms already named by the citation (path, symbol) say little about which lines answer;
+    # the other query terms decide.
+    named = set(terms(f"{source.path} {source.symbol or ''}"))
+    weight = {t: (0.25 if t in named else 1.0) for t in query_terms}
+    scores = [sum(weight[t] for t in set(terms(line)) if t in weight) for line in text_lines]
     best_start, best = 0, -1
     window = sum(scores[:lines])
     for start in range(0, len(text_lines) - lines + 1):
