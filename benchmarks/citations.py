@@ -6,7 +6,8 @@ Ground truth: ../shared/corpus/dive-into-claude-code/truth.json (109 bibliograph
 182 callouts with the reference key their hyperref link points at) and the PDF's own link
 annotations for cross-references (their named destinations, e.g. ``subsection.2.4`` or
 ``table.caption.16``, read from the PDF's compressed object streams, and the page each
-destination is on). Our compile runs with ``ignore_pdf_links=True``: text only.
+destination is on). A section cross-reference is right when its target section has the number
+the destination names; a figure/table/footnote one when its target is on the destination page. Our compile runs with ``ignore_pdf_links=True``: text only.
 Title/year labels for the 109 entries: tests/data/dive_reference_labels.json (hand-checked).
 """
 
@@ -142,6 +143,7 @@ def _number(text: str) -> str | None:
 
 def eval_crossrefs(doc, links) -> dict:
     target_page = {s.id: s.page_start for s in doc.sections}
+    section_number = {s.id: s.number for s in doc.sections}
     target_page.update({b.id: b.page for b in doc.blocks})
     kinds = {}
     for lk in links:
@@ -171,7 +173,13 @@ def eval_crossrefs(doc, links) -> dict:
             continue
         best["used"] = True
         found += 1
-        ok = target_page.get(best["target"]) == lk["dest_page"]
+        # Sections: the destination name carries the number ("subsection.8.3", "appendix.B").
+        # Figures/tables/footnotes: their names carry counters, so compare the page instead.
+        dest_num = lk["name"].split(".", 1)[1] if "." in lk["name"] else None
+        if fam == "section":
+            ok = section_number.get(best["target"]) == dest_num
+        else:
+            ok = target_page.get(best["target"]) == lk["dest_page"]
         right += ok
         if not ok:
             misses.append({"page": lk["page"], "text": lk["text"], "dest": lk["name"], "wrong_target": best["target"]})
