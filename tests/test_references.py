@@ -110,3 +110,15 @@ def test_dive_reference_texts_title_and_year(shared_dir):
         ok += f["title"] == want["title"] and f["year"] == want["year"]
     # the truth text of one entry is cut short before its year
     assert ok >= 0.98 * len(truth["references"])
+
+
+def test_numbered_entries_reflowed_into_one_paragraph_are_split():
+    doc = Document(stream=PageStream(pages=[], kind="markdown"))
+    doc.blocks = [Block(kind=BlockKind.PARAGRAPH, page=1, id="b1", attrs={"bibliography": True},
+                        text='[1] A. Smith and B. Jones, "Fast retrieval," in Proc. SIGIR, 2020. [2] C. Doe. '
+                             'Chunking text. arXiv:2101.00001, 2021. [3] E. Roe. Structure matters. 2019.')]
+    references.run(doc, CompileOptions())
+    assert [(r.id, r.title, r.year) for r in doc.references] == [
+        ("ref-1", "Fast retrieval", "2020"), ("ref-2", "Chunking text", "2021"), ("ref-3", "Structure matters", "2019")]
+    assert [b.id for b in doc.blocks] == ["b1", "b1-2", "b1-3"]
+    assert doc.references[1].arxiv_id == "2101.00001"

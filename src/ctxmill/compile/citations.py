@@ -270,8 +270,13 @@ class _Ctx:
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
         self.sections_by_number = {}
         for s in doc.sections:
-            if s.number:
-                self.sections_by_number.setdefault(s.number.rstrip("."), s)
+            number = s.number
+            if not number:
+                # Markdown headings keep the number in the title: "## 2 Method".
+                m = re.match(r"^(?:Appendix\s+)?(\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)[.:]?\s+\S", s.title)
+                number = m.group(1) if m else None
+            if number:
+                self.sections_by_number.setdefault(number.rstrip("."), s)
         self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
         for b in doc.blocks:
             kind = {BlockKind.FIGURE: "figure", BlockKind.TABLE: "table", BlockKind.EQUATION: "equation",

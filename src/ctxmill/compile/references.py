@@ -410,6 +410,25 @@ def _bibliography_blocks(doc: Document) -> list[int]:
     ]
 
 
+_INNER_LABEL = re.compile(r"(?:(?<=\s)|^)\[\d{1,4}\]\s")
+
+
+def _split_labelled(block: Block) -> list[Block]:
+    """A block holding several numbered entries ("[1] ... [2] ...", reflowed into one
+    paragraph) is split at the labels, so each printed entry stays one reference."""
+    starts = [m.start() for m in _INNER_LABEL.finditer(block.text)]
+    if len(starts) < 2 or starts[0] != 0:
+        return [block]
+    parts = []
+    for k, a in enumerate(starts):
+        b = starts[k + 1] if k + 1 < len(starts) else len(block.text)
+        text = block.text[a:b].strip()
+        parts.append(Block(kind=block.kind, text=text, page=block.page, page_end=block.page_end,
+                           id=block.id if k == 0 else f"{block.id}-{k + 1}", section_id=block.section_id,
+                           bbox=None, attrs=dict(block.attrs)))
+    return parts
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     """Group the bibliography into REFERENCE blocks and fill ``doc.references``."""
     idx = _bibliography_blocks(doc)
@@ -418,7 +437,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
         doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
         return
-    bib = [doc.blocks[i] for i in idx]
+    bib = [part for i in idx for part in _split_labelled(doc.blocks[i])]
     groups = group_entries(bib, {p.number: p.width for p in doc.stream.pages if p.width})
     new_blocks: list[Block] = []
     for g in groups:
