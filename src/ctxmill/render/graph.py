@@ -3,8 +3,8 @@
 The graph has nodes for the document, its sections, references, figures and tables, and
 typed edges: ``contains`` (document -> section -> subsection / figure / table, document ->
 reference), ``cites`` (section -> reference, ``weight`` = number of callouts) and
-``refers_to`` (section -> section / figure / table / footnote target, ``weight`` = number of
-cross-references).
+``refers_to`` (section -> section / figure / table, ``weight`` = number of cross-references;
+footnotes are no graph nodes, their cross-references stay in citations.json).
 """
 
 from __future__ import annotations
