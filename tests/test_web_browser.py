@@ -208,10 +208,18 @@ def test_compile_the_preloaded_sample_and_explore_every_tab(page, tmp_path):
         n = sum(c.severity == sev for c in doc.qa.checks)
         assert page.text_content(f"#panel-qa .qa-group.{sev} h3") == f"{sev} ({n})"
     shot(page, "08-qa", "#results")
-    links = page.locator("#panel-qa a.loc")
-    if links.count():
-        links.first.click()
+    places = page.locator("#panel-qa a.loc:not(.ref)")
+    if places.count():
+        places.first.click()
         assert page.is_visible("#panel-document")
+        page.click('[data-tab="qa"]')
+    refs = page.locator("#panel-qa a.loc.ref")
+    if refs.count():
+        ref_id = refs.first.inner_text().removeprefix("→ ")
+        refs.first.click()
+        assert page.is_visible("#panel-graph")
+        assert page.locator(f'#graph g.node.selected[data-id="{ref_id}"]').count() == 1
+        assert page.inner_text("#graph-info code") == ref_id
 
     # Speed: one bar per stage
     page.click('[data-tab="speed"]')

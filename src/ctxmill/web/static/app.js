@@ -91,8 +91,9 @@ function formData() {
     fd.append("file", state.file, state.file.name);
   } else {
     // Sent as a file part: form text fields are capped at 1 MiB by the server's form parser.
-    const name = $("#sample-name").dataset.name || "pasted.txt";
-    fd.append("file", new Blob([$("#text").value], { type: "text/plain" }), name);
+    const text = $("#text");
+    const name = text.value === text.defaultValue && $("#sample-name").dataset.name ? $("#sample-name").dataset.name : "pasted.txt";
+    fd.append("file", new Blob([text.value], { type: "text/plain" }), name);
   }
   fd.append("fast", $("#opt-fast").checked);
   fd.append("chunks", $("#opt-chunks").checked);
@@ -294,7 +295,9 @@ function renderSummary(job) {
   if (state.data.refs) parts.push(el("span", { class: "stat", text: `${s.references} references` }));
   if (state.data.qa) parts.push(el("span", { class: "stat", text: `QA ${s.qa_score}/100` }));
   parts.push(el("span", { class: "stat", text: `${Number(s.seconds).toFixed(2)} s` }));
-  parts.push(el("a", { class: "button primary", id: "download-top", href: job.links.bundle, download: "", text: "Download bundle" }));
+  if (job.files.includes("bundle.zip")) {
+    parts.push(el("a", { class: "button primary", id: "download-top", href: job.links.bundle, download: "", text: "Download bundle" }));
+  }
   $("#summary").replaceChildren(...parts);
 }
 
@@ -431,8 +434,24 @@ function drawChunks() {
     c.context ? el("p", { class: "context", text: `LLM context: ${c.context}` }) : null,
     el("pre", { class: "chunk-text", text: c.text }),
     (c.citations || []).length ? el("footer", {}, "cites ", c.citations.map((r) =>
-      el("span", { class: "cite", title: (refs.get(r) || {}).raw || "", text: r }))) : null)));
+      el("span", { class: "cite", title: `${r}: ${(refs.get(r) || {}).raw || ""}`, text: refLabel(refs.get(r), r),
+        onclick: () => showInGraph(r) }))) : null)));
   $("#chunk-more").hidden = hits.length <= chunkShown;
+}
+
+// "Okafor et al. 2023" for a reference, its id when it has no parsed authors.
+function refLabel(ref, id) {
+  if (!ref || !(ref.authors || []).length) return id;
+  const surname = (a) => a.replace(/,.*$/, "").trim().split(/\s+/).slice(-1)[0];
+  const a = ref.authors;
+  const who = a.length === 1 ? surname(a[0]) : a.length === 2 ? `${surname(a[0])} & ${surname(a[1])}` : `${surname(a[0])} et al.`;
+  return ref.year ? `${who} ${ref.year}` : who;
+}
+
+function showInGraph(id) {
+  if (!state.graphView) return;
+  selectTab("graph");
+  state.graphView.select(id);
 }
 
 // Citation graph ---------------------------------------------------------------
@@ -497,20 +516,36 @@ function renderQA() {
       el("h3", { text: `${sev} (${checks.length})` }),
       checks.length ? el("ul", {}, checks.map((c) => el("li", {},
         el("code", { class: "muted", text: c.id }), " ", c.message, " ",
-        c.location ? el("a", { href: "#", class: "loc", onclick: (e) => { e.preventDefault(); goTo(c.location); } }, describeLoc(c.location)) : null)))
+        locationLink(c.location))))
         : el("p", { class: "muted", text: "none" }))),
   );
 }
 
-function describeLoc(loc) {
+// A QA location as a link to its place: text spans and sections in the document,
+// references in the graph; page ranges (e.g. missing pages) are only described.
+function locationLink(loc) {
+  if (!loc) return null;
   const parts = [];
   if (loc.page) parts.push(`p. ${loc.page}`);
+  if (loc.pages) parts.push(`pp. ${loc.pages[0]}–${loc.pages[loc.pages.length - 1]}`);
   if (loc.section_id) {
     const s = (state.data.sections || []).find((x) => x.id === loc.section_id);
     parts.push(s ? `§ ${s.number ? s.number + " " : ""}${s.title}` : loc.section_id);
   }
-  if (!parts.length && loc.char_span) parts.push(`chars ${loc.char_span[0]}–${loc.char_span[1]}`);
-  return `→ ${parts.join(" · ") || "go"}`;
+  if (!loc.page && !loc.section_id && loc.char_span) parts.push(`chars ${loc.char_span[0]}–${loc.char_span[1]}`);
+  const refs = loc.reference_ids || (loc.reference_id ? [loc.reference_id] : []);
+  const nodes = [];
+  if (loc.char_span || loc.section_id || loc.page) {
+    nodes.push(el("a", { href: "#", class: "loc", onclick: (e) => { e.preventDefault(); goTo(loc); } }, `→ ${parts.join(" · ")}`));
+  } else if (parts.length) {
+    nodes.push(el("span", { class: "muted", text: `(${parts.join(" · ")})` }));
+  }
+  if (state.graphView) {
+    for (const r of refs.slice(0, 12)) {
+      nodes.push(" ", el("a", { href: "#", class: "loc ref", onclick: (e) => { e.preventDefault(); showInGraph(r); } }, `→ ${r}`));
+    }
+  }
+  return nodes.length ? el("span", {}, " ", ...nodes) : null;
 }
 
 // Speed ------------------------------------------------------------------------
@@ -587,7 +622,7 @@ function setupSearch() {
     out.replaceChildren(el("p", { class: "muted", text: "searching…" }));
     const resp = await fetch(`/api/search?${params}`);
     const body = await resp.json().catch(() => ({}));
-    if (!resp.ok) { out.replaceChildren(el("p", { class: "error", text: detail(body) || resp.statusText })); return; }
+    if (!resp.ok) { out.replaceChildren(el("p", { class: "error-box", text: detail(body) || resp.statusText })); return; }
     if (!body.hits.length) { out.replaceChildren(el("p", { class: "muted", text: "no hits" })); return; }
     out.replaceChildren(el("p", { class: "muted", text: `${body.hits.length} hits in ${fmtSecs(body.seconds)}` }),
       ...body.hits.map((h) => el("article", { class: "hit" },
