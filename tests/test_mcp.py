@@ -322,3 +322,35 @@ def test_http_validates_origin_and_host(served):
     assert evil.status_code == 403
     rebound = httpx.post(served + "/mcp/", json=init, headers={**headers, "Host": "evil.example"}, timeout=10)
     assert rebound.status_code == 421
+
+
+def test_stdio_compiles_the_sample_paper(corpus_dir, tmp_path, env):
+    """The real paper from ../shared: compile_document, outline and citations over stdio."""
+    import shutil
+
+    from mcp import Client, StdioServerParameters
+
+    root = tmp_path / "papers"
+    root.mkdir()
+    shutil.copyfile(corpus_dir / "paper.pdf", root / "dive.pdf")
+    params = StdioServerParameters(command=sys.executable, env=env,
+                                   args=["-m", "ctxmill.cli", "mcp", "--root", str(root)])
+
+    async def main():
+        async with Client(params, read_timeout_seconds=300) as client:
+            c = data(await client.call_tool("compile_document", {"path": "dive.pdf"}))
+            assert c["pages"] == 46 and c["references"] >= 100 and c["chunks"] > 50
+            assert {"document.md", "chunks.jsonl", "references.json", "qa.json", "metrics.json"} <= set(c["files"])
+            assert all(Path(p).is_file() for p in c["files"].values())
+            head = data(await client.call_tool("read", {"path": c["files"]["document.md"], "end_line": 5}))
+            assert head["text"].startswith("# ")
+            o = data(await client.call_tool("outline", {"path": "dive.pdf"}))
+            assert len(o["sections"]) > 20 and o["title"] == c["title"]
+            cit = data(await client.call_tool("citations", {"path": "dive.pdf", "limit": 20}))
+            assert len(cit["references"]) == c["references"] and cit["mentions_total"] > 100
+            assert len(cit["mentions"]) == 20 and cit["truncated"] is True
+            top = max(cit["references"], key=lambda r: r["cited"])
+            one = data(await client.call_tool("citations", {"path": "dive.pdf", "reference_id": top["id"]}))
+            assert one["mentions_total"] == top["cited"] and all(top["id"] in m["reference_ids"] for m in one["mentions"])
+
+    asyncio.run(main())

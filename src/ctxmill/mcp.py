@@ -311,6 +311,8 @@ class Tools:
         from ctxmill.compile.pipeline import compile_document
 
         key = f"{sha}:{fast}"
+        if fast and f"{sha}:False" in self._docs:  # a full compile answers a fast question too
+            key = f"{sha}:False"
         if key in self._docs:
             self._docs.move_to_end(key)
             return self._docs[key]
