@@ -158,3 +158,10 @@ def test_pdf_links_settle_an_ambiguous_callout_unless_ignored():
     assert [m.reference_ids for m in linked.mentions] == [["ref-2"]]  # the link leads to page 3
     text_only = build(ignore=True)
     assert not text_only.mentions and text_only.unresolved[0].reason.startswith("ambiguous")
+
+
+def test_suffix_lists_and_possessives():
+    doc = make_doc(["Two posts (Anthropic, 2025a, b) and Gauthier’s (2024) tool."])
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert ("Anthropic, 2025a", ["ref-1"]) in got and ("Anthropic, 2025b", ["ref-2"]) in got
+    assert [ids for t, ids in got if t.startswith("Gauthier")] == [["ref-3"]]

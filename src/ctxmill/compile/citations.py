@@ -35,11 +35,12 @@ from ctxmill.model import BlockKind, CrossRef, Document, Mention, Reference, Unr
 # ---------------------------------------------------------------------------- patterns
 
 _YEAR = r"(?:(?:19|20)\d\d[a-z]?|n\.d\.)"
-_YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*{_YEAR})*)\s*$")
+# "2020a, b" cites 2020a and 2020b
+_YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*(?:{_YEAR}|[a-z]\b))*)\s*$")
 _PAREN = re.compile(r"\(([^()\n]{1,400})\)")
 _ITEM = re.compile(
     rf"^\s*(?:(?:e\.g\.|i\.e\.|see also|see|cf\.|also|and)\s*,?\s+)?"
-    rf"(?P<auth>[^\d;()\[\]]{{1,120}}?)\s*,?\s+(?P<years>{_YEAR}(?:\s*,\s*{_YEAR})*)"
+    rf"(?P<auth>[^\d;()\[\]]{{1,120}}?)\s*,?\s+(?P<years>{_YEAR}(?:\s*,\s*(?:{_YEAR}|[a-z]\b))*)"
     rf"(?:\s*,\s*(?:p|pp|sec|ch|chapter)\.?\s*[\w\-–]+)?\s*$",
     re.IGNORECASE,
 )
@@ -189,6 +190,17 @@ class Linker:
 # ---------------------------------------------------------------------------- finding
 
 
+def _years(spec: str) -> list[str]:
+    """ "2020a, b; 2021" -> ["2020a", "2020b", "2021"]."""
+    out: list[str] = []
+    for part in re.split(r"\s*[,;]\s*", spec.strip()):
+        if re.fullmatch(r"[a-z]", part) and out and out[-1][-1:].isalpha():
+            out.append(out[-1][:4] + part)
+        elif _YEAR_IN.fullmatch(part):
+            out.append(part)
+    return out
+
+
 def _name_phrase_before(text: str, end: int) -> tuple[int, str] | None:
     """The author phrase that ends at ``end`` ("Shen and Tamkin", "Hu et al."), if any."""
     window_start = max(0, end - 120)
@@ -212,7 +224,7 @@ def _name_phrase_before(text: str, end: int) -> tuple[int, str] | None:
         return None
     s = window_start + tokens[start_idx].start()
     s += len(tokens[start_idx].group(0)) - len(tokens[start_idx].group(0).lstrip("(\"“["))
-    phrase = text[s:end].rstrip()
+    phrase = re.sub(r"(?:’s|'s|’|')$", "", text[s:end].rstrip())
     words = phrase.split()
     while words and norm(words[0]) in ("et", "al", "and"):
         s += len(words[0]) + 1
@@ -380,7 +392,7 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
             if not found:
                 continue
             p_start, phrase = found
-            years = [y.group(0) for y in _YEAR_IN.finditer(ys.group(1))]
+            years = _years(ys.group(1))
             linked = None
             for off, sub in _shorter_phrases(phrase):
                 res = [linker.link(sub, y) for y in years]
@@ -414,7 +426,7 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
             if not im:
                 continue
             auth = im.group("auth").strip().rstrip(",")
-            years = [y.group(0) for y in _YEAR_IN.finditer(im.group("years"))]
+            years = _years(im.group("years"))
             res = [linker.link(auth, y) for y in years]
             if not all(ids for ids, _ in res) and not _is_name_shape(auth):
                 continue  # "(released April 2025)" is no citation
