@@ -80,9 +80,10 @@ def test_401_is_not_retried_and_the_key_never_appears_in_errors():
 
 
 def test_timeout_before_and_during_the_answer():
-    with Loopback(default="hang", hang_seconds=2.0) as loop, make(loop, model="m", timeout=0.3, retries=1) as client:
+    with Loopback(default="hang", hang_seconds=2.0) as loop, make(loop, model="m", timeout=0.3, retries=3) as client:
         with pytest.raises(LLMError, match="timed out"):
             client.chat([{"role": "user", "content": "hi"}])
+        assert len(loop.chat_bodies()) == 2  # a timeout is retried once, not `retries` times
     with Loopback(default="stall", hang_seconds=2.0) as loop, make(loop, model="m", timeout=0.3) as client:
         with pytest.raises(LLMError, match="timed out mid-answer"):
             client.chat([{"role": "user", "content": "hi"}])

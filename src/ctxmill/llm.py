@@ -245,6 +245,7 @@ class LLMClient:
     def _request(self, method: str, path: str, body: dict[str, Any] | None, stream: bool) -> httpx.Response:
         """Send with retries; return an open response with a 2xx status (caller closes it)."""
         attempt = 0
+        timeouts = 0
         where = display_url(self.config.url + path)
         while True:
             wait: float | None = None
@@ -253,6 +254,11 @@ class LLMClient:
                 response = self._http.send(request, stream=stream)
             except httpx.TimeoutException:
                 reason = f"{where} timed out"
+                timeouts += 1
+                if timeouts >= 2:  # each timeout already cost the full timeout: try only once more
+                    with self._lock:
+                        self.usage.failures += 1
+                    raise LLMError(f"{reason} (gave up after {attempt + 1} attempts)") from None
             except httpx.TransportError as exc:
                 reason = f"cannot reach {where} ({type(exc).__name__})"
             else:
