@@ -112,3 +112,18 @@ def test_qa_report_lists_secrets_in_a_document(tmp_path):
     for c in secrets:
         assert GH in lines[c.location["line"] - 1] or AWS in lines[c.location["line"] - 1]
     assert all(s not in c.message for c in doc.qa.checks for s in SECRETS)
+
+
+def test_network_embedder_receives_no_secret(repo, tmp_path):
+    """Index and query through an OpenAI-compatible /v1/embeddings endpoint on 127.0.0.1."""
+    from ctxmill.index import search, sync_index
+    from ctxmill.index.embedders_extra import OpenAIEmbedder
+    from llm_loopback import Loopback
+
+    with Loopback() as loop:
+        emb = OpenAIEmbedder("test-embed", loop.url)
+        sync_index(repo, db_path=tmp_path / "net.db", embedder=emb)
+        search(f"where is {GH} used", repo, db_path=tmp_path / "net.db", k=3, embedder=emb)
+        sent = "\n".join(loop.embedded)
+    assert "REDACTED" in sent and "where is [REDACTED:github-token] used" in sent
+    assert all(s not in sent for s in SECRETS)

@@ -184,6 +184,11 @@ class OpenAIEmbedder:
     def _call(self, texts: list[str]) -> np.ndarray:
         import httpx
 
+        from ctxmill.redact import redact_text
+
+        # issue 8: nothing leaves for an embedding endpoint unredacted (queries included;
+        # indexed chunks are redacted already, so this is a no-op for them)
+        texts = [redact_text(t) for t in texts]
         try:
             r = self.client.post(self.url, json={"model": self.model, "input": texts})
             r.raise_for_status()
