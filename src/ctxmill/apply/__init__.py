@@ -140,8 +140,12 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     s_lines = _sketch_lines(sketch, o_lines)
     if not any(s.strip() for s in s_lines):
         raise Refused("sketch is empty")
-    O = Text.from_lines(o_lines)
+    O = Text(o_lines, [False] * len(o_lines))  # the file's own lines are never markers
     S = Text.from_lines(s_lines)
+    if any(S.marker):
+        # A marker-looking comment the file itself contains is that line, not a marker.
+        own = {k for k in O.keys if k}
+        S = Text(s_lines, [m and S.keys[i] not in own for i, m in enumerate(S.marker)])
     if not any(k for k in O.keys):
         if any(S.marker):
             raise Refused("file is empty but the sketch refers to existing code with markers")
@@ -260,7 +264,7 @@ def _check_ends(m: Merger, used: set[int]) -> None:
 
 
 def _check_result(O: Text, result: str, original: str, lang: str | None) -> None:
-    before = Counter(k for k, m in zip(O.keys, O.marker) if m)
+    before = Counter(k for k in O.keys if k and is_marker(k))
     after = Counter(key_of(s) for s in result.split("\n") if is_marker(s))
     left = after - before
     if left:
@@ -293,6 +297,8 @@ def _scale(m: Merger) -> float:
         return 1.0
     # Units differ (2 vs 4 spaces, tabs vs 2): trust the ratio only if matched lines agree.
     want = O.unit / S.unit
+    if not ratios:
+        return 1.0
     return want if ratios.get(round(want * 2) / 2, 0) * 2 >= sum(ratios.values()) else 1.0
 
 

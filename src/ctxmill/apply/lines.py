@@ -24,6 +24,8 @@ _METHOD = re.compile(
     r"synchronized|virtual|export)\s+)*(?:[\w<>\[\],.?]+\s+)?\*?([A-Za-z_$][\w$]*)\s*\([^;]*$"
 )
 _BINDING = re.compile(r"^(?:export\s+)?(?:const|let|var|val|static|final)\s+(?:mut\s+)?\[?\{?\s*([A-Za-z_$][\w$]*)")
+# Module-level "NAME = ..." / "NAME: type = ..." (only unindented lines: locals repeat too much).
+_ASSIGN = re.compile(r"^([A-Za-z_][\w]*)\s*(?::[^=]+)?=(?!=)")
 _CALL_NAMED = re.compile(r"^(describe|it|test|context|suite)(?:\.\w+)?\(\s*(['\"`])(.+?)\2")
 _TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*$")
@@ -99,6 +101,11 @@ class Text:
         self.keys = [key_of(s) for s in self.lines]
         self.cols = [indent_cols(s) for s in self.lines]
         self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker)]
+        for i, (n, k, c) in enumerate(zip(self.names, self.keys, self.cols)):
+            if n is None and c == 0 and k and not self.marker[i]:
+                a = _ASSIGN.match(k)
+                if a:
+                    self.names[i] = a.group(1) + "="
         self.owner = self._owners()
         indented = [s for s in self.lines if s[:1] in (" ", "\t") and s.strip()]
         self.indented = bool(indented)
@@ -115,6 +122,10 @@ class Text:
         owners: list[int | None] = []
         stack: list[int] = []  # earlier non-blank lines, indentation strictly increasing
         for i, k in enumerate(self.keys):
+            if self.marker[i]:
+                # A marker may hide block headers at any depth: nothing after it can be
+                # said to sit in a block opened before it.
+                stack.clear()
             if not k or self.marker[i]:
                 owners.append(None)
                 continue

@@ -233,22 +233,35 @@ class Merger:
                                   "markers and no line next to it matches the file")
         self.ops.extend(head_ops)
         markers = len(parts) - 1
+        # Is the line next to the marker one the file has (or the anchor itself)?
+        head_pinned = head_ops[-1].kind != "new" if head_ops else True
+        tail_pinned = tail_ops[0].kind != "new" if tail_ops else True
+        has_floating = any(floating)
         # The first marker keeps the whole stretch; new definitions between markers go at the
         # end of the enclosing block (the sketch shows that block closing right after).
-        self.stretch(p_end, q_start, soft_before[0], soft_after[0])
+        self.stretch(p_end, q_start, soft_before[0], soft_after[0], head_pinned,
+                     tail_pinned and not has_floating)
         for n in range(1, markers):
             for i in floating[n - 1]:
                 self.ops.append(Op("new", i))
-            self.stretch(q_start, q_start, soft_before[n], soft_after[n])
+            self.stretch(q_start, q_start, soft_before[n], soft_after[n], False,
+                         tail_pinned and n == markers - 1)
         self.ops.extend(tail_ops)
         for op in head_ops + tail_ops:
             if op.kind in ("match", "modify"):
                 self.smap[op.s] = op.o
 
-    def stretch(self, a: int, b: int, before: int, after: int) -> None:
+    def stretch(self, a: int, b: int, before: int, after: int, pinned_before: bool,
+                pinned_after: bool) -> None:
+        """Keep original lines [a, b) for a marker, with the sketch's blank lines around it.
+
+        Blank lines between two lines the file already has stay as the file has them; the
+        sketch's own blank lines count only next to lines it adds.
+        """
         O = self.o
         if a >= b:
-            self.ops.extend(Op("blank") for _ in range(min(before, after)))
+            if not (pinned_before and pinned_after):
+                self.ops.extend(Op("blank") for _ in range(min(before, after)))
             return
         lead = 0
         while a + lead < b and not O.keys[a + lead]:
@@ -256,9 +269,11 @@ class Merger:
         trail = 0
         while b - 1 - trail >= a + lead and not O.keys[b - 1 - trail]:
             trail += 1
-        self.ops.extend(Op("blank") for _ in range(max(0, before - lead)))
+        if not pinned_before:
+            self.ops.extend(Op("blank") for _ in range(max(0, before - lead)))
         self.ops.append(Op("keep", o=a, o_end=b))
-        self.ops.extend(Op("blank") for _ in range(max(0, after - trail)))
+        if not pinned_after:
+            self.ops.extend(Op("blank") for _ in range(max(0, after - trail)))
 
     def is_definitions(self, part: list[int]) -> bool:
         S = self.s
@@ -270,18 +285,18 @@ class Merger:
         last = part[-1]
         return is_closer(S.keys[last]) or S.cols[last] > base
 
-    def _valid(self, s: int, o: int, local: dict[int, int], s_lo: int, s_hi: int,
-               o_lo: int, o_hi: int) -> bool:
-        # A matched line only counts if its enclosing block matched too: a "}" or
-        # "return x" that belongs to a different function is not the same line.
-        a, b = self.s.owner[s], self.o.owner[o]
-        if b is not None and o_lo < b < o_hi and (a is None or local.get(a, self.smap.get(a)) != b):
-            return False
-        if a is not None and s_lo < a < s_hi and local.get(a, self.smap.get(a)) != b:
-            return False
-        return True
+    def _valid(self, s: int, o: int, local: dict[int, int]) -> bool:
+        # A matched line only counts if the block the sketch puts it in is the block it
+        # sits in in the file: a "}" or "return x" of another function is not the same line.
+        # A line the sketch shows with no enclosing line (first after a marker) may sit in
+        # any block the marker hides.
+        a = self.s.owner[s]
+        if a is None:
+            return True
+        return local.get(a, self.smap.get(a)) == self.o.owner[o]
 
     def align_head(self, part, s_lo, s_hi, o_lo, o_hi) -> tuple[list[Op], int]:
+        """Lines after the left anchor, up to a marker: they continue from the anchor."""
         S, O = self.s, self.o
         ops: list[Op] = []
         local: dict[int, int] = {}
@@ -295,7 +310,7 @@ class Merger:
                 elif self.modifiable(s, k):
                     kind = "modify"
                 if kind != "new":
-                    if self._valid(s, k, local, s_lo, s_hi, o_lo, o_hi):
+                    if self._valid(s, k, local):
                         local[s] = k
                     else:
                         kind, cut = "new", True
@@ -304,9 +319,20 @@ class Merger:
             else:
                 ops.append(Op(kind, s, k))
                 k += 1
+        # New lines followed by context the file has a little further on: the sketch
+        # replaced what lies between (shown on both sides, so the deletion is explicit).
+        last = max((n for n, op in enumerate(ops) if op.kind != "new"), default=-1)
+        rest = [op.s for op in ops[last + 1:]]
+        pin = self._pin(rest, k, o_hi, local, from_end=True)
+        if pin is not None:
+            j, t = pin
+            for n in range(t):
+                ops[len(ops) - t + n] = Op("match", rest[len(rest) - t + n], j + n)
+            k = j + t
         return ops, k
 
     def align_tail(self, part, s_lo, s_hi, o_lo, o_hi, lo) -> tuple[list[Op], int]:
+        """Lines after the last marker, up to the right anchor: they lead into it."""
         S, O = self.s, self.o
         pairs: list[tuple[int, int | None, str]] = []
         k = o_hi - 1
@@ -327,7 +353,7 @@ class Merger:
         cut = False
         out: list[Op] = []
         for s, o, kind in pairs:       # from the right anchor outwards
-            if o is not None and not cut and self._valid(s, o, local, s_lo, s_hi, o_lo, o_hi):
+            if o is not None and not cut and self._valid(s, o, local):
                 out.append(Op(kind, s, o))
                 start = o
             else:
@@ -335,7 +361,51 @@ class Merger:
                     cut = True
                     local.pop(s, None)
                 out.append(Op("new", s))
-        return out[::-1], start
+        out.reverse()
+        first = next((n for n, op in enumerate(out) if op.kind != "new"), len(out))
+        rest = [op.s for op in out[:first]]
+        pin = self._pin(rest, lo, start, local, from_end=False)
+        if pin is not None:
+            j, t = pin
+            for n in range(t):
+                out[n] = Op("match", rest[n], j + n)
+            start = j
+        return out, start
+
+    def _pin(self, rest: list[int], lo: int, hi: int, local: dict[int, int],
+             from_end: bool) -> tuple[int, int] | None:
+        """Find the context run at the marker end of ``rest`` once, near the anchor side.
+
+        ``rest`` are sketch lines that did not line up with the file; their run next to
+        the marker (up to 5 lines) is looked for among the next few original lines. One
+        place: pinned there. Several: refused, never the first. None: they are new lines.
+        """
+        S, O = self.s, self.o
+        if not rest:
+            return None
+        reach = 2 * len(rest) + 10
+        for t in range(min(5, len(rest)), 0, -1):
+            run = rest[len(rest) - t:] if from_end else rest[:t]
+            keys = [S.keys[i] for i in run]
+            if not any(has_word(x) and len(x) >= 4 for x in keys):
+                continue
+            if from_end:
+                spots = range(lo, min(hi, lo + reach) - t + 1)
+            else:
+                spots = range(max(lo, hi - reach), hi - t + 1)
+            found = [j for j in spots if O.keys[j:j + t] == keys]
+            if len(found) > 1:
+                raise Refused(f"context {_short(keys[-1] if from_end else keys[0])!r} next to a marker "
+                              f"matches {len(found)} places (lines {found[0] + 1} and {found[1] + 1})")
+            if found:
+                j = found[0]
+                trial = dict(local)
+                trial.update({run[n]: j + n for n in range(t)})
+                if all(self._valid(run[n], j + n, trial) for n in range(t)):
+                    local.update(trial)
+                    return j, t
+                return None
+        return None
 
     def modifiable(self, s: int, o: int) -> bool:
         """An edited line: same statement opening, mostly the same text (not a block line)."""
