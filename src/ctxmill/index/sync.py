@@ -133,18 +133,17 @@ def _prepare_job(job) -> tuple[object, list[str]]:
     return _prepare(root, entry, stored_hash, warnings), warnings
 
 
-def _prepared(root: str, todo: list, stored: dict, warnings: list[str], workers: int):
+def _prepared(root: str, todo: list, hashes: dict, warnings: list[str], workers: int):
     """(entry, prepared) for each file to look at, in order; parsed in worker processes when
     there are enough files for the pool to pay for itself."""
     if workers <= 1 or len(todo) < PARALLEL_MIN_FILES:
         for e in todo:
-            s = stored.get(e.path)
-            yield e, _prepare(root, e, s[3] if s else None, warnings)
+            yield e, _prepare(root, e, hashes.get(e.path), warnings)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(root, e, (stored.get(e.path) or (None,) * 4)[3]) for e in todo]
+    jobs = [(root, e, hashes.get(e.path)) for e in todo]
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         for e, (prep, warns) in zip(todo, pool.map(_prepare_job, jobs, chunksize=16), strict=True):
             warnings.extend(warns)
@@ -237,30 +236,38 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         dirty = True  # every chunk needs a vector from the new embedder
 
     t = time.perf_counter()
-    walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore)
+    # path -> (size, mtime_ns, inode): one blob read instead of a row per file (see Store).
+    stats = store.stat_cache(trust=not dirty)
+    stages["compare"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    # The walk compares each stat with the last sync's: only changed files come back whole.
+    walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore, sort=False, known=stats)
     report.skipped = walked.skipped
-    report.files_scanned = len(walked.files)
+    todo = walked.files
+    report.files_scanned = len(todo) + len(walked.unchanged)
     stages["walk"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    stored = store.file_rows()
-    todo = []
-    for e in walked.files:
-        s = stored.get(e.path)
-        if s is None or s[0] != e.size or s[1] != e.mtime_ns or s[2] != e.inode:
-            todo.append(e)
-    seen = {e.path for e in walked.files}
-    deleted = [p for p in stored if p not in seen]
-    stages["compare"] = time.perf_counter() - t
+    known_todo = [e.path for e in todo if e.path in stats]
+    if len(walked.unchanged) + len(known_todo) < len(stats):  # something is gone
+        seen = set(walked.unchanged)
+        seen.update(e.path for e in todo)
+        deleted = [p for p in stats if p not in seen]
+    else:
+        deleted = []
+    hashes = store.file_hashes(known_todo)
+    stages["compare"] += time.perf_counter() - t
 
     changed_paths: list[str] = []
+    stat_changed = False
     done = 0
     batch: list[_Prepared] = []
     batch_bytes = 0
     stages.setdefault("chunk", 0.0)
     stages.setdefault("store", 0.0)
     t = time.perf_counter()
-    for entry, prep in _prepared(root, todo, stored, report.warnings, workers):
+    for entry, prep in _prepared(root, todo, hashes, report.warnings, workers):
         stages["chunk"] += time.perf_counter() - t
         done += 1
         if progress is not None:
@@ -270,9 +277,12 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             continue
         if prep == "same":
             store.update_stat(entry.path, entry.size, entry.mtime_ns, entry.inode)
+            stats[entry.path] = (entry.size, entry.mtime_ns, entry.inode)
+            stat_changed = True
             t = time.perf_counter()
             continue
-        prep.existed = entry.path in stored
+        prep.existed = entry.path in stats
+        stats[entry.path] = prep.stat
         batch.append(prep)
         batch_bytes += entry.size
         t = time.perf_counter()
@@ -292,6 +302,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             store.set_meta("dirty", "1")
             for p in deleted:
                 store.delete_file(p)
+                stats.pop(p, None)
     report.files_deleted = len(deleted)
 
     if dirty:  # an earlier sync stopped half-way, or the embedder changed: heal
@@ -309,6 +320,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("root", root)
         store.set_meta("sync_count", str(sync_no))
         store.set_meta("last_sync", str(time.time()))
+        if dirty or changed_paths or deleted or stat_changed:
+            store.write_stat_cache(stats)
         store.set_meta("dirty", "0")
     if changed_paths or deleted:
         store.gc_vectors(sync_no)

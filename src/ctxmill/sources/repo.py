@@ -49,6 +49,7 @@ class FileEntry:
 class WalkResult:
     files: list[FileEntry] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    unchanged: list[str] = field(default_factory=list)  # with ``known``: files whose stat matched
 
 
 def is_binary(data: bytes) -> bool:
@@ -111,11 +112,16 @@ def walk(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_doc_bytes: int = DEFAULT_MAX_DOC_BYTES,
     extra_ignore: Iterable[str] = (),
+    sort: bool = True,
+    known: dict[str, tuple[int, int, int]] | None = None,
 ) -> WalkResult:
-    """Every indexable file under ``root`` (sorted by path) and what was skipped, with why.
+    """Every indexable file under ``root`` (sorted by path unless ``sort=False``) and what was
+    skipped, with why.
 
     ``extra_ignore`` takes gitignore-style lines applied at the root (below the root's own
-    ignore files in precedence).
+    ignore files in precedence). With ``known`` (path -> (size, mtime_ns, inode) from the last
+    sync), files whose stat equals it are listed in ``unchanged`` only: the indexer's fast path
+    without an object per file.
     """
     root_abs = os.path.abspath(root)
     root_real = os.path.realpath(root_abs)
@@ -134,58 +140,81 @@ def walk(
     skipped = result.skipped
     while stack:
         folder, prefix, specs = stack.pop()
+        fd = -1
         try:
-            st = os.stat(folder)
+            # scandir over a folder descriptor: each entry's stat is an fstatat() relative to
+            # it, which spares the kernel a full path lookup per file.
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            st = os.fstat(fd)
             key = (st.st_dev, st.st_ino)
             if key in seen_dirs:  # a bind mount or similar: never walk one folder twice
                 continue
             seen_dirs.add(key)
-            with os.scandir(folder) as it:
+            with os.scandir(fd) as it:
                 entries = list(it)
         except OSError as exc:
             skipped.append((prefix.rstrip("/") or ".", f"unreadable folder: {exc.strerror or exc}"))
+            if fd >= 0:
+                os.close(fd)
             continue
-        names = {e.name for e in entries}
-        present = [n for n in IGNORE_FILES if n in names]
-        if present:
-            spec = _read_spec(folder, prefix, present)
-            if spec is not None:
-                specs = [*specs, spec]
-        for entry in entries:
-            name = entry.name
-            rel = prefix + name
-            try:
-                if entry.is_symlink():
-                    target = os.path.realpath(entry.path)
-                    if target != root_real and not target.startswith(root_real + os.sep):
-                        skipped.append((rel, "symlink points outside the root"))
-                        continue
-                    st = os.stat(entry.path)  # follows the link: it stays inside the root
-                    if stat_mod.S_ISDIR(st.st_mode):
-                        # Not entered: the target is walked under its own path, and not
-                        # following folder links is what makes cycles impossible.
-                        skipped.append((rel, "symlinked folder not followed"))
-                        continue
-                elif entry.is_dir(follow_symlinks=False):
-                    if name.startswith("."):
-                        continue
-                    if specs and _ignored(specs, rel + "/"):
-                        continue
-                    stack.append((entry.path, rel + "/", specs))
-                    continue
-                else:
-                    st = entry.stat(follow_symlinks=False)
-            except OSError as exc:  # vanished between readdir and stat, or no permission
-                skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
-                continue
-            if not stat_mod.S_ISREG(st.st_mode):
-                continue  # sockets, fifos, devices
-            if specs and _ignored(specs, rel):
-                continue
-            cap = max_doc_bytes if name.lower().endswith(DOCUMENT_SUFFIXES) else max_file_bytes
-            if st.st_size > cap:
-                skipped.append((rel, f"too large ({st.st_size} bytes > {cap})"))
-                continue
-            files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, st.st_ino))
-    files.sort(key=lambda f: f.path)
+        try:
+            _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_bytes, stack, files, skipped,
+                  known, result.unchanged)
+        finally:
+            os.close(fd)
+    if sort:
+        files.sort(key=lambda f: f.path)
     return result
+
+
+def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_bytes, stack, files, skipped,
+          known, unchanged):
+    """One folder's entries: files appended to ``files``, sub-folders pushed on ``stack``."""
+    names = {e.name for e in entries}
+    present = [n for n in IGNORE_FILES if n in names]
+    if present:
+        spec = _read_spec(folder, prefix, present)
+        if spec is not None:
+            specs = [*specs, spec]
+    for entry in entries:
+        name = entry.name
+        rel = prefix + name
+        try:
+            if entry.is_symlink():
+                full = os.path.join(folder, name)
+                target = os.path.realpath(full)
+                if target != root_real and not target.startswith(root_real + os.sep):
+                    skipped.append((rel, "symlink points outside the root"))
+                    continue
+                st = os.stat(full)  # follows the link: it stays inside the root
+                if stat_mod.S_ISDIR(st.st_mode):
+                    # Not entered: the target is walked under its own path, and not
+                    # following folder links is what makes cycles impossible.
+                    skipped.append((rel, "symlinked folder not followed"))
+                    continue
+            elif entry.is_dir(follow_symlinks=False):
+                if name.startswith("."):
+                    continue
+                if specs and _ignored(specs, rel + "/"):
+                    continue
+                stack.append((os.path.join(folder, name), rel + "/", specs))
+                continue
+            else:
+                st = entry.stat(follow_symlinks=False)
+        except OSError as exc:  # vanished between readdir and stat, or no permission
+            skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
+            continue
+        if not stat_mod.S_ISREG(st.st_mode):
+            continue  # sockets, fifos, devices
+        if specs and _ignored(specs, rel):
+            continue
+        size = st.st_size
+        if size > max_file_bytes:
+            cap = max_doc_bytes if name.lower().endswith(DOCUMENT_SUFFIXES) else max_file_bytes
+            if size > cap:
+                skipped.append((rel, f"too large ({size} bytes > {cap})"))
+                continue
+        if known is not None and known.get(rel) == (size, st.st_mtime_ns, st.st_ino):
+            unchanged.append(rel)
+            continue
+        files.append(FileEntry(rel, size, st.st_mtime_ns, st.st_ino))
