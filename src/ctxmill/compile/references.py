@@ -429,6 +429,77 @@ def _split_labelled(block: Block) -> list[Block]:
     return parts
 
 
+# a sentence end (not an initial: "Martin F. Arlitt") before a capital
+_CUT = re.compile(r"(?<=[.?!])(?<![\s.][A-Z]\.)(?<!\bal\.)\s+(?=[A-Z\u00C0-\u024F])")
+
+
+def _count_sentences(text: str) -> int:
+    n, i = 0, 0
+    while i < len(text):
+        j = _sentence_end(text, i)
+        if not text[i:j].strip():
+            break
+        n, i = n + 1, j
+    return n
+
+
+def split_entries_text(text: str) -> list[str]:
+    """Split text holding several author-year entries run together (a Markdown or OCR
+    bibliography reflowed into one paragraph) at the entry starts: a cut after a sentence end
+    where the next sentence reads as a list of names; a piece with no year of its own (a note
+    like "MIT License.") goes back to the entry before it."""
+    masked = text
+    for um in _URL_START.finditer(text):
+        _, span = _find_url(text[um.start() :])
+        if span:
+            a, b = um.start() + span[0], um.start() + span[1]
+            masked = masked[:a] + "\x00" * (b - a) + masked[b:]
+    cuts = [0]
+    starts_with_names = {0: bool(_split_authors(dehyphenate(text[: _sentence_end(masked, 0)])))}
+    for m in _CUT.finditer(masked):
+        end = _sentence_end(masked, m.end())
+        sentence = text[m.end() : end]
+        if not _VENUE_START.match(sentence) and _split_authors(dehyphenate(sentence)):
+            cuts.append(m.end())
+            starts_with_names[m.end()] = True
+    spans = list(zip(cuts, [*cuts[1:], len(text)], strict=True))
+    out: list[str] = []
+    carry = ""
+    for k, (a, b) in enumerate(spans):
+        piece = carry + text[a:b].strip()
+        carry = ""
+        # An entry has a year, or at least names followed by more sentences ("Kwa et al.
+        # Measuring ... In NeurIPS."); anything else ("MIT License.") is a note of the entry before.
+        sentences = _count_sentences(masked[a:b].strip())
+        entry = bool(_ANY_YEAR.search(masked[a:b])) or (starts_with_names.get(a) and sentences >= 3)
+        if not entry and sentences == 1 and k + 1 < len(spans):
+            # "Chip Huyen." before "Agents. https://..., 2025.": a one-word "name" after it means
+            # this piece is the next entry's author block, not a note of the one before.
+            na = spans[k + 1][0]
+            if len(text[na : _sentence_end(masked, na)].split()) == 1:
+                carry = piece + " "
+                continue
+        if out and not entry:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    if carry:
+        out.append(carry.strip())
+    return [p for p in out if p]
+
+
+def _split_merged(block: Block) -> list[Block]:
+    # Only text without geometry: PDF lines are grouped by their indent instead.
+    if block.bbox is not None or _LABEL.match(block.text) or len(block.text) < 120:
+        return [block]
+    parts = split_entries_text(block.text)
+    if len(parts) < 2:
+        return [block]
+    return [Block(kind=block.kind, text=t, page=block.page, page_end=block.page_end,
+                  id=block.id if k == 0 else f"{block.id}-{k + 1}", section_id=block.section_id,
+                  attrs=dict(block.attrs)) for k, t in enumerate(parts)]
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     """Group the bibliography into REFERENCE blocks and fill ``doc.references``."""
     idx = _bibliography_blocks(doc)
@@ -437,7 +508,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
         doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
         return
-    bib = [part for i in idx for part in _split_labelled(doc.blocks[i])]
+    bib = [part for i in idx for lab in _split_labelled(doc.blocks[i]) for part in _split_merged(lab)]
     groups = group_entries(bib, {p.number: p.width for p in doc.stream.pages if p.width})
     new_blocks: list[Block] = []
     for g in groups:
