@@ -165,3 +165,11 @@ def test_suffix_lists_and_possessives():
     got = [(m.text, m.reference_ids) for m in doc.mentions]
     assert ("Anthropic, 2025a", ["ref-1"]) in got and ("Anthropic, 2025b", ["ref-2"]) in got
     assert [ids for t, ids in got if t.startswith("Gauthier")] == [["ref-3"]]
+
+
+def test_superscript_marker_without_footnote_is_a_numbered_citation_and_panels_resolve():
+    bib = [f"[{i}] A. Author{i}, \"Paper {i},\" in Proc. X, 20{10 + i}." for i in range(1, 6)]
+    extra = [Block(kind=BlockKind.FIGURE, text="Figure 3: x", page=1, id="f3", number="3")]
+    doc = make_doc(["Shown before[^4] and in Figure 3b."], bib=bib, extra_blocks=extra)
+    assert [m.reference_ids for m in doc.mentions] == [["ref-4"]]
+    assert [(x.kind, x.target_id) for x in doc.crossrefs] == [("figure", "f3")]

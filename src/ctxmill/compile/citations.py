@@ -520,7 +520,14 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
     if block.kind is BlockKind.FOOTNOTE:
         return
     for m in _FOOTNOTE_MARK.finditer(text):
-        _add_crossref(ctx, block, text, m.start(), "footnote", m.group(1), m.group(0))
+        num = m.group(1)
+        linker = ctx.linker
+        if num not in ctx.targets["footnote"] and linker.numbered and num in linker.by_number:
+            # A superscript number with no footnote of its own, in a paper with a numbered
+            # bibliography, is a citation ("... as shown¹²" in Nature style).
+            _add_mention(ctx, block, text, base, m.start(), m.end(), [linker.by_number[num]], None)
+            continue
+        _add_crossref(ctx, block, text, m.start(), "footnote", num, m.group(0))
 
 
 _CAPTIONED = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.CODE, BlockKind.EQUATION}
@@ -560,7 +567,9 @@ def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str,
         else:
             reason = f"no section numbered {num}"
     else:
-        target = ctx.targets.get(kind, {}).get(num)
+        found = ctx.targets.get(kind, {})
+        # "Figure 3a" is a panel of Figure 3
+        target = found.get(num) or (found.get(num[:-1]) if num[-1:].isalpha() and num[:-1] else None)
         if target is None:
             reason = f"no {kind} numbered {num}"
     page = _page_at(block, text, offset)
