@@ -299,6 +299,9 @@ def served(fixture_repo, env):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        err = proc.stderr.read()
+        if "Traceback" in err:  # a tool crash inside the server: show it with the failure
+            sys.stderr.write(err[-4000:])
 
 
 def test_http_end_to_end(served, fixture_repo):

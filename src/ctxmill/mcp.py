@@ -242,11 +242,11 @@ class Tools:
 
         `path` keeps only hits under that folder or file prefix (relative to the root).
         """
-        from ctxmill import index
-
         if not query.strip():
             raise InputRefused("empty query")
         base = self.roots.root(root)
+        from ctxmill import index
+
         if base not in self._synced:
             index.sync_index(base)
             self._synced.add(base)
@@ -286,9 +286,9 @@ class Tools:
 
     def sync(self, root: str | None = None) -> SyncResult:
         """Bring the index of a root up to date (only changed files are re-read)."""
+        base = self.roots.root(root)  # refuse before importing anything heavy
         from ctxmill import index
 
-        base = self.roots.root(root)
         report = index.sync_index(base)
         self._synced.add(base)
         d = report.to_dict() if hasattr(report, "to_dict") else dict(report)
