@@ -29,13 +29,14 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     folder = Path(folder)
     target = folder / "bundle.zip"
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != "bundle.zip")
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as z:
+    # Level 1: a few times faster than the default for ~10% more bytes; compiles are timed.
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
         for p in files:
             info = zipfile.ZipInfo(p.name, date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, p.read_bytes())
+            z.writestr(info, p.read_bytes(), compresslevel=1)
         if options.include_source_text:
             info = zipfile.ZipInfo("source.txt", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, source_text(doc).encode("utf-8"))
+            z.writestr(info, source_text(doc).encode("utf-8"), compresslevel=1)
     return ["bundle.zip"]
