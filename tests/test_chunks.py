@@ -134,3 +134,16 @@ def test_heading_only_document_gives_no_chunk():
     doc = make_doc([(BlockKind.HEADING, "Only", {}), (BlockKind.HEADING, "Headings", {})])
     chunks.run(doc, CompileOptions())
     assert doc.chunks == []
+
+
+def test_a_table_row_longer_than_the_budget_stays_whole():
+    long_row = "| big | " + " ".join(["word"] * 200) + " | end |"
+    doc = make_doc([
+        (BlockKind.HEADING, "T", {}),
+        (BlockKind.TABLE, "| Name | Value | Note |\n|---|---|---|\n| a | 1 | x |\n" + long_row + "\n| b | 2 | y |", {}),
+    ])
+    chunks.run(doc, CompileOptions(chunk_tokens=60))
+    over = [c for c in doc.chunks if c.tokens > 60]
+    assert len(over) == 1 and over[0].text == long_row and over[0].kind == "table"
+    for c in doc.chunks:
+        assert doc.markdown[c.char_span[0] : c.char_span[1]] == c.text
