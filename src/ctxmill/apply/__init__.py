@@ -177,6 +177,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     else:
         m.window(-1, len(S.lines), -1, len(O.lines))
     m.check_elision()
+    m.check_moves()
     used = _used(m.ops)
     if partial:
         _check_ends(m, used)

@@ -14,12 +14,14 @@ equal candidates: no unique anchor means no anchor, and what cannot be placed is
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from ctxmill.apply.lines import Text, has_word, is_closer
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 _DEF_START = ("@", "#[", "//", "/*", "*", "#", "<!--", "--")
 
 
@@ -70,6 +72,12 @@ class Merger:
         self.ops: list[Op] = []
         self.smap: dict[int, int] = {}
         self.by_name: set[int] = set()   # sketch anchors matched by name, not by text
+        self.o_count = Counter(orig.keys)
+        self.moved: list[tuple[int, int]] = []
+
+    def strong(self, key: str) -> bool:
+        """A line distinctive enough that one copy in the file is that line wherever it moved."""
+        return len(key) >= 20 and len(set(_WORD.findall(key))) >= 3 and self.o_count[key] == 1
 
     # ------------------------------------------------------------------ windows
 
@@ -114,6 +122,7 @@ class Merger:
         s_names = Counter(S.names[i] for i in s_range if S.names[i])
         cands: dict[int, int] = {}
         exact: set[int] = set()
+        late: list[tuple[int, int]] = []   # distinctive lines whose surroundings changed
         for i in s_range:
             k = S.keys[i]
             if s_count[k] == 1 and o_count.get(k) == 1:
@@ -121,6 +130,8 @@ class Merger:
                 if self.compatible(i, j):
                     cands[i] = j
                     exact.add(i)
+                elif self.strong(k):
+                    late.append((i, j))
                 continue
             n = S.names[i]
             if n and s_names[n] == 1 and o_names.get(n) == 1:
@@ -139,12 +150,22 @@ class Merger:
             pairs = [(i, j) for i, j in pairs if seen[j] == 1]
         chain = _lis(pairs)
         chosen = set(chain)
-        moved = [(i, j) for i, j in pairs if (i, j) not in chosen and i in exact
-                 and len(S.keys[i]) >= 8]
-        if moved:
-            i, j = moved[0]
-            raise Refused(f"sketch moves existing code: {_short(S.keys[i])!r} (line {j + 1}) "
-                          f"appears in a different order; reordering is not applied")
+        # A distinctive line now in a different block (moved into a new function, say) is an
+        # anchor only where it fits the chain: it must not outvote lines in their old places.
+        pinned_o = {o for _, o in chain}
+        for i, j in late:
+            if O.owner[j] is not None and O.owner[j] not in pinned_o:
+                continue  # its old block is not in the sketch: new code that repeats a line
+            at = bisect.bisect_left(chain, (i, -1))
+            if (at == 0 or chain[at - 1][1] < j) and (at == len(chain) or j < chain[at][1]):
+                chain.insert(at, (i, j))
+                exact.add(i)
+                chosen.add((i, j))
+        # Unique lines out of order are moves (or new code that repeats a line): no anchor.
+        # Whether the move is clean is judged on the result (see check_moves).
+        for i, j in pairs:
+            if (i, j) not in chosen and i in exact and len(S.keys[i]) >= 8:
+                self.moved.append((i, j))
         for i, _ in chain:
             if i not in exact:
                 self.by_name.add(i)
@@ -401,7 +422,8 @@ class Merger:
                 j = found[0]
                 trial = dict(local)
                 trial.update({run[n]: j + n for n in range(t)})
-                if all(self._valid(run[n], j + n, trial) for n in range(t)):
+                if (any(self.strong(x) for x in keys)
+                        or all(self._valid(run[n], j + n, trial) for n in range(t))):
                     local.update(trial)
                     return j, t
                 return None
@@ -450,6 +472,21 @@ class Merger:
                 raise Refused(f"sketch shortens {_short(O.keys[o], 40)!r} (line {o + 1}) from {no} "
                               f"to {ns} lines without a marker; add '... existing code ...' "
                               "where lines stay, or show the whole block")
+
+    def check_moves(self) -> None:
+        """A line the sketch shows out of order must not end up twice in the file."""
+        if not self.moved:
+            return
+        used = set()
+        for op in self.ops:
+            if op.kind == "keep":
+                used.update(range(op.o, op.o_end))
+            elif op.kind in ("match", "modify"):
+                used.add(op.o)
+        for i, j in self.moved:
+            if j in used:
+                raise Refused(f"sketch moves {_short(self.s.keys[i])!r} (line {j + 1}) but a marker "
+                              "keeps its old place: cannot tell a move from a copy")
 
     @staticmethod
     def _block_end(T: Text, i: int) -> int | None:
