@@ -173,3 +173,17 @@ def test_superscript_marker_without_footnote_is_a_numbered_citation_and_panels_r
     doc = make_doc(["Shown before[^4] and in Figure 3b."], bib=bib, extra_blocks=extra)
     assert [m.reference_ids for m in doc.mentions] == [["ref-4"]]
     assert [(x.kind, x.target_id) for x in doc.crossrefs] == [("figure", "f3")]
+
+
+def test_affiliation_marks_in_front_matter_are_not_citations():
+    bib = [f"[{i}] A. Author{i}, \"Paper {i},\" in Proc. X, 20{10 + i}." for i in range(1, 4)]
+    authors = Block(kind=BlockKind.PARAGRAPH, text="Jane Roe¹, John Doe²", page=1, id="au",
+                    attrs={"front": "authors"})
+    doc = Document(stream=PageStream(pages=[Page(number=1)], kind="pdf"))
+    text = "Jane Roe¹, John Doe²\n\nAs shown in prior work³."
+    doc.blocks = [authors, Block(kind=BlockKind.PARAGRAPH, text="As shown in prior work³.", page=1, id="p")]
+    doc.blocks += [Block(kind=BlockKind.REFERENCE, text=t, page=1, id=f"r{i}") for i, t in enumerate(bib)]
+    doc.markdown, doc.block_spans = text, {"au": (0, 20), "p": (22, len(text))}
+    references.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions())
+    assert [(m.text, m.reference_ids) for m in doc.mentions] == [("³", ["ref-3"])]

@@ -333,7 +333,8 @@ def run(doc: Document, options: CompileOptions) -> None:
             text = doc.markdown[span[0] : span[1]]
         else:
             base, text = None, block.text
-        if block.kind is not BlockKind.HEADING:
+        # Author lines carry affiliation marks ("Liu¹"), not citations; the abstract may cite.
+        if block.kind is not BlockKind.HEADING and block.attrs.get("front") in (None, "abstract"):
             _find_callouts(ctx, block, text, base)
         _find_crossrefs(ctx, block, text, base)
     # Each chunk lists the references cited inside it, in order of first mention.
