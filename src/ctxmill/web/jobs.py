@@ -110,6 +110,7 @@ class JobStore:
         max_jobs: int = 100,
         job_timeout: float = 600.0,
         memory_limit_mb: int = 4096,
+        prestart: bool = True,
     ) -> None:
         self._own_root = root is None
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="ctxmill-web-"))
@@ -123,6 +124,13 @@ class JobStore:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ctxmill-job")
         self._closed = False
+        # One warm spare worker (already imported, waiting on stdin) so that a job does not
+        # pay for Python's start; it is still one fresh process per job.
+        self.prestart = prestart
+        self._spare: tuple[subprocess.Popen, Path] | None = None
+        self._spare_lock = threading.Lock()
+        if prestart:
+            self._refill()
 
     # ------------------------------------------------------------------ submit / query
 
@@ -195,42 +203,77 @@ class JobStore:
             except (ProcessLookupError, PermissionError):
                 proc.kill()
 
+    def _spawn(self) -> tuple[subprocess.Popen, Path]:
+        log = self.root / f".worker-{uuid.uuid4().hex}.log"
+        with open(log, "wb") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ctxmill.web.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                env={k: v for k, v in os.environ.items() if k != "CTXMILL_LLM_API_KEY"},
+                start_new_session=True,  # its own process group: a kill takes its children too
+            )
+        return proc, log
+
+    def _refill(self) -> None:
+        with self._spare_lock:
+            if self._spare is None and not self._closed:
+                self._spare = self._spawn()
+
+    def _take(self) -> tuple[subprocess.Popen, Path]:
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare[0].poll() is None:
+            return spare
+        if spare is not None:
+            spare[1].unlink(missing_ok=True)
+        return self._spawn()
+
+    def _start(self, job: Job, api_key: str | None) -> subprocess.Popen:
+        """A worker process with the job handed to it on stdin."""
+        for attempt in (1, 2):
+            proc, log = self._take()
+            if self.prestart:
+                self._refill()
+            os.replace(log, job.dir / "worker.log")
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write((json.dumps({"job_dir": str(job.dir), "api_key": api_key}) + "\n").encode())
+                proc.stdin.close()
+                return proc
+            except (BrokenPipeError, OSError):  # the spare died while waiting: use a fresh one
+                proc.kill()
+                proc.wait()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     def _run(self, job: Job, api_key: str | None) -> None:
         if job.status == "cancelled" or self._closed:
             return
         job.status = "running"
         job.started = time.time()
         self._event(job, {"event": "status", "status": "running"})
-        env = dict(os.environ)
-        env.pop("CTXMILL_LLM_API_KEY", None)
-        if api_key:
-            env["CTXMILL_LLM_API_KEY"] = api_key  # never written into the job folder
         final: dict[str, Any] | None = None
         timed_out = threading.Event()
         try:
-            with open(job.dir / "worker.log", "wb") as log:
-                job.proc = subprocess.Popen(
-                    [sys.executable, "-m", "ctxmill.web.worker", str(job.dir)],
-                    stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                    env=env, start_new_session=True,
-                )
-                timer = threading.Timer(self.job_timeout, lambda: (timed_out.set(), self._kill(job)))
-                timer.daemon = True
-                timer.start()
-                try:
-                    assert job.proc.stdout is not None
-                    for raw in job.proc.stdout:
-                        try:
-                            ev = json.loads(raw)
-                        except ValueError:
-                            continue
-                        if ev.get("event") == "stage":
-                            self._event(job, ev)
-                        elif ev.get("event") in ("done", "error"):
-                            final = ev
-                    rc = job.proc.wait()
-                finally:
-                    timer.cancel()
+            job.proc = self._start(job, api_key)
+            timer = threading.Timer(self.job_timeout, lambda: (timed_out.set(), self._kill(job)))
+            timer.daemon = True
+            timer.start()
+            try:
+                assert job.proc.stdout is not None
+                for raw in job.proc.stdout:
+                    try:
+                        ev = json.loads(raw)
+                    except ValueError:
+                        continue
+                    if ev.get("event") == "stage":
+                        self._event(job, ev)
+                    elif ev.get("event") in ("done", "error"):
+                        final = ev
+                rc = job.proc.wait()
+            finally:
+                timer.cancel()
         except Exception as exc:  # could not even start the worker
             rc, final = -1, {"event": "error", "kind": "failed", "message": f"could not start the compile: {exc}"}
         job.finished = time.time()
@@ -279,7 +322,13 @@ class JobStore:
 
     def close(self) -> None:
         """Stop every running job and remove the temp area (when we created it)."""
-        self._closed = True
+        with self._spare_lock:
+            self._closed = True
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare[0].kill()
+            spare[0].wait()
+            spare[1].unlink(missing_ok=True)
         with self._lock:
             jobs = list(self._jobs.values())
         for job in jobs:

@@ -1,4 +1,8 @@
-"""One web compile job, run as its own process: ``python -m ctxmill.web.worker JOB_DIR``.
+"""One web compile job, run as its own process: ``python -m ctxmill.web.worker [JOB_DIR]``.
+
+Without JOB_DIR it starts as a warm spare: it imports the pipeline, then reads one line
+``{"job_dir", "api_key"}`` from stdin and runs that job (the job store keeps one spare ready
+so a job does not wait for Python to start).
 
 Reads ``JOB_DIR/job.json``, compiles ``JOB_DIR/<input>`` with the same core functions as the
 CLI, writes the outputs into ``JOB_DIR/out`` (atomically, via ``write_outputs``) and prints
@@ -31,8 +35,40 @@ def _limit(res: int, value: int) -> None:
         resource.setrlimit(res, (value, hard))
 
 
+def _warm_up() -> None:
+    """Import every stage and renderer (and load the tokenizer) before a job arrives."""
+    import importlib
+
+    from ctxmill.compile.pipeline import STAGES
+    from ctxmill.render import RENDERERS
+
+    for target in [t for _, t, _ in STAGES] + [t for t, _ in RENDERERS]:
+        try:
+            importlib.import_module(target.split(":")[0])
+        except Exception:  # a stage that cannot import fails its job later, with the reason
+            pass
+    try:
+        from ctxmill.tokens import preload
+
+        preload()
+    except Exception:
+        pass
+
+
 def main(argv: list[str]) -> int:
-    job_dir = Path(argv[0])
+    api_key = os.environ.get("CTXMILL_LLM_API_KEY") or None
+    if argv:
+        job_dir = Path(argv[0])
+    else:
+        # A warm spare: get ready, then wait for {"job_dir", "api_key"} on stdin (the key
+        # travels this way so that it is never in a file or in the environment).
+        _warm_up()
+        line = sys.stdin.readline()
+        if not line.strip():
+            return 0
+        order = json.loads(line)
+        job_dir = Path(order["job_dir"])
+        api_key = order.get("api_key") or None
     spec = json.loads((job_dir / "job.json").read_text())
     if spec.get("memory_limit_mb"):
         _limit(resource.RLIMIT_AS, int(spec["memory_limit_mb"]) * 1024 * 1024)
@@ -48,7 +84,7 @@ def main(argv: list[str]) -> int:
         _emit({"event": "stage", "stage": stage, "state": state, "t": time.time()})
 
     try:
-        options = CompileOptions(**spec["options"], llm_api_key=os.environ.get("CTXMILL_LLM_API_KEY") or None)
+        options = CompileOptions(**spec["options"], llm_api_key=api_key)
         source = job_dir / spec["input"]
         doc = compile_document(source, options, progress, kind=spec.get("kind"), name=spec.get("name"))
         progress("write", "start")
@@ -89,4 +125,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Outputs are written and closed by now; skip the interpreter's teardown (it took a few
+    # hundred ms: thread pools, module finalisers) so the job is seen as done at once.
+    os._exit(code)
