@@ -59,8 +59,10 @@ def count_many(texts: list[str]) -> list[int]:
     """Token counts for many texts at once (batched in Rust, much faster than a loop)."""
     if not texts:
         return []
-    encs = get_tokenizer().encode_batch(list(texts), add_special_tokens=False)
-    return [len(e.ids) for e in encs]
+    tok = get_tokenizer()
+    # encode_batch_fast (tokenizers >= 0.20) skips the character offsets we do not need here.
+    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+    return [len(e.ids) for e in encode(list(texts), add_special_tokens=False)]
 
 
 def token_offsets(text: str) -> list[tuple[int, int]]:
