@@ -357,3 +357,24 @@ def test_stdio_compiles_the_sample_paper(corpus_dir, tmp_path, env):
             assert one["mentions_total"] == top["cited"] and all(top["id"] in m["reference_ids"] for m in one["mentions"])
 
     asyncio.run(main())
+
+
+def test_http_app_other_hosts_only_by_explicit_opt_in(fixture_repo, monkeypatch):
+    """In process (httpx's ASGI transport): the app starts its session manager on first use."""
+    from ctxmill.mcp import http_app
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "1"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    async def post(app, host):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://{host}") as client:
+            return (await client.post("/", json=init, headers=headers)).status_code
+
+    monkeypatch.delenv("CTXMILL_MCP_ALLOWED_HOSTS", raising=False)
+    assert asyncio.run(post(http_app([fixture_repo]), "10.0.0.5:8000")) == 421
+    assert asyncio.run(post(http_app([fixture_repo]), "127.0.0.1:8000")) == 200
+    monkeypatch.setenv("CTXMILL_MCP_ALLOWED_HOSTS", "10.0.0.5")
+    assert asyncio.run(post(http_app([fixture_repo]), "10.0.0.5:8000")) == 200

@@ -240,7 +240,9 @@ class Tools:
     def search(self, query: str, path: str | None = None, k: int = 10, root: str | None = None) -> SearchResult:
         """Search the index of a root: code and document chunks, best first.
 
-        `path` keeps only hits under that folder or file prefix (relative to the root).
+        `path` keeps only hits under that folder or file prefix (relative to the root). Code
+        hits carry 1-based line ranges for `read`; for document hits (kind "document", e.g. a
+        PDF) the range is pages: `compile_document` the file and `read` its document.md.
         """
         if not query.strip():
             raise InputRefused("empty query")
@@ -504,6 +506,10 @@ def http_app(
     if host not in LOCAL_HOSTS and host not in ("0.0.0.0", "::"):
         hosts += [host, f"{host}:*"]
         origins += [f"http://{host}:*", f"https://{host}:*", f"http://{host}", f"https://{host}"]
+    # An explicit opt-in for other names (a LAN address, a reverse proxy): comma-separated.
+    extra = [h.strip() for h in os.environ.get("CTXMILL_MCP_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    hosts += extra + [f"{h}:*" for h in extra]
+    origins += [f"{scheme}://{h}{port}" for h in extra for scheme in ("http", "https") for port in ("", ":*")]
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*hosts, *allowed_hosts],
