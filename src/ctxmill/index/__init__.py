@@ -129,7 +129,7 @@ def index_status(root: str | Path | None = None, *, db_path: str | Path | None =
             "last_sync": float(last) if last else None,
             "age_seconds": round(time.time() - float(last), 1) if last else None,
             "complete": store.get_meta("dirty") == "0",
-            "vector_backend": "sqlite-vec" if store.has_vec else "numpy",
+            "vector_backend": "numpy",
             "redactions": _redactions(c),
         }
 

@@ -326,6 +326,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     if changed_paths or deleted:
         store.gc_vectors(sync_no)
     report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    store.set_meta("chunks_total", str(report.chunks_total))
     stages["store"] += time.perf_counter() - t
 
 
