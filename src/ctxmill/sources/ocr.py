@@ -166,6 +166,7 @@ def parse_hocr(data: bytes) -> PageText:
         base = t.get("baseline", [0.0, 0.0])
         # baseline "slope offset": y of the baseline at x, relative to the line box's bottom-left
         slope, offset = (base + [0.0, 0.0])[:2]
+        size = _line_size(el, size)
         words = []
         for w in el:
             if w.get("class") != "ocrx_word":
@@ -183,6 +184,31 @@ def parse_hocr(data: bytes) -> PageText:
         if words:
             out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
     return out
+
+
+_TALL = set("bdfhklt0123456789ABCDEFGHIJKLMNOPRSTUVWXYZ")
+
+
+def _line_size(line_el, x_size: float) -> float:
+    """Font size of a line in pixels, from the heights of its capitals, digits and ascenders.
+
+    Tesseract's ``x_size`` is whole pixels and jumps +-8% between lines of one paragraph;
+    the trimmed mean of many character heights is stable to ~4%, enough to tell a heading
+    set 5% larger from body text. Cap height is ~0.69 em in common text faces.
+    """
+    heights = []
+    for w in line_el:
+        for c in w:
+            if c.get("class") == "ocrx_cinfo" and c.text in _TALL:
+                b = _title(c.get("title", "")).get("x_bboxes")
+                if b and len(b) == 4 and 0.5 * x_size <= b[3] - b[1] <= 1.2 * x_size:
+                    heights.append(b[3] - b[1])
+    if len(heights) < 3:
+        return x_size * 1.08  # x_size runs ~8% under the cap-height estimate on the same lines
+    heights.sort()
+    k = len(heights) // 4
+    mid = heights[k:len(heights) - k]
+    return sum(mid) / len(mid) / 0.69
 
 
 def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> list[Word]:
@@ -557,13 +583,13 @@ def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
                 printed_number=page.printed_number, declared_total=page.declared_total)
 
 
-def snap_sizes(pages: list[Page], tolerance: float = 0.08) -> None:
+def snap_sizes(pages: list[Page], tolerance: float = 0.06) -> None:
     """Give lines of one text size one size value, across all OCRed pages.
 
     An engine measures each line's size on its own (Tesseract: whole pixels), so body lines
-    scatter by +-5% where a text layer has one font size; later stages compare sizes to a
+    scatter by +-4% where a text layer has one font size; later stages compare sizes to a
     few tenths of a point. Lines within ``tolerance`` of the body size take the body size;
-    other sizes are grouped the same way around their own weighted median.
+    other sizes are grouped the same way around their own weighted median (see _line_size).
     """
     sized = [(s.size, len(s.text)) for p in pages if p.ocr for ln in p.lines for s in ln.spans
              if not s.superscript and s.size > 0]
