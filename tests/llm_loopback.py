@@ -4,7 +4,8 @@ Each request to /v1/chat/completions takes the next scripted behaviour from ``sc
 ``default`` when the script is empty): "sse" streams an answer in small chunks with a final
 usage event, "json" answers without streaming, "429"/"500"/"401" fail (429 with Retry-After),
 "hang" sends nothing for longer than any client timeout in the tests, "stall" sends headers and
-one chunk then stalls, "malformed" streams invalid JSON. Every request body is recorded.
+one chunk then stalls, "malformed" streams invalid JSON, "strict" refuses ``stream_options``
+(as older servers do) and streams without usage. Every request body is recorded.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class Loopback:
                     self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "1"})
                 elif mode == "500":
                     self._json(500, {"error": {"message": "upstream exploded"}})
+                elif mode == "strict" and "stream_options" in body:
+                    self._json(400, {"error": {"message": "Unrecognized request argument supplied: stream_options"}})
                 elif mode == "401":
                     self._json(401, {"error": {"message": "invalid api key"}})
                 elif mode == "hang":

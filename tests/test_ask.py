@@ -117,6 +117,8 @@ def test_citations_outside_the_sources_are_dropped():
     sources = [Source(1, "a.py", 1, 2, "f", 1.0, "x"), Source(2, "b.py", 3, 4, "f", 0.5, "y")]
     assert cited_numbers("see [2] and [7], also [1, 2]", sources) == [2, 1]
     assert "lru" in terms("LRUCache evicts") and "cache" in terms("LRUCache")
+    doc = Source(3, "papers/dive.pdf", 4, 5, "document", 0.3, "text", "3 Architecture > 3.2 Loop")
+    assert doc.cite == "papers/dive.pdf, pp. 4-5 (3 Architecture > 3.2 Loop)"
 
 
 def _index_ready() -> bool:

@@ -122,3 +122,13 @@ def test_config_resolution_order():
     assert normalize_base_url("localhost:11434") == "http://localhost:11434/v1"
     with pytest.raises(LLMError):
         normalize_base_url("https://user:secret@api.example.com/v1")
+
+
+def test_a_server_without_stream_usage_is_asked_again_and_tokens_estimated():
+    with Loopback(default="strict") as loop, make(loop, model="m") as client:
+        c = client.chat([{"role": "user", "content": "[1] a.py:1-3"}])
+        assert "[1]" in c.text and c.estimated and c.completion_tokens > 0
+        bodies = loop.chat_bodies()
+        assert len(bodies) == 2 and "stream_options" in bodies[0] and "stream_options" not in bodies[1]
+        u = client.usage.to_dict()
+        assert u["calls"] == 1 and u["estimated"] is True and "failures" not in u

@@ -43,7 +43,12 @@ class Source:
 
     @property
     def cite(self) -> str:
-        where = f"{self.path}:{self.start_line}-{self.end_line}"
+        if self.kind == "document":  # a compiled document's chunk: the range is pages
+            pages = f"p. {self.start_line}" if self.start_line == self.end_line else \
+                f"pp. {self.start_line}-{self.end_line}"
+            where = f"{self.path}, {pages}"
+        else:
+            where = f"{self.path}:{self.start_line}-{self.end_line}"
         return f"{where} ({self.symbol})" if self.symbol else where
 
     def to_dict(self) -> dict[str, Any]:

@@ -38,6 +38,10 @@ MAX_TOKENS_RANGE = (256, 40960)  # the compile option; 8192-40960 is the useful 
 class LLMError(CtxmillError):
     """The endpoint could not give an answer (after retries). The message never holds the key."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # HTTP status when the endpoint answered with an error
+
 
 def normalize_base_url(url: str) -> str:
     """Accept what people paste: a bare host gets /v1, a full /chat/completions URL is trimmed.
@@ -272,7 +276,7 @@ class LLMClient:
                 if not retryable:
                     with self._lock:
                         self.usage.failures += 1
-                    raise LLMError(reason)
+                    raise LLMError(reason, status=status)
             if attempt >= self.config.retries:
                 with self._lock:
                     self.usage.failures += 1
@@ -328,7 +332,17 @@ class LLMClient:
             "stream_options": {"include_usage": True},
         }
         t0 = time.perf_counter()
-        response = self._request("POST", "/chat/completions", body, stream=True)
+        try:
+            response = self._request("POST", "/chat/completions", body, stream=True)
+        except LLMError as exc:
+            # Older servers reject the usage option of streaming; ask again without it (tokens
+            # are then estimated and flagged as such).
+            if exc.status not in (400, 422) or "stream_options" not in str(exc):
+                raise
+            body.pop("stream_options")
+            with self._lock:
+                self.usage.failures -= 1  # not a failure of the call, a dialect
+            response = self._request("POST", "/chat/completions", body, stream=True)
         try:
             ctype = response.headers.get("content-type", "")
             if "text/event-stream" in ctype:
