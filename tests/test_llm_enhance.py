@@ -15,6 +15,7 @@ from llm_loopback import Loopback
 DAMAGED = "Agents reuse context across turns. We donâ€™t discard the cache between requests, which keeps 42 entries warm."
 FIXED = "Agents reuse context across turns. We don’t discard the cache between requests, which keeps 42 entries warm."
 GH = "ghp_" + "R8d2kLq9ZxT4mNb7VcY1wPa6sJe3Hf0gUiOo"
+KEY = "sk-local-" + "k3y-n0t-f0r-0utputs-7f3a9c"
 
 SOURCE = f"""# Caching for agents
 
@@ -55,10 +56,13 @@ def test_deterministic_by_default(source):
 
 def test_repair_and_context_are_marked_and_counted(source, tmp_path):
     with Loopback(answer=model) as loop:
-        options = CompileOptions(llm_url=loop.url, llm_model="m")
+        options = CompileOptions(llm_url=loop.url, llm_model="m", llm_api_key=KEY)
         doc = compile_document(source, options)
         written = write_outputs(doc, tmp_path / "out", options)
         bodies = loop.chat_bodies()
+        assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in loop.requests)
+    # the key went only into the header: no output file (bundle.zip included) holds it
+    assert written and all(KEY.encode() not in Path(p).read_bytes() for p in written.values())
     md = Path(written["document.md"]).read_text()
     assert FIXED + " <!-- ctxmill:llm -->" in md and DAMAGED not in md
     block = next(b for b in doc.blocks if b.attrs.get("llm"))
