@@ -43,6 +43,8 @@ WORDINGS = ["... existing code ...", "... rest of code ...", "... same as before
             "... unchanged ...", "... keep existing ...", "...", "... existing code here ...",
             "… rest of the file …"]
 MAX_LINES = 2000
+# This checkout's history up to a fixed commit, so that reruns measure the same triples.
+DEFAULT_REV = "ddca1961b"
 
 
 def git(repo: Path, *args: str) -> str:
@@ -50,11 +52,11 @@ def git(repo: Path, *args: str) -> str:
                           timeout=60, check=True).stdout
 
 
-def history_pairs(repo: Path, limit: int) -> list[tuple[str, str, str]]:
-    """(name, old, new) for every modified source file in every commit of ``repo``."""
+def history_pairs(repo: Path, limit: int, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+    """(name, old, new) for every modified source file in every commit of ``repo`` up to ``rev``."""
     pairs = []
     try:
-        commits = git(repo, "log", "--format=%H %P").splitlines()
+        commits = git(repo, "log", "--format=%H %P", rev).splitlines()
     except (subprocess.SubprocessError, FileNotFoundError):
         return pairs
     for line in commits:
@@ -294,7 +296,7 @@ def classify(result: str | None, expected: str) -> str:
     return "silently_wrong"
 
 
-def build(repo: Path, seed: int, limit: int) -> list[dict]:
+def build(repo: Path, seed: int, limit: int, rev: str = "HEAD") -> list[dict]:
     rng = random.Random(seed)
     triples: list[dict] = []
 
@@ -303,7 +305,7 @@ def build(repo: Path, seed: int, limit: int) -> list[dict]:
             triples.append({"kind": kind, "name": name, "original": original, "sketch": sketch,
                             "expected": expected})
 
-    for name, old, new in history_pairs(repo, limit):
+    for name, old, new in history_pairs(repo, limit, rev):
         ext = Path(name.split(":", 1)[1]).suffix
         add("history", name, old, make_sketch(old, new, ext, rng.choice([1, 2, 3]), rng), new)
         add("history_wordings", name, old, make_sketch(old, new, ext, 2, rng, blank_noise=True), new)
@@ -375,13 +377,17 @@ def main() -> None:
     ap.add_argument("--repo", type=Path, default=ROOT)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--limit", type=int, default=80, help="history pairs and sampled files, each")
+    ap.add_argument("--rev", default=DEFAULT_REV, help="history up to this commit (HEAD for all)")
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--dump", type=Path, help="write the triples as JSON lines")
     args = ap.parse_args()
-    triples = build(args.repo, args.seed, args.limit)
+    rev = args.rev if args.repo == ROOT or args.rev != DEFAULT_REV else "HEAD"
+    triples = build(args.repo, args.seed, args.limit, rev)
     if args.dump:
         args.dump.write_text("".join(json.dumps(t) + "\n" for t in triples))
-    print(json.dumps(run(triples, args.show_wrong), indent=2))
+    out = run(triples, args.show_wrong)
+    out["history_rev"] = rev
+    print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

@@ -192,3 +192,14 @@ class Text:
                 return j + 1
             break
         return end
+
+    def definer(self, i: int) -> int | None:
+        """The nearest enclosing line that defines something (def, class, function...)."""
+        j = self.owner[i]
+        while j is not None:
+            n = self.names[j]
+            if n is not None and not n.endswith("=") and not n.startswith("<"):
+                return j
+            j = self.owner[j]
+        return None
+

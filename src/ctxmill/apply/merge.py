@@ -172,8 +172,14 @@ class Merger:
         return chain
 
     def compatible(self, i: int, j: int) -> bool:
-        """Both lines sit in blocks that look alike (or one side shows no enclosing block)."""
-        a, b = self.s.owner[i], self.o.owner[j]
+        """Both lines sit in blocks that look alike (or one side shows no enclosing block),
+        and in the same definition: a unique "if span:" in another function is not this one."""
+        S, O = self.s, self.o
+        if not self._alike(S.owner[i], O.owner[j]):
+            return False
+        return self._alike(S.definer(i), O.definer(j))
+
+    def _alike(self, a: int | None, b: int | None) -> bool:
         if a is None or b is None:
             return True
         if self.s.keys[a] == self.o.keys[b]:
@@ -252,6 +258,7 @@ class Merger:
                         and S.cols[after] < min(S.cols[i] for i in part if S.keys[i])):
                     raise Refused(f"cannot place {_short(S.keys[part[0]])!r}: it sits between two "
                                   "markers and no line next to it matches the file")
+        self.near_duplicate(head_ops, tail_ops, p_end, q_start)
         self.ops.extend(head_ops)
         markers = len(parts) - 1
         # Is the line next to the marker one the file has (or the anchor itself)?
@@ -271,6 +278,37 @@ class Merger:
         for op in head_ops + tail_ops:
             if op.kind in ("match", "modify"):
                 self.smap[op.s] = op.o
+
+    def near_duplicate(self, head_ops: list[Op], tail_ops: list[Op], a: int, b: int) -> None:
+        """New lines right next to a marker that closely resemble the block the marker keeps
+        there are a rewrite as often as an addition (a renamed function, a reworded paragraph):
+        keeping both would be a silent duplicate, dropping the old one a guess."""
+        S, O = self.s, self.o
+        rows = [j for j in range(a, b) if O.keys[j]]
+        if not rows:
+            return
+        n = 0
+        while n < len(head_ops) and head_ops[len(head_ops) - 1 - n].kind == "new":
+            n += 1
+        head_new = {S.keys[op.s] for op in head_ops[len(head_ops) - n:] if S.keys[op.s]}
+        n = 0
+        while n < len(tail_ops) and tail_ops[n].kind == "new":
+            n += 1
+        tail_new = {S.keys[op.s] for op in tail_ops[:n] if S.keys[op.s]}
+        first = rows[0]
+        head_block = [j for j in range(first, min(b, O.block_end(first))) if O.keys[j]]
+        top = rows[-1]
+        while O.owner[top] is not None and O.owner[top] >= a:
+            top = O.owner[top]
+        tail_block = [j for j in range(top, rows[-1] + 1) if O.keys[j]]
+        for new, block in ((head_new, head_block), (tail_new, tail_block)):
+            if len(new) < 2 or len(block) < 3:
+                continue
+            same = [O.keys[j] for j in block if O.keys[j] in new]
+            telling = [k for k in same if len(k) >= 10 and len(_WORD.findall(k)) >= 2]
+            if len(same) * 2 >= len(block) and len(telling) >= 2:
+                raise Refused(f"new lines next to a marker repeat most of {_short(O.keys[block[0]], 40)!r} "
+                              f"(line {block[0] + 1}), which the marker keeps: a rewrite or an addition?")
 
     def stretch(self, a: int, b: int, before: int, after: int, pinned_before: bool,
                 pinned_after: bool) -> None:
@@ -305,6 +343,12 @@ class Merger:
             return False
         last = part[-1]
         return is_closer(S.keys[last]) or S.cols[last] > base
+
+    def _rewritten(self, s: int, o: int, rest: list[int], lo: int, j: int, from_end: bool) -> bool:
+        """The line's block header was rewritten: the sketch's header is among the new lines
+        and the file's header among the lines they replace."""
+        a, b = self.s.owner[s], self.o.owner[o]
+        return from_end and a in rest and b is not None and lo <= b < j
 
     def _valid(self, s: int, o: int, local: dict[int, int]) -> bool:
         # A matched line only counts if the block the sketch puts it in is the block it
@@ -423,7 +467,9 @@ class Merger:
                 trial = dict(local)
                 trial.update({run[n]: j + n for n in range(t)})
                 if (any(self.strong(x) for x in keys)
-                        or all(self._valid(run[n], j + n, trial) for n in range(t))):
+                        or all(self._valid(run[n], j + n, trial)
+                               or self._rewritten(run[n], j + n, rest, lo, j, from_end)
+                               for n in range(t))):
                     local.update(trial)
                     return j, t
                 return None
