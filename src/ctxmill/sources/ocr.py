@@ -166,7 +166,7 @@ def parse_hocr(data: bytes) -> PageText:
         base = t.get("baseline", [0.0, 0.0])
         # baseline "slope offset": y of the baseline at x, relative to the line box's bottom-left
         slope, offset = (base + [0.0, 0.0])[:2]
-        size = _line_size(el, size)
+        size, cap_top = _line_size(el, size)
         words = []
         for w in el:
             if w.get("class") != "ocrx_word":
@@ -180,16 +180,19 @@ def parse_hocr(data: bytes) -> PageText:
                 continue
             wbox = tuple(int(v) for v in wt.get("bbox", lbox))
             conf = wt.get("x_wconf", [0.0])[0] / 100.0
-            words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size))
+            words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_top))
+        if len(words) > 1 and _NUMBER_JUNK.fullmatch(words[0].text):
+            words[0].text = words[0].text[:-1]  # "7.3, Title" / "A_ Title": a stray mark after a section number
         if words:
             out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
     return out
 
 
+_NUMBER_JUNK = re.compile(r"(?:[A-Z]|\d{1,2})(?:\.\d{1,2})*\.?[_,]")
 _TALL = set("bdfhklt0123456789ABCDEFGHIJKLMNOPRSTUVWXYZ")
 
 
-def _line_size(line_el, x_size: float) -> float:
+def _line_size(line_el, x_size: float) -> tuple[float, float | None]:
     """Font size of a line in pixels, from the heights of its capitals, digits and ascenders.
 
     Tesseract's ``x_size`` is whole pixels and jumps +-8% between lines of one paragraph;
@@ -197,21 +200,25 @@ def _line_size(line_el, x_size: float) -> float:
     set 5% larger from body text. Cap height is ~0.69 em in common text faces.
     """
     heights = []
+    tops = []
     for w in line_el:
         for c in w:
             if c.get("class") == "ocrx_cinfo" and c.text in _TALL:
                 b = _title(c.get("title", "")).get("x_bboxes")
                 if b and len(b) == 4 and 0.5 * x_size <= b[3] - b[1] <= 1.2 * x_size:
                     heights.append(b[3] - b[1])
+                    tops.append(b[1])
     if len(heights) < 3:
-        return x_size * 1.08  # x_size runs ~8% under the cap-height estimate on the same lines
+        return x_size * 1.08, None  # x_size runs ~8% under the cap-height estimate on the same lines
     heights.sort()
+    tops.sort()
     k = len(heights) // 4
     mid = heights[k:len(heights) - k]
-    return sum(mid) / len(mid) / 0.69
+    # also the line's cap top: a character that starts clearly above it is a superscript
+    return sum(mid) / len(mid) / 0.69, tops[len(tops) // 2]
 
 
-def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> list[Word]:
+def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_top=None) -> list[Word]:
     """Split raised small characters (footnote and affiliation marks) off the end or start of a word.
 
     ``Liu1,`` becomes ``Liu`` + superscript ``1`` + ``,``; ``1VILA`` becomes ``1`` + ``VILA``.
@@ -220,16 +227,21 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> l
         return [Word(text, wbox, conf)]
 
     def raised(ch, b):
-        if ch in _NATURALLY_HIGH:
-            return False
         h = b[3] - b[1]
         if h < 0.3 * size or (b[2] - b[0]) < 0.12 * size:
             return False  # LSTM character boxes are sometimes collapsed to a sliver: no evidence
+        if cap_top is not None and cap_top - b[1] >= 0.15 * size and ch not in "()[]{}|/\\":
+            return True  # starts above the capitals: a marker, even when its box runs down (Zhao!,)
+        if ch in _NATURALLY_HIGH:
+            return False
         base = lbox[3] + offset + slope * ((b[0] + b[2]) / 2 - lbox[0])
         return (base - b[3]) > 0.25 * size and h < 0.75 * size
 
     flags = [raised(ch, b) for ch, b in chars]
     n = len(chars)
+    for m in range(1, n - 1):  # the comma or dash between two raised marks belongs to them (1,2)
+        if not flags[m] and chars[m][0] in ",-:;." and flags[m - 1] and flags[m + 1]:
+            flags[m] = True
     if all(flags):  # a marker standing alone (a space before it)
         fixed = _fix_marker(text)
         return [Word(fixed, wbox, conf, superscript=bool(_MARKER_RE.fullmatch(fixed)))]
@@ -261,7 +273,14 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size) -> l
         out.append(word(chars[:i], sup=True))
     out.append(word(chars[i:j], glue=i > 0))
     if j < k:
-        out.append(word(chars[j:k], sup=True, glue=True))
+        sup = word(chars[j:k], sup=True, glue=True)
+        if sup.text.endswith(",") and len(sup.text) > 1 and k == n:
+            # a comma after the marker that OCR boxed too high: it separates names, not marks
+            sup.text = sup.text[:-1]
+            out.append(sup)
+            out.append(Word(",", (sup.box[2], sup.box[1], sup.box[2] + 1, sup.box[3]), conf, glue=True))
+        else:
+            out.append(sup)
     if k < n:
         out.append(word(chars[k:], glue=True))
     return out
@@ -272,12 +291,13 @@ _MARKER_RE = re.compile(r"[\d,*\u2020\u2021\u00a7]{1,6}|[a-z]")
 # quotes, apostrophes and the like sit high by design; they are not superscripts
 _NATURALLY_HIGH = set("\"'`\u2018\u2019\u201c\u201d^~\u00b0*")
 _MARKER_FIX = str.maketrans({"l": "1", "I": "1", "|": "1", "i": "1", "!": "1", "O": "0", "o": "0", "Z": "2",
-                             "z": "2", "?": "2", "S": "5", "s": "5", ":": ",", ";": ","})
+                             "z": "2", "?": "2", "S": "5", "s": "5", ":": ",", ";": ",", "-": ",",
+                             "'": "1", "\u2019": "1"})
 
 
 def _fix_marker(t: str) -> str:
     """Superscript markers are digits, daggers and commas; OCR reads a tiny 1 as l, I or !."""
-    if re.fullmatch(r"[\dlIi|!?OoZzSs,:;*\u2020\u2021\u00a7]+", t):
+    if re.fullmatch(r"[\dlIi|!?OoZzSs,:;\-'\u2019*\u2020\u2021\u00a7]+", t):
         fixed = t.translate(_MARKER_FIX)
         if any(c.isdigit() for c in fixed):
             return fixed
