@@ -63,7 +63,23 @@ def test_openapi_documents_the_api(client):
     for path in ["/api/jobs", "/api/jobs/{job_id}", "/api/jobs/{job_id}/events",
                  "/api/jobs/{job_id}/files/{name}", "/api/jobs/{job_id}/bundle", "/api/search"]:
         assert path in spec["paths"], path
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    # Swagger UI comes from this server, not from a CDN
+    assert "/static/swagger/swagger-ui-bundle.js" in docs.text
+    assert not re.search(r"""(src|href)\s*=\s*["']https?://""", docs.text)
+    assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
+
+
+def test_page_forbids_loading_from_elsewhere_and_markdown_images_are_not_fetched(client):
+    csp = client.get("/").headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+    text = "# Images\n\n## 1 Part\n\nSee ![Figure 1: a plot](http://example.invalid/plot.png) here.\n"
+    job = wait_job(client, submit_text(client, text, fast=True)["id"])
+    assert job["status"] == "done", job["error"]
+    html = client.get(job["links"]["document_html"]).text
+    assert "<img" not in html and "example.invalid" not in html
+    assert "Figure 1: a plot" in html
 
 
 def test_upload_over_the_cap_is_413_with_a_clear_message(client):
@@ -348,3 +364,16 @@ def test_mcp_is_mounted_at_mcp(client):
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     assert resp.status_code == 200
     assert '"serverInfo"' in resp.text
+
+
+def test_rendered_markdown_escapes_html_and_fetches_no_images():
+    from ctxmill.web.app import render_markdown
+
+    md = ("# T\n\n## 2 Method\n\nx <script>alert(1)</script> ![Figure 1: a plot](http://example.invalid/p.png)\n\n"
+          "| a | b |\n|---|---|\n| 1 | 2 |\n\nSee $x^2$ and[^1].\n\n[^1]: A note.\n")
+    html = render_markdown(md, [{"id": "s2", "level": 2, "number": "2", "title": "Method"}])
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<img" not in html and "example.invalid" not in html
+    assert '<span class="img-placeholder" title="image not included">Figure 1: a plot</span>' in html
+    assert '<h2 data-line="2" id="sec-s2">2 Method</h2>' in html
+    assert "<table" in html and '<span class="math inline">x^2</span>' in html and 'class="footnote-ref"' in html

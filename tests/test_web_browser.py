@@ -279,11 +279,13 @@ def test_junk_upload_shows_the_error(page):
     assert error.startswith("Refused: ") and "PDF" in error and "\n" not in error
     # and the page still compiles afterwards
     page.click("#clear-file")
-    page.fill("#text", "# A Tiny Note\n\n## 1 Intro\n\nSome words here for a paragraph.\n")
+    page.fill("#text", "# A Tiny Note\n\n## 1 Intro\n\nSome words here for a paragraph.\n\n"
+                       "![Figure 1: elsewhere](http://example.invalid/plot.png)\n")
     page.check("#opt-fast")
     page.click("#compile")
     wait_done(page)
     assert "Some words here for a paragraph." in page.inner_text("#doc-html")
+    assert "Figure 1: elsewhere" in page.inner_text("#doc-html")  # and nothing fetched (see the fixture)
     assert page.inner_text("#job-status") == "done" and not page.is_visible("#error")
 
 
@@ -301,3 +303,10 @@ def test_search_tab_shows_hits_with_line_numbers(page):
     assert [int(x) for x in gutter] == list(range(start, start + len(gutter)))
     assert "parse_user_record" in first.inner_text()
     shot(page, "13-search", "#results")
+
+
+def test_api_docs_render_offline(page, server):
+    page.goto(f"{server}/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
+    assert "/api/jobs" in page.inner_text(".swagger-ui")
+    shot(page, "14-api-docs")

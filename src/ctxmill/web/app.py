@@ -30,6 +30,11 @@ log = logging.getLogger("ctxmill.web")
 HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parent / "samples"
 
+# The page may load and connect to nothing but this server (uploaded Markdown cannot make
+# it fetch from elsewhere); inline style attributes are used for the outline's indents.
+PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'")
+
 MEDIA_TYPES = {
     ".md": "text/markdown; charset=utf-8",
     ".json": "application/json",
@@ -153,6 +158,13 @@ def render_markdown(markdown: str, sections: list[dict[str, Any]]) -> str:
     md = (MarkdownIt("commonmark", {"html": False, "linkify": False})
           .enable("table").enable("strikethrough")
           .use(footnote_plugin).use(dollarmath_plugin))
+    # Figures in document.md point at images we do not have (OCR placeholders) or at other
+    # sites: show the alt text instead of an <img> the browser would try to fetch.
+    def image(renderer, tokens, idx, options, env):
+        alt = html.escape(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
+        return f'<span class="img-placeholder" title="image not included">{alt or "image"}</span>'
+
+    md.add_render_rule("image", image)
     tokens = md.parse(markdown)
     pos = 0
     for i, tok in enumerate(tokens):
@@ -224,6 +236,8 @@ def create_app(
                 await asyncio.to_thread(store.close)
 
     app = FastAPI(
+        docs_url=None,  # our own /docs below serves Swagger UI from a package, not a CDN
+        redoc_url=None,
         title="ctxmill",
         summary="Compile PDFs and raw OCR text into clean Markdown, chunks, a citation graph and a QA report.",
         version=_version(),
@@ -236,6 +250,27 @@ def create_app(
         BodyLimit, limit=max_bytes + 256 * 1024,  # room for the multipart envelope and the options
         message=f"upload too large: the limit is {max_upload_mb:g} MiB",
     )
+    swagger = _swagger_ui_path()
+    if swagger is not None:
+        app.mount("/static/swagger", StaticFiles(directory=swagger), name="swagger")
+
+        @app.get("/docs", include_in_schema=False)
+        def docs() -> HTMLResponse:
+            from fastapi.openapi.docs import get_swagger_ui_html
+
+            return get_swagger_ui_html(
+                openapi_url="/openapi.json", title="ctxmill API",
+                swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+                swagger_css_url="/static/swagger/swagger-ui.css", swagger_favicon_url="data:,",
+            )
+
+    else:
+
+        @app.get("/docs", include_in_schema=False)
+        def docs_fallback() -> HTMLResponse:
+            return HTMLResponse('<!doctype html><title>ctxmill API</title><p>The API is described in '
+                                '<a href="/openapi.json">/openapi.json</a> (install swagger-ui-py for a browsable page).')
+
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     if mcp_app is not None:
         app.mount("/mcp", mcp_app)
@@ -270,7 +305,7 @@ def create_app(
         }
         body = (HERE / "templates" / "index.html").read_text(encoding="utf-8")
         body = re.sub(r"\{\{(\w+)\}\}", lambda m: values.get(m.group(1), m.group(0)), body)
-        return HTMLResponse(body)
+        return HTMLResponse(body, headers={"Content-Security-Policy": PAGE_CSP})
 
     # -------------------------------------------------------------------- API
 
@@ -471,6 +506,17 @@ async def _sub_lifespan(sub_app):
             await inbox.put({"type": "lifespan.shutdown"})
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, timeout=10)
+
+
+def _swagger_ui_path() -> Path | None:
+    """Swagger UI's files as shipped in the swagger-ui-py package, when installed."""
+    try:
+        from importlib.resources import files
+
+        path = Path(str(files("swagger_ui") / "static"))
+    except (ImportError, ModuleNotFoundError, TypeError):
+        return None
+    return path if (path / "swagger-ui-bundle.js").is_file() else None
 
 
 def _version() -> str:
