@@ -115,7 +115,7 @@ def test_long_function_split_at_statements_keeps_signature():
     assert all(c.context == "def big(x):" for c in chunks[1:])
     assert chunks[-1].end_line == 123
     # Parts tile the function without overlap, each within the size limit.
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in zip(chunks, chunks[1:], strict=False):
         assert b.start_line == a.end_line + 1
     assert all(len(c.text) <= cc.MAX_CHARS for c in chunks)
 

@@ -22,7 +22,6 @@ a revert finds its vectors already there. Vectors no chunk uses any more are kep
 from __future__ import annotations
 
 import marshal
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
