@@ -377,3 +377,16 @@ def test_rendered_markdown_escapes_html_and_fetches_no_images():
     assert '<span class="img-placeholder" title="image not included">Figure 1: a plot</span>' in html
     assert '<h2 data-line="2" id="sec-s2">2 Method</h2>' in html
     assert "<table" in html and '<span class="math inline">x^2</span>' in html and 'class="footnote-ref"' in html
+
+
+def test_serve_refuses_a_taken_port():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "ctxmill.cli", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"ctxmill: usage: cannot listen on 127.0.0.1:{port}")

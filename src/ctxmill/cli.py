@@ -246,8 +246,8 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
 
     if index_path is not None and not index_path.is_dir():
         raise UsageError(f"--index {index_path}: not a folder")
-    app = create_app(index_path, workers=workers, max_upload_mb=max_upload_mb, host=host)
-    # Bind first so that --port 0 can print the port it got before serving.
+    # Bind first so that --port 0 can print the port it got before serving, and so that a
+    # taken port fails before the app starts its worker processes.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -257,6 +257,7 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = sock.getsockname()[1]
+    app = create_app(index_path, workers=workers, max_upload_mb=max_upload_mb, host=host)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     click.echo(f"ctxmill: serving on http://{shown}:{bound}/ (Ctrl-C stops)")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
