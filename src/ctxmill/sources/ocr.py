@@ -643,6 +643,45 @@ def snap_sizes(pages: list[Page], tolerance: float = 0.06) -> None:
                 sp.size = value.get(sp.size, sp.size)
 
 
+_WORD_RE = re.compile(r"(?<![A-Za-z])[A-Za-z]{2,6}(?![A-Za-z])")
+
+
+def fix_acronyms(pages: list[Page]) -> None:
+    """Undo Tesseract's l-for-I in acronyms using the document's own vocabulary.
+
+    In many sans-serif faces a capital I and a small l are the same stroke, so "AI" comes
+    out as "Al" on some lines and right on others. Where turning l into I gives an
+    all-capitals word the document uses at least 3 times and twice as often as the other
+    spelling, that is the reading (Al -> AI, APl -> API, CLl -> CLI).
+    """
+    counts: dict[str, int] = {}
+    for p in pages:
+        for ln in p.lines:
+            for m in _WORD_RE.finditer(ln.text):
+                counts[m.group()] = counts.get(m.group(), 0) + 1
+    fixes = {}
+    for w, n in counts.items():
+        if "l" not in w:
+            continue
+        alt = w.replace("l", "I")
+        if alt.isupper() and counts.get(alt, 0) >= max(3, 2 * n):
+            fixes[w] = alt
+    if not fixes:
+        return
+    pattern = re.compile(r"(?<![A-Za-z])(" + "|".join(map(re.escape, fixes)) + r")(?![A-Za-z])")
+
+    def sub(t: str) -> str:
+        return pattern.sub(lambda m: fixes[m.group(1)], t)
+
+    for p in pages:
+        if not p.ocr:
+            continue
+        for ln in p.lines:
+            ln.text = sub(ln.text)
+            for sp in ln.spans:
+                sp.text = sub(sp.text)
+
+
 def _weighted_median(items: list[tuple[float, int]]) -> float:
     items = sorted(items)
     half = sum(n for _, n in items) / 2
@@ -731,4 +770,5 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     finally:
         pdf.close()
     snap_sizes(out)
+    fix_acronyms(out)
     return out
