@@ -178,6 +178,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
         m.window(-1, len(S.lines), -1, len(O.lines))
     m.check_elision()
     m.check_moves()
+    m.check_dead_code()
     used = _used(m.ops)
     if partial:
         _check_ends(m, used)
@@ -299,7 +300,9 @@ def _scale(m: Merger) -> float:
     # Units differ (2 vs 4 spaces, tabs vs 2): trust the ratio only if matched lines agree.
     want = O.unit / S.unit
     if not ratios:
-        return 1.0
+        # No matched lines at different depths to confirm it: trust the two indent steps
+        # only for the usual conversions (2 <-> 4 spaces, 4 <-> 8).
+        return want if want in (0.5, 2.0) else 1.0
     return want if ratios.get(round(want * 2) / 2, 0) * 2 >= sum(ratios.values()) else 1.0
 
 

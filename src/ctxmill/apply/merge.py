@@ -21,6 +21,8 @@ from difflib import SequenceMatcher
 
 from ctxmill.apply.lines import Text, has_word, is_closer
 
+_TERMINATOR = re.compile(r"^(?:return|raise|throw|continue|break)\b[^{]*$")
+_CONTINUES = re.compile(r"^(?:else|elif|except|finally|catch|case|default)\b")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 _DEF_START = ("@", "#[", "//", "/*", "*", "#", "<!--", "--")
 
@@ -518,6 +520,43 @@ class Merger:
                 raise Refused(f"sketch shortens {_short(O.keys[o], 40)!r} (line {o + 1}) from {no} "
                               f"to {ns} lines without a marker; add '... existing code ...' "
                               "where lines stay, or show the whole block")
+
+    def check_dead_code(self) -> None:
+        """A sketch block that ends in return/raise/throw right where a marker keeps more
+        statements of the same block: the marker kept the old rest of a rewritten body."""
+        S, O = self.s, self.o
+        last: tuple[str, int, int] | None = None   # (key, cols, original line or -1)
+        for op in self.ops:
+            if op.kind == "keep":
+                first = next((j for j in range(op.o, op.o_end) if O.keys[j]), None)
+                if (last is not None and first is not None and last[2] != first - 1
+                        and _TERMINATOR.match(last[0]) and O.cols[first] == last[1]
+                        and not is_closer(O.keys[first]) and not _CONTINUES.match(O.keys[first])):
+                    raise Refused(f"a marker keeps {_short(O.keys[first], 40)!r} (line {first + 1}) right "
+                                  f"after the sketch's {_short(last[0], 30)!r}: the old rest of a "
+                                  "rewritten block? Show the block whole or mark where it ends")
+                last = None
+                nonblank = [j for j in range(op.o, op.o_end) if O.keys[j]]
+                if nonblank:
+                    last = (O.keys[nonblank[-1]], O.cols[nonblank[-1]], nonblank[-1])
+            elif op.kind in ("new", "match", "modify") and S.keys[op.s]:
+                last = (S.keys[op.s], O.cols[op.o] if op.kind != "new" else -1,
+                        op.o if op.kind == "match" else -1)
+                if op.kind == "new":
+                    # the file's depth of a new line is decided when rendering; compare the
+                    # sketch's own depth relative to the nearest matched line instead
+                    last = (S.keys[op.s], self._depth_hint(op.s), -1)
+
+    def _depth_hint(self, s: int) -> int:
+        """The file column a new sketch line will get, judged from the nearest earlier match."""
+        S, O = self.s, self.o
+        for i in range(s - 1, -1, -1):
+            if S.marker[i]:
+                break
+            o = self.smap.get(i)
+            if o is not None:
+                return O.cols[o] + S.cols[s] - S.cols[i]
+        return -1
 
     def check_moves(self) -> None:
         """A line the sketch shows out of order must not end up twice in the file."""
