@@ -378,3 +378,19 @@ def test_http_app_other_hosts_only_by_explicit_opt_in(fixture_repo, monkeypatch)
     assert asyncio.run(post(http_app([fixture_repo]), "127.0.0.1:8000")) == 200
     monkeypatch.setenv("CTXMILL_MCP_ALLOWED_HOSTS", "10.0.0.5")
     assert asyncio.run(post(http_app([fixture_repo]), "10.0.0.5:8000")) == 200
+
+
+def test_search_sees_edits_without_a_sync_call(fixture_repo, env, monkeypatch):
+    import ctxmill.mcp as mcp_mod
+
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", env["CTXMILL_INDEX_DIR"])
+    tools = mcp_mod.Tools([fixture_repo])
+    assert tools.search("evict least recently used").hits[0].path == "cache.py"
+    with open(fixture_repo / "cache.py", "a") as fh:
+        fh.write(ADDED)
+    # within FRESH_SECONDS the index is trusted as it is...
+    assert all("frobnicate_widgets" not in h.text for h in tools.search("frobnicate_widgets", k=3).hits)
+    # ...after it, the next search syncs first
+    monkeypatch.setattr(mcp_mod, "FRESH_SECONDS", 0.0)
+    hit = tools.search("frobnicate_widgets", k=3).hits[0]
+    assert hit.path == "cache.py" and "frobnicate_widgets" in hit.text

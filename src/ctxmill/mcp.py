@@ -3,8 +3,8 @@
 Built on the official Python SDK (``mcp`` 2.x, ``MCPServer``). Tools call the same core
 functions as the CLI (DESIGN.md: surfaces are thin):
 
-- ``search``: hybrid search of a root's index (read-only; the first search of a root in a
-  session brings its index up to date so results are never from a stale session start)
+- ``search``: hybrid search of a root's index (read-only for the user's files; it brings the
+  index up to date first when the last sync is more than a few seconds old)
 - ``read``: lines of a file, confined to the allowed roots (and compiled outputs)
 - ``sync``: bring an index up to date, returns the counts
 - ``compile_document``: a PDF/text inside a root -> outputs in ctxmill's cache, with paths
@@ -21,6 +21,7 @@ import asyncio
 import functools
 import hashlib
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.redact import redact, redact_obj
 
+FRESH_SECONDS = 5.0  # `search` syncs a root first when its last sync is older than this
 READ_MAX_LINES = 2000  # per read call: agents page through longer files
 READ_MAX_BYTES = 5 * 1024 * 1024
 DOC_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".text"}
@@ -40,7 +42,8 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS = (
     "ctxmill gives you the indexed code and compiled documents of the allowed roots. "
     "Use `search` to find code or document passages (hits carry path and 1-based line ranges), "
-    "then `read` to see exact lines. After editing files call `sync` so search sees the change. "
+    "then `read` to see exact lines. Search picks up edits by itself within seconds; `sync` "
+    "forces it and returns the counts. "
     "For a PDF or long text, `compile_document` writes clean Markdown, chunks, references and "
     "a QA report; `outline` and `citations` answer from the same compile. Secrets are redacted."
 )
@@ -231,7 +234,7 @@ class Tools:
 
     def __init__(self, roots: Sequence[str | Path]) -> None:
         self.roots = Roots(roots)
-        self._synced: set[Path] = set()
+        self._synced: dict[Path, float] = {}  # root -> time.monotonic() of its last sync here
         self._docs: OrderedDict[str, Any] = OrderedDict()  # sha256 -> Document (small LRU)
         self._outputs: list[Path] = []  # output folders this server wrote: readable too
 
@@ -249,9 +252,12 @@ class Tools:
         base = self.roots.root(root)
         from ctxmill import index
 
-        if base not in self._synced:
+        # Agents edit files between searches: keep the index fresh without a `sync` call. A
+        # sync with nothing changed is a stat walk (tens of ms on a small repo), so do it at
+        # most every FRESH_SECONDS.
+        if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
             index.sync_index(base)
-            self._synced.add(base)
+            self._synced[base] = time.monotonic()
         k = max(1, min(int(k), 50))
         hits = index.search(query, base, path_prefix=path or None, k=k)
         out = []
@@ -292,7 +298,7 @@ class Tools:
         from ctxmill import index
 
         report = index.sync_index(base)
-        self._synced.add(base)
+        self._synced[base] = time.monotonic()
         d = report.to_dict() if hasattr(report, "to_dict") else dict(report)
         return _clean(SyncResult(root=str(base), **d))
 
