@@ -41,6 +41,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
     blocks = _captions(blocks)
+    blocks = _figure_text(blocks, body_size)
     _footnotes(blocks, body_size)
     _lists(blocks)
     blocks = _merge_continuations(blocks)
@@ -316,6 +317,35 @@ def _captions(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def _figure_text(blocks: list[Block], body: float) -> list[Block]:
+    """Text drawn inside a vector figure (labels, small tables) sits right before its caption in
+    a smaller or different font: move it out of the running text into the figure's attrs."""
+    if not body:
+        return blocks
+    drop: set[int] = set()
+    for i, b in enumerate(blocks):
+        if b.kind is not BlockKind.FIGURE or b.bbox is None:
+            continue
+        j = i - 1
+        taken: list[str] = []
+        while j >= 0:
+            x = blocks[j]
+            if x.page != b.page or x.kind not in (BlockKind.PARAGRAPH, BlockKind.CODE, BlockKind.TABLE) \
+                    or x.bbox is None or x.attrs.get("rows"):
+                break
+            size = x.attrs.get("_size")
+            if x.kind is BlockKind.PARAGRAPH and (size is None or abs(size - body) <= 0.4):
+                break
+            if x.kind is BlockKind.CODE:
+                break
+            taken.append(x.text)
+            drop.add(j)
+            j -= 1
+        if taken:
+            b.attrs["text"] = list(reversed(taken))
+    return [b for k, b in enumerate(blocks) if k not in drop]
+
+
 def _footnotes(blocks: list[Block], body: float) -> None:
     for b in blocks:
         if b.kind is not BlockKind.PARAGRAPH:
@@ -376,9 +406,10 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
         if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) and last_para is not None:
             prev = out[last_para]
             between = out[last_para + 1:]
-            only_floats = all(x.kind in FLOATS or x.kind is BlockKind.CODE and False for x in between)
+            only_floats = all(x.kind in FLOATS or x.kind is BlockKind.CODE for x in between)
             if only_floats and b.kind is BlockKind.PARAGRAPH and prev.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) \
-                    and (b.page != prev.page or between) and _continues(prev, b) and not prev.attrs.get("title"):
+                    and (b.page != prev.page or between) and _continues(prev, b) and not prev.attrs.get("title") \
+                    and len(prev.text) >= 60 and not prev.attrs.get("front"):
                 if prev.text.endswith("-") and b.text[:1].islower():
                     prev.text = prev.text[:-1] + b.text.lstrip()
                 else:
@@ -388,7 +419,7 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
         out.append(b)
         if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
             last_para = len(out) - 1
-        elif b.kind in (BlockKind.HEADING, BlockKind.CODE, BlockKind.EQUATION):
+        elif b.kind in (BlockKind.HEADING, BlockKind.EQUATION):
             last_para = None
     return out
 

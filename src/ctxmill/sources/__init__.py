@@ -129,6 +129,8 @@ def load_source(
     if kind == "pdf":
         if data[:1024].find(b"%PDF-") < 0:
             raise InputRefused(f"{label}: not a PDF (no %PDF header)")
+        if b"%%EOF" not in data[-4096:]:
+            raise InputRefused(f"{label}: PDF is truncated (no %%EOF marker at the end)")
         from ctxmill.sources.pdf import load_pdf
 
         if path is None:
@@ -140,11 +142,16 @@ def load_source(
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
                 stream = load_pdf(tmp, options)
+            except InputRefused as exc:
+                raise InputRefused(f"{label}: {exc}") from None
             finally:
                 Path(tmp).unlink(missing_ok=True)
             stream.path = name or ""
         else:
-            stream = load_pdf(path, options)
+            try:
+                stream = load_pdf(path, options)
+            except InputRefused as exc:
+                raise InputRefused(f"{label}: {exc}") from None
             stream.path = name or str(path)
     else:
         text = decode_text(data, label)

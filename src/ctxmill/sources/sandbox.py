@@ -119,26 +119,34 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ctxmill.sources.sandbox"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env, start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "ctxmill.sources.sandbox"], input=request.encode(), capture_output=True,
-            timeout=lim["timeout_seconds"], env=env,
-        )
+        stdout, stderr = proc.communicate(request.encode(), timeout=lim["timeout_seconds"])
     except subprocess.TimeoutExpired:
+        _kill_group(proc)
         raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']} s time limit") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    finally:
+        _kill_group(proc, only_others=True)
     if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        err = stderr.decode("utf-8", "replace").strip().splitlines()
         last = err[-1] if err else ""
         if proc.returncode < 0:
             sig = -proc.returncode
             if sig in (signal.SIGXCPU, signal.SIGKILL):
                 raise InputRefused(f"PDF parsing exceeded the {lim['cpu_seconds']} s CPU limit or was killed")
-            raise InputRefused(f"PDF parser crashed (signal {signal.Signals(sig).name})")
+            raise InputRefused(f"PDF parser was stopped by {signal.Signals(sig).name} (out of memory under the "
+                               f"{lim['memory_mb']} MB memory limit, or a malformed file)")
         if "MemoryError" in last or "memory" in last.lower():
             raise InputRefused(f"PDF parsing exceeded the {lim['memory_mb']} MB memory limit")
         raise InputRefused(f"PDF parser failed: {last[:200] or 'exit code ' + str(proc.returncode)}")
     try:
-        reply = json.loads(proc.stdout)
+        reply = json.loads(stdout)
     except ValueError:
         raise InputRefused("PDF parser returned no readable result") from None
     if "refused" in reply:
@@ -146,6 +154,26 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     if "error" in reply:
         raise InputRefused(f"PDF parser failed: {reply['error']}")
     return decode_stream(reply["stream"])
+
+
+def _kill_group(proc: subprocess.Popen, only_others: bool = False) -> None:
+    """Kill the child's process group (its page workers too). With only_others, the child has
+    exited and only leftovers in its group are removed."""
+    try:
+        pgid = os.getpgid(proc.pid) if proc.poll() is None else proc.pid
+    except ProcessLookupError:
+        pgid = proc.pid
+    if only_others and proc.poll() is None:
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if not only_others:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 # ------------------------------------------------------------------ child side
@@ -172,11 +200,19 @@ def _apply_limits(lim: dict) -> None:
 
 def _child() -> int:
     req = json.loads(sys.stdin.buffer.read())
+    # load the parser first: the limits are for what the file makes it do
+    import concurrent.futures.process  # noqa: F401
+    import multiprocessing.connection  # noqa: F401
+    import multiprocessing.queues  # noqa: F401
+
+    import pypdfium2  # noqa: F401
+
+    from ctxmill.sources import ocr  # noqa: F401
+    from ctxmill.sources.pdf import extract
+
     _apply_limits(req["limits"])
     out = sys.stdout
     try:
-        from ctxmill.sources.pdf import extract
-
         options = CompileOptions(**req["options"])
         stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"])
         reply = {"stream": encode_stream(stream)}
@@ -184,6 +220,11 @@ def _child() -> int:
         reply = {"refused": str(exc)}
     except MemoryError:
         reply = {"refused": f"PDF parsing exceeded the {req['limits']['memory_mb']} MB memory limit"}
+    except (OSError, ImportError) as exc:
+        if getattr(exc, "errno", None) == 12 or "map" in str(exc) or "allocate" in str(exc):
+            reply = {"refused": f"PDF parsing exceeded the {req['limits']['memory_mb']} MB memory limit"}
+        else:
+            reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
     except Exception as exc:  # noqa: BLE001 -- reported to the parent as one line
         reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
     out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))

@@ -1,0 +1,79 @@
+"""Build small PDFs for tests with pypdfium2 (standard 14 fonts, no files from outside)."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as c
+
+
+def make_pdf(path: Path, pages: list[list[tuple]], size=(612, 792)) -> Path:
+    """pages: per page a list of (text, x, y_from_top, font_size, font_name) tuples."""
+    pdf = pdfium.PdfDocument.new()
+    fonts: dict[str, object] = {}
+    for lines in pages:
+        page = pdf.new_page(*size)
+        for item in lines:
+            text, x, y, fsize = item[:4]
+            fname = item[4] if len(item) > 4 else "Helvetica"
+            obj = c.FPDFPageObj_NewTextObj(pdf.raw, fname.encode(), ctypes.c_float(fsize))
+            ws = ctypes.create_unicode_buffer(text)
+            buf = (ctypes.c_ushort * (len(text) + 1))(*[ord(ch) for ch in text], 0)
+            del ws
+            c.FPDFText_SetText(obj, buf)
+            c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, size[1] - y)
+            c.FPDFPage_InsertObject(page.raw, obj)
+        c.FPDFPage_GenerateContent(page.raw)
+        page.close()
+    pdf.save(str(path))
+    pdf.close()
+    del fonts
+    return path
+
+
+def blank_pages_pdf(path: Path, n: int, text: str = "Page text") -> Path:
+    """n pages each with one short line (for the large-input test)."""
+    single = path.with_suffix(".one.pdf")
+    make_pdf(single, [[(text, 72, 100, 11)]])
+    src = pdfium.PdfDocument(str(single))
+    dst = pdfium.PdfDocument.new()
+    done = 0
+    while done < n:
+        k = min(n - done, 1)
+        dst.import_pages(src, [0] * k)
+        done += k
+    dst.save(str(path))
+    dst.close()
+    src.close()
+    single.unlink()
+    return path
+
+
+def _assemble(objs: list[bytes], trailer_extra: bytes = b"") -> bytes:
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj" % i + body + b"endobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer<</Size %d/Root 1 0 R" % (len(objs) + 1) + trailer_extra + b">>\nstartxref\n%d\n%%%%EOF\n" % xref
+    return out
+
+
+ZERO_PAGE_PDF = _assemble([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"])
+
+
+def encrypted_pdf(path: Path) -> Path:
+    """A PDF whose /Encrypt dictionary does not open with the empty password."""
+    objs = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>",
+        b"<</Filter/Standard/V 1/R 2/Length 40/P -4/O<" + b"11" * 32 + b">/U<" + b"22" * 32 + b">>>",
+    ]
+    path.write_bytes(_assemble(objs, b"/Encrypt 4 0 R/ID[<" + b"ab" * 16 + b"><" + b"ab" * 16 + b">]"))
+    return path

@@ -1,0 +1,124 @@
+"""PDF text layer through the sandbox: lines, spans, fonts, superscripts, links, bad files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from _pdfgen import ZERO_PAGE_PDF, blank_pages_pdf, encrypted_pdf, make_pdf
+from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.errors import InputRefused
+from ctxmill.sources import load_source
+from ctxmill.sources.pdf import extract
+
+
+@pytest.fixture()
+def small_pdf(tmp_path):
+    body = "Body text of the first section that is long enough to be a paragraph line."
+    pages = [
+        [
+            ("A Small Test Document", 72, 80, 20, "Helvetica-Bold"),
+            ("1 Introduction", 72, 140, 13, "Helvetica-Bold"),
+            (body, 72, 170, 10),
+            ("It continues on a second line and ends here", 72, 182, 10),
+            ("x = compute(a, b)", 90, 210, 9, "Courier"),
+            ("return x", 90, 221, 9, "Courier"),
+            ("print(x)", 90, 232, 9, "Courier"),
+            ("1", 300, 760, 10),
+        ],
+        [
+            ("1.1 Details", 72, 80, 11, "Helvetica-Bold"),
+            ("More body text on the second page of this little document, again long.", 72, 110, 10),
+            ("2", 300, 760, 10),
+        ],
+    ]
+    return make_pdf(tmp_path / "small.pdf", pages)
+
+
+def test_extract_lines_and_fonts(small_pdf):
+    s = extract(small_pdf)
+    assert s.kind == "pdf" and len(s.pages) == 2
+    p1 = s.pages[0]
+    texts = [ln.text for ln in p1.lines]
+    assert texts[0] == "A Small Test Document"
+    assert "1 Introduction" in texts
+    title = p1.lines[0].spans[0]
+    assert title.bold and abs(title.size - 20) < 0.5
+    code = next(ln for ln in p1.lines if ln.text.startswith("x = compute"))
+    assert code.spans[0].mono
+    assert p1.width == 612 and p1.height == 792
+    assert all(ln.bbox is not None for ln in p1.lines)
+
+
+def test_sandboxed_compile_end_to_end(small_pdf):
+    doc = compile_document(small_pdf, CompileOptions(fast=True))
+    md = doc.markdown
+    assert md.startswith("# A Small Test Document\n")
+    assert "## 1 Introduction" in md and "### 1.1 Details" in md
+    assert "\n1\n" not in md and "\n2\n" not in md  # page numbers are furniture
+    assert "```\nx = compute(a, b)\nreturn x\nprint(x)\n```" in md
+    assert [s.id for s in doc.sections] == ["s1", "s1.1"]
+    assert doc.sections[0].page_end == 2
+
+
+def test_refuses_bad_pdfs(tmp_path):
+    zero = tmp_path / "zero.pdf"
+    zero.write_bytes(ZERO_PAGE_PDF)
+    cases = {
+        zero: "zero pages",
+        encrypted_pdf(tmp_path / "enc.pdf"): "encrypted",
+    }
+    fake = tmp_path / "fake.pdf"
+    fake.write_text("this is not a pdf at all")
+    cases[fake] = "not a PDF"
+    good = make_pdf(tmp_path / "good.pdf", [[("Hello there", 72, 72, 12)]])
+    trunc = tmp_path / "trunc.pdf"
+    trunc.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    cases[trunc] = "truncated"
+    for path, reason in cases.items():
+        with pytest.raises(InputRefused) as exc:
+            load_source(path)
+        assert reason in str(exc.value), (path, exc.value)
+        assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sandbox_memory_limit(tmp_path, monkeypatch, workers):
+    pdf = blank_pages_pdf(tmp_path / "many.pdf", 300)
+    monkeypatch.setenv("CTXMILL_PDF_MEMORY_MB", "24")
+    monkeypatch.setenv("CTXMILL_PDF_WORKERS", workers)
+    with pytest.raises(InputRefused) as exc:
+        load_source(pdf)
+    assert "memory limit" in str(exc.value)
+
+
+def test_sandbox_time_limit(tmp_path, monkeypatch):
+    pdf = blank_pages_pdf(tmp_path / "many.pdf", 2000)
+    monkeypatch.setenv("CTXMILL_PDF_TIMEOUT_SECONDS", "1")
+    monkeypatch.setenv("CTXMILL_PDF_CPU_SECONDS", "1")
+    with pytest.raises(InputRefused) as exc:
+        load_source(pdf)
+    assert "limit" in str(exc.value)
+
+
+def test_cli_exit_codes(tmp_path):
+    junk = tmp_path / "junk.txt"
+    junk.write_bytes(os.urandom(4000))
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "ctxmill.cli", "compile", str(junk), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 3
+    assert r.stderr.strip().count("\n") == 0 and "refused" in r.stderr
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+@pytest.mark.slow
+def test_two_thousand_pages(tmp_path):
+    big = blank_pages_pdf(tmp_path / "big.pdf", 2000)
+    s = load_source(big)
+    assert len(s.pages) == 2000
