@@ -148,8 +148,8 @@ def make_sketch(old: str, new: str, ext: str, ctx: int, rng: random.Random,
         if all(not x.strip() for x in hidden):
             out.extend(hidden)  # only blank lines: show them rather than mark them
         else:
-            near = next((x for x in b[k:] if x.strip()), None) or next(
-                (x for x in reversed(b[:j]) if x.strip()), "")
+            # A model writes the marker where the elided code sits, at its depth.
+            near = next(x for x in hidden if x.strip())
             indent = near[: len(near) - len(near.lstrip())]
             m = marker(ext, wording or rng.choice(WORDINGS), indent, rng)
             if blank_noise:

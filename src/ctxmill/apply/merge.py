@@ -261,6 +261,7 @@ class Merger:
                     raise Refused(f"cannot place {_short(S.keys[part[0]])!r}: it sits between two "
                                   "markers and no line next to it matches the file")
         self.near_duplicate(head_ops, tail_ops, p_end, q_start)
+        self.leftover(head_ops, s_lo, s_hi, p_end, q_start)
         self.ops.extend(head_ops)
         markers = len(parts) - 1
         # Is the line next to the marker one the file has (or the anchor itself)?
@@ -280,6 +281,28 @@ class Merger:
         for op in head_ops + tail_ops:
             if op.kind in ("match", "modify"):
                 self.smap[op.s] = op.o
+
+    def leftover(self, head_ops: list[Op], s_lo: int, s_hi: int, a: int, b: int) -> None:
+        """New lines, then a marker at an outer depth, then the file goes on deeper: the
+        marker would keep the old rest of the block the new lines rewrote."""
+        S, O = self.s, self.o
+        if not head_ops or head_ops[-1].kind != "new":
+            return
+        first = next((j for j in range(a, b) if O.keys[j]), None)
+        mark = next((i for i in range(s_lo + 1, s_hi) if S.marker[i]), None)
+        if first is None or mark is None:
+            return
+        ref = next((op for op in reversed(head_ops)
+                    if op.kind in ("match", "modify") and S.keys[op.s]), None)
+        if ref is None and s_lo >= 0 and s_lo in self.smap:
+            ref = Op("match", s_lo, self.smap[s_lo])
+        if ref is None:
+            return
+        mark_cols = O.cols[ref.o] + S.cols[mark] - S.cols[ref.s]
+        if O.cols[first] > mark_cols and not is_closer(O.keys[first]):
+            raise Refused(f"the marker after {_short(S.keys[head_ops[-1].s], 30)!r} sits outside the "
+                          f"block it follows, but the file goes on inside it ({_short(O.keys[first], 30)!r}, "
+                          f"line {first + 1}): should those lines stay?")
 
     def near_duplicate(self, head_ops: list[Op], tail_ops: list[Op], a: int, b: int) -> None:
         """New lines right next to a marker that closely resemble the block the marker keeps
