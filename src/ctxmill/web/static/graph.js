@@ -48,16 +48,16 @@
       n.el = mk("g", { class: `node ${n.kind}`, tabindex: "0", "data-id": n.id }, nodeLayer);
       mk("circle", { r: radius(n), fill: color(n.kind) }, n.el);
       mk("title", {}, n.el).textContent = `${n.kind}: ${n.label}`;
-      if (n.kind === "document" || (n.kind === "section" && n.deg > 2)) {
-        mk("text", { x: radius(n) + 3, y: 4, class: "label" }, n.el).textContent = short(n.label);
-      }
+      // Labels for the document and top-level sections; the rest appear when zoomed in.
+      const major = n.kind === "document" || (n.kind === "section" && (n.level || 2) <= 2);
+      mk("text", { x: radius(n) + 3, y: 4, class: major ? "label" : "label minor" }, n.el).textContent = short(n.label);
     }
 
     // --- transform (pan/zoom)
     // Positions are mapped to the screen in paint() (not with an SVG scale) so that node
     // sizes and labels stay readable at any zoom.
     let tx = 0, ty = 0, k = 1;
-    const apply = () => paint();
+    const apply = () => { svg.classList.toggle("zoomed", k > 1.8); paint(); };
     function size() {
       const r = svg.getBoundingClientRect();
       return [r.width || 800, r.height || 500];
