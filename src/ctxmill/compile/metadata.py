@@ -199,7 +199,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             break
     if abstract_block is None:
         for b in front:
-            if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("front") and len(b.text) > 300 \
+            if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("front") and len(b.text) > 150 \
                     and not EMAIL_RE.search(b.text[:80]):
                 abstract_block = b
                 break

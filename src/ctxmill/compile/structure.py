@@ -70,6 +70,11 @@ def _body_size(blocks: list[Block]) -> float:
 
 def _title(blocks: list[Block], body: float) -> None:
     first_page = min((b.page for b in blocks), default=1)
+    marked = [b for b in blocks if b.kind is BlockKind.HEADING and b.attrs.get("_markup")]
+    if marked:
+        if marked[0].level == 1 and sum(1 for b in marked if b.level == 1) == 1:
+            _make_title(marked[0])
+        return
     cands = [b for b in blocks if b.page == first_page and b.kind is BlockKind.PARAGRAPH]
     if not cands:
         return
