@@ -122,8 +122,6 @@ def _sketch_lines(sketch: str, original_lines: list[str]) -> list[str]:
     lines = sketch.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
     # A sketch pasted with its Markdown fence: drop the fence unless the file has one there.
     if len(lines) >= 2 and _FENCE.match(lines[0]) and _FENCE.match(lines[-1]):
         first = next((s for s in original_lines if s.strip()), "")
