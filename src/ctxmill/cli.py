@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -39,6 +40,14 @@ def handle_errors(func):
         except KeyboardInterrupt:
             click.echo("ctxmill: interrupted", err=True)
             sys.exit(130)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # unexpected: one line (CTXMILL_DEBUG=1 shows the traceback)
+            if os.environ.get("CTXMILL_DEBUG"):
+                raise
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            click.echo(f"ctxmill: error: {type(exc).__name__}: {first}"[:500], err=True)
+            sys.exit(1)
 
     return wrapper
 
@@ -93,16 +102,24 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
     out_dir = out_dir or Path("out") / stem
     doc = compile_document(source, options, name=None if input_path == "-" else str(input_path))
     written = write_outputs(doc, out_dir, options)
+    from ctxmill.model import BlockKind
+
     summary = {
         "out": str(out_dir),
         "files": {name: str(path) for name, path in written.items()},
+        "kind": doc.stream.kind,
         "title": doc.metadata.title,
         "pages": doc.pages,
         "sections": len(doc.sections),
+        "tables": len(doc.blocks_of(BlockKind.TABLE)),
+        "figures": len(doc.blocks_of(BlockKind.FIGURE)),
+        "footnotes": len(doc.blocks_of(BlockKind.FOOTNOTE)),
         "references": len(doc.references),
         "chunks": len(doc.chunks),
         "qa_score": doc.qa.score,
+        "warnings": list(doc.stream.warnings),
         "seconds": round(doc.metrics.total_seconds, 4),
+        "pages_per_second": round(doc.metrics.pages_per_second, 2),
     }
     if as_json:
         _print_json(summary)
