@@ -97,8 +97,11 @@ def lexical(store: Store, terms: list[str], bounds, limit: int) -> list[int]:
     return [r[0] for r in store.conn.execute(sql, args)]
 
 
-EXACT_MAX = 200_000  # above this many vectors, a projected first pass picks candidates
-PROJECTED_DIM = 128  # with 2% of rows as candidates: recall@10 0.99+ on CPython's Lib
+# Above EXACT_MAX vectors a 128-dim random projection (half the bytes to stream) picks 2% of
+# the rows as candidates for exact rescoring. Measured recall@10 against the exact scan: 0.99
+# on CPython's Lib, 0.92 on the 100k-chunk synthetic latency benchmark; time about halved.
+EXACT_MAX = 60_000
+PROJECTED_DIM = 128
 CANDIDATE_SHARE = 0.02
 
 
@@ -167,8 +170,14 @@ def vector(store: Store, qvec: np.ndarray, bounds, limit: int) -> list[int]:
     if vecs is None or len(vecs.ids) == 0:
         return []
     want = limit if bounds is None else min(limit * 20, 2000)
-    top = vecs.top(np.ascontiguousarray(qvec, dtype=np.float32), want)
+    return _vector_chunks(store, vecs, vecs.top(np.ascontiguousarray(qvec, dtype=np.float32), want),
+                          bounds, limit)
+
+
+def _vector_chunks(store: Store, vecs: _Vectors, top: np.ndarray, bounds, limit: int) -> list[int]:
     vids = [int(v) for v in vecs.ids[top]]
+    if not vids:
+        return []
     marks = ",".join("?" * len(vids))
     sql = f"SELECT v.id, c.id FROM vectors v JOIN chunks c ON c.hash = v.hash WHERE v.id IN ({marks})"
     args: list = list(vids)
@@ -184,6 +193,32 @@ def vector(store: Store, qvec: np.ndarray, bounds, limit: int) -> list[int]:
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+_pool = None
+
+
+def _legs(store: Store, query: str, embedder, bounds, n: int) -> tuple[list[int], list[int]]:
+    """Lexical and vector candidates. The vector scan (numpy, no GIL) runs in a helper thread
+    while SQLite answers the lexical query here; all SQL stays on this thread."""
+    global _pool
+    vecs = _matrix(store) if store.dim == embedder.dim else None
+    if vecs is None or len(vecs.ids) == 0:
+        return lexical(store, query_terms(query), bounds, n), []
+    want = n if bounds is None else min(n * 20, 2000)
+    q = np.ascontiguousarray(embedder.embed_query(query), dtype=np.float32)
+    if len(vecs.ids) < 20_000:  # small: a thread hand-off costs more than it saves
+        lex = lexical(store, query_terms(query), bounds, n)
+        top = vecs.top(q, want)
+    else:
+        if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pool = ThreadPoolExecutor(1, thread_name_prefix="ctxmill-vec")
+        fut = _pool.submit(vecs.top, q, want)
+        lex = lexical(store, query_terms(query), bounds, n)
+        top = fut.result()
+    return lex, _vector_chunks(store, vecs, top, bounds, n)
 
 
 def fuse(lists: list[tuple[list[int], float]]) -> list[tuple[int, float]]:
@@ -203,8 +238,7 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     bounds = _prefix_bounds(path_prefix)
     rank = _rank_module()
     n = max(getattr(rank, "CANDIDATES", 50), k * 5)
-    lex = lexical(store, query_terms(query), bounds, n)
-    vec = vector(store, embedder.embed_query(query), bounds, n) if store.dim == embedder.dim else []
+    lex, vec = _legs(store, query, embedder, bounds, n)
     lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
     vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
     if rank is not None and hasattr(rank, "fuse_ids"):
