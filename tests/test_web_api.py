@@ -288,16 +288,27 @@ def test_a_killed_worker_fails_its_job_only(tmp_path):
 
 
 def test_a_job_past_its_time_limit_is_stopped(tmp_path):
-    from ctxmill.web.jobs import JobStore
+    from ctxmill.web.jobs import JobStore, _descendants
 
     store = JobStore(tmp_path / "jobs", workers=1, job_timeout=1.0)
     try:
         job = store.submit(make_paper_pdf(400), "pdf", {})
         deadline = time.monotonic() + 60
+        seen: set[int] = set()  # the worker's children (the PDF sandbox runs in its own session)
         while not job.ended and time.monotonic() < deadline:
-            time.sleep(0.1)
+            if job.proc is not None and job.proc.poll() is None:
+                seen.update(_descendants(job.proc.pid))
+            time.sleep(0.02)
         assert job.status == "failed" and job.error_kind == "timeout"
         assert "longer than 1 s" in job.error
+        assert seen, "expected the PDF sandbox child to be seen while the job ran"
+        time.sleep(0.5)
+        for pid in seen:  # none of them lives on (a zombie awaiting its reaper is dead)
+            try:
+                state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+            except OSError:
+                continue
+            assert state == b"Z", f"process {pid} outlived its job"
     finally:
         store.close()
 

@@ -15,6 +15,7 @@ for ``ttl`` seconds (default one hour) after it ends, and at most ``max_jobs`` j
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -198,10 +199,16 @@ class JobStore:
     def _kill(self, job: Job) -> None:
         proc = job.proc
         if proc is not None and proc.poll() is None:
+            # The PDF sandbox (and OCR) children run in sessions of their own, so killing the
+            # worker's process group is not enough: find its descendants first.
+            others = _descendants(proc.pid)
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the worker and its PDF sandbox child
+                os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 proc.kill()
+            for pid in others:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
 
     def _spawn(self) -> tuple[subprocess.Popen, Path]:
         log = self.root / f".worker-{uuid.uuid4().hex}.log"
@@ -343,6 +350,32 @@ class JobStore:
         else:
             for job in jobs:
                 shutil.rmtree(job.dir, ignore_errors=True)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
 
 def _tail(path: Path, limit: int = 300) -> str:
