@@ -23,6 +23,7 @@ from ctxmill.apply.lines import Text, has_word, is_closer
 
 _TERMINATOR = re.compile(r"^(?:return|raise|throw|continue|break)\b[^{]*$")
 _CONTINUES = re.compile(r"^(?:else|elif|except|finally|catch|case|default)\b")
+_LEAD = re.compile(r"[^\w$]*[\w$.]+")   # the statement's opening: "fh.write", "return", "from x"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 _DEF_START = ("@", "#[", "//", "/*", "*", "#", "<!--", "--")
 
@@ -505,8 +506,8 @@ class Merger:
         a, b = self.s.keys[s], self.o.keys[o]
         if not a or not b or is_closer(a) or is_closer(b) or self.o.marker[o]:
             return False
-        ta, tb = a.split(" ", 1)[0], b.split(" ", 1)[0]
-        if ta != tb or self.s.names[s] != self.o.names[o]:
+        ta, tb = _LEAD.match(a), _LEAD.match(b)
+        if not ta or not tb or ta.group(0) != tb.group(0) or self.s.names[s] != self.o.names[o]:
             return False
         return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.6
 
