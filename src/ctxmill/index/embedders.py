@@ -22,6 +22,7 @@ from ctxmill.index.embed import Embedder
 from ctxmill.index.terms import word_counts
 
 DEFAULT_EMBEDDER = "hash-256"
+_LOG = [0.0] + [1.0 + math.log(tf) for tf in range(1, 64)]  # sublinear term weight, tabulated
 
 
 class HashEmbedder:
@@ -41,18 +42,24 @@ class HashEmbedder:
                 self._slots[token] = slot
         return slot
 
-    def _vector(self, text: str, out: np.ndarray) -> None:
-        for token, tf in word_counts(text).items():
-            idx, sign = self._slot(token)
-            out[idx] += sign * (1.0 + math.log(tf))
-        norm = float(np.linalg.norm(out))
-        if norm > 0:
-            out /= norm
-
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # Collect (row, bucket, signed weight) for the whole batch, then one scatter-add.
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        slots = self._slots
+        log = _LOG
         for i, text in enumerate(texts):
-            self._vector(text, out[i])
+            for token, tf in word_counts(text).items():
+                slot = slots.get(token) or self._slot(token)
+                rows.append(i)
+                cols.append(slot[0])
+                vals.append(slot[1] * (log[tf] if tf < len(log) else 1.0 + math.log(tf)))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if rows:
+            np.add.at(out, (np.array(rows), np.array(cols)), np.array(vals, dtype=np.float32))
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

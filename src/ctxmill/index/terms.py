@@ -34,13 +34,32 @@ def identifier_parts(word: str) -> list[str]:
     return parts
 
 
+_compound_parts: dict[str, tuple[str, ...]] = {}
+
+
+def compound_parts(word: str) -> tuple[str, ...]:
+    """The parts of ``word`` when it is a compound identifier, else ``()`` (cached: code
+    repeats its identifiers, so most calls are one dict lookup)."""
+    got = _compound_parts.get(word)
+    if got is None:
+        got = tuple(identifier_parts(word)) if is_compound(word) else ()
+        if len(got) < 2:
+            got = ()
+        if len(_compound_parts) < 500_000:
+            _compound_parts[word] = got
+    return got
+
+
 def expand(text: str) -> str:
     """The parts of the compound identifiers in ``text``, once each, space-separated."""
     seen: dict[str, None] = {}
+    get = _compound_parts.get
     for word in set(_TOKEN.findall(text)):
-        if is_compound(word):
-            for part in identifier_parts(word):
-                seen[part] = None
+        parts = get(word)
+        if parts is None:
+            parts = compound_parts(word)
+        for part in parts:
+            seen[part] = None
     return " ".join(seen)
 
 
@@ -64,12 +83,13 @@ def query_terms(query: str) -> list[str]:
 def word_counts(text: str) -> dict[str, int]:
     """Lower-cased words and identifier parts with their counts (for the hash embedder)."""
     counts: dict[str, int] = {}
+    get = _compound_parts.get
     for word, n in Counter(_WORDS.findall(text)).items():
         low = word.lower()
         counts[low] = counts.get(low, 0) + n
-        if is_compound(word):
-            parts = identifier_parts(word)
-            if len(parts) > 1:
-                for part in parts:
-                    counts[part] = counts.get(part, 0) + n
+        parts = get(word)
+        if parts is None:
+            parts = compound_parts(word)
+        for part in parts:
+            counts[part] = counts.get(part, 0) + n
     return counts
