@@ -351,3 +351,22 @@ def test_vectors_are_unit_rows_keyed_by_content(tree, db):
         assert s.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == n_hashes
     vecs = emb.embed(emb.seen[:3])
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+
+def test_unused_vectors_are_dropped_after_the_grace_period(tree, db, monkeypatch):
+    import ctxmill.index.store as store_mod
+
+    monkeypatch.setattr(store_mod, "VECTOR_GRACE_SYNCS", 2)
+    sync_index(tree, db_path=db)
+    with Store(db) as s:
+        old = {h for (h,) in s.conn.execute("SELECT hash FROM chunks WHERE path='geo.go'")}
+    (tree / "geo.go").write_text(GO.replace("6371", "6371.0"))
+    sync_index(tree, db_path=db)
+    for i in range(3):  # unrelated changes keep syncs coming
+        (tree / f"extra_{i}.py").write_text(f"def extra_{i}():\n    return {i}\n")
+        sync_index(tree, db_path=db)
+    with Store(db) as s:
+        have = {h for (h,) in s.conn.execute("SELECT hash FROM vectors")}
+        live = {h for (h,) in s.conn.execute("SELECT hash FROM chunks")}
+    assert not (old - live) & have  # the replaced chunk's vector is gone
+    assert live <= have
