@@ -172,7 +172,7 @@ def compare_engines(original: Path, scan: Path, pages: list[int], dpis: list[int
             edits = chars = 0
             secs = []
             for n in pages:
-                image = pdf[n - 1].render(scale=dpi / 72.0, grayscale=True).to_pil()
+                image = ocr.render(pdf[n - 1], dpi)
                 t0 = time.perf_counter()
                 text = engine.read(image, dpi, 600)
                 secs.append(time.perf_counter() - t0)

@@ -9,8 +9,8 @@ to the engine's text size (so headings can be found by height), bold guessed fro
 width, superscripts from character boxes, a confidence per line and ``Page.ocr_confidence``.
 Every later stage works unchanged.
 
-Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)``
-returns :class:`TextLine` objects in pixels). The default is Tesseract (Debian
+Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)`` takes
+a grayscale page as a 2-D uint8 numpy array and returns :class:`TextLine` objects in pixels). The default is Tesseract (Debian
 ``tesseract-ocr``, Apache-2.0), run as a subprocess per page: a stuck page is killed at its
 time limit and pages run in parallel up to the core count. RapidOCR (``rapidocr_onnxruntime``,
 PP-OCR ONNX models, Apache-2.0) is the measured alternative; docs/ocr.md has the table that
@@ -27,7 +27,6 @@ Settings (environment variables, defaults in brackets):
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import shutil
@@ -39,6 +38,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
+
+import numpy as np
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BBox, Line, Page, Span
@@ -87,7 +88,7 @@ class Engine(Protocol):
     name: str
 
     def read(self, image, dpi: int, timeout: float) -> PageText:
-        """OCR one grayscale PIL image rendered at ``dpi``. Raises TimeoutError past ``timeout``."""
+        """OCR one grayscale page (2-D uint8 array) rendered at ``dpi``. TimeoutError past ``timeout``."""
         ...
 
 
@@ -137,13 +138,13 @@ class TesseractEngine:
         return (out.stdout or out.stderr).splitlines()[0].strip()
 
     def read(self, image, dpi: int, timeout: float) -> PageText:
-        buf = io.BytesIO()
-        image.convert("L").save(buf, format="PPM")  # PGM: no compression cost, Leptonica reads it
+        # binary PGM on stdin: no encoding cost, no temporary file, and Leptonica reads it
+        pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
         cmd = [self.binary, "stdin", "stdout", "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
                "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0", "quiet", "hocr"]
         try:
-            proc = subprocess.run(cmd, input=buf.getvalue(), capture_output=True, timeout=timeout, env=env)
+            proc = subprocess.run(cmd, input=pgm, capture_output=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             raise TimeoutError(f"OCR took longer than {timeout:g} s") from None
         if proc.returncode != 0:
@@ -326,10 +327,8 @@ class RapidEngine:
         return f"rapidocr_onnxruntime {version('rapidocr_onnxruntime')}"
 
     def read(self, image, dpi: int, timeout: float) -> PageText:
-        import numpy as np
-
         # no hard kill inside one process: the time limit is the caller's (see apply)
-        result, _ = self._ocr(np.asarray(image.convert("RGB")))
+        result, _ = self._ocr(np.ascontiguousarray(np.repeat(image[:, :, None], 3, axis=2)))
         out = PageText()
         for box, text, score in result or []:
             xs = [p[0] for p in box]
@@ -409,9 +408,7 @@ def _bold_flags(image, lines: list[TextLine]) -> None:
     Mean horizontal run length of dark pixels inside a word box estimates stroke width; bold
     type is ~1.4x regular at the same size, so compare stroke/size to the page median.
     """
-    import numpy as np
-
-    arr = np.asarray(image.convert("L"))
+    arr = image
     strokes: dict[int, float] = {}
     ratios: list[float] = []
     for ln in lines:
@@ -443,9 +440,7 @@ def find_figures(image, lines: list[TextLine], dpi: int) -> list[tuple[int, int,
     never form a region that tall unless a grid joins them: a region that is mostly words is a
     table, not a figure. Text inside a figure region becomes figure text in later stages.
     """
-    import numpy as np
-
-    arr = np.asarray(image.convert("L"))
+    arr = image
     ink = arr < 200
     words_area = np.zeros(arr.shape, dtype=bool)
     for ln in lines:
@@ -537,8 +532,6 @@ _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Listing|Algorithm)\s*\d+")
 
 
 def _longest_vertical_run(mask) -> int:
-    import numpy as np
-
     if mask.size == 0:
         return 0
     m = np.vstack([np.zeros((1, mask.shape[1]), bool), mask, np.zeros((1, mask.shape[1]), bool)])
@@ -701,6 +694,13 @@ def _page_covering_images(page: Page) -> list[BBox]:
 # ----------------------------------------------------------------------------- apply
 
 
+def render(page, dpi: int):
+    """A pypdfium2 page as a grayscale 2-D uint8 array (no Pillow needed)."""
+    bitmap = page.render(scale=dpi / 72.0, grayscale=True)
+    arr = bitmap.to_numpy()
+    return np.ascontiguousarray(arr.reshape(arr.shape[0], arr.shape[1]))
+
+
 def settings() -> dict:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return {
@@ -761,7 +761,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 slots.acquire()
                 page = pdf[pages[i].number - 1]
                 try:
-                    image = page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+                    image = render(page, dpi)
                 finally:
                     page.close()
                 futures.append(pool.submit(work, i, image))
