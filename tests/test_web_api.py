@@ -401,3 +401,48 @@ def test_serve_refuses_a_taken_port():
                               capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"ctxmill: usage: cannot listen on 127.0.0.1:{port}")
+
+
+def test_llm_settings_reach_the_compile_and_the_key_is_never_stored(client, tmp_path):
+    from llm_loopback import Loopback
+
+    key = "sk-web-" + "t3st-k3y-n0t-st0red-91c2"
+
+    def model(body):
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        if system.startswith("You repair"):
+            return user
+        return "This passage is about compilers."
+
+    with Loopback(answer=model) as loop:
+        job = submit_text(client, llm_url=loop.url, llm_model="tiny", llm_max_tokens=16384, llm_api_key=key)
+        job = wait_job(client, job["id"])
+        requests = list(loop.requests)
+    assert job["status"] == "done", job["error"]
+    assert "llm" in [s["name"] for s in job["stages"]]
+    assert requests and all(r["headers"]["Authorization"] == f"Bearer {key}" for r in requests)
+    assert all(b["max_tokens"] == 16384 and b["model"] == "tiny" for b in loop.chat_bodies())
+    metrics = client.get(job["links"]["files"]["metrics.json"]).json()
+    assert metrics["llm"]["calls"] == len(loop.chat_bodies())
+    assert "llm_api_key" not in job["options"] and key not in json.dumps(job)
+    for name in job["files"]:
+        assert key.encode() not in client.get(job["links"]["files"][name]).content, name
+
+
+def test_the_api_key_is_not_written_into_the_job_folder(tmp_path):
+    from ctxmill.web.jobs import JobStore
+
+    key = "sk-web-" + "f0lder-k3y-31d"
+    store = JobStore(tmp_path / "jobs", workers=1)
+    try:
+        # an endpoint nobody listens on: the compile still finishes without the LLM's help
+        job = store.submit(SMALL_OCR.encode(), "text", {"llm_url": "http://127.0.0.1:9/v1", "llm_model": "m"},
+                           api_key=key)
+        deadline = time.monotonic() + 120
+        while not job.ended and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for path in job.dir.rglob("*"):
+            if path.is_file():
+                assert key.encode() not in path.read_bytes(), path
+    finally:
+        store.close()

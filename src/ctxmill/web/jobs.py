@@ -34,7 +34,7 @@ from typing import Any
 # Stages in the order the pipeline reports them (renderers are reported as "write").
 STAGE_ORDER = [
     "source", "blocks", "normalize", "structure", "metadata", "references",
-    "markdown", "chunks", "citations", "quality", "write",
+    "markdown", "chunks", "citations", "quality", "llm", "write",
 ]
 
 

@@ -24,7 +24,7 @@ function el(tag, attrs = {}, ...children) {
 const STAGE_LABELS = {
   source: "read source", blocks: "blocks", normalize: "normalise", structure: "structure",
   metadata: "metadata", references: "references", markdown: "Markdown", chunks: "chunks",
-  citations: "citations", quality: "QA checks", write: "write outputs",
+  citations: "citations", quality: "QA checks", llm: "LLM (optional)", write: "write outputs",
 };
 
 const state = {
@@ -431,7 +431,7 @@ function drawChunks() {
       el("span", { class: "pages", text: c.pages[0] === c.pages[1] ? `p. ${c.pages[0]}` : `pp. ${c.pages[0]}–${c.pages[1]}` }),
       el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); goTo({ char_span: c.char_span }); }, text: c.section_path.join(" › ") || "(front matter)" }),
       el("code", { class: "muted id", text: c.id })),
-    c.context ? el("p", { class: "context", text: `LLM context: ${c.context}` }) : null,
+    c.context ? el("p", { class: "context", text: `${c.context_llm ? "LLM-written context" : "context"}: ${c.context}` }) : null,
     el("pre", { class: "chunk-text", text: c.text }),
     (c.citations || []).length ? el("footer", {}, "cites ", c.citations.map((r) =>
       el("span", { class: "cite", title: `${r}: ${(refs.get(r) || {}).raw || ""}`, text: refLabel(refs.get(r), r),
@@ -580,7 +580,10 @@ function renderSpeed() {
     ["total", fmtSecs(m.total_seconds)], ["pages", m.pages], ["pages/s", Number(m.pages_per_second).toFixed(1)],
     ["input chars", Number(m.input_chars).toLocaleString()], ["chunks", m.chunks],
   ];
-  if (m.llm) facts.push(["LLM calls", m.llm.calls], ["LLM tokens/s", Number(m.llm.tokens_per_second || 0).toFixed(1)]);
+  if (m.llm) {
+    facts.push(["LLM calls", m.llm.calls], ["LLM tokens in / out", `${m.llm.prompt_tokens ?? 0} / ${m.llm.completion_tokens ?? 0}`],
+      ["LLM tokens/s", Number(m.llm.tokens_per_second || 0).toFixed(1)]);
+  }
   panel.replaceChildren(
     el("dl", { class: "facts" }, facts.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: String(v) })))),
     el("h3", { text: "Seconds per stage" }), svg,
