@@ -446,3 +446,9 @@ def test_the_api_key_is_not_written_into_the_job_folder(tmp_path):
                 assert key.encode() not in path.read_bytes(), path
     finally:
         store.close()
+
+
+def test_foreign_host_names_are_refused(client):
+    # a page on another site that rebinds its name to 127.0.0.1 cannot read this server
+    assert client.get("/api/config", headers={"host": "attacker.example"}).status_code == 400
+    assert client.get("/api/config", headers={"host": "localhost"}).status_code == 200

@@ -13,6 +13,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from test_web_support import make_paper_pdf, serve
@@ -310,3 +311,17 @@ def test_api_docs_render_offline(page, server):
     page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
     assert "/api/jobs" in page.inner_text(".swagger-ui")
     shot(page, "14-api-docs")
+
+
+def test_cancel_a_running_job(page, server):
+    page.set_input_files("#file", files=[{"name": "long.pdf", "mimeType": "application/pdf",
+                                          "buffer": make_paper_pdf(400)}])
+    page.click("#compile")
+    page.wait_for_selector("#cancel:not([hidden])")
+    job_id = page.get_attribute("#job-status", "data-job")
+    page.click("#cancel")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error").startswith("Cancelled")
+    assert page.inner_text("#job-status") == "cancelled"
+    assert httpx.get(f"{server}/api/jobs/{job_id}").status_code == 404
+    assert not page.is_disabled("#compile")

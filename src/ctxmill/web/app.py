@@ -246,6 +246,16 @@ def create_app(
     app.state.store = store
     app.state.index_root = index_root
     app.state.max_upload_bytes = max_bytes
+    # DNS-rebinding guard: a web site cannot point its own name at 127.0.0.1 and read this
+    # server (the search tab can expose an indexed codebase). Bound to all interfaces, any
+    # Host is accepted.
+    if host not in ("0.0.0.0", "::", ""):
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        allowed = ["127.0.0.1", "localhost", "::1", "[::1]"]
+        if host not in allowed:
+            allowed.append(host)
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed)
     app.add_middleware(
         BodyLimit, limit=max_bytes + 256 * 1024,  # room for the multipart envelope and the options
         message=f"upload too large: the limit is {max_upload_mb:g} MiB",

@@ -83,6 +83,7 @@ function setupInput() {
     $("#opt-citations").disabled = e.target.checked;
   });
   $("#compile").addEventListener("click", submit);
+  $("#cancel").addEventListener("click", cancel);
 }
 
 function formData() {
@@ -195,6 +196,8 @@ function stageEvent(ev) {
 function follow(job) {
   $("#job-status").textContent = job.status;
   $("#job-status").dataset.job = job.id;
+  state.running = job;
+  $("#cancel").hidden = false;
   const es = new EventSource(job.links.events);
   state.source = es;
   es.addEventListener("stage", (e) => stageEvent(JSON.parse(e.data)));
@@ -227,12 +230,24 @@ async function poll(url) {
   }
 }
 
+async function cancel() {
+  const job = state.running;
+  if (!job) return;
+  if (state.source) { state.source.close(); state.source = null; }
+  await fetch(job.links.self, { method: "DELETE" }).catch(() => null);
+  finished({ ...job, status: "cancelled", error_kind: "cancelled", error: "cancelled by you; its files are deleted" });
+}
+
 async function finished(job) {
+  state.running = null;
+  $("#cancel").hidden = true;
   $("#compile").disabled = false;
   $("#job-status").textContent = job.status;
   $("#job-status").className = `status ${job.status}`;
   if (job.status !== "done") {
-    showError(`${job.error_kind === "refused" ? "Refused" : "Failed"}: ${job.error || "the compile failed"}`);
+    const what = { refused: "Refused", cancelled: "Cancelled", timeout: "Stopped" }[job.error_kind] || "Failed";
+    showError(`${what}: ${job.error || "the compile failed"}`);
+    $("#job-status").textContent = job.status;
     return;
   }
   $("#bar-fill").style.width = "100%";
