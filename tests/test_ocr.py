@@ -1,0 +1,364 @@
+"""OCR of image-only pages: real Tesseract on PDFs these tests draw themselves.
+
+Tests that need the ``tesseract`` command skip when it is missing (scripts/system-deps.sh
+installs it); the pure functions (text-layer checks, hOCR parsing, markers, sizes) always run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Line, Page, Span
+from ctxmill.sources import ocr
+
+needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
+
+FONT_PATHS = ["/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
+BOLD_PATHS = ["/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"]
+
+BODY = [
+    "Compilers turn scanned pages into clean text.",
+    "Every line keeps its position on the page and",
+    "its size, so headings can be found by height.",
+]
+
+
+# ------------------------------------------------------------------------------ drawing helpers
+
+
+def _font(paths, size):
+    from PIL import ImageFont
+
+    for p in paths:
+        if Path(p).is_file():
+            return ImageFont.truetype(p, size)
+    return ImageFont.load_default(size=size)
+
+
+def page_image(heading: str, body: list[str], dpi: int = 200):
+    """A letter-size page, drawn like a scan: a bold heading, then body lines."""
+    from PIL import Image, ImageDraw
+
+    k = dpi / 72.0
+    img = Image.new("L", (int(612 * k), int(792 * k)), 255)
+    draw = ImageDraw.Draw(img)
+    y = 72 * k
+    draw.text((72 * k, y), heading, font=_font(BOLD_PATHS, int(16 * k)), fill=0)
+    y += 34 * k
+    body_font = _font(FONT_PATHS, int(11 * k))
+    for line in body:
+        draw.text((72 * k, y), line, font=body_font, fill=0)
+        y += 15 * k
+    return img
+
+
+def image_pdf(path: Path, images, dpi: int = 200) -> Path:
+    """A PDF of images only (what a scanner writes); Pillow stores them as JPEG."""
+    images[0].save(str(path), "PDF", resolution=float(dpi), save_all=True, append_images=list(images[1:]))
+    return path
+
+
+def text_page(pdf, text_lines: list[str]):
+    """A page with a real text layer (Helvetica) made with pdfium."""
+    import pypdfium2.raw as c
+
+    page = pdf.new_page(612, 792)
+    y = 700
+    for t in text_lines:
+        obj = c.FPDFPageObj_NewTextObj(pdf.raw, b"Helvetica", ctypes.c_float(11))
+        buf = ctypes.create_string_buffer((t + "\0").encode("utf-16-le"))
+        c.FPDFText_SetText(obj, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)))
+        c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 72, y)
+        c.FPDFPage_InsertObject(page.raw, obj)
+        y -= 16
+    c.FPDFPage_GenerateContent(page.raw)
+    page.close()
+
+
+def mixed_pdf(tmp_path: Path) -> Path:
+    """Page 1 text, page 2 a scan, page 3 text."""
+    import pypdfium2 as pdfium
+
+    scan = image_pdf(tmp_path / "scan.pdf", [page_image("2 Scanned Section", BODY)])
+    out = pdfium.PdfDocument.new()
+    text_page(out, ["First page has a text layer.", "It stays as it is."])
+    out.import_pages(pdfium.PdfDocument(str(scan)))
+    text_page(out, ["Third page has a text layer too."])
+    path = tmp_path / "mixed.pdf"
+    out.save(str(path))
+    return path
+
+
+def garbage_layer_pdf(path: Path, image) -> Path:
+    """A scan with an invisible text layer in a Type3 font that maps to no Unicode.
+
+    This is what a broken OCR layer or a font without a ToUnicode map looks like: the picture
+    shows words, the text layer yields control characters.
+    """
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=90)
+    jpeg = buf.getvalue()
+    w, h = 612, 792
+    codes = bytes(range(1, 9)) * 12
+    content = (b"q %d 0 0 %d 0 0 cm /Im1 Do Q\nBT 3 Tr /F1 11 Tf 72 700 Td (" % (w, h)
+               + codes.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b") Tj ET\n")
+    glyph = b"500 0 0 0 500 700 d1 0 0 500 700 re f"
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 5 0 R >> "
+        b"/XObject << /Im1 6 0 R >> >> /Contents 4 0 R >>" % (w, h),
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(zlib.compress(content)) + zlib.compress(content)
+        + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 500 700] /FontMatrix [0.001 0 0 0.001 0 0] "
+        b"/CharProcs << /g1 7 0 R >> /Encoding << /Type /Encoding /Differences [1 /g1 /g1 /g1 /g1 /g1 /g1 /g1 /g1] >> "
+        b"/FirstChar 1 /LastChar 8 /Widths [500 500 500 500 500 500 500 500] /Resources << >> >>",
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 "
+        b"/Filter /DCTDecode /Length %d >>\nstream\n" % (image.width, image.height, len(jpeg)) + jpeg + b"\nendstream",
+        b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def page_text(page: Page) -> str:
+    return " ".join(line.text for line in page.lines)
+
+
+# ------------------------------------------------------------------------------ with Tesseract
+
+
+@needs_tesseract
+def test_image_only_pdf_is_read_with_positions_sizes_and_confidence(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    path = image_pdf(tmp_path / "scan.pdf", [page_image("1 Introduction", BODY)])
+    stream = load_pdf(path, CompileOptions())  # the sandboxed child, as the CLI runs it
+    page = stream.pages[0]
+    assert page.ocr and not page.has_text_layer
+    text = page_text(page)
+    assert "Compilers turn scanned pages into clean text." in text
+    assert "headings can be found by height" in text
+    assert page.ocr_confidence is not None and page.ocr_confidence > 0.85
+    heading = next(ln for ln in page.lines if "Introduction" in ln.text)
+    body = next(ln for ln in page.lines if ln.text.startswith("Compilers"))
+    # PDF points, top-left origin: the heading was drawn at x=72pt, y=72pt
+    assert abs(heading.bbox[0] - 72) < 4 and 70 < heading.bbox[1] < 80
+    assert heading.bbox[1] < body.bbox[1] and body.bbox[2] <= 612
+    # sizes in points, heading clearly larger; bold seen in the strokes
+    assert heading.spans[0].size > 1.2 * body.spans[0].size
+    assert 8 < body.spans[0].size < 14
+    assert any(s.bold for s in heading.spans) and not any(s.bold for s in body.spans)
+    assert all(ln.confidence is not None for ln in page.lines)
+    # the full-page scan image is not reported as a figure
+    assert not any((b[2] - b[0]) * (b[3] - b[1]) > 0.5 * 612 * 792 for b in page.images)
+
+
+@needs_tesseract
+def test_compiled_markdown_has_the_scanned_text(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.compile.pipeline import compile_document
+
+    path = image_pdf(tmp_path / "scan.pdf", [page_image("1 Introduction", BODY)])
+    doc = compile_document(path, CompileOptions())
+    assert "Compilers turn scanned pages into clean text." in doc.markdown
+    assert "Introduction" in doc.markdown
+    assert doc.stream.pages[0].ocr
+
+
+@needs_tesseract
+def test_mixed_pdf_keeps_page_order_and_each_pages_best_source(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    stream = load_pdf(mixed_pdf(tmp_path), CompileOptions())
+    assert [p.number for p in stream.pages] == [1, 2, 3]
+    assert [p.ocr for p in stream.pages] == [False, True, False]
+    assert page_text(stream.pages[0]) == "First page has a text layer. It stays as it is."
+    assert "Scanned Section" in page_text(stream.pages[1])
+    assert "its size, so headings can be found by height." in page_text(stream.pages[1])
+    assert page_text(stream.pages[2]) == "Third page has a text layer too."
+    assert stream.pages[0].ocr_confidence is None
+
+
+@needs_tesseract
+def test_ocr_always_reads_text_pages_too(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    stream = load_pdf(mixed_pdf(tmp_path), CompileOptions(ocr="always"))
+    assert [p.ocr for p in stream.pages] == [True, True, True]
+    assert "First page has a text layer" in page_text(stream.pages[0])
+
+
+def test_ocr_never_keeps_the_image_page_empty_and_reported(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.sources.pdf import load_pdf
+
+    path = mixed_pdf(tmp_path)
+    stream = load_pdf(path, CompileOptions(ocr="never"))
+    assert [p.ocr for p in stream.pages] == [False, False, False]
+    assert stream.pages[1].lines == [] and not stream.pages[1].has_text_layer
+    assert any("without a text layer" in w and "2" in w for w in stream.warnings)
+    doc = compile_document(path, CompileOptions(ocr="never"))
+    assert any(c.id == "image_only_page" and (c.location or {}).get("page") == 2 for c in doc.qa.checks)
+
+
+@needs_tesseract
+def test_garbage_text_layer_is_replaced_by_ocr(tmp_path):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    path = garbage_layer_pdf(tmp_path / "garbage.pdf", page_image("3 Garbled Layer", BODY))
+    raw = load_pdf(path, CompileOptions(ocr="never")).pages[0]
+    assert raw.has_text_layer and ocr.text_layer_problem(raw)  # pdfium finds text, but it is junk
+    page = load_pdf(path, CompileOptions()).pages[0]
+    assert page.ocr
+    assert "Compilers turn scanned pages into clean text." in page_text(page)
+
+
+@needs_tesseract
+def test_progress_per_page_and_time_limit(tmp_path, monkeypatch):
+    pytest.importorskip("PIL")
+    import pypdfium2 as pdfium
+
+    path = image_pdf(tmp_path / "two.pdf", [page_image("A", BODY), page_image("B", BODY[:1])])
+    pdf = pdfium.PdfDocument(str(path))
+    pages = [Page(number=i + 1, width=612, height=792, has_text_layer=False) for i in range(len(pdf))]
+    pdf.close()
+    seen = []
+    out = ocr.apply(str(path), pages, CompileOptions(), progress=lambda d, t, n: seen.append((d, t, n)))
+    assert [d for d, _, _ in seen] == [1, 2] and all(t == 2 for _, t, _ in seen)
+    assert sorted(n for _, _, n in seen) == [1, 2]
+    assert all(p.ocr for p in out)
+    # a page over its time limit is killed, left empty and reported; the document goes on
+    monkeypatch.setenv("CTXMILL_OCR_PAGE_SECONDS", "0.01")
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), warnings=warnings)
+    assert [p.ocr for p in out] == [False, False] and all(p.lines == [] for p in out)
+    assert len(warnings) == 2 and all("longer than" in w for w in warnings)
+
+
+def test_missing_engine_leaves_pages_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
+    pages = [Page(number=1, width=612, height=792, has_text_layer=False)]
+    warnings: list[str] = []
+    assert ocr.apply(str(tmp_path / "unused.pdf"), pages, CompileOptions(), warnings=warnings) == pages
+    assert "tesseract" in warnings[0]
+
+
+# ------------------------------------------------------------------------------ pure functions
+
+
+def _page(*texts: str, **kw) -> Page:
+    return Page(number=1, width=612, height=792, lines=[Line(text=t, bbox=(72, 72, 300, 84)) for t in texts], **kw)
+
+
+def test_text_layer_checks():
+    assert ocr.text_layer_problem(_page("A real sentence with words in it.", "And a second one, 2026.")) is None
+    assert ocr.text_layer_problem(_page(has_text_layer=False)) == "no text layer"
+    assert "unmapped" in ocr.text_layer_problem(_page("\ue000\ue001\ue002\ue003 \ue004 text"))
+    assert "unmapped" in ocr.text_layer_problem(_page("\ufffd" * 30 + " ok"))
+    assert "unmapped" in ocr.text_layer_problem(_page("\x01\x02\x03\x04\x05\x06"))
+    assert "letters or digits" in ocr.text_layer_problem(_page("$%&/()=?*+#'<>|" * 3 + "ab"))
+    # a scan with only a stamped page number: the picture holds the page
+    assert "image page" in ocr.text_layer_problem(_page("12", images=[(0, 0, 612, 792)]))
+    # ... but a short text page without a covering picture is text
+    assert ocr.text_layer_problem(_page("12")) is None
+    assert ocr.ocr_reason(_page(has_text_layer=False), "never") is None
+    assert ocr.ocr_reason(_page("Fine text here."), "always") == "forced (--ocr always)"
+    assert ocr.ocr_reason(_page("Fine text here."), "auto") is None
+
+
+HOCR = b"""<?xml version="1.0" encoding="UTF-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><body><div class='ocr_page' title='bbox 0 0 1700 2200'>
+<span class='ocr_line' title="bbox 200 300 700 330; baseline 0 -6; x_size 26; x_descenders 6; x_ascenders 7">
+ <span class='ocrx_word' title='bbox 200 300 300 324; x_wconf 96'>
+  <span class='ocrx_cinfo' title='x_bboxes 200 305 219 324; x_conf 99'>L</span>
+  <span class='ocrx_cinfo' title='x_bboxes 221 305 228 324; x_conf 99'>i</span>
+  <span class='ocrx_cinfo' title='x_bboxes 230 311 249 324; x_conf 99'>u</span>
+  <span class='ocrx_cinfo' title='x_bboxes 252 296 262 309; x_conf 97'>!</span>
+  <span class='ocrx_cinfo' title='x_bboxes 264 320 268 328; x_conf 99'>,</span>
+ </span>
+ <span class='ocrx_word' title='bbox 280 305 360 330; x_wconf 90'>
+  <span class='ocrx_cinfo' title='x_bboxes 280 305 299 324; x_conf 99'>Z</span>
+  <span class='ocrx_cinfo' title='x_bboxes 301 305 320 324; x_conf 99'>h</span>
+  <span class='ocrx_cinfo' title='x_bboxes 322 311 340 324; x_conf 99'>a</span>
+  <span class='ocrx_cinfo' title='x_bboxes 342 311 360 324; x_conf 99'>o</span>
+ </span>
+</span>
+<span class='ocr_line' title="bbox 200 400 500 440; baseline 0 -8; x_size 40; x_descenders 8; x_ascenders 10">
+ <span class='ocrx_word' title='bbox 200 400 240 432; x_wconf 91'>
+  <span class='ocrx_cinfo' title='x_bboxes 200 404 215 432; x_conf 99'>A</span>
+  <span class='ocrx_cinfo' title='x_bboxes 216 425 222 432; x_conf 99'>_</span>
+ </span>
+ <span class='ocrx_word' title='bbox 260 400 500 432; x_wconf 93'>
+  <span class='ocrx_cinfo' title='x_bboxes 260 404 285 432; x_conf 99'>P</span>
+  <span class='ocrx_cinfo' title='x_bboxes 287 410 305 432; x_conf 99'>a</span>
+  <span class='ocrx_cinfo' title='x_bboxes 307 410 325 432; x_conf 99'>c</span>
+  <span class='ocrx_cinfo' title='x_bboxes 327 404 345 432; x_conf 99'>k</span>
+ </span>
+</span>
+</div></body></html>"""
+
+
+def test_parse_hocr_words_markers_sizes():
+    text = ocr.parse_hocr(HOCR)
+    assert len(text.lines) == 2
+    first, second = text.lines
+    # "Liu!," : the raised ! is a superscript 1, the comma stays in the text
+    assert [(w.text, w.superscript, w.glue) for w in first.words] == [
+        ("Liu", False, False), ("1", True, True), (",", False, True), ("Zhao", False, False)]
+    assert first.words[0].conf == pytest.approx(0.96)
+    # cap height 19 px / 0.69 ~ 27.5 px: the font size in pixels
+    assert first.size == pytest.approx(19 / 0.69, rel=0.01)
+    assert [w.text for w in second.words] == ["A", "Pack"]  # "A_ Pack": the stray mark is dropped
+    assert second.size > 1.3 * first.size
+
+
+def test_to_page_points_spans_and_confidence():
+    text = ocr.parse_hocr(HOCR)
+    src = Page(number=4, width=612, height=792, has_text_layer=False, images=[(0, 0, 612, 792)])
+    page = ocr.to_page(text, src, dpi=144)
+    assert page.number == 4 and page.ocr and page.images == []
+    line = page.lines[0]
+    assert line.text == "Liu1, Zhao"
+    assert line.bbox == (100.0, 150.0, 350.0, 165.0)  # pixels at 144 dpi -> points
+    sup = [s for s in line.spans if s.superscript]
+    assert [s.text for s in sup] == ["1"] and sup[0].size < line.spans[0].size
+    assert 0.9 < page.ocr_confidence < 0.97
+
+
+def test_markers_sizes_and_acronyms():
+    assert ocr._fix_marker("l,2") == "1,2"
+    assert ocr._fix_marker("!") == "1"
+    assert ocr._fix_marker("b") == "b"  # a footnote letter stays
+    p = Page(number=1, ocr=True, lines=[
+        Line(text=t, spans=[Span(text=t, size=sz)]) for t, sz in
+        [("AI agents use AI", 9.0), ("Al agents", 9.3), ("AI and AI", 8.7), ("Al-assisted", 9.1), ("Heading", 11.0),
+         ("Plain words here", 9.0)]])
+    ocr.snap_sizes([p])
+    sizes = [ln.spans[0].size for ln in p.lines]
+    assert len(set(sizes[:4] + sizes[5:])) == 1 and sizes[4] == 11.0
+    ocr.fix_acronyms([p])
+    assert [ln.text for ln in p.lines][:4] == ["AI agents use AI", "AI agents", "AI and AI", "AI-assisted"]
+    assert p.lines[1].spans[0].text == "AI agents"
