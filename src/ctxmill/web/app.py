@@ -49,7 +49,15 @@ MEDIA_TYPES = {
 
 
 def find_sample() -> Path | None:
-    """The bundled sample document: the first text file in ctxmill/samples/."""
+    """The bundled sample document (ctxmill.samples.sample_path(), else the first text file there)."""
+    try:
+        from ctxmill.samples import sample_path
+
+        path = sample_path()
+        if path.is_file():
+            return path
+    except ImportError:
+        pass
     if not SAMPLES.is_dir():
         return None
     files = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.suffix.lower() in (".txt", ".md"))
