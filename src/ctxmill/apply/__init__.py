@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from ctxmill.apply.check import first_error, language_for
+from ctxmill.apply.check import language_for, new_error
 from ctxmill.apply.lines import TAB, Text, is_closer, key_of
 from ctxmill.apply.markers import is_marker
 from ctxmill.apply.merge import Merger, Op, Refused
@@ -139,11 +139,12 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     if not any(s.strip() for s in s_lines):
         raise Refused("sketch is empty")
     O = Text(o_lines, [False] * len(o_lines))  # the file's own lines are never markers
-    S = Text.from_lines(s_lines)
-    if any(S.marker):
+    flags = [is_marker(x) for x in s_lines]
+    if any(flags):
         # A marker-looking comment the file itself contains is that line, not a marker.
-        own = {k for k in O.keys if k}
-        S = Text(s_lines, [m and S.keys[i] not in own for i, m in enumerate(S.marker)])
+        own = set(O.keys)
+        flags = [f and key_of(x) not in own for f, x in zip(flags, s_lines)]
+    S = Text(s_lines, flags)
     if not any(k for k in O.keys):
         if any(S.marker):
             raise Refused("file is empty but the sketch refers to existing code with markers")
@@ -184,7 +185,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
         raise Refused("no line of the sketch matches the file and it has no markers")
     out = _render(m, raw, nl, final_nl or not original)
     result = "".join(out)
-    _check_result(O, result, original, lang)
+    _check_result(m, result, original, lang)
     return result
 
 
@@ -263,19 +264,22 @@ def _check_ends(m: Merger, used: set[int]) -> None:
                       f"{lost_tail[0] + 1}-{lost_tail[-1] + 1} would be deleted")
 
 
-def _check_result(O: Text, result: str, original: str, lang: str | None) -> None:
-    before = Counter(k for k in O.keys if k and is_marker(k))
-    after = Counter(key_of(s) for s in result.split("\n") if is_marker(s))
-    left = after - before
-    if left:
-        raise Refused(f"marker text would be left in the file: {next(iter(left))!r}")
-    if lang:
-        err_before = first_error(original, lang)
-        if err_before is None:
-            err = first_error(result, lang)
-            if err:
-                raise Refused(f"result no longer parses as {lang} (error near line {err}); "
-                              "the sketch probably does not fit where it matched")
+def _check_result(m: Merger, result: str, original: str, lang: str | None) -> None:
+    O, S = m.o, m.s
+    own = set(O.keys)
+    for op in m.ops:
+        # Only sketch lines can bring marker text in; the file's own comments are its own.
+        if op.kind in ("new", "modify") and S.keys[op.s] not in own and is_marker(S.lines[op.s]):
+            raise Refused(f"marker text would be left in the file: {_short(S.keys[op.s])!r}")
+    err = new_error(original, result, lang)
+    if err:
+        raise Refused(f"result no longer parses as {lang} (error near line {err}); "
+                      "the sketch probably does not fit where it matched")
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = text.strip()
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _scale(m: Merger) -> float:
@@ -385,7 +389,7 @@ def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
 
 def _diff(a: str, b: str, name: str, context: int = 3) -> tuple[str, list[dict]]:
     al, bl = _split(a), _split(b)
-    sm = SequenceMatcher(None, al, bl)
+    sm = _Trimmed(al, bl)
     hunks = []
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag != "equal":
@@ -412,6 +416,38 @@ def _diff(a: str, b: str, name: str, context: int = 3) -> tuple[str, list[dict]]
             x += "\n\\ No newline at end of file\n"
         fixed.append(x)
     return "".join(fixed), hunks
+
+
+class _Trimmed(SequenceMatcher):
+    """SequenceMatcher that skips the common head and tail (an edit touches a few lines)."""
+
+    def __init__(self, a: list[str], b: list[str]):
+        n = min(len(a), len(b))
+        p = 0
+        while p < n and a[p] == b[p]:
+            p += 1
+        q = 0
+        while q < n - p and a[len(a) - 1 - q] == b[len(b) - 1 - q]:
+            q += 1
+        self._p, self._q, self._la, self._lb = p, q, len(a), len(b)
+        super().__init__(None, a[p: len(a) - q], b[p: len(b) - q])
+
+    def get_opcodes(self):
+        p, q, la, lb = self._p, self._q, self._la, self._lb
+        ops = [(t, i1 + p, i2 + p, j1 + p, j2 + p) for t, i1, i2, j1, j2 in super().get_opcodes()
+               if i2 > i1 or j2 > j1]
+        if p:
+            ops.insert(0, ("equal", 0, p, 0, p))
+        if q:
+            ops.append(("equal", la - q, la, lb - q, lb))
+        merged = []
+        for op in ops:
+            if merged and op[0] == "equal" and merged[-1][0] == "equal":
+                t, i1, _, j1, _ = merged[-1]
+                merged[-1] = ("equal", i1, op[2], j1, op[4])
+            else:
+                merged.append(op)
+        return merged or [("equal", 0, la, 0, lb)]
 
 
 def _rng(lo: int, hi: int) -> str:

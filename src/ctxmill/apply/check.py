@@ -82,3 +82,54 @@ def first_error(text: str, lang: str | None) -> int | None | bool:
             return node.start_point[0] + 1
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.is_error]))
     return root.start_point[0] + 1
+
+
+def new_error(original: str, result: str, lang: str | None) -> int | None:
+    """1-based line of a syntax error ``result`` has where ``original`` parsed cleanly.
+
+    The original is parsed once; the result is re-parsed incrementally from that tree (only
+    the edited span is new to the parser), which keeps the check cheap on big files.
+    """
+    parser = _parser(lang) if lang else None
+    if parser is None:
+        return None
+    old = original.encode("utf-8", "surrogatepass")
+    new = result.encode("utf-8", "surrogatepass")
+    tree = parser.parse(old)
+    if tree.root_node.has_error:
+        return None  # it did not parse before: nothing to compare with
+    n = min(len(old), len(new))
+    p = 0
+    step = 4096
+    while p < n and old[p:p + step] == new[p:p + step]:
+        p += step
+    while p < n and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < n - p and old[len(old) - 1 - q - step + 1: len(old) - q] == new[len(new) - 1 - q - step + 1: len(new) - q] \
+            and q + step <= n - p:
+        q += step
+    while q < n - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
+        q += 1
+
+    def point(buf: bytes, at: int) -> tuple[int, int]:
+        row = buf.count(b"\n", 0, at)
+        return row, at - (buf.rfind(b"\n", 0, at) + 1)
+
+    tree.edit(start_byte=p, old_end_byte=len(old) - q, new_end_byte=len(new) - q,
+              start_point=point(old, p), old_end_point=point(old, len(old) - q),
+              new_end_point=point(new, len(new) - q))
+    root = parser.parse(new, tree).root_node
+    if not root.has_error:
+        return None
+    return _error_line(root)
+
+
+def _error_line(root) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return node.start_point[0] + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.is_error]))
+    return root.start_point[0] + 1

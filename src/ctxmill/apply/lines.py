@@ -51,8 +51,46 @@ def indent_cols(line: str) -> int:
     return cols
 
 
+_DEF_WORDS = frozenset("""export default pub async static public private protected abstract final
+    override unsafe extern inline virtual def class function function* fn func struct enum trait
+    interface type module impl object namespace record macro defp defmodule procedure sub""".split())
+_BIND_WORDS = frozenset("export const let var val static final".split())
+_CALL_WORDS = ("describe", "it(", "it.", "test", "context", "suite")
+_HEADER_ENDS = ("{", ":", "=>", "(", ",")
+
+
 def name_of(key: str) -> str | None:
     """The defined name a header line introduces ("def foo" -> "foo"), if any."""
+    first = key.split(" ", 1)[0]
+    c = key[0]
+    if first.startswith("pub(") or first in _DEF_WORDS:
+        m = _KEYWORD_DEF.match(key)
+        if m:
+            return m.group(1)
+    elif c == "#":
+        m = _HEADING.match(key)
+        if m:
+            return m.group(1) + " " + m.group(2).lower()
+        return None
+    elif c == "<":
+        m = _TAG.match(key)
+        return "<" + m.group(1) if m else None
+    if key.startswith(_CALL_WORDS):
+        m = _CALL_NAMED.match(key)
+        if m:
+            return f"{m.group(1)}:{m.group(3)}"
+    if key.endswith(_HEADER_ENDS):
+        m = _METHOD.match(key)
+        if m and m.group(1) not in _NOT_NAMES:
+            return m.group(1) + "()"
+    if first in _BIND_WORDS:
+        m = _BINDING.match(key)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _name_of_slow(key: str) -> str | None:
     m = _KEYWORD_DEF.match(key)
     if m:
         return m.group(1)

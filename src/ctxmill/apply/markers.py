@@ -55,8 +55,15 @@ def marker_body(line: str) -> str | None:
     return None
 
 
+# Every marker holds one of these (an ellipsis or a stock word): a cheap first test.
+_HINTS = ("..", "…", "xisting", "XISTING", "nchanged", "NCHANGED", "est of", "EST OF", "ame as",
+          "emaining", "revious", "before", "eep", "ther ")
+
+
 def is_marker(line: str) -> bool:
     """True when ``line`` stands for elided, unchanged code."""
+    if not any(h in line for h in _HINTS):
+        return False
     s = line.strip()
     if len(s) > 120 or not s:
         return False
