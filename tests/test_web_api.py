@@ -452,3 +452,11 @@ def test_foreign_host_names_are_refused(client):
     # a page on another site that rebinds its name to 127.0.0.1 cannot read this server
     assert client.get("/api/config", headers={"host": "attacker.example"}).status_code == 400
     assert client.get("/api/config", headers={"host": "localhost"}).status_code == 200
+
+
+def test_text_can_be_sent_as_a_form_field(client):
+    resp = client.post("/api/jobs", data={"text": SMALL_OCR, "fast": "true"})
+    assert resp.status_code == 202, resp.text
+    job = wait_job(client, resp.json()["id"])
+    assert job["status"] == "done", job["error"]
+    assert job["kind"] == "text" and job["summary"]["title"] == "Tiny Test Paper About Compilers"
