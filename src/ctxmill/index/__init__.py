@@ -108,6 +108,11 @@ def index_status(root: str | Path | None = None, *, db_path: str | Path | None =
         c = store.conn
         counts = store.counts()
         last = store.get_meta("last_sync")
+        try:  # a no-op sync writes nothing to the database; it touches the lock file
+            checked = os.stat(str(store.path) + ".lock").st_mtime
+            last = str(max(float(last or 0), checked)) if last else last
+        except OSError:
+            pass
         languages = dict(c.execute(
             "SELECT coalesce(language, 'other'), count(*) FROM files WHERE status='ok' "
             "GROUP BY 1 ORDER BY 2 DESC"))

@@ -232,7 +232,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     recorded_root = store.get_meta("root")
     sync_no = int(store.get_meta("sync_count") or 0) + 1
     dirty = store.get_meta("dirty") == "1" or recorded_root is None
-    if store.ensure_embedder(embedder.name, embedder.dim):
+    if (store.embedder_name, store.dim) != (embedder.name, embedder.dim) and store.ensure_embedder(
+            embedder.name, embedder.dim):
         dirty = True  # every chunk needs a vector from the new embedder
 
     t = time.perf_counter()
@@ -311,22 +312,29 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             texts = store.texts_for_hashes(missing)
             _embed_and_store(store, list(texts), list(texts.values()), embedder, sync_no, report)
 
+    if not (dirty or changed_paths or deleted or stat_changed) and store.get_meta("chunks_total"):
+        # Nothing changed: write nothing (a write would cost a WAL checkpoint when the
+        # database closes); the lock file's mtime records when the folder was last checked.
+        report.merkle_root = store.get_meta("merkle_root") or ""
+        report.chunks_total = int(store.get_meta("chunks_total") or 0)
+        os.utime(str(store.path) + ".lock")
+        stages["store"] += time.perf_counter() - t
+        return
     with store.transaction():
         if dirty or changed_paths or deleted:
             report.merkle_root = merkle.update(conn, changed_paths + deleted, full=dirty)
         else:
             report.merkle_root = store.get_meta("merkle_root") or ""
+        report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        store.set_meta("chunks_total", str(report.chunks_total))
         store.set_meta("merkle_root", report.merkle_root)
         store.set_meta("root", root)
         store.set_meta("sync_count", str(sync_no))
         store.set_meta("last_sync", str(time.time()))
-        if dirty or changed_paths or deleted or stat_changed:
-            store.write_stat_cache(stats)
+        store.write_stat_cache(stats)
         store.set_meta("dirty", "0")
     if changed_paths or deleted:
         store.gc_vectors(sync_no)
-    report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    store.set_meta("chunks_total", str(report.chunks_total))
     stages["store"] += time.perf_counter() - t
 
 
