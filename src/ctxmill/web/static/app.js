@@ -125,6 +125,7 @@ async function submit() {
   if (state.source) { state.source.close(); state.source = null; }
   $("#compile").disabled = true;
   resetProgress();
+  $("#progress").scrollIntoView({ block: "nearest" });
   let resp, body;
   try {
     resp = await fetch("/api/jobs", { method: "POST", body: formData() });
@@ -255,6 +256,7 @@ async function finished(job) {
   state.job = job;
   state.data = {};
   await loadOutputs(job);
+  $("#progress").scrollIntoView({ block: "start" });
 }
 
 // ------------------------------------------------------------------------------ outputs
