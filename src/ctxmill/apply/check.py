@@ -98,19 +98,8 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
     tree = parser.parse(old)
     if tree.root_node.has_error:
         return None  # it did not parse before: nothing to compare with
-    n = min(len(old), len(new))
-    p = 0
-    step = 4096
-    while p < n and old[p:p + step] == new[p:p + step]:
-        p += step
-    while p < n and old[p] == new[p]:
-        p += 1
-    q = 0
-    while q < n - p and old[len(old) - 1 - q - step + 1: len(old) - q] == new[len(new) - 1 - q - step + 1: len(new) - q] \
-            and q + step <= n - p:
-        q += step
-    while q < n - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
-        q += 1
+    p = _common_prefix(old, new)
+    q = _common_suffix(old, new, p)
 
     def point(buf: bytes, at: int) -> tuple[int, int]:
         row = buf.count(b"\n", 0, at)
@@ -133,3 +122,28 @@ def _error_line(root) -> int:
             return node.start_point[0] + 1
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.is_error]))
     return root.start_point[0] + 1
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    # Binary search over slice comparisons: each is a C memcmp, so this is O(n log n) in C
+    # rather than a Python loop over every byte.
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, prefix: int) -> int:
+    lo, hi = 0, min(len(a), len(b)) - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:] == b[len(b) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+

@@ -36,10 +36,13 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "return", "else", "elif",
 
 def key_of(line: str) -> str:
     """Match key: no leading/trailing whitespace, inner runs of whitespace collapsed."""
-    return _WS.sub(" ", line.strip())
+    return " ".join(line.split())
 
 
 def indent_cols(line: str) -> int:
+    n = len(line) - len(line.lstrip())
+    if "\t" not in line[:n]:
+        return n
     cols = 0
     for ch in line:
         if ch == " ":
