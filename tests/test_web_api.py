@@ -460,3 +460,20 @@ def test_text_can_be_sent_as_a_form_field(client):
     job = wait_job(client, resp.json()["id"])
     assert job["status"] == "done", job["error"]
     assert job["kind"] == "text" and job["summary"]["title"] == "Tiny Test Paper About Compilers"
+
+
+def test_expired_jobs_are_swept_without_new_submissions(tmp_path):
+    from ctxmill.web.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs", workers=1, ttl=1.0)
+    try:
+        job = store.submit(SMALL_OCR.encode(), "text", {"fast": True})
+        deadline = time.monotonic() + 60
+        while not job.ended and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.dir.exists()
+        while store.get(job.id) is not None and time.monotonic() < deadline:
+            time.sleep(0.1)  # the sweep runs every second for ttl=1
+        assert store.get(job.id) is None and not job.dir.exists()
+    finally:
+        store.close()

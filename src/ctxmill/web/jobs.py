@@ -2,15 +2,17 @@
 
 Why a child process per job (and not a ProcessPoolExecutor): a hostile PDF that crashes or
 exhausts its worker must not break the pool for the other jobs, and a job past its time
-limit must be killable on its own. The child (``python -m ctxmill.web.worker JOB_DIR``)
-reads ``job.json``, runs the same ``compile_document`` + ``write_outputs`` the CLI runs,
-and reports progress as JSON lines on stdout; this module turns those lines into the
-job's event list, which the HTTP layer polls or streams.
+limit must be killable on its own. The child (``python -m ctxmill.web.worker``, one started
+ahead as a warm spare and handed the job on stdin) reads ``job.json``, runs the same
+``compile_document`` + ``write_outputs`` the CLI runs, and reports progress as JSON lines on
+stdout; this module turns those lines into the job's event list, which the HTTP layer polls
+or streams.
 
 Lifetime of the temp area: every job lives in ``<root>/<job id>/`` (``input.pdf`` or
 ``input.txt`` under our own fixed names, ``out/`` with the outputs). A finished job is kept
 for ``ttl`` seconds (default one hour) after it ends, and at most ``max_jobs`` jobs are kept
-(the oldest finished ones go first). The whole root is removed when the server stops.
+(the oldest finished ones go first); a sweep runs every minute (or a quarter of ``ttl``).
+The whole root is removed when the server stops.
 """
 
 from __future__ import annotations
@@ -132,6 +134,15 @@ class JobStore:
         self._spare_lock = threading.Lock()
         if prestart:
             self._refill()
+        # Expire finished jobs on time even when no new job comes in.
+        self._stop = threading.Event()
+        self._janitor = threading.Thread(target=self._sweep, name="ctxmill-job-janitor", daemon=True)
+        self._janitor.start()
+
+    def _sweep(self) -> None:
+        interval = max(1.0, min(60.0, self.ttl / 4))
+        while not self._stop.wait(interval):
+            self.cleanup()
 
     # ------------------------------------------------------------------ submit / query
 
@@ -329,6 +340,7 @@ class JobStore:
 
     def close(self) -> None:
         """Stop every running job and remove the temp area (when we created it)."""
+        self._stop.set()
         with self._spare_lock:
             self._closed = True
             spare, self._spare = self._spare, None
