@@ -125,7 +125,7 @@ def make_sketch(old: str, new: str, ext: str, ctx: int, rng: random.Random,
     a, b = old.split("\n"), new.split("\n")
     shown = [False] * len(b)
     changed = [False] * len(b)
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, _i1, _i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         for j in range(j1, j2):

@@ -31,7 +31,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from apply_continue import naive_merge  # noqa: E402
 from apply_generated import make_sketch, synthetic  # noqa: E402
-
 from ctxmill.apply import apply_sketch  # noqa: E402
 
 

@@ -138,14 +138,14 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     s_lines = _sketch_lines(sketch, o_lines)
     if not any(s.strip() for s in s_lines):
         raise Refused("sketch is empty")
-    O = Text(o_lines, [False] * len(o_lines))  # the file's own lines are never markers
+    F = Text(o_lines, [False] * len(o_lines))  # the file's own lines are never markers
     flags = [is_marker(x) for x in s_lines]
     if any(flags):
         # A marker-looking comment the file itself contains is that line, not a marker.
-        own = set(O.keys)
-        flags = [f and key_of(x) not in own for f, x in zip(flags, s_lines)]
+        own = set(F.keys)
+        flags = [f and key_of(x) not in own for f, x in zip(flags, s_lines, strict=True)]
     S = Text(s_lines, flags)
-    if not any(k for k in O.keys):
+    if not any(k for k in F.keys):
         if any(S.marker):
             raise Refused("file is empty but the sketch refers to existing code with markers")
         return nl.join(s_lines) + (nl if final_nl or not original else "")
@@ -155,26 +155,26 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     if not partial:
         s_first = next(k for k in S.keys if k)
         s_last = next(k for k in reversed(S.keys) if k)
-        o_first = next(k for k in O.keys if k)
-        o_last = next(k for k in reversed(O.keys) if k)
+        o_first = next(k for k in F.keys if k)
+        o_last = next(k for k in reversed(F.keys) if k)
         if not (s_first == o_first and s_last == o_last):
             implicit = partial = True
 
-    region = _fragment_region(O, S) if implicit else None
+    region = _fragment_region(F, S) if implicit else None
     if implicit and region is None:
         # A fragment that is not a run of whole definitions: as if it had markers around it.
         S = Text(["..."] + s_lines + ["..."], [True] + S.marker + [True])
-    m = Merger(O, S, partial)
+    m = Merger(F, S, partial)
     if region is not None:
         # Whole definitions: they replace the same definitions in the file, nothing else.
         a, b = region
         if a > 0:
             m.ops.append(Op("keep", o=0, o_end=a))
         m.closed(-1, len(S.lines), a - 1, b)
-        if b < len(O.lines):
-            m.ops.append(Op("keep", o=b, o_end=len(O.lines)))
+        if b < len(F.lines):
+            m.ops.append(Op("keep", o=b, o_end=len(F.lines)))
     else:
-        m.window(-1, len(S.lines), -1, len(O.lines))
+        m.window(-1, len(S.lines), -1, len(F.lines))
     m.check_elision()
     m.check_moves()
     m.check_dead_code()
@@ -192,7 +192,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
 _LEADING = ("@", "#[", "//", "/*", "*", "#", "<!--", "--", '"""', "'''")
 
 
-def _fragment_region(O: Text, S: Text) -> tuple[int, int] | None:
+def _fragment_region(F: Text, S: Text) -> tuple[int, int] | None:
     """The original lines a fragment of whole definitions replaces, or None.
 
     Every top-level line of the fragment must head a definition found exactly once in the
@@ -208,25 +208,25 @@ def _fragment_region(O: Text, S: Text) -> tuple[int, int] | None:
     for h in heads:
         if S.block_end(h) == h + 1 and S.names[h] is None:
             return None  # a bare statement, not a definition
-        cands = [j for j, k in enumerate(O.keys) if k == S.keys[h]]
+        cands = [j for j, k in enumerate(F.keys) if k == S.keys[h]]
         if len(cands) != 1 and S.names[h]:
-            cands = [j for j, n in enumerate(O.names) if n == S.names[h]]
+            cands = [j for j, n in enumerate(F.names) if n == S.names[h]]
         if len(cands) != 1:
             return None
         mapped.append(cands[0])
-    if any(b <= a for a, b in zip(mapped, mapped[1:])) or len({O.cols[j] for j in mapped}) != 1:
+    if any(b <= a for a, b in zip(mapped, mapped[1:], strict=False)) or len({F.cols[j] for j in mapped}) != 1:
         return None
-    for a, b in zip(mapped, mapped[1:]):
-        between = range(O.block_end(a), b)
-        if any(O.keys[j] and O.cols[j] <= O.cols[a] and not O.keys[j].startswith(_LEADING)
+    for a, b in zip(mapped, mapped[1:], strict=False):
+        between = range(F.block_end(a), b)
+        if any(F.keys[j] and F.cols[j] <= F.cols[a] and not F.keys[j].startswith(_LEADING)
                for j in between):
             return None  # the fragment skips a definition the file has in between
     start = mapped[0]
     if heads[0] != rows[0]:  # the fragment brings its own comments/decorators: replace the file's
-        while (start > 0 and O.keys[start - 1].startswith(_LEADING)
-               and O.cols[start - 1] == O.cols[mapped[0]]):
+        while (start > 0 and F.keys[start - 1].startswith(_LEADING)
+               and F.cols[start - 1] == F.cols[mapped[0]]):
             start -= 1
-    return start, O.block_end(mapped[-1])
+    return start, F.block_end(mapped[-1])
 
 
 def _used(ops: list[Op]) -> set[int]:
@@ -245,7 +245,7 @@ def _check_ends(m: Merger, used: set[int]) -> None:
     Lines before the first (after the last) line the sketch pins down are the sketch's to
     replace only if it puts something there; dropping more than it adds is refused.
     """
-    O, S = m.o, m.s
+    F, S = m.o, m.s
     pinned = [i for i, op in enumerate(m.ops) if op.kind in ("match", "modify", "keep")]
     if not pinned:
         return
@@ -254,8 +254,8 @@ def _check_ends(m: Merger, used: set[int]) -> None:
     last_o = last.o_end - 1 if last.kind == "keep" else last.o
     added_head = sum(1 for op in m.ops[: pinned[0]] if op.kind == "new" and S.keys[op.s])
     added_tail = sum(1 for op in m.ops[pinned[-1] + 1:] if op.kind == "new" and S.keys[op.s])
-    lost_head = [j for j in range(first_o) if O.keys[j] and j not in used]
-    lost_tail = [j for j in range(last_o + 1, len(O.keys)) if O.keys[j] and j not in used]
+    lost_head = [j for j in range(first_o) if F.keys[j] and j not in used]
+    lost_tail = [j for j in range(last_o + 1, len(F.keys)) if F.keys[j] and j not in used]
     if len(lost_head) > added_head:
         raise Refused(f"sketch starts at line {first_o + 1} without a marker above it; lines "
                       f"{lost_head[0] + 1}-{lost_head[-1] + 1} would be deleted")
@@ -265,8 +265,8 @@ def _check_ends(m: Merger, used: set[int]) -> None:
 
 
 def _check_result(m: Merger, result: str, original: str, lang: str | None) -> None:
-    O, S = m.o, m.s
-    own = set(O.keys)
+    F, S = m.o, m.s
+    own = set(F.keys)
     for op in m.ops:
         # Only sketch lines can bring marker text in; the file's own comments are its own.
         if op.kind in ("new", "modify") and S.keys[op.s] not in own and is_marker(S.lines[op.s]):
@@ -284,7 +284,7 @@ def _short(text: str, n: int = 60) -> str:
 
 def _scale(m: Merger) -> float:
     """Indentation ratio file:sketch, read off consecutive matched lines (tabs vs 2 vs 4)."""
-    S, O = m.s, m.o
+    S, F = m.s, m.o
     ratios: Counter[float] = Counter()
     prev = None
     for op in m.ops:
@@ -293,14 +293,14 @@ def _scale(m: Merger) -> float:
                 prev = None
             continue
         if prev is not None:
-            ds, do = S.cols[op.s] - S.cols[prev.s], O.cols[op.o] - O.cols[prev.o]
+            ds, do = S.cols[op.s] - S.cols[prev.s], F.cols[op.o] - F.cols[prev.o]
             if ds and do and (ds > 0) == (do > 0):
                 ratios[round(do / ds * 2) / 2] += 1
         prev = op
-    if not (O.indented and S.indented) or O.unit == S.unit:
+    if not (F.indented and S.indented) or F.unit == S.unit:
         return 1.0
     # Units differ (2 vs 4 spaces, tabs vs 2): trust the ratio only if matched lines agree.
-    want = O.unit / S.unit
+    want = F.unit / S.unit
     if not ratios:
         # No matched lines at different depths to confirm it: trust the two indent steps
         # only for the usual conversions (2 <-> 4 spaces, 4 <-> 8).
@@ -309,9 +309,9 @@ def _scale(m: Merger) -> float:
 
 
 def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
-    S, O = m.s, m.o
+    S, F = m.s, m.o
     scale = _scale(m)
-    tabs = O.tabs if O.indented else S.tabs
+    tabs = F.tabs if F.indented else S.tabs
     seg = []
     n = 0
     for mk in S.marker:
@@ -350,24 +350,24 @@ def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
             body = orig.rstrip("\r\n")
             lead = body[: len(body) - len(body.lstrip())]
             out.append(lead + line.strip() + nl)
-            prev = (S.cols[s], O.cols[op.o], seg[s])
+            prev = (S.cols[s], F.cols[op.o], seg[s])
             last_pair = prev[:2]
             continue
-        if op.kind == "match" and S.keys[s] != O.keys[op.o]:
-            want = O.cols[op.o]  # a definition matched by name: its line, the file's indent
+        if op.kind == "match" and S.keys[s] != F.keys[op.o]:
+            want = F.cols[op.o]  # a definition matched by name: its line, the file's indent
         elif prev is not None and prev[2] == seg[s]:
             want = prev[1] + round((S.cols[s] - prev[0]) * scale)
         elif op.kind == "match":
-            want = O.cols[op.o]
+            want = F.cols[op.o]
         elif nxt[idx] is not None and seg[nxt[idx].s] == seg[s]:
             ref = nxt[idx]
-            want = O.cols[ref.o] + round((S.cols[s] - S.cols[ref.s]) * scale)
+            want = F.cols[ref.o] + round((S.cols[s] - S.cols[ref.s]) * scale)
         elif last_pair is not None:
             want = last_pair[1] + round((S.cols[s] - last_pair[0]) * scale)
         else:
             want = round(S.cols[s] * scale)
         want = max(0, want)
-        if op.kind == "match" and want == O.cols[op.o] and S.keys[s] == O.keys[op.o]:
+        if op.kind == "match" and want == F.cols[op.o] and S.keys[s] == F.keys[op.o]:
             out.append(raw[op.o])
         elif not line.strip():
             out.append(line + nl)  # the sketch's own blank line, whitespace and all

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 
 # language -> (grammar module, function returning the language pointer)
 GRAMMARS = {
@@ -53,7 +53,7 @@ def language_for(path: str | None, hint: str | None = None) -> str | None:
     return EXTENSIONS.get(name[dot:].lower()) if dot >= 0 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(lang: str):
     spec = GRAMMARS.get(lang)
     if spec is None:

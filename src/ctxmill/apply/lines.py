@@ -141,8 +141,8 @@ class Text:
     def __post_init__(self) -> None:
         self.keys = [key_of(s) for s in self.lines]
         self.cols = [indent_cols(s) for s in self.lines]
-        self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker)]
-        for i, (n, k, c) in enumerate(zip(self.names, self.keys, self.cols)):
+        self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker, strict=True)]
+        for i, (n, k, c) in enumerate(zip(self.names, self.keys, self.cols, strict=True)):
             if n is None and c == 0 and k and not self.marker[i]:
                 a = _ASSIGN.match(k)
                 if a:
@@ -187,7 +187,7 @@ class Text:
     def _unit(self) -> int:
         steps: Counter[int] = Counter()
         prev = None
-        for k, c, m in zip(self.keys, self.cols, self.marker):
+        for k, c, m in zip(self.keys, self.cols, self.marker, strict=True):
             if not k or m:
                 continue
             if prev is not None and c > prev:

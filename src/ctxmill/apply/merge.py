@@ -105,7 +105,7 @@ class Merger:
         self.window(ps, s_hi, po, o_hi)
 
     def anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> list[tuple[int, int]]:
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         s_range = [i for i in range(s_lo + 1, s_hi) if not S.marker[i] and has_word(S.keys[i])]
         o_range = range(o_lo + 1, o_hi)
         s_count = Counter(S.keys[i] for i in s_range)
@@ -114,11 +114,11 @@ class Merger:
         o_names: Counter[str] = Counter()
         o_name_pos: dict[str, int] = {}
         for j in o_range:
-            k = O.keys[j]
+            k = F.keys[j]
             if s_count.get(k):
                 o_count[k] += 1
                 o_pos[k] = j
-            n = O.names[j]
+            n = F.names[j]
             if n:
                 o_names[n] += 1
                 o_name_pos[n] = j
@@ -139,13 +139,13 @@ class Merger:
             n = S.names[i]
             if n and s_names[n] == 1 and o_names.get(n) == 1:
                 j = o_name_pos[n]
-                if O.names[j] == n and self.compatible(i, j):
+                if F.names[j] == n and self.compatible(i, j):
                     cands[i] = j
         # A block the sketch shows whole pins its closing line to the original's.
         for i, j in list(cands.items()):
             ci = S.opener_end(i, s_hi)
-            cj = O.opener_end(j, o_hi) if ci is not None else None
-            if ci is not None and cj is not None and S.keys[ci] == O.keys[cj] and ci not in cands:
+            cj = F.opener_end(j, o_hi) if ci is not None else None
+            if ci is not None and cj is not None and S.keys[ci] == F.keys[cj] and ci not in cands:
                 cands[ci] = cj
         pairs = sorted(cands.items())
         if len(set(j for _, j in pairs)) != len(pairs):
@@ -157,7 +157,7 @@ class Merger:
         # anchor only where it fits the chain: it must not outvote lines in their old places.
         pinned_o = {o for _, o in chain}
         for i, j in late:
-            if O.owner[j] is not None and O.owner[j] not in pinned_o:
+            if F.owner[j] is not None and F.owner[j] not in pinned_o:
                 continue  # its old block is not in the sketch: new code that repeats a line
             at = bisect.bisect_left(chain, (i, -1))
             if (at == 0 or chain[at - 1][1] < j) and (at == len(chain) or j < chain[at][1]):
@@ -177,10 +177,10 @@ class Merger:
     def compatible(self, i: int, j: int) -> bool:
         """Both lines sit in blocks that look alike (or one side shows no enclosing block),
         and in the same definition: a unique "if span:" in another function is not this one."""
-        S, O = self.s, self.o
-        if not self._alike(S.owner[i], O.owner[j]):
+        S, F = self.s, self.o
+        if not self._alike(S.owner[i], F.owner[j]):
             return False
-        return self._alike(S.definer(i), O.definer(j))
+        return self._alike(S.definer(i), F.definer(j))
 
     def _alike(self, a: int | None, b: int | None) -> bool:
         if a is None or b is None:
@@ -193,16 +193,16 @@ class Merger:
     # ------------------------------------------------------------------ closed stretch
 
     def closed(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> None:
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         a = S.keys[s_lo + 1: s_hi]
-        b = O.keys[o_lo + 1: o_hi]
+        b = F.keys[o_lo + 1: o_hi]
         if not a:
             return  # explicit deletion of everything between the anchors
         if not b:
             self.ops.extend(Op("new", s) for s in range(s_lo + 1, s_hi))
             return
         sm = SequenceMatcher(None, a, b, autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        for tag, i1, i2, j1, _j2 in sm.get_opcodes():
             if tag == "equal":
                 for d in range(i2 - i1):
                     s, o = s_lo + 1 + i1 + d, o_lo + 1 + j1 + d
@@ -286,10 +286,10 @@ class Merger:
     def leftover(self, head_ops: list[Op], s_lo: int, s_hi: int, a: int, b: int) -> None:
         """New lines, then a marker at an outer depth, then the file goes on deeper: the
         marker would keep the old rest of the block the new lines rewrote."""
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         if not head_ops or head_ops[-1].kind != "new":
             return
-        first = next((j for j in range(a, b) if O.keys[j]), None)
+        first = next((j for j in range(a, b) if F.keys[j]), None)
         mark = next((i for i in range(s_lo + 1, s_hi) if S.marker[i]), None)
         if first is None or mark is None:
             return
@@ -299,18 +299,18 @@ class Merger:
             ref = Op("match", s_lo, self.smap[s_lo])
         if ref is None:
             return
-        mark_cols = O.cols[ref.o] + S.cols[mark] - S.cols[ref.s]
-        if O.cols[first] > mark_cols and not is_closer(O.keys[first]):
+        mark_cols = F.cols[ref.o] + S.cols[mark] - S.cols[ref.s]
+        if F.cols[first] > mark_cols and not is_closer(F.keys[first]):
             raise Refused(f"the marker after {_short(S.keys[head_ops[-1].s], 30)!r} sits outside the "
-                          f"block it follows, but the file goes on inside it ({_short(O.keys[first], 30)!r}, "
+                          f"block it follows, but the file goes on inside it ({_short(F.keys[first], 30)!r}, "
                           f"line {first + 1}): should those lines stay?")
 
     def near_duplicate(self, head_ops: list[Op], tail_ops: list[Op], a: int, b: int) -> None:
         """New lines right next to a marker that closely resemble the block the marker keeps
         there are a rewrite as often as an addition (a renamed function, a reworded paragraph):
         keeping both would be a silent duplicate, dropping the old one a guess."""
-        S, O = self.s, self.o
-        rows = [j for j in range(a, b) if O.keys[j]]
+        S, F = self.s, self.o
+        rows = [j for j in range(a, b) if F.keys[j]]
         if not rows:
             return
         n = 0
@@ -322,18 +322,18 @@ class Merger:
             n += 1
         tail_new = {S.keys[op.s] for op in tail_ops[:n] if S.keys[op.s]}
         first = rows[0]
-        head_block = [j for j in range(first, min(b, O.block_end(first))) if O.keys[j]]
+        head_block = [j for j in range(first, min(b, F.block_end(first))) if F.keys[j]]
         top = rows[-1]
-        while O.owner[top] is not None and O.owner[top] >= a:
-            top = O.owner[top]
-        tail_block = [j for j in range(top, rows[-1] + 1) if O.keys[j]]
+        while F.owner[top] is not None and F.owner[top] >= a:
+            top = F.owner[top]
+        tail_block = [j for j in range(top, rows[-1] + 1) if F.keys[j]]
         for new, block in ((head_new, head_block), (tail_new, tail_block)):
             if len(new) < 2 or len(block) < 3:
                 continue
-            same = [O.keys[j] for j in block if O.keys[j] in new]
+            same = [F.keys[j] for j in block if F.keys[j] in new]
             telling = [k for k in same if len(k) >= 10 and len(_WORD.findall(k)) >= 2]
             if len(same) * 2 >= len(block) and len(telling) >= 2:
-                raise Refused(f"new lines next to a marker repeat most of {_short(O.keys[block[0]], 40)!r} "
+                raise Refused(f"new lines next to a marker repeat most of {_short(F.keys[block[0]], 40)!r} "
                               f"(line {block[0] + 1}), which the marker keeps: a rewrite or an addition?")
 
     def stretch(self, a: int, b: int, before: int, after: int, pinned_before: bool,
@@ -343,16 +343,16 @@ class Merger:
         Blank lines between two lines the file already has stay as the file has them; the
         sketch's own blank lines count only next to lines it adds.
         """
-        O = self.o
+        F = self.o
         if a >= b:
             if not (pinned_before and pinned_after):
                 self.ops.extend(Op("blank") for _ in range(min(before, after)))
             return
         lead = 0
-        while a + lead < b and not O.keys[a + lead]:
+        while a + lead < b and not F.keys[a + lead]:
             lead += 1
         trail = 0
-        while b - 1 - trail >= a + lead and not O.keys[b - 1 - trail]:
+        while b - 1 - trail >= a + lead and not F.keys[b - 1 - trail]:
             trail += 1
         if not pinned_before:
             self.ops.extend(Op("blank") for _ in range(max(0, before - lead)))
@@ -388,7 +388,7 @@ class Merger:
 
     def align_head(self, part, s_lo, s_hi, o_lo, o_hi) -> tuple[list[Op], int]:
         """Lines after the left anchor, up to a marker: they continue from the anchor."""
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         ops: list[Op] = []
         local: dict[int, int] = {}
         k = o_lo + 1
@@ -396,7 +396,7 @@ class Merger:
         for s in part:
             kind = "new"
             if not cut and k < o_hi:
-                if S.keys[s] == O.keys[k]:
+                if S.keys[s] == F.keys[k]:
                     kind = "match"
                 elif self.modifiable(s, k):
                     kind = "modify"
@@ -424,13 +424,13 @@ class Merger:
 
     def align_tail(self, part, s_lo, s_hi, o_lo, o_hi, lo) -> tuple[list[Op], int]:
         """Lines after the last marker, up to the right anchor: they lead into it."""
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         pairs: list[tuple[int, int | None, str]] = []
         k = o_hi - 1
         for s in reversed(part):
             kind = "new"
             if k >= lo:
-                if S.keys[s] == O.keys[k]:
+                if S.keys[s] == F.keys[k]:
                     kind = "match"
                 elif self.modifiable(s, k):
                     kind = "modify"
@@ -471,7 +471,7 @@ class Merger:
         the marker (up to 5 lines) is looked for among the next few original lines. One
         place: pinned there. Several: refused, never the first. None: they are new lines.
         """
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         if not rest:
             return None
         reach = 2 * len(rest) + 10
@@ -484,7 +484,7 @@ class Merger:
                 spots = range(lo, min(hi, lo + reach) - t + 1)
             else:
                 spots = range(max(lo, hi - reach), hi - t + 1)
-            found = [j for j in spots if O.keys[j:j + t] == keys]
+            found = [j for j in spots if F.keys[j:j + t] == keys]
             if len(found) > 1:
                 raise Refused(f"context {_short(keys[-1] if from_end else keys[0])!r} next to a marker "
                               f"matches {len(found)} places (lines {found[0] + 1} and {found[1] + 1})")
@@ -521,7 +521,7 @@ class Merger:
         """
         if not self.partial:
             return
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         used = set()
         for op in self.ops:
             if op.kind in ("match", "modify"):
@@ -529,42 +529,42 @@ class Merger:
             elif op.kind == "keep":
                 used.update(range(op.o, op.o_end))
         for s, o in self.smap.items():
-            if s in self.by_name or not S.keys[s] or S.keys[s] != O.keys[o]:
+            if s in self.by_name or not S.keys[s] or S.keys[s] != F.keys[o]:
                 continue
             se = self._block_end(S, s)
-            oe = self._block_end(O, o)
-            if se is None or oe is None or se >= len(S.keys) or oe >= len(O.keys):
+            oe = self._block_end(F, o)
+            if se is None or oe is None or se >= len(S.keys) or oe >= len(F.keys):
                 continue
             if any(S.marker[i] for i in range(s + 1, se + 1)) or self.smap.get(se) != oe:
                 continue
             ns = sum(1 for i in range(s + 1, se) if S.keys[i])
-            dropped = [j for j in range(o + 1, oe) if O.keys[j] and j not in used]
-            no = sum(1 for j in range(o + 1, oe) if O.keys[j])
+            dropped = [j for j in range(o + 1, oe) if F.keys[j] and j not in used]
+            no = sum(1 for j in range(o + 1, oe) if F.keys[j])
             if dropped and ns < no:
-                raise Refused(f"sketch shortens {_short(O.keys[o], 40)!r} (line {o + 1}) from {no} "
+                raise Refused(f"sketch shortens {_short(F.keys[o], 40)!r} (line {o + 1}) from {no} "
                               f"to {ns} lines without a marker; add '... existing code ...' "
                               "where lines stay, or show the whole block")
 
     def check_dead_code(self) -> None:
         """A sketch block that ends in return/raise/throw right where a marker keeps more
         statements of the same block: the marker kept the old rest of a rewritten body."""
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         last: tuple[str, int, int] | None = None   # (key, cols, original line or -1)
         for op in self.ops:
             if op.kind == "keep":
-                first = next((j for j in range(op.o, op.o_end) if O.keys[j]), None)
+                first = next((j for j in range(op.o, op.o_end) if F.keys[j]), None)
                 if (last is not None and first is not None and last[2] != first - 1
-                        and _TERMINATOR.match(last[0]) and O.cols[first] == last[1]
-                        and not is_closer(O.keys[first]) and not _CONTINUES.match(O.keys[first])):
-                    raise Refused(f"a marker keeps {_short(O.keys[first], 40)!r} (line {first + 1}) right "
+                        and _TERMINATOR.match(last[0]) and F.cols[first] == last[1]
+                        and not is_closer(F.keys[first]) and not _CONTINUES.match(F.keys[first])):
+                    raise Refused(f"a marker keeps {_short(F.keys[first], 40)!r} (line {first + 1}) right "
                                   f"after the sketch's {_short(last[0], 30)!r}: the old rest of a "
                                   "rewritten block? Show the block whole or mark where it ends")
                 last = None
-                nonblank = [j for j in range(op.o, op.o_end) if O.keys[j]]
+                nonblank = [j for j in range(op.o, op.o_end) if F.keys[j]]
                 if nonblank:
-                    last = (O.keys[nonblank[-1]], O.cols[nonblank[-1]], nonblank[-1])
+                    last = (F.keys[nonblank[-1]], F.cols[nonblank[-1]], nonblank[-1])
             elif op.kind in ("new", "match", "modify") and S.keys[op.s]:
-                last = (S.keys[op.s], O.cols[op.o] if op.kind != "new" else -1,
+                last = (S.keys[op.s], F.cols[op.o] if op.kind != "new" else -1,
                         op.o if op.kind == "match" else -1)
                 if op.kind == "new":
                     # the file's depth of a new line is decided when rendering; compare the
@@ -573,13 +573,13 @@ class Merger:
 
     def _depth_hint(self, s: int) -> int:
         """The file column a new sketch line will get, judged from the nearest earlier match."""
-        S, O = self.s, self.o
+        S, F = self.s, self.o
         for i in range(s - 1, -1, -1):
             if S.marker[i]:
                 break
             o = self.smap.get(i)
             if o is not None:
-                return O.cols[o] + S.cols[s] - S.cols[i]
+                return F.cols[o] + S.cols[s] - S.cols[i]
         return -1
 
     def check_moves(self) -> None:
