@@ -194,11 +194,16 @@ def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_byt
         spec = _read_spec(folder, prefix, present)
         if spec is not None:
             specs = [*specs, spec]
+    get_known = known.get if known is not None else None
     for entry in entries:
         name = entry.name
         rel = prefix + name
         try:
-            if entry.is_symlink():
+            if entry.is_file(follow_symlinks=False):  # the common case: d_type, no syscall yet
+                if specs and _ignored(specs, rel):  # ignored files are never even stat'ed
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            elif entry.is_symlink():
                 full = os.path.join(folder, name)
                 target = os.path.realpath(full)
                 if target != root_real and not target.startswith(root_real + os.sep):
@@ -210,6 +215,8 @@ def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_byt
                     # following folder links is what makes cycles impossible.
                     skipped.append((rel, "symlinked folder not followed"))
                     continue
+                if not stat_mod.S_ISREG(st.st_mode) or (specs and _ignored(specs, rel)):
+                    continue
             elif entry.is_dir(follow_symlinks=False):
                 if name.startswith("."):
                     continue
@@ -218,13 +225,9 @@ def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_byt
                 stack.append((os.path.join(folder, name), rel + "/", specs))
                 continue
             else:
-                st = entry.stat(follow_symlinks=False)
+                continue  # sockets, fifos, devices
         except OSError as exc:  # vanished between readdir and stat, or no permission
             skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
-            continue
-        if not stat_mod.S_ISREG(st.st_mode):
-            continue  # sockets, fifos, devices
-        if specs and _ignored(specs, rel):
             continue
         size = st.st_size
         if size > max_file_bytes:
@@ -232,7 +235,7 @@ def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_byt
             if size > cap:
                 skipped.append((rel, f"too large ({size} bytes > {cap})"))
                 continue
-        if known is not None and known.get(rel) == (size, st.st_mtime_ns, st.st_ino):
+        if get_known is not None and get_known(rel) == (size, st.st_mtime_ns, st.st_ino):
             unchanged.append(rel)
             continue
         files.append(FileEntry(rel, size, st.st_mtime_ns, st.st_ino))
