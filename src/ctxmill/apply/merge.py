@@ -141,6 +141,8 @@ class Merger:
                 j = o_name_pos[n]
                 if F.names[j] == n and self.compatible(i, j):
                     cands[i] = j
+        # More context: a run of 2-3 adjacent lines, none unique alone, may be unique as a run.
+        self._run_anchors(s_lo, s_hi, o_lo, o_hi, cands)
         # A block the sketch shows whole pins its closing line to the original's.
         for i, j in list(cands.items()):
             ci = S.opener_end(i, s_hi)
@@ -173,6 +175,34 @@ class Merger:
             if i not in exact:
                 self.by_name.add(i)
         return chain
+
+    def _run_anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int, cands: dict[int, int]) -> None:
+        S, F = self.s, self.o
+        for width in (2, 3):
+            s_runs: dict[tuple[str, ...], list[int]] = {}
+            for i in range(s_lo + 1, s_hi - width + 1):
+                if any(S.marker[i + d] for d in range(width)):
+                    continue
+                run = tuple(S.keys[i:i + width])
+                if sum(1 for k in run if has_word(k)) < 2:
+                    continue
+                s_runs.setdefault(run, []).append(i)
+            if not s_runs:
+                continue
+            o_runs: dict[tuple[str, ...], list[int]] = {}
+            for j in range(o_lo + 1, o_hi - width + 1):
+                run = tuple(F.keys[j:j + width])
+                if run in s_runs:
+                    o_runs.setdefault(run, []).append(j)
+            for run, where in s_runs.items():
+                spots = o_runs.get(run, [])
+                if len(where) != 1 or len(spots) != 1:
+                    continue
+                i, j = where[0], spots[0]
+                if any(i + d in cands for d in range(width)) or not self.compatible(i, j):
+                    continue
+                for d in range(width):
+                    cands[i + d] = j + d
 
     def compatible(self, i: int, j: int) -> bool:
         """Both lines sit in blocks that look alike (or one side shows no enclosing block),
