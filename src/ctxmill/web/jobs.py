@@ -17,6 +17,7 @@ The whole root is removed when the server stops.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -138,6 +139,8 @@ class JobStore:
         self._stop = threading.Event()
         self._janitor = threading.Thread(target=self._sweep, name="ctxmill-job-janitor", daemon=True)
         self._janitor.start()
+        # Also when the app is mounted inside another one whose lifespan never calls close().
+        atexit.register(self.close)
 
     def _sweep(self) -> None:
         interval = max(1.0, min(60.0, self.ttl / 4))
@@ -342,6 +345,8 @@ class JobStore:
         """Stop every running job and remove the temp area (when we created it)."""
         self._stop.set()
         with self._spare_lock:
+            if self._closed:
+                return
             self._closed = True
             spare, self._spare = self._spare, None
         if spare is not None:
@@ -357,6 +362,7 @@ class JobStore:
                 job.error = "the server stopped"
                 self._kill(job)
         self._pool.shutdown(wait=True, cancel_futures=True)
+        atexit.unregister(self.close)
         if self._own_root:
             shutil.rmtree(self.root, ignore_errors=True)
         else:
