@@ -17,7 +17,7 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+from difflib import SequenceMatcher, get_close_matches
 
 from ctxmill.apply.lines import Text, has_word, is_closer
 
@@ -357,10 +357,20 @@ class Merger:
         while F.owner[top] is not None and F.owner[top] >= a:
             top = F.owner[top]
         tail_block = [j for j in range(top, rows[-1] + 1) if F.keys[j]]
-        for new, block in ((head_new, head_block), (tail_new, tail_block)):
-            if len(new) < 2 or len(block) < 3:
+        # Also the lines right at the marker, as many as the sketch added: reworded comments
+        # or edited statements (close, not equal) are a rewrite as well.
+        head_near = rows[: len(head_new)]
+        tail_near = rows[len(rows) - len(tail_new):] if tail_new else []
+        for new, block, fuzzy in ((head_new, head_block, False), (tail_new, tail_block, False),
+                                  (head_new, head_near, True), (tail_new, tail_near, True)):
+            if len(new) < 2 or len(block) < (2 if fuzzy else 3):
                 continue
-            same = [F.keys[j] for j in block if F.keys[j] in new]
+            if fuzzy:
+                pool = list(new)
+                same = [F.keys[j] for j in block
+                        if get_close_matches(F.keys[j], pool, n=1, cutoff=0.8)]
+            else:
+                same = [F.keys[j] for j in block if F.keys[j] in new]
             telling = [k for k in same if len(k) >= 10 and len(_WORD.findall(k)) >= 2]
             if len(same) * 2 >= len(block) and len(telling) >= 2:
                 raise Refused(f"new lines next to a marker repeat most of {_short(F.keys[block[0]], 40)!r} "
