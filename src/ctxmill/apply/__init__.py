@@ -177,6 +177,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
         m.window(-1, len(S.lines), -1, len(F.lines))
     m.check_elision()
     m.check_moves()
+    m.check_structure()
     m.check_dead_code()
     used = _used(m.ops)
     if partial:

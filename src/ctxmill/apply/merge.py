@@ -622,6 +622,18 @@ class Merger:
                 return F.cols[o] + S.cols[s] - S.cols[i]
         return -1
 
+    def check_structure(self) -> None:
+        """Every matched line must sit under the same matched block header as in the file."""
+        S, F = self.s, self.o
+        pairs = {op.s: op.o for op in self.ops if op.kind in ("match", "modify")}
+        for s, o in pairs.items():
+            a = S.owner[s]
+            if a is None or a not in pairs:
+                continue
+            if pairs[a] != F.owner[o]:
+                raise Refused(f"{_short(S.keys[s], 40)!r} sits under {_short(S.keys[a], 30)!r} in the sketch "
+                              f"but not in the file (line {o + 1}): the sketch matches two places at once")
+
     def check_moves(self) -> None:
         """A line the sketch shows out of order must not end up twice in the file."""
         if not self.moved:
