@@ -362,3 +362,13 @@ def test_markers_sizes_and_acronyms():
     ocr.fix_acronyms([p])
     assert [ln.text for ln in p.lines][:4] == ["AI agents use AI", "AI agents", "AI and AI", "AI-assisted"]
     assert p.lines[1].spans[0].text == "AI agents"
+
+
+def test_bullet_read_as_a_letter_becomes_a_bullet():
+    line = (b"<html><body><span class='ocr_line' title='bbox 100 100 600 130; baseline 0 -6; x_size 26'>"
+            b"<span class='ocrx_word' title='bbox 100 110 112 122; x_wconf 60'>%s</span>"
+            b"<span class='ocrx_word' title='bbox 130 100 300 124; x_wconf 95'>Safety</span></span></body></html>")
+    assert [w.text for w in ocr.parse_hocr(line % b"e").lines[0].words] == ["\u2022", "Safety"]
+    # a real one-letter word of full height stays
+    tall = line.replace(b"bbox 100 110 112 122", b"bbox 100 100 118 124")
+    assert [w.text for w in ocr.parse_hocr(tall % b"A").lines[0].words] == ["A", "Safety"]

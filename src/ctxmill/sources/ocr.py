@@ -184,11 +184,16 @@ def parse_hocr(data: bytes) -> PageText:
             words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_top))
         if len(words) > 1 and _NUMBER_JUNK.fullmatch(words[0].text):
             words[0].text = words[0].text[:-1]  # "7.3, Title" / "A_ Title": a stray mark after a section number
+        if len(words) > 1 and words[0].text in _BULLET_MISREADS:
+            b = words[0].box
+            if (b[3] - b[1]) <= 0.6 * size and (b[2] - b[0]) <= 0.6 * size:
+                words[0].text = "\u2022"  # a small round blob opening a line is a bullet, read as e or o
         if words:
             out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
     return out
 
 
+_BULLET_MISREADS = {"e", "o", "\u00a9", "\u00b0", "\u00ab", "\u00bb", "\u00a2", "*", "\u00b7", "\u2022", "@"}
 _NUMBER_JUNK = re.compile(r"(?:[A-Z]|\d{1,2})(?:\.\d{1,2})*\.?[_,]")
 _TALL = set("bdfhklt0123456789ABCDEFGHIJKLMNOPRSTUVWXYZ")
 
