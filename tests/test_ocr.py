@@ -372,3 +372,16 @@ def test_bullet_read_as_a_letter_becomes_a_bullet():
     # the same letter at full letter size is a letter
     tall = line.replace(b"bbox 100 110 112 122", b"bbox 100 100 118 124")
     assert [w.text for w in ocr.parse_hocr(tall % b"o").lines[0].words] == ["o", "Safety"]
+
+
+@needs_tesseract
+def test_document_budget_leaves_late_pages_unread_and_reported(tmp_path, monkeypatch):
+    pytest.importorskip("PIL")
+    path = image_pdf(tmp_path / "two.pdf", [page_image("A", BODY), page_image("B", BODY)])
+    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in (1, 2)]
+    cfg = dict(ocr.settings(), budget_seconds=0.0)
+    monkeypatch.setattr(ocr, "settings", lambda: cfg)
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), warnings=warnings)
+    assert [p.ocr for p in out] == [False, False]
+    assert any("2 page(s) not read from page 1" in w for w in warnings)

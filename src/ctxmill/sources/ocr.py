@@ -23,6 +23,9 @@ Settings (environment variables, defaults in brackets):
 - ``CTXMILL_OCR_PAGE_SECONDS`` [120] time limit per page
 - ``CTXMILL_OCR_WORKERS`` [cores] pages read at once
 - ``CTXMILL_OCR_LANG`` [eng] Tesseract language(s), e.g. ``eng+deu``
+
+All OCR of one document must fit in the PDF sandbox's wall clock (``CTXMILL_PDF_TIMEOUT_SECONDS``,
+sandbox.py): pages not started by 85% of it are left unread and reported, not refused.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -708,8 +712,10 @@ def render(page, dpi: int):
 
 def settings() -> dict:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    wall = float(os.environ.get("CTXMILL_PDF_TIMEOUT_SECONDS", float(os.environ.get("CTXMILL_PDF_CPU_SECONDS", 300)) + 60))
     return {
         "engine": os.environ.get("CTXMILL_OCR_ENGINE", "tesseract"),
+        "budget_seconds": max(10.0, 0.85 * wall - 15),  # inside the PDF sandbox's wall clock
         "dpi": int(os.environ.get("CTXMILL_OCR_DPI", str(DEFAULT_DPI))),
         "page_seconds": float(os.environ.get("CTXMILL_OCR_PAGE_SECONDS", str(PAGE_SECONDS))),
         "workers": max(1, int(os.environ.get("CTXMILL_OCR_WORKERS", str(cores)))),
@@ -736,6 +742,10 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
 
     cfg = settings()
     dpi, limit = cfg["dpi"], cfg["page_seconds"]
+    # stop starting pages well before the sandbox's wall clock runs out, so a long scan ends
+    # as a document with its last pages reported unread rather than as a refused input
+    deadline = time.monotonic() + cfg["budget_seconds"]
+    skipped: list[int] = []
     out = list(pages)
     done = 0
     lock = threading.Lock()
@@ -745,7 +755,10 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     def work(i: int, image) -> None:
         nonlocal done
         try:
-            text = engine.read(image, dpi, limit)
+            left = deadline - time.monotonic()
+            if left <= 1:
+                raise TimeoutError("the document's OCR time budget is spent")
+            text = engine.read(image, dpi, min(limit, left))
             out[i] = to_page(text, pages[i], dpi, image)
         except Exception as exc:  # noqa: BLE001 -- one bad page must not lose the document
             with lock:
@@ -764,6 +777,10 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             futures = []
             for i, _reason in todo:
                 slots.acquire()
+                if time.monotonic() > deadline:
+                    slots.release()
+                    skipped.append(pages[i].number)
+                    continue
                 page = pdf[pages[i].number - 1]
                 try:
                     image = render(page, dpi)
@@ -774,6 +791,9 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 f.result()
     finally:
         pdf.close()
+    if skipped:
+        warn.append(f"OCR time budget ({cfg['budget_seconds']:.0f} s) spent: {len(skipped)} page(s) not read "
+                    f"from page {skipped[0]} on (raise CTXMILL_PDF_TIMEOUT_SECONDS)")
     snap_sizes(out)
     fix_acronyms(out)
     return out
