@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from statistics import median
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Document, Line, Page, Span
@@ -635,8 +634,3 @@ def _list_block(text: str, page: int) -> Block:
     ordered = not m.group(1)
     return Block(BlockKind.LIST_ITEM, m.group(5).strip(), page, level=1 + indent // 2, number=marker if ordered else None,
                  attrs={"ordered": ordered})
-
-
-def median_or(values, default):
-    values = [v for v in values if v]
-    return median(values) if values else default

@@ -240,7 +240,6 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     for i, b in enumerate(blocks):
         if b.kind is BlockKind.PARAGRAPH:
             by_page.setdefault(b.page, []).append(i)
-    start = 0
     for entry in outline:
         want = norm_title(entry.title)
         if not want:
@@ -270,8 +269,6 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
         i, number, rest = best
         matched.add(i)
         _set_heading(blocks[i], entry.level + 1, number, rest)
-        start = i
-    del start
     return matched
 
 
