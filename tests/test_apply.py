@@ -268,3 +268,16 @@ def test_continue_fixtures(shared_dir):
             wrong.append(t["name"])
     assert right >= 20
     assert set(wrong) <= KNOWN_DISAGREEMENTS
+
+
+def test_python_block_shown_whole_replaces_its_body():
+    original = ("class C:\n    def __init__(self):\n        self.r = 0\n\n    def double(self):\n"
+                "        self.r *= 2\n        return self\n\n    def value(self):\n        return self.r\n")
+    sketch = ("class C:\n    # ... existing code ...\n\n    def double(self):\n        self.r = self.r * 2\n"
+              "        return self\n\n    def halve(self):\n        self.r /= 2\n        return self\n\n"
+              "    # ... existing code ...\n")
+    r = apply_sketch(original, sketch, path="c.py")
+    assert r.applied, r.reason
+    assert r.result == original.replace(
+        "        self.r *= 2\n        return self\n",
+        "        self.r = self.r * 2\n        return self\n\n    def halve(self):\n        self.r /= 2\n        return self\n")

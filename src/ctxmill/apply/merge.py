@@ -98,11 +98,48 @@ class Merger:
         for s, o in anchors:
             self.smap[s] = o
         ps, po = s_lo, o_lo
-        for s, o in anchors:
+        for n, (s, o) in enumerate(anchors):
             self.window(ps, s, po, o)
             self.ops.append(Op("match", s, o))
             ps, po = s, o
+            nxt = anchors[n + 1] if n + 1 < len(anchors) else (s_hi, o_hi)
+            body = self.whole_block(s, o, nxt[0], nxt[1])
+            if body is not None:
+                # The sketch shows this block whole (a sibling line follows it, no marker
+                # inside): its body replaces the file's body, as a closer would say in C.
+                se, oe = body
+                self.closed(s, se, o, oe)
+                ps, po = se - 1, oe - 1
         self.window(ps, s_hi, po, o_hi)
+
+    def whole_block(self, s: int, o: int, s_next: int, o_next: int) -> tuple[int, int] | None:
+        """(sketch end, file end) of an indented block (no closing line) the sketch shows
+        complete: ended by a non-marker line at the header's depth before the next anchor."""
+        S, F = self.s, self.o
+        se = self._indent_end(S, s, s_next)
+        oe = self._indent_end(F, o, o_next)
+        if se is None or oe is None or se >= s_next or oe > o_next:
+            return None
+        if S.marker[se] or is_closer(S.keys[se]) or any(S.marker[i] for i in range(s + 1, se)):
+            return None
+        while se - 1 > s and not S.keys[se - 1]:
+            se -= 1  # blank lines after the body are between blocks, not in them
+        while oe - 1 > o and not F.keys[oe - 1]:
+            oe -= 1
+        return se, oe
+
+    @staticmethod
+    def _indent_end(T: Text, i: int, hi: int) -> int | None:
+        c = T.cols[i]
+        deeper = False
+        for j in range(i + 1, min(hi + 1, len(T.keys))):
+            if not T.keys[j]:
+                continue
+            if T.cols[j] > c:
+                deeper = True
+                continue
+            return j if deeper else None
+        return None
 
     def anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> list[tuple[int, int]]:
         S, F = self.s, self.o
