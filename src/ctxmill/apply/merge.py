@@ -408,7 +408,10 @@ class Merger:
                         if get_close_matches(F.keys[j], pool, n=1, cutoff=0.8)]
             else:
                 same = [F.keys[j] for j in block if F.keys[j] in new]
-            telling = [k for k in same if len(k) >= 10 and len(_WORD.findall(k)) >= 2]
+            # Short lines ("return self", "def value(self):") look alike across any code; only
+            # longer ones tell a rewrite apart (all the more when matched loosely).
+            long = 24 if fuzzy else 10
+            telling = [k for k in same if len(k) >= long and len(_WORD.findall(k)) >= (3 if fuzzy else 2)]
             if len(same) * 2 >= len(block) and len(telling) >= 2:
                 raise Refused(f"new lines next to a marker repeat most of {_short(F.keys[block[0]], 40)!r} "
                               f"(line {block[0] + 1}), which the marker keeps: a rewrite or an addition?")
