@@ -18,12 +18,16 @@ def make_pdf(path: Path, pages: list[list[tuple]], size=(612, 792)) -> Path:
         for item in lines:
             text, x, y, fsize = item[:4]
             fname = item[4] if len(item) > 4 else "Helvetica"
+            rotated = len(item) > 5 and item[5]
             obj = c.FPDFPageObj_NewTextObj(pdf.raw, fname.encode(), ctypes.c_float(fsize))
             ws = ctypes.create_unicode_buffer(text)
             buf = (ctypes.c_ushort * (len(text) + 1))(*[ord(ch) for ch in text], 0)
             del ws
             c.FPDFText_SetText(obj, buf)
-            c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, size[1] - y)
+            if rotated:
+                c.FPDFPageObj_Transform(obj, 0, 1, -1, 0, x, size[1] - y)
+            else:
+                c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, size[1] - y)
             c.FPDFPage_InsertObject(page.raw, obj)
         c.FPDFPage_GenerateContent(page.raw)
         page.close()

@@ -122,3 +122,39 @@ def test_two_thousand_pages(tmp_path):
     big = blank_pages_pdf(tmp_path / "big.pdf", 2000)
     s = load_source(big)
     assert len(s.pages) == 2000
+
+
+def test_rotated_arxiv_stamp_and_superscripts(tmp_path):
+    pages = [[
+        ("arXiv:2501.00001v1 [cs.CL] 7 Jan 2025", 30, 500, 16, "Times-Roman", True),
+        ("Stamped Paper Title Here", 72, 80, 20, "Helvetica-Bold"),
+        ("Ann Author", 72, 120, 11),
+        ("1", 128, 116, 7),
+        (", Bob Writer", 131, 120, 11),
+        ("2", 194, 116, 7),
+        ("1", 72, 136, 7),
+        ("First University", 76, 140, 10),
+        ("2", 72, 152, 7),
+        ("Second Institute of Research", 76, 156, 10),
+        ("1 Introduction", 72, 200, 13, "Helvetica-Bold"),
+        ("Text of the introduction, long enough to count as running text of the body.", 72, 225, 10),
+    ]]
+    doc = compile_document(make_pdf(tmp_path / "stamp.pdf", pages), CompileOptions(fast=True))
+    m = doc.metadata
+    assert m.arxiv_id == "2501.00001v1" and m.categories == ["cs.CL"] and m.date == "2025-01-07"
+    assert [(a.name, a.affiliations) for a in m.authors] == [
+        ("Ann Author", ["First University"]), ("Bob Writer", ["Second Institute of Research"])]
+    assert "arXiv:" not in doc.markdown
+
+
+def test_two_columns(tmp_path):
+    left = ["1 Introduction"] + [f"left column line {i} of running text that goes" for i in range(1, 6)]
+    right = [f"right column line {i} continues the sentence" for i in range(1, 4)] + ["and ends here."]
+    items = [(left[0], 60, 100, 12, "Helvetica-Bold")]
+    items += [(t, 60, 120 + 12 * i, 9) for i, t in enumerate(left[1:])]
+    items += [(t, 320, 100 + 12 * i, 9) for i, t in enumerate(right)]
+    items = [("Two Column Paper", 60, 60, 18, "Helvetica-Bold")] + items
+    doc = compile_document(make_pdf(tmp_path / "cols.pdf", [items]), CompileOptions(fast=True))
+    md = doc.markdown
+    assert "left column line 5 of running text that goes right column line 1 continues" in md
+    assert md.index("left column line 1") < md.index("right column line 1")

@@ -400,6 +400,11 @@ def _continues(prev: Block, nxt: Block) -> bool:
     return c[:1].islower() or (c[:1] in "(" and not a.endswith(".")) or (a.endswith(",") and not c[:1].isupper())
 
 
+def _new_column(prev: Block, nxt: Block) -> bool:
+    """The next block starts higher on the same page: the text went on in the next column."""
+    return bool(prev.bbox and nxt.bbox and nxt.bbox[1] < prev.bbox[1] and nxt.bbox[0] > prev.bbox[0] + 50)
+
+
 def _merge_continuations(blocks: list[Block]) -> list[Block]:
     """Join a paragraph split by a page break or a float when the text clearly runs on."""
     out: list[Block] = []
@@ -410,7 +415,8 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
             between = out[last_para + 1:]
             only_floats = all(x.kind in FLOATS or x.kind is BlockKind.CODE for x in between)
             if only_floats and b.kind is BlockKind.PARAGRAPH and prev.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) \
-                    and (b.page != prev.page or between) and _continues(prev, b) and not prev.attrs.get("title") \
+                    and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b) \
+                    and not prev.attrs.get("title") \
                     and len(prev.text) >= 60 and not prev.attrs.get("front"):
                 if prev.text.endswith("-") and b.text[:1].islower():
                     prev.text = prev.text[:-1] + b.text.lstrip()
