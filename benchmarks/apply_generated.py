@@ -15,7 +15,8 @@ Each is cut in variants: marker wordings and comment syntaxes, re-indented sketc
 spaces to tabs, 2 to 4), CRLF file, trailing whitespace and blank lines around markers, and
 deliberately ambiguous anchors (an edit inside a block the file has twice, shown with only
 that block's lines as context: the only right answers are "refused" or, by luck, right).
-Outcomes: correct, trailing_ws_only, refused, silently_wrong. Prints JSON.
+Outcomes: correct, trailing_ws_only, refused, silently_wrong; the copy-until-the-next-line
+merger runs on the same triples as the peer. Prints JSON.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from apply_continue import naive_merge  # noqa: E402
 
 from ctxmill.apply import apply_sketch  # noqa: E402
 
@@ -333,6 +337,7 @@ def run(triples: list[dict], show_wrong: bool = False) -> dict:
     by_kind: dict[str, Counter] = defaultdict(Counter)
     total: Counter = Counter()
     reasons: Counter = Counter()
+    peer: Counter = Counter()
     seconds = []
     wrong = []
     for t in triples:
@@ -343,6 +348,7 @@ def run(triples: list[dict], show_wrong: bool = False) -> dict:
         v = classify(r.result if r.applied else None, t["expected"])
         by_kind[t["kind"]][v] += 1
         total[v] += 1
+        peer[classify(naive_merge(t["original"], t["sketch"]), t["expected"])] += 1
         if not r.applied:
             reasons[re.sub(r"\d+|'.*'", "N", r.reason)[:70]] += 1
         if v == "silently_wrong":
@@ -364,6 +370,7 @@ def run(triples: list[dict], show_wrong: bool = False) -> dict:
         "correct_rate_non_ambiguous": round((plain["correct"] + plain["trailing_ws_only"]) / n_plain, 4),
         "ambiguous": {"cases": sum(amb.values()), "refused_or_right": amb["refused"] + amb["correct"]
                       + amb["trailing_ws_only"], "silently_wrong": amb["silently_wrong"]},
+        "peer_copy_until_next_line": dict(peer),
         "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
         "refusal_reasons": dict(reasons.most_common(8)),
         "median_ms": round(seconds[len(seconds) // 2] * 1000, 3) if seconds else None,
