@@ -38,7 +38,6 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from apply_continue import naive_merge  # noqa: E402
-
 from ctxmill.apply import apply_sketch  # noqa: E402
 
 EXTS = {".py": "#", ".js": "//", ".mjs": "//", ".ts": "//", ".tsx": "//", ".md": "<!--",
