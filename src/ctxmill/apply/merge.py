@@ -620,7 +620,12 @@ class Merger:
             ns = sum(1 for i in range(s + 1, se) if S.keys[i])
             dropped = [j for j in range(o + 1, oe) if F.keys[j] and j not in used]
             no = sum(1 for j in range(o + 1, oe) if F.keys[j])
-            if dropped and ns < no:
+            kept = [j for j in range(o + 1, oe) if F.keys[j] and j in used]
+            # Only lines dropped at the end of the block are the lazy pattern (the model shows
+            # the first lines and closes the block); a line dropped between two lines the
+            # sketch shows is an explicit deletion.
+            tail = dropped and (not kept or dropped[-1] > kept[-1])
+            if tail and ns < no:
                 raise Refused(f"sketch shortens {_short(F.keys[o], 40)!r} (line {o + 1}) from {no} "
                               f"to {ns} lines without a marker; add '... existing code ...' "
                               "where lines stay, or show the whole block")
