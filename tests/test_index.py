@@ -108,6 +108,10 @@ def test_first_sync_counts_and_noop(tree, db):
     assert (r2["files_changed"], r2["files_deleted"], r2["chunks_embedded"]) == (0, 0, 0)
     assert r2["chunks_total"] == d["chunks_total"]
     assert emb.seen == []
+    (tree / "geo.go").unlink()
+    (tree / "net" / "limiter.py").write_text(PY_B.replace("def try_acquire", "def acquire_now"))
+    r3 = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert r3["chunks_total"] == len(chunk_rows(db)) < d["chunks_total"]  # kept without recounting
 
 
 def test_only_changed_chunk_contents_reach_the_embedder(tree, db):

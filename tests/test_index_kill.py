@@ -56,6 +56,7 @@ def snapshot(db: Path) -> dict:
         assert hashes <= vec_hashes, "a chunk without a vector"
         fts_rows = c.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
         assert fts_rows == len(chunks), "FTS out of step with chunks"
+        assert int(s.get_meta("chunks_total")) == len(chunks), "chunk count out of step"
         fts_probe = sorted(r[0] for r in c.execute(
             "SELECT c.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH 'request'"))
         return {

@@ -237,16 +237,18 @@ class Store:
         self.conn.execute("UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
                           (size, mtime_ns, inode, path))
 
-    def replace_files(self, files: list) -> None:
+    def replace_files(self, files: list) -> int:
         """Replace everything stored for each file (call inside a transaction).
 
         ``files``: objects with path, stat (size, mtime_ns, inode), hash, status, language,
         chunks (finalised: .hash, .fts, .symbol_fts) and existed (True if rows may exist).
+        Returns the change in the number of chunks.
         """
         c = self.conn
+        removed = 0
         for f in files:
             if f.existed:
-                self._delete_chunks(f.path)
+                removed += self._delete_chunks(f.path)
         next_id = c.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
         chunk_rows, fts_rows, file_rows = [], [], []
         now = time.time()
@@ -266,17 +268,21 @@ class Store:
         c.executemany(
             "INSERT OR REPLACE INTO files(path, dir, size, mtime_ns, inode, hash, status, language, indexed_at)"
             " VALUES (?,?,?,?,?,?,?,?,?)", file_rows)
+        return len(chunk_rows) - removed  # change in the number of chunks
 
-    def delete_file(self, path: str) -> None:
-        self._delete_chunks(path)
+    def delete_file(self, path: str) -> int:
+        """Remove a file and its chunks (call inside a transaction); returns chunks removed."""
+        n = self._delete_chunks(path)
         self.conn.execute("DELETE FROM files WHERE path=?", (path,))
+        return n
 
-    def _delete_chunks(self, path: str) -> None:
+    def _delete_chunks(self, path: str) -> int:
         c = self.conn
         ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE path=?", (path,))]
         if ids:
             c.executemany("DELETE FROM chunks_fts WHERE rowid=?", ((i,) for i in ids))
             c.execute("DELETE FROM chunks WHERE path=?", (path,))
+        return len(ids)
 
     # -- summaries
 

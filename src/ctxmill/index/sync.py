@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ctxmill.errors import InputRefused
 from ctxmill.index import merkle
+from ctxmill.index import store as store_mod
 from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
 from ctxmill.index.store import Store, embed_text
 from ctxmill.index.terms import expand, fts_text
@@ -53,6 +54,7 @@ class SyncReport:
     stages: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # one line each: "path: reason"
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    chunks_delta: int = 0  # chunks added minus chunks removed by this sync
 
     def to_dict(self) -> dict:
         return {
@@ -302,7 +304,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         with store.transaction():
             store.set_meta("dirty", "1")
             for p in deleted:
-                store.delete_file(p)
+                report.chunks_delta -= store.delete_file(p)
                 stats.pop(p, None)
     report.files_deleted = len(deleted)
 
@@ -325,7 +327,11 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             report.merkle_root = merkle.update(conn, changed_paths + deleted, full=dirty)
         else:
             report.merkle_root = store.get_meta("merkle_root") or ""
-        report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        before = store.get_meta("chunks_total")
+        if dirty or before is None:  # after an interrupted sync, count; else add up the changes
+            report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        else:
+            report.chunks_total = int(before) + report.chunks_delta
         store.set_meta("chunks_total", str(report.chunks_total))
         store.set_meta("merkle_root", report.merkle_root)
         store.set_meta("root", root)
@@ -333,8 +339,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("last_sync", str(time.time()))
         store.write_stat_cache(stats)
         store.set_meta("dirty", "0")
-    if changed_paths or deleted:
-        store.gc_vectors(sync_no)
+    if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
+        store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
     stages["store"] += time.perf_counter() - t
 
 
@@ -370,5 +376,5 @@ def _write_batch(store: Store, batch: list[_Prepared], embedder, sync_no: int, r
         if len(missing) < len(text_of):  # reused contents: keep them from garbage collection
             fresh = set(missing)
             store.touch_vectors((h for h in text_of if h not in fresh), sync_no)
-        store.replace_files(batch)
+        report.chunks_delta += store.replace_files(batch)
     report.stages["store"] += time.perf_counter() - t
