@@ -62,6 +62,29 @@ def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out[::-1]
 
 
+def _chain_lengths(pairs: list[tuple[int, int]]) -> list[int]:
+    """For each pair, the longest increasing chain ending at it."""
+    tails: list[int] = []
+    out = []
+    for _, o in pairs:
+        k = bisect.bisect_left(tails, o)
+        if k == len(tails):
+            tails.append(o)
+        else:
+            tails[k] = o
+        out.append(k + 1)
+    return out
+
+
+def _rival(pairs, chosen, best: int, exact: set[int]) -> tuple[int, int] | None:
+    fwd = _chain_lengths(pairs)
+    back = _chain_lengths([(-i, -o) for i, o in reversed(pairs)])[::-1]
+    for n, (i, o) in enumerate(pairs):
+        if (i, o) not in chosen and i in exact and fwd[n] + back[n] - 1 == best:
+            return i, o
+    return None
+
+
 def _short(text: str, n: int = 60) -> str:
     text = text.strip()
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -192,6 +215,13 @@ class Merger:
             pairs = [(i, j) for i, j in pairs if seen[j] == 1]
         chain = _lis(pairs)
         chosen = set(chain)
+        # Another chain just as long through a unique line the chosen one leaves out means
+        # the sketch fits the file in two orders: that choice is not ours to make.
+        rival = _rival(pairs, chosen, len(chain), exact)
+        if rival is not None:
+            i, j = rival
+            raise Refused(f"sketch lines fit the file in two different orders (around "
+                          f"{_short(S.keys[i], 40)!r}, line {j + 1}): add context to pin the edit")
         # A distinctive line now in a different block (moved into a new function, say) is an
         # anchor only where it fits the chain: it must not outvote lines in their old places.
         pinned_o = {o for _, o in chain}
