@@ -359,6 +359,14 @@ class Merger:
                     raise Refused(f"cannot place {_short(S.keys[part[0]])!r}: it sits between two "
                                   "markers and no line next to it matches the file")
         self.near_duplicate(head_ops, tail_ops, p_end, q_start)
+        last_s = head_ops[-1].s if head_ops else s_lo
+        if (soft_before[0] >= 2 and (not head_ops or head_ops[-1].kind == "match") and last_s >= 0
+                and p_end < q_start and self.o.keys[p_end]):
+            # Two blank lines (a Python top-level gap) right after a line the file has, where
+            # the file goes straight on: lines deleted there, or blank lines for layout?
+            raise Refused(f"the sketch leaves a gap after {_short(S.keys[last_s], 40)!r} where "
+                          f"the file goes on ({_short(self.o.keys[p_end], 30)!r}, line {p_end + 1}): "
+                          "deleted or kept?")
         self.leftover(head_ops, s_lo, s_hi, p_end, q_start)
         self.ops.extend(head_ops)
         markers = len(parts) - 1
