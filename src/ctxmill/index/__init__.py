@@ -14,8 +14,10 @@ names the database file directly.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -63,14 +65,48 @@ def sync_index(
                 extra_ignore=extra_ignore, workers=workers)
 
 
-def _open(root: str | Path | None, db_path: str | Path | None):
-    from ctxmill.index.store import Store
-
+def _db_for(root: str | Path | None, db_path: str | Path | None) -> Path:
     root = root if root is not None else os.getcwd()
     db = Path(db_path) if db_path else default_db_path(root)
     if not db.exists():
         raise InputRefused(f"{root} is not indexed yet (no {db}); run `ctxmill index {root}` first")
-    return Store(db, create=False)
+    return db
+
+
+def _open(root: str | Path | None, db_path: str | Path | None):
+    from ctxmill.index.store import Store
+
+    return Store(_db_for(root, db_path), create=False)
+
+
+# Open read connections kept per (database, thread): a server answering many searches skips
+# reconnecting and keeps SQLite's page cache warm. A rebuilt database (new inode) reopens.
+_readers: dict[tuple[str, int], tuple[tuple[int, int], object]] = {}
+_readers_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _reader(root: str | Path | None, db_path: str | Path | None):
+    from ctxmill.index.store import SCHEMA_VERSION, Store
+
+    db = _db_for(root, db_path)
+    st = os.stat(db)
+    ident = (st.st_dev, st.st_ino)
+    key = (str(db.resolve()), threading.get_ident())
+    with _readers_lock:
+        got = _readers.get(key)
+    if got is not None and got[0] == ident and got[1].get_meta("schema_version") == str(SCHEMA_VERSION):
+        yield got[1]
+        return
+    store = Store(db, create=False)  # checks the schema version, refuses a newer one
+    with _readers_lock:
+        old = _readers.pop(key, None)
+        if len(_readers) >= 32:  # threads come and go: forget the oldest
+            _readers.pop(next(iter(_readers)))
+        _readers[key] = (ident, store)
+    if old is not None:
+        old[1].close()
+    yield store
 
 
 def search(
@@ -90,7 +126,7 @@ def search(
     # The module shares its name with this function, so fetch it by its full name.
     search_mod = importlib.import_module("ctxmill.index.search")
 
-    with _open(root, db_path) as store:
+    with _reader(root, db_path) as store:
         if embedder is None:
             # Query with the embedder the index was built with, when it is known here.
             try:

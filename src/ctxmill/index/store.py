@@ -69,7 +69,10 @@ class Store:
             raise InputRefused(f"no index at {self.path}; run `ctxmill index ROOT` first")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            # check_same_thread off: a cached reader (ctxmill.index._reader) may be closed by
+            # another thread; no connection is ever used by two threads at once.
+            self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None,
+                                        check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as exc:
             raise InputRefused(f"{self.path}: not a ctxmill index ({exc})") from exc
