@@ -167,6 +167,7 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
             figure_text.append((idx, line.text))
             continue
         ls.append(_L(line, page.number))
+    code_starts = _code_runs(ls, body)
     out: list[Block] = []
     for line in rotated:
         out.append(Block(BlockKind.PARAGRAPH, line.text, page.number, attrs={"_rotated": True}))
@@ -212,12 +213,30 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
         # paragraph (or heading candidate, list item)
         j = i + 1
         lines = [cur]
-        while j < n and not _breaks(lines, ls[j], ctx):
+        while j < n and j not in code_starts and not _breaks(lines, ls[j], ctx):
             lines.append(ls[j])
             j += 1
         out.append(_para_block(lines, page, ctx))
         i = j
     return out
+
+
+def _code_runs(ls: list[_L], body: float) -> set[int]:
+    """Indexes where a run of at least three monospace lines starts (a code block)."""
+    starts: set[int] = set()
+    i = 0
+    while i < len(ls):
+        x = ls[i]
+        if x.mono and not x.wide and x.size <= body + 0.5:
+            j = i + 1
+            while j < len(ls) and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4):
+                j += 1
+            if j - i >= 3:
+                starts.add(i)
+            i = j
+        else:
+            i += 1
+    return starts
 
 
 def _indented(lines: list[_L]) -> list[str]:
@@ -262,8 +281,6 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
         return True
     if nxt.bold != prev.bold and (nxt.bold and _heading_like(nxt) or prev.bold and _heading_like(first)):
         return True
-    if nxt.mono and not prev.mono and not nxt.wide and prev.text.rstrip().endswith(":"):
-        return True  # a monospace run may start a code block (the caller checks its length)
     if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
         return True
     if CAPTION_RE.match(nxt.text) and nxt.first_bold:

@@ -170,6 +170,8 @@ def clean_inline(text: str) -> str:
     text = fold(text)
     text = convert_latex(text)
     text = html.unescape(text) if "&" in text else text
+    if "http" in text:
+        text = re.sub(r"\b(https?:)\s+//", r"\1//", text)
     if "://" in text:
         text = URL_BREAK_RE.sub(r"\1\2", text)  # "https://host/ path" broken by OCR or a line end
     return re.sub(r"[ \t]+", " ", text).strip()
@@ -181,8 +183,24 @@ def clean_inline(text: str) -> str:
 def _vocabulary(doc: Document) -> Counter:
     words: Counter[str] = Counter()
     for b in doc.blocks:
-        for w in re.findall(r"[A-Za-z][\w\-]{2,}", b.text):
-            words[w.lower()] += 1
+        texts = b.attrs.get("_line_texts") or [b.text]
+        if b.kind is BlockKind.TABLE:
+            texts = [line for r in b.attrs.get("rows", []) for c in r for line in c.split("\n")]
+        prev_hyphen = False
+        for t in texts:
+            t = t.strip()
+            hyphen_end = t.endswith("-")
+            if prev_hyphen:
+                t = re.sub(r"^\S+", " ", t)  # the second half of a word broken at the line end
+            if hyphen_end:
+                t = re.sub(r"\S+$", " ", t)  # its first half
+            prev_hyphen = hyphen_end
+            for w in re.findall(r"[A-Za-z][\w\-]{2,}", t):
+                words[w.lower()] += 1
+                if "-" in w:
+                    for part in w.split("-"):
+                        if len(part) >= 3:
+                            words[part.lower()] += 1
     return words
 
 
@@ -207,6 +225,9 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
                     keep = False
                 elif vocab is not None and vocab.get(hyph, 0) > 0:
                     keep = True
+                elif vocab is not None and len(head.group(1)) >= 4 and len(tail.group(1)) >= 4 \
+                        and vocab.get(head.group(1).lower(), 0) > 0 and vocab.get(tail.group(1).lower(), 0) > 0:
+                    keep = True  # a compound of two known words: "context-\ncollapse"
                 elif t[:1].isupper() and head.group(1)[:1].isupper():
                     keep = True  # "Claude-\nCode"-style compounds of names keep their hyphen
             out = out + t if keep else out[:-1] + t
