@@ -596,13 +596,17 @@ class Merger:
         for t in range(min(5, len(rest)), 0, -1):
             run = rest[len(rest) - t:] if from_end else rest[:t]
             keys = [S.keys[i] for i in run]
-            if not any(has_word(x) and len(x) >= 4 for x in keys):
-                continue
+            weak = not any(has_word(x) and len(x) >= 4 for x in keys)
+            if weak and (t < 2 or not all(keys)):
+                continue  # "}" alone says nothing; "}", "});", "});" with its shape does
             if from_end:
                 spots = range(lo, min(hi, lo + reach) - t + 1)
             else:
                 spots = range(max(lo, hi - reach), hi - t + 1)
             found = [j for j in spots if F.keys[j:j + t] == keys]
+            if weak:
+                shape = [S.cols[i] - S.cols[run[0]] for i in run]
+                found = [j for j in found if [F.cols[j + d] - F.cols[j] for d in range(t)] == shape]
             if len(found) > 1:
                 raise Refused(f"context {_short(keys[-1] if from_end else keys[0])!r} next to a marker "
                               f"matches {len(found)} places (lines {found[0] + 1} and {found[1] + 1})")
