@@ -304,8 +304,11 @@ def _scale(m: Merger) -> float:
     want = F.unit / S.unit
     if not ratios:
         # No matched lines at different depths to confirm it: trust the two indent steps
-        # only for the usual conversions (2 <-> 4 spaces, 4 <-> 8).
-        return want if want in (0.5, 2.0) else 1.0
+        # only for the usual conversions (2 <-> 4 spaces, 4 <-> 8), and only when an
+        # indented line the file has shows that scale (new code alone proves nothing).
+        seen = any(op.kind == "match" and F.cols[op.o] and S.cols[op.s] * want == F.cols[op.o]
+                   for op in m.ops)
+        return want if want in (0.5, 2.0) and seen else 1.0
     return want if ratios.get(round(want * 2) / 2, 0) * 2 >= sum(ratios.values()) else 1.0
 
 

@@ -488,6 +488,12 @@ class Merger:
         last = part[-1]
         return is_closer(S.keys[last]) or S.cols[last] > base
 
+    def _shape(self, run: list[int], j: int) -> bool:
+        """Same relative indentation in the sketch run and the file lines from ``j``."""
+        S, F = self.s, self.o
+        return all(S.cols[i] - S.cols[run[0]] == F.cols[j + d] - F.cols[j]
+                   for d, i in enumerate(run) if S.keys[i])
+
     def _rewritten(self, s: int, o: int, rest: list[int], lo: int, j: int, from_end: bool) -> bool:
         """The line's block header was rewritten: the sketch's header is among the new lines
         and the file's header among the lines they replace."""
@@ -597,16 +603,25 @@ class Merger:
             run = rest[len(rest) - t:] if from_end else rest[:t]
             keys = [S.keys[i] for i in run]
             weak = not any(has_word(x) and len(x) >= 4 for x in keys)
+            # Where the run would sit with nothing of the file dropped: right at the anchor.
+            flush = lo if from_end else hi - t
+            if weak and not any(keys):
+                continue
             if weak and (t < 2 or not all(keys)):
-                continue  # "}" alone says nothing; "}", "});", "});" with its shape does
-            if from_end:
-                spots = range(lo, min(hi, lo + reach) - t + 1)
+                # "}" alone says nothing, unless it is exactly where the sketch puts it
+                if not (0 <= flush and F.keys[flush:flush + t] == keys and self._shape(run, flush)):
+                    continue
+                found = [flush]
             else:
-                spots = range(max(lo, hi - reach), hi - t + 1)
-            found = [j for j in spots if F.keys[j:j + t] == keys]
-            if weak:
-                shape = [S.cols[i] - S.cols[run[0]] for i in run]
-                found = [j for j in found if [F.cols[j + d] - F.cols[j] for d in range(t)] == shape]
+                if from_end:
+                    spots = range(lo, min(hi, lo + reach) - t + 1)
+                else:
+                    spots = range(max(lo, hi - reach), hi - t + 1)
+                found = [j for j in spots if F.keys[j:j + t] == keys]
+                if weak:
+                    found = [j for j in found if self._shape(run, j)]
+                if len(found) > 1 and flush in found:
+                    found = [flush]  # the reading that drops nothing of the file
             if len(found) > 1:
                 raise Refused(f"context {_short(keys[-1] if from_end else keys[0])!r} next to a marker "
                               f"matches {len(found)} places (lines {found[0] + 1} and {found[1] + 1})")
