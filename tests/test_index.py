@@ -375,3 +375,29 @@ def test_unused_vectors_are_dropped_after_the_grace_period(tree, db, monkeypatch
         live = {h for (h,) in s.conn.execute("SELECT hash FROM chunks")}
     assert not (old - live) & have  # the replaced chunk's vector is gone
     assert live <= have
+
+
+def test_near_universal_terms_are_recorded_and_skipped(tmp_path):
+    root = tmp_path / "many"
+    for i in range(220):  # 5 chunks a file: over the 1,000 chunks where pruning starts
+        d = root / f"p{i // 50}"
+        d.mkdir(parents=True, exist_ok=True)
+        funcs = "\n\n".join(
+            f"def step_{i}_{j}(value):\n    '''Apply the step to the value.'''\n    result = value + {j}\n"
+            f"    result = result * {i}\n    return result\n" for j in range(5))
+        (d / f"m{i}.py").write_text(funcs + ("\n\ndef rare_widget_factory():\n    return 1\n" if i == 7 else ""))
+    db = tmp_path / "i.db"
+    sync_index(root, db_path=db)
+    import importlib
+
+    search_mod = importlib.import_module("ctxmill.index.search")
+    with Store(db) as s:
+        common = search_mod._common_terms(s)
+        assert {"value", "result", "return", "the"} <= common and "widget" not in common
+        assert search_mod._prune_common(s, ["the", "value", "widget"]) == ["widget"]
+        assert search_mod._prune_common(s, ["the", "value"]) == ["the", "value"]  # nothing rarer left
+        from ctxmill.index.terms import query_terms
+
+        (top,) = search_mod.lexical(s, query_terms("the value of the rare widget"), None, 1)
+        assert s.conn.execute("SELECT symbol FROM chunks WHERE id=?", (top,)).fetchone()[0] == "rare_widget_factory"
+    assert any(h.symbol == "rare_widget_factory" for h in search("rare widget", root, db_path=db, k=3))

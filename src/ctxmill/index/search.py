@@ -10,6 +10,7 @@ module exists: that is where code-aware ranking lives.
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,19 +65,32 @@ COMMON_SHARE = 0.1  # a term in more than this share of chunks says little (BM25
 
 
 def _prune_common(store: Store, terms: list[str]) -> list[str]:
-    """Drop near-universal terms ("self", "return", "how") unless nothing else is left: BM25
-    gives them almost no weight, yet scoring every chunk they occur in costs the most time."""
+    """Drop near-universal terms ("self", "return", "the") unless nothing else is left: BM25
+    gives them almost no weight, yet scoring every chunk they occur in costs the most time.
+    The list of such terms is computed by the sync (``common_terms`` in the index's meta):
+    asking FTS5 for one common term's document count reads its whole posting list."""
     if len(terms) < 2:
         return terms
-    total = int(store.get_meta("chunks_total") or 0)
-    if total < 1000:
+    common = _common_terms(store)
+    if not common:
         return terms
-    marks = ",".join("?" * len(terms))
-    df = dict(store.conn.execute(f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", terms))
-    kept = [t for t in terms if df.get(t, 0) <= COMMON_SHARE * total]
-    if not kept:  # every term is common: the two rarest still rank something
-        kept = sorted(terms, key=lambda t: df.get(t, 0))[:2]
+    kept = [t for t in terms if t not in common]
+    if not kept:  # every term is common: the first two still rank something
+        kept = terms[:2]
     return kept
+
+
+_common_cache: dict[str, tuple[str | None, frozenset[str]]] = {}
+
+
+def _common_terms(store: Store) -> frozenset[str]:
+    raw = store.get_meta("common_terms")
+    got = _common_cache.get(str(store.path))
+    if got is not None and got[0] == raw:
+        return got[1]
+    terms = frozenset(json.loads(raw)) if raw else frozenset()
+    _common_cache[str(store.path)] = (raw, terms)
+    return terms
 
 
 def lexical(store: Store, terms: list[str], bounds, limit: int) -> list[int]:

@@ -21,6 +21,7 @@ a revert finds its vectors already there. Vectors no chunk uses any more are kep
 
 from __future__ import annotations
 
+import json
 import marshal
 import time
 from collections.abc import Iterable
@@ -286,6 +287,17 @@ class Store:
             c.executemany("DELETE FROM chunks_fts WHERE rowid=?", ((i,) for i in ids))
             c.execute("DELETE FROM chunks WHERE path=?", (path,))
         return len(ids)
+
+    def refresh_common_terms(self, total: int, share: float) -> None:
+        """Record the terms found in more than ``share`` of the chunks (see search.py), when the
+        chunk count moved by more than 10% since the last time: it reads the whole FTS index."""
+        last = int(self.get_meta("common_terms_total") or 0)
+        if total < 1000 or (last and abs(total - last) <= 0.1 * last):
+            return
+        terms = [r[0] for r in self.conn.execute(
+            "SELECT term FROM temp.chunks_vocab WHERE doc > ?", (int(share * total),))]
+        self.set_meta("common_terms", json.dumps(sorted(terms)))
+        self.set_meta("common_terms_total", str(total))
 
     # -- summaries
 

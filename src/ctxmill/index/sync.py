@@ -27,6 +27,7 @@ from ctxmill.errors import InputRefused
 from ctxmill.index import merkle
 from ctxmill.index import store as store_mod
 from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
+from ctxmill.index.search import COMMON_SHARE
 from ctxmill.index.store import Store, embed_text
 from ctxmill.index.terms import expand, fts_text
 from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, is_binary, walk
@@ -333,6 +334,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         else:
             report.chunks_total = int(before) + report.chunks_delta
         store.set_meta("chunks_total", str(report.chunks_total))
+        store.refresh_common_terms(report.chunks_total, COMMON_SHARE)
         store.set_meta("merkle_root", report.merkle_root)
         store.set_meta("root", root)
         store.set_meta("sync_count", str(sync_no))
