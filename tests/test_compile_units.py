@@ -122,6 +122,14 @@ def test_markdown_passthrough():
     assert "```python\nx = 1\n```" in out
 
 
+def test_markdown_numbered_headings_keep_number_apart():
+    md = "# A Tiny Note\n\nIntro.\n\n## 1 Intro\n\nText.\n\n### 1.2 Detail\n\nMore.\n"
+    doc = compile_document(md.encode(), OPTS, name="x.md")
+    assert doc.metadata.title == "A Tiny Note"
+    assert [(s.number, s.title, s.level) for s in doc.sections] == [("1", "Intro", 2), ("1.2", "Detail", 3)]
+    assert "## 1 Intro" in doc.markdown and "### 1.2 Detail" in doc.markdown
+
+
 def test_numbered_list_not_heading():
     text = "Intro Title For Test\n1 Overview\nWe do things.\n1. Users approve prompts.\n2. The gate asks the user.\n2 Results\nDone.\n"
     doc = compile_document(text.encode(), OPTS, kind="ocr_text")

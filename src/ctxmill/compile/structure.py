@@ -202,6 +202,11 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
                 _advance(b.number, state)
             if b.attrs.get("_markup"):
                 b.attrs["_title"] = b.text
+                # "## 3.2 Design" in Markdown: keep the printed number apart, like PDF headings
+                m = HEADING_NUM_RE.match(b.text) if b.number is None else None
+                if m:
+                    b.number, b.attrs["_title"] = m.group(1), m.group(2).strip()
+                    _advance(b.number, state)
             if norm_title(b.attrs.get("_title", b.text)) in BIBLIOGRAPHY_TITLES:
                 bib_seen = True
             continue
