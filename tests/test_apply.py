@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -252,7 +253,7 @@ def test_continue_fixtures(shared_dir):
     path = shared_dir / "apply" / "continue" / "triples.jsonl"
     if not path.is_file():
         pytest.skip("Continue triples not present")
-    sys.path.insert(0, str(shared_dir.parent / "main" / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from apply_continue import guess_path
 
     right, wrong = 0, []
