@@ -1,7 +1,8 @@
 """Cold index of CPython's standard library (the running interpreter's Lib/).
 
 Prints JSON: files/s for walk + parse + chunk + store (embedding time reported separately),
-the stage split, and a peer measured in the same run: plain os.walk + read of the same files.
+the stage split, and peers measured in the same run: plain walk + read of the same files, and
+read + tree-sitter parse alone of its Python files (the floor for any tree-sitter indexer).
 site-packages/ and __pycache__/ are ignored (a CPython checkout's Lib/ has neither).
 
     .venv/bin/python benchmarks/index_cold.py [--runs 3] [--root PATH]
@@ -34,6 +35,19 @@ def plain_read(root: str) -> tuple[int, float]:
     return len(files), time.perf_counter() - t
 
 
+def parse_only(root: str) -> tuple[int, float]:
+    """Peer: read + tree-sitter parse of the same Python files, nothing else, one process."""
+    from ctxmill.index.chunk_code import get_parser
+
+    parser = get_parser("python")
+    files = [os.path.join(root, f.path) for f in walk(root, extra_ignore=IGNORE).files if f.path.endswith(".py")]
+    t = time.perf_counter()
+    for p in files:
+        with open(p, "rb") as fh:
+            parser.parse(fh.read())
+    return len(files), time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
@@ -53,6 +67,7 @@ def main() -> None:
                 "db_mb": round(db.stat().st_size / 1e6, 1), "warnings": len(r.warnings),
             })
     n, read_s = plain_read(args.root)
+    n_py, parse_s = parse_only(args.root)
     med = statistics.median(x["files_per_s"] for x in runs)
     print(json.dumps({
         "benchmark": "index_cold", "root": args.root, "ignored": IGNORE, "runs": runs,
@@ -60,6 +75,8 @@ def main() -> None:
         "median_seconds_embed": statistics.median(x["seconds_embed"] for x in runs),
         "target_files_per_s": 1000, "meets_target": med >= 1000,
         "peer_plain_walk_read": {"files": n, "seconds": round(read_s, 3), "files_per_s": round(n / read_s, 1)},
+        "peer_tree_sitter_parse_only_py": {"files": n_py, "seconds": round(parse_s, 3),
+                                           "files_per_s": round(n_py / parse_s, 1)},
         "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
     }, indent=2))
 
