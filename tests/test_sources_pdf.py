@@ -158,3 +158,48 @@ def test_two_columns(tmp_path):
     md = doc.markdown
     assert "left column line 5 of running text that goes right column line 1 continues" in md
     assert md.index("left column line 1") < md.index("right column line 1")
+
+
+def test_sandbox_child_dies_with_its_caller(tmp_path):
+    """A caller killed with SIGKILL must not leave a PDF parser running on."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo = tmp_path / "stdin.fifo"
+    os.mkfifo(fifo)
+    caller = (
+        "import subprocess, sys, time\n"
+        f"f = open({str(fifo)!r}, 'rb')\n"
+        "p = subprocess.Popen([sys.executable, '-m', 'ctxmill.sources.sandbox'], stdin=f, start_new_session=True)\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", caller], stdout=subprocess.PIPE, text=True)
+    writer = os.open(fifo, os.O_WRONLY)  # keeps the child's stdin open: only its caller's death can end it
+    try:
+        child = int(proc.stdout.readline())
+        time.sleep(1.0)  # let the child reach its prctl call
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            with open(f"/proc/{child}/stat") as st:
+                if st.read().split()[2] == "Z":
+                    break
+            time.sleep(0.1)
+        else:
+            os.kill(child, signal.SIGKILL)
+            raise AssertionError("the sandbox child outlived its killed caller")
+    finally:
+        os.close(writer)

@@ -518,7 +518,9 @@ def _extract_parallel(path: str, n: int, workers: int) -> list[Page]:
     except ValueError:
         return [p for r in ranges for p in _range_worker(r)]
     try:
-        with ProcessPoolExecutor(max_workers=len(ranges), mp_context=ctx) as pool:
+        from ctxmill.sources.sandbox import die_with_parent
+
+        with ProcessPoolExecutor(max_workers=len(ranges), mp_context=ctx, initializer=die_with_parent) as pool:
             parts = list(pool.map(_range_worker, ranges))
     except BrokenProcessPool:
         raise MemoryError("a PDF worker process died") from None

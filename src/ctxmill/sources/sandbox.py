@@ -198,7 +198,22 @@ def _apply_limits(lim: dict) -> None:
         pass
 
 
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies, so that a killed caller (or a
+    killed sandbox, for its page workers) leaves no parser running on. No-op elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
 def _child() -> int:
+    die_with_parent()
     req = json.loads(sys.stdin.buffer.read())
     # load the parser first: the limits are for what the file makes it do
     import concurrent.futures.process  # noqa: F401
