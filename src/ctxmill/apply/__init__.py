@@ -56,8 +56,10 @@ class ApplyResult:
 def apply_sketch(original: str, sketch: str, *, path: str | None = None,
                  language: str | None = None) -> ApplyResult:
     """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused."""
+    bom = "\ufeff" if original.startswith("\ufeff") else ""
     try:
-        result = _apply(original, sketch, language_for(path, language))
+        result = bom + _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
+                              language_for(path, language))
     except Refused as exc:
         return ApplyResult(False, reason=str(exc))
     name = path or "file"
@@ -80,10 +82,7 @@ def apply_file(path: str | os.PathLike, sketch_text: str, write: bool = False) -
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputRefused(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    bom = text.startswith("\ufeff")
-    res = apply_sketch(text[1:] if bom else text, sketch_text, path=str(path))
-    if bom and res.result is not None:
-        res.result = "\ufeff" + res.result
+    res = apply_sketch(text, sketch_text, path=str(path))
     if write and res.applied and res.result != text:
         _write_atomic(p, res.result.encode("utf-8"))
     return res
