@@ -220,7 +220,9 @@ def synthetic(name: str, text: str, rng: random.Random) -> list[tuple[str, str, 
         ind = indent_of(lines[i])
         new_stmt = f"{ind}probe_{n} = compute_{n}(probe_{n})" if py else f"{ind}const probe{n} = compute{n}();"
         out.append(("insert", text, "\n".join(lines[: i + 1] + [new_stmt] + lines[i + 1:])))
-        i = rng.choice(stmts)
+        # "x || fallback" needs an expression: not "let x;" (a declaration with no value)
+        exprs = stmts if py else [j for j in stmts if not re.match(r"\s*(?:const|let|var)\s+[\w$]+\s*;", lines[j])]
+        i = rng.choice(exprs or stmts)
         changed = lines[i].rstrip()
         changed = (changed + f"  # tuned {n}") if py else changed[:-1] + f" || fallback{n};"
         out.append(("modify", text, "\n".join(lines[:i] + [changed] + lines[i + 1:])))
