@@ -638,6 +638,15 @@ class Merger:
                 return None
         return None
 
+    @staticmethod
+    def _similar(a: str, b: str) -> bool:
+        # short lines ("return this;") resemble too much to say one rewrote the other
+        if min(len(a), len(b)) < 16:
+            return False
+        ta, tb = _LEAD.match(a), _LEAD.match(b)
+        return (bool(ta and tb) and ta.group(0) == tb.group(0)
+                and SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.6)
+
     def modifiable(self, s: int, o: int) -> bool:
         """An edited line: same statement opening, mostly the same text (not a block line)."""
         a, b = self.s.keys[s], self.o.keys[o]
@@ -677,7 +686,11 @@ class Merger:
             ns = sum(1 for i in range(s + 1, se) if S.keys[i])
             dropped = [j for j in range(o + 1, oe) if F.keys[j] and j not in used]
             no = sum(1 for j in range(o + 1, oe) if F.keys[j])
-            kept = [j for j in range(o + 1, oe) if F.keys[j] and j in used]
+            # a dropped line the sketch rewrote (same opening, mostly the same text) was
+            # replaced, not dropped
+            news = [i for i in range(s + 1, se) if S.keys[i] and i not in self.smap]
+            dropped = [j for j in dropped if not any(self._similar(S.keys[i], F.keys[j]) for i in news)]
+            kept = [j for j in range(o + 1, oe) if F.keys[j] and (j in used or j not in dropped)]
             # Only lines dropped at the end of the block are the lazy pattern (the model shows
             # the first lines and closes the block); a line dropped between two lines the
             # sketch shows is an explicit deletion.
