@@ -745,7 +745,10 @@ class Merger:
             a = S.owner[s]
             if a is None or a not in pairs:
                 continue
-            if pairs[a] != F.owner[o]:
+            b = F.owner[o]
+            # A different header above it is a re-nesting the sketch made (a `with` removed,
+            # a loop added); the same header text at another place is two places at once.
+            if pairs[a] != b and b is not None and F.keys[b] == S.keys[a]:
                 raise Refused(f"{_short(S.keys[s], 40)!r} sits under {_short(S.keys[a], 30)!r} in the sketch "
                               f"but not in the file (line {o + 1}): the sketch matches two places at once")
 
