@@ -84,7 +84,8 @@ def apply_file(path: str | os.PathLike, sketch_text: str, write: bool = False) -
         raise InputRefused(f"{path}: not UTF-8 text (byte {exc.start})") from None
     res = apply_sketch(text, sketch_text, path=str(path))
     if write and res.applied and res.result != text:
-        _write_atomic(p, res.result.encode("utf-8"))
+        # through a symlink: replace the file it points at, keep the link
+        _write_atomic(p.resolve(), res.result.encode("utf-8"))
     return res
 
 
