@@ -385,3 +385,28 @@ def test_document_budget_leaves_late_pages_unread_and_reported(tmp_path, monkeyp
     out = ocr.apply(str(path), pages, CompileOptions(), warnings=warnings)
     assert [p.ocr for p in out] == [False, False]
     assert any("2 page(s) not read from page 1" in w for w in warnings)
+
+
+@needs_tesseract
+def test_two_columns_keep_reading_order(tmp_path):
+    pytest.importorskip("PIL")
+    from PIL import Image, ImageDraw
+
+    from ctxmill.sources.pdf import load_pdf
+
+    k = 200 / 72.0
+    img = Image.new("L", (int(612 * k), int(792 * k)), 255)
+    draw = ImageDraw.Draw(img)
+    font = _font(FONT_PATHS, int(10 * k))
+    words = ("the pages of a scanned paper often come in two columns and a reader takes the left "
+             "one first from top to bottom before moving over to the right one").split()
+    left = [" ".join(words[n % 9:n % 9 + 5]) + f" left{n}" for n in range(20)]
+    right = [" ".join(words[n % 7 + 5:n % 7 + 10]) + f" right{n}" for n in range(20)]
+    for n, (a, b) in enumerate(zip(left, right, strict=True)):
+        y = (100 + 14 * n) * k
+        draw.text((60 * k, y), a, font=font, fill=0)
+        draw.text((330 * k, y), b, font=font, fill=0)
+    page = load_pdf(image_pdf(tmp_path / "cols.pdf", [img]), CompileOptions()).pages[0]
+    # column by column, not row by row: each line's tag says where it belongs
+    tags = [t.replace("O", "0") for ln in page.lines for t in ln.text.split() if t.startswith(("left", "right"))]
+    assert tags == [f"left{n}" for n in range(20)] + [f"right{n}" for n in range(20)], " ".join(tags)
