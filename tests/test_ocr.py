@@ -410,3 +410,14 @@ def test_two_columns_keep_reading_order(tmp_path):
     # column by column, not row by row: each line's tag says where it belongs
     tags = [t.replace("O", "0") for ln in page.lines for t in ln.text.split() if t.startswith(("left", "right"))]
     assert tags == [f"left{n}" for n in range(20)] + [f"right{n}" for n in range(20)], " ".join(tags)
+
+
+def test_short_low_confidence_junk_is_dropped_but_a_section_number_stays():
+    def line(*words):
+        spans = b"".join(b"<span class='ocrx_word' title='bbox %d 100 %d 124; x_wconf %d'>%s</span>"
+                         % (100 + 60 * i, 150 + 60 * i, c, t) for i, (t, c) in enumerate(words))
+        return (b"<html><body><span class='ocr_line' title='bbox 100 100 900 130; baseline 0 -6; x_size 26'>"
+                + spans + b"</span></body></html>")
+
+    words = ocr.parse_hocr(line((b"A.3", 10), (b"Cross-File", 90), (b"\xc2\xae", 1), (b"am", 19), (b"Deps", 15)))
+    assert [w.text for w in words.lines[0].words] == ["A.3", "Cross-File", "Deps"]

@@ -51,6 +51,7 @@ from ctxmill.model import BBox, Line, Page, Span
 DEFAULT_DPI = 200
 PAGE_SECONDS = 120.0
 BOLD_STROKE = 1.3  # stroke width over the page median that reads as bold
+JUNK_CONFIDENCE = 0.25  # words of 1-3 characters read with less confidence than this are dropped
 LOW_CONFIDENCE = 0.80  # pages whose mean word confidence is below this are flagged by QA
 
 # progress(done, total, page_number) after each OCRed page
@@ -185,6 +186,8 @@ def parse_hocr(data: bytes) -> PageText:
                 continue
             wbox = tuple(int(v) for v in wt.get("bbox", lbox))
             conf = wt.get("x_wconf", [0.0])[0] / 100.0
+            if conf < JUNK_CONFIDENCE and len(text) <= 3 and (words or not _NUMBER_RE.fullmatch(text)):
+                continue  # specks, rules and icons read as "-", "®", "am" (but keep a line's "A.3")
             words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_top))
         if len(words) > 1 and _NUMBER_JUNK.fullmatch(words[0].text):
             words[0].text = words[0].text[:-1]  # "7.3, Title" / "A_ Title": a stray mark after a section number
@@ -198,6 +201,7 @@ def parse_hocr(data: bytes) -> PageText:
 
 
 _BULLET_MISREADS = {"e", "o", "\u00a9", "\u00b0", "\u00ab", "\u00bb", "\u00a2", "*", "\u00b7", "\u2022", "@"}
+_NUMBER_RE = re.compile(r"(?:[A-Z]|\d{1,2})(?:\.\d{1,2})*\.?")
 _NUMBER_JUNK = re.compile(r"(?:[A-Z]|\d{1,2})(?:\.\d{1,2})*\.?[_,]")
 _TALL = set("bdfhklt0123456789ABCDEFGHIJKLMNOPRSTUVWXYZ")
 
