@@ -30,6 +30,7 @@ sandbox.py): pages not started by 85% of it are left unread and reported, not re
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -47,6 +48,8 @@ import numpy as np
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BBox, Line, Page, Span
+
+log = logging.getLogger("ctxmill.ocr")  # per-page progress at INFO for callers without a callback
 
 DEFAULT_DPI = 200
 PAGE_SECONDS = 120.0
@@ -771,6 +774,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             slots.release()
             with lock:
                 done += 1
+                log.info("OCR %d/%d pages (page %d)", done, len(todo), pages[i].number)
                 if progress:
                     progress(done, len(todo), pages[i].number)
 
