@@ -43,9 +43,19 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
 
-from ctxmill.index.textsplit import split_identifiers  # noqa: E402
+
+def _load_textsplit():
+    """ctxmill/index/textsplit.py by path: the build env needs none of ctxmill's dependencies."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("textsplit", REPO / "src/ctxmill/index/textsplit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+split_identifiers = _load_textsplit().split_identifiers
 
 
 def corpus_files(limit: int) -> list[Path]:

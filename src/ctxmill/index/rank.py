@@ -56,28 +56,31 @@ _PROSE = re.compile(r"\.(md|markdown|rst|txt|adoc)$", re.I)
 
 @dataclass(frozen=True)
 class Weights:
+    """Defaults tuned on the dev set (benchmarks/code_search.py --tune; docs/search.md)."""
+
     # fusion: score = lex / (rrf_k + rank_lex) + vec / (rrf_k + rank_vec), scaled so rank 1 of both = 1
-    lex: float = 1.0
+    lex: float = 2.0
     vec: float = 1.0
-    rrf_k: float = 20.0
+    rrf_k: float = 5.0
     # ranker (added to the fused score, which lies in [0, 1])
     exact_symbol: float = 0.6  # the chunk defines an identifier the query names
     exact_symbol_use: float = 0.15  # the chunk's symbol is that identifier but it is not a definition kind
     text_definition: float = 0.3  # "class X" / "def X" / "function X" ... inside the chunk text
     symbol_parts: float = 0.25  # share of the symbol's words found in the query
-    file_stem: float = 0.3  # share of the file name's words found in the query
-    path_dirs: float = 0.1  # share of query words found in the folder names
-    coverage: float = 0.3  # share of query words present in the chunk (text, symbol, path)
-    central: float = 0.35  # weight of the file's other matching chunks (questions only)
+    file_stem: float = 1.0  # share of the file name's words found in the query
+    path_dirs: float = 0.3  # share of query words found in the folder names
+    coverage: float = 0.6  # share of query words present in the chunk (text, symbol, path)
+    central: float = 0.6  # weight of the file's other matching chunks (questions only)
     central_symbol: float = 0.1  # ... for symbol lookups
-    testish: float = 0.25  # step back for tests/examples/vendored code
-    prose: float = 0.2  # step back for Markdown/text chunks when the query is about code
-    file_decay: float = 0.5  # each further chunk of one file keeps this share of its score
+    file_coverage: float = 0.6  # share of query words found anywhere in the file's candidates
+    testish: float = 1.0  # step back for tests/examples/vendored code
+    prose: float = 0.4  # step back for Markdown/text chunks when the query is about code
+    file_decay: float = 0.2  # each further chunk of one file keeps this share of its score
 
 
 DEFAULT_WEIGHTS = Weights()
-CANDIDATES = 100  # taken from each of the lexical and the vector list
-POOL = 60  # fused candidates the ranker looks at
+CANDIDATES = 200  # taken from each of the lexical and the vector list
+POOL = 120  # fused candidates the ranker looks at
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -248,25 +251,32 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         # file name and folders
         fparts = _stems(split_identifier(fname))
         if fparts and qstems:
-            matched = len(fparts & qstems) or (1 if fname.lower() in idents_lower else 0)
+            # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
+            low_name = fname.lower()
+            inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
+            matched = max(len(fparts & qstems), min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
             s += weights.file_stem * matched / len(fparts)
         if dirs and qstems:
             s += weights.path_dirs * len(_stems(_terms(dirs)) & qstems) / nq
         # coverage of the query's words anywhere in the chunk
+        found: frozenset[str] = frozenset()
         if qstems:
             # substring test: identifier parts live inside compound names (user in getUserName)
             low = f"{path}\n{symbol}\n{text}".lower()
-            s += weights.coverage * sum(1 for w in qstems if w in low) / nq
+            found = frozenset(w for w in qstems if w in low)
+            s += weights.coverage * len(found) / nq
         if not q.wants_tests and _TESTISH.search(path):
             s -= weights.testish
         if not q.wants_prose and (kind == "document" or _PROSE.search(path)):
             s -= weights.prose
-        scored.append([s, hit, path, text])
+        scored.append([s, hit, path, text, found])
 
     # central file: a file whose several chunks match is what "how does X work" is about
     by_file: dict[str, list[float]] = defaultdict(list)
-    for s, _hit, path, _text in scored:
+    file_found: dict[str, set[str]] = defaultdict(set)
+    for s, _hit, path, _text, found in scored:
         by_file[path].append(s)
+        file_found[path] |= found
     w_central = weights.central_symbol if q.symbol_lookup else weights.central
     if w_central:
         for row in scored:
@@ -277,13 +287,18 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             bonus = sum(max(x, 0.0) / (i + 1) for i, x in enumerate(rest[:4]))
             row[0] += w_central * min(bonus, 1.5)
 
+    if weights.file_coverage and qstems:
+        # the file as a whole answers all of the question, even if no one chunk does
+        for row in scored:
+            row[0] += weights.file_coverage * len(file_found[row[2]]) / nq
+
     scored.sort(key=lambda r: r[0], reverse=True)
 
     # near-duplicates (same text up to whitespace) and file flooding
     seen_text: set[bytes] = set()
     per_file: dict[str, int] = defaultdict(int)
     out = []
-    for s, hit, path, text in scored:
+    for s, hit, path, text, _found in scored:
         digest = hashlib.blake2b(" ".join(text.split()).encode(), digest_size=12).digest()
         if digest in seen_text:
             continue
