@@ -421,3 +421,19 @@ def test_short_low_confidence_junk_is_dropped_but_a_section_number_stays():
 
     words = ocr.parse_hocr(line((b"A.3", 10), (b"Cross-File", 90), (b"\xc2\xae", 1), (b"am", 19), (b"Deps", 15)))
     assert [w.text for w in words.lines[0].words] == ["A.3", "Cross-File", "Deps"]
+
+
+@needs_tesseract
+@pytest.mark.parametrize("turn", [180, 90])
+def test_page_scanned_upside_down_or_sideways_is_read_upright(tmp_path, turn):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    body = BODY * 3  # enough text for orientation detection
+    img = page_image("4 Turned Page", body).rotate(turn, expand=True)
+    stream = load_pdf(image_pdf(tmp_path / "turned.pdf", [img]), CompileOptions())
+    page = stream.pages[0]
+    assert page.ocr and "Compilers turn scanned pages into clean text." in page_text(page)
+    assert (page.width, page.height) == (612, 792)  # the page as read is upright
+    first = next(ln for ln in page.lines if "Turned Page" in ln.text)
+    assert first.bbox[1] < 100  # the heading is at the top of the upright page

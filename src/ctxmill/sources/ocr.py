@@ -30,6 +30,7 @@ sandbox.py): pages not started by 85% of it are left unread and reported, not re
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -159,6 +160,22 @@ class TesseractEngine:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(f"tesseract failed: {err[-1] if err else proc.returncode}")
         return parse_hocr(proc.stdout)
+
+
+    def orientation(self, image, timeout: float) -> int:
+        """Degrees (0, 90, 180, 270) to turn the page clockwise to make it upright (Tesseract OSD)."""
+        pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
+        try:
+            proc = subprocess.run([self.binary, "stdin", "stdout", "--psm", "0", "quiet"], input=pgm,
+                                  capture_output=True, timeout=timeout, env=dict(os.environ, OMP_THREAD_LIMIT="1"))
+        except subprocess.TimeoutExpired:
+            return 0
+        out = proc.stdout.decode("utf-8", "replace")
+        rot = re.search(r"Rotate:\s*(\d+)", out)
+        conf = re.search(r"Orientation confidence:\s*([\d.]+)", out)
+        if proc.returncode != 0 or not rot or not conf or float(conf.group(1)) < 2.0:
+            return 0  # no script found or a guess: leave the page as it is
+        return int(rot.group(1)) % 360
 
 
 def parse_hocr(data: bytes) -> PageText:
@@ -717,6 +734,19 @@ def render(page, dpi: int):
     return np.ascontiguousarray(arr.reshape(arr.shape[0], arr.shape[1]))
 
 
+def _mean_conf(text: PageText) -> float:
+    n = sum(len(w.text) for ln in text.lines for w in ln.words)
+    return sum(w.conf * len(w.text) for ln in text.lines for w in ln.words) / n if n else 0.0
+
+
+def _unread(text: PageText, image) -> bool:
+    """Ink on the page but little or doubtful text read from it."""
+    chars = sum(len(w.text) for ln in text.lines for w in ln.words)
+    if chars >= 40 and _mean_conf(text) >= 0.6:
+        return False
+    return float((image[::4, ::4] < 128).mean()) > 0.01
+
+
 def settings() -> dict:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     wall = float(os.environ.get("CTXMILL_PDF_TIMEOUT_SECONDS", float(os.environ.get("CTXMILL_PDF_CPU_SECONDS", 300)) + 60))
@@ -765,8 +795,24 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             left = deadline - time.monotonic()
             if left <= 1:
                 raise TimeoutError("the document's OCR time budget is spent")
+            started = time.monotonic()
             text = engine.read(image, dpi, min(limit, left))
-            out[i] = to_page(text, pages[i], dpi, image)
+            page = pages[i]
+            if _unread(text, image) and hasattr(engine, "orientation"):
+                # a page scanned sideways or upside down reads as junk: turn it upright and read again
+                spent = time.monotonic() - started
+                left = min(limit - spent, deadline - time.monotonic())
+                rot = engine.orientation(image, left) if left > 1 else 0
+                if rot:
+                    upright = np.ascontiguousarray(np.rot90(image, k=(-rot // 90) % 4))
+                    again = engine.read(upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
+                    if _mean_conf(again) > _mean_conf(text):
+                        image, text = upright, again
+                        if rot in (90, 270):  # the page as read is the other way round
+                            page = dataclasses.replace(page, width=page.height, height=page.width, images=[])
+                        with lock:
+                            warn.append(f"page {page.number}: scanned turned by {rot} degrees; read upright")
+            out[i] = to_page(text, page, dpi, image)
         except Exception as exc:  # noqa: BLE001 -- one bad page must not lose the document
             with lock:
                 warn.append(f"page {pages[i].number}: OCR failed ({exc})")
