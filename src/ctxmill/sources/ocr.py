@@ -1,20 +1,22 @@
 """OCR for image-only pages and pages with a garbage text layer, offline on the CPU.
 
 :func:`apply` runs inside the PDF sandbox child (``sources/pdf.py`` calls it after reading
-the text layer). Per page it decides whether the text layer is real; when it is not (no text,
-mostly unmapped glyphs, or ``--ocr always``) it renders the page with pypdfium2 and reads it
-with an OCR engine. The OCR page has the same shape as a text-layer page: lines with boxes in
-PDF points (origin top-left), spans split at wide gaps like table columns, ``Span.size`` set
-to the engine's text size (so headings can be found by height), bold guessed from stroke
-width, superscripts from character boxes, a confidence per line and ``Page.ocr_confidence``.
-Every later stage works unchanged.
+the text layer). Per page it decides whether the text layer is real (:func:`text_layer_problem`);
+when it is not (no text, mostly unmapped glyphs, a scan with a stamped page number, or
+``--ocr always``) it renders the page with pypdfium2 and reads it with an OCR engine. The OCR
+page has the same shape as a text-layer page: lines with boxes in PDF points (origin top-left)
+in the engine's reading order, spans split at wide gaps like table columns, ``Span.size`` from
+character heights (so headings can be found by height), bold from stroke width, superscript
+markers from character boxes, figure regions in ``Page.images``, a confidence per line and
+``Page.ocr_confidence``. Every later stage works unchanged. Pages scanned sideways or upside
+down are turned upright first.
 
-Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)`` takes
-a grayscale page as a 2-D uint8 numpy array and returns :class:`TextLine` objects in pixels). The default is Tesseract (Debian
-``tesseract-ocr``, Apache-2.0), run as a subprocess per page: a stuck page is killed at its
-time limit and pages run in parallel up to the core count. RapidOCR (``rapidocr_onnxruntime``,
-PP-OCR ONNX models, Apache-2.0) is the measured alternative; docs/ocr.md has the table that
-chose between them.
+Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)`` takes a
+grayscale page as a 2-D uint8 array and returns a :class:`PageText` of lines in pixels). The
+default is Tesseract (Debian ``tesseract-ocr``, Apache-2.0), run as a subprocess per page: a
+stuck page is killed at its time limit and pages run in parallel up to the core count.
+RapidOCR (``rapidocr_onnxruntime``, PP-OCR ONNX models, Apache-2.0) is the measured
+alternative; docs/ocr.md has the table that chose between them.
 
 Settings (environment variables, defaults in brackets):
 
@@ -151,6 +153,8 @@ class TesseractEngine:
         pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
         cmd = [self.binary, "stdin", "stdout", "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
+               # no second try on inverted word images: it costs time on every figure speck and
+               # only helps white-on-dark text
                "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0", "quiet", "hocr"]
         try:
             proc = subprocess.run(cmd, input=pgm, capture_output=True, timeout=timeout, env=env)
@@ -160,7 +164,6 @@ class TesseractEngine:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(f"tesseract failed: {err[-1] if err else proc.returncode}")
         return parse_hocr(proc.stdout)
-
 
     def orientation(self, image, timeout: float) -> int:
         """Degrees (0, 90, 180, 270) to turn the page clockwise to make it upright (Tesseract OSD)."""
