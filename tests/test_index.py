@@ -327,7 +327,7 @@ def test_cli_index_search_status(tree, tmp_path):
     out = run_cli("search", "rate limiter", "--root", str(tree), "--path", "bank", "--json", env=env)
     assert all(h["path"].startswith("bank") for h in json.loads(out.stdout))
     out = run_cli("status", str(tree), env=env)
-    assert out.returncode == 0 and "4 files" in out.stdout and "hash-256" in out.stdout
+    assert out.returncode == 0 and "4 files" in out.stdout and "static:ctxmill-code-256" in out.stdout
     out = run_cli("status", str(tree), "--json", env=env)
     st = json.loads(out.stdout)
     assert st["files"] == 4 and st["complete"] is True

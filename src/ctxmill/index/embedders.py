@@ -1,6 +1,8 @@
 """Embedding backends behind the :class:`~ctxmill.index.embed.Embedder` protocol, by name.
 
-``hash-256`` is the offline default of the first index: feature hashing of words and
+The default is ``static`` (``ctxmill.index.embedders_extra.StaticEmbedder``: a token table
+distilled from all-MiniLM-L6-v2 and shipped in ctxmill/data; docs/search.md has the
+comparison). ``hash-256`` was the first index's default: feature hashing of words and
 identifier parts into 256 signed buckets with sublinear term weights. It needs no model, is
 deterministic across processes and machines, and is fast (tens of thousands of chunks per
 second); it finds chunks that share vocabulary with the query, not paraphrases. Stronger
@@ -21,7 +23,7 @@ from ctxmill.errors import UsageError
 from ctxmill.index.embed import Embedder
 from ctxmill.index.terms import word_counts
 
-DEFAULT_EMBEDDER = "hash-256"
+DEFAULT_EMBEDDER = "static"  # distilled static model: best dev-set NDCG of the fast backends (docs/search.md)
 _LOG = [0.0] + [1.0 + math.log(tf) for tf in range(1, 64)]  # sublinear term weight, tabulated
 
 
@@ -89,7 +91,7 @@ def available() -> list[str]:
 
 
 def get_embedder(name: str | None = None) -> Embedder:
-    """The embedder called ``name`` (default: $CTXMILL_EMBEDDER, else ``hash-256``)."""
+    """The embedder called ``name`` (default: $CTXMILL_EMBEDDER, else the bundled static model)."""
     name = name or os.environ.get("CTXMILL_EMBEDDER") or DEFAULT_EMBEDDER
     factory = _REGISTRY.get(name)
     if factory is None:
