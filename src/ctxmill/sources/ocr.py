@@ -838,11 +838,16 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                     slots.release()
                     skipped.append(pages[i].number)
                     continue
-                page = pdf[pages[i].number - 1]
                 try:
-                    image = render(page, dpi)
-                finally:
-                    page.close()
+                    page = pdf[pages[i].number - 1]
+                    try:
+                        image = render(page, dpi)
+                    finally:
+                        page.close()
+                except Exception as exc:  # noqa: BLE001 -- a page pdfium cannot draw stays as it is
+                    slots.release()
+                    warn.append(f"page {pages[i].number}: cannot render for OCR ({exc})")
+                    continue
                 futures.append(pool.submit(work, i, image))
             for f in futures:
                 f.result()
