@@ -359,6 +359,8 @@ class Merger:
                     raise Refused(f"cannot place {_short(S.keys[part[0]])!r}: it sits between two "
                                   "markers and no line next to it matches the file")
         self.near_duplicate(head_ops, tail_ops, p_end, q_start)
+        if not any(floating):
+            self.appended_after_rewrite(head_ops, tail_ops, s_lo, s_hi, p_end, q_start)
         last_s = head_ops[-1].s if head_ops else s_lo
         if (soft_before[0] >= 2 and (not head_ops or head_ops[-1].kind == "match") and last_s >= 0
                 and p_end < q_start and self.o.keys[p_end]):
@@ -409,6 +411,46 @@ class Merger:
             raise Refused(f"the marker after {_short(S.keys[head_ops[-1].s], 30)!r} sits outside the "
                           f"block it follows, but the file goes on inside it ({_short(F.keys[first], 30)!r}, "
                           f"line {first + 1}): should those lines stay?")
+
+    def appended_after_rewrite(self, head_ops: list[Op], tail_ops: list[Op], s_lo: int, s_hi: int,
+                               a: int, b: int) -> None:
+        """New definitions right after a block the sketch rewrote, then a marker, then the end
+        of the enclosing block: here, or at the end of the block?
+
+        An unchanged block shown before new code is context shown to place it; a rewritten
+        block is shown for its own sake, and "<new method> / ... existing code ... / }" is also
+        how sketches say "add this to the class". Both readings fit, so neither is picked.
+        """
+        S, F = self.s, self.o
+        if a >= b or not any(F.keys[j] for j in range(a, b)):
+            return  # the marker keeps nothing: one place only
+        if any(op.kind != "new" or S.keys[op.s] for op in tail_ops):
+            return
+        if s_hi >= len(S.keys) or not is_closer(S.keys[s_hi]):
+            return
+        run = []
+        for op in reversed(head_ops):
+            if op.kind != "new":
+                break
+            run.append(op.s)
+        run.reverse()
+        rows = [i for i in run if S.keys[i]]
+        if not rows or not self.is_definitions(rows) or S.cols[s_hi] >= min(S.cols[i] for i in rows):
+            return
+        before = run[0] - 1
+        while before > s_lo and not S.keys[before]:
+            before -= 1
+        if before < 0 or not is_closer(S.keys[before]) or before not in self.smap:
+            return
+        head = S.owner[before]
+        if head is None or head not in self.smap:
+            return
+        shown = [k for k in S.keys[head:before + 1] if k]
+        had = [k for k in F.keys[self.smap[head]:self.smap[before] + 1] if k]
+        if shown != had:
+            raise Refused(f"new {_short(S.keys[rows[0]], 40)!r} follows the rewritten "
+                          f"{_short(S.keys[head], 30)!r} and a marker follows it before the block "
+                          "ends: add it there or at the end of the block? Show the line after it")
 
     def near_duplicate(self, head_ops: list[Op], tail_ops: list[Op], a: int, b: int) -> None:
         """New lines right next to a marker that closely resemble the block the marker keeps
