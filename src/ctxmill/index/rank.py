@@ -29,6 +29,7 @@ import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from ctxmill.index.textsplit import split_identifier
@@ -142,6 +143,7 @@ _SUFFIXES = ("ational", "ations", "ation", "ators", "ator", "ates", "ate", "ings
              "es", "ed", "ly", "s", "e")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper so that parse/parses/parser/parsing, validate/validator/validation
     and test/tests meet; keeps at least 3 letters."""
@@ -156,6 +158,21 @@ def stem(word: str) -> str:
 
 def _stems(words) -> set[str]:
     return {stem(w) for w in words}
+
+
+@lru_cache(maxsize=16384)
+def _path_features(path: str) -> tuple[str, str, frozenset[str], frozenset[str], bool, bool]:
+    """(file name without extension, folder, stems of the name's words, stems of the folders'
+    words, tests/examples/vendored?, prose?) - cached: the same files come back query after query."""
+    fname = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    dirs = path.rsplit("/", 1)[0] if "/" in path else ""
+    return (fname, dirs, frozenset(_stems(split_identifier(fname))), frozenset(_stems(_terms(dirs))),
+            bool(_TESTISH.search(path)), bool(_PROSE.search(path)))
+
+
+@lru_cache(maxsize=65536)
+def _symbol_stems(leaf: str) -> frozenset[str]:
+    return frozenset(_stems(split_identifier(leaf)))
 
 
 def _looks_like_identifier(t: str) -> bool:
@@ -234,8 +251,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         symbol = _get(hit, "symbol") or ""
         kind = (_get(hit, "kind") or "").lower()
         leaf = symbol.split(".")[-1].split(" > ")[-1] if symbol else ""
-        fname = path.rsplit("/", 1)[-1].split(".", 1)[0]
-        dirs = path.rsplit("/", 1)[0] if "/" in path else ""
+        fname, dirs, fparts, dparts, testish, prose = _path_features(path)
         s = base
 
         # exact identifier matches: symbol field first, then a definition in the text
@@ -245,19 +261,18 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             s += weights.text_definition
         # partial symbol match: the symbol's words that the query names
         if leaf and qstems:
-            parts = _stems(split_identifier(leaf))
+            parts = _symbol_stems(leaf)
             if parts:
                 s += weights.symbol_parts * len(parts & qstems) / len(parts)
         # file name and folders
-        fparts = _stems(split_identifier(fname))
         if fparts and qstems:
             # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
             low_name = fname.lower()
             inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
             matched = max(len(fparts & qstems), min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
             s += weights.file_stem * matched / len(fparts)
-        if dirs and qstems:
-            s += weights.path_dirs * len(_stems(_terms(dirs)) & qstems) / nq
+        if dparts and qstems:
+            s += weights.path_dirs * len(dparts & qstems) / nq
         # coverage of the query's words anywhere in the chunk
         found: frozenset[str] = frozenset()
         if qstems:
@@ -265,9 +280,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             low = f"{path}\n{symbol}\n{text}".lower()
             found = frozenset(w for w in qstems if w in low)
             s += weights.coverage * len(found) / nq
-        if not q.wants_tests and _TESTISH.search(path):
+        if testish and not q.wants_tests:
             s -= weights.testish
-        if not q.wants_prose and (kind == "document" or _PROSE.search(path)):
+        if not q.wants_prose and (prose or kind == "document"):
             s -= weights.prose
         scored.append([s, hit, path, text, found])
 
