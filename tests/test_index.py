@@ -401,3 +401,28 @@ def test_near_universal_terms_are_recorded_and_skipped(tmp_path):
         (top,) = search_mod.lexical(s, query_terms("the value of the rare widget"), None, 1)
         assert s.conn.execute("SELECT symbol FROM chunks WHERE id=?", (top,)).fetchone()[0] == "rare_widget_factory"
     assert any(h.symbol == "rare_widget_factory" for h in search("rare widget", root, db_path=db, k=3))
+
+
+def test_stat_cache_deltas_stay_equal_to_the_file_rows(tree, db):
+    def rows_and_cache():
+        with Store(db) as s:
+            rows = {r[0]: (r[1], r[2], r[3]) for r in s.conn.execute("SELECT path, size, mtime_ns, inode FROM files")}
+            return rows, s.stat_cache(), s.get_meta("statcache_delta")
+
+    sync_index(tree, db_path=db)
+    (tree / "geo.go").write_text(GO + "\n// one\n")
+    sync_index(tree, db_path=db)
+    rows, cache, delta = rows_and_cache()
+    assert cache == rows and delta  # a small change went to the delta only
+    (tree / "README.md").unlink()
+    (tree / "new.py").write_text("def new():\n    return 1\n")
+    r = sync_index(tree, db_path=db)
+    assert (r.files_changed, r.files_deleted) == (1, 1)
+    rows, cache, _ = rows_and_cache()
+    assert cache == rows and "README.md" not in cache
+    for i in range(600):  # many changes: the whole cache is rewritten and the delta dropped
+        (tree / f"gen_{i}.txt").write_text(f"line {i}\n")
+    sync_index(tree, db_path=db)
+    rows, cache, delta = rows_and_cache()
+    assert cache == rows and delta is None
+    assert sync_index(tree, db_path=db).files_changed == 0

@@ -212,22 +212,42 @@ class Store:
     def stat_cache(self, *, trust: bool = True) -> dict[str, tuple[int, int, int]]:
         """path -> (size, mtime_ns, inode) of every indexed file.
 
-        Read from one marshalled blob written at the end of each complete sync (what git's index
-        file is to `git status`): loading it costs a fraction of reading a row per file. After
-        an interrupted sync (``trust=False``) the rows themselves are read.
+        Read from one marshalled blob (what git's index file is to `git status`): loading it
+        costs a fraction of reading a row per file. Small syncs add their changes to a delta
+        blob in ``meta`` instead of rewriting the whole thing. After an interrupted sync
+        (``trust=False``) the rows themselves are read.
         """
+        self._delta: dict = {}
         if trust:
             row = self.conn.execute("SELECT data FROM statcache WHERE id=1").fetchone()
             if row is not None:
                 try:
-                    return marshal.loads(row[0])
+                    stats = marshal.loads(row[0])
+                    raw = self.get_meta("statcache_delta")
+                    if raw:
+                        self._delta = marshal.loads(raw)
+                        for path, st in self._delta.items():
+                            if st is None:
+                                stats.pop(path, None)
+                            else:
+                                stats[path] = st
+                    return stats
                 except (ValueError, EOFError, TypeError):
-                    pass
+                    self._delta = {}
         return {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
             "SELECT path, size, mtime_ns, inode FROM files")}
 
-    def write_stat_cache(self, stats: dict[str, tuple[int, int, int]]) -> None:
+    def write_stat_cache(self, stats: dict[str, tuple[int, int, int]], changes: dict | None = None) -> None:
+        """Store ``stats`` (call inside a transaction). With ``changes`` (path -> stat, None for
+        removed) since the last :meth:`stat_cache`, only those are written while few."""
+        if changes is not None:
+            merged = {**getattr(self, "_delta", {}), **changes}
+            if len(merged) <= max(512, len(stats) // 50):
+                self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('statcache_delta', ?)",
+                                  (marshal.dumps(merged),))
+                return
         self.conn.execute("INSERT OR REPLACE INTO statcache(id, data) VALUES (1, ?)", (marshal.dumps(stats),))
+        self.conn.execute("DELETE FROM meta WHERE key='statcache_delta'")
 
     def file_hashes(self, paths: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}

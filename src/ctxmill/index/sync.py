@@ -264,6 +264,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     stages["compare"] += time.perf_counter() - t
 
     changed_paths: list[str] = []
+    delta: dict[str, tuple[int, int, int] | None] = {}  # stat cache changes of this sync
     stat_changed = False
     done = 0
     batch: list[_Prepared] = []
@@ -281,12 +282,12 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             continue
         if prep == "same":
             store.update_stat(entry.path, entry.size, entry.mtime_ns, entry.inode)
-            stats[entry.path] = (entry.size, entry.mtime_ns, entry.inode)
+            stats[entry.path] = delta[entry.path] = (entry.size, entry.mtime_ns, entry.inode)
             stat_changed = True
             t = time.perf_counter()
             continue
         prep.existed = entry.path in stats
-        stats[entry.path] = prep.stat
+        stats[entry.path] = delta[entry.path] = prep.stat
         batch.append(prep)
         batch_bytes += entry.size
         t = time.perf_counter()
@@ -307,6 +308,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             for p in deleted:
                 report.chunks_delta -= store.delete_file(p)
                 stats.pop(p, None)
+                delta[p] = None
     report.files_deleted = len(deleted)
 
     if dirty:  # an earlier sync stopped half-way, or the embedder changed: heal
@@ -339,7 +341,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("root", root)
         store.set_meta("sync_count", str(sync_no))
         store.set_meta("last_sync", str(time.time()))
-        store.write_stat_cache(stats)
+        store.write_stat_cache(stats, None if dirty else delta)
         store.set_meta("dirty", "0")
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
