@@ -413,7 +413,7 @@ def tune(repos: list[Repo], embedder_spec: str | None, rounds: int = 2, loo: boo
                 vals.append(ndcg_at_10([(f"{repo.prefix}/{p}", s, e) for p, s, e in res], q))
         return statistics.mean(vals)
 
-    def search(keep=lambda row: True):
+    def search(keep=lambda row: True, rounds=rounds):
         best = hand
         best_s = score(best, keep)
         for _ in range(rounds):
@@ -445,7 +445,7 @@ def tune(repos: list[Repo], embedder_spec: str | None, rounds: int = 2, loo: boo
         per = {}
         for repo in repos:
             mine = lambda row, r=repo: row[0] is r  # noqa: E731
-            w, _ = search(lambda row, r=repo: row[0] is not r)
+            w, _ = search(lambda row, r=repo: row[0] is not r, rounds=1)
             per[repo.name] = {"hand": round(score(hand, mine), 4), "tuned_without_it": round(score(w, mine), 4)}
         out["held_out_repos"] = per
     return out
@@ -557,6 +557,11 @@ def main(argv: list[str] | None = None) -> dict:
         return out
     systems: dict[str, dict] = {}
     index_s: dict[str, dict] = {}
+    try:
+        import bm25s  # noqa: F401
+    except ImportError:
+        out["bm25_baseline"] = {"skipped": "bm25s is not installed: pip install 'ctxmill[bench]'"}
+        args.no_baseline = True
     if not args.no_baseline:
         systems["bm25_baseline"] = {}
         index_s["bm25_baseline"] = {}
