@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 
 # language -> (grammar module, function returning the language pointer)
@@ -87,19 +88,35 @@ def first_error(text: str, lang: str | None) -> int | None | bool:
 def new_error(original: str, result: str, lang: str | None) -> int | None:
     """1-based line of a syntax error ``result`` has where ``original`` parsed cleanly.
 
-    The original is parsed once; the result is re-parsed incrementally from that tree (only
-    the edited span is new to the parser), which keeps the check cheap on big files.
+    Most edits touch one top-level definition of a file, so the check first parses only the
+    stretch of whole top-level paragraphs around the edit, once as it was and once as it is
+    now: the bytes before and after it are the same in both files. When the old stretch parses
+    on its own and the new one does too, the result parses wherever the original did. Anything
+    else (the old stretch does not parse on its own, the new one has an error, the stretch is
+    most of the file) is decided on the whole file: the original parsed once, the result
+    re-parsed incrementally from that tree.
     """
     parser = _parser(lang) if lang else None
     if parser is None:
         return None
     old = original.encode("utf-8", "surrogatepass")
     new = result.encode("utf-8", "surrogatepass")
+    p = _common_prefix(old, new)
+    q = _common_suffix(old, new, p)
+    region = _region(old, new, p, q)
+    if region is not None:
+        a, b, b_new = region
+        if (b - a) * 3 < len(old) * 2:  # a stretch that is most of the file: parse it whole
+            if not parser.parse(old[a:b]).root_node.has_error:
+                if not parser.parse(new[a:b_new]).root_node.has_error:
+                    return None
+    return _whole_file_error(parser, old, new, p, q)
+
+
+def _whole_file_error(parser, old: bytes, new: bytes, p: int, q: int) -> int | None:
     tree = parser.parse(old)
     if tree.root_node.has_error:
         return None  # it did not parse before: nothing to compare with
-    p = _common_prefix(old, new)
-    q = _common_suffix(old, new, p)
 
     def point(buf: bytes, at: int) -> tuple[int, int]:
         row = buf.count(b"\n", 0, at)
@@ -112,6 +129,67 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
     if not root.has_error:
         return None
     return _error_line(root)
+
+
+# A word that only continues the statement above it, never starts one at the top level.
+_CONTINUES = re.compile(rb"(?:else|elif|except|finally|catch|case|default|rescue|ensure|end|when|"
+                        rb"then|do|done|fi|esac|in|and|or|is|as)\b")
+
+
+_ENDS_OPEN = tuple(b"\\,([{=+-*/%|&.:?<>!^~")  # a line ending so goes on below
+_DELIMS = ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/"))
+
+
+def _top_start(buf: bytes, ls: int) -> bool:
+    """Does the line at byte ``ls`` start a top-level statement? Column 0, a first character
+    that starts a statement or definition (a letter, _, $ or @) and not a word that continues
+    one (else, except, catch...); the line above is blank or ends a statement (no trailing
+    operator, comma, open bracket or backslash, not a decorator); and not inside a block
+    comment or triple-quoted string (counted, so only a hint: a wrong cut makes the old
+    stretch fail to parse on its own, and then the whole file is checked)."""
+    if ls == 0:
+        return True
+    c = buf[ls:ls + 1]
+    if not c or not (c.isalpha() or c in b"_$@") or _CONTINUES.match(buf, ls):
+        return False
+    pe = ls - 1
+    if pe > 0 and buf[pe - 1] == 13:  # CRLF
+        pe -= 1
+    ps = buf.rfind(b"\n", 0, pe) + 1
+    above = buf[ps:pe].rstrip()
+    if above and (above[-1] in _ENDS_OPEN or above[:1] == b"@" or above.lstrip()[:2] == b"#["):
+        return False
+    for opener, closer in _DELIMS:
+        if opener == closer:
+            if buf.count(opener, 0, ls) % 2:
+                return False
+        elif buf.count(opener, 0, ls) > buf.count(closer, 0, ls):
+            return False
+    return True
+
+
+def _region(old: bytes, new: bytes, p: int, q: int) -> tuple[int, int, int] | None:
+    """(a, b, b_new): old[a:b] and new[a:b_new] are whole top-level paragraphs covering the
+    changed bytes, with the same bytes before (old[:a]) and after (old[b:]) in both."""
+    a = old.rfind(b"\n", 0, p) + 1   # start of the line holding the first changed byte
+    # the first line of the stretch may itself be changed: it must open a paragraph in both
+    while not (_top_start(old, a) and _top_start(new, a)):
+        a = old.rfind(b"\n", 0, a - 1) + 1
+    n, shift = len(old), len(new) - len(old)
+    b = n - q
+    if b > 0 and old[b - 1:b] != b"\n":
+        nxt = old.find(b"\n", b)
+        b = n if nxt < 0 else nxt + 1
+    while b < n:
+        # the next paragraph must start a line in the new text as well (not mid-line after
+        # inserted bytes): only then do the old and the new stretch end at the same place
+        if b > a and _top_start(old, b) and new[b + shift - 1:b + shift] == b"\n":
+            break
+        nxt = old.find(b"\n", b)
+        b = n if nxt < 0 else nxt + 1
+    if a == 0 and b >= n:
+        return None
+    return a, b, b + shift
 
 
 def _error_line(root) -> int:
