@@ -1,10 +1,11 @@
 """Hybrid search over one index: lexical (FTS5 BM25) and vector candidates, fused by rank.
 
-Lexical: the query's words and identifier parts ORed, scored by BM25 with the symbol and path
-columns weighted above the body. Vector: nearest chunk contents to the query embedding
-(sqlite-vec, or numpy where the SQLite build cannot load it). The two lists are fused with
-reciprocal-rank fusion, then handed to ``ctxmill.index.rank.rerank(query, hits)`` when that
-module exists: that is where code-aware ranking lives.
+Lexical: the query's words and identifier parts ORed (near-universal terms dropped), scored by
+BM25 with the symbol and path columns weighted above the body. Vector: nearest chunk contents
+to the query embedding, scanned with numpy from an in-process matrix cache (see _Vectors). The
+two lists are fused (``ctxmill.index.rank.fuse_ids`` when that module provides it, else
+reciprocal-rank fusion here) and handed to ``ctxmill.index.rank.rerank``: that is where
+code-aware ranking lives.
 """
 
 from __future__ import annotations
