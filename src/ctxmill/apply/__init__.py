@@ -58,12 +58,13 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
     """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused."""
     bom = "\ufeff" if original.startswith("\ufeff") else ""
     try:
-        result = bom + _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
-                              language_for(path, language))
+        merged, raw = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
+                             language_for(path, language))
     except Refused as exc:
         return ApplyResult(False, reason=str(exc))
     name = path or "file"
-    diff, hunks = _diff(original, result, name)
+    result = bom + merged
+    diff, hunks = _diff(original, result, name, None if bom else raw)
     return ApplyResult(True, result=result, diff=diff, hunks=hunks)
 
 
@@ -109,13 +110,12 @@ def _write_atomic(p: Path, data: bytes) -> None:
 # ---------------------------------------------------------------------------- merge
 
 
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
 def _split(text: str) -> list[str]:
     """Lines with their endings; a last line without a newline keeps none."""
-    parts = text.split("\n")
-    raw = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        raw.append(parts[-1])
-    return raw
+    return _LINE.findall(text)
 
 
 def _sketch_lines(sketch: str, original_lines: list[str]) -> list[str]:
@@ -130,7 +130,8 @@ def _sketch_lines(sketch: str, original_lines: list[str]) -> list[str]:
     return lines
 
 
-def _apply(original: str, sketch: str, lang: str | None) -> str:
+def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str]]:
+    """The merged text and the original's lines (with their endings)."""
     raw = _split(original)
     nl = "\r\n" if original.count("\r\n") * 2 > original.count("\n") else "\n"
     final_nl = original.endswith("\n")
@@ -148,7 +149,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     if not any(k for k in F.keys):
         if any(S.marker):
             raise Refused("file is empty but the sketch refers to existing code with markers")
-        return nl.join(s_lines) + (nl if final_nl or not original else "")
+        return nl.join(s_lines) + (nl if final_nl or not original else ""), raw
 
     partial = any(S.marker)
     implicit = False
@@ -187,7 +188,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> str:
     out = _render(m, raw, nl, final_nl or not original)
     result = "".join(out)
     _check_result(m, result, original, lang)
-    return result
+    return result, raw
 
 
 _LEADING = ("@", "#[", "//", "/*", "*", "#", "<!--", "--", '"""', "'''")
@@ -391,8 +392,9 @@ def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
     return out
 
 
-def _diff(a: str, b: str, name: str, context: int = 3) -> tuple[str, list[dict]]:
-    al, bl = _split(a), _split(b)
+def _diff(a: str, b: str, name: str, al: list[str] | None = None,
+          context: int = 3) -> tuple[str, list[dict]]:
+    al, bl = al if al is not None else _split(a), _split(b)
     sm = _Trimmed(al, bl)
     hunks = []
     for tag, i1, i2, j1, j2 in sm.get_opcodes():

@@ -257,8 +257,12 @@ class Merger:
             if not s_runs:
                 continue
             o_runs: dict[tuple[str, ...], list[int]] = {}
+            firsts = {run[0] for run in s_runs}
+            keys = F.keys
             for j in range(o_lo + 1, o_hi - width + 1):
-                run = tuple(F.keys[j:j + width])
+                if keys[j] not in firsts:
+                    continue  # cheap test first: most file lines start no sketch run
+                run = tuple(keys[j:j + width])
                 if run in s_runs:
                     o_runs.setdefault(run, []).append(j)
             for run, where in s_runs.items():
