@@ -145,10 +145,23 @@ def page_text(page: Page) -> str:
 # ------------------------------------------------------------------------------ with Tesseract
 
 
+def _has_tesserocr() -> bool:
+    try:
+        import tesserocr  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 @needs_tesseract
-def test_image_only_pdf_is_read_with_positions_sizes_and_confidence(tmp_path):
+@pytest.mark.parametrize("backend", [
+    "cli", pytest.param("api", marks=pytest.mark.skipif(not _has_tesserocr(), reason="tesserocr not installed"))])
+def test_image_only_pdf_is_read_with_positions_sizes_and_confidence(tmp_path, monkeypatch, backend):
     pytest.importorskip("PIL")
     from ctxmill.sources.pdf import load_pdf
+
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", backend)
+    assert ocr.TesseractEngine().backend == backend
 
     path = image_pdf(tmp_path / "scan.pdf", [page_image("1 Introduction", BODY)])
     stream = load_pdf(path, CompileOptions())  # the sandboxed child, as the CLI runs it
@@ -237,10 +250,13 @@ def test_garbage_text_layer_is_replaced_by_ocr(tmp_path):
 
 
 @needs_tesseract
-def test_progress_per_page_and_time_limit(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", [
+    "cli", pytest.param("api", marks=pytest.mark.skipif(not _has_tesserocr(), reason="tesserocr not installed"))])
+def test_progress_per_page_and_time_limit(tmp_path, monkeypatch, backend):
     pytest.importorskip("PIL")
     import pypdfium2 as pdfium
 
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", backend)
     path = image_pdf(tmp_path / "two.pdf", [page_image("A", BODY), page_image("B", BODY[:1])])
     pdf = pdfium.PdfDocument(str(path))
     pages = [Page(number=i + 1, width=612, height=792, has_text_layer=False) for i in range(len(pdf))]
@@ -259,6 +275,7 @@ def test_progress_per_page_and_time_limit(tmp_path, monkeypatch):
 
 
 def test_missing_engine_leaves_pages_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
     monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
     pages = [Page(number=1, width=612, height=792, has_text_layer=False)]
     warnings: list[str] = []
