@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from bisect import bisect_left, bisect_right
 from functools import cache
 
 # language -> (grammar module, function returning the language pointer)
@@ -140,7 +141,7 @@ _ENDS_OPEN = tuple(b"\\,([{=+-*/%|&.:?<>!^~")  # a line ending so goes on below
 _DELIMS = ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/"))
 
 
-def _top_start(buf: bytes, ls: int) -> bool:
+def _top_start(buf: bytes, ls: int, delims: tuple = _DELIMS) -> bool:
     """Does the line at byte ``ls`` start a top-level statement? Column 0, a first character
     that starts a statement or definition (a letter, _, $ or @) and not a word that continues
     one (else, except, catch...); the line above is blank or ends a statement (no trailing
@@ -159,7 +160,7 @@ def _top_start(buf: bytes, ls: int) -> bool:
     above = buf[ps:pe].rstrip()
     if above and (above[-1] in _ENDS_OPEN or above[:1] == b"@" or above.lstrip()[:2] == b"#["):
         return False
-    for opener, closer in _DELIMS:
+    for opener, closer in delims:
         if opener == closer:
             if buf.count(opener, 0, ls) % 2:
                 return False
@@ -168,25 +169,34 @@ def _top_start(buf: bytes, ls: int) -> bool:
     return True
 
 
+# Where a line starts in column 0 with a character a top-level statement can start with: the
+# only places _top_start can say yes, found in one C-level scan instead of line by line.
+_COL0 = re.compile(rb"\n(?=[A-Za-z_$@])")
+
+
 def _region(old: bytes, new: bytes, p: int, q: int) -> tuple[int, int, int] | None:
     """(a, b, b_new): old[a:b] and new[a:b_new] are whole top-level paragraphs covering the
     changed bytes, with the same bytes before (old[:a]) and after (old[b:]) in both."""
-    a = old.rfind(b"\n", 0, p) + 1   # start of the line holding the first changed byte
+    starts = [m.end() for m in _COL0.finditer(old)]
+    # only the delimiters the text has need counting (a .js file has no triple quotes)
+    d_old = tuple(d for d in _DELIMS if d[0] in old)
+    d_new = tuple(d for d in _DELIMS if d[0] in new)
+    ls = old.rfind(b"\n", 0, p) + 1   # start of the line holding the first changed byte
+    a = 0
     # the first line of the stretch may itself be changed: it must open a paragraph in both
-    while not (_top_start(old, a) and _top_start(new, a)):
-        a = old.rfind(b"\n", 0, a - 1) + 1
+    for k in range(bisect_right(starts, ls) - 1, -1, -1):
+        if _top_start(old, starts[k], d_old) and _top_start(new, starts[k], d_new):
+            a = starts[k]
+            break
     n, shift = len(old), len(new) - len(old)
-    b = n - q
-    if b > 0 and old[b - 1:b] != b"\n":
-        nxt = old.find(b"\n", b)
-        b = n if nxt < 0 else nxt + 1
-    while b < n:
+    b = n
+    for k in range(bisect_left(starts, n - q), len(starts)):
+        s = starts[k]
         # the next paragraph must start a line in the new text as well (not mid-line after
         # inserted bytes): only then do the old and the new stretch end at the same place
-        if b > a and _top_start(old, b) and new[b + shift - 1:b + shift] == b"\n":
+        if s > a and _top_start(old, s, d_old) and new[s + shift - 1:s + shift] == b"\n":
+            b = s
             break
-        nxt = old.find(b"\n", b)
-        b = n if nxt < 0 else nxt + 1
     if a == 0 and b >= n:
         return None
     return a, b, b + shift

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -139,8 +140,13 @@ class Text:
     indented: bool = field(init=False)    # has any indented line at all
 
     def __post_init__(self) -> None:
-        self.keys = [key_of(s) for s in self.lines]
-        self.cols = [indent_cols(s) for s in self.lines]
+        lines = self.lines
+        self.keys = [" ".join(s.split()) for s in lines]   # key_of, inlined: built per apply
+        # indent_cols, from C-level len/lstrip: only lines with tabs need the column count
+        cols = list(map(operator.sub, map(len, lines), map(len, map(str.lstrip, lines))))
+        if "\t" in "".join(lines):
+            cols = [indent_cols(s) if "\t" in s else c for s, c in zip(lines, cols, strict=True)]
+        self.cols = cols
         self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker, strict=True)]
         for i, (n, k, c) in enumerate(zip(self.names, self.keys, self.cols, strict=True)):
             if n is None and c == 0 and k and not self.marker[i]:
