@@ -208,11 +208,11 @@ def _fragment_region(F: Text, S: Text) -> tuple[int, int] | None:
         return None
     mapped: list[int] = []
     for h in heads:
-        if S.block_end(h) == h + 1 and S.names[h] is None:
+        if S.block_end(h) == h + 1 and S.name(h) is None:
             return None  # a bare statement, not a definition
         cands = [j for j, k in enumerate(F.keys) if k == S.keys[h]]
-        if len(cands) != 1 and S.names[h]:
-            cands = [j for j, n in enumerate(F.names) if n == S.names[h]]
+        if len(cands) != 1 and S.name(h):
+            cands = [j for j, n in enumerate(F.names) if n == S.name(h)]
         if len(cands) != 1:
             return None
         mapped.append(cands[0])

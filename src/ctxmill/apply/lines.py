@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import operator
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ctxmill.apply.markers import is_marker
 
@@ -33,6 +35,9 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*$")
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "return", "else", "elif", "with", "match",
               "loop", "do", "try", "foreach", "until", "unless", "case", "when", "new", "await",
               "yield", "print", "assert", "super", "this", "self"}
+
+
+_UNSET = object()   # a name not worked out yet
 
 
 def key_of(line: str) -> str:
@@ -134,7 +139,6 @@ class Text:
     keys: list[str] = field(init=False)
     cols: list[int] = field(init=False)
     owner: list[int | None] = field(init=False)
-    names: list[str | None] = field(init=False)
     unit: int = field(init=False)         # indentation step in columns
     tabs: bool = field(init=False)        # indented with tabs
     indented: bool = field(init=False)    # has any indented line at all
@@ -147,17 +151,68 @@ class Text:
         if "\t" in "".join(lines):
             cols = [indent_cols(s) if "\t" in s else c for s, c in zip(lines, cols, strict=True)]
         self.cols = cols
-        self.names = [None if m or not k else name_of(k) for k, m in zip(self.keys, self.marker, strict=True)]
-        for i, (n, k, c) in enumerate(zip(self.names, self.keys, self.cols, strict=True)):
-            if n is None and c == 0 and k and not self.marker[i]:
-                a = _ASSIGN.match(k)
-                if a:
-                    self.names[i] = a.group(1) + "="
+        # Names are worked out when asked for (most lines of a file never are): see name().
+        self._names: list = [_UNSET] * len(lines)
+        self._joined: tuple[str, list[int]] | None = None
         self.owner = self._owners()
         indented = [s for s in self.lines if s[:1] in (" ", "\t") and s.strip()]
         self.indented = bool(indented)
         self.tabs = bool(indented) and sum(s[0] == "\t" for s in indented) * 2 > len(indented)
         self.unit = self._unit()
+
+    def name(self, i: int) -> str | None:
+        """The name line ``i`` defines ("def foo" -> "foo", module-level "X = 1" -> "X=")."""
+        n = self._names[i]
+        if n is _UNSET:
+            k = self.keys[i]
+            n = None if self.marker[i] or not k else name_of(k)
+            if n is None and k and self.cols[i] == 0 and not self.marker[i]:
+                a = _ASSIGN.match(k)
+                if a:
+                    n = a.group(1) + "="
+            self._names[i] = n
+        return n
+
+    @property
+    def names(self) -> list[str | None]:
+        """Every line's name (computes them all: prefer name() or named_lines())."""
+        return [self.name(i) for i in range(len(self.keys))]
+
+    def named_lines(self, wanted: set[str], lo: int, hi: int) -> tuple[Counter[str], dict[str, int]]:
+        """How often each name in ``wanted`` is defined in lines [lo, hi), and its last line.
+
+        A name is always spelled out in its line ("foo()" in "def foo(x):"), so only lines
+        holding that text are asked; headings (lower-cased names) ask every line.
+        """
+        count: Counter[str] = Counter()
+        where: dict[str, int] = {}
+        if not wanted or lo >= hi:
+            return count, where
+        rows: set[int] = set()
+        if any(w.startswith("#") for w in wanted):
+            rows.update(range(lo, hi))
+        else:
+            if self._joined is None:
+                self._joined = ("\n".join(self.keys),
+                                [e + i for i, e in enumerate(accumulate(map(len, self.keys)))])
+            text, ends = self._joined
+            start = ends[lo - 1] + 1 if lo > 0 else 0
+            stop = ends[hi - 1]
+            for w in wanted:
+                token = w.rstrip("()=")
+                if ":" in token:
+                    token = token.split(":", 1)[1] or token
+                at = text.find(token, start, stop)
+                while at >= 0:
+                    j = bisect_left(ends, at)
+                    rows.add(j)
+                    at = text.find(token, ends[j] + 1, stop)  # next line: one hit per line
+        for j in sorted(rows):
+            n = self.name(j)
+            if n in wanted:
+                count[n] += 1
+                where[n] = j
+        return count, where
 
     @classmethod
     def from_lines(cls, lines: list[str]) -> Text:
@@ -244,7 +299,7 @@ class Text:
         """The nearest enclosing line that defines something (def, class, function...)."""
         j = self.owner[i]
         while j is not None:
-            n = self.names[j]
+            n = self.name(j)
             if n is not None and not n.endswith("=") and not n.startswith("<"):
                 return j
             j = self.owner[j]

@@ -169,20 +169,11 @@ class Merger:
         s_range = [i for i in range(s_lo + 1, s_hi) if not S.marker[i] and has_word(S.keys[i])]
         o_range = range(o_lo + 1, o_hi)
         s_count = Counter(S.keys[i] for i in s_range)
-        o_count: Counter[str] = Counter()
-        o_pos: dict[str, int] = {}
-        o_names: Counter[str] = Counter()
-        o_name_pos: dict[str, int] = {}
-        for j in o_range:
-            k = F.keys[j]
-            if s_count.get(k):
-                o_count[k] += 1
-                o_pos[k] = j
-            n = F.names[j]
-            if n:
-                o_names[n] += 1
-                o_name_pos[n] = j
-        s_names = Counter(S.names[i] for i in s_range if S.names[i])
+        # Counted in C over the whole stretch; positions looked up only for lines seen once.
+        o_count = Counter(F.keys[o_lo + 1:o_hi])
+        o_pos = {k: F.keys.index(k, o_lo + 1, o_hi) for k, c in s_count.items() if c == 1 and o_count.get(k) == 1}
+        s_names = Counter(n for n in map(S.name, s_range) if n)
+        o_names, o_name_pos = F.named_lines({n for n, c in s_names.items() if c == 1}, o_lo + 1, o_hi)
         cands: dict[int, int] = {}
         exact: set[int] = set()
         late: list[tuple[int, int]] = []   # distinctive lines whose surroundings changed
@@ -196,10 +187,10 @@ class Merger:
                 elif self.strong(k):
                     late.append((i, j))
                 continue
-            n = S.names[i]
+            n = S.name(i)
             if n and s_names[n] == 1 and o_names.get(n) == 1:
                 j = o_name_pos[n]
-                if F.names[j] == n and self.compatible(i, j):
+                if F.name(j) == n and self.compatible(i, j):
                     cands[i] = j
         # More context: a run of 2-3 adjacent lines, none unique alone, may be unique as a run.
         self._run_anchors(s_lo, s_hi, o_lo, o_hi, cands)
@@ -288,7 +279,7 @@ class Merger:
             return True
         if self.s.keys[a] == self.o.keys[b]:
             return True
-        na, nb = self.s.names[a], self.o.names[b]
+        na, nb = self.s.name(a), self.o.name(b)
         return na is not None and na == nb
 
     # ------------------------------------------------------------------ closed stretch
@@ -529,7 +520,7 @@ class Merger:
         base = min(S.cols[i] for i in part if S.keys[i])
         tops = [i for i in part if S.keys[i] and S.cols[i] == base]
         heads = [i for i in tops if not S.keys[i].startswith(_DEF_START) and not is_closer(S.keys[i])]
-        if not heads or any(S.names[i] is None or S.names[i].startswith("<") for i in heads):
+        if not heads or any(S.name(i) is None or S.name(i).startswith("<") for i in heads):
             return False
         last = part[-1]
         return is_closer(S.keys[last]) or S.cols[last] > base
@@ -699,7 +690,7 @@ class Merger:
         if not a or not b or is_closer(a) or is_closer(b) or self.o.marker[o]:
             return False
         ta, tb = _LEAD.match(a), _LEAD.match(b)
-        if not ta or not tb or ta.group(0) != tb.group(0) or self.s.names[s] != self.o.names[o]:
+        if not ta or not tb or ta.group(0) != tb.group(0) or self.s.name(s) != self.o.name(o):
             return False
         return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.6
 
