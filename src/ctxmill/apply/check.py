@@ -138,16 +138,14 @@ _CONTINUES = re.compile(rb"(?:else|elif|except|finally|catch|case|default|rescue
 
 
 _ENDS_OPEN = tuple(b"\\,([{=+-*/%|&.:?<>!^~")  # a line ending so goes on below
-_DELIMS = ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/"))
+_DELIMS = (b'"""', b"'''", b"/*", b"*/")
 
 
-def _top_start(buf: bytes, ls: int, delims: tuple = _DELIMS) -> bool:
-    """Does the line at byte ``ls`` start a top-level statement? Column 0, a first character
-    that starts a statement or definition (a letter, _, $ or @) and not a word that continues
-    one (else, except, catch...); the line above is blank or ends a statement (no trailing
-    operator, comma, open bracket or backslash, not a decorator); and not inside a block
-    comment or triple-quoted string (counted, so only a hint: a wrong cut makes the old
-    stretch fail to parse on its own, and then the whole file is checked)."""
+def _top_start(buf: bytes, ls: int) -> bool:
+    """Does the line at byte ``ls`` look like the start of a top-level statement? Column 0, a
+    first character that starts a statement or definition (a letter, _, $ or @) and not a word
+    that continues one (else, except, catch...); the line above is blank or ends a statement
+    (no trailing operator, comma, open bracket or backslash, not a decorator)."""
     if ls == 0:
         return True
     c = buf[ls:ls + 1]
@@ -158,15 +156,30 @@ def _top_start(buf: bytes, ls: int, delims: tuple = _DELIMS) -> bool:
         pe -= 1
     ps = buf.rfind(b"\n", 0, pe) + 1
     above = buf[ps:pe].rstrip()
-    if above and (above[-1] in _ENDS_OPEN or above[:1] == b"@" or above.lstrip()[:2] == b"#["):
-        return False
-    for opener, closer in delims:
-        if opener == closer:
-            if buf.count(opener, 0, ls) % 2:
-                return False
-        elif buf.count(opener, 0, ls) > buf.count(closer, 0, ls):
-            return False
-    return True
+    return not (above and (above[-1] in _ENDS_OPEN or above[:1] == b"@" or above.lstrip()[:2] == b"#["))
+
+
+class _Outside:
+    """Is an offset outside block comments and triple-quoted strings? Delimiters are counted,
+    so this is only a hint: a cut inside a string makes the old stretch fail to parse on its
+    own, and then the whole file is checked. Counts are kept from the last offset asked, so a
+    walk over many offsets reads the text once."""
+
+    def __init__(self, buf: bytes):
+        self.buf = buf
+        self.delims = [d for d in _DELIMS if d in buf]
+        self.at = 0
+        self.counts = dict.fromkeys(self.delims, 0)
+
+    def __call__(self, ls: int) -> bool:
+        if not self.delims:
+            return True
+        lo, hi, sign = (self.at, ls, 1) if ls >= self.at else (ls, self.at, -1)
+        for d in self.delims:
+            self.counts[d] += sign * self.buf.count(d, lo, hi)
+        self.at = ls
+        c = self.counts
+        return not (c.get(b'"""', 0) % 2 or c.get(b"'''", 0) % 2 or c.get(b"/*", 0) > c.get(b"*/", 0))
 
 
 # Where a line starts in column 0 with a character a top-level statement can start with: the
@@ -178,25 +191,35 @@ def _region(old: bytes, new: bytes, p: int, q: int) -> tuple[int, int, int] | No
     """(a, b, b_new): old[a:b] and new[a:b_new] are whole top-level paragraphs covering the
     changed bytes, with the same bytes before (old[:a]) and after (old[b:]) in both."""
     starts = [m.end() for m in _COL0.finditer(old)]
-    # only the delimiters the text has need counting (a .js file has no triple quotes)
-    d_old = tuple(d for d in _DELIMS if d[0] in old)
-    d_new = tuple(d for d in _DELIMS if d[0] in new)
     ls = old.rfind(b"\n", 0, p) + 1   # start of the line holding the first changed byte
-    a = 0
+    outside = _Outside(old)   # old[:a] == new[:a]: the counts before a are the same in both
+    # The nearest line that looks like a statement start, taken when the delimiter counts say
+    # every one is inside a string (counts are easily thrown by a quote inside a string).
+    near: int | None = None
+    a = None
     # the first line of the stretch may itself be changed: it must open a paragraph in both
     for k in range(bisect_right(starts, ls) - 1, -1, -1):
-        if _top_start(old, starts[k], d_old) and _top_start(new, starts[k], d_new):
-            a = starts[k]
-            break
+        s = starts[k]
+        if _top_start(old, s) and _top_start(new, s):
+            near = s if near is None else near
+            if outside(s):
+                a = s
+                break
+    a = a if a is not None else near if near is not None else 0
     n, shift = len(old), len(new) - len(old)
-    b = n
+    b = None
+    near = None
+    outside = _Outside(old)
     for k in range(bisect_left(starts, n - q), len(starts)):
         s = starts[k]
         # the next paragraph must start a line in the new text as well (not mid-line after
         # inserted bytes): only then do the old and the new stretch end at the same place
-        if s > a and _top_start(old, s, d_old) and new[s + shift - 1:s + shift] == b"\n":
-            b = s
-            break
+        if s > a and _top_start(old, s) and new[s + shift - 1:s + shift] == b"\n":
+            near = s if near is None else near
+            if outside(s):
+                b = s
+                break
+    b = b if b is not None else near if near is not None else n
     if a == 0 and b >= n:
         return None
     return a, b, b + shift
