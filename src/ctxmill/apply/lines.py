@@ -122,6 +122,9 @@ def _name_of_slow(key: str) -> str | None:
     return None
 
 
+_CLOSER_FIRST = frozenset("}])efd<*)")   # the first characters _CLOSER can match
+
+
 def is_closer(key: str) -> bool:
     return bool(key) and bool(_CLOSER.match(key))
 
@@ -223,23 +226,26 @@ class Text:
         # non-blank line indented less (or, for a closing "}", indented the same).
         owners: list[int | None] = []
         stack: list[int] = []  # earlier non-blank lines, indentation strictly increasing
+        cols, marker = self.cols, self.marker
         for i, k in enumerate(self.keys):
-            if self.marker[i]:
+            if marker[i]:
                 # A marker may hide block headers at any depth: nothing after it can be
                 # said to sit in a block opened before it.
                 stack.clear()
-            if not k or self.marker[i]:
                 owners.append(None)
                 continue
-            c = self.cols[i]
-            if is_closer(k):
-                while stack and self.cols[stack[-1]] > c:
+            if not k:
+                owners.append(None)
+                continue
+            c = cols[i]
+            if k[0] in _CLOSER_FIRST and _CLOSER.match(k):
+                while stack and cols[stack[-1]] > c:
                     stack.pop()
-                owners.append(stack[-1] if stack and self.cols[stack[-1]] == c else None)
-                while stack and self.cols[stack[-1]] >= c:
+                owners.append(stack[-1] if stack and cols[stack[-1]] == c else None)
+                while stack and cols[stack[-1]] >= c:
                     stack.pop()  # the block is closed; the closer owns nothing
                 continue
-            while stack and self.cols[stack[-1]] >= c:
+            while stack and cols[stack[-1]] >= c:
                 stack.pop()
             owners.append(stack[-1] if stack else None)
             stack.append(i)
