@@ -108,16 +108,18 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
     if region is not None:
         a, b, b_new = region
         if (b - a) * 3 < len(old) * 2:  # a stretch that is most of the file: parse it whole
-            if not parser.parse(old[a:b]).root_node.has_error:
-                if not parser.parse(new[a:b_new]).root_node.has_error:
+            old_r, new_r = old[a:b], new[a:b_new]
+            tree = parser.parse(old_r)
+            if not tree.root_node.has_error:
+                # the new stretch re-parsed from the old one's tree: only the edit is new
+                _edit(tree, old_r, new_r, p - a, q - (len(old) - b))
+                if not parser.parse(new_r, tree).root_node.has_error:
                     return None
     return _whole_file_error(parser, old, new, p, q)
 
 
-def _whole_file_error(parser, old: bytes, new: bytes, p: int, q: int) -> int | None:
-    tree = parser.parse(old)
-    if tree.root_node.has_error:
-        return None  # it did not parse before: nothing to compare with
+def _edit(tree, old: bytes, new: bytes, p: int, q: int) -> None:
+    """Tell ``tree`` (parsed from ``old``) that bytes [p, len(old) - q) became new[p:len(new) - q]."""
 
     def point(buf: bytes, at: int) -> tuple[int, int]:
         row = buf.count(b"\n", 0, at)
@@ -126,6 +128,13 @@ def _whole_file_error(parser, old: bytes, new: bytes, p: int, q: int) -> int | N
     tree.edit(start_byte=p, old_end_byte=len(old) - q, new_end_byte=len(new) - q,
               start_point=point(old, p), old_end_point=point(old, len(old) - q),
               new_end_point=point(new, len(new) - q))
+
+
+def _whole_file_error(parser, old: bytes, new: bytes, p: int, q: int) -> int | None:
+    tree = parser.parse(old)
+    if tree.root_node.has_error:
+        return None  # it did not parse before: nothing to compare with
+    _edit(tree, old, new, p, q)
     root = parser.parse(new, tree).root_node
     if not root.has_error:
         return None
@@ -209,7 +218,7 @@ def _region(old: bytes, new: bytes, p: int, q: int) -> tuple[int, int, int] | No
     n, shift = len(old), len(new) - len(old)
     b = None
     near = None
-    outside = _Outside(old)
+    outside(a)   # the walk forward goes on from a: only [a, b) is counted again
     for k in range(bisect_left(starts, n - q), len(starts)):
         s = starts[k]
         # the next paragraph must start a line in the new text as well (not mid-line after
