@@ -167,7 +167,6 @@ class Merger:
     def anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> list[tuple[int, int]]:
         S, F = self.s, self.o
         s_range = [i for i in range(s_lo + 1, s_hi) if not S.marker[i] and has_word(S.keys[i])]
-        o_range = range(o_lo + 1, o_hi)
         s_count = Counter(S.keys[i] for i in s_range)
         # Counted in C over the whole stretch; positions looked up only for lines seen once.
         o_count = Counter(F.keys[o_lo + 1:o_hi])
