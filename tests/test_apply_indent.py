@@ -50,3 +50,27 @@ def test_odd_relative_indent_of_a_continuation_line_is_kept():
     r = apply_sketch(LIB, sketch, path="shelf.js")
     assert r.applied, r.reason
     assert "    return this.books.length +\n           0;\n  }\n}\n" in r.result
+
+
+PY = """def build(items):
+    out = []
+    for item in items:
+        out.append(item)
+    return out
+
+
+def main():
+    print(build([1, 2]))
+"""
+
+
+def test_sketch_at_twice_the_files_indent_is_scaled_by_what_matched_lines_show():
+    # The sketch doubles every indent (8 for 4). Its own most common step is the +2 of its
+    # aligned continuation lines, which says nothing; matched lines at two depths show 1:2.
+    sketch = ("# ... existing code ...\n        for item in items:\n                out.append(item)\n"
+              "        total = add(out,\n          1)\n        other = add(out,\n          2)\n"
+              "        return out\n# ... existing code ...\n")
+    r = apply_sketch(PY, sketch, path="b.py")
+    assert r.applied, r.reason
+    assert r.result == PY.replace(
+        "    return out\n", "    total = add(out,\n     1)\n    other = add(out,\n     2)\n    return out\n")

@@ -302,6 +302,12 @@ def _scale(m: Merger) -> float:
     if not (F.indented and S.indented) or F.unit == S.unit:
         return 1.0
     # Units differ (2 vs 4 spaces, tabs vs 2): trust the ratio only if matched lines agree.
+    if ratios:
+        # Matched lines at different depths show the scale itself (a sketch's own indent
+        # step is easily misread off aligned continuation lines, or absent).
+        r, c = ratios.most_common(1)[0]
+        if r in (0.5, 2.0) and c * 2 > sum(ratios.values()):
+            return r
     want = F.unit / S.unit
     if not ratios:
         # No matched lines at different depths to confirm it: trust the two indent steps
