@@ -6,7 +6,10 @@ Each triple is (original, sketch, expected). An outcome is one of: correct (byte
 trailing_ws_only (equal once trailing whitespace is ignored), refused (with a reason) or
 silently_wrong (applied, but not the expected file). Silently-wrong results that equal the
 expected file once every line is stripped of leading whitespace are also counted under
-``indent_only``: several expected files came from diffs whose "+" lines lost their indent.
+``indent_only``; of those, the ones whose expected file puts an added line at a depth no
+offset between the sketch and the file accounts for are listed by name
+(``fixture_indent_contradicts_sketch``): no apply that copies the model's lines as written,
+or shifted by the sketch's one offset, can match them byte for byte.
 The peer is the copy-until-the-next-sketch-line merger from tutorials, run on the same data.
 Prints JSON.
 """
@@ -70,6 +73,38 @@ def indent_only(result: str, expected: str) -> bool:
     return [x.strip() for x in result.strip().split("\n")] == [x.strip() for x in expected.strip().split("\n")]
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def fixture_indent_contradicts_sketch(t: dict) -> bool:
+    """Does the expected file indent a new line at a depth the sketch cannot account for?
+
+    Sketch lines found exactly once in the original show the offsets between the sketch's
+    indentation and the file's (0, or one uniform shift when the sketch was written dedented).
+    A line the expected file adds, found exactly once in the sketch, should sit at its sketch
+    depth plus one of those offsets; if it sits elsewhere, no apply that copies the model's
+    lines as written (or shifted) can produce the expected file byte for byte.
+    """
+    orig = t["original"].split("\n")
+    sk = [x for x in t["sketch"].split("\n") if x.strip() and not is_marker(x)]
+    exp = t["expected"].split("\n")
+    o_keys = [x.strip() for x in orig]
+    s_keys = [x.strip() for x in sk]
+    offsets = {_indent(orig[o_keys.index(k)]) - _indent(x)
+               for x, k in zip(sk, s_keys, strict=True)
+               if o_keys.count(k) == 1 and s_keys.count(k) == 1 and len(k) > 3}
+    if not offsets:
+        return False
+    for line in exp:
+        k = line.strip()
+        if not k or k in o_keys or s_keys.count(k) != 1:
+            continue  # not an added line, or not one the sketch pins down
+        if _indent(line) - _indent(sk[s_keys.index(k)]) not in offsets:
+            return True
+    return False
+
+
 def guess_path(t: dict) -> str:
     name = t["name"]
     if "." in name and name.rsplit(".", 1)[1] in ("js", "py", "tsx", "rs", "ts"):
@@ -87,6 +122,7 @@ def run(triples: list[dict], show: str | None = None) -> dict:
     cases = []
     seconds = []
     ind = 0
+    contradicted: list[str] = []
     for t in triples:
         path = guess_path(t)
         t0 = time.perf_counter()
@@ -96,6 +132,8 @@ def run(triples: list[dict], show: str | None = None) -> dict:
         ours[verdict] += 1
         if verdict == "silently_wrong" and indent_only(r.result, t["expected"]):
             ind += 1
+            if fixture_indent_contradicts_sketch(t):
+                contradicted.append(t["name"])
         p = classify(naive_merge(t["original"], t["sketch"]), t["expected"])
         peer[p] += 1
         cases.append({"name": t["name"], "outcome": verdict, "reason": r.reason,
@@ -107,7 +145,10 @@ def run(triples: list[dict], show: str | None = None) -> dict:
     return {
         "triples": len(triples),
         "ctxmill": {**ours, "right": ours["correct"] + ours["trailing_ws_only"],
-                    "silently_wrong_indent_only": ind},
+                    "silently_wrong_indent_only": ind,
+                    # of those: the expected file indents an added line at a depth that no
+                    # offset between the sketch and the file gives (see the function's note)
+                    "silently_wrong_fixture_indent_contradicts_sketch": contradicted},
         "peer_copy_until_next_line": {**peer, "right": peer["correct"] + peer["trailing_ws_only"]},
         "median_ms": round(seconds[len(seconds) // 2] * 1000, 3),
         "max_ms": round(seconds[-1] * 1000, 3),
