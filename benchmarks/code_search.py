@@ -353,7 +353,9 @@ class IndexCandidates:
         lex = self.mod.lexical(self.store, self.query_terms(query), None, self.n)
         vec = self.mod.vector(self.store, self.embedder.embed_query(query), None, self.n)
         ids = list(dict.fromkeys(lex + vec))
-        hits = {h.id: h for h in self.mod._hits(self.store, [(i, 0.0) for i in ids], {}, {})}
+        lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
+        vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
+        hits = {h.id: h for h in self.mod._hits(self.store, [(i, 0.0) for i in ids], lex_rank, vec_rank)}
         return lex, vec, hits
 
     @staticmethod
