@@ -54,3 +54,32 @@ def test_rewritten_method_and_new_one_without_the_class_end_follow_the_sketch():
     assert r.applied, r.reason
     assert "    if (!item) return;\n    this.items.push(item);\n  }\n\n  has(item) {\n" in r.result
     assert r.result.index("has(item)") < r.result.index("total()")
+
+
+MOD = """import re
+
+
+def norm(text):
+    return text.lower()
+
+
+def words(text):
+    return re.findall(r"\\w+", norm(text))
+"""
+
+
+def test_new_definition_after_a_marker_takes_the_files_gap():
+    # One blank line after the marker is padding: the new function lands in a gap of two
+    # blank lines, and the file's spacing between definitions is kept on both sides of it.
+    sketch = "# ... existing code ...\n\ndef strip(text):\n    return text.strip()\n\n\ndef words(text):\n# ... existing code ...\n"
+    r = apply_sketch(MOD, sketch, path="m.py")
+    assert r.applied, r.reason
+    assert r.result == MOD.replace("\n\ndef words", "\n\ndef strip(text):\n    return text.strip()\n\n\ndef words")
+
+
+def test_gap_of_one_blank_line_stays_one():
+    js = "function a() {\n  return 1;\n}\n\nfunction c() {\n  return 3;\n}\n"
+    sketch = "// ... existing code ...\n\nfunction b() {\n  return 2;\n}\n\nfunction c() {\n// ... existing code ...\n"
+    r = apply_sketch(js, sketch, path="m.js")
+    assert r.applied, r.reason
+    assert r.result == js.replace("\nfunction c", "\nfunction b() {\n  return 2;\n}\n\nfunction c")

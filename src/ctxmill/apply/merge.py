@@ -512,7 +512,17 @@ class Merger:
             self.ops.extend(Op("blank") for _ in range(max(0, before - lead)))
         self.ops.append(Op("keep", o=a, o_end=b))
         if not pinned_after:
-            self.ops.extend(Op("blank") for _ in range(max(0, after - trail)))
+            want = after - trail
+            if after and not trail:
+                # New lines go into a gap of blank lines the file has right there (its lines
+                # after the gap are shown below them): the gap is the file's spacing at that
+                # depth (two blank lines between Python definitions), the sketch's lone blank
+                # line next to a marker mostly padding.
+                gap = 0
+                while b + gap < len(F.keys) and not F.keys[b + gap] and not F.marker[b + gap]:
+                    gap += 1
+                want = max(want, gap)
+            self.ops.extend(Op("blank") for _ in range(max(0, want)))
 
     def is_definitions(self, part: list[int]) -> bool:
         S = self.s
