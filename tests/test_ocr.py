@@ -454,3 +454,18 @@ def test_page_scanned_upside_down_or_sideways_is_read_upright(tmp_path, turn):
     assert (page.width, page.height) == (612, 792)  # the page as read is upright
     first = next(ln for ln in page.lines if "Turned Page" in ln.text)
     assert first.bbox[1] < 100  # the heading is at the top of the upright page
+
+
+def test_lines_of_one_paragraph_get_one_size_but_a_heading_keeps_its_own():
+    def ln(y, size, text="body text of a paragraph line", x=72):
+        return Line(text=text, bbox=(x, y, 500, y + size), spans=[Span(text=text, bbox=(x, y, 500, y + size), size=size)])
+
+    page = Page(number=1, ocr=True, lines=[
+        ln(100, 11.5, "2.1 A Heading"),  # space below it: its own run
+        ln(120, 9.6), ln(132, 9.9), ln(144, 8.7, "https://example.org/a/url/line"), ln(156, 9.7),
+        ln(190, 9.4)])  # after a gap: a new paragraph
+    ocr.harmonize_sizes(page)
+    sizes = [line.spans[0].size for line in page.lines]
+    assert sizes[0] == 11.5
+    assert len(set(sizes[1:5])) == 1 and 9.5 < sizes[1] < 9.8
+    assert sizes[5] == 9.4
