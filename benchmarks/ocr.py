@@ -1,11 +1,13 @@
 """OCR benchmark: an image-only copy of a real paper, compiled, scored against its text layer.
 
     .venv/bin/python benchmarks/ocr.py [--pdf PAPER.pdf] [--scan-dpi 200] [--pages N]
-                                       [--compare 1,3,20,40] [--compare-dpi 200,300] [--no-compile]
+                                       [--compare 1,3,20,40] [--compare-dpi 200,300]
+                                       [--engines tesseract-api,tesseract-cli,rapidocr] [--no-compile]
 
 1. Renders every page of the paper at ``--scan-dpi`` and writes a PDF of those images only
    (no text layer): what a scanner gives.
-2. ``--compare PAGES``: each engine (Tesseract, RapidOCR when installed) reads those pages at
+2. ``--compare PAGES``: each engine (Tesseract in process through tesserocr and as the command,
+   RapidOCR; each when installed) reads those pages at
    each ``--compare-dpi``, one page at a time on one core; character error rate against the
    original page's text layer and seconds per page. This table chose the engine and the dpi.
 3. Compiles the original (text layer) and the image-only copy with ctxmill, as the CLI does
@@ -175,7 +177,10 @@ def compare_engines(original: Path, scan: Path, pages: list[int], dpis: list[int
     engines = []
     for name in names:
         try:
-            engines.append(ocr.RapidEngine(threads=1) if name == "rapidocr" else ocr.TesseractEngine())
+            if name == "rapidocr":
+                engines.append(ocr.RapidEngine(threads=1))
+            else:  # tesseract-api (tesserocr, in process) or tesseract-cli (the command)
+                engines.append(ocr.TesseractEngine(backend=name.split("-", 1)[1] if "-" in name else None))
         except ocr.OcrUnavailable as exc:
             rows.append({"engine": name, "skipped": str(exc)})
     pdf = pdfium.PdfDocument(str(scan))
@@ -195,7 +200,8 @@ def compare_engines(original: Path, scan: Path, pages: list[int], dpis: list[int
                 e, c = cer(hyp, refs[n - 1])
                 edits += e
                 chars += c
-            rows.append({"engine": engine.name, "version": engine.version(), "render_dpi": dpi,
+            rows.append({"engine": f"{engine.name}-{getattr(engine, 'backend', '')}".rstrip("-"),
+                         "version": engine.version(), "render_dpi": dpi,
                          "pages": pages, "cer": round(edits / chars, 4),
                          "seconds_per_page_1core": round(statistics.median(secs), 2),
                          "cpu_seconds_per_page": round(statistics.median(cpus), 2)})
@@ -293,7 +299,7 @@ def main() -> None:
     ap.add_argument("--pages", type=int, help="only the first N pages (while developing)")
     ap.add_argument("--compare", default="", help="pages for the engine table, e.g. 1,3,20,40")
     ap.add_argument("--compare-dpi", default="200,300")
-    ap.add_argument("--engines", default="tesseract,rapidocr", help="engines for the table")
+    ap.add_argument("--engines", default="tesseract-api,tesseract-cli,rapidocr", help="engines for the table")
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args()
     if not args.pdf.is_file():
