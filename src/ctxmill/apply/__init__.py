@@ -135,7 +135,12 @@ def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str]
     raw = _split(original)
     nl = "\r\n" if original.count("\r\n") * 2 > original.count("\n") else "\n"
     final_nl = original.endswith("\n")
-    o_lines = [r.rstrip("\r\n") for r in raw]
+    if "\r" in original:
+        o_lines = [r.rstrip("\r\n") for r in raw]
+    else:  # the same lines, split in C
+        o_lines = original.split("\n") if original else []
+        if original.endswith("\n"):
+            o_lines.pop()
     s_lines = _sketch_lines(sketch, o_lines)
     if not any(s.strip() for s in s_lines):
         raise Refused("sketch is empty")

@@ -38,6 +38,8 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "return", "else", "elif",
 
 
 _UNSET = object()   # a name not worked out yet
+# Whitespace a key may not keep: anything but single spaces between words.
+_ODD_WS = re.compile(r"[^\S\n ]|  ")
 
 
 def key_of(line: str) -> str:
@@ -148,7 +150,16 @@ class Text:
 
     def __post_init__(self) -> None:
         lines = self.lines
-        self.keys = [" ".join(s.split()) for s in lines]   # key_of, inlined: built per apply
+        # key_of for every line: stripped in C; only lines with a tab or a run of spaces
+        # inside (found by one scan of the joined text) need their whitespace collapsed.
+        keys = list(map(str.strip, lines))
+        joined = "\n".join(keys)
+        row, last = 0, 0
+        for m in _ODD_WS.finditer(joined):
+            row += joined.count("\n", last, m.start())
+            last = m.start()
+            keys[row] = " ".join(keys[row].split())
+        self.keys = keys
         # indent_cols, from C-level len/lstrip: only lines with tabs need the column count
         cols = list(map(operator.sub, map(len, lines), map(len, map(str.lstrip, lines))))
         if "\t" in "".join(lines):
