@@ -58,13 +58,16 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
     """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused."""
     bom = "\ufeff" if original.startswith("\ufeff") else ""
     try:
-        merged, raw = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
+        merged, raw, out = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
                              language_for(path, language))
     except Refused as exc:
         return ApplyResult(False, reason=str(exc))
     name = path or "file"
     result = bom + merged
-    diff, hunks = _diff(original, result, name, None if bom else raw)
+    # the rendered lines are the result's lines (each ends in its newline), unless a BOM
+    # goes in front or the last one was emptied
+    same = not bom and out is not None and (not out or out[-1])
+    diff, hunks = _diff(original, result, name, None if bom else raw, out if same else None)
     return ApplyResult(True, result=result, diff=diff, hunks=hunks)
 
 
@@ -130,8 +133,8 @@ def _sketch_lines(sketch: str, original_lines: list[str]) -> list[str]:
     return lines
 
 
-def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str]]:
-    """The merged text and the original's lines (with their endings)."""
+def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str], list[str] | None]:
+    """The merged text, the original's lines and the merged text's lines (with endings)."""
     raw = _split(original)
     nl = "\r\n" if original.count("\r\n") * 2 > original.count("\n") else "\n"
     final_nl = original.endswith("\n")
@@ -154,7 +157,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str]
     if not any(k for k in F.keys):
         if any(S.marker):
             raise Refused("file is empty but the sketch refers to existing code with markers")
-        return nl.join(s_lines) + (nl if final_nl or not original else ""), raw
+        return nl.join(s_lines) + (nl if final_nl or not original else ""), raw, None
 
     partial = any(S.marker)
     implicit = False
@@ -193,7 +196,7 @@ def _apply(original: str, sketch: str, lang: str | None) -> tuple[str, list[str]
     out = _render(m, raw, nl, final_nl or not original)
     result = "".join(out)
     _check_result(m, result, original, lang)
-    return result, raw
+    return result, raw, out
 
 
 _LEADING = ("@", "#[", "//", "/*", "*", "#", "<!--", "--", '"""', "'''")
@@ -403,9 +406,10 @@ def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
     return out
 
 
-def _diff(a: str, b: str, name: str, al: list[str] | None = None,
+def _diff(a: str, b: str, name: str, al: list[str] | None = None, bl: list[str] | None = None,
           context: int = 3) -> tuple[str, list[dict]]:
-    al, bl = al if al is not None else _split(a), _split(b)
+    al = al if al is not None else _split(a)
+    bl = bl if bl is not None else _split(b)
     sm = _Trimmed(al, bl)
     hunks = []
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -439,14 +443,26 @@ class _Trimmed(SequenceMatcher):
     """SequenceMatcher that skips the common head and tail (an edit touches a few lines)."""
 
     def __init__(self, a: list[str], b: list[str]):
-        n = min(len(a), len(b))
-        p = 0
-        while p < n and a[p] == b[p]:
-            p += 1
-        q = 0
-        while q < n - p and a[len(a) - 1 - q] == b[len(b) - 1 - q]:
-            q += 1
-        self._p, self._q, self._la, self._lb = p, q, len(a), len(b)
+        # Longest common head and tail by bisection over slice comparisons (C-level list
+        # compares) rather than a Python loop over every line.
+        la, lb = len(a), len(b)
+        lo, hi = 0, min(la, lb)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if a[:mid] == b[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        p = lo
+        lo, hi = 0, min(la, lb) - p
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if a[la - mid:] == b[lb - mid:]:
+                lo = mid
+            else:
+                hi = mid - 1
+        q = lo
+        self._p, self._q, self._la, self._lb = p, q, la, lb
         super().__init__(None, a[p: len(a) - q], b[p: len(b) - q])
 
     def get_opcodes(self):
