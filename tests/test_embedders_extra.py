@@ -53,6 +53,8 @@ def test_registry_names_round_trip():
     assert make_embedder("nonsense:thing") is None
     with pytest.raises(InputRefused):
         make_embedder("static:/nonexistent/model")
+    with pytest.raises(InputRefused, match="re-embed"):
+        make_embedder("static:ctxmill-code-256")  # the first bundled table: its vectors differ
     with pytest.raises(InputRefused):
         make_embedder("st:/nonexistent/model")
     with pytest.raises(InputRefused):

@@ -78,7 +78,6 @@ _REGISTRY: dict[str, Callable[[], Embedder]] = {
     "hash-256": lambda: HashEmbedder(256),
     "static": _static,  # the bundled distilled table (ctxmill/data/static-code-256)
     "static:ctxmill-code-256-v2": _static,  # ... as the index records it
-    "static:ctxmill-code-256": _static,  # the first table (same dims): indexes built with it still search
 }
 
 

@@ -53,6 +53,10 @@ class StaticEmbedder:
         if not (folder / "embeddings.npz").is_file():
             raise InputRefused(f"no static embedding model at {folder} (expected embeddings.npz)")
         meta = json.loads((folder / "model.json").read_text())
+        if path and str(path).startswith("ctxmill-code-") and meta.get("name") != f"static:{path}":
+            # an index built with an earlier bundled table: its vectors do not match this one
+            raise InputRefused(f"static:{path} is not the bundled table ({meta.get('name')}); "
+                               "run `ctxmill index` to re-embed")
         with np.load(folder / "embeddings.npz") as z:
             self.table = (z["q"].astype(np.float32) * z["scale"][:, None]).astype(np.float32)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))

@@ -217,7 +217,10 @@ def _legs(store: Store, query: str, embedder, bounds, n: int) -> tuple[list[int]
     """Lexical and vector candidates. The vector scan (numpy, no GIL) runs in a helper thread
     while SQLite answers the lexical query here; all SQL stays on this thread."""
     global _pool
-    vecs = _matrix(store) if store.dim == embedder.dim else None
+    # vectors from another embedder (or another version of one) are not comparable, even at
+    # the same dim: lexical only until the next sync re-embeds
+    same = store.dim == embedder.dim and store.embedder_name in (None, getattr(embedder, "name", None))
+    vecs = _matrix(store) if same else None
     if vecs is None or len(vecs.ids) == 0:
         return lexical(store, query_terms(query), bounds, n), []
     want = n if bounds is None else min(n * 20, 2000)
