@@ -30,12 +30,12 @@ from ctxmill.errors import InputRefused
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
 
 
-def limits() -> dict[str, int]:
+def limits() -> dict[str, float]:
     cpu = int(os.environ.get("CTXMILL_PDF_CPU_SECONDS", "300"))
     return {
         "memory_mb": int(os.environ.get("CTXMILL_PDF_MEMORY_MB", "4096")),
         "cpu_seconds": cpu,
-        "timeout_seconds": int(os.environ.get("CTXMILL_PDF_TIMEOUT_SECONDS", str(cpu + 60))),
+        "timeout_seconds": float(os.environ.get("CTXMILL_PDF_TIMEOUT_SECONDS", str(cpu + 60))),
         "max_pages": int(os.environ.get("CTXMILL_PDF_MAX_PAGES", "5000")),
     }
 
@@ -127,7 +127,7 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
         stdout, stderr = proc.communicate(request.encode(), timeout=lim["timeout_seconds"])
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']} s time limit") from None
+        raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']:g} s time limit") from None
     except BaseException:
         _kill_group(proc)
         raise
