@@ -243,9 +243,8 @@ async function finished(job) {
   state.running = null;
   $("#cancel").hidden = true;
   $("#compile").disabled = false;
-  $("#job-status").textContent = job.status;
-  $("#job-status").className = `status ${job.status}`;
   if (job.status !== "done") {
+    $("#job-status").className = `status ${job.status}`;
     const what = { refused: "Refused", cancelled: "Cancelled", timeout: "Stopped" }[job.error_kind] || "Failed";
     showError(`${what}: ${job.error || "the compile failed"}`);
     $("#job-status").textContent = job.status;
@@ -256,6 +255,9 @@ async function finished(job) {
   state.job = job;
   state.data = {};
   await loadOutputs(job);
+  // "done" only once every tab holds this job's outputs (the browser tests wait on it too)
+  $("#job-status").textContent = job.status;
+  $("#job-status").className = `status ${job.status}`;
   $("#progress").scrollIntoView({ block: "start" });
 }
 
