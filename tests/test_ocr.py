@@ -469,3 +469,28 @@ def test_lines_of_one_paragraph_get_one_size_but_a_heading_keeps_its_own():
     assert sizes[0] == 11.5
     assert len(set(sizes[1:5])) == 1 and 9.5 < sizes[1] < 9.8
     assert sizes[5] == 9.4
+
+
+def test_cpu_budget_follows_the_sandbox_limit():
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if soft == resource.RLIM_INFINITY:
+        assert ocr._cpu_budget() == float("inf")
+    else:
+        assert ocr._cpu_budget() <= 0.85 * soft
+
+
+@needs_tesseract
+def test_ocr_in_a_sandbox_with_a_small_cpu_limit_ends_with_pages_unread_not_refused(tmp_path, monkeypatch):
+    pytest.importorskip("PIL")
+    from ctxmill.sources.pdf import load_pdf
+
+    # 12 s of CPU for the whole child: enough to start, not enough to read 16 pages
+    monkeypatch.setenv("CTXMILL_PDF_CPU_SECONDS", "12")
+    monkeypatch.setenv("CTXMILL_PDF_TIMEOUT_SECONDS", "120")
+    path = image_pdf(tmp_path / "many.pdf", [page_image(f"{n} Page", BODY * 12) for n in range(16)])
+    stream = load_pdf(path, CompileOptions())
+    assert len(stream.pages) == 16
+    read = [p.number for p in stream.pages if p.ocr]
+    assert 0 < len(read) < 16, read  # some pages were read, the rest stayed unread, nothing refused

@@ -28,8 +28,9 @@ Settings (environment variables, defaults in brackets):
 - ``CTXMILL_OCR_WORKERS`` [cores] pages read at once
 - ``CTXMILL_OCR_LANG`` [eng] Tesseract language(s), e.g. ``eng+deu``
 
-All OCR of one document must fit in the PDF sandbox's wall clock (``CTXMILL_PDF_TIMEOUT_SECONDS``,
-sandbox.py): pages not started by 85% of it are left unread and reported, not refused.
+All OCR of one document must fit in the PDF sandbox's wall clock (``CTXMILL_PDF_TIMEOUT_SECONDS``)
+and, in process, its CPU limit (``CTXMILL_PDF_CPU_SECONDS``, see sandbox.py): pages not started
+by 85% of either are left unread and reported, not refused.
 """
 
 from __future__ import annotations
@@ -864,6 +865,16 @@ def render(page, dpi: int):
     return np.ascontiguousarray(arr.reshape(arr.shape[0], arr.shape[1]))
 
 
+def _cpu_budget() -> float:
+    """CPU seconds this process may still spend on OCR: 85% of its RLIMIT_CPU, less 10 s."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return float("inf")
+    return max(5.0, 0.85 * soft - 10)
+
+
 def _mean_conf(text: PageText) -> float:
     n = sum(len(w.text) for ln in text.lines for w in ln.words)
     return sum(w.conf * len(w.text) for ln in text.lines for w in ln.words) / n if n else 0.0
@@ -912,6 +923,8 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     # stop starting pages well before the sandbox's wall clock runs out, so a long scan ends
     # as a document with its last pages reported unread rather than as a refused input
     deadline = time.monotonic() + cfg["budget_seconds"]
+    # in-process OCR also spends this process's CPU limit (RLIMIT_CPU, set by the sandbox)
+    cpu_cap = _cpu_budget()
     skipped: list[int] = []
     out = list(pages)
     done = 0
@@ -922,7 +935,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     def work(i: int, image) -> None:
         nonlocal done
         try:
-            left = deadline - time.monotonic()
+            left = min(deadline - time.monotonic(), (cpu_cap - time.process_time()) / cfg["workers"])
             if left <= 1:
                 raise TimeoutError("the document's OCR time budget is spent")
             started = time.monotonic()
@@ -961,7 +974,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             futures = []
             for i, _reason in todo:
                 slots.acquire()
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or time.process_time() > cpu_cap:
                     slots.release()
                     skipped.append(pages[i].number)
                     continue
