@@ -605,19 +605,8 @@ def find_figures(image, lines: list[TextLine], dpi: int) -> list[tuple[int, int,
     # regions closer than ~3 mm are one figure (separate boxes of one diagram)
     near = dpi // 8
     boxes = [b for b in boxes if b[4] >= 3]  # specks and stray dots are no figure
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(boxes)):
-            for b in range(a + 1, len(boxes)):
-                A, B = boxes[a], boxes[b]
-                if A[0] <= B[2] + near and B[0] <= A[2] + near and A[1] <= B[3] + near and B[1] <= A[3] + near:
-                    boxes[a] = [min(A[0], B[0]), min(A[1], B[1]), max(A[2], B[2]), max(A[3], B[3]), A[4] + B[4]]
-                    del boxes[b]
-                    merged = True
-                    break
-            if merged:
-                break
+    boxes = sorted(boxes, key=lambda b: -b[4])[:400]  # a speckled scan: the big regions matter
+    boxes = _merge_near(boxes, near)
     out = []
     for x0, y0, x1, y1, _count in boxes:
         if (y1 - y0) < 0.5 * dpi or (x1 - x0) < 0.7 * dpi:
@@ -649,6 +638,35 @@ def find_figures(image, lines: list[TextLine], dpi: int) -> list[tuple[int, int,
         out.append((max(0, int(x0) - pad), max(0, int(y0) - pad), min(arr.shape[1], int(x1) + pad),
                     min(arr.shape[0], int(y1) + pad)))
     return out
+
+
+def _merge_near(boxes: list[list[int]], near: int) -> list[list[int]]:
+    """Union boxes that overlap or lie within ``near`` pixels, until none do (O(n^2) a pass)."""
+    while True:
+        parent = list(range(len(boxes)))
+
+        def root(i, parent=parent):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, A in enumerate(boxes):
+            for b in range(a + 1, len(boxes)):
+                B = boxes[b]
+                if A[0] <= B[2] + near and B[0] <= A[2] + near and A[1] <= B[3] + near and B[1] <= A[3] + near:
+                    parent[root(b)] = root(a)
+        groups: dict[int, list[int]] = {}
+        for i, b in enumerate(boxes):
+            r = root(i)
+            if r in groups:
+                g = groups[r]
+                groups[r] = [min(g[0], b[0]), min(g[1], b[1]), max(g[2], b[2]), max(g[3], b[3]), g[4] + b[4]]
+            else:
+                groups[r] = list(b)
+        if len(groups) == len(boxes):
+            return boxes
+        boxes = list(groups.values())
 
 
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Listing|Algorithm)\s*\d+")
