@@ -494,3 +494,27 @@ def test_ocr_in_a_sandbox_with_a_small_cpu_limit_ends_with_pages_unread_not_refu
     assert len(stream.pages) == 16
     read = [p.number for p in stream.pages if p.ocr]
     assert 0 < len(read) < 16, read  # some pages were read, the rest stayed unread, nothing refused
+
+
+def test_find_figures_boxes_yes_table_rules_no_speckle_no():
+    import numpy as np
+
+    img = np.full((2200, 1700), 255, np.uint8)
+    # a diagram: two outlined boxes joined by an arrow shaft, 1.5 x 1 inch
+    for x0 in (200, 420):
+        img[300:500, x0:x0 + 4] = 0
+        img[300:500, x0 + 150:x0 + 154] = 0
+        img[300:304, x0:x0 + 154] = 0
+        img[496:500, x0:x0 + 154] = 0
+    img[398:402, 354:420] = 0
+    # a booktabs table lower down: three full-width horizontal rules a few rows apart
+    for y in (1200, 1240, 1500):
+        img[y:y + 3, 200:1500] = 0
+    # specks
+    rng = np.random.default_rng(0)
+    for y, x in zip(rng.integers(1600, 2100, 300), rng.integers(100, 1600, 300), strict=True):
+        img[y:y + 2, x:x + 2] = 0
+    figs = ocr.find_figures(img, [], 200)
+    assert len(figs) == 1
+    x0, y0, x1, y1 = figs[0]
+    assert x0 <= 200 and y0 <= 300 and x1 >= 574 and y1 >= 500 and y1 < 700
