@@ -43,7 +43,6 @@ import shutil
 import subprocess
 import threading
 import time
-import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -476,24 +475,22 @@ def get_engine(name: str | None = None) -> Engine:
 # ----------------------------------------------------------------------------- text-layer checks
 
 
-def _bad_char(c: str) -> bool:
-    o = ord(c)
-    if c == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000:  # replacement, private use
-        return True
-    cat = unicodedata.category(c)
-    return cat in ("Cc", "Cs", "Co", "Cn")  # control, surrogate, private, unassigned
+# replacement character, private use, C0/C1 controls, surrogates, noncharacters: what pdfium
+# returns for glyphs that have no Unicode mapping
+_BAD_CHARS = re.compile("[\ufffd\ufffe\uffff\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0c\x0e-\x1f"
+                        "\x7f-\x9f\ud800-\udfff]")
 
 
 def text_layer_problem(page: Page) -> str | None:
     """Why this page's text layer cannot be used (None when it is real text)."""
-    chars = [c for line in page.lines for c in line.text if not c.isspace()]
-    if not page.has_text_layer or not chars:
+    text = re.sub(r"\s+", "", "".join(line.text for line in page.lines))  # (regexes: ~1 ms a page)
+    if not page.has_text_layer or not text:
         return "no text layer"
-    n = len(chars)
-    bad = sum(1 for c in chars if _bad_char(c))
+    n = len(text)
+    bad = len(_BAD_CHARS.findall(text))
     if bad / n > 0.10:
         return f"garbage text layer ({bad} of {n} characters unmapped or private-use)"
-    alnum = sum(1 for c in chars if c.isalnum())
+    alnum = len(re.sub(r"[\W_]+", "", text))
     if n >= 20 and alnum / n < 0.30:
         return f"garbage text layer (only {alnum} of {n} characters are letters or digits)"
     if n < 40 and page.width and page.height and page.images:
