@@ -356,20 +356,21 @@ class IndexCandidates:
         lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
         vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
         hits = {h.id: h for h in self.mod._hits(self.store, [(i, 0.0) for i in ids], lex_rank, vec_rank)}
-        return lex, vec, hits
+        files = self.mod.file_terms(self.store, {h.path for h in hits.values()})
+        return lex, vec, hits, files
 
     @staticmethod
     def rank(query: str, cands, weights, k: int = 10) -> list[tuple[str, int, int]]:
         from ctxmill.index.rank import POOL, fuse_ids, rerank
 
-        lex, vec, hits = cands
+        lex, vec, hits, files = cands
         top = fuse_ids(lex, vec, weights)[:POOL]
         pool = []
         for cid, sc in top:
             h = hits[cid]
             h.score = sc
             pool.append(h)
-        return [(h.path, h.start_line, h.end_line) for h in rerank(query, pool, k=k, weights=weights)]
+        return [(h.path, h.start_line, h.end_line) for h in rerank(query, pool, k=k, weights=weights, files=files)]
 
 
 # The weights as first set by hand, before any tuning: the starting point of --tune, so the
@@ -386,6 +387,7 @@ GRID = {
     "file_stem": [0.15, 0.3, 0.6, 1.0], "path_dirs": [0.0, 0.1, 0.3], "coverage": [0.15, 0.3, 0.6, 1.0],
     "central": [0.0, 0.15, 0.35, 0.6, 1.0], "central_symbol": [0.0, 0.1, 0.3], "testish": [0.0, 0.25, 0.5, 1.0],
     "prose": [0.0, 0.2, 0.4], "file_decay": [0.1, 0.2, 0.35, 0.5], "file_coverage": [0.0, 0.15, 0.3, 0.6],
+    "file_names": [0.0, 0.3, 0.6, 1.0, 1.5],
 }
 
 

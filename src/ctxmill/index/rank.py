@@ -26,6 +26,7 @@ Nothing here knows about any particular repository.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, fields, replace
@@ -42,6 +43,8 @@ must there here than then so such as if else not no yes any all each every some 
 handled handle handles handling implemented implement implementation implements used use uses using
 code function functions method methods class classes logic defined define defines definition happens
 me my we our you your i about between via get gets
+through before after during within across whole right internals mechanism mechanisms system systems
+functionality feature features support supports supported responsible happen done take takes place
 """.split())
 
 DEFINITION_KINDS = frozenset({
@@ -77,6 +80,9 @@ class Weights:
     testish: float = 1.0  # step back for tests/examples/vendored code
     prose: float = 0.4  # step back for Markdown/text chunks when the query is about code
     file_decay: float = 0.2  # each further chunk of one file keeps this share of its score
+    # file level (needs ``files=``: each candidate file's name terms, see :func:`file_terms`)
+    file_names: float = 1.0  # idf-weighted share of the query's words among the file's names
+    abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -139,7 +145,7 @@ def parse_query(text: str) -> Query:
     return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose)
 
 
-_SUFFIXES = ("ational", "ations", "ation", "ators", "ator", "ates", "ate", "ings", "ing", "ers", "er", "ied",
+_SUFFIXES = ("ational", "ations", "ation", "ators", "ator", "ated", "ating", "ates", "ate", "ings", "ing", "ers", "er", "ied",
              "es", "ed", "ly", "s", "e")
 
 
@@ -152,8 +158,26 @@ def stem(word: str) -> str:
         return w[:-3] + "y"
     for suf in _SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 3:
-            return w[: -len(suf)]
+            w = w[: -len(suf)]
+            # formatting -> formatt -> format, as format; running -> run
+            if suf in ("ing", "ings", "ed", "er", "ers") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            # aliases -> alias -> alia, as alias -> alia; classes -> class -> clas, as class
+            if suf == "es" and w.endswith("s") and w[-2] in "aiosu" and len(w) > 4:
+                w = w[:-1]
+            return w
     return w
+
+
+@lru_cache(maxsize=65536)
+def _abbrev(a: str, b: str) -> bool:
+    """One word is a truncation of the other, as programmers abbreviate: config ~ configuration,
+    util ~ utility, param ~ parameters, token ~ tokenizer. The short one has at least 4 letters
+    and more than half the stem of the long one (name is not namespaces), and at least two
+    letters are cut (mode is not model)."""
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return (len(short) >= 4 and len(long_) - len(short) >= 2 and long_.startswith(short)
+            and 2 * len(short) > len(stem(long_)))
 
 
 def _stems(words) -> set[str]:
@@ -202,6 +226,71 @@ def _terms(text: str) -> set[str]:
     return out
 
 
+# ------------------------------------------------------------------------------ file level
+
+_HEAD_COMMENT = re.compile(r'\A\s*(?:"""(.*?)"""|\'\'\'(.*?)\'\'\'|/\*\*?!?(.*?)\*/|((?:[ \t]*(?://|#)[^\n]*\n?)+))', re.S)
+_BOILERPLATE = re.compile(r"copyright|licen[cs]e|eslint|@ts-|prettier|coding[:=]|!/usr/bin|spdx", re.I)
+
+
+def head_doc(text: str) -> str:
+    """The leading docstring or comment block of a file's first chunk (licence headers and
+    tool pragmas skipped): the author's one-paragraph summary of the file, when there is one."""
+    out = []
+    rest = text
+    for _ in range(3):  # a licence block, then the real summary
+        m = _HEAD_COMMENT.match(rest)
+        if not m:
+            break
+        body = next(g for g in m.groups() if g is not None)
+        if not _BOILERPLATE.search(body):
+            out.append(body)
+        rest = rest[m.end():]
+        rest = re.sub(r"\A\s*(['\"]use strict['\"];?|from __future__ import [^\n]*)", "", rest)
+    return "\n".join(out)[:1000]
+
+
+def file_terms(path: str, symbols, head: str = "") -> frozenset[str]:
+    """Stems of what names a file as a whole: its path parts, the names it defines (every part
+    of dotted names) and its leading docstring/comment. Adjacent parts of one identifier are
+    also joined (``web``+``socket``), so the query word ``websocket`` meets ``WebSocketReader``."""
+    out: set[str] = set()
+
+    def add_ident(name: str) -> None:
+        parts = split_identifier(name)
+        out.update(stem(x) for x in parts if len(x) > 1)
+        for a, b in zip(parts, parts[1:], strict=False):
+            out.add(stem(a + b))
+
+    for ident in _IDENT.findall(path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path):
+        add_ident(ident)
+    for sym in symbols:
+        if sym:
+            for ident in _IDENT.findall(sym):
+                add_ident(ident)
+    if head:
+        for ident in _IDENT.findall(head):
+            w = ident.lower()
+            if w not in STOP:
+                add_ident(ident)
+    return frozenset(out)
+
+
+def _file_scores(qstems: set[str], paths, files) -> dict[str, float]:
+    """Per file, the idf-weighted share of the query's words among its names (idf over the
+    candidate files, so a word every candidate file has says little)."""
+    if not files or not qstems:
+        return {}
+    sets = {p: files.get(p, frozenset()) & qstems for p in paths}
+    n = len(sets)
+    df: dict[str, int] = defaultdict(int)
+    for got in sets.values():
+        for w in got:
+            df[w] += 1
+    idf = {w: math.log(1 + n / (df.get(w, 0) + 1)) for w in qstems}
+    total = sum(idf.values()) or 1.0
+    return {p: sum(idf[w] for w in got) / total for p, got in sets.items()}
+
+
 # ------------------------------------------------------------------------------ fusion
 
 
@@ -232,9 +321,11 @@ def fuse(lexical: list, vector: list, weights: Weights = DEFAULT_WEIGHTS) -> lis
 # ------------------------------------------------------------------------------ ranking
 
 
-def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFAULT_WEIGHTS) -> list:
+def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFAULT_WEIGHTS,
+           files: dict[str, frozenset[str]] | None = None) -> list:
     """Re-order fused candidates (best first, ``score`` in [0, 1]) with code-aware evidence;
-    returns at most ``k`` hits, near-duplicates removed, with their final ``score``."""
+    returns at most ``k`` hits, near-duplicates removed, with their final ``score``. ``files``
+    maps a candidate's path to its :func:`file_terms` (file-level evidence; optional)."""
     if not hits:
         return []
     q = parse_query(query)
@@ -243,6 +334,12 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     idents_lower = {i.lower() for i in q.idents}
     def_patterns = [(i, _def_pattern(i)) for i in q.idents]
 
+    # file-level evidence, given to every chunk of the file (the flooding limit keeps one file
+    # from taking the whole top; its best chunk leads it)
+    fscore: dict[str, float] = defaultdict(float)
+    if weights.file_names:
+        for p, x in _file_scores(qstems, {_get(h, "path", "") or "" for h in hits}, files).items():
+            fscore[p] += weights.file_names * x
     scored = []
     for hit in hits:
         base = float(_get(hit, "score", 0.0) or 0.0)
@@ -252,7 +349,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         kind = (_get(hit, "kind") or "").lower()
         leaf = symbol.split(".")[-1].split(" > ")[-1] if symbol else ""
         fname, dirs, fparts, dparts, testish, prose = _path_features(path)
-        s = base
+        s = base + fscore.get(path, 0.0)
 
         # exact identifier matches: symbol field first, then a definition in the text
         if leaf and idents_lower and (leaf in q.idents or leaf.lower() in idents_lower):
@@ -269,7 +366,11 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
             low_name = fname.lower()
             inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
-            matched = max(len(fparts & qstems), min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
+            exact = len(fparts & qstems)
+            if exact < len(fparts) and weights.abbrev:
+                exact += sum(1 for part in split_identifier(fname) if stem(part) not in qstems
+                             and any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words))
+            matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
             s += weights.file_stem * matched / len(fparts)
         if dparts and qstems:
             s += weights.path_dirs * len(dparts & qstems) / nq
@@ -338,5 +439,6 @@ def weights_from(overrides: dict[str, float] | None) -> Weights:
     return replace(DEFAULT_WEIGHTS, **overrides)
 
 
-__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "POOL", "Weights", "fuse", "fuse_ids", "parse_query", "rerank",
+__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "POOL", "Weights", "file_terms", "fuse", "fuse_ids", "head_doc",
+           "parse_query", "rerank",
            "weights_from"]

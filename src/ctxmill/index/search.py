@@ -262,13 +262,52 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     if rank is not None and hasattr(rank, "fuse_ids"):
         # weighted fusion + code-aware ranking (ctxmill.index.rank, weights tuned on the dev set)
         top = rank.fuse_ids(lex, vec)[: max(rank.POOL, k * 3)]
-        return rank.rerank(query, _hits(store, top, lex_rank, vec_rank), k=k)
+        hits = _hits(store, top, lex_rank, vec_rank)
+        files = file_terms(store, {h.path for h in hits}) if hasattr(rank, "file_terms") else None
+        return rank.rerank(query, hits, k=k, files=files)
     fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
     top = fused[: max(k * 3, 30)]
     hits = _hits(store, top, lex_rank, vec_rank)
     if rank is not None and hasattr(rank, "rerank"):
         hits = rank.rerank(query, hits)
     return hits[:k]
+
+
+_files_cache: dict[str, tuple[object, dict[str, frozenset[str]]]] = {}
+
+
+def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:
+    """``rank.file_terms`` of each path: its path parts, the names its chunks define and its
+    leading docstring/comment - what names the file as a whole. Computed on first need and
+    kept per index until the next sync (the same candidate files come back query after query)."""
+    from ctxmill.index.rank import file_terms as terms_of
+    from ctxmill.index.rank import head_doc
+
+    key = (store.get_meta("sync_count"), store.conn.execute("SELECT max(id) FROM chunks").fetchone()[0])
+    got = _files_cache.get(str(store.path))
+    if got is None or got[0] != key:
+        if len(_files_cache) > 4:
+            _files_cache.clear()
+        got = (key, {})
+        _files_cache[str(store.path)] = got
+    known = got[1]
+    missing = [p for p in paths if p not in known]
+    for i in range(0, len(missing), 500):
+        part = missing[i : i + 500]
+        marks = ",".join("?" * len(part))
+        symbols: dict[str, list[str]] = {p: [] for p in part}
+        for path, symbol in store.conn.execute(
+                f"SELECT path, symbol FROM chunks WHERE path IN ({marks}) AND symbol IS NOT NULL", part):
+            symbols[path].append(symbol)
+        heads = {}
+        # the first chunk of each file (SQLite returns the bare columns of the min() row)
+        for path, head, _first in store.conn.execute(
+                f"SELECT path, substr(text, 1, 3000), min(start_line) FROM chunks WHERE path IN ({marks}) "
+                f"GROUP BY path", part):
+            heads[path] = head
+        for p in part:
+            known[p] = terms_of(p, symbols[p], head_doc(heads.get(p) or ""))
+    return {p: known[p] for p in paths}
 
 
 def _hits(store: Store, top, lex_rank, vec_rank) -> list[Hit]:

@@ -1,0 +1,92 @@
+"""File-level evidence in the ranker: a file's names (path, definitions, leading docstring),
+abbreviated file names, and the stemmer cases that made related words miss each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxmill.index.rank import file_terms, head_doc, rerank, stem, weights_from
+
+
+def hit(path, start, end, text, *, symbol=None, kind="function", score=0.5):
+    return {"path": path, "start_line": start, "end_line": end, "text": text, "symbol": symbol, "kind": kind,
+            "score": score}
+
+
+def test_head_doc_skips_licence_and_pragmas():
+    assert head_doc('"""Logic for creating models."""\n\nimport os\n') == "Logic for creating models."
+    js = "/*!\n * lib\n * Copyright(c) 2014 Someone\n * MIT Licensed\n */\n\n'use strict';\n\n/**\n * Cookie parsing.\n */\nvar x"
+    assert "Cookie parsing." in head_doc(js) and "Copyright" not in head_doc(js)
+    assert "Session helpers" in head_doc("# Session helpers\n# kept here\nimport a\n")
+    assert head_doc("import os\n") == ""
+
+
+def test_file_terms_joins_identifier_parts_and_reads_definitions():
+    terms = file_terms("pkg/client_ws.py", ["ClientWebSocketResponse", "ClientWebSocketResponse.close"],
+                       "Client side of the WebSocket protocol.")
+    assert {"client", "ws", "websocket", stem("response"), "protocol"} <= terms
+    assert "the" not in terms and "of" not in terms
+
+
+def test_the_file_whose_names_answer_the_question_wins():
+    # both files mention requests and responses in their text; only one *defines* both
+    text = "def send(self):\n    request = build()\n    response = request.send()\n    return response\n"
+    web = hit("pkg/web_response.py", 10, 40, text, symbol="StreamResponse.send", score=0.6)
+    client = hit("pkg/client_reqrep.py", 10, 40, text, symbol="ClientRequest.send", score=0.5)
+    files = {
+        "pkg/web_response.py": file_terms("pkg/web_response.py", ["StreamResponse", "StreamResponse.send"]),
+        "pkg/client_reqrep.py": file_terms("pkg/client_reqrep.py", ["ClientRequest", "ClientResponse"],
+                                           "HTTP client request and response objects."),
+    }
+    off = weights_from({"file_names": 0.0})
+    assert rerank("request and response objects", [web, client], weights=off)[0]["path"] == "pkg/web_response.py"
+    assert rerank("request and response objects", [web, client], files=files)[0]["path"] == "pkg/client_reqrep.py"
+
+
+def test_abbreviated_file_names_match_the_full_word():
+    body = "def helper(value):\n    return value\n"
+    cfg = hit("pkg/config.py", 1, 9, body, symbol="helper", score=0.4)
+    other = hit("pkg/settings_loader.py", 1, 9, body, symbol="helper", score=0.5)
+    assert rerank("model configuration", [other, cfg])[0]["path"] == "pkg/config.py"
+    assert rerank("model configuration", [other, cfg], weights=weights_from({"abbrev": 0.0}))[0]["path"] == \
+        "pkg/settings_loader.py"
+    utils = hit("lib/utils.js", 1, 9, "function a(x) { return x }", symbol=None, kind="code", score=0.4)
+    resp = hit("lib/response.js", 1, 9, "function a(x) { return x }", symbol=None, kind="code", score=0.5)
+    assert rerank("utility functions", [resp, utils])[0]["path"] == "lib/utils.js"
+    # short words do not swallow long ones, and a one-letter difference is another word
+    from ctxmill.index.rank import _abbrev
+
+    assert _abbrev("config", "configuration") and _abbrev("util", "utility") and _abbrev("param", "parameters")
+    assert not _abbrev("name", "namespaces") and not _abbrev("mode", "model") and not _abbrev("abc", "abcdef")
+
+
+def test_stemmer_cases_that_used_to_miss():
+    assert stem("alias") == stem("aliases") and stem("class") == stem("classes")
+    assert stem("status") == stem("statuses") and stem("response") == stem("responses")
+    assert stem("format") == stem("formatting") == stem("formatted")
+    assert len({stem(w) for w in ("validate", "validated", "validating", "validation", "validator")}) == 1
+
+
+def test_search_passes_file_terms_from_the_index(tmp_path: Path):
+    from ctxmill.index import search, sync_index
+
+    root = tmp_path / "repo"
+    (root / "net").mkdir(parents=True)
+    (root / "net" / "client_reqrep.py").write_text(
+        '"""Request and response objects of the HTTP client."""\n\n'
+        "class ClientRequest:\n    def send(self):\n        return 1\n\n\n"
+        "class ClientResponse:\n    def read(self):\n        return 2\n")
+    (root / "net" / "web_server.py").write_text(
+        "class Server:\n    def handle(self, request):\n        response = make(request)\n        return response\n")
+    db = tmp_path / "index.db"
+    sync_index(root, db_path=db, embedder="hash-256")
+    import importlib
+
+    from ctxmill.index.store import Store
+
+    mod = importlib.import_module("ctxmill.index.search")
+    with Store(db, create=False) as st:
+        terms = mod.file_terms(st, ["net/client_reqrep.py"])["net/client_reqrep.py"]
+    assert {"client", "request", stem("response"), "http", "net"} <= terms
+    hits = search("request and response objects", root, db_path=db, k=2)
+    assert hits[0].path == "net/client_reqrep.py"
