@@ -90,3 +90,19 @@ def test_search_passes_file_terms_from_the_index(tmp_path: Path):
     assert {"client", "request", stem("response"), "http", "net"} <= terms
     hits = search("request and response objects", root, db_path=db, k=2)
     assert hits[0].path == "net/client_reqrep.py"
+
+
+def test_older_version_folder_steps_back_unless_named():
+    from ctxmill.index.rank import _superseded
+
+    paths = {"src/v3/errors.ts", "src/v4/core/errors.ts", "api/v1/routes.py", "lib/util.ts"}
+    assert _superseded(paths, "error types") == {"src/v3/errors.ts": 1.0}  # api/v1 has no newer sibling
+    assert _superseded(paths, "v3 error types") == {}
+    old = hit("src/v3/ZodError.ts", 1, 20, "export class ZodError extends Error {}", symbol="ZodError", kind="class",
+              score=0.6)
+    new = hit("src/v4/core/errors.ts", 1, 20, "export class ZodError extends Error {}", symbol="ZodError",
+              kind="class", score=0.4)
+    assert rerank("ZodError", [old, new])[0]["path"] == "src/v4/core/errors.ts"
+    assert rerank("ZodError v3", [old, new])[0]["path"] == "src/v3/ZodError.ts"
+    assert rerank("ZodError", [old, new], weights=weights_from({"old_version": 0.0}))[0]["path"] == \
+        "src/v3/ZodError.ts"

@@ -82,6 +82,7 @@ class Weights:
     file_decay: float = 0.2  # each further chunk of one file keeps this share of its score
     # file level (needs ``files=``: each candidate file's name terms, see :func:`file_terms`)
     file_names: float = 1.0  # idf-weighted share of the query's words among the file's names
+    old_version: float = 1.0  # step back for code under v1/ when a sibling v2/ exists (query names neither)
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
 
 
@@ -291,6 +292,28 @@ def _file_scores(qstems: set[str], paths, files) -> dict[str, float]:
     return {p: sum(idf[w] for w in got) / total for p, got in sets.items()}
 
 
+_VERSION_DIR = re.compile(r"^v(\d+)$", re.I)
+
+
+def _superseded(paths, query: str) -> dict[str, float]:
+    """Paths under a version folder (``v3/``) that has a newer sibling (``v4/``) among the
+    candidates: the older API kept for compatibility. 1.0 for each such path, unless the query
+    names that version ("v3 errors")."""
+    newest: dict[str, int] = {}
+    found: list[tuple[str, str, int]] = []
+    for p in paths:
+        parts = p.split("/")[:-1]
+        for i, d in enumerate(parts):
+            m = _VERSION_DIR.match(d)
+            if m:
+                parent, n = "/".join(parts[:i]), int(m.group(1))
+                newest[parent] = max(newest.get(parent, n), n)
+                found.append((p, parent, n))
+                break
+    named = {int(x) for x in re.findall(r"\bv(\d+)\b", query, re.I)}
+    return {p: 1.0 for p, parent, n in found if n < newest[parent] and n not in named}
+
+
 # ------------------------------------------------------------------------------ fusion
 
 
@@ -340,6 +363,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     if weights.file_names:
         for p, x in _file_scores(qstems, {_get(h, "path", "") or "" for h in hits}, files).items():
             fscore[p] += weights.file_names * x
+    if weights.old_version:
+        for p, x in _superseded({_get(h, "path", "") or "" for h in hits}, query).items():
+            fscore[p] -= weights.old_version * x
     scored = []
     for hit in hits:
         base = float(_get(hit, "score", 0.0) or 0.0)
