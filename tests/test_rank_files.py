@@ -106,3 +106,16 @@ def test_older_version_folder_steps_back_unless_named():
     assert rerank("ZodError v3", [old, new])[0]["path"] == "src/v3/ZodError.ts"
     assert rerank("ZodError", [old, new], weights=weights_from({"old_version": 0.0}))[0]["path"] == \
         "src/v3/ZodError.ts"
+
+
+def test_query_words_that_spell_a_name_in_order():
+    from ctxmill.index.rank import _phrases
+
+    assert ("model", stem("validators")) in _phrases("custom field and model validators")
+    assert ("field", "model") not in _phrases("custom field and model validators")  # "and" ends a run
+    named = hit("pkg/alpha.py", 1, 9, "def f(value):\n    return one(value)\n", symbol="model_validator", score=0.4)
+    other = hit("pkg/beta.py", 1, 9, "def f(value):\n    return two(value)\n", symbol="validate_model", score=0.4)
+    out = rerank("model validators", [other, named])
+    assert out[0]["path"] == "pkg/alpha.py"
+    off = rerank("model validators", [other, named], weights=weights_from({"phrase_symbol": 0.0}))
+    assert off[0]["score"] == off[1]["score"]  # without the phrase feature the two are a tie

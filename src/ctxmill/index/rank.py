@@ -82,6 +82,7 @@ class Weights:
     file_decay: float = 0.2  # each further chunk of one file keeps this share of its score
     # file level (needs ``files=``: each candidate file's name terms, see :func:`file_terms`)
     file_names: float = 1.0  # idf-weighted share of the query's words among the file's names
+    phrase_symbol: float = 0.4  # the symbol's words appear in this order in the query
     old_version: float = 1.0  # step back for code under v1/ when a sibling v2/ exists (query names neither)
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
 
@@ -198,6 +199,27 @@ def _path_features(path: str) -> tuple[str, str, frozenset[str], frozenset[str],
 @lru_cache(maxsize=65536)
 def _symbol_stems(leaf: str) -> frozenset[str]:
     return frozenset(_stems(split_identifier(leaf)))
+
+
+@lru_cache(maxsize=65536)
+def _symbol_seq(leaf: str) -> tuple[str, ...]:
+    return tuple(stem(p) for p in split_identifier(leaf))
+
+
+def _phrases(text: str) -> frozenset[tuple[str, ...]]:
+    """Runs of 2-3 consecutive content words of the query, stemmed (stop words end a run)."""
+    runs: list[list[str]] = [[]]
+    for t in re.findall(r"[A-Za-z0-9_$]+|[^\sA-Za-z0-9_$']", re.sub(r"'s\b", "", text)):
+        parts = split_identifier(t) if t[0].isalnum() or t[0] in "_$" else []
+        if not parts or any(p in STOP for p in parts):
+            runs.append([])
+            continue
+        runs[-1].extend(stem(p) for p in parts)
+    out = set()
+    for run in runs:
+        for n in (2, 3):
+            out.update(tuple(run[i : i + n]) for i in range(len(run) - n + 1))
+    return frozenset(out)
 
 
 def _looks_like_identifier(t: str) -> bool:
@@ -354,6 +376,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     q = parse_query(query)
     qstems = _stems(q.words)  # compared on stems: parse ~ parser ~ parsing
     nq = max(len(qstems), 1)
+    phrases = _phrases(query) if weights.phrase_symbol else frozenset()
     idents_lower = {i.lower() for i in q.idents}
     def_patterns = [(i, _def_pattern(i)) for i in q.idents]
 
@@ -387,6 +410,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             parts = _symbol_stems(leaf)
             if parts:
                 s += weights.symbol_parts * len(parts & qstems) / len(parts)
+            # the query spells the name out in words: "field validators" ~ field_validator
+            if phrases and _symbol_seq(leaf) in phrases:
+                s += weights.phrase_symbol
         # file name and folders
         if fparts and qstems:
             # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
