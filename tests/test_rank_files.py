@@ -98,6 +98,9 @@ def test_older_version_folder_steps_back_unless_named():
     paths = {"src/v3/errors.ts", "src/v4/core/errors.ts", "api/v1/routes.py", "lib/util.ts"}
     assert _superseded(paths, "error types") == {"src/v3/errors.ts": 1.0}  # api/v1 has no newer sibling
     assert _superseded(paths, "v3 error types") == {}
+    # an older copy of a module next to the current one (pkg/v1/fields.py beside pkg/fields.py)
+    paths = {"pkg/v1/fields.py", "pkg/fields.py", "pkg/v1/only_here.py", "api/v1/users.py", "api/common.py"}
+    assert _superseded(paths, "fields") == {"pkg/v1/fields.py": 1.0}
     old = hit("src/v3/ZodError.ts", 1, 20, "export class ZodError extends Error {}", symbol="ZodError", kind="class",
               score=0.6)
     new = hit("src/v4/core/errors.ts", 1, 20, "export class ZodError extends Error {}", symbol="ZodError",

@@ -318,22 +318,28 @@ _VERSION_DIR = re.compile(r"^v(\d+)$", re.I)
 
 
 def _superseded(paths, query: str) -> dict[str, float]:
-    """Paths under a version folder (``v3/``) that has a newer sibling (``v4/``) among the
-    candidates: the older API kept for compatibility. 1.0 for each such path, unless the query
-    names that version ("v3 errors")."""
+    """Paths under a version folder (``v3/``) kept for an older API: a newer sibling (``v4/``)
+    is among the candidates, or a file of the same name outside any version folder of the same
+    parent (``pkg/v1/fields.py`` next to ``pkg/fields.py``). 1.0 for each such path, unless the
+    query names that version ("v3 errors"). A lone ``api/v1/`` is the current API and is left alone."""
     newest: dict[str, int] = {}
     found: list[tuple[str, str, int]] = []
+    plain: set[tuple[str, str]] = set()  # (ancestor folder, file name) of files in no version folder
     for p in paths:
-        parts = p.split("/")[:-1]
-        for i, d in enumerate(parts):
+        parts = p.split("/")
+        for i, d in enumerate(parts[:-1]):
             m = _VERSION_DIR.match(d)
             if m:
                 parent, n = "/".join(parts[:i]), int(m.group(1))
                 newest[parent] = max(newest.get(parent, n), n)
                 found.append((p, parent, n))
                 break
+        else:
+            for i in range(len(parts)):
+                plain.add(("/".join(parts[:i]), parts[-1]))
     named = {int(x) for x in re.findall(r"\bv(\d+)\b", query, re.I)}
-    return {p: 1.0 for p, parent, n in found if n < newest[parent] and n not in named}
+    return {p: 1.0 for p, parent, n in found
+            if n not in named and (n < newest[parent] or (parent, p.rsplit("/", 1)[-1]) in plain)}
 
 
 # ------------------------------------------------------------------------------ fusion
