@@ -122,3 +122,10 @@ def test_query_words_that_spell_a_name_in_order():
     assert out[0]["path"] == "pkg/alpha.py"
     off = rerank("model validators", [other, named], weights=weights_from({"phrase_symbol": 0.0}))
     assert off[0]["score"] == off[1]["score"]  # without the phrase feature the two are a tie
+
+
+def test_letters_with_digits_stay_one_word():
+    from ctxmill.index.rank import parse_query
+
+    assert "v3" in parse_query("v3 compatibility error types").words
+    assert "base64" in parse_query("base64 encoding of payloads").words

@@ -141,6 +141,8 @@ def parse_query(text: str) -> Query:
                 seen[w] = None
         if t in idents and len(split_identifier(t)) > 1:
             seen[t.lower()] = None
+        elif re.fullmatch(r"[A-Za-z]+[0-9]+", t):  # v3, oauth2, base64: the digits belong to the word
+            seen[t.lower()] = None
     wants_tests = bool(re.search(r"\b(tests?|testing|spec|example|examples|benchmark)\b", text, re.I))
     wants_prose = bool(re.search(r"\b(docs?|documentation|readme|guide|tutorial|paper|section|chapter|spec)\b",
                                  text, re.I))
