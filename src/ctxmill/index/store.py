@@ -265,9 +265,11 @@ class Store:
         """Replace everything stored for each file (call inside a transaction).
 
         ``files``: objects with path, stat (size, mtime_ns, inode), hash, status, language,
-        chunks (finalised: .hash, .fts, .symbol_fts) and existed (True if rows may exist).
+        chunks (rows from ctxmill.index.sync.finalize_chunk) and existed (True if rows may exist).
         Returns the change in the number of chunks.
         """
+        from ctxmill.index.sync import fts_body
+
         c = self.conn
         removed = 0
         for f in files:
@@ -277,14 +279,14 @@ class Store:
         chunk_rows, fts_rows, file_rows = [], [], []
         now = time.time()
         for f in files:
-            pterms = path_terms(f.path)
-            for ch in f.chunks:
-                chunk_rows.append((next_id, f.path, ch.start_line, ch.end_line, ch.kind, ch.symbol,
-                                   ch.language, ch.text, ch.context, ch.hash))
-                fts_rows.append((next_id, ch.fts, ch.symbol_fts, pterms))
+            path = f.path
+            pterms = path_terms(path)
+            for r in f.chunks:  # (start, end, kind, symbol, language, text, context, hash, ...)
+                chunk_rows.append((next_id, path, *r[:8]))
+                fts_rows.append((next_id, fts_body(r), r[10], pterms))
                 next_id += 1
-            d = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
-            file_rows.append((f.path, d, *f.stat, f.hash, f.status, f.language, now))
+            d = path.rsplit("/", 1)[0] if "/" in path else ""
+            file_rows.append((path, d, *f.stat, f.hash, f.status, f.language, now))
         c.executemany(
             "INSERT INTO chunks(id, path, start_line, end_line, kind, symbol, language, text, context, hash)"
             " VALUES (?,?,?,?,?,?,?,?,?,?)", chunk_rows)
