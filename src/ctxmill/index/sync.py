@@ -283,6 +283,10 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             embedder.name, embedder.dim):
         dirty = True  # every chunk needs a vector from the new embedder
 
+    cold = recorded_root is None and not stats_exist(store)
+    if cold:
+        store.fts_bulk_mode(True)
+
     t = time.perf_counter()
     # path -> (size, mtime_ns, inode): one blob read instead of a row per file (see Store).
     stats = store.stat_cache(trust=not dirty)
@@ -389,9 +393,15 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("last_sync", str(time.time()))
         store.write_stat_cache(stats, None if dirty else delta)
         store.set_meta("dirty", "0")
+        if cold:
+            store.fts_bulk_mode(False)
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
     stages["store"] += time.perf_counter() - t
+
+
+def stats_exist(store: Store) -> bool:
+    return store.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
 
 
 def _embed_and_store(store: Store, hashes: list[str], texts: list[str], embedder, sync_no, report) -> None:
