@@ -286,6 +286,10 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     cold = recorded_root is None and not stats_exist(store)
     if cold:
         store.fts_bulk_mode(True)
+    # While the vector table starts empty, the vectors there are exactly the ones this sync
+    # added: which contents still need one is a set lookup, not a query per batch.
+    added: set[str] | None = set() if store.conn.execute(
+        "SELECT 1 FROM vectors LIMIT 1").fetchone() is None else None
 
     t = time.perf_counter()
     # path -> (size, mtime_ns, inode): one blob read instead of a row per file (see Store).
@@ -341,13 +345,13 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         batch_bytes += entry.size
         t = time.perf_counter()
         if len(batch) >= batch_limit or batch_bytes >= BATCH_BYTES:
-            _write_batch(store, batch, embedder, sync_no, report)
+            _write_batch(store, batch, embedder, sync_no, report, added)
             changed_paths.extend(p.path for p in batch)
             batch, batch_bytes = [], 0
             batch_limit = min(BATCH_FILES, batch_limit * 2)
         t = time.perf_counter()
     if batch:
-        _write_batch(store, batch, embedder, sync_no, report)
+        _write_batch(store, batch, embedder, sync_no, report, added)
         changed_paths.extend(p.path for p in batch)
     report.files_changed = len(changed_paths)
 
@@ -414,13 +418,18 @@ def _embed_and_store(store: Store, hashes: list[str], texts: list[str], embedder
         report.chunks_embedded += len(mat)
 
 
-def _write_batch(store: Store, batch: list[_Prepared], embedder, sync_no: int, report: SyncReport) -> None:
+def _write_batch(store: Store, batch: list[_Prepared], embedder, sync_no: int, report: SyncReport,
+                 added: set[str] | None = None) -> None:
     t = time.perf_counter()
     text_of: dict[str, str] = {}
     for prep in batch:
         for row in prep.chunks:
             text_of.setdefault(row[HASH], row[BODY])
-    missing = store.missing_vectors(text_of)
+    if added is None:
+        missing = store.missing_vectors(text_of)
+    else:
+        missing = [h for h in text_of if h not in added]
+        added.update(missing)
     report.stages["store"] += time.perf_counter() - t
     mat = None
     if missing:
