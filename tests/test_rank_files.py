@@ -129,3 +129,24 @@ def test_letters_with_digits_stay_one_word():
 
     assert "v3" in parse_query("v3 compatibility error types").words
     assert "base64" in parse_query("base64 encoding of payloads").words
+
+
+def test_file_terms_follow_the_next_sync(tmp_path: Path):
+    import importlib
+
+    from ctxmill.index import sync_index
+    from ctxmill.index.store import Store
+
+    mod = importlib.import_module("ctxmill.index.search")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "shapes.py").write_text("class Circle:\n    def area(self):\n        return 3\n")
+    db = tmp_path / "index.db"
+    sync_index(root, db_path=db, embedder="hash-256")
+    with Store(db, create=False) as st:
+        assert "circl" in mod.file_terms(st, ["shapes.py"])["shapes.py"]
+    (root / "shapes.py").write_text("class Polygon:\n    def corners(self):\n        return 4\n")
+    sync_index(root, db_path=db, embedder="hash-256")
+    with Store(db, create=False) as st:
+        terms = mod.file_terms(st, ["shapes.py"])["shapes.py"]
+    assert "polygon" in terms and "circl" not in terms
