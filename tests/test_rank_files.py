@@ -150,3 +150,17 @@ def test_file_terms_follow_the_next_sync(tmp_path: Path):
     with Store(db, create=False) as st:
         terms = mod.file_terms(st, ["shapes.py"])["shapes.py"]
     assert "polygon" in terms and "circl" not in terms
+
+
+def test_file_named_by_the_initials_of_query_words():
+    from ctxmill.index.rank import _initials
+
+    assert "hf" in _initials("pushing models to the HuggingFace Hub")
+    assert "sse" in _initials("how server-sent events are streamed")
+    assert "es" not in _initials("enum schema types")  # two letters across words: too loose
+    body = "def push(folder):\n    return folder\n"
+    hf = hit("pkg/persistence/hf.py", 1, 9, body, symbol="push", score=0.4)
+    other = hit("pkg/model.py", 1, 9, body + "\n", symbol="push", score=0.5)
+    assert rerank("pushing to HuggingFace", [other, hf])[0]["path"] == "pkg/persistence/hf.py"
+    off = weights_from({"acronym": 0.0})
+    assert rerank("pushing to HuggingFace", [other, hf], weights=off)[0]["path"] == "pkg/model.py"

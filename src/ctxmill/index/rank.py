@@ -84,6 +84,7 @@ class Weights:
     file_names: float = 1.0  # idf-weighted share of the query's words among the file's names
     phrase_symbol: float = 0.4  # the symbol's words appear in this order in the query
     old_version: float = 1.0  # step back for code under v1/ when a sibling v2/ exists (query names neither)
+    acronym: float = 1.0  # 1: a file-name part that is the initials of query words (hf ~ Hugging Face) counts
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
 
 
@@ -208,19 +209,42 @@ def _symbol_seq(leaf: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in split_identifier(leaf))
 
 
-def _phrases(text: str) -> frozenset[tuple[str, ...]]:
-    """Runs of 2-3 consecutive content words of the query, stemmed (stop words end a run)."""
+@lru_cache(maxsize=1024)
+def _runs(text: str) -> tuple[tuple[str, ...], ...]:
+    """Runs of consecutive content words of the query, identifiers split, lower-case: a stop word
+    or punctuation other than a hyphen ends a run ("server-sent events" is one run)."""
     runs: list[list[str]] = [[]]
-    for t in re.findall(r"[A-Za-z0-9_$]+|[^\sA-Za-z0-9_$']", re.sub(r"'s\b", "", text)):
+    for t in re.findall(r"[A-Za-z0-9_$]+|[^\sA-Za-z0-9_$'-]", re.sub(r"'s\b", "", text)):
         parts = split_identifier(t) if t[0].isalnum() or t[0] in "_$" else []
         if not parts or any(p in STOP for p in parts):
             runs.append([])
             continue
-        runs[-1].extend(stem(p) for p in parts)
+        runs[-1].extend(parts)
+    return tuple(tuple(r) for r in runs if r)
+
+
+def _phrases(text: str) -> frozenset[tuple[str, ...]]:
+    """Runs of 2-3 consecutive content words of the query, stemmed."""
     out = set()
-    for run in runs:
+    for run in _runs(text):
+        st = [stem(p) for p in run]
         for n in (2, 3):
-            out.update(tuple(run[i : i + n]) for i in range(len(run) - n + 1))
+            out.update(tuple(st[i : i + n]) for i in range(len(st) - n + 1))
+    return frozenset(out)
+
+
+def _initials(text: str) -> frozenset[str]:
+    """The acronyms a file may be named by: initials of the parts of one compound word
+    (HuggingFace ~ hf, WebSocket ~ ws) or of 3-4 consecutive query words (server-sent events ~
+    sse). Two letters across separate words would be too loose (es, cs, vi are locale files)."""
+    out = set()
+    for t in _IDENT.findall(text):
+        parts = split_identifier(t)
+        if 2 <= len(parts) <= 4:
+            out.add("".join(w[0] for w in parts))
+    for run in _runs(text):
+        for n in (3, 4):
+            out.update("".join(w[0] for w in run[i : i + n]) for i in range(len(run) - n + 1))
     return frozenset(out)
 
 
@@ -385,6 +409,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     qstems = _stems(q.words)  # compared on stems: parse ~ parser ~ parsing
     nq = max(len(qstems), 1)
     phrases = _phrases(query) if weights.phrase_symbol else frozenset()
+    initials = _initials(query)
     idents_lower = {i.lower() for i in q.idents}
     def_patterns = [(i, _def_pattern(i)) for i in q.idents]
 
@@ -429,7 +454,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             exact = len(fparts & qstems)
             if exact < len(fparts) and weights.abbrev:
                 exact += sum(1 for part in split_identifier(fname) if stem(part) not in qstems
-                             and any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words))
+                             and (any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words)
+                                  or (weights.acronym and 2 <= len(part) <= 4 and part in initials)))
             matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
             s += weights.file_stem * matched / len(fparts)
         if dparts and qstems:
