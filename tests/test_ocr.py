@@ -520,3 +520,23 @@ def test_find_figures_boxes_yes_table_rules_no_speckle_no():
     assert len(figs) == 1
     x0, y0, x1, y1 = figs[0]
     assert x0 <= 200 and y0 <= 300 and x1 >= 574 and y1 >= 500 and y1 < 700
+
+
+def test_qa_reports_ocr_pages_mean_confidence_and_low_pages():
+    from ctxmill.compile.quality import assess
+    from ctxmill.model import Document, PageStream
+
+    def pg(n, conf, ocr_=True):
+        return Page(number=n, lines=[Line(text="some text")], has_text_layer=not ocr_, ocr=ocr_, ocr_confidence=conf)
+
+    stream = PageStream(pages=[pg(1, None, False), pg(2, 0.95), pg(3, 0.93), pg(4, 0.62), pg(6, 0.9)], kind="pdf")
+    doc = Document(stream=stream, markdown="some text")
+    rep = assess(doc, CompileOptions())
+    info = next(c for c in rep.checks if c.id == "ocr_pages")
+    assert info.severity == "info" and info.location == {"pages": [2, 3, 4, 6]}
+    assert "4 page(s) read by OCR (2-4, 6), mean confidence 0.85" == info.message
+    low = [c for c in rep.checks if c.id == "ocr_low_confidence"]
+    assert [c.location for c in low] == [{"page": 4}] and low[0].severity == "warning"
+    # pasted OCR text (no engine confidence) is not reported as OCRed by ctxmill
+    pasted = Document(stream=PageStream(pages=[pg(1, None)], kind="ocr_text"), markdown="x")
+    assert not any(c.id.startswith("ocr_") for c in assess(pasted, CompileOptions()).checks)

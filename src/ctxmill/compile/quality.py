@@ -77,6 +77,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
             add(QACheck("empty_page", "warning", f"page {p.number} has no text", {"page": p.number}))
     for w in stream.warnings:
         add(QACheck("source_warning", "info", w))
+    _ocr_checks(doc, add)  # OCR pages and their confidence (issue 9, below)
 
     # ---- references and citations (only when that part of the compile ran)
     cit_unresolved = [u for u in doc.unresolved if u.kind == "citation"]
@@ -191,6 +192,37 @@ def _limit(checks: list[QACheck]) -> list[QACheck]:
             out.append(QACheck(c.id, c.severity, f"... and {seen[c.id] - MAX_PER_CHECK} more like this"))
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda c: order[c.severity])
+
+
+# ---- OCR pages (added by the OCR work, issue 9; docs/ocr.md): which pages were read by OCR,
+# how sure the engine was, and which pages fall below the confidence threshold
+def _ocr_checks(doc: Document, add) -> None:
+    from ctxmill.sources.ocr import LOW_CONFIDENCE
+
+    read = [p for p in doc.stream.pages if p.ocr and p.ocr_confidence is not None]  # engine OCR, not pasted text
+    if not read:
+        return
+    mean = sum(p.ocr_confidence for p in read) / len(read)
+    add(QACheck("ocr_pages", "info",
+                f"{len(read)} page(s) read by OCR ({_page_list([p.number for p in read])}), "
+                f"mean confidence {mean:.2f}", {"pages": [p.number for p in read]}))
+    for p in read:
+        if p.ocr_confidence < LOW_CONFIDENCE:
+            add(QACheck("ocr_low_confidence", "warning",
+                        f"page {p.number} was read by OCR with confidence {p.ocr_confidence:.2f} "
+                        f"(below {LOW_CONFIDENCE:.2f}): check its text against the page", {"page": p.number}))
+
+
+def _page_list(nums: list[int]) -> str:
+    out, start, prev = [], nums[0], nums[0]
+    for n in nums[1:] + [None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(f"{start}-{prev}" if prev != start else str(start))
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)
 
 
 def run(doc: Document, options: CompileOptions) -> None:
