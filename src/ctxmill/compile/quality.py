@@ -205,7 +205,7 @@ def _ocr_checks(doc: Document, add) -> None:
     mean = sum(p.ocr_confidence for p in read) / len(read)
     add(QACheck("ocr_pages", "info",
                 f"{len(read)} page(s) read by OCR ({_page_list([p.number for p in read])}), "
-                f"mean confidence {mean:.2f}", {"pages": [p.number for p in read]}))
+                f"mean confidence {mean:.2f}", {"pages": [read[0].number, read[-1].number]}))  # first, last
     for p in read:
         if p.ocr_confidence < LOW_CONFIDENCE:
             add(QACheck("ocr_low_confidence", "warning",
