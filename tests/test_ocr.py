@@ -210,6 +210,8 @@ def test_mixed_pdf_keeps_page_order_and_each_pages_best_source(tmp_path):
     assert "its size, so headings can be found by height." in page_text(stream.pages[1])
     assert page_text(stream.pages[2]) == "Third page has a text layer too."
     assert stream.pages[0].ocr_confidence is None
+    # the page OCR read is no longer reported as lacking text
+    assert not any("without a text layer" in w for w in stream.warnings)
 
 
 @needs_tesseract

@@ -438,9 +438,6 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
             pages = _extract_parallel(path, n, workers)
         else:
             pages = _extract_pages(pdf, 0, n)
-        empty = [p.number for p in pages if not p.has_text_layer]
-        if empty:
-            warnings.append(f"{len(empty)} page(s) without a text layer: {_ranges(empty)}")
         info = {}
         try:
             info = {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
@@ -451,7 +448,11 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
         pdf.close()
     from ctxmill.sources import ocr
 
-    pages = ocr.apply(path, pages, options)
+    pages = ocr.apply(path, pages, options, warnings=warnings)
+    # reported after OCR: only pages that are still without text (OCR off, failed or unavailable)
+    empty = [p.number for p in pages if not p.has_text_layer and not p.ocr]
+    if empty:
+        warnings.append(f"{len(empty)} page(s) without a text layer: {_ranges(empty)}")
     return PageStream(pages=pages, kind="pdf", path=path, outline=outline, declared_pages=len(pages), info=info,
                       input_chars=sum(len(line.text) + 1 for p in pages for line in p.lines), warnings=warnings)
 
