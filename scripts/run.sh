@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/system-deps.sh --runtime  # Tesseract for scanned PDFs
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 if (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; then
