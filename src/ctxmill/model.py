@@ -94,7 +94,7 @@ class PageStream:
 # ---------------------------------------------------------------------------- document
 
 
-class BlockKind(str, Enum):
+class BlockKind(str, Enum):  # noqa: UP042 -- str() of a member stays "BlockKind.X"
     HEADING = "heading"
     PARAGRAPH = "paragraph"
     LIST_ITEM = "list_item"
