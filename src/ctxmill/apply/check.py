@@ -77,13 +77,7 @@ def first_error(text: str, lang: str | None) -> int | None | bool:
     root = parser.parse(text.encode("utf-8", "surrogatepass")).root_node
     if not root.has_error:
         return None
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.is_error or node.is_missing:
-            return node.start_point[0] + 1
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.is_error]))
-    return root.start_point[0] + 1
+    return _error_line(root)
 
 
 def new_error(original: str, result: str, lang: str | None) -> int | None:
