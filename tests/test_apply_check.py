@@ -11,7 +11,7 @@ import random
 import pytest
 
 from ctxmill.apply import apply_sketch
-from ctxmill.apply.check import _common_prefix, _common_suffix, _parser, _whole_file_error, new_error
+from ctxmill.apply.check import _parser, _whole_file_error, common_prefix, common_suffix, new_error
 
 MODULE = '''"""Tools.
 
@@ -72,8 +72,8 @@ module.exports = { one, two }
 
 def whole(original: str, result: str, lang: str):
     old, new = original.encode(), result.encode()
-    p = _common_prefix(old, new)
-    return _whole_file_error(_parser(lang), old, new, p, _common_suffix(old, new, p))
+    p = common_prefix(old, new)
+    return _whole_file_error(_parser(lang), old, new, p, common_suffix(old, new, p))
 
 
 def needs(lang: str) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from ctxmill.apply.check import language_for, new_error
+from ctxmill.apply.check import common_prefix, common_suffix, language_for, new_error
 from ctxmill.apply.lines import TAB, Text, is_closer, key_of
 from ctxmill.apply.markers import is_marker
 from ctxmill.apply.merge import Merger, Op, Refused
@@ -443,25 +443,9 @@ class _Trimmed(SequenceMatcher):
     """SequenceMatcher that skips the common head and tail (an edit touches a few lines)."""
 
     def __init__(self, a: list[str], b: list[str]):
-        # Longest common head and tail by bisection over slice comparisons (C-level list
-        # compares) rather than a Python loop over every line.
         la, lb = len(a), len(b)
-        lo, hi = 0, min(la, lb)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if a[:mid] == b[:mid]:
-                lo = mid
-            else:
-                hi = mid - 1
-        p = lo
-        lo, hi = 0, min(la, lb) - p
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if a[la - mid:] == b[lb - mid:]:
-                lo = mid
-            else:
-                hi = mid - 1
-        q = lo
+        p = common_prefix(a, b)
+        q = common_suffix(a, b, p)
         self._p, self._q, self._la, self._lb = p, q, la, lb
         super().__init__(None, a[p: len(a) - q], b[p: len(b) - q])
 

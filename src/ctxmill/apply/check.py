@@ -96,8 +96,8 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
         return None
     old = original.encode("utf-8", "surrogatepass")
     new = result.encode("utf-8", "surrogatepass")
-    p = _common_prefix(old, new)
-    q = _common_suffix(old, new, p)
+    p = common_prefix(old, new)
+    q = common_suffix(old, new, p)
     region = _region(old, new, p, q)
     if region is not None:
         a, b, b_new = region
@@ -238,9 +238,11 @@ def _error_line(root) -> int:
     return root.start_point[0] + 1
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    # Binary search over slice comparisons: each is a C memcmp, so this is O(n log n) in C
-    # rather than a Python loop over every byte.
+def common_prefix(a, b) -> int:
+    """Length of the common head of two sequences (bytes, or lists of lines).
+
+    Binary search over slice comparisons: each is one C-level compare, so this is O(n log n)
+    in C rather than a Python loop over every item."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -251,7 +253,8 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
-def _common_suffix(a: bytes, b: bytes, prefix: int) -> int:
+def common_suffix(a, b, prefix: int) -> int:
+    """Length of the common tail of two sequences, not overlapping a head of ``prefix`` items."""
     lo, hi = 0, min(len(a), len(b)) - prefix
     while lo < hi:
         mid = (lo + hi + 1) // 2
