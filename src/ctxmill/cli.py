@@ -93,11 +93,7 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
         source: Path | bytes = sys.stdin.buffer.read()
         stem = "stdin"
     else:
-        source = Path(input_path)
-        if not source.exists():
-            raise InputRefused(f"{input_path}: no such file")
-        if source.is_dir():
-            raise InputRefused(f"{input_path}: is a folder, not a document")
+        source = Path(input_path)  # load_source refuses a missing file or a folder
         stem = source.stem
     out_dir = out_dir or Path("out") / stem
     doc = compile_document(source, options, name=None if input_path == "-" else str(input_path))
