@@ -9,7 +9,9 @@ expected file once every line is stripped of leading whitespace are also counted
 ``indent_only``; of those, the ones whose expected file puts an added line at a depth no
 offset between the sketch and the file accounts for are listed by name
 (``fixture_indent_contradicts_sketch``): no apply that copies the model's lines as written,
-or shifted by the sketch's one offset, can match them byte for byte.
+or shifted by the sketch's one offset, can match them byte for byte. Silently-wrong results
+are also compared with the fixture's raw diff (raw/NAME.diff) read other ways than the "+ "
+prefix triples.jsonl was built with (``equal_to_raw_diff_read_as``; see raw_readings()).
 The peer is the copy-until-the-next-sketch-line merger from tutorials, run on the same data.
 Prints JSON.
 """
@@ -105,6 +107,33 @@ def fixture_indent_contradicts_sketch(t: dict) -> bool:
     return False
 
 
+def raw_readings(raw_diff: Path, result: str) -> list[str]:
+    """Which readings of the fixture's raw diff give ``result`` byte for byte (trailing space aside).
+
+    The raw diff (raw/NAME.diff, its third part) is the expected file with added lines
+    flagged "+" and deleted ones "-". triples.jsonl reads an added line as "+ " + line (true of
+    every added line of 25 of the 27 fixtures). A fixture whose diff was typed another way,
+    "+" + line, or "+ " written over the line's first two columns, has a different expected
+    file under that reading; a result equal to one of those is what the diff's author meant,
+    not a silent misapply.
+    """
+    if not raw_diff.is_file():
+        return []
+    body = raw_diff.read_text().split("\n---\n")[-1].lstrip("\n").split("\n")
+    readings = {
+        "plus_space_prefix": lambda x: x[2:],
+        "plus_prefix": lambda x: x[1:],
+        "plus_over_indent": lambda x: "  " + x[2:] if x.startswith("+ ") else " " + x[1:],
+    }
+    want = [x.rstrip() for x in result.rstrip().split("\n")]
+    found = []
+    for name, added in readings.items():
+        lines = [added(x) if x.startswith("+") else x for x in body if not x.startswith("-")]
+        if [x.rstrip() for x in "\n".join(lines).rstrip().split("\n")] == want:
+            found.append(name)
+    return found
+
+
 def guess_path(t: dict) -> str:
     name = t["name"]
     if "." in name and name.rsplit(".", 1)[1] in ("js", "py", "tsx", "rs", "ts"):
@@ -116,13 +145,14 @@ def guess_path(t: dict) -> str:
     return name + ".js" if "{" in t["original"] else name
 
 
-def run(triples: list[dict], show: str | None = None) -> dict:
+def run(triples: list[dict], show: str | None = None, raw_dir: Path | None = None) -> dict:
     ours: dict[str, int] = {"correct": 0, "trailing_ws_only": 0, "refused": 0, "silently_wrong": 0}
     peer = dict.fromkeys(ours, 0)
     cases = []
     seconds = []
     ind = 0
     contradicted: list[str] = []
+    raw_read: dict[str, list[str]] = {}
     for t in triples:
         path = guess_path(t)
         t0 = time.perf_counter()
@@ -134,6 +164,8 @@ def run(triples: list[dict], show: str | None = None) -> dict:
             ind += 1
             if fixture_indent_contradicts_sketch(t):
                 contradicted.append(t["name"])
+        if verdict == "silently_wrong" and raw_dir is not None:
+            raw_read[t["name"]] = raw_readings(raw_dir / f"{t['name']}.diff", r.result)
         p = classify(naive_merge(t["original"], t["sketch"]), t["expected"])
         peer[p] += 1
         cases.append({"name": t["name"], "outcome": verdict, "reason": r.reason,
@@ -148,7 +180,10 @@ def run(triples: list[dict], show: str | None = None) -> dict:
                     "silently_wrong_indent_only": ind,
                     # of those: the expected file indents an added line at a depth that no
                     # offset between the sketch and the file gives (see the function's note)
-                    "silently_wrong_fixture_indent_contradicts_sketch": contradicted},
+                    "silently_wrong_fixture_indent_contradicts_sketch": contradicted,
+                    # silently-wrong results that equal the fixture's raw diff read another
+                    # way ("+" + line, or "+ " typed over the indentation): see raw_readings()
+                    "silently_wrong_equal_to_raw_diff_read_as": raw_read},
         "peer_copy_until_next_line": {**peer, "right": peer["correct"] + peer["trailing_ws_only"]},
         "median_ms": round(seconds[len(seconds) // 2] * 1000, 3),
         "max_ms": round(seconds[-1] * 1000, 3),
@@ -165,7 +200,8 @@ def main() -> None:
         print(json.dumps({"skipped": f"{args.triples} not found"}))
         return
     triples = [json.loads(x) for x in args.triples.read_text().splitlines() if x.strip()]
-    print(json.dumps(run(triples, args.show), indent=2))
+    raw_dir = args.triples.parent / "raw"
+    print(json.dumps(run(triples, args.show, raw_dir if raw_dir.is_dir() else None), indent=2))
 
 
 if __name__ == "__main__":
