@@ -95,7 +95,8 @@ def _reader(root: str | Path | None, db_path: str | Path | None):
     key = (str(db.resolve()), threading.get_ident())
     with _readers_lock:
         got = _readers.get(key)
-    if got is not None and got[0] == ident and got[1].get_meta("schema_version") == str(SCHEMA_VERSION):
+    # state_key() also re-reads the embedder's name, which a sync elsewhere may have changed
+    if got is not None and got[0] == ident and got[1].state_key()[1] == str(SCHEMA_VERSION):
         yield got[1]
         return
     store = Store(db, create=False)  # checks the schema version, refuses a newer one

@@ -28,9 +28,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from ctxmill.index.textsplit import split_identifier
@@ -255,6 +257,7 @@ def _looks_like_identifier(t: str) -> bool:
     return any(c.isupper() for c in t[1:]) and any(c.islower() for c in t)
 
 
+@lru_cache(maxsize=1024)
 def _def_pattern(name: str) -> re.Pattern:
     n = re.escape(name)
     return re.compile(
@@ -302,26 +305,89 @@ def file_terms(path: str, symbols, head: str = "") -> frozenset[str]:
     """Stems of what names a file as a whole: its path parts, the names it defines (every part
     of dotted names) and its leading docstring/comment. Adjacent parts of one identifier are
     also joined (``web``+``socket``), so the query word ``websocket`` meets ``WebSocketReader``."""
-    out: set[str] = set()
+    return FileNames(path, symbols, head).terms()
 
-    def add_ident(name: str) -> None:
-        parts = split_identifier(name)
-        out.update(stem(x) for x in parts if len(x) > 1)
-        for a, b in zip(parts, parts[1:], strict=False):
-            out.add(stem(a + b))
 
-    for ident in _IDENT.findall(path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path):
-        add_ident(ident)
+def _naming_idents(path: str, symbols, head: str) -> list[str]:
+    """The identifiers :func:`file_terms` reads: the path's (without the file extension), the
+    defined symbols' and the head comment's (stop words left out), each once."""
+    idents = _IDENT.findall(path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path)
     for sym in symbols:
         if sym:
-            for ident in _IDENT.findall(sym):
-                add_ident(ident)
+            idents.extend(_IDENT.findall(sym))
     if head:
-        for ident in _IDENT.findall(head):
-            w = ident.lower()
-            if w not in STOP:
-                add_ident(ident)
+        idents.extend(i for i in _IDENT.findall(head) if i.lower() not in STOP)
+    return list(dict.fromkeys(idents))
+
+
+@lru_cache(maxsize=65536)
+def _ident_stems(ident: str) -> frozenset[str]:
+    """Stems of an identifier's parts (longer than one letter) and of each adjacent pair joined."""
+    parts = split_identifier(ident)
+    out = {stem(x) for x in parts if len(x) > 1}
+    out.update(stem(a + b) for a, b in zip(parts, parts[1:], strict=False))
     return frozenset(out)
+
+
+def _needle(s: str) -> str:
+    """What a name must contain to have the stem ``s`` (see :class:`FileNames`)."""
+    return s[:-1] if s.endswith("y") else s
+
+
+def _squash(text: str) -> str:
+    return text.lower().replace("_", "").replace("$", "")
+
+
+class FileNames:
+    """:func:`file_terms` of one file, answered per query: ``matching(qstems)`` is exactly
+    ``file_terms(path, symbols, head) & qstems``.
+
+    Building a file's whole term set (splitting and stemming every name it defines) was most of
+    a search's time whenever its candidates came from files not seen before. Only names that
+    could stem to a query word are split here. Why the filter loses nothing: every term is the
+    stem of a part or of two adjacent parts of an identifier, and those are substrings of the
+    identifier lower-cased with ``_`` and ``$`` removed (the parts cover every letter and digit
+    between them); :func:`stem` only cuts a suffix, so a stem is a prefix of its word - except
+    ``-ies`` -> ``-y``, whose stem less its last letter is.
+    """
+
+    __slots__ = ("idents", "starts", "flat")
+
+    def __init__(self, path: str, symbols, head: str = ""):
+        self.idents = _naming_idents(path, symbols, head)
+        squashed = [_squash(i) for i in self.idents]
+        self.flat = "\n".join(squashed)
+        self.starts = list(accumulate((len(x) + 1 for x in squashed[:-1]), initial=0))
+
+    def terms(self) -> frozenset[str]:
+        """The whole set, as :func:`file_terms` gives it."""
+        out: set[str] = set()
+        for ident in self.idents:
+            out |= _ident_stems(ident)
+        return frozenset(out)
+
+    def matching(self, qstems) -> frozenset[str]:
+        if not self.idents:
+            return frozenset()
+        flat, starts = self.flat, self.starts
+        which: set[int] = set()
+        for needle in map(_needle, qstems):
+            at = flat.find(needle)
+            while at >= 0:  # each identifier that holds the needle (it never spans a newline)
+                i = bisect_right(starts, at) - 1
+                which.add(i)
+                at = flat.find(needle, starts[i + 1]) if i + 1 < len(starts) else -1
+        if not which:
+            return frozenset()
+        out: set[str] = set()
+        for i in which:
+            out |= _ident_stems(self.idents[i])
+        return frozenset(out.intersection(qstems))
+
+
+def query_stems(query: str) -> frozenset[str]:
+    """The stems :func:`rerank` compares file names with (``FileNames.matching`` takes them)."""
+    return frozenset(_stems(parse_query(query).words))
 
 
 def _file_scores(qstems: set[str], paths, files) -> dict[str, float]:
@@ -411,7 +477,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     phrases = _phrases(query) if weights.phrase_symbol else frozenset()
     initials = _initials(query)
     idents_lower = {i.lower() for i in q.idents}
-    def_patterns = [(i, _def_pattern(i)) for i in q.idents]
+    def_names = list(q.idents)  # their patterns are compiled only for texts that hold the name
 
     # file-level evidence, given to every chunk of the file (the flooding limit keeps one file
     # from taking the whole top; its best chunk leads it)
@@ -436,7 +502,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         # exact identifier matches: symbol field first, then a definition in the text
         if leaf and idents_lower and (leaf in q.idents or leaf.lower() in idents_lower):
             s += weights.exact_symbol if kind in DEFINITION_KINDS else weights.exact_symbol_use
-        elif def_patterns and any(name in text and p.search(text) for name, p in def_patterns):
+        elif def_names and any(name in text and _def_pattern(name).search(text) for name in def_names):
             s += weights.text_definition
         # partial symbol match: the symbol's words that the query names
         if leaf and qstems:
@@ -525,6 +591,5 @@ def weights_from(overrides: dict[str, float] | None) -> Weights:
     return replace(DEFAULT_WEIGHTS, **overrides)
 
 
-__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "POOL", "Weights", "file_terms", "fuse", "fuse_ids", "head_doc",
-           "parse_query", "rerank",
-           "weights_from"]
+__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "POOL", "FileNames", "Weights", "file_terms", "fuse", "fuse_ids", "head_doc",
+           "parse_query", "query_stems", "rerank", "weights_from"]

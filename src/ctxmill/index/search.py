@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,14 +66,14 @@ def _prefix_bounds(prefix: str | None) -> tuple[str, str] | None:
 COMMON_SHARE = 0.1  # a term in more than this share of chunks says little (BM25 idf ~ 0)
 
 
-def _prune_common(store: Store, terms: list[str]) -> list[str]:
+def _prune_common(store: Store, terms: list[str], cache: _Cached | None = None) -> list[str]:
     """Drop near-universal terms ("self", "return", "the") unless nothing else is left: BM25
     gives them almost no weight, yet scoring every chunk they occur in costs the most time.
     The list of such terms is computed by the sync (``common_terms`` in the index's meta):
     asking FTS5 for one common term's document count reads its whole posting list."""
     if len(terms) < 2:
         return terms
-    common = _common_terms(store)
+    common = (cache or _cached(store)).common_terms(store)
     if not common:
         return terms
     kept = [t for t in terms if t not in common]
@@ -81,21 +82,8 @@ def _prune_common(store: Store, terms: list[str]) -> list[str]:
     return kept
 
 
-_common_cache: dict[str, tuple[str | None, frozenset[str]]] = {}
-
-
-def _common_terms(store: Store) -> frozenset[str]:
-    raw = store.get_meta("common_terms")
-    got = _common_cache.get(str(store.path))
-    if got is not None and got[0] == raw:
-        return got[1]
-    terms = frozenset(json.loads(raw)) if raw else frozenset()
-    _common_cache[str(store.path)] = (raw, terms)
-    return terms
-
-
-def lexical(store: Store, terms: list[str], bounds, limit: int) -> list[int]:
-    terms = _prune_common(store, terms)
+def lexical(store: Store, terms: list[str], bounds, limit: int, cache: _Cached | None = None) -> list[int]:
+    terms = _prune_common(store, terms, cache)
     if not terms:
         return []
     match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -154,34 +142,70 @@ class _Vectors:
         return rows[best]
 
 
-_cache: dict[str, _Vectors] = {}
-
-
-def _matrix(store: Store) -> _Vectors | None:
-    # max(id) of an INTEGER PRIMARY KEY is one b-tree step; count(*) would read every vector.
-    max_id = store.conn.execute("SELECT max(id) FROM vectors").fetchone()[0]
-    key = (max_id, store.get_meta("sync_count"), store.embedder_name, store.dim)
-    got = _cache.get(str(store.path))
-    if got is not None and got.key == key:
-        return got
-    if max_id is None:
-        return None
+def _load_vectors(store: Store, key) -> _Vectors | None:
     ids, rows = [], []
     for vid, blob in store.conn.execute("SELECT id, vec FROM vectors"):
         if blob is not None and len(blob) == 4 * store.dim:
             ids.append(vid)
             rows.append(blob)
+    if not ids:
+        return None
     mat = np.frombuffer(b"".join(rows), dtype=np.float32).reshape(len(ids), store.dim)
-    got = _Vectors(key, np.array(ids, dtype=np.int64), mat)
-    if len(_cache) > 4:
-        _cache.clear()
-    _cache[str(store.path)] = got
+    return _Vectors(key, np.array(ids, dtype=np.int64), mat)
+
+
+class _Cached:
+    """What searches of one index keep between queries (the vector matrix, the common terms,
+    each file's naming terms), valid while ``Store.state_key()`` is unchanged: a sync that
+    commits anything - in this process or another - changes the key, so the next search
+    starts over. Read lazily, each part when first needed."""
+
+    def __init__(self, key):
+        self.key = key
+        self._vectors: _Vectors | None | bool = False  # False: not loaded yet
+        self._common: frozenset[str] | None = None
+        self.files: dict[str, object] = {}  # path -> rank.FileNames
+
+    def vectors(self, store: Store) -> _Vectors | None:
+        if self._vectors is False:
+            self._vectors = _load_vectors(store, self.key)
+        return self._vectors
+
+    def common_terms(self, store: Store) -> frozenset[str]:
+        if self._common is None:
+            raw = store.get_meta("common_terms")
+            self._common = frozenset(json.loads(raw)) if raw else frozenset()
+        return self._common
+
+
+_caches: dict[str, _Cached] = {}
+_caches_lock = threading.Lock()
+
+
+def _cached(store: Store) -> _Cached:
+    """The cache of ``store``'s index, checked against the index's state (one small query)."""
+    key = store.state_key()
+    name = str(store.path)
+    with _caches_lock:
+        got = _caches.get(name)
+        if got is None or got.key != key:
+            if len(_caches) >= 4 and name not in _caches:
+                _caches.pop(next(iter(_caches)))  # the oldest index
+            got = _caches[name] = _Cached(key)
     return got
+
+
+def _matrix(store: Store) -> _Vectors | None:
+    return _cached(store).vectors(store)
+
+
+def _common_terms(store: Store) -> frozenset[str]:
+    return _cached(store).common_terms(store)
 
 
 def vector(store: Store, qvec: np.ndarray, bounds, limit: int) -> list[int]:
     """Chunk ids nearest to ``qvec`` (chunks sharing a content hash share a rank)."""
-    vecs = _matrix(store)
+    vecs = _cached(store).vectors(store)
     if vecs is None or len(vecs.ids) == 0:
         return []
     want = limit if bounds is None else min(limit * 20, 2000)
@@ -213,20 +237,22 @@ def _vector_chunks(store: Store, vecs: _Vectors, top: np.ndarray, bounds, limit:
 _pool = None
 
 
-def _legs(store: Store, query: str, embedder, bounds, n: int) -> tuple[list[int], list[int]]:
+def _legs(store: Store, query: str, embedder, bounds, n: int,
+          cache: _Cached | None = None) -> tuple[list[int], list[int]]:
     """Lexical and vector candidates. The vector scan (numpy, no GIL) runs in a helper thread
     while SQLite answers the lexical query here; all SQL stays on this thread."""
     global _pool
+    cache = cache or _cached(store)
     # vectors from another embedder (or another version of one) are not comparable, even at
     # the same dim: lexical only until the next sync re-embeds
     same = store.dim == embedder.dim and store.embedder_name in (None, getattr(embedder, "name", None))
-    vecs = _matrix(store) if same else None
+    vecs = cache.vectors(store) if same else None
     if vecs is None or len(vecs.ids) == 0:
-        return lexical(store, query_terms(query), bounds, n), []
+        return lexical(store, query_terms(query), bounds, n, cache), []
     want = n if bounds is None else min(n * 20, 2000)
     q = np.ascontiguousarray(embedder.embed_query(query), dtype=np.float32)
     if len(vecs.ids) < 20_000:  # small: a thread hand-off costs more than it saves
-        lex = lexical(store, query_terms(query), bounds, n)
+        lex = lexical(store, query_terms(query), bounds, n, cache)
         top = vecs.top(q, want)
     else:
         if _pool is None:
@@ -234,7 +260,7 @@ def _legs(store: Store, query: str, embedder, bounds, n: int) -> tuple[list[int]
 
             _pool = ThreadPoolExecutor(1, thread_name_prefix="ctxmill-vec")
         fut = _pool.submit(vecs.top, q, want)
-        lex = lexical(store, query_terms(query), bounds, n)
+        lex = lexical(store, query_terms(query), bounds, n, cache)
         top = fut.result()
     return lex, _vector_chunks(store, vecs, top, bounds, n)
 
@@ -256,14 +282,19 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     bounds = _prefix_bounds(path_prefix)
     rank = _rank_module()
     n = max(getattr(rank, "CANDIDATES", 50), k * 5)
-    lex, vec = _legs(store, query, embedder, bounds, n)
+    cache = _cached(store)
+    lex, vec = _legs(store, query, embedder, bounds, n, cache)
     lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
     vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
     if rank is not None and hasattr(rank, "fuse_ids"):
         # weighted fusion + code-aware ranking (ctxmill.index.rank, weights tuned on the dev set)
         top = rank.fuse_ids(lex, vec)[: max(rank.POOL, k * 3)]
         hits = _hits(store, top, lex_rank, vec_rank)
-        files = file_terms(store, {h.path for h in hits}) if hasattr(rank, "file_terms") else None
+        files = None
+        if hasattr(rank, "FileNames"):
+            # only the query's own words matter in a file's naming terms (rank._file_scores)
+            qstems = rank.query_stems(query)
+            files = {p: f.matching(qstems) for p, f in _file_names(store, cache, {h.path for h in hits}).items()}
         return rank.rerank(query, hits, k=k, files=files)
     fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
     top = fused[: max(k * 3, 30)]
@@ -273,24 +304,20 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     return hits[:k]
 
 
-_files_cache: dict[str, tuple[object, dict[str, frozenset[str]]]] = {}
-
-
 def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:
     """``rank.file_terms`` of each path: its path parts, the names its chunks define and its
-    leading docstring/comment - what names the file as a whole. Computed on first need and
-    kept per index until the next sync (the same candidate files come back query after query)."""
-    from ctxmill.index.rank import file_terms as terms_of
-    from ctxmill.index.rank import head_doc
+    leading docstring/comment - what names the file as a whole (whole sets: for tests and the
+    tuning benchmark; a search asks only which query words they hold, see ``FileNames``)."""
+    got = _file_names(store, _cached(store), paths)
+    return {p: got[p].terms() for p in paths}
 
-    key = (store.get_meta("sync_count"), store.conn.execute("SELECT max(id) FROM chunks").fetchone()[0])
-    got = _files_cache.get(str(store.path))
-    if got is None or got[0] != key:
-        if len(_files_cache) > 4:
-            _files_cache.clear()
-        got = (key, {})
-        _files_cache[str(store.path)] = got
-    known = got[1]
+
+def _file_names(store: Store, cache: _Cached, paths) -> dict:
+    """``rank.FileNames`` of each path, read from the index on first need and kept in the
+    index's cache until the next sync (the same candidate files come back query after query)."""
+    from ctxmill.index.rank import FileNames, head_doc
+
+    known = cache.files
     missing = [p for p in paths if p not in known]
     for i in range(0, len(missing), 500):
         part = missing[i : i + 500]
@@ -306,7 +333,7 @@ def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:
                 f"GROUP BY path", part):
             heads[path] = head
         for p in part:
-            known[p] = terms_of(p, symbols[p], head_doc(heads.get(p) or ""))
+            known[p] = FileNames(p, symbols[p], head_doc(heads.get(p) or ""))
     return {p: known[p] for p in paths}
 
 

@@ -60,6 +60,10 @@ CREATE TABLE IF NOT EXISTS vectors(
 CREATE INDEX IF NOT EXISTS vectors_last_sync ON vectors(last_sync);
 """
 
+_STATE_SQL = ("SELECT " + ", ".join(f"(SELECT value FROM meta WHERE key='{k}')" for k in (
+    "created_at", "schema_version", "sync_count", "embedder_name", "embedder_dim", "dirty"))
+    + ", (SELECT max(id) FROM chunks), (SELECT max(id) FROM vectors)")
+
 
 class Store:
     """An open index database. Use as a context manager or call :meth:`close`."""
@@ -140,6 +144,16 @@ class Store:
 
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def state_key(self) -> tuple:
+        """What the index's content is now, in one small read: every sync that commits changes
+        it (``sync_count`` in its last transaction, the largest chunk/vector ids in the ones
+        before), and a rebuilt database has another ``created_at``. In-process search caches
+        are keyed on it. Also refreshes ``embedder_name``/``dim``, which a sync by another
+        connection may have changed since this one opened."""
+        key = self.conn.execute(_STATE_SQL).fetchone()
+        self.embedder_name, self.dim = key[3], int(key[4] or 0)
+        return key
 
     # -- embedder and vector table
 
