@@ -5,12 +5,13 @@ the stage split, and peers measured in the same run: plain walk + read of the sa
 read + tree-sitter parse alone of its Python files (the floor for any tree-sitter indexer).
 site-packages/ and __pycache__/ are ignored (a CPython checkout's Lib/ has neither).
 
-The timed runs use the default embedder, whose time is subtracted; the workers keep parsing
-while the main process embeds, so those numbers also say how well the pipeline overlaps. The
-``no_embed`` runs use an embedder that returns zero vectors at once (vectors are still stored),
-so their files/s is walk + parse + chunk + store with nothing to hide behind. CPU seconds of
-the main process and of the worker processes are reported per run: on a shared machine they
-move less than wall time.
+Two kinds of runs, alternating. ``no_embed`` runs use an embedder that returns zero vectors at
+once (the vectors are still stored), so their files/s is walk + parse + chunk + store with
+nothing to hide behind: the headline figure. ``default_embedder`` runs use the default
+embedder and subtract its time; the workers keep parsing while the main process embeds, so
+that figure also says how well the pipeline overlaps. CPU seconds of the main process and of
+the worker processes are reported per run and as medians: on a shared machine they move less
+than wall time.
 
     .venv/bin/python benchmarks/index_cold.py [--runs 3] [--root PATH]
 """
@@ -28,6 +29,7 @@ import time
 from pathlib import Path
 
 from ctxmill.index import sync_index
+from ctxmill.index.sync import default_workers
 from ctxmill.sources.repo import walk
 
 IGNORE = ["site-packages/", "__pycache__/"]
@@ -100,20 +102,39 @@ def main() -> None:
             bare.append(one_run(args.root, Path(tmp) / f"bare-{i}.db", NoEmbedder()))
     n, read_s = plain_read(args.root)
     n_py, parse_s = parse_only(args.root)
-    med = statistics.median(x["files_per_s"] for x in runs)
+    bare_fps = statistics.median(x["files_per_s"] for x in bare)
+    emb_fps = statistics.median(x["files_per_s"] for x in runs)
     print(json.dumps({
-        "benchmark": "index_cold", "root": args.root, "ignored": IGNORE, "runs": runs,
-        "median_files_per_s": med,
-        "median_seconds_embed": statistics.median(x["seconds_embed"] for x in runs),
-        "no_embed_runs": bare,
-        "no_embed_median_files_per_s": statistics.median(x["files_per_s"] for x in bare),
-        "target_files_per_s": 1000, "meets_target": med >= 1000,
+        "benchmark": "index_cold", "root": args.root, "ignored": IGNORE,
+        "files": bare[0]["files"] if bare else None, "chunks": bare[0]["chunks"] if bare else None,
+        # The honest figure: walk + parse + chunk + store with an embedder that costs nothing,
+        # so no embedding time is subtracted and nothing overlaps with it.
+        "no_embed": _summary(bare),
+        # The default embedder, its time subtracted: the workers keep parsing while the main
+        # process embeds, so this also says how well the pipeline overlaps.
+        "default_embedder": {**_summary(runs),
+                             "median_seconds_embed": statistics.median(x["seconds_embed"] for x in runs)},
+        "target_files_per_s": 1000, "no_embed_meets_target": bare_fps >= 1000,
+        "default_embedder_meets_target": emb_fps >= 1000,
         "peer_plain_walk_read": {"files": n, "seconds": round(read_s, 3), "files_per_s": round(n / read_s, 1)},
         "peer_tree_sitter_parse_only_py": {"files": n_py, "seconds": round(parse_s, 3),
                                            "files_per_s": round(n_py / parse_s, 1)},
-        "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
+        # The bound that parsing alone sets: all files, the parse shared evenly by the workers
+        # and nothing else done at all.
+        "parse_alone_bound_files_per_s": round(n / (parse_s / max(1, min(default_workers(), os.cpu_count() or 1))), 1),
+        "cpus": os.cpu_count(), "workers": default_workers(), "loadavg": os.getloadavg(),
+        "no_embed_runs": bare, "default_embedder_runs": runs,
     }, indent=2))
 
+
+def _summary(runs: list[dict]) -> dict:
+    """Medians over runs: files/s, wall seconds without embedding, CPU seconds per process kind."""
+    def med(key):
+        return round(statistics.median(x[key] for x in runs), 3)
+
+    return {"median_files_per_s": med("files_per_s"), "median_seconds_index": med("seconds_index"),
+            "median_cpu_main_s": med("cpu_main_s"), "median_cpu_workers_s": med("cpu_workers_s"),
+            "median_cpu_total_s": round(statistics.median(x["cpu_main_s"] + x["cpu_workers_s"] for x in runs), 3)}
 
 if __name__ == "__main__":
     main()

@@ -131,6 +131,35 @@ def _looks_secret(name: str, op: str, value: str, quoted: bool) -> bool:
     return len(value) >= 12 and entropy(value) >= 3.0 and (has_digit or len(value) >= 20)
 
 
+def _lower(text: str) -> str:
+    """``text`` lower-cased with every character kept at its offset."""
+    lower = text.lower()
+    if len(lower) != len(text):  # a few Unicode letters change length when lower-cased
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return lower
+
+
+def trigger_lines(text: str) -> list[int]:
+    """The 1-based numbers of the lines of ``text`` that hold a trigger (a keyword or a provider
+    hint), ascending: :func:`redact` changes nothing in a text made of other lines of ``text``.
+
+    Why that holds: no trigger spans a line break, so a scan of the whole text tries every
+    position of every line just as a scan of those lines alone would, and a line where no
+    position starts a trigger gives none in a part of it either (a part of a line, as in a
+    chunk cut into pieces, only drops characters at the end). Lower-casing maps each character
+    on its own except a final sigma, which is not ASCII either way. The indexer scans a file
+    once with this and runs :func:`redact` only on the chunks whose lines have a trigger.
+    """
+    lines: list[int] = []
+    line, pos = 1, 0
+    for m in _TRIGGER.finditer(_lower(text)):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def redact(text: str, path: str | None = None) -> Redacted:
     """Return ``text`` with secrets replaced and the list of what was replaced where."""
     if not text:
@@ -140,9 +169,7 @@ def redact(text: str, path: str | None = None) -> Redacted:
     def free(s: int, e: int) -> bool:
         return all(e <= a or s >= b for a, b, _ in spans)
 
-    lower = text.lower()
-    if len(lower) != len(text):  # a few Unicode letters change length when lower-cased
-        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    lower = _lower(text)
     triggers = list(_TRIGGER.finditer(lower))
     if not triggers:
         return Redacted(text)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,25 +92,52 @@ class _Prepared:
 START, END, KIND, SYMBOL, LANGUAGE, TEXT, CONTEXT, HASH, BODY, EXTRA, SYMBOL_FTS = range(11)
 
 
-def finalize_chunk(chunk: CodeChunk) -> tuple:
+def finalize_chunk(chunk: CodeChunk, *, text_clean: bool = False, context: str | None = None) -> tuple:
     """The one place a chunk's text is fixed before it is stored, indexed and embedded.
 
     Returns the chunk as the row the store writes (see the field indexes above): what the
     store needs is added here, the content hash of what gets embedded and the FTS texts.
     Secret redaction belongs here, before the hash, so a redacted secret never reaches the
-    database or an embedder.
+    database or an embedder. ``text_clean``: the caller knows redaction would not change the
+    text (see :func:`finalize_file`); ``context``: the context already redacted.
     """
     from ctxmill.redact import redact
 
     # Secret redaction (ctxmill.redact, issue 8): the stored, searched and embedded text is the
     # redacted one; line breaks are kept, so line ranges stay exact.
-    text = redact(chunk.text).text
-    context = redact(chunk.context).text if chunk.context else chunk.context
+    text = chunk.text if text_clean else redact(chunk.text).text
+    if context is None:
+        context = redact(chunk.context).text if chunk.context else chunk.context
     body = embed_text(context, text)
     sym = chunk.symbol or ""
     symbol_fts = f"{sym} {_expand(sym)}".strip() if sym else ""
     return (chunk.start_line, chunk.end_line, chunk.kind, chunk.symbol, chunk.language, text, context,
             merkle.content_hash(body.encode("utf-8", "surrogatepass")), body, _expand(body), symbol_fts)
+
+
+def finalize_file(chunks: list[CodeChunk], text: str) -> list[tuple]:
+    """:func:`finalize_chunk` for every chunk cut from the lines of ``text``, with one scan of
+    the whole file for redaction triggers: only the chunks whose lines hold one are redacted
+    (``redact.trigger_lines`` says why the others cannot change), which spares a lower-cased
+    copy and a regex scan per chunk. Contexts, made of the file's lines too, are redacted once
+    each, and only when the file has a trigger at all."""
+    from ctxmill.redact import redact, trigger_lines
+
+    hits = trigger_lines(text)
+    if not hits:
+        return [finalize_chunk(c, text_clean=True, context=c.context) for c in chunks]
+    done: dict[str, str] = {}
+    out = []
+    for c in chunks:
+        i = bisect_left(hits, c.start_line)
+        context = c.context
+        if context:
+            got = done.get(context)
+            if got is None:
+                got = done[context] = redact(context).text
+            context = got
+        out.append(finalize_chunk(c, text_clean=i == len(hits) or hits[i] > c.end_line, context=context))
+    return out
 
 
 def fts_body(row: tuple) -> str:
@@ -120,30 +148,38 @@ def fts_body(row: tuple) -> str:
 
 _simple_words: set[str] = set()  # words with no identifier parts (most words of code)
 _word_parts: dict[str, tuple[str, ...]] = {}  # compound word -> its parts
+_MAX_SIMPLE, _MAX_COMPOUND = 1_000_000, 500_000  # cache caps (memory of a long-lived process)
 
 
 def _expand(text: str) -> str:
-    """terms.expand(text), the same parts, faster: the chunk's words minus the words known to
-    be simple is one C-level set difference, so Python only loops over the compound ones.
+    """terms.expand(text), the same parts, faster: every step over the chunk's words is a
+    C-level set operation (minus the known simple words, minus the known compound words, a
+    union of the cached part tuples), so Python only loops over words never seen before.
     (The order of the parts is set order, as in terms.expand; FTS5's BM25 ignores order.)"""
     words = set(_TOKEN.findall(text))
-    words = words - _simple_words if _simple_words else words
+    words = words.difference(_simple_words)
     if not words:
         return ""
-    seen: dict[str, None] = {}
-    for word in words:
-        parts = _word_parts.get(word)
-        if parts is None:
-            parts = compound_parts(word)
-            if not parts:
-                if len(_simple_words) < 1_000_000:
-                    _simple_words.add(word)
-                continue
-            if len(_word_parts) < 500_000:
-                _word_parts[word] = parts
-        for part in parts:
-            seen[part] = None
-    return " ".join(seen)
+    parts_of = _word_parts
+    new = words.difference(parts_of)  # a dict argument: one lookup per word, in C
+    local: dict[str, tuple[str, ...]] | None = None  # compound words past the cache cap
+    for word in new:
+        parts = compound_parts(word)
+        if not parts:
+            words.discard(word)
+            if len(_simple_words) < _MAX_SIMPLE:
+                _simple_words.add(word)
+        elif len(parts_of) < _MAX_COMPOUND:
+            parts_of[word] = parts
+        else:
+            if local is None:
+                local = {}
+            local[word] = parts
+    if not words:
+        return ""
+    if local is None:
+        return " ".join(set().union(*map(parts_of.__getitem__, words)))
+    return " ".join(set().union(*(local[w] if w in local else parts_of[w] for w in words)))
 
 
 def _read(abs_path: str) -> bytes:
@@ -231,7 +267,7 @@ def _prepare(root: str, entry, stored_hash: str | None, warnings: list[str]) -> 
 
         warnings.append(f"{path}: parser failed ({exc}); indexed as plain text")
         chunks = chunk_text(path, text, language or "text")
-    return _Prepared(path, stat, h, "ok", language, [finalize_chunk(c) for c in chunks])
+    return _Prepared(path, stat, h, "ok", language, finalize_file(chunks, text))
 
 
 class _Lock:
