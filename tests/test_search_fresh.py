@@ -148,3 +148,27 @@ def test_file_names_match_exactly_what_file_terms_hold():
     assert FileNames("a.py", ["get_entries"]).matching({stem("entries")}) == {"entry"}
     assert FileNames("a.py", ["web_socket"]).matching({"websocket"}) == {"websocket"}
     assert FileNames("", []).matching({"x"}) == frozenset()
+
+
+def test_identifier_splitting_is_unchanged():
+    """split_identifier runs one findall over the whole name; it must split exactly as splitting
+    at underscores first did, on every identifier of the standard library and odd cases."""
+    import sysconfig
+
+    from ctxmill.index.textsplit import _CAMEL, split_identifier
+
+    def reference(name: str) -> list[str]:
+        out: list[str] = []
+        for part in name.split("_"):
+            if part:
+                out.extend(m.group(0).lower() for m in _CAMEL.finditer(part))
+        return out
+
+    names = {"HTTPServer", "getHTTPHeader_v2", "a$b", "_x__Y", "ABc_De", "AB_Cd", "x1Y2z", "__init__", "$", "_",
+             "ÄbC_é", "HTML5Parser", "ALL_CAPS_NAME", "snake__case_", "A_B", "a_B_c"}
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    for p in sorted(lib.glob("*.py"))[:60]:
+        names.update(re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", p.read_text(errors="replace")))
+    assert len(names) > 5000
+    for name in names:
+        assert split_identifier(name) == reference(name), name

@@ -197,8 +197,18 @@ def _path_features(path: str) -> tuple[str, str, frozenset[str], frozenset[str],
     words, tests/examples/vendored?, prose?) - cached: the same files come back query after query."""
     fname = path.rsplit("/", 1)[-1].split(".", 1)[0]
     dirs = path.rsplit("/", 1)[0] if "/" in path else ""
-    return (fname, dirs, frozenset(_stems(split_identifier(fname))), frozenset(_stems(_terms(dirs))),
+    return (fname, dirs, frozenset(_stems(split_identifier(fname))), _dir_stems(dirs),
             bool(_TESTISH.search(path)), bool(_PROSE.search(path)))
+
+
+@lru_cache(maxsize=16384)
+def _dir_stems(dirs: str) -> frozenset[str]:
+    return frozenset(_stems(_terms(dirs)))  # a folder's files share it
+
+
+@lru_cache(maxsize=16384)
+def _name_parts(fname: str) -> tuple[str, ...]:
+    return tuple(split_identifier(fname))
 
 
 @lru_cache(maxsize=65536)
@@ -478,6 +488,13 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     initials = _initials(query)
     idents_lower = {i.lower() for i in q.idents}
     def_names = list(q.idents)  # their patterns are compiled only for texts that hold the name
+    abbreviated: dict[str, bool] = {}  # file-name part -> abbreviates a query word (asked once a query)
+
+    def _abbreviates(part: str) -> bool:
+        got = abbreviated.get(part)
+        if got is None:
+            got = abbreviated[part] = any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words)
+        return got
 
     # file-level evidence, given to every chunk of the file (the flooding limit keeps one file
     # from taking the whole top; its best chunk leads it)
@@ -519,8 +536,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
             exact = len(fparts & qstems)
             if exact < len(fparts) and weights.abbrev:
-                exact += sum(1 for part in split_identifier(fname) if stem(part) not in qstems
-                             and (any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words)
+                exact += sum(1 for part in _name_parts(fname) if stem(part) not in qstems
+                             and (_abbreviates(part)
                                   or (weights.acronym and 2 <= len(part) <= 4 and part in initials)))
             matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
             s += weights.file_stem * matched / len(fparts)

@@ -117,8 +117,9 @@ class _Vectors:
     memory to stream), then rescore the best ``CANDIDATE_SHARE`` of rows exactly.
     """
 
-    def __init__(self, key, ids: np.ndarray, mat: np.ndarray):
+    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str]):
         self.key, self.ids, self.mat = key, ids, mat
+        self.hashes = hashes  # content hash of each row: its chunks are found without the vectors table
         self.proj = self.small = None
         if len(ids) > EXACT_MAX:
             rng = np.random.default_rng(0)
@@ -143,15 +144,16 @@ class _Vectors:
 
 
 def _load_vectors(store: Store, key) -> _Vectors | None:
-    ids, rows = [], []
-    for vid, blob in store.conn.execute("SELECT id, vec FROM vectors"):
+    ids, hashes, rows = [], [], []
+    for vid, h, blob in store.conn.execute("SELECT id, hash, vec FROM vectors"):
         if blob is not None and len(blob) == 4 * store.dim:
             ids.append(vid)
+            hashes.append(h)
             rows.append(blob)
     if not ids:
         return None
     mat = np.frombuffer(b"".join(rows), dtype=np.float32).reshape(len(ids), store.dim)
-    return _Vectors(key, np.array(ids, dtype=np.int64), mat)
+    return _Vectors(key, np.array(ids, dtype=np.int64), mat, hashes)
 
 
 class _Cached:
@@ -214,21 +216,21 @@ def vector(store: Store, qvec: np.ndarray, bounds, limit: int) -> list[int]:
 
 
 def _vector_chunks(store: Store, vecs: _Vectors, top: np.ndarray, bounds, limit: int) -> list[int]:
-    vids = [int(v) for v in vecs.ids[top]]
-    if not vids:
+    hashes = [vecs.hashes[int(i)] for i in top]
+    if not hashes:
         return []
-    marks = ",".join("?" * len(vids))
-    sql = f"SELECT v.id, c.id FROM vectors v JOIN chunks c ON c.hash = v.hash WHERE v.id IN ({marks})"
-    args: list = list(vids)
+    marks = ",".join("?" * len(hashes))
+    sql = f"SELECT hash, id FROM chunks WHERE hash IN ({marks})"
+    args: list = list(hashes)
     if bounds is not None:
-        sql += " AND c.path >= ? AND c.path < ?"
+        sql += " AND path >= ? AND path < ?"
         args += [bounds[0], bounds[1]]
-    by_vid: dict[int, list[int]] = {}
-    for vid, cid in store.conn.execute(sql, args):
-        by_vid.setdefault(vid, []).append(cid)
+    by_hash: dict[str, list[int]] = {}
+    for h, cid in store.conn.execute(sql, args):
+        by_hash.setdefault(h, []).append(cid)
     out: list[int] = []
-    for vid in vids:
-        out.extend(sorted(by_vid.get(vid, ())))
+    for h in hashes:
+        out.extend(sorted(by_hash.get(h, ())))
         if len(out) >= limit:
             break
     return out[:limit]
@@ -237,10 +239,11 @@ def _vector_chunks(store: Store, vecs: _Vectors, top: np.ndarray, bounds, limit:
 _pool = None
 
 
-def _legs(store: Store, query: str, embedder, bounds, n: int,
-          cache: _Cached | None = None) -> tuple[list[int], list[int]]:
+def _legs(store: Store, query: str, embedder, bounds, n: int, cache: _Cached | None = None,
+          while_waiting=None) -> tuple[list[int], list[int]]:
     """Lexical and vector candidates. The vector scan (numpy, no GIL) runs in a helper thread
-    while SQLite answers the lexical query here; all SQL stays on this thread."""
+    while SQLite answers the lexical query here; all SQL stays on this thread. When the scan
+    is still running after that, ``while_waiting(lexical ids)`` uses the wait."""
     global _pool
     cache = cache or _cached(store)
     # vectors from another embedder (or another version of one) are not comparable, even at
@@ -261,6 +264,8 @@ def _legs(store: Store, query: str, embedder, bounds, n: int,
             _pool = ThreadPoolExecutor(1, thread_name_prefix="ctxmill-vec")
         fut = _pool.submit(vecs.top, q, want)
         lex = lexical(store, query_terms(query), bounds, n, cache)
+        if while_waiting is not None and not fut.done():
+            while_waiting(lex)
         top = fut.result()
     return lex, _vector_chunks(store, vecs, top, bounds, n)
 
@@ -283,13 +288,23 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     rank = _rank_module()
     n = max(getattr(rank, "CANDIDATES", 50), k * 5)
     cache = _cached(store)
-    lex, vec = _legs(store, query, embedder, bounds, n, cache)
+    rows: dict[int, tuple] = {}
+    pool = max(getattr(rank, "POOL", 0), k * 3)
+
+    def prefetch(lex: list[int]) -> None:
+        # the best lexical candidates nearly all reach the ranker: read their rows and their
+        # files' names now, while the vector scan runs on the other core
+        rows.update(_rows(store, lex[:pool]))
+        if hasattr(rank, "FileNames"):
+            _file_names(store, cache, {r[1] for r in rows.values()})
+
+    lex, vec = _legs(store, query, embedder, bounds, n, cache, prefetch)
     lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
     vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
     if rank is not None and hasattr(rank, "fuse_ids"):
         # weighted fusion + code-aware ranking (ctxmill.index.rank, weights tuned on the dev set)
-        top = rank.fuse_ids(lex, vec)[: max(rank.POOL, k * 3)]
-        hits = _hits(store, top, lex_rank, vec_rank)
+        top = rank.fuse_ids(lex, vec)[:pool]
+        hits = _hits(store, top, lex_rank, vec_rank, rows)
         files = None
         if hasattr(rank, "FileNames"):
             # only the query's own words matter in a file's naming terms (rank._file_scores)
@@ -337,14 +352,21 @@ def _file_names(store: Store, cache: _Cached, paths) -> dict:
     return {p: known[p] for p in paths}
 
 
-def _hits(store: Store, top, lex_rank, vec_rank) -> list[Hit]:
-    if not top:
-        return []
-    ids = [cid for cid, _ in top]
+def _rows(store: Store, ids: list[int]) -> dict[int, tuple]:
+    if not ids:
+        return {}
     marks = ",".join("?" * len(ids))
-    rows = {r[0]: r for r in store.conn.execute(
+    return {r[0]: r for r in store.conn.execute(
         f"SELECT id, path, start_line, end_line, kind, symbol, text, language, context FROM chunks "
         f"WHERE id IN ({marks})", ids)}
+
+
+def _hits(store: Store, top, lex_rank, vec_rank, rows: dict[int, tuple] | None = None) -> list[Hit]:
+    """Hits for ``top`` ((id, score) best first); ``rows`` may hold some already read."""
+    if not top:
+        return []
+    rows = dict(rows or {})
+    rows.update(_rows(store, [cid for cid, _ in top if cid not in rows]))
     hits = []
     for cid, score in top:
         r = rows.get(cid)

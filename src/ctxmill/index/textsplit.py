@@ -16,11 +16,9 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 def split_identifier(name: str) -> list[str]:
     """``parseHTTPResponse`` -> ``["parse", "http", "response"]`` (lower-cased)."""
-    out: list[str] = []
-    for part in name.split("_"):
-        if part:
-            out.extend(m.group(0).lower() for m in _CAMEL.finditer(part))
-    return out
+    # One findall over the whole name: no pattern matches "_" or looks past one, so this is
+    # the same as splitting at "_" first, at less than half the cost (the ranker calls it a lot).
+    return [w.lower() for w in _CAMEL.findall(name)]
 
 
 def words(text: str) -> list[str]:
