@@ -36,7 +36,7 @@ try:  # sqlean.py: SQLite 3.50 with extension loading, which the stdlib build ma
 except ImportError:  # pragma: no cover - exercised only where sqlean.py is missing
     import sqlite3  # type: ignore[no-redef]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # older versions are upgraded in place (ctxmill.index.migrate)
 VECTOR_GRACE_SYNCS = 20
 
 _SCHEMA = """
@@ -91,7 +91,7 @@ class Store:
         self.has_vec = False  # vectors are float32 blobs scanned by numpy (see the module doc)
         try:
             version = self._schema_version()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, ValueError) as exc:
             self.conn.close()
             raise InputRefused(f"{self.path}: not a ctxmill index ({exc})") from exc
         if version is not None and version > SCHEMA_VERSION:
@@ -102,21 +102,30 @@ class Store:
             )
         if version is None:
             with self.transaction():
-                # Contentless: the text lives in `chunks`; FTS keeps only what BM25 needs.
-                # Not detail=column: with contentless_delete it makes bm25() return 0 for
-                # every row, so lexical results came back in rowid order.
-                fts_options = (", content='', contentless_delete=1"
-                               if sqlite3.sqlite_version_info >= (3, 43, 0) else "")
-                for statement in _statements(_SCHEMA.replace("{fts_options}", fts_options)):
+                for statement in _schema_statements():
                     c.execute(statement)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("created_at", str(time.time()))
+        elif version < SCHEMA_VERSION:
+            self._upgrade(version)
         # Document frequency of terms, for dropping near-universal query terms (search.py).
         c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)")
         self.dim = int(self.get_meta("embedder_dim") or 0)
         self.embedder_name = self.get_meta("embedder_name")
 
     # -- plumbing
+
+    def _upgrade(self, version: int) -> None:
+        from ctxmill.index.migrate import refusal, upgrade
+
+        try:
+            upgrade(self, version, SCHEMA_VERSION, _schema_statements())
+        except InputRefused:
+            self.conn.close()
+            raise
+        except sqlite3.Error as exc:  # e.g. a read-only file: refused, never a bare SQLite error
+            self.conn.close()
+            raise refusal(self.path, str(exc)) from exc
 
     def _schema_version(self) -> int | None:
         row = self.conn.execute(
@@ -385,6 +394,14 @@ class _Nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def _schema_statements() -> list[str]:
+    # Contentless: the text lives in `chunks`; FTS keeps only what BM25 needs. Not
+    # detail=column: with contentless_delete it makes bm25() return 0 for every row, so
+    # lexical results came back in rowid order.
+    fts_options = ", content='', contentless_delete=1" if sqlite3.sqlite_version_info >= (3, 43, 0) else ""
+    return _statements(_SCHEMA.replace("{fts_options}", fts_options))
 
 
 def _statements(script: str) -> list[str]:
