@@ -166,7 +166,7 @@ class _Cached:
         self.key = key
         self._vectors: _Vectors | None | bool = False  # False: not loaded yet
         self._common: frozenset[str] | None = None
-        self.files: dict[str, object] = {}  # path -> rank.FileNames
+        self.files: dict[str, tuple] = {}  # path -> rank.FileNames, packed
 
     def vectors(self, store: Store) -> _Vectors | None:
         if self._vectors is False:
@@ -348,8 +348,8 @@ def _file_names(store: Store, cache: _Cached, paths) -> dict:
                 f"GROUP BY path", part):
             heads[path] = head
         for p in part:
-            known[p] = FileNames(p, symbols[p], head_doc(heads.get(p) or ""))
-    return {p: known[p] for p in paths}
+            known[p] = FileNames(p, symbols[p], head_doc(heads.get(p) or "")).packed()
+    return {p: FileNames.unpack(known[p]) for p in paths}
 
 
 def _rows(store: Store, ids: list[int]) -> dict[int, tuple]:
