@@ -348,6 +348,24 @@ class Store:
             self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', ?)", (hashsize,))
             self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', ?)", (automerge,))
 
+    def build_journal(self, on: bool) -> bool:
+        """Rollback-journal mode for the first build of an empty index, and back to WAL.
+
+        In WAL mode every page is written twice, into the WAL and again into the database at
+        the next checkpoint, with a checksum per page. In rollback mode pages appended to the
+        file need no journal, so a first build writes its ~150 MB once: measured on CPython's
+        Lib/, about 0.3 s less CPU in the writer. Commits stay atomic (a killed build leaves a
+        hot journal, which the next open rolls back), and every open of a Store asks for WAL
+        again. Returns False when the mode could not change (another connection is open); the
+        build then simply runs in WAL mode.
+        """
+        want = "delete" if on else "wal"
+        try:
+            got = self.conn.execute(f"PRAGMA journal_mode={want}").fetchone()[0]
+        except sqlite3.OperationalError:  # "database is locked": another connection uses it
+            return False
+        return str(got).lower() == want
+
     def refresh_common_terms(self, total: int, share: float) -> None:
         """Record the terms found in more than ``share`` of the chunks (see search.py), when the
         chunk count moved by more than 10% since the last time: it reads the whole FTS index."""

@@ -322,6 +322,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     cold = recorded_root is None and not stats_exist(store)
     if cold:
         store.fts_bulk_mode(True)
+        store.build_journal(True)
     # While the vector table starts empty, the vectors there are exactly the ones this sync
     # added: which contents still need one is a set lookup, not a query per batch.
     added: set[str] | None = set() if store.conn.execute(
@@ -435,6 +436,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("dirty", "0")
         if cold:
             store.fts_bulk_mode(False)
+    if cold:
+        store.build_journal(False)
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
     stages["store"] += time.perf_counter() - t
