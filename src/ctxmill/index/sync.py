@@ -30,7 +30,7 @@ from ctxmill.index import store as store_mod
 from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
 from ctxmill.index.search import COMMON_SHARE
 from ctxmill.index.store import Store, embed_text
-from ctxmill.index.terms import _TOKEN, compound_parts
+from ctxmill.index.terms import _PARTS, _TOKEN
 from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, is_binary, walk
 
 BATCH_FILES = 1024  # files per write transaction (each commit costs a WAL write; fewer is faster)
@@ -164,7 +164,15 @@ def _expand(text: str) -> str:
     new = words.difference(parts_of)  # a dict argument: one lookup per word, in C
     local: dict[str, tuple[str, ...]] | None = None  # compound words past the cache cap
     for word in new:
-        parts = compound_parts(word)
+        # terms.compound_parts inlined: most new words are simple (lower, UPPER, Capitalised,
+        # digits, no inner "_"), and two string tests are cheaper than two calls and a cache.
+        if "_" not in word.strip("_") and (word.islower() or word.isupper() or word.isdigit()
+                                           or word[1:].islower()):
+            parts = ()
+        else:
+            parts = tuple(p.lower() for p in _PARTS.findall(word))
+            if len(parts) < 2:
+                parts = ()
         if not parts:
             words.discard(word)
             if len(_simple_words) < _MAX_SIMPLE:
