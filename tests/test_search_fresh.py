@@ -172,3 +172,17 @@ def test_identifier_splitting_is_unchanged():
     assert len(names) > 5000
     for name in names:
         assert split_identifier(name) == reference(name), name
+
+
+def test_ranker_caches_stay_bounded(monkeypatch):
+    """The ranker's memo caches are unbounded lru_caches (cheap for the garbage collector):
+    each query's rerank empties those that reached their limit."""
+    from ctxmill.index import rank
+
+    rank.stem.cache_clear()
+    for w in ("parsers", "tokens", "readers"):
+        rank.stem(w)
+    assert rank.stem.cache_info().currsize == 3
+    monkeypatch.setattr(rank, "_MEMOS", [(rank.stem, 3)])
+    rank.rerank("parse tokens", [{"path": "a.py", "start_line": 1, "end_line": 2, "text": "x", "score": 0.5}])
+    assert rank.stem.cache_info().currsize < 3

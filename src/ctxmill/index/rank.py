@@ -152,30 +152,31 @@ def parse_query(text: str) -> Query:
     return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose)
 
 
-def _memo(limit: int):
-    """Cache a pure function of strings in a plain dict, emptied when it reaches ``limit``.
+_MEMOS: list = []  # (function, size limit) of every _memo cache
 
-    Not ``lru_cache`` for the big caches here: the collector visits every entry of an
-    ``lru_cache`` at each full collection, while a dict of strings (or tuples of strings) is
-    not tracked at all. With lru_cache these caches made each full collection take ~80 ms on
-    a 100k-chunk index: the p99 of a search."""
+
+def _memo(limit: int):
+    """Cache a pure function of one string: ``lru_cache(maxsize=None)``, emptied by
+    :func:`_trim_memos` once it holds ``limit`` entries.
+
+    Not a bounded ``lru_cache`` for the big caches here: the collector visits every entry of
+    a bounded one at each full collection, while the plain dict behind an unbounded one, when
+    it holds only strings (or tuples of them), is not tracked at all. With bounded lru_caches
+    each full collection took ~80 ms on a 100k-chunk index: the p99 of a search."""
 
     def wrap(fn):
-        cache: dict = {}
-
-        def get(arg):
-            got = cache.get(arg)
-            if got is None:
-                if len(cache) >= limit:
-                    cache.clear()
-                got = cache[arg] = fn(arg)
-            return got
-
-        get.cache_clear = cache.clear
-        get.__doc__, get.__name__, get.__wrapped__ = fn.__doc__, fn.__name__, fn
-        return get
+        cached = lru_cache(maxsize=None)(fn)
+        _MEMOS.append((cached, limit))
+        return cached
 
     return wrap
+
+
+def _trim_memos() -> None:
+    """Empty the caches that reached their limit (called once a query)."""
+    for fn, limit in _MEMOS:
+        if fn.cache_info().currsize >= limit:
+            fn.cache_clear()
 
 
 _SUFFIXES = ("ational", "ations", "ation", "ators", "ator", "ated", "ating", "ates", "ate", "ings", "ing", "ers", "er", "ied",
@@ -536,6 +537,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     maps a candidate's path to its :func:`file_terms` (file-level evidence; optional)."""
     if not hits:
         return []
+    _trim_memos()
     q = parse_query(query)
     qstems = _stems(q.words)  # compared on stems: parse ~ parser ~ parsing
     nq = max(len(qstems), 1)
