@@ -180,9 +180,11 @@ def test_ranker_caches_stay_bounded(monkeypatch):
     from ctxmill.index import rank
 
     rank.stem.cache_clear()
-    for w in ("parsers", "tokens", "readers"):
+    for w in ("alphas", "betas", "gammas"):
         rank.stem(w)
     assert rank.stem.cache_info().currsize == 3
     monkeypatch.setattr(rank, "_MEMOS", [(rank.stem, 3)])
     rank.rerank("parse tokens", [{"path": "a.py", "start_line": 1, "end_line": 2, "text": "x", "score": 0.5}])
-    assert rank.stem.cache_info().currsize < 3
+    misses = rank.stem.cache_info().misses
+    rank.stem("alphas")  # emptied by the rerank: computed again
+    assert rank.stem.cache_info().misses == misses + 1
