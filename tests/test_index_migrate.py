@@ -99,6 +99,9 @@ def test_a_version_1_index_without_statcache_is_upgraded_and_syncs(repo, tmp_pat
     sync_index(repo, db_path=db, embedder="hash-256")
     _downgrade_to_v1(db)
     assert "statcache" not in _tables(db)
+    Store(db, create=False).close()  # the upgrade: nothing to heal, so not marked dirty
+    assert "statcache" in _tables(db) and _meta(db, "dirty") == "0"
+    _downgrade_to_v1(db)
     (repo / "tax.py").write_text("def compute_vat(net_price):\n    return net_price * 0.2\n")
     (repo / "route.py").unlink()
     report = sync_index(repo, db_path=db, embedder="hash-256")
@@ -147,6 +150,8 @@ def test_the_sqlite_vec_layout_is_re_embedded(repo, tmp_path):
     conn.execute("UPDATE vectors SET vec = NULL")
     conn.commit()
     conn.close()
+    Store(db, create=False).close()
+    assert _meta(db, "dirty") == "1"  # the next sync embeds what lost its vectors
     sync_index(repo, db_path=db, embedder="hash-256")
     assert "vec_index" not in _tables(db)
     with Store(db, create=False) as st:

@@ -72,15 +72,15 @@ def _v1_to_v2(store, create_statements: list[str]) -> None:
     # current schema is CREATE ... IF NOT EXISTS, so what is there is left alone.
     for statement in create_statements:
         conn.execute(statement)
+    # (A missing stat cache needs nothing more: a sync without one reads the files' rows.)
     if "vec_index" in tables:
-        # sqlite-vec era: the embeddings lived in vec_index. Forget the empty vector rows so
-        # the next sync embeds those chunks again; drop vec_index where sqlite-vec can be
-        # loaded to do it (without the module SQLite cannot drop it: it then just takes room).
+        # sqlite-vec era: the embeddings lived in vec_index. Forget the empty vector rows and
+        # mark the index as an interrupted sync would leave it, so the next sync embeds those
+        # chunks again; drop vec_index where sqlite-vec can be loaded to do it (without the
+        # module SQLite cannot drop it: it then only takes room).
         conn.execute("DELETE FROM vectors WHERE vec IS NULL")
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('dirty', '1')")
         _drop_vec_index(conn)
-    # The next sync checks every file against its stored row instead of the stat cache,
-    # re-embeds what has no vector and recounts: what an interrupted sync gets.
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('dirty', '1')")
 
 
 def _drop_vec_index(conn) -> None:

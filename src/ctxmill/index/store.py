@@ -123,7 +123,7 @@ class Store:
         except InputRefused:
             self.conn.close()
             raise
-        except sqlite3.Error as exc:  # e.g. a read-only file: refused, never a bare SQLite error
+        except (sqlite3.Error, ValueError) as exc:  # e.g. a read-only file: refused, never a bare SQLite error
             self.conn.close()
             raise refusal(self.path, str(exc)) from exc
 
