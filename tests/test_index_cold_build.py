@@ -145,3 +145,22 @@ def test_killed_first_builds_converge_to_a_fresh_index(tmp_path: Path):
         assert _journal_mode(db) == "wal"
     assert killed >= 4, killed
     assert hot >= 1, "no kill landed inside a transaction of a first build"
+
+
+def test_a_reader_can_open_the_index_while_a_first_build_writes(tmp_path: Path):
+    db = tmp_path / "i.db"
+    builder = Store(db)
+    try:
+        assert builder.build_journal(True)
+        builder.conn.execute("BEGIN IMMEDIATE")  # the build is writing: no switch to WAL now
+        builder.set_meta("probe", "uncommitted")
+        with Store(db, create=False) as reader:  # before: "not a ctxmill index (database is locked)"
+            assert reader.get_meta("probe") is None  # sees the last commit, not the open one
+            assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+        builder.conn.execute("COMMIT")
+        assert builder.build_journal(False)
+    finally:
+        builder.close()
+    assert _journal_mode(db) == "wal"
+    with Store(db, create=False) as reader:
+        assert reader.get_meta("probe") == "uncommitted"

@@ -78,7 +78,7 @@ class Store:
             # another thread; no connection is ever used by two threads at once.
             self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None,
                                         check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            _ask_for_wal(self.conn)
         except sqlite3.DatabaseError as exc:
             raise InputRefused(f"{self.path}: not a ctxmill index ({exc})") from exc
         c = self.conn
@@ -420,6 +420,19 @@ def _schema_statements() -> list[str]:
     # lexical results came back in rowid order.
     fts_options = ", content='', contentless_delete=1" if sqlite3.sqlite_version_info >= (3, 43, 0) else ""
     return _statements(_SCHEMA.replace("{fts_options}", fts_options))
+
+
+def _ask_for_wal(conn) -> None:
+    """Switch the database to WAL mode. A first build runs in rollback-journal mode (see
+    Store.build_journal), and while it writes, the switch cannot take the lock it needs:
+    "database is locked" at once. A connection opened then (a status or search call) reads
+    the database in its current mode, as SQLite allows, and the build switches it to WAL when
+    it ends."""
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
 
 
 def _statements(script: str) -> list[str]:
