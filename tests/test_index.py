@@ -426,3 +426,36 @@ def test_stat_cache_deltas_stay_equal_to_the_file_rows(tree, db):
     rows, cache, delta = rows_and_cache()
     assert cache == rows and delta is None
     assert sync_index(tree, db_path=db).files_changed == 0
+
+
+def test_resync_with_the_forked_walk_sees_edits_deletes_and_new_files(tree, db, monkeypatch):
+    import ctxmill.sources.repo as repo
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    for i in range(6):  # a few folders to share among the children
+        (tree / f"pkg{i}").mkdir()
+        (tree / f"pkg{i}" / f"mod{i}.py").write_text(f"def handler_{i}(request):\n    return {i}\n")
+    emb = CountingEmbedder()
+    first = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    forks = []
+    real_fork = os.fork
+
+    def counting_fork():
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(sync_mod, "FORKED_WALK_MIN_FILES", 1)
+    monkeypatch.setattr(repo, "_can_fork", lambda: True)
+    monkeypatch.setattr(repo.os, "fork", counting_fork)
+    emb.seen.clear()
+    noop = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert forks and (noop["files_changed"], noop["files_deleted"], noop["chunks_embedded"]) == (0, 0, 0)
+    assert noop["files_scanned"] == first["files_scanned"]
+    (tree / "pkg2" / "mod2.py").write_text("def handler_2(request):\n    return 'two'\n")
+    (tree / "pkg4" / "mod4.py").unlink()
+    (tree / "pkg5" / "extra.py").write_text("def brand_new_handler():\n    return None\n")
+    r = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert (r["files_changed"], r["files_deleted"], r["chunks_embedded"]) == (2, 1, 2)
+    assert chunk_rows(db, "pkg4/mod4.py") == []
+    assert any("brand_new_handler" in t for t in emb.seen) and any("'two'" in t for t in emb.seen)

@@ -125,3 +125,73 @@ def test_is_binary():
     assert is_binary(b"abc\x00def")
     assert not is_binary("héllo wörld\n".encode())
     assert not is_binary(b"a" * 9000 + b"\x00")  # only the first 8 KB count
+
+
+def _tree_for_forked_walk(root: Path) -> None:
+    write(root, ".gitignore", "*.log\nbuild/\n")
+    for i in range(12):
+        write(root, f"pkg{i}/m{i}.py")
+        write(root, f"pkg{i}/sub/n{i}.py")
+        write(root, f"pkg{i}/debug.log")
+    write(root, "pkg3/.gitignore", "sub/\n")  # a deeper ignore file, inside one child's share
+    write(root, "pkg4/.ctxmillignore", "!debug.log\n")
+    write(root, "build/out.py")
+    write(root, ".hidden/x.py")
+    write(root, "pkg5/big.py", "x" * 5000)
+    (root / "pkg6/loop").symlink_to(root)
+    (root / "pkg7/alias.py").symlink_to(root / "pkg0/m0.py")
+
+
+def _summary(res):
+    return (sorted((f.path, f.size, f.mtime_ns, f.inode) for f in res.files),
+            sorted(res.skipped), sorted(res.unchanged))
+
+
+def test_forked_walk_equals_the_one_process_walk(tmp_path: Path, monkeypatch):
+    import ctxmill.sources.repo as repo
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    _tree_for_forked_walk(tmp_path)
+    forks = []
+    real_fork = os.fork
+
+    def counting_fork():
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(repo, "_can_fork", lambda: True)  # other tests may have left threads
+    monkeypatch.setattr(repo.os, "fork", counting_fork)
+    serial = walk(tmp_path, max_file_bytes=1000)
+    forked = walk(tmp_path, max_file_bytes=1000, processes=2)
+    assert len(forks) == 1  # this process walks the first share itself
+    assert _summary(forked) == _summary(serial)
+    assert [f.path for f in forked.files] == sorted(f.path for f in forked.files)
+    assert "pkg4/debug.log" in [f.path for f in forked.files]
+    assert "pkg3/sub/n3.py" not in [f.path for f in forked.files]
+    # With the last walk's stats: unchanged files come back as unchanged, in both.
+    known = {f.path: (f.size, f.mtime_ns, f.inode) for f in serial.files}
+    write(tmp_path, "pkg9/m9.py", "changed = 2\n")
+    a = walk(tmp_path, max_file_bytes=1000, known=known)
+    b = walk(tmp_path, max_file_bytes=1000, known=known, processes=2)
+    assert _summary(a) == _summary(b)
+    assert [f.path for f in b.files] == ["pkg9/m9.py"]
+
+
+def test_forked_walk_falls_back_when_a_child_fails(tmp_path: Path, monkeypatch):
+    import ctxmill.sources.repo as repo
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    _tree_for_forked_walk(tmp_path)
+    serial = walk(tmp_path)
+    monkeypatch.setattr(repo, "_can_fork", lambda: True)
+    parent = os.getpid()
+
+    def dumps_failing_in_children(obj, protocol=None):
+        if os.getpid() != parent:
+            raise MemoryError("simulated")
+        return b""
+
+    monkeypatch.setattr(repo.pickle, "dumps", dumps_failing_in_children)
+    assert _summary(walk(tmp_path, processes=2)) == _summary(serial)

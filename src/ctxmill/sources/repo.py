@@ -22,8 +22,10 @@ hashing anything (the stat fast path).
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import stat as stat_mod
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +116,7 @@ def walk(
     extra_ignore: Iterable[str] = (),
     sort: bool = True,
     known: dict[str, tuple[int, int, int]] | None = None,
+    processes: int = 1,
 ) -> WalkResult:
     """Every indexable file under ``root`` (sorted by path unless ``sort=False``) and what was
     skipped, with why.
@@ -122,6 +125,12 @@ def walk(
     ignore files in precedence). With ``known`` (path -> (size, mtime_ns, inode) from the last
     sync), files whose stat equals it are listed in ``unchanged`` only: the indexer's fast path
     without an object per file.
+
+    With ``processes`` > 1 (and where the process can fork safely) the folders below the top
+    levels are shared between this process and ``processes - 1`` forked children: a stat is a
+    system call plus a Python object, and Python cannot run two of those at once in threads.
+    The result is the same as the one-process walk's (the order of ``files`` aside when
+    ``sort=False``).
     """
     root_abs = os.path.abspath(root)
     root_real = os.path.realpath(root_abs)
@@ -147,14 +156,86 @@ def walk(
         result.skipped.extend(skipped)
         return subdirs
 
-    # (absolute folder, relative prefix "" or "a/b/", specs in force above it). One thread:
+    # (absolute folder, relative prefix "" or "a/b/", specs in force above it). Not threads:
     # scanning folders on two threads was measured slower here (GIL contention).
     stack = [(root_abs, "", base_specs)]
+    if processes > 1 and _can_fork():
+        # Breadth-first until there are a few folders per child, then the children walk
+        # their shares whole; their folders are taken here in order, so a folder seen twice
+        # (a bind mount) still counts once.
+        while stack and len(stack) < processes * 4:
+            stack.extend(take(_visit(*stack.pop(0), ctx)))
+        if len(stack) > 1:
+            for got in _walk_forked(stack, ctx, processes):
+                take(got)
+            stack = []
     while stack:
         stack.extend(take(_visit(*stack.pop(), ctx)))
     if sort:
         result.files.sort(key=lambda f: f.path)
     return result
+
+
+def _can_fork() -> bool:
+    # A child forked while other threads run may inherit a lock one of them held.
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _walk_share(folders: list, ctx) -> list[tuple]:
+    """Walk ``folders`` and everything below them: one tuple per folder, as ``_visit`` gives."""
+    out = []
+    seen: set[tuple[int, int]] = set()
+    stack = list(folders)
+    while stack:
+        key, files, unchanged, skipped, subdirs = _visit(*stack.pop(), ctx)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append((key, files, unchanged, skipped, []))
+        stack.extend(subdirs)
+    return out
+
+
+def _walk_forked(folders: list, ctx, processes: int) -> list[tuple]:
+    """``_walk_share`` over ``folders`` split in ``processes`` shares: this process walks the
+    first while forked children walk the others and send theirs back by pipe.
+
+    A fork costs ~4 ms per 100 MB the process holds, hence no child for the first share. A
+    child that fails (killed, out of memory, a pickling error) costs nothing but time: its
+    share is walked again here.
+    """
+    shares = [folders[i::processes] for i in range(processes)]
+    children = []
+    for share in shares[1:]:
+        if not share:
+            continue
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: walk, send, and leave without running any parent code
+            code = 1
+            try:
+                os.close(r)
+                with os.fdopen(w, "wb") as out:
+                    out.write(pickle.dumps(_walk_share(share, ctx), pickle.HIGHEST_PROTOCOL))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r, share))
+    results = _walk_share(shares[0], ctx)
+    for pid, r, share in children:
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+        _, status = os.waitpid(pid, 0)
+        got = None
+        if status == 0:
+            try:
+                got = pickle.loads(data)
+            except Exception:
+                got = None
+        results.extend(got if got is not None else _walk_share(share, ctx))
+    return results
 
 
 def _visit(folder: str, prefix: str, specs: list, ctx) -> tuple:
