@@ -45,6 +45,43 @@ def test_static_meaning_and_identifier_splitting():
     assert float(a @ b) > 0.9 > float(a @ c)
 
 
+def _whole_text_vectors(e: StaticEmbedder, texts: list[str]) -> np.ndarray:
+    """The plain definition: tokenise each whole text, sum its first max_tokens token vectors."""
+    from ctxmill.index.textsplit import split_identifiers
+
+    out = np.zeros((len(texts), e.dim), dtype=np.float32)
+    encs = e.tokenizer.encode_batch([split_identifiers(t) for t in texts], add_special_tokens=False)
+    for i, enc in enumerate(encs):
+        ids = enc.ids[: e.max_tokens]
+        if ids:
+            out[i] = e.table[ids].sum(axis=0)
+    n = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.maximum(n, 1e-12)
+
+
+def test_static_piece_cache_gives_the_whole_text_vectors():
+    texts = [
+        "def parse_config(path):\n    return json.loads(open(path).read())  # camelCase HTTPServer",
+        "a\x1cb c\x0bd\x00e\ufffd f\u00a0g h\u3000i",  # control characters vanish, odd spaces stay
+        "x[CLS]y [SEP] [MASK]z",  # special tokens are matched inside words
+        "中文字符 naïve Ünïcödé — “quoted” «guillemets»",
+        "w" * 150 + " " + "v" * 90,  # over WordPiece's 100 characters a word
+        " ".join(["token"] * 3000),  # over max_tokens: cut at the same token
+        "", "   \n\t ", "\x00\x01",
+        "const {a, ...rest} = obj?.b ?? [];\r\nlet s = `${x}`;",
+    ]
+    e = StaticEmbedder()
+    first = e.embed(texts)
+    again = e.embed(list(reversed(texts)))[::-1]  # from the warm cache, other batch order
+    want = _whole_text_vectors(StaticEmbedder(), texts)
+    for got in (first, again):
+        assert np.array_equal(np.abs(got).sum(1) == 0, np.abs(want).sum(1) == 0)
+        assert np.abs(got - want).max() < 1e-5
+    # the long text differs from a text cut elsewhere: the cut is at max_tokens exactly
+    longer = e.embed([" ".join(["token"] * 3000) + " other words"])
+    assert np.abs(longer[0] - want[5]).max() < 1e-5
+
+
 def test_registry_names_round_trip():
     e = get_embedder("static")
     assert get_embedder(e.name) is e  # loaded once per process

@@ -20,12 +20,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from ctxmill.errors import InputRefused
 from ctxmill.index.textsplit import split_identifiers
+
+# Where a BERT-style pre-tokenizer always cuts: at whitespace (dropped; not at control
+# characters, which its normaliser deletes instead) and around every ASCII punctuation
+# character. Text cut there tokenises to the same ids piece by piece as whole, except where
+# it spells a special token such as "[CLS]" (see _SPECIAL).
+_PIECES = re.compile(r"[^ \t\n\r!-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_STATIC = DATA / "static-code-256"
@@ -67,20 +75,74 @@ class StaticEmbedder:
         bundled = folder.resolve().parent == DATA.resolve()
         self.name = meta.get("name", f"static:{folder.name}") if bundled else f"static:{folder.resolve()}"
 
-    def _ids(self, texts: list[str]) -> list[list[int]]:
-        encs = self.tokenizer.encode_batch([split_identifiers(t) for t in texts], add_special_tokens=False)
-        return [e.ids[: self.max_tokens] for e in encs]
-
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Sum of token vectors per text, normalised.
+
+        A text is a bag of whitespace-separated pieces, and code repeats its pieces: each
+        distinct piece is tokenised once (then kept) and its token vectors summed once, so a
+        text costs a count of its pieces and one small product. The ids are the ones the whole
+        text would give (see _PIECES); only the order of the float additions differs. Texts
+        longer than ``max_tokens`` are tokenised whole, to cut at the same token.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # one small gather per text: gathering all texts at once would materialise
-        # (total tokens x dim) floats, hundreds of MB for a batch of large chunks
-        for i, ids in enumerate(self._ids(texts)):
-            if ids:
-                out[i] = self.table[ids].sum(axis=0)
+        texts = [split_identifiers(t) for t in texts]
+        bags = [Counter(_PIECES.findall(t)) if not ("[" in t and self._special(t)) else Counter()
+                for t in texts]
+        rows = self._piece_rows
+        new = {w for bag in bags for w in bag if w not in rows}
+        if new:
+            self._add_pieces(sorted(new))
+        vecs, ntok = self._piece_vecs, self._piece_ntok
+        long: list[int] = []
+        for i, bag in enumerate(bags):
+            if not bag:
+                if texts[i] and not texts[i].isspace():  # a special token: tokenised whole
+                    long.append(i)
+                continue
+            r = [rows[w] for w in bag]
+            n = np.fromiter(bag.values(), dtype=np.float32, count=len(r))
+            if n @ ntok[r] > self.max_tokens:
+                long.append(i)
+                continue
+            out[i] = n @ vecs[r]
+        if long:
+            encs = self.tokenizer.encode_batch([texts[i] for i in long], add_special_tokens=False)
+            for i, e in zip(long, encs, strict=True):
+                ids = e.ids[: self.max_tokens]
+                out[i] = self.table[ids].sum(axis=0) if ids else 0.0
         return _normalise(out)
+
+    def _special(self, text: str) -> bool:
+        """Does ``text`` spell one of the tokenizer's added tokens ("[CLS]", "[SEP]", ...)?"""
+        if not hasattr(self, "_specials"):
+            self._specials = [t.content for t in self.tokenizer.get_added_tokens_decoder().values()]
+        return any(s in text for s in self._specials)
+
+    _MAX_PIECES = 1_000_000  # about 1 GB of piece vectors at 256 dims: then start again
+
+    @property
+    def _piece_rows(self) -> dict[str, int]:
+        if not hasattr(self, "_rows") or len(self._rows) > self._MAX_PIECES:
+            self._rows: dict[str, int] = {}
+            self._piece_vecs = np.zeros((4096, self.dim), dtype=np.float32)
+            self._piece_ntok = np.zeros(4096, dtype=np.float32)
+        return self._rows
+
+    def _add_pieces(self, words: list[str]) -> None:
+        start = len(self._rows)
+        need = start + len(words)
+        if need > len(self._piece_vecs):
+            size = max(need, 2 * len(self._piece_vecs))
+            self._piece_vecs = np.resize(self._piece_vecs, (size, self.dim))
+            self._piece_ntok = np.resize(self._piece_ntok, size)
+        encs = self.tokenizer.encode_batch(words, add_special_tokens=False)
+        for k, (w, e) in enumerate(zip(words, encs, strict=True)):
+            ids = e.ids
+            self._piece_vecs[start + k] = self.table[ids].sum(axis=0) if ids else 0.0
+            self._piece_ntok[start + k] = len(ids)
+            self._rows[w] = start + k
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
