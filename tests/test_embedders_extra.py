@@ -176,3 +176,18 @@ def test_onnx_backend_when_installed():
     m = e.embed(["parse a json document", "decode json text", "send an email"])
     assert np.allclose(np.linalg.norm(m, axis=1), 1.0, atol=1e-4)
     assert float(m[0] @ m[1]) > float(m[0] @ m[2])
+
+
+def test_static_piece_cache_is_bounded_and_starts_again_when_full():
+    e = StaticEmbedder()
+    e.max_pieces = 50
+    resets = []
+    reset = e._piece_cache_reset
+    e._piece_cache_reset = lambda: (resets.append(1), reset())
+    texts = [" ".join(f"name{i}_{j}" for j in range(12)) for i in range(10)]  # ~120 pieces
+    want = _whole_text_vectors(StaticEmbedder(), texts)
+    for k in range(0, len(texts), 3):  # batches of 3 texts: the cache fills and restarts
+        got = e.embed(texts[k:k + 3])
+        assert np.abs(got - want[k:k + 3]).max() < 1e-5
+        assert len(e._rows) <= 50
+    assert len(resets) >= 2  # the first fill, then at least one restart

@@ -92,6 +92,10 @@ class StaticEmbedder:
                 for t in texts]
         rows = self._piece_rows
         new = {w for bag in bags for w in bag if w not in rows}
+        if new and len(rows) + len(new) > self.max_pieces:  # full: start again with this batch
+            self._piece_cache_reset()
+            rows = self._rows
+            new = {w for bag in bags for w in bag}
         if new:
             self._add_pieces(sorted(new))
         vecs, ntok = self._piece_vecs, self._piece_ntok
@@ -120,21 +124,25 @@ class StaticEmbedder:
             self._specials = [t.content for t in self.tokenizer.get_added_tokens_decoder().values()]
         return any(s in text for s in self._specials)
 
-    _MAX_PIECES = 1_000_000  # about 1 GB of piece vectors at 256 dims: then start again
+    # 65,536 pieces of 256 floats: 64 MB at most (all of CPython's Lib/ has 66,000 pieces)
+    max_pieces = 65_536
 
     @property
     def _piece_rows(self) -> dict[str, int]:
-        if not hasattr(self, "_rows") or len(self._rows) > self._MAX_PIECES:
-            self._rows: dict[str, int] = {}
-            self._piece_vecs = np.zeros((4096, self.dim), dtype=np.float32)
-            self._piece_ntok = np.zeros(4096, dtype=np.float32)
+        if not hasattr(self, "_rows"):
+            self._piece_cache_reset()
         return self._rows
+
+    def _piece_cache_reset(self) -> None:
+        self._rows: dict[str, int] = {}
+        self._piece_vecs = np.zeros((4096, self.dim), dtype=np.float32)
+        self._piece_ntok = np.zeros(4096, dtype=np.float32)
 
     def _add_pieces(self, words: list[str]) -> None:
         start = len(self._rows)
         need = start + len(words)
         if need > len(self._piece_vecs):
-            size = max(need, 2 * len(self._piece_vecs))
+            size = max(need, min(2 * len(self._piece_vecs), self.max_pieces))
             self._piece_vecs = np.resize(self._piece_vecs, (size, self.dim))
             self._piece_ntok = np.resize(self._piece_ntok, size)
         encs = self.tokenizer.encode_batch(words, add_special_tokens=False)
