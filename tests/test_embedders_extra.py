@@ -184,7 +184,10 @@ def test_static_piece_cache_is_bounded_and_starts_again_when_full():
     resets = []
     reset = e._piece_cache_reset
     e._piece_cache_reset = lambda: (resets.append(1), reset())
-    texts = [" ".join(f"name{i}_{j}" for j in range(12)) for i in range(10)]  # ~120 pieces
+    def word(n: int) -> str:
+        return "".join("abcdefghijklmnopqrstuvwxyz"[(n // 26 ** k) % 26] for k in range(3))
+
+    texts = [" ".join(word(i * 12 + j) for j in range(12)) for i in range(10)]  # 120 pieces
     want = _whole_text_vectors(StaticEmbedder(), texts)
     for k in range(0, len(texts), 3):  # batches of 3 texts: the cache fills and restarts
         got = e.embed(texts[k:k + 3])
