@@ -78,42 +78,44 @@ class StaticEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         """Sum of token vectors per text, normalised.
 
-        A text is a bag of whitespace-separated pieces, and code repeats its pieces: each
-        distinct piece is tokenised once (then kept) and its token vectors summed once, so a
-        text costs a count of its pieces and one small product. The ids are the ones the whole
-        text would give (see _PIECES); only the order of the float additions differs. Texts
-        longer than ``max_tokens`` are tokenised whole, to cut at the same token.
+        A text is a bag of pieces (cut at whitespace and ASCII punctuation, see _PIECES), and
+        code repeats its pieces: each distinct piece is split into identifier words and
+        tokenised once (then kept), its token vectors summed once, so a text costs a count of
+        its pieces and one small product. The ids are the ones the whole text would give:
+        split_identifiers only cuts between letters and digits, which never sit on both sides
+        of a piece boundary. Only the order of the float additions differs. A text longer
+        than ``max_tokens``, or spelling a special token, is tokenised whole.
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        texts = [split_identifiers(t) for t in texts]
-        bags = [Counter(_PIECES.findall(t)) if not ("[" in t and self._special(t)) else Counter()
-                for t in texts]
+        findall = _PIECES.findall
+        bags = [Counter(findall(t)) if not ("[" in t and self._special(t)) else None for t in texts]
         rows = self._piece_rows
-        new = {w for bag in bags for w in bag if w not in rows}
+        new = {w for bag in bags if bag for w in bag if w not in rows}
         if new and len(rows) + len(new) > self.max_pieces:  # full: start again with this batch
             self._piece_cache_reset()
             rows = self._rows
-            new = {w for bag in bags for w in bag}
+            new = {w for bag in bags if bag for w in bag}
         if new:
             self._add_pieces(sorted(new))
         vecs, ntok = self._piece_vecs, self._piece_ntok
-        long: list[int] = []
+        whole: list[int] = []
         for i, bag in enumerate(bags):
             if not bag:
-                if texts[i] and not texts[i].isspace():  # a special token: tokenised whole
-                    long.append(i)
+                if bag is None:  # spells a special token
+                    whole.append(i)
                 continue
             r = [rows[w] for w in bag]
             n = np.fromiter(bag.values(), dtype=np.float32, count=len(r))
             if n @ ntok[r] > self.max_tokens:
-                long.append(i)
+                whole.append(i)
                 continue
             out[i] = n @ vecs[r]
-        if long:
-            encs = self.tokenizer.encode_batch([texts[i] for i in long], add_special_tokens=False)
-            for i, e in zip(long, encs, strict=True):
+        if whole:
+            encs = self.tokenizer.encode_batch([split_identifiers(texts[i]) for i in whole],
+                                               add_special_tokens=False)
+            for i, e in zip(whole, encs, strict=True):
                 ids = e.ids[: self.max_tokens]
                 out[i] = self.table[ids].sum(axis=0) if ids else 0.0
         return _normalise(out)
@@ -124,7 +126,7 @@ class StaticEmbedder:
             self._specials = [t.content for t in self.tokenizer.get_added_tokens_decoder().values()]
         return any(s in text for s in self._specials)
 
-    # 65,536 pieces of 256 floats: 64 MB at most (all of CPython's Lib/ has 66,000 pieces)
+    # 65,536 pieces of 256 floats: 64 MB at most, taken from the OS only as pieces arrive
     max_pieces = 65_536
 
     @property
@@ -135,22 +137,24 @@ class StaticEmbedder:
 
     def _piece_cache_reset(self) -> None:
         self._rows: dict[str, int] = {}
-        self._piece_vecs = np.zeros((4096, self.dim), dtype=np.float32)
-        self._piece_ntok = np.zeros(4096, dtype=np.float32)
+        # np.zeros of a large block maps zero pages lazily: untouched rows cost nothing
+        self._piece_vecs = np.zeros((self.max_pieces, self.dim), dtype=np.float32)
+        self._piece_ntok = np.zeros(self.max_pieces, dtype=np.float32)
 
     def _add_pieces(self, words: list[str]) -> None:
         start = len(self._rows)
         need = start + len(words)
-        if need > len(self._piece_vecs):
-            size = max(need, min(2 * len(self._piece_vecs), self.max_pieces))
-            self._piece_vecs = np.resize(self._piece_vecs, (size, self.dim))
-            self._piece_ntok = np.resize(self._piece_ntok, size)
-        encs = self.tokenizer.encode_batch(words, add_special_tokens=False)
-        for k, (w, e) in enumerate(zip(words, encs, strict=True)):
+        if need > len(self._piece_vecs):  # one batch with more pieces than the cap holds
+            self._piece_vecs = np.resize(self._piece_vecs, (need, self.dim))
+            self._piece_ntok = np.resize(self._piece_ntok, need)
+        encs = self.tokenizer.encode_batch([split_identifiers(w) for w in words], add_special_tokens=False)
+        vecs, ntok, table = self._piece_vecs, self._piece_ntok, self.table
+        for k, e in enumerate(encs, start):
             ids = e.ids
-            self._piece_vecs[start + k] = self.table[ids].sum(axis=0) if ids else 0.0
-            self._piece_ntok[start + k] = len(ids)
-            self._rows[w] = start + k
+            if ids:
+                vecs[k] = table[ids].sum(axis=0)
+            ntok[k] = len(ids)
+        self._rows.update(zip(words, range(start, need), strict=True))
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
