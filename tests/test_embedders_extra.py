@@ -194,3 +194,23 @@ def test_static_piece_cache_is_bounded_and_starts_again_when_full():
         assert np.abs(got - want[k:k + 3]).max() < 1e-5
         assert len(e._rows) <= 50
     assert len(resets) >= 2  # the first fill, then at least one restart
+
+
+def test_static_embedder_is_safe_across_threads():
+    e = StaticEmbedder()
+    e.max_pieces = 64  # small: threads keep filling and restarting the shared table
+    texts = [f"def handler_{i}(request_{i % 7}): return fetchUser{i}(request_{i % 7})" for i in range(40)]
+    want = _whole_text_vectors(StaticEmbedder(), texts)
+    errors: list[float] = []
+
+    def work(k: int) -> None:
+        for _ in range(20):
+            i = (k * 7 + _) % len(texts)
+            errors.append(float(np.abs(e.embed_query(texts[i]) - want[i]).max()))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 80 and max(errors) < 1e-5

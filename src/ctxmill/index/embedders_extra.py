@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -67,6 +68,7 @@ class StaticEmbedder:
                                "run `ctxmill index` to re-embed")
         with np.load(folder / "embeddings.npz") as z:
             self.table = (z["q"].astype(np.float32) * z["scale"][:, None]).astype(np.float32)
+        self._lock = threading.Lock()
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
@@ -88,6 +90,10 @@ class StaticEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:  # the piece table is shared: the web page embeds queries on many threads
+            return self._embed(texts)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         findall = _PIECES.findall
         bags = [Counter(findall(t)) if not ("[" in t and self._special(t)) else None for t in texts]
