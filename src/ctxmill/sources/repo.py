@@ -25,6 +25,7 @@ import os
 import pickle
 import re
 import stat as stat_mod
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -177,8 +178,9 @@ def walk(
 
 
 def _can_fork() -> bool:
-    # A child forked while other threads run may inherit a lock one of them held.
-    return hasattr(os, "fork") and threading.active_count() == 1
+    # A child forked while other threads run may inherit a lock one of them held. Linux only:
+    # that is where it was measured, and macOS frameworks are not safe across fork.
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _walk_share(folders: list, ctx) -> list[tuple]:
