@@ -16,6 +16,7 @@ import pytest
 
 from ctxmill.index import sync_index
 from ctxmill.index.store import Store
+from index_snapshot import snapshot
 
 CHILD = r"""
 import sys, time
@@ -56,26 +57,6 @@ def _journal_mode(db: Path) -> str:
         c.close()
 
 
-def _snapshot(db: Path) -> dict:
-    with Store(db) as s:
-        c = s.conn
-        chunks = sorted(c.execute(
-            "SELECT path, start_line, end_line, kind, symbol, language, text, context, hash FROM chunks"))
-        assert {r[8] for r in chunks} <= {r[0] for r in c.execute("SELECT hash FROM vectors")}
-        assert c.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == len(chunks)
-        probe = sorted(r[0] for r in c.execute(
-            "SELECT c.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH 'scale'"))
-        return {
-            "files": sorted(c.execute("SELECT path, hash, status, language FROM files")),
-            "chunks": chunks,
-            "nodes": sorted(c.execute("SELECT path, parent, hash FROM nodes")),
-            "merkle_root": s.get_meta("merkle_root"),
-            "dirty": s.get_meta("dirty"),
-            "chunks_total": s.get_meta("chunks_total"),
-            "probe": probe,
-        }
-
-
 def test_first_build_ends_in_wal_mode(tmp_path: Path):
     _tree(tmp_path / "tree", 20)
     db = tmp_path / "i.db"
@@ -108,7 +89,7 @@ def test_first_build_with_another_connection_open_stays_in_wal(tmp_path: Path, m
     fresh = tmp_path / "fresh.db"
     sync_index(tmp_path / "tree", db_path=fresh, workers=1)
     assert answers == [(True, True), (False, True)]  # alone, the build ran in rollback mode
-    assert _snapshot(db) == _snapshot(fresh)
+    assert snapshot(db, "scale") == snapshot(fresh, "scale")
 
 
 @pytest.mark.slow
@@ -118,7 +99,7 @@ def test_killed_first_builds_converge_to_a_fresh_index(tmp_path: Path):
     _tree(root)
     fresh = tmp_path / "fresh.db"
     sync_index(root, db_path=fresh, workers=1)
-    want = _snapshot(fresh)
+    want = snapshot(fresh, "scale")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     killed = hot = 0
     for trial in range(8):
@@ -139,7 +120,7 @@ def test_killed_first_builds_converge_to_a_fresh_index(tmp_path: Path):
             killed += 1
         hot += Path(str(db) + "-journal").exists()  # killed inside a rollback-mode commit
         sync_index(root, db_path=db, workers=1)
-        got = _snapshot(db)
+        got = snapshot(db, "scale")
         assert got["dirty"] == "0"
         assert got == want, f"trial {trial}: differs from a fresh index after SIGKILL"
         assert _journal_mode(db) == "wal"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ctxmill.index import sync_index
-from ctxmill.index.store import Store
+from index_snapshot import snapshot
 
 TRIALS = 20
 
@@ -43,30 +43,6 @@ def source(i: int, rev: int) -> str:
         for j in range(6)
     )
     return f'"""Module {i}."""\n\nimport os\n\n\n{funcs}\n'
-
-
-def snapshot(db: Path) -> dict:
-    """Everything a search can see, independent of row ids and sync history."""
-    with Store(db) as s:
-        c = s.conn
-        chunks = sorted(c.execute(
-            "SELECT path, start_line, end_line, kind, symbol, language, text, context, hash FROM chunks"))
-        hashes = {r[8] for r in chunks}
-        vec_hashes = {r[0] for r in c.execute("SELECT hash FROM vectors")}
-        assert hashes <= vec_hashes, "a chunk without a vector"
-        fts_rows = c.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-        assert fts_rows == len(chunks), "FTS out of step with chunks"
-        assert int(s.get_meta("chunks_total")) == len(chunks), "chunk count out of step"
-        fts_probe = sorted(r[0] for r in c.execute(
-            "SELECT c.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH 'request'"))
-        return {
-            "files": sorted(c.execute("SELECT path, hash, status, language FROM files")),
-            "chunks": chunks,
-            "nodes": sorted(c.execute("SELECT path, parent, hash FROM nodes")),
-            "merkle_root": s.get_meta("merkle_root"),
-            "dirty": s.get_meta("dirty"),
-            "fts_probe": fts_probe,
-        }
 
 
 def mutate(root: Path, rng: random.Random, trial: int) -> None:
@@ -119,7 +95,7 @@ def test_sigkill_at_random_points_then_sync_equals_fresh_index(tmp_path: Path):
         assert report.files_scanned == len(list(root.rglob("*.py")))
         fresh = tmp_path / f"fresh-{trial}.db"
         sync_index(root, db_path=fresh, workers=1)
-        got, want = snapshot(db), snapshot(fresh)
+        got, want = snapshot(db, "request"), snapshot(fresh, "request")
         assert got["dirty"] == "0"
         for key in want:
             assert got[key] == want[key], f"trial {trial}: {key} differs after SIGKILL"
