@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctxmill.index import search, sync_index
 from ctxmill.index.rank import FileNames, file_terms, head_doc, stem
 from ctxmill.index.store import Store
@@ -70,30 +72,19 @@ def _same_as_a_new_process(root: Path, db: Path) -> None:
         assert _here(q, root, db) == _fresh(q, root, db), q
 
 
-def test_search_sees_a_resync_in_this_process(tmp_path):
+@pytest.mark.parametrize("where", ["this process", "another process"])
+def test_search_sees_a_resync(tmp_path, where):
     root, db = _repo(tmp_path), tmp_path / "i.db"
     sync_index(root, db_path=db, embedder="hash-256")
     for q in QUERIES:
         search(q, root, db_path=db)  # every cache warm
-    assert "shapes.py" in _paths(search("circle area", root, db_path=db))
-    (root / "shapes.py").unlink()
-    (root / "geometry.py").write_text("class Hexagon:\n    def apothem(self):\n        return self.side * 0.866\n")
-    sync_index(root, db_path=db, embedder="hash-256")
-    hits = search("hexagon apothem", root, db_path=db)
-    assert hits[0].path == "geometry.py"
-    assert "shapes.py" not in _paths(search("circle area", root, db_path=db))
-    _same_as_a_new_process(root, db)
-
-
-def test_search_sees_a_resync_by_another_process(tmp_path):
-    root, db = _repo(tmp_path), tmp_path / "i.db"
-    sync_index(root, db_path=db, embedder="hash-256")
-    for q in QUERIES:
-        search(q, root, db_path=db)
     assert "money.py" in _paths(search("convert currency", root, db_path=db))
     (root / "money.py").unlink()
     (root / "sun.py").write_text('def sundial_shadow(hour):\n    """Length of the gnomon shadow."""\n    return hour * 0.2\n')
-    _sync_elsewhere(root, db)
+    if where == "this process":
+        sync_index(root, db_path=db, embedder="hash-256")
+    else:
+        _sync_elsewhere(root, db)
     assert search("sundial shadow", root, db_path=db)[0].path == "sun.py"
     assert "money.py" not in _paths(search("convert currency", root, db_path=db))
     _same_as_a_new_process(root, db)
