@@ -133,7 +133,15 @@ def make_sketch(old: str, new: str, ext: str, ctx: int, rng: random.Random,
             continue
         for j in range(j1, j2):
             changed[j] = True
-        for j in range(max(0, j1 - ctx), min(len(b), j2 + ctx)):
+        # Context counts only once it holds a non-blank line on each side: a deletion with
+        # nothing but blank lines between it and a marker is invisible (the marker would
+        # stand for the deleted lines too), and no reader could tell it from "keep".
+        lo, hi = max(0, j1 - ctx), min(len(b), j2 + ctx)
+        while lo > 0 and not any(x.strip() for x in b[lo:j1]):
+            lo -= 1
+        while hi < len(b) and not any(x.strip() for x in b[j2:hi]):
+            hi += 1
+        for j in range(lo, hi):
             shown[j] = True
     if not any(shown):
         return None

@@ -83,3 +83,43 @@ def test_gap_of_one_blank_line_stays_one():
     r = apply_sketch(js, sketch, path="m.js")
     assert r.applied, r.reason
     assert r.result == js.replace("\nfunction c", "\nfunction b() {\n  return 2;\n}\n\nfunction c")
+
+
+CACHED = '''from functools import lru_cache
+
+
+def plain(x):
+    return x + 1
+
+
+@lru_cache(maxsize=64)
+def squares(n):
+    return n * n
+
+
+@lru_cache(maxsize=64)
+def cubes(n):
+    return n * n * n
+'''
+
+
+def test_new_decorated_function_before_a_repeated_decorator_deletes_nothing():
+    # "@lru_cache(maxsize=16)" over a new function is not an edit of "@lru_cache(maxsize=64)"
+    # over squares(); reading it as one made the context "@lru_cache(maxsize=64)" land on
+    # cubes()'s decorator and dropped squares() in between.
+    sketch = ("# ... existing code ...\ndef plain(x):\n    return x + 1\n\n\n"
+              "@lru_cache(maxsize=16)\ndef halves(n):\n    return n / 2\n\n\n"
+              "@lru_cache(maxsize=64)\n# ... existing code ...\n")
+    r = apply_sketch(CACHED, sketch, path="m.py")
+    assert r.applied, r.reason
+    assert r.result == CACHED.replace(
+        "\n\n@lru_cache(maxsize=64)\ndef squares",
+        "\n\n@lru_cache(maxsize=16)\ndef halves(n):\n    return n / 2\n\n\n@lru_cache(maxsize=64)\ndef squares", 1)
+
+
+def test_an_edited_decorator_over_the_same_function_is_still_an_edit():
+    sketch = ("# ... existing code ...\n@lru_cache(maxsize=128)\ndef squares(n):\n    return n * n\n"
+              "# ... existing code ...\n")
+    r = apply_sketch(CACHED, sketch, path="m.py")
+    assert r.applied, r.reason
+    assert r.result == CACHED.replace("@lru_cache(maxsize=64)\ndef squares", "@lru_cache(maxsize=128)\ndef squares")

@@ -24,6 +24,15 @@ from ctxmill.apply.lines import Text, has_word, is_closer
 _TERMINATOR = re.compile(r"^(?:return|raise|throw|continue|break)\b[^{]*$")
 _CONTINUES = re.compile(r"^(?:else|elif|except|finally|catch|case|default)\b")
 _LEAD = re.compile(r"[^\w$]*[\w$.]+")   # the statement's opening: "fh.write", "return", "from x"
+_DECORATION = ("@", "#[")   # decorators and annotations (Python, Java, TS), attributes (Rust)
+
+
+def _decorated(T, i: int) -> int | None:
+    """The line a decorator at ``i`` decorates (past further decorators and blank lines)."""
+    j = i + 1
+    while j < len(T.keys) and (not T.keys[j] or T.keys[j].startswith(_DECORATION)) and not T.marker[j]:
+        j += 1
+    return j if j < len(T.keys) and not T.marker[j] else None
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 _DEF_START = ("@", "#[", "//", "/*", "*", "#", "<!--", "--")
 
@@ -701,6 +710,12 @@ class Merger:
         ta, tb = _LEAD.match(a), _LEAD.match(b)
         if not ta or not tb or ta.group(0) != tb.group(0) or self.s.name(s) != self.o.name(o):
             return False
+        if a.startswith(_DECORATION):
+            # A decorator is part of the definition below it: "@cache(64)" over a new
+            # function is not an edit of "@cache(16)" over another one.
+            ds, do = _decorated(self.s, s), _decorated(self.o, o)
+            if ds is not None and do is not None and self.s.name(ds) != self.o.name(do):
+                return False
         return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.6
 
     # ------------------------------------------------------------------ checks
