@@ -123,3 +123,41 @@ def test_an_edited_decorator_over_the_same_function_is_still_an_edit():
     r = apply_sketch(CACHED, sketch, path="m.py")
     assert r.applied, r.reason
     assert r.result == CACHED.replace("@lru_cache(maxsize=64)\ndef squares", "@lru_cache(maxsize=128)\ndef squares")
+
+
+DOC = """# Setup
+
+Run the tool:
+
+```
+tool build
+tool test
+```
+
+The engine is the old one. Install it by hand:
+
+```
+apt-get install engine
+```
+
+That is all.
+"""
+
+
+def test_a_bare_fence_next_to_a_marker_that_is_not_where_the_sketch_puts_it_is_refused():
+    # The first line after the marker is "```": the fence before the paragraph (so the
+    # paragraph is rewritten) or the one after it (so the old paragraph stays and a new one
+    # comes before it)? The file has both near; keeping the old paragraph was a silent guess.
+    sketch = ("<!-- ... existing code ... -->\n```\n\nThe engine is the new one, from the distribution.\n"
+              "Install it by hand:\n\n```\napt-get install engine\n```\n\nThat is all.\n")
+    r = apply_sketch(DOC, sketch, path="setup.md")
+    assert not r.applied
+    assert "```" in r.reason and "marker" in r.reason
+
+
+def test_a_fence_right_where_the_sketch_puts_it_still_anchors():
+    sketch = ("<!-- ... existing code ... -->\ntool test\n```\n\nThe engine is the new one. "
+              "Install it by hand:\n<!-- ... existing code ... -->\n")
+    r = apply_sketch(DOC, sketch, path="setup.md")
+    assert r.applied, r.reason
+    assert r.result == DOC.replace("The engine is the old one.", "The engine is the new one.")

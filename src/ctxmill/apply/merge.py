@@ -665,6 +665,16 @@ class Merger:
             if weak and (t < 2 or not all(keys)):
                 # "}" alone says nothing, unless it is exactly where the sketch puts it
                 if not (0 <= flush and F.keys[flush:flush + t] == keys and self._shape(run, flush)):
+                    if t == 1 and keys[0] and not is_closer(keys[0]):
+                        spots = (range(lo, min(hi, lo + reach)) if from_end
+                                 else range(max(lo, hi - reach), hi))
+                        near = [j for j in spots if F.keys[j] == keys[0]]
+                        if near:
+                            # The file has that line a little further on: the marker may end
+                            # there (the lines between replaced) or the line may be new.
+                            raise Refused(f"{_short(keys[0])!r} next to a marker is in the file "
+                                          f"(line {near[0] + 1}) but not where the sketch puts it: "
+                                          "does the marker end there? Show one more line")
                     continue
                 found = [flush]
             else:
