@@ -161,17 +161,20 @@ class Merger:
         return se, oe
 
     @staticmethod
-    def _indent_end(T: Text, i: int, hi: int) -> int | None:
+    def _indent_end(T: Text, i: int, hi: int | None = None) -> int | None:
+        """The first line after ``i``'s indented body, at ``i``'s depth or shallower (looked
+        for up to line ``hi``). None: no body, or no end before ``hi``; without ``hi``, a
+        body that runs to the end of the text ends there."""
         c = T.cols[i]
         deeper = False
-        for j in range(i + 1, min(hi + 1, len(T.keys))):
+        for j in range(i + 1, len(T.keys) if hi is None else min(hi + 1, len(T.keys))):
             if not T.keys[j]:
                 continue
             if T.cols[j] > c:
                 deeper = True
                 continue
             return j if deeper else None
-        return None
+        return len(T.keys) if deeper and hi is None else None
 
     def anchors(self, s_lo: int, s_hi: int, o_lo: int, o_hi: int) -> list[tuple[int, int]]:
         S, F = self.s, self.o
@@ -660,14 +663,14 @@ class Merger:
             weak = not any(has_word(x) and len(x) >= 4 for x in keys)
             # Where the run would sit with nothing of the file dropped: right at the anchor.
             flush = lo if from_end else hi - t
+            # The next few original lines on the anchor side, where the run may start.
+            spots = range(lo, min(hi, lo + reach) - t + 1) if from_end else range(max(lo, hi - reach), hi - t + 1)
             if weak and not any(keys):
                 continue
             if weak and (t < 2 or not all(keys)):
                 # "}" alone says nothing, unless it is exactly where the sketch puts it
                 if not (0 <= flush and F.keys[flush:flush + t] == keys and self._shape(run, flush)):
                     if t == 1 and keys[0] and not is_closer(keys[0]):
-                        spots = (range(lo, min(hi, lo + reach)) if from_end
-                                 else range(max(lo, hi - reach), hi))
                         near = [j for j in spots if F.keys[j] == keys[0]]
                         if near:
                             # The file has that line a little further on: the marker may end
@@ -678,10 +681,6 @@ class Merger:
                     continue
                 found = [flush]
             else:
-                if from_end:
-                    spots = range(lo, min(hi, lo + reach) - t + 1)
-                else:
-                    spots = range(max(lo, hi - reach), hi - t + 1)
                 found = [j for j in spots if F.keys[j:j + t] == keys]
                 if weak:
                     found = [j for j in found if self._shape(run, j)]
@@ -748,8 +747,8 @@ class Merger:
         for s, o in self.smap.items():
             if s in self.by_name or not S.keys[s] or S.keys[s] != F.keys[o]:
                 continue
-            se = self._block_end(S, s)
-            oe = self._block_end(F, o)
+            se = self._indent_end(S, s)
+            oe = self._indent_end(F, o)
             if se is None or oe is None or se >= len(S.keys) or oe >= len(F.keys):
                 continue
             if any(S.marker[i] for i in range(s + 1, se + 1)) or self.smap.get(se) != oe:
@@ -838,15 +837,3 @@ class Merger:
                 raise Refused(f"sketch moves {_short(self.s.keys[i])!r} (line {j + 1}) but a marker "
                               "keeps its old place: cannot tell a move from a copy")
 
-    @staticmethod
-    def _block_end(T: Text, i: int) -> int | None:
-        c = T.cols[i]
-        deeper = False
-        for j in range(i + 1, len(T.keys)):
-            if not T.keys[j]:
-                continue
-            if T.cols[j] > c:
-                deeper = True
-                continue
-            return j if deeper else None
-        return len(T.keys) if deeper else None
