@@ -170,8 +170,8 @@ def walk(
             for got in _walk_forked(stack, ctx, processes):
                 take(got)
             stack = []
-    while stack:
-        stack.extend(take(_visit(*stack.pop(), ctx)))
+    for got in _walk_share(stack, ctx):
+        take(got)
     if sort:
         result.files.sort(key=lambda f: f.path)
     return result
