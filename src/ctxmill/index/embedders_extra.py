@@ -72,6 +72,7 @@ class StaticEmbedder:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
+        self._specials = [t.content for t in self.tokenizer.get_added_tokens_decoder().values()]
         self.dim = int(self.table.shape[1])
         # the name round-trips through make_embedder(): bundled tables by name, others by path
         bundled = folder.resolve().parent == DATA.resolve()
@@ -128,8 +129,6 @@ class StaticEmbedder:
 
     def _special(self, text: str) -> bool:
         """Does ``text`` spell one of the tokenizer's added tokens ("[CLS]", "[SEP]", ...)?"""
-        if not hasattr(self, "_specials"):
-            self._specials = [t.content for t in self.tokenizer.get_added_tokens_decoder().values()]
         return any(s in text for s in self._specials)
 
     # 65,536 pieces of 256 floats: 64 MB at most, taken from the OS only as pieces arrive
