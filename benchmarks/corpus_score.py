@@ -1,0 +1,130 @@
+"""Score one compile output folder against a paper's LaTeX-derived truth (the corpus metric).
+
+Our own implementation of the definitions in ../shared/corpus/score_compile.py: it reads only
+the output contract (document.md, metadata.json, references.json, qa.json), so it scores any
+tool that writes those files. Used by benchmarks/corpus.py and by tests/test_corpus_papers.py.
+
+- headings: Markdown ATX headings (outside code fences) other than the title, matched one to
+  one to truth sections after stripping numbering, difflib ratio >= 0.9; levels compared
+  relative to the shallowest matched heading on each side.
+- title: exact after normalisation; authors: truth names found among ours (normalised).
+- references: entries in references.json; printed estimate from truth; titles parsed: truth
+  titles equal (ratio >= 0.9) to one of our parsed titles.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+
+def norm(s: str | None) -> str:
+    s = unicodedata.normalize("NFKC", s or "")
+    s = re.sub(r"<[^>]+>", "", s).replace("**", "").replace("__", "").strip(" *_`")
+    s = s.lower()
+    s = s.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
+    s = re.sub(r"^(appendix\s+)?([a-z]|\d+)(\.\d+)*\.?\s+", "", s.strip())  # leading numbering
+    s = re.sub(r"[^a-z0-9]+", " ", s)
+    return " ".join(s.split())
+
+
+def _load(path: Path, default):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return default
+
+
+def md_headings(md: str) -> list[tuple[int, str]]:
+    out, in_code = [], False
+    for line in md.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code:
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if m:
+            out.append((len(m.group(1)), m.group(2)))
+    return out
+
+
+def match_headings(truth: list[tuple[int, str]], ours: list[tuple[int, str]]):
+    """-> (recall, hits, level_ok, missing truth titles, extra headings of ours)"""
+    tn = [norm(t) for _, t in truth]
+    on = [norm(t) for _, t in ours]
+    exact: dict[str, list[int]] = {}
+    for j, o in enumerate(on):
+        exact.setdefault(o, []).append(j)
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for i, t in enumerate(tn):
+        bj = next((j for j in exact.get(t, []) if j not in used), None)
+        if bj is None:
+            best = 0.0
+            for j, o in enumerate(on):
+                if j in used or not o or abs(len(o) - len(t)) > max(len(o), len(t)) * 0.2:
+                    continue
+                r = difflib.SequenceMatcher(None, o, t).ratio()
+                if r > best:
+                    best, bj = r, j
+            if best < 0.9:
+                bj = None
+        if bj is not None:
+            used.add(bj)
+            pairs.append((i, bj))
+    tb = min((truth[i][0] for i, _ in pairs), default=0)
+    ob = min((ours[j][0] for _, j in pairs), default=0)
+    level_ok = sum(1 for i, j in pairs if truth[i][0] - tb == ours[j][0] - ob)
+    hit_t = {i for i, _ in pairs}
+    missing = [truth[i][1] for i in range(len(truth)) if i not in hit_t]
+    extra = [ours[j][1] for j in range(len(ours)) if j not in used]
+    recall = len(pairs) / len(tn) if tn else 1.0
+    return recall, len(pairs), level_ok, missing, extra
+
+
+def score(out: Path, truth: dict) -> dict:
+    out = Path(out)
+    md = (out / "document.md").read_text(errors="replace") if (out / "document.md").exists() else ""
+    meta = _load(out / "metadata.json", {})
+    refs = _load(out / "references.json", [])
+    qa = _load(out / "qa.json", {})
+    res: dict = {}
+
+    t_heads = [(s["level"], s.get("title", "")) for s in truth.get("sections", [])]
+    title_norm = norm(truth.get("title"))
+    body = [h for h in md_headings(md) if norm(h[1]) != title_norm]
+    recall, hits, level_ok, missing, extra = match_headings(t_heads, body)
+    res["headings"] = {
+        "truth": len(t_heads), "ours": len(body), "hits": hits, "recall": round(recall, 3),
+        "precision": round(hits / len(body), 3) if body else (1.0 if not t_heads else 0.0),
+        "level_accuracy": round(level_ok / hits, 3) if hits else (1.0 if not t_heads else 0.0),
+        "missing": missing[:8], "extra": extra[:8],
+    }
+    res["title"] = meta.get("title")
+    res["title_ok"] = norm(meta.get("title")) == title_norm
+    ours_a = [norm(a.get("name") if isinstance(a, dict) else a) for a in meta.get("authors", [])]
+    t_a = [norm(a) for a in truth.get("authors", [])]
+    found = sum(a in ours_a for a in t_a)
+    res["authors"] = {"truth": len(t_a), "found": found, "extra": max(0, len(ours_a) - found)}
+    res["abstract"] = bool(meta.get("abstract"))
+
+    printed = truth.get("n_bibliography_entries_printed_estimate") or truth.get("n_references") or 0
+    r = {"printed": printed, "ours": len(refs),
+         "count_ok": bool(printed) and abs(len(refs) - printed) <= 0.1 * printed}
+    t_titles = [norm(x["title"]) for x in truth.get("reference_titles", []) if x.get("title")]
+    if t_titles:
+        ours_t = [norm(x.get("title")) for x in refs if x.get("title")]
+        ours_set = set(ours_t)
+        ok = 0
+        for t in t_titles:
+            if t in ours_set or any(difflib.SequenceMatcher(None, o, t).ratio() >= 0.9 for o in ours_t
+                                    if abs(len(o) - len(t)) <= len(t) * 0.25):
+                ok += 1
+        r["titles_truth"], r["titles_parsed"] = len(t_titles), ok
+    res["references"] = r
+    res["qa_score"] = qa.get("score")
+    res["qa_errors"] = [c.get("id") for c in qa.get("checks", []) if c.get("severity") == "error"]
+    return res
