@@ -24,3 +24,38 @@ def corpus_dir() -> Path:
     if not (CORPUS / "paper.pdf").is_file():
         pytest.skip("../shared/corpus/dive-into-claude-code is not present")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def corpus_papers(tmp_path_factory) -> dict:
+    """Every ../shared/corpus/papers/*/paper.pdf compiled once per test run (in-process, all
+    outputs) and scored by benchmarks/corpus_score.py: {slug: {"out", "truth", "score", "doc", "error"}}.
+    Tests assert corpus floors on these; they skip cleanly without ../shared."""
+    import json
+    import sys
+
+    papers = sorted((SHARED / "corpus" / "papers").glob("*/paper.pdf"))
+    if not papers:
+        pytest.skip("../shared/corpus/papers is not present")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from corpus_score import score
+
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    root = tmp_path_factory.mktemp("corpus-papers")
+    out: dict = {}
+    for pdf in papers:
+        slug = pdf.parent.name
+        truth = json.loads((pdf.parent / "truth.json").read_text())
+        options = CompileOptions()
+        doc, error = None, None
+        try:
+            doc = compile_document(pdf, options)
+            write_outputs(doc, root / slug, options)
+        except Exception as e:  # a refused paper fails the floors, it must not stop the others
+            error = f"{type(e).__name__}: {e}"
+        out[slug] = {"out": root / slug, "truth": truth, "score": score(root / slug, truth),
+                     "doc": doc, "error": error}
+    return out
