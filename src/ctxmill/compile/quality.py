@@ -197,11 +197,13 @@ def _limit(checks: list[QACheck]) -> list[QACheck]:
 # ---- OCR pages (added by the OCR work, issue 9; docs/ocr.md): which pages were read by OCR,
 # how sure the engine was, and which pages fall below the confidence threshold
 def _ocr_checks(doc: Document, add) -> None:
-    from ctxmill.sources.ocr import LOW_CONFIDENCE
-
     read = [p for p in doc.stream.pages if p.ocr and p.ocr_confidence is not None]  # engine OCR, not pasted text
     if not read:
         return
+    # Imported only when a page was OCR'd (the OCR source has then loaded it already): importing
+    # it cold pulls in numpy, which was 85% of the QA stage's time on a text-layer PDF.
+    from ctxmill.sources.ocr import LOW_CONFIDENCE
+
     mean = sum(p.ocr_confidence for p in read) / len(read)
     add(QACheck("ocr_pages", "info",
                 f"{len(read)} page(s) read by OCR ({_page_list([p.number for p in read])}), "
