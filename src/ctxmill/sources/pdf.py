@@ -446,7 +446,12 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
         outline = _outline(pdf)
     finally:
         pdf.close()
-    from ctxmill.sources import ocr
+    from ctxmill.sources import clean_text, ocr
+
+    # every stage below (and the sandbox's UTF-8 reply) needs valid str: see clean_text.py
+    clean_text.clean_pages(pages)
+    clean_text.clean_outline(outline)
+    info = clean_text.clean_info(info)
 
     pages = ocr.apply(path, pages, options, warnings=warnings)
     # reported after OCR: only pages that are still without text (OCR off, failed or unavailable)

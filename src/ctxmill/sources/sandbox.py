@@ -26,7 +26,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.errors import InputRefused
+from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
 
 
@@ -152,7 +152,8 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     if "refused" in reply:
         raise InputRefused(reply["refused"])
     if "error" in reply:
-        raise InputRefused(f"PDF parser failed: {reply['error']}")
+        # an exception in our extraction code is a bug to fix (exit 1), not a verdict on the file
+        raise CtxmillError(f"PDF text extraction crashed: {reply['error']}")
     return decode_stream(reply["stream"])
 
 
@@ -241,8 +242,13 @@ def _child() -> int:
         else:
             reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
     except Exception as exc:  # noqa: BLE001 -- reported to the parent as one line
-        reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
-    out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+        if type(exc).__name__ == "PdfiumError":  # the native parser gave up on this file
+            reply = {"refused": f"PDF is damaged (the parser failed: {str(exc).strip()[:200]})"}
+        else:
+            reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
+    # the reply is valid UTF-8 whatever slipped through extraction (clean_text repairs the text;
+    # "replace" keeps a stray surrogate in a message from crashing the reply itself)
+    out.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace"))
     out.flush()
     return 0
 
