@@ -99,7 +99,8 @@ def test_first_sync_counts_and_noop(tree, db):
     emb = CountingEmbedder()
     r = sync_index(tree, db_path=db, embedder=emb)
     d = r.to_dict()
-    assert set(d) == {"files_scanned", "files_changed", "files_deleted", "chunks_total", "chunks_embedded", "seconds"}
+    assert set(d) == {"files_scanned", "files_changed", "files_deleted", "chunks_total", "chunks_embedded", "seconds",
+                      "warnings"}
     assert (d["files_scanned"], d["files_changed"], d["files_deleted"]) == (4, 4, 0)
     assert d["chunks_total"] == len(chunk_rows(db)) > 4
     assert d["chunks_embedded"] == len(emb.seen) == len(set(emb.seen))

@@ -237,6 +237,8 @@ def status_cmd(root, as_json, db_path):
         shown = ", ".join(f"{i['path']}:{i['line']} {i['rule']}" for i in red["items"][:10])
         more = f" and {red['count'] - 10} more" if red["count"] > 10 else ""
         click.echo(f"secrets redacted: {red['count']} ({shown}{more})")
+    for line in st.get("warnings") or []:
+        click.echo(f"warning (last sync): {line}")
 
 
 # ------------------------------------------------------------------------------ serve

@@ -272,6 +272,10 @@ class Tools:
              root: str | None = None) -> ReadResult:
         """Lines start_line..end_line (1-based, inclusive) of a file inside the allowed roots."""
         file, allowed = self.roots.path(path, root, extra=self._outputs)
+        if not file.exists() and "\\" in path:  # a search hit's name for a file whose name is not UTF-8
+            from ctxmill.sources.repo import fs_name
+
+            file, allowed = self.roots.path(fs_name(path), root, extra=self._outputs)
         if not file.is_file():
             raise InputRefused(f"{path}: no such file")
         if file.stat().st_size > READ_MAX_BYTES:

@@ -15,6 +15,7 @@ names the database file directly.
 from __future__ import annotations
 
 import contextlib
+import json
 import hashlib
 import os
 import threading
@@ -173,6 +174,7 @@ def index_status(root: str | Path | None = None, *, db_path: str | Path | None =
             "complete": store.get_meta("dirty") == "0",
             "vector_backend": "numpy",
             "redactions": _redactions(c),
+            "warnings": json.loads(store.get_meta("warnings") or "[]"),
         }
 
 

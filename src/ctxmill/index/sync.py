@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import time
 from bisect import bisect_left
@@ -31,7 +32,7 @@ from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
 from ctxmill.index.search import COMMON_SHARE
 from ctxmill.index.store import Store, embed_text
 from ctxmill.index.terms import _PARTS, _TOKEN
-from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, is_binary, walk
+from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, fs_name, is_binary, walk
 
 BATCH_FILES = 1024  # files per write transaction (each commit costs a WAL write; fewer is faster)
 BATCH_BYTES = 16_000_000
@@ -75,6 +76,7 @@ class SyncReport:
             "chunks_total": self.chunks_total,
             "chunks_embedded": self.chunks_embedded,
             "seconds": round(self.seconds, 4),
+            "warnings": list(self.warnings),
         }
 
 
@@ -249,7 +251,7 @@ def _prepared(root: str, todo: list, hashes: dict, warnings: list[str], workers:
 def _prepare(root: str, entry, stored_hash: str | None, warnings: list[str]) -> _Prepared | None | str:
     """Read, hash and chunk one file. None: unreadable (kept as it was); "same": content unchanged."""
     path = entry.path
-    abs_path = os.path.join(root, path)
+    abs_path = os.path.join(root, fs_name(path))
     try:
         data = _read(abs_path)
     except FileNotFoundError:
@@ -351,6 +353,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
     walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore, sort=False, known=stats,
                   processes=min(4, os.cpu_count() or 1) if len(stats) >= FORKED_WALK_MIN_FILES else 1)
     report.skipped = walked.skipped
+    # Skipped on purpose (too large, a link out of the root) is not news; a broken rule is.
+    report.warnings.extend(f"{p}: {why}" for p, why in walked.skipped if why.startswith("invalid ignore pattern"))
     todo = walked.files
     report.files_scanned = len(todo) + len(walked.unchanged)
     stages["walk"] = time.perf_counter() - t
@@ -446,6 +450,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("root", root)
         store.set_meta("sync_count", str(sync_no))
         store.set_meta("last_sync", str(time.time()))
+        store.set_meta("warnings", json.dumps(report.warnings[:1000]))
         store.write_stat_cache(stats, None if dirty else delta)
         store.set_meta("dirty", "0")
         if cold:

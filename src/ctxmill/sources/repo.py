@@ -55,6 +55,30 @@ class WalkResult:
     unchanged: list[str] = field(default_factory=list)  # with ``known``: files whose stat matched
 
 
+def index_name(name: str) -> str:
+    """A file name as the index stores it: always valid UTF-8, and reversible.
+
+    A name that is not valid UTF-8 reaches Python with lone surrogates (``os.fsdecode``'s
+    surrogateescape), which SQLite cannot store. Such a name is written with ``\\xHH`` for each
+    byte that is not UTF-8 and ``\\\\`` for a backslash (escaped too, so that a real name like
+    ``\\xff.py`` stays distinct); every other name is left as it is.
+    """
+    if "\\" not in name and (name.isascii() or not _SURROGATE.search(name)):
+        return name
+    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", name.replace("\\", "\\\\"))
+
+
+def fs_name(name: str) -> str:
+    """The inverse of :func:`index_name`: the name to open on disk."""
+    if "\\" not in name:
+        return name
+    return _ESCAPE.sub(lambda m: "\\" if m.group() == "\\\\" else chr(0xDC00 + int(m.group()[2:], 16)), name)
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}")
+
+
 def is_binary(data: bytes) -> bool:
     """Git's rule of thumb: a NUL byte in the first 8 KB means binary."""
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
@@ -68,11 +92,24 @@ class _Spec:
     last-match-wins check.
     """
 
-    __slots__ = ("base", "spec", "quick")
+    __slots__ = ("base", "spec", "quick", "invalid")
 
     def __init__(self, base: str, lines: Iterable[str]):
         self.base = base  # "" for the root, else "dir/sub/"
-        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        lines = list(lines)
+        self.invalid: list[str] = []  # lines that are no valid pattern: skipped, as git does
+        try:
+            self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        except Exception:  # pathspec raises its own errors and re.error: find the bad lines
+            good = []
+            for line in lines:
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([line])
+                except Exception:
+                    self.invalid.append(line)
+                else:
+                    good.append(line)
+            self.spec = pathspec.GitIgnoreSpec.from_lines(good)
         parts = [
             "(?:" + re.sub(r"\(\?P<[^>]+>", "(?:", p.regex.pattern) + ")"
             for p in self.spec.patterns
@@ -289,10 +326,12 @@ def _scan(entries, folder, prefix, specs, root_real, max_file_bytes, max_doc_byt
         spec = _read_spec(folder, prefix, present)
         if spec is not None:
             specs = [*specs, spec]
+            for line in spec.invalid:
+                skipped.append((prefix + "/".join(present), f"invalid ignore pattern skipped: {line!r}"))
     get_known = known.get if known is not None else None
     for entry in entries:
         name = entry.name
-        rel = prefix + name
+        rel = prefix + index_name(name)
         try:
             if entry.is_file(follow_symlinks=False):  # the common case: d_type, no syscall yet
                 if specs and _ignored(specs, rel):  # ignored files are never even stat'ed
