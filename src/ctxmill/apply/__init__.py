@@ -55,7 +55,14 @@ class ApplyResult:
 
 def apply_sketch(original: str, sketch: str, *, path: str | None = None,
                  language: str | None = None) -> ApplyResult:
-    """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused."""
+    """Merge ``sketch`` into ``original``; ``applied`` is False with a ``reason`` when refused.
+
+    Raises :class:`InputRefused` when either text is over ``MAX_BYTES`` (checked up front).
+    """
+    for what, text in (("sketch", sketch), ("file", original)):
+        if len(text) > MAX_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+            raise InputRefused(f"{path or what}: the {what} is too large to apply "
+                               f"(limit MAX_BYTES = {MAX_BYTES} bytes)")
     bom = "\ufeff" if original.startswith("\ufeff") else ""
     try:
         merged, raw, out = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),

@@ -304,15 +304,35 @@ class Merger:
         if not b:
             self.ops.extend(Op("new", s) for s in range(s_lo + 1, s_hi))
             return
-        sm = SequenceMatcher(None, a, b, autojunk=False)
-        for tag, i1, i2, j1, _j2 in sm.get_opcodes():
-            if tag == "equal":
-                for d in range(i2 - i1):
-                    s, o = s_lo + 1 + i1 + d, o_lo + 1 + j1 + d
-                    self.smap[s] = o
-                    self.ops.append(Op("match", s, o))
-            elif tag in ("replace", "delete"):  # sketch lines the original lacks
-                self.ops.extend(Op("new", s) for s in range(s_lo + 1 + i1, s_lo + 1 + i2))
+        # Lines equal at both ends are matched in one linear pass: SequenceMatcher without
+        # autojunk is quadratic on long stretches of repeated lines, and a sketch that repeats
+        # most of a large file is the common case.
+        head = 0
+        while head < len(a) and head < len(b) and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+        for d in range(head):
+            self._match(s_lo + 1 + d, o_lo + 1 + d)
+        mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+        if mid_a and not mid_b:
+            self.ops.extend(Op("new", s) for s in range(s_lo + 1 + head, s_lo + 1 + head + len(mid_a)))
+        elif mid_a:
+            sm = SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+            base_s, base_o = s_lo + 1 + head, o_lo + 1 + head
+            for tag, i1, i2, j1, _j2 in sm.get_opcodes():
+                if tag == "equal":
+                    for d in range(i2 - i1):
+                        self._match(base_s + i1 + d, base_o + j1 + d)
+                elif tag in ("replace", "delete"):  # sketch lines the original lacks
+                    self.ops.extend(Op("new", s) for s in range(base_s + i1, base_s + i2))
+        for d in range(tail, 0, -1):
+            self._match(s_hi - d, o_hi - d)
+
+    def _match(self, s: int, o: int) -> None:
+        self.smap[s] = o
+        self.ops.append(Op("match", s, o))
 
     # ------------------------------------------------------------------ open stretch
 
