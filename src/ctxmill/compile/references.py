@@ -17,6 +17,8 @@ handles numbered IEEE/ACM entries; every field is optional and ``raw`` is always
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import Counter
 from statistics import median
 
 from ctxmill.compile.options import CompileOptions
@@ -25,6 +27,9 @@ from ctxmill.model import Block, BlockKind, Document, Reference
 # ---------------------------------------------------------------------------- patterns
 
 _LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
+# alphabetic labels of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
+# "[Ber]", "[MvOV96]" -- a capital, then letters, "+" or "^", optionally digits and a suffix
+_ALPHA_LABEL = re.compile(r"^\s*\[([A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?)\]\s+(?=\S)")
 _YEAR = r"(?:19|20)\d\d[a-z]?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -308,6 +313,9 @@ def parse_entry(raw: str) -> dict:
     if m:
         label = next(g for g in m.groups() if g)
         text = text[m.end() :]
+    elif (am := _ALPHA_LABEL.match(text)) is not None:
+        label = am.group(1)
+        text = text[am.end() :]
     url, url_span = _find_url(text)
     doi_m = _DOI.search(text)
     doi = doi_m.group(1).rstrip(".,;") if doi_m else None
@@ -397,6 +405,282 @@ def _clean_venue(venue: str) -> str | None:
     if not v or v.lower().startswith("url") or re.fullmatch(r"(?:19|20)\d\d[a-z]?", v):
         return None
     return v[:200]  # a venue, not a paragraph of notes
+
+
+# ---------------------------------------------------------------------------- finding the list
+
+# What a bibliography is called; matched after numbering, line numbers and page numbers are
+# stripped ("7 . REFERENCES", "References 461" in ACL review mode, "Bibliography 62" as a
+# running head) and with spaces dropped ("R EFERENCES" from small caps).
+BIB_TITLES = frozenset({
+    "references", "bibliography", "literature", "literature cited", "works cited", "reference list",
+    "references and notes", "cited literature", "references cited", "list of references",
+})
+_BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
+
+
+def _norm(text: str) -> str:
+    t = unicodedata.normalize("NFKD", text).lower()
+    t = re.sub(r"\[\^[^\]]*\]|<[^>]+>", "", t)
+    return re.sub(r"[^\w]+", " ", t).strip()
+
+
+def is_bibliography_title(text: str) -> bool:
+    """"References", "REFERENCES", "7. References", "Bibliography", "Works Cited", ..."""
+    t = _norm(text)
+    if not t or len(t) > 40:
+        return False
+    t = re.sub(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+", "", t)
+    t = re.sub(r"(?:\s+\d{1,4})+$", "", t)
+    t = re.sub(r"^\d{1,4}\s+", "", t)  # "62 Bibliography": a running head with its page number
+    return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
+
+
+def entry_label(text: str) -> str | None:
+    """The printed label an entry starts with: "12" for "[12]"/"12."/"(12)", "Lee06" for "[Lee06]"."""
+    m = _LABEL.match(text)
+    if m:
+        return next(g for g in m.groups() if g)
+    m = _ALPHA_LABEL.match(text)
+    return m.group(1) if m else None
+
+
+def _reads_like_entry(text: str) -> bool:
+    t = text.lstrip()
+    if entry_label(t) is not None:
+        return True
+    # author-year: a capitalised name, and a year early in the entry
+    return bool(t[:1].isupper() and _ANY_YEAR.search(t[:400]))
+
+
+_APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
+
+
+def mark_bibliography(blocks: list[Block]) -> None:
+    """Mark the blocks of every bibliography in the document (``attrs["bibliography"]``).
+
+    A bibliography starts at a heading or a short paragraph that is a bibliography title
+    (a paragraph only when an entry follows it: the heading finder may have missed a small-caps
+    "REFERENCES"; it becomes a heading here), or, when the document has no such title, at a
+    run of entries numbered [1], [2], [3] in the second half of the text (REVTeX prints its
+    list without one). It ends at the next heading of the same or a higher level, at an
+    appendix, or at the end. Several bibliographies (one per chapter) are each marked; their
+    blocks carry ``attrs["bib_part"]`` so the reference stage restarts label sequences.
+    Visual lines with their left edges go to ``attrs["bib_lines"]`` for entry segmentation.
+    """
+    heads = [b.level for b in blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title") and b.level]
+    top = min(heads, default=2)
+    found = any(
+        (b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text))
+        or (b.kind is BlockKind.PARAGRAPH and is_bibliography_title(b.text) and _entry_follows(blocks, i))
+        for i, b in enumerate(blocks)
+    )
+    start_at = None if found else _untitled_start(blocks)
+    inside = False
+    level = 2
+    part = 0
+    for i, b in enumerate(blocks):
+        if i == start_at:
+            inside, level, part = True, top, part + 1
+        if b.kind is BlockKind.HEADING:
+            if is_bibliography_title(b.attrs.get("_title") or b.text):
+                inside, level, part = True, b.level or 2, part + 1
+                b.attrs["bibliography"] = True
+                continue
+            number = b.number or ""
+            if inside and ((b.level or 2) <= level or number[:1].isalpha() or _APPENDIX_START.match(b.text)):
+                inside = False
+            continue
+        if b.kind is BlockKind.PARAGRAPH and len(b.text) <= 40 and is_bibliography_title(b.text):
+            if inside:
+                # the running head of a long list ("Bibliography", "Bibliography 62")
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "running_header"
+                continue
+            if _entry_follows(blocks, i):
+                b.kind = BlockKind.HEADING
+                b.level = top
+                b.number = None
+                b.text = re.sub(r"(?:\s+\d{1,4})+$", "", b.text.strip())
+                b.attrs["_title"] = b.text
+                b.attrs["bibliography"] = True
+                inside, level, part = True, top, part + 1
+                continue
+        if not inside or b.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
+            continue
+        if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
+            inside = False
+            continue
+        if b.kind is BlockKind.LIST_ITEM and b.number:
+            b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
+            b.kind = BlockKind.PARAGRAPH
+        b.attrs["bibliography"] = True
+        b.attrs["bib_part"] = part
+        lines = _visual_lines(b)
+        if lines:
+            b.attrs["bib_lines"] = lines
+
+
+def _entry_follows(blocks: list[Block], i: int) -> bool:
+    for b in blocks[i + 1 : i + 4]:
+        if b.kind in (BlockKind.FURNITURE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.FOOTNOTE):
+            continue
+        return b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) and _reads_like_entry(
+            (f"{b.number} " if b.kind is BlockKind.LIST_ITEM and b.number else "") + b.text)
+    return False
+
+
+def _untitled_start(blocks: list[Block]) -> int | None:
+    """The first block of a list numbered [1], [2], [3]... in the second half of the document."""
+    half = len(blocks) // 2
+    for i in range(half, len(blocks)):
+        if blocks[i].kind is not BlockKind.PARAGRAPH or not re.match(r"\s*\[1\]\s", blocks[i].text):
+            continue
+        seen = [entry_label(b.text) for b in blocks[i + 1 : i + 12] if b.kind is BlockKind.PARAGRAPH]
+        if "2" in seen and "3" in seen:
+            return i
+    return None
+
+
+def _visual_lines(b: Block) -> list[list] | None:
+    """[[text, x0], ...] of a PDF block's lines; the text of a block merged into it across a
+    page or column break (the structure stage joins an entry split there) comes last with no x0."""
+    texts, xs = b.attrs.get("_line_texts"), b.attrs.get("_line_x0")
+    if not texts or not xs or len(texts) != len(xs) or b.bbox is None:
+        return None
+    lines = [[t, x] for t, x in zip(texts, xs, strict=True) if t.strip()]
+    # a running head merged into the first block of a page ("Bibliography 62 [Min+08] ...")
+    while lines and len(lines[0][0]) <= 40 and is_bibliography_title(lines[0][0]):
+        lines.pop(0)
+    if b.page_end is not None and lines:
+        key = lines[-1][0].strip().rstrip("-")[-24:]
+        pos = b.text.rfind(key) if key else -1
+        if pos < 0:
+            return None
+        tail = b.text[pos + len(key) :].strip()
+        if tail:
+            lines.append([tail, None])
+    return lines or None
+
+
+# ---------------------------------------------------------------------------- entries from lines
+
+
+class _Ln:
+    """One visual line of a bibliography (or a whole block when there is no geometry)."""
+
+    __slots__ = ("text", "x0", "page", "side", "block", "first", "label")
+
+    def __init__(self, text: str, x0: float | None, page: int, side: int, block: int, first: bool):
+        self.text, self.x0, self.page, self.side, self.block, self.first = text, x0, page, side, block, first
+        self.label = entry_label(text)
+
+
+def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
+    out: list[_Ln] = []
+    for k, b in enumerate(blocks):
+        width = page_widths.get(b.page) or 612.0
+        side = 0 if b.bbox is None or b.bbox[0] < width * 0.45 else 1
+        rows = b.attrs.get("bib_lines") or [[b.text, None]]
+        for j, (text, x0) in enumerate(rows):
+            page = b.page if x0 is not None or j == 0 else b.last_page
+            pieces = _inner_split(text) if x0 is None else [text]
+            for q, piece in enumerate(pieces):
+                out.append(_Ln(piece, x0, page, side, k, j == 0 or q > 0))
+    return out
+
+
+_INNER_ANY_LABEL = re.compile(r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?)\]\s)")
+
+
+def _inner_split(text: str) -> list[str]:
+    """Text with no line geometry that holds several labelled entries ("[1] ... [2] ...")."""
+    cuts = [0] + [m.end() for m in _INNER_ANY_LABEL.finditer(text) if m.end() > 0]
+    if len(cuts) < 2:
+        return [text]
+    pieces = [text[a:b].strip() for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True)]
+    return [p for p in pieces if p]
+
+
+def _numeric_next(label: str, prev: int | None) -> bool:
+    # label sequence continuity: "[12]" after "[11]" (a few missing numbers tolerated); "[1]"
+    # restarts (the next chapter's list); a number out of sequence is text inside an entry
+    n = int(label)
+    return prev is None or n == 1 or prev < n <= prev + 5
+
+
+def segment(lines: list[_Ln]) -> list[list[_Ln]]:
+    """Split the lines of one bibliography into entries.
+
+    In order of trust: printed labels with a continuous sequence; the hanging indent (first
+    lines of entries at the column's left edge, continuations indented; the edge is found per
+    page and column, so an entry running on at the top of the next column stays one entry);
+    the blocks themselves (split on vertical gaps by the blocks stage); the shape of the text.
+    """
+    if not lines:
+        return []
+    edge = _edges(lines)
+    at_edge = [ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 2.5 for ln in lines]
+    labelled = [ln for ln in lines if ln.label is not None]
+    n_edge = sum(at_edge)
+    starts = [False] * len(lines)
+    if len(labelled) >= 2 and len(labelled) >= 0.6 * n_edge:
+        numeric = sum(ln.label.isdigit() for ln in labelled) > len(labelled) / 2
+        prev = None
+        for i, ln in enumerate(lines):
+            # labels are often right-aligned ("[9]" sits right of "[10]"): near the edge is enough
+            near = ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 15
+            if ln.label is None or numeric != ln.label.isdigit() or not near:
+                continue
+            if numeric:
+                if not _numeric_next(ln.label, prev):
+                    continue
+                prev = int(ln.label)
+            starts[i] = True
+    else:
+        indented = sum(1 for ln, e in zip(lines, at_edge, strict=True) if not e)
+        hanging = indented >= max(2, len([ln for ln in lines if ln.x0 is not None]) // 10)
+        for i, ln in enumerate(lines):
+            if ln.x0 is None:
+                starts[i] = ln.first
+            elif hanging:
+                starts[i] = at_edge[i]
+            else:
+                starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text))
+    starts[0] = True
+    groups: list[list[_Ln]] = []
+    for ln, s in zip(lines, starts, strict=True):
+        if s or not groups:
+            groups.append([ln])
+        else:
+            groups[-1].append(ln)
+    return groups
+
+
+def _edges(lines: list[_Ln]) -> dict[tuple[int, int], float]:
+    """The left edge of each page column. A column holding only continuation lines (the end of
+    an entry at the top of a column) has its edge from the same side of the other pages."""
+    xs: dict[tuple[int, int], list[float]] = {}
+    for ln in lines:
+        if ln.x0 is not None:
+            xs.setdefault((ln.page, ln.side), []).append(ln.x0)
+    mins = {k: min(v) for k, v in xs.items()}
+    out: dict[tuple[int, int], float] = {}
+    for (page, side), m in mins.items():
+        others = [v for (p, s), v in mins.items() if s == side and p != page and len(xs[(p, s)]) >= 3]
+        lower = [v for v in others if m - 20 <= v < m - 2.5]
+        out[(page, side)] = min(lower) if lower and len(xs[(page, side)]) < 3 else m
+    for ln in lines:
+        out.setdefault((ln.page, ln.side), ln.x0 or 0.0)
+    return out
+
+
+def _vocabulary(doc: Document) -> Counter:
+    words: Counter[str] = Counter()
+    for b in doc.blocks:
+        for w in re.findall(r"[A-Za-z][\w\-]{2,}", b.text):
+            words[w.lower()] += 1
+    return words
 
 
 # ---------------------------------------------------------------------------- stage
@@ -508,35 +792,111 @@ def run(doc: Document, options: CompileOptions) -> None:
         entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
         doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
         return
-    bib = [part for i in idx for lab in _split_labelled(doc.blocks[i]) for part in _split_merged(lab)]
-    groups = group_entries(bib, {p.number: p.width for p in doc.stream.pages if p.width})
-    new_blocks: list[Block] = []
-    for g in groups:
-        first = g[0]
-        merged = Block(
-            kind=BlockKind.REFERENCE,
-            text=join_lines([b.text for b in g]),
-            page=first.page,
-            page_end=max(b.last_page for b in g) if max(b.last_page for b in g) != first.page else None,
-            id=first.id,
-            section_id=first.section_id,
-            bbox=first.bbox,
-            attrs={"bibliography": True, "lines": len(g)},
-        )
-        new_blocks.append(merged)
-    # Replace the bibliography blocks in place (they are contiguous in reading order, but
-    # do not rely on it: other blocks in between keep their positions).
-    first_pos = idx[0]
-    keep = set(idx)
+    widths = {p.number: p.width for p in doc.stream.pages if p.width}
+    parts: dict[int, list[int]] = {}
+    for i in idx:
+        parts.setdefault(doc.blocks[i].attrs.get("bib_part", 0), []).append(i)
+    vocab = _vocabulary(doc) if any("bib_lines" in doc.blocks[i].attrs for i in idx) else None
+    replaced: dict[int, list[Block]] = {}  # position of a part's first block -> its entries
+    released: set[int] = set()
+    for ids in parts.values():
+        blocks = [doc.blocks[i] for i in ids]
+        if any("bib_lines" in b.attrs for b in blocks):
+            entries, keep_out = _entries_from_lines(blocks, widths, vocab)
+            released |= {ids[k] for k in keep_out}
+        else:
+            entries = _entries_from_blocks(blocks, widths)
+        replaced[ids[0]] = entries
+    for i in released:
+        b = doc.blocks[i]
+        for key in ("bibliography", "bib_part", "bib_lines"):
+            b.attrs.pop(key, None)
+    consumed = set(idx) - released
     out: list[Block] = []
+    new_blocks: list[Block] = []
     for i, b in enumerate(doc.blocks):
-        if i == first_pos:
-            out.extend(new_blocks)
-        if i in keep:
+        if i in replaced:
+            out.extend(replaced[i])
+            new_blocks.extend(replaced[i])
+        if i in consumed:
             continue
         out.append(b)
     doc.blocks = out
     doc.references = [_reference(i + 1, b) for i, b in enumerate(new_blocks)]
+
+
+def _entry_block(first: Block, text: str, last_page: int, n_lines: int, block_id: str) -> Block:
+    return Block(
+        kind=BlockKind.REFERENCE,
+        text=text,
+        page=first.page,
+        page_end=last_page if last_page != first.page else None,
+        id=block_id,
+        section_id=first.section_id,
+        bbox=first.bbox,
+        attrs={"bibliography": True, "lines": n_lines},
+    )
+
+
+def _entries_from_blocks(blocks: list[Block], widths: dict[int, float]) -> list[Block]:
+    """Text without geometry (raw OCR text, Markdown): blocks are lines or whole entries."""
+    bib = [part for b in blocks for lab in _split_labelled(b) for part in _split_merged(lab)]
+    out = []
+    for g in group_entries(bib, widths):
+        out.append(_entry_block(g[0], join_lines([b.text for b in g]), max(b.last_page for b in g), len(g), g[0].id))
+    return out
+
+
+def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) -> tuple[list[Block], set[int]]:
+    """PDF text: entries from the visual lines; returns (entries, indexes into ``blocks`` of
+    trailing blocks that are not part of the list, such as a glossary after it)."""
+    from ctxmill.compile.normalize import clean_inline
+    from ctxmill.compile.normalize import join_lines as reflow
+
+    lines = _lines(blocks, widths)
+    groups = segment(lines)
+    keep_out: set[int] = set()
+    if groups and any(ln.label for ln in lines) and len(groups) >= 3:
+        # After the last labelled entry of a labelled list: whole blocks of other text after
+        # an entry that reads complete are not part of it (a list of abbreviations, a note).
+        last = groups[-1]
+        label_block = last[0].block
+        tail = [ln for ln in last if ln.block > label_block]
+        if tail:
+            head_text = " ".join(ln.text for ln in last if ln.block == label_block).rstrip()
+            tail_blocks = sorted({ln.block for ln in tail})
+            if re.search(r"[.)\d]$", head_text) and (
+                len(tail_blocks) >= 2 or not _ANY_YEAR.search(" ".join(ln.text for ln in tail))
+            ):
+                keep_out = set(tail_blocks)
+                groups[-1] = [ln for ln in last if ln.block == label_block]
+    out: list[Block] = []
+    used: set[str] = set()
+    for g in groups:
+        first = blocks[g[0].block]
+        if len({ln.block for ln in g}) == 1 and len(g) == len(first.attrs.get("bib_lines") or [None]):
+            text = first.text  # the whole block is one entry: keep its re-flowed text
+            text = _drop_running_head(text, first)
+        else:
+            text = clean_inline(reflow([ln.text for ln in g], vocab))
+        bid = first.id
+        k = 1
+        while bid in used:
+            k += 1
+            bid = f"{first.id}-{k}"
+        used.add(bid)
+        out.append(_entry_block(first, text, max(blocks[ln.block].last_page for ln in g), len(g), bid))
+    return out, keep_out
+
+
+def _drop_running_head(text: str, block: Block) -> str:
+    lines = block.attrs.get("bib_lines") or []
+    if lines and not text.startswith(lines[0][0][:12]):
+        # the block text began with a running head that the visual lines no longer have
+        pos = text.find(lines[0][0][:24])
+        if pos > 0:
+            return text[pos:]
+    return text
 
 
 def _reference(n: int, block: Block) -> Reference:

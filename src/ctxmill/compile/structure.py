@@ -438,27 +438,11 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
 
 
 def _bibliography(blocks: list[Block]) -> None:
-    inside = False
-    level = 2
-    for b in blocks:
-        if b.kind is BlockKind.HEADING:
-            title = norm_title(b.attrs.get("_title") or b.text)
-            if title in BIBLIOGRAPHY_TITLES:
-                inside = True
-                level = b.level or 2
-                b.attrs["bibliography"] = True
-                continue
-            if inside and (b.level or 2) <= level:
-                inside = False
-            continue
-        if inside and b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
-            if b.kind is BlockKind.PARAGRAPH and norm_title(b.text) == "appendix":
-                inside = False
-                continue
-            b.attrs["bibliography"] = True
-            if b.kind is BlockKind.LIST_ITEM and b.number:
-                b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
-                b.kind = BlockKind.PARAGRAPH
+    # Finding the list (titles in any case, per-chapter lists, lists without a title, the
+    # appendix after it) lives with the entry segmentation that uses what it marks.
+    from ctxmill.compile.references import mark_bibliography
+
+    mark_bibliography(blocks)
 
 
 def _footnote_refs(blocks: list[Block]) -> None:
