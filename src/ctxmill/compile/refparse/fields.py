@@ -1,0 +1,182 @@
+"""Labelled tokens -> the fields of one reference (values cleaned, identifiers exact).
+
+Each label's tokens are grouped into runs (punctuation labelled "O" between two tokens of one
+field does not end the field); a field's text is the slice of the original string from its
+first token to its last, so spacing and punctuation inside it are kept as printed.
+DOIs, arXiv ids, URLs and ISBNs are taken with patterns from the string itself, so they are
+kept exactly even where the model labels a neighbouring token wrongly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxmill.compile.refparse.names import display_name, split_people
+
+_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
+_ARXIV = re.compile(
+    r"(?:arxiv[:\s]\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
+    r"|\b((?:hep|astro|gr|nucl|cond|quant|math|physics|cs|nlin|q-bio|stat)[a-z\-]*(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"(?:https?|ftp)://[^\s<>\"]+|\bwww\.[^\s<>\"]+", re.IGNORECASE)
+_ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
+_NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
+_TRAIL = ".,;:"
+
+
+def _runs(tokens: list[tuple[str, int, int]], labels: list[str], probs: list[float]):
+    """[(label, start, end, mean marginal)] in string order."""
+    runs: list[list] = []
+    for (_, s, e), lab, p in zip(tokens, labels, probs, strict=True):
+        if lab == "O":
+            continue
+        if runs and runs[-1][0] == lab:
+            runs[-1][2] = e
+            runs[-1][3].append(p)
+        else:
+            runs.append([lab, s, e, [p]])
+    return [(lab, s, e, sum(ps) / len(ps)) for lab, s, e, ps in runs]
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text.strip(" ,;:")
+    return text
+
+
+def _title(text: str) -> str:
+    t = _clean(text).strip("\"“”‘’'«»")
+    t = re.sub(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$", "", t).strip()
+    if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
+        t = t[:-1]
+    return t.strip(" ,;:\"“”")
+
+
+def _container(text: str) -> str:
+    t = _clean(text)
+    t = re.sub(r"^(?:In|in|IN)\s*:?\s+", "", t)
+    t = t.strip("\"“”")
+    # "Review." ends a sentence; "Phys." / "J." are abbreviations and keep their full stop
+    if t.endswith(".") and re.search(r"(?:^|\s)[A-Za-z][a-z]{5,}\.$", t) and not re.search(r"\b\w{1,6}\.\s", t):
+        t = t[:-1]
+    return t
+
+
+def _number(text: str) -> str | None:
+    m = _NUM.search(text)
+    return re.sub(r"\s+", "", m.group(0)) if m else None
+
+
+def _pages(text: str) -> str | None:
+    t = re.sub(r"^(?:pp?\.?|pages?|S\.)\s*", "", _clean(text), flags=re.IGNORECASE)
+    m = _NUM.search(t)
+    if not m:
+        return None
+    return re.sub(r"\s*[-–—]+\s*", "-", m.group(0))
+
+
+def _volume_issue(text: str) -> tuple[str | None, str | None]:
+    # "63 (5)", "Vol. 3, Part A", "61(8-B)", "vol. 12, no. 4"
+    t = re.sub(r"^(?:vol(?:ume)?\.?|bd\.?|t\.)\s*", "", _clean(text), flags=re.IGNORECASE)
+    m = re.match(r"\s*([A-Za-z]?\d+[A-Za-z]?(?:[-–/]\d+)?)\s*(?:\(([^)]+)\)|,?\s*(?:no|nr|issue)\.?\s*(\w+))?", t, re.IGNORECASE)
+    if not m:
+        return _number(t), None
+    return m.group(1), (m.group(2) or m.group(3))
+
+
+def identifiers(raw: str) -> dict:
+    """DOI, arXiv id, URL and ISBN as printed in the string (None where absent)."""
+    out: dict = {"doi": None, "arxiv_id": None, "url": None, "isbn": None}
+    m = _DOI.search(raw)
+    if m:
+        out["doi"] = m.group(0).rstrip(".,;)]")
+    m = _ARXIV.search(raw)
+    if m:
+        out["arxiv_id"] = (m.group(1) or m.group(2)).rstrip(".,;")
+    m = _URL.search(raw)
+    if m:
+        out["url"] = m.group(0).rstrip(".,;)]")
+        if out["doi"] is None and "doi.org/" in out["url"]:
+            out["doi"] = out["url"].split("doi.org/", 1)[1]
+    m = _ISBN.search(raw)
+    if m:
+        out["isbn"] = m.group(1).strip()
+    return out
+
+
+def assemble(text: str, tokens, labels: list[str], probs: list[float]) -> dict:
+    """The fields of one reference from its labelled tokens."""
+    runs = _runs(tokens, labels, probs)
+    first: dict[str, tuple[int, int]] = {}
+    longest: dict[str, tuple[int, int]] = {}
+    for lab, s, e, _ in runs:
+        first.setdefault(lab, (s, e))
+        if lab not in longest or e - s > longest[lab][1] - longest[lab][0]:
+            longest[lab] = (s, e)
+
+    def get(lab: str, pick=first) -> str | None:
+        span = pick.get(lab)
+        return text[span[0] : span[1]] if span else None
+
+    out: dict = {}
+    author_text = " , ".join(text[s:e] for lab, s, e, _ in runs if lab == "author")
+    people, etal = split_people(author_text) if author_text else ([], False)
+    out["people"] = people
+    out["et_al"] = etal
+    out["authors"] = [display_name(p) for p in people] + (["et al."] if etal and people else [])
+    editor_text = get("editor")
+    out["editors"] = split_people(editor_text)[0] if editor_text else []
+    t = get("title", longest)
+    out["title"] = _title(t) if t else None
+    c = get("container")
+    out["container"] = _container(c) if c else None
+    col = get("collection")
+    out["collection"] = _clean(col) if col else None
+    vol = get("volume")
+    volume, issue = _volume_issue(vol) if vol else (None, None)
+    iss = get("issue")
+    out["volume"] = volume
+    out["issue"] = _number(iss) if iss else issue
+    p = get("pages")
+    out["pages"] = _pages(p) if p else None
+    year = None
+    for lab, s, e, _ in runs:
+        if lab == "date":
+            m = _YEAR.search(text[s:e])
+            if m:
+                year = m.group(1) + (m.group(2) or "")
+                break
+    out["year"] = year
+    d = get("date")
+    out["date"] = _clean(d).strip("()[]") if d else None
+    for lab in ("publisher", "location", "edition", "note"):
+        v = get(lab)
+        out[lab] = _clean(v).strip("()[]").strip(" ,;:") or None if v else None
+    out.update(identifiers(text))
+    # A field with no letters or digits left ("(", "-") is no field
+    for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
+        if out[k] is not None and not re.search(r"\w", out[k]):
+            out[k] = None
+    out["type"] = entry_type(out)
+    return out
+
+
+def entry_type(f: dict) -> str:
+    """The kind of work, as BibTeX names it (CSL-JSON maps it further)."""
+    note = (f.get("note") or "").lower()
+    cont = (f.get("container") or "").lower()
+    if re.search(r"\b(?:ph\.?\s?d|doctoral|dissertation|thesis)\b", note + " " + cont):
+        return "phdthesis" if not re.search(r"\bmaster|m\.?sc|b\.?sc|bachelor", note) else "mastersthesis"
+    if re.search(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b", note + " " + cont):
+        return "techreport"
+    if f.get("container"):
+        if re.search(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b", cont):
+            return "inproceedings"
+        if f.get("editors") or (f.get("publisher") and not f.get("volume")):
+            return "incollection"
+        return "article"
+    if f.get("publisher"):
+        return "book"
+    return "misc"

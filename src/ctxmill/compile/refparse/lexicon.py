@@ -1,0 +1,44 @@
+"""Small word lists the labeller uses as features (lower case, without the full stop).
+
+They only hint: the model learns how much each hint is worth from the training data, so a
+word missing here still gets labelled from its shape and its neighbours.
+"""
+
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec "
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre "
+    "januar februar märz juni juli oktober dezember spring summer autumn fall winter".split()
+)
+# name particles: "van Baal", "de la Macorra", "von Neumann"
+PARTICLES = frozenset("de del della der den van von da di du la le al bin ibn el dos das ter zu y".split())
+# words of journal names and their abbreviations (Phys. Rev. Lett., Astrophys. J., Proc. IEEE ...)
+JOURNAL = frozenset(
+    "journal j jour rev review reviews lett letters phys physical physics proc proceedings trans "
+    "transactions ann annals annu acta bull bulletin mon not notices astron astrophys astrophysical "
+    "chem chemical chemistry nucl mod int intl international commun comm communications math "
+    "mathematical sci science sciences res research appl applied biol biology med medicine natl nat "
+    "nature soc society conf conference symp symposium workshop quart quarterly magazine mag ieee "
+    "acm siam lncs arxiv preprint jcap jhep apj apjs apjl mnras aj pasp pnas prl prd prb jinst epl "
+    "eur theor theory comput computing computer engineering eng stat statist statistical econ "
+    "economic economics geophys environ lett. advances adv adv. studies systems syst letters".split()
+)
+PUBLISHER = frozenset(
+    "press university univ publishers publishing publisher verlag springer wiley elsevier "
+    "academic cambridge oxford mit mcgraw-hill pearson routledge sage taylor francis kluwer "
+    "birkhäuser addison-wesley prentice reilly o'reilly dover crc inc ltd llc gmbh co corp "
+    "institute institut laboratory lab department dept school college foundation society "
+    "association editions éditions world scientific ams aip iop nasa cern".split()
+)
+# words before or around the fields they introduce
+MARKERS = {
+    "in": "in", "pp": "pages", "p": "pages", "pages": "pages", "page": "pages", "vol": "volume",
+    "volume": "volume", "no": "issue", "nr": "issue", "issue": "issue", "num": "issue",
+    "ed": "editor", "eds": "editor", "editor": "editor", "editors": "editor", "edited": "editor",
+    "hrsg": "editor", "edn": "edition", "edition": "edition", "ed.": "edition",
+    "doi": "doi", "arxiv": "arxiv", "isbn": "isbn", "url": "url", "available": "url",
+    "retrieved": "url", "accessed": "note", "thesis": "note", "dissertation": "note",
+    "phd": "note", "report": "note", "technical": "note", "preprint": "note", "submitted": "note",
+    "press.": "publisher", "et": "etal", "al": "etal", "and": "and", "&": "and",
+    "collaboration": "collab", "consortium": "collab", "team": "collab", "group": "collab",
+}

@@ -1,0 +1,43 @@
+"""The trained CRF (src/ctxmill/data/refparse.crfsuite), loaded once per process.
+
+The file is written by scripts/train_refparse.py. CRFsuite memory-maps it, so opening it
+costs a few milliseconds, and tagging is deterministic: the same string always gets the
+same labels and the same marginal probabilities.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+from pathlib import Path
+
+import pycrfsuite
+
+_lock = threading.Lock()
+_tagger: pycrfsuite.Tagger | None = None
+
+
+def model_path() -> Path:
+    return Path(str(resources.files("ctxmill") / "data" / "refparse.crfsuite"))
+
+
+def tagger() -> pycrfsuite.Tagger:
+    global _tagger
+    if _tagger is None:
+        with _lock:
+            if _tagger is None:
+                t = pycrfsuite.Tagger()
+                t.open(str(model_path()))
+                _tagger = t
+    return _tagger
+
+
+def tag(features: list[list[str]]) -> tuple[list[str], list[float]]:
+    """Best labels for one sequence and the marginal probability of each label chosen."""
+    if not features:
+        return [], []
+    t = tagger()
+    with _lock:  # a Tagger holds the sequence it last tagged: one sequence at a time
+        labels = t.tag(features)
+        probs = [t.marginal(y, i) for i, y in enumerate(labels)]
+    return labels, probs

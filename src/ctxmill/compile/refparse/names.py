@@ -1,0 +1,129 @@
+"""Split the author (or editor) field of a reference into people {family, given}.
+
+Handles the orders bibliographies print names in: "Bahcall, J.N., Flynn, C." (family,
+initials), "D. Diakonov, N. Gromov and V. Petrov" (given family), "Pérez-Higueras JJ, de la
+Macorra JC" (Vancouver: family then bare initials), "Smith, John; Doe, Jane". "et al." is
+reported as a flag, and a collaboration or organisation ("ATLAS Collaboration", "OpenAI")
+is one ``{"literal": ...}`` entry, as CSL-JSON has it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxmill.compile.refparse.lexicon import PARTICLES
+
+_ETAL = re.compile(r"(?:,\s*)?\b(?:et\.?\s*al\b\.?|and\s+others\b|u\.\s*a\.)", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:(?:,\s*|\s+)(?:and|und|et|y)\s+|,?\s*&\s*)", re.IGNORECASE)
+_INITIALS = re.compile(r"^(?:[A-ZÀ-Þ][a-z]?\.?[-‐]?){1,4}$")  # "J.", "J.N.", "JJ", "J.-P.", "Th."
+_ORG = re.compile(
+    r"\b(?:collaboration|consortium|team|group|project|committee|council|association|society|"
+    r"organi[sz]ation|institute|foundation|university|agency|inc|ltd|llc|corp|corporation|"
+    r"company|office|department|survey|network|initiative|working)\b",
+    re.IGNORECASE,
+)
+_SUFFIX = re.compile(r"^(?:Jr|Sr|II|III|IV)\.?$")
+_EDS = re.compile(r"\(?\b(?:eds?|editors?|hrsg|coords?)\b\.?\)?|\b(?:edited\s+by|in)\b:?", re.IGNORECASE)
+
+
+def _is_initials(part: str) -> bool:
+    words = part.replace(".", ". ").split()
+    return bool(words) and all(_INITIALS.match(w) for w in words)
+
+
+def _person(part: str) -> dict | None:
+    """One name written on its own: "J. N. Bahcall", "Bahcall J.N.", "Bahcall JN", "Ashish Vaswani"."""
+    words = [w for w in part.split() if w]
+    if not words:
+        return None
+    suffix = ""
+    if len(words) > 1 and _SUFFIX.match(words[-1]):
+        suffix = words.pop()
+    if len(words) == 1:
+        return {"family": words[0]}
+    # Family first with initials after it: "Bahcall J.N.", "Pérez-Higueras JJ", "de la Macorra JC"
+    k = len(words)
+    while k > 1 and _INITIALS.match(words[k - 1]):
+        k -= 1
+    if k < len(words) and not _INITIALS.match(words[0]):
+        fam, giv = " ".join(words[:k]), " ".join(words[k:])
+    else:
+        # Given names first: the family name starts at its particle ("Peter van Baal") or is
+        # the last word ("Ashish Vaswani", "J. N. Bahcall").
+        j = len(words) - 1
+        while j > 1 and words[j - 1].lower() in PARTICLES:
+            j -= 1
+        fam, giv = " ".join(words[j:]), " ".join(words[:j])
+    if suffix:
+        fam = f"{fam} {suffix}"
+    return {"family": fam, "given": giv} if giv else {"family": fam}
+
+
+def split_people(field: str) -> tuple[list[dict], bool]:
+    """(people, et_al) from one author or editor field."""
+    # OCR spacing: "M .Wagner" -> "M. Wagner"
+    text = re.sub(r"\s+\.(?=\w)", ". ", re.sub(r"\s+", " ", field)).strip()
+    etal = bool(_ETAL.search(text))
+    text = _ETAL.sub("", text)
+    text = _EDS.sub(" ", text)
+    text = text.strip(" ,;:()[]")
+    if text.endswith(".") and not _INITIALS.match(text.split()[-1].split(",")[-1] or "x"):
+        text = text[:-1]  # the full stop that ends the field, not an initial's
+    if not text:
+        return [], etal
+    if _ORG.search(text) and not re.search(r"\b[A-Z]\.", text):
+        return [{"literal": text}], etal
+    text = _AND.sub(", ", text) if not _ORG.search(text) else text
+    if ";" in text:
+        parts = [p.strip(" ,") for p in text.split(";")]
+        people = []
+        for p in parts:
+            if "," in p:
+                fam, _, giv = p.partition(",")
+                people.append({"family": fam.strip(), "given": giv.strip()} if giv.strip() else {"family": fam.strip()})
+            elif p:
+                people.append(_person(p))
+        return [p for p in people if p], etal
+    parts = [p.strip() for p in text.split(",") if p.strip(" .")]
+    people: list[dict] = []
+    i = 0
+    while i < len(parts):
+        p = parts[i]
+        if _ORG.search(p):
+            people.append({"literal": p.strip(" .")})
+            i += 1
+            continue
+        nxt = parts[i + 1] if i + 1 < len(parts) else None
+        if _SUFFIX.match(p) and people and "family" in people[-1]:
+            people[-1]["family"] += f" {p}"
+            i += 1
+            continue
+        # "Bahcall, J.N." / "Smith, John": a family name alone, then its given names
+        if nxt is not None and " " not in p.strip() or (nxt is not None and _is_initials(nxt) and not _has_initials(p)):
+            if nxt is not None and (_is_initials(nxt) or (len(nxt.split()) <= 2 and not _has_initials(p)
+                                                           and len(p.split()) <= 2 and _looks_given(nxt, parts, i))):
+                people.append({"family": p.strip(), "given": nxt.strip()})
+                i += 2
+                continue
+        person = _person(p)
+        if person:
+            people.append(person)
+        i += 1
+    return people, etal
+
+
+def _has_initials(part: str) -> bool:
+    return any(_INITIALS.match(w) for w in part.split())
+
+
+def _looks_given(nxt: str, parts: list[str], i: int) -> bool:
+    # "Smith, John, Doe, Jane": every second part is one word -> family, given pairs
+    singles = sum(1 for p in parts if len(p.split()) == 1)
+    return singles >= len(parts) - 1 and len(parts) % 2 == 0
+
+
+def display_name(person: dict) -> str:
+    """"Given Family" as the ``authors`` strings of references.json have it."""
+    if "literal" in person:
+        return person["literal"]
+    return " ".join(x for x in (person.get("given"), person.get("family")) if x)
