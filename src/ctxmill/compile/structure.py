@@ -19,6 +19,7 @@ from ctxmill.compile.blocks import (
     LIST_RE,
     UNNUMBERED_HEADINGS,
 )
+from ctxmill.compile.headings import Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Document, Section
 
@@ -106,38 +107,87 @@ def _make_title(b: Block) -> None:
 
 # ---------------------------------------------------------------------------- headings
 
+# unnumbered headings a paper prints in the style of its sections (besides the bibliography)
+KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
+    "data availability", "data availability statement", "software", "ethics statement", "limitations",
+    "broader impact", "broader impacts", "author contributions", "funding", "conflict of interest",
+    "conflicts of interest", "competing interests", "acknowledgments and disclosure of funding", "list of abbreviations",
+    "preface", "foreword", "summary", "nomenclature", "glossary", "index", "declarations", "impact statement",
+}
+_TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
+_CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
 
-def _heading_candidate(b: Block, body: float) -> tuple[str | None, str] | None:
-    """(number or None, title) when the block reads like a heading."""
-    if b.kind is not BlockKind.PARAGRAPH or b.attrs.get("title"):
+
+def _style(b: Block, body: float) -> str | None:
+    """How a block stands out from body text: bold, large, caps, italic, centred, or None."""
+    size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+    if b.attrs.get("_bold") and size >= body * 0.85:
+        return "bold"
+    if size >= body * 1.15:
+        return "large"
+    if b.attrs.get("_caps") and size >= body * 0.75:
+        return "caps"
+    if b.attrs.get("_italic") and size >= body * 0.85:
+        return "italic"
+    if b.attrs.get("_center"):
+        return "center"
+    return None
+
+
+def _signature(b: Block) -> tuple:
+    """What headings of one level share: size, weight, slant, capitals."""
+    size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+    return (round(size * 2) / 2, bool(b.attrs.get("_bold")), bool(b.attrs.get("_italic")), bool(b.attrs.get("_caps")))
+
+
+def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str | None] | None:
+    """(number or None, title, style) when the block reads like a heading."""
+    if b.kind is not BlockKind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
         return None
     text = b.text.strip()
     if not text or len(text) > 180 or "[^" in text:
         return None
     geo = b.attrs.get("_size") is not None
+    style = None
     if geo:
-        size = b.attrs["_size"]
-        strong = (b.attrs.get("_bold") and size >= body * 0.85) or size >= body * 1.15
-        if not strong or b.attrs.get("_nlines", 1) > 3:
+        style = _style(b, body)
+        strong = style in ("bold", "large")
+        if b.attrs.get("_nlines", 1) > (3 if strong else 2):
             return None
+        size = b.attrs.get("_size_max") or b.attrs["_size"]
+        if size >= body * 1.4 and b.attrs.get("_wide"):
+            m = _TRAILING_NUMBER_RE.match(text)  # "Introduction  1": the chapter number set apart
+            if m:
+                return Number(m.group(2), "arabic", [m.group(2)], "chapter", m.group(1)), m.group(1), style
     else:
         if b.attrs.get("_markup") or len(text) > 150:
             return None
-    m = HEADING_NUM_RE.match(text)
-    if m:
-        number, title = m.group(1), m.group(2).strip()
-        if not title[:1].isupper() and not title[:1].isdigit():
+    text1 = text.replace("\n", " ")
+    num = parse_number(text1)
+    if num is not None and (num.title or num.keyword):
+        title = num.title
+        if title and not title[:1].isupper() and not title[:1].isdigit():
             return None
-        if SENTENCE_END_RE.search(title) and not title.endswith("?"):
+        if title and SENTENCE_END_RE.search(title) and not title.endswith("?"):
             return None
-        if not geo:
+        if geo:
+            if style is None and (b.attrs.get("_nlines", 1) > 1 or len(title.split()) > 10):
+                return None  # plain body text: only a short line standing alone may be a heading
+        else:
+            if num.kind == "roman" or num.keyword:
+                return None
             if len(title) > 120 or title.count(",") > 3:
                 return None
             if re.match(r"^\d+\.\s", text) and ":" in title[:60]:
                 return None  # "1. User: Submits ..." is a list item
-        return number, title
+        return num, title, style
     if norm_title(text) in UNNUMBERED_HEADINGS and len(text) < 40:
-        return None, text
+        return None, text1, style
+    if geo and style is not None and norm_title(text) in KNOWN_UNNUMBERED and len(text) < 60:
+        return None, text1, style
+    if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
+            and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1):
+        return None, text1, "weak-" + style  # unnumbered: only where it looks like the numbered ones
     return None
 
 
@@ -189,17 +239,63 @@ def _set_heading(b: Block, level: int, number: str | None, title: str) -> None:
     b.attrs["_title"] = title
 
 
+def _roman_scheme(cands: dict[int, tuple]) -> bool:
+    """Sections numbered I., II., III. (IEEE): letters are then their subsections."""
+    values = [roman_value(c[0].text) for c in cands.values() if c[0] is not None and c[0].kind == "roman"]
+    values = [v for v in values if v]
+    return len(values) >= 2 and values[0] <= 2 and any(b - a == 1 for a, b in zip(values, values[1:]))
+
+
+def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
+    """Sequence check and level in a roman scheme: I, II, ... top; A, B, ... below the current one."""
+    if num.kind == "roman":
+        v = roman_value(num.text) or 0
+        last = state.get("roman")
+        if (last is None and v <= 2) or (last is not None and 0 < v - last <= 2):
+            state["roman"] = v
+            state["letter"] = None
+            return True, 2
+        # "I." can also be the ninth subsection letter
+        if len(num.text) != 1:
+            return False, 0
+    if num.kind in ("letter", "roman") and len(num.parts) == 1 and state.get("roman") is not None:
+        last = state.get("letter")
+        c = num.text
+        if (last is None and c in "AB") or (last is not None and 0 < ord(c) - ord(last) <= 2):
+            state["letter"] = c
+            return True, 3
+    return False, 0
+
+
 def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     outline = doc.stream.outline
+    for i in toc_blocks(blocks):
+        blocks[i].attrs["toc"] = True
+        if blocks[i].kind is BlockKind.HEADING and not blocks[i].attrs.get("_markup"):
+            blocks[i].kind = BlockKind.PARAGRAPH
     matched: set[int] = set()
     if outline and len(outline) >= 3:
         matched = _apply_outline(outline, blocks, body)
+    cands: dict[int, tuple] = {}
+    for idx, b in enumerate(blocks):
+        if b.kind is BlockKind.PARAGRAPH and idx not in matched:
+            c = _heading_candidate(b, body)
+            if c is not None:
+                cands[idx] = c
+    _chapter_titles(blocks, cands, body)
+    roman = _roman_scheme(cands)
     state: dict = {}
+    rstate: dict = {}
     bib_seen = False
+    weak: list[int] = []
+    first_numbered: int | None = None
     for idx, b in enumerate(blocks):
         if b.kind is BlockKind.HEADING:
             if b.number:
-                _advance(b.number, state)
+                if b.number[0].isdigit() or len(b.number.split(".")[0]) == 1:
+                    _advance(b.number, state)
+                if first_numbered is None:
+                    first_numbered = idx
             if b.attrs.get("_markup"):
                 b.attrs["_title"] = b.text
                 # "## 3.2 Design" in Markdown: keep the printed number apart, like PDF headings
@@ -210,32 +306,121 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             if norm_title(b.attrs.get("_title", b.text)) in BIBLIOGRAPHY_TITLES:
                 bib_seen = True
             continue
-        if idx in matched:
-            continue
-        cand = _heading_candidate(b, body)
+        cand = cands.get(idx)
         if cand is None:
-            if norm_title(b.text) == "appendix" and b.kind is BlockKind.PARAGRAPH:
+            if b.kind is BlockKind.PARAGRAPH and re.sub(r"[^a-z]", "", b.text.lower()) in ("appendix", "appendices"):
                 state["appendix"] = True
             continue
-        number, title = cand
-        if number is None:
+        num, title, style = cand
+        if num is None:
+            if style and style.startswith("weak-"):
+                weak.append(idx)
+                continue
             if matched and norm_title(title) not in BIBLIOGRAPHY_TITLES:
-                if norm_title(title) == "appendix":
+                if norm_title(title) in ("appendix", "appendices"):
                     state["appendix"] = True
                 continue  # with an outline, unnumbered headings come from it
             _set_heading(b, 2, None, title)
+            b.attrs["_known"] = True
+            if norm_title(title) in ("appendix", "appendices"):
+                state["appendix"] = True
             if norm_title(title) in BIBLIOGRAPHY_TITLES:
                 bib_seen = True
             continue
-        if number[0].isalpha() and not (bib_seen or state.get("appendix") or b.attrs.get("_size")):
-            continue  # "A Package ..." in plain text only after the references/appendix
-        if number[0].isalpha() and b.attrs.get("_size") and not b.attrs.get("_bold"):
+        geo = b.attrs.get("_size") is not None
+        if roman and num.kind in ("roman", "letter") and not num.keyword and not state.get("appendix"):
+            ok, level = _roman_ok(num, rstate)
+            if ok:
+                _set_heading(b, level, num.text, title)
+                b.attrs["_hide_number"] = True  # see _sections: the number stays in sections.json
+                first_numbered = idx if first_numbered is None else first_numbered
+            continue
+        if num.kind == "roman":
+            if len(num.text) == 1:  # "I. Title" in a lettered appendix
+                num.kind = "letter"
+            elif num.keyword != "part":
+                continue
+        number = num.text
+        if num.kind == "letter" or num.keyword == "appendix":
+            if num.keyword == "appendix":
+                state["appendix"] = True
+            elif not (bib_seen or state.get("appendix") or geo):
+                continue  # "A Package ..." in plain text only after the references/appendix
+            if geo and not num.keyword and not b.attrs.get("_bold") and style not in ("large", "caps"):
+                continue
+        if num.keyword == "part":
+            _set_heading(b, 2, number, title or f"Part {number}")
             continue
         if not _number_ok(number, state):
             continue
         _advance(number, state)
-        _set_heading(b, 1 + len(number.split(".")), number, title)
-    # a heading broken over two blocks ("6.3" alone, then the title) is rare; nothing to do
+        _set_heading(b, 1 + len(number.split(".")), number, title or f"Appendix {number}")
+        if num.keyword == "appendix":
+            b.attrs["_appendix_label"] = True
+        if first_numbered is None:
+            first_numbered = idx
+    _unnumbered_by_style(blocks, weak, first_numbered, bool(matched), body)
+    for b in blocks:
+        b.attrs.pop("_known", None)
+
+
+def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -> None:
+    """"Chapter 3" on its own line, the title in the next block: one heading."""
+    for idx, b in enumerate(blocks[:-1]):
+        if b.kind is not BlockKind.PARAGRAPH or b.attrs.get("toc"):
+            continue
+        m = _CHAPTER_ONLY_RE.match(b.text.strip())
+        nxt = blocks[idx + 1]
+        if not m or nxt.kind is not BlockKind.PARAGRAPH or nxt.page != b.page or len(nxt.text) > 120:
+            continue
+        size = nxt.attrs.get("_size_max") or nxt.attrs.get("_size") or 0.0
+        if not size or size < body * 1.15:
+            continue
+        title = nxt.text.replace("\n", " ").strip()
+        num = m.group(1)
+        kind = "arabic" if num.isdigit() else "roman"
+        keyword = b.text.strip().split()[0].lower()
+        b.text = f"{num} {title}"
+        b.attrs["_size_max"] = max(size, b.attrs.get("_size_max") or 0.0)
+        nxt.kind = BlockKind.FURNITURE  # its text now lives in the heading
+        nxt.attrs["_merged_into_heading"] = True
+        cands[idx] = (Number(num, kind, [num], keyword, title), title, "large")
+        cands.pop(idx + 1, None)
+
+
+def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: int | None, outline: bool,
+                         body: float) -> None:
+    """Unnumbered headings ("Acknowledgments", "Data Availability", the sections of a class that
+    numbers nothing) are the blocks printed exactly like the numbered headings of one level."""
+    levels: dict[tuple, dict[int, int]] = {}
+    for b in blocks:
+        if b.kind is BlockKind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
+                and b.attrs.get("_size") is not None and (b.number or b.attrs.get("_known")):
+            levels.setdefault(_signature(b), {}).setdefault(b.level or 2, 0)
+            levels[_signature(b)][b.level or 2] += 1
+    sig_level = {sig: max(c, key=c.get) for sig, c in levels.items()}
+    numbered = sum(1 for b in blocks if b.kind is BlockKind.HEADING and b.number)
+    if numbered >= 2:
+        for idx in weak:
+            b = blocks[idx]
+            if first_numbered is not None and idx < first_numbered:
+                continue  # the title page: names, affiliations, venue lines
+            level = sig_level.get(_signature(b))
+            if level is not None and not outline:
+                _set_heading(b, level, None, b.text.replace("\n", " ").strip())
+        return
+    if outline:
+        return
+    # nothing numbered: the sections are the strong short lines; sizes rank the levels
+    strong = [idx for idx in weak if _style(blocks[idx], body) in ("bold", "large")]
+    if len(strong) < 2:
+        return
+    sizes = sorted({_signature(blocks[i])[0] for i in strong}, reverse=True)
+    for idx in strong:
+        b = blocks[idx]
+        if idx < 2 and b.page == blocks[0].page:
+            continue
+        _set_heading(b, 2 + min(sizes.index(_signature(b)[0]), 3), None, b.text.replace("\n", " ").strip())
 
 
 def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
@@ -243,10 +428,12 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     matched: set[int] = set()
     by_page: dict[int, list[int]] = {}
     for i, b in enumerate(blocks):
-        if b.kind is BlockKind.PARAGRAPH:
+        if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("toc"):
             by_page.setdefault(b.page, []).append(i)
     for entry in outline:
         want = norm_title(entry.title)
+        enum = parse_number(entry.title)
+        want_bare = norm_title(enum.title) if enum is not None and enum.title else want
         if not want:
             continue
         pages = [entry.page, entry.page + 1, entry.page - 1] if entry.page else []
@@ -256,16 +443,21 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
                 if i in matched:
                     continue
                 b = blocks[i]
-                text = b.text.strip()
+                text = b.text.strip().replace("\n", " ")
                 m = HEADING_NUM_RE.match(text)
                 number = m.group(1) if m else None
                 rest = m.group(2) if m else text
                 got = norm_title(rest)
                 full = norm_title(text)
-                if got == want or full == want or (len(want) > 12 and got.startswith(want) and len(got) - len(want) < 8):
+                t = _TRAILING_NUMBER_RE.match(text)
+                if number is None and t and (b.attrs.get("_size_max") or 0) >= body * 1.4:
+                    number, rest, got = t.group(2), t.group(1), norm_title(t.group(1))  # "Introduction  1"
+                if got in (want, want_bare) or full == want or (
+                        len(want) > 12 and got.startswith(want) and len(got) - len(want) < 8):
                     if len(text) > len(entry.title) + 20:
                         continue
-                    best = (i, number, rest.strip())
+                    best = (i, number or (enum.text if enum is not None and enum.kind == "arabic" else None),
+                            rest.strip())
                     break
             if best:
                 break
@@ -486,10 +678,19 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
     last_page = max((b.last_page for b in blocks), default=1)
     for b in blocks:
         if b.kind is BlockKind.HEADING and not b.attrs.get("title"):
-            title = b.attrs.get("_title") or b.text
-            if b.number and b.text.startswith(b.number):
-                title = b.text[len(b.number):].strip()
-            b.text = f"{b.number} {title}" if b.number else title
+            title = b.attrs.get("_title")
+            if not title:
+                title = b.text
+                if b.number and b.text.startswith(b.number):
+                    title = b.text[len(b.number):].lstrip(" .:").strip()
+            if b.attrs.get("_hide_number"):
+                # roman section numbers ("IV.") stay in sections.json: in document.md they would
+                # read as part of the title to anything matching section names
+                b.text = title
+            elif b.attrs.get("_appendix_label") and not title.lower().startswith("appendix"):
+                b.text = f"Appendix {b.number} {title}"
+            else:
+                b.text = f"{b.number} {title}" if b.number else title
             sid = section_id(b.number, title, used)
             while stack and stack[-1].level >= (b.level or 2):
                 stack.pop()

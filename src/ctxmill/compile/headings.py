@@ -1,0 +1,135 @@
+"""Reading a heading's number, and telling a table of contents from the sections it lists.
+
+Numbering schemes seen in the wild, all read by :func:`parse_number`:
+
+- arabic, dotted to any depth, with or without a final dot: "3", "3.2", "2.2.1.", "3.2.2.1"
+- roman capitals with a dot (IEEE, some ACM classes): "I. INTRODUCTION", "IV. METHODOLOGY"
+- capital letters: subsections under roman sections ("A. Threat Model"), or appendices
+  ("A", "A.1", "B.2.3") after the numbered sections
+- keywords: "Chapter 3 Title", "Part II Title", "Appendix A: Title", "APPENDIX B"
+
+A table of contents, a list of figures or a list of tables repeats headings with page numbers
+at the end of each line; :func:`toc_blocks` finds such runs so that they are never taken for
+the headings themselves.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxmill.model import Block, BlockKind
+
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+NUMBER_RE = re.compile(
+    r"^(?:(?P<kw>(?i:chapter|part|appendix|section))\s+)?"
+    r"(?P<num>\d{1,2}(?:\.\d{1,2}){0,4}|[IVXL]{1,6}|[A-Z](?:\.\d{1,2}){0,4})"
+    r"(?P<sep>[.:]?)(?:\s+|$)(?P<title>\S.{0,200})?$",
+    re.S,
+)
+TOC_TITLES = {"contents", "table of contents", "list of figures", "list of tables", "list of algorithms",
+              "list of listings", "list of abbreviations", "list of symbols", "inhaltsverzeichnis",
+              "abbildungsverzeichnis", "tabellenverzeichnis"}
+# an entry: a title, optional dot leaders, a page number (arabic or roman) at the end
+_TOC_LINE = re.compile(r"^\S.*?(?:\s*(?:\.\s*){2,}|\s)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
+
+
+def roman_value(s: str) -> int | None:
+    """Value of a roman numeral in capitals, None when it is not a well-formed one."""
+    if not s or any(c not in _ROMAN for c in s):
+        return None
+    total = 0
+    for i, c in enumerate(s):
+        v = _ROMAN[c]
+        total += -v if i + 1 < len(s) and _ROMAN[s[i + 1]] > v else v
+    return total if _to_roman(total) == s else None
+
+
+def _to_roman(n: int) -> str:
+    out = ""
+    for v, r in ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= v:
+            out += r
+            n -= v
+    return out
+
+
+class Number:
+    """A parsed heading number."""
+
+    __slots__ = ("text", "kind", "parts", "keyword", "title")
+
+    def __init__(self, text: str, kind: str, parts: list[str], keyword: str, title: str):
+        self.text = text  # as printed, without the final dot: "3.2", "IV", "A.1"
+        self.kind = kind  # arabic | roman | letter
+        self.parts = parts
+        self.keyword = keyword  # chapter | part | appendix | section | ""
+        self.title = title
+
+    @property
+    def depth(self) -> int:
+        return len(self.parts)
+
+
+def parse_number(text: str) -> Number | None:
+    """The number at the start of a heading line, or None."""
+    m = NUMBER_RE.match(text.strip())
+    if not m:
+        return None
+    num, title = m.group("num"), (m.group("title") or "").strip()
+    kw = (m.group("kw") or "").lower()
+    parts = num.split(".")
+    if num.isdigit() or parts[0].isdigit():
+        kind = "arabic"
+        if not all(p.isdigit() for p in parts):
+            return None
+    elif len(parts) == 1 and roman_value(num) is not None and (m.group("sep") == "." or kw in ("part", "chapter")):
+        # "I." is roman or a letter; the caller's sequence decides ("I" after "H" is a letter)
+        kind = "roman"
+    elif len(parts[0]) == 1 and parts[0].isalpha():
+        kind = "letter"
+    else:
+        return None
+    if not title and not kw:
+        return None  # a bare number is a page number or a list label
+    return Number(num, kind, parts, kw, title)
+
+
+def toc_blocks(blocks: list[Block]) -> set[int]:
+    """Indexes of blocks that belong to a table of contents or a list of figures/tables: the
+    block titled so and the entries after it, or any block whose lines are mostly entries
+    ending in page numbers (a contents page without a title)."""
+    out: set[int] = set()
+    inside = False
+    for i, b in enumerate(blocks):
+        if b.kind not in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST_ITEM):
+            continue
+        title = re.sub(r"[^a-z ]+", "", b.text.lower()).strip()
+        if title in TOC_TITLES and len(b.text) < 40:
+            out.add(i)
+            inside = True
+            continue
+        entries = _entry_share(b)
+        if inside and entries >= 0.5:
+            out.add(i)
+            continue
+        inside = False
+        lines = b.attrs.get("_line_texts") or [b.text]
+        if entries >= 0.6 and len(lines) >= 3:
+            out.add(i)
+    # a one-line entry between two others ("7 Related Work 50") on a contents page
+    by_page: dict[int, int] = {}
+    for i in out:
+        by_page[blocks[i].page] = by_page.get(blocks[i].page, 0) + 1
+    for i, b in enumerate(blocks):
+        if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is BlockKind.PARAGRAPH and _entry_share(b) >= 0.5:
+            out.add(i)
+    return out
+
+
+def _entry_share(b: Block) -> float:
+    lines = [t.strip() for t in (b.attrs.get("_line_texts") or b.text.split("\n")) if t.strip()]
+    if not lines:
+        return 0.0
+    hits = sum(1 for t in lines if _TOC_LINE.match(t) and len(t) < 200 and not t.endswith((". 1", ". 2")))
+    return hits / len(lines)

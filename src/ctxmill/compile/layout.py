@@ -1,0 +1,184 @@
+"""Page layout before blocks are built: margin line numbers and the reading order of columns.
+
+Two things a PDF's character stream gets wrong for the block builder:
+
+- **Line numbers** of review copies (ACL, ICML, NeurIPS submissions) sit in the margin on the
+  baseline of each text line, so they join the line ("282 5.1 Ablation Study") and break
+  heading and paragraph detection. A column of short numbers at one x position that count up
+  down the page is that, and its spans are removed.
+- **Columns.** LaTeX writes a two-column page column by column, but other producers (Word,
+  some PDF printers, tagged exports) write it in drawing order, which can alternate between
+  the columns line by line. When the stream order on a page jumps between two columns
+  separated by a gutter, the lines are re-ordered: full-width lines (title, abstract, wide
+  figures and tables) cut the page into bands, and each band is read left column first.
+  A page whose stream already reads column by column is left as it is: the stream order also
+  knows about floats and footnotes, which geometry alone would have to guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxmill.model import Line, Page
+
+_NUM = re.compile(r"^\d{1,4}$")
+
+
+# ---------------------------------------------------------------------------- line numbers
+
+
+def strip_line_numbers(page: Page) -> int:
+    """Remove a margin column of line numbers from the page's lines; returns how many."""
+    if len(page.lines) < 8:
+        return 0
+    cands: dict[int, list[tuple[float, int, Line, int]]] = {}  # x bucket -> (top, value, line, span index)
+    for line in page.lines:
+        spans = line.spans
+        if not spans or line.bbox is None:
+            continue
+        for k in (0, len(spans) - 1) if len(spans) > 1 else (0,):
+            s = spans[k]
+            t = s.text.strip()
+            if not s.bbox or not _NUM.match(t):
+                continue
+            if len(spans) > 1:
+                other = spans[1] if k == 0 else spans[-2]
+                if other.bbox is None:
+                    continue
+                gap = other.bbox[0] - s.bbox[2] if k == 0 else s.bbox[0] - other.bbox[2]
+                if gap < 12:
+                    continue  # a number inside the text ("Table 3", "in 2019")
+            cands.setdefault(round(s.bbox[0] / 4), []).append((s.bbox[1], int(t), line, k))
+    removed = 0
+    for group in cands.values():
+        if len(group) < 8:
+            continue
+        group.sort(key=lambda g: g[0])
+        rising = sum(1 for a, b in zip(group, group[1:]) if 0 < b[1] - a[1] <= 3)
+        if rising < 0.8 * (len(group) - 1):
+            continue
+        for _, _, line, k in group:
+            _drop_span(line, k)
+            removed += 1
+    if removed:
+        page.lines = [ln for ln in page.lines if ln.text.strip()]
+    return removed
+
+
+def _drop_span(line: Line, k: int) -> None:
+    num = line.spans[k].text.strip()
+    spans = [s for i, s in enumerate(line.spans) if i != k]
+    line.spans = spans
+    text = line.text.strip()
+    if not spans:
+        text = ""
+    elif k == 0 and text.startswith(num):
+        text = text[len(num):].strip()
+    elif k > 0 and text.endswith(num):
+        text = text[: -len(num)].strip()
+    line.text = text
+    boxes = [s.bbox for s in spans if s.bbox]
+    if boxes:
+        line.bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+                     max(b[3] for b in boxes))
+
+
+# ---------------------------------------------------------------------------- columns
+
+
+def gutter(lines: list[Line], width: float) -> float | None:
+    """x of the gap between two text columns, or None for a one-column page.
+
+    The gutter is the widest vertical strip in the middle third of the page that no line
+    crosses, among lines that fit in one half; at least a quarter of the lines must lie on
+    each side of it."""
+    boxes = [ln.bbox for ln in lines if ln.bbox is not None]
+    if len(boxes) < 10 or width <= 0:
+        return None
+    narrow = [b for b in boxes if b[2] - b[0] < width * 0.48]
+    if len(narrow) < 0.5 * len(boxes):
+        return None
+    lo, hi = width / 3, 2 * width / 3
+    # the uncovered stretches of [lo, hi] once every narrow line's extent is laid on it
+    best = None
+    x = lo
+    for a, b in sorted((b[0], b[2]) for b in narrow if b[2] > lo and b[0] < hi):
+        if a > x and (best is None or a - x > best[1] - best[0]):
+            best = (x, a)
+        x = max(x, b)
+    if x < hi and (best is None or hi - x > best[1] - best[0]):
+        best = (x, hi)
+    if best is None or best[1] - best[0] < 4:
+        return None
+    g = (best[0] + best[1]) / 2
+    left = sum(1 for b in narrow if b[2] <= g)
+    right = sum(1 for b in narrow if b[0] >= g)
+    if left < 0.25 * len(narrow) or right < 0.25 * len(narrow):
+        return None
+    return g
+
+
+def _switches(lines: list[Line], g: float) -> int:
+    """How often the stream jumps between the columns and back within one band of the page."""
+    sides = [(ln.bbox[0] >= g) for ln in lines if ln.bbox is not None and not (ln.bbox[0] < g < ln.bbox[2])]
+    return sum(1 for a, b in zip(sides, sides[1:]) if a != b)
+
+
+def order_columns(page: Page, g: float | None) -> bool:
+    """Re-order an interleaved two-column page (gutter at ``g``) into reading order; True when
+    it changed."""
+    if g is None:
+        return False
+    geo = [ln for ln in page.lines if ln.bbox is not None]
+    n = len(geo)
+    # column by column, a page switches sides a few times (floats, footnotes); interleaved
+    # text switches on most lines
+    if _switches(geo, g) < max(8, n // 4):
+        return False
+    rest = [ln for ln in page.lines if ln.bbox is None]
+    geo.sort(key=lambda ln: (ln.bbox[1], ln.bbox[0]))
+    out: list[Line] = []
+    band_left: list[Line] = []
+    band_right: list[Line] = []
+
+    def flush() -> None:
+        out.extend(band_left)
+        out.extend(band_right)
+        band_left.clear()
+        band_right.clear()
+
+    for ln in geo:
+        x0, _, x1, _ = ln.bbox
+        if x0 < g - 2 and x1 > g + 2:  # spans the gutter: a full-width line closes the band
+            flush()
+            out.append(ln)
+        elif x0 >= g:
+            band_right.append(ln)
+        else:
+            band_left.append(ln)
+    flush()
+    page.lines = out + rest
+    return True
+
+
+def column_bounds(page: Page, g: float | None, left: float, right: float) -> list[tuple[float, float]]:
+    """The text columns of a page as (x0, x1): the two sides of the gutter ``g``, or the
+    document's text block (``left``..``right``) for a one-column page."""
+    if g is None:
+        return [(left, right)]
+    boxes = [ln.bbox for ln in page.lines if ln.bbox is not None]
+    lefts = [b for b in boxes if b[2] <= g]
+    rights = [b for b in boxes if b[0] >= g]
+    if not lefts or not rights:
+        return [(left, right)]
+    return [(_edge([b[0] for b in lefts], min), _edge([b[2] for b in lefts], max)),
+            (_edge([b[0] for b in rights], min), _edge([b[2] for b in rights], max))]
+
+
+def _edge(xs: list[float], pick) -> float:
+    """The column edge most lines share (a margin note or a stray label must not move it)."""
+    counts: dict[int, int] = {}
+    for x in xs:
+        counts[round(x)] = counts.get(round(x), 0) + 1
+    common = [x for x, c in counts.items() if c >= max(2, len(xs) // 10)]
+    return float(pick(common)) if common else float(pick(xs))
