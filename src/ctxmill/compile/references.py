@@ -28,8 +28,9 @@ from ctxmill.model import Block, BlockKind, Document, Reference
 
 _LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
 # alphabetic labels of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
-# "[Ber]", "[MvOV96]" -- a capital, then letters, "+" or "^", optionally digits and a suffix
-_ALPHA_LABEL = re.compile(r"^\s*\[([A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?)\]\s+(?=\S)")
+# "[Ber]", "[MvOV96]", "[@Wit20b]" (biblatex's online sources) -- a capital, then letters,
+# "+" or "^", optionally digits and a suffix
+_ALPHA_LABEL = re.compile(r"^\s*\[(@?[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?)\]\s+(?=\S)")
 _YEAR = r"(?:19|20)\d\d[a-z]?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -436,13 +437,18 @@ def is_bibliography_title(text: str) -> bool:
     return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
 
 
+# bracketed words that are notes inside an entry, not labels
+_NOT_LABELS = frozenset("online accessed available internet electronic abstract software dataset video cited "
+                        "in press preprint".split())
+
+
 def entry_label(text: str) -> str | None:
     """The printed label an entry starts with: "12" for "[12]"/"12."/"(12)", "Lee06" for "[Lee06]"."""
     m = _LABEL.match(text)
     if m:
         return next(g for g in m.groups() if g)
     m = _ALPHA_LABEL.match(text)
-    return m.group(1) if m else None
+    return m.group(1) if m and m.group(1).lower() not in _NOT_LABELS else None
 
 
 def _reads_like_entry(text: str) -> bool:
@@ -478,13 +484,18 @@ def mark_bibliography(blocks: list[Block]) -> None:
     start_at = None if found else _untitled_start(blocks)
     inside = False
     level = 2
-    part = 0
+    part = entries = 0
     for i, b in enumerate(blocks):
         if i == start_at:
-            inside, level, part = True, top, part + 1
+            inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
             if is_bibliography_title(b.attrs.get("_title") or b.text):
-                inside, level, part = True, b.level or 2, part + 1
+                if inside and entries and _first_on_page(blocks, i):
+                    # the running head of a long list, read as a heading ("Bibliography")
+                    b.kind = BlockKind.FURNITURE
+                    b.attrs["furniture"] = "running_header"
+                    continue
+                inside, level, part, entries = True, b.level or 2, part + 1, 0
                 b.attrs["bibliography"] = True
                 continue
             number = b.number or ""
@@ -498,6 +509,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
                 b.attrs["furniture"] = "running_header"
                 continue
             if _entry_follows(blocks, i):
+                entries = 0
                 b.kind = BlockKind.HEADING
                 b.level = top
                 b.number = None
@@ -516,9 +528,15 @@ def mark_bibliography(blocks: list[Block]) -> None:
             b.kind = BlockKind.PARAGRAPH
         b.attrs["bibliography"] = True
         b.attrs["bib_part"] = part
+        entries += 1
         lines = _visual_lines(b)
         if lines:
             b.attrs["bib_lines"] = lines
+
+
+def _first_on_page(blocks: list[Block], i: int) -> bool:
+    prev = next((b for b in reversed(blocks[:i]) if b.kind is not BlockKind.FURNITURE), None)
+    return prev is None or prev.last_page < blocks[i].page
 
 
 def _entry_follows(blocks: list[Block], i: int) -> bool:
@@ -590,7 +608,7 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
     return out
 
 
-_INNER_ANY_LABEL = re.compile(r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?)\]\s)")
+_INNER_ANY_LABEL = re.compile(r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?)\]\s)")
 
 
 def _inner_split(text: str) -> list[str]:
@@ -622,14 +640,24 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     edge = _edges(lines)
     at_edge = [ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 2.5 for ln in lines]
     labelled = [ln for ln in lines if ln.label is not None]
-    n_edge = sum(at_edge)
+    # edge lines between the first and the last label: text after the list (a glossary
+    # without a heading) must not outvote the labels
+    pos = [i for i, ln in enumerate(lines) if ln.label is not None]
+    n_edge = sum(at_edge[pos[0] : pos[-1] + 1]) if pos else sum(at_edge)
     starts = [False] * len(lines)
     if len(labelled) >= 2 and len(labelled) >= 0.6 * n_edge:
         numeric = sum(ln.label.isdigit() for ln in labelled) > len(labelled) / 2
+        cont: dict[tuple[int, int], Counter] = {}
+        for ln in lines:
+            if ln.label is None and ln.x0 is not None:
+                cont.setdefault((ln.page, ln.side), Counter())[round(ln.x0)] += 1
+        cont_x = {k: c.most_common(1)[0][0] for k, c in cont.items()}
         prev = None
         for i, ln in enumerate(lines):
-            # labels are often right-aligned ("[9]" sits right of "[10]"): near the edge is enough
-            near = ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 15
+            # labels are often right-aligned ("[9]" sits right of "[10]", "[Ber03]" of
+            # "[AAQAMI11]"): a label counts unless it sits where continuation text does
+            cx = cont_x.get((ln.page, ln.side))
+            near = ln.x0 is None or at_edge[i] or cx is None or ln.x0 < cx - 1.5
             if ln.label is None or numeric != ln.label.isdigit() or not near:
                 continue
             if numeric:
