@@ -1,7 +1,9 @@
 """The web page in a real browser: Playwright driving Debian's Chromium headless.
 
 Never downloads a browser: it uses /usr/bin/chromium (scripts/system-deps.sh installs it)
-and skips cleanly when that is absent. Screenshots go to docs/screenshots/.
+and skips cleanly when that is absent. Screenshots go to a temporary folder, so a test run
+leaves the clone as it found it; `bash scripts/screenshots.sh` points CTXMILL_SCREENSHOTS at
+docs/screenshots/ to refresh the ones the docs show.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conftest import SHARED
 from test_web_support import make_paper_pdf, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[1]
-SHOTS = REPO / "docs" / "screenshots"
+SHOTS: Path | None = None  # set by the shots_dir fixture below
 SAMPLES = REPO / "src" / "ctxmill" / "samples"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -41,10 +44,55 @@ def parse_user_record(line):
 '''
 
 
+TOPICS = ["Introduction", "Background", "Workload Model", "Method", "Implementation", "Evaluation Setup",
+          "Results", "Ablations", "Limitations", "Related Work"]
+
+
+def paper_pdf(path: Path, pages: int) -> tuple[Path, list[str]]:
+    """A paper as LaTeX prints one: a bold 17 pt title, author line, and on every page a
+    numbered section heading in 12 pt bold on its own line above 10 pt Times paragraphs.
+    Returns the PDF and the headings it prints, in order."""
+    from _pdfgen import make_pdf
+
+    body = ("Compilers of technical documents read the page as a reader would, line by line, and "
+            "keep the structure that the typesetter printed, which this paragraph describes at length.")
+    words = body.split()
+    heads, content = [], []
+    for p in range(1, pages + 1):
+        items, y = [], 72
+        if p == 1:
+            items += [("A Made-Up Study of Web Compilers", 130, y, 17, "Helvetica-Bold"),
+                      ("Ada Example, Example University", 220, y + 26, 11, "Times-Roman")]
+            y += 70
+        head = f"{p} {TOPICS[(p - 1) % len(TOPICS)]}" + (f" of Part {(p - 1) // len(TOPICS) + 1}" if p > 10 else "")
+        heads.append(head)
+        items.append((head, 72, y, 12, "Helvetica-Bold"))
+        y += 22
+        line, k = [], 0
+        while y < 720:  # 10 pt lines, 12 pt apart; a blank line between paragraphs
+            line.append(words[k % len(words)])
+            k += 1
+            if len(" ".join(line)) > 88:
+                items.append((" ".join(line), 72, y, 10, "Times-Roman"))
+                y += 12 if k % 60 else 24
+                line = []
+        content.append(items)
+    return make_pdf(path, content), heads
+
+
 def sample_file() -> Path | None:
     from ctxmill.web.app import find_sample
 
     return find_sample()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shots_dir(tmp_path_factory):
+    """Where shot() writes: CTXMILL_SCREENSHOTS (scripts/screenshots.sh sets docs/screenshots),
+    else a temporary folder -- tests never rewrite the tracked screenshots."""
+    global SHOTS
+    SHOTS = Path(os.environ.get("CTXMILL_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    return SHOTS
 
 
 @pytest.fixture(scope="module")
@@ -244,18 +292,76 @@ def test_compile_the_preloaded_sample_and_explore_every_tab(page, tmp_path):
         pytest.fail("bundle.zip was not written by the core renderers")
 
 
+LABEL_BOXES = """() => [...document.querySelectorAll('#graph g.node')].map(g => {
+  const t = g.querySelector('text'), r = t.getBoundingClientRect(), c = g.querySelector('circle').getBoundingClientRect();
+  return {id: g.dataset.id, text: t.textContent, shown: getComputedStyle(t).display !== 'none' && r.width > 0,
+          label: [r.left, r.top, r.right, r.bottom], circle: [c.left, c.top, c.right, c.bottom]};
+})"""
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("paper", ["sample", "usenix-sec-midas"])
+def test_graph_labels_every_node_and_its_panel_says_what_it_is(page, paper):
+    """At the default zoom every node carries a label that overlaps no other label or node,
+    and clicking a node of each kind shows its kind, label and page (never 'null')."""
+    if paper != "sample":  # a 48-reference, 27-section paper from the corpus
+        pdf = SHARED / "corpus" / "papers" / paper / "paper.pdf"
+        if not pdf.is_file():
+            pytest.skip(f"{pdf} is not present")
+        page.set_input_files("#file", str(pdf))
+    page.click("#compile")
+    wait_done(page)
+    page.click('[data-tab="graph"]')
+    page.wait_for_selector("#graph[data-settled]", timeout=60_000)
+    boxes = page.evaluate(LABEL_BOXES)
+    assert boxes and all(b["shown"] and len(b["text"].strip()) >= 3 for b in boxes), \
+        [b["id"] for b in boxes if not b["shown"] or len(b["text"].strip()) < 3]
+    assert not any(b["text"].strip().isdigit() for b in boxes)  # a bare year is not a label
+    frame = page.locator("#graph").evaluate("e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }")
+    clashes = []
+    for i, a in enumerate(boxes):
+        assert frame[0] <= a["label"][0] and a["label"][2] <= frame[2] + 1, a  # inside the frame
+        for b in boxes[i + 1:]:
+            if _overlap(a["label"], b["label"]) or _overlap(a["label"], b["circle"]) or _overlap(b["label"], a["circle"]):
+                clashes.append((a["text"], b["text"]))
+    assert not clashes, (len(clashes), len(boxes), clashes)
+    if paper == "sample":
+        shot(page, "07-graph", "#results")
+    kinds = {}
+    for g in page.locator("#graph g.node").all():
+        kinds.setdefault(g.get_attribute("class").split()[1], g.get_attribute("data-id"))
+    assert {"document", "section", "reference"} <= set(kinds)
+    for kind, node_id in kinds.items():
+        page.locator(f'#graph g.node[data-id="{node_id}"] circle').click(force=True)
+        assert page.inner_text("#node-kind") == kind
+        assert page.inner_text("#node-label").strip()
+        where = page.inner_text("#node-page")
+        assert where.startswith(("p. ", "pp. ", "listed on p. ")), (kind, where)
+        assert "null" not in page.inner_text("#graph-info").replace(node_id, "")
+
+
 def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):
-    paper = REPO.parent / "shared" / "corpus" / "dive-into-claude-code" / "paper.pdf"
+    """The 46-page sample paper when ../shared has it, else a 46-page paper we print here:
+    either way the page must show every page and the paper's outline."""
+    paper = SHARED / "corpus" / "dive-into-claude-code" / "paper.pdf"
+    heads = None
     if not paper.is_file():
-        paper = tmp_path / "paper.pdf"
-        paper.write_bytes(make_paper_pdf(46))
+        paper, heads = paper_pdf(tmp_path / "paper.pdf", 46)
     page.set_input_files("#file", str(paper))
     assert page.inner_text("#compile") == "Compile paper.pdf"
     page.click("#compile")
     wait_done(page)
     assert page.inner_text("#stat-pages") == "46 pages compiled"
     page.click('[data-tab="sections"]')
-    assert page.locator("#panel-sections li").count() > 5
+    outline = page.locator("#panel-sections li a").all_inner_texts()
+    if heads is not None:  # our own paper: its outline is exactly the headings it prints
+        assert outline == heads
+        assert page.inner_text("#stat-sections") == "46 sections"
+    else:
+        assert len(outline) > 5
     shot(page, "11-pdf-upload", "#results")
 
 

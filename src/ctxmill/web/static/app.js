@@ -309,7 +309,7 @@ function renderSummary(job) {
     el("span", { class: "stat", id: "stat-pages", text: `${s.pages} pages compiled` }),
   ];
   if (s.declared_pages && s.declared_pages > s.pages) parts.push(el("span", { class: "stat warn", text: `of ${s.declared_pages} declared` }));
-  parts.push(el("span", { class: "stat", text: `${s.sections} sections` }));
+  parts.push(el("span", { class: "stat", id: "stat-sections", text: `${s.sections} sections` }));
   if (state.data.chunks) parts.push(el("span", { class: "stat", text: `${s.chunks} chunks` }));
   if (state.data.refs) parts.push(el("span", { class: "stat", text: `${s.references} references` }));
   if (state.data.qa) parts.push(el("span", { class: "stat", text: `QA ${s.qa_score}/100` }));
@@ -489,14 +489,51 @@ function renderGraph() {
   const kinds = [...new Set(nodes.map(nodeKind))];
   $("#graph-legend").replaceChildren(...kinds.map((k) => el("span", { class: "key" },
     el("i", { style: `background:${window.CtxGraph.color(k)}` }), k)));
-  state.graphView = window.CtxGraph.draw($("#graph"), nodes.map((n) => ({ ...n, kind: nodeKind(n), label: nodeLabel(n) })),
-    edges, { onSelect: showNode });
+  const refs = new Map((state.data.refs || []).map((r) => [r.id, r]));
+  state.graphView = window.CtxGraph.draw($("#graph"), nodes.map((n) => {
+    const kind = nodeKind(n), label = nodeLabel(n);
+    return { ...n, kind, label, short: shortLabel({ ...n, kind, label }, refs.get(n.id)) };
+  }), edges, { onSelect: showNode });
   // Lay out only when the tab is visible (a hidden SVG has no size).
   if (!$("#panel-graph").hidden) state.graphView.start();
 }
 
 function nodeKind(n) { return n.kind || n.type || "node"; }
 function nodeLabel(n) { return n.label || n.title || n.name || n.id; }
+
+// What the graph prints beside a node: short enough to sit beside its neighbours, and
+// readable on its own. A reference's graph label can be just a year ("2020") or the start
+// of its raw text, so it is rebuilt from references.json: "[4] Arlitt et al. 1997" --
+// the printed number, first author's surname, year -- or the title when there are no authors.
+function shortLabel(n, ref) {
+  const cut = (t, m) => (t.length > m ? `${t.slice(0, m - 1).trimEnd()}…` : t);
+  if (n.kind === "document") return cut(n.label, 32);
+  if (n.kind !== "reference" || !ref) return cut(n.label, 26);
+  const num = (ref.raw || "").match(/^\s*\[(\w{1,6})\]/);
+  const authors = ref.authors || [];
+  let who = "";
+  if (authors.length) {
+    const parts = authors[0].replace(/,.*$/, "").trim().split(/\s+/).filter((w) => !/^(jr\.?|sr\.?|ii|iii)$/i.test(w));
+    who = parts[parts.length - 1] + (authors.length > 2 ? " et al." : authors.length === 2 ? " & " + authors[1].trim().split(/\s+/).pop() : "");
+  } else if (ref.title) {
+    who = cut(ref.title, 18);
+  } else {
+    who = cut((ref.raw || n.label).replace(/^\s*\[\w{1,6}\]\s*/, ""), 18);
+  }
+  return cut([num ? `[${num[1]}]` : "", who, ref.year || ""].filter(Boolean).join(" "), 26);
+}
+
+// Where a node is: the pages it covers (document), the page it starts on, or for a
+// reference the page of the bibliography that lists it.
+function nodePage(node, ref) {
+  if (node.kind === "document") {
+    const p = (state.job && state.job.summary && state.job.summary.pages) || 0;
+    return p ? `pp. 1–${p}` : "—";
+  }
+  const page = node.page || (ref && ref.page);
+  if (!page) return "page not known";
+  return node.kind === "reference" ? `listed on p. ${page}` : `p. ${page}`;
+}
 
 function showNode(node) {
   const info = $("#graph-info");
@@ -506,17 +543,19 @@ function showNode(node) {
   const callouts = [...mentions, ...crossrefs];
   const ref = (state.data.refs || []).find((r) => r.id === node.id);
   const secTitle = new Map((state.data.sections || []).map((s) => [s.id, `${s.number ? s.number + " " : ""}${s.title}`]));
-  info.replaceChildren(
-    el("h3", { text: node.label }),
-    el("p", {}, el("span", { class: "badge", text: node.kind }), " ", el("code", { class: "muted", text: node.id }),
-      node.page ? el("span", { class: "muted", text: ` p. ${node.page}` }) : null),
+  // replaceChildren() would print a null as "null": absent parts are filtered out first
+  info.replaceChildren(...[
+    el("h3", { id: "node-label", text: node.kind === "reference" && node.short ? node.short : node.label }),
+    el("p", { class: "node-where" }, el("span", { class: "badge", id: "node-kind", text: node.kind }), " ",
+      el("code", { class: "muted", text: node.id }), " ", el("span", { class: "muted", id: "node-page", text: nodePage(node, ref) })),
     node.title && node.title !== node.label ? el("p", { text: node.title }) : null,
+    node.caption ? el("p", { class: "small", text: node.caption }) : null,
     ref ? el("p", { class: "small muted", text: ref.raw }) : null,
     el("p", { id: "callout-count", text: `${callouts.length} callout${callouts.length === 1 ? "" : "s"}` }),
     el("ul", { class: "callouts" }, callouts.map((c) => el("li", {},
       el("a", { href: "#", onclick: (e) => { e.preventDefault(); goTo({ char_span: c.char_span, section_id: c.section_id, page: c.page }); } }, `“${c.text}”`),
       el("span", { class: "muted", text: ` p. ${c.page}${c.section_id && secTitle.has(c.section_id) ? " · " + secTitle.get(c.section_id) : ""}` })))),
-  );
+  ].filter(Boolean));
 }
 
 // QA ---------------------------------------------------------------------------

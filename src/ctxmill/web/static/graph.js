@@ -1,6 +1,9 @@
 /* A small force-directed graph in SVG for the citation graph (no library, no CDN).
    CtxGraph.draw(svg, nodes, edges, {onSelect}) -> {start(), fit()}
-   nodes: [{id, kind, label, ...}]; edges: [{source|from, target|to, kind|type}] */
+   nodes: [{id, kind, label, short?, ...}]; edges: [{source|from, target|to, kind|type}]
+   Every node shows its label (`short`, else the label cut to 28 characters). Labels keep their
+   size at any zoom, so once the layout settles a declutter pass moves nodes apart on screen
+   until no two labels (or a label and a circle) overlap at the fitted zoom. */
 "use strict";
 
 (function () {
@@ -48,9 +51,11 @@
       n.el = mk("g", { class: `node ${n.kind}`, tabindex: "0", "data-id": n.id }, nodeLayer);
       mk("circle", { r: radius(n), fill: color(n.kind) }, n.el);
       mk("title", {}, n.el).textContent = `${n.kind}: ${n.label}`;
-      // Labels for the document and top-level sections; the rest appear when zoomed in.
       const major = n.kind === "document" || (n.kind === "section" && (n.level || 2) <= 2);
-      mk("text", { x: radius(n) + 3, y: 4, class: major ? "label" : "label minor" }, n.el).textContent = short(n.label);
+      n.text = mk("text", { x: radius(n) + 3, y: 4, class: major ? "label major" : "label" }, n.el);
+      n.text.textContent = n.short || short(n.label);
+      n.r = radius(n);
+      n.left = false; // label side: set by declutter()
     }
 
     // --- transform (pan/zoom)
@@ -67,7 +72,7 @@
       const [w, h] = size();
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
       for (const n of nodes) { x0 = Math.min(x0, n.x); y0 = Math.min(y0, n.y); x1 = Math.max(x1, n.x); y1 = Math.max(y1, n.y); }
-      const pad = 40;
+      const pad = 24;
       k = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 4);
       tx = w / 2 - k * (x0 + x1) / 2;
       ty = h / 2 - k * (y0 + y1) / 2;
@@ -122,7 +127,7 @@
       paint();
       if (ticks < 40) fit();
       if (alpha > 0.02) requestAnimationFrame(loop);
-      else { running = false; fit(); svg.dataset.settled = "1"; }
+      else { running = false; fit(); declutter(); svg.dataset.settled = "1"; }
     }
     function reheat(a = 0.3) {
       alpha = Math.max(alpha, a);
@@ -135,6 +140,86 @@
       paint();
       fit();
       reheat(1);
+    }
+
+    // --- declutter: labels are a fixed size on screen, so overlaps are resolved in screen
+    // pixels at the fitted zoom. Each label points towards the centre (it never leaves the
+    // frame); overlapping boxes push their nodes apart along the axis that overlaps least
+    // (mostly vertically: labels are wide and short); then the view is refitted, which may
+    // zoom out and bring back overlaps, so the two repeat until nothing overlaps.
+    function boxes() {
+      const [w] = size();
+      return nodes.map((n) => {
+        if (n.tb === undefined) { const b = n.text.getBBox(); n.tb = { w: b.width, y0: b.y, y1: b.y + b.height }; }
+        const sx = tx + k * n.x, sy = ty + k * n.y;
+        n.left = sx > w / 2 && n.kind !== "document";
+        const lx0 = n.left ? -(n.r + 3 + n.tb.w) : n.r + 3;
+        return { n, x0: sx + Math.min(-n.r, lx0), x1: sx + Math.max(n.r, lx0 + n.tb.w),
+                 y0: sy + Math.min(-n.r, n.tb.y0), y1: sy + Math.max(n.r, n.tb.y1) };
+      });
+    }
+    function overlaps(bs, gap = 2) {
+      const out = [];
+      for (let i = 0; i < bs.length; i++) {
+        const a = bs[i];
+        for (let j = i + 1; j < bs.length; j++) {
+          const b = bs[j];
+          if (a.x0 < b.x1 + gap && b.x0 < a.x1 + gap && a.y0 < b.y1 + gap && b.y0 < a.y1 + gap) out.push([a, b]);
+        }
+      }
+      return out;
+    }
+    // Vertical pushes make the layout tall and narrow, and fitting a tall layout zooms out;
+    // stretching it back to the frame's shape spreads the (wide) labels apart instead.
+    function stretch() {
+      const [w, h] = size();
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (const n of nodes) { x0 = Math.min(x0, n.x); y0 = Math.min(y0, n.y); x1 = Math.max(x1, n.x); y1 = Math.max(y1, n.y); }
+      const f = ((w / h) * (y1 - y0)) / Math.max(x1 - x0, 1);
+      if (f > 1.05) for (const n of nodes) n.x = (x0 + x1) / 2 + (n.x - (x0 + x1) / 2) * Math.min(f, 1.5);
+    }
+    function separate() {
+      for (let round = 0; round < 60; round++) {
+        let clashes = 0;
+        for (let it = 0; it < 30; it++) {
+          const pairs = overlaps(boxes());
+          clashes = pairs.length;
+          if (!clashes) break;
+          for (const [a, b] of pairs) {
+            const dx = Math.min(a.x1 - b.x0, b.x1 - a.x0) + 3, dy = Math.min(a.y1 - b.y0, b.y1 - a.y0) + 3;
+            const ca = (a.y0 + a.y1) / 2, cb = (b.y0 + b.y1) / 2, xa = (a.x0 + a.x1) / 2, xb = (b.x0 + b.x1) / 2;
+            // move both half the overlap, in graph units; ties go by position so nothing is stuck
+            if (dy <= dx * 1.5) {
+              const s = (ca < cb || (ca === cb && a.n.x < b.n.x)) ? -1 : 1;
+              a.n.y += (s * dy) / (2 * k); b.n.y -= (s * dy) / (2 * k);
+            } else {
+              const s = (xa < xb || (xa === xb && a.n.y < b.n.y)) ? -1 : 1;
+              a.n.x += (s * dx) / (2 * k); b.n.x -= (s * dx) / (2 * k);
+            }
+          }
+        }
+        stretch();
+        fit();
+        if (!clashes && !overlaps(boxes()).length) return true;
+      }
+      return false;
+    }
+    function declutter() {
+      // A frame too small for its labels cannot be decluttered: a big graph gets a taller
+      // frame, sized so that the labels cover about a quarter of it, and a little more
+      // each time the pushes below do not settle.
+      const [w, h] = size();
+      const area = boxes().reduce((a, b) => a + (b.x1 - b.x0 + 4) * (b.y1 - b.y0 + 4), 0);
+      let height = Math.max(h, Math.min(1600, Math.ceil(area / 0.25 / w)));
+      for (let grow = 0; grow < 6; grow++) {
+        if (height > size()[1]) { svg.style.height = `${height}px`; fit(); }
+        if (separate()) break;
+        height = Math.min(1600, Math.ceil(size()[1] * 1.15));
+      }
+      for (const n of nodes) {
+        n.text.setAttribute("x", n.left ? -(n.r + 3) : n.r + 3);
+        n.text.setAttribute("text-anchor", n.left ? "end" : "start");
+      }
     }
 
     // --- interaction: select, drag nodes, pan the background, wheel zoom
@@ -201,7 +286,7 @@
       if (opts.onSelect) opts.onSelect(node);
     }
 
-    return { start, fit, select: (id) => byId.has(String(id)) && select(byId.get(String(id))), nodes, edges };
+    return { start, fit, declutter, select: (id) => byId.has(String(id)) && select(byId.get(String(id))), nodes, edges };
   }
 
   function short(s) {
