@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Author, Block, BlockKind, Document
 
@@ -75,6 +76,48 @@ def _affiliations_from(text: str) -> list[tuple[str, str]]:
     return out
 
 
+ABSTRACT_LABEL_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*[.:—–-]+\s*|\s+|(?=[A-Z]))",
+                               re.I)
+_ABSTRACT_ONLY_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\s*[.:]?\s*$", re.I)
+_ABSTRACT_END_RE = re.compile(r"^\s*(?:key\s*words|keywords|index terms|ccs concepts|acm reference format)\b", re.I)
+
+
+def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
+    """The paragraphs of a labelled abstract: "Abstract" alone (a heading or a line) and the
+    paragraphs after it up to the next heading or keywords line, or a paragraph that opens with
+    the label ("Abstract—Despite ...", "Abstract. Happiness ...")."""
+    for i, b in enumerate(blocks):
+        if b.page > last_page:
+            break
+        if b.attrs.get("title") or b.kind not in (BlockKind.HEADING, BlockKind.PARAGRAPH):
+            continue
+        if _ABSTRACT_ONLY_RE.match(b.text):
+            out: list[Block] = []
+            for x in blocks[i + 1:]:
+                if x.kind is BlockKind.HEADING or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6:
+                    break
+                if x.kind is BlockKind.PARAGRAPH and x.text.strip():
+                    out.append(x)
+            if out:
+                return out
+        elif b.kind is BlockKind.PARAGRAPH and ABSTRACT_LABEL_RE.match(b.text):
+            rest = ABSTRACT_LABEL_RE.sub("", b.text, count=1)
+            if len(rest) < 100 or not re.search(r"[.!?]", rest):
+                continue  # "Abstract Hoare logic", "Abstract interpretation": words, not the label
+            return [b]
+    return []
+
+
+def _drop_line_numbers(text: str) -> str:
+    """A review copy numbers its lines ("002 We present ... gover- 003 nance"): drop the numbers."""
+    nums = [int(n) for n in re.findall(r"(?<!\S)(\d{3})(?!\S)", text)]
+    steps = sum(1 for a, b in zip(nums, nums[1:]) if b == a + 1)
+    if len(nums) >= 3 and steps >= 0.8 * (len(nums) - 1):
+        text = re.sub(r"(\w)-\s+\d{3}\s+(?=[a-z])", r"\1", text)
+        text = re.sub(r"(?<!\S)\d{3}(?!\S)\s*", "", text)
+    return text.strip()
+
+
 def _iso_date(s: str | None) -> str | None:
     if not s:
         return None
@@ -87,27 +130,85 @@ def _iso_date(s: str | None) -> str | None:
     return None
 
 
+def _body_size(doc: Document) -> float:
+    chars: dict[float, int] = {}
+    for p in doc.stream.pages[:6]:
+        for ln in p.lines:
+            for sp in ln.spans:
+                if not sp.superscript and sp.size:
+                    chars[round(sp.size, 1)] = chars.get(round(sp.size, 1), 0) + len(sp.text)
+    return max(chars, key=chars.get) if chars else 0.0
+
+
+def _overlaps(b: Block, box: tuple[float, float, float, float]) -> bool:
+    if b.bbox is None:
+        return False
+    x0, y0, x1, y1 = box
+    return b.bbox[1] < y1 - 1 and b.bbox[3] > y0 + 1 and b.bbox[0] < x1 and b.bbox[2] > x0
+
+
+def _place_title(doc: Document, tp: front.TitlePage) -> None:
+    """Make the blocks that hold the title page's title the one title heading (structure may have
+    taken a running head for it, or split a two-line title in two)."""
+    blocks = doc.blocks
+    hits = [b for b in blocks if b.page == tp.page and _overlaps(b, tp.title_box)
+            and b.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.FURNITURE)]
+    if not hits or any(b.kind is BlockKind.HEADING and not b.attrs.get("title") for b in hits):
+        return  # a section heading there: leave the blocks as they are
+    for b in blocks:
+        if b.attrs.get("title") and b not in hits:
+            b.attrs.pop("title")
+            b.level = None
+            furniture = front.FURNITURE_RE.search(b.text) or front.DATE_RE.match(b.text)
+            b.kind = BlockKind.FURNITURE if furniture else BlockKind.PARAGRAPH
+            if furniture:
+                b.attrs["furniture"] = "running_header"
+    head = hits[0]
+    head.kind, head.level, head.text = BlockKind.HEADING, 1, tp.title
+    head.attrs["title"] = True
+    drop = {id(b) for b in hits[1:] if b.bbox[3] <= tp.title_box[3] + 2}
+    doc.blocks = [b for b in blocks if id(b) not in drop]
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     md = doc.metadata
-    blocks = doc.blocks
     stream = doc.stream
     md.pages = len(stream.pages)
     md.source = {"path": stream.path, "sha256": stream.sha256, "kind": stream.kind}
+    if stream.info.get("engine"):  # raw OCR text: the engine that wrote it (sources/engines.py)
+        md.source["engine"] = stream.info["engine"]
+    # The title page read from its lines where the source has type geometry (PDF text layer).
+    first_page_obj = next((p for p in stream.pages if p.lines), None)
+    tp = front.read(first_page_obj, stream.info, _body_size(doc)) if first_page_obj is not None else None
+    if tp is not None and tp.title:
+        md.title = tp.title
+        _place_title(doc, tp)
+    blocks = doc.blocks
     title_block = next((b for b in blocks if b.kind is BlockKind.HEADING and b.attrs.get("title")), None)
+    if title_block is not None and not md.title:
+        text = front.compose_accents(title_block.text.strip())
+        if not (front.FURNITURE_RE.search(text) or front.DATE_RE.match(text)):
+            md.title = text
     if title_block is not None:
-        md.title = title_block.text.strip()
         title_block.attrs["front"] = "title"
-    elif stream.info.get("Title"):
-        md.title = str(stream.info["Title"]).strip()
+    if not md.title and stream.info.get("Title"):
+        md.title = front.compose_accents(str(stream.info["Title"]).strip())
     # front matter: everything before the first section heading
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is BlockKind.HEADING and not b.attrs.get("title")),
                      len(blocks))
-    front = blocks[:first_sec]
+    front_blocks_ = blocks[:first_sec]
     first_page = min((b.page for b in blocks), default=1)
     authors: list[tuple[str, list[str]]] = []
+    geometry = tp is not None  # names come from the title page's lines; an empty list is an answer
+    if geometry:
+        authors = list(tp.authors)
+        for b in front_blocks_:
+            if b.page == tp.page and not b.attrs.get("front") and b.kind is BlockKind.PARAGRAPH \
+                    and any(_overlaps(b, box) for box in tp.author_boxes):
+                b.attrs["front"] = "authors"
     aff_map: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for b in front:
+    for b in front_blocks_:
         if b.kind not in (BlockKind.PARAGRAPH, BlockKind.FURNITURE, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE) \
                 or b.attrs.get("front"):
             continue
@@ -126,7 +227,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             b.kind = BlockKind.PARAGRAPH
             b.text = text
             b.number = None
-        if not authors and _looks_like_authors(text):
+        if not authors and not geometry and _looks_like_authors(text):
             authors = [(n, m) for n, m in _authors_from(text) if NAME_RE.match(n)]
             b.attrs["front"] = "authors"
             continue
@@ -187,27 +288,20 @@ def run(doc: Document, options: CompileOptions) -> None:
                             break
         if owner is not None and owner.email is None:
             owner.email = e
-    # abstract
-    abstract_block = None
-    for i, b in enumerate(blocks):
-        if b.kind is BlockKind.HEADING and b.text.strip().lower().rstrip(".:") == "abstract":
-            nxt = next((x for x in blocks[i + 1:] if x.kind is BlockKind.PARAGRAPH), None)
-            abstract_block = nxt
-            break
-        if b.kind is BlockKind.PARAGRAPH and re.match(r"^abstract\b[\s.:—–-]*", b.text, re.I) and b.page == first_page:
-            abstract_block = b
-            break
-    if abstract_block is None:
-        for b in front:
-            if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("front") and len(b.text) > 150 \
-                    and not EMAIL_RE.search(b.text[:80]):
-                abstract_block = b
-                break
-    if abstract_block is not None:
-        md.abstract = re.sub(r"^abstract\b[\s.:—–-]*", "", abstract_block.text, flags=re.I).strip()
-        md.abstract = re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", md.abstract)
-        if abstract_block in front:
-            abstract_block.attrs["front"] = "abstract"
+    # abstract: a labelled one anywhere in the opening pages (a thesis sets it as a chapter of its
+    # own), else the first long paragraph of the front matter
+    parts = _abstract_blocks(blocks, min(len(stream.pages), 10) + first_page - 1)
+    if not parts:
+        # unlabelled: the first long paragraph of the title page (never a later chapter's text)
+        parts = [b for b in front_blocks_ if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("front")
+                 and b.page == first_page and len(b.text) > 150 and not EMAIL_RE.search(b.text[:80])][:1]
+    if parts:
+        text = "\n\n".join(ABSTRACT_LABEL_RE.sub("", p.text, count=1).strip() if k == 0 else p.text.strip()
+                            for k, p in enumerate(parts))
+        md.abstract = _drop_line_numbers(front.compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
+        for p in parts:
+            if p in front_blocks_:
+                p.attrs["front"] = "abstract"
     # arXiv stamp
     stamp_text = "\n".join(b.text for b in blocks if b.attrs.get("furniture") == "arxiv_stamp") or first_text
     m = ARXIV_RE.search(stamp_text)

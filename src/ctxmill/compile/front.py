@@ -1,0 +1,344 @@
+"""The title page read from its lines: title, author names (with their superscript marks).
+
+Blocks lose what a title page says through its typography (font size, superscripts, where a line
+sits), so this reads the first page's lines from the page stream instead. Cues, none of them tied
+to one class: the title is the largest type on the page that is not furniture (running heads,
+"DRAFT VERSION ...", arXiv stamps, venue lines, dates) nor an institution; authors are the lines
+between the title and the abstract (or the first heading) whose pieces have the shape of personal
+names, split at commas, "and"/"AND", "&", "·" and superscript marks. Names that a title page gives
+a role ("Supervisor", "Reviewer") are not authors; an anonymous submission gives no authors.
+
+Only pages with font geometry (a PDF text layer, OCR with boxes) are read here; for plain or
+pasted text :mod:`ctxmill.compile.metadata` falls back to the blocks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from ctxmill.model import Page
+
+# Running heads, stamps and venue lines seen above or below a title (general shapes, no one class).
+FURNITURE_RE = re.compile(
+    r"^\s*(?:draft version|typeset using|preprint[\s.,:]|published as|accepted (?:as|at|for|to)|under review|"
+    r"to appear in|in proceedings|proceedings of|manuscript no|\(?will be inserted by the editor|"
+    r"received[\s:]|submitted to|arxiv:|preprint submitted|copyright|©|\(c\)\s|permission to make|"
+    r"compiled using|journal of|vol(?:ume)?\.?\s*\d|issn|doi:|https?://|www\.|\(?dated:)"
+    r"|\barXiv:\s*\d{4}\.\d{4,5}|\b(?:workshop|conference|symposium) (?:at|on)\b.*\b(?:19|20)\d\d\b"
+    r"|\bpreprint\.\s*under review\b|\bmanuscript\b.*\bno\.|^\s*[A-Z]{2,}[/-]\d+[\w/-]*\s*$",
+    re.I)
+MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+DATE_RE = re.compile(
+    rf"^\s*\(?(?:dated:\s*)?(?:{MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{MONTHS}\s+\d{{4}}|{MONTHS}\s+\d{{4}}"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}})\)?\.?\s*$", re.I)
+GENRE_RE = re.compile(r"^\s*(?:(?:master|bachelor|diploma|doctoral|ph\.?\s?d\.?)[’']?s?\s*thesis|thesis|dissertation|"
+                      r"technical report|research report|white paper)\s*$", re.I)
+INSTITUTION_START_RE = re.compile(r"^\s*(?:the\s+)?(?:universit|institut|department|dept\.|school of|faculty|college|"
+                                  r"laborator|academy|centre|center for)", re.I)
+ABSTRACT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\b", re.I)
+# "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
+ABSTRACT_LINE_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*$|\s*[.:—–-]|(?=[A-Z][a-z]))",
+                              re.I)
+HEADING_RE = re.compile(r"^\s*(?:(?:\d+|[IVX]+)\.?\s+[A-Z]|keywords\b|index terms\b|contents\b|table of contents\b)")
+ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
+                     r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore)\b", re.I)
+AUTHOR_LABEL_RE = re.compile(r"^\s*(?:candidate|author|authors|by|submitted by|presented by|student)\s*:?\s*$", re.I)
+
+# Words that make a capitalised phrase an organisation or a place, not a person.
+ORG_WORDS = frozenset("""
+university universität universidade universidad università universite université institute institut instituto
+department dept school college faculty laboratory laboratories lab labs center centre research group foundation
+hospital academy corporation corp company inc ltd llc gmbh technology technologies sciences science engineering
+computer computing computational information systems system national international advanced applied mathematics
+physics chemistry biology astronomy astrophysics medicine studies division program programme observatory
+anonymous submission abstract introduction the of for and in on at with to a an paper workshop
+conference proceedings journal preprint draft version thesis master bachelor supervisor reviewer candidate
+street avenue road drive box usa uk germany france china japan italy spain canada switzerland netherlands australia
+india korea email e-mail
+""".split())
+PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
+HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
+MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
+SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
+# Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
+SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "ˇ": "\u030c",
+                   "˘": "\u0306", "¸": "\u0327", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304"}
+_ACCENT_RE = re.compile("([" + "".join(SPACING_ACCENTS) + "])\\s?([A-Za-zıȷ])")
+
+
+def compose_accents(text: str) -> str:
+    """'Jo˜ao', 'Lud¨ascher', 'T´ecnico' -> 'João', 'Ludäscher', 'Técnico'."""
+    if not any(a in text for a in SPACING_ACCENTS):
+        return text
+    return unicodedata.normalize(
+        "NFC", _ACCENT_RE.sub(lambda m: m.group(2).replace("ı", "i") + SPACING_ACCENTS[m.group(1)], text))
+
+
+@dataclass
+class TLine:
+    """One title-page line: its text without superscripts, the pieces with their marks, its type."""
+
+    text: str
+    pieces: list[tuple[str, list[str]]]  # (text, superscript marks right after it)
+    size: float
+    bold: bool
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+
+
+@dataclass
+class TitlePage:
+    page: int
+    title: str = ""
+    title_box: tuple[float, float, float, float] | None = None  # x0, top, x1, bottom of the title lines
+    authors: list[tuple[str, list[str]]] = field(default_factory=list)
+    author_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    furniture: list[str] = field(default_factory=list)
+
+
+def _tline(line, accents: list) -> TLine | None:
+    spans = [s for s in line.spans if s.text]
+    if not spans or line.bbox is None:
+        return None
+    body = [s for s in spans if not s.superscript] or spans
+    chars: dict[float, int] = {}
+    for s in body:
+        chars[round(s.size, 1)] = chars.get(round(s.size, 1), 0) + len(s.text.strip())
+    size = max(chars, key=chars.get)
+    bold = sum(len(s.text) for s in body if s.bold) > 0.5 * sum(len(s.text) for s in body)
+    pieces: list[tuple[str, list[str]]] = [("", [])]
+    prev = None
+    for s in spans:
+        gap = s.bbox[0] - prev.bbox[2] if prev is not None and s.bbox and prev.bbox else 0.0
+        if s.superscript:
+            marks = [m for m in re.split(r"[,\s]+", s.text.strip()) if m]
+            pieces[-1][1].extend(marks)
+        else:
+            text = s.text
+            if pieces[-1][1]:
+                pieces.append(("", []))
+            cur = pieces[-1][0]
+            if cur and gap > 2.5 * size:
+                cur += "   "  # a wide gap between names on one line (author grids)
+            elif cur and gap > 0.15 * size and not cur.endswith(" ") and not text.startswith(" "):
+                cur += " "
+            pieces[-1] = (cur + text, pieces[-1][1])
+        prev = s
+    pieces = [(compose_accents(_float_accents(t, line, accents)), m) for t, m in pieces if t.strip() or m]
+    text = " ".join(t.strip() for t, _ in pieces).strip()
+    x0, y0, x1, y1 = line.bbox
+    return TLine(text=re.sub(r"\s+", " ", text), pieces=pieces, size=size, bold=bold, top=y0, bottom=y1, x0=x0, x1=x1)
+
+
+def _float_accents(text: str, line, accents: list) -> str:
+    """An accent set as a line of its own over a letter of this line: put it on that letter
+    (its place estimated from the line's width; it goes on the nearest vowel)."""
+    if not accents or line.bbox is None or len(line.spans) != 1:
+        return text
+    x0, y0, x1, y1 = line.bbox
+    for acc in accents:
+        ax0, ay0, ax1, ay1 = acc.bbox
+        if not (ay1 >= y0 - 2 and ay0 <= y1) or not (x0 <= ax0 <= x1):
+            continue
+        per = (x1 - x0) / max(1, len(text))
+        at = ((ax0 + ax1) / 2 - x0) / per
+        best = min((i for i, c in enumerate(text) if c.lower() in "aeiouy"), key=lambda i: abs(i + 0.5 - at),
+                   default=None)
+        if best is not None and abs(best + 0.5 - at) <= 2:
+            mark = SPACING_ACCENTS.get(acc.text.strip())
+            if mark:
+                text = unicodedata.normalize("NFC", text[:best + 1] + mark + text[best + 1:])
+    return text
+
+
+def _is_furniture(t: TLine, page_h: float, body: float) -> bool:
+    s = t.text
+    if FURNITURE_RE.search(s) or DATE_RE.match(s) or GENRE_RE.match(s):
+        return True
+    if sum(c.isalpha() for c in s) < 3:
+        return True
+    band = t.bottom < page_h * 0.06 or t.top > page_h * 0.92
+    return band and t.size <= body + 0.5
+
+
+def _join_title(lines: list[str]) -> str:
+    out = ""
+    for t in lines:
+        t = t.strip()
+        if out.endswith("-") and out[-2:-1].isalpha() and t[:1].isalpha():
+            # "OPTI-" + "MIZED": a word broken at the line end unless both halves are capitalised
+            # words of a mixed-case title ("Sum-" + "Product")
+            head = re.search(r"(\w+)-$", out).group(1)
+            keep = head[:1].isupper() and t[:1].isupper() and not (head.isupper() and t.split()[0].isupper())
+            out = out + t if keep else out[:-1] + t
+        else:
+            out = (out + " " + t).strip()
+    return out
+
+
+def _groups(lines: list[TLine]) -> list[list[TLine]]:
+    """Runs of consecutive lines in one type (size and weight), close together."""
+    out: list[list[TLine]] = []
+    for t in lines:
+        g = out[-1] if out else None
+        if g and abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.0 * t.size \
+                and t.x0 < g[-1].x1 and t.x1 > g[-1].x0:
+            g.append(t)
+        else:
+            out.append([t])
+    return out
+
+
+def _beside(t: TLine, lines: list[TLine]) -> bool:
+    for u in lines:
+        if u is t or u.x0 < t.x1 and u.x1 > t.x0:
+            continue
+        overlap = min(t.bottom, u.bottom) - max(t.top, u.top)
+        if overlap > 0.5 * min(t.bottom - t.top, u.bottom - u.top):
+            return True
+    return False
+
+
+def _is_abstract_line(t: TLine) -> bool:
+    return bool(ABSTRACT_LINE_RE.match(t.text) or ABSTRACT_RE.match(t.text) and len(t.text.split()) > 8)
+
+
+def _meaningful_info_title(info: dict) -> str:
+    t = str(info.get("Title") or "").strip()
+    if len(t.split()) < 2 or re.search(r"\.(?:dvi|tex|pdf|docx?|ps)$|^untitled|^microsoft word", t, re.I):
+        return ""
+    return t
+
+
+def _norm(s: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKC", s).lower()).split())
+
+
+def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
+    """The title and the author names of ``page`` (the first page), or None without geometry."""
+    if not page.lines or not any(ln.spans for ln in page.lines):
+        return None
+    raw = [ln for ln in page.lines if ln.spans and ln.bbox]
+    accents = [ln for ln in raw if ln.text.strip() in SPACING_ACCENTS]
+    lines = [t for t in (_tline(ln, accents) for ln in raw if ln not in accents) if t is not None]
+    lines.sort(key=lambda t: (round(t.top / 3), t.x0))
+    h = page.height or 792.0
+    body = body_size or 10.0
+    tp = TitlePage(page=page.number)
+    content = []
+    for t in lines:
+        if _is_furniture(t, h, body):
+            tp.furniture.append(t.text)
+        else:
+            content.append(t)
+    # ---- title: the largest type in the upper part of the page, unless it is an institution
+    # The title comes first: above the abstract (or first heading) and among the first few runs of
+    # type from the top, which keeps out large type inside a figure further down.
+    stop = next((t.top for t in content if _is_abstract_line(t) or HEADING_RE.match(t.text)), h * 0.7)
+    groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)])
+              if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40][:5]
+    groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text)]
+    # A title has its rows to itself; type beside other text in the same row is a figure's
+    # label or a column's line.
+    alone = [g for g in groups if not any(_beside(x, content) for x in g)]
+    groups = alone or groups
+    want = _norm(_meaningful_info_title(info))
+    chosen = None
+    if want:
+        chosen = next((g for g in groups if _norm(_join_title([x.text for x in g])) == want), None)
+    if chosen is None and groups:
+        top_size = max(g[0].size for g in groups)
+        big = [g for g in groups if g[0].size >= top_size - 0.3]
+        if top_size >= body * 1.1:
+            chosen = big[0]
+        else:
+            # No type larger than the body (AASTeX sets its title in body size): the first short
+            # line at the top that is not a sentence.
+            chosen = next((g for g in big if len(g) <= 3 and not re.search(r"[.!]\s*$", g[-1].text)
+                           and len(" ".join(x.text for x in g).split()) <= 25), None)
+    if chosen is None:
+        return tp
+    tp.title = _join_title([x.text for x in chosen])
+    tp.title_box = (min(x.x0 for x in chosen), chosen[0].top, max(x.x1 for x in chosen), chosen[-1].bottom)
+    # ---- authors: the lines between the title and the abstract or the first heading
+    below = [t for t in content if t.top > chosen[-1].bottom - 1 and t not in chosen]
+    end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
+                or len(t.text.split()) > 25), len(below))
+    region = below[:end]
+    tp.authors, tp.author_boxes = _names(region)
+    return tp
+
+
+def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple[float, float, float, float]]]:
+    # Lines a role label owns: "Supervisor" above a name in its column, or "Supervisor: Name".
+    skip: set[int] = set()
+    for i, t in enumerate(region):
+        if ROLE_RE.search(t.text):
+            skip.add(i)
+            for j in range(i + 1, min(i + 3, len(region))):
+                u = region[j]
+                if u.x0 < t.x1 + 20 and u.x1 > t.x0 - 20 and 0 <= u.top - t.bottom < 2.5 * t.size:
+                    skip.add(j)
+                    break
+    # Join lines broken inside a name list ("... Michael K." / "Gilson · David L. Mobley ...").
+    merged: list[tuple[list[tuple[str, list[str]]], TLine]] = []
+    for i, t in enumerate(region):
+        if i in skip:
+            continue
+        prev = merged[-1] if merged else None
+        if prev is not None and abs(prev[1].size - t.size) <= 0.3 and -0.5 * t.size <= t.top - prev[1].bottom < 1.0 * t.size \
+                and not prev[0][-1][1] and re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.)\s*$", prev[0][-1][0]):
+            pieces = prev[0][:-1] + [(prev[0][-1][0] + " " + t.pieces[0][0], t.pieces[0][1])] + t.pieces[1:]
+            box = prev[1]
+            merged[-1] = (pieces, TLine(box.text + " " + t.text, pieces, box.size, box.bold, box.top, t.bottom,
+                                        min(box.x0, t.x0), max(box.x1, t.x1)))
+        else:
+            merged.append((list(t.pieces), t))
+    names: list[tuple[str, list[str]]] = []
+    boxes = []
+    for pieces, t in merged:
+        if pieces and not pieces[0][0].strip() and pieces[0][1]:
+            continue  # starts with a mark: an affiliation line ("¹ Wikimedia Foundation")
+        found: list[tuple[str, list[str]]] = []
+        total = 0
+        for text, marks in pieces:
+            parts = [p for p in SEP_RE.split(text) if p and p.strip(" " + MARK_CHARS)]
+            for k, p in enumerate(parts):
+                total += 1
+                own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
+                name = _clean_name(p)
+                if name:
+                    found.append((name, (marks if k == len(parts) - 1 else []) + own))
+        if found and len(found) >= 0.6 * total:
+            names.extend(f for f in found if f[0] not in {n for n, _ in names})
+            boxes.append((t.x0, t.top, t.x1, t.bottom))
+    # one author type: drop name-shaped lines set in another size than most names (a contact line)
+    return names, boxes
+
+
+def _clean_name(p: str) -> str | None:
+    s = p.strip().strip(MARK_CHARS + " ,;:")
+    s = re.sub(rf"[{re.escape(MARK_CHARS)}]+", "", s).strip()
+    s = HONORIFIC_RE.sub("", s).strip()
+    s = re.sub(r"\s+\d[\d,\s]*$", "", s).strip()  # trailing affiliation numbers set inline
+    toks = s.split()
+    if not 2 <= len(toks) <= 5 or any(c.isdigit() for c in s) or "@" in s or len(s) > 60:
+        return None
+    caps = [t for t in toks if len(t.strip(".-'’")) >= 2 and t.strip(".-'’").isupper()]
+    if caps and len(caps) != len([t for t in toks if len(t.strip(".-'’")) >= 2]):
+        return None  # "ISM Connect": an acronym beside a word is an organisation, names are all one case
+    for i, t in enumerate(toks):
+        if re.fullmatch(r"[A-Z]\.?(?:-[A-Z]\.?)?", t) and i < len(toks) - 1:
+            continue  # an initial: "J.", "J.-P.", "P"
+        low = t.lower().strip(".,")
+        if low in ORG_WORDS:
+            return None
+        if low in PARTICLES and 0 < i < len(toks) - 1:
+            continue
+        if not (t[:1].isupper() and re.fullmatch(r"[\w'’.\-]+", t) and sum(c.isalpha() for c in t) >= 2):
+            return None
+    return s
