@@ -10,7 +10,8 @@ Callouts recognised:
 - author-year, narrative: "Gauthier (2024)", "Shen and Tamkin (2026)’s", "Hu et al. (2025)";
 - an author label alone for an entry printed without a year: "Kwa et al.’s";
 - numeric (only when the bibliography is numbered, or when there is none): "[12]",
-  "[3, 7–9]", superscripts "<sup>3,5</sup>" / "¹²".
+  "[3, 7–9]", superscripts "<sup>3,5</sup>" / "¹²";
+- alphabetic labels of alpha styles, when the entries print them: "[Lee06]", "[Ert+19; CC77]".
 Each author-year callout becomes one mention per cited work; a numeric bracket one mention
 for all the numbers in it. Linking is exact on (label, year) where a reference's labels are
 what natbib/APA print for it ("Yang et al.", "Shen and Tamkin", "LangChain, Inc."), then a
@@ -46,6 +47,9 @@ _ITEM = re.compile(
 )
 _YEAR_IN = re.compile(_YEAR)
 _NUM_BRACKET = re.compile(r"\[(\d{1,4}(?:\s*[–\-]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?)*)\](?!\()")
+# alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]"
+_ALPHA_KEY = r"@?[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?"
+_ALPHA_BRACKET = re.compile(rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)\](?!\()")
 _SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
 _SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
 _SUP_MAP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
@@ -153,6 +157,8 @@ class Linker:
                 for lab in labels:
                     self.no_year[lab].append(r.id)
         self.numbered = len(self.by_number) >= max(1, len(refs) // 2) if refs else False
+        # alpha styles label entries "[Lee06]": linked like numbers, by the printed label
+        self.alpha = self.numbered and sum(not k.isdigit() for k in self.by_number) > len(self.by_number) / 2
         self.last_candidates: list[Reference] = []
 
     def link(self, auth: str, year: str) -> tuple[list[str], str | None]:
@@ -467,6 +473,14 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
     linker = ctx.linker
     if linker.refs and not linker.numbered:
         return  # an author-year paper: "[12]" is something else
+    if linker.alpha:
+        # entries labelled "[Lee06]": a bracket of numbers ("[0,1]") is an interval, not a citation
+        for m in _ALPHA_BRACKET.finditer(text):
+            keys = [k.strip() for k in re.split(r"[,;]", m.group(1))]
+            # only brackets whose every key is a printed label: "[Online]" or "[A]" is not a citation
+            if all(k in linker.by_number for k in keys):
+                _add_mention(ctx, block, text, base, m.start(), m.end(), [linker.by_number[k] for k in keys], None)
+        return
     for m in _NUM_BRACKET.finditer(text):
         nums = _expand_numbers(m.group(1))
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
