@@ -89,6 +89,9 @@ class PageStream:
     info: dict[str, Any] = field(default_factory=dict)  # PDF info dict and the like
     input_chars: int = 0
     warnings: list[str] = field(default_factory=list)
+    # pages the OCR engine says it could not read (Nougat's [MISSING_PAGE_EMPTY:n]), 1-based
+    # printed numbers; QA reports them as missing pages
+    missing_pages: list[int] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- document

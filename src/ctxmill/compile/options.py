@@ -18,6 +18,7 @@ class CompileOptions:
     llm_model: str | None = None
     llm_max_tokens: int = 8192  # per call; 8192-40960 is the useful range
     llm_api_key: str | None = None  # never written to any output
+    engine: str | None = None  # raw OCR text: the engine that wrote it (--from); None = sniff it
 
     def __post_init__(self) -> None:
         if self.fast:
@@ -25,5 +26,10 @@ class CompileOptions:
             self.citations = False
         if self.ocr not in ("never", "auto", "always"):
             raise ValueError(f"ocr must be never, auto or always, not {self.ocr!r}")
+        if self.engine is not None:
+            from ctxmill.sources.engines import ENGINES
+
+            if self.engine not in ENGINES:
+                raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if self.chunk_tokens < 32:
             raise ValueError("chunk_tokens must be at least 32")

@@ -155,10 +155,22 @@ def load_source(
             stream.path = name or str(path)
     else:
         text = decode_text(data, label)
-        if kind == "ocr_text":
+        # issue 14: which OCR engine wrote the text (or --from ENGINE) decides how it is cleaned
+        from ctxmill.sources.engines import sniff_engine
+
+        engine = options.engine or sniff_engine(text, name)
+        if engine == "plain":
+            kind = "ocr_text"
+        if engine and engine != "plain":
+            from ctxmill.sources.ocr_text import read_engine_text
+
+            stream = read_engine_text(text, engine)
+        elif kind == "ocr_text":
             from ctxmill.sources.ocr_text import read_ocr_text
 
             stream = read_ocr_text(text)
+            if engine:
+                stream.info["engine"] = engine
         else:
             from ctxmill.sources.markdown import read_markdown
 

@@ -68,3 +68,27 @@ def read_ocr_text(text: str) -> PageStream:
             p.number = i + 1
     return PageStream(pages=pages, kind="ocr_text", declared_pages=declared, input_chars=len(text),
                       info={"markers": len(raw_pages) - 1})
+
+
+def read_engine_text(text: str, engine: str) -> PageStream:
+    """Markdown-writing OCR engines (MinerU, marker, docling, Nougat, olmOCR, PaddleOCR-VL,
+    Mistral, DeepSeek-OCR ...) -> pages of clean Markdown, read by the Markdown road of the
+    blocks stage. See :mod:`ctxmill.sources.engines` for what is cleaned per engine."""
+    from ctxmill.sources.engines import to_pages
+
+    et = to_pages(text, engine)
+    pages: list[Page] = []
+    for i, (num, body) in enumerate(et.pages):
+        pages.append(Page(number=i + 1, lines=[Line(text=s.rstrip()) for s in body.split("\n")],
+                          has_text_layer=True, ocr=True, printed_number=str(num) if num is not None else None))
+    if not pages:
+        pages = [Page(number=1, lines=[], ocr=True)]
+    # kind "markdown": the blocks stage reads its Markdown syntax; source.engine says who wrote it
+    stream = PageStream(pages=pages, kind="markdown", declared_pages=len(pages), input_chars=len(text),
+                        info={"engine": engine, "markers": max(0, len(pages) - 1), **et.info})
+    stream.missing_pages = list(et.missing_pages)
+    for n in et.missing_pages:
+        stream.warnings.append(f"page {n} is missing from the OCR text (the engine marked it as not recognised)")
+    if et.info.get("bibtex_title"):
+        stream.info.setdefault("Title", et.info["bibtex_title"])
+    return stream

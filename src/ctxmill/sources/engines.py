@@ -1,0 +1,786 @@
+"""Raw OCR-engine text -> clean Markdown pages (issue 14).
+
+Every OCR or document-AI engine writes its own dialect: MinerU puts every heading at ``#``,
+docling at ``##``; marker leaves ``<span id="page-3-1"></span>`` anchors and ``(#page-3-1)``
+links; Nougat writes ``\\( \\)`` math, ``\\begin{tabular}`` tables and ``[MISSING_PAGE...]``;
+Mistral OCR (through paper2llm) ``#### Page 7`` markers and ``${ }^{1}$`` superscripts;
+PaddleOCR-VL HTML ``<div>``/``<img>``/``<table>``; DeepSeek-OCR grounding lines
+``<|ref|>title<|/ref|><|det|>[[x1, y1, x2, y2]]<|/det|>`` and ``<--- Page Split --->``.
+
+:func:`sniff_engine` recognises the family from the text (and the file name); :func:`to_pages`
+turns any of them into one canonical Markdown text per page: headings kept as headings with
+their level re-derived from the section numbering (``## 3``, ``### 3.2``; the one title at
+``#``), tables as GFM pipe tables, math as ``$...$`` / ``$$...$$``, figures as image
+placeholders, superscript markers as ``[^n]``, no engine markup. The compile stages read that
+Markdown like any other; nothing here decides what a paragraph *means* beyond the headings.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+# name -> what it is; "plain" is text lines without Markdown (one OCR paragraph a line, the
+# sample's `── PAGE 2 / 46 ──` style), "markdown" a Markdown OCR output of no known engine.
+ENGINES = {
+    "deepseek-ocr": "DeepSeek-OCR (grounding tags, <--- Page Split --->)",
+    "marker": "marker (span anchors, #page-N-M links)",
+    "docling": "docling (## headings, <!-- image --> placeholders)",
+    "nougat": "Nougat (.mmd: \\( \\) math, LaTeX tables, [MISSING_PAGE])",
+    "mistral": "Mistral OCR (#### Page N markers, ${ }^{n}$ superscripts)",
+    "paddleocr-vl": "PaddleOCR-VL (HTML <div>/<img>/<table>)",
+    "mineru": "MinerU / magic-pdf (# headings, images/<sha>.jpg)",
+    "olmocr": "olmOCR (YAML front matter)",
+    "azure-di": "Azure Document Intelligence (<!-- PageBreak -->)",
+    "markdown": "Markdown OCR output of no known engine",
+    "plain": "plain OCR text lines",
+}
+
+KNOWN_HEADINGS = {
+    "abstract", "references", "bibliography", "acknowledgments", "acknowledgements", "acknowledgment",
+    "acknowledgement", "appendix", "appendices", "supplementary material", "supplementary materials",
+    "literature cited", "works cited", "keywords", "key words", "index terms", "ccs concepts", "contents",
+    "table of contents", "funding", "author contributions", "data availability", "limitations",
+    "ethics statement", "broader impact", "conflict of interest", "declaration of competing interest",
+    "related work", "conclusion", "conclusions", "introduction", "discussion", "summary",
+}
+
+# --------------------------------------------------------------------------- sniffing
+
+_SNIFF = [  # (engine, pattern, hits needed) -- first match wins, most specific first
+    ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1),
+    ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1),
+    ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1),
+    ("mistral", re.compile(r"^#{1,6} Page \d+\s*$|\$\{\s*\}\^\{", re.M), 1),
+    ("paddleocr-vl", re.compile(r'<div style="text-align: center;">|<img src="imgs/img_in_'), 1),
+    ("docling", re.compile(r"<!-- image -->|<!-- formula-not-decoded -->"), 1),
+    ("azure-di", re.compile(r"<!-- PageBreak -->|<!-- PageHeader=|<!-- PageNumber="), 1),
+    ("mineru", re.compile(r"!\[\]\(images/[0-9a-f]{16,}\.(?:jpe?g|png)\)"), 1),
+    ("olmocr", re.compile(r"\A---\s*\n(?:.*\n){0,8}?\s*(?:primary_language|is_rotation_valid|is_table|is_diagram):",
+                          re.M), 1),
+]
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_PAGED_TEXT = re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I)
+
+
+def sniff_engine(text: str, name: str | None = None) -> str | None:
+    """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
+    OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
+    sample = text[:300_000]
+    for engine, rx, _ in _SNIFF:
+        if rx.search(sample):
+            return engine
+    suffix = Path(name).suffix.lower() if name else ""
+    if suffix == ".mmd":
+        return "nougat"
+    heads = [len(m.group(1)) for m in map(_MD_HEADING.match, sample.splitlines()) if m]
+    if _PAGED_TEXT.search(sample) and len(heads) < 2:
+        return "plain"
+    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 2:
+        return "docling"  # docling writes every heading, the title too, at ##
+    if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
+        return "nougat" if len(heads) >= 2 else "plain"
+    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 1:
+        return "mineru"
+    # Markdown with the traits of an OCR transcript of a paper (LaTeX math, a bold "References"
+    # line, a numbered bibliography) but no engine's signature: cleaned the generic way
+    traits = sum((
+        bool(re.search(r"\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$|^\$\$", sample, re.M)),
+        bool(re.search(r"^\*\*(?:References|Bibliography|Acknowledge?ments?)\*\*\s*$", sample, re.M | re.I)),
+        bool(re.search(r"\([A-Z][a-z]+(?: et al\.)?,? (?:19|20)\d\d[a-z]?[;)]", sample)),
+        bool(re.search(r"^\|.*\|\s*\n\|[\s:|-]+\|\s*$", sample, re.M)),
+    ))
+    if traits >= 2:
+        return "markdown"
+    return None
+
+
+# --------------------------------------------------------------------------- output
+
+
+@dataclass
+class EngineText:
+    pages: list[tuple[int | None, str]]  # (printed page number from the marker, Markdown)
+    engine: str
+    missing_pages: list[int] = field(default_factory=list)
+    info: dict = field(default_factory=dict)  # what the engine's wrapper said (bibtex title ...)
+
+
+# page markers of every style; group "n" is the page number where the marker gives one
+_PAGE_MARKERS = [
+    re.compile(r"^\s*<--- Page Split --->\s*$"),  # DeepSeek-OCR
+    re.compile(r"^\s*#{1,6}\s*Page\s+(?P<n>\d+)\s*$", re.I),  # Mistral via paper2llm
+    re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+(?P<n>\d+)\s*(?:(?:/|of)\s*(?P<t>\d+))?\s*[─━—–=\-]{1,}\s*$", re.I),
+    re.compile(r"^\s*\{(?P<n>\d+)\}-{8,}\s*$"),  # marker --paginate_output
+    re.compile(r"^\s*<!--\s*(?:PageBreak|page[ _-]?break)\s*-->\s*$", re.I),  # Azure DI, docling
+    re.compile(r"^\s*<!--\s*page\s+(?P<n>\d+)\s*-->\s*$", re.I),
+]
+_MISSING_PAGE = re.compile(r"^\s*\[MISSING_PAGE_(?:EMPTY|FAIL|POST)(?::(?P<n>\d+))?\]\s*$")
+
+
+def to_pages(text: str, engine: str) -> EngineText:
+    """Split on page markers and clean each page into canonical Markdown."""
+    info: dict = {}
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _strip_wrappers(text, info)
+    if engine == "deepseek-ocr" or "<|ref|>" in text:
+        text = _grounding(text)
+    raw: list[tuple[int | None, list[str]]] = [(None, [])]
+    missing: list[int] = []
+    for line in text.split("\n"):
+        parts = line.split("\f")
+        for k, part in enumerate(parts):
+            if k:
+                raw.append((None, []))
+            m = next((rx.match(part) for rx in _PAGE_MARKERS if rx.match(part)), None)
+            if m:
+                n = m.groupdict().get("n")
+                raw.append((int(n) if n else None, []))
+                continue
+            mm = _MISSING_PAGE.match(part)
+            if mm:
+                if mm.group("n"):
+                    missing.append(int(mm.group("n")))
+                raw.append((None, []))
+                continue
+            raw[-1][1].append(part)
+    pages: list[tuple[int | None, str]] = []
+    for num, lines in raw:
+        body = "\n".join(_drop_rules_at_edges(lines))
+        if not body.strip():
+            continue
+        pages.append((num, body))
+    cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
+    cleaned = tidy(relevel(cleaned, engine, info))
+    return EngineText(pages=[(n, b) for n, b in cleaned if b.strip()], engine=engine, missing_pages=missing, info=info)
+
+
+def _drop_rules_at_edges(lines: list[str]) -> list[str]:
+    """paper2llm frames each '#### Page N' marker with '---' rules: they are not content."""
+    while lines and (not lines[0].strip() or re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", lines[0])):
+        lines = lines[1:]
+    while lines and (not lines[-1].strip() or re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", lines[-1])):
+        lines = lines[:-1]
+    return lines
+
+
+def _strip_wrappers(text: str, info: dict) -> str:
+    """What an engine's wrapper puts around the paper: a bibtex header block, YAML front matter."""
+    m = re.match(r"\A\s*```(?:bibtex|bib)?\s*\n(@\w+\{.*?)\n```\s*\n", text, re.S)
+    if m:
+        for key in ("title", "author", "year", "journal", "doi"):
+            f = re.search(rf"^\s*{key}\s*=\s*\{{(.*)\}},?\s*$", m.group(1), re.M | re.I)
+            if f:
+                info[f"bibtex_{key}"] = f.group(1).strip()
+        text = text[m.end():]
+    m = re.match(r"\A---\s*\n((?:[A-Za-z_]+:.*\n){1,20})---\s*\n", text)
+    if m:
+        text = text[m.end():]
+    return text
+
+
+# --------------------------------------------------------------------------- DeepSeek grounding
+
+_REF_LINE = re.compile(r"<\|ref\|>(?P<label>[^<]*)<\|/ref\|>\s*(?:<\|det\|>.*?<\|/det\|>)?\s*")
+_DROP_LABELS = {"header", "footer", "page_number", "page_header", "page_footer", "number"}
+
+
+def _grounding(text: str) -> str:
+    """DeepSeek-OCR: each block follows a ``<|ref|>label<|/ref|><|det|>[[box]]<|/det|>`` line. The
+    label is a structure hint: title -> ``#``, sub_title -> ``##`` (levels re-derived later),
+    image -> a figure placeholder, header/footer/page_number -> dropped."""
+    out: list[str] = []
+    label: str | None = None
+    for line in text.split("\n"):
+        m = _REF_LINE.search(line)
+        if m:
+            label = m.group("label").strip().lower()
+            rest = (line[:m.start()] + line[m.end():]).strip()
+            if label == "image":
+                out += ["", "![](image)", ""]
+            elif rest:
+                out.append(_grounded(rest, label))
+            else:
+                out.append("")
+            continue
+        line = re.sub(r"<\|[a-z_/]+\|>|<image>", "", line)
+        out.append(_grounded(line, label) if line.strip() and label else line)
+        if not line.strip():
+            label = label if label in ("table",) else None
+    return "\n".join(out)
+
+
+def _grounded(line: str, label: str | None) -> str:
+    if label in _DROP_LABELS:
+        return ""
+    s = line.strip()
+    if label == "title" and not s.startswith("#"):
+        return "# " + s
+    if label in ("sub_title", "subtitle", "section_title") and not s.startswith("#"):
+        return "## " + s
+    return line
+
+
+# --------------------------------------------------------------------------- one page
+
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+
+
+def clean_markdown(text: str, engine: str) -> str:
+    """One page of an engine's Markdown -> canonical Markdown (headings not yet re-levelled)."""
+    text = _latex_tables(text)
+    text = _html_tables(text)
+    text = _html_markup(text)
+    if engine in ("nougat", "markdown", "plain", "olmocr"):  # the others escape "[" as "\\[" and use $$
+        text = _display_math(text)
+    out: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_code = not in_code
+            out.append(line)
+            continue
+        if in_code:
+            out.append(line)
+            continue
+        out.extend(_clean_line(line, engine).split("\n"))
+    text = "\n".join(_pipe_runs(out))
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip("\n")
+
+
+def _pipe_runs(lines: list[str]) -> list[str]:
+    """A run of pipe rows is a table even when the engine lost its header rule (or put the
+    rule elsewhere): one rule after the first row, none inside."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("|"):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and lines[j].startswith("|"):
+            j += 1
+        rows = [r for r in lines[i:j] if not _TABLE_RULE.match(r)]
+        if rows:
+            width = max(1, rows[0].strip().strip("|").count("|") + 1)
+            if out and out[-1].strip():
+                out.append("")
+            out += [rows[0], "|" + "|".join(["---"] * width) + "|"] + rows[1:]
+            if j < len(lines) and lines[j].strip():
+                out.append("")
+        i = j
+    return out
+
+
+_ESCAPES = re.compile(r"\\([#&{}%_*\[\]$<>|~`!])")
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+
+
+def _clean_line(line: str, engine: str) -> str:
+    s = line.rstrip()
+    if re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", s):
+        return ""  # a rule: paper2llm frames pages with them; no paper prints one as content
+    if s.lstrip().startswith("|"):
+        if _TABLE_RULE.match(s):  # docling writes "| - | - |": the block reader wants "---"
+            return "|" + "|".join("---" for _ in range(max(1, s.strip().strip("|").count("|") + 1))) + "|"
+        return _clean_inline(s.strip(), engine, cell=True)
+    # marker-style Markdown escapes of bracketed numbers: [\[20\]](#page-8-0) -> [20]
+    s = re.sub(r"^\s*>\s?", "", s) if engine == "mistral" else s  # '> **Image description.**'
+    # Nougat footnotes: "Footnote 1: text" -> a Markdown footnote definition
+    m = re.match(r"^\s*Footnote\s+(\d{1,3}):\s*(.*)$", s)
+    if m:
+        return f"[^{m.group(1)}]: {_clean_inline(m.group(2), engine)}"
+    # a bold line that names a standard section is that section's heading (olmOCR, docling)
+    m = re.fullmatch(r"\s*\*\*([A-Za-z][A-Za-z ]{2,40}?)[.:]?\*\*\s*", s)
+    if m and _norm(m.group(1)) in KNOWN_HEADINGS:
+        return "## " + m.group(1).strip()
+    return _clean_inline(s, engine)
+
+
+def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
+    # anchors and internal links (marker): the text stays, the target goes
+    s = re.sub(r"<a\s+(?:id|name)=[\"'][^\"']*[\"']\s*>\s*</a>", "", s, flags=re.I)
+    s = re.sub(r"<span\s+id=[\"'][^\"']*[\"']\s*>\s*</span>", "", s, flags=re.I)
+    s = re.sub(r"\[((?:[^\[\]]|\\\[|\\\])*)\]\(#[^)\s]*\)", r"\1", s)
+    s = re.sub(r"\\\[(\s*\d[\d,\s–\-]*)\\\]", r"[\1]", s)  # \[20\] -> [20]
+    # superscript markers in every notation -> [^n]: ${ }^{1,2}$, $^{a}$, <sup>1</sup>
+    s = re.sub(r"\$\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star|\\ddagger)\s*\}\s*\$",
+               lambda m: _mark(m.group(1)), s)
+    s = re.sub(r"\$\s*\^\s*([\w*])\s*\$", lambda m: _mark(m.group(1)), s)
+    s = re.sub(r"\\\(\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star)\s*\}\s*\\\)",
+               lambda m: _mark(m.group(1)), s)
+    s = re.sub(r"<sup>\s*([^<]{1,12}?)\s*</sup>", lambda m: _mark(m.group(1)), s, flags=re.I)
+    s = re.sub(r"<sub>\s*([^<]{1,40}?)\s*</sub>", r"\1", s, flags=re.I)
+    s = re.sub(r"</?(?:b|strong)>", "**", s, flags=re.I)
+    s = re.sub(r"</?(?:i|em)>", "*", s, flags=re.I)
+    s = re.sub(r"\s*<br\s*/?>\s*", " " if cell else "\n\n", s, flags=re.I)
+    s = re.sub(r"</?(?:span|font|u|p|center|small|big|html|body)\b[^>]*>", "", s, flags=re.I)
+    s = re.sub(r"<!--.*?-->", "", s)
+    if engine != "deepseek-ocr":  # a prompt quoted in a paper ("<image>\\n<|grounding|>..."): text, as code
+        s = re.sub(r"(?:<image>|<\|[a-z_/]+\|>)(?:\\n|[^\s\"'<]|<\|[a-z_/]+\|>)*", lambda m: f"`{m.group(0)}`", s)
+    # space-padded inline math (PaddleOCR-VL): "$ x $" -> "$x$"
+    s = re.sub(r"(?<![\\$])\$ +([^$\n]+?) +\$(?!\$)", r"$\1$", s)
+    # entities last, so that "&lt;b&gt;" stays text and is not read as a tag
+    if "&" in s:
+        s = html.unescape(s)
+    if engine in ("mistral", "marker", "paddleocr-vl", "mineru", "docling") and "\\" in s:
+        s = _unescape_outside_math(s)
+    if s.rstrip().endswith("  "):
+        s = s.rstrip()
+    return s.rstrip() if not cell else s
+
+
+def _mark(body: str) -> str:
+    body = body.replace("\\dagger", "†").replace("\\ddagger", "‡").replace("\\ast", "*").replace("\\star", "*")
+    parts = [p.strip() for p in body.split(",") if p.strip()]
+    return "[^" + ",".join(parts) + "]" if parts else ""
+
+
+def _unescape_outside_math(s: str) -> str:
+    pieces = re.split(r"(\$\$.*?\$\$|\$[^$]+\$)", s)
+    return "".join(p if p.startswith("$") else _ESCAPES.sub(r"\1", p) for p in pieces)
+
+
+def _display_math(text: str) -> str:
+    """``\\[ ... \\]`` (Nougat) -> ``$$`` blocks; ``\\tag{n}`` stays inside as the equation's number."""
+    def block(m: re.Match) -> str:
+        body = m.group(1).strip()
+        return f"\n\n$$\n{body}\n$$\n\n"
+    text = re.sub(r"(?<![\\\w])\\\[(?!\s*\d[\d,\s–\-]*\\\])(.+?)\\\]", block, text, flags=re.S)
+    # "$$ x $$" on one line, or "$$x" ... "y$$": fences on their own lines for the block reader
+    text = re.sub(r"^[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", lambda m: f"$$\n{m.group(1)}\n$$", text, flags=re.M)
+    return text
+
+
+# --------------------------------------------------------------------------- HTML
+
+_TABLE_RE = re.compile(r"<table\b.*?</table>", re.S | re.I)
+
+
+class _Table(HTMLParser):
+    """HTML table -> rows, with colspan and rowspan expanded (the text goes to the first cell)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._spans: dict[int, int] = {}  # column -> rows still covered by a rowspan above
+        self._col = 0
+        self._colspan = self._rowspan = 1
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr":
+            self._row, self._col = [], 0
+        elif tag in ("td", "th"):
+            if self._row is None:
+                self._row, self._col = [], 0
+            self._cell = []
+            self._colspan = _int(a.get("colspan"))
+            self._rowspan = _int(a.get("rowspan"))
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def _fill_spans(self):
+        while self._spans.get(self._col, 0) > 0:
+            self._spans[self._col] -= 1
+            self._row.append("")
+            self._col += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._fill_spans()
+            text = re.sub(r"\s+", " ", "".join(self._cell)).strip()
+            for k in range(self._colspan):
+                self._row.append(text if k == 0 else "")
+                if self._rowspan > 1:
+                    self._spans[self._col] = self._rowspan - 1
+                self._col += 1
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self._fill_spans()
+            for c in sorted(k for k, v in self._spans.items() if v > 0 and k >= self._col):
+                while self._col < c:
+                    self._row.append("")
+                    self._col += 1
+                self._fill_spans()
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _int(v) -> int:
+    try:
+        return max(1, min(50, int(v or 1)))
+    except ValueError:
+        return 1
+
+
+def pipe_table(rows: list[list[str]]) -> str:
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    cell = lambda c: (c.replace("|", "\\|").replace("\n", " ").strip() or " ")  # noqa: E731
+    lines = ["| " + " | ".join(cell(c) for c in rows[0] + [""] * (width - len(rows[0]))) + " |",
+             "|" + "|".join(["---"] * width) + "|"]
+    for r in rows[1:]:
+        lines.append("| " + " | ".join(cell(c) for c in r + [""] * (width - len(r))) + " |")
+    return "\n".join(lines)
+
+
+def _html_tables(text: str) -> str:
+    def conv(m: re.Match) -> str:
+        p = _Table()
+        p.feed(m.group(0))
+        p.close()
+        return "\n\n" + pipe_table(p.rows) + "\n\n"
+    return _TABLE_RE.sub(conv, text)
+
+
+def _html_markup(text: str) -> str:
+    """Block-level HTML of layout engines: ``<div>`` wrappers unwrapped (centred captions become
+    their own paragraphs), ``<img>`` -> image placeholders, docling ``<!-- image -->`` too."""
+    text = re.sub(r"<img\b[^>]*?src=[\"']([^\"']+)[\"'][^>]*>", lambda m: f"\n\n![]({m.group(1)})\n\n", text, flags=re.I)
+    text = re.sub(r"<img\b[^>]*>", "\n\n![](image)\n\n", text, flags=re.I)
+    text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b[^>]*>", "\n\n", text, flags=re.I)
+    text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
+    text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
+    return text
+
+
+# --------------------------------------------------------------------------- LaTeX tables
+
+_LATEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|tabularx|longtable)\}.*?\\end\{\1\}", re.S)
+
+
+def _latex_tables(text: str) -> str:
+    """``\\begin{table}...\\begin{tabular}...\\end{table}`` (Nougat) -> caption + GFM table."""
+    def conv(m: re.Match) -> str:
+        block = m.group(0)
+        caption = ""
+        c = re.search(r"\\caption\{", block)
+        if c:
+            caption = _braced(block, c.end() - 1)
+        out = []
+        for tab in re.finditer(r"\\begin\{(tabular\*?|tabularx|longtable)\}(.*?)\\end\{\1\}", block, re.S):
+            out.append(pipe_table(_tabular_rows(tab.group(2))))
+        parts = []
+        if caption:
+            parts.append(_latex_text(caption))
+        parts += [t for t in out if t]
+        if not parts:
+            return ""
+        return "\n\n" + "\n\n".join(parts) + "\n\n"
+    text = _flatten_inner_tabulars(text)
+    prev = None
+    while prev != text:
+        prev = text
+        text = _LATEX_TABLE.sub(conv, text, count=1)
+    return text
+
+
+_TAB_TOKEN = re.compile(r"\\(begin|end)\{(?:tabular\*?|tabularx)\}")
+
+
+def _flatten_inner_tabulars(text: str) -> str:
+    """A tabular inside a cell (Nougat's two-line headers ``\\begin{tabular}{c} GPU Power \\\\
+    consumption \\end{tabular}``) becomes the cell's text, so the outer table parses."""
+    while True:
+        stack: list[re.Match] = []
+        hit = None
+        for m in _TAB_TOKEN.finditer(text):
+            if m.group(1) == "begin":
+                stack.append(m)
+            elif stack:
+                start = stack.pop()
+                if stack:  # closed inside another tabular
+                    hit = (start, m)
+                    break
+        if hit is None:
+            return text
+        start, end = hit
+        inner = text[start.end():end.start()]
+        inner = re.sub(r"^\s*\{[^{}]*\}", "", inner, count=1)
+        flat = " ".join(_latex_text(x) for x in re.split(r"\\\\|&", inner) if x.strip())
+        text = text[:start.start()] + flat + text[end.end():]
+
+
+def _braced(s: str, i: int) -> str:
+    """Content of the brace group that opens at s[i]."""
+    depth = 0
+    for j in range(i, len(s)):
+        if s[j] == "{":
+            depth += 1
+        elif s[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return s[i + 1:j]
+    return s[i + 1:]
+
+
+def _tabular_rows(body: str) -> list[list[str]]:
+    body = re.sub(r"^\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", "", body, count=1)  # the column spec {l|cc}
+    body = re.sub(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\})", "", body)
+    rows = []
+    for raw in re.split(r"\\\\", body):
+        if not raw.strip():
+            continue
+        cells = []
+        for cell in re.split(r"(?<!\\)&", raw):
+            m = re.match(r"\s*\\multicolumn\{(\d+)\}\{[^}]*\}\{(.*)\}\s*$", cell, re.S)
+            if m:
+                cells.append(_latex_text(m.group(2)))
+                cells += [""] * (int(m.group(1)) - 1)
+                continue
+            m = re.match(r"\s*\\multirow\{[^}]*\}\{[^}]*\}\{(.*)\}\s*$", cell, re.S)
+            cells.append(_latex_text(m.group(1) if m else cell))
+        rows.append(cells)
+    return rows
+
+
+def _latex_text(s: str) -> str:
+    """Text of a LaTeX table cell or caption: formatting commands unwrapped, math as $...$."""
+    prev = None
+    while prev != s:
+        prev = s
+        s = re.sub(r"\\(?:textbf|textit|emph|text|mathrm|mathbf|underline|textsc|texttt)\{([^{}]*)\}", r"\1", s)
+    s = re.sub(r"\\(?:centering|small|footnotesize|scriptsize|tiny|normalsize|bf|it|rm)\b", "", s)
+    s = re.sub(r"\\label\{[^}]*\}", "", s)
+    s = s.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_").replace("\\#", "#").replace("~", " ")
+    return re.sub(r"\s+", " ", s).strip()
+
+
+# --------------------------------------------------------------------------- heading levels
+
+_NUMBER = re.compile(r"^(?P<num>(?:\d{1,2}(?:\.\d{1,2}){0,4})|(?:[A-Z](?:\.\d{1,2}){0,3})|(?:[IVX]{1,5}))"
+                     r"(?P<dot>\.?)\s+(?P<title>\S.*)$")
+_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Algorithm|Listing)\s*\d", re.I)
+
+
+def _norm(s: str) -> str:
+    s = re.sub(r"[*_`]", "", s)
+    return re.sub(r"\s+", " ", re.sub(r"[^a-z ]+", " ", s.lower())).strip()
+
+
+def _number(text: str, roman_doc: bool, letters: bool = True) -> tuple[str, int] | None:
+    """("3.2", depth 2) for a numbered heading; roman and letter numbers as IEEE papers use them.
+    A bare capital without a dot ("A Framework for ...") counts only where ``letters`` says an
+    appendix can start (after numbered sections)."""
+    m = _NUMBER.match(text)
+    if not m:
+        return None
+    num, title = m.group("num"), m.group("title")
+    if not (title[:1].isupper() or title[:1].isdigit() or title[:1] in "\"'(“"):
+        return None
+    if re.fullmatch(r"[IVX]{1,5}", num):
+        if not m.group("dot") and num not in ("I",) and not roman_doc:
+            return None
+        return num, 1
+    if re.fullmatch(r"[A-Z]", num):
+        if not m.group("dot") and (not letters or len(title.split()) > 12):
+            return None
+        return num, 2 if roman_doc else 1
+    if num[0].isalpha():
+        return num, len(num.split("."))
+    return num, len(num.split("."))
+
+
+def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> list[tuple[int | None, str]]:
+    """Re-derive every heading's level: the title ``#``, numbered sections from their number,
+    standard sections (Abstract, References ...) ``##``, unnumbered others relative to the
+    numbered section they sit in. Headings that are no sections (a repeated title, a label
+    ending in a colon, text drawn inside a figure) become paragraphs."""
+    lines_by_page = [(n, body.split("\n")) for n, body in pages]
+    heads: list[tuple[int, int, int, str]] = []  # (page index, line index, engine level, text)
+    in_code = False
+    for pi, (_, lines) in enumerate(lines_by_page):
+        for li, line in enumerate(lines):
+            if _FENCE.match(line):
+                in_code = not in_code
+            if in_code:
+                continue
+            m = _MD_HEADING.match(line)
+            if m:
+                heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
+    if not heads and engine not in ("plain",):
+        heads = _promote_numbered_lines(lines_by_page)
+    roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
+    numbered = [h for h in heads if _number(h[3], roman, letters=False)]
+    title_text = _title_of(heads, numbered, lines_by_page, roman)
+    cur: tuple[int, int] | None = None  # (engine level, our level) of the numbered section we are in
+    seen_title = seen_sections = False
+    for pi, li, elevel, text in heads:
+        lines = lines_by_page[pi][1]
+        t = text.strip()
+        new: str | None
+        num = _number(t, roman, letters=cur is not None or seen_sections)
+        if title_text is not None and not seen_title and t == title_text:
+            seen_title = True
+            new = "# " + t
+        elif title_text and (_norm(t) == _norm(title_text) or _norm(t).startswith(_norm(title_text) + " ")):
+            rest = t[len(title_text):].strip(" -–—:") if t.startswith(title_text) else ""
+            # paper2llm splits a paper into parts with '# <title> - Backmatter' / '- Appendix'
+            new = None if not rest or _norm(rest) in ("backmatter", "appendix", "main") else "## " + rest
+            cur = None
+        elif not t or len(t) > 200 or t.endswith(":") or _CAPTION.match(t):
+            new = t  # a label or a caption set as a heading: a paragraph
+        elif num:
+            level = min(6, 1 + num[1])
+            new = "#" * level + " " + t
+            cur = (elevel, level)
+            seen_sections = True
+        elif _norm(t) in KNOWN_HEADINGS or _norm(t.rstrip(". ")) in KNOWN_HEADINGS:
+            new = "## " + t.rstrip(" .:")
+            if _norm(t) not in ("abstract", "keywords", "index terms", "ccs concepts"):
+                cur = None
+        elif cur is None:
+            new = "## " + t
+        elif elevel > cur[0]:
+            new = "#" * min(6, cur[1] + 1) + " " + t
+        elif elevel == cur[0] or len(numbered) < 3 or engine == "mistral":
+            new = "#" * cur[1] + " " + t
+        else:
+            new = t  # shallower than the numbered section it sits in: text inside a figure
+        lines[li] = new if new is not None else ""
+    return [(n, "\n".join(lines)) for n, lines in lines_by_page]
+
+
+def _title_of(heads, numbered, lines_by_page, roman) -> str | None:
+    """The first heading is the title when it comes first on the first page, is no numbered or
+    standard section and little text comes before it; partial input has none."""
+    if not heads:
+        return None
+    pi, li, _, text = heads[0]
+    if pi != 0 or _number(text, roman, letters=False) or _norm(text) in KNOWN_HEADINGS or len(text.split()) < 2:
+        return None
+    before = "\n".join(lines_by_page[0][1][:li])
+    if len(re.sub(r"\s+", "", before)) > 400:
+        return None
+    return text
+
+
+_PLAIN_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{2,90})$")
+
+
+def _promote_numbered_lines(lines_by_page) -> list[tuple[int, int, int, str]]:
+    """Markdown without a single ``#`` (olmOCR on one page): a short line of its own that starts
+    with a section number ("2.1.1 Pretraining data: OLMo 2 Mix 1124") is a heading."""
+    heads = []
+    for pi, (_, lines) in enumerate(lines_by_page):
+        for li, line in enumerate(lines):
+            s = line.strip()
+            m = _PLAIN_NUMBERED.match(s)
+            if not m or len(s.split()) > 14 or s.endswith((",", ";")):
+                continue
+            alone = (li == 0 or not lines[li - 1].strip()) and (li + 1 >= len(lines) or not lines[li + 1].strip())
+            if not alone or ("." not in m.group(1) and len(s.split()) > 8):
+                continue
+            lines[li] = "#" * min(6, 1 + len(m.group(1).split("."))) + " " + s
+            heads.append((pi, li, 1 + len(m.group(1).split(".")), s))
+    return heads
+
+
+# --------------------------------------------------------------------------- front matter, references
+
+_NAME = re.compile(r"^[A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,4}(?:\s*\[\^[^\]]+\])?$")
+
+
+def tidy(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    """Two layout habits of engines that hide structure from the compile stages: an author
+    block written one name per paragraph (or in bold lines), and reference lists written as
+    Markdown bullets ('- [1] ...', '* Author ...'), one entry per paragraph here."""
+    out = []
+    for pi, (n, body) in enumerate(pages):
+        lines = body.split("\n")
+        if pi == 0:
+            lines = _authors_block(lines)
+        out.append((n, "\n".join(lines)))
+    return _superscripts(_reference_bullets(out))
+
+
+_SUP = str.maketrans("0123456789abcdefghijklmnoprstuvwxyz,", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ˒")
+
+
+def _superscripts(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    """``[^n]`` markers stay footnote references where the text defines footnote n, and in the
+    front matter (author -> affiliation markers, read by the metadata stage); elsewhere the
+    engine's superscript is a superscript ("where b^ ..." -> "ᵇ"), not a dangling footnote."""
+    defs = {m.group(1) for _, body in pages for m in re.finditer(r"(?m)^\[\^([^\]]+)\]:", body)}
+    front = True
+    out = []
+    for n, body in pages:
+        lines = []
+        for line in body.split("\n"):
+            if front and re.match(r"^#{2,6} ", line):
+                front = False
+            if not front and "[^" in line:
+                line = re.sub(r"\[\^([^\]]+)\](?!:)", lambda m: m.group(0) if set(m.group(1).split(",")) <= defs
+                              else m.group(1).translate(_SUP), line)
+            lines.append(line)
+        out.append((n, "\n".join(lines)))
+    return out
+
+
+def _authors_block(lines: list[str]) -> list[str]:
+    title = next((i for i, s in enumerate(lines) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    end = next((i for i in range(title + 1, len(lines)) if _MD_HEADING.match(lines[i])), len(lines))
+    names: list[int] = []
+    for i in range(title + 1, end):
+        s = lines[i].strip()
+        if not s:
+            continue
+        bare = re.sub(r"^\*\*(.*)\*\*$", r"\1", s).strip()
+        parts = [p.strip() for p in re.split(r",\s*|\s+and\s+", bare) if p.strip()]
+        if parts and all(_NAME.match(p) and len(p.split()) <= 5 for p in parts):
+            lines[i] = bare
+            names.append(i)
+        elif names:
+            break
+    if len(names) >= 2:
+        joined = ", ".join(lines[i].strip() for i in names)
+        for i in names:
+            lines[i] = ""
+        lines[names[0]] = joined
+    return lines
+
+
+def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    inside = False
+    level = 2
+    out = []
+    for n, body in pages:
+        lines = []
+        for line in body.split("\n"):
+            m = _MD_HEADING.match(line)
+            if m:
+                name = _norm(m.group(2))
+                if name in ("references", "bibliography", "literature cited", "works cited", "reference list"):
+                    inside, level = True, len(m.group(1))
+                elif inside and len(m.group(1)) <= level:
+                    inside = False
+                lines.append(line)
+                continue
+            if inside:
+                b = re.match(r"^\s*[-*+•]\s+(\S.*)$", line)
+                if b:
+                    if lines and lines[-1].strip():
+                        lines.append("")
+                    lines.append(b.group(1))
+                    continue
+            lines.append(line)
+        out.append((n, "\n".join(lines)))
+    return out
