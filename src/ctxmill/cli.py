@@ -60,6 +60,8 @@ def main() -> None:
 
 # ------------------------------------------------------------------------------ compile
 
+from ctxmill.sources.engines import ENGINES as OCR_ENGINES  # noqa: E402 -- names only, no heavy imports
+
 
 @main.command("compile")
 @click.argument("input_path", metavar="INPUT")
@@ -75,9 +77,11 @@ def main() -> None:
 @click.option("--llm", "llm_url", metavar="URL", help="OpenAI-compatible endpoint (optional enhancer).")
 @click.option("--llm-model", metavar="NAME")
 @click.option("--llm-max-tokens", type=click.IntRange(256, 40960), default=8192, show_default=True)
+@click.option("--from", "engine", type=click.Choice(list(OCR_ENGINES)), default=None,
+              help="Raw OCR text: the engine that wrote it (default: recognised from the text).")
 @handle_errors
 def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, include_source_text,
-                chunk_tokens, ignore_pdf_links, ocr, llm_url, llm_model, llm_max_tokens):
+                chunk_tokens, ignore_pdf_links, ocr, llm_url, llm_model, llm_max_tokens, engine):
     """Compile a PDF, raw OCR text or Markdown file (or - for stdin)."""
     from ctxmill.compile.options import CompileOptions
     from ctxmill.compile.pipeline import compile_document
@@ -87,7 +91,7 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
         chunks=not no_chunks, citations=not no_citations, fast=fast,
         include_source_text=include_source_text, chunk_tokens=chunk_tokens,
         ignore_pdf_links=ignore_pdf_links, ocr=ocr, llm_url=llm_url, llm_model=llm_model,
-        llm_max_tokens=llm_max_tokens,
+        llm_max_tokens=llm_max_tokens, engine=engine,
     )
     if input_path == "-":
         source: Path | bytes = sys.stdin.buffer.read()

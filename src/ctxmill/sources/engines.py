@@ -154,7 +154,7 @@ def to_pages(text: str, engine: str) -> EngineText:
             continue
         pages.append((num, body))
     cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
-    cleaned = tidy(relevel(cleaned, engine, info))
+    cleaned = tidy(relevel(cleaned, engine, info), engine)
     return EngineText(pages=[(n, b) for n, b in cleaned if b.strip()], engine=engine, missing_pages=missing, info=info)
 
 
@@ -247,6 +247,8 @@ def clean_markdown(text: str, engine: str) -> str:
             out.append(line)
             continue
         out.extend(_clean_line(line, engine).split("\n"))
+        if line.endswith("  ") and line.strip() and not line.lstrip().startswith("|"):
+            out.append("")  # a Markdown hard break (MinerU ends every line so): the next line stands apart
     text = "\n".join(_pipe_runs(out))
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip("\n")
@@ -266,7 +268,10 @@ def _pipe_runs(lines: list[str]) -> list[str]:
         while j < len(lines) and lines[j].startswith("|"):
             j += 1
         rows = [r for r in lines[i:j] if not _TABLE_RULE.match(r)]
-        if rows:
+        width = max((r.strip().strip("|").count("|") + 1 for r in rows), default=0)
+        if rows and width == 1:  # a one-column "table" is text; GFM needs two columns
+            out += [""] + [r.strip().strip("|").strip() for r in rows] + [""]
+        elif rows:
             width = max(1, rows[0].strip().strip("|").count("|") + 1)
             if out and out[-1].strip():
                 out.append("")
@@ -628,7 +633,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
         num = _number(t, roman, letters=cur is not None or seen_sections)
         if title_text is not None and not seen_title and t == title_text:
             seen_title = True
-            new = "# " + t
+            new = "# " + re.sub(r"(?<=\w)\.$", "", t)  # docling keeps the full stop of "Transformers."
         elif title_text and (_norm(t) == _norm(title_text) or _norm(t).startswith(_norm(title_text) + " ")):
             rest = t[len(title_text):].strip(" -–—:") if t.startswith(title_text) else ""
             # paper2llm splits a paper into parts with '# <title> - Backmatter' / '- Appendix'
@@ -697,7 +702,34 @@ def _promote_numbered_lines(lines_by_page) -> list[tuple[int, int, int, str]]:
 _NAME = re.compile(r"^[A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,4}(?:\s*\[\^[^\]]+\])?$")
 
 
-def tidy(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+_GLUED_NAME = re.compile(r"([A-Z][^,]*?[a-z])([a-z](?:,(?:[a-z]|\*))*|\*)(?:,\s*|$)")
+
+
+def _glued_marks(lines: list[str]) -> list[str]:
+    """MinerU glues affiliation letters to names and institutions ("Patrick N.J. Lanea,c,*, ...
+    aSchool of Forest ..."): written back as markers, "Lane[^a,c,*]" and "[^a] School of ...",
+    when every name of the line carries them."""
+    title = next((i for i, s in enumerate(lines) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    i = next((k for k in range(title + 1, len(lines)) if lines[k].strip()), None)
+    if i is None or _MD_HEADING.match(lines[i]):
+        return lines
+    text = lines[i].strip()
+    cut = re.search(r"\s([a-z])(?=[A-Z][A-Za-z]{2,})", text)
+    head, tail = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
+    names = list(_GLUED_NAME.finditer(head))
+    if len(names) < 2 or "".join(m.group(0) for m in names).strip() != head.strip() \
+            or not any("," in m.group(2) or "*" in m.group(2) for m in names):
+        return lines
+    out = ", ".join(f"{m.group(1).strip()}[^{m.group(2)}]" for m in names)
+    if tail:
+        out += "\n\n" + re.sub(r"\s([a-z])(?=[A-Z][A-Za-z]{2,})", lambda m: f"\n\n[^{m.group(1)}] ", tail).strip()
+    lines[i] = out
+    return lines
+
+
+def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[int | None, str]]:
     """Two layout habits of engines that hide structure from the compile stages: an author
     block written one name per paragraph (or in bold lines), and reference lists written as
     Markdown bullets ('- [1] ...', '* Author ...'), one entry per paragraph here."""
@@ -706,8 +738,10 @@ def tidy(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
         lines = body.split("\n")
         if pi == 0:
             lines = _authors_block(lines)
+            if engine == "mineru":
+                lines = _glued_marks(lines)
         out.append((n, "\n".join(lines)))
-    return _superscripts(_reference_bullets(out))
+    return _superscripts(_reference_bullets(_contents_lists(out)))
 
 
 _SUP = str.maketrans("0123456789abcdefghijklmnoprstuvwxyz,", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ˒")
@@ -758,6 +792,23 @@ def _authors_block(lines: list[str]) -> list[str]:
     return lines
 
 
+def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    """A table of contents ("1 Introduction 3") is a list, not a run of section headings."""
+    inside = False
+    out = []
+    for n, body in pages:
+        lines = []
+        for line in body.split("\n"):
+            m = _MD_HEADING.match(line)
+            if m:
+                inside = _norm(m.group(2)) in ("contents", "table of contents")
+            elif inside and line.strip() and not line.lstrip().startswith(("-", "*", "|", "!")):
+                line = "- " + line.strip()
+            lines.append(line)
+        out.append((n, "\n".join(lines)))
+    return out
+
+
 def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
     inside = False
     level = 2
@@ -774,13 +825,13 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
                     inside = False
                 lines.append(line)
                 continue
-            if inside:
+            if inside and line.strip() and not line.lstrip().startswith(("|", "$$", "!")):
+                # one block per line: the references stage groups lines into entries
                 b = re.match(r"^\s*[-*+•]\s+(\S.*)$", line)
-                if b:
-                    if lines and lines[-1].strip():
-                        lines.append("")
-                    lines.append(b.group(1))
-                    continue
+                if lines and lines[-1].strip():
+                    lines.append("")
+                lines.append(b.group(1) if b else line.strip())
+                continue
             lines.append(line)
         out.append((n, "\n".join(lines)))
     return out
