@@ -206,6 +206,10 @@ def _grounding(text: str) -> str:
             else:
                 out.append("")
             continue
+        if any(rx.match(line) for rx in _PAGE_MARKERS):
+            out.append(line)
+            label = None
+            continue
         line = re.sub(r"<\|[a-z_/]+\|>|<image>", "", line)
         out.append(_grounded(line, label) if line.strip() and label else line)
         if not line.strip():
@@ -316,7 +320,7 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     s = re.sub(r"\[((?:[^\[\]]|\\\[|\\\])*)\]\(#[^)\s]*\)", r"\1", s)
     s = re.sub(r"\\\[(\s*\d[\d,\s–\-]*)\\\]", r"[\1]", s)  # \[20\] -> [20]
     # superscript markers in every notation -> [^n]: ${ }^{1,2}$, $^{a}$, <sup>1</sup>
-    s = re.sub(r"\$\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star|\\ddagger)\s*\}\s*\$",
+    s = re.sub(r"[ \t]*\$\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star|\\ddagger)\s*\}\s*\$",
                lambda m: _mark(m.group(1)), s)
     s = re.sub(r"\$\s*\^\s*([\w*])\s*\$", lambda m: _mark(m.group(1)), s)
     s = re.sub(r"\\\(\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star)\s*\}\s*\\\)",
@@ -331,7 +335,7 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     if engine != "deepseek-ocr":  # a prompt quoted in a paper ("<image>\\n<|grounding|>..."): text, as code
         s = re.sub(r"(?:<image>|<\|[a-z_/]+\|>)(?:\\n|[^\s\"'<]|<\|[a-z_/]+\|>)*", lambda m: f"`{m.group(0)}`", s)
     # space-padded inline math (PaddleOCR-VL): "$ x $" -> "$x$"
-    s = re.sub(r"(?<![\\$])\$ +([^$\n]+?) +\$(?!\$)", r"$\1$", s)
+    s = _unpad_math(s)
     # entities last, so that "&lt;b&gt;" stays text and is not read as a tag
     if "&" in s:
         s = html.unescape(s)
@@ -340,6 +344,25 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     if s.rstrip().endswith("  "):
         s = s.rstrip()
     return s.rstrip() if not cell else s
+
+
+def _unpad_math(s: str) -> str:
+    """"$ 10\\times $" -> "$10\\times$": dollars are paired in order, so the text between two
+    formulas is never read as one; a line with an odd count is left alone."""
+    if "$ " not in s and " $" not in s:
+        return s
+    parts = re.split(r"(\$\$.*?\$\$)", s)
+    out = []
+    for part in parts:
+        if part.startswith("$$"):
+            out.append(part)
+            continue
+        pieces = re.split(r"(?<!\\)\$", part)
+        if len(pieces) % 2 == 0:  # odd number of "$": not math we understand
+            out.append(part)
+            continue
+        out.append("".join(p if k % 2 == 0 else "$" + p.strip() + "$" for k, p in enumerate(pieces)))
+    return "".join(out)
 
 
 def _mark(body: str) -> str:
@@ -715,9 +738,9 @@ def _glued_marks(lines: list[str]) -> list[str]:
     i = next((k for k in range(title + 1, len(lines)) if lines[k].strip()), None)
     if i is None or _MD_HEADING.match(lines[i]):
         return lines
-    text = lines[i].strip()
+    text = re.sub(r"\s+", " ", lines[i].strip())
     cut = re.search(r"\s([a-z])(?=[A-Z][A-Za-z]{2,})", text)
-    head, tail = (text[:cut.start()], text[cut.start():]) if cut else (text, "")
+    head, tail = (text[:cut.start()].strip(), text[cut.start():]) if cut else (text, "")
     names = list(_GLUED_NAME.finditer(head))
     if len(names) < 2 or "".join(m.group(0) for m in names).strip() != head.strip() \
             or not any("," in m.group(2) or "*" in m.group(2) for m in names):
