@@ -12,15 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import importlib.util
 import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
 from fastapi import FastAPI, File, Form, HTTPException, Query, Request, UploadFile
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from ctxmill.web.jobs import STAGE_ORDER, Job, JobStore
@@ -219,29 +221,28 @@ def create_app(
     index_root = Path(index_path).resolve() if index_path else None
     sample = Path(sample_path) if sample_path else find_sample()
 
+    # /mcp is built on first use (and in the background once the server is up): importing
+    # the MCP SDK and its pydantic models took ~2-3 s of every `ctxmill serve` start.
     mcp_app = None
-    if mount_mcp:
-        try:
+    if mount_mcp and importlib.util.find_spec("mcp") is not None:
+        def build_mcp():
             from ctxmill.mcp import http_app
-        except ImportError:
-            mcp_app = None
-        else:
-            try:
-                mcp_app = http_app([index_root] if index_root else None, host=host)
-            except Exception as exc:  # the web page must come up even if MCP cannot
-                log.warning("MCP endpoint not mounted: %s", exc)
-                mcp_app = None
+
+            return http_app([index_root] if index_root else None, host=host)
+
+        mcp_app = _LazyMCP(build_mcp)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        async with contextlib.AsyncExitStack() as stack:
+        warm = asyncio.create_task(mcp_app.warm(delay=0.5)) if mcp_app is not None else None
+        try:
+            yield
+        finally:
+            if warm is not None:
+                warm.cancel()
             if mcp_app is not None:
-                # Starlette does not pass lifespan events to mounted apps; drive MCP's ourselves.
-                await stack.enter_async_context(_sub_lifespan(mcp_app))
-            try:
-                yield
-            finally:
-                await asyncio.to_thread(store.close)
+                await mcp_app.shutdown()
+            await asyncio.to_thread(store.close)
 
     app = FastAPI(
         docs_url=None,  # our own /docs below serves Swagger UI from a package, not a CDN
@@ -505,25 +506,47 @@ def create_app(
     return app
 
 
-@contextlib.asynccontextmanager
-async def _sub_lifespan(sub_app):
-    """Run an ASGI app's lifespan protocol (startup, then shutdown when we leave)."""
-    inbox: asyncio.Queue = asyncio.Queue()
-    outbox: asyncio.Queue = asyncio.Queue()
-    task = asyncio.create_task(sub_app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
-                                       inbox.get, outbox.put))
-    await inbox.put({"type": "lifespan.startup"})
-    reply = asyncio.ensure_future(outbox.get())
-    done, _ = await asyncio.wait({task, reply}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
-    if reply not in done:  # the app finished (no lifespan support) or hung: go on without it
-        reply.cancel()
-    try:
-        yield
-    finally:
-        if not task.done():
-            await inbox.put({"type": "lifespan.shutdown"})
+class _LazyMCP:
+    """The /mcp ASGI app, built by ``build()`` in a thread on the first request or by warm().
+    The built app (ctxmill.mcp.http_app) starts its session manager on its first request."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+        self.app: Any = None
+        self.error: str | None = None
+        self._building: asyncio.Future | None = None
+
+    def _build(self) -> None:
+        try:
+            self.app = self.build()
+        except Exception as exc:  # the web page must come up even if MCP cannot
+            log.warning("MCP endpoint not mounted: %s", exc)
+            self.error = f"{type(exc).__name__}: {exc}"
+
+    async def ready(self) -> Any:
+        if self.app is None and self.error is None:
+            if self._building is None:
+                self._building = asyncio.ensure_future(asyncio.to_thread(self._build))
+            await asyncio.shield(self._building)
+        return self.app
+
+    async def warm(self, delay: float) -> None:
+        await asyncio.sleep(delay)  # let the first page load go first
+        await self.ready()
+
+    async def shutdown(self) -> None:
+        if self._building is not None and not self._building.done():
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(task, timeout=10)
+                await self._building
+        if self.app is not None and hasattr(self.app, "_shutdown"):
+            await self.app._shutdown()
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        app = await self.ready()
+        if app is None:
+            await PlainTextResponse(f"MCP endpoint unavailable: {self.error}", status_code=503)(scope, receive, send)
+            return
+        await app(scope, receive, send)
 
 
 def _swagger_ui_path() -> Path | None:
