@@ -67,6 +67,7 @@ class Page:
     ocr_confidence: float | None = None
     printed_number: str | None = None  # the page number printed on the page, when seen
     declared_total: int | None = None  # "PAGE 2 / 46" says 46
+    invisible_chars: int = 0  # text-layer characters drawn invisibly (render mode 3: a scan's OCR layer)
 
 
 @dataclass
@@ -289,6 +290,9 @@ class Document:
     metrics: Metrics = field(default_factory=Metrics)
     markdown: str = ""  # document.md, set by the markdown stage
     block_spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # block id -> span in markdown
+    # stage results without a type of their own: "removed" (text left out of document.md on
+    # purpose, with page and reason) and "conservation" (per-page word counts), compile/conservation.py
+    attrs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:

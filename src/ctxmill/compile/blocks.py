@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ctxmill.compile import tables
+from ctxmill.compile import conservation, tables
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Document, Line, Page, Span
 
@@ -39,7 +39,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         if not page.lines:
             continue
         if any(line.bbox is not None and line.spans for line in page.lines):
-            blocks.extend(_geo_blocks(page, ctx))
+            blocks.extend(_geo_blocks(page, ctx, doc))
         else:
             blocks.extend(_text_blocks(page, markdown))
     for i, b in enumerate(blocks):
@@ -153,21 +153,25 @@ def _inside(box, area, margin=2.0) -> bool:
     return area[0] - margin <= cx <= area[2] + margin and area[1] - margin <= cy <= area[3] + margin
 
 
-def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
+def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[Block]:
     body = ctx.body_size
     ls: list[_L] = []
     figure_text: list[tuple[int, str]] = []
     rotated: list[Line] = []
+    figures = conservation.figure_boxes(page)  # (a page-size scan or background is no figure)
     for line in page.lines:
         if line.bbox is None or not line.spans:
             rotated.append(line)
             continue
-        if page.images and any(_inside(line.bbox, im) for im in page.images):
+        if figures and any(_inside(line.bbox, im) for im in figures):
             # text drawn inside an included figure (labels of a diagram)
-            idx = next(i for i, im in enumerate(page.images) if _inside(line.bbox, im))
+            idx = next(i for i, im in enumerate(figures) if _inside(line.bbox, im))
             figure_text.append((idx, line.text))
             continue
         ls.append(_L(line, page.number))
+    if figure_text and not ls:  # a page's only text is its text, not a figure's labels (issue 21)
+        ls = [_L(line, page.number) for line in page.lines if line.bbox is not None and line.spans]
+        figure_text = []
     code_starts = _code_runs(ls, body)
     out: list[Block] = []
     for line in rotated:
@@ -196,7 +200,7 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
             fig_texts = [t for _, t in figure_text]
             out.append(Block(BlockKind.FIGURE, "", page.number, number=number, bbox=_union([x.line.bbox for x in lines]),
                              attrs={"caption": rest.strip(), "image": None, "_label": f"{label} {number}",
-                                    "_figure_text": fig_texts}))
+                                    "figure_text": fig_texts}))
             figure_text = []
             i = j
             continue
@@ -219,6 +223,9 @@ def _geo_blocks(page: Page, ctx: _Context) -> list[Block]:
             j += 1
         out.append(_para_block(lines, page, ctx))
         i = j
+    if doc is not None:  # labels of a figure whose caption is elsewhere: listed in removed.json
+        for _, t in figure_text:
+            conservation.note_removed(doc, page.number, "figure-text", t)
     return out
 
 

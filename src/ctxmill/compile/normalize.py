@@ -24,6 +24,14 @@ LIGATURES = {
 _LIG_RE = re.compile("[" + "".join(LIGATURES) + "]")
 
 ARXIV_STAMP_RE = re.compile(r"^\s*arXiv:\s*\d{4}\.\d{4,5}(v\d+)?\s*\[[\w.\-]+\]\s*\d{1,2}\s+\w{3,9}\.?\s+\d{4}\s*$", re.I)
+# stamps and running lines that mark a page on their own, without repeating: a repository's or
+# a publisher's download stamp, a journal issue line, a document revision (issue 21)
+STAMP_RE = re.compile(
+    r"^\s*(?:downloaded\s+(?:from|by|on)\b|download\s+date\b|date\s+downloaded\b"
+    r"|published\s+(?:by|online|in)\b|provided\s+by\b|accessed\s+(?:on|from)\b"
+    r"|(?:revision|rev\.|document\s+version)\s*:?\s*[\w.-]{1,12}(?:\s+\d{1,4})?\s*$"
+    r"|(?:[A-Z][a-z]+\.?\s+\d{4}\s*[|,]\s*)?vol(?:ume)?\.?\s*\d+\s*[|,(]\s*(?:no|issue|iss|number)\.?\s*\d+)",
+    re.I)
 PAGE_NUM_RE = re.compile(r"^\s*(?:page\s+)?(?:[-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?(?:\s*[-–—])?\s*$", re.I)
 
 # LaTeX -> text for the symbols OCR engines emit inside \( \)
@@ -236,6 +244,19 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
     return out
 
 
+def _stamp(text: str, lines: list[str] | None = None) -> bool:
+    """Lines that read as download stamps, issue lines or revision marks (a page number may
+    share their line), every one of them: a stamp above body text never takes the body along."""
+    lines = lines or text.split("\n")
+    if len(text) > 300 or len(lines) > 4:
+        return False
+    for ln in lines:
+        t = re.sub(r"^\s*\d{1,4}\s{2,}|\s{2,}\d{1,4}\s*$", "", ln).strip()  # "Revision: 2.4   7"
+        if not t or len(t) > 160 or not (STAMP_RE.match(t) or PAGE_NUM_RE.match(t)):
+            return False
+    return any(STAMP_RE.match(ln.strip()) for ln in lines)
+
+
 def _furniture(doc: Document) -> None:
     """Mark page numbers and running headers/footers."""
     geo = [b for b in doc.blocks if b.bbox is not None and b.kind is BlockKind.PARAGRAPH]
@@ -248,6 +269,8 @@ def _furniture(doc: Document) -> None:
             if (bottom > h * 0.9 or top < h * 0.075) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
                 key = re.sub(r"\d+", "#", b.text.strip().lower())
                 edge.append((b, key))
+            elif (bottom > h * 0.9 or top < h * 0.075) and _stamp(b.text, b.attrs.get("_line_texts")):
+                edge.append((b, ""))  # a block of stamps, several lines deep
         counts = Counter(k for _, k in edge)
         pages = max(1, len({b.page for b in doc.blocks}))
         for b, key in edge:
@@ -257,6 +280,9 @@ def _furniture(doc: Document) -> None:
             elif counts[key] >= max(3, pages // 4):
                 b.kind = BlockKind.FURNITURE
                 b.attrs["furniture"] = "running_header"
+            elif _stamp(b.text, b.attrs.get("_line_texts")):
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "stamp"
     # text pages: running header lines repeated at the top of many pages
     firsts: dict[int, Block] = {}
     for b in doc.blocks:
@@ -269,6 +295,16 @@ def _furniture(doc: Document) -> None:
             if counts[key] >= max(3, len(firsts) // 3) and len(b.text) < 100:
                 b.kind = BlockKind.FURNITURE
                 b.attrs["furniture"] = "running_header"
+    # text pages: a stamp as the first or last line of a page
+    ends: dict[int, list[Block]] = {}
+    for b in doc.blocks:
+        if b.bbox is None and b.kind is BlockKind.PARAGRAPH:
+            ends.setdefault(b.page, []).append(b)
+    for bs in ends.values():
+        for b in {id(x): x for x in (bs[0], bs[-1])}.values():
+            if _stamp(b.text):
+                b.kind = BlockKind.FURNITURE
+                b.attrs["furniture"] = "stamp"
     for b in doc.blocks:
         if b.kind is BlockKind.PARAGRAPH and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
             b.kind = BlockKind.FURNITURE

@@ -27,6 +27,7 @@ STAGES: list[tuple[str, str, Callable[[CompileOptions], bool]]] = [
     ("markdown", "ctxmill.render.markdown:run", lambda o: True),
     ("chunks", "ctxmill.render.chunks:run", lambda o: o.chunks),
     ("citations", "ctxmill.compile.citations:run", lambda o: o.citations),
+    ("conservation", "ctxmill.compile.conservation:run", lambda o: True),  # words in vs out (issue 21)
     ("quality", "ctxmill.compile.quality:run", lambda o: True),
     # Optional: LLM repair of QA-flagged paragraphs + chunk context headers (re-runs markdown..quality).
     ("llm", "ctxmill.compile.llm_enhance:run", lambda o: bool(o.llm_url)),

@@ -187,10 +187,14 @@ def _page_text(textpage_raw, n: int) -> str | None:
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
 
 
-def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
+def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int, int]:
     """Characters -> visual lines. Works word by word (a run of characters of one text object
     between spaces needs two boxes, not one per character) and falls back to single
-    characters where a word mixes fonts (superscripts) or jumps lines."""
+    characters where a word mixes fonts (superscripts) or jumps lines.
+
+    Returns (lines, visible characters, invisible characters). Invisible text (render mode 3)
+    is read like any other: over a scan it is the page's OCR layer (OCRmyPDF, the Internet
+    Archive, Google Books), the best text the page has; the count tells later stages so."""
     import pypdfium2.raw as pdfium_c
 
     n = pdfium_c.FPDFText_CountChars(textpage_raw)
@@ -209,12 +213,15 @@ def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
     descent: dict[int, float] = {}  # per text object: baseline minus loose-box bottom
     lines: list[Line] = []
     rotated_chars: list[str] = []
-    state = {"cur": None, "visible": 0}
+    state = {"cur": None, "visible": 0, "invisible": 0}
+    hidden: dict[int, bool] = {}  # per text object: drawn in render mode 3
 
     def font_of(obj) -> _FontInfo:
         f = fonts.get(obj)
         if f is None:
-            f = fonts[obj] = _font_info(textpage_raw, ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT))
+            pobj = ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT)
+            f = fonts[obj] = _font_info(textpage_raw, pobj)
+            hidden[obj] = pdfium_c.FPDFTextObj_GetTextRenderMode(pobj) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE
         return f
 
     def box(k: int, obj):
@@ -271,6 +278,8 @@ def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
             rotated_chars.append(ch)
             return False
         state["visible"] += 1
+        if hidden.get(obj):
+            state["invisible"] += 1
         x0, top, x1, bottom, base = box(k, obj)
         place((ch, x0, top, x1, bottom, base, f, space))
         return False
@@ -307,6 +316,8 @@ def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
                     continue
                 x1 = max(x1, lx1)
             state["visible"] += e - s
+            if hidden.get(obj):
+                state["invisible"] += e - s
             place((word, x0, top, x1, bottom, base, f, space))
     if state["cur"] is not None:
         line = _finish_line(state["cur"])
@@ -316,7 +327,7 @@ def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int]:
         rtext = "".join(rotated_chars).strip()
         if rtext:
             lines.append(Line(text=rtext, bbox=None, spans=[]))
-    return lines, state["visible"]
+    return lines, state["visible"], state["invisible"]
 
 
 def _links(pdf_raw, page_raw, height: float) -> list[Link]:
@@ -470,7 +481,7 @@ def _extract_pages(pdf, start: int, end: int) -> list[Page]:
             width, height = page.get_size()
             tp = page.get_textpage()
             try:
-                lines, visible = _extract_page_lines(tp.raw, height)
+                lines, visible, invisible = _extract_page_lines(tp.raw, height)
             finally:
                 tp.close()
             links = _links(pdf.raw, page.raw, height)
@@ -478,7 +489,7 @@ def _extract_pages(pdf, start: int, end: int) -> list[Page]:
         finally:
             page.close()
         pages.append(Page(number=i + 1, lines=lines, width=round(width, 2), height=round(height, 2), links=links,
-                          images=images, has_text_layer=visible > 0))
+                          images=images, has_text_layer=visible > 0, invisible_chars=invisible))
     return pages
 
 

@@ -1,0 +1,190 @@
+"""Conservation of text: every word a page holds reaches document.md or is listed as removed.
+
+Words in are the words of each page as the source gave them (the PDF text layer, visible or
+invisible, or what OCR read). Words out are the words of the rendered blocks of that page in
+document.md. Text that a stage leaves out of document.md on purpose (running headers and
+footers, page numbers, stamps, the labels inside a figure) is listed in ``doc.attrs["removed"]``
+as ``{page, reason, text}`` (furniture blocks and figure text from the model, plus what earlier
+stages noted with :func:`note_removed` in ``doc.attrs["noted_removed"]``); the renderer writes
+that list to ``removed.json``.
+
+This stage runs after the Markdown and before the QA report, and sets
+``doc.attrs["conservation"]``::
+
+    {"words_in", "words_out", "words_removed", "words_lost", "share",
+     "pages": [{"page", "source", "chars_in", "words_in", "words_out", "words_removed",
+                "words_lost", "share", "removed": {reason: words}, "ocr_confidence"?}]}
+
+``share`` is (out + removed) / in: 1.0 means nothing vanished. A page with 50 or more characters
+in and no word out is the bug this exists to catch (quality.py reports it by page).
+
+The page-level helpers used by earlier stages live here too, so one module owns what counts as
+removed: :func:`figure_boxes` (which picture boxes are figures, not the page's background) and
+:func:`note_removed`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import BBox, BlockKind, Document, Page
+
+BACKGROUND_SHARE = 0.7  # a picture covering this much of the page is its background, not a figure
+_WORD = re.compile(r"[^\W_]+")
+
+
+def figure_boxes(page: Page) -> list[BBox]:
+    """Picture boxes whose text is figure text (labels of a diagram).
+
+    A picture that covers most of the page is the page itself: a scan under its invisible OCR
+    layer, a poster's background, a form XObject that wraps the whole page (note apps and slide
+    exports draw every page that way). Text over it is the page's text.
+    """
+    area = (page.width * page.height) or 0.0
+    if not area:
+        return list(page.images)
+    return [b for b in page.images if (b[2] - b[0]) * (b[3] - b[1]) < BACKGROUND_SHARE * area]
+
+
+def note_removed(doc: Document, page: int, reason: str, text: str) -> None:
+    """Record text a stage leaves out of document.md on purpose (shown in removed.json)."""
+    if text.strip():
+        doc.attrs.setdefault("noted_removed", []).append({"page": page, "reason": reason, "text": text.strip()})
+
+
+def words(text: str) -> list[str]:
+    """Words as compared here: NFKC (ligatures, superscript digits), lower case, letters and digits."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+
+
+def _page_words(page: Page) -> tuple[list[str], list[tuple[str, str]]]:
+    """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation")."""
+    out: list[str] = []
+    pairs: list[tuple[str, str]] = []
+    carry = None
+    for ln in page.lines:
+        ws = words(ln.text)
+        if carry is not None and ws:
+            pairs.append((carry, ws[0]))
+            ws = ws[1:]
+        carry = None
+        if ws and re.search(r"\w-\s*$", ln.text):
+            carry = ws.pop()
+        out.extend(ws)
+    if carry is not None:
+        out.append(carry)
+    return out, pairs
+
+
+def _removed_pieces(doc: Document) -> list[dict]:
+    """Everything left out of document.md on purpose: noted by stages, furniture, figure text."""
+    pieces = list(doc.attrs.get("noted_removed", []))
+    for b in doc.blocks:
+        if b.kind is BlockKind.FURNITURE:
+            pieces.append({"page": b.page, "reason": (b.attrs.get("furniture") or "furniture").replace("_", "-"),
+                           "text": b.text})
+        elif b.kind is BlockKind.FIGURE:
+            for t in list(b.attrs.get("figure_text") or []) + list(b.attrs.get("text") or []):
+                pieces.append({"page": b.page, "reason": "figure-text", "text": t})
+            if b.id not in doc.block_spans and b.attrs.get("caption"):
+                pieces.append({"page": b.page, "reason": "figure-caption", "text": b.attrs["caption"]})
+    return pieces
+
+
+def _take(w: str, pools: list[Counter], rem_pools: list[tuple[str, Counter]]) -> str | None:
+    """Use up one ``w`` from the first pool that has it: "out", a removal reason, or None."""
+    for pool in pools:
+        if pool[w] > 0:
+            pool[w] -= 1
+            return "out"
+    for reason, pool in rem_pools:
+        if pool[w] > 0:
+            pool[w] -= 1
+            return reason
+    return None
+
+
+def measure(doc: Document) -> tuple[dict, list[dict]]:
+    """(conservation summary, removed pieces) for a compiled document (markdown already rendered)."""
+    md = doc.markdown
+    out_by_page: dict[int, Counter] = {}
+    for b in doc.blocks:
+        span = doc.block_spans.get(b.id)
+        if span is None:
+            continue
+        c = Counter(words(md[span[0]:span[1]]))
+        for p in range(b.page, b.last_page + 1):
+            out_by_page.setdefault(p, Counter()).update(c)
+    removed = _removed_pieces(doc)
+    removed_by_page: dict[int, list[tuple[str, Counter]]] = {}
+    for r in removed:
+        removed_by_page.setdefault(r["page"], []).append((r["reason"], Counter(words(r["text"]))))
+    rows = []
+    tot = Counter()
+    for page in doc.stream.pages:
+        ws, pairs = _page_words(page)
+        # a block re-flowed across a page break counts on both pages; a word may also have
+        # moved one page with a float: look there after this page's own blocks
+        pools = [out_by_page.get(page.number, Counter()), out_by_page.get(page.number - 1, Counter()),
+                 out_by_page.get(page.number + 1, Counter())]
+        pools = [Counter(p) for p in pools]
+        rem_pools = [(reason, Counter(c)) for reason, c in removed_by_page.get(page.number, [])]
+        kept = lost = 0
+        rem: Counter[str] = Counter()
+
+        def take(w: str, pools=pools, rem_pools=rem_pools) -> str | None:
+            return _take(w, pools, rem_pools)
+
+        items = [(w,) for w in ws] + [(a, b) for a, b in pairs]
+        for item in items:
+            if len(item) == 1:
+                where = take(item[0])
+                n = 1
+            else:  # joined ("conservation") or kept as a compound ("context-collapse")
+                a, b = item
+                n = 2
+                where = take(a + b)
+                if where is None:
+                    wa, wb = take(a), take(b)
+                    where = wa if wa is not None and wb is not None else None
+            if where == "out":
+                kept += n
+            elif where is not None:
+                rem[where] += n
+            else:
+                lost += n
+        n_in = len(ws) + 2 * len(pairs)
+        removed_n = sum(rem.values())
+        row = {
+            "page": page.number,
+            "source": "ocr" if page.ocr else ("invisible" if page.invisible_chars else "text"),
+            "chars_in": sum(len(ln.text.strip()) for ln in page.lines),
+            "words_in": n_in, "words_out": kept, "words_removed": removed_n, "words_lost": lost,
+            "share": round((kept + removed_n) / n_in, 4) if n_in else 1.0,
+            "removed": dict(rem),
+        }
+        if page.ocr and page.ocr_confidence is not None:
+            row["ocr_confidence"] = page.ocr_confidence
+        rows.append(row)
+        tot.update({"in": n_in, "out": kept, "removed": removed_n, "lost": lost})
+    summary = {
+        "words_in": tot["in"], "words_out": tot["out"], "words_removed": tot["removed"], "words_lost": tot["lost"],
+        "share": round((tot["out"] + tot["removed"]) / tot["in"], 4) if tot["in"] else 1.0,
+        "pages": rows,
+    }
+    return summary, removed
+
+
+def empty_pages(doc: Document, min_chars: int = 50) -> list[dict]:
+    """Pages with at least ``min_chars`` characters in and not one word in document.md."""
+    rows = (doc.attrs.get("conservation") or {}).get("pages", [])
+    return [r for r in rows if r["chars_in"] >= min_chars and r["words_out"] == 0]
+
+
+def run(doc: Document, options: CompileOptions) -> None:
+    summary, removed = measure(doc)
+    doc.attrs["conservation"] = summary
+    doc.attrs["removed"] = removed
