@@ -28,7 +28,7 @@ NUMBER_RE = re.compile(
     re.S,
 )
 TOC_TITLES = {"contents", "table of contents", "list of figures", "list of tables", "list of algorithms",
-              "list of listings", "list of abbreviations", "list of symbols", "inhaltsverzeichnis",
+              "list of listings", "inhaltsverzeichnis",
               "abbildungsverzeichnis", "tabellenverzeichnis"}
 # an entry: a title, optional dot leaders, a page number (arabic or roman) at the end
 _TOC_LINE = re.compile(r"^\S.*?(?:\s*(?:\.\s*){2,}|\s)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
@@ -95,7 +95,7 @@ def parse_number(text: str) -> Number | None:
     return Number(num, kind, parts, kw, title)
 
 
-def toc_blocks(blocks: list[Block]) -> set[int]:
+def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     """Indexes of blocks that belong to a table of contents or a list of figures/tables: the
     block titled so and the entries after it, or any block whose lines are mostly entries
     ending in page numbers (a contents page without a title)."""
@@ -110,6 +110,9 @@ def toc_blocks(blocks: list[Block]) -> set[int]:
             inside = True
             continue
         entries = _entry_share(b)
+        size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+        if body and size > body * 1.3:
+            entries = 0.0  # a chapter heading with its number set apart ("Introduction  1")
         if inside and entries >= 0.5:
             out.add(i)
             continue

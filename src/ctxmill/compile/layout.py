@@ -182,3 +182,31 @@ def _edge(xs: list[float], pick) -> float:
         counts[round(x)] = counts.get(round(x), 0) + 1
     common = [x for x, c in counts.items() if c >= max(2, len(xs) // 10)]
     return float(pick(common)) if common else float(pick(xs))
+
+
+def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: float) -> list:
+    """Picture boxes that are not figures: a form XObject or a background drawn behind a stretch
+    of running text (ACM's two-column figures are placed in a frame as wide as the page and as
+    tall as the figure plus the text below it). Three or more lines of body-size text as long
+    as most of a column (40% of the document's text width) inside the box mean the box holds
+    text, not labels."""
+    if not boxes or text_width <= 0:
+        return boxes
+    keep = []
+    for box in boxes:
+        full = 0
+        for ln in lines:
+            b = ln.bbox
+            if b is None or not ln.spans:
+                continue
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            if not (box[0] - 2 <= cx <= box[2] + 2 and box[1] - 2 <= cy <= box[3] + 2):
+                continue
+            size = max((s.size for s in ln.spans if not s.superscript), default=0.0)
+            if abs(size - body) <= 0.6 and b[2] - b[0] >= 0.4 * text_width:
+                full += 1
+                if full >= 3:
+                    break
+        if full < 3:
+            keep.append(box)
+    return keep

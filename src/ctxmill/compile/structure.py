@@ -135,8 +135,9 @@ def _style(b: Block, body: float) -> str | None:
 
 
 def _signature(b: Block) -> tuple:
-    """What headings of one level share: size, weight, slant, capitals."""
-    size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+    """What headings of one level share: size (of most of the text: a chapter number set in
+    60 pt beside its title is not the title's size), weight, slant, capitals."""
+    size = b.attrs.get("_size") or 0.0
     return (round(size * 2) / 2, bool(b.attrs.get("_bold")), bool(b.attrs.get("_italic")), bool(b.attrs.get("_caps")))
 
 
@@ -168,7 +169,10 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         title = num.title
         if title and not title[:1].isupper() and not title[:1].isdigit():
             return None
-        if title and SENTENCE_END_RE.search(title) and not title.endswith("?"):
+        letters = sum(c.isalpha() for c in title)
+        if title and (letters < 2 or letters < 0.5 * len(title.replace(" ", ""))):
+            return None  # "1 3 4 × 5 6", "1 012 x": a matrix or an equation row
+        if title and (SENTENCE_END_RE.search(title) and not title.endswith("?") or title.endswith(",")):
             return None
         if geo:
             if style is None and (b.attrs.get("_nlines", 1) > 1 or len(title.split()) > 10):
@@ -186,7 +190,8 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     if geo and style is not None and norm_title(text) in KNOWN_UNNUMBERED and len(text) < 60:
         return None, text1, style
     if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
-            and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1):
+            and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1) \
+            and not re.search(r"[.:;]\s+\S|[,\-–]$", text1):  # not a run-in lead ("Results. We ...")
         return None, text1, "weak-" + style  # unnumbered: only where it looks like the numbered ones
     return None
 
@@ -204,7 +209,10 @@ def _number_ok(number: str, state: dict) -> bool:
                 last is not None and not last.isdigit() and 0 < ord(top) - ord(last) <= 2) or state.get("appendix", False)
         return bool(ok)
     if top != last:
-        return False
+        # "3.1" right after "2.4": section 3's own heading was lost (garbled, inside a figure);
+        # the subsection still starts it
+        return bool(top.isdigit() and last is not None and last.isdigit() and int(top) - int(last) == 1
+                    and all(p.isdigit() and int(p) <= 1 for p in parts[1:]))
     prev = state.get("sub", {}).get(len(parts))
     depth_prefix = ".".join(parts[:-1])
     if state.get("prefix", {}).get(len(parts)) != depth_prefix:
@@ -225,6 +233,10 @@ def _advance(number: str, state: dict) -> None:
         state["sub"] = {}
         state["prefix"] = {}
     else:
+        if state.get("top") != parts[0]:
+            state["top"] = parts[0]
+            state["sub"] = {}
+            state["prefix"] = {}
         state.setdefault("sub", {})[len(parts)] = int(parts[-1])
         state.setdefault("prefix", {})[len(parts)] = ".".join(parts[:-1])
         for d in list(state["sub"]):
@@ -269,13 +281,16 @@ def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
 
 def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     outline = doc.stream.outline
-    for i in toc_blocks(blocks):
+    for i in toc_blocks(blocks, body):
         blocks[i].attrs["toc"] = True
         if blocks[i].kind is BlockKind.HEADING and not blocks[i].attrs.get("_markup"):
             blocks[i].kind = BlockKind.PARAGRAPH
     matched: set[int] = set()
     if outline and len(outline) >= 3:
         matched = _apply_outline(outline, blocks, body)
+    # with an outline, the text finds what it left out, but not on the title pages before it
+    # ("1. Reviewer Prof. Dr. ...", "2 Department of ...")
+    outline_start = min((i for i in matched if blocks[i].number), default=0)
     cands: dict[int, tuple] = {}
     for idx, b in enumerate(blocks):
         if b.kind is BlockKind.PARAGRAPH and idx not in matched:
@@ -319,7 +334,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             if matched and norm_title(title) not in BIBLIOGRAPHY_TITLES:
                 if norm_title(title) in ("appendix", "appendices"):
                     state["appendix"] = True
-                continue  # with an outline, unnumbered headings come from it
+                weak.append(idx)  # with an outline, only when printed like its sections
+                continue
             _set_heading(b, 2, None, title)
             b.attrs["_known"] = True
             if norm_title(title) in ("appendix", "appendices"):
@@ -328,6 +344,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
                 bib_seen = True
             continue
         geo = b.attrs.get("_size") is not None
+        if matched and idx < outline_start:
+            continue
         if roman and num.kind in ("roman", "letter") and not num.keyword and not state.get("appendix"):
             ok, level = _roman_ok(num, rstate)
             if ok:
@@ -353,6 +371,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if not _number_ok(number, state):
             continue
+        if not title and num.keyword != "appendix":
+            continue  # "Chapter 3" whose title could not be joined to it
         _advance(number, state)
         _set_heading(b, 1 + len(number.split(".")), number, title or f"Appendix {number}")
         if num.keyword == "appendix":
@@ -360,6 +380,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if first_numbered is None:
             first_numbered = idx
     _unnumbered_by_style(blocks, weak, first_numbered, bool(matched), body)
+    _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
 
@@ -371,7 +392,16 @@ def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -
             continue
         m = _CHAPTER_ONLY_RE.match(b.text.strip())
         nxt = blocks[idx + 1]
-        if not m or nxt.kind is not BlockKind.PARAGRAPH or nxt.page != b.page or len(nxt.text) > 120:
+        if not m or nxt.page != b.page or len(nxt.text) > 120:
+            continue
+        if nxt.kind is BlockKind.HEADING:  # the outline found the title: it gets the number
+            if nxt.number is None and m.group(1).isdigit():
+                nxt.number = m.group(1)
+            b.kind = BlockKind.FURNITURE
+            b.attrs["_merged_into_heading"] = True
+            cands.pop(idx, None)
+            continue
+        if nxt.kind is not BlockKind.PARAGRAPH:
             continue
         size = nxt.attrs.get("_size_max") or nxt.attrs.get("_size") or 0.0
         if not size or size < body * 1.15:
@@ -399,14 +429,17 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
             levels.setdefault(_signature(b), {}).setdefault(b.level or 2, 0)
             levels[_signature(b)][b.level or 2] += 1
     sig_level = {sig: max(c, key=c.get) for sig, c in levels.items()}
+    title_page = next((b.page for b in blocks if b.attrs.get("title")), blocks[0].page if blocks else 1)
     numbered = sum(1 for b in blocks if b.kind is BlockKind.HEADING and b.number)
     if numbered >= 2:
         for idx in weak:
             b = blocks[idx]
-            if first_numbered is not None and idx < first_numbered:
-                continue  # the title page: names, affiliations, venue lines
+            known = norm_title(b.text) in KNOWN_UNNUMBERED
+            if first_numbered is not None and idx < first_numbered and not known \
+                    and (b.page <= title_page or not _text_follows(blocks, idx, body)):
+                continue  # the title pages: names, affiliations, degree, venue lines
             level = sig_level.get(_signature(b))
-            if level is not None and not outline:
+            if level is not None:
                 _set_heading(b, level, None, b.text.replace("\n", " ").strip())
         return
     if outline:
@@ -421,6 +454,29 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         if idx < 2 and b.page == blocks[0].page:
             continue
         _set_heading(b, 2 + min(sizes.index(_signature(b)[0]), 3), None, b.text.replace("\n", " ").strip())
+
+
+def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
+    """Running text comes next (a paragraph of body-size lines): what a section heading heads."""
+    for b in blocks[idx + 1: idx + 4]:
+        if b.kind in (BlockKind.FURNITURE, BlockKind.FOOTNOTE):
+            continue
+        size = b.attrs.get("_size") or 0.0
+        return b.kind is BlockKind.PARAGRAPH and b.attrs.get("_nlines", 1) >= 2 and abs(size - body) <= 0.8
+    return False
+
+
+def _front_abstract(blocks: list[Block]) -> None:
+    """An "Abstract" heading on the title page labels front matter, not a section: it stays a
+    paragraph (metadata reads the abstract after it either way). A thesis's abstract chapter,
+    on a page of its own, stays a heading."""
+    title_page = next((b.page for b in blocks if b.attrs.get("title")), None)
+    for b in blocks:
+        if b.kind is BlockKind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
+                and b.page == title_page and norm_title(b.attrs.get("_title") or b.text) == "abstract":
+            b.kind = BlockKind.PARAGRAPH
+            b.level = None
+            b.number = None
 
 
 def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
