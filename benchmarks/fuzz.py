@@ -1,0 +1,451 @@
+"""Seeded fuzzing of every entry point: compile PDF, compile text, apply, index + search.
+
+    .venv/bin/python benchmarks/fuzz.py                      # 1,000 cases per entry point
+    .venv/bin/python benchmarks/fuzz.py --cases 50 --only apply,text
+    .venv/bin/python benchmarks/fuzz.py --scaling-only       # throughput per text shape
+
+Each case runs the real command line (``ctxmill.cli.main``) in a long-lived worker process, so
+interpreter start is paid once; a case that runs past ``--timeout`` kills the worker (counted
+as a timeout) and a fresh one takes over. Outcomes per entry point: exit 0 / 2 / 3 / 1,
+timeout, and half-written output (a failed compile that left an output folder, a refused
+``apply --write`` that changed the file, a successful compile without its files). Every
+exit-1, timeout and half-written case is saved as a reproducer under
+``benchmarks/.cache/fuzz/<entry>/`` with the command that replays it.
+
+Inputs: mutants of ../shared/corpus PDFs (byte flips, truncation, block deletion and
+duplication, xref and stream-length damage; without ../shared, small PDFs it makes), generated
+text (many lines, many headings, long lines, control characters, wrong encodings, markup of OCR
+engines), apply pairs cut from this repository's own files, and folder trees with hostile
+names, broken ignore rules, symlink loops, FIFOs and binaries. ``--scaling`` compiles each text
+shape at two sizes through the ``ctxmill`` command and prints MB/s and the doubling ratio
+beside ordinary prose. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+CACHE = REPO / "benchmarks" / ".cache" / "fuzz"
+CTXMILL = Path(sys.executable).with_name("ctxmill")
+ENTRIES = ("pdf", "text", "apply", "index")
+
+
+# ----------------------------------------------------------------------------- the worker
+
+def worker() -> None:
+    """Run one CLI invocation per stdin line; answer {code, err} per line on stdout."""
+    import contextlib
+    import io
+
+    from ctxmill.cli import main
+
+    out = os.fdopen(os.dup(1), "w")
+    devnull = open(os.devnull, "w")
+    for line in sys.stdin:
+        case = json.loads(line)
+        err = io.StringIO()
+        code = 0
+        with contextlib.redirect_stdout(devnull), contextlib.redirect_stderr(err):
+            try:
+                main(case["args"], standalone_mode=False)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except BaseException as exc:  # click's own errors: usage
+                code = 2 if type(exc).__name__.endswith(("UsageError", "BadParameter", "NoSuchOption")) else 1
+                err.write(f"{type(exc).__name__}: {exc}")
+        tail = err.getvalue().strip().splitlines()
+        out.write(json.dumps({"code": code, "err": tail[-1][:300] if tail else ""}) + "\n")
+        out.flush()
+
+
+class Runner:
+    def __init__(self, timeout: float):
+        self.timeout = timeout
+        self.proc: subprocess.Popen | None = None
+
+    def _start(self) -> None:
+        env = dict(os.environ, CTXMILL_DEBUG="")
+        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+
+    def run(self, args: list[str]) -> tuple[str, str, float]:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        t = time.perf_counter()
+        self.proc.stdin.write(json.dumps({"args": args}) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        took = time.perf_counter() - t
+        if not ready:
+            self.close()
+            return "timeout", "", took
+        line = self.proc.stdout.readline()
+        if not line:  # the worker died (a signal, the OOM killer)
+            self.close()
+            return "exit_1", "worker died", took
+        ans = json.loads(line)
+        return f"exit_{ans['code']}", ans["err"], took
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+# ----------------------------------------------------------------------------- inputs
+
+def corpus_pdfs() -> list[bytes]:
+    pdfs = sorted((CORPUS / "papers").glob("*/paper.pdf"))
+    pdfs = [p for p in pdfs if p.stat().st_size < 3_000_000]
+    if pdfs:
+        return [p.read_bytes() for p in pdfs]
+    sys.path.insert(0, str(REPO / "tests"))
+    from _pdfgen import blank_pages_pdf  # type: ignore
+
+    tmp = Path(tempfile.mkdtemp())
+    out = []
+    for n in (1, 3):
+        p = tmp / f"g{n}.pdf"
+        blank_pages_pdf(p, n, text="A small page of text for the fuzzer to damage.")
+        out.append(p.read_bytes())
+    return out
+
+
+def mutate_pdf(rnd: random.Random, data: bytes) -> tuple[str, bytes]:
+    b = bytearray(data)
+    kind = rnd.choice(["flip", "flip_many", "truncate", "delete_block", "duplicate_block", "xref", "length",
+                       "header", "zero_block"])
+    n = len(b)
+    if kind == "flip":
+        for _ in range(rnd.randint(1, 20)):
+            b[rnd.randrange(n)] = rnd.randrange(256)
+    elif kind == "flip_many":
+        for _ in range(rnd.randint(50, 500)):
+            b[rnd.randrange(n)] = rnd.randrange(256)
+    elif kind == "truncate":
+        b = b[: rnd.randint(0, n)]
+    elif kind in ("delete_block", "duplicate_block", "zero_block"):
+        i = rnd.randrange(n)
+        j = min(n, i + rnd.randint(1, max(2, n // 20)))
+        if kind == "delete_block":
+            del b[i:j]
+        elif kind == "duplicate_block":
+            b[i:i] = b[i:j]
+        else:
+            b[i:j] = bytes(j - i)
+    elif kind == "xref":
+        at = data.rfind(b"startxref")
+        if at > 0:
+            b[at + 10: at + 20] = str(rnd.randrange(n)).encode().ljust(10)
+    elif kind == "length":
+        ms = list(re.finditer(rb"/Length (\d+)", data))
+        for m in rnd.sample(ms, min(len(ms), rnd.randint(1, 5))):
+            new = str(max(0, int(m.group(1)) + rnd.randint(-500, 5000))).encode()
+            b[m.start(1): m.end(1)] = new.ljust(len(m.group(1)))[: max(len(new), len(m.group(1)))]
+            break  # offsets move after the first edit
+    elif kind == "header":
+        b[:8] = rnd.choice([b"%PDF-9.9", b"%PDF-1.", b"\x00\x00\x00\x00", b"PK\x03\x04"]).ljust(8)
+    return kind, bytes(b)
+
+
+PROSE = ("The cache keeps recently used keys in memory and evicts the coldest ones when the load "
+         "rises during the day. We measured the hit rate on three traces and found it stable. ")
+
+
+def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
+    """One input of a named shape, about ``size`` bytes."""
+    if shape == "prose":
+        paras = []
+        n = 0
+        while n < size:
+            p = PROSE * rnd.randint(1, 4)
+            paras.append(p)
+            n += len(p) + 2
+        return "\n\n".join(paras).encode()
+    if shape == "one_word_lines":
+        return ("word\n" * (size // 5)).encode()
+    if shape == "headings":
+        return "".join(f"# Heading {i}\n" for i in range(size // 14)).encode()
+    if shape == "blank_pairs":
+        return ("a\n\n" * (size // 3)).encode()
+    if shape == "long_line":
+        return ("x" * size).encode()
+    if shape == "long_words_line":
+        return ("word " * (size // 5)).encode()
+    if shape == "numbered":
+        return "".join(f"{i}. item number {i}\n" for i in range(size // 20)).encode()
+    if shape == "table_rows":
+        return "".join(f"| {i} | {i * 2} | x |\n" for i in range(size // 16)).encode()
+    if shape == "refs":
+        return ("References\n\n" + "".join(f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020.\n"
+                                           for i in range(size // 60))).encode()
+    raise ValueError(shape)
+
+
+SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
+          "table_rows", "refs")
+JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
+        "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
+        "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
+        "#### Page 7", "\x0c", "\x1b[31m", "\u202e", "\ufeff", "\ud7ff", "\U0001f600", "&amp;", "```",
+        "# ", "#" * 7, "- [1] ", "* ", "|---|", "References", "Abstract", "1 Introduction", "\t\t\t"]
+
+
+def gen_text(rnd: random.Random) -> bytes:
+    r = rnd.random()
+    if r < 0.3:
+        return text_shape(rnd, rnd.choice(SHAPES), rnd.choice([10, 200, 5_000, 60_000]))
+    if r < 0.75:
+        parts = []
+        for _ in range(rnd.randint(1, 400)):
+            c = rnd.random()
+            parts.append(rnd.choice(JUNK) if c < 0.4 else PROSE[: rnd.randint(0, len(PROSE))] if c < 0.8
+                         else "\n" * rnd.randint(1, 4))
+        text = "".join(p + rnd.choice(["", " ", "\n", "\n\n"]) for p in parts)
+        enc = rnd.choice(["utf-8"] * 6 + ["utf-16", "latin-1", "cp1252"])
+        return text.encode(enc, errors="replace")
+    if r < 0.85:
+        return bytes(rnd.randrange(256) for _ in range(rnd.randint(0, 4000)))
+    if r < 0.9:  # text with a stray NUL: binary by git's rule
+        return PROSE.encode()[: rnd.randint(0, 200)] + b"\x00" + PROSE.encode()
+    return rnd.choice([b"", b"\n", b" ", b"\x00" * 100, b"\xff\xfe", b"%PDF-1.4\n", b"\xef\xbb\xbf"])
+
+
+def apply_pair(rnd: random.Random, files: list[Path]) -> tuple[bytes, bytes]:
+    src = rnd.choice(files).read_bytes()
+    lines = src.decode("utf-8", "replace").splitlines(keepends=True)
+    marker = rnd.choice(["# ... existing code ...\n", "// ... existing code ...\n", "# ...\n", "...\n"])
+    sk = list(lines)
+    for _ in range(rnd.randint(0, 6)):
+        if not sk:
+            break
+        i = rnd.randrange(len(sk))
+        op = rnd.random()
+        if op < 0.4:
+            j = min(len(sk), i + rnd.randint(1, 60))
+            sk[i:j] = [marker]
+        elif op < 0.6:
+            sk[i] = rnd.choice(JUNK) + "\n"
+        elif op < 0.8:
+            sk.insert(i, "    " * rnd.randint(0, 4) + "new_line = 1\n")
+        else:
+            del sk[i]
+    sketch = "".join(sk)
+    r = rnd.random()
+    if r < 0.05:
+        sketch = sketch.replace("\n", "\r\n")
+    elif r < 0.1:
+        sketch = "\t" + sketch.replace("\n", "\n\t")
+    orig = src
+    r = rnd.random()
+    if r < 0.03:
+        orig = bytes(rnd.randrange(256) for _ in range(500))
+    elif r < 0.06:
+        orig = b""
+    return orig, sketch.encode("utf-8", "surrogatepass")
+
+
+def make_tree(rnd: random.Random, root: Path, files: list[Path]) -> None:
+    root.mkdir(parents=True)
+    for i in range(rnd.randint(1, 25)):
+        depth = rnd.randint(0, 4)
+        d = root.joinpath(*[f"d{rnd.randint(0, 3)}" for _ in range(depth)])
+        d.mkdir(parents=True, exist_ok=True)
+        r = rnd.random()
+        name = rnd.choice(["a.py", "b.js", "c.rs", "d.go", "README.md", "e.txt", "f.json", "g.c", ".hidden.py"])
+        if r < 0.1:
+            with open(os.path.join(os.fsencode(d), bytes([rnd.randrange(128, 256)]) + b".py"), "wb") as fh:
+                fh.write(b"def odd_name():\n    pass\n")
+            continue
+        if r < 0.15:
+            (d / f"bin{i}.dat").write_bytes(bytes(rnd.randrange(256) for _ in range(3000)))
+            continue
+        if r < 0.2:
+            try:
+                os.symlink("..", d / f"loop{i}")
+            except OSError:
+                pass
+            continue
+        if r < 0.23:
+            try:
+                os.mkfifo(d / f"fifo{i}")
+            except OSError:
+                pass
+            continue
+        if r < 0.3:
+            (d / ".gitignore").write_bytes(rnd.choice([b"[z-a]\n", b"\\\n", b"*.txt\n!e.txt\n", bytes(
+                rnd.randrange(256) for _ in range(50)), b"d1/\n", b"**\n!*/\n"]))
+            continue
+        if r < 0.35:
+            (d / f"latin{i}.py").write_bytes("café = 'é'\n".encode("latin-1"))
+            continue
+        src = rnd.choice(files)
+        (d / (f"{i}_" + name)).write_bytes(src.read_bytes()[: rnd.randint(0, 20_000)])
+
+
+# ----------------------------------------------------------------------------- the campaign
+
+def campaign(entry: str, n: int, seed: int, timeout: float, work: Path) -> dict:
+    rnd = random.Random(f"{seed}:{entry}")
+    runner = Runner(timeout)
+    counts: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    slow: list[tuple[float, str, int]] = []
+    failures = []
+    pdfs = corpus_pdfs() if entry == "pdf" else []
+    code_files = sorted((REPO / "src" / "ctxmill").rglob("*.py")) + sorted((REPO / "docs").glob("*.md"))
+    try:
+        for i in range(n):
+            case_dir = work / entry / str(i)
+            case_dir.mkdir(parents=True)
+            half = False
+            desc = ""
+            if entry in ("pdf", "text"):
+                if entry == "pdf":
+                    desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
+                    inp = case_dir / "input.pdf"
+                else:
+                    data = gen_text(rnd)
+                    desc = f"{len(data)} bytes"
+                    inp = case_dir / rnd.choice(["input.txt", "input.md", "input.mmd", "input"])
+                inp.write_bytes(data)
+                out = case_dir / "out"
+                args = ["compile", str(inp), "-o", str(out), "--json"]
+                outcome, err, took = runner.run(args)
+                if outcome == "exit_0":
+                    half = not ((out / "document.md").is_file() and (out / "qa.json").is_file())
+                else:
+                    half = out.exists() and any(out.iterdir())
+                slow.append((took, f"{entry} {i} {desc}", len(data)))
+            elif entry == "apply":
+                orig, sketch = apply_pair(rnd, code_files)
+                f = case_dir / "file.py"
+                f.write_bytes(orig)
+                s = case_dir / "sketch.py"
+                s.write_bytes(sketch)
+                args = ["apply", str(f), str(s), "--write", "--json"]
+                outcome, err, took = runner.run(args)
+                if outcome != "exit_0":
+                    half = f.read_bytes() != orig
+                leftovers = [p.name for p in case_dir.iterdir() if p.name.endswith(".ctxmill")]
+                half = half or bool(leftovers)
+                slow.append((took, f"apply {i}", len(orig) + len(sketch)))
+            else:
+                tree = case_dir / "tree"
+                make_tree(rnd, tree, code_files)
+                db = case_dir / "index.db"
+                outcome, err, took = runner.run(["index", str(tree), "--db", str(db), "--json", "-q"])
+                if outcome == "exit_0":
+                    o2, err2, t2 = runner.run(["search", rnd.choice(["def", "odd name", "cache", "é"]),
+                                               "--root", str(tree), "--db", str(db), "--json"])
+                    if o2 != "exit_0":
+                        outcome, err = f"search_{o2}", err2
+                    took += t2
+                slow.append((took, f"index {i}", 0))
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if outcome == "exit_3":
+                why = re.sub(r"\d+", "N", err.split(": ", 3)[-1])[:70]
+                reasons[why] = reasons.get(why, 0) + 1
+            if half:
+                counts["half_written"] = counts.get("half_written", 0) + 1
+            bad = outcome.endswith("exit_1") or outcome == "timeout" or half
+            if bad:
+                dest = CACHE / entry / f"seed{seed}-{i}"
+                shutil.rmtree(dest, ignore_errors=True)
+                shutil.copytree(case_dir, dest, symlinks=True, ignore=lambda d, names: [
+                    x for x in names if x == "out" or not (os.path.isdir(os.path.join(d, x)) or
+                                                           os.path.isfile(os.path.join(d, x)))])
+                (dest / "REPRO.json").write_text(json.dumps(
+                    {"outcome": outcome, "half_written": half, "error": err, "case": desc,
+                     "replay": "ctxmill " + " ".join(a.replace(str(case_dir), str(dest)) for a in args)
+                     if entry != "index" else f"ctxmill index {dest / 'tree'}"}, indent=1))
+                failures.append({"case": i, "outcome": outcome, "half_written": half, "error": err,
+                                 "input": desc, "repro": str(dest)})
+            shutil.rmtree(case_dir, ignore_errors=True)
+    finally:
+        runner.close()
+    slow.sort(reverse=True)
+    return {"cases": n, "outcomes": counts,
+            "refusal_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:12]),
+            "slowest": [{"seconds": round(t, 3), "case": d,
+                         "mb_per_s": round(b / 1e6 / t, 3) if b and t else None} for t, d, b in slow[:5]],
+            "failures": failures[:30]}
+
+
+def scaling(size: int, timeout: float) -> dict:
+    """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command."""
+    rnd = random.Random(0)
+    tmp = Path(tempfile.mkdtemp(prefix="ctxmill-scale-"))
+    out = {}
+    try:
+        for shape in SHAPES:
+            row = {}
+            for mult in (1, 2):
+                data = text_shape(rnd, shape, size * mult)
+                f = tmp / f"{shape}-{mult}.txt"
+                f.write_bytes(data)
+                t = time.perf_counter()
+                try:
+                    p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(tmp / f"o-{shape}-{mult}")],
+                                       capture_output=True, timeout=timeout)
+                    code = p.returncode
+                except subprocess.TimeoutExpired:
+                    code = "timeout"
+                took = time.perf_counter() - t
+                row[f"x{mult}"] = {"bytes": len(data), "seconds": round(took, 3), "exit": code,
+                                   "mb_per_s": round(len(data) / 1e6 / took, 3)}
+            row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
+            out[shape] = row
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    prose = out["prose"]["x2"]["mb_per_s"]
+    for shape, row in out.items():
+        row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cases", type=int, default=1000, help="cases per entry point")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    ap.add_argument("--scaling", type=int, default=2_000_000, metavar="BYTES",
+                    help="size of the smaller input per text shape (0: skip)")
+    ap.add_argument("--scaling-only", action="store_true")
+    args = ap.parse_args()
+    if args.worker:
+        worker()
+        return
+    result: dict = {"seed": args.seed}
+    work = Path(tempfile.mkdtemp(prefix="ctxmill-fuzz-"))
+    try:
+        if not args.scaling_only:
+            for entry in args.only.split(","):
+                t = time.perf_counter()
+                result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work)
+                result[entry]["seconds"] = round(time.perf_counter() - t, 1)
+        if args.scaling:
+            result["scaling"] = scaling(args.scaling, args.timeout)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
