@@ -158,3 +158,162 @@ def test_initials_do_not_start_entries():
     text = ("Martin F. Arlitt and Carey L. Williamson. Internet web servers. IEEE/ACM ToN, 5(5):631–645, 1997. "
             "Zhenyu Song, Daniel S. Berger, and Wyatt Lloyd. Learning relaxed Belady. In NSDI, pages 529–544, 2020.")
     assert [p[:12] for p in split_entries_text(text)] == ["Martin F. Ar", "Zhenyu Song,"]
+
+
+# ---------------------------------------------------------------------------- finding and splitting lists
+# Blocks as the structure stage hands them over from a PDF: visual lines with their left edges.
+
+
+def _pdf_block(rows, page=1, y=100.0, kind=BlockKind.PARAGRAPH, **attrs):
+    """rows: [(x0, text)] -- one block of visual lines as the blocks stage makes it."""
+    x0 = min(x for x, _ in rows)
+    return Block(kind=kind, text=" ".join(t for _, t in rows), page=page,
+                 bbox=(x0, y, x0 + 240, y + 11 * len(rows)),
+                 attrs={"_line_texts": [t for _, t in rows], "_line_x0": [x for x, _ in rows], **attrs})
+
+
+def _compile_bib(blocks, pages=1):
+    from ctxmill.compile.references import mark_bibliography
+    from ctxmill.model import Page
+
+    for i, b in enumerate(blocks):
+        b.id = f"b{i}"
+    mark_bibliography(blocks)
+    doc = Document(stream=PageStream(pages=[Page(number=n, width=612, height=792) for n in range(1, pages + 1)],
+                                     kind="pdf"))
+    doc.blocks = blocks
+    references.run(doc, CompileOptions())
+    return doc
+
+
+def _heading(text, level=2, page=1):
+    return Block(kind=BlockKind.HEADING, text=text, page=page, level=level, attrs={"_title": text})
+
+
+def test_all_caps_title_paragraph_and_right_aligned_numeric_labels():
+    # IEEE: "REFERENCES" was not found as a heading; labels are right-aligned, so "[9]" sits
+    # right of "[10]"; continuation lines are indented past the label column
+    body = [_pdf_block([(72, "We build on [9] and [10].")], y=80),
+            _pdf_block([(150, "REFERENCES")], y=100)]
+    entries = []
+    for n, name in zip(range(8, 12), ["Smith", "Jones", "Brown", "Green"], strict=True):
+        x = 77 if n < 10 else 72
+        entries.append(_pdf_block([(x, f"[{n}] A. {name} and B. Writer, “Title number {n},” in"),
+                                   (90, f"Proc. Conf. {n}, 2019, pp. 1–10.")], y=120 + 30 * n))
+    doc = _compile_bib(body + entries)
+    assert doc.blocks[1].kind is BlockKind.HEADING and doc.blocks[1].attrs.get("bibliography")
+    assert [r.title for r in doc.references] == [f"Title number {n}" for n in range(8, 12)]
+    assert [b.number for b in doc.blocks if b.kind is BlockKind.REFERENCE] == ["8", "9", "10", "11"]
+
+
+def test_numbers_out_of_sequence_inside_an_entry_do_not_start_one():
+    blocks = [_heading("References"),
+              _pdf_block([(72, "[1] C. Doe. Measuring things. In Proc. of the"),
+                          (84, "[27] Workshop on Widgets, 2020.")]),
+              _pdf_block([(72, "[2] E. Roe. Structure matters. 2019.")], y=140)]
+    doc = _compile_bib(blocks)
+    assert len(doc.references) == 2
+    assert doc.references[0].raw.endswith("Widgets, 2020.")
+
+
+def test_alphabetic_labels_running_head_and_glossary_after_the_list():
+    blocks = [_heading("Bibliography", level=1),
+              _pdf_block([(72, "[Lee06] Edward A. Lee. The problem with threads. Computer 39.5"),
+                          (72, "(2006), pp. 33–42.")]),
+              _pdf_block([(72, "[Ert+19] Sebastian Ertel, Justus Adam, and Norman A. Rink. STCLang: State"),
+                          (72, "thread composition. In: PACT. 2019.")], y=140),
+              # the running head of the next page, merged by the blocks stage into the first entry there
+              _pdf_block([(72, "Bibliography 62"), (72, "[ST97] Nir Shavit and Dan Touitou. Software transactional"),
+                          (72, "memory. In: Distributed Computing 10.2 (1997), pp. 99–116.")], page=2, y=80),
+              _pdf_block([(72, "[@Wit20b] Felix Wittwer. Labyrinth application sometimes yields incorrect results."),
+                          (72, "July 2020. URL: https://github.com/kozyraki/stamp/issues/2.")], page=2, y=130),
+              # a list of abbreviations after it, with no heading the structure stage could see
+              _pdf_block([(72, "List of Abbreviations")], page=3, y=80),
+              _pdf_block([(72, "AES Advanced Encryption Standard")], page=3, y=110),
+              _pdf_block([(72, "DES Data Encryption Standard")], page=3, y=130)]
+    doc = _compile_bib(blocks, pages=3)
+    labels = [b.number for b in doc.blocks if b.kind is BlockKind.REFERENCE]
+    assert labels == ["Lee06", "Ert+19", "ST97", "@Wit20b"]
+    assert doc.references[2].raw.startswith("[ST97] Nir Shavit")  # the running head is gone
+    assert doc.references[0].authors == ["Edward A. Lee"] and doc.references[0].title == "The problem with threads"
+    assert [b.text for b in doc.blocks if b.kind is BlockKind.PARAGRAPH][-2:] == [
+        "AES Advanced Encryption Standard", "DES Data Encryption Standard"]
+
+
+def test_author_year_hanging_indent_across_columns_and_pages():
+    # MNRAS/AASTeX: no labels, no titles, no gaps: several entries in one block, told apart
+    # by the hanging indent; the last entry of the left column runs on at the top of the right one
+    left = _pdf_block([(305, "Agertz O., et al., 2021, MNRAS, 503, 5826"),
+                       (305, "Amarante J. A. S., Beraldo e Silva L., Debattista V. P., Smith M. C., 2020,"),
+                       (318, "ApJ, 891, L30"),
+                       (305, "Belokurov V., Erkal D., Evans N. W., Koposov S. E., Deason A. J., 2018,")], y=100)
+    left.bbox = (50, 100, 290, 150)
+    left.attrs["_line_x0"] = [50, 50, 63, 50]
+    right = _pdf_block([(330, "MNRAS, 478, 611"),
+                        (317, "Bonaca A., Conroy C., Wetzel A., Hopkins P. F., Kereš D., 2017, ApJ, 845,"),
+                        (330, "101"), (317, "Brooks R. A. N., 2025, arXiv e-prints, p. arXiv:2502.01895")], y=60)
+    right.bbox = (317, 60, 560, 110)
+    nxt = _pdf_block([(317, "Buder S., et al., 2021, MNRAS, 506, 150"),
+                      (330, "(corrigendum)"), (317, "Carollo D., 2019, ApJ, 887, 22")], page=2, y=60)
+    nxt.bbox = (317, 60, 560, 100)
+    doc = _compile_bib([_heading("REFERENCES"), left, right, nxt], pages=2)
+    raws = [r.raw for r in doc.references]
+    assert len(raws) == 7
+    assert raws[2] == "Belokurov V., Erkal D., Evans N. W., Koposov S. E., Deason A. J., 2018, MNRAS, 478, 611"
+    assert raws[5] == "Buder S., et al., 2021, MNRAS, 506, 150 (corrigendum)"
+    assert [r.year for r in doc.references] == ["2021", "2020", "2018", "2017", "2025", "2021", "2019"]
+
+
+def test_one_bibliography_per_chapter_and_an_appendix_after_the_last():
+    blocks = [_heading("Introduction", level=1), _pdf_block([(72, "As shown in [1].")]),
+              _heading("References", level=2),
+              _pdf_block([(72, "[1] A. One. First chapter paper. 2001.")]),
+              _pdf_block([(72, "[2] B. Two. Another first chapter paper. 2002.")], y=130),
+              _heading("Methods", level=1), _pdf_block([(72, "Following [1].")]),
+              _heading("References", level=2),
+              _pdf_block([(72, "[1] C. Three. Second chapter paper. 2003.")]),
+              _heading("A.1 Proofs", level=3),
+              _pdf_block([(72, "Proof of the main theorem, in 2004.")])]
+    blocks[-2].number = "A.1"
+    doc = _compile_bib(blocks)
+    assert [r.title for r in doc.references] == ["First chapter paper", "Another first chapter paper",
+                                                 "Second chapter paper"]
+    assert doc.blocks[-1].kind is BlockKind.PARAGRAPH and not doc.blocks[-1].attrs.get("bibliography")
+
+
+def test_untitled_numbered_list_at_the_end_is_a_bibliography():
+    # REVTeX prints its list with no heading
+    body = [_pdf_block([(72, f"Paragraph {k} of the letter, citing [1] and [2].")], y=80 + 20 * k) for k in range(6)]
+    bib = [_pdf_block([(77, f"[{n}] C. Josserand and S. T. Thoroddsen, Drop impact number {n}, Annu. Rev."),
+                       (95, f"Fluid Mech. 48, 365 (201{n}).")], page=2, y=80 + 30 * n) for n in range(1, 5)]
+    doc = _compile_bib(body + bib, pages=2)
+    assert len(doc.references) == 4
+    assert doc.references[3].raw == "[4] C. Josserand and S. T. Thoroddsen, Drop impact number 4, Annu. Rev. Fluid Mech. 48, 365 (2014)."
+
+
+def test_entry_merged_across_a_page_break_keeps_the_entries_after_it():
+    # the structure stage joined the entry's end on the next page to its start; the block
+    # it merged held two more entries
+    first = _pdf_block([(72, "[1] A. Smith and B. Jones. Fast things for slow people. In Proceedings of the")])
+    first.text = ("[1] A. Smith and B. Jones. Fast things for slow people. In Proceedings of the "
+                  "Conference on Things, 2020. [2] C. Doe. Chunking text. 2021. [3] E. Roe. Structure matters. 2019.")
+    first.page_end = 2
+    doc = _compile_bib([_heading("References"), first], pages=2)
+    assert [r.title for r in doc.references] == ["Fast things for slow people", "Chunking text", "Structure matters"]
+    assert doc.references[0].raw.endswith("Conference on Things, 2020.")
+
+
+def test_running_head_on_the_pages_after_the_list_starts_no_new_list():
+    # the heading finder saw "List of Abbreviations" and, on its second page, the running
+    # head "Bibliography" of the book; neither the glossary nor that head is a bibliography
+    blocks = [_heading("Bibliography", level=1),
+              _pdf_block([(72, "[SW12] Sergei Skorobogatov and Christopher Woods. Breakthrough silicon scanning."),
+                          (120, "In: CHES 2012.")]),
+              _heading("List of Abbreviations", level=1, page=2),
+              _pdf_block([(72, "AES Advanced Encryption Standard")], page=2, y=110),
+              _heading("Bibliography", level=1, page=3),
+              _pdf_block([(72, "EDE Encrypt-Decrypt-Encrypt (mode of operation)")], page=3, y=110)]
+    doc = _compile_bib(blocks, pages=3)
+    assert [r.raw[:6] for r in doc.references] == ["[SW12]"]
+    assert doc.blocks[-2].kind is BlockKind.FURNITURE
+    assert doc.blocks[-1].kind is BlockKind.PARAGRAPH and not doc.blocks[-1].attrs.get("bibliography")

@@ -490,8 +490,10 @@ def mark_bibliography(blocks: list[Block]) -> None:
             inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
             if is_bibliography_title(b.attrs.get("_title") or b.text):
-                if inside and entries and _first_on_page(blocks, i):
-                    # the running head of a long list, read as a heading ("Bibliography")
+                if _first_on_page(blocks, i) and part and (
+                        (inside and entries) or not _entry_follows(blocks, i)):
+                    # the running head of a long list, read as a heading ("Bibliography"),
+                    # also on the pages of whatever follows the list
                     b.kind = BlockKind.FURNITURE
                     b.attrs["furniture"] = "running_header"
                     continue
@@ -503,7 +505,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
                 inside = False
             continue
         if b.kind is BlockKind.PARAGRAPH and len(b.text) <= 40 and is_bibliography_title(b.text):
-            if inside:
+            if inside or (part and _first_on_page(blocks, i) and not _entry_follows(blocks, i)):
                 # the running head of a long list ("Bibliography", "Bibliography 62")
                 b.kind = BlockKind.FURNITURE
                 b.attrs["furniture"] = "running_header"
@@ -645,7 +647,7 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     pos = [i for i, ln in enumerate(lines) if ln.label is not None]
     n_edge = sum(at_edge[pos[0] : pos[-1] + 1]) if pos else sum(at_edge)
     starts = [False] * len(lines)
-    if len(labelled) >= 2 and len(labelled) >= 0.6 * n_edge:
+    if labelled and len(labelled) >= 0.6 * n_edge:
         numeric = sum(ln.label.isdigit() for ln in labelled) > len(labelled) / 2
         cont: dict[tuple[int, int], Counter] = {}
         for ln in lines:
@@ -882,6 +884,7 @@ def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) ->
     from ctxmill.compile.normalize import join_lines as reflow
 
     lines = _lines(blocks, widths)
+    per_block = Counter(ln.block for ln in lines)
     groups = segment(lines)
     keep_out: set[int] = set()
     if groups and any(ln.label for ln in lines) and len(groups) >= 3:
@@ -902,7 +905,7 @@ def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) ->
     used: set[str] = set()
     for g in groups:
         first = blocks[g[0].block]
-        if len({ln.block for ln in g}) == 1 and len(g) == len(first.attrs.get("bib_lines") or [None]):
+        if len({ln.block for ln in g}) == 1 and len(g) == per_block[g[0].block]:
             text = first.text  # the whole block is one entry: keep its re-flowed text
             text = _drop_running_head(text, first)
         else:
