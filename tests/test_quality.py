@@ -19,6 +19,9 @@ from ctxmill.model import (
 )
 
 
+WORDS = " ".join(f"word{i}" for i in range(150)) + "."
+
+
 def doc_with(md, pages=2, declared=None, **kw):
     stream = PageStream(pages=[Page(number=i + 1, lines=[Line(text="x")]) for i in range(pages)], kind="ocr_text",
                         declared_pages=declared)
@@ -49,7 +52,9 @@ def test_missing_pages_and_absent_reference_list():
     assert by["pages_missing"].severity == "error" and by["pages_missing"].location == {"pages": [17, 46]}
     assert "17-46" in by["pages_missing"].message
     assert by["no_reference_list"].severity == "error"
-    assert "unresolved_citation" in by
+    # one root cause, one finding: the callouts are counted in the error, not listed one by one
+    assert "1 citation callouts unresolved: no reference list found" in by["no_reference_list"].message
+    assert "unresolved_citation" not in by
     assert rep.score <= 100 - 40
 
 
@@ -92,3 +97,132 @@ def test_clean_sample_scores_high(tmp_path):
     doc = compile_document(sample, CompileOptions())
     assert doc.qa.score >= 90
     assert not [c for c in doc.qa.checks if c.severity == "error"]
+
+
+# ---- QA that tells the truth (issue 13, issue 21 item 5)
+
+
+def structured(pages=6, sections=None, title="A Real Title", md=None):
+    """A document of `pages` pages with a title, some text and the given sections."""
+    doc = doc_with(md if md is not None else WORDS, pages=pages)
+    doc.metadata.title = title
+    doc.sections = sections if sections is not None else [
+        Section(id=f"s{i}", level=2, title=f"Part {i}", page_start=1, page_end=1, number=str(i)) for i in (1, 2, 3)]
+    for s in doc.sections:
+        doc.blocks.append(Block(kind=BlockKind.HEADING, text=s.title, page=1, id=f"h{s.id}", level=s.level))
+        doc.blocks.append(Block(kind=BlockKind.PARAGRAPH, text=WORDS, page=1, id=f"p{s.id}", section_id=s.id))
+    return doc
+
+
+def test_empty_document_scores_at_most_20_with_an_error():
+    rep = assess(doc_with(""), CompileOptions())
+    err = [c for c in rep.checks if c.severity == "error"]
+    assert [c.id for c in err] == ["empty_document"]
+    assert rep.score <= 20
+
+
+def test_a_few_words_are_not_a_perfect_document():
+    rep = assess(doc_with("hello world", pages=1), CompileOptions())
+    assert "too_little_text" in ids(rep)
+    assert rep.score < 100 and rep.score <= 40  # two words: an error, held at the ceiling
+    some = assess(doc_with(" ".join(["word"] * 60) + ".", pages=1), CompileOptions())
+    assert [c.severity for c in some.checks if c.id == "too_little_text"] == ["warning"] and some.score < 100
+    full = assess(structured(pages=1), CompileOptions())
+    assert "too_little_text" not in ids(full) and full.score == 100
+
+
+def test_four_pages_without_headings_is_an_error():
+    rep = assess(structured(pages=4, sections=[]), CompileOptions())
+    assert "no_headings" in ids(rep) and rep.score < 70
+    short = assess(structured(pages=3, sections=[]), CompileOptions())
+    assert "no_headings" not in ids(short)  # a three-page note may have none
+    assert assess(structured(pages=4), CompileOptions()).score == 100
+
+
+def test_a_title_that_is_a_running_head_or_a_date_is_an_error():
+    for bad in ("DRAFT VERSION JULY 3, 2020", "July 3, 2020", "Preprint. Under review.",
+                "arXiv:2501.00001v1 [cs.CL] 7 Jan 2025", "Typeset using LaTeX twocolumn style in AASTeX62"):
+        rep = assess(structured(title=bad), CompileOptions())
+        assert "title_suspect" in ids(rep), bad
+        assert rep.score < 70 and bad in next(c.message for c in rep.checks if c.id == "title_suspect")
+    assert "title_suspect" not in ids(assess(structured(title="PTFO 8-8695: Two Stars, Two Signals"),
+                                             CompileOptions()))
+
+
+def test_a_gap_in_the_section_numbering_names_the_missing_numbers():
+    secs = [Section(id=f"s{n}", level=n.count(".") + 2, title=f"T{n}", page_start=1, page_end=1, number=n)
+            for n in ("1", "2", "2.1", "3.1", "4")]  # 3 is missing (3.1 has no parent)
+    rep = assess(structured(sections=secs), CompileOptions())
+    gap = next(c for c in rep.checks if c.id == "heading_numbering_gap")
+    assert gap.severity == "error" and gap.location["missing"] == ["3"] and rep.score < 70
+    secs = [Section(id=f"s{n}", level=2, title=f"T{n}", page_start=1, page_end=1, number=n)
+            for n in ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12")]
+    one = assess(structured(sections=secs), CompileOptions())
+    gap = next(c for c in one.checks if c.id == "heading_numbering_gap")
+    assert gap.severity == "warning" and gap.location["missing"] == ["11"]  # one of twelve: a warning
+    roman = [Section(id=f"s{n}", level=2, title=f"T{n}", page_start=1, page_end=1, number=n)
+             for n in ("I", "II", "III", "IV", "A", "B")]
+    assert "heading_numbering_gap" not in ids(assess(structured(sections=roman), CompileOptions()))
+
+
+def test_a_page_whose_text_vanished_is_an_error_naming_it():
+    doc = structured(pages=3)
+    doc.stream.pages[1].lines = [Line(text="This page had a whole paragraph of text on it, more than fifty "
+                                           "characters long, and none of it came out.")]
+    for b in doc.blocks:
+        b.page = 1  # every block comes from page 1: page 2's text is gone
+    rep = assess(doc, CompileOptions())
+    lost = [c for c in rep.checks if c.id == "page_text_lost"]
+    assert [c.location["page"] for c in lost] == [2] and lost[0].severity == "error" and "page 2" in lost[0].message
+    assert rep.score < 70
+    kept = next(c for c in rep.checks if c.id == "text_kept")
+    assert "%" in kept.message
+
+
+def test_repeated_findings_with_one_cause_are_reported_once_with_a_count():
+    doc = structured()
+    doc.references = [Reference(id="ref-1", raw="a")]
+    doc.unresolved = [Unresolved(f"[{n}]", "citation", "no entry numbered so", n % 5 + 1) for n in range(2, 29)]
+    rep = assess(doc, CompileOptions())
+    un = [c for c in rep.checks if c.id == "unresolved_citation"]
+    assert len(un) == 1 and un[0].location["count"] == 27
+    assert un[0].message.startswith("27 citation callouts resolve to nothing: no entry numbered so")
+    assert rep.score == 100 - 12  # counted 27 times, capped as one kind of warning
+
+
+def _page_doc(rows):
+    """A one-column page built line by line: rows of (text, top, bold, kind) -> stream lines and
+    blocks with the same boxes, as the blocks stage leaves them."""
+    from ctxmill.model import Span
+
+    lines, blocks = [], []
+    for i, (text, top, bold, kind) in enumerate(rows):
+        box = (72.0, float(top), 72.0 + 5 * len(text), float(top) + 10)
+        lines.append(Line(text=text, bbox=box, spans=[Span(text=text, bbox=box, size=10.0, bold=bold)]))
+        blocks.append(Block(kind=kind, text=text, page=2, id=f"b{i}", bbox=box, level=2 if kind is BlockKind.HEADING
+                            else None))
+    doc = structured(pages=4)
+    doc.stream.pages[1] = Page(number=2, lines=lines, width=612, height=792)
+    doc.blocks = [b for b in doc.blocks if b.kind is BlockKind.HEADING][:1] + blocks
+    return doc
+
+
+PROSE = "Running text of the body that goes on for a while so that it reads as a paragraph of prose."
+
+
+def test_heading_like_lines_left_in_the_body_are_named():
+    P, H = BlockKind.PARAGRAPH, BlockKind.HEADING
+    # bold lines of their own, and a plain line set off by space above and below (svjour3's
+    # \subsection*), each followed by its paragraph at the same left edge
+    doc = _page_doc([("2 Methods", 100, True, H), (PROSE, 114, False, P), ("Setting the scene", 140, True, P),
+                     (PROSE, 153, False, P), ("Issues in file conversion", 190, False, P), (PROSE, 215, False, P)])
+    rep = assess(doc, CompileOptions())
+    found = next(c for c in rep.checks if c.id == "heading_like_text")
+    assert found.severity == "error" and found.location["block_ids"] == ["b2", "b4"]
+    assert "'Setting the scene' (p. 2)" in found.message and rep.score < 70
+    # the same words as running text (no bold, no space around them) are not headings, nor are
+    # front-matter labels or a line with no paragraph after it (a figure label)
+    plain = _page_doc([("2 Methods", 100, True, H), (PROSE, 114, False, P), ("Setting the scene", 126, False, P),
+                       (PROSE, 138, False, P), ("Keywords", 170, True, P), (PROSE, 183, False, P),
+                       ("Userspace Kernel", 300, True, P)])
+    assert "heading_like_text" not in ids(assess(plain, CompileOptions()))

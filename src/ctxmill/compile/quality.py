@@ -5,11 +5,17 @@ applies, a location ``{page?, pages?, section_id?, block_id?, char_span?}``.
 
 Score (0-100), documented in docs/outputs.md::
 
-    score = max(0, 100 - sum over check ids of min(cap[severity], weight[severity] * count))
+    penalty = sum over check ids of min(cap[severity], weight[severity] * occurrences)
     weight: error 20, warning 4, info 0      cap: error 40, warning 12, info 0
+    score   = min(100 - penalty, the lowest CEILING of the checks present), at least 0
 
 so one kind of problem, however often it occurs, cannot sink the score on its own, while
-several different problems add up. Info checks are reported but never cost points.
+several different problems add up; and a compile whose structure is missing cannot look good
+whatever else is right: an empty document scores at most 10, a few words at most 40, no headings
+in 4+ pages, a title that reads like a running head or a date, a gap in the section numbering,
+lines set like headings left in the body, or a page whose text vanished, at most 65.
+Findings with one root cause are reported once with a count (``location.count``); the score
+counts every occurrence. Info checks are reported but never cost points.
 """
 
 from __future__ import annotations
@@ -22,7 +28,13 @@ from ctxmill.model import BlockKind, Document, QACheck, QAReport
 
 WEIGHT = {"error": 20, "warning": 4, "info": 0}
 CAP = {"error": 40, "warning": 12, "info": 0}
+# Checks that say the document's structure is missing: the score stays at or below these.
+CEILING = {"empty_document": 10, "too_little_text": 40, "no_headings": 65, "title_suspect": 65,
+           "heading_numbering_gap": 65, "heading_like_text": 65, "page_text_lost": 65}
 MAX_PER_CHECK = 25  # list at most this many occurrences of one check, then a summary line
+FEW_WORDS = 20  # fewer words than this in document.md is an error; fewer than MANY_WORDS a warning
+MANY_WORDS = 100
+LOST_CHARS = 50  # a page with this many characters in and nothing out lost its text
 
 _ARTEFACTS = [
     ("latex_math_delimiters", re.compile(r"\\\(|\\\)|\\\[|\\\]"), "OCR LaTeX math delimiter left in the text"),
@@ -83,13 +95,13 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     cit_unresolved = [u for u in doc.unresolved if u.kind == "citation"]
     if options.citations:
         if not doc.references and (doc.mentions or cit_unresolved):
-            msg = f"no reference list found, but {len(doc.mentions) + len(cit_unresolved)} citation callouts exist"
+            msg = f"{len(doc.mentions) + len(cit_unresolved)} citation callouts unresolved: no reference list found"
             if declared and declared > doc.pages:
                 msg += f" (it is probably on the missing pages {doc.pages + 1}-{declared})"
             add(QACheck("no_reference_list", "error", msg))
-        for u in cit_unresolved:
-            add(QACheck("unresolved_citation", "warning", f"citation {u.text!r} resolves to nothing: {u.reason}",
-                        {"page": u.page, "section_id": u.section_id}))
+        if doc.references:  # without a list, no_reference_list above is the one root cause
+            _grouped(add, "unresolved_citation", "warning", cit_unresolved, "citation callout",
+                     "citation {text!r} resolves to nothing: {reason}", "resolve to nothing")
         cited = {rid for m in doc.mentions for rid in m.reference_ids}
         uncited = [r for r in doc.references if r.id not in cited]
         if uncited and doc.mentions:
@@ -97,14 +109,12 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                         f"{len(uncited)} of {len(doc.references)} references are never cited: "
                         + ", ".join(r.id for r in uncited[:20]) + (" ..." if len(uncited) > 20 else ""),
                         {"reference_ids": [r.id for r in uncited]}))
-        for u in doc.unresolved:
-            if u.kind != "crossref":
-                continue
-            kind = "missing_target"
-            if re.search(r"no (figure|table)", u.reason):
-                kind = "missing_figure_or_table"
-            add(QACheck(kind, "warning", f"{u.text!r} points at nothing: {u.reason}",
-                        {"page": u.page, "section_id": u.section_id}))
+        xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
+        figtab = [u for u in xrefs if re.search(r"no (figure|table)", u.reason)]
+        _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
+                 "{text!r} points at nothing: {reason}", "point at nothing")
+        _grouped(add, "missing_target", "warning", [u for u in xrefs if u not in figtab], "cross-reference",
+                 "{text!r} points at nothing: {reason}", "point at nothing")
         if not options.ignore_pdf_links:
             # The PDF's own link annotations confirm (or question) what the text gave: a
             # citation link points at the page that holds the cited entry.
@@ -167,17 +177,41 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
             add(QACheck("short_section", "info",
                         f"section {(s.number + ' ') if s.number else ''}{s.title!r} has only {body.get(s.id, 0)} "
                         f"characters of text", {"section_id": s.id, "page": s.page_start}))
-    if not md.strip():
-        add(QACheck("empty_document", "error", "document.md is empty"))
-
+    _text_checks(doc, add)
+    _structure_checks(doc, add)
     return QAReport(score=score(checks), checks=_limit(checks))
 
 
 def score(checks: list[QACheck]) -> int:
     """The documented 0-100 score (see the module docstring)."""
-    by_id: Counter[tuple[str, str]] = Counter((c.id, c.severity) for c in checks)
+    by_id: Counter[tuple[str, str]] = Counter()
+    for c in checks:
+        by_id[(c.id, c.severity)] += _count(c)
     penalty = sum(min(CAP[sev], WEIGHT[sev] * n) for (_, sev), n in by_id.items())
-    return max(0, 100 - penalty)
+    ceiling = min((CEILING[c.id] for c in checks if c.id in CEILING and c.severity == "error"), default=100)
+    return max(0, min(100 - penalty, ceiling))
+
+
+def _count(c: QACheck) -> int:
+    return int((c.location or {}).get("count", 1))
+
+
+def _grouped(add, cid: str, severity: str, items: list, noun: str, one: str, many: str) -> None:
+    """One check per root cause (the ``reason`` of unresolved items), with a count: 27 callouts
+    that fail for one reason are one finding, not 27."""
+    by_reason: dict[str, list] = defaultdict(list)
+    for u in items:
+        by_reason[u.reason].append(u)
+    for reason, us in by_reason.items():
+        if len(us) == 1:
+            u = us[0]
+            add(QACheck(cid, severity, one.format(text=u.text, reason=reason),
+                        {"page": u.page, "section_id": u.section_id}))
+            continue
+        pages = sorted({u.page for u in us})
+        examples = ", ".join(repr(u.text) for u in us[:3]) + (", ..." if len(us) > 3 else "")
+        add(QACheck(cid, severity, f"{len(us)} {noun}s {many}: {reason} ({examples}; pages {_page_list(pages)})",
+                    {"count": len(us), "pages": [pages[0], pages[-1]]}))
 
 
 def _limit(checks: list[QACheck]) -> list[QACheck]:
@@ -192,6 +226,188 @@ def _limit(checks: list[QACheck]) -> list[QACheck]:
             out.append(QACheck(c.id, c.severity, f"... and {seen[c.id] - MAX_PER_CHECK} more like this"))
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda c: order[c.severity])
+
+
+# ---- text: how much there is, and how much of the pages' text reached document.md (issue 21)
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def _text_checks(doc: Document, add) -> None:
+    title = doc.metadata.title or ""
+    md = doc.markdown
+    words = len(_WORD_RE.findall(md)) - len(_WORD_RE.findall(title))
+    if not md.strip():
+        add(QACheck("empty_document", "error", "document.md is empty: no text came out of the input"))
+    elif words < FEW_WORDS:
+        add(QACheck("too_little_text", "error", f"document.md holds only {max(words, 0)} words besides the title"))
+    elif words < MANY_WORDS:
+        add(QACheck("too_little_text", "warning", f"document.md holds only {words} words besides the title"))
+    cons = getattr(doc, "attrs", {}).get("conservation") if hasattr(doc, "attrs") else None
+    pages = cons.get("pages", []) if cons else _page_counts(doc)
+    for p in pages:
+        if p.get("chars_in", 0) >= LOST_CHARS and not p.get("words_out", 0):
+            removed = p.get("words_removed", 0)
+            why = f" ({removed} of its words were removed as {', '.join(p.get('removed', {})) or 'furniture'})" \
+                if removed else ""
+            add(QACheck("page_text_lost", "error", f"page {p['page']} had {p['chars_in']} characters of text but "
+                        f"none of it reached document.md{why}", {"page": p["page"]}))
+    if cons and cons.get("words_in"):
+        share = cons.get("share", 0.0)
+        lost = cons.get("words_lost", 0)
+        msg = (f"document.md keeps {cons.get('words_out', 0)} of the {cons['words_in']} words on the pages "
+               f"({100 * cons.get('words_out', 0) / cons['words_in']:.1f}%); {cons.get('words_removed', 0)} were "
+               f"removed on purpose (removed.json), {lost} are unaccounted for")
+        add(QACheck("text_kept", "warning" if share < 0.9 else "info", msg))
+    elif pages:
+        w_in = sum(p.get("words_in", 0) for p in pages)
+        if w_in:
+            kept = min(w_in, len(_WORD_RE.findall(md)))
+            add(QACheck("text_kept", "warning" if kept < 0.9 * w_in else "info",
+                        f"document.md holds {kept} words for the {w_in} words on the pages ({100 * kept / w_in:.1f}%)"))
+
+
+def _page_counts(doc: Document) -> list[dict]:
+    """Per page: characters and words in (the source's lines), words out (rendered blocks)."""
+    out_words: dict[int, int] = defaultdict(int)
+    for b in doc.blocks:
+        if b.kind is BlockKind.FURNITURE or b.id not in doc.block_spans:
+            continue
+        out_words[b.page] += len(_WORD_RE.findall(b.text)) or len(b.attrs.get("rows") or [])
+    rows = []
+    for p in doc.stream.pages:
+        text = " ".join(ln.text for ln in p.lines)
+        rows.append({"page": p.number, "chars_in": len(text.replace(" ", "")), "words_in": len(_WORD_RE.findall(text)),
+                     "words_out": out_words.get(p.number, 0)})
+    return rows
+
+
+# ---- structure: headings and title a reader can trust (issue 13)
+_NUM_RE = re.compile(r"^(?:[A-Z]|\d+|[IVX]+)(?:\.\d+)*$")
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
+          "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
+
+
+def _structure_checks(doc: Document, add) -> None:
+    from ctxmill.compile.front import DATE_RE, FURNITURE_RE
+
+    title = (doc.metadata.title or "").strip()
+    if title and (FURNITURE_RE.search(title) or DATE_RE.match(title) or not re.search(r"[A-Za-z]{2}", title)):
+        add(QACheck("title_suspect", "error", f"the title {title!r} reads like a running head, a stamp or a date, "
+                    f"not a title"))
+    elif not title and doc.pages >= 2:
+        add(QACheck("no_title", "warning", "no title was found"))
+    if doc.pages >= 4 and not doc.sections:
+        add(QACheck("no_headings", "error", f"no section headings were found in {doc.pages} pages: the document "
+                    f"has no structure (headings may have been read as body text)"))
+    _numbering(doc, add)
+    _heading_like(doc, add)
+
+
+def _numbering(doc: Document, add) -> None:
+    """Numbered headings skip no number: a 3.1 needs a 3, a 2.3 a 2.2, a 4 a 3."""
+    nums = [s.number.rstrip(".") for s in doc.sections if s.number and _NUM_RE.match(s.number.rstrip("."))]
+    if len(nums) < 3:
+        return
+    roman = any(n.split(".")[0] in ("II", "III", "IV") for n in nums)
+
+    def key(n: str) -> tuple | None:
+        out = []
+        for i, part in enumerate(n.split(".")):
+            if part.isdigit():
+                out.append(int(part))
+            elif i == 0 and roman and part in _ROMAN:
+                out.append(_ROMAN[part])
+            elif len(part) == 1 and part.isalpha():
+                out.append(("A", ord(part) - 64))  # appendix letters count on their own
+            else:
+                return None
+        return tuple(out)
+
+    have = {k for k in (key(n) for n in nums) if k is not None}
+    missing: list[str] = []
+    for k in sorted(have, key=str):
+        parent = k[:-1]
+        if parent and parent not in have:
+            missing.append(".".join(str(x if isinstance(x, int) else chr(64 + x[1])) for x in parent))
+        last = k[-1]
+        if isinstance(last, int) and last > 1 and k[:-1] + (last - 1,) not in have:
+            missing.append(".".join(str(x if isinstance(x, int) else chr(64 + x[1])) for x in k[:-1] + (last - 1,)))
+    missing = sorted(set(missing), key=lambda m: [int(p) if p.isdigit() else ord(p[0]) for p in m.split(".")])
+    if missing:
+        # a tenth of the numbered outline gone (or three numbers) is an error; one gap in a long
+        # outline a warning
+        severe = len(missing) >= 3 or len(missing) >= 0.1 * (len(have) + len(missing))
+        add(QACheck("heading_numbering_gap", "error" if severe else "warning",
+                    f"{len(missing)} section number{'s' if len(missing) > 1 else ''} missing from the headings "
+                    f"({', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}): those headings were probably "
+                    f"read as body text", {"missing": missing}))
+
+
+_FRONT_LABELS = re.compile(r"^(?:keywords?|key words|index terms|general terms|categories and subject descriptors|"
+                           r"ccs concepts|acm reference format|additional key words and phrases)\b", re.I)
+
+
+def _heading_like(doc: Document, add) -> None:
+    """Lines set like headings that ended up as body paragraphs: the headings a reader sees and
+    the outline lacks. Such a line is a block of its own, a few capitalised words without end
+    punctuation, set off by bold or larger type or by space above and below it, and followed
+    closely by a paragraph that starts at the same left edge (figure labels and table cells are not)."""
+    sizes: Counter[float] = Counter()
+    for p in doc.stream.pages:
+        for ln in p.lines:
+            for sp in ln.spans:
+                if not sp.superscript and sp.size:
+                    sizes[round(sp.size, 1)] += len(sp.text)
+    if not sizes:
+        return  # no type geometry (plain or pasted text)
+    body = sizes.most_common(1)[0][0]
+    by_page = {p.number: sorted((ln for ln in p.lines if ln.bbox and ln.spans), key=lambda ln: ln.bbox[1])
+               for p in doc.stream.pages}
+    first_heading = next((i for i, b in enumerate(doc.blocks) if b.kind is BlockKind.HEADING
+                          and not b.attrs.get("title")), None)
+    if first_heading is None:
+        return  # no_headings speaks for this document
+    found = []
+    blocks = doc.blocks
+    for i in range(first_heading + 1, len(blocks) - 1):
+        b, nxt = blocks[i], blocks[i + 1]
+        if b.kind is not BlockKind.PARAGRAPH or b.bbox is None or b.attrs.get("toc") or b.attrs.get("bibliography"):
+            continue
+        text = b.text.strip()
+        if not 1 <= len(text.split()) <= 10 or not text[:1].isupper() or re.search(r"[.,;:!?)\]]$", text) \
+                or not re.search(r"[a-z]{3}", text) or _FRONT_LABELS.match(text):
+            continue
+        if nxt.kind is not BlockKind.PARAGRAPH or nxt.bbox is None or nxt.page != b.page \
+                or len(nxt.text.split()) < 15 or abs(nxt.bbox[0] - b.bbox[0]) > 15:
+            continue
+        col = [ln for ln in by_page.get(b.page, []) if ln.bbox[0] < b.bbox[2] and ln.bbox[2] > b.bbox[0]]
+        own = [ln for ln in col if ln.bbox[1] < b.bbox[3] - 1 and ln.bbox[3] > b.bbox[1] + 1]
+        if len(own) != 1:
+            continue
+        line = own[0]
+        h = line.bbox[3] - line.bbox[1]
+        if not 0 <= nxt.bbox[1] - line.bbox[3] < 3 * h:
+            continue
+        spans = [sp for sp in line.spans if sp.text.strip() and not sp.superscript]
+        if not spans:
+            continue
+        size = min(sp.size for sp in spans)
+        set_off = (all(sp.bold for sp in spans) and size >= body * 0.95) or size >= body * 1.15
+        if not set_off:
+            above = [ln.bbox[3] for ln in col if ln.bbox[3] <= line.bbox[1] + 1 and ln is not line]
+            below = [ln.bbox[1] for ln in col if ln.bbox[1] >= line.bbox[3] - 1 and ln is not line]
+            gap_above = line.bbox[1] - max(above) if above else 0.0
+            gap_below = min(below) - line.bbox[3] if below else 0.0
+            set_off = gap_above >= 1.2 * h and gap_below >= 1.2 * h
+        if set_off:
+            found.append(b)
+    if found:
+        pages = sorted({b.page for b in found})
+        examples = ", ".join(f"{b.text.strip()!r} (p. {b.page})" for b in found[:5]) + (", ..." if len(found) > 5 else "")
+        add(QACheck("heading_like_text", "error" if len(found) >= 2 else "warning",
+                    f"{len(found)} line{'s' if len(found) > 1 else ''} set like headings "
+                    f"{'were' if len(found) > 1 else 'was'} read as body text: {examples}",
+                    {"pages": [pages[0], pages[-1]], "block_ids": [b.id for b in found[:50]]}))
 
 
 # ---- OCR pages (added by the OCR work, issue 9; docs/ocr.md): which pages were read by OCR,
