@@ -317,3 +317,34 @@ def test_running_head_on_the_pages_after_the_list_starts_no_new_list():
     assert [r.raw[:6] for r in doc.references] == ["[SW12]"]
     assert doc.blocks[-2].kind is BlockKind.FURNITURE
     assert doc.blocks[-1].kind is BlockKind.PARAGRAPH and not doc.blocks[-1].attrs.get("bibliography")
+
+
+def test_parse_author_list_shapes_of_other_styles():
+    icml = parse_entry("Poon, H. and Domingos, P. M. Sum-product networks: A new deep architecture. In "
+                       "Proceedings of UAI, pp. 337–346, 2011.")
+    assert icml["authors"] == ["Poon, H.", "Domingos, P. M."] and icml["year"] == "2011"
+    assert icml["title"] == "Sum-product networks: A new deep architecture"
+    lncs = parse_entry("6. Dodds, P.S., Danforth, C.M.: Measuring the happiness of large-scale written expression: "
+                       "Songs, blogs, and presidents. Journal of Happiness Studies 11(4), 441–456 (2010)")
+    assert lncs["label"] == "6" and lncs["authors"] == ["Dodds, P.S.", "Danforth, C.M."]
+    assert lncs["title"].startswith("Measuring the happiness of large-scale written expression")
+    springer = parse_entry("2. Muddana HS, Varnado CD, Gilson MK (2012) Blind prediction of host-guest binding "
+                           "affinities: a new SAMPL3 challenge. J Comput Aided Mol Des 26(5):475–487")
+    assert springer["authors"] == ["Muddana HS", "Varnado CD", "Gilson MK"] and springer["year"] == "2012"
+    assert springer["title"] == "Blind prediction of host-guest binding affinities: a new SAMPL3 challenge"
+    aps = parse_entry("[1] C. Josserand and S. T. Thoroddsen, Drop impact on a solid surface, Annu. Rev. Fluid "
+                      "Mech. 48, 365 (2016).")
+    assert aps["authors"] == ["C. Josserand", "S. T. Thoroddsen"] and aps["title"] == "Drop impact on a solid surface"
+    book = parse_entry("[3] A. L. Yarin, I. V. Roisman, and C. Tropea, Collision Phenomena in Liquids and Solids "
+                       "(Cambridge University Press, Cambridge, 2017).")
+    assert book["title"] == "Collision Phenomena in Liquids and Solids"
+
+
+def test_parse_quoted_titles_with_debris_and_german_quotes():
+    ieee = parse_entry("[5] J. Duato, A. J. Pena, and E. S. Quintana-Ort ˜ ´ı, “rcuda: Reducing the number of gpu-based "
+                       "accelerators,” in Proc. HPCS, 2010, pp. 224–231.")
+    assert ieee["title"] == "rcuda: Reducing the number of gpu-based accelerators"
+    thesis = parse_entry("[Kul+09] Milind Kulkarni and Calin Cascaval. „How much parallelism is there in irregular "
+                         "applications?“ In: ACM sigplan notices 44.4 (2009), pp. 3–14 (cit. on p. 2).")
+    assert thesis["label"] == "Kul+09" and thesis["authors"] == ["Milind Kulkarni", "Calin Cascaval"]
+    assert thesis["title"] == "How much parallelism is there in irregular applications?"

@@ -252,6 +252,54 @@ def _split_authors(block: str) -> list[str] | None:
     return merged
 
 
+# Author lists by their shape, for the styles whose author block is not one sentence of
+# "First Last" names: inverted names with initials ("Poon, H. and Domingos, P. M." -- ICML, ACL,
+# APA, AASTeX; "Dodds, P.S., Danforth, C.M.:" -- LNCS), Vancouver/Springer ("Muddana HS,
+# Varnado CD (2012)") and physics journals ("C. Josserand and S. T. Thoroddsen, Title, Journal").
+_SUR = r"(?:(?:van|von|de|der|den|del|della|da|di|du|la|le|dos|ter)\s)*[A-Z\u00C0-\u024F][\w'’\-]*[a-z\u00DF-\u024F][\w'’\-]*"
+_INI = r"[A-Z]\.(?:\s?-?[A-Z]\.)*"
+_SEP = r"(?:,\s(?:and\s|&\s)?|,?\s(?:and|&)\s)"
+_ETAL_TAIL = r"(?:,?\s(?:et\s+al\.?|and\s+others\.?))?"
+_INVERTED = re.compile(rf"^({_SUR},\s{_INI}(?:{_SEP}{_SUR},\s{_INI})*{_ETAL_TAIL})")
+_VANCOUVER = re.compile(rf"^({_SUR}\s[A-Z]{{1,3}}(?=[,.\s(])(?:,\s(?:and\s)?{_SUR}\s[A-Z]{{1,3}}(?=[,.\s(]))*{_ETAL_TAIL})")
+_PHYSICS = re.compile(rf"^((?:{_INI}\s?{_SUR})(?:{_SEP}{_INI}\s?{_SUR})*{_ETAL_TAIL}),\s(?![“\"„])")
+_NAME_IN = {
+    "inverted": re.compile(rf"{_SUR},\s{_INI}"),
+    "vancouver": re.compile(rf"{_SUR}\s[A-Z]{{1,3}}(?=[,.\s(]|$)"),
+    "physics": re.compile(rf"{_INI}\s?{_SUR}"),
+}
+# a physics-style title ends where the journal starts: ", Phys. Rev.", ", in Proc.", " (Publisher"
+_PHYS_TITLE_END = re.compile(r",\s(?=[A-Z][a-z]{0,6}\.\s|in\s|In\s|arXiv|\d)|\s\((?=[A-Z])|\.\s(?=[A-Z])")
+
+
+def _author_shape(text: str) -> tuple[list[str], int, int | None] | None:
+    """(authors, where the title starts, where it ends or None) for the author-list shapes above."""
+    m = _INVERTED.match(text)
+    if m:
+        rest = text[m.end() :]
+        after = re.match(rf"\s*:\s|\s*\(?{_YEAR}\)?[.,:]\s|\s(?=[A-Z“\"„])", rest)
+        if after:
+            return _names("inverted", m.group(1)), m.end() + after.end(), None
+    m = _VANCOUVER.match(text)
+    if m:
+        after = re.match(rf"\s*\(\s*{_YEAR}\s*\)[.,:]?\s|\.\s|:\s", text[m.end() :])
+        if after:
+            return _names("vancouver", m.group(1)), m.end() + after.end(), None
+    m = _PHYSICS.match(text)
+    if m:
+        start = m.end()
+        end = _PHYS_TITLE_END.search(text, start)
+        return _names("physics", m.group(1)), start, end.start() if end else None
+    return None
+
+
+def _names(kind: str, block: str) -> list[str]:
+    names = [n.strip() for n in _NAME_IN[kind].findall(block)]
+    if re.search(r"et\s+al\.?|and\s+others", block):
+        names.append("et al.")
+    return names
+
+
 def _sentence_end(text: str, start: int) -> int:
     """Index just after the sentence that begins at ``start`` (title or author block)."""
     i = start
@@ -351,17 +399,33 @@ def parse_entry(raw: str) -> dict:
     # Authors: the first sentence, if it reads as a list of names.
     authors: list[str] = []
     title = venue = None
-    quoted = re.search(r"[“\"](.+?)[,.]?[”\"]", text)
+    quoted = re.search(r"[“\"„](.+?)[,.]?[”\"“]", text)
     a_end = _sentence_end(masked, 0)
     first = text[:a_end].strip()
     names = _split_authors(first)
-    if names is None and quoted and quoted.start() > 0 and _split_authors(
-        text[: quoted.start()].strip().rstrip(",")
+    shape = _author_shape(masked) if names is None else None
+    before = text[: quoted.start()].strip() if quoted else ""
+    if names is None and quoted and quoted.start() > 0 and (
+        _split_authors(before.rstrip(",")) or shape or (before.endswith(",") and quoted.start() < 0.6 * len(text))
     ):
-        # IEEE style: A. Author, B. Author, "Title," Venue, 2020.
-        authors = _split_authors(text[: quoted.start()].strip().rstrip(",")) or []
+        # IEEE style: A. Author, B. Author, "Title," Venue, 2020. (the title in quotes is
+        # trusted even where the names carry extraction debris: "Quintana-Ort ˜ ´ı")
+        authors = _split_authors(before.rstrip(",")) or (shape[0] if shape else [])
         title = quoted.group(1).strip().rstrip(",.")
         venue = text[quoted.end() :].strip(" ,.")
+    elif shape is not None:
+        authors, t_start, t_end = shape
+        m_y = re.match(rf"\s*\(?{_YEAR}\)?\.\s", masked[t_start:])
+        if m_y:
+            t_start += m_y.end()
+        if t_end is None or t_end < t_start:
+            t_end = _sentence_end(masked, t_start)
+        title = text[t_start:t_end].strip()
+        if title[:1] in "“\"„" and (q := re.match(r"[“\"„](.+?)[,.]?[”\"“]", title)):
+            title = q.group(1)
+        title = re.sub(rf",\s*{_YEAR}\.?$", "", title).strip().rstrip(".").strip() or None
+        v_end = ypos if ypos is not None and ypos >= t_end else len(text)
+        venue = url_masked[t_end:v_end]
     else:
         if names is not None:
             authors = names
@@ -375,6 +439,10 @@ def parse_entry(raw: str) -> dict:
             rest_start = t_start + m_y.end()
         t_end = _sentence_end(masked, rest_start)
         title = text[rest_start:t_end].strip()
+        q = re.match(r"[“\"„](.+?)[,.]?[”\"“]", text[rest_start:].lstrip())
+        if q:
+            # a quoted title ("„How much parallelism is there?“ In: ...") ends at its quote
+            title = q.group(1)
         v_end = ypos if ypos is not None and ypos >= t_end else len(text)
         venue_text = url_masked[t_end:v_end]
         # "Aider: AI pair programming in your terminal, 2024." -- the year ended the title.
