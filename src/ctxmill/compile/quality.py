@@ -233,15 +233,15 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 
 def _text_checks(doc: Document, add) -> None:
-    title = doc.metadata.title or ""
     md = doc.markdown
-    words = len(_WORD_RE.findall(md)) - len(_WORD_RE.findall(title))
+    words = len(_WORD_RE.findall(md))
     if not md.strip():
         add(QACheck("empty_document", "error", "document.md is empty: no text came out of the input"))
     elif words < FEW_WORDS:
-        add(QACheck("too_little_text", "error", f"document.md holds only {max(words, 0)} words besides the title"))
+        add(QACheck("too_little_text", "error", f"document.md holds only {words} words (title included): too little "
+                    f"text to be a document"))
     elif words < MANY_WORDS:
-        add(QACheck("too_little_text", "warning", f"document.md holds only {words} words besides the title"))
+        add(QACheck("too_little_text", "warning", f"document.md holds only {words} words (title included)"))
     cons = getattr(doc, "attrs", {}).get("conservation") if hasattr(doc, "attrs") else None
     pages = cons.get("pages", []) if cons else _page_counts(doc)
     for p in pages:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.quality import CAP, WEIGHT
+from ctxmill.compile.quality import CAP, CEILING, WEIGHT
 from ctxmill.model import Document, to_jsonable
 
 
@@ -19,6 +19,9 @@ def qa_markdown(doc: Document) -> str:
     counts = {s: sum(1 for c in doc.qa.checks if c.severity == s) for s in ("error", "warning", "info")}
     lines = [f"# QA report: {title}", "", f"**Score: {doc.qa.score}/100** "
              f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)", ""]
+    kept = next((c for c in doc.qa.checks if c.id == "text_kept"), None)
+    if kept is not None:
+        lines += [f"Text kept: {kept.message}.", ""]
     for sev, head in (("error", "Errors"), ("warning", "Warnings"), ("info", "Notes")):
         items = [c for c in doc.qa.checks if c.severity == sev]
         if not items:
@@ -36,13 +39,17 @@ def qa_markdown(doc: Document) -> str:
                     bits.append(f"section {c.location['section_id']}")
                 if c.location.get("char_span"):
                     bits.append("chars {}-{}".format(*c.location["char_span"]))
+                if c.location.get("count", 1) > 1:
+                    bits.append(f"{c.location['count']} times")
                 where = f" ({', '.join(bits)})" if bits else ""
             lines.append(f"- `{c.id}` {c.message}{where}")
         lines.append("")
+    ceilings = ", ".join(f"{cid} {cap}" for cid, cap in sorted(CEILING.items(), key=lambda kv: kv[1]))
     lines += ["## How the score is computed", "",
               "100 minus, for each kind of check, min(cap, weight x occurrences): "
               f"errors weigh {WEIGHT['error']} (cap {CAP['error']}), warnings {WEIGHT['warning']} "
-              f"(cap {CAP['warning']}), notes 0.", ""]
+              f"(cap {CAP['warning']}), notes 0; then no higher than the ceiling of any structural error "
+              f"present ({ceilings}), so a compile whose structure is missing never looks good.", ""]
     return "\n".join(lines)
 
 
