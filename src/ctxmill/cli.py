@@ -102,21 +102,15 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
     out_dir = out_dir or Path("out") / stem
     doc = compile_document(source, options, name=None if input_path == "-" else str(input_path))
     written = write_outputs(doc, out_dir, options)
-    from ctxmill.model import BlockKind
+    from ctxmill.counts import counts, summary_line
 
+    # every count from ctxmill.counts, the one source metrics.json and the web page use too
     summary = {
         "out": str(out_dir),
         "files": {name: str(path) for name, path in written.items()},
         "kind": doc.stream.kind,
         "title": doc.metadata.title,
-        "pages": doc.pages,
-        "sections": len(doc.sections),
-        "tables": len(doc.blocks_of(BlockKind.TABLE)),
-        "figures": len(doc.blocks_of(BlockKind.FIGURE)),
-        "footnotes": len(doc.blocks_of(BlockKind.FOOTNOTE)),
-        "references": len(doc.references),
-        "chunks": len(doc.chunks),
-        "qa_score": doc.qa.score,
+        **counts(doc),
         "warnings": list(doc.stream.warnings),
         "seconds": round(doc.metrics.total_seconds, 4),
         "pages_per_second": round(doc.metrics.pages_per_second, 2),
@@ -124,8 +118,7 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
     if as_json:
         _print_json(summary)
     else:
-        click.echo(f"{doc.metadata.title or stem}: {doc.pages} pages, {len(doc.sections)} sections, "
-                   f"{len(doc.chunks)} chunks, QA {doc.qa.score}/100 in {summary['seconds']:.2f}s")
+        click.echo(summary_line(doc, summary["seconds"], stem))
         click.echo(f"outputs in {out_dir}/")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.quality import CAP, CEILING, WEIGHT
+from ctxmill.counts import counts
 from ctxmill.model import Document, to_jsonable
 
 
@@ -16,9 +17,9 @@ def qa_json(doc: Document) -> dict:
 
 def qa_markdown(doc: Document) -> str:
     title = doc.metadata.title or doc.stream.path or "document"
-    counts = {s: sum(1 for c in doc.qa.checks if c.severity == s) for s in ("error", "warning", "info")}
+    n = counts(doc)
     lines = [f"# QA report: {title}", "", f"**Score: {doc.qa.score}/100** "
-             f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)", ""]
+             f"({n['qa_errors']} errors, {n['qa_warnings']} warnings, {n['qa_notes']} notes)", ""]
     kept = next((c for c in doc.qa.checks if c.id == "text_kept"), None)
     if kept is not None:
         lines += [f"Text kept: {kept.message}.", ""]
@@ -56,6 +57,7 @@ def qa_markdown(doc: Document) -> str:
 def metrics_json(doc: Document) -> dict:
     m = doc.metrics.to_dict()
     m["chunks"] = len(doc.chunks)
+    m["counts"] = counts(doc)  # what the CLI summary and the web page print (ctxmill.counts)
     return m
 
 

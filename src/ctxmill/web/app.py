@@ -550,13 +550,12 @@ class _LazyMCP:
 
 
 def _swagger_ui_path() -> Path | None:
-    """Swagger UI's files as shipped in the swagger-ui-py package, when installed."""
-    try:
-        from importlib.resources import files
-
-        path = Path(str(files("swagger_ui") / "static"))
-    except (ImportError, ModuleNotFoundError, TypeError):
+    """Swagger UI's files as shipped in the swagger-ui-py package, when installed. Found
+    without importing the package (its import cost ~0.3 s of every server start)."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
         return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "static"
     return path if (path / "swagger-ui-bundle.js").is_file() else None
 
 

@@ -77,6 +77,7 @@ def main(argv: list[str]) -> int:
 
     from ctxmill.compile.options import CompileOptions
     from ctxmill.compile.pipeline import compile_document
+    from ctxmill.counts import counts
     from ctxmill.errors import CtxmillError, InputRefused
     from ctxmill.render import write_outputs
 
@@ -110,14 +111,9 @@ def main(argv: list[str]) -> int:
         "files": sorted(written),
         "summary": {
             "title": doc.metadata.title,
-            "pages": doc.pages,
             "declared_pages": doc.stream.declared_pages,
             "source_kind": doc.stream.kind,
-            "sections": len(doc.sections),
-            "references": len(doc.references),
-            "citations": len(doc.mentions),
-            "chunks": len(doc.chunks),
-            "qa_score": doc.qa.score,
+            **counts(doc),  # the same counts as the CLI summary and metrics.json
             "seconds": round(doc.metrics.total_seconds, 4),
         },
     })

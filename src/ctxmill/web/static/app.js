@@ -312,6 +312,11 @@ function renderSummary(job) {
   parts.push(el("span", { class: "stat", id: "stat-sections", text: `${s.sections} sections` }));
   if (state.data.chunks) parts.push(el("span", { class: "stat", text: `${s.chunks} chunks` }));
   if (state.data.refs) parts.push(el("span", { class: "stat", text: `${s.references} references` }));
+  // the same counts as the CLI summary and metrics.json (ctxmill.counts): every callout, linked or not
+  if (state.data.citations && s.citations !== undefined) {
+    parts.push(el("span", { class: s.citations_unresolved ? "stat warn" : "stat", id: "stat-citations",
+      text: `${s.citations} citations${s.citations_unresolved ? ` (${s.citations_unresolved} unresolved)` : ""}` }));
+  }
   if (state.data.qa) parts.push(el("span", { class: "stat", text: `QA ${s.qa_score}/100` }));
   parts.push(el("span", { class: "stat", text: `${Number(s.seconds).toFixed(2)} s` }));
   if (job.files.includes("bundle.zip")) {
