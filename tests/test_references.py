@@ -348,3 +348,14 @@ def test_parse_quoted_titles_with_debris_and_german_quotes():
                          "applications?“ In: ACM sigplan notices 44.4 (2009), pp. 3–14 (cit. on p. 2).")
     assert thesis["label"] == "Kul+09" and thesis["authors"] == ["Milind Kulkarni", "Calin Cascaval"]
     assert thesis["title"] == "How much parallelism is there in irregular applications?"
+
+
+def test_lower_case_alpha_labels_and_web_pages_without_author():
+    # elsarticle with lower-case keys prints "[jup17a]"; a web page's one sentence is its title
+    blocks = [_heading("References"),
+              _pdf_block([(76, "[JOH^+13] A. Jain and K. A. Persson. The Materials Project. APL Materials, 1(1), 2013."),
+                          (76, "[jup17a] Jupyter Notebook. http://jupyter.org, 2017. last accessed, March 2017.")])]
+    doc = _compile_bib(blocks)
+    assert [b.number for b in doc.blocks if b.kind is BlockKind.REFERENCE] == ["JOH^+13", "jup17a"]
+    assert doc.references[1].title == "Jupyter Notebook" and doc.references[1].authors == []
+    assert doc.references[1].url == "http://jupyter.org"

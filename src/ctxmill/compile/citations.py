@@ -48,7 +48,7 @@ _ITEM = re.compile(
 _YEAR_IN = re.compile(_YEAR)
 _NUM_BRACKET = re.compile(r"\[(\d{1,4}(?:\s*[–\-]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?)*)\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]"
-_ALPHA_KEY = r"@?[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?"
+_ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
 _ALPHA_BRACKET = re.compile(rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)\](?!\()")
 _SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
 _SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")

@@ -29,8 +29,10 @@ from ctxmill.model import Block, BlockKind, Document, Reference
 _LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
 # alphabetic labels of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
 # "[Ber]", "[MvOV96]", "[@Wit20b]" (biblatex's online sources) -- a capital, then letters,
-# "+" or "^", optionally digits and a suffix
-_ALPHA_LABEL = re.compile(r"^\s*\[(@?[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?)\]\s+(?=\S)")
+# "+" or "^", optionally digits and a suffix; or lower case with digits ("[jup17a]", from
+# lower-case keys)
+_ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
+_ALPHA_LABEL = re.compile(rf"^\s*\[({_ALPHA_KEY})\]\s+(?=\S)")
 _YEAR = r"(?:19|20)\d\d[a-z]?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -451,6 +453,10 @@ def parse_entry(raw: str) -> dict:
         if title and ("\x00" in masked[rest_start:t_end] and title.lower().startswith("http")):
             title = None
         venue = venue_text
+    if title is None and names and re.match(r"\s*\x00", masked[a_end:]):
+        # "Zenodo. https://zenodo.org/, 2017.": a web page with no author; the one sentence
+        # before its address is its title
+        title, authors = first.rstrip(".").strip() or None, []
     if venue is not None:
         venue = _clean_venue(venue)
     if title:
@@ -678,7 +684,9 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
     return out
 
 
-_INNER_ANY_LABEL = re.compile(r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?)\]\s)")
+_INNER_ANY_LABEL = re.compile(
+    r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)\]\s)"
+)
 
 
 def _inner_split(text: str) -> list[str]:
