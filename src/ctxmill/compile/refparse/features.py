@@ -71,16 +71,32 @@ def token_features(tok: str) -> tuple[str, ...]:
     return tuple(f)
 
 
+@lru_cache(maxsize=65536)
+def _near(tok: str, tag: str) -> tuple[str, ...]:
+    # a neighbour's features as seen from a token: its word and shape two away, more one away
+    nf = token_features(tok)
+    out = [f"{tag}:{nf[0]}", f"{tag}:{nf[1]}"]
+    if tag in ("p1", "n1"):
+        out.extend(f"{tag}:{x}" for x in nf[3:] if not x.startswith("len="))
+    return tuple(out)
+
+
+_NONE = {tag: (f"{tag}:none",) for tag in ("p1", "n1", "p2", "n2")}
+
+
 def sequence_features(tokens: list[str]) -> list[list[str]]:
     """One feature list per token: its own, its neighbours' (two each side), its position."""
-    own = [token_features(t) for t in tokens]
     n = len(tokens)
     out: list[list[str]] = []
     # Which punctuation has been seen so far: a quote opened, a year passed, a colon ...
     seen_year = seen_quote = seen_colon = False
-    for i in range(n):
-        f = list(own[i])
-        f.append(f"pos={min(10 * i // max(n, 1), 9)}")
+    for i, t in enumerate(tokens):
+        own = token_features(t)
+        f = [*own, f"pos={min(10 * i // n, 9)}",
+             *(_near(tokens[i - 1], "p1") if i >= 1 else _NONE["p1"]),
+             *(_near(tokens[i + 1], "n1") if i + 1 < n else _NONE["n1"]),
+             *(_near(tokens[i - 2], "p2") if i >= 2 else _NONE["p2"]),
+             *(_near(tokens[i + 2], "n2") if i + 2 < n else _NONE["n2"])]
         if i < 3:
             f.append(f"first{i}")
         if i == n - 1:
@@ -91,18 +107,7 @@ def sequence_features(tokens: list[str]) -> list[list[str]]:
             f.append("after_quote")
         if seen_colon:
             f.append("after_colon")
-        for d, tag in ((-1, "p1"), (1, "n1"), (-2, "p2"), (2, "n2")):
-            j = i + d
-            if 0 <= j < n:
-                nf = own[j]
-                f.append(f"{tag}:{nf[0]}")
-                f.append(f"{tag}:{nf[1]}")
-                if d in (-1, 1):
-                    f.extend(f"{tag}:{x}" for x in nf[3:] if not x.startswith("len="))
-            else:
-                f.append(f"{tag}:none")
-        t = tokens[i]
-        if "year" in own[i]:
+        if "year" in own:
             seen_year = True
         elif t in "\"“”":
             seen_quote = not seen_quote

@@ -26,18 +26,17 @@ _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]
 _TRAIL = ".,;:"
 
 
-def _runs(tokens: list[tuple[str, int, int]], labels: list[str], probs: list[float]):
-    """[(label, start, end, mean marginal)] in string order."""
+def _runs(tokens: list[tuple[str, int, int]], labels: list[str]) -> list[tuple[str, int, int]]:
+    """[(label, start, end)] in string order."""
     runs: list[list] = []
-    for (_, s, e), lab, p in zip(tokens, labels, probs, strict=True):
+    for (_, s, e), lab in zip(tokens, labels, strict=True):
         if lab == "O":
             continue
         if runs and runs[-1][0] == lab:
             runs[-1][2] = e
-            runs[-1][3].append(p)
         else:
-            runs.append([lab, s, e, [p]])
-    return [(lab, s, e, sum(ps) / len(ps)) for lab, s, e, ps in runs]
+            runs.append([lab, s, e])
+    return [tuple(r) for r in runs]
 
 
 def _clean(text: str) -> str:
@@ -106,12 +105,12 @@ def identifiers(raw: str) -> dict:
     return out
 
 
-def assemble(text: str, tokens, labels: list[str], probs: list[float]) -> dict:
+def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    runs = _runs(tokens, labels, probs)
+    runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     longest: dict[str, tuple[int, int]] = {}
-    for lab, s, e, _ in runs:
+    for lab, s, e in runs:
         first.setdefault(lab, (s, e))
         if lab not in longest or e - s > longest[lab][1] - longest[lab][0]:
             longest[lab] = (s, e)
@@ -121,7 +120,7 @@ def assemble(text: str, tokens, labels: list[str], probs: list[float]) -> dict:
         return text[span[0] : span[1]] if span else None
 
     out: dict = {}
-    author_text = " , ".join(text[s:e] for lab, s, e, _ in runs if lab == "author")
+    author_text = " , ".join(text[s:e] for lab, s, e in runs if lab == "author")
     people, etal = split_people(author_text) if author_text else ([], False)
     out["people"] = people
     out["et_al"] = etal
@@ -131,6 +130,8 @@ def assemble(text: str, tokens, labels: list[str], probs: list[float]) -> dict:
     t = get("title", longest)
     out["title"] = _title(t) if t else None
     c = get("container")
+    if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and re.search(r"\w\.\s", c):
+        c += "."  # "Trans. Netw" + "." -- the last abbreviation of an abbreviated journal name
     out["container"] = _container(c) if c else None
     col = get("collection")
     out["collection"] = _clean(col) if col else None
@@ -142,7 +143,7 @@ def assemble(text: str, tokens, labels: list[str], probs: list[float]) -> dict:
     p = get("pages")
     out["pages"] = _pages(p) if p else None
     year = None
-    for lab, s, e, _ in runs:
+    for lab, s, e in runs:
         if lab == "date":
             m = _YEAR.search(text[s:e])
             if m:

@@ -42,3 +42,13 @@ MARKERS = {
     "press.": "publisher", "et": "etal", "al": "etal", "and": "and", "&": "and",
     "collaboration": "collab", "consortium": "collab", "team": "collab", "group": "collab",
 }
+# words printed abbreviated with a full stop that does not end the field: journal words,
+# markers, titles of persons, months
+ABBREVIATIONS = frozenset(
+    "phys rev lett proc trans ann annu astron astrophys chem nucl mod int intl commun comm math sci res "
+    "appl biol med natl nat soc conf symp quart mag bull mon not j jour theor comput eng stat statist "
+    "econ geophys environ adv acad am amer assoc inst lab univ dept rep tech techn natl electron "
+    "mech opt optic struct mater syst inf inform sect ser vol vols no nos nr pp p ed eds edn al et etc "
+    "inc ltd co corp jr sr st dr mr ms mrs prof eq eqs ch chap sec fig vs cf ca repr trad transl "
+    "jan feb mar apr jun jul aug sep sept oct nov dec diss hrsg aufl bd hg publ".split()
+)

@@ -2,7 +2,7 @@
 
 The file is written by scripts/train_refparse.py. CRFsuite memory-maps it, so opening it
 costs a few milliseconds, and tagging is deterministic: the same string always gets the
-same labels and the same marginal probabilities.
+same labels and the same confidence.
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ def tagger() -> pycrfsuite.Tagger:
     return _tagger
 
 
-def tag(features: list[list[str]]) -> tuple[list[str], list[float]]:
-    """Best labels for one sequence and the marginal probability of each label chosen."""
+def tag(features: list[list[str]]) -> tuple[list[str], float]:
+    """Best labels for one sequence and its confidence: the mean marginal probability of the
+    labels chosen (on the held-out sets it tells wrong parses from right ones better than the
+    probability of the whole sequence or the least sure token)."""
     if not features:
-        return [], []
+        return [], 0.0
     t = tagger()
     with _lock:  # a Tagger holds the sequence it last tagged: one sequence at a time
         labels = t.tag(features)
-        probs = [t.marginal(y, i) for i, y in enumerate(labels)]
-    return labels, probs
+        total = sum(t.marginal(y, i) for i, y in enumerate(labels))
+    return labels, total / len(labels)

@@ -1,0 +1,236 @@
+"""Reference-string parsing: the trained labeller against today's rule parser, in one run.
+
+Prints one JSON object with, for each parser:
+- per-field precision / recall / F1 on the held-out labelled sets, GROBID's
+  ``evaluation/*.tei.xml`` (327 strings) and AnyStyle's ``gold.xml`` (1,669), neither of
+  which the model was trained on (scripts/train_refparse.py drops them and their copies);
+- the invented-title rate: entries whose truth has no title but the parser gives one;
+- on the corpus papers (../shared/corpus/papers, LaTeX truth): each bibliography as the
+  product segments it (``ctxmill`` in-process, reference entries only), its truth
+  ``reference_titles`` matched as benchmarks/corpus_score.py does (ratio >= 0.9);
+- speed: strings per second on one core over the held-out strings (median of 3 passes), and
+  the model's load time in a fresh process (median of 5).
+
+Fields compare after normalisation (case, spacing and punctuation aside): title, container
+(journal / book / proceedings), first author's family name, year, volume, issue, pages,
+publisher, DOI, arXiv id. The rule parser has no container field of its own; its ``venue``
+is scored as the container.
+
+    git clone --depth 1 https://github.com/kermitt2/grobid   /tmp/grobid
+    git clone --depth 1 https://github.com/inukshuk/anystyle /tmp/anystyle
+    .venv/bin/python benchmarks/references.py --grobid /tmp/grobid --anystyle /tmp/anystyle
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "scripts"))
+from corpus_score import norm  # noqa: E402
+from train_refparse import held_out  # noqa: E402
+
+from ctxmill.compile import references as rules  # noqa: E402
+from ctxmill.compile.refparse import parse as crf_parse  # noqa: E402
+from ctxmill.compile.refparse.fields import _container, _pages, _title, _volume_issue, identifiers  # noqa: E402
+from ctxmill.compile.refparse.names import split_people  # noqa: E402
+
+CORPUS = REPO.parent / "shared" / "corpus" / "papers"
+FIELDS = ("title", "container", "first_family", "year", "volume", "issue", "pages", "publisher", "doi", "arxiv_id")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def _family(person: dict | None) -> str | None:
+    if not person:
+        return None
+    return person.get("family") or person.get("literal")
+
+
+def truth_fields(text: str, spans) -> dict:
+    """The labelled spans of one held-out string as the fields we score."""
+    by: dict[str, list[str]] = {}
+    for s, e, lab in spans:
+        by.setdefault(lab, []).append(text[s:e])
+    one = {k: v[0] for k, v in by.items()}
+    out = {k: None for k in FIELDS}
+    if "title" in by:
+        out["title"] = _title(max(by["title"], key=len))
+    if "container" in one:
+        out["container"] = _container(one["container"])
+    if "author" in by:
+        people, _ = split_people(" , ".join(by["author"]))
+        out["first_family"] = _family(people[0]) if people else None
+    for d in by.get("date", []):
+        m = _YEAR.search(d)
+        if m:
+            out["year"] = m.group(1)
+            break
+    if "volume" in one:
+        out["volume"], issue = _volume_issue(one["volume"])
+        out["issue"] = issue
+    if "issue" in one:
+        out["issue"] = re.sub(r"\D+", " ", one["issue"]).strip() or None
+    if "pages" in one:
+        out["pages"] = _pages(one["pages"])
+    if "publisher" in one:
+        out["publisher"] = one["publisher"]
+    ids = identifiers(text)
+    out["doi"] = ids["doi"] if "doi" in by else None
+    out["arxiv_id"] = ids["arxiv_id"] if "arxiv" in by else None
+    return out
+
+
+def crf_fields(text: str) -> dict:
+    f = crf_parse(text)
+    out = {k: f.get(k) for k in FIELDS if k != "first_family"}
+    out["first_family"] = _family(f["people"][0]) if f["people"] else None
+    return out
+
+
+def rule_fields(text: str) -> dict:
+    f = rules.parse_entry(text)
+    first = f["authors"][0] if f["authors"] else None
+    fam = None
+    if first:
+        # "Bahcall, J.N." keeps the family first; "Ashish Vaswani" puts it last
+        fam = first.split(",")[0] if "," in first else first.split()[-1]
+    return {"title": f["title"], "container": f["venue"], "first_family": fam, "year": f["year"] and f["year"][:4],
+            "volume": None, "issue": None, "pages": None, "publisher": None, "doi": f["doi"],
+            "arxiv_id": f["arxiv_id"]}
+
+
+def _key(field: str, v: str | None) -> str:
+    if v is None:
+        return ""
+    if field in ("doi", "arxiv_id"):
+        return v.lower().rstrip(".")
+    return norm(v)
+
+
+def score_set(examples, parse) -> dict:
+    tp = {k: 0 for k in FIELDS}
+    fp = dict(tp)
+    fn = dict(tp)
+    no_title = invented = 0
+    for text, spans in examples:
+        truth = truth_fields(text, spans)
+        got = parse(text)
+        for k in FIELDS:
+            t, g = _key(k, truth[k]), _key(k, got.get(k))
+            if g and g == t:
+                tp[k] += 1
+            else:
+                if g:
+                    fp[k] += 1
+                if t:
+                    fn[k] += 1
+        if not truth["title"]:
+            no_title += 1
+            invented += bool(got.get("title"))
+    fields = {}
+    for k in FIELDS:
+        p = tp[k] / (tp[k] + fp[k]) if tp[k] + fp[k] else 0.0
+        r = tp[k] / (tp[k] + fn[k]) if tp[k] + fn[k] else 0.0
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        fields[k] = {"p": round(p, 3), "r": round(r, 3), "f1": round(f1, 3), "truth": tp[k] + fn[k]}
+    return {"strings": len(examples), "fields": fields,
+            "invented_titles": {"entries_without_title": no_title, "invented": invented,
+                                "rate": round(invented / no_title, 3) if no_title else 0.0}}
+
+
+def corpus_raws(cache: Path | None) -> dict[str, dict]:
+    """{slug: {"raws": [...], "titles": [...]}} for the corpus papers, segmented by the product."""
+    if cache and cache.exists():
+        return json.loads(cache.read_text())
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    out = {}
+    for pdf in sorted(CORPUS.glob("*/paper.pdf")):
+        truth = json.loads((pdf.parent / "truth.json").read_text())
+        titles = [x["title"] for x in truth.get("reference_titles", []) if x.get("title")]
+        try:
+            doc = compile_document(pdf, CompileOptions(chunks=False))
+            raws = [r.raw for r in doc.references]
+        except Exception as e:  # a refused paper has no bibliography to score
+            raws = []
+            print(f"{pdf.parent.name}: {type(e).__name__}: {e}", file=sys.stderr)
+        out[pdf.parent.name] = {"raws": raws, "titles": titles,
+                                "printed": truth.get("n_bibliography_entries_printed_estimate")}
+    if cache:
+        cache.write_text(json.dumps(out))
+    return out
+
+
+def score_corpus(papers: dict, parse) -> dict:
+    rows, found, total, parsed = {}, 0, 0, 0
+    for slug, p in papers.items():
+        if not p["titles"]:
+            continue
+        ours = [norm(parse(r).get("title")) for r in p["raws"]]
+        ours = [o for o in ours if o]
+        ok = 0
+        for t in map(norm, p["titles"]):
+            if t in ours or any(difflib.SequenceMatcher(None, o, t).ratio() >= 0.9 for o in ours
+                                if abs(len(o) - len(t)) <= len(t) * 0.25):
+                ok += 1
+        rows[slug] = f"{ok}/{len(p['titles'])}"
+        found, total, parsed = found + ok, total + len(p["titles"]), parsed + len(ours)
+    return {"titles_found": f"{found}/{total}", "recall": round(found / total, 3) if total else None,
+            "titles_given": parsed, "per_paper": rows}
+
+
+def speed(strings: list[str], parse) -> float:
+    rates = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for s in strings:
+            parse(s)
+        rates.append(len(strings) / (time.perf_counter() - t0))
+    return round(statistics.median(rates))
+
+
+def load_ms() -> float:
+    code = ("import time, pycrfsuite; from ctxmill.compile.refparse.model import model_path; "
+            "t=time.perf_counter(); x=pycrfsuite.Tagger(); x.open(str(model_path())); "
+            "print((time.perf_counter()-t)*1000)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+            for _ in range(5)]
+    return round(statistics.median(runs), 2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout")
+    ap.add_argument("--anystyle", type=Path, required=True, help="an AnyStyle checkout")
+    ap.add_argument("--no-corpus", action="store_true", help="skip compiling the corpus papers")
+    ap.add_argument("--corpus-cache", type=Path, help="keep the corpus bibliographies here between runs")
+    args = ap.parse_args()
+    sets = held_out(args.grobid, args.anystyle)
+    parsers = {"labeller": crf_fields, "rules": rule_fields}
+    result: dict = {"held_out": {}, "corpus": {}, "speed": {}}
+    for name, exs in sets.items():
+        result["held_out"][name] = {p: score_set(exs, f) for p, f in parsers.items()}
+    if not args.no_corpus and CORPUS.is_dir():
+        papers = corpus_raws(args.corpus_cache)
+        result["corpus"] = {p: score_corpus(papers, f) for p, f in parsers.items()}
+        result["corpus"]["entries"] = sum(len(p["raws"]) for p in papers.values())
+    strings = [t for exs in sets.values() for t, _ in exs]
+    crf_parse(strings[0])  # the model loads once; load time is measured below on its own
+    result["speed"] = {"strings": len(strings), "labeller_strings_per_s": speed(strings, crf_parse),
+                       "rules_strings_per_s": speed(strings, rules.parse_entry),
+                       "model_load_ms": load_ms()}
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""references.csl.json: the bibliography as CSL-JSON (the input of citeproc, Pandoc, Zotero).
+
+One item per reference, in bibliography order, ``id`` the reference id of references.json
+("ref-12"), so a citation in citations.json finds its item. Types follow the CSL 1.0.2
+vocabulary; names are ``{family, given}`` or ``{literal}`` for a collaboration.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Document, Reference
+
+_TYPES = {"article": "article-journal", "inproceedings": "paper-conference", "incollection": "chapter",
+          "book": "book", "phdthesis": "thesis", "mastersthesis": "thesis", "techreport": "report",
+          "misc": "document"}
+
+
+def _names(people: list[dict]) -> list[dict]:
+    return [{k: v for k, v in p.items() if k in ("family", "given", "literal") and v} for p in people]
+
+
+def item(ref: Reference) -> dict:
+    kind = _TYPES.get(ref.type or "misc", "document")
+    if kind == "document" and ref.arxiv_id:
+        kind = "article"  # a preprint
+    it: dict = {"id": ref.id, "type": kind}
+    if ref.people:
+        it["author"] = _names(ref.people)
+    if ref.editors:
+        it["editor"] = _names(ref.editors)
+    it["title"] = ref.title or ref.raw
+    pairs = (("container-title", ref.container), ("collection-title", ref.collection), ("volume", ref.volume),
+             ("issue", ref.issue), ("page", ref.pages), ("publisher", ref.publisher),
+             ("publisher-place", ref.location), ("edition", ref.edition), ("DOI", ref.doi), ("URL", ref.url),
+             ("ISBN", ref.isbn), ("note", ref.note))
+    it.update({k: v for k, v in pairs if v})
+    if ref.year:
+        it["issued"] = {"date-parts": [[int(ref.year[:4])]]}
+        if len(ref.year) > 4:
+            it["year-suffix"] = ref.year[4:]
+    if ref.arxiv_id:
+        it["number"] = f"arXiv:{ref.arxiv_id}"
+        it.setdefault("URL", f"https://arxiv.org/abs/{ref.arxiv_id}")
+    if it.get("page"):
+        it["page"] = re.sub(r"-+", "-", it["page"])
+    return it
+
+
+def csl_items(doc: Document) -> list[dict]:
+    return [item(r) for r in doc.references]
+
+
+def write(doc: Document, folder, options: CompileOptions) -> list[str]:
+    path = Path(folder) / "references.csl.json"
+    path.write_text(json.dumps(csl_items(doc), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return ["references.csl.json"]
