@@ -143,16 +143,16 @@ def relations(grids) -> Counter:
     rel: Counter = Counter()
     for g in grids:
         seen = set()
-        for r, row in enumerate(g):
+        for row in g:
             cells = [(i, t) for i, t in row if i >= 0 and _norm(t)]
-            for (a, ta), (b, tb) in zip(cells, cells[1:]):
+            for (a, ta), (b, tb) in zip(cells, cells[1:], strict=False):
                 if a != b and (a, b) not in seen:
                     seen.add((a, b))
                     rel[(_norm(ta), _norm(tb), "h")] += 1
         ncols = max((len(row) for row in g), default=0)
         for c in range(ncols):
             col = [row[c] for row in g if c < len(row) and row[c][0] >= 0 and _norm(row[c][1])]
-            for (a, ta), (b, tb) in zip(col, col[1:]):
+            for (a, ta), (b, tb) in zip(col, col[1:], strict=False):
                 if a != b and (a, b) not in seen:
                     seen.add((a, b))
                     rel[(_norm(ta), _norm(tb), "v")] += 1

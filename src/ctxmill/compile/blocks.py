@@ -190,10 +190,17 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             caption = _join([span_text(x.line) for x in lines])
             label, number, rest = cap.group(1), cap.group(2), CAPTION_RE.match(caption).group(3)
             if label == "Table":
-                k, rows, tlines = tables.table_after(ls, j, body, ctx)
+                k, cells, tlines = tables.table_after(ls, j, body, ctx)
+                prev = out[-1] if out else None
+                if not tlines and prev is not None and prev.kind is BlockKind.TABLE and not prev.attrs.get("caption"):
+                    # the caption under its table (found by tables.table_at)
+                    prev.number, prev.attrs["caption"], prev.attrs["_label"] = number, rest.strip(), f"{label} {number}"
+                    prev.bbox = _union([prev.bbox] + [x.line.bbox for x in lines])
+                    i = j
+                    continue
                 blk = Block(BlockKind.TABLE, "", page.number, number=number,
                             bbox=_union([x.line.bbox for x in lines + tlines]),
-                            attrs={"caption": rest.strip(), "rows": rows, "_label": f"{label} {number}"})
+                            attrs={"caption": rest.strip(), **cells, "_label": f"{label} {number}"})
                 out.append(blk)
                 i = k
                 continue
@@ -215,6 +222,13 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                                  bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
                 i = j
                 continue
+        found = tables.table_at(ls, i, body, ctx)  # a table nobody captioned (a 10-K statement)
+        if found:
+            k, cells, tlines = found
+            out.append(Block(BlockKind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
+                             attrs={"caption": "", **cells}))
+            i = k
+            continue
         # paragraph (or heading candidate, list item)
         j = i + 1
         lines = [cur]

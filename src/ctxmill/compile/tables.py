@@ -1,11 +1,31 @@
-"""Tables from page geometry: the lines after a table caption -> rows of cells.
+"""Tables from page geometry: lines of a page -> rows of cells, header rows and spanning cells.
 
-Moved out of :mod:`ctxmill.compile.blocks` so that the table finder can grow on its own.
-Input is the blocks stage's derived lines (``_L``: a line with its spans, box and font
-features); output is rows of cell texts, the first row being the header.
+Two ways in, one grid builder:
+
+- :func:`table_after` reads the lines after a "Table N:" caption (papers);
+- :func:`table_at` recognises a table nobody captioned (a 10-K statement, a ruled grid in a
+  report) from the lines themselves: a run of lines split into short, column-aligned pieces
+  with numbers in them.
+
+The grid: a line's spans that sit close together form one fragment (a "$" set apart from its
+number joins it); columns are the x coverage of the fragments of the fullest lines, so that a
+header centred over several columns ("Year Ended" over three dates) or a group label does not
+fuse them; every other fragment goes to the column it overlaps, or spans the columns it is
+centred over. Rows follow the vertical gaps (a wrapped cell stays one cell); rows above the
+first row of data are header rows.
+
+Input lines are the blocks stage's derived lines (``_L``: a line with its spans, box and font
+features). Output is the table block's attrs: ``rows`` (first row the header; a spanning cell's
+text sits in its first column, the columns it covers are ""), ``header_rows`` and ``spans``
+(``[row, col, colspan]``), the last two only when they say more than GFM can.
 """
 
 from __future__ import annotations
+
+import re
+
+CURRENCY = set("$€£¥")
+_NUMERIC = re.compile(r"^[(\[]?[-−–+]?[$€£¥]?\s?[-−–+]?(\d[\d,.]*|\.\d+)\s?(%|[KMBTkmbx×]|pp)?[)\]]?[*†‡]*$")
 
 
 def _blocks():
@@ -15,8 +35,314 @@ def _blocks():
     return blocks
 
 
-def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, list[list[str]], list]:
-    """Collect the table lines after a caption and rebuild rows and columns from positions."""
+def numeric(text: str) -> bool:
+    """A cell that holds a figure: 1,234  $ 178  (1,234)  12.5%  3.7B  -0.4  ±0.2."""
+    t = text.strip().replace(" ", "")
+    if "±" in t:
+        return all(numeric(p) for p in t.split("±") if p)
+    return bool(t) and len(t) <= 16 and bool(_NUMERIC.match(t))
+
+
+# ---------------------------------------------------------------------------- fragments
+
+
+class _Frag:
+    __slots__ = ("x0", "x1", "top", "bottom", "text", "bold", "line")
+
+    def __init__(self, x0, x1, top, bottom, text, bold, line):
+        self.x0, self.x1, self.top, self.bottom, self.text, self.bold, self.line = x0, x1, top, bottom, text, bold, line
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+
+def _line_frags(x, index: int) -> list[_Frag]:
+    """One line's spans -> fragments: spans closer than about a character join."""
+    frags: list[_Frag] = []
+    cur = None
+    for s in x.line.spans:
+        if not s.bbox:
+            continue
+        t = f"[^{s.text.strip()}]" if s.superscript else s.text
+        if cur is not None and s.bbox[0] - cur.x1 <= max(x.size, 6.0) * 0.9:
+            sep = "" if s.superscript or s.bbox[0] - cur.x1 < x.size * 0.12 else " "
+            cur.x1 = max(cur.x1, s.bbox[2])
+            cur.top = min(cur.top, s.bbox[1])
+            cur.bottom = max(cur.bottom, s.bbox[3])
+            cur.text += sep + t
+            cur.bold = cur.bold and s.bold
+        else:
+            if cur is not None:
+                frags.append(cur)
+            cur = _Frag(s.bbox[0], s.bbox[2], s.bbox[1], s.bbox[3], t, s.bold, index)
+    if cur is not None:
+        frags.append(cur)
+    # a currency sign set apart at the left of a right-aligned number belongs to it
+    out: list[_Frag] = []
+    for f in frags:
+        if out and out[-1].text.strip() in CURRENCY and numeric(f.text):
+            prev = out[-1]
+            prev.x1, prev.text = f.x1, prev.text.strip() + " " + f.text.strip()
+            prev.top, prev.bottom = min(prev.top, f.top), max(prev.bottom, f.bottom)
+            continue
+        out.append(f)
+    for f in out:
+        f.text = f.text.strip()
+    return [f for f in out if f.text]
+
+
+def _levels(frags: list[_Frag]) -> list[list[_Frag]]:
+    """Fragments at one height, whatever text line the PDF put them in (a PDF may write a
+    table cell by cell): the visual lines of the table. Sets each fragment's ``line``."""
+    levels: list[list[_Frag]] = []
+    for f in sorted(frags, key=lambda f: (f.top, f.x0)):
+        if levels and abs(f.top - levels[-1][0].top) < 0.35 * max(f.bottom - f.top, 4.0):
+            levels[-1].append(f)
+        else:
+            levels.append([f])
+    for i, lv in enumerate(levels):
+        lv.sort(key=lambda f: f.x0)
+        for f in lv:
+            f.line = i
+    return levels
+
+
+# ---------------------------------------------------------------------------- columns
+
+
+def _merge(ivs: list[tuple[float, float]], slack: float = 2.0) -> list[list[float]]:
+    cols: list[list[float]] = []
+    for a, b in sorted(ivs):
+        if cols and a <= cols[-1][1] + slack:
+            cols[-1][1] = max(cols[-1][1], b)
+        else:
+            cols.append([a, b])
+    return cols
+
+
+def _columns(lines: list[list[_Frag]]) -> list[list[float]]:
+    """Column intervals from the lines with the most fragments (the body of the table)."""
+    counts = sorted((len(fs) for fs in lines if len(fs) >= 2), reverse=True)
+    if not counts:
+        return _merge([(f.x0, f.x1) for fs in lines for f in fs])
+    # lines at least as full as the typical full line; the fullest third of them sets the grid
+    top = counts[: max(1, (len(counts) + 2) // 3)]
+    floor = max(2, min(top))
+    basis = [f for fs in lines if len(fs) >= floor for f in fs]
+    cols = _merge([(f.x0, f.x1) for f in basis])
+    # fragments of other lines that overlap no column (a column empty in the fullest rows)
+    for fs in lines:
+        for f in fs:
+            if not any(f.x0 <= c[1] + 2 and f.x1 >= c[0] - 2 for c in cols) and not _between(f, cols):
+                cols.append([f.x0, f.x1])
+                cols.sort()
+    return cols
+
+
+def _between(f: _Frag, cols) -> bool:
+    """Centred on the gap between two columns (a spanning header), not a column of its own."""
+    for a, b in zip(cols, cols[1:], strict=False):
+        if a[1] < f.cx < b[0]:
+            mid = (a[1] + b[0]) / 2
+            return (abs(f.cx - mid) < max(3.0, 0.25 * (b[0] - a[1])) and f.x1 - f.x0 < (b[1] - a[0])
+                    and len(f.text) <= 24)
+    return False
+
+
+def _place(f: _Frag, cols, line_frags: list[_Frag], ncols: int) -> tuple[int, int]:
+    """(first column, colspan) of a fragment."""
+    over = [i for i, c in enumerate(cols) if f.x0 < c[1] - 1 and f.x1 > c[0] + 1]
+    if len(over) >= 2:
+        return over[0], over[-1] - over[0] + 1
+    if over:
+        first = over[0]
+    else:
+        for i, (a, b) in enumerate(zip(cols, cols[1:], strict=False)):
+            if a[1] < f.cx < b[0] and _between(f, cols):
+                return i, 2
+        first = min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - f.cx))
+    # a lone header over several columns: the widest run of columns, empty in this line,
+    # that it is centred over ("Year Ended" over three dates)
+    if first > 0 and f.line < 3 and len(line_frags) * 2 <= ncols and len(f.text) <= 24 and not numeric(f.text):
+        taken = {_nearest(g, cols) for g in line_frags if g is not f}
+        best = (first, 1)
+        for a in range(1, first + 1):
+            for b in range(first, ncols):
+                if any(k in taken for k in range(a, b + 1)):
+                    continue
+                mid = (cols[a][0] + cols[b][1]) / 2
+                if abs(mid - f.cx) <= max(3.0, 0.06 * (cols[b][1] - cols[a][0])) and b - a + 1 > best[1]:
+                    best = (a, b - a + 1)
+        return best
+    return first, 1
+
+
+def _nearest(f: _Frag, cols) -> int:
+    for i, c in enumerate(cols):
+        if c[0] - 2 <= f.cx <= c[1] + 2:
+            return i
+    return min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - f.cx))
+
+
+# ---------------------------------------------------------------------------- rows
+
+
+def _units(frags: list[_Frag]) -> bool:
+    """A units row: every piece in brackets ("(M)", "[ms]", "(%)")."""
+    return bool(frags) and all(re.fullmatch(r"[(\[].{0,12}[)\]]", f.text) for f in frags)
+
+
+def _rows(frags: list[_Frag], cols, placed: dict) -> list[list[_Frag]]:
+    """Rows: lines separated by a gap are separate rows (a wrapped cell stays one cell); lines
+    set without spacing are split where a line starts a row of its own: it holds figures, as
+    the line before it does; it has a spanning header or is a units row; its first column
+    starts after a line that had none ("Year Ended" over "(In millions) Jan 26, 2025")."""
+    order = sorted(frags, key=lambda f: (f.top, f.x0))
+    groups: list[list[_Frag]] = []
+    bottom = None
+    for f in order:
+        h = f.bottom - f.top
+        if bottom is None or f.top - bottom > max(2.5, 0.4 * h):
+            groups.append([])
+            bottom = f.bottom
+        else:
+            bottom = max(bottom, f.bottom)
+        groups[-1].append(f)
+    out: list[list[_Frag]] = []
+    for group in groups:
+        by_line: dict[int, list[_Frag]] = {}
+        for f in group:
+            by_line.setdefault(f.line, []).append(f)
+        levels = [by_line[k] for k in sorted(by_line, key=lambda k: min(f.top for f in by_line[k]))]
+
+        def stub(lv):
+            return any(placed[id(f)][0] == 0 for f in lv)
+
+        def figures(lv):
+            return stub(lv) and any(placed[id(f)][0] > 0 and numeric(f.text) for f in lv)
+
+        def spanning(lv):
+            return any(placed[id(f)][1] > 1 for f in lv)
+
+        full = sum(figures(lv) for lv in levels) >= 2
+        if not full:
+            # text cells: lines without spacing are wrapped cells of one row, except a spanning
+            # header or a units row above the figures
+            parts: list[list[_Frag]] = []
+            for k, lv in enumerate(levels):
+                if not parts or spanning(lv) or spanning(levels[k - 1]) or _units(lv):
+                    parts.append([])
+                parts[-1].extend(lv)
+            out.extend(_split_flat(parts, cols) if len(groups) <= 3 else parts)
+            continue
+        cur: list[_Frag] = []
+        prev = None
+        for lv in levels:
+            if prev is not None:
+                lower = len(lv) == 1 and stub(lv) and lv[0].text[:1].islower()
+                new = (spanning(lv) or spanning(prev) or _units(lv)
+                       or (stub(lv) and not lower)
+                       or (figures(lv) and figures(prev)))
+                if new:
+                    out.append(cur)
+                    cur = []
+            cur.extend(lv)
+            prev = lv
+        if cur:
+            out.append(cur)
+    return out
+
+
+def _split_flat(rows: list[list[_Frag]], cols) -> list[list[_Frag]]:
+    """Tables without extra space between rows come out of the gap rule as one block. When the
+    gap rule found at most three rows, start a row at every line that has text in the first
+    column (lines with text only in other columns continue the row above)."""
+    if len(cols) < 2:
+        return rows
+    out: list[list[_Frag]] = []
+    for row in rows:
+        levels: list[list[_Frag]] = []
+        for f in sorted(row, key=lambda f: f.top):
+            if levels and abs(f.top - levels[-1][0].top) < 2.5:
+                levels[-1].append(f)
+            else:
+                levels.append([f])
+        starts = [lv for lv in levels if any(_nearest(f, cols) == 0 for f in lv)]
+        if len(starts) < 3:
+            out.append(row)
+            continue
+        cur: list[_Frag] = []
+        for lv in levels:
+            if cur and any(_nearest(f, cols) == 0 for f in lv):
+                out.append(cur)
+                cur = []
+            cur.extend(lv)
+        if cur:
+            out.append(cur)
+    return out
+
+
+def _header_rows(table: list[list[str]], spans: list[list[int]]) -> int:
+    """Rows above the first row of figures (or the first group label) are header rows."""
+    if len(table) < 3 or not any(numeric(c) for r in table for c in r[1:]):
+        return 1
+    for k, row in enumerate(table):
+        data = any(numeric(c) for c in row[1:])
+        label_only = k > 0 and row[0].strip() and not any(c.strip() for c in row[1:])
+        if data or label_only:
+            return max(1, min(k, 3, len(table) // 2))
+    return 1
+
+
+def build(region: list) -> dict:
+    """Lines of one table -> {"rows", "header_rows"?, "spans"?}; rows [] when there is no grid."""
+    frags = [f for i, x in enumerate(region) for f in _line_frags(x, i)]
+    if not frags:
+        return {"rows": []}
+    lines = _levels(frags)
+    cols = _columns(lines)
+    ncols = len(cols)
+    by_line = {i: fs for i, fs in enumerate(lines)}
+    placed = {id(f): _place(f, cols, by_line[f.line], ncols) for f in frags}
+    table: list[list[str]] = []
+    spans: list[list[int]] = []
+    for row in _rows(frags, cols, placed):
+        cells: list[list[_Frag]] = [[] for _ in cols]
+        width = [1] * ncols
+        for f in row:
+            first, span = placed[id(f)]
+            cells[first].append(f)
+            width[first] = max(width[first], span)
+        texts = []
+        for c in cells:
+            c.sort(key=lambda f: (round(f.top / 3), f.x0))
+            texts.append(_blocks()._join([f.text for f in c]))
+        for i in range(ncols):  # a span only over cells this row leaves empty
+            if width[i] > 1 and texts[i] and not any(texts[i + 1: i + width[i]]):
+                spans.append([len(table), i, width[i]])
+        table.append(texts)
+    keep = [i for i in range(ncols) if any(r[i].strip() for r in table) or any(s[1] < i < s[1] + s[2] for s in spans)]
+    if len(keep) < ncols:
+        remap = {old: new for new, old in enumerate(keep)}
+        table = [[r[i] for i in keep] for r in table]
+        spans = [[s[0], remap[s[1]], sum(1 for i in keep if s[1] <= i < s[1] + s[2])] for s in spans if s[1] in remap]
+        spans = [s for s in spans if s[2] > 1]
+    out: dict = {"rows": table}
+    header = _header_rows(table, spans)
+    if header > 1:
+        out["header_rows"] = header
+    if spans:
+        out["spans"] = spans
+    return out
+
+
+# ---------------------------------------------------------------------------- regions
+
+
+def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
+    """The table lines after a caption: (index after them, attrs, lines). Nothing is taken
+    when what follows is prose (a caption set under its table)."""
     b = _blocks()
     region: list = []
     k = j
@@ -26,7 +352,7 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, list[list[str]
             break
         body_line = (abs(x.size - body) <= 0.3 and not x.wide and x.x0 <= ctx.left + 3
                      and (x.x1 - x.x0) > 0.6 * ctx.width)
-        if body_line and region:
+        if body_line and (region or not _tabular(x)) or _prose(x, body, ctx):
             break
         if region and x.top - max(r.bottom for r in region) > 6.0 * max(x.size, 6) and x.size >= body - 0.3:
             break
@@ -34,108 +360,73 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, list[list[str]
             break
         region.append(x)
         k += 1
-    if not region:
-        return j, [], []
-    return k, _grid(region), region
+    attrs = build(region) if region else {"rows": []}
+    if not attrs["rows"] or max(len(r) for r in attrs["rows"]) < 2:
+        return j, {"rows": []}, []  # one column of text is the prose after the caption
+    return k, attrs, region
 
 
-def _fragments(region: list):
-    frags = []  # (x0, x1, top, bottom, text)
-    for x in region:
-        cur = None
-        for s in x.line.spans:
-            if not s.bbox:
-                continue
-            t = f"[^{s.text.strip()}]" if s.superscript else s.text
-            if cur is not None and s.bbox[0] - cur[1] <= max(x.size, 6.0) * 0.9:
-                sep = "" if s.superscript or s.bbox[0] - cur[1] < x.size * 0.12 else " "
-                cur = [cur[0], max(cur[1], s.bbox[2]), min(cur[2], s.bbox[1]), max(cur[3], s.bbox[3]),
-                       cur[4] + sep + t]
-            else:
-                if cur is not None:
-                    frags.append(cur)
-                cur = [s.bbox[0], s.bbox[2], s.bbox[1], s.bbox[3], t]
-        if cur is not None:
-            frags.append(cur)
-    return frags
+def _prose(x, body: float, ctx) -> bool:
+    """A line of running text: body size, one piece, as wide as its text column (in a
+    two-column paper the column beside a table's caption must not become its rows)."""
+    if x.wide or abs(x.size - body) > 0.6 or _tabular(x):
+        return False
+    cols = getattr(ctx, "columns", None) or [(ctx.left, ctx.right)]
+    col = next((c for c in cols if c[0] - 3 <= (x.x0 + x.x1) / 2 <= c[1] + 3), (ctx.left, ctx.right))
+    return x.x1 - x.x0 >= 0.85 * (col[1] - col[0])
 
 
-def _col_of(f, cols) -> int:
-    cx = (f[0] + f[1]) / 2
-    for i, c in enumerate(cols):
-        if c[0] - 2 <= cx <= c[1] + 2:
-            return i
-    return min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - cx))
+def _tabular(x) -> bool:
+    """A line split into at least two short pieces by wide gaps."""
+    fs = _line_frags(x, 0)
+    return len(fs) >= 2 and max(len(f.text) for f in fs) <= 60
 
 
-def _split_flat_rows(rows: list[list], cols) -> list[list]:
-    """Tables without extra space between rows come out of the gap rule as one block. When the
-    gap rule found at most two body rows, start a row at every line that has text in the first
-    column (lines with text only in other columns continue the row above)."""
-    if len(cols) < 2 or len(rows) > 3:
-        return rows
-    out: list[list] = []
-    for row in rows:
-        levels: list[list] = []
-        for f in sorted(row, key=lambda f: f[2]):
-            if levels and abs(f[2] - levels[-1][0][2]) < 2.5:
-                levels[-1].append(f)
-            else:
-                levels.append([f])
-        starts = [lv for lv in levels if any(_col_of(f, cols) == 0 for f in lv)]
-        if len(starts) < 3:
-            out.append(row)
-            continue
-        cur: list = []
-        for lv in levels:
-            if cur and any(_col_of(f, cols) == 0 for f in lv):
-                out.append(cur)
-                cur = []
-            cur.extend(lv)
-        if cur:
-            out.append(cur)
-    return out
+def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | None:
+    """A table without a caption starting at line i: (index after it, attrs, lines) or None.
 
-
-def _grid(region: list) -> list[list[str]]:
-    frags = _fragments(region)
-    if not frags:
-        return []
-    # columns: connected components of the x coverage of all fragments
-    ivs = sorted((f[0], f[1]) for f in frags)
-    cols: list[list[float]] = []
-    for a, b in ivs:
-        if cols and a <= cols[-1][1] + 2.0:
-            cols[-1][1] = max(cols[-1][1], b)
+    A run of at least three lines split into column-aligned pieces (group labels and lone
+    headers may sit between them), at least three columns, and figures in a third of the rows
+    (a grid of names on a title page or aligned equations are not tables)."""
+    n = len(ls)
+    start = i
+    if not _tabular(ls[i]):
+        # a lone header line over the columns of the table below ("Year Ended")
+        if not (i + 1 < n and _tabular(ls[i + 1]) and len(ls[i].text) <= 40 and _close(ls[i], ls[i + 1])):
+            return None
+        first = _line_frags(ls[i + 1], 0)
+        if ls[i].x0 <= first[0].x1:
+            return None
+    k = i + 1
+    lone = 0
+    while k < n and _close(ls[k - 1], ls[k]) and abs(ls[k].size - ls[start].size) <= 1.5:
+        if _tabular(ls[k]):
+            lone = 0
+        elif lone >= 2 or len(ls[k].text) > 60:
+            break
         else:
-            cols.append([a, b])
-    # rows: gaps in the vertical coverage
-    order = sorted(frags, key=lambda f: (f[2], f[0]))
-    rows: list[list] = []
-    bottom = None
-    for f in order:
-        h = f[3] - f[2]
-        if bottom is None or f[2] - bottom > max(2.5, 0.4 * h):
-            rows.append([])
-            bottom = f[3]
-        else:
-            bottom = max(bottom, f[3])
-        rows[-1].append(f)
-    rows = _split_flat_rows(rows, cols)
-    table: list[list[str]] = []
-    for row in rows:
-        cells: list[list] = [[] for _ in cols]
-        for f in row:
-            cx = (f[0] + f[1]) / 2
-            ci = next((i for i, c in enumerate(cols) if c[0] - 2 <= cx <= c[1] + 2), None)
-            if ci is None:
-                ci = min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - cx))
-            cells[ci].append(f)
-        texts = []
-        for c in cells:
-            c.sort(key=lambda f: (round(f[2] / 3), f[0]))
-            texts.append(_blocks()._join([f[4] for f in c]))
-        table.append(texts)
-    # drop columns that are empty everywhere
-    keep = [i for i in range(len(cols)) if any(r[i].strip() for r in table)]
-    return [[r[i] for i in keep] for r in table]
+            lone += 1
+        k += 1
+    k -= lone  # trailing lines without columns are the text after the table
+    region = ls[start:k]
+    if sum(_tabular(x) for x in region) < 3:
+        return None
+    attrs = build(region)
+    rows = attrs["rows"]
+    if not rows or len(rows[0]) < 3 or len(rows) < 3:
+        return None
+    cells = [c for r in rows for c in r if c.strip()]
+    if sum(len(c) for c in cells) / len(cells) > 30:
+        return None
+    data = sum(1 for r in rows if sum(numeric(c) for c in r) >= 2)
+    if data * 3 < len(rows):
+        return None
+    # equation numbers down the right edge: aligned display math, not a table
+    if all(re.fullmatch(r"\(\d+[a-z]?\)", r[-1].strip() or "(0)") for r in rows):
+        return None
+    return k, attrs, region
+
+
+def _close(a, b) -> bool:
+    """b follows a within the same table: no more than about a blank line between them."""
+    return 0 <= b.top - a.bottom <= 1.6 * max(a.size, b.size, 4.0) or (b.top >= a.top and b.top - a.bottom < 0)

@@ -7,6 +7,7 @@ writes the text.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -54,6 +55,49 @@ def table_markdown(rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
+def _html_cell(text: str) -> str:
+    return html.escape(text.replace("\n", " ").strip(), quote=False)
+
+
+def table_html(rows: list[list[str]], header_rows: int = 1, spans: list[list[int]] | None = None) -> str:
+    """A table GFM cannot hold (cells spanning columns, several header rows): HTML, one row a
+    line, header rows in <thead>. A spanning cell's text sits in its first column."""
+    width = max(len(r) for r in rows)
+    span_at = {(r, c): n for r, c, n in (spans or [])}
+    out = ["<table>"]
+    for ri, row in enumerate(rows):
+        row = row + [""] * (width - len(row))
+        tag = "th" if ri < header_rows else "td"
+        if ri == 0:
+            out.append("<thead>")
+        if ri == header_rows:
+            out.append("<tbody>")
+        cells, ci = [], 0
+        while ci < width:
+            n = span_at.get((ri, ci), 1)
+            attr = f' colspan="{n}"' if n > 1 else ""
+            cells.append(f"<{tag}{attr}>{_html_cell(row[ci])}</{tag}>")
+            ci += n
+        out.append("<tr>" + "".join(cells) + "</tr>")
+        if ri == header_rows - 1:
+            out.append("</thead>")
+    if len(rows) > header_rows:
+        out.append("</tbody>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def render_table(b: Block) -> str:
+    """GFM where it can hold the table, HTML where cells span or the header has several rows."""
+    rows = b.attrs.get("rows") or []
+    if not rows:
+        return ""
+    header = b.attrs.get("header_rows") or 1
+    if b.attrs.get("spans") or header > 1:
+        return table_html(rows, min(header, len(rows)), b.attrs.get("spans"))
+    return table_markdown(rows)
+
+
 def _caption_label(kind: str, b: Block) -> str:
     return f"{kind} {b.number}" if b.number else kind
 
@@ -82,7 +126,7 @@ def render_block(b: Block) -> str | None:
         caption = (b.attrs.get("caption") or "").strip()
         if b.number or caption:
             parts.append(f"**{_caption_label('Table', b)}:** {caption}".rstrip())
-        t = table_markdown(b.attrs.get("rows") or [])
+        t = render_table(b)
         if t:
             parts.append(t)
         return "\n\n".join(parts) if parts else None
