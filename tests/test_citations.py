@@ -187,3 +187,29 @@ def test_affiliation_marks_in_front_matter_are_not_citations():
     references.run(doc, CompileOptions())
     citations.run(doc, CompileOptions())
     assert [(m.text, m.reference_ids) for m in doc.mentions] == [("³", ["ref-3"])]
+
+
+def test_each_chapter_cites_its_own_numbered_list():
+    # a thesis restarts "[1]" in every chapter's bibliography: a callout cites the list that
+    # follows it, not the first "[1]" of the document
+    from ctxmill.compile.references import mark_bibliography
+
+    def para(i, text):
+        return Block(kind=BlockKind.PARAGRAPH, text=text, page=1, id=f"b{i}")
+
+    blocks = [Block(kind=BlockKind.HEADING, text="Chapter one", page=1, level=1, id="h1"),
+              para(1, "The first chapter builds on [1]."),
+              Block(kind=BlockKind.HEADING, text="References", page=1, level=2, id="h2"),
+              para(3, "[1] A. One. Chapter one source. 2001."),
+              Block(kind=BlockKind.HEADING, text="Chapter two", page=2, level=1, id="h4"),
+              para(5, "The second chapter builds on [1] too."),
+              Block(kind=BlockKind.HEADING, text="References", page=2, level=2, id="h6"),
+              para(7, "[1] B. Two. Chapter two source. 2002.")]
+    mark_bibliography(blocks)
+    doc = Document(stream=PageStream(pages=[Page(number=1), Page(number=2)], kind="markdown"))
+    doc.blocks = blocks
+    references.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions())
+    titles = {r.id: r.title for r in doc.references}
+    assert [(m.text, [titles[i] for i in m.reference_ids]) for m in doc.mentions] == [
+        ("[1]", ["Chapter one source"]), ("[1]", ["Chapter two source"])]

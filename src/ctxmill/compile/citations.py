@@ -142,13 +142,16 @@ class Linker:
         self.by_year: dict[str, list[Reference]] = defaultdict(list)
         self.no_year: dict[str, list[str]] = defaultdict(list)
         self.by_number: dict[str, str] = {}
+        # one numbering per bibliography: a thesis restarts "[1]" in each chapter's list
+        self.by_part: dict[int, dict[str, str]] = {}
         self.labels: dict[str, set[str]] = {}
         for r in refs:
             labels = reference_labels(r)
             self.labels[r.id] = labels
             block = blocks_by_id.get(r.block_id)
             if block is not None and block.number:
-                self.by_number[str(block.number)] = r.id
+                self.by_number.setdefault(str(block.number), r.id)
+                self.by_part.setdefault(block.attrs.get("bib_part", 0), {})[str(block.number)] = r.id
             if r.year:
                 self.by_year[r.year[:4]].append(r)
                 for lab in labels:
@@ -285,6 +288,13 @@ class _Ctx:
     def __init__(self, doc: Document, options: CompileOptions):
         self.doc = doc
         self.linker = Linker(doc.references, {b.id: b for b in doc.blocks})
+        # where each bibliography starts: a callout cites the next list after it (its chapter's)
+        self.part_starts: list[tuple[int, int]] = []
+        self.block_pos = {b.id: i for i, b in enumerate(doc.blocks)}
+        for i, b in enumerate(doc.blocks):
+            part = b.attrs.get("bib_part")
+            if b.kind is BlockKind.REFERENCE and part is not None and part not in {q for _, q in self.part_starts}:
+                self.part_starts.append((i, part))
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
         self.sections_by_number = {}
         for s in doc.sections:
@@ -314,6 +324,14 @@ class _Ctx:
                     self.link_dests[p.number] = dests
         # pages the source declares but does not hold (OCR of the first 16 of 46 pages)
         self.missing_pages = bool(doc.stream.declared_pages and doc.stream.declared_pages > doc.pages)
+
+    def numbers(self, block) -> dict[str, str]:
+        """Label -> reference id for a callout in ``block``: its chapter's list where there are several."""
+        if len(self.linker.by_part) < 2:
+            return self.linker.by_number
+        pos = self.block_pos.get(block.id, 0)
+        part = next((q for start, q in self.part_starts if start > pos), self.part_starts[-1][1])
+        return self.linker.by_part.get(part, self.linker.by_number)
 
     def chunk_of(self, pos: int | None) -> str | None:
         if pos is None or not self.chunk_starts:
@@ -478,8 +496,9 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
         for m in _ALPHA_BRACKET.finditer(text):
             keys = [k.strip() for k in re.split(r"[,;]", m.group(1))]
             # only brackets whose every key is a printed label: "[Online]" or "[A]" is not a citation
-            if all(k in linker.by_number for k in keys):
-                _add_mention(ctx, block, text, base, m.start(), m.end(), [linker.by_number[k] for k in keys], None)
+            numbers = ctx.numbers(block)
+            if all(k in numbers for k in keys):
+                _add_mention(ctx, block, text, base, m.start(), m.end(), [numbers[k] for k in keys], None)
         return
     for m in _NUM_BRACKET.finditer(text):
         nums = _expand_numbers(m.group(1))
@@ -500,7 +519,8 @@ def _numeric_mention(ctx, block, text, base, s, e, nums):
     if not linker.refs:
         _add_mention(ctx, block, text, base, s, e, [], "no reference list found")
         return
-    ids = [linker.by_number.get(n) for n in nums]
+    numbers = ctx.numbers(block)
+    ids = [numbers.get(n) for n in nums]
     missing = [n for n, i in zip(nums, ids, strict=False) if i is None]
     if missing:
         _add_mention(ctx, block, text, base, s, e, [], f"no reference numbered {', '.join(missing)}")

@@ -912,6 +912,8 @@ def run(doc: Document, options: CompileOptions) -> None:
             released |= {ids[k] for k in keep_out}
         else:
             entries = _entries_from_blocks(blocks, widths)
+        for e in entries:
+            e.attrs["bib_part"] = blocks[0].attrs.get("bib_part", 0)
         replaced[ids[0]] = entries
     for i in released:
         b = doc.blocks[i]
