@@ -74,6 +74,9 @@ def page_tokens(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     pairs: list[tuple[str, str]] = []
     bigrams: list[tuple[str, str]] = []
     carry = None
+    # pdfium writes a hyphen that breaks a word at a line end as U+FFFE (or 0x02), often with
+    # no line break after it (a review copy's line number follows): it ends the line
+    text = re.sub("[\ufffe\x02]", "-\n", text)
     for line in re.split(r"\r\n|\n|\r", text):
         lw = words(line)
         bigrams += list(zip(lw, lw[1:], strict=False))
@@ -89,8 +92,22 @@ def page_tokens(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     return ws, pairs, bigrams
 
 
-def score_doc(pages_in: list[str], md: str, removed: list[dict]) -> list[dict]:
+ALIASES = {"fig": "figure", "figs": "figures", "tab": "table", "eq": "equation", "sec": "section"}
+
+
+def score_doc(pages_in: list[str], md: str, removed: list[dict], chunks: list[dict] | None = None) -> list[dict]:
+    """Per page: words in, kept (in document.md), accounted (in removed.json), order.
+
+    A word is looked up first in the document.md text of the chunks that cover the page (or
+    a neighbour; chunks.jsonl gives pages and character spans), then anywhere in document.md
+    that is still unused, so a word lost on one page is not charged to a later page that
+    shares it. Labels the renderer spells out ("Fig." -> "Figure") count as kept."""
     pool = Counter(words(md))
+    local: dict[int, Counter] = {}
+    for c in chunks or []:
+        cw = Counter(words(md[c["char_span"][0]:c["char_span"][1]]))
+        for p in range(c["pages"][0] - 1, c["pages"][1] + 2):
+            local.setdefault(p, Counter()).update(cw)
     md_w = words(md)
     adj = set(zip(md_w, md_w[1:], strict=False))
     rem_by_page: dict[int, Counter] = {}
@@ -104,7 +121,12 @@ def score_doc(pages_in: list[str], md: str, removed: list[dict]) -> list[dict]:
         rem = rem_by_page.get(i, Counter()) + rem_by_page.get(i - 1, Counter()) + rem_by_page.get(i + 1, Counter())
         kept = accounted = 0
 
-        def take(w: str, rem=rem) -> str | None:
+        def take(w: str, rem=rem, mine=local.get(i, Counter())) -> str | None:
+            w = ALIASES.get(w, w)
+            if mine[w] > 0:
+                mine[w] -= 1
+                pool[w] -= 1
+                return "kept"
             if pool[w] > 0:
                 pool[w] -= 1
                 return "kept"
@@ -219,7 +241,10 @@ def main() -> None:
                 texts[n - 1] = t
         md = (out / "document.md").read_text(encoding="utf-8")
         rem = json.loads((out / "removed.json").read_text(encoding="utf-8"))
-        rows = score_doc(texts, md, rem.get("removed", []))
+        chunks = []
+        if (out / "chunks.jsonl").exists():
+            chunks = [json.loads(x) for x in (out / "chunks.jsonl").read_text(encoding="utf-8").splitlines() if x]
+        rows = score_doc(texts, md, rem.get("removed", []), chunks)
         for r in rows:
             r["doc"] = name
         all_rows += rows

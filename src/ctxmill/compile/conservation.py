@@ -55,6 +55,18 @@ def note_removed(doc: Document, page: int, reason: str, text: str) -> None:
         doc.attrs.setdefault("noted_removed", []).append({"page": page, "reason": reason, "text": text.strip()})
 
 
+def note_dropped(doc: Document, page: int, reason: str, before: list[str], after) -> None:
+    """Record the words a step took out of a page's lines (``before``: the line texts before it,
+    ``after``: the lines now), e.g. the margin line numbers of a review copy."""
+    gone = Counter(words(" ".join(before))) - Counter(w for ln in after for w in words(ln.text))
+    if gone:
+        # taken out of the page stream itself, so later counts never see them: "dropped" makes
+        # measure() count them as words in (and removed)
+        doc.attrs.setdefault("noted_removed", []).append(
+            {"page": page, "reason": reason, "text": " ".join(w for w, n in gone.items() for _ in range(n)),
+             "dropped": True})
+
+
 def words(text: str) -> list[str]:
     """Words as compared here: NFKC (ligatures, superscript digits), lower case, letters and digits."""
     return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
@@ -120,7 +132,11 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
             out_by_page.setdefault(p, Counter()).update(c)
     removed = _removed_pieces(doc)
     removed_by_page: dict[int, list[tuple[str, Counter]]] = {}
+    removed_by_dropped: dict[int, list[dict]] = {}
     for r in removed:
+        if r.get("dropped"):
+            removed_by_dropped.setdefault(r["page"], []).append(r)
+            continue
         removed_by_page.setdefault(r["page"], []).append((r["reason"], Counter(words(r["text"]))))
     rows = []
     tot = Counter()
@@ -156,7 +172,9 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
                 rem[where] += n
             else:
                 lost += n
-        n_in = len(ws) + 2 * len(pairs)
+        for r in removed_by_dropped.get(page.number, []):
+            rem[r["reason"]] += len(words(r["text"]))
+        n_in = len(ws) + 2 * len(pairs) + sum(len(words(r["text"])) for r in removed_by_dropped.get(page.number, []))
         removed_n = sum(rem.values())
         row = {
             "page": page.number,
