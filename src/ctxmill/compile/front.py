@@ -88,6 +88,7 @@ class TLine:
     bottom: float
     x0: float
     x1: float
+    gappy: bool = False  # words far apart on the line: a table row or an author grid, never a title
 
 
 @dataclass
@@ -131,7 +132,9 @@ def _tline(line, accents: list) -> TLine | None:
     pieces = [(compose_accents(_float_accents(t, line, accents)), m) for t, m in pieces if t.strip() or m]
     text = " ".join(t.strip() for t, _ in pieces).strip()
     x0, y0, x1, y1 = line.bbox
-    return TLine(text=re.sub(r"\s+", " ", text), pieces=pieces, size=size, bold=bold, top=y0, bottom=y1, x0=x0, x1=x1)
+    gappy = any("   " in t for t, _ in pieces)
+    return TLine(text=re.sub(r"\s+", " ", text), pieces=pieces, size=size, bold=bold, top=y0, bottom=y1, x0=x0, x1=x1,
+                 gappy=gappy)
 
 
 def _float_accents(text: str, line, accents: list) -> str:
@@ -193,6 +196,20 @@ def _groups(lines: list[TLine]) -> list[list[TLine]]:
     return out
 
 
+def title_shaped(text: str, most: int = 25) -> bool:
+    """A phrase, not running text: no sentence boundary inside, not too long; in body type no end
+    stop either (a larger title may end with one: "... ENTROPY ENCODING.")."""
+    stop = r"[a-z)\]][.!?]\s+[A-Z]" if most > 25 else r"[.!?]\s*$|[a-z)\]][.!?]\s+[A-Z]"
+    return (not re.search(stop, text) and 1 <= len(text.split()) <= most
+            and not (FURNITURE_RE.search(text) or DATE_RE.match(text)))
+
+
+def _centred(g: list[TLine], page_w: float, text_w: float) -> bool:
+    """Centred on the page and narrower than the text block: how a title in body type stands out."""
+    x0, x1 = min(t.x0 for t in g), max(t.x1 for t in g)
+    return abs((x0 + x1) / 2 - page_w / 2) < 0.06 * page_w and (x1 - x0) < 0.85 * text_w
+
+
 def _beside(t: TLine, lines: list[TLine]) -> bool:
     for u in lines:
         if u is t or u.x0 < t.x1 and u.x1 > t.x0:
@@ -241,7 +258,7 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     stop = next((t.top for t in content if _is_abstract_line(t) or HEADING_RE.match(t.text)), h * 0.7)
     groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)])
               if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40][:5]
-    groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text)]
+    groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text) and not any(x.gappy for x in g)]
     # A title has its rows to itself; type beside other text in the same row is a figure's
     # label or a column's line.
     alone = [g for g in groups if not any(_beside(x, content) for x in g)]
@@ -254,12 +271,16 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
         top_size = max(g[0].size for g in groups)
         big = [g for g in groups if g[0].size >= top_size - 0.3]
         if top_size >= body * 1.1:
-            chosen = big[0]
+            # the first run in the largest type, if it reads like a title: running text at the
+            # top of a page that starts mid-document is none
+            first = big[0]
+            chosen = first if title_shaped(_join_title([x.text for x in first]), 40) else None
         else:
             # No type larger than the body (AASTeX sets its title in body size): the first short
             # line at the top that is not a sentence.
-            chosen = next((g for g in big if len(g) <= 3 and not re.search(r"[.!]\s*$", g[-1].text)
-                           and len(" ".join(x.text for x in g).split()) <= 25), None)
+            width = max((t.x1 for t in content), default=0) - min((t.x0 for t in content), default=0)
+            chosen = next((g for g in big if len(g) <= 3 and title_shaped(" ".join(x.text for x in g))
+                           and _centred(g, page.width or 612.0, width)), None)
     if chosen is None:
         return tp
     tp.title = _join_title([x.text for x in chosen])

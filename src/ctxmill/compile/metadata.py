@@ -16,7 +16,7 @@ from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Author, Block, BlockKind, Document
 
-EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")  # lookbehind: linear on long runs
 URL_RE = re.compile(r"https?://[^\s<>()\[\]{}\"']+[^\s<>()\[\]{}\"'.,;:!?]")
 DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;:)])")
 ARXIV_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?)\s*(?:\[([\w.\-]+)\])?\s*(\d{1,2}\s+[A-Za-z]{3,9}\.?\s+\d{4})?")
@@ -53,6 +53,16 @@ def _authors_from(text: str) -> list[tuple[str, list[str]]]:
         for k, name in enumerate(names):
             out.append((name, marks if k == len(names) - 1 else []))
     return out
+
+
+def _trim_org(name: str) -> str:
+    """'Peter Staar IBM Research' -> 'Peter Staar': an organisation glued to the name it follows."""
+    toks = name.split()
+    mixed = any(t[1:].islower() for t in toks)
+    for i, t in enumerate(toks[2:], start=2):
+        if t.lower().strip(".,") in front.ORG_WORDS or mixed and len(t) >= 2 and t.isupper():
+            return " ".join(toks[:i])
+    return name
 
 
 def _looks_like_authors(text: str) -> bool:
@@ -187,7 +197,15 @@ def run(doc: Document, options: CompileOptions) -> None:
     title_block = next((b for b in blocks if b.kind is BlockKind.HEADING and b.attrs.get("title")), None)
     if title_block is not None and not md.title:
         text = front.compose_accents(title_block.text.strip())
-        if not (front.FURNITURE_RE.search(text) or front.DATE_RE.match(text)):
+        # where the page's type was read and showed no title, the blocks' guess must at least
+        # look like one (a page that starts mid-document has none)
+        if tp is not None:
+            # The page's type was read and shows no title (a page that starts mid-document, a
+            # table at the top): the blocks' guess is a heading nobody set. Keep it as text.
+            title_block.kind, title_block.level = BlockKind.PARAGRAPH, None
+            title_block.attrs.pop("title", None)
+            title_block = None
+        elif not (front.FURNITURE_RE.search(text) or front.DATE_RE.match(text)):
             md.title = text
     if title_block is not None:
         title_block.attrs["front"] = "title"
@@ -228,7 +246,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             b.text = text
             b.number = None
         if not authors and not geometry and _looks_like_authors(text):
-            authors = [(n, m) for n, m in _authors_from(text) if NAME_RE.match(n)]
+            authors = [(_trim_org(n), m) for n, m in _authors_from(text) if NAME_RE.match(n)]
             b.attrs["front"] = "authors"
             continue
         if authors and MARK_RE.match(text.strip()):
