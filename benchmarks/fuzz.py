@@ -413,7 +413,7 @@ def scaling(size: int, timeout: float) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     prose = out["prose"]["x2"]["mb_per_s"]
-    for shape, row in out.items():
+    for row in out.values():
         row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
     return out
 

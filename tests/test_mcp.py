@@ -54,7 +54,7 @@ def frobnicate_widgets(widgets):
     return sorted(widgets, key=lambda w: w.weight, reverse=True)
 '''
 
-TOOLS = {"search", "read", "sync", "compile_document", "outline", "citations"}
+TOOLS = {"search", "read", "sync", "status", "references", "find_related", "compile_document", "outline", "citations"}
 
 
 def _index_ready() -> bool:
@@ -330,9 +330,25 @@ def test_stdio_compiles_the_sample_paper(corpus_dir, tmp_path, env):
             o = data(await client.call_tool("outline", {"path": "dive.pdf"}))
             assert len(o["sections"]) > 20 and o["title"] == c["title"]
             cit = data(await client.call_tool("citations", {"path": "dive.pdf", "limit": 20}))
-            assert len(cit["references"]) == c["references"] and cit["mentions_total"] > 100
-            assert len(cit["mentions"]) == 20 and cit["truncated"] is True
-            top = max(cit["references"], key=lambda r: r["cited"])
+            assert cit["references_total"] == c["references"] and cit["mentions_total"] > 100
+            from ctxmill.tokens import count_tokens
+
+            biggest = data(await client.call_tool("citations", {"path": "dive.pdf", "limit": 200}))
+            assert count_tokens(json.dumps(biggest, separators=(",", ":"))) < 12_500  # within the result budget
+            assert biggest["truncated"] and biggest["next_offset"] < 200
+            assert len(cit["references"]) == len(cit["mentions"]) == 20
+            assert cit["truncated"] is True and cit["next_offset"] == 20
+            # paging through gives every reference once
+            seen, offset = [], 0
+            while offset is not None:
+                page = data(await client.call_tool("citations", {"path": "dive.pdf", "limit": 50, "offset": offset}))
+                seen += [r["id"] for r in page["references"]]
+                offset = page["next_offset"]
+            assert len(seen) == len(set(seen)) == c["references"]
+            summary = data(await client.call_tool("citations", {"path": "dive.pdf", "summary": True}))
+            assert summary["references"] == [] and len(summary["most_cited"]) == 10
+            top = summary["most_cited"][0]
+            assert top["cited"] == max(r["cited"] for r in cit["references"] + summary["most_cited"])
             one = data(await client.call_tool("citations", {"path": "dive.pdf", "reference_id": top["id"]}))
             assert one["mentions_total"] == top["cited"] and all(top["id"] in m["reference_ids"] for m in one["mentions"])
 

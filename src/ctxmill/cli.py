@@ -282,12 +282,18 @@ def serve_cmd(host, port, index_path, workers, max_upload_mb):
 @main.command("mcp")
 @click.option("--root", "roots", multiple=True, type=click.Path(path_type=Path),
               help="Folder the server may index and read (repeatable; default: the current folder).")
+@click.option("--print-config", "print_config", metavar="CLIENT",
+              type=click.Choice(["claude-code", "cursor", "vscode", "zed", "json"]),
+              help="Print a registration snippet for CLIENT with absolute paths, then exit.")
 @handle_errors
-def mcp_cmd(roots):
+def mcp_cmd(roots, print_config):
     """Serve the index and the document compiler to coding agents over MCP (stdio)."""
-    from ctxmill.mcp import Roots, run_stdio
+    from ctxmill.mcp import Roots, client_config, run_stdio
 
     Roots(list(roots) or ["."])  # refuse a missing root before any protocol starts
+    if print_config:
+        click.echo(client_config(print_config, list(roots)))
+        return
     run_stdio(list(roots) or ["."])
 
 

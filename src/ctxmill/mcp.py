@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
 import os
 import time
+import typing
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +36,10 @@ from ctxmill.redact import redact, redact_obj
 
 FRESH_SECONDS = 5.0  # `search` syncs a root first when its last sync is older than this
 READ_MAX_LINES = 2000  # per read call: agents page through longer files
+# Every tool result stays under this many characters of text (6-10k tokens: ~4 characters a
+# token in prose, ~2.5 in minified code; Claude Code refuses a result over 25,000 tokens by default).
+RESULT_MAX_CHARS = 24_000
+SEARCH_MAX_K = 50
 READ_MAX_BYTES = 5 * 1024 * 1024
 DOC_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".text"}
 DOC_MAX_BYTES = 200 * 1024 * 1024
@@ -45,8 +51,18 @@ INSTRUCTIONS = (
     "then `read` to see exact lines. Search picks up edits by itself within seconds; `sync` "
     "forces it and returns the counts. "
     "For a PDF or long text, `compile_document` writes clean Markdown, chunks, references and "
-    "a QA report; `outline` and `citations` answer from the same compile. Secrets are redacted."
+    "a QA report; `outline` and `citations` answer from the same compile. `references` finds "
+    "where a symbol is defined and used, `find_related` what else relates to a file and line, "
+    "`status` what is indexed and how fresh. Every result is bounded (about 8k tokens): a cut "
+    "result says so and how to ask for the rest. Secrets are redacted."
 )
+
+# Parameter types with their descriptions and bounds: the schema an agent reads.
+RootArg = Annotated[str | None, Field(
+    description="one of the allowed roots (absolute, or relative to the first); default: the first root "
+                "(search: all roots)")]
+PathArg = Annotated[str, Field(description="file path, relative to the root (or absolute inside it)")]
+DocArg = Annotated[str, Field(description="a .pdf, .txt or .md file, relative to the root (or absolute inside it)")]
 
 
 # ------------------------------------------------------------------------------ results
@@ -54,12 +70,14 @@ INSTRUCTIONS = (
 
 class Hit(BaseModel):
     path: str = Field(description="relative to the root")
+    root: str | None = Field(default=None, description="the root the path is relative to (searches over several roots)")
     start_line: int = Field(description="1-based, inclusive")
     end_line: int = Field(description="1-based, inclusive")
     score: float
     kind: str
     symbol: str | None = None
     text: str
+    text_truncated: bool = Field(default=False, description="text cut to keep the result small: `read` the lines")
 
 
 class SearchResult(BaseModel):
@@ -73,9 +91,14 @@ class ReadResult(BaseModel):
     root: str
     start_line: int
     end_line: int
+    start_column: int = Field(default=1, description="1-based character of start_line where text begins")
+    end_column: int | None = Field(default=None, description="last character of end_line in text, when the "
+                                   "line was cut (a line longer than the budget)")
     total_lines: int
     text: str
-    truncated: bool = Field(description="true when more lines follow end_line")
+    truncated: bool = Field(description="true when more of the file follows")
+    next_start_line: int | None = Field(default=None, description="pass as start_line to read on")
+    next_start_column: int | None = Field(default=None, description="pass as start_column with next_start_line")
     redactions: int = Field(description="secrets replaced by [REDACTED:rule] in this text")
 
 
@@ -151,8 +174,52 @@ class CitationsResult(BaseModel):
     references: list[ReferenceItem]
     mentions: list[MentionItem]
     unresolved: list[UnresolvedItem]
+    references_total: int = 0
     mentions_total: int
+    unresolved_total: int = 0
+    offset: int = 0
+    truncated: bool = Field(description="true when more references or callouts follow: call again with next_offset")
+    next_offset: int | None = None
+    most_cited: list[ReferenceItem] = Field(default_factory=list, description="summary mode: the most cited references")
+
+
+class Place(BaseModel):
+    path: str
+    line: int = Field(description="1-based")
+    kind: str
+    text: str = Field(description="the line, stripped")
+    symbol: str | None = None
+    end_line: int | None = None
+
+
+class ReferencesResult(BaseModel):
+    root: str
+    symbol: str
+    definitions: list[Place]
+    uses: list[Place]
+    definitions_total: int
+    uses_total: int
     truncated: bool
+
+
+class BuildProgress(BaseModel):
+    files_done: int
+    files_total: int
+    current: str
+    seconds: float
+
+
+class StatusResult(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    root: str
+    indexed: bool
+    files: int = 0
+    chunks: int = 0
+    last_sync_age_seconds: float | None = None
+    complete: bool = False
+    embedder: str | None = None
+    building: BuildProgress | None = Field(default=None, description="an index build under way in this server")
+    warnings: list[str] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------ roots
@@ -190,6 +257,17 @@ class Roots:
                 return r
         raise InputRefused(f"{root}: not one of the allowed roots ({', '.join(map(str, self.roots))})")
 
+    def prefix(self, prefix: str | None, base: Path) -> str | None:
+        """A search ``path`` prefix, checked to stay inside ``base``."""
+        if not prefix:
+            return None
+        p = Path(prefix)
+        full = (p if p.is_absolute() else base / p).resolve()
+        if full != base and not full.is_relative_to(base):
+            raise InputRefused(f"path {prefix!r} leaves the root {base}: give a folder or file prefix inside it")
+        rel = full.relative_to(base).as_posix()
+        return None if rel == "." else rel + ("/" if prefix.endswith("/") and rel else "")
+
     def path(self, path: str, root: str | None = None, *, extra: Sequence[Path] = ()) -> tuple[Path, Path]:
         """(resolved file, the allowed folder it lies in) or InputRefused."""
         if not path or "\x00" in path:
@@ -200,7 +278,8 @@ class Roots:
         for allowed in [base, *self.roots, *extra]:
             if p == allowed or p.is_relative_to(allowed):
                 return p, allowed
-        raise InputRefused(f"{path}: outside the allowed roots")
+        raise InputRefused(f"{path}: outside the allowed roots ({', '.join(map(str, self.roots))}); "
+                           "compiled outputs are readable under " + str(docs_dir()))
 
 
 def _refusals(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -221,6 +300,46 @@ def _refusals(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _with_progress(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A tool that reports progress to a client that asked for it, and stops when cancelled.
+
+    The SDK runs a sync tool in a worker thread; the progress callback hops back onto the
+    event loop for each notification and checks there whether the call was cancelled (then
+    the work stops at its next step instead of running on unseen).
+    """
+    import anyio.from_thread
+    from mcp.server.mcpserver import Context
+
+    refusing = _refusals(method)
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, ctx: Context | None = None, **kwargs: Any) -> Any:
+        last = [0.0]
+
+        def progress(done: float, total: float | None, message: str) -> None:
+            anyio.from_thread.check_cancelled()
+            now = time.monotonic()
+            # the session sends nothing unless the client gave a progress token; an index build
+            # (it reports every file) sends a few notifications a second at most
+            if ctx is not None and (now - last[0] >= 0.2 or done == total or (total or 0) <= 50):
+                last[0] = now
+                anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, message[:200]))
+
+        return refusing(*args, progress=progress, **kwargs)
+
+    # The SDK reads the tool's schema from its signature: the method's, resolved (this module
+    # has postponed annotations), without `progress` and with the SDK's Context added.
+    hints = typing.get_type_hints(method, include_extras=True)
+    sig = inspect.signature(method)
+    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()
+              if p.name != "progress"]
+    params.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context))
+    wrapper.__signature__ = sig.replace(parameters=params, return_annotation=hints["return"])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in params}, "return": hints["return"]}
+    del wrapper.__wrapped__  # or inspect would follow it back to the method's own signature
+    return wrapper
+
+
 def _clean(model: BaseModel) -> BaseModel:
     """Redact every string of a result before it leaves for the client."""
     return type(model).model_validate(redact_obj(model.model_dump()))
@@ -236,91 +355,232 @@ class Tools:
         self.roots = Roots(roots)
         self._synced: dict[Path, float] = {}  # root -> time.monotonic() of its last sync here
         self._docs: OrderedDict[str, Any] = OrderedDict()  # sha256 -> Document (small LRU)
-        self._outputs: list[Path] = []  # output folders this server wrote: readable too
+        # Compiled outputs of any ctxmill server of this user are readable: they are ours.
+        self._outputs: list[Path] = [docs_dir()]
+        self._building: dict[Path, dict] = {}  # root -> progress of an index build under way
 
     # -- code index
 
-    def search(self, query: str, path: str | None = None, k: int = 10, root: str | None = None) -> SearchResult:
-        """Search the index of a root: code and document chunks, best first.
-
-        `path` keeps only hits under that folder or file prefix (relative to the root). Code
-        hits carry 1-based line ranges for `read`; for document hits (kind "document", e.g. a
-        PDF) the range is pages: `compile_document` the file and `read` its document.md.
-        """
-        if not query.strip():
-            raise InputRefused("empty query")
-        base = self.roots.root(root)
+    def _sync(self, base: Path, progress: Callable | None = None):
         from ctxmill import index
 
-        # Agents edit files between searches: keep the index fresh without a `sync` call. A
-        # sync with nothing changed is a stat walk (tens of ms on a small repo), so do it at
-        # most every FRESH_SECONDS.
-        if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
-            index.sync_index(base)
-            self._synced[base] = time.monotonic()
-        k = max(1, min(int(k), 50))
-        hits = index.search(query, base, path_prefix=path or None, k=k)
-        out = []
-        for h in hits:
-            d = h.to_dict() if hasattr(h, "to_dict") else dict(h)
-            out.append(Hit(path=d["path"], start_line=d["start_line"], end_line=d["end_line"],
-                           score=float(d.get("score") or 0.0), kind=str(d.get("kind") or ""),
-                           symbol=d.get("symbol"), text=d.get("text") or ""))
-        return _clean(SearchResult(root=str(base), query=query, hits=out))
+        t0 = time.monotonic()
+        state = {"files_done": 0, "files_total": 0, "current": "", "t0": t0}
+        self._building[base] = state
 
-    def read(self, path: str, start_line: int = 1, end_line: int | None = None,
-             root: str | None = None) -> ReadResult:
-        """Lines start_line..end_line (1-based, inclusive) of a file inside the allowed roots."""
+        def step(done: int, total: int, current: str) -> None:
+            state.update(files_done=done, files_total=total, current=current)
+            if progress is not None:
+                progress(done, total, f"indexing {current}")
+
+        try:
+            report = index.sync_index(base, progress=step)
+        finally:
+            self._building.pop(base, None)
+        self._synced[base] = time.monotonic()
+        return report
+
+    def search(
+        self,
+        query: Annotated[str, Field(description="what to find: words, an identifier, or a question")],
+        path: Annotated[str | None, Field(description="only hits under this folder or file prefix, relative to "
+                                          "the root (e.g. 'src/' or 'src/app.py')")] = None,
+        k: Annotated[int, Field(ge=1, le=SEARCH_MAX_K, description="number of hits")] = 10,
+        root: RootArg = None,
+        progress: Callable | None = None,
+    ) -> SearchResult:
+        """Search the index of a root: code and document chunks, best first.
+
+        Code hits carry 1-based line ranges for `read`; for document hits (kind "document", e.g.
+        a PDF) the range is pages: `compile_document` the file and `read` its document.md. Hit
+        texts are cut to keep the whole result within the budget (`text_truncated`).
+        """
+        if not query.strip():
+            raise InputRefused("empty query: give words, an identifier or a question")
+        k = int(k)
+        if not 1 <= k <= SEARCH_MAX_K:
+            raise InputRefused(f"k={k}: ask for 1 to {SEARCH_MAX_K} hits")
+        from ctxmill import index
+
+        bases = [self.roots.root(root)] if root or len(self.roots.roots) == 1 else list(self.roots.roots)
+        found: list[tuple[Path, Any]] = []
+        for base in bases:
+            prefix = self.roots.prefix(path, base)
+            # Agents edit files between searches: keep the index fresh without a `sync` call.
+            # A sync with nothing changed is a stat walk, so do it at most every FRESH_SECONDS.
+            if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
+                self._sync(base, progress)
+            found.extend((base, h) for h in index.search(query, base, path_prefix=prefix, k=k))
+        found.sort(key=lambda bh: -float(bh[1].score or 0.0))
+        found = found[:k]
+        per_hit = max(400, (RESULT_MAX_CHARS - 200 * len(found)) // max(1, len(found)))
+        out = []
+        for base, h in found:
+            d = h.to_dict() if hasattr(h, "to_dict") else dict(h)
+            text = d.get("text") or ""
+            out.append(Hit(path=d["path"], root=str(base) if len(bases) > 1 else None, start_line=d["start_line"],
+                           end_line=d["end_line"], score=float(d.get("score") or 0.0), kind=str(d.get("kind") or ""),
+                           symbol=d.get("symbol"), text=text[:per_hit], text_truncated=len(text) > per_hit))
+        return _clean(SearchResult(root=str(bases[0]) if len(bases) == 1 else ", ".join(map(str, bases)),
+                                   query=query, hits=out))
+
+    def read(
+        self,
+        path: PathArg,
+        start_line: Annotated[int, Field(ge=1, description="first line to read, 1-based")] = 1,
+        end_line: Annotated[int | None, Field(ge=1, description="last line, inclusive; default: as many as fit")] = None,
+        start_column: Annotated[int, Field(ge=1, description="1-based character of start_line to begin at (to read "
+                                           "a very long line in parts; use next_start_column)")] = 1,
+        root: RootArg = None,
+    ) -> ReadResult:
+        """Lines of a text file inside the allowed roots (or a compiled output), within the budget.
+
+        A result that stops early says `truncated` and where to go on (`next_start_line`,
+        `next_start_column`).
+        """
         file, allowed = self.roots.path(path, root, extra=self._outputs)
         if not file.exists() and "\\" in path:  # a search hit's name for a file whose name is not UTF-8
             from ctxmill.sources.repo import fs_name
 
             file, allowed = self.roots.path(fs_name(path), root, extra=self._outputs)
+        if file.is_dir():
+            raise InputRefused(f"{path}: is a folder; read a file in it, or `search` with path={path!r}")
         if not file.is_file():
-            raise InputRefused(f"{path}: no such file")
+            raise InputRefused(f"{path}: no such file (paths are relative to the root {allowed})")
         if file.stat().st_size > READ_MAX_BYTES:
-            raise InputRefused(f"{path}: larger than {READ_MAX_BYTES // (1024 * 1024)} MB")
+            raise InputRefused(f"{path}: larger than {READ_MAX_BYTES // (1024 * 1024)} MB; `search` it instead")
         data = file.read_bytes()
-        if b"\x00" in data[:8192]:
-            raise InputRefused(f"{path}: binary file")
+        if b"\x00" in data[:8192] or data[:5] == b"%PDF-":
+            if file.suffix.lower() == ".pdf" or data[:5] == b"%PDF-":
+                raise InputRefused(f"{path}: a PDF; `compile_document` it, then read the document.md it returns")
+            raise InputRefused(f"{path}: a binary file ({len(data)} bytes), not readable as text")
         lines = data.decode("utf-8", errors="replace").splitlines()
-        start = max(1, int(start_line))
+        start = int(start_line)
         if lines and start > len(lines):
             raise InputRefused(f"{path}: has {len(lines)} lines; start_line {start} is past the end")
-        end = len(lines) if end_line is None else min(int(end_line), len(lines))
-        if end < start and lines:
+        last = len(lines) if end_line is None else min(int(end_line), len(lines))
+        if last < start and lines:
             raise InputRefused(f"end_line {end_line} is before start_line {start}")
-        end = min(end, start + READ_MAX_LINES - 1)
-        r = redact("\n".join(lines[start - 1:end]))
+        last = min(last, start + READ_MAX_LINES - 1)
+        col = int(start_column)
+        if lines and col > len(lines[start - 1]) + 1:
+            raise InputRefused(f"line {start} has {len(lines[start - 1])} characters; start_column {col} is past it")
+        parts: list[str] = []
+        used = 0
+        end, end_col, next_line, next_col = start, None, None, None
+        for n in range(start, last + 1):
+            line = lines[n - 1][col - 1:] if n == start else lines[n - 1]
+            if used + len(line) + 1 > RESULT_MAX_CHARS:
+                if not parts:  # one line longer than the budget: its first part
+                    take = RESULT_MAX_CHARS
+                    parts.append(line[:take])
+                    end, end_col = n, col - 1 + take
+                    next_line, next_col = n, end_col + 1
+                else:
+                    next_line, next_col = n, 1
+                break
+            parts.append(line)
+            used += len(line) + 1
+            end = n
+        else:
+            if last < len(lines):
+                next_line, next_col = last + 1, 1
+        if not lines:
+            end = 0
+        r = redact("\n".join(parts))
+        truncated = next_line is not None and (end_line is None or next_line <= int(end_line))
         return ReadResult(path=str(file.relative_to(allowed)), root=str(allowed), start_line=start,
-                          end_line=end, total_lines=len(lines), text=r.text,
-                          truncated=end < len(lines), redactions=len(r.findings))
+                          end_line=end, start_column=col, end_column=end_col, total_lines=len(lines), text=r.text,
+                          truncated=truncated or (end_col is not None),
+                          next_start_line=next_line, next_start_column=next_col if next_line is not None else None,
+                          redactions=len(r.findings))
 
-    def sync(self, root: str | None = None) -> SyncResult:
-        """Bring the index of a root up to date (only changed files are re-read)."""
+    def sync(self, root: RootArg = None, progress: Callable | None = None) -> SyncResult:
+        """Bring the index of a root up to date (only changed files are re-read); returns the counts."""
         base = self.roots.root(root)  # refuse before importing anything heavy
-        from ctxmill import index
-
-        report = index.sync_index(base)
-        self._synced[base] = time.monotonic()
+        report = self._sync(base, progress)
         d = report.to_dict() if hasattr(report, "to_dict") else dict(report)
         return _clean(SyncResult(root=str(base), **d))
+
+    def status(self, root: RootArg = None) -> StatusResult:
+        """What is indexed for a root, how fresh it is, and any index build under way here."""
+        from ctxmill import index
+
+        base = self.roots.root(root)
+        building = self._building.get(base)
+        prog = None if building is None else BuildProgress(
+            files_done=building["files_done"], files_total=building["files_total"], current=building["current"],
+            seconds=round(time.monotonic() - building["t0"], 2))
+        try:
+            st = index.index_status(base)
+        except InputRefused:
+            return StatusResult(root=str(base), indexed=False, building=prog)
+        return _clean(StatusResult(
+            root=str(base), indexed=True, files=st["files"], chunks=st["chunks"],
+            last_sync_age_seconds=st.get("age_seconds"), complete=bool(st.get("complete")),
+            embedder=(st.get("embedder") or {}).get("name"), building=prog, warnings=st.get("warnings", [])[:50]))
+
+    def references(
+        self,
+        symbol: Annotated[str, Field(description="an identifier: a function, class, method or variable name")],
+        limit: Annotated[int, Field(ge=1, le=200, description="most definitions and uses to return")] = 50,
+        root: RootArg = None,
+    ) -> ReferencesResult:
+        """Where a symbol is defined (tree-sitter definitions in the index) and every line that uses it."""
+        from ctxmill import index
+
+        base = self.roots.root(root)
+        if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
+            self._sync(base)
+        got = index.symbol_references(symbol, base, limit=int(limit))
+        defs = [Place(**d) for d in got["definitions"]]
+        uses = [Place(**u) for u in got["uses"]]
+        while uses and sum(len(u.text) + len(u.path) + 40 for u in defs + uses) > RESULT_MAX_CHARS:
+            uses = uses[: len(uses) * 3 // 4]
+        return _clean(ReferencesResult(
+            root=str(base), symbol=symbol, definitions=defs, uses=uses,
+            definitions_total=got["definitions_total"], uses_total=got["uses_total"],
+            truncated=len(uses) < got["uses_total"] or len(defs) < got["definitions_total"]))
+
+    def find_related(
+        self,
+        path: PathArg,
+        line: Annotated[int, Field(ge=1, description="1-based line in that file")],
+        k: Annotated[int, Field(ge=1, le=SEARCH_MAX_K, description="number of hits")] = 10,
+        root: RootArg = None,
+    ) -> SearchResult:
+        """Code and document passages related to the code at a file and line (its own chunk left out)."""
+        from ctxmill import index
+
+        base = self.roots.root(root)
+        file, _ = self.roots.path(path, root)
+        rel = file.relative_to(base).as_posix() if file.is_relative_to(base) else path
+        if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
+            self._sync(base)
+        hits = index.related(rel, int(line), base, k=int(k))
+        per_hit = max(400, (RESULT_MAX_CHARS - 200 * len(hits)) // max(1, len(hits)))
+        out = [Hit(path=h.path, start_line=h.start_line, end_line=h.end_line, score=float(h.score or 0.0),
+                   kind=str(h.kind or ""), symbol=h.symbol, text=(h.text or "")[:per_hit],
+                   text_truncated=len(h.text or "") > per_hit) for h in hits]
+        return _clean(SearchResult(root=str(base), query=f"related to {rel}:{line}", hits=out))
 
     # -- documents
 
     def _source(self, path: str, root: str | None) -> tuple[Path, str]:
         file, _ = self.roots.path(path, root)
+        if file.is_dir():
+            raise InputRefused(f"{path}: is a folder; give one document in it")
         if not file.is_file():
             raise InputRefused(f"{path}: no such file")
         if file.suffix.lower() not in DOC_SUFFIXES:
-            raise InputRefused(f"{path}: not a document ({', '.join(sorted(DOC_SUFFIXES))})")
+            raise InputRefused(f"{path}: not a document ({', '.join(sorted(DOC_SUFFIXES))}); `read` it instead")
         if file.stat().st_size > DOC_MAX_BYTES:
             raise InputRefused(f"{path}: larger than {DOC_MAX_BYTES // (1024 * 1024)} MB")
         return file, hashlib.sha256(file.read_bytes()).hexdigest()
 
-    def _compiled(self, file: Path, sha: str, fast: bool = False):
+    def _compiled(self, file: Path, sha: str, fast: bool = False, progress: Callable | None = None):
         from ctxmill.compile.options import CompileOptions
-        from ctxmill.compile.pipeline import compile_document
+        from ctxmill.compile.pipeline import STAGES, compile_document
 
         key = f"{sha}:{fast}"
         if fast and f"{sha}:False" in self._docs:  # a full compile answers a fast question too
@@ -329,48 +589,76 @@ class Tools:
             self._docs.move_to_end(key)
             return self._docs[key]
         options = CompileOptions(fast=fast)
-        doc = compile_document(file, options, name=str(file))
+        total = 1 + sum(1 for _, _, when in STAGES if when(options))  # the source, then each stage that runs
+        done = [0]
+
+        def step(stage: str, state: str) -> None:
+            if progress is not None and state == "done":
+                done[0] += 1
+                progress(done[0], total, f"compiled: {stage}")
+
+        doc = compile_document(file, options, step, name=str(file))
         self._docs[key] = (doc, options)
         while len(self._docs) > 4:
             self._docs.popitem(last=False)
         return doc, options
 
-    def compile_document(self, path: str, fast: bool = False, root: str | None = None) -> CompileResult:
+    def compile_document(
+        self,
+        path: DocArg,
+        fast: Annotated[bool, Field(description="skip chunks, references, citations and the graph "
+                                    "(Markdown, outline, metadata and QA only; faster)")] = False,
+        root: RootArg = None,
+        progress: Callable | None = None,
+    ) -> CompileResult:
         """Compile a PDF, OCR text or Markdown file inside a root into ctxmill's outputs.
 
         Writes document.md, metadata/sections/chunks/references/citations/graph, qa and metrics
-        into a cache folder and returns their paths (read them with `read`).
+        into ctxmill's document store (one folder per document content, and one more for a fast
+        compile, so the two never overwrite each other) and returns their paths: `read` them.
         """
         from ctxmill.render import write_outputs
 
         file, sha = self._source(path, root)
-        doc, options = self._compiled(file, sha, fast)
-        out = docs_dir() / f"{file.stem}-{sha[:12]}"
+        doc, options = self._compiled(file, sha, fast, progress)
+        full = not options.fast
+        out = docs_dir() / (f"{file.stem}-{sha[:12]}" if full else f"{file.stem}-{sha[:12]}-fast")
         written = write_outputs(doc, out, options)
-        if out.resolve() not in self._outputs:
-            self._outputs.append(out.resolve())
         issues = [c.message for c in doc.qa.checks if c.severity in ("error", "warning")]
         return _clean(CompileResult(
             source=str(file), out=str(out), files={n: str(p) for n, p in written.items()},
             title=doc.metadata.title or file.stem, pages=doc.pages, sections=len(doc.sections),
             references=len(doc.references), chunks=len(doc.chunks), qa_score=int(doc.qa.score),
-            qa_issues=issues[:20], seconds=round(doc.metrics.total_seconds, 4)))
+            qa_issues=[i[:300] for i in issues[:20]], seconds=round(doc.metrics.total_seconds, 4)))
 
-    def outline(self, path: str, root: str | None = None) -> OutlineResult:
+    def outline(self, path: DocArg, root: RootArg = None) -> OutlineResult:
         """The section tree of a document (title, numbered sections, page ranges)."""
         file, sha = self._source(path, root)
         doc, _ = self._compiled(file, sha, fast=True)
-        return _clean(OutlineResult(
-            source=str(file), title=doc.metadata.title or file.stem, pages=doc.pages,
-            sections=[OutlineSection(id=s.id, level=s.level, number=s.number, title=s.title,
-                                     page_start=s.page_start, page_end=s.page_end) for s in doc.sections]))
+        sections = [OutlineSection(id=s.id, level=s.level, number=s.number, title=s.title[:300],
+                                   page_start=s.page_start, page_end=s.page_end) for s in doc.sections]
+        while sections and sum(len(x.title) + len(x.id) + 80 for x in sections) > RESULT_MAX_CHARS:
+            sections = [x for x in sections if x.level < max(y.level for y in sections)] or sections[:200]
+        return _clean(OutlineResult(source=str(file), title=doc.metadata.title or file.stem, pages=doc.pages,
+                                    sections=sections))
 
-    def citations(self, path: str, reference_id: str | None = None, limit: int = 200,
-                  root: str | None = None) -> CitationsResult:
-        """References of a document with how often each is cited, and the citation callouts.
-
-        With `reference_id`, only the callouts that point at that reference.
-        """
+    def citations(
+        self,
+        path: DocArg,
+        reference_id: Annotated[str | None, Field(description="only this reference and the callouts that cite "
+                                                  "it (ids as in references.json, e.g. 'ref-12')")] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="most references and most callouts per page")] = 50,
+        offset: Annotated[int, Field(ge=0, description="skip this many references and callouts (paging: pass "
+                                     "next_offset)")] = 0,
+        summary: Annotated[bool, Field(description="counts and the 10 most cited references only")] = False,
+        root: RootArg = None,
+    ) -> CitationsResult:
+        """References of a document with how often each is cited, and its citation callouts, in pages."""
+        limit, offset = int(limit), int(offset)
+        if not 1 <= limit <= 200:
+            raise InputRefused(f"limit={limit}: ask for 1 to 200 items a page")
+        if offset < 0:
+            raise InputRefused(f"offset={offset}: must be 0 or more")
         file, sha = self._source(path, root)
         doc, _ = self._compiled(file, sha)
         counts: dict[str, int] = {}
@@ -380,18 +668,36 @@ class Tools:
         mentions = [m for m in doc.mentions if reference_id is None or reference_id in m.reference_ids]
         refs = [r for r in doc.references if reference_id is None or r.id == reference_id]
         if reference_id is not None and not refs:
-            raise InputRefused(f"{reference_id}: no such reference in {path}")
-        limit = max(1, min(int(limit), 1000))
+            raise InputRefused(f"{reference_id}: no such reference in {path} (ids are in references.json)")
+        unresolved = list(doc.unresolved) if reference_id is None else []
+
+        def item(r) -> ReferenceItem:
+            return ReferenceItem(id=r.id, raw=r.raw[:600], authors=r.authors[:20], year=r.year,
+                                 title=(r.title or None) and r.title[:300], doi=r.doi, url=r.url,
+                                 arxiv_id=r.arxiv_id, cited=counts.get(r.id, 0))
+
+        totals = dict(references_total=len(refs), mentions_total=len(mentions), unresolved_total=len(unresolved))
+        if summary:
+            top = sorted(refs, key=lambda r: -counts.get(r.id, 0))[:10]
+            return _clean(CitationsResult(source=str(file), references=[], mentions=[], unresolved=[],
+                                          truncated=False, most_cited=[item(r) for r in top], **totals))
+        page_refs = [item(r) for r in refs[offset:offset + limit]]
+        page_mentions = [MentionItem(text=m.text[:300], reference_ids=m.reference_ids, page=m.page,
+                                     section_id=m.section_id) for m in mentions[offset:offset + limit]]
+        page_unres = [UnresolvedItem(text=u.text[:300], kind=u.kind, reason=u.reason[:200], page=u.page)
+                      for u in unresolved[offset:offset + limit]]
+        n = max(len(page_refs), len(page_mentions), len(page_unres))
+
+        def size() -> int:
+            return (sum(len(r.raw) + len(r.title or "") + 120 for r in page_refs[:n])
+                    + sum(len(m.text) + 80 for m in page_mentions[:n]) + sum(len(u.text) + 120 for u in page_unres[:n]))
+
+        while n > 1 and size() > RESULT_MAX_CHARS:  # keep the page within the budget
+            n = n * 3 // 4
+        more = offset + n < max(len(refs), len(mentions), len(unresolved))
         return _clean(CitationsResult(
-            source=str(file),
-            references=[ReferenceItem(id=r.id, raw=r.raw, authors=r.authors, year=r.year, title=r.title,
-                                      doi=r.doi, url=r.url, arxiv_id=r.arxiv_id, cited=counts.get(r.id, 0))
-                        for r in refs],
-            mentions=[MentionItem(text=m.text, reference_ids=m.reference_ids, page=m.page,
-                                  section_id=m.section_id) for m in mentions[:limit]],
-            unresolved=[UnresolvedItem(text=u.text, kind=u.kind, reason=u.reason, page=u.page)
-                        for u in doc.unresolved[:limit]] if reference_id is None else [],
-            mentions_total=len(mentions), truncated=len(mentions) > limit))
+            source=str(file), references=page_refs[:n], mentions=page_mentions[:n], unresolved=page_unres[:n],
+            offset=offset, truncated=more, next_offset=offset + n if more else None, **totals))
 
 
 def _version() -> str:
@@ -416,20 +722,76 @@ def build_server(roots: Sequence[str | Path]):
         return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
                                idempotent_hint=idempotent, open_world_hint=False)
 
-    server.add_tool(_refusals(tools.search), name="search", structured_output=True,
+    def add_tool(fn: Callable[..., Any], **kw: Any) -> None:
+        # the docstring as the description, without its source indentation
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **kw)
+
+    add_tool(_with_progress(tools.search), name="search", structured_output=True,
                     annotations=ann("Search code and documents", read_only=True, idempotent=True))
-    server.add_tool(_refusals(tools.read), name="read", structured_output=True,
+    add_tool(_refusals(tools.read), name="read", structured_output=True,
                     annotations=ann("Read file lines", read_only=True, idempotent=True))
-    server.add_tool(_refusals(tools.sync), name="sync", structured_output=True,
+    add_tool(_with_progress(tools.sync), name="sync", structured_output=True,
                     annotations=ann("Sync the index", read_only=False, idempotent=True))
-    server.add_tool(_refusals(tools.compile_document), name="compile_document", structured_output=True,
+    add_tool(_refusals(tools.status), name="status", structured_output=True,
+                    annotations=ann("Index status", read_only=True, idempotent=True))
+    add_tool(_refusals(tools.references), name="references", structured_output=True,
+                    annotations=ann("Symbol definitions and uses", read_only=True, idempotent=True))
+    add_tool(_refusals(tools.find_related), name="find_related", structured_output=True,
+                    annotations=ann("Related code and documents", read_only=True, idempotent=True))
+    add_tool(_with_progress(tools.compile_document), name="compile_document", structured_output=True,
                     annotations=ann("Compile a document", read_only=False, idempotent=True))
-    server.add_tool(_refusals(tools.outline), name="outline", structured_output=True,
+    add_tool(_refusals(tools.outline), name="outline", structured_output=True,
                     annotations=ann("Document outline", read_only=True, idempotent=True))
-    server.add_tool(_refusals(tools.citations), name="citations", structured_output=True,
+    add_tool(_refusals(tools.citations), name="citations", structured_output=True,
                     annotations=ann("Document references and citations", read_only=True, idempotent=True))
     server.ctxmill_tools = tools  # type: ignore[attr-defined]
     return server
+
+
+CLIENTS = ("claude-code", "cursor", "vscode", "zed", "json")
+
+
+def client_config(client: str, roots: Sequence[str | Path] = ()) -> str:
+    """A working registration snippet for ``client``, with absolute paths.
+
+    Desktop apps and editors start stdio servers without the user's shell: no venv on PATH,
+    another working folder, a short environment. So the command is this installation's
+    absolute path, the root is absolute (or the editor's workspace variable), and the
+    ``CTXMILL_*`` settings of this shell go into the config's ``env`` block (names that look
+    like secrets are left for the user to add).
+    """
+    import json
+    import shlex
+    import sys
+
+    if client not in CLIENTS:
+        raise InputRefused(f"{client}: unknown client; one of {', '.join(CLIENTS)}")
+    script = Path(sys.executable).with_name("ctxmill")
+    command, pre = (str(script), []) if script.exists() else (sys.executable, ["-m", "ctxmill.cli"])
+    env = {k: v for k, v in sorted(os.environ.items()) if k.startswith("CTXMILL_")
+           and not any(w in k for w in ("KEY", "TOKEN", "SECRET", "PASSWORD"))}
+    absolute = [str(Path(r).expanduser().resolve()) for r in roots] or [str(Path.cwd())]
+
+    def args(workspace: str | None = None) -> list[str]:
+        out = [*pre, "mcp"]
+        for r in ([workspace] if workspace else absolute):
+            out += ["--root", r]
+        return out
+
+    if client == "claude-code":
+        flags = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in env.items())
+        return (f"claude mcp add ctxmill --scope project {flags} -- "
+                f"{shlex.join([command, *args()])}").replace("  ", " ")
+    if client == "cursor":  # .cursor/mcp.json in the project, or ~/.cursor/mcp.json
+        cfg = {"mcpServers": {"ctxmill": {"command": command, "args": args("${workspaceFolder}"), "env": env}}}
+    elif client == "vscode":  # .vscode/mcp.json
+        cfg = {"servers": {"ctxmill": {"type": "stdio", "command": command, "args": args("${workspaceFolder}"),
+                                       "env": env}}}
+    elif client == "zed":  # settings.json
+        cfg = {"context_servers": {"ctxmill": {"source": "custom", "command": command, "args": args(), "env": env}}}
+    else:  # any client that reads the common mcpServers shape (Claude Desktop, Windsurf, ...)
+        cfg = {"mcpServers": {"ctxmill": {"command": command, "args": args(), "env": env}}}
+    return json.dumps(cfg, indent=2)
 
 
 def run_stdio(roots: Sequence[str | Path]) -> None:

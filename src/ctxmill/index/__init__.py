@@ -15,8 +15,8 @@ names the database file directly.
 from __future__ import annotations
 
 import contextlib
-import json
 import hashlib
+import json
 import os
 import threading
 import time
@@ -27,7 +27,8 @@ from ctxmill.index.search import Hit
 from ctxmill.index.sync import Progress, SyncReport
 from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
 
-__all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "search", "sync_index"]
+__all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "related", "search", "symbol_references",
+           "sync_index"]
 
 
 def default_db_path(root: str | Path) -> Path:
@@ -138,6 +139,34 @@ def search(
         elif isinstance(embedder, str):
             embedder = get_embedder(embedder)
         return search_mod.search(store, query, embedder, path_prefix=path_prefix, k=k)
+
+
+def symbol_references(name: str, root: str | Path | None = None, *, db_path: str | Path | None = None,
+                      limit: int = 50) -> dict:
+    """Where the identifier ``name`` is defined and used in the index of ``root``."""
+    from ctxmill.index.symbols import find_symbol
+
+    with _reader(root, db_path) as store:
+        got = find_symbol(store, name, limit)
+    return {"definitions": [p.to_dict() for p in got["definitions"]], "uses": [p.to_dict() for p in got["uses"]],
+            "definitions_total": got["definitions_total"], "uses_total": got["uses_total"]}
+
+
+def related(path: str, line: int, root: str | Path | None = None, *, db_path: str | Path | None = None,
+            k: int = 10, embedder=None) -> list[Hit]:
+    """Code and document passages related to ``path``:``line``: the index's chunk there is the
+    query; hits overlapping that chunk are left out."""
+    from ctxmill.index.symbols import chunk_at
+
+    with _reader(root, db_path) as store:
+        at = chunk_at(store, path, line)
+    if at is None:
+        raise InputRefused(f"{path}:{line} is not in the index of {root or '.'} (a path relative to the root; "
+                           "sync first if the file is new)")
+    start, end, text = at
+    hits = search(text[:2000], root, db_path=db_path, k=k + 5, embedder=embedder)
+    out = [h for h in hits if not (h.path == path and h.start_line <= end and h.end_line >= start)]
+    return out[:k]
 
 
 def index_status(root: str | Path | None = None, *, db_path: str | Path | None = None) -> dict:
