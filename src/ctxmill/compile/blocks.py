@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ctxmill.compile import conservation, tables
+from ctxmill.compile import conservation, layout, tables
+from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Document, Line, Page, Span
 
@@ -39,6 +40,12 @@ def run(doc: Document, options: CompileOptions) -> None:
         if not page.lines:
             continue
         if any(line.bbox is not None and line.spans for line in page.lines):
+            before = [ln.text for ln in page.lines]
+            if layout.strip_line_numbers(page):  # review copies: "282 5.1 Ablation Study"
+                conservation.note_dropped(doc, page.number, "line-number", before, page.lines)
+            g = layout.gutter(page.lines, page.width)
+            layout.order_columns(page, g)  # interleaved two-column streams read column by column
+            ctx.columns = layout.column_bounds(page, g, ctx.left, ctx.right)
             blocks.extend(_geo_blocks(page, ctx, doc))
         else:
             blocks.extend(_text_blocks(page, markdown))
@@ -70,13 +77,14 @@ class _Context:
         self.right = max((x for x, c in rights.items() if c >= max(2, rights.most_common(1)[0][1] // 4)),
                          default=540) if rights else 540
         self.width = max(100.0, self.right - self.left)
+        self.columns: list[tuple[float, float]] = [(self.left, self.right)]  # of the page being read
 
 
 class _L:
     """A line with its derived features."""
 
     __slots__ = ("line", "text", "x0", "x1", "top", "bottom", "size", "bold", "mono", "italic", "wide", "page",
-                 "first_bold", "lead_bold")
+                 "first_bold", "lead_bold", "caps", "smallcaps")
 
     def __init__(self, line: Line, page: int):
         self.line = line
@@ -105,6 +113,11 @@ class _L:
         self.italic = italic / total >= 0.85
         spans = [s for s in line.spans if not s.superscript]
         self.first_bold = bool(spans) and spans[0].bold
+        # all capitals ("I. INTRODUCTION"); small capitals are capitals in two sizes, the
+        # line's true size being the larger one
+        letters = [c for c in line.text if c.isalpha()]
+        self.caps = len(letters) >= 3 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+        self.smallcaps = self.caps and len(counts) >= 2 and min(counts) >= 0.6 * max(counts)
         self.lead_bold = spans[0].text.strip() if spans and spans[0].bold else ""
         self.wide = False
         prev = None
@@ -150,7 +163,12 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
 def _inside(box, area, margin=2.0) -> bool:
     cx = (box[0] + box[2]) / 2
     cy = (box[1] + box[3]) / 2
-    return area[0] - margin <= cx <= area[2] + margin and area[1] - margin <= cy <= area[3] + margin
+    if not (area[0] - margin <= cx <= area[2] + margin and area[1] - margin <= cy <= area[3] + margin):
+        return False
+    # most of the line's width too: a heading that starts in the margin left of a figure's
+    # box and runs into it is text beside the figure, not a label in it
+    w = box[2] - box[0]
+    return w <= 0 or min(box[2], area[2] + margin) - max(box[0], area[0] - margin) >= 0.8 * w
 
 
 def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[Block]:
@@ -159,6 +177,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     figure_text: list[tuple[int, str]] = []
     rotated: list[Line] = []
     figures = conservation.figure_boxes(page)  # (a page-size scan or background is no figure)
+    figures = layout.drop_text_frames(figures, page.lines, body, ctx.width)
     for line in page.lines:
         if line.bbox is None or not line.spans:
             rotated.append(line)
@@ -303,6 +322,12 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
         return True
     if nxt.bold != prev.bold and (nxt.bold and _heading_like(nxt) or prev.bold and _heading_like(first)):
         return True
+    if len(lines) == 1 and (first.italic != nxt.italic or first.caps != nxt.caps) and len(first.text) < 100 \
+            and not re.search(r"[.,;]$", first.text) and parse_number(first.text) is not None:
+        return True  # "4.5. Reproducibility" in italics, the paragraph right below it
+    if len(lines) == 1 and len(first.text) < 100 and len(nxt.text) < 100 and parse_number(first.text) is not None \
+            and parse_number(nxt.text) is not None and not re.search(r"[.,;]$", nxt.text):
+        return True  # "4.1 Data Quantization" right above "4.2 Advanced Pruning": two headings
     if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
         return True
     if CAPTION_RE.match(nxt.text) and nxt.first_bold:
@@ -340,9 +365,24 @@ def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
         "_width": max(x.x1 for x in lines) - min(x.x0 for x in lines), "_lead_bold": first.lead_bold,
         "_plain_first": first.text, "_x1": max(x.x1 for x in lines), "_wide": any(x.wide for x in lines),
         "_page_height": page.height, "_line_texts": texts, "_line_x0": [x.x0 for x in lines],
+        "_italic": all(x.italic for x in lines), "_caps": all(x.caps for x in lines),
+        "_size_max": max((s.size for x in lines for s in x.line.spans if not s.superscript), default=first.size),
+        "_center": _centered(lines, ctx.columns),
     }
     return Block(BlockKind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
                  attrs=attrs)
+
+
+def _centered(lines: list[_L], columns: list[tuple[float, float]]) -> bool:
+    """Every line sits in the middle of its column, well in from both edges (centred headings)."""
+    for x in lines:
+        col = next((c for c in columns if c[0] - 4 <= x.x0 and x.x1 <= c[1] + 4), None)
+        if col is None:
+            return False
+        w = col[1] - col[0]
+        if w <= 0 or x.x0 - col[0] < 0.08 * w or abs((x.x0 + x.x1) / 2 - (col[0] + col[1]) / 2) > max(4.0, 0.04 * w):
+            return False
+    return True
 
 
 def _union(boxes):

@@ -454,6 +454,14 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         if idx < 2 and b.page == blocks[0].page:
             continue
         _set_heading(b, 2 + min(sizes.index(_signature(b)[0]), 3), None, b.text.replace("\n", " ").strip())
+        # a short plain line right under it, with text below, is its first subsection (classes
+        # that set unnumbered subsections in the body font: svjour3's \subsection*)
+        nxt = blocks[idx + 1] if idx + 1 < len(blocks) else None
+        t = nxt.text.strip() if nxt is not None else ""
+        if nxt is not None and nxt.kind is BlockKind.PARAGRAPH and nxt.attrs.get("_nlines") == 1 \
+                and 2 <= len(t.split()) <= 8 and t[:1].isupper() and not re.search(r"[.,;:]$", t) \
+                and abs((nxt.attrs.get("_size") or 0) - body) <= 0.5 and _text_follows(blocks, idx + 1, body):
+            _set_heading(nxt, (b.level or 2) + 1, None, t)
 
 
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
