@@ -181,7 +181,16 @@ def _page_text(textpage_raw, n: int) -> str | None:
     units = bytes(memoryview(buf).cast("B")[: 2 * n])
     if any(0xD800 <= x <= 0xDFFF for x in buf[:n]):
         return None  # surrogate pairs: one character, two indexes
-    return units.decode("utf-16-le", "replace")
+    text = units.decode("utf-16-le", "replace")
+    # FPDFText_GetText can drop a character and pad at the end (seen around soft hyphens), which
+    # shifts every later index onto the wrong box: check a spread of indexes against the
+    # per-character value ("\x02" comes back as U+FFFE there) and read one by one when off
+    step = max(1, n // 24)
+    for k in list(range(0, n, step)) + [n - 1]:
+        u = pdfium_c.FPDFText_GetUnicode(textpage_raw, k)
+        if u != ord(text[k]) and not (u == 2 and text[k] == "\ufffe"):
+            return None
+    return text
 
 
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
