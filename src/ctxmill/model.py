@@ -68,6 +68,7 @@ class Page:
     printed_number: str | None = None  # the page number printed on the page, when seen
     declared_total: int | None = None  # "PAGE 2 / 46" says 46
     invisible_chars: int = 0  # text-layer characters drawn invisibly (render mode 3: a scan's OCR layer)
+    error: str | None = None  # the page could not be read at all (damaged): why; the other pages still compile
 
 
 @dataclass

@@ -82,7 +82,10 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                     f"the source declares {declared} pages but holds {doc.pages}: pages {doc.pages + 1}-{declared} "
                     f"are missing", {"pages": [doc.pages + 1, declared]}))
     for p in stream.pages:
-        if not p.has_text_layer and not p.ocr:
+        if p.error:
+            add(QACheck("damaged_page", "error", f"page {p.number} is damaged and could not be read ({p.error}); "
+                        "the other pages were compiled", {"page": p.number}))
+        elif not p.has_text_layer and not p.ocr:
             add(QACheck("image_only_page", "warning", f"page {p.number} has no text layer (image only)",
                         {"page": p.number}))
         elif not any(ln.text.strip() for ln in p.lines):

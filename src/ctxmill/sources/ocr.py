@@ -505,7 +505,7 @@ def text_layer_problem(page: Page) -> str | None:
 
 
 def ocr_reason(page: Page, mode: str) -> str | None:
-    if mode == "never":
+    if mode == "never" or page.error:  # a page pdfium cannot load cannot be rendered either
         return None
     if mode == "always":
         return "forced (--ocr always)"

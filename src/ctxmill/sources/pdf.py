@@ -475,7 +475,10 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
 
     pages = ocr.apply(path, pages, options, warnings=warnings)
     # reported after OCR: only pages that are still without text (OCR off, failed or unavailable)
-    empty = [p.number for p in pages if not p.has_text_layer and not p.ocr]
+    damaged = [p.number for p in pages if p.error]
+    if damaged:
+        warnings.append(f"{len(damaged)} damaged page(s) could not be read: {_ranges(damaged)}")
+    empty = [p.number for p in pages if not p.has_text_layer and not p.ocr and not p.error]
     if empty:
         warnings.append(f"{len(empty)} page(s) without a text layer: {_ranges(empty)}")
     return PageStream(pages=pages, kind="pdf", path=path, outline=outline, declared_pages=len(pages), info=info,
@@ -483,9 +486,15 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
 
 
 def _extract_pages(pdf, start: int, end: int) -> list[Page]:
+    import pypdfium2 as pdfium
+
     pages: list[Page] = []
     for i in range(start, end):
-        page = pdf[i]
+        try:
+            page = pdf[i]
+        except pdfium.PdfiumError as exc:  # one damaged page: the others still compile
+            pages.append(Page(number=i + 1, has_text_layer=False, error=f"pdfium: {str(exc).strip()[:120]}"))
+            continue
         try:
             width, height = page.get_size()
             tp = page.get_textpage()

@@ -65,6 +65,7 @@ def encode_stream(stream: PageStream) -> dict:
         pages.append({
             "n": p.number, "w": p.width, "h": p.height, "t": p.has_text_layer, "o": p.ocr,
             "c": p.ocr_confidence, "pn": p.printed_number, "dt": p.declared_total, "iv": p.invisible_chars,
+            "er": p.error,
             "im": [list(b) for b in p.images],
             "lk": [[list(k.bbox), k.uri, k.dest_page, k.dest_name] for k in p.links],
             "l": lines,
@@ -93,7 +94,7 @@ def decode_stream(data: dict) -> PageStream:
             number=p["n"], lines=lines, width=p["w"], height=p["h"],
             links=[Link(bbox=tuple(b), uri=u, dest_page=d, dest_name=dn) for b, u, d, dn in p["lk"]],
             images=[tuple(b) for b in p["im"]], has_text_layer=p["t"], ocr=p["o"], ocr_confidence=p["c"],
-            printed_number=p["pn"], declared_total=p["dt"], invisible_chars=p.get("iv", 0),
+            printed_number=p["pn"], declared_total=p["dt"], invisible_chars=p.get("iv", 0), error=p.get("er"),
         ))
     return PageStream(
         pages=pages, kind=data["kind"], path=data["path"], sha256=data.get("sha256", ""),
