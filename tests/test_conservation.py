@@ -205,3 +205,22 @@ def test_sample_paper_conserves_its_text(corpus_dir):
     reasons = {r["reason"] for r in doc.attrs["removed"]}
     assert "page-number" in reasons or "running-header" in reasons
     assert not re.search(r"(?m)^\d{1,3}$", doc.markdown)  # page numbers stay out of the body
+
+
+@pytest.mark.skipif(shutil.which("ocrmypdf") is None, reason="ocrmypdf is not installed (apt-get install ocrmypdf)")
+def test_a_real_ocrmypdf_file_uses_its_invisible_layer(tmp_path):
+    pytest.importorskip("PIL")
+    import subprocess
+
+    import pypdfium2 as pdfium
+
+    words = gen.letter_page(tmp_path / "typed.pdf")
+    pdf = pdfium.PdfDocument(str(tmp_path / "typed.pdf"))
+    pdf[0].render(scale=200 / 72, grayscale=True).to_pil().save(str(tmp_path / "scan.pdf"), "PDF", resolution=200.0)
+    pdf.close()
+    subprocess.run(["ocrmypdf", "-q", str(tmp_path / "scan.pdf"), str(tmp_path / "ocrd.pdf")], check=True, timeout=300)
+    doc = compile_document(tmp_path / "ocrd.pdf")
+    page = doc.stream.pages[0]
+    assert page.invisible_chars > 200 and not page.ocr  # OCRmyPDF's layer, not a second OCR pass
+    assert share_in_md(doc, words) >= 0.95
+    assert page_row(doc)["source"] == "invisible"
