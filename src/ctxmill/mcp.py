@@ -152,6 +152,16 @@ class ReferenceItem(BaseModel):
     doi: str | None = None
     url: str | None = None
     arxiv_id: str | None = None
+    # fields of the reference labeller (docs/outputs.md, "Reference fields, BibTeX and CSL-JSON")
+    people: list[dict[str, str]] = Field(default=[], description="authors as {family, given} or {literal}")
+    container: str | None = Field(default=None, description="journal, book or proceedings")
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    type: str | None = Field(default=None, description="BibTeX entry type: article, inproceedings, book, misc ...")
+    confidence: float | None = Field(default=None, description="the labeller's confidence in these fields, 0-1")
+    doubtful: str | None = Field(default=None, description="why the fields are not to be trusted, if so")
     cited: int = Field(description="how many callouts in the text point at this reference")
 
 
@@ -674,7 +684,10 @@ class Tools:
         def item(r) -> ReferenceItem:
             return ReferenceItem(id=r.id, raw=r.raw[:600], authors=r.authors[:20], year=r.year,
                                  title=(r.title or None) and r.title[:300], doi=r.doi, url=r.url,
-                                 arxiv_id=r.arxiv_id, cited=counts.get(r.id, 0))
+                                 arxiv_id=r.arxiv_id, people=r.people[:20], container=r.container,
+                                 volume=r.volume, issue=r.issue, pages=r.pages, publisher=r.publisher,
+                                 type=r.type, confidence=r.confidence, doubtful=r.doubtful,
+                                 cited=counts.get(r.id, 0))
 
         totals = dict(references_total=len(refs), mentions_total=len(mentions), unresolved_total=len(unresolved))
         if summary:

@@ -185,6 +185,22 @@ class Reference:
     arxiv_id: str | None = None
     page: int | None = None
     block_id: str | None = None
+    # Fields of the trained reference labeller (compile/refparse), beside the strings above:
+    people: list[dict[str, str]] = field(default_factory=list)  # [{family, given?} | {literal}]
+    editors: list[dict[str, str]] = field(default_factory=list)
+    container: str | None = None  # journal, book or proceedings the work appeared in
+    collection: str | None = None  # series
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None  # "389-400" or "S08003"
+    publisher: str | None = None
+    location: str | None = None
+    edition: str | None = None
+    isbn: str | None = None
+    note: str | None = None
+    type: str | None = None  # BibTeX entry type: article, inproceedings, book, misc ...
+    confidence: float | None = None  # mean marginal probability of the labels (0-1)
+    doubtful: str | None = None  # why the parse is not to be trusted ("low confidence 0.62"), or None
 
 
 @dataclass

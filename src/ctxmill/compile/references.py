@@ -22,6 +22,7 @@ from collections import Counter
 from statistics import median
 
 from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
 from ctxmill.model import Block, BlockKind, Document, Reference
 
 # ---------------------------------------------------------------------------- patterns
@@ -1009,18 +1010,15 @@ def _drop_running_head(text: str, block: Block) -> str:
 
 
 def _reference(n: int, block: Block) -> Reference:
-    f = parse_entry(block.text)
+    # Fields by the trained labeller (compile/refparse, issue 22); parse_entry above stays
+    # its fallback where the labeller's parse is doubtful (and benchmarks/references.py
+    # scores both).
+    f = reference_fields(block.text, parse_entry)
     block.number = f["label"] or block.number
     ref = Reference(
         id=f"ref-{n}",
         raw=block.text,
-        authors=f["authors"],
-        year=f["year"],
-        title=f["title"],
-        venue=f["venue"],
-        doi=f["doi"],
-        url=f["url"],
-        arxiv_id=f["arxiv_id"],
+        **{k: f[k] for k in REFERENCE_FIELDS},
         page=block.page,
         block_id=block.id,
     )

@@ -23,6 +23,8 @@ RENDERERS: list[tuple[str, Callable[[CompileOptions], bool]]] = [
     ("ctxmill.render.json_files:write", lambda o: True),  # metadata.json, sections.json
     ("ctxmill.render.chunks:write", lambda o: o.chunks),  # chunks.jsonl
     ("ctxmill.render.graph:write", lambda o: o.citations),  # references/citations/graph(.graphml)
+    ("ctxmill.render.bibtex:write", lambda o: o.citations),  # references.bib
+    ("ctxmill.render.csl_json:write", lambda o: o.citations),  # references.csl.json
     ("ctxmill.render.report:write", lambda o: True),  # qa.json, qa.md, metrics.json
     ("ctxmill.render.removed:write", lambda o: True),  # removed.json (text left out on purpose)
     ("ctxmill.render.bundle:write", lambda o: True),  # bundle.zip (last)

@@ -17,11 +17,16 @@ from xml.sax.saxutils import escape, quoteattr
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BlockKind, Document
 
+# The labeller's fields (compile/refparse), after the contract's keys; people as objects
+_FIELDS = ("people", "editors", "container", "collection", "volume", "issue", "pages", "publisher",
+           "location", "edition", "isbn", "note", "type", "confidence", "doubtful")
+
 
 def references_json(doc: Document) -> list[dict]:
     return [
         {"id": r.id, "raw": r.raw, "authors": r.authors, "year": r.year, "title": r.title, "venue": r.venue,
-         "doi": r.doi, "url": r.url, "arxiv_id": r.arxiv_id, "page": r.page}
+         "doi": r.doi, "url": r.url, "arxiv_id": r.arxiv_id, "page": r.page,
+         **{k: getattr(r, k) for k in _FIELDS}}
         for r in doc.references
     ]
 

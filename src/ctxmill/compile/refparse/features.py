@@ -84,9 +84,39 @@ def _near(tok: str, tag: str) -> tuple[str, ...]:
 _NONE = {tag: (f"{tag}:none",) for tag in ("p1", "n1", "p2", "n2")}
 
 
+_QUOTES = frozenset("\"“”„«»")
+_SEPARATORS = frozenset(",;()[]\"“”„«».")
+
+
+def _chunks(tokens: list[str]) -> list[tuple[str, ...]]:
+    """Features of the stretch between separators (commas, full stops, brackets, quotes) each
+    token sits in. A CRF sees only neighbours; whether the stretch reads like a title (a few
+    lower-case words), a journal (abbreviations, a volume number) or a name list is what
+    tells "A. Author, Softly broken symmetry, Nucl. Phys. B 193" apart."""
+    out: list[tuple[str, ...]] = [()] * len(tokens)
+    start, idx = 0, 0
+    for i in range(len(tokens) + 1):
+        if i < len(tokens) and tokens[i] not in _SEPARATORS:
+            continue
+        if i > start:
+            part = tokens[start:i]
+            lower = sum(1 for t in part if t[:1].islower() and len(t) > 1)
+            f = (f"c_len={min(len(part), 7)}", f"c_lower={min(lower, 3)}", f"c_idx={min(idx, 6)}",
+                 "c_abbr" if any(t.endswith(".") and len(t) > 2 for t in part) else "c_noabbr",
+                 "c_digit" if any(t[:1].isdigit() for t in part) else "c_nodigit",
+                 f"c_end={tokens[i] if i < len(tokens) else 'eos'}")
+            for j in range(start, i):
+                out[j] = f
+            idx += 1
+        start = i + 1
+    return out
+
+
 def sequence_features(tokens: list[str]) -> list[list[str]]:
-    """One feature list per token: its own, its neighbours' (two each side), its position."""
+    """One feature list per token: its own, its neighbours' (two each side), its position,
+    the stretch it sits in."""
     n = len(tokens)
+    chunks = _chunks(tokens)
     out: list[list[str]] = []
     # Which punctuation has been seen so far: a quote opened, a year passed, a colon ...
     seen_year = seen_quote = seen_colon = False
@@ -96,7 +126,7 @@ def sequence_features(tokens: list[str]) -> list[list[str]]:
              *(_near(tokens[i - 1], "p1") if i >= 1 else _NONE["p1"]),
              *(_near(tokens[i + 1], "n1") if i + 1 < n else _NONE["n1"]),
              *(_near(tokens[i - 2], "p2") if i >= 2 else _NONE["p2"]),
-             *(_near(tokens[i + 2], "n2") if i + 2 < n else _NONE["n2"])]
+             *(_near(tokens[i + 2], "n2") if i + 2 < n else _NONE["n2"]), *chunks[i]]
         if i < 3:
             f.append(f"first{i}")
         if i == n - 1:
@@ -109,7 +139,7 @@ def sequence_features(tokens: list[str]) -> list[list[str]]:
             f.append("after_colon")
         if "year" in own:
             seen_year = True
-        elif t in "\"“”":
+        elif t in _QUOTES:
             seen_quote = not seen_quote
         elif t == ":":
             seen_colon = True

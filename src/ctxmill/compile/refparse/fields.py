@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ctxmill.compile.refparse.names import display_name, split_people
+from ctxmill.compile.refparse.names import display_name, is_name, split_people
 
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 _ARXIV = re.compile(
@@ -45,8 +45,15 @@ def _clean(text: str) -> str:
     return text
 
 
+_QUOTED = re.compile(r"^[\"“„«]([^\"“”„«»]{3,})[\"”“»]")
+
+
 def _title(text: str) -> str:
-    t = _clean(text).strip("\"“”‘’'«»")
+    # A title opened by a quote ends at the closing one, whatever the labels ran on to
+    q = _QUOTED.match(_clean(text))
+    if q:
+        text = q.group(1)
+    t = _clean(text).strip("\"“”‘’'«»„")
     t = re.sub(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$", "", t).strip()
     if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
         t = t[:-1]
@@ -122,12 +129,22 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     out: dict = {}
     author_text = " , ".join(text[s:e] for lab, s, e in runs if lab == "author")
     people, etal = split_people(author_text) if author_text else ([], False)
+    named = [p for p in people if is_name(p)]
+    odd_names = len(named) < len(people)
+    people = named
     out["people"] = people
     out["et_al"] = etal
     out["authors"] = [display_name(p) for p in people] + (["et al."] if etal and people else [])
+    # "Chip Huyen. Agents.": a full stop after a word that is no initial or abbreviation ends
+    # the names; a model that labels on through it has probably taken the title for a name
+    out["authors_run_on"] = odd_names or bool(re.search(r"[^\W\d_]{3,}\.\s+[A-Z]", author_text)) and not re.search(
+        r"\b(?:al|Jr|Sr|Inc|Ltd|Co|Corp)\.\s", author_text)
     editor_text = get("editor")
     out["editors"] = split_people(editor_text)[0] if editor_text else []
     t = get("title", longest)
+    if t and text[: longest["title"][0]].rstrip()[-1:] in ("\"", "“", "„", "«"):
+        # a title opened by a quote ends at the closing one, whatever the labels ran on to
+        t = re.split(r"[\"”“»]", t, maxsplit=1)[0]
     out["title"] = _title(t) if t else None
     c = get("container")
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and re.search(r"\w\.\s", c):

@@ -15,7 +15,7 @@ from ctxmill.compile.refparse.lexicon import PARTICLES
 
 _ETAL = re.compile(r"(?:,\s*)?\b(?:et\.?\s*al\b\.?|and\s+others\b|u\.\s*a\.)", re.IGNORECASE)
 _AND = re.compile(r"\s*(?:(?:,\s*|\s+)(?:and|und|et|y)\s+|,?\s*&\s*)", re.IGNORECASE)
-_INITIALS = re.compile(r"^(?:[A-ZÀ-Þ][a-z]?\.?[-‐]?){1,4}$")  # "J.", "J.N.", "JJ", "J.-P.", "Th."
+_INITIALS = re.compile(r"^(?:[A-ZÀ-Þ](?:[a-z]?\.)?[-‐]?){1,4}$")  # "J.", "J.N.", "JJ", "J.-P.", "Th." (not "Li")
 _ORG = re.compile(
     r"\b(?:collaboration|consortium|team|group|project|committee|council|association|society|"
     r"organi[sz]ation|institute|foundation|university|agency|inc|ltd|llc|corp|corporation|"
@@ -120,6 +120,18 @@ def _looks_given(nxt: str, parts: list[str], i: int) -> bool:
     # "Smith, John, Doe, Jane": every second part is one word -> family, given pairs
     singles = sum(1 for p in parts if len(p.split()) == 1)
     return singles >= len(parts) - 1 and len(parts) % 2 == 0
+
+
+def is_name(person: dict) -> bool:
+    """Whether a split-off person reads as a name: capitalised words, particles, initials
+    ("Bartz v. Anthropic PBC, no." is a court case, not two people)."""
+    if "literal" in person:
+        return True
+    words = " ".join(x for x in (person.get("given"), person.get("family")) if x).split()
+    return bool(words) and all(
+        (w[0].isupper() or w[0] in "'’(" or w.lower() in PARTICLES) and not any(c.isdigit() for c in w)
+        for w in words
+    )
 
 
 def display_name(person: dict) -> str:

@@ -1,0 +1,225 @@
+"""The reference-string labeller (compile/refparse) and the BibTeX / CSL-JSON outputs.
+
+The strings below are written for these tests in the styles bibliographies print (APS,
+MNRAS/ApJ, ACM, IEEE, Nature, chemistry, LNCS, Chicago, Vancouver); none is in the
+training data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ctxmill.compile.refparse import DOUBTFUL, label, parse
+from ctxmill.compile.refparse.names import split_people
+from ctxmill.model import BlockKind
+
+# (style, string, expected fields; "family" is the first author's family name)
+STYLES = [
+    ("APS", "M. A. Metlitski and T. Grover, Phys. Rev. B 86, 115129 (2012).",
+     {"family": "Metlitski", "container": "Phys. Rev. B", "volume": "86", "pages": "115129", "year": "2012",
+      "title": None}),
+    ("APS with title", 'J. D. Smith, A. Brown, and K. Lee, "Quantum dots in strong magnetic fields," '
+     "Phys. Rev. Lett. 104, 056401 (2010).",
+     {"family": "Smith", "title": "Quantum dots in strong magnetic fields", "container": "Phys. Rev. Lett.",
+      "volume": "104", "year": "2010"}),
+    ("MNRAS", "Bahcall J. N., Flynn C., Gould A., 1992, ApJ, 389, 234",
+     {"family": "Bahcall", "container": "ApJ", "volume": "389", "pages": "234", "year": "1992", "title": None}),
+    ("ApJ", "Beck, R., Brandenburg, A., Moss, D., Shukurov, A., & Sokoloff, D. 1996, ARA&A, 34, 155",
+     {"family": "Beck", "container": "ARA&A", "volume": "34", "year": "1996", "title": None}),
+    ("ACM", "Martin F. Arlitt and Carey L. Williamson. 1997. Internet Web servers: workload characterization "
+     "and performance implications. IEEE/ACM Trans. Netw. 5, 5 (Oct. 1997), 631-645.",
+     {"family": "Arlitt", "year": "1997",
+      "title": "Internet Web servers: workload characterization and performance implications",
+      "container": "IEEE/ACM Trans. Netw."}),
+    ("IEEE", '[7] K. He, X. Zhang, S. Ren, and J. Sun, "Deep residual learning for image recognition," in '
+     "Proc. IEEE Conf. Comput. Vis. Pattern Recognit., 2016, pp. 770-778.",
+     {"family": "He", "year": "2016", "title": "Deep residual learning for image recognition",
+      "pages": "770-778", "label": "7"}),
+    ("Nature", "Keller, S. C. et al. A single low-energy, iron-poor supernova as the source of metals in the "
+     "star SMSS J031300.36-670839.3. Nature 506, 463-466 (2014).",
+     {"family": "Keller", "container": "Nature", "volume": "506", "pages": "463-466", "year": "2014"}),
+    ("chemistry", "Thomson, W. Proc. R. Soc. London 1856, 8, 546-550.",
+     {"family": "Thomson", "year": "1856", "pages": "546-550", "title": None}),
+    ("LNCS", "Lamport, L.: Time, clocks, and the ordering of events in a distributed system. "
+     "Commun. ACM 21(7), 558-565 (1978)",
+     {"family": "Lamport", "year": "1978",
+      "title": "Time, clocks, and the ordering of events in a distributed system", "container": "Commun. ACM",
+      "volume": "21", "issue": "7", "pages": "558-565"}),
+    ("Chicago", "Kuhn, Thomas S. 1962. The Structure of Scientific Revolutions. Chicago: University of "
+     "Chicago Press.",
+     {"family": "Kuhn", "year": "1962", "title": "The Structure of Scientific Revolutions",
+      "publisher": "University of Chicago Press", "location": "Chicago"}),
+    ("Vancouver", "Smith JA, Jones BC. Effects of caffeine on sleep latency. J Sleep Res. 2015;24(3):210-9.",
+     {"family": "Smith", "year": "2015", "title": "Effects of caffeine on sleep latency", "volume": "24"}),
+]
+
+
+def _first_family(f: dict) -> str | None:
+    p = f["people"][0] if f["people"] else {}
+    return p.get("family") or p.get("literal")
+
+
+@pytest.mark.parametrize(("style", "text", "want"), STYLES, ids=[s[0] for s in STYLES])
+def test_fields_of_many_styles(style, text, want):
+    f = parse(text)
+    got = {k: (_first_family(f) if k == "family" else f.get(k)) for k in want}
+    assert got == want
+
+
+def test_doi_arxiv_and_url_are_kept_exactly():
+    f = parse("A. Vaswani et al., Attention is all you need, arXiv:1706.03762v5 [cs.CL] (2017), "
+              "doi:10.48550/arXiv.1706.03762, https://arxiv.org/abs/1706.03762v5.")
+    assert f["arxiv_id"] == "1706.03762v5"
+    assert f["doi"] == "10.48550/arXiv.1706.03762"
+    assert f["url"] == "https://arxiv.org/abs/1706.03762v5"
+    assert f["et_al"] and f["authors"][-1] == "et al."
+    old = parse("E. J. Copeland, M. Sami and S. Tsujikawa, Int. J. Mod. Phys. D 15, 1753 (2006) [hep-th/0603057].")
+    assert old["arxiv_id"] == "hep-th/0603057"
+
+
+def test_a_collaboration_is_one_author_and_no_title_is_invented():
+    f = parse("ATLAS Collaboration, G. Aad et al., JINST 3 (2008) S08003.")
+    assert f["people"][0] == {"literal": "ATLAS Collaboration"}
+    assert f["title"] is None
+    assert f["container"] == "JINST" and f["pages"] == "S08003" and f["year"] == "2008"
+
+
+@pytest.mark.parametrize(("text", "people"), [
+    ("Bahcall, J.N., Flynn, C., Gould, A.", [("Bahcall", "J.N."), ("Flynn", "C."), ("Gould", "A.")]),
+    ("D. Diakonov, N. Gromov, and V. Petrov", [("Diakonov", "D."), ("Gromov", "N."), ("Petrov", "V.")]),
+    ("Pérez-Higueras JJ, de la Macorra JC", [("Pérez-Higueras", "JJ"), ("de la Macorra", "JC")]),
+    ("P. van Baal & J. von Neumann", [("van Baal", "P."), ("von Neumann", "J.")]),
+    ("Smith, John; Doe, Jane", [("Smith", "John"), ("Doe", "Jane")]),
+    ("Kingma, D. P. and Ba, J.", [("Kingma", "D. P."), ("Ba", "J.")]),
+])
+def test_people_are_split_into_family_and_given(text, people):
+    got, _ = split_people(text)
+    assert [(p["family"], p.get("given")) for p in got] == people
+
+
+def test_labels_are_deterministic_and_noise_is_doubtful():
+    text = "Beck, R., et al., 1996, Ann. Rev. Astron. Astrophys., 34, 155"
+    first = label(text)
+    assert all(label(text) == first for _ in range(3))
+    assert {lab for _, lab in first} >= {"author", "date", "container", "volume", "pages"}
+    good = parse(text)
+    assert good["confidence"] > DOUBTFUL and good["doubtful"] is None
+    noise = parse("qx zzv 17 ; ;; ) blorp 9 ## fnord (( wibble")
+    assert noise["confidence"] < DOUBTFUL and noise["doubtful"]
+    # prose labels confidently as one long title: the missing who and when give it away
+    prose = parse("The results are shown in Table 3 and we conclude that the method works well.")
+    assert prose["doubtful"] == "no authors and no year"
+
+
+def test_model_loads_in_a_fresh_process():
+    code = ("from ctxmill.compile.refparse import parse; "
+            "import json; print(json.dumps(parse('Kuhn, T. S. 1962. The Structure. Chicago: UCP.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout)["year"] == "1962"
+
+
+# ---------------------------------------------------------------- BibTeX and CSL-JSON
+
+
+def _read_bib(text: str) -> list[tuple[str, str, dict]]:
+    """A strict little BibTeX reader: @type{key, name = {value}, ...} with balanced braces."""
+    entries, i = [], 0
+    while True:
+        m = re.compile(r"@(\w+)\{([^,\s]+),").search(text, i)
+        if not m:
+            break
+        kind, key, i = m.group(1), m.group(2), m.end()
+        fields = {}
+        while True:
+            fm = re.compile(r"\s*(\w+) = \{").match(text, i)
+            if not fm:
+                break
+            depth, j = 1, fm.end()
+            while depth:
+                c = text[j]
+                if c == "\\":
+                    j += 2
+                    continue
+                depth += {"{": 1, "}": -1}.get(c, 0)
+                j += 1
+            fields[fm.group(1)] = text[fm.end() : j - 1]
+            i = j
+            if text[i] == ",":
+                i += 1
+        assert re.compile(r"\s*\}").match(text, i), f"entry {key} is not closed"
+        i = text.index("}", i) + 1
+        entries.append((kind, key, fields))
+    return entries
+
+
+def _doc_with(strings: list[str]):
+    from ctxmill.compile import references
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.model import Block, Document, PageStream
+
+    doc = Document(stream=PageStream(pages=[], kind="markdown"))
+    doc.blocks = [Block(kind=BlockKind.REFERENCE, text=s, page=1, id=f"b{i}") for i, s in enumerate(strings)]
+    references.run(doc, CompileOptions())
+    return doc
+
+
+def test_bibtex_reads_back_with_every_field():
+    from ctxmill.render.bibtex import bibtex
+
+    doc = _doc_with([s for _, s, _ in STYLES] + [
+        "Vaswani, A. et al. 2017. Attention is all you need. In Advances in NeurIPS 30. arXiv:1706.03762.",
+        "Vaswani, A. 2017. Attention again: 100% of $x_i$ & {braces} #1. Tech. Rep. ~home^2.",
+    ])
+    entries = _read_bib(bibtex(doc))
+    assert len(entries) == len(doc.references)
+    keys = [k for _, k, _ in entries]
+    assert len(set(keys)) == len(keys)
+    kind, key, f = entries[4]  # ACM
+    assert kind == "article" and key == "arlitt1997internet"
+    assert f["author"] == "Arlitt, Martin F. and Williamson, Carey L."
+    assert f["journal"] == "IEEE/ACM Trans. Netw." and f["year"] == "1997"
+    assert entries[-2][2]["eprint"] == "1706.03762" and entries[-2][2]["author"].endswith(" and others")
+    assert r"100\% of \$x\_i\$ \& \{braces\} \#1" in entries[-1][2]["title"]
+
+
+def test_csl_json_items_carry_the_fields():
+    from ctxmill.render.csl_json import csl_items
+
+    doc = _doc_with([STYLES[8][1], "ATLAS Collaboration, G. Aad et al., JINST 3 (2008) S08003."])
+    items = json.loads(json.dumps(csl_items(doc)))
+    lamport, atlas = items
+    assert lamport["id"] == doc.references[0].id and lamport["type"] == "article-journal"
+    assert lamport["author"] == [{"family": "Lamport", "given": "L."}]
+    assert lamport["issued"] == {"date-parts": [[1978]]}
+    assert (lamport["container-title"], lamport["volume"], lamport["issue"], lamport["page"]) == \
+        ("Commun. ACM", "21", "7", "558-565")
+    assert atlas["author"][0] == {"literal": "ATLAS Collaboration"}
+
+
+def test_compile_writes_bib_and_csl_beside_references_json(tmp_path):
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    md = ("# A small paper\n\nAs shown before [1], and again [2].\n\n## References\n\n"
+          f"[1] {STYLES[4][1]}\n\n[2] {STYLES[8][1]}\n")
+    src = tmp_path / "paper.md"
+    src.write_text(md)
+    doc = compile_document(src, CompileOptions(chunks=False))
+    files = write_outputs(doc, tmp_path / "out", CompileOptions(chunks=False))
+    refs = json.loads(files["references.json"].read_text())
+    assert len(refs) == 2
+    assert refs[0]["people"][0] == {"family": "Arlitt", "given": "Martin F."}
+    assert refs[1]["container"] == "Commun. ACM" and refs[1]["volume"] == "21"
+    assert 0 < refs[0]["confidence"] <= 1
+    assert len(_read_bib(files["references.bib"].read_text())) == 2
+    assert [i["id"] for i in json.loads(files["references.csl.json"].read_text())] == [r["id"] for r in refs]
+    import zipfile
+
+    names = zipfile.ZipFile(files["bundle.zip"]).namelist()
+    assert "references.bib" in names and "references.csl.json" in names
