@@ -32,6 +32,7 @@ CAP = {"error": 40, "warning": 12, "info": 0}
 CEILING = {"empty_document": 10, "too_little_text": 40, "no_headings": 65, "title_suspect": 65,
            "heading_numbering_gap": 65, "heading_like_text": 65, "page_text_lost": 65}
 MAX_PER_CHECK = 25  # list at most this many occurrences of one check, then a summary line
+FOLD_AFTER = 3  # more artefacts of one kind than this are one finding with a count
 FEW_WORDS = 20  # fewer words than this in document.md is an error; fewer than MANY_WORDS a warning
 MANY_WORDS = 100
 LOST_CHARS = 50  # a page with this many characters in and nothing out lost its text
@@ -113,6 +114,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                         + ", ".join(r.id for r in uncited[:20]) + (" ..." if len(uncited) > 20 else ""),
                         {"reference_ids": [r.id for r in uncited]}))
         _doubtful_references(doc, add)
+        _doubtful_references(doc, add)
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
         figtab = [u for u in xrefs if re.search(r"no (figure|table)", u.reason)]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
@@ -138,24 +140,24 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                             f"linked citations point at a page the PDF's links on that page also lead to; the text "
                             f"gave {len(doc.crossrefs)} cross-references"))
 
-    # ---- artefacts in document.md
+    # ---- artefacts in document.md (outside code, and outside tables written as HTML on purpose)
     md = doc.markdown
-    code = _code_spans(md)
+    code = _code_spans(md) + sorted(doc.block_spans[b.id] for b in doc.blocks
+                                    if b.kind is BlockKind.TABLE and b.id in doc.block_spans)
     starts = sorted((doc.block_spans[b.id][0], b.page) for b in doc.blocks if b.id in doc.block_spans)
+    found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:
         for m in rx.finditer(md):
-            if _in_spans(m.start(), code):
-                continue
-            add(QACheck(cid, "warning", f"{what}: {m.group(0)!r}",
-                        {"char_span": [m.start(), m.end()], "page": _page_of(doc, m.start(), starts)}))
+            if not _in_spans(m.start(), code):
+                found.append((cid, what, m.group(0), m.start(), m.end()))
     for m in _MOJIBAKE.finditer(md):
-        add(QACheck("mojibake", "warning", f"mis-decoded characters {md[max(0, m.start() - 10):m.end() + 10]!r}",
-                    {"char_span": [m.start(), m.end()], "page": _page_of(doc, m.start(), starts)}))
+        found.append(("mojibake", "mis-decoded characters", md[max(0, m.start() - 10):m.end() + 10],
+                      m.start(), m.end()))
     for m in _BROKEN_HYPHEN.finditer(md):
         if m.group(2) in _SUSPENDED or _in_spans(m.start(), code):
             continue
-        add(QACheck("broken_hyphenation", "warning", f"word broken at a line end: {m.group(0)!r}",
-                    {"char_span": [m.start(), m.end()], "page": _page_of(doc, m.start(), starts)}))
+        found.append(("broken_hyphenation", "word broken at a line end", m.group(0), m.start(), m.end()))
+    _fold_artefacts(doc, add, found, starts)
 
     # ---- secrets (ctxmill.redact, issue 8): listed here; redacted before any text leaves for an
     # embedder, an LLM or an MCP client. The location is a line, not a span: nothing to "repair".
@@ -196,6 +198,37 @@ def score(checks: list[QACheck]) -> int:
     return max(0, min(100 - penalty, ceiling))
 
 
+def _fold_artefacts(doc: Document, add, found, starts) -> None:
+    """Each artefact on its own while there are a few; past FOLD_AFTER of one kind, one finding
+    with the count, the pages and the blocks (one cause: the source or a stage left them all)."""
+    import bisect
+
+    spans = sorted((s, e, bid) for bid, (s, e) in doc.block_spans.items())
+    heads = [s for s, _, _ in spans]
+
+    def block_at(pos: int) -> str | None:
+        i = bisect.bisect_right(heads, pos) - 1
+        return spans[i][2] if i >= 0 and spans[i][0] <= pos < spans[i][1] else None
+
+    by_id: dict[str, list] = defaultdict(list)
+    for item in found:
+        by_id[item[0]].append(item)
+    for cid, items in by_id.items():
+        if len(items) <= FOLD_AFTER:
+            for _, what, text, s, e in items:
+                add(QACheck(cid, "warning", f"{what}: {text!r}",
+                            {"char_span": [s, e], "page": _page_of(doc, s, starts)}))
+            continue
+        pages = sorted({p for p in (_page_of(doc, s, starts) for _, _, _, s, _ in items) if p is not None})
+        blocks = list(dict.fromkeys(b for b in (block_at(s) for _, _, _, s, _ in items) if b))
+        examples = ", ".join(repr(t) for t in list(dict.fromkeys(t for _, _, t, _, _ in items))[:4])
+        loc = {"count": len(items), "block_ids": blocks[:200]}
+        if pages:
+            loc["pages"] = [pages[0], pages[-1]]
+        add(QACheck(cid, "warning", f"{len(items)} times {items[0][1]}: {examples}, ..."
+                    + (f" (pages {_page_list(pages)})" if pages else ""), loc))
+
+
 def _count(c: QACheck) -> int:
     return int((c.location or {}).get("count", 1))
 
@@ -205,17 +238,27 @@ def _grouped(add, cid: str, severity: str, items: list, noun: str, one: str, man
     that fail for one reason are one finding, not 27."""
     by_reason: dict[str, list] = defaultdict(list)
     for u in items:
-        by_reason[u.reason].append(u)
-    for reason, us in by_reason.items():
+        by_reason[_cause(u.reason)].append(u)
+    for cause, us in by_reason.items():
         if len(us) == 1:
             u = us[0]
-            add(QACheck(cid, severity, one.format(text=u.text, reason=reason),
+            add(QACheck(cid, severity, one.format(text=u.text, reason=u.reason),
                         {"page": u.page, "section_id": u.section_id}))
             continue
         pages = sorted({u.page for u in us})
-        examples = ", ".join(repr(u.text) for u in us[:3]) + (", ..." if len(us) > 3 else "")
-        add(QACheck(cid, severity, f"{len(us)} {noun}s {many}: {reason} ({examples}; pages {_page_list(pages)})",
-                    {"count": len(us), "pages": [pages[0], pages[-1]]}))
+        texts = list(dict.fromkeys(u.text for u in us))
+        examples = ", ".join(repr(t) for t in texts[:4]) + (", ..." if len(texts) > 4 else "")
+        loc = {"count": len(us)}
+        loc.update({"pages": [pages[0], pages[-1]]} if len(pages) > 1 else {"page": pages[0]})
+        add(QACheck(cid, severity, f"{len(us)} {noun}s {many}: {cause} ({examples}; "
+                    f"page{'s' if len(pages) > 1 else ''} {_page_list(pages)})", loc))
+
+
+def _cause(reason: str) -> str:
+    """The root cause of an unresolved item: its reason without the one label it names
+    ("no section numbered 10 (pages 17-46 are missing)" -> "no section numbered … (pages 17-46
+    are missing)"), so that one missing part of the document is one finding."""
+    return re.sub(r"\b(numbered|matches|labelled|named)\s+('[^']*'(?:\s+\d{4}[a-z]?)?|\S+)", r"\1 …", reason)
 
 
 def _limit(checks: list[QACheck]) -> list[QACheck]:
@@ -411,7 +454,23 @@ def _heading_like(doc: Document, add) -> None:
         add(QACheck("heading_like_text", "error" if len(found) >= 2 else "warning",
                     f"{len(found)} line{'s' if len(found) > 1 else ''} set like headings "
                     f"{'were' if len(found) > 1 else 'was'} read as body text: {examples}",
-                    {"pages": [pages[0], pages[-1]], "block_ids": [b.id for b in found[:50]]}))
+                    {"pages": [pages[0], pages[-1]]}))
+
+
+def _doubtful_references(doc: Document, add) -> None:
+    """Entries whose fields the reference labeller could not parse with confidence (issue 22):
+    a bibliography in a style it has not learnt shows up here instead of passing in silence.
+    A few such entries are information; more than a quarter of the list is a warning."""
+    bad = [r for r in doc.references if r.doubtful]
+    if not bad:
+        return
+    many = len(bad) >= 3 and len(bad) > len(doc.references) / 4
+    reasons = Counter(r.doubtful.split(" 0.")[0] for r in bad)
+    add(QACheck("doubtful_reference_fields", "warning" if many else "info",
+                f"{len(bad)} of {len(doc.references)} references have fields parsed with doubt ("
+                + ", ".join(f"{why}: {n}" for why, n in reasons.most_common()) + "): "
+                + ", ".join(r.id for r in bad[:20]) + (" ..." if len(bad) > 20 else ""),
+                {"reference_ids": [r.id for r in bad]}))
 
 
 def _doubtful_references(doc: Document, add) -> None:
