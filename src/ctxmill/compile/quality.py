@@ -114,7 +114,6 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                         + ", ".join(r.id for r in uncited[:20]) + (" ..." if len(uncited) > 20 else ""),
                         {"reference_ids": [r.id for r in uncited]}))
         _doubtful_references(doc, add)
-        _doubtful_references(doc, add)
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
         figtab = [u for u in xrefs if re.search(r"no (figure|table)", u.reason)]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
@@ -455,22 +454,6 @@ def _heading_like(doc: Document, add) -> None:
                     f"{len(found)} line{'s' if len(found) > 1 else ''} set like headings "
                     f"{'were' if len(found) > 1 else 'was'} read as body text: {examples}",
                     {"pages": [pages[0], pages[-1]]}))
-
-
-def _doubtful_references(doc: Document, add) -> None:
-    """Entries whose fields the reference labeller could not parse with confidence (issue 22):
-    a bibliography in a style it has not learnt shows up here instead of passing in silence.
-    A few such entries are information; more than a quarter of the list is a warning."""
-    bad = [r for r in doc.references if r.doubtful]
-    if not bad:
-        return
-    many = len(bad) >= 3 and len(bad) > len(doc.references) / 4
-    reasons = Counter(r.doubtful.split(" 0.")[0] for r in bad)
-    add(QACheck("doubtful_reference_fields", "warning" if many else "info",
-                f"{len(bad)} of {len(doc.references)} references have fields parsed with doubt ("
-                + ", ".join(f"{why}: {n}" for why, n in reasons.most_common()) + "): "
-                + ", ".join(r.id for r in bad[:20]) + (" ..." if len(bad) > 20 else ""),
-                {"reference_ids": [r.id for r in bad]}))
 
 
 def _doubtful_references(doc: Document, add) -> None:
