@@ -351,6 +351,130 @@ def test_deepseek_grounding_labels_are_structure_hints_and_boxes_go():
     assert not leftover(md)
 
 
+TESSERACT = """Reading Old Maps with Modern Tools
+
+Jane Doe and Richard Roe
+Example University
+
+Abstract
+
+We study how old maps can be read with modern
+optical character recognition tools, and what
+goes wrong on faded paper.
+
+1 Introduction
+
+Old maps are hard to read. Their labels are small,
+curved and often faded, and the paper is yellow.
+
+1
+\f2 Method
+
+We scan each map at 400 dpi and run the OCR en-
+gine twice, once per orientation.
+
+References
+
+[1] A. Author. Reading books. Journal of Text, 2001.
+[2] B. Author. Reading maps. Journal of Maps, 2005.
+
+2
+"""
+
+
+def test_plain_wrapped_text_gets_paragraphs_headings_and_pages():
+    doc = compile_text(TESSERACT, name="scan.txt")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "text"
+    assert doc.pages == 2
+    assert headings(md) == [(1, "Reading Old Maps with Modern Tools"), (2, "Abstract"), (2, "1 Introduction"),
+                            (2, "2 Method"), (2, "References")]
+    assert "run the OCR engine twice, once per orientation." in md  # lines re-flowed, hyphen repaired
+    assert not re.search(r"^\d$", md, re.M)  # printed page numbers gone
+    assert len(doc.references) == 2
+
+
+MATHPIX = r"""\title{
+Sparse Attention for Long Documents
+}
+
+\begin{abstract}
+We make attention sparse.
+\end{abstract}
+
+\section{Introduction}
+
+Attention costs \(O(n^{2})\) time, see
+\[
+A = \operatorname{softmax}(QK^{T})
+\]
+
+\subsection*{Prior work}
+
+\begin{itemize}
+\item Local windows.
+\item Global tokens.
+\end{itemize}
+"""
+
+
+def test_mathpix_markdown_of_got_ocr():
+    doc = compile_text(MATHPIX, name="page.mmd")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "mathpix"
+    assert headings(md) == [(1, "Sparse Attention for Long Documents"), (2, "Abstract"), (2, "Introduction"),
+                            (3, "Prior work")]
+    assert "$$\nA = \\operatorname{softmax}(QK^{T})\n$$" in md and "- Local windows." in md
+    assert not leftover(md)
+
+
+AZURE = """<!-- PageHeader="Journal of Examples" -->
+
+# Counting Birds from Drones
+
+Ann Lee, Bo Chen
+
+<figure>
+
+![](figures/1)
+
+12 birds
+
+<figcaption>
+
+Figure 1: A flock seen from above.
+
+</figcaption>
+
+</figure>
+
+## 1 Introduction
+
+Birds move :selected: fast.
+
+<!-- PageNumber="1" -->
+<!-- PageBreak -->
+
+## 2 Method
+
+<table>
+<tr><th>Site</th><th>Birds</th></tr>
+<tr><td>A</td><td>12</td></tr>
+</table>
+"""
+
+
+def test_azure_document_intelligence_markdown():
+    doc = compile_text(AZURE)
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "azure-di"
+    assert doc.pages == 2
+    assert "**Figure 1:** A flock seen from above." in md and "12 birds" not in md
+    assert "| Site | Birds |\n|---|---|\n| A | 12 |" in md
+    assert "Journal of Examples" not in md and "Birds move fast." in md
+    assert not leftover(md)
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

@@ -35,6 +35,8 @@ ENGINES = {
     "mineru": "MinerU / magic-pdf (# headings, images/<sha>.jpg)",
     "olmocr": "olmOCR (YAML front matter)",
     "azure-di": "Azure Document Intelligence (<!-- PageBreak -->)",
+    "mathpix": "GOT-OCR 2.0 format / Mathpix Markdown (\\title{}, \\section{})",
+    "text": "plain text with wrapped lines (Tesseract, pdftotext, Document AI text)",
     "markdown": "Markdown OCR output of no known engine",
     "plain": "plain OCR text lines",
 }
@@ -59,6 +61,7 @@ _SNIFF = [  # (engine, pattern, hits needed) -- first match wins, most specific 
     ("docling", re.compile(r"<!-- image -->|<!-- formula-not-decoded -->"), 1),
     ("azure-di", re.compile(r"<!-- PageBreak -->|<!-- PageHeader=|<!-- PageNumber="), 1),
     ("mineru", re.compile(r"!\[\]\(images/[0-9a-f]{16,}\.(?:jpe?g|png)\)"), 1),
+    ("mathpix", re.compile(r"^\\(?:title|section\*?|subsection\*?)\{|^\\begin\{abstract\}", re.M), 1),
     ("olmocr", re.compile(r"\A---\s*\n(?:.*\n){0,8}?\s*(?:primary_language|is_rotation_valid|is_table|is_diagram):",
                           re.M), 1),
 ]
@@ -85,6 +88,8 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
         return "nougat" if len(heads) >= 2 else "plain"
     if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 1:
         return "mineru"
+    if not heads and _wrapped_text(sample):
+        return "text"
     # Markdown with the traits of an OCR transcript of a paper (LaTeX math, a bold "References"
     # line, a numbered bibliography) but no engine's signature: cleaned the generic way
     traits = sum((
@@ -96,6 +101,20 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     if traits >= 2:
         return "markdown"
     return None
+
+
+def _wrapped_text(sample: str) -> bool:
+    """Plain text whose paragraphs are wrapped over several lines (Tesseract, pdftotext), as
+    opposed to one OCR paragraph a line: form feeds between pages, or short lines that run on."""
+    lines = [ln for ln in sample.split("\n") if ln.strip()]
+    if len(lines) < 8 or re.search(r"^\s*[#|]|\$\$|\\\(|<table", sample, re.M):
+        return False
+    if "\f" in sample:
+        return True
+    lengths = sorted(len(ln) for ln in lines)
+    median = lengths[len(lengths) // 2]
+    runs_on = sum(1 for a, b in zip(sample.split("\n"), sample.split("\n")[1:], strict=False) if a.strip() and b.strip())
+    return 30 <= median <= 110 and lengths[int(len(lengths) * 0.9)] <= 140 and runs_on >= 0.5 * len(lines)
 
 
 # --------------------------------------------------------------------------- output
@@ -118,6 +137,7 @@ _PAGE_MARKERS = [
     re.compile(r"^\s*<!--\s*(?:PageBreak|page[ _-]?break)\s*-->\s*$", re.I),  # Azure DI, docling
     re.compile(r"^\s*<!--\s*page\s+(?P<n>\d+)\s*-->\s*$", re.I),
 ]
+_PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*[-–—]?\s*(?:(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _MISSING_PAGE = re.compile(r"^\s*\[MISSING_PAGE_(?:EMPTY|FAIL|POST)(?::(?P<n>\d+))?\]\s*$")
 
 
@@ -149,7 +169,13 @@ def to_pages(text: str, engine: str) -> EngineText:
             raw[-1][1].append(part)
     pages: list[tuple[int | None, str]] = []
     for num, lines in raw:
-        body = "\n".join(_drop_rules_at_edges(lines))
+        lines = _drop_rules_at_edges(lines)
+        if engine == "text":  # the printed page number on its own line at the top or bottom
+            while lines and _PAGE_NUMBER_LINE.match(lines[-1]):
+                lines = _drop_rules_at_edges(lines[:-1])
+            while lines and _PAGE_NUMBER_LINE.match(lines[0]):
+                lines = _drop_rules_at_edges(lines[1:])
+        body = "\n".join(lines)
         if not body.strip():
             continue
         pages.append((num, body))
@@ -238,7 +264,8 @@ def clean_markdown(text: str, engine: str) -> str:
     text = _latex_tables(text)
     text = _html_tables(text)
     text = _html_markup(text)
-    if engine in ("nougat", "markdown", "plain", "olmocr"):  # the others escape "[" as "\\[" and use $$
+    text = _latex_structure(text)
+    if engine in ("nougat", "markdown", "plain", "olmocr", "deepseek-ocr", "mathpix", "text"):  # the others escape "[" as "\\[" and use $$
         text = _display_math(text)
     out: list[str] = []
     in_code = False
@@ -480,11 +507,46 @@ def _html_tables(text: str) -> str:
 def _html_markup(text: str) -> str:
     """Block-level HTML of layout engines: ``<div>`` wrappers unwrapped (centred captions become
     their own paragraphs), ``<img>`` -> image placeholders, docling ``<!-- image -->`` too."""
+    text = re.sub(r"<figure\b[^>]*>(.*?)</figure>", _figure_element, text, flags=re.S | re.I)
+    text = re.sub(r":(?:un)?selected:", "", text)  # Azure DI checkbox marks
     text = re.sub(r"<img\b[^>]*?src=[\"']([^\"']+)[\"'][^>]*>", lambda m: f"\n\n![]({m.group(1)})\n\n", text, flags=re.I)
     text = re.sub(r"<img\b[^>]*>", "\n\n![](image)\n\n", text, flags=re.I)
     text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b[^>]*>", "\n\n", text, flags=re.I)
     text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
     text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
+    return text
+
+
+def _figure_element(m: re.Match) -> str:
+    """Azure DI ``<figure>``: the text OCR'd inside the picture is no running text; the
+    ``<figcaption>`` is the caption."""
+    cap = re.search(r"<figcaption\b[^>]*>(.*?)</figcaption>", m.group(1), re.S | re.I)
+    caption = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", cap.group(1))).strip() if cap else ""
+    return "\n\n![](image)\n\n" + (caption + "\n\n" if caption else "")
+
+
+_LATEX_HEADS = {"title": 1, "section": 2, "subsection": 3, "subsubsection": 4}
+
+
+def _latex_structure(text: str) -> str:
+    """Mathpix Markdown (GOT-OCR's format mode, Nougat now and then): ``\\title{}``,
+    ``\\section*{}``, ``\\begin{abstract}``, itemize/enumerate -> Markdown."""
+    if "\\" not in text:
+        return text
+
+    def head(m: re.Match) -> str:
+        return "\n\n" + "#" * _LATEX_HEADS[m.group(1)] + " " + _latex_text(m.group(2)) + "\n\n"
+
+    text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{((?:[^{}]|\{[^{}]*\})*)\}\s*$", head, text,
+                  flags=re.M)
+    text = re.sub(r"^\s*\\author\{((?:[^{}]|\{[^{}]*\})*)\}\s*$",
+                  lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
+                  text, flags=re.M | re.S)
+    text = re.sub(r"^\s*\\begin\{abstract\}\s*", "\n\n## Abstract\n\n", text, flags=re.M)
+    text = re.sub(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}"
+                  r"|maketitle)\s*$", "", text, flags=re.M)
+    text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
+    text = re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
     return text
 
 
@@ -644,9 +706,13 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
                 heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
     if not heads and engine not in ("plain",):
         heads = _promote_numbered_lines(lines_by_page)
+        if engine == "text":
+            heads = _text_title(lines_by_page, heads) + heads
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
+    plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
+    ranks = {e: k + 1 for k, e in enumerate(plain_levels)}
     cur: tuple[int, int] | None = None  # (engine level, our level) of the numbered section we are in
     seen_title = seen_sections = False
     for pi, li, elevel, text in heads:
@@ -673,6 +739,8 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
             new = "## " + t.rstrip(" .:")
             if _norm(t) not in ("abstract", "keywords", "index terms", "ccs concepts"):
                 cur = None
+        elif cur is None and not numbered and ranks:
+            new = "#" * min(6, 1 + ranks.get(elevel, 1)) + " " + t  # no numbering anywhere: the engine's own nesting
         elif cur is None:
             new = "## " + t
         elif elevel > cur[0]:
@@ -699,6 +767,29 @@ def _title_of(heads, numbered, lines_by_page, roman) -> str | None:
     return text
 
 
+def _text_title(lines_by_page, heads) -> list[tuple[int, int, int, str]]:
+    """Plain wrapped text: the first paragraph of the first page is the title when it is short,
+    comes before the first heading and reads like one (no full stop, capitalised)."""
+    if not lines_by_page:
+        return []
+    lines = lines_by_page[0][1]
+    start = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if start is None or (heads and heads[0][0] == 0 and heads[0][1] <= start):
+        return []
+    end = start
+    while end < len(lines) and lines[end].strip() and not lines[end].startswith("#"):
+        end += 1
+    text = " ".join(ln.strip() for ln in lines[start:end])
+    if not (8 <= len(text) <= 200 and len(text.split()) >= 2 and text[:1].isupper()) \
+            or re.search(r"[.:;,]$", text) or _norm(text) in KNOWN_HEADINGS or _NUMBER.match(text) \
+            or "@" in text or end - start > 3:
+        return []
+    lines[start] = "# " + text
+    for k in range(start + 1, end):
+        lines[k] = ""
+    return [(0, start, 1, text)]
+
+
 _PLAIN_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{2,90})$")
 
 
@@ -709,6 +800,11 @@ def _promote_numbered_lines(lines_by_page) -> list[tuple[int, int, int, str]]:
     for pi, (_, lines) in enumerate(lines_by_page):
         for li, line in enumerate(lines):
             s = line.strip()
+            alone = (li == 0 or not lines[li - 1].strip()) and (li + 1 >= len(lines) or not lines[li + 1].strip())
+            if alone and len(s.split()) <= 4 and _norm(s.rstrip(".:")) in KNOWN_HEADINGS:
+                lines[li] = "## " + s.rstrip(".:")
+                heads.append((pi, li, 2, s.rstrip(".:")))
+                continue
             m = _PLAIN_NUMBERED.match(s)
             if not m or len(s.split()) > 14 or s.endswith((",", ";")):
                 continue
@@ -722,6 +818,8 @@ def _promote_numbered_lines(lines_by_page) -> list[tuple[int, int, int, str]]:
 
 # --------------------------------------------------------------------------- front matter, references
 
+_INSTITUTION = re.compile(r"universit|institut|college|school|laborator|\blab\b|department|academy|research|"
+                          r"centre|center|inc\b|ltd|corporation|foundation|hospital|faculty|gmbh", re.I)
 _NAME = re.compile(r"^[A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,4}(?:\s*\[\^[^\]]+\])?$")
 
 
@@ -802,7 +900,7 @@ def _authors_block(lines: list[str]) -> list[str]:
             continue
         bare = re.sub(r"^\*\*(.*)\*\*$", r"\1", s).strip()
         parts = [p.strip() for p in re.split(r",\s*|\s+and\s+", bare) if p.strip()]
-        if parts and all(_NAME.match(p) and len(p.split()) <= 5 for p in parts):
+        if parts and all(_NAME.match(p) and len(p.split()) <= 5 and not _INSTITUTION.search(p) for p in parts):
             lines[i] = bare
             names.append(i)
         elif names:
