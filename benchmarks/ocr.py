@@ -231,7 +231,7 @@ def body_text(doc) -> str:
 def score(original: Path, scan: Path, n_pages: int, truth: dict | None) -> dict:
     from ctxmill.compile.options import CompileOptions
     from ctxmill.sources import ocr
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     out: dict = {}
     # the page stream alone: what OCR produced, before any compile stage touches it

@@ -158,7 +158,7 @@ def _has_tesserocr() -> bool:
     "cli", pytest.param("api", marks=pytest.mark.skipif(not _has_tesserocr(), reason="tesserocr not installed"))])
 def test_image_only_pdf_is_read_with_positions_sizes_and_confidence(tmp_path, monkeypatch, backend):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     monkeypatch.setenv("CTXMILL_OCR_TESSERACT", backend)
     assert ocr.TesseractEngine().backend == backend
@@ -200,7 +200,7 @@ def test_compiled_markdown_has_the_scanned_text(tmp_path):
 @needs_tesseract
 def test_mixed_pdf_keeps_page_order_and_each_pages_best_source(tmp_path):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     stream = load_pdf(mixed_pdf(tmp_path), CompileOptions())
     assert [p.number for p in stream.pages] == [1, 2, 3]
@@ -217,7 +217,7 @@ def test_mixed_pdf_keeps_page_order_and_each_pages_best_source(tmp_path):
 @needs_tesseract
 def test_ocr_always_reads_text_pages_too(tmp_path):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     stream = load_pdf(mixed_pdf(tmp_path), CompileOptions(ocr="always"))
     assert [p.ocr for p in stream.pages] == [True, True, True]
@@ -227,7 +227,7 @@ def test_ocr_always_reads_text_pages_too(tmp_path):
 def test_ocr_never_keeps_the_image_page_empty_and_reported(tmp_path):
     pytest.importorskip("PIL")
     from ctxmill.compile.pipeline import compile_document
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     path = mixed_pdf(tmp_path)
     stream = load_pdf(path, CompileOptions(ocr="never"))
@@ -241,7 +241,7 @@ def test_ocr_never_keeps_the_image_page_empty_and_reported(tmp_path):
 @needs_tesseract
 def test_garbage_text_layer_is_replaced_by_ocr(tmp_path):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     path = garbage_layer_pdf(tmp_path / "garbage.pdf", page_image("3 Garbled Layer", BODY))
     raw = load_pdf(path, CompileOptions(ocr="never")).pages[0]
@@ -411,7 +411,7 @@ def test_two_columns_keep_reading_order(tmp_path):
     pytest.importorskip("PIL")
     from PIL import Image, ImageDraw
 
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     k = 200 / 72.0
     img = Image.new("L", (int(612 * k), int(792 * k)), 255)
@@ -446,7 +446,7 @@ def test_short_low_confidence_junk_is_dropped_but_a_section_number_stays():
 @pytest.mark.parametrize("turn", [180, 90])
 def test_page_scanned_upside_down_or_sideways_is_read_upright(tmp_path, turn):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     body = BODY * 3  # enough text for orientation detection
     img = page_image("4 Turned Page", body).rotate(turn, expand=True)
@@ -486,7 +486,7 @@ def test_cpu_budget_follows_the_sandbox_limit():
 @needs_tesseract
 def test_ocr_in_a_sandbox_with_a_small_cpu_limit_ends_with_pages_unread_not_refused(tmp_path, monkeypatch):
     pytest.importorskip("PIL")
-    from ctxmill.sources.pdf import load_pdf
+    from ctxmill.sources.sandbox import load_pdf
 
     # 20 s of CPU for the whole child (OCR may use 0.85 * 20 - 10 = 7 s): enough to start and
     # read a few pages, not enough to read them all

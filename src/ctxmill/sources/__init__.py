@@ -131,7 +131,7 @@ def load_source(
             raise InputRefused(f"{label}: not a PDF (no %PDF header)")
         if b"%%EOF" not in data[-4096:]:
             raise InputRefused(f"{label}: PDF is truncated (no %%EOF marker at the end)")
-        from ctxmill.sources.pdf import load_pdf
+        from ctxmill.sources.sandbox import load_pdf
 
         if path is None:
             import os

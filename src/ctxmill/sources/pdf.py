@@ -1,7 +1,7 @@
 """PDF text layer -> pages of lines and spans (pypdfium2, Apache-2.0/BSD).
 
-:func:`extract` runs inside the sandbox child (see :mod:`ctxmill.sources.sandbox`); callers use
-:func:`load_pdf`, which starts that child. Per page we read every character with its loose box,
+:func:`extract` runs inside the sandbox child; callers use ``ctxmill.sources.sandbox.load_pdf``,
+which starts that child (this module never imports the sandbox). Per page we read every character with its loose box,
 baseline origin and text object (font name, flags, weight and size are cached per object), then
 group characters into visual lines by baseline, split lines into spans by font and by wide gaps
 (table columns), and flag superscripts (smaller and raised). We also read the outline, link
@@ -553,7 +553,7 @@ def _extract_parallel(path: str, n: int, workers: int) -> list[Page]:
     except ValueError:
         return [p for r in ranges for p in _range_worker(r)]
     try:
-        from ctxmill.sources.sandbox import die_with_parent
+        from ctxmill.procs import die_with_parent
 
         with ProcessPoolExecutor(max_workers=len(ranges), mp_context=ctx, initializer=die_with_parent) as pool:
             parts = list(pool.map(_range_worker, ranges))
@@ -586,9 +586,3 @@ def _ranges(nums: list[int]) -> str:
     out.append(f"{start}-{prev}" if prev != start else str(start))
     return ", ".join(out)
 
-
-def load_pdf(path: str | Path, options: CompileOptions | None = None) -> PageStream:
-    """Parse a PDF in a resource-limited child process (see sandbox.py)."""
-    from ctxmill.sources.sandbox import parse_pdf_sandboxed
-
-    return parse_pdf_sandboxed(Path(path), options or CompileOptions())

@@ -28,6 +28,7 @@ from pathlib import Path
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
+from ctxmill.procs import die_with_parent
 
 
 def limits() -> dict[str, float]:
@@ -200,18 +201,9 @@ def _apply_limits(lim: dict) -> None:
         pass
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies, so that a killed caller (or a
-    killed sandbox, for its page workers) leaves no parser running on. No-op elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
+def load_pdf(path: str | Path, options: CompileOptions | None = None) -> PageStream:
+    """Parse a PDF in a resource-limited child process: the way every caller reads a PDF."""
+    return parse_pdf_sandboxed(Path(path), options or CompileOptions())
 
 
 def _child() -> int:
