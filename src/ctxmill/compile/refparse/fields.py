@@ -112,8 +112,48 @@ def identifiers(raw: str) -> dict:
     return out
 
 
+def _reads_as_names(piece: str) -> bool:
+    people, _ = split_people(piece)
+    return bool(people) and all(is_name(p) for p in people) and bool(re.search(r",|\band\b|&", piece))
+
+
+def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
+    """A title is one sentence. Where the title's tokens run over a full stop that ends a
+    sentence (a "." token: abbreviations and initials keep theirs), the labels went wrong:
+    a sentence of names before it is the rest of the author list ("He, X. Zhang, | S. Ren,
+    and J. Sun. Deep residual ..."), and what follows the title is its venue ("... devices.
+    Black Hat USA")."""
+    idx = [i for i, lab in enumerate(labels) if lab == "title"]
+    if len(idx) < 3:
+        return labels
+    a, b = idx[0], idx[0]
+    while b + 1 < len(labels) and labels[b + 1] == "title":
+        b += 1
+    cuts = [i for i in range(a + 1, b) if tokens[i][0] == "." and (tokens[i + 1][0][:1].isupper()
+                                                                   or tokens[i + 1][0][:1].isdigit())]
+    if not cuts:
+        return labels
+    labels = list(labels)
+    before = next((labels[j] for j in range(a - 1, -1, -1) if labels[j] != "O"), None)
+    start = a
+    if before == "author" and _reads_as_names(text[tokens[a][1] : tokens[cuts[0] - 1][2]]):
+        for j in range(a, cuts[0]):
+            labels[j] = "author"
+        labels[cuts[0]] = "O"
+        start = cuts[0] + 1
+        cuts = cuts[1:]
+    if cuts:
+        rest = "container" if "container" not in labels else "note"
+        labels[cuts[0]] = "O"
+        for j in range(cuts[0] + 1, b + 1):
+            labels[j] = rest
+    del start
+    return labels
+
+
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
+    labels = one_sentence_title(text, tokens, labels)
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     longest: dict[str, tuple[int, int]] = {}
@@ -177,6 +217,13 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
         if out[k] is not None and not re.search(r"\w", out[k]):
             out[k] = None
+    # Every work has a title. No title but a "container" of several plain words and nothing
+    # a journal has (no volume, no issue, no abbreviations): a book, report or web page whose
+    # title the model took for the venue ("Handbook of Applied Cryptography. CRC Press").
+    c = out["container"]
+    if (out["title"] is None and c and not out["volume"] and not out["issue"] and len(c.split()) >= 3
+            and not re.search(r"[^\W\d_]\.(?:\s|$)", c) and not re.match(r"(?i)proc|conf|in\b", c)):
+        out["title"], out["container"] = _title(c), None
     out["type"] = entry_type(out)
     return out
 
