@@ -17,8 +17,15 @@ _YEAR = re.compile(r"^(?:1[5-9]\d\d|20\d\d)[a-z]?$")
 _RANGE = re.compile(r"^[A-Za-z]?\d+[-–][A-Za-z]?\d+$")
 
 
+_ASCII_SHAPE = str.maketrans({**{c: "X" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                              **{c: "x" for c in "abcdefghijklmnopqrstuvwxyz"}, **{c: "d" for c in "0123456789"}})
+
+
 def _shape(tok: str) -> str:
     # "Phys." -> "Xx.", "J.N." -> "X.X.", "1992" -> "d", "McGraw-Hill" -> "XxXx-Xx"
+    if tok.isascii():  # the common case, without four regex passes
+        s = tok.translate(_ASCII_SHAPE)
+        return "".join(c for i, c in enumerate(s) if i == 0 or c != s[i - 1])[:8]
     s = re.sub(r"[A-ZÀ-ÖØ-Þ]", "X", tok)
     s = re.sub(r"[a-zß-öø-ÿ]", "x", s)
     s = re.sub(r"\d", "d", s)
