@@ -224,3 +224,14 @@ def test_a_real_ocrmypdf_file_uses_its_invisible_layer(tmp_path):
     assert page.invisible_chars > 200 and not page.ocr  # OCRmyPDF's layer, not a second OCR pass
     assert share_in_md(doc, words) >= 0.95
     assert page_row(doc)["source"] == "invisible"
+
+
+def test_a_superscript_one_read_as_bang_on_an_author_line_is_a_marker():
+    W = ocr.Word
+    line = [W("Liu", (0, 0, 30, 10), 0.9), W("1", (30, 0, 34, 5), 0.9, superscript=True, glue=True),
+            W("Zhao!,", (40, 0, 90, 10), 0.9), W("Shen!'", (100, 0, 150, 10), 0.9)]
+    out = ocr._bang_markers(line)
+    assert [(w.text, w.superscript) for w in out] == [("Liu", False), ("1", True), ("Zhao", False), ("1", True),
+                                                       (",", False), ("Shen", False), ("1", True)]
+    prose = [W("Stop!,", (0, 0, 50, 10), 0.9), W("he", (55, 0, 70, 10), 0.9)]
+    assert [w.text for w in ocr._bang_markers(prose)] == ["Stop!,", "he"]  # no markers on the line: left alone

@@ -298,7 +298,32 @@ def parse_hocr(data: bytes) -> PageText:
             if (b[3] - b[1]) <= 0.6 * size and (b[2] - b[0]) <= 0.6 * size:
                 words[0].text = "\u2022"  # a small round blob opening a line is a bullet, read as e or o
         if words:
+            words = _bang_markers(words)
             out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
+    return out
+
+
+_BANG_RE = re.compile(r"^(\w{2,})([!|]['\u2018\u2019]?)(,?)$")
+
+
+def _bang_markers(words: list[Word]) -> list[Word]:
+    """On a line that carries superscript markers (an author line), a name ending in "!" (or
+    "!'") is a tiny superscript 1 that OCR read as punctuation: "Zhao!," -> Zhao + 1 + ",".
+    Prose never has "!," and a line with markers is no exclamation."""
+    if not any(w.superscript for w in words):
+        return words
+    out: list[Word] = []
+    for w in words:
+        m = _BANG_RE.match(w.text) if not w.superscript else None
+        if not m:
+            out.append(w)
+            continue
+        x0, y0, x1, y1 = w.box
+        cut = x1 - max(1, (x1 - x0) * len(m.group(2) + m.group(3)) // max(1, len(w.text)))
+        out.append(Word(m.group(1), (x0, y0, cut, y1), w.conf, bold=w.bold, glue=w.glue))
+        out.append(Word("1", (cut, y0, x1, y1), w.conf, superscript=True, glue=True))
+        if m.group(3):
+            out.append(Word(",", (x1 - 1, y0, x1, y1), w.conf, glue=True))
     return out
 
 
