@@ -453,7 +453,7 @@ def _heading_like(doc: Document, add) -> None:
         add(QACheck("heading_like_text", "error" if len(found) >= 2 else "warning",
                     f"{len(found)} line{'s' if len(found) > 1 else ''} set like headings "
                     f"{'were' if len(found) > 1 else 'was'} read as body text: {examples}",
-                    {"pages": [pages[0], pages[-1]]}))
+                    {"pages": [pages[0], pages[-1]]} if len(pages) > 1 else {"page": pages[0]}))
 
 
 def _doubtful_references(doc: Document, add) -> None:
