@@ -333,6 +333,11 @@ def _clean_line(line: str, engine: str) -> str:
     m = re.match(r"^\s*Footnote\s+(\d{1,3}):\s*(.*)$", s)
     if m:
         return f"[^{m.group(1)}]: {_clean_inline(m.group(2), engine)}"
+    # "Table 2: **Model sizes ...**" (Nougat): the caption text without the emphasis, so that
+    # the structure stage reads the line as Table 2's caption
+    s = re.sub(r"^(\s*(?:\*\*)?(?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?(?:\*\*)?)\s*(\*\*|\*|_)(.+?)\2",
+               lambda m: f"{m.group(1)} {m.group(3)} ", s).rstrip()
+    s = re.sub(r"^\*\*((?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?)\*\*", r"\1", s)
     # a bold line that names a standard section is that section's heading (olmOCR, docling)
     m = re.fullmatch(r"\s*\*\*([A-Za-z][A-Za-z ]{2,40}?)[.:]?\*\*\s*", s)
     if m and _norm(m.group(1)) in KNOWN_HEADINGS:
@@ -574,6 +579,10 @@ def _latex_tables(text: str) -> str:
             return ""
         return "\n\n" + "\n\n".join(parts) + "\n\n"
     text = _flatten_inner_tabulars(text)
+    # Nougat writes the caption on the line after \end{table}: it goes before the table, where
+    # the structure stage looks first, so that out-of-order floats keep their own captions
+    text = re.sub(r"(\\begin\{table\*?\})(.*?\\end\{table\*?\})[ \t]*\n((?:Table|TABLE)\s+[\dA-Z]+[:.][^\n]*)",
+                  lambda m: f"\n\n{m.group(3)}\n\n{m.group(1)}{m.group(2)}", text, flags=re.S)
     prev = None
     while prev != text:
         prev = text
