@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxmill.errors import InputRefused
+from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.index import merkle
 from ctxmill.index import store as store_mod
 from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
@@ -242,7 +242,7 @@ def _prepared(root: str, todo: list, hashes: dict, warnings: list[str], workers:
     from concurrent.futures import ProcessPoolExecutor
 
     jobs = [(root, e, hashes.get(e.path)) for e in todo]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init) as pool:
         for e, (prep, warns) in zip(todo, pool.map(_prepare_job, jobs, chunksize=16), strict=True):
             warnings.extend(warns)
             yield e, prep
@@ -285,20 +285,111 @@ def _prepare(root: str, entry, stored_hash: str | None, warnings: list[str]) -> 
     return _Prepared(path, stat, h, "ok", language, finalize_file(chunks, text))
 
 
-class _Lock:
-    """One sync per index at a time (a second one waits)."""
+# Lock files this process holds: a forked parse worker closes its copies at once, or a worker
+# left running by a killed sync would keep the index locked (flock belongs to the open file,
+# which fork shares).
+_HELD_LOCKS: set[int] = set()
+LOCK_NOTICE_SECONDS = 2.0  # a wait longer than this is reported, with who holds the lock
 
-    def __init__(self, db_path: Path):
+
+class _Lock:
+    """One sync per index at a time: a second one waits, and says so when the wait is long.
+
+    The holder writes its pid into the lock file. A lock whose recorded holder is gone but
+    which is still held belongs to processes a killed sync left behind: that is an error that
+    names them (from /proc/locks), never a silent wait.
+    """
+
+    def __init__(self, db_path: Path, notice: Callable[[str], None] | None = None):
         self.path = str(db_path) + ".lock"
+        self.notice = notice
 
     def __enter__(self):
-        self.fh = open(self.path, "a")
-        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        self.fh = open(self.path, "a+")
+        t0 = time.monotonic()
+        told = False
+        while True:
+            try:
+                fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                pass
+            holder = self._holder_pid()
+            if holder is not None and not _alive(holder):
+                others = [p for p in _flock_holders(self.fh.fileno()) if p != os.getpid()]
+                if others:
+                    self.fh.close()
+                    raise CtxmillError(
+                        f"{self.path} is held by process(es) {', '.join(map(str, others))} left by a killed sync "
+                        f"(its pid {holder} is gone); stop them, then sync again")
+            if not told and time.monotonic() - t0 > LOCK_NOTICE_SECONDS:
+                told = True
+                if self.notice is not None:
+                    self.notice(f"waiting for another sync of this index (pid {holder or '?'}) to finish")
+            time.sleep(0.05)
+        self.fh.seek(0)
+        self.fh.truncate()
+        self.fh.write(f"{os.getpid()}\n")
+        self.fh.flush()
+        _HELD_LOCKS.add(self.fh.fileno())
         return self
 
+    def _holder_pid(self) -> int | None:
+        try:
+            with open(self.path) as fh:
+                return int(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def __exit__(self, *exc):
+        _HELD_LOCKS.discard(self.fh.fileno())
         fcntl.flock(self.fh, fcntl.LOCK_UN)
         self.fh.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _flock_holders(fd: int) -> list[int]:
+    """Pids holding a flock on the file behind ``fd`` (Linux /proc/locks; [] elsewhere)."""
+    st = os.fstat(fd)
+    want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    out = []
+    try:
+        with open("/proc/locks") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5] == want:
+                    out.append(int(parts[4]))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _notice(message: str) -> None:
+    import sys
+
+    print(f"ctxmill: {message}", file=sys.stderr, flush=True)
+
+
+def _worker_init() -> None:
+    """A parse worker: dies with the sync that forked it and drops the index lock it inherited."""
+    from ctxmill.procs import die_with_parent
+
+    die_with_parent()
+    for fd in list(_HELD_LOCKS):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD_LOCKS.clear()
 
 
 def default_workers() -> int:
@@ -316,7 +407,7 @@ def sync(root: Path, db_path: Path, embedder, *, progress: Progress | None = Non
         raise InputRefused(f"{root}: not a folder")
     report = SyncReport(root=root_abs, db_path=str(db_path))
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    with _Lock(db_path), Store(db_path) as store:
+    with _Lock(db_path, _notice), Store(db_path) as store:
         _sync(store, root_abs, embedder, report, progress, max_file_bytes, extra_ignore,
               workers if workers is not None else default_workers())
     report.seconds = time.perf_counter() - t0

@@ -266,6 +266,9 @@ def _walk_forked(folders: list, ctx, processes: int) -> list[tuple]:
         if pid == 0:  # the child: walk, send, and leave without running any parent code
             code = 1
             try:
+                from ctxmill.procs import die_with_parent
+
+                die_with_parent()  # a killed sync leaves no walker behind
                 os.close(r)
                 with os.fdopen(w, "wb") as out:
                     out.write(pickle.dumps(_walk_share(share, ctx), pickle.HIGHEST_PROTOCOL))
