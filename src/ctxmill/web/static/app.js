@@ -302,6 +302,11 @@ function missing(panel, what) {
   panel.replaceChildren(el("p", { class: "muted", text: what }));
 }
 
+// Below 70 the QA report has found missing structure (docs/outputs.md, "Score"): red, not grey.
+function qaClass(score) {
+  return score >= 85 ? "good" : score >= 70 ? "warn" : "bad";
+}
+
 function renderSummary(job) {
   const s = job.summary || {};
   const parts = [
@@ -309,7 +314,7 @@ function renderSummary(job) {
     el("span", { class: "stat", id: "stat-pages", text: `${s.pages} pages compiled` }),
   ];
   if (s.declared_pages && s.declared_pages > s.pages) parts.push(el("span", { class: "stat warn", text: `of ${s.declared_pages} declared` }));
-  parts.push(el("span", { class: "stat", id: "stat-sections", text: `${s.sections} sections` }));
+  parts.push(el("span", { class: !s.sections && s.pages >= 4 ? "stat bad" : "stat", id: "stat-sections", text: `${s.sections} sections` }));
   if (state.data.chunks) parts.push(el("span", { class: "stat", text: `${s.chunks} chunks` }));
   if (state.data.refs) parts.push(el("span", { class: "stat", text: `${s.references} references` }));
   // the same counts as the CLI summary and metrics.json (ctxmill.counts): every callout, linked or not
@@ -317,7 +322,8 @@ function renderSummary(job) {
     parts.push(el("span", { class: s.citations_unresolved ? "stat warn" : "stat", id: "stat-citations",
       text: `${s.citations} citations${s.citations_unresolved ? ` (${s.citations_unresolved} unresolved)` : ""}` }));
   }
-  if (state.data.qa) parts.push(el("span", { class: "stat", text: `QA ${s.qa_score}/100` }));
+  // QA in the colour of its verdict, so a failed compile never looks like a good one
+  if (state.data.qa) parts.push(el("span", { class: `stat ${qaClass(s.qa_score)}`, id: "stat-qa", text: `QA ${s.qa_score}/100` }));
   parts.push(el("span", { class: "stat", text: `${Number(s.seconds).toFixed(2)} s` }));
   if (job.files.includes("bundle.zip")) {
     parts.push(el("a", { class: "button primary", id: "download-top", href: job.links.bundle, download: "", text: "Download bundle" }));
@@ -571,7 +577,7 @@ function renderQA() {
   if (!qa) return missing(panel, "qa.json was not produced.");
   const order = ["error", "warning", "info"];
   const groups = order.map((sev) => [sev, (qa.checks || []).filter((c) => c.severity === sev)]);
-  const scoreClass = qa.score >= 80 ? "good" : qa.score >= 50 ? "warn" : "bad";
+  const scoreClass = qaClass(qa.score);
   panel.replaceChildren(
     el("div", { class: `score ${scoreClass}`, id: "qa-score" }, el("strong", { text: String(qa.score) }), el("span", { text: "/ 100" })),
     el("p", {}, el("a", { href: state.job.links.files["qa.md"] || "#", target: "_blank", text: "qa.md" })),
