@@ -359,3 +359,18 @@ def test_lower_case_alpha_labels_and_web_pages_without_author():
     assert [b.number for b in doc.blocks if b.kind is BlockKind.REFERENCE] == ["JOH^+13", "jup17a"]
     assert doc.references[1].title == "Jupyter Notebook" and doc.references[1].authors == []
     assert doc.references[1].url == "http://jupyter.org"
+
+
+def test_contents_line_is_no_bibliography_and_caps_title_before_author_year_entries_is():
+    blocks = [_pdf_block([(120, "Bibliography 61")], y=100), _pdf_block([(120, "List of Figures 57")], y=120),
+              _pdf_block([(120, "Introduction text that cites Agustsson et al. (2017) in 2017.")], page=2),
+              _pdf_block([(108, "REFERENCES")], page=3, y=84),
+              _pdf_block([(108, "Eirikur Agustsson, Fabian Mentzer, and Luc Van Gool. Soft-to-hard vector quantization"),
+                          (118, "for end-to-end learning compressible representations. In NeurIPS, 2017.")], page=3),
+              _pdf_block([(108, "Thomas M Cover and Joy A Thomas. Elements of Information Theory. Wiley, 2006.")],
+                         page=3, y=140)]
+    doc = _compile_bib(blocks, pages=3)
+    assert doc.blocks[0].kind is BlockKind.PARAGRAPH and not doc.blocks[0].attrs.get("bibliography")
+    assert [r.title for r in doc.references] == [
+        "Soft-to-hard vector quantization for end-to-end learning compressible representations",
+        "Elements of Information Theory"]

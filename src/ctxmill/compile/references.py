@@ -530,8 +530,12 @@ def _reads_like_entry(text: str) -> bool:
     t = text.lstrip()
     if entry_label(t) is not None:
         return True
-    # author-year: a capitalised name, and a year early in the entry
-    return bool(t[:1].isupper() and _ANY_YEAR.search(t[:400]))
+    # author-year: a year early in the entry, after a list of names ("Agertz O., et al.",
+    # "Kamiaka, S.", "Michael Ahn, Anthony Brohan, ...")
+    if not _ANY_YEAR.search(t[:400]):
+        return False
+    return bool(re.match(r"[A-Z][\w'’\-]+(?:,|\s[A-Z]\.)", t) or _author_shape(t)
+                or _split_authors(t[: _sentence_end(t, 0)]))
 
 
 _APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
@@ -585,7 +589,9 @@ def mark_bibliography(blocks: list[Block]) -> None:
                 b.kind = BlockKind.FURNITURE
                 b.attrs["furniture"] = "running_header"
                 continue
-            if _entry_follows(blocks, i):
+            # "Bibliography 61" is a contents line or a running head unless a labelled entry follows
+            numbered_line = bool(re.search(r"\d\s*$", b.text))
+            if _entry_follows(blocks, i, labelled=numbered_line):
                 entries = 0
                 b.kind = BlockKind.HEADING
                 b.level = top
@@ -616,12 +622,14 @@ def _first_on_page(blocks: list[Block], i: int) -> bool:
     return prev is None or prev.last_page < blocks[i].page
 
 
-def _entry_follows(blocks: list[Block], i: int) -> bool:
+def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:
     for b in blocks[i + 1 : i + 4]:
         if b.kind in (BlockKind.FURNITURE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.FOOTNOTE):
             continue
-        return b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) and _reads_like_entry(
-            (f"{b.number} " if b.kind is BlockKind.LIST_ITEM and b.number else "") + b.text)
+        text = (f"{b.number} " if b.kind is BlockKind.LIST_ITEM and b.number else "") + b.text
+        if b.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
+            return False
+        return entry_label(text) is not None if labelled else _reads_like_entry(text)
     return False
 
 
