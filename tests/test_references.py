@@ -374,3 +374,36 @@ def test_contents_line_is_no_bibliography_and_caps_title_before_author_year_entr
     assert [r.title for r in doc.references] == [
         "Soft-to-hard vector quantization for end-to-end learning compressible representations",
         "Elements of Information Theory"]
+
+
+def test_list_inside_a_table_found_on_its_page_is_read_from_the_page_lines():
+    # AASTeX: a "Table 5 (continued)" region ran to the page foot and took REFERENCES and two
+    # columns of entries as rows; the entries come back from the page's own lines
+    from ctxmill.compile.references import mark_bibliography
+    from ctxmill.model import Line, Page
+
+    def ln(text, x, y):
+        return Line(text=text, bbox=(x, y, x + 200, y + 8))
+
+    page = Page(number=1, width=612, height=792, lines=[
+        ln("Param. Unit Prior", 51, 62), ln("REFERENCES", 150, 200),
+        ln("Agol, E., Luger, R., & Foreman-Mackey, D. 2020, AJ,", 51, 215), ln("159, 123", 60, 228),
+        ln("Ansdell, M., Gaidos, E., et al. 2016, ApJ, 816, 69", 51, 241),
+        ln("Cropper, M., Katz, D., Sartoretti, P., et al. 2018,", 317, 215), ln("A&A, 616, A5", 326, 228),
+        ln("D'Angelo, C. R., & Spruit, H. C. 2012, MNRAS, 420, 416", 317, 241)])
+    table = Block(kind=BlockKind.TABLE, text="", page=1, bbox=(51, 62, 562, 718), id="t", attrs={"rows": [
+        ["Param. Unit Prior", ""], ["REFERENCES", ""],
+        ["Agol, E., Luger, R., & Foreman-Mackey, D. 2020, AJ,", "Cropper, M., Katz, D., Sartoretti, P., et al. 2018,"],
+        ["159, 123", "A&A, 616, A5"]]})
+    blocks = [table]
+    mark_bibliography(blocks)
+    assert [b.kind for b in blocks] == [BlockKind.TABLE, BlockKind.HEADING, BlockKind.PARAGRAPH]
+    assert table.attrs["rows"] == [["Param. Unit Prior", ""]]
+    doc = Document(stream=PageStream(pages=[page], kind="pdf"))
+    doc.blocks = blocks
+    references.run(doc, CompileOptions())
+    assert [r.raw for r in doc.references] == [
+        "Agol, E., Luger, R., & Foreman-Mackey, D. 2020, AJ, 159, 123",
+        "Ansdell, M., Gaidos, E., et al. 2016, ApJ, 816, 69",
+        "Cropper, M., Katz, D., Sartoretti, P., et al. 2018, A&A, 616, A5",
+        "D'Angelo, C. R., & Spruit, H. C. 2012, MNRAS, 420, 416"]

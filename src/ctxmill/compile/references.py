@@ -555,6 +555,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
     """
     heads = [b.level for b in blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title") and b.level]
     top = min(heads, default=2)
+    _split_tables_holding_a_list(blocks, top)
     found = any(
         (b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text))
         or (b.kind is BlockKind.PARAGRAPH and is_bibliography_title(b.text) and _entry_follows(blocks, i))
@@ -615,6 +616,54 @@ def mark_bibliography(blocks: list[Block]) -> None:
         lines = _visual_lines(b)
         if lines:
             b.attrs["bib_lines"] = lines
+
+
+def _split_tables_holding_a_list(blocks: list[Block], level: int) -> None:
+    """A table never holds a bibliography: when a table found on a page (a float's
+    continuation running to the page foot) has a row that is only a bibliography title
+    followed by rows of entries, the rows from the title on become the title heading and a
+    region of the page whose visual lines the reference stage reads from the page itself."""
+    k = 0
+    while k < len(blocks):
+        b = blocks[k]
+        rows = b.attrs.get("rows") or []
+        at = next((r for r, row in enumerate(rows)
+                   if (cells := [c for c in row if c.strip()]) and len(cells) == 1 and is_bibliography_title(cells[0])
+                   and len(cells[0]) <= 40), None) if b.kind is BlockKind.TABLE and b.bbox else None
+        if at is None or not any(_reads_like_entry(c) for row in rows[at + 1 : at + 4] for c in row if c.strip()):
+            k += 1
+            continue
+        title = next(c for c in rows[at] if c.strip()).strip()
+        region = Block(kind=BlockKind.PARAGRAPH, page=b.page, bbox=b.bbox,
+                       text=" ".join(c for row in rows[at + 1 :] for c in row if c.strip()),
+                       attrs={"bib_region": title})
+        heading = Block(kind=BlockKind.HEADING, text=title, page=b.page, level=level, attrs={"_title": title})
+        b.attrs["rows"] = rows[:at]
+        blocks[k + 1 : k + 1] = [heading, region]
+        if not b.attrs["rows"]:
+            del blocks[k]
+        k += 2
+
+
+def _region_lines(block: Block, page) -> list[list] | None:
+    """The visual lines of a page region below a bibliography title, column by column."""
+    from ctxmill.compile.blocks import span_text
+    from ctxmill.compile.normalize import fold
+
+    x0, y0, x1, y1 = block.bbox
+    inside = [ln for ln in page.lines if ln.bbox and ln.bbox[0] >= x0 - 1 and ln.bbox[2] <= x1 + 1
+              and ln.bbox[1] >= y0 - 1 and ln.bbox[3] <= y1 + 1 and ln.text.strip()]
+    head = next((ln for ln in inside if is_bibliography_title(ln.text) and len(ln.text) <= 40), None)
+    if head is None:
+        return None
+    mid = page.width * 0.45 if page.width else 275.0
+    left = sorted((ln for ln in inside if ln.bbox[0] < mid and ln.bbox[1] > head.bbox[1]), key=lambda ln: ln.bbox[1])
+    right = sorted((ln for ln in inside if ln.bbox[0] >= mid and ln.bbox[1] >= head.bbox[1] - 2),
+                   key=lambda ln: ln.bbox[1])
+    if head.bbox[0] >= mid:  # the title heads the right column
+        left = []
+        right = [ln for ln in right if ln.bbox[1] > head.bbox[1]]
+    return [[fold(span_text(ln)), ln.bbox[0]] for ln in left + right] or None
 
 
 def _first_on_page(blocks: list[Block], i: int) -> bool:
@@ -688,8 +737,9 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
         for j, (text, x0) in enumerate(rows):
             page = b.page if x0 is not None or j == 0 else b.last_page
             pieces = _inner_split(text) if x0 is None else [text]
+            line_side = side if x0 is None else (0 if x0 < width * 0.45 else 1)
             for q, piece in enumerate(pieces):
-                out.append(_Ln(piece, x0, page, side, k, j == 0 or q > 0))
+                out.append(_Ln(piece, x0, page, line_side, k, j == 0 or q > 0))
     return out
 
 
@@ -908,6 +958,13 @@ def run(doc: Document, options: CompileOptions) -> None:
         doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
         return
     widths = {p.number: p.width for p in doc.stream.pages if p.width}
+    pages = {p.number: p for p in doc.stream.pages}
+    for i in idx:
+        b = doc.blocks[i]
+        if b.attrs.get("bib_region") and b.page in pages and b.bbox:
+            rows = _region_lines(b, pages[b.page])
+            if rows:
+                b.attrs["bib_lines"] = rows
     parts: dict[int, list[int]] = {}
     for i in idx:
         parts.setdefault(doc.blocks[i].attrs.get("bib_part", 0), []).append(i)
