@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-# acl-review-aatif: its truth estimate (20, "set by hand") counts \bibitems the PDF does not
-# print; the PDF shows 14 entries and we find 14. aastex-twocol-billy: the "Table 5 (continued)"
-# region of page 17 swallows REFERENCES and two columns of entries (a table-finding bug).
-COUNT_FLOOR = 15
+# acl-review-aatif is the one miss: its truth estimate (20, "set by hand") counts \bibitems the
+# PDF does not print; the PDF shows 14 entries and we find 14.
+COUNT_FLOOR = 16
 TITLES_FLOOR = 450
 
 
