@@ -403,6 +403,7 @@ function renderMetadata() {
   row("URLs", (m.urls || []).length ? el("ul", {}, m.urls.map((u) => el("li", {}, el("a", { href: u, target: "_blank", rel: "noopener noreferrer", text: u })))) : null);
   row("Pages", String(m.pages ?? ""));
   if (m.source) row("Source", `${m.source.kind || ""} ${m.source.path || ""} sha256 ${(m.source.sha256 || "").slice(0, 16)}…`);
+  if (m.source && m.source.engine) row("OCR engine", m.source.engine);  // raw OCR text: who wrote it (issue 14)
   panel.replaceChildren(
     el("h2", { id: "meta-title", text: m.title || "(no title found)" }),
     el("dl", { class: "meta" }, rows),
