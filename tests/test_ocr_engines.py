@@ -475,6 +475,15 @@ def test_azure_document_intelligence_markdown():
     assert not leftover(md)
 
 
+def test_deepseek_grounded_ocr_mode_keeps_the_text_in_its_refs():
+    text = ("<|ref|>Reading maps<|/ref|><|det|>[[[0, 0, 500, 50]]]<|/det|> "
+            "<|ref|>is hard.<|/ref|><|det|>[[[0, 60, 500, 90]]]<|/det|>\n\n"
+            "<|ref|>text<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>Body text here.\n")
+    doc = compile_text(text, engine="deepseek-ocr")
+    assert "Reading maps is hard." in doc.markdown and "Body text here." in doc.markdown
+    assert "<|" not in doc.markdown and "[[" not in doc.markdown
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

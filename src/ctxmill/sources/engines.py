@@ -212,6 +212,11 @@ def _strip_wrappers(text: str, info: dict) -> str:
 
 _REF_LINE = re.compile(r"<\|ref\|>(?P<label>[^<]*)<\|/ref\|>\s*(?:<\|det\|>.*?<\|/det\|>)?\s*")
 _DROP_LABELS = {"header", "footer", "page_number", "page_header", "page_footer", "number"}
+_LABELS = _DROP_LABELS | {
+    "title", "sub_title", "subtitle", "section_title", "text", "paragraph", "table", "table_caption",
+    "table_footnote", "image", "image_caption", "figure", "figure_caption", "figure_title", "caption", "equation",
+    "formula", "interline_equation", "list", "list_item", "code", "footnote", "reference", "abstract", "author",
+    "aside_text", "algorithm", "chart", "seal"}
 
 
 def _grounding(text: str) -> str:
@@ -221,11 +226,16 @@ def _grounding(text: str) -> str:
     out: list[str] = []
     label: str | None = None
     for line in text.split("\n"):
-        m = _REF_LINE.search(line)
+        refs = list(_REF_LINE.finditer(line))
+        if refs and (len(refs) > 1 or refs[0].group("label").strip().lower() not in _LABELS):
+            # grounded OCR mode: the ref holds the recognised text itself, the box follows it
+            out.append(_REF_LINE.sub(lambda r: r.group("label").strip() + " ", line).strip())
+            continue
+        m = refs[0] if refs else None
         if m:
             label = m.group("label").strip().lower()
             rest = (line[:m.start()] + line[m.end():]).strip()
-            if label == "image":
+            if label in ("image", "figure", "chart"):
                 out += ["", "![](image)", ""]
             elif rest:
                 out.append(_grounded(rest, label))
@@ -236,7 +246,7 @@ def _grounding(text: str) -> str:
             out.append(line)
             label = None
             continue
-        line = re.sub(r"<\|[a-z_/]+\|>|<image>", "", line)
+        line = re.sub(r"<\|det\|>.*?<\|/det\|>|<\|[a-z_/]+\|>|<image>", "", line)
         out.append(_grounded(line, label) if line.strip() and label else line)
         if not line.strip():
             label = label if label in ("table",) else None
