@@ -56,9 +56,10 @@ physics chemistry biology astronomy astrophysics medicine studies division progr
 anonymous submission abstract introduction the of for and in on at with to a an paper workshop
 conference proceedings journal preprint draft version thesis master bachelor supervisor reviewer candidate
 street avenue road drive box usa uk germany france china japan italy spain canada switzerland netherlands australia
-india korea email e-mail
+india korea email e-mail correspondence corresponding contact equal contribution
 """.split())
 PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
+_INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
@@ -342,18 +343,26 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
 
 
 def _clean_name(p: str) -> str | None:
-    s = p.strip().strip(MARK_CHARS + " ,;:")
+    if re.match(r"^\s*[\w\s-]{2,30}:", p):
+        return None  # "Correspondence: Jane Roe", "Supervisor: ...": a labelled line, not a byline
+    s = re.sub(r"\([^)]*\)|\{[^}]*\}|\S+@\S+", " ", p)  # "(john@x.org)", an email beside the name
+    s = s.strip().strip(MARK_CHARS + " ,;:")
     s = re.sub(rf"[{re.escape(MARK_CHARS)}]+", "", s).strip()
     s = HONORIFIC_RE.sub("", s).strip()
     s = re.sub(r"\s+\d[\d,\s]*$", "", s).strip()  # trailing affiliation numbers set inline
+    # OCR reads superscript marks as stray symbols glued to the name ("Bouma,!", "Monty®7"):
+    # a run of symbols (with the digits right after it) is not part of a name
+    s = " ".join(re.sub(r"[^\w\s.'’\-]+\d*", " ", s).split())
+    s = re.sub(r"\b([A-Z])\.(?=[A-Z]\b)", r"\1. ", s)  # "J.N. Winn" -> "J. N. Winn", as most styles print it
     toks = s.split()
     if not 2 <= len(toks) <= 5 or any(c.isdigit() for c in s) or "@" in s or len(s) > 60:
         return None
-    caps = [t for t in toks if len(t.strip(".-'’")) >= 2 and t.strip(".-'’").isupper()]
-    if caps and len(caps) != len([t for t in toks if len(t.strip(".-'’")) >= 2]):
+    words = [t for t in toks if len(t.strip(".-'’")) >= 2 and not _INITIAL_RE.fullmatch(t)]
+    caps = [t for t in words if t.strip(".-'’").isupper()]
+    if caps and len(caps) != len(words):
         return None  # "ISM Connect": an acronym beside a word is an organisation, names are all one case
     for i, t in enumerate(toks):
-        if re.fullmatch(r"[A-Z]\.?(?:-[A-Z]\.?)?", t) and i < len(toks) - 1:
+        if _INITIAL_RE.fullmatch(t) and i < len(toks) - 1:
             continue  # an initial: "J.", "J.-P.", "P"
         low = t.lower().strip(".,")
         if low in ORG_WORDS:
