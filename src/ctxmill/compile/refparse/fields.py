@@ -169,15 +169,13 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     out: dict = {}
     author_text = " , ".join(text[s:e] for lab, s, e in runs if lab == "author")
     people, etal = split_people(author_text) if author_text else ([], False)
-    named = [p for p in people if is_name(p)]
-    odd_names = len(named) < len(people)
-    people = named
+    people = [p for p in people if is_name(p)]  # text-layer debris ("S.Boissì ere") is no person
     out["people"] = people
     out["et_al"] = etal
     out["authors"] = [display_name(p) for p in people] + (["et al."] if etal and people else [])
     # "Chip Huyen. Agents.": a full stop after a word that is no initial or abbreviation ends
     # the names; a model that labels on through it has probably taken the title for a name
-    out["authors_run_on"] = odd_names or bool(re.search(r"[^\W\d_]{3,}\.\s+[A-Z]", author_text)) and not re.search(
+    out["authors_run_on"] = bool(re.search(r"[^\W\d_]{3,}\.\s+[A-Z]", author_text)) and not re.search(
         r"\b(?:al|Jr|Sr|Inc|Ltd|Co|Corp)\.\s", author_text)
     editor_text = get("editor")
     out["editors"] = split_people(editor_text)[0] if editor_text else []
