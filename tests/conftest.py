@@ -10,6 +10,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("CTXMILL_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus" / "dive-into-claude-code"
+# Commands run by the tests work in-process: a background server started by one test (with its
+# own CTXMILL_* settings) must not outlive it. tests/test_server.py turns it on where it tests it.
+os.environ["CTXMILL_SERVER"] = "0"
 
 
 @pytest.fixture(scope="session")

@@ -60,7 +60,18 @@ def main() -> None:
 
 # ------------------------------------------------------------------------------ compile
 
-from ctxmill.sources.engines import ENGINES as OCR_ENGINES  # noqa: E402 -- names only, no heavy imports
+
+def _engine(ctx, param, value):
+    """--from: checked here, not with click.Choice, so the engine table (regexes) is imported
+    only by a compile, never on every command's start."""
+    if value is None:
+        return None
+    from ctxmill.sources.engines import ENGINES
+
+    if value not in ENGINES:
+        raise click.BadParameter(f"{value!r} is not one of {', '.join(ENGINES)}")
+    return value
+
 
 
 @main.command("compile")
@@ -77,8 +88,9 @@ from ctxmill.sources.engines import ENGINES as OCR_ENGINES  # noqa: E402 -- name
 @click.option("--llm", "llm_url", metavar="URL", help="OpenAI-compatible endpoint (optional enhancer).")
 @click.option("--llm-model", metavar="NAME")
 @click.option("--llm-max-tokens", type=click.IntRange(256, 40960), default=8192, show_default=True)
-@click.option("--from", "engine", type=click.Choice(list(OCR_ENGINES)), default=None,
-              help="Raw OCR text: the engine that wrote it (default: recognised from the text).")
+@click.option("--from", "engine", metavar="ENGINE", default=None, callback=_engine,
+              help="Raw OCR text: the engine that wrote it (mineru, marker, docling, nougat, mistral, "
+                   "paddleocr-vl, deepseek-ocr, olmocr, ...; default: recognised from the text).")
 @handle_errors
 def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, include_source_text,
                 chunk_tokens, ignore_pdf_links, ocr, llm_url, llm_model, llm_max_tokens, engine):
@@ -156,26 +168,49 @@ def _stderr_progress(quiet: bool):
 @click.option("--db", "db_path", type=click.Path(path_type=Path), help="Index database file (default: user cache).")
 @click.option("--max-file-kb", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Skip files larger than this.")
+@click.option("--watch", is_flag=True, help="Stay in the foreground: sync, then sync again after every save.")
 @handle_errors
-def index_cmd(root, as_json, quiet, db_path, max_file_kb):
+def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch):
     """Build or bring up to date the index of the folder ROOT."""
-    from ctxmill.index import sync_index
 
     if not root.exists():
         raise InputRefused(f"{root}: no such folder")
     if not root.is_dir():
         raise InputRefused(f"{root}: is a file, not a folder")
-    report = sync_index(root, db_path=db_path, progress=_stderr_progress(quiet), max_file_bytes=max_file_kb * 1000)
+    if watch:
+        from ctxmill.server.watch import watch_foreground
+
+        watch_foreground(root, db_path=db_path, max_file_bytes=max_file_kb * 1000, quiet=quiet)
+        return
+    # A known index syncs in the warm server (no interpreter-wide imports here); a first build
+    # runs here, with its progress bar.
+    reply = None
+    if db_path is not None and db_path.exists() or db_path is None and _default_db_exists(root):
+        reply = _via_server("sync", root=str(root.resolve()), db=str(db_path.resolve()) if db_path else None,
+                            max_file_bytes=max_file_kb * 1000)
+    if reply is not None:
+        d, db_file = dict(reply["report"]), reply["report"].get("db_path")
+        d.pop("db_path", None)
+    else:
+        from ctxmill.index import sync_index
+
+        report = sync_index(root, db_path=db_path, progress=_stderr_progress(quiet), max_file_bytes=max_file_kb * 1000)
+        d, db_file = report.to_dict(), report.db_path
     if not quiet:
-        for line in report.warnings:
+        for line in d.get("warnings", []):
             click.echo(f"ctxmill: warning: {line}", err=True)
     if as_json:
-        _print_json(report.to_dict())
+        _print_json(d)
     elif not quiet:
-        d = report.to_dict()
         click.echo(f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} deleted; "
                    f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
-        click.echo(f"index: {report.db_path}")
+        click.echo(f"index: {db_file}")
+
+
+def _default_db_exists(root: Path) -> bool:
+    from ctxmill.locations import default_db_path
+
+    return default_db_path(root).exists()
 
 
 @main.command("search")
@@ -189,22 +224,44 @@ def index_cmd(root, as_json, quiet, db_path, max_file_kb):
 @handle_errors
 def search_cmd(query, root, path_prefix, k, as_json, db_path):
     """Search the index of ROOT (default: the current folder)."""
-    from ctxmill.index import search
+    reply = _via_server("search", root=str(root.resolve()), db=str(db_path.resolve()) if db_path else None,
+                        query=query, k=k, path=path_prefix)
+    if reply is not None:  # the warm server answered: no numpy, no index code in this process
+        hits = reply["hits"]
+        if not reply.get("fresh", True):
+            click.echo("ctxmill: note: the index is syncing changes; results may miss the newest edits", err=True)
+    else:
+        from ctxmill.index import search
 
-    hits = search(query, root, db_path=db_path, path_prefix=path_prefix, k=k)
+        hits = [h.to_dict() for h in search(query, root, db_path=db_path, path_prefix=path_prefix, k=k)]
     if as_json:
-        _print_json([h.to_dict() for h in hits])
+        _print_json(hits)
         return
     if not hits:
         click.echo("no hits")
     for h in hits:
-        label = f"  {h.kind} {h.symbol}" if h.symbol else f"  {h.kind}"
-        click.echo(click.style(f"{h.path}:{h.start_line}-{h.end_line}", bold=True) + f"{label}  ({h.score:.3f})")
-        lines = h.text.splitlines()
+        label = f"  {h['kind']} {h['symbol']}" if h.get("symbol") else f"  {h['kind']}"
+        click.echo(click.style(f"{h['path']}:{h['start_line']}-{h['end_line']}", bold=True)
+                   + f"{label}  ({h['score']:.3f})")
+        lines = h["text"].splitlines()
         for ln in lines[:4]:
             click.echo(f"    {ln[:120]}")
         if len(lines) > 4:
             click.echo(f"    ... {len(lines) - 4} more lines")
+
+
+def _via_server(op: str, **args) -> dict | None:
+    """Ask the background server (started on demand); None: do the work in this process."""
+    from ctxmill import server
+
+    try:
+        return server.call(op, **args)
+    except server.ServerUnavailable:
+        return None
+    except server.ServerError as exc:
+        if exc.kind == "refused":
+            raise InputRefused(str(exc)) from None
+        raise CtxmillError(str(exc)) from None
 
 
 @main.command("status")
@@ -236,6 +293,14 @@ def status_cmd(root, as_json, db_path):
         click.echo(f"secrets redacted: {red['count']} ({shown}{more})")
     for line in st.get("warnings") or []:
         click.echo(f"warning (last sync): {line}")
+    from ctxmill import server
+
+    srv = server.running()
+    mine = [r for r in (srv or {}).get("roots", []) if r["root"] == str(Path(root).resolve())]
+    if mine:
+        r = mine[0]
+        state = "in sync" if r["in_sync"] else ("syncing" if r["syncing"] else "changes pending")
+        click.echo(f"server: pid {srv['pid']}, {state}{', watching for saves' if r['watching'] else ''}")
 
 
 # ------------------------------------------------------------------------------ serve
@@ -295,6 +360,64 @@ def mcp_cmd(roots, print_config):
         click.echo(client_config(print_config, list(roots)))
         return
     run_stdio(list(roots) or ["."])
+
+
+@main.group("server")
+def server_group() -> None:
+    """The per-user background server that keeps indexes warm and watches them for saves."""
+
+
+@server_group.command("start")
+@handle_errors
+def server_start() -> None:
+    """Start the server (commands also start it on demand)."""
+    from ctxmill import server
+
+    st = server.running()
+    if st is None:
+        try:
+            st = server.call("status")
+        except server.ServerUnavailable as exc:
+            raise CtxmillError(f"the server could not start: {exc}") from None
+        click.echo(f"started: pid {st['pid']}, socket {st['socket']}")
+    else:
+        click.echo(f"already running: pid {st['pid']}, socket {st['socket']}")
+
+
+@server_group.command("stop")
+@handle_errors
+def server_stop() -> None:
+    """Stop the server (the next command that wants it starts a new one)."""
+    from ctxmill import server
+
+    st = server.running()
+    if st is None:
+        click.echo("not running")
+        return
+    server.call("stop", start=False, timeout=10)
+    click.echo(f"stopped pid {st['pid']}")
+
+
+@server_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@handle_errors
+def server_status(as_json) -> None:
+    """Whether the server runs, which indexes it holds and whether each is in sync."""
+    from ctxmill import server
+
+    st = server.running()
+    if as_json:
+        _print_json(st or {"running": False})
+        return
+    if st is None:
+        click.echo("not running (commands start it on demand; CTXMILL_SERVER=0 turns it off)")
+        return
+    click.echo(f"pid {st['pid']}, up {st['uptime_seconds']:.0f}s, idle {st['idle_seconds']:.0f}s "
+               f"(exits after {st['idle_limit_seconds']:.0f}s idle), socket {st['socket']}")
+    for r in st["roots"]:
+        state = "in sync" if r["in_sync"] else ("syncing" if r["syncing"] else "changes pending")
+        click.echo(f"  {r['root']}: {state}{', watching' if r['watching'] else ''}"
+                   + (f"; {r['error']}" if r.get("error") else ""))
 
 
 @main.command("ask")

@@ -15,7 +15,6 @@ names the database file directly.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import threading
@@ -25,25 +24,11 @@ from pathlib import Path
 from ctxmill.errors import InputRefused
 from ctxmill.index.search import Hit
 from ctxmill.index.sync import Progress, SyncReport
+from ctxmill.locations import default_db_path
 from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "related", "search", "symbol_references",
            "sync_index"]
-
-
-def default_db_path(root: str | Path) -> Path:
-    """Where the index of ``root`` lives unless told otherwise."""
-    real = os.path.realpath(root)
-    base = os.environ.get("CTXMILL_INDEX_DIR")
-    if base:
-        folder = Path(base)
-    else:
-        import platformdirs
-
-        folder = Path(platformdirs.user_cache_dir("ctxmill")) / "index"
-    name = os.path.basename(real.rstrip("/")) or "root"
-    digest = hashlib.sha1(real.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return folder / f"{name}-{digest}.db"
 
 
 def sync_index(
