@@ -407,3 +407,15 @@ def test_list_inside_a_table_found_on_its_page_is_read_from_the_page_lines():
         "Ansdell, M., Gaidos, E., et al. 2016, ApJ, 816, 69",
         "Cropper, M., Katz, D., Sartoretti, P., et al. 2018, A&A, 616, A5",
         "D'Angelo, C. R., & Spruit, H. C. 2012, MNRAS, 420, 416"]
+
+
+def test_astronomy_styles_print_no_title():
+    # MNRAS and AASTeX: names, year, journal, volume, page -- no title to invent
+    mnras = parse_entry("Amarante J. A. S., Debattista V. P., Beraldo e Silva L., Deg N., 2022, ApJ, 937, 12")
+    assert mnras["authors"] == ["Amarante J. A. S.", "Debattista V. P.", "Beraldo e Silva L.", "Deg N."]
+    assert (mnras["year"], mnras["title"], mnras["venue"]) == ("2022", None, "ApJ, 937, 12")
+    aas = parse_entry("Hoffman, M. D., & Gelman, A. 2014, Journal of Machine Learning Research, 15, 1593")
+    assert aas["authors"] == ["Hoffman, M. D.", "Gelman, A."] and aas["title"] is None
+    assert aas["venue"] == "Journal of Machine Learning Research, 15, 1593"
+    apa = parse_entry("Smith, J., & Doe, A. (2020). Learning to parse references. Journal of Things, 5, 1-10.")
+    assert apa["title"] == "Learning to parse references" and apa["year"] == "2020"

@@ -275,17 +275,37 @@ _NAME_IN = {
 _PHYS_TITLE_END = re.compile(r",\s(?=[A-Z][a-z]{0,6}\.\s|in\s|In\s|arXiv|\d)|\s\((?=[A-Z])|\.\s(?=[A-Z])")
 
 
+# Astronomy styles (MNRAS, AASTeX, A&A) print no titles: names, the year, then only the
+# journal, volume and page ("Amarante J. A. S., Deg N., 2022, ApJ, 937, 12")
+_ASUR = rf"{_SUR}(?:\s(?:(?:e|y|da|de|van|von|der|del|la)\s)?{_SUR})?"  # "Beraldo e Silva"
+_ASTRO = re.compile(rf"^({_ASUR}\s{_INI}(?:{_SEP}{_ASUR}\s{_INI})*{_ETAL_TAIL}),?\s(?={_YEAR}[,.]\s)")
+_NO_TITLE = re.compile(
+    r"^(?:arXiv e-prints|[A-Z](?:(?!\.\s[A-Z][a-z]{3,})[\w&.'’\s-]){0,60}?),\s*(?:p\.\s*)?"
+    r"(?:[A-Z]?\d+[A-Za-z]?|arXiv:\S+)(?:,\s*[A-Z]?\d+[A-Za-z]?)?\.?\s*$"
+)
+
+
 def _author_shape(text: str) -> tuple[list[str], int, int | None] | None:
-    """(authors, where the title starts, where it ends or None) for the author-list shapes above."""
+    """(authors, where the title starts, where it ends or None) for the author-list shapes
+    above; a title that starts and ends at one place is a style that prints none."""
+    m = _ASTRO.match(text)
+    if m:
+        names = [n.strip() for n in re.findall(rf"{_ASUR}\s{_INI}", m.group(1))]
+        names += ["et al."] if re.search(r"et\s+al", m.group(1)) else []
+        start = m.end() + re.match(rf"{_YEAR}[,.]\s", text[m.end() :]).end()
+        return names, start, start
     m = _INVERTED.match(text)
     if m:
         rest = text[m.end() :]
         after = re.match(rf"\s*:\s|\s*\(?{_YEAR}\)?[.,:]\s|\s(?=[A-Z“\"„])", rest)
         if after:
-            return _names("inverted", m.group(1)), m.end() + after.end(), None
+            start = m.end() + after.end()
+            if _NO_TITLE.match(text[start:]):  # "Agol, E., & Luger, R. 2020, AJ, 159, 123"
+                return _names("inverted", m.group(1)), start, start
+            return _names("inverted", m.group(1)), start, None
     m = _VANCOUVER.match(text)
     if m:
-        after = re.match(rf"\s*\(\s*{_YEAR}\s*\)[.,:]?\s|\.\s|:\s", text[m.end() :])
+        after = re.match(rf"\s*\(\s*{_YEAR}\s*\)[.,:]?\s|\.\s(?![A-Z]\.)|:\s", text[m.end() :])
         if after:
             return _names("vancouver", m.group(1)), m.end() + after.end(), None
     m = _PHYSICS.match(text)
@@ -406,7 +426,11 @@ def parse_entry(raw: str) -> dict:
     a_end = _sentence_end(masked, 0)
     first = text[:a_end].strip()
     names = _split_authors(first)
-    shape = _author_shape(masked) if names is None else None
+    shape = _author_shape(masked)
+    if shape is not None and names is not None and not (shape[1] == shape[2] or _INVERTED.match(masked)):
+        shape = None  # "First Last" names read as one sentence: the rules below know them
+    if shape is not None:
+        names = None
     before = text[: quoted.start()].strip() if quoted else ""
     if names is None and quoted and quoted.start() > 0 and (
         _split_authors(before.rstrip(",")) or shape or (before.endswith(",") and quoted.start() < 0.6 * len(text))
@@ -423,6 +447,8 @@ def parse_entry(raw: str) -> dict:
             t_start += m_y.end()
         if t_end is None or t_end < t_start:
             t_end = _sentence_end(masked, t_start)
+        elif t_end == t_start:
+            ypos = None  # no title: the venue is all that follows the year
         title = text[t_start:t_end].strip()
         if title[:1] in "“\"„" and (q := re.match(r"[“\"„](.+?)[,.]?[”\"“]", title)):
             title = q.group(1)
