@@ -259,7 +259,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     if doc is not None:  # labels of a figure whose caption is elsewhere: listed in removed.json
         for _, t in figure_text:
             conservation.note_removed(doc, page.number, "figure-text", t)
-    return out
+    return tables.attach_captions(out)
 
 
 def _code_runs(ls: list[_L], body: float) -> set[int]:

@@ -154,28 +154,30 @@ def _place(f: _Frag, cols, line_frags: list[_Frag], ncols: int) -> tuple[int, in
     """(first column, colspan) of a fragment."""
     over = [i for i, c in enumerate(cols) if f.x0 < c[1] - 1 and f.x1 > c[0] + 1]
     if len(over) >= 2:
-        return over[0], over[-1] - over[0] + 1
-    if over:
-        first = over[0]
+        first, span = over[0], over[-1] - over[0] + 1
+    elif over:
+        first, span = over[0], 1
     else:
+        first, span = _nearest(f, cols), 1
         for i, (a, b) in enumerate(zip(cols, cols[1:], strict=False)):
             if a[1] < f.cx < b[0] and _between(f, cols):
-                return i, 2
-        first = min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - f.cx))
-    # a lone header over several columns: the widest run of columns, empty in this line,
-    # that it is centred over ("Year Ended" over three dates)
+                first, span = i, 2
+    # a header over several columns: the widest run of columns, empty in this line, that it
+    # is centred over ("Year Ended" over three dates, "Sobel filter" over four image sizes)
     if first > 0 and f.line < 3 and len(line_frags) * 2 <= ncols and len(f.text) <= 24 and not numeric(f.text):
-        taken = {_nearest(g, cols) for g in line_frags if g is not f}
-        best = (first, 1)
+        # the run stays between this line's other pieces
+        lo = max((g.x1 for g in line_frags if g is not f and g.cx < f.cx), default=-1e9)
+        hi = min((g.x0 for g in line_frags if g is not f and g.cx > f.cx), default=1e9)
+        best = (first, span)
         for a in range(1, first + 1):
-            for b in range(first, ncols):
-                if any(k in taken for k in range(a, b + 1)):
+            for b in range(first + span - 1, ncols):
+                if cols[a][0] <= lo or cols[b][1] >= hi:
                     continue
                 mid = (cols[a][0] + cols[b][1]) / 2
                 if abs(mid - f.cx) <= max(3.0, 0.06 * (cols[b][1] - cols[a][0])) and b - a + 1 > best[1]:
                     best = (a, b - a + 1)
         return best
-    return first, 1
+    return first, span
 
 
 def _nearest(f: _Frag, cols) -> int:
@@ -430,3 +432,36 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
 def _close(a, b) -> bool:
     """b follows a within the same table: no more than about a blank line between them."""
     return 0 <= b.top - a.bottom <= 1.6 * max(a.size, b.size, 4.0) or (b.top >= a.top and b.top - a.bottom < 0)
+
+
+# ---------------------------------------------------------------------------- captions
+
+# "TABLE II:" (IEEE), "Tab. 5.1:" (KOMA), "Table A.3." -- labels the caption finder of the
+# blocks stage does not take, next to a table found by table_at
+_CAPTION = re.compile(r"^(?:TABLE|Table|Tab\.)\s*((?:[A-Z]\.)?\d+(?:[.\-]\d+)*|[IVX]+|[A-Z]\.?\d+)\s*[:.|]\s*(\S.*)$", re.S)
+
+
+def attach_captions(blocks: list) -> list:
+    """A table without a caption takes the caption paragraph right above it, or else right
+    below it; that paragraph leaves the text (it is the table's caption now)."""
+    from ctxmill.model import BlockKind
+
+    drop: set[int] = set()
+    for i, b in enumerate(blocks):
+        if b.kind is not BlockKind.TABLE or b.attrs.get("caption") or b.number or not b.attrs.get("rows") or not b.bbox:
+            continue
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(blocks) or j in drop:
+                continue
+            p = blocks[j]
+            m = _CAPTION.match(p.text.strip())
+            if p.kind is not BlockKind.PARAGRAPH or not m or len(p.text) > 600 or not p.bbox:
+                continue
+            gap = b.bbox[1] - p.bbox[3] if j < i else p.bbox[1] - b.bbox[3]
+            if not -2 <= gap <= 30:
+                continue
+            b.number, b.attrs["caption"] = m.group(1), re.sub(r"\s+", " ", m.group(2)).strip()
+            b.attrs["_label"] = f"Table {m.group(1)}"
+            drop.add(j)
+            break
+    return [b for k, b in enumerate(blocks) if k not in drop]
