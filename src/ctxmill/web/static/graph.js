@@ -27,6 +27,8 @@
 
   function draw(svg, nodesIn, edgesIn, opts = {}) {
     clear(svg);
+    svg.style.height = ""; // a previous big graph may have made the frame taller (declutter)
+    delete svg.dataset.settled;
     const nodes = nodesIn.map((n, i) => {
       const a = (2 * Math.PI * i) / Math.max(nodesIn.length, 1);
       const r = 40 + 6 * Math.sqrt(i);
