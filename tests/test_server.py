@@ -131,3 +131,18 @@ def test_socket_is_private(env, repo):
     sock = Path(st["socket"])
     assert (sock.stat().st_mode & 0o777) == 0o600
     assert (sock.parent.stat().st_mode & 0o777) == 0o700
+
+
+def test_the_fast_path_prints_what_the_full_command_line_prints(env, repo):
+    """`ctxmill search` answered by the server without importing the CLI gives the same bytes
+    as the full command line (forced with an option only it takes) and as the in-process path."""
+    assert ctx(env, "index", str(repo), "-q").returncode == 0
+    fast = ctx(env, "search", "least recently used", "--root", str(repo), "-k", "3")
+    fast_json = ctx(env, "search", "least recently used", f"--root={repo}", "-k", "3", "--json")
+    inproc = ctx({**env, "CTXMILL_SERVER": "0"}, "search", "least recently used", "--root", str(repo), "-k", "3")
+    assert fast.returncode == fast_json.returncode == inproc.returncode == 0
+    assert fast.stdout == inproc.stdout and "cache.py" in fast.stdout
+    assert [h["path"] for h in json.loads(fast_json.stdout)][0] in fast.stdout
+    missing = ctx(env, "search", "x", "--root", str(repo / "nope"))
+    assert missing.returncode == 3 and "refused" in missing.stderr
+    assert ctx(env, "search", "--help").stdout.startswith("Usage: ctxmill search")

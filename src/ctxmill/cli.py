@@ -234,20 +234,9 @@ def search_cmd(query, root, path_prefix, k, as_json, db_path):
         from ctxmill.index import search
 
         hits = [h.to_dict() for h in search(query, root, db_path=db_path, path_prefix=path_prefix, k=k)]
-    if as_json:
-        _print_json(hits)
-        return
-    if not hits:
-        click.echo("no hits")
-    for h in hits:
-        label = f"  {h['kind']} {h['symbol']}" if h.get("symbol") else f"  {h['kind']}"
-        click.echo(click.style(f"{h['path']}:{h['start_line']}-{h['end_line']}", bold=True)
-                   + f"{label}  ({h['score']:.3f})")
-        lines = h["text"].splitlines()
-        for ln in lines[:4]:
-            click.echo(f"    {ln[:120]}")
-        if len(lines) > 4:
-            click.echo(f"    ... {len(lines) - 4} more lines")
+    from ctxmill.hits import hits_json, hits_text
+
+    click.echo(hits_json(hits) if as_json else hits_text(hits, bold=sys.stdout.isatty()))
 
 
 def _via_server(op: str, **args) -> dict | None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -118,6 +117,7 @@ def call(op: str, *, start: bool = True, timeout: float = 600.0, **args) -> dict
 def _start_and_connect(timeout: float) -> socket.socket:
     """Start a server (one at a time: the start lock) and wait for its socket."""
     import fcntl
+    import subprocess
 
     d = runtime_dir()
     key = env_key()

@@ -1,0 +1,25 @@
+"""How search hits are printed by the command line (shared by ``cli`` and the fast path)."""
+
+from __future__ import annotations
+
+import json
+
+
+def hits_json(hits: list[dict]) -> str:
+    return json.dumps(hits, indent=2, ensure_ascii=False)
+
+
+def hits_text(hits: list[dict], *, bold: bool = False) -> str:
+    """Path:lines, kind, symbol and score, then the first lines of each hit."""
+    if not hits:
+        return "no hits"
+    out = []
+    for h in hits:
+        label = f"  {h['kind']} {h['symbol']}" if h.get("symbol") else f"  {h['kind']}"
+        where = f"{h['path']}:{h['start_line']}-{h['end_line']}"
+        out.append((f"\x1b[1m{where}\x1b[0m" if bold else where) + f"{label}  ({h['score']:.3f})")
+        lines = h["text"].splitlines()
+        out.extend(f"    {ln[:120]}" for ln in lines[:4])
+        if len(lines) > 4:
+            out.append(f"    ... {len(lines) - 4} more lines")
+    return "\n".join(out)
