@@ -484,6 +484,19 @@ def test_deepseek_grounded_ocr_mode_keeps_the_text_in_its_refs():
     assert "<|" not in doc.markdown and "[[" not in doc.markdown
 
 
+def test_flattened_author_blocks_become_authors_with_affiliations():
+    acm = ("## Layouts of Many Documents\n\nAnna Berg Example Research Zurich, Switzerland abe@example.org "
+           "Carl Dahl Example Research\n\nZurich, Switzerland cda@example.org\n\n<!-- image -->\n\n"
+           "Figure 1: Pages.\n\n## ABSTRACT\n\nText.\n")
+    doc = compile_text(acm)
+    assert [(a.name, a.affiliations) for a in doc.metadata.authors] == [
+        ("Anna Berg", ["Example Research Zurich, Switzerland"]), ("Carl Dahl", ["Example Research Zurich, Switzerland"])]
+    glued = "## Tables Read by Machines\n\nAnn Lee, Bo Chen, Cy Park Example University\n\n## Abstract\n\nText.\n"
+    doc = compile_text(glued, engine="docling")
+    assert [a.name for a in doc.metadata.authors] == ["Ann Lee", "Bo Chen", "Cy Park"]
+    assert "Example University" in doc.markdown
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

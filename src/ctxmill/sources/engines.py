@@ -869,6 +869,52 @@ def _glued_marks(lines: list[str]) -> list[str]:
     return lines
 
 
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PERSON = re.compile(r"^([A-Z][a-z][\w'’-]*(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z][\w'’-]*))\s+(\S.*)$")
+
+
+def _split_person(chunk: str) -> tuple[str, str] | None:
+    """"Birgit Pfitzmann IBM Research Rueschlikon, Switzerland" -> (name, affiliation): a given
+    name, an optional initial and a family name, then the institution."""
+    m = _PERSON.match(chunk.strip(" ,;"))
+    if not m or not re.search(r"[A-Z]", m.group(2)):
+        return None
+    return m.group(1), m.group(2).strip(" ,;")
+
+
+def _flattened_authors(lines: list[str]) -> list[str]:
+    """An author block that the engine flattened into running text ("Name Institution email Name
+    Institution email ..."; docling on ACM papers, marker) -> one author line with markers and
+    one line per affiliation, the form the metadata stage reads."""
+    title = next((i for i, s in enumerate(lines) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    end = next((i for i in range(title + 1, len(lines)) if _MD_HEADING.match(lines[i])
+                or _CAPTION.match(lines[i].strip()) or lines[i].startswith("![")), len(lines))
+    body = [i for i in range(title + 1, end) if lines[i].strip()]
+    text = " ".join(lines[i].strip() for i in body)
+    if not body or len(text) > 1200 or not _EMAIL.search(text) or "[^" in text:
+        return lines
+    chunks = [c for c in re.split(r"\s*(?:\{[^{}]*\}|[\w.+-]+)\s*@[\w-]+(?:\.[\w-]+)+\s*", text) if c.strip()]
+    people = [_split_person(c) for c in chunks]
+    if not people or any(p is None for p in people) or len(chunks) != len(_EMAIL.findall(text)):
+        return lines
+    affs: list[str] = []
+    names = []
+    for name, aff in people:
+        if aff not in affs:
+            affs.append(aff)
+        names.append(f"{name}[^{affs.index(aff) + 1}]")
+    for i in body:
+        lines[i] = ""
+    # emails before the affiliations: an affiliation line may become a footnote (a float), and
+    # text after a float that does not start a sentence is joined back to the line before it
+    block = ", ".join(names) + "\n\n" + ", ".join(_EMAIL.findall(text)) + "\n\n" \
+        + "\n\n".join(f"[^{k + 1}] {a}" for k, a in enumerate(affs))
+    lines[body[0]] = block
+    return lines
+
+
 def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[int | None, str]]:
     """Two layout habits of engines that hide structure from the compile stages: an author
     block written one name per paragraph (or in bold lines), and reference lists written as
@@ -877,7 +923,7 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[in
     for pi, (n, body) in enumerate(pages):
         lines = body.split("\n")
         if pi == 0:
-            lines = _authors_block(lines)
+            lines = _flattened_authors(_authors_block(lines))
             if engine == "mineru":
                 lines = _glued_marks(lines)
         out.append((n, "\n".join(lines)))
@@ -919,6 +965,12 @@ def _authors_block(lines: list[str]) -> list[str]:
             continue
         bare = re.sub(r"^\*\*(.*)\*\*$", r"\1", s).strip()
         parts = [p.strip() for p in re.split(r",\s*|\s+and\s+", bare) if p.strip()]
+        last = _split_person(parts[-1]) if len(parts) >= 2 else None
+        if last and _INSTITUTION.search(last[1]) and not _EMAIL.search(bare) and all(
+                _NAME.match(p) and not _INSTITUTION.search(p) for p in parts[:-1]):
+            # "A B, C D, E F IBM Research": the institution glued to the last name goes apart
+            lines[i] = ", ".join(parts[:-1] + [last[0]]) + "\n\n" + last[1]
+            break
         if parts and all(_NAME.match(p) and len(p.split()) <= 5 and not _INSTITUTION.search(p) for p in parts):
             lines[i] = bare
             names.append(i)
