@@ -42,7 +42,6 @@ def corpus_papers(tmp_path_factory) -> dict:
         pytest.skip("../shared/corpus/papers is not present")
     sys.path.insert(0, str(REPO / "benchmarks"))
     from corpus_score import score
-
     from ctxmill.compile.options import CompileOptions
     from ctxmill.compile.pipeline import compile_document
     from ctxmill.render import write_outputs
