@@ -166,8 +166,10 @@ def test_initials_do_not_start_entries():
 
 def _pdf_block(rows, page=1, y=100.0, kind=BlockKind.PARAGRAPH, **attrs):
     """rows: [(x0, text)] -- one block of visual lines as the blocks stage makes it."""
+    from ctxmill.compile.normalize import clean_inline, join_lines
+
     x0 = min(x for x, _ in rows)
-    return Block(kind=kind, text=" ".join(t for _, t in rows), page=page,
+    return Block(kind=kind, text=clean_inline(join_lines([t for _, t in rows])), page=page,
                  bbox=(x0, y, x0 + 240, y + 11 * len(rows)),
                  attrs={"_line_texts": [t for _, t in rows], "_line_x0": [x for x, _ in rows], **attrs})
 
@@ -419,3 +421,15 @@ def test_astronomy_styles_print_no_title():
     assert aas["venue"] == "Journal of Machine Learning Research, 15, 1593"
     apa = parse_entry("Smith, J., & Doe, A. (2020). Learning to parse references. Journal of Things, 5, 1-10.")
     assert apa["title"] == "Learning to parse references" and apa["year"] == "2020"
+
+
+def test_a_detached_accent_line_starts_no_entry():
+    # "Huszár": pdf text puts the accent on a line of its own, far right of the column
+    blocks = [_heading("REFERENCES"),
+              _pdf_block([(108, "Lucas Theis and Ferenc Huszar. Lossy Image Compression with"), (367.9, "´"),
+                          (118, "Compressive Autoencoders. In ICLR, 2017.")]),
+              _pdf_block([(108, "Aaron van den Oord and Koray Kavukcuoglu. Neural Discrete Representation Learn-"),
+                          (118, "ing. In NIPS, 2017.")], y=140)]
+    doc = _compile_bib(blocks)
+    assert [r.title for r in doc.references] == ["Lossy Image Compression with Compressive Autoencoders",
+                                                 "Neural Discrete Representation Learning"]

@@ -689,7 +689,7 @@ def _region_lines(block: Block, page) -> list[list] | None:
     if head.bbox[0] >= mid:  # the title heads the right column
         left = []
         right = [ln for ln in right if ln.bbox[1] > head.bbox[1]]
-    return [[fold(span_text(ln)), ln.bbox[0]] for ln in left + right] or None
+    return [[fold(span_text(ln)), ln.bbox[0]] for ln in left + right if re.search(r"\w", ln.text)] or None
 
 
 def _first_on_page(blocks: list[Block], i: int) -> bool:
@@ -726,7 +726,11 @@ def _visual_lines(b: Block) -> list[list] | None:
     texts, xs = b.attrs.get("_line_texts"), b.attrs.get("_line_x0")
     if not texts or not xs or len(texts) != len(xs) or b.bbox is None:
         return None
-    lines = [[t, x] for t, x in zip(texts, xs, strict=True) if t.strip()]
+    # a line with no letter or digit is debris of the one above (a detached accent "´" of
+    # "Huszár" set as its own line far right); it must not start an entry
+    lines = [[t, x] for t, x in zip(texts, xs, strict=True) if re.search(r"\w", t)]
+    if len(lines) < len([t for t in texts if t.strip()]):
+        b.attrs["bib_debris"] = True  # the block's own text still holds it: re-flow the lines
     # a running head merged into the first block of a page ("Bibliography 62 [Min+08] ...")
     while lines and len(lines[0][0]) <= 40 and is_bibliography_title(lines[0][0]):
         lines.pop(0)
@@ -1009,7 +1013,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         replaced[ids[0]] = entries
     for i in released:
         b = doc.blocks[i]
-        for key in ("bibliography", "bib_part", "bib_lines"):
+        for key in ("bibliography", "bib_part", "bib_lines", "bib_debris", "bib_region"):
             b.attrs.pop(key, None)
     consumed = set(idx) - released
     out: list[Block] = []
@@ -1075,7 +1079,7 @@ def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) ->
     used: set[str] = set()
     for g in groups:
         first = blocks[g[0].block]
-        if len({ln.block for ln in g}) == 1 and len(g) == per_block[g[0].block]:
+        if len({ln.block for ln in g}) == 1 and len(g) == per_block[g[0].block] and not first.attrs.get("bib_debris"):
             text = first.text  # the whole block is one entry: keep its re-flowed text
             text = _drop_running_head(text, first)
         else:
