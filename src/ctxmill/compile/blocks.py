@@ -43,7 +43,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             before = [ln.text for ln in page.lines]
             if layout.strip_line_numbers(page):  # review copies: "282 5.1 Ablation Study"
                 conservation.note_dropped(doc, page.number, "line-number", before, page.lines)
-            g = layout.gutter(page.lines, page.width)
+            g = layout.split_columns(page)  # a line across the gutter becomes two
             layout.order_columns(page, g)  # interleaved two-column streams read column by column
             ctx.columns = layout.column_bounds(page, g, ctx.left, ctx.right)
             blocks.extend(_geo_blocks(page, ctx, doc))

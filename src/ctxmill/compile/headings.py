@@ -31,7 +31,7 @@ TOC_TITLES = {"contents", "table of contents", "list of figures", "list of table
               "list of listings", "inhaltsverzeichnis",
               "abbildungsverzeichnis", "tabellenverzeichnis"}
 # an entry: a title, optional dot leaders, a page number (arabic or roman) at the end
-_TOC_LINE = re.compile(r"^\S.*?(?:\s*(?:\.\s*){2,}|\s)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
+_TOC_END = re.compile(r"(?:\s|\.)(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
 def roman_value(s: str) -> int | None:
@@ -104,8 +104,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     for i, b in enumerate(blocks):
         if b.kind not in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST_ITEM):
             continue
-        title = re.sub(r"[^a-z ]+", "", b.text.lower()).strip()
-        if title in TOC_TITLES and len(b.text) < 40:
+        if len(b.text) < 40 and re.sub(r"[^a-z ]+", "", b.text.lower()).strip() in TOC_TITLES:
             out.add(i)
             inside = True
             continue
@@ -134,5 +133,6 @@ def _entry_share(b: Block) -> float:
     lines = [t.strip() for t in (b.attrs.get("_line_texts") or b.text.split("\n")) if t.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for t in lines if _TOC_LINE.match(t) and len(t) < 200 and not t.endswith((". 1", ". 2")))
+    hits = sum(1 for t in lines if len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t)
+               and not t.endswith((". 1", ". 2")))
     return hits / len(lines)

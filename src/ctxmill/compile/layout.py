@@ -86,17 +86,76 @@ def _drop_span(line: Line, k: int) -> None:
 # ---------------------------------------------------------------------------- columns
 
 
-def gutter(lines: list[Line], width: float) -> float | None:
-    """x of the gap between two text columns, or None for a one-column page.
+def _pieces(line: Line) -> list[tuple]:
+    """The parts of a line between wide gaps, as boxes: the line builder joins text on one
+    baseline, so a line can hold a left-column line and a right-column line side by side."""
+    if line.bbox is None:
+        return []
+    spans = [sp for sp in line.spans if sp.bbox]
+    if len(spans) < 2:
+        return [line.bbox]
+    out = []
+    cur = list(spans[0].bbox)
+    for sp in spans[1:]:
+        b = sp.bbox
+        if b[0] - cur[2] > max(sp.size, 6.0) * 1.5:
+            out.append(tuple(cur))
+            cur = list(b)
+        else:
+            cur = [min(cur[0], b[0]), min(cur[1], b[1]), max(cur[2], b[2]), max(cur[3], b[3])]
+    out.append(tuple(cur))
+    return out
 
-    The gutter is the widest vertical strip in the middle third of the page that no line
-    crosses, among lines that fit in one half; at least a quarter of the lines must lie on
+
+def split_columns(page: Page) -> float | None:
+    """Find the page's gutter (None for one column) and split every line that runs across it
+    into its left and right parts, so each column holds only its own lines."""
+    pieces = [pc for ln in page.lines for pc in _pieces(ln)]
+    g = _gutter_of(pieces, page.width)
+    if g is None:
+        return None
+    out: list[Line] = []
+    for ln in page.lines:
+        if ln.bbox is None or not (ln.bbox[0] < g < ln.bbox[2]) or len(ln.spans) < 2:
+            out.append(ln)
+            continue
+        left = [sp for sp in ln.spans if sp.bbox and (sp.bbox[0] + sp.bbox[2]) / 2 < g]
+        right = [sp for sp in ln.spans if sp.bbox and (sp.bbox[0] + sp.bbox[2]) / 2 >= g]
+        if not left or not right or left[-1].bbox[2] > g or right[0].bbox[0] < g:
+            out.append(ln)  # a full-width line (title, abstract, wide table row)
+            continue
+        out.extend([_line_of(left), _line_of(right)])
+    page.lines = out
+    return g
+
+
+def _line_of(spans: list) -> Line:
+    parts = []
+    for i, sp in enumerate(spans):
+        if i and sp.bbox[0] - spans[i - 1].bbox[2] > 0.18 * max(sp.size, 1.0):
+            parts.append(" ")
+        parts.append(sp.text)
+    boxes = [sp.bbox for sp in spans]
+    return Line(text="".join(parts).strip(), spans=list(spans),
+                bbox=(min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+                      max(b[3] for b in boxes)))
+
+
+def gutter(lines: list[Line], width: float) -> float | None:
+    """x of the gap between two text columns, or None for a one-column page."""
+    return _gutter_of([ln.bbox for ln in lines if ln.bbox is not None], width)
+
+
+def _gutter_of(boxes: list[tuple], width: float) -> float | None:
+    """The gutter is the widest vertical strip in the middle third of the page that no box
+    crosses, among boxes that fit in one half and do not cross the page's middle (a centred
+    title or a full-width abstract is no column line); at least a quarter of them must lie on
     each side of it."""
-    boxes = [ln.bbox for ln in lines if ln.bbox is not None]
     if len(boxes) < 10 or width <= 0:
         return None
-    narrow = [b for b in boxes if b[2] - b[0] < width * 0.48]
-    if len(narrow) < 0.5 * len(boxes):
+    mid = width / 2
+    narrow = [b for b in boxes if b[2] - b[0] < width * 0.48 and not (b[0] < mid - 6 < mid + 6 < b[2])]
+    if len(narrow) < 0.6 * len(boxes):
         return None
     lo, hi = width / 3, 2 * width / 3
     # the uncovered stretches of [lo, hi] once every narrow line's extent is laid on it
@@ -111,9 +170,12 @@ def gutter(lines: list[Line], width: float) -> float | None:
     if best is None or best[1] - best[0] < 4:
         return None
     g = (best[0] + best[1]) / 2
-    left = sum(1 for b in narrow if b[2] <= g)
-    right = sum(1 for b in narrow if b[0] >= g)
-    if left < 0.25 * len(narrow) or right < 0.25 * len(narrow):
+    # both sides hold lines of text, not a column of page numbers (a table of contents) or of
+    # labels: pieces a sixth of the page wide or more
+    wide = [b for b in narrow if b[2] - b[0] >= width / 6]
+    left = sum(1 for b in wide if b[2] <= g)
+    right = sum(1 for b in wide if b[0] >= g)
+    if left < 0.25 * len(wide) or right < 0.25 * len(wide) or len(wide) < 0.5 * len(narrow):
         return None
     return g
 

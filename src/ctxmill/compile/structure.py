@@ -115,6 +115,8 @@ KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
     "preface", "foreword", "summary", "nomenclature", "glossary", "index", "declarations", "impact statement",
 }
 _TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
+_THEOREM_RE = re.compile(r"^(?:Example|Theorem|Lemma|Definition|Proof|Corollary|Proposition|Remark|Observation|"
+                         r"Claim|Conjecture|Assumption|Note|Problem|Exercise|Solution|Step|Case)\b")
 _CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
 
 
@@ -185,13 +187,16 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
             if re.match(r"^\d+\.\s", text) and ":" in title[:60]:
                 return None  # "1. User: Submits ..." is a list item
         return num, title, style
-    if norm_title(text) in UNNUMBERED_HEADINGS and len(text) < 40:
+    if len(text) < 40 and norm_title(text) in UNNUMBERED_HEADINGS:
         return None, text1, style
-    if geo and style is not None and norm_title(text) in KNOWN_UNNUMBERED and len(text) < 60:
+    if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
         return None, text1, style
     if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
             and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1) \
-            and not re.search(r"[.:;]\s+\S|[,\-–]$", text1):  # not a run-in lead ("Results. We ...")
+            and not re.search(r"[.:;]\s+\S|[,\-–]$", text1) \
+            and text1.count("(") == text1.count(")") and not b.attrs.get("_wide") \
+            and not _THEOREM_RE.match(text1):
+        # not a run-in lead ("Results. We ..."), a table's header row, "Example 4.1 (...)"
         return None, text1, "weak-" + style  # unnumbered: only where it looks like the numbered ones
     return None
 
@@ -465,11 +470,15 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
 
 
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
-    """Running text comes next (a paragraph of body-size lines): what a section heading heads."""
+    """Running text comes next (a paragraph of body-size lines, maybe under a subheading): what
+    a section heading heads."""
     for b in blocks[idx + 1: idx + 4]:
         if b.kind in (BlockKind.FURNITURE, BlockKind.FOOTNOTE):
             continue
         size = b.attrs.get("_size") or 0.0
+        if b.kind is BlockKind.HEADING or (b.kind is BlockKind.PARAGRAPH and b.attrs.get("_nlines", 1) == 1
+                                           and _style(b, body) in ("bold", "large")):
+            continue  # "Notation" right under "General Remarks"
         return b.kind is BlockKind.PARAGRAPH and b.attrs.get("_nlines", 1) >= 2 and abs(size - body) <= 0.8
     return False
 
@@ -494,6 +503,26 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     for i, b in enumerate(blocks):
         if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("toc"):
             by_page.setdefault(b.page, []).append(i)
+    seen: dict[int, tuple] = {}  # block index -> its text read once (entries x blocks is large)
+
+    def read(i: int) -> tuple:
+        r = seen.get(i)
+        if r is None:
+            b = blocks[i]
+            text = b.text.strip().replace("\n", " ")
+            if len(text) > 240:  # longer than any outline title may run (see below): no match
+                r = seen[i] = (text, None, text, "", "")
+                return r
+            m = HEADING_NUM_RE.match(text)
+            number = m.group(1) if m else None
+            rest = m.group(2) if m else text
+            got = norm_title(rest)
+            t = _TRAILING_NUMBER_RE.match(text)
+            if number is None and t and (b.attrs.get("_size_max") or 0) >= body * 1.4:
+                number, rest, got = t.group(2), t.group(1), norm_title(t.group(1))  # "Introduction  1"
+            r = seen[i] = (text, number, rest, got, norm_title(text))
+        return r
+
     for entry in outline:
         want = norm_title(entry.title)
         enum = parse_number(entry.title)
@@ -506,17 +535,8 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
             for i in by_page.get(p, []):
                 if i in matched:
                     continue
-                b = blocks[i]
-                text = b.text.strip().replace("\n", " ")
-                m = HEADING_NUM_RE.match(text)
-                number = m.group(1) if m else None
-                rest = m.group(2) if m else text
-                got = norm_title(rest)
-                full = norm_title(text)
-                t = _TRAILING_NUMBER_RE.match(text)
-                if number is None and t and (b.attrs.get("_size_max") or 0) >= body * 1.4:
-                    number, rest, got = t.group(2), t.group(1), norm_title(t.group(1))  # "Introduction  1"
-                if got in (want, want_bare) or full == want or (
+                text, number, rest, got, full = read(i)
+                if got and got in (want, want_bare) or full == want or (
                         len(want) > 12 and got.startswith(want) and len(got) - len(want) < 8):
                     if len(text) > len(entry.title) + 20:
                         continue
@@ -751,8 +771,8 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
                 # roman section numbers ("IV.") stay in sections.json: in document.md they would
                 # read as part of the title to anything matching section names
                 b.text = title
-            elif b.attrs.get("_appendix_label") and not title.lower().startswith("appendix"):
-                b.text = f"Appendix {b.number} {title}"
+            elif b.attrs.get("_appendix_label"):  # "Appendix A Derivations", "Appendix A"
+                b.text = title if title.lower().startswith("appendix") else f"Appendix {b.number} {title}"
             else:
                 b.text = f"{b.number} {title}" if b.number else title
             sid = section_id(b.number, title, used)
