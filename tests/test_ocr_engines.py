@@ -497,6 +497,22 @@ def test_flattened_author_blocks_become_authors_with_affiliations():
     assert "Example University" in doc.markdown
 
 
+def test_bullet_bibliography_numbers_lost_items_only_when_the_count_adds_up():
+    refs = "\n".join([
+        "* [1] A. Alpha. One paper. Journal, 2001.", "* [2] B. Beta. Two paper. Journal, 2002.",
+        "* Gamma et al. [2003] C. Gamma. Three paper. Journal, 2003.",
+        "* Delta and Eps [2004] D. Delta and E. Eps. Four paper. Journal, 2004.",
+        "* [5] F. Phi. Five paper. Journal, 2005.", "* [6] G. Chi. Six paper. Journal, 2006."])
+    doc = compile_text(f"# A Paper With References\n\n## 1 Introduction\n\nText.\n\n## References\n\n{refs}\n",
+                       engine="nougat")
+    assert len(doc.references) == 6
+    assert "[3] C. Gamma. Three paper." in doc.markdown  # Nougat's invented "Gamma et al. [2003]" label goes
+    # one lost item too few for the gap: nothing is numbered, nothing invented
+    doc = compile_text(f"# A Paper With References\n\n## 1 Introduction\n\nText.\n\n## References\n\n"
+                       f"{refs.replace('[5]', '[6]').replace('* [6] G.', '* [7] G.')}\n", engine="nougat")
+    assert "[3] C. Gamma" not in doc.markdown
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

@@ -1002,6 +1002,7 @@ def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | Non
 
 
 def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    bullets: list[tuple[int, int]] = []  # (page index, line index) of each entry written as a bullet
     inside = False
     level = 2
     out = []
@@ -1023,7 +1024,52 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
                 if lines and lines[-1].strip():
                     lines.append("")
                 lines.append(b.group(1) if b else line.strip())
+                if b:
+                    bullets.append((len(out), len(lines) - 1))
                 continue
             lines.append(line)
         out.append((n, "\n".join(lines)))
-    return out
+    return _number_bullets(out, bullets)
+
+
+_REF_LABEL = re.compile(r"^\[(\d{1,4})\]\s")
+_PSEUDO_LABEL = re.compile(r"^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w'’-]+)? \[(?:19|20)\d\d[a-z]?\]\s+(?=[A-Z])")
+
+
+def _number_bullets(pages: list[tuple[int | None, str]], bullets: list[tuple[int, int]]) -> list[tuple[int | None, str]]:
+    """A numbered bibliography written as a Markdown list where some items lost their number
+    (Nougat writes "Rajeswaran et al. [2019] ..." for [29]): each bullet is one entry, so when
+    exactly b-a-1 unnumbered entries sit between [a] and [b] they are [a+1] ... [b-1]. Numbers
+    out of sequence count as lost; nothing is numbered where the count does not add up."""
+    if len(bullets) < 4:
+        return pages
+    rows = [pages[p][1].split("\n") for p in range(len(pages))]
+    items = [(p, i, rows[p][i]) for p, i in bullets]
+    labels = [int(m.group(1)) if (m := _REF_LABEL.match(t)) else None for _, _, t in items]
+    if sum(x is not None for x in labels) < len(labels) // 2:
+        return pages
+    # the increasing run of labels: a label smaller than the one before is an OCR misread
+    seq: list[int | None] = []
+    last = 0
+    for x in labels:
+        seq.append(x if x is not None and x > last else None)
+        if seq[-1] is not None:
+            last = x
+    entry = [bool(re.match(r"^(?:\[\d|[A-Z])", t)) for _, _, t in items]  # continuations start otherwise
+    k = 0
+    while k < len(items):
+        if seq[k] is None:
+            k += 1
+            continue
+        j = k + 1
+        while j < len(items) and seq[j] is None:
+            j += 1
+        gap = [g for g in range(k + 1, j) if entry[g]]
+        if j < len(items) and gap and len(gap) == seq[j] - seq[k] - 1:
+            for num, g in enumerate(gap, start=seq[k] + 1):
+                p, i, t = items[g]
+                t = _REF_LABEL.sub("", t, count=1)
+                t = _PSEUDO_LABEL.sub("", t, count=1)  # "Gamma et al. [2003] C. Gamma ..." -> the entry itself
+                rows[p][i] = f"[{num}] {t}"
+        k = j
+    return [(pages[p][0], "\n".join(rows[p])) for p in range(len(pages))]
