@@ -513,6 +513,15 @@ def test_bullet_bibliography_numbers_lost_items_only_when_the_count_adds_up():
     assert "[3] C. Gamma" not in doc.markdown
 
 
+def test_endnote_style_references():
+    text = ("# Notes on a Method\n\n## 1 Introduction\n\nAs shown before ${ }^{1}$ and later ${ }^{2}$.\n\n"
+            "## References\n\n${ }^{1}$ A. Alpha, One paper, Journal 1 (2001) 1-2.\n"
+            "${ }^{2}$ B. Beta, Two paper, Journal 2 (2002) 3-4.\n")
+    doc = compile_text(text, engine="mistral")
+    assert [r.raw[:12] for r in doc.references] == ["[1] A. Alpha", "[2] B. Beta,"]
+    assert not leftover(doc.markdown)
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

@@ -1023,7 +1023,10 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
                 b = re.match(r"^\s*[-*+•]\s+(\S.*)$", line)
                 if lines and lines[-1].strip():
                     lines.append("")
-                lines.append(b.group(1) if b else line.strip())
+                entry = b.group(1) if b else line.strip()
+                # numbered endnotes ("${ }^{1}$ Author ...", "\\( ^{1} \\) ..."): the mark is the label
+                entry = re.sub(r"^\[\^(\d{1,4})\]:?\s*", r"[\1] ", entry)
+                lines.append(entry)
                 if b:
                     bullets.append((len(out), len(lines) - 1))
                 continue
