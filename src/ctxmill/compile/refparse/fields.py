@@ -127,22 +127,38 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     if len(idx) < 3:
         return labels
     a, b = idx[0], idx[0]
+    # "et al. Autogen: Enabling next-gen ...": a short head before a colon, right after the
+    # sentence that ends the names, is the title's first words
+    if a >= 3 and tokens[a - 1][0] == ":":
+        k = a - 2
+        while k > 0 and a - 1 - k < 3 and tokens[k - 1][0] not in (".", "al."):
+            k -= 1
+        if k > 0 and tokens[k - 1][0] in (".", "al.") and labels[k - 1] in ("O", "author"):
+            labels = list(labels)
+            for j in range(k, a):
+                labels[j] = "title"
+            a = k
     while b + 1 < len(labels) and labels[b + 1] == "title":
         b += 1
-    cuts = [i for i in range(a + 1, b) if tokens[i][0] == "." and (tokens[i + 1][0][:1].isupper()
-                                                                   or tokens[i + 1][0][:1].isdigit())]
+    def ends(i: int) -> bool:  # "." before a word that is not lower-case ASCII, or "et al."
+        nxt = tokens[i + 1][0][:1]
+        starts = nxt.isalnum() and not ("a" <= nxt <= "z")
+        return starts and (tokens[i][0] == "." or (tokens[i][0] == "al." and tokens[i - 1][0] == "et"))
+
+    cuts = [i for i in range(a + 1, b) if ends(i)]
     if not cuts:
         return labels
     labels = list(labels)
     before = next((labels[j] for j in range(a - 1, -1, -1) if labels[j] != "O"), None)
     start = a
-    if before == "author" and _reads_as_names(text[tokens[a][1] : tokens[cuts[0] - 1][2]]):
-        for j in range(a, cuts[0]):
+    if before == "author" and _reads_as_names(text[tokens[a][1] : tokens[cuts[0]][2]]):
+        for j in range(a, cuts[0] + 1):
             labels[j] = "author"
-        labels[cuts[0]] = "O"
+        if tokens[cuts[0]][0] == ".":
+            labels[cuts[0]] = "O"
         start = cuts[0] + 1
         cuts = cuts[1:]
-    if cuts:
+    if cuts and tokens[cuts[0]][0] == ".":
         rest = "container" if "container" not in labels else "note"
         labels[cuts[0]] = "O"
         for j in range(cuts[0] + 1, b + 1):
@@ -156,11 +172,8 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = one_sentence_title(text, tokens, labels)
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
-    longest: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
         first.setdefault(lab, (s, e))
-        if lab not in longest or e - s > longest[lab][1] - longest[lab][0]:
-            longest[lab] = (s, e)
 
     def get(lab: str, pick=first) -> str | None:
         span = pick.get(lab)
@@ -179,10 +192,12 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         r"\b(?:al|Jr|Sr|Inc|Ltd|Co|Corp)\.\s", author_text)
     editor_text = get("editor")
     out["editors"] = split_people(editor_text)[0] if editor_text else []
-    t = get("title", longest)
-    if t and text[: longest["title"][0]].rstrip()[-1:] in ("\"", "“", "„", "«"):
+    t = get("title", first)
+    if t and text[: first["title"][0]].rstrip()[-1:] in ("\"", "“", "„", "«"):
         # a title opened by a quote ends at the closing one, whatever the labels ran on to
         t = re.split(r"[\"”“»]", t, maxsplit=1)[0]
+    if t and text[first["title"][1] : first["title"][1] + 1] in ("?", "!"):
+        t += text[first["title"][1]]  # "Why do multi-agent llm systems fail?" keeps its question mark
     out["title"] = _title(t) if t else None
     c = get("container")
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and re.search(r"\w\.\s", c):

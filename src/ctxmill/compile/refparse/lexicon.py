@@ -50,5 +50,5 @@ ABBREVIATIONS = frozenset(
     "econ geophys environ adv acad am amer assoc inst lab univ dept rep tech techn natl electron "
     "mech opt optic struct mater syst inf inform sect ser vol vols no nos nr pp p ed eds edn al et etc "
     "inc ltd co corp jr sr st dr mr ms mrs prof eq eqs ch chap sec fig vs cf ca repr trad transl "
-    "jan feb mar apr jun jul aug sep sept oct nov dec diss hrsg aufl bd hg publ".split()
+    "jan feb mar apr jun jul aug sep sept oct nov dec diss hrsg aufl bd hg publ th ch".split()
 )

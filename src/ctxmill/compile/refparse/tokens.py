@@ -29,7 +29,7 @@ _TOKEN = re.compile(
     | [a-z-]+(?:\.[A-Z]{{2}})?/\d{{7}}(?:v\d+)?            # old arXiv ids: hep-th/0603057
     | (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
     | (?i:{_ABBR})\.(?![^\W\d_])                           # "Phys.", "pp.", "al."
-    | [A-ZÀ-Þ][a-zß-ÿ]?\.(?![^\W\d_]{{2}})                 # an initial: "J.", "Th."
+    | [A-ZÀ-Þ]\.(?![^\W\d_]{{2}})                         # an initial: "J." (not "Xu.", a name ending a sentence)
     | [^\W\d_]+(?:[-'’][^\W\d_]+)*                         # a word: "McGraw-Hill", "O'Neil"
     | \d+(?:[.,]\d+(?!\d*[-–—]))?(?:\s?[-–—]+\s?\d+)*[a-z]?(?![^\W\d_]{{2}})  # 1992, 546-550, 1.5, 2015a
     | \d+
