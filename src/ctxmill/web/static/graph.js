@@ -53,8 +53,7 @@
       n.el = mk("g", { class: `node ${n.kind}`, tabindex: "0", "data-id": n.id }, nodeLayer);
       mk("circle", { r: radius(n), fill: color(n.kind) }, n.el);
       mk("title", {}, n.el).textContent = `${n.kind}: ${n.label}`;
-      const major = n.kind === "document" || (n.kind === "section" && (n.level || 2) <= 2);
-      n.text = mk("text", { x: radius(n) + 3, y: 4, class: major ? "label major" : "label" }, n.el);
+      n.text = mk("text", { x: radius(n) + 3, y: 4, class: "label" }, n.el);
       n.text.textContent = n.short || short(n.label);
       n.r = radius(n);
       n.left = false; // label side: set by declutter()
