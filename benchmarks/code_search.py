@@ -86,13 +86,25 @@ def fetch(spec: dict, cache: Path = CACHE / "src") -> Path:
 
 
 def load_repos(names: list[str] | None) -> list[Repo]:
+    """The registry repositories (fetched from PyPI/npm) and, with ``names`` naming them or
+    ``all``, the repositories shipped in ../shared/search/repos (repos.json)."""
     specs = json.loads((SEARCH / "registry-sources.json").read_text())
     out = []
+    every = names is not None and "all" in names
     for spec in specs:
-        if spec["repo"] in SKIP or (names and spec["repo"] not in names):
+        if spec["repo"] in SKIP or (names and not every and spec["repo"] not in names):
             continue
         queries = json.loads((SEARCH / "annotations" / f"{spec['repo']}.json").read_text())
         out.append(Repo(spec["repo"], spec, fetch(spec), spec["benchmark_root"].rstrip("/"), queries))
+    shipped = json.loads((SEARCH / "repos.json").read_text()) if (SEARCH / "repos.json").exists() else []
+    for spec in shipped:
+        if not names or not (every or spec["name"] in names):
+            continue
+        root = SEARCH / spec["tree"]
+        prefix = (spec.get("benchmark_root") or "").rstrip("/")
+        queries = json.loads((SEARCH / "annotations" / f"{spec['name']}.json").read_text())
+        out.append(Repo(spec["name"], {**spec, "repo": spec["name"]}, root / prefix if prefix else root, prefix,
+                        queries))
     return out
 
 
@@ -596,7 +608,14 @@ def main(argv: list[str] | None = None) -> dict:
         if args.per_query:
             s["per_query"] = {name: r["per_query"] for name, r in runs.items()}
         out[sysname] = s
-    if label in out and "bm25_baseline" in out:
+    language = {r.name: r.spec.get("language") or ("python" if r.spec.get("registry") == "pypi" else "typescript")
+                for r in repos}
+    for sysname in systems:
+        by_lang: dict[str, list[float]] = {}
+        for name, runs in systems[sysname].items():
+            by_lang.setdefault(language[name], []).extend(pq["ndcg"] for pq in runs["per_query"])
+        out[sysname]["per_language"] = {k: round(statistics.mean(v), 4) for k, v in sorted(by_lang.items())}
+    if label in out and "ndcg@10" in out.get("bm25_baseline", {}):
         out[f"{label}_minus_baseline"] = round(out[label]["ndcg@10"] - out["bm25_baseline"]["ndcg@10"], 4)
     if args.embedder:
         out["embedder"] = args.embedder
