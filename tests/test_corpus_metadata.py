@@ -56,3 +56,29 @@ def test_qa_fails_the_compiles_whose_structure_is_wrong(corpus_papers):
             qa = p["doc"].qa
             errors = [c for c in qa.checks if c.severity == "error"]
             assert qa.score < 70 and errors, (slug, qa.score, [c.id for c in qa.checks])
+
+
+def test_qa_falls_when_half_or_all_of_a_real_papers_headings_are_lost(corpus_papers):
+    """The same property, made to bite on every layout: take each compiled paper, read half of
+    its headings (or all of them) as body text, as a failing structure stage would, and assess
+    again. QA must fall below 70 with an error each time, from the page alone."""
+    import copy
+
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.quality import assess
+    from ctxmill.model import BlockKind
+
+    for slug, p in corpus_papers.items():
+        doc = p["doc"]
+        if len(doc.sections) < 4:
+            continue
+        for every in (2, 1):  # every other heading lost, then all of them
+            lost = {s.block_id for k, s in enumerate(doc.sections) if k % every == every - 1}
+            d = copy.copy(doc)
+            d.blocks = [copy.copy(b) for b in doc.blocks]
+            for b in d.blocks:
+                if b.id in lost:
+                    b.kind, b.level = BlockKind.PARAGRAPH, None
+            d.sections = [s for s in doc.sections if s.block_id not in lost]
+            rep = assess(d, CompileOptions())
+            assert rep.score < 70 and any(c.severity == "error" for c in rep.checks), (slug, every, rep.score)

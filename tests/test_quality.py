@@ -244,3 +244,12 @@ def test_heading_like_lines_left_in_the_body_are_named():
                        (PROSE, 138, False, P), ("Keywords", 170, True, P), (PROSE, 183, False, P),
                        ("Userspace Kernel", 300, True, P)])
     assert "heading_like_text" not in ids(assess(plain, CompileOptions()))
+    # a section title repeated at the top of its pages is a running head left in the body, and a
+    # contents line ("6 Conclusions 39") is no heading
+    doc = _page_doc([("2 Methods", 100, True, H), (PROSE, 114, False, P), ("2 Methods", 140, True, P),
+                     (PROSE, 153, False, P), ("6 Conclusions 39", 190, True, P), (PROSE, 203, False, P)])
+    doc.sections.append(Section(id="s2m", level=2, title="Methods", page_start=2, page_end=2, number="2"))
+    rep = assess(doc, CompileOptions())
+    assert "heading_like_text" not in ids(rep)
+    head = next(c for c in rep.checks if c.id == "running_head_in_body")
+    assert head.severity == "warning" and "'2 Methods' (p. 2)" in head.message

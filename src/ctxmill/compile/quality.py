@@ -352,7 +352,7 @@ def _structure_checks(doc: Document, add) -> None:
 def _numbering(doc: Document, add) -> None:
     """Numbered headings skip no number: a 3.1 needs a 3, a 2.3 a 2.2, a 4 a 3."""
     nums = [s.number.rstrip(".") for s in doc.sections if s.number and _NUM_RE.match(s.number.rstrip("."))]
-    if len(nums) < 3:
+    if len(nums) < 2:
         return
     roman = any(n.split(".")[0] in ("II", "III", "IV") for n in nums)
 
@@ -389,8 +389,15 @@ def _numbering(doc: Document, add) -> None:
                     f"read as body text", {"missing": missing}))
 
 
+_HEADING_START = re.compile(r"(?:(?:\d+(?:\.\d+)*|[A-Z]|[IVX]+)\.?\s+)?[A-Z]")  # "3.2 Results", "A Appendix", "Results"
 _FRONT_LABELS = re.compile(r"^(?:keywords?|key words|index terms|general terms|categories and subject descriptors|"
                            r"ccs concepts|acm reference format|additional key words and phrases)\b", re.I)
+
+
+def _plain(title: str) -> str:
+    """A heading's words without its number: '2.2. Table-based Optimizations' -> 'table based optimizations'."""
+    t = re.sub(r"^(?:(?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*\.?\s+)", "", title.strip())
+    return " ".join(re.findall(r"[a-z0-9]+", t.lower()))
 
 
 def _heading_like(doc: Document, add) -> None:
@@ -413,15 +420,17 @@ def _heading_like(doc: Document, add) -> None:
                           and not b.attrs.get("title")), None)
     if first_heading is None:
         return  # no_headings speaks for this document
-    found = []
+    found, repeats = [], []
+    titles = {_plain(s.title) for s in doc.sections}
     blocks = doc.blocks
     for i in range(first_heading + 1, len(blocks) - 1):
         b, nxt = blocks[i], blocks[i + 1]
         if b.kind is not BlockKind.PARAGRAPH or b.bbox is None or b.attrs.get("toc") or b.attrs.get("bibliography"):
             continue
         text = b.text.strip()
-        if not 1 <= len(text.split()) <= 10 or not text[:1].isupper() or re.search(r"[.,;:!?)\]]$", text) \
-                or not re.search(r"[a-z]{3}", text) or _FRONT_LABELS.match(text):
+        if not 1 <= len(text.split()) <= 10 or not _HEADING_START.match(text) or re.search(r"[.,;:!?)\]]$", text) \
+                or not re.search(r"[A-Za-z]{3}", text) or _FRONT_LABELS.match(text) \
+                or re.match(r"\d", text) and re.search(r"\s\d+$", text):  # "6 Conclusions 39": a contents line
             continue
         if nxt.kind is not BlockKind.PARAGRAPH or nxt.bbox is None or nxt.page != b.page \
                 or len(nxt.text.split()) < 15 or abs(nxt.bbox[0] - b.bbox[0]) > 15:
@@ -446,7 +455,15 @@ def _heading_like(doc: Document, add) -> None:
             gap_below = min(below) - line.bbox[3] if below else 0.0
             set_off = gap_above >= 1.2 * h and gap_below >= 1.2 * h
         if set_off:
-            found.append(b)
+            (repeats if _plain(text) in titles else found).append(b)
+    if repeats:
+        pages = sorted({b.page for b in repeats})
+        examples = ", ".join(f"{b.text.strip()!r} (p. {b.page})" for b in repeats[:5]) + (", ..." if len(repeats) > 5 else "")
+        loc = {"count": len(repeats)}
+        loc.update({"pages": [pages[0], pages[-1]]} if len(pages) > 1 else {"page": pages[0]})
+        add(QACheck("running_head_in_body", "warning",
+                    f"{len(repeats)} running head{'s' if len(repeats) > 1 else ''} (a section title repeated at the top "
+                    f"of its pages) left in the body: {examples}", loc))
     if found:
         pages = sorted({b.page for b in found})
         examples = ", ".join(f"{b.text.strip()!r} (p. {b.page})" for b in found[:5]) + (", ..." if len(found) > 5 else "")
