@@ -86,6 +86,8 @@ def test_roman_sections_with_lettered_subsections(tmp_path):
                               (3, "Offloading Framework"), (2, "EVALUATION")]
     # the printed numbers stay with the sections
     assert [s.number for s in doc.sections] == ["I", "II", "A", "B", "III"]
+    assert [s.id for s in doc.sections] == ["sI", "sII", "sII.A", "sII.B", "sIII"]
+    assert doc.sections[2].parent_id == "sII"
 
 
 def test_all_caps_numbered_and_unnumbered_in_the_same_style(tmp_path):

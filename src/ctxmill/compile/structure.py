@@ -270,6 +270,7 @@ def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
         last = state.get("roman")
         if (last is None and v <= 2) or (last is not None and 0 < v - last <= 2):
             state["roman"] = v
+            state["roman_text"] = num.text
             state["letter"] = None
             return True, 2
         # "I." can also be the ninth subsection letter
@@ -356,6 +357,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             if ok:
                 _set_heading(b, level, num.text, title)
                 b.attrs["_hide_number"] = True  # see _sections: the number stays in sections.json
+                if level == 3:  # "A" under "II": section id sII.A, as a path like 2.1
+                    b.attrs["_id_number"] = f"{rstate['roman_text']}.{num.text}"
                 first_numbered = idx if first_numbered is None else first_numbered
             continue
         if num.kind == "roman":
@@ -775,7 +778,7 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
                 b.text = title if title.lower().startswith("appendix") else f"Appendix {b.number} {title}"
             else:
                 b.text = f"{b.number} {title}" if b.number else title
-            sid = section_id(b.number, title, used)
+            sid = section_id(b.attrs.get("_id_number") or b.number, title, used)
             while stack and stack[-1].level >= (b.level or 2):
                 stack.pop()
             sec = Section(id=sid, level=b.level or 2, title=title, page_start=b.page, page_end=b.page, number=b.number,
