@@ -67,18 +67,31 @@ def note_dropped(doc: Document, page: int, reason: str, before: list[str], after
              "dropped": True})
 
 
+# superscript marks as document.md writes them ("Liu¹"): a word of their own, not part of the name
+_SUPS = re.compile("([\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u02d2\u1d43-\u1d5b\u02b0-\u02b8\u1da0-\u1dbf\u2071\u207f])")
+# markup in pasted OCR and Markdown text: tags, entities, LaTeX command names, image paths
+_MARKUP = re.compile(r"<[^<>]{1,200}>|&#?\w{1,8};|\\[A-Za-z]+|!\[([^\]]*)\]\([^)]*\)")
+
+
 def words(text: str) -> list[str]:
     """Words as compared here: NFKC (ligatures, superscript digits), lower case, letters and digits."""
+    if _SUPS.search(text):
+        text = _SUPS.sub(r" \1", text)
     return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
 
 
-def _page_words(page: Page) -> tuple[list[str], list[tuple[str, str]]]:
+def _strip_markup(text: str) -> str:
+    """The words a reader sees in pasted OCR or Markdown text, without its markup."""
+    return _MARKUP.sub(lambda m: " " + (m.group(1) or "") + " ", text)
+
+
+def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
     """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation")."""
     out: list[str] = []
     pairs: list[tuple[str, str]] = []
     carry = None
     for ln in page.lines:
-        ws = words(ln.text)
+        ws = words(_strip_markup(ln.text) if markup else ln.text)
         if carry is not None and ws:
             pairs.append((carry, ws[0]))
             ws = ws[1:]
@@ -141,7 +154,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
     rows = []
     tot = Counter()
     for page in doc.stream.pages:
-        ws, pairs = _page_words(page)
+        ws, pairs = _page_words(page, markup=doc.stream.kind != "pdf")
         # a block re-flowed across a page break counts on both pages; a word may also have
         # moved one page with a float: look there after this page's own blocks
         pools = [out_by_page.get(page.number, Counter()), out_by_page.get(page.number - 1, Counter()),
