@@ -2,9 +2,16 @@
 
     .venv/bin/python benchmarks/tables.py [--peer-python /tmp/peer-tables/bin/python] [--only NAME]
 
-Truth: the generated set in tests/_tablepdf.py (ruled grids, booktabs with spanning headers and
-units rows, borderless 10-K statements with multi-line headers, paper data tables with group
-and total rows; every cell known).
+Truth, two sets scored apart:
+
+- ``generated``: tests/_tablepdf.py (ruled grids, booktabs with spanning headers and units
+  rows, borderless 10-K statements with multi-line headers, paper data tables with group and
+  total rows; every cell known);
+- ``corpus``: the ``tabular`` sources of the corpus papers (benchmarks/data/corpus_tables.json,
+  written by benchmarks/tables_truth.py from the repositories their SOURCE.md names); each
+  paper's pages that print its tables are cut into one PDF, and every system reads that PDF.
+  LaTeX truth is noisy (macros, citations the source does not spell out): all systems lose
+  those cells alike. Skipped when ../shared is absent.
 
 Score (ICDAR 2013 style, what a reader of the table relies on): every pair of neighbouring
 non-empty cells, left-right within a row and top-bottom within a column, is one relation
@@ -247,21 +254,48 @@ def run_peer(python: str, system: str, pdfs: list[Path]) -> dict | str:
     return out
 
 
-def score_system(results: dict, truth: dict) -> dict:
+def corpus_set(folder: Path) -> tuple[list[Path], dict]:
+    """One PDF per corpus paper holding the pages its tables are printed on, and the truth."""
+    import pypdfium2 as pdfium
+
+    import _tablepdf
+
+    data = json.loads((REPO / "benchmarks" / "data" / "corpus_tables.json").read_text())
+    papers = REPO.parent / "shared" / "corpus" / "papers"
+    pdfs, truth = [], {}
+    for slug, entry in data.items():
+        src = papers / slug / "paper.pdf"
+        if not src.is_file():
+            continue
+        pages = sorted({p for t in entry["tables"] for p in t["pages"]})
+        doc, out = pdfium.PdfDocument(str(src)), pdfium.PdfDocument.new()
+        out.import_pages(doc, [p - 1 for p in pages])
+        out.save(str(folder / f"{slug}.pdf"))
+        out.close()
+        doc.close()
+        pdfs.append(folder / f"{slug}.pdf")
+        grids = [_tablepdf.grid(_tablepdf.TableSpec(slug, "latex", [[tuple(c) if isinstance(c, list) else c for c in r]
+                                                                     for r in t["rows"]])) for t in entry["tables"]]
+        truth[slug] = grids
+    return pdfs, truth
+
+
+def score_set(results: dict, truth: dict) -> dict:
+    """Like score_system, for truth given as several grids per document."""
     rel_p: Counter = Counter()
     rel_t: Counter = Counter()
     con_p: Counter = Counter()
     con_t: Counter = Counter()
     per = {}
-    for name, tgrid in truth.items():
+    for name, grids in truth.items():
         got = results.get(name, {"grids": [], "seconds": 0.0})
-        rp, rt = relations(got["grids"]), relations([tgrid])
+        rp, rt = relations(got["grids"]), relations(grids)
         per[name] = prf(rp, rt)["f1"]
         rel_p += rp
         rel_t += rt
         con_p += contents(got["grids"])
-        con_t += contents([tgrid])
-    return {**prf(rel_p, rel_t), "content": prf(con_p, con_t), "per_table_f1": per,
+        con_t += contents(grids)
+    return {**prf(rel_p, rel_t), "content": prf(con_p, con_t), "per_paper_f1": per,
             "seconds_median": round(statistics.median(r["seconds"] for r in results.values()), 3) if results else None}
 
 
@@ -271,23 +305,44 @@ def main() -> None:
     ap.add_argument("--only", help="one generated table by name")
     ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated; empty for none")
     ap.add_argument("--keep", help="write the PDFs here instead of a temporary folder")
+    ap.add_argument("--set", choices=["generated", "corpus", "both"], default="both")
+    ap.add_argument("--brief", action="store_true", help="scores only, no per-table rows")
     args = ap.parse_args()
     import _tablepdf
 
-    specs = [s for s in _tablepdf.specs() if not args.only or s.name == args.only]
     folder = Path(args.keep or tempfile.mkdtemp(prefix="ctxmill-tables-"))
     folder.mkdir(parents=True, exist_ok=True)
-    pdfs = [_tablepdf.write_table_pdf(s, folder / f"{s.name}.pdf") for s in specs]
-    truth = {s.name: _tablepdf.grid(s) for s in specs}
-    report = {"tables": len(specs), "kinds": dict(Counter(s.kind for s in specs)), "systems": {}}
-    report["systems"]["ctxmill"] = score_system(run_ctxmill(pdfs), truth)
+    sets = {}
+    if args.set in ("generated", "both"):
+        specs = [s for s in _tablepdf.specs() if not args.only or s.name == args.only]
+        sets["generated"] = ([_tablepdf.write_table_pdf(s, folder / f"{s.name}.pdf") for s in specs],
+                             {s.name: [_tablepdf.grid(s)] for s in specs},
+                             {"tables": len(specs), "kinds": dict(Counter(s.kind for s in specs))})
+    if args.set in ("corpus", "both") and (REPO.parent / "shared" / "corpus" / "papers").is_dir():
+        cfolder = folder / "corpus"
+        cfolder.mkdir(exist_ok=True)
+        pdfs, truth = corpus_set(cfolder)
+        if args.only:
+            pdfs = [p for p in pdfs if p.stem == args.only]
+            truth = {k: v for k, v in truth.items() if k == args.only}
+        sets["corpus"] = (pdfs, truth, {"tables": sum(len(v) for v in truth.values()), "papers": len(truth)})
     peers = [p for p in args.peers.split(",") if p]
-    if peers and Path(args.peer_python).exists():
-        for system in peers:
-            res = run_peer(args.peer_python, system, pdfs)
-            report["systems"][system] = res if isinstance(res, str) else score_system(res, truth)
-    elif peers:
-        report["peers"] = f"not run: {args.peer_python} is missing (a venv with pymupdf4llm, pdfplumber, camelot-py, img2table)"
+    report: dict = {}
+    for name, (pdfs, truth, about) in sets.items():
+        if not pdfs:
+            continue
+        part = {**about, "systems": {"ctxmill": score_set(run_ctxmill(pdfs), truth)}}
+        if peers and Path(args.peer_python).exists():
+            for system in peers:
+                res = run_peer(args.peer_python, system, pdfs)
+                part["systems"][system] = res if isinstance(res, str) else score_set(res, truth)
+        elif peers:
+            part["peers"] = f"not run: {args.peer_python} is missing (a venv with pymupdf4llm, pdfplumber, camelot-py, img2table)"
+        if args.brief:
+            for v in part["systems"].values():
+                if isinstance(v, dict):
+                    v.pop("per_paper_f1", None)
+        report[name] = part
     print(json.dumps(report, indent=1))
 
 
