@@ -545,7 +545,8 @@ def test_sniffing_and_override():
     assert sniff_engine("# T\n\nSome *markdown* notes.\n") is None  # a user's Markdown stays as it is
     assert sniff_engine("x", "notes.mmd") == "nougat"
     assert sniff_engine("── PAGE 2 / 4 ──\ntext\n") == "plain"
-    assert sniff_engine("## A\n\ntext\n\n## B\n\n## C\n") == "docling"
+    assert sniff_engine("## A\n\ntext\n\n## B\n\n## C\n") is None  # sections at ## alone: no paper, no engine
+    assert sniff_engine("## A Study\n\ntext\n\n## Abstract\n\n## 1 Introduction\n") == "docling"
     # --from wins over sniffing: MinerU's dialect read as docling still has its headings
     doc = compile_text(MINERU, engine="docling")
     assert doc.metadata.source["engine"] == "docling"

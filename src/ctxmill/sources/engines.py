@@ -82,11 +82,15 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     heads = [len(m.group(1)) for m in map(_MD_HEADING.match, sample.splitlines()) if m]
     if _PAGED_TEXT.search(sample) and len(heads) < 2:
         return "plain"
-    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 2:
+    # every heading at one level, and the headings of a paper among them: docling writes all at
+    # ##, MinerU all at # (a Markdown page of sections at ## alone is no evidence)
+    paperish = bool(re.search(r"^#{1,2} +(?:\d{1,2}\.? +[A-Z]|(?:Abstract|ABSTRACT|References|REFERENCES)\s*$)",
+                              sample, re.M))
+    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 2 and paperish:
         return "docling"  # docling writes every heading, the title too, at ##
     if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
         return "nougat" if len(heads) >= 2 else "plain"
-    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 1:
+    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 1 and paperish:
         return "mineru"
     if not heads and _wrapped_text(sample):
         return "text"
