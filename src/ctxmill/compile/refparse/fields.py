@@ -250,7 +250,8 @@ def entry_type(f: dict) -> str:
     if re.search(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b", note + " " + cont):
         return "techreport"
     if f.get("container"):
-        if re.search(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b", cont):
+        if re.search(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b",
+                     cont) and not (f.get("volume") and f.get("issue")):  # PACMPL, PVLDB: journals
             return "inproceedings"
         if f.get("editors") or (f.get("publisher") and not f.get("volume")):
             return "incollection"
