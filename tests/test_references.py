@@ -433,3 +433,33 @@ def test_a_detached_accent_line_starts_no_entry():
     doc = _compile_bib(blocks)
     assert [r.title for r in doc.references] == ["Lossy Image Compression with Compressive Autoencoders",
                                                  "Neural Discrete Representation Learning"]
+
+
+def test_a_page_of_the_list_found_as_a_table_is_read_from_its_lines():
+    from ctxmill.model import Line, Page
+
+    def ln(text, x, y):
+        return Line(text=text, bbox=(x, y, x + 200, y + 8))
+
+    page2 = Page(number=2, width=612, height=792, lines=[
+        ln("Kipping, D. M. 2013, MNRAS, 435, 2152", 51, 70), ln("Koen, C. 2015, MNRAS, 450, 3991", 51, 84),
+        ln("Kraus, A. L., Ireland, M. J., & Dupuy,", 51, 98), ln("T. J. 2016, AJ, 152, 8", 60, 111),
+        ln("Rebull, L. M., Stauffer, J. R., et al. 2020, AJ, 159, 273", 321, 70),
+        ln("Zhan, Z., Günther, M. N., et al. 2019, ApJ, 876, 127", 321, 84)])
+    table = Block(kind=BlockKind.TABLE, text="", page=2, bbox=(51, 70, 562, 120), attrs={"rows": [
+        ["Kipping, D. M. 2013, MNRAS, 435, 2152", "Rebull, L. M., Stauffer, J. R., et al. 2020, AJ, 159, 273"],
+        ["Koen, C. 2015, MNRAS, 450, 3991", "Zhan, Z., Günther, M. N., et al. 2019, ApJ, 876, 127"],
+        ["Kraus, A. L., Ireland, M. J., & Dupuy,", ""], ["T. J. 2016, AJ, 152, 8", ""]]})
+    first = _pdf_block([(51, "Agol, E., Luger, R., & Foreman-Mackey, D. 2020, AJ, 159, 123")])
+    first.bbox = (51, 100, 290, 110)
+    blocks = [_heading("REFERENCES"), first, table]
+    for i, b in enumerate(blocks):
+        b.id = f"b{i}"
+    from ctxmill.compile.references import mark_bibliography
+
+    mark_bibliography(blocks)
+    doc = Document(stream=PageStream(pages=[Page(number=1, width=612, height=792), page2], kind="pdf"))
+    doc.blocks = blocks
+    references.run(doc, CompileOptions())
+    assert [r.raw[:8] for r in doc.references] == ["Agol, E.", "Kipping,", "Koen, C.", "Kraus, A", "Rebull, ", "Zhan, Z."]
+    assert doc.references[3].raw.endswith("& Dupuy, T. J. 2016, AJ, 152, 8")

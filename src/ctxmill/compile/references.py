@@ -628,6 +628,12 @@ def mark_bibliography(blocks: list[Block]) -> None:
                 b.attrs["bibliography"] = True
                 inside, level, part = True, top, part + 1
                 continue
+        if inside and b.kind is BlockKind.TABLE and b.bbox and _rows_read_like_entries(b.attrs.get("rows") or []):
+            # a page of the list found as a table (two columns of lines that align): it is
+            # read from the page's lines like any other region of the list
+            b.kind = BlockKind.PARAGRAPH
+            b.text = " ".join(c for row in b.attrs.pop("rows") for c in row if c.strip())
+            b.attrs["bib_region"] = ""
         if not inside or b.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
             continue
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
@@ -671,6 +677,12 @@ def _split_tables_holding_a_list(blocks: list[Block], level: int) -> None:
         k += 2
 
 
+def _rows_read_like_entries(rows: list[list[str]]) -> bool:
+    cells = [c for row in rows for c in row if c.strip()]
+    starts = [c for c in cells if entry_label(c) is not None or _reads_like_entry(c)]
+    return len(starts) >= 3 and len(starts) >= 0.3 * len(cells)
+
+
 def _region_lines(block: Block, page) -> list[list] | None:
     """The visual lines of a page region below a bibliography title, column by column."""
     from ctxmill.compile.blocks import span_text
@@ -679,10 +691,13 @@ def _region_lines(block: Block, page) -> list[list] | None:
     x0, y0, x1, y1 = block.bbox
     inside = [ln for ln in page.lines if ln.bbox and ln.bbox[0] >= x0 - 1 and ln.bbox[2] <= x1 + 1
               and ln.bbox[1] >= y0 - 1 and ln.bbox[3] <= y1 + 1 and ln.text.strip()]
+    mid = page.width * 0.45 if page.width else 275.0
+    if not block.attrs.get("bib_region"):  # no title in the region: all of it, column by column
+        cols = sorted(inside, key=lambda ln: (ln.bbox[0] >= mid, ln.bbox[1]))
+        return [[fold(span_text(ln)), ln.bbox[0]] for ln in cols if re.search(r"\w", ln.text)] or None
     head = next((ln for ln in inside if is_bibliography_title(ln.text) and len(ln.text) <= 40), None)
     if head is None:
         return None
-    mid = page.width * 0.45 if page.width else 275.0
     left = sorted((ln for ln in inside if ln.bbox[0] < mid and ln.bbox[1] > head.bbox[1]), key=lambda ln: ln.bbox[1])
     right = sorted((ln for ln in inside if ln.bbox[0] >= mid and ln.bbox[1] >= head.bbox[1] - 2),
                    key=lambda ln: ln.bbox[1])
@@ -991,7 +1006,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     pages = {p.number: p for p in doc.stream.pages}
     for i in idx:
         b = doc.blocks[i]
-        if b.attrs.get("bib_region") and b.page in pages and b.bbox:
+        if "bib_region" in b.attrs and b.page in pages and b.bbox:
             rows = _region_lines(b, pages[b.page])
             if rows:
                 b.attrs["bib_lines"] = rows
