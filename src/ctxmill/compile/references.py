@@ -1,17 +1,22 @@
-"""Bibliography: one REFERENCE block per printed entry, and its fields parsed.
+"""Bibliography: find every list, split it into one REFERENCE block per printed entry, parse each.
 
-The structure stage leaves the bibliography as blocks marked ``attrs["bibliography"]`` under
-the References heading: one block per visual line, or already one per entry. Here they are
-grouped into entries (never two entries merged, never one split) and each entry is parsed
-into authors, year (with suffix letter), title, venue, DOI, URL and arXiv id.
+Finding (``mark_bibliography``, called by the structure stage): a list starts at a heading or
+short line that names one (any case, small caps, numbered, with a page or line number), or,
+in a document with no such title, at a run of [1], [2], [3] in its second half; it ends at the
+next heading of its level or higher, or an appendix. Running heads, contents lines, per-chapter
+lists and a list swallowed by a mis-found table are handled there. Each block of the list gets
+its visual lines with their left edges (``attrs["bib_lines"]``).
 
-Grouping uses, in order of trust: a printed label (``[12]``, ``12.``), the hanging indent of
-PDF lines (the first line of an entry sits left of its continuation lines), the vertical gap
-between entries, and for text without geometry the shape of the text (an entry ends with its
-year or a full stop, the next starts with a name).
+Splitting (``segment``), in order of trust: printed labels ([12], 12., [Lee06]) with their
+sequence checked; the hanging indent of the lines, per page column (an entry running on into
+the next column or page stays one); the blocks themselves (vertical gaps); for text without
+geometry (OCR text, Markdown), the shape of the text (an entry ends with its year or a full
+stop, the next starts with a name). Text after the last labelled entry that is not part of
+it (a glossary) is handed back as paragraphs.
 
-The field parser is tuned for the author-year styles of natbib/plainnat, ACL and APA, and
-handles numbered IEEE/ACM entries; every field is optional and ``raw`` is always kept.
+Fields: ``parse_entry(raw) -> dict`` is the one rule parser of a single entry (authors, year
+with suffix, title, venue, DOI, URL, arXiv id; every field optional, ``raw`` always kept); the
+trained labeller (``compile/refparse``) uses it as its fallback in ``_reference``.
 """
 
 from __future__ import annotations
