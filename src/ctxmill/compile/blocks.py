@@ -197,8 +197,15 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         out.append(Block(BlockKind.PARAGRAPH, line.text, page.number, attrs={"_rotated": True}))
     i = 0
     n = len(ls)
+    above = tables.tables_above_captions(ls, body, ctx)  # grids printed over their caption
     while i < n:
         cur = ls[i]
+        if i in above:
+            k, cells, tlines = above[i]
+            out.append(Block(BlockKind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
+                             attrs={"caption": "", **cells}))
+            i = k
+            continue
         cap = CAPTION_RE.match(cur.text)
         if cap and (cur.first_bold or cur.size < body - 0.3) and _caption_label_ok(cur, cap):
             j = i + 1

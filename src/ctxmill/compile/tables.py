@@ -465,3 +465,38 @@ def attach_captions(blocks: list) -> list:
             drop.add(j)
             break
     return [b for k, b in enumerate(blocks) if k not in drop]
+
+
+def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, dict, list]]:
+    """Tables set above their caption ("Table 2: ..." under the grid, as USENIX, LNCS and KOMA
+    print them): {first line index: (index after the table, attrs, lines)}. The caption
+    vouches for the table, so two columns of text are enough here."""
+    out: dict[int, tuple[int, dict, list]] = {}
+    taken = -1
+    for c, cap in enumerate(ls):
+        m = _CAPTION.match(cap.text)
+        if not m or c == 0 or not m.group(2)[:1].isupper():
+            continue
+        k = c - 1
+        if not _close(ls[k], cap) and not 0 <= cap.top - ls[k].bottom <= 3.0 * max(cap.size, 4.0):
+            continue
+        start = c
+        while k > taken and (k == c - 1 or _close(ls[k], ls[k + 1])) and not _prose(ls[k], body, ctx):
+            if len(ls[k].text) > 120 or _CAPTION.match(ls[k].text) or _blocks().CAPTION_RE.match(ls[k].text):
+                break
+            start = k
+            k -= 1
+        region = ls[start:c]
+        if len(region) < 2 or sum(_tabular(x) for x in region) < 2:
+            continue
+        attrs = build(region)
+        rows = attrs["rows"]
+        if len(rows) < 2 or max(len(r) for r in rows) < 2:
+            continue
+        # the first lines may be the end of a paragraph: drop leading rows of one long cell
+        cells = [x for r in rows for x in r if x.strip()]
+        if sum(len(x) for x in cells) / len(cells) > 40:
+            continue
+        out[start] = (c, attrs, region)
+        taken = c
+    return out
