@@ -171,6 +171,35 @@ def test_interleaved_two_column_page_reads_column_by_column(tmp_path):
     assert md.index("This abstract spans") < positions[0]
 
 
+def test_term_and_definition_rows_keep_their_order(tmp_path):
+    # a glossary alternates sides line by line too, but it is rows, not two columns of text
+    items = [("Abbreviations Used in This Report", 150, 60, 16, "Times-Bold")]
+    for k in range(14):
+        items.append((f"ABR{k}", 72, 100 + 14 * k, 10, "Times-Roman"))
+        items.append((f"the expanded name of abbreviation number {k}", 320, 100 + 14 * k, 10, "Times-Roman"))
+    md = compile_document(make_pdf(tmp_path / "gloss.pdf", [items])).markdown
+    order = [md.index(f"ABR{k}") for k in range(14)] + [md.index(f"abbreviation number {k}") for k in range(14)]
+    for k in range(13):
+        assert order[k] < order[14 + k] < order[k + 1], "a term moved away from its definition"
+
+
+def test_table_across_two_columns_keeps_its_rows(tmp_path):
+    # a wide table at the top of a two-column page: its rows cross the gutter and alternate
+    # sides, but they are rows; the columns below are read as LaTeX wrote them
+    items = [("Table 1: Thresholds per dataset", 72, 60, 9, "Times-Bold")]
+    for k in range(10):
+        items.append((f"dataset name {k}", 110, 80 + 11 * k, 9, "Times-Roman"))
+        items.append((f"{k}.5 2.{k} 0.{k}0 1{k}.8", 340, 80 + 11 * k, 9, "Times-Roman"))
+    for side, x in (("left", 72), ("right", 320)):
+        for k in range(20):
+            items.append((f"{side} column body text line {k} runs to the edge", x, 210 + 12 * k, 10, "Times-Roman"))
+    md = compile_document(make_pdf(tmp_path / "wide.pdf", [items])).markdown
+    for k in range(10):
+        a, b = md.index(f"dataset name {k}"), md.index(f"{k}.5 2.{k}")
+        assert a < b < md.index("left column body text line 0"), k
+    assert md.index("left column body text line 19") < md.index("right column body text line 0")
+
+
 def test_margin_line_numbers_are_removed(tmp_path):
     # review copies: a line number in the margin on every text line
     items = [("Review Copy of a Paper", 150, 60, 20, "Times-Bold"), ("1 Introduction", 72, 100, 12, "Times-Bold")]

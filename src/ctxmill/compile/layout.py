@@ -114,6 +114,10 @@ def split_columns(page: Page) -> float | None:
     g = _gutter_of(pieces, page.width)
     if g is None:
         return None
+    # only a line whose two parts start where the columns start (or a paragraph indent in) is
+    # two column lines; a table row across the gutter stays one line, in its place
+    left_edge = _edge([b[0] for b in pieces if b[2] <= g], min)
+    right_edge = _edge([b[0] for b in pieces if b[0] >= g], min)
     out: list[Line] = []
     for ln in page.lines:
         if ln.bbox is None or not (ln.bbox[0] < g < ln.bbox[2]) or len(ln.spans) < 2:
@@ -121,7 +125,8 @@ def split_columns(page: Page) -> float | None:
             continue
         left = [sp for sp in ln.spans if sp.bbox and (sp.bbox[0] + sp.bbox[2]) / 2 < g]
         right = [sp for sp in ln.spans if sp.bbox and (sp.bbox[0] + sp.bbox[2]) / 2 >= g]
-        if not left or not right or left[-1].bbox[2] > g or right[0].bbox[0] < g:
+        if not left or not right or left[-1].bbox[2] > g or right[0].bbox[0] < g \
+                or not (-2 <= left[0].bbox[0] - left_edge <= 14) or not (-2 <= right[0].bbox[0] - right_edge <= 14):
             out.append(ln)  # a full-width line (title, abstract, wide table row)
             continue
         out.extend([_line_of(left), _line_of(right)])
@@ -197,6 +202,21 @@ def order_columns(page: Page, g: float | None) -> bool:
     # text switches on most lines
     if _switches(geo, g) < max(8, n // 4):
         return False
+    # both sides must read as text columns: lines of a good part of the page's width sharing a
+    # left edge; a glossary (term | definition) or an equation with justifications on the
+    # right also alternates sides line by line, and must keep its row order
+    for side in ([ln for ln in geo if ln.bbox[2] <= g], [ln for ln in geo if ln.bbox[0] >= g]):
+        if len(side) < 4:
+            return False
+        widths = sorted(ln.bbox[2] - ln.bbox[0] for ln in side)
+        extent = max(ln.bbox[2] for ln in side) - min(ln.bbox[0] for ln in side)
+        if widths[len(widths) // 2] < 0.5 * extent:
+            return False
+        edges: dict[int, int] = {}
+        for ln in side:
+            edges[round(ln.bbox[0] / 3)] = edges.get(round(ln.bbox[0] / 3), 0) + 1
+        if max(edges.values()) < 0.5 * len(side):
+            return False
     rest = [ln for ln in page.lines if ln.bbox is None]
     geo.sort(key=lambda ln: (ln.bbox[1], ln.bbox[0]))
     out: list[Line] = []
