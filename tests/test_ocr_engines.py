@@ -418,6 +418,17 @@ A = \operatorname{softmax}(QK^{T})
 """
 
 
+def test_latex_environments_outside_math():
+    text = ("\\title{A Short Note on Sorting}\n\n\\section{1 Introduction}\n\nWe sort.\n\n\\begin{figure}\n\\centering\n"
+            "\\includegraphics[width=0.5\\textwidth]{fig1.png}\n\\caption{Figure 1: Sorted numbers.}\n\\end{figure}\n\n"
+            "\\begin{equation}\nx_{i} \\leq x_{i+1}\n\\end{equation}\n\n\\begin{theorem}\nEvery list can be sorted.\n"
+            "\\end{theorem}\n\n$$\n\\begin{aligned} a &= b \\end{aligned}\n$$\n")
+    md = compile_text(text, name="note.mmd").markdown
+    assert "**Figure 1:** Sorted numbers." in md and "$$\nx_{i} \\leq x_{i+1}\n$$" in md
+    assert "Every list can be sorted." in md and "\\begin{aligned}" in md  # math keeps its environments
+    assert not leftover(md)
+
+
 def test_mathpix_markdown_of_got_ocr():
     doc = compile_text(MATHPIX, name="page.mmd")
     md = doc.markdown

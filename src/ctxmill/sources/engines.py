@@ -56,7 +56,7 @@ _SNIFF = [  # (engine, pattern, hits needed) -- first match wins, most specific 
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1),
     ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1),
     ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1),
-    ("mistral", re.compile(r"^#{1,6} Page \d+\s*$|\$\{\s*\}\^\{", re.M), 1),
+    ("mistral", re.compile(r"^#{1,6} Page \d+\s*$|\$\{\s*\}\^\{|!\[img-\d+\.(?:jpe?g|png)\]\(img-\d+\.", re.M), 1),
     ("paddleocr-vl", re.compile(r'<div style="text-align: center;">|<img src="imgs/img_in_'), 1),
     ("docling", re.compile(r"<!-- image -->|<!-- formula-not-decoded -->"), 1),
     ("azure-di", re.compile(r"<!-- PageBreak -->|<!-- PageHeader=|<!-- PageNumber="), 1),
@@ -281,6 +281,8 @@ def clean_markdown(text: str, engine: str) -> str:
     text = _latex_structure(text)
     if engine in ("nougat", "markdown", "plain", "olmocr", "deepseek-ocr", "mathpix", "text"):  # the others escape "[" as "\\[" and use $$
         text = _display_math(text)
+    if "\\begin{" in text or "\\includegraphics" in text or "\\caption" in text:
+        text = _latex_envs(text)
     out: list[str] = []
     in_code = False
     for line in text.split("\n"):
@@ -567,6 +569,33 @@ def _latex_structure(text: str) -> str:
     text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
     text = re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
     return text
+
+
+_MATH_ENVS = r"(?:equation|align|gather|multline|eqnarray|displaymath)\*?"
+
+
+def _latex_envs(text: str) -> str:
+    """LaTeX environments outside math (Mathpix, Nougat): a figure -> its placeholder and
+    caption, an equation or align -> a ``$$`` block, an algorithm or listing -> code; any other
+    environment's ``\\begin``/``\\end`` lines go and its text stays."""
+    pieces = re.split(r"(\$\$.*?\$\$)", text, flags=re.S)
+    for k in range(0, len(pieces), 2):  # even pieces are outside $$ blocks
+        t = pieces[k]
+        t = re.sub(r"\\begin\{figure\*?\}(.*?)\\end\{figure\*?\}", _latex_figure, t, flags=re.S)
+        t = re.sub(rf"\\begin\{{({_MATH_ENVS})\}}.*?\\end\{{\1\}}", lambda m: f"\n\n$$\n{m.group(0).strip()}\n$$\n\n", t,
+                   flags=re.S)
+        t = re.sub(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
+                   lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t, flags=re.S)
+        t = re.sub(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", lambda m: "\n\n" + _latex_text(m.group(1)) + "\n\n", t)
+        t = re.sub(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}"
+                   r"|\\label\{[^}]*\}|\\centering\b", "", t)
+        pieces[k] = t
+    return "".join(pieces)
+
+
+def _latex_figure(m: re.Match) -> str:
+    cap = re.search(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", m.group(1))
+    return "\n\n![](image)\n\n" + (_latex_text(cap.group(1)) + "\n\n" if cap else "")
 
 
 # --------------------------------------------------------------------------- LaTeX tables
