@@ -82,3 +82,30 @@ def test_qa_falls_when_half_or_all_of_a_real_papers_headings_are_lost(corpus_pap
             d.sections = [s for s in doc.sections if s.block_id not in lost]
             rep = assess(d, CompileOptions())
             assert rep.score < 70 and any(c.severity == "error" for c in rep.checks), (slug, every, rep.score)
+
+
+def test_qa_flags_a_title_taken_from_a_running_head_or_an_affiliation(corpus_papers):
+    """Give each paper the wrong title a compiler is tempted by -- a line of the top band of its
+    own first page (running head, stamp, venue line) or its first affiliation line -- and QA
+    must call it out."""
+    import copy
+
+    from ctxmill.compile import front
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.quality import assess
+
+    tried: list[str] = []
+    for slug, p in corpus_papers.items():
+        doc = p["doc"]
+        page = doc.stream.pages[0]
+        heads = [ln.text.strip() for ln in page.lines
+                 if ln.bbox and ln.bbox[3] < 0.08 * (page.height or 792) and len(ln.text.split()) >= 2]
+        affiliations = [ln.text.strip() for ln in page.lines if front.INSTITUTION_START_RE.match(ln.text)]
+        for wrong in heads[:2] + affiliations[:1]:
+            d = copy.copy(doc)
+            d.metadata = copy.copy(doc.metadata)
+            d.metadata.title = wrong
+            rep = assess(d, CompileOptions())
+            assert "title_suspect" in [c.id for c in rep.checks] and rep.score < 70, (slug, wrong)
+            tried.append(wrong)
+    assert len(tried) >= 8, tried  # the corpus holds 9 such lines: the test is never vacuous

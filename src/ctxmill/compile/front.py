@@ -27,7 +27,10 @@ FURNITURE_RE = re.compile(
     r"received[\s:]|submitted to|arxiv:|preprint submitted|copyright|©|\(c\)\s|permission to make|"
     r"compiled using|journal of|vol(?:ume)?\.?\s*\d|issn|doi:|https?://|www\.|\(?dated:)"
     r"|\barXiv:\s*\d{4}\.\d{4,5}|\b(?:workshop|conference|symposium) (?:at|on)\b.*\b(?:19|20)\d\d\b"
-    r"|\bpreprint\.\s*under review\b|\bmanuscript\b.*\bno\.|^\s*[A-Z]{2,}[/-]\d+[\w/-]*\s*$",
+    r"|\bpreprint\.\s*under review\b|\bmanuscript\b.*\bno\.|^\s*[A-Z]{2,}[/-]\d+[\w/-]*\s*$"
+    r"|\bcompiled using\b|\bstyle file\b|\btypeset (?:using|with)\b|\bpreprint\s+\d{1,2}\s+[a-z]+\s+\d{4}"
+    # a journal's running head: "MNRAS 000, 1–9 (2025)", "J. Fluid Mech. 407, 27-56 (2000)"
+    r"|^\s*[A-Z][\w.&\s]{1,40}?\s\d+\s*,\s*\d+\s*[–-]\s*\d+\s*\(\d{4}\)",
     re.I)
 MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATE_RE = re.compile(

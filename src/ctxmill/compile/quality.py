@@ -333,13 +333,29 @@ _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII":
           "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
 
 
-def _structure_checks(doc: Document, add) -> None:
-    from ctxmill.compile.front import DATE_RE, FURNITURE_RE
+def _title_problem(title: str) -> str | None:
+    """What a title reads like when it is no title, or None."""
+    from ctxmill.compile import front
 
+    if front.FURNITURE_RE.search(title) or front.DATE_RE.match(title) or front.GENRE_RE.match(title):
+        return "a running head, a stamp, a venue line or a date"
+    if not re.search(r"[A-Za-z]{2}", title):
+        return "no words"
+    if front.INSTITUTION_START_RE.match(title) or "@" in title:
+        return "an affiliation"
+    if front.ABSTRACT_LINE_RE.match(title) or re.match(r"^\s*(?:\d+(?:\.\d+)*\.?\s+)?(?:introduction|contents|table of "
+                                                       r"contents|references|bibliography)\s*$", title, re.I):
+        return "a section heading"
+    if not front.title_shaped(title, 40):
+        return "running text"
+    return None
+
+
+def _structure_checks(doc: Document, add) -> None:
     title = (doc.metadata.title or "").strip()
-    if title and (FURNITURE_RE.search(title) or DATE_RE.match(title) or not re.search(r"[A-Za-z]{2}", title)):
-        add(QACheck("title_suspect", "error", f"the title {title!r} reads like a running head, a stamp or a date, "
-                    f"not a title"))
+    problem = _title_problem(title) if title else None
+    if problem:
+        add(QACheck("title_suspect", "error", f"the title {title!r} reads like {problem}, not a title"))
     elif not title and doc.pages >= 2:
         add(QACheck("no_title", "warning", "no title was found"))
     if doc.pages >= 4 and not doc.sections:
@@ -379,6 +395,12 @@ def _numbering(doc: Document, add) -> None:
         if isinstance(last, int) and last > 1 and k[:-1] + (last - 1,) not in have:
             missing.append(".".join(str(x if isinstance(x, int) else chr(64 + x[1])) for x in k[:-1] + (last - 1,)))
     missing = sorted(set(missing), key=lambda m: [int(p) if p.isdigit() else ord(p[0]) for p in m.split(".")])
+    # An excerpt that starts at 2.2 (a page from the middle of a paper) lacks 2 and 2.1 by
+    # design: only numbers after the first heading it holds can be missing.
+    first = key(nums[0])
+    if first is not None and all(isinstance(x, int) for x in first):
+        missing = [m for m in missing if not (m.replace(".", "").isdigit()
+                                              and tuple(int(p) for p in m.split(".")) < first)]
     if missing:
         # a tenth of the numbered outline gone (or three numbers) is an error; one gap in a long
         # outline a warning
