@@ -582,6 +582,9 @@ def test_cli_from_option(tmp_path):
 def test_empty_engine_output_is_refused():
     with pytest.raises(InputRefused):
         compile_text("   \n\n", engine="nougat")
+    with pytest.raises(InputRefused) as exc:  # nothing but page markers and grounding boxes
+        compile_text("<--- Page Split --->\n<|ref|>image<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>\n<--- Page Split --->\n")
+    assert "no text" in str(exc.value) and "\n" not in str(exc.value)
 
 
 # ------------------------------------------------------------------ corpus (../shared/corpus/ocr)

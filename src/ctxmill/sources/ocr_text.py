@@ -81,8 +81,11 @@ def read_engine_text(text: str, engine: str) -> PageStream:
     for i, (num, body) in enumerate(et.pages):
         pages.append(Page(number=i + 1, lines=[Line(text=s.rstrip()) for s in body.split("\n")],
                           has_text_layer=True, ocr=True, printed_number=str(num) if num is not None else None))
-    if not pages:
-        pages = [Page(number=1, lines=[], ocr=True)]
+    if not any(ln.text.strip() and not re.fullmatch(r"\s*!\[[^\]]*\]\([^)]*\)\s*", ln.text)
+               for p in pages for ln in p.lines):  # image placeholders alone are no document
+        from ctxmill.errors import InputRefused
+
+        raise InputRefused(f"{engine} output holds no text once its page markers and markup are removed")
     # kind "markdown": the blocks stage reads its Markdown syntax; source.engine says who wrote it
     stream = PageStream(pages=pages, kind="markdown", declared_pages=len(pages), input_chars=len(text),
                         info={"engine": engine, "markers": max(0, len(pages) - 1), **et.info})
