@@ -463,3 +463,18 @@ def test_a_page_of_the_list_found_as_a_table_is_read_from_its_lines():
     references.run(doc, CompileOptions())
     assert [r.raw[:8] for r in doc.references] == ["Agol, E.", "Kipping,", "Koen, C.", "Kraus, A", "Rebull, ", "Zhan, Z."]
     assert doc.references[3].raw.endswith("& Dupuy, T. J. 2016, AJ, 152, 8")
+
+
+def test_ocr_text_entries_printed_with_natbib_labels_are_one_each():
+    # Nougat prints part of a numbered list with natbib's labels ("Ren et al. [2020] ...")
+    texts = ["[27] Jakob Foerster and Igor Mordatch. Learning with opponent-learning awareness. In AAMAS, 2018.",
+             "[28] Mengye Ren and Richard S Zemel. Meta-learning for semi-supervised few-shot classification. 2018.",
+             "Rajeswaran et al. [2019] Aravind Rajeswaran and Sergey Levine. Meta-learning with implicit gradients. 2019.",
+             "Hu et al. [2020] Hengyuan Hu and Jakob Foerster. Other-play for zero-shot coordination. In ICML, 2020."]
+    doc = Document(stream=PageStream(pages=[], kind="markdown"))
+    doc.blocks = [Block(kind=BlockKind.PARAGRAPH, page=1, id=f"b{i}", text=t, attrs={"bibliography": True})
+                  for i, t in enumerate(texts)]
+    references.run(doc, CompileOptions())
+    assert [r.raw for r in doc.references] == texts
+    assert parse_entry(texts[2])["title"] == "Meta-learning with implicit gradients"
+    assert parse_entry(texts[2])["authors"] == ["Aravind Rajeswaran", "Sergey Levine"]

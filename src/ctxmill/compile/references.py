@@ -97,7 +97,7 @@ def group_entries(blocks: list[Block], page_widths: dict[int, float] | None = No
     if numbered:
         # Numbered bibliographies: a label starts an entry, everything else continues it.
         for i, b in enumerate(blocks):
-            if i and _LABEL.match(b.text):
+            if i and (_LABEL.match(b.text) or b.attrs.get("bib_item") or b.bbox is None and _NATBIB_LABEL.match(b.text)):
                 starts[i] = True
     else:
         _starts_by_geometry(blocks, starts, page_widths or {})
@@ -393,6 +393,8 @@ def parse_entry(raw: str) -> dict:
     elif (am := _ALPHA_LABEL.match(text)) is not None:
         label = am.group(1)
         text = text[am.end() :]
+    elif (nm := _NATBIB_LABEL.match(text)) is not None:
+        text = text[nm.end() :]  # "Rajeswaran et al. [2019] Aravind Rajeswaran, ..." (Nougat)
     url, url_span = _find_url(text)
     doi_m = _DOI.search(text)
     doi = doi_m.group(1).rstrip(".,;") if doi_m else None
@@ -543,6 +545,10 @@ def is_bibliography_title(text: str) -> bool:
     return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
 
 
+# natbib's optional label printed before the entry by OCR engines: "Hu et al. [2020] Hengyuan Hu, ..."
+_NATBIB_LABEL = re.compile(
+    r"^[A-Z][\w'’\-]+(?:\s(?:et\s+al\.|(?:and|&)\s[A-Z][\w'’\-]+))?\s\[(?:19|20)\d\d[a-z]?\]\s+(?=[A-Z])"
+)
 # bracketed words that are notes inside an entry, not labels
 _NOT_LABELS = frozenset("online accessed available internet electronic abstract software dataset video cited "
                         "in press preprint".split())
@@ -644,8 +650,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
             inside = False
             continue
-        if b.kind is BlockKind.LIST_ITEM and b.number:
-            b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
+        if b.kind is BlockKind.LIST_ITEM:
+            if b.number:
+                b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
+            elif b.bbox is None:
+                b.attrs["bib_item"] = True  # a Markdown/OCR list item: one entry, labelled or not
             b.kind = BlockKind.PARAGRAPH
         b.attrs["bibliography"] = True
         b.attrs["bib_part"] = part
