@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from _pdfgen import _assemble
-
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.sources import load_source
 from ctxmill.sources.clean_text import clean

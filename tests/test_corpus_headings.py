@@ -12,7 +12,6 @@ import re
 import statistics
 
 from _pdfgen import make_pdf
-
 from ctxmill.compile.headings import parse_number, roman_value
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.model import BlockKind

@@ -115,8 +115,8 @@ class _L:
         self.first_bold = bool(spans) and spans[0].bold
         # all capitals ("I. INTRODUCTION"); small capitals are capitals in two sizes, the
         # line's true size being the larger one
-        letters = [c for c in line.text if c.isalpha()]
-        self.caps = len(letters) >= 3 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+        t = line.text  # str.isupper() first: no per-character loop for ordinary lines
+        self.caps = t.isupper() and sum(1 for c in t if c.isalpha()) >= 3
         self.smallcaps = self.caps and len(counts) >= 2 and min(counts) >= 0.6 * max(counts)
         self.lead_bold = spans[0].text.strip() if spans and spans[0].bold else ""
         self.wide = False

@@ -17,12 +17,9 @@ Two things a PDF's character stream gets wrong for the block builder:
 
 from __future__ import annotations
 
-import re
+from itertools import pairwise
 
 from ctxmill.model import Line, Page
-
-_NUM = re.compile(r"^\d{1,4}$")
-
 
 # ---------------------------------------------------------------------------- line numbers
 
@@ -39,7 +36,7 @@ def strip_line_numbers(page: Page) -> int:
         for k in (0, len(spans) - 1) if len(spans) > 1 else (0,):
             s = spans[k]
             t = s.text.strip()
-            if not s.bbox or not _NUM.match(t):
+            if not t.isdigit() or len(t) > 4 or not s.bbox:
                 continue
             if len(spans) > 1:
                 other = spans[1] if k == 0 else spans[-2]
@@ -54,7 +51,7 @@ def strip_line_numbers(page: Page) -> int:
         if len(group) < 8:
             continue
         group.sort(key=lambda g: g[0])
-        rising = sum(1 for a, b in zip(group, group[1:]) if 0 < b[1] - a[1] <= 3)
+        rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
         if rising < 0.8 * (len(group) - 1):
             continue
         for _, _, line, k in group:
@@ -188,7 +185,7 @@ def _gutter_of(boxes: list[tuple], width: float) -> float | None:
 def _switches(lines: list[Line], g: float) -> int:
     """How often the stream jumps between the columns and back within one band of the page."""
     sides = [(ln.bbox[0] >= g) for ln in lines if ln.bbox is not None and not (ln.bbox[0] < g < ln.bbox[2])]
-    return sum(1 for a, b in zip(sides, sides[1:]) if a != b)
+    return sum(1 for a, b in pairwise(sides) if a != b)
 
 
 def order_columns(page: Page, g: float | None) -> bool:

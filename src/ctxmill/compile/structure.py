@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import pairwise
 
 from ctxmill.compile.blocks import (
     BIBLIOGRAPHY_TITLES,
@@ -260,7 +261,7 @@ def _roman_scheme(cands: dict[int, tuple]) -> bool:
     """Sections numbered I., II., III. (IEEE): letters are then their subsections."""
     values = [roman_value(c[0].text) for c in cands.values() if c[0] is not None and c[0].kind == "roman"]
     values = [v for v in values if v]
-    return len(values) >= 2 and values[0] <= 2 and any(b - a == 1 for a, b in zip(values, values[1:]))
+    return len(values) >= 2 and values[0] <= 2 and any(b - a == 1 for a, b in pairwise(values))
 
 
 def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
