@@ -765,6 +765,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
     title_text = _title_of(heads, numbered, lines_by_page, roman)
     plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
     ranks = {e: k + 1 for k, e in enumerate(plain_levels)}
+    flat = len({e for _, _, e, _ in heads}) == 1
     cur: tuple[int, int] | None = None  # (engine level, our level) of the numbered section we are in
     seen_title = seen_sections = False
     for pi, li, elevel, text in heads:
@@ -795,7 +796,9 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
             new = "#" * min(6, 1 + ranks.get(elevel, 1)) + " " + t  # no numbering anywhere: the engine's own nesting
         elif cur is None:
             new = "## " + t
-        elif elevel > cur[0]:
+        elif elevel > cur[0] or (flat and len(numbered) >= 3):
+            # deeper than its section, or the engine wrote every heading at one level (docling,
+            # MinerU) in a numbered paper: an unnumbered heading after section 5 is inside it
             new = "#" * min(6, cur[1] + 1) + " " + t
         elif elevel == cur[0] or len(numbered) < 3 or engine == "mistral":
             new = "#" * cur[1] + " " + t
