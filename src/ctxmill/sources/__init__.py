@@ -125,6 +125,16 @@ def load_source(
     if not data:
         raise InputRefused(f"{label}: empty input")
     sha = hashlib.sha256(data).hexdigest()
+    if kind is None:  # what the bytes are: a Word file or a photo is told apart from text here
+        from ctxmill.sources import filetype
+
+        found, what = filetype.identify(data, name)
+        if found == "unsupported":
+            raise InputRefused(f"{label}: {what}")
+        if found == "image":  # a photo or scan of a page: the PDF road, then OCR
+            from ctxmill.sources.image import image_to_pdf
+
+            data, kind, path = image_to_pdf(data, label), "pdf", None
     kind = kind or sniff_kind(data, name)
     if kind == "pdf":
         if data[:1024].find(b"%PDF-") < 0:

@@ -75,20 +75,22 @@ def display_name(name: str | None) -> str:
 
 
 def sniff(data: bytes, filename: str, content_type: str | None) -> str:
-    """'pdf' or 'text' from the bytes themselves; HTTP 415 when neither."""
-    if b"%PDF-" in data[:1024]:  # the spec lets the header start within the first 1 KiB
-        return "pdf"
+    """'pdf', 'image' or 'text' from the bytes themselves; HTTP 415 with what the file is
+    (in plain words, for the page to show as it is) when it is none of them."""
+    from ctxmill.sources.filetype import READS, identify
+
+    kind, what = identify(data, filename)
+    if kind == "unsupported":
+        raise HTTPException(415, what[0].upper() + what[1:] + ".")
+    if kind in ("pdf", "image"):
+        return kind
     declared_pdf = filename.lower().endswith(".pdf") or (content_type or "").split(";")[0].strip() in (
         "application/pdf", "application/x-pdf")
     if declared_pdf:
-        raise HTTPException(415, "not a PDF: the file was sent as a PDF but does not start with %PDF-")
-    if b"\x00" in data[:65536]:
-        raise HTTPException(415, "unsupported file: send a PDF, or raw OCR / Markdown text in UTF-8")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise HTTPException(415, "unsupported file: text must be UTF-8 (or send a PDF)") from None
-    return "text"
+        raise HTTPException(415, f"This file is named as a PDF but is not one (it does not start with %PDF-). {READS}.")
+    if b"\x00" in data[:65536] and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 text has NULs
+        raise HTTPException(415, f"This file is binary data of a kind ctxmill does not know. {READS}.")
+    return "text"  # UTF-8, UTF-16 or a legacy 8-bit encoding: the compiler decodes it (or says why not)
 
 
 class BodyLimit:
@@ -267,7 +269,7 @@ def create_app(
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed)
     app.add_middleware(
         BodyLimit, limit=max_bytes + 256 * 1024,  # room for the multipart envelope and the options
-        message=f"upload too large: the limit is {max_upload_mb:g} MiB",
+        message=f"This file is larger than the upload limit of {max_upload_mb:g} MiB.",
     )
     swagger = _swagger_ui_path()
     if swagger is not None:
@@ -378,7 +380,7 @@ def create_app(
         else:
             raise HTTPException(400, "send a file (field 'file') or text (field 'text')")
         if len(data) > max_bytes:
-            raise HTTPException(413, f"upload too large: the limit is {max_upload_mb:g} MiB")
+            raise HTTPException(413, f"This file is larger than the upload limit of {max_upload_mb:g} MiB.")
         if not data.strip():
             raise HTTPException(400, "the input is empty")
         kind = sniff(data, file.filename if file is not None and file.filename else "", content_type)

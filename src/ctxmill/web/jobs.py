@@ -45,7 +45,7 @@ STAGE_ORDER = [
 class Job:
     id: str
     dir: Path
-    kind: str  # "pdf" | "text"
+    kind: str  # "pdf" | "image" | "text"
     display_name: str  # shown to the user only, never used as a path
     options: dict[str, Any]
     status: str = "queued"  # queued | running | done | failed | cancelled
@@ -158,12 +158,12 @@ class JobStore:
         job_id = uuid.uuid4().hex
         job_dir = self.root / job_id
         job_dir.mkdir()
-        input_name = "input.pdf" if kind == "pdf" else "input.txt"
+        input_name = {"pdf": "input.pdf", "image": "input.image"}.get(kind, "input.txt")
         (job_dir / input_name).write_bytes(data)
         job = Job(id=job_id, dir=job_dir, kind=kind, display_name=display_name, options=options)
         (job_dir / "job.json").write_text(json.dumps({
             "input": input_name,
-            "kind": "pdf" if kind == "pdf" else None,  # text: let the source sniff OCR vs Markdown
+            "kind": "pdf" if kind == "pdf" else None,  # text, image: the source tells which road
             "name": display_name or input_name,
             "options": options,
             "memory_limit_mb": self.memory_limit_mb,

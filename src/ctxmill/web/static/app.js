@@ -32,6 +32,7 @@ const state = {
   job: null,        // the finished job object from the API
   data: {},         // parsed outputs of the current job, by file name
   stages: [],       // expected stage names, from /api/config
+  maxUpload: null,  // bytes, from /api/config: a larger file is refused before it is sent
   source: null,     // the EventSource of the running job
 };
 
@@ -122,8 +123,15 @@ async function submit() {
     msg.classList.add("bad");
     return;
   }
+  if (state.file && state.maxUpload && state.file.size > state.maxUpload) {
+    msg.textContent = `${state.file.name} is ${formatBytes(state.file.size)}, larger than the upload limit of ` +
+      `${formatBytes(state.maxUpload)}; nothing was uploaded.`;
+    msg.classList.add("bad");
+    return;
+  }
   if (state.source) { state.source.close(); state.source = null; }
   $("#compile").disabled = true;
+  clearResults();
   resetProgress();
   $("#progress").scrollIntoView({ block: "nearest" });
   let resp, body;
@@ -136,11 +144,60 @@ async function submit() {
     return;
   }
   if (resp.status !== 202) {
-    showError(`${resp.status}: ${detail(body) || resp.statusText}`);
+    // plain words from the server; the status code stays in the JSON API
+    showError(detail(body) || `The server could not take this file (${resp.statusText}).`);
     $("#compile").disabled = false;
     return;
   }
+  history.replaceState(null, "", `?job=${body.id}`);  // a reload or a shared link comes back here
   follow(body);
+  loadRecent();
+}
+
+// A job named in the URL: reopen it live, or show it finished.
+async function reopen(id) {
+  let resp;
+  try { resp = await fetch(`/api/jobs/${encodeURIComponent(id)}`); } catch { return; }
+  if (!resp.ok) {
+    showError("That job is no longer on this server (finished jobs are kept for a while, and a restart " +
+      "clears them). Compile the document again.");
+    return;
+  }
+  const job = await resp.json();
+  resetProgress();
+  for (const st of job.stages || []) stageEvent({ stage: st.name, state: st.state, t: 0 });
+  if (["done", "failed", "cancelled"].includes(job.status)) finished(job);
+  else follow(job);
+}
+
+async function loadRecent() {
+  let jobs = [];
+  try { jobs = await (await fetch("/api/jobs")).json(); } catch { return; }
+  const list = $("#recent-list");
+  list.replaceChildren(...jobs.slice(0, 5).map((j) => el("li", {},
+    el("a", { href: `?job=${j.id}`, text: j.name || j.id.slice(0, 8) }),
+    el("span", { class: "muted", text: j.status }))));
+  $("#recent").hidden = jobs.length === 0;
+}
+
+// The previous document's results leave the page when a new compile starts, fails or is cancelled.
+function clearResults() {
+  state.job = null;
+  state.data = {};
+  $("#results").classList.remove("ready");
+  for (const id of ["panel-metadata", "panel-sections", "panel-qa", "panel-speed", "panel-download"]) {
+    missing($(`#${id}`), "Compile a document to see this.");
+  }
+  const summary = $("#summary");
+  if (summary) summary.replaceChildren();
+  $("#doc-html").replaceChildren(el("p", { class: "muted", text: "Compile a document to see it here." }));
+  $("#chunk-list").replaceChildren();
+  $("#chunk-count").textContent = "";
+  $("#chunk-more").hidden = true;
+  $("#graph").replaceChildren();
+  $("#graph-count").textContent = "";
+  if (state.graphView && state.graphView.stop) state.graphView.stop();
+  state.graphView = null;
 }
 
 function detail(body) {
@@ -236,7 +293,9 @@ async function cancel() {
   if (!job) return;
   if (state.source) { state.source.close(); state.source = null; }
   await fetch(job.links.self, { method: "DELETE" }).catch(() => null);
+  // the bar stays where the job stopped; the previous document's results go
   finished({ ...job, status: "cancelled", error_kind: "cancelled", error: "cancelled by you; its files are deleted" });
+  loadRecent();
 }
 
 async function finished(job) {
@@ -244,6 +303,7 @@ async function finished(job) {
   $("#cancel").hidden = true;
   $("#compile").disabled = false;
   if (job.status !== "done") {
+    clearResults();
     $("#job-status").className = `status ${job.status}`;
     const what = { refused: "Refused", cancelled: "Cancelled", timeout: "Stopped" }[job.error_kind] || "Failed";
     showError(`${what}: ${job.error || "the compile failed"}`);
@@ -738,12 +798,16 @@ async function init() {
   try {
     const cfg = await (await fetch("/api/config")).json();
     state.stages = cfg.stages || [];
+    state.maxUpload = cfg.max_upload_bytes || null;
   } catch { state.stages = []; }
   $("#results").hidden = false;
   for (const id of ["panel-metadata", "panel-sections", "panel-qa", "panel-speed", "panel-download"]) {
     missing($(`#${id}`), "Compile a document to see this.");
   }
   $("#doc-html").replaceChildren(el("p", { class: "muted", text: "Compile a document to see it here. The text box opens with our sample." }));
+  loadRecent();
+  const jobId = new URLSearchParams(location.search).get("job");
+  if (jobId) reopen(jobId);
 }
 
 document.addEventListener("DOMContentLoaded", init);
