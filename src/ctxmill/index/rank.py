@@ -57,6 +57,9 @@ _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _TESTISH = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|examples?|benchmarks?|fixtures?|vendor|"
                       r"third_party|node_modules|docs?)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+)$")
 
+# File names that only say "this folder's module": the folder is the name.
+INDEX_NAMES = frozenset({"mod", "index", "init"})
+
 _PROSE = re.compile(r"\.(md|markdown|rst|txt|adoc)$", re.I)
 
 
@@ -134,9 +137,10 @@ def parse_query(text: str) -> Query:
     toks = _IDENT.findall(text)
     idents = {t for t in toks if _looks_like_identifier(t)}
     bare = text.strip()
-    symbol_lookup = bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$.]*", bare))
+    # a bare name, dotted or with the :: of Rust, C++, Ruby and PHP (Rack::Builder, fmt::format)
+    symbol_lookup = bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*", bare))
     if symbol_lookup:
-        idents |= {p for p in bare.split(".") if p}
+        idents |= {p for p in re.split(r"\.|::", bare) if p}
     seen: dict[str, None] = {}
     for t in toks:
         for w in split_identifier(t) or [t.lower()]:
@@ -237,6 +241,10 @@ def _path_features(path: str) -> tuple[str, str, tuple[str, ...], tuple[str, ...
     words, tests/examples/vendored?, prose?) - cached: the same files come back query after query."""
     fname = path.rsplit("/", 1)[-1].split(".", 1)[0]
     dirs = path.rsplit("/", 1)[0] if "/" in path else ""
+    if fname.lower() in INDEX_NAMES and dirs:
+        # a module's index file (mod.rs, __init__.py, index.ts, init.lua): the name says
+        # nothing, the folder names the module (axum/src/routing/mod.rs is "routing")
+        fname = dirs.rsplit("/", 1)[-1]
     return (fname, dirs, tuple(_stems(split_identifier(fname))), _dir_stems(dirs),
             bool(_TESTISH.search(path)), bool(_PROSE.search(path)))
 
