@@ -28,7 +28,7 @@ def test_colon_path_finds_the_class_not_its_uses():
 
 def test_module_index_file_is_named_by_its_folder():
     # mod.rs says nothing; the folder `routing` is the module's name
-    index = hit("src/routing/mod.rs", 1, 40, "pub struct Thing;\nfn nest() {}", symbol="nest", score=0.4)
+    index = hit("src/routing/mod.rs", 1, 40, "pub struct Thing;\nfn make() {}", symbol="make", score=0.4)
     other = hit("src/routing/handler.rs", 1, 40, "fn call() {}", symbol="call", score=0.6)
     out = rerank("how the router nests routing trees", [other, index])
     assert out[0]["path"] == "src/routing/mod.rs"
