@@ -102,14 +102,14 @@ _DROP = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|addlinespace|centerin
 
 def clean(cell: str) -> tuple[str, int]:
     span = 1
-    cell = cell.strip()
+    cell = _DROP.sub("", cell).strip()
     m = re.match(r"\\multicolumn\s*\{(\d+)\}", cell)
     if m:
         span = int(m.group(1))
         i = _skip_args(cell, m.end(), 1)
         i = cell.find("{", i)
         cell = _group(cell, i)[0] if i >= 0 else ""
-    m = re.match(r"\\multirow\s*\{[^}]*\}\s*(\[[^\]]*\])?\s*\{[^}]*\}", cell)
+    m = re.match(r"\\multirow\s*\{[^}]*\}\s*(\[[^\]]*\])?\s*(\{[^}]*\}|\*)", cell)
     if m:
         cell = cell[m.end():].strip()
         if cell.startswith("{"):
@@ -118,7 +118,10 @@ def clean(cell: str) -> tuple[str, int]:
     cell = _DROP.sub("", cell)
     cell = re.sub(r"\\(?:cite[pt]?|ref|label|eqref|autoref|cref|Cref|footnote|vspace|hspace|rule|includegraphics)"
                   r"\*?(\[[^\]]*\])*\{[^}]*\}(\{[^}]*\})?", "", cell)
-    cell = re.sub(r"\\(?:rowcolor|cellcolor|color)(\[[^\]]*\])?\{[^}]*\}", "", cell)
+    cell = re.sub(r"\\(?:rowcolor|cellcolor|color|textcolor)(\[[^\]]*\])?\{[^}]*\}", "", cell)
+    # boxes: the size or angle arguments go, the content stays
+    cell = re.sub(r"\\(?:rotatebox|parbox|makebox|raisebox)(\[[^\]]*\])*\{[^}]*\}", "", cell)
+    cell = re.sub(r"\\(?:resizebox|scalebox)\*?\{[^}]*\}(\{[^}]*\})?", "", cell)
     cell = cell.replace("\\%", "%").replace("\\&", "&").replace("\\$", "$").replace("\\_", "_").replace("\\#", "#")
     cell = cell.replace("~", " ").replace("\\,", " ").replace("\\ ", " ").replace("--", "–").replace("``", "“")
     cell = cell.replace("''", "”")

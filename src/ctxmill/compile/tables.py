@@ -233,7 +233,9 @@ def _rows(frags: list[_Frag], cols, placed: dict) -> list[list[_Frag]]:
             # header or a units row above the figures
             parts: list[list[_Frag]] = []
             for k, lv in enumerate(levels):
-                if not parts or spanning(lv) or spanning(levels[k - 1]) or _units(lv):
+                # figures do not wrap: a line of them under another is a row of its own
+                numbers = sum(numeric(f.text) for f in lv) >= 2 and sum(numeric(f.text) for f in levels[k - 1]) >= 2
+                if not parts or spanning(lv) or spanning(levels[k - 1]) or _units(lv) or numbers:
                     parts.append([])
                 parts[-1].extend(lv)
             out.extend(_split_flat(parts, cols) if len(groups) <= 3 else parts)
