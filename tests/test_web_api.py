@@ -387,7 +387,17 @@ def test_rendered_markdown_escapes_html_and_fetches_no_images():
     assert "<img" not in html and "example.invalid" not in html
     assert '<span class="img-placeholder" title="image not included">Figure 1: a plot</span>' in html
     assert '<h2 data-line="2" id="sec-s2">2 Method</h2>' in html
-    assert "<table" in html and '<span class="math inline">x^2</span>' in html and 'class="footnote-ref"' in html
+    assert "<table" in html and 'class="footnote-ref"' in html
+    # math as MathML made on the server (no script, nothing fetched), its LaTeX kept beside it
+    assert 'data-latex="x^2"' in html and "<msup><mi>x</mi><mn>2</mn></msup>" in html
+
+
+def test_display_math_keeps_its_equation_number_and_bad_latex_stays_readable():
+    from ctxmill.web.app import render_markdown
+
+    html = render_markdown("$$\\frac{a}{b} = c$$ (3)\n\nand $\\alpha <script>$ here\n", [])
+    assert '<span class="eqno">(3)</span>' in html and "<mfrac>" in html and 'display="block"' in html
+    assert "<script>" not in html
 
 
 def test_serve_refuses_a_taken_port():

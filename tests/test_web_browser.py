@@ -506,3 +506,16 @@ def test_a_reload_reopens_the_job_and_cancel_clears_the_old_results(page, server
     page.goto(f"{server}/?job=0123456789abcdef")
     page.wait_for_selector("#error:not([hidden])")
     assert "no longer on this server" in page.inner_text("#error")
+
+
+def test_math_is_rendered_as_mathml(page):
+    page.fill("#text", "# Notes on a formula\n\n## 1 Model\n\nThe rate is $r_{p,b} \\leftarrow \\frac{h}{t}$ per key.\n\n"
+                       "$$\\sum_{i=1}^{n} x_i^2 = 1$$ (1)\n\nThat is all there is to say about the model here.\n")
+    page.click("#compile")
+    wait_done(page)
+    assert page.locator("#doc-html math").count() >= 2
+    # drawn by the browser's own MathML engine: real boxes, fractions stacked
+    box = page.locator("#doc-html math mfrac").first.bounding_box()
+    assert box and box["height"] > 15
+    assert page.inner_text("#doc-html .eqno") == "(1)"
+    assert page.get_attribute("#doc-html .math.display", "data-latex") == "\\sum_{i=1}^{n} x_i^2 = 1"
