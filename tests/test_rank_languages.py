@@ -32,3 +32,27 @@ def test_module_index_file_is_named_by_its_folder():
     other = hit("src/routing/handler.rs", 1, 40, "fn call() {}", symbol="call", score=0.6)
     out = rerank("how the router nests routing trees", [other, index])
     assert out[0]["path"] == "src/routing/mod.rs"
+
+
+def test_reexport_stands_in_for_a_definition_outside_the_tree():
+    # FromRequest is defined in another crate; extract/mod.rs re-exports it, json.rs implements it
+    reexport = hit("extract/mod.rs", 20, 30, "pub use axum_core::extract::{\n    FromRef, FromRequest, Request,\n};",
+                   kind="code", score=0.3)
+    impl = hit("json.rs", 99, 114, "impl<T, S> FromRequest<S> for Json<T> {\n    fn from_request() {}\n}",
+               symbol="FromRequest<S> for Json<T>", kind="impl", score=0.6)
+    assert rerank("FromRequest", [impl, reexport])[0]["path"] == "extract/mod.rs"
+    # ... but a real definition among the candidates wins over the re-export
+    trait = hit("core/extract.rs", 1, 20, "pub trait FromRequest<S> {\n}", symbol="FromRequest", kind="trait",
+                score=0.3)
+    assert rerank("FromRequest", [impl, reexport, trait])[0]["path"] == "core/extract.rs"
+
+
+def test_impl_names_the_type_not_the_trait():
+    from ctxmill.index.rank import file_terms
+
+    terms = file_terms("json.rs", ["FromRequest<S> for Json<T>", "IntoResponse for Json<T>.call"])
+    assert "json" in terms and "fromrequest" not in terms and "intorespons" not in terms and "call" in terms
+    impl = hit("json.rs", 1, 9, "impl<T> IntoResponse for Json<T> {}", symbol="IntoResponse for Json<T>", kind="impl",
+               score=0.3)
+    use = hit("handler.rs", 1, 9, "fn h() -> Json<u8> { Json(1) }", symbol="h", score=0.6)
+    assert rerank("Json", [use, impl])[0]["path"] == "json.rs"

@@ -75,6 +75,7 @@ class Weights:
     exact_symbol: float = 0.6  # the chunk defines an identifier the query names
     exact_symbol_use: float = 0.15  # the chunk's symbol is that identifier but it is not a definition kind
     text_definition: float = 0.3  # "class X" / "def X" / "function X" ... inside the chunk text
+    reexport: float = 1.0  # `pub use a::{X}` / `export { X } from`: X's definition is not among the candidates
     symbol_parts: float = 0.25  # share of the symbol's words found in the query
     file_stem: float = 1.0  # share of the file name's words found in the query
     path_dirs: float = 0.3  # share of query words found in the folder names
@@ -326,6 +327,37 @@ def _def_pattern(name: str) -> re.Pattern:
     )
 
 
+_GENERICS = re.compile(r"<[^<>]*>")
+
+
+def _implementor(symbol: str) -> str:
+    """A Rust ``impl Trait for Type`` names the type it adds to, not the trait: a file full
+    of ``impl FromRequest for X`` does not define FromRequest (generics dropped, too)."""
+    if " for " not in symbol and "<" not in symbol:
+        return symbol
+    for _ in range(3):  # nested generics, innermost first
+        symbol = _GENERICS.sub("", symbol)
+    return re.sub(r"[^.]*? for ", "", symbol)
+
+
+def _leaf(symbol: str) -> str:
+    return _implementor(symbol).split(".")[-1].split(" > ")[-1] if symbol else ""
+
+
+@lru_cache(maxsize=1024)
+def _reexport_pattern(name: str) -> re.Pattern:
+    """A re-export of ``name``: Rust ``pub use a::b::{X, Y}`` / ``pub use a::X``, JS/TS
+    ``export { X } from`` / ``export * as X from``, Python ``from .a import X`` (an __init__.py's
+    public names), Go ``X = pkg.X``."""
+    n = re.escape(name)
+    return re.compile(
+        rf"\bpub(?:\([^)]*\))?\s+use\s+[^;]*\b{n}\b"
+        rf"|\bexport\s+(?:type\s+)?\{{[^}}]*\b{n}\b[^}}]*\}}\s*from\b|\bexport\s+\*\s+as\s+{n}\b"
+        rf"|^\s*from\s+\.[\w.]*\s+import\s+[^\n]*\b{n}\b",
+        re.M,
+    )
+
+
 def _terms(text: str) -> set[str]:
     out: set[str] = set()
     for t in _IDENT.findall(text):
@@ -372,7 +404,7 @@ def _naming_idents(path: str, symbols, head: str) -> list[str]:
     idents = _IDENT.findall(path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path)
     for sym in symbols:
         if sym:
-            idents.extend(_IDENT.findall(sym))
+            idents.extend(_IDENT.findall(_implementor(sym)))
     if head:
         idents.extend(i for i in _IDENT.findall(head) if i.lower() not in STOP)
     return list(dict.fromkeys(idents))
@@ -553,6 +585,13 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     initials = _initials(query)
     idents_lower = {i.lower() for i in q.idents}
     def_names = list(q.idents)  # their patterns are compiled only for texts that hold the name
+    # Names no candidate defines: their definition lives outside the tree (axum's FromRequest is
+    # axum-core's), so the module that re-exports them is where a reader meets them.
+    undefined = []
+    if weights.reexport and def_names:
+        defined = {_leaf(_get(h, "symbol") or "") for h in hits
+                   if (_get(h, "kind") or "").lower() in DEFINITION_KINDS}
+        undefined = [n for n in def_names if n not in defined and len(n) > 2]
     abbreviated: dict[str, bool] = {}  # file-name part -> abbreviates a query word (asked once a query)
 
     def _abbreviates(part: str) -> bool:
@@ -577,7 +616,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         text = _get(hit, "text", "") or ""
         symbol = _get(hit, "symbol") or ""
         kind = (_get(hit, "kind") or "").lower()
-        leaf = symbol.split(".")[-1].split(" > ")[-1] if symbol else ""
+        leaf = _leaf(symbol)
         fname, dirs, fparts, dparts, testish, prose = _path_features(path)
         s = base + fscore.get(path, 0.0)
 
@@ -586,6 +625,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             s += weights.exact_symbol if kind in DEFINITION_KINDS else weights.exact_symbol_use
         elif def_names and any(name in text and _def_pattern(name).search(text) for name in def_names):
             s += weights.text_definition
+        elif undefined and any(name in text and _reexport_pattern(name).search(text) for name in undefined):
+            s += weights.reexport
         # partial symbol match: the symbol's words that the query names
         if leaf and qstems:
             parts = _symbol_stems(leaf)
