@@ -487,3 +487,22 @@ def test_expired_jobs_are_swept_without_new_submissions(tmp_path):
         assert store.get(job.id) is None and not job.dir.exists()
     finally:
         store.close()
+
+
+def test_callouts_link_to_their_entries_by_position():
+    from ctxmill.web.app import link_citations, render_markdown
+
+    md = ("# T\n\n## 1 Intro\n\nAs Lee (2020) showed, and later (Lee, 2020), caching helps.\n\n"
+          "Table text mentions Lee only.\n\n## References\n\nLee, A. Caching at the edge. Proc. X, 2020.\n")
+    first = md.index("Lee (2020)")
+    second = md.index("Lee, 2020")
+    mentions = [{"text": "Lee, 2020", "reference_ids": ["ref-1"], "char_span": [second, second + 9]},
+                {"text": "Lee (2020)", "reference_ids": ["ref-1"], "char_span": [first, first + 10]},
+                {"text": "Nobody, 1999", "reference_ids": [], "char_span": [0, 1]}]
+    refs = [{"id": "ref-1", "raw": "Lee, A. Caching at the edge. Proc. X, 2020."}]
+    html_doc = link_citations(render_markdown(md, []), md, mentions, refs)
+    assert html_doc.count('<a class="cite" href="#ref-1"') == 2
+    assert html_doc.count('id="ref-1"') == 1
+    assert 'title="Lee, A. Caching at the edge. Proc. X, 2020."' in html_doc
+    # the entry's own "Lee, 2020"-like words are not turned into a callout
+    assert html_doc.index('id="ref-1"') > html_doc.rindex('class="cite"')

@@ -519,3 +519,19 @@ def test_math_is_rendered_as_mathml(page):
     assert box and box["height"] > 15
     assert page.inner_text("#doc-html .eqno") == "(1)"
     assert page.get_attribute("#doc-html .math.display", "data-latex") == "\\sum_{i=1}^{n} x_i^2 = 1"
+
+
+def test_a_callout_click_lands_on_its_reference(page):
+    page.click("#compile")  # the preloaded sample: 8 references, 10 callouts
+    wait_done(page)
+    cites = page.locator("#doc-html a.cite")
+    assert cites.count() >= 8
+    first = cites.first
+    href = first.get_attribute("href")
+    assert href.startswith("#ref-") and first.get_attribute("title")  # hover shows the entry
+    first.click()
+    target = page.locator(f"#doc-html {href}")
+    page.wait_for_function("id => { const r = document.getElementById(id).getBoundingClientRect(); "
+                           "return r.top >= 0 && r.top < innerHeight; }", arg=href[1:])
+    entry = target.locator("xpath=..").inner_text()
+    assert entry.strip() and entry.strip()[:20] in first.get_attribute("title")

@@ -175,6 +175,79 @@ def render_math(latex: str, opts: dict[str, Any]) -> str:
     return f'<{tag} class="math{" display" if display else ""}" data-latex="{src}" title="{src}">{mathml}</{tag}>'
 
 
+def _anchor(ref_id: str) -> str:
+    """The HTML id of a reference entry: references.json ids already read 'ref-N'."""
+    return html.escape(ref_id if ref_id.startswith("ref-") else f"ref-{ref_id}", quote=True)
+
+
+def _outside_tag(doc: str, pos: int) -> bool:
+    return doc.rfind("<", 0, pos) <= doc.rfind(">", 0, pos)
+
+
+def link_citations(doc: str, markdown: str, mentions: list[dict[str, Any]], references: list[dict[str, Any]]) -> str:
+    """Callouts in the rendered document become links to their reference entry (the entry's
+    text as the tooltip), and each entry gets its id (``ref-N``) as anchor. A callout is found from
+    its ``char_span`` in document.md: its line leads to the rendered block (``data-line``) that
+    holds it, and the callout's text is looked up from there; an entry is the first place its
+    own opening words appear."""
+    import bisect
+    import re
+
+    line_starts = [0] + [m.end() for m in re.finditer("\n", markdown)]
+    blocks = sorted((int(m.group(1)), m.start()) for m in re.finditer(r'data-line="(\d+)"', doc))
+    block_lines = [b[0] for b in blocks]
+
+    def html_block(char: int) -> tuple[int, int]:
+        """Where the rendered block holding document.md's ``char`` starts and ends."""
+        line = bisect.bisect_right(line_starts, char) - 1
+        i = bisect.bisect_right(block_lines, line) - 1
+        return (blocks[i][1] if i >= 0 else 0), (blocks[i + 1][1] if i + 1 < len(blocks) else len(doc))
+
+    inserts: list[tuple[int, int, str, str]] = []  # (start, end, before, after)
+    anchored: set[str] = set()
+    for ref in references:
+        rid, raw = ref.get("id"), (ref.get("raw") or "").strip()
+        if not rid or len(raw) < 12:
+            continue
+        needle = html.escape(raw[:48], quote=False)
+        at = doc.find(needle)
+        while at >= 0 and not _outside_tag(doc, at):
+            at = doc.find(needle, at + 1)
+        if at >= 0:
+            inserts.append((at, at, f'<span class="ref-anchor" id="{_anchor(rid)}"></span>', ""))
+            anchored.add(rid)
+    by_id = {r.get("id"): (r.get("raw") or "") for r in references}
+    cursor = 0
+    for m in sorted(mentions, key=lambda m: (m.get("char_span") or [0])[0]):
+        ids = [i for i in m.get("reference_ids") or [] if i in anchored]
+        text = m.get("text") or ""
+        if not ids or not text:
+            continue
+        needle = html.escape(text, quote=False)
+        span = m.get("char_span")
+        lo, hi = html_block(span[0]) if span else (cursor, len(doc))
+        at = doc.find(needle, max(cursor, lo), hi)
+        while at >= 0 and not _outside_tag(doc, at):
+            at = doc.find(needle, at + 1, hi)
+        if at < 0:  # the callout's text is split by markup there: left as text
+            continue
+        tip = html.escape(" | ".join(by_id[i][:300] for i in ids), quote=True)
+        inserts.append((at, at + len(needle), f'<a class="cite" href="#{_anchor(ids[0])}" title="{tip}">', "</a>"))
+        cursor = at + len(needle)
+    if not inserts:
+        return doc
+    inserts.sort()
+    out, pos = [], 0
+    for s, e, before, after in inserts:
+        if s < pos:  # overlaps an earlier insert: leave this one out
+            continue
+        out.append(doc[pos:s])
+        out.append(before + doc[s:e] + after)
+        pos = e
+    out.append(doc[pos:])
+    return "".join(out)
+
+
 def render_markdown(markdown: str, sections: list[dict[str, Any]]) -> str:
     """document.md as HTML: headings get ``id="sec-<section id>"`` (matched to sections.json in
     reading order) and top-level blocks ``data-line`` (0-based line in document.md) so the QA
@@ -490,7 +563,17 @@ def create_app(
         if spath is not None:
             with contextlib.suppress(ValueError):
                 sections = json.loads(spath.read_text(encoding="utf-8"))
-        return HTMLResponse(render_markdown(path.read_text(encoding="utf-8"), sections))
+        loaded: dict[str, Any] = {}
+        for name, default in (("citations.json", {}), ("references.json", [])):
+            fpath = store.file_path(job, name)
+            loaded[name] = default
+            if fpath is not None:
+                with contextlib.suppress(ValueError):
+                    loaded[name] = json.loads(fpath.read_text(encoding="utf-8"))
+        markdown = path.read_text(encoding="utf-8")
+        mentions = loaded["citations.json"].get("mentions", []) if isinstance(loaded["citations.json"], dict) else []
+        return HTMLResponse(link_citations(render_markdown(markdown, sections), markdown, mentions,
+                                           loaded["references.json"]))
 
     @app.get("/api/search", tags=["search"])
     def search(
