@@ -223,3 +223,18 @@ def test_compile_writes_bib_and_csl_beside_references_json(tmp_path):
 
     names = zipfile.ZipFile(files["bundle.zip"]).namelist()
     assert "references.bib" in names and "references.csl.json" in names
+
+
+def test_qa_reports_a_bibliography_the_labeller_cannot_read():
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.quality import assess
+
+    good = _doc_with([s for _, s, _ in STYLES[:6]])
+    assert not [c for c in assess(good, CompileOptions()).checks if c.id == "doubtful_reference_fields"]
+    noise = _doc_with(["qx zzv 17 ; ;; ) blorp 9 ## fnord (( wibble", "--- ;; 42 ((( zzz ]] 7 7 7 ~~",
+                       "The results are shown in Table 3 and we conclude that the method works well.",
+                       STYLES[0][1]])
+    checks = [c for c in assess(noise, CompileOptions()).checks if c.id == "doubtful_reference_fields"]
+    assert len(checks) == 1 and checks[0].severity == "warning"  # 3 of 4: more than a quarter
+    assert checks[0].location["reference_ids"] == ["ref-1", "ref-2", "ref-3"]
+    assert all(r.doubtful for r in noise.references[:3]) and noise.references[3].doubtful is None
