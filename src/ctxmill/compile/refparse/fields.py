@@ -95,6 +95,9 @@ def _volume_issue(text: str) -> tuple[str | None, str | None]:
 def identifiers(raw: str) -> dict:
     """DOI, arXiv id, URL and ISBN as printed in the string (None where absent)."""
     out: dict = {"doi": None, "arxiv_id": None, "url": None, "isbn": None}
+    low = raw.lower()
+    if "/" not in raw and ":" not in raw and "www." not in low and "isbn" not in low and "arxiv" not in low:
+        return out  # none of them can be there; most entries end here
     m = _DOI.search(raw)
     if m:
         out["doi"] = m.group(0).rstrip(".,;)]")
