@@ -101,6 +101,7 @@ def _chunks(tokens: list[str]) -> list[tuple[str, ...]]:
     lower-case words), a journal (abbreviations, a volume number) or a name list is what
     tells "A. Author, Softly broken symmetry, Nucl. Phys. B 193" apart."""
     out: list[tuple[str, ...]] = [()] * len(tokens)
+    spans: list[tuple[int, int, tuple[str, ...]]] = []
     start, idx = 0, 0
     for i in range(len(tokens) + 1):
         if i < len(tokens) and tokens[i] not in _SEPARATORS:
@@ -112,10 +113,16 @@ def _chunks(tokens: list[str]) -> list[tuple[str, ...]]:
                  "c_abbr" if any(t.endswith(".") and len(t) > 2 for t in part) else "c_noabbr",
                  "c_digit" if any(t[:1].isdigit() for t in part) else "c_nodigit",
                  f"c_end={tokens[i] if i < len(tokens) else 'eos'}")
-            for j in range(start, i):
-                out[j] = f
+            spans.append((start, i, f))
             idx += 1
         start = i + 1
+    # and what the next stretch is like: a title is followed by its journal ("Softly broken
+    # symmetry, Nucl. Phys. B 193"), a journal by its volume or year
+    for k, (a, b, f) in enumerate(spans):
+        nxt = spans[k + 1][2] if k + 1 < len(spans) else None
+        g = f + ((f"cn_{nxt[3]}", f"cn_{nxt[4]}", f"cn_{nxt[1]}") if nxt else ("cn_none",))
+        for j in range(a, b):
+            out[j] = g
     return out
 
 
