@@ -488,9 +488,10 @@ def test_ocr_in_a_sandbox_with_a_small_cpu_limit_ends_with_pages_unread_not_refu
     pytest.importorskip("PIL")
     from ctxmill.sources.sandbox import load_pdf
 
-    # 20 s of CPU for the whole child (OCR may use 0.85 * 20 - 10 = 7 s): enough to start and
-    # read a few pages, not enough to read them all
-    monkeypatch.setenv("CTXMILL_PDF_CPU_SECONDS", "20")
+    # 30 s of CPU for the whole child (OCR may use 0.85 * 30 - 10 = 15.5 s): enough to start and
+    # read a few pages even on a loaded machine (each page's time limit shrinks with the budget
+    # left), not enough to read them all
+    monkeypatch.setenv("CTXMILL_PDF_CPU_SECONDS", "30")
     monkeypatch.setenv("CTXMILL_PDF_TIMEOUT_SECONDS", "120")
     pages = 48  # ~10x more OCR than the CPU budget allows here; the cost is capped by that budget
     path = image_pdf(tmp_path / "many.pdf", [page_image(f"{n} Page", BODY * 16) for n in range(pages)])
