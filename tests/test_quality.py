@@ -253,3 +253,14 @@ def test_heading_like_lines_left_in_the_body_are_named():
     assert "heading_like_text" not in ids(rep)
     head = next(c for c in rep.checks if c.id == "running_head_in_body")
     assert head.severity == "warning" and "'2 Methods' (p. 2)" in head.message
+
+
+def test_the_ocr_threshold_is_the_ocr_modules_without_importing_it(monkeypatch):
+    import sys
+
+    from ctxmill.compile.quality import _low_confidence
+    from ctxmill.sources import ocr
+
+    monkeypatch.delitem(sys.modules, "ctxmill.sources.ocr")  # as in a process whose OCR ran in the sandbox
+    assert _low_confidence() == ocr.LOW_CONFIDENCE
+    assert "ctxmill.sources.ocr" not in sys.modules  # read from its source, not imported (numpy)

@@ -517,9 +517,7 @@ def _ocr_checks(doc: Document, add) -> None:
     read = [p for p in doc.stream.pages if p.ocr and p.ocr_confidence is not None]  # engine OCR, not pasted text
     if not read:
         return
-    # Imported only when a page was OCR'd (the OCR source has then loaded it already): importing
-    # it cold pulls in numpy, which was 85% of the QA stage's time on a text-layer PDF.
-    from ctxmill.sources.ocr import LOW_CONFIDENCE
+    LOW_CONFIDENCE = _low_confidence()
 
     mean = sum(p.ocr_confidence for p in read) / len(read)
     add(QACheck("ocr_pages", "info",
@@ -530,6 +528,28 @@ def _ocr_checks(doc: Document, add) -> None:
             add(QACheck("ocr_low_confidence", "warning",
                         f"page {p.number} was read by OCR with confidence {p.ocr_confidence:.2f} "
                         f"(below {LOW_CONFIDENCE:.2f}): check its text against the page", {"page": p.number}))
+
+
+def _low_confidence() -> float:
+    """The OCR module's LOW_CONFIDENCE threshold. The PDF's OCR runs in the sandboxed child, so
+    this process usually has not imported that module, and importing it here pulls in numpy
+    (0.3-0.5 s, once most of the QA stage's time): read the constant from its source instead."""
+    import sys
+
+    mod = sys.modules.get("ctxmill.sources.ocr")
+    if mod is not None:
+        return mod.LOW_CONFIDENCE
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("ctxmill.sources.ocr")
+    if spec is not None and spec.origin:
+        m = re.search(r"^LOW_CONFIDENCE\s*=\s*([0-9.]+)", Path(spec.origin).read_text(encoding="utf-8"), re.M)
+        if m:
+            return float(m.group(1))
+    from ctxmill.sources.ocr import LOW_CONFIDENCE
+
+    return LOW_CONFIDENCE
 
 
 def _page_list(nums: list[int]) -> str:
