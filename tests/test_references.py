@@ -478,3 +478,17 @@ def test_ocr_text_entries_printed_with_natbib_labels_are_one_each():
     assert [r.raw for r in doc.references] == texts
     assert parse_entry(texts[2])["title"] == "Meta-learning with implicit gradients"
     assert parse_entry(texts[2])["authors"] == ["Aravind Rajeswaran", "Sergey Levine"]
+
+
+def test_first_line_indent_instead_of_a_hanging_one():
+    # some humanities styles indent the first line of an entry and set the rest flush left
+    block = _pdf_block([(90, "Smith, John. The Long History of Things. Chicago: University of Chicago"),
+                        (72, "Press, 2001."),
+                        (90, "Jones, Mary. Another Book About Matters of Some Importance. London:"),
+                        (72, "Verso, 1999."),
+                        (90, "Brown, Anne. Short Title. Oxford: Oxford University Press, 2010.")])
+    doc = _compile_bib([_heading("Works Cited"), block])
+    assert [r.raw for r in doc.references] == [
+        "Smith, John. The Long History of Things. Chicago: University of Chicago Press, 2001.",
+        "Jones, Mary. Another Book About Matters of Some Importance. London: Verso, 1999.",
+        "Brown, Anne. Short Title. Oxford: Oxford University Press, 2010."]

@@ -864,11 +864,15 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     else:
         indented = sum(1 for ln, e in zip(lines, at_edge, strict=True) if not e)
         hanging = indented >= max(2, len([ln for ln in lines if ln.x0 is not None]) // 10)
+        # the other way round (a first-line indent, continuations at the edge) when the
+        # indented lines, not the edge lines, are the ones that open with names
+        first_indent = hanging and _opens_with_names([ln for ln, e in zip(lines, at_edge, strict=True) if not e]) > \
+            _opens_with_names([ln for ln, e in zip(lines, at_edge, strict=True) if e and ln.x0 is not None]) + 0.3
         for i, ln in enumerate(lines):
             if ln.x0 is None:
                 starts[i] = ln.first
             elif hanging:
-                starts[i] = at_edge[i]
+                starts[i] = at_edge[i] != first_indent
             else:
                 starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text))
     starts[0] = True
@@ -879,6 +883,15 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         else:
             groups[-1].append(ln)
     return groups
+
+
+def _opens_with_names(lines: list[_Ln]) -> float:
+    """Share of lines that open the way an entry does: a surname and initials, or a list of names."""
+    if not lines:
+        return 0.0
+    hits = sum(1 for ln in lines if re.match(r"[A-Z][\w'’\-]+,\s(?:[A-Z]\.|[A-Z][a-z]+)", ln.text)
+               or _author_shape(ln.text) or _split_authors(ln.text[: _sentence_end(ln.text, 0)]))
+    return hits / len(lines)
 
 
 def _edges(lines: list[_Ln]) -> dict[tuple[int, int], float]:
