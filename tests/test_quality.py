@@ -264,3 +264,19 @@ def test_the_ocr_threshold_is_the_ocr_modules_without_importing_it(monkeypatch):
     monkeypatch.delitem(sys.modules, "ctxmill.sources.ocr")  # as in a process whose OCR ran in the sandbox
     assert _low_confidence() == ocr.LOW_CONFIDENCE
     assert "ctxmill.sources.ocr" not in sys.modules  # read from its source, not imported (numpy)
+
+
+def test_page_loss_and_words_kept_come_from_the_conservation_stage_when_it_ran():
+    doc = structured(pages=3)
+    doc.attrs["conservation"] = {
+        "words_in": 1000, "words_out": 700, "words_removed": 50, "words_lost": 250, "share": 0.75,
+        "pages": [{"page": 1, "chars_in": 3000, "words_in": 500, "words_out": 500, "words_removed": 0},
+                  {"page": 2, "chars_in": 2400, "words_in": 450, "words_out": 0, "words_removed": 30,
+                   "removed": {"figure-text": 30}},
+                  {"page": 3, "chars_in": 40, "words_in": 50, "words_out": 0, "words_removed": 0}]}
+    rep = assess(doc, CompileOptions())
+    lost = [c for c in rep.checks if c.id == "page_text_lost"]
+    assert [c.location["page"] for c in lost] == [2]  # page 3 held under 50 characters
+    assert "page 2 had 2400 characters" in lost[0].message and "figure-text" in lost[0].message
+    kept = next(c for c in rep.checks if c.id == "text_kept")
+    assert kept.severity == "warning" and "700 of the 1000 words" in kept.message and "250 are unaccounted" in kept.message
