@@ -23,7 +23,7 @@ EXPECTED = {
                   (13, 18, "class", "Registry"), (20, 20, "enum", "Color")],
     "sample.tsx": [(1, 1, "code", None), (3, 3, "type", "Props"), (5, 8, "function", "Header"),
                    (10, 12, "function", "Footer")],
-    "sample.go": [(1, 3, "code", None), (5, 8, "struct", "Store"), (10, 13, "method", "Get"),
+    "sample.go": [(1, 3, "code", None), (5, 8, "struct", "Store"), (10, 13, "method", "Store.Get"),
                   (15, 18, "function", "NewStore")],
     "sample.rs": [(1, 1, "code", None), (3, 7, "struct", "Store"), (9, 18, "impl", "Store"),
                   (20, 22, "function", "parse_line")],
@@ -144,3 +144,23 @@ def test_syntax_errors_still_chunk(monkeypatch):
     chunks = cc.chunk_file("bad.py", src.encode(), src)
     assert chunks and chunks[0].symbol == "ok"
     assert max(c.end_line for c in chunks) == 8
+
+
+def test_comment_above_a_split_module_member_documents_the_member(monkeypatch):
+    # Ruby parses the comment above a module's first class as a child of the module node,
+    # outside its body: it belongs to the class chunk, not to the module's header.
+    monkeypatch.setattr(cc, "MAX_CHARS", 80)
+    src = ("module Rack\n  # Builder turns a config.ru into an application.\n  # It is a DSL.\n  class Builder\n"
+           "    def initialize(app)\n      @app = app\n      @use = []\n    end\n\n    def call(env)\n"
+           "      @app.call(env)\n    end\n  end\nend\n")
+    got = [(c.start_line, c.end_line, c.kind, c.symbol) for c in cc.chunk_file("builder.rb", src.encode(), src)]
+    assert got[0] == (1, 1, "module", "Rack")
+    assert (2, 4, "class", "Rack.Builder") in got
+
+
+def test_go_method_is_named_with_its_receiver_type():
+    src = ("package chi\n\n// Use appends a middleware.\nfunc (mx *Mux) Use(middlewares ...func()) {\n"
+           "\tmx.middlewares = append(mx.middlewares, middlewares...)\n\tmx.count += len(middlewares)\n}\n\n"
+           "func (t Tree[K, V]) Lookup(key K) (V, bool) {\n\tv, ok := t.m[key]\n\treturn v, ok && t.ready\n}\n")
+    got = {c.symbol for c in cc.chunk_file("mux.go", src.encode(), src)}
+    assert any("Mux.Use" in (s or "") for s in got) and any("Tree.Lookup" in (s or "") for s in got)

@@ -56,3 +56,13 @@ def test_impl_names_the_type_not_the_trait():
                score=0.3)
     use = hit("handler.rs", 1, 9, "fn h() -> Json<u8> { Json(1) }", symbol="h", score=0.6)
     assert rerank("Json", [use, impl])[0]["path"] == "json.rs"
+
+
+def test_qualified_lookup_wants_the_last_part_and_its_class_chunk():
+    module = hit("response.rb", 10, 10, "module Rack", symbol="Rack", kind="module", score=0.5)
+    body = hit("response.rb", 128, 140, "    CHUNKED = 'chunked'\n    attr_accessor :length", symbol="Rack.Response",
+               kind="code", score=0.62)
+    cls = hit("response.rb", 11, 23, "  # Rack::Response provides an interface\n  class Response", symbol="Rack.Response",
+              kind="class", score=0.16)
+    out = rerank("Rack::Response", [module, body, cls])
+    assert (out[0]["start_line"], out[0]["kind"]) == (11, "class")

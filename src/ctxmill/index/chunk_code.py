@@ -91,7 +91,23 @@ def _js_special(node) -> tuple[str, str | None] | None:
     return None
 
 
+def _go_receiver(node) -> str | None:
+    """The type of a Go method's receiver: ``func (m *Mux) Use()`` -> ``Mux`` (pointer and
+    type parameters dropped)."""
+    recv = node.child_by_field_name("receiver")
+    param = next((c for c in recv.named_children if c.type == "parameter_declaration"), None) if recv else None
+    t = param.child_by_field_name("type") if param is not None else None
+    while t is not None and t.type in ("pointer_type", "generic_type", "parenthesized_type"):
+        t = t.child_by_field_name("type") or next((c for c in t.named_children if c.type == "type_identifier"), None)
+    return _text(t) if t is not None and t.type == "type_identifier" else None
+
+
 def _go_special(node) -> tuple[str, str | None] | None:
+    if node.type == "method_declaration":
+        # A method is named with its receiver, as Go's docs write it (Mux.ServeHTTP): the
+        # type is what ties the methods of one file or several files together.
+        name, recv = _text(node.child_by_field_name("name")), _go_receiver(node)
+        return "method", f"{recv}.{name}" if recv and name else name
     if node.type == "type_declaration":
         for spec in node.named_children:
             if spec.type in ("type_spec", "type_alias"):
@@ -409,7 +425,7 @@ class _Chunker:
             self.add(unit.start, unit.end, unit.kind, symbol, context)
             return
         body = _body(unit.node)
-        inner = self.units(body.children, unit.kind) if body is not None else []
+        inner = self.units(self.lead_comments(unit, body) + list(body.children), unit.kind) if body is not None else []
         sig = self.signature(unit.node, body)
         sub_context = (context + "\n" + sig).strip("\n") if sig else context
         first_def = next((i for i, u in enumerate(inner) if u.node is not None), None)
@@ -424,6 +440,20 @@ class _Chunker:
             return
         # A long definition without inner definitions: split at its statements.
         self.split_rows(unit, body, symbol, context, sub_context)
+
+    def lead_comments(self, unit: _Unit, body) -> list:
+        """Comments inside a definition but before its body node (Ruby parses the comment above
+        a class's first member as a child of the module, not of its body): they document
+        what follows, so they go with the inner units instead of the header."""
+        lead: list = []
+        for c in unit.node.children:
+            if c.start_byte >= body.start_byte:
+                break
+            if c.type in self.lang.comments and c.start_point[0] > unit.def_start:
+                lead.append(c)
+            elif lead and c.is_named:
+                lead = []
+        return lead
 
     def split_rows(self, unit: _Unit, body, symbol, context: str, sub_context: str) -> None:
         bounds = []

@@ -584,14 +584,19 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     phrases = _phrases(query) if weights.phrase_symbol else frozenset()
     initials = _initials(query)
     idents_lower = {i.lower() for i in q.idents}
-    def_names = list(q.idents)  # their patterns are compiled only for texts that hold the name
+    # In a qualified lookup (Rack::Response, fmt.Println) the last part is the name asked for;
+    # the qualifiers only place it (module Rack is not what "Rack::Response" wants).
+    named = q.idents
+    parts = re.split(r"\.|::", query.strip()) if q.symbol_lookup else []
+    if len(parts) > 1 and parts[-1]:
+        named = {parts[-1]}
+    named_lower = {i.lower() for i in named}
+    def_names = list(named)  # their patterns are compiled only for texts that hold the name
     # Names no candidate defines: their definition lives outside the tree (axum's FromRequest is
     # axum-core's), so the module that re-exports them is where a reader meets them.
-    undefined = []
-    if weights.reexport and def_names:
-        defined = {_leaf(_get(h, "symbol") or "") for h in hits
-                   if (_get(h, "kind") or "").lower() in DEFINITION_KINDS}
-        undefined = [n for n in def_names if n not in defined and len(n) > 2]
+    defined = {_leaf(_get(h, "symbol") or "") for h in hits
+               if (_get(h, "kind") or "").lower() in DEFINITION_KINDS} if def_names else set()
+    undefined = [n for n in def_names if n not in defined and len(n) > 2] if weights.reexport else []
     abbreviated: dict[str, bool] = {}  # file-name part -> abbreviates a query word (asked once a query)
 
     def _abbreviates(part: str) -> bool:
@@ -621,8 +626,13 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         s = base + fscore.get(path, 0.0)
 
         # exact identifier matches: symbol field first, then a definition in the text
-        if leaf and idents_lower and (leaf in q.idents or leaf.lower() in idents_lower):
-            s += weights.exact_symbol if kind in DEFINITION_KINDS else weights.exact_symbol_use
+        if leaf and named_lower and (leaf in named or leaf.lower() in named_lower):
+            if kind in DEFINITION_KINDS:
+                s += weights.exact_symbol
+            elif kind != "code" or leaf not in defined:
+                # statements inside a class body carry the class's name: the class's own
+                # chunk (its header and doc) is the definition, when it is a candidate
+                s += weights.exact_symbol_use
         elif def_names and any(name in text and _def_pattern(name).search(text) for name in def_names):
             s += weights.text_definition
         elif undefined and any(name in text and _reexport_pattern(name).search(text) for name in undefined):
