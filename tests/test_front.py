@@ -83,3 +83,20 @@ def test_a_thesis_title_page_gives_the_candidate_not_the_supervisor(tmp_path):
 
 def test_separate_accents_join_their_letters():
     assert compose_accents("Jo˜ao Lud¨ascher T´ecnico") == "João Ludäscher Técnico"
+
+
+def test_a_block_that_runs_from_the_title_into_the_authors_keeps_the_authors():
+    # the blocks stage may read a title and the byline right under it as one paragraph
+    from ctxmill.compile.front import TitlePage
+    from ctxmill.compile.metadata import _place_title
+    from ctxmill.model import Block, BlockKind, Document, PageStream
+
+    doc = Document(stream=PageStream(pages=[], kind="pdf"))
+    doc.blocks = [Block(BlockKind.PARAGRAPH, "Compact Title Here Ann Author, Bob Writer", 1, id="b0",
+                        bbox=(200, 68, 400, 110)),
+                  Block(BlockKind.PARAGRAPH, "Body text.", 1, id="b1", bbox=(72, 200, 500, 240))]
+    _place_title(doc, TitlePage(page=1, title="Compact Title Here", title_box=(200, 68, 380, 86)))
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        (BlockKind.HEADING, "Compact Title Here"), (BlockKind.PARAGRAPH, "Ann Author, Bob Writer"),
+        (BlockKind.PARAGRAPH, "Body text.")]
+    assert doc.blocks[0].attrs["title"] and doc.blocks[0].level == 1

@@ -174,10 +174,33 @@ def _place_title(doc: Document, tp: front.TitlePage) -> None:
             if furniture:
                 b.attrs["furniture"] = "running_header"
     head = hits[0]
+    line_h = (tp.title_box[3] - tp.title_box[1]) / max(1, tp.title.count(" ") // 12 + 1)
+    if head.bbox[3] > tp.title_box[3] + 0.5 * line_h:
+        # The block runs on past the title (the author lines merged into it): a title heading of
+        # its own before it, and the block keeps the rest of its text.
+        rest = _after_prefix(head.text, tp.title)
+        title = Block(BlockKind.HEADING, tp.title, head.page, id=f"{head.id}-title", level=1,
+                      section_id=head.section_id, bbox=(tp.title_box[0], tp.title_box[1], tp.title_box[2],
+                                                        tp.title_box[3]), attrs={"title": True})
+        if rest is not None:
+            head.text = rest
+            head.attrs.pop("title", None)
+            head.kind, head.level = BlockKind.PARAGRAPH, None
+            blocks.insert(blocks.index(head), title)
+            return
     head.kind, head.level, head.text = BlockKind.HEADING, 1, tp.title
     head.attrs["title"] = True
     drop = {id(b) for b in hits[1:] if b.bbox[3] <= tp.title_box[3] + 2}
     doc.blocks = [b for b in blocks if id(b) not in drop]
+
+
+def _after_prefix(text: str, title: str) -> str | None:
+    """``text`` without the words of ``title`` it starts with, or None when it does not."""
+    want = re.findall(r"\w+", title.lower())
+    words = list(re.finditer(r"\w+", text))
+    if len(words) <= len(want) or [w.group(0).lower() for w in words[:len(want)]] != want:
+        return None
+    return text[words[len(want) - 1].end():].lstrip(" .,:;-–—").strip() or None
 
 
 def run(doc: Document, options: CompileOptions) -> None:
