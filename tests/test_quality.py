@@ -18,7 +18,6 @@ from ctxmill.model import (
     Unresolved,
 )
 
-
 WORDS = " ".join(f"word{i}" for i in range(150)) + "."
 
 

@@ -121,7 +121,7 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
 def _drop_line_numbers(text: str) -> str:
     """A review copy numbers its lines ("002 We present ... gover- 003 nance"): drop the numbers."""
     nums = [int(n) for n in re.findall(r"(?<!\S)(\d{3})(?!\S)", text)]
-    steps = sum(1 for a, b in zip(nums, nums[1:]) if b == a + 1)
+    steps = sum(1 for a, b in zip(nums, nums[1:], strict=False) if b == a + 1)
     if len(nums) >= 3 and steps >= 0.8 * (len(nums) - 1):
         text = re.sub(r"(\w)-\s+\d{3}\s+(?=[a-z])", r"\1", text)
         text = re.sub(r"(?<!\S)\d{3}(?!\S)\s*", "", text)
