@@ -535,3 +535,13 @@ def test_a_callout_click_lands_on_its_reference(page):
                            "return r.top >= 0 && r.top < innerHeight; }", arg=href[1:])
     entry = target.locator("xpath=..").inner_text()
     assert entry.strip() and entry.strip()[:20] in first.get_attribute("title")
+
+
+def test_a_new_compile_while_a_reopened_job_loads_raises_no_page_error(page, server):
+    page.click("#compile")
+    wait_done(page)
+    page.reload()  # reopens the finished job: its outputs start loading ...
+    page.fill("#text", "# A second note\n\nShort text, compiled at once.\n")
+    page.click("#compile")  # ... and a new compile clears them mid-way
+    wait_done(page)
+    assert page.inner_text("#summary .title") == "A second note"

@@ -315,6 +315,7 @@ async function finished(job) {
   state.job = job;
   state.data = {};
   await loadOutputs(job);
+  if (state.job !== job) return;  // a newer compile owns the page now
   // "done" only once every tab holds this job's outputs (the browser tests wait on it too)
   $("#job-status").textContent = job.status;
   $("#job-status").className = `status ${job.status}`;
@@ -323,27 +324,28 @@ async function finished(job) {
 
 // ------------------------------------------------------------------------------ outputs
 
-async function fetchText(name) {
-  const url = state.job.links.files[name];
+async function fetchText(name, job = state.job) {
+  const url = job && job.links.files[name];
   if (!url) return null;
   const resp = await fetch(url);
   return resp.ok ? resp.text() : null;
 }
 
-async function fetchJSON(name) {
-  const text = await fetchText(name);
+async function fetchJSON(name, job = state.job) {
+  const text = await fetchText(name, job);
   if (text === null) return null;
   try { return JSON.parse(text); } catch { return null; }
 }
 
 async function loadOutputs(job) {
   const [md, html, meta, sections, citations, graph, qa, metrics, chunksText, refs] = await Promise.all([
-    fetchText("document.md"),
+    fetchText("document.md", job),
     fetch(job.links.document_html).then((r) => (r.ok ? r.text() : null)),
-    fetchJSON("metadata.json"), fetchJSON("sections.json"), fetchJSON("citations.json"),
-    fetchJSON("graph.json"), fetchJSON("qa.json"), fetchJSON("metrics.json"),
-    fetchText("chunks.jsonl"), fetchJSON("references.json"),
+    fetchJSON("metadata.json", job), fetchJSON("sections.json", job), fetchJSON("citations.json", job),
+    fetchJSON("graph.json", job), fetchJSON("qa.json", job), fetchJSON("metrics.json", job),
+    fetchText("chunks.jsonl", job), fetchJSON("references.json", job),
   ]);
+  if (state.job !== job) return;  // another compile started (or a cancel cleared) while these loaded
   const chunks = chunksText === null ? null : chunksText.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
   Object.assign(state.data, { md, html, meta, sections, citations, graph, qa, metrics, chunks, refs });
   renderSummary(job);
