@@ -54,7 +54,7 @@ DEFINITION_KINDS = frozenset({
     "constant", "variable", "protocol", "object", "record", "union", "namespace", "macro",
 })
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-_TESTISH = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|examples?|benchmarks?|fixtures?|vendor|"
+_TESTISH = re.compile(r"(^|/)_?(tests?|__tests__|spec|specs|testing|examples?|benchmarks?|fixtures?|vendor|"
                       r"third_party|node_modules|docs?)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+)$")
 
 # File names that only say "this folder's module": the folder is the name.
