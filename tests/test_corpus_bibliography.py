@@ -13,7 +13,7 @@ import re
 # acl-review-aatif is the one miss: its truth estimate (20, "set by hand") counts \bibitems the
 # PDF does not print; the PDF shows 14 entries and we find 14.
 COUNT_FLOOR = 16
-TITLES_FLOOR = 450
+TITLES_FLOOR = 480
 
 
 def test_reference_counts_match_the_printed_lists(corpus_papers):
