@@ -54,7 +54,8 @@ def frobnicate_widgets(widgets):
     return sorted(widgets, key=lambda w: w.weight, reverse=True)
 '''
 
-TOOLS = {"search", "read", "sync", "status", "references", "find_related", "compile_document", "outline", "citations"}
+TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edit", "compile_document", "outline",
+         "citations"}
 
 
 def _index_ready() -> bool:

@@ -472,5 +472,36 @@ def apply_cmd(file, sketch, write, as_json):
         raise InputRefused(res.reason)
 
 
+@main.command("next-edit")
+@click.option("--root", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="The folder whose files are in their state after the edit.")
+@click.option("--diff", "diff_path", required=True, metavar="PATCH",
+              help="Unified diff of the edit just made (a file, or - for stdin).")
+@click.option("--json", "as_json", is_flag=True, help='Print {"suggestions": [...]} as JSON.')
+@click.option("-n", "limit", type=click.IntRange(1, 500), default=50, show_default=True, help="Most suggestions.")
+@handle_errors
+def next_edit_cmd(root, diff_path, as_json, limit):
+    """Suggest the other edits that the edit in PATCH needs (renames propagated to every use)."""
+    from ctxmill.apply.next_edit import suggest
+
+    if diff_path == "-":
+        patch = sys.stdin.read()
+    else:
+        p = Path(diff_path)
+        if not p.is_file():
+            raise InputRefused(f"{diff_path}: no such patch file")
+        patch = p.read_text(encoding="utf-8", errors="replace")
+    got = suggest(root, patch, limit=limit)
+    if as_json:
+        _print_json({"suggestions": [s.to_dict() for s in got]})
+        return
+    if not got:
+        click.echo("no suggestions")
+    for s in got:
+        click.echo(click.style(f"{s.path}:{s.start_line}-{s.end_line}", bold=True) + f"  {s.reason} ({s.confidence:.2f})")
+        for line in s.replacement.rstrip("\n").split("\n")[:6]:
+            click.echo(f"  + {line}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

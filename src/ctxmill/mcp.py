@@ -212,6 +212,21 @@ class ReferencesResult(BaseModel):
     truncated: bool
 
 
+class NextEdit(BaseModel):
+    path: str
+    start_line: int = Field(description="1-based, inclusive, in the file as it is now")
+    end_line: int
+    replacement: str = Field(description="the full new text of those lines")
+    reason: str
+    confidence: float
+
+
+class NextEditResult(BaseModel):
+    root: str
+    suggestions: list[NextEdit]
+    truncated: bool
+
+
 class BuildProgress(BaseModel):
     files_done: int
     files_total: int
@@ -574,6 +589,23 @@ class Tools:
                    text_truncated=len(h.text or "") > per_hit) for h in hits]
         return _clean(SearchResult(root=str(base), query=f"related to {rel}:{line}", hits=out))
 
+    def next_edit(
+        self,
+        diff: Annotated[str, Field(description="unified diff of the edit just made (files under the root are "
+                                   "already in their state after it)")],
+        limit: Annotated[int, Field(ge=1, le=100, description="most suggestions")] = 20,
+        root: RootArg = None,
+    ) -> NextEditResult:
+        """The other edits the edit in `diff` needs, best first: a renamed identifier's remaining uses."""
+        from ctxmill.apply.next_edit import suggest
+
+        base = self.roots.root(root)
+        got = suggest(base, diff, limit=int(limit))
+        items = [NextEdit(**s.to_dict()) for s in got]
+        while items and sum(len(s.replacement) + len(s.path) + 120 for s in items) > RESULT_MAX_CHARS:
+            items = items[: len(items) * 3 // 4]
+        return _clean(NextEditResult(root=str(base), suggestions=items, truncated=len(items) < len(got)))
+
     # -- documents
 
     def _source(self, path: str, root: str | None) -> tuple[Path, str]:
@@ -751,6 +783,8 @@ def build_server(roots: Sequence[str | Path]):
                     annotations=ann("Symbol definitions and uses", read_only=True, idempotent=True))
     add_tool(_refusals(tools.find_related), name="find_related", structured_output=True,
                     annotations=ann("Related code and documents", read_only=True, idempotent=True))
+    add_tool(_refusals(tools.next_edit), name="next_edit", structured_output=True,
+             annotations=ann("Next edits after an edit", read_only=True, idempotent=True))
     add_tool(_with_progress(tools.compile_document), name="compile_document", structured_output=True,
                     annotations=ann("Compile a document", read_only=False, idempotent=True))
     add_tool(_refusals(tools.outline), name="outline", structured_output=True,

@@ -1,0 +1,231 @@
+"""Next-edit suggestions: after one edit, the other edits the same change needs (the "Tab").
+
+Given the unified diff of the edit just made (files under the root are in their state after
+it), :func:`suggest` reads what the edit did and proposes the same change elsewhere:
+
+- **rename**: the edit replaced identifier ``a`` by ``b`` (every token it changed is such a
+  replacement, consistently): every other use of ``a`` becomes ``b``. Uses as code rank first;
+  uses inside strings, comments and prose (tree-sitter says which is which, where a grammar
+  exists) are proposed too, at a lower confidence, unless the name is a plain word (``left``)
+  and the edit itself was in code; the lines of the edit itself are not touched again.
+
+Suggestions on neighbouring lines are grouped the way a diff groups changes into hunks, so a
+suggestion is one accept for one place. Each carries a reason and a confidence; the same file
+as the edit ranks first, then files by how many uses they hold. Anything the edit does not
+show clearly (a rewrite, several unrelated changes) gets no suggestion: a wrong Tab costs the
+user more than a missing one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from ctxmill.errors import InputRefused
+
+TOKEN = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d[\w.]*|\S")
+IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+HUNK_GAP = 1  # consecutive changed lines are one suggestion, as the targets of a real commit are
+MAX_FILE_BYTES = 1_000_000
+MAX_SUGGESTIONS = 50
+PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+_COMPOUND = re.compile(r"_|\d|[a-z][A-Z]|[A-Z]{2,}[a-z]")
+
+
+def clearly_identifier(name: str) -> bool:
+    """A name no prose would use as a plain word: snake_case, camelCase, digits, ACRONYMWord."""
+    return bool(_COMPOUND.search(name.strip("_$"))) or name.startswith(("_", "$"))
+
+
+@dataclass
+class Suggestion:
+    path: str
+    start_line: int  # 1-based, inclusive, in the current file
+    end_line: int
+    replacement: str  # the full new text of those lines
+    reason: str
+    confidence: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Hunk:
+    path: str
+    new_start: int
+    removed: list[str]
+    added: list[str]
+    new_lines: tuple[int, int]  # the lines of the current file the hunk wrote (1-based, inclusive)
+
+
+def parse_patch(patch: str) -> list[Hunk]:
+    """The hunks of a unified diff (``--- a/x`` / ``+++ b/x`` / ``@@ -a,b +c,d @@``)."""
+    hunks: list[Hunk] = []
+    path = None
+    cur: Hunk | None = None
+    line_no = 0
+    header = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+    for raw in patch.splitlines():
+        if raw.startswith("+++ "):
+            target = raw[4:].split("\t")[0].strip()
+            path = None if target == "/dev/null" else re.sub(r"^[ab]/", "", target)
+            cur = None
+            continue
+        if raw.startswith("--- "):
+            cur = None
+            continue
+        m = header.match(raw)
+        if m:
+            if path is None:
+                raise InputRefused("the patch has a hunk before any '+++ FILE' line")
+            line_no = int(m.group(1))
+            cur = Hunk(path, line_no, [], [], (line_no, line_no - 1))
+            hunks.append(cur)
+            continue
+        if cur is None:
+            continue
+        if raw.startswith("-"):
+            cur.removed.append(raw[1:])
+        elif raw.startswith("+"):
+            cur.added.append(raw[1:])
+            first = cur.new_lines[0] if cur.new_lines[1] >= cur.new_lines[0] else line_no
+            cur.new_lines = (first, line_no)
+            line_no += 1
+        elif raw.startswith("\\"):
+            continue  # "\ No newline at end of file"
+        else:
+            line_no += 1
+    if not hunks:
+        raise InputRefused("no hunk in the patch: give the unified diff of the edit just made")
+    return hunks
+
+
+def renames(hunks: list[Hunk]) -> dict[str, str]:
+    """{old: new} when every token the edit changed is one identifier replaced by another,
+    consistently; {} when the edit did anything else."""
+    found: dict[str, str] = {}
+    for h in hunks:
+        if not h.removed or not h.added:
+            return {}
+        a = TOKEN.findall("\n".join(h.removed))
+        b = TOKEN.findall("\n".join(h.added))
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            if tag != "replace" or i2 - i1 != j2 - j1:
+                return {}
+            for old, new in zip(a[i1:i2], b[j1:j2], strict=True):
+                if not (IDENT.match(old) and IDENT.match(new)) or found.get(old, new) != new:
+                    return {}
+                found[old] = new
+    if len(set(found.values())) != len(found):
+        return {}  # two names merged into one: not a rename
+    return found
+
+
+def _code_mask(path: str, data: bytes):
+    """A function (row, column) -> True when that place is code (not a string or comment), or
+    None where no grammar reads this file."""
+    from ctxmill.index.chunk_code import get_parser, language_for
+
+    lang = language_for(path)
+    if lang is None:
+        return None
+    try:
+        parser = get_parser(lang)
+        tree = parser.parse(data)
+    except Exception:
+        return None
+    root = tree.root_node
+
+    def is_code(row: int, col_bytes: int) -> bool:
+        node = root.descendant_for_point_range((row, col_bytes), (row, col_bytes))
+        while node is not None:
+            t = node.type
+            if "comment" in t or "string" in t or t in ("char_literal", "heredoc_body", "raw_string_literal"):
+                return False
+            node = node.parent
+        return True
+
+    return is_code
+
+
+def _files(root: Path) -> list[str]:
+    from ctxmill.sources.repo import walk
+
+    # patches lying in the folder (the edit's own diff among them) are not code to edit
+    return [f.path for f in walk(root, max_file_bytes=MAX_FILE_BYTES).files
+            if not f.path.endswith((".diff", ".patch", ".rej", ".orig"))]
+
+
+def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS) -> list[Suggestion]:
+    """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputRefused(f"{root}: not a folder")
+    hunks = parse_patch(patch)
+    mapping = renames(hunks)
+    if not mapping:
+        return []
+    edited = {(h.path, n) for h in hunks for n in range(h.new_lines[0], h.new_lines[1] + 1)}
+    trigger_files = {h.path for h in hunks}
+    words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
+                       + r")(?![\w$])")
+    out: list[Suggestion] = []
+    pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
+    for rel in _files(root):
+        prose = rel.endswith(PROSE_SUFFIXES)
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:8192] or not any(a.encode() in data for a in mapping):
+            continue
+        lines = data.decode("utf-8", "replace").split("\n")
+        mask = None
+        changed: list[tuple[int, str, bool]] = []  # (line, new text, a use as code)
+        for i, line in enumerate(lines):
+            if (rel, i + 1) in edited or not words.search(line):
+                continue
+            if mask is None:
+                mask = (lambda row, col: False) if prose else (_code_mask(rel, data) or (lambda row, col: True))
+            new, pos, code = [], 0, False
+            for m in words.finditer(line):
+                code = code or mask(i, len(line[:m.start()].encode("utf-8")))
+                new.append(line[pos:m.start()] + mapping[m.group(1)])
+                pos = m.end()
+            changed.append((i + 1, "".join(new) + line[pos:], code))
+        same = rel in trigger_files
+        for group in _grouped(changed):
+            first, last = group[0][0], group[-1][0]
+            texts = {n: t for n, t, _ in group}
+            body = [texts.get(n, lines[n - 1]) for n in range(first, last + 1)]
+            keep_nl = "\n" if last < len(lines) else ""
+            code = any(c for _, _, c in group)
+            where = "a use" if code else "a mention in a comment, string or prose"
+            conf = (0.9 if same else 0.75) if code else (0.5 if same else 0.4)
+            if not code and not any(clearly_identifier(a) for a in mapping):
+                conf -= 0.2  # a plain word in prose may be meant as the word
+            out.append(Suggestion(rel, first, last, "\n".join(body) + keep_nl,
+                                  f"rename {pairs}: {where}{' in the edited file' if same else ''}", round(conf, 2)))
+    per_file: dict[str, int] = {}
+    for s in out:
+        per_file[s.path] = per_file.get(s.path, 0) + 1
+    nearest = {h.path: h.new_start for h in hunks}
+    out.sort(key=lambda s: (-s.confidence, -per_file[s.path] if s.path not in nearest else 0,
+                            abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
+    return out[:limit]
+
+
+def _grouped(changed: list[tuple[int, str, bool]]) -> list[list[tuple[int, str, bool]]]:
+    groups: list[list[tuple[int, str, bool]]] = []
+    for item in changed:
+        if groups and item[0] - groups[-1][-1][0] <= HUNK_GAP:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups

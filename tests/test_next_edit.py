@@ -1,0 +1,114 @@
+"""Next-edit suggestions (issue 18): a rename at one place is proposed at every other use, uses
+as code first and mentions in strings, comments and prose after them, and an edit that is not
+a rename proposes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxmill.apply.next_edit import parse_patch, renames, suggest
+from ctxmill.errors import InputRefused
+
+CTXMILL = Path(sys.executable).with_name("ctxmill")
+
+SHOP = '''def total_price(items):
+    """Sum the prices; total_price is also named in this docstring."""
+    return sum(i.price for i in items)
+
+
+def checkout(cart):
+    amount = total_price(cart.items)
+    # total_price ignores discounts
+    return amount
+'''
+
+USE = '''from shop import total_price
+
+print(total_price([]), "total_price")
+'''
+
+PATCH = '''--- a/shop.py
++++ b/shop.py
+@@ -1,3 +1,3 @@
+-def total_price(items):
++def order_total(items):
+     """Sum the prices; total_price is also named in this docstring."""
+     return sum(i.price for i in items)
+'''
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "shop.py").write_text(SHOP.replace("def total_price", "def order_total"))
+    (tmp_path / "use.py").write_text(USE)
+    (tmp_path / "README.md").write_text("Call total_price to sum a cart.\n")
+    return tmp_path
+
+
+def test_a_rename_is_proposed_at_every_use_code_first(repo):
+    got = suggest(repo, PATCH)
+    by_place = {(s.path, s.start_line): s for s in got}
+    # neighbouring lines are one suggestion, as one hunk of a commit
+    assert (by_place[("shop.py", 7)].end_line, by_place[("shop.py", 7)].replacement) == (
+        8, "    amount = order_total(cart.items)\n    # order_total ignores discounts\n")
+    assert by_place[("use.py", 1)].replacement == "from shop import order_total\n"
+    assert by_place[("use.py", 3)].replacement == 'print(order_total([]), "order_total")\n'
+    # the docstring and the README mention it too: proposed, after every use as code
+    assert "order_total is also named" in by_place[("shop.py", 2)].replacement
+    assert "comment, string or prose" in by_place[("shop.py", 2)].reason
+    assert by_place[("README.md", 1)].replacement == "Call order_total to sum a cart.\n"
+    code = [s for s in got if "a use" in s.reason]
+    text = [s for s in got if "a mention" in s.reason]
+    assert code and text and got.index(code[-1]) < got.index(text[0])
+    assert min(s.confidence for s in code) > max(s.confidence for s in text)
+    assert got[0].path == "shop.py"
+    assert all("rename total_price -> order_total" in s.reason for s in got)
+
+
+def test_a_plain_word_renamed_in_code_ranks_its_prose_mentions_lowest(tmp_path):
+    (tmp_path / "geo.py").write_text("def area(left):\n    return left * 2\n\n\nx = area(left=3)  # left side\n")
+    patch = ("--- a/geo.py\n+++ b/geo.py\n@@ -1,2 +1,2 @@\n-def area(left):\n-    return left * 2\n"
+             "+def area(width):\n+    return width * 2\n")
+    (tmp_path / "geo.py").write_text("def area(width):\n    return width * 2\n\n\nx = area(left=3)  # left side\n")
+    got = suggest(tmp_path, patch)
+    assert [s.start_line for s in got] == [5]
+    assert got[0].replacement == "x = area(width=3)  # width side\n" and got[0].confidence == 0.9
+
+
+def test_the_command_line_prints_the_contract(repo, tmp_path):
+    patch = tmp_path / "edit.diff"
+    patch.write_text(PATCH)
+    r = subprocess.run([str(CTXMILL), "next-edit", "--root", str(repo), "--diff", str(patch), "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert {"path", "start_line", "end_line", "replacement", "reason", "confidence"} <= set(out["suggestions"][0])
+    bad = subprocess.run([str(CTXMILL), "next-edit", "--root", str(repo), "--diff", "-"], input="not a diff",
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 3 and "no hunk" in bad.stderr
+
+
+def test_an_edit_that_is_not_a_rename_proposes_nothing(repo):
+    rewrite = PATCH.replace("+def order_total(items):", "+def order_total(items, discount=0):")
+    assert suggest(repo, rewrite) == []
+    merge = ("--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a = left\n-b = right\n+a = both\n+b = both\n")
+    assert renames(parse_patch(merge)) == {}  # two names into one is not a rename
+
+
+def test_parse_patch_positions():
+    hunks = parse_patch(PATCH)
+    assert len(hunks) == 1 and hunks[0].path == "shop.py" and hunks[0].new_lines == (1, 1)
+    with pytest.raises(InputRefused):
+        parse_patch("@@ -1 +1 @@\n-a\n+b\n")
+
+
+def test_the_mcp_tool_answers_the_same(repo):
+    from ctxmill.mcp import Tools
+
+    res = Tools([repo]).next_edit(PATCH)
+    assert [(s.path, s.start_line) for s in res.suggestions] == [(s.path, s.start_line) for s in suggest(repo, PATCH)][:20]
