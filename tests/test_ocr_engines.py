@@ -533,6 +533,15 @@ def test_endnote_style_references():
     assert not leftover(doc.markdown)
 
 
+def test_a_section_heading_written_as_text_fills_its_numbering_gap():
+    body = "Large models trained on open data do well on many benchmarks, as the tables below show."
+    text = (f"# Models Trained on Open Data\n\n## 1 Introduction\n\n{body}\n\nApproach\n\nOur approach is simple.\n\n"
+            f"### Pre-training Data\n\nText.\n\n## 3 Main results\n\nShort line\n\n{body}\n\n## 5 Bias\n\nText.\n")
+    md = compile_text(text, name="doc.mmd").markdown
+    assert headings(md)[1:4] == [(2, "1 Introduction"), (2, "Approach"), (3, "Pre-training Data")]
+    assert "Short line" not in [t for _, t in headings(md)]  # right under "3 Main results": no section 4 heading
+
+
 def test_partial_input_invents_no_title():
     text = ("the proof continues here, since $x \\in R$ holds.\n\n"
             "2.1.3 Data mixing for later stages\n\n"

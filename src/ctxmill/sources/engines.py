@@ -805,7 +805,44 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
         else:
             new = t  # shallower than the numbered section it sits in: text inside a figure
         lines[li] = new if new is not None else ""
+    _gap_headings(lines_by_page)
     return [(n, "\n".join(lines)) for n, lines in lines_by_page]
+
+
+_SHORT_LINE = re.compile(r"^[A-Z][A-Za-z][A-Za-z -]{1,38}$")
+
+
+def _gap_headings(lines_by_page) -> None:
+    """Section 2 missing between "## 1 ..." and "## 3 ..." while one short line of its own
+    ("Approach") stands between section 1's heading and the next heading: the engine wrote
+    that section's heading as text (Nougat does). It becomes the heading, without a number
+    the text does not print."""
+    flat = [(pi, li) for pi, (_, lines) in enumerate(lines_by_page) for li in range(len(lines))]
+    heads = []
+    for k, (pi, li) in enumerate(flat):
+        m = re.match(r"^## (\d{1,2})\.?\s+\S", lines_by_page[pi][1][li])
+        if re.match(r"^#{1,6} ", lines_by_page[pi][1][li]):
+            heads.append((k, int(m.group(1)) if m else None))
+    tops = [(k, n) for k, n in heads if n is not None]
+    for (k, a), (_, c) in zip(tops, tops[1:], strict=False):
+        if c != a + 2:
+            continue
+        nxt = next((h for h, _ in heads if h > k), len(flat))
+        cands = []
+        body = False  # section a has text of its own before the missing heading
+        for j in range(k + 1, nxt):
+            pi, li = flat[j]
+            lines = lines_by_page[pi][1]
+            s = lines[li].strip()
+            alone = (li == 0 or not lines[li - 1].strip()) and (li + 1 >= len(lines) or not lines[li + 1].strip())
+            if s and alone and _SHORT_LINE.match(s) and len(s.split()) <= 4:
+                if body:
+                    cands.append((pi, li, s))
+            elif len(s) > 60:
+                body = True
+        if len(cands) == 1:
+            pi, li, s = cands[0]
+            lines_by_page[pi][1][li] = "## " + s
 
 
 def _title_of(heads, numbered, lines_by_page, roman) -> str | None:
