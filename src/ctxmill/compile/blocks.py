@@ -258,7 +258,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         # paragraph (or heading candidate, list item)
         j = i + 1
         lines = [cur]
-        while j < n and j not in code_starts and not _breaks(lines, ls[j], ctx):
+        while j < n and j not in code_starts and j not in above and not _breaks(lines, ls[j], ctx):
             lines.append(ls[j])
             j += 1
         out.append(_para_block(lines, page, ctx))

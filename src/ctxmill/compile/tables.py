@@ -469,6 +469,13 @@ def attach_captions(blocks: list) -> list:
     return [b for k, b in enumerate(blocks) if k not in drop]
 
 
+def _heading(x, b) -> bool:
+    """A section heading ("A Mode Profiles", "Appendices"): where a table above a caption stops."""
+    if not x.bold or _tabular(x):
+        return False
+    return bool(b.HEADING_NUM_RE.match(x.text)) or x.text.strip().lower() in b.UNNUMBERED_HEADINGS
+
+
 def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, dict, list]]:
     """Tables set above their caption ("Table 2: ..." under the grid, as USENIX, LNCS and KOMA
     print them): {first line index: (index after the table, attrs, lines)}. The caption
@@ -483,13 +490,23 @@ def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, di
         if not _close(ls[k], cap) and not 0 <= cap.top - ls[k].bottom <= 3.0 * max(cap.size, 4.0):
             continue
         start = c
+        b = _blocks()
         while k > taken and (k == c - 1 or _close(ls[k], ls[k + 1])) and not _prose(ls[k], body, ctx):
-            if len(ls[k].text) > 120 or _CAPTION.match(ls[k].text) or _blocks().CAPTION_RE.match(ls[k].text):
+            x = ls[k]
+            if _CAPTION.match(x.text) or b.CAPTION_RE.match(x.text) or _heading(x, b):
+                break
+            if not _tabular(x) and (len(x.text) > 45 or x.text.endswith("-")):
+                # a line of running text ends the table, unless it is the header row set in
+                # one piece right on top of it ("State Tweets LabMT Ranking ...")
+                head = (k < c - 1 and start == k + 1 and abs(x.size - ls[k + 1].size) <= 0.3
+                        and not re.search(r"[-.:;,]$", x.text) and _close(x, ls[k + 1]))
+                if head:
+                    start = k
                 break
             start = k
             k -= 1
         region = ls[start:c]
-        if len(region) < 2 or sum(_tabular(x) for x in region) < 2:
+        if len(region) < 2 or sum(_tabular(x) for x in region) < max(2, 0.5 * len(region)):
             continue
         attrs = build(region)
         rows = attrs["rows"]
