@@ -147,6 +147,7 @@ def test_table_of_contents_is_not_headings(tmp_path):
     assert [t for _, t in heads] == entries
     assert all(b.page == 3 for b in doc.blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title"))
     assert not any("Contents" in t for _, t in heads)
+    assert "1.1 Motivation 4" in doc.markdown and "...." not in doc.markdown  # entries kept, leaders gone
 
 
 # ---------------------------------------------------------------------------- reading order

@@ -31,6 +31,7 @@ TOC_TITLES = {"contents", "table of contents", "list of figures", "list of table
               "list of listings", "inhaltsverzeichnis",
               "abbildungsverzeichnis", "tabellenverzeichnis"}
 # an entry: a title, optional dot leaders, a page number (arabic or roman) at the end
+_CITED_NUMBER = re.compile(r"\b(?:Fig|Figs|Eq|Eqs|Sec|Tab|No|Vol|pp|p|Ch|Thm|Def)\. ?\d+$")  # prose: "see Fig. 1"
 _TOC_END = re.compile(r"(?:\s|\.)(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
@@ -134,5 +135,5 @@ def _entry_share(b: Block) -> float:
     if not lines:
         return 0.0
     hits = sum(1 for t in lines if len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t)
-               and not t.endswith((". 1", ". 2")))
+               and not _CITED_NUMBER.search(t))
     return hits / len(lines)

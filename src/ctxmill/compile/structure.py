@@ -116,6 +116,7 @@ KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
     "preface", "foreword", "summary", "nomenclature", "glossary", "index", "declarations", "impact statement",
 }
 _TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
+_DOT_LEADER_RE = re.compile(r"[ \t]*(?:\.[ \t]*){3,}(?=\S)")
 _THEOREM_RE = re.compile(r"^(?:Example|Theorem|Lemma|Definition|Proof|Corollary|Proposition|Remark|Observation|"
                          r"Claim|Conjecture|Assumption|Note|Problem|Exercise|Solution|Step|Case)\b")
 _CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
@@ -289,9 +290,12 @@ def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
 def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     outline = doc.stream.outline
     for i in toc_blocks(blocks, body):
-        blocks[i].attrs["toc"] = True
-        if blocks[i].kind is BlockKind.HEADING and not blocks[i].attrs.get("_markup"):
-            blocks[i].kind = BlockKind.PARAGRAPH
+        b = blocks[i]
+        b.attrs["toc"] = True
+        if b.kind is BlockKind.HEADING and not b.attrs.get("_markup"):
+            b.kind = BlockKind.PARAGRAPH
+        # "3.2.4 Karatsuba Multiplication . . . . . . 25" reads as "3.2.4 Karatsuba Multiplication 25"
+        b.text = _DOT_LEADER_RE.sub(" ", b.text)
     matched: set[int] = set()
     if outline and len(outline) >= 3:
         matched = _apply_outline(outline, blocks, body)
@@ -791,12 +795,13 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
             b.section_id = current.id
             for s in stack:
                 s.page_end = max(s.page_end, b.last_page)
-    # a section runs until the next section at the same or a higher level starts
-    for i, s in enumerate(sections):
-        end = last_page
-        for t in sections[i + 1:]:
-            if t.level <= s.level:
-                end = max(s.page_start, t.page_start)
-                break
+    # a section runs until the next section at the same or a higher level starts (found from
+    # the end with a stack: one pass, where a slice per section was quadratic in headings)
+    after: list[Section] = []
+    for s in reversed(sections):
+        while after and after[-1].level > s.level:
+            after.pop()
+        end = max(s.page_start, after[-1].page_start) if after else last_page
         s.page_end = max(s.page_end, min(end, last_page))
+        after.append(s)
     return sections
