@@ -143,3 +143,16 @@ def test_aligned_text_is_not_a_table(tmp_path, lines):
     doc = compile_document(make_pdf(tmp_path / "aligned.pdf", [items]), OPTIONS)
     assert not doc.blocks_of(BlockKind.TABLE)
     assert "<table>" not in doc.markdown and "|---" not in doc.markdown
+
+
+def test_balance_sheet_two_dates_group_and_indented_rows(tmp_path):
+    # two date columns in the middle of the page: the gap between them is a column gap inside
+    # the table, not the gutter of a two-column page
+    rows = [["(In millions)", "Jan 26, 2025", "Jan 28, 2024"], ["Current assets:", "", ""],
+            ["Cash and cash equivalents", "8,589", "3,389"], ["Marketable securities", "34,621", "9,907"],
+            ["Accounts receivable, net", "23,065", "9,999"], ["Total current assets", "80,126", "44,345"],
+            ["Property and equipment, net", "6,283", "3,914"], ["Total assets", "$ 111,601", "$ 65,728"]]
+    doc, tables = compile_spec(TableSpec("balance", "financial", rows, group_rows={1}, indent_rows={2, 3, 4},
+                                         total_rows={5, 7}, currency_rows={7}), tmp_path)
+    assert [t.attrs["rows"] for t in tables] == [rows]
+    assert gfm(doc.markdown) == [rows]
