@@ -343,6 +343,9 @@ def test_graph_labels_every_node_and_its_panel_says_what_it_is(page, paper):
         where = page.inner_text("#node-page")
         assert where.startswith(("p. ", "pp. ", "listed on p. ")), (kind, where)
         assert "null" not in page.inner_text("#graph-info").replace(node_id, "")
+        if kind == "reference":  # its labelled fields (references.json), not only the raw string
+            fields = page.inner_text("#ref-fields")
+            assert "Authors" in fields or "Title" in fields, fields
 
 
 def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):

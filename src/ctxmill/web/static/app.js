@@ -609,6 +609,23 @@ function nodePage(node, ref) {
   return node.kind === "reference" ? `listed on p. ${page}` : `p. ${page}`;
 }
 
+// The labelled fields of a reference (references.json): who, what, where, and its identifiers.
+function refFields(ref) {
+  const people = (ref.people || []).map((p) => p.literal || [p.given, p.family].filter(Boolean).join(" ")).filter(Boolean);
+  const where = [ref.container, ref.volume && `${ref.volume}${ref.issue ? `(${ref.issue})` : ""}`,
+    ref.pages && `pp. ${ref.pages}`, ref.publisher].filter(Boolean).join(", ");
+  const rows = [
+    ["Authors", people.join("; ")], ["Title", ref.title], ["In", where], ["Year", ref.year],
+  ].filter(([, v]) => v);
+  const links = [];
+  if (ref.doi) links.push(el("a", { href: `https://doi.org/${ref.doi}`, target: "_blank", rel: "noopener", text: `doi:${ref.doi}` }));
+  if (ref.arxiv_id) links.push(el("a", { href: `https://arxiv.org/abs/${ref.arxiv_id}`, target: "_blank", rel: "noopener", text: `arXiv:${ref.arxiv_id}` }));
+  return el("div", { class: "ref-fields small", id: "ref-fields" },
+    el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })])),
+    links.length ? el("p", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))) : null,
+    ref.doubtful ? el("p", { class: "badge warn", title: ref.doubtful, text: `doubtful parse: ${ref.doubtful}` }) : null);
+}
+
 function showNode(node) {
   const info = $("#graph-info");
   const cit = state.data.citations || {};
@@ -625,6 +642,7 @@ function showNode(node) {
     node.title && node.title !== node.label ? el("p", { text: node.title }) : null,
     node.caption ? el("p", { class: "small", text: node.caption }) : null,
     ref ? el("p", { class: "small muted", text: ref.raw }) : null,
+    ref ? refFields(ref) : null,
     el("p", { id: "callout-count", text: `${callouts.length} callout${callouts.length === 1 ? "" : "s"}` }),
     el("ul", { class: "callouts" }, callouts.map((c) => el("li", {},
       el("a", { href: "#", onclick: (e) => { e.preventDefault(); goTo({ char_span: c.char_span, section_id: c.section_id, page: c.page }); } }, `“${c.text}”`),
