@@ -299,6 +299,8 @@ def test_http_validates_origin_and_host(served):
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     ok = httpx.post(served + "/mcp/", json=init, headers=headers, timeout=10)
     assert ok.status_code == 200
+    no_slash = httpx.post(served + "/mcp", json=init, headers=headers, timeout=10)  # the URL the docs give
+    assert no_slash.status_code == 200 and "serverInfo" in no_slash.text
     evil = httpx.post(served + "/mcp/", json=init, headers={**headers, "Origin": "http://evil.example"}, timeout=10)
     assert evil.status_code == 403
     rebound = httpx.post(served + "/mcp/", json=init, headers={**headers, "Host": "evil.example"}, timeout=10)

@@ -154,6 +154,19 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+class _MCPNoSlash:
+    """``POST /mcp`` (the URL clients are told) is served as ``/mcp/``: a mounted app would
+    answer it with a 307 redirect, which some MCP clients do not follow for a POST."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("path") == "/mcp":
+            scope = {**scope, "path": "/mcp/", "raw_path": b"/mcp/"}
+        await self.app(scope, receive, send)
+
+
 def _norm(text: str) -> str:
     text = re.sub(r"[*_`$\\]", "", text)
     return re.sub(r"\s+", " ", text).strip().lower()
@@ -385,6 +398,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     if mcp_app is not None:
         app.mount("/mcp", mcp_app)
+        app.add_middleware(_MCPNoSlash)
 
     def job_or_404(job_id: str) -> Job:
         job = store.get(job_id)
