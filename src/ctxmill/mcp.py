@@ -365,6 +365,19 @@ def _with_progress(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _bounded_hits(hits: Sequence[Any], roots: Sequence[str] | None = None) -> list[Hit]:
+    """Index hits as result items, each text cut to its share of the result budget."""
+    per_hit = max(400, (RESULT_MAX_CHARS - 200 * len(hits)) // max(1, len(hits)))
+    out = []
+    for n, h in enumerate(hits):
+        d = h.to_dict() if hasattr(h, "to_dict") else dict(h)
+        text = d.get("text") or ""
+        out.append(Hit(path=d["path"], root=roots[n] if roots else None, start_line=d["start_line"],
+                       end_line=d["end_line"], score=float(d.get("score") or 0.0), kind=str(d.get("kind") or ""),
+                       symbol=d.get("symbol"), text=text[:per_hit], text_truncated=len(text) > per_hit))
+    return out
+
+
 def _clean(model: BaseModel) -> BaseModel:
     """Redact every string of a result before it leaves for the client."""
     return type(model).model_validate(redact_obj(model.model_dump()))
@@ -438,14 +451,7 @@ class Tools:
             found.extend((base, h) for h in index.search(query, base, path_prefix=prefix, k=k))
         found.sort(key=lambda bh: -float(bh[1].score or 0.0))
         found = found[:k]
-        per_hit = max(400, (RESULT_MAX_CHARS - 200 * len(found)) // max(1, len(found)))
-        out = []
-        for base, h in found:
-            d = h.to_dict() if hasattr(h, "to_dict") else dict(h)
-            text = d.get("text") or ""
-            out.append(Hit(path=d["path"], root=str(base) if len(bases) > 1 else None, start_line=d["start_line"],
-                           end_line=d["end_line"], score=float(d.get("score") or 0.0), kind=str(d.get("kind") or ""),
-                           symbol=d.get("symbol"), text=text[:per_hit], text_truncated=len(text) > per_hit))
+        out = _bounded_hits([h for _, h in found], [str(b) for b, _ in found] if len(bases) > 1 else None)
         return _clean(SearchResult(root=str(bases[0]) if len(bases) == 1 else ", ".join(map(str, bases)),
                                    query=query, hits=out))
 
@@ -583,11 +589,7 @@ class Tools:
         if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
             self._sync(base)
         hits = index.related(rel, int(line), base, k=int(k))
-        per_hit = max(400, (RESULT_MAX_CHARS - 200 * len(hits)) // max(1, len(hits)))
-        out = [Hit(path=h.path, start_line=h.start_line, end_line=h.end_line, score=float(h.score or 0.0),
-                   kind=str(h.kind or ""), symbol=h.symbol, text=(h.text or "")[:per_hit],
-                   text_truncated=len(h.text or "") > per_hit) for h in hits]
-        return _clean(SearchResult(root=str(base), query=f"related to {rel}:{line}", hits=out))
+        return _clean(SearchResult(root=str(base), query=f"related to {rel}:{line}", hits=_bounded_hits(hits)))
 
     def next_edit(
         self,
@@ -767,30 +769,24 @@ def build_server(roots: Sequence[str | Path]):
         return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
                                idempotent_hint=idempotent, open_world_hint=False)
 
-    def add_tool(fn: Callable[..., Any], **kw: Any) -> None:
+    # (name, wrapper, title, read-only): every tool is idempotent and reaches nothing outside
+    tools_table = [
+        ("search", _with_progress, "Search code and documents", True),
+        ("read", _refusals, "Read file lines", True),
+        ("sync", _with_progress, "Sync the index", False),
+        ("status", _refusals, "Index status", True),
+        ("references", _refusals, "Symbol definitions and uses", True),
+        ("find_related", _refusals, "Related code and documents", True),
+        ("next_edit", _refusals, "Next edits after an edit", True),
+        ("compile_document", _with_progress, "Compile a document", False),
+        ("outline", _refusals, "Document outline", True),
+        ("citations", _refusals, "Document references and citations", True),
+    ]
+    for name, wrap, title, read_only in tools_table:
+        fn = wrap(getattr(tools, name))
         # the docstring as the description, without its source indentation
-        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **kw)
-
-    add_tool(_with_progress(tools.search), name="search", structured_output=True,
-                    annotations=ann("Search code and documents", read_only=True, idempotent=True))
-    add_tool(_refusals(tools.read), name="read", structured_output=True,
-                    annotations=ann("Read file lines", read_only=True, idempotent=True))
-    add_tool(_with_progress(tools.sync), name="sync", structured_output=True,
-                    annotations=ann("Sync the index", read_only=False, idempotent=True))
-    add_tool(_refusals(tools.status), name="status", structured_output=True,
-                    annotations=ann("Index status", read_only=True, idempotent=True))
-    add_tool(_refusals(tools.references), name="references", structured_output=True,
-                    annotations=ann("Symbol definitions and uses", read_only=True, idempotent=True))
-    add_tool(_refusals(tools.find_related), name="find_related", structured_output=True,
-                    annotations=ann("Related code and documents", read_only=True, idempotent=True))
-    add_tool(_refusals(tools.next_edit), name="next_edit", structured_output=True,
-             annotations=ann("Next edits after an edit", read_only=True, idempotent=True))
-    add_tool(_with_progress(tools.compile_document), name="compile_document", structured_output=True,
-                    annotations=ann("Compile a document", read_only=False, idempotent=True))
-    add_tool(_refusals(tools.outline), name="outline", structured_output=True,
-                    annotations=ann("Document outline", read_only=True, idempotent=True))
-    add_tool(_refusals(tools.citations), name="citations", structured_output=True,
-                    annotations=ann("Document references and citations", read_only=True, idempotent=True))
+        server.add_tool(fn, name=name, description=inspect.cleandoc(fn.__doc__ or ""), structured_output=True,
+                        annotations=ann(title, read_only=read_only, idempotent=True))
     server.ctxmill_tools = tools  # type: ignore[attr-defined]
     return server
 
