@@ -37,8 +37,7 @@ def find_symbol(store, name: str, limit: int = 50) -> dict:
     for path, start, end, kind, symbol, text in conn.execute(
             "SELECT path, start_line, end_line, kind, symbol, text FROM chunks "
             "WHERE symbol = ? OR symbol LIKE ? ORDER BY path, start_line", (name, f"%.{name}")):
-        head = _line_with(text, name) or (text.split("\n", 1)[0] if text else "")
-        offset = _offset_of(text, head)
+        offset, head = _head(text, name)
         defs.append(Place(path, int(start) + offset, kind, head.strip()[:200], symbol, int(end)))
         def_spans.add((path, int(start) + offset))
     word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
@@ -75,15 +74,11 @@ def chunk_at(store, path: str, line: int) -> tuple[int, int, str] | None:
     return (int(row[0]), int(row[1]), row[2]) if row else None
 
 
-def _line_with(text: str, name: str) -> str | None:
-    for line in (text or "").split("\n")[:40]:
+def _head(text: str, name: str) -> tuple[int, str]:
+    """(line offset, line) of a definition chunk's line naming ``name`` (within its first 40
+    lines, where the signature is), else its first line."""
+    lines = (text or "").split("\n")
+    for i, line in enumerate(lines[:40]):
         if name in line:
-            return line
-    return None
-
-
-def _offset_of(text: str, line: str) -> int:
-    for i, x in enumerate((text or "").split("\n")):
-        if x == line:
-            return i
-    return 0
+            return i, line
+    return 0, lines[0]
