@@ -15,6 +15,8 @@ import random
 import zlib
 from pathlib import Path
 
+from _pdfgen import _assemble
+
 FONT_PATHS = ["/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
 
 PROSE = (
@@ -78,17 +80,7 @@ def write_pdf(path: Path, width: float, height: float, content: bytes, *, images
     objs[1] = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
     objs[2] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << %s /XObject << %s >> >> "
                b"/Contents %d 0 R >>" % (width, height, fonts, res_all, contents))
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    for off in offsets:
-        out += b"%010d 00000 n \n" % off
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    Path(path).write_bytes(bytes(out))
+    Path(path).write_bytes(_assemble(objs, version=b"1.7"))
     return Path(path)
 
 

@@ -55,12 +55,13 @@ def blank_pages_pdf(path: Path, n: int, text: str = "Page text") -> Path:
     return path
 
 
-def _assemble(objs: list[bytes], trailer_extra: bytes = b"") -> bytes:
-    out = b"%PDF-1.4\n"
+def _assemble(objs: list[bytes], trailer_extra: bytes = b"", version: bytes = b"1.4") -> bytes:
+    """A PDF of ``objs`` (object 1 the catalog) with a correct cross-reference table."""
+    out = b"%PDF-" + version + b"\n"
     offsets = []
     for i, body in enumerate(objs, 1):
         offsets.append(len(out))
-        out += b"%d 0 obj" % i + body + b"endobj\n"
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from _pdfgen import _assemble
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Line, Page, Span
 from ctxmill.sources import ocr
@@ -124,17 +125,7 @@ def garbage_layer_pdf(path: Path, image) -> Path:
         b"/Filter /DCTDecode /Length %d >>\nstream\n" % (image.width, image.height, len(jpeg)) + jpeg + b"\nendstream",
         b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream",
     ]
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    for off in offsets:
-        out += b"%010d 00000 n \n" % off
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    path.write_bytes(bytes(out))
+    path.write_bytes(_assemble(objs, version=b"1.7"))
     return path
 
 
