@@ -60,23 +60,38 @@ def index_name(name: str) -> str:
 
     A name that is not valid UTF-8 reaches Python with lone surrogates (``os.fsdecode``'s
     surrogateescape), which SQLite cannot store. Such a name is written with ``\\xHH`` for each
-    byte that is not UTF-8 and ``\\\\`` for a backslash (escaped too, so that a real name like
-    ``\\xff.py`` stays distinct); every other name is left as it is.
+    byte that is not UTF-8 (``\\uHHHH`` for any other lone surrogate) and ``\\\\`` for a
+    backslash (escaped too, so that a real name like ``\\xff.py`` stays distinct); every other
+    name is left as it is.
     """
     if "\\" not in name and (name.isascii() or not _SURROGATE.search(name)):
         return name
-    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", name.replace("\\", "\\\\"))
+    return _SURROGATE.sub(_escape_surrogate, name.replace("\\", "\\\\"))
+
+
+def _escape_surrogate(m: re.Match) -> str:
+    code = ord(m.group())
+    # a byte that is not UTF-8 (surrogateescape's U+DC80-U+DCFF) as \xHH; any other lone
+    # surrogate (no file system hands one over, but a str may hold it) as \uHHHH
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def fs_name(name: str) -> str:
     """The inverse of :func:`index_name`: the name to open on disk."""
     if "\\" not in name:
         return name
-    return _ESCAPE.sub(lambda m: "\\" if m.group() == "\\\\" else chr(0xDC00 + int(m.group()[2:], 16)), name)
+    return _ESCAPE.sub(_unescape, name)
 
 
-_SURROGATE = re.compile("[\udc80-\udcff]")
-_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}")
+def _unescape(m: re.Match) -> str:
+    text = m.group()
+    if text == "\\\\":
+        return "\\"
+    return chr(0xDC00 + int(text[2:], 16)) if text[1] == "x" else chr(int(text[2:], 16))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}")
 
 
 def is_binary(data: bytes) -> bool:
