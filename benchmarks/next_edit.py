@@ -2,19 +2,28 @@
 scored by that folder's own scorer, with its naive rename-only control in the same run.
 
     .venv/bin/python benchmarks/next_edit.py [--classes rename,signature] [--jobs 2]
+    .venv/bin/python benchmarks/next_edit.py --in-process [--half a|b] [--by language]
 
 Prints JSON: overall and per-class precision@1, recall@5, wrong-suggestion rate and
 suggestions per negative case for `ctxmill next-edit` (through the command line, interpreter
-start included) and for the control.
+start included) and for the control. `--in-process` calls ctxmill.apply.next_edit.suggest
+directly on each case (the scorer's own case folders and matching, no process start: the quick
+loop for tuning); `--half a|b` keeps the repositories of one half (sorted names, alternating),
+so thresholds tuned on one half can be reported on the other.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,39 +31,98 @@ TAB = REPO.parent / "shared" / "tab"
 CTXMILL = Path(sys.executable).with_name("ctxmill")
 KEYS = ("precision_at_1", "precision_at_1_answered", "recall_at_5", "recall_at_5_micro", "suggestions_per_negative",
         "wrong_suggestion_rate", "latency_p50_ms")
+SHORT = ("precision_at_1", "recall_at_5", "suggestions_per_negative", "wrong_suggestion_rate")
 
 
-def score(cases: Path, extra: list[str], jobs: int) -> dict:
+def score(cases: Path, extra: list[str], jobs: int, by: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
         subprocess.run([sys.executable, str(TAB / "score_next_edits.py"), "--cases", str(cases), "--jobs", str(jobs),
                         "--report", str(report), *extra], check=True, capture_output=True, timeout=3600)
         d = json.loads(report.read_text())
-    return {"overall": {k: d["overall"].get(k) for k in KEYS},
-            "by_class": {c: {k: v.get(k) for k in KEYS[:3] + ("wrong_suggestion_rate",)} for c, v in d["by_class"].items()}}
+    return summary(d, by)
+
+
+def summary(d: dict, by: list[str]) -> dict:
+    out = {"overall": {k: d["overall"].get(k) for k in KEYS}}
+    for key in by:
+        out["by_" + key] = {c: {k: v.get(k) for k in SHORT} for c, v in d["by_" + key].items()}
+    return out
+
+
+def _scorer():
+    spec = importlib.util.spec_from_file_location("score_next_edits", TAB / "score_next_edits.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def in_process(cases: list[dict], by: list[str], rows_out: str | None) -> dict:
+    """The scorer's metrics with suggest() called in this process (no interpreter start per case)."""
+    from ctxmill.apply.next_edit import suggest
+
+    sc = _scorer()
+    rows = []
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="nextedit-")
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
+            t0 = time.perf_counter()
+            sugs = [s.to_dict() for s in suggest(tmp, patch, limit=50)]
+            dt = time.perf_counter() - t0
+            row = sc.evaluate(case, files, targets, sugs, dt, None)
+            row["reasons"] = [s["reason"] for s in sugs[:5]]
+            rows.append(row)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    rep = {"overall": sc.aggregate(rows)}
+    for key in ("class", "language", "repo"):
+        groups = defaultdict(list)
+        for r in rows:
+            groups[r[key]].append(r)
+        rep["by_" + key] = {k: sc.aggregate(v) for k, v in sorted(groups.items())}
+    if rows_out:
+        with open(rows_out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    return summary(rep, by)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--classes", help="comma-separated: rename, signature, repeated, import, negative")
+    ap.add_argument("--half", choices=["a", "b"], help="only the repositories of one half (for tuning on one, reporting the other)")
+    ap.add_argument("--by", default="class", help="comma-separated breakdowns: class, language, repo")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--in-process", action="store_true", help="call suggest() directly; no control, no process start")
+    ap.add_argument("--rows", help="write per-case rows (JSONL) here (with --in-process)")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
-    cases = TAB / "dev.jsonl"
+    by = [b for b in args.by.split(",") if b]
+    cases = [json.loads(line) for line in (TAB / "dev.jsonl").read_text().splitlines() if line.strip()]
+    if args.classes:
+        keep = set(args.classes.split(","))
+        cases = [c for c in cases if c["class"] in keep]
+    if args.half:
+        repos = sorted({c["repo"] for c in cases})
+        half = set(repos[0 if args.half == "a" else 1::2])
+        cases = [c for c in cases if c["repo"] in half]
+    if args.in_process:
+        print(json.dumps({"cases": len(cases), "half": args.half, "ctxmill_in_process": in_process(cases, by, args.rows)},
+                         indent=1))
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        if args.classes:
-            keep = set(args.classes.split(","))
-            sub = Path(tmp) / "cases.jsonl"
-            sub.write_text("".join(line for line in cases.read_text().splitlines(keepends=True)
-                                   if json.loads(line)["class"] in keep))
-            cases = sub
+        sub = Path(tmp) / "cases.jsonl"
+        sub.write_text("".join(json.dumps(c) + "\n" for c in cases))
         cmd = f"{CTXMILL} next-edit --root {{case}} --diff {{case}}/trigger.diff --json"
-        out = {"cases": sum(1 for _ in cases.open()), "ctxmill": score(cases, ["--cmd", cmd], args.jobs),
-               "control_rename_only": score(cases, ["--control", "rename-only"], args.jobs)}
+        out = {"cases": len(cases), "half": args.half, "ctxmill": score(sub, ["--cmd", cmd], args.jobs, by),
+               "control_rename_only": score(sub, ["--control", "rename-only"], args.jobs, by)}
     print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
     main()
