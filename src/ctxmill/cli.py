@@ -77,6 +77,14 @@ def _engine(ctx, param, value):
 @main.command("compile")
 @click.argument("input_path", metavar="INPUT")
 @click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), help="Output folder (default ./out/<stem>/).")
+# many documents (INPUT a folder, a glob or a list file): ctxmill.batch, docs/batch.md
+@click.option("--jobs", "-j", type=click.IntRange(1, 4096), help="Batch: documents at a time (default: all cores).")
+@click.option("--resume", is_flag=True, help="Batch: skip inputs the manifest has done with the same sha256.")
+@click.option("--engine", "batch_engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Batch: a local process pool, or Ray tasks (pip install 'ctxmill[ray]').")
+@click.option("--address", metavar="ADDR", help="Batch, Ray: auto or ray://HOST:PORT (default: a local Ray).")
+@click.option("--timeout", "doc_timeout", type=click.FloatRange(0.1), help="Batch: seconds per document.")
+@click.option("--embed", is_flag=True, help="Batch: add an embedding column to chunks.parquet.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
 @click.option("--fast", is_flag=True, help="Skip chunks and the citation graph.")
 @click.option("--no-chunks", is_flag=True, help="Do not write chunks.jsonl.")
@@ -92,9 +100,12 @@ def _engine(ctx, param, value):
               help="Raw OCR text: the engine that wrote it (mineru, marker, docling, nougat, mistral, "
                    "paddleocr-vl, deepseek-ocr, olmocr, ...; default: recognised from the text).")
 @handle_errors
-def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, include_source_text,
-                chunk_tokens, ignore_pdf_links, ocr, llm_url, llm_model, llm_max_tokens, engine):
-    """Compile a PDF, raw OCR text or Markdown file (or - for stdin)."""
+def compile_cmd(input_path, out_dir, jobs, resume, batch_engine, address, doc_timeout, embed, as_json, fast,
+                no_chunks, no_citations, include_source_text, chunk_tokens, ignore_pdf_links, ocr, llm_url,
+                llm_model, llm_max_tokens, engine):
+    """Compile a PDF, raw OCR text or Markdown file (or - for stdin); or, INPUT a folder, a
+    glob or a list file, every document in it (one folder each under -o OUT)."""
+    from ctxmill.batch.inputs import is_batch
     from ctxmill.compile.options import CompileOptions
     from ctxmill.compile.pipeline import compile_document
     from ctxmill.render import write_outputs
@@ -105,6 +116,13 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
         ignore_pdf_links=ignore_pdf_links, ocr=ocr, llm_url=llm_url, llm_model=llm_model,
         llm_max_tokens=llm_max_tokens, engine=engine,
     )
+    if is_batch(input_path):
+        _compile_batch(input_path, out_dir or Path("out"), options, as_json, jobs=jobs, resume=resume,
+                       engine=batch_engine, address=address, timeout=doc_timeout, embed=embed)
+        return
+    if jobs or resume or address or doc_timeout or embed or batch_engine != "local":
+        raise UsageError("--jobs, --resume, --engine, --address, --timeout and --embed are for many "
+                         "documents (INPUT a folder, a glob or a list file)")
     if input_path == "-":
         source: Path | bytes = sys.stdin.buffer.read()
         stem = "stdin"
@@ -132,6 +150,29 @@ def compile_cmd(input_path, out_dir, as_json, fast, no_chunks, no_citations, inc
     else:
         click.echo(summary_line(doc, summary["seconds"], stem))
         click.echo(f"outputs in {out_dir}/")
+
+
+def _compile_batch(arg, out_dir, options, as_json, **kw):
+    """Many documents: exit 0 all done, 3 some refused or out of time, 1 some failed."""
+    from ctxmill.batch import run_batch
+
+    s = run_batch(arg, out_dir, options, **kw)
+    if "note" in s["exported"]:
+        click.echo(f"ctxmill: note: {s['exported']['note']}", err=True)
+    if as_json:
+        _print_json(s)
+    else:
+        for r in s["not_done"]:
+            click.echo(f"ctxmill: {r['status']}: {r['input']}: {r['reason']}", err=True)
+        click.echo(f"{s['inputs']} documents: {s['done']} done ({s['skipped']} already done), {s['refused']} "
+                   f"refused, {s['failed']} failed, {s['timeout']} out of time; {s['pages']} pages in "
+                   f"{s['seconds']:.1f}s")
+        click.echo(f"outputs in {out_dir}/ (manifest.jsonl" + (", chunks.parquet)" if "chunks" in s["exported"]
+                                                              else ")"))
+    if s["failed"]:
+        sys.exit(1)
+    if s["refused"] or s["timeout"]:
+        sys.exit(3)
 
 
 # ------------------------------------------------------------------------------ index, search, status

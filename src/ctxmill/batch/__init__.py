@@ -1,0 +1,12 @@
+"""Batch compile: a folder, glob or list of documents into one output folder each, with a
+manifest that lets a killed batch resume, a Parquet export of the corpus, and the same batch
+on a Ray cluster (docs/batch.md).
+
+    from ctxmill.batch import run_batch
+    summary = run_batch("papers/", Path("out"), jobs=4, resume=True)
+"""
+
+from ctxmill.batch.driver import run_batch
+from ctxmill.batch.inputs import expand, is_batch
+
+__all__ = ["run_batch", "expand", "is_batch"]
