@@ -92,6 +92,7 @@ class Weights:
     old_version: float = 1.0  # step back for code under v1/ when a sibling v2/ exists (query names neither)
     acronym: float = 1.0  # 1: a file-name part that is the initials of query words (hf ~ Hugging Face) counts
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
+    name_idf: float = 1.0  # a file-name word in the paths of most candidates counts this much less
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -206,6 +207,10 @@ def stem(word: str) -> str:
                 w = w[:-1]
             return w
     return w
+
+
+# Words programmers use for one thing: a file named for one of them answers a query with the other.
+_SYNONYMS = {"util": frozenset({"help"}), "help": frozenset({"util", "utility"})}
 
 
 def _abbrev(a: str, b: str) -> bool:
@@ -602,7 +607,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     def _abbreviates(part: str) -> bool:
         got = abbreviated.get(part)
         if got is None:
-            got = abbreviated[part] = any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words)
+            got = abbreviated[part] = any(_abbrev(part, w) or _abbrev(stem(part), w) for w in q.words) or (
+                stem(part) in _SYNONYMS and not _SYNONYMS[stem(part)].isdisjoint(qstems))
         return got
 
     # file-level evidence, given to every chunk of the file (the flooding limit keeps one file
@@ -614,6 +620,17 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     if weights.old_version:
         for p, x in _superseded({_get(h, "path", "") or "" for h in hits}, query).items():
             fscore[p] -= weights.old_version * x
+    # how many candidate files carry each query word in their path: "middleware" in a folder of
+    # middleware says little about which file of it is meant
+    name_w: dict[str, float] = {}
+    if weights.name_idf and qstems:
+        paths = {_get(h, "path", "") or "" for h in hits}
+        pdf: dict[str, int] = defaultdict(int)
+        for p in paths:
+            feats = _path_features(p)
+            for w in qstems.intersection(feats[2] + feats[3]):
+                pdf[w] += 1
+        name_w = {w: 1.0 - weights.name_idf * pdf[w] / len(paths) for w in pdf}
     scored = []
     for hit in hits:
         base = float(_get(hit, "score", 0.0) or 0.0)
@@ -650,7 +667,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
             low_name = fname.lower()
             inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
-            exact = _overlap(fparts, qstems)
+            exact = sum(name_w.get(x, 1.0) for x in fparts if x in qstems)
             if exact < len(fparts) and weights.abbrev:
                 exact += sum(1 for part in _name_parts(fname) if stem(part) not in qstems
                              and (_abbreviates(part)
