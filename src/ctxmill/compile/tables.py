@@ -232,12 +232,18 @@ def _rows(frags: list[_Frag], cols, placed: dict) -> list[list[_Frag]]:
             # text cells: lines without spacing are wrapped cells of one row, except a spanning
             # header or a units row above the figures
             parts: list[list[_Frag]] = []
+            last = None  # the last line of figures in the row being built
             for k, lv in enumerate(levels):
-                # figures do not wrap: a line of them under another is a row of its own
-                numbers = sum(numeric(f.text) for f in lv) >= 2 and sum(numeric(f.text) for f in levels[k - 1]) >= 2
+                # figures do not wrap: a line of them under figures in the same columns is a row
+                # of its own, even past a stub label set between the two lines (\multirow)
+                nums = sum(numeric(f.text) for f in lv) >= 2
+                numbers = nums and last is not None and _shared_figures(lv, last, placed) >= 2
                 if not parts or spanning(lv) or spanning(levels[k - 1]) or _units(lv) or numbers:
                     parts.append([])
+                    last = None
                 parts[-1].extend(lv)
+                if nums:
+                    last = lv
             out.extend(_split_flat(parts, cols) if len(groups) <= 3 else parts)
             continue
         cur: list[_Frag] = []
@@ -256,6 +262,12 @@ def _rows(frags: list[_Frag], cols, placed: dict) -> list[list[_Frag]]:
         if cur:
             out.append(cur)
     return out
+
+
+def _shared_figures(a: list[_Frag], b: list[_Frag], placed: dict) -> int:
+    """Columns in which both lines hold a figure."""
+    ca = {placed[id(f)][0] for f in a if numeric(f.text)}
+    return len(ca & {placed[id(f)][0] for f in b if numeric(f.text)})
 
 
 def _split_flat(rows: list[list[_Frag]], cols) -> list[list[_Frag]]:
