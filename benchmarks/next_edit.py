@@ -57,7 +57,7 @@ def _scorer():
     return mod
 
 
-def in_process(cases: list[dict], by: list[str], rows_out: str | None) -> dict:
+def in_process(cases: list[dict], by: list[str], rows_out: str | None, threshold: float | None) -> dict:
     """The scorer's metrics with suggest() called in this process (no interpreter start per case)."""
     from ctxmill.apply.next_edit import suggest
 
@@ -69,10 +69,12 @@ def in_process(cases: list[dict], by: list[str], rows_out: str | None) -> dict:
             files, targets = sc.write_case_dir(case, tmp)
             patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
             t0 = time.perf_counter()
-            sugs = [s.to_dict() for s in suggest(tmp, patch, limit=50)]
+            kw = {} if threshold is None else {"threshold": threshold}
+            sugs = [s.to_dict() for s in suggest(tmp, patch, limit=50, **kw)]
             dt = time.perf_counter() - t0
             row = sc.evaluate(case, files, targets, sugs, dt, None)
             row["reasons"] = [s["reason"] for s in sugs[:5]]
+            row["confidences"] = [s["confidence"] for s in sugs]
             rows.append(row)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -89,6 +91,44 @@ def in_process(cases: list[dict], by: list[str], rows_out: str | None) -> dict:
     return summary(rep, by)
 
 
+def fit(cases: list[dict]) -> dict:
+    """Logistic weights per propagator: each candidate suggestion is labelled by whether it matches
+    one of its case's targets (the scorer's own test), then fitted by Newton steps with an L2 pull
+    towards zero (small data: a few hundred candidates per kind)."""
+    import numpy as np
+
+    from ctxmill.apply.next_edit import candidates
+
+    sc = _scorer()
+    data: dict[str, list] = defaultdict(list)
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="nextedit-")
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            found, _ = candidates(tmp, Path(tmp, "trigger.diff").read_text(encoding="utf-8"))
+            for s in found:
+                hit = sc.match(s.to_dict(), targets, files, set(), {}) is not None
+                data[s.kind].append((s.features, hit))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = {}
+    for kind, rows in data.items():
+        names = sorted({k for f, _ in rows for k in f})
+        X = np.array([[1.0] + [float(f.get(k, 0.0)) for k in names] for f, _ in rows])
+        y = np.array([1.0 if h else 0.0 for _, h in rows])
+        w = np.zeros(X.shape[1])
+        lam = np.full(X.shape[1], 1.0)
+        lam[0] = 0.0
+        for _ in range(50):
+            p = 1 / (1 + np.exp(-X @ w))
+            g = X.T @ (p - y) + lam * w
+            H = (X * (p * (1 - p))[:, None]).T @ X + np.diag(lam + 1e-6)
+            w -= np.linalg.solve(H, g)
+        out[kind] = {"n": len(rows), "positive": int(y.sum()),
+                     "weights": {"bias": round(float(w[0]), 3), **{k: round(float(v), 3) for k, v in zip(names, w[1:])}}}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--classes", help="comma-separated: rename, signature, repeated, import, negative")
@@ -96,6 +136,8 @@ def main() -> None:
     ap.add_argument("--by", default="class", help="comma-separated breakdowns: class, language, repo")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--in-process", action="store_true", help="call suggest() directly; no control, no process start")
+    ap.add_argument("--threshold", type=float, help="suggest()'s confidence threshold (with --in-process)")
+    ap.add_argument("--fit", action="store_true", help="fit the confidence weights on the chosen cases; print them")
     ap.add_argument("--rows", help="write per-case rows (JSONL) here (with --in-process)")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
@@ -110,8 +152,11 @@ def main() -> None:
         repos = sorted({c["repo"] for c in cases})
         half = set(repos[0 if args.half == "a" else 1::2])
         cases = [c for c in cases if c["repo"] in half]
+    if args.fit:
+        print(json.dumps({"cases": len(cases), "half": args.half, "fit": fit(cases)}, indent=1))
+        return
     if args.in_process:
-        print(json.dumps({"cases": len(cases), "half": args.half, "ctxmill_in_process": in_process(cases, by, args.rows)},
+        print(json.dumps({"cases": len(cases), "half": args.half, "ctxmill_in_process": in_process(cases, by, args.rows, args.threshold)},
                          indent=1))
         return
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,9 +18,10 @@ user more than a missing one.
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -33,6 +34,10 @@ MAX_FILE_BYTES = 1_000_000
 MAX_SUGGESTIONS = 50
 PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 _COMPOUND = re.compile(r"_|\d|[a-z][A-Z]|[A-Z]{2,}[a-z]")
+
+
+_DEFINES = (r"(?:\b(?:def|defp|defmacro|defmodule|fn|func|fun|function|class|struct|enum|trait|interface|type|"
+            r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^\s*[\w<>\[\],.?]+\s+{0}\s*[(=;])")
 
 
 def clearly_identifier(name: str) -> bool:
@@ -48,9 +53,13 @@ class Suggestion:
     replacement: str  # the full new text of those lines
     reason: str
     confidence: float
+    kind: str = field(default="", repr=False)  # which propagator made it
+    features: dict = field(default_factory=dict, repr=False)  # what its confidence was computed from
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        del d["kind"], d["features"]
+        return d
 
 
 @dataclass
@@ -60,6 +69,16 @@ class Hunk:
     removed: list[str]
     added: list[str]
     new_lines: tuple[int, int]  # the lines of the current file the hunk wrote (1-based, inclusive)
+    old: list[str] = field(default_factory=list)  # the hunk's text before (context and removed lines)
+    new: list[str] = field(default_factory=list)  # and after (context and added lines)
+
+    @property
+    def old_text(self) -> str:
+        return "\n".join(self.old)
+
+    @property
+    def new_text(self) -> str:
+        return "\n".join(self.new)
 
 
 def parse_patch(patch: str) -> list[Hunk]:
@@ -90,14 +109,18 @@ def parse_patch(patch: str) -> list[Hunk]:
             continue
         if raw.startswith("-"):
             cur.removed.append(raw[1:])
+            cur.old.append(raw[1:])
         elif raw.startswith("+"):
             cur.added.append(raw[1:])
+            cur.new.append(raw[1:])
             first = cur.new_lines[0] if cur.new_lines[1] >= cur.new_lines[0] else line_no
             cur.new_lines = (first, line_no)
             line_no += 1
         elif raw.startswith("\\"):
             continue  # "\ No newline at end of file"
         else:
+            cur.old.append(raw[1:])
+            cur.new.append(raw[1:])
             line_no += 1
     if not hunks:
         raise InputRefused("no hunk in the patch: give the unified diff of the edit just made")
@@ -162,30 +185,115 @@ def _files(root: Path) -> list[str]:
             if not f.path.endswith((".diff", ".patch", ".rej", ".orig"))]
 
 
-def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS) -> list[Suggestion]:
-    """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now)."""
-    root = Path(root)
-    if not root.is_dir():
-        raise InputRefused(f"{root}: not a folder")
-    hunks = parse_patch(patch)
-    mapping = renames(hunks)
-    if not mapping:
-        return []
-    edited = {(h.path, n) for h in hunks for n in range(h.new_lines[0], h.new_lines[1] + 1)}
-    trigger_files = {h.path for h in hunks}
-    words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
-                       + r")(?![\w$])")
-    out: list[Suggestion] = []
-    pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
+THRESHOLD = 0.3  # below this a suggestion was more often wrong than right on the dev cases: stay silent
+
+
+def _read(root: Path) -> dict[str, str]:
+    """path -> text of every text file under root (the patch files excepted)."""
+    out = {}
     for rel in _files(root):
-        prose = rel.endswith(PROSE_SUFFIXES)
         try:
             data = (root / rel).read_bytes()
         except OSError:
             continue
-        if b"\x00" in data[:8192] or not any(a.encode() in data for a in mapping):
+        if b"\x00" not in data[:8192]:
+            out[rel] = data.decode("utf-8", "replace")
+    return out
+
+
+# Confidence is a logistic model per propagator over the features each one reports; the weights
+# are fitted by `benchmarks/next_edit.py --fit --half a` on half of the dev repositories (the
+# other half is the check), so they say how often such a suggestion was right there.
+MODELS: dict[str, dict[str, float]] = {
+    "repeated": {"bias": -0.63, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
+                 "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
+                 "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
+}
+
+
+def confidence(kind: str, feats: dict) -> float:
+    if kind == "rename":
+        return _rename_confidence(feats)
+    m = MODELS.get(kind, {})
+    z = m.get("bias", 0.0) + sum(w * feats.get(k, 0.0) for k, w in m.items() if k != "bias")
+    return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+
+
+def candidates(root: str | os.PathLike, patch: str) -> tuple[list[Suggestion], list[Hunk]]:
+    """Every suggestion of every propagator, confidence and features attached, not yet ranked."""
+    from ctxmill.apply.next_repeated import suggest_repeated
+
+    root = Path(root)
+    if not root.is_dir():
+        raise InputRefused(f"{root}: not a folder")
+    hunks = parse_patch(patch)
+    edited = {(h.path, n) for h in hunks for n in range(h.new_lines[0], h.new_lines[1] + 1)}
+    files = _read(root)
+    found = _renamed(files, hunks, edited)
+    for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited):
+        found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
+                                + (f" ({n} changes)" if n > 1 else ""), 0.0, "repeated", feats))
+    for s in found:
+        s.confidence = confidence(s.kind, s.features)
+    return found, hunks
+
+
+def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
+            threshold: float = THRESHOLD) -> list[Suggestion]:
+    """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now)."""
+    found, hunks = candidates(root, patch)
+    return _ranked(found, hunks, threshold)[:limit]
+
+
+def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
+    """Most confident first; where two suggestions touch the same lines the more confident one
+    stays; the same file as the edit, then files with more suggestions, then nearness."""
+    found = [s for s in found if s.confidence >= threshold]
+    found.sort(key=lambda s: -s.confidence)
+    kept: list[Suggestion] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for s in found:
+        spans = taken.setdefault(s.path, [])
+        if any(s.start_line <= b and a <= s.end_line for a, b in spans):
             continue
-        lines = data.decode("utf-8", "replace").split("\n")
+        spans.append((s.start_line, s.end_line))
+        kept.append(s)
+    per_file: dict[str, int] = {}
+    for s in kept:
+        per_file[s.path] = per_file.get(s.path, 0) + 1
+    nearest = {h.path: h.new_start for h in hunks}
+    kept.sort(key=lambda s: (-s.confidence, -per_file[s.path] if s.path not in nearest else 0,
+                             abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
+    return kept
+
+
+def _rename_confidence(f: dict) -> float:
+    """Set by hand (a fit on the dev cases put prose above code: commits often leave some uses
+    alone, which is not what a user renaming wants): code before text, the edited file first."""
+    conf = (0.9 if f["same_file"] else 0.75) if f["code"] else (0.5 if f["same_file"] else 0.4)
+    if not f["code"] and not f["compound"]:
+        conf -= 0.2  # a plain word in prose may be meant as the word
+    return round(conf, 2)
+
+
+def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Suggestion]:
+    mapping = renames(hunks)
+    if not mapping:
+        return []
+    trigger_files = {h.path for h in hunks}
+    # the edit renamed a definition (not just one use): every use follows it
+    added = "\n".join(line for h in hunks for line in h.added)
+    defines = float(any(re.search(_DEFINES.format(re.escape(b)), added, re.M) for b in mapping.values()))
+    words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
+                       + r")(?![\w$])")
+    out: list[Suggestion] = []
+    pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
+    for rel, text in files.items():
+        prose = rel.endswith(PROSE_SUFFIXES)
+        if not any(a in text for a in mapping):
+            continue
+        data = text.encode("utf-8")
+        lines = text.split("\n")
         mask = None
         changed: list[tuple[int, str, bool]] = []  # (line, new text, a use as code)
         for i, line in enumerate(lines):
@@ -207,18 +315,17 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
             keep_nl = "\n" if last < len(lines) else ""
             code = any(c for _, _, c in group)
             where = "a use" if code else "a mention in a comment, string or prose"
-            conf = (0.9 if same else 0.75) if code else (0.5 if same else 0.4)
-            if not code and not any(clearly_identifier(a) for a in mapping):
-                conf -= 0.2  # a plain word in prose may be meant as the word
+            feats = {"code": float(code), "same_file": float(same), "prose": float(prose),
+                     "compound": float(any(clearly_identifier(a) for a in mapping)),
+                     "short": float(min(len(a) for a in mapping) <= 3), "pairs": float(len(mapping) - 1),
+                     "defines": defines, "lines": float(min(last - first + 1, 5))}
             out.append(Suggestion(rel, first, last, "\n".join(body) + keep_nl,
-                                  f"rename {pairs}: {where}{' in the edited file' if same else ''}", round(conf, 2)))
-    per_file: dict[str, int] = {}
+                                  f"rename {pairs}: {where}{' in the edited file' if same else ''}", 0.0,
+                                  "rename", feats))
+    sites = len(out)
     for s in out:
-        per_file[s.path] = per_file.get(s.path, 0) + 1
-    nearest = {h.path: h.new_start for h in hunks}
-    out.sort(key=lambda s: (-s.confidence, -per_file[s.path] if s.path not in nearest else 0,
-                            abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
-    return out[:limit]
+        s.features["sites_log"] = math.log1p(sites)
+    return out
 
 
 def _grouped(changed: list[tuple[int, str, bool]]) -> list[list[tuple[int, str, bool]]]:

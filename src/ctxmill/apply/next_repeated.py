@@ -1,0 +1,270 @@
+"""Repeated edits: the same token-level change the edit made, at the other sites that look like
+the place it was made.
+
+The edit's removed and added text are read as token streams (newlines are tokens too, so a
+change may span lines) and diffed. Each changed *region* becomes a rule, anti-unified from the
+one example: the tokens it removes stay concrete, identifiers, numbers and strings that it
+carries over from before to after become holes (``print x`` -> ``print(x)`` is ``print ?1`` ->
+``print(?1)``), and the tokens around it are *context*. A site matches a rule when the region's
+tokens are there; the rule's confidence grows with how much of the context agrees on both
+sides and how specific the changed tokens are (names and literals say more than punctuation).
+The suggestion rewrites only the region's characters, so the site keeps its own names and
+indentation; rules of one example that match on neighbouring lines become one suggestion.
+Thin matches (a lone ``)`` without context) are never proposed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+TOK = re.compile(r"\n|[A-Za-z_$][A-Za-z0-9_$]*[?!]?|\d[\w.]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|\S")
+CONTEXT = 8  # tokens of context kept each side of a region
+# how much a changed token says about the edit: names and literals more than punctuation
+WEIGHT = {"id": 2.0, "num": 1.0, "str": 1.5, "op": 0.5, "nl": 0.25}
+
+
+def kind(tok: str) -> str:
+    c = tok[0]
+    if c == "\n":
+        return "nl"
+    if c.isalpha() or c in "_$":
+        return "id"
+    if c.isdigit():
+        return "num"
+    if c in "\"'":
+        return "str"
+    return "op"
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in TOK.finditer(text)]
+
+
+@dataclass
+class Rule:
+    before: list[str]  # the region's tokens (holes match any token of the same kind)
+    holes: dict[int, int]  # index in before -> hole number
+    after: list  # the region's new text: str pieces and int hole numbers
+    left: list[str]  # context before the region, nearest first
+    right: list[str]  # context after it, nearest first
+    weight: float  # how specific the changed tokens are
+    at_start: bool = False  # the region began its example's text (so: at a line start)
+    at_end: bool = False
+    key: str = field(default="")  # a concrete token every match contains (for a quick index)
+
+
+def rules_for(old: str, new: str) -> list[Rule]:
+    """The rules the change old -> new teaches, one per region (changes within 2 tokens merged)."""
+    a, b = tokens(old), tokens(new)
+    at, bt = [t for t, _, _ in a], [t for t, _, _ in b]
+    ops = [op for op in SequenceMatcher(None, at, bt, autojunk=False).get_opcodes() if op[0] != "equal"]
+    regions: list[list[int]] = []
+    for _, i1, i2, j1, j2 in ops:
+        if regions and i1 - regions[-1][1] <= 2 and j1 - regions[-1][3] <= 2:
+            regions[-1][1], regions[-1][3] = i2, j2
+        else:
+            regions.append([i1, i2, j1, j2])
+    out = []
+    for i1, i2, j1, j2 in regions:
+        before = at[i1:i2]
+        hole_of: dict[str, int] = {}
+        carried = {t for t in bt[j1:j2] if kind(t) in ("id", "num", "str")}
+        holes = {}
+        for k, t in enumerate(before):
+            if t in carried:
+                holes[k] = hole_of.setdefault(t, len(hole_of))
+        # the new text runs from the end of the last equal token to the start of the next one,
+        # so whitespace the edit added or removed goes with it
+        s_new = b[j1 - 1][2] if j1 else (b[0][1] if b else 0)
+        e_new = b[j2][1] if j2 < len(b) else len(new)
+        after: list = []
+        pos = s_new
+        for t, s, e in b[j1:j2]:
+            if t in hole_of:
+                after.append(new[pos:s])
+                after.append(hole_of[t])
+                pos = e
+        after.append(new[pos:e_new])
+        changed = [t for k, t in enumerate(before) if k not in holes] + [t for t in bt[j1:j2] if t not in hole_of]
+        weight = sum(WEIGHT[kind(t)] for t in changed)
+        concrete = [t for k, t in enumerate(before) if k not in holes and kind(t) != "nl"]
+        left = at[max(0, i1 - CONTEXT):i1][::-1]
+        right = at[i2:i2 + CONTEXT]
+        key = max(concrete, key=lambda t: (WEIGHT[kind(t)], len(t)), default="")
+        if not key:  # a pure insertion (or only holes): index it by its nearest context token
+            key = next((t for t in left + right if kind(t) != "nl"), "")
+        out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), key))
+    return out
+
+
+@dataclass
+class Match:
+    start: int  # character span of the site's text the rule rewrites
+    end: int
+    text: str
+    left: int  # context tokens that agree
+    right: int
+    evidence: float  # weight of the concrete tokens that agree (the region's own and its context)
+
+
+def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[str, list[int]]) -> list[Match]:
+    """Every place ``rule`` applies in ``text`` (tokens ``toks``, ``index`` token -> positions)."""
+    texts = [t for t, _, _ in toks]
+    n = len(rule.before)
+    if not rule.key:
+        return []
+    offsets = [k for k, t in enumerate(rule.before) if t == rule.key and k not in rule.holes]
+    starts: set[int] = set()
+    for q in index.get(rule.key, ()):
+        if offsets:
+            starts.update(q - k for k in offsets)
+        else:  # indexed by context: the region starts right after a left one / before a right one
+            if rule.left and rule.left[0] == rule.key:
+                starts.add(q + 1)
+            if rule.right and rule.right[0] == rule.key:
+                starts.add(q - n)
+    out = []
+    for p in sorted(starts):
+        if p < 0 or p + n > len(texts):
+            continue
+        filled: dict[int, str] = {}
+        ok = True
+        for k, want in enumerate(rule.before):
+            got = texts[p + k]
+            if k in rule.holes:
+                if kind(got) != kind(want) or filled.setdefault(rule.holes[k], got) != got:
+                    ok = False
+                    break
+            elif got != want:
+                ok = False
+                break
+        if not ok:
+            continue
+        left = 0
+        while left < len(rule.left) and p - 1 - left >= 0 and texts[p - 1 - left] == rule.left[left]:
+            left += 1
+        right = 0
+        while right < len(rule.right) and p + n + right < len(texts) and texts[p + n + right] == rule.right[right]:
+            right += 1
+        if n == 0 and not (left and right):
+            continue  # an insertion needs an anchor on both sides
+        if rule.at_start and p and texts[p - 1] != "\n":
+            continue
+        # the span: from the end of the left neighbour to the start of the right one when they
+        # agree with the example's context, else just the region's own tokens
+        if left or (n == 0 and p):
+            start = toks[p - 1][2]
+        elif n:
+            start = toks[p][1]
+        else:
+            start = 0
+        if right or n == 0:
+            end = toks[p + n][1] if p + n < len(toks) else len(text)
+        else:
+            end = toks[p + n - 1][2]
+        new = "".join(piece if isinstance(piece, str) else filled.get(piece, "") for piece in rule.after)
+        if n and not left:
+            new = new.lstrip(" \t")
+        if n and not right:
+            new = new.rstrip(" \t")
+        if text[start:end] == new:
+            continue
+        ev = sum(WEIGHT[kind(t)] for k, t in enumerate(rule.before) if k not in rule.holes)
+        ev += sum(WEIGHT[kind(t)] for t in rule.left[:left]) + sum(WEIGHT[kind(t)] for t in rule.right[:right])
+        out.append(Match(start, end, new, left, right, ev))
+    return out
+
+
+def _overlap(a: Match, b: Match) -> bool:
+    return (a.start < b.end and b.start < a.end) or (a.start, a.end) == (b.start, b.end)
+
+
+def line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
+    """[(path, first, last, replacement, confidence, reason)] for the edit's rules at other sites.
+
+    ``files`` maps path -> current text; ``edited`` holds the (path, line) pairs the edit wrote."""
+    from bisect import bisect_right
+
+    rules: list[Rule] = []
+    for h in hunks:
+        if h.old_text == h.new_text:
+            continue
+        rules += [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
+    if not rules or len(rules) > 12:
+        return []  # nothing, or a rewrite rather than an edit to repeat
+    per_file = {}
+    per_rule: dict[int, int] = {}
+    for path, text in files.items():
+        if not any(r.key in text for r in rules):
+            continue
+        toks = tokens(text)
+        index: dict[str, list[int]] = {}
+        for k, (t, _, _) in enumerate(toks):
+            index.setdefault(t, []).append(k)
+        starts = line_starts(text)
+        found = []
+        for ri, r in enumerate(rules):
+            for m in find(r, text, toks, index):
+                first = bisect_right(starts, m.start) - 1
+                last = bisect_right(starts, max(m.start, m.end - 1)) - 1
+                if any((path, n + 1) in edited for n in range(first, last + 1)):
+                    continue
+                found.append((m, first, last, m.evidence, ri))
+                per_rule[ri] = per_rule.get(ri, 0) + 1
+        if found:
+            per_file[path] = (starts, found)
+    trigger_paths = {h.path for h in hunks}
+    out = []
+    for path, (starts, found) in per_file.items():
+        text = files[path]
+        kept: list = []
+        for f in sorted(found, key=lambda f: -f[3]):  # where matches overlap the best evidenced one stays
+            if not any(_overlap(f[0], k[0]) for k in kept):
+                kept.append(f)
+        kept.sort(key=lambda f: f[0].start)
+        groups: list[list] = []
+        for f in kept:
+            # a rule once per site: a second match of the same rule starts another site
+            if groups and f[1] <= groups[-1][-1][2] + 1 and f[4] not in {x[4] for x in groups[-1]}:
+                groups[-1].append(f)
+            else:
+                groups.append([f])
+        for g in groups:
+            first, last = g[0][1], max(f[2] for f in g)
+            s0 = starts[first]
+            s1 = starts[last + 1] if last + 1 < len(starts) else len(text)
+            piece, pos = [], s0
+            for m, *_ in g:
+                piece.append(text[pos:m.start] + m.text)
+                pos = m.end
+            piece.append(text[pos:s1])
+            new = "".join(piece)
+            if new == text[s0:s1]:
+                continue
+            best = max(g, key=lambda f: f[3])
+            r = rules[best[4]]
+            feats = {
+                "evidence": min(best[3], 12.0),
+                "evidence_sum": min(sum(f[3] for f in g), 24.0),
+                "left": min(best[0].left, 4), "right": min(best[0].right, 4),
+                "both_sides": float(bool(best[0].left and best[0].right)),
+                "rule_weight": min(r.weight, 8.0),
+                "rules_share": len({f[4] for f in g}) / len(rules),
+                "sites_log": math.log1p(max(per_rule.get(f[4], 0) for f in g)),
+                "insertion": float(not r.before),
+                "holes": float(bool(r.holes)),
+                "same_file": float(path in trigger_paths),
+                "lines": min(last - first + 1, 5),
+            }
+            out.append((path, first + 1, last + 1, new, feats, len(g)))
+    return out
