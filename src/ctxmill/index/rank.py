@@ -640,7 +640,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         kind = (_get(hit, "kind") or "").lower()
         leaf = _leaf(symbol)
         fname, dirs, fparts, dparts, testish, prose = _path_features(path)
-        s = base + fscore.get(path, 0.0)
+        s = base
+        filewide = fscore.get(path, 0.0)  # what every chunk of the file gets: kept out of `central`
 
         # exact identifier matches: symbol field first, then a definition in the text
         if leaf and named_lower and (leaf in named or leaf.lower() in named_lower):
@@ -673,9 +674,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
                              and (_abbreviates(part)
                                   or (weights.acronym and 2 <= len(part) <= 4 and part in initials)))
             matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
-            s += weights.file_stem * matched / len(fparts)
+            filewide += weights.file_stem * matched / len(fparts)
         if dparts and qstems:
-            s += weights.path_dirs * _overlap(dparts, qstems) / nq
+            filewide += weights.path_dirs * _overlap(dparts, qstems) / nq
         # coverage of the query's words anywhere in the chunk
         found: frozenset[str] = frozenset()
         if qstems:
@@ -684,26 +685,27 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             found = frozenset(w for w in qstems if w in low)
             s += weights.coverage * len(found) / nq
         if testish and not q.wants_tests:
-            s -= weights.testish
+            filewide -= weights.testish
         if not q.wants_prose and (prose or kind == "document"):
-            s -= weights.prose
-        scored.append([s, hit, path, text, found])
+            filewide -= weights.prose
+        scored.append([s + filewide, hit, path, text, found, s])
 
     # central file: a file whose several chunks match is what "how does X work" is about
     by_file: dict[str, list[float]] = defaultdict(list)
     file_found: dict[str, set[str]] = defaultdict(set)
-    for s, _hit, path, _text, found in scored:
-        by_file[path].append(s)
+    for _s, _hit, path, _text, found, local in scored:
+        # the chunk's own evidence: the file-wide part would count the file's name once per chunk
+        by_file[path].append(local)
         file_found[path] |= found
     w_central = weights.central_symbol if q.symbol_lookup else weights.central
     if w_central:
         for row in scored:
             rest = list(by_file[row[2]])
-            rest.remove(row[0])  # the file's other chunks
+            rest.remove(row[5])  # the file's other chunks
             rest.sort(reverse=True)
             # diminishing returns: the 2nd-best other chunk counts half, the 3rd a third...
             bonus = sum(max(x, 0.0) / (i + 1) for i, x in enumerate(rest[:4]))
-            row[0] += w_central * min(bonus, 1.5)
+            row[0] += w_central * min(bonus, 1.0)
 
     if weights.file_coverage and qstems:
         # the file as a whole answers all of the question, even if no one chunk does
@@ -716,7 +718,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     seen_text: set[bytes] = set()
     per_file: dict[str, int] = defaultdict(int)
     out = []
-    for s, hit, path, text, _found in scored:
+    for s, hit, path, text, _found, _local in scored:
         digest = hashlib.blake2b(" ".join(text.split()).encode(), digest_size=12).digest()
         if digest in seen_text:
             continue
