@@ -1,0 +1,283 @@
+"""Imports: the edit uses a name the file neither defines nor imports, so the import line that
+brings it in is proposed, written the way the file already writes its imports.
+
+Where the line comes from, most trusted first: another file of the tree that already imports
+the name (its import line, cut down to that name); a definition of the name in the tree
+(``class N`` in a Python module, ``package p`` + ``class N`` in Java/Kotlin, a JS module that
+exports it); a standard-library module used as ``N.attr`` (Python, Go, Node). The line goes
+into the file's own import block, among the lines of its kind at the place sorting puts it;
+a Python ``from X import a`` line for the same module gets the name appended instead.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import PurePosixPath
+
+from ctxmill.apply.next_signature import EXT_LANG, _ext
+
+IDENT = re.compile(r"(?<![\w$.])([A-Za-z_][A-Za-z0-9_]*)")
+STRING_OR_COMMENT = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|//.*|#.*|/\*.*?\*/|--.*")
+GO_STD = {"bufio", "bytes", "context", "crypto", "embed", "encoding", "errors", "flag", "fmt", "hash", "html",
+          "io", "log", "maps", "math", "mime", "net", "os", "path", "reflect", "regexp", "runtime", "slices",
+          "sort", "strconv", "strings", "sync", "syscall", "testing", "time", "unicode", "unsafe", "atomic",
+          "filepath", "http", "httptest", "json", "ioutil", "url", "utf8", "base64", "hex", "sha256", "tls"}
+GO_STD_PATH = {"atomic": "sync/atomic", "filepath": "path/filepath", "http": "net/http", "httptest":
+               "net/http/httptest", "json": "encoding/json", "ioutil": "io/ioutil", "url": "net/url",
+               "utf8": "unicode/utf8", "base64": "encoding/base64", "hex": "encoding/hex",
+               "sha256": "crypto/sha256", "tls": "crypto/tls"}
+NODE_BUILTIN = {"assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net", "os",
+                "path", "stream", "url", "util", "zlib", "querystring", "readline", "tty", "dns", "cluster"}
+
+
+def import_lines(text: str, lang: str) -> list[tuple[int, str, set[str]]]:
+    """[(0-based line, text, names it brings in)] for the single-line imports of a file."""
+    out = []
+    in_go_block = False
+    for i, line in enumerate(text.split("\n")):
+        s = line.strip()
+        names: set[str] = set()
+        if lang == "python":
+            m = re.match(r"from\s+(\S+)\s+import\s+([^()#]+)$", s)
+            if m:
+                names = {p.split()[-1] for p in m.group(2).split(",") if p.strip()}
+            else:
+                m = re.match(r"import\s+([\w., ]+)$", s)
+                if m:
+                    names = {(p.split()[-1] if " as " in p else p.strip().split(".")[0]) for p in m.group(1).split(",")}
+        elif lang in ("java", "kotlin"):
+            m = re.match(r"import\s+(?:static\s+)?([\w.`]+?)(?:\s+as\s+(\w+))?;?$", s)
+            if m and not m.group(1).endswith(".*"):
+                names = {m.group(2) or m.group(1).split(".")[-1].strip("`")}
+        elif lang == "go":
+            if re.match(r"import\s*\($", s):
+                in_go_block = True
+                continue
+            if in_go_block and s == ")":
+                in_go_block = False
+                continue
+            m = re.match(r'(?:import\s+)?(?:(\w+)\s+)?"([^"]+)"$', s) if in_go_block or s.startswith("import ") else None
+            if m:
+                seg = m.group(2).split("/")[-1]
+                names = {m.group(1) or re.sub(r"^v\d+$", "", seg) or m.group(2).split("/")[-2]}
+        elif lang == "rust":
+            m = re.match(r"(?:pub(?:\([\w ]+\))?\s+)?use\s+([\w:]+)(?:::\{([\w, ]+)\})?(?:\s+as\s+(\w+))?;$", s)
+            if m:
+                names = {m.group(3)} if m.group(3) else (
+                    {p.strip() for p in m.group(2).split(",") if p.strip()} if m.group(2) else {m.group(1).split("::")[-1]})
+        elif lang in ("javascript", "typescript"):
+            m = re.match(r"(?:const|let|var)\s+(\w+)\s*=\s*require\(['\"][^'\"]+['\"]\)[.\w]*;?$", s)
+            if m:
+                names = {m.group(1)}
+            else:
+                m = re.match(r"import\s+(?:(\w+)|\{([^}]*)\}|\*\s+as\s+(\w+))\s+from\s+['\"][^'\"]+['\"];?$", s)
+                if m:
+                    names = {m.group(1) or m.group(3)} if not m.group(2) else {
+                        p.split()[-1] for p in m.group(2).split(",") if p.strip()}
+        elif lang == "elixir":
+            m = re.match(r"(alias|import|require)\s+([\w.]+)(?:\s*,\s*as:\s*(\w+))?$", s)
+            if m:
+                names = {m.group(3) or m.group(2).split(".")[-1]}
+        if names:
+            out.append((i, line, names))
+    return out
+
+
+def single(line: str, name: str, lang: str) -> str | None:
+    """An import line that brings in only ``name``, cut from ``line`` (which brings in more)."""
+    s = line.strip()
+    indent = line[:len(line) - len(line.lstrip())]
+    if lang == "python":
+        m = re.match(r"from\s+(\S+)\s+import\s+", s)
+        if m:
+            part = next((p.strip() for p in s[m.end():].split(",") if p.split() and p.split()[-1] == name), None)
+            return part and f"{indent}from {m.group(1)} import {part}"
+        return f"{indent}import {name}" if re.match(r"import\s+", s) and name in s else None
+    if lang == "rust":
+        m = re.match(r"((?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{", s)
+        if m:
+            return f"{indent}{m.group(1)}{m.group(2)}::{name};"
+    if lang in ("javascript", "typescript"):
+        m = re.match(r"import\s+\{[^}]*\}\s+(from\s+.*)$", s)
+        if m:
+            return f"{indent}import {{ {name} }} {m.group(1)}"
+    return line
+
+
+def new_names(hunks, lang: str) -> list[str]:
+    """Names the edit's added code uses more often than its removed code did (strings and comments aside)."""
+    def count(lines):
+        c: dict[str, int] = {}
+        for line in lines:
+            for m in IDENT.finditer(STRING_OR_COMMENT.sub(" ", line)):
+                c[m.group(1)] = c.get(m.group(1), 0) + 1
+        return c
+
+    out = []
+    for h in hunks:
+        a, b = count(h.added), count(h.removed)
+        added = "\n".join(h.added)
+        for n in a:
+            if a[n] <= b.get(n, 0) or n in out:
+                continue
+            # defined by the edit itself: assigned, bound or declared there
+            if re.search(r"(?:\b(?:def|class|fn|func|fun|function|let|var|val|const|struct|enum|trait|type|"
+                         r"interface|defp?|defmodule|for|mut|as)\s+(?:\w+\s*,\s*)*" + re.escape(n) + r"\b)|"
+                         r"(?:^|[,(|])\s*" + re.escape(n) + r"\s*(?:=(?!=)|:=|\bin\b|,\s*\w+\s*=)|\|" + re.escape(n) + r"\||"
+                         r"\b" + re.escape(n) + r"\s*(?::\s*[\w&<]|->)", added, re.M):
+                continue
+            out.append(n)
+    return out
+
+
+def _module_of(path: str, lang: str, text: str) -> str | None:
+    if lang == "python":
+        parts = list(PurePosixPath(path).with_suffix("").parts)
+        if parts and parts[0] in ("src", "lib"):
+            parts = parts[1:]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts) or None
+    if lang in ("java", "kotlin"):
+        m = re.search(r"^\s*package\s+([\w.]+)", text, re.M)
+        return m.group(1) if m else None
+    if lang == "elixir":
+        return None
+    return None
+
+
+def _defines(text: str, name: str, lang: str) -> bool:
+    n = re.escape(name)
+    pats = {
+        "python": rf"^(?:class|def|async def)\s+{n}\b|^{n}\s*=",
+        "java": rf"^\s*(?:public\s+|final\s+|abstract\s+)*(?:class|interface|enum|record|@interface)\s+{n}\b",
+        "kotlin": rf"^\s*(?:public\s+|internal\s+|data\s+|sealed\s+|abstract\s+|open\s+|enum\s+|annotation\s+)*"
+                  rf"(?:class|interface|object|fun|val|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{n}\b",
+    }
+    p = pats.get(lang)
+    return bool(p and re.search(p, text, re.M))
+
+
+def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text: str) -> tuple[str, str] | None:
+    """(import line, where it came from) for ``name`` used in ``path``, or None."""
+    for other, otext in files.items():
+        if other == path or EXT_LANG.get(_ext(other)) != lang:
+            continue
+        for _, line, names in import_lines(otext, lang):
+            if name in names:
+                got = single(line, name, lang)
+                if not got:
+                    continue
+                if lang == "python" and re.match(r"\s*from\s+\.", got) and \
+                        PurePosixPath(other).parent != PurePosixPath(path).parent:
+                    continue  # a relative import means something else from another folder
+                return got.strip(), "imported the same way in " + other
+    for other, otext in files.items():
+        if other == path or EXT_LANG.get(_ext(other)) != lang or not _defines(otext, name, lang):
+            continue
+        mod = _module_of(other, lang, otext)
+        if not mod:
+            continue
+        if lang == "python":
+            rel = re.search(r"^from\s+\.", text, re.M) and PurePosixPath(other).parent == PurePosixPath(path).parent
+            return (f"from .{PurePosixPath(other).stem} import {name}" if rel else f"from {mod} import {name}",
+                    "defined in " + other)
+        if mod == _module_of(path, lang, text):
+            return None  # the same package needs no import
+        return f"import {mod}.{name}" + (";" if lang == "java" else ""), "defined in " + other
+    attr = re.search(r"(?<![\w.])" + re.escape(name) + r"\.\w", text)
+    if lang == "python" and attr and name in sys.stdlib_module_names:
+        return f"import {name}", "a standard-library module"
+    if lang == "go" and attr and name in GO_STD:
+        return f'"{GO_STD_PATH.get(name, name)}"', "a standard-library package"
+    if lang in ("javascript", "typescript") and name in NODE_BUILTIN:
+        return f"var {name} = require('{name}')", "a Node built-in module"
+    return None
+
+
+def _kind(line: str) -> str:
+    s = line.strip()
+    for k in ("import static ", "from ", "import ", "use ", "pub use ", "alias ", "require", "var ", "const ", "let "):
+        if s.startswith(k):
+            return k
+    return s[:1]
+
+
+def _restyle(new: str, like: str, lang: str) -> str:
+    """``new`` written in the manner of the file's line ``like``: indentation, quotes, semicolons, var/const."""
+    indent = like[:len(like) - len(like.lstrip())]
+    s = new
+    if lang in ("javascript", "typescript"):
+        m = re.match(r"\s*(const|let|var)\b", like)
+        if m:
+            s = re.sub(r"^(const|let|var)\b", m.group(1), s)
+        if '"' in like and "'" not in like:
+            s = s.replace("'", '"')
+        if like.rstrip().endswith(";") and not s.endswith(";"):
+            s += ";"
+    return indent + s
+
+
+def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
+    """[(path, first, last, replacement, features, reason)] for the imports the edit now needs."""
+    out = []
+    for path in dict.fromkeys(h.path for h in hunks):
+        lang = EXT_LANG.get(_ext(path))
+        text = files.get(path)
+        if lang is None or text is None:
+            continue
+        lines = text.split("\n")
+        mine = [h for h in hunks if h.path == path]
+        imports = import_lines(text, lang)
+        if not imports:
+            continue
+        provided = set().union(*[n for _, _, n in imports])
+        for name in new_names(mine, lang):
+            if name in provided:
+                continue
+            rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
+            if re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", STRING_OR_COMMENT.sub(" ", rest)):
+                continue  # the file already knew the name: defined or imported some other way
+            got = candidate_line(name, path, lang, files, text)
+            if got is None:
+                continue
+            new, where = got
+            # a `from X import a` line for the same module takes the name
+            if lang == "python" and new.startswith("from "):
+                mod = new.split()[1]
+                same = [(i, line) for i, line, _ in imports if re.match(rf"\s*from\s+{re.escape(mod)}\s+import\s+[^(]+$", line)]
+                if same:
+                    i, line = same[0]
+                    body = line.rstrip()
+                    out.append((path, i + 1, i + 1, f"{body}, {name}\n", {"from_other_file": float(where.startswith("imported")),
+                                 "from_definition": float(where.startswith("defined")), "merged": 1.0},
+                                f"import {name} ({where})"))
+                    continue
+            if lang == "python" and re.match(r"import [\w.]+$", new):
+                # an `import a, b` list at the top takes a module in its sorted place
+                lists = [(i, line) for i, line, _ in imports if re.match(r"import\s+\w+(\s*,\s*\w+)+\s*$", line)]
+                if lists:
+                    i, line = lists[0]
+                    mods = [m.strip() for m in line.strip()[len("import "):].split(",")]
+                    mods = sorted(mods + [new.split()[1]], key=str.lower) if mods == sorted(mods, key=str.lower) \
+                        else mods + [new.split()[1]]
+                    out.append((path, i + 1, i + 1, "import " + ", ".join(mods) + "\n",
+                                {"stdlib": 1.0, "merged": 1.0}, f"import {name} ({where})"))
+                    continue
+            if lang == "python":  # module-level imports only: an indented one is local to its block
+                imports = [x for x in imports if not x[1][:1].isspace()] or imports
+            kind = _kind(new)
+            group = [(i, line) for i, line, _ in imports if _kind(line) == kind] or [(i, line) for i, line, _ in imports]
+            like = group[0][1]
+            new = _restyle(new, like, lang) if lang != "go" else like[:len(like) - len(like.lstrip())] + new
+            before = [(i, line) for i, line in group if line.strip() < new.strip()]
+            # an insertion (end_line = start_line - 1): the new line goes before line `at`
+            at = before[-1][0] + 1 if before else group[0][0]
+            i, rep = at, new + "\n"
+            sorted_block = [line.strip() for _, line in group] == sorted(line.strip() for _, line in group)
+            feats = {"from_other_file": float(where.startswith("imported")), "from_definition": float(where.startswith("defined")),
+                     "stdlib": float("standard" in where or "built-in" in where), "sorted": float(sorted_block),
+                     "group": float(len(group) > 1)}
+            out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
+    return out

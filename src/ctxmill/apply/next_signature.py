@@ -1,0 +1,306 @@
+"""Signature changes: a definition's parameters were added, removed, renamed or reordered, so
+the calls of that function are rewritten to match.
+
+The edit's removed and added lines are searched for the same function defined on both sides
+with different parameter lists. Each parameter is read for its name and default the way its
+language writes them (``x: int = 3``, ``final String s``, ``mut x: T``, ``x \\\\ 3``, ``x:``).
+A call site is ``name(`` anywhere in the tree that is not a definition, whose arguments fit the
+old list (positional count between the required and the full count; keywords by name). Its new
+arguments: the old argument of each kept parameter, the new name for a renamed keyword, and for
+a new parameter its default left out when it has one, else its name (the value a caller most
+often has in hand under that name). Method calls (``obj.name(``) skip ``self``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ctxmill.apply.next_repeated import line_starts
+
+EXT_LANG = {".py": "python", ".pyi": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
+            ".cjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
+            ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".rb": "ruby", ".ex": "elixir", ".exs": "elixir",
+            ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".hpp": "c", ".swift": "swift", ".scala": "scala",
+            ".cs": "java", ".php": "javascript", ".lua": "javascript"}
+_JAVA_MODS = r"(?:(?:public|private|protected|static|final|abstract|synchronized|native|default|override|open|" \
+             r"internal|suspend|inline|operator|infix|tailrec|external|virtual|async|export)\s+)*"
+DEF = {
+    "python": r"\bdef\s+(\w+)\s*\(",
+    "go": r"\bfunc\s+(?:\([^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\]\s*)?\(",
+    "rust": r"\bfn\s+(\w+)\s*(?:<[^(]*>)?\s*\(",
+    "kotlin": r"\bfun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)\s*\(",
+    "swift": r"\bfunc\s+(\w+)\s*(?:<[^>]*>)?\s*\(",
+    "ruby": r"\bdef\s+(?:self\.)?(\w+[?!]?)\s*\(",
+    "elixir": r"\bdef[pm]?\w*\s+(\w+[?!]?)\s*\(",
+    "javascript": r"(?:\bfunction\s*\*?\s*(\w+)\s*\(|^\s*(?:async\s+|static\s+|get\s+|set\s+)*(\w+)\s*\([^;]*\)\s*\{"
+                  r"|\b(\w+)\s*[:=]\s*(?:async\s+)?function\s*\()",
+    "java": r"^\s*(?:@\w+\s+)*" + _JAVA_MODS + r"(?:<[^>]*>\s+)?[\w<>\[\],.? ]+\s+(\w+)\s*\(",
+    "c": r"^\s*(?:(?:static|inline|extern|const|unsigned|virtual|constexpr|FMT_\w+)\s+)*[\w:<>*&,]+[\s*&]+(\w+)\s*\(",
+}
+DEF["typescript"] = DEF["javascript"] + r"|^\s*(?:export\s+)?(?:async\s+)?function\s+(\w+)\s*(?:<[^>]*>)?\s*\("
+DEF["scala"] = r"\bdef\s+(\w+)\s*(?:\[[^\]]*\])?\s*\("
+NOT_DEF = re.compile(r"\s*(return|new|else|throw|case|await|yield|if|for|while|switch|catch|super|this)\b")
+SKIP_NAMES = {"if", "for", "while", "switch", "catch", "return", "sizeof", "function", "main", "new", "init",
+              "__init__", "constructor", "super"}
+SELF = {"self", "&self", "&mut self", "mut self", "cls", "this"}
+
+
+@dataclass
+class Param:
+    name: str
+    default: str | None
+    text: str
+    keyword_only: bool = False  # Ruby's ``name:`` and Python's after ``*``
+
+
+def balanced(text: str, start: int) -> int | None:
+    """Index of the bracket closing text[start] (an opening one), strings skipped; None if open."""
+    depth, i, quote = 0, start, None
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def split_top(inner: str) -> list[tuple[int, int]]:
+    """Spans of the comma-separated parts of an argument list (brackets, generics and strings kept whole)."""
+    parts, depth, quote, start, i = [], 0, None, 0, 0
+    while i < len(inner):
+        ch = inner[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1 if ch != "<" or re.match(r"[\w\s,<>?\[\]&:'.]*>", inner[i + 1:]) else 0
+        elif ch in ")]}>":
+            if ch != ">" or depth > 0 and inner[i - 1] != "-" and inner[i - 1] != "=":
+                depth -= 1
+        elif ch == "," and depth <= 0:
+            parts.append((start, i))
+            start = i + 1
+        i += 1
+    if inner[start:].strip():
+        parts.append((start, len(inner)))
+    return parts
+
+
+def parse_param(text: str, lang: str) -> Param | None:
+    t = re.sub(r"\s+", " ", text.strip())
+    if not t:
+        return None
+    if t in SELF or t.startswith(("&'", "self:")):
+        return Param("self", None, t)
+    default = None
+    for sep in (r"\s*\\\\\s*", r"\s*=(?!=)\s*"):  # Elixir's \\ first: it may hold "="
+        m = re.search(sep, t)
+        if m and (lang != "ruby" or sep != r"\s*\\\\\s*"):
+            t, default = t[:m.start()], t[m.end():]
+            break
+    keyword_only = False
+    if lang == "ruby":
+        m = re.match(r"(\w+):\s*(.*)$", t)
+        if m:
+            return Param(m.group(1), m.group(2) or None if default is None else default, text.strip(), True)
+    if lang in ("java", "c", "scala") and lang != "scala":
+        ids = re.findall(r"[A-Za-z_]\w*", re.sub(r"<[^>]*>|@\w+(\([^)]*\))?", " ", t))
+        name = ids[-1] if ids else None
+    elif lang == "go":
+        name = t.split(" ")[0]
+    else:  # name first: python, js/ts, rust, kotlin, swift, ruby, elixir, scala
+        t2 = re.sub(r"^(?:mut|ref|vararg|val|var|readonly|public|private|protected|override)\s+", "", t.lstrip("*&"))
+        m = re.match(r"[A-Za-z_$][\w$]*[?!]?", t2)
+        name = m.group() if m else None
+    if not name:
+        return None
+    return Param(name, default, text.strip(), keyword_only)
+
+
+def defs_in(text: str, lang: str) -> dict[str, list[Param]]:
+    """{function name: parameters} for the definitions that start in ``text``."""
+    out: dict[str, list[Param]] = {}
+    pat = DEF.get(lang)
+    if not pat:
+        return out
+    for m in re.finditer(pat, text, re.M):
+        name = next((g for g in m.groups() if g), None)
+        if not name or name in SKIP_NAMES or NOT_DEF.match(text[m.start():m.end()]):
+            continue
+        p = text.find("(", m.end() - 1 if text[m.end() - 1] == "(" else m.end())
+        close = balanced(text, p) if p >= 0 else None
+        if close is None:
+            continue
+        inner = text[p + 1:close]
+        if lang in ("java", "javascript", "typescript") and text[close + 1:close + 80].lstrip().startswith(";"):
+            continue  # a call or an abstract declaration, not a body
+        params = []
+        for s, e in split_top(inner):
+            prm = parse_param(inner[s:e], lang)
+            if prm is None:
+                break
+            params.append(prm)
+        else:
+            out.setdefault(name, params)
+    return out
+
+
+@dataclass
+class Change:
+    name: str
+    old: list[Param]
+    new: list[Param]
+    lang: str
+
+
+def changes(hunks) -> list[Change]:
+    out = []
+    for h in hunks:
+        lang = EXT_LANG.get(_ext(h.path))
+        if not lang or not h.removed or not h.added:
+            continue
+        before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
+        for name in sorted(set(before) & set(after)):
+            a, b = before[name], after[name]
+            if [p.text for p in a] != [p.text for p in b] and [p.name for p in a] != [p.name for p in b]:
+                out.append(Change(name, a, b, lang))
+    return out
+
+
+def _ext(path: str) -> str:
+    i = path.rfind(".")
+    return path[i:].lower() if i >= 0 else ""
+
+
+KW = {"python": r"^\s*(\w+)\s*=(?!=)", "kotlin": r"^\s*(\w+)\s*=(?!=)", "ruby": r"^\s*(\w+):(?!:)",
+      "swift": r"^\s*(\w+):(?!:)", "scala": r"^\s*(\w+)\s*=(?!=)", "elixir": r"^\s*(\w+):(?!:)"}
+
+
+def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[str] | None:
+    """The new argument texts for a call with ``args`` (None when the call does not fit)."""
+    old = [p for p in ch.old if not (method and p.name == "self")]
+    new = [p for p in ch.new if not (method and p.name == "self")]
+    kw_re = KW.get(ch.lang)
+    positional, keywords = [], {}
+    for a in args:
+        m = re.match(kw_re, a) if kw_re else None
+        if m:
+            keywords[m.group(1)] = a
+        elif keywords:
+            return None  # a positional after a keyword: not a call we read
+        else:
+            positional.append(a)
+    required = sum(1 for p in old if p.default is None and not p.keyword_only)
+    if not (required <= len(positional) <= len(old)) or any(k not in {p.name for p in old} for k in keywords):
+        return None
+    value = {p.name: positional[i] for i, p in enumerate(old) if i < len(positional)}
+    renamed = {}
+    old_names, new_names = [p.name for p in old], [p.name for p in new]
+    if len(old) == len(new):  # a parameter renamed in place keeps its argument
+        for a, b in zip(old, new):
+            if a.name != b.name and a.name not in new_names and b.name not in old_names:
+                renamed[b.name] = a.name
+    out = []
+    last_given = -1
+    for i, p in enumerate(new):
+        src = renamed.get(p.name, p.name)
+        if src in value:
+            last_given = i
+    for i, p in enumerate(new):
+        src = renamed.get(p.name, p.name)
+        if src in keywords:
+            continue
+        if src in value:
+            out.append(value[src])
+        elif p.default is None and not p.keyword_only:
+            out.append(p.name)  # a new required parameter: the caller's value of that name
+            last_given = max(last_given, i)
+        elif i < last_given:
+            out.append(p.default or p.name)  # a gap before a later positional: its default
+        else:
+            continue
+    for p in new:
+        src = renamed.get(p.name, p.name)
+        if src in keywords:
+            a = keywords[src]
+            out.append(a if src == p.name else re.sub(r"^(\s*)" + re.escape(src), r"\g<1>" + p.name, a))
+    return out
+
+
+def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
+    """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function."""
+    from bisect import bisect_right
+
+    out = []
+    for ch in changes(hunks):
+        call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
+        sites = []
+        for path, text in files.items():
+            if EXT_LANG.get(_ext(path)) != ch.lang or ch.name not in text:
+                continue
+            starts = None
+            for m in call.finditer(text):
+                open_at = m.end() - 1
+                close = balanced(text, open_at)
+                if close is None:
+                    continue
+                head = text[max(0, m.start() - 60):m.start()]
+                line_head = head.rsplit("\n", 1)[-1]
+                if re.search(DEF[ch.lang] if ch.lang not in ("java", "c") else r"$^", line_head + text[m.start():m.end()]) \
+                        or re.search(r"\b(def|defp|fn|func|fun|function)\s+(?:\([^)]*\)\s*)?(?:[\w.]+[.:])?$", line_head):
+                    continue
+                if ch.lang in ("java", "c") and re.search(r"[\w>\]]\s+$", line_head) and not re.search(
+                        r"\b(return|new|throw|else|case)\s+$", line_head):
+                    continue  # `Type name(` is a definition in Java and C
+                starts = starts or line_starts(text)
+                first = bisect_right(starts, m.start()) - 1
+                last = bisect_right(starts, close) - 1
+                if any((path, n + 1) in edited for n in range(first, last + 1)):
+                    continue
+                inner = text[open_at + 1:close]
+                parts = split_top(inner)
+                args = [inner[s:e].strip() for s, e in parts]
+                method = line_head.rstrip().endswith((".", "->", "?.")) or ch.lang in ("go",)
+                piped = line_head.rstrip().endswith("|>")
+                fit = rewrite_args(ch, (["_piped_"] if piped else []) + args, method, text)
+                if fit is None:
+                    continue
+                if piped:
+                    if not fit or fit[0] != "_piped_":
+                        continue
+                    fit = fit[1:]
+                sep = ", "
+                if "\n" in inner:
+                    continue  # arguments over several lines: their layout is the author's
+                new_inner = sep.join(fit)
+                if new_inner == inner.strip():
+                    continue
+                s0 = starts[first]
+                s1 = starts[last + 1] if last + 1 < len(starts) else len(text)
+                new_text = text[s0:open_at + 1] + new_inner + text[close:s1]
+                sites.append((path, first + 1, last + 1, new_text, len(args)))
+        for path, first, last, new_text, n in sites:
+            feats = {"same_file": float(path in {h.path for h in hunks}), "sites_log": math.log1p(len(sites)),
+                     "added": float(len(ch.new) > len(ch.old)), "removed": float(len(ch.new) < len(ch.old)),
+                     "reordered": float(len(ch.new) == len(ch.old)), "name_len": min(len(ch.name), 20) / 10,
+                     "no_args": float(n == 0)}
+            reason = f"the signature of {ch.name} changed: a call"
+            out.append((path, first, last, new_text, feats, reason))
+    return out
