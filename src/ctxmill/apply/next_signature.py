@@ -193,6 +193,9 @@ KW = {"python": r"^\s*(\w+)\s*=(?!=)", "kotlin": r"^\s*(\w+)\s*=(?!=)", "ruby": 
       "swift": r"^\s*(\w+):(?!:)", "scala": r"^\s*(\w+)\s*=(?!=)", "elixir": r"^\s*(\w+):(?!:)"}
 
 
+KW_FORM = {"python": "{0}={0}", "kotlin": "{0} = {0}", "scala": "{0} = {0}", "swift": "{0}: {0}"}
+
+
 def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[str] | None:
     """The new argument texts for a call with ``args`` (None when the call does not fit)."""
     old = [p for p in ch.old if not (method and p.name == "self")]
@@ -207,9 +210,10 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
             return None  # a positional after a keyword: not a call we read
         else:
             positional.append(a)
-    required = sum(1 for p in old if p.default is None and not p.keyword_only)
-    if not (required <= len(positional) <= len(old)) or any(k not in {p.name for p in old} for k in keywords):
-        return None
+    given = {p.name for p in old[:len(positional)]} | set(keywords)
+    if len(positional) > len(old) or any(k not in {p.name for p in old} for k in keywords) or any(
+            p.default is None and not p.keyword_only and p.name not in given for p in old):
+        return None  # not a call of this definition: too many arguments, an unknown keyword, a missing one
     value = {p.name: positional[i] for i, p in enumerate(old) if i < len(positional)}
     renamed = {}
     old_names, new_names = [p.name for p in old], [p.name for p in new]
@@ -230,6 +234,9 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
         if src in value:
             out.append(value[src])
         elif p.default is None and not p.keyword_only:
+            if keywords and ch.lang in KW_FORM:  # after keywords, a positional would bind the wrong slot
+                keywords[p.name] = KW_FORM[ch.lang].format(p.name)
+                continue
             out.append(p.name)  # a new required parameter: the caller's value of that name
             last_given = max(last_given, i)
         elif i < last_given:
@@ -238,7 +245,9 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
             continue
     for p in new:
         src = renamed.get(p.name, p.name)
-        if src in keywords:
+        if src in keywords and src not in {q.name for q in old} and src == p.name:
+            out.append(keywords[src])  # a new parameter passed by keyword
+        elif src in keywords:
             a = keywords[src]
             out.append(a if src == p.name else re.sub(r"^(\s*)" + re.escape(src), r"\g<1>" + p.name, a))
     return out

@@ -1,0 +1,77 @@
+"""Next-edit propagators beyond renames (issue 18): a signature change rewrites the calls, a
+repeated token edit is proposed where the same code occurs, a newly used name gets its import
+in the file's own style; an edit that shares nothing with the rest of the tree proposes nothing."""
+
+from __future__ import annotations
+
+from ctxmill.apply.next_edit import suggest
+
+
+def _patch(path, old, new, start=1):
+    rem = "".join(f"-{x}\n" for x in old)
+    add = "".join(f"+{x}\n" for x in new)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{len(old)} +{start},{len(new)} @@\n{rem}{add}"
+
+
+def _by_path(got):
+    return {(s.path, s.start_line): s for s in got}
+
+
+def test_a_new_parameter_reaches_every_call_positional_and_keyword(tmp_path):
+    (tmp_path / "geo.py").write_text("def area(w, h):\n    return w * h\n\n\nx = area(3)\ny = area(w=4)\nz = area(3, )\n")
+    (tmp_path / "use.py").write_text("from geo import area\n\nprint(area(5))\n")
+    got = suggest(tmp_path, _patch("geo.py", ["def area(w):"], ["def area(w, h):"]))
+    by = _by_path(got)
+    assert by[("geo.py", 5)].replacement == "x = area(3, h)\n"
+    assert by[("geo.py", 6)].replacement == "y = area(w=4, h=h)\n"  # after a keyword, a keyword
+    assert by[("use.py", 3)].replacement == "print(area(5, h))\n"
+    assert "signature of area" in by[("use.py", 3)].reason
+
+
+def test_a_removed_parameter_and_a_renamed_keyword(tmp_path):
+    (tmp_path / "a.py").write_text("def send(req, pool=None):\n    pass\n\n\nsend(r, p, True)\nsend(r, retry=True)\n")
+    got = suggest(tmp_path, _patch("a.py", ["def send(req, pool=None, retry=False):"], ["def send(req, pool=None):"]))
+    assert _by_path(got)[("a.py", 5)].replacement == "send(r, p)\n"
+    (tmp_path / "b.py").write_text("def area(width):\n    pass\n\n\narea(w=2)\n")
+    got = suggest(tmp_path, _patch("b.py", ["def area(w):"], ["def area(width):"]))
+    assert _by_path(got)[("b.py", 5)].replacement == "area(width=2)\n"
+
+
+def test_rust_method_calls_skip_self(tmp_path):
+    src = ("impl T {\n    fn park(&mut self, handle: &Handle) {}\n}\n\nfn run(t: &mut T, h: &Handle) {\n"
+           "    t.park();\n    T::other(1);\n}\n")
+    (tmp_path / "t.rs").write_text(src)
+    got = suggest(tmp_path, _patch("t.rs", ["    fn park(&mut self) {}"], ["    fn park(&mut self, handle: &Handle) {}"], 2))
+    assert _by_path(got)[("t.rs", 6)].replacement == "    t.park(handle);\n"
+
+
+def test_the_same_token_edit_is_proposed_where_the_same_code_is(tmp_path):
+    lines = ["def f(a, b):", "    send(a, None, 3)", "    other()", "    send(b, None, 3)", "    send(b, 3)"]
+    after = list(lines)
+    after[1] = "    send(a, 3)"
+    (tmp_path / "m.py").write_text("\n".join(after) + "\n")
+    got = suggest(tmp_path, _patch("m.py", [lines[1]], [after[1]], 2))
+    assert got and (got[0].start_line, got[0].replacement) == (4, "    send(b, 3)\n")
+    assert all(s.start_line != 5 for s in got)  # nothing to remove there
+    assert "same edit" in got[0].reason
+
+
+def test_a_newly_used_name_gets_its_import_in_the_file_style(tmp_path):
+    (tmp_path / "a.py").write_text("import os\nimport sys\n\n\ndef f():\n    return Path(os.getcwd())\n")
+    (tmp_path / "b.py").write_text("from pathlib import Path\n\nprint(Path('.'))\n")
+    got = suggest(tmp_path, _patch("a.py", ["    return os.getcwd()"], ["    return Path(os.getcwd())"], 6))
+    imp = [s for s in got if s.reason.startswith("import Path")]
+    # an insertion (end_line = start_line - 1) after the sorted neighbour
+    assert imp and (imp[0].start_line, imp[0].end_line, imp[0].replacement) == (1, 0, "from pathlib import Path\n")
+    java = ("package p;\n\nimport static org.junit.Assert.assertEquals;\nimport static org.junit.Assert.assertTrue;\n\n"
+            "class T {\n  void t() {\n    assertNull(x);\n  }\n}\n")
+    (tmp_path / "T.java").write_text(java)
+    (tmp_path / "U.java").write_text("package p;\n\nimport static org.junit.Assert.assertNull;\n")
+    got = suggest(tmp_path, _patch("T.java", ["    assertEquals(null, x);"], ["    assertNull(x);"], 8))
+    imp = [s for s in got if s.reason.startswith("import assertNull")]
+    assert imp and (imp[0].start_line, imp[0].replacement) == (4, "import static org.junit.Assert.assertNull;\n")
+
+
+def test_an_edit_sharing_nothing_proposes_nothing(tmp_path):
+    (tmp_path / "a.py").write_text("def f():\n    return compute_total(1)\n\n\ndef g():\n    return 2\n")
+    assert suggest(tmp_path, _patch("a.py", ["    return 1"], ["    return compute_total(1)"], 2)) == []
