@@ -1,12 +1,27 @@
-"""The background server as users meet it: `ctxmill search` and `ctxmill index` through the
-command line, warm server vs in-process, in the same run.
+"""The background server as users meet it: `ctxmill search` and `ctxmill index` run as commands
+(interpreter start included), warm server vs in-process, on one generated tree of 50,000 files
+and 100,000 chunks, all in the same run.
 
-    .venv/bin/python benchmarks/server.py [--root PATH] [--runs 30]
+    .venv/bin/python benchmarks/server.py [--files 50000] [--runs 100] [--keep DIR] [--root PATH]
 
-Prints JSON: per mode the median / p90 / p99 seconds of `ctxmill search` (interpreter start
-included), the first search of a session (server start included), a no-op `ctxmill index`,
-and the delay from saving a new file to a search that finds it (the server's watcher).
-Runs in a private runtime folder and index folder; stops its server at the end.
+The tree: ``--files`` Python files of two functions each, identifiers drawn from the standard
+library's vocabulary (``search_latency.vocabulary``, so posting lists look like real code),
+100 files a folder, committed to git (``git status`` is the peer of a no-op index). ``--root``
+copies a real tree instead. ``--keep DIR`` builds the tree and its index once in DIR and
+reuses them (the cold build takes minutes on a small machine).
+
+Prints JSON, medians / p90 / p99 in seconds:
+- ``search_warm_server``: ``ctxmill search`` answered by a warm server, ``--runs`` queries;
+  beside it ``python_start`` (``python -c pass`` with the same interpreter: the floor any
+  command pays), ``search_in_process_command`` (``CTXMILL_SERVER=0``: the command loads the
+  index itself) and ``search_in_process_api`` (``ctxmill.index.search`` in one warm process:
+  what the server spends per query);
+- ``first_search_with_server_start``: no server running, then one search (start included);
+- ``noop_index_*``: ``ctxmill index ROOT -q`` with nothing changed, warm server (answered from
+  the watcher's state) and in-process, and ``git status --porcelain`` on the same tree;
+- ``edit3``: 3 files rewritten, seconds from the save until a search finds all three, and
+  what the server's background sync did (files changed, chunks embedded).
+Runs in a private runtime folder; stops its server at the end.
 """
 
 from __future__ import annotations
@@ -14,6 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,16 +38,55 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CTXMILL = Path(sys.executable).with_name("ctxmill")
-QUERIES = ["merge a sketched edit", "parse a pdf page", "reciprocal rank fusion", "citation callout",
-           "stat walk ignore rules", "token budget chunk"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_latency import make_queries, vocabulary  # noqa: E402
+
+PY = Path(sys.executable)
+CTXMILL = PY.with_name("ctxmill")
+
+_API = """
+import json, statistics, sys, time
+from ctxmill.index import search
+root, queries = sys.argv[1], json.loads(sys.argv[2])
+for q in queries[:10]:
+    search(q, root, k=10)
+xs = []
+for q in queries:
+    t = time.perf_counter(); search(q, root, k=10); xs.append(time.perf_counter() - t)
+print(json.dumps(xs))
+"""
 
 
-def timed(args, env) -> float:
+def make_tree(root: Path, files: int, vocab: list[str], rng: random.Random) -> None:
+    for i in range(files):
+        d = root / f"pkg{i // 1000:03d}" / f"mod{(i // 100) % 10}"
+        if i % 100 == 0:
+            d.mkdir(parents=True, exist_ok=True)
+        funcs = []
+        for j in range(2):
+            w = [rng.choice(vocab) for _ in range(12)]
+            funcs.append(
+                f"def {w[0]}_{w[1]}_{i}_{j}({w[2]}, {w[3]}=None):\n"
+                f'    """{w[4].capitalize()} the {w[5]} of {w[6]} with {w[7]}."""\n'
+                f"    {w[8]} = {w[2]}.{w[9]}({w[3]})\n"
+                f"    if {w[8]} is None:\n"
+                f"        raise ValueError('{w[10]} {w[11]}')\n"
+                f"    return {w[8]}\n"
+            )
+        (d / f"m{i}.py").write_text("\n\n".join(funcs))
+
+
+def run(args, env, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CTXMILL), *args], env=env, capture_output=True, text=True, timeout=600, **kw)
+
+
+def timed(cmd: list[str], env) -> float:
     t = time.perf_counter()
-    subprocess.run([str(CTXMILL), *args], env=env, capture_output=True, check=True, timeout=300)
-    return time.perf_counter() - t
+    r = subprocess.run(cmd, env=env, capture_output=True, timeout=600)
+    took = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"{cmd} failed: {r.stderr.decode()[-2000:]}")
+    return took
 
 
 def stats(xs: list[float]) -> dict:
@@ -39,59 +95,109 @@ def stats(xs: list[float]) -> dict:
     return {"median": round(statistics.median(xs), 4), "p90": round(q(0.9), 4), "p99": round(q(0.99), 4), "n": len(xs)}
 
 
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--root", type=Path, default=REPO / "src")
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--files", type=int, default=50_000)
+    ap.add_argument("--root", type=Path, help="copy this tree instead of generating one")
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--in-process-runs", type=int, default=8)
+    ap.add_argument("--keep", type=Path, help="build the tree and index in DIR once and reuse them")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-server-bench-"))
-    run = tmp / "run"
-    run.mkdir(mode=0o700)
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(run), CTXMILL_INDEX_DIR=str(tmp / "index"), CTXMILL_SERVER="1")
+    base = args.keep or tmp
+    base.mkdir(parents=True, exist_ok=True)
+    run_dir = tmp / "run"
+    run_dir.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(run_dir), CTXMILL_INDEX_DIR=str(base / "index"), CTXMILL_SERVER="1")
     off = {**env, "CTXMILL_SERVER": "0"}
-    root = tmp / "tree"
-    subprocess.run(["cp", "-r", str(args.root), str(root)], check=True)
-    # git status over the same files is the peer for a no-op index
-    for cmd in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
-        subprocess.run(["git", "-C", str(root), *cmd], check=True, capture_output=True)
-    out: dict = {"root": str(args.root), "files": sum(1 for p in root.rglob("*") if p.is_file())}
+    root = base / "tree"
+    vocab = vocabulary()
+    out: dict = {"benchmark": "server"}
     try:
-        timed(["index", str(root), "-q"], off)  # the first build, in the command
-        out["first_search_with_server_start"] = round(timed(["search", QUERIES[0], "--root", str(root)], env), 4)
-        warm, cold = [], []
-        for i in range(args.runs):
-            q = QUERIES[i % len(QUERIES)]
-            warm.append(timed(["search", q, "--root", str(root)], env))
-            cold.append(timed(["search", q, "--root", str(root)], off))
+        if not root.exists():
+            if args.root:
+                shutil.copytree(args.root, root, symlinks=True)
+            else:
+                make_tree(root, args.files, vocab, random.Random(7))
+            git(root, "init", "-q")
+            git(root, "add", "-A")
+            git(root, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x")
+        t = time.perf_counter()
+        r = run(["index", str(root), "--json"], off)  # the cold build (or a check of a kept one)
+        if r.returncode != 0:
+            raise SystemExit(r.stderr)
+        built = json.loads(r.stdout)
+        out.update(tree=str(args.root or f"generated: {args.files} files x 2 functions"),
+                   files=built["files_scanned"], chunks=built["chunks_total"],
+                   index_build_seconds=round(time.perf_counter() - t, 1), index_reused=built["files_changed"] == 0)
+        queries = make_queries(vocab, args.runs, seed=11)
+
+        first = []
+        for q in queries[:3]:
+            run(["server", "stop"], env)
+            first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
+        out["first_search_with_server_start"] = stats(first)
+
+        warm, floor = [], []
+        for q in queries:  # interleaved: both see the same machine load
+            warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
+            floor.append(timed([str(PY), "-c", "pass"], env))
         out["search_warm_server"] = stats(warm)
-        out["search_in_process"] = stats(cold)
-        out["search_speedup"] = round(out["search_in_process"]["median"] / out["search_warm_server"]["median"], 2)
-        idx_warm = [timed(["index", str(root), "-q"], env) for _ in range(max(5, args.runs // 3))]
-        idx_cold = [timed(["index", str(root), "-q"], off) for _ in range(max(5, args.runs // 3))]
-        git = []
-        for _ in range(max(5, args.runs // 3)):
-            t = time.perf_counter()
-            subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, check=False)
-            git.append(time.perf_counter() - t)
+        out["python_start"] = stats(floor)
+        cold = [timed([str(CTXMILL), "search", q, "--root", str(root)], off) for q in queries[:args.in_process_runs]]
+        out["search_in_process_command"] = stats(cold)
+        api = subprocess.run([str(PY), "-c", _API, str(root), json.dumps(queries)], env=off, capture_output=True,
+                             text=True, timeout=1200, check=True)
+        out["search_in_process_api"] = stats(json.loads(api.stdout))
+        out["search_warm_vs_in_process_command"] = round(
+            out["search_in_process_command"]["median"] / out["search_warm_server"]["median"], 1)
+
+        git(root, "status", "--porcelain")  # git's index and the page cache warm alike
+        run(["index", str(root), "-q"], env)  # the server's first sync of this root: a full walk
+        idx_warm, idx_cold, gst = [], [], []
+        for i in range(max(5, args.runs // 5)):
+            idx_warm.append(timed([str(CTXMILL), "index", str(root), "-q"], env))
+            gst.append(timed(["git", "-C", str(root), "status", "--porcelain"], env))
+            if i < 5:
+                idx_cold.append(timed([str(CTXMILL), "index", str(root), "-q"], off))
         out["noop_index_warm_server"] = stats(idx_warm)
         out["noop_index_in_process"] = stats(idx_cold)
-        out["git_status_same_tree"] = stats(git)
-        out["noop_index_warm_vs_git_status"] = round(out["noop_index_warm_server"]["median"] / stats(git)["median"], 2)
-        delays = []
-        for i in range(5):
-            name = f"saved_{i}.py"
+        out["git_status_same_tree"] = stats(gst)
+        out["noop_index_warm_vs_git_status"] = round(out["noop_index_warm_server"]["median"] / stats(gst)["median"], 2)
+        out["noop_index_in_process_vs_git_status"] = round(
+            out["noop_index_in_process"]["median"] / stats(gst)["median"], 2)
+
+        rounds = []
+        stamp = int(time.time())
+        for rnd in range(3):
+            names = [f"edited_{stamp}_{rnd}_{k}" for k in range(3)]
+            paths = [root / "pkg000" / "mod0" / f"m{rnd * 3 + k}.py" for k in range(3)]
             t0 = time.perf_counter()
-            (root / name).write_text(f"def freshly_saved_function_{i}():\n    return {i}\n")
-            while time.perf_counter() - t0 < 30:
-                r = subprocess.run([str(CTXMILL), "search", f"freshly_saved_function_{i}", "--root", str(root), "-k",
-                                    "5", "--json"], env=env, capture_output=True, text=True, timeout=60)
-                if name in r.stdout:
-                    break
-            delays.append(time.perf_counter() - t0)
-        out["save_to_searchable_seconds"] = stats(delays)
+            for p, name in zip(paths, names, strict=True):
+                p.write_text(p.read_text() + f"\n\ndef {name}(value):\n    return value\n")
+            found: set[str] = set()
+            while len(found) < 3 and time.perf_counter() - t0 < 30:
+                for name in names:
+                    if name not in found:
+                        r = run(["search", name, "--root", str(root), "-k", "3", "--json"], env)
+                        if any(h.get("symbol") == name for h in json.loads(r.stdout or "[]")):
+                            found.add(name)
+            delay = time.perf_counter() - t0
+            st = json.loads(run(["server", "status", "--json"], env).stdout)
+            counts = next(x for x in st["roots"] if x["root"] == str(root.resolve()))["last_sync_counts"]
+            rounds.append({"save_to_all_three_searchable_s": round(delay, 3), "found": len(found), **counts})
+        out["edit3"] = {"rounds": rounds,
+                        "median_s": round(statistics.median(r["save_to_all_three_searchable_s"] for r in rounds), 3)}
+        if args.keep:
+            git(root, "checkout", "-q", "--", ".")  # the kept tree as it was
+        out.update(cpus=os.cpu_count(), loadavg=[round(x, 2) for x in os.getloadavg()])
     finally:
-        subprocess.run([str(CTXMILL), "server", "stop"], env=env, capture_output=True, timeout=30)
-        subprocess.run(["rm", "-rf", str(tmp)], check=False)
+        run(["server", "stop"], env)
+        shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(out, indent=1))
 
 

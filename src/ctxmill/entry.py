@@ -1,11 +1,13 @@
-"""The ``ctxmill`` command's entry point: a fast path for ``ctxmill search`` answered by the
-warm server, everything else through the full command line (``ctxmill.cli``).
+"""The ``ctxmill`` command's entry point: fast paths for ``ctxmill search`` and ``ctxmill index``
+answered by the warm server, everything else through the full command line (``ctxmill.cli``).
 
-Importing click and the CLI costs about as much as the search itself on a warm server, and
-agents and editors run ``ctxmill search`` hundreds of times a session. So a search whose
-arguments are the plain ones (QUERY, --root, --path, -k, --json, --db) goes to the server with
-the standard library only; anything else (--help, an unknown option, no server) takes the
-full path, which prints the same output.
+Agents and editors run ``ctxmill search`` hundreds of times a session, and on a warm server
+the search itself takes a few milliseconds: interpreter start and imports are the rest. So a
+search or an index whose arguments are the plain ones goes to the server with nothing but
+what the interpreter loaded at start (``os``, ``sys``) and ``ctxmill.server``'s C modules; the
+server prints the reply (``out``/``err``), so neither click, json nor the formatting code is
+imported here. Anything else (--help, an unknown option, no server, a first build) takes the
+full path, which prints the same bytes.
 """
 
 from __future__ import annotations
@@ -13,70 +15,121 @@ from __future__ import annotations
 import os
 import sys
 
-VALUE_OPTIONS = {"--root": "root", "--path": "path", "-k": "k", "--db": "db"}
+SEARCH_VALUES = {"--root": "root", "--path": "path", "-k": "k", "--db": "db"}
+SEARCH_FLAGS = {"--json": "json"}
+INDEX_VALUES = {"--db": "db", "--max-file-kb": "max_file_kb"}
+INDEX_FLAGS = {"--json": "json", "--quiet": "quiet", "-q": "quiet"}
 
 
-def _parse_search(args: list[str]) -> dict | None:
-    got: dict = {"root": ".", "path": None, "k": "10", "db": None, "json": False}
-    query = None
+def _parse(args: list[str], values: dict, flags: dict, got: dict) -> tuple[dict, list[str]] | None:
+    """Options and positional arguments, or None for anything the fast path does not take."""
+    positional = []
     i = 0
     while i < len(args):
         a = args[i]
         name, eq, value = a.partition("=")
-        if name in VALUE_OPTIONS:
+        if name in values:
             if not eq:
                 i += 1
                 if i >= len(args):
                     return None
                 value = args[i]
-            got[VALUE_OPTIONS[name]] = value
-        elif a == "--json":
-            got["json"] = True
+            got[values[name]] = value
+        elif a in flags:
+            got[flags[a]] = True
+        elif a == "--":
+            positional.extend(args[i + 1:])
+            break
         elif a.startswith("-") and a != "-":
-            return None  # --help, -q, an unknown option: the full command line answers
-        elif query is None:
-            query = a
+            return None  # --help, --watch, an unknown option: the full command line answers
         else:
-            return None
+            positional.append(a)
         i += 1
-    if query is None or not got["k"].isdigit() or not 1 <= int(got["k"]) <= 1000:
+    return got, positional
+
+
+def _parse_search(args: list[str]) -> dict | None:
+    parsed = _parse(args, SEARCH_VALUES, SEARCH_FLAGS, {"root": ".", "path": None, "k": "10", "db": None,
+                                                         "json": False})
+    if parsed is None or len(parsed[1]) != 1:
         return None
-    got["query"] = query
+    got = parsed[0]
+    if not got["k"].isdigit() or not 1 <= int(got["k"]) <= 1000:
+        return None
+    got["query"] = parsed[1][0]
     return got
+
+
+def _parse_index(args: list[str]) -> dict | None:
+    parsed = _parse(args, INDEX_VALUES, INDEX_FLAGS, {"db": None, "max_file_kb": "1000", "json": False,
+                                                       "quiet": False})
+    if parsed is None or len(parsed[1]) > 1:
+        return None
+    got = parsed[0]
+    if not got["max_file_kb"].isdigit() or not 1 <= int(got["max_file_kb"]) <= 1_000_000:
+        return None
+    got["root"] = parsed[1][0] if parsed[1] else "."
+    return got
+
+
+def _ask(op: str, args: dict, *, start: bool = True) -> int | None:
+    """Send ``op`` to the server and print its reply; None: let the full command line do it."""
+    from ctxmill import server
+
+    if not server.enabled():
+        return None
+    try:
+        reply = server.call(op, start=start, **args)
+    except server.ServerUnavailable:
+        if start:  # the full path works in-process, without a second start attempt
+            os.environ["CTXMILL_SERVER"] = "0"
+        return None
+    except server.ServerError as exc:
+        sys.stderr.write(f"ctxmill: {'refused' if exc.kind == 'refused' else 'error'}: {exc}\n")
+        return 3 if exc.kind == "refused" else 1
+    if reply.get("unknown"):
+        return None  # not indexed yet: the first build runs in the command, with its progress bar
+    if reply.get("err"):
+        sys.stderr.write(reply["err"])
+    sys.stdout.write(reply["out"])
+    return 0
 
 
 def _fast_search(args: list[str]) -> int | None:
     opts = _parse_search(args)
     if opts is None:
         return None
-    from ctxmill import server
-
-    if not server.enabled():
-        return None
     root = os.path.realpath(opts["root"])
-    db = os.path.realpath(opts["db"]) if opts["db"] else None
     if not os.path.isdir(root):
         return None  # the full path words the refusal
-    try:
-        reply = server.call("search", root=root, db=db, query=opts["query"], k=int(opts["k"]), path=opts["path"])
-    except server.ServerUnavailable:
-        os.environ["CTXMILL_SERVER"] = "0"  # the full path works in-process, without a second start attempt
-        return None
-    except server.ServerError as exc:
-        print(f"ctxmill: {'refused' if exc.kind == 'refused' else 'error'}: {exc}", file=sys.stderr)
-        return 3 if exc.kind == "refused" else 1
-    from ctxmill.hits import hits_json, hits_text
+    db = os.path.realpath(opts["db"]) if opts["db"] else None
+    return _ask("search", {"root": root, "db": db, "query": opts["query"], "k": int(opts["k"]), "path": opts["path"],
+                           "print": "json" if opts["json"] else "text", "bold": sys.stdout.isatty()})
 
-    if not reply.get("fresh", True):
-        print("ctxmill: note: the index is syncing changes; results may miss the newest edits", file=sys.stderr)
-    text = hits_json(reply["hits"]) if opts["json"] else hits_text(reply["hits"], bold=sys.stdout.isatty())
-    sys.stdout.write(text + "\n")
-    return 0
+
+def _fast_index(args: list[str]) -> int | None:
+    opts = _parse_index(args)
+    if opts is None:
+        return None
+    root = os.path.realpath(opts["root"])
+    if not os.path.isdir(root):
+        return None
+    db = os.path.realpath(opts["db"]) if opts["db"] else None
+    if db is not None and not os.path.exists(db):
+        return None  # a first build
+    # only a running server: the full path decides whether to start one (not for a first build)
+    return _ask("sync", {"root": root, "db": db, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
+                         "known_only": True, "print": "json" if opts["json"] else "text", "quiet": opts["quiet"]},
+                start=False)
+
+
+FAST = {"search": _fast_search, "index": _fast_index}
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["search"]:
-        code = _fast_search(sys.argv[2:])
+    fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
+    if fast is not None:
+        code = fast(sys.argv[2:])
         if code is not None:
             sys.stdout.flush()
             sys.exit(code)

@@ -1,4 +1,5 @@
-"""How search hits are printed by the command line (shared by ``cli`` and the fast path)."""
+"""How search hits and sync reports are printed by the command line (shared by ``cli`` and the
+server, which prints them for the thin client in ``ctxmill.entry``)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,15 @@ def hits_text(hits: list[dict], *, bold: bool = False) -> str:
         if len(lines) > 4:
             out.append(f"    ... {len(lines) - 4} more lines")
     return "\n".join(out)
+
+
+def sync_json(report: dict) -> str:
+    """``ctxmill index --json``: the sync counts."""
+    return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def sync_text(report: dict, db_file) -> str:
+    """``ctxmill index``'s summary of one sync."""
+    d = report
+    return (f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} deleted; "
+            f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s\nindex: {db_file}")

@@ -1,19 +1,24 @@
 """The background server process: ``python -m ctxmill.server.daemon`` (the client starts it).
 
-One server per user, listening on ``ctxmill.server.socket_path()``. Requests are one JSON line
-each way (``{"op": "search" | "sync" | "status" | "stop", ...}``). Each root that was synced or
-searched through the server is watched (watchfiles, inotify on Linux); a batch of changes marks
-the root dirty and a sync runs at once in the background, so a search a moment after a save
-sees the saved content (a search on a dirty root waits for that sync, or runs it). Searches run
-on one thread, so the index readers, their vectors and the embedder stay warm between calls.
+One server per user, listening on ``ctxmill.server.socket_path()``. Requests and replies are
+marshal frames (see ``ctxmill.server``): ``{"op": "search" | "sync" | "status" | "stop", ...}``.
+Each root that was synced or searched through the server is watched (``watch.RootWatcher``,
+inotify on Linux); a batch of changes marks the root dirty and a sync runs at once in the
+background, so a search a moment after a save sees the saved content (a search on a dirty root
+waits for that sync, or runs it). A ``sync`` of a watched root that no change has touched
+since its last full sync is answered from that state, after the watcher has caught up with
+the request (any change at all, even one the index ignores, means a real stat walk).
+Searches run on one thread, so the index readers, their vectors and the embedder stay warm.
+
+``search`` and ``sync`` take ``print`` ("text" or "json"): the reply then carries ``out`` and
+``err``, the exact bytes the command prints, so the thin client (``ctxmill.entry``) imports
+neither json nor the formatting code.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 import socketserver
 import struct
 import sys
@@ -22,10 +27,11 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
-from ctxmill.server import PROTOCOL, runtime_dir, socket_path
+from ctxmill.server import PROTOCOL, recv_frame, runtime_dir, send_frame, socket_path
 
 IDLE_SECONDS = float(os.environ.get("CTXMILL_SERVER_IDLE", "3600"))
 MAX_REQUEST_BYTES = 1 << 20
+CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
 
 
 class RootState:
@@ -37,15 +43,23 @@ class RootState:
         self.lock = threading.Lock()  # one sync of this index at a time in this server
         self.generation = 0  # bumped by every batch of file changes
         self.synced_generation = -1  # the generation the last finished sync started from
+        self.watched_sync = False  # that sync started after the watcher was in place
+        self.max_file_bytes: int | None = None  # what that sync was asked for
         self.last_sync: float | None = None
         self.last_report: dict | None = None
         self.error: str | None = None
-        self.stop = threading.Event()
-        self.watcher: threading.Thread | None = None
+        self.watcher = None  # watch.RootWatcher once watching
 
     @property
     def dirty(self) -> bool:
         return self.synced_generation != self.generation
+
+    @property
+    def watching(self) -> bool:
+        return self.watcher is not None and self.watcher.alive
+
+    def changed(self) -> None:
+        self.generation += 1
 
 
 class Server:
@@ -72,16 +86,72 @@ class Server:
             threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": True, "stopping": True}
         if op == "sync":
-            st = self.state(req["root"], req.get("db"))
-            report = self.sync(st, max_file_bytes=req.get("max_file_bytes"), force=True)
-            return {"ok": True, "report": report, "watching": st.watcher is not None}
+            return self._sync_op(req)
         if op == "search":
             st = self.state(req["root"], req.get("db"))
             if st.dirty and st.last_sync is not None:
                 self.sync(st)  # a save the watcher saw: search what is on disk now
             hits = self.search_pool.submit(self._search, st, req).result()
-            return {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watcher is not None}
+            reply = {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watching}
+            if req.get("print"):
+                from ctxmill.hits import hits_json, hits_text
+
+                out = hits_json(hits) if req["print"] == "json" else hits_text(hits, bold=bool(req.get("bold")))
+                reply["out"] = out + "\n"
+                reply["err"] = "" if reply["fresh"] else STALE_NOTE
+                del reply["hits"]
+            return reply
         return {"ok": False, "error": f"unknown op {op!r}"}
+
+    def _sync_op(self, req: dict) -> dict:
+        arrived = time.monotonic()
+        st = self.state(req["root"], req.get("db"))
+        if req.get("known_only") and not self._known(st):
+            return {"ok": True, "unknown": True}  # a first build runs in the command, with its progress bar
+        max_bytes = req.get("max_file_bytes")
+        report = self._unchanged_report(st, arrived, max_bytes)
+        from_watcher = report is not None
+        if report is None:
+            report = self.sync(st, max_file_bytes=max_bytes, force=True)
+        reply = {"ok": True, "report": report, "watching": st.watching, "from_watcher": from_watcher}
+        if req.get("print"):
+            from ctxmill.hits import sync_json, sync_text
+
+            d = dict(report)
+            db_file = d.pop("db_path", None)
+            warn = "".join(f"ctxmill: warning: {w}\n" for w in d.get("warnings", [])) if not req.get("quiet") else ""
+            if req["print"] == "json":
+                out = sync_json(d) + "\n"
+            else:
+                out = "" if req.get("quiet") else sync_text(d, db_file) + "\n"
+            reply.update(out=out, err=warn)
+            del reply["report"]
+        return reply
+
+    def _known(self, st: RootState) -> bool:
+        if st.last_report is not None:
+            return True
+        if st.db:
+            return os.path.exists(st.db)
+        from ctxmill.locations import default_db_path
+
+        return default_db_path(st.root).exists()
+
+    def _unchanged_report(self, st: RootState, arrived: float, max_bytes) -> dict | None:
+        """The last sync's report, as a no-op, when the watcher has seen no change since it
+        (it stat-walked the whole tree after the watcher was in place, with the same limits)."""
+        if not (st.watching and st.watched_sync and st.error is None and st.last_report is not None
+                and st.max_file_bytes == max_bytes):
+            return None
+        if not st.watcher.caught_up(arrived, CATCH_UP_SECONDS) or st.dirty or st.lock.locked():
+            return None
+        report = {**st.last_report, "files_changed": 0, "files_deleted": 0, "chunks_embedded": 0,
+                  "seconds": round(time.monotonic() - arrived, 4)}
+        try:
+            os.utime(str(report["db_path"]) + ".lock")  # `ctxmill status`: when the folder was last checked
+        except OSError:
+            pass
+        return report
 
     def _search(self, st: RootState, req: dict) -> list[dict]:
         from ctxmill import index
@@ -105,10 +175,13 @@ class Server:
     def sync(self, st: RootState, *, max_file_bytes: int | None = None, force: bool = False) -> dict | None:
         from ctxmill import index
 
+        # watch first: a save during the walk below is then a change that makes the root dirty
+        self.watch(st)
         with st.lock:
             if not force and not st.dirty:
                 return st.last_report  # another request synced while this one waited
             gen = st.generation
+            watched = st.watching
             kwargs = {"max_file_bytes": max_file_bytes} if max_file_bytes else {}
             try:
                 report = index.sync_index(st.root, db_path=st.db, **kwargs)
@@ -117,9 +190,11 @@ class Server:
                 raise
             st.error = None
             st.synced_generation = gen
+            st.watched_sync = watched
+            if max_file_bytes or st.max_file_bytes is None:
+                st.max_file_bytes = max_file_bytes
             st.last_sync = time.time()
             st.last_report = {**report.to_dict(), "db_path": str(report.db_path)}
-        self.watch(st)
         return st.last_report
 
     # ------------------------------------------------------------------ watching
@@ -127,31 +202,15 @@ class Server:
     def watch(self, st: RootState) -> None:
         if st.watcher is not None:
             return
-        try:
-            import watchfiles  # noqa: F401
-        except ImportError:
-            return  # no watcher: searches still sync when asked
-        st.watcher = threading.Thread(target=self._watch, args=(st,), daemon=True, name=f"watch {st.root}")
-        st.watcher.start()
+        from ctxmill.server.watch import RootWatcher
 
-    def _watch(self, st: RootState) -> None:
-        import watchfiles
+        st.watcher = RootWatcher(st.root, ignore=[st.db] if st.db else [], on_change=lambda: self._changed(st))
+        if not st.watcher.start():
+            st.error = st.watcher.error  # no watcher: searches still sync when asked
 
-        index_files = (str(st.db) if st.db else "",)
-
-        def relevant(change, path: str) -> bool:
-            if path.startswith(index_files) and index_files[0]:
-                return False
-            return watchfiles.DefaultFilter()(change, path)
-
-        try:
-            for _changes in watchfiles.watch(st.root, watch_filter=relevant, debounce=100, step=20,
-                                             stop_event=st.stop, raise_interrupt=False):
-                st.generation += 1
-                self.sync_pool.submit(self._background_sync, st)
-        except Exception as exc:  # a root deleted, too many watches: searches still sync when asked
-            st.error = f"watcher stopped: {type(exc).__name__}: {exc}"
-            st.watcher = None
+    def _changed(self, st: RootState) -> None:
+        st.changed()
+        self.sync_pool.submit(self._background_sync, st)
 
     def _background_sync(self, st: RootState) -> None:
         try:
@@ -164,15 +223,20 @@ class Server:
     def status(self) -> dict:
         roots = []
         for st in list(self.states.values()):
-            roots.append({"root": st.root, "db": st.db, "watching": st.watcher is not None, "in_sync": not st.dirty,
-                          "syncing": st.lock.locked(), "last_sync": st.last_sync, "error": st.error})
+            err = st.error or (st.watcher.error if st.watcher is not None else None)
+            last = st.last_report or {}
+            roots.append({"root": st.root, "db": st.db, "watching": st.watching, "in_sync": not st.dirty,
+                          "syncing": st.lock.locked(), "last_sync": st.last_sync, "error": err,
+                          "last_sync_counts": {k: last[k] for k in ("files_changed", "files_deleted",
+                                                                     "chunks_embedded", "seconds") if k in last}})
         return {"pid": os.getpid(), "uptime_seconds": round(time.time() - self.started, 1),
                 "idle_seconds": round(time.monotonic() - self.last_request, 1), "idle_limit_seconds": IDLE_SECONDS,
                 "socket": str(socket_path()), "roots": roots}
 
     def shutdown(self) -> None:
         for st in self.states.values():
-            st.stop.set()
+            if st.watcher is not None:
+                st.watcher.stop()
         if self.unix is not None:
             self.unix.shutdown()
 
@@ -186,22 +250,28 @@ class Server:
                 return
 
 
-class _Handler(socketserver.StreamRequestHandler):
+STALE_NOTE = "ctxmill: note: the index is syncing changes; results may miss the newest edits\n"
+
+
+class _Handler(socketserver.BaseRequestHandler):
     server: _UnixServer
 
     def handle(self) -> None:
+        import socket
+
         srv = self.server.app
         cred = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         _pid, uid, _gid = struct.unpack("3i", cred)
         if uid != os.getuid():  # the folder is private already; this is the second lock
             self._reply({"ok": False, "error": "this server serves its own user only"})
             return
-        line = self.rfile.readline(MAX_REQUEST_BYTES)
         with srv.busy_lock:
             srv.busy += 1
         srv.last_request = time.monotonic()
         try:
-            req = json.loads(line)
+            req = recv_frame(self.request, MAX_REQUEST_BYTES)
+            if not isinstance(req, dict):
+                return
             reply = srv.handle(req)
         except Exception as exc:
             from ctxmill.errors import InputRefused
@@ -217,7 +287,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _reply(self, reply: dict) -> None:
         try:
-            self.wfile.write((json.dumps(reply) + "\n").encode())
+            send_frame(self.request, reply)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout, Ctrl-C): nothing to tell
 
@@ -228,6 +298,8 @@ class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def main() -> None:
+    import socket
+
     runtime_dir()
     path = socket_path()
     app = Server()
