@@ -439,16 +439,21 @@ class Tools:
         if not 1 <= k <= SEARCH_MAX_K:
             raise InputRefused(f"k={k}: ask for 1 to {SEARCH_MAX_K} hits")
         from ctxmill import index
+        from ctxmill.server import warm
 
         bases = [self.roots.root(root)] if root or len(self.roots.roots) == 1 else list(self.roots.roots)
         found: list[tuple[Path, Any]] = []
         for base in bases:
             prefix = self.roots.prefix(path, base)
-            # Agents edit files between searches: keep the index fresh without a `sync` call.
-            # A sync with nothing changed is a stat walk, so do it at most every FRESH_SECONDS.
-            if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
-                self._sync(base, progress)
-            found.extend((base, h) for h in index.search(query, base, path_prefix=prefix, k=k))
+            # the user's background server, when one runs: its warm index, kept fresh by its watcher
+            hits = warm.search(query, base, path_prefix=prefix, k=k)
+            if hits is None:
+                # Agents edit files between searches: keep the index fresh without a `sync` call.
+                # A sync with nothing changed is a stat walk, so do it at most every FRESH_SECONDS.
+                if time.monotonic() - self._synced.get(base, float("-inf")) > FRESH_SECONDS:
+                    self._sync(base, progress)
+                hits = index.search(query, base, path_prefix=prefix, k=k)
+            found.extend((base, h) for h in hits)
         found.sort(key=lambda bh: -float(bh[1].score or 0.0))
         found = found[:k]
         out = _bounded_hits([h for _, h in found], [str(b) for b, _ in found] if len(bases) > 1 else None)

@@ -89,7 +89,9 @@ class Server:
             return self._sync_op(req)
         if op == "search":
             st = self.state(req["root"], req.get("db"))
-            if st.dirty and st.last_sync is not None:
+            if req.get("fresh") and not (st.watched_sync and st.watching) and self._known(st):
+                self.sync(st, force=True)  # edits made before the watcher was in place: walk once
+            elif st.dirty and st.last_sync is not None:
                 self.sync(st)  # a save the watcher saw: search what is on disk now
             hits = self.search_pool.submit(self._search, st, req).result()
             reply = {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watching}
@@ -161,6 +163,10 @@ class Server:
             st.last_sync = time.time()
             st.synced_generation = st.generation
             self.watch(st)
+        if req.get("full"):  # every field, for callers that rebuild ``Hit`` objects (server.warm)
+            import dataclasses
+
+            return [{**dataclasses.asdict(h), "score": float(h.score)} for h in hits]  # marshal: no numpy
         return [h.to_dict() for h in hits]
 
     def state(self, root: str, db: str | None) -> RootState:

@@ -608,7 +608,12 @@ def create_app(
 
         t0 = time.perf_counter()
         try:
-            hits = index_search(q, index_root, path_prefix=path or None, k=k)
+            from ctxmill.server import warm
+
+            # the user's background server when one runs (its warm index), else this process
+            hits = warm.search(q, index_root, path_prefix=path or None, k=k)
+            if hits is None:
+                hits = index_search(q, index_root, path_prefix=path or None, k=k)
         except InputRefused as exc:
             raise HTTPException(400, str(exc)) from None
         return {"query": q, "root": str(index_root), "seconds": round(time.perf_counter() - t0, 4),
