@@ -544,5 +544,20 @@ def next_edit_cmd(root, diff_path, as_json, limit):
             click.echo(f"  + {line}")
 
 
+@main.command("lsp")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The workspace folder (default: the one the editor names, else the current folder).")
+@handle_errors
+def lsp_cmd(root):
+    """Serve next-edit suggestions to an editor over the Language Server Protocol (stdio)."""
+    try:
+        from ctxmill.lsp import serve
+    except ModuleNotFoundError as e:
+        if e.name not in ("pygls", "lsprotocol"):
+            raise
+        raise InputRefused("the language server needs pygls: pip install 'ctxmill[lsp]'") from None
+    serve(root)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

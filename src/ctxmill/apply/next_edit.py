@@ -222,8 +222,12 @@ def confidence(kind: str, feats: dict) -> float:
     return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
 
 
-def candidates(root: str | os.PathLike, patch: str) -> tuple[list[Suggestion], list[Hunk]]:
-    """Every suggestion of every propagator, confidence and features attached, not yet ranked."""
+def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] | None = None,
+               files: dict[str, str] | None = None) -> tuple[list[Suggestion], list[Hunk]]:
+    """Every suggestion of every propagator, confidence and features attached, not yet ranked.
+
+    ``overlay`` holds texts newer than the disk (an editor's unsaved buffers, by relative path);
+    ``files`` replaces the walk of the root altogether (a server that keeps the tree read)."""
     from ctxmill.apply.next_repeated import suggest_repeated
     from ctxmill.apply.next_import import suggest_import
     from ctxmill.apply.next_signature import suggest_signature
@@ -233,7 +237,8 @@ def candidates(root: str | os.PathLike, patch: str) -> tuple[list[Suggestion], l
         raise InputRefused(f"{root}: not a folder")
     hunks = parse_patch(patch)
     edited = {(h.path, n) for h in hunks for n in range(h.new_lines[0], h.new_lines[1] + 1)}
-    files = _read(root)
+    files = dict(_read(root) if files is None else files)
+    files.update(overlay or {})
     found = _renamed(files, hunks, edited)
     for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited):
         found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
@@ -248,9 +253,10 @@ def candidates(root: str | os.PathLike, patch: str) -> tuple[list[Suggestion], l
 
 
 def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
-            threshold: float = THRESHOLD) -> list[Suggestion]:
+            threshold: float = THRESHOLD, overlay: dict[str, str] | None = None,
+            files: dict[str, str] | None = None) -> list[Suggestion]:
     """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now)."""
-    found, hunks = candidates(root, patch)
+    found, hunks = candidates(root, patch, overlay=overlay, files=files)
     return _ranked(found, hunks, threshold)[:limit]
 
 
