@@ -206,11 +206,18 @@ def _endless(path: Path) -> Path:
     return path
 
 
-def _sandboxes() -> list[int]:
-    """Our PDF parser children still alive (a killed worker must not leave its parser running)."""
-    out = subprocess.run(["pgrep", "-f", "ctxmill.sources.sandbox|ctxmill.batch.worker"], capture_output=True,
-                         text=True).stdout
-    return [int(p) for p in out.split() if int(p) != os.getpid()]
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment carries ``mark``: the batch's workers and their PDF parsers
+    (they inherit it), told apart from anyone else's on the machine."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if f"CTXMILL_TEST_MARK={mark}".encode() in (d / "environ").read_bytes():
+                    found.append(int(d.name))
+            except OSError:
+                pass
+    return found
 
 
 def test_poison_documents_fail_alone_with_their_reason(tmp_path):
@@ -221,8 +228,9 @@ def test_poison_documents_fail_alone_with_their_reason(tmp_path):
     _bomb(docs / "bomb.pdf")
     _endless(docs / "endless.pdf")
     out = tmp_path / "out"
-    before = set(_sandboxes())
-    r = run(docs, "-o", out, "--jobs", "2", "--timeout", "6", env={"CTXMILL_PDF_MEMORY_MB": "512"})
+    mark = f"poison-{os.getpid()}-{time.time()}"
+    r = run(docs, "-o", out, "--jobs", "2", "--timeout", "6",
+            env={"CTXMILL_PDF_MEMORY_MB": "512", "CTXMILL_TEST_MARK": mark})
     assert r.returncode == 3, r.stderr  # some refused or out of time, none failed
     by = {Path(x["input"]).name: x for x in manifest_lines(out)}
     assert by["good.md"]["status"] == "done"
@@ -235,7 +243,8 @@ def test_poison_documents_fail_alone_with_their_reason(tmp_path):
         "refused", "refused", "timeout"]
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == sorted(
         ["manifest.jsonl", "chunks.parquet", "references.parquet", "citations.parquet", by["good.md"]["output"]])
-    assert set(_sandboxes()) <= before  # the endless parse was stopped with its worker
+    time.sleep(0.2)
+    assert _marked(mark) == []  # the endless parse was stopped with its worker, nothing left running
 
 
 @pytest.mark.parametrize("trial", range(3))

@@ -118,7 +118,8 @@ def run_batch(
         # largest first: the long documents start early instead of ending the batch alone
         todo.sort(key=lambda i: -_size(i.path))
         # absolute: a Ray worker on another node writes there too (OUT on a shared path)
-        tasks = [task(i.name, i.path, out_dir.resolve(), folders[i.name], options) for i in todo]
+        env = _worker_env(jobs, engine)
+        tasks = [task(i.name, i.path, out_dir.resolve(), folders[i.name], options, env) for i in todo]
         bar = Progress(len(tasks), skipped, enabled=show_progress)
         ran_pages = [0]
         with manifest.Writer(mpath, fresh=not resume) as writer:
@@ -155,6 +156,23 @@ def run_batch(
         lock.close()
     return _summary(out_dir, inputs, records, skipped, len(tasks), ran_pages[0], compile_seconds,
                     time.perf_counter() - t0, exported, engine, jobs)
+
+
+def _worker_env(jobs: int, engine: str) -> dict[str, str]:
+    """The PDF parser forks one page worker per core for a long PDF; with a document per core
+    already, that would put jobs x cores processes on the cores. Each document gets its share
+    of the cores instead (a Ray task: its num_cpus). A value the user set is kept."""
+    if os.environ.get("CTXMILL_PDF_WORKERS"):
+        return {}
+    if engine == "ray":
+        share = float(os.environ.get("CTXMILL_RAY_NUM_CPUS", "1"))
+    else:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        share = cores / jobs
+    return {"CTXMILL_PDF_WORKERS": str(max(1, int(share)))}
 
 
 def _size(p: Path) -> int:

@@ -8,6 +8,7 @@ metadata.json's source.path.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import fields
@@ -26,10 +27,12 @@ def options_from_dict(d: dict) -> CompileOptions:
     return CompileOptions(**d)
 
 
-def task(name: str, path: Path, out_root: Path, folder: str, options: CompileOptions) -> dict:
-    """What a worker needs, as plain JSON (it crosses a pipe or the Ray object store)."""
+def task(name: str, path: Path, out_root: Path, folder: str, options: CompileOptions,
+         env: dict[str, str] | None = None) -> dict:
+    """What a worker needs, as plain JSON (it crosses a pipe or the Ray object store); ``env``:
+    settings for the compile, put into the worker's environment first."""
     return {"name": name, "path": str(path), "out": str(out_root / folder), "folder": folder,
-            "options": options_to_dict(options)}
+            "options": options_to_dict(options), "env": env or {}}
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -43,6 +46,7 @@ def compile_one(t: dict) -> dict:
     from ctxmill.compile.pipeline import compile_document
     from ctxmill.render import write_outputs
 
+    os.environ.update(t.get("env") or {})
     path, out = Path(t["path"]), Path(t["out"])
     t0 = time.perf_counter()
     rec: dict = {"input": t["name"], "sha256": None, "pages": 0, "output": None}

@@ -1,0 +1,312 @@
+"""Batch compile (issue 17), all figures from one run; prints one JSON object.
+
+The 100-document batch: every ../shared/corpus paper, the sample PDF and its OCR text, the OCR
+engines' texts, and copies of them (under new names) up to 100, compiled through the
+`ctxmill compile DIR -o OUT` command as a user runs it:
+
+- `--jobs 1` vs `--jobs 2` documents/s and pages/s (the same batch, the same machine, one after
+  the other), and the pages/s per core that docs/batch.md's estimate uses;
+- every output folder against compiling that file alone (compile_document + write_outputs, what
+  `ctxmill compile FILE -o DIR` runs; a few through the command itself), metrics.json aside;
+- chunks.parquet read back with pyarrow against every document's chunks.jsonl;
+- a resumed complete batch (`--resume`, nothing to do): its wall time;
+- `--engine ray` on a local Ray cluster started before the clock (as an existing cluster is):
+  outputs, manifest and time against the pool at the same core count;
+- faults: 10 trials of SIGKILL to the driver at a random instant, then `--resume` (a 12-document
+  subset, to keep the run short): every document done exactly once, nothing corrupt; a Ray
+  worker SIGKILLed mid-batch; the poison documents of tests/test_batch.py (junk, a 1 GB
+  decompression bomb, a PDF that never finishes parsing) in a batch of good ones.
+
+Run it under the shared lock (the machine's cores are shared):
+
+    flock /tmp/ctxmill-bench.lock .venv/bin/python benchmarks/batch.py
+    .venv/bin/python benchmarks/batch.py --docs 30 --trials 3   # a quicker look
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+SHARED = Path(os.environ.get("CTXMILL_SHARED", REPO.parent / "shared"))
+CTXMILL = Path(sys.executable).with_name("ctxmill")
+SAME = ("input", "sha256", "status", "pages", "qa_score", "output", "size", "mtime_ns")
+
+
+def unique_inputs() -> list[Path]:
+    corpus = SHARED / "corpus"
+    found = sorted((corpus / "papers").glob("*/paper.pdf"))
+    found += [corpus / "dive-into-claude-code" / "paper.pdf", corpus / "dive-into-claude-code" / "ocr-pages-1-16.txt"]
+    found += sorted(p for p in (corpus / "ocr").glob("*/source.*") if p.suffix in (".md", ".mmd", ".txt"))
+    return [p for p in found if p.is_file()]
+
+
+def build(root: Path, n: int) -> Path:
+    """n inputs in root/docs: the unique ones (named by their folder), then copies round-robin."""
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    uniq = unique_inputs()
+    if not uniq:
+        sys.exit("benchmarks/batch.py needs ../shared/corpus")
+    for i in range(n):
+        src = uniq[i % len(uniq)]
+        tag = "" if i < len(uniq) else f"copy{i // len(uniq)}-"
+        shutil.copyfile(src, docs / f"{tag}{src.parent.name}-{src.stem}{src.suffix}")
+    return docs
+
+
+def cli(*args, timeout=3600, env=None) -> tuple[dict, float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    r = subprocess.run([str(CTXMILL), "compile", *map(str, args), "--json"], capture_output=True, text=True,
+                       timeout=timeout, env={**os.environ, **(env or {})})
+    seconds = time.perf_counter() - t0
+    try:
+        summary = json.loads(r.stdout)
+    except ValueError:
+        summary = {"error": r.stderr.strip()[-500:], "exit": r.returncode}
+    return summary, seconds, r
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(ln) for ln in (out / "manifest.jsonl").read_text().splitlines() if ln.strip()]
+
+
+def rate(summary: dict, seconds: float) -> dict:
+    return {"seconds": round(seconds, 2), "documents": summary.get("compiled"), "pages": summary.get("pages"),
+            "documents_per_second": round(summary.get("compiled", 0) / seconds, 3),
+            "pages_per_second": round(summary.get("pages", 0) / seconds, 2),
+            "done": summary.get("done"), "not_done": summary.get("not_done")}
+
+
+def compile_alone(docs: Path, out: Path) -> float:
+    """Each input compiled alone, in one process (what `ctxmill compile FILE -o DIR` runs)."""
+    from ctxmill.batch.inputs import expand
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    t0 = time.perf_counter()
+    for inp in expand(str(docs)):
+        options = CompileOptions()
+        try:
+            write_outputs(compile_document(inp.path, options, name=inp.name), out / inp.folder, options)
+        except Exception:  # refused alone: the batch must say so too (no folder on either side)
+            pass
+    return time.perf_counter() - t0
+
+
+def identical(a: Path, b: Path, recs: list[dict]) -> dict:
+    from ctxmill.batch.compare import differences
+
+    bad = {}
+    for r in recs:
+        if r["status"] == "done":
+            d = differences(a / r["output"], b / r["output"])
+            if d:
+                bad[r["input"]] = d[:5]
+        elif (b / (r.get("output") or "-")).exists():
+            bad[r["input"]] = ["compiled alone but not in the batch"]
+    return {"documents": len(recs), "identical": len(recs) - len(bad), "differing": bad}
+
+
+def parquet_matches(out: Path, recs: list[dict]) -> dict:
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "chunks.parquet").to_pylist()
+    by: dict[str, list] = {}
+    for row in rows:
+        by.setdefault(row["document_id"], []).append(row)
+    bad = []
+    for r in recs:
+        if r["status"] != "done":
+            continue
+        want = [json.loads(ln) for ln in (out / r["output"] / "chunks.jsonl").read_text().splitlines()]
+        got = []
+        for row in by.get(r["output"], []):
+            c = {"id": row["chunk_id"], "text": row["text"], "tokens": row["tokens"], "kind": row["kind"],
+                 "section_path": row["section_path"], "pages": [row["page_start"], row["page_end"]],
+                 "char_span": [row["char_start"], row["char_end"]], "citations": row["citations"]}
+            if row["context"] is not None:
+                c["context"], c["context_llm"] = row["context"], row["context_llm"]
+            got.append(c)
+        if got != want:
+            bad.append(r["input"])
+    return {"rows": len(rows), "documents": len(by), "mismatched": bad,
+            "bytes": (out / "chunks.parquet").stat().st_size}
+
+
+def kill_trials(root: Path, docs: Path, trials: int, seed: int) -> dict:
+    """SIGKILL of the driver at a random instant, then --resume; every document done once."""
+    rng = random.Random(seed)
+    _, full, _ = cli(docs, "-o", root / "kill-probe", "--jobs", "2")
+    results = []
+    for t in range(trials):
+        out = root / f"kill-{t}"
+        proc = subprocess.Popen([str(CTXMILL), "compile", str(docs), "-o", str(out), "--jobs", "2"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        at = rng.uniform(0.3, full)
+        time.sleep(at)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        before = len(records(out)) if (out / "manifest.jsonl").exists() else 0
+        time.sleep(0.3)
+        s, _, r = cli(docs, "-o", out, "--resume", "--jobs", "2")
+        recs = records(out)
+        done = [x["input"] for x in recs if x["status"] == "done"]
+        leftovers = [p.name for p in out.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+        intact = all((out / x["output"] / "bundle.zip").is_file()
+                     and json.loads((out / x["output"] / "qa.json").read_text())["score"] == x["qa_score"]
+                     for x in recs if x["status"] == "done")
+        results.append({"killed_at_s": round(at, 2), "recorded_before_kill": before, "resumed_compiled":
+                        s.get("compiled"), "exit": r.returncode, "done_once": sorted(done) == sorted(
+                            str(p) for p in docs.iterdir()), "leftovers": leftovers, "intact": intact})
+    return {"documents": len(list(docs.iterdir())), "batch_seconds": round(full, 2), "trials": results,
+            "all_ok": all(x["done_once"] and not x["leftovers"] and x["intact"] and x["exit"] == 0
+                          for x in results)}
+
+
+def ray_worker_kill(docs: Path, out: Path) -> dict:
+    """In this process's Ray: SIGKILL one worker while it compiles; the batch must finish."""
+    from ctxmill.batch import run_batch
+
+    me = os.getpid()
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            try:
+                pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                return False
+            if pid == me:
+                return True
+        return False
+
+    result: dict = {}
+    th = threading.Thread(target=lambda: result.update(run_batch(str(docs), out, engine="ray", jobs=2,
+                                                                  show_progress=False)))
+    th.start()
+    killed = None
+    while killed is None and th.is_alive():
+        pids = subprocess.run(["pgrep", "-f", "ray::_remote_compile"], capture_output=True, text=True).stdout.split()
+        busy = [int(p) for p in pids if ours(int(p))]
+        if busy:
+            killed = busy[0]
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.05)
+    th.join()
+    return {"killed_worker": killed is not None, "done": result.get("done"), "inputs": result.get("inputs"),
+            "failed": result.get("failed"), "finished": result.get("done") == result.get("inputs")}
+
+
+def poison(root: Path) -> dict:
+    from test_batch import _bomb, _endless, _notes
+
+    docs = root / "poison"
+    docs.mkdir()
+    for i in range(4):
+        _notes(docs / f"good{i}.md", f"good input {i}")
+    (docs / "junk.txt").write_bytes(random.Random(7).randbytes(5000))
+    _bomb(docs / "bomb.pdf")
+    _endless(docs / "endless.pdf")
+    s, seconds, r = cli(docs, "-o", root / "poison-out", "--jobs", "2", "--timeout", "20",
+                        env={"CTXMILL_PDF_MEMORY_MB": "1024"})
+    by = {Path(x["input"]).name: {"status": x["status"], "reason": x.get("reason")} for x in
+          records(root / "poison-out")}
+    return {"exit": r.returncode, "seconds": round(seconds, 2), "documents": by,
+            "good_done": all(by[f"good{i}.md"]["status"] == "done" for i in range(4))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--docs", type=int, default=100)
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--kill-docs", type=int, default=12)
+    ap.add_argument("--keep", type=Path, help="keep the work folder here")
+    args = ap.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="ctxmill-batch-bench-"))
+    res: dict = {"machine_cores": os.cpu_count(), "load_average_at_start": os.getloadavg()}
+    try:
+        docs = build(root, args.docs)
+        res["batch"] = {"documents": args.docs, "unique": len(unique_inputs()),
+                        "bytes": sum(p.stat().st_size for p in docs.iterdir())}
+        s1, t1, _ = cli(docs, "-o", root / "j1", "--jobs", "1")
+        res["jobs1"] = rate(s1, t1)
+        s2, t2, _ = cli(docs, "-o", root / "j2", "--jobs", "2")
+        res["jobs2"] = rate(s2, t2)
+        res["speedup_jobs2_vs_jobs1"] = round(t1 / t2, 3)
+        res["pages_per_second_per_core"] = res["jobs1"]["pages_per_second"]
+        recs = records(root / "j2")
+        t_alone = compile_alone(docs, root / "alone")
+        res["alone_in_one_process_seconds"] = round(t_alone, 2)
+        res["identical_to_alone"] = {"jobs1": identical(root / "j1", root / "alone", records(root / "j1")),
+                                     "jobs2": identical(root / "j2", root / "alone", recs)}
+        via_cli = []
+        for r in [x for x in recs if x["status"] == "done"][:: max(1, len(recs) // 4)]:
+            subprocess.run([str(CTXMILL), "compile", r["input"], "-o", str(root / "cli" / r["output"])],
+                           capture_output=True, timeout=600)
+            from ctxmill.batch.compare import differences
+
+            via_cli.append(not differences(root / "j2" / r["output"], root / "cli" / r["output"]))
+        res["identical_to_ctxmill_compile_FILE"] = {"checked": len(via_cli), "identical": sum(via_cli)}
+        res["parquet"] = parquet_matches(root / "j2", recs)
+        res["output_bytes"] = sum(p.stat().st_size for p in (root / "j2").rglob("*") if p.is_file())
+        times = []
+        for _ in range(3):
+            sr, tr, _ = cli(docs, "-o", root / "j2", "--resume")
+            times.append(tr)
+        res["resume_complete_seconds"] = {"median": round(sorted(times)[1], 3), "runs": [round(x, 3) for x in times],
+                                          "compiled": sr.get("compiled"), "skipped": sr.get("skipped")}
+        try:
+            import ray
+
+            t0 = time.perf_counter()
+            ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            res["ray_cluster_start_seconds"] = round(time.perf_counter() - t0, 2)
+            sr, tr, _ = cli(docs, "-o", root / "ray", "--engine", "ray", "--address", ctx.address_info["address"])
+            res["ray"] = rate(sr, tr)
+            res["ray_overhead_vs_jobs2"] = round(tr / t2 - 1, 3)
+
+            def same(out):
+                return sorted(({k: x.get(k) for k in SAME} for x in records(out)), key=lambda x: x["input"])
+
+            res["ray_manifest_equals_pool"] = same(root / "ray") == same(root / "j2")
+            res["identical_to_alone"]["ray"] = identical(root / "ray", root / "alone", records(root / "ray"))
+            kd = root / "ray-kill-docs"
+            kd.mkdir()
+            for p in sorted(docs.iterdir())[: args.kill_docs]:
+                shutil.copyfile(p, kd / p.name)
+            res["ray_worker_kill"] = ray_worker_kill(kd, root / "ray-kill")
+            ray.shutdown()
+        except ImportError:
+            res["ray"] = "ray is not installed (pip install 'ctxmill[ray]')"
+        sub = root / "kill-docs"
+        sub.mkdir()
+        pick = [p for p in sorted(docs.iterdir()) if not p.name.startswith("copy")]
+        pdfs = sorted((p for p in pick if p.suffix == ".pdf"), key=lambda p: p.stat().st_size)[: args.kill_docs // 3]
+        texts = [p for p in pick if p.suffix != ".pdf"][: args.kill_docs - len(pdfs)]
+        for p in pdfs + texts:
+            shutil.copyfile(p, sub / p.name)
+        res["driver_kill"] = kill_trials(root, sub, args.trials, seed=17)
+        res["poison"] = poison(root)
+    finally:
+        if args.keep:
+            shutil.copytree(root, args.keep, dirs_exist_ok=True)
+        shutil.rmtree(root, ignore_errors=True)
+    res["load_average_at_end"] = os.getloadavg()
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()
