@@ -97,12 +97,16 @@ async def bench_mcp(root: Path, calls: int, env: dict) -> dict:
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "ctxmill.cli", "mcp", "--root", str(root)],
                                    env=env)
-    rt_read, rt_search = [], []
+    rt_read, rt_search, rt_list = [], [], []
     t0 = time.perf_counter()
     async with Client(params, read_timeout_seconds=300) as client:
         startup = time.perf_counter() - t0
         await client.call_tool("search", {"query": "parse json", "k": 10})
+        tokens = await result_tokens(client, first)
         for _ in range(calls):
+            t = time.perf_counter()
+            await client.list_tools()
+            rt_list.append(time.perf_counter() - t)
             t = time.perf_counter()
             r = await client.call_tool("read", {"path": first, "start_line": 1, "end_line": 60})
             rt_read.append(time.perf_counter() - t)
@@ -118,7 +122,35 @@ async def bench_mcp(root: Path, calls: int, env: dict) -> dict:
         "read_p50_ms_in_process": median_ms(direct_read),
         "search_p50_ms_stdio": median_ms(rt_search),
         "search_p50_ms_in_process": median_ms(direct_search),
+        "tools_list_p50_ms_stdio": median_ms(rt_list),
+        "result_tokens": tokens,
     }
+
+
+async def result_tokens(client, first: str) -> dict:
+    """Tokens an agent pays for each tool's text result: what we send (compact JSON) beside
+    the SDK's default (the same JSON indented by 2) and, for `read`, bare numbered lines."""
+    from ctxmill.tokens import count_tokens
+
+    calls = {"search": {"query": "parse json decoder error", "k": 10},
+             "read": {"path": first, "start_line": 1, "end_line": 200},
+             "status": {}, "references": {"symbol": "loads"}}
+    out = {}
+    for name, arguments in calls.items():
+        r = await client.call_tool(name, arguments)
+        if r.is_error:
+            out[name] = {"error": r.content[0].text}
+            continue
+        sent = r.content[0].text
+        row = {"sent_compact": count_tokens(sent),
+               "indented_2": count_tokens(json.dumps(r.structured_content, ensure_ascii=False, indent=2))}
+        if name == "read":
+            sc = r.structured_content
+            numbered = "\n".join(f"{sc['start_line'] + i}: {line}" for i, line in enumerate(sc["text"].split("\n")))
+            row["numbered_lines"] = count_tokens(numbered)
+        row["saved_vs_indented"] = round(1 - row["sent_compact"] / row["indented_2"], 3)
+        out[name] = row
+    return out
 
 
 def bench_ask(root: Path, calls: int) -> dict:
