@@ -427,23 +427,30 @@ _CODE_STRONG = re.compile(
 )
 
 
+_COMMENT_RE = re.compile(r"^\s*(#|//)\s")
+_WORD_RE = re.compile(r"[A-Za-z]+")
+_BLOCK_KEYWORD_RE = re.compile(r"^\s*(while|if|for|def|class|else|elif|try|with)\b")
+_PROSE_START_RE = re.compile(r"^\s*[A-Z][a-z]+(\s+[a-z]+){3,}")
+_CODE_PUNCT_RE = re.compile(r"[=()]")
+_INDENTED_CODE_RE = re.compile(r"[=(){}\[\];]")
+
+
 def _code_score(text: str) -> int:
     s = text.rstrip()
     if not s:
         return 0
-    if re.match(r"^\s*(#|//)\s", s):
+    if _COMMENT_RE.match(s):
         return 1  # a comment: code only next to code
     if len(s) > 140:
         return 0
-    words = re.findall(r"[A-Za-z]+", s)
     if _CODE_STRONG.match(s):
         # natural-language sentence ending with a colon is not code
-        if s.endswith(":") and len(words) > 6 and not re.match(r"^\s*(while|if|for|def|class|else|elif|try|with)\b", s):
+        if s.endswith(":") and len(_WORD_RE.findall(s)) > 6 and not _BLOCK_KEYWORD_RE.match(s):
             return 0
-        if re.match(r"^\s*[A-Z][a-z]+(\s+[a-z]+){3,}", s) and not re.search(r"[=()]", s):
+        if _PROSE_START_RE.match(s) and not _CODE_PUNCT_RE.search(s):
             return 0
         return 2
-    if s.startswith("    ") and re.search(r"[=(){}\[\];]", s):
+    if s.startswith("    ") and _INDENTED_CODE_RE.search(s):
         return 2
     return 0
 
@@ -455,6 +462,16 @@ def _text_blocks(page: Page, markdown: bool) -> list[Block]:
     n = len(lines)
     pno = page.number
     para: list[str] = []
+    # code scores once per line, with where each run of code-like lines ends and a running
+    # count of strong lines: the run test below is then O(1) per line, not a rescan of the
+    # run from every line in it (10,000 "# comment" lines were 100 million regex matches)
+    score = [_code_score(t) if t.strip() else 0 for t in lines]
+    run_end = [n] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        run_end[k] = run_end[k + 1] if score[k] else k
+    strong_before = [0] * (n + 1)
+    for k in range(n):
+        strong_before[k + 1] = strong_before[k] + (score[k] == 2)
 
     def flush_para():
         if para:
@@ -547,12 +564,9 @@ def _text_blocks(page: Page, markdown: bool) -> list[Block]:
                 i = j
                 continue
         # an unfenced code run (pseudocode in OCR text)
-        if _code_score(raw):
-            j = i
-            strong = 0
-            while j < n and lines[j].strip() and _code_score(lines[j]):
-                strong += _code_score(lines[j]) == 2
-                j += 1
+        if score[i]:
+            j = run_end[i]
+            strong = strong_before[j] - strong_before[i]
             if j - i >= 3 and strong >= 2 and strong >= (j - i) * 0.5:
                 flush_para()
                 out.append(Block(BlockKind.CODE, "\n".join(lines[i:j]), pno, attrs={"language": None}))
