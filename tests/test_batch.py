@@ -162,9 +162,21 @@ def test_glob_and_list_inputs_and_a_single_file_stays_single(collection, tmp_pat
 def test_resume_skips_what_is_done_and_redoes_a_changed_file(collection):
     """Last of the tests on the shared collection: it changes the inputs."""
     docs, out = collection["docs"], collection["out"]
+    exported = (out / "chunks.parquet").stat().st_mtime_ns
     r = run(docs, "-o", out, "--resume", "--json")
     s = json.loads(r.stdout)
     assert r.returncode == 0 and (s["skipped"], s["compiled"], s["done"]) == (4, 0, 4)
+    assert (out / "chunks.parquet").stat().st_mtime_ns == exported  # up to date: not written again
+    pq = pytest.importorskip("pyarrow.parquet")
+    s = json.loads(run(docs, "-o", out, "--resume", "--embed", "--json").stdout)
+    assert s["compiled"] == 0 and s["exported"]["chunks"]["embedder"]
+    from ctxmill.index.embedders import get_embedder
+
+    table = pq.read_table(out / "chunks.parquet").to_pylist()
+    embedder = get_embedder(s["exported"]["chunks"]["embedder"])
+    want = embedder.embed([row["text"] for row in table])
+    assert [len(row["embedding"]) for row in table] == [embedder.dim] * len(table)
+    assert max(abs(a - b) for row, w in zip(table, want, strict=True) for a, b in zip(row["embedding"], w, strict=True)) < 1e-6
     os.utime(docs / "notes.md")  # touched, same bytes: the hash says it is done
     _notes(docs / "notes2.md", "resumes")  # a new input
     s = json.loads(run(docs, "-o", out, "--resume", "--json").stdout)

@@ -151,7 +151,7 @@ def run_batch(
                 bar.close()
         compile_seconds = time.perf_counter() - t0
         records = [final[i.name] for i in inputs if i.name in final]
-        exported = _export(out_dir, records, parquet, embed)
+        exported = _export(out_dir, records, parquet, embed, nothing_new=not tasks)
     finally:
         lock.close()
     return _summary(out_dir, inputs, records, skipped, len(tasks), ran_pages[0], compile_seconds,
@@ -191,14 +191,19 @@ def _fill(rec: dict, path: Path) -> None:
         pass
 
 
-def _export(out_dir: Path, records: list[dict], parquet: bool, embed: bool) -> dict:
+def _export(out_dir: Path, records: list[dict], parquet: bool, embed: bool, nothing_new: bool) -> dict:
     if not parquet:
         return {}
     try:
         from ctxmill.batch import export
     except ImportError:
         return {"note": "pyarrow is not installed: no Parquet export (pip install 'ctxmill[batch]')"}
-    return export.write(out_dir, [r for r in records if r["status"] == "done"], embed=embed)
+    done = [r for r in records if r["status"] == "done"]
+    if nothing_new:  # a resumed complete batch: the export written after the last record stands
+        current = export.current(out_dir, done, embed)
+        if current is not None:
+            return current
+    return export.write(out_dir, done, embed=embed)
 
 
 def _summary(out_dir, inputs, records, skipped, ran, ran_pages, compile_seconds, seconds, exported, engine,

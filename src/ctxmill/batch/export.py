@@ -139,9 +139,38 @@ class _Sink:
             self.tmp.unlink(missing_ok=True)
 
 
-def _embedding_sink(path: Path, embedder) -> _Sink:
-    schema = CHUNKS.append(pa.field("embedding", pa.list_(pa.float32(), embedder.dim)))
-    return _Sink(path, schema)
+def _embedding_sink(path: Path, embedder, schema: pa.Schema) -> _Sink:
+    return _Sink(path, schema.append(pa.field("embedding", pa.list_(pa.float32(), embedder.dim))))
+
+
+def current(out_dir: Path, records: list[dict], embed: bool) -> dict | None:
+    """The export as it stands when it is up to date: every file written after the manifest's
+    last record, with the same documents and the embedding column as asked; else None."""
+    try:
+        since = (out_dir / "manifest.jsonl").stat().st_mtime_ns
+        files = {name: out_dir / f"{name}.parquet" for name in ("chunks", "references", "citations")}
+        if any(p.stat().st_mtime_ns < since for p in files.values()):
+            return None
+        meta = {name: pq.read_metadata(p) for name, p in files.items()}
+    except (OSError, pa.ArrowException):
+        return None
+    chunks = meta["chunks"]
+    if ("embedding" in chunks.schema.to_arrow_schema().names) != embed:
+        return None
+    stored = (chunks.metadata or {}).get(b"ctxmill.documents")
+    if stored != _documents_key(records):
+        return None
+    return {name: {"path": str(files[name]), "rows": m.num_rows} for name, m in meta.items()}
+
+
+def _documents_key(records: list[dict]) -> bytes:
+    """Which document versions an export holds (stored in chunks.parquet's metadata)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for r in records:
+        h.update(f"{r['output']}\0{r.get('sha256')}\n".encode())
+    return h.hexdigest().encode()
 
 
 def write(out_dir: Path, records: list[dict], embed: bool = False) -> dict:
@@ -151,9 +180,10 @@ def write(out_dir: Path, records: list[dict], embed: bool = False) -> dict:
         from ctxmill.index.embedders import get_embedder
 
         embedder = get_embedder()
+    chunks_schema = CHUNKS.with_metadata({b"ctxmill.documents": _documents_key(records)})
     sinks = {
-        "chunks": _embedding_sink(out_dir / "chunks.parquet", embedder) if embedder
-        else _Sink(out_dir / "chunks.parquet", CHUNKS),
+        "chunks": _embedding_sink(out_dir / "chunks.parquet", embedder, chunks_schema) if embedder
+        else _Sink(out_dir / "chunks.parquet", chunks_schema),
         "references": _Sink(out_dir / "references.parquet", REFERENCES),
         "citations": _Sink(out_dir / "citations.parquet", CITATIONS),
     }
