@@ -69,6 +69,8 @@ class Page:
     declared_total: int | None = None  # "PAGE 2 / 46" says 46
     invisible_chars: int = 0  # text-layer characters drawn invisibly (render mode 3: a scan's OCR layer)
     error: str | None = None  # the page could not be read at all (damaged): why; the other pages still compile
+    # figure crops made in the PDF child (compile/figures.py): {label, caption: BBox, bbox: BBox, png: bytes}
+    figures: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

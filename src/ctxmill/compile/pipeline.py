@@ -24,6 +24,7 @@ STAGES: list[tuple[str, str, Callable[[CompileOptions], bool]]] = [
     ("structure", "ctxmill.compile.structure:run", lambda o: True),
     ("metadata", "ctxmill.compile.metadata:run", lambda o: True),
     ("references", "ctxmill.compile.references:run", lambda o: o.citations),
+    ("figures", "ctxmill.compile.figures:run", lambda o: True),  # names the PDF child's figure crops
     ("markdown", "ctxmill.render.markdown:run", lambda o: True),
     ("chunks", "ctxmill.render.chunks:run", lambda o: o.chunks),
     ("citations", "ctxmill.compile.citations:run", lambda o: o.citations),

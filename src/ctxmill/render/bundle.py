@@ -35,6 +35,11 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
             info = zipfile.ZipInfo(p.name, date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, p.read_bytes(), compresslevel=1)
+        figures = folder / "figures"
+        for p in sorted(figures.glob("*.png")) if figures.is_dir() else []:
+            # PNG is compressed already: stored, not deflated again
+            z.writestr(zipfile.ZipInfo(f"figures/{p.name}", date_time=_EPOCH), p.read_bytes(),
+                       compress_type=zipfile.ZIP_STORED)
         if options.include_source_text:
             info = zipfile.ZipInfo("source.txt", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED

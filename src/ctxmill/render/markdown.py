@@ -102,6 +102,13 @@ def _caption_label(kind: str, b: Block) -> str:
     return f"{kind} {b.number}" if b.number else kind
 
 
+def _image_line(label: str, caption: str, target: str) -> str:
+    """``![Figure 3: caption](figures/fig-3.png)``: the caption is the alt text, so the chunk
+    and the reader keep it; brackets and backslashes in it are escaped."""
+    alt = re.sub(r"([\\\[\]])", r"\\\1", (f"{label}: {caption}" if caption else label).replace("\n", " "))
+    return f"![{alt}]({target})"
+
+
 def render_block(b: Block) -> str | None:
     k = b.kind
     if k is BlockKind.FURNITURE:
@@ -124,6 +131,8 @@ def render_block(b: Block) -> str | None:
     if k is BlockKind.TABLE:
         parts = []
         caption = (b.attrs.get("caption") or "").strip()
+        if b.attrs.get("image_file") and not b.attrs.get("rows"):  # a table printed as a picture
+            return _image_line(_caption_label("Table", b), caption, b.attrs["image_file"])
         if b.number or caption:
             parts.append(f"**{_caption_label('Table', b)}:** {caption}".rstrip())
         t = render_table(b)
@@ -133,6 +142,8 @@ def render_block(b: Block) -> str | None:
     if k is BlockKind.FIGURE:
         caption = (b.attrs.get("caption") or "").strip()
         label = _caption_label("Figure", b)
+        if b.attrs.get("image_file"):  # cropped from the PDF page (compile/figures.py)
+            return _image_line(label, caption, b.attrs["image_file"])
         if not b.number and not caption:
             return None
         return f"**{label}:** {caption}".rstrip()
@@ -181,4 +192,13 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     if not doc.markdown:
         run(doc, options)
     Path(folder, "document.md").write_text(doc.markdown, encoding="utf-8")
-    return ["document.md"]
+    names = ["document.md"]
+    from ctxmill.compile.figures import images
+
+    pngs = images(doc)  # the figure crops document.md links to (waits for the PDF child)
+    if pngs:
+        Path(folder, "figures").mkdir(exist_ok=True)
+        for name, png in sorted(pngs.items()):
+            Path(folder, name).write_bytes(png)
+            names.append(name)
+    return names

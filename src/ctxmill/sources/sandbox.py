@@ -17,11 +17,15 @@ Limits (environment variables, defaults in brackets):
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -68,6 +72,7 @@ def encode_stream(stream: PageStream) -> dict:
             "c": p.ocr_confidence, "pn": p.printed_number, "dt": p.declared_total, "iv": p.invisible_chars,
             "er": p.error,
             "im": [list(b) for b in p.images],
+            "fg": [{k: v for k, v in f.items() if k != "png"} for f in p.figures],  # pixels follow later
             "lk": [[list(k.bbox), k.uri, k.dest_page, k.dest_name] for k in p.links],
             "l": lines,
         })
@@ -96,6 +101,7 @@ def decode_stream(data: dict) -> PageStream:
             links=[Link(bbox=tuple(b), uri=u, dest_page=d, dest_name=dn) for b, u, d, dn in p["lk"]],
             images=[tuple(b) for b in p["im"]], has_text_layer=p["t"], ocr=p["o"], ocr_confidence=p["c"],
             printed_number=p["pn"], declared_total=p["dt"], invisible_chars=p.get("iv", 0), error=p.get("er"),
+            figures=p.get("fg", []),
         ))
     return PageStream(
         pages=pages, kind=data["kind"], path=data["path"], sha256=data.get("sha256", ""),
@@ -114,9 +120,12 @@ def _options_to_json(options: CompileOptions) -> dict:
 def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     lim = limits()
     if os.environ.get("CTXMILL_PDF_SANDBOX", "1") == "0":
+        from ctxmill.compile.figures import crop_pages
         from ctxmill.sources.pdf import extract
 
-        return extract(path, options, max_pages=lim["max_pages"])
+        stream = extract(path, options, max_pages=lim["max_pages"])
+        crop_pages(str(path), stream.pages)
+        return stream
     request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim})
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[2])
@@ -125,38 +134,110 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
         [sys.executable, "-m", "ctxmill.sources.sandbox"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env=env, start_new_session=True,
     )
+    deadline = time.monotonic() + lim["timeout_seconds"]
+    reader = _Reader(proc, deadline)
     try:
-        stdout, stderr = proc.communicate(request.encode(), timeout=lim["timeout_seconds"])
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']:g} s time limit") from None
+        proc.stdin.write(request.encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        first = reader.first()
     except BaseException:
         _kill_group(proc)
         raise
-    finally:
+    if first is None:  # no reply line: the child died or ran out of time
+        if time.monotonic() >= deadline and proc.poll() is None:
+            _kill_group(proc)
+            raise InputRefused(f"PDF parsing exceeded the {lim['timeout_seconds']:g} s time limit")
+        reader.done.wait(max(0.0, deadline - time.monotonic()))
         _kill_group(proc, only_others=True)
-    if proc.returncode != 0:
-        err = stderr.decode("utf-8", "replace").strip().splitlines()
-        last = err[-1] if err else ""
-        if proc.returncode < 0:
-            sig = -proc.returncode
-            if sig in (signal.SIGXCPU, signal.SIGKILL):
-                raise InputRefused(f"PDF parsing exceeded the {lim['cpu_seconds']} s CPU limit or was killed")
-            raise InputRefused(f"PDF parser was stopped by {signal.Signals(sig).name} (out of memory under the "
-                               f"{lim['memory_mb']} MB memory limit, or a malformed file)")
-        if "MemoryError" in last or "memory" in last.lower():
-            raise InputRefused(f"PDF parsing exceeded the {lim['memory_mb']} MB memory limit")
-        raise InputRefused(f"PDF parser failed: {last[:200] or 'exit code ' + str(proc.returncode)}")
+        _refuse_failed(proc, reader.stderr_text(), lim)
     try:
-        reply = json.loads(stdout)
+        reply = json.loads(first)
     except ValueError:
+        _kill_group(proc)
         raise InputRefused("PDF parser returned no readable result") from None
     if "refused" in reply:
+        _kill_group(proc)
         raise InputRefused(reply["refused"])
     if "error" in reply:
+        _kill_group(proc)
         # an exception in our extraction code is a bug to fix (exit 1), not a verdict on the file
         raise CtxmillError(f"PDF text extraction crashed: {reply['error']}")
-    return decode_stream(reply["stream"])
+    stream = decode_stream(reply["stream"])
+    if any(p.figures for p in stream.pages):
+        stream.figure_pngs = reader.second  # not a dataclass field: a handle on the child still drawing
+    else:
+        reader.second()
+    return stream
+
+
+class _Reader:
+    """Reads the child's two reply lines on a thread: the page stream, then the figure crops
+    (compile/figures.py), which the child draws while the parent compiles. The thread drains
+    both pipes to the end and reaps the child whether or not anyone asks for the crops."""
+
+    def __init__(self, proc: subprocess.Popen, deadline: float) -> None:
+        self.proc, self.deadline = proc, deadline
+        self.got_first, self.done = threading.Event(), threading.Event()
+        self.lines: list[bytes] = []
+        self._err: list[bytes] = []
+        self._pngs: dict[str, bytes] | None = None
+        threading.Thread(target=self._drain_err, daemon=True).start()
+        threading.Thread(target=self._drain_out, daemon=True).start()
+
+    def _drain_err(self) -> None:
+        self._err.append(self.proc.stderr.read())
+
+    def _drain_out(self) -> None:
+        try:
+            for line in iter(self.proc.stdout.readline, b""):
+                self.lines.append(line)
+                self.got_first.set()
+        finally:
+            self.got_first.set()
+            try:
+                self.proc.wait(timeout=max(0.1, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            _kill_group(self.proc)
+            self.done.set()
+
+    def first(self) -> bytes | None:
+        self.got_first.wait(max(0.0, self.deadline - time.monotonic()))
+        return self.lines[0] if self.lines else None
+
+    def second(self) -> dict[str, bytes]:
+        """{"<page>:<index>": PNG bytes}; empty when the child failed or ran out of time."""
+        if self._pngs is None:
+            if not self.done.wait(max(0.0, self.deadline - time.monotonic())):
+                _kill_group(self.proc)
+            self._pngs = {}
+            if len(self.lines) > 1:
+                with contextlib.suppress(ValueError, TypeError, AttributeError):
+                    sent = json.loads(self.lines[1]).get("pngs", {})
+                    self._pngs = {k: base64.b64decode(v) for k, v in sent.items()}
+        return self._pngs
+
+    def stderr_text(self) -> str:
+        return b"".join(self._err).decode("utf-8", "replace")
+
+
+def _refuse_failed(proc: subprocess.Popen, stderr: str, lim: dict) -> None:
+    """The child exited without a reply: say why as a refusal (limits, a crash, a signal)."""
+    err = stderr.strip().splitlines()
+    last = err[-1] if err else ""
+    code = proc.returncode
+    if code is not None and code < 0:
+        sig = -code
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            raise InputRefused(f"PDF parsing exceeded the {lim['cpu_seconds']} s CPU limit or was killed")
+        raise InputRefused(f"PDF parser was stopped by {signal.Signals(sig).name} (out of memory under the "
+                           f"{lim['memory_mb']} MB memory limit, or a malformed file)")
+    if "MemoryError" in last or "memory" in last.lower():
+        raise InputRefused(f"PDF parsing exceeded the {lim['memory_mb']} MB memory limit")
+    raise InputRefused(f"PDF parser failed: {last[:200] or 'exit code ' + str(code)}")
 
 
 def _kill_group(proc: subprocess.Popen, only_others: bool = False) -> None:
@@ -216,6 +297,7 @@ def _child() -> int:
 
     import pypdfium2  # noqa: F401
 
+    from ctxmill.compile.figures import locate, render
     from ctxmill.sources import ocr  # noqa: F401
     from ctxmill.sources.pdf import extract
 
@@ -224,6 +306,7 @@ def _child() -> int:
     try:
         options = CompileOptions(**req["options"])
         stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"])
+        locate(req["path"], stream.pages)  # figure boxes now (cheap); their pixels after the reply
         reply = {"stream": encode_stream(stream)}
     except InputRefused as exc:
         reply = {"refused": str(exc)}
@@ -241,8 +324,18 @@ def _child() -> int:
             reply = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
     # the reply is valid UTF-8 whatever slipped through extraction (clean_text repairs the text;
     # "replace" keeps a stray surrogate in a message from crashing the reply itself)
-    out.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace"))
+    out.buffer.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace") + b"\n")
     out.flush()
+    if "stream" in reply and any(p.figures for p in stream.pages):
+        # second line: the figure crops, drawn while the parent already compiles the stream
+        try:
+            pngs = {k: base64.b64encode(v).decode("ascii") for k, v in render(req["path"], stream.pages).items()}
+        except Exception as exc:  # noqa: BLE001 -- a crop that fails costs the images, not the document
+            pngs, why = {}, f"{type(exc).__name__}: {exc}"[:200]
+        else:
+            why = None
+        out.buffer.write(json.dumps({"pngs": pngs, "error": why}).encode("ascii") + b"\n")
+        out.flush()
     return 0
 
 
