@@ -117,15 +117,24 @@ class _Vectors:
     memory to stream), then rescore the best ``CANDIDATE_SHARE`` of rows exactly.
     """
 
-    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str]):
+    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str], *, proj=None, small=None):
         self.key, self.ids, self.mat = key, ids, mat
         self.hashes = hashes  # content hash of each row: its chunks are found without the vectors table
-        self.proj = self.small = None
-        if len(ids) > EXACT_MAX:
+        self.proj, self.small = proj, small
+        if len(ids) > EXACT_MAX and small is None:
             rng = np.random.default_rng(0)
             self.proj = (rng.standard_normal((mat.shape[1], PROJECTED_DIM)) / np.sqrt(PROJECTED_DIM)).astype(
                 np.float32)
             self.small = np.ascontiguousarray(mat @ self.proj)
+
+    def extended(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str]) -> _Vectors:
+        """These rows plus newer ones (a sync appended them): only the new rows are projected."""
+        all_ids = np.concatenate([self.ids, ids])
+        all_mat = np.concatenate([self.mat, mat])
+        if self.small is None or len(ids) == 0:
+            return _Vectors(key, all_ids, all_mat, self.hashes + hashes)
+        small = np.concatenate([self.small, np.ascontiguousarray(mat @ self.proj)])
+        return _Vectors(key, all_ids, all_mat, self.hashes + hashes, proj=self.proj, small=small)
 
     def top(self, q: np.ndarray, want: int) -> np.ndarray:
         """Indices of the ``want`` best rows, best first."""
@@ -143,17 +152,41 @@ class _Vectors:
         return rows[best]
 
 
-def _load_vectors(store: Store, key) -> _Vectors | None:
+def _read_vectors(store: Store, after: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
     ids, hashes, rows = [], [], []
-    for vid, h, blob in store.conn.execute("SELECT id, hash, vec FROM vectors"):
+    for vid, h, blob in store.conn.execute("SELECT id, hash, vec FROM vectors WHERE id > ? ORDER BY id", (after,)):
         if blob is not None and len(blob) == 4 * store.dim:
             ids.append(vid)
             hashes.append(h)
             rows.append(blob)
-    if not ids:
-        return None
     mat = np.frombuffer(b"".join(rows), dtype=np.float32).reshape(len(ids), store.dim)
-    return _Vectors(key, np.array(ids, dtype=np.int64), mat, hashes)
+    return np.array(ids, dtype=np.int64), mat, hashes
+
+
+def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors | None:
+    """The index's vectors; from ``prev`` (the matrix before the last sync) plus the rows added
+    since, when that is all the sync did: a save on a 100k-chunk index then costs its own few
+    rows, not a 100 MB re-read (vector ids only grow; a sync that dropped rows - the garbage
+    collection of unused vectors, another embedder - shows in the row count: full reload)."""
+    if prev is not None and _appended_only(store, prev, key):
+        last = store.conn.execute("SELECT hash FROM vectors WHERE id = ?", (int(prev.ids[-1]),)).fetchone()
+        ids, mat, hashes = _read_vectors(store, int(prev.ids[-1]))
+        total = store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        # the last cached row still there (its id is not reused) and no row gone: only appended
+        if last is not None and last[0] == prev.hashes[-1] and len(prev.ids) + len(ids) == total:
+            return prev.extended(key, ids, mat, hashes)
+    ids, mat, hashes = _read_vectors(store)
+    if not len(ids):
+        return None
+    return _Vectors(key, ids, mat, hashes)
+
+
+def _appended_only(store: Store, prev: _Vectors, key) -> bool:
+    # the same database (created_at), schema and embedder (name, dim) as the cached matrix
+    old = prev.key
+    return (old is not None and len(prev.ids) > 0 and tuple(old[:2]) == tuple(key[:2])
+            and tuple(old[3:5]) == tuple(key[3:5]) and prev.mat.shape[1] == store.dim
+            and (key[7] or 0) >= int(prev.ids[-1]))
 
 
 class _Cached:
@@ -162,15 +195,17 @@ class _Cached:
     commits anything - in this process or another - changes the key, so the next search
     starts over. Read lazily, each part when first needed."""
 
-    def __init__(self, key):
+    def __init__(self, key, prev: _Vectors | None = None):
         self.key = key
         self._vectors: _Vectors | None | bool = False  # False: not loaded yet
+        self._prev = prev  # the matrix of the index's previous state, to extend
         self._common: frozenset[str] | None = None
         self.files: dict[str, tuple] = {}  # path -> rank.FileNames, packed
 
     def vectors(self, store: Store) -> _Vectors | None:
         if self._vectors is False:
-            self._vectors = _load_vectors(store, self.key)
+            self._vectors = _load_vectors(store, self.key, self._prev)
+            self._prev = None
         return self._vectors
 
     def common_terms(self, store: Store) -> frozenset[str]:
@@ -193,7 +228,8 @@ def _cached(store: Store) -> _Cached:
         if got is None or got.key != key:
             if len(_caches) >= 4 and name not in _caches:
                 _caches.pop(next(iter(_caches)))  # the oldest index
-            got = _caches[name] = _Cached(key)
+            prev = got._vectors if got is not None and isinstance(got._vectors, _Vectors) else None
+            got = _caches[name] = _Cached(key, prev)
     return got
 
 

@@ -1,0 +1,77 @@
+"""The warm server's vector cache after a sync: the rows a sync appended are added to the
+cached matrix (a save on a big index must not re-read every vector), and anything else - rows
+dropped, an id reused - reloads it. Either way searches equal those of a fresh process."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from ctxmill.index import search, sync_index
+from ctxmill.index.store import Store
+
+sm = importlib.import_module("ctxmill.index.search")
+
+
+@pytest.fixture
+def indexed(tmp_path, monkeypatch):
+    monkeypatch.setattr(sm, "EXACT_MAX", 50)  # the projected matrix is extended too
+    sm._caches.clear()
+    root = tmp_path / "repo"
+    root.mkdir()
+    for i in range(120):
+        (root / f"m{i}.py").write_text(f"def handler_{i}(request):\n    return request.get('id_{i}', {i})\n")
+    db = tmp_path / "index.db"
+    sync_index(root, db_path=db)
+    search("handler 7", root, db_path=db, k=5)  # the matrix is cached now
+    yield root, db
+    sm._caches.clear()
+
+
+def _cached_vectors(db):
+    return sm._caches[str(db)]._vectors
+
+
+def _same_as_fresh(root, db, query):
+    warm = [h.to_dict() for h in search(query, root, db_path=db, k=5)]
+    vecs = _cached_vectors(db)
+    sm._caches.clear()
+    fresh = [h.to_dict() for h in search(query, root, db_path=db, k=5)]
+    full = _cached_vectors(db)
+    assert warm == fresh
+    order_w, order_f = np.argsort(vecs.ids), np.argsort(full.ids)
+    assert (vecs.ids[order_w] == full.ids[order_f]).all()
+    assert np.allclose(vecs.mat[order_w], full.mat[order_f])
+    assert np.allclose(vecs.small[order_w], full.small[order_f], atol=1e-5)
+
+
+def test_a_sync_that_adds_rows_extends_the_cached_matrix(indexed, monkeypatch):
+    root, db = indexed
+    calls = []
+    extend = sm._Vectors.extended
+    monkeypatch.setattr(sm._Vectors, "extended", lambda self, *a: calls.append(len(a[1])) or extend(self, *a))
+    (root / "m7.py").write_text("def reconcile_ledger_entries(book):\n    return sorted(book)\n")
+    (root / "new.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
+    sync_index(root, db_path=db)
+    assert search("reconcile ledger entries", root, db_path=db, k=1)[0].path == "m7.py"
+    assert calls == [2]  # two new chunk contents, two rows read
+    _same_as_fresh(root, db, "compute invoice total")
+
+
+def test_a_reused_vector_id_reloads_the_matrix(indexed, monkeypatch):
+    root, db = indexed
+    calls = []
+    extend = sm._Vectors.extended
+    monkeypatch.setattr(sm._Vectors, "extended", lambda self, *a: calls.append(1) or extend(self, *a))
+    with Store(db) as s, s.transaction():
+        last, dim = s.conn.execute("SELECT max(id) FROM vectors").fetchone()[0], s.dim
+        s.conn.execute("DELETE FROM vectors WHERE id = ?", (last,))  # what the garbage collection does
+        s.conn.execute("INSERT INTO vectors(id, hash, last_sync, vec) VALUES (?, 'other', 99, ?)",
+                       (last, np.ones(dim, dtype=np.float32).tobytes()))
+        s.conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'sync_count'")
+    search("handler 9", root, db_path=db, k=5)
+    assert calls == []  # not extended: reloaded
+    assert "other" in _cached_vectors(db).hashes
+    _same_as_fresh(root, db, "handler 9")
