@@ -47,7 +47,7 @@ def test_an_oversized_sketch_is_refused_with_the_limit(tmp_path):
     sketch.write_text("x = 2\n" * (MAX_BYTES // 6 + 10))
     r = subprocess.run([str(CTXMILL), "apply", str(f), str(sketch)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 3
-    assert "too large" in r.stderr and "MAX_BYTES" in r.stderr
+    assert "too large" in r.stderr and "APPLY_MAX_BYTES" in r.stderr
     assert f.read_text() == "x = 1\n"
     with pytest.raises(InputRefused):
         apply_sketch("x = 1\n", "y\n" * (MAX_BYTES // 2 + 1))

@@ -29,7 +29,8 @@ from ctxmill.errors import InputRefused
 
 __all__ = ["ApplyResult", "apply_sketch", "apply_file", "is_marker"]
 
-MAX_BYTES = 10 * 1024 * 1024
+from ctxmill.limits import APPLY_MAX_BYTES as MAX_BYTES  # the file and the sketch, each
+
 _FENCE = re.compile(r"^\s*(```|~~~)[\w+.#-]*\s*$")
 
 
@@ -62,7 +63,7 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
     for what, text in (("sketch", sketch), ("file", original)):
         if len(text) > MAX_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
             raise InputRefused(f"{path or what}: the {what} is too large to apply "
-                               f"(limit MAX_BYTES = {MAX_BYTES} bytes)")
+                               f"(limit APPLY_MAX_BYTES = {MAX_BYTES:,} bytes)")
     bom = "\ufeff" if original.startswith("\ufeff") else ""
     try:
         merged, raw, out = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
@@ -85,10 +86,11 @@ def apply_file(path: str | os.PathLike, sketch_text: str, write: bool = False) -
         raise InputRefused(f"{path}: no such file")
     if p.is_dir():
         raise InputRefused(f"{path}: is a folder, not a file")
+    size = p.stat().st_size  # checked before the file is read
+    if size > MAX_BYTES:
+        raise InputRefused(f"{path}: {size:,} bytes is too large to apply a sketch to "
+                           f"(limit APPLY_MAX_BYTES = {MAX_BYTES:,} bytes)")
     data = p.read_bytes()
-    if len(data) > MAX_BYTES:
-        raise InputRefused(f"{path}: {len(data)} bytes is too large to apply a sketch to "
-                           f"(limit {MAX_BYTES})")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

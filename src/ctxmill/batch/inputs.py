@@ -56,7 +56,10 @@ def _list_lines(path: Path) -> list[str] | None:
         return None
     for ln in lines:
         p = Path(ln) if os.path.isabs(ln) else path.parent / ln
-        if not p.is_file():
+        try:
+            if not p.is_file():
+                return None
+        except (OSError, ValueError):  # a line too long to be a name, or one with a NUL: text, not a list
             return None
     return lines
 

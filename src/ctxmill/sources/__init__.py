@@ -14,11 +14,12 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import InputRefused
+from ctxmill.limits import MAX_TEXT_BYTES, check_text_bytes, check_text_lines
 from ctxmill.model import PageStream
 
 KINDS = ("pdf", "ocr_text", "markdown")
 PDF_SUFFIXES = {".pdf"}
-MAX_TEXT_BYTES = 64 * 1024 * 1024
+TEXT_SUFFIXES = {".txt", ".md", ".mmd", ".markdown", ".text"}
 
 _OCR_HINTS = (
     re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I),
@@ -53,8 +54,7 @@ def decode_text(data: bytes, name: str | None = None) -> str:
     label = name or "input"
     if not data or not data.strip():
         raise InputRefused(f"{label}: empty input")
-    if len(data) > MAX_TEXT_BYTES:
-        raise InputRefused(f"{label}: text input larger than {MAX_TEXT_BYTES // (1024 * 1024)} MB")
+    check_text_bytes(len(data), label)
     text: str | None = None
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
@@ -84,6 +84,7 @@ def decode_text(data: bytes, name: str | None = None) -> str:
                 except UnicodeDecodeError:
                     text = data.decode("latin-1")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    check_text_lines(text, label)
     # after decoding: mostly printable?
     sample = text[:65536]
     if sample:
@@ -117,6 +118,9 @@ def load_source(
             raise InputRefused(f"{path}: no such file")
         if path.is_dir():
             raise InputRefused(f"{path}: is a folder, not a document")
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES and path.suffix.lower() in TEXT_SUFFIXES:
+            check_text_bytes(size, name or str(path))
         data = path.read_bytes()
         name = name or str(path)
     else:

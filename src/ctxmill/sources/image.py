@@ -10,9 +10,8 @@ from __future__ import annotations
 from io import BytesIO
 
 from ctxmill.errors import InputRefused
-
-MAX_PIXELS = 200_000_000  # per frame: larger is a decompression bomb, not a page
-MAX_FRAMES = 2000
+from ctxmill.limits import IMAGE_MAX_FRAMES as MAX_FRAMES
+from ctxmill.limits import IMAGE_MAX_PIXELS as MAX_PIXELS  # per frame: larger is a decompression bomb
 
 
 def image_to_pdf(data: bytes, label: str = "input") -> bytes:
@@ -26,7 +25,7 @@ def image_to_pdf(data: bytes, label: str = "input") -> bytes:
         pages = []
         for n, frame in enumerate(ImageSequence.Iterator(im)):
             if n >= MAX_FRAMES:
-                raise InputRefused(f"{label}: more than {MAX_FRAMES} pages in one image file")
+                raise InputRefused(f"{label}: more than {MAX_FRAMES} pages in one image file (IMAGE_MAX_FRAMES)")
             dpi = frame.info.get("dpi") or (300, 300)
             page = frame.convert("L" if frame.mode in ("1", "L", "LA", "I;16", "I") else "RGB")
             page.info["dpi"] = dpi
@@ -34,7 +33,7 @@ def image_to_pdf(data: bytes, label: str = "input") -> bytes:
     except InputRefused:
         raise
     except Image.DecompressionBombError:
-        raise InputRefused(f"{label}: image larger than {MAX_PIXELS:,} pixels (MAX_PIXELS)") from None
+        raise InputRefused(f"{label}: image larger than {MAX_PIXELS:,} pixels (IMAGE_MAX_PIXELS)") from None
     except Exception as exc:  # a truncated or damaged image
         raise InputRefused(f"{label}: the image could not be read ({type(exc).__name__}: {exc})") from None
     if not pages:

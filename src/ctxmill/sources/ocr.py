@@ -52,6 +52,7 @@ from typing import Protocol
 import numpy as np
 
 from ctxmill.compile.options import CompileOptions
+from ctxmill.limits import OCR_MAX_PIXELS as MAX_PIXELS  # ~25 MB a page; the engine's copies ~10x
 from ctxmill.model import BBox, Line, Page, Span
 
 log = logging.getLogger("ctxmill.ocr")  # per-page progress at INFO for callers without a callback
@@ -62,7 +63,6 @@ BOLD_STEM = 1.4  # bold: stems this much thicker than the page median ...
 BOLD_BAR = 1.3  # ... and horizontal bars too (typewriter text has thick stems, thin bars)
 JUNK_CONFIDENCE = 0.25  # words of 1-3 characters read with less confidence than this are dropped
 LOW_CONFIDENCE = 0.80  # pages whose mean word confidence is below this are flagged by QA
-MAX_PIXELS = 25_000_000  # page images for OCR stay under this (~25 MB; the engine's copies ~10x)
 SPECKLE_SHARE = 0.0005  # pages with more dark specks than this are median-filtered before OCR
 
 # progress(done, total, page_number) after each OCRed page

@@ -33,9 +33,10 @@ from pathlib import Path
 
 import pathspec
 
+from ctxmill.limits import INDEX_MAX_DOC_BYTES as DEFAULT_MAX_DOC_BYTES
+from ctxmill.limits import INDEX_MAX_FILE_BYTES as DEFAULT_MAX_FILE_BYTES
+
 IGNORE_FILES = (".gitignore", ".ignore", ".ctxmillignore")
-DEFAULT_MAX_FILE_BYTES = 1_000_000
-DEFAULT_MAX_DOC_BYTES = 50_000_000
 DOCUMENT_SUFFIXES = (".pdf",)  # compiled by the document compiler; may be larger than code files
 BINARY_SNIFF_BYTES = 8192
 
