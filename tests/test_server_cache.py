@@ -5,6 +5,7 @@ dropped, an id reused - reloads it. Either way searches equal those of a fresh p
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,3 +76,31 @@ def test_a_reused_vector_id_reloads_the_matrix(indexed, monkeypatch):
     assert calls == []  # not extended: reloaded
     assert "other" in _cached_vectors(db).hashes
     _same_as_fresh(root, db, "handler 9")
+
+
+def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, monkeypatch):
+    """A server started by a command (or an in-process search) reads the matrix the last
+    process saved; after a sync it reads only the rows added since; a torn snapshot is ignored."""
+    root, db = indexed
+    monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
+    rows_read = []
+    read = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda store, after=0: rows_read.append(r := read(store, after)) or r)
+    sm._caches.clear()
+    want = [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)]
+    snap = Path(str(db) + ".vectors")
+    assert snap.exists() and len(rows_read[-1][0]) == 120  # a full read, saved
+    rows_read.clear()
+    sm._caches.clear()  # as a new process
+    assert [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)] == want
+    assert rows_read == []  # nothing read from SQLite
+    (root / "new.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
+    sync_index(root, db_path=db)
+    sm._caches.clear()
+    got = search("compute invoice total", root, db_path=db, k=1)
+    assert got[0].path == "new.py" and [len(r[0]) for r in rows_read] == [1]  # the snapshot plus one row
+    snap.write_bytes(snap.read_bytes()[:1000])  # torn (a full disk, a crash mid-write)
+    rows_read.clear()
+    sm._caches.clear()
+    _same_as_fresh(root, db, "compute invoice total")
+    assert len(rows_read[0][0]) == 121

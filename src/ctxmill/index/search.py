@@ -10,6 +10,7 @@ code-aware ranking lives.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import threading
@@ -122,9 +123,7 @@ class _Vectors:
         self.hashes = hashes  # content hash of each row: its chunks are found without the vectors table
         self.proj, self.small = proj, small
         if len(ids) > EXACT_MAX and small is None:
-            rng = np.random.default_rng(0)
-            self.proj = (rng.standard_normal((mat.shape[1], PROJECTED_DIM)) / np.sqrt(PROJECTED_DIM)).astype(
-                np.float32)
+            self.proj = _projection(mat.shape[1])
             self.small = np.ascontiguousarray(mat @ self.proj)
 
     def extended(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str]) -> _Vectors:
@@ -152,6 +151,11 @@ class _Vectors:
         return rows[best]
 
 
+def _projection(dim: int) -> np.ndarray:
+    rng = np.random.default_rng(0)  # fixed: a saved projected matrix stays valid
+    return (rng.standard_normal((dim, PROJECTED_DIM)) / np.sqrt(PROJECTED_DIM)).astype(np.float32)
+
+
 def _read_vectors(store: Store, after: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
     ids, hashes, rows = [], [], []
     for vid, h, blob in store.conn.execute("SELECT id, hash, vec FROM vectors WHERE id > ? ORDER BY id", (after,)):
@@ -163,22 +167,88 @@ def _read_vectors(store: Store, after: int = 0) -> tuple[np.ndarray, np.ndarray,
     return np.array(ids, dtype=np.int64), mat, hashes
 
 
+SNAPSHOT_MIN = 20_000  # vectors: below this SQLite reads them about as fast as the snapshot
+
+
+def _snapshot_path(store: Store) -> str:
+    return str(store.path) + ".vectors"
+
+
+def _read_snapshot(store: Store) -> _Vectors | None:
+    """The matrix as the last process that read it saved it (``_write_snapshot``), or None.
+    It may be older than the index: ``_load_vectors`` then extends it like a cached one."""
+    import os
+
+    path = _snapshot_path(store)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            key = tuple(json.loads(np.load(fh).tobytes()))
+            ids, mat = np.load(fh), np.load(fh)
+            hashes = np.load(fh).tobytes().decode().split("\n")
+            small = np.load(fh)  # the projected rows (the projection costs more than reading them)
+    except (OSError, ValueError, EOFError):
+        return None  # torn or foreign: SQLite is the truth
+    if len(hashes) != len(ids) or mat.shape != (len(ids), store.dim) or mat.dtype != np.float32:
+        return None
+    if small.shape == (len(ids), PROJECTED_DIM) and len(ids) > EXACT_MAX:
+        return _Vectors(key, ids, mat, hashes, proj=_projection(store.dim), small=small)
+    return _Vectors(key, ids, mat, hashes)
+
+
+def _write_snapshot(store: Store, vecs: _Vectors) -> None:
+    """Save the matrix beside the index (written whole, then renamed into place), so the next
+    process - a server started by a command, an in-process search - reads 100k vectors in one
+    sequential read instead of 100k SQLite rows (~50 ms instead of 0.5-0.9 s here)."""
+    import os
+
+    path = _snapshot_path(store)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.frombuffer(json.dumps(list(vecs.key)).encode(), dtype=np.uint8))
+            np.save(fh, vecs.ids)
+            np.save(fh, vecs.mat)
+            np.save(fh, np.frombuffer("\n".join(vecs.hashes).encode(), dtype=np.uint8))
+            np.save(fh, vecs.small if vecs.small is not None else np.zeros((0, PROJECTED_DIM), np.float32))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
 def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors | None:
     """The index's vectors; from ``prev`` (the matrix before the last sync) plus the rows added
     since, when that is all the sync did: a save on a 100k-chunk index then costs its own few
     rows, not a 100 MB re-read (vector ids only grow; a sync that dropped rows - the garbage
-    collection of unused vectors, another embedder - shows in the row count: full reload)."""
+    collection of unused vectors, another embedder - shows in the row count: full reload).
+    With no matrix in memory, a snapshot saved beside the index is ``prev``; a matrix of
+    ``SNAPSHOT_MIN`` rows or more that did not come from an up-to-date snapshot is saved."""
+    snap = None
+    if prev is None:
+        prev = snap = _read_snapshot(store)
+        if snap is not None and tuple(snap.key) == tuple(key):
+            return snap
+    vecs, read = _load_rows(store, key, prev)
+    if vecs is not None and read >= SNAPSHOT_MIN:  # a full read was paid: spare the next process it
+        _write_snapshot(store, vecs)
+    return vecs
+
+
+def _load_rows(store: Store, key, prev: _Vectors | None) -> tuple[_Vectors | None, int]:
+    """The vectors and how many rows were read from SQLite for them."""
     if prev is not None and _appended_only(store, prev, key):
         last = store.conn.execute("SELECT hash FROM vectors WHERE id = ?", (int(prev.ids[-1]),)).fetchone()
         ids, mat, hashes = _read_vectors(store, int(prev.ids[-1]))
         total = store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
         # the last cached row still there (its id is not reused) and no row gone: only appended
         if last is not None and last[0] == prev.hashes[-1] and len(prev.ids) + len(ids) == total:
-            return prev.extended(key, ids, mat, hashes)
+            return prev.extended(key, ids, mat, hashes), len(ids)
     ids, mat, hashes = _read_vectors(store)
     if not len(ids):
-        return None
-    return _Vectors(key, ids, mat, hashes)
+        return None, 0
+    return _Vectors(key, ids, mat, hashes), len(ids)
 
 
 def _appended_only(store: Store, prev: _Vectors, key) -> bool:
