@@ -162,3 +162,23 @@ def test_the_fast_path_prints_what_the_full_command_line_prints(env, repo):
     missing = ctx(env, "search", "x", "--root", str(repo / "nope"))
     assert missing.returncode == 3 and "refused" in missing.stderr
     assert ctx(env, "search", "--help").stdout.startswith("Usage: ctxmill search")
+
+
+def test_a_noop_index_is_answered_from_the_watcher_and_never_misses_a_save_just_before(env, repo, monkeypatch):
+    from ctxmill import server
+
+    for k in ("XDG_RUNTIME_DIR", "CTXMILL_INDEX_DIR", "CTXMILL_SERVER"):
+        monkeypatch.setenv(k, env[k])
+    assert ctx(env, "index", str(repo), "-q").returncode == 0  # the first build, in the command
+    args = {"root": str(repo.resolve()), "db": None, "max_file_bytes": 1_000_000}
+    assert not server.call("sync", **args)["from_watcher"]  # the server's first sync: a full walk
+    noop = server.call("sync", **args)
+    assert noop["from_watcher"] and noop["report"]["files_changed"] == 0
+    assert noop["report"]["files_scanned"] == 2
+    for i in range(8):  # a save, then at once a sync request: the request waits for the watcher to catch up
+        (repo / f"saved_{i}.py").write_text(f"def saved_{i}():\n    return {i}\n")
+        got = server.call("sync", **args)
+        assert got["report"]["files_scanned"] == 3 + i, (i, got)  # the saved file is counted
+    text = ctx(env, "index", str(repo))  # the command's fast path prints what the full one does
+    assert text.returncode == 0 and text.stdout.startswith("10 files scanned, 0 changed, 0 deleted;")
+    assert ctx(env, "index", str(repo), "--max-file-kb", "5", "--json").returncode == 0  # another limit: a walk

@@ -188,6 +188,8 @@ class Server:
                 return st.last_report  # another request synced while this one waited
             gen = st.generation
             watched = st.watching
+            if max_file_bytes is None:  # a sync the watcher started: the limit the user last asked for
+                max_file_bytes = st.max_file_bytes
             kwargs = {"max_file_bytes": max_file_bytes} if max_file_bytes else {}
             try:
                 report = index.sync_index(st.root, db_path=st.db, **kwargs)
@@ -197,8 +199,7 @@ class Server:
             st.error = None
             st.synced_generation = gen
             st.watched_sync = watched
-            if max_file_bytes or st.max_file_bytes is None:
-                st.max_file_bytes = max_file_bytes
+            st.max_file_bytes = max_file_bytes
             st.last_sync = time.time()
             st.last_report = {**report.to_dict(), "db_path": str(report.db_path)}
         return st.last_report
