@@ -35,3 +35,21 @@ def test_a_long_run_of_code_like_lines_is_scored_once_per_line(monkeypatch, line
     doc = compile_document(text.encode(), kind="ocr_text", name="runs.txt")
     assert calls["n"] <= 2 * n
     assert doc.blocks  # it compiled, it did not just stop early
+
+
+def test_a_long_run_of_tiny_paragraphs_becomes_few_blocks_and_keeps_every_word():
+    # every stage costs about the same per block: 10,000 one-letter paragraphs were 10,000
+    # blocks, 200 times the cost of the same bytes of prose
+    text = "An opening paragraph of ordinary prose, long enough to be one.\n\n" + "".join(
+        f"{'abcdefghij'[i % 10]}{i}\n\n" for i in range(10_000)) + "A closing paragraph.\n"
+    doc = compile_document(text.encode(), name="tiny.md")
+    assert len(doc.blocks) < 100
+    words = doc.markdown.split()
+    assert all(f"{'abcdefghij'[i % 10]}{i}" in words for i in range(0, 10_000, 97))
+    assert sum(w[:1] in "abcdefghij" and w[1:].isdigit() for w in words) == 10_000
+
+
+def test_a_short_run_of_tiny_paragraphs_stays_as_written():
+    text = "Intro paragraph of prose here.\n\n" + "".join(f"x{i}\n\n" for i in range(20)) + "The end.\n"
+    doc = compile_document(text.encode(), name="short.md")
+    assert "\n\nx7\n\n" in doc.markdown

@@ -48,7 +48,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             ctx.columns = layout.column_bounds(page, g, ctx.left, ctx.right)
             blocks.extend(_geo_blocks(page, ctx, doc))
         else:
-            blocks.extend(_text_blocks(page, markdown))
+            blocks.extend(_coalesce_tiny(_text_blocks(page, markdown)))
     for i, b in enumerate(blocks):
         b.id = f"b{i}"
     doc.blocks = blocks
@@ -587,6 +587,46 @@ def _text_blocks(page: Page, markdown: bool) -> list[Block]:
         out.append(Block(BlockKind.PARAGRAPH, s, pno, attrs={"_line_texts": [s]}))
         i += 1
     flush_para()
+    return out
+
+
+# A run of this many paragraphs in a row, each this short, is joined into paragraphs of
+# up to TINY_GROUP lines: every later stage costs about the same per block whatever its length,
+# so 1,000,000 one-letter paragraphs cost 200 times what the same bytes of prose do. No real
+# document has 64 such paragraphs in a row; a number table read one cell a line does, and
+# reads as well joined.
+TINY_RUN = 64
+TINY_CHARS = 16
+TINY_GROUP = 256
+
+
+def _tiny(b: Block) -> bool:
+    t = b.text
+    return (b.kind is BlockKind.PARAGRAPH and len(t) <= TINY_CHARS and "\n" not in t
+            and not HEADING_NUM_RE.match(t) and t.strip().lower() not in UNNUMBERED_HEADINGS)
+
+
+def _coalesce_tiny(blocks: list[Block]) -> list[Block]:
+    if len(blocks) < TINY_RUN:
+        return blocks
+    out: list[Block] = []
+    i, n = 0, len(blocks)
+    while i < n:
+        if not _tiny(blocks[i]):
+            out.append(blocks[i])
+            i += 1
+            continue
+        j = i
+        while j < n and _tiny(blocks[j]):
+            j += 1
+        if j - i < TINY_RUN:
+            out.extend(blocks[i:j])
+        else:
+            for k in range(i, j, TINY_GROUP):
+                texts = [b.text for b in blocks[k:min(j, k + TINY_GROUP)]]
+                out.append(Block(BlockKind.PARAGRAPH, "\n".join(texts), blocks[k].page,
+                                 attrs={"_line_texts": texts}))
+        i = j
     return out
 
 
