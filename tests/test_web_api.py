@@ -506,3 +506,13 @@ def test_callouts_link_to_their_entries_by_position():
     assert 'title="Lee, A. Caching at the edge. Proc. X, 2020."' in html_doc
     # the entry's own "Lee, 2020"-like words are not turned into a callout
     assert html_doc.index('id="ref-1"') > html_doc.rindex('class="cite"')
+
+
+def test_figure_crops_the_job_wrote_become_pictures_and_others_stay_placeholders():
+    from ctxmill.web.app import render_markdown
+
+    md = "![Figure 2: a [boxed] plot](figures/fig-2.png)\n\n![Figure 3: gone](figures/fig-3.png)\n"
+    html = render_markdown(md, [], "/api/jobs/abc/files/", {"figures/fig-2.png"})
+    assert '<img src="/api/jobs/abc/files/figures/fig-2.png" alt="Figure 2: a [boxed] plot"' in html
+    assert '<span class="figcaption">Figure 2: a [boxed] plot</span>' in html and 'id="fig-2"' in html
+    assert "fig-3.png" not in html and "img-placeholder" in html  # not written by the job: not fetched

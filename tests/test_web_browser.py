@@ -368,6 +368,37 @@ def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):
     else:
         assert len(outline) > 5
     shot(page, "11-pdf-upload", "#results")
+    if heads is None:  # the sample paper's nine figures: pictures cropped from its pages, loaded
+        page.click('[data-tab="document"]')
+        assert_figures_loaded(page, 9)
+        page.locator("#doc-html #fig-1").scroll_into_view_if_needed()
+        shot(page, "16-paper-figure", "#doc-html #fig-1")
+
+
+def assert_figures_loaded(page, at_least: int) -> None:
+    imgs = page.locator("#doc-html .figure img")
+    assert imgs.count() >= at_least
+    page.evaluate("() => document.querySelectorAll('#doc-html .figure img').forEach(i => i.loading = 'eager')")
+    page.wait_for_function("n => [...document.querySelectorAll('#doc-html .figure img')]"
+                           ".filter(i => i.complete && i.naturalWidth > 100).length >= n", arg=at_least)
+
+
+def test_figures_are_shown_as_pictures_under_their_captions(page, tmp_path):
+    from test_figures import figure_pdf
+
+    page.set_input_files("#file", str(figure_pdf(tmp_path / "figures.pdf")))
+    page.check("#opt-fast")
+    page.click("#compile")
+    wait_done(page)
+    assert_figures_loaded(page, 2)
+    first = page.locator("#doc-html .figure").first
+    assert first.locator(".figcaption").inner_text().startswith("Figure 1: Two boxes drawn as vector paths")
+    box = first.locator("img").bounding_box()
+    assert box and box["width"] > 200 and box["height"] > 60  # drawn at a readable size
+    src = first.locator("img").get_attribute("src")
+    assert src.endswith("/files/figures/fig-1.png")
+    first.scroll_into_view_if_needed()
+    shot(page, "15-figures", "#doc-html", max_height=700)
 
 
 def test_junk_upload_shows_the_error(page):

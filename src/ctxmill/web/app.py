@@ -44,6 +44,7 @@ MEDIA_TYPES = {
     ".graphml": "application/xml",
     ".zip": "application/zip",
     ".txt": "text/plain; charset=utf-8",
+    ".png": "image/png",
 }
 
 
@@ -261,10 +262,12 @@ def link_citations(doc: str, markdown: str, mentions: list[dict[str, Any]], refe
     return "".join(out)
 
 
-def render_markdown(markdown: str, sections: list[dict[str, Any]]) -> str:
+def render_markdown(markdown: str, sections: list[dict[str, Any]], files: str | None = None,
+                    figures: set[str] | frozenset[str] = frozenset()) -> str:
     """document.md as HTML: headings get ``id="sec-<section id>"`` (matched to sections.json in
     reading order) and top-level blocks ``data-line`` (0-based line in document.md) so the QA
-    report and the outline can link to their place."""
+    report and the outline can link to their place. Figure crops the job wrote (``figures``,
+    served under the URL prefix ``files``) become pictures with their caption below."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
     from mdit_py_plugins.footnote import footnote_plugin
@@ -273,10 +276,17 @@ def render_markdown(markdown: str, sections: list[dict[str, Any]]) -> str:
           .enable("table").enable("strikethrough")
           .use(footnote_plugin).use(dollarmath_plugin, renderer=render_math,
                                     label_renderer=lambda label: f'<span class="eqno">({html.escape(label)})</span>'))
-    # Figures in document.md point at images we do not have (OCR placeholders) or at other
+    # Other images in document.md point at files we do not have (OCR placeholders) or at other
     # sites: show the alt text instead of an <img> the browser would try to fetch.
     def image(renderer, tokens, idx, options, env):
         alt = html.escape(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
+        src = tokens[idx].attrGet("src") or ""
+        if files is not None and src in figures:
+            url = html.escape(files + src)
+            anchor = html.escape(Path(src).stem)
+            return (f'<span class="figure" id="{anchor}"><a href="{url}" target="_blank" rel="noopener">'
+                    f'<img src="{url}" alt="{alt}" loading="lazy"></a>'
+                    f'<span class="figcaption">{alt}</span></span>')
         return f'<span class="img-placeholder" title="image not included">{alt or "image"}</span>'
 
     md.add_render_rule("image", image)
@@ -546,9 +556,9 @@ def create_app(
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    @app.get("/api/jobs/{job_id}/files/{name}", tags=["outputs"])
+    @app.get("/api/jobs/{job_id}/files/{name:path}", tags=["outputs"])
     def get_file(job_id: str, name: str) -> FileResponse:
-        """One output file by its contract name (document.md, metadata.json, chunks.jsonl...)."""
+        """One output file by its contract name (document.md, metadata.json, figures/fig-1.png...)."""
         job = job_or_404(job_id)
         path = store.file_path(job, name)
         if path is None:
@@ -586,8 +596,9 @@ def create_app(
                     loaded[name] = json.loads(fpath.read_text(encoding="utf-8"))
         markdown = path.read_text(encoding="utf-8")
         mentions = loaded["citations.json"].get("mentions", []) if isinstance(loaded["citations.json"], dict) else []
-        return HTMLResponse(link_citations(render_markdown(markdown, sections), markdown, mentions,
-                                           loaded["references.json"]))
+        figures = {n for n in job.files if n.startswith("figures/")}
+        body = render_markdown(markdown, sections, f"/api/jobs/{job.id}/files/", figures)
+        return HTMLResponse(link_citations(body, markdown, mentions, loaded["references.json"]))
 
     @app.get("/api/search", tags=["search"])
     def search(
