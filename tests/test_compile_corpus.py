@@ -99,7 +99,8 @@ def test_pdf_tables_and_figures(pdf_doc, truth):
     md = pdf_doc.markdown
     tables = re.findall(r"^\*\*Table (\d+):\*\*.*\n\n(\|.*\|\n\|(?:---\|)+\n(?:\|.*\|\n)+)", md, re.M)
     assert sorted(int(n) for n, _ in tables) == list(range(1, truth["counts"]["tables"] + 1))
-    figures = re.findall(r"^\*\*Figure (\d+):\*\* \S", md, re.M)
+    # each figure is its picture cropped from the page, the caption as its alt text (docs/outputs.md)
+    figures = re.findall(r"^!\[Figure (\d+): \S[^\n]*\]\(figures/fig-\1\.png\)$", md, re.M)
     assert sorted(int(n) for n in figures) == list(range(1, truth["counts"]["figures"] + 1))
     t1 = dict(tables)["1"].strip().splitlines()
     assert len(t1) == 2 + 13 and t1[0].startswith("| Principle | Values Served")
