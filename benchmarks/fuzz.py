@@ -193,11 +193,24 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
     if shape == "refs":
         return ("References\n\n" + "".join(f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020.\n"
                                            for i in range(size // 60))).encode()
+    if shape == "hyphen_lines":  # every line ends in a hyphen: one paragraph re-flowed word by word
+        return "".join(f"con{'abcdefg'[i % 7]}-\n" for i in range(size // 6)).encode()
+    if shape == "code_comments":  # comment-like lines: each starts a run the code test scans
+        return "".join(f"// note {i}\n" for i in range(size // 12)).encode()
+    if shape == "ocr_lines":  # raw OCR text (page markers): one paragraph per line
+        per = 4000
+        out, n, page = [], 0, 1
+        while n < size:
+            out.append(f"── PAGE {page} / 9999 ──\n")
+            out.append("".join(f"line {i} of the page\n" for i in range(per // 21)))
+            n += per
+            page += 1
+        return "".join(out).encode()
     raise ValueError(shape)
 
 
 SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
-          "table_rows", "refs")
+          "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines")
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
@@ -386,11 +399,16 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path) -> dict:
             "failures": failures[:30]}
 
 
-def scaling(size: int, timeout: float) -> dict:
-    """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command."""
+def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
+    """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command: the
+    median of ``repeat`` runs, MB/s, the doubling ratio, the ratio to prose of the same run,
+    and the three slowest stages (from metrics.json) of the larger input."""
+    import statistics
+
     rnd = random.Random(0)
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-scale-"))
-    out = {}
+    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()]}
+    shapes: dict = {}
     try:
         for shape in SHAPES:
             row = {}
@@ -398,23 +416,38 @@ def scaling(size: int, timeout: float) -> dict:
                 data = text_shape(rnd, shape, size * mult)
                 f = tmp / f"{shape}-{mult}.txt"
                 f.write_bytes(data)
-                t = time.perf_counter()
-                try:
-                    p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(tmp / f"o-{shape}-{mult}")],
-                                       capture_output=True, timeout=timeout)
-                    code = p.returncode
-                except subprocess.TimeoutExpired:
-                    code = "timeout"
-                took = time.perf_counter() - t
+                runs, code, stages = [], None, {}
+                for _ in range(repeat):
+                    dest = tmp / f"o-{shape}-{mult}"
+                    shutil.rmtree(dest, ignore_errors=True)
+                    t = time.perf_counter()
+                    try:
+                        p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(dest)],
+                                           capture_output=True, timeout=timeout)
+                        code = p.returncode
+                    except subprocess.TimeoutExpired:
+                        code = "timeout"
+                    runs.append(time.perf_counter() - t)
+                    try:
+                        st = json.loads((dest / "metrics.json").read_text())["stages"]
+                        stages = {k: round(v["seconds"], 2) for k, v in st.items()}
+                    except (OSError, ValueError, KeyError):
+                        stages = {}
+                took = statistics.median(runs)
                 row[f"x{mult}"] = {"bytes": len(data), "seconds": round(took, 3), "exit": code,
                                    "mb_per_s": round(len(data) / 1e6 / took, 3)}
+                if mult == 2:
+                    row["slowest_stages"] = dict(sorted(stages.items(), key=lambda kv: -kv[1])[:3])
             row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
-            out[shape] = row
+            shapes[shape] = row
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    prose = out["prose"]["x2"]["mb_per_s"]
-    for row in out.values():
+    prose = shapes["prose"]["x2"]["mb_per_s"]
+    for row in shapes.values():
         row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
+    out["shapes"] = shapes
+    out["summary"] = {k: f"{v['x2']['mb_per_s']} MB/s, x{v['doubling_ratio']} on doubling, {v['vs_prose']} of prose"
+                      for k, v in shapes.items()}
     return out
 
 
@@ -428,6 +461,8 @@ def main() -> None:
     ap.add_argument("--scaling", type=int, default=2_000_000, metavar="BYTES",
                     help="size of the smaller input per text shape (0: skip)")
     ap.add_argument("--scaling-only", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per scaling input (the median is kept)")
+    ap.add_argument("--shapes", help="scaling: only these text shapes (comma-separated; prose is always run)")
     args = ap.parse_args()
     if args.worker:
         worker()
@@ -441,7 +476,10 @@ def main() -> None:
                 result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work)
                 result[entry]["seconds"] = round(time.perf_counter() - t, 1)
         if args.scaling:
-            result["scaling"] = scaling(args.scaling, args.timeout)
+            if args.shapes:
+                global SHAPES
+                SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
+            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result, indent=1))

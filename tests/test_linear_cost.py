@@ -8,6 +8,8 @@ with the square of the input, and the count shows it on any machine, loaded or n
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmill.compile import blocks
 from ctxmill.compile.pipeline import compile_document
@@ -53,3 +55,70 @@ def test_a_short_run_of_tiny_paragraphs_stays_as_written():
     text = "Intro paragraph of prose here.\n\n" + "".join(f"x{i}\n\n" for i in range(20)) + "The end.\n"
     doc = compile_document(text.encode(), name="short.md")
     assert "\n\nx7\n\n" in doc.markdown
+
+
+def _join_lines_reference(lines, vocab=None):
+    """join_lines as it was written first: one growing string, searched whole per line."""
+    import re
+
+    out = ""
+    for raw in lines:
+        t = raw.strip()
+        if not t:
+            continue
+        if not out:
+            out = t
+            continue
+        if out.endswith("-") and len(out) >= 2 and out[-2].isalpha() and t[:1].isalpha():
+            head, tail = re.search(r"(\w+)-$", out), re.match(r"(\w+)", t)
+            keep = False
+            if head and tail:
+                h, w = head.group(1), tail.group(1)
+                if vocab is not None and vocab.get((h + w).lower(), 0) > 0:
+                    keep = False
+                elif vocab is not None and vocab.get(f"{h}-{w}".lower(), 0) > 0:
+                    keep = True
+                elif vocab is not None and len(h) >= 4 and len(w) >= 4 and vocab.get(h.lower(), 0) > 0 \
+                        and vocab.get(w.lower(), 0) > 0:
+                    keep = True
+                elif t[:1].isupper() and h[:1].isupper():
+                    keep = True
+            out = out + t if keep else out[:-1] + t
+        else:
+            out += " " + t
+    return out
+
+
+_PIECES = ["a", "B", "-", " ", "x-", "Co-", "de", "1", "é", "-y", "", "con-", "servation", "Ab"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=4).map("".join), max_size=10),
+       st.sets(st.sampled_from(["conservation", "abde", "con-servation", "code", "co-de", "abab"])))
+def test_join_lines_re_flows_as_before(lines, words):
+    from collections import Counter
+
+    from ctxmill.compile.normalize import join_lines
+
+    vocab = Counter(words)
+    assert join_lines(lines, vocab) == _join_lines_reference(lines, vocab)
+
+
+def test_re_flowing_a_paragraph_of_hyphenated_lines_looks_back_a_bounded_way(monkeypatch):
+    # 'cona-\nconb-\n...' is one word growing by a line at a time: the search for the word
+    # before each hyphen went over the whole paragraph so far (200 KB: 37 s)
+    from ctxmill.compile import normalize
+
+    seen = []
+    real = normalize._HYPHEN_END_RE
+
+    class Spy:
+        def search(self, s, *a):
+            seen.append(len(s))
+            return real.search(s, *a)
+
+    monkeypatch.setattr(normalize, "_HYPHEN_END_RE", Spy())
+    lines = [f"con{'abcdefg'[i % 7]}-" for i in range(20_000)]
+    out = normalize.join_lines(lines)
+    assert len(seen) == len(lines) - 1 and max(seen) <= normalize._LONGEST_WORD + 2
+    assert out.startswith("conaconbconc") and len(out) == 4 * 20_000 + 1

@@ -212,19 +212,42 @@ def _vocabulary(doc: Document) -> Counter:
     return words
 
 
+_HYPHEN_END_RE = re.compile(r"(\w+)-$")
+_WORD_START_RE = re.compile(r"(\w+)")
+_LONGEST_WORD = 200  # a hyphenated "word" longer than this is no word to look up
+
+
+def _word_before_hyphen(parts: list[str]) -> re.Match | None:
+    """``re.search(r"(\\w+)-$", "".join(parts))``, looking back at most _LONGEST_WORD
+    characters (a search over the whole paragraph per line made re-flowing quadratic)."""
+    k, size = 0, 0
+    while k < len(parts) and size <= _LONGEST_WORD:
+        k += 1
+        size += len(parts[-k])
+    tail = "".join(parts[-k:])[-(_LONGEST_WORD + 2):]
+    m = _HYPHEN_END_RE.search(tail)
+    if m is not None and m.start() == 0 and size > len(tail):
+        return None  # the word runs on further back: longer than any word
+    return m
+
+
 def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
     """Re-flow lines into one; repair words hyphenated across line ends."""
-    out = ""
+    # the result is kept as pieces (lines, the spaces between them) and joined once at the
+    # end, so a line costs its own length, not the paragraph's
+    parts: list[str] = []
     for raw in lines:
         t = raw.strip()
         if not t:
             continue
-        if not out:
-            out = t
+        if not parts:
+            parts.append(t)
             continue
-        if out.endswith("-") and len(out) >= 2 and out[-2].isalpha() and t[:1].isalpha():
-            head = re.search(r"(\w+)-$", out)
-            tail = re.match(r"(\w+)", t)
+        last = parts[-1]
+        before = last[-2] if len(last) >= 2 else parts[-2][-1:] if len(parts) >= 2 else ""
+        if last.endswith("-") and before.isalpha() and t[:1].isalpha():
+            head = _word_before_hyphen(parts)
+            tail = _WORD_START_RE.match(t)
             keep = False
             if head and tail:
                 joined = (head.group(1) + tail.group(1)).lower()
@@ -238,10 +261,13 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
                     keep = True  # a compound of two known words: "context-\ncollapse"
                 elif t[:1].isupper() and head.group(1)[:1].isupper():
                     keep = True  # "Claude-\nCode"-style compounds of names keep their hyphen
-            out = out + t if keep else out[:-1] + t
+            if not keep:
+                parts[-1] = last[:-1]
+            parts.append(t)
         else:
-            out += " " + t
-    return out
+            parts.append(" ")
+            parts.append(t)
+    return "".join(parts)
 
 
 def _stamp(text: str, lines: list[str] | None = None) -> bool:
