@@ -31,6 +31,7 @@ from ctxmill.server import PROTOCOL, recv_frame, runtime_dir, send_frame, socket
 
 IDLE_SECONDS = float(os.environ.get("CTXMILL_SERVER_IDLE", "3600"))
 MAX_REQUEST_BYTES = 1 << 20
+REQUEST_READ_SECONDS = 30.0
 CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
 
 
@@ -272,13 +273,18 @@ class _Handler(socketserver.BaseRequestHandler):
         if uid != os.getuid():  # the folder is private already; this is the second lock
             self._reply({"ok": False, "error": "this server serves its own user only"})
             return
-        with srv.busy_lock:
+        self.request.settimeout(REQUEST_READ_SECONDS)  # a caller that connects and says nothing
+        try:
+            req = recv_frame(self.request, MAX_REQUEST_BYTES)
+        except (OSError, EOFError, ValueError):
+            return
+        if not isinstance(req, dict):
+            return
+        self.request.settimeout(None)
+        with srv.busy_lock:  # counted from here: a silent connection does not keep the server up
             srv.busy += 1
         srv.last_request = time.monotonic()
         try:
-            req = recv_frame(self.request, MAX_REQUEST_BYTES)
-            if not isinstance(req, dict):
-                return
             reply = srv.handle(req)
         except Exception as exc:
             from ctxmill.errors import InputRefused
