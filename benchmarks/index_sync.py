@@ -7,6 +7,10 @@ re-chunked and only their new chunk contents embedded, median time against 2x th
 an earlier `ctxmill index` run would); the re-syncs are timed in this one.
 
     .venv/bin/python benchmarks/index_sync.py [--files 50000] [--repeat 5]
+
+This times the sync inside one warm Python process. `benchmarks/server.py` times the no-op
+`ctxmill index` of 50,000 files as users run it, through the command, with the background
+server warm and in-process, beside `git status` in the same run.
 """
 
 from __future__ import annotations
