@@ -205,10 +205,9 @@ PEER_SCRIPT = r'''
 import json, sys, time, warnings, os, contextlib, io
 warnings.filterwarnings("ignore")
 system, pdfs = sys.argv[1], sys.argv[2:]
-out = {}
-for pdf in pdfs:
-    t0 = time.perf_counter()
-    res = {}
+
+
+def run(system, pdf, res):
     with contextlib.redirect_stdout(io.StringIO()):
         if system == "pymupdf4llm":
             import pymupdf4llm
@@ -227,6 +226,16 @@ for pdf in pdfs:
             doc = PDF(pdf)
             tabs = doc.extract_tables(borderless_tables=True, implicit_rows=True)
             res["tables"] = [t.df.values.tolist() for page in tabs.values() for t in page]
+
+
+out = {}
+for pdf in pdfs:
+    t0 = time.perf_counter()
+    res = {}
+    try:
+        run(system, pdf, res)
+    except Exception as e:  # one document a peer cannot read scores as no tables, not as no run
+        res = {"error": f"{type(e).__name__}: {e}"[:200]}
     res["seconds"] = time.perf_counter() - t0
     out[os.path.basename(pdf)[:-4]] = res
 print(json.dumps(out, default=str))
@@ -250,7 +259,7 @@ def run_peer(python: str, system: str, pdfs: list[Path]) -> dict | str:
             grids = markdown_tables(res["markdown"])
         else:
             grids = [list_grid(t, n * 10**6) for n, t in enumerate(res.get("tables", []))]
-        out[name] = {"grids": grids, "seconds": res["seconds"]}
+        out[name] = {"grids": grids, "seconds": res["seconds"], "error": res.get("error")}
     return out
 
 
@@ -280,8 +289,11 @@ def corpus_set(folder: Path) -> tuple[list[Path], dict]:
     return pdfs, truth
 
 
-def score_set(results: dict, truth: dict) -> dict:
-    """Like score_system, for truth given as several grids per document."""
+def score_set(results: dict, truth: dict, kinds: dict | None = None) -> dict:
+    """Relation and content P/R/F1 over every document of a set (truth: grids per document);
+    with ``kinds`` (document -> kind of table) the F1 per kind too, so a finder that wins on
+    one kind (ruled grids) shows it."""
+    by_kind: dict = {}
     rel_p: Counter = Counter()
     rel_t: Counter = Counter()
     con_p: Counter = Counter()
@@ -291,12 +303,26 @@ def score_set(results: dict, truth: dict) -> dict:
         got = results.get(name, {"grids": [], "seconds": 0.0})
         rp, rt = relations(got["grids"]), relations(grids)
         per[name] = prf(rp, rt)["f1"]
+        if kinds:
+            k = by_kind.setdefault(kinds[name], [Counter(), Counter()])
+            k[0].update(rp)
+            k[1].update(rt)
         rel_p += rp
         rel_t += rt
         con_p += contents(got["grids"])
         con_t += contents(grids)
-    return {**prf(rel_p, rel_t), "content": prf(con_p, con_t), "per_paper_f1": per,
+    failed = sorted(k for k, r in results.items() if r.get("error"))
+    extra = {"failed_documents": {k: results[k]["error"] for k in failed}} if failed else {}
+    if kinds:
+        extra["per_kind_f1"] = {k: prf(p, t)["f1"] for k, (p, t) in sorted(by_kind.items())}
+    return {**prf(rel_p, rel_t), "content": prf(con_p, con_t), **extra, "per_paper_f1": per,
             "seconds_median": round(statistics.median(r["seconds"] for r in results.values()), 3) if results else None}
+
+
+def _kind(spec) -> str:
+    """The kind a generated table is scored under: ruled, booktabs, borderless, financial,
+    landscape (a /Rotate page)."""
+    return "landscape" if spec.rotate else spec.kind
 
 
 def main() -> None:
@@ -317,7 +343,10 @@ def main() -> None:
         specs = [s for s in _tablepdf.specs() if not args.only or s.name == args.only]
         sets["generated"] = ([_tablepdf.write_table_pdf(s, folder / f"{s.name}.pdf") for s in specs],
                              {s.name: [_tablepdf.grid(s)] for s in specs},
-                             {"tables": len(specs), "kinds": dict(Counter(s.kind for s in specs))})
+                             {"tables": len(specs), "kinds": dict(Counter(_kind(s) for s in specs))})
+        kinds = {s.name: _kind(s) for s in specs}
+    else:
+        kinds = {}
     if args.set in ("corpus", "both") and (REPO.parent / "shared" / "corpus" / "papers").is_dir():
         cfolder = folder / "corpus"
         cfolder.mkdir(exist_ok=True)
@@ -331,11 +360,12 @@ def main() -> None:
     for name, (pdfs, truth, about) in sets.items():
         if not pdfs:
             continue
-        part = {**about, "systems": {"ctxmill": score_set(run_ctxmill(pdfs), truth)}}
+        kk = kinds if name == "generated" else None
+        part = {**about, "systems": {"ctxmill": score_set(run_ctxmill(pdfs), truth, kk)}}
         if peers and Path(args.peer_python).exists():
             for system in peers:
                 res = run_peer(args.peer_python, system, pdfs)
-                part["systems"][system] = res if isinstance(res, str) else score_set(res, truth)
+                part["systems"][system] = res if isinstance(res, str) else score_set(res, truth, kk)
         elif peers:
             part["peers"] = f"not run: {args.peer_python} is missing (a venv with pymupdf4llm, pdfplumber, camelot-py, img2table)"
         if args.brief:

@@ -38,6 +38,7 @@ class TableSpec:
     currency_rows: set[int] = field(default_factory=set)  # financial: "$" at the left of the cell
     indent_rows: set[int] = field(default_factory=set)  # stub text indented (line items under a group)
     size: float = 9.0
+    rotate: bool = False  # a landscape page: /Rotate 90, the text drawn turned in page space
 
     @property
     def ncols(self) -> int:
@@ -118,6 +119,21 @@ class _Writer:
         c.FPDFPageObj_SetStrokeColor(obj, 0, 0, 0, 255)
         c.FPDFPath_SetDrawMode(obj, 0, True)
         c.FPDFPage_InsertObject(self.page.raw, obj)
+
+    def rotate(self) -> None:
+        """Turn the page into one stored landscape with /Rotate 90 that displays as laid out
+        (a sidewaystable): every object is taken from display to page space."""
+        page = self.pdf.new_page(PAGE[1], PAGE[0])
+        while c.FPDFPage_CountObjects(self.page.raw):
+            obj = c.FPDFPage_GetObject(self.page.raw, 0)
+            c.FPDFPage_RemoveObject(self.page.raw, obj)
+            # display (x, y) -> page (PAGE[1] - y, x): clockwise 90 degrees back
+            c.FPDFPageObj_Transform(obj, 0, 1, -1, 0, PAGE[1], 0)
+            c.FPDFPage_InsertObject(page.raw, obj)
+        c.FPDFPage_SetRotation(page.raw, 1)
+        self.page.close()
+        c.FPDFPage_Delete(self.pdf.raw, 0)
+        self.page = page
 
     def save(self, path: Path) -> Path:
         c.FPDFPage_GenerateContent(self.page.raw)
@@ -230,6 +246,8 @@ def write_table_pdf(spec: TableSpec, path: Path) -> Path:
         w.text(rest.strip(), left + w.width(label + ":", size) + size * 0.28, y, size)
         y += pitch * 1.4
     _prose(w, y + 12, 4)
+    if spec.rotate:
+        w.rotate()
     return w.save(path)
 
 
@@ -288,6 +306,9 @@ def specs(seed: int = 7) -> list[TableSpec]:
     rows = data_rows()
     out.append(TableSpec("paper-data-plain", "borderless", rows, caption="Table 4: Corpus statistics per source.",
                          group_rows={1, 5}, total_rows={len(rows) - 1}))
+    rows = data_rows()
+    out.append(TableSpec("paper-data-landscape", "booktabs", rows, caption="Table 7: The corpus, set sideways.",
+                         group_rows={1, 5}, total_rows={len(rows) - 1}, rotate=True))
     rows = data_rows()
     out.append(TableSpec("paper-data-caption-below", "booktabs", rows, caption="Table 5: Sources, counted again.",
                          caption_below=True, group_rows={1, 5}, total_rows={len(rows) - 1}))

@@ -156,3 +156,45 @@ def test_balance_sheet_two_dates_group_and_indented_rows(tmp_path):
                                          total_rows={5, 7}, currency_rows={7}), tmp_path)
     assert [t.attrs["rows"] for t in tables] == [rows]
     assert gfm(doc.markdown) == [rows]
+
+
+def test_landscape_page_is_read_from_its_text_layer(tmp_path):
+    # a sidewaystable: the page is stored landscape with /Rotate 90 and the text turned in page
+    # space; it reads upright on screen, so its text layer is the page's text (no OCR)
+    rows = [["Split", "Images", "Boxes", "Classes"], ["train", "118,287", "860,001", "80"],
+            ["val", "5,000", "36,781", "80"], ["test", "40,670", "12,008", "80"]]
+    spec = TableSpec("sideways", "booktabs", rows, caption="Table 2: Dataset splits.", rotate=True)
+    doc, tables = compile_spec(spec, tmp_path)
+    page = doc.stream.pages[0]
+    assert page.has_text_layer and not page.ocr
+    assert [t.attrs["rows"] for t in tables] == [rows] and tables[0].number == "2"
+    assert "The results below were collected over three independent runs" in doc.markdown
+
+
+def test_close_columns_stacked_rows_and_a_one_piece_header(tmp_path):
+    # a dense results table as LaTeX sets it: the header row in one run of text whose only
+    # gaps are word spaces, figures flush right under it less than an em apart, and two rows of
+    # figures per stub label (\multirow: the label centred between them)
+    from _tablepdf import _Writer
+
+    size = 7.0
+    header = ["State", "Mode", "Mode diff.", "Median", "Mean"]
+    figures = [["6.58", "-0.10", "6.24", "6.00"], ["6.42", "-0.15", "6.24", "6.01"],
+               ["6.48", "0.00", "6.22", "5.97"], ["6.39", "-0.09", "6.16", "5.89"]]
+    w = _Writer()
+    w.text("The results below were collected over three runs, as the text says.", 72, 90, 10)
+    w.text(" ".join(header), 98, 120, size)
+    rights = [98 + w.width(" ".join(header[: k + 1]), size) for k in range(1, len(header))]
+    y = 132.0
+    for label, pair in (("train", figures[:2]), ("test", figures[2:])):
+        w.text(label, 98, y + 4, size)
+        for vals in pair:
+            for v, r in zip(vals, rights, strict=True):
+                w.text(v, r - w.width(v, size), y, size)
+            y += 8
+        y += 4
+    w.text("The text goes on after the table, as prose again, to the end of the page.", 72, y + 20, 10)
+    doc = compile_document(w.save(tmp_path / "dense.pdf"), OPTIONS)
+    (t,) = doc.blocks_of(BlockKind.TABLE)
+    assert t.attrs["rows"] == [header, ["train", *figures[0]], ["", *figures[1]], ["test", *figures[2]],
+                               ["", *figures[3]]]

@@ -47,10 +47,11 @@ def numeric(text: str) -> bool:
 
 
 class _Frag:
-    __slots__ = ("x0", "x1", "top", "bottom", "text", "bold", "line")
+    __slots__ = ("x0", "x1", "top", "bottom", "text", "bold", "line", "col")
 
     def __init__(self, x0, x1, top, bottom, text, bold, line):
         self.x0, self.x1, self.top, self.bottom, self.text, self.bold, self.line = x0, x1, top, bottom, text, bold, line
+        self.col = None  # the column, where it is known before placing (a header split by words)
 
     @property
     def cx(self) -> float:
@@ -65,7 +66,10 @@ def _line_frags(x, index: int) -> list[_Frag]:
         if not s.bbox:
             continue
         t = f"[^{s.text.strip()}]" if s.superscript else s.text
-        if cur is not None and s.bbox[0] - cur.x1 <= max(x.size, 6.0) * 0.9:
+        gap = s.bbox[0] - cur.x1 if cur is not None else 0.0
+        # two figures half an em apart stay two cells (the PDF source splits them so)
+        apart = gap > 0.5 * max(x.size, 6.0) and numeric(cur.text) and numeric(t) if cur is not None else False
+        if cur is not None and gap <= max(x.size, 6.0) * 0.9 and not apart:
             sep = "" if s.superscript or s.bbox[0] - cur.x1 < x.size * 0.12 else " "
             cur.x1 = max(cur.x1, s.bbox[2])
             cur.top = min(cur.top, s.bbox[1])
@@ -187,12 +191,117 @@ def _nearest(f: _Frag, cols) -> int:
     return min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - f.cx))
 
 
+# ---------------------------------------------------------------------------- headers in one piece
+
+# rough advance widths (em) by character class: enough to place a word inside a run of text
+_NARROW, _WIDE = set("fijlrtI.,;:'!|()[]/ "), set("mwMW%@")
+
+
+def _width(ch: str) -> float:
+    if ch in _NARROW:
+        return 0.3
+    if ch in _WIDE:
+        return 0.85
+    return 0.65 if ch.isupper() else 0.52
+
+
+def _words(f: _Frag) -> list[_Frag]:
+    """The words of a fragment, each with its place estimated from character widths scaled to
+    the fragment's box (the PDF gives one box for the run)."""
+    total = sum(_width(ch) for ch in f.text) or 1.0
+    scale = (f.x1 - f.x0) / total
+    out, x = [], f.x0
+    for m in re.finditer(r"\S+|\s+", f.text):
+        w = sum(_width(ch) for ch in m.group()) * scale
+        if not m.group().isspace():
+            out.append(_Frag(x, x + w, f.top, f.bottom, m.group(), f.bold, f.line))
+        x += w
+    return out
+
+
+def _assign(words: list[_Frag], cols) -> tuple[list[int], float]:
+    """Each word's column: the words cut into consecutive groups, one per column (a column
+    may get none), so that every group sits over its column as headers do, flush left, flush
+    right or centred: the cut with the least misalignment (a small dynamic programme)."""
+    n, m = len(words), len(cols)
+    empty = 24.0  # cost of a column left without header words
+
+    def cost(i: int, j: int, c: int) -> float:  # words[i:j] over column c
+        x0, x1 = words[i].x0, words[j - 1].x1
+        a, b = cols[c]
+        if a - 2 <= x0 and x1 <= b + 2:
+            return 0.0  # within the column's cells
+        return min(abs(x0 - a), abs(x1 - b), abs((x0 + x1) / 2 - (a + b) / 2))
+
+    inf = float("inf")
+    best = [[inf] * (n + 1) for _ in range(m + 1)]  # best[c][j]: words[:j] over cols[:c]
+    back = [[0] * (n + 1) for _ in range(m + 1)]
+    best[0][0] = 0.0
+    for c in range(1, m + 1):
+        for j in range(n + 1):
+            v, k = best[c - 1][j] + empty, j
+            for i in range(j):
+                if best[c - 1][i] < inf:
+                    w = best[c - 1][i] + cost(i, j, c - 1)
+                    if w < v:
+                        v, k = w, i
+            best[c][j], back[c][j] = v, k
+    out = [0] * n
+    j = n
+    for c in range(m, 0, -1):
+        i = back[c][j]
+        for t in range(i, j):
+            out[t] = c - 1
+        j = i
+    return out, best[m][n]
+
+
+def _split_headers(lines: list[list[_Frag]], cols) -> bool:
+    """A header line set in one piece across the columns ("State Tweets LabMT Ranking Gallup
+    Ranking ...", word spaces the only gaps) is split into the columns its words sit over.
+    Only above the first line of figures, only a piece over four columns or more with at least
+    as many words as columns, and only where the words fall into place over their columns: a
+    spanning header ("Weight Gradient (WG)" over four columns) stays whole."""
+    changed = False
+    for lv in lines:
+        if sum(numeric(f.text) for f in lv) >= 2:
+            break
+        for f in list(lv):
+            under = [i for i, c in enumerate(cols) if f.x0 < c[1] - 1 and f.x1 > c[0] + 1]
+            if len(under) < 4 or len(f.text.split()) < len(under):
+                continue
+            groups: dict[int, list[_Frag]] = {}
+            words = _words(f)
+            where, cost = _assign(words, cols[under[0]: under[-1] + 1])
+            # each column's words sit over it (half an em of misalignment at most, on average)
+            if cost > 0.5 * (f.bottom - f.top) * len(under):
+                continue
+            for w, c in zip(words, where, strict=True):
+                groups.setdefault(under[0] + c, []).append(w)
+            if len(groups) < 0.75 * len(under):
+                continue
+            pieces = []
+            for c, ws in groups.items():
+                pieces.append(_Frag(ws[0].x0, ws[-1].x1, f.top, f.bottom, " ".join(w.text for w in ws), f.bold, f.line))
+                pieces[-1].col = c
+            k = lv.index(f)
+            lv[k: k + 1] = pieces
+            changed = True
+    return changed
+
+
 # ---------------------------------------------------------------------------- rows
 
 
 def _units(frags: list[_Frag]) -> bool:
-    """A units row: every piece in brackets ("(M)", "[ms]", "(%)")."""
-    return bool(frags) and all(re.fullmatch(r"[(\[].{0,12}[)\]]", f.text) for f in frags)
+    """A units row: pieces in brackets ("(M)", "[ms]", "(%)"), at most half of them the second
+    word of a two-line header instead ("(GOP) (us) (GOP/s) type rate" under "Comp. Time Perf.
+    bound Utilize"), never a figure."""
+    if not frags:
+        return False
+    unit = sum(bool(re.fullmatch(r"[(\[].{0,12}[)\]]", f.text)) for f in frags)
+    words = sum(bool(re.fullmatch(r"[^\W\d]{1,8}\.?", f.text)) for f in frags)
+    return unit >= 1 and unit * 2 >= len(frags) and unit + words == len(frags)
 
 
 def _rows(frags: list[_Frag], cols, placed: dict) -> list[list[_Frag]]:
@@ -288,14 +397,27 @@ def _split_flat(rows: list[list[_Frag]], cols) -> list[list[_Frag]]:
         if len(starts) < 3:
             out.append(row)
             continue
-        cur: list[_Frag] = []
+        made: list[list[_Frag]] = []
+        last: dict[int, tuple[_Frag, int]] = {}  # column -> (its last fragment, the row it is in)
         for lv in levels:
-            if cur and any(_nearest(f, cols) == 0 for f in lv):
-                out.append(cur)
-                cur = []
-            cur.extend(lv)
-        if cur:
-            out.append(cur)
+            starts = not made or any(_nearest(f, cols) == 0 for f in lv)
+            if starts:
+                made.append([])
+            for f in lv:
+                col = _nearest(f, cols)
+                row = len(made) - 1
+                prev = last.get(col)
+                # the next line of a paragraph in a column the current row left empty is still
+                # the cell above (a tall cell set beside several rows: \multirow, a p{} column)
+                # (the next line of a wrapped sentence goes with it even on the next row's line)
+                wrapped = len(prev[0].text) >= 25 and f.text[:1].islower() if prev is not None else False
+                if (prev is not None and prev[1] < row and (not starts or wrapped)
+                        and not any(_nearest(g, cols) == col and g is not f for g in made[row] + lv)
+                        and 0 <= f.top - prev[0].bottom < 0.6 * (f.bottom - f.top)):
+                    row = prev[1]
+                made[row].append(f)
+                last[col] = (f, row)
+        out.extend(made)
     return out
 
 
@@ -319,8 +441,10 @@ def build(region: list) -> dict:
     lines = _levels(frags)
     cols = _columns(lines)
     ncols = len(cols)
+    if ncols >= 3 and _split_headers(lines, cols):
+        frags = [f for lv in lines for f in lv]
     by_line = {i: fs for i, fs in enumerate(lines)}
-    placed = {id(f): _place(f, cols, by_line[f.line], ncols) for f in frags}
+    placed = {id(f): (f.col, 1) if f.col is not None else _place(f, cols, by_line[f.line], ncols) for f in frags}
     table: list[list[str]] = []
     spans: list[list[int]] = []
     for row in _rows(frags, cols, placed):
@@ -407,11 +531,21 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
     n = len(ls)
     start = i
     if not _tabular(ls[i]):
-        # a lone header line over the columns of the table below ("Year Ended")
-        if not (i + 1 < n and _tabular(ls[i + 1]) and len(ls[i].text) <= 40 and _close(ls[i], ls[i + 1])):
+        # a lone header line over the columns of the table below ("Year Ended"), or the header
+        # row set in one piece across them (word spaces its only gaps), a stub label between
+        if not (i + 1 < n and _close(ls[i], ls[i + 1])):
             return None
-        first = _line_frags(ls[i + 1], 0)
-        if ls[i].x0 <= first[0].x1:
+        nxt = i + 1 if _tabular(ls[i + 1]) else i + 2
+        if nxt >= n or not _tabular(ls[nxt]) or not _close(ls[nxt - 1], ls[nxt]) or len(ls[nxt - 1].text) > 40:
+            return None
+        first = _line_frags(ls[nxt], 0)
+        x = ls[i]
+        over = len(x.text) <= 40 and nxt == i + 1 and x.x0 > first[0].x1
+        # the header row in one piece: as wide as the columns under it, no wider
+        across = (abs(x.x1 - first[-1].x1) <= 3 and x.x0 >= min(first[0].x0, ls[i + 1].x0) - 3 and not _prose(x, body, ctx)
+                  and len(x.text.split()) >= len(first) + 1 and len(x.text) <= 160
+                  and not re.search(r"[.:;,]$", x.text))
+        if not (over or across):
             return None
     k = i + 1
     lone = 0
@@ -445,7 +579,11 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
 
 def _close(a, b) -> bool:
     """b follows a within the same table: no more than about a blank line between them."""
-    return 0 <= b.top - a.bottom <= 1.6 * max(a.size, b.size, 4.0) or (b.top >= a.top and b.top - a.bottom < 0)
+    if 0 <= b.top - a.bottom <= 1.6 * max(a.size, b.size, 4.0) or (b.top >= a.top and b.top - a.bottom < 0):
+        return True
+    # b starts higher but reaches into a: a cell the PDF wrote after its row (a \multirow label
+    # centred between two rows, the lines of a tall cell beside short ones)
+    return b.top < a.top < b.bottom
 
 
 # ---------------------------------------------------------------------------- captions
@@ -488,6 +626,23 @@ def _heading(x, b) -> bool:
     return bool(b.HEADING_NUM_RE.match(x.text)) or x.text.strip().lower() in b.UNNUMBERED_HEADINGS
 
 
+def _within(x, region: list, cap) -> bool:
+    """x lies in the band the table lines already taken cover, above the caption: a tall cell's
+    lines come in the PDF before the rows they sit beside."""
+    top = min(r.top for r in region)
+    return x.top < cap.top and x.bottom >= top - 1.6 * max(x.size, 4.0) and x.top <= max(r.bottom for r in region)
+
+
+def _cell_line(x, below: list) -> bool:
+    """A line of text that starts where a column right of the stub starts in the table lines
+    below it: a line of a tall cell (a description wrapped in its column), not running text."""
+    frags = [f for y in below for f in _line_frags(y, 0)]
+    if not frags:
+        return False
+    left = min(f.x0 for f in frags)
+    return x.x0 > left + 2 * max(x.size, 4.0) and any(abs(f.x0 - x.x0) <= 3 for f in frags)
+
+
 def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, dict, list]]:
     """Tables set above their caption ("Table 2: ..." under the grid, as USENIX, LNCS and KOMA
     print them): {first line index: (index after the table, attrs, lines)}. The caption
@@ -503,11 +658,12 @@ def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, di
             continue
         start = c
         b = _blocks()
-        while k > taken and (k == c - 1 or _close(ls[k], ls[k + 1])) and not _prose(ls[k], body, ctx):
+        while k > taken and (k == c - 1 or _close(ls[k], ls[k + 1]) or _within(ls[k], ls[k + 1: c], cap)) \
+                and not _prose(ls[k], body, ctx):
             x = ls[k]
             if _CAPTION.match(x.text) or b.CAPTION_RE.match(x.text) or _heading(x, b):
                 break
-            if not _tabular(x) and (len(x.text) > 45 or x.text.endswith("-")):
+            if not _tabular(x) and (len(x.text) > 45 or x.text.endswith("-")) and not _cell_line(x, ls[k + 1: c]):
                 # a line of running text ends the table, unless it is the header row set in
                 # one piece right on top of it ("State Tweets LabMT Ranking ...")
                 head = (k < c - 1 and start == k + 1 and abs(x.size - ls[k + 1].size) <= 0.3

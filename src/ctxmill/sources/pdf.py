@@ -43,7 +43,7 @@ class _FontInfo:
         self.rotated = rotated
 
 
-def _font_info(raw, obj) -> _FontInfo:
+def _font_info(raw, obj, lin: tuple[float, float, float, float] | None = None) -> _FontInfo:
     import pypdfium2.raw as pdfium_c
 
     font = pdfium_c.FPDFTextObj_GetFont(obj)
@@ -67,7 +67,13 @@ def _font_info(raw, obj) -> _FontInfo:
         scale = (m.c * m.c + m.d * m.d) ** 0.5
         if scale > 0:
             size *= scale
-        rotated = abs(m.b) > 1e-3 or abs(m.c) > 1e-3
+        if lin is None:
+            rotated = abs(m.b) > 1e-3 or abs(m.c) > 1e-3
+        else:  # a /Rotate page: upright is the baseline running left to right on the display
+            a, b, c, d = lin
+            dx, dy = a * m.a + c * m.b, b * m.a + d * m.b
+            ux = a * m.c + c * m.d
+            rotated = dx <= 0 or abs(dy) > 1e-3 * abs(dx) or abs(ux) > 1e-3 * abs(dx)
     bold = bool(_BOLD_RE.search(name)) or weight >= 600 or bool(flags & FONT_FORCE_BOLD)
     italic = bool(_ITALIC_RE.search(name)) or bool(flags & FONT_ITALIC)
     mono = bool(_MONO_RE.search(name)) or bool(flags & FONT_FIXED_PITCH)
@@ -96,6 +102,10 @@ class _LineBuilder:
         self.bottom = bottom
 
 
+_FIG_END = set("0123456789%)")
+_FIG_START = set("0123456789-−–+$€£¥(.")
+
+
 def _finish_line(lb: _LineBuilder) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
     chars = lb.chars
@@ -111,13 +121,18 @@ def _finish_line(lb: _LineBuilder) -> Line | None:
     base = sorted(bases)[len(bases) // 2]
     runs: list[list] = []  # [key, sep, [chars], box]
     prev_x1 = None
+    prev_text = ""
     for text, x0, top, x1, bottom, cbase, f, space in chars:
         sup = f.size < dom * 0.86 and (base - cbase) > dom * 0.18
         key = (f, sup)
         gap = x0 - prev_x1 if prev_x1 is not None else 0.0
         wide = prev_x1 is not None and gap > max(dom, 6.0)
         spaced = space or gap > dom * 0.18
-        if not runs or wide or key != runs[-1][0]:
+        # two figures set more than half an em apart are two cells of a table ("6.58  6.68"),
+        # whatever the width of the gap: they start a span of their own
+        figures = gap > 0.5 * dom and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
+        prev_text = text
+        if not runs or wide or figures or key != runs[-1][0]:
             runs.append([key, "  " if wide else (" " if spaced and runs else ""), [text], [x0, top, x1, bottom]])
         else:
             r = runs[-1]
@@ -196,7 +211,37 @@ def _page_text(textpage_raw, n: int) -> str | None:
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
 
 
-def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int, int]:
+def _display_transform(page_raw, width: float, height: float):
+    """(a, b, c, d, e, f): page space (x, y) -> display (a x + c y + e, b x + d y + f), top-left
+    origin, for a page with /Rotate (pdfium measures text in the unrotated page space)."""
+    import pypdfium2.raw as pdfium_c
+
+    k = 100.0  # FPDF_PageToDevice answers whole device pixels: work at 1/100 point
+    X, Y = ctypes.c_int(), ctypes.c_int()
+
+    def dev(x, y):
+        pdfium_c.FPDF_PageToDevice(page_raw, 0, 0, round(width * k), round(height * k), 0, x, y,
+                                   ctypes.byref(X), ctypes.byref(Y))
+        return X.value / k, Y.value / k
+
+    e, f = dev(0.0, 0.0)
+    ax, ay = dev(100.0, 0.0)
+    cx, cy = dev(0.0, 100.0)
+    return ((ax - e) / 100, (ay - f) / 100, (cx - e) / 100, (cy - f) / 100, e, f)
+
+
+def _to_display(box, xf, height: float):
+    """A box measured as (left, height - top, right, height - bottom) of the unrotated page
+    (what _image_boxes and _links write) -> its box on the rotated display."""
+    a, b, c, d, e, f = xf
+    x0, t, x1, bt = box
+    pts = [(x, height - y) for x in (x0, x1) for y in (t, bt)]
+    xs = [a * x + c * y + e for x, y in pts]
+    ys = [b * x + d * y + f for x, y in pts]
+    return (round(min(xs), 2), round(min(ys), 2), round(max(xs), 2), round(max(ys), 2))
+
+
+def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line], int, int]:
     """Characters -> visual lines. Works word by word (a run of characters of one text object
     between spaces needs two boxes, not one per character) and falls back to single
     characters where a word mixes fonts (superscripts) or jumps lines.
@@ -229,17 +274,33 @@ def _extract_page_lines(textpage_raw, height: float) -> tuple[list[Line], int, i
         f = fonts.get(obj)
         if f is None:
             pobj = ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT)
-            f = fonts[obj] = _font_info(textpage_raw, pobj)
+            f = fonts[obj] = _font_info(textpage_raw, pobj, xf[:4] if xf else None)
             hidden[obj] = pdfium_c.FPDFTextObj_GetTextRenderMode(pobj) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE
         return f
 
     def box(k: int, obj):
+        if xf is not None:
+            return rbox(k, obj)
         get_box(textpage_raw, k, rect_ref)
         d = descent.get(obj)
         if d is None:
             get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
             d = descent[obj] = rect.bottom - oy.value
         return rect.left, height - rect.top, rect.right, height - rect.bottom, height - rect.bottom + d
+
+    def rbox(k: int, obj):
+        # a /Rotate page: the box's corners and the origin taken to the display
+        a, b, c, d, e, f = xf
+        get_box(textpage_raw, k, rect_ref)
+        pts = [(x, y) for x in (rect.left, rect.right) for y in (rect.bottom, rect.top)]
+        xs = [a * x + c * y + e for x, y in pts]
+        ys = [b * x + d * y + f for x, y in pts]
+        x0, top, x1, bottom = min(xs), min(ys), max(xs), max(ys)
+        dd = descent.get(obj)
+        if dd is None:
+            get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
+            dd = descent[obj] = (b * ox.value + d * oy.value + f) - bottom
+        return x0, top, x1, bottom, bottom + dd
 
     def place(item) -> None:
         # item: (text, x0, top, x1, bottom, base, font, space_before)
@@ -497,13 +558,20 @@ def _extract_pages(pdf, start: int, end: int) -> list[Page]:
             continue
         try:
             width, height = page.get_size()
+            # a page with /Rotate (a landscape table in a paper) is read as it is displayed
+            rotation = page.get_rotation() % 360
+            xf = _display_transform(page.raw, width, height) if rotation else None
             tp = page.get_textpage()
             try:
-                lines, visible, invisible = _extract_page_lines(tp.raw, height)
+                lines, visible, invisible = _extract_page_lines(tp.raw, height, xf)
             finally:
                 tp.close()
             links = _links(pdf.raw, page.raw, height)
             images = _image_boxes(page, height)
+            if xf is not None:
+                images = [_to_display(b, xf, height) for b in images]
+                for k in links:
+                    k.bbox = _to_display(k.bbox, xf, height)
         finally:
             page.close()
         pages.append(Page(number=i + 1, lines=lines, width=round(width, 2), height=round(height, 2), links=links,
