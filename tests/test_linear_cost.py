@@ -122,3 +122,28 @@ def test_re_flowing_a_paragraph_of_hyphenated_lines_looks_back_a_bounded_way(mon
     out = normalize.join_lines(lines)
     assert len(seen) == len(lines) - 1 and max(seen) <= normalize._LONGEST_WORD + 2
     assert out.startswith("conaconbconc") and len(out) == 4 * 20_000 + 1
+
+
+class _CountingSet(set):
+    probes = 0
+
+    def __contains__(self, item):
+        _CountingSet.probes += 1
+        return super().__contains__(item)
+
+
+def test_section_ids_of_many_sections_with_one_title_are_found_in_linear_probes():
+    from ctxmill.compile.structure import section_id
+
+    _CountingSet.probes = 0
+    used, next_k = _CountingSet(), {}
+    ids = [section_id(None, "Notes", used, next_k) for _ in range(3000)]
+    assert ids[:3] == ["s-notes", "s-notes-2", "s-notes-3"] and ids[-1] == "s-notes-3000"
+    assert _CountingSet.probes <= 3 * 3000  # it was 4.5 million: every suffix tried again
+
+
+def test_many_sections_with_one_title_compile_with_unique_ids():
+    text = "Intro.\n\n" + "## Notes\n\nSome text here.\n\n" * 2000
+    doc = compile_document(text.encode(), name="notes.md")
+    ids = [s.id for s in doc.sections]
+    assert len(ids) == 2000 and len(set(ids)) == 2000 and ids[1999] == "s-notes-2000"

@@ -21,6 +21,7 @@ trained labeller (``compile/refparse``) uses it as its fallback in ``_reference`
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -534,14 +535,20 @@ def _norm(text: str) -> str:
     return re.sub(r"[^\w]+", " ", t).strip()
 
 
+_BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
+_BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
+_BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every heading and short paragraph, two or three times
 def is_bibliography_title(text: str) -> bool:
     """"References", "REFERENCES", "7. References", "Bibliography", "Works Cited", ..."""
     t = _norm(text)
     if not t or len(t) > 40:
         return False
-    t = re.sub(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+", "", t)
-    t = re.sub(r"(?:\s+\d{1,4})+$", "", t)
-    t = re.sub(r"^\d{1,4}\s+", "", t)  # "62 Bibliography": a running head with its page number
+    t = _BIB_NUMBER.sub("", t)
+    t = _BIB_TRAILING_PAGES.sub("", t)
+    t = _BIB_LEADING_PAGE.sub("", t)  # "62 Bibliography": a running head with its page number
     return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
 
 

@@ -751,13 +751,27 @@ def _footnote_refs(blocks: list[Block]) -> None:
 # ---------------------------------------------------------------------------- sections
 
 
-def section_id(number: str | None, title: str, used: set[str]) -> str:
-    base = f"s{number}" if number else "s-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40] or "section")
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+
+
+def section_id(number: str | None, title: str, used: set[str], next_k: dict[str, int] | None = None) -> str:
+    """A unique id: the number or a slug of the title, then "-2", "-3", ... when taken.
+
+    ``next_k`` remembers per base where the search for a free suffix stopped: ids are only
+    ever added, so the first free one is never below it (10,000 sections called "Notes" made
+    50 million tries without it)."""
+    base = f"s{number}" if number else "s-" + (_SLUG_RE.sub("-", title.lower()).strip("-")[:40] or "section")
     sid = base
     k = 2
-    while sid in used:
+    if sid in used:
+        if next_k is not None:
+            k = next_k.get(base, 2)
         sid = f"{base}-{k}"
-        k += 1
+        while sid in used:
+            k += 1
+            sid = f"{base}-{k}"
+        if next_k is not None:
+            next_k[base] = k + 1
     used.add(sid)
     return sid
 
@@ -766,6 +780,7 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
     sections: list[Section] = []
     stack: list[Section] = []
     used: set[str] = set()
+    next_k: dict[str, int] = {}
     current: Section | None = None
     last_page = max((b.last_page for b in blocks), default=1)
     for b in blocks:
@@ -783,7 +798,7 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
                 b.text = title if title.lower().startswith("appendix") else f"Appendix {b.number} {title}"
             else:
                 b.text = f"{b.number} {title}" if b.number else title
-            sid = section_id(b.attrs.get("_id_number") or b.number, title, used)
+            sid = section_id(b.attrs.get("_id_number") or b.number, title, used, next_k)
             while stack and stack[-1].level >= (b.level or 2):
                 stack.pop()
             sec = Section(id=sid, level=b.level or 2, title=title, page_start=b.page, page_end=b.page, number=b.number,

@@ -103,8 +103,9 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
     return units
 
 
-def _pieces(text: str, budget: int, table: bool) -> list[tuple[int, int, str | None]]:
-    """Split one over-budget unit into exact sub-spans (start, end, context)."""
+def _pieces(text: str, budget: int, table: bool, tokens: int | None = None) -> list[tuple[int, int, str | None]]:
+    """Split one over-budget unit into exact sub-spans (start, end, context); ``tokens`` is
+    the unit's count when known (a unit with no place to cut is then not counted again)."""
     lines = text.split("\n")
     if table:
         header_idx = next((k for k, ln in enumerate(lines) if re.match(r"^\s*\|?\s*:?-{3,}", ln)), None)
@@ -135,7 +136,7 @@ def _pieces(text: str, budget: int, table: bool) -> list[tuple[int, int, str | N
     cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
     segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
-    seg_tok = count_many([text[a:b] for a, b in segs])
+    seg_tok = [tokens] if len(segs) == 1 and tokens is not None else count_many([text[a:b] for a, b in segs])
     out = []
     cs, ce, ct = None, None, 0
     for (a, b), t in zip(segs, seg_tok, strict=True):
@@ -229,7 +230,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             if u.tokens > budget:
                 flush()
                 text = md[u.start : u.end]
-                for a, b, ctx in _pieces(text, budget, u.table):
+                for a, b, ctx in _pieces(text, budget, u.table, u.tokens):
                     specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks, None))
                 continue
             if cur:
