@@ -162,8 +162,9 @@ def _compile_batch(arg, out_dir, options, as_json, **kw):
     if as_json:
         _print_json(s)
     else:
-        for r in s["not_done"]:
-            click.echo(f"ctxmill: {r['status']}: {r['input']}: {r['reason']}", err=True)
+        for r in s["not_done"]:  # a refusal names its input already; a timeout does not
+            why = r["reason"] if r["reason"].startswith(r["input"]) else f"{r['input']}: {r['reason']}"
+            click.echo(f"ctxmill: {r['status']}: {why}", err=True)
         click.echo(f"{s['inputs']} documents: {s['done']} done ({s['skipped']} already done), {s['refused']} "
                    f"refused, {s['failed']} failed, {s['timeout']} out of time; {s['pages']} pages in "
                    f"{s['seconds']:.1f}s")
