@@ -23,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+STUB_MARK = "---@meta"  # first line of a LuaLS definition file (rank.STUB_MARK reads it back)
 MAX_CHARS = 2000  # a chunk larger than this is split at child boundaries
 MIN_CHARS = 100  # neighbours of one kind, both smaller than this, are merged
+ERROR_DESCEND_LINES = 20  # an unparsable stretch at least this long is searched for definitions
+CODE_RUN_CHARS = 800  # neighbouring runs of plain statements are merged up to this size
 WINDOW_LINES = 60  # line-window fallback
 MINIFIED_LINE = 400  # average line length above which a file is treated as minified
 
@@ -391,6 +394,21 @@ class _Chunker:
                 code = None
                 units.extend(self.units(_transparent_children(node), inside))
                 continue
+            if ntype == "ERROR" and e - s >= ERROR_DESCEND_LINES and any(
+                    k.is_named and self.classify(k) for k in node.children):
+                # the grammar wraps a stretch it could not parse (an unbalanced macro, a
+                # construct it does not know) in one ERROR node; the definitions inside it are
+                # usually intact, so they are chunked as such instead of as line windows
+                if pending is not None:
+                    add_code(*pending)
+                    pending = None
+                code = None
+                units.extend(self.units(node.children, inside))
+                last = max(_last_row(k) for k in node.children)
+                code = None
+                if last < e:  # the node may reach past its last child: keep those lines too
+                    add_code(last + 1, e)
+                continue
             got = self.classify(node)
             if got is None:
                 if pending is not None:
@@ -429,6 +447,17 @@ class _Chunker:
         sig = self.signature(unit.node, body)
         sub_context = (context + "\n" + sig).strip("\n") if sig else context
         first_def = next((i for i, u in enumerate(inner) if u.node is not None), None)
+        if first_def is not None and unit.kind == "function" and self.lang.name in ("c", "cpp") and any(
+                u.kind in ("function", "method") for u in inner[first_def:]):
+            # A macro before `namespace x {` or a macro-made block (`BEGIN_SCOPE(x) {`) makes
+            # the grammar read a scope as a function; C has no nested functions, so it is a
+            # scope: its members are chunked as if it were transparent, as namespaces are.
+            head_end = inner[first_def].start - 1
+            if head_end >= unit.start:
+                self.part(unit.start, head_end, "code", None, context)
+            for u in inner[first_def:]:
+                self.emit(u, context, prefix)
+            return
         if first_def is not None:
             # The header runs up to the first inner definition: signature, docstring, fields.
             head_end = inner[first_def].start - 1
@@ -590,24 +619,36 @@ def _char_pieces(text: str, size: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
-def _merge_tiny(chunks: list[CodeChunk]) -> list[CodeChunk]:
+_FILLER = re.compile(r"\s*(?:#\s*(?:endif|else)\b.*|[})\];]*)\s*$")  # what may separate two runs of code
+
+
+def _mergeable(prev: CodeChunk, c: CodeChunk, lines: list[str] | None) -> bool:
+    if prev.kind != c.kind or prev.context != c.context or c.start_line <= prev.end_line:
+        return False
+    gap = c.start_line - prev.end_line
+    if gap <= 2 and len(prev.text) < MIN_CHARS and len(c.text) < MIN_CHARS:
+        return True  # tiny neighbours of one kind: getters, one-line aliases
+    # Runs of top-level statements cut apart by conditional compilation (each #if branch of a
+    # C header is its own node, its #endif in no chunk): one passage of the file, read together.
+    return (c.kind == "code" and prev.symbol == c.symbol and lines is not None and gap <= 4
+            and len(prev.text) + len(c.text) <= CODE_RUN_CHARS
+            and all(_FILLER.match(ln) for ln in lines[prev.end_line : c.start_line - 1]))
+
+
+def _merge_tiny(chunks: list[CodeChunk], lines: list[str] | None = None) -> list[CodeChunk]:
     out: list[CodeChunk] = []
     for c in chunks:
         prev = out[-1] if out else None
-        if (
-            prev is not None
-            and len(prev.text) < MIN_CHARS
-            and len(c.text) < MIN_CHARS
-            and prev.kind == c.kind
-            and prev.context == c.context
-            and 0 < c.start_line - prev.end_line <= 2
-        ):
+        if prev is not None and _mergeable(prev, c, lines):
             names = [n for n in (prev.symbol, c.symbol) if n]
             symbol = ", ".join(dict.fromkeys(", ".join(names).split(", "))) if names else None
-            gap = "\n" * (c.start_line - prev.end_line)
+            if lines is not None:  # the lines between them too, exactly as in the file
+                text = "\n".join(lines[prev.start_line - 1 : c.end_line])
+            else:
+                text = prev.text + "\n" * (c.start_line - prev.end_line) + c.text
             out[-1] = CodeChunk(
                 prev.path, prev.start_line, c.end_line, prev.kind,
-                symbol, prev.language, prev.text + gap + c.text, prev.context,
+                symbol, prev.language, text, prev.context,
             )
         else:
             out.append(c)
@@ -615,6 +656,29 @@ def _merge_tiny(chunks: list[CodeChunk]) -> list[CodeChunk]:
 
 
 # ------------------------------------------------------------------------------ entry points
+
+
+# C and C++ libraries wrap declarations in their own macros (FMT_CONSTEXPR, FMT_API,
+# FMT_BEGIN_NAMESPACE, Q_OBJECT...): the grammar cannot expand them and misreads what follows
+# (a namespace as a function, a function as loose statements). The parser gets a copy with
+# such macros blanked out - same length, same lines - as ctags' -I option does; chunk text
+# and lines still come from the file itself.
+_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?"
+_MACRO_LINE = re.compile(rb"^[ \t]*" + _MACRO + rb"[ \t]*$", re.M)  # FMT_BEGIN_NAMESPACE alone
+_MACRO_LEAD = re.compile(rb"^[ \t]*((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])", re.M)  # FMT_CONSTEXPR inline auto f()
+_MACRO_TAG = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO + rb")[ \t]+(?=[A-Za-z_])")  # class FMT_API x
+
+
+def _blank(m: re.Match, group: int = 0) -> bytes:
+    whole = m.group(0)
+    s, e = m.start(group) - m.start(0), m.end(group) - m.start(0)
+    return whole[:s] + b" " * (e - s) + whole[e:]
+
+
+def _mask_macros(data: bytes) -> bytes:
+    out = _MACRO_LINE.sub(_blank, data)
+    out = _MACRO_LEAD.sub(lambda m: _blank(m, 1), out)
+    return _MACRO_TAG.sub(lambda m: _blank(m, 1), out)
 
 
 def chunk_code(path: str, data: bytes, text: str, language: str) -> list[CodeChunk]:
@@ -627,11 +691,11 @@ def chunk_code(path: str, data: bytes, text: str, language: str) -> list[CodeChu
     if _minified(text, len(lines)):
         return _windows_only(path, lines, language)
     parser = get_parser(language)
-    tree = parser.parse(data)
+    tree = parser.parse(_mask_macros(data) if language in ("c", "cpp") else data)
     chunker = _Chunker(path, LANGS[language], lines)
     for unit in chunker.units(tree.root_node.children, None):
         chunker.emit(unit, "", "")
-    return _merge_tiny(chunker.out)
+    return _merge_tiny(chunker.out, lines)
 
 
 def chunk_markdown(path: str, text: str) -> list[CodeChunk]:
@@ -676,7 +740,7 @@ def chunk_markdown(path: str, text: str) -> list[CodeChunk]:
             chunker.add(s, e, "document", sym, "")
         else:
             chunker.windows(s, e, "document", sym, sym or "")
-    return _merge_tiny(chunker.out)
+    return _merge_tiny(chunker.out, lines)
 
 
 def chunk_text(path: str, text: str, language: str = "text") -> list[CodeChunk]:
@@ -714,13 +778,29 @@ def is_generated(text: str) -> bool:
     return bool(_GENERATED.search(text[:1000]))
 
 
+# What only C++ writes: a `.h` file with any of these is parsed with the C++ grammar.
+_CPP_HINTS = re.compile(
+    r"^[ \t]*(?:namespace\b[^;\n]*\{|template[ \t]*<|(?:public|private|protected):|using[ \t]+namespace\b)"
+    r"|\bstd::|^[ \t]*class[ \t]+\w+[^;\n]*$|#[ \t]*include[ \t]*<(?:string|vector|memory|utility|type_traits|iostream)>",
+    re.M,
+)
+
+
 def chunk_file(path: str, data: bytes, text: str) -> list[CodeChunk]:
     """Pick the chunker for ``path``: a grammar, Markdown headings, or line windows."""
     if is_generated(text):
         return []
     language = language_for(path)
+    if language == "c" and path.endswith(".h") and _CPP_HINTS.search(text[:65536]):
+        language = "cpp"  # a C++ header: the C grammar misreads templates, classes, namespaces
     if language == "markdown":
         return chunk_markdown(path, text)
     if language in LANGS:
-        return chunk_code(path, data, text, language)
+        out = chunk_code(path, data, text, language)
+        if language == "lua" and text.lstrip().startswith(STUB_MARK):
+            # a LuaLS definition file (types for the editor, no code that runs): every chunk
+            # carries the file's marker, so the ranker can tell it from the implementation
+            for c in out:
+                c.context = f"{STUB_MARK}\n{c.context}" if c.context else STUB_MARK
+        return out
     return chunk_text(path, text)
