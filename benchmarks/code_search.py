@@ -506,7 +506,9 @@ def pick(queries: list[dict], split: str) -> list[dict]:
     return [q for i, q in enumerate(queries) if i % 2 == want]
 
 
-def evaluate(system, repo: Repo, queries: list[dict]) -> dict:
+def evaluate(system, repo: Repo, queries: list[dict], misses: float | None = None) -> dict:
+    """Score each query; with ``misses``, a query scoring below it also records its top 10 and
+    its targets (for reading failures: which file came first instead, and why)."""
     per_query = []
     lat = []
     for q in queries:
@@ -514,7 +516,11 @@ def evaluate(system, repo: Repo, queries: list[dict]) -> dict:
         res = system.search(q["query"], 10)
         lat.append((time.perf_counter() - t0) * 1000)
         mapped = [(f"{repo.prefix}/{p}" if repo.prefix else p, s, e) for p, s, e in res]
-        per_query.append({"query": q["query"], "category": q["category"], "ndcg": ndcg_at_10(mapped, q)})
+        row = {"query": q["query"], "category": q["category"], "ndcg": ndcg_at_10(mapped, q)}
+        if misses is not None and row["ndcg"] < misses:
+            row["top"] = [f"{p}:{s}-{e}" for p, s, e in mapped]
+            row["targets"] = [_target(t) for t in q.get("relevant", []) + q.get("secondary", [])]
+        per_query.append(row)
     return {"per_query": per_query, "latency_ms": lat}
 
 
@@ -550,6 +556,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-ctxmill", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="query passes for latency (quality uses the first)")
     ap.add_argument("--per-query", action="store_true", help="include every query's score")
+    ap.add_argument("--misses", type=float, default=None, metavar="NDCG",
+                    help="with --per-query: queries scoring below NDCG also list their top 10 and targets")
     ap.add_argument("--proto", action="store_true", help="score the store-less prototype (chunks + bm25s + "
                     "embedder + rank) instead of ctxmill's index")
     ap.add_argument("--tune", action="store_true", help="tune rank.Weights on the dev set (real index candidates)")
@@ -598,7 +606,7 @@ def main(argv: list[str] | None = None) -> dict:
             else:
                 system = Ctxmill(repo.root, args.embedder, CACHE / "index" / f"{repo.name}-{args.embedder or 'default'}")
             index_s[sysname][repo.name] = round(time.perf_counter() - t0, 2)
-            run = evaluate(system, repo, qs)
+            run = evaluate(system, repo, qs, args.misses)
             for _ in range(max(0, args.repeat - 1)):
                 run["latency_ms"] += evaluate(system, repo, qs)["latency_ms"]
             systems[sysname][repo.name] = run

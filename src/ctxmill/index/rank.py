@@ -60,6 +60,12 @@ _TESTISH = re.compile(r"(^|/)_?(tests?|__tests__|spec|specs|testing|examples?|be
 # File names that only say "this folder's module": the folder is the name.
 INDEX_NAMES = frozenset({"mod", "index", "init"})
 
+# Declaration files describe shapes for tooling (TypeScript .d.ts, Python .pyi stubs, LuaLS
+# `---@meta` files, which the chunker marks with STUB_MARK as their chunks' context): the
+# implementation a question is about lives elsewhere.
+_STUB_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
+STUB_MARK = "---@meta"
+
 _PROSE = re.compile(r"\.(md|markdown|rst|txt|adoc)$", re.I)
 
 
@@ -93,6 +99,7 @@ class Weights:
     acronym: float = 1.0  # 1: a file-name part that is the initials of query words (hf ~ Hugging Face) counts
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
     name_idf: float = 1.0  # a file-name word in the paths of most candidates counts this much less
+    stub: float = 1.0  # step back for declaration files (.d.ts, .pyi, Lua ---@meta) unless types are asked for
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -133,6 +140,7 @@ class Query:
     symbol_lookup: bool  # the whole query is one identifier
     wants_tests: bool
     wants_prose: bool
+    wants_types: bool = False  # asks about type declarations / stubs themselves
 
 
 def parse_query(text: str) -> Query:
@@ -155,7 +163,9 @@ def parse_query(text: str) -> Query:
     wants_tests = bool(re.search(r"\b(tests?|testing|spec|example|examples|benchmark)\b", text, re.I))
     wants_prose = bool(re.search(r"\b(docs?|documentation|readme|guide|tutorial|paper|section|chapter|spec)\b",
                                  text, re.I))
-    return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose)
+    wants_types = bool(re.search(r"\b(types?|typing|typings|stubs?|annotations?|declarations?|signatures?)\b", text,
+                                 re.I))
+    return Query(text, list(seen), idents, symbol_lookup, wants_tests, wants_prose, wants_types)
 
 
 _MEMOS: list = []  # (function, size limit) of every _memo cache
@@ -684,6 +694,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             low = f"{path}\n{symbol}\n{text}".lower()
             found = frozenset(w for w in qstems if w in low)
             s += weights.coverage * len(found) / nq
+        if weights.stub and not q.wants_types and (
+                path.endswith(_STUB_SUFFIXES) or (_get(hit, "context") or "").startswith(STUB_MARK)):
+            filewide -= weights.stub
         if testish and not q.wants_tests:
             filewide -= weights.testish
         if not q.wants_prose and (prose or kind == "document"):
