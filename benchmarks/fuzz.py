@@ -442,6 +442,31 @@ def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
             shapes[shape] = row
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    # apply: a sketch identical to a large file of few distinct lines (the stretch matcher's worst case)
+    apply_row: dict = {}
+    tmp.mkdir(exist_ok=True)
+    try:
+        for mult in (1, 2):
+            lines = ["x = 1", "", "    pass", "return y", "foo(bar)", "}", "{", "# comment"]
+            text = "".join(rnd.choice(lines) + (f" {rnd.randint(0, 50)}" if rnd.random() < 0.5 else "") + "\n"
+                           for _ in range(min(5 * size, 2_500_000) * mult // 8))  # up to 5 MB, under APPLY_MAX_BYTES
+            f = tmp / f"apply-{mult}.txt"
+            f.write_text(text)
+            sk = tmp / f"apply-{mult}.sketch"
+            sk.write_text(text)
+            t = time.perf_counter()
+            try:
+                code = subprocess.run([str(CTXMILL), "apply", str(f), str(sk)], capture_output=True,
+                                      timeout=timeout).returncode
+            except subprocess.TimeoutExpired:
+                code = "timeout"
+            took = time.perf_counter() - t
+            apply_row[f"x{mult}"] = {"bytes": len(text), "seconds": round(took, 3), "exit": code,
+                                     "mb_per_s": round(len(text) / 1e6 / took, 3)}
+        apply_row["doubling_ratio"] = round(apply_row["x2"]["seconds"] / apply_row["x1"]["seconds"], 2)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out["apply_identical_sketch"] = apply_row
     prose = shapes["prose"]["x2"]["mb_per_s"]
     for row in shapes.values():
         row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
