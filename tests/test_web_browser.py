@@ -371,8 +371,10 @@ def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):
     if heads is None:  # the sample paper's nine figures: pictures cropped from its pages, loaded
         page.click('[data-tab="document"]')
         assert_figures_loaded(page, 9)
-        page.locator("#doc-html #fig-1").scroll_into_view_if_needed()
-        shot(page, "16-paper-figure", "#doc-html #fig-1")
+        fig = page.locator("#doc-html #fig-1")
+        fig.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        fig.screenshot(path=str(SHOTS / "16-paper-figure.png"))  # the element alone: the page is very tall
 
 
 def assert_figures_loaded(page, at_least: int) -> None:
@@ -579,3 +581,90 @@ def test_a_new_compile_while_a_reopened_job_loads_raises_no_page_error(page, ser
     page.click("#compile")  # ... and a new compile clears them mid-way
     wait_done(page)
     assert page.inner_text("#summary .title") == "A second note"
+
+
+GRAPH_FILL = """() => {
+  const f = document.querySelector('#graph').getBoundingClientRect();
+  const cs = [...document.querySelectorAll('#graph g.node circle')].map(c => c.getBoundingClientRect());
+  const x0 = Math.min(...cs.map(r => r.left)), x1 = Math.max(...cs.map(r => r.right));
+  const y0 = Math.min(...cs.map(r => r.top)), y1 = Math.max(...cs.map(r => r.bottom));
+  return [(x1 - x0) / f.width, (y1 - y0) / f.height];
+}"""
+
+
+def _graph_of(page, pdf: Path | None) -> None:
+    if pdf is not None:
+        page.set_input_files("#file", str(pdf))
+    page.click("#compile")
+    wait_done(page)
+    page.click('[data-tab="graph"]')
+    page.wait_for_selector("#graph[data-settled]", timeout=60_000)
+
+
+def test_graph_filter_and_search(page):
+    """The 197-node sample paper when ../shared has it, else the bundled sample."""
+    paper = SHARED / "corpus" / "dive-into-claude-code" / "paper.pdf"
+    _graph_of(page, paper if paper.is_file() else None)
+    total = page.locator("#graph g.node").count()
+    refs = page.locator("#graph g.node.reference").count()
+    assert refs >= 5
+    # the layout fills the frame: nodes spread over most of its width and height
+    wide, tall = page.evaluate(GRAPH_FILL)
+    assert wide > 0.8 and tall > 0.6, (wide, tall)
+    # sections are labelled in bold, and so are the most-cited references
+    assert page.locator("#graph g.node.section.major").count() == page.locator("#graph g.node.section").count()
+    assert 1 <= page.locator("#graph g.node.reference.major").count() < refs
+    # switch references off in the legend: the graph is drawn again without them
+    page.click('#graph-legend button[data-kind="reference"]')
+    page.wait_for_selector("#graph[data-settled]", timeout=60_000)
+    assert page.locator("#graph g.node.reference").count() == 0
+    assert page.locator("#graph g.node").count() == total - refs
+    assert page.get_attribute('#graph-legend button[data-kind="reference"]', "aria-pressed") == "false"
+    assert page.inner_text("#graph-count").startswith(f"{total - refs} of {total} nodes")
+    page.click('#graph-legend button[data-kind="reference"]')
+    page.wait_for_selector("#graph[data-settled]", timeout=60_000)
+    assert page.locator("#graph g.node").count() == total
+    # search by a reference's label: it stays bright, the others dim; Enter opens it
+    label = page.locator("#graph g.node.reference.major text").first.text_content()
+    word = max(label.replace("[", " ").replace("]", " ").split(), key=len)
+    page.fill("#graph-search", word)
+    assert page.inner_text("#graph-found").endswith("found") and not page.inner_text("#graph-found").startswith("0")
+    assert page.locator("#graph g.node.match").count() >= 1
+    assert page.locator("#graph g.node.dim").count() == total - page.locator("#graph g.node.match").count()
+    page.press("#graph-search", "Enter")
+    assert word.lower() in page.inner_text("#graph-info").lower()
+    shot(page, "07-graph", "#panel-graph")
+    page.fill("#graph-search", "")
+    assert page.locator("#graph g.node.dim").count() == 0
+
+
+def test_graph_on_a_phone_shows_the_panel_over_it(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server)
+        _graph_of(pg, None)
+        frame = pg.locator("#graph").bounding_box()
+        wide = pg.evaluate("""() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391)
+            .slice(0, 40).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+        if frame["width"] > 390 or frame["x"] < 0:  # the page is no wider than the phone
+            pytest.fail("wider than the screen: " + " | ".join(wide))
+        assert not pg.is_visible("#graph-info")  # no room beside the graph: hidden until a click
+        boxes = pg.evaluate(LABEL_BOXES)
+        cut = [b for b in boxes if not (frame["x"] - 1 <= b["label"][0] and b["label"][2] <= frame["x"] + frame["width"] + 1)]
+        assert not cut, (frame, cut)  # no label cut off at the frame's edges
+        pg.locator("#graph g.node.section circle").first.tap(force=True)
+        pg.wait_for_selector("#graph-info.open")
+        info = pg.locator("#graph-info").bounding_box()
+        # over the graph, inside the screen: the bottom of the viewport, not below the fold
+        assert info["y"] >= 0 and info["y"] + info["height"] <= 844 + 1 and info["width"] >= 380
+        assert pg.inner_text("#node-kind") == "section"
+        shot(pg, "17-graph-phone")
+        pg.click("#graph-info .close-info")
+        assert not pg.is_visible("#graph-info")
+    finally:
+        ctx.close()
+    assert not errors, errors

@@ -198,6 +198,9 @@ function clearResults() {
   $("#graph-count").textContent = "";
   if (state.graphView && state.graphView.stop) state.graphView.stop();
   state.graphView = null;
+  state.graphHidden = null; // a new job shows every kind of node again
+  $("#graph-search").value = "";
+  $("#graph-found").textContent = "";
 }
 
 function detail(body) {
@@ -556,13 +559,23 @@ function renderGraph() {
     window.CtxGraph.clear($("#graph"));
     return;
   }
-  const nodes = g.nodes || [];
-  const edges = g.edges || g.links || [];
-  $("#graph-count").textContent = `${nodes.length} nodes, ${edges.length} edges`;
+  const all = g.nodes || [];
+  const allEdges = g.edges || g.links || [];
+  // the kinds switched off in the legend (kept across re-draws of the same job's graph)
+  const hidden = state.graphHidden || (state.graphHidden = new Set());
+  const nodes = all.filter((n) => !hidden.has(nodeKind(n)));
+  const shown = new Set(nodes.map((n) => String(n.id)));
+  const edges = allEdges.filter((e) => shown.has(String(e.source ?? e.from)) && shown.has(String(e.target ?? e.to)));
+  $("#graph-count").textContent = nodes.length === all.length ? `${nodes.length} nodes, ${edges.length} edges`
+    : `${nodes.length} of ${all.length} nodes, ${edges.length} edges`;
   $("#graph-count").dataset.nodes = nodes.length;
-  const kinds = [...new Set(nodes.map(nodeKind))];
-  $("#graph-legend").replaceChildren(...kinds.map((k) => el("span", { class: "key" },
-    el("i", { style: `background:${window.CtxGraph.color(k)}` }), k)));
+  const counts = new Map();
+  for (const n of all) counts.set(nodeKind(n), (counts.get(nodeKind(n)) || 0) + 1);
+  $("#graph-legend").replaceChildren(...[...counts].map(([k, c]) => el("button", {
+    class: "key", type: "button", "data-kind": k, "aria-pressed": String(!hidden.has(k)),
+    title: `${hidden.has(k) ? "Show" : "Hide"} ${k} nodes`,
+    onclick: () => { hidden.has(k) ? hidden.delete(k) : hidden.add(k); renderGraph(); },
+  }, el("i", { style: `background:${window.CtxGraph.color(k)}` }), `${k} ${c}`)));
   const refs = new Map((state.data.refs || []).map((r) => [r.id, r]));
   state.graphView = window.CtxGraph.draw($("#graph"), nodes.map((n) => {
     const kind = nodeKind(n), label = nodeLabel(n);
@@ -570,6 +583,16 @@ function renderGraph() {
   }), edges, { onSelect: showNode });
   // Lay out only when the tab is visible (a hidden SVG has no size).
   if (!$("#panel-graph").hidden) state.graphView.start();
+  findInGraph();
+}
+
+// The search box: matching nodes stay bright (the rest dim); Enter opens the best match.
+function findInGraph(open = false) {
+  const q = $("#graph-search").value;
+  if (!state.graphView) return;
+  const hits = state.graphView.find(q);
+  $("#graph-found").textContent = q.trim() ? `${hits.length} found` : "";
+  if (open && hits.length) state.graphView.select(hits[0].id);
 }
 
 function nodeKind(n) { return n.kind || n.type || "node"; }
@@ -628,6 +651,7 @@ function refFields(ref) {
 
 function showNode(node) {
   const info = $("#graph-info");
+  info.classList.add("open"); // on a phone the panel slides over the graph
   const cit = state.data.citations || {};
   const mentions = (cit.mentions || []).filter((m) => (m.reference_ids || []).includes(node.id));
   const crossrefs = (cit.crossrefs || []).filter((c) => c.target_id === node.id);
@@ -636,6 +660,8 @@ function showNode(node) {
   const secTitle = new Map((state.data.sections || []).map((s) => [s.id, `${s.number ? s.number + " " : ""}${s.title}`]));
   // replaceChildren() would print a null as "null": absent parts are filtered out first
   info.replaceChildren(...[
+    el("button", { class: "close-info", type: "button", "aria-label": "Close", text: "×",
+      onclick: () => info.classList.remove("open") }),
     el("h3", { id: "node-label", text: node.kind === "reference" && node.short ? node.short : node.label }),
     el("p", { class: "node-where" }, el("span", { class: "badge", id: "node-kind", text: node.kind }), " ",
       el("code", { class: "muted", text: node.id }), " ", el("span", { class: "muted", id: "node-page", text: nodePage(node, ref) })),
@@ -809,6 +835,8 @@ function setupTabs() {
   $("#chunk-kind").addEventListener("change", () => { chunkShown = CHUNK_PAGE; drawChunks(); });
   $("#chunk-more").addEventListener("click", () => { chunkShown += CHUNK_PAGE; drawChunks(); });
   $("#graph-fit").addEventListener("click", () => state.graphView && state.graphView.fit());
+  $("#graph-search").addEventListener("input", () => findInGraph());
+  $("#graph-search").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); findInGraph(true); } });
 }
 
 async function init() {

@@ -1,7 +1,9 @@
 /* A small force-directed graph in SVG for the citation graph (no library, no CDN).
    CtxGraph.draw(svg, nodes, edges, {onSelect}) -> {start(), fit()}
    nodes: [{id, kind, label, short?, ...}]; edges: [{source|from, target|to, kind|type}]
-   Every node shows its label (`short`, else the label cut to 28 characters). Labels keep their
+   Sections anchor the layout on a grid shaped like the frame; references start among the
+   sections that cite them. Sections and the most-cited references get bold labels ("major").
+   find(query) dims what does not match. Every node shows its label (`short`, else the label cut to 28 characters). Labels keep their
    size at any zoom, so once the layout settles a declutter pass moves nodes apart on screen
    until no two labels (or a label and a circle) overlap at the fitted zoom. */
 "use strict";
@@ -32,7 +34,7 @@
     const nodes = nodesIn.map((n, i) => {
       const a = (2 * Math.PI * i) / Math.max(nodesIn.length, 1);
       const r = 40 + 6 * Math.sqrt(i);
-      return { ...n, x: r * Math.cos(a), y: r * Math.sin(a), vx: 0, vy: 0, deg: 0, fixed: false };
+      return { ...n, x: r * Math.cos(a), y: r * Math.sin(a), vx: 0, vy: 0, deg: 0, cited: 0, fixed: false };
     });
     const byId = new Map(nodes.map((n) => [String(n.id), n]));
     const edges = [];
@@ -40,9 +42,16 @@
       const s = byId.get(String(e.source ?? e.from));
       const t = byId.get(String(e.target ?? e.to));
       if (!s || !t || s === t) continue;
-      edges.push({ s, t, kind: e.kind || e.type || "" });
+      const kind = e.kind || e.type || "";
+      edges.push({ s, t, kind, weight: Number(e.weight) || 1 });
       s.deg++; t.deg++;
+      if (kind === "cites") t.cited += Number(e.weight) || 1;
     }
+    anchor(svg, nodes, edges);
+    // labels that matter most at a glance: every section and the most-cited references
+    const refs = nodes.filter((n) => n.kind === "reference").sort((a, b) => b.cited - a.cited);
+    const top = new Set(refs.slice(0, Math.max(5, Math.ceil(refs.length / 10))).filter((n) => n.cited > 0));
+    for (const n of nodes) n.major = n.kind === "section" || n.kind === "subsection" || n.kind === "document" || top.has(n);
     const radius = (n) => (n.kind === "document" ? 10 : 3.5 + Math.min(7, Math.sqrt(n.deg) * 1.3));
 
     const view = mk("g", { class: "view" }, svg);
@@ -50,7 +59,7 @@
     const nodeLayer = mk("g", { class: "nodes" }, view);
     for (const e of edges) e.el = mk("line", { class: `edge ${e.kind}` }, edgeLayer);
     for (const n of nodes) {
-      n.el = mk("g", { class: `node ${n.kind}`, tabindex: "0", "data-id": n.id }, nodeLayer);
+      n.el = mk("g", { class: `node ${n.kind}${n.major ? " major" : ""}`, tabindex: "0", "data-id": n.id }, nodeLayer);
       mk("circle", { r: radius(n), fill: color(n.kind) }, n.el);
       mk("title", {}, n.el).textContent = `${n.kind}: ${n.label}`;
       n.text = mk("text", { x: radius(n) + 3, y: 4, class: "label" }, n.el);
@@ -107,13 +116,18 @@
         }
       }
       for (const e of edges) {
+        if (e.s.ax !== undefined && e.t.ax !== undefined) continue; // two sections: the grid places them
         const dx = e.t.x - e.s.x, dy = e.t.y - e.s.y;
         const d = Math.sqrt(dx * dx + dy * dy) || 1;
         const f = (spring * (d - rest) * alpha) / d;
         e.s.vx += dx * f; e.s.vy += dy * f; e.t.vx -= dx * f; e.t.vy -= dy * f;
       }
       for (const a of nodes) {
-        a.vx -= a.x * gravity * alpha; a.vy -= a.y * gravity * alpha;
+        if (a.ax !== undefined) { // a section: pulled to its place on the grid that fills the frame
+          a.vx += (a.ax - a.x) * 0.08 * alpha; a.vy += (a.ay - a.y) * 0.08 * alpha;
+        } else {
+          a.vx -= a.x * gravity * 0.3 * alpha; a.vy -= a.y * gravity * 0.3 * alpha;
+        }
         if (a.fixed) { a.vx = a.vy = 0; continue; }
         a.vx *= 0.6; a.vy *= 0.6;
         const v = Math.hypot(a.vx, a.vy);
@@ -151,9 +165,19 @@
     function boxes() {
       const [w] = size();
       return nodes.map((n) => {
-        if (n.tb === undefined) { const b = n.text.getBBox(); n.tb = { w: b.width, y0: b.y, y1: b.y + b.height }; }
+        if (n.tb === undefined) {
+          // a label wider than half a narrow frame (a phone) fits on neither side: shorten it
+          let b = n.text.getBBox();
+          while (b.width > 0.45 * w && n.text.textContent.length > 8) {
+            n.text.textContent = `${n.text.textContent.slice(0, -2).trimEnd()}…`.replace(/……$/, "…");
+            b = n.text.getBBox();
+          }
+          n.tb = { w: b.width, y0: b.y, y1: b.y + b.height };
+        }
         const sx = tx + k * n.x, sy = ty + k * n.y;
-        n.left = sx > w / 2 && n.kind !== "document";
+        // towards the centre (the document's to the right), unless only the other side fits
+        const fitsRight = sx + n.r + 3 + n.tb.w <= w - 2, fitsLeft = sx - n.r - 3 - n.tb.w >= 2;
+        n.left = (sx > w / 2 && n.kind !== "document") ? (fitsLeft || !fitsRight) : (!fitsRight && fitsLeft);
         const lx0 = n.left ? -(n.r + 3 + n.tb.w) : n.r + 3;
         return { n, x0: sx + Math.min(-n.r, lx0), x1: sx + Math.max(n.r, lx0 + n.tb.w),
                  y0: sy + Math.min(-n.r, n.tb.y0), y1: sy + Math.max(n.r, n.tb.y1) };
@@ -273,6 +297,21 @@
       if (g && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); select(byId.get(g.dataset.id)); }
     };
 
+    // --- search: matching nodes stay bright, the rest dim; returns the matches, best first
+    function find(q) {
+      q = String(q || "").trim().toLowerCase();
+      const hits = q ? nodes.filter((n) => `${n.short || ""} ${n.label || ""} ${n.id}`.toLowerCase().includes(q)) : [];
+      hits.sort((a, b) => b.deg - a.deg);
+      const set = new Set(hits);
+      for (const n of nodes) {
+        n.el.classList.toggle("match", set.has(n));
+        n.el.classList.toggle("dim", Boolean(q) && !set.has(n));
+        n.el.classList.remove("selected");
+      }
+      for (const e of edges) e.el.classList.remove("hot");
+      return hits;
+    }
+
     function select(node) {
       const near = new Set([node]);
       for (const e of edges) {
@@ -287,7 +326,46 @@
       if (opts.onSelect) opts.onSelect(node);
     }
 
-    return { start, fit, declutter, select: (id) => byId.has(String(id)) && select(byId.get(String(id))), nodes, edges };
+    return { start, fit, declutter, find, select: (id) => byId.has(String(id)) && select(byId.get(String(id))), nodes, edges };
+  }
+
+  // Sections are the anchors: laid out in reading order on a grid with the frame's shape
+  // (a snake, so neighbouring sections stay neighbours), and every other node starts beside
+  // the sections it is linked to (a reference among the sections that cite it, a figure by
+  // its section), so the layout fills the frame and groups references by where they are cited.
+  function anchor(svg, nodes, edges) {
+    const secs = nodes.filter((n) => n.kind === "section" || n.kind === "subsection");
+    if (secs.length < 3) return;
+    const r = svg.getBoundingClientRect();
+    const aspect = (r.width || 800) / (r.height || 500);
+    const cols = Math.max(1, Math.round(Math.sqrt(secs.length * aspect)));
+    const rows = Math.ceil(secs.length / cols);
+    const sx = 120, sy = rows > 1 ? Math.max(50, ((cols - 1) * sx) / ((rows - 1) * aspect)) : sx;
+    secs.forEach((n, i) => {
+      const row = Math.floor(i / cols), c = i % cols;
+      const col = row % 2 ? cols - 1 - c : c;
+      n.ax = (col - (cols - 1) / 2) * sx;
+      n.ay = (row - (rows - 1) / 2) * sy;
+      n.x = n.ax; n.y = n.ay;
+    });
+    const sum = new Map();
+    for (const e of edges) {
+      for (const [a, b] of [[e.s, e.t], [e.t, e.s]]) {
+        if (a.ax === undefined || b.ax !== undefined) continue;
+        const w = e.weight;
+        const acc = sum.get(b) || { x: 0, y: 0, w: 0 };
+        acc.x += a.ax * w; acc.y += a.ay * w; acc.w += w;
+        sum.set(b, acc);
+      }
+    }
+    let k = 0;
+    for (const n of nodes) {
+      if (n.ax !== undefined) continue;
+      const acc = sum.get(n);
+      const ang = 2.4 * k++, rad = 14 + 3 * Math.sqrt(k % 40);
+      n.x = (acc ? acc.x / acc.w : 0) + rad * Math.cos(ang);
+      n.y = (acc ? acc.y / acc.w : 0) + rad * Math.sin(ang);
+    }
   }
 
   function short(s) {
