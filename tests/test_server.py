@@ -182,3 +182,8 @@ def test_a_noop_index_is_answered_from_the_watcher_and_never_misses_a_save_just_
     text = ctx(env, "index", str(repo))  # the command's fast path prints what the full one does
     assert text.returncode == 0 and text.stdout.startswith("10 files scanned, 0 changed, 0 deleted;")
     assert ctx(env, "index", str(repo), "--max-file-kb", "5", "--json").returncode == 0  # another limit: a walk
+    [db] = Path(env["CTXMILL_INDEX_DIR"]).glob("*.db")
+    db.unlink()  # the user deletes the index to rebuild it: no answer from the watcher's state
+    rebuilt = ctx(env, "index", str(repo), "--max-file-kb", "5", "--json")
+    assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["files_changed"] == 10, rebuilt.stdout
+    assert search(env, repo, "saved 3", k=3)

@@ -50,6 +50,7 @@ class RootState:
         self.last_report: dict | None = None
         self.error: str | None = None
         self.watcher = None  # watch.RootWatcher once watching
+        self.db_ident: tuple | None = None  # (device, inode) of the database that sync wrote
 
     @property
     def dirty(self) -> bool:
@@ -148,6 +149,8 @@ class Server:
             return None
         if not st.watcher.caught_up(arrived, CATCH_UP_SECONDS) or st.dirty or st.lock.locked():
             return None
+        if _ident(st.last_report["db_path"]) != st.db_ident:
+            return None  # the index was deleted or rebuilt by someone else: walk again
         report = {**st.last_report, "files_changed": 0, "files_deleted": 0, "chunks_embedded": 0,
                   "seconds": round(time.monotonic() - arrived, 4)}
         try:
@@ -203,6 +206,7 @@ class Server:
             st.max_file_bytes = max_file_bytes
             st.last_sync = time.time()
             st.last_report = {**report.to_dict(), "db_path": str(report.db_path)}
+            st.db_ident = _ident(st.last_report["db_path"])
         return st.last_report
 
     # ------------------------------------------------------------------ watching
@@ -256,6 +260,14 @@ class Server:
             if quiet and not syncing and not self.busy:
                 self.shutdown()
                 return
+
+
+def _ident(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 STALE_NOTE = "ctxmill: note: the index is syncing changes; results may miss the newest edits\n"
