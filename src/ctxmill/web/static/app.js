@@ -388,7 +388,13 @@ function renderSummary(job) {
       text: `${s.citations} citations${s.citations_unresolved ? ` (${s.citations_unresolved} unresolved)` : ""}` }));
   }
   // QA in the colour of its verdict, so a failed compile never looks like a good one
-  if (state.data.qa) parts.push(el("span", { class: `stat ${qaClass(s.qa_score)}`, id: "stat-qa", text: `QA ${s.qa_score}/100` }));
+  if (state.data.qa) {
+    // red when QA found an error, whatever the score; amber for a middling score
+    const errors = (state.data.qa.checks || []).filter((c) => c.severity === "error").length;
+    parts.push(el("span", { class: `stat ${errors ? "bad" : qaClass(s.qa_score)}`, id: "stat-qa",
+      title: errors ? "QA found errors: see the QA report tab" : "",
+      text: `QA ${s.qa_score}/100${errors ? ` · ${errors} error${errors === 1 ? "" : "s"}` : ""}` }));
+  }
   parts.push(el("span", { class: "stat", text: `${Number(s.seconds).toFixed(2)} s` }));
   if (job.files.includes("bundle.zip")) {
     parts.push(el("a", { class: "button primary", id: "download-top", href: job.links.bundle, download: "", text: "Download bundle" }));
@@ -690,11 +696,25 @@ function renderQA() {
     el("p", {}, el("a", { href: state.job.links.files["qa.md"] || "#", target: "_blank", text: "qa.md" })),
     ...groups.map(([sev, checks]) => el("section", { class: `qa-group ${sev}` },
       el("h3", { text: `${sev} (${checks.length})` }),
-      checks.length ? el("ul", {}, checks.map((c) => el("li", {},
-        el("code", { class: "muted", text: c.id }), " ", c.message, " ",
-        locationLink(c.location))))
+      checks.length ? el("ul", {}, sameChecks(checks).map((same) => same.length === 1
+        ? el("li", {}, el("code", { class: "muted", text: same[0].id }), " ", same[0].message, " ", locationLink(same[0].location))
+        // a finding repeated on many pages is one line with a count; its places fold out
+        : el("li", { class: "qa-repeated", "data-id": same[0].id },
+          el("details", {}, el("summary", {}, el("code", { class: "muted", text: same[0].id }), " ",
+            el("span", { class: "badge", text: `×${same.length}` }), " ", same[0].message),
+          el("ul", {}, same.map((c) => el("li", {}, c.message, " ", locationLink(c.location))))))))
         : el("p", { class: "muted", text: "none" }))),
   );
+}
+
+// QA checks of one severity grouped by their id, in the order each id first appears.
+function sameChecks(checks) {
+  const by = new Map();
+  for (const c of checks) {
+    if (!by.has(c.id)) by.set(c.id, []);
+    by.get(c.id).push(c);
+  }
+  return [...by.values()];
 }
 
 // A QA location as a link to its place: text spans and sections in the document,
