@@ -193,6 +193,50 @@ def reindent(sketch: str, how: str) -> str:
     return "\n".join(out)
 
 
+def is_marker(line: str) -> bool:
+    s = line.strip()
+    return len(s) < 60 and any(w in s for w in WORDINGS)
+
+
+def unit_of(text: str) -> int:
+    cols = [len(x) - len(x.lstrip(" ")) for x in text.split("\n") if x.strip() and x.startswith(" ")]
+    return 2 if cols and min(cols) == 2 else 4
+
+
+def to_tabs(text: str, unit: int) -> str:
+    out = []
+    for x in text.split("\n"):
+        n = len(x) - len(x.lstrip(" "))
+        out.append("\t" * (n // unit) + " " * (n % unit) + x[n:])
+    return "\n".join(out)
+
+
+def shifted(sketch: str, how: str, rng: random.Random, unit: int = 4) -> str:
+    """The `reindent` variants a model writes: the whole sketch moved right ("shift"), each
+    stretch between markers moved by its own amount or pulled to column 0 ("partial"), or the
+    file's tabs written as spaces ("spaces", on a tab-indented file)."""
+    lines = sketch.split("\n")
+    if how == "shift":
+        k = rng.choice([2, 4, 8])
+        return "\n".join(" " * k + x if x.strip() else x for x in lines)
+    if how == "spaces":
+        return "\n".join(x.replace("\t", " " * unit) if x.startswith("\t") else x for x in lines)
+    segs: list[list[str]] = [[]]
+    for x in lines:
+        segs[-1].append(x)
+        if is_marker(x):
+            segs.append([])
+    out = []
+    for seg in segs:
+        k = rng.choice([0, 2, 4, "dedent"])
+        if k == "dedent":
+            pad = min((len(x) - len(x.lstrip()) for x in seg if x.strip() and not is_marker(x)), default=0)
+            out += [x if is_marker(x) else x[pad:] if x.strip() else x for x in seg]
+        else:
+            out += [x if is_marker(x) or not x.strip() else " " * k + x for x in seg]
+    return "\n".join(out)
+
+
 # ------------------------------------------------------------------------- synthetic edits
 
 _JS_STMT = re.compile(r"^\s+(?:const|let|var|return|this\.|await|[\w.]+\()[^{}]*;\s*$")
@@ -313,10 +357,10 @@ def build(repo: Path, seed: int, limit: int, rev: str = "HEAD") -> list[dict]:
     rng = random.Random(seed)
     triples: list[dict] = []
 
-    def add(kind: str, name: str, original: str, sketch: str | None, expected: str) -> None:
+    def add(kind: str, name: str, original: str, sketch: str | None, expected: str, how: str = "") -> None:
         if sketch is not None and sketch.strip():
             triples.append({"kind": kind, "name": name, "original": original, "sketch": sketch,
-                            "expected": expected})
+                            "expected": expected, **({"how": how} if how else {})})
 
     for name, old, new in history_pairs(repo, limit, rev):
         ext = Path(name.split(":", 1)[1]).suffix
@@ -332,10 +376,31 @@ def build(repo: Path, seed: int, limit: int, rev: str = "HEAD") -> list[dict]:
             s = "\n".join(x + (" " * rng.randrange(1, 4) if x.strip() and rng.random() < 0.3 else "")
                           for x in s.split("\n"))
             add("trailing_ws", name, old, s, new)
+    # the reindent variants of issue 18 draw from their own generator, so the triples above
+    # stay the ones earlier runs measured
+    rng2 = random.Random(seed + 1)
+    for name, old, new in history_pairs(repo, limit, rev):
+        ext = Path(name.split(":", 1)[1]).suffix
+        s = make_sketch(old, new, ext, rng2.choice([2, 3]), rng2)
+        if s and ext != ".md":
+            how = rng2.choice(["shift", "partial"])
+            add("reindent", name, old, shifted(s, how, rng2), new, how)
     for path, text in sample_files(rng, limit):
         ext = Path(path).suffix
         for kind, old, new in synthetic(path, text, rng):
             add(kind, path, old, make_sketch(old, new, ext, rng.choice([2, 3]), rng), new)
+            how = rng2.choice(["dedent", "shift", "partial", "tabs", "spaces"])
+            if how == "spaces":
+                u = unit_of(old)
+                to, tn = to_tabs(old, u), to_tabs(new, u)
+                s = make_sketch(to, tn, ext, rng2.choice([2, 3]), rng2)
+                if s:
+                    add("reindent", path, to, shifted(s, "spaces", rng2, u), tn, how)
+                continue
+            s = make_sketch(old, new, ext, rng2.choice([2, 3]), rng2)
+            if s:
+                add("reindent", path, old, reindent(s, how) if how in ("dedent", "tabs") else shifted(s, how, rng2), new,
+                    how)
         amb = ambiguous(path, text, rng)
         if amb:
             add("ambiguous", path, amb[0], amb[1], amb[2])
@@ -344,6 +409,7 @@ def build(repo: Path, seed: int, limit: int, rev: str = "HEAD") -> list[dict]:
 
 def run(triples: list[dict], show_wrong: bool = False) -> dict:
     by_kind: dict[str, Counter] = defaultdict(Counter)
+    by_how: dict[str, Counter] = defaultdict(Counter)  # the reindent variants of the synthetic edits
     total: Counter = Counter()
     reasons: Counter = Counter()
     peer: Counter = Counter()
@@ -356,6 +422,8 @@ def run(triples: list[dict], show_wrong: bool = False) -> dict:
         seconds.append(time.perf_counter() - t0)
         v = classify(r.result if r.applied else None, t["expected"])
         by_kind[t["kind"]][v] += 1
+        if t.get("how"):
+            by_how[t["how"]][v] += 1
         total[v] += 1
         peer[classify(naive_merge(t["original"], t["sketch"]), t["expected"])] += 1
         if not r.applied:
@@ -381,6 +449,9 @@ def run(triples: list[dict], show_wrong: bool = False) -> dict:
                       + amb["trailing_ws_only"], "silently_wrong": amb["silently_wrong"]},
         "peer_copy_until_next_line": dict(peer),
         "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
+        "reindent_by_variant": {k: dict(v) for k, v in sorted(by_how.items())},
+        "reindent_silently_wrong_rate": round(by_kind["reindent"]["silently_wrong"]
+                                              / max(1, sum(by_kind["reindent"].values())), 4),
         "refusal_reasons": dict(reasons.most_common(8)),
         "median_ms": round(seconds[len(seconds) // 2] * 1000, 3) if seconds else None,
         "p99_ms": round(seconds[int(len(seconds) * 0.99)] * 1000, 3) if seconds else None,

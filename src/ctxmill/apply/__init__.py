@@ -402,8 +402,9 @@ def _render(m: Merger, raw: list[str], nl: str, final_nl: bool) -> list[str]:
             continue
         else:
             out.append(indent(want) + line.lstrip() + nl)
-        prev = (S.cols[s], want, seg[s])
-        last_pair = prev[:2]
+        if line.strip():  # a blank line's column 0 says nothing of the sketch's indentation
+            prev = (S.cols[s], want, seg[s])
+            last_pair = prev[:2]
     for i in range(len(out) - 1):
         if not out[i].endswith("\n"):
             out[i] += nl
