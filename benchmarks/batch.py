@@ -285,7 +285,7 @@ def main() -> None:
             import ray
 
             t0 = time.perf_counter()
-            ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
             res["ray_cluster_start_seconds"] = round(time.perf_counter() - t0, 2)
             sr, tr, _ = cli(docs, "-o", root / "ray", "--engine", "ray", "--address", ctx.address_info["address"])
             res["ray"] = rate(sr, tr)

@@ -29,7 +29,7 @@ SAME = ("input", "sha256", "status", "pages", "qa_score", "output", "size", "mti
 
 @pytest.fixture(scope="module")
 def cluster():
-    ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ctx.address_info["address"]
     finally:

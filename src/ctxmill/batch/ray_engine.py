@@ -41,8 +41,9 @@ def _connect(address: str | None, jobs: int):
     try:
         if address:
             ray.init(address=address, **kwargs)
-        else:  # a local Ray, started and stopped here, with the cores --jobs asks for
-            ray.init(num_cpus=jobs, include_dashboard=False, **kwargs)
+        else:  # a local Ray, started and stopped here, with the cores --jobs asks for ("local":
+            # never a cluster a `ray start` left behind on this machine)
+            ray.init(address="local", num_cpus=jobs, include_dashboard=False, **kwargs)
     except (ValueError, ConnectionError, RuntimeError) as exc:
         raise UsageError(one_line(f"cannot start or reach Ray at {address or 'a local instance'}: {exc}")) from None
     return ray, True
