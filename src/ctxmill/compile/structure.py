@@ -29,12 +29,17 @@ FOOTNOTE_START_RE = re.compile(r"^\[\^([\w*†‡§¶]{1,4})\]\s*(\S.*)$", re.S)
 SENTENCE_END_RE = re.compile(r"[.!?:;]['\"”’)\]]*$|[.!?]\)$")
 
 
+_FOOTNOTE_MARK_RE = re.compile(r"\[\^[^\]]*\]")
+_NON_WORD_RE = re.compile(r"[^\w]+")
+_SPACES_RE = re.compile(r"\s+")
+
+
 def norm_title(text: str) -> str:
     t = unicodedata.normalize("NFKD", text)
     t = t.replace("’", "'").replace("–", "-").replace("—", "-")
-    t = re.sub(r"\[\^[^\]]*\]", "", t)
-    t = re.sub(r"[^\w]+", " ", t.lower())
-    return re.sub(r"\s+", " ", t).strip()
+    t = _FOOTNOTE_MARK_RE.sub("", t)
+    t = _NON_WORD_RE.sub(" ", t.lower())
+    return _SPACES_RE.sub(" ", t).strip()
 
 
 def run(doc: Document, options: CompileOptions) -> None:
