@@ -258,6 +258,25 @@ def test_search_without_index_says_how_to_get_one(client):
     assert "--index" in resp.json()["detail"]
 
 
+def test_index_a_folder_from_the_page_refuses_what_is_not_a_folder(client, tmp_path):
+    resp = client.post("/api/index", json={"folder": str(tmp_path / "nowhere")})
+    assert resp.status_code == 400 and resp.json()["detail"].endswith("is not a folder on this computer.")
+    assert client.post("/api/index", json={"folder": "  "}).status_code == 400
+    assert client.get("/api/index").json()["state"] == "none"  # nothing started, no search root
+    assert client.get("/api/config").json()["index_from_page"] is True
+
+
+def test_indexing_from_the_page_is_only_for_a_local_client(tmp_path):
+    from starlette.testclient import TestClient
+
+    from ctxmill.web.app import create_app
+
+    app = create_app(jobs_root=tmp_path / "jobs", mount_mcp=False)
+    with TestClient(app, base_url="http://127.0.0.1") as c:  # its client address is not loopback
+        resp = c.post("/api/index", json={"folder": str(tmp_path)})
+        assert resp.status_code == 403 and "local server" in resp.json()["detail"]
+
+
 # ------------------------------------------------------------------------------ job store
 
 

@@ -668,3 +668,42 @@ def test_graph_on_a_phone_shows_the_panel_over_it(browser, server):
     finally:
         ctx.close()
     assert not errors, errors
+
+
+def test_search_tab_indexes_a_typed_folder_then_searches_it(browser, tmp_path):
+    """A server started without --index: the Search tab indexes a folder typed into it, shows
+    progress, then searches it."""
+    root = tmp_path / "code"
+    root.mkdir()
+    (root / "users.py").write_text(CODE)
+    (root / "notes.md").write_text("# Notes\n\nThe user records come from a CSV export.\n")
+    env = {"CTXMILL_INDEX_DIR": str(tmp_path / "indexdb")}
+    with serve("--workers", "1", env=env) as url:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        pg = ctx.new_page()
+        pg.set_default_timeout(60_000)
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            pg.goto(url)
+            pg.click('[data-tab="search"]')
+            assert pg.is_disabled("#search-q") and pg.is_visible("#index-form")
+            pg.fill("#index-folder", str(tmp_path / "missing"))
+            pg.click("#index-start")
+            pg.wait_for_function("() => document.querySelector('#index-progress').textContent.includes('not a folder')")
+            pg.fill("#index-folder", str(root))
+            pg.click("#index-start")
+            pg.wait_for_function("() => !document.querySelector('#search-q').disabled", timeout=120_000)
+            note = pg.inner_text("#search-note")
+            assert note.startswith(f"Index: {root.resolve()}") and "2 files" in note
+            pg.fill("#search-q", "parse user record")
+            pg.press("#search-q", "Enter")
+            pg.wait_for_selector("#search-hits .hit")
+            assert "users.py" in pg.locator("#search-hits .hit .path").first.inner_text()
+            shot(pg, "13-search", "#panel-search")
+        finally:
+            ctx.close()
+        assert not errors, errors
+        # the JSON API reports the finished run
+        st = httpx.get(f"{url}/api/index").json()
+        assert st["state"] == "done" and st["files_scanned"] == 2

@@ -369,6 +369,10 @@ def create_app(
     )
     app.state.store = store
     app.state.index_root = index_root
+    from ctxmill.web.indexing import LOOPBACK, Indexer
+
+    indexer = Indexer(index_root)  # the search root; a server without one can index a folder from the page
+    app.state.indexer = indexer
     app.state.max_upload_bytes = max_bytes
     # DNS-rebinding guard: a web site cannot point its own name at 127.0.0.1 and read this
     # server (the search tab can expose an indexed codebase). Bound to all interfaces, any
@@ -434,7 +438,8 @@ def create_app(
         values = {
             "SAMPLE_TEXT": html.escape(text),
             "SAMPLE_NAME": html.escape(sample.name if sample else ""),
-            "INDEX_ROOT": html.escape(str(index_root) if index_root else ""),
+            "INDEX_ROOT": html.escape(str(indexer.root) if indexer.root else ""),
+            "INDEX_FROM_PAGE": "1" if host in LOOPBACK else "",
             "MAX_UPLOAD_MB": f"{max_upload_mb:g}",
             "VERSION": html.escape(_version()),
         }
@@ -453,8 +458,9 @@ def create_app(
             "workers": store.workers,
             "job_ttl_seconds": store.ttl,
             "job_timeout_seconds": store.job_timeout,
-            "search": index_root is not None,
-            "index_root": str(index_root) if index_root else None,
+            "search": indexer.root is not None,
+            "index_root": str(indexer.root) if indexer.root else None,
+            "index_from_page": host in LOOPBACK,
             "mcp": mcp_app is not None,
             "sample": sample.name if sample else None,
             "stages": STAGE_ORDER,
@@ -608,8 +614,10 @@ def create_app(
     ) -> dict[str, Any]:
         """Search the index given with ``ctxmill serve --index PATH``: hits best first, each
         ``{path, start_line, end_line, score, kind, symbol?, text}``."""
+        index_root = indexer.root
         if index_root is None:
-            raise HTTPException(404, "no index: start the server with `ctxmill serve --index PATH`")
+            raise HTTPException(404, "no index: start the server with `ctxmill serve --index PATH`, "
+                                     "or index a folder from the Search tab")
         try:
             from ctxmill.index import search as index_search
         except ImportError:
@@ -629,6 +637,25 @@ def create_app(
             raise HTTPException(400, str(exc)) from None
         return {"query": q, "root": str(index_root), "seconds": round(time.perf_counter() - t0, 4),
                 "hits": to_jsonable(list(hits))}
+
+    @app.post("/api/index", status_code=202, tags=["search"])
+    def start_index(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        """Index the folder ``{"folder": PATH}`` on this machine, then search it (a server bound to
+        127.0.0.1 only, asked from this machine). Poll ``GET /api/index`` for progress."""
+        client = request.client.host if request.client else ""
+        if host not in LOOPBACK or client not in LOOPBACK:
+            raise HTTPException(403, "Indexing a folder from the page is offered only on a local server "
+                                     "(ctxmill serve on 127.0.0.1).")
+        try:
+            return indexer.start(str(body.get("folder") or ""))
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+
+    @app.get("/api/index", tags=["search"])
+    def index_progress() -> dict[str, Any]:
+        """The search root and the last indexing run: ``state`` none | ready | running (with
+        ``done``/``total`` files) | done (with the counts) | failed (with ``error``)."""
+        return indexer.status()
 
     @app.get("/api/health", tags=["info"])
     def health() -> dict[str, Any]:

@@ -805,13 +805,51 @@ function renderDownload() {
 
 // Search -----------------------------------------------------------------------
 
+// A local server started without an index: index a folder typed here (progress polled from
+// GET /api/index), then the search form opens on it.
+function setupIndexing(searchForm) {
+  const form = $("#index-form");
+  form.hidden = false;
+  const note = $("#index-progress");
+  async function poll() {
+    const st = await (await fetch("/api/index")).json();
+    if (st.state === "running") {
+      note.textContent = st.total ? `indexing ${st.root}: ${st.done} of ${st.total} files…` : `indexing ${st.root}: reading the folder…`;
+      setTimeout(poll, 300);
+    } else if (st.state === "done") {
+      note.textContent = "";
+      form.hidden = true;
+      searchForm.dataset.root = st.root;
+      $("#search-note").textContent = `Index: ${st.root} (${st.files_scanned} files, ${st.chunks_total} chunks, ${fmtSecs(st.seconds)})`;
+      for (const x of $$("input, button", searchForm)) x.disabled = false;
+      $("#search-q").focus();
+    } else if (st.state === "failed") {
+      note.textContent = `Could not index ${st.root}: ${st.error}`;
+      $("#index-start").disabled = false;
+    }
+  }
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("#index-start").disabled = true;
+    note.textContent = "starting…";
+    const resp = await fetch("/api/index", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ folder: $("#index-folder").value }) });
+    const body = await resp.json().catch(() => ({}));
+    if (!resp.ok) { note.textContent = detail(body) || resp.statusText; $("#index-start").disabled = false; return; }
+    poll();
+  });
+}
+
 function setupSearch() {
   const form = $("#search-form");
   const root = form.dataset.root;
+  const local = Boolean($("#index-form").dataset.allowed);
   $("#search-note").textContent = root
     ? `Index: ${root}`
-    : "No index on this server. Start it with `ctxmill serve --index PATH` (after `ctxmill index PATH`) to search.";
+    : local ? "No index on this server yet. Type a folder on this computer to index it, then search it."
+      : "No index on this server. Start it with `ctxmill serve --index PATH` (after `ctxmill index PATH`) to search.";
   if (!root) for (const x of $$("input, button", form)) x.disabled = true;
+  if (!root && local) setupIndexing(form);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const params = new URLSearchParams({ q: $("#search-q").value, k: $("#search-k").value || "10" });
