@@ -91,7 +91,7 @@ def run_batch(
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if address and engine != "ray":
         raise UsageError("--address is for --engine ray")
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or _cores()
     timeout = timeout or default_timeout()
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
@@ -167,12 +167,16 @@ def _worker_env(jobs: int, engine: str) -> dict[str, str]:
     if engine == "ray":
         share = float(os.environ.get("CTXMILL_RAY_NUM_CPUS", "1"))
     else:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cores = os.cpu_count() or 1
-        share = cores / jobs
+        share = _cores() / jobs
     return {"CTXMILL_PDF_WORKERS": str(max(1, int(share)))}
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _size(p: Path) -> int:
