@@ -83,3 +83,18 @@ def test_declaration_files_step_back_for_questions_about_behaviour():
     impl = hit("src/client.ts", 1, 40, "export function connect(url: string): Client {\n  return open(url)\n}",
                symbol="connect", score=0.5)
     assert rerank("how does the client connect", [stub, impl])[0]["path"] == "src/client.ts"
+
+
+def test_the_words_before_the_preposition_name_the_topic():
+    # "MIME type detection from file extensions" is about MIME types: mime.rb, not files.rb
+    mime = hit("lib/rack/mime.rb", 4, 16, "module Mime\n  def mime_type(ext, fallback = 'application/octet-stream')",
+               symbol="Rack.Mime", kind="module", score=1.0)
+    files = hit("lib/rack/files.rb", 212, 215, "def mime_type(path, default_mime)\n  Mime.mime_type(::File.extname(path))",
+                symbol="Rack.Files.mime_type", kind="method", score=0.45)
+    q = "MIME type detection from file extensions"
+    assert rerank(q, [files, mime])[0]["path"] == "lib/rack/mime.rb"
+    assert rerank(q, [files, mime], weights=replace(DEFAULT_WEIGHTS, qualifier=1.0))[0]["path"] == "lib/rack/files.rb"
+    # "how to" is an infinitive, not a qualifier: everything after it is the topic
+    from ctxmill.index.rank import _qualifier_words
+
+    assert _qualifier_words("how to serialize models to JSON", {"serializ", "model", "json"}, 0.7) == {"json": 0.7}

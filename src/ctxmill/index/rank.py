@@ -99,6 +99,7 @@ class Weights:
     acronym: float = 1.0  # 1: a file-name part that is the initials of query words (hf ~ Hugging Face) counts
     abbrev: float = 1.0  # 1: a file-name part that abbreviates a query word (config ~ configuration) counts
     name_idf: float = 1.0  # a file-name word in the paths of most candidates counts this much less
+    qualifier: float = 0.7  # a file-name match on a query word after the first preposition counts this much
     stub: float = 1.0  # step back for declaration files (.d.ts, .pyi, Lua ---@meta) unless types are asked for
 
 
@@ -621,6 +622,11 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
                 stem(part) in _SYNONYMS and not _SYNONYMS[stem(part)].isdisjoint(qstems))
         return got
 
+    # the words before the first preposition name the topic ("alias handling for field names"
+    # is about aliases): a file named by one of them is more to the point than a file named by
+    # a word of the qualifier
+    tail_w = _qualifier_words(query, qstems, weights.qualifier) if weights.qualifier != 1 and not q.symbol_lookup \
+        else {}
     # file-level evidence, given to every chunk of the file (the flooding limit keeps one file
     # from taking the whole top; its best chunk leads it)
     fscore: dict[str, float] = defaultdict(float)
@@ -677,8 +683,8 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         if fparts and qstems:
             # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
             low_name = fname.lower()
-            inside = sum(1 for w in qstems if len(w) >= 4 and w in low_name)
-            exact = sum(name_w.get(x, 1.0) for x in fparts if x in qstems)
+            inside = sum(tail_w.get(w, 1.0) for w in qstems if len(w) >= 4 and w in low_name)
+            exact = sum(name_w.get(x, 1.0) * tail_w.get(x, 1.0) for x in fparts if x in qstems)
             if exact < len(fparts) and weights.abbrev:
                 exact += sum(1 for part in _name_parts(fname) if stem(part) not in qstems
                              and (_abbreviates(part)
@@ -743,6 +749,19 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     if k is not None:
         out = out[:k]
     return [_set_score(hit, round(s, 6)) for s, hit in out]
+
+
+_PREPOSITION = re.compile(r"(?<!how )\b(?:for|of|with|from|via|during|into|onto|on|in|to|by|at|across|through|inside|within|"
+                          r"using)\b", re.I)
+
+
+def _qualifier_words(query: str, qstems: set[str], weight: float) -> dict[str, float]:
+    """``weight`` for each query stem that appears only after the first preposition."""
+    m = _PREPOSITION.search(query)
+    if not m:
+        return {}
+    head = _stems(parse_query(query[: m.start()]).words)
+    return {w: weight for w in qstems - head}
 
 
 def weights_from(overrides: dict[str, float] | None) -> Weights:
