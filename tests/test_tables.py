@@ -198,3 +198,29 @@ def test_close_columns_stacked_rows_and_a_one_piece_header(tmp_path):
     (t,) = doc.blocks_of(BlockKind.TABLE)
     assert t.attrs["rows"] == [header, ["train", *figures[0]], ["", *figures[1]], ["test", *figures[2]],
                                ["", *figures[3]]]
+
+
+def test_figures_a_word_space_from_the_names_before_them(tmp_path):
+    # names set flush right, then a column of counts centred under its header a word space to
+    # the right (a tight LaTeX table): the PDF has one run per row ("north dakota 445"), the
+    # table two columns
+    from _tablepdf import _Writer
+
+    size = 8.0
+    rows = [["State", "Tweets", "Rank", "Score"], ["colorado", "1854", "1", "6.58"], ["washington", "2855", "2", "6.42"],
+            ["north dakota", "445", "4", "6.39"], ["new hampshire", "500", "9", "6.47"], ["iowa", "1992", "13", "6.45"]]
+    w = _Writer()
+    w.text("The results below were collected over three runs, as the text says.", 72, 90, 10)
+    w.text("Table 1: Tweets per state.", 72, 110, size)
+    names, space, tweets = 180.0, w.width("a b", size) - w.width("ab", size), w.width("Tweets", size)
+    y = 126.0
+    for name, count, rank, score in rows:
+        w.text(name, names - w.width(name, size), y, size)
+        w.text(count, names + space + (tweets - w.width(count, size)) / 2, y, size)
+        w.text(rank, 240 - w.width(rank, size), y, size)
+        w.text(score, 290 - w.width(score, size), y, size)
+        y += 11
+    w.text("The text goes on after the table, as prose again, to the end of the page.", 72, y + 20, 10)
+    doc = compile_document(w.save(tmp_path / "glued.pdf"), OPTIONS)
+    (t,) = doc.blocks_of(BlockKind.TABLE)
+    assert t.attrs["rows"] == rows and t.number == "1"

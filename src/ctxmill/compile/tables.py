@@ -191,6 +191,53 @@ def _nearest(f: _Frag, cols) -> int:
     return min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - f.cx))
 
 
+# ---------------------------------------------------------------------------- glued columns
+
+_GLUED = re.compile(r"^(.*[^\d\s,.])\s+(\d[\d,.]*)$")
+
+
+def _unglue(frags: list[_Frag], nlines: int) -> tuple[list[_Frag], float | None]:
+    """A column of figures set a word space from the text column before it ("colorado 1854",
+    "north dakota 445": names flush right against counts flush right) comes out of the PDF as
+    one run per row. Where most rows end so, all the pieces' right edges in line while their
+    left edges wander, each piece is cut in two: the text and the figure (its place estimated
+    from character widths). A stub of names with numbers in them ("ResNet 50") is set flush
+    left, so its right edges wander and it stays whole."""
+    glued = [f for f in frags if _GLUED.match(f.text)]
+    if len(glued) < 4 or len(glued) < 0.6 * nlines:
+        return frags, None
+    em = max(f.bottom - f.top for f in glued)
+    rights = sorted(f.x1 for f in glued)
+    lefts = sorted(f.x0 for f in glued)
+    mid = rights[len(rights) // 2]
+    glued = [f for f in glued if abs(f.x1 - mid) <= em]
+    if len(glued) < 4 or len(glued) < 0.6 * nlines or lefts[-1] - lefts[0] < 2 * em:
+        return frags, None
+    cut = {id(f): _words(f) for f in glued}
+    # one boundary for the column pair (the estimates wander by a point or two per row), kept
+    # clear of both so the two columns do not merge again
+    gaps = sorted((w[-2].x1 + w[-1].x0) / 2 for w in cut.values())
+    edge = gaps[len(gaps) // 2]
+    out: list[_Frag] = []
+    for f in frags:
+        if id(f) not in cut:
+            words = _words(f) if f.x0 < edge - 2 and f.x1 > edge + 2 and " " in f.text else []
+            left = [w for w in words if w.cx < edge]
+            if left and len(left) < len(words):  # a header run over both ("State Tweets")
+                right = words[len(left):]
+                out.append(_Frag(f.x0, min(left[-1].x1, edge - 2), f.top, f.bottom, " ".join(w.text for w in left),
+                                 f.bold, f.line))
+                out.append(_Frag(max(right[0].x0, edge + 2), f.x1, f.top, f.bottom, " ".join(w.text for w in right),
+                                 f.bold, f.line))
+            else:
+                out.append(f)
+            continue
+        text, num = _GLUED.match(f.text).groups()
+        out.append(_Frag(f.x0, min(cut[id(f)][-2].x1, edge - 2), f.top, f.bottom, text, f.bold, f.line))
+        out.append(_Frag(max(cut[id(f)][-1].x0, edge + 2), f.x1, f.top, f.bottom, num, f.bold, f.line))
+    return out, edge
+
+
 # ---------------------------------------------------------------------------- headers in one piece
 
 # rough advance widths (em) by character class: enough to place a word inside a run of text
@@ -438,13 +485,21 @@ def build(region: list) -> dict:
     frags = [f for i, x in enumerate(region) for f in _line_frags(x, i)]
     if not frags:
         return {"rows": []}
+    frags, edge = _unglue(frags, len(region))
     lines = _levels(frags)
     cols = _columns(lines)
+    if edge is not None:  # the two glued columns stay two, whatever header bridges them
+        cols = [part for c in cols for part in ([[c[0], edge - 1], [edge + 1, c[1]]] if c[0] < edge < c[1] else [c])]
     ncols = len(cols)
     if ncols >= 3 and _split_headers(lines, cols):
         frags = [f for lv in lines for f in lv]
     by_line = {i: fs for i, fs in enumerate(lines)}
     placed = {id(f): (f.col, 1) if f.col is not None else _place(f, cols, by_line[f.line], ncols) for f in frags}
+    if edge is not None:  # a header over the glued pair is the header of the side its centre is on
+        right = next((i for i, c in enumerate(cols) if c[0] == edge + 1), None)
+        for f in frags:
+            if right and placed[id(f)] == (right - 1, 2):
+                placed[id(f)] = (right, 1) if f.cx > edge else (right - 1, 1)
     table: list[list[str]] = []
     spans: list[list[int]] = []
     for row in _rows(frags, cols, placed):
@@ -488,14 +543,17 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
     k = j
     while k < len(ls):
         x = ls[k]
-        if b.CAPTION_RE.match(x.text) and x.first_bold and region:
-            break
+        if b.CAPTION_RE.match(x.text) and (x.first_bold or not _tabular(x)) and region:
+            break  # the next caption ("Figure 2: ..." under the table) is not a row
         body_line = (abs(x.size - body) <= 0.3 and not x.wide and x.x0 <= ctx.left + 3
                      and (x.x1 - x.x0) > 0.6 * ctx.width)
         if body_line and (region or not _tabular(x)) or _prose(x, body, ctx):
             break
         if region and x.top - max(r.bottom for r in region) > 6.0 * max(x.size, 6) and x.size >= body - 0.3:
             break
+        if region and abs(x.size - body) <= 0.3 and x.top > max(r.bottom for r in region) \
+                and all(r.size < body - 0.5 for r in region) and not _tabular(x):
+            break  # body text again under a table set smaller than it
         if x.bold and x.size >= body * 0.95 and b.HEADING_NUM_RE.match(x.text) and len(x.text) < 120:
             break
         region.append(x)
