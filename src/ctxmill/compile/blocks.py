@@ -603,7 +603,7 @@ TINY_GROUP = 256
 def _tiny(b: Block) -> bool:
     t = b.text
     return (b.kind is BlockKind.PARAGRAPH and len(t) <= TINY_CHARS and "\n" not in t
-            and not HEADING_NUM_RE.match(t) and t.strip().lower() not in UNNUMBERED_HEADINGS)
+            and not HEADING_NUM_RE.match(t) and not CAPTION_RE.match(t) and t.strip().lower() not in UNNUMBERED_HEADINGS)
 
 
 def _coalesce_tiny(blocks: list[Block]) -> list[Block]:
