@@ -220,6 +220,10 @@ JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --
 
 def gen_text(rnd: random.Random) -> bytes:
     r = rnd.random()
+    if r < 0.02:  # at a limit: one line just over or just under MAX_LINE_CHARS, refused or compiled
+        from ctxmill.limits import MAX_LINE_CHARS
+
+        return b"Title\n\n" + b"w " * ((MAX_LINE_CHARS + rnd.choice([-4000, 10])) // 2)
     if r < 0.3:
         return text_shape(rnd, rnd.choice(SHAPES), rnd.choice([10, 200, 5_000, 60_000]))
     if r < 0.75:
