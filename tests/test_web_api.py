@@ -258,6 +258,28 @@ def test_search_without_index_says_how_to_get_one(client):
     assert "--index" in resp.json()["detail"]
 
 
+def test_a_pdf_job_reports_its_pages_as_they_are_read(client):
+    resp = client.post("/api/jobs", files={"file": ("long.pdf", make_paper_pdf(46), "application/pdf")},
+                       data={"fast": "true"})
+    assert resp.status_code == 202, resp.text
+    job = wait_job(client, resp.json()["id"])
+    assert job["status"] == "done", job
+    pages = []
+    with client.stream("GET", f"/api/jobs/{job['id']}/events") as sse:  # replayed from the start
+        kind = None
+        for line in sse.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == "pages":
+                ev = json.loads(line[6:])
+                pages.append((ev["what"], ev["done"], ev["total"]))
+            elif kind == "end":
+                break
+    assert len(pages) >= 3 and pages[-1] == ("read", 46, 46), pages
+    done = [d for _, d, _ in pages]
+    assert done == sorted(done) and done[0] < 46  # page by page, not one report at the end
+
+
 def test_index_a_folder_from_the_page_refuses_what_is_not_a_folder(client, tmp_path):
     resp = client.post("/api/index", json={"folder": str(tmp_path / "nowhere")})
     assert resp.status_code == 400 and resp.json()["detail"].endswith("is not a folder on this computer.")

@@ -360,6 +360,8 @@ def test_upload_a_real_pdf_and_see_46_pages(page, tmp_path):
     page.click("#compile")
     wait_done(page)
     assert page.inner_text("#stat-pages") == "46 pages compiled"
+    # the pages were counted as they were read (the last report stays on the stage)
+    assert page.get_attribute('#stages li[data-stage="source"]', "data-pages") == "read:46/46"
     page.click('[data-tab="sections"]')
     outline = page.locator("#panel-sections li a").all_inner_texts()
     if heads is not None:  # our own paper: its outline is exactly the headings it prints
@@ -700,7 +702,7 @@ def test_search_tab_indexes_a_typed_folder_then_searches_it(browser, tmp_path):
             pg.press("#search-q", "Enter")
             pg.wait_for_selector("#search-hits .hit")
             assert "users.py" in pg.locator("#search-hits .hit .path").first.inner_text()
-            shot(pg, "13-search", "#panel-search")
+            shot(pg, "18-search-index", "#panel-search")
         finally:
             ctx.close()
         assert not errors, errors

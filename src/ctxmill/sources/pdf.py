@@ -490,8 +490,11 @@ def _outline(pdf) -> list[OutlineEntry]:
     return out
 
 
-def extract(path: str | Path, options: CompileOptions | None = None, *, max_pages: int | None = None) -> PageStream:
-    """Read a PDF's text layer in this process. Raises InputRefused for unreadable files."""
+def extract(path: str | Path, options: CompileOptions | None = None, *, max_pages: int | None = None,
+            progress=None) -> PageStream:
+    """Read a PDF's text layer in this process. Raises InputRefused for unreadable files.
+
+    ``progress(what, done, total)``, when given, hears of the pages read ("read") and OCRed ("ocr")."""
     import pypdfium2 as pdfium
 
     options = options or CompileOptions()
@@ -516,9 +519,9 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
         warnings: list[str] = []
         workers = _workers(n)
         if workers > 1:
-            pages = _extract_parallel(path, n, workers)
+            pages = _extract_parallel(path, n, workers, progress)
         else:
-            pages = _extract_pages(pdf, 0, n)
+            pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None)
         info = {}
         try:
             info = {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
@@ -534,7 +537,8 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
     clean_text.clean_outline(outline)
     info = clean_text.clean_info(info)
 
-    pages = ocr.apply(path, pages, options, warnings=warnings)
+    pages = ocr.apply(path, pages, options, warnings=warnings,
+                      progress=(lambda done, total, _page: progress("ocr", done, total)) if progress else None)
     # reported after OCR: only pages that are still without text (OCR off, failed or unavailable)
     damaged = [p.number for p in pages if p.error]
     if damaged:
@@ -546,11 +550,13 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
                       input_chars=sum(len(line.text) + 1 for p in pages for line in p.lines), warnings=warnings)
 
 
-def _extract_pages(pdf, start: int, end: int) -> list[Page]:
+def _extract_pages(pdf, start: int, end: int, tick=None) -> list[Page]:
     import pypdfium2 as pdfium
 
     pages: list[Page] = []
     for i in range(start, end):
+        if tick is not None and i > start:
+            tick(i)  # pages read so far
         try:
             page = pdf[i]
         except pdfium.PdfiumError as exc:  # one damaged page: the others still compile
@@ -606,16 +612,19 @@ def _range_worker(args) -> list[Page]:
         pdf.close()
 
 
-def _extract_parallel(path: str, n: int, workers: int) -> list[Page]:
-    """Split the pages into contiguous ranges, one forked process each (this process is the
+def _extract_parallel(path: str, n: int, workers: int, progress=None) -> list[Page]:
+    """Split the pages into contiguous ranges for forked processes (this process is the
     single-threaded sandbox child, so fork is safe here). A worker that dies (memory or CPU
-    limit) fails the whole parse instead of hanging it."""
+    limit) fails the whole parse instead of hanging it. With ``progress``, a few ranges per
+    worker, so that pages read are reported as each range ends."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    bounds = [round(i * n / workers) for i in range(workers + 1)]
-    ranges = [(path, bounds[i], bounds[i + 1]) for i in range(workers) if bounds[i + 1] > bounds[i]]
+    parts_n = workers * 4 if progress else workers
+    parts_n = max(workers, min(parts_n, n // 4))
+    bounds = [round(i * n / parts_n) for i in range(parts_n + 1)]
+    ranges = [(path, bounds[i], bounds[i + 1]) for i in range(parts_n) if bounds[i + 1] > bounds[i]]
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -623,8 +632,13 @@ def _extract_parallel(path: str, n: int, workers: int) -> list[Page]:
     try:
         from ctxmill.procs import die_with_parent
 
-        with ProcessPoolExecutor(max_workers=len(ranges), mp_context=ctx, initializer=die_with_parent) as pool:
-            parts = list(pool.map(_range_worker, ranges))
+        parts = []
+        with ProcessPoolExecutor(max_workers=min(workers, len(ranges)), mp_context=ctx,
+                                 initializer=die_with_parent) as pool:
+            for (_, _, end), part in zip(ranges, pool.map(_range_worker, ranges), strict=True):
+                parts.append(part)
+                if progress is not None:
+                    progress("read", end, n)
     except BrokenProcessPool:
         raise MemoryError("a PDF worker process died") from None
     return [p for part in parts for p in part]

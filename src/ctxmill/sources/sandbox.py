@@ -116,6 +116,23 @@ def _options_to_json(options: CompileOptions) -> dict:
 
 # ------------------------------------------------------------------ parent side
 
+# progress(what, done, total) for the pages of the PDF being read ("read") and OCRed ("ocr"),
+# set by whoever shows progress (the web worker) around a compile; None: nobody listens, and
+# the child does not report
+_page_progress: list = [None]
+
+
+@contextlib.contextmanager
+def page_progress(callback):
+    """Report the pages of every PDF read inside the block to ``callback(what, done, total)``."""
+    old = _page_progress[0]
+    _page_progress[0] = callback
+    try:
+        yield
+    finally:
+        _page_progress[0] = old
+
+
 
 def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     lim = limits()
@@ -126,7 +143,9 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
         stream = extract(path, options, max_pages=lim["max_pages"])
         crop_pages(str(path), stream.pages)
         return stream
-    request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim})
+    sink = _page_progress[0]
+    request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim,
+                          "progress": sink is not None})
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -135,7 +154,7 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
         stderr=subprocess.PIPE, env=env, start_new_session=True,
     )
     deadline = time.monotonic() + lim["timeout_seconds"]
-    reader = _Reader(proc, deadline)
+    reader = _Reader(proc, deadline, sink)
     try:
         proc.stdin.write(request.encode())
         proc.stdin.close()
@@ -178,8 +197,8 @@ class _Reader:
     (compile/figures.py), which the child draws while the parent compiles. The thread drains
     both pipes to the end and reaps the child whether or not anyone asks for the crops."""
 
-    def __init__(self, proc: subprocess.Popen, deadline: float) -> None:
-        self.proc, self.deadline = proc, deadline
+    def __init__(self, proc: subprocess.Popen, deadline: float, sink=None) -> None:
+        self.proc, self.deadline, self.sink = proc, deadline, sink
         self.got_first, self.done = threading.Event(), threading.Event()
         self.lines: list[bytes] = []
         self._err: list[bytes] = []
@@ -193,6 +212,11 @@ class _Reader:
     def _drain_out(self) -> None:
         try:
             for line in iter(self.proc.stdout.readline, b""):
+                if line.startswith(b'{"pages":'):  # progress, before the reply: not a reply line
+                    if self.sink is not None:
+                        with contextlib.suppress(Exception):  # a broken listener must not stop the read
+                            self.sink(*json.loads(line)["pages"])
+                    continue
                 self.lines.append(line)
                 self.got_first.set()
         finally:
@@ -287,6 +311,21 @@ def load_pdf(path: str | Path, options: CompileOptions | None = None) -> PageStr
     return parse_pdf_sandboxed(Path(path), options or CompileOptions())
 
 
+def _progress_lines(out):
+    """Child side: ``{"pages": [what, done, total]}`` lines ahead of the reply, at most ~10 a second."""
+    last = [0.0]
+
+    def report(what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < 0.1:
+            return
+        last[0] = now
+        out.buffer.write(json.dumps({"pages": [what, done, total]}).encode() + b"\n")
+        out.flush()
+
+    return report
+
+
 def _child() -> int:
     die_with_parent()
     req = json.loads(sys.stdin.buffer.read())
@@ -305,7 +344,8 @@ def _child() -> int:
     out = sys.stdout
     try:
         options = CompileOptions(**req["options"])
-        stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"])
+        stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"],
+                         progress=_progress_lines(out) if req.get("progress") else None)
         locate(req["path"], stream.pages)  # figure boxes now (cheap); their pixels after the reply
         reply = {"stream": encode_stream(stream)}
     except InputRefused as exc:

@@ -36,8 +36,8 @@ from typing import Any
 
 # Stages in the order the pipeline reports them (renderers are reported as "write").
 STAGE_ORDER = [
-    "source", "blocks", "normalize", "structure", "metadata", "references",
-    "markdown", "chunks", "citations", "quality", "llm", "write",
+    "source", "blocks", "normalize", "structure", "metadata", "references", "figures",
+    "markdown", "chunks", "citations", "conservation", "quality", "llm", "write",
 ]
 
 
@@ -288,7 +288,7 @@ class JobStore:
                         ev = json.loads(raw)
                     except ValueError:
                         continue
-                    if ev.get("event") == "stage":
+                    if ev.get("event") in ("stage", "pages"):  # pages: of a PDF read / OCRed so far
                         self._event(job, ev)
                     elif ev.get("event") in ("done", "error"):
                         final = ev

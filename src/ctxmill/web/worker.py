@@ -87,7 +87,13 @@ def main(argv: list[str]) -> int:
     try:
         options = CompileOptions(**spec["options"], llm_api_key=api_key)
         source = job_dir / spec["input"]
-        doc = compile_document(source, options, progress, kind=spec.get("kind"), name=spec.get("name"))
+        from ctxmill.sources.sandbox import page_progress
+
+        def pages(what: str, done: int, total: int) -> None:
+            _emit({"event": "pages", "what": what, "done": done, "total": total, "t": time.time()})
+
+        with page_progress(pages):  # a PDF's pages read and OCRed, as the sandbox reads them
+            doc = compile_document(source, options, progress, kind=spec.get("kind"), name=spec.get("name"))
         progress("write", "start")
         written = write_outputs(doc, job_dir / "out", options)
         progress("write", "done")

@@ -23,8 +23,8 @@ function el(tag, attrs = {}, ...children) {
 
 const STAGE_LABELS = {
   source: "read source", blocks: "blocks", normalize: "normalise", structure: "structure",
-  metadata: "metadata", references: "references", markdown: "Markdown", chunks: "chunks",
-  citations: "citations", quality: "QA checks", llm: "LLM (optional)", write: "write outputs",
+  metadata: "metadata", references: "references", figures: "figures", markdown: "Markdown", chunks: "chunks",
+  citations: "citations", conservation: "words kept", quality: "QA checks", llm: "LLM (optional)", write: "write outputs",
 };
 
 const state = {
@@ -199,6 +199,7 @@ function clearResults() {
   if (state.graphView && state.graphView.stop) state.graphView.stop();
   state.graphView = null;
   state.graphHidden = null; // a new job shows every kind of node again
+  delete state.pageShare;
   $("#graph-search").value = "";
   $("#graph-found").textContent = "";
 }
@@ -249,9 +250,26 @@ function stageEvent(ev) {
   if (ev.state === "done" && li.dataset.t0) {
     $(".secs", li).textContent = `${((ev.t - Number(li.dataset.t0)) * 1000).toFixed(0)} ms`;
   }
+  if (ev.state === "done" && ev.stage === "source") delete state.pageShare;
+  moveBar();
+}
+
+function moveBar() {
   const all = $$("#stages li");
-  const done = all.filter((x) => x.classList.contains("done")).length;
+  const done = all.filter((x) => x.classList.contains("done")).length + (state.pageShare || 0);
   $("#bar-fill").style.width = `${Math.round((100 * done) / Math.max(all.length, 1))}%`;
+}
+
+// Pages of a PDF read (and OCRed) so far, while "read source" runs: shown beside the stage,
+// and the bar moves through the stage page by page.
+function pagesEvent(ev) {
+  const li = $('#stages li[data-stage="source"]');
+  if (!li || li.classList.contains("done")) return;
+  $(".secs", li).textContent = `${ev.what === "ocr" ? "OCR" : "page"} ${ev.done} of ${ev.total}`;
+  li.dataset.pages = `${ev.what}:${ev.done}/${ev.total}`;
+  // reading is the first half of the stage when OCR follows, else all of it
+  state.pageShare = Math.min(0.99, ev.what === "ocr" ? 0.5 + ev.done / ev.total / 2 : ev.done / ev.total);
+  moveBar();
 }
 
 function follow(job) {
@@ -262,6 +280,7 @@ function follow(job) {
   const es = new EventSource(job.links.events);
   state.source = es;
   es.addEventListener("stage", (e) => stageEvent(JSON.parse(e.data)));
+  es.addEventListener("pages", (e) => pagesEvent(JSON.parse(e.data)));
   es.addEventListener("status", (e) => {
     const ev = JSON.parse(e.data);
     $("#job-status").textContent = ev.status;
