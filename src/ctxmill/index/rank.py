@@ -647,6 +647,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             for w in qstems.intersection(feats[2] + feats[3]):
                 pdf[w] += 1
         name_w = {w: 1.0 - weights.name_idf * pdf[w] / len(paths) for w in pdf}
+    path_terms: dict[str, float] = {}  # path -> its file-name and folder evidence
     scored = []
     for hit in hits:
         base = float(_get(hit, "score", 0.0) or 0.0)
@@ -679,20 +680,25 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
             # the query spells the name out in words: "field validators" ~ field_validator
             if phrases and _symbol_seq(leaf) in phrases:
                 s += weights.phrase_symbol
-        # file name and folders
-        if fparts and qstems:
-            # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
-            low_name = fname.lower()
-            inside = sum(tail_w.get(w, 1.0) for w in qstems if len(w) >= 4 and w in low_name)
-            exact = sum(name_w.get(x, 1.0) * tail_w.get(x, 1.0) for x in fparts if x in qstems)
-            if exact < len(fparts) and weights.abbrev:
-                exact += sum(1 for part in _name_parts(fname) if stem(part) not in qstems
-                             and (_abbreviates(part)
-                                  or (weights.acronym and 2 <= len(part) <= 4 and part in initials)))
-            matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
-            filewide += weights.file_stem * matched / len(fparts)
-        if dparts and qstems:
-            filewide += weights.path_dirs * _overlap(dparts, qstems) / nq
+        # file name and folders (the same for every chunk of the file: computed once a query)
+        named_by = path_terms.get(path)
+        if named_by is None:
+            named_by = 0.0
+            if fparts and qstems:
+                # whole parts, or query words inside an all-lowercase compound (modelcards, reqrep)
+                low_name = fname.lower()
+                inside = sum(tail_w.get(w, 1.0) for w in qstems if len(w) >= 4 and w in low_name)
+                exact = sum(name_w.get(x, 1.0) * tail_w.get(x, 1.0) for x in fparts if x in qstems)
+                if _overlap(fparts, qstems) < len(fparts) and weights.abbrev:
+                    exact += sum(1 for part in _name_parts(fname) if stem(part) not in qstems
+                                 and (_abbreviates(part)
+                                      or (weights.acronym and 2 <= len(part) <= 4 and part in initials)))
+                matched = max(exact, min(inside, len(fparts)), 1 if low_name in idents_lower else 0)
+                named_by += weights.file_stem * matched / len(fparts)
+            if dparts and qstems:
+                named_by += weights.path_dirs * _overlap(dparts, qstems) / nq
+            path_terms[path] = named_by
+        filewide += named_by
         # coverage of the query's words anywhere in the chunk
         found: frozenset[str] = frozenset()
         if qstems:
