@@ -560,5 +560,12 @@ def lsp_cmd(root):
     serve(root)
 
 
+# ------------------------------------------------------------------------------ agent (issue 24)
+
+from ctxmill.agent.cli import agent_group  # noqa: E402  (click only; the agent loads when used)
+
+main.add_command(agent_group)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -166,6 +166,8 @@ class Completion:
     seconds: float
     finish_reason: str | None = None
     estimated: bool = False
+    # [{"id", "type": "function", "function": {"name", "arguments"}}] when tools were offered
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tokens_per_second(self) -> float:
@@ -320,8 +322,13 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         on_text: Callable[[str], None] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
-        """One streamed chat completion; ``on_text`` receives each piece as it arrives."""
+        """One streamed chat completion; ``on_text`` receives each piece as it arrives.
+
+        With ``tools`` (OpenAI function schemas) the model may answer with ``tool_calls``,
+        streamed as pieces that are joined here (the agent, :mod:`ctxmill.agent`).
+        """
         model = self.model()
         body: dict[str, Any] = {
             "model": model,
@@ -331,6 +338,8 @@ class LLMClient:
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if tools:
+            body["tools"] = tools
         t0 = time.perf_counter()
         try:
             response = self._request("POST", "/chat/completions", body, stream=True)
@@ -343,12 +352,13 @@ class LLMClient:
             with self._lock:
                 self.usage.failures -= 1  # not a failure of the call, a dialect
             response = self._request("POST", "/chat/completions", body, stream=True)
+        calls: list[dict[str, Any]] = []
         try:
             ctype = response.headers.get("content-type", "")
             if "text/event-stream" in ctype:
-                text, usage, finish = self._read_sse(response, on_text)
+                text, usage, finish = self._read_sse(response, on_text, calls)
             else:  # a server that ignores "stream": one JSON document
-                text, usage, finish = self._read_json(response)
+                text, usage, finish = self._read_json(response, calls)
                 if on_text and text:
                     on_text(text)
         except httpx.TimeoutException:
@@ -383,7 +393,7 @@ class LLMClient:
             self.usage.estimated = self.usage.estimated or estimated
         return Completion(text=text, model=model, prompt_tokens=int(prompt_tokens),
                           completion_tokens=int(completion_tokens), seconds=seconds,
-                          finish_reason=finish, estimated=estimated)
+                          finish_reason=finish, estimated=estimated, tool_calls=calls)
 
     def complete(self, prompt: str, *, system: str | None = None, **kwargs: Any) -> str:
         messages = ([{"role": "system", "content": system}] if system else []) + [
@@ -407,8 +417,10 @@ class LLMClient:
         if data:
             yield "\n".join(data)
 
-    def _read_sse(self, response: httpx.Response, on_text: Callable[[str], None] | None):
+    def _read_sse(self, response: httpx.Response, on_text: Callable[[str], None] | None,
+                  calls: list[dict[str, Any]] | None = None):
         pieces: list[str] = []
+        by_index: dict[int, dict[str, Any]] = {}  # streamed tool calls arrive in pieces per index
         usage: dict[str, Any] | None = None
         finish: str | None = None
         for payload in self._events(response):
@@ -433,15 +445,27 @@ class LLMClient:
                     pieces.append(piece)
                     if on_text:
                         on_text(piece)
+                for tc in delta.get("tool_calls") or []:
+                    slot = by_index.setdefault(int(tc.get("index", len(by_index))), {
+                        "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                    if tc.get("id"):
+                        slot["id"] = tc["id"]
+                    fn = tc.get("function") or {}
+                    slot["function"]["name"] += fn.get("name") or ""
+                    slot["function"]["arguments"] += fn.get("arguments") or ""
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
+        if calls is not None:
+            calls.extend(by_index[i] for i in sorted(by_index))
         return "".join(pieces), usage, finish
 
-    def _read_json(self, response: httpx.Response):
+    def _read_json(self, response: httpx.Response, calls: list[dict[str, Any]] | None = None):
         try:
             data = json.loads(response.read())
             choice = data["choices"][0]
             text = (choice.get("message") or {}).get("content") or ""
+            if calls is not None:
+                calls.extend((choice.get("message") or {}).get("tool_calls") or [])
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise LLMError(f"{display_url(self.config.url)} sent a malformed response") from None
         return text, data.get("usage"), choice.get("finish_reason")
