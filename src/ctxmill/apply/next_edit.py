@@ -177,12 +177,35 @@ def _code_mask(path: str, data: bytes):
     return is_code
 
 
-def _files(root: Path) -> list[str]:
-    from ctxmill.sources.repo import walk
+SKIP_DIRS = {"node_modules", "__pycache__", "target", "vendor", "venv", "site-packages"}
+MAX_FILES = 20_000
 
+
+def _files(root: Path) -> list[str]:
+    """The tree's files, relative paths: what git tracks (and untracked, not ignored) in a
+    checkout, else a walk that skips hidden and dependency folders. Not the index's walk: its
+    ignore machinery costs more to import than a whole suggestion takes here."""
+    import subprocess
+
+    out: list[str] = []
+    if (root / ".git").exists():
+        try:
+            r = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
+                               capture_output=True, timeout=30)
+            if r.returncode == 0:
+                out = [p for p in r.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+        except (OSError, subprocess.SubprocessError):
+            out = []
+    if not out:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+            rel = os.path.relpath(dirpath, root)
+            for f in sorted(filenames):
+                out.append(f if rel == "." else f"{rel}/{f}".replace(os.sep, "/"))
+            if len(out) > MAX_FILES:
+                break
     # patches lying in the folder (the edit's own diff among them) are not code to edit
-    return [f.path for f in walk(root, max_file_bytes=MAX_FILE_BYTES).files
-            if not f.path.endswith((".diff", ".patch", ".rej", ".orig"))]
+    return [p for p in out[:MAX_FILES] if not p.endswith((".diff", ".patch", ".rej", ".orig"))]
 
 
 THRESHOLD = 0.3  # below this a suggestion was more often wrong than right on the dev cases: stay silent
@@ -193,6 +216,8 @@ def _read(root: Path) -> dict[str, str]:
     out = {}
     for rel in _files(root):
         try:
+            if (root / rel).stat().st_size > MAX_FILE_BYTES:
+                continue
             data = (root / rel).read_bytes()
         except OSError:
             continue

@@ -105,8 +105,17 @@ def single(line: str, name: str, lang: str) -> str | None:
     return line
 
 
+_BINDS = re.compile(
+    r"\b(?:def|class|fn|func|fun|function|let|var|val|const|struct|enum|trait|type|interface|defp?|defmodule|for|"
+    r"mut|as)\s+((?:\w+\s*,\s*)*\w+)"             # def NAME, let a, b
+    r"|(?:^|[,(|])\s*(\w+)\s*(?:=(?!=)|:=|\bin\b)"  # NAME = / NAME := / NAME in
+    r"|\|(\w+)\|"                                   # Ruby/Rust block arguments
+    r"|\b(\w+)\s*(?::\s*[\w&<]|->)", re.M)          # NAME: Type, NAME ->
+
+
 def new_names(hunks, lang: str) -> list[str]:
-    """Names the edit's added code uses more often than its removed code did (strings and comments aside)."""
+    """Names the edit's added code uses more often than its removed code did (strings and
+    comments aside), less those the edit binds itself (assigned, declared, a parameter)."""
     def count(lines):
         c: dict[str, int] = {}
         for line in lines:
@@ -117,17 +126,12 @@ def new_names(hunks, lang: str) -> list[str]:
     out = []
     for h in hunks:
         a, b = count(h.added), count(h.removed)
-        added = "\n".join(h.added)
-        for n in a:
-            if a[n] <= b.get(n, 0) or n in out:
-                continue
-            # defined by the edit itself: assigned, bound or declared there
-            if re.search(r"(?:\b(?:def|class|fn|func|fun|function|let|var|val|const|struct|enum|trait|type|"
-                         r"interface|defp?|defmodule|for|mut|as)\s+(?:\w+\s*,\s*)*" + re.escape(n) + r"\b)|"
-                         r"(?:^|[,(|])\s*" + re.escape(n) + r"\s*(?:=(?!=)|:=|\bin\b|,\s*\w+\s*=)|\|" + re.escape(n) + r"\||"
-                         r"\b" + re.escape(n) + r"\s*(?::\s*[\w&<]|->)", added, re.M):
-                continue
-            out.append(n)
+        bound = set()
+        for m in _BINDS.finditer("\n".join(h.added)):
+            for g in m.groups():
+                if g:
+                    bound.update(x.strip() for x in g.split(","))
+        out += [n for n in a if a[n] > b.get(n, 0) and n not in bound and n not in out]
     return out
 
 
@@ -159,12 +163,16 @@ def _defines(text: str, name: str, lang: str) -> bool:
     return bool(p and re.search(p, text, re.M))
 
 
-def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text: str) -> tuple[str, str] | None:
+def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text: str,
+                   cache: dict[str, list] | None = None) -> tuple[str, str] | None:
     """(import line, where it came from) for ``name`` used in ``path``, or None."""
+    cache = {} if cache is None else cache
     for other, otext in files.items():
-        if other == path or EXT_LANG.get(_ext(other)) != lang:
+        if other == path or EXT_LANG.get(_ext(other)) != lang or name not in otext:
             continue
-        for _, line, names in import_lines(otext, lang):
+        if other not in cache:
+            cache[other] = import_lines(otext, lang)
+        for _, line, names in cache[other]:
             if name in names:
                 got = single(line, name, lang)
                 if not got:
@@ -174,7 +182,7 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
                     continue  # a relative import means something else from another folder
                 return got.strip(), "imported the same way in " + other
     for other, otext in files.items():
-        if other == path or EXT_LANG.get(_ext(other)) != lang or not _defines(otext, name, lang):
+        if other == path or EXT_LANG.get(_ext(other)) != lang or name not in otext or not _defines(otext, name, lang):
             continue
         mod = _module_of(other, lang, otext)
         if not mod:
@@ -233,13 +241,13 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
         if not imports:
             continue
         provided = set().union(*[n for _, _, n in imports])
+        rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
+        known = set(re.findall(r"(?<![\w$])[A-Za-z_][\w$]*", STRING_OR_COMMENT.sub(" ", rest)))
+        cache: dict[str, list] = {}
         for name in new_names(mine, lang):
-            if name in provided:
-                continue
-            rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
-            if re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", STRING_OR_COMMENT.sub(" ", rest)):
-                continue  # the file already knew the name: defined or imported some other way
-            got = candidate_line(name, path, lang, files, text)
+            if name in provided or name in known:
+                continue  # imported, or the file already knew the name: defined some other way
+            got = candidate_line(name, path, lang, files, text, cache)
             if got is None:
                 continue
             new, where = got
