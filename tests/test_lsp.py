@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("pygls")
 NVIM = shutil.which("nvim")
-pytestmark = pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim)")
+needs_nvim = pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim)")
 CTXMILL = Path(sys.executable).with_name("ctxmill")
 
 SCRIPT = r"""
@@ -56,6 +56,18 @@ vim.cmd('qa!')
 """
 
 
+def test_an_insertion_is_an_empty_range_before_its_line():
+    from ctxmill.apply.next_edit import Suggestion
+    from ctxmill.lsp.server import patch_between, text_edit
+
+    ins = text_edit(Suggestion("a.py", 3, 2, "import os\n", "import os", 0.6))
+    assert (ins.range.start.line, ins.range.end.line, ins.range.end.character) == (2, 2, 0)
+    rep = text_edit(Suggestion("a.py", 3, 4, "x\n", "r", 0.9))
+    assert (rep.range.start.line, rep.range.end.line) == (2, 4)  # lines 3-4 whole, to the start of line 5
+    assert patch_between("a.py", "a\nb\n", "a\nc\n").startswith("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@")
+
+
+@needs_nvim
 def test_neovim_gets_and_applies_next_edits(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
