@@ -125,7 +125,7 @@ def fit(cases: list[dict]) -> dict:
             H = (X * (p * (1 - p))[:, None]).T @ X + np.diag(lam + 1e-6)
             w -= np.linalg.solve(H, g)
         out[kind] = {"n": len(rows), "positive": int(y.sum()),
-                     "weights": {"bias": round(float(w[0]), 3), **{k: round(float(v), 3) for k, v in zip(names, w[1:])}}}
+                     "weights": {"bias": round(float(w[0]), 3), **{k: round(float(v), 3) for k, v in zip(names, w[1:], strict=True)}}}
     return out
 
 

@@ -253,8 +253,8 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
 
     ``overlay`` holds texts newer than the disk (an editor's unsaved buffers, by relative path);
     ``files`` replaces the walk of the root altogether (a server that keeps the tree read)."""
-    from ctxmill.apply.next_repeated import suggest_repeated
     from ctxmill.apply.next_import import suggest_import
+    from ctxmill.apply.next_repeated import suggest_repeated
     from ctxmill.apply.next_signature import suggest_signature
 
     root = Path(root)

@@ -218,7 +218,7 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
     renamed = {}
     old_names, new_names = [p.name for p in old], [p.name for p in new]
     if len(old) == len(new):  # a parameter renamed in place keeps its argument
-        for a, b in zip(old, new):
+        for a, b in zip(old, new, strict=True):
             if a.name != b.name and a.name not in new_names and b.name not in old_names:
                 renamed[b.name] = a.name
     out = []
