@@ -61,8 +61,8 @@ def test_a_newly_used_name_gets_its_import_in_the_file_style(tmp_path):
     (tmp_path / "b.py").write_text("from pathlib import Path\n\nprint(Path('.'))\n")
     got = suggest(tmp_path, _patch("a.py", ["    return os.getcwd()"], ["    return Path(os.getcwd())"], 6))
     imp = [s for s in got if s.reason.startswith("import Path")]
-    # an insertion (end_line = start_line - 1) after the sorted neighbour
-    assert imp and (imp[0].start_line, imp[0].end_line, imp[0].replacement) == (1, 0, "from pathlib import Path\n")
+    # an insertion (end_line = start_line - 1) where isort puts it: after the `import x` lines
+    assert imp and (imp[0].start_line, imp[0].end_line, imp[0].replacement) == (3, 2, "from pathlib import Path\n")
     java = ("package p;\n\nimport static org.junit.Assert.assertEquals;\nimport static org.junit.Assert.assertTrue;\n\n"
             "class T {\n  void t() {\n    assertNull(x);\n  }\n}\n")
     (tmp_path / "T.java").write_text(java)

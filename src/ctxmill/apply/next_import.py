@@ -197,11 +197,76 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
     attr = re.search(r"(?<![\w.])" + re.escape(name) + r"\.\w", text)
     if lang == "python" and attr and name in sys.stdlib_module_names:
         return f"import {name}", "a standard-library module"
+    if lang == "python" and not attr:
+        mod = _stdlib_home(name, text)
+        if mod:
+            return f"from {mod} import {name}", f"the standard library's {mod}"
     if lang == "go" and attr and name in GO_STD:
         return f'"{GO_STD_PATH.get(name, name)}"', "a standard-library package"
     if lang in ("javascript", "typescript") and name in NODE_BUILTIN:
         return f"var {name} = require('{name}')", "a Node built-in module"
     return None
+
+
+# where a name the file uses bare most often comes from, when the file does not say
+COMMON_STD = ("os", "os.path", "sys", "re", "json", "itertools", "functools", "collections", "pathlib",
+              "typing", "dataclasses", "subprocess", "warnings", "contextlib", "logging", "datetime", "time",
+              "threading", "shutil", "tempfile", "io", "enum", "abc", "operator")
+
+
+def _stdlib_home(name: str, text: str) -> str | None:
+    """The one standard-library module that exports ``name`` (its ``__all__``), preferring the
+    modules the file already imports from; None when none or several do. Only the standard
+    library is imported to ask: a project's own modules would run their code."""
+    import importlib
+
+    if name.startswith("_"):
+        return None
+    own = re.findall(r"^from\s+([\w.]+)\s+import\b", text, re.M)
+    for group in ([m for m in own if m.split(".")[0] in sys.stdlib_module_names], COMMON_STD):
+        homes = []
+        for m in dict.fromkeys(group):
+            try:
+                mod = importlib.import_module(m)
+            except Exception:
+                continue
+            exported = getattr(mod, "__all__", None)
+            if exported is not None and name in exported:
+                homes.append(m)
+        if len(homes) == 1:
+            return homes[0]
+        if homes:
+            return None
+    return None
+
+
+def _module(line: str) -> str:
+    m = re.match(r"\s*(?:from\s+(\S+)\s+import|import\s+([\w.]+))", line)
+    return (m.group(1) or m.group(2)) if m else ""
+
+
+def _python_place(new: str, imports: list) -> int:
+    """The 0-based line a new Python import goes before: the block (imports with no blank line
+    between) of its kind of module (standard library or not; the first such block), in isort's
+    order there: `import x` lines, then `from x import y` lines, each sorted by module."""
+    blocks: list[list[tuple[int, str]]] = []
+    for i, line, _ in imports:
+        if blocks and i == blocks[-1][-1][0] + 1:
+            blocks[-1].append((i, line))
+        else:
+            blocks.append([(i, line)])
+    std = _module(new).split(".")[0] in sys.stdlib_module_names
+
+    def is_std(block):
+        return sum(_module(x).split(".")[0] in sys.stdlib_module_names for _, x in block) * 2 > len(block)
+
+    block = next((b for b in blocks if is_std(b) == std), blocks[-1] if not std else blocks[0])
+    key = (new.lstrip().startswith("from "), _module(new).lower())
+    keys = [(x.lstrip().startswith("from "), _module(x).lower()) for _, x in block]
+    if keys != sorted(keys):
+        return block[-1][0] + 1
+    later = [i for (i, _), k in zip(block, keys, strict=True) if k > key]
+    return later[0] if later else block[-1][0] + 1
 
 
 def _kind(line: str) -> str:
@@ -275,6 +340,13 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     continue
             if lang == "python":  # module-level imports only: an indented one is local to its block
                 imports = [x for x in imports if not x[1][:1].isspace()] or imports
+            if lang == "python":
+                at = _python_place(new, imports)
+                feats = {"from_other_file": float(where.startswith("imported")),
+                         "from_definition": float(where.startswith("defined")),
+                         "stdlib": float("standard" in where), "sorted": 1.0, "group": 1.0}
+                out.append((path, at + 1, at, new + "\n", feats, f"import {name} ({where})"))
+                continue
             kind = _kind(new)
             group = [(i, line) for i, line, _ in imports if _kind(line) == kind] or [(i, line) for i, line, _ in imports]
             like = group[0][1]
