@@ -66,6 +66,7 @@ def rewind(root: str | Path = ".", session: str | None = None, *, to_turn: int =
     if files:
         report["restored"] = apply_rewind(root, ObjectStore(s.objects), plan)
     if conversation:
-        s.append({"type": "rewind", "to_turn": to_turn, "files": files})
+        s.append({"type": "rewind", "to_turn": to_turn, "files": files,
+                  "kept": report["conflicts"] if files else sorted({c["path"] for c in st.checkpoints})})
         s.close()
     return report

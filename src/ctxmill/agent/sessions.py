@@ -130,7 +130,9 @@ def replay(events: list[dict[str, Any]]) -> State:
         elif kind == "rewind":
             t = e["to_turn"]
             st.messages = [m for m in st.messages if m.get("turn", 0) < t]
-            st.checkpoints = [c for c in st.checkpoints if c["turn"] < t]
+            # files kept as conflicts keep their checkpoints: a later --force can still restore them
+            kept = set(e.get("kept") or ())
+            st.checkpoints = [c for c in st.checkpoints if c["turn"] < t or c["path"] in kept]
             st.prechecks = [c for c in st.prechecks if c["turn"] < t]
             calls = {k: v for k, v in calls.items() if v.get("turn", 0) < t}
             st.turn = t - 1
