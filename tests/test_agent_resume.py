@@ -1,0 +1,91 @@
+"""kill -9 while a tool call runs, then --resume: the task finishes, no tool call lost or run twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _scripted_llm import ScriptedLLM  # noqa: E402
+
+PY = sys.executable
+
+
+def test_kill_9_mid_command_then_resume(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".ctxmill").mkdir(parents=True)
+    (root / ".ctxmill" / "settings.toml").write_text('[permissions]\nallow = ["write(**)", "edit(**)", "run(echo *)"]\n')
+    env = {**os.environ, "CTXMILL_INDEX_DIR": str(tmp_path / "state"), "CTXMILL_CONFIG_DIR": str(tmp_path / "cfg")}
+    steps = [{"call": [("write", {"path": "a.txt", "content": "one\n"})]},
+             {"call": [("run", {"command": "echo $$ >> pids.txt; echo started >> log.txt; sleep 30"})]},
+             {"call": [("edit", {"path": "a.txt", "old": "one", "new": "one two"})]},
+             {"say": "finished"}]
+    with ScriptedLLM(steps) as model:
+        env["CTXMILL_LLM_URL"] = model.url
+        cmd = [PY, "-m", "ctxmill.cli", "agent", "--root", str(root), "--mode", "auto", "--json"]
+        p = subprocess.Popen([*cmd, "do the task"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        try:
+            first = json.loads(p.stdout.readline())
+            deadline = time.time() + 60
+            while not (root / "log.txt").exists() and time.time() < deadline:
+                time.sleep(0.05)
+            assert (root / "log.txt").exists(), p.stderr.read() if p.poll() is not None else "no command ran"
+        finally:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            for pid in (root / "pids.txt").read_text().split() if (root / "pids.txt").exists() else []:
+                try:
+                    os.killpg(int(pid), signal.SIGKILL)  # the command's own group (start_new_session)
+                except ProcessLookupError:
+                    pass
+        sid = first["id"]
+        q = subprocess.run([*cmd, "--resume", sid[:15]], capture_output=True, text=True, timeout=120, env=env)
+    assert q.returncode == 0, q.stderr
+    events = [json.loads(line) for line in (tmp_path / "state").glob(f"*.agent/sessions/{sid}.jsonl").__next__()
+              .read_text().splitlines()]
+    calls = [e["id"] for e in events if e["type"] == "tool_call"]
+    results = [e["id"] for e in events if e["type"] == "tool_result"]
+    assert len(calls) == 3 and sorted(calls) == sorted(results)  # each call exactly one result
+    assert (root / "log.txt").read_text() == "started\n"  # the killed command was not run again
+    assert (root / "a.txt").read_text() == "one two\n"  # the edit after the resume, once
+    interrupted = next(e for e in events if e["type"] == "tool_result" and e.get("resumed"))
+    assert "was not run again" in interrupted["content"]
+    assert events[-1]["type"] == "done" and events[-1]["reason"] == "answered"
+
+
+def _cut_after_precheck(path: Path) -> None:
+    """The transcript as a kill -9 right after the prior bytes were kept would leave it."""
+    lines = path.read_text().splitlines(keepends=True)
+    k = next(i for i, line in enumerate(lines) if '"stage": "before"' in line)
+    path.write_text("".join(lines[:k + 1]) + lines[k + 1][:10])  # and half a line torn off
+
+
+def test_kill_mid_edit_is_recorded_once_or_run_once(tmp_path, monkeypatch):
+    from ctxmill.agent import run_agent
+    from ctxmill.agent.sessions import Session, replay
+    from ctxmill.llm import LLMClient, LLMConfig
+
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state"))
+    settings = {"permissions": {"allow": [], "deny": [], "ask": []}, "hooks": {}}
+    for landed in (True, False):
+        root = tmp_path / f"r{landed}"
+        root.mkdir()
+        (root / "a.txt").write_text("x\n")
+        steps = [{"call": [("edit", {"path": "a.txt", "old": "x", "new": "xx"})]}, {"say": "done"}]
+        with ScriptedLLM(steps) as model, LLMClient(LLMConfig(url=model.url)) as llm:
+            out = run_agent("edit", root, llm, mode="accept-edits", settings=settings)
+            s = Session(root, out.session)
+            _cut_after_precheck(s.path)
+            if not landed:
+                (root / "a.txt").write_text("x\n")  # killed before the write
+            model.play([{"say": "done after resume"}])
+            again = run_agent(None, root, llm, resume=out.session, settings=settings)
+        assert again.reason == "answered"
+        assert (root / "a.txt").read_text() == "xx\n"  # applied exactly once either way
+        st = replay(s.events())
+        assert len(st.results) == 1 and not st.pending and len(st.checkpoints) == 1
