@@ -70,14 +70,16 @@ def test_a_rename_is_proposed_at_every_use_code_first(repo):
     assert all("rename total_price -> order_total" in s.reason for s in got)
 
 
-def test_a_plain_word_renamed_in_code_ranks_its_prose_mentions_lowest(tmp_path):
+def test_a_renamed_parameter_reaches_a_keyword_call_but_not_a_plain_word(tmp_path):
     (tmp_path / "geo.py").write_text("def area(left):\n    return left * 2\n\n\nx = area(left=3)  # left side\n")
     patch = ("--- a/geo.py\n+++ b/geo.py\n@@ -1,2 +1,2 @@\n-def area(left):\n-    return left * 2\n"
              "+def area(width):\n+    return width * 2\n")
     (tmp_path / "geo.py").write_text("def area(width):\n    return width * 2\n\n\nx = area(left=3)  # left side\n")
     got = suggest(tmp_path, patch)
+    # a parameter is local to its function: the call's keyword follows the signature, and the
+    # plain word "left" in the comment is left alone
     assert [s.start_line for s in got] == [5]
-    assert got[0].replacement == "x = area(width=3)  # width side\n" and got[0].confidence == 0.9
+    assert got[0].replacement == "x = area(width=3)  # left side\n" and "signature of area" in got[0].reason
 
 
 def test_the_command_line_prints_the_contract(repo, tmp_path):

@@ -75,3 +75,12 @@ def test_a_newly_used_name_gets_its_import_in_the_file_style(tmp_path):
 def test_an_edit_sharing_nothing_proposes_nothing(tmp_path):
     (tmp_path / "a.py").write_text("def f():\n    return compute_total(1)\n\n\ndef g():\n    return 2\n")
     assert suggest(tmp_path, _patch("a.py", ["    return 1"], ["    return compute_total(1)"], 2)) == []
+
+
+def test_a_renamed_parameter_stays_in_its_function(tmp_path):
+    src = ("def area(width):\n    return width * 2\n\n\ndef volume(width, depth):\n    return width * depth\n")
+    (tmp_path / "geo.py").write_text(src.replace("def area(width):", "def area(w):"))
+    (tmp_path / "other.py").write_text("width = 3\n")
+    got = suggest(tmp_path, _patch("geo.py", ["def area(width):"], ["def area(w):"]))
+    assert [(s.path, s.start_line, s.replacement) for s in got if s.kind == "rename"] == [
+        ("geo.py", 2, "    return w * 2\n")]  # not volume's own width, not another file's

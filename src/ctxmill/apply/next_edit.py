@@ -307,6 +307,43 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     return kept
 
 
+_FUNC_NODE = re.compile(r"function|method|func_literal|lambda|closure|constructor|^do_block$|^block$")
+
+
+def _local_scope(path: str, text: str, line: int, names: list[str]) -> tuple[int, int] | None:
+    """(first, last) 1-based lines of the function around ``line`` when one of ``names`` (the
+    old name, or the new one where the edit renamed the binding itself) is bound there (a
+    parameter, or declared or assigned inside it): a local's rename stays in its function.
+    None when it is not local, or no grammar reads the file."""
+    from ctxmill.index.chunk_code import get_parser, language_for
+
+    lang = language_for(path)
+    if lang is None:
+        return None
+    try:
+        tree = get_parser(lang).parse(text.encode("utf-8"))
+    except Exception:
+        return None
+    lines = text.split("\n")
+    col = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if line - 1 < len(lines) else 0
+    node = tree.root_node.descendant_for_point_range((line - 1, col), (line - 1, col))
+    while node is not None and not (_FUNC_NODE.search(node.type) and node.type != "block"
+                                    and node.end_point[0] > node.start_point[0]):
+        node = node.parent
+    if node is None or node.parent is None:
+        return None
+    first, last = node.start_point[0] + 1, node.end_point[0] + 1
+    body = "\n".join(lines[first - 1:last])
+    # the parameters: after the first "(" of the function's first line (its own name is not local)
+    head = lines[first - 1]
+    head = head[head.find("(") + 1:] if "(" in head else ""
+    n = "(?:" + "|".join(re.escape(x) for x in names) + ")"
+    bound = re.search(rf"(?<![\w$.]){n}(?![\w$])", head) or re.search(
+        rf"(?:\b(?:let|var|val|const|my|local)\s+(?:mut\s+)?{n}\b)|(?:^\s*{n}\s*(?::=|=(?!=)))|"
+        rf"(?:^\s*(?:final\s+)?[\w<>\[\],.?]+\s+{n}\s*[=;])", body, re.M)
+    return (first, last) if bound else None
+
+
 def _rename_confidence(f: dict) -> float:
     """Set by hand (a fit on the dev cases put prose above code: commits often leave some uses
     alone, which is not what a user renaming wants): code before text, the edited file first."""
@@ -328,7 +365,13 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
                        + r")(?![\w$])")
     out: list[Suggestion] = []
     pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
+    scope = None
+    if len(mapping) == 1 and len(hunks) == 1 and hunks[0].path in files:
+        h = hunks[0]
+        scope = _local_scope(h.path, files[h.path], max(h.new_lines[0], 1), [*mapping, *mapping.values()])
     for rel, text in files.items():
+        if scope is not None and rel != hunks[0].path:
+            continue  # a local's rename does not leave its function
         prose = rel.endswith(PROSE_SUFFIXES)
         if not any(a in text for a in mapping):
             continue
@@ -338,6 +381,8 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         changed: list[tuple[int, str, bool]] = []  # (line, new text, a use as code)
         for i, line in enumerate(lines):
             if (rel, i + 1) in edited or not words.search(line):
+                continue
+            if scope is not None and not scope[0] <= i + 1 <= scope[1]:
                 continue
             if mask is None:
                 mask = (lambda row, col: False) if prose else (_code_mask(rel, data) or (lambda row, col: True))
