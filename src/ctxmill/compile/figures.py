@@ -185,9 +185,11 @@ def find_regions(captions: list[tuple[str, tuple]], graphics: list[tuple], lines
     for ci, (label, cap) in enumerate(captions):
         table = label == "Table"
         pool = pictures if table else draw
-        # the nearest other caption above / below bounds the search (a figure never spans one)
-        above_limit = max([c[3] for c in caps if c[3] <= cap[1] + 0.5 and c is not cap] or [0.0])
-        below_limit = min([c[1] for c in caps if c[1] >= cap[3] - 0.5 and c is not cap] or [height])
+        # the nearest other caption above / below in the same column bounds the search (a
+        # figure never spans one; one in the other column of the page is no bound)
+        col = [c for c in caps if c is not cap and _hoverlap(c, cap) > 0]
+        above_limit = max([c[3] for c in col if c[3] <= cap[1] + 0.5] or [0.0])
+        below_limit = min([c[1] for c in col if c[1] >= cap[3] - 0.5] or [height])
         sides = ("below", "above") if table else ("above", "below")
         for side in sides:
             if side == "above":
@@ -209,6 +211,11 @@ def find_regions(captions: list[tuple[str, tuple]], graphics: list[tuple], lines
             else:
                 _grow(region, pool, cap[3] - 2, below_limit, 3 * CELL, cap)
             _take_labels(region, lines, cap, side)
+            # never into the caption itself (a frame or a plot's margin can reach under it)
+            if side == "above":
+                region[3] = min(region[3], cap[1] - 3.5)
+            else:
+                region[1] = max(region[1], cap[3] + 3.5)
             out.append((ci, _pad(region, width, height)))
             break
     return out
