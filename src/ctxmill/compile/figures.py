@@ -251,7 +251,8 @@ def render_png(page, box: tuple[float, float, float, float], width: float, heigh
     x0, y0, x1, y1 = box
     scale = at_dpi / 72.0
     scale = min(scale, MAX_SIDE_PX / max(1.0, x1 - x0, y1 - y0))
-    bitmap = page.render(scale=scale, crop=(x0, height - y1, width - x1, y0))
+    # RGB byte order straight from pdfium: to_pil() then has no channels to swap
+    bitmap = page.render(scale=scale, crop=(x0, height - y1, width - x1, y0), rev_byteorder=True)
     try:
         img = bitmap.to_pil()
     finally:
