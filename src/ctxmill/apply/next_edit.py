@@ -40,6 +40,12 @@ _DEFINES = (r"(?:\b(?:def|defp|defmacro|defmodule|fn|func|fun|function|class|str
             r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^\s*[\w<>\[\],.?]+\s+{0}\s*[(=;])")
 
 
+# words a language reserves (keywords, literals, primitive types): replacing one by another is
+# changing what the code says, not renaming a thing of the program
+RESERVED = frozenset("""auto bool char class const double enum false float int long nil none null self short signed
+static struct super this true typename undefined unsigned var void None True False""".split())
+
+
 def clearly_identifier(name: str) -> bool:
     """A name no prose would use as a plain word: snake_case, camelCase, digits, ACRONYMWord."""
     return bool(_COMPOUND.search(name.strip("_$"))) or name.startswith(("_", "$"))
@@ -347,6 +353,8 @@ def _local_scope(path: str, text: str, line: int, names: list[str]) -> tuple[int
 def _rename_confidence(f: dict) -> float:
     """Set by hand (a fit on the dev cases put prose above code: commits often leave some uses
     alone, which is not what a user renaming wants): code before text, the edited file first."""
+    if f.get("reserved"):
+        return 0.2  # below the threshold: `auto -> int` is an edit of one place
     conf = (0.9 if f["same_file"] else 0.75) if f["code"] else (0.5 if f["same_file"] else 0.4)
     if not f["code"] and not f["compound"]:
         conf -= 0.2  # a plain word in prose may be meant as the word
@@ -416,6 +424,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     for s in out:
         s.features["sites_log"] = math.log1p(sites)
         s.features["new_exists"] = new_exists
+        s.features["reserved"] = float(any(x in RESERVED for pair in mapping.items() for x in pair))
     return out
 
 
