@@ -224,3 +224,14 @@ def test_figures_a_word_space_from_the_names_before_them(tmp_path):
     doc = compile_document(w.save(tmp_path / "glued.pdf"), OPTIONS)
     (t,) = doc.blocks_of(BlockKind.TABLE)
     assert t.attrs["rows"] == rows and t.number == "1"
+
+
+def test_rows_of_short_lowercase_lists_stay_rows(tmp_path):
+    # cells that start in lower case under a cell that does not end a sentence are still rows of
+    # their own when they are short lists, not the wrapped lines of one long cell
+    rows = [["Microbenchmark", "Top syscalls used"], ["File creation", "openat, fstat, write, close"],
+            ["Thread/Process creation", "mmap, clone, exit, wait, futex"],
+            ["Program launch", "mmap, execve, readlink, openat"], ["Mem alloc", "brk"]]
+    doc, tables = compile_spec(TableSpec("sys", "borderless", rows, caption="Table 3: Syscalls per benchmark."),
+                               tmp_path)
+    assert [t.attrs["rows"] for t in tables] == [rows]

@@ -457,7 +457,9 @@ def _split_flat(rows: list[list[_Frag]], cols) -> list[list[_Frag]]:
                 # the next line of a paragraph in a column the current row left empty is still
                 # the cell above (a tall cell set beside several rows: \multirow, a p{} column)
                 # (the next line of a wrapped sentence goes with it even on the next row's line)
-                wrapped = len(prev[0].text) >= 25 and f.text[:1].islower() if prev is not None else False
+                # (a sentence: a long line, a list of short items "openat, fstat" is no wrap)
+                wrapped = (len(prev[0].text) >= 40 and f.text[:1].islower()
+                           and not prev[0].text.endswith(".")) if prev is not None else False
                 if (prev is not None and prev[1] < row and (not starts or wrapped)
                         and not any(_nearest(g, cols) == col and g is not f for g in made[row] + lv)
                         and 0 <= f.top - prev[0].bottom < 0.6 * (f.bottom - f.top)):
