@@ -358,6 +358,8 @@ def _rename_confidence(f: dict) -> float:
     conf = (0.9 if f["same_file"] else 0.75) if f["code"] else (0.5 if f["same_file"] else 0.4)
     if not f["code"] and not f["compound"]:
         conf -= 0.2  # a plain word in prose may be meant as the word
+        if not f.get("any_code", 1.0):
+            conf -= 0.1  # and a plain word no code uses is a rewording (We -> You), not a rename
     return round(conf, 2)
 
 
@@ -425,6 +427,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         s.features["sites_log"] = math.log1p(sites)
         s.features["new_exists"] = new_exists
         s.features["reserved"] = float(any(x in RESERVED for pair in mapping.items() for x in pair))
+        s.features["any_code"] = float(any(o.features["code"] for o in out))
     return out
 
 
