@@ -124,6 +124,7 @@ class Agent:
         self.rules = settings_mod.project_rules(self.root)
         self.harness_seconds: list[float] = []  # per turn, everything but the model call
         self.request_bytes: list[int] = []
+        self.tool_seconds: list[float] = []  # per turn, inside the tools themselves (a command's run time)
         self.tokens_used = 0
 
     # ------------------------------------------------------------------ events
@@ -219,8 +220,9 @@ class Agent:
             request = self._fit(st.messages, turn)
             if request is None:
                 return self._done("context_full", answer, t_start)
-            self.request_bytes.append(len(json.dumps(request, ensure_ascii=False).encode()))
             tools = None if self.fallback else self.tools.schemas()
+            self.request_bytes.append(len(json.dumps({"messages": request, "tools": tools}, ensure_ascii=False).encode()))
+            self.tool_seconds.append(0.0)
             self.harness_seconds.append(time.perf_counter() - h0)
             completion = self._chat(request, tools)
             h1 = time.perf_counter()
@@ -337,12 +339,14 @@ class Agent:
         if decision.action == "deny":
             return f"error: permission denied: {decision.reason}", False, None
         before_hashes = self._checkpoint_before(cid, name, args, turn)
+        t0 = time.perf_counter()
         try:
             res = self.tools.call(name, args)
-        except ToolFailed as exc:
+        except (ToolFailed, InputRefused) as exc:
             return f"error: {exc}", False, None
-        except InputRefused as exc:
-            return f"error: {exc}", False, None
+        finally:
+            if self.tool_seconds:
+                self.tool_seconds[-1] += time.perf_counter() - t0
         for path, before, after in res.changed:
             self.record({"type": "checkpoint", "call": cid, "turn": turn, "path": path,
                          "before": before_hashes[path] if path in before_hashes else
