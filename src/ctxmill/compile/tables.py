@@ -133,6 +133,11 @@ def _columns(lines: list[list[_Frag]]) -> list[list[float]]:
     # lines at least as full as the typical full line; the fullest third of them sets the grid
     top = counts[: max(1, (len(counts) + 2) // 3)]
     floor = max(2, min(top))
+    if counts.count(counts[0]) >= max(2, 0.2 * len(counts)):
+        # enough lines hold a piece in every column: they alone set the grid, so a cell centred
+        # over two sub-columns in a less full line ("KCU1500" over "Inference Training") does
+        # not fuse them
+        floor = counts[0]
     basis = [f for fs in lines if len(fs) >= floor for f in fs]
     cols = _merge([(f.x0, f.x1) for f in basis])
     # fragments of other lines that overlap no column (a column empty in the fullest rows)
