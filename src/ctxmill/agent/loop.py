@@ -132,6 +132,8 @@ class Agent:
     def record(self, event: dict, persist: bool = True) -> dict:
         if persist:
             event = self.session.append(event)
+        else:
+            event = {"t": round(time.time(), 3), **event}
         if self.emit_cb:
             self.emit_cb(event)
         return event
