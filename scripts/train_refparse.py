@@ -18,15 +18,19 @@ sorted order and CRFsuite's L-BFGS training has no randomness.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pycrfsuite
 
 from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
 from ctxmill.compile.refparse.features import sequence_features
+from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
+from ctxmill.compile.refparse.tokens import tokenize
 
 MODEL = Path(__file__).resolve().parents[1] / "src" / "ctxmill" / "data" / "refparse.crfsuite"
 GROBID_SUB = "grobid-trainer/resources/dataset/citation"
@@ -39,6 +43,43 @@ def grobid_dir(root: Path) -> Path:
 
 def anystyle_dir(root: Path) -> Path:
     return root / ANYSTYLE_SUB if (root / ANYSTYLE_SUB).is_dir() else root
+
+
+LEXICON_SUB = "grobid-home/lexicon"
+# GROBID lexicon file -> our gazetteer kind (names of journals and proceedings, full and abbreviated)
+LEXICON_FILES = {"journals/journals.txt": "journal", "journals/abbrev_journals.txt": "journal",
+                 "journals/proceedings.txt": "journal", "names/firstname.5k": "given",
+                 "names/lastname.5k": "family"}
+
+
+JOURNAL_WORDS = 12
+
+
+def build_lexicon(grobid: Path, out: Path) -> dict:
+    """Write the gazetteers (src/ctxmill/data/refparse_lexicon.txt.gz) from GROBID's lexicons:
+    each name as ``lexkey`` words of our tokenizer, punctuation dropped, so that a name matches
+    however the string spaces or punctuates it ("Phys. Rev. D", "Phys.Rev.D")."""
+    root = grobid / LEXICON_SUB
+    rows: dict[str, set[str]] = {kind: set() for kind in LEXICON_FILES.values()}
+    for sub, kind in LEXICON_FILES.items():
+        for line in (root / sub).read_text(encoding="utf-8", errors="replace").splitlines():
+            words = [lexkey(t) for t, _, _ in tokenize(line.strip()) if t[:1].isalnum()]
+            if not words or (kind != "journal" and len(words) != 1):
+                continue
+            if kind == "journal" and ((len(words) == 1 and len(words[0]) < 4) or len(words) > JOURNAL_WORDS):
+                continue  # "J", "AI": too short to tell a journal by; a 20-word name never matches
+            rows[kind].add(" ".join(words))
+    entries = sum(map(len, rows.values()))
+    longest: dict[str, int] = {}
+    for k in rows["journal"]:
+        w = k.split(" ")
+        longest[w[0]] = max(longest.get(w[0], 0), len(w))
+    rows["journal_first"] = {f"{w}\t{n}" for w, n in longest.items()}
+    text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))
+    # gzip without a timestamp, so the same lexicons give the same bytes
+    out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    gazetteers.cache_clear()
+    return {"lexicon_entries": entries, "lexicon_bytes": out.stat().st_size}
 
 
 def held_out(grobid: Path, anystyle: Path) -> dict[str, list]:
@@ -77,6 +118,65 @@ def load_training(grobid: Path, anystyle: Path) -> tuple[list, dict]:
     return examples, stats
 
 
+def dev_split(examples: list, every: int = 10) -> tuple[list, list]:
+    """(train, dev): one training string in ``every`` is set aside, chosen by a hash of its
+    text, so the split is the same on every run and never touches the held-out sets."""
+    dev = [e for e in examples if zlib.crc32(norm_key(e[0]).encode()) % every == 0]
+    train = [e for e in examples if zlib.crc32(norm_key(e[0]).encode()) % every != 0]
+    return train, dev
+
+
+def train(examples: list, output: Path, c1: float, c2: float, iterations: int) -> None:
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for text, spans in examples:
+        words, labels = token_labels(text, spans)
+        if words:
+            trainer.append(sequence_features(words), labels)
+    trainer.set_params({"c1": c1, "c2": c2, "max_iterations": iterations,
+                        "feature.possible_transitions": True, "feature.minfreq": 2})
+    output.parent.mkdir(parents=True, exist_ok=True)
+    trainer.train(str(output))
+
+
+SCORED = ("title", "container", "author", "date")
+
+
+def dev_score(model: Path, dev: list) -> dict:
+    """Token F1 of the labels the product leans on most (title, container, author, date) on
+    the dev strings, and their mean, the figure the search maximises."""
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(model))
+    tp = dict.fromkeys(SCORED, 0)
+    fp, fn = dict(tp), dict(tp)
+    for text, spans in dev:
+        words, truth = token_labels(text, spans)
+        if not words:
+            continue
+        for t, g in zip(truth, tagger.tag(sequence_features(words)), strict=True):
+            if t == g and t in tp:
+                tp[t] += 1
+            else:
+                if g in fp:
+                    fp[g] += 1
+                if t in fn:
+                    fn[t] += 1
+    f1 = {k: round(2 * tp[k] / (2 * tp[k] + fp[k] + fn[k]), 4) if tp[k] else 0.0 for k in SCORED}
+    return {**f1, "mean": round(sum(f1.values()) / len(f1), 4)}
+
+
+def search(examples: list, grid: list[tuple[float, float]], iterations: int, workdir: Path) -> list[dict]:
+    """Train on the training strings less the dev split for each (c1, c2) and score on it."""
+    rest, dev = dev_split(examples)
+    rows = []
+    for c1, c2 in grid:
+        path = workdir / f"search-c1-{c1}-c2-{c2}.crfsuite"
+        train(rest, path, c1, c2, iterations)
+        rows.append({"c1": c1, "c2": c2, "model_bytes": path.stat().st_size, **dev_score(path, dev)})
+        print(json.dumps(rows[-1]), file=sys.stderr)
+        path.unlink()
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout (or its dataset/citation folder)")
@@ -85,20 +185,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--c1", type=float, default=0.3, help="L1 weight: prunes features, keeps the model small")
     ap.add_argument("--c2", type=float, default=0.01)
+    ap.add_argument("--search", metavar="C1:C2,...",
+                    help="regularisation search first: train on the training strings less a dev split "
+                         "(one in ten, by hash) for each C1:C2, then train the model with the best "
+                         "(mean token F1 of title, container, author, date on the dev split)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    lex = {}
+    if (args.grobid / LEXICON_SUB).is_dir():  # the features read the gazetteers: build them first
+        lex = build_lexicon(args.grobid, Path(str(gazetteer_path())))
+    elif not Path(str(gazetteer_path())).exists():
+        print(f"no {LEXICON_SUB} under {args.grobid} and no gazetteers shipped", file=sys.stderr)
+        return 2
     examples, stats = load_training(args.grobid, args.anystyle)
-    trainer = pycrfsuite.Trainer(verbose=False)
-    for text, spans in examples:
-        words, labels = token_labels(text, spans)
-        if words:
-            trainer.append(sequence_features(words), labels)
-    trainer.set_params({"c1": args.c1, "c2": args.c2, "max_iterations": args.iterations,
-                        "feature.possible_transitions": True, "feature.minfreq": 2})
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    trainer.train(str(args.output))
+    stats.update(lex)
+    c1, c2 = args.c1, args.c2
+    if args.search:
+        grid = [tuple(float(x) for x in pair.split(":")) for pair in args.search.split(",")]
+        rows = search(examples, grid, args.iterations, args.output.parent)
+        best = max(rows, key=lambda r: r["mean"])
+        c1, c2 = best["c1"], best["c2"]
+        stats["search"] = rows
+    train(examples, args.output, c1, c2, args.iterations)
     stats.update(seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
-                 model=str(args.output), iterations=args.iterations, c1=args.c1, c2=args.c2)
+                 model=str(args.output), iterations=args.iterations, c1=c1, c2=c2)
     json.dump(stats, sys.stdout, indent=2)
     print()
     return 0

@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ctxmill.compile.refparse.lexicon import JOURNAL, MARKERS, MONTHS, PARTICLES, PUBLISHER
+from ctxmill.compile.refparse.lexicon import (
+    JOURNAL,
+    MARKERS,
+    MONTHS,
+    PARTICLES,
+    PUBLISHER,
+    gazetteers,
+    lexkey,
+)
 
 _YEAR = re.compile(r"^(?:1[5-9]\d\d|20\d\d)[a-z]?$")
 _RANGE = re.compile(r"^[A-Za-z]?\d+[-–][A-Za-z]?\d+$")
@@ -75,6 +83,12 @@ def token_features(tok: str) -> tuple[str, ...]:
     m = MARKERS.get(bare)
     if m:
         f.append(f"mark={m}")
+    if tok[:1].isupper():  # "Smith" and "Mary" are names; "smith" in a title is a word
+        g = gazetteers()
+        if bare in g.family:
+            f.append("family")
+        if bare in g.given:
+            f.append("given")
     return tuple(f)
 
 
@@ -95,54 +109,120 @@ _QUOTES = frozenset("\"“”„«»")
 _SEPARATORS = frozenset(",;()[]\"“”„«».")
 
 
-def _chunks(tokens: list[str]) -> list[tuple[str, ...]]:
+@lru_cache(maxsize=65536)
+def _traits(tok: str) -> tuple[int, bool, bool]:
+    # what a stretch counts of its tokens: a lower-case word, an abbreviation, a number
+    return (tok[:1].islower() and len(tok) > 1), (tok.endswith(".") and len(tok) > 2), tok[:1].isdigit()
+
+
+@lru_cache(maxsize=4096)
+def _chunk_features(length: int, lower: int, idx: int, abbr: bool, digit: bool, end: str,
+                    journal: bool) -> tuple[str, ...]:
+    return (f"c_len={length}", f"c_lower={lower}", f"c_idx={idx}", "c_abbr" if abbr else "c_noabbr",
+            "c_digit" if digit else "c_nodigit", f"c_end={end}", "c_journal" if journal else "c_nojournal")
+
+
+@lru_cache(maxsize=16384)
+def _with_next(f: tuple[str, ...], nxt: tuple[str, ...] | None, prev: tuple[str, ...] | None) -> tuple[str, ...]:
+    return (f + ((f"cn_{nxt[3]}", f"cn_{nxt[4]}", f"cn_{nxt[1]}", f"cn_{nxt[6]}") if nxt else ("cn_none",))
+            + ((f"cp_{prev[0]}", f"cp_{prev[3]}", f"cp_{prev[1]}") if prev else ("cp_none",)))
+
+
+def _chunks(tokens: list[str], journals: list[str | None]) -> list[tuple[str, ...]]:
     """Features of the stretch between separators (commas, full stops, brackets, quotes) each
     token sits in. A CRF sees only neighbours; whether the stretch reads like a title (a few
     lower-case words), a journal (abbreviations, a volume number) or a name list is what
     tells "A. Author, Softly broken symmetry, Nucl. Phys. B 193" apart."""
-    out: list[tuple[str, ...]] = [()] * len(tokens)
+    n = len(tokens)
+    out: list[tuple[str, ...]] = [()] * n
     spans: list[tuple[int, int, tuple[str, ...]]] = []
-    start, idx = 0, 0
-    for i in range(len(tokens) + 1):
-        if i < len(tokens) and tokens[i] not in _SEPARATORS:
-            continue
+    start = 0
+    for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
         if i > start:
-            part = tokens[start:i]
-            lower = sum(1 for t in part if t[:1].islower() and len(t) > 1)
-            f = (f"c_len={min(len(part), 7)}", f"c_lower={min(lower, 3)}", f"c_idx={min(idx, 6)}",
-                 "c_abbr" if any(t.endswith(".") and len(t) > 2 for t in part) else "c_noabbr",
-                 "c_digit" if any(t[:1].isdigit() for t in part) else "c_nodigit",
-                 f"c_end={tokens[i] if i < len(tokens) else 'eos'}")
+            tr = [_traits(t) for t in tokens[start:i]]
+            f = _chunk_features(min(i - start, 7), min(sum(x[0] for x in tr), 3), min(len(spans), 6),
+                                any(x[1] for x in tr), any(x[2] for x in tr), tokens[i] if i < n else "eos",
+                                journals[start] in ("jB", "j1"))
             spans.append((start, i, f))
-            idx += 1
         start = i + 1
-    # and what the next stretch is like: a title is followed by its journal ("Softly broken
-    # symmetry, Nucl. Phys. B 193"), a journal by its volume or year
+    # and what the stretches either side are like: a title is followed by its journal
+    # ("Softly broken symmetry, Nucl. Phys. B 193"), a journal by its volume or year; a
+    # title follows a list of short stretches of names and initials
     for k, (a, b, f) in enumerate(spans):
         nxt = spans[k + 1][2] if k + 1 < len(spans) else None
-        g = f + ((f"cn_{nxt[3]}", f"cn_{nxt[4]}", f"cn_{nxt[1]}") if nxt else ("cn_none",))
-        for j in range(a, b):
-            out[j] = g
+        out[a:b] = [_with_next(f, nxt, spans[k - 1][2] if k else None)] * (b - a)
     return out
+
+
+@lru_cache(maxsize=65536)
+def _jkey(tok: str) -> str | None:
+    # a word as the journal names are stored, None for punctuation (skipped when matching)
+    return lexkey(tok) if tok[:1].isalnum() else None
+
+
+def journal_marks(tokens: list[str]) -> list[str | None]:
+    """Which tokens lie in the name of a known journal or proceedings (the longest match from
+    each capitalised word, punctuation skipped): "jB" for its first word, "jI" for the rest,
+    "j1" for a name of one word ("Nature"), which is as often a word of a title."""
+    g = gazetteers()
+    out: list[str | None] = [None] * len(tokens)
+    if not g.journal:
+        return out
+    at = [i for i, t in enumerate(tokens) if _jkey(t) is not None]
+    keys = [_jkey(tokens[i]) for i in at]
+    first = g.journal_first
+    k, m = 0, len(at)
+    while k < m:
+        longest = first.get(keys[k], 0)
+        if not longest or not tokens[at[k]][:1].isupper():
+            k += 1
+            continue
+        for n in range(min(longest, m - k), 0, -1):
+            if " ".join(keys[k : k + n]) in g.journal:
+                break
+        else:
+            k += 1
+            continue
+        i = at[k]
+        if n == 1:
+            out[i] = "j1"
+        else:
+            out[i] = "jB"
+            for j in range(i + 1, at[k + n - 1] + 1):
+                out[j] = "jI"
+        k += n
+    return out
+
+
+_POS = tuple(f"pos={k}" for k in range(10))
+_FIRST = ("first0", "first1", "first2")
 
 
 def sequence_features(tokens: list[str]) -> list[list[str]]:
     """One feature list per token: its own, its neighbours' (two each side), its position,
     the stretch it sits in."""
     n = len(tokens)
-    chunks = _chunks(tokens)
+    journals = journal_marks(tokens)
+    chunks = _chunks(tokens, journals)
+    # the neighbours' views, shifted: p1[i] is token i-1 seen from token i
+    p1 = [_NONE["p1"]] + [_near(t, "p1") for t in tokens[:-1]]
+    n1 = [_near(t, "n1") for t in tokens[1:]] + [_NONE["n1"]]
+    p2 = ([_NONE["p2"], _NONE["p2"]] + [_near(t, "p2") for t in tokens[:-2]])[:n]
+    n2 = ([_near(t, "n2") for t in tokens[2:]] + [_NONE["n2"], _NONE["n2"]])[-n:] if n else []
     out: list[list[str]] = []
     # Which punctuation has been seen so far: a quote opened, a year passed, a colon ...
-    seen_year = seen_quote = seen_colon = False
+    seen_year = seen_quote = seen_colon = seen_journal = False
     for i, t in enumerate(tokens):
         own = token_features(t)
-        f = [*own, f"pos={min(10 * i // n, 9)}",
-             *(_near(tokens[i - 1], "p1") if i >= 1 else _NONE["p1"]),
-             *(_near(tokens[i + 1], "n1") if i + 1 < n else _NONE["n1"]),
-             *(_near(tokens[i - 2], "p2") if i >= 2 else _NONE["p2"]),
-             *(_near(tokens[i + 2], "n2") if i + 2 < n else _NONE["n2"]), *chunks[i]]
+        f = [*own, _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i]]
+        if journals[i]:
+            f.append(journals[i])
+        if i + 1 < n and journals[i + 1] in ("jB", "j1"):
+            f.append("before_journal")
+        elif i + 2 < n and journals[i + 2] in ("jB", "j1") and not tokens[i + 1][:1].isalnum():
+            f.append("before_journal2")  # "... broken symmetry , Nucl. Phys."
         if i < 3:
-            f.append(f"first{i}")
+            f.append(_FIRST[i])
         if i == n - 1:
             f.append("last")
         if seen_year:
@@ -151,11 +231,15 @@ def sequence_features(tokens: list[str]) -> list[list[str]]:
             f.append("after_quote")
         if seen_colon:
             f.append("after_colon")
-        if "year" in own:
-            seen_year = True
-        elif t in _QUOTES:
+        if seen_journal:  # a title comes before its journal, rarely after
+            f.append("after_journal")
+        if journals[i] == "jB" or journals[i] == "j1":
+            seen_journal = True
+        if t in _QUOTES:
             seen_quote = not seen_quote
         elif t == ":":
             seen_colon = True
+        elif not seen_year and "year" in own:
+            seen_year = True
         out.append(f)
     return out

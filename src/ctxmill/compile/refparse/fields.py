@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
+from ctxmill.compile.refparse.features import journal_marks
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
+from ctxmill.compile.refparse.tokens import tokenize
 
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 _ARXIV = re.compile(
@@ -146,6 +148,8 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     def ends(i: int) -> bool:  # "." before a word that is not lower-case ASCII, or "et al."
         nxt = tokens[i + 1][0][:1]
         starts = nxt.isalnum() and not ("a" <= nxt <= "z")
+        if nxt.isdigit() and tokens[i - 1][0][-1:].isdigit():
+            return False  # a decimal point the text layer spaced out: "at 2 . 76 TeV", "JEWEL 2.0 . 0"
         return starts and (tokens[i][0] == "." or (tokens[i][0] == "al." and tokens[i - 1][0] == "et"))
 
     cuts = [i for i in range(a + 1, b) if ends(i)]
@@ -170,9 +174,43 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
+    """A journal's name holds no sentence end either. Where the container's tokens run over a
+    "." token into a capitalised word, right after the title, and what comes before that
+    full stop reads as prose (lower-case words), that prose is the rest of the title ("A
+    single low-energy, | iron-poor supernova as the source of metals. | Nature 506")."""
+    idx = [i for i, lab in enumerate(labels) if lab == "container"]
+    if len(idx) < 3:
+        return labels
+    a = idx[0]
+    b = a
+    while b + 1 < len(labels) and labels[b + 1] == "container":
+        b += 1
+    cut = next((i for i in range(b - 1, a, -1) if tokens[i][0] == "." and tokens[i + 1][0][:1].isupper()), None)
+    if cut is None:
+        return labels
+    k = a - 1
+    while k >= 0 and labels[k] == "O":
+        k -= 1
+    lower = sum(1 for j in range(a, cut) if tokens[j][0][:1].islower() and len(tokens[j][0]) > 2)
+    if k < 0 or labels[k] != "title" or lower < 2:
+        return labels
+    labels = list(labels)
+    for j in range(k + 1, cut):
+        labels[j] = "title"
+    labels[cut] = "O"
+    return labels
+
+
+def known_journal(name: str) -> bool:
+    """Whether ``name`` begins with the name of a journal or proceedings in the gazetteer."""
+    marks = journal_marks([t for t, _, _ in tokenize(name)])
+    return bool(marks) and marks[0] in ("jB", "j1")
+
+
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = one_sentence_title(text, tokens, labels)
+    labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
@@ -236,10 +274,20 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     # Every work has a title. No title but a "container" of several plain words and nothing
     # a journal has (no volume, no issue, no abbreviations): a book, report or web page whose
     # title the model took for the venue ("Handbook of Applied Cryptography. CRC Press").
+    # A known journal's name stays the venue ("Reviews of Modern Physics", "Nuovo Cimento B").
     c = out["container"]
     if (out["title"] is None and c and not out["volume"] and not out["issue"] and len(c.split()) >= 3
-            and not re.search(r"[^\W\d_]\.(?:\s|$)", c) and not re.match(r"(?i)proc|conf|in\b", c)):
+            and not re.search(r"[^\W\d_]\.(?:\s|$)", c) and not re.match(r"(?i)proc|conf|in\b", c)
+            and not known_journal(c)):
         out["title"], out["container"] = _title(c), None
+    # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
+    # no venue, is the journal ("Thomson, W. Proc. R. Soc. London 1856, 8, 546-550").
+    t = out["title"]
+    if t and out["container"] is None and (out["volume"] or out["pages"]):
+        words = t.split()
+        if (all(w[:1].isupper() for w in words)
+                and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2):
+            out["title"], out["container"] = None, _container(t)
     out["type"] = entry_type(out)
     return out
 

@@ -4,6 +4,11 @@ They only hint: the model learns how much each hint is worth from the training d
 word missing here still gets labelled from its shape and its neighbours.
 """
 
+import gzip
+from functools import lru_cache
+from importlib import resources
+from typing import NamedTuple
+
 MONTHS = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec "
@@ -11,7 +16,7 @@ MONTHS = frozenset(
     "januar februar märz juni juli oktober dezember spring summer autumn fall winter".split()
 )
 # name particles: "van Baal", "de la Macorra", "von Neumann"
-PARTICLES = frozenset("de del della der den van von da di du la le al bin ibn el dos das ter zu y".split())
+PARTICLES = frozenset("de del della der den van von da di du la le al bin ibn el dos das ter zu y 't ’t".split())
 # words of journal names and their abbreviations (Phys. Rev. Lett., Astrophys. J., Proc. IEEE ...)
 JOURNAL = frozenset(
     "journal j jour rev review reviews lett letters phys physical physics proc proceedings trans "
@@ -52,3 +57,44 @@ ABBREVIATIONS = frozenset(
     "inc ltd co corp jr sr st dr mr ms mrs prof eq eqs ch chap sec fig vs cf ca repr trad transl "
     "jan feb mar apr jun jul aug sep sept oct nov dec diss hrsg aufl bd hg publ th ch".split()
 )
+
+
+# --- Gazetteers built from GROBID's lexicons (scripts/train_refparse.py --lexicons) -------------
+# Journal and proceedings names (full and abbreviated) and common given and family names, as
+# written to src/ctxmill/data/refparse_lexicon.txt.gz: a section per kind ("kind\\nkey\\nkey...",
+# sections apart by a form feed), each key the ``lexkey`` words of a name joined by a space. Knowing that "Nuovo Cimento B" or "Rom. Rep. Phys." is a
+# journal is what tells the title from the venue in styles that print neither quotes nor "In".
+
+
+def lexkey(word: str) -> str:
+    """A word as the gazetteers store it: lower case, without the full stop of an abbreviation."""
+    return word.lower().rstrip(".")
+
+
+def gazetteer_path():
+    return resources.files("ctxmill") / "data" / "refparse_lexicon.txt.gz"
+
+
+class Gazetteers(NamedTuple):
+    journal: frozenset[str]        # names: lexkey words joined by one space
+    journal_first: dict[str, int]  # first word of a name -> words in the longest name it starts
+    given: frozenset[str]
+    family: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def gazetteers() -> Gazetteers:
+    """The gazetteers shipped with the model; empty where the file is absent."""
+    kinds: dict[str, frozenset[str]] = dict.fromkeys(("journal", "journal_first", "given", "family"), frozenset())
+    try:
+        data = gzip.decompress(gazetteer_path().read_bytes()).decode("utf-8")
+    except FileNotFoundError:
+        data = ""
+    for section in filter(None, data.split("\f")):  # "kind\nkey\nkey..." per kind: one split, one set
+        kind, _, keys = section.partition("\n")
+        kinds[kind] = frozenset(keys.split("\n"))
+    first = {}
+    for row in kinds["journal_first"]:  # "word\tlongest"
+        w, _, n = row.partition("\t")
+        first[w] = int(n)
+    return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"])

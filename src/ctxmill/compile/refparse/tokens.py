@@ -10,7 +10,8 @@ Text layers and OCR glue fields together: "Phys. Rev. D94" (journal + volume), "
 P2015" (initial + year), "Strings.JHEP" (title + journal). Words therefore end where a
 letter meets a digit, so each part can take its own label; a field is a slice of the string
 from its first token to its last, so the parts of one value ("S08003", "Phys.Rev") come back
-together as printed.
+together as printed. A number glued to a word keeps its digits ("2013Interferometer",
+"76TeV" -> "2013" + "Interferometer"), the regex not backtracking into them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,24 @@ import re
 
 from ctxmill.compile.refparse.lexicon import ABBREVIATIONS
 
-_ABBR = "|".join(sorted((re.escape(a) for a in ABBREVIATIONS), key=len, reverse=True))
+
+def _trie(words) -> str:
+    """One regex alternative per first letter ("p(?:hys|roc|p|)"): the regex engine tries a
+    plain alternation of 150 words one by one at every word of every string."""
+    by: dict[str, list[str]] = {}
+    for w in words:
+        by.setdefault(w[0], []).append(w[1:])
+    parts = []
+    for c, rests in sorted(by.items()):
+        alts = "|".join(re.escape(r) for r in sorted(rests, key=len, reverse=True))  # longest first
+        parts.append(re.escape(c) + (f"(?:{alts})" if alts != "" else ""))
+    return "|".join(parts)
+
+
+_ABBR = _trie(ABBREVIATIONS)
+# A word ends where two lower-case letters meet a capitalised word: the text layer glued
+# "isotopesBraz. J. Phys." and "(ClarendonPress, Oxford)" ("McGraw", "iPhone", "ApJ" stay whole)
+_WORD = r"[^\W\d_](?:(?<![a-zß-öø-ÿ]{2})[^\W\d_]|(?![A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ])[^\W\d_])*"
 _TOKEN = re.compile(
     rf"""
       (?:https?|ftp)://[^\s<>"]*[^\s<>".,;:)\]]           # a URL, whole, without the closing punctuation
@@ -30,8 +48,9 @@ _TOKEN = re.compile(
     | (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
     | (?i:{_ABBR})\.(?![^\W\d_])                           # "Phys.", "pp.", "al."
     | [A-ZÀ-Þ]\.(?![^\W\d_]{{2}})                         # an initial: "J." (not "Xu.", a name ending a sentence)
-    | [^\W\d_]+(?:[-'’][^\W\d_]+)*                         # a word: "McGraw-Hill", "O'Neil"
-    | \d+(?:[.,]\d+(?!\d*[-–—]))?(?:\s?[-–—]+\s?\d+)*[a-z]?(?![^\W\d_]{{2}})  # 1992, 546-550, 1.5, 2015a
+    | {_WORD}(?:[-'’]{_WORD})*                             # a word: "McGraw-Hill", "O'Neil"
+    | ['’]t(?=\s[A-Z])                                     # the particle of "G. 't Hooft"
+    | (?>\d+(?:[.,]\d+(?!\d*[-–—]))?(?:\s?[-–—]+\s?\d+)*(?:st|nd|rd|th|[a-z])?)(?![^\W\d_]{{2}})  # 1992, 546-550, 1.5, 2015a, 35th
     | \d+
     | [^\w\s]                                              # any other character is a token of its own
     """,

@@ -1,0 +1,118 @@
+"""What the labeller sees: tokens of glued text, the journal gazetteer, and the training
+script's lexicon build and dev split (scripts/train_refparse.py).
+
+The reference strings are written for these tests; none is in the training data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxmill.compile.refparse import parse
+from ctxmill.compile.refparse.features import journal_marks, sequence_features
+from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers
+from ctxmill.compile.refparse.tokens import tokenize
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import train_refparse  # noqa: E402
+
+
+def _words(text: str) -> list[str]:
+    return [t for t, _, _ in tokenize(text)]
+
+
+def test_glued_words_and_numbers_split_and_slice_back():
+    text = "Lee K 2013Interferometer design at 2 . 76TeV, superheavy isotopesBraz. J. Phys. (ClarendonPress)"
+    words = _words(text)
+    for piece in ("2013", "Interferometer", "76", "TeV", "isotopes", "Braz", "Clarendon", "Press"):
+        assert piece in words
+    # names and brands with one capital inside stay whole
+    assert _words("McGraw-Hill, iPhone, ApJ, O'Neil, 35th, 2015a, 546-550") == [
+        "McGraw-Hill", ",", "iPhone", ",", "ApJ", ",", "O'Neil", ",", "35th", ",", "2015a", ",", "546-550"]
+    # every token is a slice of the string, so fields come back as printed
+    assert all(text[s:e] == t for t, s, e in tokenize(text))
+
+
+def test_journal_names_are_found_however_they_are_punctuated():
+    for text in ("A. Author, Softly broken things, Phys. Rev. D 94, 1 (2016).",
+                 "A. Author, Softly broken things, Phys .Rev .D 94, 1 (2016).",
+                 "A. Author, Softly broken things, Physical Review D 94, 1 (2016)."):
+        words = _words(text)
+        marks = journal_marks(words)
+        first = marks.index("jB")
+        assert words[first] == "Phys." or words[first].startswith("Phys")
+        assert all(m is None for m in marks[:first])  # the title is no journal
+        assert words[max(i for i, m in enumerate(marks) if m)] == "D"
+    # a lower-case run of journal words inside a title is not a journal
+    assert not any(journal_marks(_words("A study of physical review processes, 2001")))
+    feats = sequence_features(_words("A. Author, Softly broken things, Phys. Rev. D 94"))
+    assert "before_journal" in feats[6] and all("cn_c_journal" in feats[i] for i in (3, 4, 5))
+
+
+def test_gazetteers_ship_with_the_model():
+    g = gazetteers()
+    assert Path(str(gazetteer_path())).stat().st_size < 1_000_000
+    assert "phys rev lett" in g.journal and g.journal_first["phys"] >= 3
+    assert "smith" in g.family and "mary" in g.given
+
+
+def test_lexicon_build_is_deterministic_and_reads_back(tmp_path, monkeypatch):
+    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
+    (lex / "journals").mkdir(parents=True)
+    (lex / "names").mkdir()
+    (lex / "journals" / "journals.txt").write_text("Physical Review Letters\nNature\nAI\n")
+    (lex / "journals" / "abbrev_journals.txt").write_text("Phys. Rev. Lett.\nPhys.Rev.D\n")
+    (lex / "journals" / "proceedings.txt").write_text("ACM Symposium on Theory of Computing\n")
+    (lex / "names" / "firstname.5k").write_text("MARY\nJOHN PAUL\n")
+    (lex / "names" / "lastname.5k").write_text("smith\n")
+    out = tmp_path / "lexicon.txt.gz"
+    stats = train_refparse.build_lexicon(tmp_path / "grobid", out)
+    first = out.read_bytes()
+    train_refparse.build_lexicon(tmp_path / "grobid", out)
+    assert out.read_bytes() == first  # no timestamp in the gzip: same lexicons, same bytes
+    monkeypatch.setattr("ctxmill.compile.refparse.lexicon.gazetteer_path", lambda: out)
+    gazetteers.cache_clear()
+    try:
+        g = gazetteers()
+        # "AI" is too short to tell a journal by; "JOHN PAUL" is no single given name
+        assert g.journal == {"physical review letters", "nature", "phys rev lett", "phys rev d",
+                             "acm symposium on theory of computing"}
+        assert g.journal_first == {"physical": 3, "nature": 1, "phys": 3, "acm": 6}
+        assert g.given == {"mary"} and g.family == {"smith"}
+        assert stats["lexicon_entries"] == 7
+        assert gzip.decompress(first).decode().startswith("family\nsmith\fgiven\nmary\fjournal\n")
+    finally:
+        gazetteers.cache_clear()
+
+
+def test_dev_split_is_stable_and_disjoint():
+    examples = [(f"Author {i}, A title number {i}, J. Things {i} (2001) {i}.", []) for i in range(400)]
+    rest, dev = train_refparse.dev_split(examples)
+    assert len(rest) + len(dev) == 400 and 20 <= len(dev) <= 60
+    assert not {t for t, _ in rest} & {t for t, _ in dev}
+    assert train_refparse.dev_split(list(reversed(examples)))[1] == list(reversed(dev))
+
+
+@pytest.mark.parametrize(("text", "title", "container"), [
+    # physics styles: no quotes, no "In", the title ends where a known journal begins
+    ("R. Jackiw and C. Rebbi, Solitons with fermion number one half, Phys. Rev. D 13, 3398 (1976).",
+     "Solitons with fermion number one half", "Phys. Rev. D"),
+    ("Lee K, Park J and Kim S 2013 Interferometer design of a cryogenic detector Class. Quantum Grav. 30 045001",
+     "Interferometer design of a cryogenic detector", "Class. Quantum Grav."),
+    # a decimal point the text layer spaced out does not end the title
+    ("ALICE Collaboration, Flow of pions in Pb-Pb collisions at 2 . 76 TeV, Phys. Lett. B 719, 18 (2013).",
+     "Flow of pions in Pb-Pb collisions at 2 . 76 TeV", "Phys. Lett. B"),
+])
+def test_title_ends_where_the_journal_begins(text, title, container):
+    f = parse(text)
+    assert (f["title"], f["container"]) == (title, container)
+
+
+def test_a_known_journal_without_volume_stays_the_venue():
+    # no volume and three plain words would read as a book title taken for the venue
+    f = parse("O. Hen, G. A. Miller, E. Piasetzky and L. B. Weinstein, Reviews of Modern Physics (2017).")
+    assert f["title"] is None and f["container"] == "Reviews of Modern Physics"
