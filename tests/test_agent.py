@@ -210,3 +210,34 @@ def test_cli_json_events_and_sessions(tmp_path, model):
     p = subprocess.run([PY, "-m", "ctxmill.cli", "agent", "--root", str(root), "--resume", "nope"],
                        capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 3 and "names no sessions" in p.stderr
+
+
+def test_sub_agent_has_read_only_tools_and_returns_its_answer(tmp_path, model):
+    root = _repo(tmp_path)
+    model.play([{"call": [("task", {"goal": "what does calc.add return?"})]},
+                {"call": [("read", {"path": "calc.py"})]},  # the sub-agent's turns
+                lambda msgs: {"say": "sub: " + last_tool_result(msgs).splitlines()[1].strip()},
+                lambda msgs: {"say": "main got: " + last_tool_result(msgs)}])
+    with LLMClient(LLMConfig(url=model.url)) as llm:
+        out = run_agent("investigate", root, llm, mode="accept-edits", settings=NO_HOOKS)
+    assert out.answer == "main got: sub: 2\t    return a - b"
+    sub_tools = {t["function"]["name"] for t in model.requests[1]["tools"]}
+    assert "edit" not in sub_tools and "run" not in sub_tools and "read" in sub_tools
+    assert [s["id"] for s in sessions(root)] == [out.session]  # the sub-agent's transcript is not listed
+
+
+def test_turn_limit_and_token_budget_stop_with_a_done_event(tmp_path, model):
+    root = _repo(tmp_path)
+    forever = [{"call": [("list", {})]}] * 10
+    with LLMClient(LLMConfig(url=model.url)) as llm:
+        model.play(forever)
+        a = run_agent("loop", root, llm, mode="plan", settings=NO_HOOKS, max_turns=3)
+        model.play(forever)
+        b = run_agent("loop", root, llm, mode="plan", settings=NO_HOOKS, max_tokens=2500)
+    assert (a.reason, a.turns) == ("max_turns", 3)
+    used = [e["prompt_tokens"] + e["completion_tokens"] for e in Session(root, b.session).events()
+            if e["type"] == "usage"]
+    assert b.reason == "token_budget" and sum(used) >= 2500 and sum(used[:-1]) < 2500  # stopped at once
+    for out in (a, b):
+        st = replay(Session(root, out.session).events())
+        assert not st.pending and st.done["reason"] == out.reason

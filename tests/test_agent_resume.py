@@ -89,3 +89,25 @@ def test_kill_mid_edit_is_recorded_once_or_run_once(tmp_path, monkeypatch):
         assert (root / "a.txt").read_text() == "xx\n"  # applied exactly once either way
         st = replay(s.events())
         assert len(st.results) == 1 and not st.pending and len(st.checkpoints) == 1
+
+
+def test_ctrl_c_mid_command_leaves_a_consistent_transcript(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".ctxmill").mkdir(parents=True)
+    (root / ".ctxmill" / "settings.toml").write_text('[permissions]\nallow = ["run(echo *)"]\n')
+    env = {**os.environ, "CTXMILL_INDEX_DIR": str(tmp_path / "state"), "CTXMILL_CONFIG_DIR": str(tmp_path / "cfg")}
+    with ScriptedLLM([{"call": [("run", {"command": "echo started > log.txt; sleep 30"})]}]) as model:
+        env["CTXMILL_LLM_URL"] = model.url
+        p = subprocess.Popen([PY, "-m", "ctxmill.cli", "agent", "wait", "--root", str(root), "--mode", "auto", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        deadline = time.time() + 60
+        while not (root / "log.txt").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    events = [json.loads(line) for line in out.splitlines()]
+    call = next(e for e in events if e["type"] == "tool_call")
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert result["id"] == call["id"] and "interrupted" in result["content"]
+    assert events[-1]["type"] == "done" and events[-1]["reason"] == "interrupted"

@@ -150,6 +150,8 @@ def list_sessions(root: Path) -> list[dict[str, Any]]:
     folder = state_dir(Path(root).resolve()) / "sessions"
     out = []
     for p in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        if "-task-" in p.stem:
+            continue  # a sub-agent's transcript: part of its parent, never --continue'd
         events = read_events(p)
         st = replay(events)
         out.append({"id": p.stem, "goal": st.meta.get("goal", ""), "mode": st.meta.get("mode"),
