@@ -280,9 +280,9 @@ def run_tasks(real: bool) -> dict:
                 out = agent.run(goal)
             ok = bool(check())
             harness += agent.harness_seconds
-            loop_only += [h - t for h, t in zip(agent.harness_seconds, agent.tool_seconds)]
+            loop_only += [h - t for h, t in zip(agent.harness_seconds, agent.tool_seconds, strict=True)]
             naive = [naive_bytes(root, b) for b in agent.request_bytes]
-            ratios += [b / n for b, n in zip(agent.request_bytes, naive)]
+            ratios += [b / n for b, n in zip(agent.request_bytes, naive, strict=True)]
             rows.append({"task": fn.__name__, "passed": ok, "stop": out.reason, "turns": out.turns,
                          "prompt_tokens": out.usage["prompt_tokens"], "completion_tokens": out.usage["completion_tokens"],
                          "request_bytes_per_turn": round(statistics.mean(agent.request_bytes)),

@@ -148,7 +148,7 @@ def run_suite(base: Path, model) -> dict:
             calls = [e for e in events if e["type"] == "tool_call"]
             perms = {e["id"]: e for e in events if e["type"] == "permission"}
             results = {e["id"]: e for e in events if e["type"] == "tool_result"}
-            for (name, tool, args, kind), call in zip(CASES, calls):
+            for (name, _tool, _args, kind), call in zip(CASES, calls, strict=False):
                 got = classify(perms.get(call["id"], {}), results.get(call["id"], {}))
                 want = EXPECTED[kind][mode]
                 rows.append({"case": name, "mode": mode, "expected": want, "got": got, "ok": got == want})

@@ -10,7 +10,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _scripted_llm import ScriptedLLM  # noqa: E402
-
 from ctxmill.agent import rewind, run_agent  # noqa: E402
 from ctxmill.llm import LLMClient, LLMConfig  # noqa: E402
 
@@ -76,11 +75,11 @@ def test_100_random_edit_sequences_rewind_byte_identical(tmp_path):
             turns = rng.randint(2, 5)
             snaps: dict[int, dict[str, bytes]] = {}
 
-            def step(messages, turn):
+            def step(messages, turn, rng=rng, root=root, turns=turns, snaps=snaps):
                 snaps[turn] = snapshot(root)  # the tree as the model sees it at the start of the turn
                 return {"call": _ops(rng, root, turn)} if turn <= turns else {"say": "done"}
 
-            model.play([lambda m, t=t: step(m, t) for t in range(1, turns + 2)])
+            model.play([lambda m, t=t, step=step: step(m, t) for t in range(1, turns + 2)])
             out = run_agent("shuffle files", root, llm, mode="accept-edits", settings=SETTINGS)
             assert out.reason == "answered", (seed, out)
             to = rng.randint(1, turns)

@@ -24,14 +24,13 @@ def run_agent(goal: str | None, root: str | Path = ".", llm=None, *, resume: str
               continue_last: bool = False, **kwargs: Any):
     """Run (or, with ``resume``/``continue_last``, go on with) a session; returns an Outcome."""
     from ctxmill.agent.loop import Agent
-    from ctxmill.agent.sessions import Session, find
+    from ctxmill.agent.sessions import find, replay
 
     root = Path(root).resolve()
     session = None
     if resume or continue_last:
         session = find(root, resume)
-        st_meta = __import__("ctxmill.agent.sessions", fromlist=["replay"]).replay(session.events()).meta
-        kwargs.setdefault("mode", st_meta.get("mode", "default"))
+        kwargs.setdefault("mode", replay(session.events()).meta.get("mode", "default"))
     elif not goal:
         raise InputRefused("give a GOAL (or --continue / --resume ID)")
     return Agent(root, llm, session=session, **kwargs).run(goal)

@@ -21,16 +21,16 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
 
 from ctxmill.agent import context
 from ctxmill.agent.checkpoints import ObjectStore, file_hash
 from ctxmill.agent.hooks import Hooks
 from ctxmill.agent.permissions import EDIT_TOOLS, Permissions
 from ctxmill.agent.sessions import Session, replay
-from ctxmill.agent.tools import Tools, ToolFailed
+from ctxmill.agent.tools import ToolFailed, Tools
 from ctxmill.errors import InputRefused
 
 SYSTEM = """You are ctxmill's coding agent working in the project at ROOT = {root}.

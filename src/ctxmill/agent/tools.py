@@ -17,9 +17,10 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ctxmill.agent.permissions import Confined, rel, resolve_in_root
 from ctxmill.redact import redact
