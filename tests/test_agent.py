@@ -12,7 +12,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _scripted_llm import ScriptedLLM, last_tool_result  # noqa: E402
-
 from ctxmill.agent import rewind, run_agent, sessions  # noqa: E402
 from ctxmill.agent.sessions import Session, replay  # noqa: E402
 from ctxmill.llm import LLMClient, LLMConfig  # noqa: E402
