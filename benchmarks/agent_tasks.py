@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -247,6 +248,7 @@ def control() -> int:
             server.play([{"say": "Done."}])
             run_agent(goal, root, llm, mode="auto", settings={"permissions": {}, "hooks": {}})
             passed += bool(check())
+    shutil.rmtree(tmp, ignore_errors=True)
     return passed
 
 
@@ -291,6 +293,7 @@ def run_tasks(real: bool) -> dict:
     finally:
         if server is not None:
             server.__exit__(None, None, None)
+        shutil.rmtree(tmp, ignore_errors=True)
     harness_ms = sorted(h * 1000 for h in harness)
     loop_ms = sorted(h * 1000 for h in loop_only)
     return {

@@ -240,3 +240,25 @@ def test_turn_limit_and_token_budget_stop_with_a_done_event(tmp_path, model):
     for out in (a, b):
         st = replay(Session(root, out.session).events())
         assert not st.pending and st.done["reason"] == out.reason
+
+
+def test_settings_merge_deny_wins_and_project_rules_reach_the_prompt(tmp_path, model, monkeypatch):
+    from ctxmill.agent import settings as settings_mod
+
+    root = _repo(tmp_path)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.toml").write_text('[permissions]\ndeny = ["write(secrets/**)"]\n')
+    (root / ".ctxmill").mkdir()
+    (root / ".ctxmill" / "settings.toml").write_text('[permissions]\nallow = ["write(**)"]\n')
+    (root / "AGENTS.md").write_text("Always answer in French.\n")
+    loaded = settings_mod.load(root)
+    assert loaded["permissions"]["deny"] == ["write(secrets/**)"] and loaded["permissions"]["allow"] == ["write(**)"]
+    model.play([{"call": [("write", {"path": "secrets/k.txt", "content": "x"}),
+                          ("write", {"path": "ok.txt", "content": "x"})]}, {"say": "fini"}])
+    with LLMClient(LLMConfig(url=model.url)) as llm:
+        run_agent("write two files", root, llm, mode="auto")
+    assert (root / "ok.txt").exists() and not (root / "secrets").exists()
+    assert "Always answer in French." in model.requests[0]["messages"][0]["content"]
+    (root / ".ctxmill" / "settings.toml").write_text('[permissions]\nallow = "write(**"\n')
+    with pytest.raises(Exception, match="tool or tool"):
+        run_agent("x", root, llm=None, mode="auto")
