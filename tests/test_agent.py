@@ -262,3 +262,18 @@ def test_settings_merge_deny_wins_and_project_rules_reach_the_prompt(tmp_path, m
     (root / ".ctxmill" / "settings.toml").write_text('[permissions]\nallow = "write(**"\n')
     with pytest.raises(Exception, match="tool or tool"):
         run_agent("x", root, llm=None, mode="auto")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("script"), reason="needs util-linux script for a terminal")
+def test_terminal_prompts_yes_then_no(tmp_path, model):
+    root = _repo(tmp_path)
+    model.play([{"call": [("edit", {"path": "calc.py", "old": "a - b", "new": "a + b"})]},
+                {"call": [("run", {"command": "echo hi > b.txt"})]}, {"say": "ok"}])
+    env = {**os.environ, "CTXMILL_LLM_URL": model.url}
+    cmd = f"{PY} -m ctxmill.cli agent 'fix' --root {root}"
+    p = subprocess.run(["script", "-qec", cmd, "/dev/null"], input="y\nn\n", capture_output=True, text=True,
+                       env=env, timeout=120)  # script gives the command a terminal: the prompts are asked
+    assert p.returncode == 0, p.stdout
+    assert "allow? [y]es / [n]o / [a]lways" in p.stdout and "effects cannot be rewound" in p.stdout
+    assert "+    return a + b" in p.stdout  # the edit's diff
+    assert (root / "calc.py").read_text() == CALC.replace("a - b", "a + b") and not (root / "b.txt").exists()
