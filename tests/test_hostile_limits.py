@@ -83,3 +83,13 @@ def test_the_limits_page_names_every_limit():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text()
     names = [n for n in dir(limits) if n.isupper()]
     assert names and all(n in doc for n in names), [n for n in names if n not in doc]
+
+
+def test_a_txt_of_prose_with_long_lines_compiles(tmp_path):
+    # .txt is also a batch list (one file name a line): a 500-character line was stat()ed as a
+    # name and every such .txt exited 1 with 'File name too long'
+    f = tmp_path / "prose.txt"
+    f.write_text(("The cache keeps recently used keys in memory and evicts the coldest ones. " * 7 + "\n\n") * 20)
+    r = _compile(f, tmp_path / "out")
+    assert r.returncode == 0, r.stderr[-500:]
+    assert (tmp_path / "out" / "document.md").read_text().count("coldest") == 140
