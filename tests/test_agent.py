@@ -277,3 +277,18 @@ def test_terminal_prompts_yes_then_no(tmp_path, model):
     assert "allow? [y]es / [n]o / [a]lways" in p.stdout and "effects cannot be rewound" in p.stdout
     assert "+    return a + b" in p.stdout  # the edit's diff
     assert (root / "calc.py").read_text() == CALC.replace("a - b", "a + b") and not (root / "b.txt").exists()
+
+
+def test_edit_keeps_a_crlf_files_line_ends_and_refusals_go_back(tmp_path):
+    from ctxmill.agent.tools import Tools, ToolFailed
+
+    (tmp_path / "w.py").write_bytes(b"def f():\r\n    return 1\r\n")
+    tools = Tools(tmp_path)
+    tools.call("edit", {"path": "w.py", "old": "def f():\n    return 1", "new": "def f():\n    x = 2\n    return x"})
+    assert (tmp_path / "w.py").read_bytes() == b"def f():\r\n    x = 2\r\n    return x\r\n"
+    for args, why in [({"path": "w.py", "old": "nope", "new": "x"}, "not found"),
+                      ({"path": "w.py", "old": "x", "new": "y"}, "occurs 2 times"),
+                      ({"path": "w.py", "sketch": "totally different\n"}, "sketch was not applied"),
+                      ({"path": "w.py", "bogus": 1}, "takes no argument bogus")]:
+        with pytest.raises(ToolFailed, match=why):
+            tools.call("edit", args)

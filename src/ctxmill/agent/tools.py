@@ -231,6 +231,10 @@ class Tools:
             if old == "":
                 raise ToolFailed("old is empty: use write for a new file")
             n = text.count(old)
+            if n == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
+                # models write \n; a CRLF file keeps its own line ends
+                old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+                n = text.count(old)
             if n == 0:
                 raise ToolFailed(f"old text not found in {self.rel(full)}: read the file and copy the lines exactly")
             if n > 1 and not replace_all:
