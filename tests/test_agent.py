@@ -152,6 +152,7 @@ def test_hooks_block_rewrite_and_send_back(tmp_path, model):
                 if "the tests still fail" in msgs[-1]["content"] else {"say": "unexpected"},
                 {"say": "now really done"}])
     settings = _settings(allow=["edit(**)", "write(**)", "delete(**)"], pre_tool=[f"{PY} -S {hooks / 'pre.py'}"],
+                         post_tool=["grep -c . notes.txt 2>/dev/null | sed 's/^/notes lines: /' || true"],
                          stop=[stop])
     with LLMClient(LLMConfig(url=model.url)) as llm:
         out = run_agent("tidy", root, llm, mode="auto", settings=settings)
@@ -159,6 +160,7 @@ def test_hooks_block_rewrite_and_send_back(tmp_path, model):
     assert out.answer == "now really done" and _tests_pass(root)
     first_result = model.requests[1]["messages"][-1]["content"]
     assert "blocked by a hook: deleting is not allowed here" in first_result
+    assert model.requests[2]["messages"][-1]["content"] == "created notes.txt\nhook: notes lines: 1"
 
 
 def test_bounded_context_no_request_over_budget(tmp_path, model):

@@ -107,3 +107,21 @@ def test_outside_change_is_a_conflict_kept_unless_forced(tmp_path):
     assert (root / "a.txt").read_text() == "the user's own change\n"
     rewind(root, out.session, force=True)
     assert (root / "a.txt").read_text() == "one\n"
+
+
+def test_files_only_and_conversation_only(tmp_path):
+    from ctxmill.agent.sessions import Session, replay
+
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    steps = [{"call": [("write", {"path": "a.txt", "content": "two\n"})]},
+             {"call": [("write", {"path": "a.txt", "content": "three\n"})]}, {"say": "ok"}]
+    with ScriptedLLM(steps) as model, LLMClient(LLMConfig(url=model.url)) as llm:
+        out = run_agent("edit", root, llm, mode="accept-edits", settings=SETTINGS)
+    s = Session(root, out.session)
+    n = len(replay(s.events()).messages)
+    rewind(root, out.session, to_turn=2, files=False)  # conversation only: the file stays
+    assert (root / "a.txt").read_text() == "three\n" and len(replay(s.events()).messages) < n
+    rewind(root, out.session, to_turn=1, conversation=False)  # files only: back to the start
+    assert (root / "a.txt").read_text() == "one\n"
