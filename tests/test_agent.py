@@ -282,7 +282,7 @@ def test_terminal_prompts_yes_then_no(tmp_path, model):
 
 
 def test_edit_keeps_a_crlf_files_line_ends_and_refusals_go_back(tmp_path):
-    from ctxmill.agent.tools import Tools, ToolFailed
+    from ctxmill.agent.tools import ToolFailed, Tools
 
     (tmp_path / "w.py").write_bytes(b"def f():\r\n    return 1\r\n")
     tools = Tools(tmp_path)
