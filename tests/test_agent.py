@@ -294,3 +294,17 @@ def test_edit_keeps_a_crlf_files_line_ends_and_refusals_go_back(tmp_path):
                       ({"path": "w.py", "bogus": 1}, "takes no argument bogus")]:
         with pytest.raises(ToolFailed, match=why):
             tools.call("edit", args)
+
+
+def test_one_result_bigger_than_the_budget_is_shrunk_not_sent(tmp_path, model):
+    root = _repo(tmp_path)
+    (root / "wide.txt").write_text("".join(f"{i} " + "y" * 150 + "\n" for i in range(150)))
+    model.play([{"call": [("read", {"path": "wide.txt"})]}, {"say": "too wide"}])
+    budget = 3500
+    with LLMClient(LLMConfig(url=model.url)) as llm:
+        out = run_agent("read it", root, llm, mode="plan", settings=NO_HOOKS, max_context=budget)
+    assert out.reason == "answered"
+    from ctxmill.agent.context import CHARS_PER_TOKEN
+    last = model.requests[-1]
+    assert len(json.dumps(last["messages"], ensure_ascii=False)) + len(json.dumps(last["tools"])) <= budget * CHARS_PER_TOKEN
+    assert "shrunk from this old result" in last["messages"][-1]["content"]

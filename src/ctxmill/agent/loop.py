@@ -291,15 +291,18 @@ class Agent:
             return got[0]
         # Shrinking was not enough: have the model summarise every turn but the last one.
         last = max((m.get("turn", 0) for m in messages), default=0)
-        old = [m for m in messages if 0 < m.get("turn", 0) < last]
+        old = [m for m in messages if 0 < m.get("turn", 0) < last or m.get("summary")]  # an earlier summary too
         if not old:
-            return None
+            got = context.fit([system, *messages], tools, self.max_context, turn + 1)
+            return got[0] if got else None
         ask = context.summary_prompt(old, self.max_context * context.CHARS_PER_TOKEN // 2)
         summary = self.llm.chat(ask).text.strip()
         self.record({"type": "compact", "keep_from_turn": last, "summary": summary,
                      "tokens_before": context.tokens(context.wire(messages))})
         st = replay(self.session.events())
         got = context.fit([system, *st.messages], tools, self.max_context, turn - 1)
+        if got is None:  # the last turn's own results are too big: shrink them too
+            got = context.fit([system, *st.messages], tools, self.max_context, turn + 1)
         return got[0] if got else None
 
     # ------------------------------------------------------------------ one tool call
