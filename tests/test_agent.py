@@ -308,3 +308,17 @@ def test_one_result_bigger_than_the_budget_is_shrunk_not_sent(tmp_path, model):
     last = model.requests[-1]
     assert len(json.dumps(last["messages"], ensure_ascii=False)) + len(json.dumps(last["tools"])) <= budget * CHARS_PER_TOKEN
     assert "shrunk from this old result" in last["messages"][-1]["content"]
+
+
+def test_compile_document_and_search_tools_call_the_core(tmp_path):
+    from ctxmill.agent.tools import Tools
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "paper.txt").write_text("A Small Paper\n\nAbstract\n\nThis paper shows things.\n\n"
+                                                  "1 Introduction\n\nWe study agents in depth here.\n")
+    (tmp_path / "retry.py").write_text("def backoff_delay(attempt):\n    return 2 ** attempt\n")
+    tools = Tools(tmp_path)
+    md = tools.call("compile_document", {"path": "notes/paper.txt"}).content
+    assert "## 1 Introduction" in md and "We study agents" in md
+    hits = tools.call("search", {"query": "backoff delay for a retry attempt", "k": 3}).content
+    assert hits.startswith("retry.py:1-2")
