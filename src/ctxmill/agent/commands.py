@@ -82,8 +82,8 @@ def run_cmd(goal, root, mode, llm_url, llm_model, max_turns, max_context, token_
                         **kwargs)
     if not as_json:
         click.echo("")
-    if out.reason not in ("answered",):
-        sys.exit(4 if out.reason != "interrupted" else 130)
+    if out.reason == "interrupted":
+        sys.exit(130)  # as every command on Ctrl-C; other stops are clean (the done event says which)
 
 
 @agent_group.command("rewind")
