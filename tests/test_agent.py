@@ -322,3 +322,18 @@ def test_compile_document_and_search_tools_call_the_core(tmp_path):
     assert "## 1 Introduction" in md and "We study agents" in md
     hits = tools.call("search", {"query": "backoff delay for a retry attempt", "k": 3}).content
     assert hits.startswith("retry.py:1-2")
+
+
+def test_endpoint_failure_ends_the_transcript_and_continue_goes_on(tmp_path, model):
+    from ctxmill.llm import LLMError
+
+    root = _repo(tmp_path)
+    with LLMClient(LLMConfig(url="http://127.0.0.1:9/v1", model="m", retries=0)) as dead:
+        with pytest.raises(LLMError):
+            run_agent("question", root, dead, mode="plan", settings=NO_HOOKS)
+    st = replay(Session(root, sessions(root)[0]["id"]).events())
+    assert st.done["reason"] == "error" and not st.pending
+    model.play([{"say": "answered later"}])
+    with LLMClient(LLMConfig(url=model.url)) as llm:
+        out = run_agent(None, root, llm, continue_last=True, settings=NO_HOOKS)
+    assert out.answer == "answered later" and model.requests[0]["messages"][1]["content"] == "question"

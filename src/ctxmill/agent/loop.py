@@ -31,7 +31,7 @@ from ctxmill.agent.hooks import Hooks
 from ctxmill.agent.permissions import EDIT_TOOLS, Permissions
 from ctxmill.agent.sessions import Session, replay
 from ctxmill.agent.tools import ToolFailed, Tools
-from ctxmill.errors import InputRefused
+from ctxmill.errors import CtxmillError, InputRefused
 
 SYSTEM = """You are ctxmill's coding agent working in the project at ROOT = {root}.
 Work towards the user's goal with the tools: find code with search and grep, read the lines you need,
@@ -167,6 +167,10 @@ class Agent:
         except KeyboardInterrupt:
             self._close_pending("interrupted by the user (Ctrl-C) before it finished")
             return self._done("interrupted", "", t_start)
+        except CtxmillError as exc:  # the endpoint failed (after its retries): say so, then fail
+            self._close_pending(f"the session stopped: {exc}")
+            self._done("error", str(exc), t_start)
+            raise
         finally:
             self.session.close()
 
