@@ -15,7 +15,7 @@ tool_result    ``id``, ``ok``, ``content`` (what the model sees), ``diff`` for e
 usage          ``turn``, ``prompt_tokens``, ``completion_tokens``, ``seconds``, ``estimated``
 compact        ``keep_from_turn``, ``summary``, ``tokens_before``: older turns summarised
 rewind         ``to_turn``: the conversation from that turn on was undone
-done           ``reason`` (answered/max_turns/token_budget/context_full/interrupted), ``turns``,
+done           ``reason`` (answered/max_turns/token_budget/context_full/interrupted/error), ``turns``,
                ``answer``, ``usage``, ``changed`` (paths)
 =============  ================================================================================
 """
