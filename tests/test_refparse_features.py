@@ -116,3 +116,19 @@ def test_a_known_journal_without_volume_stays_the_venue():
     # no volume and three plain words would read as a book title taken for the venue
     f = parse("O. Hen, G. A. Miller, E. Piasetzky and L. B. Weinstein, Reviews of Modern Physics (2017).")
     assert f["title"] is None and f["container"] == "Reviews of Modern Physics"
+
+
+def test_search_scores_each_setting_on_the_dev_split(tmp_path):
+    # a real (tiny) CRFsuite training per grid point, scored on the held-back strings
+    examples = []
+    for i in range(60):
+        a, t, j = f"Author{i}, A.", f"A study of things number {i}", "J. Things"
+        text = f"{a}, {t}, {j} {i + 3} (19{10 + i})."
+        s1 = text.index(t)
+        s2 = text.index(j)
+        examples.append((text, [(0, len(a), "author"), (s1, s1 + len(t), "title"), (s2, s2 + len(j), "container"),
+                                (text.index("(19") + 1, text.index("(19") + 5, "date")]))
+    rows = train_refparse.search(examples, [(0.1, 0.01), (1.0, 0.01)], 20, tmp_path)
+    assert [(r["c1"], r["c2"]) for r in rows] == [(0.1, 0.01), (1.0, 0.01)]
+    assert all(0.5 < r["mean"] <= 1.0 and r["title"] > 0.5 for r in rows)
+    assert not list(tmp_path.glob("*.crfsuite"))  # the grid's models are not left behind
