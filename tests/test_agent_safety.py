@@ -1,4 +1,4 @@
-"""The safety suite (tests/_agent_safety.py): 38 hostile calls (+3 controls) x 4 modes, 0 escapes."""
+"""The safety suite (tests/_agent_safety.py): 39 hostile calls (+3 controls) x 4 modes, 0 escapes."""
 
 from __future__ import annotations
 

@@ -158,12 +158,27 @@ def command_floor(root: Path, command: str) -> str | None:
                 part = re.sub(r"^\d?[<>]+&?", "", part)  # 2>/dev/null written as one token
                 if not part or part in _SAFE_OUTSIDE or re.match(r"^[a-z][a-z0-9+.-]*://", part):
                     continue
-                if part.startswith(("/", "~")) or ".." in Path(part).parts:
+                # an outward-looking path, or a name in ROOT that is a symlink out of it
+                if (part.startswith(("/", "~")) or ".." in Path(part).parts
+                        or (not part.startswith("-") and _links_somewhere(root, part))):
                     try:
                         resolve_in_root(root, part)
                     except Confined:
                         return f"the command names {part!r}, outside ROOT"
     return None
+
+
+def _links_somewhere(root: Path, part: str) -> bool:
+    """Whether ``part`` names something in ROOT with a symlink on its way (cheap: lstat only)."""
+    p = root
+    for piece in Path(part).parts[:8]:
+        p = p / piece
+        try:
+            if p.is_symlink():
+                return True
+        except (OSError, ValueError):
+            return False
+    return False
 
 
 class Permissions:
