@@ -297,6 +297,7 @@ def run_tasks(real: bool) -> dict:
     harness_ms = sorted(h * 1000 for h in harness)
     loop_ms = sorted(h * 1000 for h in loop_only)
     return {
+        "load_average_1min": round(os.getloadavg()[0], 2),  # a shared machine: timings move with it
         "model": "real: " + (LLMConfig.resolve().model or "endpoint default") if real else "scripted (loopback SSE)",
         "tasks": len(rows), "passed": sum(r["passed"] for r in rows),
         "pass_rate": round(sum(r["passed"] for r in rows) / len(rows), 3),
