@@ -54,7 +54,7 @@ def frobnicate_widgets(widgets):
     return sorted(widgets, key=lambda w: w.weight, reverse=True)
 '''
 
-TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edit", "compile_document", "outline",
+TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edits", "compile_document", "outline",
          "citations"}
 
 

@@ -24,7 +24,7 @@ import pytest
 from ctxmill.mcp import RESULT_MAX_CHARS
 
 INSPECTOR = "@modelcontextprotocol/inspector-cli@0.15.0"
-TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edit",
+TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edits",
          "compile_document", "outline", "citations"}
 
 
@@ -166,11 +166,11 @@ def test_http_every_tool_within_budget_and_schema(inspector, served, repo, env):
     # next_edit takes a diff: written to the file the diff is about, as an editor would leave it
     (repo / "shapes.py").write_text((repo / "shapes.py").read_text().replace("def area(", "def rect_area("))
     got = run_inspector(inspector, [served], "--transport", "http", "--method", "tools/call", "--tool-name",
-                        "next_edit", "--tool-arg", f"diff={DIFF}", env=env)
+                        "next_edits", "--tool-arg", f"diff={DIFF}", env=env)
     assert not got.get("isError"), got["content"][0]["text"][:500]
-    jsonschema.validate(got["structuredContent"], schemas["next_edit"])
+    jsonschema.validate(got["structuredContent"], schemas["next_edits"])
     assert any("rect_area" in s["replacement"] for s in got["structuredContent"]["suggestions"])
-    assert called | {"next_edit"} == TOOLS
+    assert called | {"next_edits"} == TOOLS
 
 
 def test_http_bad_arguments_come_back_as_one_plain_sentence(inspector, served, env):

@@ -112,5 +112,5 @@ def test_parse_patch_positions():
 def test_the_mcp_tool_answers_the_same(repo):
     from ctxmill.mcp import Tools
 
-    res = Tools([repo]).next_edit(PATCH)
+    res = Tools([repo]).next_edits(PATCH)
     assert [(s.path, s.start_line) for s in res.suggestions] == [(s.path, s.start_line) for s in suggest(repo, PATCH)][:20]

@@ -215,7 +215,7 @@ class ReferencesResult(BaseModel):
 class NextEdit(BaseModel):
     path: str
     start_line: int = Field(description="1-based, inclusive, in the file as it is now")
-    end_line: int
+    end_line: int = Field(description="1-based, inclusive; start_line - 1 means insert before start_line")
     replacement: str = Field(description="the full new text of those lines")
     reason: str
     confidence: float
@@ -618,20 +618,24 @@ class Tools:
         hits = index.related(rel, int(line), base, k=int(k))
         return _clean(SearchResult(root=str(base), query=f"related to {rel}:{line}", hits=_bounded_hits(hits)))
 
-    def next_edit(
+    def next_edits(
         self,
         diff: Annotated[str, Field(description="unified diff of the edit just made (files under the root are "
                                    "already in their state after it)")],
         limit: Annotated[int, Field(ge=1, le=100, description="most suggestions")] = 20,
         root: RootArg = None,
     ) -> NextEditResult:
-        """The other edits the edit in `diff` needs, best first: a renamed identifier's remaining uses."""
+        """The other edits the edit in `diff` needs, best first: a renamed identifier's other uses, the calls of a
+        changed signature, the same change at similar sites, a missing import. Each has a reason and a confidence."""
         from ctxmill.apply.next_edit import suggest
 
         base = self.roots.root(root)
         got = suggest(base, diff, limit=int(limit))
         items = [NextEdit(**s.to_dict()) for s in got]
-        while items and sum(len(s.replacement) + len(s.path) + 120 for s in items) > RESULT_MAX_CHARS:
+        def size(part: list[NextEdit]) -> int:
+            return len(NextEditResult(root=str(base), suggestions=part, truncated=True).model_dump_json())
+
+        while items and size(items) > RESULT_MAX_CHARS - 1000:
             items = items[: len(items) * 3 // 4]
         return _clean(NextEditResult(root=str(base), suggestions=items, truncated=len(items) < len(got)))
 
@@ -892,7 +896,7 @@ def build_server(roots: Sequence[str | Path]):
         ("status", _refusals, "Index status", True),
         ("references", _refusals, "Symbol definitions and uses", True),
         ("find_related", _refusals, "Related code and documents", True),
-        ("next_edit", _refusals, "Next edits after an edit", True),
+        ("next_edits", _refusals, "Next edits after an edit", True),
         ("compile_document", _with_progress, "Compile a document", False),
         ("outline", _refusals, "Document outline", True),
         ("citations", _refusals, "Document references and citations", True),
