@@ -177,3 +177,18 @@ def test_sample_paper_has_nine_figure_images(corpus_dir, tmp_path):
         assert im.width >= 300 and im.height >= 150  # a readable picture, not a sliver
     md = (tmp_path / "out" / "document.md").read_text()
     assert all(f"]({n})" in md for n in pngs)
+
+
+def test_a_caption_with_brackets_stays_one_image_and_reads_like_no_latex():
+    from markdown_it import MarkdownIt
+
+    from ctxmill.compile.quality import _ARTEFACTS
+    from ctxmill.render.markdown import _image_line
+
+    for caption in ["Accuracy of [14] and [15, 16].", "A lone ] and a lone [ here", "ends with \\"]:
+        line = _image_line("Figure 2", caption, "figures/fig-2.png")
+        tok = MarkdownIt().parseInline(line)[0].children
+        assert [t.type for t in tok] == ["image"] and tok[0].attrGet("src") == "figures/fig-2.png", line
+        assert tok[0].content.replace("\\", "").rstrip() == f"Figure 2: {caption}".replace("\\", "").rstrip()
+    balanced = _image_line("Figure 2", "Accuracy of [14] and [15, 16].", "figures/fig-2.png")
+    assert not any(rx.search(balanced) for _, rx, _ in _ARTEFACTS)  # no \[ for QA to flag as LaTeX

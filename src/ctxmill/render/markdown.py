@@ -102,11 +102,29 @@ def _caption_label(kind: str, b: Block) -> str:
     return f"{kind} {b.number}" if b.number else kind
 
 
+def _alt_text(text: str) -> str:
+    """Alt text may hold balanced brackets (``[14]``) as they are; only a bracket without its
+    pair would end it early or open a link, and only that one is escaped (an escaped ``\\[``
+    everywhere would read like a LaTeX display delimiter)."""
+    out, opened = list(text), []
+    for i, ch in enumerate(text):
+        if ch == "[":
+            opened.append(i)
+        elif ch == "]":
+            if opened:
+                opened.pop()
+            else:
+                out[i] = "\\]"
+    for i in opened:
+        out[i] = "\\["
+    alt = "".join(out)
+    return alt + " " if alt.endswith("\\") else alt  # a last backslash would escape the closing bracket
+
+
 def _image_line(label: str, caption: str, target: str) -> str:
     """``![Figure 3: caption](figures/fig-3.png)``: the caption is the alt text, so the chunk
-    and the reader keep it; brackets and backslashes in it are escaped."""
-    alt = re.sub(r"([\\\[\]])", r"\\\1", (f"{label}: {caption}" if caption else label).replace("\n", " "))
-    return f"![{alt}]({target})"
+    and the reader keep it."""
+    return f"![{_alt_text((f'{label}: {caption}' if caption else label).replace(chr(10), ' '))}]({target})"
 
 
 def render_block(b: Block) -> str | None:
