@@ -1,6 +1,7 @@
 """Web job latency: submit -> done through a real `ctxmill serve`, next to the same compile
 run in-process (compile_document + write_outputs) in the same run, so the difference is the
-price of the web layer (upload, a fresh worker process per job, SSE/polling, file writes).
+price of the web layer (upload, a fresh worker process per job, SSE/polling, file writes), and
+next to `ctxmill compile` as a command (``server_over_cli``: the page's goal is at most 1.5).
 
     .venv/bin/python benchmarks/web_jobs.py [--runs 5]
 
@@ -56,6 +57,17 @@ def in_process(path: Path) -> float:
         return time.perf_counter() - t0
 
 
+def cli(path: Path) -> float:
+    """`ctxmill compile FILE -o OUT` as a user runs it: a fresh process, imports included."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ctxmill.cli", "compile", str(path), "-o", str(Path(tmp) / "out")],
+                       check=True, capture_output=True, timeout=600)
+        return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -80,13 +92,19 @@ def main() -> None:
             data = path.read_bytes()
             via_server(client, path.name, data, mime)  # warm the page cache and imports
             in_process(path)
-            server = [via_server(client, path.name, data, mime) for _ in range(args.runs)]
-            local = [in_process(path) for _ in range(args.runs)]
+            server, local, command = [], [], []
+            for _ in range(args.runs):  # interleaved, so a change in the machine's load hits all three
+                server.append(via_server(client, path.name, data, mime))
+                local.append(in_process(path))
+                command.append(cli(path))
             result["inputs"][label] = {
                 "bytes": len(data),
                 "server_submit_to_done_s": round(statistics.median(server), 4),
                 "in_process_compile_and_write_s": round(statistics.median(local), 4),
+                "cli_compile_s": round(statistics.median(command), 4),
                 "web_overhead_s": round(statistics.median(server) - statistics.median(local), 4),
+                # the goal (issue 16): a compile through the page costs at most 1.5x the command line
+                "server_over_cli": round(statistics.median(server) / statistics.median(command), 3),
             }
         if sample:
             data = sample.read_bytes()
