@@ -238,3 +238,15 @@ def test_qa_reports_a_bibliography_the_labeller_cannot_read():
     assert len(checks) == 1 and checks[0].severity == "warning"  # 3 of 4: more than a quarter
     assert checks[0].location["reference_ids"] == ["ref-1", "ref-2", "ref-3"]
     assert all(r.doubtful for r in noise.references[:3]) and noise.references[3].doubtful is None
+
+
+@pytest.mark.parametrize("raw", [
+    # the text layer broke the URL with a space; the labels ran on over the year
+    "John Hughes. Claude Code auto mode: A safer way to skip permissions. Anthropic Engineering, "
+    "https://www. anthropic.com/engineering/claude-code-auto-mode, 2026.",
+    "Leon Staufer, Kevin Feng, and Noam Kolt. The 2025 ai agent index: Documenting technical and safety "
+    "features of deployed agentic ai systems. arXiv preprint arXiv:2602.17753, 2026.",
+])
+def test_a_year_after_a_url_or_a_note_is_the_date(raw):
+    """The sample paper's author-year callouts "(Hughes, 2026)" link only when the entry has its year."""
+    assert parse(raw)["year"] == "2026"

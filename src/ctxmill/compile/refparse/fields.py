@@ -202,6 +202,29 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+_YEAR_TOKEN = re.compile(r"(?:1[5-9]|20)\d\d[a-z]?$")
+
+
+def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
+    """An entry the model gave no date, whose last year-shaped word (after a space) it put in
+    a URL, a note or nowhere, was dated by that year: "..., https://www. anthropic.com/x,
+    2026." (the text layer broke the URL with a space and the labels ran on), "arXiv preprint
+    arXiv:2602.17753, 2026." (the year read as part of the note)."""
+    if "date" in labels:
+        return labels
+    for i in range(len(tokens) - 1, 0, -1):
+        if not _YEAR_TOKEN.match(tokens[i][0]) or tokens[i][1] == tokens[i - 1][2]:
+            continue
+        if labels[i] not in ("url", "note", "O"):
+            return labels
+        out = list(labels)
+        out[i] = "date"
+        if tokens[i - 1][0] == "," and labels[i - 1] in ("url", "note"):
+            out[i - 1] = "O"
+        return out
+    return labels
+
+
 def known_journal(name: str) -> bool:
     """Whether ``name`` begins with the name of a journal or proceedings in the gazetteer."""
     marks = journal_marks([t for t, _, _ in tokenize(name)])
@@ -210,7 +233,7 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
+    labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, year_after_url(text, tokens, labels)))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
