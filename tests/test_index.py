@@ -460,3 +460,23 @@ def test_resync_with_the_forked_walk_sees_edits_deletes_and_new_files(tree, db, 
     assert (r["files_changed"], r["files_deleted"], r["chunks_embedded"]) == (2, 1, 2)
     assert chunk_rows(db, "pkg4/mod4.py") == []
     assert any("brand_new_handler" in t for t in emb.seen) and any("'two'" in t for t in emb.seen)
+
+
+def test_an_index_from_another_chunker_version_is_rechunked_once(tree, db):
+    """After an upgrade that changes chunking, unchanged files get the new chunks on the next
+    sync (their vectors are reused by content), and the sync after that is a no-op."""
+    emb = CountingEmbedder()
+    first = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    fresh = chunk_rows(db)
+    with Store(db) as s:  # as an older ctxmill left it: other chunk boundaries, no version mark
+        with s.transaction():
+            s.conn.execute("UPDATE chunks SET start_line = start_line + 100 WHERE path = 'geo.go'")
+            s.conn.execute("DELETE FROM meta WHERE key = 'chunker_version'")
+    (tree / "geo.go").touch()
+    os.utime(tree / "net" / "limiter.py")
+    emb.seen.clear()
+    again = sync_index(tree, db_path=db, embedder=emb).to_dict()
+    assert again["files_changed"] == first["files_scanned"]  # every file read and chunked again
+    assert again["chunks_embedded"] == 0 and emb.seen == []  # same contents: no new vectors
+    assert chunk_rows(db) == fresh
+    assert sync_index(tree, db_path=db, embedder=emb).to_dict()["files_changed"] == 0

@@ -23,6 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+# Bumped whenever chunking changes what a file's chunks are: an index built by another version
+# re-chunks every file once on its next sync (vectors are reused by content hash), so an
+# upgrade never leaves old chunks behind for files that did not change.
+CHUNKER_VERSION = "2"
 STUB_MARK = "---@meta"  # first line of a LuaLS definition file (rank.STUB_MARK reads it back)
 MAX_CHARS = 2000  # a chunk larger than this is split at child boundaries
 MIN_CHARS = 100  # neighbours of one kind, both smaller than this, are merged

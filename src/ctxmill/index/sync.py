@@ -28,7 +28,7 @@ from pathlib import Path
 from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.index import merkle
 from ctxmill.index import store as store_mod
-from ctxmill.index.chunk_code import CodeChunk, chunk_file, language_for
+from ctxmill.index.chunk_code import CHUNKER_VERSION, CodeChunk, chunk_file, language_for
 from ctxmill.index.search import COMMON_SHARE
 from ctxmill.index.store import Store, embed_text
 from ctxmill.index.terms import _PARTS, _TOKEN
@@ -426,6 +426,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         dirty = True  # every chunk needs a vector from the new embedder
 
     cold = recorded_root is None and not stats_exist(store)
+    # built by another chunker version: every file is read and chunked again (see CHUNKER_VERSION)
+    rechunk = not cold and store.get_meta("chunker_version") != CHUNKER_VERSION
     if cold:
         store.fts_bulk_mode(True)
         store.build_journal(True)
@@ -441,7 +443,8 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
 
     t = time.perf_counter()
     # The walk compares each stat with the last sync's: only changed files come back whole.
-    walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore, sort=False, known=stats,
+    walked = walk(root, max_file_bytes=max_file_bytes, extra_ignore=extra_ignore, sort=False,
+                  known={} if rechunk else stats,
                   processes=min(4, os.cpu_count() or 1) if len(stats) >= FORKED_WALK_MIN_FILES else 1)
     report.skipped = walked.skipped
     # Skipped on purpose (too large, a link out of the root) is not news; a broken rule is.
@@ -458,7 +461,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         deleted = [p for p in stats if p not in seen]
     else:
         deleted = []
-    hashes = store.file_hashes(known_todo)
+    hashes = {} if rechunk else store.file_hashes(known_todo)
     stages["compare"] += time.perf_counter() - t
 
     changed_paths: list[str] = []
@@ -544,6 +547,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.set_meta("warnings", json.dumps(report.warnings[:1000]))
         store.write_stat_cache(stats, None if dirty else delta)
         store.set_meta("dirty", "0")
+        store.set_meta("chunker_version", CHUNKER_VERSION)
         if cold:
             store.fts_bulk_mode(False)
     if cold:
