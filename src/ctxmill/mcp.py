@@ -863,6 +863,14 @@ def _server_class():
     class CtxmillMCPServer(MCPServer):
         """MCPServer with plain-sentence argument errors and compact text results."""
 
+        _listed: list | None = None
+
+        async def list_tools(self) -> list:
+            # the tools never change after build_server: agents list them often, build once
+            if self._listed is None:
+                self._listed = await super().list_tools()
+            return self._listed
+
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 result = await super().call_tool(name, arguments, context)
