@@ -855,6 +855,16 @@ def _compact_text(result: Any) -> Any:
     return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
 
 
+def _untitled(schema: Any) -> Any:
+    """A JSON schema without pydantic's generated ``title`` strings ("Path" for ``path``): they
+    repeat each name, and the tool list sits in every agent's context (6,835 -> 5,563 tokens)."""
+    if isinstance(schema, dict):
+        return {k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
+
+
 def _server_class():
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
@@ -868,7 +878,10 @@ def _server_class():
         async def list_tools(self) -> list:
             # the tools never change after build_server: agents list them often, build once
             if self._listed is None:
-                self._listed = await super().list_tools()
+                self._listed = [t.model_copy(update={
+                    "input_schema": _untitled(t.input_schema),
+                    "output_schema": _untitled(t.output_schema) if t.output_schema else None,
+                }) for t in await super().list_tools()]
             return self._listed
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
