@@ -33,6 +33,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
+
     from test_web_support import serve
 
     out: dict = {"runs": args.runs, "load_average": list(os.getloadavg())}
