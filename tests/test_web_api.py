@@ -275,7 +275,9 @@ def test_a_pdf_job_reports_its_pages_as_they_are_read(client):
                 pages.append((ev["what"], ev["done"], ev["total"]))
             elif kind == "end":
                 break
-    assert len(pages) >= 3 and pages[-1] == ("read", 46, 46), pages
+    # the child reports at most ~10 times a second: a fast machine reads 46 generated pages in two
+    # reports (the first range, then the end); what matters is that one comes before the end
+    assert len(pages) >= 2 and pages[-1] == ("read", 46, 46), pages
     done = [d for _, d, _ in pages]
     assert done == sorted(done) and done[0] < 46  # page by page, not one report at the end
 
