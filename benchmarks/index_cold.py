@@ -79,7 +79,7 @@ def plain_read(root: str) -> tuple[int, float]:
 
 def parse_only(root: str) -> tuple[int, float]:
     """Peer: read + tree-sitter parse of the same Python files, nothing else, one process."""
-    from ctxmill.index.chunk_code import get_parser
+    from ctxmill.grammars import get_parser
 
     parser = get_parser("python")
     files = [os.path.join(root, f.path) for f in walk(root, extra_ignore=IGNORE).files if f.path.endswith(".py")]

@@ -159,7 +159,7 @@ def renames(hunks: list[Hunk]) -> dict[str, str]:
 def _code_mask(path: str, data: bytes):
     """A function (row, column) -> True when that place is code (not a string or comment), or
     None where no grammar reads this file."""
-    from ctxmill.index.chunk_code import get_parser, language_for
+    from ctxmill.grammars import get_parser, language_for
 
     lang = language_for(path)
     if lang is None:
@@ -321,7 +321,7 @@ def _local_scope(path: str, text: str, line: int, names: list[str]) -> tuple[int
     old name, or the new one where the edit renamed the binding itself) is bound there (a
     parameter, or declared or assigned inside it): a local's rename stays in its function.
     None when it is not local, or no grammar reads the file."""
-    from ctxmill.index.chunk_code import get_parser, language_for
+    from ctxmill.grammars import get_parser, language_for
 
     lang = language_for(path)
     if lang is None:

@@ -17,11 +17,12 @@ Lines are 1-based and inclusive; ``text`` is exactly those lines of the file.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
+
+from ctxmill.grammars import EXTENSIONS, get_parser, language_for  # noqa: F401 (re-exported)
 
 # Bumped whenever chunking changes what a file's chunks are: an index built by another version
 # re-chunks every file once on its next sync (vectors are reused by content hash), so an
@@ -64,9 +65,7 @@ class CodeChunk:
 
 @dataclass(frozen=True)
 class Lang:
-    name: str
-    module: str  # PyPI wheel's module
-    func: str  # its function returning the language pointer
+    name: str  # a key of ctxmill.grammars.GRAMMARS (where its parser comes from)
     defs: dict[str, str]  # node type -> chunk kind
     comments: frozenset[str] = frozenset({"comment"})
     leading: frozenset[str] = frozenset()  # attach forward like comments (attributes, annotations)
@@ -185,85 +184,62 @@ _TS_DEFS = {
 }
 
 LANGS: dict[str, Lang] = {
-    "python": Lang("python", "tree_sitter_python", "language",
-                   {"function_definition": "function", "class_definition": "class"},
+    "python": Lang("python", {"function_definition": "function", "class_definition": "class"},
                    wrappers=_f("decorated_definition")),
-    "javascript": Lang("javascript", "tree_sitter_javascript", "language", _JS_DEFS,
+    "javascript": Lang("javascript", _JS_DEFS,
                        wrappers=_f("export_statement"), special=_js_special),
-    "typescript": Lang("typescript", "tree_sitter_typescript", "language_typescript", _TS_DEFS,
+    "typescript": Lang("typescript", _TS_DEFS,
                        wrappers=_f("export_statement", "ambient_declaration"), special=_js_special),
-    "tsx": Lang("tsx", "tree_sitter_typescript", "language_tsx", _TS_DEFS,
+    "tsx": Lang("tsx", _TS_DEFS,
                 wrappers=_f("export_statement", "ambient_declaration"), special=_js_special),
-    "go": Lang("go", "tree_sitter_go", "language",
-               {"function_declaration": "function", "method_declaration": "method"}, special=_go_special),
-    "rust": Lang("rust", "tree_sitter_rust", "language",
-                 {"function_item": "function", "function_signature_item": "function", "struct_item": "struct",
+    "go": Lang("go", {"function_declaration": "function", "method_declaration": "method"}, special=_go_special),
+    "rust": Lang("rust", {"function_item": "function", "function_signature_item": "function", "struct_item": "struct",
                   "enum_item": "enum", "union_item": "struct", "trait_item": "trait", "impl_item": "impl",
                   "mod_item": "module", "macro_definition": "macro", "type_item": "type",
                   "const_item": "constant", "static_item": "constant"},
                  comments=_f("line_comment", "block_comment"), leading=_f("attribute_item")),
-    "java": Lang("java", "tree_sitter_java", "language",
-                 {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+    "java": Lang("java", {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
                   "record_declaration": "class", "annotation_type_declaration": "interface",
                   "method_declaration": "method", "constructor_declaration": "method",
                   "compact_constructor_declaration": "method"},
                  comments=_f("line_comment", "block_comment")),
-    "c": Lang("c", "tree_sitter_c", "language", _C_DEFS, transparent=_C_TRANSPARENT),
-    "cpp": Lang("cpp", "tree_sitter_cpp", "language", {**_C_DEFS, "class_specifier": "class"},
+    "c": Lang("c", _C_DEFS, transparent=_C_TRANSPARENT),
+    "cpp": Lang("cpp", {**_C_DEFS, "class_specifier": "class"},
                 wrappers=_f("template_declaration"),
                 transparent=_C_TRANSPARENT | {"namespace_definition"}),
-    "csharp": Lang("csharp", "tree_sitter_c_sharp", "language",
-                   {"class_declaration": "class", "struct_declaration": "struct",
+    "csharp": Lang("csharp", {"class_declaration": "class", "struct_declaration": "struct",
                     "interface_declaration": "interface", "enum_declaration": "enum",
                     "record_declaration": "class", "method_declaration": "method",
                     "constructor_declaration": "method", "property_declaration": "property",
                     "delegate_declaration": "type"},
                    transparent=_f("namespace_declaration", "file_scoped_namespace_declaration")),
-    "ruby": Lang("ruby", "tree_sitter_ruby", "language",
-                 {"method": "function", "singleton_method": "method", "class": "class", "module": "module",
+    "ruby": Lang("ruby", {"method": "function", "singleton_method": "method", "class": "class", "module": "module",
                   "singleton_class": "class"}),
-    "php": Lang("php", "tree_sitter_php", "language_php",
-                {"function_definition": "function", "class_declaration": "class",
+    "php": Lang("php", {"function_definition": "function", "class_declaration": "class",
                  "interface_declaration": "interface", "trait_declaration": "trait",
                  "enum_declaration": "enum", "method_declaration": "method"},
                 transparent=_f("namespace_definition")),
-    "kotlin": Lang("kotlin", "tree_sitter_kotlin", "language",
-                   {"class_declaration": "class", "object_declaration": "object",
+    "kotlin": Lang("kotlin", {"class_declaration": "class", "object_declaration": "object",
                     "function_declaration": "function", "companion_object": "object", "type_alias": "type"},
                    comments=_f("line_comment", "block_comment", "multiline_comment")),
-    "swift": Lang("swift", "tree_sitter_swift", "language",
-                  {"protocol_declaration": "interface", "function_declaration": "function",
+    "swift": Lang("swift", {"protocol_declaration": "interface", "function_declaration": "function",
                    "init_declaration": "method", "protocol_function_declaration": "method",
                    "typealias_declaration": "type"},
                   comments=_f("comment", "multiline_comment"), special=_swift_special),
-    "scala": Lang("scala", "tree_sitter_scala", "language",
-                  {"class_definition": "class", "object_definition": "object", "trait_definition": "trait",
+    "scala": Lang("scala", {"class_definition": "class", "object_definition": "object", "trait_definition": "trait",
                    "function_definition": "function", "function_declaration": "function",
                    "enum_definition": "enum"},
                   comments=_f("comment", "block_comment")),
-    "lua": Lang("lua", "tree_sitter_lua", "language", {"function_declaration": "function"}),
-    "bash": Lang("bash", "tree_sitter_bash", "language", {"function_definition": "function"}),
-    "elixir": Lang("elixir", "tree_sitter_elixir", "language", {}, special=_elixir_special),
-    "haskell": Lang("haskell", "tree_sitter_haskell", "language",
-                    {"function": "function", "bind": "function", "signature": "function",
+    "lua": Lang("lua", {"function_declaration": "function"}),
+    "bash": Lang("bash", {"function_definition": "function"}),
+    "elixir": Lang("elixir", {}, special=_elixir_special),
+    "haskell": Lang("haskell", {"function": "function", "bind": "function", "signature": "function",
                      "data_type": "type", "newtype": "type", "type_synomym": "type", "type_family": "type",
                      "class": "class", "instance": "impl"},
                     comments=_f("comment", "haddock"), transparent=_f("declarations")),
-    "zig": Lang("zig", "tree_sitter_zig", "language",
-                {"function_declaration": "function", "test_declaration": "function"}, special=_zig_special),
+    "zig": Lang("zig", {"function_declaration": "function", "test_declaration": "function"}, special=_zig_special),
 }
 
-EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
-    ".hxx": "cpp", ".ipp": "cpp", ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php",
-    ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala", ".sc": "scala",
-    ".lua": "lua", ".sh": "bash", ".bash": "bash", ".zsh": "bash", ".ex": "elixir", ".exs": "elixir",
-    ".hs": "haskell", ".zig": "zig", ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-}
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "impl", "module", "object", "enum"}
 _IDENT_TYPES = {
     "identifier", "type_identifier", "field_identifier", "property_identifier", "constant", "name",
@@ -278,28 +254,6 @@ _BODY_TYPES = {
 }
 
 
-def language_for(path: str) -> str | None:
-    dot = path.rfind(".")
-    if dot < 0 or "/" in path[dot:]:
-        base = path.rsplit("/", 1)[-1]
-        return {"Makefile": None, "Rakefile": "ruby", "Gemfile": "ruby"}.get(base)
-    return EXTENSIONS.get(path[dot:].lower())
-
-
-_parsers: dict[str, object] = {}
-
-
-def get_parser(lang: str):
-    """A cached tree-sitter parser for ``lang`` (a key of :data:`LANGS`)."""
-    parser = _parsers.get(lang)
-    if parser is None:
-        import tree_sitter
-
-        spec = LANGS[lang]
-        module = importlib.import_module(spec.module)
-        parser = tree_sitter.Parser(tree_sitter.Language(getattr(module, spec.func)()))
-        _parsers[lang] = parser
-    return parser
 
 
 def _text(node) -> str | None:

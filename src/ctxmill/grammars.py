@@ -1,0 +1,71 @@
+"""The tree-sitter grammars ctxmill ships: which language a file is, and a parser for it.
+
+Its own module, outside ``ctxmill.index``, so that a caller needing only a parser (next
+edits, the language server) does not import the index package and numpy with it. The
+chunker's per-language rules (what a definition is) stay in ``ctxmill.index.chunk_code``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# language -> (the PyPI wheel's module, its function returning the language pointer)
+GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "kotlin": ("tree_sitter_kotlin", "language"),
+    "swift": ("tree_sitter_swift", "language"),
+    "scala": ("tree_sitter_scala", "language"),
+    "lua": ("tree_sitter_lua", "language"),
+    "bash": ("tree_sitter_bash", "language"),
+    "elixir": ("tree_sitter_elixir", "language"),
+    "haskell": ("tree_sitter_haskell", "language"),
+    "zig": ("tree_sitter_zig", "language"),
+}
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".ipp": "cpp", ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php",
+    ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala", ".sc": "scala",
+    ".lua": "lua", ".sh": "bash", ".bash": "bash", ".zsh": "bash", ".ex": "elixir", ".exs": "elixir",
+    ".hs": "haskell", ".zig": "zig", ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+}
+
+
+def language_for(path: str) -> str | None:
+    """The language of a file by its name ("markdown" too, which has no grammar here)."""
+    dot = path.rfind(".")
+    if dot < 0 or "/" in path[dot:]:
+        base = path.rsplit("/", 1)[-1]
+        return {"Makefile": None, "Rakefile": "ruby", "Gemfile": "ruby"}.get(base)
+    return EXTENSIONS.get(path[dot:].lower())
+
+
+_parsers: dict[str, object] = {}
+
+
+def get_parser(lang: str):
+    """A cached tree-sitter parser for ``lang`` (a key of :data:`GRAMMARS`)."""
+    parser = _parsers.get(lang)
+    if parser is None:
+        import tree_sitter
+
+        module_name, func = GRAMMARS[lang]
+        module = importlib.import_module(module_name)
+        parser = tree_sitter.Parser(tree_sitter.Language(getattr(module, func)()))
+        _parsers[lang] = parser
+    return parser
