@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from bisect import bisect_left, bisect_right
-from functools import cache
 
-# language -> (grammar module, function returning the language pointer)
-GRAMMARS = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "php": ("tree_sitter_php", "language_php"),
-    "kotlin": ("tree_sitter_kotlin", "language"),
-    "swift": ("tree_sitter_swift", "language"),
-    "scala": ("tree_sitter_scala", "language"),
-    "lua": ("tree_sitter_lua", "language"),
-    "bash": ("tree_sitter_bash", "language"),
-    "elixir": ("tree_sitter_elixir", "language"),
-    "haskell": ("tree_sitter_haskell", "language"),
-    "zig": ("tree_sitter_zig", "language"),
-}
+from ctxmill.grammars import GRAMMARS, get_parser
+
 EXTENSIONS = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
     ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript",
@@ -55,16 +32,12 @@ def language_for(path: str | None, hint: str | None = None) -> str | None:
     return EXTENSIONS.get(name[dot:].lower()) if dot >= 0 else None
 
 
-@cache
 def _parser(lang: str):
-    spec = GRAMMARS.get(lang)
-    if spec is None:
+    """The shared parser of ``lang`` (ctxmill.grammars), or None: no grammar, no parse check."""
+    if lang not in GRAMMARS:
         return None
     try:
-        import tree_sitter
-
-        module = importlib.import_module(spec[0])
-        return tree_sitter.Parser(tree_sitter.Language(getattr(module, spec[1])()))
+        return get_parser(lang)
     except Exception:  # grammar not installed: no parse check for this language
         return None
 
