@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from ctxmill.mcp import RESULT_MAX_CHARS
+from test_web_support import serve
 
 INSPECTOR = "@modelcontextprotocol/inspector-cli@0.15.0"
 TOOLS = {"search", "read", "sync", "status", "references", "find_related", "next_edits",
@@ -93,28 +91,9 @@ def test_stdio_lists_every_tool_described(inspector, repo, env):
 
 @pytest.fixture(scope="module")
 def served(repo, env):
-    proc = subprocess.Popen([sys.executable, "-m", "ctxmill.cli", "serve", "--index", str(repo), "--port", "0",
-                             "--host", "127.0.0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=str(repo.parent))
-    try:
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-        assert m, proc.stderr.read()[-2000:]
-        base = f"http://127.0.0.1:{m.group(1)}"
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                httpx.get(base + "/", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        yield base + "/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    overlay = {k: v for k, v in env.items() if k.startswith("CTXMILL_")}  # serve() adds them to os.environ
+    with serve("--index", str(repo), env=overlay) as url:
+        yield url + "/mcp"
 
 
 DIFF = """--- a/shapes.py
