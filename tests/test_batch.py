@@ -286,3 +286,19 @@ def test_a_killed_driver_resumes_with_every_document_done_once(tmp_path, trial):
     pq = pytest.importorskip("pyarrow.parquet")
     rows = pq.read_table(out / "chunks.parquet").num_rows
     assert rows == sum(len((out / x["output"] / "chunks.jsonl").read_text().splitlines()) for x in recs)
+
+
+def test_jobs_counts_cores_so_page_workers_take_only_spare_ones(monkeypatch):
+    """`--jobs N` uses N cores: one document per core, the PDF page workers only on cores no
+    document needs (--jobs 1 must not spread a parse over a second core)."""
+    from ctxmill.batch.driver import _worker_env
+
+    monkeypatch.delenv("CTXMILL_PDF_WORKERS", raising=False)
+    assert _worker_env(1, "local", 100) == {"CTXMILL_PDF_WORKERS": "1"}
+    assert _worker_env(2, "local", 100) == {"CTXMILL_PDF_WORKERS": "1"}
+    assert _worker_env(4, "local", 1) == {"CTXMILL_PDF_WORKERS": "4"}   # one long PDF: all four cores
+    assert _worker_env(4, "local", 2) == {"CTXMILL_PDF_WORKERS": "2"}
+    monkeypatch.setenv("CTXMILL_RAY_NUM_CPUS", "3")
+    assert _worker_env(8, "ray", 100) == {"CTXMILL_PDF_WORKERS": "3"}
+    monkeypatch.setenv("CTXMILL_PDF_WORKERS", "5")  # the user's own setting is kept
+    assert _worker_env(1, "local", 100) == {}

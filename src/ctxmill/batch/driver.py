@@ -118,7 +118,7 @@ def run_batch(
         # largest first: the long documents start early instead of ending the batch alone
         todo.sort(key=lambda i: -_size(i.path))
         # absolute: a Ray worker on another node writes there too (OUT on a shared path)
-        env = _worker_env(jobs, engine)
+        env = _worker_env(jobs, engine, len(todo))
         tasks = [task(i.name, i.path, out_dir.resolve(), folders[i.name], options, env) for i in todo]
         bar = Progress(len(tasks), skipped, enabled=show_progress)
         ran_pages = [0]
@@ -158,16 +158,18 @@ def run_batch(
                     time.perf_counter() - t0, exported, engine, jobs)
 
 
-def _worker_env(jobs: int, engine: str) -> dict[str, str]:
-    """The PDF parser forks one page worker per core for a long PDF; with a document per core
-    already, that would put jobs x cores processes on the cores. Each document gets its share
-    of the cores instead (a Ray task: its num_cpus). A value the user set is kept."""
+def _worker_env(jobs: int, engine: str, documents: int) -> dict[str, str]:
+    """``--jobs N`` is the number of cores the batch uses, as ``make -j`` counts them: N
+    documents at a time, each parsed on one core. Only when there are fewer documents than N
+    does each get the spare cores for its PDF page workers (``CTXMILL_PDF_WORKERS``), so
+    ``--jobs 1`` never takes a second core for page workers and ``--jobs N`` never starts
+    N x cores processes. A Ray task gets its num_cpus. A value the user set is kept."""
     if os.environ.get("CTXMILL_PDF_WORKERS"):
         return {}
     if engine == "ray":
         share = float(os.environ.get("CTXMILL_RAY_NUM_CPUS", "1"))
     else:
-        share = _cores() / jobs
+        share = jobs / max(1, min(jobs, documents))
     return {"CTXMILL_PDF_WORKERS": str(max(1, int(share)))}
 
 
