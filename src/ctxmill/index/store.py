@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ctxmill.errors import InputRefused
+from ctxmill.index.backend import embed_text, fts_body  # noqa: F401  (embed_text: re-exported)
 
 try:  # sqlean.py: SQLite 3.50 with extension loading, which the stdlib build may lack
     import sqlean as sqlite3  # type: ignore[import-not-found]
@@ -291,8 +292,6 @@ class Store:
         chunks (rows from ctxmill.index.sync.finalize_chunk) and existed (True if rows may exist).
         Returns the change in the number of chunks.
         """
-        from ctxmill.index.sync import fts_body
-
         c = self.conn
         removed = 0
         for f in files:
@@ -377,6 +376,36 @@ class Store:
         self.set_meta("common_terms", json.dumps(sorted(terms)))
         self.set_meta("common_terms_total", str(total))
 
+    # -- the rest of the store interface (ctxmill.index.backend.IndexStore)
+
+    def has_vectors(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+
+    def has_files(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+
+    def count_chunks(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+    def update_merkle(self, changed_paths: list[str], *, full: bool = False) -> str:
+        from ctxmill.index import merkle
+
+        return merkle.update(self.conn, changed_paths, full=full)
+
+    def mark_checked(self) -> None:
+        """A no-op sync writes nothing; the lock file's mtime records when it looked."""
+        import os
+
+        os.utime(str(self.path) + ".lock")
+
+    def finish_sync(self) -> None:
+        pass
+
+    def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list:
+        from ctxmill.index.search import search
+
+        return search(self, query, embedder, path_prefix=path_prefix, k=k)
+
     # -- summaries
 
     def counts(self) -> dict[str, int]:
@@ -437,11 +466,6 @@ def _ask_for_wal(conn) -> None:
 
 def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
-
-
-def embed_text(context: str | None, text: str) -> str:
-    """What the embedder sees for a chunk (and what its content hash covers)."""
-    return f"{context}\n{text}" if context else text
 
 
 def path_terms(path: str) -> str:

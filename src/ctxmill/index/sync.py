@@ -28,9 +28,25 @@ from pathlib import Path
 from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.index import merkle
 from ctxmill.index import store as store_mod
+from ctxmill.index.backend import (  # noqa: F401  (the row layout, re-exported for older imports)
+    BODY,
+    CONTEXT,
+    END,
+    EXTRA,
+    HASH,
+    KIND,
+    LANGUAGE,
+    START,
+    SYMBOL,
+    SYMBOL_FTS,
+    TEXT,
+    IndexStore,
+    embed_text,
+    fts_body,
+)
 from ctxmill.index.chunk_code import CHUNKER_VERSION, CodeChunk, chunk_file, language_for
 from ctxmill.index.search import COMMON_SHARE
-from ctxmill.index.store import Store, embed_text
+from ctxmill.index.store import Store
 from ctxmill.index.terms import _PARTS, _TOKEN
 from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES, DOCUMENT_SUFFIXES, fs_name, is_binary, walk
 
@@ -91,12 +107,9 @@ class _Prepared:
     existed: bool = True  # the index may hold rows for this path
 
 
-# A chunk as it crosses from a worker process to the writer: a plain tuple pickles in a
-# fraction of a dataclass's time and size. BODY is what is embedded and hashed (context + text;
-# the same object as TEXT when there is no context, which pickle then sends once); EXTRA is the
-# identifier parts for the FTS body column (the writer appends them to BODY, so the text does
-# not cross the pipe twice).
-START, END, KIND, SYMBOL, LANGUAGE, TEXT, CONTEXT, HASH, BODY, EXTRA, SYMBOL_FTS = range(11)
+# A chunk as it crosses from a worker process to the writer: the row layout of
+# ctxmill.index.backend (BODY is embedded and hashed; the writer appends EXTRA to it for the
+# lexical index, so the text does not cross the pipe twice).
 
 
 def finalize_chunk(chunk: CodeChunk, *, text_clean: bool = False, context: str | None = None) -> tuple:
@@ -145,12 +158,6 @@ def finalize_file(chunks: list[CodeChunk], text: str) -> list[tuple]:
             context = got
         out.append(finalize_chunk(c, text_clean=i == len(hits) or hits[i] > c.end_line, context=context))
     return out
-
-
-def fts_body(row: tuple) -> str:
-    """The FTS body column of a finalised chunk: what terms.fts_text(body) returns."""
-    extra = row[EXTRA]
-    return f"{row[BODY]}\n{extra}" if extra else row[BODY]
 
 
 _simple_words: set[str] = set()  # words with no identifier parts (most words of code)
@@ -400,23 +407,25 @@ def default_workers() -> int:
 
 
 def sync(root: Path, db_path: Path, embedder, *, progress: Progress | None = None,
-         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, extra_ignore=(), workers: int | None = None) -> SyncReport:
+         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, extra_ignore=(), workers: int | None = None,
+         open_store: Callable[[], IndexStore] | None = None) -> SyncReport:
+    """Sync ``root`` into the SQLite index at ``db_path``, or into the store ``open_store()``
+    returns (the team store: ``db_path`` is then its local state file, where the lock sits)."""
     t0 = time.perf_counter()
     root_abs = os.path.abspath(root)
     if not os.path.isdir(root_abs):
         raise InputRefused(f"{root}: not a folder")
     report = SyncReport(root=root_abs, db_path=str(db_path))
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    with _Lock(db_path, _notice), Store(db_path) as store:
+    with _Lock(db_path, _notice), (open_store() if open_store else Store(db_path)) as store:
         _sync(store, root_abs, embedder, report, progress, max_file_bytes, extra_ignore,
               workers if workers is not None else default_workers())
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_file_bytes, extra_ignore,
+def _sync(store: IndexStore, root: str, embedder, report: SyncReport, progress, max_file_bytes, extra_ignore,
           workers: int):
-    conn = store.conn
     stages = report.stages
     recorded_root = store.get_meta("root")
     sync_no = int(store.get_meta("sync_count") or 0) + 1
@@ -433,8 +442,7 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         store.build_journal(True)
     # While the vector table starts empty, the vectors there are exactly the ones this sync
     # added: which contents still need one is a set lookup, not a query per batch.
-    added: set[str] | None = set() if store.conn.execute(
-        "SELECT 1 FROM vectors LIMIT 1").fetchone() is None else None
+    added: set[str] | None = None if store.has_vectors() else set()
 
     t = time.perf_counter()
     # path -> (size, mtime_ns, inode): one blob read instead of a row per file (see Store).
@@ -461,6 +469,10 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         deleted = [p for p in stats if p not in seen]
     else:
         deleted = []
+    if not stats and not cold and not rechunk:
+        # a store with files but no local record of them (a team store this machine never
+        # synced): ask it about every file, so what it already holds is not chunked again
+        known_todo = [e.path for e in todo]
     hashes = {} if rechunk else store.file_hashes(known_todo)
     stages["compare"] += time.perf_counter() - t
 
@@ -525,17 +537,17 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
         # database closes); the lock file's mtime records when the folder was last checked.
         report.merkle_root = store.get_meta("merkle_root") or ""
         report.chunks_total = int(store.get_meta("chunks_total") or 0)
-        os.utime(str(store.path) + ".lock")
+        store.mark_checked()
         stages["store"] += time.perf_counter() - t
         return
     with store.transaction():
         if dirty or changed_paths or deleted:
-            report.merkle_root = merkle.update(conn, changed_paths + deleted, full=dirty)
+            report.merkle_root = store.update_merkle(changed_paths + deleted, full=dirty)
         else:
             report.merkle_root = store.get_meta("merkle_root") or ""
         before = store.get_meta("chunks_total")
         if dirty or before is None:  # after an interrupted sync, count; else add up the changes
-            report.chunks_total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            report.chunks_total = store.count_chunks()
         else:
             report.chunks_total = int(before) + report.chunks_delta
         store.set_meta("chunks_total", str(report.chunks_total))
@@ -552,13 +564,14 @@ def _sync(store: Store, root: str, embedder, report: SyncReport, progress, max_f
             store.fts_bulk_mode(False)
     if cold:
         store.build_journal(False)
+    store.finish_sync()
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
     stages["store"] += time.perf_counter() - t
 
 
-def stats_exist(store: Store) -> bool:
-    return store.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+def stats_exist(store: IndexStore) -> bool:
+    return store.has_files()
 
 
 def _embed_and_store(store: Store, hashes: list[str], texts: list[str], embedder, sync_no, report) -> None:
