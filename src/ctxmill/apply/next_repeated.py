@@ -200,7 +200,13 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
         if h.old_text == h.new_text:
             continue
         rules += [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
-    if not rules or len(rules) > 12:
+    # the same change made on several lines of the example is one rule (seven `indexOf(x) >= 0`
+    # -> `contains(x)` teach two rules, not fourteen); each copy keeps its own context, and a
+    # site takes the best agreeing one (overlapping matches keep the best evidenced)
+    sig_of: dict = {}
+    same = [sig_of.setdefault((tuple(r.before), tuple(sorted(r.holes.items())), tuple(map(str, r.after))), len(sig_of))
+            for r in rules]
+    if not rules or len(sig_of) > 12:
         return []  # nothing, or a rewrite rather than an edit to repeat
     per_file = {}
     per_rule: dict[int, int] = {}
@@ -234,8 +240,12 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
         kept.sort(key=lambda f: f[0].start)
         groups: list[list] = []
         for f in kept:
-            # a rule once per site: a second match of the same rule starts another site
-            if groups and f[1] <= groups[-1][-1][2] + 1 and f[4] not in {x[4] for x in groups[-1]}:
+            # matches on one line are one suggestion (two `writer_.` on a line are one accept);
+            # on neighbouring lines too, as a commit's diff makes them one hunk, when they are
+            # about as well evidenced (a strong match does not carry a weak neighbour along)
+            if groups and (f[1] <= max(x[2] for x in groups[-1]) or f[1] == max(x[2] for x in groups[-1]) + 1
+                           and (min(f[3], groups[-1][-1][3]) >= 0.7 * max(f[3], groups[-1][-1][3])
+                                or f[0].left and f[0].right and groups[-1][-1][0].left and groups[-1][-1][0].right)):
                 groups[-1].append(f)
             else:
                 groups.append([f])
@@ -259,7 +269,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
                 "left": min(best[0].left, 4), "right": min(best[0].right, 4),
                 "both_sides": float(bool(best[0].left and best[0].right)),
                 "rule_weight": min(r.weight, 8.0),
-                "rules_share": len({f[4] for f in g}) / len(rules),
+                "rules_share": len({same[f[4]] for f in g}) / len(sig_of),
                 "sites_log": math.log1p(max(per_rule.get(f[4], 0) for f in g)),
                 "insertion": float(not r.before),
                 "holes": float(bool(r.holes)),
