@@ -40,13 +40,27 @@ def sync_index(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     extra_ignore=(),
     workers: int | None = None,
+    store: str | None = None,
+    store_text: bool = False,
 ) -> SyncReport:
-    """Build or bring up to date the index of ``root``; returns the counts of what happened."""
+    """Build or bring up to date the index of ``root``; returns the counts of what happened.
+    ``store``: a postgresql:// URL (or ``$CTXMILL_STORE``): sync into that team store instead
+    of the local SQLite index (ctxmill.team)."""
+    from ctxmill.index.backend import store_url
     from ctxmill.index.embedders import get_embedder
     from ctxmill.index.sync import sync
 
     if embedder is None or isinstance(embedder, str):
         embedder = get_embedder(embedder)
+    url = store_url(store) if db_path is None else store
+    if url:
+        from ctxmill.team.pgstore import PgStore
+
+        probe = PgStore(url, root, store_text=store_text, create=True)  # refuses early, before the lock
+        probe.close()
+        return sync(Path(root), probe.path, embedder, progress=progress, max_file_bytes=max_file_bytes,
+                    extra_ignore=extra_ignore, workers=workers,
+                    open_store=lambda: PgStore(url, root, store_text=store_text, create=True))
     db = Path(db_path) if db_path else default_db_path(root)
     return sync(Path(root), db, embedder, progress=progress, max_file_bytes=max_file_bytes,
                 extra_ignore=extra_ignore, workers=workers)
@@ -105,11 +119,23 @@ def search(
     path_prefix: str | None = None,
     k: int = 10,
     embedder=None,
+    store: str | None = None,
 ) -> list[Hit]:
-    """Hits best first; ``path`` relative to ``root``, lines 1-based inclusive."""
+    """Hits best first; ``path`` relative to ``root``, lines 1-based inclusive. ``store``: a
+    postgresql:// URL (or ``$CTXMILL_STORE``): search that team store (ctxmill.team)."""
     import importlib
 
+    from ctxmill.index.backend import store_url
     from ctxmill.index.embedders import get_embedder
+
+    url = store_url(store) if db_path is None else store
+    if url:
+        from ctxmill.team.pgstore import team_store
+
+        st = team_store(url, root if root is not None else os.getcwd())
+        if embedder is None or isinstance(embedder, str):
+            embedder = get_embedder(embedder or st.embedder_name)
+        return st.search(query, embedder, path_prefix=path_prefix, k=k)
 
     # The module shares its name with this function, so fetch it by its full name.
     search_mod = importlib.import_module("ctxmill.index.search")

@@ -1,0 +1,765 @@
+"""The team store: ``ctxmill.index.backend.IndexStore`` on PostgreSQL + pgvector.
+
+What the server gets (docs/team.md has every column): per (repo, branch) the files with their
+content hashes and the Merkle folder nodes, paths as keyed HMACs of each component; per file
+content a blob of chunks with line ranges, kind, language, content hash, the symbol and context
+sealed with the team key, and the chunk's terms as keyed hashes in a tsvector; one embedding
+per chunk content hash. Never the code: chunk text only with ``store_text`` (``--store-text``).
+
+Writes: a batch of files commits in one transaction (blobs and their chunks are inserted once,
+``ON CONFLICT DO NOTHING``, so two clients that upload the same content write it once; the file
+rows are upserts on (repo, branch, path)); vectors are upserts keyed on content. The Merkle
+nodes are recomputed from the committed file rows under an advisory lock per (repo, branch),
+so clients that sync different edits at once leave the tree of the union.
+
+Reads: lexical (keyed term hashes, ts_rank with the symbol and path weighted above the body)
+and vector (HNSW, cosine) candidates fused by weighted reciprocal rank in one SQL statement,
+then ``ctxmill.index.rank.rerank`` as for the local index. Hits come back as (keyed path,
+lines, hash); the client maps them to its files through the paths of its last walk, reads the
+lines from its own checkout and drops a hit whose local content no longer has that hash.
+
+Local state (per root and store, beside the SQLite indexes): the stat cache of the last walk
+and the sync's bookkeeping (``dirty``, counters), in ``<name>.team-<id>.json``/``.stats``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import marshal
+import os
+import re
+import struct
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+from ctxmill.errors import InputRefused, UsageError
+from ctxmill.index.backend import BODY, HASH, SYMBOL, embed_text
+from ctxmill.index.terms import query_terms, word_counts
+from ctxmill.team import keys as keys_mod
+from ctxmill.team import need_psycopg
+from ctxmill.team import schema as schema_mod
+
+EF_SEARCH = 200  # HNSW candidate list; at least the number of vector candidates asked for
+MAX_POSITIONS = 255  # tsvector keeps at most 256 positions per lexeme
+TS_WEIGHTS = "{0.25,0.0,0.5,1.0}"  # D body, C -, B path, A symbol: the 1 : 2 : 4 of the local BM25 columns
+
+
+def masked(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (for messages: never log a password)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+def connect(url: str, *, autocommit: bool = True):
+    """A connection to the team store, or one line that says why not (exit 3)."""
+    psycopg = need_psycopg()
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise InputRefused(f"{masked(url)}: not a PostgreSQL URL (postgresql://USER[:PASSWORD]@HOST[:PORT]/DB)")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError as exc:
+        raise InputRefused(f"{masked(url)}: bad store URL ({exc})") from None
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=10, application_name="ctxmill")
+    except psycopg.ProgrammingError as exc:
+        raise InputRefused(f"{masked(url)}: bad store URL ({_line(exc)})") from None
+    except psycopg.OperationalError as exc:
+        raise InputRefused(f"cannot use the team store {masked(url)}: {_why(exc)}") from None
+
+
+def _line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _why(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if "password authentication failed" in text:
+        return "password authentication failed (password from the URL, PGPASSWORD or ~/.pgpass)"
+    if "no password supplied" in text:
+        return "the server wants a password (put it in the URL, PGPASSWORD or ~/.pgpass)"
+    if "Connection refused" in text or "could not connect" in text:
+        return "connection refused (is the server running? `ctxmill store status`)"
+    if "does not exist" in text:
+        m = re.search(r'(database|role) "[^"]*" does not exist', text)
+        return m.group(0) if m else _line(exc)
+    if "timeout" in text.lower():
+        return "connection timed out"
+    m = re.search(r"failed: (.*)$", text)
+    return (m.group(1) if m else text)[:200]
+
+
+def repo_identity(root: str) -> tuple[str, str]:
+    """(repository name, branch) of ``root``: ``$CTXMILL_STORE_REPO`` / ``$CTXMILL_STORE_BRANCH``,
+    else git's origin URL and current branch, else the folder's name and ``main``. Every
+    machine of a team that checks out the same repository gets the same pair."""
+    repo = os.environ.get("CTXMILL_STORE_REPO")
+    branch = os.environ.get("CTXMILL_STORE_BRANCH")
+    git = Path(root) / ".git"
+    if repo is None:
+        try:
+            config = (git / "config").read_text(errors="replace")
+            m = re.search(r'\[remote "origin"\][^\[]*?url\s*=\s*(\S+)', config)
+            if m:
+                repo = re.sub(r"(\.git)?/*$", "", m.group(1))
+        except OSError:
+            pass
+    if branch is None:
+        try:
+            head = (git / "HEAD").read_text().strip()
+            if head.startswith("ref: refs/heads/"):
+                branch = head[len("ref: refs/heads/"):]
+        except OSError:
+            pass
+    return repo or os.path.basename(os.path.abspath(root).rstrip("/")) or "root", branch or "main"
+
+
+def state_path(root: str, url: str, repo: str, branch: str) -> Path:
+    """Where this machine keeps its bookkeeping of ``root`` in the store at ``url``."""
+    from ctxmill.locations import default_db_path
+
+    parts = urlsplit(url)
+    ident = f"{parts.hostname}:{parts.port}/{parts.path}\0{parts.username}\0{repo}\0{branch}"
+    digest = hashlib.sha1(ident.encode()).hexdigest()[:12]
+    base = default_db_path(root)
+    return base.with_name(f"{base.stem}.team-{digest}")
+
+
+class PgStore:
+    """A (repo, branch) of the team store at ``url``, as seen from the checkout at ``root``."""
+
+    def __init__(self, url: str, root: str | Path, *, repo: str | None = None, branch: str | None = None,
+                 store_text: bool = False, key: bytes | None = None, create: bool = True,
+                 local: Path | None = None):
+        self.url = url
+        self.root = os.path.abspath(root)
+        name, br = repo_identity(self.root)
+        self.repo_name, self.branch_name = repo or name, branch or br
+        self.keyed = keys_mod.Keyed(key if key is not None else keys_mod.load_key(create=create))
+        self.repo = self.keyed.repo(self.repo_name)
+        self.branch = self.keyed.repo("branch\0" + self.branch_name)
+        self.store_text = store_text
+        self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
+        self.conn = connect(url)
+        try:
+            schema_mod.ensure(self.conn)
+            self._check_key()
+        except Exception:
+            self.conn.close()
+            raise
+        self.embedder_name = self._server_meta("embedder_name")
+        self.dim = int(self._server_meta("embedder_dim") or 0)
+        self._local = self._read_local()
+        self._chunks_at_open: int | None = None
+        self._hpaths: dict[str, str] | None = None  # keyed path -> local path
+        self._delta: dict = {}
+        self.pool = None
+
+    # -- plumbing
+
+    def _check_key(self) -> None:
+        with self.conn.transaction():
+            self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES ('key_check', %s) ON CONFLICT DO NOTHING",
+                              (self.keyed.check,))
+            got = self.conn.execute("SELECT value FROM ctx_meta WHERE key = 'key_check'").fetchone()[0]
+        if got != self.keyed.check:
+            raise InputRefused(f"the team store {masked(self.url)} was written with another team key; use the "
+                               f"team's key ({keys_mod.KEY_ENV} or {keys_mod.key_path()})")
+
+    def _server_meta_pooled(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM ctx_meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _server_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM ctx_meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _read_local(self) -> dict:
+        try:
+            return json.loads(self.path.with_suffix(".json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _write_local(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        target = self.path.with_suffix(".json")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self._local))
+        os.replace(tmp, target)
+
+    def transaction(self):
+        return _Transaction(self)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def get_meta(self, key: str) -> str | None:
+        if key == "chunks_total":
+            # the server's count as this sync found it (other machines add to it too)
+            if self._chunks_at_open is None:
+                self._chunks_at_open = self.count_chunks()
+            return str(self._chunks_at_open)
+        return self._local.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        changed = self._local.get(key) != value
+        self._local[key] = value
+        if key == "dirty" and value == "1" and changed:
+            self._write_local()  # before the server commits: a kill after it still heals
+
+    # -- embedder and vectors
+
+    def ensure_embedder(self, name: str, dim: int) -> bool:
+        if (self.embedder_name, self.dim) == (name, dim):
+            return False
+        with self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
+            have = self._server_meta("embedder_name"), int(self._server_meta("embedder_dim") or 0)
+            if have[0] is not None and have != (name, dim):
+                raise InputRefused(f"the team store holds vectors of embedder {have[0]} ({have[1]} dims), not "
+                                   f"{name} ({dim}); every machine of a team uses one embedder")
+            for statement in schema_mod.vector_table(dim):
+                self.conn.execute(statement)
+            for k, v in (("embedder_name", name), ("embedder_dim", str(dim))):
+                self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                                  "SET value = excluded.value", (k, v))
+        self.embedder_name, self.dim = name, dim
+        return False
+
+    def _vectors_exist(self) -> bool:
+        with self._reading() as conn:
+            return conn.execute("SELECT to_regclass('ctx_vectors') IS NOT NULL").fetchone()[0]
+
+    def has_vectors(self) -> bool:
+        return self._vectors_exist() and self.conn.execute("SELECT 1 FROM ctx_vectors LIMIT 1").fetchone() is not None
+
+    def missing_vectors(self, hashes: Iterable[str]) -> list[str]:
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return []
+        have = {r[0] for r in self.conn.execute("SELECT hash FROM ctx_vectors WHERE hash = ANY(%s)", (wanted,))}
+        return [h for h in wanted if h not in have]
+
+    def add_vectors(self, hashes: list[str], matrix: np.ndarray, sync_no: int) -> None:
+        """Upsert vectors keyed on content (call inside a transaction): binary COPY into a
+        temporary table, then INSERT ... ON CONFLICT DO NOTHING, so a vector another client
+        wrote meanwhile is kept and nothing is duplicated."""
+        if not hashes:
+            return
+        mat = np.ascontiguousarray(matrix, dtype=">f4")
+        c = self.conn
+        c.execute(f"CREATE TEMP TABLE IF NOT EXISTS ctx_vec_in(hash text, embedding vector({self.dim})) "
+                  "ON COMMIT DELETE ROWS")
+        out = bytearray(b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0))
+        vec_len = 4 + 4 * self.dim
+        for h, row in zip(hashes, mat, strict=True):
+            hb = h.encode()
+            out += struct.pack(">hi", 2, len(hb)) + hb
+            out += struct.pack(">ihh", vec_len, self.dim, 0) + row.tobytes()
+        out += struct.pack(">h", -1)
+        with c.cursor().copy("COPY ctx_vec_in(hash, embedding) FROM STDIN (FORMAT BINARY)") as cp:
+            cp.write(bytes(out))
+        c.execute("INSERT INTO ctx_vectors(hash, embedding) SELECT hash, embedding FROM ctx_vec_in "
+                  "ON CONFLICT (hash) DO NOTHING")
+        c.execute("DELETE FROM ctx_vec_in")
+
+    def touch_vectors(self, hashes: Iterable[str], sync_no: int) -> None:
+        pass  # vectors are shared by the team: kept while any chunk row uses them (gc_vectors)
+
+    def hashes_without_vectors(self) -> list[str]:
+        if not self._vectors_exist():
+            return []
+        # only this checkout's chunks: it can embed only what it has
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT c.hash FROM ctx_files f JOIN ctx_chunks c ON c.blob = f.blob "
+            "LEFT JOIN ctx_vectors v ON v.hash = c.hash WHERE f.repo = %s AND f.branch = %s AND v.hash IS NULL",
+            (self.repo, self.branch))]
+
+    def texts_for_hashes(self, hashes: list[str]) -> dict[str, str]:
+        """Chunk texts to embed for ``hashes``, read from this checkout (the server has none)."""
+        want = set(hashes)
+        out: dict[str, str] = {}
+        if not want:
+            return out
+        by_path = self._local_paths()
+        rows = self.conn.execute(
+            "SELECT f.path, c.start_line, c.end_line, c.hash, c.context FROM ctx_files f JOIN ctx_chunks c "
+            "ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s AND c.hash = ANY(%s)",
+            (self.repo, self.branch, list(want))).fetchall()
+        reader = _LocalReader(self.root)
+        for hpath, start, end, h, ctx in rows:
+            path = by_path.get(hpath)
+            if path is None or h in out:
+                continue
+            got = reader.chunk(path, start, end, self.keyed.open(ctx), h)
+            if got is not None:
+                out[h] = got
+        return out
+
+    def gc_vectors(self, sync_no: int) -> int:
+        """Drop blobs no file row uses and vectors no chunk uses (another machine may still
+        need a blob a moment later: it then uploads it again, nothing is lost)."""
+        with self.conn.transaction():
+            self.conn.execute("DELETE FROM ctx_blobs b WHERE NOT EXISTS (SELECT 1 FROM ctx_files f WHERE f.blob = b.blob)"
+                              " AND b.created_at < now() - interval '1 hour'")
+            cur = self.conn.execute("DELETE FROM ctx_vectors v WHERE NOT EXISTS "
+                                    "(SELECT 1 FROM ctx_chunks c WHERE c.hash = v.hash) "
+                                    "AND v.created_at < now() - interval '1 hour'") if self._vectors_exist() else None
+        return cur.rowcount if cur is not None else 0
+
+    # -- files and chunks
+
+    def has_files(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM ctx_files WHERE repo = %s AND branch = %s LIMIT 1",
+                                 (self.repo, self.branch)).fetchone() is not None
+
+    def stat_cache(self, *, trust: bool = True) -> dict[str, tuple[int, int, int]]:
+        self._delta = {}
+        if not trust:
+            return {}  # after an interrupted sync: ask the server about every file
+        try:
+            with open(self.path.with_suffix(".stats"), "rb") as fh:
+                return marshal.load(fh)
+        except (OSError, ValueError, EOFError, TypeError):
+            return {}
+
+    def write_stat_cache(self, stats: dict, changes: dict | None = None) -> None:
+        self._pending_stats = dict(stats)
+
+    def file_hashes(self, paths: list[str]) -> dict[str, str]:
+        if not paths:
+            return {}
+        keyed = {self.keyed.path(p): p for p in paths}
+        out: dict[str, str] = {}
+        for hpath, h in self.conn.execute("SELECT path, hash FROM ctx_files WHERE repo = %s AND branch = %s "
+                                          "AND path = ANY(%s)", (self.repo, self.branch, list(keyed))):
+            out[keyed[hpath]] = h
+        return out
+
+    def update_stat(self, path: str, size: int, mtime_ns: int, inode: int) -> None:
+        pass  # stats are this machine's: kept in the local stat cache only
+
+    def _blob_key(self, hpath: str, file_hash: str) -> str:
+        from ctxmill.index.chunk_code import CHUNKER_VERSION
+
+        ident = f"{hpath}\0{file_hash}\0{CHUNKER_VERSION}\0{int(self.store_text)}\0{self.embedder_name}"
+        return hashlib.blake2b(ident.encode(), digest_size=16).hexdigest()
+
+    def replace_files(self, files: list) -> int:
+        """Point each file's row at a blob holding its chunks (call inside a transaction)."""
+        if not files:
+            return 0
+        c = self.conn
+        rows, blobs = [], {}
+        for f in files:
+            hpath = self.keyed.path(f.path)
+            blob = self._blob_key(hpath, f.hash)
+            blobs.setdefault(blob, f)
+            rows.append((hpath, blob, f))
+        old = dict(c.execute("SELECT path, chunks FROM ctx_files WHERE repo = %s AND branch = %s AND path = ANY(%s) "
+                             "FOR UPDATE", (self.repo, self.branch, [r[0] for r in rows])).fetchall())
+        new = {r[0] for r in c.execute(
+            "INSERT INTO ctx_blobs(blob, chunks) SELECT * FROM unnest(%s::text[], %s::int[]) "
+            "ON CONFLICT (blob) DO NOTHING RETURNING blob",
+            (list(blobs), [len(f.chunks) for f in blobs.values()]))}
+        if new:
+            with c.cursor().copy("COPY ctx_chunks(blob, start_line, end_line, kind, language, hash, symbol, context, "
+                                 "text, terms) FROM STDIN") as cp:
+                for blob in new:
+                    f = blobs[blob]
+                    pterms = self._path_terms(f.path)
+                    for r in f.chunks:
+                        cp.write_row((blob, r[0], r[1], r[2], r[4], r[HASH], self.keyed.seal(r[SYMBOL]),
+                                      self.keyed.seal(r[6]), r[5] if self.store_text else None,
+                                      self._tsvector(r, pterms)))
+        c.cursor().executemany(
+            "INSERT INTO ctx_files(repo, branch, path, dir, hash, blob, status, language, chunks) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch, path) DO UPDATE SET "
+            "dir = excluded.dir, hash = excluded.hash, blob = excluded.blob, status = excluded.status, "
+            "language = excluded.language, chunks = excluded.chunks, updated_at = now()",
+            [(self.repo, self.branch, hpath, hpath.rsplit("/", 1)[0] if "/" in hpath else "", f.hash, blob,
+              f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
+        return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
+
+    def _path_terms(self, path: str) -> list[str]:
+        return [self.keyed.term(t) for t in word_counts(path)]
+
+    def _tsvector(self, row: tuple, pterms: list[str]) -> str:
+        """The chunk's terms as keyed hashes in tsvector syntax: body terms weight D with their
+        counts as positions, the symbol's terms A, the path's terms B."""
+        counts = word_counts(row[BODY])
+        weights: dict[str, list[str]] = {}
+        pos = 1
+        term = self.keyed.term
+        for t, n in counts.items():
+            n = min(n, MAX_POSITIONS - 8)
+            if pos + n > 16000:
+                n = 1
+                if pos > 16000:
+                    break
+            weights.setdefault(term(t), []).extend(str(p) for p in range(pos, pos + n))
+            pos += n
+        sym = row[SYMBOL]
+        for t in (word_counts(sym) if sym else ()):
+            weights.setdefault(term(t), []).append(f"{min(pos, 16383)}A")
+            pos += 1
+        for h in pterms:
+            weights.setdefault(h, []).append(f"{min(pos, 16383)}B")
+            pos += 1
+        return " ".join(f"{h}:{','.join(p[:MAX_POSITIONS])}" for h, p in weights.items())
+
+    def delete_file(self, path: str) -> int:
+        row = self.conn.execute("DELETE FROM ctx_files WHERE repo = %s AND branch = %s AND path = %s RETURNING chunks",
+                                (self.repo, self.branch, self.keyed.path(path))).fetchone()
+        return row[0] if row else 0
+
+    def count_chunks(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(sum(chunks), 0) FROM ctx_files WHERE repo = %s AND branch = %s",
+                                     (self.repo, self.branch)).fetchone()[0])
+
+    def update_merkle(self, changed_paths: list[str], *, full: bool = False) -> str:
+        """Recompute the folder nodes above ``changed_paths`` (all when ``full``) from the
+        committed file rows, under a lock per (repo, branch): whichever client updates last
+        sees every file the others committed."""
+        from ctxmill.index.merkle import folder_hash, parent_of
+
+        c, rb = self.conn, (self.repo, self.branch)
+        c.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.repo + self.branch,))
+        if full:
+            dirs = [r[0] for r in c.execute("SELECT DISTINCT dir FROM ctx_files WHERE repo = %s AND branch = %s", rb)]
+            folders = {""}
+            for d in dirs:
+                while d:
+                    folders.add(d)
+                    d = parent_of(d)
+            c.execute("DELETE FROM ctx_nodes WHERE repo = %s AND branch = %s", rb)
+        else:
+            folders = {""}
+            for p in changed_paths:
+                d = parent_of(self.keyed.path(p))
+                while d and d not in folders:
+                    folders.add(d)
+                    d = parent_of(d)
+        fl = list(folders)
+        files: dict[str, list] = {f: [] for f in fl}
+        for path, d, h in c.execute("SELECT path, dir, hash FROM ctx_files WHERE repo = %s AND branch = %s "
+                                    "AND dir = ANY(%s)", (*rb, fl)):
+            files[d].append((path.rsplit("/", 1)[-1], "f", h))
+        nodes: dict[str, str] = {}
+        sub: dict[str, set] = {f: set() for f in fl}
+        for path, parent, h in c.execute("SELECT path, parent, hash FROM ctx_nodes WHERE repo = %s AND branch = %s "
+                                         "AND parent = ANY(%s)", (*rb, fl)):
+            nodes[path] = h
+            sub[parent].add(path)
+        for f in fl:
+            if f:
+                sub.setdefault(parent_of(f), set()).add(f)
+        upserts, deletes = [], []
+        for folder in sorted(fl, key=lambda f: (-f.count("/") - (1 if f else 0), f)):
+            children = list(files[folder])
+            children += [(p.rsplit("/", 1)[-1], "d", nodes[p]) for p in sub.get(folder, ()) if p in nodes]
+            if not children and folder:
+                nodes.pop(folder, None)
+                deletes.append(folder)
+                continue
+            nodes[folder] = folder_hash(children)
+            upserts.append((*rb, folder, None if folder == "" else parent_of(folder), nodes[folder]))
+        if deletes:
+            c.execute("DELETE FROM ctx_nodes WHERE repo = %s AND branch = %s AND path = ANY(%s)", (*rb, deletes))
+        c.cursor().executemany("INSERT INTO ctx_nodes(repo, branch, path, parent, hash) VALUES (%s, %s, %s, %s, %s) "
+                      "ON CONFLICT (repo, branch, path) DO UPDATE SET hash = excluded.hash", upserts)
+        return nodes.get("", "")
+
+    def server_tree(self) -> dict[str, str]:
+        """The server's Merkle nodes of this (repo, branch): keyed folder path -> hash."""
+        return dict(self.conn.execute("SELECT path, hash FROM ctx_nodes WHERE repo = %s AND branch = %s",
+                                      (self.repo, self.branch)).fetchall())
+
+    def mark_checked(self) -> None:
+        self._local["last_check"] = time.time()
+        self._write_local()
+
+    def fts_bulk_mode(self, on: bool) -> None:
+        pass
+
+    def build_journal(self, on: bool) -> bool:
+        return False
+
+    def refresh_common_terms(self, total: int, share: float) -> None:
+        pass
+
+    def finish_sync(self) -> None:
+        """After a sync: the HNSW index (built once, after the first load) and the local record."""
+        if self._vectors_exist() and self.conn.execute("SELECT to_regclass('ctx_vectors_hnsw')").fetchone()[0] is None:
+            with self.conn.transaction():
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
+                self.conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+                self.conn.execute(schema_mod.HNSW_INDEX)
+
+    def counts(self) -> dict[str, int]:
+        rb = (self.repo, self.branch)
+        files, chunks = self.conn.execute("SELECT count(*), coalesce(sum(chunks), 0) FROM ctx_files WHERE repo = %s "
+                                          "AND branch = %s", rb).fetchone()
+        vectors = self.conn.execute("SELECT count(*) FROM ctx_vectors").fetchone()[0] if self._vectors_exist() else 0
+        return {"files": files, "chunks": int(chunks), "vectors": vectors}
+
+    # -- search
+
+    def _local_paths(self) -> dict[str, str]:
+        """keyed path -> path, for the files of this checkout's last walk."""
+        if self._hpaths is None:
+            paths = self.stat_cache()
+            self._hpaths = {self.keyed.path(p): p for p in paths}
+        return self._hpaths
+
+    def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list:
+        from ctxmill.index import rank
+        from ctxmill.index.rank import DEFAULT_WEIGHTS, FileNames, head_doc
+        from ctxmill.index.search import Hit, _prefix_bounds
+
+        if not query or not query.strip():
+            raise UsageError("empty query")
+        if k < 1:
+            raise UsageError("k must be at least 1")
+        local = self._local_paths()
+        bounds = _prefix_bounds(path_prefix)
+        only = None
+        if bounds is not None:
+            only = [h for h, p in local.items() if bounds[0] <= p < bounds[1]]
+        n = max(rank.CANDIDATES, k * 5)
+        pool = max(rank.POOL, k * 3)
+        terms = [self.keyed.term(t) for t in query_terms(query)]
+        same = self.dim == embedder.dim and self.embedder_name in (None, getattr(embedder, "name", None))
+        qvec = None
+        if same and self._vectors_exist():
+            q = np.asarray(embedder.embed_query(query), dtype=np.float32)
+            qvec = "[" + ",".join(f"{x:.6g}" for x in q.tolist()) + "]"
+        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS)
+        reader = _LocalReader(self.root)
+        hits = []
+        for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
+            path = local.get(hpath)
+            if path is None:
+                continue  # a file this checkout does not have (or has not synced)
+            context = self.keyed.open(ctx) or ""
+            if language == "pdf":
+                body = text or ""  # page ranges: the text is the compiled document's, not lines
+            else:
+                body = reader.lines(path, start, end, context, h)
+                if body is None:
+                    continue  # changed here since the store was synced: the hit would point at other text
+            hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
+                            context, lr, vr))
+        names = self._file_names({x.path for x in hits}, reader, head_doc, FileNames)
+        qstems = rank.query_stems(query)
+        files = {p: f.matching(qstems) for p, f in names.items()}
+        return rank.rerank(query, hits, k=k, files=files)
+
+    def _candidates(self, terms: list[str], qvec: str | None, only, n: int, pool: int, w) -> list[tuple]:
+        scale = (w.lex + w.vec) / (w.rrf_k + 1) or 1.0
+        args: dict = {"repo": self.repo, "branch": self.branch, "n": n, "pool": pool, "k": w.rrf_k,
+                      "wl": w.lex / scale, "wv": w.vec / scale, "only": only}
+        where = "f.repo = %(repo)s AND f.branch = %(branch)s" + (" AND f.path = ANY(%(only)s)" if only is not None else "")
+        legs = []
+        if terms:
+            args["tsq"] = " | ".join(terms)
+            legs.append(f"""lex AS (
+                SELECT id, row_number() OVER (ORDER BY s DESC, id) AS r FROM (
+                    SELECT c.id, ts_rank('{TS_WEIGHTS}'::float4[], c.terms, q.tq) AS s
+                    FROM ctx_chunks c JOIN ctx_files f ON f.blob = c.blob,
+                         (SELECT to_tsquery('simple', %(tsq)s) AS tq) q
+                    WHERE {where} AND c.terms @@ q.tq ORDER BY s DESC, c.id LIMIT %(n)s) x)""")
+        else:
+            legs.append("lex AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
+        if qvec is not None:
+            args["qv"] = qvec
+            args["nv"] = n if only is None else min(n * 20, 2000)
+            legs.append("""near AS (
+                SELECT hash, row_number() OVER (ORDER BY d, hash) AS r FROM (
+                    SELECT v.hash, v.embedding <=> %(qv)s::vector AS d FROM ctx_vectors v
+                    ORDER BY v.embedding <=> %(qv)s::vector LIMIT %(nv)s) y)""")
+            legs.append(f"""vec AS (
+                SELECT c.id, row_number() OVER (ORDER BY near.r, c.id) AS r
+                FROM near JOIN ctx_chunks c ON c.hash = near.hash JOIN ctx_files f ON f.blob = c.blob
+                WHERE {where} ORDER BY near.r, c.id LIMIT %(n)s)""")
+        else:
+            legs.append("vec AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
+        sql = f"""WITH {', '.join(legs)},
+            fused AS (
+                SELECT coalesce(l.id, v.id) AS id, l.r AS lr, v.r AS vr,
+                       coalesce(%(wl)s / (%(k)s + l.r), 0) + coalesce(%(wv)s / (%(k)s + v.r), 0) AS score
+                FROM lex l FULL JOIN vec v ON l.id = v.id
+                ORDER BY score DESC, lr NULLS LAST, vr LIMIT %(pool)s)
+            SELECT fu.id, fu.score, fu.lr, fu.vr, f.path, c.start_line, c.end_line, c.kind, c.language,
+                   c.hash, c.symbol, c.context, c.text
+            FROM fused fu JOIN ctx_chunks c ON c.id = fu.id JOIN ctx_files f ON f.blob = c.blob
+            WHERE f.repo = %(repo)s AND f.branch = %(branch)s
+            ORDER BY fu.score DESC, fu.lr NULLS LAST, fu.vr"""
+        with self._reading() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, int(args.get('nv', 0)))}")
+            return conn.execute(sql, args).fetchall()
+
+    def _reading(self):
+        """A connection for a search: from the pool when this store has one (a long-lived
+        process answering many searches from several threads), else the store's own."""
+        if self.pool is not None:
+            return self.pool.connection()
+        return contextlib.nullcontext(self.conn)
+
+    def _file_names(self, paths: set[str], reader, head_doc, FileNames) -> dict:
+        if not paths:
+            return {}
+        keyed = {self.keyed.path(p): p for p in paths}
+        symbols: dict[str, list[str]] = {p: [] for p in paths}
+        first: dict[str, tuple[int, int]] = {}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT f.path, c.symbol, c.start_line, c.end_line FROM ctx_files f JOIN ctx_chunks c "
+                "ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s AND f.path = ANY(%s)",
+                (self.repo, self.branch, list(keyed))).fetchall()
+        for hpath, sym, start, end in rows:
+            p = keyed[hpath]
+            s = self.keyed.open(sym) if sym is not None else None
+            if s:
+                symbols[p].append(s)
+            if p not in first or start < first[p][0]:
+                first[p] = (start, end)
+        out = {}
+        for p in paths:
+            head = reader.raw_lines(p, *first[p])[:3000] if p in first else ""
+            out[p] = FileNames(p, symbols[p], head_doc(head or ""))
+        return out
+
+
+class _LocalReader:
+    """Reads hit lines from the checkout, each file once per search, and checks them against
+    the content hash the store holds (text redacted as at index time)."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self._lines: dict[str, list[str] | None] = {}
+
+    def _file(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            from ctxmill.sources.repo import fs_name
+
+            try:
+                with open(os.path.join(self.root, fs_name(path)), "rb") as fh:
+                    data = fh.read()
+                self._lines[path] = data.decode("utf-8", "replace").split("\n")
+            except OSError:
+                self._lines[path] = None
+        return self._lines[path]
+
+    def raw_lines(self, path: str, start: int, end: int) -> str:
+        lines = self._file(path)
+        return "\n".join(lines[start - 1:end]) if lines else ""
+
+    def lines(self, path: str, start: int, end: int, context: str, h: str) -> str | None:
+        """The chunk's text when the local lines still hash to ``h``, else None."""
+        from ctxmill.index.merkle import content_hash
+        from ctxmill.redact import redact
+
+        lines = self._file(path)
+        if lines is None or end > len(lines):
+            return None
+        text = redact("\n".join(lines[start - 1:end])).text
+        if content_hash(embed_text(context or None, text).encode("utf-8", "surrogatepass")) != h:
+            return None
+        return text
+
+    def chunk(self, path: str, start: int, end: int, context: str | None, h: str) -> str | None:
+        text = self.lines(path, start, end, context or "", h)
+        return None if text is None else embed_text(context, text)
+
+
+class _Transaction:
+    """A server transaction; the local record is written after it commits."""
+
+    def __init__(self, store: PgStore):
+        self.store = store
+
+    def __enter__(self):
+        self._tx = self.store.conn.transaction()
+        self._tx.__enter__()
+        return self.store.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        self._tx.__exit__(exc_type, exc, tb)
+        if exc_type is None:
+            s = self.store
+            pending = getattr(s, "_pending_stats", None)
+            if pending is not None:
+                s.path.parent.mkdir(parents=True, exist_ok=True)
+                target = s.path.with_suffix(".stats")
+                tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+                with open(tmp, "wb") as fh:
+                    marshal.dump(pending, fh)
+                os.replace(tmp, target)
+                s._pending_stats = None
+                s._hpaths = None
+            s._write_local()
+        return False
+
+
+
+_stores: dict[tuple[str, str], PgStore] = {}
+_stores_lock = threading.Lock()
+
+
+def team_store(url: str, root: str | Path) -> PgStore:
+    """The store of ``root`` at ``url`` for searches, kept per process with a connection pool
+    (psycopg_pool): the MCP server, the web page and the background server answer many
+    searches without reconnecting. Its map of keyed paths is re-read when a sync here changed
+    the local record."""
+    key = (url, os.path.abspath(root))
+    with _stores_lock:
+        st = _stores.get(key)
+        if st is not None:
+            stamp = _stamp(st.path)
+            if stamp != st._stamp:
+                st._hpaths, st._stamp = None, stamp
+                st.embedder_name = st._server_meta_pooled("embedder_name")
+                st.dim = int(st._server_meta_pooled("embedder_dim") or 0)
+            return st
+        st = PgStore(url, root, create=False)
+        st._stamp = _stamp(st.path)
+        try:
+            from psycopg_pool import ConnectionPool
+
+            st.pool = ConnectionPool(url, min_size=1, max_size=8, open=True, name="ctxmill",
+                                     kwargs={"autocommit": True, "application_name": "ctxmill"})
+            st.conn.close()
+            st.conn = None
+        except ImportError:  # the pool package is part of the extra; without it one connection serves
+            pass
+        _stores[key] = st
+        return st
+
+
+def _stamp(path: Path):
+    try:
+        return os.stat(path.with_suffix(".stats")).st_mtime_ns
+    except OSError:
+        return None

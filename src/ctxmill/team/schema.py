@@ -1,0 +1,106 @@
+"""The team store's tables, versioned: ``ctx_meta.schema_version`` says which layout a database
+has; a client applies the steps from there to ``SCHEMA_VERSION`` in one transaction, under an
+advisory lock (so two clients that start together do not both run them), and refuses a newer
+layout. docs/team.md lists every column.
+
+Version 1:
+
+* ``ctx_meta``    key/value: schema version, embedder name and dimension, the key check value
+* ``ctx_files``   one row per (repo, branch, path): the file's content hash (the Merkle leaf),
+                  the blob its chunks belong to, status, language, chunk count
+* ``ctx_nodes``   Merkle folder nodes per (repo, branch)
+* ``ctx_blobs``   one row per chunked file content; a file's chunks are written with it, once,
+                  and shared by every branch where the file is unchanged
+* ``ctx_chunks``  line ranges, kind, language, the content hash, the symbol and context sealed
+                  with the team key, keyed term hashes as a tsvector (GIN), text only with
+                  ``--store-text``
+* ``ctx_vectors`` one embedding per chunk content hash (pgvector, HNSW with cosine distance);
+                  created when the first client names its embedder, because the column's
+                  dimension comes from it
+
+Repository, branch, path and folder names are keyed HMACs (ctxmill.team.keys).
+"""
+
+from __future__ import annotations
+
+from ctxmill.errors import InputRefused
+
+SCHEMA_VERSION = 1
+LOCK_ID = 0x637478_6D696C6C  # pg_advisory lock for schema changes ("ctxmill")
+
+_V1 = [
+    "CREATE TABLE IF NOT EXISTS ctx_meta(key text PRIMARY KEY, value text NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS ctx_files(
+        repo text NOT NULL, branch text NOT NULL, path text NOT NULL, dir text NOT NULL,
+        hash text NOT NULL, blob text NOT NULL, status text NOT NULL, language text,
+        chunks integer NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (repo, branch, path))""",
+    "CREATE INDEX IF NOT EXISTS ctx_files_dir ON ctx_files(repo, branch, dir)",
+    "CREATE INDEX IF NOT EXISTS ctx_files_blob ON ctx_files(blob)",
+    """CREATE TABLE IF NOT EXISTS ctx_nodes(
+        repo text NOT NULL, branch text NOT NULL, path text NOT NULL, parent text, hash text NOT NULL,
+        PRIMARY KEY (repo, branch, path))""",
+    "CREATE INDEX IF NOT EXISTS ctx_nodes_parent ON ctx_nodes(repo, branch, parent)",
+    """CREATE TABLE IF NOT EXISTS ctx_blobs(
+        blob text PRIMARY KEY, chunks integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())""",
+    """CREATE TABLE IF NOT EXISTS ctx_chunks(
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        blob text NOT NULL REFERENCES ctx_blobs(blob) ON DELETE CASCADE,
+        start_line integer NOT NULL, end_line integer NOT NULL, kind text, language text,
+        hash text NOT NULL, symbol bytea, context bytea, text text, terms tsvector)""",
+    "CREATE INDEX IF NOT EXISTS ctx_chunks_blob ON ctx_chunks(blob)",
+    "CREATE INDEX IF NOT EXISTS ctx_chunks_hash ON ctx_chunks(hash)",
+    "CREATE INDEX IF NOT EXISTS ctx_chunks_terms ON ctx_chunks USING gin(terms)",
+]
+
+STEPS = {0: _V1}  # from version N to N + 1
+
+
+def vector_table(dim: int) -> list[str]:
+    return [f"""CREATE TABLE IF NOT EXISTS ctx_vectors(
+        hash text PRIMARY KEY, embedding vector({int(dim)}) NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now())"""]
+
+
+# Built after a first bulk load (building the graph once is several times faster than growing
+# it row by row), and from then on kept up by every insert.
+HNSW_INDEX = ("CREATE INDEX IF NOT EXISTS ctx_vectors_hnsw ON ctx_vectors "
+              "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
+
+
+def ensure(conn) -> None:
+    """Bring the database to SCHEMA_VERSION (or refuse); pgvector must be there."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_ID,))
+        have = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if have is None:
+            available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+            if available is None:
+                raise InputRefused("the team store's PostgreSQL server has no pgvector (extension 'vector' is not "
+                                   "available); install pgvector there, or use `ctxmill store start`")
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except Exception as exc:
+                raise InputRefused("pgvector is installed on the server but not enabled in this database and this "
+                                   f"role cannot enable it ({_first_line(exc)}); run CREATE EXTENSION vector "
+                                   "as its owner") from None
+        row = conn.execute("SELECT to_regclass('ctx_meta') IS NOT NULL").fetchone()
+        version = 0
+        if row[0]:
+            got = conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()
+            version = int(got[0]) if got else 0
+        if version > SCHEMA_VERSION:
+            raise InputRefused(f"the team store's schema version {version} is newer than this ctxmill supports "
+                               f"({SCHEMA_VERSION}); upgrade ctxmill")
+        for step in range(version, SCHEMA_VERSION):
+            for statement in STEPS[step]:
+                conn.execute(statement)
+        if version != SCHEMA_VERSION:
+            conn.execute("INSERT INTO ctx_meta(key, value) VALUES ('schema_version', %s) "
+                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
