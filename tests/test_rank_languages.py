@@ -66,3 +66,28 @@ def test_qualified_lookup_wants_the_last_part_and_its_class_chunk():
               kind="class", score=0.16)
     out = rerank("Rack::Response", [module, body, cls])
     assert (out[0]["start_line"], out[0]["kind"]) == (11, "class")
+
+
+def test_qualified_name_inside_a_question_names_its_last_part():
+    q = parse_query("how fmt::format and fmt::print format strings at runtime")
+    assert not q.symbol_lookup and {"format", "print"} <= q.idents and "fmt" not in q.idents
+    assert "use" in parse_query("how sub-applications are mounted with use() and path prefixes").idents
+    # the definition of `format` beats a chunk that only talks about formatting strings
+    talk = hit("include/fmt/base.h", 10, 30, "// Formats a string at runtime and prints it.\nvoid vprint(string_view fmt);",
+               symbol="vprint", score=0.9)
+    fn = hit("include/fmt/format.h", 40, 50, "template <typename... T>\nauto format(format_string<T...> fmt, T&&... args)",
+             symbol="format", score=0.4)
+    out = rerank("how fmt::format and fmt::print format strings at runtime", [talk, fn])
+    assert out[0]["path"] == "include/fmt/format.h"
+
+
+def test_recovery_meets_recoverer():
+    from ctxmill.index.rank import stem
+
+    assert stem("recovery") == stem("recoverer") == stem("recovering")
+    assert stem("discovery") == stem("discovering") and stem("delivery") == stem("delivering")
+    assert stem("query") == "query" and stem("every") == "every"
+    logger = hit("middleware/logger.go", 1, 9, "func Logger(next http.Handler) http.Handler {}", symbol="Logger", score=0.6)
+    rec = hit("middleware/recoverer.go", 1, 9, "func Recoverer(next http.Handler) http.Handler {}", symbol="Recoverer",
+              score=0.4)
+    assert rerank("panic recovery middleware", [logger, rec])[0]["path"] == "middleware/recoverer.go"

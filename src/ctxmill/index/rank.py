@@ -144,6 +144,9 @@ class Query:
     wants_types: bool = False  # asks about type declarations / stubs themselves
 
 
+_QUALIFIED = re.compile(r"\b[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*::([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\(\)")
+
+
 def parse_query(text: str) -> Query:
     toks = _IDENT.findall(text)
     idents = {t for t in toks if _looks_like_identifier(t)}
@@ -152,6 +155,10 @@ def parse_query(text: str) -> Query:
     symbol_lookup = bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*", bare))
     if symbol_lookup:
         idents |= {p for p in re.split(r"\.|::", bare) if p}
+    else:
+        # a qualified name inside a question (fmt::format, std::ostream, Rack::Builder) names
+        # its last part (the namespace only places it); so does a call, use() or at()
+        idents |= {m.group(1) or m.group(2) for m in _QUALIFIED.finditer(text)}
     seen: dict[str, None] = {}
     for t in toks:
         for w in split_identifier(t) or [t.lower()]:
@@ -207,6 +214,8 @@ def stem(word: str) -> str:
     w = word.lower()
     if w.endswith("ies") and len(w) > 5:
         return w[:-3] + "y"
+    if w.endswith("ery") and len(w) >= 7:  # recovery ~ recover(er), discovery, delivery
+        return w[:-1]
     for suf in _SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 3:
             w = w[: -len(suf)]
