@@ -211,14 +211,29 @@ def _stderr_progress(quiet: bool):
 @click.option("--max-file-kb", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Skip files larger than this.")
 @click.option("--watch", is_flag=True, help="Stay in the foreground: sync, then sync again after every save.")
+@click.option("--store", "store", metavar="URL", envvar="CTXMILL_STORE",
+              help="Sync into a team store (postgresql://...; also $CTXMILL_STORE) instead of the local index.")
+@click.option("--store-text", is_flag=True, help="With --store: also keep chunk text on the server.")
 @handle_errors
-def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch):
+def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch, store=None, store_text=False):
     """Build or bring up to date the index of the folder ROOT."""
 
     if not root.exists():
         raise InputRefused(f"{root}: no such folder")
     if not root.is_dir():
         raise InputRefused(f"{root}: is a file, not a folder")
+    if store and db_path is None:  # the team store (ctxmill.team): synced here, not in the warm server
+        from ctxmill.index import sync_index
+
+        report = sync_index(root, store=store, store_text=store_text, progress=_stderr_progress(quiet),
+                            max_file_bytes=max_file_kb * 1000)
+        d = report.to_dict()
+        if as_json:
+            _print_json(d)
+        elif not quiet:
+            click.echo(f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} "
+                       f"deleted; {d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
+        return
     if watch:
         from ctxmill.server.watch import watch_foreground
 
@@ -263,9 +278,18 @@ def _default_db_exists(root: Path) -> bool:
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Number of hits.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as a JSON list.")
 @click.option("--db", "db_path", type=click.Path(path_type=Path), help="Index database file (default: user cache).")
+@click.option("--store", "store", metavar="URL", envvar="CTXMILL_STORE",
+              help="Search a team store (postgresql://...; also $CTXMILL_STORE) instead of the local index.")
 @handle_errors
-def search_cmd(query, root, path_prefix, k, as_json, db_path):
+def search_cmd(query, root, path_prefix, k, as_json, db_path, store=None):
     """Search the index of ROOT (default: the current folder)."""
+    if store and db_path is None:  # the team store: hits read from this checkout (ctxmill.team)
+        from ctxmill.hits import hits_json, hits_text
+        from ctxmill.index import search
+
+        hits = [h.to_dict() for h in search(query, root, path_prefix=path_prefix, k=k, store=store)]
+        click.echo(hits_json(hits) if as_json else hits_text(hits, bold=sys.stdout.isatty()))
+        return
     reply = _via_server("search", root=str(root.resolve()), db=str(db_path.resolve()) if db_path else None,
                         query=query, k=k, path=path_prefix)
     if reply is not None:  # the warm server answered: no numpy, no index code in this process
@@ -565,6 +589,12 @@ def lsp_cmd(root):
 from ctxmill.agent.cli import agent_group  # noqa: E402  (click only; the agent loads when used)
 
 main.add_command(agent_group)
+
+# ------------------------------------------------------------------------------ team store (issue 25)
+
+from ctxmill.team.commands import store_group  # noqa: E402  (click only; the server code loads when used)
+
+main.add_command(store_group)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -128,6 +128,8 @@ FAST = {"search": _fast_search, "index": _fast_index}
 
 def main() -> None:
     fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
+    if os.environ.get("CTXMILL_STORE"):
+        fast = None  # a team store: the full command line searches it (ctxmill.team)
     if fast is not None:
         code = fast(sys.argv[2:])
         if code is not None:

@@ -146,15 +146,19 @@ class PgStore:
                  store_text: bool = False, key: bytes | None = None, create: bool = True,
                  local: Path | None = None):
         self.url = url
+        self.conn = connect(url)  # first: a bad URL is refused before anything else reads it
         self.root = os.path.abspath(root)
         name, br = repo_identity(self.root)
         self.repo_name, self.branch_name = repo or name, branch or br
-        self.keyed = keys_mod.Keyed(key if key is not None else keys_mod.load_key(create=create))
+        try:
+            self.keyed = keys_mod.Keyed(key if key is not None else keys_mod.load_key(create=create))
+        except Exception:
+            self.conn.close()
+            raise
         self.repo = self.keyed.repo(self.repo_name)
         self.branch = self.keyed.repo("branch\0" + self.branch_name)
         self.store_text = store_text
         self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
-        self.conn = connect(url)
         try:
             schema_mod.ensure(self.conn)
             self._check_key()
