@@ -3,7 +3,8 @@
 # folders: `git status` is as clean afterwards as before (CI checks it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# the test tools, and the opt-in extra the tests exercise: in-process Tesseract (docs/ocr.md)
-bash scripts/setup.sh test ocr
+# the test tools, and the opt-in extras the tests exercise: in-process Tesseract (docs/ocr.md),
+# the team store on a real PostgreSQL + pgvector (docs/team.md)
+bash scripts/setup.sh test ocr team
 bash scripts/system-deps.sh
 exec .venv/bin/python -m pytest "$@"
