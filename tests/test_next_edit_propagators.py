@@ -18,14 +18,29 @@ def _by_path(got):
 
 
 def test_a_new_parameter_reaches_every_call_positional_and_keyword(tmp_path):
-    (tmp_path / "geo.py").write_text("def area(w, h):\n    return w * h\n\n\nx = area(3)\ny = area(w=4)\nz = area(3, )\n")
-    (tmp_path / "use.py").write_text("from geo import area\n\nprint(area(5))\n")
+    (tmp_path / "geo.py").write_text("def area(w, h):\n    return w * h\n\n\ndef f(h):\n    x = area(3)\n"
+                                     "    y = area(w=4)\n    return x + y\n\n\nz = area(3)\n")
+    (tmp_path / "use.py").write_text("from geo import area\n\n\ndef g(h):\n    print(area(5))\n")
     got = suggest(tmp_path, _patch("geo.py", ["def area(w):"], ["def area(w, h):"]))
     by = _by_path(got)
-    assert by[("geo.py", 5)].replacement == "x = area(3, h)\n"
-    assert by[("geo.py", 6)].replacement == "y = area(w=4, h=h)\n"  # after a keyword, a keyword
-    assert by[("use.py", 3)].replacement == "print(area(5, h))\n"
-    assert "signature of area" in by[("use.py", 3)].reason
+    assert by[("geo.py", 6)].replacement == "    x = area(3, h)\n"
+    assert by[("geo.py", 7)].replacement == "    y = area(w=4, h=h)\n"  # after a keyword, a keyword
+    assert by[("use.py", 5)].replacement == "    print(area(5, h))\n"
+    assert "signature of area" in by[("use.py", 5)].reason
+    # no `h` where the module-level call is: passing it would not run, so silence
+    assert ("geo.py", 11) not in by
+
+
+def test_a_new_optional_parameter_is_passed_where_the_caller_holds_it(tmp_path):
+    src = ("def send(req, pool=None):\n    pass\n\n\ndef fetch(reqs, prefetch):\n    return [send(r) for r in reqs]\n\n\n"
+           "def other(reqs):\n    return [send(r) for r in reqs]\n\n\ndef hook(key, **kwargs):\n    return dispatch(key)\n")
+    (tmp_path / "a.py").write_text(src.replace("pool=None)", "pool=None, prefetch=False)"))
+    got = _by_path(suggest(tmp_path, _patch("a.py", ["def send(req, pool=None):"], ["def send(req, pool=None, prefetch=False):"])))
+    assert got[("a.py", 6)].replacement == "    return [send(r, prefetch=prefetch) for r in reqs]\n"
+    assert ("a.py", 10) not in got  # `other` has no prefetch: the default stays
+    (tmp_path / "b.py").write_text(src.replace("def send(req, pool=None)", "def dispatch(key, **kwargs)"))
+    got = _by_path(suggest(tmp_path, _patch("b.py", ["def dispatch(key):"], ["def dispatch(key, **kwargs):"])))
+    assert got[("b.py", 14)].replacement == "    return dispatch(key, **kwargs)\n"  # passed through
 
 
 def test_a_removed_parameter_and_a_renamed_keyword(tmp_path):
@@ -38,7 +53,7 @@ def test_a_removed_parameter_and_a_renamed_keyword(tmp_path):
 
 
 def test_rust_method_calls_skip_self(tmp_path):
-    src = ("impl T {\n    fn park(&mut self, handle: &Handle) {}\n}\n\nfn run(t: &mut T, h: &Handle) {\n"
+    src = ("impl T {\n    fn park(&mut self, handle: &Handle) {}\n}\n\nfn run(t: &mut T, handle: &Handle) {\n"
            "    t.park();\n    T::other(1);\n}\n")
     (tmp_path / "t.rs").write_text(src)
     got = suggest(tmp_path, _patch("t.rs", ["    fn park(&mut self) {}"], ["    fn park(&mut self, handle: &Handle) {}"], 2))

@@ -196,8 +196,43 @@ KW = {"python": r"^\s*(\w+)\s*=(?!=)", "kotlin": r"^\s*(\w+)\s*=(?!=)", "ruby": 
 KW_FORM = {"python": "{0}={0}", "kotlin": "{0} = {0}", "scala": "{0} = {0}", "swift": "{0}: {0}"}
 
 
-def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[str] | None:
-    """The new argument texts for a call with ``args`` (None when the call does not fit)."""
+def _bound(name: str, scope: str) -> bool:
+    return bool(re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", scope))
+
+
+def enclosing(text: str, pos: int, lang: str) -> str:
+    """The text a call at ``pos`` can see names from: its function from the definition line to
+    the call's line (Python: the nearest ``def`` indented less than the call), else everything
+    above it."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    before = text[:line_start]
+    pat = DEF.get(lang)
+    if not pat:
+        return before
+    if lang == "python":
+        indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip())
+        for m in reversed(list(re.finditer(r"^([ \t]*)(?:async\s+)?def\s", before, re.M))):
+            if len(m.group(1)) < indent:
+                return before[m.start():]
+        # at module level: what the module's own statements bind, not the functions' locals
+        return "\n".join(x for x in before.split("\n")
+                         if not x[:1].isspace() and not x.startswith(("def ", "async def ", "class ", "@")))
+    last = None
+    for m in re.finditer(pat, before, re.M):
+        last = m
+    return before[last.start():] if last else before
+
+
+def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
+                 unbound: list[str] | None = None) -> list[str] | None:
+    """The new argument texts for a call with ``args`` (None when the call does not fit).
+
+    ``scope`` is the text the call sees names from: a new parameter is passed by its name only
+    where that name is there (a required one not there goes into ``unbound``: the caller has no
+    such value, so the suggestion would not compile); a new parameter with a default is passed
+    (by keyword where the language has them) when the caller holds a value of that name, as a
+    caller threading ``timeout`` through does; ``*args``/``**kw`` are passed through the same way."""
+    unbound = [] if unbound is None else unbound
     old = [p for p in ch.old if not (method and p.name == "self")]
     new = [p for p in ch.new if not (method and p.name == "self")]
     kw_re = KW.get(ch.lang)
@@ -231,14 +266,25 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
         src = renamed.get(p.name, p.name)
         if src in keywords:
             continue
+        star = re.match(r"\*{1,2}|&", p.text) if ch.lang in ("python", "ruby") else None
         if src in value:
             out.append(value[src])
+        elif star and src not in old_names:
+            if _bound(p.name, scope):  # a new *args / **kw: the caller's own, passed through
+                (keywords.__setitem__(p.name, star.group() + p.name) if star.group() == "**"
+                 else out.append(star.group() + p.name))
+            continue
         elif p.default is None and not p.keyword_only:
+            if not _bound(p.name, scope):
+                unbound.append(p.name)
             if keywords and ch.lang in KW_FORM:  # after keywords, a positional would bind the wrong slot
                 keywords[p.name] = KW_FORM[ch.lang].format(p.name)
                 continue
             out.append(p.name)  # a new required parameter: the caller's value of that name
             last_given = max(last_given, i)
+        elif src not in old_names and ch.lang in KW_FORM and _bound(p.name, scope) and i >= len(value):
+            keywords[p.name] = KW_FORM[ch.lang].format(p.name)  # a new optional one the caller holds
+            continue
         elif i < last_given:
             out.append(p.default or p.name)  # a gap before a later positional: its default
         else:
@@ -249,7 +295,12 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str) -> list[
             out.append(keywords[src])  # a new parameter passed by keyword
         elif src in keywords:
             a = keywords[src]
-            out.append(a if src == p.name else re.sub(r"^(\s*)" + re.escape(src), r"\g<1>" + p.name, a))
+            if src != p.name:
+                a = re.sub(r"^(\s*)" + re.escape(src), r"\g<1>" + p.name, a)
+                # `connection=_connection` -> `pools=_pools`: a value named after its keyword follows it
+                a = re.sub(r"(=\s*|:\s+)((?:self\.|@|_)?)" + re.escape(src) + r"\s*$",
+                           lambda m: m.group(1) + m.group(2) + p.name, a)
+            out.append(a)
     return out
 
 
@@ -258,6 +309,7 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     from bisect import bisect_right
 
     out = []
+    fields: dict[str, str] = {}
     for ch in changes(hunks):
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
         sites = []
@@ -288,7 +340,15 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 args = [inner[s:e].strip() for s, e in parts]
                 method = line_head.rstrip().endswith((".", "->", "?.")) or ch.lang in ("go",)
                 piped = line_head.rstrip().endswith("|>")
-                fit = rewrite_args(ch, (["_piped_"] if piped else []) + args, method, text)
+                unbound: list[str] = []
+                fit = rewrite_args(ch, (["_piped_"] if piped else []) + args, method,
+                                   enclosing(text, m.start(), ch.lang), unbound)
+                if unbound and fields is not None:
+                    if path not in fields:  # the file's declarations outside the edit (a class's fields)
+                        fields[path] = "\n".join(x for n, x in enumerate(text.split("\n"), 1) if (path, n) not in edited)
+                    unbound = [u for u in unbound if not re.search(
+                        rf"\b(?:val|var|let|const|self\.|this\.|@){re.escape(u)}\b|\b{re.escape(u)}\s*:\s*[\w&(\[]|"
+                        rf"[\w>\]]\s+{re.escape(u)}\s*[;=,)]", fields[path])]
                 if fit is None:
                     continue
                 if piped:
@@ -304,12 +364,12 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 s0 = starts[first]
                 s1 = starts[last + 1] if last + 1 < len(starts) else len(text)
                 new_text = text[s0:open_at + 1] + new_inner + text[close:s1]
-                sites.append((path, first + 1, last + 1, new_text, len(args)))
-        for path, first, last, new_text, n in sites:
+                sites.append((path, first + 1, last + 1, new_text, len(args), len(unbound)))
+        for path, first, last, new_text, n, unbound_n in sites:
             feats = {"same_file": float(path in {h.path for h in hunks}), "sites_log": math.log1p(len(sites)),
                      "added": float(len(ch.new) > len(ch.old)), "removed": float(len(ch.new) < len(ch.old)),
                      "reordered": float(len(ch.new) == len(ch.old)), "name_len": min(len(ch.name), 20) / 10,
-                     "no_args": float(n == 0)}
+                     "no_args": float(n == 0), "unbound": float(unbound_n > 0)}
             reason = f"the signature of {ch.name} changed: a call"
             out.append((path, first, last, new_text, feats, reason))
     return out
