@@ -299,7 +299,7 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
                 a = re.sub(r"^(\s*)" + re.escape(src), r"\g<1>" + p.name, a)
                 # `connection=_connection` -> `pools=_pools`: a value named after its keyword follows it
                 a = re.sub(r"(=\s*|:\s+)((?:self\.|@|_)?)" + re.escape(src) + r"\s*$",
-                           lambda m: m.group(1) + m.group(2) + p.name, a)
+                           r"\g<1>\g<2>" + p.name.replace("\\", r"\\"), a)
             out.append(a)
     return out
 
