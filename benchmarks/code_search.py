@@ -108,6 +108,19 @@ def load_repos(names: list[str] | None) -> list[Repo]:
     return out
 
 
+def load_extra(spec_path: Path) -> list[Repo]:
+    """Repositories outside ../shared/search, for held-out checks: a JSON list of ``{name,
+    language, root, annotations}`` (paths absolute or relative to the spec file; targets are
+    paths relative to ``root``). Nothing here is tuned on."""
+    base = spec_path.parent
+    out = []
+    for spec in json.loads(spec_path.read_text()):
+        root = (base / spec["root"]).resolve()
+        queries = json.loads((base / spec["annotations"]).read_text())
+        out.append(Repo(spec["name"], {**spec, "repo": spec["name"]}, root, "", queries))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # the metric (semble's, see ../shared/search/README.md)
 
@@ -558,6 +571,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--per-query", action="store_true", help="include every query's score")
     ap.add_argument("--misses", type=float, default=None, metavar="NDCG",
                     help="with --per-query: queries scoring below NDCG also list their top 10 and targets")
+    ap.add_argument("--extra", type=Path, metavar="SPEC.json", help="also score the repositories listed there "
+                    "(held-out: not in ../shared/search; see load_extra and docs/search.md)")
     ap.add_argument("--proto", action="store_true", help="score the store-less prototype (chunks + bm25s + "
                     "embedder + rank) instead of ctxmill's index")
     ap.add_argument("--tune", action="store_true", help="tune rank.Weights on the dev set (real index candidates)")
@@ -569,7 +584,9 @@ def main(argv: list[str] | None = None) -> dict:
     if not SEARCH.is_dir():
         print(json.dumps({"skipped": f"{SEARCH} not present"}))
         return {}
-    repos = load_repos(args.repos.split(",") if args.repos else None)
+    repos = load_repos(args.repos.split(",") if args.repos else None) if args.repos != "none" else []
+    if args.extra:
+        repos += load_extra(args.extra)
     out: dict = {"dev_set": str(SEARCH), "split": args.split, "repos": [r.name for r in repos]}
     if args.tune:
         out["tune"] = tune(repos, args.embedder, loo=args.loo)

@@ -91,3 +91,18 @@ def test_recovery_meets_recoverer():
     rec = hit("middleware/recoverer.go", 1, 9, "func Recoverer(next http.Handler) http.Handler {}", symbol="Recoverer",
               score=0.4)
     assert rerank("panic recovery middleware", [logger, rec])[0]["path"] == "middleware/recoverer.go"
+
+
+def test_one_letter_part_of_a_file_name_is_not_a_word():
+    # C's `_t` names a type: value_t.hpp is the "value" file, fully named by "value"
+    from ctxmill.index.rank import _path_features
+
+    assert _path_features("include/detail/value_t.hpp")[2] == (_path_features("x/value.hpp")[2])
+    enum = hit("include/detail/value_t.hpp", 29, 65, "enum class value_t : std::uint8_t { null, object };",
+               symbol="value_t", kind="enum", score=0.3)
+    other = hit("include/json.hpp", 4158, 4182, "bool is_null() const { return m_type == value_t::null; }",
+                symbol="basic_json.is_null", kind="method", score=0.5)
+    other2 = hit("include/value_store.hpp", 1, 9, "struct value_store { int v; };", symbol="value_store",
+                 kind="struct", score=0.5)
+    assert rerank("value type enum for JSON null and object", [other, other2, enum])[0]["path"] == \
+        "include/detail/value_t.hpp"

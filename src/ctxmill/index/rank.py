@@ -271,7 +271,10 @@ def _path_features(path: str) -> tuple[str, str, tuple[str, ...], tuple[str, ...
         # a module's index file (mod.rs, __init__.py, index.ts, init.lua): the name says
         # nothing, the folder names the module (axum/src/routing/mod.rs is "routing")
         fname = dirs.rsplit("/", 1)[-1]
-    return (fname, dirs, tuple(_stems(split_identifier(fname))), _dir_stems(dirs),
+    parts = split_identifier(fname)
+    # a one-letter part says nothing about the file: value_t is "value" (C's _t for a type)
+    parts = [x for x in parts if len(x) > 1] or parts
+    return (fname, dirs, tuple(_stems(parts)), _dir_stems(dirs),
             bool(_TESTISH.search(path)), bool(_PROSE.search(path)))
 
 
