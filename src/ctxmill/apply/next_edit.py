@@ -156,6 +156,36 @@ def renames(hunks: list[Hunk]) -> dict[str, str]:
     return found
 
 
+def renames_within(hunks: list[Hunk]) -> dict[str, str]:
+    """{old: new} for the identifiers an edit renamed while it also changed other things
+    (``private final int indent`` -> ``private static final int INDENT``): one identifier put
+    in another's place, where the old name is gone from the edit's new text and the new one
+    was not in its old text. {} when none, or when the pairs disagree."""
+    found: dict[str, str] = {}
+    olds: set[str] = set()
+    news: set[str] = set()
+    for h in hunks:
+        a = TOKEN.findall("\n".join(h.removed))
+        b = TOKEN.findall("\n".join(h.added))
+        olds.update(a)
+        news.update(b)
+        if not a or not b:
+            continue
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag != "replace" or i2 - i1 != j2 - j1:
+                continue
+            for old, new in zip(a[i1:i2], b[j1:j2], strict=True):
+                if not (IDENT.match(old) and IDENT.match(new)) or old in RESERVED or new in RESERVED:
+                    continue
+                if found.get(old, new) != new:
+                    return {}
+                found[old] = new
+    found = {o: n for o, n in found.items() if o not in news and n not in olds}
+    if len(set(found.values())) != len(found) or len(found) > 2:
+        return {}
+    return found
+
+
 def _code_mask(path: str, data: bytes):
     """A function (row, column) -> True when that place is code (not a string or comment), or
     None where no grammar reads this file."""
@@ -360,11 +390,21 @@ def _rename_confidence(f: dict) -> float:
         conf -= 0.2  # a plain word in prose may be meant as the word
         if not f.get("any_code", 1.0):
             conf -= 0.1  # and a plain word no code uses is a rewording (We -> You), not a rename
+    if f.get("within"):
+        # the edit did more than rename: only a compound name it defines anew was renamed
+        # (on the dev cases such uses were right 57% of the time, any other 2-11%)
+        if not (f.get("defines") and f.get("compound")):
+            return 0.1
+        return 0.45 if f["code"] else 0.1  # after what the other propagators are sure of
     return round(conf, 2)
 
 
 def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Suggestion]:
     mapping = renames(hunks)
+    within = 0.0
+    if not mapping:
+        mapping = renames_within(hunks)
+        within = 1.0
     if not mapping:
         return []
     trigger_files = {h.path for h in hunks}
@@ -428,6 +468,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         s.features["new_exists"] = new_exists
         s.features["reserved"] = float(any(x in RESERVED for pair in mapping.items() for x in pair))
         s.features["any_code"] = float(any(o.features["code"] for o in out))
+        s.features["within"] = within
     return out
 
 
