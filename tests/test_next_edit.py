@@ -96,8 +96,17 @@ def test_the_command_line_prints_the_contract(repo, tmp_path):
 
 
 def test_an_edit_that_is_not_a_rename_proposes_nothing(repo):
-    rewrite = PATCH.replace("+def order_total(items):", "+def order_total(items, discount=0):")
+    # a body line rewritten: `items` gave way to `cart` among other changes, nothing defines it
+    rewrite = PATCH.replace("+def order_total(items):", " def total_price(items):").replace(
+        "-def total_price(items):\n", "").replace("     return sum(i.price for i in items)",
+                                                  "-    return sum(i.price for i in items)\n+    return len(cart) + 1")
     assert suggest(repo, rewrite) == []
+    # a renamed definition that also gained a parameter: the uses follow the name, after what
+    # a plain rename would be sure of
+    both = PATCH.replace("+def order_total(items):", "+def order_total(items, discount=0):")
+    got = suggest(repo, both)
+    assert ("use.py", 3) in {(s.path, s.start_line) for s in got}
+    assert all(s.confidence < 0.5 and s.reason.startswith("rename total_price -> order_total") for s in got)
     merge = ("--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a = left\n-b = right\n+a = both\n+b = both\n")
     assert renames(parse_patch(merge)) == {}  # two names into one is not a rename
 
