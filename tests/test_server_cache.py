@@ -5,6 +5,7 @@ dropped, an id reused - reloads it. Either way searches equal those of a fresh p
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ sm = importlib.import_module("ctxmill.index.search")
 
 @pytest.fixture
 def indexed(tmp_path, monkeypatch):
-    monkeypatch.setattr(sm, "EXACT_MAX", 50)  # the projected matrix is extended too
+    monkeypatch.setattr(sm, "EXACT_MAX", 50)  # the sign-bit codes are extended too
     sm._caches.clear()
     root = tmp_path / "repo"
     root.mkdir()
@@ -45,7 +46,7 @@ def _same_as_fresh(root, db, query):
     order_w, order_f = np.argsort(vecs.ids), np.argsort(full.ids)
     assert (vecs.ids[order_w] == full.ids[order_f]).all()
     assert np.allclose(vecs.mat[order_w], full.mat[order_f])
-    assert np.allclose(vecs.small[order_w], full.small[order_f], atol=1e-5)
+    assert vecs.codes is not None and (vecs.codes[:, order_w] == full.codes[:, order_f]).all()
 
 
 def test_a_sync_that_adds_rows_extends_the_cached_matrix(indexed, monkeypatch):
@@ -104,3 +105,40 @@ def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, m
     sm._caches.clear()
     _same_as_fresh(root, db, "compute invoice total")
     assert len(rows_read[0][0]) == 121
+
+
+def test_the_sign_bit_prefilter_keeps_the_exact_nearest_rows(monkeypatch):
+    """Above EXACT_MAX rows the scan compares sign bits first and rescores the nearest share
+    exactly. On real embeddings (12-line windows of the standard library, the bundled
+    embedder) its top 10 are nearly the exact top 10 - more so on bigger indexes, where the
+    share is more rows: 0.998 at 100k - and the popcount fallback for numpy < 2 ranks the
+    same rows."""
+    import sysconfig
+
+    from ctxmill.index.embedders import get_embedder
+
+    monkeypatch.setattr(sm, "EXACT_MAX", 100)
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    texts = []
+    for p in sorted(lib.glob("*.py"))[:200]:
+        lines = p.read_text(errors="replace").splitlines()
+        texts += ["\n".join(lines[i:i + 12]) for i in range(0, len(lines), 12)]
+    emb = get_embedder()
+    mat = emb.embed(texts)
+    vecs = sm._Vectors(None, np.arange(len(mat)), mat, [str(i) for i in range(len(mat))])
+    assert len(mat) > 4000 and vecs.codes is not None and vecs.codes.shape == (-(-mat.shape[1] // 64), len(mat))
+    words = sorted({w for t in texts[:300] for w in re.findall(r"[a-z]{4,}", t)})
+    rng = np.random.default_rng(5)
+    recall, first = [], 0
+    for _ in range(60):
+        q = emb.embed_query(" ".join(rng.choice(words, 3)))
+        exact = np.argsort(-(mat @ q))[:10]
+        got = vecs.top(q, 10)
+        recall.append(len(set(got) & set(exact)) / 10)
+        first += got[0] == exact[0]
+        with monkeypatch.context() as m:
+            m.setattr(sm, "_popcount", None)
+            assert (vecs.top(q, 10) == got).all()
+    assert np.mean(recall) >= 0.85 and first >= 54
+    row = mat[123]  # a stored row is its own nearest
+    assert vecs.top(row, 1)[0] == 123 or float(mat[vecs.top(row, 1)[0]] @ row) >= float(row @ row) - 1e-6
