@@ -15,7 +15,9 @@ Prints JSON, medians / p90 / p99 in seconds:
   beside it ``python_start`` (``python -c pass`` with the same interpreter: the floor any
   command pays), ``search_in_process_command`` (``CTXMILL_SERVER=0``: the command loads the
   index itself) and ``search_in_process_api`` (``ctxmill.index.search`` in one warm process:
-  what the server spends per query);
+  what the server spends per query); ``search_warm_cpu_ms``: CPU milliseconds per warm search
+  (user + system) of the command's process, of ``python -c pass`` and of the server - on a
+  shared 2-core machine the load stretches wall times several-fold, CPU time much less;
 - ``first_search_with_server_start``: no server running, then one search (start included);
 - ``noop_index_*``: ``ctxmill index ROOT -q`` with nothing changed, warm server (answered from
   the watcher's state) and in-process, and ``git status --porcelain`` on the same tree;
@@ -30,6 +32,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -80,13 +83,26 @@ def run(args, env, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(CTXMILL), *args], env=env, capture_output=True, text=True, timeout=600, **kw)
 
 
-def timed(cmd: list[str], env) -> float:
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd: list[str], env, cpu: list | None = None) -> float:
+    """Wall seconds of one command; its CPU seconds (user + system) go to ``cpu``."""
+    c = children_cpu()
     t = time.perf_counter()
     r = subprocess.run(cmd, env=env, capture_output=True, timeout=600)
     took = time.perf_counter() - t
+    if cpu is not None:
+        cpu.append(children_cpu() - c)
     if r.returncode != 0:
         raise SystemExit(f"{cmd} failed: {r.stderr.decode()[-2000:]}")
     return took
+
+
+def server_cpu(env) -> float:
+    return json.loads(run(["server", "status", "--json"], env).stdout)["cpu_seconds"]
 
 
 def stats(xs: list[float]) -> dict:
@@ -135,6 +151,11 @@ def main() -> None:
                    files=built["files_scanned"], chunks=built["chunks_total"],
                    index_build_seconds=round(time.perf_counter() - t, 1), index_reused=built["files_changed"] == 0)
         queries = make_queries(vocab, args.runs, seed=11)
+        # bytecode as an installed package has it (pip compiles at install time): in a checkout
+        # run with PYTHONDONTWRITEBYTECODE every command would compile each changed module again
+        subprocess.run([str(PY), "-c", "import compileall, os, ctxmill.entry as e; "
+                        "compileall.compile_dir(os.path.dirname(e.__file__), quiet=1)"],
+                       env={**off, "PYTHONDONTWRITEBYTECODE": ""}, check=True, timeout=600)
 
         first = []
         for q in queries[:3]:
@@ -142,12 +163,19 @@ def main() -> None:
             first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
         out["first_search_with_server_start"] = stats(first)
 
-        warm, floor = [], []
+        warm, floor, warm_cpu, floor_cpu = [], [], [], []
+        before = server_cpu(env)
         for q in queries:  # interleaved: both see the same machine load
-            warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
-            floor.append(timed([str(PY), "-c", "pass"], env))
+            warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env, warm_cpu))
+            floor.append(timed([str(PY), "-c", "pass"], env, floor_cpu))
         out["search_warm_server"] = stats(warm)
         out["python_start"] = stats(floor)
+        # CPU per search, which the load does not stretch as it does wall time: the command's
+        # own process, and the server's share (its CPU time over the loop, status calls aside)
+        out["search_warm_cpu_ms"] = {
+            "command": round(1000 * statistics.mean(warm_cpu), 2),
+            "python_start": round(1000 * statistics.mean(floor_cpu), 2),
+            "server": round(1000 * (server_cpu(env) - before) / len(queries), 2)}
         cold = [timed([str(CTXMILL), "search", q, "--root", str(root)], off) for q in queries[:args.in_process_runs]]
         out["search_in_process_command"] = stats(cold)
         api = subprocess.run([str(PY), "-c", _API, str(root), json.dumps(queries)], env=off, capture_output=True,

@@ -242,6 +242,7 @@ class Server:
                           "last_sync_counts": {k: last[k] for k in ("files_changed", "files_deleted",
                                                                      "chunks_embedded", "seconds") if k in last}})
         return {"pid": os.getpid(), "uptime_seconds": round(time.time() - self.started, 1),
+                "cpu_seconds": round(time.process_time(), 4),  # what it has cost the machine (benchmarks)
                 "idle_seconds": round(time.monotonic() - self.last_request, 1), "idle_limit_seconds": IDLE_SECONDS,
                 "socket": str(socket_path()), "roots": roots}
 
