@@ -99,3 +99,20 @@ def test_a_renamed_parameter_stays_in_its_function(tmp_path):
     got = suggest(tmp_path, _patch("geo.py", ["def area(width):"], ["def area(w):"]))
     assert [(s.path, s.start_line, s.replacement) for s in got if s.kind == "rename"] == [
         ("geo.py", 2, "    return w * 2\n")]  # not volume's own width, not another file's
+
+
+def test_renames_keep_columns_question_marks_and_paths(tmp_path):
+    # gofmt's aligned columns stay aligned after a longer name
+    (tmp_path / "a.go").write_text('package a\n\ntype T struct {\n\tAPIVersion string\n}\n\nvar x = T{\n\tVersion:    "v3",\n}\n')
+    got = _by_path(suggest(tmp_path, _patch("a.go", ["\tVersion    string"], ["\tAPIVersion string"], 4)))
+    assert got[("a.go", 8)].replacement == '\tAPIVersion: "v3",\n'
+    # Ruby's `include?` is one name, and a plain `include` is another
+    (tmp_path / "b.rb").write_text("class C\n  include M\n  def f\n    S.key?(1)\n  end\n  def g\n    S.include?(2)\n  end\nend\n")
+    got = _by_path(suggest(tmp_path, _patch("b.rb", ["    S.include?(1)"], ["    S.key?(1)"], 4)))
+    assert got[("b.rb", 7)].replacement == "    S.key?(2)\n" and ("b.rb", 2) not in got
+    # a path segment renamed (`mio::tcp::` -> `mio::net::`): a local that happens to be `tcp` stays
+    (tmp_path / "c.rs").write_text("fn f() {\n    let s = mio::net::TcpStream::connect(a);\n}\n"
+                                   "fn g() {\n    match mio::tcp::TcpStream::connect(a) {\n        Ok(tcp) => tcp,\n    }\n}\n")
+    got = _by_path(suggest(tmp_path, _patch("c.rs", ["    let s = mio::tcp::TcpStream::connect(a);"],
+                                            ["    let s = mio::net::TcpStream::connect(a);"], 2)))
+    assert got[("c.rs", 5)].replacement == "    match mio::net::TcpStream::connect(a) {\n" and ("c.rs", 6) not in got

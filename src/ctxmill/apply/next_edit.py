@@ -28,7 +28,14 @@ from pathlib import Path
 from ctxmill.errors import InputRefused
 
 TOKEN = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d[\w.]*|\S")
-IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+# Ruby and Elixir names may end in ? or ! (`include?`, `save!`): one name, not a name and a sign
+TOKEN_RB = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*[?!]?(?!=)|\d[\w.]*|\S")
+BANG_SUFFIXES = (".rb", ".ex", ".exs", ".rake", ".gemspec")
+
+
+def _tokens(path: str, text: str) -> list[str]:
+    return (TOKEN_RB if path.endswith(BANG_SUFFIXES) else TOKEN).findall(text)
+IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*[?!]?$")
 HUNK_GAP = 1  # consecutive changed lines are one suggestion, as the targets of a real commit are
 MAX_FILE_BYTES = 1_000_000
 MAX_SUGGESTIONS = 50
@@ -140,8 +147,8 @@ def renames(hunks: list[Hunk]) -> dict[str, str]:
     for h in hunks:
         if not h.removed or not h.added:
             return {}
-        a = TOKEN.findall("\n".join(h.removed))
-        b = TOKEN.findall("\n".join(h.added))
+        a = _tokens(h.path, "\n".join(h.removed))
+        b = _tokens(h.path, "\n".join(h.added))
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
             if tag == "equal":
                 continue
@@ -165,8 +172,8 @@ def renames_within(hunks: list[Hunk]) -> dict[str, str]:
     olds: set[str] = set()
     news: set[str] = set()
     for h in hunks:
-        a = TOKEN.findall("\n".join(h.removed))
-        b = TOKEN.findall("\n".join(h.added))
+        a = _tokens(h.path, "\n".join(h.removed))
+        b = _tokens(h.path, "\n".join(h.added))
         olds.update(a)
         news.update(b)
         if not a or not b:
@@ -411,8 +418,16 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     # the edit renamed a definition (not just one use): every use follows it
     added = "\n".join(line for h in hunks for line in h.added)
     defines = float(any(re.search(_DEFINES.format(re.escape(b)), added, re.M) for b in mapping.values()))
-    words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
-                       + r")(?![\w$])")
+    alts = "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
+    words_any = re.compile(r"(?<![\w$])(" + alts + r")(?![\w$])")
+    words_rb = re.compile(r"(?<![\w$])(" + alts + r")(?![\w$]|[?!](?!=))")  # `include` is not `include?`
+    plain = not any(clearly_identifier(a) for a in mapping)
+    # the edit changed a path segment only (`mio::tcp::X` -> `mio::net::X`): a bare `tcp` elsewhere
+    # is another thing (a local of that name), so only uses in paths follow
+    new_names = "|".join(re.escape(b) for b in mapping.values())
+    shapes = [(added[max(0, m.start() - 2):m.start()] == "::" or added[m.end():m.end() + 2] == "::")
+              for m in re.finditer(r"(?<![\w$])(?:" + new_names + r")(?![\w$])", added)]
+    path_only = bool(shapes) and all(shapes) and not defines
     out: list[Suggestion] = []
     pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
     scope = None
@@ -428,6 +443,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         data = text.encode("utf-8")
         lines = text.split("\n")
         mask = None
+        words = words_rb if rel.endswith(BANG_SUFFIXES) else words_any
         changed: list[tuple[int, str, bool]] = []  # (line, new text, a use as code)
         for i, line in enumerate(lines):
             if (rel, i + 1) in edited or not words.search(line):
@@ -436,14 +452,30 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
                 continue
             if mask is None:
                 mask = (lambda row, col: False) if prose else (_code_mask(rel, data) or (lambda row, col: True))
-            new, pos, code = [], 0, False
-            for m in words.finditer(line):
-                code = code or mask(i, len(line[:m.start()].encode("utf-8")))
-                new.append(line[pos:m.start()] + mapping[m.group(1)])
+            found = [(m, mask(i, len(line[:m.start()].encode("utf-8")))) for m in words.finditer(line)]
+            if path_only:
+                found = [(m, c) for m, c in found if line[max(0, m.start() - 2):m.start()] == "::"
+                         or line[m.end():m.end() + 2] == "::" or not c]
+            code = any(c for _, c in found)
+            if plain and code:
+                # a plain word (`format`) beside its use as code is prose: `'undefined format'` stays
+                found = [(m, c) for m, c in found if c]
+            if not found:
+                continue
+            new, pos = [], 0
+            for m, _ in found:
+                name = mapping[m.group(1)]
+                new.append(line[pos:m.start()] + name)
                 pos = m.end()
+                # columns aligned after the name (gofmt's `Version:    "v3"`) stay aligned
+                pad = re.match(r"(:?)( {2,})(?=\S)", line[pos:])
+                if pad:
+                    width = len(pad.group(2)) - (len(name) - len(m.group(1)))
+                    new.append(pad.group(1) + " " * max(1, width))
+                    pos += pad.end()
             changed.append((i + 1, "".join(new) + line[pos:], code))
         same = rel in trigger_files
-        for group in _grouped(changed):
+        for group in _grouped(changed, apart=plain):
             first, last = group[0][0], group[-1][0]
             texts = {n: t for n, t, _ in group}
             body = [texts.get(n, lines[n - 1]) for n in range(first, last + 1)]
@@ -472,10 +504,11 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     return out
 
 
-def _grouped(changed: list[tuple[int, str, bool]]) -> list[list[tuple[int, str, bool]]]:
+def _grouped(changed: list[tuple[int, str, bool]], apart: bool = False) -> list[list[tuple[int, str, bool]]]:
+    """Neighbouring lines as one suggestion (``apart``: uses as code apart from mentions in text)."""
     groups: list[list[tuple[int, str, bool]]] = []
     for item in changed:
-        if groups and item[0] - groups[-1][-1][0] <= HUNK_GAP:
+        if groups and item[0] - groups[-1][-1][0] <= HUNK_GAP and (not apart or item[2] == groups[-1][-1][2]):
             groups[-1].append(item)
         else:
             groups.append([item])
