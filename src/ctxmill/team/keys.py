@@ -89,7 +89,9 @@ class Keyed:
         return "/".join(self.part(p) for p in path.split("/"))
 
     def _term_hash(self, term: str) -> str:
-        return hmac.new(self._term, term.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:2 * TERM_BYTES]
+        # keyed BLAKE2b is a MAC in its own right, and ~4x cheaper than hmac.new per call
+        return hashlib.blake2b(term.encode("utf-8", "surrogatepass"), key=self._term,
+                               digest_size=TERM_BYTES).hexdigest()
 
     def repo(self, name: str) -> str:
         return hmac.new(self._path, b"repo\0" + name.encode(), hashlib.sha256).hexdigest()[:32]

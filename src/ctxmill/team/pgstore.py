@@ -28,11 +28,13 @@ import contextlib
 import hashlib
 import json
 import marshal
+import math
 import os
 import re
 import struct
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -40,18 +42,21 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from ctxmill.errors import InputRefused, UsageError
-from ctxmill.index.backend import BODY, HASH, SYMBOL, embed_text
-from ctxmill.index.terms import query_terms, word_counts
+from ctxmill.index.backend import BODY, EXTRA, HASH, SYMBOL, SYMBOL_FTS, embed_text
+from ctxmill.index.terms import query_terms
 from ctxmill.team import keys as keys_mod
 from ctxmill.team import need_psycopg
 from ctxmill.team import schema as schema_mod
 
 EF_SEARCH = 200  # HNSW candidate list; at least the number of vector candidates asked for
-MAX_POSITIONS = 255  # tsvector keeps at most 256 positions per lexeme
+MAX_TF = 240  # a tsvector keeps at most 256 positions per term
+_FTS_TOKEN = re.compile(r"\w+")  # SQLite's unicode61 tokenizer with "_" as a token character
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
+_POS = [str(i) for i in range(16384)]  # tsvector positions run 1..16383
 # bookkeeping that describes the (repo, branch) on the server rather than this machine's view of
 # it: the chunker that cut its files (a second machine must not re-chunk them all)
 SERVER_KEYS = frozenset({"chunker_version"})
-TS_WEIGHTS = "{0.25,0.0,0.5,1.0}"  # D body, C -, B path, A symbol: the 1 : 2 : 4 of the local BM25 columns
+BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
 
 
 def masked(url: str) -> str:
@@ -376,7 +381,7 @@ class PgStore:
     def _blob_key(self, hpath: str, file_hash: str) -> str:
         from ctxmill.index.chunk_code import CHUNKER_VERSION
 
-        ident = f"{hpath}\0{file_hash}\0{CHUNKER_VERSION}\0{int(self.store_text)}\0{self.embedder_name}"
+        ident = f"{self.repo}\0{hpath}\0{file_hash}\0{CHUNKER_VERSION}\0{int(self.store_text)}\0{self.embedder_name}"
         return hashlib.blake2b(ident.encode(), digest_size=16).hexdigest()
 
     def replace_files(self, files: list) -> int:
@@ -396,16 +401,28 @@ class PgStore:
             "INSERT INTO ctx_blobs(blob, chunks) SELECT * FROM unnest(%s::text[], %s::int[]) "
             "ON CONFLICT (blob) DO NOTHING RETURNING blob",
             (list(blobs), [len(f.chunks) for f in blobs.values()]))}
+        df: dict[str, int] = {}
         if new:
             with c.cursor().copy("COPY ctx_chunks(blob, start_line, end_line, kind, language, hash, symbol, context, "
-                                 "text, terms) FROM STDIN") as cp:
+                                 "text, terms, doclen) FROM STDIN") as cp:
                 for blob in new:
                     f = blobs[blob]
                     pterms = self._path_terms(f.path)
                     for r in f.chunks:
+                        tsv, length = self._tsvector(r, pterms)
+                        for h in tsv:
+                            df[h] = df.get(h, 0) + 1
+                        df["#len"] = df.get("#len", 0) + length
                         cp.write_row((blob, r[0], r[1], r[2], r[4], r[HASH], self.keyed.seal(r[SYMBOL]),
                                       self.keyed.seal(r[6]), r[5] if self.store_text else None,
-                                      self._tsvector(r, pterms)))
+                                      " ".join(f"{h}:{p}" for h, p in tsv.items()), length))
+            n = sum(len(blobs[b].chunks) for b in new)
+            if n:
+                df[""] = n
+                terms = sorted(df)  # one lock order for every client: concurrent upserts cannot deadlock
+                c.execute("INSERT INTO ctx_terms(repo, term, df) SELECT %s, * FROM unnest(%s::text[], %s::bigint[]) "
+                          "ON CONFLICT (repo, term) DO UPDATE SET df = ctx_terms.df + excluded.df",
+                          (self.repo, terms, [df[t] for t in terms]))
         c.cursor().executemany(
             "INSERT INTO ctx_files(repo, branch, path, dir, hash, blob, status, language, chunks) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch, path) DO UPDATE SET "
@@ -415,32 +432,40 @@ class PgStore:
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
 
-    def _path_terms(self, path: str) -> list[str]:
-        return [self.keyed.term(t) for t in word_counts(path)]
+    def _path_terms(self, path: str) -> dict[str, int]:
+        """The path column of the local index (the path and its identifier parts), counted."""
+        from ctxmill.index.terms import expand
 
-    def _tsvector(self, row: tuple, pterms: list[str]) -> str:
-        """The chunk's terms as keyed hashes in tsvector syntax: body terms weight D with their
-        counts as positions, the symbol's terms A, the path's terms B."""
-        counts = word_counts(row[BODY])
-        weights: dict[str, list[str]] = {}
-        pos = 1
+        got = Counter(_FTS_TOKEN.findall(f"{path}\n{expand(path)}".lower()))
+        return {self.keyed.term(t): n for t, n in got.items()}
+
+    def _tsvector(self, row: tuple, pterms: dict[str, int]) -> tuple[dict[str, str], int]:
+        """The chunk's terms as keyed hashes for a tsvector (term -> its positions), and the
+        chunk's length in terms: what the local index's FTS5 columns hold, counted the same way
+        (unicode61 tokens, lower-cased; the body's identifier parts once each), with the body
+        at weight D, the symbol at A and the path at B, which the lexical score counts
+        1 : 4 : 2 as the local BM25 does."""
         term = self.keyed.term
-        for t, n in counts.items():
-            n = min(n, MAX_POSITIONS - 8)
+        weights: dict[str, str] = {}
+        body = Counter(_FTS_TOKEN.findall(row[BODY].lower()))
+        if row[EXTRA]:
+            body.update(row[EXTRA].split())
+        length = sum(body.values())
+        pos = 1
+        for t, n in body.items():
+            n = n if n < MAX_TF else MAX_TF
             if pos + n > 16000:
-                n = 1
-                if pos > 16000:
-                    break
-            weights.setdefault(term(t), []).extend(str(p) for p in range(pos, pos + n))
+                break
+            weights[term(t)] = ",".join(_POS[pos:pos + n])
             pos += n
-        sym = row[SYMBOL]
-        for t in (word_counts(sym) if sym else ()):
-            weights.setdefault(term(t), []).append(f"{min(pos, 16383)}A")
-            pos += 1
-        for h in pterms:
-            weights.setdefault(h, []).append(f"{min(pos, 16383)}B")
-            pos += 1
-        return " ".join(f"{h}:{','.join(p[:MAX_POSITIONS])}" for h, p in weights.items())
+        sym = Counter(_FTS_TOKEN.findall(row[SYMBOL_FTS].lower())) if row[SYMBOL_FTS] else {}
+        length += sum(sym.values()) + sum(pterms.values())
+        for h, n, w in [(term(t), n, "A") for t, n in sym.items()] + [(h, n, "B") for h, n in pterms.items()]:
+            p = ",".join(f"{_POS[min(pos + i, 16383)]}{w}" for i in range(min(n, 8)))
+            got = weights.get(h)
+            weights[h] = f"{got},{p}" if got else p
+            pos += n
+        return weights, length
 
     def delete_file(self, path: str) -> int:
         row = self.conn.execute("DELETE FROM ctx_files WHERE repo = %s AND branch = %s AND path = %s RETURNING chunks",
@@ -562,13 +587,13 @@ class PgStore:
             only = [h for h, p in local.items() if bounds[0] <= p < bounds[1]]
         n = max(rank.CANDIDATES, k * 5)
         pool = max(rank.POOL, k * 3)
-        terms = [self.keyed.term(t) for t in query_terms(query)]
+        terms, avgdl = self._query_terms(query)
         same = self.dim == embedder.dim and self.embedder_name in (None, getattr(embedder, "name", None))
         qvec = None
         if same and self._vectors_exist():
             q = np.asarray(embedder.embed_query(query), dtype=np.float32)
             qvec = "[" + ",".join(f"{x:.6g}" for x in q.tolist()) + "]"
-        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS)
+        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl)
         reader = _LocalReader(self.root)
         hits = []
         for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
@@ -589,33 +614,64 @@ class PgStore:
         files = {p: f.matching(qstems) for p, f in names.items()}
         return rank.rerank(query, hits, k=k, files=files)
 
-    def _candidates(self, terms: list[str], qvec: str | None, only, n: int, pool: int, w) -> list[tuple]:
+    def _query_terms(self, query: str) -> tuple[list[tuple[str, float]], float]:
+        """(keyed term, idf) of the query's terms and the average chunk length, from the
+        repository's document frequencies (FTS5's BM25 idf); near-universal terms are left out
+        unless nothing else is left, as search.py does (they weigh almost nothing and cost the
+        most to score)."""
+        from ctxmill.index.search import COMMON_SHARE
+
+        terms = list(dict.fromkeys(self.keyed.term(t) for t in query_terms(query)))
+        if not terms:
+            return [], 1.0
+        with self._reading() as conn:
+            got = dict(conn.execute("SELECT term, df FROM ctx_terms WHERE repo = %s AND term = ANY(%s)",
+                                    (self.repo, terms + ["", "#len"])).fetchall())
+        total = max(int(got.get("", 0)), 1)
+        avgdl = max(float(got.get("#len", 0)) / total, 1.0)
+        terms = [t for t in terms if got.get(t)]  # a term no chunk has cannot match
+        # (the local index lists its common terms from 1,000 chunks on: the same rule here)
+        kept = [t for t in terms if got[t] <= COMMON_SHARE * total] or terms[:2] if total >= 1000 else terms
+        return [(t, max(math.log((total - got[t] + 0.5) / (got[t] + 0.5)), 1e-6)) for t in kept], avgdl
+
+    def _candidates(self, terms: list[tuple[str, float]], qvec: str | None, only, n: int, pool: int,
+                    w, avgdl: float = 1.0) -> list[tuple]:
         scale = (w.lex + w.vec) / (w.rrf_k + 1) or 1.0
         args: dict = {"repo": self.repo, "branch": self.branch, "n": n, "pool": pool, "k": w.rrf_k,
                       "wl": w.lex / scale, "wv": w.vec / scale, "only": only}
         where = "f.repo = %(repo)s AND f.branch = %(branch)s" + (" AND f.path = ANY(%(only)s)" if only is not None else "")
         legs = []
         if terms:
-            args["tsq"] = " | ".join(terms)
+            # FTS5's BM25, computed from the matching chunks' tsvectors: per query term, its
+            # weighted frequency (body 1, symbol 4, path 2) saturated against the chunk's length
+            args.update(tsq=" | ".join(t for t, _ in terms), qterms=[t for t, _ in terms],
+                        idfs=[i for _, i in terms], avgdl=avgdl, k1=BM25_K1, b=BM25_B)
+            wb, ws, wp = BM25_WEIGHTS_SQL
             legs.append(f"""lex AS (
                 SELECT id, row_number() OVER (ORDER BY s DESC, id) AS r FROM (
-                    SELECT c.id, ts_rank('{TS_WEIGHTS}'::float4[], c.terms, q.tq) AS s
-                    FROM ctx_chunks c JOIN ctx_files f ON f.blob = c.blob,
-                         (SELECT to_tsquery('simple', %(tsq)s) AS tq) q
-                    WHERE {where} AND c.terms @@ q.tq ORDER BY s DESC, c.id LIMIT %(n)s) x)""")
+                    SELECT m.id, sum(q.idf * (u.tf * (%(k1)s + 1)) /
+                                     (u.tf + %(k1)s * (1 - %(b)s + %(b)s * m.doclen / %(avgdl)s))) AS s
+                    FROM (SELECT c.id, c.terms, c.doclen FROM ctx_chunks c JOIN ctx_files f ON f.blob = c.blob
+                          WHERE {where} AND c.terms @@ %(tsq)s::tsquery) m
+                    CROSS JOIN LATERAL (
+                        SELECT e.lexeme, (SELECT sum(CASE x WHEN 'A' THEN {ws} WHEN 'B' THEN {wp} ELSE {wb} END)
+                                          FROM unnest(e.weights) x) AS tf
+                        FROM unnest(m.terms) e WHERE e.lexeme = ANY(%(qterms)s)) u
+                    JOIN unnest(%(qterms)s::text[], %(idfs)s::float8[]) q(term, idf) ON q.term = u.lexeme
+                    GROUP BY m.id ORDER BY s DESC, m.id LIMIT %(n)s) x)""")
         else:
             legs.append("lex AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
         if qvec is not None:
             args["qv"] = qvec
-            args["nv"] = n if only is None else min(n * 20, 1000)  # hnsw.ef_search allows 1000 at most
-            legs.append("""near AS (
-                SELECT hash, row_number() OVER (ORDER BY d, hash) AS r FROM (
-                    SELECT v.hash, v.embedding <=> %(qv)s::vector AS d FROM ctx_vectors v
-                    ORDER BY v.embedding <=> %(qv)s::vector LIMIT %(nv)s) y)""")
+            args["nv"] = n
+            # this (repo, branch)'s nearest chunks: HNSW with pgvector's iterative scan, which
+            # keeps walking the graph until enough rows pass the filter (other repositories
+            # and branches share the vector table)
             legs.append(f"""vec AS (
-                SELECT c.id, row_number() OVER (ORDER BY near.r, c.id) AS r
-                FROM near JOIN ctx_chunks c ON c.hash = near.hash JOIN ctx_files f ON f.blob = c.blob
-                WHERE {where} ORDER BY near.r, c.id LIMIT %(n)s)""")
+                SELECT id, row_number() OVER (ORDER BY d, id) AS r FROM (
+                    SELECT c.id, v.embedding <=> %(qv)s::vector AS d
+                    FROM ctx_vectors v JOIN ctx_chunks c ON c.hash = v.hash JOIN ctx_files f ON f.blob = c.blob
+                    WHERE {where} ORDER BY v.embedding <=> %(qv)s::vector LIMIT %(n)s) y)""")
         else:
             legs.append("vec AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
         sql = f"""WITH {', '.join(legs)},
@@ -630,7 +686,8 @@ class PgStore:
             WHERE f.repo = %(repo)s AND f.branch = %(branch)s
             ORDER BY fu.score DESC, fu.lr NULLS LAST, fu.vr"""
         with self._reading() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, int(args.get('nv', 0)))}")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(EF_SEARCH, int(args.get('nv', 0))))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             return conn.execute(sql, args).fetchall()
 
     def _reading(self):

@@ -14,6 +14,7 @@ Version 1:
 * ``ctx_chunks``  line ranges, kind, language, the content hash, the symbol and context sealed
                   with the team key, keyed term hashes as a tsvector (GIN), text only with
                   ``--store-text``
+* ``ctx_terms``   document frequency of each keyed term hash (idf for the lexical score)
 * ``ctx_vectors`` one embedding per chunk content hash (pgvector, HNSW with cosine distance);
                   created when the first client names its embedder, because the column's
                   dimension comes from it
@@ -47,10 +48,15 @@ _V1 = [
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         blob text NOT NULL REFERENCES ctx_blobs(blob) ON DELETE CASCADE,
         start_line integer NOT NULL, end_line integer NOT NULL, kind text, language text,
-        hash text NOT NULL, symbol bytea, context bytea, text text, terms tsvector)""",
+        hash text NOT NULL, symbol bytea, context bytea, text text, terms tsvector, doclen integer NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS ctx_chunks_blob ON ctx_chunks(blob)",
     "CREATE INDEX IF NOT EXISTS ctx_chunks_hash ON ctx_chunks(hash)",
     "CREATE INDEX IF NOT EXISTS ctx_chunks_terms ON ctx_chunks USING gin(terms)",
+    # document frequency of each keyed term over a repository's chunk rows ('' counts the chunks,
+    # '#len' adds up their lengths): BM25's idf and average length for the lexical score, and the
+    # lexical score's idf, and the near-universal terms a query leaves out, as the local index does
+    """CREATE TABLE IF NOT EXISTS ctx_terms(
+        repo text NOT NULL, term text NOT NULL, df bigint NOT NULL, PRIMARY KEY (repo, term))""",
 ]
 
 STEPS = {0: _V1}  # from version N to N + 1

