@@ -142,3 +142,21 @@ def test_the_sign_bit_prefilter_keeps_the_exact_nearest_rows(monkeypatch):
     assert np.mean(recall) >= 0.85 and first >= 54
     row = mat[123]  # a stored row is its own nearest
     assert vecs.top(row, 1)[0] == 123 or float(mat[vecs.top(row, 1)[0]] @ row) >= float(row @ row) - 1e-6
+
+
+def test_hamming_distances_do_not_wrap_and_the_cut_keeps_the_nearest():
+    """256 and more dimensions: a row whose every sign differs is the farthest, not distance 0
+    (the per-word popcounts are uint8); the cut takes exactly n rows, none farther than any
+    row it leaves, in row order."""
+    rng = np.random.default_rng(1)
+    for dim in (64, 256, 384, 1536):
+        v = rng.standard_normal(dim).astype(np.float32)
+        codes = sm._codes(np.stack([v, -v, v]))
+        d = sm._hamming(codes, sm._codes(v[None, :])[:, 0])
+        assert list(d) == [0, dim, 0]
+    dist = rng.integers(0, 30, 5000).astype(np.uint16)
+    for n in (1, 7, 400, 4999, 5000):
+        got = sm._nearest_rows(dist, n)
+        rest = np.setdiff1d(np.arange(5000), got)
+        assert len(got) == n and (np.diff(got) > 0).all()
+        assert not len(rest) or dist[got].max() <= dist[rest].min()
