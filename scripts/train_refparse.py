@@ -28,7 +28,7 @@ from pathlib import Path
 import pycrfsuite
 
 from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
-from ctxmill.compile.refparse.features import sequence_features
+from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -129,9 +129,9 @@ def dev_split(examples: list, every: int = 10) -> tuple[list, list]:
 def train(examples: list, output: Path, c1: float, c2: float, iterations: int) -> None:
     trainer = pycrfsuite.Trainer(verbose=False)
     for text, spans in examples:
-        words, labels = token_labels(text, spans)
-        if words:
-            trainer.append(sequence_features(words), labels)
+        toks, labels = token_labels(text, spans)
+        if toks:
+            trainer.append(features_of(toks), labels)
     trainer.set_params({"c1": c1, "c2": c2, "max_iterations": iterations,
                         "feature.possible_transitions": True, "feature.minfreq": 2})
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -149,10 +149,10 @@ def dev_score(model: Path, dev: list) -> dict:
     tp = dict.fromkeys(SCORED, 0)
     fp, fn = dict(tp), dict(tp)
     for text, spans in dev:
-        words, truth = token_labels(text, spans)
-        if not words:
+        toks, truth = token_labels(text, spans)
+        if not toks:
             continue
-        for t, g in zip(truth, tagger.tag(sequence_features(words)), strict=True):
+        for t, g in zip(truth, tagger.tag(features_of(toks)), strict=True):
             if t == g and t in tp:
                 tp[t] += 1
             else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ctxmill.compile.refparse.features import sequence_features
+from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.fields import assemble
 from ctxmill.compile.refparse.model import tag
 from ctxmill.compile.refparse.tokens import tokenize
@@ -35,7 +35,7 @@ DOUBTFUL = 0.85
 def label(text: str) -> list[tuple[str, str]]:
     """[(token, label)] for one reference string."""
     toks = tokenize(text)
-    labels, _ = tag(sequence_features([t for t, _, _ in toks]))
+    labels, _ = tag(features_of(toks))
     return [(t, lab) for (t, _, _), lab in zip(toks, labels, strict=True)]
 
 
@@ -48,7 +48,7 @@ def parse(raw: str) -> dict:
         number = next(g for g in m.groups() if g)
         text = text[m.end() :]
     toks = tokenize(text)
-    labels, confidence = tag(sequence_features([t for t, _, _ in toks]))
+    labels, confidence = tag(features_of(toks))
     out = assemble(text, toks, labels)
     out["label"] = number
     out["confidence"] = round(confidence, 3)

@@ -134,8 +134,8 @@ def read_anystyle(path: str | Path) -> list[Example]:
     return out
 
 
-def token_labels(text: str, spans: list[tuple[int, int, str]]) -> tuple[list[str], list[str]]:
-    """Tokens of ``text`` and a label for each ("O" outside every span).
+def token_labels(text: str, spans: list[tuple[int, int, str]]) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """Tokens of ``text`` (as tokenize() gives them) and a label for each ("O" outside every span).
 
     The punctuation at either end of a labelled span ("Heidegger M.," "(2011).") is labelled
     "O": AnyStyle keeps it in the field, GROBID leaves it outside, and the fields we output
@@ -164,7 +164,7 @@ def token_labels(text: str, spans: list[tuple[int, int, str]]) -> tuple[list[str
                 labels[b - 1] = "O"
                 b -= 1
         i = j
-    return words, labels
+    return toks, labels
 
 
 def _punct(tok: str) -> bool:

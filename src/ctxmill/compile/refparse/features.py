@@ -104,6 +104,21 @@ def _near(tok: str, tag: str) -> tuple[str, ...]:
 
 _NONE = {tag: (f"{tag}:none",) for tag in ("p1", "n1", "p2", "n2")}
 
+# Everything about one token text that does not depend on where it stands, looked up once
+# per occurrence (one dict lookup instead of a dozen cached calls): its features, the views
+# of it its neighbours get, whether it is a year, its gazetteer key, its traits in a stretch.
+_INFO: dict[str, tuple] = {}
+
+
+def _info(tok: str) -> tuple:
+    own = token_features(tok)
+    r = (own, _near(tok, "p1"), _near(tok, "n1"), _near(tok, "p2"), _near(tok, "n2"), "year" in own,
+         _jkey(tok), _traits(tok))
+    if len(_INFO) >= 65536:  # bounded, as the lru_caches are
+        _INFO.clear()
+    _INFO[tok] = r
+    return r
+
 
 _QUOTES = frozenset("\"“”„«»")
 _SEPARATORS = frozenset(",;()[]\"“”„«».")
@@ -128,7 +143,7 @@ def _with_next(f: tuple[str, ...], nxt: tuple[str, ...] | None, prev: tuple[str,
             + ((f"cp_{prev[0]}", f"cp_{prev[3]}", f"cp_{prev[1]}") if prev else ("cp_none",)))
 
 
-def _chunks(tokens: list[str], journals: list[str | None]) -> list[tuple[str, ...]]:
+def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[str, ...]]:
     """Features of the stretch between separators (commas, full stops, brackets, quotes) each
     token sits in. A CRF sees only neighbours; whether the stretch reads like a title (a few
     lower-case words), a journal (abbreviations, a volume number) or a name list is what
@@ -139,7 +154,7 @@ def _chunks(tokens: list[str], journals: list[str | None]) -> list[tuple[str, ..
     start = 0
     for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
         if i > start:
-            tr = [_traits(t) for t in tokens[start:i]]
+            tr = [x[7] for x in infos[start:i]]
             f = _chunk_features(min(i - start, 7), min(sum(x[0] for x in tr), 3), min(len(spans), 6),
                                 any(x[1] for x in tr), any(x[2] for x in tr), tokens[i] if i < n else "eos",
                                 journals[start] in ("jB", "j1"))
@@ -160,7 +175,7 @@ def _jkey(tok: str) -> str | None:
     return lexkey(tok) if tok[:1].isalnum() else None
 
 
-def journal_marks(tokens: list[str]) -> list[str | None]:
+def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> list[str | None]:
     """Which tokens lie in the name of a known journal or proceedings (the longest match from
     each capitalised word, punctuation skipped): "jB" for its first word, "jI" for the rest,
     "j1" for a name of one word ("Nature"), which is as often a word of a title."""
@@ -168,8 +183,10 @@ def journal_marks(tokens: list[str]) -> list[str | None]:
     out: list[str | None] = [None] * len(tokens)
     if not g.journal:
         return out
-    at = [i for i, t in enumerate(tokens) if _jkey(t) is not None]
-    keys = [_jkey(tokens[i]) for i in at]
+    if jkeys is None:
+        jkeys = [_jkey(t) for t in tokens]
+    at = [i for i, k in enumerate(jkeys) if k is not None]
+    keys = [jkeys[i] for i in at]
     first = g.journal_first
     k, m = 0, len(at)
     while k < m:
@@ -196,25 +213,48 @@ def journal_marks(tokens: list[str]) -> list[str | None]:
 
 _POS = tuple(f"pos={k}" for k in range(10))
 _FIRST = ("first0", "first1", "first2")
+_GLUE = (("g=__", "g=_n"), ("g=p_", "g=pn"))  # touches the previous / the next token
+_SENT = ("sent=0", "sent=1", "sent=2", "sent=3")
 
 
-def sequence_features(tokens: list[str]) -> list[list[str]]:
+def features_of(toks: list[tuple[str, int, int]]) -> list[list[str]]:
+    """The features of tokenize()'s tokens, with where they touch their neighbours."""
+    return sequence_features([t for t, _, _ in toks], [i > 0 and toks[i - 1][2] == s for i, (_, s, _) in enumerate(toks)])
+
+
+def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> list[list[str]]:
     """One feature list per token: its own, its neighbours' (two each side), its position,
-    the stretch it sits in."""
+    the stretch it sits in; ``glued[i]``: token i touches token i-1 (no space between them:
+    the "B" of "Nucl. Phys. B262" belongs to the volume, the "B" of "Phys. Rev. B 94" to the
+    journal, in GROBID's labels)."""
     n = len(tokens)
-    journals = journal_marks(tokens)
-    chunks = _chunks(tokens, journals)
+    if glued is None:
+        glued = [False] * n
+    get = _INFO.get
+    infos = [get(t) or _info(t) for t in tokens]
+    journals = journal_marks(tokens, [x[6] for x in infos])
+    chunks = _chunks(tokens, journals, infos)
     # the neighbours' views, shifted: p1[i] is token i-1 seen from token i
-    p1 = [_NONE["p1"]] + [_near(t, "p1") for t in tokens[:-1]]
-    n1 = [_near(t, "n1") for t in tokens[1:]] + [_NONE["n1"]]
-    p2 = ([_NONE["p2"], _NONE["p2"]] + [_near(t, "p2") for t in tokens[:-2]])[:n]
-    n2 = ([_near(t, "n2") for t in tokens[2:]] + [_NONE["n2"], _NONE["n2"]])[-n:] if n else []
+    p1 = [_NONE["p1"]] + [x[1] for x in infos[:-1]]
+    n1 = [x[2] for x in infos[1:]] + [_NONE["n1"]]
+    p2 = ([_NONE["p2"], _NONE["p2"]] + [x[3] for x in infos[:-2]])[:n]
+    n2 = ([x[4] for x in infos[2:]] + [_NONE["n2"], _NONE["n2"]])[-n:] if n else []
     out: list[list[str]] = []
     # Which punctuation has been seen so far: a quote opened, a year passed, a colon ...
     seen_year = seen_quote = seen_colon = seen_journal = False
+    # How many sentences have ended before each token (a "." token before a capital: the
+    # tokenizer keeps the full stop of initials and abbreviations on their word), and whether
+    # a year is still to come: in "Authors. Title. Journal" and "Authors (Year) Title"
+    # styles these place a token in its field better than its neighbours do
+    sentence = 0
+    last_year = max((i for i, x in enumerate(infos) if x[5]), default=-1)
     for i, t in enumerate(tokens):
-        own = token_features(t)
-        f = [*own, _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i]]
+        if i and tokens[i - 1] == "." and t[:1].isupper() and sentence < 3:
+            sentence += 1
+        f_extra = (_SENT[sentence], "year_ahead" if i < last_year else "no_year_ahead",
+                   _GLUE[glued[i]][i + 1 < n and glued[i + 1]])
+        own = infos[i][0]
+        f = [*own, _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i], *f_extra]
         if journals[i]:
             f.append(journals[i])
         if i + 1 < n and journals[i + 1] in ("jB", "j1"):
@@ -239,7 +279,7 @@ def sequence_features(tokens: list[str]) -> list[list[str]]:
             seen_quote = not seen_quote
         elif t == ":":
             seen_colon = True
-        elif not seen_year and "year" in own:
+        elif not seen_year and infos[i][5]:
             seen_year = True
         out.append(f)
     return out

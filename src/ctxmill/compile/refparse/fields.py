@@ -165,13 +165,35 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
             labels[cuts[0]] = "O"
         start = cuts[0] + 1
         cuts = cuts[1:]
-    if cuts and tokens[cuts[0]][0] == ".":
+    # What follows the sentence end is the venue unless the model found the venue further on:
+    # then it is the title's second sentence ("A diagnostic score for the irritable bowel
+    # syndrome. Its value in the exclusion of organic disease. Gastroenterology 1984"), unless
+    # it reads as a venue itself ("In ...", "2019 IEEE/CVF ...", a known journal, Title Case
+    # after a title in sentence case)
+    words = [t for t, _, _ in tokens[cuts[0] + 1 : b + 1]] if cuts else []
+    if (cuts and tokens[cuts[0]][0] == "."
+            and ("container" not in labels or _venue_like([t for t, _, _ in tokens[start : cuts[0]]], words))):
         rest = "container" if "container" not in labels else "note"
         labels[cuts[0]] = "O"
         for j in range(cuts[0] + 1, b + 1):
             labels[j] = rest
-    del start
     return labels
+
+
+def _venue_like(head: list[str], words: list[str]) -> bool:
+    """Whether the words after a title's sentence end read as a venue, not its subtitle."""
+    if not words:
+        return False
+    if words[0] in ("In", "in", "IN") or words[0][:1].isdigit():
+        return True
+    if journal_marks(words)[0] in ("jB", "j1"):
+        return True
+    return _cases(words) == {True} and False in _cases(head)
+
+
+def _cases(words: list[str]) -> set[bool]:
+    # whether the words of four letters or more are capitalised: {True} for Title Case
+    return {w[:1].isupper() for w in words if len(w) >= 4 and w[:1].isalpha()}
 
 
 def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
@@ -262,6 +284,13 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         t = re.split(r"[\"”“»]", t, maxsplit=1)[0]
     if t and text[first["title"][1] : first["title"][1] + 1] in ("?", "!"):
         t += text[first["title"][1]]  # "Why do multi-agent llm systems fail?" keeps its question mark
+    if t and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
+        # the closing bracket of "... Rontgenstrahlen (in German)" is punctuation at the end of
+        # the field, labelled outside it in training: the title takes it back
+        end = first["title"][1]
+        while end < len(text) and text[end] in ")]" and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
+            t += text[end]
+            end += 1
     out["title"] = _title(t) if t else None
     c = get("container")
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and re.search(r"\w\.\s", c):
