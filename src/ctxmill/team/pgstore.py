@@ -168,8 +168,11 @@ class PgStore:
         self.store_text = store_text
         self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
         try:
-            schema_mod.ensure(self.conn)
-            self._check_key()
+            if create:
+                schema_mod.ensure(self.conn)
+            else:  # searches write nothing: a read replica serves them
+                schema_mod.check(self.conn)
+            self._check_key(write=create)
         except Exception:
             self.conn.close()
             raise
@@ -183,12 +186,13 @@ class PgStore:
 
     # -- plumbing
 
-    def _check_key(self) -> None:
+    def _check_key(self, *, write: bool = True) -> None:
         with self.conn.transaction():
-            self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES ('key_check', %s) ON CONFLICT DO NOTHING",
-                              (self.keyed.check,))
-            got = self.conn.execute("SELECT value FROM ctx_meta WHERE key = 'key_check'").fetchone()[0]
-        if got != self.keyed.check:
+            if write:
+                self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES ('key_check', %s) ON CONFLICT DO NOTHING",
+                                  (self.keyed.check,))
+            row = self.conn.execute("SELECT value FROM ctx_meta WHERE key = 'key_check'").fetchone()
+        if row is not None and row[0] != self.keyed.check:
             raise InputRefused(f"the team store {masked(self.url)} was written with another team key; use the "
                                f"team's key ({keys_mod.KEY_ENV} or {keys_mod.key_path()})")
 
@@ -656,7 +660,7 @@ class PgStore:
                     CROSS JOIN LATERAL (
                         SELECT e.lexeme, (SELECT sum(CASE x WHEN 'A' THEN {ws} WHEN 'B' THEN {wp} ELSE {wb} END)
                                           FROM unnest(e.weights) x) AS tf
-                        FROM unnest(m.terms) e WHERE e.lexeme = ANY(%(qterms)s)) u
+                        FROM unnest(m.terms) e WHERE e.lexeme = ANY(%(qterms)s) OFFSET 0) u
                     JOIN unnest(%(qterms)s::text[], %(idfs)s::float8[]) q(term, idf) ON q.term = u.lexeme
                     GROUP BY m.id ORDER BY s DESC, m.id LIMIT %(n)s) x)""")
         else:

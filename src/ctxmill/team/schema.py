@@ -107,6 +107,18 @@ def ensure(conn) -> None:
                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
 
 
+def check(conn) -> None:
+    """For a reader (which may be on a read replica, where nothing can be written): the store
+    exists and its layout is one this ctxmill reads."""
+    if not conn.execute("SELECT to_regclass('ctx_meta') IS NOT NULL").fetchone()[0]:
+        raise InputRefused("the team store is empty: run `ctxmill index ROOT --store URL` first")
+    got = conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()
+    version = int(got[0]) if got else 0
+    if version != SCHEMA_VERSION:
+        raise InputRefused(f"the team store's schema version {version} is not the one this ctxmill reads "
+                           f"({SCHEMA_VERSION}); {'upgrade ctxmill' if version > SCHEMA_VERSION else 'sync into it once'}")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
