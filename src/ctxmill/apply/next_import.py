@@ -27,6 +27,75 @@ GO_STD_PATH = {"atomic": "sync/atomic", "filepath": "path/filepath", "http": "ne
                "net/http/httptest", "json": "encoding/json", "ioutil": "io/ioutil", "url": "net/url",
                "utf8": "unicode/utf8", "base64": "encoding/base64", "hex": "encoding/hex",
                "sha256": "crypto/sha256", "tls": "crypto/tls"}
+GO_STD |= {"rand", "bits", "cmp", "heap", "list", "pprof", "signal", "exec", "user", "zip", "gzip", "csv", "xml",
+           "template", "netip", "multipart", "cookiejar", "httputil", "iotest", "fstest", "debug"}
+GO_STD_PATH |= {"rand": "math/rand", "bits": "math/bits", "heap": "container/heap", "list": "container/list",
+                "pprof": "runtime/pprof", "signal": "os/signal", "exec": "os/exec", "user": "os/user",
+                "zip": "archive/zip", "gzip": "compress/gzip", "csv": "encoding/csv", "xml": "encoding/xml",
+                "template": "text/template", "netip": "net/netip", "multipart": "mime/multipart",
+                "cookiejar": "net/http/cookiejar", "httputil": "net/http/httputil", "iotest": "testing/iotest",
+                "fstest": "testing/fstest", "debug": "runtime/debug"}
+# Rust's standard library: the modules a file names as `mem::swap`, and the items whose name
+# says where they live (names that two modules export, like Ordering or Error, are left out)
+RUST_STD_MODULES = {"mem", "ptr", "fmt", "env", "panic", "thread", "process", "io", "fs", "net", "iter", "cmp",
+                    "hash", "ops", "marker", "convert", "time", "sync", "cell", "rc", "str", "collections",
+                    "future", "pin", "task", "any", "borrow", "num", "slice", "path", "ffi", "hint", "array",
+                    "char", "alloc", "os", "error", "string", "vec", "result", "option", "usize", "u64", "u32"}
+RUST_STD_ITEMS = {
+    **dict.fromkeys(["Arc", "Mutex", "MutexGuard", "RwLock", "Condvar", "Once", "Barrier", "OnceLock", "mpsc"], "sync"),
+    **dict.fromkeys(["AtomicUsize", "AtomicBool", "AtomicU64", "AtomicU32", "AtomicU16", "AtomicU8", "AtomicIsize",
+                     "AtomicI64", "AtomicI32", "AtomicPtr"], "sync::atomic"),
+    **dict.fromkeys(["Duration", "Instant", "SystemTime", "UNIX_EPOCH"], "time"),
+    **dict.fromkeys(["HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "BinaryHeap", "LinkedList"], "collections"),
+    **dict.fromkeys(["Rc"], "rc"), **dict.fromkeys(["Cell", "RefCell", "UnsafeCell", "OnceCell"], "cell"),
+    **dict.fromkeys(["PhantomData", "PhantomPinned", "Unpin"], "marker"), "Pin": "pin", "Future": "future",
+    **dict.fromkeys(["Context", "Poll", "Waker", "RawWaker", "RawWakerVTable"], "task"),
+    **dict.fromkeys(["SocketAddr", "IpAddr", "Ipv4Addr", "Ipv6Addr", "SocketAddrV4", "SocketAddrV6", "ToSocketAddrs"], "net"),
+    **dict.fromkeys(["Path", "PathBuf"], "path"), **dict.fromkeys(["Infallible", "TryFrom", "TryInto"], "convert"),
+    "Cow": "borrow", **dict.fromkeys(["Debug", "Display", "Formatter"], "fmt"),
+    **dict.fromkeys(["ErrorKind", "BufRead", "BufReader", "BufWriter", "Cursor", "Read", "Seek", "SeekFrom"], "io"),
+    **dict.fromkeys(["Deref", "DerefMut", "Range", "RangeInclusive"], "ops"), "NonNull": "ptr",
+    **dict.fromkeys(["Any", "TypeId"], "any"), **dict.fromkeys(["OsStr", "OsString", "CStr", "CString"], "ffi"),
+    **dict.fromkeys(["NonZeroUsize", "NonZeroU64", "NonZeroU32", "Wrapping"], "num"), "ManuallyDrop": "mem",
+    "MaybeUninit": "mem", "FromStr": "str", "Hasher": "hash", "Hash": "hash", "Reverse": "cmp",
+    **dict.fromkeys(["FromIterator", "Peekable"], "iter"), "JoinHandle": "thread", "ExitStatus": "process",
+}
+# the JDK classes a Java file most often starts to use, by package
+JDK = {
+    **dict.fromkeys(["List", "ArrayList", "Map", "HashMap", "Set", "HashSet", "Arrays", "Collections", "Objects",
+                     "Optional", "Date", "Calendar", "TimeZone", "Locale", "Iterator", "Collection", "LinkedList",
+                     "TreeMap", "TreeSet", "Random", "UUID", "LinkedHashMap", "LinkedHashSet", "Deque", "ArrayDeque",
+                     "Comparator", "Properties", "StringJoiner", "BitSet", "Enumeration", "EnumSet", "EnumMap",
+                     "GregorianCalendar", "Currency", "Scanner", "SortedMap", "SortedSet", "NavigableMap",
+                     "NoSuchElementException", "ConcurrentModificationException", "Stack", "Vector",
+                     "Hashtable", "IdentityHashMap", "WeakHashMap", "Queue", "PriorityQueue"], "java.util"),
+    **dict.fromkeys(["Function", "Supplier", "Consumer", "Predicate", "BiFunction", "BiConsumer", "BiPredicate",
+                     "UnaryOperator", "BinaryOperator", "IntFunction", "ToIntFunction", "IntPredicate",
+                     "IntUnaryOperator", "IntBinaryOperator", "LongSupplier", "IntSupplier", "BooleanSupplier",
+                     "DoubleSupplier", "ToLongFunction", "ToDoubleFunction"], "java.util.function"),
+    **dict.fromkeys(["Stream", "Collectors", "IntStream", "LongStream", "DoubleStream", "StreamSupport",
+                     "Collector"], "java.util.stream"),
+    **dict.fromkeys(["Pattern", "Matcher"], "java.util.regex"),
+    **dict.fromkeys(["ConcurrentHashMap", "ConcurrentMap", "TimeUnit", "ExecutorService", "Executors", "Future",
+                     "CompletableFuture", "CountDownLatch", "Callable", "ThreadLocalRandom", "ExecutionException",
+                     "TimeoutException"], "java.util.concurrent"),
+    **dict.fromkeys(["AtomicInteger", "AtomicLong", "AtomicBoolean", "AtomicReference"], "java.util.concurrent.atomic"),
+    **dict.fromkeys(["File", "IOException", "InputStream", "OutputStream", "Reader", "Writer", "StringWriter",
+                     "StringReader", "PrintWriter", "PrintStream", "Serializable", "UncheckedIOException",
+                     "ByteArrayInputStream", "ByteArrayOutputStream", "BufferedReader", "InputStreamReader",
+                     "ObjectInputStream", "ObjectOutputStream", "FileInputStream", "FileOutputStream",
+                     "Closeable", "Flushable"], "java.io"),
+    **dict.fromkeys(["StandardCharsets", "Charset"], "java.nio.charset"),
+    **dict.fromkeys(["Files", "Paths"], "java.nio.file"),
+    **dict.fromkeys(["BigDecimal", "BigInteger", "RoundingMode", "MathContext"], "java.math"),
+    **dict.fromkeys(["Method", "Field", "Constructor", "Modifier", "InvocationTargetException", "Array",
+                     "Type", "ParameterizedType"], "java.lang.reflect"),
+    **dict.fromkeys(["Instant", "LocalDate", "LocalDateTime", "LocalTime", "ZonedDateTime", "ZoneId", "ZoneOffset",
+                     "Duration", "OffsetDateTime", "Year", "YearMonth", "Month", "DayOfWeek", "Clock"], "java.time"),
+    **dict.fromkeys(["DateTimeFormatter"], "java.time.format"), **dict.fromkeys(["ChronoUnit", "ChronoField"], "java.time.temporal"),
+    **dict.fromkeys(["DateFormat", "SimpleDateFormat", "ParseException", "ParsePosition", "DecimalFormat",
+                     "NumberFormat", "MessageFormat", "Format", "FieldPosition", "DateFormatSymbols"], "java.text"),
+}
 NODE_BUILTIN = {"assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net", "os",
                 "path", "stream", "url", "util", "zlib", "querystring", "readline", "tty", "dns", "cluster"}
 
@@ -205,7 +274,49 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
         return f'"{GO_STD_PATH.get(name, name)}"', "a standard-library package"
     if lang in ("javascript", "typescript") and name in NODE_BUILTIN:
         return f"var {name} = require('{name}')", "a Node built-in module"
-    return None
+    if lang == "rust":
+        path_use = re.search(r"(?<![\w:])" + re.escape(name) + r"::", text)
+        if name in RUST_STD_ITEMS:
+            return f"use std::{RUST_STD_ITEMS[name]}::{name};", "the standard library"
+        if path_use and name in RUST_STD_MODULES:
+            return f"use std::{name};", "a standard-library module"
+    if lang == "java" and name in JDK:
+        return f"import {JDK[name]}.{name};", "the JDK"
+    return _sibling(name, text, lang)
+
+
+def _boundary_prefix(a: str, b: str) -> str:
+    """The longest common prefix of two names that ends where a word of ``a`` ends
+    (``assertNull``/``assertNotNull`` -> ``assert``; ``timeout_at``/``timeout`` -> ``timeout``)."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    if n == len(b) and n < len(a) and (a[n] == "_" or a[n].isupper()):
+        return a[:n]
+    while n > 0 and not (a[n - 1] == "_" or (n < len(a) and a[n].isupper() and not a[n - 1].isupper())):
+        n -= 1
+    return a[:n]
+
+
+def _sibling(name: str, text: str, lang: str) -> tuple[str, str] | None:
+    """The import of ``name`` beside the names of its family the file already imports from one
+    place (``assertNull`` where ``Assertions.assertEquals``/``assertTrue`` are; ``timeout_at``
+    beside ``timeout``): that place's line for ``name``. None when no such family or several."""
+    homes: dict[str, tuple[int, str]] = {}
+    for _, line, names in import_lines(text, lang):
+        for n in names:
+            pre = _boundary_prefix(name, n)
+            if len(pre.strip("_")) >= 4 and n != name:
+                got = single(line, n, lang)
+                if not got:
+                    continue
+                got = re.sub(r"(?<![\w$])" + re.escape(n) + r"(?![\w$])", name, got.strip())
+                key = re.sub(r"(?<![\w$])" + re.escape(name) + r"(?![\w$]).*$", "", got)
+                if key not in homes or len(pre) > homes[key][0]:
+                    homes[key] = (len(pre), got)
+    if len(homes) != 1:
+        return None
+    return next(iter(homes.values()))[1], "beside its family's imports"
 
 
 # where a name the file uses bare most often comes from, when the file does not say
@@ -292,6 +403,53 @@ def _restyle(new: str, like: str, lang: str) -> str:
     return indent + s
 
 
+def _with_name(names: list[str], name: str) -> list[str]:
+    """``names`` with ``name`` where it sorts: beside the one it shares a word with, else before
+    the first that sorts after it (case-insensitively), else at the end."""
+    kin = [i for i, n in enumerate(names) if len(_boundary_prefix(name, n).strip("_")) >= 3]
+    if kin:
+        at = next((i for i in kin if names[i].lower() > name.lower()), kin[-1] + 1)
+    else:
+        at = next((i for i, n in enumerate(names) if n.lower() > name.lower()), len(names))
+    return names[:at] + [name] + names[at:]
+
+
+def _rust_key(item: str) -> tuple:
+    # rustfmt's order inside braces: self, then lower-case names, then the rest
+    return (item != "self", not item[:1].islower(), item)
+
+
+def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
+    """(first, last, replacement) for a Rust ``use``: into a one-line ``use path::{...}`` of the
+    same path, else a line of its own among the ``use`` lines of the block nearest above the
+    edit (a `mod tests` has its own), sorted as rustfmt sorts them."""
+    m = re.match(r"use ([\w:]+)::(\w+);$", new)
+    if not m:
+        return None
+    path, item = m.groups()
+    # the block: consecutive `use` lines (module level, or the nearest indented one above the edit)
+    blocks: list[list] = []
+    for i, line, _ in imports:
+        if blocks and i <= blocks[-1][-1][0] + 1 + (lines[blocks[-1][-1][0] + 1:i] == [""] * (i - blocks[-1][-1][0] - 1)):
+            blocks[-1].append((i, line))
+        else:
+            blocks.append([(i, line)])
+    above = [b for b in blocks if b[0][0] < edit_line - 1]
+    indented = [b for b in above if b[0][1][:1].isspace()]
+    block = (indented or [b for b in blocks if not b[0][1][:1].isspace()] or blocks)[-1 if indented else 0]
+    indent = block[0][1][:len(block[0][1]) - len(block[0][1].lstrip())]
+    for i, line in block:
+        g = re.match(r"(\s*(?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{([\w, ]+)\};$", line)
+        if g and g.group(2) == path:
+            items = [x.strip() for x in g.group(3).split(",") if x.strip()]
+            items = sorted(items + [item], key=_rust_key)
+            return i + 1, i + 1, f"{g.group(1)}{path}::{{{', '.join(items)}}};\n"
+    text = indent + new
+    after = [i for i, line in block if line.strip() < new]
+    at = (after[-1] + 1) if after else block[0][0]
+    return at + 1, at, text + "\n"
+
+
 def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the imports the edit now needs."""
     out = []
@@ -322,9 +480,12 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 same = [(i, line) for i, line, _ in imports if re.match(rf"\s*from\s+{re.escape(mod)}\s+import\s+[^(]+$", line)]
                 if same:
                     i, line = same[0]
-                    body = line.rstrip()
-                    out.append((path, i + 1, i + 1, f"{body}, {name}\n", {"from_other_file": float(where.startswith("imported")),
-                                 "from_definition": float(where.startswith("defined")), "merged": 1.0},
+                    head, _, tail = line.rstrip().partition(" import ")
+                    names = [x.strip() for x in tail.split(",") if x.strip()]
+                    out.append((path, i + 1, i + 1, f"{head} import {', '.join(_with_name(names, new.split()[-1]))}\n",
+                                {"from_other_file": float(where.startswith("imported")),
+                                 "from_definition": float(where.startswith("defined")), "merged": 1.0,
+                                 "sibling": float(where.startswith("beside"))},
                                 f"import {name} ({where})"))
                     continue
             if lang == "python" and re.match(r"import [\w.]+$", new):
@@ -347,8 +508,32 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                          "stdlib": float("standard" in where), "sorted": 1.0, "group": 1.0}
                 out.append((path, at + 1, at, new + "\n", feats, f"import {name} ({where})"))
                 continue
+            if lang == "rust":
+                got = _rust_place(new, lines, imports, min(h.new_lines[0] for h in mine))
+                if got:
+                    first, last, rep = got
+                    feats = {"from_other_file": float(where.startswith("imported")), "stdlib": float("standard" in where),
+                             "sorted": 1.0, "group": 1.0, "merged": float(last >= first),
+                             "sibling": float(where.startswith("beside"))}
+                    out.append((path, first, last, rep, feats, f"import {name} ({where})"))
+                continue
             kind = _kind(new)
             group = [(i, line) for i, line, _ in imports if _kind(line) == kind] or [(i, line) for i, line, _ in imports]
+            if lang == "go":
+                # the block of its own kind: standard-library paths (no dot in the first part) apart
+                # from the module's own and third-party ones, blocks split by blank lines
+                def std(x):
+                    m = re.search(r'"([^"]+)"', x)
+                    return bool(m) and "." not in m.group(1).split("/")[0]
+                blocks: list[list] = []
+                for i, line in group:
+                    if blocks and i == blocks[-1][-1][0] + 1:
+                        blocks[-1].append((i, line))
+                    else:
+                        blocks.append([(i, line)])
+                mine_std = std(new)
+                group = next((b for b in blocks if sum(std(x) for _, x in b) * 2 > len(b) == mine_std
+                              or (sum(std(x) for _, x in b) * 2 > len(b)) == mine_std), group)
             like = group[0][1]
             new = _restyle(new, like, lang) if lang != "go" else like[:len(like) - len(like.lstrip())] + new
             before = [(i, line) for i, line in group if line.strip() < new.strip()]
@@ -357,7 +542,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             i, rep = at, new + "\n"
             sorted_block = [line.strip() for _, line in group] == sorted(line.strip() for _, line in group)
             feats = {"from_other_file": float(where.startswith("imported")), "from_definition": float(where.startswith("defined")),
-                     "stdlib": float("standard" in where or "built-in" in where), "sorted": float(sorted_block),
-                     "group": float(len(group) > 1)}
+                     "stdlib": float("standard" in where or "built-in" in where or "JDK" in where), "sorted": float(sorted_block),
+                     "group": float(len(group) > 1), "sibling": float(where.startswith("beside"))}
             out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
     return out
