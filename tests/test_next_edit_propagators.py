@@ -116,3 +116,30 @@ def test_renames_keep_columns_question_marks_and_paths(tmp_path):
     got = _by_path(suggest(tmp_path, _patch("c.rs", ["    let s = mio::tcp::TcpStream::connect(a);"],
                                             ["    let s = mio::net::TcpStream::connect(a);"], 2)))
     assert got[("c.rs", 5)].replacement == "    match mio::net::TcpStream::connect(a) {\n" and ("c.rs", 6) not in got
+
+
+def test_imports_from_the_standard_library_and_the_family_in_the_file_style(tmp_path):
+    # Rust: a std item joins the one-line use group of its path, in rustfmt's order
+    (tmp_path / "a.rs").write_text("use std::sync::{atomic, Arc};\nuse std::fmt;\n\nfn f() {\n    let l = RwLock::new(1);\n}\n")
+    got = [s for s in suggest(tmp_path, _patch("a.rs", ["    let l = 1;"], ["    let l = RwLock::new(1);"], 5))
+           if s.reason.startswith("import RwLock")]
+    assert got and (got[0].start_line, got[0].replacement) == (1, "use std::sync::{atomic, Arc, RwLock};\n")
+    # Java: a static assert beside its family, where it sorts
+    java = ("package p;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n"
+            "import static org.junit.jupiter.api.Assertions.assertTrue;\n\nclass T {\n  void t() {\n    assertNull(x);\n  }\n}\n")
+    (tmp_path / "T.java").write_text(java)
+    got = [s for s in suggest(tmp_path, _patch("T.java", ["    assertEquals(null, x);"], ["    assertNull(x);"], 8))
+           if s.reason.startswith("import assertNull")]
+    assert got and (got[0].start_line, got[0].end_line, got[0].replacement) == (
+        4, 3, "import static org.junit.jupiter.api.Assertions.assertNull;\n")
+    # Go: a standard-library path goes into the standard block, not after the module's own
+    (tmp_path / "m.go").write_text('package m\n\nimport (\n\t"fmt"\n\t"net/http"\n\n\t"github.com/x/chi"\n)\n\n'
+                                   'func f() {\n\trand.Seed(1)\n}\n')
+    got = [s for s in suggest(tmp_path, _patch("m.go", ["\tfmt.Println(1)"], ["\trand.Seed(1)"], 11))
+           if s.reason.startswith("import rand")]
+    assert got and (got[0].start_line, got[0].replacement) == (5, '\t"math/rand"\n')
+    # Python: a from-list takes the name beside its kin
+    (tmp_path / "p.py").write_text("from subprocess import call, check_call, Popen\n\n\ndef f():\n    x = 1\n    check_output(['x'])\n")
+    got = [s for s in suggest(tmp_path, _patch("p.py", ["    x = 1"], ["    x = 1", "    check_output(['x'])"], 5))
+           if s.reason.startswith("import check_output")]
+    assert got and got[0].replacement == "from subprocess import call, check_call, check_output, Popen\n"

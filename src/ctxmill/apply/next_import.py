@@ -436,7 +436,10 @@ def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
             blocks.append([(i, line)])
     above = [b for b in blocks if b[0][0] < edit_line - 1]
     indented = [b for b in above if b[0][1][:1].isspace()]
-    block = (indented or [b for b in blocks if not b[0][1][:1].isspace()] or blocks)[-1 if indented else 0]
+    pool = indented[-1:] or [b for b in blocks if not b[0][1][:1].isspace()] or blocks
+    # among the module's blocks, the one that already uses the same crate (`use std::fmt;`)
+    root = path.split("::")[0]
+    block = next((b for b in pool if any(re.match(rf"\s*(?:pub\S*\s+)?use\s+{root}::", x) for _, x in b)), pool[0])
     indent = block[0][1][:len(block[0][1]) - len(block[0][1].lstrip())]
     for i, line in block:
         g = re.match(r"(\s*(?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{([\w, ]+)\};$", line)
