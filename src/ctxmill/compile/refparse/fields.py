@@ -26,6 +26,27 @@ _ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNOR
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
 _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
 _TRAIL = ".,;:"
+# the patterns of the clean-up rules, compiled once
+_QUOTE_ENDS = re.compile(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$")
+_INITIAL_END = re.compile(r"\b[A-Z]\.$")
+_IN = re.compile(r"^(?:In|in|IN)\s*:?\s+")
+_WORD_END = re.compile(r"(?:^|\s)[A-Za-z][a-z]{5,}\.$")
+_ABBR_INSIDE = re.compile(r"\b\w{1,6}\.\s")
+_SPACES = re.compile(r"\s+")
+_PAGES_WORD = re.compile(r"^(?:pp?\.?|pages?|S\.)\s*", re.IGNORECASE)
+_DASH = re.compile(r"\s*[-–—]+\s*")
+_VOLUME_WORD = re.compile(r"^(?:vol(?:ume)?\.?|bd\.?|t\.)\s*", re.IGNORECASE)
+_VOLUME_ISSUE = re.compile(r"\s*([A-Za-z]?\d+[A-Za-z]?(?:[-–/]\d+)?)\s*(?:\(([^)]+)\)|,?\s*(?:no|nr|issue)\.?\s*(\w+))?", re.IGNORECASE)
+_NAME_LIST = re.compile(r",|\band\b|&")
+_SENTENCE_END = re.compile(r"[^\W\d_]{3,}\.\s+[A-Z]")
+_CLOSING_QUOTE = re.compile(r"[\"”“»]")
+_ABBR_SPACE = re.compile(r"\w\.\s")
+_ALNUM = re.compile(r"\w")
+_ABBR_ANY = re.compile(r"[^\W\d_]\.(?:\s|$)")
+_PROC = re.compile(r"(?i)proc|conf|in\b")
+_THESIS = re.compile(r"\b(?:ph\.?\s?d|doctoral|dissertation|thesis)\b")
+_MASTER = re.compile(r"\bmaster|m\.?sc|b\.?sc|bachelor")
+_REPORT = re.compile(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b")
 
 
 def _runs(tokens: list[tuple[str, int, int]], labels: list[str]) -> list[tuple[str, int, int]]:
@@ -42,9 +63,7 @@ def _runs(tokens: list[tuple[str, int, int]], labels: list[str]) -> list[tuple[s
 
 
 def _clean(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = text.strip(" ,;:")
-    return text
+    return " ".join(text.split()).strip(" ,;:")
 
 
 _QUOTED = re.compile(r"^[\"“„«]([^\"“”„«»]{3,})[\"”“»]")
@@ -56,39 +75,39 @@ def _title(text: str) -> str:
     if q:
         text = q.group(1)
     t = _clean(text).strip("\"“”‘’'«»„")
-    t = re.sub(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$", "", t).strip()
-    if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
+    t = _QUOTE_ENDS.sub("", t).strip()
+    if t.endswith(".") and not _INITIAL_END.search(t):
         t = t[:-1]
     return t.strip(" ,;:\"“”")
 
 
 def _container(text: str) -> str:
     t = _clean(text)
-    t = re.sub(r"^(?:In|in|IN)\s*:?\s+", "", t)
+    t = _IN.sub("", t)
     t = t.strip("\"“”")
     # "Review." ends a sentence; "Phys." / "J." are abbreviations and keep their full stop
-    if t.endswith(".") and re.search(r"(?:^|\s)[A-Za-z][a-z]{5,}\.$", t) and not re.search(r"\b\w{1,6}\.\s", t):
+    if t.endswith(".") and _WORD_END.search(t) and not _ABBR_INSIDE.search(t):
         t = t[:-1]
     return t
 
 
 def _number(text: str) -> str | None:
     m = _NUM.search(text)
-    return re.sub(r"\s+", "", m.group(0)) if m else None
+    return _SPACES.sub("", m.group(0)) if m else None
 
 
 def _pages(text: str) -> str | None:
-    t = re.sub(r"^(?:pp?\.?|pages?|S\.)\s*", "", _clean(text), flags=re.IGNORECASE)
+    t = _PAGES_WORD.sub("", _clean(text))
     m = _NUM.search(t)
     if not m:
         return None
-    return re.sub(r"\s*[-–—]+\s*", "-", m.group(0))
+    return _DASH.sub("-", m.group(0))
 
 
 def _volume_issue(text: str) -> tuple[str | None, str | None]:
     # "63 (5)", "Vol. 3, Part A", "61(8-B)", "vol. 12, no. 4"
-    t = re.sub(r"^(?:vol(?:ume)?\.?|bd\.?|t\.)\s*", "", _clean(text), flags=re.IGNORECASE)
-    m = re.match(r"\s*([A-Za-z]?\d+[A-Za-z]?(?:[-–/]\d+)?)\s*(?:\(([^)]+)\)|,?\s*(?:no|nr|issue)\.?\s*(\w+))?", t, re.IGNORECASE)
+    t = _VOLUME_WORD.sub("", _clean(text))
+    m = _VOLUME_ISSUE.match(t)
     if not m:
         return _number(t), None
     return m.group(1), (m.group(2) or m.group(3))
@@ -119,7 +138,7 @@ def identifiers(raw: str) -> dict:
 
 def _reads_as_names(piece: str) -> bool:
     people, _ = split_people(piece)
-    return bool(people) and all(is_name(p) for p in people) and bool(re.search(r",|\band\b|&", piece))
+    return bool(people) and all(is_name(p) for p in people) and bool(_NAME_LIST.search(piece))
 
 
 def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
@@ -274,14 +293,14 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     out["authors"] = [display_name(p) for p in people] + (["et al."] if etal and people else [])
     # "Chip Huyen. Agents.": a full stop after a word that is no initial or abbreviation ends
     # the names; a model that labels on through it has probably taken the title for a name
-    out["authors_run_on"] = bool(re.search(r"[^\W\d_]{3,}\.\s+[A-Z]", author_text)) and not re.search(
+    out["authors_run_on"] = bool(_SENTENCE_END.search(author_text)) and not re.search(
         r"\b(?:al|Jr|Sr|Inc|Ltd|Co|Corp)\.\s", author_text)
     editor_text = get("editor")
     out["editors"] = split_people(editor_text)[0] if editor_text else []
     t = get("title", first)
     if t and text[: first["title"][0]].rstrip()[-1:] in ("\"", "“", "„", "«"):
         # a title opened by a quote ends at the closing one, whatever the labels ran on to
-        t = re.split(r"[\"”“»]", t, maxsplit=1)[0]
+        t = _CLOSING_QUOTE.split(t, maxsplit=1)[0]
     if t and text[first["title"][1] : first["title"][1] + 1] in ("?", "!"):
         t += text[first["title"][1]]  # "Why do multi-agent llm systems fail?" keeps its question mark
     if t and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
@@ -293,7 +312,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
             end += 1
     out["title"] = _title(t) if t else None
     c = get("container")
-    if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and re.search(r"\w\.\s", c):
+    if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and _ABBR_SPACE.search(c):
         c += "."  # "Trans. Netw" + "." -- the last abbreviation of an abbreviated journal name
     out["container"] = _container(c) if c else None
     col = get("collection")
@@ -321,7 +340,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     out.update(identifiers(text))
     # A field with no letters or digits left ("(", "-") is no field
     for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
-        if out[k] is not None and not re.search(r"\w", out[k]):
+        if out[k] is not None and not _ALNUM.search(out[k]):
             out[k] = None
     # Every work has a title. No title but a "container" of several plain words and nothing
     # a journal has (no volume, no issue, no abbreviations): a book, report or web page whose
@@ -329,7 +348,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     # A known journal's name stays the venue ("Reviews of Modern Physics", "Nuovo Cimento B").
     c = out["container"]
     if (out["title"] is None and c and not out["volume"] and not out["issue"] and len(c.split()) >= 3
-            and not re.search(r"[^\W\d_]\.(?:\s|$)", c) and not re.match(r"(?i)proc|conf|in\b", c)
+            and not _ABBR_ANY.search(c) and not _PROC.match(c)
             and not known_journal(c)):
         out["title"], out["container"] = _title(c), None
     # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
@@ -348,9 +367,9 @@ def entry_type(f: dict) -> str:
     """The kind of work, as BibTeX names it (CSL-JSON maps it further)."""
     note = (f.get("note") or "").lower()
     cont = (f.get("container") or "").lower()
-    if re.search(r"\b(?:ph\.?\s?d|doctoral|dissertation|thesis)\b", note + " " + cont):
-        return "phdthesis" if not re.search(r"\bmaster|m\.?sc|b\.?sc|bachelor", note) else "mastersthesis"
-    if re.search(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b", note + " " + cont):
+    if _THESIS.search(note + " " + cont):
+        return "phdthesis" if not _MASTER.search(note) else "mastersthesis"
+    if _REPORT.search(note + " " + cont):
         return "techreport"
     if f.get("container"):
         if re.search(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b",
