@@ -228,14 +228,19 @@ def test_kill_9_mid_sync_heals(team_env, tmp_path):
     shutil.copytree(SRC, root, ignore=shutil.ignore_patterns("__pycache__", "data", "samples", "static"))
     env = _env(CTXMILL_STORE=url, CTXMILL_STORE_REPO="teamrepo", CTXMILL_STORE_BRANCH="killed",
                CTXMILL_INDEX_WORKERS="1")
-    proc = _sync_cmd(root, env)
     conn = psycopg.connect(url, autocommit=True)
+
+    def rows() -> int:  # file rows of every repository and branch (other tests wrote some)
+        if not conn.execute("SELECT to_regclass('ctx_files')").fetchone()[0]:
+            return 0
+        return conn.execute("SELECT count(*) FROM ctx_files").fetchone()[0]
+
+    before = rows()
+    proc = _sync_cmd(root, env)
     try:
         t_end = time.monotonic() + 120
         while time.monotonic() < t_end and proc.poll() is None:
-            got = conn.execute("SELECT count(*) FROM ctx_files").fetchone()[0] if conn.execute(
-                "SELECT to_regclass('ctx_files')").fetchone()[0] else 0
-            if got >= 16:  # the first batch committed, the rest is still to come
+            if rows() >= before + 16:  # the first batch committed, the rest is still to come
                 break
             time.sleep(0.01)
         assert proc.poll() is None, "the sync finished before it could be killed"
