@@ -96,6 +96,8 @@ JDK = {
     **dict.fromkeys(["DateFormat", "SimpleDateFormat", "ParseException", "ParsePosition", "DecimalFormat",
                      "NumberFormat", "MessageFormat", "Format", "FieldPosition", "DateFormatSymbols"], "java.text"),
 }
+# Elixir modules whose macros (Logger.debug, Integer.is_odd) work only once required
+ELIXIR_REQUIRE = {"Logger", "Integer", "Record", "Bitwise"}
 NODE_BUILTIN = {"assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net", "os",
                 "path", "stream", "url", "util", "zlib", "querystring", "readline", "tty", "dns", "cluster"}
 
@@ -145,7 +147,7 @@ def import_lines(text: str, lang: str) -> list[tuple[int, str, set[str]]]:
                     names = {m.group(1) or m.group(3)} if not m.group(2) else {
                         p.split()[-1] for p in m.group(2).split(",") if p.strip()}
         elif lang == "elixir":
-            m = re.match(r"(alias|import|require)\s+([\w.]+)(?:\s*,\s*as:\s*(\w+))?$", s)
+            m = re.match(r"(alias|import|require|use)\s+([\w.]+)(?:\s*,\s*as:\s*(\w+))?$", s)
             if m:
                 names = {m.group(3) or m.group(2).split(".")[-1]}
         if names:
@@ -280,6 +282,8 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
             return f"use std::{RUST_STD_ITEMS[name]}::{name};", "the standard library"
         if path_use and name in RUST_STD_MODULES:
             return f"use std::{name};", "a standard-library module"
+    if lang == "elixir" and name in ELIXIR_REQUIRE and re.search(r"(?<![\w.])" + name + r"\.\w", text):
+        return f"require {name}", "its macros need it required"
     if lang == "java" and name in JDK:
         return f"import {JDK[name]}.{name};", "the JDK"
     return _sibling(name, text, lang)
@@ -519,6 +523,18 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                              "sorted": 1.0, "group": 1.0, "merged": float(last >= first),
                              "sibling": float(where.startswith("beside"))}
                     out.append((path, first, last, rep, feats, f"import {name} ({where})"))
+                continue
+            if lang == "elixir":
+                # after the module's first block of alias/import/require/use lines, at its indent
+                first = imports[0][0]
+                last = first
+                for i, _line, _ in imports[1:]:
+                    if i == last + 1:
+                        last = i
+                like = imports[0][1]
+                feats = {"stdlib": 1.0, "group": 1.0, "sorted": 0.0}
+                out.append((path, last + 2, last + 1, like[:len(like) - len(like.lstrip())] + new + "\n", feats,
+                            f"import {name} ({where})"))
                 continue
             kind = _kind(new)
             group = [(i, line) for i, line, _ in imports if _kind(line) == kind] or [(i, line) for i, line, _ in imports]
