@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from ctxmill.compile.refparse import parse
-from ctxmill.compile.refparse.features import journal_marks, sequence_features
+from ctxmill.compile.refparse.features import features_of, journal_marks, sequence_features
+from ctxmill.compile.refparse.datasets import token_labels
+from ctxmill.compile.refparse.fields import assemble
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -132,3 +134,58 @@ def test_search_scores_each_setting_on_the_dev_split(tmp_path):
     assert [(r["c1"], r["c2"]) for r in rows] == [(0.1, 0.01), (1.0, 0.01)]
     assert all(0.5 < r["mean"] <= 1.0 and r["title"] > 0.5 for r in rows)
     assert not list(tmp_path.glob("*.crfsuite"))  # the grid's models are not left behind
+
+
+def _labels_by_words(text: str, spans: dict[str, str]) -> tuple[list, list[str]]:
+    # labels as the training data gives them: each substring of ``spans`` one field
+    return token_labels(text, [(text.find(piece), text.find(piece) + len(piece), lab) for piece, lab in spans.items()])
+
+
+def test_a_second_sentence_stays_in_the_title_when_the_venue_follows():
+    # Vancouver: title, subtitle, journal. The labels run over the sentence end; the journal
+    # the model found further on says the second sentence is the title's own
+    text = ("Kruis W, Thieme CH. A diagnostic score for the irritable bowel syndrome. Its value in the "
+            "exclusion of organic disease. Gastroenterology 1984; 87: 1-7.")
+    toks, labels = _labels_by_words(text, {
+        "Kruis W, Thieme CH": "author",
+        "A diagnostic score for the irritable bowel syndrome. Its value in the exclusion of organic disease": "title",
+        "Gastroenterology": "container", "1984": "date", "87": "volume", "1-7": "pages"})
+    f = assemble(text, toks, labels)
+    assert f["title"] == ("A diagnostic score for the irritable bowel syndrome. Its value in the exclusion of "
+                          "organic disease")
+    assert f["container"] == "Gastroenterology"
+    # ... but "In ...", a year or a Title Case venue after a sentence-case title is the venue
+    text = ("D. L. Davies and D. W. Bouldin. A cluster separation measure. Pattern Analysis and Machine "
+            "Intelligence, IEEE Transactions on, (2):224-227, 1979.")
+    toks, labels = _labels_by_words(text, {
+        "D. L. Davies and D. W. Bouldin": "author",
+        "A cluster separation measure. Pattern Analysis and Machine Intelligence": "title",
+        "IEEE Transactions on": "container", "224-227": "pages", "1979": "date"})
+    assert assemble(text, toks, labels)["title"] == "A cluster separation measure"
+    # and with no venue found at all, what follows the sentence end is the venue
+    text = "A. Author. Softly broken things. Black Hat USA, 2020."
+    toks, labels = _labels_by_words(text, {"A. Author": "author",
+                                           "Softly broken things. Black Hat USA": "title", "2020": "date"})
+    f = assemble(text, toks, labels)
+    assert (f["title"], f["container"]) == ("Softly broken things", "Black Hat USA")
+
+
+def test_a_title_keeps_the_bracket_it_opened():
+    text = ("P. Scherrer, 'Bestimmung der Grosse von Kolloidteilchen (in German),' Nachrichten von der "
+            "Gesellschaft der Wissenschaften zu Gottingen 2 (1918) 98.")
+    toks, labels = _labels_by_words(text, {"P. Scherrer": "author",
+                                           "Bestimmung der Grosse von Kolloidteilchen (in German": "title",
+                                           "Nachrichten von der Gesellschaft der Wissenschaften zu Gottingen": "container"})
+    assert assemble(text, toks, labels)["title"] == "Bestimmung der Grosse von Kolloidteilchen (in German)"
+
+
+def test_glue_features_tell_a_series_letter_glued_to_its_volume():
+    # GROBID labels the "B" of "B262" as part of the volume and the "B" of "Phys. Rev. B 94" as
+    # part of the journal: only the spacing tells them apart, so the features carry it
+    toks = tokenize("Nucl. Phys. B262 (1985); Phys. Rev. B 94")
+    words = [t for t, _, _ in toks]
+    assert words[2:4] == ["B", "262"] and words[10:12] == ["B", "94"]
+    feats = features_of(toks)
+    assert "g=_n" in feats[2] and "g=p_" in feats[3]  # "B" touches "262"; "262" touches "B", not "("
+    assert "g=__" in feats[10] and "g=__" in feats[11]
+    assert sequence_features(words)[2][-3:] != feats[2][-3:] or "g=_n" not in sequence_features(words)[2]
