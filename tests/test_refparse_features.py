@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ctxmill.compile.refparse import parse
-from ctxmill.compile.refparse.features import features_of, journal_marks, sequence_features
 from ctxmill.compile.refparse.datasets import token_labels
+from ctxmill.compile.refparse.features import features_of, journal_marks, sequence_features
 from ctxmill.compile.refparse.fields import assemble
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers
 from ctxmill.compile.refparse.tokens import tokenize
