@@ -222,11 +222,15 @@ def _sync_cmd(root: Path, env: dict) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def test_kill_9_mid_sync_heals(team_env, tmp_path):
+@pytest.mark.parametrize("fault", ["kill -9", "dropped connection"])
+def test_fault_mid_sync_heals(team_env, tmp_path, fault):
+    """A client killed mid-sync, or whose connection the server drops mid-sync: no half file is
+    visible, and the next sync leaves what a fresh sync of the tree leaves."""
     url = team_env
     root = tmp_path / "proj"
     shutil.copytree(SRC, root, ignore=shutil.ignore_patterns("__pycache__", "data", "samples", "static"))
-    env = _env(CTXMILL_STORE=url, CTXMILL_STORE_REPO="teamrepo", CTXMILL_STORE_BRANCH="killed",
+    branch = "killed" if fault == "kill -9" else "dropped"
+    env = _env(CTXMILL_STORE=url, CTXMILL_STORE_REPO="teamrepo", CTXMILL_STORE_BRANCH=branch,
                CTXMILL_INDEX_WORKERS="1")
     conn = psycopg.connect(url, autocommit=True)
 
@@ -243,12 +247,17 @@ def test_kill_9_mid_sync_heals(team_env, tmp_path):
             if rows() >= before + 16:  # the first batch committed, the rest is still to come
                 break
             time.sleep(0.01)
-        assert proc.poll() is None, "the sync finished before it could be killed"
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(30)
+        assert proc.poll() is None, "the sync finished before the fault"
+        if fault == "kill -9":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # the server ends the client's session, as a restart or a network cut would
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ctxmill' "
+                         "AND pid <> pg_backend_pid()")
+        code = proc.wait(120)
+        assert code != 0
     finally:
         conn.close()
-    mid = _content(url, root, "killed")
+    mid = _content(url, root, branch)
     assert mid["half"] == [] and mid["bad_blobs"] == [] and mid["no_vector"] == 0  # no half-synced file
     assert 0 < len(mid["files"])
 
@@ -256,10 +265,12 @@ def test_kill_9_mid_sync_heals(team_env, tmp_path):
                             timeout=600)
     assert healed.returncode == 0, healed.stderr
     fresh_env = dict(env, CTXMILL_STORE_BRANCH="fresh", CTXMILL_INDEX_DIR=str(tmp_path / "fresh-state"))
+    if fault != "kill -9":
+        assert proc.stderr.read().strip().count("\n") == 0  # one line: the lost connection
     fresh = subprocess.run([*CTXMILL, "index", str(root), "--quiet"], env=fresh_env, capture_output=True,
                            text=True, timeout=600)
     assert fresh.returncode == 0, fresh.stderr
-    after, want = _content(url, root, "killed"), _content(url, root, "fresh")
+    after, want = _content(url, root, branch), _content(url, root, "fresh")
     assert len(after["files"]) > len(mid["files"])
     assert after["files"] == want["files"] and after["chunks"] == want["chunks"]
     assert after["root"] == want["root"] and after["no_vector"] == 0
