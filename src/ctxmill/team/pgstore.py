@@ -48,6 +48,10 @@ from ctxmill.team import keys as keys_mod
 from ctxmill.team import need_psycopg
 from ctxmill.team import schema as schema_mod
 
+# A repository of up to this many chunks is searched exactly (its own rows, every distance, a few
+# ms), as the local index scans up to search.EXACT_MAX vectors exactly; a larger one through HNSW
+# (the ordering `distance + 0` is not the index's, so the planner cannot take HNSW for the small ones)
+EXACT_MAX = 60_000
 EF_SEARCH = 200  # HNSW candidate list; at least the number of vector candidates asked for
 MAX_TF = 240  # a tsvector keeps at most 256 positions per term
 _FTS_TOKEN = re.compile(r"\w+")  # SQLite's unicode61 tokenizer with "_" as a token character
@@ -183,6 +187,9 @@ class PgStore:
         self._hpaths: dict[str, str] | None = None  # keyed path -> local path
         self._delta: dict = {}
         self.pool = None
+        self._have_vectors = False
+        self._written = 0  # rows this sync wrote
+        self._names: dict[str, object] = {}  # path -> rank.FileNames, until this machine syncs again
 
     # -- plumbing
 
@@ -270,8 +277,10 @@ class PgStore:
         return False
 
     def _vectors_exist(self) -> bool:
-        with self._reading() as conn:
-            return conn.execute("SELECT to_regclass('ctx_vectors') IS NOT NULL").fetchone()[0]
+        if not self._have_vectors:  # once there, the table stays
+            with self._reading() as conn:
+                self._have_vectors = conn.execute("SELECT to_regclass('ctx_vectors') IS NOT NULL").fetchone()[0]
+        return self._have_vectors
 
     def has_vectors(self) -> bool:
         return self._vectors_exist() and self.conn.execute("SELECT 1 FROM ctx_vectors LIMIT 1").fetchone() is not None
@@ -434,6 +443,7 @@ class PgStore:
             "language = excluded.language, chunks = excluded.chunks, updated_at = now()",
             [(self.repo, self.branch, hpath, hpath.rsplit("/", 1)[0] if "/" in hpath else "", f.hash, blob,
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
+        self._written += sum(len(f.chunks) + 1 for f in files)
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
 
     def _path_terms(self, path: str) -> dict[str, int]:
@@ -552,7 +562,12 @@ class PgStore:
         pass
 
     def finish_sync(self) -> None:
-        """After a sync: the HNSW index (built once, after the first load) and the local record."""
+        """After a sync: fresh planner statistics when it wrote much (the search plans depend on
+        them: which repository's rows to start from), and the HNSW index (built once, after
+        the first load)."""
+        if self._written >= 1000:
+            for table in ("ctx_files", "ctx_blobs", "ctx_chunks", "ctx_vectors", "ctx_terms"):
+                self.conn.execute(f"ANALYZE {table}")
         if self._vectors_exist() and self.conn.execute("SELECT to_regclass('ctx_vectors_hnsw')").fetchone()[0] is None:
             with self.conn.transaction():
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
@@ -591,13 +606,13 @@ class PgStore:
             only = [h for h, p in local.items() if bounds[0] <= p < bounds[1]]
         n = max(rank.CANDIDATES, k * 5)
         pool = max(rank.POOL, k * 3)
-        terms, avgdl = self._query_terms(query)
+        terms, avgdl, total = self._query_terms(query)
         same = self.dim == embedder.dim and self.embedder_name in (None, getattr(embedder, "name", None))
         qvec = None
         if same and self._vectors_exist():
             q = np.asarray(embedder.embed_query(query), dtype=np.float32)
             qvec = "[" + ",".join(f"{x:.6g}" for x in q.tolist()) + "]"
-        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl)
+        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl, exact=total <= EXACT_MAX)
         reader = _LocalReader(self.root)
         hits = []
         for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
@@ -613,12 +628,16 @@ class PgStore:
                     continue  # changed here since the store was synced: the hit would point at other text
             hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
                             context, lr, vr))
-        names = self._file_names({x.path for x in hits}, reader, head_doc, FileNames)
+        want = {x.path for x in hits}
+        missing = want.difference(self._names)
+        if missing:
+            self._names.update(self._file_names(missing, reader, head_doc, FileNames))
+        names = {p: self._names[p] for p in want}
         qstems = rank.query_stems(query)
         files = {p: f.matching(qstems) for p, f in names.items()}
         return rank.rerank(query, hits, k=k, files=files)
 
-    def _query_terms(self, query: str) -> tuple[list[tuple[str, float]], float]:
+    def _query_terms(self, query: str) -> tuple[list[tuple[str, float]], float, int]:
         """(keyed term, idf) of the query's terms and the average chunk length, from the
         repository's document frequencies (FTS5's BM25 idf); near-universal terms are left out
         unless nothing else is left, as search.py does (they weigh almost nothing and cost the
@@ -626,8 +645,6 @@ class PgStore:
         from ctxmill.index.search import COMMON_SHARE
 
         terms = list(dict.fromkeys(self.keyed.term(t) for t in query_terms(query)))
-        if not terms:
-            return [], 1.0
         with self._reading() as conn:
             got = dict(conn.execute("SELECT term, df FROM ctx_terms WHERE repo = %s AND term = ANY(%s)",
                                     (self.repo, terms + ["", "#len"])).fetchall())
@@ -636,14 +653,25 @@ class PgStore:
         terms = [t for t in terms if got.get(t)]  # a term no chunk has cannot match
         # (the local index lists its common terms from 1,000 chunks on: the same rule here)
         kept = [t for t in terms if got[t] <= COMMON_SHARE * total] or terms[:2] if total >= 1000 else terms
-        return [(t, max(math.log((total - got[t] + 0.5) / (got[t] + 0.5)), 1e-6)) for t in kept], avgdl
+        return [(t, max(math.log((total - got[t] + 0.5) / (got[t] + 0.5)), 1e-6)) for t in kept], avgdl, total
 
     def _candidates(self, terms: list[tuple[str, float]], qvec: str | None, only, n: int, pool: int,
-                    w, avgdl: float = 1.0) -> list[tuple]:
+                    w, avgdl: float = 1.0, exact: bool = False) -> list[tuple]:
         scale = (w.lex + w.vec) / (w.rrf_k + 1) or 1.0
         args: dict = {"repo": self.repo, "branch": self.branch, "n": n, "pool": pool, "k": w.rrf_k,
                       "wl": w.lex / scale, "wv": w.vec / scale, "only": only}
         where = "f.repo = %(repo)s AND f.branch = %(branch)s" + (" AND f.path = ANY(%(only)s)" if only is not None else "")
+
+        def chunks(cols: str, cond: str = "") -> str:
+            # A small repository starts from its file rows and reaches its chunks through the
+            # blob index (a nested loop the planner is not allowed to turn into a scan of every
+            # repository's chunks: OFFSET 0 keeps the subquery whole); a large one lets the
+            # planner start from the GIN or HNSW index.
+            if exact:
+                return (f"ctx_files f CROSS JOIN LATERAL (SELECT {cols} FROM ctx_chunks c WHERE c.blob = f.blob"
+                        f"{' AND ' + cond if cond else ''} OFFSET 0) c WHERE {where}")
+            return f"ctx_chunks c JOIN ctx_files f ON f.blob = c.blob WHERE {where}{' AND ' + cond if cond else ''}"
+
         legs = []
         if terms:
             # FTS5's BM25, computed from the matching chunks' tsvectors: per query term, its
@@ -655,8 +683,8 @@ class PgStore:
                 SELECT id, row_number() OVER (ORDER BY s DESC, id) AS r FROM (
                     SELECT m.id, sum(q.idf * (u.tf * (%(k1)s + 1)) /
                                      (u.tf + %(k1)s * (1 - %(b)s + %(b)s * m.doclen / %(avgdl)s))) AS s
-                    FROM (SELECT c.id, c.terms, c.doclen FROM ctx_chunks c JOIN ctx_files f ON f.blob = c.blob
-                          WHERE {where} AND c.terms @@ %(tsq)s::tsquery) m
+                    FROM (SELECT c.id, c.terms, c.doclen
+                          FROM {chunks("c.id, c.terms, c.doclen", "c.terms @@ %(tsq)s::tsquery")}) m
                     CROSS JOIN LATERAL (
                         SELECT e.lexeme, (SELECT sum(CASE x WHEN 'A' THEN {ws} WHEN 'B' THEN {wp} ELSE {wb} END)
                                           FROM unnest(e.weights) x) AS tf
@@ -671,11 +699,16 @@ class PgStore:
             # this (repo, branch)'s nearest chunks: HNSW with pgvector's iterative scan, which
             # keeps walking the graph until enough rows pass the filter (other repositories
             # and branches share the vector table)
-            legs.append(f"""vec AS (
-                SELECT id, row_number() OVER (ORDER BY d, id) AS r FROM (
-                    SELECT c.id, v.embedding <=> %(qv)s::vector AS d
+            if exact:  # every distance of this repository's chunks
+                near = f"""SELECT c.id, v.d FROM {chunks("c.id, c.hash")[:-len(" WHERE " + where)]}
+                    CROSS JOIN LATERAL (SELECT v.embedding <=> %(qv)s::vector AS d FROM ctx_vectors v
+                                        WHERE v.hash = c.hash OFFSET 0) v
+                    WHERE {where} ORDER BY v.d LIMIT %(n)s"""
+            else:
+                near = f"""SELECT c.id, v.embedding <=> %(qv)s::vector AS d
                     FROM ctx_vectors v JOIN ctx_chunks c ON c.hash = v.hash JOIN ctx_files f ON f.blob = c.blob
-                    WHERE {where} ORDER BY v.embedding <=> %(qv)s::vector LIMIT %(n)s) y)""")
+                    WHERE {where} ORDER BY v.embedding <=> %(qv)s::vector LIMIT %(n)s"""
+            legs.append(f"""vec AS (SELECT id, row_number() OVER (ORDER BY d, id) AS r FROM ({near}) y)""")
         else:
             legs.append("vec AS (SELECT NULL::bigint AS id, NULL::bigint AS r WHERE false)")
         sql = f"""WITH {', '.join(legs)},
@@ -689,16 +722,22 @@ class PgStore:
             FROM fused fu JOIN ctx_chunks c ON c.id = fu.id JOIN ctx_files f ON f.blob = c.blob
             WHERE f.repo = %(repo)s AND f.branch = %(branch)s
             ORDER BY fu.score DESC, fu.lr NULLS LAST, fu.vr"""
-        with self._reading() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(EF_SEARCH, int(args.get('nv', 0))))}")
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            return conn.execute(sql, args).fetchall()
+        ef = min(1000, max(EF_SEARCH, int(args.get("nv", 0))))
+        with self._reading() as conn:
+            if ef == EF_SEARCH:  # the session's settings (see _session): one round trip
+                return conn.execute(sql, args).fetchall()
+            with conn.transaction():
+                conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                return conn.execute(sql, args).fetchall()
 
     def _reading(self):
         """A connection for a search: from the pool when this store has one (a long-lived
         process answering many searches from several threads), else the store's own."""
         if self.pool is not None:
             return self.pool.connection()
+        if not getattr(self, "_session_set", False):
+            _session(self.conn)
+            self._session_set = True
         return contextlib.nullcontext(self.conn)
 
     def _file_names(self, paths: set[str], reader, head_doc, FileNames) -> dict:
@@ -813,7 +852,7 @@ def team_store(url: str, root: str | Path) -> PgStore:
         if st is not None:
             stamp = _stamp(st.path)
             if stamp != st._stamp:
-                st._hpaths, st._stamp = None, stamp
+                st._hpaths, st._stamp, st._names = None, stamp, {}
                 st.embedder_name = st._server_meta_pooled("embedder_name")
                 st.dim = int(st._server_meta_pooled("embedder_dim") or 0)
             return st
@@ -822,7 +861,7 @@ def team_store(url: str, root: str | Path) -> PgStore:
         try:
             from psycopg_pool import ConnectionPool
 
-            st.pool = ConnectionPool(url, min_size=1, max_size=8, open=True, name="ctxmill",
+            st.pool = ConnectionPool(url, min_size=1, max_size=8, open=True, name="ctxmill", configure=_session,
                                      kwargs={"autocommit": True, "application_name": "ctxmill"})
             st.conn.close()
             st.conn = None
@@ -830,6 +869,14 @@ def team_store(url: str, root: str | Path) -> PgStore:
             pass
         _stores[key] = st
         return st
+
+
+def _session(conn) -> None:
+    """Search settings of a reading connection, set once: HNSW's candidate list, and its
+    iterative scan (pgvector 0.8), which keeps walking the graph until enough rows pass the
+    (repo, branch) filter."""
+    conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
 
 def _stamp(path: Path):
