@@ -63,6 +63,11 @@ def test_started_on_demand_warm_and_watching(env, repo):
     st = status(env)
     assert st["pid"] > 0 and [r["root"] for r in st["roots"]] == [str(repo.resolve())]
     assert st["roots"][0]["watching"]
+    deadline = time.monotonic() + 30  # between searches the server reads every file's naming terms ahead
+    while not st["roots"][0]["names_ready"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        st = status(env)
+    assert st["roots"][0]["names_ready"]
     # a save is searchable without any index command: the server's watcher syncs it
     (repo / "billing.py").write_text("def compute_invoice_total(lines):\n    return sum(l.amount for l in lines)\n")
     deadline = time.monotonic() + 30  # a hang guard; benchmarks/server.py measures the delay

@@ -160,3 +160,43 @@ def test_hamming_distances_do_not_wrap_and_the_cut_keeps_the_nearest():
         rest = np.setdiff1d(np.arange(5000), got)
         assert len(got) == n and (np.diff(got) > 0).all()
         assert not len(rest) or dist[got].max() <= dist[rest].min()
+
+
+def test_file_names_are_warmed_ahead_and_kept_across_a_sync_while_the_file_is_unchanged(indexed, monkeypatch):
+    """warm_file_names reads every file's naming terms in batches (what the server does while
+    idle); after a sync only the changed file's are read again, and searches equal those of
+    a cold cache."""
+    root, db = indexed
+    with Store(db, create=False) as store:
+        calls = 0
+        while not sm.warm_file_names(store, batch=50):
+            calls += 1
+        assert calls == 2  # 120 files: batches of 50, 50, then 20 and done
+        cache = sm._cached(store)
+        assert len(cache.files) == 120 and cache.warm_after is None
+        assert sm.warm_file_names(store)  # nothing left
+    (root / "m7.py").write_text("def reconcile_ledger_entries(book):\n    return sorted(book)\n")
+    sync_index(root, db_path=db)
+    read_chunks = []
+    with Store(db, create=False) as store:
+        real = store.conn
+
+        class Spy:  # records which files' chunks are read for their names
+            def execute(self, sql, args=()):
+                if sql.startswith("SELECT path, symbol FROM chunks"):
+                    read_chunks.extend(args)
+                return real.execute(sql, args)
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+        monkeypatch.setattr(store, "conn", Spy())
+        terms = sm.file_terms(store, ["m7.py", "m8.py"])
+        assert read_chunks == ["m7.py"]  # m8.py's names carried over, m7.py's read again
+        from ctxmill.index.rank import stem
+
+        assert stem("reconcile") in terms["m7.py"] and stem("handler") not in terms["m7.py"]
+        assert stem("handler") in terms["m8.py"]
+    warm = [h.to_dict() for h in search("reconcile ledger entries", root, db_path=db, k=5)]
+    sm._caches.clear()
+    assert warm == [h.to_dict() for h in search("reconcile ledger entries", root, db_path=db, k=5)]

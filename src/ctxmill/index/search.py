@@ -299,14 +299,20 @@ class _Cached:
     """What searches of one index keep between queries (the vector matrix, the common terms,
     each file's naming terms), valid while ``Store.state_key()`` is unchanged: a sync that
     commits anything - in this process or another - changes the key, so the next search
-    starts over. Read lazily, each part when first needed."""
+    starts over, from what the last state had where it still holds (the matrix is extended,
+    a file's naming terms are kept while its content hash is the same). Read lazily, each
+    part when first needed, or ahead of need by ``warm_file_names``."""
 
-    def __init__(self, key, prev: _Vectors | None = None):
+    def __init__(self, key, prev: _Vectors | None = None, carried: dict | None = None, warm_after: str | None = ""):
         self.key = key
         self._vectors: _Vectors | None | bool = False  # False: not loaded yet
         self._prev = prev  # the matrix of the index's previous state, to extend
         self._common: frozenset[str] | None = None
-        self.files: dict[str, tuple] = {}  # path -> rank.FileNames, packed
+        # path -> (the file's content hash, rank.FileNames packed), read in this state
+        self.files: dict[str, tuple] = {}
+        # the same from earlier states: used once the file's hash is checked (see _file_names)
+        self.carried: dict[str, tuple] = carried or {}
+        self.warm_after = warm_after  # the last path warm_file_names did ("": none yet, None: all)
 
     def vectors(self, store: Store) -> _Vectors | None:
         if self._vectors is False:
@@ -335,7 +341,10 @@ def _cached(store: Store) -> _Cached:
             if len(_caches) >= 4 and name not in _caches:
                 _caches.pop(next(iter(_caches)))  # the oldest index
             prev = got._vectors if got is not None and isinstance(got._vectors, _Vectors) else None
-            got = _caches[name] = _Cached(key, prev)
+            if got is not None and tuple(got.key[:2]) == tuple(key[:2]):  # the same database and schema
+                got = _caches[name] = _Cached(key, prev, {**got.carried, **got.files}, got.warm_after)
+            else:
+                got = _caches[name] = _Cached(key, prev)
     return got
 
 
@@ -471,27 +480,69 @@ def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:
 
 def _file_names(store: Store, cache: _Cached, paths) -> dict:
     """``rank.FileNames`` of each path, read from the index on first need and kept in the
-    index's cache until the next sync (the same candidate files come back query after query)."""
+    index's cache (the same candidate files come back query after query). After a sync, the
+    names a file had are kept when its content hash is unchanged: one small query instead of
+    reading its chunks again."""
     from ctxmill.index.rank import FileNames, head_doc
 
-    known = cache.files
+    known, carried = cache.files, cache.carried
     missing = [p for p in paths if p not in known]
     for i in range(0, len(missing), 500):
         part = missing[i : i + 500]
         marks = ",".join("?" * len(part))
-        symbols: dict[str, list[str]] = {p: [] for p in part}
+        # hashes first: names read from newer chunks than the hash never pass as current
+        hashes = dict(store.conn.execute(f"SELECT path, hash FROM files WHERE path IN ({marks})", part))
+        todo = []
+        for p in part:
+            old = carried.get(p)
+            if old is not None and old[0] is not None and old[0] == hashes.get(p):
+                known[p] = old
+            else:
+                todo.append(p)
+        if not todo:
+            continue
+        marks = ",".join("?" * len(todo))
+        symbols: dict[str, list[str]] = {p: [] for p in todo}
         for path, symbol in store.conn.execute(
-                f"SELECT path, symbol FROM chunks WHERE path IN ({marks}) AND symbol IS NOT NULL", part):
+                f"SELECT path, symbol FROM chunks WHERE path IN ({marks}) AND symbol IS NOT NULL", todo):
             symbols[path].append(symbol)
         heads = {}
         # the first chunk of each file (SQLite returns the bare columns of the min() row)
         for path, head, _first in store.conn.execute(
                 f"SELECT path, substr(text, 1, 3000), min(start_line) FROM chunks WHERE path IN ({marks}) "
-                f"GROUP BY path", part):
+                f"GROUP BY path", todo):
             heads[path] = head
-        for p in part:
-            known[p] = FileNames(p, symbols[p], head_doc(heads.get(p) or "")).packed()
-    return {p: FileNames.unpack(known[p]) for p in paths}
+        for p in todo:
+            known[p] = (hashes.get(p), FileNames(p, symbols[p], head_doc(heads.get(p) or "")).packed())
+    return {p: FileNames.unpack(known[p][1]) for p in paths}
+
+
+WARM_BATCH = 256  # files a call of warm_file_names reads: a few milliseconds, so a search never waits long
+WARM_MAX_FILES = 100_000  # beyond this many files, names are read on first need only (~1 KB a file)
+
+
+def warm_file_names(store: Store, batch: int = WARM_BATCH) -> bool:
+    """Read the naming terms of the next ``batch`` indexed files that the cache does not hold
+    yet; True when there are none left. A server calls it while idle, so that a search whose
+    candidates come from files no search has met yet finds their names ready: at 100k chunks
+    reading them took ~15% of such a search's CPU. Files a sync changes later are read again
+    on first need (their old names are dropped by the hash check)."""
+    rank = _rank_module()
+    if rank is None or not hasattr(rank, "FileNames"):
+        return True
+    cache = _cached(store)
+    after = cache.warm_after
+    if after is None:
+        return True
+    if len(cache.files) + len(cache.carried) >= WARM_MAX_FILES:
+        cache.warm_after = None
+        return True
+    paths = [r[0] for r in store.conn.execute(
+        "SELECT DISTINCT path FROM chunks WHERE path > ? ORDER BY path LIMIT ?", (after, batch))]
+    if paths:
+        _file_names(store, cache, paths)
+    cache.warm_after = paths[-1] if len(paths) == batch else None
+    return cache.warm_after is None
 
 
 def _rows(store: Store, ids: list[int]) -> dict[int, tuple]:

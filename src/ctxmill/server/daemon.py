@@ -33,6 +33,7 @@ IDLE_SECONDS = float(os.environ.get("CTXMILL_SERVER_IDLE", "3600"))
 MAX_REQUEST_BYTES = 1 << 20
 REQUEST_READ_SECONDS = 30.0
 CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
+WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
 
 
 class RootState:
@@ -51,6 +52,7 @@ class RootState:
         self.error: str | None = None
         self.watcher = None  # watch.RootWatcher once watching
         self.db_ident: tuple | None = None  # (device, inode) of the database that sync wrote
+        self.names_ready = False  # every file's naming terms are in the search cache (warm_loop)
 
     @property
     def dirty(self) -> bool:
@@ -74,6 +76,9 @@ class Server:
         self.sync_pool = ThreadPoolExecutor(2, thread_name_prefix="ctxmill-sync")
         self.busy = 0
         self.busy_lock = threading.Lock()
+        self.searching = 0  # searches in flight (warm_loop works only while there are none)
+        self.last_search_end = 0.0
+        self.warm_wanted = threading.Event()
         self.unix: socketserver.UnixStreamServer | None = None
 
     # ------------------------------------------------------------------ requests
@@ -95,7 +100,13 @@ class Server:
                 self.sync(st, force=True)  # edits made before the watcher was in place: walk once
             elif st.dirty and st.last_sync is not None:
                 self.sync(st)  # a save the watcher saw: search what is on disk now
-            hits = self.search_pool.submit(self._search, st, req).result()
+            self.searching += 1
+            try:
+                hits = self.search_pool.submit(self._search, st, req).result()
+            finally:
+                self.searching -= 1
+                self.last_search_end = time.monotonic()
+                self.warm_wanted.set()
             reply = {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watching}
             if req.get("print"):
                 from ctxmill.hits import hits_json, hits_text
@@ -230,6 +241,39 @@ class Server:
         except Exception:
             traceback.print_exc()
 
+    # ------------------------------------------------------------------ warming
+
+    def warm_loop(self) -> None:
+        """Between searches, read ahead what a search needs of each index it has searched:
+        every file's naming terms (``search.warm_file_names``), a few milliseconds at a time
+        and only while no search is running, so a search never waits behind more than one
+        batch. A search whose candidates come from files no search met before then skips
+        reading their chunks."""
+        while True:
+            self.warm_wanted.wait()
+            self.warm_wanted.clear()
+            for st in list(self.states.values()):
+                while st.last_sync is not None and not st.error:
+                    if self.searching or st.lock.locked() or time.monotonic() - self.last_search_end < WARM_IDLE_SECONDS:
+                        time.sleep(WARM_IDLE_SECONDS)
+                        continue
+                    try:
+                        st.names_ready = self._warm_once(st)
+                    except Exception:  # a warm cache is a nicety: a search reads what it needs itself
+                        traceback.print_exc()
+                        st.names_ready = True
+                    if st.names_ready:
+                        break
+
+    def _warm_once(self, st: RootState) -> bool:
+        import importlib
+
+        from ctxmill import index
+
+        search = importlib.import_module("ctxmill.index.search")
+        with index._reader(st.root, st.db) as store:
+            return search.warm_file_names(store)
+
     # ------------------------------------------------------------------ life
 
     def status(self) -> dict:
@@ -239,6 +283,7 @@ class Server:
             last = st.last_report or {}
             roots.append({"root": st.root, "db": st.db, "watching": st.watching, "in_sync": not st.dirty,
                           "syncing": st.lock.locked(), "last_sync": st.last_sync, "error": err,
+                          "names_ready": st.names_ready,
                           "last_sync_counts": {k: last[k] for k in ("files_changed", "files_deleted",
                                                                      "chunks_embedded", "seconds") if k in last}})
         return {"pid": os.getpid(), "uptime_seconds": round(time.time() - self.started, 1),
@@ -352,6 +397,7 @@ def main() -> None:
     ours = path.stat().st_ino  # at exit, remove the socket only if a newer server has not replaced it
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=app.shutdown, daemon=True).start())
     threading.Thread(target=app.idle_loop, daemon=True, name="idle").start()
+    threading.Thread(target=app.warm_loop, daemon=True, name="warm").start()
     print(f"ctxmill server {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     try:
         unix.serve_forever(poll_interval=0.2)
