@@ -53,6 +53,7 @@ class Rule:
     weight: float  # how specific the changed tokens are
     at_start: bool = False  # the region began its example's text (so: at a line start)
     at_end: bool = False
+    indent: str = ""  # the indentation of the example's line where the region starts
     key: str = field(default="")  # a concrete token every match contains (for a quick index)
 
 
@@ -96,7 +97,10 @@ def rules_for(old: str, new: str) -> list[Rule]:
         key = max(concrete, key=lambda t: (WEIGHT[kind(t)], len(t)), default="")
         if not key:  # a pure insertion (or only holes): index it by its nearest context token
             key = next((t for t in left + right if kind(t) != "nl"), "")
-        out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), key))
+        at_char = a[i1][1] if i1 < len(a) else len(old)
+        line = old[old.rfind("\n", 0, at_char) + 1:]
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), indent=indent, key=key))
     return out
 
 
@@ -166,6 +170,12 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
         else:
             end = toks[p + n - 1][2]
         new = "".join(piece if isinstance(piece, str) else filled.get(piece, "") for piece in rule.after)
+        if "\n" in new:
+            # lines the rule writes take the site's indentation, not the example's
+            line = text[text.rfind("\n", 0, start) + 1:]
+            indent = line[:len(line) - len(line.lstrip(" \t"))]
+            if indent != rule.indent:
+                new = re.sub("\n" + re.escape(rule.indent) + r"(?=[^\n])", "\n" + indent.replace("\\", r"\\"), new)
         if n and not left:
             new = new.lstrip(" \t")
         if n and not right:
@@ -189,6 +199,10 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def _balance(text: str) -> int:
+    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+
+
 def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, confidence, reason)] for the edit's rules at other sites.
 
@@ -210,6 +224,8 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
         return []  # nothing, or a rewrite rather than an edit to repeat
     per_file = {}
     per_rule: dict[int, int] = {}
+    # how the example moved the bracket balance (0 for nearly every edit): a site must move it alike
+    balanced = sum(_balance(h.new_text) - _balance(h.old_text) for h in hunks) == 0
     for path, text in files.items():
         if not any(r.key in text for r in rules):
             continue
@@ -259,8 +275,8 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
                 pos = m.end
             piece.append(text[pos:s1])
             new = "".join(piece)
-            if new == text[s0:s1]:
-                continue
+            if new == text[s0:s1] or balanced and _balance(new) != _balance(text[s0:s1]):
+                continue  # unchanged, or brackets left open that the example kept balanced
             best = max(g, key=lambda f: f[3])
             r = rules[best[4]]
             feats = {
