@@ -147,3 +147,53 @@ def test_many_sections_with_one_title_compile_with_unique_ids():
     doc = compile_document(text.encode(), name="notes.md")
     ids = [s.id for s in doc.sections]
     assert len(ids) == 2000 and len(set(ids)) == 2000 and ids[1999] == "s-notes-2000"
+
+
+# --- plain lines skip the block rules; they must not change what the rules decide ------------
+
+_LINES = ["", "", "a", "word", "Hello world, this is prose.", "    x = 1", "- item", "1. one", "a) x", "(ii) y",
+          "for x in y:", "def f(x):", "}", "x,", "foo(bar)", "# Heading", "## H2", "Table 1: cap", "1 Introduction",
+          "A.1 Appendix", "References", "Abstract", "$$", "$$ x $$", "[^1]: note", "| a | b |", "|---|---|",
+          "<table><tr><td>1</td></tr></table>", "```py", "~~~", "![a](b.png)", "// c", "int x;", "٣ arabic",
+          "\u3000wide", "x" * 17, "Σ", "• bullet", "return y", "import os", "if", "  indented text"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=150), st.integers(1, 3), st.booleans())
+def test_plain_lines_take_the_short_road_to_the_same_blocks(lines, repeat, markdown):
+    from ctxmill.model import Line, Page
+
+    lines = lines * repeat  # repeats make runs of 64+ tiny paragraphs
+    page = Page(number=2, lines=[Line(text=t) for t in lines])
+    fast = blocks._coalesce_tiny(blocks._text_blocks(page, markdown), 2)
+    every_rule = blocks._coalesce_tiny(blocks._text_blocks(page, markdown, set(range(len(lines)))), 2)
+    assert fast == every_rule
+
+
+def test_the_block_rules_run_on_few_lines_of_a_page_of_plain_lines(monkeypatch):
+    calls = _count_calls(monkeypatch, blocks, "_code_score")
+    text = "Title line here\n\n" + "word\n" * 20_000 + "\nx = f(y)\n"
+    doc = compile_document(text.encode(), name="words.md")
+    assert calls["n"] <= 5
+    assert doc.markdown.count("word") == 20_000
+
+
+# --- token offsets of a long text, window by window -------------------------------------------
+
+_CHARS = list("abc XYZ  .,;-'\"\t") + ["é", "e\u0301", "ﬁ", "\u00a0", "¨", "ﾞ", "가", "😀", "𝐀", "٣", "\u3000", "   ",
+                                       "'s", "'ll", "\u2028", "ǆ", "Σ", "12", "$", "|"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_CHARS), max_size=400).map("".join), st.sampled_from([8, 40, 200]))
+def test_windowed_token_offsets_are_the_offsets_of_the_whole_text(text, window):
+    from ctxmill.render import chunks
+    from ctxmill.tokens import token_offsets
+
+    old = chunks._WINDOW
+    chunks._WINDOW = window
+    try:
+        got = [(a + x, a + y) for a, offs in chunks._offsets(text) for x, y in offs]
+    finally:
+        chunks._WINDOW = old
+    assert got == token_offsets(text)

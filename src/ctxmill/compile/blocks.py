@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from operator import attrgetter
 
 from ctxmill.compile import conservation, layout, tables
 from ctxmill.compile.headings import parse_number
@@ -29,6 +30,8 @@ UNNUMBERED_HEADINGS = {
     "introduction", "supplementary material", "literature cited", "works cited",
 }
 BIBLIOGRAPHY_TITLES = {"references", "bibliography", "literature cited", "works cited", "reference list"}
+_BBOX = attrgetter("bbox")
+_SPANS = attrgetter("spans")
 
 
 def run(doc: Document, options: CompileOptions) -> None:
@@ -39,7 +42,8 @@ def run(doc: Document, options: CompileOptions) -> None:
     for page in pages:
         if not page.lines:
             continue
-        if any(line.bbox is not None and line.spans for line in page.lines):
+        # (the bbox scan first: it runs in C, and a page of text input has no bbox at all)
+        if any(map(_BBOX, page.lines)) and any(line.bbox is not None and line.spans for line in page.lines):
             before = [ln.text for ln in page.lines]
             if layout.strip_line_numbers(page):  # review copies: "282 5.1 Ablation Study"
                 conservation.note_dropped(doc, page.number, "line-number", before, page.lines)
@@ -48,7 +52,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             ctx.columns = layout.column_bounds(page, g, ctx.left, ctx.right)
             blocks.extend(_geo_blocks(page, ctx, doc))
         else:
-            blocks.extend(_coalesce_tiny(_text_blocks(page, markdown)))
+            blocks.extend(_coalesce_tiny(_text_blocks(page, markdown), page.number))
     for i, b in enumerate(blocks):
         b.id = f"b{i}"
     doc.blocks = blocks
@@ -64,12 +68,13 @@ class _Context:
         sizes: Counter[float] = Counter()
         lefts: Counter[int] = Counter()
         rights: Counter[int] = Counter()
-        for p in pages:
-            for ln in p.lines:
+        for p in pages:  # only lines with spans or a box count: filter() skips the rest in C
+            for ln in filter(_SPANS, p.lines):
                 for s in ln.spans:
                     if not s.superscript:
                         sizes[round(s.size, 1)] += len(s.text)
-                if ln.bbox and len(ln.text) > 40:
+            for ln in filter(_BBOX, p.lines):
+                if len(ln.text) > 40:
                     lefts[round(ln.bbox[0])] += 1
                     rights[round(ln.bbox[2])] += 1
         self.body_size = sizes.most_common(1)[0][0] if sizes else 10.0
@@ -455,32 +460,83 @@ def _code_score(text: str) -> int:
     return 0
 
 
-def _text_blocks(page: Page, markdown: bool) -> list[Block]:
+# Lines that some rule of _text_blocks below might read as more than running text: a fence, an
+# HTML or pipe table, an image, a Markdown heading, display math, a footnote, indented code, a
+# list marker, or a line _code_score could score (a comment start, a keyword start, or one of
+# its punctuation marks anywhere). Every other line is plain text, whatever the rules say, so
+# one scan of the page finds the lines worth the rules' ~15 regex calls and the rest cost a
+# strip() each (a page of 100,000 one-word lines spent 2 s in the rules).
+_CODE_KEYWORDS = ("while|if|elif|for|def|class|return|continue|break|else|try|except|import|from|let|const|var|"
+                  "function|async|await|yield|raise|with")
+_RULE_LINE_RE = re.compile(
+    r"^(?:[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)]|(?:" + _CODE_KEYWORDS + r")\b)"
+    r"|    |[^\n]*[=(){}\[\]:,;#])",
+    re.M,
+)
+
+
+def _rule_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines a rule of _text_blocks may apply to (a superset: the rules decide)."""
+    text = "\n".join(lines)
+    if text.count("\n") != len(lines) - 1:  # a line holding a line break: take no short cut
+        return set(range(len(lines)))
+    found: set[int] = set()
+    idx, pos = 0, 0
+    for m in _RULE_LINE_RE.finditer(text):
+        idx += text.count("\n", pos, m.start())
+        pos = m.start()
+        found.add(idx)
+    return found
+
+
+def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None) -> list:
     lines = [ln.text for ln in page.lines]
-    out: list[Block] = []
+    # Blocks, and a plain str for a one-line paragraph: most of a page of short lines ends up
+    # joined by _coalesce_tiny, and a Block apiece was most of their cost
+    out: list = []
     i = 0
     n = len(lines)
     pno = page.number
     para: list[str] = []
+    rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
     # code scores once per line, with where each run of code-like lines ends and a running
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
-    # run from every line in it (10,000 "# comment" lines were 100 million regex matches)
-    score = [_code_score(t) if t.strip() else 0 for t in lines]
-    run_end = [n] * (n + 1)
-    for k in range(n - 1, -1, -1):
-        run_end[k] = run_end[k + 1] if score[k] else k
-    strong_before = [0] * (n + 1)
-    for k in range(n):
-        strong_before[k + 1] = strong_before[k] + (score[k] == 2)
+    # run from every line in it (10,000 "# comment" lines were 100 million regex matches).
+    # Only rule lines can score.
+    score = {k: sc for k in sorted(rule_lines) if (sc := _code_score(lines[k]) if lines[k].strip() else 0)}
+    run_end: dict[int, int] = {}
+    strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
+    strong = 0
+    for k in score:  # ascending
+        strong += score[k] == 2
+        strong_upto[k] = strong
+    for k in reversed(score):
+        run_end[k] = run_end[k + 1] if k + 1 in score else k + 1
 
     def flush_para():
         if para:
-            text = "\n".join(para)
-            out.append(Block(BlockKind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
+            if len(para) == 1:
+                out.append(para[0])  # a str: a Block once _coalesce_tiny has decided
+            else:
+                text = "\n".join(para)
+                out.append(Block(BlockKind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
             para.clear()
 
     while i < n:
         raw = lines[i]
+        if i not in rule_lines:  # plain text (or blank)
+            s = raw.strip()
+            if s and markdown:
+                para.append(s)
+            elif para:
+                if len(para) == 1:
+                    out.append(para.pop())
+                else:
+                    flush_para()
+            if s and not markdown:
+                out.append(s)
+            i += 1
+            continue
         s = raw.strip()
         if not s:
             flush_para()
@@ -564,9 +620,9 @@ def _text_blocks(page: Page, markdown: bool) -> list[Block]:
                 i = j
                 continue
         # an unfenced code run (pseudocode in OCR text)
-        if score[i]:
+        if i in score:
             j = run_end[i]
-            strong = strong_before[j] - strong_before[i]
+            strong = strong_upto[j - 1] - strong_upto[i] + (score[i] == 2)
             if j - i >= 3 and strong >= 2 and strong >= (j - i) * 0.5:
                 flush_para()
                 out.append(Block(BlockKind.CODE, "\n".join(lines[i:j]), pno, attrs={"language": None}))
@@ -584,7 +640,7 @@ def _text_blocks(page: Page, markdown: bool) -> list[Block]:
             continue
         # OCR text: one line is one paragraph (or heading, list item, caption, footnote)
         flush_para()
-        out.append(Block(BlockKind.PARAGRAPH, s, pno, attrs={"_line_texts": [s]}))
+        out.append(s)
         i += 1
     flush_para()
     return out
@@ -600,32 +656,46 @@ TINY_CHARS = 16
 TINY_GROUP = 256
 
 
-def _tiny(b: Block) -> bool:
-    t = b.text
-    return (b.kind is BlockKind.PARAGRAPH and len(t) <= TINY_CHARS and "\n" not in t
-            and not HEADING_NUM_RE.match(t) and not CAPTION_RE.match(t) and t.strip().lower() not in UNNUMBERED_HEADINGS)
+def _tiny_text(t: str) -> bool:
+    if len(t) > TINY_CHARS or "\n" in t:
+        return False
+    c = t[:1]
+    if (c.isdigit() or "A" <= c <= "Z") and (HEADING_NUM_RE.match(t) or CAPTION_RE.match(t)):
+        return False  # (both need a digit or a capital first)
+    return t.strip().lower() not in UNNUMBERED_HEADINGS
 
 
-def _coalesce_tiny(blocks: list[Block]) -> list[Block]:
-    if len(blocks) < TINY_RUN:
-        return blocks
+def _tiny(b) -> bool:
+    if type(b) is str:
+        return _tiny_text(b)
+    return b.kind is BlockKind.PARAGRAPH and _tiny_text(b.text)
+
+
+def _coalesce_tiny(items: list, page: int) -> list[Block]:
+    """Blocks of a page of text input (a str is a one-line paragraph), runs of TINY_RUN or more
+    tiny paragraphs joined into paragraphs of TINY_GROUP lines."""
+    def block(b) -> Block:
+        return Block(BlockKind.PARAGRAPH, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b
+
+    if len(items) < TINY_RUN:
+        return list(map(block, items))
+    flags = list(map(_tiny, items))
     out: list[Block] = []
-    i, n = 0, len(blocks)
+    i, n = 0, len(items)
     while i < n:
-        if not _tiny(blocks[i]):
-            out.append(blocks[i])
+        if not flags[i]:
+            out.append(block(items[i]))
             i += 1
             continue
         j = i
-        while j < n and _tiny(blocks[j]):
+        while j < n and flags[j]:
             j += 1
         if j - i < TINY_RUN:
-            out.extend(blocks[i:j])
+            out.extend(map(block, items[i:j]))
         else:
             for k in range(i, j, TINY_GROUP):
-                texts = [b.text for b in blocks[k:min(j, k + TINY_GROUP)]]
-                out.append(Block(BlockKind.PARAGRAPH, "\n".join(texts), blocks[k].page,
-                                 attrs={"_line_texts": texts}))
+                texts = [b if type(b) is str else b.text for b in items[k:min(j, k + TINY_GROUP)]]
+                out.append(Block(BlockKind.PARAGRAPH, "\n".join(texts), page, attrs={"_line_texts": texts}))
         i = j
     return out
 

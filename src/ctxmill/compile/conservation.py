@@ -85,18 +85,59 @@ def _strip_markup(text: str) -> str:
     return _MARKUP.sub(lambda m: " " + (m.group(1) or "") + " ", text)
 
 
+# the same markup as one line at a time would see it, for all of a page's lines joined by "\n":
+# no match crosses a line end
+_MARKUP_LINES = re.compile(r"<[^<>\n]{1,200}>|&#?\w{1,8};|\\[A-Za-z]+|!\[([^\]\n]*)\]\([^)\n]*\)")
+_HYPHEN_END = re.compile(r"\w-[^\S\n]*$", re.M)
+
+
+def _line_words(texts: list[str], markup: bool) -> list[str] | None:
+    """Normalised text of each line (NFKC, lower case, markup out), in one pass over the page:
+    the per-line calls cost ~3 us a line, most of a page of one-word lines. None when a line
+    holds a line break of its own (the split would not give the lines back)."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return None
+    if markup:
+        joined = _MARKUP_LINES.sub(lambda m: " " + (m.group(1) or "") + " ", joined)
+    if _SUPS.search(joined):
+        joined = _SUPS.sub(r" \1", joined)
+    # NFKC composes nothing across "\n" and str.lower's final-sigma rule stops at it, so this
+    # equals words() line by line
+    norm = unicodedata.normalize("NFKC", joined).lower()
+    parts = norm.split("\n")
+    return parts if len(parts) == len(texts) else None
+
+
 def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
     """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation")."""
+    texts = [ln.text for ln in page.lines]
+    norm = _line_words(texts, markup)
+    if norm is not None:
+        raw = "\n".join(texts)
+        if not _HYPHEN_END.search(raw):  # no pairs: every word of the page in one scan
+            return _WORD.findall("\n".join(norm)), []
+        ends = set()
+        line_no, pos = 0, 0
+        for m in _HYPHEN_END.finditer(raw):  # line index of each hyphen end
+            line_no += raw.count("\n", pos, m.start())
+            pos = m.start()
+            ends.add(line_no)
+        line_words = lambda i: _WORD.findall(norm[i])  # noqa: E731
+        hyphen_end = ends.__contains__
+    else:
+        line_words = lambda i: words(_strip_markup(texts[i]) if markup else texts[i])  # noqa: E731
+        hyphen_end = lambda i: bool(re.search(r"\w-\s*$", texts[i]))  # noqa: E731
     out: list[str] = []
     pairs: list[tuple[str, str]] = []
     carry = None
-    for ln in page.lines:
-        ws = words(_strip_markup(ln.text) if markup else ln.text)
+    for i in range(len(texts)):
+        ws = line_words(i)
         if carry is not None and ws:
             pairs.append((carry, ws[0]))
             ws = ws[1:]
         carry = None
-        if ws and re.search(r"\w-\s*$", ln.text):
+        if ws and hyphen_end(i):
             carry = ws.pop()
         out.extend(ws)
     if carry is not None:
@@ -136,13 +177,19 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
     """(conservation summary, removed pieces) for a compiled document (markdown already rendered)."""
     md = doc.markdown
     out_by_page: dict[int, Counter] = {}
+    one_page: dict[int, list[str]] = {}  # the text of blocks on one page, counted in one call
     for b in doc.blocks:
         span = doc.block_spans.get(b.id)
         if span is None:
             continue
+        if b.last_page == b.page:
+            one_page.setdefault(b.page, []).append(md[span[0]:span[1]])
+            continue
         c = Counter(words(md[span[0]:span[1]]))
         for p in range(b.page, b.last_page + 1):
             out_by_page.setdefault(p, Counter()).update(c)
+    for p, texts in one_page.items():  # words of "a\nb" are the words of a, then of b
+        out_by_page.setdefault(p, Counter()).update(words("\n".join(texts)))
     removed = _removed_pieces(doc)
     removed_by_page: dict[int, list[tuple[str, Counter]]] = {}
     removed_by_dropped: dict[int, list[dict]] = {}
@@ -167,24 +214,55 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         def take(w: str, pools=pools, rem_pools=rem_pools) -> str | None:
             return _take(w, pools, rem_pools)
 
-        items = [(w,) for w in ws] + [(a, b) for a, b in pairs]
-        for item in items:
-            if len(item) == 1:
-                where = take(item[0])
-                n = 1
-            else:  # joined ("conservation") or kept as a compound ("context-collapse")
-                a, b = item
-                n = 2
-                where = take(a + b)
-                if where is None:
-                    wa, wb = take(a), take(b)
-                    where = wa if wa is not None and wb is not None else None
+        # Single words first, each from the first pool that still has it: for k copies of one
+        # word that is the same as taking them one by one, done once per distinct word.
+        # removed.json lists reasons in the order their first word was met: kept from the page
+        # position of the copy that first went to each reason.
+        rem_n: dict[str, int] = {}
+        rem_at: dict[str, int] = {}
+        where_is: dict[str, list[int]] | None = None
+        for w, k in Counter(ws).items():
+            for pool in pools:
+                have = pool[w]
+                if have > 0:
+                    t = min(k, have)
+                    pool[w] = have - t
+                    kept += t
+                    k -= t
+                    if not k:
+                        break
+            if k:
+                for reason, pool in rem_pools:
+                    have = pool[w]
+                    if have > 0:
+                        t = min(k, have)
+                        pool[w] = have - t
+                        if where_is is None:
+                            where_is = {}
+                            for i, x in enumerate(ws):
+                                where_is.setdefault(x, []).append(i)
+                        at = where_is[w][len(where_is[w]) - k]  # the first copy of w taken here
+                        if reason not in rem_at or at < rem_at[reason]:
+                            rem_at[reason] = at
+                        rem_n[reason] = rem_n.get(reason, 0) + t
+                        k -= t
+                        if not k:
+                            break
+                lost += k
+        for reason in sorted(rem_at, key=rem_at.__getitem__):
+            rem[reason] = rem_n[reason]
+        for a, b in pairs:  # then the hyphenated pairs, in order
+            # joined ("conservation") or kept as a compound ("context-collapse")
+            where = take(a + b)
+            if where is None:
+                wa, wb = take(a), take(b)
+                where = wa if wa is not None and wb is not None else None
             if where == "out":
-                kept += n
+                kept += 2
             elif where is not None:
-                rem[where] += n
+                rem[where] += 2
             else:
-                lost += n
+                lost += 2
         for r in removed_by_dropped.get(page.number, []):
             rem[r["reason"]] += len(words(r["text"]))
         n_in = len(ws) + 2 * len(pairs) + sum(len(words(r["text"])) for r in removed_by_dropped.get(page.number, []))
@@ -192,7 +270,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         row = {
             "page": page.number,
             "source": "ocr" if page.ocr else ("invisible" if page.invisible_chars else "text"),
-            "chars_in": sum(len(ln.text.strip()) for ln in page.lines),
+            "chars_in": sum(map(len, map(str.strip, [ln.text for ln in page.lines]))),
             "words_in": n_in, "words_out": kept, "words_removed": removed_n, "words_lost": lost,
             "share": round((kept + removed_n) / n_in, 4) if n_in else 1.0,
             "removed": dict(rem),

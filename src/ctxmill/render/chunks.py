@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Chunk, Document
-from ctxmill.tokens import count_many, count_tokens, token_offsets
+from ctxmill.tokens import count_many, count_tokens, get_tokenizer, token_offsets
 
 _ATOMIC = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CODE, BlockKind.EQUATION}
 _KIND_NAME = {
@@ -33,8 +33,10 @@ _KIND_NAME = {
     BlockKind.CODE: "code", BlockKind.EQUATION: "equation", BlockKind.REFERENCE: "references",
 }
 # Sentence ends: ". " before a capital/quote/bracket, not after common abbreviations.
+# (The lookahead for the mark first: the nine lookbehinds then run at marks only, not at every
+# character of a long paragraph. Same matches.)
 _SENT_END = re.compile(
-    r"(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bvs)(?<!\bSec)(?<!\bEq)(?<!\b[A-Z])"
+    r"(?=[.!?])(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bvs)(?<!\bSec)(?<!\bEq)(?<!\b[A-Z])"
     r"[.!?][\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
 )
 
@@ -103,9 +105,11 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
     return units
 
 
-def _pieces(text: str, budget: int, table: bool, tokens: int | None = None) -> list[tuple[int, int, str | None]]:
+def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
+            offsets: list | None = None) -> list[tuple[int, int, str | None]]:
     """Split one over-budget unit into exact sub-spans (start, end, context); ``tokens`` is
-    the unit's count when known (a unit with no place to cut is then not counted again)."""
+    the unit's count when known (a unit with no place to cut is then not counted again),
+    ``offsets`` its token offsets (windows of _offsets) when known."""
     lines = text.split("\n")
     if table:
         header_idx = next((k for k, ln in enumerate(lines) if re.match(r"^\s*\|?\s*:?-{3,}", ln)), None)
@@ -144,7 +148,8 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None) -> l
             if cs is not None:
                 out.append((cs, ce, None))
                 cs, ct = None, 0
-            out.extend((a + x, a + y, None) for x, y in _token_cut(text[a:b], budget))
+            whole = offsets if (a, b) == (0, len(text)) else None
+            out.extend((a + x, a + y, None) for x, y in _token_cut(text[a:b], budget, whole))
             continue
         if cs is None:
             cs, ce, ct = a, b, t
@@ -158,18 +163,74 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None) -> l
     return out
 
 
-def _token_cut(text: str, budget: int) -> list[tuple[int, int]]:
-    """Last resort for one sentence longer than the budget: cut at token boundaries."""
-    offs = token_offsets(text)
-    out, start, n = [], 0, 0
-    for _, e in offs:
-        n += 1
-        if n >= budget - 1:
-            out.append((start, e))
-            start, n = e, 0
+def _token_cut(text: str, budget: int, windows: list | None = None) -> list[tuple[int, int]]:
+    """Last resort for one sentence longer than the budget: cut at token boundaries (after
+    every ``budget - 1`` tokens)."""
+    windows = windows if windows is not None else _offsets(text)
+    out, start = [], 0
+    for e in _token_ends(windows, budget - 2, budget - 1):
+        out.append((start, e))
+        start = e
     if start < len(text):
         out.append((start, len(text)))
     return [(a, b) for a, b in out if b > a]
+
+
+def _token_ends(windows: list, first: int, step: int) -> list[int]:
+    """End offsets of tokens number first, first + step, ... (0-based) over the windows."""
+    out: list[int] = []
+    base = 0  # number of the window's first token
+    for shift, offs in windows:
+        n = len(offs)
+        if base + n > first:
+            g = first if base <= first else first + -(-(base - first) // step) * step
+            out.extend(shift + offs[k - base][1] for k in range(g, base + n, step))
+        base += n
+    return out
+
+
+# Token offsets of a long text, window by window. The tokenizer (NFKC, then the byte-level
+# pre-tokenizer's regex, then BPE inside each piece) always has a piece boundary where a space
+# follows a character that is not whitespace: no regex piece holds a non-space then a space,
+# and NFKC composes nothing with a space. So the text cut there tokenizes to the same tokens
+# with the same offsets (shifted), and the windows cost ~half of one 500 KB encode, whose
+# offset tracking grows with the length of the string.
+_WINDOW = 8192
+_CUT_BEFORE = re.compile(r"(?<=\S) ")
+_windowed: bool | None = None
+
+
+def _can_window() -> bool:
+    global _windowed
+    if _windowed is None:
+        tok = get_tokenizer()
+        pre = json.loads(tok.pre_tokenizer.__getstate__()) if tok.pre_tokenizer is not None else {}
+        norm = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else {"type": "NFKC"}
+        _windowed = (pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
+                     and norm.get("type") in ("NFKC", "NFC"))
+    return _windowed
+
+
+def _offsets(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
+    """``token_offsets(text)`` as (shift, offsets within the window) per window of about
+    _WINDOW characters (one window for a short text)."""
+    if len(text) <= 2 * _WINDOW or not _can_window():
+        return [(0, token_offsets(text))]
+    starts = [0]
+    while True:
+        m = _CUT_BEFORE.search(text, starts[-1] + _WINDOW)
+        if m is None or len(text) - m.start() < _WINDOW // 2:
+            break
+        starts.append(m.start())
+    ends = starts[1:] + [len(text)]
+    encs = get_tokenizer().encode_batch([text[a:b] for a, b in zip(starts, ends, strict=True)],
+                                        add_special_tokens=False)
+    return [(a, e.offsets) for a, e in zip(starts, encs, strict=True)]
+
+
+def _no_cut(text: str) -> bool:
+    """_pieces finds no sentence end and no line end to cut ``text`` at (one segment)."""
+    return "\n" not in text[:-1] and _SENT_END.search(text) is None
 
 
 def _trim(md: str, s: int, e: int) -> tuple[int, int]:
@@ -204,8 +265,17 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # is exact -- tests/test_chunks*.py check it against a fresh count of every chunk).
     sections = [u for u in (_units_of_section(doc, blocks) for _, blocks in groups) if u]
     flat = [u for units in sections for u in units]
-    for u, t in zip(flat, count_many([md[u.start : u.end] for u in flat]), strict=True):
-        u.tokens = t
+    # A long unit with no place to cut but token boundaries needs its token offsets anyway:
+    # their number is its count (one pass over it instead of two).
+    offsets: dict[int, list] = {}
+    for k, u in enumerate(flat):
+        if u.end - u.start > 8 * budget and not u.table and _no_cut(md[u.start : u.end]):
+            offsets[k] = _offsets(md[u.start : u.end])
+            u.tokens = sum(len(offs) for _, offs in offsets[k])
+    rest = [k for k in range(len(flat)) if k not in offsets]
+    for k, t in zip(rest, count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
+        flat[k].tokens = t
+    unit_offsets = {id(flat[k]): o for k, o in offsets.items()}
     gap_cache: dict[str, int] = {}
 
     def gap_cost(gap: str) -> int:
@@ -230,7 +300,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             if u.tokens > budget:
                 flush()
                 text = md[u.start : u.end]
-                for a, b, ctx in _pieces(text, budget, u.table, u.tokens):
+                for a, b, ctx in _pieces(text, budget, u.table, u.tokens, unit_offsets.get(id(u))):
                     specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks, None))
                 continue
             if cur:

@@ -9,5 +9,6 @@ def read_markdown(text: str) -> PageStream:
     chunks = text.split("\f")
     pages = []
     for i, chunk in enumerate(chunks):
-        pages.append(Page(number=i + 1, lines=[Line(text=s.rstrip("\n")) for s in chunk.split("\n")]))
+        # (split on "\n": no piece holds one, so each is its line verbatim)
+        pages.append(Page(number=i + 1, lines=list(map(Line, chunk.split("\n")))))
     return PageStream(pages=pages, kind="markdown", declared_pages=len(pages), input_chars=len(text))
