@@ -393,3 +393,25 @@ def test_store_command_prints_url_last(team_server, tmp_path):
     none = subprocess.run([*CTXMILL, "store", "status", "--data", str(tmp_path / "nothing")], env=env,
                           capture_output=True, text=True, timeout=60)
     assert none.returncode == 1 and "no store" in none.stdout
+
+
+def test_surfaces_follow_ctxmill_store(team_env, tmp_path, monkeypatch):
+    """With CTXMILL_STORE set, what the surfaces call (ask's retrieval, `ctxmill search`) syncs
+    into and searches the team store, and no local SQLite index is made."""
+    import json
+
+    from ctxmill.ask import retrieve
+    from ctxmill.locations import default_db_path
+
+    url = team_env
+    root = _repo(tmp_path / "surfaces", ("index",))
+    monkeypatch.setenv("CTXMILL_STORE", url)
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "surfaces")
+    hits = retrieve("recompute Merkle folder nodes above changed paths", root, 5, None, sync=True)
+    assert hits and hits[0].path == "index/merkle.py"
+    assert not default_db_path(root).exists()
+    got = _cli(["search", "recompute Merkle folder nodes above changed paths", "--root", str(root), "--json"],
+               _env(), root)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)[0]["path"] == "index/merkle.py"
+    assert not default_db_path(root).exists()
