@@ -90,6 +90,14 @@ def test_another_users_server_refuses_us_and_its_folder_is_not_used(base):
         s.close()
         assert reply == {"ok": False, "error": "this server serves its own user only"}
         assert marshal.dumps(reply)  # a plain frame, no status of theirs in it
+        # a caller slower to send than the server to refuse still gets the refusal, not EPIPE
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(str(sock_path))
+        time.sleep(0.5)
+        send_frame(s, {"op": "status", "protocol": PROTOCOL})
+        assert recv_frame(s) == reply
+        s.close()
     finally:
         proc.kill()
         proc.wait(timeout=30)

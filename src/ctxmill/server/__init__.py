@@ -161,7 +161,10 @@ def call(op: str, *, start: bool = True, timeout: float = 600.0, **args) -> dict
             raise ServerUnavailable("no server running") from None
         conn = _start_and_connect(path, timeout)
     try:
-        send_frame(conn, {"op": op, "protocol": PROTOCOL, **args})
+        try:
+            send_frame(conn, {"op": op, "protocol": PROTOCOL, **args})
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it answered without reading (a refusal) and closed: its answer may still be there
         reply = recv_frame(conn)
     except TimeoutError:
         raise ServerUnavailable(f"the server did not answer {op!r} in {timeout:.0f} s") from None

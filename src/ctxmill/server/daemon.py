@@ -330,6 +330,7 @@ class _Handler(socketserver.BaseRequestHandler):
         _pid, uid, _gid = struct.unpack("3i", cred)
         if uid != os.getuid():  # the folder is private already; this is the second lock
             self._reply({"ok": False, "error": "this server serves its own user only"})
+            self._drain()
             return
         self.request.settimeout(REQUEST_READ_SECONDS)  # a caller that connects and says nothing
         try:
@@ -355,6 +356,21 @@ class _Handler(socketserver.BaseRequestHandler):
                 srv.busy -= 1
             srv.last_request = time.monotonic()
         self._reply(reply)
+
+    def _drain(self) -> None:
+        """Read and drop what the caller sends until it closes (bounded, never decoded): a
+        socket closed with the request unread fails the caller's send (EPIPE) before it can
+        read the refusal already waiting for it."""
+        self.request.settimeout(5)
+        left = MAX_REQUEST_BYTES
+        try:
+            while left > 0:
+                got = self.request.recv(min(1 << 16, left))
+                if not got:
+                    return
+                left -= len(got)
+        except OSError:
+            pass
 
     def _reply(self, reply: dict) -> None:
         try:
