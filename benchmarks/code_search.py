@@ -117,7 +117,7 @@ def load_extra(spec_path: Path) -> list[Repo]:
     for spec in json.loads(spec_path.read_text()):
         root = (base / spec["root"]).resolve()
         queries = json.loads((base / spec["annotations"]).read_text())
-        out.append(Repo(spec["name"], {**spec, "repo": spec["name"]}, root, "", queries))
+        out.append(Repo(spec["name"], {**spec, "repo": spec["name"], "held_out": True}, root, "", queries))
     return out
 
 
@@ -627,19 +627,29 @@ def main(argv: list[str] | None = None) -> dict:
             for _ in range(max(0, args.repeat - 1)):
                 run["latency_ms"] += evaluate(system, repo, qs)["latency_ms"]
             systems[sysname][repo.name] = run
-    for sysname, runs in systems.items():
-        s = summarise(runs)
-        s["index_seconds"] = index_s[sysname]
-        if args.per_query:
-            s["per_query"] = {name: r["per_query"] for name, r in runs.items()}
-        out[sysname] = s
+    # the repositories of --extra are summarised apart (``<system>_extra``): held out, never tuned on
+    extra = {r.name for r in repos if r.spec.get("held_out")}
     language = {r.name: r.spec.get("language") or ("python" if r.spec.get("registry") == "pypi" else "typescript")
                 for r in repos}
-    for sysname in systems:
-        by_lang: dict[str, list[float]] = {}
-        for name, runs in systems[sysname].items():
-            by_lang.setdefault(language[name], []).extend(pq["ndcg"] for pq in runs["per_query"])
-        out[sysname]["per_language"] = {k: round(statistics.mean(v), 4) for k, v in sorted(by_lang.items())}
+    for sysname, every in list(systems.items()):
+        for key, runs in ((sysname, {n: r for n, r in every.items() if n not in extra}),
+                          (f"{sysname}_extra", {n: r for n, r in every.items() if n in extra})):
+            if not runs:
+                continue
+            s = summarise(runs)
+            if args.split == "all":
+                # the held-out halves of docs/search.md: even- and odd-numbered queries of each repository
+                for half, want in (("even", 0), ("odd", 1)):
+                    vals = [pq["ndcg"] for r in runs.values() for i, pq in enumerate(r["per_query"]) if i % 2 == want]
+                    s[f"ndcg@10_{half}"] = round(statistics.mean(vals), 4) if vals else None
+            s["index_seconds"] = {n: index_s[sysname][n] for n in runs}
+            by_lang: dict[str, list[float]] = {}
+            for name, run in runs.items():
+                by_lang.setdefault(language[name], []).extend(pq["ndcg"] for pq in run["per_query"])
+            s["per_language"] = {k: round(statistics.mean(v), 4) for k, v in sorted(by_lang.items())}
+            if args.per_query:
+                s["per_query"] = {name: r["per_query"] for name, r in runs.items()}
+            out[key] = s
     if label in out and "ndcg@10" in out.get("bm25_baseline", {}):
         out[f"{label}_minus_baseline"] = round(out[label]["ndcg@10"] - out["bm25_baseline"]["ndcg@10"], 4)
     if args.embedder:
