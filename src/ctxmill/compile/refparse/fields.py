@@ -26,6 +26,8 @@ _ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNOR
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
 _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
 _TRAIL = ".,;:"
+_STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
+                     r"|submitted(?: to \w+)?|to appear|forthcoming|preprint", re.IGNORECASE)
 # the patterns of the clean-up rules, compiled once
 _QUOTE_ENDS = re.compile(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$")
 _INITIAL_END = re.compile(r"\b[A-Z]\.$")
@@ -342,12 +344,14 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
         if out[k] is not None and not _ALNUM.search(out[k]):
             out[k] = None
-    # Every work has a title. No title but a "container" of several plain words and nothing
-    # a journal has (no volume, no issue, no abbreviations): a book, report or web page whose
-    # title the model took for the venue ("Handbook of Applied Cryptography. CRC Press").
+    # Every work has a title. No title but a "container" of several plain words (or any, with
+    # a publisher and no pages) and nothing a journal has (no volume, no issue, no
+    # abbreviations): a book, report or web page whose title the model took for the venue
+    # ("Handbook of Applied Cryptography. CRC Press", "Robot Vision, MIT Press").
     # A known journal's name stays the venue ("Reviews of Modern Physics", "Nuovo Cimento B").
     c = out["container"]
-    if (out["title"] is None and c and not out["volume"] and not out["issue"] and len(c.split()) >= 3
+    if (out["title"] is None and c and not out["volume"] and not out["issue"]
+            and (len(c.split()) >= 3 or (out["publisher"] and not out["pages"]))
             and not _ABBR_ANY.search(c) and not _PROC.match(c)
             and not known_journal(c)):
         out["title"], out["container"] = _title(c), None
@@ -359,6 +363,10 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         if (all(w[:1].isupper() for w in words)
                 and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2):
             out["title"], out["container"] = None, _container(t)
+    # "Personal communication", "in preparation", "submitted": the status of a work, no title
+    if out["title"] and _STATUS.fullmatch(out["title"]):
+        out["note"] = out["note"] or out["title"]
+        out["title"] = None
     out["type"] = entry_type(out)
     return out
 
