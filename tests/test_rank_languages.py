@@ -106,3 +106,15 @@ def test_one_letter_part_of_a_file_name_is_not_a_word():
                  kind="struct", score=0.5)
     assert rerank("value type enum for JSON null and object", [other, other2, enum])[0]["path"] == \
         "include/detail/value_t.hpp"
+
+
+def test_the_name_in_its_own_spelling_is_the_definition():
+    # `EventMonitor` asks for the protocol; the property `eventMonitor` only holds one
+    prop = hit("Source/Core/Request.swift", 1042, 1070, "public let eventMonitor: EventMonitor?",
+               symbol="Request.eventMonitor", kind="method", score=0.6)
+    proto = hit("Source/Features/EventMonitor.swift", 27, 35, "public protocol EventMonitor {}", symbol="EventMonitor",
+                kind="interface", score=0.4)
+    out = rerank("how request and response events are logged via EventMonitor", [prop, proto])
+    assert out[0]["path"] == "Source/Features/EventMonitor.swift"
+    # ... and `eventMonitor` asks for the property
+    assert rerank("where is eventMonitor assigned", [proto, prop])[0]["path"] == "Source/Core/Request.swift"

@@ -625,6 +625,9 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     defined = {_leaf(_get(h, "symbol") or "") for h in hits
                if (_get(h, "kind") or "").lower() in DEFINITION_KINDS} if def_names else set()
     undefined = [n for n in def_names if n not in defined and len(n) > 2] if weights.reexport else []
+    # names a candidate defines in the query's own spelling: then `eventMonitor` (a property)
+    # is only a use of the `EventMonitor` asked for, not another definition of it
+    case_defined = {n.lower() for n in named if n in defined}
     abbreviated: dict[str, bool] = {}  # file-name part -> abbreviates a query word (asked once a query)
 
     def _abbreviates(part: str) -> bool:
@@ -674,7 +677,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
 
         # exact identifier matches: symbol field first, then a definition in the text
         if leaf and named_lower and (leaf in named or leaf.lower() in named_lower):
-            if kind in DEFINITION_KINDS:
+            if kind in DEFINITION_KINDS and (leaf in named or leaf.lower() not in case_defined):
                 s += weights.exact_symbol
             elif kind != "code" or leaf not in defined:
                 # statements inside a class body carry the class's name: the class's own
