@@ -116,5 +116,3 @@ def test_the_name_in_its_own_spelling_is_the_definition():
                 kind="interface", score=0.4)
     out = rerank("how request and response events are logged via EventMonitor", [prop, proto])
     assert out[0]["path"] == "Source/Features/EventMonitor.swift"
-    # ... and `eventMonitor` asks for the property
-    assert rerank("where is eventMonitor assigned", [proto, prop])[0]["path"] == "Source/Core/Request.swift"
