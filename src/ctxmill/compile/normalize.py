@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 from collections import Counter
 from html.parser import HTMLParser
 
@@ -188,12 +189,22 @@ def clean_inline(text: str) -> str:
 # ---------------------------------------------------------------------- reflow
 
 
+_VOCAB_WORD_RE = re.compile(r"[A-Za-z][\w\-]{2,}")
+_LINE_HYPHEN_END_RE = re.compile(r"-[^\S\n]*(?:\n|$)")
+
+
 def _vocabulary(doc: Document) -> Counter:
     words: Counter[str] = Counter()
+    found: list[str] = []
     for b in doc.blocks:
         texts = b.attrs.get("_line_texts") or [b.text]
         if b.kind is BlockKind.TABLE:
             texts = [line for r in b.attrs.get("rows", []) for c in r for line in c.split("\n")]
+        joined = "\n".join(texts)
+        if not _LINE_HYPHEN_END_RE.search(joined):
+            # no line ends in a hyphen: the words of all lines at once (no word crosses a line end)
+            found.extend(_VOCAB_WORD_RE.findall(joined))
+            continue
         prev_hyphen = False
         for t in texts:
             t = t.strip()
@@ -203,12 +214,13 @@ def _vocabulary(doc: Document) -> Counter:
             if hyphen_end:
                 t = re.sub(r"\S+$", " ", t)  # its first half
             prev_hyphen = hyphen_end
-            for w in re.findall(r"[A-Za-z][\w\-]{2,}", t):
-                words[w.lower()] += 1
-                if "-" in w:
-                    for part in w.split("-"):
-                        if len(part) >= 3:
-                            words[part.lower()] += 1
+            found.extend(_VOCAB_WORD_RE.findall(t))
+    words.update(map(str.lower, found))
+    for w in found:
+        if "-" in w:
+            for part in w.split("-"):
+                if len(part) >= 3:
+                    words[part.lower()] += 1
     return words
 
 
@@ -217,13 +229,14 @@ _WORD_START_RE = re.compile(r"(\w+)")
 _LONGEST_WORD = 200  # a hyphenated "word" longer than this is no word to look up
 
 
-def _word_before_hyphen(parts: list[str]) -> re.Match | None:
+def _word_before_hyphen(parts: list[str], ends: list[int]) -> re.Match | None:
     """``re.search(r"(\\w+)-$", "".join(parts))``, looking back at most _LONGEST_WORD
-    characters (a search over the whole paragraph per line made re-flowing quadratic)."""
-    k, size = 0, 0
-    while k < len(parts) and size <= _LONGEST_WORD:
-        k += 1
-        size += len(parts[-k])
+    characters (a search over the whole paragraph per line made re-flowing quadratic).
+    ``ends[i]`` is the length of ``"".join(parts[:i + 1])``: the fewest last parts holding more
+    than _LONGEST_WORD characters are found by bisection, not by walking back part by part."""
+    total = ends[-1]
+    j = bisect_left(ends, total - _LONGEST_WORD) - 1  # the last part ending before the window
+    k, size = (len(parts), total) if j < 0 else (len(parts) - 1 - j, total - ends[j])
     tail = "".join(parts[-k:])[-(_LONGEST_WORD + 2):]
     m = _HYPHEN_END_RE.search(tail)
     if m is not None and m.start() == 0 and size > len(tail):
@@ -233,20 +246,22 @@ def _word_before_hyphen(parts: list[str]) -> re.Match | None:
 
 def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
     """Re-flow lines into one; repair words hyphenated across line ends."""
+    ts = [t for t in map(str.strip, lines) if t]
+    if "-\n" not in "\n".join(ts):  # no line but the last ends in a hyphen: lines and spaces
+        return " ".join(ts)
     # the result is kept as pieces (lines, the spaces between them) and joined once at the
     # end, so a line costs its own length, not the paragraph's
     parts: list[str] = []
-    for raw in lines:
-        t = raw.strip()
-        if not t:
-            continue
+    ends: list[int] = []  # running length of "".join(parts)
+    for t in ts:
         if not parts:
             parts.append(t)
+            ends.append(len(t))
             continue
         last = parts[-1]
         before = last[-2] if len(last) >= 2 else parts[-2][-1:] if len(parts) >= 2 else ""
         if last.endswith("-") and before.isalpha() and t[:1].isalpha():
-            head = _word_before_hyphen(parts)
+            head = _word_before_hyphen(parts, ends)
             tail = _WORD_START_RE.match(t)
             keep = False
             if head and tail:
@@ -263,10 +278,14 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
                     keep = True  # "Claude-\nCode"-style compounds of names keep their hyphen
             if not keep:
                 parts[-1] = last[:-1]
+                ends[-1] -= 1
             parts.append(t)
+            ends.append(ends[-1] + len(t))
         else:
             parts.append(" ")
             parts.append(t)
+            ends.append(ends[-1] + 1)
+            ends.append(ends[-1] + len(t))
     return "".join(parts)
 
 

@@ -535,6 +535,9 @@ def _norm(text: str) -> str:
     return re.sub(r"[^\w]+", " ", t).strip()
 
 
+_NOT_WORD = re.compile(r"[^\w]+")
+_BIB_KEYS = ("referen", "bibliograph", "literatur", "cited")
+assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
 _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
@@ -543,6 +546,12 @@ _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
 @functools.lru_cache(maxsize=4096)  # asked of every heading and short paragraph, two or three times
 def is_bibliography_title(text: str) -> bool:
     """"References", "REFERENCES", "7. References", "Bibliography", "Works Cited", ..."""
+    if text.isascii() and "<" not in text and "[" not in text:
+        # every title, squashed, holds one of _BIB_KEYS, and the squashed title is a piece of the
+        # text's own letters and digits: most headings are out after one substitution
+        squashed = _NOT_WORD.sub("", text.lower())
+        if not any(k in squashed for k in _BIB_KEYS):
+            return False
     t = _norm(text)
     if not t or len(t) > 40:
         return False

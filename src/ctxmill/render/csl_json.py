@@ -7,12 +7,12 @@ vocabulary; names are ``{family, given}`` or ``{literal}`` for a collaboration.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Reference
+from ctxmill.render import jsonfmt
 
 _TYPES = {"article": "article-journal", "inproceedings": "paper-conference", "incollection": "chapter",
           "book": "book", "phdthesis": "thesis", "mastersthesis": "thesis", "techreport": "report",
@@ -56,5 +56,5 @@ def csl_items(doc: Document) -> list[dict]:
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     path = Path(folder) / "references.csl.json"
-    path.write_text(json.dumps(csl_items(doc), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(jsonfmt.dumps(csl_items(doc), indent=2) + "\n", encoding="utf-8")
     return ["references.csl.json"]

@@ -9,13 +9,13 @@ footnotes are no graph nodes, their cross-references stay in citations.json).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BlockKind, Document
+from ctxmill.render import jsonfmt
 
 # The labeller's fields (compile/refparse), after the contract's keys; people as objects
 _FIELDS = ("people", "editors", "container", "collection", "volume", "issue", "pages", "publisher",
@@ -115,7 +115,7 @@ def graphml(graph: dict) -> str:
 
 
 def _dump(path: Path, obj) -> None:
-    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(jsonfmt.dumps(obj, indent=2) + "\n", encoding="utf-8")
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:

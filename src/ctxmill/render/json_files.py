@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document
+from ctxmill.render import jsonfmt
 
 
 def metadata_dict(doc: Document) -> dict:
@@ -48,7 +48,7 @@ def sections_list(doc: Document) -> list[dict]:
 
 
 def _dump(obj, path: Path) -> None:
-    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(jsonfmt.dumps(obj, indent=2) + "\n", encoding="utf-8")
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:

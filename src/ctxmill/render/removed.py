@@ -10,11 +10,11 @@ Read from the model only (compile/conservation.py fills ``doc.attrs``)::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document
+from ctxmill.render import jsonfmt
 
 
 def removed_dict(doc: Document) -> dict:
@@ -25,5 +25,5 @@ def removed_dict(doc: Document) -> dict:
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     path = Path(folder) / "removed.json"
-    path.write_text(json.dumps(removed_dict(doc), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(jsonfmt.dumps(removed_dict(doc), indent=1) + "\n", encoding="utf-8")
     return ["removed.json"]

