@@ -164,3 +164,15 @@ def test_go_method_is_named_with_its_receiver_type():
            "func (t Tree[K, V]) Lookup(key K) (V, bool) {\n\tv, ok := t.m[key]\n\treturn v, ok && t.ready\n}\n")
     got = {c.symbol for c in cc.chunk_file("mux.go", src.encode(), src)}
     assert any("Mux.Use" in (s or "") for s in got) and any("Tree.Lookup" in (s or "") for s in got)
+
+
+def test_module_that_only_wraps_one_type_is_that_types_chunk():
+    # rack's files are `module Rack; class ETag ... end; end`: the chunk is the class Rack.ETag
+    src = ("require 'digest'\n\nmodule Rack\n  module Auth\n    # Sets the etag header.\n    class ETag\n"
+           "      def call(env)\n        @app.call(env)\n      end\n    end\n  end\nend\n")
+    got = [(c.start_line, c.end_line, c.kind, c.symbol) for c in cc.chunk_file("etag.rb", src.encode(), src)]
+    assert (3, 12, "class", "Rack.Auth.ETag") in got
+    # two definitions inside: the module keeps its own name
+    two = src.replace("    end\n  end\nend\n", "    end\n    VERSION = 1\n    def self.x; end\n  end\nend\n")
+    got = [(c.kind, c.symbol) for c in cc.chunk_file("etag.rb", two.encode(), two)]
+    assert ("module", "Rack.Auth") in got and not any(s == "Rack.Auth.ETag" for _k, s in got)

@@ -27,7 +27,7 @@ from ctxmill.grammars import EXTENSIONS, get_parser, language_for  # noqa: F401 
 # Bumped whenever chunking changes what a file's chunks are: an index built by another version
 # re-chunks every file once on its next sync (vectors are reused by content hash), so an
 # upgrade never leaves old chunks behind for files that did not change.
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 STUB_MARK = "---@meta"  # first line of a LuaLS definition file (rank.STUB_MARK reads it back)
 MAX_CHARS = 2000  # a chunk larger than this is split at child boundaries
 MIN_CHARS = 100  # neighbours of one kind, both smaller than this, are merged
@@ -241,6 +241,7 @@ LANGS: dict[str, Lang] = {
 }
 
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "impl", "module", "object", "enum"}
+_SOLE_KINDS = {"class", "struct", "interface", "trait", "module", "object", "enum"}  # see _Chunker.sole_types
 _IDENT_TYPES = {
     "identifier", "type_identifier", "field_identifier", "property_identifier", "constant", "name",
     "simple_identifier", "word", "namespace_identifier", "alias", "variable", "qualified_identifier",
@@ -398,7 +399,13 @@ class _Chunker:
             if unit.node is None and self.size(unit.start, unit.end) > MAX_CHARS:
                 self.windows(unit.start, unit.end, "code", prefix.rstrip(".") or None, context)
                 return
-            self.add(unit.start, unit.end, unit.kind, symbol, context)
+            kind = unit.kind
+            if unit.kind == "module" and symbol:
+                # `module Rack; class ETag ... end; end`: a module that only wraps one type is
+                # that type's chunk (Rack.ETag, a class), not one more chunk named Rack
+                for inner in self.sole_types(unit):
+                    symbol, kind = f"{symbol}.{inner.name}", inner.kind
+            self.add(unit.start, unit.end, kind, symbol, context)
             return
         body = _body(unit.node)
         inner = self.units(self.lead_comments(unit, body) + list(body.children), unit.kind) if body is not None else []
@@ -427,6 +434,21 @@ class _Chunker:
             return
         # A long definition without inner definitions: split at its statements.
         self.split_rows(unit, body, symbol, context, sub_context)
+
+    def sole_types(self, unit: _Unit) -> list[_Unit]:
+        """The chain of types a module wraps alone (module A; module B; class C -> [B, C]):
+        each holds exactly one definition, a named class-like one, beside plain statements."""
+        out: list[_Unit] = []
+        while unit.node is not None and unit.kind == "module" and len(out) < 8:
+            body = _body(unit.node)
+            if body is None:
+                break
+            defs = [u for u in self.units(list(body.children), unit.kind) if u.node is not None]
+            if len(defs) != 1 or not defs[0].name or defs[0].kind not in _SOLE_KINDS:
+                break
+            unit = defs[0]
+            out.append(unit)
+        return out
 
     def lead_comments(self, unit: _Unit, body) -> list:
         """Comments inside a definition but before its body node (Ruby parses the comment above
