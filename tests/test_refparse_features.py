@@ -189,3 +189,21 @@ def test_glue_features_tell_a_series_letter_glued_to_its_volume():
     assert "g=_n" in feats[2] and "g=p_" in feats[3]  # "B" touches "262"; "262" touches "B", not "("
     assert "g=__" in feats[10] and "g=__" in feats[11]
     assert sequence_features(words)[2][-3:] != feats[2][-3:] or "g=_n" not in sequence_features(words)[2]
+
+
+def test_family_first_names_end_with_their_initials():
+    text = ("Li J, Yen C, Liaw D. PTEN, a putative protein tyrosine phosphatase gene mutated in human "
+            "brain, breast, and prostate cancer. Science 1997; 275:1943-1947.")
+    # the labels of the authors ran on over "PTEN"
+    toks, labels = _labels_by_words(text, {
+        "Li J, Yen C, Liaw D. PTEN": "author",
+        "a putative protein tyrosine phosphatase gene mutated in human brain, breast, and prostate cancer": "title",
+        "Science": "container", "1997": "date"})
+    f = assemble(text, toks, labels)
+    assert f["title"].startswith("PTEN, a putative protein")
+    assert [p["family"] for p in f["people"]] == ["Li", "Yen", "Liaw"]
+    # initials before a name: the word after the last initials is a family name, not the title's
+    text = "Loven, J., H.A. Hoke, and R.A. Young, Selective inhibition of tumor oncogenes. Cell 153, 320 (2013)."
+    toks, labels = _labels_by_words(text, {"Loven, J., H.A. Hoke, and R.A. Young": "author",
+                                           "Selective inhibition of tumor oncogenes": "title"})
+    assert assemble(text, toks, labels)["title"] == "Selective inhibition of tumor oncogenes"

@@ -217,6 +217,48 @@ def _cases(words: list[str]) -> set[bool]:
     return {w[:1].isupper() for w in words if len(w) >= 4 and w[:1].isalpha()}
 
 
+_INITIALS_TOKEN = re.compile(r"(?:[A-ZÀ-Þ]\.)+|[A-ZÀ-Þ]{1,3}")
+
+
+def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
+    """In a list that prints each family name before its initials ("Liaw D.", "Le, Q. V."),
+    a name ends with its initials: words the authors' labels ran on to after the last
+    initials, right before the title, begin the title ("Li J, Yen C, Liaw D. PTEN, a
+    putative protein ...", "Le, Q. V. Xlnet: Generalized autoregressive ...")."""
+    if "author" not in labels or "title" not in labels:
+        return labels
+    a = labels.index("author")
+    b = a
+    while b + 1 < len(labels) and labels[b + 1] == "author":
+        b += 1
+    t = b + 1
+    while t < len(labels) and labels[t] == "O" and not tokens[t][0][:1].isalnum():
+        t += 1
+    if t >= len(labels) or labels[t] != "title" or b - a < 3:
+        return labels
+    words = [w for w, _, _ in tokens]
+    # family first: a word, then (after a comma or not) its initials
+    second = words[a + 2] if words[a + 1] == "," else words[a + 1]
+    if _INITIALS_TOKEN.fullmatch(words[a]) or not _INITIALS_TOKEN.fullmatch(second.rstrip(".") + ("." if second.endswith(".") else "")):
+        return labels
+    k = max((i for i in range(a, b + 1) if _INITIALS_TOKEN.fullmatch(words[i]) and words[i].endswith(".")), default=None)
+    if k is None or not 1 <= b - k <= 3 or not all(
+            w[:1].isupper() and w[:1].isalnum() and not _INITIALS_TOKEN.fullmatch(w) for w in words[k + 1 : b + 1]):
+        return labels
+    if t - b > 2 or (t - b == 2 and words[b + 1] not in ":,"):  # "PTEN, a putative", "Xlnet: Generalized"
+        return labels
+    # every name family first: no initials before a name ("Loven, J., H.A. Hoke, ...")
+    if any(_INITIALS_TOKEN.fullmatch(words[i]) and words[i + 1][:1].isupper() and not _INITIALS_TOKEN.fullmatch(words[i + 1])
+           for i in range(a, k)):
+        return labels
+    out = list(labels)
+    for i in range(k + 1, b + 1):
+        out[i] = "title"
+    for i in range(b + 1, t):  # the punctuation between joins the title ("Xlnet: Generalized")
+        out[i] = "title"
+    return out
+
+
 def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     """A journal's name holds no sentence end either. Where the container's tokens run over a
     "." token into a capitalised word, right after the title, and what comes before that
@@ -276,7 +318,8 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, year_after_url(text, tokens, labels)))
+    labels = authors_end_at_initials(tokens, year_after_url(text, tokens, labels))
+    labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
