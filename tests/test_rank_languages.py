@@ -116,3 +116,16 @@ def test_the_name_in_its_own_spelling_is_the_definition():
                 kind="interface", score=0.4)
     out = rerank("how request and response events are logged via EventMonitor", [prop, proto])
     assert out[0]["path"] == "Source/Features/EventMonitor.swift"
+
+
+def test_leading_dollar_or_underscore_is_the_same_name():
+    # zod's core `$ZodType` is the ZodType asked for; Python's `_parse` is a private parse
+    use = hit("v4/classic/parse.ts", 1, 9, "export const parse = (schema: ZodType) => schema._zod.run()",
+              symbol="parse", score=0.9)
+    core = hit("v4/core/schemas.ts", 182, 183, "export interface $ZodType<O = unknown> {}", symbol="$ZodType",
+               kind="interface", score=0.05)
+    assert rerank("ZodType", [use, core])[0]["path"] == "v4/core/schemas.ts"
+    private = hit("pkg/reader.py", 5, 9, "def _parse(data):\n    return data", symbol="Reader._parse", kind="method",
+                  score=0.3)
+    call = hit("pkg/cli.py", 1, 4, "out = _parse(sys.stdin)", symbol="main", score=0.9)
+    assert rerank("_parse", [call, private])[0]["path"] == "pkg/reader.py"

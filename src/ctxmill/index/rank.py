@@ -369,7 +369,12 @@ def _implementor(symbol: str) -> str:
 
 
 def _leaf(symbol: str) -> str:
-    return _implementor(symbol).split(".")[-1].split(" > ")[-1] if symbol else ""
+    """The name a symbol defines: its last part, the type an ``impl ... for`` adds to, without
+    the leading ``_``/``$`` that mark a private or core variant of the same name."""
+    if not symbol:
+        return ""
+    leaf = _implementor(symbol).split(".")[-1].split(" > ")[-1]
+    return leaf.lstrip("_$") or leaf
 
 
 @lru_cache(maxsize=1024)
@@ -618,13 +623,16 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
     parts = re.split(r"\.|::", query.strip()) if q.symbol_lookup else []
     if len(parts) > 1 and parts[-1]:
         named = {parts[-1]}
-    named_lower = {i.lower() for i in named}
     def_names = list(named)  # their patterns are compiled only for texts that hold the name
+    # compared as _leaf() gives symbols: without the leading _ or $ of private and core
+    # variants (zod's $ZodType is the core ZodType, Python's _parse a private parse)
+    named = {n.lstrip("_$") or n for n in named}
+    named_lower = {i.lower() for i in named}
     # Names no candidate defines: their definition lives outside the tree (axum's FromRequest is
     # axum-core's), so the module that re-exports them is where a reader meets them.
     defined = {_leaf(_get(h, "symbol") or "") for h in hits
                if (_get(h, "kind") or "").lower() in DEFINITION_KINDS} if def_names else set()
-    undefined = [n for n in def_names if n not in defined and len(n) > 2] if weights.reexport else []
+    undefined = [n for n in def_names if (n.lstrip("_$") or n) not in defined and len(n) > 2] if weights.reexport else []
     # names a candidate defines in the query's own spelling: then `eventMonitor` (a property)
     # is only a use of the `EventMonitor` asked for, not another definition of it
     case_defined = {n.lower() for n in named if n in defined}
