@@ -171,7 +171,7 @@ def main() -> None:
             st = json.loads(run(["server", "status", "--json"], env).stdout)
             if all(r.get("names_ready") for r in st["roots"]):
                 break
-            time.sleep(0.2)
+            time.sleep(1.0)  # each status is a full command (~0.3 CPU-s): polling must not slow the warm-up
         out["server_warm_up_s"] = round(time.perf_counter() - t, 2)
         warm, floor, warm_cpu, floor_cpu = [], [], [], []
         before = server_cpu(env)
