@@ -155,7 +155,10 @@ def ndcg_at_10(results: list[tuple[str, int, int]], query: dict) -> float:
 
 # Source files of the languages in the dev set (generated .c, .md, data files are left out: the
 # baseline searches code, as semble's BM25 does).
-CODE_SUFFIXES = {".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
+CODE_SUFFIXES = {".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts",
+                 # the shipped repositories' languages (../shared/search/repos, --extra)
+                 ".rs", ".go", ".java", ".rb", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".kt", ".kts",
+                 ".ex", ".exs", ".lua", ".swift"}
 
 
 def _stopwords() -> frozenset[str]:
