@@ -143,3 +143,15 @@ def test_imports_from_the_standard_library_and_the_family_in_the_file_style(tmp_
     got = [s for s in suggest(tmp_path, _patch("p.py", ["    x = 1"], ["    x = 1", "    check_output(['x'])"], 5))
            if s.reason.startswith("import check_output")]
     assert got and got[0].replacement == "from subprocess import call, check_call, check_output, Popen\n"
+
+
+def test_a_call_given_one_argument_more_reaches_the_definition_and_the_other_calls(tmp_path):
+    src = ("defmodule M do\n  def run(project) do\n    cmd(project, \"a\", false)\n    cmd(project, \"b\")\n"
+           "    partition(mod, attrs, scope)\n  end\n\n  defp cmd(project, line) do\n    IO.puts(line)\n  end\n\n"
+           "  defp partition(schema_module, attrs) do\n    {schema_module, attrs}\n  end\nend\n")
+    (tmp_path / "m.ex").write_text(src)
+    got = _by_path(suggest(tmp_path, _patch("m.ex", ['    cmd(project, "a")'], ['    cmd(project, "a", false)'], 3)))
+    assert got[("m.ex", 4)].replacement == '    cmd(project, "b", false)\n'  # the literal travels
+    assert ("m.ex", 8) not in got  # a literal names no parameter: the definition is the author's
+    got = _by_path(suggest(tmp_path, _patch("m.ex", ["    partition(mod, attrs)"], ["    partition(mod, attrs, scope)"], 5)))
+    assert got[("m.ex", 12)].replacement == "  defp partition(schema_module, attrs, scope) do\n"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from ctxmill.apply.next_repeated import line_starts
 
@@ -53,6 +54,7 @@ class Param:
     default: str | None
     text: str
     keyword_only: bool = False  # Ruby's ``name:`` and Python's after ``*``
+    value: str | None = None  # what a call passes for it when it is new (read off an edited call)
 
 
 def balanced(text: str, start: int) -> int | None:
@@ -275,12 +277,15 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
                  else out.append(star.group() + p.name))
             continue
         elif p.default is None and not p.keyword_only:
-            if not _bound(p.name, scope):
+            if not _bound(p.name, scope) and not (p.value is not None and not IDENT_RE.match(p.value)):
                 unbound.append(p.name)
             if keywords and ch.lang in KW_FORM:  # after keywords, a positional would bind the wrong slot
                 keywords[p.name] = KW_FORM[ch.lang].format(p.name)
                 continue
-            out.append(p.name)  # a new required parameter: the caller's value of that name
+            if p.value is not None:
+                out.append(p.value)  # the value the edited call passed
+            else:
+                out.append(p.name)  # a new required parameter: the caller's value of that name
             last_given = max(last_given, i)
         elif src not in old_names and ch.lang in KW_FORM and _bound(p.name, scope) and i >= len(value):
             keywords[p.name] = KW_FORM[ch.lang].format(p.name)  # a new optional one the caller holds
@@ -304,13 +309,100 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
     return out
 
 
+IDENT_RE = re.compile(r"^(?!(?:true|false|nil|null|None|True|False|undefined|this|self)$)[A-Za-z_$][\w$]*[?!]?$")
+DYNAMIC = ("python", "ruby", "elixir", "javascript", "typescript")
+
+
+def _calls_in(lines: list[str], lang: str) -> dict[str, list[str]]:
+    """{name: arguments} for the one-line calls in ``lines`` that are not definitions."""
+    out: dict[str, list[str]] = {}
+    for line in lines:
+        if re.search(DEF.get(lang, r"$^"), line):
+            continue
+        for m in re.finditer(r"(?<![\w$])([A-Za-z_][\w]*[?!]?)\s*\(", line):
+            close = balanced(line, m.end() - 1)
+            if close is None or m.group(1) in SKIP_NAMES:
+                continue
+            inner = line[m.end():close]
+            out.setdefault(m.group(1), [inner[a:b].strip() for a, b in split_top(inner)])
+    return out
+
+
+def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
+    """A call the edit gave an argument more or one fewer (``cmd(project, x)`` -> ``cmd(project,
+    x, false)``): the function's other calls need the same, and its definition (found in the
+    tree) a parameter more or fewer. ([Change], [(path, first, last, text, features, reason)])
+    for the definitions, which only dynamic languages get (a typed one needs a type we do not know)."""
+    from bisect import bisect_right
+
+    changes_out, defs_out = [], []
+    for h in hunks:
+        lang = EXT_LANG.get(_ext(h.path))
+        if not lang or not h.removed or not h.added:
+            continue
+        before, after = _calls_in(h.removed, lang), _calls_in(h.added, lang)
+        for name in sorted(set(before) & set(after)):
+            a, b = before[name], after[name]
+            ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+            if len(ops) != 1 or ops[0][0] not in ("insert", "delete") or ops[0][2] - ops[0][1] + ops[0][4] - ops[0][3] != 1:
+                continue
+            tag, i1, _, j1, _ = ops[0]
+            # the definition in the tree, with as many parameters as the old call passed (self aside)
+            found = None
+            for path, text in files.items():
+                if EXT_LANG.get(_ext(path)) != lang or name not in text:
+                    continue
+                params = defs_in(text, lang).get(name)
+                if params is None:
+                    continue
+                own = [q for q in params if q.name != "self"]
+                if len(own) == len(a):
+                    found = (path, text, params, len(params) - len(own))
+                    break
+            if found is None:
+                continue
+            path, text, params, skip = found
+            old = [q for q in params if q.name != "self"]
+            if tag == "insert":
+                arg = b[j1]
+                pname = arg.lstrip("*&") if IDENT_RE.match(arg.lstrip("*&")) else f"_new{j1}"
+                new = old[:i1] + [Param(pname, None, arg if pname == arg.lstrip("*&") else pname, value=arg)] + old[i1:]
+            else:
+                new = old[:i1] + old[i1 + 1:]
+            changes_out.append(Change(name, old, new, lang))
+            if lang not in DYNAMIC or (tag == "insert" and not IDENT_RE.match(b[j1].lstrip("*&"))):
+                continue
+            for dm in re.finditer(DEF[lang], text, re.M):
+                if next((g for g in dm.groups() if g), None) != name:
+                    continue
+                p0 = text.find("(", dm.end() - 1 if text[dm.end() - 1] == "(" else dm.end())
+                close = balanced(text, p0)
+                if close is None or "\n" in text[p0:close]:
+                    break
+                inner = text[p0 + 1:close]
+                parts = [inner[x:y].strip() for x, y in split_top(inner)]
+                at = i1 + skip
+                parts = parts[:at] + [b[j1]] + parts[at:] if tag == "insert" else parts[:at] + parts[at + 1:]
+                starts = line_starts(text)
+                first = bisect_right(starts, p0) - 1
+                s0 = starts[first]
+                s1 = starts[first + 1] if first + 1 < len(starts) else len(text)
+                defs_out.append((path, first + 1, first + 1, text[s0:p0 + 1] + ", ".join(parts) + text[close:s1],
+                                 {"definition": 1.0, "same_file": float(path == h.path)},
+                                 f"a call of {name} changed its arguments: the definition"))
+                break
+    return changes_out, defs_out
+
+
 def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function."""
     from bisect import bisect_right
 
     out = []
     fields: dict[str, str] = {}
-    for ch in changes(hunks):
+    by_call, defs = call_changes(hunks, files)
+    out += [d for d in defs if not any((d[0], n) in edited for n in range(d[1], d[2] + 1))]
+    for ch in changes(hunks) + by_call:
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
         sites = []
         for path, text in files.items():
