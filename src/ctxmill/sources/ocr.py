@@ -1056,9 +1056,12 @@ def prepare(image):
 def ink_box(image, margin: int) -> tuple[int, int, int, int] | None:
     """The box around the page's ink, ``margin`` pixels wider on each side (None: a blank page).
 
-    Rows and columns count as ink where at least 2 pixels are dark, so a lone speck in the
-    margin does not stretch the box; a dark scanner edge does, and the page stays whole."""
-    dark = image < 128
+    Ink is anything visibly darker than the paper (its median, less 24 levels), so faint or
+    blurred type counts; rows and columns count where at least 2 pixels are ink, so a lone
+    speck in the margin does not stretch the box; a dark scanner edge or grey noise does, and
+    the page stays whole."""
+    paper = int(np.median(image[::8, ::8]))
+    dark = image < max(1, paper - 24)
     rows = np.flatnonzero(np.count_nonzero(dark, axis=1) >= 2)
     cols = np.flatnonzero(np.count_nonzero(dark, axis=0) >= 2)
     if not len(rows) or not len(cols):
