@@ -207,3 +207,18 @@ def test_family_first_names_end_with_their_initials():
     toks, labels = _labels_by_words(text, {"Loven, J., H.A. Hoke, and R.A. Young": "author",
                                            "Selective inhibition of tumor oncogenes": "title"})
     assert assemble(text, toks, labels)["title"] == "Selective inhibition of tumor oncogenes"
+
+
+def test_a_number_ending_the_venue_is_its_volume():
+    text = "Wright, A. K. Simple imperative polymorphism. Lisp and Symbolic Computation 8, 4 (Dec. 1995), 343-356."
+    toks, labels = _labels_by_words(text, {"Wright, A. K.": "author", "Simple imperative polymorphism": "title",
+                                           "Lisp and Symbolic Computation 8": "container", "4": "issue",
+                                           "Dec. 1995": "date", "343-356": "pages"})
+    f = assemble(text, toks, labels)
+    assert (f["container"], f["volume"]) == ("Lisp and Symbolic Computation", "8")
+    # ... unless the number is part of a series' name
+    text = "Zorgorski, J.S., 2006. The Quality of Our Nation's Waters. US Geological Survey Circular 1292, 101 p."
+    toks, labels = _labels_by_words(text, {"Zorgorski, J.S.": "author", "2006": "date",
+                                           "The Quality of Our Nation's Waters": "title",
+                                           "US Geological Survey Circular 1292": "container"})
+    assert assemble(text, toks, labels)["container"] == "US Geological Survey Circular 1292"

@@ -26,6 +26,9 @@ _ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNOR
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
 _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
 _TRAIL = ".,;:"
+_TRAILING_NUMBER = re.compile(r"[\s,]+(\d+)$")
+# a series whose number is part of its name: "US Geological Survey Circular 1292"
+_NUMBERED = re.compile(r"\b(?:circular|series|report|bulletin|paper|memoirs?|no|nr|number|part)\.?$", re.IGNORECASE)
 _STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
                      r"|submitted(?: to \w+)?|to appear|forthcoming|preprint", re.IGNORECASE)
 # the patterns of the clean-up rules, compiled once
@@ -360,12 +363,22 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and _ABBR_SPACE.search(c):
         c += "."  # "Trans. Netw" + "." -- the last abbreviation of an abbreviated journal name
     out["container"] = _container(c) if c else None
+    trailing = _TRAILING_NUMBER.search(out["container"] or "")
+    if (trailing and not _YEAR_TOKEN.fullmatch(trailing.group(1)) and trailing.start() >= 3
+            and out["container"].count("(") == out["container"].count(")")
+            and not _NUMBERED.search(out["container"][: trailing.start()])):
+        # "Lisp and Symbolic Computation 8", "bioRxiv 312470": a number that ends the venue's
+        # labels is its volume (or an article number), not part of its name
+        out["container"] = out["container"][: trailing.start()].rstrip(" ,")
+        volume_from_container = trailing.group(1)
+    else:
+        volume_from_container = None
     col = get("collection")
     out["collection"] = _clean(col) if col else None
     vol = get("volume")
     volume, issue = _volume_issue(vol) if vol else (None, None)
     iss = get("issue")
-    out["volume"] = volume
+    out["volume"] = volume or volume_from_container
     out["issue"] = _number(iss) if iss else issue
     p = get("pages")
     out["pages"] = _pages(p) if p else None
