@@ -403,6 +403,13 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path) -> dict:
             "failures": failures[:30]}
 
 
+def _child_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
     """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command: the
     median of ``repeat`` runs, MB/s, the doubling ratio, the ratio to prose of the same run,
@@ -420,11 +427,12 @@ def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
                 data = text_shape(rnd, shape, size * mult)
                 f = tmp / f"{shape}-{mult}.txt"
                 f.write_bytes(data)
-                runs, code, stages = [], None, {}
+                runs, cpus, code, stages = [], [], None, {}
                 for _ in range(repeat):
                     dest = tmp / f"o-{shape}-{mult}"
                     shutil.rmtree(dest, ignore_errors=True)
                     t = time.perf_counter()
+                    c0 = _child_cpu()
                     try:
                         p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(dest)],
                                            capture_output=True, timeout=timeout)
@@ -432,14 +440,19 @@ def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
                     except subprocess.TimeoutExpired:
                         code = "timeout"
                     runs.append(time.perf_counter() - t)
+                    cpus.append(_child_cpu() - c0)
                     try:
                         st = json.loads((dest / "metrics.json").read_text())["stages"]
                         stages = {k: round(v["seconds"], 2) for k, v in st.items()}
                     except (OSError, ValueError, KeyError):
                         stages = {}
                 took = statistics.median(runs)
+                cpu = statistics.median(cpus)
+                # CPU seconds of the command (user + system, its threads too): what the load of a
+                # shared machine changes least; MB per CPU second is the throughput one core gives
                 row[f"x{mult}"] = {"bytes": len(data), "seconds": round(took, 3), "exit": code,
-                                   "mb_per_s": round(len(data) / 1e6 / took, 3)}
+                                   "mb_per_s": round(len(data) / 1e6 / took, 3),
+                                   "cpu_seconds": round(cpu, 3), "mb_per_cpu_s": round(len(data) / 1e6 / cpu, 3)}
                 if mult == 2:
                     row["slowest_stages"] = dict(sorted(stages.items(), key=lambda kv: -kv[1])[:3])
             row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
@@ -472,10 +485,15 @@ def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
         shutil.rmtree(tmp, ignore_errors=True)
     out["apply_identical_sketch"] = apply_row
     prose = shapes["prose"]["x2"]["mb_per_s"]
+    prose_cpu = shapes["prose"]["x2"]["mb_per_cpu_s"]
     for row in shapes.values():
         row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
+        row["cpu_vs_prose"] = round(row["x2"]["mb_per_cpu_s"] / prose_cpu, 2) if prose_cpu else None
+        row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
     out["shapes"] = shapes
-    out["summary"] = {k: f"{v['x2']['mb_per_s']} MB/s, x{v['doubling_ratio']} on doubling, {v['vs_prose']} of prose"
+    out["summary"] = {k: f"{v['x2']['mb_per_s']} MB/s ({v['x2']['mb_per_cpu_s']} MB per CPU-s), x{v['doubling_ratio']} "
+                         f"on doubling (CPU x{v['cpu_doubling_ratio']}), {v['vs_prose']} of prose "
+                         f"(CPU {v['cpu_vs_prose']})"
                       for k, v in shapes.items()}
     return out
 

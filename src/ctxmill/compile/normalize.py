@@ -191,6 +191,8 @@ def clean_inline(text: str) -> str:
 
 _VOCAB_WORD_RE = re.compile(r"[A-Za-z][\w\-]{2,}")
 _LINE_HYPHEN_END_RE = re.compile(r"-[^\S\n]*(?:\n|$)")
+_FIRST_WORD_RE = re.compile(r"^\S+")
+_LAST_WORD_RE = re.compile(r"\S+$")
 
 
 def _vocabulary(doc: Document) -> Counter:
@@ -210,9 +212,9 @@ def _vocabulary(doc: Document) -> Counter:
             t = t.strip()
             hyphen_end = t.endswith("-")
             if prev_hyphen:
-                t = re.sub(r"^\S+", " ", t)  # the second half of a word broken at the line end
+                t = _FIRST_WORD_RE.sub(" ", t)  # the second half of a word broken at the line end
             if hyphen_end:
-                t = re.sub(r"\S+$", " ", t)  # its first half
+                t = _LAST_WORD_RE.sub(" ", t)  # its first half
             prev_hyphen = hyphen_end
             found.extend(_VOCAB_WORD_RE.findall(t))
     words.update(map(str.lower, found))
