@@ -73,7 +73,8 @@ def test_neovim_gets_and_applies_next_edits(tmp_path):
     ws.mkdir()
     (ws / "shop.py").write_text("def total_price(items):\n    return sum(i.price for i in items)\n\n\n"
                                 "def checkout(cart):\n    return total_price(cart.items)\n")
-    (ws / "use.py").write_text("from shop import total_price\n\nprint(total_price([]))\n")
+    # the call holds a `tax` for the new parameter (where none is in scope, no suggestion is made)
+    (ws / "use.py").write_text("from shop import total_price\ntax = 0.2\nprint(total_price([]))\n")
     (tmp_path / "t.lua").write_text(SCRIPT)
     env = dict(os.environ, WS=str(ws), CTXMILL=str(CTXMILL), OUT_JSON=str(tmp_path / "out.json"),
                XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_STATE_HOME=str(tmp_path / "state"),
@@ -86,5 +87,5 @@ def test_neovim_gets_and_applies_next_edits(tmp_path):
     assert any("use.py:3" in x for x in rename) and any("apply all" in x for x in rename)
     assert any("use.py:3" in x and "signature of order_total" in x for x in out["signature"])
     # the rename, then the new parameter, applied by the editor and written by it
-    assert (ws / "use.py").read_text() == "from shop import total_price\n\nprint(order_total([], tax))\n"
+    assert (ws / "use.py").read_text() == "from shop import total_price\ntax = 0.2\nprint(order_total([], tax))\n"
     assert (ws / "shop.py").read_text().startswith("def order_total(items, tax):\n")
