@@ -22,6 +22,7 @@ _ORG = re.compile(
     r"company|office|department|survey|network|initiative|working)\b",
     re.IGNORECASE,
 )
+_INITIAL_DOT = re.compile(r"\b[A-Z]\.")
 _SUFFIX = re.compile(r"^(?:Jr|Sr|II|III|IV)\.?$")
 _EDS = re.compile(r"\(?\b(?:eds?|editors?|hrsg|coords?)\b\.?\)?|\b(?:edited\s+by|in)\b:?", re.IGNORECASE)
 
@@ -71,9 +72,10 @@ def split_people(field: str) -> tuple[list[dict], bool]:
         text = text[:-1]  # the full stop that ends the field, not an initial's
     if not text:
         return [], etal
-    if _ORG.search(text) and not re.search(r"\b[A-Z]\.", text):
+    org = _ORG.search(text) is not None  # once: no part can name an organisation where the whole does not
+    if org and not _INITIAL_DOT.search(text):
         return [{"literal": text}], etal
-    text = _AND.sub(", ", text) if not _ORG.search(text) else text
+    text = _AND.sub(", ", text) if not org else text
     if ";" in text:
         parts = [p.strip(" ,") for p in text.split(";")]
         people = []
@@ -89,7 +91,7 @@ def split_people(field: str) -> tuple[list[dict], bool]:
     i = 0
     while i < len(parts):
         p = parts[i]
-        if _ORG.search(p):
+        if org and _ORG.search(p):
             people.append({"literal": p.strip(" .")})
             i += 1
             continue
