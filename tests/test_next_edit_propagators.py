@@ -155,3 +155,10 @@ def test_a_call_given_one_argument_more_reaches_the_definition_and_the_other_cal
     assert ("m.ex", 8) not in got  # a literal names no parameter: the definition is the author's
     got = _by_path(suggest(tmp_path, _patch("m.ex", ["    partition(mod, attrs)"], ["    partition(mod, attrs, scope)"], 5)))
     assert got[("m.ex", 12)].replacement == "  defp partition(schema_module, attrs, scope) do\n"
+
+
+def test_two_names_for_one_import_line_are_one_suggestion(tmp_path):
+    (tmp_path / "s.py").write_text("import os, shutil, tempfile\n\n\ndef f():\n    x = 1\n    sys.exit(errno.EINTR)\n")
+    got = [s for s in suggest(tmp_path, _patch("s.py", ["    x = 1"], ["    x = 1", "    sys.exit(errno.EINTR)"], 5))
+           if s.reason.startswith("import")]
+    assert [(s.start_line, s.replacement) for s in got] == [(1, "import errno, os, shutil, sys, tempfile\n")]

@@ -564,4 +564,43 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                      "stdlib": float("standard" in where or "built-in" in where or "JDK" in where), "sorted": float(sorted_block),
                      "group": float(len(group) > 1), "sibling": float(where.startswith("beside"))}
             out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
+    return _joined(out, files)
+
+
+def _joined(out: list, files: dict[str, str]) -> list:
+    """Names the edit needs from one import line go into it together (``import errno, os, sys``
+    for errno and sys): one suggestion, as a commit changes that line once."""
+    by_line: dict[tuple, list] = {}
+    for item in out:
+        if item[1] == item[2] and item[4].get("merged"):
+            by_line.setdefault((item[0], item[1]), []).append(item)
+    for (path, n), items in by_line.items():
+        if len(items) < 2:
+            continue
+        line = files[path].split("\n")[n - 1]
+        first = items[0]
+        rep = first[3].rstrip("\n")
+        for other in items[1:]:
+            theirs = other[3].rstrip("\n")
+            brace = re.match(r"(.*\{)([^}]*)(\}.*)$", rep)
+            if brace and re.match(r"(.*\{)([^}]*)(\}.*)$", theirs):
+                mine = [x.strip() for x in brace.group(2).split(",") if x.strip()]
+                extra = [x.strip() for x in re.match(r".*\{([^}]*)\}", theirs).group(1).split(",")
+                         if x.strip() and x.strip() not in mine]
+                rep = brace.group(1) + ", ".join(sorted(mine + extra, key=_rust_key)) + brace.group(3)
+                continue
+            head, sep, tail = rep.partition("import ")
+            if not sep:
+                break
+            mine = [x.strip() for x in tail.split(",") if x.strip()]
+            had = {x.strip() for x in line.partition("import ")[2].split(",")}
+            for x in theirs.partition("import ")[2].split(","):
+                if x.strip() and x.strip() not in mine and x.strip() not in had:
+                    mine = _with_name(mine, x.strip())
+            rep = head + sep + ", ".join(mine)
+        else:
+            names = ", ".join(it[5].split()[1] for it in items)
+            joined = (path, n, n, rep + "\n", {**first[4], "joined": 1.0}, f"import {names} ({first[5].split('(', 1)[-1]}")
+            out = [it for it in out if it not in items] + [joined]
     return out
+
