@@ -570,6 +570,19 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
 def _joined(out: list, files: dict[str, str]) -> list:
     """Names the edit needs from one import line go into it together (``import errno, os, sys``
     for errno and sys): one suggestion, as a commit changes that line once."""
+    # Rust: two new `use std::time::X;` lines at one place are one `use std::time::{X, Y};`
+    ins: dict[tuple, list] = {}
+    for item in out:
+        m = re.match(r"(\s*use\s+)([\w:]+)::(\w+);\n$", item[3])
+        if item[2] == item[1] - 1 and m:
+            ins.setdefault((item[0], item[1], m.group(2)), []).append((item, m))
+    for (path, n, use_path), items in ins.items():
+        if len(items) > 1:
+            names = sorted({m.group(3) for _, m in items}, key=_rust_key)
+            first = items[0][0]
+            joined = (path, n, n - 1, f"{items[0][1].group(1)}{use_path}::{{{', '.join(names)}}};\n",
+                      {**first[4], "joined": 1.0}, f"import {', '.join(names)} ({first[5].split('(', 1)[-1]}")
+            out = [it for it in out if it not in [x for x, _ in items]] + [joined]
     by_line: dict[tuple, list] = {}
     for item in out:
         if item[1] == item[2] and item[4].get("merged"):
