@@ -95,8 +95,11 @@ def rules_for(old: str, new: str) -> list[Rule]:
         left = at[max(0, i1 - CONTEXT):i1][::-1]
         right = at[i2:i2 + CONTEXT]
         key = max(concrete, key=lambda t: (WEIGHT[kind(t)], len(t)), default="")
-        if not key:  # a pure insertion (or only holes): index it by its nearest context token
-            key = next((t for t in left + right if kind(t) != "nl"), "")
+        if not key:  # a pure insertion (or only holes): index it by a context token right beside it
+            # (a line inserted at a line start is anchored by the line after it: `#[doc(no_inline)]`
+            # before `pub use ...`, not by some word of the line above)
+            key = next((t for t in (left[:1] + right[:1]) if kind(t) != "nl"), "") or \
+                next((t for t in left + right if kind(t) != "nl"), "")
         at_char = a[i1][1] if i1 < len(a) else len(old)
         line = old[old.rfind("\n", 0, at_char) + 1:]
         indent = line[:len(line) - len(line.lstrip(" \t"))]
