@@ -7,7 +7,8 @@ same queries in two fresh processes, one after the other:
 - ``api``: the public API, ``ctxmill.index.search(q, root, db_path=...)``, as the CLI, the MCP
   server and the web app call it (it finds and checks the index on every call);
 - ``open_index``: ``ctxmill.index.search.search(store, ...)`` on a Store held open, with the
-  lexical leg alone (FTS5 BM25: the peer) and the vector leg alone timed on the same queries.
+  lexical leg alone (FTS5 BM25: the peer) and the vector leg alone timed on the same queries;
+  ``vector_scan``: the scan searches run against the exact scan (recall@10, recall@200, CPU).
 
 Each process loads the index, answers 10 other queries (the vector matrix and SQLite's pages
 loaded), then the measured ones: first sightings of their candidate files, as a server meets
@@ -128,8 +129,34 @@ def run_leg(leg: str, root: Path, db: Path, queries: list[str], warmup: list[str
                                                    queries))
         out["vector_leg_only"] = summary(timed(lambda q: search_mod.vector(store, emb.embed_query(q), None, 50),
                                                queries))
+        out["vector_scan"] = scan_recall(search_mod, store, emb, queries)
         out["counts"] = store.counts()
     return out
+
+
+def scan_recall(search_mod, store, emb, queries: list[str]) -> dict:
+    """The vector scan as searches run it (above EXACT_MAX rows: sign bits, then the nearest
+    share rescored exactly) against the exact scan of every row: recall of the top 10 and of
+    the top 200 (the list fusion takes), and CPU milliseconds a query for each."""
+    import numpy as np
+
+    vecs = search_mod._cached(store).vectors(store)
+    exact = search_mod._Vectors(None, vecs.ids, vecs.mat, vecs.hashes, codes=None)
+    exact.codes = None
+    r10, r200, cpu_fast, cpu_exact = [], [], [], []
+    for q in queries:
+        qv = np.ascontiguousarray(emb.embed_query(q), dtype=np.float32)
+        t = time.thread_time()
+        fast = vecs.top(qv, 200)
+        cpu_fast.append(time.thread_time() - t)
+        t = time.thread_time()
+        full = exact.top(qv, 200)
+        cpu_exact.append(time.thread_time() - t)
+        r10.append(len(set(fast[:10]) & set(full[:10])) / 10)
+        r200.append(len(set(fast) & set(full)) / len(full))
+    return {"rows": len(vecs.ids), "approximate": vecs.codes is not None,
+            "recall_at_10": round(statistics.mean(r10), 4), "recall_at_200": round(statistics.mean(r200), 4),
+            "cpu_ms": round(1000 * statistics.mean(cpu_fast), 2), "exact_cpu_ms": round(1000 * statistics.mean(cpu_exact), 2)}
 
 
 def main() -> None:
