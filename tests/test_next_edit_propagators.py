@@ -162,3 +162,16 @@ def test_two_names_for_one_import_line_are_one_suggestion(tmp_path):
     got = [s for s in suggest(tmp_path, _patch("s.py", ["    x = 1"], ["    x = 1", "    sys.exit(errno.EINTR)"], 5))
            if s.reason.startswith("import")]
     assert [(s.start_line, s.replacement) for s in got] == [(1, "import errno, os, shutil, sys, tempfile\n")]
+
+
+def test_an_inserted_attribute_line_goes_before_the_same_kind_of_line(tmp_path):
+    (tmp_path / "a.rs").write_text("// re-exports from `std::io`.\n#[doc(no_inline)]\npub use std::io::{Error, Result};\n")
+    (tmp_path / "b.rs").write_text("mod x;\n\npub use futures::Stream;\nfn f() {}\n")
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, "--- a/a.rs\n+++ b/a.rs\n@@ -1,2 +1,3 @@\n // re-exports from `std::io`.\n"
+                                    "+#[doc(no_inline)]\n pub use std::io::{Error, Result};\n")
+    # found where the same kind of line is, and not again beside the edit's own line; how sure
+    # it is stays the fitted model's business (an insertion is right less often than a change)
+    assert [(s.path, s.start_line, s.end_line, s.replacement) for s in found] == [
+        ("b.rs", 3, 3, "#[doc(no_inline)]\npub use futures::Stream;\n")]

@@ -62,6 +62,11 @@ def rules_for(old: str, new: str) -> list[Rule]:
     a, b = tokens(old), tokens(new)
     at, bt = [t for t, _, _ in a], [t for t, _, _ in b]
     ops = [op for op in SequenceMatcher(None, at, bt, autojunk=False).get_opcodes() if op[0] != "equal"]
+    # whole lines inserted read as "line + newline" before the next line, not "newline + line"
+    # after the last token of the line above (the diff may align either way)
+    ops = [("insert", i1 + 1, i2 + 1, j1 + 1, j2 + 1)
+           if tag == "insert" and bt[j1] == "\n" and i1 < len(at) and at[i1] == "\n" and j2 < len(bt) and bt[j2] == "\n"
+           else (tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops]
     regions: list[list[int]] = []
     for _, i1, i2, j1, j2 in ops:
         if regions and i1 - regions[-1][1] <= 2 and j1 - regions[-1][3] <= 2:
@@ -185,6 +190,8 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             new = new.rstrip(" \t")
         if text[start:end] == new:
             continue
+        if n == 0 and new.strip() and new.strip() in {x.strip() for x in text[max(0, start - 200):end + 200].split("\n")}:
+            continue  # the line is there already
         ev = sum(WEIGHT[kind(t)] for k, t in enumerate(rule.before) if k not in rule.holes)
         ev += sum(WEIGHT[kind(t)] for t in rule.left[:left]) + sum(WEIGHT[kind(t)] for t in rule.right[:right])
         out.append(Match(start, end, new, left, right, ev))
