@@ -62,12 +62,16 @@ def test_started_on_demand_warm_and_watching(env, repo):
     assert hits and hits[0]["path"] in ("cache.py", "notes.md")
     st = status(env)
     assert st["pid"] > 0 and [r["root"] for r in st["roots"]] == [str(repo.resolve())]
-    assert st["roots"][0]["watching"]
-    deadline = time.monotonic() + 30  # between searches the server reads every file's naming terms ahead
-    while not st["roots"][0]["names_ready"] and time.monotonic() < deadline:
+    # after answering, the server starts watching the root and syncs it once; between
+    # searches it reads every file's naming terms ahead
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        root_st = st["roots"][0]
+        if root_st["watching"] and root_st["names_ready"] and not root_st["syncing"] and root_st["in_sync"]:
+            break
         time.sleep(0.05)
         st = status(env)
-    assert st["roots"][0]["names_ready"]
+    assert st["roots"][0]["watching"] and st["roots"][0]["names_ready"]
     # a save is searchable without any index command: the server's watcher syncs it
     (repo / "billing.py").write_text("def compute_invoice_total(lines):\n    return sum(l.amount for l in lines)\n")
     deadline = time.monotonic() + 30  # a hang guard; benchmarks/server.py measures the delay
@@ -192,3 +196,18 @@ def test_a_noop_index_is_answered_from_the_watcher_and_never_misses_a_save_just_
     rebuilt = ctx(env, "index", str(repo), "--max-file-kb", "5", "--json")
     assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["files_changed"] == 10, rebuilt.stdout
     assert search(env, repo, "saved 3", k=3)
+
+
+def test_edits_made_while_no_server_ran_are_in_the_index_soon_after_the_first_search(env, repo):
+    """A server met a root through a search of an index built elsewhere: it answers first,
+    then starts watching and syncs once, so a file written while no server ran is found
+    without any index command."""
+    assert ctx({**env, "CTXMILL_SERVER": "0"}, "index", str(repo), "-q").returncode == 0
+    (repo / "ledger.py").write_text("def reconcile_ledger_entries(book):\n    return sorted(book)\n")
+    assert search(env, repo, "least recently used eviction")  # starts the server on the older index
+    deadline = time.monotonic() + 30
+    found = []
+    while not found and time.monotonic() < deadline:
+        found = [h for h in search(env, repo, "reconcile ledger entries", k=1) if h["path"] == "ledger.py"]
+        time.sleep(0.1)
+    assert found and found[0]["symbol"] == "reconcile_ledger_entries"
