@@ -197,3 +197,27 @@ def test_windowed_token_offsets_are_the_offsets_of_the_whole_text(text, window):
     finally:
         chunks._WINDOW = old
     assert got == token_offsets(text)
+
+
+# --- a long run of bodiless Markdown headings is no outline --------------------------------------
+
+
+def test_a_long_run_of_bodiless_headings_is_read_as_lines_of_text():
+    # 35,000 "# Heading n" lines were 35,000 sections (ids, graph nodes, every stage's share):
+    # 0.17 MB/s against prose 0.5
+    text = "".join(f"# Heading {i}\n" for i in range(3000)) + "\n## Closing part\n\nSome text under it.\n"
+    doc = compile_document(text.encode(), name="many-headings.md")
+    assert [s.title for s in doc.sections] == ["Closing part"]
+    words = doc.markdown.split()
+    assert sum(w == "Heading" for w in words) == 3000 and "2999" in words
+    assert len(doc.blocks) < 100
+
+
+def test_a_run_of_headings_shorter_than_the_limit_stays_an_outline():
+    from ctxmill.compile.blocks import HEADING_RUN
+
+    text = "".join(f"## Part {i}\n\n" for i in range(HEADING_RUN)) + "Text.\n"
+    doc = compile_document(text.encode(), name="outline.md")
+    assert len(doc.sections) == HEADING_RUN  # the last one has text under it; the rest are < HEADING_RUN
+    text = "Intro.\n\n" + "".join(f"## Part {i}\n\nBody {i}.\n\n" for i in range(200))
+    assert len(compile_document(text.encode(), name="sections.md").sections) == 200

@@ -499,6 +499,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     pno = page.number
     para: list[str] = []
     rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
+    heading_lines: dict[int, str] = {}  # index in out of a Markdown heading -> its text
     # code scores once per line, with where each run of code-like lines ends and a running
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
     # run from every line in it (10,000 "# comment" lines were 100 million regex matches).
@@ -590,6 +591,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 flush_para()
                 out.append(Block(BlockKind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
                                  attrs={"_markup": True}))
+                heading_lines[len(out) - 1] = out[-1].text
                 i += 1
                 continue
             if re.match(r"^\s*\$\$", s):
@@ -643,7 +645,32 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
         out.append(s)
         i += 1
     flush_para()
+    if len(heading_lines) >= HEADING_RUN:
+        _no_outline(out, heading_lines)
     return out
+
+
+# A run of this many Markdown headings in a row, with no text under any of them, is no outline:
+# no real document has one (the longest in ../shared/corpus is 3), while a file of "# ..."
+# comment lines, or generated junk, does. Its lines are read as lines of text (their words,
+# without the "#" marks), not as 100,000 sections, each with its id, graph node and share of
+# every later stage. The last heading of the run keeps its text under it and stays a heading.
+HEADING_RUN = 64
+
+
+def _no_outline(out: list, heading_lines: dict[int, str]) -> None:
+    i, n = 0, len(out)
+    while i < n:
+        if i not in heading_lines:
+            i += 1
+            continue
+        j = i
+        while j < n and j in heading_lines:
+            j += 1
+        end = j - 1 if j < n else j  # text follows the last one: a heading of its own
+        if end - i >= HEADING_RUN:
+            out[i:end] = [heading_lines[k] for k in range(i, end)]  # one-line paragraphs (str)
+        i = j
 
 
 # A run of this many paragraphs in a row, each this short, is joined into paragraphs of
