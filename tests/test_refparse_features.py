@@ -222,3 +222,15 @@ def test_a_number_ending_the_venue_is_its_volume():
                                            "The Quality of Our Nation's Waters": "title",
                                            "US Geological Survey Circular 1292": "container"})
     assert assemble(text, toks, labels)["container"] == "US Geological Survey Circular 1292"
+
+
+def test_a_collaboration_is_no_venue():
+    text = ("Virgo, LIGO Scientific collaboration, B.P. Abbott et al., Observation of gravitational waves "
+            "from a binary black hole merger, Phys. Rev. Lett. 116 (2016) 061102.")
+    toks, labels = _labels_by_words(text, {"Virgo, LIGO Scientific collaboration": "container",
+                                           "B.P. Abbott et al.": "author",
+                                           "Observation of gravitational waves from a binary black hole merger": "title",
+                                           "Phys. Rev. Lett.": "container", "116": "volume", "2016": "date"})
+    f = assemble(text, toks, labels)
+    assert f["container"] == "Phys. Rev. Lett."
+    assert {"literal": "LIGO Scientific collaboration"} in f["people"]

@@ -262,6 +262,29 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+_COLLAB = frozenset(("collaboration", "collaborations", "consortium"))
+
+
+def collaboration_is_author(tokens, labels: list[str]) -> list[str]:
+    """No journal is called "... Collaboration": a venue run that names a collaboration
+    ("Virgo, LIGO Scientific collaboration, B.P. Abbott et al., ...") is the author list."""
+    if "container" not in labels or not any(t.lower() in _COLLAB for t, _, _ in tokens):
+        return labels
+    out = list(labels)
+    i = 0
+    while i < len(out):
+        if out[i] != "container":
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(out) and out[j + 1] == "container":
+            j += 1
+        if any(tokens[k][0].lower() in _COLLAB for k in range(i, j + 1)):
+            out[i : j + 1] = ["author"] * (j + 1 - i)
+        i = j + 1
+    return out
+
+
 def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     """A journal's name holds no sentence end either. Where the container's tokens run over a
     "." token into a capitalised word, right after the title, and what comes before that
@@ -321,7 +344,7 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = authors_end_at_initials(tokens, year_after_url(text, tokens, labels))
+    labels = authors_end_at_initials(tokens, collaboration_is_author(tokens, year_after_url(text, tokens, labels)))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
