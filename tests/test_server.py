@@ -211,3 +211,18 @@ def test_edits_made_while_no_server_ran_are_in_the_index_soon_after_the_first_se
         found = [h for h in search(env, repo, "reconcile ledger entries", k=1) if h["path"] == "ledger.py"]
         time.sleep(0.1)
     assert found and found[0]["symbol"] == "reconcile_ledger_entries"
+
+
+def test_a_search_right_after_stop_starts_a_new_server(env, repo):
+    """`ctxmill server stop` answers once the socket is gone, so the next command starts a new
+    server instead of reaching the old one as it winds down (which closed the connection
+    unanswered, and the command fell back to working in-process, leaving no server)."""
+    assert ctx(env, "index", str(repo), "-q").returncode == 0
+    pids = set()
+    for _ in range(5):
+        assert search(env, repo, "least recently used eviction")
+        st = status(env)
+        assert st.get("pid"), st  # the search was answered by a server it started
+        pids.add(st["pid"])
+        assert ctx(env, "server", "stop").returncode == 0
+    assert len(pids) == 5

@@ -154,26 +154,32 @@ def call(op: str, *, start: bool = True, timeout: float = 600.0, **args) -> dict
     if not enabled():
         raise ServerUnavailable("CTXMILL_SERVER=0")
     path = _socket_path()
-    try:
-        conn = _connect(path, timeout)
-    except OSError:
-        if not start:
-            raise ServerUnavailable("no server running") from None
-        conn = _start_and_connect(path, timeout)
-    try:
+    for attempt in (1, 2):
         try:
-            send_frame(conn, {"op": op, "protocol": PROTOCOL, **args})
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # it answered without reading (a refusal) and closed: its answer may still be there
-        reply = recv_frame(conn)
-    except TimeoutError:
-        raise ServerUnavailable(f"the server did not answer {op!r} in {timeout:.0f} s") from None
-    except (OSError, EOFError, ValueError) as exc:
-        raise ServerUnavailable(f"the server closed the connection ({exc})") from None
-    finally:
-        conn.close()
-    if not isinstance(reply, dict):
-        raise ServerUnavailable("the server closed the connection (it may have been stopped)")
+            conn = _connect(path, timeout)
+        except OSError:
+            if not start:
+                raise ServerUnavailable("no server running") from None
+            conn = _start_and_connect(path, timeout)
+        why = "it may have been stopped"
+        try:
+            try:
+                send_frame(conn, {"op": op, "protocol": PROTOCOL, **args})
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # it answered without reading (a refusal) and closed: its answer may still be there
+            reply = recv_frame(conn)
+        except TimeoutError:
+            raise ServerUnavailable(f"the server did not answer {op!r} in {timeout:.0f} s") from None
+        except (OSError, EOFError, ValueError) as exc:
+            reply, why = None, str(exc)
+        finally:
+            conn.close()
+        if isinstance(reply, dict):
+            break
+        if not start or attempt == 2:
+            raise ServerUnavailable(f"the server closed the connection ({why})")
+        # a server winding down (stopped, idle) took the connection and closed it unanswered:
+        # once more, which starts a new server if its socket is gone
     if not reply.get("ok"):
         raise ServerError(reply.get("error") or "server error", reply.get("kind", "error"))
     return reply

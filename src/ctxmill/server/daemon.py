@@ -82,6 +82,8 @@ class Server:
         self.warm_wanted = threading.Event()
         self.frozen = False  # gc.freeze() done after the first warm-up
         self.unix: socketserver.UnixStreamServer | None = None
+        self.sock_path: str | None = None  # the socket it listens on, and its inode (release_socket)
+        self.sock_ino = 0
 
     # ------------------------------------------------------------------ requests
 
@@ -92,6 +94,7 @@ class Server:
         if op == "status":
             return {"ok": True, **self.status()}
         if op == "stop":
+            self.release_socket()  # once stop has answered, no command can reach this server
             threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": True, "stopping": True}
         if op == "sync":
@@ -309,7 +312,20 @@ class Server:
                 "idle_seconds": round(time.monotonic() - self.last_request, 1), "idle_limit_seconds": IDLE_SECONDS,
                 "socket": str(socket_path()), "roots": roots}
 
+    def release_socket(self) -> None:
+        """Remove this server's socket (not one a newer server put in its place): a command
+        run while this server winds down then starts a new one instead of reaching a server
+        that closes its connection unanswered."""
+        if self.sock_path is None:
+            return
+        try:
+            if os.stat(self.sock_path).st_ino == self.sock_ino:
+                os.unlink(self.sock_path)
+        except OSError:
+            pass
+
     def shutdown(self) -> None:
+        self.release_socket()
         for st in self.states.values():
             if st.watcher is not None:
                 st.watcher.stop()
@@ -429,6 +445,7 @@ def main() -> None:
         pass
     os.replace(tmp, path)
     ours = path.stat().st_ino  # at exit, remove the socket only if a newer server has not replaced it
+    app.sock_path, app.sock_ino = str(path), ours
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=app.shutdown, daemon=True).start())
     threading.Thread(target=app.idle_loop, daemon=True, name="idle").start()
     threading.Thread(target=app.warm_loop, daemon=True, name="warm").start()
