@@ -56,11 +56,9 @@ def sync_index(
     if url:
         from ctxmill.team.pgstore import PgStore
 
-        probe = PgStore(url, root, store_text=store_text, create=True)  # refuses early, before the lock
-        probe.close()
-        return sync(Path(root), probe.path, embedder, progress=progress, max_file_bytes=max_file_bytes,
-                    extra_ignore=extra_ignore, workers=workers,
-                    open_store=lambda: PgStore(url, root, store_text=store_text, create=True))
+        opened = PgStore(url, root, store_text=store_text, create=True)  # refuses early, before the lock
+        return sync(Path(root), opened.path, embedder, progress=progress, max_file_bytes=max_file_bytes,
+                    extra_ignore=extra_ignore, workers=workers, open_store=lambda: opened)
     db = Path(db_path) if db_path else default_db_path(root)
     return sync(Path(root), db, embedder, progress=progress, max_file_bytes=max_file_bytes,
                 extra_ignore=extra_ignore, workers=workers)
