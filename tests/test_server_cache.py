@@ -200,3 +200,34 @@ def test_file_names_are_warmed_ahead_and_kept_across_a_sync_while_the_file_is_un
     warm = [h.to_dict() for h in search("reconcile ledger entries", root, db_path=db, k=5)]
     sm._caches.clear()
     assert warm == [h.to_dict() for h in search("reconcile ledger entries", root, db_path=db, k=5)]
+
+
+def test_a_lagging_or_older_layout_snapshot_is_written_anew(indexed, monkeypatch):
+    """A snapshot whose rows lag the index by a tenth or more (each new process would read
+    them from SQLite again), or written by an older version (with projected rows nobody reads
+    now), is saved anew by the process that loaded it; searches are unchanged."""
+    root, db = indexed
+    monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
+    sm._caches.clear()
+    want = [h.to_dict() for h in search("handler 3", root, db_path=db, k=5)]
+    snap = Path(str(db) + ".vectors")
+    with open(snap, "rb") as fh:  # as an older version wrote it: a projection in the last slot
+        parts = [np.load(fh) for _ in range(5)]
+    parts[4] = np.ones((len(parts[1]), 8), np.float32)
+    with open(snap, "wb") as fh:
+        for part in parts:
+            np.save(fh, part)
+    old_size = snap.stat().st_size
+    sm._caches.clear()
+    assert [h.to_dict() for h in search("handler 3", root, db_path=db, k=5)] == want
+    assert snap.stat().st_size < old_size  # written anew without the projection
+    for i in range(15):  # 15 new rows: more than a tenth of 120
+        (root / f"new_{i}.py").write_text(f"def ledger_total_{i}(lines):\n    return sum(lines) + {i}\n")
+    sync_index(root, db_path=db)
+    sm._caches.clear()
+    got = search("ledger total 7", root, db_path=db, k=3)
+    with open(snap, "rb") as fh:
+        np.load(fh)
+        assert len(np.load(fh)) == 135  # saved with the new rows
+    sm._caches.clear()
+    assert [h.to_dict() for h in search("ledger total 7", root, db_path=db, k=3)] == [h.to_dict() for h in got]

@@ -225,12 +225,14 @@ def _read_snapshot(store: Store) -> _Vectors | None:
             key = tuple(json.loads(np.load(fh).tobytes()))
             ids, mat = np.load(fh), np.load(fh)
             hashes = np.load(fh).tobytes().decode().split("\n")
-            np.load(fh)  # a slot for derived rows (older versions kept a projection there): rebuilt
+            derived = np.load(fh)  # a slot for derived rows (older versions kept a projection there)
     except (OSError, ValueError, EOFError):
         return None  # torn or foreign: SQLite is the truth
     if len(hashes) != len(ids) or mat.shape != (len(ids), store.dim) or mat.dtype != np.float32:
         return None
-    return _Vectors(key, ids, mat, hashes)
+    vecs = _Vectors(key, ids, mat, hashes)
+    vecs.resave = derived.size > 0  # a third of the file is rows nobody reads now: write it anew
+    return vecs
 
 
 def _write_snapshot(store: Store, vecs: _Vectors) -> None:
@@ -265,9 +267,13 @@ def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors |
     if prev is None:
         prev = snap = _read_snapshot(store)
         if snap is not None and tuple(snap.key) == tuple(key):
+            if snap.resave:
+                _write_snapshot(store, snap)
             return snap
     vecs, read = _load_rows(store, key, prev)
-    if vecs is not None and read >= SNAPSHOT_MIN:  # a full read was paid: spare the next process it
+    # a full read was paid, or the snapshot lags by a tenth of its rows (each process reads them
+    # from SQLite again) or is in an older layout: spare the next process that
+    if vecs is not None and (read >= SNAPSHOT_MIN or (snap is not None and (snap.resave or 10 * read >= len(vecs.ids)))):
         _write_snapshot(store, vecs)
     return vecs
 
