@@ -96,6 +96,9 @@ def parse_number(text: str) -> Number | None:
     return Number(num, kind, parts, kw, title)
 
 
+_NOT_TITLE_CHAR_RE = re.compile(r"[^a-z ]+")
+
+
 def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     """Indexes of blocks that belong to a table of contents or a list of figures/tables: the
     block titled so and the entries after it, or any block whose lines are mostly entries
@@ -105,7 +108,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     for i, b in enumerate(blocks):
         if b.kind not in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST_ITEM):
             continue
-        if len(b.text) < 40 and re.sub(r"[^a-z ]+", "", b.text.lower()).strip() in TOC_TITLES:
+        if len(b.text) < 40 and _NOT_TITLE_CHAR_RE.sub("", b.text.lower()).strip() in TOC_TITLES:
             out.add(i)
             inside = True
             continue

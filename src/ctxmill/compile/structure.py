@@ -32,6 +32,7 @@ SENTENCE_END_RE = re.compile(r"[.!?:;]['\"”’)\]]*$|[.!?]\)$")
 _FOOTNOTE_MARK_RE = re.compile(r"\[\^[^\]]*\]")
 _NON_WORD_RE = re.compile(r"[^\w]+")
 _SPACES_RE = re.compile(r"\s+")
+_NOT_LOWER_RE = re.compile(r"[^a-z]")
 
 
 def norm_title(text: str) -> str:
@@ -339,7 +340,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         cand = cands.get(idx)
         if cand is None:
-            if b.kind is BlockKind.PARAGRAPH and re.sub(r"[^a-z]", "", b.text.lower()) in ("appendix", "appendices"):
+            if b.kind is BlockKind.PARAGRAPH and _NOT_LOWER_RE.sub("", b.text.lower()) in ("appendix", "appendices"):
                 state["appendix"] = True
             continue
         num, title, style = cand
