@@ -214,6 +214,10 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
 _POS = tuple(f"pos={k}" for k in range(10))
 _FIRST = ("first0", "first1", "first2")
 _GLUE = (("g=__", "g=_n"), ("g=p_", "g=pn"))  # touches the previous / the next token
+# what has been seen before a token (a year, an open quote, a colon, a journal), as the
+# features it adds, by the bits of the state in sequence_features
+_STATES = tuple(tuple(name for bit, name in ((1, "after_year"), (2, "after_quote"), (4, "after_colon"),
+                                             (8, "after_journal")) if k & bit) for k in range(16))
 _SENT = ("sent=0", "sent=1", "sent=2", "sent=3")
 
 
@@ -240,46 +244,45 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
     p2 = ([_NONE["p2"], _NONE["p2"]] + [x[3] for x in infos[:-2]])[:n]
     n2 = ([x[4] for x in infos[2:]] + [_NONE["n2"], _NONE["n2"]])[-n:] if n else []
     out: list[list[str]] = []
-    # Which punctuation has been seen so far: a quote opened, a year passed, a colon ...
-    seen_year = seen_quote = seen_colon = seen_journal = False
     # How many sentences have ended before each token (a "." token before a capital: the
     # tokenizer keeps the full stop of initials and abbreviations on their word), and whether
     # a year is still to come: in "Authors. Title. Journal" and "Authors (Year) Title"
     # styles these place a token in its field better than its neighbours do
     sentence = 0
     last_year = max((i for i, x in enumerate(infos) if x[5]), default=-1)
+    # the journal features of each token, where it has any ("... broken symmetry , Nucl. Phys.")
+    jx: list[tuple[str, ...]] = [()] * n
+    for k, mark in enumerate(journals):
+        if mark in ("jB", "j1"):
+            if k >= 1:
+                jx[k - 1] = (*jx[k - 1], "before_journal")
+            if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in ("jB", "j1"):
+                jx[k - 2] = (*jx[k - 2], "before_journal2")
+    for k, mark in enumerate(journals):
+        if mark:
+            jx[k] = (mark, *jx[k])
+    state = 0  # bits: a year passed, a quote open, a colon passed, a journal passed
     for i, t in enumerate(tokens):
         if i and tokens[i - 1] == "." and t[:1].isupper() and sentence < 3:
             sentence += 1
-        f_extra = (_SENT[sentence], "year_ahead" if i < last_year else "no_year_ahead",
-                   _GLUE[glued[i]][i + 1 < n and glued[i + 1]])
-        own = infos[i][0]
-        f = [*own, _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i], *f_extra]
-        if journals[i]:
-            f.append(journals[i])
-        if i + 1 < n and journals[i + 1] in ("jB", "j1"):
-            f.append("before_journal")
-        elif i + 2 < n and journals[i + 2] in ("jB", "j1") and not tokens[i + 1][:1].isalnum():
-            f.append("before_journal2")  # "... broken symmetry , Nucl. Phys."
+        f = [*infos[i][0], _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i], _SENT[sentence],
+             "year_ahead" if i < last_year else "no_year_ahead", _GLUE[glued[i]][i + 1 < n and glued[i + 1]]]
+        if jx[i]:
+            f.extend(jx[i])
         if i < 3:
             f.append(_FIRST[i])
         if i == n - 1:
             f.append("last")
-        if seen_year:
-            f.append("after_year")
-        if seen_quote:
-            f.append("after_quote")
-        if seen_colon:
-            f.append("after_colon")
-        if seen_journal:  # a title comes before its journal, rarely after
-            f.append("after_journal")
-        if journals[i] == "jB" or journals[i] == "j1":
-            seen_journal = True
+        if state:
+            f.extend(_STATES[state])
+        mark = journals[i]
+        if mark == "jB" or mark == "j1":  # a title comes before its journal, rarely after
+            state |= 8
         if t in _QUOTES:
-            seen_quote = not seen_quote
+            state ^= 2
         elif t == ":":
-            seen_colon = True
-        elif not seen_year and infos[i][5]:
-            seen_year = True
+            state |= 4
+        elif not state & 1 and infos[i][5]:
+            state |= 1
         out.append(f)
     return out

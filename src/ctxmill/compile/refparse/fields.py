@@ -242,7 +242,7 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
     words = [w for w, _, _ in tokens]
     # family first: a word, then (after a comma or not) its initials
     second = words[a + 2] if words[a + 1] == "," else words[a + 1]
-    if _INITIALS_TOKEN.fullmatch(words[a]) or not _INITIALS_TOKEN.fullmatch(second.rstrip(".") + ("." if second.endswith(".") else "")):
+    if _INITIALS_TOKEN.fullmatch(words[a]) or not _INITIALS_TOKEN.fullmatch(second):
         return labels
     k = max((i for i in range(a, b + 1) if _INITIALS_TOKEN.fullmatch(words[i]) and words[i].endswith(".")), default=None)
     if k is None or not 1 <= b - k <= 3 or not all(

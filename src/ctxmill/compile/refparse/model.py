@@ -41,5 +41,6 @@ def tag(features: list[list[str]]) -> tuple[list[str], float]:
     t = tagger()
     with _lock:  # a Tagger holds the sequence it last tagged: one sequence at a time
         labels = t.tag(features)
-        total = sum(t.marginal(y, i) for i, y in enumerate(labels))
+        marginal = t.marginal
+        total = sum(marginal(y, i) for i, y in enumerate(labels))
     return labels, total / len(labels)
