@@ -103,6 +103,20 @@ def timed(cmd: list[str], env, cpu: list | None = None) -> float:
     return took
 
 
+def stop_server(env) -> None:
+    """Stop the server and wait until its process is gone: no server running at all."""
+    r = run(["server", "status", "--json"], env)
+    pid = json.loads(r.stdout).get("pid") if r.returncode == 0 else None
+    run(["server", "stop"], env)
+    deadline = time.monotonic() + 30
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
 def server_cpu(env) -> float:
     return json.loads(run(["server", "status", "--json"], env).stdout)["cpu_seconds"]
 
@@ -161,7 +175,7 @@ def main() -> None:
 
         first = []
         for q in queries[:3]:
-            run(["server", "stop"], env)
+            stop_server(env)
             first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
         out["first_search_with_server_start"] = stats(first)
 

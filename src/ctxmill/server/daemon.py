@@ -459,6 +459,12 @@ def main() -> None:
                 path.unlink()
         except OSError:
             pass
+    # A sync still running (the watcher's, a catch-up walk of a big tree) is not waited for:
+    # the interpreter would join its thread for seconds while a new server already starts. An
+    # index left mid-sync is what a kill leaves, and the next sync finishes it.
+    if any(st.lock.locked() for st in app.states.values()):
+        print(f"ctxmill server {os.getpid()}: stopped during a sync", file=sys.stderr, flush=True)
+        os._exit(0)
 
 
 if __name__ == "__main__":
