@@ -17,8 +17,9 @@ duplication, xref and stream-length damage; without ../shared, small PDFs it mak
 text (many lines, many headings, long lines, control characters, wrong encodings, markup of OCR
 engines), apply pairs cut from this repository's own files, and folder trees with hostile
 names, broken ignore rules, symlink loops, FIFOs and binaries. ``--scaling`` compiles each text
-shape at two sizes through the ``ctxmill`` command and prints MB/s and the doubling ratio
-beside ordinary prose. Prints one JSON object.
+shape at two sizes through the ``ctxmill`` command and prints MB/s, the command's CPU seconds
+(MB per CPU-second) and the doubling ratio of each, beside ordinary prose. Prints one JSON
+object.
 """
 
 from __future__ import annotations
