@@ -484,20 +484,24 @@ def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:
     return {p: got[p].terms() for p in paths}
 
 
-def _file_names(store: Store, cache: _Cached, paths) -> dict:
+def _file_names(store: Store, cache: _Cached, paths, *, tag: bool = False) -> dict:
     """``rank.FileNames`` of each path, read from the index on first need and kept in the
     index's cache (the same candidate files come back query after query). After a sync, the
     names a file had are kept when its content hash is unchanged: one small query instead of
-    reading its chunks again."""
+    reading its chunks again. The hashes are read when there are names to check against them
+    or ``tag`` is set (the server's read-ahead); a one-off search in a command skips them."""
     from ctxmill.index.rank import FileNames, head_doc
 
     known, carried = cache.files, cache.carried
-    missing = [p for p in paths if p not in known]
+    # with ``tag``, names a search read without the hash are read again with it (tagging them
+    # now could pair a newer hash with older names)
+    missing = [p for p in paths if p not in known or (tag and known[p][0] is None)]
     for i in range(0, len(missing), 500):
         part = missing[i : i + 500]
         marks = ",".join("?" * len(part))
         # hashes first: names read from newer chunks than the hash never pass as current
-        hashes = dict(store.conn.execute(f"SELECT path, hash FROM files WHERE path IN ({marks})", part))
+        hashes = dict(store.conn.execute(f"SELECT path, hash FROM files WHERE path IN ({marks})", part)) \
+            if tag or carried else {}
         todo = []
         for p in part:
             old = carried.get(p)
@@ -546,7 +550,7 @@ def warm_file_names(store: Store, batch: int = WARM_BATCH) -> bool:
     paths = [r[0] for r in store.conn.execute(
         "SELECT DISTINCT path FROM chunks WHERE path > ? ORDER BY path LIMIT ?", (after, batch))]
     if paths:
-        _file_names(store, cache, paths)
+        _file_names(store, cache, paths, tag=True)
     cache.warm_after = paths[-1] if len(paths) == batch else None
     return cache.warm_after is None
 
