@@ -231,3 +231,25 @@ def test_a_lagging_or_older_layout_snapshot_is_written_anew(indexed, monkeypatch
         assert len(np.load(fh)) == 135  # saved with the new rows
     sm._caches.clear()
     assert [h.to_dict() for h in search("ledger total 7", root, db_path=db, k=3)] == [h.to_dict() for h in got]
+
+
+def test_rows_dropped_by_a_sync_are_cut_from_the_cached_matrix_not_reloaded(indexed, monkeypatch):
+    """A sync that drops unused vector rows (its garbage collection) and adds others: the
+    cached matrix loses those rows and takes the new ones, without reading every row again,
+    and searches equal a fresh process's."""
+    root, db = indexed
+    rows_read = []
+    read = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda store, after=0: rows_read.append(r := read(store, after)) or r)
+    with Store(db) as s, s.transaction():
+        gone = [r[0] for r in s.conn.execute("SELECT id FROM vectors ORDER BY id LIMIT 5 OFFSET 10")]
+        s.conn.executemany("DELETE FROM vectors WHERE id = ?", [(i,) for i in gone])
+        s.conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'sync_count'")
+    (root / "new.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
+    sync_index(root, db_path=db)
+    got = search("compute invoice total", root, db_path=db, k=1)
+    assert got[0].path == "new.py"
+    assert [len(r[0]) for r in rows_read] == [1]  # only the new row was read
+    vecs = _cached_vectors(db)
+    assert not set(gone) & set(vecs.ids.tolist())
+    _same_as_fresh(root, db, "compute invoice total")

@@ -175,6 +175,14 @@ class _Vectors:
         codes = np.concatenate([self.codes, _codes(mat)], axis=1)
         return _Vectors(key, all_ids, all_mat, self.hashes + hashes, codes=codes)
 
+    def subset(self, keep: np.ndarray) -> _Vectors:
+        """The rows where ``keep`` is true, in the same order (codes only above EXACT_MAX, as
+        a fresh load of those rows would have them)."""
+        ids = self.ids[keep]
+        codes = self.codes[:, keep] if self.codes is not None and len(ids) > EXACT_MAX else None
+        return _Vectors(self.key, ids, self.mat[keep], [h for h, k in zip(self.hashes, keep, strict=True) if k],
+                        codes=codes)
+
     def top(self, q: np.ndarray, want: int) -> np.ndarray:
         """Indices of the ``want`` best rows, best first."""
         if self.codes is None:
@@ -285,8 +293,16 @@ def _load_rows(store: Store, key, prev: _Vectors | None) -> tuple[_Vectors | Non
         ids, mat, hashes = _read_vectors(store, int(prev.ids[-1]))
         total = store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
         # the last cached row still there (its id is not reused) and no row gone: only appended
-        if last is not None and last[0] == prev.hashes[-1] and len(prev.ids) + len(ids) == total:
-            return prev.extended(key, ids, mat, hashes), len(ids)
+        if last is not None and last[0] == prev.hashes[-1]:
+            if len(prev.ids) + len(ids) == total:
+                return prev.extended(key, ids, mat, hashes), len(ids)
+            # rows gone (a sync's garbage collection of unused vectors): while the last cached
+            # row is there, every id up to it is an old row, so the cached rows still present
+            # plus the new ones are the index's - an id list read instead of 100 MB of rows
+            kept = np.fromiter((r[0] for r in store.conn.execute(
+                "SELECT id FROM vectors WHERE id <= ?", (int(prev.ids[-1]),))), dtype=np.int64)
+            if len(kept) + len(ids) == total:
+                return prev.subset(np.isin(prev.ids, kept)).extended(key, ids, mat, hashes), len(ids)
     ids, mat, hashes = _read_vectors(store)
     if not len(ids):
         return None, 0
