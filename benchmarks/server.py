@@ -50,15 +50,42 @@ PY = Path(sys.executable)
 CTXMILL = PY.with_name("ctxmill")
 
 _API = """
-import json, statistics, sys, time
+import gc, json, statistics, sys, time
 from ctxmill.index import search
+try:
+    from ctxmill.index.search import PHASES
+except ImportError:  # a peer from before the phase marks
+    PHASES = None
 root, queries = sys.argv[1], json.loads(sys.argv[2])
 for q in queries[:10]:
     search(q, root, k=10)
-xs = []
+gct = [0.0, 0.0]
+def clock(phase, info):
+    if phase == "start":
+        gct[1] = time.perf_counter()
+    else:
+        gct[0] += time.perf_counter() - gct[1]
+gc.callbacks.append(clock)
+xs, recs = [], []
 for q in queries:
-    t = time.perf_counter(); search(q, root, k=10); xs.append(time.perf_counter() - t)
-print(json.dumps(xs))
+    phases = {}
+    token = PHASES.set(phases) if PHASES is not None else None
+    g = gct[0]
+    t = time.perf_counter(); c = time.thread_time(); search(q, root, k=10)
+    xs.append(time.perf_counter() - t)
+    recs.append({"total": xs[-1], "search_cpu": time.thread_time() - c, "gc": gct[0] - g, "phases": phases})
+    if token is not None:
+        PHASES.reset(token)
+print(json.dumps({"walls": xs, "records": recs}))
+"""
+
+_TIMINGS = """
+import json
+from ctxmill import server
+try:
+    print(json.dumps(server.call("timings", start=False, clear=True)["timings"]))
+except server.ServerError:  # a server from before the timings op
+    print("[]")
 """
 
 
@@ -127,6 +154,49 @@ def stats(xs: list[float]) -> dict:
     return {"median": round(statistics.median(xs), 4), "p90": round(q(0.9), 4), "p99": round(q(0.99), 4), "n": len(xs)}
 
 
+def server_timings(env) -> list[dict]:
+    """The server's own record of each request since the last call: phases, GC, faults."""
+    r = subprocess.run([str(PY), "-c", _TIMINGS], env=env, capture_output=True, text=True, timeout=60)
+    return json.loads(r.stdout) if r.returncode == 0 and r.stdout.strip() else []
+
+
+def _ms(x) -> float | None:
+    return None if x is None else round(1000 * x, 1)
+
+
+def tail(walls: list[float], recs: list[dict], share: float = 0.02) -> dict:
+    """What the slowest requests waited on: each of the slowest ``share`` of ``walls`` beside
+    the matching record (``recs[i]`` is the request of ``walls[i]``; for the command the
+    server's record, whose ``total`` is the time from its accept to its reply sent, so
+    ``outside_server`` is the client's own start, imports, connect and print), and the
+    median of each phase over all requests."""
+    order = sorted(range(len(walls)), key=lambda i: -walls[i])[:max(2, int(share * len(walls)))]
+    slow = []
+    for i in order:
+        r = recs[i] if i < len(recs) else {}
+        item = {"i": i, "wall_ms": _ms(walls[i]), "inside_ms": _ms(r.get("total")),
+                "outside_server_ms": _ms(walls[i] - r["total"]) if "total" in r else None,
+                "search_ms": _ms(r.get("search")), "search_cpu_ms": _ms(r.get("search_cpu")),
+                "gc_ms": _ms(r.get("gc")), "background_ms": _ms(r.get("background")),
+                "phases_ms": {k: _ms(v) for k, v in sorted((r.get("phases") or {}).items(), key=lambda kv: -kv[1])}}
+        for k in ("read", "pre", "queued", "handoff", "format", "send"):
+            if k in r:
+                item[k + "_ms"] = _ms(r[k])
+        for k in ("minflt", "majflt", "nvcsw", "nivcsw", "gc_collections", "syncing"):
+            if k in r:
+                item[k] = r[k]
+        slow.append(item)
+    names = sorted({k for r in recs for k in (r.get("phases") or {})})
+    med = {k: _ms(statistics.median((r.get("phases") or {}).get(k, 0.0) for r in recs)) for k in names}
+    for k in ("total", "search", "search_cpu", "read", "queued", "format", "send", "gc"):
+        got = [r[k] for r in recs if k in r]
+        if got:
+            med[k] = _ms(statistics.median(got))
+    inside = [r["total"] for r in recs if "total" in r]
+    return {"slowest": slow, "median_ms": med,
+            "inside_p99_ms": _ms(sorted(inside)[min(len(inside) - 1, int(0.99 * len(inside)))]) if inside else None}
+
+
 def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
@@ -148,7 +218,7 @@ def main() -> None:
     off = {**env, "CTXMILL_SERVER": "0"}
     root = base / "tree"
     vocab = vocabulary()
-    out: dict = {"benchmark": "server"}
+    out: dict = {"benchmark": "server", "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
     try:
         if not root.exists():
             if args.root:
@@ -173,11 +243,17 @@ def main() -> None:
                         "compileall.compile_dir(os.path.dirname(e.__file__), quiet=1)"],
                        env={**off, "PYTHONDONTWRITEBYTECODE": ""}, check=True, timeout=600)
 
-        first = []
+        first, first_inside = [], []
         for q in queries[:3]:
             stop_server(env)
             first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
+            got = [r for r in server_timings(env) if r.get("op") == "search"]
+            if got:  # the server's side of it: what the first answer waited for
+                first_inside.append({"wall_ms": _ms(first[-1]), "inside_ms": _ms(got[0]["total"]),
+                                     "phases_ms": {k: _ms(v) for k, v in got[0]["phases"].items()}})
         out["first_search_with_server_start"] = stats(first)
+        if first_inside:
+            out["first_search_inside"] = first_inside
 
         # a warm server: it has read ahead what searches need (every file's naming terms) and
         # caught up with the tree (the sync it runs once it watches a root met by a search)
@@ -190,10 +266,15 @@ def main() -> None:
         out["server_warm_up_s"] = round(time.perf_counter() - t, 2)
         warm, floor, warm_cpu, floor_cpu = [], [], [], []
         before = server_cpu(env)
+        server_timings(env)  # from here on: the warm loop's requests only
         for q in queries:  # interleaved: both see the same machine load
             warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env, warm_cpu))
             floor.append(timed([str(PY), "-c", "pass"], env, floor_cpu))
+        recs = [r for r in server_timings(env) if r.get("op") == "search"]
         out["search_warm_server"] = stats(warm)
+        if len(recs) == len(warm):
+            out["search_warm_server_inside"] = stats([r["total"] for r in recs])
+            out["search_warm_tail"] = tail(warm, recs)
         out["python_start"] = stats(floor)
         # CPU per search, which the load does not stretch as it does wall time: the command's
         # own process, and the server's share (its CPU time over the loop, status calls aside)
@@ -205,7 +286,11 @@ def main() -> None:
         out["search_in_process_command"] = stats(cold)
         api = subprocess.run([str(PY), "-c", _API, str(root), json.dumps(queries)], env=off, capture_output=True,
                              text=True, timeout=1200, check=True)
-        out["search_in_process_api"] = stats(json.loads(api.stdout))
+        got = json.loads(api.stdout)
+        if isinstance(got, list):  # a peer's script: walls only
+            got = {"walls": got, "records": []}
+        out["search_in_process_api"] = stats(got["walls"])
+        out["search_in_process_api_tail"] = tail(got["walls"], got["records"])
         out["search_warm_vs_in_process_command"] = round(
             out["search_in_process_command"]["median"] / out["search_warm_server"]["median"], 1)
 

@@ -11,9 +11,11 @@ code-aware ranking lives.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib
 import json
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +28,27 @@ RRF_K = 60  # reciprocal-rank fusion constant
 LEXICAL_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
 BM25_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbol, path
+
+# Where a search's time goes, phase by phase (seconds), for a caller that sets a dict here: the
+# server records every request's phases so that the slowest ones can be looked at afterwards
+# (``ctxmill server timings``). Unset, the marks cost one context-variable read per search.
+PHASES: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ctxmill_search_phases", default=None)
+
+
+class _Marks:
+    """``mark(name)`` adds the time since the previous mark to ``phases[name]``."""
+
+    __slots__ = ("phases", "last")
+
+    def __init__(self, phases: dict | None):
+        self.phases = phases
+        self.last = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        if self.phases is not None:
+            now = time.perf_counter()
+            self.phases[name] = self.phases.get(name, 0.0) + now - self.last
+            self.last = now
 
 
 @dataclass
@@ -413,34 +436,56 @@ _pool = None
 
 
 def _legs(store: Store, query: str, embedder, bounds, n: int, cache: _Cached | None = None,
-          while_waiting=None) -> tuple[list[int], list[int]]:
+          while_waiting=None, mark: _Marks | None = None) -> tuple[list[int], list[int]]:
     """Lexical and vector candidates. The vector scan (numpy, no GIL) runs in a helper thread
     while SQLite answers the lexical query here; all SQL stays on this thread. When the scan
     is still running after that, ``while_waiting(lexical ids)`` uses the wait."""
     global _pool
     cache = cache or _cached(store)
+    mark = mark or _Marks(None)
     # vectors from another embedder (or another version of one) are not comparable, even at
     # the same dim: lexical only until the next sync re-embeds
     same = store.dim == embedder.dim and store.embedder_name in (None, getattr(embedder, "name", None))
     vecs = cache.vectors(store) if same else None
+    mark("vectors_load")
     if vecs is None or len(vecs.ids) == 0:
-        return lexical(store, query_terms(query), bounds, n, cache), []
+        lex = lexical(store, query_terms(query), bounds, n, cache)
+        mark("lexical")
+        return lex, []
     want = n if bounds is None else min(n * 20, 2000)
     q = np.ascontiguousarray(embedder.embed_query(query), dtype=np.float32)
+    mark("embed")
     if len(vecs.ids) < 20_000:  # small: a thread hand-off costs more than it saves
         lex = lexical(store, query_terms(query), bounds, n, cache)
+        mark("lexical")
         top = vecs.top(q, want)
+        mark("vector_scan")
     else:
         if _pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             _pool = ThreadPoolExecutor(1, thread_name_prefix="ctxmill-vec")
-        fut = _pool.submit(vecs.top, q, want)
+        phases = mark.phases
+
+        def scan():
+            t, c = time.perf_counter(), time.thread_time()
+            got = vecs.top(q, want)
+            if phases is not None:  # the scan's own time on its thread, beside this one's wait
+                phases["vector_scan"] = time.perf_counter() - t
+                phases["vector_scan_cpu"] = time.thread_time() - c
+            return got
+
+        fut = _pool.submit(scan)
         lex = lexical(store, query_terms(query), bounds, n, cache)
+        mark("lexical")
         if while_waiting is not None and not fut.done():
             while_waiting(lex)
+            mark("prefetch")
         top = fut.result()
-    return lex, _vector_chunks(store, vecs, top, bounds, n)
+        mark("vector_wait")
+    got = _vector_chunks(store, vecs, top, bounds, n)
+    mark("vector_rows")
+    return lex, got
 
 
 def fuse(lists: list[tuple[list[int], float]]) -> list[tuple[int, float]]:
@@ -457,10 +502,12 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
         raise UsageError("empty query")
     if k < 1:
         raise UsageError("k must be at least 1")
+    mark = _Marks(PHASES.get())
     bounds = _prefix_bounds(path_prefix)
     rank = _rank_module()
     n = max(getattr(rank, "CANDIDATES", 50), k * 5)
     cache = _cached(store)
+    mark("state")
     rows: dict[int, tuple] = {}
     pool = max(getattr(rank, "POOL", 0), k * 3)
 
@@ -471,19 +518,24 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
         if hasattr(rank, "FileNames"):
             _file_names(store, cache, {r[1] for r in rows.values()})
 
-    lex, vec = _legs(store, query, embedder, bounds, n, cache, prefetch)
+    lex, vec = _legs(store, query, embedder, bounds, n, cache, prefetch, mark)
     lex_rank = {cid: i for i, cid in enumerate(lex, 1)}
     vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
     if rank is not None and hasattr(rank, "fuse_ids"):
         # weighted fusion + code-aware ranking (ctxmill.index.rank, weights tuned on the dev set)
         top = rank.fuse_ids(lex, vec)[:pool]
+        mark("fuse")
         hits = _hits(store, top, lex_rank, vec_rank, rows)
+        mark("rows")
         files = None
         if hasattr(rank, "FileNames"):
             # only the query's own words matter in a file's naming terms (rank._file_scores)
             qstems = rank.query_stems(query)
             files = {p: f.matching(qstems) for p, f in _file_names(store, cache, {h.path for h in hits}).items()}
-        return rank.rerank(query, hits, k=k, files=files)
+            mark("names")
+        out = rank.rerank(query, hits, k=k, files=files)
+        mark("rerank")
+        return out
     fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
     top = fused[: max(k * 3, 30)]
     hits = _hits(store, top, lex_rank, vec_rank)

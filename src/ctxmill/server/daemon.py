@@ -17,8 +17,10 @@ neither json nor the formatting code.
 
 from __future__ import annotations
 
+import collections
 import gc
 import os
+import resource
 import signal
 import socketserver
 import struct
@@ -35,6 +37,8 @@ MAX_REQUEST_BYTES = 1 << 20
 REQUEST_READ_SECONDS = 30.0
 CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
 WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
+TIMINGS_KEPT = 5000  # requests whose phase timings ``ctxmill server timings`` can show
+_RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)  # Linux: this thread's faults and switches
 
 
 class RootState:
@@ -81,18 +85,38 @@ class Server:
         self.last_search_end = 0.0
         self.warm_wanted = threading.Event()
         self.frozen = False  # gc.freeze() done after the first warm-up
+        # every request's timings, phase by phase, for finding what the slowest ones waited on
+        self.timings: collections.deque = collections.deque(maxlen=TIMINGS_KEPT)
+        self.gc_seconds = 0.0  # time spent in the garbage collector, all threads
+        self.gc_collections = [0, 0, 0]
+        self.background_seconds = 0.0  # time spent in warm_loop batches
+        self._gc_started = 0.0
+        gc.callbacks.append(self._gc_clock)
         self.unix: socketserver.UnixStreamServer | None = None
         self.sock_path: str | None = None  # the socket it listens on, and its inode (release_socket)
         self.sock_ino = 0
 
     # ------------------------------------------------------------------ requests
 
-    def handle(self, req: dict) -> dict:
+    def _gc_clock(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self.gc_seconds += time.perf_counter() - self._gc_started
+            self.gc_collections[info["generation"]] += 1
+
+    def handle(self, req: dict, rec: dict | None = None) -> dict:
+        rec = {} if rec is None else rec
         op = req.get("op")
         if req.get("protocol") != PROTOCOL:
             return {"ok": False, "error": f"client protocol {req.get('protocol')} is not the server's {PROTOCOL}"}
         if op == "status":
             return {"ok": True, **self.status()}
+        if op == "timings":
+            got = list(self.timings)
+            if req.get("clear"):
+                self.timings.clear()
+            return {"ok": True, "timings": got}
         if op == "stop":
             self.release_socket()  # once stop has answered, no command can reach this server
             threading.Thread(target=self.shutdown, daemon=True).start()
@@ -106,12 +130,16 @@ class Server:
             elif st.dirty and st.last_sync is not None:
                 self.sync(st)  # a save the watcher saw: search what is on disk now
             self.searching += 1
+            rec["pre"] = time.perf_counter() - rec.get("t", time.perf_counter()) - rec.get("read", 0.0)
+            rec["submitted"] = time.perf_counter()
             try:
-                hits = self.search_pool.submit(self._search, st, req).result()
+                hits = self.search_pool.submit(self._search, st, req, rec).result()
             finally:
                 self.searching -= 1
                 self.last_search_end = time.monotonic()
                 self.warm_wanted.set()
+            rec["handoff"] = time.perf_counter() - rec.pop("search_end", time.perf_counter())
+            t = time.perf_counter()
             reply = {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watching}
             if req.get("print"):
                 from ctxmill.hits import hits_json, hits_text
@@ -120,6 +148,7 @@ class Server:
                 reply["out"] = out + "\n"
                 reply["err"] = "" if reply["fresh"] else STALE_NOTE
                 del reply["hits"]
+            rec["format"] = time.perf_counter() - t
             return reply
         return {"ok": False, "error": f"unknown op {op!r}"}
 
@@ -175,10 +204,32 @@ class Server:
             pass
         return report
 
-    def _search(self, st: RootState, req: dict) -> list[dict]:
+    def _search(self, st: RootState, req: dict, rec: dict | None = None) -> list[dict]:
         from ctxmill import index
+        from ctxmill.index.search import PHASES
 
-        hits = index.search(req["query"], st.root, db_path=st.db, path_prefix=req.get("path"), k=int(req.get("k", 10)))
+        rec = {} if rec is None else rec
+        t, cpu = time.perf_counter(), time.thread_time()
+        rec["queued"] = t - rec.pop("submitted", t)
+        usage = resource.getrusage(_RUSAGE_THREAD) if _RUSAGE_THREAD is not None else None
+        phases = rec["phases"] = {}
+        token = PHASES.set(phases)
+        try:
+            hits = index.search(req["query"], st.root, db_path=st.db, path_prefix=req.get("path"),
+                                k=int(req.get("k", 10)))
+        finally:
+            PHASES.reset(token)
+            rec["search"] = time.perf_counter() - t
+            rec["search_cpu"] = time.thread_time() - cpu
+            if usage is not None:
+                after = resource.getrusage(_RUSAGE_THREAD)
+                # page faults (a cold page of the index or the matrix) and context switches
+                # (involuntary: another process had the core; voluntary: a lock, I/O, the GIL)
+                rec["minflt"] = after.ru_minflt - usage.ru_minflt
+                rec["majflt"] = after.ru_majflt - usage.ru_majflt
+                rec["nvcsw"] = after.ru_nvcsw - usage.ru_nvcsw
+                rec["nivcsw"] = after.ru_nivcsw - usage.ru_nivcsw
+            rec["search_end"] = time.perf_counter()
         if st.last_sync is None:  # searched an index synced elsewhere: watch it from now on
             st.last_sync = time.time()
             st.synced_generation = st.generation
@@ -272,11 +323,13 @@ class Server:
                     if self.searching or st.lock.locked() or time.monotonic() - self.last_search_end < WARM_IDLE_SECONDS:
                         time.sleep(WARM_IDLE_SECONDS)
                         continue
+                    t = time.perf_counter()
                     try:
                         st.names_ready = self._warm_once(st)
                     except Exception:  # a warm cache is a nicety: a search reads what it needs itself
                         traceback.print_exc()
                         st.names_ready = True
+                    self.background_seconds += time.perf_counter() - t
                     if st.names_ready:
                         if not self.frozen:
                             # what the warm indexes hold lives as long as the server: out of the
@@ -360,6 +413,7 @@ class _Handler(socketserver.BaseRequestHandler):
         import socket
 
         srv = self.server.app
+        rec = {"t": time.perf_counter(), "at": time.time()}
         cred = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         _pid, uid, _gid = struct.unpack("3i", cred)
         if uid != os.getuid():  # the folder is private already; this is the second lock
@@ -377,8 +431,12 @@ class _Handler(socketserver.BaseRequestHandler):
         with srv.busy_lock:  # counted from here: a silent connection does not keep the server up
             srv.busy += 1
         srv.last_request = time.monotonic()
+        rec["read"] = time.perf_counter() - rec["t"]
+        rec["op"] = req.get("op")
+        gc_before, gcs_before, bg_before = srv.gc_seconds, list(srv.gc_collections), srv.background_seconds
+        syncing = any(st.lock.locked() for st in list(srv.states.values()))
         try:
-            reply = srv.handle(req)
+            reply = srv.handle(req, rec)
         except Exception as exc:
             from ctxmill.errors import InputRefused
 
@@ -389,7 +447,17 @@ class _Handler(socketserver.BaseRequestHandler):
             with srv.busy_lock:
                 srv.busy -= 1
             srv.last_request = time.monotonic()
+        t = time.perf_counter()
         self._reply(reply)
+        now = time.perf_counter()
+        if rec["op"] in ("search", "sync"):
+            rec["send"] = now - t
+            rec["total"] = now - rec.pop("t")
+            rec["gc"] = srv.gc_seconds - gc_before
+            rec["gc_collections"] = [a - b for a, b in zip(srv.gc_collections, gcs_before, strict=True)]
+            rec["background"] = srv.background_seconds - bg_before  # warm_loop batches meanwhile
+            rec["syncing"] = syncing or any(st.lock.locked() for st in list(srv.states.values()))
+            srv.timings.append(rec)
 
     def _drain(self) -> None:
         """Read and drop what the caller sends until it closes (bounded, never decoded): a
