@@ -23,6 +23,7 @@ import json
 import sys
 import time
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import pycrfsuite
@@ -55,10 +56,42 @@ LEXICON_FILES = {"journals/journals.txt": "journal", "journals/abbrev_journals.t
 JOURNAL_WORDS = 12
 
 
-def build_lexicon(grobid: Path, out: Path) -> dict:
+def venue_lexicon(examples: list) -> dict[str, set[str]]:
+    """Venue names and venue abbreviations from the training labels (for the clean-up rules).
+
+    ``venue_name``: a container's ``lexkey`` words, printed in two or more training strings
+    (one word: five or more, "Nature"; a one-word book title is as often labelled a venue).
+    ``venue_abbrev``: a capitalised word of three letters or more printed with a full stop
+    ("Contemp.", "Proc ."), at least three times in containers, and printed so in containers
+    three times as often as it is used at all in titles ("Psychology." ends titles too)."""
+    names: Counter = Counter()
+    in_venue: Counter = Counter()
+    in_title: Counter = Counter()
+    for text, spans in examples:
+        seen = set()
+        for s, e, lab in spans:
+            if lab not in ("container", "title"):
+                continue
+            toks = [t for t, _, _ in tokenize(text[s:e])]
+            words = [lexkey(t) for t in toks if t[:1].isalnum()]
+            key = " ".join(words)
+            if lab == "container" and words and key not in seen:
+                seen.add(key)
+                names[key] += 1
+            for k, t in enumerate(toks):
+                if lab == "title":  # any use in a title: "Psychology." ends a title, "Rom." does not
+                    in_title[lexkey(t)] += 1
+                elif t[:1].isupper() and (t.endswith(".") or (k + 1 < len(toks) and toks[k + 1] == ".")):
+                    in_venue[lexkey(t)] += 1
+    return {"venue_name": {k for k, n in names.items() if n >= (5 if " " not in k else 2) and len(k) >= 4},
+            "venue_abbrev": {w for w, n in in_venue.items() if n >= 3 and n >= 3 * in_title[w] and len(w) >= 3}}
+
+
+def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict:
     """Write the gazetteers (src/ctxmill/data/refparse_lexicon.txt.gz) from GROBID's lexicons:
     each name as ``lexkey`` words of our tokenizer, punctuation dropped, so that a name matches
-    however the string spaces or punctuates it ("Phys. Rev. D", "Phys.Rev.D")."""
+    however the string spaces or punctuates it ("Phys. Rev. D", "Phys.Rev.D"); and, given the
+    training strings, the venue names and abbreviations of their labels (venue_lexicon)."""
     root = grobid / LEXICON_SUB
     rows: dict[str, set[str]] = {kind: set() for kind in LEXICON_FILES.values()}
     for sub, kind in LEXICON_FILES.items():
@@ -75,6 +108,8 @@ def build_lexicon(grobid: Path, out: Path) -> dict:
         w = k.split(" ")
         longest[w[0]] = max(longest.get(w[0], 0), len(w))
     rows["journal_first"] = {f"{w}\t{n}" for w, n in longest.items()}
+    if examples is not None:
+        rows.update(venue_lexicon(examples))
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))
     # gzip without a timestamp, so the same lexicons give the same bytes
     out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
@@ -192,12 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     lex = {}
+    examples, stats = load_training(args.grobid, args.anystyle)
     if (args.grobid / LEXICON_SUB).is_dir():  # the features read the gazetteers: build them first
-        lex = build_lexicon(args.grobid, Path(str(gazetteer_path())))
+        lex = build_lexicon(args.grobid, Path(str(gazetteer_path())), examples)
     elif not Path(str(gazetteer_path())).exists():
         print(f"no {LEXICON_SUB} under {args.grobid} and no gazetteers shipped", file=sys.stderr)
         return 2
-    examples, stats = load_training(args.grobid, args.anystyle)
     stats.update(lex)
     c1, c2 = args.c1, args.c2
     if args.search:

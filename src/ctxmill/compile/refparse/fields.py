@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ctxmill.compile.refparse.features import journal_marks
+from ctxmill.compile.refparse.lexicon import gazetteers, lexkey
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -336,6 +337,57 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+def venue_head(tokens, labels: list[str]) -> list[str]:
+    """A venue's name is one field. Where the words right before a container run are venue
+    abbreviations ("Rom .", "Contemp.", "Proc .": capitalised, a full stop after them, words
+    the training labels print in venue names nearly always) and the model gave them to the
+    title, the authors or nothing, they are the venue's first words ("... a new approach Rom
+    .Rep .Phys .65" -> "Rom .Rep .Phys", "Bender C M 2005 Contemp. Phys. 46")."""
+    if "container" not in labels:
+        return labels
+    abbrev = gazetteers().venue_abbrev
+    if not abbrev:
+        return labels
+    out = labels
+    i = 0
+    n = len(labels)
+    while i < n:
+        if out[i] != "container" or (i and out[i - 1] == "container"):
+            i += 1
+            continue
+        k = i - 1  # walk back over "Word ." pairs
+        start = i
+        while k >= 0:
+            t = tokens[k][0]
+            if t == "." and k >= 1 and out[k] in ("O", "title", "author", "container"):
+                k -= 1
+                continue
+            if (t[:1].isupper() and len(t.rstrip(".")) >= 3 and out[k] in ("O", "title", "author")
+                    and lexkey(t) in abbrev and (t.endswith(".") or tokens[k + 1][0] == ".")):
+                start = k
+                k -= 1
+                continue
+            break
+        if start < i:
+            if out is labels:
+                out = list(labels)
+            for j in range(start, i):
+                out[j] = "container"
+        i += 1
+    return out
+
+
+def is_venue_name(name: str) -> bool:
+    """Whether ``name`` is, word for word, a venue name of the training labels or a known
+    journal of the gazetteer ("Nuovo Cimento B", "Phys. Rev. D")."""
+    words = [lexkey(t) for t, _, _ in tokenize(name) if t[:1].isalnum()]
+    if not words:
+        return False
+    key = " ".join(words)
+    g = gazetteers()
+    return key in g.venue_name or (len(words) >= 2 and key in g.journal)
+
+
 def known_journal(name: str) -> bool:
     """Whether ``name`` begins with the name of a journal or proceedings in the gazetteer."""
     marks = journal_marks([t for t, _, _ in tokenize(name)])
@@ -345,6 +397,7 @@ def known_journal(name: str) -> bool:
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
     labels = authors_end_at_initials(tokens, collaboration_is_author(tokens, year_after_url(text, tokens, labels)))
+    labels = venue_head(tokens, labels)
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
@@ -439,8 +492,9 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     t = out["title"]
     if t and out["container"] is None and (out["volume"] or out["pages"]):
         words = t.split()
-        if (all(w[:1].isupper() for w in words)
-                and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2):
+        if ((all(w[:1].isupper() for w in words)
+                and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2)
+                or (not out["publisher"] and is_venue_name(t))):  # "Pahor S. and Strnad J., Nuovo Cimento B, 20"
             out["title"], out["container"] = None, _container(t)
     # "Personal communication", "in preparation", "submitted": the status of a work, no title
     if out["title"] and _STATUS.fullmatch(out["title"]):

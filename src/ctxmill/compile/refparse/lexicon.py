@@ -80,12 +80,20 @@ class Gazetteers(NamedTuple):
     journal_first: dict[str, int]  # first word of a name -> words in the longest name it starts
     given: frozenset[str]
     family: frozenset[str]
+    # From the training labels (scripts/train_refparse.py): venue names printed in two or more
+    # training strings, and words printed abbreviated ("Rom.", "Contemp.") that stand in
+    # venue names far more often than in titles. Physics and chemistry abbreviations are
+    # thin in GROBID's journal lists ("Phys. Rev. B", "Gen. Relat. Gravit." are not there).
+    # The clean-up rules read them, not the model's features.
+    venue_name: frozenset[str] = frozenset()
+    venue_abbrev: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
 def gazetteers() -> Gazetteers:
     """The gazetteers shipped with the model; empty where the file is absent."""
-    kinds: dict[str, frozenset[str]] = dict.fromkeys(("journal", "journal_first", "given", "family"), frozenset())
+    kinds: dict[str, frozenset[str]] = dict.fromkeys(
+        ("journal", "journal_first", "given", "family", "venue_name", "venue_abbrev"), frozenset())
     try:
         data = gzip.decompress(gazetteer_path().read_bytes()).decode("utf-8")
     except FileNotFoundError:
@@ -97,4 +105,5 @@ def gazetteers() -> Gazetteers:
     for row in kinds["journal_first"]:  # "word\tlongest"
         w, _, n = row.partition("\t")
         first[w] = int(n)
-    return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"])
+    return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"], kinds["venue_name"],
+                      kinds["venue_abbrev"])
