@@ -66,6 +66,18 @@ def load_key(*, create: bool = False) -> bytes:
     return hashlib.sha256(raw.encode()).digest()
 
 
+_keyed: dict[bytes, Keyed] = {}
+
+
+def keyed_for(key: bytes) -> Keyed:
+    """The Keyed of ``key``, one per key in a process: its caches of path-component and term
+    hashes then serve every sync and search of a long-lived process."""
+    got = _keyed.get(key)
+    if got is None:
+        got = _keyed[key] = Keyed(key)
+    return got
+
+
 class Keyed:
     """What one team key derives: path, term and check HMACs, and sealing of small texts."""
 

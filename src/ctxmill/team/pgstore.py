@@ -77,6 +77,39 @@ def masked(url: str) -> str:
     return url
 
 
+# Idle sync connections kept per URL in this process: a long-lived process (the watcher, the
+# agent, the web page, a benchmark) that syncs again skips the connection set-up, which costs
+# 10-25 ms (a backend process started and a SCRAM exchange) - more than a no-op sync's work.
+_idle: dict[str, list] = {}
+_idle_lock = threading.Lock()
+IDLE_KEPT = 2
+
+
+def _take_idle(url: str):
+    with _idle_lock:
+        conns = _idle.get(url)
+        while conns:
+            conn = conns.pop()
+            if not conn.closed and conn._pid == os.getpid():  # not one a forked child inherited
+                return conn
+    return None
+
+
+def _park(url: str, conn) -> None:
+    """Keep ``conn`` for the next store of ``url`` in this process, or close it."""
+    psycopg = need_psycopg()
+    keep = (not conn.closed and conn.autocommit
+            and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
+    if keep:
+        conn._pid = os.getpid()
+        with _idle_lock:
+            conns = _idle.setdefault(url, [])
+            if len(conns) < IDLE_KEPT:
+                conns.append(conn)
+                return
+    conn.close()
+
+
 def connect(url: str, *, autocommit: bool = True):
     """A connection to the team store, or one line that says why not (exit 3)."""
     psycopg = need_psycopg()
@@ -160,12 +193,13 @@ class PgStore:
                  store_text: bool = False, key: bytes | None = None, create: bool = True,
                  local: Path | None = None):
         self.url = url
-        self.conn = connect(url)  # first: a bad URL is refused before anything else reads it
+        reused = _take_idle(url) if create else None
+        self.conn = reused or connect(url)  # first: a bad URL is refused before anything else reads it
         self.root = os.path.abspath(root)
         name, br = repo_identity(self.root)
         self.repo_name, self.branch_name = repo or name, branch or br
         try:
-            self.keyed = keys_mod.Keyed(key if key is not None else keys_mod.load_key(create=create))
+            self.keyed = keys_mod.keyed_for(key if key is not None else keys_mod.load_key(create=create))
         except Exception:
             self.conn.close()
             raise
@@ -174,18 +208,26 @@ class PgStore:
         self.store_text = store_text
         self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
         try:
-            if create:
-                schema_mod.ensure(self.conn)
-            else:  # searches write nothing: a read replica serves them
-                schema_mod.check(self.conn)
-            self._check_key(write=create)
+            try:
+                opened = self._open(create)
+            except need_psycopg().OperationalError:
+                if reused is None:
+                    raise
+                self.conn.close()  # a kept connection the server has dropped meanwhile: once more, fresh
+                self.conn = connect(url)
+                opened = self._open(create)
         except Exception:
             self.conn.close()
             raise
-        self.embedder_name = self._server_meta("embedder_name")
-        self.dim = int(self._server_meta("embedder_dim") or 0)
+        self.embedder_name, dim, self._server_chunker, self.server_root, count, self._have_hnsw = opened
+        self.dim = int(dim or 0)
         self._local = self._read_local()
-        self._chunks_at_open: int | None = None
+        self._chunks_at_open: int | None = None if count is None else int(count)
+        # a machine with no record of this (repo, branch) that the server already holds: its
+        # first sync compares Merkle trees instead of asking about every file (_adopt)
+        self._adopting = bool(create and self.server_root and not self._local.get("root")
+                              and not self.path.with_suffix(".stats").exists())
+        self._adopted: set[str] = set()
         self._hpaths: dict[str, str] | None = None  # keyed path -> local path
         self._delta: dict = {}
         self.pool = None
@@ -194,6 +236,42 @@ class PgStore:
         self._names: dict[str, object] = {}  # path -> rank.FileNames, until this machine syncs again
 
     # -- plumbing
+
+    _OPEN_SQL = """SELECT
+        (SELECT value FROM ctx_meta WHERE key = 'schema_version'),
+        (SELECT value FROM ctx_meta WHERE key = 'key_check'),
+        (SELECT value FROM ctx_meta WHERE key = 'embedder_name'),
+        (SELECT value FROM ctx_meta WHERE key = 'embedder_dim'),
+        (SELECT value FROM ctx_meta WHERE key = %(cv)s),
+        (SELECT hash FROM ctx_nodes WHERE repo = %(repo)s AND branch = %(branch)s AND path = ''),
+        CASE WHEN %(count)s THEN (SELECT coalesce(sum(chunks), 0) FROM ctx_files
+                                  WHERE repo = %(repo)s AND branch = %(branch)s) END,
+        to_regclass('ctx_vectors_hnsw') IS NOT NULL"""
+
+    def _open(self, create: bool) -> tuple:
+        """Everything a sync or search needs to know of the server at the start, in one round
+        trip: schema version, key check, embedder, this (repo, branch)'s chunker version,
+        Merkle root and chunk count, whether the HNSW index exists. The schema steps and the
+        key's first write run only when that query says they are needed (a fresh database),
+        so a no-op sync costs this one query."""
+        psycopg = need_psycopg()
+        args = {"cv": f"chunker_version:{self.repo}:{self.branch}", "repo": self.repo, "branch": self.branch,
+                "count": create}
+        row = None
+        try:
+            row = self.conn.execute(self._OPEN_SQL, args).fetchone()
+        except psycopg.errors.UndefinedTable:  # an empty database (autocommit: nothing to roll back)
+            pass
+        if row is None or row[0] != str(schema_mod.SCHEMA_VERSION) or row[1] is None:
+            if create:
+                schema_mod.ensure(self.conn)
+            else:  # searches write nothing: a read replica serves them
+                schema_mod.check(self.conn)
+            self._check_key(write=create)
+            row = self.conn.execute(self._OPEN_SQL, args).fetchone()
+        elif row[1] != self.keyed.check:
+            self._check_key(write=False)  # refuses
+        return tuple(row[2:])
 
     def _check_key(self, *, write: bool = True) -> None:
         with self.conn.transaction():
@@ -231,7 +309,13 @@ class PgStore:
         return _Transaction(self)
 
     def close(self) -> None:
-        self.conn.close()
+        if self.conn is None:
+            return
+        if self.pool is None:
+            _park(self.url, self.conn)
+        else:
+            self.conn.close()
+        self.conn = None
 
     def __enter__(self):
         return self
@@ -245,14 +329,21 @@ class PgStore:
             if self._chunks_at_open is None:
                 self._chunks_at_open = self.count_chunks()
             return str(self._chunks_at_open)
-        if key in SERVER_KEYS:
-            return self._server_meta(f"{key}:{self.repo}:{self.branch}")
+        if key == "chunker_version":
+            return self._server_chunker
+        if self._adopting and key in ("root", "dirty"):
+            # no record here, but the server holds this (repo, branch): not a cold build and
+            # nothing of this machine's is half-written; stat_cache compares the trees
+            return self.root if key == "root" else "0"
         return self._local.get(key)
 
     def set_meta(self, key: str, value: str) -> None:
         if key in SERVER_KEYS:
+            if key == "chunker_version" and value == self._server_chunker:
+                return  # unchanged: no write (a no-op sync is one round trip)
             self.conn.execute("INSERT INTO ctx_meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
                               "SET value = excluded.value", (f"{key}:{self.repo}:{self.branch}", value))
+            self._server_chunker = value
             return
         changed = self._local.get(key) != value
         self._local[key] = value
@@ -285,7 +376,10 @@ class PgStore:
         return self._have_vectors
 
     def has_vectors(self) -> bool:
-        return self._vectors_exist() and self.conn.execute("SELECT 1 FROM ctx_vectors LIMIT 1").fetchone() is not None
+        # The vector table is made with the store's embedder row; the vectors follow in the same
+        # sync. When a sync died in between, True here only costs a lookup per batch (the
+        # driver then asks missing_vectors instead of assuming every vector is missing).
+        return bool(self.embedder_name)
 
     def missing_vectors(self, hashes: Iterable[str]) -> list[str]:
         wanted = list(dict.fromkeys(hashes))
@@ -371,11 +465,97 @@ class PgStore:
         self._delta = {}
         if not trust:
             return {}  # after an interrupted sync: ask the server about every file
+        if self._adopting:
+            return self._adopt()
         try:
             with open(self.path.with_suffix(".stats"), "rb") as fh:
                 return marshal.load(fh)
         except (OSError, ValueError, EOFError, TypeError):
             return {}
+
+    def _adopt(self) -> dict[str, tuple[int, int, int]]:
+        """The first sync of a checkout whose (repo, branch) the server already holds (another
+        machine indexed it): read and hash this checkout's files, build its Merkle tree over
+        keyed paths, and compare it with the server's from the root down - one query per level,
+        and only for the folders whose hashes differ. Files equal to the server's are this
+        machine's record from now on (their stats are returned and kept, so the sync driver
+        never reads them again); the rest are left to the driver, which chunks and uploads
+        them (embedding only contents the server has no vector for). A tree equal to the
+        server's costs no query beyond the one at open."""
+        from ctxmill.index.merkle import content_hash, folder_hash, parent_of
+        from ctxmill.sources.repo import fs_name, walk
+
+        self._adopting = False
+        t0 = time.perf_counter()
+        walked = walk(self.root, sort=False)
+        root = self.root
+
+        def leaf(e) -> str | None:
+            try:
+                with open(os.path.join(root, fs_name(e.path)), "rb") as fh:
+                    return content_hash(fh.read())
+            except OSError:
+                return None  # the driver meets it again and says why
+
+        # (two threads reading and hashing were slower on this project's loaded 2-core machine)
+        leaves = [leaf(e) for e in walked.files]
+        hashes: dict[str, str] = {}
+        stats: dict[str, tuple[int, int, int]] = {}
+        for e, h in zip(walked.files, leaves, strict=True):
+            if h is not None:
+                hashes[e.path] = h
+                stats[e.path] = (e.size, e.mtime_ns, e.inode)
+        keyed = {p: self.keyed.path(p) for p in hashes}
+        children: dict[str, list] = {"": []}
+        for p, k in keyed.items():
+            d = parent_of(k)
+            children.setdefault(d, []).append((k.rsplit("/", 1)[-1], "f", hashes[p]))
+            while d and parent_of(d) not in children:
+                d = parent_of(d)
+                children.setdefault(d, [])
+        # deepest folders first, so a parent sees its children's hashes (as update_merkle)
+        node: dict[str, str] = {}
+        for folder in sorted(children, key=lambda f: (-f.count("/") - (1 if f else 0), f)):
+            node[folder] = folder_hash(children[folder])
+            if folder:
+                children[parent_of(folder)].append((folder.rsplit("/", 1)[-1], "d", node[folder]))
+        differ: set[str] = set()  # folders whose hash differs from the server's
+        same: set[str] = set()  # files in those folders whose hash equals the server's row
+        level = [""] if node[""] != self.server_root else []
+        queries = 0
+        while level:
+            differ.update(level)
+            server = dict(self.conn.execute(
+                "SELECT path, hash FROM ctx_nodes WHERE repo = %(r)s AND branch = %(b)s AND parent = ANY(%(l)s) "
+                "UNION ALL SELECT path, hash FROM ctx_files WHERE repo = %(r)s AND branch = %(b)s AND dir = ANY(%(l)s)",
+                {"r": self.repo, "b": self.branch, "l": level}).fetchall())
+            queries += 1
+            nxt = []
+            for folder in level:
+                for name, kind, h in children[folder]:
+                    k = f"{folder}/{name}" if folder else name
+                    if server.get(k) == h:
+                        if kind == "f":
+                            same.add(k)
+                    elif kind == "d":
+                        nxt.append(k)
+            level = nxt
+        adopted = {p: stats[p] for p, k in keyed.items() if parent_of(k) not in differ or k in same}
+        self._adopted = set(adopted)
+        self.adoption = {"files": len(hashes), "equal": len(adopted), "folders_differing": len(differ),
+                         "queries": queries, "seconds": round(time.perf_counter() - t0, 4)}
+        # this machine's record from now on: the files it has just as the server has them
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        target = self.path.with_suffix(".stats")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            marshal.dump(adopted, fh)
+        os.replace(tmp, target)
+        self._local.update(root=self.root, dirty="0", merkle_root=node[""] if not differ else "",
+                           last_check=time.time())
+        self._write_local()
+        self._checked = True
+        return dict(adopted)
 
     def write_stat_cache(self, stats: dict, changes: dict | None = None) -> None:
         self._pending_stats = dict(stats)
@@ -484,6 +664,10 @@ class PgStore:
         return weights, length
 
     def delete_file(self, path: str) -> int:
+        if path in self._adopted:
+            # a file of the server's tree this sync's own walk left out (other walk options
+            # than _adopt's): this machine never uploaded it, so it does not take it away
+            return 0
         row = self.conn.execute("DELETE FROM ctx_files WHERE repo = %s AND branch = %s AND path = %s RETURNING chunks",
                                 (self.repo, self.branch, self.keyed.path(path))).fetchone()
         return row[0] if row else 0
@@ -551,6 +735,8 @@ class PgStore:
                                       (self.repo, self.branch)).fetchall())
 
     def mark_checked(self) -> None:
+        if getattr(self, "_checked", False):
+            return  # _adopt wrote the record a moment ago
         self._local["last_check"] = time.time()
         self._write_local()
 
@@ -570,11 +756,13 @@ class PgStore:
         if self._written >= 1000:
             for table in ("ctx_files", "ctx_blobs", "ctx_chunks", "ctx_vectors", "ctx_terms"):
                 self.conn.execute(f"ANALYZE {table}")
-        if self._vectors_exist() and self.conn.execute("SELECT to_regclass('ctx_vectors_hnsw')").fetchone()[0] is None:
+        if not self._have_hnsw and self._vectors_exist() and \
+                self.conn.execute("SELECT to_regclass('ctx_vectors_hnsw')").fetchone()[0] is None:
             with self.conn.transaction():
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
                 self.conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
                 self.conn.execute(schema_mod.HNSW_INDEX)
+        self._have_hnsw = True
 
     def counts(self) -> dict[str, int]:
         rb = (self.repo, self.branch)
