@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from ctxmill.grammars import EXTENSIONS, get_parser, language_for  # noqa: F401 (re-exported)
+from ctxmill.index.facades import KIND as FACADE_KIND
+from ctxmill.index.facades import is_facade
 
 # Bumped whenever chunking changes what a file's chunks are: an index built by another version
 # re-chunks every file once on its next sync (vectors are reused by content hash), so an
 # upgrade never leaves old chunks behind for files that did not change.
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 STUB_MARK = "---@meta"  # first line of a LuaLS definition file (rank.STUB_MARK reads it back)
 MAX_CHARS = 2000  # a chunk larger than this is split at child boundaries
 MIN_CHARS = 100  # neighbours of one kind, both smaller than this, are merged
@@ -777,6 +779,11 @@ def chunk_file(path: str, data: bytes, text: str) -> list[CodeChunk]:
         return chunk_markdown(path, text)
     if language in LANGS:
         out = chunk_code(path, data, text, language)
+        if out and is_facade(path, text, language):
+            # a file that only forwards to others (a header of #includes, an index.ts of
+            # `export * from`, a mod.rs of `pub use`): the ranker places it after its targets
+            for c in out:
+                c.kind = FACADE_KIND
         if language == "lua" and text.lstrip().startswith(STUB_MARK):
             # a LuaLS definition file (types for the editor, no code that runs): every chunk
             # carries the file's marker, so the ranker can tell it from the implementation

@@ -101,6 +101,11 @@ class Weights:
     name_idf: float = 1.0  # a file-name word in the paths of most candidates counts this much less
     qualifier: float = 0.7  # a file-name match on a query word after the first preposition counts this much
     stub: float = 1.0  # step back for declaration files (.d.ts, .pyi, Lua ---@meta) unless types are asked for
+    # a forwarding file (fmt/core.h is `#include "base.h"`, an index.ts of `export * from`) takes
+    # this share of the best final score of a file it forwards to, divided by facade_fanout ** the
+    # number of files it forwards to beyond the first (needs ``facades=``, see facade_index)
+    facade: float = 0.9
+    facade_fanout: float = 0.5
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -604,10 +609,11 @@ def fuse(lexical: list, vector: list, weights: Weights = DEFAULT_WEIGHTS) -> lis
 
 
 def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFAULT_WEIGHTS,
-           files: dict[str, frozenset[str]] | None = None) -> list:
+           files: dict[str, frozenset[str]] | None = None, facades: dict[str, list] | None = None) -> list:
     """Re-order fused candidates (best first, ``score`` in [0, 1]) with code-aware evidence;
     returns at most ``k`` hits, near-duplicates removed, with their final ``score``. ``files``
-    maps a candidate's path to its :func:`file_terms` (file-level evidence; optional)."""
+    maps a candidate's path to its :func:`file_terms` (file-level evidence; optional);
+    ``facades`` is :func:`facade_index` of the index's forwarding files (optional)."""
     if not hits:
         return []
     _trim_memos()
@@ -687,7 +693,7 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         if leaf and named_lower and (leaf in named or leaf.lower() in named_lower):
             if kind in DEFINITION_KINDS and (leaf in named or leaf.lower() not in case_defined):
                 s += weights.exact_symbol
-            elif kind != "code" or leaf not in defined:
+            elif kind not in ("code", FACADE_KIND) or leaf not in defined:
                 # statements inside a class body carry the class's name: the class's own
                 # chunk (its header and doc) is the definition, when it is a candidate
                 s += weights.exact_symbol_use
@@ -774,10 +780,91 @@ def rerank(query: str, hits: list, k: int | None = None, weights: Weights = DEFA
         n = per_file[path]
         per_file[path] += 1
         out.append((s * (weights.file_decay**n) if s > 0 else s - n, hit))
+    if facades and weights.facade:
+        out = _with_facades(out, facades, weights)
     out.sort(key=lambda r: r[0], reverse=True)
     if k is not None:
         out = out[:k]
     return [_set_score(hit, round(s, 6)) for s, hit in out]
+
+
+# ------------------------------------------------------------------------------ forwarding files
+
+FACADE_KIND = "facade"  # the kind ctxmill.index.chunk_code gives a forwarding file's chunks (facades.KIND)
+
+
+def facade_index(rows) -> dict[str, list[tuple]]:
+    """Map each path a forwarding file may point to -> the forwarding files' first chunks.
+
+    ``rows``: the chunks of kind ``facade`` as dicts or objects with path, start_line, end_line,
+    kind, symbol, language, text (context, id optional). The value's tuples are
+    ``(fan-out, row)``: the number of files the forwarding file points to, and its first chunk."""
+    from ctxmill.index.facades import fanout, targets
+
+    first: dict[str, Any] = {}
+    for r in rows:
+        p = _get(r, "path")
+        if p not in first or _get(r, "start_line") < _get(first[p], "start_line"):
+            first[p] = r
+    out: dict[str, list[tuple]] = defaultdict(list)
+    for p, r in first.items():
+        text, language = _get(r, "text") or "", _get(r, "language") or ""
+        groups = targets(p, text, language)
+        n = fanout(text, language, len(groups))
+        for g in groups:
+            for t in g:
+                out[t].append((n, r))
+    return dict(out)
+
+
+def _with_facades(out: list, facades: dict[str, list], weights: Weights) -> list:
+    """A forwarding file follows the file it forwards to: fmt/core.h (``#include "base.h"``)
+    right after base.h's best chunk. The reader who asks for the API a facade exposes is served
+    by both; its own text names none of it, so nothing else could rank it."""
+    best: dict[str, float] = {}
+    for s, hit in out:
+        p = _get(hit, "path")
+        if p not in best or s > best[p]:
+            best[p] = s
+    inherit: dict[str, tuple[float, Any, Any]] = {}  # facade path -> (score, its chunk, a template hit)
+    for s, hit in out:
+        p = _get(hit, "path")
+        if s <= 0 or best[p] != s:
+            continue
+        for fanout, row in facades.get(p, ()):
+            fp = _get(row, "path")
+            got = s * weights.facade * weights.facade_fanout ** (fanout - 1)
+            if fp != p and (fp not in inherit or got > inherit[fp][0]):
+                inherit[fp] = (got, row, hit)
+    if not inherit:
+        return out
+    kept = []
+    for s, hit in out:
+        p = _get(hit, "path")
+        if p in inherit and best[p] == s:
+            # the facade is a candidate already: its best chunk keeps the better of both scores
+            s = max(s, inherit.pop(p)[0])
+        kept.append((s, hit))
+    for fp, (s, row, template) in inherit.items():
+        if fp not in best:
+            kept.append((s, _facade_hit(template, row)))
+    return kept
+
+
+_HIT_FIELDS = ("path", "start_line", "end_line", "kind", "symbol", "language", "text", "context", "id")
+
+
+def _facade_hit(template: Any, row: Any) -> Any:
+    """A hit of the same type as the candidates, for a forwarding file's chunk."""
+    values = {f: _get(row, f) for f in _HIT_FIELDS}
+    values["context"] = values["context"] or ""
+    if isinstance(template, dict):
+        out = {key: None for key in template}
+        out.update(values)
+        return out
+    names = {f.name for f in fields(template)} if hasattr(template, "__dataclass_fields__") else set(values)
+    extra = {f: None for f in ("lexical_rank", "vector_rank") if f in names}
+    return replace(template, **{f: v for f, v in values.items() if f in names}, **extra)
 
 
 _PREPOSITION = re.compile(r"(?<!how )\b(?:for|of|with|from|via|during|into|onto|on|in|to|by|at|across|through|inside|within|"
