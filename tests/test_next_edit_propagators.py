@@ -175,3 +175,28 @@ def test_an_inserted_attribute_line_goes_before_the_same_kind_of_line(tmp_path):
     # it is stays the fitted model's business (an insertion is right less often than a change)
     assert [(s.path, s.start_line, s.end_line, s.replacement) for s in found] == [
         ("b.rs", 3, 3, "#[doc(no_inline)]\npub use futures::Stream;\n")]
+
+
+def test_a_family_imported_from_two_places_and_a_name_extending_an_imported_one(tmp_path):
+    # assertNull: the assert family comes from two classes; the one holding most of it wins
+    java = ("package p;\n\nimport static org.x.LangAssertions.assertIllegalArgumentException;\n"
+            "import static org.junit.jupiter.api.Assertions.assertEquals;\n"
+            "import static org.junit.jupiter.api.Assertions.assertTrue;\n\nclass T {\n  void t() {\n    assertNull(x);\n  }\n}\n")
+    (tmp_path / "T.java").write_text(java)
+    got = [s for s in suggest(tmp_path, _patch("T.java", ["    assertEquals(null, x);"], ["    assertNull(x);"], 9))
+           if s.reason.startswith("import assertNull")]
+    assert got and got[0].replacement == "import static org.junit.jupiter.api.Assertions.assertNull;\n"
+    # EmptyCoroutineContext beside CoroutineContext: the same package
+    kt = ("package p\n\nimport kotlin.coroutines.CoroutineContext\nimport kotlinx.coroutines.Job\n\n"
+          "class H {\n    private var c: CoroutineContext = EmptyCoroutineContext\n}\n")
+    (tmp_path / "H.kt").write_text(kt)
+    got = [s for s in suggest(tmp_path, _patch("H.kt", ["    private var c: CoroutineContext? = null"],
+                                                ["    private var c: CoroutineContext = EmptyCoroutineContext"], 7))
+           if s.reason.startswith("import EmptyCoroutineContext")]
+    assert got and (got[0].start_line, got[0].end_line, got[0].replacement) == (
+        4, 3, "import kotlin.coroutines.EmptyCoroutineContext\n")
+    # a bare one-word name (Exception) is no family: nothing is guessed from it
+    (tmp_path / "E.java").write_text("package p;\n\nimport java.io.Exception;\n\nclass E {\n  TokenException e;\n}\n")
+    got = [s for s in suggest(tmp_path, _patch("E.java", ["  int e;"], ["  TokenException e;"], 6))
+           if s.reason.startswith("import TokenException")]
+    assert not got

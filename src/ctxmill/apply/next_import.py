@@ -302,25 +302,40 @@ def _boundary_prefix(a: str, b: str) -> str:
     return a[:n]
 
 
+def _extends(name: str, n: str) -> bool:
+    """``name`` is an imported name ``n`` with words put in front (``EmptyCoroutineContext`` beside
+    ``CoroutineContext``): the two are one family, from one place. ``n`` of two words at least,
+    so a bare ``Exception`` or ``Error`` (in every package) says nothing."""
+    return (len(name) > len(n) and name.endswith(n) and n[:1].isupper() and name[-len(n) - 1].islower()
+            and len(re.findall(r"[A-Z][a-z0-9]+", n)) >= 2)
+
+
 def _sibling(name: str, text: str, lang: str) -> tuple[str, str] | None:
     """The import of ``name`` beside the names of its family the file already imports from one
     place (``assertNull`` where ``Assertions.assertEquals``/``assertTrue`` are; ``timeout_at``
-    beside ``timeout``): that place's line for ``name``. None when no such family or several."""
-    homes: dict[str, tuple[int, str]] = {}
+    beside ``timeout``; ``EmptyCoroutineContext`` beside ``CoroutineContext``): that place's line
+    for ``name``. Where the family is imported from several places, the one holding the most
+    of it, by the longest shared word first; None when two places tie."""
+    homes: dict[str, list] = {}
     for _, line, names in import_lines(text, lang):
         for n in names:
             pre = _boundary_prefix(name, n)
-            if len(pre.strip("_")) >= 4 and n != name:
+            size = len(pre) if len(pre.strip("_")) >= 4 else (len(n) if _extends(name, n) else 0)
+            if size and n != name:
                 got = single(line, n, lang)
                 if not got:
                     continue
                 got = re.sub(r"(?<![\w$])" + re.escape(n) + r"(?![\w$])", name, got.strip())
                 key = re.sub(r"(?<![\w$])" + re.escape(name) + r"(?![\w$]).*$", "", got)
-                if key not in homes or len(pre) > homes[key][0]:
-                    homes[key] = (len(pre), got)
-    if len(homes) != 1:
+                h = homes.setdefault(key, [0, 0, got])
+                h[0] = max(h[0], size)
+                h[1] += 1
+    if not homes:
         return None
-    return next(iter(homes.values()))[1], "beside its family's imports"
+    best = sorted(homes.values(), key=lambda h: (-h[0], -h[1]))
+    if len(best) > 1 and best[0][:2] == best[1][:2]:
+        return None
+    return best[0][2], "beside its family's imports"
 
 
 # where a name the file uses bare most often comes from, when the file does not say
