@@ -533,7 +533,8 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
             qstems = rank.query_stems(query)
             files = {p: f.matching(qstems) for p, f in _file_names(store, cache, {h.path for h in hits}).items()}
             mark("names")
-        out = rank.rerank(query, hits, k=k, files=files)
+        facades = _facades(store, cache) if hasattr(rank, "facade_index") else None
+        out = rank.rerank(query, hits, k=k, files=files, **({"facades": facades} if facades else {}))
         mark("rerank")
         return out
     fused = fuse([(lex, LEXICAL_WEIGHT), (vec, VECTOR_WEIGHT)])
@@ -542,6 +543,25 @@ def search(store: Store, query: str, embedder, *, path_prefix: str | None = None
     if rank is not None and hasattr(rank, "rerank"):
         hits = rank.rerank(query, hits)
     return hits[:k]
+
+
+def _facades(store: Store, cache: _Cached) -> dict:
+    """``rank.facade_index`` of the index's forwarding files (meta ``facades``, kept by each
+    sync), read once per index state: a few rows by path."""
+    got = getattr(cache, "facades", None)
+    if got is None:
+        from ctxmill.index.rank import FACADE_KIND, facade_index
+
+        paths = json.loads(store.get_meta("facades") or "[]")
+        rows = []
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            rows.extend(dict(zip(("path", "start_line", "end_line", "kind", "symbol", "language", "text", "context",
+                                  "id"), r)) for r in store.conn.execute(
+                "SELECT path, start_line, end_line, kind, symbol, language, text, context, id FROM chunks "
+                f"WHERE kind = ? AND path IN ({','.join('?' * len(part))})", (FACADE_KIND, *part)))
+        got = cache.facades = facade_index(rows)
+    return got
 
 
 def file_terms(store: Store, paths) -> dict[str, frozenset[str]]:

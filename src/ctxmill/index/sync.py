@@ -44,7 +44,7 @@ from ctxmill.index.backend import (  # noqa: F401  (the row layout, re-exported 
     embed_text,
     fts_body,
 )
-from ctxmill.index.chunk_code import CHUNKER_VERSION, CodeChunk, chunk_file, language_for
+from ctxmill.index.chunk_code import CHUNKER_VERSION, FACADE_KIND, CodeChunk, chunk_file, language_for
 from ctxmill.index.search import COMMON_SHARE
 from ctxmill.index.store import Store
 from ctxmill.index.terms import _PARTS, _TOKEN
@@ -558,6 +558,7 @@ def _sync(store: IndexStore, root: str, embedder, report: SyncReport, progress, 
         store.set_meta("last_sync", str(time.time()))
         store.set_meta("warnings", json.dumps(report.warnings[:1000]))
         store.write_stat_cache(stats, None if dirty else delta)
+        _record_facades(store, changed_paths, deleted, full=dirty)
         store.set_meta("dirty", "0")
         store.set_meta("chunker_version", CHUNKER_VERSION)
         if cold:
@@ -568,6 +569,28 @@ def _sync(store: IndexStore, root: str, embedder, report: SyncReport, progress, 
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
     stages["store"] += time.perf_counter() - t
+
+
+def _record_facades(store: IndexStore, changed: list[str], deleted: list[str], *, full: bool) -> None:
+    """Keep meta ``facades``, the paths of the forwarding files (chunks of kind ``facade``, see
+    ctxmill.index.facades), current from the files this sync changed, so that a search reads
+    their few chunks by path instead of scanning every chunk for the kind (100 ms at 100k)."""
+    if not isinstance(store, store_mod.Store):  # SQLite only: the team store's ranker is given none
+        return
+    conn = store.conn
+    raw = store.get_meta("facades")
+    if full or raw is None:
+        paths = {r[0] for r in conn.execute("SELECT DISTINCT path FROM chunks WHERE kind = ?", (FACADE_KIND,))}
+    else:
+        paths = set(json.loads(raw)).difference(changed, deleted)
+        for i in range(0, len(changed), 500):
+            part = changed[i : i + 500]
+            paths.update(r[0] for r in conn.execute(
+                f"SELECT DISTINCT path FROM chunks WHERE kind = ? AND path IN ({','.join('?' * len(part))})",
+                (FACADE_KIND, *part)))
+    got = json.dumps(sorted(paths))
+    if got != raw:
+        store.set_meta("facades", got)
 
 
 def stats_exist(store: IndexStore) -> bool:
