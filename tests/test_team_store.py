@@ -415,3 +415,67 @@ def test_surfaces_follow_ctxmill_store(team_env, tmp_path, monkeypatch):
     assert got.returncode == 0, got.stderr
     assert json.loads(got.stdout)[0]["path"] == "index/merkle.py"
     assert not default_db_path(root).exists()
+
+
+class _count_statements:
+    """Every statement a psycopg cursor of this process sends while inside."""
+
+    def __enter__(self) -> list[str]:
+        from unittest import mock
+
+        sent: list[str] = []
+        real = psycopg.Cursor.execute
+
+        def execute(cur, query, *args, **kwargs):
+            sent.append(query if isinstance(query, str) else str(query))
+            return real(cur, query, *args, **kwargs)
+
+        self.patch = mock.patch.object(psycopg.Cursor, "execute", execute)
+        self.patch.start()
+        return sent
+
+    def __exit__(self, *exc):
+        self.patch.stop()
+        return False
+
+
+def test_first_sync_descends_the_merkle_tree_and_a_noop_is_one_query(team_env, tmp_path, monkeypatch):
+    """A second machine's first sync compares Merkle trees level by level (only folders whose
+    hashes differ are asked about, never every file), uploads just the files that differ, and
+    its next no-op sync sends one statement."""
+    from ctxmill.index import search, sync_index
+
+    url = team_env
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "descent")
+    a = _repo(tmp_path / "a" / "proj", ("index", "apply"))
+    sync_index(a, store=url)
+
+    same = tmp_path / "same" / "proj"  # an identical checkout: the roots match, no descent at all
+    shutil.copytree(a, same)
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "same-state"))
+    with _count_statements() as sent:
+        rep = sync_index(same, store=url)
+    assert (rep.files_changed, rep.chunks_embedded) == (0, 0) and rep.files_scanned > 20
+    assert len(sent) == 1, sent  # the open query: the Merkle roots are equal
+
+    b = tmp_path / "b" / "proj"  # differs from the server in one edited and one new file
+    shutil.copytree(a, b)
+    p = b / "index" / "merkle.py"
+    p.write_text(p.read_text() + "\n\ndef descent_marker_function(tree):\n    return sorted(tree)\n")
+    (b / "apply" / "brand_new.py").write_text("def brand_new_helper(x):\n    return x + 1\n")
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "b-state"))
+    with _count_statements() as sent:
+        rep = sync_index(b, store=url)
+    assert rep.files_changed == 2 and 0 < rep.chunks_embedded < 10
+    descent = [s for s in sent if "UNION ALL SELECT path, hash FROM ctx_files" in s]
+    assert len(descent) == 2, descent  # the root's children, then those of index/ and apply/
+    assert not any("path = ANY" in s and "FROM ctx_files" in s and "SELECT path, hash" in s and "UNION" not in s
+                   for s in sent)  # no question about every file's hash
+    hit = search("descent_marker_function", b, store=url, k=3)[0]
+    assert hit.path == "index/merkle.py" and "descent_marker_function" in hit.text
+
+    with _count_statements() as sent:
+        again = sync_index(b, store=url)
+    assert (again.files_changed, again.files_deleted, again.chunks_embedded) == (0, 0, 0)
+    assert len(sent) == 1, sent
+    assert again.chunks_total == rep.chunks_total
