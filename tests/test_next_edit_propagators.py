@@ -200,3 +200,13 @@ def test_a_family_imported_from_two_places_and_a_name_extending_an_imported_one(
     got = [s for s in suggest(tmp_path, _patch("E.java", ["  int e;"], ["  TokenException e;"], 6))
            if s.reason.startswith("import TokenException")]
     assert not got
+
+
+def test_a_new_parameter_that_replaced_a_literal_is_passed_that_literal(tmp_path):
+    # the body's 200 became `status`: the old calls keep their behaviour by passing 200
+    (tmp_path / "spec.rb").write_text(
+        "def build_response(status, body)\n  [status, {}, body]\nend\n\nr = build_response(body)\nq = build_response('x')\n")
+    got = suggest(tmp_path, _patch("spec.rb", ["def build_response(body)", "  [200, {}, body]"],
+                                   ["def build_response(status, body)", "  [status, {}, body]"]))
+    calls = {s.start_line: s.replacement for s in got if s.reason.startswith("the signature")}
+    assert calls == {5: "r = build_response(200, body)\n", 6: "q = build_response(200, 'x')\n"}

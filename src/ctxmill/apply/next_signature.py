@@ -182,8 +182,29 @@ def changes(hunks) -> list[Change]:
         for name in sorted(set(before) & set(after)):
             a, b = before[name], after[name]
             if [p.text for p in a] != [p.text for p in b] and [p.name for p in a] != [p.name for p in b]:
+                _values_from_body(h, a, b)
                 out.append(Change(name, a, b, lang))
     return out
+
+
+def _values_from_body(h, old: list[Param], new: list[Param]) -> None:
+    """A new parameter that took the place of one literal in the body (``[200, {}, body]`` ->
+    ``[status, {}, body]``) was that literal before: the old callers pass it and keep what they
+    had. Read off the edit's own token diff; a literal replaced in two different ways says nothing."""
+    from ctxmill.apply.next_repeated import kind, tokens
+
+    fresh = {p.name for p in new if p.default is None} - {p.name for p in old}
+    if not fresh:
+        return
+    a = [t for t, _, _ in tokens("\n".join(h.removed))]
+    b = [t for t, _, _ in tokens("\n".join(h.added))]
+    seen: dict[str, set[str]] = {}
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and b[j1] in fresh and kind(a[i1]) in ("num", "str"):
+            seen.setdefault(b[j1], set()).add(a[i1])
+    for p in new:
+        if p.name in fresh and len(seen.get(p.name, ())) == 1:
+            p.value = next(iter(seen[p.name]))
 
 
 def _ext(path: str) -> str:
