@@ -264,6 +264,78 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
 
 
 _COLLAB = frozenset(("collaboration", "collaborations", "consortium"))
+_DOTTED_INITIALS = re.compile(r"(?:[A-ZÀ-Þ]\.)+")
+_ACRONYM = re.compile(r"[A-Z][A-Z&]{2,}")
+_GLUED_AND = re.compile(r"(?:and|und|&)[A-ZÀ-Þ]")  # "andR .H .Wechsler": the text layer lost a space
+
+
+def title_after_names(tokens, labels: list[str]) -> list[str]:
+    """An entry with no title whose author run ends, after a comma, in a part that is no
+    name, in a list where every name begins with its initials ("S. Coleman, Q-balls, Nucl.
+    Phys. B262", "D. Bigi and P. Gambino, Revisiting B → Dν, Phys. Rev. D94"): that part is
+    the title, or the venue where it reads as one ("M. Ackermann et al. (Fermi-LAT), JCAP")."""
+    if "title" in labels or "author" not in labels:
+        return labels
+    n = len(labels)
+    words = [t for t, _, _ in tokens]
+    a = labels.index("author")
+    b = a
+    while b + 1 < n and labels[b + 1] == "author":
+        b += 1
+    c = next((i for i in range(b, a, -1) if words[i] == ","), None)
+    if c is None or c == b:
+        return labels
+    seg = words[c + 1 : b + 1]
+    starts = [a] + [i + 1 for i in range(a, c) if words[i] in (",", "and", "&")]
+    starts = [i for i in starts if i < c and words[i] not in (",", "and", "&")]
+    if not all(_DOTTED_INITIALS.fullmatch(words[i]) for i in starts):
+        return labels
+    if (_INITIALS_TOKEN.fullmatch(seg[0]) or seg[0].lower() in ("et", "and", "jr", "jr.") or _GLUED_AND.match(seg[0])
+            or not any(w[:1].isalpha() and len(w) > 1 for w in seg) or any(w.lower() in _COLLAB for w in seg)):
+        return labels
+    nxt = next((labels[j] for j in range(b + 1, n) if labels[j] != "O"), None)
+    if nxt not in ("container", "publisher", "volume", "date", "pages"):
+        return labels
+    text = " ".join(seg)
+    # a venue: a known name, an acronym ("JCAP"), abbreviations ("Gen. Relat. Gravit."), or
+    # the head of the venue that follows it ("Compt. | Rend. Hebd. Seances")
+    dots = [w.endswith(".") or (k + 1 < len(seg) and seg[k + 1] == ".") or (k + 1 == len(seg) and b + 1 < n
+            and words[b + 1] == ".") for k, w in enumerate(seg)]
+    alpha = [k for k, w in enumerate(seg) if w[:1].isalpha()]
+    abbreviated = all(seg[k][:1].isupper() for k in alpha) and 2 * sum(dots[k] for k in alpha) >= len(alpha)
+    heads = b + 2 < n and words[b + 1] == "." and labels[b + 2] == "container"
+    field = "container" if heads or ("container" not in labels and (
+        is_venue_name(text) or abbreviated or (len(seg) == 1 and _ACRONYM.fullmatch(seg[0])))) else "title"
+    out = list(labels)
+    out[c] = "O"
+    out[c + 1 : b + 1] = [field] * (b - c)
+    return out
+
+
+def collaboration_title(tokens, labels: list[str]) -> list[str]:
+    """A title that begins with the name of a collaboration ("[LIGO Scientific and Virgo
+    Collaborations]", "CMB-S4 Collaboration, et al.: CMB-S4 Science Book") names authors up
+    to that word (and an "et al." after it)."""
+    if "title" not in labels or not any(t.lower() in _COLLAB for t, _, _ in tokens):
+        return labels
+    words = [t for t, _, _ in tokens]
+    i = labels.index("title")
+    j = i
+    while j + 1 < len(labels) and labels[j + 1] == "title":
+        j += 1
+    k = next((x for x in range(i, min(j, i + 6) + 1) if words[x].lower() in _COLLAB), None)
+    if k is None or not all(w[:1].isupper() or not w[:1].isalpha() or w in ("and", "&") for w in words[i : k + 1]):
+        return labels
+    end = k + 3 if words[k + 1 : k + 4] == [",", "et", "al."] else k
+    out = list(labels)
+    if end >= j:
+        out[i : j + 1] = ["author"] * (j + 1 - i)
+    elif words[end + 1] in (":", ".", "]", ")"):
+        out[i : end + 1] = ["author"] * (end + 1 - i)
+        out[end + 1] = "O"
+    else:
+        return labels
+    return out
 
 
 def collaboration_is_author(tokens, labels: list[str]) -> list[str]:
@@ -324,17 +396,55 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
     arXiv:2602.17753, 2026." (the year read as part of the note)."""
     if "date" in labels:
         return labels
-    for i in range(len(tokens) - 1, 0, -1):
-        if not _YEAR_TOKEN.match(tokens[i][0]) or tokens[i][1] == tokens[i - 1][2]:
+    n = len(tokens)
+    for i in range(n - 1, 0, -1):
+        # after a space, a comma or a bracket ("Bristol ,2002 )"); glued to a word it is part of it
+        if not _YEAR_TOKEN.match(tokens[i][0]) or (tokens[i][1] == tokens[i - 1][2] and tokens[i - 1][0] not in ",;(["):
             continue
-        if labels[i] not in ("url", "note", "O"):
+        lab = labels[i]
+        # a year that ends the names ("Bender C M 2005 Contemp. Phys."): the year of a
+        # "Names Year Title" style the model ran the names on through
+        ends_names = lab == "author" and i >= 2 and (i + 1 == n or labels[i + 1] != "author")
+        if lab not in ("url", "note", "O", "publisher", "location") and not ends_names:
             return labels
         out = list(labels)
         out[i] = "date"
-        if tokens[i - 1][0] == "," and labels[i - 1] in ("url", "note"):
+        if tokens[i - 1][0] == "," and labels[i - 1] in ("url", "note", "publisher", "location"):
             out[i - 1] = "O"
         return out
     return labels
+
+
+def one_year(tokens, labels: list[str]) -> list[str]:
+    """Two dates, one of them a bare number after the venue or its volume and the other in
+    brackets: the bracketed one is the year, the bare number the volume or the first page
+    ("JCAP 1509, 008 (2015)", "Phys. Rev. Lett. 69, 1608 (1992)": volumes and pages that look
+    like years)."""
+    if labels.count("date") < 2:
+        return labels
+    n = len(tokens)
+    bracketed = [i for i in range(1, n - 1) if labels[i] == "date" and _YEAR_TOKEN.match(tokens[i][0])
+                 and tokens[i - 1][0] in "([" and tokens[i + 1][0] in ")]"]
+    if not bracketed:
+        return labels
+    out = labels
+    years = {tokens[i][0] for i in bracketed}
+    for i in range(1, n):
+        # (not the bracketed year again: "... Applications 2014 ( 2014 )" names the meeting)
+        if (i in bracketed or labels[i] != "date" or not tokens[i][0].isdigit() or tokens[i][0] in years
+                or labels[i - 1] == "date" or (i + 1 < n and labels[i + 1] == "date")):
+            continue  # only a date of one bare number
+        k = i - 1
+        while k >= 0 and labels[k] == "O" and tokens[k][0] in ",:":
+            k -= 1
+        if k < 0 or labels[k] not in ("container", "volume"):
+            continue
+        new = "volume" if labels[k] == "container" and "volume" not in labels else \
+              "pages" if labels[k] == "volume" and "pages" not in labels else None
+        if new:
+            out = list(out) if out is labels else out
+            out[i] = new
+    return out
 
 
 def venue_head(tokens, labels: list[str]) -> list[str]:
@@ -388,6 +498,13 @@ def is_venue_name(name: str) -> bool:
     return key in g.venue_name or (len(words) >= 2 and key in g.journal)
 
 
+def _IN_RANGE(text: str, m: re.Match) -> bool:
+    # "1581-1591": a year-shaped number with a dash and a digit on either side
+    a, b = m.start(1), m.end()
+    return (text[b : b + 1] in ("-", "–") and text[b + 1 : b + 2].isdigit()) or (
+        a >= 2 and text[a - 1] in ("-", "–") and text[a - 2].isdigit())
+
+
 def known_journal(name: str) -> bool:
     """Whether ``name`` begins with the name of a journal or proceedings in the gazetteer."""
     marks = journal_marks([t for t, _, _ in tokenize(name)])
@@ -396,8 +513,9 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = authors_end_at_initials(tokens, collaboration_is_author(tokens, year_after_url(text, tokens, labels)))
-    labels = venue_head(tokens, labels)
+    labels = year_after_url(text, tokens, venue_head(tokens, collaboration_title(tokens, labels)))
+    labels = title_after_names(tokens, labels)
+    labels = one_year(tokens, authors_end_at_initials(tokens, collaboration_is_author(tokens, labels)))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
@@ -458,14 +576,11 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     out["issue"] = _number(iss) if iss else issue
     p = get("pages")
     out["pages"] = _pages(p) if p else None
-    year = None
-    for lab, s, e in runs:
-        if lab == "date":
-            m = _YEAR.search(text[s:e])
-            if m:
-                year = m.group(1) + (m.group(2) or "")
-                break
-    out["year"] = year
+    # the first year of the date fields, passing over one inside a range of numbers where a
+    # later one stands alone ("288 (14-15):1581-1591,2015": the labels ran over the pages)
+    years = [(m, text, s) for lab, s, e in runs if lab == "date" for m in _YEAR.finditer(text, s, e)]
+    pick = next((m for m, t, s in years if not _IN_RANGE(t, m)), years[0][0] if years else None)
+    out["year"] = pick.group(1) + (pick.group(2) or "") if pick else None
     d = get("date")
     out["date"] = _clean(d).strip("()[]") if d else None
     for lab in ("publisher", "location", "edition", "note"):
