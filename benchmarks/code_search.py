@@ -361,6 +361,9 @@ class Proto:
         return self.rank(query, lex, vec, self.weights, k)
 
 
+FACADES_KEY = "\0facades"  # in a cached candidate set's file map: the index's rank.facade_index
+
+
 class IndexCandidates:
     """The real index's lexical and vector candidate lists for each query (fetched once), so
     rank.Weights can be re-scored many times without touching SQLite again."""
@@ -385,6 +388,10 @@ class IndexCandidates:
         vec_rank = {cid: i for i, cid in enumerate(vec, 1)}
         hits = {h.id: h for h in self.mod._hits(self.store, [(i, 0.0) for i in ids], lex_rank, vec_rank)}
         files = self.mod.file_terms(self.store, {h.path for h in hits.values()})
+        if hasattr(self.mod, "_facades"):
+            # the index's forwarding files (the same for every query: kept once per index)
+            files = dict(files)
+            files[FACADES_KEY] = self.mod._facades(self.store, self.mod._cached(self.store))
         return lex, vec, hits, files
 
     @staticmethod
@@ -398,7 +405,14 @@ class IndexCandidates:
             h = hits[cid]
             h.score = sc
             pool.append(h)
-        return [(h.path, h.start_line, h.end_line) for h in rerank(query, pool, k=k, weights=weights, files=files)]
+        extra = {}
+        if FACADES_KEY in files:
+            files = dict(files)
+            facades = files.pop(FACADES_KEY)
+            if facades:
+                extra["facades"] = facades
+        return [(h.path, h.start_line, h.end_line)
+                for h in rerank(query, pool, k=k, weights=weights, files=files, **extra)]
 
 
 # The weights as first set by hand, before any tuning: the starting point of --tune, so the
