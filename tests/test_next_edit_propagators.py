@@ -210,3 +210,13 @@ def test_a_new_parameter_that_replaced_a_literal_is_passed_that_literal(tmp_path
                                    ["def build_response(status, body)", "  [status, {}, body]"]))
     calls = {s.start_line: s.replacement for s in got if s.reason.startswith("the signature")}
     assert calls == {5: "r = build_response(200, body)\n", 6: "q = build_response(200, 'x')\n"}
+
+
+def test_a_repeated_edit_rewrites_the_blank_beside_it_as_the_example_did(tmp_path):
+    # `not ==` -> `not.equal`: at `should == x` the blank before `==` goes as it went in the example
+    (tmp_path / "spec.rb").write_text("md.should.not.equal nil\ntime.should == 3\n")
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, _patch("spec.rb", ["md.should.not == nil"], ["md.should.not.equal nil"]))
+    got = {s.start_line: s.replacement for s in found if s.kind == "repeated"}
+    assert got.get(2) == "time.should.equal 3\n"

@@ -54,6 +54,8 @@ class Rule:
     at_start: bool = False  # the region began its example's text (so: at a line start)
     at_end: bool = False
     indent: str = ""  # the indentation of the example's line where the region starts
+    gap_left: str | None = None  # the blank between the region and the token before it, before the edit
+    gap_right: str | None = None  # and after it
     key: str = field(default="")  # a concrete token every match contains (for a quick index)
 
 
@@ -108,7 +110,10 @@ def rules_for(old: str, new: str) -> list[Rule]:
         at_char = a[i1][1] if i1 < len(a) else len(old)
         line = old[old.rfind("\n", 0, at_char) + 1:]
         indent = line[:len(line) - len(line.lstrip(" \t"))]
-        out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), indent=indent, key=key))
+        gap_left = old[a[i1 - 1][2]:a[i1][1]] if 0 < i1 < i2 else None
+        gap_right = old[a[i2 - 1][2]:a[i2][1]] if i1 < i2 < len(a) else None
+        out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), indent=indent, key=key,
+                        gap_left=gap_left, gap_right=gap_right))
     return out
 
 
@@ -167,13 +172,19 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             continue
         # the span: from the end of the left neighbour to the start of the right one when they
         # agree with the example's context, else just the region's own tokens
-        if left or (n == 0 and p):
+        # where the context differs but the blank beside the region is the example's (`should ==`
+        # as `not ==`), the blank is rewritten as the example rewrote it (`should.equal`)
+        gap_l = n and not left and p and rule.gap_left is not None and "\n" not in rule.gap_left \
+            and text[toks[p - 1][2]:toks[p][1]] == rule.gap_left
+        gap_r = n and not right and p + n < len(toks) and rule.gap_right is not None and "\n" not in rule.gap_right \
+            and text[toks[p + n - 1][2]:toks[p + n][1]] == rule.gap_right
+        if left or (n == 0 and p) or gap_l:
             start = toks[p - 1][2]
         elif n:
             start = toks[p][1]
         else:
             start = 0
-        if right or n == 0:
+        if right or n == 0 or gap_r:
             end = toks[p + n][1] if p + n < len(toks) else len(text)
         else:
             end = toks[p + n - 1][2]
@@ -184,9 +195,9 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             indent = line[:len(line) - len(line.lstrip(" \t"))]
             if indent != rule.indent:
                 new = re.sub("\n" + re.escape(rule.indent) + r"(?=[^\n])", "\n" + indent.replace("\\", r"\\"), new)
-        if n and not left:
+        if n and not left and not gap_l:
             new = new.lstrip(" \t")
-        if n and not right:
+        if n and not right and not gap_r:
             new = new.rstrip(" \t")
         if text[start:end] == new:
             continue
