@@ -415,6 +415,26 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+def volume_before_pages(tokens, labels: list[str]) -> list[str]:
+    """No volume and two page numbers, the first a bare number right after the venue: that one
+    is the volume ("Nuovo Cimento B, 20 (1974) 105")."""
+    if "volume" in labels or "container" not in labels or labels.count("pages") < 2:
+        return labels
+    n = len(labels)
+    runs = [i for i in range(n) if labels[i] == "pages" and (i == 0 or labels[i - 1] != "pages")]
+    i = runs[0]
+    if len(runs) < 2 or not tokens[i][0].isdigit() or (i + 1 < n and labels[i + 1] == "pages"):
+        return labels
+    k = i - 1
+    while k >= 0 and labels[k] == "O" and tokens[k][0] in ",:":
+        k -= 1
+    if k < 0 or labels[k] != "container":
+        return labels
+    out = list(labels)
+    out[i] = "volume"
+    return out
+
+
 def one_year(tokens, labels: list[str]) -> list[str]:
     """Two dates, one of them a bare number after the venue or its volume and the other in
     brackets: the bracketed one is the year, the bare number the volume or the first page
@@ -516,6 +536,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = year_after_url(text, tokens, venue_head(tokens, collaboration_title(tokens, labels)))
     labels = title_after_names(tokens, labels)
     labels = one_year(tokens, authors_end_at_initials(tokens, collaboration_is_author(tokens, labels)))
+    labels = volume_before_pages(tokens, labels)
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
@@ -600,7 +621,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     if (out["title"] is None and c and not out["volume"] and not out["issue"]
             and (len(c.split()) >= 3 or (out["publisher"] and not out["pages"]))
             and not _ABBR_ANY.search(c) and not _PROC.match(c)
-            and not known_journal(c)):
+            and not known_journal(c) and not is_venue_name(c)):
         out["title"], out["container"] = _title(c), None
     # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
     # no venue, is the journal ("Thomson, W. Proc. R. Soc. London 1856, 8, 546-550").
