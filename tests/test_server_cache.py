@@ -80,8 +80,9 @@ def test_a_reused_vector_id_reloads_the_matrix(indexed, monkeypatch):
 
 
 def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, monkeypatch):
-    """A server started by a command (or an in-process search) reads the matrix the last
-    process saved; after a sync it reads only the rows added since; a torn snapshot is ignored."""
+    """A server started by a command (or an in-process search) maps the matrix the last
+    process saved instead of reading rows; after a sync it reads only the rows added since; a
+    torn snapshot is ignored."""
     root, db = indexed
     monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
     rows_read = []
@@ -89,12 +90,14 @@ def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, m
     monkeypatch.setattr(sm, "_read_vectors", lambda store, after=0: rows_read.append(r := read(store, after)) or r)
     sm._caches.clear()
     want = [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)]
-    snap = Path(str(db) + ".vectors")
+    snap = Path(str(db) + ".vecs")
     assert snap.exists() and len(rows_read[-1][0]) == 120  # a full read, saved
     rows_read.clear()
     sm._caches.clear()  # as a new process
     assert [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)] == want
     assert rows_read == []  # nothing read from SQLite
+    vecs = _cached_vectors(db)
+    assert isinstance(vecs.mat, np.memmap) and isinstance(vecs.codes, np.memmap)  # mapped, not read
     (root / "new.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
     sync_index(root, db_path=db)
     sm._caches.clear()
@@ -105,6 +108,13 @@ def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, m
     sm._caches.clear()
     _same_as_fresh(root, db, "compute invoice total")
     assert len(rows_read[0][0]) == 121
+
+
+def _snapshot_rows(snap: Path) -> int:
+    with open(snap, "rb") as fh:
+        assert fh.read(len(sm.SNAPSHOT_MAGIC)) == sm.SNAPSHOT_MAGIC
+        np.load(fh)  # the key
+        return len(np.load(fh))  # the ids
 
 
 def test_the_sign_bit_prefilter_keeps_the_exact_nearest_rows(monkeypatch):
@@ -202,35 +212,46 @@ def test_file_names_are_warmed_ahead_and_kept_across_a_sync_while_the_file_is_un
     assert warm == [h.to_dict() for h in search("reconcile ledger entries", root, db_path=db, k=5)]
 
 
-def test_a_lagging_or_older_layout_snapshot_is_written_anew(indexed, monkeypatch):
-    """A snapshot whose rows lag the index by a tenth or more (each new process would read
-    them from SQLite again), or written by an older version (with projected rows nobody reads
-    now), is saved anew by the process that loaded it; searches are unchanged."""
-    root, db = indexed
+def test_the_sync_writes_the_snapshot_and_rewrites_it_once_it_lags(tmp_path, monkeypatch):
+    """The sync saves the vectors beside the index, so the first search of the next process
+    reads no vector row from SQLite; a sync that adds fewer than a tenth of its rows leaves it
+    (a search reads those few), one that adds more writes it anew. An earlier version's
+    snapshot (read whole) is removed when the new one is written. Searches are unchanged."""
+    monkeypatch.setattr(sm, "EXACT_MAX", 50)
     monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
     sm._caches.clear()
-    want = [h.to_dict() for h in search("handler 3", root, db_path=db, k=5)]
-    snap = Path(str(db) + ".vectors")
-    with open(snap, "rb") as fh:  # as an older version wrote it: a projection in the last slot
-        parts = [np.load(fh) for _ in range(5)]
-    parts[4] = np.ones((len(parts[1]), 8), np.float32)
-    with open(snap, "wb") as fh:
-        for part in parts:
-            np.save(fh, part)
-    old_size = snap.stat().st_size
-    sm._caches.clear()
-    assert [h.to_dict() for h in search("handler 3", root, db_path=db, k=5)] == want
-    assert snap.stat().st_size < old_size  # written anew without the projection
-    for i in range(15):  # 15 new rows: more than a tenth of 120
+    root = tmp_path / "repo"
+    root.mkdir()
+    for i in range(120):
+        (root / f"m{i}.py").write_text(f"def handler_{i}(request):\n    return request.get('id_{i}', {i})\n")
+    db = tmp_path / "index.db"
+    legacy = Path(str(db) + ".vectors")
+    legacy.write_bytes(b"an older version's snapshot")
+    sync_index(root, db_path=db)
+    snap = Path(str(db) + ".vecs")
+    assert _snapshot_rows(snap) == 120 and not legacy.exists()
+    rows_read = []
+    read = sm._read_vectors
+    monkeypatch.setattr(sm, "_read_vectors", lambda store, after=0: rows_read.append(r := read(store, after)) or r)
+    search("handler 3", root, db_path=db, k=5)
+    assert rows_read == []
+    for i in range(5):  # 5 new rows: less than a tenth of 120
+        (root / f"few_{i}.py").write_text(f"def invoice_line_{i}(lines):\n    return len(lines) * {i}\n")
+    sync_index(root, db_path=db)
+    assert _snapshot_rows(snap) == 120
+    for i in range(15):  # 20 new rows in all: more than a tenth
         (root / f"new_{i}.py").write_text(f"def ledger_total_{i}(lines):\n    return sum(lines) + {i}\n")
     sync_index(root, db_path=db)
+    assert _snapshot_rows(snap) == 140
     sm._caches.clear()
-    got = search("ledger total 7", root, db_path=db, k=3)
-    with open(snap, "rb") as fh:
-        np.load(fh)
-        assert len(np.load(fh)) == 135  # saved with the new rows
+    rows_read.clear()
+    queries = ["ledger total 7", "handler 3", "invoice line"]
+    got = [[h.to_dict() for h in search(q, root, db_path=db, k=5)] for q in queries]
+    assert rows_read == []
     sm._caches.clear()
-    assert [h.to_dict() for h in search("ledger total 7", root, db_path=db, k=3)] == [h.to_dict() for h in got]
+    monkeypatch.setattr(sm, "_read_snapshot", lambda store: None)  # SQLite alone: the same hits
+    assert [[h.to_dict() for h in search(q, root, db_path=db, k=5)] for q in queries] == got
+    sm._caches.clear()
 
 
 def test_rows_dropped_by_a_sync_are_cut_from_the_cached_matrix_not_reloaded(indexed, monkeypatch):

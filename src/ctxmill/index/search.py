@@ -173,28 +173,64 @@ def _nearest_rows(dist: np.ndarray, n: int) -> np.ndarray:
     return np.flatnonzero(take)
 
 
+class _Hashes:
+    """The content hash of each row of a matrix, as one array of fixed-width bytes (from a
+    mapped snapshot: nothing is decoded until a row is asked for), read like a list of str."""
+
+    __slots__ = ("arr",)
+
+    def __init__(self, arr: np.ndarray):
+        self.arr = arr
+
+    @classmethod
+    def of(cls, hashes) -> _Hashes:
+        if isinstance(hashes, _Hashes):
+            return hashes
+        hashes = list(hashes)
+        return cls(np.array([h.encode() for h in hashes], dtype="S") if hashes else np.zeros(0, dtype="S32"))
+
+    def __len__(self) -> int:
+        return len(self.arr)
+
+    def __getitem__(self, i: int) -> str:
+        return self.arr[i].decode()
+
+    def __iter__(self):
+        return (h.decode() for h in self.arr.tolist())
+
+    def __contains__(self, h) -> bool:
+        return bool(len(self.arr)) and bool((self.arr == h.encode()).any())
+
+    def __add__(self, other) -> _Hashes:
+        return _Hashes(np.concatenate([self.arr, _Hashes.of(other).arr]))
+
+    def take(self, keep: np.ndarray) -> _Hashes:
+        return _Hashes(self.arr[keep])
+
+
 class _Vectors:
     """All vectors of one index as one float32 matrix, kept while the index is unchanged.
 
     Scores use ``np.einsum``, which runs numpy's own single-threaded SIMD loop: BLAS matmul
     spreads a matrix-vector product over threads, which on a busy 2-core machine was 4-30x
     slower. Very large indexes first compare sign bits (``_codes``), then rescore the best
-    ``CANDIDATE_SHARE`` of rows exactly.
+    ``CANDIDATE_SHARE`` of rows exactly. The arrays may be mapped from a snapshot file
+    (``_read_snapshot``): only the rows a scan touches are then read.
     """
 
-    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str], *, codes=None):
+    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes, *, codes=None):
         self.key, self.ids, self.mat = key, ids, mat
-        self.hashes = hashes  # content hash of each row: its chunks are found without the vectors table
+        self.hashes = _Hashes.of(hashes)  # content hash of each row: its chunks are found without the vectors table
         self.codes = codes
         if len(ids) > EXACT_MAX and codes is None:
             self.codes = _codes(mat)
 
-    def extended(self, key, ids: np.ndarray, mat: np.ndarray, hashes: list[str]) -> _Vectors:
+    def extended(self, key, ids: np.ndarray, mat: np.ndarray, hashes) -> _Vectors:
         """These rows plus newer ones (a sync appended them): only the new rows are coded."""
         all_ids = np.concatenate([self.ids, ids])
         all_mat = np.concatenate([self.mat, mat])
         if self.codes is None or len(ids) == 0:
-            return _Vectors(key, all_ids, all_mat, self.hashes + hashes)
+            return _Vectors(key, all_ids, all_mat, self.hashes + hashes, codes=self.codes)
         codes = np.concatenate([self.codes, _codes(mat)], axis=1)
         return _Vectors(key, all_ids, all_mat, self.hashes + hashes, codes=codes)
 
@@ -203,8 +239,7 @@ class _Vectors:
         a fresh load of those rows would have them)."""
         ids = self.ids[keep]
         codes = self.codes[:, keep] if self.codes is not None and len(ids) > EXACT_MAX else None
-        return _Vectors(self.key, ids, self.mat[keep], [h for h, k in zip(self.hashes, keep, strict=True) if k],
-                        codes=codes)
+        return _Vectors(self.key, ids, self.mat[keep], self.hashes.take(keep), codes=codes)
 
     def top(self, q: np.ndarray, want: int) -> np.ndarray:
         """Indices of the ``want`` best rows, best first."""
@@ -237,54 +272,93 @@ def _read_vectors(store: Store, after: int = 0) -> tuple[np.ndarray, np.ndarray,
 
 
 SNAPSHOT_MIN = 20_000  # vectors: below this SQLite reads them about as fast as the snapshot
+SNAPSHOT_STALE = 0.1  # a sync writes the snapshot anew once this share of its rows was added or dropped
+SNAPSHOT_MAGIC = b"ctxmill-vectors 3\n"
 
 
 def _snapshot_path(store: Store) -> str:
-    return str(store.path) + ".vectors"
+    return str(store.path) + ".vecs"
+
+
+def _legacy_snapshot_path(store: Store) -> str:
+    return str(store.path) + ".vectors"  # the layout before the mapped one: read whole, rewritten
 
 
 def _read_snapshot(store: Store) -> _Vectors | None:
-    """The matrix as the last process that read it saved it (``_write_snapshot``), or None.
-    It may be older than the index: ``_load_vectors`` then extends it like a cached one."""
+    """The matrix as the last sync or search saved it (``_write_snapshot``), mapped, not read:
+    the ids, content hashes, sign-bit codes and rows are arrays at known offsets of one file,
+    so opening it costs a few small reads whatever its size, and a scan pages in the rows it
+    touches (the kernel is asked to read the rest ahead). None when there is none, or it is torn
+    or foreign. It may be older than the index: ``_load_vectors`` then extends it like a cached one."""
+    import mmap
     import os
 
     path = _snapshot_path(store)
     if not os.path.exists(path):
         return None
+    fmt = np.lib.format
     try:
         with open(path, "rb") as fh:
-            key = tuple(json.loads(np.load(fh).tobytes()))
-            ids, mat = np.load(fh), np.load(fh)
-            hashes = np.load(fh).tobytes().decode().split("\n")
-            derived = np.load(fh)  # a slot for derived rows (older versions kept a projection there)
-    except (OSError, ValueError, EOFError):
-        return None  # torn or foreign: SQLite is the truth
-    if len(hashes) != len(ids) or mat.shape != (len(ids), store.dim) or mat.dtype != np.float32:
+            if fh.read(len(SNAPSHOT_MAGIC)) != SNAPSHOT_MAGIC:
+                return None
+            arrays = []
+            for _ in range(5):
+                version = fmt.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = fmt.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    shape, fortran, dtype = fmt.read_array_header_2_0(fh)
+                else:
+                    return None
+                if fortran or dtype.hasobject:
+                    return None
+                offset = fh.tell()
+                n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                arrays.append(np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape) if n else
+                              np.zeros(shape, dtype=dtype))
+                fh.seek(offset + n)
+            size = fh.tell()
+        if os.path.getsize(path) != size:
+            return None  # torn (or something appended): SQLite is the truth
+        raw_key, ids, hashes, codes, mat = arrays
+        key = tuple(json.loads(bytes(raw_key)))
+    except (OSError, ValueError, EOFError, TypeError):
         return None
-    vecs = _Vectors(key, ids, mat, hashes)
-    vecs.resave = derived.size > 0  # a third of the file is rows nobody reads now: write it anew
-    return vecs
+    if (len(hashes) != len(ids) or mat.shape != (len(ids), store.dim) or mat.dtype != np.float32
+            or ids.dtype != np.int64 or hashes.dtype.kind != "S"):
+        return None
+    if len(ids) > EXACT_MAX:
+        if codes.shape != (-(-store.dim // 64), len(ids)) or codes.dtype != np.uint64:
+            return None
+    else:
+        codes = None
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        mat._mmap.madvise(mmap.MADV_WILLNEED)  # read ahead in the background: the scan then finds it in memory
+    return _Vectors(key, ids, mat, _Hashes(hashes), codes=codes)
 
 
 def _write_snapshot(store: Store, vecs: _Vectors) -> None:
-    """Save the matrix beside the index (written whole, then renamed into place), so the next
-    process - a server started by a command, an in-process search - reads 100k vectors in one
-    sequential read instead of 100k SQLite rows (~50 ms instead of 0.5-0.9 s here)."""
+    """Save the matrix beside the index (written whole, then renamed into place: a process
+    that has the old one mapped keeps reading the old file), so the next process - a server
+    started by a command, an in-process search - maps it instead of reading 100k SQLite rows."""
     import os
 
     path = _snapshot_path(store)
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    codes = vecs.codes if vecs.codes is not None else np.zeros((0, 0), np.uint64)
     try:
         with open(tmp, "wb") as fh:
-            np.save(fh, np.frombuffer(json.dumps(list(vecs.key)).encode(), dtype=np.uint8))
-            np.save(fh, vecs.ids)
-            np.save(fh, vecs.mat)
-            np.save(fh, np.frombuffer("\n".join(vecs.hashes).encode(), dtype=np.uint8))
-            np.save(fh, np.zeros((0, 0), np.float32))  # the slot older versions read; codes are rebuilt
+            fh.write(SNAPSHOT_MAGIC)
+            for arr in (np.frombuffer(json.dumps(list(vecs.key)).encode(), dtype=np.uint8), vecs.ids,
+                        vecs.hashes.arr, codes, vecs.mat):
+                np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(_legacy_snapshot_path(store))  # an earlier version's, read whole: dead weight now
 
 
 def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors | None:
@@ -292,21 +366,42 @@ def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors |
     since, when that is all the sync did: a save on a 100k-chunk index then costs its own few
     rows, not a 100 MB re-read (vector ids only grow; a sync that dropped rows - the garbage
     collection of unused vectors, another embedder - shows in the row count: full reload).
-    With no matrix in memory, a snapshot saved beside the index is ``prev``; a matrix of
-    ``SNAPSHOT_MIN`` rows or more that did not come from an up-to-date snapshot is saved."""
-    snap = None
+    With no matrix in memory, the snapshot saved beside the index is ``prev`` (the sync writes
+    it, ``refresh_snapshot``); a matrix of ``SNAPSHOT_MIN`` rows or more read whole from SQLite
+    is saved for the next process."""
     if prev is None:
-        prev = snap = _read_snapshot(store)
-        if snap is not None and tuple(snap.key) == tuple(key):
-            if snap.resave:
-                _write_snapshot(store, snap)
-            return snap
+        prev = _read_snapshot(store)
+        if prev is not None and tuple(prev.key) == tuple(key):
+            return prev
     vecs, read = _load_rows(store, key, prev)
-    # a full read was paid, or the snapshot lags by a tenth of its rows (each process reads them
-    # from SQLite again) or is in an older layout: spare the next process that
-    if vecs is not None and (read >= SNAPSHOT_MIN or (snap is not None and (snap.resave or 10 * read >= len(vecs.ids)))):
+    if vecs is not None and read >= SNAPSHOT_MIN:
         _write_snapshot(store, vecs)
     return vecs
+
+
+def refresh_snapshot(store: Store) -> bool:
+    """Called at the end of a sync: write the snapshot of the vectors when there is none (and
+    there are ``SNAPSHOT_MIN`` or more) or when ``SNAPSHOT_STALE`` of its rows have been added
+    or dropped since, so that the first search of the next process maps the matrix instead of
+    reading it from SQLite (a second, at 100k vectors on a busy machine). A few small queries
+    when nothing is to be written. True when it wrote one."""
+    key = store.state_key()
+    snap = _read_snapshot(store)
+    if snap is not None and tuple(snap.key) == tuple(key):
+        return False
+    total = store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    if total < SNAPSHOT_MIN:
+        return False
+    if snap is not None and len(snap.ids):
+        newer = store.conn.execute("SELECT count(*) FROM vectors WHERE id > ?", (int(snap.ids[-1]),)).fetchone()[0]
+        dropped = len(snap.ids) + newer - total
+        if (newer + max(dropped, 0)) < SNAPSHOT_STALE * len(snap.ids) and dropped >= 0:
+            return False  # a search extends it by the few rows since, at its own cost
+    vecs, _read = _load_rows(store, key, snap)
+    if vecs is None:
+        return False
+    _write_snapshot(store, vecs)
+    return True
 
 
 def _load_rows(store: Store, key, prev: _Vectors | None) -> tuple[_Vectors | None, int]:

@@ -538,6 +538,8 @@ def _sync(store: IndexStore, root: str, embedder, report: SyncReport, progress, 
         report.merkle_root = store.get_meta("merkle_root") or ""
         report.chunks_total = int(store.get_meta("chunks_total") or 0)
         store.mark_checked()
+        if isinstance(store, Store):
+            _refresh_snapshot(store)  # an index from before the snapshot, or with none yet
         stages["store"] += time.perf_counter() - t
         return
     with store.transaction():
@@ -568,7 +570,17 @@ def _sync(store: IndexStore, root: str, embedder, report: SyncReport, progress, 
     store.finish_sync()
     if (changed_paths or deleted) and sync_no % max(1, store_mod.VECTOR_GRACE_SYNCS // 4) == 0:
         store.gc_vectors(sync_no)  # every few syncs: unused vectors wait VECTOR_GRACE_SYNCS anyway
+    if isinstance(store, Store):
+        _refresh_snapshot(store)
     stages["store"] += time.perf_counter() - t
+
+
+def _refresh_snapshot(store: Store) -> None:
+    """The vectors as one mapped file for the next process's first search (skipped while the
+    one there lags by less than a tenth: that search reads the few rows since)."""
+    from ctxmill.index.search import refresh_snapshot
+
+    refresh_snapshot(store)
 
 
 def _record_facades(store: IndexStore, changed: list[str], deleted: list[str], *, full: bool) -> None:
