@@ -23,12 +23,20 @@ from pathlib import Path
 
 from ctxmill.errors import InputRefused
 from ctxmill.index.search import Hit
-from ctxmill.index.sync import Progress, SyncReport
 from ctxmill.locations import default_db_path
-from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "related", "search", "symbol_references",
            "sync_index"]
+
+
+def __getattr__(name: str):
+    # the sync side (walk, ignore rules, tree-sitter: ~0.2-0.4 s of imports) loads when first
+    # used, not on a search's path: a server's first answer waits for every import on it
+    if name in ("Progress", "SyncReport"):
+        from ctxmill.index import sync
+
+        return getattr(sync, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sync_index(
@@ -37,7 +45,7 @@ def sync_index(
     db_path: str | Path | None = None,
     embedder=None,
     progress: Progress | None = None,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_file_bytes: int | None = None,
     extra_ignore=(),
     workers: int | None = None,
     store: str | None = None,
@@ -49,7 +57,10 @@ def sync_index(
     from ctxmill.index.backend import store_url
     from ctxmill.index.embedders import get_embedder
     from ctxmill.index.sync import sync
+    from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
 
+    if max_file_bytes is None:
+        max_file_bytes = DEFAULT_MAX_FILE_BYTES
     if embedder is None or isinstance(embedder, str):
         embedder = get_embedder(embedder)
     url = store_url(store) if db_path is None else store
