@@ -208,6 +208,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--in-process-runs", type=int, default=8)
     ap.add_argument("--keep", type=Path, help="build the tree and index in DIR once and reuse them")
+    ap.add_argument("--parts", default="first,warm,index,edit",
+                    help="what to measure (comma-separated): first, warm (with the in-process peers), index, edit")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-server-bench-"))
     base = args.keep or tmp
@@ -243,93 +245,26 @@ def main() -> None:
                         "compileall.compile_dir(os.path.dirname(e.__file__), quiet=1)"],
                        env={**off, "PYTHONDONTWRITEBYTECODE": ""}, check=True, timeout=600)
 
+        parts = set(args.parts.split(","))
         first, first_inside = [], []
-        for q in queries[:3]:
+        for q in queries[:3] if "first" in parts else []:
             stop_server(env)
             first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
             got = [r for r in server_timings(env) if r.get("op") == "search"]
             if got:  # the server's side of it: what the first answer waited for
                 first_inside.append({"wall_ms": _ms(first[-1]), "inside_ms": _ms(got[0]["total"]),
                                      "phases_ms": {k: _ms(v) for k, v in got[0]["phases"].items()}})
-        out["first_search_with_server_start"] = stats(first)
+        if first:
+            out["first_search_with_server_start"] = stats(first)
         if first_inside:
             out["first_search_inside"] = first_inside
 
-        # a warm server: it has read ahead what searches need (every file's naming terms) and
-        # caught up with the tree (the sync it runs once it watches a root met by a search)
-        t = time.perf_counter()
-        while time.perf_counter() - t < 300:
-            st = json.loads(run(["server", "status", "--json"], env).stdout)
-            if all(r.get("names_ready") and r.get("in_sync") and not r.get("syncing") for r in st["roots"]):
-                break
-            time.sleep(1.0)  # each status is a full command (~0.3 CPU-s): polling must not slow the warm-up
-        out["server_warm_up_s"] = round(time.perf_counter() - t, 2)
-        warm, floor, warm_cpu, floor_cpu = [], [], [], []
-        before = server_cpu(env)
-        server_timings(env)  # from here on: the warm loop's requests only
-        for q in queries:  # interleaved: both see the same machine load
-            warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env, warm_cpu))
-            floor.append(timed([str(PY), "-c", "pass"], env, floor_cpu))
-        recs = [r for r in server_timings(env) if r.get("op") == "search"]
-        out["search_warm_server"] = stats(warm)
-        if len(recs) == len(warm):
-            out["search_warm_server_inside"] = stats([r["total"] for r in recs])
-            out["search_warm_tail"] = tail(warm, recs)
-        out["python_start"] = stats(floor)
-        # CPU per search, which the load does not stretch as it does wall time: the command's
-        # own process, and the server's share (its CPU time over the loop, status calls aside)
-        out["search_warm_cpu_ms"] = {
-            "command": round(1000 * statistics.mean(warm_cpu), 2),
-            "python_start": round(1000 * statistics.mean(floor_cpu), 2),
-            "server": round(1000 * (server_cpu(env) - before) / len(queries), 2)}
-        cold = [timed([str(CTXMILL), "search", q, "--root", str(root)], off) for q in queries[:args.in_process_runs]]
-        out["search_in_process_command"] = stats(cold)
-        api = subprocess.run([str(PY), "-c", _API, str(root), json.dumps(queries)], env=off, capture_output=True,
-                             text=True, timeout=1200, check=True)
-        got = json.loads(api.stdout)
-        if isinstance(got, list):  # a peer's script: walls only
-            got = {"walls": got, "records": []}
-        out["search_in_process_api"] = stats(got["walls"])
-        out["search_in_process_api_tail"] = tail(got["walls"], got["records"])
-        out["search_warm_vs_in_process_command"] = round(
-            out["search_in_process_command"]["median"] / out["search_warm_server"]["median"], 1)
-
-        git(root, "status", "--porcelain")  # git's index and the page cache warm alike
-        run(["index", str(root), "-q"], env)  # the server's first sync of this root: a full walk
-        idx_warm, idx_cold, gst = [], [], []
-        for i in range(max(5, args.runs // 5)):
-            idx_warm.append(timed([str(CTXMILL), "index", str(root), "-q"], env))
-            gst.append(timed(["git", "-C", str(root), "status", "--porcelain"], env))
-            if i < 5:
-                idx_cold.append(timed([str(CTXMILL), "index", str(root), "-q"], off))
-        out["noop_index_warm_server"] = stats(idx_warm)
-        out["noop_index_in_process"] = stats(idx_cold)
-        out["git_status_same_tree"] = stats(gst)
-        out["noop_index_warm_vs_git_status"] = round(out["noop_index_warm_server"]["median"] / stats(gst)["median"], 2)
-        out["noop_index_in_process_vs_git_status"] = round(
-            out["noop_index_in_process"]["median"] / stats(gst)["median"], 2)
-
-        rounds = []
-        stamp = int(time.time())
-        for rnd in range(3):
-            names = [f"edited_{stamp}_{rnd}_{k}" for k in range(3)]
-            paths = [root / "pkg000" / "mod0" / f"m{rnd * 3 + k}.py" for k in range(3)]
-            t0 = time.perf_counter()
-            for p, name in zip(paths, names, strict=True):
-                p.write_text(p.read_text() + f"\n\ndef {name}(value):\n    return value\n")
-            found: set[str] = set()
-            while len(found) < 3 and time.perf_counter() - t0 < 30:
-                for name in names:
-                    if name not in found:
-                        r = run(["search", name, "--root", str(root), "-k", "3", "--json"], env)
-                        if any(h.get("symbol") == name for h in json.loads(r.stdout or "[]")):
-                            found.add(name)
-            delay = time.perf_counter() - t0
-            st = json.loads(run(["server", "status", "--json"], env).stdout)
-            counts = next(x for x in st["roots"] if x["root"] == str(root.resolve()))["last_sync_counts"]
-            rounds.append({"save_to_all_three_searchable_s": round(delay, 3), "found": len(found), **counts})
-        out["edit3"] = {"rounds": rounds,
-                        "median_s": round(statistics.median(r["save_to_all_three_searchable_s"] for r in rounds), 3)}
+        if "warm" in parts:
+            warm_loop(out, env, off, root, queries, args)
+        if "index" in parts:
+            noop_index(out, env, off, root, args)
+        if "edit" in parts:
+            edit3(out, env, root)
         if args.keep:
             git(root, "checkout", "-q", "--", ".")  # the kept tree as it was
         out.update(cpus=os.cpu_count(), loadavg=[round(x, 2) for x in os.getloadavg()])
@@ -337,6 +272,89 @@ def main() -> None:
         run(["server", "stop"], env)
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(out, indent=1))
+
+
+def warm_loop(out, env, off, root, queries, args) -> None:
+    # a warm server: it has read ahead what searches need (every file's naming terms) and
+    # caught up with the tree (the sync it runs once it watches a root met by a search)
+    run(["search", queries[0], "--root", str(root)], env)  # a server for this root, if none runs yet
+    t = time.perf_counter()
+    while time.perf_counter() - t < 300:
+        st = json.loads(run(["server", "status", "--json"], env).stdout)
+        if all(r.get("names_ready") and r.get("in_sync") and not r.get("syncing") for r in st["roots"]):
+            break
+        time.sleep(1.0)  # each status is a full command (~0.3 CPU-s): polling must not slow the warm-up
+    out["server_warm_up_s"] = round(time.perf_counter() - t, 2)
+    warm, floor, warm_cpu, floor_cpu = [], [], [], []
+    before = server_cpu(env)
+    server_timings(env)  # from here on: the warm loop's requests only
+    for q in queries:  # interleaved: both see the same machine load
+        warm.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env, warm_cpu))
+        floor.append(timed([str(PY), "-c", "pass"], env, floor_cpu))
+    recs = [r for r in server_timings(env) if r.get("op") == "search"]
+    out["search_warm_server"] = stats(warm)
+    if len(recs) == len(warm):
+        out["search_warm_server_inside"] = stats([r["total"] for r in recs])
+        out["search_warm_tail"] = tail(warm, recs)
+    out["python_start"] = stats(floor)
+    # CPU per search, which the load does not stretch as it does wall time: the command's
+    # own process, and the server's share (its CPU time over the loop, status calls aside)
+    out["search_warm_cpu_ms"] = {
+        "command": round(1000 * statistics.mean(warm_cpu), 2),
+        "python_start": round(1000 * statistics.mean(floor_cpu), 2),
+        "server": round(1000 * (server_cpu(env) - before) / len(queries), 2)}
+    cold = [timed([str(CTXMILL), "search", q, "--root", str(root)], off) for q in queries[:args.in_process_runs]]
+    out["search_in_process_command"] = stats(cold)
+    api = subprocess.run([str(PY), "-c", _API, str(root), json.dumps(queries)], env=off, capture_output=True,
+                         text=True, timeout=1200, check=True)
+    got = json.loads(api.stdout)
+    if isinstance(got, list):  # a peer's script: walls only
+        got = {"walls": got, "records": []}
+    out["search_in_process_api"] = stats(got["walls"])
+    out["search_in_process_api_tail"] = tail(got["walls"], got["records"])
+    out["search_warm_vs_in_process_command"] = round(
+        out["search_in_process_command"]["median"] / out["search_warm_server"]["median"], 1)
+
+
+def noop_index(out, env, off, root, args) -> None:
+    git(root, "status", "--porcelain")  # git's index and the page cache warm alike
+    run(["index", str(root), "-q"], env)  # the server's first sync of this root: a full walk
+    idx_warm, idx_cold, gst = [], [], []
+    for i in range(max(5, args.runs // 5)):
+        idx_warm.append(timed([str(CTXMILL), "index", str(root), "-q"], env))
+        gst.append(timed(["git", "-C", str(root), "status", "--porcelain"], env))
+        if i < 5:
+            idx_cold.append(timed([str(CTXMILL), "index", str(root), "-q"], off))
+    out["noop_index_warm_server"] = stats(idx_warm)
+    out["noop_index_in_process"] = stats(idx_cold)
+    out["git_status_same_tree"] = stats(gst)
+    out["noop_index_warm_vs_git_status"] = round(out["noop_index_warm_server"]["median"] / stats(gst)["median"], 2)
+    out["noop_index_in_process_vs_git_status"] = round(
+        out["noop_index_in_process"]["median"] / stats(gst)["median"], 2)
+
+
+def edit3(out, env, root) -> None:
+    rounds = []
+    stamp = int(time.time())
+    for rnd in range(3):
+        names = [f"edited_{stamp}_{rnd}_{k}" for k in range(3)]
+        paths = [root / "pkg000" / "mod0" / f"m{rnd * 3 + k}.py" for k in range(3)]
+        t0 = time.perf_counter()
+        for p, name in zip(paths, names, strict=True):
+            p.write_text(p.read_text() + f"\n\ndef {name}(value):\n    return value\n")
+        found: set[str] = set()
+        while len(found) < 3 and time.perf_counter() - t0 < 30:
+            for name in names:
+                if name not in found:
+                    r = run(["search", name, "--root", str(root), "-k", "3", "--json"], env)
+                    if any(h.get("symbol") == name for h in json.loads(r.stdout or "[]")):
+                        found.add(name)
+        delay = time.perf_counter() - t0
+        st = json.loads(run(["server", "status", "--json"], env).stdout)
+        counts = next(x for x in st["roots"] if x["root"] == str(root.resolve()))["last_sync_counts"]
+        rounds.append({"save_to_all_three_searchable_s": round(delay, 3), "found": len(found), **counts})
+    out["edit3"] = {"rounds": rounds,
+                    "median_s": round(statistics.median(r["save_to_all_three_searchable_s"] for r in rounds), 3)}
 
 
 if __name__ == "__main__":

@@ -20,10 +20,14 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxmill.errors import InputRefused
 from ctxmill.index.search import Hit
 from ctxmill.locations import default_db_path
+
+if TYPE_CHECKING:
+    from ctxmill.index.sync import Progress, SyncReport
 
 __all__ = ["Hit", "SyncReport", "default_db_path", "index_status", "related", "search", "symbol_references",
            "sync_index"]
