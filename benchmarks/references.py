@@ -11,7 +11,11 @@ Prints one JSON object with, for each parser:
 - ``product``: what ``ctxmill compile`` writes (the labeller; the rules' authors, year, title
   and venue where the labeller's parse is doubtful and the rules find a title);
 - speed: strings per second on one core over the held-out strings (median of 3 passes), and
-  the load time in a fresh process (model and gazetteers, median of 5).
+  the load time in a fresh process (model and gazetteers, median of 5);
+- with ``--peer DIR`` (a source tree, e.g. ``git worktree add /tmp/peer <commit>``): the same
+  scoring of DIR's labeller, model and rules in the same run (``peer``), on the bibliographies
+  this tree segmented, and both speeds measured in fresh processes taking turns, so that the
+  load of a shared machine falls on both alike.
 
 Fields compare after normalisation (case, spacing and punctuation aside): title, container
 (journal / book / proceedings), first author's family name, year, volume, issue, pages,
@@ -21,6 +25,9 @@ is scored as the container.
     git clone --depth 1 https://github.com/kermitt2/grobid   /tmp/grobid
     git clone --depth 1 https://github.com/inukshuk/anystyle /tmp/anystyle
     .venv/bin/python benchmarks/references.py --grobid /tmp/grobid --anystyle /tmp/anystyle
+
+The year is scored as its four digits for every parser ("2013a" is 2013: the letter tells two
+works of one year apart, it is no other year).
 """
 
 from __future__ import annotations
@@ -28,10 +35,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -95,6 +104,7 @@ def truth_fields(text: str, spans) -> dict:
 def crf_fields(text: str) -> dict:
     f = crf_parse(text)
     out = {k: f.get(k) for k in FIELDS if k != "first_family"}
+    out["year"] = out["year"] and out["year"][:4]
     out["first_family"] = _family(f["people"][0]) if f["people"] else None
     return out
 
@@ -229,34 +239,72 @@ def load_ms() -> float:
     return round(statistics.median(runs), 2)
 
 
+def goals(result: dict) -> dict:
+    """The headline numbers the issue's goals are stated in."""
+    g, a = result["held_out"]["grobid_evaluation"]["labeller"], result["held_out"]["anystyle_gold"]["labeller"]
+    out = {f"{k}_f1": [g["fields"][k]["f1"], a["fields"][k]["f1"]] for k in ("title", "first_family", "year", "container")}
+    out["invented_titles_rate"] = [g["invented_titles"]["rate"], a["invented_titles"]["rate"]]
+    out["note"] = "[GROBID evaluation, AnyStyle gold]; goals: title >= 0.93, first family >= 0.95, "\
+                  "year >= 0.98, container >= 0.90, invented titles <= 0.03, >= 2,000 strings/s"
+    return out
+
+
+def _run(args: list[str], src: Path | None) -> str:
+    """This script in a fresh process, importing ctxmill from ``src`` (None: this tree)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True,
+                          env=env).stdout
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout")
     ap.add_argument("--anystyle", type=Path, required=True, help="an AnyStyle checkout")
     ap.add_argument("--no-corpus", action="store_true", help="skip compiling the corpus papers")
     ap.add_argument("--corpus-cache", type=Path, help="keep the corpus bibliographies here between runs")
+    ap.add_argument("--peer", type=Path, help="a source tree whose labeller is measured in the same run")
+    ap.add_argument("--rounds", type=int, default=3, help="speed: fresh processes per tree, taking turns")
+    ap.add_argument("--no-speed", action="store_true", help="scores only")
+    ap.add_argument("--speed-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     sets = held_out(args.grobid, args.anystyle)
+    strings = [t for exs in sets.values() for t, _ in exs]
+    if args.speed_only:  # one turn of the speed measurement, in a process of its own
+        crf_parse(strings[0])  # the model loads once; load time is measured on its own
+        print(json.dumps(speed(strings, crf_parse)))
+        return
     parsers = {"labeller": crf_fields, "rules": rule_fields, "product": product_fields}
     result: dict = {"held_out": {}, "corpus": {}, "speed": {}}
     for name, exs in sets.items():
         result["held_out"][name] = {p: score_set(exs, f) for p, f in parsers.items()}
+    cache = args.corpus_cache
     if not args.no_corpus and CORPUS.is_dir():
-        papers = corpus_raws(args.corpus_cache)
+        if cache is None and args.peer:  # the peer parses the bibliographies this tree segmented
+            cache = Path(tempfile.mkdtemp()) / "corpus.json"
+        papers = corpus_raws(cache)
         result["corpus"] = {p: score_corpus(papers, f) for p, f in parsers.items()}
         result["corpus"]["entries"] = sum(len(p["raws"]) for p in papers.values())
-    strings = [t for exs in sets.values() for t, _ in exs]
-    crf_parse(strings[0])  # the model loads once; load time is measured below on its own
-    result["speed"] = {"strings": len(strings), "labeller_strings_per_s": speed(strings, crf_parse),
-                       "rules_strings_per_s": speed(strings, rules.parse_entry),
-                       "model_load_ms": load_ms()}
-    # the headline numbers the issue's goals are stated in
-    g, a = result["held_out"]["grobid_evaluation"]["labeller"], result["held_out"]["anystyle_gold"]["labeller"]
-    result["goals"] = {f"{k}_f1": [g["fields"][k]["f1"], a["fields"][k]["f1"]]
-                       for k in ("title", "first_family", "year", "container")}
-    result["goals"]["invented_titles_rate"] = [g["invented_titles"]["rate"], a["invented_titles"]["rate"]]
-    result["goals"]["note"] = "[GROBID evaluation, AnyStyle gold]; goals: title >= 0.93, first family >= 0.95, "\
-                              "year >= 0.98, container >= 0.90, invented titles <= 0.03, >= 2,000 strings/s"
+    result["goals"] = goals(result)
+    common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle)]
+    if args.peer:
+        peer_args = [*common, "--no-speed"] + (["--no-corpus"] if args.no_corpus or cache is None
+                                               else ["--corpus-cache", str(cache)])
+        result["peer"] = {"tree": str(args.peer), **json.loads(_run(peer_args, args.peer / "src"))}
+    if not args.no_speed:
+        turns: dict[str, list[dict]] = {"labeller": [], "peer": []}
+        for _ in range(args.rounds):
+            if args.peer:
+                turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
+            turns["labeller"].append(json.loads(_run([*common, "--speed-only"], None)))
+        med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
+        result["speed"] = {"strings": len(strings), "labeller_strings_per_s": med["labeller"],
+                           "turns": turns, "rules_strings_per_s": speed(strings, rules.parse_entry),
+                           "model_load_ms": load_ms(), "load_average": os.getloadavg()}
+        if args.peer:
+            result["speed"]["peer_labeller_strings_per_s"] = med["peer"]
+            result["speed"]["ratio_cpu"] = round(med["labeller"]["cpu"] / med["peer"]["cpu"], 3)
     print(json.dumps(result, indent=1))
 
 
