@@ -193,10 +193,10 @@ def test_windowed_token_offsets_are_the_offsets_of_the_whole_text(text, window):
     old = chunks._WINDOW
     chunks._WINDOW = window
     try:
-        got = [(a + x, a + y) for a, offs in chunks._offsets(text) for x, y in offs]
+        got = [a + y for a, ends in chunks._offsets(text) for y in ends]
     finally:
         chunks._WINDOW = old
-    assert got == token_offsets(text)
+    assert got == [y for _, y in token_offsets(text)]
 
 
 # --- a long run of bodiless Markdown headings is no outline --------------------------------------
@@ -221,3 +221,31 @@ def test_a_run_of_headings_shorter_than_the_limit_stays_an_outline():
     assert len(doc.sections) == HEADING_RUN  # the last one has text under it; the rest are < HEADING_RUN
     text = "Intro.\n\n" + "".join(f"## Part {i}\n\nBody {i}.\n\n" for i in range(200))
     assert len(compile_document(text.encode(), name="sections.md").sections) == 200
+
+
+# --- ASCII text counted piece by piece ----------------------------------------------------------
+
+_ASCII = list("aZ09 .,-'\"|#\t\n\r\x0b\x0c\x00\x1c\x1f\x7f~") + ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "  ",
+                                                                "\n\n", " \n ", "word", " 123", "x" * 30]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_ASCII), max_size=200).map("".join), min_size=1, max_size=4))
+def test_ascii_text_counted_piece_by_piece_has_the_tokenizers_counts_and_ends(texts):
+    from ctxmill.render import token_pieces
+    from ctxmill.tokens import count_many, token_offsets
+
+    assert token_pieces.usable()
+    assert token_pieces.count_ascii(texts) == count_many(texts)
+    for t in texts:
+        assert token_pieces.ends_ascii(t) == [e for _, e in token_offsets(t)]
+
+
+def test_piece_cache_stays_bounded_and_correct_past_its_limit(monkeypatch):
+    from ctxmill.render import token_pieces
+    from ctxmill.tokens import count_many
+
+    monkeypatch.setattr(token_pieces, "_CACHE_MAX", 50)
+    texts = [" ".join(f"w{i}x{j}" for j in range(40)) for i in range(5)]
+    assert token_pieces.count_ascii(texts) == count_many(texts)
+    assert len(token_pieces._count) <= 50 + 40 * 5

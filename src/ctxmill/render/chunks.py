@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, BlockKind, Chunk, Document
-from ctxmill.tokens import count_many, count_tokens, get_tokenizer, token_offsets
+from ctxmill.render import token_pieces
+from ctxmill.tokens import count_many, get_tokenizer, token_offsets
 
 _ATOMIC = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CODE, BlockKind.EQUATION}
 _KIND_NAME = {
@@ -119,8 +120,8 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
             for ln in lines:
                 offs.append((pos, pos + len(ln)))
                 pos += len(ln) + 1
-            head_tokens = count_tokens(header)
-            row_tokens = count_many(lines)
+            head_tokens = _count_many([header])[0]
+            row_tokens = _count_many(lines)
             out: list[tuple[int, int, str | None]] = []
             part_start, first_row = 0, header_idx + 1
             cur = sum(row_tokens[: header_idx + 1]) + header_idx
@@ -140,7 +141,7 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
     cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
     segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
-    seg_tok = [tokens] if len(segs) == 1 and tokens is not None else count_many([text[a:b] for a, b in segs])
+    seg_tok = [tokens] if len(segs) == 1 and tokens is not None else _count_many([text[a:b] for a, b in segs])
     out = []
     cs, ce, ct = None, None, 0
     for (a, b), t in zip(segs, seg_tok, strict=True):
@@ -180,11 +181,11 @@ def _token_ends(windows: list, first: int, step: int) -> list[int]:
     """End offsets of tokens number first, first + step, ... (0-based) over the windows."""
     out: list[int] = []
     base = 0  # number of the window's first token
-    for shift, offs in windows:
-        n = len(offs)
+    for shift, ends in windows:
+        n = len(ends)
         if base + n > first:
             g = first if base <= first else first + -(-(base - first) // step) * step
-            out.extend(shift + offs[k - base][1] for k in range(g, base + n, step))
+            out.extend(shift + e for e in ends[g - base :: step])
         base += n
     return out
 
@@ -211,11 +212,30 @@ def _can_window() -> bool:
     return _windowed
 
 
-def _offsets(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
-    """``token_offsets(text)`` as (shift, offsets within the window) per window of about
-    _WINDOW characters (one window for a short text)."""
+def _count_many(texts: list[str]) -> list[int]:
+    """``count_many``, with ASCII texts counted piece by piece (:mod:`token_pieces`)."""
+    if not texts or not token_pieces.usable():
+        return count_many(texts)
+    ascii_idx = [k for k, t in enumerate(texts) if t.isascii()]
+    if len(ascii_idx) == len(texts):
+        return token_pieces.count_ascii(texts)
+    out = [0] * len(texts)
+    for k, n in zip(ascii_idx, token_pieces.count_ascii([texts[k] for k in ascii_idx]), strict=True):
+        out[k] = n
+    rest = [k for k, t in enumerate(texts) if not t.isascii()]
+    for k, n in zip(rest, count_many([texts[k] for k in rest]), strict=True):
+        out[k] = n
+    return out
+
+
+def _offsets(text: str) -> list[tuple[int, list[int]]]:
+    """The end offsets of ``token_offsets(text)`` as (shift, ends within the window) per window
+    of about _WINDOW characters (one window for a short text, and for ASCII text, whose ends
+    come piece by piece from :mod:`token_pieces`)."""
+    if text.isascii() and token_pieces.usable():
+        return [(0, token_pieces.ends_ascii(text))]
     if len(text) <= 2 * _WINDOW or not _can_window():
-        return [(0, token_offsets(text))]
+        return [(0, [e for _, e in token_offsets(text)])]
     starts = [0]
     while True:
         m = _CUT_BEFORE.search(text, starts[-1] + _WINDOW)
@@ -225,7 +245,7 @@ def _offsets(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
     ends = starts[1:] + [len(text)]
     encs = get_tokenizer().encode_batch([text[a:b] for a, b in zip(starts, ends, strict=True)],
                                         add_special_tokens=False)
-    return [(a, e.offsets) for a, e in zip(starts, encs, strict=True)]
+    return [(a, [y for _, y in e.offsets]) for a, e in zip(starts, encs, strict=True)]
 
 
 def _no_cut(text: str) -> bool:
@@ -273,14 +293,14 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             offsets[k] = _offsets(md[u.start : u.end])
             u.tokens = sum(len(offs) for _, offs in offsets[k])
     rest = [k for k in range(len(flat)) if k not in offsets]
-    for k, t in zip(rest, count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
+    for k, t in zip(rest, _count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
         flat[k].tokens = t
     unit_offsets = {id(flat[k]): o for k, o in offsets.items()}
     gap_cache: dict[str, int] = {}
 
     def gap_cost(gap: str) -> int:
         if gap not in gap_cache:
-            gap_cache[gap] = count_tokens(f"a{gap}b") - 2 if gap.strip() == "" else -1
+            gap_cache[gap] = _count_many([f"a{gap}b"])[0] - 2 if gap.strip() == "" else -1
         return gap_cache[gap]
 
     # spec: (start, end, context, kinds, blocks, tokens or None when it must be counted afresh)
@@ -323,7 +343,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             n = None  # trimmed: the sum no longer describes this text
         trimmed.append((s2, e2, ctx, kinds, blocks, n))
     fresh = [i for i, t in enumerate(trimmed) if t[5] is None]
-    counts = count_many([
+    counts = _count_many([
         md[trimmed[i][0] : trimmed[i][1]] if trimmed[i][2] is None
         else trimmed[i][2] + "\n" + md[trimmed[i][0] : trimmed[i][1]]
         for i in fresh

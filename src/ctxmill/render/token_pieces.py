@@ -1,0 +1,93 @@
+"""Exact token counts and offsets of ASCII text, one tokenizer call per distinct piece.
+
+The chunk tokenizer (:mod:`ctxmill.tokens`) is a byte-level BPE: NFKC, then the GPT-2
+pre-tokenizer regex cuts the text into pieces, then BPE runs inside each piece alone. So the
+tokens of a text are the tokens of its pieces, one after another, and a piece's tokens do not
+depend on what is around it. Text that is all ASCII is its own NFKC form, and for ASCII the
+regex's classes are plain (``\\p{L}`` is ``[A-Za-z]``, ``\\p{N}`` is ``[0-9]``, ``\\s`` is
+``[\\t\\n\\v\\f\\r ]``), so Python's ``re`` cuts it exactly as the tokenizer does. The
+tokenizer then runs once per *distinct* piece (in one batch) instead of over every byte:
+hostile shapes (a million lines of ``word``) and prose alike repeat a few thousand pieces.
+
+Everything else (non-ASCII text, another tokenizer) goes to the tokenizer itself. The tests
+(tests/test_linear_cost.py) hold the two to the same counts and offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate, chain
+
+from ctxmill.tokens import get_tokenizer
+
+# The GPT-2 pattern of the ByteLevel pre-tokenizer, with its Unicode classes spelled for ASCII.
+_WS = r"\t\n\x0b\x0c\r "
+_PIECE = re.compile(
+    rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"
+)
+# piece -> character lengths of its tokens (one entry per token; they add up to the piece)
+_lens: dict[str, tuple[int, ...]] = {}
+_count: dict[str, int] = {}
+_CACHE_MAX = 500_000
+_usable: bool | None = None
+_map: dict[int, str] | None = None
+
+
+def usable() -> bool:
+    """The bundled tokenizer is the byte-level BPE this module reproduces the cutting of."""
+    global _usable
+    if _usable is None:
+        tok = get_tokenizer()
+        pre = json.loads(tok.pre_tokenizer.__getstate__()) if tok.pre_tokenizer is not None else {}
+        norm = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else {"type": "NFKC"}
+        _usable = (pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
+                   and not pre.get("add_prefix_space", False)
+                   and norm.get("type") in ("NFKC", "NFC")
+                   and type(tok.model).__name__ == "BPE" and tok.post_processor is None)
+    return _usable
+
+
+def _byte_map() -> dict[int, str]:
+    """ASCII character -> the character the byte-level pre-tokenizer maps it to (asked of the
+    pre-tokenizer itself, one character at a time)."""
+    pre = get_tokenizer().pre_tokenizer
+    return {c: pre.pre_tokenize_str(chr(c))[0][0] for c in range(128)}
+
+
+def _learn(pieces) -> None:
+    """Tokenize each piece not seen yet with the tokenizer's own BPE model (what the pipeline
+    runs on each pre-token; the pipeline around it costs ~5x the BPE on short pieces)."""
+    global _map
+    uniq = set(pieces)
+    new = [p for p in uniq if p not in _count]
+    if not new:
+        return
+    if len(_count) + len(new) > _CACHE_MAX:  # a bound on memory; this call's pieces are kept
+        _count.clear()
+        _lens.clear()
+        new = list(uniq)
+    if _map is None:
+        _map = _byte_map()
+    bpe = get_tokenizer().model.tokenize
+    for p in new:
+        # one mapped character per byte, one byte per ASCII character
+        lens = tuple(len(t.value) for t in bpe(p.translate(_map)))
+        _lens[p] = lens
+        _count[p] = len(lens)
+
+
+def count_ascii(texts: list[str]) -> list[int]:
+    """Token counts of ASCII ``texts`` (the caller checks ``str.isascii`` and :func:`usable`)."""
+    split = [_PIECE.findall(t) for t in texts]
+    _learn(chain.from_iterable(split))
+    get = _count.__getitem__
+    return [sum(map(get, ps)) for ps in split]
+
+
+def ends_ascii(text: str) -> list[int]:
+    """End offset of every token of an ASCII ``text``, as the tokenizer gives them for the
+    whole text. The pieces tile the text, so the ends are the running sum of token lengths."""
+    pieces = _PIECE.findall(text)
+    _learn(pieces)
+    return list(accumulate(chain.from_iterable(map(_lens.__getitem__, pieces))))
