@@ -479,3 +479,40 @@ def test_first_sync_descends_the_merkle_tree_and_a_noop_is_one_query(team_env, t
     assert (again.files_changed, again.files_deleted, again.chunks_embedded) == (0, 0, 0)
     assert len(sent) == 1, sent
     assert again.chunks_total == rep.chunks_total
+
+
+def test_large_repository_lexical_leg_reads_postings_with_the_same_scores(team_env, tmp_path, monkeypatch):
+    """A repository above EXACT_MAX chunks is scored from the postings index (a bounded read per
+    query term). With every posting allowed in, its BM25 ranking is the exact path's; with the
+    default bound, its best hits are still the exact path's best."""
+    from ctxmill.index import sync_index
+    from ctxmill.team import pgstore
+
+    url = team_env
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "postings")
+    root = _repo(tmp_path / "proj", ("index", "apply", "team"))
+    sync_index(root, store=url)
+    st = pgstore.PgStore(url, root, create=False)
+    try:
+        from ctxmill.index.rank import DEFAULT_WEIGHTS
+
+        compared = 0
+        for query in ("recompute Merkle folder nodes", "content hash of a chunk", "keyed path component hmac",
+                      "apply a sketch to a file", "search hits read from the local checkout"):
+            terms, avgdl, total = st._query_terms(query)
+            assert total > 500 and terms
+
+            def lexical(exact: bool) -> list[tuple[int, float]]:
+                rows = st._candidates(terms, None, None, 40, 40, DEFAULT_WEIGHTS, avgdl, exact=exact)
+                return [r[0] for r in sorted(rows, key=lambda r: r[2])]  # by lexical rank
+
+            exact = lexical(True)
+            monkeypatch.setattr(pgstore, "TOP_POSTINGS", 1_000_000)
+            assert lexical(False) == exact, query
+            monkeypatch.setattr(pgstore, "TOP_POSTINGS", 1)  # each term's best 40 only (n = 40)
+            bounded = lexical(False)
+            assert len(set(bounded[:10]) & set(exact[:10])) >= 8, query
+            compared += 1
+        assert compared == 5
+    finally:
+        st.close()

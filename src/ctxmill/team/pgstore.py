@@ -60,8 +60,7 @@ _POS = [str(i) for i in range(16384)]  # tsvector positions run 1..16383
 # bookkeeping that describes the (repo, branch) on the server rather than this machine's view of
 # it: the chunker that cut its files (a second machine must not re-chunk them all)
 SERVER_KEYS = frozenset({"chunker_version"})
-TS_WEIGHTS = "{0.25,0,0.5,1}"  # ts_rank's D, C, B, A: body 1, path 2, symbol 4, as BM25_WEIGHTS_SQL
-PREFILTER = 2000
+TOP_POSTINGS = 300  # per query term, the chunks a large repository's lexical leg scores
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
 
 
@@ -448,8 +447,11 @@ class PgStore:
         """Drop blobs no file row uses and vectors no chunk uses (another machine may still
         need a blob a moment later: it then uploads it again, nothing is lost)."""
         with self.conn.transaction():
-            self.conn.execute("DELETE FROM ctx_blobs b WHERE NOT EXISTS (SELECT 1 FROM ctx_files f WHERE f.blob = b.blob)"
-                              " AND b.created_at < now() - interval '1 hour'")
+            dead = "SELECT blob FROM ctx_blobs b WHERE NOT EXISTS (SELECT 1 FROM ctx_files f WHERE f.blob = b.blob) " \
+                   "AND b.created_at < now() - interval '1 hour'"
+            self.conn.execute(f"DELETE FROM ctx_postings p USING ctx_chunks c WHERE c.id = p.chunk "
+                              f"AND c.blob IN ({dead})")
+            self.conn.execute(f"DELETE FROM ctx_blobs WHERE blob IN ({dead})")
             cur = self.conn.execute("DELETE FROM ctx_vectors v WHERE NOT EXISTS "
                                     "(SELECT 1 FROM ctx_chunks c WHERE c.hash = v.hash) "
                                     "AND v.created_at < now() - interval '1 hour'") if self._vectors_exist() else None
@@ -597,21 +599,38 @@ class PgStore:
             "ON CONFLICT (blob) DO NOTHING RETURNING blob",
             (list(blobs), [len(f.chunks) for f in blobs.values()]))}
         df: dict[str, int] = {}
-        if new:
-            with c.cursor().copy("COPY ctx_chunks(blob, start_line, end_line, kind, language, hash, symbol, context, "
-                                 "text, terms, doclen) FROM STDIN") as cp:
+        n = sum(len(blobs[b].chunks) for b in new)
+        if n:
+            # the chunks' ids first (one query), so their postings are written beside them
+            ids = [r[0] for r in c.execute("SELECT nextval(pg_get_serial_sequence('ctx_chunks', 'id')) "
+                                           "FROM generate_series(1, %s)", (n,))]
+            avgdl = self._avgdl(c)
+            mask = _signed(int(self.repo[:16], 16))
+            k1, b = BM25_K1, BM25_B
+            postings = []
+            it = iter(ids)
+            # (COPY writes an identity column's given values, as OVERRIDING SYSTEM VALUE)
+            with c.cursor().copy("COPY ctx_chunks(id, blob, start_line, end_line, kind, language, hash, symbol, "
+                                 "context, text, terms, doclen) FROM STDIN") as cp:
                 for blob in new:
                     f = blobs[blob]
                     pterms = self._path_terms(f.path)
                     for r in f.chunks:
+                        cid = next(it)
                         tsv, length = self._tsvector(r, pterms)
-                        for h in tsv:
+                        norm = k1 * (1 - b + b * length / avgdl)
+                        for h, pos in tsv.items():
                             df[h] = df.get(h, 0) + 1
+                            tf = _tf(pos)
+                            postings.append((cid, _signed(int(h, 16)) ^ mask, tf, tf * (k1 + 1) / (tf + norm)))
                         df["#len"] = df.get("#len", 0) + length
-                        cp.write_row((blob, r[0], r[1], r[2], r[4], r[HASH], self.keyed.seal(r[SYMBOL]),
+                        cp.write_row((cid, blob, r[0], r[1], r[2], r[4], r[HASH], self.keyed.seal(r[SYMBOL]),
                                       self.keyed.seal(r[6]), r[5] if self.store_text else None,
                                       " ".join(f"{h}:{p}" for h, p in tsv.items()), length))
-            n = sum(len(blobs[b].chunks) for b in new)
+            with c.cursor().copy("COPY ctx_postings(chunk, term, tf, impact) FROM STDIN (FORMAT BINARY)") as cp:
+                cp.set_types(["int8", "int8", "float4", "float4"])
+                for row in postings:
+                    cp.write_row(row)
             if n:
                 df[""] = n
                 terms = sorted(df)  # one lock order for every client: concurrent upserts cannot deadlock
@@ -627,6 +646,15 @@ class PgStore:
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
         self._written += sum(len(f.chunks) + 1 for f in files)
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
+
+    def _avgdl(self, c) -> float:
+        """The repository's average chunk length in terms (BM25), for the postings' impacts; for
+        a repository's first batch, that batch's own."""
+        got = dict(c.execute("SELECT term, df FROM ctx_terms WHERE repo = %s AND term IN ('', '#len')",
+                             (self.repo,)).fetchall())
+        if got.get(""):
+            return max(float(got.get("#len", 0)) / got[""], 1.0)
+        return 100.0  # no chunk counted yet: a typical code chunk's length (only orders a term's postings)
 
     def _path_terms(self, path: str) -> dict[str, int]:
         """The path column of the local index (the path and its identifier parts), counted."""
@@ -802,7 +830,10 @@ class PgStore:
         if same and self._vectors_exist():
             q = np.asarray(embedder.embed_query(query), dtype=np.float32)
             qvec = "[" + ",".join(f"{x:.6g}" for x in q.tolist()) + "]"
-        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl, exact=total <= EXACT_MAX)
+        # a small repository (or a path prefix: a part of one) is scored exactly from its own
+        # rows; a large one's lexical leg reads the postings index, a bounded amount of work
+        exact = total <= EXACT_MAX or only is not None
+        rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl, exact=exact)
         reader = _LocalReader(self.root)
         hits = []
         for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
@@ -863,24 +894,39 @@ class PgStore:
             return f"ctx_chunks c JOIN ctx_files f ON f.blob = c.blob WHERE {where}{' AND ' + cond if cond else ''}"
 
         legs = []
-        if terms:
+        if terms and not exact:
+            # Bounded at any size: each query term's TOP_POSTINGS best chunks by impact (one range
+            # of the postings index each), those of this (repo, branch), then their BM25 over every
+            # query term from one primary-key probe per (chunk, term): FTS5's formula with the
+            # repository's current average length
+            mask = _signed(int(self.repo[:16], 16))
+            args.update(tk=[_signed(int(t, 16)) ^ mask for t, _ in terms], idfs=[i for _, i in terms],
+                        avgdl=avgdl, k1=BM25_K1, b=BM25_B, top=max(TOP_POSTINGS, n))
+            legs.append(f"""lex AS (
+                SELECT id, row_number() OVER (ORDER BY s DESC, id) AS r FROM (
+                    SELECT l.id, sum(q.idf * p.tf * (%(k1)s + 1) /
+                                     (p.tf + %(k1)s * (1 - %(b)s + %(b)s * l.doclen / %(avgdl)s))) AS s
+                    FROM (SELECT c.id, c.doclen
+                          FROM (SELECT DISTINCT t.chunk FROM unnest(%(tk)s::bigint[]) qt(term)
+                                CROSS JOIN LATERAL (SELECT chunk FROM ctx_postings WHERE term = qt.term
+                                                    ORDER BY impact DESC LIMIT %(top)s) t) cand
+                          JOIN ctx_chunks c ON c.id = cand.chunk JOIN ctx_files f ON f.blob = c.blob
+                          WHERE {where}) l
+                    CROSS JOIN unnest(%(tk)s::bigint[], %(idfs)s::float8[]) q(term, idf)
+                    JOIN ctx_postings p ON p.chunk = l.id AND p.term = q.term
+                    GROUP BY l.id ORDER BY s DESC, l.id LIMIT %(n)s) x)""")
+        elif terms:
             # FTS5's BM25, computed from the matching chunks' tsvectors: per query term, its
             # weighted frequency (body 1, symbol 4, path 2) saturated against the chunk's length
             args.update(tsq=" | ".join(t for t, _ in terms), qterms=[t for t, _ in terms],
                         idfs=[i for _, i in terms], avgdl=avgdl, k1=BM25_K1, b=BM25_B)
             wb, ws, wp = BM25_WEIGHTS_SQL
-            # A large repository's OR query can match tens of thousands of chunks, and BM25 from
-            # each one's tsvector costs ~60 us a row: there, ts_rank (in C, with the same column
-            # weights) first keeps the PREFILTER best, and BM25 orders those
-            prefilter = "" if exact else (f"ORDER BY ts_rank('{TS_WEIGHTS}'::float4[], c.terms, %(tsq)s::tsquery) DESC "
-                                          f"LIMIT {PREFILTER}")
             legs.append(f"""lex AS (
                 SELECT id, row_number() OVER (ORDER BY s DESC, id) AS r FROM (
                     SELECT m.id, sum(q.idf * (u.tf * (%(k1)s + 1)) /
                                      (u.tf + %(k1)s * (1 - %(b)s + %(b)s * m.doclen / %(avgdl)s))) AS s
                     FROM (SELECT c.id, c.terms, c.doclen
-                          FROM {chunks("c.id, c.terms, c.doclen", "c.terms @@ %(tsq)s::tsquery")}
-                          {prefilter}) m
+                          FROM {chunks("c.id, c.terms, c.doclen", "c.terms @@ %(tsq)s::tsquery")}) m
                     CROSS JOIN LATERAL (
                         SELECT e.lexeme, (SELECT sum(CASE x WHEN 'A' THEN {ws} WHEN 'B' THEN {wp} ELSE {wb} END)
                                           FROM unnest(e.weights) x) AS tf
@@ -959,6 +1005,17 @@ class PgStore:
             head = reader.raw_lines(p, *first[p])[:3000] if p in first else ""
             out[p] = FileNames(p, symbols[p], head_doc(head or ""))
         return out
+
+
+def _signed(v: int) -> int:
+    """A 64-bit unsigned value as PostgreSQL's bigint (two's complement)."""
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _tf(positions: str) -> float:
+    """A term's weighted frequency from its tsvector positions: body (no letter) 1, path (B) 2,
+    symbol (A) 4 - what the lexical score counts."""
+    return float(sum(4 if p[-1] == "A" else 2 if p[-1] == "B" else 1 for p in positions.split(",")))
 
 
 class _LocalReader:

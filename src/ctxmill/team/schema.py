@@ -19,6 +19,8 @@ Version 1:
                   created when the first client names its embedder, because the column's
                   dimension comes from it
 
+Version 2 adds ``ctx_postings``, an impact-ordered inverted index of the keyed terms (below).
+
 Repository, branch, path and folder names are keyed HMACs (ctxmill.team.keys).
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from ctxmill.errors import InputRefused
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_ID = 0x637478_6D696C6C  # pg_advisory lock for schema changes ("ctxmill")
 
 _V1 = [
@@ -59,7 +61,34 @@ _V1 = [
         repo text NOT NULL, term text NOT NULL, df bigint NOT NULL, PRIMARY KEY (repo, term))""",
 ]
 
-STEPS = {0: _V1}  # from version N to N + 1
+# Version 2: an impact-ordered inverted index beside the tsvector, so a search of a large
+# repository reads a bounded number of postings (the top few hundred of each query term, then
+# one primary-key probe per candidate and term) instead of every chunk that matches. ``term``
+# is the keyed term hash XOR the repository's (64 bits each), so one term's postings of one
+# repository are one range of the index; ``tf`` is the term's weighted frequency in the chunk
+# (body 1, path 2, symbol 4, as stored in the tsvector) and ``impact`` its BM25 saturation
+# against the repository's average chunk length when written (the order of the top-k only; the
+# score is computed from ``tf`` and the current average). Filled from the tsvectors of every
+# chunk a file row uses (old blobs are garbage).
+_BM25_TF = "sum(CASE x WHEN 'A' THEN 4 WHEN 'B' THEN 2 ELSE 1 END)::real"
+_V2 = [
+    """CREATE TABLE IF NOT EXISTS ctx_postings(
+        chunk bigint NOT NULL, term bigint NOT NULL, tf real NOT NULL, impact real NOT NULL,
+        PRIMARY KEY (chunk, term))""",
+    f"""INSERT INTO ctx_postings(chunk, term, tf, impact)
+        SELECT c.id, ('x' || e.lexeme)::bit(64)::bigint # ('x' || substr(fb.repo, 1, 16))::bit(64)::bigint, t.tf,
+               t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * c.doclen / coalesce(a.avgdl, 1)))
+        FROM (SELECT DISTINCT repo, blob FROM ctx_files) fb
+        JOIN ctx_chunks c ON c.blob = fb.blob
+        LEFT JOIN (SELECT l.repo, greatest(l.df::float8 / greatest(n.df, 1), 1) AS avgdl FROM ctx_terms l
+                   JOIN ctx_terms n ON n.repo = l.repo AND n.term = '' WHERE l.term = '#len') a ON a.repo = fb.repo
+        CROSS JOIN LATERAL unnest(c.terms) e
+        CROSS JOIN LATERAL (SELECT {_BM25_TF} AS tf FROM unnest(e.weights) x) t
+        ON CONFLICT DO NOTHING""",
+    "CREATE INDEX IF NOT EXISTS ctx_postings_impact ON ctx_postings(term, impact DESC, chunk)",
+]
+
+STEPS = {0: _V1, 1: _V2}  # from version N to N + 1
 
 
 def vector_table(dim: int) -> list[str]:
