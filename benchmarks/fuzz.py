@@ -411,55 +411,141 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
+# Runs a ctxmill from another source tree (--peer: e.g. a git worktree at an older commit):
+# that tree's src/ replaces this checkout's on sys.path (ctxmill is a namespace package, so the
+# two must not both be on it).
+_PEER_MAIN = ("import sys; src = sys.argv.pop(1); here = sys.argv.pop(1); "
+              "sys.path = [src] + [p for p in sys.path if p.rstrip('/') != here]; "
+              "from ctxmill.entry import main; sys.argv[0] = 'ctxmill'; sys.exit(main())")
+# In process: imports and a first small compile (the tokenizer loaded) outside the timing, then
+# compile_document + write_outputs of the file, as the command runs them; prints seconds and
+# CPU seconds (this process's, all threads).
+_IN_PROCESS = """
+import json, sys, tempfile, time
+from pathlib import Path
+src, here, f, dest = sys.argv[1:5]
+if src:
+    sys.path = [src] + [p for p in sys.path if p.rstrip('/') != here]
+import ctxmill.cli
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.render import write_outputs
+write_outputs(compile_document(b"Title\\n\\nSome words of text.\\n", name="warm.txt"), Path(tempfile.mkdtemp()))
+t, c = time.perf_counter(), time.process_time()
+write_outputs(compile_document(Path(f)), Path(dest))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c}))
+"""
+
+
+def _timed(cmd: list[str], timeout: float) -> tuple[float, float, object, str]:
+    """Wall and CPU seconds (user + system, threads too) of one child, its exit code, stdout."""
+    t = time.perf_counter()
+    c0 = _child_cpu()
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+        code, out = p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        code, out = "timeout", ""
+    return time.perf_counter() - t, _child_cpu() - c0, code, out
+
+
+def _ratios(shapes: dict) -> None:
+    prose = shapes["prose"]["x2"]["mb_per_s"]
+    prose_cpu = shapes["prose"]["x2"]["mb_per_cpu_s"]
+    for row in shapes.values():
+        row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
+        row["cpu_vs_prose"] = round(row["x2"]["mb_per_cpu_s"] / prose_cpu, 2) if prose_cpu else None
+        row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
+
+
+def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
+            in_process: bool = False) -> dict:
     """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command: the
     median of ``repeat`` runs, MB/s, the doubling ratio, the ratio to prose of the same run,
-    and the three slowest stages (from metrics.json) of the larger input."""
+    and the three slowest stages (from metrics.json) of the larger input. With ``peer`` (the
+    src/ folder of another checkout) each input is compiled by both, in turn, in the same run;
+    with ``in_process`` each also gets the compile's own time without the interpreter's start
+    and imports (``in_process`` rows)."""
     import statistics
 
     rnd = random.Random(0)
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-scale-"))
     out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()]}
-    shapes: dict = {}
+    here = str(REPO / "src")
+    sides = {"this": None}
+    if peer:
+        sides["peer"] = str(Path(peer).resolve())
+    results: dict = {side: {} for side in sides}
+    inproc: dict = {side: {} for side in sides}
+    # Byte code written up front for both trees, as an installed package has it: a shell with
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every changed module in every run
+    for src in (here, *[v for v in sides.values() if v]):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", src], capture_output=True, timeout=600)
     try:
         for shape in SHAPES:
-            row = {}
+            for side in sides:
+                results[side][shape] = {}
+                inproc[side][shape] = {}
             for mult in (1, 2):
                 data = text_shape(rnd, shape, size * mult)
                 f = tmp / f"{shape}-{mult}.txt"
                 f.write_bytes(data)
-                runs, cpus, code, stages = [], [], None, {}
-                for _ in range(repeat):
-                    dest = tmp / f"o-{shape}-{mult}"
-                    shutil.rmtree(dest, ignore_errors=True)
-                    t = time.perf_counter()
-                    c0 = _child_cpu()
-                    try:
-                        p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(dest)],
-                                           capture_output=True, timeout=timeout)
-                        code = p.returncode
-                    except subprocess.TimeoutExpired:
-                        code = "timeout"
-                    runs.append(time.perf_counter() - t)
-                    cpus.append(_child_cpu() - c0)
-                    try:
-                        st = json.loads((dest / "metrics.json").read_text())["stages"]
-                        stages = {k: round(v["seconds"], 2) for k, v in st.items()}
-                    except (OSError, ValueError, KeyError):
-                        stages = {}
-                took = statistics.median(runs)
-                cpu = statistics.median(cpus)
-                # CPU seconds of the command (user + system, its threads too): what the load of a
-                # shared machine changes least; MB per CPU second is the throughput one core gives
-                row[f"x{mult}"] = {"bytes": len(data), "seconds": round(took, 3), "exit": code,
-                                   "mb_per_s": round(len(data) / 1e6 / took, 3),
-                                   "cpu_seconds": round(cpu, 3), "mb_per_cpu_s": round(len(data) / 1e6 / cpu, 3)}
-                if mult == 2:
-                    row["slowest_stages"] = dict(sorted(stages.items(), key=lambda kv: -kv[1])[:3])
-            row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
-            shapes[shape] = row
+                runs: dict = {side: ([], [], None, {}) for side in sides}
+                ins: dict = {side: ([], []) for side in sides}
+                for r in range(repeat):
+                    # alternate which side goes first, so neither always meets the warmer cache
+                    order = list(sides) if r % 2 == 0 else list(reversed(sides))
+                    for side in order:
+                        dest = tmp / f"o-{side}-{shape}-{mult}"
+                        shutil.rmtree(dest, ignore_errors=True)
+                        src = sides[side]
+                        cmd = ([str(CTXMILL)] if src is None else [sys.executable, "-c", _PEER_MAIN, src, here])
+                        took, cpu, code, _ = _timed([*cmd, "compile", str(f), "-o", str(dest)], timeout)
+                        wall, cpus, _, stages = runs[side]
+                        wall.append(took)
+                        cpus.append(cpu)
+                        try:
+                            st = json.loads((dest / "metrics.json").read_text())["stages"]
+                            stages = {k: round(v["seconds"], 2) for k, v in st.items()}
+                        except (OSError, ValueError, KeyError):
+                            stages = {}
+                        runs[side] = (wall, cpus, code, stages)
+                        if in_process:
+                            shutil.rmtree(dest, ignore_errors=True)
+                            _, _, _, o = _timed([sys.executable, "-c", _IN_PROCESS, src or "", here, str(f), str(dest)],
+                                                timeout)
+                            try:
+                                got = json.loads(o.strip().splitlines()[-1])
+                                ins[side][0].append(got["seconds"])
+                                ins[side][1].append(got["cpu"])
+                            except (ValueError, IndexError, KeyError):
+                                pass
+                for side in sides:
+                    wall, cpus, code, stages = runs[side]
+                    took, cpu = statistics.median(wall), statistics.median(cpus)
+                    row = results[side][shape]
+                    # CPU seconds of the command (user + system, its threads too): what the load of a
+                    # shared machine changes least; MB per CPU second is the throughput one core gives
+                    row[f"x{mult}"] = {"bytes": len(data), "seconds": round(took, 3), "exit": code,
+                                       "mb_per_s": round(len(data) / 1e6 / took, 3),
+                                       "cpu_seconds": round(cpu, 3), "mb_per_cpu_s": round(len(data) / 1e6 / cpu, 3)}
+                    if mult == 2:
+                        row["slowest_stages"] = dict(sorted(stages.items(), key=lambda kv: -kv[1])[:3])
+                    if ins[side][0]:
+                        w, c = statistics.median(ins[side][0]), statistics.median(ins[side][1])
+                        inproc[side][shape][f"x{mult}"] = {
+                            "seconds": round(w, 3), "mb_per_s": round(len(data) / 1e6 / w, 3),
+                            "cpu_seconds": round(c, 3), "mb_per_cpu_s": round(len(data) / 1e6 / c, 3)}
+            for side in sides:
+                row = results[side][shape]
+                row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
+                if inproc[side][shape].get("x2") and inproc[side][shape].get("x1"):
+                    ir = inproc[side][shape]
+                    ir["doubling_ratio"] = round(ir["x2"]["seconds"] / ir["x1"]["seconds"], 2)
+                    ir["cpu_doubling_ratio"] = round(ir["x2"]["cpu_seconds"] / ir["x1"]["cpu_seconds"], 2)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    shapes = results["this"]
+    out["load_average_end"] = [round(x, 1) for x in os.getloadavg()]
     # apply: a sketch identical to a large file of few distinct lines (the stretch matcher's worst case)
     apply_row: dict = {}
     tmp.mkdir(exist_ok=True)
@@ -485,17 +571,23 @@ def scaling(size: int, timeout: float, repeat: int = 1) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out["apply_identical_sketch"] = apply_row
-    prose = shapes["prose"]["x2"]["mb_per_s"]
-    prose_cpu = shapes["prose"]["x2"]["mb_per_cpu_s"]
-    for row in shapes.values():
-        row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
-        row["cpu_vs_prose"] = round(row["x2"]["mb_per_cpu_s"] / prose_cpu, 2) if prose_cpu else None
-        row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
+    for side in sides:
+        _ratios(results[side])
     out["shapes"] = shapes
-    out["summary"] = {k: f"{v['x2']['mb_per_s']} MB/s ({v['x2']['mb_per_cpu_s']} MB per CPU-s), x{v['doubling_ratio']} "
-                         f"on doubling (CPU x{v['cpu_doubling_ratio']}), {v['vs_prose']} of prose "
-                         f"(CPU {v['cpu_vs_prose']})"
-                      for k, v in shapes.items()}
+    if peer:
+        out["peer"] = {"src": sides["peer"], "shapes": results["peer"]}
+    if in_process:
+        out["in_process"] = inproc
+    def line(v, i):
+        s = (f"{v['x2']['mb_per_s']} MB/s ({v['x2']['mb_per_cpu_s']} MB per CPU-s), x{v['doubling_ratio']} "
+             f"on doubling (CPU x{v['cpu_doubling_ratio']}), {v['vs_prose']} of prose (CPU {v['cpu_vs_prose']})")
+        if i.get("x2"):
+            s += f"; in process {i['x2']['mb_per_s']} MB/s ({i['x2']['mb_per_cpu_s']} per CPU-s)"
+        return s
+
+    out["summary"] = {k: line(v, inproc["this"].get(k, {})) for k, v in shapes.items()}
+    if peer:
+        out["peer_summary"] = {k: line(v, inproc["peer"].get(k, {})) for k, v in results["peer"].items()}
     return out
 
 
@@ -511,6 +603,10 @@ def main() -> None:
     ap.add_argument("--scaling-only", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="runs per scaling input (the median is kept)")
     ap.add_argument("--shapes", help="scaling: only these text shapes (comma-separated; prose is always run)")
+    ap.add_argument("--peer", metavar="SRC", help="scaling: also run the ctxmill of this src/ folder (another "
+                    "checkout, e.g. a git worktree at an older commit) on every input, in turn, in the same run")
+    ap.add_argument("--in-process", action="store_true",
+                    help="scaling: also time each compile in process (no interpreter start or imports)")
     args = ap.parse_args()
     if args.worker:
         worker()
@@ -527,7 +623,7 @@ def main() -> None:
             if args.shapes:
                 global SHAPES
                 SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
-            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat)
+            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result, indent=1))
