@@ -56,14 +56,17 @@ LEXICON_FILES = {"journals/journals.txt": "journal", "journals/abbrev_journals.t
 JOURNAL_WORDS = 12
 
 
-def venue_lexicon(examples: list) -> dict[str, set[str]]:
+def venue_lexicon(examples: list, lexicons: Path | None = None) -> dict[str, set[str]]:
     """Venue names and venue abbreviations from the training labels (for the clean-up rules).
 
     ``venue_name``: a container's ``lexkey`` words, printed in two or more training strings
     (one word: five or more, "Nature"; a one-word book title is as often labelled a venue).
     ``venue_abbrev``: a capitalised word of three letters or more printed with a full stop
     ("Contemp.", "Proc ."), at least three times in containers, and printed so in containers
-    three times as often as it is used at all in titles ("Psychology." ends titles too)."""
+    three times as often as it is used at all in titles ("Psychology." ends titles too); and,
+    given GROBID's lexicons, a word printed with a full stop in two or more of its abbreviated
+    journal names that is never a word of its full names ("Quart.", "Braz.", not "Plant.") and
+    is in no more than two training titles."""
     names: Counter = Counter()
     in_venue: Counter = Counter()
     in_title: Counter = Counter()
@@ -83,8 +86,18 @@ def venue_lexicon(examples: list) -> dict[str, set[str]]:
                     in_title[lexkey(t)] += 1
                 elif t[:1].isupper() and (t.endswith(".") or (k + 1 < len(toks) and toks[k + 1] == ".")):
                     in_venue[lexkey(t)] += 1
+    abbrev = {w for w, n in in_venue.items() if n >= 3 and n >= 3 * in_title[w] and len(w) >= 3}
+    if lexicons is not None:
+        dotted: Counter = Counter()
+        for line in (lexicons / "journals/abbrev_journals.txt").read_text(encoding="utf-8", errors="replace").splitlines():
+            toks = [t for t, _, _ in tokenize(line)]
+            dotted.update({lexkey(t) for k, t in enumerate(toks) if t[:1].isupper()
+                           and (t.endswith(".") or (k + 1 < len(toks) and toks[k + 1] == "."))})
+        full = {lexkey(t) for line in (lexicons / "journals/journals.txt").read_text(
+            encoding="utf-8", errors="replace").splitlines() for t, _, _ in tokenize(line) if not t.endswith(".")}
+        abbrev |= {w for w, n in dotted.items() if n >= 2 and len(w) >= 3 and w not in full and in_title[w] <= 2}
     return {"venue_name": {k for k, n in names.items() if n >= (5 if " " not in k else 2) and len(k) >= 4},
-            "venue_abbrev": {w for w, n in in_venue.items() if n >= 3 and n >= 3 * in_title[w] and len(w) >= 3}}
+            "venue_abbrev": abbrev}
 
 
 def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict:
@@ -109,7 +122,7 @@ def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict
         longest[w[0]] = max(longest.get(w[0], 0), len(w))
     rows["journal_first"] = {f"{w}\t{n}" for w, n in longest.items()}
     if examples is not None:
-        rows.update(venue_lexicon(examples))
+        rows.update(venue_lexicon(examples, root))
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))
     # gzip without a timestamp, so the same lexicons give the same bytes
     out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))

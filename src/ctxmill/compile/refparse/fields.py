@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ctxmill.compile.refparse.features import journal_marks
-from ctxmill.compile.refparse.lexicon import gazetteers, lexkey
+from ctxmill.compile.refparse.lexicon import MARKERS, PUBLISHER, gazetteers, lexkey
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -415,6 +415,58 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+def venue_before_volume(tokens, labels: list[str]) -> list[str]:
+    """No venue, and right before the volume (past a comma and a date) a word or three,
+    capitalised, that the model gave to the publisher or to nothing: the venue, as astronomy
+    and physics print it ("Barnard, J. J., et al. 2007, NIMPA, 577, 275", "HEP & NP, 2007,
+    31(5)"). Publishers' words and markers ("Springer", "Vol.") are no venue."""
+    if "container" in labels or "volume" not in labels:
+        return labels
+    k = labels.index("volume") - 1
+    while k >= 0 and ((labels[k] == "O" and tokens[k][0] in ",;:") or labels[k] == "date"):
+        k -= 1
+    end = k
+    while k >= 0 and labels[k] in ("publisher", "O") and (tokens[k][0][:1].isupper() or tokens[k][0] == "&"):
+        k -= 1
+    start = k + 1
+    if start > end or end - start > 2 or (k >= 0 and labels[k] not in ("O", "date", "author")):
+        return labels
+    words = [tokens[j][0] for j in range(start, end + 1)]
+    if any(lexkey(w) in PUBLISHER or lexkey(w) in MARKERS for w in words) or not any(len(w) > 1 for w in words):
+        return labels
+    out = list(labels)
+    out[start : end + 1] = ["container"] * (end + 1 - start)
+    return out
+
+
+def title_in_venue(tokens, labels: list[str]) -> list[str]:
+    """No title, and a venue run whose last part, after a comma, is a venue by itself
+    (abbreviations or a known name) while the part before it is prose: that part is the
+    title ("L.D. Faddeev, ..., Quantum inverse problem. I, Theor. Math. Phys. 40")."""
+    if "title" in labels or "container" not in labels:
+        return labels
+    a = labels.index("container")
+    b = a
+    while b + 1 < len(labels) and labels[b + 1] == "container":
+        b += 1
+    words = [t for t, _, _ in tokens]
+    c = next((i for i in range(b - 1, a, -1) if words[i] == ","), None)
+    if c is None:
+        return labels
+    head, tail = words[a:c], words[c + 1 : b + 1]
+    if sum(1 for w in head if w[:1].islower() and len(w) > 2) < 2:
+        return labels
+    alpha = [k for k, w in enumerate(tail) if w[:1].isalpha()]
+    dots = sum(1 for k in alpha if tail[k].endswith(".") or (k + 1 < len(tail) and tail[k + 1] == "."))
+    if not alpha or not (is_venue_name(" ".join(tail)) or (all(tail[k][:1].isupper() for k in alpha)
+                                                           and 2 * dots >= len(alpha) >= 2)):
+        return labels
+    out = list(labels)
+    out[a:c] = ["title"] * (c - a)
+    out[c] = "O"
+    return out
+
+
 def volume_before_pages(tokens, labels: list[str]) -> list[str]:
     """No volume and two page numbers, the first a bare number right after the venue: that one
     is the volume ("Nuovo Cimento B, 20 (1974) 105")."""
@@ -536,7 +588,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = year_after_url(text, tokens, venue_head(tokens, collaboration_title(tokens, labels)))
     labels = title_after_names(tokens, labels)
     labels = one_year(tokens, authors_end_at_initials(tokens, collaboration_is_author(tokens, labels)))
-    labels = volume_before_pages(tokens, labels)
+    labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, labels)))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
