@@ -252,9 +252,9 @@ def _files(root: Path) -> list[str]:
 
 
 # A confident silence beats a wrong suggestion. The best suggestion is shown from THRESHOLD up,
-# every further one from THRESHOLD_MORE up: calibrated on half a of the dev repositories
-# (`benchmarks/next_edit.py --half a`), where this pair beat the single 0.3 of before on
-# precision@1, wrong suggestions and suggestions per negative case alike (half b is the check)
+# every further one from THRESHOLD_MORE up (the propagators' own confidences): calibrated on half
+# a of the dev repositories (`benchmarks/next_edit.py --fit-rank --half a` holds one repository out
+# at a time), where this pair beat the others on precision@1 and wrong suggestions together
 THRESHOLD = 0.25
 THRESHOLD_MORE = 0.4
 
@@ -333,27 +333,72 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
     return _ranked(found, hunks, threshold)[:limit]
 
 
+# The propagators' confidences are not comparable with one another (a rename at 0.9 is right less
+# often than a repeated edit at 0.85 in another file), and none knows what the others found. So
+# they decide what is shown (the thresholds) but not the order: that is a listwise (conditional
+# logit) model over what any suggestion has (which propagator, its own confidence, the same file
+# as the edit, how far from it and whether below it, how many suggestions its propagator and the
+# others made, how many lines it spans), fitted to put a right suggestion first within its case,
+# on half a of the dev repositories by `benchmarks/next_edit.py --fit-rank --half a`.
+RANK_KINDS = ("rename", "repeated", "signature", "import")
+RANK_ORDER = {"below": 0.37, "import": 0.073, "import*dist": 0.27, "import*logit": 0.02, "import*same": 0.073,
+              "import*sites": 0.051, "kinds": -0.0, "lines": -0.016, "others": 0.19, "rename": -0.082, "rename*dist":
+              -0.139, "rename*logit": 0.334, "rename*same": 0.049, "rename*sites": -0.251, "repeated": 0.05,
+              "repeated*dist": -0.162, "repeated*logit": 0.655, "repeated*same": 0.077, "repeated*sites": -0.016,
+              "signature": -0.041, "signature*dist": -0.09, "signature*logit": 0.052, "signature*same": -0.048,
+              "signature*sites": -0.057}
+
+
+def rank_features(s: Suggestion, found: list[Suggestion], hunks: list[Hunk]) -> dict[str, float]:
+    """What the ranking across propagators reads of one suggestion among all of its case's."""
+    near: dict[str, int] = {}
+    for h in hunks:
+        near.setdefault(h.path, h.new_start)
+    per_kind: dict[str, int] = {}
+    for x in found:
+        per_kind[x.kind] = per_kind.get(x.kind, 0) + 1
+    p = min(max(s.confidence, 1e-3), 1 - 1e-3)
+    logit = math.log(p / (1 - p))
+    same = s.path in near
+    dist = abs(s.start_line - near[s.path]) if same else 0
+    f: dict[str, float] = {}
+    for k in RANK_KINDS:
+        on = float(s.kind == k)
+        f[k] = on
+        f[k + "*logit"] = on * logit
+        f[k + "*same"] = on * same
+        f[k + "*dist"] = on * math.log1p(dist)
+        f[k + "*sites"] = on * math.log1p(per_kind.get(k, 0))
+    f["below"] = float(same and s.start_line >= near[s.path])
+    f["others"] = math.log1p(len(found) - per_kind.get(s.kind, 0))
+    f["kinds"] = float(len(per_kind))
+    f["lines"] = min(s.end_line - s.start_line + 1, 5) / 5
+    return f
+
+
 def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
-    """Most confident first; where two suggestions touch the same lines the more confident one
-    stays; the same file as the edit first, below the edit before above it, then nearness."""
-    found = [s for s in found if s.confidence >= threshold]
-    found.sort(key=lambda s: -s.confidence)
-    # past the best one, only those sure enough to be worth a look
-    found = found[:1] + [s for s in found[1:] if s.confidence >= max(threshold, THRESHOLD_MORE)]
+    """Ordered by the ranking model; where two suggestions touch the same lines the one ranked
+    higher stays; silence unless the first is confident enough, and only sure ones after it."""
+    near: dict[str, int] = {}
+    for h in hunks:
+        near.setdefault(h.path, h.new_start)
+    scored = [(sum(RANK_ORDER.get(k, 0.0) * v for k, v in rank_features(s, found, hunks).items()), s)
+              for s in found]
+    # ties as Tab moves: the edited file first, the next place below the edit, then nearness
+    scored.sort(key=lambda x: (-x[0], x[1].path not in near, x[1].start_line < near.get(x[1].path, 0),
+                               abs(x[1].start_line - near.get(x[1].path, 0)), x[1].path, x[1].start_line))
+    if not scored or scored[0][1].confidence < threshold:
+        return []
     kept: list[Suggestion] = []
     taken: dict[str, list[tuple[int, int]]] = {}
-    for s in found:
+    for _, s in scored:
+        if kept and s.confidence < max(threshold, THRESHOLD_MORE):
+            continue
         spans = taken.setdefault(s.path, [])
         if any(s.start_line <= b and a <= s.end_line for a, b in spans):
             continue
         spans.append((s.start_line, s.end_line))
         kept.append(s)
-    nearest = {h.path: h.new_start for h in hunks}
-    # at one confidence: the edited file first, and in it the next place below the edit before
-    # those above it (Tab moves on down the file; on the dev cases this put the right one first
-    # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order
-    kept.sort(key=lambda s: (-s.confidence, s.path not in nearest, s.start_line < nearest.get(s.path, 0),
-                             abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
     return kept
 
 
