@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import accumulate, chain
+from operator import attrgetter
 
 from ctxmill.tokens import get_tokenizer
 
@@ -70,11 +71,12 @@ def _learn(pieces) -> None:
     if _map is None:
         _map = _byte_map()
     bpe = get_tokenizer().model.tokenize
+    value = attrgetter("value")
     for p in new:
+        toks = bpe(p.translate(_map))
         # one mapped character per byte, one byte per ASCII character
-        lens = tuple(len(t.value) for t in bpe(p.translate(_map)))
-        _lens[p] = lens
-        _count[p] = len(lens)
+        _lens[p] = (len(p),) if len(toks) == 1 else tuple(map(len, map(value, toks)))
+        _count[p] = len(toks)
 
 
 def count_ascii(texts: list[str]) -> list[int]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ctxmill.model import Line, Page, PageStream
+from ctxmill.model import Page, PageStream
+from ctxmill.sources.markdown import text_lines
 
 PAGE_MARKER = re.compile(
     r"^\s*[─━—–=\-]{1,}\s*PAGE\s+(\d+)\s*(?:/|of)\s*(\d+)\s*[─━—–=\-]{1,}\s*$", re.I
@@ -51,7 +52,7 @@ def read_ocr_text(text: str) -> PageStream:
         lines, printed = _take_printed_number(lines)
         page = Page(
             number=num if num >= 1 else idx + 1,
-            lines=[Line(text=s.rstrip()) for s in lines if s.strip()],
+            lines=text_lines(s.rstrip() for s in lines if s.strip()),
             has_text_layer=True, ocr=True, printed_number=printed, declared_total=tot,
         )
         pages.append(page)
@@ -79,7 +80,7 @@ def read_engine_text(text: str, engine: str) -> PageStream:
     et = to_pages(text, engine)
     pages: list[Page] = []
     for i, (num, body) in enumerate(et.pages):
-        pages.append(Page(number=i + 1, lines=[Line(text=s.rstrip()) for s in body.split("\n")],
+        pages.append(Page(number=i + 1, lines=text_lines(s.rstrip() for s in body.split("\n")),
                           has_text_layer=True, ocr=True, printed_number=str(num) if num is not None else None))
     if not any(ln.text.strip() and not re.fullmatch(r"\s*!\[[^\]]*\]\([^)]*\)\s*", ln.text)
                for p in pages for ln in p.lines):  # image placeholders alone are no document
