@@ -62,6 +62,38 @@ def test_targets_are_resolved_relative_to_the_file():
     assert rb[0] == ["lib/rack/version.rb"] and "lib/rack/builder.rb" in rb[1]
 
 
+GO_COMPAT = """// Package compat keeps the old names working.
+package compat
+
+import (
+	"fmt"
+
+	"example.com/app/v2/router"
+)
+
+type Router = router.Router
+type (
+	Mux = router.Mux
+)
+
+var NewRouter = router.New
+"""
+
+
+def test_go_alias_files_forward_to_the_package_folder():
+    assert facades.is_facade("compat/compat.go", GO_COMPAT, "go")
+    # the folder of the package the aliases name, by every tail of its import path; not fmt
+    assert facades.targets("compat/compat.go", GO_COMPAT, "go") == [
+        ["example.com/app/v2/router/", "app/v2/router/", "v2/router/", "router/"]]
+    assert not facades.is_facade("compat/run.go", "package compat\n\nfunc Run() { fmt.Println() }\n", "go")
+    row = {"path": "compat/compat.go", "start_line": 1, "end_line": 14, "kind": "facade", "symbol": None,
+           "language": "go", "text": GO_COMPAT, "context": "", "id": 3}
+    mux = hit("router/mux.go", 10, 40, "type Mux struct {", symbol="Mux", kind="struct", score=0.9)
+    other = hit("server/serve.go", 1, 20, "func Serve(m *Mux) {", symbol="Serve", score=0.5)
+    paths = [h["path"] for h in rerank("Mux", [mux, other], facades=facade_index([row]))]
+    assert paths[:2] == ["router/mux.go", "compat/compat.go"]
+
+
 def test_conditional_includes_are_not_the_files_api():
     assert facades.fanout(CORE_H, "cpp", 2) == 1
     guarded = '#ifndef ALL_H\n#define ALL_H\n#include "a.h"\n#include "b.h"\n#endif\n'

@@ -29,7 +29,7 @@ from ctxmill.index.facades import is_facade
 # Bumped whenever chunking changes what a file's chunks are: an index built by another version
 # re-chunks every file once on its next sync (vectors are reused by content hash), so an
 # upgrade never leaves old chunks behind for files that did not change.
-CHUNKER_VERSION = "4"
+CHUNKER_VERSION = "5"
 STUB_MARK = "---@meta"  # first line of a LuaLS definition file (rank.STUB_MARK reads it back)
 MAX_CHARS = 2000  # a chunk larger than this is split at child boundaries
 MIN_CHARS = 100  # neighbours of one kind, both smaller than this, are merged

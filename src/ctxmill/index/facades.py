@@ -57,6 +57,15 @@ _RB_STMT = re.compile(
     r"|module\s+[\w:]+|end|#\s*frozen_string_literal:[^\n]*)")
 _RB_FORWARD = re.compile(r"(require_relative|require|autoload\s*\(?\s*:\w+\s*,)\s*\(?\s*[\"']([^\"']+)[\"']")
 
+# Go: a file of type aliases (`type Router = chi.Router`) and variables bound to another
+# package's values (`var New = chi.NewRouter`) re-exports that package
+_GO_STMT = re.compile(
+    r"(?:package\s+\w+|import\s+(?:\w+\s+)?\"[^\"]+\"|import\s*\((?:\s*(?:[\w.]+\s+)?\"[^\"]+\")*\s*\)"
+    r"|(?:type|var|const)\s+\w+(?:\[[^\]]*\])?\s*=\s*[\w.]+(?:\[[^\]]*\])?"
+    r"|(?:type|var|const)\s*\((?:\s*\w+(?:\[[^\]]*\])?\s*=\s*[\w.]+(?:\[[^\]]*\])?)*\s*\))", re.S)
+_GO_IMPORT = re.compile(r"\"([^\"]+)\"")
+_GO_ALIAS = re.compile(r"\b\w+(?:\[[^\]]*\])?\s*=\s*(\w+)\.\w+")
+
 _LANGS = {
     "c": (_C_COMMENT, _C_LINE, "line"), "cpp": (_C_COMMENT, _C_LINE, "line"),
     "python": (None, _PY_STMT, "stmt"),
@@ -64,6 +73,7 @@ _LANGS = {
     "tsx": (_C_COMMENT, _JS_STMT, "stmt"),
     "rust": (_C_COMMENT, _RS_STMT, "stmt"),
     "ruby": (_HASH_COMMENT, _RB_STMT, "stmt"),
+    "go": (_C_COMMENT, _GO_STMT, "stmt"),
 }
 
 _JS_EXTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -227,6 +237,18 @@ def targets(path: str, text: str, language: str) -> list[list[str]]:
             for i in range(1, len(segs) + 1):
                 add(posixpath.join(base, *segs[:i]) + ".rs")
                 add(posixpath.join(base, *segs[:i], "mod.rs"))
+            close()
+    elif language == "go":
+        # a package is a folder: the targets are folder keys ("dir/"), every tail of the
+        # import path (the module's own prefix is not in the tree)
+        clean = _C_COMMENT.sub("", text)
+        used = set(_GO_ALIAS.findall(clean))
+        for imp in _GO_IMPORT.findall(clean):
+            parts = imp.split("/")
+            if parts[-1] not in used and not any(re.fullmatch(r"v\d+", parts[-1]) and parts[-2] in used for _ in [0]):
+                continue  # imported for another reason (the alias names the package by its last part)
+            for i in range(len(parts)):
+                out["/".join(parts[i:]) + "/"] = None
             close()
     elif language == "ruby":
         for how, spec in _RB_FORWARD.findall(text):

@@ -831,7 +831,8 @@ def _with_facades(out: list, facades: dict[str, list], weights: Weights) -> list
         p = _get(hit, "path")
         if s <= 0 or best[p] != s:
             continue
-        for fanout, row in facades.get(p, ()):
+        d = p.rpartition("/")[0]
+        for fanout, row in (*facades.get(p, ()), *(facades.get(d + "/", ()) if d else ())):
             fp = _get(row, "path")
             got = s * weights.facade * weights.facade_fanout ** (fanout - 1)
             if fp != p and (fp not in inherit or got > inherit[fp][0]):
