@@ -232,3 +232,14 @@ def test_a_deleted_line_is_deleted_where_it_holds_another_value(tmp_path):
                                                        '  "Vary" => "x"'], ['  "Encoding" => "gzip",', '  "Vary" => "x"'], 2))
     got = [(s.start_line, s.end_line, s.replacement) for s in found if s.kind == "repeated"]
     assert got == [(7, 8, '  "Vary" => "x"\n')]
+
+
+def test_an_elixir_parameter_matched_against_a_pattern_is_read_by_its_name(tmp_path):
+    # `%Project{} = project` is the parameter `project`: the call given one argument more
+    # reaches the function's other calls
+    (tmp_path / "new.ex").write_text(
+        "defmodule T do\n  def run(project) do\n    cmd(project, \"a\", false)\n    cmd(project, \"b\")\n  end\n\n"
+        "  defp cmd(%Project{} = project, cmd) do\n    IO.puts(cmd)\n  end\nend\n")
+    got = suggest(tmp_path, _patch("new.ex", ['    cmd(project, "a")'], ['    cmd(project, "a", false)'], 3))
+    assert [(s.start_line, s.replacement) for s in got if s.reason.startswith("the signature")] == [
+        (4, '    cmd(project, "b", false)\n')]

@@ -112,6 +112,15 @@ def parse_param(text: str, lang: str) -> Param | None:
     if t in SELF or t.startswith(("&'", "self:")):
         return Param("self", None, t)
     default = None
+    if lang == "elixir":
+        # a pattern bound to a name (`%Project{} = project`, `project = %Project{}`): the name
+        # (Elixir writes defaults as `\\`, so a lone `=` is always such a match)
+        head, sep, tail = t.partition("\\\\")
+        parts = re.split(r"(?<![=<>!])=(?![=>~])", head)
+        if len(parts) == 2:
+            name = next((x.strip() for x in parts[::-1] if re.fullmatch(r"\w+[?!]?", x.strip())), None)
+            if name:
+                t = name + (" " + sep + tail if sep else "")
     for sep in (r"\s*\\\\\s*", r"\s*=(?!=)\s*"):  # Elixir's \\ first: it may hold "="
         m = re.search(sep, t)
         if m and (lang != "ruby" or sep != r"\s*\\\\\s*"):
