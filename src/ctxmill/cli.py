@@ -222,6 +222,10 @@ def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch, store=None, sto
         raise InputRefused(f"{root}: no such folder")
     if not root.is_dir():
         raise InputRefused(f"{root}: is a file, not a folder")
+    if store is None and db_path is None:  # the project's settings may name a team store
+        from ctxmill.team.settings import project_store
+
+        store = project_store(root)
     if store and db_path is None:  # the team store (ctxmill.team): synced here, not in the warm server
         from ctxmill.index import sync_index
 
@@ -283,6 +287,10 @@ def _default_db_exists(root: Path) -> bool:
 @handle_errors
 def search_cmd(query, root, path_prefix, k, as_json, db_path, store=None):
     """Search the index of ROOT (default: the current folder)."""
+    if store is None and db_path is None:  # the project's settings may name a team store
+        from ctxmill.team.settings import project_store
+
+        store = project_store(root)
     if store and db_path is None:  # the team store: hits read from this checkout (ctxmill.team)
         from ctxmill.hits import hits_json, hits_text
         from ctxmill.index import search

@@ -100,8 +100,8 @@ def _fast_search(args: list[str]) -> int | None:
     if opts is None:
         return None
     root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root):
-        return None  # the full path words the refusal
+    if not os.path.isdir(root) or _team(root):
+        return None  # the full path words the refusal / searches the team store
     db = os.path.realpath(opts["db"]) if opts["db"] else None
     return _ask("search", {"root": root, "db": db, "query": opts["query"], "k": int(opts["k"]), "path": opts["path"],
                            "print": "json" if opts["json"] else "text", "bold": sys.stdout.isatty()})
@@ -112,7 +112,7 @@ def _fast_index(args: list[str]) -> int | None:
     if opts is None:
         return None
     root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root):
+    if not os.path.isdir(root) or _team(root):
         return None
     db = os.path.realpath(opts["db"]) if opts["db"] else None
     if db is not None and not os.path.exists(db):
@@ -121,6 +121,18 @@ def _fast_index(args: list[str]) -> int | None:
     return _ask("sync", {"root": root, "db": db, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
                          "known_only": True, "print": "json" if opts["json"] else "text", "quiet": opts["quiet"]},
                 start=False)
+
+
+def _team(root: str) -> bool:
+    """ROOT's project settings name a team store (ctxmill.team.settings): the full path then."""
+    if not os.path.isfile(os.path.join(root, ".ctxmill", "settings.toml")):
+        return False
+    from ctxmill.team.settings import project_store
+
+    try:
+        return project_store(root) is not None
+    except Exception:
+        return True  # the full path words the refusal
 
 
 FAST = {"search": _fast_search, "index": _fast_index}

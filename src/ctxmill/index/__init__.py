@@ -67,7 +67,7 @@ def sync_index(
         max_file_bytes = DEFAULT_MAX_FILE_BYTES
     if embedder is None or isinstance(embedder, str):
         embedder = get_embedder(embedder)
-    url = store_url(store) if db_path is None else store
+    url = store_url(store, root) if db_path is None else store
     if url:
         from ctxmill.team.pgstore import PgStore
 
@@ -141,7 +141,7 @@ def search(
     from ctxmill.index.backend import store_url
     from ctxmill.index.embedders import get_embedder
 
-    url = store_url(store) if db_path is None else store
+    url = store_url(store, root if root is not None else os.getcwd()) if db_path is None else store
     if url:
         from ctxmill.team.pgstore import team_store
 

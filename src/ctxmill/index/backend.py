@@ -13,7 +13,6 @@ store reads these rows; it never imports the driver that wrote them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -89,11 +88,13 @@ class IndexStore(Protocol):
     def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list: ...
 
 
-def store_url(explicit: str | None = None) -> str | None:
-    """The team store to use: ``--store URL``, else ``CTXMILL_STORE``; None means the local
-    SQLite index."""
-    url = explicit if explicit is not None else os.environ.get(STORE_ENV)
-    return url.strip() or None if url else None
+def store_url(explicit: str | None = None, root: str | Path | None = None) -> str | None:
+    """The team store to use: ``--store URL``, else ``CTXMILL_STORE``, else ROOT's project
+    settings (``[team] store`` in ``ROOT/.ctxmill/settings.toml``, never with a password: see
+    ctxmill.team.settings); None means the local SQLite index."""
+    from ctxmill.team.settings import store_url as resolve
+
+    return resolve(explicit, root)
 
 
 def is_team_url(target: str | None) -> bool:

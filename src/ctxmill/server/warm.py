@@ -21,9 +21,10 @@ def search(query: str, root: str | Path, *, path_prefix: str | None = None, k: i
     began watching it (an edit made before it watched is then seen), and syncs whatever its
     watcher has seen change: the caller needs no sync of its own."""
     from ctxmill import server
+    from ctxmill.team.settings import store_url
 
-    if not server.enabled():
-        return None
+    if not server.enabled() or db_path is None and store_url(None, root):
+        return None  # (a team store is searched in the calling process: ctxmill.team)
     try:
         reply = server.call("search", start=False, timeout=120, root=os.path.realpath(root),
                             db=os.path.realpath(db_path) if db_path else None, query=query, k=int(k),

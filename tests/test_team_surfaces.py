@@ -1,0 +1,130 @@
+"""Every surface over the team store, against the real server of tests/conftest.py's
+``team_server``: the MCP server's tools, the web page's /api/search, the agent's search tool,
+and the project settings as the third source of the store's URL (issue 25)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("psycopg", reason="the 'team' extra is not installed")
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src" / "ctxmill"
+CTXMILL = [sys.executable, "-c", "from ctxmill.entry import main; main()"]  # the `ctxmill` command
+QUERY = "recompute Merkle folder nodes above changed paths"
+
+
+@pytest.fixture()
+def team(tmp_path, monkeypatch, team_server):
+    """A team key, this test's own local state and repository name, CTXMILL_STORE unset;
+    returns (url, a copy of ctxmill's index/ folder to search)."""
+    monkeypatch.setenv("CTXMILL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("CTXMILL_TEAM_KEY", "test-team-key-0123456789abcdef")
+    monkeypatch.setenv("CTXMILL_STORE_REPO", f"surfaces-{tmp_path.name}")
+    monkeypatch.delenv("CTXMILL_STORE", raising=False)
+    root = tmp_path / "proj"
+    shutil.copytree(SRC / "index", root / "index", ignore=shutil.ignore_patterns("__pycache__"))
+    return team_server["url"], root
+
+
+def _no_local_index(root: Path) -> bool:
+    from ctxmill.locations import default_db_path
+
+    return not default_db_path(root).exists()
+
+
+def _rows(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT count(*) FROM ctx_files").fetchone()[0]
+
+
+def test_mcp_tools_sync_and_search_the_team_store(team, monkeypatch):
+    import ctxmill.mcp as mcp_mod
+
+    url, root = team
+    monkeypatch.setenv("CTXMILL_STORE", url)
+    tools = mcp_mod.Tools([root])
+    hits = tools.search(QUERY, k=5).hits  # the first search syncs the root into the store
+    assert hits[0].path == "index/merkle.py"
+    assert hits[0].text.split("\n")[0] == (root / "index/merkle.py").read_text().split("\n")[hits[0].start_line - 1]
+    assert _no_local_index(root)
+    # an edit reaches the store through the tool's own freshness sync
+    with open(root / "index" / "merkle.py", "a") as fh:
+        fh.write("\n\ndef frobnicate_team_widgets(tree):\n    return tree\n")
+    monkeypatch.setattr(mcp_mod, "FRESH_SECONDS", 0.0)
+    hit = tools.search("frobnicate_team_widgets", k=3).hits[0]
+    assert hit.path == "index/merkle.py" and "frobnicate_team_widgets" in hit.text
+    assert _no_local_index(root)
+
+
+def test_web_search_tab_reads_the_team_store(team, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from ctxmill.index import sync_index
+    from ctxmill.web.app import create_app
+
+    url, root = team
+    monkeypatch.setenv("CTXMILL_STORE", url)
+    sync_index(root)
+    with TestClient(create_app(root, mount_mcp=False), base_url="http://127.0.0.1") as c:
+        body = c.get("/api/search", params={"q": QUERY, "k": 5}).json()
+        assert body["hits"][0]["path"] == "index/merkle.py"
+        assert "def " in body["hits"][0]["text"]
+        only = c.get("/api/search", params={"q": QUERY, "path": "index/store"}).json()["hits"]
+        assert only and all(h["path"].startswith("index/store") for h in only)
+    assert _no_local_index(root)
+
+
+def test_agent_search_tool_uses_the_team_store(team, monkeypatch):
+    from ctxmill.agent.tools import Tools
+
+    url, root = team
+    monkeypatch.setenv("CTXMILL_STORE", url)
+    before = _rows(url)
+    out = Tools(root).call("search", {"query": QUERY, "k": 3}).content
+    assert out.startswith("index/merkle.py:")
+    assert _rows(url) > before  # the agent's sync went into the store
+    assert _no_local_index(root)
+
+
+def test_project_settings_name_the_store_and_never_a_password(team, monkeypatch):
+    url, root = team
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    settings = root / ".ctxmill" / "settings.toml"
+    settings.parent.mkdir()
+    no_password = url.split("://", 1)[0] + "://" + url.split("://", 1)[1].split(":", 1)[0] + "@" + url.split("@", 1)[1]
+    password = url.split("://", 1)[1].split(":", 1)[1].split("@", 1)[0]
+    settings.write_text(f'[permissions]\nallow = ["run(pytest*)"]\n\n[team]\nstore = "{no_password}"\n')
+    env["PGPASSWORD"] = password  # the password from the environment, as libpq reads it
+    done = subprocess.run([*CTXMILL, "index", str(root), "--json"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files_changed"] > 10  # uploaded (vectors are shared by content)
+    got = subprocess.run([*CTXMILL, "search", QUERY, "--root", str(root), "--json", "-k", "3"], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)[0]["path"] == "index/merkle.py"
+    assert _no_local_index(root)  # both went to the team store, not the local index
+
+    # a URL with a password in the shared settings file: refused, one line, the password not shown
+    settings.write_text(f'[team]\nstore = "{url}"\n')
+    bad = subprocess.run([*CTXMILL, "search", QUERY, "--root", str(root)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert bad.returncode == 3 and bad.stderr.count("\n") == 1, bad.stderr
+    assert "must not hold a password" in bad.stderr and password not in bad.stderr
+    # --db still means the local index; CTXMILL_STORE and --store win over the settings
+    from ctxmill.team.settings import store_url
+
+    monkeypatch.setenv("CTXMILL_STORE", "postgresql://elsewhere/db")
+    assert store_url(None, root) == "postgresql://elsewhere/db"
+    assert store_url("postgresql://given/db", root) == "postgresql://given/db"
