@@ -253,6 +253,7 @@ def main() -> None:
             got = [r for r in server_timings(env) if r.get("op") == "search"]
             if got:  # the server's side of it: what the first answer waited for
                 first_inside.append({"wall_ms": _ms(first[-1]), "inside_ms": _ms(got[0]["total"]),
+                                     "server_age_ms": _ms(got[0].get("server_age")),
                                      "phases_ms": {k: _ms(v) for k, v in got[0]["phases"].items()}})
         if first:
             out["first_search_with_server_start"] = stats(first)

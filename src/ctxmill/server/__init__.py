@@ -213,7 +213,7 @@ def _start_and_connect(path: str, timeout: float):
             try:
                 return _connect(path, timeout)
             except OSError:
-                time.sleep(0.02)
+                time.sleep(0.005)  # a connect attempt costs microseconds; the wait is the user's
     raise ServerUnavailable(f"the server did not start within {START_WAIT_SECONDS:.0f} s (see {log_path})")
 
 

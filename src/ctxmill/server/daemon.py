@@ -60,6 +60,10 @@ class RootState:
         self.names_ready = False  # every file's naming terms are in the search cache (warm_loop)
 
     @property
+    def db_key(self) -> tuple:
+        return self.root, self.db
+
+    @property
     def dirty(self) -> bool:
         return self.synced_generation != self.generation
 
@@ -85,6 +89,7 @@ class Server:
         self.last_search_end = 0.0
         self.warm_wanted = threading.Event()
         self.frozen = False  # gc.freeze() done after the first warm-up
+        self.prepared: set = set()  # indexes whose first search has loaded what searches need (_prepare)
         # every request's timings, phase by phase, for finding what the slowest ones waited on
         self.timings: collections.deque = collections.deque(maxlen=TIMINGS_KEPT)
         self.gc_seconds = 0.0  # time spent in the garbage collector, all threads
@@ -150,7 +155,35 @@ class Server:
                 del reply["hits"]
             rec["format"] = time.perf_counter() - t
             return reply
+        if op == "team_search":
+            return self._team_search(req)
         return {"ok": False, "error": f"unknown op {op!r}"}
+
+    def _team_search(self, req: dict) -> dict:
+        """A search of a team store (ctxmill.team, issue 25), so its pooled connection, embedder
+        and caches stay warm in this process. Answered only when the caller's settings that pick
+        the key, repository, branch and local state are this server's own; otherwise the caller
+        searches in-process (``unknown``)."""
+        from ctxmill.team.settings import REQUEST_ENV
+
+        env = req.get("env") or {}
+        if set(env) != set(REQUEST_ENV) or any(os.environ.get(k) != env[k] for k in REQUEST_ENV):
+            return {"ok": True, "unknown": True}
+        from ctxmill import index
+
+        def run() -> list[dict]:
+            hits = index.search(req["query"], req["root"], store=req["store"], path_prefix=req.get("path"),
+                                k=int(req.get("k") or 10))
+            return [h.to_dict() for h in hits]
+
+        hits = self.search_pool.submit(run).result()
+        reply = {"ok": True, "hits": hits, "pid": os.getpid()}
+        if req.get("print"):
+            from ctxmill.hits import hits_json, hits_text
+
+            reply["out"] = (hits_json(hits) if req["print"] == "json" else hits_text(hits, bold=bool(req.get("bold")))) + "\n"
+            del reply["hits"]
+        return reply
 
     def _sync_op(self, req: dict) -> dict:
         arrived = time.monotonic()
@@ -204,15 +237,55 @@ class Server:
             pass
         return report
 
+    def _prepare(self, st: RootState, phases: dict) -> None:
+        """The first search of an index in this server: load what it needs with the embedder
+        built on a thread of its own beside the rest (the bundled one's table and tokenizer
+        take ~0.1 s, decompressing and parsing outside the GIL in part) - the mapped vectors,
+        the ranker, the index's common terms."""
+        import importlib
+
+        from ctxmill import index
+        from ctxmill.index.embedders import get_embedder
+
+        def embedder(name):
+            try:
+                get_embedder(name)  # kept by the registry: the search below finds it built
+            except Exception:  # noqa: BLE001 - the search itself reports what is wrong
+                pass
+
+        t = time.perf_counter()
+        search = importlib.import_module("ctxmill.index.search")
+        try:
+            with index._reader(st.root, st.db) as store:
+                phases["open"] = time.perf_counter() - t
+                t = time.perf_counter()
+                loading = threading.Thread(target=embedder, args=(store.embedder_name,), daemon=True)
+                loading.start()
+                importlib.import_module("ctxmill.index.rank")
+                importlib.import_module("ctxmill.hits")
+                cache = search._cached(store)
+                cache.vectors(store)
+                cache.common_terms(store)
+                phases["prepare"] = time.perf_counter() - t
+                t = time.perf_counter()
+                loading.join()
+                phases["embedder_wait"] = time.perf_counter() - t
+        except Exception:  # noqa: BLE001 - not indexed, refused: the search gives the reason
+            return
+        self.prepared.add(st.db_key)
+
     def _search(self, st: RootState, req: dict, rec: dict | None = None) -> list[dict]:
+        t0 = time.perf_counter()
+        rec = {} if rec is None else rec
+        rec["queued"] = t0 - rec.pop("submitted", t0)
         from ctxmill import index
         from ctxmill.index.search import PHASES
 
-        rec = {} if rec is None else rec
         t, cpu = time.perf_counter(), time.thread_time()
-        rec["queued"] = t - rec.pop("submitted", t)
         usage = resource.getrusage(_RUSAGE_THREAD) if _RUSAGE_THREAD is not None else None
-        phases = rec["phases"] = {}
+        phases = rec["phases"] = {"import": t - t0}
+        if st.db_key not in self.prepared:
+            self._prepare(st, phases)
         token = PHASES.set(phases)
         try:
             hits = index.search(req["query"], st.root, db_path=st.db, path_prefix=req.get("path"),
@@ -433,6 +506,7 @@ class _Handler(socketserver.BaseRequestHandler):
         srv.last_request = time.monotonic()
         rec["read"] = time.perf_counter() - rec["t"]
         rec["op"] = req.get("op")
+        rec["server_age"] = rec["at"] - srv.started  # a first request: how long the server took to be ready
         gc_before, gcs_before, bg_before = srv.gc_seconds, list(srv.gc_collections), srv.background_seconds
         syncing = any(st.lock.locked() for st in list(srv.states.values()))
         try:
@@ -486,11 +560,23 @@ class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     app: Server
 
 
+def _preload() -> None:
+    import importlib
+
+    try:
+        importlib.import_module("ctxmill.index.search")
+    except Exception:  # noqa: BLE001 - the request that needs it reports the error
+        pass
+
+
 def main() -> None:
     import socket
 
     runtime_dir()
     path = socket_path()
+    # the first request (the command that started this server is about to send it) needs numpy
+    # and the search code: import them while the socket is set up and the request is on its way
+    threading.Thread(target=_preload, daemon=True, name="preload").start()
     app = Server()
     # Bind to a temporary name and rename into place: a client never sees a half-made socket,
     # and a second server started in a race loses the rename, not the first one's socket.
