@@ -243,3 +243,27 @@ def test_an_elixir_parameter_matched_against_a_pattern_is_read_by_its_name(tmp_p
     got = suggest(tmp_path, _patch("new.ex", ['    cmd(project, "a")'], ['    cmd(project, "a", false)'], 3))
     assert [(s.start_line, s.replacement) for s in got if s.reason.startswith("the signature")] == [
         (4, '    cmd(project, "b", false)\n')]
+
+
+def test_kotlin_and_rust_imports_where_the_file_writes_them(tmp_path):
+    # Kotlin with only `.*` imports: the name goes beside its package's wildcard
+    (tmp_path / "Call.kt").write_text("package p\n\nimport org.x.http.*\nimport org.x.util.*\n\n"
+                                      "class Call {\n    val h = HttpHeaders.Host\n}\n")
+    (tmp_path / "Other.kt").write_text("package q\n\nimport org.x.http.HttpHeaders\n\nval a = HttpHeaders.Host\n")
+    got = [s for s in suggest(tmp_path, _patch("Call.kt", ["    val h = 1"], ["    val h = HttpHeaders.Host"], 7))
+           if s.reason.startswith("import HttpHeaders")]
+    assert got and (got[0].start_line, got[0].end_line, got[0].replacement) == (4, 3, "import org.x.http.HttpHeaders\n")
+    # a JDK class Kotlin does not import by default; a Kotlin collection is not imported
+    (tmp_path / "L.kt").write_text("package p\n\nimport org.x.util.Tool\n\nfun f() {\n    val l = Locale.ROOT\n}\n")
+    got = [s.replacement for s in suggest(tmp_path, _patch("L.kt", ["    val l = 1"], ["    val l = Locale.ROOT"], 6))
+           if s.reason.startswith("import")]
+    assert got == ["import java.util.Locale\n"]
+    (tmp_path / "M.kt").write_text("package p\n\nimport org.x.util.Tool\n\nfun f() {\n    val l = HashMap<String, Int>()\n}\n")
+    assert not [s for s in suggest(tmp_path, _patch("M.kt", ["    val l = 1"], ["    val l = HashMap<String, Int>()"], 6))
+                if s.reason.startswith("import")]
+    # Rust: a lone `use std::time::Instant;` takes Duration in braces where the file writes brace groups
+    (tmp_path / "t.rs").write_text("use std::sync::{Arc, Mutex};\nuse std::time::Instant;\n\nfn f() {\n"
+                                   "    let d = Duration::from_secs(1);\n}\n")
+    got = [s for s in suggest(tmp_path, _patch("t.rs", ["    let d = 1;"], ["    let d = Duration::from_secs(1);"], 5))
+           if s.reason.startswith("import Duration")]
+    assert got and (got[0].start_line, got[0].end_line, got[0].replacement) == (2, 2, "use std::time::{Duration, Instant};\n")

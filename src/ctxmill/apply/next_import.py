@@ -97,6 +97,12 @@ JDK = {
                      "NumberFormat", "MessageFormat", "Format", "FieldPosition", "DateFormatSymbols"], "java.text"),
 }
 # Elixir modules whose macros (Logger.debug, Integer.is_odd) work only once required
+# names a Kotlin file has without an import (kotlin.*, kotlin.collections.*, ...): the JDK's
+# classes of the same name are not what it means
+KOTLIN_DEFAULT = {"List", "ArrayList", "Map", "HashMap", "Set", "HashSet", "LinkedHashMap", "LinkedHashSet",
+                  "Iterator", "Collection", "Comparator", "MutableList", "MutableMap", "MutableSet", "Sequence",
+                  "Pair", "Triple", "Result", "Lazy", "Function", "NoSuchElementException",
+                  "ConcurrentModificationException", "RandomAccess", "AbstractList", "AbstractMap", "Random"}
 ELIXIR_REQUIRE = {"Logger", "Integer", "Record", "Bitwise"}
 NODE_BUILTIN = {"assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net", "os",
                 "path", "stream", "url", "util", "zlib", "querystring", "readline", "tty", "dns", "cluster"}
@@ -121,6 +127,8 @@ def import_lines(text: str, lang: str) -> list[tuple[int, str, set[str]]]:
             m = re.match(r"import\s+(?:static\s+)?([\w.`]+?)(?:\s+as\s+(\w+))?;?$", s)
             if m and not m.group(1).endswith(".*"):
                 names = {m.group(2) or m.group(1).split(".")[-1].strip("`")}
+            elif re.match(r"import\s+(?:static\s+)?[\w.`]+\.\*;?$", s):
+                names = {"*"}  # a whole package: no name we can tell, but a line of the import block
         elif lang == "go":
             if re.match(r"import\s*\($", s):
                 in_go_block = True
@@ -286,6 +294,8 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
         return f"require {name}", "its macros need it required"
     if lang == "java" and name in JDK:
         return f"import {JDK[name]}.{name};", "the JDK"
+    if lang == "kotlin" and name in JDK and name not in KOTLIN_DEFAULT:
+        return f"import {JDK[name]}.{name}", "the JDK"
     return _sibling(name, text, lang)
 
 
@@ -466,6 +476,13 @@ def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
             items = [x.strip() for x in g.group(3).split(",") if x.strip()]
             items = sorted(items + [item], key=_rust_key)
             return i + 1, i + 1, f"{g.group(1)}{path}::{{{', '.join(items)}}};\n"
+    if any(re.search(r"\buse\s+[\w:]+::\{", x) for x in lines):
+        # the file groups a path's items in braces: a lone `use path::Other;` takes this one too
+        for i, line in block:
+            g = re.match(r"(\s*(?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::(\w+);$", line)
+            if g and g.group(2) == path and g.group(3) != item:
+                items = sorted([g.group(3), item], key=_rust_key)
+                return i + 1, i + 1, f"{g.group(1)}{path}::{{{', '.join(items)}}};\n"
     text = indent + new
     after = [i for i, line in block if line.strip() < new]
     at = (after[-1] + 1) if after else block[0][0]
@@ -573,6 +590,10 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             before = [(i, line) for i, line in group if line.strip() < new.strip()]
             # an insertion (end_line = start_line - 1): the new line goes before line `at`
             at = before[-1][0] + 1 if before else group[0][0]
+            pkg = re.match(r"\s*(import\s+(?:static\s+)?[\w.]+)\.\w+;?$", new)
+            star = [i for i, line, _ in imports if pkg and re.match(re.escape(pkg.group(1)) + r"\.\*;?$", line.strip())]
+            if star:
+                at = star[0] + 1  # beside the same package's `.*` import, as an IDE puts it
             i, rep = at, new + "\n"
             sorted_block = [line.strip() for _, line in group] == sorted(line.strip() for _, line in group)
             feats = {"from_other_file": float(where.startswith("imported")), "from_definition": float(where.startswith("defined")),
