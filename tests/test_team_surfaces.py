@@ -128,3 +128,43 @@ def test_project_settings_name_the_store_and_never_a_password(team, monkeypatch)
     monkeypatch.setenv("CTXMILL_STORE", "postgresql://elsewhere/db")
     assert store_url(None, root) == "postgresql://elsewhere/db"
     assert store_url("postgresql://given/db", root) == "postgresql://given/db"
+
+
+def test_search_command_goes_through_the_warm_server(team, tmp_path):
+    """`ctxmill search --store URL` is answered by the user's background server (which keeps
+    the store's connection pool, embedder and caches warm), with the in-process command's bytes;
+    a caller whose key settings differ from the server's is answered in-process."""
+    from ctxmill import server
+    from ctxmill.index import sync_index
+
+    url, root = team
+    sync_index(root, store=url)
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(XDG_RUNTIME_DIR=str(run), CTXMILL_SERVER="1", CTXMILL_SERVER_IDLE="120")
+    args = ["search", QUERY, "--root", str(root), "--store", url, "--json", "-k", "5"]
+    alone = subprocess.run([*CTXMILL, *args], env=dict(env, CTXMILL_SERVER="0"), capture_output=True, text=True,
+                           timeout=300)
+    assert alone.returncode == 0, alone.stderr
+    try:
+        for _ in range(2):  # the first starts the server
+            got = subprocess.run([*CTXMILL, *args], env=env, capture_output=True, text=True, timeout=300)
+            assert got.returncode == 0, got.stderr
+            assert got.stdout == alone.stdout
+        old = dict(os.environ)
+        os.environ.update(XDG_RUNTIME_DIR=str(run), CTXMILL_SERVER="1")
+        try:
+            from ctxmill.team.settings import REQUEST_ENV
+
+            same = {k: os.environ.get(k) for k in REQUEST_ENV}
+            reply = server.call("team_search", start=False, root=str(root), store=url, query=QUERY, k=5, env=same)
+            assert reply["pid"] != os.getpid() and reply["hits"][0]["path"] == "index/merkle.py"
+            other = server.call("team_search", start=False, root=str(root), store=url, query=QUERY, k=5,
+                                env=dict(same, CTXMILL_TEAM_KEY="another-key-0123456789abcdef"))
+            assert other.get("unknown") and "hits" not in other
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+    finally:
+        subprocess.run([*CTXMILL, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-SEARCH_VALUES = {"--root": "root", "--path": "path", "-k": "k", "--db": "db"}
+SEARCH_VALUES = {"--root": "root", "--path": "path", "-k": "k", "--db": "db", "--store": "store"}
 SEARCH_FLAGS = {"--json": "json"}
 INDEX_VALUES = {"--db": "db", "--max-file-kb": "max_file_kb"}
 INDEX_FLAGS = {"--json": "json", "--quiet": "quiet", "-q": "quiet"}
@@ -50,7 +50,7 @@ def _parse(args: list[str], values: dict, flags: dict, got: dict) -> tuple[dict,
 
 def _parse_search(args: list[str]) -> dict | None:
     parsed = _parse(args, SEARCH_VALUES, SEARCH_FLAGS, {"root": ".", "path": None, "k": "10", "db": None,
-                                                         "json": False})
+                                                         "json": False, "store": None})
     if parsed is None or len(parsed[1]) != 1:
         return None
     got = parsed[0]
@@ -85,6 +85,8 @@ def _ask(op: str, args: dict, *, start: bool = True) -> int | None:
             os.environ["CTXMILL_SERVER"] = "0"
         return None
     except server.ServerError as exc:
+        if exc.kind != "refused" and "unknown op" in str(exc):
+            return None  # a server from before this op (team_search): the full path does it
         sys.stderr.write(f"ctxmill: {'refused' if exc.kind == 'refused' else 'error'}: {exc}\n")
         return 3 if exc.kind == "refused" else 1
     if reply.get("unknown"):
@@ -100,9 +102,20 @@ def _fast_search(args: list[str]) -> int | None:
     if opts is None:
         return None
     root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root) or _team(root):
-        return None  # the full path words the refusal / searches the team store
+    if not os.path.isdir(root):
+        return None  # the full path words the refusal
     db = os.path.realpath(opts["db"]) if opts["db"] else None
+    if db is None:
+        store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
+        if store is False:
+            return None  # the project's settings are refused: the full path says why
+        if store:  # a team store (ctxmill.team): the warm server keeps its connection open
+            from ctxmill.team.settings import REQUEST_ENV
+
+            return _ask("team_search", {"root": root, "store": store, "query": opts["query"], "k": int(opts["k"]),
+                                        "path": opts["path"], "print": "json" if opts["json"] else "text",
+                                        "bold": sys.stdout.isatty(),
+                                        "env": {k: os.environ.get(k) for k in REQUEST_ENV}})
     return _ask("search", {"root": root, "db": db, "query": opts["query"], "k": int(opts["k"]), "path": opts["path"],
                            "print": "json" if opts["json"] else "text", "bold": sys.stdout.isatty()})
 
@@ -112,8 +125,8 @@ def _fast_index(args: list[str]) -> int | None:
     if opts is None:
         return None
     root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root) or _team(root):
-        return None
+    if not os.path.isdir(root) or _team(root) is not None:
+        return None  # a team store (or refused project settings): the full path syncs it
     db = os.path.realpath(opts["db"]) if opts["db"] else None
     if db is not None and not os.path.exists(db):
         return None  # a first build
@@ -123,16 +136,17 @@ def _fast_index(args: list[str]) -> int | None:
                 start=False)
 
 
-def _team(root: str) -> bool:
-    """ROOT's project settings name a team store (ctxmill.team.settings): the full path then."""
+def _team(root: str) -> str | bool | None:
+    """The team store ROOT's project settings name (ctxmill.team.settings), None for none, False
+    when the settings are refused (the full path then says why)."""
     if not os.path.isfile(os.path.join(root, ".ctxmill", "settings.toml")):
-        return False
+        return None
     from ctxmill.team.settings import project_store
 
     try:
-        return project_store(root) is not None
+        return project_store(root)
     except Exception:
-        return True  # the full path words the refusal
+        return False
 
 
 FAST = {"search": _fast_search, "index": _fast_index}
@@ -140,8 +154,8 @@ FAST = {"search": _fast_search, "index": _fast_index}
 
 def main() -> None:
     fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
-    if os.environ.get("CTXMILL_STORE"):
-        fast = None  # a team store: the full command line searches it (ctxmill.team)
+    if os.environ.get("CTXMILL_STORE") and fast is not _fast_search:
+        fast = None  # a team store: the full command line syncs it (ctxmill.team)
     if fast is not None:
         code = fast(sys.argv[2:])
         if code is not None:

@@ -20,6 +20,10 @@ from __future__ import annotations
 import os
 
 STORE_ENV = "CTXMILL_STORE"
+# What decides the key, repository, branch, local state and password of a team search: the warm
+# server answers a command's team search only when these are the same in both processes
+REQUEST_ENV = ("CTXMILL_TEAM_KEY", "CTXMILL_CONFIG_DIR", "CTXMILL_INDEX_DIR", "CTXMILL_STORE_REPO",
+               "CTXMILL_STORE_BRANCH", "PGPASSWORD", "PGPASSFILE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
 
 def settings_file(root: str | os.PathLike) -> str:
