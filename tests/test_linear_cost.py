@@ -249,3 +249,36 @@ def test_piece_cache_stays_bounded_and_correct_past_its_limit(monkeypatch):
     texts = [" ".join(f"w{i}x{j}" for j in range(40)) for i in range(5)]
     assert token_pieces.count_ascii(texts) == count_many(texts)
     assert len(token_pieces._count) <= 50 + 40 * 5
+
+
+# --- a bibliography longer than any real one: parsed up to MAX_PARSED_REFERENCES ----------------
+
+
+def test_references_past_the_parsed_limit_keep_their_text_and_are_named_in_qa(monkeypatch):
+    from ctxmill.compile import references
+    from ctxmill.compile.options import CompileOptions
+
+    monkeypatch.setattr(references, "MAX_PARSED_REFERENCES", 5)
+    import ctxmill.limits
+
+    monkeypatch.setattr(ctxmill.limits, "MAX_PARSED_REFERENCES", 5)
+    entries = [f"[{i}] A. Author and B. Writer. A study of thing {i}. In Proc. of X, 20{i % 10 + 10}."
+               for i in range(1, 13)]
+    text = "Intro text citing [3] and [11].\n\nReferences\n\n" + "\n".join(entries) + "\n"
+    doc = compile_document(text.encode(), CompileOptions(), name="refs.txt")
+    refs = doc.references
+    assert len(refs) == 12
+    assert all(r.title for r in refs[:5])  # parsed
+    assert all(r.title is None and not r.authors and r.raw.startswith(f"[{i}]")
+               for i, r in enumerate(refs[5:], start=6))  # kept whole, not parsed
+    assert all(e.split("] ", 1)[1] in doc.markdown for e in entries)  # no text dropped
+    check = next(c for c in doc.qa.checks if c.id == "references_not_parsed")
+    assert check.severity == "warning" and "7 of 12" in check.message
+    cited = {rid for m in doc.mentions for rid in m.reference_ids}
+    assert {"ref-3", "ref-11"} <= cited  # an unparsed entry still takes its citations
+
+
+def test_a_real_length_bibliography_is_parsed_whole():
+    from ctxmill.limits import MAX_PARSED_REFERENCES
+
+    assert MAX_PARSED_REFERENCES >= 1000  # a long survey's list is parsed entry by entry

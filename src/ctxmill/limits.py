@@ -18,6 +18,11 @@ from ctxmill.errors import InputRefused
 MAX_TEXT_BYTES = 64 * 1024 * 1024  # a text input larger than this is refused (checked from the file size)
 MAX_TEXT_LINES = 2_000_000  # ~1 GB of line and block objects; a 1,000-page book has ~50,000
 MAX_LINE_CHARS = 1_000_000  # one line: 200 pages of prose; longer is a data dump, not a paragraph
+# Not a refusal: bibliography entries past this many are kept whole, as their raw text with
+# their printed label, without fields (the labeller costs ~0.5 ms an entry; a long survey has
+# ~500 entries, a book a few thousand; 16,000 "entries" are a data dump). QA check
+# references_not_parsed names them.
+MAX_PARSED_REFERENCES = 2_000
 
 # ---------------------------------------------------------------- compile: PDF and images
 # The PDF parser's child process has its own limits, set by environment variables that

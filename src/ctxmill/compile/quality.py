@@ -114,6 +114,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                         + ", ".join(r.id for r in uncited[:20]) + (" ..." if len(uncited) > 20 else ""),
                         {"reference_ids": [r.id for r in uncited]}))
         _doubtful_references(doc, add)
+        _unparsed_references(doc, add)
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
         figtab = [u for u in xrefs if re.search(r"no (figure|table)", u.reason)]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
@@ -509,6 +510,20 @@ def _doubtful_references(doc: Document, add) -> None:
                 + ", ".join(f"{why}: {n}" for why, n in reasons.most_common()) + "): "
                 + ", ".join(r.id for r in bad[:20]) + (" ..." if len(bad) > 20 else ""),
                 {"reference_ids": [r.id for r in bad]}))
+
+
+def _unparsed_references(doc: Document, add) -> None:
+    """Entries past MAX_PARSED_REFERENCES are kept as their text, without fields (issue 26):
+    said here, so that a list that long never loses its fields in silence."""
+    from ctxmill.limits import MAX_PARSED_REFERENCES
+
+    rest = doc.references[MAX_PARSED_REFERENCES:]
+    if rest:
+        add(QACheck("references_not_parsed", "warning",
+                    f"{len(rest):,} of {len(doc.references):,} references ({rest[0].id} to {rest[-1].id}) are kept "
+                    f"as their text without fields: only the first {MAX_PARSED_REFERENCES:,} entries of a "
+                    "bibliography are parsed (MAX_PARSED_REFERENCES)",
+                    {"reference_ids": [rest[0].id, rest[-1].id]}))
 
 
 # ---- OCR pages (added by the OCR work, issue 9; docs/ocr.md): which pages were read by OCR,

@@ -29,6 +29,7 @@ from statistics import median
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
+from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference
 
 # ---------------------------------------------------------------------------- patterns
@@ -1163,6 +1164,10 @@ def _drop_running_head(text: str, block: Block) -> str:
 
 
 def _reference(n: int, block: Block) -> Reference:
+    if n > MAX_PARSED_REFERENCES:  # kept as its text, not parsed (limits.py; QA references_not_parsed)
+        block.number = entry_label(block.text) or block.number
+        block.attrs["reference_id"] = f"ref-{n}"
+        return Reference(id=f"ref-{n}", raw=block.text, page=block.page, block_id=block.id)
     # Fields by the trained labeller (compile/refparse, issue 22); parse_entry above stays
     # its fallback where the labeller's parse is doubtful (and benchmarks/references.py
     # scores both).
