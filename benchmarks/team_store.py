@@ -132,49 +132,114 @@ def quality(url: str, names: list[str] | None) -> dict:
     return out
 
 
-def second_machine(url: str, name: str) -> dict:
-    """A second machine's first sync (a copy of the folder elsewhere, no local state) beside a
-    no-op sync of the first machine's SQLite index of the same repository."""
+def second_machine(url: str, name: str, trials: int = 5) -> dict:
+    """Sync figures of one repository, interleaved trial by trial so each sees the same load:
+    the SQLite store's no-op sync (the peer), the team store's no-op sync, a second machine's
+    first sync (a copy of the folder elsewhere, no local state: it reads and hashes every file
+    and compares its Merkle tree with the server's), the same with a fresh connection (what a
+    one-off process pays), and a 3-file edit synced into each store. In process, and through the
+    `ctxmill index` command beside the SQLite one (which the warm server answers)."""
     from ctxmill.index import sync_index
+    from ctxmill.team import pgstore
 
     (repo,) = code_search.load_repos([name])
     os.environ["CTXMILL_STORE_REPO"] = repo.name
     Team(repo.root, url, repo.name)  # the first machine's sync (a no-op when already there)
     db = CACHE / "sqlite" / f"{repo.name}.db"
     sync_index(repo.root, db_path=db)
-    noop, first = [], []
-    with bench_lock():
-        _second(repo, url, db, noop, first)
-    rep = first.pop()
-    first = [t for t, _ in first]
-    return {"repo": repo.name, "files": rep.files_scanned, "chunks": rep.chunks_total,
-            "second_machine_first_sync_s": round(statistics.median(first), 3),
+    work = Path(tempfile.mkdtemp(prefix="ctxmill-sync-"))
+    t: dict[str, list[float]] = {k: [] for k in ("sqlite_noop", "team_noop", "second_first", "second_first_fresh_conn",
+                                                 "sqlite_edit3", "team_edit3")}
+    facts: dict = {}
+    try:
+        # the 3-file edits: one copy per store, each with its own index (built here, untimed)
+        ecopy_sq, ecopy_team = work / "edit-sqlite" / repo.root.name, work / "edit-team" / repo.root.name
+        shutil.copytree(repo.root, ecopy_sq)
+        shutil.copytree(repo.root, ecopy_team)
+        edb = work / "edit-sqlite.db"
+        sync_index(ecopy_sq, db_path=edb)
+        os.environ["CTXMILL_STORE_BRANCH"] = "bench-edit3"
+        sync_index(ecopy_team, store=url)
+        del os.environ["CTXMILL_STORE_BRANCH"]
+        py = sorted(p.relative_to(repo.root) for p in repo.root.rglob("*.py"))[:3]
+        with bench_lock() as lock:
+            facts["lock_waited_s"] = round(lock.waited, 1)
+            for i in range(trials):
+                t0 = time.perf_counter()
+                sync_index(repo.root, db_path=db)
+                t["sqlite_noop"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                sync_index(repo.root, store=url)
+                t["team_noop"].append(time.perf_counter() - t0)
+                for fresh in (False, True):
+                    other = work / f"second-{i}-{fresh}" / repo.root.name
+                    shutil.copytree(repo.root, other)
+                    os.environ["CTXMILL_INDEX_DIR"] = str(work / f"state-{i}-{fresh}")
+                    if fresh:
+                        pgstore._idle.clear()  # (their sockets close with the objects)
+                    try:
+                        t0 = time.perf_counter()
+                        rep = sync_index(other, store=url)
+                        t["second_first_fresh_conn" if fresh else "second_first"].append(time.perf_counter() - t0)
+                    finally:
+                        os.environ["CTXMILL_INDEX_DIR"] = str(CACHE / "state")
+                    assert rep.chunks_embedded == 0 and rep.files_changed == 0, rep.to_dict()
+                    facts["second"] = rep
+                for rel in py:  # the same new function appended to 3 files in both copies
+                    for base in (ecopy_sq, ecopy_team):
+                        with open(base / rel, "a") as fh:
+                            fh.write(f"\n\ndef bench_edit_{i}_{rel.stem}(value):\n    return value * {i + 2}\n")
+                t0 = time.perf_counter()
+                e1 = sync_index(ecopy_sq, db_path=edb)
+                t["sqlite_edit3"].append(time.perf_counter() - t0)
+                os.environ["CTXMILL_STORE_BRANCH"] = "bench-edit3"
+                t0 = time.perf_counter()
+                e2 = sync_index(ecopy_team, store=url)
+                t["team_edit3"].append(time.perf_counter() - t0)
+                del os.environ["CTXMILL_STORE_BRANCH"]
+                assert e1.files_changed == e2.files_changed == 3, (e1.to_dict(), e2.to_dict())
+                facts["edit_embedded"] = (e1.chunks_embedded, e2.chunks_embedded)
+            cmd = _sync_commands(repo.root, url, db, work)
+        facts["load"] = round(os.getloadavg()[0], 1)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    med = {k: round(statistics.median(v) * 1000, 1) for k, v in t.items()}
+    rep = facts["second"]
+    return {"repo": repo.name, "files": rep.files_scanned, "chunks": rep.chunks_total, "trials": trials,
+            "in_process_ms": med,
             "second_machine_chunks_embedded": rep.chunks_embedded, "second_machine_files_changed": rep.files_changed,
-            "local_noop_sync_s": round(statistics.median(noop), 3),
-            "ratio": round(statistics.median(first) / statistics.median(noop), 2), "goal_ratio": 2.0}
+            "ratio_second_first_vs_sqlite_noop": round(med["second_first"] / med["sqlite_noop"], 2),
+            "ratio_second_first_fresh_conn_vs_sqlite_noop": round(med["second_first_fresh_conn"] / med["sqlite_noop"], 2),
+            "ratio_team_noop_vs_sqlite_noop": round(med["team_noop"] / med["sqlite_noop"], 2),
+            "edit3_chunks_embedded_sqlite_team": facts["edit_embedded"],
+            "through_command_ms": cmd, "load_at_end": facts["load"], "goal_ratio": 2.0}
 
 
-def _second(repo, url: str, db: Path, noop: list, first: list) -> None:
-    from ctxmill.index import sync_index
+def _sync_commands(root: Path, url: str, db: Path, work: Path, trials: int = 5) -> dict:
+    """`ctxmill index` through the command: the SQLite no-op (the warm server answers it) beside
+    the team store's no-op and a second machine's first sync (each a new process that connects)."""
+    env = {k: v for k, v in os.environ.items() if k != "CTXMILL_STORE"}
+    env.pop("CTXMILL_SERVER", None)
+    exe = str(REPO / ".venv" / "bin" / "ctxmill")
 
-    for _i in range(3):
-        t = time.perf_counter()
-        sync_index(repo.root, db_path=db)
-        noop.append(time.perf_counter() - t)
-        other = Path(tempfile.mkdtemp(prefix="ctxmill-second-")) / repo.root.name
-        shutil.copytree(repo.root, other)
-        state = Path(tempfile.mkdtemp(prefix="ctxmill-second-state-"))
-        os.environ["CTXMILL_INDEX_DIR"] = str(state)
-        try:
-            t = time.perf_counter()
-            rep = sync_index(other, store=url)
-            first.append((time.perf_counter() - t, rep))
-        finally:
-            os.environ["CTXMILL_INDEX_DIR"] = str(CACHE / "state")
-            shutil.rmtree(other.parent, ignore_errors=True)
-            shutil.rmtree(state, ignore_errors=True)
-        assert rep.chunks_embedded == 0, rep.to_dict()
-    first.append(rep)
+    def run(args: list[str], extra: dict | None = None) -> float:
+        t0 = time.perf_counter()
+        got = subprocess.run([exe, "index", *args, "--json"], env={**env, **(extra or {})}, capture_output=True,
+                             text=True, timeout=300)
+        took = time.perf_counter() - t0
+        if got.returncode != 0:
+            raise RuntimeError(got.stderr)
+        return took
+
+    run([str(root), "--db", str(db)])  # starts the warm server
+    out: dict[str, list[float]] = {"sqlite_noop": [], "team_noop": [], "second_first": []}
+    for i in range(trials):
+        out["sqlite_noop"].append(run([str(root), "--db", str(db)]))
+        out["team_noop"].append(run([str(root), "--store", url]))
+        other = work / f"cmd-second-{i}" / root.name
+        shutil.copytree(root, other)
+        out["second_first"].append(run([str(other), "--store", url], {"CTXMILL_INDEX_DIR": str(work / f"cmd-state-{i}")}))
+    return {k: round(statistics.median(v) * 1000, 1) for k, v in out.items()}
 
 
 def make_tree(dest: Path, want_chunks: int, rng: random.Random) -> dict:
@@ -255,7 +320,8 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
     env.pop("CTXMILL_SERVER", None)  # the SQLite path as a user meets it: the warm server answers
     cmd_sqlite = command_times(["--root", str(root), "--db", str(db)], timed[:n_command], env)
     cmd_team = command_times(["--root", str(root), "--store", url], timed[:n_command], env)
-    out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team": lat(cmd_team)}
+    out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team_warm_server": lat(cmd_team)}
+    out["lexical_top10_overlap_bounded_vs_exact"] = _lexical_overlap(url, root, timed[:30])
     lock.__exit__()
     out["load_during_timing"] = round(os.getloadavg()[0], 1)
     print(json.dumps({"scale_timed": out}), file=sys.stderr, flush=True)
@@ -282,6 +348,33 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
                                   "candidates (ef_search 200)")
         out["vectors"] = conn.execute("SELECT count(*) FROM ctx_vectors").fetchone()[0]
     return out
+
+
+def _lexical_overlap(url: str, root: Path, queries: list[str]) -> dict:
+    """The large-repository lexical leg (each term's best TOP_POSTINGS postings, then exact BM25
+    for the best of those) against exact BM25 over every matching chunk, top 10 of each."""
+    from ctxmill.index.rank import DEFAULT_WEIGHTS
+    from ctxmill.team.pgstore import PgStore
+
+    st = PgStore(url, root, create=False)
+    overlaps, bounded_ms, exact_ms = [], [], []
+    try:
+        for q in queries:
+            terms, avgdl, _ = st._query_terms(q)
+            if not terms:
+                continue
+            got = {}
+            for exact in (False, True):
+                t0 = time.perf_counter()
+                rows = st._candidates(terms, None, None, 200, 200, DEFAULT_WEIGHTS, avgdl, exact=exact)
+                (exact_ms if exact else bounded_ms).append((time.perf_counter() - t0) * 1000)
+                got[exact] = [r[0] for r in sorted(rows, key=lambda r: r[2])][:10]
+            overlaps.append(len(set(got[True]) & set(got[False])) / max(1, len(got[True])))
+    finally:
+        st.close()
+    return {"mean": round(statistics.mean(overlaps), 4), "queries": len(overlaps),
+            "lexical_sql_p50_ms": {"bounded": round(statistics.median(bounded_ms), 1),
+                                   "exact": round(statistics.median(exact_ms), 1)}}
 
 
 def main() -> None:
