@@ -264,6 +264,7 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
 
 
 _COLLAB = frozenset(("collaboration", "collaborations", "consortium"))
+_COLLAB_TEXT = re.compile(r"(?i)\b(?:collaborations?|consortium)\b")
 _DOTTED_INITIALS = re.compile(r"(?:[A-ZÀ-Þ]\.)+")
 _ACRONYM = re.compile(r"[A-Z][A-Z&]{2,}")
 _GLUED_AND = re.compile(r"(?:and|und|&)[A-ZÀ-Þ]")  # "andR .H .Wechsler": the text layer lost a space
@@ -316,7 +317,7 @@ def collaboration_title(tokens, labels: list[str]) -> list[str]:
     """A title that begins with the name of a collaboration ("[LIGO Scientific and Virgo
     Collaborations]", "CMB-S4 Collaboration, et al.: CMB-S4 Science Book") names authors up
     to that word (and an "et al." after it)."""
-    if "title" not in labels or not any(t.lower() in _COLLAB for t, _, _ in tokens):
+    if "title" not in labels:
         return labels
     words = [t for t, _, _ in tokens]
     i = labels.index("title")
@@ -341,7 +342,7 @@ def collaboration_title(tokens, labels: list[str]) -> list[str]:
 def collaboration_is_author(tokens, labels: list[str]) -> list[str]:
     """No journal is called "... Collaboration": a venue run that names a collaboration
     ("Virgo, LIGO Scientific collaboration, B.P. Abbott et al., ...") is the author list."""
-    if "container" not in labels or not any(t.lower() in _COLLAB for t, _, _ in tokens):
+    if "container" not in labels:
         return labels
     out = list(labels)
     i = 0
@@ -585,9 +586,13 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    labels = year_after_url(text, tokens, venue_head(tokens, collaboration_title(tokens, labels)))
-    labels = title_after_names(tokens, labels)
-    labels = one_year(tokens, authors_end_at_initials(tokens, collaboration_is_author(tokens, labels)))
+    collab = _COLLAB_TEXT.search(text) is not None  # one search of the string, not of each token twice
+    if collab:
+        labels = collaboration_title(tokens, labels)
+    labels = title_after_names(tokens, year_after_url(text, tokens, venue_head(tokens, labels)))
+    if collab:
+        labels = collaboration_is_author(tokens, labels)
+    labels = one_year(tokens, authors_end_at_initials(tokens, labels))
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, labels)))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
