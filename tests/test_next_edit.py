@@ -123,3 +123,16 @@ def test_the_mcp_tool_answers_the_same(repo):
 
     res = Tools([repo]).next_edits(PATCH)
     assert [(s.path, s.start_line) for s in res.suggestions] == [(s.path, s.start_line) for s in suggest(repo, PATCH)][:20]
+
+
+def test_a_comment_in_another_source_file_waits_behind_the_uses(tmp_path):
+    # such mentions were the commit's own change 7% of the time on the dev cases: not shown after uses
+    (tmp_path / "a.py").write_text("def order_sum(x):\n    return x\n\n\ny = order_total(1)\n")
+    (tmp_path / "b.py").write_text("# order_total adds them up\nz = 1\n")
+    patch = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-def order_total(x):\n+def order_sum(x):\n     return x\n"
+    got = suggest(tmp_path, patch)
+    assert [(s.path, s.start_line) for s in got] == [("a.py", 5)]
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, patch)
+    assert [s.confidence for s in found if s.path == "b.py"] == [0.35]

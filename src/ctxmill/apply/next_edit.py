@@ -445,6 +445,11 @@ def _rename_confidence(f: dict) -> float:
     if f.get("reserved"):
         return 0.2  # below the threshold: `auto -> int` is an edit of one place
     conf = (0.9 if f["same_file"] else 0.75) if f["code"] else (0.5 if f["same_file"] else 0.4)
+    if not f["code"] and not f["same_file"] and not f.get("prose"):
+        # a comment or string of another source file: the commit's own change 7% of the time on
+        # half a of the dev cases (in the edited file 22%, a use as code 38%): shown first when
+        # nothing else is, not after others
+        conf = 0.35
     if not f["code"] and not f["compound"]:
         conf -= 0.2  # a plain word in prose may be meant as the word
         if not f.get("any_code", 1.0):
