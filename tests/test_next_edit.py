@@ -135,4 +135,4 @@ def test_a_comment_in_another_source_file_waits_behind_the_uses(tmp_path):
     from ctxmill.apply.next_edit import candidates
 
     found, _ = candidates(tmp_path, patch)
-    assert [s.confidence for s in found if s.path == "b.py"] == [0.35]
+    assert [s.confidence for s in found if s.path == "b.py" and s.kind == "rename"] == [0.35]
