@@ -282,3 +282,21 @@ def test_a_real_length_bibliography_is_parsed_whole():
     from ctxmill.limits import MAX_PARSED_REFERENCES
 
     assert MAX_PARSED_REFERENCES >= 1000  # a long survey's list is parsed entry by entry
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_ASCII), min_size=1, max_size=120).map("".join), st.data())
+def test_a_slice_of_text_tokenized_once_has_the_tokens_of_the_slice_alone(text, data):
+    from ctxmill.render import token_pieces
+    from ctxmill.tokens import count_tokens, token_offsets
+
+    whole = token_pieces.Tokenized(text)
+    for _ in range(10):
+        s = data.draw(st.integers(0, len(text)))
+        e = data.draw(st.integers(s, len(text)))
+        n, ends = whole.count(s, e), whole.ends_of(s, e)
+        if s < e and text[e - 1] in " \t\n\x0b\x0c\r":
+            assert n is None and ends is None  # the caller tokenizes such a slice itself
+            continue
+        assert n == count_tokens(text[s:e])
+        assert ends == [y for _, y in token_offsets(text[s:e])]

@@ -287,12 +287,20 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     flat = [u for units in sections for u in units]
     # A long unit with no place to cut but token boundaries needs its token offsets anyway:
     # their number is its count (one pass over it instead of two).
+    # ASCII markdown is tokenized once, whole: a unit's or a chunk's count is then read from
+    # that (token_pieces.Tokenized: exact for a slice that ends in a non-space, as they do).
+    whole = token_pieces.Tokenized(md) if md.isascii() and token_pieces.usable() else None
     offsets: dict[int, list] = {}
     for k, u in enumerate(flat):
         if u.end - u.start > 8 * budget and not u.table and _no_cut(md[u.start : u.end]):
-            offsets[k] = _offsets(md[u.start : u.end])
+            ends = whole.ends_of(u.start, u.end) if whole is not None else None
+            offsets[k] = [(0, ends)] if ends is not None else _offsets(md[u.start : u.end])
             u.tokens = sum(len(offs) for _, offs in offsets[k])
     rest = [k for k in range(len(flat)) if k not in offsets]
+    if whole is not None:
+        for k in rest:
+            flat[k].tokens = whole.count(flat[k].start, flat[k].end)
+        rest = [k for k in rest if flat[k].tokens is None]
     for k, t in zip(rest, _count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
         flat[k].tokens = t
     unit_offsets = {id(flat[k]): o for k, o in offsets.items()}
@@ -342,6 +350,10 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
         if (s2, e2) != (s, e):
             n = None  # trimmed: the sum no longer describes this text
         trimmed.append((s2, e2, ctx, kinds, blocks, n))
+    if whole is not None:
+        for i, t in enumerate(trimmed):
+            if t[5] is None and t[2] is None:
+                trimmed[i] = (*t[:5], whole.count(t[0], t[1]))
     fresh = [i for i, t in enumerate(trimmed) if t[5] is None]
     counts = _count_many([
         md[trimmed[i][0] : trimmed[i][1]] if trimmed[i][2] is None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain
 from operator import attrgetter
 
@@ -93,3 +94,79 @@ def ends_ascii(text: str) -> list[int]:
     pieces = _PIECE.findall(text)
     _learn(pieces)
     return list(accumulate(chain.from_iterable(map(_lens.__getitem__, pieces))))
+
+
+_WS_CHARS = frozenset("\t\n\x0b\x0c\r ")
+
+
+class Tokenized:
+    """One ASCII text cut into pieces and tokens once; the tokens of any slice of it that ends
+    in a non-space character are then read from that, not tokenized again.
+
+    A slice ``text[s:e]`` tokenized alone has the pieces of the whole text, except near its
+    ends: from ``s`` its own pieces are taken (a few regex matches) until one ends where a
+    piece of the whole text ends; from there on they are the whole text's pieces up to the last
+    piece boundary ``q <= e`` (the regex reads no further than the piece it matches, and its
+    one lookahead, ``\\s+(?!\\S)``, sees the same character inside the slice, because the
+    slice ends in a non-space); from ``q`` to ``e`` its own pieces again. Each piece's tokens
+    are its own. So a slice costs two bisections and its first and last pieces, whatever its
+    length (tests: against the tokenizer, on every slice of random texts)."""
+
+    def __init__(self, text: str):
+        pieces = _PIECE.findall(text)
+        _learn(pieces)
+        self.text = text
+        self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
+        self.ends = list(accumulate(chain.from_iterable(map(_lens.__getitem__, pieces))))
+
+    def _scan(self, p: int, e: int, stop: bool) -> tuple[int, list[str]]:
+        """The slice's own pieces from ``p``: up to ``e``, or with ``stop`` up to the first
+        position that is also a piece boundary of the whole text."""
+        text, bounds, out = self.text, self.bounds, []
+        while p < e:
+            if stop:
+                k = bisect_left(bounds, p)
+                if k < len(bounds) and bounds[k] == p:
+                    break
+            m = _PIECE.match(text, p, e)
+            out.append(m.group())
+            p = m.end()
+        return p, out
+
+    def ends_of(self, s: int, e: int) -> list[int] | None:
+        """Token end offsets (relative to ``s``) of ``text[s:e]`` tokenized alone; None when
+        the slice ends in whitespace (the caller tokenizes it)."""
+        if e <= s:
+            return []
+        if self.text[e - 1] in _WS_CHARS:
+            return None
+        p, head = self._scan(s, e, True)
+        q = self.bounds[bisect_right(self.bounds, e) - 1] if p < e else e
+        q = max(q, p)
+        _, tail = self._scan(q, e, False)
+        _learn(head + tail)
+        out = list(accumulate(chain.from_iterable(map(_lens.__getitem__, head))))
+        i, j = bisect_right(self.ends, p), bisect_right(self.ends, q)
+        out.extend(x - s for x in self.ends[i:j])
+        if tail:
+            out.extend(list(accumulate(chain.from_iterable(map(_lens.__getitem__, tail)), initial=q - s))[1:])
+        return out
+
+    def count(self, s: int, e: int) -> int | None:
+        """Number of tokens of ``text[s:e]`` tokenized alone (None: see :meth:`ends_of`)."""
+        if e <= s:
+            return 0
+        if self.text[e - 1] in _WS_CHARS:
+            return None
+        bounds, ends = self.bounds, self.ends
+        k, m = bisect_left(bounds, s), bisect_left(bounds, e)
+        if bounds[k] == s and m < len(bounds) and bounds[m] == e:  # (most units: whole pieces)
+            return bisect_right(ends, e) - bisect_right(ends, s)
+        p, head = self._scan(s, e, True)
+        q = self.bounds[bisect_right(self.bounds, e) - 1] if p < e else e
+        q = max(q, p)
+        _, tail = self._scan(q, e, False)
+        _learn(head + tail)
+        get = _count.__getitem__
+        return (sum(map(get, head)) + bisect_right(self.ends, q) - bisect_right(self.ends, p)
+                + sum(map(get, tail)))
