@@ -300,3 +300,34 @@ def test_a_slice_of_text_tokenized_once_has_the_tokens_of_the_slice_alone(text, 
             continue
         assert n == count_tokens(text[s:e])
         assert ends == [y for _, y in token_offsets(text[s:e])]
+
+
+_LONG_PIECES = ["Con-", "con-", "ab", "X", "-", "", "de-", "Word", "é-", " ", "x y-", "1-"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_LONG_PIECES), max_size=3).map("".join), min_size=40, max_size=160),
+       st.sets(st.sampled_from(["conde", "abx", "word", "con-de"])))
+def test_join_lines_knowing_the_longest_word_re_flows_as_without_it(lines, words):
+    # a word before a hyphen longer than any vocabulary word skips the window search
+    from collections import Counter
+
+    from ctxmill.compile.normalize import join_lines
+
+    vocab = Counter(words)
+    longest = max(map(len, vocab), default=0)
+    assert join_lines(lines, vocab, longest) == join_lines(lines, vocab)
+
+
+def test_join_lines_of_one_endless_hyphenated_word_takes_the_short_road_to_the_same_text():
+    import random
+    from collections import Counter
+
+    from ctxmill.compile import normalize
+
+    for seed in range(20):
+        rnd = random.Random(seed)
+        lines = [rnd.choice(["Con-", "con-", "Abcde-", "x-", "Q-"]) for _ in range(rnd.randint(50, 400))]
+        lines += ["End of it.", "Next-", "line"]
+        vocab = Counter({"conx": 1, "abcde": 2, "nextline": 1})
+        assert normalize.join_lines(lines, vocab, 9) == normalize.join_lines(lines, vocab)

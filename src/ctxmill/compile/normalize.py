@@ -228,6 +228,7 @@ def _vocabulary(doc: Document) -> Counter:
 
 _HYPHEN_END_RE = re.compile(r"(\w+)-$")
 _WORD_START_RE = re.compile(r"(\w+)")
+_WORD_RUN_RE = re.compile(r"\w*")
 _LONGEST_WORD = 200  # a hyphenated "word" longer than this is no word to look up
 
 
@@ -236,9 +237,7 @@ def _word_before_hyphen(parts: list[str], ends: list[int]) -> re.Match | None:
     characters (a search over the whole paragraph per line made re-flowing quadratic).
     ``ends[i]`` is the length of ``"".join(parts[:i + 1])``: the fewest last parts holding more
     than _LONGEST_WORD characters are found by bisection, not by walking back part by part."""
-    total = ends[-1]
-    j = bisect_left(ends, total - _LONGEST_WORD) - 1  # the last part ending before the window
-    k, size = (len(parts), total) if j < 0 else (len(parts) - 1 - j, total - ends[j])
+    k, size = _window(ends)
     tail = "".join(parts[-k:])[-(_LONGEST_WORD + 2):]
     m = _HYPHEN_END_RE.search(tail)
     if m is not None and m.start() == 0 and size > len(tail):
@@ -246,8 +245,16 @@ def _word_before_hyphen(parts: list[str], ends: list[int]) -> re.Match | None:
     return m
 
 
-def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
-    """Re-flow lines into one; repair words hyphenated across line ends."""
+def _window(ends: list[int]) -> tuple[int, int]:
+    """(number of last parts, their length): the fewest holding more than _LONGEST_WORD."""
+    total = ends[-1]
+    j = bisect_left(ends, total - _LONGEST_WORD) - 1  # the last part ending before the window
+    return (len(ends), total) if j < 0 else (len(ends) - 1 - j, total - ends[j])
+
+
+def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | None = None) -> str:
+    """Re-flow lines into one; repair words hyphenated across line ends. ``longest``: the
+    length of the longest word in ``vocab``, when the caller knows it."""
     ts = [t for t in map(str.strip, lines) if t]
     if "-\n" not in "\n".join(ts):  # no line but the last ends in a hyphen: lines and spaces
         return " ".join(ts)
@@ -255,17 +262,35 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
     # end, so a line costs its own length, not the paragraph's
     parts: list[str] = []
     ends: list[int] = []  # running length of "".join(parts)
+    # the word characters ending "".join(parts) (run), that count before the last part was
+    # added (prev), and the last part's own, before its hyphen (last_run): a word longer than
+    # any word is then known without reading it again (a paragraph of 'con-' lines is one)
+    prev = last_run = 0
     for t in ts:
+        rev = t[::-1]
+        own = _WORD_RUN_RE.match(rev, 1 if rev[:1] == "-" else 0).end()
         if not parts:
             parts.append(t)
             ends.append(len(t))
+            last_run = own - 1 if rev[:1] == "-" else own
             continue
         last = parts[-1]
         before = last[-2] if len(last) >= 2 else parts[-2][-1:] if len(parts) >= 2 else ""
         if last.endswith("-") and before.isalpha() and t[:1].isalpha():
-            head = _word_before_hyphen(parts, ends)
-            tail = _WORD_START_RE.match(t)
+            hyphen_run = last_run + (prev if last_run == len(last) - 1 else 0)
             keep = False
+            if hyphen_run > _LONGEST_WORD and longest is not None and longest < _LONGEST_WORD:
+                # The word before the hyphen fills the window _word_before_hyphen reads, and is
+                # longer than any word of the vocabulary, so no lookup below can find it: only
+                # the capitals decide, as they would there (a paragraph of 'con-' lines spent
+                # most of its time building and searching that window once a line).
+                k, size = _window(ends)
+                if size <= _LONGEST_WORD + 2:  # (else no word at all: the hyphen goes)
+                    keep = t[:1].isupper() and next((p[0] for p in parts[-k:] if p), "").isupper()
+                head = tail = None
+            else:
+                head = _word_before_hyphen(parts, ends)
+                tail = _WORD_START_RE.match(t)
             if head and tail:
                 joined = (head.group(1) + tail.group(1)).lower()
                 hyph = f"{head.group(1)}-{tail.group(1)}".lower()
@@ -281,13 +306,19 @@ def join_lines(lines: list[str], vocab: Counter | None = None) -> str:
             if not keep:
                 parts[-1] = last[:-1]
                 ends[-1] -= 1
+            prev = 0 if keep else hyphen_run
             parts.append(t)
             ends.append(ends[-1] + len(t))
         else:
+            prev = 0
             parts.append(" ")
             parts.append(t)
             ends.append(ends[-1] + 1)
             ends.append(ends[-1] + len(t))
+        if rev[:1] == "-":
+            last_run = own - 1
+        else:
+            last_run = own + (prev if own == len(t) else 0)
     return "".join(parts)
 
 
@@ -378,16 +409,17 @@ def run(doc: Document, options: CompileOptions) -> None:
                 b.attrs[key] = clean_inline(b.attrs[key])
     _furniture(doc)
     vocab = _vocabulary(doc)
+    longest = max(map(len, vocab), default=0)
     for b in doc.blocks:
         if b.kind is BlockKind.TABLE:
-            b.attrs["rows"] = [[join_lines(c.split("\n"), vocab) if "\n" in c else c for c in r]
+            b.attrs["rows"] = [[join_lines(c.split("\n"), vocab, longest) if "\n" in c else c for c in r]
                                for r in b.attrs.get("rows", [])]
         if "\n" in (b.attrs.get("caption") or ""):
-            b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab)
+            b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab, longest)
         if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE, BlockKind.HEADING):
             lines = b.attrs.get("_line_texts") or b.text.split("\n")
             b.attrs["_line_texts"] = lines
-            b.text = clean_inline(join_lines(lines, vocab))
+            b.text = clean_inline(join_lines(lines, vocab, longest))
         elif b.kind is BlockKind.CODE:
             b.text = b.text.replace("\t", "    ")
         elif b.kind is BlockKind.EQUATION:
