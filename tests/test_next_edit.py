@@ -58,10 +58,16 @@ def test_a_rename_is_proposed_at_every_use_code_first(repo):
         8, "    amount = order_total(cart.items)\n    # order_total ignores discounts\n")
     assert by_place[("use.py", 1)].replacement == "from shop import order_total\n"
     assert by_place[("use.py", 3)].replacement == 'print(order_total([]), "order_total")\n'
-    # the docstring and the README mention it too: proposed, after every use as code
-    assert "order_total is also named" in by_place[("shop.py", 2)].replacement
-    assert "comment, string or prose" in by_place[("shop.py", 2)].reason
+    # the README mentions it too: proposed, after every use as code
     assert by_place[("README.md", 1)].replacement == "Call order_total to sum a cart.\n"
+    # the docstring is a candidate, but after an edit of code a comment or string was seldom the
+    # commit's own change (2 in 163 on the dev cases): not shown after the uses
+    assert ("shop.py", 2) not in by_place
+    from ctxmill.apply.next_edit import candidates
+
+    doc = [s for s in candidates(repo, PATCH)[0] if (s.path, s.start_line) == ("shop.py", 2)]
+    assert doc and "order_total is also named" in doc[0].replacement and doc[0].confidence == 0.3
+    assert "comment, string or prose" in doc[0].reason
     code = [s for s in got if "a use" in s.reason]
     text = [s for s in got if "a mention" in s.reason]
     assert code and text and got.index(code[-1]) < got.index(text[0])
@@ -126,7 +132,7 @@ def test_the_mcp_tool_answers_the_same(repo):
 
 
 def test_a_comment_in_another_source_file_waits_behind_the_uses(tmp_path):
-    # such mentions were the commit's own change 7% of the time on the dev cases: not shown after uses
+    # such mentions were seldom the commit's own change on the dev cases: not shown after uses
     (tmp_path / "a.py").write_text("def order_sum(x):\n    return x\n\n\ny = order_total(1)\n")
     (tmp_path / "b.py").write_text("# order_total adds them up\nz = 1\n")
     patch = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-def order_total(x):\n+def order_sum(x):\n     return x\n"
@@ -135,4 +141,13 @@ def test_a_comment_in_another_source_file_waits_behind_the_uses(tmp_path):
     from ctxmill.apply.next_edit import candidates
 
     found, _ = candidates(tmp_path, patch)
-    assert [s.confidence for s in found if s.path == "b.py" and s.kind == "rename"] == [0.35]
+    assert [s.confidence for s in found if s.path == "b.py" and s.kind == "rename"] == [0.3]
+
+
+def test_after_an_edit_in_a_comment_the_other_mentions_follow(tmp_path):
+    # the edit itself fixed a comment: the same name in other comments is what it asks for
+    (tmp_path / "a.py").write_text("# call order_total first\nx = 1\n# then order_total again\n")
+    patch = ("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-# call total_price first\n+# call order_total first\n x = 1\n")
+    (tmp_path / "a.py").write_text("# call order_total first\nx = 1\n# then total_price again\n")
+    got = suggest(tmp_path, patch)
+    assert [(s.start_line, s.replacement, s.confidence) for s in got] == [(3, "# then order_total again\n", 0.5)]
