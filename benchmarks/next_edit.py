@@ -153,14 +153,15 @@ def _fit_rank(data, lam: float = 30.0) -> dict:
     first within its case (Newton steps, an L2 pull towards zero: a few hundred cases)."""
     import numpy as np
 
-    from ctxmill.apply.next_edit import rank_features
+    from ctxmill.apply.next_edit import _rank_context, rank_features
 
     names = None
     groups = []
     for _case, found, hunks, hits in data:
         if not found or not any(hits):
             continue
-        feats = [rank_features(s, found, hunks) for s in found]
+        context = _rank_context(found, hunks)
+        feats = [rank_features(s, found, hunks, context) for s in found]
         names = names or sorted(feats[0])
         groups.append((np.array([[f[n] for n in names] for f in feats]), np.array([1.0 if x else 0.0 for x in hits])))
     w = np.zeros(len(names))

@@ -341,22 +341,19 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
 # others made, how many lines it spans), fitted to put a right suggestion first within its case,
 # on half a of the dev repositories by `benchmarks/next_edit.py --fit-rank --half a`.
 RANK_KINDS = ("rename", "repeated", "signature", "import")
-RANK_ORDER = {"below": 0.37, "import": 0.073, "import*dist": 0.27, "import*logit": 0.02, "import*same": 0.073,
-              "import*sites": 0.051, "kinds": -0.0, "lines": -0.016, "others": 0.19, "rename": -0.082, "rename*dist":
-              -0.139, "rename*logit": 0.334, "rename*same": 0.049, "rename*sites": -0.251, "repeated": 0.05,
-              "repeated*dist": -0.162, "repeated*logit": 0.655, "repeated*same": 0.077, "repeated*sites": -0.016,
-              "signature": -0.041, "signature*dist": -0.09, "signature*logit": 0.052, "signature*same": -0.048,
-              "signature*sites": -0.057}
+RANK_ORDER = {"below": 0.386, "import": 0.074, "import*dist": 0.273, "import*logit": 0.022, "import*same":
+              0.074, "import*sites": 0.052, "kinds": -0.0, "lines": -0.017, "others": 0.186, "rename": -0.081,
+              "rename*dist": -0.138, "rename*logit": 0.34, "rename*same": 0.05, "rename*sites": -0.251,
+              "repeated": 0.045, "repeated*dist": -0.158, "repeated*logit": 0.658, "repeated*same": 0.072,
+              "repeated*sites": -0.018, "signature": -0.038, "signature*dist": -0.118, "signature*logit": 0.051,
+              "signature*same": -0.045, "signature*sites": -0.054}
 
 
-def rank_features(s: Suggestion, found: list[Suggestion], hunks: list[Hunk]) -> dict[str, float]:
-    """What the ranking across propagators reads of one suggestion among all of its case's."""
-    near: dict[str, int] = {}
-    for h in hunks:
-        near.setdefault(h.path, h.new_start)
-    per_kind: dict[str, int] = {}
-    for x in found:
-        per_kind[x.kind] = per_kind.get(x.kind, 0) + 1
+def rank_features(s: Suggestion, found: list[Suggestion], hunks: list[Hunk],
+                  context: tuple[dict, dict] | None = None) -> dict[str, float]:
+    """What the ranking across propagators reads of one suggestion among all of its case's
+    (``context``: :func:`_rank_context` of them, computed once for many calls)."""
+    near, per_kind = context or _rank_context(found, hunks)
     p = min(max(s.confidence, 1e-3), 1 - 1e-3)
     logit = math.log(p / (1 - p))
     same = s.path in near
@@ -376,13 +373,23 @@ def rank_features(s: Suggestion, found: list[Suggestion], hunks: list[Hunk]) -> 
     return f
 
 
-def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
-    """Ordered by the ranking model; where two suggestions touch the same lines the one ranked
-    higher stays; silence unless the first is confident enough, and only sure ones after it."""
+def _rank_context(found: list[Suggestion], hunks: list[Hunk]) -> tuple[dict, dict]:
+    """(path -> line of the edit's first hunk there, kind -> how many suggestions of it)."""
     near: dict[str, int] = {}
     for h in hunks:
         near.setdefault(h.path, h.new_start)
-    scored = [(sum(RANK_ORDER.get(k, 0.0) * v for k, v in rank_features(s, found, hunks).items()), s)
+    per_kind: dict[str, int] = {}
+    for x in found:
+        per_kind[x.kind] = per_kind.get(x.kind, 0) + 1
+    return near, per_kind
+
+
+def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
+    """Ordered by the ranking model; where two suggestions touch the same lines the one ranked
+    higher stays; silence unless the first is confident enough, and only sure ones after it."""
+    context = _rank_context(found, hunks)
+    near = context[0]
+    scored = [(sum(RANK_ORDER.get(k, 0.0) * v for k, v in rank_features(s, found, hunks, context).items()), s)
               for s in found]
     # ties as Tab moves: the edited file first, the next place below the edit, then nearness
     scored.sort(key=lambda x: (-x[0], x[1].path not in near, x[1].start_line < near.get(x[1].path, 0),
