@@ -183,6 +183,8 @@ def clean_inline(text: str) -> str:
         text = re.sub(r"\b(https?:)\s+//", r"\1//", text)
     if "://" in text:
         text = URL_BREAK_RE.sub(r"\1\2", text)  # "https://host/ path" broken by OCR or a line end
+    if "\t" not in text and "  " not in text:  # every run of blanks is one space already
+        return text.strip()
     return re.sub(r"[ \t]+", " ", text).strip()
 
 

@@ -37,10 +37,12 @@ _NOT_LOWER_RE = re.compile(r"[^a-z]")
 
 def norm_title(text: str) -> str:
     t = unicodedata.normalize("NFKD", text)
-    t = t.replace("’", "'").replace("–", "-").replace("—", "-")
-    t = _FOOTNOTE_MARK_RE.sub("", t)
-    t = _NON_WORD_RE.sub(" ", t.lower())
-    return _SPACES_RE.sub(" ", t).strip()
+    if not t.isascii():
+        t = t.replace("’", "'").replace("–", "-").replace("—", "-")
+    if "[^" in t:
+        t = _FOOTNOTE_MARK_RE.sub("", t)
+    # (each run of non-word characters becomes one space: no two spaces are left to collapse)
+    return _NON_WORD_RE.sub(" ", t.lower()).strip()
 
 
 def run(doc: Document, options: CompileOptions) -> None:

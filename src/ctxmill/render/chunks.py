@@ -42,7 +42,7 @@ _SENT_END = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Unit:
     """A run of markdown that is never split unless it alone exceeds the budget."""
 
