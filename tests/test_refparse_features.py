@@ -52,7 +52,7 @@ def test_journal_names_are_found_however_they_are_punctuated():
     # a lower-case run of journal words inside a title is not a journal
     assert not any(journal_marks(_words("A study of physical review processes, 2001")))
     feats = sequence_features(_words("A. Author, Softly broken things, Phys. Rev. D 94"))
-    assert "before_journal" in feats[6] and all("cn_c_journal" in feats[i] for i in (3, 4, 5))
+    assert b"before_journal" in feats[6] and all(b"cn_c_journal" in feats[i] for i in (3, 4, 5))
 
 
 def test_gazetteers_ship_with_the_model():
@@ -186,9 +186,9 @@ def test_glue_features_tell_a_series_letter_glued_to_its_volume():
     words = [t for t, _, _ in toks]
     assert words[2:4] == ["B", "262"] and words[10:12] == ["B", "94"]
     feats = features_of(toks)
-    assert "g=_n" in feats[2] and "g=p_" in feats[3]  # "B" touches "262"; "262" touches "B", not "("
-    assert "g=__" in feats[10] and "g=__" in feats[11]
-    assert sequence_features(words)[2][-3:] != feats[2][-3:] or "g=_n" not in sequence_features(words)[2]
+    assert b"g=_n" in feats[2] and b"g=p_" in feats[3]  # "B" touches "262"; "262" touches "B", not "("
+    assert b"g=__" in feats[10] and b"g=__" in feats[11]
+    assert sequence_features(words)[2][-3:] != feats[2][-3:] or b"g=_n" not in sequence_features(words)[2]
 
 
 def test_family_first_names_end_with_their_initials():

@@ -31,7 +31,7 @@ _TRAILING_NUMBER = re.compile(r"[\s,]+(\d+)$")
 # a series whose number is part of its name: "US Geological Survey Circular 1292"
 _NUMBERED = re.compile(r"\b(?:circular|series|report|bulletin|paper|memoirs?|no|nr|number|part)\.?$", re.IGNORECASE)
 _STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
-                     r"|submitted(?: to \w+)?|to appear|forthcoming|preprint", re.IGNORECASE)
+                     r"|submitted(?: to \w+)?|to ?appear|forthcoming|preprint", re.IGNORECASE)  # "toappear": a lost space
 # the patterns of the clean-up rules, compiled once
 _QUOTE_ENDS = re.compile(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$")
 _INITIAL_END = re.compile(r"\b[A-Z]\.$")
@@ -280,10 +280,17 @@ def title_after_names(tokens, labels: list[str]) -> list[str]:
     n = len(labels)
     words = [t for t, _, _ in tokens]
     a = labels.index("author")
-    b = a
-    while b + 1 < n and labels[b + 1] == "author":
+    b = a  # the names run on over brackets the model left out: "M. Ackermann et al. (Fermi-LAT), JCAP"
+    while b + 1 < n and (labels[b + 1] == "author" or (labels[b + 1] == "O" and words[b + 1] in "()[]"
+                                                        and "author" in labels[b + 2 : b + 4])):
         b += 1
-    c = next((i for i in range(b, a, -1) if words[i] == ","), None)
+    while labels[b] != "author":
+        b -= 1
+    depth, c = 0, None  # the last comma outside brackets: "(DES, Fermi-LAT)" is one part
+    for i in range(a, b + 1):
+        depth += words[i] in "([" and 1 or words[i] in ")]" and -1 or 0
+        if words[i] == "," and depth == 0:
+            c = i
     if c is None or c == b:
         return labels
     seg = words[c + 1 : b + 1]
@@ -413,6 +420,44 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
         if tokens[i - 1][0] == "," and labels[i - 1] in ("url", "note", "publisher", "location"):
             out[i - 1] = "O"
         return out
+    return labels
+
+
+def etal_is_no_title(tokens, labels: list[str]) -> list[str]:
+    """A title does not begin with "et al.": the model ran the names into it ("Abbott, B.P.
+    [LIGO Scientific and Virgo Collaborations], et al.: Observation of ...")."""
+    if "title" not in labels:
+        return labels
+    i = h = labels.index("title")
+    while i < len(labels) and labels[i] == "title" and tokens[i][0] in ",;:":
+        i += 1
+    if i + 2 >= len(labels) or tokens[i][0].lower() != "et" or tokens[i + 1][0].lower() not in ("al.", "al"):
+        return labels
+    out = list(labels)
+    out[h:i] = ["O"] * (i - h)
+    out[i] = out[i + 1] = "author"
+    if tokens[i + 2][0] in ":,.":
+        out[i + 2] = "O"
+    return out
+
+
+def venue_in_numbers(tokens, labels: list[str]) -> list[str]:
+    """No venue, and the words that begin a run of pages or volume are abbreviated names
+    ("Kip D 2010 Nat. Phys. 6192195"): no page number is a word, so they are the venue."""
+    if "container" in labels:
+        return labels
+    n = len(labels)
+    for i in range(n):
+        if labels[i] not in ("pages", "volume") or (i and labels[i - 1] == labels[i]):
+            continue
+        j = i
+        while (j < n and labels[j] == labels[i] and tokens[j][0][:1].isupper() and tokens[j][0].endswith(".")
+               and any(c.islower() for c in tokens[j][0]) and lexkey(tokens[j][0]) not in MARKERS):
+            j += 1
+        if j > i and j < n and labels[j] == labels[i]:  # the numbers stay
+            out = list(labels)
+            out[i:j] = ["container"] * (j - i)
+            return out
     return labels
 
 
@@ -593,7 +638,8 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     if collab:
         labels = collaboration_is_author(tokens, labels)
     labels = one_year(tokens, authors_end_at_initials(tokens, labels))
-    labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, labels)))
+    labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
+    labels = etal_is_no_title(tokens, labels)
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
