@@ -59,7 +59,31 @@ def test_a_sync_that_adds_rows_extends_the_cached_matrix(indexed, monkeypatch):
     sync_index(root, db_path=db)
     assert search("reconcile ledger entries", root, db_path=db, k=1)[0].path == "m7.py"
     assert calls == [2]  # two new chunk contents, two rows read
+    assert len(_cached_vectors(db).tail) == 2  # kept beside the matrix, which is not copied
     _same_as_fresh(root, db, "compute invoice total")
+
+
+@pytest.mark.parametrize("exact_max", [10, 10_000])
+def test_rows_kept_beside_the_matrix_rank_as_one_matrix_would(monkeypatch, exact_max):
+    """A matrix extended by appended rows (kept apart until they are a tenth of it, then made
+    one) ranks exactly as the whole matrix does, with the sign-bit prefilter and without."""
+    monkeypatch.setattr(sm, "EXACT_MAX", exact_max)
+    rng = np.random.default_rng(3)
+    mat = rng.standard_normal((400, 64)).astype(np.float32)
+    ids, hashes = np.arange(400, dtype=np.int64), [f"h{i}" for i in range(400)]
+    whole = sm._Vectors(None, ids, mat, hashes)
+    grown = sm._Vectors(None, ids[:370], mat[:370], hashes[:370])
+    for a, b in ((370, 380), (380, 381), (381, 381), (381, 400)):
+        grown = grown.extended(None, ids[a:b], mat[a:b], hashes[a:b])
+        assert len(grown.tail) == (b - 370 if b - 370 <= 37 else 0)
+    assert len(grown.tail) == 30 and list(grown.hashes) == hashes and (grown.mat == mat).all()
+    for _ in range(20):
+        q = rng.standard_normal(64).astype(np.float32)
+        assert (grown.top(q, 25) == whole.top(q, 25)).all()
+    keep = rng.random(400) > 0.2
+    assert (grown.subset(keep).mat == mat[keep]).all()
+    grown = grown.extended(None, ids[:10] + 400, mat[:10], [f"x{i}" for i in range(10)])
+    assert len(grown.tail) == 0 and len(grown.base) == 410  # over a tenth: one matrix again
 
 
 def test_a_reused_vector_id_reloads_the_matrix(indexed, monkeypatch):
@@ -108,6 +132,28 @@ def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, m
     sm._caches.clear()
     _same_as_fresh(root, db, "compute invoice total")
     assert len(rows_read[0][0]) == 121
+
+
+def test_warm_vectors_maps_every_page_of_the_snapshot_a_slice_at_a_time(indexed, monkeypatch):
+    """What the server does while idle: the mapped matrix's pages, a few per call, until all
+    are in place; searches are unchanged, and a matrix in memory needs nothing."""
+    root, db = indexed
+    monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
+    with Store(db, create=False) as store:
+        assert sm.warm_vectors(store, pages=1)  # read from SQLite: in memory already
+    sm._caches.clear()
+    want = [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)]  # saved it
+    sm._caches.clear()
+    with Store(db, create=False) as store:
+        vecs = sm._cached(store).vectors(store)
+        assert isinstance(vecs.mat, np.memmap)
+        pages = -(-len(vecs.mat._mmap) // 4096) + -(-len(vecs.codes._mmap) // 4096)
+        calls = 1
+        while not sm.warm_vectors(store, pages=3):
+            calls += 1
+        assert calls == -(-pages // 3) and vecs.warm_done == pages
+        assert sm.warm_vectors(store, pages=3)
+    assert [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)] == want
 
 
 def _snapshot_rows(snap: Path) -> int:

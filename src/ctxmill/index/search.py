@@ -134,6 +134,7 @@ def lexical(store: Store, terms: list[str], bounds, limit: int, cache: _Cached |
 EXACT_MAX = 60_000
 CANDIDATE_SHARE = 0.08
 RESCORE_BLOCK = 512  # rows gathered at a time for the exact rescoring: they stay in the CPU cache
+TAIL_SHARE = 0.1  # rows appended after a load are kept apart until they are this share of the matrix
 
 _popcount = getattr(np, "bitwise_count", None)  # numpy >= 2.0
 _BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
@@ -218,42 +219,62 @@ class _Vectors:
     (``_read_snapshot``): only the rows a scan touches are then read.
     """
 
-    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes, *, codes=None):
-        self.key, self.ids, self.mat = key, ids, mat
+    def __init__(self, key, ids: np.ndarray, mat: np.ndarray, hashes, *, codes=None, tail=None):
+        self.key, self.ids = key, ids
+        # the rows as ``base`` (the mapped snapshot, or rows read at once) then ``tail`` (rows
+        # syncs appended since, in memory): extending a 100 MB matrix by a save's few rows then
+        # copies those rows, not the matrix (``extended``)
+        self.base = mat
+        self.tail = tail if tail is not None else np.zeros((0, mat.shape[1]), dtype=np.float32)
         self.hashes = _Hashes.of(hashes)  # content hash of each row: its chunks are found without the vectors table
         self.codes = codes
         if len(ids) > EXACT_MAX and codes is None:
-            self.codes = _codes(mat)
+            self.codes = _codes(self.mat)
+
+    @property
+    def mat(self) -> np.ndarray:
+        """Every row as one matrix (a copy when rows were appended)."""
+        return self.base if not len(self.tail) else np.concatenate([self.base, self.tail])
 
     def extended(self, key, ids: np.ndarray, mat: np.ndarray, hashes) -> _Vectors:
-        """These rows plus newer ones (a sync appended them): only the new rows are coded."""
-        all_ids = np.concatenate([self.ids, ids])
-        all_mat = np.concatenate([self.mat, mat])
-        if self.codes is None or len(ids) == 0:
-            return _Vectors(key, all_ids, all_mat, self.hashes + hashes, codes=self.codes)
-        codes = np.concatenate([self.codes, _codes(mat)], axis=1)
-        return _Vectors(key, all_ids, all_mat, self.hashes + hashes, codes=codes)
+        """These rows plus newer ones (a sync appended them): only the new rows are coded and
+        copied, until they are ``TAIL_SHARE`` of the matrix (then it is made one again)."""
+        if len(ids) == 0:  # a sync that changed chunks, not vectors: the same arrays
+            return _Vectors(key, self.ids, self.base, self.hashes, codes=self.codes, tail=self.tail)
+        base, tail = self.base, np.concatenate([self.tail, mat])
+        if len(tail) > TAIL_SHARE * len(base):
+            base, tail = np.concatenate([base, tail]), None
+        codes = None if self.codes is None else np.concatenate([self.codes, _codes(mat)], axis=1)
+        return _Vectors(key, np.concatenate([self.ids, ids]), base, self.hashes + hashes, codes=codes, tail=tail)
 
     def subset(self, keep: np.ndarray) -> _Vectors:
         """The rows where ``keep`` is true, in the same order (codes only above EXACT_MAX, as
         a fresh load of those rows would have them)."""
         ids = self.ids[keep]
         codes = self.codes[:, keep] if self.codes is not None and len(ids) > EXACT_MAX else None
-        return _Vectors(self.key, ids, self.mat[keep], self.hashes.take(keep), codes=codes)
+        nb = len(self.base)
+        mat = np.concatenate([self.base[keep[:nb]], self.tail[keep[nb:]]])
+        return _Vectors(self.key, ids, mat, self.hashes.take(keep), codes=codes)
 
     def top(self, q: np.ndarray, want: int) -> np.ndarray:
         """Indices of the ``want`` best rows, best first."""
+        nb = len(self.base)
         if self.codes is None:
-            sims = np.einsum("ij,j->i", self.mat, q)
+            sims = np.einsum("ij,j->i", self.base, q)
+            if len(self.tail):
+                sims = np.concatenate([sims, np.einsum("ij,j->i", self.tail, q)])
             rows = np.arange(len(sims))
         else:
             dist = _hamming(self.codes, _codes(q[None, :])[:, 0])
             n = min(max(int(CANDIDATE_SHARE * len(dist)), want * 4), len(dist))
-            rows = _nearest_rows(dist, n)
+            rows = _nearest_rows(dist, n)  # in row order: the base's rows, then the tail's
             sims = np.empty(len(rows), dtype=np.float32)
-            for i in range(0, len(rows), RESCORE_BLOCK):
-                part = rows[i:i + RESCORE_BLOCK]
-                sims[i:i + len(part)] = np.einsum("ij,j->i", self.mat[part], q)
+            in_base = int(np.searchsorted(rows, nb))
+            for i in range(0, in_base, RESCORE_BLOCK):
+                part = rows[i:min(i + RESCORE_BLOCK, in_base)]
+                sims[i:i + len(part)] = np.einsum("ij,j->i", self.base[part], q)
+            if in_base < len(rows):
+                sims[in_base:] = np.einsum("ij,j->i", self.tail[rows[in_base:] - nb], q)
         want = min(want, len(sims))
         best = np.argpartition(-sims, want - 1)[:want]
         best = best[np.argsort(-sims[best])]
@@ -431,7 +452,7 @@ def _appended_only(store: Store, prev: _Vectors, key) -> bool:
     # the same database (created_at), schema and embedder (name, dim) as the cached matrix
     old = prev.key
     return (old is not None and len(prev.ids) > 0 and tuple(old[:2]) == tuple(key[:2])
-            and tuple(old[3:5]) == tuple(key[3:5]) and prev.mat.shape[1] == store.dim
+            and tuple(old[3:5]) == tuple(key[3:5]) and prev.base.shape[1] == store.dim
             and (key[7] or 0) >= int(prev.ids[-1]))
 
 
@@ -712,6 +733,43 @@ def _file_names(store: Store, cache: _Cached, paths, *, tag: bool = False) -> di
 
 WARM_BATCH = 256  # files a call of warm_file_names reads: a few milliseconds, so a search never waits long
 WARM_MAX_FILES = 100_000  # beyond this many files, names are read on first need only (~1 KB a file)
+
+
+WARM_PAGES = 2048  # pages of a mapped matrix touched by one call of warm_vectors (~1 ms)
+
+
+def warm_vectors(store: Store, pages: int = WARM_PAGES) -> bool:
+    """Map the next ``pages`` pages of the index's mapped vector snapshot into this process
+    (one read a page); True when all are. A mapped matrix is read where a scan first touches
+    it: each query's rescoring then takes a page fault per new page, and the sign-bit codes
+    one per page on the first scan. A server calls this while idle, a slice at a time, so
+    searches find every page in place. A matrix held in memory (read from SQLite, extended
+    after a sync) needs nothing."""
+    vecs = _cached(store).vectors(store)
+    if vecs is None:
+        return True
+    done = getattr(vecs, "warm_done", 0)
+    arrays = [a for a in (vecs.codes, vecs.base) if isinstance(a, np.memmap)]
+    flat = [np.frombuffer(a._mmap, dtype=np.uint8) for a in arrays if getattr(a, "_mmap", None) is not None]
+    total = sum(-(-len(f) // 4096) for f in flat)
+    if done >= total:
+        return True
+    left = pages
+    pos = done
+    for f in flat:
+        n = -(-len(f) // 4096)
+        if pos >= n:
+            pos -= n
+            continue
+        take = min(left, n - pos)
+        int(f[pos * 4096:(pos + take) * 4096:4096].sum())  # one byte a page: the kernel maps each
+        left -= take
+        done += take
+        pos = 0
+        if not left:
+            break
+    vecs.warm_done = done
+    return done >= total
 
 
 def warm_file_names(store: Store, batch: int = WARM_BATCH) -> bool:

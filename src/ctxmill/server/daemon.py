@@ -419,7 +419,9 @@ class Server:
 
         search = importlib.import_module("ctxmill.index.search")
         with index._reader(st.root, st.db) as store:
-            return search.warm_file_names(store)
+            # the mapped vectors' pages first (a search otherwise faults them in as it meets
+            # them), then every file's names; one slice a call
+            return search.warm_vectors(store) and search.warm_file_names(store)
 
     # ------------------------------------------------------------------ life
 
