@@ -31,14 +31,18 @@ _OCR_HINTS = (
 
 def sniff_kind(data: bytes, name: str | None = None) -> str:
     """Guess pdf | ocr_text | markdown from the name and the first bytes."""
-    suffix = Path(name).suffix.lower() if name else ""
-    head = data[:1024]
-    if head.lstrip(b"\x00\t\r\n \xef\xbb\xbf")[:5] == b"%PDF-" or b"%PDF-" in head:
+    if _looks_pdf(data, name):
         return "pdf"
-    if suffix in PDF_SUFFIXES:
-        return "pdf"  # the PDF reader refuses it with a reason if it is not one
     text = decode_text(data, name)
     return sniff_text_kind(text)
+
+
+def _looks_pdf(data: bytes, name: str | None) -> bool:
+    head = data[:1024]
+    if head.lstrip(b"\x00\t\r\n \xef\xbb\xbf")[:5] == b"%PDF-" or b"%PDF-" in head:
+        return True
+    # a .pdf name: the PDF reader refuses it with a reason if it is not one
+    return (Path(name).suffix.lower() if name else "") in PDF_SUFFIXES
 
 
 def sniff_text_kind(text: str) -> str:
@@ -47,6 +51,9 @@ def sniff_text_kind(text: str) -> str:
     if hits:
         return "ocr_text"
     return "markdown"
+
+
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13))  # C0 controls but tab, LF, FF, CR
 
 
 def decode_text(data: bytes, name: str | None = None) -> str:
@@ -67,7 +74,7 @@ def decode_text(data: bytes, name: str | None = None) -> str:
         sample = data[:65536]
         # binary junk: NUL bytes or many C0 control characters
         nul = sample.count(0)
-        ctrl = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13))
+        ctrl = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
         if nul > 0 or ctrl > max(8, len(sample) // 100):
             raise InputRefused(f"{label}: binary data, not a text document or PDF")
         try:
@@ -139,7 +146,13 @@ def load_source(
             from ctxmill.sources.image import image_to_pdf
 
             data, kind, path = image_to_pdf(data, label), "pdf", None
-    kind = kind or sniff_kind(data, name)
+    text: str | None = None
+    if kind is None:  # sniff_kind, with text input decoded once (not once to sniff, once to read)
+        if _looks_pdf(data, name):
+            kind = "pdf"
+        else:
+            text = decode_text(data, name)
+            kind = sniff_text_kind(text)
     if kind == "pdf":
         if data[:1024].find(b"%PDF-") < 0:
             raise InputRefused(f"{label}: not a PDF (no %PDF header)")
@@ -168,7 +181,7 @@ def load_source(
                 raise InputRefused(f"{label}: {exc}") from None
             stream.path = name or str(path)
     else:
-        text = decode_text(data, label)
+        text = decode_text(data, label) if text is None else text
         # issue 14: which OCR engine wrote the text (or --from ENGINE) decides how it is cleaned
         from ctxmill.sources.engines import sniff_engine
 
