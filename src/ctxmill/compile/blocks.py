@@ -543,48 +543,51 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             flush_para()
             i += 1
             continue
-        # fenced code (Markdown, or OCR that kept fences)
-        m = FENCE_RE.match(raw)
-        if m:
-            flush_para()
-            fence = m.group(1)
-            j = i + 1
-            body = []
-            while j < n and not lines[j].strip().startswith(fence[:3]):
-                body.append(lines[j])
-                j += 1
-            out.append(Block(BlockKind.CODE, "\n".join(body), pno, attrs={"language": m.group(2) or None}))
-            i = j + 1
-            continue
-        # HTML table (possibly spanning lines)
-        if s.lower().startswith("<table"):
-            flush_para()
-            buf = s
-            j = i + 1
-            while "</table>" not in buf.lower() and j < n:
-                buf += "\n" + lines[j].strip()
-                j += 1
-            out.append(Block(BlockKind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
-            i = j
-            continue
-        # Markdown pipe table
-        if markdown and s.startswith("|") and i + 1 < n and MD_TABLE_SEP_RE.match(lines[i + 1]):
-            flush_para()
-            rows = [_pipe_cells(s)]
-            j = i + 2
-            while j < n and lines[j].strip().startswith("|"):
-                rows.append(_pipe_cells(lines[j]))
-                j += 1
-            out.append(Block(BlockKind.TABLE, "", pno, attrs={"rows": rows, "caption": ""}))
-            i = j
-            continue
-        m = IMAGE_RE.match(s)
-        if m:
-            flush_para()
-            out.append(Block(BlockKind.FIGURE, "", pno, attrs={"caption": m.group(1).strip(), "image": m.group(2).strip(),
-                                                               "_label": None}))
-            i += 1
-            continue
+        # a fence, an HTML or pipe table and an image each start with one of these (other lines,
+        # "# Heading" and "// comment" runs among them, go straight to the tests below)
+        if s[0] in "`~<|!":
+            # fenced code (Markdown, or OCR that kept fences)
+            m = FENCE_RE.match(raw)
+            if m:
+                flush_para()
+                fence = m.group(1)
+                j = i + 1
+                body = []
+                while j < n and not lines[j].strip().startswith(fence[:3]):
+                    body.append(lines[j])
+                    j += 1
+                out.append(Block(BlockKind.CODE, "\n".join(body), pno, attrs={"language": m.group(2) or None}))
+                i = j + 1
+                continue
+            # HTML table (possibly spanning lines)
+            if s.lower().startswith("<table"):
+                flush_para()
+                buf = s
+                j = i + 1
+                while "</table>" not in buf.lower() and j < n:
+                    buf += "\n" + lines[j].strip()
+                    j += 1
+                out.append(Block(BlockKind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
+                i = j
+                continue
+            # Markdown pipe table
+            if markdown and s.startswith("|") and i + 1 < n and MD_TABLE_SEP_RE.match(lines[i + 1]):
+                flush_para()
+                rows = [_pipe_cells(s)]
+                j = i + 2
+                while j < n and lines[j].strip().startswith("|"):
+                    rows.append(_pipe_cells(lines[j]))
+                    j += 1
+                out.append(Block(BlockKind.TABLE, "", pno, attrs={"rows": rows, "caption": ""}))
+                i = j
+                continue
+            m = IMAGE_RE.match(s)
+            if m:
+                flush_para()
+                out.append(Block(BlockKind.FIGURE, "", pno, attrs={"caption": m.group(1).strip(), "image": m.group(2).strip(),
+                                                                   "_label": None}))
+                i += 1
+                continue
         if markdown:
             m = MD_HEADING_RE.match(s)
             if m:

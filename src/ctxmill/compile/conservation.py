@@ -221,7 +221,13 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         rem_n: dict[str, int] = {}
         rem_at: dict[str, int] = {}
         where_is: dict[str, list[int]] | None = None
+        own = pools[0]
         for w, k in Counter(ws).items():
+            have = own.get(w, 0)
+            if have >= k:  # (most words: all copies are in this page's own blocks)
+                own[w] = have - k
+                kept += k
+                continue
             for pool in pools:
                 have = pool[w]
                 if have > 0:
