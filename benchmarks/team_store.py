@@ -218,8 +218,7 @@ def second_machine(url: str, name: str, trials: int = 5) -> dict:
 def _sync_commands(root: Path, url: str, db: Path, work: Path, trials: int = 5) -> dict:
     """`ctxmill index` through the command: the SQLite no-op (the warm server answers it) beside
     the team store's no-op and a second machine's first sync (each a new process that connects)."""
-    env = {k: v for k, v in os.environ.items() if k != "CTXMILL_STORE"}
-    env.pop("CTXMILL_SERVER", None)
+    env = _command_env()
     exe = str(REPO / ".venv" / "bin" / "ctxmill")
 
     def run(args: list[str], extra: dict | None = None) -> float:
@@ -265,6 +264,23 @@ def make_tree(dest: Path, want_chunks: int, rng: random.Random) -> dict:
     info = {"copies": copies, "files": copies * len(sources)}
     (dest / "tree.json").write_text(json.dumps(info))
     return info
+
+
+RUN_DIR = CACHE / "run"  # this benchmark's own background server (not one another job started or stops)
+
+
+def _command_env() -> dict:
+    """The environment of the timed commands: this benchmark's settings, the background server
+    enabled, in a runtime folder of its own."""
+    RUN_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CTXMILL_STORE", "CTXMILL_SERVER")}
+    env["XDG_RUNTIME_DIR"] = str(RUN_DIR)
+    return env
+
+
+def _stop_server() -> None:
+    subprocess.run([str(REPO / ".venv" / "bin" / "ctxmill"), "server", "stop"], env=_command_env(),
+                   capture_output=True, timeout=60)
 
 
 def command_times(args: list[str], queries: list[str], env: dict) -> list[float]:
@@ -316,8 +332,8 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
         search(q, root, store=url)
         inproc["team"].append((time.perf_counter() - t) * 1000)
     out["search_in_process"] = {k: lat(v) for k, v in inproc.items()}
-    env = {k: v for k, v in os.environ.items() if k != "CTXMILL_STORE"}
-    env.pop("CTXMILL_SERVER", None)  # the SQLite path as a user meets it: the warm server answers
+    env = _command_env()
+    # as a user meets them: the warm server answers both (the team store's search too)
     cmd_sqlite = command_times(["--root", str(root), "--db", str(db)], timed[:n_command], env)
     cmd_team = command_times(["--root", str(root), "--store", url], timed[:n_command], env)
     out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team_warm_server": lat(cmd_team)}
@@ -410,6 +426,7 @@ def main() -> None:
         if "scale" in parts:
             out["scale"] = scale(url, args.chunks, args.queries, args.command_queries)
     finally:
+        _stop_server()
         out["load_after"] = round(os.getloadavg()[0], 1)
         print(json.dumps(out, indent=2))
         if data is not None:
