@@ -97,7 +97,8 @@ _SKIP_KINDS = {BlockKind.REFERENCE, BlockKind.FURNITURE, BlockKind.CODE}
 def norm(text: str) -> str:
     """Lower-case, accents and punctuation folded: "Dell’Acqua et al." -> "dellacqua et al"."""
     t = unicodedata.normalize("NFKD", text)
-    t = "".join(c for c in t if not unicodedata.combining(c))
+    if not t.isascii():  # (no ASCII character is a combining mark)
+        t = "".join(c for c in t if not unicodedata.combining(c))
     t = t.replace("’", "").replace("'", "").replace("`", "")
     t = re.sub(r"[^\w\s&]", " ", t.lower())
     t = t.replace("&", " and ").replace("_", " ")

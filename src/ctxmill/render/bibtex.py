@@ -21,8 +21,11 @@ _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": 
 _STOP = frozenset("a an the on of in for and to with from towards toward".split())
 
 
+_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
+
+
 def escape(text: str) -> str:
-    return "".join(_SPECIAL.get(c, c) for c in text)
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
 
 
 def _ascii(word: str) -> str:
