@@ -245,10 +245,14 @@ def test_piece_cache_stays_bounded_and_correct_past_its_limit(monkeypatch):
     from ctxmill.render import token_pieces
     from ctxmill.tokens import count_many
 
+    def word(n: int) -> str:  # a letters-only word per number: one piece each, none seen before
+        return "qz" + "".join("abcdefghijklmnopqrstuvwxy"[int(d)] for d in str(n))
+
     monkeypatch.setattr(token_pieces, "_CACHE_MAX", 50)
-    texts = [" ".join(f"w{i}x{j}" for j in range(40)) for i in range(5)]
+    texts = [" ".join(word(1000 * i + j) for j in range(40)) for i in range(5)]
     assert token_pieces.count_ascii(texts) == count_many(texts)
-    assert len(token_pieces._count) <= 50 + 40 * 5
+    assert len(token_pieces._count) <= 50 + 40 * 5  # cleared, then this call's pieces kept
+    assert token_pieces.count_ascii(texts[:1]) == count_many(texts[:1])
 
 
 # --- a bibliography longer than any real one: parsed up to MAX_PARSED_REFERENCES ----------------

@@ -134,9 +134,18 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
 
 
 def _entry_share(b: Block) -> float:
-    lines = [t.strip() for t in (b.attrs.get("_line_texts") or b.text.split("\n")) if t.strip()]
+    texts = b.attrs.get("_line_texts") or b.text.split("\n")
+    if len(texts) == 1:  # (most blocks of text input: one line, no list to build)
+        t = texts[0].strip()
+        return float(bool(t) and _entry_line(t))
+    lines = [t.strip() for t in texts if t.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for t in lines if len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t)
-               and not _CITED_NUMBER.search(t))
+    hits = sum(1 for t in lines if _entry_line(t))
     return hits / len(lines)
+
+
+def _entry_line(t: str) -> bool:
+    """A stripped, non-empty line reads as a contents entry (a page number at its end)."""
+    return bool(len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t)
+                and not _CITED_NUMBER.search(t))

@@ -709,8 +709,8 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     for b in blocks:
         if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) and last_para is not None:
             prev = out[last_para]
-            between = out[last_para + 1:]
-            only_floats = all(x.kind in FLOATS or x.kind is BlockKind.CODE for x in between)
+            between = out[last_para + 1:] if last_para + 1 < len(out) else ()
+            only_floats = not between or all(x.kind in FLOATS or x.kind is BlockKind.CODE for x in between)
             if only_floats and b.kind is BlockKind.PARAGRAPH and prev.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) \
                     and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b) \
                     and not prev.attrs.get("title") \
