@@ -857,7 +857,35 @@ class PgStore:
         names = {p: self._names[p] for p in want}
         qstems = rank.query_stems(query)
         files = {p: f.matching(qstems) for p, f in names.items()}
-        return rank.rerank(query, hits, k=k, files=files)
+        facades = self._facades(local, reader) if hasattr(rank, "facade_index") else None
+        return rank.rerank(query, hits, k=k, files=files, **({"facades": facades} if facades else {}))
+
+    def _facades(self, local: dict[str, str], reader) -> dict:
+        """``rank.facade_index`` of this checkout's forwarding files (chunks of kind ``facade``,
+        read from the checkout like any hit), as the local index gives its ranker: a header of
+        #includes follows the file it forwards to. Read once per synced state of this store
+        (the names cache's life)."""
+        got = self._names.get("\0facades")
+        if got is None:
+            from ctxmill.index.rank import FACADE_KIND, facade_index
+
+            with self._reading() as conn:
+                found = conn.execute(
+                    "SELECT f.path, c.start_line, c.end_line, c.symbol, c.language, c.hash, c.context, c.id "
+                    "FROM ctx_files f JOIN ctx_chunks c ON c.blob = f.blob "
+                    "WHERE f.repo = %s AND f.branch = %s AND c.kind = %s",
+                    (self.repo, self.branch, FACADE_KIND)).fetchall()
+            rows = []
+            for hpath, start, end, sym, language, h, ctx, cid in found:
+                path = local.get(hpath)
+                context = self.keyed.open(ctx) or ""
+                text = reader.lines(path, start, end, context, h) if path is not None else None
+                if text is not None:  # only files this checkout has, as the store holds them
+                    rows.append({"path": path, "start_line": start, "end_line": end, "kind": FACADE_KIND,
+                                 "symbol": self.keyed.open(sym), "language": language, "text": text,
+                                 "context": context, "id": cid})
+            got = self._names["\0facades"] = facade_index(rows)
+        return got
 
     def _query_terms(self, query: str) -> tuple[list[tuple[str, float]], float, int]:
         """(keyed term, idf) of the query's terms and the average chunk length, from the
