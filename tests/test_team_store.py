@@ -498,3 +498,30 @@ def test_large_repository_lexical_leg_reads_postings_with_the_same_scores(team_e
         assert compared == 5
     finally:
         st.close()
+
+
+def test_forwarding_files_follow_their_target_as_in_the_local_index(team_env, tmp_path, monkeypatch):
+    """A header that only #includes another (fmt's core.h) follows the file it forwards to,
+    in the team store's ranking as in the local index's."""
+    from ctxmill.index import search, sync_index
+
+    url = team_env
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "facades")
+    root = tmp_path / "repo"
+    inc = root / "include" / "fmt"
+    inc.mkdir(parents=True)
+    (inc / "core.h").write_text('#include "base.h"\n\n// Using fmt::format via fmt/core.h is deprecated.\n'
+                                '#ifdef FMT_DEPRECATED_HEAVY_CORE\n#  include "format.h"\n#endif\n')
+    (inc / "base.h").write_text(
+        "namespace fmt {\n// Arguments of a formatting call, type-erased.\ntemplate <typename Context>\n"
+        "class basic_format_args {\n public:\n  int size() const { return n_; }\n private:\n  int n_;\n};\n}\n")
+    (inc / "format.h").write_text(
+        '#include "base.h"\nnamespace fmt {\nclass format_error : public std::runtime_error {\n public:\n'
+        "  using std::runtime_error::runtime_error;\n};\n}\n")
+    sync_index(root, store=url)
+    sync_index(root, db_path=tmp_path / "local.db")
+    team = search("basic_format_args", root, store=url, k=3)
+    local = search("basic_format_args", root, db_path=tmp_path / "local.db", k=3)
+    assert [h.path for h in team[:2]] == ["include/fmt/base.h", "include/fmt/core.h"]
+    assert [(h.path, h.start_line, h.kind) for h in team[:2]] == [(h.path, h.start_line, h.kind) for h in local[:2]]
+    assert team[1].kind == "facade" and team[1].text.startswith('#include "base.h"')
