@@ -48,7 +48,7 @@ _TOKEN = re.compile(
     | (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
     | (?i:{_ABBR})\.(?![^\W\d_])                           # "Phys.", "pp.", "al."
     | [A-ZÀ-Þ]\.(?![^\W\d_]{{2}})                         # an initial: "J." (not "Xu.", a name ending a sentence)
-    | {_WORD}(?:[-'’`´]{_WORD})*                           # a word: "McGraw-Hill", "O'Neil", "Kosteleck`y"
+    | {_WORD}(?:[-'’]{_WORD})*                             # a word: "McGraw-Hill", "O'Neil"
     | ['’]t(?=\s[A-Z])                                     # the particle of "G. 't Hooft"
     | (?>\d+(?:[.,]\d+(?!\d*[-–—]))?(?:\s?[-–—]+\s?\d+)*(?:st|nd|rd|th|[a-z])?)(?![^\W\d_]{{2}})  # 1992, 546-550, 1.5, 2015a, 35th
     | \d+
