@@ -246,11 +246,16 @@ def main() -> None:
                        env={**off, "PYTHONDONTWRITEBYTECODE": ""}, check=True, timeout=600)
 
         parts = set(args.parts.split(","))
-        first, first_inside = [], []
-        for q in queries[:3] if "first" in parts else []:
+        first, first_inside, early, early_recs = [], [], [], []
+        for n, q in enumerate(queries[:3] if "first" in parts else []):
             stop_server(env)
             first.append(timed([str(CTXMILL), "search", q, "--root", str(root)], env))
+            # the session's next searches, at once: the server is still catching up (its
+            # sync of the root it now watches) and reading ahead; none may wait behind that
+            for q2 in queries[50 + 5 * n: 55 + 5 * n]:
+                early.append(timed([str(CTXMILL), "search", q2, "--root", str(root)], env))
             got = [r for r in server_timings(env) if r.get("op") == "search"]
+            early_recs += got[1:]
             if got:  # the server's side of it: what the first answer waited for
                 first_inside.append({"wall_ms": _ms(first[-1]), "inside_ms": _ms(got[0]["total"]),
                                      "server_age_ms": _ms(got[0].get("server_age")),
@@ -259,6 +264,10 @@ def main() -> None:
             out["first_search_with_server_start"] = stats(first)
         if first_inside:
             out["first_search_inside"] = first_inside
+        if early:
+            out["next_searches_after_start"] = stats(early)
+            if len(early_recs) == len(early):
+                out["next_searches_tail"] = tail(early, early_recs, share=0.2)
 
         if "warm" in parts:
             warm_loop(out, env, off, root, queries, args)
