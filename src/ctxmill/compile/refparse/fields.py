@@ -423,6 +423,26 @@ def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
     return labels
 
 
+def names_run_on(tokens, labels: list[str]) -> list[str]:
+    """A "title" that follows an initial with nothing between, holds no prose (no lower-case
+    word but "and") and ends at a comma before the venue is the rest of a name the text layer
+    broke ("V. A. Kosteleck`Kosteleck`y and S. Samuel, Phys. Rev. D 39")."""
+    if "title" not in labels or "container" not in labels:
+        return labels
+    i = labels.index("title")
+    j = i
+    while j + 1 < len(labels) and labels[j + 1] == "title":
+        j += 1
+    if (i == 0 or labels[i - 1] != "author" or not _DOTTED_INITIALS.fullmatch(tokens[i - 1][0])
+            or j + 2 >= len(labels) or tokens[j + 1][0] != "," or labels[j + 2] != "container" or j - i > 8):
+        return labels
+    if any(t[:1].islower() and t not in ("and", "y", "de", "van", "von") for t, _, _ in tokens[i : j + 1]):
+        return labels
+    out = list(labels)
+    out[i : j + 1] = ["author"] * (j + 1 - i)
+    return out
+
+
 def etal_is_no_title(tokens, labels: list[str]) -> list[str]:
     """A title does not begin with "et al.": the model ran the names into it ("Abbott, B.P.
     [LIGO Scientific and Virgo Collaborations], et al.: Observation of ...")."""
@@ -639,7 +659,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         labels = collaboration_is_author(tokens, labels)
     labels = one_year(tokens, authors_end_at_initials(tokens, labels))
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
-    labels = etal_is_no_title(tokens, labels)
+    labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
