@@ -37,6 +37,7 @@ MAX_REQUEST_BYTES = 1 << 20
 REQUEST_READ_SECONDS = 30.0
 CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
 WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
+SWITCH_INTERVAL = 0.001  # seconds: how long a search waits at most for a busy thread to let go of the GIL
 TIMINGS_KEPT = 5000  # requests whose phase timings ``ctxmill server timings`` can show
 _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)  # Linux: this thread's faults and switches
 
@@ -576,6 +577,12 @@ def main() -> None:
 
     runtime_dir()
     path = socket_path()
+    # A search shares the interpreter with background work (the watcher's syncs, a catch-up
+    # walk of a big tree, the read-ahead): each time its thread takes the GIL back after a
+    # SQLite call or a numpy scan it may wait for a busy thread to let go, up to the switch
+    # interval (5 ms by default), dozens of times a search. 1 ms bounds that wait; the cost,
+    # more switches, is paid only while two threads want to run.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     # the first request (the command that started this server is about to send it) needs numpy
     # and the search code: import them while the socket is set up and the request is on its way
     threading.Thread(target=_preload, daemon=True, name="preload").start()
