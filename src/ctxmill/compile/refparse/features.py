@@ -159,11 +159,12 @@ def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -
     out: list[tuple[bytes, ...]] = [()] * n
     spans: list[tuple[int, int, tuple[bytes, ...]]] = []
     start = 0
+    # the traits as three lists, so that a stretch is summed by slices, not generators
+    lower, abbr, digit = zip(*[x[7] for x in infos]) if n else ((), (), ())
     for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
         if i > start:
-            tr = [x[7] for x in infos[start:i]]
-            f = _chunk_features(min(i - start, 7), min(sum(x[0] for x in tr), 3), min(len(spans), 6),
-                                any(x[1] for x in tr), any(x[2] for x in tr), tokens[i] if i < n else "eos",
+            f = _chunk_features(min(i - start, 7), min(sum(lower[start:i]), 3), min(len(spans), 6),
+                                any(abbr[start:i]), any(digit[start:i]), tokens[i] if i < n else "eos",
                                 journals[start] in ("jB", "j1"))
             spans.append((start, i, f))
         start = i + 1
