@@ -129,105 +129,6 @@ def fit(cases: list[dict]) -> dict:
     return out
 
 
-def _case_candidates(cases: list[dict]) -> list[tuple[dict, list, list, list[bool]]]:
-    """(case, candidates, hunks, hit per candidate): every suggestion of every propagator before
-    the ranking, labelled by the scorer's own test against the case's targets."""
-    from ctxmill.apply.next_edit import candidates
-
-    sc = _scorer()
-    out = []
-    for case in cases:
-        tmp = tempfile.mkdtemp(prefix="nextedit-")
-        try:
-            files, targets = sc.write_case_dir(case, tmp)
-            found, hunks = candidates(tmp, Path(tmp, "trigger.diff").read_text(encoding="utf-8"))
-            hits = [sc.match(s.to_dict(), targets, files, set(), {}) is not None for s in found]
-            out.append((case, found, hunks, hits))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return out
-
-
-def _fit_rank(data, lam: float = 30.0) -> dict:
-    """RANK_ORDER: a conditional logit over next_edit.rank_features that puts a right suggestion
-    first within its case (Newton steps, an L2 pull towards zero: a few hundred cases)."""
-    import numpy as np
-
-    from ctxmill.apply.next_edit import _rank_context, rank_features
-
-    names = None
-    groups = []
-    for _case, found, hunks, hits in data:
-        if not found or not any(hits):
-            continue
-        context = _rank_context(found, hunks)
-        feats = [rank_features(s, found, hunks, context) for s in found]
-        names = names or sorted(feats[0])
-        groups.append((np.array([[f[n] for n in names] for f in feats]), np.array([1.0 if x else 0.0 for x in hits])))
-    w = np.zeros(len(names))
-    for _ in range(40):
-        g, H = lam * w, np.diag(np.full(len(names), lam))
-        for X, h in groups:
-            z = X @ w
-            p = np.exp(z - z.max())
-            p /= p.sum()
-            q = p * h / (p * h).sum()
-            g = g + X.T @ (p - q)
-            m = X.T @ p
-            H = H + (X * p[:, None]).T @ X - np.outer(m, m)
-        w = w - np.linalg.solve(H + 1e-6 * np.eye(len(names)), g)
-    return {n: round(float(x), 3) for n, x in zip(names, w, strict=True)}
-
-
-def _rank_metrics(data, order: dict, t1: float, t2: float) -> dict:
-    """Precision@1, recall@5 (each suggestion counted once per target it matches, so approximate),
-    suggestions per negative and the wrong rate for candidates ranked with these weights."""
-    from ctxmill.apply import next_edit as ne
-
-    saved = (ne.RANK_ORDER, ne.THRESHOLD_MORE)
-    ne.RANK_ORDER, ne.THRESHOLD_MORE = order, t2
-    try:
-        p1 = r5 = neg = wrong = n5 = npos = nneg = 0.0
-        for case, found, hunks, hits in data:
-            hit_of = {id(s): h for s, h in zip(found, hits, strict=True)}
-            ranked = ne._ranked(list(found), hunks, t1)
-            top = [hit_of[id(s)] for s in ranked[:5]]
-            n5 += len(top)
-            wrong += sum(1 for h in top if not h)
-            if case["targets"]:
-                npos += 1
-                p1 += 1.0 if top and top[0] else 0.0
-                r5 += min(1.0, sum(top) / min(5, len(case["targets"])))
-            else:
-                nneg += 1
-                neg += len(ranked)
-    finally:
-        ne.RANK_ORDER, ne.THRESHOLD_MORE = saved
-    return {"positive": npos, "negative": nneg, "top5": n5, "p1": p1, "r5": r5, "neg": neg, "wrong": wrong}
-
-
-def fit_rank(cases: list[dict]) -> dict:
-    """Fit the ranking across propagators on these cases; and to choose the thresholds, rank each
-    repository's cases by weights fitted on the other repositories (none tuned on itself)."""
-    data = _case_candidates(cases)
-    order = _fit_rank(data)
-    repos = sorted({c["repo"] for c, *_ in data})
-    held = {r: _fit_rank([d for d in data if d[0]["repo"] != r]) for r in repos}
-    table = []
-    for t1 in (0.15, 0.2, 0.25, 0.3):
-        for t2 in (0.3, 0.4, 0.5):
-            tot: dict[str, float] = defaultdict(float)
-            for r in repos:
-                for k, v in _rank_metrics([d for d in data if d[0]["repo"] == r], held[r], t1, t2).items():
-                    tot[k] += v
-            table.append({"threshold": t1, "threshold_more": t2,
-                          "precision_at_1": round(tot["p1"] / max(1, tot["positive"]), 4),
-                          "recall_at_5~": round(tot["r5"] / max(1, tot["positive"]), 4),
-                          "suggestions_per_negative": round(tot["neg"] / max(1, tot["negative"]), 3),
-                          "wrong_suggestion_rate": round(tot["wrong"] / max(1, tot["top5"]), 4)})
-    return {"rank_order": order, "held_out_by_repository": table}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--classes", help="comma-separated: rename, signature, repeated, import, negative")
@@ -237,8 +138,6 @@ def main() -> None:
     ap.add_argument("--in-process", action="store_true", help="call suggest() directly; no control, no process start")
     ap.add_argument("--threshold", type=float, help="suggest()'s confidence threshold (with --in-process)")
     ap.add_argument("--fit", action="store_true", help="fit the confidence weights on the chosen cases; print them")
-    ap.add_argument("--fit-rank", action="store_true",
-                    help="fit the ranking across propagators on the chosen cases (and its thresholds, one repository held out at a time)")
     ap.add_argument("--rows", help="write per-case rows (JSONL) here (with --in-process)")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
@@ -255,9 +154,6 @@ def main() -> None:
         cases = [c for c in cases if c["repo"] in half]
     if args.fit:
         print(json.dumps({"cases": len(cases), "half": args.half, "fit": fit(cases)}, indent=1))
-        return
-    if args.fit_rank:
-        print(json.dumps({"cases": len(cases), "half": args.half, **fit_rank(cases)}, indent=1))
         return
     if args.in_process:
         print(json.dumps({"cases": len(cases), "half": args.half, "ctxmill_in_process": in_process(cases, by, args.rows, args.threshold)},

@@ -222,18 +222,6 @@ def test_a_repeated_edit_rewrites_the_blank_beside_it_as_the_example_did(tmp_pat
     assert got.get(2) == "time.should.equal 3\n"
 
 
-def test_a_deleted_line_is_deleted_where_it_holds_another_value(tmp_path):
-    # `"Content-Length" => "8",` deleted: the same line with "14" is the same deletion
-    (tmp_path / "spec.rb").write_text('h = {\n  "Encoding" => "gzip",\n  "Vary" => "x"\n}\n'
-                                      'g = {\n  "Encoding" => "gzip",\n  "Content-Length" => "14",\n  "Vary" => "x"\n}\n')
-    from ctxmill.apply.next_edit import candidates
-
-    found, _ = candidates(tmp_path, _patch("spec.rb", ['  "Encoding" => "gzip",', '  "Content-Length" => "8",',
-                                                       '  "Vary" => "x"'], ['  "Encoding" => "gzip",', '  "Vary" => "x"'], 2))
-    got = [(s.start_line, s.end_line, s.replacement) for s in found if s.kind == "repeated"]
-    assert got == [(7, 8, '  "Vary" => "x"\n')]
-
-
 def test_an_elixir_parameter_matched_against_a_pattern_is_read_by_its_name(tmp_path):
     # `%Project{} = project` is the parameter `project`: the call given one argument more
     # reaches the function's other calls

@@ -84,19 +84,6 @@ def rules_for(old: str, new: str) -> list[Rule]:
         for k, t in enumerate(before):
             if t in carried:
                 holes[k] = hole_of.setdefault(t, len(hole_of))
-        if j1 == j2:
-            # a deletion: the last literal of each deleted line is that line's value, which the
-            # same line elsewhere holds differently (`"Content-Length" => "8",` deleted: so is
-            # `"Content-Length" => "14",`), where a name or another literal still says what it is
-            line: list[int] = []
-            for k, t in enumerate(before + ["\n"]):
-                if t != "\n":
-                    line.append(k)
-                    continue
-                lits = [q for q in line if kind(before[q]) in ("num", "str")]
-                if lits and any(WEIGHT[kind(before[q])] >= 1.5 for q in line if q != lits[-1]):
-                    holes[lits[-1]] = len(hole_of) + len(holes)
-                line = []
         # the new text runs from the end of the last equal token to the start of the next one,
         # so whitespace the edit added or removed goes with it
         s_new = b[j1 - 1][2] if j1 else (b[0][1] if b else 0)
