@@ -799,8 +799,6 @@ def facade_index(rows) -> dict[str, list[tuple]]:
     ``rows``: the chunks of kind ``facade`` as dicts or objects with path, start_line, end_line,
     kind, symbol, language, text (context, id optional). The value's tuples are
     ``(fan-out, row)``: the number of files the forwarding file points to, and its first chunk."""
-    from ctxmill.index.facades import fanout, targets
-
     first: dict[str, Any] = {}
     for r in rows:
         p = _get(r, "path")
@@ -808,13 +806,22 @@ def facade_index(rows) -> dict[str, list[tuple]]:
             first[p] = r
     out: dict[str, list[tuple]] = defaultdict(list)
     for p, r in first.items():
-        text, language = _get(r, "text") or "", _get(r, "language") or ""
-        groups = targets(p, text, language)
-        n = fanout(text, language, len(groups))
+        n, groups = _forwards(f"{p}\0{_get(r, 'language') or ''}\0{_get(r, 'text') or ''}")
         for g in groups:
             for t in g:
                 out[t].append((n, r))
     return dict(out)
+
+
+@_memo(20_000)
+def _forwards(key: str) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """(fan-out, target paths) of one forwarding chunk, ``path\0language\0text``: kept across
+    index states (a sync changes few of them; ~0.1 ms each to resolve)."""
+    from ctxmill.index.facades import fanout, targets
+
+    path, language, text = key.split("\0", 2)
+    groups = targets(path, text, language)
+    return fanout(text, language, len(groups)), tuple(tuple(g) for g in groups)
 
 
 def _with_facades(out: list, facades: dict[str, list], weights: Weights) -> list:
