@@ -673,7 +673,7 @@ def _facades(store: Store, cache: _Cached) -> dict:
         for i in range(0, len(paths), 500):
             part = paths[i : i + 500]
             rows.extend(dict(zip(("path", "start_line", "end_line", "kind", "symbol", "language", "text", "context",
-                                  "id"), r)) for r in store.conn.execute(
+                                  "id"), r, strict=True)) for r in store.conn.execute(
                 "SELECT path, start_line, end_line, kind, symbol, language, text, context, id FROM chunks "
                 f"WHERE kind = ? AND path IN ({','.join('?' * len(part))})", (FACADE_KIND, *part)))
         got = cache.facades = facade_index(rows)

@@ -160,7 +160,7 @@ def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -
     spans: list[tuple[int, int, tuple[bytes, ...]]] = []
     start = 0
     # the traits as three lists, so that a stretch is summed by slices, not generators
-    lower, abbr, digit = zip(*[x[7] for x in infos]) if n else ((), (), ())
+    lower, abbr, digit = zip(*[x[7] for x in infos], strict=True) if n else ((), (), ())
     for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
         if i > start:
             f = _chunk_features(min(i - start, 7), min(sum(lower[start:i]), 3), min(len(spans), 6),
