@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/fuzz.py                      # 1,000 cases per entry point
     .venv/bin/python benchmarks/fuzz.py --cases 50 --only apply,text
     .venv/bin/python benchmarks/fuzz.py --scaling-only       # throughput per text shape
+    .venv/bin/python benchmarks/fuzz.py --scaling-only --peer ../old/src --in-process
+                                                  # beside another checkout's code, and in process
 
 Each case runs the real command line (``ctxmill.cli.main``) in a long-lived worker process, so
 interpreter start is paid once; a case that runs past ``--timeout`` kills the worker (counted
