@@ -124,8 +124,10 @@ class Server:
                 self.timings.clear()
             return {"ok": True, "timings": got}
         if op == "stop":
-            self.release_socket()  # once stop has answered, no command can reach this server
-            threading.Thread(target=self.shutdown, daemon=True).start()
+            # the socket goes now, so no new command reaches this server; the shutdown starts
+            # once the reply is sent (_Handler): a server stopped during a sync exits at once,
+            # and it must not take the unsent reply with it
+            self.release_socket()
             return {"ok": True, "stopping": True}
         if op == "sync":
             return self._sync_op(req)
@@ -527,6 +529,8 @@ class _Handler(socketserver.BaseRequestHandler):
         t = time.perf_counter()
         self._reply(reply)
         now = time.perf_counter()
+        if rec["op"] == "stop" and reply.get("ok"):
+            threading.Thread(target=srv.shutdown, daemon=True).start()
         if rec["op"] in ("search", "sync"):
             rec["send"] = now - t
             rec["total"] = now - rec.pop("t")
