@@ -525,3 +525,17 @@ def test_forwarding_files_follow_their_target_as_in_the_local_index(team_env, tm
     assert [h.path for h in team[:2]] == ["include/fmt/base.h", "include/fmt/core.h"]
     assert [(h.path, h.start_line, h.kind) for h in team[:2]] == [(h.path, h.start_line, h.kind) for h in local[:2]]
     assert team[1].kind == "facade" and team[1].text.startswith('#include "base.h"')
+
+
+def test_each_store_repository_and_branch_of_a_root_keeps_its_own_record(tmp_path, monkeypatch):
+    """The local record (.json, .stats) of a checkout is per store, repository and branch: a
+    checkout synced into two branches must not take one branch's record for the other's."""
+    from ctxmill.team.pgstore import state_path
+
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state"))
+    root = str(tmp_path / "proj")
+    paths = [state_path(root, url, repo, branch) for url, repo, branch in (
+        ("postgresql://u@db:5432/team", "proj", "main"), ("postgresql://u@db:5432/team", "proj", "dev"),
+        ("postgresql://u@db:5432/team", "fork", "main"), ("postgresql://u@other:5432/team", "proj", "main"))]
+    for suffix in (".json", ".stats"):
+        assert len({p.with_suffix(suffix) for p in paths}) == 4

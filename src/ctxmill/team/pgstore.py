@@ -183,7 +183,9 @@ def state_path(root: str, url: str, repo: str, branch: str) -> Path:
     ident = f"{parts.hostname}:{parts.port}/{parts.path}\0{parts.username}\0{repo}\0{branch}"
     digest = hashlib.sha1(ident.encode()).hexdigest()[:12]
     base = default_db_path(root)
-    return base.with_name(f"{base.stem}.team-{digest}")
+    # no dot in the name: the record files are this path with a suffix (.json, .stats), and a dot
+    # would make the digest a suffix that with_suffix replaces (every store of a root sharing one)
+    return base.with_name(f"{base.stem}-team-{digest}")
 
 
 class PgStore:
