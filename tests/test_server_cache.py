@@ -121,7 +121,7 @@ def test_a_snapshot_beside_the_index_spares_the_next_process_the_rows(indexed, m
     assert [h.to_dict() for h in search("handler 42", root, db_path=db, k=5)] == want
     assert rows_read == []  # nothing read from SQLite
     vecs = _cached_vectors(db)
-    assert isinstance(vecs.mat, np.memmap) and isinstance(vecs.codes, np.memmap)  # mapped, not read
+    assert isinstance(vecs.mat, np.memmap)  # mapped, not read (the small arrays are read whole)
     (root / "new.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
     sync_index(root, db_path=db)
     sm._caches.clear()
@@ -147,7 +147,7 @@ def test_warm_vectors_maps_every_page_of_the_snapshot_a_slice_at_a_time(indexed,
     with Store(db, create=False) as store:
         vecs = sm._cached(store).vectors(store)
         assert isinstance(vecs.mat, np.memmap)
-        pages = -(-len(vecs.mat._mmap) // 4096) + -(-len(vecs.codes._mmap) // 4096)
+        pages = -(-len(vecs.mat._mmap) // 4096)
         calls = 1
         while not sm.warm_vectors(store, pages=3):
             calls += 1

@@ -323,7 +323,7 @@ def _read_snapshot(store: Store) -> _Vectors | None:
             if fh.read(len(SNAPSHOT_MAGIC)) != SNAPSHOT_MAGIC:
                 return None
             arrays = []
-            for _ in range(5):
+            for i in range(5):
                 version = fmt.read_magic(fh)
                 if version == (1, 0):
                     shape, fortran, dtype = fmt.read_array_header_1_0(fh)
@@ -334,10 +334,18 @@ def _read_snapshot(store: Store) -> _Vectors | None:
                 if fortran or dtype.hasobject:
                     return None
                 offset = fh.tell()
-                n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-                arrays.append(np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape) if n else
-                              np.zeros(shape, dtype=dtype))
-                fh.seek(offset + n)
+                count = int(np.prod(shape, dtype=np.int64))
+                if i < 4:
+                    # key, ids, hashes, codes: a few MB that every scan reads whole: one
+                    # sequential read (outside the GIL), not a page fault per page
+                    got = np.fromfile(fh, dtype=dtype, count=count)
+                    if len(got) != count:
+                        return None
+                    arrays.append(got.reshape(shape))
+                else:
+                    arrays.append(np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape) if count else
+                                  np.zeros(shape, dtype=dtype))
+                fh.seek(offset + count * dtype.itemsize)
             size = fh.tell()
         if os.path.getsize(path) != size:
             return None  # torn (or something appended): SQLite is the truth
@@ -739,37 +747,41 @@ WARM_PAGES = 2048  # pages of a mapped matrix touched by one call of warm_vector
 
 
 def warm_vectors(store: Store, pages: int = WARM_PAGES) -> bool:
-    """Map the next ``pages`` pages of the index's mapped vector snapshot into this process
-    (one read a page); True when all are. A mapped matrix is read where a scan first touches
-    it: each query's rescoring then takes a page fault per new page, and the sign-bit codes
-    one per page on the first scan. A server calls this while idle, a slice at a time, so
-    searches find every page in place. A matrix held in memory (read from SQLite, extended
-    after a sync) needs nothing."""
+    """Bring the next ``pages`` pages of the index's mapped vector matrix into memory and into
+    this process's page tables; True when all are. A mapped matrix is read where a scan first
+    touches it: each query's rescoring then takes a page fault per new page - a disk read,
+    with the GIL held, when the page is not cached. A server calls this while idle, a slice at
+    a time: the slice is read with ``readinto`` (a system call that lets go of the GIL, so a
+    search never waits behind the disk here), then one byte a page is touched (in memory by
+    then: a fraction of a millisecond). A matrix held in memory needs nothing."""
     vecs = _cached(store).vectors(store)
-    if vecs is None:
+    mat = None if vecs is None else vecs.base
+    mm = getattr(mat, "_mmap", None) if isinstance(mat, np.memmap) else None
+    if mm is None:
         return True
+    total = -(-len(mm) // 4096)
     done = getattr(vecs, "warm_done", 0)
-    arrays = [a for a in (vecs.codes, vecs.base) if isinstance(a, np.memmap)]
-    flat = [np.frombuffer(a._mmap, dtype=np.uint8) for a in arrays if getattr(a, "_mmap", None) is not None]
-    total = sum(-(-len(f) // 4096) for f in flat)
     if done >= total:
         return True
-    left = pages
-    pos = done
-    for f in flat:
-        n = -(-len(f) // 4096)
-        if pos >= n:
-            pos -= n
-            continue
-        take = min(left, n - pos)
-        int(f[pos * 4096:(pos + take) * 4096:4096].sum())  # one byte a page: the kernel maps each
-        left -= take
-        done += take
-        pos = 0
-        if not left:
-            break
-    vecs.warm_done = done
-    return done >= total
+    take = min(pages, total - done)
+    start = mat.offset - mat.offset % mmap_granularity()  # where the mapping begins in the file
+    scratch = bytearray(take * 4096)
+    try:
+        with open(mat.filename, "rb", buffering=0) as fh:
+            fh.seek(start + done * 4096)
+            fh.readinto(scratch)
+    except OSError:
+        pass  # gone (a newer snapshot replaced it): the mapping still holds the old pages
+    flat = np.frombuffer(mm, dtype=np.uint8)
+    int(flat[done * 4096:(done + take) * 4096:4096].sum())  # one byte a page: in the page tables now
+    vecs.warm_done = done + take
+    return vecs.warm_done >= total
+
+
+def mmap_granularity() -> int:
+    import mmap
+
+    return mmap.ALLOCATIONGRANULARITY
 
 
 def warm_file_names(store: Store, batch: int = WARM_BATCH) -> bool:
