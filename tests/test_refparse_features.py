@@ -234,3 +234,67 @@ def test_a_collaboration_is_no_venue():
     f = assemble(text, toks, labels)
     assert f["container"] == "Phys. Rev. Lett."
     assert {"literal": "LIGO Scientific collaboration"} in f["people"]
+
+
+# --- clean-up rules of issue 22's third round: labels as a model might give them -----------
+
+def test_a_bracketed_year_wins_over_a_volume_or_page_that_looks_like_one():
+    text = "A. Writer et al., JCAP 1712, 012 (2017)."
+    toks, labels = _labels_by_words(text, {"A. Writer et al.": "author", "JCAP": "container", "1712": "date",
+                                           "012": "pages", "2017": "date"})
+    f = assemble(text, toks, labels)
+    assert (f["year"], f["volume"], f["pages"]) == ("2017", "1712", "012")
+    # the same year twice names the meeting, no volume ("... Applications 2014 ( 2014 )")
+    text = "K. Roe, Flows, Conf. on Flow Applications 2014 ( 2014 )1- 6."
+    toks, labels = _labels_by_words(text, {"K. Roe": "author", "Flows": "title",
+                                           "Conf. on Flow Applications": "container", "2014 (": "date"})
+    labels[[t for t, _, _ in toks].index("2014", 10)] = "date"
+    assert assemble(text, toks, labels)["volume"] is None
+    # a page range that the date labels ran over is passed over for the year after it
+    text = "M. Roe. Sheaves. Math. Ann. ,288 (14-15):1581-1591,2015 ."
+    toks, labels = _labels_by_words(text, {"M. Roe": "author", "Sheaves": "title", "Math. Ann.": "container",
+                                           "288": "volume", "(14-15):1581-1591,2015": "date"})
+    assert assemble(text, toks, labels)["year"] == "2015"
+    assert parse("B. Writer, Phys. Rev. Lett. 81, 1562 (1998).")["year"] == "1998"
+
+
+def test_the_last_part_of_an_initials_first_name_list_is_the_title_or_the_venue():
+    text = "P. Q. Rowan and S. Tee, Strings, Nucl. Phys. B300, 10 (1988)."
+    toks, labels = _labels_by_words(text, {"P. Q. Rowan and S. Tee, Strings": "author", "Nucl. Phys. B": "container",
+                                           "300": "volume", "10": "pages", "1988": "date"})
+    f = assemble(text, toks, labels)
+    assert (f["title"], [p["family"] for p in f["people"]]) == ("Strings", ["Rowan", "Tee"])
+    text = "G. Person, H. Other, Gen. Relat. Gravit. 40 (2008), 1997."
+    toks, labels = _labels_by_words(text, {"G. Person, H. Other, Gen. Relat. Gravit.": "author", "40": "volume",
+                                           "2008": "date", "1997": "pages"})
+    f = assemble(text, toks, labels)
+    assert (f["title"], f["container"], len(f["people"])) == (None, "Gen. Relat. Gravit.", 2)
+    # family-first lists are left alone: there the last part is a name
+    text = "Roe, K., Doe, J., Phys. Rev. D 40, 100 (1990)."
+    toks, labels = _labels_by_words(text, {"Roe, K., Doe, J.": "author", "Phys. Rev. D": "container"})
+    assert assemble(text, toks, labels)["title"] is None
+
+
+def test_venue_abbreviations_go_back_to_the_venue():
+    assert "contemp" in gazetteers().venue_abbrev and "psychology" not in gazetteers().venue_abbrev
+    text = "Smith J A 2011 Contemp. Phys. 52 101"
+    toks, labels = _labels_by_words(text, {"Smith J A 2011 Contemp.": "author", "Phys.": "container",
+                                           "52": "volume", "101": "pages"})
+    f = assemble(text, toks, labels)
+    assert (f["container"], f["year"], f["people"][0]["family"]) == ("Contemp. Phys.", "2011", "Smith")
+    # a title's last word before the venue stays in the title ("... Approach. International ...")
+    text = "Roe, K. (1997). A Social Psychological Approach. International Journal of Psychology, 32, 369-386."
+    toks, labels = _labels_by_words(text, {"Roe, K.": "author", "1997": "date",
+                                           "A Social Psychological Approach": "title",
+                                           "International Journal of Psychology": "container"})
+    assert assemble(text, toks, labels)["title"] == "A Social Psychological Approach"
+
+
+def test_venue_lexicon_counts_abbreviations_against_titles():
+    text = "A. Roe, Waves, Contemp. Phys. 1, 1 (2001)."
+    title = "Waves in Psychology."
+    ex = [(text, [(text.find("Contemp. Phys."), text.find("Contemp. Phys.") + 14, "container")])] * 3
+    ex += [(f"B. Doe, {title} Psychology. Rev. 2, 2", [(7, 7 + len(title) - 1, "title"), (28, 39, "container")])] * 3
+    lex = train_refparse.venue_lexicon(ex)
+    assert "contemp" in lex["venue_abbrev"] and "psychology" not in lex["venue_abbrev"]
+    assert "contemp phys" in lex["venue_name"]
