@@ -119,19 +119,26 @@ class OcrUnavailable(RuntimeError):
 # ----------------------------------------------------------------------------- tesseract
 
 
-_TITLE_NUM = re.compile(r"(\w+) ([-\d. ]+)")
-
-
 def _title(attr: str) -> dict[str, list[float]]:
+    """hOCR's ``title`` properties with numbers: ``bbox 1 2 3 4; x_wconf 96`` -> {bbox: [...], ...}.
+
+    Called once per character box (~4,000 a page), so plain splits, not a regex: half the parse."""
     out: dict[str, list[float]] = {}
     for part in attr.split(";"):
-        m = _TITLE_NUM.match(part.strip())
-        if m:
+        name, _, rest = part.strip().partition(" ")
+        if rest:
             try:
-                out[m.group(1)] = [float(x) for x in m.group(2).split()]
-            except ValueError:
+                out[name] = [float(x) for x in rest.split()]
+            except ValueError:  # image "stdin", x_font names: not numbers
                 pass
     return out
+
+
+# Settings that skip work the LSTM reading does not need (both backends alike). The fixed-pitch
+# test is a dynamic-programming search for a typewriter pitch in every row of the layout
+# analysis; the LSTM reads whole lines and finds its own spaces: -1.9% of Tesseract's
+# instructions on a dense page, the same hOCR on the pages measured (docs/ocr.md).
+_SKIP_WORK = {"textord_disable_pitch_test": "1"}
 
 
 _LINE_CLASSES = {"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"}
@@ -194,6 +201,8 @@ class TesseractEngine:
             api = t.PyTessBaseAPI(path=self.tessdata, lang=self.lang, psm=self.psm, oem=t.OEM.LSTM_ONLY)
             api.SetVariable("hocr_char_boxes", "1")
             api.SetVariable("tessedit_do_invert", "0")
+            for name, value in _SKIP_WORK.items():
+                api.SetVariable(name, value)
             self._local.api = api
         return api
 
@@ -226,41 +235,29 @@ class TesseractEngine:
     def read_many(self, images: list, dpi: int, timeout: float) -> list[PageText]:
         """Read several pages at ``dpi`` in one go; TimeoutError past ``timeout`` for all of them.
 
-        The command reads them in one process from a list of PGM files (Tesseract takes a file
-        that is no image as a list of image paths): its ~0.13-0.19 CPU s of model and dictionary
-        loading is paid once per batch instead of once per page. In process, one after another."""
+        The command reads them in one process from one multi-page TIFF on stdin: its ~0.13-0.19 CPU s
+        of model and dictionary loading is paid once per batch instead of once per page. In process,
+        one after another."""
         if self._tesserocr or len(images) == 1:
             started = time.monotonic()
             return [self.read(im, dpi, max(1.0, timeout - (time.monotonic() - started))) for im in images]
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="ctxmill-ocr-") as tmp:
-            paths = []
-            for n, image in enumerate(images):
-                path = os.path.join(tmp, f"page-{n}.pgm")
-                with open(path, "wb") as f:
-                    f.write(b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]))
-                    f.write(image.tobytes())
-                paths.append(path)
-            hocr = self._run_cli(("\n".join(paths) + "\n").encode(), dpi, timeout)
-        pages = parse_hocr_pages(hocr)
+        pages = parse_hocr_pages(self._run_cli(_tiff(images), dpi, timeout))
         if len(pages) != len(images):
             raise RuntimeError(f"tesseract read {len(pages)} of {len(images)} pages")
         return pages
 
     def _read_cli(self, image, dpi: int, timeout: float) -> PageText:
-        # binary PGM on stdin: no encoding cost, no temporary file, and Leptonica reads it
-        pgm = b"P5\n%d %d\n255\n" % (image.shape[1], image.shape[0]) + image.tobytes()
-        return parse_hocr(self._run_cli(pgm, dpi, timeout))
+        return parse_hocr(self._run_cli(_tiff([image]), dpi, timeout))
 
     def _run_cli(self, stdin: bytes, dpi: int, timeout: float) -> bytes:
-        """The command on one image or a list of image paths given on stdin; its hOCR."""
+        """The command on the (multi-page) image given on stdin; its hOCR."""
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
         cmd = [self.binary, "stdin", "stdout", *self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang,
                "--psm", str(self.psm),
                # no second try on inverted word images: it costs time on every figure speck and
                # only helps white-on-dark text
-               "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0", "quiet", "hocr"]
+               "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
+               *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
         try:
             proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
@@ -287,6 +284,22 @@ class TesseractEngine:
         if proc.returncode != 0 or not rot or not conf or float(conf.group(1)) < 2.0:
             return 0  # no script found or a guess: leave the page as it is
         return int(rot.group(1)) % 360
+
+
+def _tiff(images: list) -> bytes:
+    """Grayscale pages as one uncompressed (multi-page) TIFF, for the command's stdin.
+
+    Leptonica reads a TIFF a row at a time but a binary PGM one pixel at a time (an ``fread``
+    per pixel): 2% of Tesseract's instructions for a dense page (callgrind, docs/ocr.md). Same
+    pixels, same reading; no temporary files."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    frames = [Image.fromarray(np.ascontiguousarray(im, dtype=np.uint8)) for im in images]
+    frames[0].save(buf, "TIFF", save_all=len(frames) > 1, append_images=frames[1:])
+    return buf.getvalue()
 
 
 def bundled_tesseract() -> tuple[str, str] | None:
