@@ -409,7 +409,7 @@ def _add_mention(ctx: _Ctx, block, text, base, s, e, ids, reason, shown=None):
 def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
     linker = ctx.linker
     taken: list[tuple[int, int]] = []
-    for m in _PAREN.finditer(text):
+    for m in _PAREN.finditer(text) if "(" in text else ():  # (the tests below each need their mark)
         inner = m.group(1)
         ys = _YEARS_ONLY.match(inner)
         if ys:
@@ -501,14 +501,14 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
             if all(k in numbers for k in keys):
                 _add_mention(ctx, block, text, base, m.start(), m.end(), [numbers[k] for k in keys], None)
         return
-    for m in _NUM_BRACKET.finditer(text):
+    for m in _NUM_BRACKET.finditer(text) if "[" in text else ():
         nums = _expand_numbers(m.group(1))
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
     if linker.numbered:
-        for m in _SUP_TAG.finditer(text):
+        for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
             nums = _expand_numbers(m.group(1) or m.group(2))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
-        for m in _SUP_UNI.finditer(text):
+        for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)
             nums = _expand_numbers(m.group(1).translate(_SUP_MAP))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
 
@@ -555,7 +555,7 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
         _table_section_columns(ctx, block, text)
     if block.kind is BlockKind.FOOTNOTE:
         return
-    for m in _FOOTNOTE_MARK.finditer(text):
+    for m in _FOOTNOTE_MARK.finditer(text) if "[^" in text else ():
         num = m.group(1)
         linker = ctx.linker
         if num not in ctx.targets["footnote"] and linker.numbered and num in linker.by_number:
