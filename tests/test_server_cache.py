@@ -294,6 +294,15 @@ def test_the_sync_writes_the_snapshot_and_rewrites_it_once_it_lags(tmp_path, mon
     queries = ["ledger total 7", "handler 3", "invoice line"]
     got = [[h.to_dict() for h in search(q, root, db_path=db, k=5)] for q in queries]
     assert rows_read == []
+    with Store(db) as s, s.transaction():  # what the garbage collection of unused vectors does
+        s.conn.execute("DELETE FROM vectors WHERE id = (SELECT min(id) FROM vectors)")
+    (root / "gc.py").write_text("def after_collection(x):\n    return x\n")
+    sync_index(root, db_path=db)
+    assert _snapshot_rows(snap) == 140  # one dropped, one added: written anew
+    sm._caches.clear()
+    rows_read.clear()  # (the sync read the added row to write it)
+    got = [[h.to_dict() for h in search(q, root, db_path=db, k=5)] for q in queries]
+    assert rows_read == []
     sm._caches.clear()
     monkeypatch.setattr(sm, "_read_snapshot", lambda store: None)  # SQLite alone: the same hits
     assert [[h.to_dict() for h in search(q, root, db_path=db, k=5)] for q in queries] == got

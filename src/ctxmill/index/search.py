@@ -410,8 +410,8 @@ def _load_vectors(store: Store, key, prev: _Vectors | None = None) -> _Vectors |
 
 def refresh_snapshot(store: Store) -> bool:
     """Called at the end of a sync: write the snapshot of the vectors when there is none (and
-    there are ``SNAPSHOT_MIN`` or more) or when ``SNAPSHOT_STALE`` of its rows have been added
-    or dropped since, so that the first search of the next process maps the matrix instead of
+    there are ``SNAPSHOT_MIN`` or more), when ``SNAPSHOT_STALE`` of its rows have been added
+    since, or when any was dropped, so that the first search of the next process maps the matrix instead of
     reading it from SQLite (a second, at 100k vectors on a busy machine). A few small queries
     when nothing is to be written. True when it wrote one."""
     key = store.state_key()
@@ -424,8 +424,10 @@ def refresh_snapshot(store: Store) -> bool:
     if snap is not None and len(snap.ids):
         newer = store.conn.execute("SELECT count(*) FROM vectors WHERE id > ?", (int(snap.ids[-1]),)).fetchone()[0]
         dropped = len(snap.ids) + newer - total
-        if (newer + max(dropped, 0)) < SNAPSHOT_STALE * len(snap.ids) and dropped >= 0:
-            return False  # a search extends it by the few rows since, at its own cost
+        # rows added since: a search reads those few; any row dropped (the garbage collection
+        # of unused vectors) would make every new process copy the whole matrix without them
+        if dropped == 0 and newer < SNAPSHOT_STALE * len(snap.ids):
+            return False
     vecs, _read = _load_rows(store, key, snap)
     if vecs is None:
         return False
