@@ -204,9 +204,7 @@ _windowed: bool | None = None
 def _can_window() -> bool:
     global _windowed
     if _windowed is None:
-        tok = get_tokenizer()
-        pre = json.loads(tok.pre_tokenizer.__getstate__()) if tok.pre_tokenizer is not None else {}
-        norm = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else {"type": "NFKC"}
+        pre, norm = token_pieces.tokenizer_setup()
         _windowed = (pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
                      and norm.get("type") in ("NFKC", "NFC"))
     return _windowed

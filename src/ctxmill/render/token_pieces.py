@@ -36,17 +36,24 @@ _usable: bool | None = None
 _map: dict[int, str] | None = None
 
 
+def tokenizer_setup() -> tuple[dict, dict]:
+    """The bundled tokenizer's pre-tokenizer and normalizer settings (what cutting text into
+    pieces or windows depends on)."""
+    tok = get_tokenizer()
+    pre = json.loads(tok.pre_tokenizer.__getstate__()) if tok.pre_tokenizer is not None else {}
+    norm = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else {"type": "NFKC"}
+    return pre, norm
+
+
 def usable() -> bool:
     """The bundled tokenizer is the byte-level BPE this module reproduces the cutting of."""
     global _usable
     if _usable is None:
-        tok = get_tokenizer()
-        pre = json.loads(tok.pre_tokenizer.__getstate__()) if tok.pre_tokenizer is not None else {}
-        norm = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else {"type": "NFKC"}
+        pre, norm = tokenizer_setup()
         _usable = (pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
                    and not pre.get("add_prefix_space", False)
                    and norm.get("type") in ("NFKC", "NFC")
-                   and type(tok.model).__name__ == "BPE" and tok.post_processor is None)
+                   and type(get_tokenizer().model).__name__ == "BPE" and get_tokenizer().post_processor is None)
     return _usable
 
 
