@@ -188,6 +188,16 @@ def state_path(root: str, url: str, repo: str, branch: str) -> Path:
     return base.with_name(f"{base.stem}-team-{digest}")
 
 
+def _write_stats(record: Path, stats: dict) -> None:
+    """The local record's file stats beside it (``<record>.stats``), written whole or not at all."""
+    record.parent.mkdir(parents=True, exist_ok=True)
+    target = record.with_suffix(".stats")
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        marshal.dump(stats, fh)
+    os.replace(tmp, target)
+
+
 class PgStore:
     """A (repo, branch) of the team store at ``url``, as seen from the checkout at ``root``."""
 
@@ -550,12 +560,7 @@ class PgStore:
         self.adoption = {"files": len(hashes), "equal": len(adopted), "folders_differing": len(differ),
                          "queries": queries, "seconds": round(time.perf_counter() - t0, 4)}
         # this machine's record from now on: the files it has just as the server has them
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        target = self.path.with_suffix(".stats")
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            marshal.dump(adopted, fh)
-        os.replace(tmp, target)
+        _write_stats(self.path, adopted)
         self._local.update(root=self.root, dirty="0", merkle_root=node[""] if not differ else "",
                            last_check=time.time())
         self._write_local()
@@ -1112,12 +1117,7 @@ class _Transaction:
             s = self.store
             pending = getattr(s, "_pending_stats", None)
             if pending is not None:
-                s.path.parent.mkdir(parents=True, exist_ok=True)
-                target = s.path.with_suffix(".stats")
-                tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-                with open(tmp, "wb") as fh:
-                    marshal.dump(pending, fh)
-                os.replace(tmp, target)
+                _write_stats(s.path, pending)
                 s._pending_stats = None
                 s._hpaths = None
             s._write_local()
