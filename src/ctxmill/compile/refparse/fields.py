@@ -68,6 +68,14 @@ def _runs(tokens: list[tuple[str, int, int]], labels: list[str]) -> list[tuple[s
     return [tuple(r) for r in runs]
 
 
+def _run_end(labels: list[str], i: int) -> int:
+    """The last index of the run of ``labels[i]``'s label that starts at ``i``."""
+    lab = labels[i]
+    while i + 1 < len(labels) and labels[i + 1] == lab:
+        i += 1
+    return i
+
+
 def _clean(text: str) -> str:
     return " ".join(text.split()).strip(" ,;:")
 
@@ -168,8 +176,7 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
             for j in range(k, a):
                 labels[j] = "title"
             a = k
-    while b + 1 < len(labels) and labels[b + 1] == "title":
-        b += 1
+    b = _run_end(labels, b)
     def ends(i: int) -> bool:  # "." before a word that is not lower-case ASCII, or "et al."
         nxt = tokens[i + 1][0][:1]
         starts = nxt.isalnum() and not ("a" <= nxt <= "z")
@@ -232,9 +239,7 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
     if "author" not in labels or "title" not in labels:
         return labels
     a = labels.index("author")
-    b = a
-    while b + 1 < len(labels) and labels[b + 1] == "author":
-        b += 1
+    b = _run_end(labels, a)
     t = b + 1
     while t < len(labels) and labels[t] == "O" and not tokens[t][0][:1].isalnum():
         t += 1
@@ -328,9 +333,7 @@ def collaboration_title(tokens, labels: list[str]) -> list[str]:
         return labels
     words = [t for t, _, _ in tokens]
     i = labels.index("title")
-    j = i
-    while j + 1 < len(labels) and labels[j + 1] == "title":
-        j += 1
+    j = _run_end(labels, i)
     k = next((x for x in range(i, min(j, i + 6) + 1) if words[x].lower() in _COLLAB), None)
     if k is None or not all(w[:1].isupper() or not w[:1].isalpha() or w in ("and", "&") for w in words[i : k + 1]):
         return labels
@@ -375,9 +378,7 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     if len(idx) < 3:
         return labels
     a = idx[0]
-    b = a
-    while b + 1 < len(labels) and labels[b + 1] == "container":
-        b += 1
+    b = _run_end(labels, a)
     cut = next((i for i in range(b - 1, a, -1) if tokens[i][0] == "." and tokens[i + 1][0][:1].isupper()), None)
     if cut is None:
         return labels
@@ -430,9 +431,7 @@ def names_run_on(tokens, labels: list[str]) -> list[str]:
     if "title" not in labels or "container" not in labels:
         return labels
     i = labels.index("title")
-    j = i
-    while j + 1 < len(labels) and labels[j + 1] == "title":
-        j += 1
+    j = _run_end(labels, i)
     if (i == 0 or labels[i - 1] != "author" or not _DOTTED_INITIALS.fullmatch(tokens[i - 1][0])
             or j + 2 >= len(labels) or tokens[j + 1][0] != "," or labels[j + 2] != "container" or j - i > 8):
         return labels
@@ -512,9 +511,7 @@ def title_in_venue(tokens, labels: list[str]) -> list[str]:
     if "title" in labels or "container" not in labels:
         return labels
     a = labels.index("container")
-    b = a
-    while b + 1 < len(labels) and labels[b + 1] == "container":
-        b += 1
+    b = _run_end(labels, a)
     words = [t for t, _, _ in tokens]
     c = next((i for i in range(b - 1, a, -1) if words[i] == ","), None)
     if c is None:
