@@ -17,14 +17,20 @@ from ctxmill.index.store import Store
 sm = importlib.import_module("ctxmill.index.search")
 
 
-@pytest.fixture
-def indexed(tmp_path, monkeypatch):
-    monkeypatch.setattr(sm, "EXACT_MAX", 50)  # the sign-bit codes are extended too
-    sm._caches.clear()
+def _handlers_repo(tmp_path):
+    """120 one-function files: over the patched EXACT_MAX, so the sign-bit scan is used."""
     root = tmp_path / "repo"
     root.mkdir()
     for i in range(120):
         (root / f"m{i}.py").write_text(f"def handler_{i}(request):\n    return request.get('id_{i}', {i})\n")
+    return root
+
+
+@pytest.fixture
+def indexed(tmp_path, monkeypatch):
+    monkeypatch.setattr(sm, "EXACT_MAX", 50)  # the sign-bit codes are extended too
+    sm._caches.clear()
+    root = _handlers_repo(tmp_path)
     db = tmp_path / "index.db"
     sync_index(root, db_path=db)
     search("handler 7", root, db_path=db, k=5)  # the matrix is cached now
@@ -266,10 +272,7 @@ def test_the_sync_writes_the_snapshot_and_rewrites_it_once_it_lags(tmp_path, mon
     monkeypatch.setattr(sm, "EXACT_MAX", 50)
     monkeypatch.setattr(sm, "SNAPSHOT_MIN", 50)
     sm._caches.clear()
-    root = tmp_path / "repo"
-    root.mkdir()
-    for i in range(120):
-        (root / f"m{i}.py").write_text(f"def handler_{i}(request):\n    return request.get('id_{i}', {i})\n")
+    root = _handlers_repo(tmp_path)
     db = tmp_path / "index.db"
     legacy = Path(str(db) + ".vectors")
     legacy.write_bytes(b"an older version's snapshot")
