@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -167,4 +168,68 @@ def test_search_command_goes_through_the_warm_server(team, tmp_path):
             os.environ.clear()
             os.environ.update(old)
     finally:
+        subprocess.run([*CTXMILL, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_index_command_goes_through_the_warm_server(team, tmp_path):
+    """`ctxmill index ROOT --store URL` of a known (repository, branch) is synced by the user's
+    background server (no imports, no new connection in the command), printing what the
+    in-process command prints; a second machine's first sync of a tree the store holds goes
+    there too, and a first build (neither this machine nor the store knows it) runs in-process."""
+    from ctxmill import server
+    from ctxmill.index import sync_index
+
+    url, root = team
+    sync_index(root, store=url)  # the first machine's first build
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(XDG_RUNTIME_DIR=str(run), CTXMILL_SERVER="1", CTXMILL_SERVER_IDLE="120")
+    args = ["index", str(root), "--store", url, "--json"]
+    alone = subprocess.run([*CTXMILL, *args], env=dict(env, CTXMILL_SERVER="0"), capture_output=True, text=True,
+                           timeout=300)
+    assert alone.returncode == 0, alone.stderr
+
+    def counts(out: str) -> tuple:
+        d = json.loads(out)
+        return d["files_scanned"], d["files_changed"], d["chunks_total"], d["chunks_embedded"], sorted(d)
+
+    old = dict(os.environ)
+    try:
+        for _ in range(2):  # the first starts the server
+            got = subprocess.run([*CTXMILL, *args], env=env, capture_output=True, text=True, timeout=300)
+            assert got.returncode == 0, got.stderr
+            assert counts(got.stdout) == counts(alone.stdout)
+        text = subprocess.run([*CTXMILL, "index", str(root), "--store", url], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert re.fullmatch(r"\d+ files scanned, 0 changed, 0 deleted; \d+ chunks, 0 embedded in [0-9.]+s\n",
+                            text.stdout), text.stdout
+        # a second machine: another copy, the server already holds its tree
+        other = tmp_path / "second" / root.name
+        shutil.copytree(root, other)
+        second = subprocess.run([*CTXMILL, "index", str(other), "--store", url, "--json"], env=env,
+                                capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr
+        d = json.loads(second.stdout)
+        assert d["chunks_embedded"] == 0 and d["files_changed"] == 0
+        os.environ.update(XDG_RUNTIME_DIR=str(run), CTXMILL_SERVER="1")
+        ops = [r["op"] for r in server.call("timings", start=False)["timings"]]
+        assert ops.count("team_sync") == 4, ops  # all four were synced by the server
+        # other key settings than the server's: the command syncs in-process
+        from ctxmill.team.settings import REQUEST_ENV
+
+        same = {k: os.environ.get(k) for k in REQUEST_ENV}
+        other_key = server.call("team_sync", start=False, root=str(root), store=url,
+                                env=dict(same, CTXMILL_TEAM_KEY="another-key-0123456789abcdef"))
+        assert other_key.get("unknown") and "report" not in other_key
+        # a first build (no record here, nothing on the server) is left to the command: its progress bar
+        from ctxmill.team.pgstore import sync_known
+
+        os.environ["CTXMILL_STORE_REPO"] = f"never-synced-{tmp_path.name}"
+        before = _rows(url)
+        assert sync_known(url, str(root)) is None
+        assert _rows(url) == before
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
         subprocess.run([*CTXMILL, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)

@@ -17,7 +17,7 @@ import sys
 
 SEARCH_VALUES = {"--root": "root", "--path": "path", "-k": "k", "--db": "db", "--store": "store"}
 SEARCH_FLAGS = {"--json": "json"}
-INDEX_VALUES = {"--db": "db", "--max-file-kb": "max_file_kb"}
+INDEX_VALUES = {"--db": "db", "--max-file-kb": "max_file_kb", "--store": "store"}
 INDEX_FLAGS = {"--json": "json", "--quiet": "quiet", "-q": "quiet"}
 
 
@@ -62,7 +62,7 @@ def _parse_search(args: list[str]) -> dict | None:
 
 def _parse_index(args: list[str]) -> dict | None:
     parsed = _parse(args, INDEX_VALUES, INDEX_FLAGS, {"db": None, "max_file_kb": "1000", "json": False,
-                                                       "quiet": False})
+                                                       "quiet": False, "store": None})
     if parsed is None or len(parsed[1]) > 1:
         return None
     got = parsed[0]
@@ -125,9 +125,19 @@ def _fast_index(args: list[str]) -> int | None:
     if opts is None:
         return None
     root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root) or _team(root) is not None:
-        return None  # a team store (or refused project settings): the full path syncs it
+    if not os.path.isdir(root):
+        return None
     db = os.path.realpath(opts["db"]) if opts["db"] else None
+    if db is None:
+        store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
+        if store is False:
+            return None  # the project's settings are refused: the full path says why
+        if store:  # a team store (ctxmill.team): a known one syncs in the warm server, as team_search
+            from ctxmill.team.settings import REQUEST_ENV
+
+            return _ask("team_sync", {"root": root, "store": store, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
+                                      "print": "json" if opts["json"] else "text", "quiet": opts["quiet"],
+                                      "env": {k: os.environ.get(k) for k in REQUEST_ENV}})
     if db is not None and not os.path.exists(db):
         return None  # a first build
     # only a running server: the full path decides whether to start one (not for a first build)
@@ -154,7 +164,7 @@ FAST = {"search": _fast_search, "index": _fast_index}
 
 def main() -> None:
     fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
-    if os.environ.get("CTXMILL_STORE") and fast is not _fast_search:
+    if os.environ.get("CTXMILL_STORE") and fast not in (_fast_search, _fast_index):
         fast = None  # a team store: the full command line syncs it (ctxmill.team)
     if fast is not None:
         code = fast(sys.argv[2:])

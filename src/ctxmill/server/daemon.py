@@ -159,10 +159,12 @@ class Server:
             rec["format"] = time.perf_counter() - t
             return reply
         if op == "team_search":
-            return self._team_search(req)
+            return self._team_search(req, rec)
+        if op == "team_sync":
+            return self._team_sync(req)
         return {"ok": False, "error": f"unknown op {op!r}"}
 
-    def _team_search(self, req: dict) -> dict:
+    def _team_search(self, req: dict, rec: dict | None = None) -> dict:
         """A search of a team store (ctxmill.team, issue 25), so its pooled connection, embedder
         and caches stay warm in this process. Answered only when the caller's settings that pick
         the key, repository, branch and local state are this server's own; otherwise the caller
@@ -173,10 +175,21 @@ class Server:
         if set(env) != set(REQUEST_ENV) or any(os.environ.get(k) != env[k] for k in REQUEST_ENV):
             return {"ok": True, "unknown": True}
         from ctxmill import index
+        from ctxmill.index.search import PHASES
+
+        rec = {} if rec is None else rec
+        submitted = time.perf_counter()
 
         def run() -> list[dict]:
-            hits = index.search(req["query"], req["root"], store=req["store"], path_prefix=req.get("path"),
-                                k=int(req.get("k") or 10))
+            t = time.perf_counter()
+            rec["queued"] = t - submitted
+            token = PHASES.set(rec.setdefault("phases", {}))  # the same per-phase timings as a local search
+            try:
+                hits = index.search(req["query"], req["root"], store=req["store"], path_prefix=req.get("path"),
+                                    k=int(req.get("k") or 10))
+            finally:
+                PHASES.reset(token)
+                rec["search"] = time.perf_counter() - t
             return [h.to_dict() for h in hits]
 
         hits = self.search_pool.submit(run).result()
@@ -186,6 +199,37 @@ class Server:
 
             reply["out"] = (hits_json(hits) if req["print"] == "json" else hits_text(hits, bold=bool(req.get("bold")))) + "\n"
             del reply["hits"]
+        return reply
+
+    def _team_sync(self, req: dict) -> dict:
+        """``ctxmill index ROOT --store URL`` of a (repository, branch) this machine or the store
+        already knows (ctxmill.team.pgstore.sync_known), so the command skips importing the
+        sync code, psycopg and the embedder and connecting; the same settings rule as
+        ``team_search``, and a first build runs in the command (``unknown``)."""
+        from ctxmill.team.settings import REQUEST_ENV
+
+        env = req.get("env") or {}
+        if set(env) != set(REQUEST_ENV) or any(os.environ.get(k) != env[k] for k in REQUEST_ENV):
+            return {"ok": True, "unknown": True}
+        from ctxmill.team.pgstore import sync_known
+
+        report = sync_known(req["store"], req["root"], max_file_bytes=req.get("max_file_bytes"))
+        if report is None:
+            return {"ok": True, "unknown": True}
+        d = report.to_dict()
+        reply = {"ok": True, "report": d}
+        if req.get("print"):
+            from ctxmill.hits import sync_json
+
+            if req["print"] == "json":
+                out = sync_json(d) + "\n"
+            elif req.get("quiet"):
+                out = ""
+            else:  # the team store's summary line (cli.index_cmd): no local index file to name
+                out = (f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} "
+                       f"deleted; {d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s\n")
+            reply.update(out=out, err="")  # (the command's team path prints no warnings either)
+            del reply["report"]
         return reply
 
     def _sync_op(self, req: dict) -> dict:
@@ -531,7 +575,7 @@ class _Handler(socketserver.BaseRequestHandler):
         now = time.perf_counter()
         if rec["op"] == "stop" and reply.get("ok"):
             threading.Thread(target=srv.shutdown, daemon=True).start()
-        if rec["op"] in ("search", "sync"):
+        if rec["op"] in ("search", "sync", "team_search", "team_sync"):
             rec["send"] = now - t
             rec["total"] = now - rec.pop("t")
             rec["gc"] = srv.gc_seconds - gc_before

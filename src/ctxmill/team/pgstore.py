@@ -819,13 +819,15 @@ class PgStore:
     def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list:
         from ctxmill.index import rank
         from ctxmill.index.rank import DEFAULT_WEIGHTS, FileNames, head_doc
-        from ctxmill.index.search import Hit, _prefix_bounds
+        from ctxmill.index.search import PHASES, Hit, _Marks, _prefix_bounds
 
         if not query or not query.strip():
             raise UsageError("empty query")
         if k < 1:
             raise UsageError("k must be at least 1")
+        mark = _Marks(PHASES.get())  # per-phase timings, as the local search keeps (`server timings`)
         local = self._local_paths()
+        mark("state")
         bounds = _prefix_bounds(path_prefix)
         only = None
         if bounds is not None:
@@ -833,15 +835,18 @@ class PgStore:
         n = max(rank.CANDIDATES, k * 5)
         pool = max(rank.POOL, k * 3)
         terms, avgdl, total = self._query_terms(query)
+        mark("terms")
         same = self.dim == embedder.dim and self.embedder_name in (None, getattr(embedder, "name", None))
         qvec = None
         if same and self._vectors_exist():
             q = np.asarray(embedder.embed_query(query), dtype=np.float32)
             qvec = "[" + ",".join(f"{x:.6g}" for x in q.tolist()) + "]"
+        mark("embed")
         # a small repository (or a path prefix: a part of one) is scored exactly from its own
         # rows; a large one's lexical leg reads the postings index, a bounded amount of work
         exact = total <= EXACT_MAX or only is not None
         rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl, exact=exact)
+        mark("sql")
         reader = _LocalReader(self.root)
         hits = []
         for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
@@ -857,6 +862,7 @@ class PgStore:
                     continue  # changed here since the store was synced: the hit would point at other text
             hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
                             context, lr, vr))
+        mark("read_local")
         want = {x.path for x in hits}
         missing = want.difference(self._names)
         if missing:
@@ -864,8 +870,12 @@ class PgStore:
         names = {p: self._names[p] for p in want}
         qstems = rank.query_stems(query)
         files = {p: f.matching(qstems) for p, f in names.items()}
+        mark("file_names")
         facades = self._facades(local, reader) if hasattr(rank, "facade_index") else None
-        return rank.rerank(query, hits, k=k, files=files, **({"facades": facades} if facades else {}))
+        mark("facades")
+        got = rank.rerank(query, hits, k=k, files=files, **({"facades": facades} if facades else {}))
+        mark("rerank")
+        return got
 
     def _facades(self, local: dict[str, str], reader) -> dict:
         """``rank.facade_index`` of this checkout's forwarding files (chunks of kind ``facade``,
@@ -1176,3 +1186,23 @@ def _stamp(path: Path):
         return os.stat(path.with_suffix(".stats")).st_mtime_ns
     except OSError:
         return None
+
+
+def sync_known(url: str, root: str, *, max_file_bytes: int | None = None):
+    """``ctxmill index ROOT --store URL`` in a long-lived process (the warm server): the sync's
+    report, or None when this is a first build (neither this machine nor the server knows the
+    (repository, branch) yet: the command runs it, with its progress bar). A known one - this
+    machine's record is there, or the server holds the tree and this is a second machine's first
+    sync - syncs here, on a kept connection with the sync code and embedder already loaded."""
+    from ctxmill.index.embedders import get_embedder
+    from ctxmill.index.sync import sync
+    from ctxmill.sources.repo import DEFAULT_MAX_FILE_BYTES
+
+    st = PgStore(url, root, create=True)
+    if not st.server_root and not st.path.with_suffix(".json").exists():
+        st.close()
+        return None
+    embedder = get_embedder(None)  # as sync_index: the shipped one (a store of another is refused)
+    return sync(Path(st.root), st.path, embedder, progress=None,
+                max_file_bytes=DEFAULT_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes,
+                open_store=lambda: st)
