@@ -532,3 +532,40 @@ def test_each_store_repository_and_branch_of_a_root_keeps_its_own_record(tmp_pat
         ("postgresql://u@db:5432/team", "fork", "main"), ("postgresql://u@other:5432/team", "proj", "main"))]
     for suffix in (".json", ".stats"):
         assert len({p.with_suffix(suffix) for p in paths}) == 4
+
+
+def test_schema_3_indexes_forwarding_chunks_and_migrates_a_version_2_store(team_env, team_server, tmp_path,
+                                                                          monkeypatch):
+    """Version 3 adds ctx_chunks_facade, the ranker's facade lookup reads it (not every chunk of
+    the branch), and a version-2 store is refused for searches until a client syncs into it,
+    which migrates it."""
+    from ctxmill.index import search, sync_index
+    from ctxmill.index.rank import FACADE_KIND
+    from ctxmill.team import pgstore, schema
+
+    assert FACADE_KIND == "facade" and schema.SCHEMA_VERSION == 3
+    url = _fresh_db(team_server, "schema3")
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "schema3")
+    root = tmp_path / "repo"
+    write_fmt_headers(root)
+    sync_index(root, store=url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP INDEX ctx_chunks_facade")  # as a version-2 store holds it
+        conn.execute("UPDATE ctx_meta SET value = '2' WHERE key = 'schema_version'")
+    pgstore._idle.clear()
+    with pytest.raises(Exception, match="schema version 2"):
+        pgstore.PgStore(url, root, create=False)
+    sync_index(root, store=url)  # migrates
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
+        conn.execute("SET enable_seqscan = off")  # (a tiny table): can the lookup use the index at all
+        st = pgstore.PgStore(url, root, create=False)
+        try:
+            plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + pgstore.FACADES_SQL, (st.repo, st.branch)))
+            rows = conn.execute(pgstore.FACADES_SQL, (st.repo, st.branch)).fetchall()
+        finally:
+            st.close()
+    assert "ctx_chunks_facade" in plan, plan
+    assert [r[0].count("/") for r in rows] == [2]  # include/fmt/core.h, its path keyed
+    hits = search("basic_format_args", root, store=url, k=3)
+    assert [h.path for h in hits[:2]] == ["include/fmt/base.h", "include/fmt/core.h"]

@@ -887,11 +887,7 @@ class PgStore:
             from ctxmill.index.rank import FACADE_KIND, facade_index
 
             with self._reading() as conn:
-                found = conn.execute(
-                    "SELECT f.path, c.start_line, c.end_line, c.symbol, c.language, c.hash, c.context, c.id "
-                    "FROM ctx_files f JOIN ctx_chunks c ON c.blob = f.blob "
-                    "WHERE f.repo = %s AND f.branch = %s AND c.kind = %s",
-                    (self.repo, self.branch, FACADE_KIND)).fetchall()
+                found = conn.execute(FACADES_SQL, (self.repo, self.branch)).fetchall()
             rows = []
             for hpath, start, end, sym, language, h, ctx, cid in found:
                 path = local.get(hpath)
@@ -1055,6 +1051,14 @@ class PgStore:
             head = reader.raw_lines(p, *first[p])[:3000] if p in first else ""
             out[p] = FileNames(p, symbols[p], head_doc(head or ""))
         return out
+
+
+# The forwarding files' chunks of a (repo, branch), from the few rows of the partial index
+# ctx_chunks_facade (schema 3) up to their file rows; the kind is written out, not a parameter,
+# so the planner can prove the index's predicate under any plan
+FACADES_SQL = ("SELECT f.path, c.start_line, c.end_line, c.symbol, c.language, c.hash, c.context, c.id "
+               "FROM ctx_chunks c JOIN ctx_files f ON f.blob = c.blob "
+               "WHERE c.kind = 'facade' AND f.repo = %s AND f.branch = %s")
 
 
 def _signed(v: int) -> int:

@@ -19,7 +19,8 @@ Version 1:
                   created when the first client names its embedder, because the column's
                   dimension comes from it
 
-Version 2 adds ``ctx_postings``, an impact-ordered inverted index of the keyed terms (below).
+Version 2 adds ``ctx_postings``, an impact-ordered inverted index of the keyed terms (below);
+version 3 an index of the forwarding files' chunks (``ctx_chunks_facade``).
 
 Repository, branch, path and folder names are keyed HMACs (ctxmill.team.keys).
 """
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from ctxmill.errors import InputRefused
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LOCK_ID = 0x637478_6D696C6C  # pg_advisory lock for schema changes ("ctxmill")
 
 _V1 = [
@@ -88,7 +89,12 @@ _V2 = [
     "CREATE INDEX IF NOT EXISTS ctx_postings_impact ON ctx_postings(term, impact DESC, chunk)",
 ]
 
-STEPS = {0: _V1, 1: _V2}  # from version N to N + 1
+# Version 3: the forwarding files' chunks (kind 'facade', ctxmill.index.facades) in an index of
+# their own, so the ranker's facade lookup (pgstore._facades, once per synced state) reads those
+# few rows instead of every chunk of the (repo, branch)
+_V3 = ["CREATE INDEX IF NOT EXISTS ctx_chunks_facade ON ctx_chunks(blob) WHERE kind = 'facade'"]
+
+STEPS = {0: _V1, 1: _V2, 2: _V3}  # from version N to N + 1
 
 
 def vector_table(dim: int) -> list[str]:
