@@ -151,3 +151,54 @@ def test_after_an_edit_in_a_comment_the_other_mentions_follow(tmp_path):
     (tmp_path / "a.py").write_text("# call order_total first\nx = 1\n# then total_price again\n")
     got = suggest(tmp_path, patch)
     assert [(s.start_line, s.replacement, s.confidence) for s in got] == [(3, "# then order_total again\n", 0.5)]
+
+
+TRIPLE = '''public class Triple {
+    private int middle;
+
+    /**
+     * Sets the middle element of the triple.
+     */
+    public void setMiddle(int middle) {
+        this.middle = middle;
+    }
+
+    /**
+     * @param th  the throwable
+     */
+    public static String message(Throwable th) {
+        return th.getMessage();
+    }
+
+    /**
+     * @param th  another throwable
+     */
+    public static String name(Throwable th) {
+        return th.getClass().getName();
+    }
+}
+'''
+
+
+def _edit(tmp_path, old: str, new: str) -> str:
+    """Write TRIPLE with the first ``old`` line replaced by ``new``; return that edit's diff."""
+    lines = TRIPLE.split("\n")
+    n = lines.index(old)
+    lines[n] = new
+    (tmp_path / "Triple.java").write_text("\n".join(lines))
+    return (f"--- a/Triple.java\n+++ b/Triple.java\n@@ -{n + 1},1 +{n + 1},1 @@\n-{old}\n+{new}\n")
+
+
+def test_a_reworded_comment_does_not_rename_the_code(tmp_path):
+    # `middle` as a word of a comment: the field and parameter of that name are other things
+    patch = _edit(tmp_path, "     * Sets the middle element of the triple.", "     * Sets the left element of the triple.")
+    assert [s for s in suggest(tmp_path, patch) if "left" in s.replacement and "int" in s.replacement] == []
+
+
+def test_a_param_tag_renames_its_own_function_only(tmp_path):
+    patch = _edit(tmp_path, "     * @param th  the throwable", "     * @param throwable  the throwable")
+    got = suggest(tmp_path, patch)
+    lines = {s.start_line for s in got}
+    # the documented function's parameter and its use follow; `name`'s own `th` (lines 21-22) stays
+    assert 14 in lines and "Throwable throwable" in next(s.replacement for s in got if s.start_line == 14)
+    assert not lines & {21, 22}

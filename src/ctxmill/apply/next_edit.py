@@ -399,11 +399,64 @@ def _local_scope(path: str, text: str, line: int, names: list[str]) -> tuple[int
     return (first, last) if bound else None
 
 
+# a doc comment's parameter tag: `@param name`, `@param {Type} name` (Javadoc, JSDoc, KDoc, YARD)
+_PARAM_DOC = re.compile(r"@param\s+(?:\{[^}]*\}\s*)?\[?[\w$]+")
+
+
+def _names_code(line: str, name: str) -> bool:
+    """Whether ``line`` (a comment or string the edit changed) writes ``name`` as code rather
+    than as a word: called or reached through a path (`.join_one()`, `Cookie::named(`), an atom
+    or symbol (`:local_server`), a documented parameter (`@param th`), in backticks or
+    `{@code ...}`, or the first word of a comment naming what it documents (`// Foo wraps`)."""
+    n = re.escape(name)
+    return bool(re.search(
+        rf"(?:[.:]|::|@param\s+(?:\{{[^}}]*\}}\s*)?|`[^`]*|\{{@\w+\s+[^}}]*){n}(?![\w$])"
+        rf"|(?<![\w$]){n}\s*\("
+        rf"|^\s*(?://+|#+|\*+|/\*+|--|%+)\s*{n}(?![\w$])\s+[a-z]", line))
+
+
+def _documented_function(path: str, text: str, comment_line: int) -> tuple[int, int] | None:
+    """(first, last) lines from the doc comment around ``comment_line`` to the end of the
+    function it documents (the first function node starting below it), or None."""
+    from ctxmill.grammars import get_parser, language_for
+
+    lang = language_for(path)
+    if lang is None:
+        return None
+    try:
+        tree = get_parser(lang).parse(text.encode("utf-8"))
+    except Exception:
+        return None
+    lines = text.split("\n")
+    row = comment_line  # 0-based: the line after the edit
+    while row < len(lines) and (not lines[row].strip() or re.match(r"\s*(?:\*|/\*|//|#|@|--)", lines[row])):
+        row += 1  # the rest of the comment and the annotations (`@Override`)
+    if row >= len(lines) or row - comment_line > 40:
+        return None
+    col = len(lines[row]) - len(lines[row].lstrip())
+    node = tree.root_node.descendant_for_point_range((row, col), (row, col))
+    while node is not None and not (_FUNC_NODE.search(node.type) and node.type != "block"):
+        node = node.parent
+    if node is None or node.end_point[0] < row:
+        return None
+    first = comment_line
+    while first > 1 and re.match(r"\s*(?:\*|/\*\*?|//|#)", lines[first - 2]):
+        first -= 1
+    return first, node.end_point[0] + 1
+
+
 def _rename_confidence(f: dict) -> float:
     """Set by hand (a fit on the dev cases put prose above code: commits often leave some uses
     alone, which is not what a user renaming wants): code before text, the edited file first."""
     if f.get("reserved"):
         return 0.2  # below the threshold: `auto -> int` is an edit of one place
+    if f["code"] and not f.get("edit_code", 1.0) and not f.get("edit_names_code", 1.0):
+        # the edit reworded a comment or string where the name stood as a word (`Sets the middle
+        # element` -> `the left element`, `build Runtime` -> `build runtime`): the code's own
+        # `middle` is another thing. On half a of the dev cases such code uses were right 0 times
+        # in 15 shown (where the comment wrote the name as code, `@param th`, `.join_one()`,
+        # `// WithBaseContext wraps`, 4 in 20)
+        return 0.2
     conf = (0.9 if f["same_file"] else 0.75) if f["code"] else (0.5 if f["same_file"] else 0.4)
     if not f["code"] and f.get("edit_code", 1.0) and not f.get("prose"):
         # the edit renamed code, this is a comment or string: on half a of the dev cases such
@@ -456,6 +509,10 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     if len(mapping) == 1 and len(hunks) == 1 and hunks[0].path in files:
         h = hunks[0]
         scope = _local_scope(h.path, files[h.path], max(h.new_lines[0], 1), [*mapping, *mapping.values()])
+        if scope is None and _PARAM_DOC.search("\n".join(h.removed)):
+            # `@param th` -> `@param throwable` documents the function below the comment: its
+            # parameter is renamed there, not the namesakes of other functions
+            scope = _documented_function(h.path, files[h.path], h.new_lines[1])
     for rel, text in files.items():
         if scope is not None and rel != hunks[0].path:
             continue  # a local's rename does not leave its function
@@ -534,9 +591,11 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
                         _code_mask(h.path, text.encode("utf-8")) or (lambda row, col: True))
                 if is_code(n - 1, len(line[:m.start()].encode("utf-8"))):
                     edit_code = 1.0
+    named = float(any(_names_code(line, a) for h in hunks for line in h.removed for a in mapping))
     sites = len(out)
     for s in out:
         s.features["edit_code"] = edit_code
+        s.features["edit_names_code"] = named
         s.features["sites_log"] = math.log1p(sites)
         s.features["new_exists"] = new_exists
         s.features["reserved"] = float(any(x in RESERVED for pair in mapping.items() for x in pair))
