@@ -63,6 +63,7 @@ SERVER_KEYS = frozenset({"chunker_version"})
 TOP_POSTINGS = 300  # per query term, the chunks a large repository's lexical leg looks at
 WIDEN = 2  # of those, the best WIDEN x (candidates wanted) by impact are scored exactly
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
+HNSW_BUILD_MAX_MB = 4096  # the most a client asks the server for while it builds the HNSW index
 
 
 def masked(url: str) -> str:
@@ -796,9 +797,20 @@ class PgStore:
                 self.conn.execute("SELECT to_regclass('ctx_vectors_hnsw')").fetchone()[0] is None:
             with self.conn.transaction():
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
-                self.conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+                self.conn.execute(f"SET LOCAL maintenance_work_mem = '{self._hnsw_build_mb()}MB'")
                 self.conn.execute(schema_mod.HNSW_INDEX)
         self._have_hnsw = True
+
+    def _hnsw_build_mb(self) -> int:
+        """Memory for building the HNSW graph: all of it, so the build never spills (pgvector
+        builds several times slower once the graph outgrows maintenance_work_mem): each vector
+        (4 bytes a dimension) and its neighbour lists (m = 16: 2m at level 0, ~6 bytes each, and
+        the element's header), a quarter more for slack; at least 256 MB, at most HNSW_BUILD_MAX_MB."""
+        self.conn.execute("ANALYZE ctx_vectors")  # (a first bulk load: the row estimate is fresh)
+        rows = self.conn.execute("SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'ctx_vectors'::regclass"
+                                 ).fetchone()[0]
+        need = rows * (4 * max(self.dim, 1) + 2 * 16 * 6 + 100) * 1.25 / 2**20
+        return int(min(max(256, need + 64), HNSW_BUILD_MAX_MB))
 
     def counts(self) -> dict[str, int]:
         rb = (self.repo, self.branch)
