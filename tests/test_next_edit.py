@@ -202,3 +202,16 @@ def test_a_param_tag_renames_its_own_function_only(tmp_path):
     # the documented function's parameter and its use follow; `name`'s own `th` (lines 21-22) stays
     assert 14 in lines and "Throwable throwable" in next(s.replacement for s in got if s.start_line == 14)
     assert not lines & {21, 22}
+
+
+def test_a_use_pointed_at_another_name_proposes_only_the_first_few_others(tmp_path):
+    # `limit = DEFAULT` -> `limit = FALLBACK` at one use: the other uses of DEFAULT are a guess
+    body = "".join(f"\n\na{i} = DEFAULT + {i}\n" for i in range(8))  # apart: one suggestion each
+    (tmp_path / "conf.py").write_text("limit = FALLBACK\n" + body)
+    patch = "--- a/conf.py\n+++ b/conf.py\n@@ -1,1 +1,1 @@\n-limit = DEFAULT\n+limit = FALLBACK\n"
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]
+    assert [s.start_line for s in got] == [4, 7, 10]
+    # a renamed definition: every use follows
+    (tmp_path / "conf.py").write_text("def FALLBACK(): pass\n" + body.replace("DEFAULT +", "DEFAULT() +"))
+    patch = "--- a/conf.py\n+++ b/conf.py\n@@ -1,1 +1,1 @@\n-def DEFAULT(): pass\n+def FALLBACK(): pass\n"
+    assert len([s for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]) == 8

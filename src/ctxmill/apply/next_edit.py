@@ -257,6 +257,7 @@ def _files(root: Path) -> list[str]:
 # precision@1, wrong suggestions and suggestions per negative case alike (half b is the check)
 THRESHOLD = 0.25
 THRESHOLD_MORE = 0.4
+RENAME_USES_SHOWN = 3  # where the edit renamed no definition (see _ranked)
 
 
 def _read(root: Path) -> dict[str, str]:
@@ -359,7 +360,13 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order
     kept.sort(key=lambda s: (-s.confidence, s.path not in nearest, s.start_line < nearest.get(s.path, 0),
                              abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
-    return kept
+    # an edit that points one use at another name (no definition renamed) says less about the
+    # other uses than a renamed definition does (whose uses must all follow): past the first
+    # RENAME_USES_SHOWN of them the commit had left the use alone 3 times in 4 on both halves
+    # of the dev cases, so the rest wait for the next edit
+    uses = [s for s in kept if s.kind == "rename" and not s.features.get("defines")]
+    drop = {id(s) for s in uses[RENAME_USES_SHOWN:]}
+    return [s for s in kept if id(s) not in drop]
 
 
 _FUNC_NODE = re.compile(r"function|method|func_literal|lambda|closure|constructor|^do_block$|^block$")
