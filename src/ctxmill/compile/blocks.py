@@ -19,7 +19,7 @@ from operator import attrgetter
 from ctxmill.compile import conservation, layout, tables
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, BlockKind, Document, Line, Page, Span
+from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
 CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\s*[:.|]?\s*(.*)$", re.S)
 LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
@@ -199,7 +199,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     code_starts = _code_runs(ls, body)
     out: list[Block] = []
     for line in rotated:
-        out.append(Block(BlockKind.PARAGRAPH, line.text, page.number, attrs={"_rotated": True}))
+        out.append(Block(Kind.PARAGRAPH, line.text, page.number, attrs={"_rotated": True}))
     i = 0
     n = len(ls)
     above = tables.tables_above_captions(ls, body, ctx)  # grids printed over their caption
@@ -207,7 +207,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         cur = ls[i]
         if i in above:
             k, cells, tlines = above[i]
-            out.append(Block(BlockKind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
+            out.append(Block(Kind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
                              attrs={"caption": "", **cells}))
             i = k
             continue
@@ -223,20 +223,20 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             if label == "Table":
                 k, cells, tlines = tables.table_after(ls, j, body, ctx)
                 prev = out[-1] if out else None
-                if not tlines and prev is not None and prev.kind is BlockKind.TABLE and not prev.attrs.get("caption"):
+                if not tlines and prev is not None and prev.kind is Kind.TABLE and not prev.attrs.get("caption"):
                     # the caption under its table (found by tables.table_at)
                     prev.number, prev.attrs["caption"], prev.attrs["_label"] = number, rest.strip(), f"{label} {number}"
                     prev.bbox = _union([prev.bbox] + [x.line.bbox for x in lines])
                     i = j
                     continue
-                blk = Block(BlockKind.TABLE, "", page.number, number=number,
+                blk = Block(Kind.TABLE, "", page.number, number=number,
                             bbox=_union([x.line.bbox for x in lines + tlines]),
                             attrs={"caption": rest.strip(), **cells, "_label": f"{label} {number}"})
                 out.append(blk)
                 i = k
                 continue
             fig_texts = [t for _, t in figure_text]
-            out.append(Block(BlockKind.FIGURE, "", page.number, number=number, bbox=_union([x.line.bbox for x in lines]),
+            out.append(Block(Kind.FIGURE, "", page.number, number=number, bbox=_union([x.line.bbox for x in lines]),
                              attrs={"caption": rest.strip(), "image": None, "_label": f"{label} {number}",
                                     "figure_text": fig_texts}))
             figure_text = []
@@ -249,14 +249,14 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                 j += 1
             if j - i >= 3:
                 code_lines = _indented(ls[i:j])
-                out.append(Block(BlockKind.CODE, "\n".join(code_lines), page.number,
+                out.append(Block(Kind.CODE, "\n".join(code_lines), page.number,
                                  bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
                 i = j
                 continue
         found = tables.table_at(ls, i, body, ctx)  # a table nobody captioned (a 10-K statement)
         if found:
             k, cells, tlines = found
-            out.append(Block(BlockKind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
+            out.append(Block(Kind.TABLE, "", page.number, bbox=_union([x.line.bbox for x in tlines]),
                              attrs={"caption": "", **cells}))
             i = k
             continue
@@ -381,7 +381,7 @@ def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
         "_size_max": max((s.size for x in lines for s in x.line.spans if not s.superscript), default=first.size),
         "_center": _centered(lines, ctx.columns),
     }
-    return Block(BlockKind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
+    return Block(Kind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
                  attrs=attrs)
 
 
@@ -520,7 +520,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 out.append(para[0])  # a str: a Block once _coalesce_tiny has decided
             else:
                 text = "\n".join(para)
-                out.append(Block(BlockKind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
+                out.append(Block(Kind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
             para.clear()
 
     while i < n:
@@ -556,7 +556,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 while j < n and not lines[j].strip().startswith(fence[:3]):
                     body.append(lines[j])
                     j += 1
-                out.append(Block(BlockKind.CODE, "\n".join(body), pno, attrs={"language": m.group(2) or None}))
+                out.append(Block(Kind.CODE, "\n".join(body), pno, attrs={"language": m.group(2) or None}))
                 i = j + 1
                 continue
             # HTML table (possibly spanning lines)
@@ -567,7 +567,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 while "</table>" not in buf.lower() and j < n:
                     buf += "\n" + lines[j].strip()
                     j += 1
-                out.append(Block(BlockKind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
+                out.append(Block(Kind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
                 i = j
                 continue
             # Markdown pipe table
@@ -578,13 +578,13 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 while j < n and lines[j].strip().startswith("|"):
                     rows.append(_pipe_cells(lines[j]))
                     j += 1
-                out.append(Block(BlockKind.TABLE, "", pno, attrs={"rows": rows, "caption": ""}))
+                out.append(Block(Kind.TABLE, "", pno, attrs={"rows": rows, "caption": ""}))
                 i = j
                 continue
             m = IMAGE_RE.match(s)
             if m:
                 flush_para()
-                out.append(Block(BlockKind.FIGURE, "", pno, attrs={"caption": m.group(1).strip(), "image": m.group(2).strip(),
+                out.append(Block(Kind.FIGURE, "", pno, attrs={"caption": m.group(1).strip(), "image": m.group(2).strip(),
                                                                    "_label": None}))
                 i += 1
                 continue
@@ -592,7 +592,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             m = MD_HEADING_RE.match(s)
             if m:
                 flush_para()
-                out.append(Block(BlockKind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
+                out.append(Block(Kind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
                                  attrs={"_markup": True}))
                 heading_lines[len(out) - 1] = out[-1].text
                 i += 1
@@ -606,13 +606,13 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                     if j > i and lines[j].strip().endswith("$$") or (j == i and s.endswith("$$") and len(s) > 4):
                         break
                     j += 1
-                out.append(Block(BlockKind.EQUATION, "\n".join(buf).strip().strip("$").strip(), pno))
+                out.append(Block(Kind.EQUATION, "\n".join(buf).strip().strip("$").strip(), pno))
                 i = j + 1
                 continue
             if re.match(r"^\s*\[\^([^\]]+)\]:\s*", s):
                 flush_para()
                 m2 = re.match(r"^\s*\[\^([^\]]+)\]:\s*(.*)$", s)
-                out.append(Block(BlockKind.FOOTNOTE, m2.group(2), pno, number=m2.group(1)))
+                out.append(Block(Kind.FOOTNOTE, m2.group(2), pno, number=m2.group(1)))
                 i += 1
                 continue
             if raw.startswith("    ") and not para:
@@ -621,7 +621,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 while j < n and (lines[j].startswith("    ") or not lines[j].strip()):
                     buf.append(lines[j][4:])
                     j += 1
-                out.append(Block(BlockKind.CODE, "\n".join(buf).rstrip("\n"), pno, attrs={"language": None}))
+                out.append(Block(Kind.CODE, "\n".join(buf).rstrip("\n"), pno, attrs={"language": None}))
                 i = j
                 continue
         # an unfenced code run (pseudocode in OCR text)
@@ -630,7 +630,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             strong = strong_upto[j - 1] - strong_upto[i] + (score[i] == 2)
             if j - i >= 3 and strong >= 2 and strong >= (j - i) * 0.5:
                 flush_para()
-                out.append(Block(BlockKind.CODE, "\n".join(lines[i:j]), pno, attrs={"language": None}))
+                out.append(Block(Kind.CODE, "\n".join(lines[i:j]), pno, attrs={"language": None}))
                 i = j
                 continue
         if markdown:
@@ -698,14 +698,14 @@ def _tiny_text(t: str) -> bool:
 def _tiny(b) -> bool:
     if type(b) is str:
         return _tiny_text(b)
-    return b.kind is BlockKind.PARAGRAPH and _tiny_text(b.text)
+    return b.kind is Kind.PARAGRAPH and _tiny_text(b.text)
 
 
 def _coalesce_tiny(items: list, page: int) -> list[Block]:
     """Blocks of a page of text input (a str is a one-line paragraph), runs of TINY_RUN or more
     tiny paragraphs joined into paragraphs of TINY_GROUP lines."""
     def block(b) -> Block:
-        return Block(BlockKind.PARAGRAPH, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b
+        return Block(Kind.PARAGRAPH, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b
 
     if len(items) < TINY_RUN:
         return list(map(block, items))
@@ -725,7 +725,7 @@ def _coalesce_tiny(items: list, page: int) -> list[Block]:
         else:
             for k in range(i, j, TINY_GROUP):
                 texts = [b if type(b) is str else b.text for b in items[k:min(j, k + TINY_GROUP)]]
-                out.append(Block(BlockKind.PARAGRAPH, "\n".join(texts), page, attrs={"_line_texts": texts}))
+                out.append(Block(Kind.PARAGRAPH, "\n".join(texts), page, attrs={"_line_texts": texts}))
         i = j
     return out
 
@@ -744,5 +744,5 @@ def _list_block(text: str, page: int) -> Block:
     indent = len(text) - len(text.lstrip())
     marker = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).strip()
     ordered = not m.group(1)
-    return Block(BlockKind.LIST_ITEM, m.group(5).strip(), page, level=1 + indent // 2, number=marker if ordered else None,
+    return Block(Kind.LIST_ITEM, m.group(5).strip(), page, level=1 + indent // 2, number=marker if ordered else None,
                  attrs={"ordered": ordered})

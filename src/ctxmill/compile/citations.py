@@ -31,7 +31,7 @@ import unicodedata
 from collections import defaultdict
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import BlockKind, CrossRef, Document, Mention, Reference, Unresolved
+from ctxmill.model import CrossRef, Document, Kind, Mention, Reference, Unresolved
 
 # ---------------------------------------------------------------------------- patterns
 
@@ -88,7 +88,7 @@ _KIND_OF = {
     "footnote": "footnote", "footnotes": "footnote",
     "algorithm": "algorithm", "algorithms": "algorithm", "listing": "algorithm", "listings": "algorithm",
 }
-_SKIP_KINDS = {BlockKind.REFERENCE, BlockKind.FURNITURE, BlockKind.CODE}
+_SKIP_KINDS = {Kind.REFERENCE, Kind.FURNITURE, Kind.CODE}
 
 
 # ---------------------------------------------------------------------------- names
@@ -294,7 +294,7 @@ class _Ctx:
         self.block_pos = {b.id: i for i, b in enumerate(doc.blocks)}
         for i, b in enumerate(doc.blocks):
             part = b.attrs.get("bib_part")
-            if b.kind is BlockKind.REFERENCE and part is not None and part not in {q for _, q in self.part_starts}:
+            if b.kind is Kind.REFERENCE and part is not None and part not in {q for _, q in self.part_starts}:
                 self.part_starts.append((i, part))
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
         self.sections_by_number = {}
@@ -308,9 +308,9 @@ class _Ctx:
                 self.sections_by_number.setdefault(number.rstrip("."), s)
         self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
         for b in doc.blocks:
-            kind = {BlockKind.FIGURE: "figure", BlockKind.TABLE: "table", BlockKind.EQUATION: "equation",
-                    BlockKind.FOOTNOTE: "footnote"}.get(b.kind)
-            if kind is None and b.kind is BlockKind.CODE and b.number:
+            kind = {Kind.FIGURE: "figure", Kind.TABLE: "table", Kind.EQUATION: "equation",
+                    Kind.FOOTNOTE: "footnote"}.get(b.kind)
+            if kind is None and b.kind is Kind.CODE and b.number:
                 kind = "algorithm"
                 self.targets.setdefault("algorithm", {})
             if kind and b.number:
@@ -359,7 +359,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         else:
             base, text = None, block.text
         # Author lines carry affiliation marks ("Liu¹"), not citations; the abstract may cite.
-        if block.kind is not BlockKind.HEADING and block.attrs.get("front") in (None, "abstract"):
+        if block.kind is not Kind.HEADING and block.attrs.get("front") in (None, "abstract"):
             _find_callouts(ctx, block, text, base)
         _find_crossrefs(ctx, block, text, base)
     # Each chunk lists the references cited inside it, in order of first mention.
@@ -551,9 +551,9 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
             if shown.count(")") > shown.count("("):
                 shown = shown.rstrip(")")  # "(Section 2)" -- the parenthesis is not ours
             _add_crossref(ctx, block, text, m.start(), kind, num, shown)
-    if block.kind is BlockKind.TABLE:
+    if block.kind is Kind.TABLE:
         _table_section_columns(ctx, block, text)
-    if block.kind is BlockKind.FOOTNOTE:
+    if block.kind is Kind.FOOTNOTE:
         return
     for m in _FOOTNOTE_MARK.finditer(text) if "[^" in text else ():
         num = m.group(1)
@@ -566,7 +566,7 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
         _add_crossref(ctx, block, text, m.start(), "footnote", num, m.group(0))
 
 
-_CAPTIONED = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.CODE, BlockKind.EQUATION}
+_CAPTIONED = {Kind.TABLE, Kind.FIGURE, Kind.CAPTION, Kind.CODE, Kind.EQUATION}
 _CAPTION_LABEL = re.compile(r"^\W{0,4}(?:Table|Figure|Fig\.|Algorithm|Listing)\s+[A-Z]?\d+[a-z]?\W{0,4}")
 _SECTION_COLUMN = re.compile(r"^\W*(?:sections?|secs?\.?|§+|chapters?)\W*$", re.IGNORECASE)
 

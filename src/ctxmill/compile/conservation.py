@@ -30,7 +30,7 @@ import unicodedata
 from collections import Counter
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import BBox, BlockKind, Document, Page
+from ctxmill.model import BBox, Document, Kind, Page
 
 BACKGROUND_SHARE = 0.7  # a picture covering this much of the page is its background, not a figure
 _WORD = re.compile(r"[^\W_]+")
@@ -149,10 +149,10 @@ def _removed_pieces(doc: Document) -> list[dict]:
     """Everything left out of document.md on purpose: noted by stages, furniture, figure text."""
     pieces = list(doc.attrs.get("noted_removed", []))
     for b in doc.blocks:
-        if b.kind is BlockKind.FURNITURE:
+        if b.kind is Kind.FURNITURE:
             pieces.append({"page": b.page, "reason": (b.attrs.get("furniture") or "furniture").replace("_", "-"),
                            "text": b.text})
-        elif b.kind is BlockKind.FIGURE:
+        elif b.kind is Kind.FIGURE:
             for t in list(b.attrs.get("figure_text") or []) + list(b.attrs.get("text") or []):
                 pieces.append({"page": b.page, "reason": "figure-text", "text": t})
             if b.id not in doc.block_spans and b.attrs.get("caption"):

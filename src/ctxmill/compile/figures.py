@@ -27,7 +27,7 @@ import os
 import re
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import BlockKind, Document
+from ctxmill.model import Document, Kind
 
 # the start of a caption line; blocks.py decides which of them really are captions
 CAPTION_START = re.compile(r"^(Figure|Fig\.|Table)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\b")
@@ -378,9 +378,9 @@ def run(doc: Document, options: CompileOptions) -> None:
     for b in doc.blocks:
         if b.bbox is None or b.page not in crops:
             continue
-        if b.kind is BlockKind.FIGURE:
+        if b.kind is Kind.FIGURE:
             want = "Figure"
-        elif b.kind is BlockKind.TABLE and not b.attrs.get("rows") and b.number:
+        elif b.kind is Kind.TABLE and not b.attrs.get("rows") and b.number:
             want = "Table"
         else:
             continue

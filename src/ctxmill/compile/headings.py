@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ctxmill.model import Block, BlockKind
+from ctxmill.model import Block, Kind
 
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
@@ -106,7 +106,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     out: set[int] = set()
     inside = False
     for i, b in enumerate(blocks):
-        if b.kind not in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST_ITEM):
+        if b.kind not in (Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM):
             continue
         if len(b.text) < 40 and _NOT_TITLE_CHAR_RE.sub("", b.text.lower()).strip() in TOC_TITLES:
             out.add(i)
@@ -128,7 +128,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     for i in out:
         by_page[blocks[i].page] = by_page.get(blocks[i].page, 0) + 1
     for i, b in enumerate(blocks):
-        if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is BlockKind.PARAGRAPH and _entry_share(b) >= 0.5:
+        if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is Kind.PARAGRAPH and _entry_share(b) >= 0.5:
             out.add(i)
     return out
 

@@ -23,9 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.llm import LLMClient, LLMError, client_from_options
-from ctxmill.model import BlockKind, Chunk, Document, QACheck, QAReport
+from ctxmill.model import Chunk, Document, Kind, QACheck, QAReport
 
-REPAIRABLE = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
+REPAIRABLE = {Kind.PARAGRAPH, Kind.LIST_ITEM}
 MAX_REPAIRS = 200  # per document: damage beyond this is a source problem, not a paragraph one
 PARALLEL = 4  # requests in flight at once
 NOT_DAMAGE = {"secret", "llm-failed", "llm-enhanced", "llm-repaired"}  # QA checks that say nothing about extraction damage

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Author, Block, BlockKind, Document
+from ctxmill.model import Author, Block, Document, Kind
 
 EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")  # lookbehind: linear on long runs
 URL_RE = re.compile(r"https?://[^\s<>()\[\]{}\"']+[^\s<>()\[\]{}\"'.,;:!?]")
@@ -99,18 +99,18 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
     for i, b in enumerate(blocks):
         if b.page > last_page:
             break
-        if b.attrs.get("title") or b.kind not in (BlockKind.HEADING, BlockKind.PARAGRAPH):
+        if b.attrs.get("title") or b.kind not in (Kind.HEADING, Kind.PARAGRAPH):
             continue
         if _ABSTRACT_ONLY_RE.match(b.text):
             out: list[Block] = []
             for x in blocks[i + 1:]:
-                if x.kind is BlockKind.HEADING or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6:
+                if x.kind is Kind.HEADING or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6:
                     break
-                if x.kind is BlockKind.PARAGRAPH and x.text.strip():
+                if x.kind is Kind.PARAGRAPH and x.text.strip():
                     out.append(x)
             if out:
                 return out
-        elif b.kind is BlockKind.PARAGRAPH and ABSTRACT_LABEL_RE.match(b.text):
+        elif b.kind is Kind.PARAGRAPH and ABSTRACT_LABEL_RE.match(b.text):
             rest = ABSTRACT_LABEL_RE.sub("", b.text, count=1)
             if len(rest) < 100 or not re.search(r"[.!?]", rest):
                 continue  # "Abstract Hoare logic", "Abstract interpretation": words, not the label
@@ -162,15 +162,15 @@ def _place_title(doc: Document, tp: front.TitlePage) -> None:
     taken a running head for it, or split a two-line title in two)."""
     blocks = doc.blocks
     hits = [b for b in blocks if b.page == tp.page and _overlaps(b, tp.title_box)
-            and b.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.FURNITURE)]
-    if not hits or any(b.kind is BlockKind.HEADING and not b.attrs.get("title") for b in hits):
+            and b.kind in (Kind.PARAGRAPH, Kind.HEADING, Kind.FURNITURE)]
+    if not hits or any(b.kind is Kind.HEADING and not b.attrs.get("title") for b in hits):
         return  # a section heading there: leave the blocks as they are
     for b in blocks:
         if b.attrs.get("title") and b not in hits:
             b.attrs.pop("title")
             b.level = None
             furniture = front.FURNITURE_RE.search(b.text) or front.DATE_RE.match(b.text)
-            b.kind = BlockKind.FURNITURE if furniture else BlockKind.PARAGRAPH
+            b.kind = Kind.FURNITURE if furniture else Kind.PARAGRAPH
             if furniture:
                 b.attrs["furniture"] = "running_header"
     head = hits[0]
@@ -179,16 +179,16 @@ def _place_title(doc: Document, tp: front.TitlePage) -> None:
         # The block runs on past the title (the author lines merged into it): a title heading of
         # its own before it, and the block keeps the rest of its text.
         rest = _after_prefix(head.text, tp.title)
-        title = Block(BlockKind.HEADING, tp.title, head.page, id=f"{head.id}-title", level=1,
+        title = Block(Kind.HEADING, tp.title, head.page, id=f"{head.id}-title", level=1,
                       section_id=head.section_id, bbox=(tp.title_box[0], tp.title_box[1], tp.title_box[2],
                                                         tp.title_box[3]), attrs={"title": True})
         if rest is not None:
             head.text = rest
             head.attrs.pop("title", None)
-            head.kind, head.level = BlockKind.PARAGRAPH, None
+            head.kind, head.level = Kind.PARAGRAPH, None
             blocks.insert(blocks.index(head), title)
             return
-    head.kind, head.level, head.text = BlockKind.HEADING, 1, tp.title
+    head.kind, head.level, head.text = Kind.HEADING, 1, tp.title
     head.attrs["title"] = True
     drop = {id(b) for b in hits[1:] if b.bbox[3] <= tp.title_box[3] + 2}
     doc.blocks = [b for b in blocks if id(b) not in drop]
@@ -217,7 +217,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         md.title = tp.title
         _place_title(doc, tp)
     blocks = doc.blocks
-    title_block = next((b for b in blocks if b.kind is BlockKind.HEADING and b.attrs.get("title")), None)
+    title_block = next((b for b in blocks if b.kind is Kind.HEADING and b.attrs.get("title")), None)
     if title_block is not None and not md.title:
         text = front.compose_accents(title_block.text.strip())
         # where the page's type was read and showed no title, the blocks' guess must at least
@@ -225,7 +225,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         if tp is not None:
             # The page's type was read and shows no title (a page that starts mid-document, a
             # table at the top): the blocks' guess is a heading nobody set. Keep it as text.
-            title_block.kind, title_block.level = BlockKind.PARAGRAPH, None
+            title_block.kind, title_block.level = Kind.PARAGRAPH, None
             title_block.attrs.pop("title", None)
             title_block = None
         elif not (front.FURNITURE_RE.search(text) or front.DATE_RE.match(text)):
@@ -235,7 +235,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if not md.title and stream.info.get("Title"):
         md.title = front.compose_accents(str(stream.info["Title"]).strip())
     # front matter: everything before the first section heading
-    first_sec = next((i for i, b in enumerate(blocks) if b.kind is BlockKind.HEADING and not b.attrs.get("title")),
+    first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
     front_blocks_ = blocks[:first_sec]
     first_page = min((b.page for b in blocks), default=1)
@@ -244,19 +244,19 @@ def run(doc: Document, options: CompileOptions) -> None:
     if geometry:
         authors = list(tp.authors)
         for b in front_blocks_:
-            if b.page == tp.page and not b.attrs.get("front") and b.kind is BlockKind.PARAGRAPH \
+            if b.page == tp.page and not b.attrs.get("front") and b.kind is Kind.PARAGRAPH \
                     and any(_overlaps(b, box) for box in tp.author_boxes):
                 b.attrs["front"] = "authors"
     aff_map: dict[str, str] = {}
     notes: dict[str, str] = {}
     for b in front_blocks_:
-        if b.kind not in (BlockKind.PARAGRAPH, BlockKind.FURNITURE, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE) \
+        if b.kind not in (Kind.PARAGRAPH, Kind.FURNITURE, Kind.LIST_ITEM, Kind.FOOTNOTE) \
                 or b.attrs.get("front"):
             continue
         if b.page != first_page:
             continue
         text = b.text
-        if b.kind is BlockKind.FOOTNOTE:
+        if b.kind is Kind.FOOTNOTE:
             if not authors:
                 continue
             text = f"[^{b.number}] {b.text}"
@@ -265,7 +265,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             if not pairs or any(label not in marks for label, _ in pairs) or not all(
                     NOTE_RE.search(v) or INSTITUTION_RE.search(v) for _, v in pairs):
                 continue
-            b.kind = BlockKind.PARAGRAPH
+            b.kind = Kind.PARAGRAPH
             b.text = text
             b.number = None
         if not authors and not geometry and _looks_like_authors(text):
@@ -334,7 +334,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     parts = _abstract_blocks(blocks, min(len(stream.pages), 10) + first_page - 1)
     if not parts:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
-        parts = [b for b in front_blocks_ if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("front")
+        parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
                  and b.page == first_page and len(b.text) > 150 and not EMAIL_RE.search(b.text[:80])][:1]
     if parts:
         text = "\n\n".join(ABSTRACT_LABEL_RE.sub("", p.text, count=1).strip() if k == 0 else p.text.strip()
@@ -361,7 +361,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         md.doi = m.group(1)
     urls: list[str] = []
     for b in blocks:
-        if b.attrs.get("bibliography") or b.kind is BlockKind.REFERENCE:
+        if b.attrs.get("bibliography") or b.kind is Kind.REFERENCE:
             continue
         texts = [b.text] + ([b.attrs.get("caption", "")] if b.attrs.get("caption") else [])
         for t in texts:

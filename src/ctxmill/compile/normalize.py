@@ -14,7 +14,7 @@ from collections import Counter
 from html.parser import HTMLParser
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, BlockKind, Document
+from ctxmill.model import Block, Document, Kind
 
 LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
@@ -202,7 +202,7 @@ def _vocabulary(doc: Document) -> Counter:
     found: list[str] = []
     for b in doc.blocks:
         texts = b.attrs.get("_line_texts") or [b.text]
-        if b.kind is BlockKind.TABLE:
+        if b.kind is Kind.TABLE:
             texts = [line for r in b.attrs.get("rows", []) for c in r for line in c.split("\n")]
         joined = "\n".join(texts)
         if not _LINE_HYPHEN_END_RE.search(joined):
@@ -339,7 +339,7 @@ def _stamp(text: str, lines: list[str] | None = None) -> bool:
 
 def _furniture(doc: Document) -> None:
     """Mark page numbers and running headers/footers."""
-    geo = [b for b in doc.blocks if b.bbox is not None and b.kind is BlockKind.PARAGRAPH]
+    geo = [b for b in doc.blocks if b.bbox is not None and b.kind is Kind.PARAGRAPH]
     if geo:
         # candidates: short blocks near the top or bottom edge of the page
         edge: list[tuple[Block, str]] = []
@@ -355,43 +355,43 @@ def _furniture(doc: Document) -> None:
         pages = max(1, len({b.page for b in doc.blocks}))
         for b, key in edge:
             if PAGE_NUM_RE.match(b.text):
-                b.kind = BlockKind.FURNITURE
+                b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "page_number"
             elif counts[key] >= max(3, pages // 4):
-                b.kind = BlockKind.FURNITURE
+                b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "running_header"
             elif _stamp(b.text, b.attrs.get("_line_texts")):
-                b.kind = BlockKind.FURNITURE
+                b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
     # text pages: running header lines repeated at the top of many pages
     firsts: dict[int, Block] = {}
     for b in doc.blocks:
-        if b.bbox is None and b.kind is BlockKind.PARAGRAPH and b.page not in firsts:
+        if b.bbox is None and b.kind is Kind.PARAGRAPH and b.page not in firsts:
             firsts[b.page] = b
     if len(firsts) >= 4:
         counts = Counter(re.sub(r"\d+", "#", b.text.strip().lower()) for b in firsts.values())
         for b in firsts.values():
             key = re.sub(r"\d+", "#", b.text.strip().lower())
             if counts[key] >= max(3, len(firsts) // 3) and len(b.text) < 100:
-                b.kind = BlockKind.FURNITURE
+                b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "running_header"
     # text pages: a stamp as the first or last line of a page
     ends: dict[int, list[Block]] = {}
     for b in doc.blocks:
-        if b.bbox is None and b.kind is BlockKind.PARAGRAPH:
+        if b.bbox is None and b.kind is Kind.PARAGRAPH:
             ends.setdefault(b.page, []).append(b)
     for bs in ends.values():
         for b in {id(x): x for x in (bs[0], bs[-1])}.values():
             if _stamp(b.text):
-                b.kind = BlockKind.FURNITURE
+                b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
     for b in doc.blocks:
-        if b.kind is BlockKind.PARAGRAPH and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
-            b.kind = BlockKind.FURNITURE
+        if b.kind is Kind.PARAGRAPH and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
+            b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "arxiv_stamp"
-        elif b.kind is BlockKind.PARAGRAPH and b.bbox is None and PAGE_NUM_RE.match(b.text) and b.attrs.get("_line_texts"):
+        elif b.kind is Kind.PARAGRAPH and b.bbox is None and PAGE_NUM_RE.match(b.text) and b.attrs.get("_line_texts"):
             # a stray printed page number in OCR text
-            b.kind = BlockKind.FURNITURE
+            b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "page_number"
 
 
@@ -401,7 +401,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             b.text = fold(b.text)
         if "_line_texts" in b.attrs:
             b.attrs["_line_texts"] = [fold(t) for t in b.attrs["_line_texts"]]
-        if b.kind is BlockKind.TABLE:
+        if b.kind is Kind.TABLE:
             if b.attrs.get("_html"):
                 b.attrs["rows"] = html_table_rows(b.attrs.pop("_html"))
             else:
@@ -413,16 +413,16 @@ def run(doc: Document, options: CompileOptions) -> None:
     vocab = _vocabulary(doc)
     longest = max(map(len, vocab), default=0)
     for b in doc.blocks:
-        if b.kind is BlockKind.TABLE:
+        if b.kind is Kind.TABLE:
             b.attrs["rows"] = [[join_lines(c.split("\n"), vocab, longest) if "\n" in c else c for c in r]
                                for r in b.attrs.get("rows", [])]
         if "\n" in (b.attrs.get("caption") or ""):
             b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab, longest)
-        if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM, BlockKind.FOOTNOTE, BlockKind.HEADING):
+        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING):
             lines = b.attrs.get("_line_texts") or b.text.split("\n")
             b.attrs["_line_texts"] = lines
             b.text = clean_inline(join_lines(lines, vocab, longest))
-        elif b.kind is BlockKind.CODE:
+        elif b.kind is Kind.CODE:
             b.text = b.text.replace("\t", "    ")
-        elif b.kind is BlockKind.EQUATION:
+        elif b.kind is Kind.EQUATION:
             b.text = b.text.strip()

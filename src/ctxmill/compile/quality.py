@@ -24,7 +24,7 @@ import re
 from collections import Counter, defaultdict
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import BlockKind, Document, QACheck, QAReport
+from ctxmill.model import Document, Kind, QACheck, QAReport
 
 WEIGHT = {"error": 20, "warning": 4, "info": 0}
 CAP = {"error": 40, "warning": 12, "info": 0}
@@ -143,7 +143,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     # ---- artefacts in document.md (outside code, and outside tables written as HTML on purpose)
     md = doc.markdown
     code = _code_spans(md) + sorted(doc.block_spans[b.id] for b in doc.blocks
-                                    if b.kind is BlockKind.TABLE and b.id in doc.block_spans)
+                                    if b.kind is Kind.TABLE and b.id in doc.block_spans)
     starts = sorted((doc.block_spans[b.id][0], b.page) for b in doc.blocks if b.id in doc.block_spans)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:
@@ -173,7 +173,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     # ---- suspiciously short sections (a leaf section with almost no text)
     body: dict[str | None, int] = defaultdict(int)
     for b in doc.blocks:
-        if b.kind not in (BlockKind.HEADING, BlockKind.FURNITURE):
+        if b.kind not in (Kind.HEADING, Kind.FURNITURE):
             body[b.section_id] += len(b.text)
     parents = {s.parent_id for s in doc.sections if s.parent_id}
     for s in doc.sections:
@@ -317,7 +317,7 @@ def _page_counts(doc: Document) -> list[dict]:
     """Per page: characters and words in (the source's lines), words out (rendered blocks)."""
     out_words: dict[int, int] = defaultdict(int)
     for b in doc.blocks:
-        if b.kind is BlockKind.FURNITURE or b.id not in doc.block_spans:
+        if b.kind is Kind.FURNITURE or b.id not in doc.block_spans:
             continue
         out_words[b.page] += len(_WORD_RE.findall(b.text)) or len(b.attrs.get("rows") or [])
     rows = []
@@ -439,7 +439,7 @@ def _heading_like(doc: Document, add) -> None:
     body = sizes.most_common(1)[0][0]
     by_page = {p.number: sorted((ln for ln in p.lines if ln.bbox and ln.spans), key=lambda ln: ln.bbox[1])
                for p in doc.stream.pages}
-    first_heading = next((i for i, b in enumerate(doc.blocks) if b.kind is BlockKind.HEADING
+    first_heading = next((i for i, b in enumerate(doc.blocks) if b.kind is Kind.HEADING
                           and not b.attrs.get("title")), None)
     if first_heading is None:
         return  # no_headings speaks for this document
@@ -448,14 +448,14 @@ def _heading_like(doc: Document, add) -> None:
     blocks = doc.blocks
     for i in range(first_heading + 1, len(blocks) - 1):
         b, nxt = blocks[i], blocks[i + 1]
-        if b.kind is not BlockKind.PARAGRAPH or b.bbox is None or b.attrs.get("toc") or b.attrs.get("bibliography"):
+        if b.kind is not Kind.PARAGRAPH or b.bbox is None or b.attrs.get("toc") or b.attrs.get("bibliography"):
             continue
         text = b.text.strip()
         if not 1 <= len(text.split()) <= 10 or not _HEADING_START.match(text) or re.search(r"[.,;:!?)\]]$", text) \
                 or not re.search(r"[A-Za-z]{3}", text) or _FRONT_LABELS.match(text) \
                 or re.match(r"\d", text) and re.search(r"\s\d+$", text):  # "6 Conclusions 39": a contents line
             continue
-        if nxt.kind is not BlockKind.PARAGRAPH or nxt.bbox is None or nxt.page != b.page \
+        if nxt.kind is not Kind.PARAGRAPH or nxt.bbox is None or nxt.page != b.page \
                 or len(nxt.text.split()) < 15 or abs(nxt.bbox[0] - b.bbox[0]) > 15:
             continue
         col = [ln for ln in by_page.get(b.page, []) if ln.bbox[0] < b.bbox[2] and ln.bbox[2] > b.bbox[0]]

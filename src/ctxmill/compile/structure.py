@@ -22,9 +22,9 @@ from ctxmill.compile.blocks import (
 )
 from ctxmill.compile.headings import Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, BlockKind, Document, Section
+from ctxmill.model import Block, Document, Kind, Section
 
-FLOATS = (BlockKind.FIGURE, BlockKind.TABLE, BlockKind.FOOTNOTE, BlockKind.FURNITURE, BlockKind.CAPTION)
+FLOATS = (Kind.FIGURE, Kind.TABLE, Kind.FOOTNOTE, Kind.FURNITURE, Kind.CAPTION)
 FOOTNOTE_START_RE = re.compile(r"^\[\^([\w*†‡§¶]{1,4})\]\s*(\S.*)$", re.S)
 SENTENCE_END_RE = re.compile(r"[.!?:;]['\"”’)\]]*$|[.!?]\)$")
 
@@ -46,7 +46,7 @@ def norm_title(text: str) -> str:
 
 
 def run(doc: Document, options: CompileOptions) -> None:
-    blocks = [b for b in doc.blocks if not (b.kind is BlockKind.PARAGRAPH and not b.text.strip())]
+    blocks = [b for b in doc.blocks if not (b.kind is Kind.PARAGRAPH and not b.text.strip())]
     body_size = _body_size(blocks)
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
@@ -70,7 +70,7 @@ def _body_size(blocks: list[Block]) -> float:
     counts: dict[float, int] = {}
     for b in blocks:
         s = b.attrs.get("_size")
-        if s and b.kind is BlockKind.PARAGRAPH:
+        if s and b.kind is Kind.PARAGRAPH:
             counts[s] = counts.get(s, 0) + len(b.text)
     return max(counts, key=counts.get) if counts else 0.0
 
@@ -80,12 +80,12 @@ def _body_size(blocks: list[Block]) -> float:
 
 def _title(blocks: list[Block], body: float) -> None:
     first_page = min((b.page for b in blocks), default=1)
-    marked = [b for b in blocks if b.kind is BlockKind.HEADING and b.attrs.get("_markup")]
+    marked = [b for b in blocks if b.kind is Kind.HEADING and b.attrs.get("_markup")]
     if marked:
         if marked[0].level == 1 and sum(1 for b in marked if b.level == 1) == 1:
             _make_title(marked[0])
         return
-    cands = [b for b in blocks if b.page == first_page and b.kind is BlockKind.PARAGRAPH]
+    cands = [b for b in blocks if b.page == first_page and b.kind is Kind.PARAGRAPH]
     if not cands:
         return
     if body:
@@ -109,7 +109,7 @@ def _title(blocks: list[Block], body: float) -> None:
 
 
 def _make_title(b: Block) -> None:
-    b.kind = BlockKind.HEADING
+    b.kind = Kind.HEADING
     b.level = 1
     b.attrs["title"] = True
 
@@ -155,7 +155,7 @@ def _signature(b: Block) -> tuple:
 
 def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str | None] | None:
     """(number or None, title, style) when the block reads like a heading."""
-    if b.kind is not BlockKind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
+    if b.kind is not Kind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
         return None
     text = b.text.strip()
     if not text or len(text) > 180 or "[^" in text:
@@ -260,7 +260,7 @@ def _advance(number: str, state: dict) -> None:
 
 
 def _set_heading(b: Block, level: int, number: str | None, title: str) -> None:
-    b.kind = BlockKind.HEADING
+    b.kind = Kind.HEADING
     b.level = max(2, min(6, level))
     b.number = number
     b.attrs["_title"] = title
@@ -300,8 +300,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     for i in toc_blocks(blocks, body):
         b = blocks[i]
         b.attrs["toc"] = True
-        if b.kind is BlockKind.HEADING and not b.attrs.get("_markup"):
-            b.kind = BlockKind.PARAGRAPH
+        if b.kind is Kind.HEADING and not b.attrs.get("_markup"):
+            b.kind = Kind.PARAGRAPH
         # "3.2.4 Karatsuba Multiplication . . . . . . 25" reads as "3.2.4 Karatsuba Multiplication 25"
         b.text = _DOT_LEADER_RE.sub(" ", b.text)
     matched: set[int] = set()
@@ -312,7 +312,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     outline_start = min((i for i in matched if blocks[i].number), default=0)
     cands: dict[int, tuple] = {}
     for idx, b in enumerate(blocks):
-        if b.kind is BlockKind.PARAGRAPH and idx not in matched:
+        if b.kind is Kind.PARAGRAPH and idx not in matched:
             c = _heading_candidate(b, body)
             if c is not None:
                 cands[idx] = c
@@ -324,7 +324,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     weak: list[int] = []
     first_numbered: int | None = None
     for idx, b in enumerate(blocks):
-        if b.kind is BlockKind.HEADING:
+        if b.kind is Kind.HEADING:
             if b.number:
                 if b.number[0].isdigit() or len(b.number.split(".")[0]) == 1:
                     _advance(b.number, state)
@@ -342,7 +342,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         cand = cands.get(idx)
         if cand is None:
-            if b.kind is BlockKind.PARAGRAPH and _NOT_LOWER_RE.sub("", b.text.lower()) in ("appendix", "appendices"):
+            if b.kind is Kind.PARAGRAPH and _NOT_LOWER_RE.sub("", b.text.lower()) in ("appendix", "appendices"):
                 state["appendix"] = True
             continue
         num, title, style = cand
@@ -409,20 +409,20 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
 def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -> None:
     """"Chapter 3" on its own line, the title in the next block: one heading."""
     for idx, b in enumerate(blocks[:-1]):
-        if b.kind is not BlockKind.PARAGRAPH or b.attrs.get("toc"):
+        if b.kind is not Kind.PARAGRAPH or b.attrs.get("toc"):
             continue
         m = _CHAPTER_ONLY_RE.match(b.text.strip())
         nxt = blocks[idx + 1]
         if not m or nxt.page != b.page or len(nxt.text) > 120:
             continue
-        if nxt.kind is BlockKind.HEADING:  # the outline found the title: it gets the number
+        if nxt.kind is Kind.HEADING:  # the outline found the title: it gets the number
             if nxt.number is None and m.group(1).isdigit():
                 nxt.number = m.group(1)
-            b.kind = BlockKind.FURNITURE
+            b.kind = Kind.FURNITURE
             b.attrs["_merged_into_heading"] = True
             cands.pop(idx, None)
             continue
-        if nxt.kind is not BlockKind.PARAGRAPH:
+        if nxt.kind is not Kind.PARAGRAPH:
             continue
         size = nxt.attrs.get("_size_max") or nxt.attrs.get("_size") or 0.0
         if not size or size < body * 1.15:
@@ -433,7 +433,7 @@ def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -
         keyword = b.text.strip().split()[0].lower()
         b.text = f"{num} {title}"
         b.attrs["_size_max"] = max(size, b.attrs.get("_size_max") or 0.0)
-        nxt.kind = BlockKind.FURNITURE  # its text now lives in the heading
+        nxt.kind = Kind.FURNITURE  # its text now lives in the heading
         nxt.attrs["_merged_into_heading"] = True
         cands[idx] = (Number(num, kind, [num], keyword, title), title, "large")
         cands.pop(idx + 1, None)
@@ -445,13 +445,13 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
     numbers nothing) are the blocks printed exactly like the numbered headings of one level."""
     levels: dict[tuple, dict[int, int]] = {}
     for b in blocks:
-        if b.kind is BlockKind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
+        if b.kind is Kind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
                 and b.attrs.get("_size") is not None and (b.number or b.attrs.get("_known")):
             levels.setdefault(_signature(b), {}).setdefault(b.level or 2, 0)
             levels[_signature(b)][b.level or 2] += 1
     sig_level = {sig: max(c, key=c.get) for sig, c in levels.items()}
     title_page = next((b.page for b in blocks if b.attrs.get("title")), blocks[0].page if blocks else 1)
-    numbered = sum(1 for b in blocks if b.kind is BlockKind.HEADING and b.number)
+    numbered = sum(1 for b in blocks if b.kind is Kind.HEADING and b.number)
     if numbered >= 2:
         for idx in weak:
             b = blocks[idx]
@@ -479,7 +479,7 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         # that set unnumbered subsections in the body font: svjour3's \subsection*)
         nxt = blocks[idx + 1] if idx + 1 < len(blocks) else None
         t = nxt.text.strip() if nxt is not None else ""
-        if nxt is not None and nxt.kind is BlockKind.PARAGRAPH and nxt.attrs.get("_nlines") == 1 \
+        if nxt is not None and nxt.kind is Kind.PARAGRAPH and nxt.attrs.get("_nlines") == 1 \
                 and 2 <= len(t.split()) <= 8 and t[:1].isupper() and not re.search(r"[.,;:]$", t) \
                 and abs((nxt.attrs.get("_size") or 0) - body) <= 0.5 and _text_follows(blocks, idx + 1, body):
             _set_heading(nxt, (b.level or 2) + 1, None, t)
@@ -489,13 +489,13 @@ def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
     """Running text comes next (a paragraph of body-size lines, maybe under a subheading): what
     a section heading heads."""
     for b in blocks[idx + 1: idx + 4]:
-        if b.kind in (BlockKind.FURNITURE, BlockKind.FOOTNOTE):
+        if b.kind in (Kind.FURNITURE, Kind.FOOTNOTE):
             continue
         size = b.attrs.get("_size") or 0.0
-        if b.kind is BlockKind.HEADING or (b.kind is BlockKind.PARAGRAPH and b.attrs.get("_nlines", 1) == 1
+        if b.kind is Kind.HEADING or (b.kind is Kind.PARAGRAPH and b.attrs.get("_nlines", 1) == 1
                                            and _style(b, body) in ("bold", "large")):
             continue  # "Notation" right under "General Remarks"
-        return b.kind is BlockKind.PARAGRAPH and b.attrs.get("_nlines", 1) >= 2 and abs(size - body) <= 0.8
+        return b.kind is Kind.PARAGRAPH and b.attrs.get("_nlines", 1) >= 2 and abs(size - body) <= 0.8
     return False
 
 
@@ -505,9 +505,9 @@ def _front_abstract(blocks: list[Block]) -> None:
     on a page of its own, stays a heading."""
     title_page = next((b.page for b in blocks if b.attrs.get("title")), None)
     for b in blocks:
-        if b.kind is BlockKind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
+        if b.kind is Kind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
                 and b.page == title_page and norm_title(b.attrs.get("_title") or b.text) == "abstract":
-            b.kind = BlockKind.PARAGRAPH
+            b.kind = Kind.PARAGRAPH
             b.level = None
             b.number = None
 
@@ -517,7 +517,7 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     matched: set[int] = set()
     by_page: dict[int, list[int]] = {}
     for i, b in enumerate(blocks):
-        if b.kind is BlockKind.PARAGRAPH and not b.attrs.get("toc"):
+        if b.kind is Kind.PARAGRAPH and not b.attrs.get("toc"):
             by_page.setdefault(b.page, []).append(i)
     seen: dict[int, tuple] = {}  # block index -> its text read once (entries x blocks is large)
 
@@ -577,38 +577,38 @@ def _captions(blocks: list[Block]) -> list[Block]:
     i = 0
     while i < len(blocks):
         b = blocks[i]
-        if b.kind is BlockKind.PARAGRAPH and b.bbox is None:
+        if b.kind is Kind.PARAGRAPH and b.bbox is None:
             m = CAPTION_RE.match(b.text.strip())
             if m and m.group(3)[:1].isupper() and len(b.text) > len(m.group(0)) * 0 + 12:
                 label, number, rest = m.group(1), m.group(2), m.group(3).strip()
                 if label == "Table":
                     nxt = blocks[i + 1] if i + 1 < len(blocks) else None
                     prv = out[-1] if out else None
-                    if nxt is not None and nxt.kind is BlockKind.TABLE and not nxt.attrs.get("caption"):
+                    if nxt is not None and nxt.kind is Kind.TABLE and not nxt.attrs.get("caption"):
                         nxt.attrs["caption"] = rest
                         nxt.number = number
                         i += 1
                         continue
-                    if prv is not None and prv.kind is BlockKind.TABLE and not prv.attrs.get("caption"):
+                    if prv is not None and prv.kind is Kind.TABLE and not prv.attrs.get("caption"):
                         prv.attrs["caption"] = rest
                         prv.number = number
                         i += 1
                         continue
                 else:
                     prv = out[-1] if out else None
-                    if prv is not None and prv.kind is BlockKind.FIGURE and not prv.number and prv.page == b.page:
+                    if prv is not None and prv.kind is Kind.FIGURE and not prv.number and prv.page == b.page:
                         prv.attrs["caption"] = rest
                         prv.number = number
                         i += 1
                         continue
                     # an image placeholder a few blocks up (a table drawn inside the figure in between)
-                    back = [x for x in out[-3:] if x.kind is BlockKind.FIGURE and not x.number and x.page == b.page]
+                    back = [x for x in out[-3:] if x.kind is Kind.FIGURE and not x.number and x.page == b.page]
                     if back:
                         back[-1].attrs["caption"] = rest
                         back[-1].number = number
                         i += 1
                         continue
-                    out.append(Block(BlockKind.FIGURE, "", b.page, number=number, attrs={"caption": rest, "image": None}))
+                    out.append(Block(Kind.FIGURE, "", b.page, number=number, attrs={"caption": rest, "image": None}))
                     i += 1
                     continue
         out.append(b)
@@ -623,19 +623,19 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
         return blocks
     drop: set[int] = set()
     for i, b in enumerate(blocks):
-        if b.kind is not BlockKind.FIGURE or b.bbox is None:
+        if b.kind is not Kind.FIGURE or b.bbox is None:
             continue
         j = i - 1
         taken: list[str] = []
         while j >= 0:
             x = blocks[j]
-            if x.page != b.page or x.kind not in (BlockKind.PARAGRAPH, BlockKind.CODE, BlockKind.TABLE) \
+            if x.page != b.page or x.kind not in (Kind.PARAGRAPH, Kind.CODE, Kind.TABLE) \
                     or x.bbox is None or x.attrs.get("rows"):
                 break
             size = x.attrs.get("_size")
-            if x.kind is BlockKind.PARAGRAPH and (size is None or abs(size - body) <= 0.4):
+            if x.kind is Kind.PARAGRAPH and (size is None or abs(size - body) <= 0.4):
                 break
-            if x.kind is BlockKind.CODE:
+            if x.kind is Kind.CODE:
                 break
             taken.append(x.text)
             drop.add(j)
@@ -647,7 +647,7 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
 
 def _footnotes(blocks: list[Block], body: float) -> None:
     for b in blocks:
-        if b.kind is not BlockKind.PARAGRAPH:
+        if b.kind is not Kind.PARAGRAPH:
             continue
         m = FOOTNOTE_START_RE.match(b.text)
         if not m:
@@ -657,14 +657,14 @@ def _footnotes(blocks: list[Block], body: float) -> None:
             h = b.attrs.get("_page_height") or 792
             if not (size < body - 0.4 and b.bbox[1] > h * 0.45):
                 continue
-        b.kind = BlockKind.FOOTNOTE
+        b.kind = Kind.FOOTNOTE
         b.number = m.group(1)
         b.text = m.group(2).strip()
 
 
 def _lists(blocks: list[Block]) -> None:
     for b in blocks:
-        if b.kind is not BlockKind.PARAGRAPH:
+        if b.kind is not Kind.PARAGRAPH:
             continue
         m = LIST_RE.match(b.text)
         if not m:
@@ -675,7 +675,7 @@ def _lists(blocks: list[Block]) -> None:
             continue
         if num and b.bbox is None and len(b.text) < 4:
             continue
-        b.kind = BlockKind.LIST_ITEM
+        b.kind = Kind.LIST_ITEM
         b.text = m.group(5).strip()
         b.attrs["ordered"] = bool(num)
         b.number = num.strip() if num else None
@@ -707,11 +707,11 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     last_para: int | None = None  # index in out of the last paragraph/list item
     for b in blocks:
-        if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) and last_para is not None:
+        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and last_para is not None:
             prev = out[last_para]
             between = out[last_para + 1:] if last_para + 1 < len(out) else ()
-            only_floats = not between or all(x.kind in FLOATS or x.kind is BlockKind.CODE for x in between)
-            if only_floats and b.kind is BlockKind.PARAGRAPH and prev.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM) \
+            only_floats = not between or all(x.kind in FLOATS or x.kind is Kind.CODE for x in between)
+            if only_floats and b.kind is Kind.PARAGRAPH and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) \
                     and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b) \
                     and not prev.attrs.get("title") \
                     and len(prev.text) >= 60 and not prev.attrs.get("front"):
@@ -722,9 +722,9 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 prev.page_end = b.last_page
                 continue
         out.append(b)
-        if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
+        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM):
             last_para = len(out) - 1
-        elif b.kind in (BlockKind.HEADING, BlockKind.EQUATION):
+        elif b.kind in (Kind.HEADING, Kind.EQUATION):
             last_para = None
     return out
 
@@ -739,7 +739,7 @@ def _bibliography(blocks: list[Block]) -> None:
 
 def _footnote_refs(blocks: list[Block]) -> None:
     """``[^n]`` markers whose footnote is nowhere become plain superscripts."""
-    have = {b.number for b in blocks if b.kind is BlockKind.FOOTNOTE and b.number}
+    have = {b.number for b in blocks if b.kind is Kind.FOOTNOTE and b.number}
 
     def fix(m: re.Match) -> str:
         marks = [x for x in m.group(1).split(",") if x]
@@ -747,10 +747,10 @@ def _footnote_refs(blocks: list[Block]) -> None:
             return "".join(f"[^{x}]" for x in marks)
         return "<sup>" + ",".join(marks) + "</sup>"
 
-    first_sec = next((i for i, b in enumerate(blocks) if b.kind is BlockKind.HEADING and not b.attrs.get("title")),
+    first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
     for b in blocks[first_sec:]:
-        if b.kind is BlockKind.FOOTNOTE:
+        if b.kind is Kind.FOOTNOTE:
             continue
         if "[^" in b.text:
             b.text = re.sub(r"\[\^([^\]]+)\]", fix, b.text)
@@ -792,7 +792,7 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
     current: Section | None = None
     last_page = max((b.last_page for b in blocks), default=1)
     for b in blocks:
-        if b.kind is BlockKind.HEADING and not b.attrs.get("title"):
+        if b.kind is Kind.HEADING and not b.attrs.get("title"):
             title = b.attrs.get("_title")
             if not title:
                 title = b.text

@@ -661,18 +661,18 @@ _CAPTION = re.compile(r"^(?:TABLE|Table|Tab\.)\s*((?:[A-Z]\.)?\d+(?:[.\-]\d+)*|[
 def attach_captions(blocks: list) -> list:
     """A table without a caption takes the caption paragraph right above it, or else right
     below it; that paragraph leaves the text (it is the table's caption now)."""
-    from ctxmill.model import BlockKind
+    from ctxmill.model import Kind
 
     drop: set[int] = set()
     for i, b in enumerate(blocks):
-        if b.kind is not BlockKind.TABLE or b.attrs.get("caption") or b.number or not b.attrs.get("rows") or not b.bbox:
+        if b.kind is not Kind.TABLE or b.attrs.get("caption") or b.number or not b.attrs.get("rows") or not b.bbox:
             continue
         for j in (i - 1, i + 1):
             if not 0 <= j < len(blocks) or j in drop:
                 continue
             p = blocks[j]
             m = _CAPTION.match(p.text.strip())
-            if p.kind is not BlockKind.PARAGRAPH or not m or len(p.text) > 600 or not p.bbox:
+            if p.kind is not Kind.PARAGRAPH or not m or len(p.text) > 600 or not p.bbox:
                 continue
             gap = b.bbox[1] - p.bbox[3] if j < i else p.bbox[1] - b.bbox[3]
             if not -2 <= gap <= 30:

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, BlockKind, Chunk, Document
+from ctxmill.model import Block, Chunk, Document, Kind
 from ctxmill.render import token_pieces
 from ctxmill.tokens import count_many, get_tokenizer, token_offsets
 
-_ATOMIC = {BlockKind.TABLE, BlockKind.FIGURE, BlockKind.CODE, BlockKind.EQUATION}
+_ATOMIC = {Kind.TABLE, Kind.FIGURE, Kind.CODE, Kind.EQUATION}
 _KIND_NAME = {
-    BlockKind.PARAGRAPH: "text", BlockKind.LIST_ITEM: "text", BlockKind.FOOTNOTE: "text",
-    BlockKind.CAPTION: "text", BlockKind.TABLE: "table", BlockKind.FIGURE: "figure",
-    BlockKind.CODE: "code", BlockKind.EQUATION: "equation", BlockKind.REFERENCE: "references",
+    Kind.PARAGRAPH: "text", Kind.LIST_ITEM: "text", Kind.FOOTNOTE: "text",
+    Kind.CAPTION: "text", Kind.TABLE: "table", Kind.FIGURE: "figure",
+    Kind.CODE: "code", Kind.EQUATION: "equation", Kind.REFERENCE: "references",
 }
 # Sentence ends: ". " before a capital/quote/bracket, not after common abbreviations.
 # (The lookahead for the mark first: the nine lookbehinds then run at marks only, not at every
@@ -76,23 +76,23 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
     while i < len(blocks):
         b = blocks[i]
         s, e = doc.block_spans[b.id]
-        if b.kind is BlockKind.HEADING:
+        if b.kind is Kind.HEADING:
             # Glue to the next unit; a second heading replaces a bodiless first one.
             pending_heading = _Unit(s, e, [], [b])
             i += 1
             continue
         u = _Unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b], atomic=b.kind in _ATOMIC,
-                  table=b.kind is BlockKind.TABLE)
+                  table=b.kind is Kind.TABLE)
         # A caption sits before a table or after a figure: keep them in one unit.
-        if b.kind is BlockKind.CAPTION and i + 1 < len(blocks) and blocks[i + 1].kind in (
-            BlockKind.TABLE, BlockKind.FIGURE
+        if b.kind is Kind.CAPTION and i + 1 < len(blocks) and blocks[i + 1].kind in (
+            Kind.TABLE, Kind.FIGURE
         ):
             nb = blocks[i + 1]
             u = _Unit(s, doc.block_spans[nb.id][1], [_KIND_NAME[nb.kind]], [b, nb], atomic=True,
-                      table=nb.kind is BlockKind.TABLE)
+                      table=nb.kind is Kind.TABLE)
             i += 1
-        elif b.kind in (BlockKind.TABLE, BlockKind.FIGURE) and i + 1 < len(blocks) and (
-            blocks[i + 1].kind is BlockKind.CAPTION
+        elif b.kind in (Kind.TABLE, Kind.FIGURE) and i + 1 < len(blocks) and (
+            blocks[i + 1].kind is Kind.CAPTION
         ):
             nb = blocks[i + 1]
             u = _Unit(s, doc.block_spans[nb.id][1], u.kinds, [b, nb], atomic=True, table=u.table)
@@ -265,12 +265,12 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # Blocks in reading order that made it into document.md, grouped by section.
     groups: list[tuple[str | None, list[Block]]] = []
     for b in doc.blocks:
-        if b.id not in doc.block_spans or b.kind is BlockKind.FURNITURE:
+        if b.id not in doc.block_spans or b.kind is Kind.FURNITURE:
             continue
         sid = b.section_id
-        if b.kind is BlockKind.HEADING:
+        if b.kind is Kind.HEADING:
             # A heading opens its own section even when section_id points at it.
-            if not groups or groups[-1][0] != sid or any(x.kind is not BlockKind.HEADING for x in groups[-1][1]):
+            if not groups or groups[-1][0] != sid or any(x.kind is not Kind.HEADING for x in groups[-1][1]):
                 groups.append((sid, [b]))
                 continue
         if not groups or groups[-1][0] != sid:
@@ -366,7 +366,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             continue
         kind_set = {k for k in kinds}
         kind = kind_set.pop() if len(kind_set) == 1 else ("mixed" if kind_set else "text")
-        sid = next((b.section_id for b in blocks if b.kind is not BlockKind.HEADING), blocks[0].section_id)
+        sid = next((b.section_id for b in blocks if b.kind is not Kind.HEADING), blocks[0].section_id)
         pages = (min(b.page for b in blocks), max(b.last_page for b in blocks))
         cid = "c-" + hashlib.sha1(f"{s}:{e}:{text}".encode()).hexdigest()[:16]
         chunks.append(Chunk(id=cid, text=text, tokens=n, kind=kind, section_path=list(paths.get(sid, [])),

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, BlockKind, Document
+from ctxmill.model import Block, Document, Kind
 
 SUPERSCRIPT = str.maketrans("0123456789,abcdefghijklmnoprstuvwxyz*", "⁰¹²³⁴⁵⁶⁷⁸⁹˒ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ*")
 
@@ -129,16 +129,16 @@ def _image_line(label: str, caption: str, target: str) -> str:
 
 def render_block(b: Block) -> str | None:
     k = b.kind
-    if k is BlockKind.FURNITURE:
+    if k is Kind.FURNITURE:
         return None
-    if k is BlockKind.HEADING:
+    if k is Kind.HEADING:
         level = 1 if b.attrs.get("title") else max(2, min(6, b.level or 2))
         return "#" * level + " " + _front_text(b.text.strip()) if b.attrs.get("title") else "#" * level + " " + b.text.strip()
     if b.attrs.get("front") in ("authors", "affiliations", "note"):
         return escape_paragraph(_front_text(b.text.strip()))
-    if k is BlockKind.PARAGRAPH or k is BlockKind.CAPTION or k is BlockKind.REFERENCE:
+    if k is Kind.PARAGRAPH or k is Kind.CAPTION or k is Kind.REFERENCE:
         return escape_paragraph(b.text.strip()) if b.text.strip() else None
-    if k is BlockKind.LIST_ITEM:
+    if k is Kind.LIST_ITEM:
         indent = "  " * max(0, (b.level or 1) - 1)
         num = (b.number or "").strip()
         if b.attrs.get("ordered") and re.fullmatch(r"\d{1,9}[.)]", num):
@@ -146,7 +146,7 @@ def render_block(b: Block) -> str | None:
         if b.attrs.get("ordered") and num:
             return f"{indent}- {num} {b.text.strip()}"
         return f"{indent}- {b.text.strip()}"
-    if k is BlockKind.TABLE:
+    if k is Kind.TABLE:
         parts = []
         caption = (b.attrs.get("caption") or "").strip()
         if b.attrs.get("image_file") and not b.attrs.get("rows"):  # a table printed as a picture
@@ -157,7 +157,7 @@ def render_block(b: Block) -> str | None:
         if t:
             parts.append(t)
         return "\n\n".join(parts) if parts else None
-    if k is BlockKind.FIGURE:
+    if k is Kind.FIGURE:
         caption = (b.attrs.get("caption") or "").strip()
         label = _caption_label("Figure", b)
         if b.attrs.get("image_file"):  # cropped from the PDF page (compile/figures.py)
@@ -165,16 +165,16 @@ def render_block(b: Block) -> str | None:
         if not b.number and not caption:
             return None
         return f"**{label}:** {caption}".rstrip()
-    if k is BlockKind.CODE:
+    if k is Kind.CODE:
         lang = b.attrs.get("language") or ""
         body = b.text.rstrip("\n")
         fence = "```"
         while fence in body:
             fence += "`"
         return f"{fence}{lang}\n{body}\n{fence}"
-    if k is BlockKind.EQUATION:
+    if k is Kind.EQUATION:
         return f"$$\n{b.text.strip()}\n$$"
-    if k is BlockKind.FOOTNOTE:
+    if k is Kind.FOOTNOTE:
         return f"[^{b.number or '?'}]: {b.text.strip()}"
     return b.text or None
 
@@ -194,7 +194,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         if b.attrs.get("llm"):  # issue 8: LLM-written text is marked in the output itself
             text += " " + LLM_MARK
         if parts:
-            sep = "\n" if (b.kind is BlockKind.LIST_ITEM and prev_kind is BlockKind.LIST_ITEM) else "\n\n"
+            sep = "\n" if (b.kind is Kind.LIST_ITEM and prev_kind is Kind.LIST_ITEM) else "\n\n"
             parts.append(sep)
             pos += len(sep)
         spans[b.id] = (pos, pos + len(text))
