@@ -255,3 +255,15 @@ def test_kotlin_and_rust_imports_where_the_file_writes_them(tmp_path):
     got = [s for s in suggest(tmp_path, _patch("t.rs", ["    let d = 1;"], ["    let d = Duration::from_secs(1);"], 5))
            if s.reason.startswith("import Duration")]
     assert got and (got[0].start_line, got[0].end_line, got[0].replacement) == (2, 2, "use std::time::{Duration, Instant};\n")
+
+
+def test_an_import_line_that_takes_a_name_loses_the_one_the_edit_stopped_using(tmp_path):
+    text = "from subprocess import check_call\n\n\ndef git(*args):\n    return check_output(args)\n"
+    (tmp_path / "g.py").write_text(text)
+    patch = _patch("g.py", ["    check_call(args)"], ["    return check_output(args)"], 5)
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]
+    assert [(s.start_line, s.replacement) for s in got] == [(1, "from subprocess import check_output\n")]
+    # still used elsewhere: it stays
+    (tmp_path / "g.py").write_text(text + "\n\ndef run():\n    check_call(['ls'])\n")
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]
+    assert [s.replacement for s in got] == ["from subprocess import check_call, check_output\n"]

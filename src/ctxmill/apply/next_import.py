@@ -600,7 +600,32 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                      "stdlib": float("standard" in where or "built-in" in where or "JDK" in where), "sorted": float(sorted_block),
                      "group": float(len(group) > 1), "sibling": float(where.startswith("beside"))}
             out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
-    return _joined(out, files)
+    return [_unused_dropped(item, files, hunks) for item in _joined(out, files)]
+
+
+def _unused_dropped(item: tuple, files: dict[str, str], hunks) -> tuple:
+    """An import line the suggestion rewrites loses the names whose last use the edit removed
+    (``check_call(...)`` -> ``check_output(...)``: ``from subprocess import check_output``, not
+    ``check_call, check_output``), as the commit that switched names rewrites that line once."""
+    path, first, last, rep, feats, reason = item
+    if first != last:
+        return item
+    mine = [h for h in hunks if h.path == path]
+    gone = set(re.findall(r"[A-Za-z_]\w*", "\n".join(x for h in mine for x in h.removed))) - set(
+        re.findall(r"[A-Za-z_]\w*", "\n".join(x for h in mine for x in h.added)))
+    if not gone:
+        return item
+    lines = files[path].split("\n")
+    rest = "\n".join(x for n, x in enumerate(lines, 1) if n != first)
+    m = re.match(r"(\s*from\s+[\w.]+\s+import\s+)([^()\n]+?)(\s*)$", rep.rstrip("\n")) or re.match(
+        r"(\s*use\s+[\w:]+::\{)([^{}\n]+)(\};\s*)$", rep.rstrip("\n"))
+    if not m:
+        return item
+    names = [x.strip() for x in m.group(2).split(",") if x.strip()]
+    keep = [x for x in names if not (x in gone and not re.search(rf"(?<![\w$]){re.escape(x)}(?![\w$])", rest))]
+    if keep == names or not keep:
+        return item
+    return (path, first, last, m.group(1) + ", ".join(keep) + m.group(3) + "\n", {**feats, "dropped": 1.0}, reason)
 
 
 def _joined(out: list, files: dict[str, str]) -> list:
