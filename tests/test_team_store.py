@@ -534,30 +534,40 @@ def test_each_store_repository_and_branch_of_a_root_keeps_its_own_record(tmp_pat
         assert len({p.with_suffix(suffix) for p in paths}) == 4
 
 
-def test_schema_3_indexes_forwarding_chunks_and_migrates_a_version_2_store(team_env, team_server, tmp_path,
-                                                                          monkeypatch):
+def test_schema_3_and_4_index_what_a_search_reads_and_migrate_a_version_2_store(team_env, team_server, tmp_path,
+                                                                                monkeypatch):
     """Version 3 adds ctx_chunks_facade, the ranker's facade lookup reads it (not every chunk of
-    the branch), and a version-2 store is refused for searches until a client syncs into it,
-    which migrates it."""
+    the branch); version 4 covering indexes for a search's reads. A version-2 store is refused
+    for searches until a client syncs into it, which migrates it."""
     from ctxmill.index import search, sync_index
     from ctxmill.index.rank import FACADE_KIND
     from ctxmill.team import pgstore, schema
 
-    assert FACADE_KIND == "facade" and schema.SCHEMA_VERSION == 3
+    assert FACADE_KIND == "facade" and schema.SCHEMA_VERSION == 4
     url = _fresh_db(team_server, "schema3")
     monkeypatch.setenv("CTXMILL_STORE_REPO", "schema3")
     root = tmp_path / "repo"
     write_fmt_headers(root)
     sync_index(root, store=url)
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP INDEX ctx_chunks_facade")  # as a version-2 store holds it
-        conn.execute("UPDATE ctx_meta SET value = '2' WHERE key = 'schema_version'")
+        # the layout of version 2
+        for statement in ("DROP INDEX ctx_chunks_facade", "DROP INDEX ctx_chunks_hash_cover",
+                          "DROP INDEX ctx_chunks_id_cover", "CREATE INDEX ctx_chunks_hash ON ctx_chunks(hash)",
+                          "ALTER TABLE ctx_postings DROP CONSTRAINT ctx_postings_pkey, "
+                          "ADD PRIMARY KEY (chunk, term)",
+                          "UPDATE ctx_meta SET value = '2' WHERE key = 'schema_version'"):
+            conn.execute(statement)
     pgstore._idle.clear()
     with pytest.raises(Exception, match="schema version 2"):
         pgstore.PgStore(url, root, create=False)
     sync_index(root, store=url)  # migrates
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
+        assert conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0] == "4"
+        indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename LIKE 'ctx_%'"))
+        assert "ctx_chunks_hash" not in indexes
+        assert indexes["ctx_chunks_hash_cover"].endswith("(hash) INCLUDE (id, blob)")
+        assert indexes["ctx_chunks_id_cover"].endswith("(id) INCLUDE (blob, doclen)")
+        assert indexes["ctx_postings_pkey"].endswith("(chunk, term) INCLUDE (tf)")
         conn.execute("SET enable_seqscan = off")  # (a tiny table): can the lookup use the index at all
         st = pgstore.PgStore(url, root, create=False)
         try:

@@ -20,7 +20,8 @@ Version 1:
                   dimension comes from it
 
 Version 2 adds ``ctx_postings``, an impact-ordered inverted index of the keyed terms (below);
-version 3 an index of the forwarding files' chunks (``ctx_chunks_facade``).
+version 3 an index of the forwarding files' chunks (``ctx_chunks_facade``); version 4 covering
+indexes for the reads of a search.
 
 Repository, branch, path and folder names are keyed HMACs (ctxmill.team.keys).
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from ctxmill.errors import InputRefused
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 LOCK_ID = 0x637478_6D696C6C  # pg_advisory lock for schema changes ("ctxmill")
 
 _V1 = [
@@ -94,7 +95,20 @@ _V2 = [
 # few rows instead of every chunk of the (repo, branch)
 _V3 = ["CREATE INDEX IF NOT EXISTS ctx_chunks_facade ON ctx_chunks(blob) WHERE kind = 'facade'"]
 
-STEPS = {0: _V1, 1: _V2, 2: _V3}  # from version N to N + 1
+# Version 4: covering indexes for the reads of a search, so they come from the indexes alone
+# (index-only scans) and never from the wide chunk rows (tsvector, sealed symbol and context),
+# which at 10^5-10^6 chunks are random page reads: the vector leg's content hash -> chunk id and
+# blob, the lexical leg's chunk id -> blob and length, and its per-chunk probe of a query
+# term's frequency (the postings' key now carries tf)
+_V4 = [
+    "CREATE INDEX IF NOT EXISTS ctx_chunks_hash_cover ON ctx_chunks(hash) INCLUDE (id, blob)",
+    "DROP INDEX IF EXISTS ctx_chunks_hash",
+    "CREATE INDEX IF NOT EXISTS ctx_chunks_id_cover ON ctx_chunks(id) INCLUDE (blob, doclen)",
+    "ALTER TABLE ctx_postings DROP CONSTRAINT IF EXISTS ctx_postings_pkey, "
+    "ADD CONSTRAINT ctx_postings_pkey PRIMARY KEY (chunk, term) INCLUDE (tf)",
+]
+
+STEPS = {0: _V1, 1: _V2, 2: _V3, 3: _V4}  # from version N to N + 1
 
 
 def vector_table(dim: int) -> list[str]:
