@@ -116,11 +116,12 @@ def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict
                 continue  # "J", "AI": too short to tell a journal by; a 20-word name never matches
             rows[kind].add(" ".join(words))
     entries = sum(map(len, rows.values()))
-    longest: dict[str, int] = {}
+    lengths: dict[str, set[int]] = {}
     for k in rows["journal"]:
         w = k.split(" ")
-        longest[w[0]] = max(longest.get(w[0], 0), len(w))
-    rows["journal_first"] = {f"{w}\t{n}" for w, n in longest.items()}
+        lengths.setdefault(w[0], set()).add(len(w))
+    # each first word with the lengths of the names it starts, longest first ("phys\t4,3,2")
+    rows["journal_first"] = {f"{w}\t{','.join(map(str, sorted(n, reverse=True)))}" for w, n in lengths.items()}
     if examples is not None:
         rows.update(venue_lexicon(examples, root))
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))

@@ -197,13 +197,14 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
     keys = [jkeys[i] for i in at]
     first = g.journal_first
     k, m = 0, len(at)
+    journal = g.journal
     while k < m:
-        longest = first.get(keys[k], 0)
-        if not longest or not tokens[at[k]][:1].isupper():
+        lengths = first.get(keys[k])
+        if not lengths or not tokens[at[k]][:1].isupper():
             k += 1
             continue
-        for n in range(min(longest, m - k), 0, -1):
-            if " ".join(keys[k : k + n]) in g.journal:
+        for n in lengths:  # longest first: the longest name that matches
+            if n <= m - k and " ".join(keys[k : k + n]) in journal:
                 break
         else:
             k += 1

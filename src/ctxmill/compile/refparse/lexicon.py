@@ -77,7 +77,9 @@ def gazetteer_path():
 
 class Gazetteers(NamedTuple):
     journal: frozenset[str]        # names: lexkey words joined by one space
-    journal_first: dict[str, int]  # first word of a name -> words in the longest name it starts
+    # first word of a name -> the lengths in words of the names it starts, longest first: the
+    # longest match from a word is tried at those lengths only (one or two, not up to twelve)
+    journal_first: dict[str, tuple[int, ...]]
     given: frozenset[str]
     family: frozenset[str]
     # From the training labels (scripts/train_refparse.py): venue names printed in two or more
@@ -102,8 +104,8 @@ def gazetteers() -> Gazetteers:
         kind, _, keys = section.partition("\n")
         kinds[kind] = frozenset(keys.split("\n"))
     first = {}
-    for row in kinds["journal_first"]:  # "word\tlongest"
+    for row in kinds["journal_first"]:  # "word\t3,1": the lengths, longest first
         w, _, n = row.partition("\t")
-        first[w] = int(n)
+        first[w] = tuple(map(int, n.split(",")))
     return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"], kinds["venue_name"],
                       kinds["venue_abbrev"])
