@@ -267,3 +267,16 @@ def test_an_import_line_that_takes_a_name_loses_the_one_the_edit_stopped_using(t
     (tmp_path / "g.py").write_text(text + "\n\ndef run():\n    check_call(['ls'])\n")
     got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]
     assert [s.replacement for s in got] == ["from subprocess import check_call, check_output\n"]
+
+
+def test_no_import_for_a_name_whose_package_the_file_imports_whole(tmp_path):
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util" / "Key.kt").write_text("package io.app.util\n\nclass AttributeKey<T>(val name: String)\n")
+    text = "package io.app.i18n\n\nimport io.app.util.*\n\nprivate val LOCALE = AttributeKey<String>(\"l\")\n"
+    (tmp_path / "I18n.kt").write_text(text)
+    patch = _patch("I18n.kt", ['private val LOCALE = "l"'], ['private val LOCALE = AttributeKey<String>("l")'], 5)
+    assert [s for s in suggest(tmp_path, patch) if s.reason.startswith("import")] == []
+    # without the `.*` line the import is proposed
+    (tmp_path / "I18n.kt").write_text(text.replace("import io.app.util.*", "import io.app.other.*"))
+    assert [s.replacement for s in suggest(tmp_path, patch) if s.reason.startswith("import")] == [
+        "import io.app.util.AttributeKey\n"]

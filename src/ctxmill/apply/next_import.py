@@ -242,9 +242,32 @@ def _defines(text: str, name: str, lang: str) -> bool:
     return bool(p and re.search(p, text, re.M))
 
 
+def _star_covers(line: str, text: str) -> bool:
+    """Whether ``text`` already imports the whole package that ``line`` takes one name from
+    (``import io.ktor.util.*`` for ``import io.ktor.util.AttributeKey``, ``use a::b::*;``,
+    ``from m import *``): the name is in scope, and an IDE would not add the line."""
+    m = re.match(r"\s*import\s+(static\s+)?([\w.`]+)\.[\w`]+;?$", line)
+    if m:
+        return bool(re.search(rf"^\s*import\s+{m.group(1) or ''}{re.escape(m.group(2))}\.\*;?\s*$", text, re.M))
+    m = re.match(r"\s*(?:pub\s+)?use\s+([\w:]+)::\w+;$", line)
+    if m:
+        return bool(re.search(rf"^\s*(?:pub\s+)?use\s+{re.escape(m.group(1))}::\*;", text, re.M))
+    m = re.match(r"\s*from\s+([\w.]+)\s+import\s+\w+$", line)
+    return bool(m) and bool(re.search(rf"^from\s+{re.escape(m.group(1))}\s+import\s+\*", text, re.M))
+
+
 def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text: str,
                    cache: dict[str, list] | None = None) -> tuple[str, str] | None:
-    """(import line, where it came from) for ``name`` used in ``path``, or None."""
+    """(import line, where it came from) for ``name`` used in ``path``, or None (none found,
+    or the file already imports the package that holds it)."""
+    got = _candidate_line(name, path, lang, files, text, cache)
+    if got is None or got[1].startswith("imported") or not _star_covers(got[0], text):
+        return got  # a file that imports it by name beside the same `.*` does so for a reason
+    return None
+
+
+def _candidate_line(name: str, path: str, lang: str, files: dict[str, str], text: str,
+                    cache: dict[str, list] | None = None) -> tuple[str, str] | None:
     cache = {} if cache is None else cache
     for other, otext in files.items():
         if other == path or EXT_LANG.get(_ext(other)) != lang or name not in otext:
