@@ -112,6 +112,9 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
             out.add(i)
             inside = True
             continue
+        lines = b.attrs.get("_line_texts") or [b.text]
+        if not inside and len(lines) < 3:
+            continue  # no use for its share of entries (the one-line blocks of text input)
         entries = _entry_share(b)
         size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
         if body and size > body * 1.3:
@@ -120,7 +123,6 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
             out.add(i)
             continue
         inside = False
-        lines = b.attrs.get("_line_texts") or [b.text]
         if entries >= 0.6 and len(lines) >= 3:
             out.add(i)
     # a one-line entry between two others ("7 Related Work 50") on a contents page
