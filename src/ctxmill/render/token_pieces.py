@@ -123,8 +123,18 @@ class Tokenized:
         pieces = _PIECE.findall(text)
         _learn(pieces)
         self.text = text
+        self.pieces = pieces
         self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
-        self.ends = list(accumulate(chain.from_iterable(map(_lens.__getitem__, pieces))))
+        # tokens before each bound (a count between two bounds is one subtraction)
+        self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
+        self._ends: list[int] | None = None
+
+    @property
+    def ends(self) -> list[int]:
+        """End offset of every token of the whole text (built when a slice's ends are asked)."""
+        if self._ends is None:
+            self._ends = list(accumulate(chain.from_iterable(map(_lens.__getitem__, self.pieces))))
+        return self._ends
 
     def _scan(self, p: int, e: int, stop: bool) -> tuple[int, list[str]]:
         """The slice's own pieces from ``p``: up to ``e``, or with ``stop`` up to the first
@@ -165,15 +175,16 @@ class Tokenized:
             return 0
         if self.text[e - 1] in _WS_CHARS:
             return None
-        bounds, ends = self.bounds, self.ends
+        bounds, before = self.bounds, self.before
         k, m = bisect_left(bounds, s), bisect_left(bounds, e)
         if bounds[k] == s and m < len(bounds) and bounds[m] == e:  # (most units: whole pieces)
-            return bisect_right(ends, e) - bisect_right(ends, s)
+            return before[m] - before[k]
         p, head = self._scan(s, e, True)
-        q = self.bounds[bisect_right(self.bounds, e) - 1] if p < e else e
+        q = bounds[bisect_right(bounds, e) - 1] if p < e else e
         q = max(q, p)
         _, tail = self._scan(q, e, False)
         _learn(head + tail)
         get = _count.__getitem__
-        return (sum(map(get, head)) + bisect_right(self.ends, q) - bisect_right(self.ends, p)
-                + sum(map(get, tail)))
+        # p < q: both are bounds of the whole text (the scan from s stopped at one)
+        middle = before[bisect_left(bounds, q)] - before[bisect_left(bounds, p)] if p < q else 0
+        return sum(map(get, head)) + middle + sum(map(get, tail))
