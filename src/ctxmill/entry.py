@@ -171,6 +171,13 @@ def main() -> None:
         if code is not None:
             sys.stdout.flush()
             sys.exit(code)
+    if len(sys.argv) > 1 and sys.argv[1] == "compile":
+        import gc
+
+        # Collect cyclic garbage less often, as mypy does: the imports and a compile of many
+        # short blocks allocate millions of objects, and at the default threshold (700) the
+        # collector took ~12% of the compile of raw OCR text, for almost no garbage.
+        gc.set_threshold(50_000, 20, 20)
     from ctxmill.cli import main as cli_main
 
     cli_main()
