@@ -162,13 +162,15 @@ def _removed_pieces(doc: Document) -> list[dict]:
 
 def _take(w: str, pools: list[Counter], rem_pools: list[tuple[str, Counter]]) -> str | None:
     """Use up one ``w`` from the first pool that has it: "out", a removal reason, or None."""
-    for pool in pools:
-        if pool[w] > 0:
-            pool[w] -= 1
+    for pool in pools:  # (get: a Counter's [] calls __missing__ in Python for a word it lacks)
+        n = pool.get(w, 0)
+        if n > 0:
+            pool[w] = n - 1
             return "out"
     for reason, pool in rem_pools:
-        if pool[w] > 0:
-            pool[w] -= 1
+        n = pool.get(w, 0)
+        if n > 0:
+            pool[w] = n - 1
             return reason
     return None
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from itertools import islice
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Kind, QACheck, QAReport
@@ -47,12 +48,20 @@ _ARTEFACTS = [
      "page marker left in the text"),
     ("image_placeholder", re.compile(r"!\[\]\(images/[^)]*\)"), "bare OCR image placeholder left in the text"),
 ]
+# a character every match of each artefact pattern holds
+_ARTEFACT_MARK = {
+    "latex_math_delimiters": lambda md: "\\" in md, "latex_command": lambda md: "\\" in md,
+    "html_tag": lambda md: "<" in md, "page_marker": lambda md: "──" in md or "--" in md,
+    "image_placeholder": lambda md: "![](" in md,
+}
 _MOJIBAKE = re.compile(r"Ã[\x80-\xbf¡-ÿ]|â€[™œ\x9d“”˜]|Â[\s ·°]|\ufffd")
 _BROKEN_HYPHEN = re.compile(r"\b([a-z]{2,})- ([a-z]{2,})\b")
 _SUSPENDED = {"and", "or", "to", "vs", "versus", "nor"}
 
 
 def _code_spans(md: str) -> list[tuple[int, int]]:
+    if "`" not in md:
+        return []
     spans = [(m.start(), m.end()) for m in re.finditer(r"```.*?```", md, re.DOTALL)]
     spans += [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]+`", md)]
     return sorted(spans)
@@ -147,13 +156,14 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     starts = sorted((doc.block_spans[b.id][0], b.page) for b in doc.blocks if b.id in doc.block_spans)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:
-        for m in rx.finditer(md):
-            if not _in_spans(m.start(), code):
-                found.append((cid, what, m.group(0), m.start(), m.end()))
-    for m in _MOJIBAKE.finditer(md):
+        if _ARTEFACT_MARK[cid](md):  # (a pass over the text only where it holds the pattern's mark)
+            for m in rx.finditer(md):
+                if not _in_spans(m.start(), code):
+                    found.append((cid, what, m.group(0), m.start(), m.end()))
+    for m in () if md.isascii() else _MOJIBAKE.finditer(md):
         found.append(("mojibake", "mis-decoded characters", md[max(0, m.start() - 10):m.end() + 10],
                       m.start(), m.end()))
-    for m in _BROKEN_HYPHEN.finditer(md):
+    for m in _BROKEN_HYPHEN.finditer(md) if "- " in md else ():
         if m.group(2) in _SUSPENDED or _in_spans(m.start(), code):
             continue
         found.append(("broken_hyphenation", "word broken at a line end", m.group(0), m.start(), m.end()))
@@ -163,8 +173,10 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     # embedder, an LLM or an MCP client. The location is a line, not a span: nothing to "repair".
     from ctxmill.redact import redact
 
-    line_starts = [0] + [m.end() for m in re.finditer("\n", md)]
+    line_starts = None
     for f in redact(md).findings:
+        if line_starts is None:
+            line_starts = [0] + [m.end() for m in re.finditer("\n", md)]
         pos = line_starts[f.line - 1] if f.line - 1 < len(line_starts) else 0
         add(QACheck("secret", "warning", f"possible secret ({f.rule}) at document.md line {f.line}; "
                     f"redacted before text reaches an embedder, an LLM or an MCP client",
@@ -281,7 +293,8 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 def _text_checks(doc: Document, add) -> None:
     md = doc.markdown
-    words = len(_WORD_RE.findall(md))
+    # counted up to MANY_WORDS: no check below reads more
+    words = sum(1 for _ in islice(_WORD_RE.finditer(md), MANY_WORDS))
     if not md.strip():
         add(QACheck("empty_document", "error", "document.md is empty: no text came out of the input"))
     elif words < FEW_WORDS:
