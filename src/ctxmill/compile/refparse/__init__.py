@@ -75,18 +75,21 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
     f["venue"] = f["container"]
     if fallback is None:
         return f
+    # (not for "no authors and no year": there the rules' title is as unsure, on the held-out
+    # sets and the corpus alike)
+    # Nor where the labeller found a journal, volume or pages and no title: the physics and
+    # astronomy styles print none, and the rules would make one up from the names or journal.
+    journal_only = not f["title"] and f["container"] and (f["volume"] or f["pages"])
+    doubted = f["doubtful"] and not f["doubtful"].startswith("no authors") and not journal_only
+    if not (doubted or f["url"] or f["doi"]):
+        return f  # nothing the rules' parse would change: not run (a seventh of a parse)
     r = fallback(raw)
     for k in ("url", "doi"):
         # a URL broken at a line end ("https://www.latent.space/p/ agent"): the rules know
         # how URLs continue after the space
         if r.get(k) and f[k] and r[k] != f[k] and r[k].startswith(f[k]):
             f[k] = r[k]
-    # (not for "no authors and no year": there the rules' title is as unsure, on the held-out
-    # sets and the corpus alike)
-    # Nor where the labeller found a journal, volume or pages and no title: the physics and
-    # astronomy styles print none, and the rules would make one up from the names or journal.
-    journal_only = not f["title"] and f["container"] and (f["volume"] or f["pages"])
-    if f["doubtful"] and not f["doubtful"].startswith("no authors") and not journal_only:
+    if doubted:
         if _plausible_title(r.get("title"), f):
             for k in ("authors", "year", "title", "venue"):
                 f[k] = r.get(k)
