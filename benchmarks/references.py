@@ -13,8 +13,10 @@ Prints one JSON object with, for each parser:
   ``reference_titles`` matched as benchmarks/corpus_score.py does (ratio >= 0.9);
 - ``product``: what ``ctxmill compile`` writes (the labeller; the rules' authors, year, title
   and venue where the labeller's parse is doubtful and the rules find a title);
-- speed: strings per second on one core over the held-out strings (median of 3 passes), and
-  the load time in a fresh process (model and gazetteers, median of 5);
+- speed: strings per second on one core over the held-out strings (median of 3 passes), for the
+  labeller alone and for the product's parse (``reference_fields`` with the rule parser as its
+  fallback, what ``ctxmill compile`` runs per entry), and the load time in a fresh process
+  (model and gazetteers, median of 5);
 - with ``--peer DIR`` (a source tree, e.g. ``git worktree add /tmp/peer <commit>``): the same
   scoring of DIR's labeller, model and rules in the same run (``peer``), on the bibliographies
   this tree segmented, and both speeds measured in fresh processes taking turns, so that the
@@ -287,7 +289,10 @@ def main() -> None:
     strings = [t for exs in sets.values() for t, _ in exs]
     if args.speed_only:  # one turn of the speed measurement, in a process of its own
         crf_parse(strings[0])  # the model loads once; load time is measured on its own
-        print(json.dumps(speed(strings, crf_parse)))
+        out = speed(strings, crf_parse)
+        # and what ``ctxmill compile`` runs per entry: the labeller with the rules as fallback
+        out["product"] = speed(strings, lambda s: reference_fields(s, rules.parse_entry))
+        print(json.dumps(out))
         return
     parsers = {"labeller": crf_fields, "rules": rule_fields, "product": product_fields}
     result: dict = {"held_out": {}, "corpus": {}, "speed": {}}
@@ -313,12 +318,18 @@ def main() -> None:
                 turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
             turns["labeller"].append(json.loads(_run([*common, "--speed-only"], None)))
         med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
+        prod = {k: {m: round(statistics.median(t["product"][m] for t in v)) for m in ("wall", "cpu")}
+                for k, v in turns.items() if v and all("product" in t for t in v)}
         result["speed"] = {"strings": len(strings), "labeller_strings_per_s": med["labeller"],
+                           "product_strings_per_s": prod.get("labeller"),
                            "turns": turns, "rules_strings_per_s": speed(strings, rules.parse_entry),
                            "model_load_ms": load_ms(), "load_average": os.getloadavg()}
         if args.peer:
             result["speed"]["peer_labeller_strings_per_s"] = med["peer"]
             result["speed"]["ratio_cpu"] = round(med["labeller"]["cpu"] / med["peer"]["cpu"], 3)
+            if "peer" in prod:
+                result["speed"]["peer_product_strings_per_s"] = prod["peer"]
+                result["speed"]["product_ratio_cpu"] = round(prod["labeller"]["cpu"] / prod["peer"]["cpu"], 3)
     print(json.dumps(result, indent=1))
 
 
