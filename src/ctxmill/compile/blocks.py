@@ -597,7 +597,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 heading_lines[len(out) - 1] = out[-1].text
                 i += 1
                 continue
-            if re.match(r"^\s*\$\$", s):
+            if "$$" in s and re.match(r"^\s*\$\$", s):
                 flush_para()
                 j = i
                 buf = []
@@ -609,7 +609,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 out.append(Block(Kind.EQUATION, "\n".join(buf).strip().strip("$").strip(), pno))
                 i = j + 1
                 continue
-            if re.match(r"^\s*\[\^([^\]]+)\]:\s*", s):
+            if "[^" in s and re.match(r"^\s*\[\^([^\]]+)\]:\s*", s):
                 flush_para()
                 m2 = re.match(r"^\s*\[\^([^\]]+)\]:\s*(.*)$", s)
                 out.append(Block(Kind.FOOTNOTE, m2.group(2), pno, number=m2.group(1)))
@@ -709,7 +709,19 @@ def _coalesce_tiny(items: list, page: int) -> list[Block]:
 
     if len(items) < TINY_RUN:
         return list(map(block, items))
-    flags = list(map(_tiny, items))
+    seen: dict[str, bool] = {}
+
+    def tiny(b) -> bool:  # _tiny, once per distinct short line (a page of "a" lines has one)
+        if type(b) is not str:
+            return _tiny(b)
+        if len(b) > TINY_CHARS:
+            return False
+        t = seen.get(b)
+        if t is None:
+            t = seen[b] = _tiny_text(b)
+        return t
+
+    flags = list(map(tiny, items))
     out: list[Block] = []
     i, n = 0, len(items)
     while i < n:

@@ -76,6 +76,9 @@ _XREF = re.compile(
     rf"\s?~?\s?(?P<list>\(?{_NUM}\)?(?:\s*(?:,|and|or|to|through|–|—|-|&)\s*(?:and\s+)?\(?{_NUM}\)?(?![\w]))*)"
     rf"(?![\w])"
 )
+# the first character of every _XREF keyword: a block holding none of them is not scanned (the
+# pattern starts with \b, so the regex engine tries it at every position of the text)
+_XREF_MARK = re.compile("[SCFTAEL§]")
 _XREF_NUM = re.compile(rf"\(?({_NUM})\)?")
 _KIND_OF = {
     "section": "section", "sections": "section", "sect.": "section", "sects.": "section",
@@ -285,6 +288,9 @@ def _expand_numbers(spec: str) -> list[str]:
     return out
 
 
+_TARGET_KIND = {Kind.FIGURE: "figure", Kind.TABLE: "table", Kind.EQUATION: "equation", Kind.FOOTNOTE: "footnote"}
+
+
 class _Ctx:
     def __init__(self, doc: Document, options: CompileOptions):
         self.doc = doc
@@ -308,8 +314,7 @@ class _Ctx:
                 self.sections_by_number.setdefault(number.rstrip("."), s)
         self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
         for b in doc.blocks:
-            kind = {Kind.FIGURE: "figure", Kind.TABLE: "table", Kind.EQUATION: "equation",
-                    Kind.FOOTNOTE: "footnote"}.get(b.kind)
+            kind = _TARGET_KIND.get(b.kind)
             if kind is None and b.kind is Kind.CODE and b.number:
                 kind = "algorithm"
                 self.targets.setdefault("algorithm", {})
@@ -536,7 +541,7 @@ def _numeric_mention(ctx, block, text, base, s, e, nums):
 
 def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
     label = _CAPTION_LABEL.match(text) if block.kind in _CAPTIONED else None
-    for m in _XREF.finditer(text):
+    for m in _XREF.finditer(text) if _XREF_MARK.search(text) else ():
         if label and m.start() < label.end():
             continue  # "**Table 1:** ..." names the table itself; it refers to nothing
         kw = m.group("kw")

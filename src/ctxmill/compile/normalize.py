@@ -56,6 +56,8 @@ _SUP_ONLY_RE = re.compile(r"^\s*(?:\{\s*\})?\s*\^\s*\{?\s*([\w,\s*†‡§¶]|\\
 
 def fold(text: str) -> str:
     """Ligatures, soft hyphens, odd spaces and similar Unicode folded to plain text."""
+    if text.isascii():  # (every character folded here is outside ASCII)
+        return text
     if _LIG_RE.search(text):
         text = _LIG_RE.sub(lambda m: LIGATURES[m.group(0)], text)
     return text
@@ -376,20 +378,24 @@ def _furniture(doc: Document) -> None:
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "running_header"
     # text pages: a stamp as the first or last line of a page
-    ends: dict[int, list[Block]] = {}
+    first: dict[int, Block] = {}
+    last: dict[int, Block] = {}
     for b in doc.blocks:
         if b.bbox is None and b.kind is Kind.PARAGRAPH:
-            ends.setdefault(b.page, []).append(b)
-    for bs in ends.values():
-        for b in {id(x): x for x in (bs[0], bs[-1])}.values():
+            first.setdefault(b.page, b)
+            last[b.page] = b
+    for page, b0 in first.items():
+        for b in {id(x): x for x in (b0, last[page])}.values():
             if _stamp(b.text):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
     for b in doc.blocks:
-        if b.kind is Kind.PARAGRAPH and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
+        if b.kind is not Kind.PARAGRAPH:
+            continue
+        if ":" in b.text and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
             b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "arxiv_stamp"
-        elif b.kind is Kind.PARAGRAPH and b.bbox is None and PAGE_NUM_RE.match(b.text) and b.attrs.get("_line_texts"):
+        elif b.bbox is None and PAGE_NUM_RE.match(b.text) and b.attrs.get("_line_texts"):
             # a stray printed page number in OCR text
             b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "page_number"

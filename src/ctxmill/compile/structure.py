@@ -45,6 +45,13 @@ def norm_title(text: str) -> str:
     return _NON_WORD_RE.sub(" ", t.lower()).strip()
 
 
+def _appendix_word(text: str) -> bool:
+    """The letters of ``text`` spell "appendix" or "appendices" (both hold two p's: the
+    substitution runs only on the few texts that do)."""
+    t = text.lower()
+    return t.count("p") == 2 and _NOT_LOWER_RE.sub("", t) in ("appendix", "appendices")
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     blocks = [b for b in doc.blocks if not (b.kind is Kind.PARAGRAPH and not b.text.strip())]
     body_size = _body_size(blocks)
@@ -342,7 +349,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         cand = cands.get(idx)
         if cand is None:
-            if b.kind is Kind.PARAGRAPH and _NOT_LOWER_RE.sub("", b.text.lower()) in ("appendix", "appendices"):
+            if b.kind is Kind.PARAGRAPH and _appendix_word(b.text):
                 state["appendix"] = True
             continue
         num, title, style = cand
@@ -711,10 +718,10 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
             prev = out[last_para]
             between = out[last_para + 1:] if last_para + 1 < len(out) else ()
             only_floats = not between or all(x.kind in FLOATS or x.kind is Kind.CODE for x in between)
+            # (the cheap tests first: most paragraphs stop at the length of the one before)
             if only_floats and b.kind is Kind.PARAGRAPH and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) \
-                    and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b) \
-                    and not prev.attrs.get("title") \
-                    and len(prev.text) >= 60 and not prev.attrs.get("front"):
+                    and len(prev.text) >= 60 and not prev.attrs.get("title") and not prev.attrs.get("front") \
+                    and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b):
                 if prev.text.endswith("-") and b.text[:1].islower():
                     prev.text = prev.text[:-1] + b.text.lstrip()
                 else:
