@@ -216,28 +216,45 @@ def second_machine(url: str, name: str, trials: int = 5) -> dict:
 
 
 def _sync_commands(root: Path, url: str, db: Path, work: Path, trials: int = 5) -> dict:
-    """`ctxmill index` through the command: the SQLite no-op (the warm server answers it) beside
-    the team store's no-op and a second machine's first sync (each a new process that connects)."""
+    """`ctxmill index` through the command: the SQLite no-op beside the team store's no-op, both
+    answered by the warm background server; a second machine's first sync (a fresh copy, no
+    local record) answered by that machine's own warm server (its own runtime folder and local
+    state, warmed by one untimed first sync of another copy, as on a machine where ctxmill
+    runs already); and the team no-op with the server off (a new process: imports, connection)."""
     env = _command_env()
+    run2 = work / "run-second"
+    run2.mkdir(mode=0o700)
+    env2 = {**env, "XDG_RUNTIME_DIR": str(run2), "CTXMILL_INDEX_DIR": str(work / "cmd-state")}
     exe = str(REPO / ".venv" / "bin" / "ctxmill")
 
-    def run(args: list[str], extra: dict | None = None) -> float:
+    def run(args: list[str], use: dict) -> float:
         t0 = time.perf_counter()
-        got = subprocess.run([exe, "index", *args, "--json"], env={**env, **(extra or {})}, capture_output=True,
-                             text=True, timeout=300)
+        got = subprocess.run([exe, "index", *args, "--json"], env=use, capture_output=True, text=True, timeout=300)
         took = time.perf_counter() - t0
         if got.returncode != 0:
             raise RuntimeError(got.stderr)
+        d = json.loads(got.stdout)
+        assert d["files_changed"] == 0 and d["chunks_embedded"] == 0, d
         return took
 
-    run([str(root), "--db", str(db)])  # starts the warm server
-    out: dict[str, list[float]] = {"sqlite_noop": [], "team_noop": [], "second_first": []}
-    for i in range(trials):
-        out["sqlite_noop"].append(run([str(root), "--db", str(db)]))
-        out["team_noop"].append(run([str(root), "--store", url]))
-        other = work / f"cmd-second-{i}" / root.name
+    def copy(name: str) -> Path:
+        other = work / name / root.name
         shutil.copytree(root, other)
-        out["second_first"].append(run([str(other), "--store", url], {"CTXMILL_INDEX_DIR": str(work / f"cmd-state-{i}")}))
+        return other
+
+    try:
+        run([str(root), "--db", str(db)], env)  # starts the warm server
+        run([str(root), "--store", url], env)
+        run([str(copy("cmd-second-warm")), "--store", url], env2)  # starts the second machine's
+        out: dict[str, list[float]] = {"sqlite_noop": [], "team_noop": [], "second_first": [],
+                                       "team_noop_server_off": []}
+        for i in range(trials):
+            out["sqlite_noop"].append(run([str(root), "--db", str(db)], env))
+            out["team_noop"].append(run([str(root), "--store", url], env))
+            out["second_first"].append(run([str(copy(f"cmd-second-{i}")), "--store", url], env2))
+            out["team_noop_server_off"].append(run([str(root), "--store", url], {**env, "CTXMILL_SERVER": "0"}))
+    finally:
+        subprocess.run([exe, "server", "stop"], env=env2, capture_output=True, timeout=60)
     return {k: round(statistics.median(v) * 1000, 1) for k, v in out.items()}
 
 
