@@ -3,13 +3,16 @@ scored by that folder's own scorer, with its naive rename-only control in the sa
 
     .venv/bin/python benchmarks/next_edit.py [--classes rename,signature] [--jobs 2]
     .venv/bin/python benchmarks/next_edit.py --in-process [--half a|b] [--by language]
+    .venv/bin/python benchmarks/next_edit.py --latency 100 --peer-src /path/to/other/src
 
 Prints JSON: overall and per-class precision@1, recall@5, wrong-suggestion rate and
 suggestions per negative case for `ctxmill next-edit` (through the command line, interpreter
 start included) and for the control. `--in-process` calls ctxmill.apply.next_edit.suggest
 directly on each case (the scorer's own case folders and matching, no process start: the quick
 loop for tuning); `--half a|b` keeps the repositories of one half (sorted names, alternating),
-so thresholds tuned on one half can be reported on the other.
+so thresholds tuned on one half can be reported on the other. `--latency N` times only the
+command on N cases spread over the set, this tree and `--peer-src` alternating case by case (a
+machine shared with other work slows both alike), and prints both medians and their ratio.
 """
 
 from __future__ import annotations
@@ -129,6 +132,36 @@ def fit(cases: list[dict]) -> dict:
     return out
 
 
+def latency(cases: list[dict], peer_src: str | None, rounds: int) -> dict:
+    """Time the command (interpreter start included) per case, this tree and the peer's source
+    (``PYTHONPATH=<peer src>``) alternating case by case, so a loaded machine slows both alike:
+    medians per tree and their ratio, the same case folders for both."""
+    import statistics
+
+    sc = _scorer()
+    env_peer = dict(os.environ, PYTHONPATH=peer_src) if peer_src else None
+    times: dict[str, list[float]] = {"ctxmill": [], "peer": []}
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="nextedit-")
+        try:
+            sc.write_case_dir(case, tmp)
+            cmd = [str(CTXMILL), "next-edit", "--root", tmp, "--diff", str(Path(tmp, "trigger.diff")), "--json"]
+            for _ in range(rounds):
+                for who, env in (("ctxmill", None), ("peer", env_peer)):
+                    if who == "peer" and env is None:
+                        continue
+                    t0 = time.perf_counter()
+                    subprocess.run(cmd, capture_output=True, check=True, timeout=120, env=env)
+                    times[who].append(time.perf_counter() - t0)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = {w: {"runs": len(t), "p50_ms": round(1000 * statistics.median(t), 1),
+               "p95_ms": round(1000 * sc.pct(t, 0.95), 1)} for w, t in times.items() if t}
+    if peer_src:
+        out["p50_ratio_ctxmill_over_peer"] = round(out["ctxmill"]["p50_ms"] / out["peer"]["p50_ms"], 3)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--classes", help="comma-separated: rename, signature, repeated, import, negative")
@@ -139,6 +172,10 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, help="suggest()'s confidence threshold (with --in-process)")
     ap.add_argument("--fit", action="store_true", help="fit the confidence weights on the chosen cases; print them")
     ap.add_argument("--rows", help="write per-case rows (JSONL) here (with --in-process)")
+    ap.add_argument("--latency", type=int, metavar="N",
+                    help="only time the command on every k-th case (N cases), alternating with --peer-src")
+    ap.add_argument("--peer-src", help="with --latency: the src folder of the tree to compare with")
+    ap.add_argument("--rounds", type=int, default=1, help="with --latency: runs per case and tree")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
@@ -152,6 +189,12 @@ def main() -> None:
         repos = sorted({c["repo"] for c in cases})
         half = set(repos[0 if args.half == "a" else 1::2])
         cases = [c for c in cases if c["repo"] in half]
+    if args.latency:
+        step = max(1, len(cases) // args.latency)
+        picked = cases[::step][:args.latency]
+        print(json.dumps({"cases": len(picked), "half": args.half, "load_average": os.getloadavg(),
+                          "latency": latency(picked, args.peer_src, args.rounds)}, indent=1))
+        return
     if args.fit:
         print(json.dumps({"cases": len(cases), "half": args.half, "fit": fit(cases)}, indent=1))
         return
