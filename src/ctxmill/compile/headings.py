@@ -149,5 +149,6 @@ def _entry_share(b: Block) -> float:
 
 def _entry_line(t: str) -> bool:
     """A stripped, non-empty line reads as a contents entry (a page number at its end)."""
-    return bool(len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t)
+    # (_TOC_END matches at most 7 characters, at the end: it is tried on the last 8 only)
+    return bool(len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t, max(0, len(t) - 8))
                 and not _CITED_NUMBER.search(t))

@@ -66,7 +66,7 @@ def _trim_org(name: str) -> str:
 
 
 def _looks_like_authors(text: str) -> bool:
-    if len(text) > 600 or EMAIL_RE.search(text) and not MARK_RE.search(text):
+    if len(text) > 600 or "@" in text and EMAIL_RE.search(text) and not MARK_RE.search(text):
         return False
     names = _authors_from(text)
     good = [n for n, _ in names if NAME_RE.match(n)]
@@ -306,7 +306,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     # emails (front matter first, then the first page)
     first_text = "\n".join(b.text for b in blocks if b.page == first_page)
     emails: list[str] = []
-    for e in EMAIL_RE.findall(first_text):
+    for e in EMAIL_RE.findall(first_text) if "@" in first_text else ():  # (the pattern tries every position)
         e = e.rstrip(".")
         if e not in emails:
             emails.append(e)
@@ -335,7 +335,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if not parts:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
         parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
-                 and b.page == first_page and len(b.text) > 150 and not EMAIL_RE.search(b.text[:80])][:1]
+                 and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))][:1]
     if parts:
         text = "\n\n".join(ABSTRACT_LABEL_RE.sub("", p.text, count=1).strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
@@ -356,7 +356,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         mm = re.match(r"D:(\d{4})(\d{2})(\d{2})", created)
         if mm and md.arxiv_id is None:
             md.date = f"{mm.group(1)}-{mm.group(2)}-{mm.group(3)}"
-    m = DOI_RE.search(first_text)
+    m = DOI_RE.search(first_text) if "10." in first_text else None  # (\b first: tried at every position)
     if m:
         md.doi = m.group(1)
     urls: list[str] = []

@@ -248,7 +248,7 @@ def _offsets(text: str) -> list[tuple[int, list[int]]]:
 
 def _no_cut(text: str) -> bool:
     """_pieces finds no sentence end and no line end to cut ``text`` at (one segment)."""
-    return "\n" not in text[:-1] and _SENT_END.search(text) is None
+    return "\n" not in text[:-1] and not (("." in text or "!" in text or "?" in text) and _SENT_END.search(text))
 
 
 def _trim(md: str, s: int, e: int) -> tuple[int, int]:

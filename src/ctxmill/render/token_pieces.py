@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, chain
-from operator import attrgetter
+from itertools import accumulate, chain, repeat
+from operator import attrgetter, sub
 
 from ctxmill.tokens import get_tokenizer
 
@@ -164,7 +164,7 @@ class Tokenized:
         _learn(head + tail)
         out = list(accumulate(chain.from_iterable(map(_lens.__getitem__, head))))
         i, j = bisect_right(self.ends, p), bisect_right(self.ends, q)
-        out.extend(x - s for x in self.ends[i:j])
+        out.extend(map(sub, self.ends[i:j], repeat(s, j - i)))
         if tail:
             out.extend(list(accumulate(chain.from_iterable(map(_lens.__getitem__, tail)), initial=q - s))[1:])
         return out
