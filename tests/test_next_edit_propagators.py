@@ -280,3 +280,11 @@ def test_no_import_for_a_name_whose_package_the_file_imports_whole(tmp_path):
     (tmp_path / "I18n.kt").write_text(text.replace("import io.app.util.*", "import io.app.other.*"))
     assert [s.replacement for s in suggest(tmp_path, patch) if s.reason.startswith("import")] == [
         "import io.app.util.AttributeKey\n"]
+
+
+def test_a_python_import_never_goes_before_from_future(tmp_path):
+    text = '"""Doc."""\n\nfrom __future__ import annotations\n\nfrom threading import Lock\n\n\ndef f():\n    return sys.argv\n'
+    (tmp_path / "m.py").write_text(text)
+    got = [s for s in suggest(tmp_path, _patch("m.py", ["    return 1"], ["    return sys.argv"], 9))
+           if s.reason.startswith("import")]
+    assert [(s.start_line, s.replacement) for s in got] == [(5, "import sys\n")]

@@ -413,6 +413,8 @@ def _python_place(new: str, imports: list) -> int:
     between) of its kind of module (standard library or not; the first such block), in isort's
     order there: `import x` lines, then `from x import y` lines, each sorted by module."""
     blocks: list[list[tuple[int, str]]] = []
+    # `from __future__ import ...` must stay first in the file: nothing goes before or among them
+    imports = [x for x in imports if not re.match(r"\s*from\s+__future__\s+import\b", x[1])] or imports
     for i, line, _ in imports:
         if blocks and i == blocks[-1][-1][0] + 1:
             blocks[-1].append((i, line))
@@ -427,6 +429,7 @@ def _python_place(new: str, imports: list) -> int:
     key = (new.lstrip().startswith("from "), _module(new).lower())
     keys = [(x.lstrip().startswith("from "), _module(x).lower()) for _, x in block]
     if keys != sorted(keys):
+        # a block in no order: at its end (on the dev cases the commits put it first as often as last)
         return block[-1][0] + 1
     later = [i for (i, _), k in zip(block, keys, strict=True) if k > key]
     return later[0] if later else block[-1][0] + 1
