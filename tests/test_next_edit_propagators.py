@@ -287,4 +287,16 @@ def test_a_python_import_never_goes_before_from_future(tmp_path):
     (tmp_path / "m.py").write_text(text)
     got = [s for s in suggest(tmp_path, _patch("m.py", ["    return 1"], ["    return sys.argv"], 9))
            if s.reason.startswith("import")]
-    assert [(s.start_line, s.replacement) for s in got] == [(5, "import sys\n")]
+    assert [s.replacement for s in got] == ["import sys\n"] and got[0].start_line > 3  # below line 3
+
+
+def test_a_standard_library_submodule_used_by_its_path_is_imported_by_it(tmp_path):
+    (tmp_path / "t.py").write_text("import gc\nimport re\n\nv = importlib.metadata.version('pip')\n")
+    got = [s for s in suggest(tmp_path, _patch("t.py", ["v = 1"], ["v = importlib.metadata.version('pip')"], 4))
+           if s.reason.startswith("import")]
+    assert [(s.start_line, s.replacement) for s in got] == [(2, "import importlib.metadata\n")]
+    # a package that loads the submodule itself (json.decoder) or a plain module (os.path): the name
+    (tmp_path / "t.py").write_text("import gc\nimport re\n\nv = os.path.join(json.decoder.__name__)\n")
+    got = [s for s in suggest(tmp_path, _patch("t.py", ["v = 1"], ["v = os.path.join(json.decoder.__name__)"], 4))
+           if s.reason.startswith("import")]
+    assert sorted(s.replacement for s in got) == ["import json\n", "import os\n"]

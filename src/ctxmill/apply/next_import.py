@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from ctxmill.apply.next_signature import EXT_LANG, _ext
 
@@ -298,7 +298,7 @@ def _candidate_line(name: str, path: str, lang: str, files: dict[str, str], text
         return f"import {mod}.{name}" + (";" if lang == "java" else ""), "defined in " + other
     attr = re.search(r"(?<![\w.])" + re.escape(name) + r"\.\w", text)
     if lang == "python" and attr and name in sys.stdlib_module_names:
-        return f"import {name}", "a standard-library module"
+        return f"import {_stdlib_submodule(name, text)}", "a standard-library module"
     if lang == "python" and not attr:
         mod = _stdlib_home(name, text)
         if mod:
@@ -403,6 +403,40 @@ def _stdlib_home(name: str, text: str) -> str | None:
     return None
 
 
+def _stdlib_submodule(name: str, text: str) -> str:
+    """``importlib.metadata`` where the file uses ``importlib.metadata.version(...)``: a
+    standard-library package's submodule that ``import importlib`` alone does not load (its
+    ``__init__`` does not import it), read from the files, nothing imported; else ``name``."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)  # a top-level name: finds, does not run it
+    except (ImportError, ValueError):
+        return name
+    if spec is None or not spec.submodule_search_locations or not spec.origin:
+        return name  # a module, not a package (`os.path` comes with `os`)
+    try:
+        init = Path(spec.origin).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return name
+    return _submodule_used(name, [Path(d) for d in spec.submodule_search_locations], init, text)
+
+
+def _submodule_used(name: str, dirs: list[Path], init: str, text: str) -> str:
+    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\.([A-Za-z_]\w*)\.\w", text):
+        sub = m.group(1)
+        pkg = next((d / sub for d in dirs if (d / sub / "__init__.py").is_file()), None)
+        if pkg is None and not any((d / f"{sub}.py").is_file() for d in dirs):
+            continue  # an attribute of the package, not a submodule
+        if re.search(rf"^\s*(?:from\s+\.{sub}\b|from\s+\.\s+import\s+.*\b{sub}\b|import\s+{re.escape(name)}\.{sub}\b)",
+                     init, re.M):
+            continue  # the package loads it itself
+        if pkg is not None:  # `xml.etree.ElementTree.parse`: down to the module that holds it
+            return _submodule_used(f"{name}.{sub}", [pkg], (pkg / "__init__.py").read_text(errors="replace"), text)
+        return f"{name}.{sub}"
+    return name
+
+
 def _module(line: str) -> str:
     m = re.match(r"\s*(?:from\s+(\S+)\s+import|import\s+([\w.]+))", line)
     return (m.group(1) or m.group(2)) if m else ""
@@ -412,9 +446,14 @@ def _python_place(new: str, imports: list) -> int:
     """The 0-based line a new Python import goes before: the block (imports with no blank line
     between) of its kind of module (standard library or not; the first such block), in isort's
     order there: `import x` lines, then `from x import y` lines, each sorted by module."""
-    blocks: list[list[tuple[int, str]]] = []
     # `from __future__ import ...` must stay first in the file: nothing goes before or among them
-    imports = [x for x in imports if not re.match(r"\s*from\s+__future__\s+import\b", x[1])] or imports
+    future = [i for i, line, _ in imports if re.match(r"\s*from\s+__future__\s+import\b", line)]
+    at = _python_block_place(new, imports)
+    return max(at, future[-1] + 1) if future else at
+
+
+def _python_block_place(new: str, imports: list) -> int:
+    blocks: list[list[tuple[int, str]]] = []
     for i, line, _ in imports:
         if blocks and i == blocks[-1][-1][0] + 1:
             blocks[-1].append((i, line))
