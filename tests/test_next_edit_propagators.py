@@ -300,3 +300,11 @@ def test_a_standard_library_submodule_used_by_its_path_is_imported_by_it(tmp_pat
     got = [s for s in suggest(tmp_path, _patch("t.py", ["v = 1"], ["v = os.path.join(json.decoder.__name__)"], 4))
            if s.reason.startswith("import")]
     assert sorted(s.replacement for s in got) == ["import json\n", "import os\n"]
+
+
+def test_a_re_signed_function_is_not_repeated_at_look_alike_definitions(tmp_path):
+    # `encoding` is load's new parameter; save reads alike but is another function
+    text = "def load(self, path, mode, encoding):\n    return open(path, mode)\n\n\ndef save(self, path, mode):\n    return open(path, mode)\n"
+    (tmp_path / "io.py").write_text(text)
+    got = suggest(tmp_path, _patch("io.py", ["def load(self, path, mode):"], ["def load(self, path, mode, encoding):"]))
+    assert [s.replacement for s in got if "def save" in s.replacement] == []
