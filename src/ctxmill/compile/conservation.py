@@ -115,7 +115,9 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
     norm = _line_words(texts, markup)
     if norm is not None:
         raw = "\n".join(texts)
-        if not _HYPHEN_END.search(raw):  # no pairs: every word of the page in one scan
+        # no pairs: every word of the page in one scan (the pattern starts with \w: tried at
+        # every letter, so only where the page holds a hyphen)
+        if "-" not in raw or not _HYPHEN_END.search(raw):
             return _WORD.findall("\n".join(norm)), []
         ends = set()
         line_no, pos = 0, 0

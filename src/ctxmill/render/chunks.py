@@ -42,6 +42,11 @@ _SENT_END = re.compile(
 )
 
 
+# kinds that are a unit alone: no caption to glue, not atomic, not a table
+_PLAIN_KINDS = frozenset(k for k in vars(Kind).values() if k not in _ATOMIC and k not in (
+    Kind.HEADING, Kind.CAPTION, Kind.TABLE, Kind.FIGURE))
+
+
 @dataclass(slots=True)
 class _Unit:
     """A run of markdown that is never split unless it alone exceeds the budget."""
@@ -72,10 +77,17 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
     """Turn one section's blocks into units: captions glued to their table/figure."""
     units: list[_Unit] = []
     pending_heading: _Unit | None = None
+    spans = doc.block_spans
+    plain = _PLAIN_KINDS
     i = 0
-    while i < len(blocks):
+    n = len(blocks)
+    while i < n:
         b = blocks[i]
-        s, e = doc.block_spans[b.id]
+        s, e = spans[b.id]
+        if pending_heading is None and b.kind in plain:  # (most blocks: a unit of its own)
+            units.append(_Unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b]))
+            i += 1
+            continue
         if b.kind is Kind.HEADING:
             # Glue to the next unit; a second heading replaces a bodiless first one.
             pending_heading = _Unit(s, e, [], [b])
@@ -136,7 +148,7 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
             out.append((offs[part_start][0], len(text), header if out else None))
             return out
     # Prose: sentence ends; code and lists: line ends.
-    cuts = [m.end() for m in _SENT_END.finditer(text)]
+    cuts = [m.end() for m in _SENT_END.finditer(text)] if ("." in text or "!" in text or "?" in text) else []
     cuts += [m.end() for m in re.finditer(r"\n", text)]
     cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
@@ -330,7 +342,10 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                     specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks, None))
                 continue
             if cur:
-                g = gap_cost(md[cur[-1].end : u.start])
+                gap = md[cur[-1].end : u.start]
+                g = gap_cache.get(gap)
+                if g is None:
+                    g = gap_cost(gap)
                 if g < 0 or cur_t + g + u.tokens > budget:
                     flush()
                 else:
