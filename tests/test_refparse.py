@@ -250,3 +250,29 @@ def test_qa_reports_a_bibliography_the_labeller_cannot_read():
 def test_a_year_after_a_url_or_a_note_is_the_date(raw):
     """The sample paper's author-year callouts "(Hughes, 2026)" link only when the entry has its year."""
     assert parse(raw)["year"] == "2026"
+
+
+def test_the_rule_parser_is_asked_only_where_its_parse_can_change_a_field():
+    from ctxmill.compile.references import parse_entry
+    from ctxmill.compile.refparse import reference_fields
+
+    asked: list[str] = []
+
+    def rules(raw: str) -> dict:
+        asked.append(raw)
+        return parse_entry(raw)
+
+    sure = STYLES[1][1]  # a confident parse with no URL or DOI: nothing for the rules to change
+    assert parse(sure)["doubtful"] is None
+    assert reference_fields(sure, rules) == reference_fields(sure, None) and asked == []
+    doubted = "qx zzv 17 ; ;; ) blorp 9 ## fnord (( wibble"  # low confidence
+    prose = "The results are shown in Table 3 and we conclude that the method works well."
+    assert parse(doubted)["doubtful"].startswith("low confidence")
+    assert parse(prose)["doubtful"] == "no authors and no year"  # the rules' title is as unsure there
+    for raw in (doubted, prose):
+        reference_fields(raw, rules)
+    assert asked == [doubted]
+    # a URL the text layer broke at a space: the rules know how it continues
+    url = "Chip Huyen. Agents. https://huyenchip.com/2025/01/ 07/agents.html, 2025."
+    f = reference_fields(url, rules)
+    assert asked[-1] == url and f["url"] == "https://huyenchip.com/2025/01/07/agents.html" != parse(url)["url"]
