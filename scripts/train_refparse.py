@@ -120,8 +120,10 @@ def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict
     for k in rows["journal"]:
         w = k.split(" ")
         lengths.setdefault(w[0], set()).add(len(w))
-    # each first word with the lengths of the names it starts, longest first ("phys\t4,3,2")
-    rows["journal_first"] = {f"{w}\t{','.join(map(str, sorted(n, reverse=True)))}" for w, n in lengths.items()}
+    # each first word with the lengths of the names it starts, longest first, a hex digit each
+    # ("phys\t432"; JOURNAL_WORDS keeps them below 16)
+    rows["journal_first"] = {f"{w}\t{''.join(format(k, 'x') for k in sorted(n, reverse=True))}"
+                             for w, n in lengths.items()}
     if examples is not None:
         rows.update(venue_lexicon(examples, root))
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))

@@ -58,7 +58,7 @@ def test_journal_names_are_found_however_they_are_punctuated():
 def test_gazetteers_ship_with_the_model():
     g = gazetteers()
     assert Path(str(gazetteer_path())).stat().st_size < 1_000_000
-    assert "phys rev lett" in g.journal and g.journal_first["phys"][0] >= 3
+    assert "phys rev lett" in g.journal and int(g.journal_first["phys"][0], 16) >= 3
     assert "smith" in g.family and "mary" in g.given
 
 
@@ -83,7 +83,7 @@ def test_lexicon_build_is_deterministic_and_reads_back(tmp_path, monkeypatch):
         # "AI" is too short to tell a journal by; "JOHN PAUL" is no single given name
         assert g.journal == {"physical review letters", "nature", "phys rev lett", "phys rev d",
                              "acm symposium on theory of computing"}
-        assert g.journal_first == {"physical": (3,), "nature": (1,), "phys": (3,), "acm": (6,)}
+        assert g.journal_first == {"physical": "3", "nature": "1", "phys": "3", "acm": "6"}
         assert g.given == {"mary"} and g.family == {"smith"}
         assert stats["lexicon_entries"] == 7
         assert gzip.decompress(first).decode().startswith("family\nsmith\fgiven\nmary\fjournal\n")

@@ -183,6 +183,9 @@ def _jkey(tok: str) -> str | None:
     return lexkey(tok) if tok[:1].isalnum() else None
 
 
+_HEX = {format(k, "x"): k for k in range(1, 16)}  # the name lengths of journal_first
+
+
 def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> list[str | None]:
     """Which tokens lie in the name of a known journal or proceedings (the longest match from
     each capitalised word, punctuation skipped): "jB" for its first word, "jI" for the rest,
@@ -203,7 +206,8 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
         if not lengths or not tokens[at[k]][:1].isupper():
             k += 1
             continue
-        for n in lengths:  # longest first: the longest name that matches
+        for c in lengths:  # longest first: the longest name that matches
+            n = _HEX[c]
             if n <= m - k and " ".join(keys[k : k + n]) in journal:
                 break
         else:

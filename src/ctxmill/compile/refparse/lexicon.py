@@ -77,9 +77,11 @@ def gazetteer_path():
 
 class Gazetteers(NamedTuple):
     journal: frozenset[str]        # names: lexkey words joined by one space
-    # first word of a name -> the lengths in words of the names it starts, longest first: the
-    # longest match from a word is tried at those lengths only (one or two, not up to twelve)
-    journal_first: dict[str, tuple[int, ...]]
+    # first word of a name -> the lengths in words of the names it starts, longest first, one
+    # hex digit each ("c31": 12, 3 and 1 words): the longest match from a word is tried at those
+    # lengths only (one or two, not up to twelve); kept as the file's text, as parsing ten
+    # thousand rows at load costs more than a short bibliography's matching
+    journal_first: dict[str, str]
     given: frozenset[str]
     family: frozenset[str]
     # From the training labels (scripts/train_refparse.py): venue names printed in two or more
@@ -104,8 +106,8 @@ def gazetteers() -> Gazetteers:
         kind, _, keys = section.partition("\n")
         kinds[kind] = frozenset(keys.split("\n"))
     first = {}
-    for row in kinds["journal_first"]:  # "word\t3,1": the lengths, longest first
+    for row in kinds["journal_first"]:  # "word\tc31": the lengths, longest first
         w, _, n = row.partition("\t")
-        first[w] = tuple(map(int, n.split(",")))
+        first[w] = n
     return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"], kinds["venue_name"],
                       kinds["venue_abbrev"])
