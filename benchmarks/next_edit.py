@@ -141,13 +141,14 @@ def latency(cases: list[dict], peer_src: str | None, rounds: int) -> dict:
     sc = _scorer()
     env_peer = dict(os.environ, PYTHONPATH=peer_src) if peer_src else None
     times: dict[str, list[float]] = {"ctxmill": [], "peer": []}
-    for case in cases:
+    for n, case in enumerate(cases):
         tmp = tempfile.mkdtemp(prefix="nextedit-")
         try:
             sc.write_case_dir(case, tmp)
             cmd = [str(CTXMILL), "next-edit", "--root", tmp, "--diff", str(Path(tmp, "trigger.diff")), "--json"]
-            for _ in range(rounds):
-                for who, env in (("ctxmill", None), ("peer", env_peer)):
+            order = (("ctxmill", None), ("peer", env_peer))
+            for r in range(rounds):
+                for who, env in order[::-1] if (n + r) % 2 else order:  # who goes first alternates
                     if who == "peer" and env is None:
                         continue
                     t0 = time.perf_counter()
