@@ -295,6 +295,20 @@ def _command_env() -> dict:
     return env
 
 
+def _server_timings(env: dict) -> list[dict]:
+    """The warm server's per-request timings so far (and cleared): where a search's time went."""
+    from ctxmill import server
+
+    old = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)  # the commands' environment: the same server (server.env_key)
+    try:
+        return server.call("timings", start=False, clear=True)["timings"]
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
 def _stop_server() -> None:
     subprocess.run([str(REPO / ".venv" / "bin" / "ctxmill"), "server", "stop"], env=_command_env(),
                    capture_output=True, timeout=60)
@@ -369,8 +383,15 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
     env = _command_env()
     # as a user meets them: the warm server answers both (the team store's search too)
     cmd_sqlite = command_times(["--root", str(root), "--db", str(db)], timed[:n_command], env)
+    _server_timings(env)  # from here on: the team searches' own
     cmd_team = command_times(["--root", str(root), "--store", url], timed[:n_command], env)
     out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team_warm_server": lat(cmd_team)}
+    recs = [r for r in _server_timings(env) if r.get("op") == "team_search"]
+    phases: dict[str, list[float]] = {}
+    for r in recs:
+        for name, v in {**r.get("phases", {}), "search": r.get("search", 0.0), "total": r.get("total", 0.0)}.items():
+            phases.setdefault(name, []).append(v * 1000)
+    out["team_warm_server_phases_p50_ms"] = {k: round(statistics.median(v), 1) for k, v in phases.items()}
     out["lexical_top10_overlap_bounded_vs_exact"] = _lexical_overlap(url, root, timed[:30])
     lock.__exit__()
     out["load_during_timing"] = round(os.getloadavg()[0], 1)
