@@ -357,6 +357,7 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
 
     from ctxmill.index import search
     from ctxmill.index.embedders import get_embedder
+    from ctxmill.index.search import PHASES
 
     info, root, db, built = build_scale(url, want)
     rep_sqlite, rep_team = built["reports"]
@@ -368,6 +369,7 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
                  "sync_seconds": {"sqlite": round(sqlite_s, 1), "team": round(team_s, 1)},
                  "embedded": {"sqlite": rep_sqlite.chunks_embedded, "team": rep_team.chunks_embedded}}
     inproc: dict[str, list[float]] = {"sqlite": [], "team": []}
+    inproc_phases: dict[str, list[float]] = {}
     lock = bench_lock().__enter__()
     for q in warm:
         search(q, root, db_path=db)
@@ -376,10 +378,16 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
         t = time.perf_counter()
         search(q, root, db_path=db)
         inproc["sqlite"].append((time.perf_counter() - t) * 1000)
+        got: dict = {}
+        token = PHASES.set(got)
         t = time.perf_counter()
         search(q, root, store=url)
         inproc["team"].append((time.perf_counter() - t) * 1000)
+        PHASES.reset(token)
+        for name, v in got.items():
+            inproc_phases.setdefault(name, []).append(v * 1000)
     out["search_in_process"] = {k: lat(v) for k, v in inproc.items()}
+    out["team_in_process_phases_p50_ms"] = {k: round(statistics.median(v), 1) for k, v in inproc_phases.items()}
     env = _command_env()
     # as a user meets them: the warm server answers both (the team store's search too), each
     # opened by three untimed searches first (the pool, the embedder, the index's first pages)
