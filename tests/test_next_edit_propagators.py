@@ -308,3 +308,11 @@ def test_a_re_signed_function_is_not_repeated_at_look_alike_definitions(tmp_path
     (tmp_path / "io.py").write_text(text)
     got = suggest(tmp_path, _patch("io.py", ["def load(self, path, mode):"], ["def load(self, path, mode, encoding):"]))
     assert [s.replacement for s in got if "def save" in s.replacement] == []
+
+
+def test_an_added_import_alone_is_not_repeated_in_other_files(tmp_path):
+    for name in ("a.go", "b.go"):
+        (tmp_path / name).write_text('package x\n\nimport (\n\t"fmt"\n\t"net"\n\t"os"\n)\n')
+    (tmp_path / "c.go").write_text('package x\n\nimport (\n\t"fmt"\n\t"os"\n)\n')
+    patch = '--- a/a.go\n+++ b/a.go\n@@ -4,2 +4,3 @@\n \t"fmt"\n+\t"net"\n \t"os"\n'
+    assert [s for s in suggest(tmp_path, patch) if s.path == "c.go"] == []

@@ -224,6 +224,12 @@ def _balance(text: str) -> int:
     return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
 
 
+# a line that only brings a name in: #include, import, from x import, use, require, alias, or a
+# Go import block's quoted path
+_IMPORT_LINE = re.compile(r'\s*(?:#\s*include\b|import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|require\b|alias\s|'
+                          r'"[\w./-]+"\s*$|\w+\s+"[\w./-]+"\s*$)')
+
+
 def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, confidence, reason)] for the edit's rules at other sites.
 
@@ -234,6 +240,8 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
     for h in hunks:
         if h.old_text == h.new_text:
             continue
+        if not h.removed and h.added and all(_IMPORT_LINE.match(x) or not x.strip() for x in h.added):
+            continue  # an import a file's own code needs: not an edit to repeat in other places
         rules += [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
     # the same change made on several lines of the example is one rule (seven `indexOf(x) >= 0`
     # -> `contains(x)` teach two rules, not fourteen); each copy keeps its own context, and a
