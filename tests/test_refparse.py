@@ -276,3 +276,18 @@ def test_the_rule_parser_is_asked_only_where_its_parse_can_change_a_field():
     url = "Chip Huyen. Agents. https://huyenchip.com/2025/01/ 07/agents.html, 2025."
     f = reference_fields(url, rules)
     assert asked[-1] == url and f["url"] == "https://huyenchip.com/2025/01/07/agents.html" != parse(url)["url"]
+
+
+def test_the_rules_title_may_not_hold_the_names_before_the_labellers_title():
+    from ctxmill.compile.refparse import _plausible_title
+
+    text = "Vali, Ferenc A., The Turkish Straits and NATO, California, Stanford University, Hoover Institution Press, 1972."
+    f = {"people": [{"family": "Vali", "given": "Ferenc A."}], "title": "The Turkish Straits and NATO", "year": "1972",
+         "container": None}
+    # the rule parser did not find where the names end: its title starts with them
+    assert not _plausible_title("Vali, Ferenc A., The Turkish Straits and NATO, California", f, text)
+    assert _plausible_title("The Turkish Straits and NATO", f, text)
+    # a web page named as its maker keeps the rules' title (the labeller read the name as an author, no title)
+    page = "Binder. http://mybinder.org//, 2017. last accessed, March 2017."
+    g = {"people": [{"family": "Binder"}], "title": None, "year": "2017", "container": None}
+    assert _plausible_title("Binder", g, page)

@@ -90,18 +90,24 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
         if r.get(k) and f[k] and r[k] != f[k] and r[k].startswith(f[k]):
             f[k] = r[k]
     if doubted:
-        if _plausible_title(r.get("title"), f):
+        if _plausible_title(r.get("title"), f, _LABEL.sub("", " ".join(raw.split()), count=1)):
             for k in ("authors", "year", "title", "venue"):
                 f[k] = r.get(k)
             f["label"] = f["label"] or r.get("label")
     return f
 
 
-def _plausible_title(title: str | None, f: dict) -> bool:
+def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
     """Whether a title the rules found can stand: a word of three letters, and neither the
-    year nor the venue the labeller saw ("(Fermi-LAT), JCAP 1509, 008 (2015)" is no title).
+    year nor the venue the labeller saw ("(Fermi-LAT), JCAP 1509, 008 (2015)" is no title),
+    nor the labeller's title with the head of the entry, where the labeller read its authors,
+    before it ("Vali, Ferenc A., The Turkish Straits and NATO, ...": the rules did not find
+    where the names end; "Binder. http://mybinder.org, 2017", a web page named as its maker,
+    keeps the rules' title).
     Names are no test: a web page's title often is its publisher's name ("Jupyter Notebook")."""
     if not title or not re.search(r"[^\W\d_]{3}", title):
+        return False
+    if f["people"] and f["title"] and f["title"] in title and text.startswith(title[:12]):
         return False
     if f["year"] and f["year"][:4] in title:
         return False
