@@ -103,12 +103,17 @@ def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
     nor the labeller's title with the head of the entry, where the labeller read its authors,
     before it ("Vali, Ferenc A., The Turkish Straits and NATO, ...": the rules did not find
     where the names end; "Binder. http://mybinder.org, 2017", a web page named as its maker,
-    keeps the rules' title).
+    keeps the rules' title), nor a piece of the names before the labeller's title ("ROUSSILLON,
+    René. CHABERT, Catherine. Manuel de psychologie ..." is no work called "CHABERT, Catherine").
     Names are no test: a web page's title often is its publisher's name ("Jupyter Notebook")."""
     if not title or not re.search(r"[^\W\d_]{3}", title):
         return False
-    if f["people"] and f["title"] and f["title"] in title and text.startswith(title[:12]):
-        return False
+    if f["people"] and f["title"]:
+        if f["title"] in title and text.startswith(title[:12]):
+            return False
+        at = text.find(title)
+        if 0 <= at and at + len(title) <= text.find(f["title"]):
+            return False  # a piece of the names before the labeller's title ("Becker. Ernest. The Denial ...")
     if f["year"] and f["year"][:4] in title:
         return False
     if f["container"] and len(f["container"]) >= 4 and f["container"] in title:
