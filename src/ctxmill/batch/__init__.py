@@ -6,7 +6,16 @@ on a Ray cluster (docs/batch.md).
     summary = run_batch("papers/", Path("out"), jobs=4, resume=True)
 """
 
-from ctxmill.batch.driver import run_batch
 from ctxmill.batch.inputs import expand, is_batch
 
 __all__ = ["run_batch", "expand", "is_batch"]
+
+
+def __getattr__(name: str):
+    # the driver (manifest, pool, statistics, decimal) loads only for a batch: every one-document
+    # compile asks is_batch first, and would pay its imports
+    if name == "run_batch":
+        from ctxmill.batch.driver import run_batch
+
+        return run_batch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
