@@ -52,18 +52,27 @@ KNOWN_HEADINGS = {
 
 # --------------------------------------------------------------------------- sniffing
 
-_SNIFF = [  # (engine, pattern, hits needed) -- first match wins, most specific first
-    ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1),
-    ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1),
-    ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1),
-    ("mistral", re.compile(r"^#{1,6} Page \d+\s*$|\$\{\s*\}\^\{|!\[img-\d+\.(?:jpe?g|png)\]\(img-\d+\.", re.M), 1),
-    ("paddleocr-vl", re.compile(r'<div style="text-align: center;">|<img src="imgs/img_in_'), 1),
-    ("docling", re.compile(r"<!-- image -->|<!-- formula-not-decoded -->"), 1),
-    ("azure-di", re.compile(r"<!-- PageBreak -->|<!-- PageHeader=|<!-- PageNumber="), 1),
-    ("mineru", re.compile(r"!\[\]\(images/[0-9a-f]{16,}\.(?:jpe?g|png)\)"), 1),
-    ("mathpix", re.compile(r"^\\(?:title|section\*?|subsection\*?)\{|^\\begin\{abstract\}", re.M), 1),
+_SNIFF = [  # (engine, pattern, hits needed, strings one of which every match holds) -- first match wins,
+    # most specific first; a pattern is searched only where one of its strings is (an `in` test is a
+    # fast scan, and most text holds none of them: the ^-anchored patterns are tried at every line)
+    ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
+     ("<|ref|>", "<|det|>", "<--- Page Split --->")),
+    ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1,
+     ('<span id="page-', "](#page-", "![](_page_")),
+    ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1,
+     ("[MISSING_PAGE_", "###### Abstract")),
+    ("mistral", re.compile(r"^#{1,6} Page \d+\s*$|\$\{\s*\}\^\{|!\[img-\d+\.(?:jpe?g|png)\]\(img-\d+\.", re.M), 1,
+     ("# Page ", "${", "![img-")),
+    ("paddleocr-vl", re.compile(r'<div style="text-align: center;">|<img src="imgs/img_in_'), 1,
+     ('<div style="text-align: center;">', '<img src="imgs/img_in_')),
+    ("docling", re.compile(r"<!-- image -->|<!-- formula-not-decoded -->"), 1,
+     ("<!-- image -->", "<!-- formula-not-decoded -->")),
+    ("azure-di", re.compile(r"<!-- PageBreak -->|<!-- PageHeader=|<!-- PageNumber="), 1, ("<!-- Page",)),
+    ("mineru", re.compile(r"!\[\]\(images/[0-9a-f]{16,}\.(?:jpe?g|png)\)"), 1, ("![](images/",)),
+    ("mathpix", re.compile(r"^\\(?:title|section\*?|subsection\*?)\{|^\\begin\{abstract\}", re.M), 1,
+     ("\\title{", "\\section", "\\subsection", "\\begin{abstract}")),
     ("olmocr", re.compile(r"\A---\s*\n(?:.*\n){0,8}?\s*(?:primary_language|is_rotation_valid|is_table|is_diagram):",
-                          re.M), 1),
+                          re.M), 1, ("---",)),
 ]
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _PAGED_TEXT = re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I)
@@ -73,8 +82,8 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
     OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
     sample = text[:300_000]
-    for engine, rx, _ in _SNIFF:
-        if rx.search(sample):
+    for engine, rx, _, needles in _SNIFF:
+        if any(n in sample for n in needles) and rx.search(sample):
             return engine
     suffix = Path(name).suffix.lower() if name else ""
     if suffix == ".mmd":
@@ -85,23 +94,26 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
         return "plain"
     # every heading at one level, and the headings of a paper among them: docling writes all at
     # ##, MinerU all at # (a Markdown page of sections at ## alone is no evidence)
-    paperish = bool(re.search(r"^#{1,2} +(?:\d{1,2}\.? +[A-Z]|(?:Abstract|ABSTRACT|References|REFERENCES)\s*$)",
-                              sample, re.M))
-    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 2 and paperish:
+    one_level = len(heads) >= 3 and len(set(heads)) == 1  # (the paper test only where it can decide)
+    paperish = one_level and bool(re.search(
+        r"^#{1,2} +(?:\d{1,2}\.? +[A-Z]|(?:Abstract|ABSTRACT|References|REFERENCES)\s*$)", sample, re.M))
+    if one_level and heads[0] == 2 and paperish:
         return "docling"  # docling writes every heading, the title too, at ##
     if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
         return "nougat" if len(heads) >= 2 else "plain"
-    if len(heads) >= 3 and len(set(heads)) == 1 and heads[0] == 1 and paperish:
+    if one_level and heads[0] == 1 and paperish:
         return "mineru"
     if not heads and _wrapped_text(sample):
         return "text"
     # Markdown with the traits of an OCR transcript of a paper (LaTeX math, a bold "References"
     # line, a numbered bibliography) but no engine's signature: cleaned the generic way
+    # (each searched only where the sample holds the character every match of it starts with)
     traits = sum((
-        bool(re.search(r"\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$|^\$\$", sample, re.M)),
-        bool(re.search(r"^\*\*(?:References|Bibliography|Acknowledge?ments?)\*\*\s*$", sample, re.M | re.I)),
-        bool(re.search(r"\([A-Z][a-z]+(?: et al\.)?,? (?:19|20)\d\d[a-z]?[;)]", sample)),
-        bool(re.search(r"^\|.*\|\s*\n\|[\s:|-]+\|\s*$", sample, re.M)),
+        "$" in sample and bool(re.search(r"\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$|^\$\$", sample, re.M)),
+        "**" in sample and bool(re.search(r"^\*\*(?:References|Bibliography|Acknowledge?ments?)\*\*\s*$", sample,
+                                          re.M | re.I)),
+        "(" in sample and bool(re.search(r"\([A-Z][a-z]+(?: et al\.)?,? (?:19|20)\d\d[a-z]?[;)]", sample)),
+        "|" in sample and bool(re.search(r"^\|.*\|\s*\n\|[\s:|-]+\|\s*$", sample, re.M)),
     ))
     if traits >= 2:
         return "markdown"
