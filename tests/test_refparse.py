@@ -289,9 +289,14 @@ def test_the_rules_title_may_not_hold_the_names_before_the_labellers_title():
     assert _plausible_title("The Turkish Straits and NATO", f, text)
     # nor a name from the list before the labeller's title
     names = "Becker, Ernest. Smith, Anna. The Denial of Death. New York: Free Press, 1973."
-    h = {"people": [{"family": "Becker", "given": "Ernest"}], "title": "The Denial of Death", "year": "1973",
-         "container": None}
+    h = {"people": [{"family": "Becker", "given": "Ernest"}, {"family": "Smith", "given": "Anna"}],
+         "title": "The Denial of Death", "year": "1973", "container": None}
     assert not _plausible_title("Smith, Anna", h, names) and _plausible_title("The Denial of Death", h, names)
+    # a title before a wrong labeller title is no name: "A title 1525" stands against "In Proc. X"
+    entry = "A. Author, B. Writer. A title 1525. In Proc. X, 2020."
+    k = {"people": [{"family": "Author", "given": "A."}, {"family": "Writer", "given": "B."}], "title": "In Proc. X",
+         "year": "2020", "container": None}
+    assert _plausible_title("A title 1525", k, entry)
     # a web page named as its maker keeps the rules' title (the labeller read the name as an author, no title)
     page = "Binder. http://mybinder.org//, 2017. last accessed, March 2017."
     g = {"people": [{"family": "Binder"}], "title": None, "year": "2017", "container": None}
