@@ -193,18 +193,24 @@ def renames_within(hunks: list[Hunk]) -> dict[str, str]:
     return found
 
 
-def _code_mask(path: str, data: bytes):
-    """A function (row, column) -> True when that place is code (not a string or comment), or
-    None where no grammar reads this file."""
+def _syntax_tree(path: str, data: bytes):
+    """The tree-sitter tree of a file, or None where no grammar reads it (or parsing fails)."""
     from ctxmill.grammars import get_parser, language_for
 
     lang = language_for(path)
     if lang is None:
         return None
     try:
-        parser = get_parser(lang)
-        tree = parser.parse(data)
+        return get_parser(lang).parse(data)
     except Exception:
+        return None
+
+
+def _code_mask(path: str, data: bytes):
+    """A function (row, column) -> True when that place is code (not a string or comment), or
+    None where no grammar reads this file."""
+    tree = _syntax_tree(path, data)
+    if tree is None:
         return None
     root = tree.root_node
 
@@ -386,14 +392,8 @@ def _local_scope(path: str, text: str, line: int, names: list[str]) -> tuple[int
     old name, or the new one where the edit renamed the binding itself) is bound there (a
     parameter, or declared or assigned inside it): a local's rename stays in its function.
     None when it is not local, or no grammar reads the file."""
-    from ctxmill.grammars import get_parser, language_for
-
-    lang = language_for(path)
-    if lang is None:
-        return None
-    try:
-        tree = get_parser(lang).parse(text.encode("utf-8"))
-    except Exception:
+    tree = _syntax_tree(path, text.encode("utf-8"))
+    if tree is None:
         return None
     lines = text.split("\n")
     col = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if line - 1 < len(lines) else 0
@@ -434,14 +434,8 @@ def _names_code(line: str, name: str) -> bool:
 def _documented_function(path: str, text: str, comment_line: int) -> tuple[int, int] | None:
     """(first, last) lines from the doc comment around ``comment_line`` to the end of the
     function it documents (the first function node starting below it), or None."""
-    from ctxmill.grammars import get_parser, language_for
-
-    lang = language_for(path)
-    if lang is None:
-        return None
-    try:
-        tree = get_parser(lang).parse(text.encode("utf-8"))
-    except Exception:
+    tree = _syntax_tree(path, text.encode("utf-8"))
+    if tree is None:
         return None
     lines = text.split("\n")
     row = comment_line  # 0-based: the line after the edit
