@@ -235,8 +235,9 @@ def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch, store=None, sto
         if as_json:
             _print_json(d)
         elif not quiet:
-            click.echo(f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} "
-                       f"deleted; {d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
+            from ctxmill.hits import sync_counts
+
+            click.echo(sync_counts(d))
         return
     if watch:
         from ctxmill.server.watch import watch_foreground
@@ -263,9 +264,9 @@ def index_cmd(root, as_json, quiet, db_path, max_file_kb, watch, store=None, sto
     if as_json:
         _print_json(d)
     elif not quiet:
-        click.echo(f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} deleted; "
-                   f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
-        click.echo(f"index: {db_file}")
+        from ctxmill.hits import sync_text
+
+        click.echo(sync_text(d, db_file))
 
 
 def _default_db_exists(root: Path) -> bool:

@@ -31,8 +31,13 @@ def sync_json(report: dict) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def sync_text(report: dict, db_file) -> str:
-    """``ctxmill index``'s summary of one sync."""
+def sync_counts(report: dict) -> str:
+    """The counts line of ``ctxmill index``'s summary (a team store's sync prints only this)."""
     d = report
     return (f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} deleted; "
-            f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s\nindex: {db_file}")
+            f"{d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s")
+
+
+def sync_text(report: dict, db_file) -> str:
+    """``ctxmill index``'s summary of one sync."""
+    return f"{sync_counts(report)}\nindex: {db_file}"

@@ -76,6 +76,15 @@ class RootState:
         self.generation += 1
 
 
+def _own_team_settings(req: dict) -> bool:
+    """Whether the caller's settings that pick a team store's key, repository, branch and local
+    state (ctxmill.team.settings.REQUEST_ENV) are this server's own: only then may it answer."""
+    from ctxmill.team.settings import REQUEST_ENV
+
+    env = req.get("env") or {}
+    return set(env) == set(REQUEST_ENV) and all(os.environ.get(k) == env[k] for k in REQUEST_ENV)
+
+
 class Server:
     def __init__(self) -> None:
         self.started = time.time()
@@ -169,10 +178,7 @@ class Server:
         and caches stay warm in this process. Answered only when the caller's settings that pick
         the key, repository, branch and local state are this server's own; otherwise the caller
         searches in-process (``unknown``)."""
-        from ctxmill.team.settings import REQUEST_ENV
-
-        env = req.get("env") or {}
-        if set(env) != set(REQUEST_ENV) or any(os.environ.get(k) != env[k] for k in REQUEST_ENV):
+        if not _own_team_settings(req):
             return {"ok": True, "unknown": True}
         from ctxmill import index
         from ctxmill.index.search import PHASES
@@ -206,10 +212,7 @@ class Server:
         already knows (ctxmill.team.pgstore.sync_known), so the command skips importing the
         sync code, psycopg and the embedder and connecting; the same settings rule as
         ``team_search``, and a first build runs in the command (``unknown``)."""
-        from ctxmill.team.settings import REQUEST_ENV
-
-        env = req.get("env") or {}
-        if set(env) != set(REQUEST_ENV) or any(os.environ.get(k) != env[k] for k in REQUEST_ENV):
+        if not _own_team_settings(req):
             return {"ok": True, "unknown": True}
         from ctxmill.team.pgstore import sync_known
 
@@ -219,15 +222,14 @@ class Server:
         d = report.to_dict()
         reply = {"ok": True, "report": d}
         if req.get("print"):
-            from ctxmill.hits import sync_json
+            from ctxmill.hits import sync_counts, sync_json
 
             if req["print"] == "json":
                 out = sync_json(d) + "\n"
             elif req.get("quiet"):
                 out = ""
             else:  # the team store's summary line (cli.index_cmd): no local index file to name
-                out = (f"{d['files_scanned']} files scanned, {d['files_changed']} changed, {d['files_deleted']} "
-                       f"deleted; {d['chunks_total']} chunks, {d['chunks_embedded']} embedded in {d['seconds']:.2f}s\n")
+                out = sync_counts(d) + "\n"
             reply.update(out=out, err="")  # (the command's team path prints no warnings either)
             del reply["report"]
         return reply
