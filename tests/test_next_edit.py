@@ -215,3 +215,17 @@ def test_a_use_pointed_at_another_name_proposes_only_the_first_few_others(tmp_pa
     (tmp_path / "conf.py").write_text("def FALLBACK(): pass\n" + body.replace("DEFAULT +", "DEFAULT() +"))
     patch = "--- a/conf.py\n+++ b/conf.py\n@@ -1,1 +1,1 @@\n-def DEFAULT(): pass\n+def FALLBACK(): pass\n"
     assert len([s for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]) == 8
+
+
+def test_a_renamed_field_leaves_another_functions_own_binding_of_that_name(tmp_path):
+    # the field `mPattern` -> `pattern`: `format`'s parameter `mPattern` is another binding, and
+    # the constructor's `mPattern = pattern` would become `pattern = pattern`
+    src = ("class Printer {\n    private final String pattern;\n\n    Printer(String pattern) {\n"
+           "        mPattern = pattern;\n    }\n\n    String format(String mPattern) {\n        return mPattern.trim();\n"
+           "    }\n\n    int size() {\n        return mPattern.length();\n    }\n}\n")
+    (tmp_path / "Printer.java").write_text(src)
+    patch = ("--- a/Printer.java\n+++ b/Printer.java\n@@ -2,1 +2,1 @@\n-    private final String mPattern;\n"
+             "+    private final String pattern;\n")
+    lines = {s.start_line for s in suggest(tmp_path, patch) if s.reason.startswith("rename")}
+    assert 13 in lines  # the field's own use
+    assert not lines & {5, 9}
