@@ -543,7 +543,7 @@ def test_schema_3_and_4_index_what_a_search_reads_and_migrate_a_version_2_store(
     from ctxmill.index.rank import FACADE_KIND
     from ctxmill.team import pgstore, schema
 
-    assert FACADE_KIND == "facade" and schema.SCHEMA_VERSION == 4
+    assert FACADE_KIND == "facade" and schema.SCHEMA_VERSION >= 4
     url = _fresh_db(team_server, "schema3")
     monkeypatch.setenv("CTXMILL_STORE_REPO", "schema3")
     root = tmp_path / "repo"
@@ -562,7 +562,8 @@ def test_schema_3_and_4_index_what_a_search_reads_and_migrate_a_version_2_store(
         pgstore.PgStore(url, root, create=False)
     sync_index(root, store=url)  # migrates
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0] == "4"
+        assert conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0] == \
+            str(schema.SCHEMA_VERSION)
         indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename LIKE 'ctx_%'"))
         assert "ctx_chunks_hash" not in indexes
         assert indexes["ctx_chunks_hash_cover"].endswith("(hash) INCLUDE (id, blob)")
@@ -579,3 +580,70 @@ def test_schema_3_and_4_index_what_a_search_reads_and_migrate_a_version_2_store(
     assert [r[0].count("/") for r in rows] == [2]  # include/fmt/core.h, its path keyed
     hits = search("basic_format_args", root, store=url, k=3)
     assert [h.path for h in hits[:2]] == ["include/fmt/base.h", "include/fmt/core.h"]
+
+
+def test_schema_5_seals_each_files_names_and_migrates_a_version_4_store(team_env, team_server, tmp_path, monkeypatch):
+    """Version 5 keeps each blob's naming terms (rank.FileNames) sealed on the server: a search
+    reads one value per hit file instead of the file's chunk rows. A version-4 store's blobs get
+    theirs from the first client that syncs into it; the names equal those built from the chunk
+    rows, and a search ranks the same with them, with the chunk-row fallback, and as before."""
+    import json
+
+    from ctxmill.index import search, sync_index
+    from ctxmill.index.rank import FileNames, head_doc
+    from ctxmill.team import pgstore, schema
+
+    assert schema.SCHEMA_VERSION == 5
+    url = _fresh_db(team_server, "schema5")
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "schema5")
+    root = _repo(tmp_path / "proj", ("index",))
+    sync_index(root, store=url)
+    queries = ("recompute Merkle folder nodes", "content hash of a chunk", "embed the query", "BM25 lexical score")
+
+    def ranked() -> list:
+        pgstore._stores.clear()  # a new process's view: nothing kept
+        return [[(h.path, h.start_line, round(h.score, 6)) for h in search(q, root, store=url, k=10)]
+                for q in queries]
+
+    def names(conn) -> dict:
+        st = pgstore.PgStore(url, root, create=False)
+        try:
+            rows = conn.execute("SELECT f.path, b.names FROM ctx_files f JOIN ctx_blobs b ON b.blob = f.blob "
+                                "WHERE f.repo = %s AND f.branch = %s AND f.chunks > 0", (st.repo, st.branch)).fetchall()
+            local = st._local_paths()
+            return {local[h]: st.keyed.open(v) and json.loads(st.keyed.open(v)) for h, v in rows}
+        finally:
+            st.close()
+
+    with_names = ranked()
+    with psycopg.connect(url, autocommit=True) as conn:
+        sealed = names(conn)
+        assert len(sealed) > 10 and all(sealed.values())
+        # built from the chunk rows, as the local index does: the same
+        st = pgstore.PgStore(url, root, create=False)
+        try:
+            built = st._file_names(set(sealed), pgstore._LocalReader(st.root), head_doc, FileNames)
+        finally:
+            st.close()
+        assert {p: list(f.packed()[:2]) for p, f in built.items()} == {p: v[:2] for p, v in sealed.items()}
+        raw = b"".join(r[0] for r in conn.execute("SELECT names FROM ctx_blobs WHERE names IS NOT NULL"))
+        assert b"merkle" not in raw.lower() and b"folder_hash" not in raw  # sealed, not readable
+        # the layout of version 4: no names, the old index
+        for statement in ("ALTER TABLE ctx_blobs DROP COLUMN names", "DROP INDEX ctx_files_blob_cover",
+                          "CREATE INDEX ctx_files_blob ON ctx_files(blob)",
+                          "UPDATE ctx_meta SET value = '4' WHERE key = 'schema_version'"):
+            conn.execute(statement)
+    pgstore._idle.clear()
+    with pytest.raises(Exception, match="schema version 4"):
+        pgstore.PgStore(url, root, create=False)
+    with psycopg.connect(url, autocommit=True) as conn:
+        schema.ensure(conn)  # what the first syncing client does, before it syncs
+    assert ranked() == with_names  # every blob without names: read from the chunk rows
+    rep = sync_index(root, store=url)  # fills this (repo, branch)'s names
+    assert rep.files_changed == 0
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert names(conn) == sealed  # the heads read from the checkout: as the chunks' text had them
+        assert conn.execute("SELECT count(*) FROM ctx_meta WHERE key LIKE 'names_todo:%'").fetchone()[0] == 0
+        indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ctx_files'"))
+    assert "ctx_files_blob" not in indexes and indexes["ctx_files_blob_cover"].endswith("(blob) INCLUDE (repo, branch)")
+    assert ranked() == with_names

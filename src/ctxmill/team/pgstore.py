@@ -42,7 +42,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from ctxmill.errors import InputRefused, UsageError
-from ctxmill.index.backend import BODY, EXTRA, HASH, SYMBOL, SYMBOL_FTS, embed_text
+from ctxmill.index.backend import BODY, EXTRA, HASH, START, SYMBOL, SYMBOL_FTS, TEXT, embed_text
 from ctxmill.index.terms import query_terms
 from ctxmill.team import keys as keys_mod
 from ctxmill.team import need_psycopg
@@ -63,7 +63,8 @@ SERVER_KEYS = frozenset({"chunker_version"})
 TOP_POSTINGS = 300  # per query term, the chunks a large repository's lexical leg looks at
 WIDEN = 2  # of those, the best WIDEN x (candidates wanted) by impact are scored exactly
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
-HNSW_BUILD_MAX_MB = 4096  # the most a client asks the server for while it builds the HNSW index
+HNSW_BUILD_MAX_MB = 4096
+NAMES_KEPT = 200_000  # blobs' file names kept by a long-lived process (the warm server)  # the most a client asks the server for while it builds the HNSW index
 
 
 def masked(url: str) -> str:
@@ -220,6 +221,7 @@ class PgStore:
         self.branch = self.keyed.repo("branch\0" + self.branch_name)
         self.store_text = store_text
         self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
+        self._todo_key = f"names_todo:{self.repo}:{self.branch}"  # blobs of schema < 5 to give names (_fill_names)
         try:
             try:
                 opened = self._open(create)
@@ -232,7 +234,8 @@ class PgStore:
         except Exception:
             self.conn.close()
             raise
-        self.embedder_name, dim, self._server_chunker, self.server_root, count, self._have_hnsw = opened
+        self.embedder_name, dim, self._server_chunker, self.server_root, count, self._have_hnsw, todo = opened
+        self._names_todo = bool(todo)
         self.dim = int(dim or 0)
         self._local = self._read_local()
         self._chunks_at_open: int | None = None if count is None else int(count)
@@ -246,7 +249,9 @@ class PgStore:
         self.pool = None
         self._have_vectors = False
         self._written = 0  # rows this sync wrote
-        self._names: dict[str, object] = {}  # path -> rank.FileNames, until this machine syncs again
+        self._names: dict[str, object] = {}  # the facade index, until this machine syncs again
+        # blob -> rank.FileNames packed: a blob is one (path, content), so its names hold across syncs
+        self._blob_names: dict[str, tuple] = {}
 
     # -- plumbing
 
@@ -259,7 +264,8 @@ class PgStore:
         (SELECT hash FROM ctx_nodes WHERE repo = %(repo)s AND branch = %(branch)s AND path = ''),
         CASE WHEN %(count)s THEN (SELECT coalesce(sum(chunks), 0) FROM ctx_files
                                   WHERE repo = %(repo)s AND branch = %(branch)s) END,
-        to_regclass('ctx_vectors_hnsw') IS NOT NULL"""
+        to_regclass('ctx_vectors_hnsw') IS NOT NULL,
+        (SELECT value FROM ctx_meta WHERE key = %(nt)s)"""
 
     def _open(self, create: bool) -> tuple:
         """Everything a sync or search needs to know of the server at the start, in one round
@@ -269,7 +275,7 @@ class PgStore:
         so a no-op sync costs this one query."""
         psycopg = need_psycopg()
         args = {"cv": f"chunker_version:{self.repo}:{self.branch}", "repo": self.repo, "branch": self.branch,
-                "count": create}
+                "count": create, "nt": self._todo_key}
         row = None
         try:
             row = self.conn.execute(self._OPEN_SQL, args).fetchone()
@@ -604,9 +610,9 @@ class PgStore:
         old = dict(c.execute("SELECT path, chunks FROM ctx_files WHERE repo = %s AND branch = %s AND path = ANY(%s) "
                              "FOR UPDATE", (self.repo, self.branch, [r[0] for r in rows])).fetchall())
         new = {r[0] for r in c.execute(
-            "INSERT INTO ctx_blobs(blob, chunks) SELECT * FROM unnest(%s::text[], %s::int[]) "
+            "INSERT INTO ctx_blobs(blob, chunks, names) SELECT * FROM unnest(%s::text[], %s::int[], %s::bytea[]) "
             "ON CONFLICT (blob) DO NOTHING RETURNING blob",
-            (list(blobs), [len(f.chunks) for f in blobs.values()]))}
+            (list(blobs), [len(f.chunks) for f in blobs.values()], [self._sealed_names(f) for f in blobs.values()]))}
         df: dict[str, int] = {}
         n = sum(len(blobs[b].chunks) for b in new)
         if n:
@@ -655,6 +661,60 @@ class PgStore:
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
         self._written += sum(len(f.chunks) + 1 for f in files)
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
+
+    def _sealed_names(self, f) -> bytes | None:
+        """The file's ``rank.FileNames`` (its path's, symbols' and head comment's identifiers),
+        sealed: what the local index reads from its chunk rows for the ranker (the symbols, the
+        first chunk's text up to 3,000 characters), computed once here from the same rows."""
+        if not f.chunks:
+            return None  # no chunk: never a hit
+        from ctxmill.index.rank import FileNames, head_doc
+
+        first = min(f.chunks, key=lambda r: r[START])
+        names = FileNames(f.path, [r[SYMBOL] for r in f.chunks if r[SYMBOL]], head_doc((first[TEXT] or "")[:3000]))
+        return self.keyed.seal(json.dumps(names.packed(), separators=(",", ":")))
+
+    def _fill_names(self) -> int:
+        """Names for this (repo, branch)'s blobs written before schema 5 (``names_todo``): their
+        symbols from the chunk rows, the head from this checkout (redacted, as a chunk's text is).
+        Blobs of files this checkout lacks keep none (a search reads their chunk rows instead)."""
+        from ctxmill.index.rank import FileNames, head_doc
+        from ctxmill.redact import redact
+
+        local = self._local_paths()
+        reader = _LocalReader(self.root)
+        got: dict[str, tuple[str, list[str], tuple[int, int]]] = {}
+        for hpath, blob, sym, start, end in self.conn.execute(
+                "SELECT f.path, f.blob, c.symbol, c.start_line, c.end_line FROM ctx_files f "
+                "JOIN ctx_blobs b ON b.blob = f.blob JOIN ctx_chunks c ON c.blob = f.blob "
+                "WHERE f.repo = %s AND f.branch = %s AND b.names IS NULL ORDER BY c.id",  # (the file's order)
+                (self.repo, self.branch)):
+            path = local.get(hpath)
+            if path is None:
+                continue
+            entry = got.setdefault(blob, (path, [], (start, end)))
+            s = self.keyed.open(sym) if sym is not None else None
+            if s:
+                entry[1].append(s)
+            if start < entry[2][0]:
+                got[blob] = (path, entry[1], (start, end))
+        done = 0
+        items = list(got.items())
+        for i in range(0, len(items), 2000):
+            part = items[i:i + 2000]
+            sealed = []
+            for _blob, (path, symbols, (start, end)) in part:
+                head = redact(reader.raw_lines(path, start, end)).text[:3000]
+                reader._lines.clear()  # one file at a time: nothing kept
+                names = FileNames(path, symbols, head_doc(head))
+                sealed.append(self.keyed.seal(json.dumps(names.packed(), separators=(",", ":"))))
+            self.conn.execute("UPDATE ctx_blobs b SET names = u.names FROM unnest(%s::text[], %s::bytea[]) "
+                              "u(blob, names) WHERE b.blob = u.blob AND b.names IS NULL",
+                              ([b for b, _ in part], sealed))
+            done += len(part)
+        self.conn.execute("DELETE FROM ctx_meta WHERE key = %s", (self._todo_key,))
+        self._names_todo = False
+        return done
 
     def _avgdl(self, c) -> float:
         """The repository's average chunk length in terms (BM25), for the postings' impacts; for
@@ -772,6 +832,8 @@ class PgStore:
                                       (self.repo, self.branch)).fetchall())
 
     def mark_checked(self) -> None:
+        if self._names_todo:  # (a no-op sync ends here, not in finish_sync)
+            self._fill_names()
         if getattr(self, "_checked", False):
             return  # _adopt wrote the record a moment ago
         self._local["last_check"] = time.time()
@@ -790,6 +852,8 @@ class PgStore:
         """After a sync: fresh planner statistics when it wrote much (the search plans depend on
         them: which repository's rows to start from), and the HNSW index (built once, after
         the first load)."""
+        if self._names_todo:
+            self._fill_names()
         if self._written >= 1000:
             for table in ("ctx_files", "ctx_blobs", "ctx_chunks", "ctx_vectors", "ctx_terms"):
                 self.conn.execute(f"ANALYZE {table}")
@@ -861,10 +925,12 @@ class PgStore:
         mark("sql")
         reader = _LocalReader(self.root)
         hits = []
-        for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text in rows:
+        blob_of: dict[str, str] = {}
+        for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text, blob in rows:
             path = local.get(hpath)
             if path is None:
                 continue  # a file this checkout does not have (or has not synced)
+            blob_of[path] = blob
             context = self.keyed.open(ctx) or ""
             if language == "pdf":
                 body = text or ""  # page ranges: the text is the compiled document's, not lines
@@ -875,11 +941,7 @@ class PgStore:
             hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
                             context, lr, vr))
         mark("read_local")
-        want = {x.path for x in hits}
-        missing = want.difference(self._names)
-        if missing:
-            self._names.update(self._file_names(missing, reader, head_doc, FileNames))
-        names = {p: self._names[p] for p in want}
+        names = self._hit_names({x.path: blob_of[x.path] for x in hits}, reader, head_doc, FileNames)
         qstems = rank.query_stems(query)
         files = {p: f.matching(qstems) for p, f in names.items()}
         mark("file_names")
@@ -1018,7 +1080,7 @@ class PgStore:
                 FROM lex l FULL JOIN vec v ON l.id = v.id
                 ORDER BY score DESC, lr NULLS LAST, vr LIMIT %(pool)s)
             SELECT fu.id, fu.score, fu.lr, fu.vr, f.path, c.start_line, c.end_line, c.kind, c.language,
-                   c.hash, c.symbol, c.context, c.text
+                   c.hash, c.symbol, c.context, c.text, c.blob
             FROM fused fu JOIN ctx_chunks c ON c.id = fu.id JOIN ctx_files f ON f.blob = c.blob
             WHERE f.repo = %(repo)s AND f.branch = %(branch)s
             ORDER BY fu.score DESC, fu.lr NULLS LAST, fu.vr"""
@@ -1040,6 +1102,30 @@ class PgStore:
             self._session_set = True
         return contextlib.nullcontext(self.conn)
 
+    def _hit_names(self, blob_of: dict[str, str], reader, head_doc, FileNames) -> dict:
+        """``rank.FileNames`` of the hit files (path -> blob): kept per blob for the process's
+        life (a blob is one path's one content), else read sealed from the blob rows (schema 5),
+        else - a blob written before and not filled yet - built from the file's chunk rows."""
+        cache = self._blob_names
+        need = {b for b in blob_of.values() if b not in cache}
+        if need:
+            with self._reading() as conn:
+                for blob, sealed in conn.execute("SELECT blob, names FROM ctx_blobs WHERE blob = ANY(%s) "
+                                                 "AND names IS NOT NULL", (list(need),)):
+                    raw = self.keyed.open(sealed)
+                    if raw is not None:
+                        raw, flat, starts = json.loads(raw)
+                        cache[blob] = (raw, flat, tuple(starts))
+            old = {p for p, b in blob_of.items() if b not in cache}
+            if old:
+                for p, names in self._file_names(old, reader, head_doc, FileNames).items():
+                    cache[blob_of[p]] = names.packed()
+        got = {p: FileNames.unpack(cache[b]) for p, b in blob_of.items()}
+        if len(cache) > NAMES_KEPT:  # a bound on a long-lived process's memory (~1 KB a file)
+            for b in list(cache)[:len(cache) // 2]:
+                del cache[b]
+        return got
+
     def _file_names(self, paths: set[str], reader, head_doc, FileNames) -> dict:
         if not paths:
             return {}
@@ -1049,7 +1135,7 @@ class PgStore:
         with self._reading() as conn:
             rows = conn.execute(
                 "SELECT f.path, c.symbol, c.start_line, c.end_line FROM ctx_files f JOIN ctx_chunks c "
-                "ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s AND f.path = ANY(%s)",
+                "ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s AND f.path = ANY(%s) ORDER BY c.id",
                 (self.repo, self.branch, list(keyed))).fetchall()
         for hpath, sym, start, end in rows:
             p = keyed[hpath]
@@ -1166,7 +1252,7 @@ def team_store(url: str, root: str | Path) -> PgStore:
         if st is not None:
             stamp = _stamp(st.path)
             if stamp != st._stamp:
-                st._hpaths, st._stamp, st._names = None, stamp, {}
+                st._hpaths, st._stamp, st._names = None, stamp, {}  # (_blob_names hold: keyed by content)
                 st.embedder_name = st._server_meta_pooled("embedder_name")
                 st.dim = int(st._server_meta_pooled("embedder_dim") or 0)
             return st
