@@ -66,7 +66,7 @@ def test_a_rename_is_proposed_at_every_use_code_first(repo):
     from ctxmill.apply.next_edit import candidates
 
     doc = [s for s in candidates(repo, PATCH)[0] if (s.path, s.start_line) == ("shop.py", 2)]
-    assert doc and "order_total is also named" in doc[0].replacement and doc[0].confidence == 0.3
+    assert doc and "order_total is also named" in doc[0].replacement and doc[0].confidence == 0.2
     assert "comment, string or prose" in doc[0].reason
     code = [s for s in got if "a use" in s.reason]
     text = [s for s in got if "a mention" in s.reason]
@@ -141,7 +141,7 @@ def test_a_comment_in_another_source_file_waits_behind_the_uses(tmp_path):
     from ctxmill.apply.next_edit import candidates
 
     found, _ = candidates(tmp_path, patch)
-    assert [s.confidence for s in found if s.path == "b.py" and s.kind == "rename"] == [0.3]
+    assert [s.confidence for s in found if s.path == "b.py" and s.kind == "rename"] == [0.2]
 
 
 def test_after_an_edit_in_a_comment_the_other_mentions_follow(tmp_path):
