@@ -316,3 +316,18 @@ def test_an_added_import_alone_is_not_repeated_in_other_files(tmp_path):
     (tmp_path / "c.go").write_text('package x\n\nimport (\n\t"fmt"\n\t"os"\n)\n')
     patch = '--- a/a.go\n+++ b/a.go\n@@ -4,2 +4,3 @@\n \t"fmt"\n+\t"net"\n \t"os"\n'
     assert [s for s in suggest(tmp_path, patch) if s.path == "c.go"] == []
+
+
+def test_a_deleted_line_is_read_as_that_whole_line(tmp_path):
+    # deleting `config=None,` after `hooks=None,` diffs as `=None,\nconfig` after the line above;
+    # read as the whole line it is found where the other definition lists it after another line
+    src = ("def request(\n        hooks=None,\n        prefetch=True,\n        verify=True):\n    pass\n\n\n"
+           "def send(\n        verify=True,\n        config=None,\n        prefetch=None):\n    pass\n")
+    (tmp_path / "s.py").write_text(src)
+    patch = ("--- a/s.py\n+++ b/s.py\n@@ -1,5 +1,4 @@\n def request(\n         hooks=None,\n-        config=None,\n"
+             "         prefetch=True,\n         verify=True):\n")
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("the same edit")]
+    assert got and got[0].start_line == 10
+    lines = src.split("\n")
+    new = "\n".join(lines[:got[0].start_line - 1]) + "\n" + got[0].replacement + "\n".join(lines[got[0].end_line:])
+    assert "config" not in new.split("def send")[1] and "        prefetch=None):" in new

@@ -69,6 +69,7 @@ def rules_for(old: str, new: str) -> list[Rule]:
     ops = [("insert", i1 + 1, i2 + 1, j1 + 1, j2 + 1)
            if tag == "insert" and bt[j1] == "\n" and i1 < len(at) and at[i1] == "\n" and j2 < len(bt) and bt[j2] == "\n"
            else (tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops]
+    ops = [_line_aligned(op, at, bt) for op in ops]
     regions: list[list[int]] = []
     for _, i1, i2, j1, j2 in ops:
         if regions and i1 - regions[-1][1] <= 2 and j1 - regions[-1][3] <= 2:
@@ -115,6 +116,27 @@ def rules_for(old: str, new: str) -> list[Rule]:
         out.append(Rule(before, holes, after, left, right, weight, i1 == 0, i2 == len(at), indent=indent, key=key,
                         gap_left=gap_left, gap_right=gap_right))
     return out
+
+
+def _line_aligned(op: tuple, at: list[str], bt: list[str]) -> tuple:
+    """A deleted or inserted run of tokens slid to start on a line where it can: deleting
+    `config=None,` between two `x=None,` lines diffs as `=None,\nconfig` after the line above
+    (the same tokens, shifted); as a whole line it matches the other sites' lines."""
+    tag, i1, i2, j1, j2 = op
+    if tag == "delete":
+        run, seq, k = i2 - i1, at, i1
+    elif tag == "insert":
+        run, seq, k = j2 - j1, bt, j1
+    else:
+        return op
+    if not run or (k == 0 or seq[k - 1] == "\n"):
+        return op
+    for shift in range(1, run + 1):  # sliding right by one keeps the result when the token leaving equals the one entering
+        if k + run + shift - 1 >= len(seq) or seq[k + shift - 1] != seq[k + run + shift - 1]:
+            return op
+        if seq[k + shift - 1] == "\n":
+            return (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
+    return op
 
 
 @dataclass
