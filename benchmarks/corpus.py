@@ -9,6 +9,7 @@ errors, seconds) and the means the issues quote.
     .venv/bin/python benchmarks/corpus.py                 # all papers, 2 at a time
     .venv/bin/python benchmarks/corpus.py --only ieee     # slugs containing "ieee"
     .venv/bin/python benchmarks/corpus.py --keep /tmp/out # keep the output folders
+    .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/unseen   # another set (unseen_truth.py)
 """
 
 from __future__ import annotations
@@ -45,23 +46,36 @@ def sample_truth(path: Path) -> dict:
     }
 
 
-def papers(only: str | None) -> list[tuple[str, Path, dict]]:
+def papers(only: str | None, folder: Path | None = None) -> list[tuple[str, Path, dict]]:
+    """<folder>/*/paper.pdf with its truth.json (default: the shared corpus, plus the sample paper)."""
     out = []
-    for d in sorted((CORPUS / "papers").glob("*/")):
+    for d in sorted((folder or CORPUS / "papers").glob("*/")):
         if (d / "paper.pdf").exists() and (not only or only in d.name):
             out.append((d.name, d / "paper.pdf", json.loads((d / "truth.json").read_text())))
+    if folder is not None:
+        return out
     dive = CORPUS / "dive-into-claude-code"
     if (dive / "paper.pdf").exists() and (not only or only in "dive-into-claude-code"):
         out.append(("dive-into-claude-code", dive / "paper.pdf", sample_truth(dive / "truth.json")))
     return out
 
 
-def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float) -> dict:
+def command(src: Path | None) -> tuple[list[str], dict | None]:
+    """The ctxmill command: the installed one, or the same entry point run from another source tree (a peer
+    worktree of an earlier commit, measured in the same run)."""
+    if src is None:
+        return [str(CTXMILL)], None
+    env = dict(os.environ, PYTHONPATH=str(src))
+    return [sys.executable, "-c", "import sys; from ctxmill.entry import main; sys.exit(main())"], env
+
+
+def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, src: Path | None = None) -> dict:
     out = out_root / slug
     t0 = time.perf_counter()
+    cmd, env = command(src)
     try:
-        p = subprocess.run([str(CTXMILL), "compile", str(pdf), "-o", str(out), "--json"],
-                           capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run([*cmd, "compile", str(pdf), "-o", str(out), "--json"],
+                           capture_output=True, text=True, timeout=timeout, env=env)
         rc, err = p.returncode, p.stderr.strip()[-300:]
     except subprocess.TimeoutExpired:
         rc, err = 124, "timeout"
@@ -110,20 +124,23 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--keep", type=Path, help="write output folders here and keep them")
     ap.add_argument("--brief", action="store_true", help="print only the summary")
+    ap.add_argument("--papers", type=Path, help="score this folder of <slug>/paper.pdf + truth.json instead")
+    ap.add_argument("--src", type=Path, help="run ctxmill from this src/ folder (e.g. a peer worktree's)")
     args = ap.parse_args()
-    todo = papers(args.only)
+    todo = papers(args.only, args.papers)
     if not todo:
-        print(json.dumps({"skipped": f"no corpus papers under {CORPUS}"}))
+        print(json.dumps({"skipped": f"no papers under {args.papers or CORPUS}"}))
         return
     out_root = args.keep or Path(tempfile.mkdtemp(prefix="ctxmill-corpus-"))
     out_root.mkdir(parents=True, exist_ok=True)
     try:
         with ThreadPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(lambda t: run_one(*t, out_root, args.timeout), todo))
+            rows = list(pool.map(lambda t: run_one(*t, out_root, args.timeout, args.src), todo))
     finally:
         if not args.keep:
             shutil.rmtree(out_root, ignore_errors=True)
-    result = {"summary": summarise(rows), "cpus": os.cpu_count()}
+    result = {"summary": summarise(rows), "cpus": os.cpu_count(), "src": str(args.src or "installed"),
+              "load_average": os.getloadavg()[0]}
     if not args.brief:
         result["papers"] = rows
     print(json.dumps(result, indent=1))

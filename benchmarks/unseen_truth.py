@@ -1,0 +1,328 @@
+"""Build the unseen-paper set: PDFs committed next to their LaTeX source, with truth derived from the source.
+
+benchmarks/data/unseen_papers.json names each paper (repository, commit, PDF, main .tex, .bib,
+licence, layout, hand fixes). This script reads them from bare git snapshots (the `fetch` tool's
+/work/.mirror/<owner>+<name>/repo, or --mirror DIR), and writes, per paper, under
+benchmarks/.cache/unseen/<slug>/ (git-ignored): paper.pdf (byte-for-byte as committed),
+truth.json in the corpus's schema (../shared/corpus/papers/README.md) and SOURCE.md.
+
+    .venv/bin/python benchmarks/unseen_truth.py            # all papers in the manifest
+    .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/unseen
+
+Truth comes from the LaTeX (title, authors, \\chapter..\\subsubsection incl. starred ones,
+appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract);
+`fixes` in the manifest replace a derived field where a class prints something the source does
+not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
+against the PDF's text (pypdfium2): the title and section titles must be found in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MANIFEST = REPO / "benchmarks" / "data" / "unseen_papers.json"
+OUT = REPO / "benchmarks" / ".cache" / "unseen"
+MIRROR = Path("/work/.mirror")
+
+SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
+CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}\{([^}]*)\}")
+ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
+           "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
+
+
+class Git:
+    def __init__(self, repo: str, mirror: Path):
+        base = mirror / repo.replace("/", "+") / "repo"
+        self.dir = base / ".git" if (base / ".git").is_dir() else base
+        if not self.dir.exists():
+            raise SystemExit(f"no snapshot of {repo} at {base} (fetch it first)")
+
+    def read(self, commit: str, path: str) -> bytes:
+        return subprocess.run(["git", "--git-dir", str(self.dir), "show", f"{commit}:{path}"],
+                              capture_output=True, check=True).stdout
+
+    def exists(self, commit: str, path: str) -> bool:
+        return subprocess.run(["git", "--git-dir", str(self.dir), "cat-file", "-e", f"{commit}:{path}"],
+                              capture_output=True).returncode == 0
+
+
+def strip_comments(tex: str) -> str:
+    """Comments and verbatim-like environments (a LaTeX how-to shows \\include and \\section in them)."""
+    tex = re.sub(r"\\begin\{(verbatim|lstlisting|minted|Verbatim)\}.*?\\end\{\1\}", "", tex, flags=re.S)
+    tex = re.sub(r"\\verb\*?(.).*?\1", "", tex)
+    return re.sub(r"(?<!\\)%.*", "", tex)
+
+
+def expand(git: Git, commit: str, path: str, depth: int = 0) -> str:
+    """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file)."""
+    tex = strip_comments(git.read(commit, path).decode("utf-8", "replace"))
+    if depth > 6:
+        return tex
+    root = str(Path(path).parent)
+
+    def splice(m: re.Match) -> str:
+        name = m.group(2).strip()
+        for cand in (name, name + ".tex"):
+            p = str(Path(root) / cand) if root != "." else cand
+            if git.exists(commit, p):
+                return expand(git, commit, p, depth + 1)
+        return ""
+
+    return re.sub(r"\\(input|include|subfile)\s*\{([^}]*)\}", splice, tex)
+
+
+def group(tex: str, start: int) -> tuple[str, int]:
+    """The brace group opening at tex[start] == '{' -> (content, index after it)."""
+    depth, i = 0, start
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return tex[start + 1:i], i + 1
+        i += 1
+    return tex[start + 1:], len(tex)
+
+
+def command_args(tex: str, name: str) -> list[str]:
+    out = []
+    for m in re.finditer(r"\\" + name + r"\*?\s*(?:\[[^\]]*\]\s*)?(?=\{)", tex):
+        out.append(group(tex, m.end())[0])
+    return out
+
+
+def drop_notes(s: str) -> str:
+    """Remove footnote-like groups (thanks, affiliation marks, e-mails, labels) with their content."""
+    s = re.sub(r"\\(thanks|footnote|label|IEEEmembership|orcid|orcidlink|email|inst|fnmark|corref|"
+               r"tnoteref|fnref|affil|affiliation|textsuperscript|href|url|index|IEEEcompsocitemizethanks|"
+               r"orcidA|protect\\footnote)\s*\{", lambda m: "\\DROP{", s)
+    while "\\DROP{" in s:
+        i = s.index("\\DROP{")
+        _, j = group(s, i + 5)
+        s = s[:i] + s[j:]
+    return s
+
+
+def clean(s: str) -> str:
+    """LaTeX text -> plain text as printed (roughly)."""
+    s = drop_notes(s)
+    s = re.sub(r"\$\^\{?[^$]*\}?\$", "", s)  # superscript markers
+    s = re.sub(r"\\\\(\[[^\]]*\])?", " ", s)
+    s = re.sub(r"\\(newline|linebreak|hfill|quad|qquad|noindent|IEEEauthorrefmark\{[^}]*\})", " ", s)
+    for acc, comb in ACCENTS.items():
+        s = re.sub(r"\\" + re.escape(acc) + r"\s*\{?\\?([a-zA-Z])\}?",
+                   lambda m, c=comb: unicodedata.normalize("NFC", m.group(1) + c), s)
+    s = s.replace("\\&", "&").replace("~", " ").replace("--", "–").replace("``", "\u201c").replace("''", "\u201d")
+    s = re.sub(r"\\(ss)\b", "ß", s)
+    s = re.sub(r"\\[a-zA-Z@]+\*?", " ", s)  # remaining commands keep their argument text
+    s = s.replace("{", "").replace("}", "").replace("$", "")
+    return " ".join(s.split()).strip(" ,")
+
+
+def sections(tex: str) -> list[dict]:
+    body = tex[tex.find("\\begin{document}"):] if "\\begin{document}" in tex else tex
+    app_at = body.find("\\appendix")
+    has_chapters = bool(re.search(r"\\chapter\*?\s*[\[{]", body))
+    levels = {"part": 0, "chapter": 1, "section": 2 if has_chapters else 1,
+              "subsection": 3 if has_chapters else 2, "subsubsection": 4 if has_chapters else 3}
+    out = []
+    for m in SECTION_RE.finditer(body):
+        title, _ = group(body, m.end() - 1)
+        t = clean(title)
+        if not t or m.group(1) == "part":
+            continue
+        out.append({"level": levels[m.group(1)], "title": t, "numbered": not m.group(2),
+                    "in_appendix": app_at >= 0 and m.start() > app_at})
+    return out
+
+
+def md_sections(md: str) -> list[dict]:
+    """ATX headings of a pandoc Markdown body; the bibliography's own heading is not a section."""
+    out = []
+    for m in re.finditer(r"^(#{1,4})\s+(.+?)\s*(\{[^}]*\})?\s*$", md, re.M):
+        t = m.group(2).strip()
+        if t.lower() not in ("references", "bibliography"):
+            out.append({"level": len(m.group(1)), "title": t, "numbered": not (m.group(3) or "").count("-"),
+                        "in_appendix": False})
+    return out
+
+
+def bib_entries(text: str) -> dict[str, dict]:
+    out = {}
+    for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
+        if m.group(1).lower() in ("string", "comment", "preamble"):
+            continue
+        body, _ = group(text, text.index("{", m.start()))
+        fields = {}
+        for f in re.finditer(r"(\w+)\s*=\s*", body):
+            rest = body[f.end():]
+            if rest.startswith("{"):
+                val = group(rest, 0)[0]
+            elif rest.startswith('"'):
+                val = rest[1:rest.find('"', 1)]
+            else:
+                val = re.match(r"[^,}]*", rest).group(0)
+            fields.setdefault(f.group(1).lower(), val)
+        out[m.group(2)] = fields
+    return out
+
+
+def pdf_text(pdf: bytes) -> tuple[int, str, str]:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    pages = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    return len(doc), pages[0] if pages else "", "\n".join(pages)
+
+
+def squash(s: str) -> str:
+    s = unicodedata.normalize("NFKC", s).lower()
+    return re.sub(r"[^a-z0-9]+", "", s)
+
+
+def macros(tex: str) -> dict[str, str]:
+    """Argument-less \\newcommand / \\def macros (a title kept in \\Title, say)."""
+    out = {}
+    for m in re.finditer(r"\\(?:re)?newcommand\*?\s*\{?\\([a-zA-Z]+)\}?\s*(?=\{)|\\def\s*\\([a-zA-Z]+)\s*(?=\{)", tex):
+        out[m.group(1) or m.group(2)] = group(tex, m.end())[0]
+    return out
+
+
+def author_names(block: str) -> list[str]:
+    """Names in one \\author argument: JMLR's \\name fields, else the first line of each \\and chunk split at
+    commas and 'and' (affiliation lines under a name are not names)."""
+    if "\\name" in block:
+        return [clean(re.split(r"\\email|\\addr|\\\\", m)[0]) for m in block.split("\\name")[1:]]
+    out = []
+    for chunk in re.split(r"\\(?:and|AND|And)\b", block):
+        chunk = drop_notes(chunk)
+        first = chunk.strip().split("\\\\")[0] if not re.search(r"\\(fnm|sur)\b", chunk) else chunk
+        out += [p.strip(" *") for p in re.split(r",|\band\b", clean(first))]
+    return [p for p in out if p and len(p.split()) <= 5 and not re.search(r"@|\d", p)]
+
+
+def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
+    git = Git(entry["repo"], mirror)
+    c = entry["commit"]
+    pdf = git.read(c, entry["pdf_path"])
+    tex = expand(git, c, entry["tex_main"])
+    for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
+        tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
+    notes = [entry.get("layout", "")]
+
+    defs = macros(tex)
+    raw_title = (command_args(tex, "title") + command_args(tex, "Title") or [""])[0]
+    raw_title = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), raw_title)
+    title = clean(raw_title)
+    authors: list[str] = []
+    for a in command_args(tex, "author") + command_args(tex, "Author"):
+        authors += author_names(a)
+    abstract = ""
+    m = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", tex, re.S)
+    if m:
+        abstract = clean(m.group(1))
+    elif command_args(tex, "abstract"):
+        abstract = clean(command_args(tex, "abstract")[0])
+
+    md = "".join(git.read(c, p).decode("utf-8", "replace") for p in entry.get("markdown_body", []))
+    bib = {}
+    for b in entry.get("bib_paths", []):
+        bib.update(bib_entries(git.read(c, b).decode("utf-8", "replace")))
+    cited: list[str] = []
+    for m in re.finditer(r"(?<![\w.])@([\w:-]+)", md):  # pandoc citations in a Markdown body
+        if m.group(1) not in cited:
+            cited.append(m.group(1))
+    for m in CITE_RE.finditer(tex):
+        for k in m.group(1).split(","):
+            k = k.strip()
+            if k and k not in cited:
+                cited.append(k)
+    nocite_all = "*" in cited
+    keys = list(bib) if nocite_all else [k for k in cited if k in bib]
+    n_bbl = None
+    if entry.get("bbl_path"):
+        n_bbl = len(re.findall(r"\\bibitem", git.read(c, entry["bbl_path"]).decode("utf-8", "replace")))
+    printed = n_bbl if n_bbl is not None else len(keys)
+    ref_titles = [{"key": k, "title": clean(bib[k]["title"])} for k in keys if bib[k].get("title")]
+
+    truth = {
+        "slug": entry["slug"], "source": {k: entry[k] for k in ("repo", "commit", "pdf_path", "tex_main")},
+        "title": title, "authors": authors, "sections": sections(tex) + md_sections(md),
+        "n_references": len(keys), "n_bibliography_entries_printed_estimate": printed,
+        "reference_titles": ref_titles, "abstract": abstract[:400], "style": entry.get("style"),
+        "columns": entry.get("columns"), "latex_style_info": {"documentclass": entry.get("class")},
+    }
+    for field, value in entry.get("fixes", {}).items():
+        if field == "drop_sections":
+            truth["sections"] = [s for s in truth["sections"] if s["title"] not in value]
+        elif field == "append_sections":  # headings a class macro prints (jmlr2e's \acks)
+            truth["sections"] += value
+        else:
+            truth[field] = value
+        notes.append(f"hand fix: {field} = {json.dumps(value)[:200]}")
+    notes += entry.get("notes", [])
+    truth["n_sections"] = len(truth["sections"])
+
+    pages, first, text = pdf_text(pdf)
+    flat = squash(text)
+    found = [s["title"] for s in truth["sections"] if squash(s["title"]) in flat]
+    truth["pages"] = pages
+    truth["sanity"] = {
+        "title_found_on_page1": squash(truth["title"]) in squash(first),
+        "sections_found": f"{len(found)}/{len(truth['sections'])}",
+        "sections_missing": [s["title"] for s in truth["sections"] if s["title"] not in found][:10],
+        "authors_found_on_pages1_2": f"{sum(squash(a) in flat[:20000] for a in truth['authors'])}/{len(truth['authors'])}",
+        "reference_titles_found": f"{sum(squash(r['title']) in flat for r in truth['reference_titles'])}/"
+                                  f"{len(truth['reference_titles'])}",
+    }
+    truth["notes"] = " ".join(n for n in notes if n)
+    return truth, pdf
+
+
+def source_md(entry: dict, truth: dict) -> str:
+    return (f"# {entry['slug']}\n\n- Title: {truth['title']}\n- Repository: https://github.com/{entry['repo']}\n"
+            f"- Commit: {entry['commit']}\n- PDF: `{entry['pdf_path']}` (copied byte-for-byte as `paper.pdf`)\n"
+            f"- LaTeX: `{entry['tex_main']}`\n- Bibliography: {', '.join(entry.get('bib_paths', [])) or 'none'}\n"
+            f"- License: {entry['licence']}\n- Layout: {entry.get('layout', '')}\n\n"
+            "Ground truth in `truth.json` was derived from the LaTeX source at that commit by "
+            "benchmarks/unseen_truth.py (hand fixes listed in its `notes`).\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, default=MIRROR)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    summary = []
+    for entry in json.loads(MANIFEST.read_text())["papers"]:
+        if args.only and args.only not in entry["slug"]:
+            continue
+        print(entry["slug"], file=sys.stderr)
+        truth, pdf = derive(entry, args.mirror)
+        d = args.out / entry["slug"]
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "paper.pdf").write_bytes(pdf)
+        (d / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False))
+        (d / "SOURCE.md").write_text(source_md(entry, truth))
+        summary.append({"slug": entry["slug"], "pages": truth["pages"], "sections": truth["n_sections"],
+                        "authors": len(truth["authors"]), "refs": truth["n_bibliography_entries_printed_estimate"],
+                        **truth["sanity"]})
+    json.dump(summary, sys.stdout, indent=1, ensure_ascii=False)
+    print()
+
+
+if __name__ == "__main__":
+    main()
