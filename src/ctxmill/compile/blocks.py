@@ -13,7 +13,9 @@ stages (normalize, structure, metadata) use and :mod:`ctxmill.compile.structure`
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
+from itertools import groupby
 from operator import attrgetter
 
 from ctxmill.compile import conservation, layout, tables
@@ -523,20 +525,22 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 out.append(Block(Kind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
             para.clear()
 
+    rule_sorted = sorted(rule_lines)
     while i < n:
         raw = lines[i]
-        if i not in rule_lines:  # plain text (or blank)
-            s = raw.strip()
-            if s and markdown:
-                para.append(s)
-            elif para:
-                if len(para) == 1:
-                    out.append(para.pop())
-                else:
-                    flush_para()
-            if s and not markdown:
-                out.append(s)
-            i += 1
+        if i not in rule_lines:  # plain text (or blank): the run of such lines up to the next rule line
+            k = bisect_right(rule_sorted, i)
+            j = rule_sorted[k] if k < len(rule_sorted) else n
+            run = map(str.strip, lines[i:j])
+            if not markdown:  # (an OCR line is a paragraph; para is only filled on the Markdown road)
+                out.extend(filter(None, run))
+            else:  # a blank line ends a paragraph, the others join it
+                for filled, group in groupby(run, key=bool):
+                    if filled:
+                        para.extend(group)
+                    elif para:
+                        flush_para()
+            i = j
             continue
         s = raw.strip()
         if not s:

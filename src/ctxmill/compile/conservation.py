@@ -125,16 +125,15 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
             line_no += raw.count("\n", pos, m.start())
             pos = m.start()
             ends.add(line_no)
-        line_words = lambda i: _WORD.findall(norm[i])  # noqa: E731
+        line_words = map(_WORD.findall, norm)
         hyphen_end = ends.__contains__
     else:
-        line_words = lambda i: words(_strip_markup(texts[i]) if markup else texts[i])  # noqa: E731
+        line_words = (words(_strip_markup(t) if markup else t) for t in texts)
         hyphen_end = lambda i: bool(re.search(r"\w-\s*$", texts[i]))  # noqa: E731
     out: list[str] = []
     pairs: list[tuple[str, str]] = []
     carry = None
-    for i in range(len(texts)):
-        ws = line_words(i)
+    for i, ws in enumerate(line_words):
         if carry is not None and ws:
             pairs.append((carry, ws[0]))
             ws = ws[1:]
@@ -182,12 +181,16 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
     md = doc.markdown
     out_by_page: dict[int, Counter] = {}
     one_page: dict[int, list[str]] = {}  # the text of blocks on one page, counted in one call
+    spans = doc.block_spans
     for b in doc.blocks:
-        span = doc.block_spans.get(b.id)
+        span = spans.get(b.id)
         if span is None:
             continue
-        if b.last_page == b.page:
-            one_page.setdefault(b.page, []).append(md[span[0]:span[1]])
+        if b.page_end is None or b.page_end == b.page:  # (b.last_page == b.page)
+            texts = one_page.get(b.page)
+            if texts is None:
+                texts = one_page[b.page] = []
+            texts.append(md[span[0]:span[1]])
             continue
         c = Counter(words(md[span[0]:span[1]]))
         for p in range(b.page, b.last_page + 1):
@@ -226,7 +229,14 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         rem_at: dict[str, int] = {}
         where_is: dict[str, list[int]] | None = None
         own = pools[0]
-        for w, k in Counter(ws).items():
+        counted = Counter(ws)
+        if dict.__eq__(counted, own):  # (Counter's own == is a Python loop)
+            # (most pages of text input: every word of the page in its own blocks, no other;
+            # one comparison in C instead of a step per distinct word, the same outcome)
+            kept += len(ws)
+            own = pools[0] = Counter(dict.fromkeys(own, 0))
+            counted = {}
+        for w, k in counted.items():
             have = own.get(w, 0)
             if have >= k:  # (most words: all copies are in this page's own blocks)
                 own[w] = have - k
@@ -261,11 +271,16 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
                 lost += k
         for reason in sorted(rem_at, key=rem_at.__getitem__):
             rem[reason] = rem_n[reason]
+        # a word in no pool is never taken: one set lookup instead of a walk over the pools
+        # (a page of 'con-' lines holds a pair per line and none of them anywhere)
+        known = set().union(*pools, *(pool for _, pool in rem_pools)) if pairs else set()
         for a, b in pairs:  # then the hyphenated pairs, in order
             # joined ("conservation") or kept as a compound ("context-collapse")
-            where = take(a + b)
+            ab = a + b
+            where = take(ab) if ab in known else None
             if where is None:
-                wa, wb = take(a), take(b)
+                wa = take(a) if a in known else None
+                wb = take(b) if b in known else None
                 where = wa if wa is not None and wb is not None else None
             if where == "out":
                 kept += 2

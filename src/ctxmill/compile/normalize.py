@@ -202,15 +202,20 @@ _LAST_WORD_RE = re.compile(r"\S+$")
 def _vocabulary(doc: Document) -> Counter:
     words: Counter[str] = Counter()
     found: list[str] = []
+    # blocks with no line ending in a hyphen are read in one findall per run of them (no
+    # word crosses a line end), not one per block
+    plain: list[str] = []
     for b in doc.blocks:
         texts = b.attrs.get("_line_texts") or [b.text]
         if b.kind is Kind.TABLE:
             texts = [line for r in b.attrs.get("rows", []) for c in r for line in c.split("\n")]
-        joined = "\n".join(texts)
-        if not _LINE_HYPHEN_END_RE.search(joined):
-            # no line ends in a hyphen: the words of all lines at once (no word crosses a line end)
-            found.extend(_VOCAB_WORD_RE.findall(joined))
+        joined = texts[0] if len(texts) == 1 else "\n".join(texts)
+        if "-" not in joined or not _LINE_HYPHEN_END_RE.search(joined):
+            plain.append(joined)
             continue
+        if plain:
+            found.extend(_VOCAB_WORD_RE.findall("\n".join(plain)))
+            plain.clear()
         prev_hyphen = False
         for t in texts:
             t = t.strip()
@@ -221,6 +226,8 @@ def _vocabulary(doc: Document) -> Counter:
                 t = _LAST_WORD_RE.sub(" ", t)  # its first half
             prev_hyphen = hyphen_end
             found.extend(_VOCAB_WORD_RE.findall(t))
+    if plain:
+        found.extend(_VOCAB_WORD_RE.findall("\n".join(plain)))
     words.update(map(str.lower, found))
     for w in found:
         if "-" in w:
@@ -349,7 +356,8 @@ def _furniture(doc: Document) -> None:
             h = b.attrs.get("_page_height") or 792.0
             top, bottom = b.bbox[1], b.bbox[3]
             if (bottom > h * 0.9 or top < h * 0.075) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
-                key = re.sub(r"\d+", "#", b.text.strip().lower())
+                # (a page number before or after the head: "2 Title" on even pages, "Title 3" on odd)
+                key = re.sub(r"^#\s+|\s+#$", "", re.sub(r"\d+", "#", b.text.strip().lower()))
                 edge.append((b, key))
             elif (bottom > h * 0.9 or top < h * 0.075) and _stamp(b.text, b.attrs.get("_line_texts")):
                 edge.append((b, ""))  # a block of stamps, several lines deep
@@ -401,12 +409,16 @@ def _furniture(doc: Document) -> None:
             b.attrs["furniture"] = "page_number"
 
 
+_FLOWED = frozenset((Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING))
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     for b in doc.blocks:
-        if b.text:
+        if b.text and not b.text.isascii():  # (fold changes no ASCII text)
             b.text = fold(b.text)
-        if "_line_texts" in b.attrs:
-            b.attrs["_line_texts"] = [fold(t) for t in b.attrs["_line_texts"]]
+        lts = b.attrs.get("_line_texts")
+        if lts is not None and not all(map(str.isascii, lts)):
+            b.attrs["_line_texts"] = [fold(t) for t in lts]
         if b.kind is Kind.TABLE:
             if b.attrs.get("_html"):
                 b.attrs["rows"] = html_table_rows(b.attrs.pop("_html"))
@@ -424,10 +436,11 @@ def run(doc: Document, options: CompileOptions) -> None:
                                for r in b.attrs.get("rows", [])]
         if "\n" in (b.attrs.get("caption") or ""):
             b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab, longest)
-        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING):
+        if b.kind in _FLOWED:
             lines = b.attrs.get("_line_texts") or b.text.split("\n")
             b.attrs["_line_texts"] = lines
-            b.text = clean_inline(join_lines(lines, vocab, longest))
+            # (one line: join_lines is its strip)
+            b.text = clean_inline(lines[0].strip() if len(lines) == 1 else join_lines(lines, vocab, longest))
         elif b.kind is Kind.CODE:
             b.text = b.text.replace("\t", "    ")
         elif b.kind is Kind.EQUATION:

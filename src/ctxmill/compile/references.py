@@ -28,7 +28,6 @@ from collections import Counter
 from statistics import median
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
 from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference
 
@@ -1170,7 +1169,10 @@ def _reference(n: int, block: Block) -> Reference:
         return Reference(id=f"ref-{n}", raw=block.text, page=block.page, block_id=block.id)
     # Fields by the trained labeller (compile/refparse, issue 22); parse_entry above stays
     # its fallback where the labeller's parse is doubtful (and benchmarks/references.py
-    # scores both).
+    # scores both). Imported here: a compile without a bibliography does not load the labeller
+    # (~0.05 CPU-s of every start: its lexicon, features and CRF).
+    from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
+
     f = reference_fields(block.text, parse_entry)
     block.number = f["label"] or block.number
     ref = Reference(

@@ -135,6 +135,7 @@ _DOT_LEADER_RE = re.compile(r"[ \t]*(?:\.[ \t]*){3,}(?=\S)")
 _THEOREM_RE = re.compile(r"^(?:Example|Theorem|Lemma|Definition|Proof|Corollary|Proposition|Remark|Observation|"
                          r"Claim|Conjecture|Assumption|Note|Problem|Exercise|Solution|Step|Case)\b")
 _CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
+_CHAPTER_FIRST = frozenset("cCpP")
 
 
 def _style(b: Block, body: float) -> str | None:
@@ -160,6 +161,14 @@ def _signature(b: Block) -> tuple:
     return (round(size * 2) / 2, bool(b.attrs.get("_bold")), bool(b.attrs.get("_italic")), bool(b.attrs.get("_caps")))
 
 
+_NUMBER_FIRST = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZcpas")
+# norm_title(text) in UNNUMBERED_HEADINGS for ASCII text without "[^" (the same words, any
+# non-word characters around and between them, any case), without building the normalized text
+_UNNUMBERED_RE = re.compile(
+    r"\W*(?:" + "|".join(r"\W+".join(map(re.escape, h.split())) for h in sorted(UNNUMBERED_HEADINGS)) + r")\W*\Z",
+    re.I)
+
+
 def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str | None] | None:
     """(number or None, title, style) when the block reads like a heading."""
     if b.kind is not Kind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
@@ -183,7 +192,10 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         if b.attrs.get("_markup") or len(text) > 150:
             return None
     text1 = text.replace("\n", " ")
-    num = parse_number(text1)
+    # (a number or its keyword starts with a digit, a capital or c/p/a/s: other ASCII lines,
+    # most of a page of text, skip the pattern)
+    c = text1[:1]
+    num = parse_number(text1) if c in _NUMBER_FIRST or not c.isascii() else None
     if num is not None and (num.title or num.keyword):
         title = num.title
         if title and not title[:1].isupper() and not title[:1].isdigit():
@@ -204,7 +216,7 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
             if re.match(r"^\d+\.\s", text) and ":" in title[:60]:
                 return None  # "1. User: Submits ..." is a list item
         return num, title, style
-    if len(text) < 40 and norm_title(text) in UNNUMBERED_HEADINGS:
+    if len(text) < 40 and (_UNNUMBERED_RE.match(text) if text.isascii() else norm_title(text) in UNNUMBERED_HEADINGS):
         return None, text1, style
     if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
         return None, text1, style
@@ -418,6 +430,9 @@ def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -
     for idx, b in enumerate(blocks[:-1]):
         if b.kind is not Kind.PARAGRAPH or b.attrs.get("toc"):
             continue
+        c = b.text[:1]
+        if c.isascii() and c not in _CHAPTER_FIRST and not c.isspace():
+            continue  # (the pattern needs "chapter" or "part" first)
         m = _CHAPTER_ONLY_RE.match(b.text.strip())
         nxt = blocks[idx + 1]
         if not m or nxt.page != b.page or len(nxt.text) > 120:
@@ -579,12 +594,15 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
 # ---------------------------------------------------------------------------- captions, footnotes, lists
 
 
+_CAPTION_FIRST = frozenset("TFLA")  # CAPTION_RE's labels: Table, Figure, Fig., Listing, Algorithm
+
+
 def _captions(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     i = 0
     while i < len(blocks):
         b = blocks[i]
-        if b.kind is Kind.PARAGRAPH and b.bbox is None:
+        if b.kind is Kind.PARAGRAPH and b.bbox is None and (b.text[:1] in _CAPTION_FIRST or b.text[:1].isspace()):
             m = CAPTION_RE.match(b.text.strip())
             if m and m.group(3)[:1].isupper() and len(b.text) > len(m.group(0)) * 0 + 12:
                 label, number, rest = m.group(1), m.group(2), m.group(3).strip()
@@ -654,7 +672,7 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
 
 def _footnotes(blocks: list[Block], body: float) -> None:
     for b in blocks:
-        if b.kind is not Kind.PARAGRAPH:
+        if b.kind is not Kind.PARAGRAPH or not b.text.startswith("[^"):
             continue
         m = FOOTNOTE_START_RE.match(b.text)
         if not m:
@@ -669,9 +687,21 @@ def _footnotes(blocks: list[Block], body: float) -> None:
         b.text = m.group(2).strip()
 
 
+_BULLETS = frozenset("•●○◦▪‣∙·-–*(")
+
+
+def _list_start(t: str) -> bool:
+    """LIST_RE may match: a bullet, "(", a digit, or a letter and its "." or ")" first (after
+    any blanks); a superset, the pattern decides."""
+    c = t[:1]
+    if c in _BULLETS or c.isdigit() or c.isspace():
+        return True
+    return "a" <= c <= "z" and t[1:2] in (".", ")")
+
+
 def _lists(blocks: list[Block]) -> None:
     for b in blocks:
-        if b.kind is not Kind.PARAGRAPH:
+        if b.kind is not Kind.PARAGRAPH or not _list_start(b.text):
             continue
         m = LIST_RE.match(b.text)
         if not m:

@@ -28,11 +28,13 @@ def _front_text(text: str) -> str:
 
 
 _LEADING = re.compile(r"^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|={3,}|-{3,}|\|)")
+_LEADING_FIRST = frozenset("#-+*>=|")  # (or a digit)
 
 
 def escape_paragraph(text: str) -> str:
     """Keep a paragraph a paragraph: escape what Markdown would read as block syntax."""
-    if _LEADING.match(text):
+    c = text[:1]
+    if (c in _LEADING_FIRST or c.isdigit()) and _LEADING.match(text):
         m = re.match(r"^(\d{1,9})([.)])(\s)", text)
         if m:
             return m.group(1) + "\\" + m.group(2) + text[m.end(2):]
@@ -137,7 +139,8 @@ def render_block(b: Block) -> str | None:
     if b.attrs.get("front") in ("authors", "affiliations", "note"):
         return escape_paragraph(_front_text(b.text.strip()))
     if k is Kind.PARAGRAPH or k is Kind.CAPTION or k is Kind.REFERENCE:
-        return escape_paragraph(b.text.strip()) if b.text.strip() else None
+        t = b.text.strip()
+        return escape_paragraph(t) if t else None
     if k is Kind.LIST_ITEM:
         indent = "  " * max(0, (b.level or 1) - 1)
         num = (b.number or "").strip()

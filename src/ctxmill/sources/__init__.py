@@ -56,6 +56,7 @@ def sniff_text_kind(text: str) -> str:
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13))  # C0 controls but tab, LF, FF, CR
 _ODD_ASCII = bytes(b for b in range(32) if b not in (9, 10, 12)) + b"\x7f"  # after decoding, CR is odd too
 _LETTERS_ASCII = bytes(range(65, 91)) + bytes(range(97, 123))  # str.isalpha of an ASCII character
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
 
 
 def decode_text(data: bytes, name: str | None = None) -> str:
@@ -96,15 +97,15 @@ def decode_text(data: bytes, name: str | None = None) -> str:
     check_text_lines(text, label)
     # after decoding: mostly printable?
     sample = text[:65536]
-    if sample.isascii():
-        # the same two counts, by bytes.translate instead of a Python step per character
-        raw = sample.encode("ascii")
-        odd = len(raw) - len(raw.translate(None, _ODD_ASCII))
-        letters = len(raw) - len(raw.translate(None, _LETTERS_ASCII))
-    else:
-        odd = sum(1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\f") or 0x7F <= ord(ch) < 0xA0
-                  or ch == "\ufffd")
-        letters = sum(1 for ch in sample if ch.isalpha())
+    # the ASCII characters' two counts by bytes.translate (in UTF-8 every other character is
+    # bytes >= 0x80, in neither set), then a Python step only per character outside ASCII
+    raw = sample.encode("utf-8", "surrogatepass")
+    odd = len(raw) - len(raw.translate(None, _ODD_ASCII))
+    letters = len(raw) - len(raw.translate(None, _LETTERS_ASCII))
+    if len(raw) != len(sample):
+        wide = "".join(_NON_ASCII_RE.findall(sample))
+        odd += sum(1 for ch in wide if ord(ch) < 0xA0 or ch == "\ufffd")
+        letters += sum(1 for ch in wide if ch.isalpha())
     if sample and odd > max(8, len(sample) // 50):
         raise InputRefused(f"{label}: binary data, not a text document or PDF")
     if not text.strip():
