@@ -229,3 +229,17 @@ def test_a_renamed_field_leaves_another_functions_own_binding_of_that_name(tmp_p
     lines = {s.start_line for s in suggest(tmp_path, patch) if s.reason.startswith("rename")}
     assert 13 in lines  # the field's own use
     assert not lines & {5, 9}
+
+
+def test_a_dropped_prefix_is_dropped_from_the_siblings_on_the_same_lines(tmp_path):
+    # `mPattern` -> `pattern` where `mLocale` is a field too: a line using both takes both, as the
+    # commits that drop a family's prefix do; a line with only the sibling is not proposed
+    src = ("class P {\n    private final String pattern;\n    private final Locale mLocale;\n\n"
+           "    boolean same(P other) {\n        return mPattern.equals(other.mPattern)\n"
+           "            && mLocale.equals(other.mLocale);\n    }\n\n    Locale locale() {\n        return mLocale;\n    }\n}\n")
+    (tmp_path / "P.java").write_text(src)
+    patch = ("--- a/P.java\n+++ b/P.java\n@@ -2,1 +2,1 @@\n-    private final String mPattern;\n"
+             "+    private final String pattern;\n")
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (6, 7, "        return pattern.equals(other.pattern)\n            && locale.equals(other.locale);\n")]
