@@ -647,3 +647,19 @@ def test_schema_5_seals_each_files_names_and_migrates_a_version_4_store(team_env
         indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ctx_files'"))
     assert "ctx_files_blob" not in indexes and indexes["ctx_files_blob_cover"].endswith("(blob) INCLUDE (repo, branch)")
     assert ranked() == with_names
+
+
+def test_local_server_is_sized_for_searches_and_keeps_its_buffers_across_restarts(team_server):
+    """`ctxmill store start` sizes shared_buffers to the machine (a quarter of memory, 128 MB to
+    4 GB) and loads pg_prewarm, whose autoprewarm reloads the buffers after a restart."""
+    from ctxmill.team.local import _settings
+
+    want = re.search(r"shared_buffers = '(\d+)MB'", _settings("127.0.0.1"))
+    assert want and 128 <= int(want.group(1)) <= 4096
+    from ctxmill.team.local import _psql
+
+    run, user = Path(team_server["data"]) / "run", "ctxmill-pg" if os.geteuid() == 0 else None
+    got = _psql("SELECT current_setting('shared_preload_libraries'), current_setting('pg_prewarm.autoprewarm'), "
+                "setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers'",
+                team_server, run, user).strip()
+    assert got == f"pg_prewarm|on|{want.group(1)}"
