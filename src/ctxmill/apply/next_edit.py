@@ -18,6 +18,7 @@ user more than a missing one.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -193,8 +194,11 @@ def renames_within(hunks: list[Hunk]) -> dict[str, str]:
     return found
 
 
+@functools.lru_cache(maxsize=8)
 def _syntax_tree(path: str, data: bytes):
-    """The tree-sitter tree of a file, or None where no grammar reads it (or parsing fails)."""
+    """The tree-sitter tree of a file, or None where no grammar reads it (or parsing fails).
+    Kept for the last few files: the edited file is read for its scopes, its uses and what the
+    edit wrote, once each (trees are only read here, never edited)."""
     from ctxmill.grammars import get_parser, language_for
 
     lang = language_for(path)
