@@ -352,7 +352,7 @@ def build_scale(url: str, want: int) -> tuple:
     return info, root, db, {"reports": (rep_sqlite, rep_team), "seconds": (sqlite_s, team_s)}
 
 
-def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
+def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 30, n_recall: int = 100) -> dict:
     import psycopg
 
     from ctxmill.index import search
@@ -403,7 +403,8 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
         for name, v in {**r.get("phases", {}), "search": r.get("search", 0.0), "total": r.get("total", 0.0)}.items():
             phases.setdefault(name, []).append(v * 1000)
     out["team_warm_server_phases_p50_ms"] = {k: round(statistics.median(v), 1) for k, v in phases.items()}
-    out["lexical_top10_overlap_bounded_vs_exact"] = _lexical_overlap(url, root, timed[:30])
+    if n_overlap:  # (exact BM25 over every match: seconds a query at 519k chunks)
+        out["lexical_top10_overlap_bounded_vs_exact"] = _lexical_overlap(url, root, timed[:n_overlap])
     lock.__exit__()
     out["load_during_timing"] = round(os.getloadavg()[0], 1)
     print(json.dumps({"scale_timed": out}), file=sys.stderr, flush=True)
@@ -411,7 +412,7 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
     emb = get_embedder(None)
     with psycopg.connect(url, autocommit=True) as conn:
         rec: dict[int, list[float]] = {40: [], 100: [], 200: []}
-        for q in timed[:100]:
+        for q in timed[:n_recall]:
             v = "[" + ",".join(f"{x:.6g}" for x in emb.embed_query(q).tolist()) + "]"
             sql = "SELECT hash, embedding <=> %s::vector FROM ctx_vectors ORDER BY embedding <=> %s::vector LIMIT 10"
             with conn.transaction():
@@ -429,6 +430,8 @@ def scale(url: str, want: int, n_queries: int, n_command: int) -> dict:
         out["ann_recall_note"] = ("tie-aware, over every vector of the store; a search asks HNSW for 200 "
                                   "candidates (ef_search 200)")
         out["vectors"] = conn.execute("SELECT count(*) FROM ctx_vectors").fetchone()[0]
+        out["server"] = {k: conn.execute(f"SHOW {k}").fetchone()[0] for k in ("shared_buffers", "server_version")}
+        out["schema_version"] = conn.execute("SELECT value FROM ctx_meta WHERE key = 'schema_version'").fetchone()[0]
     return out
 
 
@@ -468,6 +471,8 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--command-queries", type=int, default=30)
+    ap.add_argument("--overlap-queries", type=int, default=30, help="the lexical leg against exact BM25 (0: skip)")
+    ap.add_argument("--recall-queries", type=int, default=100, help="HNSW recall@10 against an exact scan")
     args = ap.parse_args()
     if not code_search.SEARCH.is_dir():
         print(json.dumps({"skipped": f"{code_search.SEARCH} not present"}))
@@ -494,7 +499,8 @@ def main() -> None:
             out["build"] = {"tree": info, "chunks": [r.chunks_total for r in built["reports"]],
                             "sync_seconds": [round(x, 1) for x in built["seconds"]]}
         if "scale" in parts:
-            out["scale"] = scale(url, args.chunks, args.queries, args.command_queries)
+            out["scale"] = scale(url, args.chunks, args.queries, args.command_queries, args.overlap_queries,
+                                 args.recall_queries)
     finally:
         _stop_server()
         out["load_after"] = round(os.getloadavg()[0], 1)
