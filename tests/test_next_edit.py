@@ -243,3 +243,12 @@ def test_a_dropped_prefix_is_dropped_from_the_siblings_on_the_same_lines(tmp_pat
     got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
         (6, 7, "        return pattern.equals(other.pattern)\n            && locale.equals(other.locale);\n")]
+
+
+def test_a_definition_is_not_renamed_onto_a_name_defined_already(tmp_path):
+    # one use pointed from SLOW at the existing FAST: the other use may follow, but `SLOW = 2`
+    # renamed would define FAST twice
+    (tmp_path / "t.py").write_text("FAST = 1\nSLOW = 2\n\n\nsleep(FAST)\n\n\nsleep(SLOW)\n")
+    patch = "--- a/t.py\n+++ b/t.py\n@@ -5,1 +5,1 @@\n-sleep(SLOW)\n+sleep(FAST)\n"
+    lines = [s.start_line for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]
+    assert lines == [8]
