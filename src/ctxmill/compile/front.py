@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ctxmill.model import Page
@@ -46,7 +47,11 @@ ABSTRACT_LINE_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|sum
                               re.I)
 HEADING_RE = re.compile(r"^\s*(?:(?:\d+|[IVX]+)\.?\s+[A-Z]|keywords\b|index terms\b|contents\b|table of contents\b)")
 ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
-                     r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore)\b", re.I)
+                     r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore|editors?|handling editor)\b"
+                     r"|\b(?:edited|reviewed|communicated|refereed) by\b", re.I)
+# A society's grade after a name ("Emad Shihab, Member, IEEE, and ..."): not a name of its own.
+GRADE_RE = re.compile(r",?\s*\b(?:(?:Student|Graduate Student|Senior|Life|Associate)\s+)?(?:Member|Fellow)\s*,\s*"
+                      r"(?:IEEE|ACM|OSA|SPIE|SIAM|AAAI|IET|APS)\b")
 AUTHOR_LABEL_RE = re.compile(r"^\s*(?:candidate|author|authors|by|submitted by|presented by|student)\s*:?\s*$", re.I)
 
 # Words that make a capitalised phrase an organisation or a place, not a person.
@@ -65,6 +70,7 @@ PARTICLES = frozenset("van von de der den da dos das di du del della la le bin i
 _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
+_EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
 # Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
 SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "ˇ": "\u030c",
@@ -103,6 +109,7 @@ class TitlePage:
     authors: list[tuple[str, list[str]]] = field(default_factory=list)
     author_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
     furniture: list[str] = field(default_factory=list)
+    author_page: int | None = None  # where the names were read, when not on this page (a cover sheet's)
 
 
 def _tline(line, accents: list) -> TLine | None:
@@ -224,6 +231,20 @@ def _beside(t: TLine, lines: list[TLine]) -> bool:
     return False
 
 
+def _margin_test(lines: list[TLine], page_w: float, body: float):
+    """A test for margin notes: lines in smaller type than the body, wholly outside the text block
+    (between the left and right edges that at least three long lines share: the outer edges of
+    one or two columns). A byline set full width above an indented body is not one."""
+    long = [t for t in lines if t.x1 - t.x0 >= 0.3 * page_w]
+    lefts = Counter(round(t.x0) for t in long)
+    rights = Counter(round(t.x1) for t in long)
+    left = min((x for x, n in lefts.items() if n >= 3), default=None)
+    right = max((x for x, n in rights.items() if n >= 3), default=None)
+    if left is None or right is None or right - left < 0.4 * page_w:
+        return lambda t: False
+    return lambda t: t.size < body * 0.95 and (t.x1 < left - 3 or t.x0 > right + 3)
+
+
 def _is_abstract_line(t: TLine) -> bool:
     return bool(ABSTRACT_LINE_RE.match(t.text) or ABSTRACT_RE.match(t.text) and len(t.text.split()) > 8)
 
@@ -251,10 +272,11 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     body = body_size or 10.0
     tp = TitlePage(page=page.number)
     content = []
+    margin = _margin_test(lines, page.width or 612.0, body)
     for t in lines:
         if _is_furniture(t, h, body):
             tp.furniture.append(t.text)
-        else:
+        elif not margin(t):  # a margin's logo, editor and dates (ReScience, PLOS, MDPI) are not the byline
             content.append(t)
     # ---- title: the largest type in the upper part of the page, unless it is an institution
     # The title comes first: above the abstract (or first heading) and among the first few runs of
@@ -331,8 +353,11 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
         found: list[tuple[str, list[str]]] = []
         total = 0
         for text, marks in pieces:
+            text = GRADE_RE.sub("", text)
             parts = [p for p in SEP_RE.split(text) if p and p.strip(" " + MARK_CHARS)]
             for k, p in enumerate(parts):
+                if _EMAIL_ONLY_RE.fullmatch(p.strip()):
+                    continue  # an address beside the name (JMLR, some thesis pages): neither a name nor not one
                 total += 1
                 own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
                 name = _clean_name(p)

@@ -131,6 +131,9 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
         by_page[blocks[i].page] = by_page.get(blocks[i].page, 0) + 1
     for i, b in enumerate(blocks):
         if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is Kind.PARAGRAPH and _entry_share(b) >= 0.5:
+            size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+            if body and size > body * 1.3:
+                continue  # "Chapter 1" in display type above a chapter's own contents (minitoc)
             out.add(i)
     return out
 

@@ -28,7 +28,9 @@ def strip_line_numbers(page: Page) -> int:
     """Remove a margin column of line numbers from the page's lines; returns how many."""
     if len(page.lines) < 8:
         return 0
-    cands: dict[int, list[tuple[float, int, Line, int]]] = {}  # x bucket -> (top, value, line, span index)
+    # x bucket -> (top, value, line, span); the numbers of a column share their left edge or
+    # (set flush right, as lineno does: "99" then "100") their right edge
+    cands: dict[tuple[str, int], list[tuple[float, int, Line, object]]] = {}
     for line in page.lines:
         spans = line.spans
         if not spans or line.bbox is None:
@@ -43,10 +45,13 @@ def strip_line_numbers(page: Page) -> int:
                 if other.bbox is None:
                     continue
                 gap = other.bbox[0] - s.bbox[2] if k == 0 else s.bbox[0] - other.bbox[2]
-                if gap < 12:
+                if gap < 7:
                     continue  # a number inside the text ("Table 3", "in 2019")
-            cands.setdefault(round(s.bbox[0] / 4), []).append((s.bbox[1], int(t), line, k))
+            entry = (s.bbox[1], int(t), line, s)
+            cands.setdefault(("x0", round(s.bbox[0] / 4)), []).append(entry)
+            cands.setdefault(("x1", round(s.bbox[2] / 4)), []).append(entry)
     removed = 0
+    done: set[int] = set()
     for group in cands.values():
         if len(group) < 8:
             continue
@@ -54,7 +59,11 @@ def strip_line_numbers(page: Page) -> int:
         rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
         if rising < 0.8 * (len(group) - 1):
             continue
-        for _, _, line, k in group:
+        for _, _, line, span in group:
+            k = next((i for i, sp in enumerate(line.spans) if sp is span), None)
+            if id(span) in done or k is None:
+                continue  # (in both buckets of its column, or gone with its line)
+            done.add(id(span))
             _drop_span(line, k)
             removed += 1
     if removed:

@@ -203,6 +203,18 @@ def _after_prefix(text: str, title: str) -> str | None:
     return text[words[len(want) - 1].end():].lstrip(" .,:;-–—").strip() or None
 
 
+def _cover_sheet_authors(stream, tp: front.TitlePage, body: float) -> None:
+    """A cover sheet (a journal's submission system, a report cover) gives the title alone; the
+    paper's own first page repeats the title with its byline: the names are read there."""
+    later = [p for p in stream.pages if p.number > tp.page and p.lines][:2]
+    want = front._norm(tp.title)
+    for page in later:
+        tp2 = front.read(page, {}, body)
+        if tp2 is not None and tp2.authors and front._norm(tp2.title) == want:
+            tp.authors, tp.author_boxes, tp.author_page = tp2.authors, tp2.author_boxes, page.number
+            return
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     md = doc.metadata
     stream = doc.stream
@@ -213,6 +225,8 @@ def run(doc: Document, options: CompileOptions) -> None:
     # The title page read from its lines where the source has type geometry (PDF text layer).
     first_page_obj = next((p for p in stream.pages if p.lines), None)
     tp = front.read(first_page_obj, stream.info, _body_size(doc)) if first_page_obj is not None else None
+    if tp is not None and tp.title and not tp.authors:
+        _cover_sheet_authors(stream, tp, _body_size(doc))
     if tp is not None and tp.title:
         md.title = tp.title
         _place_title(doc, tp)
@@ -244,7 +258,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if geometry:
         authors = list(tp.authors)
         for b in front_blocks_:
-            if b.page == tp.page and not b.attrs.get("front") and b.kind is Kind.PARAGRAPH \
+            if b.page == (tp.author_page or tp.page) and not b.attrs.get("front") and b.kind is Kind.PARAGRAPH \
                     and any(_overlaps(b, box) for box in tp.author_boxes):
                 b.attrs["front"] = "authors"
     aff_map: dict[str, str] = {}

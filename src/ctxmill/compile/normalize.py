@@ -356,9 +356,11 @@ def _furniture(doc: Document) -> None:
             h = b.attrs.get("_page_height") or 792.0
             top, bottom = b.bbox[1], b.bbox[3]
             if (bottom > h * 0.9 or top < h * 0.075) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
-                # (a page number before or after the head: "2 Title" on even pages, "Title 3" on odd)
-                key = re.sub(r"^#\s+|\s+#$", "", re.sub(r"\d+", "#", b.text.strip().lower()))
-                edge.append((b, key))
+                key = re.sub(r"\d+", "#", b.text.strip().lower())
+                # a page number before or after the head ("2 Title" on even pages, "Title 3" on
+                # odd) is one key; the bare title on page 1 is another
+                paged = re.sub(r"^#\s+|\s+#$", "", key)
+                edge.append((b, "#~" + paged if paged != key else key))
             elif (bottom > h * 0.9 or top < h * 0.075) and _stamp(b.text, b.attrs.get("_line_texts")):
                 edge.append((b, ""))  # a block of stamps, several lines deep
         counts = Counter(k for _, k in edge)
@@ -413,35 +415,41 @@ _FLOWED = frozenset((Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING
 
 
 def run(doc: Document, options: CompileOptions) -> None:
+    table = Kind.TABLE
     for b in doc.blocks:
         if b.text and not b.text.isascii():  # (fold changes no ASCII text)
             b.text = fold(b.text)
-        lts = b.attrs.get("_line_texts")
+        attrs = b.attrs
+        lts = attrs.get("_line_texts")
         if lts is not None and not all(map(str.isascii, lts)):
-            b.attrs["_line_texts"] = [fold(t) for t in lts]
-        if b.kind is Kind.TABLE:
-            if b.attrs.get("_html"):
-                b.attrs["rows"] = html_table_rows(b.attrs.pop("_html"))
+            attrs["_line_texts"] = [fold(t) for t in lts]
+        if b.kind is table:
+            if attrs.get("_html"):
+                attrs["rows"] = html_table_rows(attrs.pop("_html"))
             else:
-                b.attrs["rows"] = [[clean_inline(c) for c in r] for r in b.attrs.get("rows", [])]
-        for key in ("caption",):
-            if isinstance(b.attrs.get(key), str):
-                b.attrs[key] = clean_inline(b.attrs[key])
+                attrs["rows"] = [[clean_inline(c) for c in r] for r in attrs.get("rows", [])]
+        caption = attrs.get("caption")
+        if isinstance(caption, str):
+            attrs["caption"] = clean_inline(caption)
     _furniture(doc)
     vocab = _vocabulary(doc)
     longest = max(map(len, vocab), default=0)
+    flowed = _FLOWED
     for b in doc.blocks:
-        if b.kind is Kind.TABLE:
-            b.attrs["rows"] = [[join_lines(c.split("\n"), vocab, longest) if "\n" in c else c for c in r]
-                               for r in b.attrs.get("rows", [])]
-        if "\n" in (b.attrs.get("caption") or ""):
-            b.attrs["caption"] = join_lines(b.attrs["caption"].split("\n"), vocab, longest)
-        if b.kind in _FLOWED:
-            lines = b.attrs.get("_line_texts") or b.text.split("\n")
-            b.attrs["_line_texts"] = lines
+        attrs = b.attrs
+        kind = b.kind
+        if kind is table:
+            attrs["rows"] = [[join_lines(c.split("\n"), vocab, longest) if "\n" in c else c for c in r]
+                             for r in attrs.get("rows", [])]
+        caption = attrs.get("caption")
+        if caption and "\n" in caption:
+            attrs["caption"] = join_lines(caption.split("\n"), vocab, longest)
+        if kind in flowed:
+            lines = attrs.get("_line_texts") or b.text.split("\n")
+            attrs["_line_texts"] = lines
             # (one line: join_lines is its strip)
             b.text = clean_inline(lines[0].strip() if len(lines) == 1 else join_lines(lines, vocab, longest))
-        elif b.kind is Kind.CODE:
+        elif kind is Kind.CODE:
             b.text = b.text.replace("\t", "    ")
-        elif b.kind is Kind.EQUATION:
+        elif kind is Kind.EQUATION:
             b.text = b.text.strip()

@@ -486,7 +486,17 @@ def _outline(pdf) -> list[OutlineEntry]:
                 page = None
             out.append(OutlineEntry(level=bm.level + 1, title=title, page=page))
     except Exception:  # noqa: BLE001
-        return out
+        return _without_root(out)
+    return _without_root(out)
+
+
+def _without_root(out: list[OutlineEntry]) -> list[OutlineEntry]:
+    """A lone first bookmark above all the others is the document's title (REVTeX, some thesis
+    classes write one): the entries under it are the document's top level."""
+    if len(out) >= 3:
+        top = min(o.level for o in out)
+        if out[0].level == top and sum(o.level == top for o in out) == 1:
+            return [OutlineEntry(level=o.level - 1, title=o.title, page=o.page) for o in out[1:]]
     return out
 
 
