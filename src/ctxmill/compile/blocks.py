@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from itertools import groupby
 from operator import attrgetter
 
 from ctxmill.compile import conservation, layout, tables
@@ -535,11 +534,15 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             if not markdown:  # (an OCR line is a paragraph; para is only filled on the Markdown road)
                 out.extend(filter(None, run))
             else:  # a blank line ends a paragraph, the others join it
-                for filled, group in groupby(run, key=bool):
-                    if filled:
-                        para.extend(group)
+                add = para.append
+                for s in run:
+                    if s:
+                        add(s)
                     elif para:
-                        flush_para()
+                        if len(para) == 1:
+                            out.append(para.pop())
+                        else:
+                            flush_para()
             i = j
             continue
         s = raw.strip()

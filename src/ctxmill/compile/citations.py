@@ -80,6 +80,10 @@ _XREF = re.compile(
 # pattern starts with \b, so the regex engine tries it at every position of the text)
 _XREF_MARK = re.compile("[SCFTAEL§]")
 _XREF_NUM = re.compile(rf"\(?({_NUM})\)?")
+# What some pattern of a block's scan needs (a superset): "(" for author-year callouts, "[" for
+# numbered ones and footnote marks, "^" "<" or a character outside ASCII for superscripts, the
+# start of an _XREF keyword. A block without any of them has nothing to find.
+_ANY_MARK = re.compile(r"[(\[^<§]|[^\x00-\x7f]|Sec|Sub|Chapter|Fig|Tab|App|Eq|Footnote|Algorithm|Listing")
 _KIND_OF = {
     "section": "section", "sections": "section", "sect.": "section", "sects.": "section",
     "sec.": "section", "secs.": "section", "subsection": "section", "subsections": "section",
@@ -354,15 +358,20 @@ def run(doc: Document, options: CompileOptions) -> None:
     """Fill ``doc.mentions``, ``doc.crossrefs`` and ``doc.unresolved``."""
     ctx = _Ctx(doc, options)
     doc.mentions, doc.crossrefs, doc.unresolved = [], [], []
+    # entries without a year are cited by their label, found anywhere: then every block is read
+    by_label = any(len(ids) == 1 and " " in label for label, ids in ctx.linker.no_year.items())
+    spans, md = doc.block_spans, doc.markdown
     for block in doc.blocks:
         if block.kind in _SKIP_KINDS or block.attrs.get("bibliography"):
             continue
-        span = doc.block_spans.get(block.id)
+        span = spans.get(block.id)
         if span:
             base = span[0]
-            text = doc.markdown[span[0] : span[1]]
+            text = md[span[0] : span[1]]
         else:
             base, text = None, block.text
+        if not by_label and block.kind is not Kind.TABLE and _ANY_MARK.search(text) is None:
+            continue  # no character or keyword that any callout or cross-reference starts with
         # Author lines carry affiliation marks ("Liu¹"), not citations; the abstract may cite.
         if block.kind is not Kind.HEADING and block.attrs.get("front") in (None, "abstract"):
             _find_callouts(ctx, block, text, base)

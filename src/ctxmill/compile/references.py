@@ -757,7 +757,8 @@ def _untitled_start(blocks: list[Block]) -> int | None:
     """The first block of a list numbered [1], [2], [3]... in the second half of the document."""
     half = len(blocks) // 2
     for i in range(half, len(blocks)):
-        if blocks[i].kind is not BlockKind.PARAGRAPH or not re.match(r"\s*\[1\]\s", blocks[i].text):
+        if blocks[i].kind is not BlockKind.PARAGRAPH or "[1]" not in blocks[i].text \
+                or not re.match(r"\s*\[1\]\s", blocks[i].text):
             continue
         seen = [entry_label(b.text) for b in blocks[i + 1 : i + 12] if b.kind is BlockKind.PARAGRAPH]
         if "2" in seen and "3" in seen:

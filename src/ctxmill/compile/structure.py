@@ -191,6 +191,13 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     else:
         if b.attrs.get("_markup") or len(text) > 150:
             return None
+        c = text[:1]
+        if c.isascii() and c not in _NUMBER_FIRST:  # (most lines of text input) no number below:
+            # only a known unnumbered title can be a heading
+            if len(text) < 40 and (_UNNUMBERED_RE.match(text) if text.isascii()
+                                   else norm_title(text) in UNNUMBERED_HEADINGS):
+                return None, text.replace("\n", " "), style
+            return None
     text1 = text.replace("\n", " ")
     # (a number or its keyword starts with a digit, a capital or c/p/a/s: other ASCII lines,
     # most of a page of text, skip the pattern)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -306,10 +307,19 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             ends = whole.ends_of(u.start, u.end) if whole is not None else None
             offsets[k] = [(0, ends)] if ends is not None else _offsets(md[u.start : u.end])
             u.tokens = sum(len(offs) for _, offs in offsets[k])
-    rest = [k for k in range(len(flat)) if k not in offsets]
+    rest = [k for k in range(len(flat)) if k not in offsets] if offsets else range(len(flat))
     if whole is not None:
+        # whole.count's first case inline (a unit of whole pieces of document.md: most units)
+        bounds, before, nb, count = whole.bounds, whole.before, len(whole.bounds), whole.count
+        ws = token_pieces._WS_CHARS
         for k in rest:
-            flat[k].tokens = whole.count(flat[k].start, flat[k].end)
+            u = flat[k]
+            s, e = u.start, u.end
+            i, j = bisect_left(bounds, s), bisect_left(bounds, e)
+            if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws:
+                u.tokens = before[j] - before[i]
+            else:
+                u.tokens = count(s, e)
         rest = [k for k in rest if flat[k].tokens is None]
     for k, t in zip(rest, _count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
         flat[k].tokens = t
