@@ -331,3 +331,15 @@ def test_a_deleted_line_is_read_as_that_whole_line(tmp_path):
     lines = src.split("\n")
     new = "\n".join(lines[:got[0].start_line - 1]) + "\n" + got[0].replacement + "\n".join(lines[got[0].end_line:])
     assert "config" not in new.split("def send")[1] and "        prefetch=None):" in new
+
+
+def test_at_most_two_import_lines_for_one_edit(tmp_path):
+    # a pasted line using three modules: past two, import guesses were seldom the commit's own
+    from ctxmill.apply.next_edit import candidates
+
+    (tmp_path / "a.py").write_text("import re\n\n\ndef f():\n    return json.dumps([os.sep, time.time()])\n")
+    patch = ("--- a/a.py\n+++ b/a.py\n@@ -4,2 +4,2 @@\n def f():\n-    return None\n"
+             "+    return json.dumps([os.sep, time.time()])\n")
+    found, _ = candidates(tmp_path, patch)
+    assert len([s for s in found if s.kind == "import"]) == 3
+    assert len([s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]) == 2
