@@ -164,3 +164,14 @@ def test_unseen_papers_floors():
     assert found >= truth - 1
     t_ok, n = map(int, s["titles_exact"].split("/"))
     assert t_ok == n
+
+
+def test_blank_pages_of_a_two_sided_thesis_are_one_finding(tmp_path):
+    pages = [[("A Template for a Thesis", 150, 200, 24, "Times-Bold")], []]
+    for k in range(1, 5):
+        pages += [[(f"{k} Chapter on {TOPICS[k]}", 72, 80, 17, "Times-Bold"), *body_lines(110, 20)], []]
+    from ctxmill.compile import quality
+
+    checks = [c for c in quality.assess(compile_pages(tmp_path, pages)).checks if c.id == "empty_page"]
+    assert len(checks) == 1 and checks[0].severity == "info"
+    assert checks[0].message.startswith("5 pages have no text") and "2, 4, 6, 8, 10" in checks[0].message

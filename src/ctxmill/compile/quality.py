@@ -91,6 +91,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         add(QACheck("pages_missing", "error",
                     f"the source declares {declared} pages but holds {doc.pages}: pages {doc.pages + 1}-{declared} "
                     f"are missing", {"pages": [doc.pages + 1, declared]}))
+    empty: list[int] = []
     for p in stream.pages:
         if p.error:
             add(QACheck("damaged_page", "error", f"page {p.number} is damaged and could not be read ({p.error}); "
@@ -99,7 +100,15 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
             add(QACheck("image_only_page", "warning", f"page {p.number} has no text layer (image only)",
                         {"page": p.number}))
         elif not any(ln.text.strip() for ln in p.lines):
-            add(QACheck("empty_page", "warning", f"page {p.number} has no text", {"page": p.number}))
+            empty.append(p.number)
+    if len(empty) == 1:
+        add(QACheck("empty_page", "warning", f"page {empty[0]} has no text", {"page": empty[0]}))
+    elif empty:
+        # one finding: a two-sided thesis leaves a page blank before every chapter; only when
+        # most pages are empty is the text probably missing
+        sev = "warning" if len(empty) * 2 > len(stream.pages) else "info"
+        add(QACheck("empty_page", sev, f"{len(empty)} pages have no text (blank, or graphics only): pages "
+                    f"{_page_list(empty)}", {"count": len(empty), "pages": [empty[0], empty[-1]]}))
     for w in stream.warnings:
         add(QACheck("source_warning", "info", w))
     _ocr_checks(doc, add)  # OCR pages and their confidence (issue 9, below)
