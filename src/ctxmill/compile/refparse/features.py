@@ -5,8 +5,8 @@ str on every call, which was a tenth of the time of a parse.
 
 A token's own features (its shape, the lexicons it is in, what kind of punctuation it is) are
 computed once per distinct token text and cached, since bibliographies repeat the same
-words and punctuation; only the position features and the copies of the neighbours'
-features are built per occurrence, which keeps parsing well above 2,000 strings a second.
+words and punctuation (",", "J.", "Phys.", years); only the position features and the copies
+of the neighbours' features are built per occurrence.
 """
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ def _near(tok: str, tag: str) -> tuple[str, ...]:
 
 
 _NONE = {tag: (f"{tag}:none".encode(),) for tag in ("p1", "n1", "p2", "n2")}
+# what a token sees past either end of the string, in _info's order
+_EDGE = ((), _NONE["p1"], _NONE["n1"], _NONE["p2"], _NONE["n2"])
 
 # Everything about one token text that does not depend on where it stands, looked up once
 # per occurrence (one dict lookup instead of a dozen cached calls): its features, the views
@@ -131,10 +133,14 @@ _QUOTES = frozenset("\"“”„«»")
 _SEPARATORS = frozenset(",;()[]\"“”„«».")
 
 
-@lru_cache(maxsize=65536)
-def _traits(tok: str) -> tuple[int, bool, bool]:
-    # what a stretch counts of its tokens: a lower-case word, an abbreviation, a number
-    return (tok[:1].islower() and len(tok) > 1), (tok.endswith(".") and len(tok) > 2), tok[:1].isdigit()
+_WIDE = 1 << 32
+
+
+def _traits(tok: str) -> int:
+    # what a stretch counts of its tokens, in one number so that a stretch sums them in one
+    # call: lower-case words (the low 32 bits), abbreviations (the next 32), numbers (above)
+    return (tok[:1].islower() and len(tok) > 1) + (tok.endswith(".") and len(tok) > 2) * _WIDE \
+        + tok[:1].isdigit() * _WIDE * _WIDE
 
 
 @lru_cache(maxsize=4096)
@@ -159,13 +165,12 @@ def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -
     out: list[tuple[bytes, ...]] = [()] * n
     spans: list[tuple[int, int, tuple[bytes, ...]]] = []
     start = 0
-    # the traits as three lists, so that a stretch is summed by slices, not generators
-    lower, abbr, digit = zip(*[x[7] for x in infos], strict=True) if n else ((), (), ())
+    traits = [x[7] for x in infos]
     for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
         if i > start:
-            f = _chunk_features(min(i - start, 7), min(sum(lower[start:i]), 3), min(len(spans), 6),
-                                any(abbr[start:i]), any(digit[start:i]), tokens[i] if i < n else "eos",
-                                journals[start] in ("jB", "j1"))
+            c = sum(traits[start:i])
+            f = _chunk_features(min(i - start, 7), min(c % _WIDE, 3), min(len(spans), 6), c // _WIDE % _WIDE > 0,
+                                c >= _WIDE * _WIDE, tokens[i] if i < n else "eos", journals[start] in ("jB", "j1"))
             spans.append((start, i, f))
         start = i + 1
     # and what the stretches either side are like: a title is followed by its journal
@@ -199,19 +204,18 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
     at = [i for i, k in enumerate(jkeys) if k is not None]
     keys = [jkeys[i] for i in at]
     first = g.journal_first
-    k, m = 0, len(at)
     journal = g.journal
-    while k < m:
-        lengths = first.get(keys[k])
-        if not lengths or not tokens[at[k]][:1].isupper():
-            k += 1
+    m = len(at)
+    free = 0  # the first word not yet inside a name found
+    # only capitalised words that begin some name can begin a match
+    for k in [k for k, w in enumerate(keys) if w in first and tokens[at[k]][:1].isupper()]:
+        if k < free:
             continue
-        for c in lengths:  # longest first: the longest name that matches
+        for c in first[keys[k]]:  # longest first: the longest name that matches
             n = _HEX[c]
             if n <= m - k and " ".join(keys[k : k + n]) in journal:
                 break
         else:
-            k += 1
             continue
         i = at[k]
         if n == 1:
@@ -220,7 +224,7 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
             out[i] = "jB"
             for j in range(i + 1, at[k + n - 1] + 1):
                 out[j] = "jI"
-        k += n
+        free = k + n
     return out
 
 
@@ -246,49 +250,30 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
     the "B" of "Nucl. Phys. B262" belongs to the volume, the "B" of "Phys. Rev. B 94" to the
     journal, in GROBID's labels)."""
     n = len(tokens)
+    if not n:
+        return []
     if glued is None:
         glued = [False] * n
     get = _INFO.get
     infos = [get(t) or _info(t) for t in tokens]
     journals = journal_marks(tokens, [x[6] for x in infos])
     chunks = _chunks(tokens, journals, infos)
-    # the neighbours' views, shifted: p1[i] is token i-1 seen from token i
-    p1 = [_NONE["p1"]] + [x[1] for x in infos[:-1]]
-    n1 = [x[2] for x in infos[1:]] + [_NONE["n1"]]
-    p2 = ([_NONE["p2"], _NONE["p2"]] + [x[3] for x in infos[:-2]])[:n]
-    n2 = ([x[4] for x in infos[2:]] + [_NONE["n2"], _NONE["n2"]])[-n:] if n else []
-    out: list[list[bytes]] = []
-    # How many sentences have ended before each token (a "." token before a capital: the
-    # tokenizer keeps the full stop of initials and abbreviations on their word), and whether
-    # a year is still to come: in "Authors. Title. Journal" and "Authors (Year) Title"
-    # styles these place a token in its field better than its neighbours do
-    sentence = 0
+    # Everything else about a token depends on where it stands: its tenth of the string, how
+    # many sentences have ended before it (a "." token before a capital: the tokenizer keeps
+    # the full stop of initials and abbreviations on their word), whether a year is still to
+    # come (in "Authors. Title. Journal" and "Authors (Year) Title" styles these place a token
+    # in its field better than its neighbours do), whether it touches its neighbours, and what
+    # has been seen before it (a year, an open quote, a colon, a journal). These are packed
+    # into one number per token, and each number's features are built once per process.
     last_year = max((i for i, x in enumerate(infos) if x[5]), default=-1)
-    # the journal features of each token, where it has any ("... broken symmetry , Nucl. Phys.")
-    jx: list[tuple[bytes, ...]] = [()] * n
-    for k, mark in enumerate(journals):
-        if mark in ("jB", "j1"):
-            if k >= 1:
-                jx[k - 1] = (*jx[k - 1], b"before_journal")
-            if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in ("jB", "j1"):
-                jx[k - 2] = (*jx[k - 2], b"before_journal2")
-    for k, mark in enumerate(journals):
-        if mark:
-            jx[k] = (_MARKS[mark], *jx[k])
-    state = 0  # bits: a year passed, a quote open, a colon passed, a journal passed
+    glue = [*glued[1:], False]
+    codes = []
+    sentence = state = 0
+    prev = ""
     for i, t in enumerate(tokens):
-        if i and tokens[i - 1] == "." and t[:1].isupper() and sentence < 3:
+        if prev == "." and sentence < 3 and t[:1].isupper():
             sentence += 1
-        f = [*infos[i][0], _POS[10 * i // n], *p1[i], *n1[i], *p2[i], *n2[i], *chunks[i], _SENT[sentence],
-             b"year_ahead" if i < last_year else b"no_year_ahead", _GLUE[glued[i]][i + 1 < n and glued[i + 1]]]
-        if jx[i]:
-            f.extend(jx[i])
-        if i < 3:
-            f.append(_FIRST[i])
-        if i == n - 1:
-            f.append(b"last")
-        if state:
-            f.extend(_STATES[state])
+        codes.append(10 * i // n | sentence << 4 | state << 6 | (i < last_year) << 10 | glued[i] << 11 | glue[i] << 12)
         mark = journals[i]
         if mark == "jB" or mark == "j1":  # a title comes before its journal, rarely after
             state |= 8
@@ -298,5 +283,35 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
             state |= 4
         elif not state & 1 and infos[i][5]:
             state |= 1
-        out.append(f)
+        prev = t
+    tget = _TAILS.get
+    # each token with the two before and after it (_EDGE past the ends): its own features,
+    # then the views its neighbours give of themselves (pad runs two past the end: not strict)
+    pad = [_EDGE, _EDGE, *infos, _EDGE, _EDGE]
+    out = [[*c[0], *b[1], *d[2], *a[3], *e[4], *ch, *(tget(k) or _tail(k))]
+           for a, b, c, d, e, ch, k in zip(pad, pad[1:], infos, pad[3:], pad[4:], chunks, codes, strict=False)]
+    # the journal features of a few tokens ("... broken symmetry , Nucl. Phys.")
+    for k, mark in enumerate(journals):
+        if mark:
+            out[k].append(_MARKS[mark])
+            if mark != "jI":
+                if k >= 1:
+                    out[k - 1].append(b"before_journal")
+                if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in ("jB", "j1"):
+                    out[k - 2].append(b"before_journal2")
+    for i in range(min(n, 3)):
+        out[i].append(_FIRST[i])
+    out[-1].append(b"last")
     return out
+
+
+_TAILS: dict[int, tuple[bytes, ...]] = {}
+
+
+def _tail(code: int) -> tuple[bytes, ...]:
+    """The position features packed by sequence_features into ``code``."""
+    state = code >> 6 & 15
+    f = (_POS[code & 15], _SENT[code >> 4 & 3], _GLUE[code >> 11 & 1][code >> 12 & 1],
+         b"year_ahead" if code >> 10 & 1 else b"no_year_ahead", *_STATES[state])
+    _TAILS[code] = f
+    return f

@@ -129,11 +129,14 @@ def is_name(person: dict) -> bool:
     ("Bartz v. Anthropic PBC, no." is a court case, not two people)."""
     if "literal" in person:
         return True
-    words = " ".join(x for x in (person.get("given"), person.get("family")) if x).split()
-    return bool(words) and all(
-        (w[0].isupper() or w[0] in "'’(" or w.lower() in PARTICLES) and not any(c.isdigit() for c in w)
-        for w in words
-    )
+    text = " ".join(x for x in (person.get("given"), person.get("family")) if x)
+    words = text.split()
+    if not words or any(map(str.isdigit, text)):  # one pass over the characters, not a generator per word
+        return False
+    for w in words:
+        if not (w[0].isupper() or w[0] in "'’(" or w.lower() in PARTICLES):
+            return False
+    return True
 
 
 def display_name(person: dict) -> str:
