@@ -42,7 +42,7 @@ def label(text: str) -> list[tuple[str, str]]:
 
 def parse(raw: str) -> dict:
     """Every field of one reference string; absent fields are None (lists empty)."""
-    text = re.sub(r"\s+", " ", raw).strip()
+    text = " ".join(raw.split())  # the same as collapsing \s+ and stripping, without the regex
     m = _LABEL.match(text)
     number = None
     if m:

@@ -52,6 +52,7 @@ _ABBR_ANY = re.compile(r"[^\W\d_]\.(?:\s|$)")
 _PROC = re.compile(r"(?i)proc|conf|in\b")
 _THESIS = re.compile(r"\b(?:ph\.?\s?d|doctoral|dissertation|thesis)\b")
 _MASTER = re.compile(r"\bmaster|m\.?sc|b\.?sc|bachelor")
+_PROCEEDINGS = re.compile(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b")
 _REPORT = re.compile(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b")
 
 
@@ -769,8 +770,7 @@ def entry_type(f: dict) -> str:
     if _REPORT.search(note + " " + cont):
         return "techreport"
     if f.get("container"):
-        if re.search(r"\b(?:proc\.?|proceedings|advances in|conference|conf\.|workshop|symposium|meeting|congress)\b",
-                     cont) and not (f.get("volume") and f.get("issue")):  # PACMPL, PVLDB: journals
+        if _PROCEEDINGS.search(cont) and not (f.get("volume") and f.get("issue")):  # PACMPL, PVLDB: journals
             return "inproceedings"
         if f.get("editors") or (f.get("publisher") and not f.get("volume")):
             return "incollection"

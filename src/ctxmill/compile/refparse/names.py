@@ -24,6 +24,8 @@ _ORG = re.compile(
 )
 _INITIAL_DOT = re.compile(r"\b[A-Z]\.")
 _SUFFIX = re.compile(r"^(?:Jr|Sr|II|III|IV)\.?$")
+_SPACES = re.compile(r"\s+")
+_SPACED_DOT = re.compile(r"\s+\.(?=\w)")
 _EDS = re.compile(r"\(?\b(?:eds?|editors?|hrsg|coords?)\b\.?\)?|\b(?:edited\s+by|in)\b:?", re.IGNORECASE)
 
 
@@ -63,7 +65,7 @@ def _person(part: str) -> dict | None:
 def split_people(field: str) -> tuple[list[dict], bool]:
     """(people, et_al) from one author or editor field."""
     # OCR spacing: "M .Wagner" -> "M. Wagner"
-    text = re.sub(r"\s+\.(?=\w)", ". ", re.sub(r"\s+", " ", field)).strip()
+    text = _SPACED_DOT.sub(". ", _SPACES.sub(" ", field)).strip()
     etal = bool(_ETAL.search(text))
     text = _ETAL.sub("", text)
     text = _EDS.sub(" ", text)
