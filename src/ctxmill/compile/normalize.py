@@ -197,6 +197,7 @@ _VOCAB_WORD_RE = re.compile(r"[A-Za-z][\w\-]{2,}")
 _LINE_HYPHEN_END_RE = re.compile(r"-[^\S\n]*(?:\n|$)")
 _FIRST_WORD_RE = re.compile(r"^\S+")
 _LAST_WORD_RE = re.compile(r"\S+$")
+_BROKEN_WORDS_RE = re.compile(r"\S*-(?:\n\S*-)*(?:\n\S*|\Z)")
 
 
 def _vocabulary(doc: Document) -> Counter:
@@ -216,6 +217,12 @@ def _vocabulary(doc: Document) -> Counter:
         if plain:
             found.extend(_VOCAB_WORD_RE.findall("\n".join(plain)))
             plain.clear()
+        if joined.count("\n") == len(texts) - 1:
+            # the loop below in one pass over the block's stripped lines: each word at a line
+            # end before a hyphen, and the word starting the next line, is blanked (a chain of
+            # them at once: a one-word line between two such ends is both)
+            found.extend(_VOCAB_WORD_RE.findall(_BROKEN_WORDS_RE.sub(" ", "\n".join(map(str.strip, texts)))))
+            continue
         prev_hyphen = False
         for t in texts:
             t = t.strip()
@@ -295,9 +302,10 @@ def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | No
                 # longer than any word of the vocabulary, so no lookup below can find it: only
                 # the capitals decide, as they would there (a paragraph of 'con-' lines spent
                 # most of its time building and searching that window once a line).
-                k, size = _window(ends)
-                if size <= _LONGEST_WORD + 2:  # (else no word at all: the hyphen goes)
-                    keep = t[:1].isupper() and next((p[0] for p in parts[-k:] if p), "").isupper()
+                if t[:1].isupper():  # (the window only where the capitals can keep the hyphen)
+                    k, size = _window(ends)
+                    if size <= _LONGEST_WORD + 2:  # (else no word at all: the hyphen goes)
+                        keep = next((p[0] for p in parts[-k:] if p), "").isupper()
                 head = tail = None
             else:
                 head = _word_before_hyphen(parts, ends)
