@@ -91,11 +91,11 @@ _MARKUP_LINES = re.compile(r"<[^<>\n]{1,200}>|&#?\w{1,8};|\\[A-Za-z]+|!\[([^\]\n
 _HYPHEN_END = re.compile(r"\w-[^\S\n]*$", re.M)
 
 
-def _line_words(texts: list[str], markup: bool) -> list[str] | None:
-    """Normalised text of each line (NFKC, lower case, markup out), in one pass over the page:
-    the per-line calls cost ~3 us a line, most of a page of one-word lines. None when a line
-    holds a line break of its own (the split would not give the lines back)."""
-    joined = "\n".join(texts)
+def _norm_lines(texts: list[str], markup: bool, joined: str | None = None) -> str | None:
+    """Normalised text of the lines (NFKC, lower case, markup out), still joined by "\n", in
+    one pass over the page: the per-line calls cost ~3 us a line, most of a page of one-word
+    lines. None when a line holds a line break of its own. ``joined``: the lines so joined."""
+    joined = "\n".join(texts) if joined is None else joined
     if joined.count("\n") != len(texts) - 1:
         return None
     if markup:
@@ -104,21 +104,22 @@ def _line_words(texts: list[str], markup: bool) -> list[str] | None:
         joined = _SUPS.sub(r" \1", joined)
     # NFKC composes nothing across "\n" and str.lower's final-sigma rule stops at it, so this
     # equals words() line by line
-    norm = unicodedata.normalize("NFKC", joined).lower()
-    parts = norm.split("\n")
-    return parts if len(parts) == len(texts) else None
+    return unicodedata.normalize("NFKC", joined).lower()
 
 
 def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
     """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation")."""
     texts = [ln.text for ln in page.lines]
-    norm = _line_words(texts, markup)
-    if norm is not None:
-        raw = "\n".join(texts)
+    raw = "\n".join(texts)
+    joined = _norm_lines(texts, markup, raw)
+    if joined is not None and joined.count("\n") != len(texts) - 1:
+        joined = None  # (normalising made or took a line break: line by line below)
+    if joined is not None:
         # no pairs: every word of the page in one scan (the pattern starts with \w: tried at
         # every letter, so only where the page holds a hyphen)
         if "-" not in raw or not _HYPHEN_END.search(raw):
-            return _WORD.findall("\n".join(norm)), []
+            return _WORD.findall(joined), []
+        norm = joined.split("\n")
         ends = set()
         line_no, pos = 0, 0
         for m in _HYPHEN_END.finditer(raw):  # line index of each hyphen end
