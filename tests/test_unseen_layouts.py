@@ -175,3 +175,43 @@ def test_blank_pages_of_a_two_sided_thesis_are_one_finding(tmp_path):
     checks = [c for c in quality.assess(compile_pages(tmp_path, pages)).checks if c.id == "empty_page"]
     assert len(checks) == 1 and checks[0].severity == "info"
     assert checks[0].message.startswith("5 pages have no text") and "2, 4, 6, 8, 10" in checks[0].message
+
+
+def test_double_spaced_lines_are_one_paragraph(tmp_path):
+    # a thesis at 1.5 spacing: 12 pt type, 18 pt from baseline to baseline
+    words = BODY.split()
+    lines = [" ".join(words[k:k + 9]) for k in range(0, 36, 9)]
+    pages = [[("A Template for a Thesis", 150, 200, 24, "Times-Bold")]]
+    for p in range(3):
+        rows = [(f"{p + 1} Chapter on {TOPICS[p]}", 72, 80, 17, "Times-Bold")]
+        for para in range(3):
+            rows += [(t, 72, 130 + 100 * para + 18 * k, 12, "Times-Roman") for k, t in enumerate(lines)]
+        pages.append(rows)
+    doc = compile_pages(tmp_path, pages)
+    paras = [b for b in doc.blocks if b.kind.value == "paragraph" and b.page > 1]
+    assert len(paras) == 9 and all(b.text.startswith("Running text") for b in paras)
+
+
+def test_a_back_matter_label_ending_in_a_colon_is_no_heading(tmp_path):
+    doc = compile_pages(tmp_path, [[
+        ("Multimodel Approaches to Multifactorial Systems", 72, 80, 18, "Helvetica-Bold"),
+        ("1 Introduction", 72, 130, 12, "Helvetica-Bold"), *body_lines(150, 8),
+        ("2 Discussion", 72, 270, 12, "Helvetica-Bold"), *body_lines(290, 8),
+        ("Acknowledgments:", 72, 400, 9, "Helvetica-Bold"), (BODY[:80], 72, 412, 9, "Times-Roman")]])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Discussion"]
+
+
+def test_a_footnote_numbered_in_line_before_a_reference_column_is_a_footnote(tmp_path):
+    # IEEE compsoc: "1. https://..." at the foot of the left column, the [n] entries going on in
+    # the right one (it swallowed 49 entries of the TSE paper)
+    def ref(k, x, y):
+        return (f"[{k}] A. Author, \u201cA title of paper {k},\u201d in Proc. Conf., 2012.", x, y, 8, "Times-Roman")
+
+    page2 = [ref(k, 60, 60 + 30 * k) for k in range(1, 11)] + [ref(k, 320, 60 + 30 * (k - 10)) for k in range(11, 21)]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [
+        [("A Paper With Footnotes", 180, 80, 20, "Helvetica"), ("1 Introduction", 60, 130, 12, "Helvetica-Bold"),
+         *body_lines(150, 30, x=60, size=9.5), ("References", 60, 560, 10, "Helvetica-Bold")],
+        page2[:10] + [("1. https://github.com/example/replication", 68, 740, 8, "Times-Roman")] + page2[10:]]),
+        CompileOptions())
+    assert len(doc.references) == 20
+    assert any(b.kind.value == "footnote" and "github.com" in b.text for b in doc.blocks)

@@ -129,6 +129,7 @@ KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
     "broader impact", "broader impacts", "author contributions", "funding", "conflict of interest",
     "conflicts of interest", "competing interests", "acknowledgments and disclosure of funding", "list of abbreviations",
     "preface", "foreword", "summary", "nomenclature", "glossary", "index", "declarations", "impact statement",
+    "declaration", "dedication",  # a thesis's front-matter chapters
 }
 _TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
 _DOT_LEADER_RE = re.compile(r"[ \t]*(?:\.[ \t]*){3,}(?=\S)")
@@ -223,6 +224,8 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
             if re.match(r"^\d+\.\s", text) and ":" in title[:60]:
                 return None  # "1. User: Submits ..." is a list item
         return num, title, style
+    if text.endswith(":"):
+        return None  # "Acknowledgments:", "Funding:" lead their paragraph in (MDPI's back matter)
     if len(text) < 40 and (_UNNUMBERED_RE.match(text) if text.isascii() else norm_title(text) in UNNUMBERED_HEADINGS):
         return None, text1, style
     if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
@@ -677,11 +680,27 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
     return [b for k, b in enumerate(blocks) if k not in drop]
 
 
+# a footnote numbered in line ("1. https://..."), as IEEE's compsoc journals set them
+_PLAIN_NOTE_RE = re.compile(r"^(\d{1,2})\.\s+(\S.*)$", re.S)
+
+
 def _footnotes(blocks: list[Block], body: float) -> None:
-    for b in blocks:
-        if b.kind is not Kind.PARAGRAPH or not b.text.startswith("[^"):
+    for i, b in enumerate(blocks):
+        if b.kind is not Kind.PARAGRAPH:
             continue
-        m = FOOTNOTE_START_RE.match(b.text)
+        if b.text.startswith("[^"):
+            m = FOOTNOTE_START_RE.match(b.text)
+        elif b.bbox is not None and b.text[:1].isdigit() and b.attrs.get("_nlines", 1) <= 3 \
+                and b.bbox[1] > (b.attrs.get("_page_height") or 792) * 0.8:
+            m = _PLAIN_NOTE_RE.match(b.text)
+            # at the foot of the page (size checked below), with no numbered item next to it:
+            # the last entries of a "1." list at a page's foot are the list
+            if m is not None and any(_PLAIN_NOTE_RE.match(x.text) for x in (blocks[i - 1] if i else b,
+                                                                             blocks[min(i + 1, len(blocks) - 1)])
+                                     if x is not b):
+                m = None
+        else:
+            continue
         if not m:
             continue
         if b.bbox is not None:
