@@ -269,9 +269,6 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
             truth["sections"] = [s for s in truth["sections"] if s["title"] not in value]
         elif field == "append_sections":  # headings a class macro prints (jmlr2e's \acks)
             truth["sections"] += value
-        elif field == "rename_sections":  # the committed PDF was built from an earlier wording
-            for sec in truth["sections"]:
-                sec["title"] = value.get(sec["title"], sec["title"])
         else:
             truth[field] = value
         notes.append(f"hand fix: {field} = {json.dumps(value)[:200]}")
