@@ -352,7 +352,21 @@ def build_scale(url: str, want: int) -> tuple:
     return info, root, db, {"reports": (rep_sqlite, rep_team), "seconds": (sqlite_s, team_s)}
 
 
-def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 30, n_recall: int = 100) -> dict:
+def _peer_store(peer_src: str, url: str, root: Path):
+    """The team store of another checkout's ctxmill/team/pgstore.py (--peer-src: the round's start,
+    say) on this store, for an interleaved in-process comparison. Only that module is the peer's:
+    schema, keys and ranking are this checkout's (the peer's schema check would refuse a store
+    this checkout migrated; the ranker is shared, so equal top 10s mean equal candidates)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("peer_pgstore", Path(peer_src) / "ctxmill" / "team" / "pgstore.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.team_store(url, root)
+
+
+def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 30, n_recall: int = 100,
+          peer_src: str | None = None) -> dict:
     import psycopg
 
     from ctxmill.index import search
@@ -370,24 +384,45 @@ def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 
                  "embedded": {"sqlite": rep_sqlite.chunks_embedded, "team": rep_team.chunks_embedded}}
     inproc: dict[str, list[float]] = {"sqlite": [], "team": []}
     inproc_phases: dict[str, list[float]] = {}
+    peer_st = _peer_store(peer_src, url, root) if peer_src else None
+    emb = get_embedder(None)
+    peer_phases: dict[str, list[float]] = {}
+    same_top10 = 0
     lock = bench_lock().__enter__()
     for q in warm:
         search(q, root, db_path=db)
         search(q, root, store=url)
-    for q in timed:  # interleaved: both see the same load
+        if peer_st is not None:
+            peer_st.search(q, emb)
+    for q in timed:  # interleaved: all see the same load
         t = time.perf_counter()
         search(q, root, db_path=db)
         inproc["sqlite"].append((time.perf_counter() - t) * 1000)
         got: dict = {}
         token = PHASES.set(got)
         t = time.perf_counter()
-        search(q, root, store=url)
+        mine = search(q, root, store=url)
         inproc["team"].append((time.perf_counter() - t) * 1000)
         PHASES.reset(token)
         for name, v in got.items():
             inproc_phases.setdefault(name, []).append(v * 1000)
+        if peer_st is not None:
+            got = {}
+            token = PHASES.set(got)
+            t = time.perf_counter()
+            theirs = peer_st.search(q, emb)
+            inproc.setdefault("team_peer", []).append((time.perf_counter() - t) * 1000)
+            PHASES.reset(token)
+            for name, v in got.items():
+                peer_phases.setdefault(name, []).append(v * 1000)
+            same_top10 += [(h.path, h.start_line, h.end_line) for h in mine] == \
+                [(h.path, h.start_line, h.end_line) for h in theirs]
     out["search_in_process"] = {k: lat(v) for k, v in inproc.items()}
     out["team_in_process_phases_p50_ms"] = {k: round(statistics.median(v), 1) for k, v in inproc_phases.items()}
+    if peer_st is not None:
+        out["team_peer"] = {"src": peer_src, "phases_p50_ms": {k: round(statistics.median(v), 1)
+                                                               for k, v in peer_phases.items()},
+                            "same_top10_as_team": same_top10, "queries": len(timed)}
     env = _command_env()
     # as a user meets them: the warm server answers both (the team store's search too), each
     # opened by three untimed searches first (the pool, the embedder, the index's first pages)
@@ -409,7 +444,6 @@ def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 
     out["load_during_timing"] = round(os.getloadavg()[0], 1)
     print(json.dumps({"scale_timed": out}), file=sys.stderr, flush=True)
     # ANN recall@10: HNSW (as searched) against an exact scan of the same table
-    emb = get_embedder(None)
     with psycopg.connect(url, autocommit=True) as conn:
         rec: dict[int, list[float]] = {40: [], 100: [], 200: []}
         for q in timed[:n_recall]:
@@ -473,6 +507,7 @@ def main() -> None:
     ap.add_argument("--command-queries", type=int, default=30)
     ap.add_argument("--overlap-queries", type=int, default=30, help="the lexical leg against exact BM25 (0: skip)")
     ap.add_argument("--recall-queries", type=int, default=100, help="HNSW recall@10 against an exact scan")
+    ap.add_argument("--peer-src", help="another checkout's src/: its team search beside this one in process (scale)")
     args = ap.parse_args()
     if not code_search.SEARCH.is_dir():
         print(json.dumps({"skipped": f"{code_search.SEARCH} not present"}))
@@ -500,7 +535,7 @@ def main() -> None:
                             "sync_seconds": [round(x, 1) for x in built["seconds"]]}
         if "scale" in parts:
             out["scale"] = scale(url, args.chunks, args.queries, args.command_queries, args.overlap_queries,
-                                 args.recall_queries)
+                                 args.recall_queries, args.peer_src)
     finally:
         _stop_server()
         out["load_after"] = round(os.getloadavg()[0], 1)
