@@ -460,7 +460,7 @@ def _ratios(shapes: dict) -> None:
 
 
 def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
-            in_process: bool = False) -> dict:
+            in_process: bool = False, stat: str = "median") -> dict:
     """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command: the
     median of ``repeat`` runs, MB/s, the doubling ratio, the ratio to prose of the same run,
     and the three slowest stages (from metrics.json) of the larger input. With ``peer`` (the
@@ -469,9 +469,13 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     and imports (``in_process`` rows)."""
     import statistics
 
+    # the median, or the least of the runs (--stat min: on a shared machine the run the other
+    # jobs disturbed least, the steadier figure for comparing two trees)
+    pick = min if stat == "min" else statistics.median
     rnd = random.Random(0)
+    out_stat = {"stat": stat, "repeat": repeat}
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-scale-"))
-    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()]}
+    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], **out_stat}
     here = str(REPO / "src")
     sides = {"this": None}
     if peer:
@@ -523,7 +527,7 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
                                 pass
                 for side in sides:
                     wall, cpus, code, stages = runs[side]
-                    took, cpu = statistics.median(wall), statistics.median(cpus)
+                    took, cpu = pick(wall), pick(cpus)
                     row = results[side][shape]
                     # CPU seconds of the command (user + system, its threads too): what the load of a
                     # shared machine changes least; MB per CPU second is the throughput one core gives
@@ -533,7 +537,7 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
                     if mult == 2:
                         row["slowest_stages"] = dict(sorted(stages.items(), key=lambda kv: -kv[1])[:3])
                     if ins[side][0]:
-                        w, c = statistics.median(ins[side][0]), statistics.median(ins[side][1])
+                        w, c = pick(ins[side][0]), pick(ins[side][1])
                         inproc[side][shape][f"x{mult}"] = {
                             "seconds": round(w, 3), "mb_per_s": round(len(data) / 1e6 / w, 3),
                             "cpu_seconds": round(c, 3), "mb_per_cpu_s": round(len(data) / 1e6 / c, 3)}
@@ -604,6 +608,8 @@ def main() -> None:
                     help="size of the smaller input per text shape (0: skip)")
     ap.add_argument("--scaling-only", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="runs per scaling input (the median is kept)")
+    ap.add_argument("--stat", choices=("median", "min"), default="median",
+                    help="scaling: keep the median of the --repeat runs, or the least")
     ap.add_argument("--shapes", help="scaling: only these text shapes (comma-separated; prose is always run)")
     ap.add_argument("--peer", metavar="SRC", help="scaling: also run the ctxmill of this src/ folder (another "
                     "checkout, e.g. a git worktree at an older commit) on every input, in turn, in the same run")
@@ -625,7 +631,7 @@ def main() -> None:
             if args.shapes:
                 global SHAPES
                 SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
-            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process)
+            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process, args.stat)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result, indent=1))
