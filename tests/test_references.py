@@ -492,3 +492,53 @@ def test_first_line_indent_instead_of_a_hanging_one():
         "Smith, John. The Long History of Things. Chicago: University of Chicago Press, 2001.",
         "Jones, Mary. Another Book About Matters of Some Importance. London: Verso, 1999.",
         "Brown, Anne. Short Title. Oxford: Oxford University Press, 2010."]
+
+
+# ---------------------------------------------------------------------------- author-year labels
+# Springer Nature's sn-jnl (and apalike lists with their \bibitem labels shown) print
+# "[Name, 1982]" before each entry; reflowed into one paragraph by the text reader, the
+# entries must still be cut at those labels (they ran together: 4 of 19 on the sn-jnl paper).
+_AY_BIB = (
+    "[Abeles, 1982] Abeles, M. (1982). Role of the cortical neuron: integrator or coincidence detector? "
+    "Israel journal of medical sciences, 18(1):83–92. "
+    "[Carr and Konishi, 1990] Carr, C. and Konishi, M. (1990). A circuit for detection of interaural time "
+    "differences in the brain stem of the barn owl. Journal of Neuroscience, 10(10):3227–3246. "
+    "[Ghosh et al., 2019a] Ghosh, R., Gupta, A., and Thakor, N. V. (2019a). Spatiotemporal filtering for "
+    "event-based action recognition. CoRR, abs/1903.07067. "
+    "[G¨utig and Sompolinsky, 2006] G¨utig, R. and Sompolinsky, H. (2006). The tempotron: A neuron that "
+    "learns spike timing–based decisions. Nature Neuroscience, 9(3):420–428."
+)
+
+
+def test_author_year_bracket_labels_start_entries_in_text():
+    from ctxmill.compile.pipeline import compile_document
+
+    text = ("# Delays\n\n## 1 Introduction\n\nCoincidence detection (Abeles, 1982) was measured in the owl by "
+            "Carr and Konishi (1990) and used for actions (Ghosh et al., 2019a).\n\n## References\n\n"
+            f"{_AY_BIB}\n")
+    doc = compile_document(text.encode(), kind="markdown", name="delays.md")
+    assert [(r.year, r.title) for r in doc.references] == [
+        ("1982", "Role of the cortical neuron: integrator or coincidence detector?"),
+        ("1990", "A circuit for detection of interaural time differences in the brain stem of the barn owl"),
+        ("2019a", "Spatiotemporal filtering for event-based action recognition"),
+        ("2006", "The tempotron: A neuron that learns spike timing–based decisions"),
+    ]
+    # the label is no author, and no printed number: callouts link by names and year
+    assert doc.references[1].authors[:1] != ["Carr and Konishi"] and doc.references[1].year == "1990"
+    linked = sorted(rid for m in doc.mentions for rid in m.reference_ids)
+    assert linked == ["ref-1", "ref-2", "ref-3"]
+
+
+def test_author_year_bracket_labels_start_entries_in_pdf_lines():
+    # one block of visual lines (single column, flush-left entries, no hanging indent)
+    blocks = [_heading("References"),
+              _pdf_block([(72, "[Abeles, 1982] Abeles, M. (1982). Role of the cortical neuron: integrator or"),
+                          (72, "coincidence detector? Israel journal of medical sciences, 18(1):83–92."),
+                          (72, "[Bohte, 2004] Bohte, S. M. (2004). The evidence for neural information processing"),
+                          (72, "with precise spike-times: A survey. Natural Computing, 3(2):195–206."),
+                          (72, "[Carr and Konishi, 1990] Carr, C. and Konishi, M. (1990). A circuit for detection"),
+                          (72, "of interaural time differences. Journal of Neuroscience, 10(10):3227–3246.")])]
+    doc = _compile_bib(blocks)
+    assert [r.raw[:14] for r in doc.references] == ["[Abeles, 1982]", "[Bohte, 2004] ", "[Carr and Koni"]
+    assert [r.year for r in doc.references] == ["1982", "2004", "1990"]
+    assert doc.references[2].title == "A circuit for detection of interaural time differences"

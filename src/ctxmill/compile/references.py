@@ -40,6 +40,12 @@ _LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
 # lower-case keys)
 _ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
 _ALPHA_LABEL = re.compile(rf"^\s*\[({_ALPHA_KEY})\]\s+(?=\S)")
+# author-year labels some styles print before each entry (Springer Nature's sn-jnl, apalike
+# with \bibitem[...] shown): "[Abeles, 1982]", "[Carr and Konishi, 1990]", "[Ghosh et al.,
+# 2019a]" -- names (no digits, brackets or ;:) and a year. They start entries like "[12]" and
+# "[Lee06]" do, but are no label for linking: callouts cite such lists by name and year.
+_AY_KEY = r"[^\W\d_][^\[\]\d;:]{0,80}?,?\s(?:1[6-9]|20)\d\d[a-z]?"
+_AY_LABEL = re.compile(rf"^\s*\[({_AY_KEY})\]\s+(?=\S)")
 _YEAR = r"(?:19|20)\d\d[a-z]?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -91,14 +97,15 @@ def group_entries(blocks: list[Block], page_widths: dict[int, float] | None = No
     """Group bibliography blocks (lines or entries) into printed entries."""
     if not blocks:
         return []
-    labelled = sum(1 for b in blocks if _LABEL.match(b.text))
+    labelled = sum(1 for b in blocks if _LABEL.match(b.text) or _ay_label(b.text))
     numbered = labelled >= max(2, len(blocks) // 4)
     starts = [False] * len(blocks)
     starts[0] = True
     if numbered:
         # Numbered bibliographies: a label starts an entry, everything else continues it.
         for i, b in enumerate(blocks):
-            if i and (_LABEL.match(b.text) or b.attrs.get("bib_item") or b.bbox is None and _NATBIB_LABEL.match(b.text)):
+            if i and (_LABEL.match(b.text) or _ay_label(b.text) or b.attrs.get("bib_item")
+                      or b.bbox is None and _NATBIB_LABEL.match(b.text)):
                 starts[i] = True
     else:
         _starts_by_geometry(blocks, starts, page_widths or {})
@@ -394,6 +401,8 @@ def parse_entry(raw: str) -> dict:
     elif (am := _ALPHA_LABEL.match(text)) is not None:
         label = am.group(1)
         text = text[am.end() :]
+    elif (ym := _ay_label(text)) is not None:
+        text = text[ym.end() :]  # "[Abeles, 1982] Abeles, M. (1982). ...": names and year follow
     elif (nm := _NATBIB_LABEL.match(text)) is not None:
         text = text[nm.end() :]  # "Rajeswaran et al. [2019] Aravind Rajeswaran, ..." (Nougat)
     url, url_span = _find_url(text)
@@ -577,6 +586,22 @@ def entry_label(text: str) -> str | None:
         return next(g for g in m.groups() if g)
     m = _ALPHA_LABEL.match(text)
     return m.group(1) if m and m.group(1).lower() not in _NOT_LABELS else None
+
+
+def _ay_label(text: str) -> re.Match | None:
+    """An author-year label opening an entry ("[Carr and Konishi, 1990] Carr, C. ...")."""
+    if "[" not in text[:3]:
+        return None
+    m = _AY_LABEL.match(text)
+    return m if m and m.group(1).split(None, 1)[0].rstrip(",").lower() not in _NOT_LABELS else None
+
+
+def _start_label(text: str) -> str | None:
+    """Any printed label that starts an entry: ``entry_label``'s, or an author-year one."""
+    lab = entry_label(text)
+    if lab is None and (m := _ay_label(text)) is not None:
+        return m.group(1)
+    return lab
 
 
 def _reads_like_entry(text: str) -> bool:
@@ -801,7 +826,7 @@ class _Ln:
 
     def __init__(self, text: str, x0: float | None, page: int, side: int, block: int, first: bool):
         self.text, self.x0, self.page, self.side, self.block, self.first = text, x0, page, side, block, first
-        self.label = entry_label(text)
+        self.label = _start_label(text)
 
 
 def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
@@ -820,7 +845,8 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
 
 
 _INNER_ANY_LABEL = re.compile(
-    r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)\]\s)"
+    r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?"
+    rf"|{_AY_KEY})\]\s)"
 )
 
 
@@ -948,15 +974,19 @@ def _bibliography_blocks(doc: Document) -> list[int]:
     ]
 
 
-_INNER_LABEL = re.compile(r"(?:(?<=\s)|^)\[\d{1,4}\]\s")
+_INNER_LABEL = re.compile(rf"(?:(?<=\s)|^)\[(?:\d{{1,4}}|{_AY_KEY})\]\s")
 
 
 def _split_labelled(block: Block) -> list[Block]:
-    """A block holding several numbered entries ("[1] ... [2] ...", reflowed into one
-    paragraph) is split at the labels, so each printed entry stays one reference."""
-    starts = [m.start() for m in _INNER_LABEL.finditer(block.text)]
+    """A block holding several numbered entries ("[1] ... [2] ...", or author-year labelled
+    "[Abeles, 1982] ... [Bohte, 2004] ...", reflowed into one paragraph) is split at the
+    labels, so each printed entry stays one reference."""
+    starts = [m.start() for m in _INNER_LABEL.finditer(block.text) if _start_label(block.text[m.start() :])]
     if len(starts) < 2 or starts[0] != 0:
         return [block]
+    # one kind of label per list: a numbered entry quoting "[Smith, 2020] " is not cut there
+    numeric = block.text[starts[0] + 1].isdigit()
+    starts = [a for a in starts if block.text[a + 1].isdigit() == numeric]
     parts = []
     for k, a in enumerate(starts):
         b = starts[k + 1] if k + 1 < len(starts) else len(block.text)
@@ -1028,7 +1058,7 @@ def split_entries_text(text: str) -> list[str]:
 
 def _split_merged(block: Block) -> list[Block]:
     # Only text without geometry: PDF lines are grouped by their indent instead.
-    if block.bbox is not None or _LABEL.match(block.text) or len(block.text) < 120:
+    if block.bbox is not None or _LABEL.match(block.text) or _ay_label(block.text) or len(block.text) < 120:
         return [block]
     parts = split_entries_text(block.text)
     if len(parts) < 2:
@@ -1174,7 +1204,10 @@ def _reference(n: int, block: Block) -> Reference:
     # (~0.05 CPU-s of every start: its lexicon, features and CRF).
     from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
 
-    f = reference_fields(block.text, parse_entry)
+    # an author-year label is not part of the reference ("[Abeles, 1982] Abeles, M. ..."): the
+    # labeller would read it as names and take no label from it (see _AY_LABEL)
+    ay = _ay_label(block.text)
+    f = reference_fields(block.text[ay.end() :] if ay else block.text, parse_entry)
     block.number = f["label"] or block.number
     ref = Reference(
         id=f"ref-{n}",
