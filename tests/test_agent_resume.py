@@ -14,6 +14,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _scripted_llm import ScriptedLLM  # noqa: E402
 
 PY = sys.executable
+# SIGINT at its default and unblocked (both survive exec), then exec Python with the given arguments
+AS_FROM_A_TERMINAL = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                      "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); "
+                      "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
 
 
 def test_kill_9_mid_command_then_resume(tmp_path):
@@ -98,7 +102,12 @@ def test_ctrl_c_mid_command_leaves_a_consistent_transcript(tmp_path):
     env = {**os.environ, "CTXMILL_INDEX_DIR": str(tmp_path / "state"), "CTXMILL_CONFIG_DIR": str(tmp_path / "cfg")}
     with ScriptedLLM([{"call": [("run", {"command": "echo started > log.txt; sleep 30"})]}]) as model:
         env["CTXMILL_LLM_URL"] = model.url
-        p = subprocess.Popen([PY, "-m", "ctxmill.cli", "agent", "wait", "--root", str(root), "--mode", "auto", "--json"],
+        # A user's Ctrl-C reaches a foreground process whose SIGINT is at its default. A process started
+        # with SIGINT ignored (a job put in the background by a script, as a CI runner may start pytest)
+        # keeps it ignored - Python installs KeyboardInterrupt only over SIG_DFL - and ran the command to
+        # its end: exit 0. So the agent starts as from a terminal, whatever this pytest inherited.
+        p = subprocess.Popen([PY, "-c", AS_FROM_A_TERMINAL, "-m", "ctxmill.cli", "agent", "wait", "--root", str(root),
+                              "--mode", "auto", "--json"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         deadline = time.time() + 60
         while not (root / "log.txt").exists() and time.time() < deadline:
