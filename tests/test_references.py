@@ -542,3 +542,22 @@ def test_author_year_bracket_labels_start_entries_in_pdf_lines():
     assert [r.raw[:14] for r in doc.references] == ["[Abeles, 1982]", "[Bohte, 2004] ", "[Carr and Koni"]
     assert [r.year for r in doc.references] == ["1982", "2004", "1990"]
     assert doc.references[2].title == "A circuit for detection of interaural time differences"
+
+
+def test_bibliography_running_head_before_the_list_starts_no_list():
+    # sn-jnl's running head "6 REFERENCES" atop the page where the text before the list ends
+    # was read as a heading: the acknowledgments after it became three "entries"
+    blocks = [_heading("4 Discussion"),
+              _pdf_block([(72, "Our model extends to other tasks, as the kernels adapt to them.")], y=600),
+              _heading("6 REFERENCES", page=2),
+              _pdf_block([(72, "natural conditions for progressively more complex tasks.")], page=2, y=80),
+              _pdf_block([(72, "Acknowledgments. This work was supported by the ANR.")], page=2, y=100),
+              _heading("References", page=2),
+              _pdf_block([(72, "[Abeles, 1982] Abeles, M. (1982). Role of the cortical neuron: integrator or"),
+                          (72, "coincidence detector? Israel journal of medical sciences, 18(1):83–92."),
+                          (72, "[Bohte, 2004] Bohte, S. M. (2004). The evidence for neural information processing"),
+                          (72, "with precise spike-times: A survey. Natural Computing, 3(2):195–206.")], page=2, y=200)]
+    doc = _compile_bib(blocks, pages=2)
+    assert [r.year for r in doc.references] == ["1982", "2004"]
+    assert blocks[2].kind is BlockKind.FURNITURE
+    assert [b.text[:12] for b in doc.blocks if b.kind is BlockKind.PARAGRAPH][-2:] == ["natural cond", "Acknowledgme"]

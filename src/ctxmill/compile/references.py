@@ -606,7 +606,7 @@ def _start_label(text: str) -> str | None:
 
 def _reads_like_entry(text: str) -> bool:
     t = text.lstrip()
-    if entry_label(t) is not None:
+    if _start_label(t) is not None:
         return True
     # author-year: a year early in the entry, after a list of names ("Agertz O., et al.",
     # "Kamiaka, S.", "Michael Ahn, Anthony Brohan, ...")
@@ -648,10 +648,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
             inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
             if is_bibliography_title(b.attrs.get("_title") or b.text):
-                if _first_on_page(blocks, i) and part and (
-                        (inside and entries) or not _entry_follows(blocks, i)):
+                if _first_on_page(blocks, i) and (part and ((inside and entries) or not _entry_follows(blocks, i))
+                                                  or not part and _later_list(blocks, i)):
                     # the running head of a long list, read as a heading ("Bibliography"),
-                    # also on the pages of whatever follows the list
+                    # also on the pages of whatever follows the list, or before it: "6
+                    # REFERENCES" atop the page whose body ends the text before the list
                     b.kind = BlockKind.FURNITURE
                     b.attrs["furniture"] = "running_header"
                     continue
@@ -767,6 +768,15 @@ def _first_on_page(blocks: list[Block], i: int) -> bool:
     return prev is None or prev.last_page < blocks[i].page
 
 
+def _later_list(blocks: list[Block], i: int) -> bool:
+    """No entry follows the bibliography title heading at ``i``, but one does follow a later
+    bibliography title heading: the list starts there."""
+    if _entry_follows(blocks, i):
+        return False
+    return any(b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text)
+               and _entry_follows(blocks, j) for j, b in enumerate(blocks[i + 1 :], i + 1))
+
+
 def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:
     for b in blocks[i + 1 : i + 4]:
         if b.kind in (BlockKind.FURNITURE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.FOOTNOTE):
@@ -774,7 +784,7 @@ def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:
         text = (f"{b.number} " if b.kind is BlockKind.LIST_ITEM and b.number else "") + b.text
         if b.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
             return False
-        return entry_label(text) is not None if labelled else _reads_like_entry(text)
+        return _start_label(text) is not None if labelled else _reads_like_entry(text)
     return False
 
 
