@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 from _scripted_llm import ScriptedLLM  # noqa: E402
 
@@ -120,3 +122,38 @@ def test_ctrl_c_mid_command_leaves_a_consistent_transcript(tmp_path):
     result = next(e for e in events if e["type"] == "tool_result")
     assert result["id"] == call["id"] and "interrupted" in result["content"]
     assert events[-1]["type"] == "done" and events[-1]["reason"] == "interrupted"
+
+
+@pytest.mark.parametrize("command", ["sleep 30", "true"])
+def test_ctrl_c_while_the_command_starts_ends_the_command_too(tmp_path, monkeypatch, command):
+    """A Ctrl-C that lands inside Popen, after the fork but before ``proc`` is bound, must still end
+    the command (it runs in its own session, so nothing else would) and the agent: SIGINT sent from
+    inside Popen. "true" has ended (and been reaped) by then, so its process group is gone."""
+    from ctxmill.agent.tools import Tools
+
+    started: list[subprocess.Popen] = []
+
+    class CtrlCInside(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            if command == "true":
+                self.wait()
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs at the next bytecode: still in here
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal,
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # whatever this pytest inherited
+    monkeypatch.setattr(subprocess, "Popen", CtrlCInside)
+    try:
+        with pytest.raises(KeyboardInterrupt):  # not lost, nor turned into a tool error
+            Tools(tmp_path).run(command)
+        assert len(started) == 1
+        try:
+            assert started[0].wait(timeout=10) == (0 if command == "true" else -signal.SIGKILL)
+        finally:
+            if started[0].poll() is None:  # left running: end it, the assertion above has failed
+                os.killpg(started[0].pid, signal.SIGKILL)
+                started[0].wait()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, previous)

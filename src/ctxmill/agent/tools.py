@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +82,31 @@ def _child_env(root: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not _SCRUB.search(k)}
     env["PWD"] = str(root)
     return env
+
+
+def _hold_ctrl_c(held: list[int]):
+    """Note a Ctrl-C instead of raising it until ``run`` has its Popen: raised inside Popen, after
+    the fork, it left the command (in its own session) running on after the agent stopped.
+    Only over Python's default handler in the main thread; returns what to put back (or None)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+    return signal.signal(signal.SIGINT, lambda *_: held.append(1))
+
+
+def _release_ctrl_c(prev) -> None:
+    if prev is not None:
+        signal.signal(signal.SIGINT, prev)
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL the command's group. A group already gone (the command ended, and was reaped, just
+    as Ctrl-C came) is no error: raised there, it replaced the KeyboardInterrupt with an OSError
+    that became a tool error, and the agent went on as if no Ctrl-C had come."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 class Tools:
@@ -275,18 +301,29 @@ class Tools:
     def run(self, command: str, timeout: int = 60) -> ToolResult:
         timeout = max(1, min(int(timeout or 60), RUN_TIMEOUT))
         t0 = time.perf_counter()
-        proc = subprocess.Popen(command, shell=True, cwd=self.root, env=_child_env(self.root),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)  # its own group: a timeout ends all of it
+        held: list[int] = []
+        prev = _hold_ctrl_c(held)
         try:
+            proc = subprocess.Popen(command, shell=True, cwd=self.root, env=_child_env(self.root),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)  # its own group: a timeout ends all of it
+        except BaseException:
+            _release_ctrl_c(prev)
+            if held:
+                raise KeyboardInterrupt from None
+            raise
+        try:
+            _release_ctrl_c(prev)
+            if held:  # came while it started: now that proc exists, end it as below
+                raise KeyboardInterrupt
             out, _ = proc.communicate(timeout=timeout)
             code: int | str = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
             out, _ = proc.communicate()
             code = f"killed after {timeout} s"
         except BaseException:  # Ctrl-C: the command goes with us
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
             proc.wait()
             raise
         text = out.decode("utf-8", "replace")
