@@ -269,6 +269,13 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
             truth["sections"] = [s for s in truth["sections"] if s["title"] not in value]
         elif field == "append_sections":  # headings a class macro prints (jmlr2e's \acks)
             truth["sections"] += value
+        elif field == "drop_references":  # cited in the source, absent from the committed (older) PDF
+            gone = [r for r in truth["reference_titles"] if r["key"] in value]
+            truth["reference_titles"] = [r for r in truth["reference_titles"] if r["key"] not in value]
+            truth["n_references"] -= len(value)
+            if n_bbl is None:
+                truth["n_bibliography_entries_printed_estimate"] -= len(value)
+            assert len(gone) <= len(value)
         else:
             truth[field] = value
         notes.append(f"hand fix: {field} = {json.dumps(value)[:200]}")
