@@ -170,6 +170,11 @@ _UNNUMBERED_RE = re.compile(
     re.I)
 
 
+def _unnumbered_title(text: str) -> bool:
+    """``norm_title(text) in UNNUMBERED_HEADINGS``, by the pattern where the text is ASCII."""
+    return bool(_UNNUMBERED_RE.match(text)) if text.isascii() else norm_title(text) in UNNUMBERED_HEADINGS
+
+
 def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str | None] | None:
     """(number or None, title, style) when the block reads like a heading."""
     if b.kind is not Kind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
@@ -195,8 +200,7 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         c = text[:1]
         if c.isascii() and c not in _NUMBER_FIRST:  # (most lines of text input) no number below:
             # only a known unnumbered title can be a heading
-            if len(text) < 40 and (_UNNUMBERED_RE.match(text) if text.isascii()
-                                   else norm_title(text) in UNNUMBERED_HEADINGS):
+            if len(text) < 40 and _unnumbered_title(text):
                 return None, text.replace("\n", " "), style
             return None
     text1 = text.replace("\n", " ")
@@ -226,7 +230,7 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         return num, title, style
     if text.endswith(":"):
         return None  # "Acknowledgments:", "Funding:" lead their paragraph in (MDPI's back matter)
-    if len(text) < 40 and (_UNNUMBERED_RE.match(text) if text.isascii() else norm_title(text) in UNNUMBERED_HEADINGS):
+    if len(text) < 40 and _unnumbered_title(text):
         return None, text1, style
     if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
         return None, text1, style
@@ -695,9 +699,7 @@ def _footnotes(blocks: list[Block], body: float) -> None:
             m = _PLAIN_NOTE_RE.match(b.text)
             # at the foot of the page (size checked below), with no numbered item next to it:
             # the last entries of a "1." list at a page's foot are the list
-            if m is not None and any(_PLAIN_NOTE_RE.match(x.text) for x in (blocks[i - 1] if i else b,
-                                                                             blocks[min(i + 1, len(blocks) - 1)])
-                                     if x is not b):
+            if m is not None and any(_PLAIN_NOTE_RE.match(x.text) for x in (*blocks[max(i - 1, 0):i], *blocks[i + 1:i + 2])):
                 m = None
         else:
             continue

@@ -485,8 +485,8 @@ def _outline(pdf) -> list[OutlineEntry]:
             except Exception:  # noqa: BLE001 -- a broken bookmark must not fail the document
                 page = None
             out.append(OutlineEntry(level=bm.level + 1, title=title, page=page))
-    except Exception:  # noqa: BLE001
-        return _without_root(out)
+    except Exception:  # noqa: BLE001  (a broken outline keeps the entries read before it)
+        pass
     return _without_root(out)
 
 

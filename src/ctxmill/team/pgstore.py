@@ -63,8 +63,8 @@ SERVER_KEYS = frozenset({"chunker_version"})
 TOP_POSTINGS = 300  # per query term, the chunks a large repository's lexical leg looks at
 WIDEN = 2  # of those, the best WIDEN x (candidates wanted) by impact are scored exactly
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
-HNSW_BUILD_MAX_MB = 4096
-NAMES_KEPT = 200_000  # blobs' file names kept by a long-lived process (the warm server)  # the most a client asks the server for while it builds the HNSW index
+HNSW_BUILD_MAX_MB = 4096  # the most a client asks the server for while it builds the HNSW index
+NAMES_KEPT = 200_000  # blobs' file names kept by a long-lived process (the warm server)
 
 
 def masked(url: str) -> str:
@@ -671,7 +671,11 @@ class PgStore:
         from ctxmill.index.rank import FileNames, head_doc
 
         first = min(f.chunks, key=lambda r: r[START])
-        names = FileNames(f.path, [r[SYMBOL] for r in f.chunks if r[SYMBOL]], head_doc((first[TEXT] or "")[:3000]))
+        return self._seal_names(FileNames(f.path, [r[SYMBOL] for r in f.chunks if r[SYMBOL]],
+                                          head_doc((first[TEXT] or "")[:3000])))
+
+    def _seal_names(self, names) -> bytes:
+        """``ctx_blobs.names``: a FileNames packed as compact JSON, sealed with the team key."""
         return self.keyed.seal(json.dumps(names.packed(), separators=(",", ":")))
 
     def _fill_names(self) -> int:
@@ -707,7 +711,7 @@ class PgStore:
                 head = redact(reader.raw_lines(path, start, end)).text[:3000]
                 reader._files.clear()  # one file at a time: nothing kept
                 names = FileNames(path, symbols, head_doc(head))
-                sealed.append(self.keyed.seal(json.dumps(names.packed(), separators=(",", ":"))))
+                sealed.append(self._seal_names(names))
             self.conn.execute("UPDATE ctx_blobs b SET names = u.names FROM unnest(%s::text[], %s::bytea[]) "
                               "u(blob, names) WHERE b.blob = u.blob AND b.names IS NULL",
                               ([b for b, _ in part], sealed))
