@@ -83,8 +83,19 @@ def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, s
     res = {"slug": slug, "exit": rc, "seconds": round(seconds, 3), "pages": truth.get("pages")}
     if rc != 0:
         res["error"] = err
-    res.update(score(out, truth))
+    res.update(score(out, truth, printed_text=pdf_text(pdf)))
     return res
+
+
+def pdf_text(pdf: Path) -> str:
+    """The PDF's own text layer (pdfium), to tell which truth reference titles the paper prints."""
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(pdf))
+    try:
+        return "\n".join(page.get_textpage().get_text_range() for page in doc)
+    finally:
+        doc.close()
 
 
 def mean(xs) -> float | None:
@@ -112,6 +123,7 @@ def summarise(rows: list[dict]) -> dict:
         "reference_counts_within_10pct": f"{sum(r['references']['count_ok'] for r in papers_only)}/{len(papers_only)}",
         "reference_titles_parsed": f"{sum(r['references']['titles_parsed'] for r in with_titles)}/"
                                    f"{sum(r['references']['titles_truth'] for r in with_titles)}",
+        "reference_titles_not_printed": sum(r["references"].get("titles_not_printed", 0) for r in papers_only),
         "qa_score_mean": mean(r["qa_score"] for r in papers_only),
         "pages_per_second_through_cli": round(pages / sum(r["seconds"] for r in rows), 2) if rows else None,
     }

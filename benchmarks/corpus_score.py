@@ -9,7 +9,10 @@ tool that writes those files. Used by benchmarks/corpus.py and by tests/test_cor
   relative to the shallowest matched heading on each side.
 - title: exact after normalisation; authors: truth names found among ours (normalised).
 - references: entries in references.json; printed estimate from truth; titles parsed: truth
-  titles equal (ratio >= 0.9) to one of our parsed titles.
+  titles equal (ratio >= 0.9) to one of our parsed titles. Given the source's own text
+  (`printed_text`, e.g. the PDF's text layer), a truth title that the source never prints
+  (AASTeX and MNRAS styles drop titles; the .bib still has them), nor our document.md, is left
+  out of the count and reported as `titles_not_printed`: no parser finds a title not on the page.
 """
 
 from __future__ import annotations
@@ -85,7 +88,13 @@ def match_headings(truth: list[tuple[int, str]], ours: list[tuple[int, str]]):
     return recall, len(pairs), level_ok, missing, extra
 
 
-def score(out: Path, truth: dict) -> dict:
+def squash(s: str | None) -> str:
+    """Letters and digits only: a title still matches across line breaks and hyphenation."""
+    s = unicodedata.normalize("NFKD", s or "")  # "Über" and a PDF's "U¨ber" both become "uber"
+    return re.sub(r"[^a-z0-9]+", "", s.lower())
+
+
+def score(out: Path, truth: dict, printed_text: str | None = None) -> dict:
     out = Path(out)
     md = (out / "document.md").read_text(errors="replace") if (out / "document.md").exists() else ""
     meta = _load(out / "metadata.json", {})
@@ -114,7 +123,14 @@ def score(out: Path, truth: dict) -> dict:
     printed = truth.get("n_bibliography_entries_printed_estimate") or truth.get("n_references") or 0
     r = {"printed": printed, "ours": len(refs),
          "count_ok": bool(printed) and abs(len(refs) - printed) <= 0.1 * printed}
-    t_titles = [norm(x["title"]) for x in truth.get("reference_titles", []) if x.get("title")]
+    raw_titles = [x["title"] for x in truth.get("reference_titles", []) if x.get("title")]
+    if raw_titles and printed_text is not None:
+        # Our own document.md too: a review copy's line numbers split the PDF's text mid-title.
+        printed = squash(printed_text) + "\n" + squash(md)
+        kept = [t for t in raw_titles if squash(re.sub(r"[{}\\$]", "", t)) in printed]
+        r["titles_not_printed"] = len(raw_titles) - len(kept)
+        raw_titles = kept
+    t_titles = [norm(t) for t in raw_titles]
     if t_titles:
         ours_t = [norm(x.get("title")) for x in refs if x.get("title")]
         ours_set = set(ours_t)
