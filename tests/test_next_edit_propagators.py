@@ -343,3 +343,18 @@ def test_at_most_two_import_lines_for_one_edit(tmp_path):
     found, _ = candidates(tmp_path, patch)
     assert len([s for s in found if s.kind == "import"]) == 3
     assert len([s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]) == 2
+
+
+def test_a_parameter_of_another_function_is_no_field_the_caller_can_pass(tmp_path):
+    # Rust reaches a struct's fields through self.: `handle: &Handle` in another function's
+    # parameters does not put a `handle` in scope where `v.park()` is called
+    src = ("impl Driver {\n    fn park(&mut self, handle: &Handle) {\n        self.inner.park_internal(handle)\n    }\n\n"
+           "    fn turn(&mut self, handle: &Handle) {\n        self.io.turn(handle)\n    }\n}\n\n"
+           "fn run(v: &mut Driver) {\n    v.park();\n}\n")
+    (tmp_path / "d.rs").write_text(src)
+    got = _by_path(suggest(tmp_path, _patch("d.rs", ["    fn park(&mut self) {"], ["    fn park(&mut self, handle: &Handle) {"], 2)))
+    assert ("d.rs", 12) not in got
+    # where the caller holds it, it is passed
+    (tmp_path / "d.rs").write_text(src.replace("fn run(v: &mut Driver)", "fn run(v: &mut Driver, handle: &Handle)"))
+    got = _by_path(suggest(tmp_path, _patch("d.rs", ["    fn park(&mut self) {"], ["    fn park(&mut self, handle: &Handle) {"], 2)))
+    assert got[("d.rs", 12)].replacement == "    v.park(handle);\n"

@@ -45,6 +45,8 @@ DEF["scala"] = r"\bdef\s+(\w+)\s*(?:\[[^\]]*\])?\s*\("
 NOT_DEF = re.compile(r"\s*(return|new|else|throw|case|await|yield|if|for|while|switch|catch|super|this)\b")
 SKIP_NAMES = {"if", "for", "while", "switch", "catch", "return", "sizeof", "function", "main", "new", "init",
               "__init__", "constructor", "super"}
+# languages whose methods see a class's fields by their bare names
+BARE_FIELDS = {"java", "kotlin", "scala", "swift", "c"}
 SELF = {"self", "&self", "&mut self", "mut self", "cls", "this"}
 
 
@@ -465,9 +467,14 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 unbound: list[str] = []
                 fit = rewrite_args(ch, (["_piped_"] if piped else []) + args, method,
                                    enclosing(text, m.start(), ch.lang), unbound)
-                if unbound and fields is not None:
-                    if path not in fields:  # the file's declarations outside the edit (a class's fields)
-                        fields[path] = "\n".join(x for n, x in enumerate(text.split("\n"), 1) if (path, n) not in edited)
+                if unbound and ch.lang in BARE_FIELDS:
+                    # a class's field is visible by its bare name in these languages only (Rust, Go,
+                    # Python, Ruby, JS reach it through self./this./@, and a parameter of another
+                    # function is no field: `fn park(&mut self, handle: &Handle)` elsewhere in the
+                    # file gave `v.park(handle)` where no `handle` exists)
+                    if path not in fields:  # the file's declarations outside the edit and its definitions
+                        fields[path] = "\n".join(x for n, x in enumerate(text.split("\n"), 1) if (path, n) not in edited
+                                                 and not re.search(DEF[ch.lang], x))
                     unbound = [u for u in unbound if not re.search(
                         rf"\b(?:val|var|let|const|self\.|this\.|@){re.escape(u)}\b|\b{re.escape(u)}\s*:\s*[\w&(\[]|"
                         rf"[\w>\]]\s+{re.escape(u)}\s*[;=,)]", fields[path])]
