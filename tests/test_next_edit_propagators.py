@@ -358,3 +358,26 @@ def test_a_parameter_of_another_function_is_no_field_the_caller_can_pass(tmp_pat
     (tmp_path / "d.rs").write_text(src.replace("fn run(v: &mut Driver)", "fn run(v: &mut Driver, handle: &Handle)"))
     got = _by_path(suggest(tmp_path, _patch("d.rs", ["    fn park(&mut self) {"], ["    fn park(&mut self, handle: &Handle) {"], 2)))
     assert got[("d.rs", 12)].replacement == "    v.park(handle);\n"
+
+
+def test_a_function_renamed_with_its_parameter_takes_the_parameter_rename_nowhere_else(tmp_path):
+    src = ("class Pool\n  def find_session(req, sid)\n    with_lock(req) do\n      @pool[sid]\n    end\n  end\n\n"
+           "  def write_session(env, sid)\n    with_lock(env) do\n      @pool[sid] = 1\n    end\n  end\nend\n")
+    (tmp_path / "pool.rb").write_text(src)
+    (tmp_path / "id.rb").write_text("def load(env, sid)\n  get_session env, sid\nend\n")
+    (tmp_path / "req.rb").write_text("class Request\n  def initialize(env)\n    @env = env\n  end\n\n  def env\n    @env\n  end\nend\n")
+    patch = _patch("pool.rb", ["  def get_session(env, sid)", "    with_lock(env) do"],
+                   ["  def find_session(req, sid)", "    with_lock(req) do"], 2)
+    got = _by_path(suggest(tmp_path, patch))
+    assert got[("id.rb", 2)].replacement == "  find_session env, sid\n"  # the function's name goes everywhere
+    assert ("pool.rb", 9) not in got and ("req.rb", 3) not in got and ("req.rb", 7) not in got
+
+
+def test_a_ruby_instance_variable_is_another_name_than_the_local(tmp_path):
+    src = ("class Request\n  def initialize(opts)\n    @opts = opts\n  end\n\n  def get(key)\n    @opts[key]\n  end\n\n"
+           "  def merge(opts)\n    @opts.merge(opts)\n  end\nend\n")
+    (tmp_path / "req.rb").write_text(src.replace("@opts = opts", "@options = opts"))
+    got = _by_path(suggest(tmp_path, _patch("req.rb", ["    @opts = opts"], ["    @options = opts"], 3)))
+    assert got[("req.rb", 7)].replacement == "    @options[key]\n"
+    # the parameter `opts` of merge is not the instance variable
+    assert got[("req.rb", 11)].replacement == "    @options.merge(opts)\n"

@@ -565,14 +565,37 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     collides: set[tuple[str, int]] = set()
     defines_old: set[tuple[str, int]] = set()
     pairs = ", ".join(f"{a} -> {b}" for a, b in mapping.items())
+    # Ruby's and Elixir's `@env` (an instance variable, a module attribute) is another name than
+    # the local `env`: a rename follows the names written as the edit wrote them (with or without @)
+    # (read off the new names in the added lines: `@opts = opts` -> `@options = opts` renamed @opts)
+    sigils: dict[str, set[bool]] = {}
+    back = {b: a for a, b in mapping.items()}
+    new_rb = re.compile(r"(?<![\w$])(" + "|".join(re.escape(b) for b in back) + r")(?![\w$]|[?!](?!=))")
+    for h in hunks:
+        if h.path.endswith(BANG_SUFFIXES):
+            for line in h.added:
+                for m in new_rb.finditer(line):
+                    sigils.setdefault(back[m.group(1)], set()).add(line[m.start() - 1:m.start()] == "@")
     scope = None
-    if len(mapping) == 1 and len(hunks) == 1 and hunks[0].path in files:
+    if len(mapping) == 1 and len(hunks) == 1 and hunks[0].path in files and sigils.get(next(iter(mapping))) != {True}:
         h = hunks[0]
         scope = _local_scope(h.path, files[h.path], max(h.new_lines[0], 1), [*mapping, *mapping.values()])
         if scope is None and _PARAM_DOC.search("\n".join(h.removed)):
             # `@param th` -> `@param throwable` documents the function below the comment: its
             # parameter is renamed there, not the namesakes of other functions
             scope = _documented_function(h.path, files[h.path], h.new_lines[1])
+    # an edit that renamed a function and its parameter at once (`get_session(env, sid)` ->
+    # `find_session(req, sid)`): each local name's rename stays in that function, while the
+    # function's own name goes everywhere
+    local_of: dict[str, tuple[int, int]] = {}
+    if len(mapping) > 1 and len(hunks) == 1 and hunks[0].path in files:
+        h = hunks[0]
+        for a, b in mapping.items():
+            if sigils.get(a) == {True}:
+                continue  # `@name` is the object's, not the function's
+            span = _local_scope(h.path, files[h.path], max(h.new_lines[0], 1), [a, b])
+            if span is not None:
+                local_of[a] = span
     # names of the same family as the renamed one follow its new form (see _siblings)
     siblings = _siblings(mapping, files, hunks) if not within and scope is None else {}
     site_map = {**mapping, **siblings}
@@ -602,6 +625,11 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
                 tree = None if prose else _syntax_tree(rel, data)
                 mask = (lambda row, col: False) if prose else (_mask_of(tree) if tree else (lambda row, col: True))
             found = [(m, mask(i, len(line[:m.start()].encode("utf-8")))) for m in words.finditer(line)]
+            if local_of:
+                found = [(m, c) for m, c in found if m.group(1) not in local_of
+                         or (rel == hunks[0].path and local_of[m.group(1)][0] <= i + 1 <= local_of[m.group(1)][1])]
+            if sigils and rel.endswith(BANG_SUFFIXES):
+                found = [(m, c) for m, c in found if (line[m.start() - 1:m.start()] == "@") in sigils.get(m.group(1), (False, True))]
             if path_only:
                 found = [(m, c) for m, c in found if line[max(0, m.start() - 2):m.start()] == "::"
                          or line[m.end():m.end() + 2] == "::" or not c]
@@ -612,10 +640,13 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
             if not found:
                 continue
             olds = sorted({m.group(1) for m, c in found if c})
-            if olds and scope is None and tree is not None:
+            # a parameter or local binds the bare name, never an `@name`
+            bare = sorted({m.group(1) for m, c in found if c and line[m.start() - 1:m.start()] != "@"}) \
+                if rel.endswith(BANG_SUFFIXES) else olds
+            if bare and scope is None and tree is not None:
                 # the site's function binds the old name itself (a parameter or a local) and the
                 # edit is not in that function: the name there is another binding
-                span = _bound_in_function(tree.root_node, lines, i + 1, olds, go=rel.endswith(".go"))
+                span = _bound_in_function(tree.root_node, lines, i + 1, bare, go=rel.endswith(".go"))
                 if span and not any(span[0] <= n <= span[1] for n in edited_here):
                     other_binding.add((rel, i + 1))
             if any(re.search(_DEFINES.format(re.escape(o)), line) or re.match(rf"\s*{re.escape(o)}\s*(?::=|=(?!=))", line)
