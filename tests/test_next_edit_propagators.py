@@ -381,3 +381,15 @@ def test_a_ruby_instance_variable_is_another_name_than_the_local(tmp_path):
     assert got[("req.rb", 7)].replacement == "    @options[key]\n"
     # the parameter `opts` of merge is not the instance variable
     assert got[("req.rb", 11)].replacement == "    @options.merge(opts)\n"
+
+
+def test_a_repeated_edit_prefers_the_site_that_holds_the_example_tokens(tmp_path):
+    # `FALSE TRUE` -> `TRUE singleton` carries TRUE over (a hole): where `FALSE singleton` stands
+    # the hole would take `singleton` and write `singleton singleton`; the literal site is the one
+    doc = ("class P {\n    /**\n     * Returns The FALSE singleton.\n     */\n    P falsePredicate() { return null; }\n\n"
+           "    /**\n     * Returns The FALSE TRUE.\n     */\n    P truePredicate() { return null; }\n}\n")
+    (tmp_path / "A.java").write_text(doc.replace("The FALSE TRUE.", "The TRUE singleton."))
+    (tmp_path / "B.java").write_text(doc)
+    got = suggest(tmp_path, _patch("A.java", ["     * Returns The FALSE TRUE."], ["     * Returns The TRUE singleton."], 8))
+    assert got and (got[0].path, got[0].start_line, got[0].replacement) == ("B.java", 8, "     * Returns The TRUE singleton.\n")
+    assert all("singleton singleton" not in s.replacement for s in got)

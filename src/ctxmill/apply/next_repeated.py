@@ -147,6 +147,7 @@ class Match:
     left: int  # context tokens that agree
     right: int
     evidence: float  # weight of the concrete tokens that agree (the region's own and its context)
+    same_holes: bool = True  # every hole holds the example's own token
 
 
 def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[str, list[int]]) -> list[Match]:
@@ -227,7 +228,8 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             continue  # the line is there already
         ev = sum(WEIGHT[kind(t)] for k, t in enumerate(rule.before) if k not in rule.holes)
         ev += sum(WEIGHT[kind(t)] for t in rule.left[:left]) + sum(WEIGHT[kind(t)] for t in rule.right[:right])
-        out.append(Match(start, end, new, left, right, ev))
+        out.append(Match(start, end, new, left, right, ev,
+                         all(texts[p + k] == t for k, t in enumerate(rule.before) if k in rule.holes)))
     return out
 
 
@@ -340,6 +342,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
                 "sites_log": math.log1p(max(per_rule.get(f[4], 0) for f in g)),
                 "insertion": float(not r.before),
                 "holes": float(bool(r.holes)),
+                "other_holes": float(bool(r.holes) and not all(f[0].same_holes for f in g)),
                 "same_file": float(path in trigger_paths),
                 "lines": min(last - first + 1, 5),
             }
