@@ -393,3 +393,14 @@ def test_a_repeated_edit_prefers_the_site_that_holds_the_example_tokens(tmp_path
     got = suggest(tmp_path, _patch("A.java", ["     * Returns The FALSE TRUE."], ["     * Returns The TRUE singleton."], 8))
     assert got and (got[0].path, got[0].start_line, got[0].replacement) == ("B.java", 8, "     * Returns The TRUE singleton.\n")
     assert all("singleton singleton" not in s.replacement for s in got)
+
+
+def test_a_call_in_a_docstring_or_comment_is_not_a_caller(tmp_path):
+    src = ('def open_resource(resource, mode="rb", encoding=None):\n    """Open a resource.\n\n'
+           '        with app.open_resource("schema.sql") as f:\n            f.read()\n    """\n    return open(resource, mode)\n\n\n'
+           'def load(encoding):\n    # open_resource("x") reads bytes\n    return open_resource("data.txt")\n')
+    (tmp_path / "app.py").write_text(src)
+    patch = _patch("app.py", ['def open_resource(resource, mode="rb"):'], ['def open_resource(resource, mode="rb", encoding=None):'])
+    got = _by_path(suggest(tmp_path, patch))
+    assert got[("app.py", 12)].replacement == '    return open_resource("data.txt", encoding=encoding)\n'
+    assert ("app.py", 4) not in got and ("app.py", 11) not in got

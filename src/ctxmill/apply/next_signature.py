@@ -430,6 +430,8 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function."""
     from bisect import bisect_right
 
+    from ctxmill.apply.next_edit import _code_mask
+
     out = []
     fields: dict[str, str] = {}
     by_call, defs = call_changes(hunks, files)
@@ -441,6 +443,7 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
             if EXT_LANG.get(_ext(path)) != ch.lang or ch.name not in text:
                 continue
             starts = None
+            is_code = None
             for m in call.finditer(text):
                 open_at = m.end() - 1
                 close = balanced(text, open_at)
@@ -459,6 +462,10 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 last = bisect_right(starts, close) - 1
                 if any((path, n + 1) in edited for n in range(first, last + 1)):
                     continue
+                if is_code is None:
+                    is_code = _code_mask(path, text.encode("utf-8")) or (lambda row, col: True)
+                if not is_code(first, len(text[starts[first]:m.start()].encode("utf-8"))):
+                    continue  # a call in a docstring's example or a comment is prose, not a caller
                 inner = text[open_at + 1:close]
                 parts = split_top(inner)
                 args = [inner[s:e].strip() for s, e in parts]
