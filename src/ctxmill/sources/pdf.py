@@ -43,10 +43,10 @@ class _FontInfo:
         self.rotated = rotated
 
 
-def _font_info(raw, obj, lin: tuple[float, float, float, float] | None = None) -> _FontInfo:
+def _face(font) -> tuple[str, bool, bool, bool]:
+    """(name, bold, italic, mono) of a pdfium font handle: what the name, flags and weight say."""
     import pypdfium2.raw as pdfium_c
 
-    font = pdfium_c.FPDFTextObj_GetFont(obj)
     name = ""
     flags = 0
     weight = 400
@@ -58,6 +58,28 @@ def _font_info(raw, obj, lin: tuple[float, float, float, float] | None = None) -
         flags = pdfium_c.FPDFFont_GetFlags(font)
         weight = pdfium_c.FPDFFont_GetWeight(font)
     name = _SUBSET_RE.sub("", name)
+    bold = bool(_BOLD_RE.search(name)) or weight >= 600 or bool(flags & FONT_FORCE_BOLD)
+    italic = bool(_ITALIC_RE.search(name)) or bool(flags & FONT_ITALIC)
+    mono = bool(_MONO_RE.search(name)) or bool(flags & FONT_FIXED_PITCH)
+    return name, bold, italic, mono
+
+
+def _font_info(obj, lin: tuple[float, float, float, float] | None = None,
+               faces: dict | None = None) -> _FontInfo:
+    """The font of a text object at its drawn size. ``faces`` caches :func:`_face` per font
+    handle for one page (a page's text objects share a few fonts; the page keeps them alive,
+    so a handle names one font while it is open)."""
+    import pypdfium2.raw as pdfium_c
+
+    font = pdfium_c.FPDFTextObj_GetFont(obj)
+    if faces is None:
+        name, bold, italic, mono = _face(font)
+    else:
+        addr = ctypes.cast(font, ctypes.c_void_p).value if font else None
+        face = faces.get(addr)
+        if face is None:
+            face = faces[addr] = _face(font)
+        name, bold, italic, mono = face
     fs = ctypes.c_float(0)
     pdfium_c.FPDFTextObj_GetFontSize(obj, ctypes.byref(fs))
     m = pdfium_c.FS_MATRIX()
@@ -74,9 +96,6 @@ def _font_info(raw, obj, lin: tuple[float, float, float, float] | None = None) -
             dx, dy = a * m.a + c * m.b, b * m.a + d * m.b
             ux = a * m.c + c * m.d
             rotated = dx <= 0 or abs(dy) > 1e-3 * abs(dx) or abs(ux) > 1e-3 * abs(dx)
-    bold = bool(_BOLD_RE.search(name)) or weight >= 600 or bool(flags & FONT_FORCE_BOLD)
-    italic = bool(_ITALIC_RE.search(name)) or bool(flags & FONT_ITALIC)
-    mono = bool(_MONO_RE.search(name)) or bool(flags & FONT_FIXED_PITCH)
     key = (name, round(size, 2), bold, italic, mono, rotated)
     f = _INTERNED.get(key)
     if f is None:
@@ -120,23 +139,29 @@ def _finish_line(lb: _LineBuilder) -> Line | None:
     bases = [c[5] for c in chars if c[6].size == dom]
     base = sorted(bases)[len(bases) // 2]
     runs: list[list] = []  # [key, sep, [chars], box]
+    sup_size, rise, wide_gap, half_em = dom * 0.86, dom * 0.18, max(dom, 6.0), 0.5 * dom
+    run_f = run_sup = None  # key of runs[-1]
     prev_x1 = None
     prev_text = ""
     for text, x0, top, x1, bottom, cbase, f, space in chars:
-        sup = f.size < dom * 0.86 and (base - cbase) > dom * 0.18
-        key = (f, sup)
-        gap = x0 - prev_x1 if prev_x1 is not None else 0.0
-        wide = prev_x1 is not None and gap > max(dom, 6.0)
-        spaced = space or gap > dom * 0.18
+        sup = f.size < sup_size and (base - cbase) > rise
+        if prev_x1 is None:
+            gap = 0.0
+            wide = False
+        else:
+            gap = x0 - prev_x1
+            wide = gap > wide_gap
         # two figures set more than half an em apart are two cells of a table ("6.58  6.68"),
         # whatever the width of the gap: they start a span of their own
-        figures = gap > 0.5 * dom and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
+        figures = gap > half_em and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
         prev_text = text
-        if not runs or wide or figures or key != runs[-1][0]:
-            runs.append([key, "  " if wide else (" " if spaced and runs else ""), [text], [x0, top, x1, bottom]])
+        if not runs or wide or figures or f is not run_f or sup != run_sup:
+            spaced = space or gap > rise
+            runs.append([(f, sup), "  " if wide else (" " if spaced and runs else ""), [text], [x0, top, x1, bottom]])
+            run_f, run_sup = f, sup
         else:
             r = runs[-1]
-            if spaced:
+            if space or gap > rise:
                 r[2].append(" ")
             r[2].append(text)
             box = r[3]
@@ -193,10 +218,9 @@ def _page_text(textpage_raw, n: int) -> str | None:
     got = pdfium_c.FPDFText_GetText(textpage_raw, 0, n, buf)
     if got <= 0:
         return None
-    units = bytes(memoryview(buf).cast("B")[: 2 * n])
-    if any(0xD800 <= x <= 0xDFFF for x in buf[:n]):
-        return None  # surrogate pairs: one character, two indexes
-    text = units.decode("utf-16-le", "replace")
+    text = bytes(memoryview(buf).cast("B")[: 2 * n]).decode("utf-16-le", "surrogatepass")
+    if _NOT_BMP_RE.search(text):
+        return None  # surrogate pairs (decoded to one character) or halves: one character, two indexes
     # FPDFText_GetText can drop a character and pad at the end (seen around soft hyphens), which
     # shifts every later index onto the wrong box: check a spread of indexes against the
     # per-character value ("\x02" comes back as U+FFFE there) and read one by one when off
@@ -208,6 +232,7 @@ def _page_text(textpage_raw, n: int) -> str | None:
     return text
 
 
+_NOT_BMP_RE = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
 
 
@@ -248,7 +273,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
 
     Returns (lines, visible characters, invisible characters). Invisible text (render mode 3)
     is read like any other: over a scan it is the page's OCR layer (OCRmyPDF, the Internet
-    Archive, Google Books), the best text the page has; the count tells later stages so."""
+    Archive, Google Books), the best text the page has; the count tells later stages so.
+
+    This loop runs once per word of every page (most of a text PDF's reading time): the
+    per-word state lives in local and closure variables, not attributes or dicts."""
     import pypdfium2.raw as pdfium_c
 
     n = pdfium_c.FPDFText_CountChars(textpage_raw)
@@ -264,17 +292,19 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
     get_box = pdfium_c.FPDFText_GetLooseCharBox
     get_origin = pdfium_c.FPDFText_GetCharOrigin
     fonts: dict[int, _FontInfo] = {}
+    faces: dict = {}  # font handle -> _face(), for this page
     descent: dict[int, float] = {}  # per text object: baseline minus loose-box bottom
     lines: list[Line] = []
     rotated_chars: list[str] = []
-    state = {"cur": None, "visible": 0, "invisible": 0}
+    cur: _LineBuilder | None = None
+    visible = invisible = 0
     hidden: dict[int, bool] = {}  # per text object: drawn in render mode 3
 
     def font_of(obj) -> _FontInfo:
         f = fonts.get(obj)
         if f is None:
             pobj = ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT)
-            f = fonts[obj] = _font_info(textpage_raw, pobj, xf[:4] if xf else None)
+            f = fonts[obj] = _font_info(pobj, xf[:4] if xf else None, faces)
             hidden[obj] = pdfium_c.FPDFTextObj_GetTextRenderMode(pobj) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE
         return f
 
@@ -282,11 +312,12 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
         if xf is not None:
             return rbox(k, obj)
         get_box(textpage_raw, k, rect_ref)
+        bottom = rect.bottom
         d = descent.get(obj)
         if d is None:
             get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
-            d = descent[obj] = rect.bottom - oy.value
-        return rect.left, height - rect.top, rect.right, height - rect.bottom, height - rect.bottom + d
+            d = descent[obj] = bottom - oy.value
+        return rect.left, height - rect.top, rect.right, height - bottom, height - bottom + d
 
     def rbox(k: int, obj):
         # a /Rotate page: the box's corners and the origin taken to the display
@@ -304,37 +335,41 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
 
     def place(item) -> None:
         # item: (text, x0, top, x1, bottom, base, font, space_before)
-        cur = state["cur"]
-        ch, x0, top, x1, bottom, base, f, space = item
-        size = f.size or (bottom - top) or 1.0
-        same = False
+        nonlocal cur
+        x0 = item[1]
+        base = item[5]
+        size = item[6].size or (item[4] - item[2]) or 1.0
         if cur is not None:
             ref = cur.size
             dy = base - cur.base
             dx = x0 - cur.x1
-            big = max(ref, size)
-            if abs(dy) <= 0.3 * big and x0 > cur.last_x0 - 0.3 * big and dx > -2.0 * big:
-                same = True
-            elif size < 0.86 * ref and -0.75 * ref <= dy <= 0.45 * ref and -0.6 * ref < dx < 1.2 * ref:
-                same = True  # super/subscript inside the line
-            elif ref < 0.86 * size and 0 < dy <= 0.75 * size and -0.6 * size < dx < 1.2 * size:
-                same = True  # the line started with a superscript (footnote or affiliation mark)
+            big = size if size > ref else ref
+            if (-0.3 * big <= dy <= 0.3 * big and x0 > cur.last_x0 - 0.3 * big and dx > -2.0 * big) or (
+                    size < 0.86 * ref and -0.75 * ref <= dy <= 0.45 * ref and -0.6 * ref < dx < 1.2 * ref):
+                # the same line, or a super/subscript inside it
+                cur.chars.append(item)
+                cur.last_x0 = x0
+                if item[3] > cur.x1:
+                    cur.x1 = item[3]
+                return
+            if ref < 0.86 * size and 0 < dy <= 0.75 * size and -0.6 * size < dx < 1.2 * size:
+                # the line started with a superscript (footnote or affiliation mark)
                 cur.base = base
                 cur.size = size
-        if not same:
-            if cur is not None:
-                line = _finish_line(cur)
-                if line is not None:
-                    lines.append(line)
-            state["cur"] = _LineBuilder((ch, x0, top, x1, bottom, base, f, False), base, size, x1, top, bottom)
-        else:
-            cur.chars.append(item)
-            cur.last_x0 = x0
-            if x1 > cur.x1:
-                cur.x1 = x1
+                cur.chars.append(item)
+                cur.last_x0 = x0
+                if item[3] > cur.x1:
+                    cur.x1 = item[3]
+                return
+            line = _finish_line(cur)
+            if line is not None:
+                lines.append(line)
+        ch, x0, top, x1, bottom, base, f, _ = item
+        cur = _LineBuilder((ch, x0, top, x1, bottom, base, f, False), base, size, x1, top, bottom)
 
     def one_char(k: int, space: bool) -> bool:
         """Place character k on its own; returns the space flag for what follows."""
+        nonlocal visible, invisible
         obj = get_obj(textpage_raw, k)
         ch = text[k] if text is not None else chr(pdfium_c.FPDFText_GetUnicode(textpage_raw, k))
         if not obj:
@@ -347,9 +382,9 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
         if f.rotated:
             rotated_chars.append(ch)
             return False
-        state["visible"] += 1
+        visible += 1
         if hidden.get(obj):
-            state["invisible"] += 1
+            invisible += 1
         x0, top, x1, bottom, base = box(k, obj)
         place((ch, x0, top, x1, bottom, base, f, space))
         return False
@@ -365,39 +400,53 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
             space = s > prev_end  # whitespace (real or generated) before the word
             prev_end = e
             obj = get_obj(textpage_raw, s)
-            last = get_obj(textpage_raw, e - 1) if e - s > 1 else obj
-            if not obj or obj != last:
+            if not obj or (e - s > 1 and obj != get_obj(textpage_raw, e - 1)):
                 for k in range(s, e):
                     space = one_char(k, space)
                 continue
-            f = font_of(obj)
+            f = fonts.get(obj) or font_of(obj)
             word = m.group(0)
             if word[-1] in "\ufffe\x02":
                 word = word[:-1] + "-"
             if f.rotated:
                 rotated_chars.append((" " if space else "") + word)
                 continue
-            x0, top, x1, bottom, base = box(s, obj)
+            if xf is None:  # box() inline: two calls a word
+                get_box(textpage_raw, s, rect_ref)
+                x0, top, x1, bottom = rect.left, height - rect.top, rect.right, height - rect.bottom
+                d = descent.get(obj)
+                if d is None:
+                    get_origin(textpage_raw, s, ctypes.byref(ox), ctypes.byref(oy))
+                    d = descent[obj] = rect.bottom - oy.value
+                base = bottom + d
+                if e - s > 1:
+                    get_box(textpage_raw, e - 1, rect_ref)
+                    lx1 = rect.right
+                    lbase = height - rect.bottom + d
+            else:
+                x0, top, x1, bottom, base = box(s, obj)
+                if e - s > 1:
+                    _, _, lx1, _, lbase = box(e - 1, obj)
             if e - s > 1:
-                lx0, _, lx1, _, lbase = box(e - 1, obj)
                 if abs(lbase - base) > 0.3 * max(f.size, 1.0) or lx1 < x0:
                     for k in range(s, e):  # the word jumps lines or runs backwards
                         space = one_char(k, space)
                     continue
-                x1 = max(x1, lx1)
-            state["visible"] += e - s
-            if hidden.get(obj):
-                state["invisible"] += e - s
+                if lx1 > x1:
+                    x1 = lx1
+            visible += e - s
+            if hidden[obj]:
+                invisible += e - s
             place((word, x0, top, x1, bottom, base, f, space))
-    if state["cur"] is not None:
-        line = _finish_line(state["cur"])
+    if cur is not None:
+        line = _finish_line(cur)
         if line is not None:
             lines.append(line)
     if rotated_chars:
         rtext = "".join(rotated_chars).strip()
         if rtext:
             lines.append(Line(text=rtext, bbox=None, spans=[]))
-    return lines, state["visible"], state["invisible"]
+    return lines, visible, invisible
 
 
 def _links(pdf_raw, page_raw, height: float) -> list[Link]:
