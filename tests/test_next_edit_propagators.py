@@ -404,3 +404,22 @@ def test_a_call_in_a_docstring_or_comment_is_not_a_caller(tmp_path):
     got = _by_path(suggest(tmp_path, patch))
     assert got[("app.py", 12)].replacement == '    return open_resource("data.txt", encoding=encoding)\n'
     assert ("app.py", 4) not in got and ("app.py", 11) not in got
+
+
+def test_a_value_the_edited_call_passed_reaches_only_callers_that_hold_it(tmp_path):
+    # Python: `block=pool_block` copied to a call whose function has no pool_block would not run
+    src = ("class A:\n    def __init__(self, pool_block=False):\n        self.init_pool(1, 2, block=pool_block)\n\n"
+           "    def __setstate__(self, state):\n        self.init_pool(3, 4)\n\n"
+           "    def reset(self, pool_block):\n        self.init_pool(5, 6)\n\n"
+           "    def init_pool(self, connections, maxsize):\n        pass\n")
+    (tmp_path / "a.py").write_text(src)
+    got = _by_path(suggest(tmp_path, _patch("a.py", ["        self.init_pool(1, 2)"], ["        self.init_pool(1, 2, block=pool_block)"], 3)))
+    assert got[("a.py", 9)].replacement == "        self.init_pool(5, 6, block=pool_block)\n"
+    assert ("a.py", 6) not in got
+    # Rust: the repeated propagator's copy of the same call is held back alike
+    rs = ("impl R {\n    fn route(self, path: &str, method_filter: Filter) -> Self {\n        add_tsr(self, path, method_filter)\n    }\n\n"
+          "    fn route_service(self, path: &str) -> Self {\n        add_tsr(self, path)\n    }\n}\n\n"
+          "fn add_tsr(router: R, path: &str) -> R {\n    router\n}\n")
+    (tmp_path / "r.rs").write_text(rs)
+    got = _by_path(suggest(tmp_path, _patch("r.rs", ["        add_tsr(self, path)"], ["        add_tsr(self, path, method_filter)"], 3)))
+    assert ("r.rs", 7) not in got

@@ -272,7 +272,7 @@ THRESHOLD = 0.25
 THRESHOLD_MORE = 0.4
 RENAME_USES_SHOWN = 3  # where the edit renamed no definition (see _ranked)
 IMPORTS_SHOWN = 2  # import lines for one edit (see _ranked)
-OTHER_HOLES_REPEATED = 0.2  # a repeated edit whose site fills a hole with another token (see candidates)
+HELD_REPEATED = 0.2  # a repeated edit held below the threshold: another token in a hole, a caller lacking a value (see candidates)
 RESIGNED_REPEATED = 0.2  # the repeated edit's confidence after an edit that re-signed a function
 
 
@@ -344,14 +344,22 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     # propagator's. The same edit proposed by look-alike was right 1 time in 20 after such edits
     # on the dev cases (both halves), so it waits below the threshold
     resigned = bool(changes(hunks))
+    # a call the signature propagator rewrote but found no value for (the caller holds no such
+    # name) is the same call when the repeated propagator copies the edited call's argument there
+    unbound_calls = {(s.path, s.start_line, s.end_line, s.replacement) for s in found
+                     if s.kind == "signature" and s.features.get("unbound")}
     for s in found:
+        if s.kind == "repeated" and (s.path, s.start_line, s.end_line, s.replacement) in unbound_calls:
+            s.features["unbound"] = 1.0
         s.confidence = confidence(s.kind, s.features)
         if s.kind == "repeated" and s.features.get("other_holes"):
             # the site fills a hole with another token than the example had (`FALSE singleton`
             # for the rule `FALSE TRUE` -> `TRUE singleton` gave `singleton singleton`): such
             # generalised sites were right 0 times in 4 shown on half a of the dev cases (none on
             # half b), while the literal ones beside them were the commit's
-            s.confidence = min(s.confidence, OTHER_HOLES_REPEATED)
+            s.confidence = min(s.confidence, HELD_REPEATED)
+        if s.kind == "repeated" and s.features.get("unbound"):
+            s.confidence = min(s.confidence, HELD_REPEATED)
         if resigned and s.kind == "repeated":
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)

@@ -311,6 +311,9 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
         elif p.default is None and not p.keyword_only:
             if not _bound(p.name, scope) and not (p.value is not None and not IDENT_RE.match(p.value)):
                 unbound.append(p.name)
+            elif p.value is not None and kw_re and (kv := re.match(kw_re + r"\s*(.*?)\s*$", p.value)) \
+                    and IDENT_RE.match(kv.group(2)) and not _bound(kv.group(2), scope):
+                unbound.append(kv.group(2))  # `block=pool_block` copied from the edited call: a value this caller lacks
             if keywords and ch.lang in KW_FORM:  # after keywords, a positional would bind the wrong slot
                 keywords[p.name] = KW_FORM[ch.lang].format(p.name)
                 continue
