@@ -172,9 +172,10 @@ def test_an_inserted_attribute_line_goes_before_the_same_kind_of_line(tmp_path):
     found, _ = candidates(tmp_path, "--- a/a.rs\n+++ b/a.rs\n@@ -1,2 +1,3 @@\n // re-exports from `std::io`.\n"
                                     "+#[doc(no_inline)]\n pub use std::io::{Error, Result};\n")
     # found where the same kind of line is, and not again beside the edit's own line; how sure
-    # it is stays the fitted model's business (an insertion is right less often than a change)
+    # it is stays the fitted model's business (an insertion is right less often than a change);
+    # an insertion is given as one (end_line = start_line - 1), not as a rewrite of the line after it
     assert [(s.path, s.start_line, s.end_line, s.replacement) for s in found] == [
-        ("b.rs", 3, 3, "#[doc(no_inline)]\npub use futures::Stream;\n")]
+        ("b.rs", 3, 2, "#[doc(no_inline)]\n")]
 
 
 def test_a_family_imported_from_two_places_and_a_name_extending_an_imported_one(tmp_path):
@@ -423,3 +424,15 @@ def test_a_value_the_edited_call_passed_reaches_only_callers_that_hold_it(tmp_pa
     (tmp_path / "r.rs").write_text(rs)
     got = _by_path(suggest(tmp_path, _patch("r.rs", ["        add_tsr(self, path)"], ["        add_tsr(self, path, method_filter)"], 3)))
     assert ("r.rs", 7) not in got
+
+
+def test_a_suggestion_covers_only_the_lines_it_changes(tmp_path):
+    # `@impl true` inserted before a def: an insertion before that line, not a rewrite of it; a
+    # deleted line with the blank after it stays a deletion of both
+    src = "defmodule S do\n  alias X\n\n  @impl true\n  def a(x) do\n    x\n  end\nend\n"
+    (tmp_path / "s.ex").write_text(src)
+    (tmp_path / "t.ex").write_text(src.replace("  @impl true\n", "").replace("defmodule S", "defmodule T"))
+    patch = "--- a/s.ex\n+++ b/s.ex\n@@ -2,4 +2,5 @@\n   alias X\n \n+  @impl true\n   def a(x) do\n     x\n"
+    got = suggest(tmp_path, patch)
+    top = [(s.path, s.start_line, s.end_line, s.replacement) for s in got if s.path == "t.ex"]
+    assert top and top[0] == ("t.ex", 4, 3, "  @impl true\n")

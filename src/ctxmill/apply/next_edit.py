@@ -363,7 +363,34 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
         if resigned and s.kind == "repeated":
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
+    found = [s for s in found if _trimmed(s, files.get(s.path))]
     return found, hunks
+
+
+def _trimmed(s: Suggestion, text: str | None) -> bool:
+    """Narrow ``s`` to the lines it changes: lines it rewrites as they were are dropped from
+    either end, so a line inserted before `_marker: _,` is an insertion (``end_line =
+    start_line - 1``), not a rewrite of that line: an editor shows the change itself, and a
+    diff of the result puts it in the same place. False when nothing is left to change."""
+    if text is None:
+        return True
+    old = text.split("\n")[s.start_line - 1:s.end_line]
+    new = s.replacement.split("\n") if s.replacement else []
+    nl = s.replacement.endswith("\n")
+    if nl:
+        new = new[:-1]
+    start, end = s.start_line, s.end_line
+    while old and new and old[0].rstrip() == new[0].rstrip():
+        old, new, start = old[1:], new[1:], start + 1
+    while old and new and old[-1].rstrip() == new[-1].rstrip():
+        old, new, end = old[:-1], new[:-1], end - 1
+    if not old and not new:
+        return False
+    if (start, end) != (s.start_line, s.end_line):
+        # a line kept below the change ends in a newline even where the file's last one did not
+        s.replacement = "\n".join(new) + ("\n" if new and (nl or end < s.end_line) else "")
+        s.start_line, s.end_line = start, end
+    return True
 
 
 def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
