@@ -34,6 +34,19 @@ from ctxmill.model import BBox, Document, Kind, Page
 
 BACKGROUND_SHARE = 0.7  # a picture covering this much of the page is its background, not a figure
 _WORD = re.compile(r"[^\W_]+")
+# the same words in lower-case ASCII text (\w is [a-zA-Z0-9_] there): a plain character set,
+# which the regex engine scans faster than a negated category
+_WORD_ASCII = re.compile(r"[a-z0-9]+")
+
+
+def _find_words(lowered: str) -> list[str]:
+    """``_WORD.findall`` of lower-cased text."""
+    return (_WORD_ASCII if lowered.isascii() else _WORD).findall(lowered)
+
+
+# words of a page that went to a removal reason, placed by list.index scans before every word's
+# places are listed once (a page's running header: a few words, each found in C)
+_SCANS = 16
 
 
 def figure_boxes(page: Page) -> list[BBox]:
@@ -77,7 +90,7 @@ def words(text: str) -> list[str]:
     """Words as compared here: NFKC (ligatures, superscript digits), lower case, letters and digits."""
     if _SUPS.search(text):
         text = _SUPS.sub(r" \1", text)
-    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return _find_words(unicodedata.normalize("NFKC", text).lower())
 
 
 def _strip_markup(text: str) -> str:
@@ -118,7 +131,7 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
         # no pairs: every word of the page in one scan (the pattern starts with \w: tried at
         # every letter, so only where the page holds a hyphen)
         if "-" not in raw or not _HYPHEN_END.search(raw):
-            return _WORD.findall(joined), []
+            return _find_words(joined), []
         norm = joined.split("\n")
         ends = set()
         line_no, pos = 0, 0
@@ -126,7 +139,7 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
             line_no += raw.count("\n", pos, m.start())
             pos = m.start()
             ends.add(line_no)
-        line_words = map(_WORD.findall, norm)
+        line_words = map(_WORD_ASCII.findall if joined.isascii() else _WORD.findall, norm)
         hyphen_end = ends.__contains__
     else:
         line_words = (words(_strip_markup(t) if markup else t) for t in texts)
@@ -229,6 +242,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         rem_n: dict[str, int] = {}
         rem_at: dict[str, int] = {}
         where_is: dict[str, list[int]] | None = None
+        looked = 0
         own = pools[0]
         counted = Counter(ws)
         if dict.__eq__(counted, own):  # (Counter's own == is a Python loop)
@@ -258,11 +272,18 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
                     if have > 0:
                         t = min(k, have)
                         pool[w] = have - t
-                        if where_is is None:
-                            where_is = {}
-                            for i, x in enumerate(ws):
-                                where_is.setdefault(x, []).append(i)
-                        at = where_is[w][len(where_is[w]) - k]  # the first copy of w taken here
+                        # the first copy of w taken here: its (copies - k)-th place on the page
+                        looked += 1
+                        if looked <= _SCANS:  # (a few words of a page: a running header) by list.index
+                            at = -1
+                            for _ in range(counted[w] - k + 1):
+                                at = ws.index(w, at + 1)
+                        else:  # (many: every place of every word, once)
+                            if where_is is None:
+                                where_is = {}
+                                for i, x in enumerate(ws):
+                                    where_is.setdefault(x, []).append(i)
+                            at = where_is[w][len(where_is[w]) - k]
                         if reason not in rem_at or at < rem_at[reason]:
                             rem_at[reason] = at
                         rem_n[reason] = rem_n.get(reason, 0) + t

@@ -158,6 +158,8 @@ _PAGE_MARKERS = [
 ]
 _PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*[-–—]?\s*(?:(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _MISSING_PAGE = re.compile(r"^\s*\[MISSING_PAGE_(?:EMPTY|FAIL|POST)(?::(?P<n>\d+))?\]\s*$")
+# the first character after the blanks of every line a page marker or _MISSING_PAGE matches
+_MARKER_FIRST = frozenset("<#─━—–=-{[")
 
 
 def to_pages(text: str, engine: str) -> EngineText:
@@ -174,12 +176,20 @@ def to_pages(text: str, engine: str) -> EngineText:
         for k, part in enumerate(parts):
             if k:
                 raw.append((None, []))
-            m = next((rx.match(part) for rx in _PAGE_MARKERS if rx.match(part)), None)
+            first = part.lstrip()[:1]
+            if first not in _MARKER_FIRST:  # (most lines: no marker can start with their first character)
+                raw[-1][1].append(part)
+                continue
+            m = None
+            for rx in _PAGE_MARKERS:
+                m = rx.match(part)
+                if m:
+                    break
             if m:
                 n = m.groupdict().get("n")
                 raw.append((int(n) if n else None, []))
                 continue
-            mm = _MISSING_PAGE.match(part)
+            mm = _MISSING_PAGE.match(part) if first == "[" else None
             if mm:
                 if mm.group("n"):
                     missing.append(int(mm.group("n")))
@@ -350,9 +360,13 @@ _ESCAPES = re.compile(r"\\([#&{}%_*\[\]$<>|~`!])")
 _TABLE_RULE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
 
 
+_RULE_LINE = re.compile(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*")
+_NOUGAT_FOOTNOTE = re.compile(r"^\s*Footnote\s+(\d{1,3}):\s*(.*)$")
+
+
 def _clean_line(line: str, engine: str) -> str:
     s = line.rstrip()
-    if re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", s):
+    if _RULE_LINE.fullmatch(s):
         return ""  # a rule: paper2llm frames pages with them; no paper prints one as content
     if s.lstrip().startswith("|"):
         if _TABLE_RULE.match(s):  # docling writes "| - | - |": the block reader wants "---"
@@ -361,7 +375,7 @@ def _clean_line(line: str, engine: str) -> str:
     # marker-style Markdown escapes of bracketed numbers: [\[20\]](#page-8-0) -> [20]
     s = re.sub(r"^\s*>\s?", "", s) if engine == "mistral" else s  # '> **Image description.**'
     # Nougat footnotes: "Footnote 1: text" -> a Markdown footnote definition
-    m = re.match(r"^\s*Footnote\s+(\d{1,3}):\s*(.*)$", s)
+    m = _NOUGAT_FOOTNOTE.match(s) if "Footnote" in s else None
     if m:
         return f"[^{m.group(1)}]: {_clean_inline(m.group(2), engine)}"
     # "Table 2: **Model sizes ...**" (Nougat): the caption text without the emphasis, so that
@@ -840,6 +854,8 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
 
 
 _SHORT_LINE = re.compile(r"^[A-Z][A-Za-z][A-Za-z -]{1,38}$")
+_GAP_NUMBERED = re.compile(r"^## (\d{1,2})\.?\s+\S")
+_GAP_HEADING = re.compile(r"^#{1,6} ")
 
 
 def _gap_headings(lines_by_page) -> None:
@@ -850,8 +866,11 @@ def _gap_headings(lines_by_page) -> None:
     flat = [(pi, li) for pi, (_, lines) in enumerate(lines_by_page) for li in range(len(lines))]
     heads = []
     for k, (pi, li) in enumerate(flat):
-        m = re.match(r"^## (\d{1,2})\.?\s+\S", lines_by_page[pi][1][li])
-        if re.match(r"^#{1,6} ", lines_by_page[pi][1][li]):
+        line = lines_by_page[pi][1][li]
+        if line[:1] != "#":  # (both patterns start with "#")
+            continue
+        m = _GAP_NUMBERED.match(line)
+        if _GAP_HEADING.match(line):
             heads.append((k, int(m.group(1)) if m else None))
     tops = [(k, n) for k, n in heads if n is not None]
     for (k, a), (_, c) in zip(tops, tops[1:], strict=False):
@@ -1104,6 +1123,10 @@ def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | Non
     return out
 
 
+_BULLET_ENTRY = re.compile(r"^\s*[-*+•]\s+(\S.*)$")
+_ENDNOTE_LABEL = re.compile(r"^\[\^(\d{1,4})\]:?\s*")
+
+
 def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
     bullets: list[tuple[int, int]] = []  # (page index, line index) of each entry written as a bullet
     inside = False
@@ -1123,12 +1146,13 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
                 continue
             if inside and line.strip() and not line.lstrip().startswith(("|", "$$", "!")):
                 # one block per line: the references stage groups lines into entries
-                b = re.match(r"^\s*[-*+•]\s+(\S.*)$", line)
+                b = _BULLET_ENTRY.match(line)
                 if lines and lines[-1].strip():
                     lines.append("")
                 entry = b.group(1) if b else line.strip()
                 # numbered endnotes ("${ }^{1}$ Author ...", "\\( ^{1} \\) ..."): the mark is the label
-                entry = re.sub(r"^\[\^(\d{1,4})\]:?\s*", r"[\1] ", entry)
+                if entry.startswith("[^"):
+                    entry = _ENDNOTE_LABEL.sub(r"[\1] ", entry)
                 lines.append(entry)
                 if b:
                     bullets.append((len(out), len(lines) - 1))

@@ -1,0 +1,80 @@
+"""Issue 26, speed-only rewrites of the text path hold their old results: each short cut is
+checked against the slow way it replaced, on generated input (the shapes of benchmarks/fuzz.py
+and random text). Timing itself is measured in benchmarks/fuzz.py, not here."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxmill.compile import conservation
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.sources import engines
+
+_PIECES = ["", " ", "\t", "\u00a0", "\u2003", "-", "=", "─", "—", "#", "##", "<", "<!--", "-->", "{", "}", "[", "]",
+           "Page", "PAGE", "page", "3", "12", "/", "of", "MISSING_PAGE_EMPTY", ":", "break", "Split", "word", "x",
+           "é", "Ä", "ǅ", "K", "İ", "_", "ﬁ", "²", "\u200b", "Footnote", "***", "---", "___"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_page_markers_start_with_a_marker_character(parts):
+    # to_pages tries the marker patterns only on lines whose first non-blank character is in
+    # _MARKER_FIRST: no line without one matches any of them
+    line = "".join(parts)
+    hit = any(rx.match(line) for rx in engines._PAGE_MARKERS) or engines._MISSING_PAGE.match(line)
+    if hit:
+        assert line.lstrip()[:1] in engines._MARKER_FIRST
+    if engines._MISSING_PAGE.match(line):
+        assert line.lstrip()[:1] == "["
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aZ09_ -\n.éÄǅKİﬁ²\u00a0\u0660ª")), max_size=60))
+def test_ascii_word_pattern_finds_the_same_words(text):
+    low = text.lower()
+    assert conservation._find_words(low) == conservation._WORD.findall(low)
+
+
+def _pages_with_headers(rnd: random.Random, pages: int, header_words: int) -> bytes:
+    """Raw OCR text whose pages start with the same running header of ``header_words`` words:
+    the header is furniture, so each page's words reach conservation's removal reasons."""
+    head = "the " + " ".join(f"z{i}" for i in range(header_words))  # (under 100 characters)
+    out = []
+    for p in range(1, pages + 1):
+        out.append(f"── PAGE {p} / {pages} ──\n{head}\n")
+        out.extend(f"line {rnd.randint(0, 40)} of page text\n" for _ in range(12))
+    return "".join(out).encode()
+
+
+def test_conservation_places_removed_words_the_same_either_way(monkeypatch):
+    # the first copy of a word taken for a removal reason is found by list.index for the first
+    # _SCANS words of a page and from a table of every word's places after that: both give the
+    # same removal order and counts as the table alone
+    rnd = random.Random(26)
+    for header_words in (2, 24):
+        doc = compile_document(_pages_with_headers(rnd, 8, header_words), name="headers.txt")
+        got = conservation.measure(doc)
+        monkeypatch.setattr(conservation, "_SCANS", 0)  # the table for every word (the old way)
+        table = conservation.measure(doc)
+        monkeypatch.setattr(conservation, "_SCANS", 10**9)  # list.index for every word
+        scans = conservation.measure(doc)
+        monkeypatch.undo()
+        assert got == table == scans
+        rows = got[0]["pages"]
+        # 2 words: list.index only; 25: past _SCANS, the table too
+        assert max(row["words_removed"] for row in rows) == header_words + 1
+
+
+def test_engine_text_lines_keep_their_page_markers_and_footnotes():
+    text = ("intro line\n  ── PAGE 2 / 3 ──\nsecond page\n\u2003<!-- PageBreak -->\nthird\n[MISSING_PAGE_EMPTY:4]\n"
+            "Footnote 1: a note\n## References\n- [^3]: A. Author. Title. 2020.\n")
+    got = engines.to_pages(text, "nougat")
+    assert [n for n, _ in got.pages][:2] == [None, 2]
+    assert got.missing_pages == [4]
+    body = "\n".join(b for _, b in got.pages)
+    assert "[^1]: a note" in body and "[3] A. Author" in body
+    assert not re.search(r"PAGE 2|PageBreak|MISSING", body)
