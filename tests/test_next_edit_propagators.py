@@ -436,3 +436,16 @@ def test_a_suggestion_covers_only_the_lines_it_changes(tmp_path):
     got = suggest(tmp_path, patch)
     top = [(s.path, s.start_line, s.end_line, s.replacement) for s in got if s.path == "t.ex"]
     assert top and top[0] == ("t.ex", 4, 3, "  @impl true\n")
+
+
+def test_a_repeated_edit_at_a_line_start_keeps_the_site_indentation(tmp_path):
+    a = ("fn a(p: Option<u8>) {\n    match p {\n        Some(x) => {\n            if x > 1 {\n"
+         "                        Err(format!(\n                    \"bad {x}\"\n                ));\n            }\n        }\n        None => {}\n    }\n}\n")
+    (tmp_path / "a.rs").write_text(a)
+    (tmp_path / "b.rs").write_text("fn b(y: u8) {\n    if y > 1 {\n        panic!(\n            \"bad {y}\"\n        );\n    }\n}\n")
+    patch = ("--- a/a.rs\n+++ b/a.rs\n@@ -3,5 +3,5 @@\n         Some(x) => {\n             if x > 1 {\n"
+             "-                        panic!(\n+                        Err(format!(\n                     \"bad {x}\"\n")
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, patch)
+    assert [(s.path, s.start_line, s.replacement) for s in found if s.kind == "repeated"] == [("b.rs", 3, "        Err(format!(\n")]

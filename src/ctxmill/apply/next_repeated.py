@@ -218,6 +218,10 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             indent = line[:len(line) - len(line.lstrip(" \t"))]
             if indent != rule.indent:
                 new = re.sub("\n" + re.escape(rule.indent) + r"(?=[^\n])", "\n" + indent.replace("\\", r"\\"), new)
+        if (start == 0 or text[start - 1] == "\n") and rule.indent and new.startswith(rule.indent):
+            # the region begins its line: the site's own indentation, not the example's
+            site = text[start:len(text) - len(text[start:].lstrip(" \t"))] if start < len(text) else ""
+            new = site + new[len(rule.indent):]
         if n and not left and not gap_l:
             new = new.lstrip(" \t")
         if n and not right and not gap_r:
