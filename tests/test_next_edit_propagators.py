@@ -449,3 +449,16 @@ def test_a_repeated_edit_at_a_line_start_keeps_the_site_indentation(tmp_path):
 
     found, _ = candidates(tmp_path, patch)
     assert [(s.path, s.start_line, s.replacement) for s in found if s.kind == "repeated"] == [("b.rs", 3, "        Err(format!(\n")]
+
+
+def test_lines_that_read_as_the_example_become_its_new_lines(tmp_path):
+    # a reordering is a deletion and an insertion to the token diff, and the deletion `mws,` also
+    # fits inside `chain(mws, h)`; where the whole line is the example's, it becomes the example's
+    src = ("package chi\n\nfunc (mws Middlewares) Handler(h http.Handler) http.Handler {\n"
+           "\treturn &ChainHandler{h, chain(mws, h), mws}\n}\n\n"
+           "func (mws Middlewares) HandlerFunc(h http.HandlerFunc) http.Handler {\n"
+           "\treturn &ChainHandler{mws, h, chain(mws, h)}\n}\n")
+    (tmp_path / "chain.go").write_text(src)
+    got = suggest(tmp_path, _patch("chain.go", ["\treturn &ChainHandler{mws, h, chain(mws, h)}"],
+                                   ["\treturn &ChainHandler{h, chain(mws, h), mws}"], 4))
+    assert got and (got[0].start_line, got[0].replacement) == (8, "\treturn &ChainHandler{h, chain(mws, h), mws}\n")

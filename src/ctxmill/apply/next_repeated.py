@@ -265,12 +265,15 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
     from bisect import bisect_right
 
     rules: list[Rule] = []
+    hunk_rules: dict[int, set[int]] = {}  # id(hunk) -> the indices of the rules it taught
     for h in hunks:
         if h.old_text == h.new_text:
             continue
         if not h.removed and h.added and all(_IMPORT_LINE.match(x) or not x.strip() for x in h.added):
             continue  # an import a file's own code needs: not an edit to repeat in other places
-        rules += [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
+        taught = [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
+        hunk_rules[id(h)] = set(range(len(rules), len(rules) + len(taught)))
+        rules += taught
     # the same change made on several lines of the example is one rule (seven `indexOf(x) >= 0`
     # -> `contains(x)` teach two rules, not fourteen); each copy keeps its own context, and a
     # site takes the best agreeing one (overlapping matches keep the best evidenced)
@@ -303,6 +306,10 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
         if found:
             per_file[path] = (starts, found)
     trigger_paths = {h.path for h in hunks}
+    # lines that read as the example's removed lines, whole: they become its added lines, whatever
+    # the token rules made of them (a reordering `{mws, h, chain(mws, h)}` -> `{h, chain(mws, h),
+    # mws}` is a deletion and an insertion whose deletion also fits inside `chain(mws, h)`)
+    whole = {tuple(x.strip() for x in h.removed): h for h in hunks if h.removed and h.added}
     out = []
     for path, (starts, found) in per_file.items():
         text = files[path]
@@ -332,6 +339,16 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
                 pos = m.end
             piece.append(text[pos:s1])
             new = "".join(piece)
+            site = text[s0:s1].split("\n")[:last - first + 1]
+            ex = whole.get(tuple(x.strip() for x in site))
+            if ex is not None and hunk_rules.get(id(ex)) and hunk_rules[id(ex)] <= {f[4] for f in g}:
+                # (only where every rule of that example applied here: one that did not, such as a
+                # new function written above the renamed one, is not this site's)
+                pad = site[0][:len(site[0]) - len(site[0].lstrip())]
+                had = ex.removed[0][:len(ex.removed[0]) - len(ex.removed[0].lstrip())]
+                new = "".join(pad + x[len(had):] if x.startswith(had) else x for x in (y + "\n" for y in ex.added))
+                if s1 == len(text) and not text.endswith("\n"):
+                    new = new[:-1]
             if new == text[s0:s1] or balanced and _balance(new) != _balance(text[s0:s1]):
                 continue  # unchanged, or brackets left open that the example kept balanced
             best = max(g, key=lambda f: f[3])
