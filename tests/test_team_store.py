@@ -663,3 +663,127 @@ def test_local_server_is_sized_for_searches_and_keeps_its_buffers_across_restart
                 "setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers'",
                 team_server, run, user).strip()
     assert got == f"pg_prewarm|on|{want.group(1)}"
+
+
+def _by_content(url: str, repo: str) -> dict:
+    """What the store holds of ``repo`` (its one branch), by content, not row ids: file rows, chunk
+    rows (the tsvector as each term's weights: positions follow a set's order, which varies by
+    process), postings named by their chunk's (blob, lines, hash), document frequencies, vectors."""
+    from ctxmill.team import keys
+
+    keyed = keys.keyed_for(keys.load_key())
+    r = keyed.repo(repo)
+    chunk = "c.blob, c.start_line, c.end_line, c.hash"
+    mine = "c.blob IN (SELECT blob FROM ctx_files WHERE repo = %(r)s)"
+    with psycopg.connect(url, autocommit=True) as conn:
+        def rows(sql: str) -> list:
+            return sorted(conn.execute(sql, {"r": r}).fetchall(), key=repr)
+        got = {
+            "files": rows("SELECT path, dir, hash, blob, status, language, chunks FROM ctx_files WHERE repo = %(r)s"),
+            "chunks": rows(f"SELECT {chunk}, c.kind, c.language, c.doclen, (SELECT string_agg(e.lexeme || ':' || "
+                           "array_to_string(ARRAY(SELECT w FROM unnest(e.weights) w ORDER BY w), ''), ' ' "
+                           f"ORDER BY e.lexeme) FROM unnest(c.terms) e) FROM ctx_chunks c WHERE {mine}"),
+            "postings": rows(f"SELECT {chunk}, p.term, p.tf, p.impact FROM ctx_postings p JOIN ctx_chunks c "
+                             f"ON c.id = p.chunk WHERE {mine}"),
+            "terms": rows("SELECT term, df FROM ctx_terms WHERE repo = %(r)s"),
+            "vectors": rows(f"SELECT v.hash, v.embedding::text FROM ctx_vectors v WHERE v.hash IN "
+                            f"(SELECT c.hash FROM ctx_chunks c WHERE {mine})"),
+        }
+        got["symbols"] = sorted((bl, s, e, keyed.open(sym)) for bl, s, e, sym in conn.execute(
+            f"SELECT c.blob, c.start_line, c.end_line, c.symbol FROM ctx_chunks c WHERE {mine}", {"r": r}))
+    return got
+
+
+def _indexes(url: str) -> dict[str, str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename LIKE 'ctx_%'"))
+
+
+def test_first_load_of_an_empty_store_builds_its_indexes_after_the_rows_with_the_same_contents(
+        team_env, team_server, tmp_path, monkeypatch):
+    """A first sync into an empty store drops the chunk and postings indexes, writes every row,
+    and builds the indexes once at the end; the store then holds what a sync into a store that
+    already has rows (row-by-row index upkeep) holds, with the same indexes, and searches alike."""
+    from ctxmill.index import search, sync_index
+    from ctxmill.team import pgstore, schema
+
+    root = _repo(tmp_path / "proj", ("index",))
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "bulkrepo")
+    bulk_url, rows_url = _fresh_db(team_server, "bulkload"), _fresh_db(team_server, "rowload")
+    seen: list[set] = []
+    real = pgstore.PgStore.replace_files
+
+    def spy(self, files):
+        seen.append(set(_indexes(self.url)))
+        return real(self, files)
+
+    monkeypatch.setattr(pgstore.PgStore, "replace_files", spy)
+    sync_index(root, store=bulk_url)
+    deferred = {name for name, _, _ in schema.DEFERRED}
+    assert seen and all(not (s & deferred) for s in seen)  # no index upkeep during the load
+    # the other store already holds a repository: that load keeps its indexes up row by row
+    other = _repo(tmp_path / "other", ("apply",))
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "otherrepo")
+    sync_index(other, store=rows_url)
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "bulkrepo")
+    seen.clear()
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state-rows"))
+    sync_index(root, store=rows_url)
+    assert seen and all(deferred <= s for s in seen)
+    assert _indexes(bulk_url) == _indexes(rows_url)
+    with psycopg.connect(bulk_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM ctx_meta WHERE key = %s", (schema.BULK_KEY,)).fetchone()[0] == 0
+    a, b = _by_content(bulk_url, "bulkrepo"), _by_content(rows_url, "bulkrepo")
+    assert len(a["postings"]) > 10 * len(a["chunks"]) > 1000
+    for part in a:
+        assert a[part] == b[part], part
+    q = "recompute Merkle folder nodes above changed paths"
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state"))
+    hits = [(h.path, h.start_line) for h in search(q, root, store=bulk_url, k=5)]
+    monkeypatch.setenv("CTXMILL_INDEX_DIR", str(tmp_path / "state-rows"))
+    assert hits and hits == [(h.path, h.start_line) for h in search(q, root, store=rows_url, k=5)]
+
+
+def test_a_first_load_that_dies_has_its_indexes_built_by_the_next_client(team_env, team_server, tmp_path,
+                                                                           monkeypatch):
+    """A bulk load killed after some batches leaves the indexes dropped and ``bulk_load`` set;
+    while it runs no one else builds them, and once it is gone the next client that syncs does
+    (then finishes the load as any interrupted sync heals)."""
+    from ctxmill.index import search, sync_index
+    from ctxmill.index import sync as sync_mod
+    from ctxmill.team import pgstore, schema
+
+    url = _fresh_db(team_server, "bulkdies")
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "bulkdies")
+    monkeypatch.setattr(sync_mod, "FIRST_BATCH_FILES", 4)
+    root = _repo(tmp_path / "proj", ("index",))
+    real = pgstore.PgStore.replace_files
+    calls = []
+
+    def dies(self, files):
+        calls.append(len(files))
+        if len(calls) == 3:
+            # a second client meanwhile: the loader holds the lock, so it leaves the indexes alone
+            other = pgstore.PgStore(url, tmp_path / "elsewhere", repo="x", branch="y")
+            try:
+                assert not other._bulk and not (set(_indexes(url)) & {n for n, _, _ in schema.DEFERRED})
+            finally:
+                other.close()
+            raise KeyboardInterrupt("killed")
+        return real(self, files)
+
+    monkeypatch.setattr(pgstore.PgStore, "replace_files", dies)
+    with pytest.raises(KeyboardInterrupt):
+        sync_index(root, store=url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT value FROM ctx_meta WHERE key = %s", (schema.BULK_KEY,)).fetchone() == ("1",)
+        assert conn.execute("SELECT count(*) FROM ctx_chunks").fetchone()[0] > 0
+    assert not set(_indexes(url)) & {n for n, _, _ in schema.DEFERRED}
+    monkeypatch.setattr(pgstore.PgStore, "replace_files", real)
+    rep = sync_index(root, store=url)
+    assert set(_indexes(url)) >= {n for n, _, _ in schema.DEFERRED}
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM ctx_meta WHERE key = %s", (schema.BULK_KEY,)).fetchone()[0] == 0
+    assert rep.chunks_total == _content(url, root, "main", "bulkdies")["chunks"].__len__()
+    hits = search("recompute Merkle folder nodes above changed paths", root, store=url, k=3)
+    assert hits and hits[0].path == "index/merkle.py"

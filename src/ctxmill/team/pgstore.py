@@ -64,6 +64,7 @@ TOP_POSTINGS = 300  # per query term, the chunks a large repository's lexical le
 WIDEN = 2  # of those, the best WIDEN x (candidates wanted) by impact are scored exactly
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
 HNSW_BUILD_MAX_MB = 4096  # the most a client asks the server for while it builds the HNSW index
+BULK_INDEX_MB = 1024  # maintenance_work_mem for building a bulk load's indexes (each sorts in memory up to it)
 NAMES_KEPT = 200_000  # blobs' file names kept by a long-lived process (the warm server)
 
 
@@ -219,6 +220,8 @@ class PgStore:
             raise
         self.repo = self.keyed.repo(self.repo_name)
         self.branch = self.keyed.repo("branch\0" + self.branch_name)
+        self._mask = _signed(int(self.repo[:16], 16))  # a postings term is the keyed term XOR this
+        self._term_ints: dict[str, int] = {}  # keyed term -> its postings bigint, for this sync's rows
         self.store_text = store_text
         self.path = Path(local) if local else state_path(self.root, url, self.repo_name, self.branch_name)
         self._todo_key = f"names_todo:{self.repo}:{self.branch}"  # blobs of schema < 5 to give names (_fill_names)
@@ -234,7 +237,10 @@ class PgStore:
         except Exception:
             self.conn.close()
             raise
-        self.embedder_name, dim, self._server_chunker, self.server_root, count, self._have_hnsw, todo = opened
+        self.embedder_name, dim, self._server_chunker, self.server_root, count, self._have_hnsw, todo, bulk = opened
+        self._bulk = False  # this client's bulk load holds the store's chunk and postings indexes dropped
+        if bulk and create:
+            self._heal_bulk()  # a first load that died with the indexes dropped (or one still running)
         self._names_todo = bool(todo)
         self.dim = int(dim or 0)
         self._local = self._read_local()
@@ -265,7 +271,8 @@ class PgStore:
         CASE WHEN %(count)s THEN (SELECT coalesce(sum(chunks), 0) FROM ctx_files
                                   WHERE repo = %(repo)s AND branch = %(branch)s) END,
         to_regclass('ctx_vectors_hnsw') IS NOT NULL,
-        (SELECT value FROM ctx_meta WHERE key = %(nt)s)"""
+        (SELECT value FROM ctx_meta WHERE key = %(nt)s),
+        (SELECT value FROM ctx_meta WHERE key = 'bulk_load')"""
 
     def _open(self, create: bool) -> tuple:
         """Everything a sync or search needs to know of the server at the start, in one round
@@ -330,7 +337,7 @@ class PgStore:
     def close(self) -> None:
         if self.conn is None:
             return
-        if self.pool is None:
+        if self.pool is None and not self._bulk:
             _park(self.url, self.conn)
         else:
             self.conn.close()
@@ -613,45 +620,9 @@ class PgStore:
             "INSERT INTO ctx_blobs(blob, chunks, names) SELECT * FROM unnest(%s::text[], %s::int[], %s::bytea[]) "
             "ON CONFLICT (blob) DO NOTHING RETURNING blob",
             (list(blobs), [len(f.chunks) for f in blobs.values()], [self._sealed_names(f) for f in blobs.values()]))}
-        df: dict[str, int] = {}
         n = sum(len(blobs[b].chunks) for b in new)
         if n:
-            # the chunks' ids first (one query), so their postings are written beside them
-            ids = [r[0] for r in c.execute("SELECT nextval(pg_get_serial_sequence('ctx_chunks', 'id')) "
-                                           "FROM generate_series(1, %s)", (n,))]
-            avgdl = self._avgdl(c)
-            mask = _signed(int(self.repo[:16], 16))
-            k1, b = BM25_K1, BM25_B
-            postings = []
-            it = iter(ids)
-            # (COPY writes an identity column's given values, as OVERRIDING SYSTEM VALUE)
-            with c.cursor().copy("COPY ctx_chunks(id, blob, start_line, end_line, kind, language, hash, symbol, "
-                                 "context, text, terms, doclen) FROM STDIN") as cp:
-                for blob in new:
-                    f = blobs[blob]
-                    pterms = self._path_terms(f.path)
-                    for r in f.chunks:
-                        cid = next(it)
-                        tsv, length = self._tsvector(r, pterms)
-                        norm = k1 * (1 - b + b * length / avgdl)
-                        for h, pos in tsv.items():
-                            df[h] = df.get(h, 0) + 1
-                            tf = _tf(pos)
-                            postings.append((cid, _signed(int(h, 16)) ^ mask, tf, tf * (k1 + 1) / (tf + norm)))
-                        df["#len"] = df.get("#len", 0) + length
-                        cp.write_row((cid, blob, r[0], r[1], r[2], r[4], r[HASH], self.keyed.seal(r[SYMBOL]),
-                                      self.keyed.seal(r[6]), r[5] if self.store_text else None,
-                                      " ".join(f"{h}:{p}" for h, p in tsv.items()), length))
-            with c.cursor().copy("COPY ctx_postings(chunk, term, tf, impact) FROM STDIN (FORMAT BINARY)") as cp:
-                cp.set_types(["int8", "int8", "float4", "float4"])
-                for row in postings:
-                    cp.write_row(row)
-            if n:
-                df[""] = n
-                terms = sorted(df)  # one lock order for every client: concurrent upserts cannot deadlock
-                c.execute("INSERT INTO ctx_terms(repo, term, df) SELECT %s, * FROM unnest(%s::text[], %s::bigint[]) "
-                          "ON CONFLICT (repo, term) DO UPDATE SET df = ctx_terms.df + excluded.df",
-                          (self.repo, terms, [df[t] for t in terms]))
+            self._write_chunks(c, [(b, blobs[b]) for b in new], n)
         c.cursor().executemany(
             "INSERT INTO ctx_files(repo, branch, path, dir, hash, blob, status, language, chunks) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch, path) DO UPDATE SET "
@@ -661,6 +632,63 @@ class PgStore:
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
         self._written += sum(len(f.chunks) + 1 for f in files)
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
+
+    def _write_chunks(self, c, new: list[tuple[str, object]], n: int) -> None:
+        """The chunk rows of the new blobs (text COPY: the tsvector is parsed by the server), their
+        postings (one binary COPY built with numpy, not a row at a time) and the repository's
+        document frequencies."""
+        # the chunks' ids first (one query), so their postings are written beside them
+        ids = [r[0] for r in c.execute("SELECT nextval(pg_get_serial_sequence('ctx_chunks', 'id')) "
+                                       "FROM generate_series(1, %s)", (n,))]
+        avgdl = self._avgdl(c)
+        k1, b = BM25_K1, BM25_B
+        df: Counter = Counter()
+        length_sum = 0
+        p_terms: list[int] = []  # the postings, as columns
+        p_tfs: list[int] = []
+        p_counts: list[int] = []  # postings per chunk
+        norms: list[float] = []
+        tint = self._term_ints
+        seal = self.keyed.seal
+        it = iter(ids)
+        # (COPY writes an identity column's given values, as OVERRIDING SYSTEM VALUE)
+        with c.cursor().copy("COPY ctx_chunks(id, blob, start_line, end_line, kind, language, hash, symbol, "
+                             "context, text, terms, doclen) FROM STDIN") as cp:
+            for blob, f in new:
+                pterms = self._path_terms(f.path)
+                for r in f.chunks:
+                    tsv, tfs, length = self._tsvector(r, pterms)
+                    df.update(tsv.keys())
+                    length_sum += length
+                    p_counts.append(len(tfs))
+                    norms.append(k1 * (1 - b + b * length / avgdl))
+                    p_tfs.extend(tfs.values())
+                    for h in tfs:
+                        got = tint.get(h)
+                        if got is None:
+                            got = tint[h] = _signed(int(h, 16)) ^ self._mask
+                        p_terms.append(got)
+                    cp.write_row((next(it), blob, r[0], r[1], r[2], r[4], r[HASH], seal(r[SYMBOL]), seal(r[6]),
+                                  r[5] if self.store_text else None,
+                                  " ".join(f"{h}:{p}" for h, p in tsv.items()), length))
+        counts = np.asarray(p_counts, dtype=np.int64)
+        rows = np.empty(len(p_terms), dtype=_POSTING_ROW)
+        rows["ncols"], rows["l_chunk"], rows["l_term"], rows["l_tf"], rows["l_impact"] = 4, 8, 8, 4, 4
+        rows["chunk"] = np.repeat(np.asarray(ids, dtype=np.int64), counts)
+        rows["term"] = np.asarray(p_terms, dtype=np.int64)
+        tf = np.asarray(p_tfs, dtype=np.float64)
+        rows["tf"] = tf
+        # the term's BM25 saturation, as tf * (k1 + 1) / (tf + norm) in Python floats (the same
+        # operations in the same order, then rounded to float4 as the row-by-row COPY did)
+        rows["impact"] = tf * (k1 + 1) / (tf + np.repeat(np.asarray(norms, dtype=np.float64), counts))
+        with c.cursor().copy("COPY ctx_postings(chunk, term, tf, impact) FROM STDIN (FORMAT BINARY)") as cp:
+            cp.write(_COPY_HEADER + rows.tobytes() + _COPY_TRAILER)
+        df["#len"] = length_sum
+        df[""] = n
+        terms = sorted(df)  # one lock order for every client: concurrent upserts cannot deadlock
+        c.execute("INSERT INTO ctx_terms(repo, term, df) SELECT %s, * FROM unnest(%s::text[], %s::bigint[]) "
+                  "ON CONFLICT (repo, term) DO UPDATE SET df = ctx_terms.df + excluded.df",
+                  (self.repo, terms, [df[t] for t in terms]))
 
     def _sealed_names(self, f) -> bytes | None:
         """The file's ``rank.FileNames`` (its path's, symbols' and head comment's identifiers),
@@ -736,14 +764,16 @@ class PgStore:
         got = Counter(_FTS_TOKEN.findall(f"{path}\n{expand(path)}".lower()))
         return {self.keyed.term(t): n for t, n in got.items()}
 
-    def _tsvector(self, row: tuple, pterms: dict[str, int]) -> tuple[dict[str, str], int]:
-        """The chunk's terms as keyed hashes for a tsvector (term -> its positions), and the
-        chunk's length in terms: what the local index's FTS5 columns hold, counted the same way
-        (unicode61 tokens, lower-cased; the body's identifier parts once each), with the body
-        at weight D, the symbol at A and the path at B, which the lexical score counts
-        1 : 4 : 2 as the local BM25 does."""
+    def _tsvector(self, row: tuple, pterms: dict[str, int]) -> tuple[dict[str, str], dict[str, int], int]:
+        """The chunk's terms as keyed hashes for a tsvector (term -> its positions), each term's
+        weighted frequency (what the postings' ``tf`` holds: a body position counts 1, a path
+        position 2, a symbol position 4), and the chunk's length in terms: what the local index's
+        FTS5 columns hold, counted the same way (unicode61 tokens, lower-cased; the body's
+        identifier parts once each), with the body at weight D, the symbol at A and the path at
+        B, which the lexical score counts 1 : 4 : 2 as the local BM25 does."""
         term = self.keyed.term
         weights: dict[str, str] = {}
+        tfs: dict[str, int] = {}
         body = Counter(_FTS_TOKEN.findall(row[BODY].lower()))
         if row[EXTRA]:
             body.update(row[EXTRA].split())
@@ -753,16 +783,20 @@ class PgStore:
             n = n if n < MAX_TF else MAX_TF
             if pos + n > 16000:
                 break
-            weights[term(t)] = ",".join(_POS[pos:pos + n])
+            h = term(t)
+            weights[h] = _POS[pos] if n == 1 else ",".join(_POS[pos:pos + n])  # (most terms: once)
+            tfs[h] = n
             pos += n
         sym = Counter(_FTS_TOKEN.findall(row[SYMBOL_FTS].lower())) if row[SYMBOL_FTS] else {}
         length += sum(sym.values()) + sum(pterms.values())
-        for h, n, w in [(term(t), n, "A") for t, n in sym.items()] + [(h, n, "B") for h, n in pterms.items()]:
-            p = ",".join(f"{_POS[min(pos + i, 16383)]}{w}" for i in range(min(n, 8)))
+        for h, n, w, f in [(term(t), n, "A", 4) for t, n in sym.items()] + [(h, n, "B", 2) for h, n in pterms.items()]:
+            m = n if n < 8 else 8
+            p = ",".join(f"{_POS[min(pos + i, 16383)]}{w}" for i in range(m))
             got = weights.get(h)
             weights[h] = f"{got},{p}" if got else p
+            tfs[h] = tfs.get(h, 0) + f * m
             pos += n
-        return weights, length
+        return weights, tfs, length
 
     def delete_file(self, path: str) -> int:
         if path in self._adopted:
@@ -844,7 +878,49 @@ class PgStore:
         self._write_local()
 
     def fts_bulk_mode(self, on: bool) -> None:
-        pass
+        """A first sync (``on``): when the store holds no chunk at all, its chunk and postings
+        indexes (schema.DEFERRED) are dropped for the load and built once, from a sort, when it
+        ends (finish_sync): ~7 index entries a chunk and 2 a posting are otherwise written one
+        at a time, at random places of indexes that outgrow the buffers. Only an empty store:
+        another repository's searches need those indexes meanwhile. The client holds a
+        session-level advisory lock for the load; a load that dies leaves ``bulk_load`` in
+        ctx_meta, and the next client that syncs builds the indexes (_heal_bulk). Searches
+        during the load are right but slower (no index to read)."""
+        if not on or self._bulk:
+            return  # (the indexes are built in finish_sync, after the load's last commit)
+        c = self.conn
+        with c.transaction():
+            c.execute("SELECT pg_advisory_xact_lock(%s)", (schema_mod.LOCK_ID,))
+            if c.execute("SELECT EXISTS (SELECT 1 FROM ctx_chunks)").fetchone()[0]:
+                return
+            if not c.execute("SELECT pg_try_advisory_lock(%s)", (schema_mod.BULK_LOCK,)).fetchone()[0]:
+                return  # another client's bulk load
+            self._bulk = True  # (from here on close() drops the connection, and with it the lock)
+            c.execute("INSERT INTO ctx_meta(key, value) VALUES (%s, '1') ON CONFLICT (key) DO NOTHING",
+                      (schema_mod.BULK_KEY,))
+            for _name, drop, _create in schema_mod.DEFERRED:
+                c.execute(drop)
+
+    def _build_deferred(self) -> None:
+        """Build the indexes a bulk load dropped (each once, from a sort, with memory for it),
+        then clear the marker; the caller holds BULK_LOCK, released here."""
+        c = self.conn
+        c.execute(f"SET maintenance_work_mem = '{BULK_INDEX_MB}MB'")
+        try:
+            for _name, _drop, create in schema_mod.DEFERRED:
+                c.execute(create)
+            c.execute("DELETE FROM ctx_meta WHERE key = %s", (schema_mod.BULK_KEY,))
+        finally:
+            c.execute("RESET maintenance_work_mem")
+            c.execute("SELECT pg_advisory_unlock(%s)", (schema_mod.BULK_LOCK,))
+        self._bulk = False
+
+    def _heal_bulk(self) -> None:
+        """``bulk_load`` is set: when no client holds the bulk lock, the load that set it died
+        before building the indexes: build them now (else it is still running: leave it)."""
+        if self.conn.execute("SELECT pg_try_advisory_lock(%s)", (schema_mod.BULK_LOCK,)).fetchone()[0]:
+            self._bulk = True
+            self._build_deferred()
 
     def build_journal(self, on: bool) -> bool:
         return False
@@ -858,6 +934,8 @@ class PgStore:
         the first load)."""
         if self._names_todo:
             self._fill_names()
+        if self._bulk:
+            self._build_deferred()
         if self._written >= 1000:
             for table in ("ctx_files", "ctx_blobs", "ctx_chunks", "ctx_vectors", "ctx_terms"):
                 self.conn.execute(f"ANALYZE {table}")
@@ -1163,15 +1241,16 @@ FACADES_SQL = ("SELECT f.path, c.start_line, c.end_line, c.symbol, c.language, c
                "WHERE c.kind = 'facade' AND f.repo = %s AND f.branch = %s")
 
 
+# one ctx_postings row of a binary COPY: the field count, then each field's length and value
+_POSTING_ROW = np.dtype([("ncols", ">i2"), ("l_chunk", ">i4"), ("chunk", ">i8"), ("l_term", ">i4"), ("term", ">i8"),
+                         ("l_tf", ">i4"), ("tf", ">f4"), ("l_impact", ">i4"), ("impact", ">f4")])
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_COPY_TRAILER = struct.pack(">h", -1)
+
+
 def _signed(v: int) -> int:
     """A 64-bit unsigned value as PostgreSQL's bigint (two's complement)."""
     return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def _tf(positions: str) -> float:
-    """A term's weighted frequency from its tsvector positions: body (no letter) 1, path (B) 2,
-    symbol (A) 4 - what the lexical score counts."""
-    return float(sum(4 if p[-1] == "A" else 2 if p[-1] == "B" else 1 for p in positions.split(",")))
 
 
 class _LocalReader:

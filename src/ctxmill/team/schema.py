@@ -128,6 +128,28 @@ _V5 = [
 
 STEPS = {0: _V1, 1: _V2, 2: _V3, 3: _V4, 4: _V5}  # from version N to N + 1
 
+# The chunk and postings indexes as SCHEMA_VERSION has them, by name: a first load of an empty
+# store drops them, writes every row, then builds each once from a sort (pgstore.PgStore's
+# bulk load), instead of updating ~7 indexes for every chunk and ~56 postings a chunk row by
+# row (random inserts into indexes larger than the buffers, each page written to the WAL again
+# after every checkpoint). (name, how to drop it, how to build it); the builds are idempotent.
+DEFERRED = [
+    ("ctx_chunks_blob", "DROP INDEX IF EXISTS ctx_chunks_blob",
+     "CREATE INDEX IF NOT EXISTS ctx_chunks_blob ON ctx_chunks(blob)"),
+    ("ctx_chunks_terms", "DROP INDEX IF EXISTS ctx_chunks_terms",
+     "CREATE INDEX IF NOT EXISTS ctx_chunks_terms ON ctx_chunks USING gin(terms)"),
+    ("ctx_chunks_facade", "DROP INDEX IF EXISTS ctx_chunks_facade", _V3[0]),
+    ("ctx_chunks_hash_cover", "DROP INDEX IF EXISTS ctx_chunks_hash_cover", _V4[0]),
+    ("ctx_chunks_id_cover", "DROP INDEX IF EXISTS ctx_chunks_id_cover", _V4[2]),
+    ("ctx_postings_impact", "DROP INDEX IF EXISTS ctx_postings_impact", _V2[2]),
+    ("ctx_postings_pkey", "ALTER TABLE ctx_postings DROP CONSTRAINT IF EXISTS ctx_postings_pkey",
+     "DO $$ BEGIN IF to_regclass('ctx_postings_pkey') IS NULL THEN "
+     "ALTER TABLE ctx_postings ADD CONSTRAINT ctx_postings_pkey PRIMARY KEY (chunk, term) INCLUDE (tf); "
+     "END IF; END $$"),
+]
+BULK_LOCK = LOCK_ID + 1  # held (session-level) by the client whose bulk load dropped DEFERRED
+BULK_KEY = "bulk_load"  # ctx_meta: set while DEFERRED are dropped (a load died when no one holds BULK_LOCK)
+
 
 def vector_table(dim: int) -> list[str]:
     return [f"""CREATE TABLE IF NOT EXISTS ctx_vectors(
