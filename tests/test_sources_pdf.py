@@ -204,3 +204,30 @@ def test_sandbox_child_dies_with_its_caller(tmp_path):
             raise AssertionError("the sandbox child outlived its killed caller")
     finally:
         os.close(writer)
+
+
+def test_meanwhile_runs_while_the_child_reads(small_pdf, monkeypatch):
+    """The caller's own start-up work (a fresh process importing the compile stages) runs while
+    the sandbox child reads the PDF, not after it."""
+    from pathlib import Path
+
+    import ctxmill.compile.pipeline as pipeline
+
+    me = os.getpid()
+    children = Path(f"/proc/{me}/task/{me}/children")
+    if not children.exists():
+        pytest.skip("needs /proc/<pid>/task/<tid>/children")
+    seen: list[list[bytes]] = []
+
+    def meanwhile():
+        seen.append([Path(f"/proc/{k}/cmdline").read_bytes() for k in children.read_text().split()])
+
+    stream = load_source(small_pdf, meanwhile=meanwhile)
+    assert len(seen) == 1 and any(b"ctxmill.sources.sandbox" in c for c in seen[0])
+    plain = load_source(small_pdf)
+    assert [[ln.text for ln in p.lines] for p in stream.pages] == [[ln.text for ln in p.lines] for p in plain.pages]
+    # compile_document hands the stage imports to the source as its meanwhile work
+    called = []
+    monkeypatch.setattr(pipeline, "import_stages", lambda options: called.append(options))
+    compile_document(small_pdf, CompileOptions(fast=True))
+    assert len(called) == 1

@@ -40,6 +40,13 @@ def _resolve(target: str) -> Callable[[Document, CompileOptions], None]:
     return getattr(importlib.import_module(module), func)
 
 
+def import_stages(options: CompileOptions) -> None:
+    """Import the modules of the stages ``options`` enables (no stage runs)."""
+    for _, target, when in STAGES:
+        if when(options):
+            importlib.import_module(target.split(":")[0])
+
+
 def compile_stream(
     stream: PageStream, options: CompileOptions | None = None, progress: Progress | None = None
 ) -> Document:
@@ -81,7 +88,9 @@ def compile_document(
         preload()  # the chunk tokenizer loads while the source is parsed
     if progress:
         progress("source", "start")
-    stream = load_source(source, options, kind=kind, name=name)
+    # a PDF is read in a child process; this process imports its stages meanwhile (a fresh
+    # `ctxmill compile` otherwise imports them after the source, one after the other)
+    stream = load_source(source, options, kind=kind, name=name, meanwhile=lambda: import_stages(options))
     source_seconds = time.perf_counter() - t0
     if progress:
         progress("source", "done")

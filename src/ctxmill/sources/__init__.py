@@ -121,8 +121,12 @@ def load_source(
     *,
     kind: str | None = None,
     name: str | None = None,
+    meanwhile=None,
 ) -> PageStream:
-    """Read a PDF, raw OCR text or Markdown (a path, or the bytes) into a page stream."""
+    """Read a PDF, raw OCR text or Markdown (a path, or the bytes) into a page stream.
+
+    ``meanwhile()``, when given, is called while a PDF's child process reads the file (the
+    caller's own start-up work, e.g. importing the compile stages, then costs no wall time)."""
     options = options or CompileOptions()
     if kind is not None and kind not in KINDS:
         raise InputRefused(f"unknown input kind {kind!r} (expected one of {', '.join(KINDS)})")
@@ -176,7 +180,7 @@ def load_source(
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
-                stream = load_pdf(tmp, options)
+                stream = load_pdf(tmp, options, meanwhile=meanwhile)
             except InputRefused as exc:
                 raise InputRefused(f"{label}: {exc}") from None
             finally:
@@ -184,7 +188,7 @@ def load_source(
             stream.path = name or ""
         else:
             try:
-                stream = load_pdf(path, options)
+                stream = load_pdf(path, options, meanwhile=meanwhile)
             except InputRefused as exc:
                 raise InputRefused(f"{label}: {exc}") from None
             stream.path = name or str(path)

@@ -694,7 +694,11 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None) -> list[Pa
         parts = []
         with ProcessPoolExecutor(max_workers=min(workers, len(ranges)), mp_context=ctx,
                                  initializer=die_with_parent) as pool:
-            for (_, _, end), part in zip(ranges, pool.map(_range_worker, ranges), strict=True):
+            results = pool.map(_range_worker, ranges)  # (the workers are forked by now)
+            # extract() runs every page past ocr.apply: its module (numpy, ~0.08 s) loads on
+            # this thread, idle otherwise until the workers are done
+            from ctxmill.sources import ocr  # noqa: F401
+            for (_, _, end), part in zip(ranges, results, strict=True):
                 parts.append(part)
                 if progress is not None:
                     progress("read", end, n)

@@ -134,7 +134,7 @@ def page_progress(callback):
 
 
 
-def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
+def parse_pdf_sandboxed(path: Path, options: CompileOptions, meanwhile=None) -> PageStream:
     lim = limits()
     if os.environ.get("CTXMILL_PDF_SANDBOX", "1") == "0":
         from ctxmill.compile.figures import crop_pages
@@ -161,6 +161,8 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions) -> PageStream:
     except BrokenPipeError:
         pass
     try:
+        if meanwhile is not None:
+            meanwhile()  # the caller's own work, while the child starts and reads (idle time otherwise)
         first = reader.first()
     except BaseException:
         _kill_group(proc)
@@ -306,9 +308,10 @@ def _apply_limits(lim: dict) -> None:
         pass
 
 
-def load_pdf(path: str | Path, options: CompileOptions | None = None) -> PageStream:
-    """Parse a PDF in a resource-limited child process: the way every caller reads a PDF."""
-    return parse_pdf_sandboxed(Path(path), options or CompileOptions())
+def load_pdf(path: str | Path, options: CompileOptions | None = None, meanwhile=None) -> PageStream:
+    """Parse a PDF in a resource-limited child process: the way every caller reads a PDF.
+    ``meanwhile()`` runs here while the child reads the file."""
+    return parse_pdf_sandboxed(Path(path), options or CompileOptions(), meanwhile)
 
 
 def _progress_lines(out):
@@ -337,8 +340,7 @@ def _child() -> int:
     import pypdfium2  # noqa: F401
 
     from ctxmill.compile.figures import locate, render
-    from ctxmill.sources import ocr  # noqa: F401
-    from ctxmill.sources.pdf import extract
+    from ctxmill.sources.pdf import extract  # (its page workers load the OCR module, numpy, meanwhile)
 
     _apply_limits(req["limits"])
     out = sys.stdout
