@@ -124,7 +124,8 @@ def clean(s: str) -> str:
     for acc, comb in ACCENTS.items():
         s = re.sub(r"\\" + re.escape(acc) + r"\s*\{?\\?([a-zA-Z])\}?",
                    lambda m, c=comb: unicodedata.normalize("NFC", m.group(1) + c), s)
-    s = s.replace("\\&", "&").replace("~", " ").replace("--", "–").replace("``", "\u201c").replace("''", "\u201d")
+    s = re.sub(r"\\(La)?TeX\b\s*", lambda m: (m.group(1) or "") + "TeX ", s).replace("\\ ", " ")
+    s = s.replace("\\&", "&").replace("~", " ").replace("---", "—").replace("--", "–").replace("``", "\u201c").replace("''", "\u201d")
     s = re.sub(r"\\(ss)\b", "ß", s)
     s = re.sub(r"\\[a-zA-Z@]+\*?", " ", s)  # remaining commands keep their argument text
     s = s.replace("{", "").replace("}", "").replace("$", "")
@@ -213,13 +214,26 @@ def author_names(block: str) -> list[str]:
     return [p for p in out if p and len(p.split()) <= 5 and not re.search(r"@|\d", p)]
 
 
+def capital_authors(tex: str) -> list[str]:
+    """\\Author arguments: MDPI's one group (the whole byline), or Copernicus' \\Author[1,2]{Given}{Family},
+    whose two groups are one name."""
+    out = []
+    for m in re.finditer(r"\\Author\s*(?:\[[^\]]*\])?(?=\{)", tex):
+        first, end = group(tex, m.end())
+        out.append(first + " " + group(tex, end)[0] if tex[end:end + 1] == "{" else first)
+    return out
+
+
 def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     git = Git(entry["repo"], mirror)
     c = entry["commit"]
-    pdf = git.read(c, entry["pdf_path"])
+    # A PDF built by CI lands on a deploy branch: pdf_commit names that commit, c the source it was built from.
+    pdf = git.read(entry.get("pdf_commit", c), entry["pdf_path"])
     tex = expand(git, c, entry["tex_main"])
     for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
         tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
+    for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
+        tex = re.sub(r"\\" + name + r"(?=\s*\{)", lambda m, r=real: "\\" + r, tex)
     notes = [entry.get("layout", "")]
 
     defs = macros(tex)
@@ -227,7 +241,7 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     raw_title = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), raw_title)
     title = clean(raw_title)
     authors: list[str] = []
-    for a in command_args(tex, "author") + command_args(tex, "Author"):
+    for a in command_args(tex, "author") + capital_authors(tex):
         authors += author_names(a)
     abstract = ""
     m = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", tex, re.S)

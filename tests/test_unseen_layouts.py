@@ -152,18 +152,21 @@ def test_a_lone_title_bookmark_above_the_sections_is_not_a_level():
 @pytest.mark.skipif(not (REPO / "benchmarks" / ".cache" / "unseen").is_dir(),
                     reason="unseen papers not built (benchmarks/unseen_truth.py)")
 def test_unseen_papers_floors():
-    """Floors on the real unseen papers, a little under what was measured (2026-12-02)."""
+    """Floors on the real unseen papers, a little under what was measured (2026-12-03: 13 papers,
+    heading recall 0.958, min 0.8; reference counts 12/13)."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--brief", "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=900, check=True)
     s = json.loads(out.stdout)["summary"]
     assert s["refused_or_failed"] == 0
-    assert s["heading_recall_mean"] >= 0.95 and s["heading_recall_min"] >= 0.8
+    assert s["heading_recall_mean"] >= 0.93 and s["heading_recall_min"] >= 0.75
     assert s["heading_level_accuracy_mean"] >= 0.95
     found, truth = map(int, s["authors_found"].split("/"))
     assert found >= truth - 1
     t_ok, n = map(int, s["titles_exact"].split("/"))
     assert t_ok == n
+    counts_ok, n = map(int, s["reference_counts_within_10pct"].split("/"))
+    assert counts_ok >= n - 2
 
 
 def test_blank_pages_of_a_two_sided_thesis_are_one_finding(tmp_path):
@@ -215,3 +218,55 @@ def test_a_footnote_numbered_in_line_before_a_reference_column_is_a_footnote(tmp
         CompileOptions())
     assert len(doc.references) == 20
     assert any(b.kind.value == "footnote" and "github.com" in b.text for b in doc.blocks)
+
+
+def test_bare_numbers_of_a_bibliography_in_the_margin_are_labels_not_line_numbers(tmp_path):
+    # LIPIcs: "1".."11" set flush right in the margin before two-line entries, no brackets and no
+    # period; read as a column of line numbers they were dropped and the entries ran together
+    rows = [("A Paper in LIPIcs Style", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 90, 100, 12,
+                                                                       "Helvetica-Bold"),
+            *body_lines(120, 6, x=90), ("References", 115, 210, 10, "Helvetica-Bold")]
+    surnames = ["Büchi", "Carayol", "Choffrut", "Comon", "Doner", "Gurevich", "Pin", "Rabinovich", "Siefkes",
+                "Thomas", "Walker"]
+    for k, name in enumerate(surnames, start=1):
+        y = 230 + 26 * k
+        rows += [(str(k), 119 - 5 * len(str(k)), y, 9, "Helvetica-Bold"),
+                 (f"Anna {name}. A study of automata number {k} on finite trees.", 132, y, 9, "Times-Roman"),
+                 (f"Journal of Symbolic Logic, {k}(3):1-20, 19{60 + k}.", 132, y + 12, 9, "Times-Roman")]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
+    assert [r.title for r in doc.references] == [f"A study of automata number {k} on finite trees"
+                                                 for k in range(1, 12)]
+    assert doc.references[0].authors == ["Anna Büchi"]
+
+
+def test_line_numbers_on_every_fifth_line_are_removed(tmp_path):
+    # Copernicus manuscripts (lineno's \modulolinenumbers[5]): "290", "295", ... left of every
+    # fifth line; kept, they started bibliography entries and cut the others short
+    rows = []
+    for k in range(40):
+        rows.append((BODY[:80], 55, 80 + 12 * k, 10, "Times-Roman"))
+        if (k + 1) % 5 == 0:
+            rows.append((str(285 + k + 1), 31, 80 + 12 * k, 8, "Times-Roman"))
+    stream = load_source(make_pdf(tmp_path / "n.pdf", [rows]), CompileOptions(fast=True))
+    page = stream.pages[0]
+    assert layout.strip_line_numbers(page) == 8
+    assert not any(line.text[:1].isdigit() for line in page.lines)
+
+
+def test_unnumbered_subsections_under_numbered_sections_are_headings(tmp_path):
+    # PLOS: "1 Data Management" numbered (the paper's own \section macro), the \subsection* under
+    # it bare, bold and smaller; line numbers in 5 pt at the right, only 7 on the first page
+    def numbered(rows, first):
+        return [[r, (str(first + k), 593, r[2], 5, "Times-Roman")] for k, r in enumerate(rows)]
+
+    page1 = [("Good Enough Practices in Scientific Computing", 198, 80, 17, "Helvetica-Bold"),
+             ("Greg Wilson, Jennifer Bryan, Karen Cranston", 198, 110, 10, "Times-Roman")]
+    intro = [("Introduction", 198, 600, 14.3, "Helvetica-Bold")] + body_lines(624, 6, x=198)
+    page1 += [cell for row in numbered(intro, 1) for cell in row]
+    page2 = [("1 Data Management", 198, 80, 14.3, "Helvetica-Bold"), *body_lines(100, 8, x=198),
+             ("Manual Versioning", 198, 210, 12, "Helvetica-Bold"), *body_lines(230, 8, x=198),
+             ("2 Software", 198, 340, 14.3, "Helvetica-Bold"), *body_lines(360, 8, x=198),
+             ("Version Control Systems", 198, 470, 12, "Helvetica-Bold"), *body_lines(490, 8, x=198)]
+    doc = compile_pages(tmp_path, [page1, page2])
+    assert headings(doc)[1:] == ["## Introduction", "## 1 Data Management", "### Manual Versioning",
+                                 "## 2 Software", "### Version Control Systems"]

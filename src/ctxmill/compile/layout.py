@@ -53,12 +53,15 @@ def strip_line_numbers(page: Page) -> int:
     removed = 0
     done: set[int] = set()
     for group in cands.values():
-        if len(group) < 8:
+        if len(group) < 5:
             continue
         group.sort(key=lambda g: g[0])
-        rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
-        if rising < 0.8 * (len(group) - 1):
-            continue
+        if not _every_fifth(group):
+            if len(group) < 8 and not _small_run(group):
+                continue
+            rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
+            if rising < 0.8 * (len(group) - 1) or _item_labels(page, group):
+                continue
         for _, _, line, span in group:
             k = next((i for i, sp in enumerate(line.spans) if sp is span), None)
             if id(span) in done or k is None:
@@ -69,6 +72,45 @@ def strip_line_numbers(page: Page) -> int:
     if removed:
         page.lines = [ln for ln in page.lines if ln.text.strip()]
     return removed
+
+
+def _every_fifth(group: list) -> bool:
+    """Line numbers printed on every fifth or tenth line ("290", "295", "300": lineno's
+    \\modulolinenumbers, Copernicus manuscripts), in order down the page."""
+    step = group[1][1] - group[0][1]
+    return step in (5, 10) and all(g[1] % step == 0 for g in group) \
+        and all(b[1] - a[1] == step for a, b in pairwise(group))
+
+
+def _small_run(group: list) -> bool:
+    """A short column that is still line numbers: consecutive numbers (n, n+1, ...) in smaller
+    type than the lines they sit on (PLOS: lines 1-7 on page 1, under the abstract)."""
+    nums = sorted(g[1] for g in group)
+    if any(b - a != 1 for a, b in pairwise(nums)):
+        return False
+    return all(len(g[2].spans) > 1 and g[3].size < 0.8 * max(sp.size for sp in g[2].spans) for g in group)
+
+
+def _item_labels(page: Page, group: list) -> bool:
+    """Numbers of multi-line items (a numbered bibliography set flush right in the margin, LIPIcs),
+    not line numbers: a line number sits on every line beside it, an item's label on its first line
+    only, so most steps from one number to the next pass unnumbered lines of text beside them.
+    A label opens its item's line; numbers on lines of their own, at a pitch of their own (a
+    review copy's margin, ScholarOne), are line numbers whatever lies beside them."""
+    if sum(len(g[2].spans) > 1 for g in group) < 0.8 * len(group):
+        return False
+    x0 = min(g[3].bbox[0] for g in group)
+    x1 = max(g[3].bbox[2] for g in group)
+    lo, hi = (x1, x1 + 60) if x1 < page.width / 2 else (x0 - 60, x0)
+    numbered = {id(g[2]) for g in group}
+    beside = sorted(ln.bbox[1] for ln in page.lines if ln.bbox and id(ln) not in numbered
+                    and ln.bbox[0] < hi and ln.bbox[2] > lo)
+    over = []
+    for a, b in pairwise(group):
+        between = sum(1 for t in beside if a[0] + 1 < t < b[0] - 1)
+        over.append(between - max(b[1] - a[1] - 1, 0))
+    over.sort()
+    return over[len(over) // 2] >= 1
 
 
 def _drop_span(line: Line, k: int) -> None:

@@ -25,6 +25,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
+from itertools import pairwise
 from statistics import median
 
 from ctxmill.compile.options import CompileOptions
@@ -876,6 +877,9 @@ def _numeric_next(label: str, prev: int | None) -> bool:
     return prev is None or n == 1 or prev < n <= prev + 5
 
 
+_BARE_LABEL = re.compile(r"^(\d{1,3})\s+(?=[A-Z\u00C0-\u024F])")
+
+
 def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     """Split the lines of one bibliography into entries.
 
@@ -889,6 +893,16 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     edge = _edges(lines)
     at_edge = [ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 2.5 for ln in lines]
     labelled = [ln for ln in lines if ln.label is not None]
+    # numbers without brackets or a period, set in the margin ("1 J. Richard Büchi. ...", LIPIcs):
+    # only with line geometry, and only where they far outnumber real labels (a "(1968)" that
+    # opens a continuation line reads as one)
+    bare = [(ln, m.group(1)) for ln in lines
+            if ln.x0 is not None and ln.label is None and (m := _BARE_LABEL.match(ln.text)) is not None]
+    if len(bare) >= 3 and len(bare) > 2 * len(labelled) \
+            and sum(int(b[1]) - int(a[1]) == 1 for a, b in pairwise(bare)) >= 0.7 * (len(bare) - 1):
+        for ln, lab in bare:
+            ln.label = lab
+        labelled = [ln for ln in lines if ln.label is not None]
     # edge lines between the first and the last label: text after the list (a glossary
     # without a heading) must not outvote the labels
     pos = [i for i, ln in enumerate(lines) if ln.label is not None]
@@ -1199,6 +1213,8 @@ def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) ->
             bid = f"{first.id}-{k}"
         used.add(bid)
         out.append(_entry_block(first, text, max(blocks[ln.block].last_page for ln in g), len(g), bid))
+        if g[0].label and entry_label(text) is None and (m := _BARE_LABEL.match(text)) and m.group(1) == g[0].label:
+            out[-1].attrs["bare_label"] = m.end()  # "1 J. Richard Büchi. ...": the label is no name
     return out, keep_out
 
 
@@ -1226,8 +1242,10 @@ def _reference(n: int, block: Block) -> Reference:
     # an author-year label is not part of the reference ("[Abeles, 1982] Abeles, M. ..."): the
     # labeller would read it as names and take no label from it (see _AY_LABEL)
     ay = _ay_label(block.text)
-    f = reference_fields(block.text[ay.end() :] if ay else block.text, parse_entry)
-    block.number = f["label"] or block.number
+    bare = block.attrs.pop("bare_label", 0)
+    text = block.text[ay.end() :] if ay else block.text[bare:]
+    f = reference_fields(text, parse_entry)
+    block.number = f["label"] or (block.text[:bare].strip() if bare else None) or block.number
     ref = Reference(
         id=f"ref-{n}",
         raw=block.text,

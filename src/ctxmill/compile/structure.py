@@ -498,6 +498,7 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
             level = sig_level.get(_signature(b))
             if level is not None:
                 _set_heading(b, level, None, b.text.replace("\n", " ").strip())
+        _unnumbered_below(blocks, weak, first_numbered, sig_level, body)
         return
     if outline:
         return
@@ -519,6 +520,32 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
                 and 2 <= len(t.split()) <= 8 and t[:1].isupper() and not re.search(r"[.,;:]$", t) \
                 and abs((nxt.attrs.get("_size") or 0) - body) <= 0.5 and _text_follows(blocks, idx + 1, body):
             _set_heading(nxt, (b.level or 2) + 1, None, t)
+
+
+def _unnumbered_below(blocks: list[Block], weak: list[int], first_numbered: int | None, sig_level: dict,
+                      body: float) -> None:
+    """Numbered sections over unnumbered subsections (PLOS numbers what the paper's own macro
+    makes a \\section, its \\subsection* stay bare): short bold lines in one style of their
+    own, smaller than a numbered level's and larger than the body, at least twice, each
+    followed by a paragraph in the body's type, are the level below it."""
+    title_page = next((b.page for b in blocks if b.attrs.get("title")), blocks[0].page if blocks else 1)
+    found: dict[tuple, list[int]] = {}
+    for idx in weak:
+        b = blocks[idx]
+        sig = _signature(b)
+        if b.kind is not Kind.PARAGRAPH or sig in sig_level or not sig[1] or sig[0] < body + 0.9 \
+                or (first_numbered is not None and idx < first_numbered and b.page <= title_page):
+            continue
+        nxt = next((n for n in blocks[idx + 1: idx + 3] if n.kind not in (Kind.FURNITURE, Kind.FOOTNOTE)), None)
+        if nxt is not None and nxt.kind is Kind.PARAGRAPH and abs((nxt.attrs.get("_size") or 0) - body) <= 0.8 \
+                and _style(nxt, body) is None:
+            found.setdefault(sig, []).append(idx)
+    for sig, idxs in found.items():
+        above = [lvl for s, lvl in sig_level.items() if s[0] > sig[0]]
+        if len(idxs) < 2 or not above:
+            continue
+        for idx in idxs:
+            _set_heading(blocks[idx], min(max(above) + 1, 5), None, blocks[idx].text.replace("\n", " ").strip())
 
 
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
