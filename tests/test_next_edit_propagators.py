@@ -462,3 +462,16 @@ def test_lines_that_read_as_the_example_become_its_new_lines(tmp_path):
     got = suggest(tmp_path, _patch("chain.go", ["\treturn &ChainHandler{mws, h, chain(mws, h)}"],
                                    ["\treturn &ChainHandler{h, chain(mws, h), mws}"], 4))
     assert got and (got[0].start_line, got[0].replacement) == (8, "\treturn &ChainHandler{h, chain(mws, h), mws}\n")
+
+
+def test_a_java_method_renamed_with_its_modifiers_takes_every_use(tmp_path):
+    # `public static Field[] getAllFields(` defines the name (modifiers and all): every use follows,
+    # not only the first three as after an edit that pointed one use at another name
+    uses = "".join(f"    static Object u{i}() {{ return getDeclaredFields(null); }}\n\n" for i in range(5))
+    src = ("class F {\n    public static Field[] getAllFields(final Class<?> cls) {\n        return null;\n    }\n\n"
+           + uses + "}\n")
+    (tmp_path / "F.java").write_text(src)
+    patch = _patch("F.java", ["    public static Field[] getDeclaredFields(final Class<?> cls) {"],
+                   ["    public static Field[] getAllFields(final Class<?> cls) {"], 2)
+    got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
+    assert [s.start_line for s in got] == [6, 8, 10, 12, 14]

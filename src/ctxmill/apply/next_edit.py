@@ -590,7 +590,8 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
     trigger_files = {h.path for h in hunks}
     # the edit renamed a definition (not just one use): every use follows it
     added = "\n".join(line for h in hunks for line in h.added)
-    defines = float(any(re.search(_DEFINES.format(re.escape(b)), added, re.M) for b in mapping.values()))
+    # (modifiers and a return type before the name count: `public static Field[] getAllFields(`)
+    defines = float(any(re.search(_SIBLING_DEFINES.format(re.escape(b)), added, re.M) for b in mapping.values()))
     alts = "|".join(re.escape(a) for a in sorted(mapping, key=len, reverse=True))
     words_any = re.compile(r"(?<![\w$])(" + alts + r")(?![\w$])")
     words_rb = re.compile(r"(?<![\w$])(" + alts + r")(?![\w$]|[?!](?!=))")  # `include` is not `include?`
