@@ -475,3 +475,15 @@ def test_a_java_method_renamed_with_its_modifiers_takes_every_use(tmp_path):
                    ["    public static Field[] getAllFields(final Class<?> cls) {"], 2)
     got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
     assert [s.start_line for s in got] == [6, 8, 10, 12, 14]
+
+
+def test_the_next_place_below_the_changed_line_comes_first_not_below_the_diff_context(tmp_path):
+    # the diff shows three lines of context above the change: a use on one of them is above the
+    # edit, and Tab moves on down the file
+    src = ("def f(buf, fmt, args):\n    x = 1\n    vprint(fmt, args)\n    y = 2\n    vformat_to(buf, fmt, args)\n"
+           "    z = 3\n    w = 4\n    vprint(fmt, args)\n")
+    (tmp_path / "p.py").write_text(src)
+    patch = ("--- a/p.py\n+++ b/p.py\n@@ -2,4 +2,4 @@\n     x = 1\n     vprint(fmt, args)\n     y = 2\n"
+             "-    vprint(buf, fmt, args)\n+    vformat_to(buf, fmt, args)\n")
+    got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
+    assert got and got[0].start_line == 8

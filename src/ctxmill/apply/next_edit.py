@@ -421,7 +421,7 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
             continue
         spans.append((s.start_line, s.end_line))
         kept.append(s)
-    nearest = {h.path: h.new_start for h in hunks}
+    nearest = {h.path: _changed_at(h) for h in hunks}
     # at one confidence: the edited file first, and in it the next place below the edit before
     # those above it (Tab moves on down the file; on the dev cases this put the right one first
     # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order
@@ -437,6 +437,17 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     # right 0 times in 7 over both halves of the dev cases: the file's imports were reorganised
     drop |= {id(s) for s in [s for s in kept if s.kind == "import"][IMPORTS_SHOWN:]}
     return [s for s in kept if id(s) not in drop]
+
+
+def _changed_at(h: Hunk) -> int:
+    """The first line the hunk changed in the current file (its first added line, or where its
+    first removed line was), not the first line of context the diff shows above it."""
+    if h.added:
+        return h.new_lines[0]
+    lead = 0
+    while lead < min(len(h.old), len(h.new)) and h.old[lead] == h.new[lead]:
+        lead += 1  # the context above the deletion
+    return h.new_start + lead
 
 
 _FUNC_NODE = re.compile(r"function|method|func_literal|lambda|closure|constructor|^do_block$|^block$")
