@@ -487,3 +487,13 @@ def test_the_next_place_below_the_changed_line_comes_first_not_below_the_diff_co
              "-    vprint(buf, fmt, args)\n+    vformat_to(buf, fmt, args)\n")
     got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
     assert got and got[0].start_line == 8
+
+
+def test_a_statement_keyword_before_the_new_name_defines_nothing(tmp_path):
+    # `raise Exception(...)` -> `raise ValueError(...)` points one use at another class: only the
+    # first three other uses are proposed, as for any edit that renamed no definition
+    src = "".join(f"def f{i}():\n    raise Exception('x')\n\n\n" for i in range(6))
+    (tmp_path / "t.py").write_text(src.replace("raise Exception", "raise ValueError", 1))
+    got = [s for s in suggest(tmp_path, _patch("t.py", ["    raise Exception('x')"], ["    raise ValueError('x')"], 2))
+           if s.kind == "rename"]
+    assert len(got) == 3

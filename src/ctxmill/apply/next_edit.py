@@ -44,8 +44,10 @@ PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 _COMPOUND = re.compile(r"_|\d|[a-z][A-Z]|[A-Z]{2,}[a-z]")
 
 
+# a statement's keyword is no type: `raise ValueError(`, `return build(` use the name, define nothing
+_STMT = r"(?!(?:return|raise|throw|new|await|yield|else|case|assert|del|not|and|or|in|is|print|puts|echo|delete|typeof|sizeof|goto|import|from|use|require|include|if|elif|while|for|with|try|catch|except|when|then|do|go|defer)\b)"
 _DEFINES = (r"(?:\b(?:def|defp|defmacro|defmodule|fn|func|fun|function|class|struct|enum|trait|interface|type|"
-            r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^\s*[\w<>\[\],.?]+\s+{0}\s*[(=;])")
+            r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^\s*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])")
 
 
 # words a language reserves (keywords, literals, primitive types): replacing one by another is
@@ -792,7 +794,8 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
 
 
 # a definition with any modifiers before it (`private final TimeZone mTimeZone;`)
-_SIBLING_DEFINES = _DEFINES.replace(r"(?:^\s*[\w<>\[\],.?]+\s+{0}\s*[(=;])", r"(?:^\s*(?:[\w<>\[\],.?]+\s+)+{0}\s*[(=;])")
+_SIBLING_DEFINES = _DEFINES.replace(r"(?:^\s*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])",
+                                    r"(?:^\s*" + _STMT + r"(?:[\w<>\[\],.?]+\s+)+{0}\s*[(=;])")
 
 
 def _siblings(mapping: dict[str, str], files: dict[str, str], hunks: list[Hunk]) -> dict[str, str]:
