@@ -320,22 +320,31 @@ def run(doc: Document, options: CompileOptions) -> None:
     # emails (front matter first, then the first page)
     first_text = "\n".join(b.text for b in blocks if b.page == first_page)
     emails: list[str] = []
+    known: set[str] = set()  # (a list's `in` made a page of 40,000 addresses quadratic)
     for e in EMAIL_RE.findall(first_text) if "@" in first_text else ():  # (the pattern tries every position)
         e = e.rstrip(".")
-        if e not in emails:
+        if e not in known:
+            known.add(e)
             emails.append(e)
     md.emails = emails
+    # each author's name parts once, not once per address
+    name_parts = [(a, [re.sub(r"[^a-z]", "", p.lower()) for p in a.name.split()]) for a in md.authors]
+    # the lines that can name an address's owner: with an "@" (every address has one) and an
+    # author's name; other lines never set one, so only these are searched for each address
+    owner_lines: list[str] | None = None
     for e in emails:
         local = re.sub(r"[^a-z]", "", e.split("@")[0].lower())
         owner = None
-        for a in md.authors:
-            parts = [re.sub(r"[^a-z]", "", p.lower()) for p in a.name.split()]
+        for a, parts in name_parts:
             if parts and (local == "".join(parts) or local == "".join(reversed(parts)) or
                           (len(parts) >= 2 and parts[-1] in local and (parts[0] in local or local.startswith(parts[0][:1])))):
                 owner = a
                 break
-        if owner is None:
-            for line in first_text.splitlines():
+        if owner is None and md.authors:
+            if owner_lines is None:
+                owner_lines = [line for line in first_text.splitlines()
+                               if "@" in line and any(a.name in line for a in md.authors)]
+            for line in owner_lines:
                 if e in line:
                     for a in md.authors:
                         if a.name in line:
@@ -373,16 +382,19 @@ def run(doc: Document, options: CompileOptions) -> None:
     m = DOI_RE.search(first_text) if "10." in first_text else None  # (\b first: tried at every position)
     if m:
         md.doi = m.group(1)
-    urls: list[str] = []
+    # URLs of the text and captions in one scan: no URL holds a line break, so joining the
+    # texts by one finds the same URLs in the same order
+    texts = []
     for b in blocks:
-        if b.attrs.get("bibliography") or b.kind is Kind.REFERENCE:
+        attrs = b.attrs
+        if attrs.get("bibliography") or b.kind is Kind.REFERENCE:
             continue
-        texts = [b.text] + ([b.attrs.get("caption", "")] if b.attrs.get("caption") else [])
-        for t in texts:
-            for u in URL_RE.findall(t):
-                if u not in urls:
-                    urls.append(u)
-    md.urls = urls
+        texts.append(b.text)
+        if attrs.get("caption"):
+            texts.append(attrs["caption"])
+    joined = "\n".join(texts)
+    # (dict: first-seen order without a list's quadratic `in`)
+    md.urls = list(dict.fromkeys(URL_RE.findall(joined))) if "http" in joined else []
 
 
 def front_blocks(doc: Document) -> list[Block]:
