@@ -497,3 +497,20 @@ def test_a_statement_keyword_before_the_new_name_defines_nothing(tmp_path):
     got = [s for s in suggest(tmp_path, _patch("t.py", ["    raise Exception('x')"], ["    raise ValueError('x')"], 2))
            if s.kind == "rename"]
     assert len(got) == 3
+
+
+def test_a_use_pointed_at_a_name_its_function_holds_leaves_the_others_there(tmp_path):
+    # both otp_app and default_conf are in scope in init: the edit chose default_conf for one call,
+    # which says little about the function's other uses of otp_app (one is shown, not all)
+    src = ("def init(mod, otp_app):\n    default_conf = defaults(otp_app)\n    children = config(mod, default_conf)\n\n"
+           "    server = server_children(mod, otp_app)\n\n    env = config_env(otp_app, mod)\n"
+           "    return children\n")
+    (tmp_path / "sup.py").write_text(src)
+    patch = _patch("sup.py", ["    children = config(mod, otp_app)"], ["    children = config(mod, default_conf)"], 3)
+    got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
+    assert len(got) == 1 and got[0].start_line == 5
+    # a parameter renamed by the edit (the new name nowhere else in its function) takes every use
+    (tmp_path / "sup.py").write_text(src.replace("def init(mod, otp_app):", "def init(mod, app):"))
+    got = [s for s in suggest(tmp_path, _patch("sup.py", ["def init(mod, otp_app):"], ["def init(mod, app):"], 1))
+           if s.kind == "rename"]
+    assert [s.start_line for s in got] == [2, 5, 7]

@@ -435,10 +435,27 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     # of the dev cases, so the rest wait for the next edit
     uses = [s for s in kept if s.kind == "rename" and not s.features.get("defines")]
     drop = {id(s) for s in uses[RENAME_USES_SHOWN:]}
+    drop |= {id(s) for s in [s for s in uses if s.features.get("edit_function")][1:]}
     # past two import lines for one edit (a pasted block using many names), the next guesses were
     # right 0 times in 7 over both halves of the dev cases: the file's imports were reorganised
     drop |= {id(s) for s in [s for s in kept if s.kind == "import"][IMPORTS_SHOWN:]}
     return [s for s in kept if id(s) not in drop]
+
+
+def _function_span(path: str, text: str, line: int) -> tuple[int, int] | None:
+    """(first, last) lines of the function around ``line``, or None (top level, no grammar)."""
+    tree = _syntax_tree(path, text.encode("utf-8"))
+    if tree is None:
+        return None
+    lines = text.split("\n")
+    col = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if 0 < line <= len(lines) else 0
+    node = tree.root_node.descendant_for_point_range((line - 1, col), (line - 1, col))
+    while node is not None and not (_FUNC_NODE.search(node.type) and node.type != "block"
+                                    and node.end_point[0] > node.start_point[0]):
+        node = node.parent
+    if node is None or node.parent is None:
+        return None
+    return node.start_point[0] + 1, node.end_point[0] + 1
 
 
 def _changed_at(h: Hunk) -> int:
@@ -780,6 +797,14 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
                 if is_code(n - 1, len(line[:m.start()].encode("utf-8"))):
                     edit_code = 1.0
     named = float(any(_names_code(line, a) for h in hunks for line in h.removed for a in mapping))
+    # an edit that pointed one use at a name its function already uses (two values in scope, the
+    # edit chose the other one here): the function's other uses of the old name were chosen too
+    span = _function_span(hunks[0].path, files[hunks[0].path], _changed_at(hunks[0])) \
+        if len(hunks) == 1 and hunks[0].path in files and out else None
+    if span is not None:
+        fn_lines = files[hunks[0].path].split("\n")[span[0] - 1:span[1]]
+        if not any(news.search(x) for n, x in enumerate(fn_lines, span[0]) if (hunks[0].path, n) not in edited):
+            span = None  # the new name is the edit's own (a parameter renamed): every use follows
     sites = len(out)
     for s in out:
         s.features["edit_code"] = edit_code
@@ -790,6 +815,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         s.features["reserved"] = float(any(x in RESERVED for pair in mapping.items() for x in pair))
         s.features["any_code"] = float(any(o.features["code"] for o in out))
         s.features["within"] = within
+        s.features["edit_function"] = float(span is not None and s.path == hunks[0].path and span[0] <= s.start_line <= span[1])
     return out
 
 
