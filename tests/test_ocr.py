@@ -314,46 +314,101 @@ def test_bundled_program_and_system_command_read_alike(monkeypatch):
 
 
 @needs_tesseract
-def test_command_reads_a_batch_of_pages_in_one_process_like_one_by_one():
+def test_command_reads_page_after_page_in_one_process_like_one_by_one():
     import numpy as np
 
     imgs = [np.ascontiguousarray(np.asarray(page_image(h, BODY[k:] + BODY[:k])))
             for k, h in enumerate(["1 Introduction", "2 Method", "3 Results"])]
     imgs.insert(1, np.full((400, 300), 255, np.uint8))  # a blank page keeps its place
     engine = ocr.TesseractEngine(backend="cli")
-    batch = engine.read_many(imgs, 200, 120)
-    assert len(batch) == 4 and not batch[1].lines
-    for got, img in zip(batch, imgs, strict=True):
-        assert _words(got) == _words(engine.read(img, 200, 60))
-    assert "2 Method" in " ".join(w.text for ln in batch[2].lines for w in ln.words)
+    reader = engine.reader()
+    try:
+        got = [reader.read(img, 200, 120) for img in imgs]
+        assert len(reader._all) == 1 and reader._all[0].proc.poll() is None  # one process, still up
+        folder = reader._all[0].dir
+    finally:
+        reader.close()
+    assert not Path(folder).exists()  # its page files and folder are gone
+    assert not got[1].lines
+    for text, img in zip(got, imgs, strict=True):
+        assert _words(text) == _words(engine.read(img, 200, 60))
+    assert "2 Method" in " ".join(w.text for ln in got[2].lines for w in ln.words)
+
+
+def _count_tesseract_runs(monkeypatch, binary: str) -> list:
+    import subprocess
+
+    runs = []
+    real = subprocess.Popen
+
+    def counting(args, *a, **kw):
+        if args and args[0] == binary:
+            runs.append(list(args))
+        return real(args, *a, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", counting)
+    return runs
 
 
 @needs_tesseract
-def test_a_failed_batch_is_read_page_by_page(tmp_path, monkeypatch):
+def test_a_scan_is_read_by_one_process_per_worker(tmp_path, monkeypatch):
+    # batches of pages per process left a core idle at the end of a document (the last batch
+    # ran alone) and loaded the model once per batch; now each worker keeps one process up
     monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
     monkeypatch.setenv("CTXMILL_OCR_WORKERS", "1")
     engine = ocr.TesseractEngine()
+    runs = _count_tesseract_runs(monkeypatch, engine.binary)
+    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 7)])
+    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 7)]
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
+    assert not warnings and len(runs) == 1
+    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 7)]
+
+
+@needs_tesseract
+def test_a_page_the_process_fails_on_is_read_alone_and_the_next_page_gets_a_new_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
+    monkeypatch.setenv("CTXMILL_OCR_WORKERS", "1")
+    engine = ocr.TesseractEngine()
+    runs = _count_tesseract_runs(monkeypatch, engine.binary)
+    real_read = ocr._PageStream.read
     calls = []
 
-    def broken(images, dpi, timeout):
-        calls.append(len(images))
-        raise RuntimeError("tesseract crashed")
+    def crash_on_second(self, image, timeout):
+        calls.append(1)
+        if len(calls) == 2:
+            self.proc.kill()  # the program dies on this page
+            self.proc.wait()
+        return real_read(self, image, timeout)
 
-    monkeypatch.setattr(engine, "read_many", broken)
+    monkeypatch.setattr(ocr._PageStream, "read", crash_on_second)
     path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 5)])
     pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 5)]
     warnings: list[str] = []
     out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
-    assert calls == [2, 2] and not warnings  # two batches of two, both failed, every page still read
+    assert not warnings, warnings
     assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 5)]
+    # a stream, the failed page alone, a new stream for pages 3 and 4
+    assert ["stream_filelist=1" in " ".join(r) for r in runs] == [True, False, True]
 
 
-def test_batch_size():
-    cli = ocr.TesseractEngine.__new__(ocr.TesseractEngine)
-    cli.backend = "cli"
-    assert [ocr.batch_size(n, 2, cli) for n in (1, 3, 4, 8, 12, 46, 500)] == [1, 1, 1, 2, 3, 8, 8]
-    cli.backend = "api"  # in process there is no model load to share
-    assert ocr.batch_size(46, 2, cli) == 1
+@needs_tesseract
+def test_a_page_past_its_time_limit_kills_its_process(monkeypatch):
+    import numpy as np
+
+    engine = ocr.TesseractEngine(backend="cli")
+    reader = engine.reader()
+    img = np.ascontiguousarray(np.asarray(page_image("1 Introduction", BODY * 8)))
+    try:
+        with pytest.raises(TimeoutError):
+            reader.read(img, 200, 0.05)
+        first = reader._all[0]
+        assert first.proc.poll() is not None  # killed, not left reading
+        assert "Introduction" in " ".join(w.text for ln in reader.read(img, 200, 60).lines for w in ln.words)
+        assert len(reader._all) == 2
+    finally:
+        reader.close()
 
 
 def test_command_choice(monkeypatch):
@@ -550,6 +605,8 @@ def test_short_low_confidence_junk_is_dropped_but_a_section_number_stays():
 
 
 @needs_tesseract
+@pytest.mark.skipif(ocr.tesseract_command() is not None and ocr._tessdata_dir(ocr.tesseract_command(), ["osd"]) is None,
+                    reason="orientation detection needs osd.traineddata (Debian's tesseract-ocr; not in the wheel)")
 @pytest.mark.parametrize("turn", [180, 90])
 def test_page_scanned_upside_down_or_sideways_is_read_upright(tmp_path, turn):
     pytest.importorskip("PIL")

