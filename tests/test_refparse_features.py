@@ -298,3 +298,46 @@ def test_venue_lexicon_counts_abbreviations_against_titles():
     lex = train_refparse.venue_lexicon(ex)
     assert "contemp" in lex["venue_abbrev"] and "psychology" not in lex["venue_abbrev"]
     assert "contemp phys" in lex["venue_name"]
+
+
+_SCORED = [
+    "Bahcall, J.N., Flynn, C., Gould, A., 1992, ApJ, 389, 234",
+    "S. Coleman, Q-balls, Nucl. Phys. B262, 263 (1985).",
+    "Li J, Yen C, Liaw D. PTEN, a putative protein tyrosine phosphatase. Science 1997;275:1943-7.",
+    "Joeran Beel and Min-Yen Kan. \u201cEvaluating AI scientists.\u201d In ACM SIGIR Forum, volume 59, pages 1\u201320. "
+    "ACM New York, NY, USA, 2025. doi:10.1145/1234.5678",
+    "[12] Smith, A. (ed.) 2001. The Book of Things. 2nd edn. Oxford: Clarendon Press. ISBN 0-19-850000-X",
+    "M. Ackermann et al. (Fermi-LAT), JCAP 1509, 008 (2015), arXiv:1501.05464 [astro-ph.CO]",
+    ",",
+]
+
+
+def test_parsing_scores_are_the_feature_lists_weights():
+    """Parsing hands CRFsuite one score per label, summed from cached groups of features
+    (model.py); that must be what the model gives the feature lists training uses: the
+    same sums (up to the order of a floating-point sum), labels and confidence."""
+    import numpy as np
+
+    from ctxmill.compile.refparse.features import scores_of
+    from ctxmill.compile.refparse.model import tag, tag_scores, tagger, weights
+
+    w = weights()
+    for text in _SCORED * 2:  # the second time from the caches
+        toks = tokenize(text)
+        feats = features_of(toks)
+        expect = np.array([w.matrix[[w.index.get(f, w.absent) for f in fs]].sum(0) for fs in feats])
+        got = scores_of(toks)
+        assert got.shape == (len(toks), len(w.labels))
+        assert np.allclose(got, expect, rtol=0, atol=1e-9)
+        labels, confidence = tag(feats)
+        labels2, confidence2 = tag_scores(got)
+        assert labels2 == labels and abs(confidence2 - confidence) < 1e-9
+    # the model's weights as read from its file are CRFsuite's own (its dump rounds to 6 places)
+    info = tagger().info()
+    for (attr, label), v in list(info.state_features.items())[::97]:
+        assert abs(w.matrix[w.index[attr.encode()], w.labels.index(label.encode())] - v) < 1e-6
+    assert len(info.state_features) == np.count_nonzero(w.matrix)
+    # and the scores model has the trained transitions
+    t = w.scores.info()
+    assert t.transitions == info.transitions and t.labels == info.labels
+    assert tag_scores(np.zeros((0, len(w.labels)))) == ([], 0.0)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import numpy as np
+
 from ctxmill.compile.refparse.lexicon import (
     JOURNAL,
     MARKERS,
@@ -156,13 +158,13 @@ def _with_next(f: tuple[bytes, ...], nxt: tuple[bytes, ...] | None, prev: tuple[
             + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1]) if prev else (b"cp_none",)))
 
 
-def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[bytes, ...]]:
+def _spans(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[int, int, tuple[bytes, ...]]]:
     """Features of the stretch between separators (commas, full stops, brackets, quotes) each
-    token sits in. A CRF sees only neighbours; whether the stretch reads like a title (a few
-    lower-case words), a journal (abbreviations, a volume number) or a name list is what
-    tells "A. Author, Softly broken symmetry, Nucl. Phys. B 193" apart."""
+    token sits in, as (first token, end, features) per stretch. A CRF sees only neighbours;
+    whether the stretch reads like a title (a few lower-case words), a journal (abbreviations,
+    a volume number) or a name list is what tells "A. Author, Softly broken symmetry, Nucl.
+    Phys. B 193" apart."""
     n = len(tokens)
-    out: list[tuple[bytes, ...]] = [()] * n
     spans: list[tuple[int, int, tuple[bytes, ...]]] = []
     start = 0
     traits = [x[7] for x in infos]
@@ -176,9 +178,15 @@ def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -
     # and what the stretches either side are like: a title is followed by its journal
     # ("Softly broken symmetry, Nucl. Phys. B 193"), a journal by its volume or year; a
     # title follows a list of short stretches of names and initials
-    for k, (a, b, f) in enumerate(spans):
-        nxt = spans[k + 1][2] if k + 1 < len(spans) else None
-        out[a:b] = [_with_next(f, nxt, spans[k - 1][2] if k else None)] * (b - a)
+    return [(a, b, _with_next(f, spans[k + 1][2] if k + 1 < len(spans) else None, spans[k - 1][2] if k else None))
+            for k, (a, b, f) in enumerate(spans)]
+
+
+def _chunks(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[bytes, ...]]:
+    """_spans' features per token (a separator has none)."""
+    out: list[tuple[bytes, ...]] = [()] * len(tokens)
+    for a, b, f in _spans(tokens, journals, infos):
+        out[a:b] = [f] * (b - a)
     return out
 
 
@@ -241,23 +249,27 @@ _MARKS = {"jB": b"jB", "jI": b"jI", "j1": b"j1"}
 
 def features_of(toks: list[tuple[str, int, int]]) -> list[list[bytes]]:
     """The features of tokenize()'s tokens, with where they touch their neighbours."""
-    return sequence_features([t for t, _, _ in toks], [i > 0 and toks[i - 1][2] == s for i, (_, s, _) in enumerate(toks)])
+    return sequence_features([t for t, _, _ in toks], _glued(toks))
 
 
-def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> list[list[bytes]]:
-    """One feature list per token: its own, its neighbours' (two each side), its position,
-    the stretch it sits in; ``glued[i]``: token i touches token i-1 (no space between them:
-    the "B" of "Nucl. Phys. B262" belongs to the volume, the "B" of "Phys. Rev. B 94" to the
-    journal, in GROBID's labels)."""
+def scores_of(toks: list[tuple[str, int, int]]) -> np.ndarray:
+    """sequence_scores of tokenize()'s tokens: what parsing hands the model (model.tag_scores)."""
+    return sequence_scores([t for t, _, _ in toks], _glued(toks))
+
+
+def _glued(toks: list[tuple[str, int, int]]) -> list[bool]:
+    return [i > 0 and toks[i - 1][2] == s for i, (_, s, _) in enumerate(toks)]
+
+
+def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], list[str | None], list[int]]:
+    """What both sequence_features and sequence_scores read: each token's cached info, its
+    journal mark, and its position features packed into one number."""
     n = len(tokens)
-    if not n:
-        return []
     if glued is None:
         glued = [False] * n
     get = _INFO.get
     infos = [get(t) or _info(t) for t in tokens]
     journals = journal_marks(tokens, [x[6] for x in infos])
-    chunks = _chunks(tokens, journals, infos)
     # Everything else about a token depends on where it stands: its tenth of the string, how
     # many sentences have ended before it (a "." token before a capital: the tokenizer keeps
     # the full stop of initials and abbreviations on their word), whether a year is still to
@@ -284,6 +296,19 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
         elif not state & 1 and infos[i][5]:
             state |= 1
         prev = t
+    return infos, journals, codes
+
+
+def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> list[list[bytes]]:
+    """One feature list per token: its own, its neighbours' (two each side), its position,
+    the stretch it sits in; ``glued[i]``: token i touches token i-1 (no space between them:
+    the "B" of "Nucl. Phys. B262" belongs to the volume, the "B" of "Phys. Rev. B 94" to the
+    journal, in GROBID's labels)."""
+    n = len(tokens)
+    if not n:
+        return []
+    infos, journals, codes = _layout(tokens, glued)
+    chunks = _chunks(tokens, journals, infos)
     tget = _TAILS.get
     # each token with the two before and after it (_EDGE past the ends): its own features,
     # then the views its neighbours give of themselves (pad runs two past the end: not strict)
@@ -315,3 +340,113 @@ def _tail(code: int) -> tuple[bytes, ...]:
          b"year_ahead" if code >> 10 & 1 else b"no_year_ahead", *_STATES[state])
     _TAILS[code] = f
     return f
+
+
+# --- the same features as label scores (model.py's module doc says why) ------------------------
+# sequence_scores gives, per token, the sum of the model's weights of the features
+# sequence_features lists for it, from sums cached per group: a token text's own features and
+# the four views its neighbours get of it (five rows, in that order, from the row of the text),
+# a stretch's features, and the position features with the journal marks, first/last, packed
+# into one number. The rows live in one growing matrix, so a string's scores are one gather
+# and one sum.
+_MARK_BITS = {None: 0, "jB": 1 << 13, "jI": 2 << 13, "j1": 3 << 13}
+_BEFORE, _BEFORE2, _LAST = 1 << 15, 1 << 16, 1 << 19
+_ROWS_MAX = 1 << 17  # 18 float64 a row: 19 MB, then the caches start again
+
+
+class _Rows:
+    def __init__(self) -> None:
+        from ctxmill.compile.refparse.model import weights
+
+        w = weights()
+        self.index, self.matrix, self.absent = w.index, w.matrix, w.absent
+        self.table = np.zeros((4096, self.matrix.shape[1]))
+        self.used = 0
+        self.tokens: dict[str, int] = {}
+        self.spans: dict[tuple[bytes, ...], int] = {}
+        self.tails: dict[int, int] = {}
+        # past either end of the string; row 0, so that no other row is 0 (``get(x) or add``)
+        self.edge = self.add([(), *_EDGE[1:]])
+
+    def add(self, groups) -> int:
+        """Rows for the weight sums of ``groups`` (lists of features); the first one's index."""
+        get, absent, matrix = self.index.get, self.absent, self.matrix
+        k = len(groups)
+        while self.used + k > len(self.table):
+            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
+        at = self.used
+        for j, g in enumerate(groups):
+            # a group's features summed in their order (numpy adds the rows one after another)
+            self.table[at + j] = matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
+        self.used += k
+        return at
+
+    def token(self, tok: str) -> int:
+        x = _INFO.get(tok) or _info(tok)
+        r = self.tokens[tok] = self.add(x[:5])
+        return r
+
+    def span(self, f: tuple[bytes, ...]) -> int:
+        r = self.spans[f] = self.add([f])
+        return r
+
+    def tail(self, code: int) -> int:
+        f = list(_TAILS.get(code & 0x1FFF) or _tail(code & 0x1FFF))
+        mark = code >> 13 & 3
+        if mark:
+            f.append((b"jB", b"jI", b"j1")[mark - 1])
+        if code & _BEFORE:
+            f.append(b"before_journal")
+        if code & _BEFORE2:
+            f.append(b"before_journal2")
+        first = code >> 17 & 3
+        if first:
+            f.append(_FIRST[first - 1])
+        if code & _LAST:
+            f.append(b"last")
+        r = self.tails[code] = self.add([f])
+        return r
+
+
+_rows: _Rows | None = None
+
+
+def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.ndarray:
+    """Per token and label, the sum of the model's weights of sequence_features' features:
+    what CRFsuite computes from those lists, without building them (tokens x labels)."""
+    global _rows
+    n = len(tokens)
+    if _rows is None or _rows.used + 7 * n > _ROWS_MAX:  # (at most 7 new rows a token)
+        _rows = _Rows()
+    rows = _rows
+    if not n:
+        return np.zeros((0, rows.matrix.shape[1]))
+    infos, journals, codes = _layout(tokens, glued)
+    tok_get, span_get, tail_get = rows.tokens.get, rows.spans.get, rows.tails.get
+    base = [tok_get(t) or rows.token(t) for t in tokens]
+    # the journal marks, first and last, into the position numbers
+    for k, mark in enumerate(journals):
+        if mark:
+            codes[k] |= _MARK_BITS[mark]
+            if mark != "jI":
+                if k >= 1:
+                    codes[k - 1] |= _BEFORE
+                if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in ("jB", "j1"):
+                    codes[k - 2] |= _BEFORE2
+    for i in range(min(n, 3)):
+        codes[i] |= (i + 1) << 17
+    codes[-1] |= _LAST
+    idx = np.empty((7, n), np.intp)
+    edge = rows.edge
+    pad = np.array([edge, edge, *base, edge, edge])
+    idx[0] = pad[2:n + 2]
+    idx[1] = pad[1:n + 1] + 1   # the token before, as token i's p1 view of it
+    idx[2] = pad[3:n + 3] + 2   # the token after (n1)
+    idx[3] = pad[0:n] + 3       # two before (p2)
+    idx[4] = pad[4:n + 4] + 4   # two after (n2)
+    span_rows = [edge] * n  # a separator has no stretch features: the edge's own row is zeros
+    for a, b, f in _spans(tokens, journals, infos):
+        span_rows[a:b] = [span_get(f) or rows.span(f)] * (b - a)
+    idx[5] = span_rows
+    idx[6] = [tail_get(c) or rows.tail(c) for c in codes]
+    return rows.table[idx].sum(0)

@@ -1,20 +1,35 @@
 """The trained CRF (src/ctxmill/data/refparse.crfsuite), loaded once per process.
 
-The file is written by scripts/train_refparse.py. CRFsuite memory-maps it, so opening it
-costs a few milliseconds, and tagging is deterministic: the same string always gets the
-same labels and the same confidence.
+The file is written by scripts/train_refparse.py. Tagging is deterministic: the same string
+always gets the same labels and the same confidence.
+
+Parsing does not hand CRFsuite the ~30 feature strings of each token (turning them into its
+items and looking each up in the model was two thirds of its time). The model's weights are
+read from the file into a matrix (attribute x label), features.py sums the weights of each
+token's features by groups it caches (a token text's own features, the views its neighbours
+get of it, a stretch's features, the position features), and CRFsuite gets, per token, one
+score per label: 18 attributes named after the labels, each with weight 1 for its own label,
+in a model built in memory from the shipped one with the same labels and transitions
+(``scores_model``). Viterbi and the marginals are then CRFsuite's, over the same scores up to
+the order of a floating-point sum: every field and confidence of the 18,234 held-out and
+training strings is the same as from the feature strings (tests/test_refparse_features.py
+checks the two paths agree).
 """
 
 from __future__ import annotations
 
+import struct
 import threading
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pycrfsuite
 
 _lock = threading.Lock()
 _tagger: pycrfsuite.Tagger | None = None
+_weights: Weights | None = None
 
 
 def model_path() -> Path:
@@ -22,6 +37,7 @@ def model_path() -> Path:
 
 
 def tagger() -> pycrfsuite.Tagger:
+    """The model as trained: takes feature strings (training and its checks use this)."""
     global _tagger
     if _tagger is None:
         with _lock:
@@ -32,14 +48,133 @@ def tagger() -> pycrfsuite.Tagger:
     return _tagger
 
 
-def tag(features: list[list[str]]) -> tuple[list[str], float]:
-    """Best labels for one sequence and its confidence: the mean marginal probability of the
-    labels chosen (on the held-out sets it tells wrong parses from right ones better than the
-    probability of the whole sequence or the least sure token)."""
+def tag(features: list[list[bytes]]) -> tuple[list[str], float]:
+    """Best labels for one sequence of feature lists and its confidence: the mean marginal
+    probability of the labels chosen (on the held-out sets it tells wrong parses from right
+    ones better than the probability of the whole sequence or the least sure token)."""
     if not features:
         return [], 0.0
     t = tagger()
     with _lock:  # a Tagger holds the sequence it last tagged: one sequence at a time
         labels = t.tag(features)
         total = sum(map(t.marginal, labels, range(len(labels))))  # the same sum, without a generator
+    return labels, total / len(labels)
+
+
+# --- the model's weights, and a model that takes scores -------------------------------------
+# CRFsuite's file (lib/crf/src/crf1d_model.c, lib/cqdb/src/cqdb.c in CRFsuite's sources): a
+# 48-byte header, features of 20 bytes (type: 0 state / 1 transition, source, destination,
+# a float64 weight), two constant hash databases of strings (labels, attributes; each record
+# id, size, bytes, NUL) and, per label and per attribute, the ids of its features.
+_HEADER = struct.Struct("<4sI4sIIIIIIIII")
+_FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("w", "<f8")])
+_CQDB_DATA = 24 + 256 * 8  # a database's header and its 256 hash-table references
+
+
+class Weights(NamedTuple):
+    index: dict[bytes, int]     # attribute -> row of ``matrix`` (a feature the model lacks: ``absent``)
+    matrix: np.ndarray          # (attributes + 1, labels) float64, the last row zeros
+    absent: int
+    labels: list[bytes]         # label names by id: the attribute names of ``scores``
+    scores: pycrfsuite.Tagger   # the model that takes one score per label (see the module doc)
+    data: bytes                 # ``scores``'s file in memory: CRFsuite reads it in place
+
+
+def _records(buf: bytes, at: int, count: int) -> list[bytes]:
+    """The strings of a constant hash database at ``at``, by id: its back-link array gives each
+    record's offset (id, size, bytes, NUL), read as arrays rather than record by record."""
+    bwd_offset = struct.unpack_from("<I", buf, at + 20)[0]
+    offs = np.frombuffer(buf, "<u4", count, at + bwd_offset).astype(np.int64) + at
+    raw = np.frombuffer(buf, np.uint8)
+    sizes = raw[offs + 4].astype(np.int64) | raw[offs + 5].astype(np.int64) << 8 \
+        | raw[offs + 6].astype(np.int64) << 16 | raw[offs + 7].astype(np.int64) << 24
+    return [buf[s:s + k - 1] for s, k in zip((offs + 8).tolist(), sizes.tolist(), strict=True)]
+
+
+def scores_model(buf: bytes) -> bytes:
+    """A model with the labels and transitions of ``buf`` whose attributes are the labels,
+    each a state feature of weight 1 for its own label: an item {label: score, ...} gives
+    each label exactly that state score."""
+    _, _, _, _, _, n_labels, _, off_f, off_l, off_a, _, _ = _HEADER.unpack_from(buf, 0)
+    feats = np.frombuffer(buf, _FEATURE, struct.unpack_from("<I", buf, off_f + 8)[0], off_f + 12)
+    trans = feats[feats["type"] == 1]
+    labels_db = buf[off_l:off_l + struct.unpack_from("<I", buf, off_l + 4)[0]]
+    out = bytearray(48)
+
+    def align() -> None:
+        out.extend(b"\0" * (-len(out) % 4))
+
+    off_feat = len(out)
+    body = b"".join(struct.pack("<IIId", 0, k, k, 1.0) for k in range(n_labels))
+    body += b"".join(struct.pack("<IIId", 1, s, d, w) for s, d, w in
+                     zip(trans["src"].tolist(), trans["dst"].tolist(), trans["w"].tolist(), strict=True))
+    out += struct.pack("<4sII", b"FEAT", 12 + len(body), n_labels + len(trans)) + body
+    align()
+    off_labels = len(out)
+    out += labels_db
+    align()
+    off_attrs = len(out)
+    out += labels_db  # the attributes are the labels, with the same ids
+    align()
+
+    def refs(chunk: bytes, lists: list[list[int]]) -> int:
+        at = len(out)
+        head = 12 + 4 * len(lists)
+        offsets, data = [], b""
+        for fids in lists:
+            offsets.append(at + head + len(data))
+            data += struct.pack(f"<I{len(fids)}I", len(fids), *fids)
+        out.extend(struct.pack(f"<4sII{len(lists)}I", chunk, head + len(data), len(lists), *offsets) + data)
+        align()
+        return at
+
+    src = trans["src"].tolist()
+    off_lrefs = refs(b"LFRF", [[n_labels + j for j, s in enumerate(src) if s == k] for k in range(n_labels)])
+    off_arefs = refs(b"AFRF", [[k] for k in range(n_labels)])
+    _HEADER.pack_into(out, 0, b"lCRF", len(out), b"FOMC", 100, 0, n_labels, n_labels, off_feat, off_labels,
+                      off_attrs, off_lrefs, off_arefs)
+    return bytes(out)
+
+
+def weights() -> Weights:
+    """The shipped model's state weights as a matrix, and the model that takes scores."""
+    global _weights
+    if _weights is None:
+        with _lock:
+            if _weights is None:
+                buf = model_path().read_bytes()
+                _, _, _, _, _, n_labels, n_attrs, off_f, off_l, off_a, _, _ = _HEADER.unpack_from(buf, 0)
+                feats = np.frombuffer(buf, _FEATURE, struct.unpack_from("<I", buf, off_f + 8)[0], off_f + 12)
+                state = feats[feats["type"] == 0]
+                matrix = np.zeros((n_attrs + 1, n_labels))
+                matrix[state["src"], state["dst"]] = state["w"]
+                names = _records(buf, off_a, n_attrs)
+                labels = _records(buf, off_l, n_labels)
+                data = scores_model(buf)
+                t = pycrfsuite.Tagger()
+                t.open_inmemory(data)
+                _weights = Weights(dict(zip(names, range(n_attrs), strict=True)), matrix, n_attrs, labels, t, data)
+    return _weights
+
+
+def load() -> None:
+    """Everything the first parse in a process would load (the benchmark times it)."""
+    from ctxmill.compile.refparse.lexicon import gazetteers
+
+    weights()
+    gazetteers()
+
+
+def tag_scores(scores: np.ndarray) -> tuple[list[str], float]:
+    """``tag`` for a matrix of state scores (tokens x labels), as features.sequence_scores
+    gives: the same labels and confidence as ``tag`` of the feature lists they sum."""
+    if not len(scores):
+        return [], 0.0
+    w = weights()
+    keys = w.labels
+    items = [dict(zip(keys, row, strict=True)) for row in scores.tolist()]
+    t = w.scores
+    with _lock:
+        labels = t.tag(items)
+        total = sum(map(t.marginal, labels, range(len(labels))))
     return labels, total / len(labels)
