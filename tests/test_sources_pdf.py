@@ -231,3 +231,30 @@ def test_meanwhile_runs_while_the_child_reads(small_pdf, monkeypatch):
     monkeypatch.setattr(pipeline, "import_stages", lambda options: called.append(options))
     compile_document(small_pdf, CompileOptions(fast=True))
     assert len(called) == 1
+
+
+def test_spare_child_from_the_second_pdf_on(small_pdf, monkeypatch):
+    """One PDF read starts no spare child (a one-shot command); from the second on, a started
+    child waits for the next read, which uses it (same stream); a changed environment is not
+    given to a spare started before it (the spare is stopped, a fresh child reads)."""
+    from ctxmill.sources import sandbox
+
+    sandbox._drop_spare()
+    monkeypatch.setitem(sandbox._reads, "count", 0)
+    first = load_source(small_pdf)
+    assert not sandbox._spare
+    load_source(small_pdf)
+    assert len(sandbox._spare) == 1
+    spare = sandbox._spare[0][0]
+    assert spare.poll() is None
+    third = load_source(small_pdf)
+    spare.wait(timeout=30)  # it read the third PDF and exited
+    assert spare.returncode == 0
+    assert [[ln.text for ln in p.lines] for p in third.pages] == [[ln.text for ln in p.lines] for p in first.pages]
+    assert len(sandbox._spare) == 1 and sandbox._spare[0][0] is not spare
+    stale = sandbox._spare[0][0]
+    monkeypatch.setenv("CTXMILL_PDF_WORKERS", "1")
+    load_source(small_pdf)
+    assert stale.poll() is not None and stale.returncode != 0  # stopped, not used
+    sandbox._drop_spare()
+    assert not sandbox._spare
