@@ -204,6 +204,9 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
         return "".join(f"contact user{i}@example{i % 97}.org now\n\n" for i in range(size // 37)).encode()
     if shape == "urls":  # a paragraph per link: every one listed once in metadata.json
         return "".join(f"see https://example.org/page/{i} here\n\n" for i in range(size // 38)).encode()
+    if shape == "crossrefs":  # a paragraph of cross-references to nothing: each unresolved
+        return "".join(f"See Section {i} and Figure {i * 7 % 1000} and Table {i % 100}.\n\n"
+                       for i in range(size // 50)).encode()
     if shape == "ocr_lines":  # raw OCR text (page markers): one paragraph per line
         per = 4000
         out, n, page = [], 0, 1
@@ -217,7 +220,8 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
 
 
 SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
-          "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls")
+          "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls",
+          "crossrefs")
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",

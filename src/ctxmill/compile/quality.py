@@ -134,10 +134,15 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         _doubtful_references(doc, add)
         _unparsed_references(doc, add)
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
-        figtab = [u for u in xrefs if re.search(r"no (figure|table)", u.reason)]
+        # (split by the reason, once: `u not in figtab` compared each against every one, 10
+        # million dataclass comparisons for 6,000 unresolved cross-references; an equal entry
+        # has the same reason, so it is the same split)
+        is_figtab = [bool(re.search(r"no (figure|table)", u.reason)) for u in xrefs]
+        figtab = [u for u, f in zip(xrefs, is_figtab, strict=True) if f]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
-        _grouped(add, "missing_target", "warning", [u for u in xrefs if u not in figtab], "cross-reference",
+        _grouped(add, "missing_target", "warning", [u for u, f in zip(xrefs, is_figtab, strict=True) if not f],
+                 "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
         if not options.ignore_pdf_links:
             # The PDF's own link annotations confirm (or question) what the text gave: a
