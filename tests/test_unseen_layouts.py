@@ -251,6 +251,13 @@ def test_line_numbers_on_every_fifth_line_are_removed(tmp_path):
     page = stream.pages[0]
     assert layout.strip_line_numbers(page) == 8
     assert not any(line.text[:1].isdigit() for line in page.lines)
+    # a page of display equations (lineno skips them) keeps three numbers, in the margin
+    rows = [(BODY[:80], 55, 80, 10, "Times-Roman"), ("185", 31, 80, 8, "Times-Roman"),
+            ("(12)", 540, 140, 10, "Times-Roman"), ("190", 31, 140, 8, "Times-Roman"),
+            *[(BODY[:70], 55, 170 + 12 * k, 10, "Times-Roman") for k in range(8)],
+            ("195", 31, 230, 8, "Times-Roman")]
+    stream = load_source(make_pdf(tmp_path / "e.pdf", [rows]), CompileOptions(fast=True))
+    assert layout.strip_line_numbers(stream.pages[0]) == 3
 
 
 def test_unnumbered_subsections_under_numbered_sections_are_headings(tmp_path):
@@ -270,3 +277,101 @@ def test_unnumbered_subsections_under_numbered_sections_are_headings(tmp_path):
     doc = compile_pages(tmp_path, [page1, page2])
     assert headings(doc)[1:] == ["## Introduction", "## 1 Data Management", "### Manual Versioning",
                                  "## 2 Software", "### Version Control Systems"]
+
+
+# Times-Roman advance widths (AFM, per 1000 em) of what the small-caps headings below use
+_TIMES = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ., ", [722, 667, 667, 722, 611, 556, 722, 722, 333, 389, 722, 611, 889,
+                                                   722, 722, 556, 722, 667, 556, 611, 722, 722, 944, 722, 722, 611,
+                                                   250, 250, 250], strict=True))
+
+
+def small_caps(text: str, centre: float, y: float) -> list[tuple]:
+    """A heading in LaTeX's fake small caps (IEEE): each word's first capital in 10 pt, the rest
+    in 8 pt, as separate text objects on one baseline, centred on ``centre``."""
+    runs, word_start = [], True
+    for ch in text:
+        size = 10 if word_start or not ch.isalpha() else 8
+        if runs and runs[-1][1] == size:
+            runs[-1][0] += ch
+        else:
+            runs.append([ch, size])
+        word_start = ch == " "
+    widths = [sum(_TIMES[c] for c in t) * sz / 1000 for t, sz in runs]
+    x = centre - sum(widths) / 2
+    out = []
+    for (t, sz), w in zip(runs, widths, strict=True):
+        out.append((t, x, y, sz, "Times-Roman"))
+        x += w
+    return out
+
+
+def test_a_centred_heading_broken_over_two_lines_is_one_heading(tmp_path):
+    # IEEE journal: "II. THE DESIGN, INTENT, AND" centred over "LIMITATIONS OF THE TEMPLATES" in
+    # small caps (10 pt capitals, 8 pt the rest: the lines start at different x and are not
+    # joined); a table's label in capitals over its caption is no heading either
+    col = [*small_caps("I. INTRODUCTION", 175, 100), *body_lines(116, 8, x=49, size=9.5),
+           *small_caps("II. THE DESIGN, INTENT, AND", 175, 230), *small_caps("LIMITATIONS OF THE TEMPLATES", 175, 242),
+           *body_lines(258, 8, x=49, size=9.5),
+           *small_caps("TABLE I", 175, 370), *small_caps("AN EXAMPLE OF A TABLE", 175, 380),
+           *small_caps("III. OTHER RESOURCES", 175, 420), *body_lines(436, 8, x=49, size=9.5)]
+    doc = compile_pages(tmp_path, [[("A Sample Article Using IEEEtran", 150, 60, 22, "Times-Roman"), *col]])
+    assert headings(doc)[1:] == ["## INTRODUCTION", "## THE DESIGN, INTENT, AND LIMITATIONS OF THE TEMPLATES",
+                                 "## OTHER RESOURCES"]
+
+
+def test_an_orcid_mark_after_a_name_is_no_dangling_footnote(tmp_path):
+    # ReScience: the "iD" of an ORCID icon, raised after each editor's and reviewer's name
+    from ctxmill.compile import quality
+
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [[
+        ("Reproducibility report: Identifying essential genes", 128, 100, 17, "Helvetica-Bold"),
+        ("Karl W. Broman", 128, 130, 10, "Helvetica"), ("1", 196, 126, 6, "Helvetica"),
+        ("Edited by", 40, 200, 8, "Helvetica"), ("Karthik Ram", 40, 210, 8, "Helvetica"),
+        ("ID", 86, 206, 5, "Helvetica"),
+        ("1 Introduction", 128, 260, 12, "Helvetica-Bold"), *body_lines(280, 8, x=128)]]), CompileOptions())
+    assert "[^ID]" not in doc.markdown
+    assert not [c for c in quality.assess(doc).checks if c.id == "missing_target"]
+
+
+def test_a_title_pages_date_placeholder_is_no_author(tmp_path):
+    # a thesis template's title page: "Month Year" where the date goes (and a real date the same)
+    for date in ("Month Year", "February 2013"):
+        doc = compile_pages(tmp_path, [[
+            ("A Template for Creating a PhD Thesis", 150, 150, 20, "Times-Bold"),
+            ("Ian Paul Freely", 250, 250, 14, "Times-Roman"),
+            ("Submitted in total fulfilment of the requirements of the degree of", 150, 330, 11, "Times-Roman"),
+            ("Doctor of Philosophy", 250, 345, 11, "Times-Roman"),
+            (date, 265, 400, 12, "Times-Roman"),
+            ("Department of the University", 230, 450, 11, "Times-Roman")],
+            [("1 Introduction", 72, 80, 17, "Times-Bold"), *body_lines(110, 20)]])
+        assert names(doc) == ["Ian Paul Freely"], date
+
+
+def test_a_labelled_heading_in_section_type_ends_the_bibliography(tmp_path):
+    # PLOS: "Box 1: Summary of Practices" after the references, set like the sections; read as a
+    # run-in lead it stayed text and its lines became five more entries of the list
+    page1 = [("Good Enough Practices in Scientific Computing", 198, 60, 17, "Helvetica-Bold"),
+             ("1 Data Management", 198, 100, 14.3, "Helvetica-Bold"), *body_lines(124, 10, x=198),
+             ("2 Software", 198, 260, 14.3, "Helvetica-Bold"), *body_lines(284, 10, x=198),
+             ("References", 198, 420, 14.3, "Helvetica-Bold")]
+    page1 += [(f"{k}. Author{'ABCDEFGH'[k - 1]} A, Writer B. A study of practice number {k}. J Comput. 2016.",
+               198, 440 + 14 * k, 9, "Times-Roman") for k in range(1, 9)]
+    page2 = [("Box 1: Summary of Practices", 198, 80, 14.3, "Helvetica-Bold"),
+             *[(f"{k}. Save the raw data number {k} as it came, and keep it where it is safe.", 211, 104 + 14 * k,
+                8, "Times-Roman") for k in range(1, 7)]]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [page1, page2]), CompileOptions())
+    assert "## Box 1: Summary of Practices" in headings(doc)
+    assert len(doc.references) == 8
+
+
+def test_a_subsection_title_ending_in_a_period_is_a_heading(tmp_path):
+    # IEEE TSE (compsoc): the appendix's second subsection is typed "... Classifiers." and set in
+    # the bold of the numbered subsections, alone on its line
+    page = [("Identifying Self-Admitted Technical Debt", 150, 60, 20, "Helvetica"),
+            ("1 Introduction", 48, 100, 12, "Helvetica-Bold"), *body_lines(118, 6, x=48, size=9.5),
+            ("1.1 Source Code Comments", 48, 200, 9.5, "Times-Bold"), *body_lines(216, 6, x=48, size=9.5),
+            ("1.2 Technical Debt", 48, 300, 9.5, "Times-Bold"), *body_lines(316, 6, x=48, size=9.5),
+            ("Detailed Precision and Recall Values When Using Classifiers.", 48, 400, 9.5, "Times-Bold"),
+            *body_lines(416, 6, x=48, size=9.5)]
+    doc = compile_pages(tmp_path, [page])
+    assert headings(doc)[-1] == "### Detailed Precision and Recall Values When Using Classifiers."

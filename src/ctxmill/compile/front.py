@@ -70,6 +70,8 @@ PARTICLES = frozenset("van von de der den da dos das di du del della la le bin i
 _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
+_DATE_WORDS = frozenset("january february march april may june july august september october november december "
+                        "jan feb mar apr jun jul aug sep sept oct nov dec month year date day".split())
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
 # Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
@@ -385,6 +387,8 @@ def _clean_name(p: str) -> str | None:
     toks = s.split()
     if not 2 <= len(toks) <= 5 or any(c.isdigit() for c in s) or "@" in s or len(s) > 60:
         return None
+    if all(t.lower().strip(".,") in _DATE_WORDS for t in toks):
+        return None  # a title page's date, or its placeholder ("Month Year": thesis templates)
     words = [t for t in toks if len(t.strip(".-'’")) >= 2 and not _INITIAL_RE.fullmatch(t)]
     caps = [t for t in words if t.strip(".-'’").isupper()]
     if caps and len(caps) != len(words):

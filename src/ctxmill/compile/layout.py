@@ -53,11 +53,11 @@ def strip_line_numbers(page: Page) -> int:
     removed = 0
     done: set[int] = set()
     for group in cands.values():
-        if len(group) < 5:
+        if len(group) < 3:
             continue
         group.sort(key=lambda g: g[0])
-        if not _every_fifth(group):
-            if len(group) < 8 and not _small_run(group):
+        if not (_every_fifth(group) and (len(group) >= 5 or _in_margin(page, group))):
+            if len(group) < 8 and not (len(group) >= 5 and _small_run(group)):
                 continue
             rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
             if rising < 0.8 * (len(group) - 1) or _item_labels(page, group):
@@ -80,6 +80,14 @@ def _every_fifth(group: list) -> bool:
     step = group[1][1] - group[0][1]
     return step in (5, 10) and all(g[1] % step == 0 for g in group) \
         and all(b[1] - a[1] == step for a, b in pairwise(group))
+
+
+def _in_margin(page: Page, group: list) -> bool:
+    """The numbers stand left of every other line on the page (a page of display equations
+    leaves lineno only three numbers: 185, 190, 195)."""
+    x1 = max(g[3].bbox[2] for g in group)
+    numbered = {id(g[2]) for g in group}
+    return all(ln.bbox[0] > x1 for ln in page.lines if ln.bbox and id(ln) not in numbered)
 
 
 def _small_run(group: list) -> bool:

@@ -57,6 +57,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     body_size = _body_size(blocks)
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
+    _centred_second_lines(blocks)
     blocks = _captions(blocks)
     blocks = _figure_text(blocks, body_size)
     _footnotes(blocks, body_size)
@@ -162,6 +163,9 @@ def _signature(b: Block) -> tuple:
     return (round(size * 2) / 2, bool(b.attrs.get("_bold")), bool(b.attrs.get("_italic")), bool(b.attrs.get("_caps")))
 
 
+# a caption's label on a line of its own, in capitals ("TABLE I" over "AN EXAMPLE OF A TABLE", IEEE)
+_CAPS_CAPTION_RE = re.compile(r"(?:TABLE|FIGURE|FIG\.|ALGORITHM|LISTING)\s+(?:\d+|[IVXLC]+)[.:]?[ \t]*(?:\n|$)")
+_LABELLED_RE = re.compile(r"[A-Z][a-z]+ \d{1,2}: [A-Z]")
 _NUMBER_FIRST = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZcpas")
 # norm_title(text) in UNNUMBERED_HEADINGS for ASCII text without "[^" (the same words, any
 # non-word characters around and between them, any case), without building the normalized text
@@ -234,14 +238,31 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         return None, text1, style
     if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
         return None, text1, style
+    # "Box 1: Summary of Practices" in a section's large type is a labelled heading, not a run-in lead
+    lead = re.search(r"[.:;]\s+\S", text1) and not (
+        geo and (b.attrs.get("_size_max") or b.attrs["_size"]) >= body * 1.15 and _LABELLED_RE.match(text1))
     if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
             and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1) \
-            and not re.search(r"[.:;]\s+\S|[,\-–]$", text1) \
+            and not _CAPS_CAPTION_RE.match((b.attrs.get("_line_texts") or [text])[0]) and not lead \
+            and not re.search(r"[,\-–=<>+]$|\w\(", text1) \
             and text1.count("(") == text1.count(")") and not b.attrs.get("_wide") \
             and not _THEOREM_RE.match(text1):
         # not a run-in lead ("Results. We ..."), a table's header row, "Example 4.1 (...)"
         return None, text1, "weak-" + style  # unnumbered: only where it looks like the numbered ones
+    if geo and style in ("bold", "italic") and text1.endswith(".") and len(text1.split()) <= 14 \
+            and not re.search(r"[.:;!?]\s", text1) and _title_case(text1[:-1]) and not CAPTION_RE.match(text1) \
+            and not _THEOREM_RE.match(text1):
+        # a title ending in a period, alone on its lines in the type of the numbered
+        # subsections ("Detailed Precision and Recall Values When Using Different Classifiers.",
+        # IEEE compsoc): a heading where its style matches one, like the weak ones above
+        return None, text1, "weak-" + style
     return None
+
+
+def _title_case(text: str) -> bool:
+    """Most words of four letters or more start with a capital ("Values When Using Different")."""
+    long = [w for w in text.split() if sum(c.isalpha() for c in w) >= 4]
+    return len(long) >= 2 and sum(w[:1].isupper() for w in long) >= 0.8 * len(long)
 
 
 def _number_ok(number: str, state: dict) -> bool:
@@ -548,6 +569,30 @@ def _unnumbered_below(blocks: list[Block], weak: list[int], first_numbered: int 
             _set_heading(blocks[idx], min(max(above) + 1, 5), None, blocks[idx].text.replace("\n", " ").strip())
 
 
+def _centred_second_lines(blocks: list[Block]) -> None:
+    """A centred heading broken over two lines ("II. THE DESIGN, INTENT, AND" over "LIMITATIONS
+    OF THE TEMPLATES", IEEE): the block builder parts lines that start at different x, and the
+    second line, alone, reads as an unnumbered heading of the same style. One heading: the next
+    line is set right under it (no more than a line's spacing), in the same type, on the same
+    centre."""
+    for cur, nxt in zip(blocks, blocks[1:], strict=False):
+        if cur.kind is not Kind.HEADING or nxt.kind is not Kind.HEADING or nxt.number or not cur.bbox \
+                or not nxt.bbox or nxt.page != cur.page or _signature(cur) != _signature(nxt):
+            continue
+        height = cur.bbox[3] - cur.bbox[1]
+        gap = nxt.bbox[1] - cur.bbox[3]
+        centre = (cur.bbox[0] + cur.bbox[2]) / 2 - (nxt.bbox[0] + nxt.bbox[2]) / 2
+        if not (-1 <= gap <= 0.6 * height and abs(centre) <= 4 and cur.bbox[0] > nxt.bbox[0] - 40) \
+                or SENTENCE_END_RE.search(cur.text):
+            continue
+        second = nxt.text.replace("\n", " ").strip()
+        cur.text = f"{cur.text.rstrip()} {second}"
+        cur.attrs["_title"] = f"{cur.attrs.get('_title', '').rstrip()} {second}".strip()
+        cur.bbox = (min(cur.bbox[0], nxt.bbox[0]), cur.bbox[1], max(cur.bbox[2], nxt.bbox[2]), nxt.bbox[3])
+        nxt.kind = Kind.FURNITURE  # its text now lives in the heading
+        nxt.attrs["_merged_into_heading"] = True
+
+
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
     """Running text comes next (a paragraph of body-size lines, maybe under a subheading): what
     a section heading heads."""
@@ -846,6 +891,11 @@ def _footnote_refs(blocks: list[Block]) -> None:
             continue
         if "[^" in b.text:
             b.text = re.sub(r"\[\^([^\]]+)\]", fix, b.text)
+    # before the first section, marks are the byline's affiliation keys (1, a, *, †): only a word
+    # of letters (the "iD" of an ORCID icon after a name, ReScience's editors) is no footnote
+    for b in blocks[:first_sec]:
+        if b.kind is not Kind.FOOTNOTE and "[^" in b.text:
+            b.text = re.sub(r"\[\^([A-Za-z]{2,})\]", lambda m: m.group(0) if m.group(1) in have else fix(m), b.text)
 
 
 # ---------------------------------------------------------------------------- sections
