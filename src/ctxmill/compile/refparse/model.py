@@ -21,6 +21,7 @@ from __future__ import annotations
 import struct
 import threading
 from importlib import resources
+from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -171,8 +172,7 @@ def tag_scores(scores: np.ndarray) -> tuple[list[str], float]:
     if not len(scores):
         return [], 0.0
     w = weights()
-    keys = w.labels
-    items = [dict(zip(keys, row, strict=True)) for row in scores.tolist()]
+    items = list(map(dict, map(zip, repeat(w.labels), scores.tolist())))  # {label: score} per token
     t = w.scores
     with _lock:
         labels = t.tag(items)
