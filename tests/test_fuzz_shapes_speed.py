@@ -104,3 +104,23 @@ def test_unresolved_cross_references_are_split_by_reason():
     rest = [u for u in doc.unresolved if u.kind == "crossref" and u not in figtab]
     assert figtab and rest
     assert "missing_figure_or_table" in checks and "missing_target" in checks
+
+
+def test_a_pdf_page_with_nan_coordinates_compiles():
+    # benchmarks/fuzz.py seed 1203, PDF case 482 (a flipped byte): a span at x0 = NaN made
+    # layout's round() raise, exit 1 for the whole document
+    from ctxmill.compile.pipeline import compile_stream
+    from ctxmill.model import Line, Page, PageStream, Span
+
+    nan, inf = float("nan"), float("inf")
+    lines = []
+    for i in range(12):
+        y = 100.0 + 14 * i
+        x0 = nan if i % 3 == 0 else 72.0
+        spans = [Span(f"{200 + i}", (x0, y, 80.0, y + 10), size=9.0),
+                 Span(f"Line {i} of the damaged page with some words.", (100.0, y, inf if i == 4 else 400.0, y + 10),
+                      size=nan if i == 5 else 10.0)]
+        lines.append(Line(" ".join(s.text for s in spans), (x0, y, 400.0, y + 10), spans))
+    page = Page(1, lines, width=612.0, height=nan, images=[(nan, 0.0, 10.0, 10.0)])
+    doc = compile_stream(PageStream(pages=[page], kind="pdf"))
+    assert "Line 7 of the damaged page" in doc.markdown

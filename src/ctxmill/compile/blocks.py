@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from math import isfinite
 from operator import attrgetter
 
 from ctxmill.compile import conservation, layout, tables
@@ -35,8 +36,34 @@ _BBOX = attrgetter("bbox")
 _SPANS = attrgetter("spans")
 
 
+def _fix(box):
+    return tuple(v if isfinite(v) else 0.0 for v in box)
+
+
+def finite_geometry(pages: list[Page]) -> None:
+    """A damaged PDF can give a coordinate or a font size that is NaN or infinite (a flipped
+    byte in a content stream): it becomes 0, so that no stage's arithmetic (round, int) fails
+    on it and the page still compiles. (The sum of four finite numbers is finite but for an
+    overflow, which only moves a box through _fix unchanged.)"""
+    for page in pages:
+        if not (isfinite(page.width) and isfinite(page.height)):
+            page.width, page.height = _fix((page.width, page.height))
+        if page.images and not all(isfinite(sum(b)) for b in page.images):
+            page.images = [_fix(b) for b in page.images]
+        for ln in page.lines:
+            if ln.bbox is not None and not isfinite(sum(ln.bbox)):
+                ln.bbox = _fix(ln.bbox)
+            for sp in ln.spans:
+                if sp.bbox is not None and not isfinite(sum(sp.bbox)):
+                    sp.bbox = _fix(sp.bbox)
+                if not isfinite(sp.size):
+                    sp.size = 0.0
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     pages = doc.stream.pages
+    if doc.stream.kind == "pdf":  # (text input has no coordinates)
+        finite_geometry(pages)
     ctx = _Context(pages)
     blocks: list[Block] = []
     markdown = doc.stream.kind == "markdown"
