@@ -468,7 +468,7 @@ def _ratios(shapes: dict) -> None:
 
 
 def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
-            in_process: bool = False, stat: str = "median") -> dict:
+            in_process: bool = False, stat: str = "median", this: str | None = None) -> dict:
     """Each text shape at ``size`` and ``2*size`` bytes through the ctxmill command: the
     median of ``repeat`` runs, MB/s, the doubling ratio, the ratio to prose of the same run,
     and the three slowest stages (from metrics.json) of the larger input. With ``peer`` (the
@@ -483,9 +483,11 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     rnd = random.Random(0)
     out_stat = {"stat": stat, "repeat": repeat}
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-scale-"))
-    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], **out_stat}
+    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], **out_stat, "this_src": this}
     here = str(REPO / "src")
-    sides = {"this": None}
+    # --this SRC: "this" side from another src/ folder too (a copy of the base with only some
+    # files changed), run the way the peer is, so that the comparison isolates those files
+    sides = {"this": str(Path(this).resolve()) if this else None}
     if peer:
         sides["peer"] = str(Path(peer).resolve())
     results: dict = {side: {} for side in sides}
@@ -621,6 +623,8 @@ def main() -> None:
     ap.add_argument("--shapes", help="scaling: only these text shapes (comma-separated; prose is always run)")
     ap.add_argument("--peer", metavar="SRC", help="scaling: also run the ctxmill of this src/ folder (another "
                     "checkout, e.g. a git worktree at an older commit) on every input, in turn, in the same run")
+    ap.add_argument("--this", metavar="SRC", help="scaling: run \"this\" side from this src/ folder (as --peer "
+                    "runs its own) instead of the checkout's ctxmill command")
     ap.add_argument("--in-process", action="store_true",
                     help="scaling: also time each compile in process (no interpreter start or imports)")
     args = ap.parse_args()
@@ -639,7 +643,8 @@ def main() -> None:
             if args.shapes:
                 global SHAPES
                 SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
-            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process, args.stat)
+            result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process, args.stat,
+                                        args.this)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result, indent=1))
