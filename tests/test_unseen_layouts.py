@@ -3,7 +3,11 @@ each rebuilt here as a small PDF with the one property that failed: an IEEE byli
 grades, a JMLR name-and-e-mail line, a margin column beside the title (ReScience), a journal's
 cover sheet before the paper (ScholarOne), right-margin line numbers (MDPI), running heads with
 the page number before or after them (Springer Nature), a chapter above its own contents list
-(minitoc), and an outline whose first bookmark is the document's title (REVTeX). The scores on
+(minitoc), an outline whose first bookmark is the document's title (REVTeX), and from the second
+set (2026-12-03) a bibliography labelled by bare numbers in the margin (LIPIcs), line numbers on
+every fifth line (Copernicus), bare subsections under numbered sections and a "Box 1:" heading
+(PLOS), a centred small-caps heading over two lines (IEEE journal), a subsection title ending in a
+period (IEEE TSE), an ORCID mark (ReScience) and a date placeholder as a name (thesis). The scores on
 the real papers are in benchmarks/corpus.py --papers benchmarks/.cache/unseen (the last test,
 skipped without that folder)."""
 
