@@ -379,3 +379,30 @@ def test_a_subsection_title_ending_in_a_period_is_a_heading(tmp_path):
             *body_lines(416, 6, x=48, size=9.5)]
     doc = compile_pages(tmp_path, [page])
     assert headings(doc)[-1] == "### Detailed Precision and Recall Values When Using Classifiers."
+
+
+def test_exponents_in_a_table_are_no_dangling_footnotes(tmp_path):
+    # Copernicus: "5 × 10⁻³" and "m s⁻¹" in a parameter table; the raised "-" and "3" were
+    # footnote markers [^-][^3] in the cells (18 dangling markers on one page)
+    rows = [("1 Introduction", 72, 80, 12, "Helvetica-Bold"), *body_lines(100, 6),
+            ("Table 1. Parameters of the groundwater model.", 72, 200, 9, "Times-Roman"),
+            ("Symbol", 80, 222, 9, "Times-Bold"), ("Value", 180, 222, 9, "Times-Bold"),
+            ("Description", 330, 222, 9, "Times-Bold")]
+    params = [("cS", "5 × 10", "3", "", "Specific storage coefficient"),
+              ("K0", "5 × 10", "6", " m s", "Hydraulic conductivity of the lower layer"),
+              ("KU", "8 × 10", "5", " m s", "Hydraulic conductivity of the upper layer"),
+              ("n", "3 × 10", "1", "", "Porosity of the weathered layer"),
+              ("L", "1 × 10", "2", " m", "Length of the hillslope")]
+    for k, (sym, mant, exp, unit, desc) in enumerate(params):
+        y = 238 + 14 * k
+        rows += [(sym, 80, y, 9, "Times-Roman"), (mant, 180, y, 9, "Times-Roman"),
+                 ("-", 205, y - 3, 6, "Times-Roman"), (exp, 208, y - 3, 6, "Times-Roman"),
+                 (desc, 330, y, 9, "Times-Roman")]
+        if unit:
+            rows += [(unit, 213, y, 9, "Times-Roman"), ("-", 232, y - 3, 6, "Times-Roman"),
+                     ("1", 235, y - 3, 6, "Times-Roman")]
+    rows += body_lines(330, 6)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
+    assert any(b.kind.value == "table" for b in doc.blocks)
+    table = next(b for b in doc.blocks if b.kind.value == "table")
+    assert "[^" not in doc.markdown and "10⁻³" in str(table.attrs["rows"])

@@ -886,16 +886,39 @@ def _footnote_refs(blocks: list[Block]) -> None:
 
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
+    def fix_all(text: str) -> str:
+        # a sign raised before its digits is an exponent ("10[^-][^3]", "ms[^-][^1]"): one superscript
+        return re.sub(r"<sup>([-−])</sup><sup>", r"<sup>\1", re.sub(r"\[\^([^\]]+)\]", fix, text))
+
     for b in blocks[first_sec:]:
         if b.kind is Kind.FOOTNOTE:
             continue
         if "[^" in b.text:
-            b.text = re.sub(r"\[\^([^\]]+)\]", fix, b.text)
+            b.text = fix_all(b.text)
+        if b.kind is Kind.TABLE and b.attrs.get("rows"):  # the cells are what the table renders
+            b.attrs["rows"] = [[_cell_marks(c, fix) if isinstance(c, str) and "[^" in c else c for c in row]
+                               for row in b.attrs["rows"]]
     # before the first section, marks are the byline's affiliation keys (1, a, *, †): only a word
     # of letters (the "iD" of an ORCID icon after a name, ReScience's editors) is no footnote
     for b in blocks[:first_sec]:
         if b.kind is not Kind.FOOTNOTE and "[^" in b.text:
             b.text = re.sub(r"\[\^([A-Za-z]{2,})\]", lambda m: m.group(0) if m.group(1) in have else fix(m), b.text)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")
+
+
+def _cell_marks(text: str, fix) -> str:
+    """Raised signs and digits in a table cell are exponents ("5 × 10[^-][^3]" -> "5 × 10⁻³",
+    Copernicus's parameter table): superscript characters, which GFM and HTML cells both keep;
+    other dangling marks go the way of the text's."""
+    def run(m: re.Match) -> str:
+        marks = re.findall(r"\[\^([^\]]+)\]", m.group(0))
+        if all(re.fullmatch(r"[-−+\d\s]+", x) for x in marks):
+            return "".join(marks).replace(" ", "").translate(_SUPERSCRIPT)
+        return re.sub(r"\[\^([^\]]+)\]", fix, m.group(0))
+
+    return re.sub(r"(?:\[\^[^\]]+\])+", run, text)
 
 
 # ---------------------------------------------------------------------------- sections
