@@ -510,7 +510,7 @@ def _lexical_overlap(url: str, root: Path, queries: list[str]) -> dict:
 # machine whose load changes from one run to the next, as wall time does not.
 _SYNC_ONE = """
 import json, os, resource, sys, time
-import ctxmill
+import ctxmill.index
 from ctxmill.index import sync_index
 from ctxmill.index.embedders import get_embedder
 from ctxmill.team import pgstore
@@ -531,7 +531,7 @@ for conns in pgstore._idle.values():
         server += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 print(json.dumps({"seconds": took, "client_cpu": client, "server_cpu": server, "chunks": rep.chunks_total,
                   "embedded": rep.chunks_embedded, "embed_seconds": rep.embed_seconds, "stages": rep.stages,
-                  "src": ctxmill.__file__}))
+                  "src": ctxmill.index.__file__}))
 """
 
 
@@ -622,6 +622,13 @@ def write_speed(url: str, peer_src: str, trees: list[tuple[str, Path, int]]) -> 
     """A first sync into an empty store by this checkout and by ``peer_src`` (another checkout's
     src/: the round's start), each in its own process and its own schema of the same server,
     taking turns under the bench lock; then the two stores compared row by row by content."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        # (a store in the URL's own schema would be found through the search path instead)
+        if conn.execute("SELECT to_regclass('ctx_meta') IS NOT NULL").fetchone()[0]:
+            raise SystemExit("--parts write needs a server whose default schema holds no store (give the scale "
+                             "store a schema of its own: ?options=-c%20search_path%3Dscale%2Cpublic)")
     out: dict = {}
     work = Path(tempfile.mkdtemp(prefix="ctxmill-write-"))
     try:
