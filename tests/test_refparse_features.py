@@ -341,3 +341,19 @@ def test_parsing_scores_are_the_feature_lists_weights():
     t = w.scores.info()
     assert t.transitions == info.transitions and t.labels == info.labels
     assert tag_scores(np.zeros((0, len(w.labels)))) == ([], 0.0)
+
+
+def test_parses_in_threads_share_the_score_caches():
+    """The cached score rows are shared by every parse in the process (the server and the web
+    page compile in threads): parses in threads from empty caches give what one thread does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ctxmill.compile.refparse import features
+
+    texts = [t for t in _SCORED * 3 if t != ","] + [f"A. Author{i}, Title number {i}, Phys. Rev. D {i}, 1 (2001)."
+                                                    for i in range(60)]
+    expect = [parse(t) for t in texts]
+    features._rows = None  # from empty caches, so that the threads add rows at once
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(parse, texts))
+    assert got == expect

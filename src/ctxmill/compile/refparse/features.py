@@ -12,6 +12,7 @@ of the neighbours' features are built per occurrence.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -362,6 +363,7 @@ class _Rows:
         self.index, self.matrix, self.absent = w.index, w.matrix, w.absent
         self.table = np.zeros((4096, self.matrix.shape[1]))
         self.used = 0
+        self.lock = threading.Lock()
         self.tokens: dict[str, int] = {}
         self.spans: dict[tuple[bytes, ...], int] = {}
         self.tails: dict[int, int] = {}
@@ -372,13 +374,15 @@ class _Rows:
         """Rows for the weight sums of ``groups`` (lists of features); the first one's index."""
         get, absent, matrix = self.index.get, self.absent, self.matrix
         k = len(groups)
-        while self.used + k > len(self.table):
-            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
-        at = self.used
-        for j, g in enumerate(groups):
-            # a group's features summed in their order (numpy adds the rows one after another)
-            self.table[at + j] = matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
-        self.used += k
+        with self.lock:  # parses in threads share the rows: each new group gets rows of its own
+            while self.used + k > len(self.table):
+                # (the rows are copied before any id of the new ones is handed out)
+                self.table = np.concatenate([self.table, np.zeros_like(self.table)])
+            at = self.used
+            for j, g in enumerate(groups):
+                # a group's features summed in their order (numpy adds the rows one after another)
+                self.table[at + j] = matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
+            self.used += k
         return at
 
     def token(self, tok: str) -> int:
