@@ -311,8 +311,73 @@ def parse_configs(spec: str) -> list[tuple[str, dict]]:
     return out
 
 
+class Timeline:
+    """Which Tesseract processes (reading pages: ``hocr`` on their command line) run under one
+    command, sampled every 50 ms from /proc (Linux) in a thread: when the first starts, when the
+    last ends, and the worker-seconds in between with fewer of them alive than there are cores.
+    That idle share is a property of how pages are scheduled, so it holds on a loaded machine,
+    where wall and CPU seconds do not."""
+
+    def __init__(self, root: int, every: float = 0.05):
+        import threading
+
+        self.root, self.every, self.samples = root, every, []  # (seconds since start, OCR processes alive)
+        self.t0 = time.perf_counter()
+        self._done = threading.Event()
+        self._cpu = 0.0
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _children(self, pid: int) -> list[int]:
+        out = []
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+        return out
+
+    def _ocr_alive(self) -> int:
+        n, todo = 0, [self.root]
+        while todo:
+            pid = todo.pop()
+            kids = self._children(pid)
+            todo += kids
+            if pid != self.root:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        args = f.read().split(b"\0")
+                except OSError:
+                    continue
+                n += args[0].endswith(b"tesseract") and b"hocr" in args
+        return n
+
+    def _run(self) -> None:
+        c0 = time.thread_time()
+        while not self._done.wait(self.every):
+            self.samples.append((time.perf_counter() - self.t0, self._ocr_alive()))
+        self._cpu = time.thread_time() - c0
+
+    def stop(self) -> float:
+        self._done.set()
+        self._thread.join()
+        return self._cpu
+
+    def summary(self, wall: float, cores: int) -> dict:
+        busy = [t for t, n in self.samples if n]
+        if not busy:
+            return {"ocr_processes_seen": False}
+        first, last = busy[0], busy[-1]
+        idle = sum(max(0, cores - n) * self.every for t, n in self.samples if first <= t <= last)
+        span = last - first
+        return {"before_ocr_s": round(first, 2), "ocr_s": round(span, 2), "after_ocr_s": round(wall - last, 2),
+                "ocr_idle_worker_s": round(idle, 2),  # cores x seconds with a core's OCR process missing
+                "ocr_idle_share": round(idle / (cores * span), 4) if span else None}
+
+
 def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, src: str | None,
-                 reference_md: str | None = None) -> dict:
+                 reference_md: str | None = None, timeline: bool = False) -> dict:
     """One ``ctxmill compile`` of the scan through the installed command, as a user runs it."""
     from types import SimpleNamespace
 
@@ -322,20 +387,26 @@ def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, 
     command = Path(sys.executable).with_name("ctxmill")
     with tempfile.TemporaryDirectory() as out:
         c0, t0 = cpu_seconds(), time.perf_counter()
-        proc = subprocess.run([str(command), "compile", str(scan), "-o", out, "--json"], env=env,
-                              capture_output=True, text=True, timeout=3600)
+        proc = subprocess.Popen([str(command), "compile", str(scan), "-o", out, "--json"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        sampler = Timeline(proc.pid) if timeline else None
+        stdout, stderr = proc.communicate(timeout=3600)
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        if sampler:
+            cpu -= sampler.stop()  # the sampler's own CPU (this process) is not the command's
         if proc.returncode != 0:
-            return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"}
+            return {"error": f"exit {proc.returncode}: {stderr.strip()[-300:]}"}
         meta = json.loads(Path(out, "metadata.json").read_text())
         sections = json.loads(Path(out, "sections.json").read_text())
         document = Path(out, "document.md").read_text()
-        warnings = json.loads(proc.stdout).get("warnings", [])
+        warnings = json.loads(stdout).get("warnings", [])
     row = {"seconds": round(wall, 2), "cpu_seconds_per_page": round(cpu / n_pages, 3),
            "pages_per_second": round(n_pages / wall, 3),
            "pages_per_second_if_cores_free": round(len(os.sched_getaffinity(0)) * n_pages / cpu, 3),
            "cores_used": round(cpu / wall, 2),  # what the shared machine gave this run
            "ocr_warnings": [w for w in warnings if "OCR" in w][:3]}
+    if sampler:
+        row["timeline"] = sampler.summary(wall, len(os.sched_getaffinity(0)))
     if reference_md is not None:
         # document.md against the text-layer compile's document.md (same renderer, so markup cancels)
         e, c = cer(document, reference_md)
@@ -358,7 +429,8 @@ def engine_version(env_extra: dict, src: str | None) -> str:
 
 
 def command_table(scan: Path, original: Path, n_pages: int, truth: dict | None, configs: list[tuple[str, dict]],
-                  peer_src: str | None, peer_configs: set[str] | None, runs: int, reverse_first: bool = False) -> dict:
+                  peer_src: str | None, peer_configs: set[str] | None, runs: int, reverse_first: bool = False,
+                  timeline: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as out:  # the reference: the original's text layer, same command
         subprocess.run([str(Path(sys.executable).with_name("ctxmill")), "compile", str(original), "-o", out,
                         "--ocr", "never"], capture_output=True, timeout=600, check=True)
@@ -372,7 +444,7 @@ def command_table(scan: Path, original: Path, n_pages: int, truth: dict | None, 
         # interleaved, every other run in reverse order, so a change in load hits every configuration alike
         for name, env, src in (todo if (run + reverse_first) % 2 == 0 else todo[::-1]):
             loads.append(os.getloadavg()[0])
-            rows[name].append(time_command(scan, n_pages, truth, env, src, reference_md))
+            rows[name].append(time_command(scan, n_pages, truth, env, src, reference_md, timeline))
     out = {}
     for name, env, src in todo:
         ok = [r for r in rows[name] if "error" not in r]
@@ -385,6 +457,7 @@ def command_table(scan: Path, original: Path, n_pages: int, truth: dict | None, 
         out[name] = {"settings": env, "src": src or str(REPO / "src"), "engine": engine_version(env, src),
                      "runs": len(ok), **med,
                      "cpu_seconds_per_page_each": [r["cpu_seconds_per_page"] for r in ok],
+                     **({"timeline_each": [r["timeline"] for r in ok]} if timeline else {}),
                      **{k: ok[-1][k] for k in ("document_cer", "title_ok", "authors_ok", "headings_recall", "ocr_warnings")
                         if k in ok[-1]}}
     out["load_average_during"] = [round(min(loads), 2), round(max(loads), 2)] if loads else None
@@ -408,6 +481,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1,
                     help="for --command: runs per configuration (interleaved, every other run in reverse order)")
     ap.add_argument("--reverse-first", action="store_true", help="for --command: start with the reversed order")
+    ap.add_argument("--timeline", action="store_true",
+                    help="for --command: sample the command's Tesseract processes (Linux /proc): time before, "
+                         "during and after OCR, and the share of the OCR span with a core's process missing")
     args = ap.parse_args()
     # a speed benchmark on a shared machine must not be cut short by the sandbox's wall clock
     # (at load 12 the default 360 s leaves the last pages of the 46-page scan unread)
@@ -443,7 +519,7 @@ def main() -> None:
         if args.command:
             peers = set(args.peer_configs.split(",")) if args.peer_configs else None
             result["command"] = command_table(scan, original, n, truth, parse_configs(args.configs), args.peer_src,
-                                              peers, args.runs, args.reverse_first)
+                                              peers, args.runs, args.reverse_first, args.timeline)
         if not args.no_compile:
             result.update(score(original, scan, n, truth))
         result["load_after"] = [round(x, 2) for x in os.getloadavg()]
