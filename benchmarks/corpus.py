@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -87,15 +88,19 @@ def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, s
     return res
 
 
+_PDFIUM = threading.Lock()  # pdfium is not thread-safe, and --jobs runs papers on threads
+
+
 def pdf_text(pdf: Path) -> str:
     """The PDF's own text layer (pdfium), to tell which truth reference titles the paper prints."""
     import pypdfium2
 
-    doc = pypdfium2.PdfDocument(str(pdf))
-    try:
-        return "\n".join(page.get_textpage().get_text_range() for page in doc)
-    finally:
-        doc.close()
+    with _PDFIUM:
+        doc = pypdfium2.PdfDocument(str(pdf))
+        try:
+            return "\n".join(page.get_textpage().get_text_range() for page in doc)
+        finally:
+            doc.close()
 
 
 def mean(xs) -> float | None:
