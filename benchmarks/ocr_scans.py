@@ -81,19 +81,7 @@ def pages(folder: Path, sample_pages: list[int]) -> list[tuple[str, Path, int, l
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--engines", default="tesseract,rapidocr")
-    ap.add_argument("--sample-pages", default="1,20")
-    ap.add_argument("--raw", action="store_true", help="no median filter before OCR")
-    args = ap.parse_args()
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    import pypdfium2 as pdfium
-
-    from ctxmill.compile.conservation import words
-    from ctxmill.sources import ocr
-
-    folder = Path(tempfile.mkdtemp(prefix="ctxmill-ocr-scans-"))
+def read_all(args, folder: Path, pdfium, ocr, words) -> list[dict]:
     todo = pages(folder, [int(x) for x in args.sample_pages.split(",") if x])
     rows = []
     for engine_name in args.engines.split(","):
@@ -122,6 +110,26 @@ def main() -> None:
             rows.append({"engine": engine.version(), "page": name, "words": len(truth),
                          "recall": round(recall(truth, got), 4), "confidence": round(ocr._mean_conf(text), 3),
                          "cpu_s": round(cpu() - c0, 2), "wall_s": round(time.perf_counter() - t0, 2)})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--engines", default="tesseract,rapidocr")
+    ap.add_argument("--sample-pages", default="1,20")
+    ap.add_argument("--raw", action="store_true", help="no median filter before OCR")
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    import pypdfium2 as pdfium
+
+    from ctxmill.compile.conservation import words
+    from ctxmill.sources import ocr
+
+    folder = Path(tempfile.mkdtemp(prefix="ctxmill-ocr-scans-"))
+    try:
+        rows = read_all(args, folder, pdfium, ocr, words)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # the generated scans (~15 MB) were left in /tmp
     by: dict[str, list[dict]] = {}
     for r in rows:
         if "recall" in r:
