@@ -406,3 +406,13 @@ def test_exponents_in_a_table_are_no_dangling_footnotes(tmp_path):
     assert any(b.kind.value == "table" for b in doc.blocks)
     table = next(b for b in doc.blocks if b.kind.value == "table")
     assert "[^" not in doc.markdown and "10⁻³" in str(table.attrs["rows"])
+
+
+def test_a_raised_letter_in_a_table_cell_stays_a_mark_not_escaped_markup():
+    # an OCR'd table raises stray letters ("Capabilit[^y],"): written as <sup>y</sup> they were
+    # escaped into visible "&lt;sup&gt;" in HTML cells; only signs and digits become exponents
+    from ctxmill.compile.structure import _cell_marks
+
+    assert _cell_marks("Capabilit[^y], Safety") == "Capabilit[^y], Safety"
+    assert _cell_marks("ris[^k] [^a]ssessment") == "ris[^k] [^a]ssessment"
+    assert _cell_marks("5 × 10[^-][^3] m s[^-][^1]") == "5 × 10⁻³ m s⁻¹"

@@ -896,7 +896,7 @@ def _footnote_refs(blocks: list[Block]) -> None:
         if "[^" in b.text:
             b.text = fix_all(b.text)
         if b.kind is Kind.TABLE and b.attrs.get("rows"):  # the cells are what the table renders
-            b.attrs["rows"] = [[_cell_marks(c, fix) if isinstance(c, str) and "[^" in c else c for c in row]
+            b.attrs["rows"] = [[_cell_marks(c) if isinstance(c, str) and "[^" in c else c for c in row]
                                for row in b.attrs["rows"]]
     # before the first section, marks are the byline's affiliation keys (1, a, *, †): only a word
     # of letters (the "iD" of an ORCID icon after a name, ReScience's editors) is no footnote
@@ -908,15 +908,16 @@ def _footnote_refs(blocks: list[Block]) -> None:
 _SUPERSCRIPT = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")
 
 
-def _cell_marks(text: str, fix) -> str:
+def _cell_marks(text: str) -> str:
     """Raised signs and digits in a table cell are exponents ("5 × 10[^-][^3]" -> "5 × 10⁻³",
-    Copernicus's parameter table): superscript characters, which GFM and HTML cells both keep;
-    other dangling marks go the way of the text's."""
+    Copernicus's parameter table): superscript characters, which GFM and HTML cells both keep.
+    Other marks stay as they are: the text's ``<sup>`` would be escaped into visible markup in
+    an HTML cell (OCR'd tables raise stray letters)."""
     def run(m: re.Match) -> str:
         marks = re.findall(r"\[\^([^\]]+)\]", m.group(0))
         if all(re.fullmatch(r"[-−+\d\s]+", x) for x in marks):
             return "".join(marks).replace(" ", "").translate(_SUPERSCRIPT)
-        return re.sub(r"\[\^([^\]]+)\]", fix, m.group(0))
+        return m.group(0)
 
     return re.sub(r"(?:\[\^[^\]]+\])+", run, text)
 
