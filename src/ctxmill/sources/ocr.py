@@ -249,12 +249,14 @@ class TesseractEngine:
         the whole document and hands it the pages one at a time (``close()`` it when done)."""
         return self if self._tesserocr else PageReader(self)
 
-    def _cli_args(self, dpi: int) -> list[str]:
+    def _cli_args(self, dpi: int, *configs: str) -> list[str]:
+        """The program's arguments after its input and output; ``configs``: more ``-c`` settings."""
         return [*self._tessdata_arg(self.tessdata), "--dpi", str(dpi), "-l", self.lang, "--psm", str(self.psm),
                 # no second try on inverted word images: it costs time on every figure speck and
                 # only helps white-on-dark text
                 "-c", "hocr_char_boxes=1", "-c", "tessedit_do_invert=0",
-                *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")], "quiet", "hocr"]
+                *[a for k, v in _SKIP_WORK.items() for a in ("-c", f"{k}={v}")],
+                *[a for c in configs for a in ("-c", c)], "quiet", "hocr"]
 
     def _read_cli(self, image, dpi: int, timeout: float) -> PageText:
         return parse_hocr(self._run_cli(image, dpi, timeout))
@@ -326,8 +328,7 @@ class _PageStream:
         self.dir = tempfile.mkdtemp(prefix="ctxmill-ocr-")
         # the program names every page it starts on stderr: a file, so no pipe fills up unread
         self._err = open(os.path.join(self.dir, "stderr"), "w+b")  # noqa: SIM115 -- closed in close()
-        self.proc = subprocess.Popen([engine.binary, "stdin", "stdout", *engine._cli_args(dpi)[:-2],
-                                      "-c", "stream_filelist=1", "quiet", "hocr"],
+        self.proc = subprocess.Popen([engine.binary, "stdin", "stdout", *engine._cli_args(dpi, "stream_filelist=1")],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
                                      env=dict(os.environ, OMP_THREAD_LIMIT="1"))
         self._buf = bytearray()
