@@ -1,0 +1,59 @@
+"""benchmarks/fuzz.py's verdict on a slow case (issue 26): a case is a timeout when it has used
+more than ``--timeout`` CPU seconds (its worker and the worker's children), not when a loaded
+machine gave it too little of a core; a case that waits without using the CPU is still stopped
+at the wall-clock limit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import fuzz  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def test_tree_cpu_counts_the_children_of_a_process():
+    code = ("import subprocess, sys; subprocess.run([sys.executable, '-c', "
+            "'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.6: pass']); "
+            "import time; time.sleep(30)")
+    p = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 20
+        got = 0.0
+        while time.monotonic() < deadline and got < 0.6:
+            time.sleep(0.2)
+            got = fuzz.tree_cpu(p.pid) or 0.0
+        assert got >= 0.6  # the grandchild's 0.6 s, reaped by the child, are counted
+    finally:
+        p.kill()
+        p.wait()
+
+
+@pytest.mark.timeout(120)
+def test_a_case_starved_of_cpu_is_no_timeout_and_a_busy_one_is(tmp_path):
+    runner = fuzz.Runner(timeout=1.0, wall_timeout=60)
+    try:
+        assert runner.run(["--version"])[0] == "exit_0"  # the worker is up, ctxmill imported
+        pid = runner.proc.pid
+        # the worker gets no CPU at all for 3 s, as a nice-19 process on a machine at load 30
+        os.kill(pid, signal.SIGSTOP)
+        threading.Timer(3.0, os.kill, (pid, signal.SIGCONT)).start()
+        outcome, _, wall, cpu = runner.run(["--version"])
+        assert outcome == "exit_0" and wall >= 2.5 and cpu < 1.0
+        # a case that needs more CPU than it is given is one
+        big = tmp_path / "big.txt"
+        big.write_bytes(fuzz.text_shape(fuzz.random.Random(0), "ocr_lines", 3_000_000))
+        runner.timeout = 0.3
+        outcome, err, wall, cpu = runner.run(["compile", str(big), "-o", str(tmp_path / "out")])
+        assert outcome == "timeout" and cpu > 0.3, err
+    finally:
+        runner.close()
