@@ -159,12 +159,19 @@ def _team(root: str) -> str | bool | None:
         return False
 
 
-FAST = {"search": _fast_search, "index": _fast_index}
+def _fast_next_edit(args: list[str]) -> int | None:
+    # the plain `next-edit ... --json` without click (ctxmill.apply.next_cli says why)
+    from ctxmill.apply.next_cli import run
+
+    return run(args)
+
+
+FAST = {"search": _fast_search, "index": _fast_index, "next-edit": _fast_next_edit}
 
 
 def main() -> None:
     fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
-    if os.environ.get("CTXMILL_STORE") and fast not in (_fast_search, _fast_index):
+    if os.environ.get("CTXMILL_STORE") and fast not in (_fast_search, _fast_index, _fast_next_edit):
         fast = None  # a team store: the full command line syncs it (ctxmill.team)
     if fast is not None:
         code = fast(sys.argv[2:])
