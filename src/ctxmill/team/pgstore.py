@@ -715,21 +715,18 @@ class PgStore:
 
         local = self._local_paths()
         reader = _LocalReader(self.root)
-        got: dict[str, tuple[str, list[str], tuple[int, int]]] = {}
+        path_of: dict[str, str] = {}
+        rows = []
         for hpath, blob, sym, start, end in self.conn.execute(
                 "SELECT f.path, f.blob, c.symbol, c.start_line, c.end_line FROM ctx_files f "
                 "JOIN ctx_blobs b ON b.blob = f.blob JOIN ctx_chunks c ON c.blob = f.blob "
                 "WHERE f.repo = %s AND f.branch = %s AND b.names IS NULL ORDER BY c.id",  # (the file's order)
                 (self.repo, self.branch)):
             path = local.get(hpath)
-            if path is None:
-                continue
-            entry = got.setdefault(blob, (path, [], (start, end)))
-            s = self.keyed.open(sym) if sym is not None else None
-            if s:
-                entry[1].append(s)
-            if start < entry[2][0]:
-                got[blob] = (path, entry[1], (start, end))
+            if path is not None:
+                path_of.setdefault(blob, path)
+                rows.append((blob, sym, start, end))
+        got = {blob: (path_of[blob], symbols, first) for blob, (symbols, first) in self._chunk_names(rows).items()}
         done = 0
         items = list(got.items())
         for i in range(0, len(items), 2000):
@@ -1209,28 +1206,36 @@ class PgStore:
         return got
 
     def _file_names(self, paths: set[str], reader, head_doc, FileNames) -> dict:
+        """``rank.FileNames`` of hit files whose blob holds no sealed names yet: symbols from their
+        chunk rows, the head from this checkout."""
         if not paths:
             return {}
         keyed = {self.keyed.path(p): p for p in paths}
-        symbols: dict[str, list[str]] = {p: [] for p in paths}
-        first: dict[str, tuple[int, int]] = {}
         with self._reading() as conn:
             rows = conn.execute(
                 "SELECT f.path, c.symbol, c.start_line, c.end_line FROM ctx_files f JOIN ctx_chunks c "
                 "ON c.blob = f.blob WHERE f.repo = %s AND f.branch = %s AND f.path = ANY(%s) ORDER BY c.id",
                 (self.repo, self.branch, list(keyed))).fetchall()
-        for hpath, sym, start, end in rows:
-            p = keyed[hpath]
-            s = self.keyed.open(sym) if sym is not None else None
-            if s:
-                symbols[p].append(s)
-            if p not in first or start < first[p][0]:
-                first[p] = (start, end)
+        got = self._chunk_names((keyed[hpath], sym, start, end) for hpath, sym, start, end in rows)
         out = {}
         for p in paths:
-            head = reader.raw_lines(p, *first[p])[:3000] if p in first else ""
-            out[p] = FileNames(p, symbols[p], head_doc(head or ""))
+            symbols, first = got.get(p, ([], None))
+            head = reader.raw_lines(p, *first)[:3000] if first else ""
+            out[p] = FileNames(p, symbols, head_doc(head or ""))
         return out
+
+    def _chunk_names(self, rows) -> dict:
+        """key -> (the symbols of its chunks, opened, in row order; its first chunk's (start, end)),
+        from (key, sealed symbol, start, end) chunk rows: what a file's ``rank.FileNames`` is built of."""
+        got: dict = {}
+        for key, sym, start, end in rows:
+            symbols, first = got.setdefault(key, ([], (start, end)))
+            s = self.keyed.open(sym) if sym is not None else None
+            if s:
+                symbols.append(s)
+            if start < first[0]:
+                got[key] = (symbols, (start, end))
+        return got
 
 
 # The forwarding files' chunks of a (repo, branch), from the few rows of the partial index
