@@ -46,7 +46,9 @@ _ITEM = re.compile(
     re.IGNORECASE,
 )
 _YEAR_IN = re.compile(_YEAR)
-_NUM_BRACKET = re.compile(r"\[(\d{1,4}(?:\s*[–\-]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?)*)\](?!\()")
+# up to 7 digits, as the entry labels of compile/references.py: "[10001]" cites entry [10001] of a
+# list of more than 9,999 entries
+_NUM_BRACKET = re.compile(r"\[(\d{1,7}(?:\s*[–\-]\s*\d{1,7})?(?:\s*[,;]\s*\d{1,7}(?:\s*[–\-]\s*\d{1,7})?)*)\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]"
 _ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
 _ALPHA_BRACKET = re.compile(rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)\](?!\()")

@@ -34,7 +34,11 @@ from ctxmill.model import Block, BlockKind, Document, Reference
 
 # ---------------------------------------------------------------------------- patterns
 
-_LABEL = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\.(?=\s)|\((\d{1,4})\))\s*")
+# a numbered entry's label: "[12]", "12.", "(12)". Up to 7 digits: a list of 10,000 or more entries
+# (MAX_TEXT_LINES allows 2,000,000 lines) numbers them on, and "[10000]" starts an entry as "[9999]"
+# does (with 4 digits every entry after 9,999 was read as text of the entry before)
+_NUM = r"\d{1,7}"
+_LABEL = re.compile(rf"^\s*(?:\[({_NUM})\]|({_NUM})\.(?=\s)|\(({_NUM})\))\s*")
 # alphabetic labels of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
 # "[Ber]", "[MvOV96]", "[@Wit20b]" (biblatex's online sources) -- a capital, then letters,
 # "+" or "^", optionally digits and a suffix; or lower case with digits ("[jup17a]", from
@@ -790,16 +794,42 @@ def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:
 
 
 def _untitled_start(blocks: list[Block]) -> int | None:
-    """The first block of a list numbered [1], [2], [3]... in the second half of the document."""
+    """The first block of a list numbered [1], [2], [3]... in the second half of the document,
+    or of a run of alphabetic labels in alphabetical order ("[AKV13] ...", "[BC11] ...", "[BJJS11]
+    ...": an amsart or elsarticle thebibliography printed without a title)."""
     half = len(blocks) // 2
     for i in range(half, len(blocks)):
-        if blocks[i].kind is not BlockKind.PARAGRAPH or "[1]" not in blocks[i].text \
-                or not re.match(r"\s*\[1\]\s", blocks[i].text):
+        if blocks[i].kind is not BlockKind.PARAGRAPH or "[" not in blocks[i].text[:3]:
             continue
-        seen = [entry_label(b.text) for b in blocks[i + 1 : i + 12] if b.kind is BlockKind.PARAGRAPH]
-        if "2" in seen and "3" in seen:
+        if re.match(r"\s*\[1\]\s", blocks[i].text):
+            seen = [entry_label(b.text) for b in blocks[i + 1 : i + 12] if b.kind is BlockKind.PARAGRAPH]
+            if "2" in seen and "3" in seen:
+                return i
+        elif _alpha_run(blocks, i):
             return i
     return None
+
+
+# any short bracketed key, also one the text layer spells with a loose accent ("[Bj¨o90]")
+_RUN_LABEL = re.compile(r"^\s*\[([^\]\s,;]{2,14})\]\s+\S")
+
+
+def _alpha_run(blocks: list[Block], i: int, n: int = 4) -> bool:
+    """Blocks from ``i`` on open with ``n`` bracketed alphabetic labels in alphabetical order, one
+    a paragraph (page furniture between them skipped): the entries of an alpha-style list. A
+    paragraph citing "[MS15]" first is alone, and cited keys are in no order."""
+    labels = []
+    for b in blocks[i:]:
+        if b.kind in (BlockKind.FURNITURE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.FOOTNOTE):
+            continue
+        m = _RUN_LABEL.match(b.text) if b.kind is BlockKind.PARAGRAPH else None
+        key = _NOT_WORD.sub("", unicodedata.normalize("NFKD", m.group(1)).lower()) if m else ""
+        if not key or key.isdigit() or not key[0].isalpha():
+            return False
+        labels.append(key)
+        if len(labels) == n:
+            return labels == sorted(labels)
+    return False
 
 
 def _visual_lines(b: Block) -> list[list] | None:
@@ -856,7 +886,7 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
 
 
 _INNER_ANY_LABEL = re.compile(
-    r"(?<=[.\s])\s*(?=\[(?:\d{1,4}|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?"
+    r"(?<=[.\s])\s*(?=\[(?:" + _NUM + r"|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?"
     rf"|{_AY_KEY})\]\s)"
 )
 
@@ -998,7 +1028,7 @@ def _bibliography_blocks(doc: Document) -> list[int]:
     ]
 
 
-_INNER_LABEL = re.compile(rf"(?:(?<=\s)|^)\[(?:\d{{1,4}}|{_AY_KEY})\]\s")
+_INNER_LABEL = re.compile(rf"(?:(?<=\s)|^)\[(?:{_NUM}|{_AY_KEY})\]\s")
 
 
 def _label_window(text: str, at: int) -> str:
