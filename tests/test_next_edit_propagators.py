@@ -514,3 +514,18 @@ def test_a_use_pointed_at_a_name_its_function_holds_leaves_the_others_there(tmp_
     got = [s for s in suggest(tmp_path, _patch("sup.py", ["def init(mod, otp_app):"], ["def init(mod, app):"], 1))
            if s.kind == "rename"]
     assert [s.start_line for s in got] == [2, 5, 7]
+
+
+def test_a_parameter_renamed_in_a_declaration_without_body_stays_there(tmp_path):
+    # the interface's `application` binds nothing outside its own line: the package path and the
+    # top-level function's receiver are other things (they were renamed too before)
+    src = ("import org.example.application.*\n\ninterface Feature {\n    fun install(pipeline: Application): Unit\n}\n\n"
+           "fun start(x: Int) = application.run(x)\n")
+    (tmp_path / "F.kt").write_text(src)
+    patch = _patch("F.kt", ["    fun install(application: Application): Unit"], ["    fun install(pipeline: Application): Unit"], 4)
+    assert [s for s in suggest(tmp_path, patch) if s.kind == "rename"] == []
+    # a parameter renamed in a function with a body still takes its uses there, and only there
+    (tmp_path / "F.kt").write_text("fun install(pipeline: Int, n: Int): Int {\n    return application + n\n}\n\n"
+                                   "val application = 3\n")
+    patch = _patch("F.kt", ["fun install(application: Int, n: Int): Int {"], ["fun install(pipeline: Int, n: Int): Int {"], 1)
+    assert [s.start_line for s in suggest(tmp_path, patch) if s.kind == "rename"] == [2]

@@ -669,6 +669,20 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
             span = _local_scope(h.path, files[h.path], max(h.new_lines[0], 1), [a, b])
             if span is not None:
                 local_of[a] = span
+    # a parameter the edit renamed in a function's parameter list (its signature re-written:
+    # `install(application: Application)` -> `install(pipeline: A)`) is bound by that function
+    # alone: a use outside it (another function's own `application`) is another binding, and a
+    # declaration without a body (an interface's, an abstract one) binds it nowhere else
+    param_span: dict[str, tuple[int, int] | None] = {}
+    if len(hunks) == 1 and hunks[0].path in files:
+        from ctxmill.apply.next_signature import changes
+
+        h = hunks[0]
+        for ch in changes(hunks):
+            olds, news_ = {p.name for p in ch.old}, {p.name for p in ch.new}
+            for a, b in mapping.items():
+                if a in olds and b in news_ and a not in news_ and _syntax_tree(h.path, files[h.path].encode("utf-8")):
+                    param_span[a] = _function_span(h.path, files[h.path], _changed_at(h))
     # names of the same family as the renamed one follow its new form (see _siblings)
     siblings = _siblings(mapping, files, hunks) if not within and scope is None else {}
     site_map = {**mapping, **siblings}
@@ -716,6 +730,10 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
             # a parameter or local binds the bare name, never an `@name`
             bare = sorted({m.group(1) for m, c in found if c and line[m.start() - 1:m.start()] != "@"}) \
                 if rel.endswith(BANG_SUFFIXES) else olds
+            if param_span and bare and all(o in param_span for o in bare):
+                spans = [param_span[o] for o in bare]
+                if rel != hunks[0].path or any(sp is None or not sp[0] <= i + 1 <= sp[1] for sp in spans):
+                    other_binding.add((rel, i + 1))  # outside the re-signed function (see param_span)
             if bare and scope is None and tree is not None:
                 # the site's function binds the old name itself (a parameter or a local) and the
                 # edit is not in that function: the name there is another binding
