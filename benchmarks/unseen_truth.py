@@ -142,7 +142,9 @@ def sections(tex: str) -> list[dict]:
     for m in SECTION_RE.finditer(body):
         title, _ = group(body, m.end() - 1)
         t = clean(title)
-        if not t or m.group(1) == "part":
+        # A bibliography's own heading (PNAS's \\section*{References}) is no section, as in md_sections
+        # and in the corpus truths.
+        if not t or m.group(1) == "part" or t.lower() in ("references", "bibliography"):
             continue
         out.append({"level": levels[m.group(1)], "title": t, "numbered": not m.group(2),
                     "in_appendix": app_at >= 0 and m.start() > app_at})
@@ -247,8 +249,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     m = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", tex, re.S)
     if m:
         abstract = clean(m.group(1))
-    elif command_args(tex, "abstract"):
-        abstract = clean(command_args(tex, "abstract")[0])
+    elif command_args(tex, "abstract") or command_args(tex, "Abstract"):  # jss.cls writes \\Abstract{}
+        abstract = clean((command_args(tex, "abstract") or command_args(tex, "Abstract"))[0])
 
     md = "".join(git.read(c, p).decode("utf-8", "replace") for p in entry.get("markdown_body", []))
     bib = {}

@@ -416,3 +416,60 @@ def test_a_raised_letter_in_a_table_cell_stays_a_mark_not_escaped_markup():
     assert _cell_marks("Capabilit[^y], Safety") == "Capabilit[^y], Safety"
     assert _cell_marks("ris[^k] [^a]ssessment") == "ris[^k] [^a]ssessment"
     assert _cell_marks("5 × 10[^-][^3] m s[^-][^1]") == "5 × 10⁻³ m s⁻¹"
+
+
+# ---- third set (2026-12-03, session 10): JSS, A&A referee copy, elsarticle math with an untitled
+# alpha-labelled bibliography, PNAS
+
+
+def test_running_heads_set_low_on_an_a4_page_are_not_sections(tmp_path):
+    # jss.cls: "2 Evaluating Forecasts ..." on even pages and "Journal of Statistical Software 3" on
+    # odd ones, 76 pt down an A4 page (0.09 of it, under the 0.075 band): three of them were sections
+    head = "Evaluating Forecasts with scoringutils in R"
+    pages = []
+    for p in range(1, 9):
+        rows = [(f"{p} {head}" if p % 2 == 0 else f"Journal of Statistical Software {p}", 81, 76, 10,
+                 "Times-Roman")] if p > 1 else [("Evaluating Covid-19 Forecasts", 90, 110, 18, "Helvetica-Bold")]
+        rows += [(f"{p} Section on {TOPICS[(p - 1) % 6]}", 81, 130, 14, "Helvetica-Bold"), *body_lines(150, 20, x=81)]
+        pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages, size=(595, 842)), CompileOptions(fast=True))
+    assert headings(doc)[1:] == [f"## {p} Section on {TOPICS[(p - 1) % 6]}" for p in range(1, 9)]
+    assert "Journal of Statistical Software" not in doc.markdown
+
+
+def test_an_untitled_bibliography_with_alphabetic_labels_is_read(tmp_path):
+    # elsarticle's preprint thebibliography printed without a heading after the acknowledgements:
+    # "[AKV13] ...", "[BC11] ...", in alphabetical order to the end of the paper
+    labels = ["AKV13", "BC11", "BJJS11", "CTU15", "Hat02", "JKR15", "MS15"]
+    surnames = ["Avgustinovich", "Branden", "Burstein", "Claesson", "Hatcher", "Jones", "McNamara"]
+    pages = [[("The Poset of Mesh Patterns", 150, 60, 18, "Times-Bold")]]
+    for k in range(1, 7):  # the list is the last part of the paper, not most of it
+        y = 100 + 100 * ((k - 1) % 3)
+        pages[-1] += [(f"{k} Section on {TOPICS[k - 1]}", 72, y, 12, "Times-Bold"), *body_lines(y + 20, 6)]
+        if k % 3 == 0:
+            pages.append([])
+    rows = [("Acknowledgements", 72, 60, 12, "Times-Bold"), *body_lines(80, 2)]
+    for k, (lab, name) in enumerate(zip(labels, surnames, strict=True)):
+        y = 130 + 30 * k
+        rows += [(f"[{lab}] Anna {name}. A study of mesh patterns number {k}.", 72, y, 10, "Times-Roman"),
+                 (f"Discrete Mathematics, {k + 1}(2):1-20, 20{10 + k}.", 90, y + 12, 10, "Times-Roman")]
+    pages[-1] = rows
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert [r.title for r in doc.references] == [f"A study of mesh patterns number {k}" for k in range(len(labels))]
+
+
+def test_a_double_spaced_title_over_three_lines_is_one_title(tmp_path):
+    # aa.cls [referee]: 16 pt title lines on 33 pt baselines, then a byline whose names break over
+    # lines ("..., Lastufka" / "Erica¹, ...")
+    doc = compile_pages(tmp_path, [[
+        ("Data processing pipelines and the data platform", 52, 138, 16.4, "Helvetica-Bold"),
+        ("for the X-ray spectrometer STIX onboard", 60, 171, 16.4, "Helvetica-Bold"),
+        ("Solar Orbiter", 188, 204, 16.4, "Helvetica-Bold"),
+        ("Hualin Xiao, Shane Maloney, Ewan Dickson, Lastufka", 45, 241, 11, "Times-Roman"),
+        ("Erica, Nicky Hochmuth, Ryan Daniel, Frederic", 64, 263, 11, "Times-Roman"),
+        ("Schuller, and Olivier Limousin", 45, 284, 11, "Times-Roman"),
+        ("1 Introduction", 72, 340, 12, "Helvetica-Bold"), *body_lines(360, 10)]])
+    assert doc.metadata.title == ("Data processing pipelines and the data platform for the X-ray spectrometer STIX "
+                                  "onboard Solar Orbiter")
+    assert names(doc) == ["Hualin Xiao", "Shane Maloney", "Ewan Dickson", "Lastufka Erica", "Nicky Hochmuth",
+                          "Ryan Daniel", "Frederic Schuller", "Olivier Limousin"]

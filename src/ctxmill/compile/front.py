@@ -197,11 +197,13 @@ def _join_title(lines: list[str]) -> str:
 
 
 def _groups(lines: list[TLine]) -> list[list[TLine]]:
-    """Runs of consecutive lines in one type (size and weight), close together."""
+    """Runs of consecutive lines in one type (size and weight), close together: up to 1.3 times
+    the type apart, so a double-spaced title (a referee copy: 33 pt baselines for 16 pt type) is
+    one run."""
     out: list[list[TLine]] = []
     for t in lines:
         g = out[-1] if out else None
-        if g and abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.0 * t.size \
+        if g and abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.3 * t.size \
                 and t.x0 < g[-1].x1 and t.x1 > g[-1].x0:
             g.append(t)
         else:
@@ -340,7 +342,8 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
             continue
         prev = merged[-1] if merged else None
         if prev is not None and abs(prev[1].size - t.size) <= 0.3 and -0.5 * t.size <= t.top - prev[1].bottom < 1.0 * t.size \
-                and not prev[0][-1][1] and re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.)\s*$", prev[0][-1][0]):
+                and not prev[0][-1][1] and (re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.)\s*$", prev[0][-1][0])
+                                            or _name_runs_on(prev[0][-1][0], t.pieces[0][0])):
             pieces = prev[0][:-1] + [(prev[0][-1][0] + " " + t.pieces[0][0], t.pieces[0][1])] + t.pieces[1:]
             box = prev[1]
             merged[-1] = (pieces, TLine(box.text + " " + t.text, pieces, box.size, box.bold, box.top, t.bottom,
@@ -370,6 +373,14 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
             boxes.append((t.x0, t.top, t.x1, t.bottom))
     # one author type: drop name-shaped lines set in another size than most names (a contact line)
     return names, boxes
+
+
+def _name_runs_on(end: str, start: str) -> bool:
+    """A name broken over two lines of a byline: the line ends with a comma and one capitalised
+    word ("..., Lastufka"), the next starts with a capitalised word or two and its marks or a
+    comma ("Erica¹, László Etesi¹"). Such a name is no name on either line alone."""
+    return bool(re.search(r"[,·•&]\s*[A-Z][\w'’\-]+\s*$", end)
+                and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s*(?:,|$)", start))
 
 
 def _clean_name(p: str) -> str | None:

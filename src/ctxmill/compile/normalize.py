@@ -360,16 +360,27 @@ def _furniture(doc: Document) -> None:
     if geo:
         # candidates: short blocks near the top or bottom edge of the page
         edge: list[tuple[Block, str]] = []
+        # the topmost block of a page may sit lower than the band (JSS sets its head 76 pt down
+        # an A4 page, 0.09 of it): in body type or smaller it is a candidate down to 0.12 of the
+        # page (a section heading atop each page is larger or bolder)
+        highest: dict[int, float] = {}
+        for b in geo:
+            highest[b.page] = min(highest.get(b.page, b.bbox[1]), b.bbox[1])
+        sizes = sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 200)
+        body = sizes[len(sizes) // 2] if sizes else 0.0
         for b in geo:
             h = b.attrs.get("_page_height") or 792.0
             top, bottom = b.bbox[1], b.bbox[3]
-            if (bottom > h * 0.9 or top < h * 0.075) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
+            near_top = top < h * 0.075 or (top < h * 0.12 and top <= highest[b.page] and body > 0
+                                           and 0 < (b.attrs.get("_size") or 99.0) <= body + 0.5
+                                           and not b.attrs.get("_bold"))
+            if (bottom > h * 0.9 or near_top) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
                 key = re.sub(r"\d+", "#", b.text.strip().lower())
                 # a page number before or after the head ("2 Title" on even pages, "Title 3" on
                 # odd) is one key; the bare title on page 1 is another
                 paged = re.sub(r"^#\s+|\s+#$", "", key)
                 edge.append((b, "#~" + paged if paged != key else key))
-            elif (bottom > h * 0.9 or top < h * 0.075) and _stamp(b.text, b.attrs.get("_line_texts")):
+            elif (bottom > h * 0.9 or near_top) and _stamp(b.text, b.attrs.get("_line_texts")):
                 edge.append((b, ""))  # a block of stamps, several lines deep
         counts = Counter(k for _, k in edge)
         pages = max(1, len({b.page for b in doc.blocks}))

@@ -639,9 +639,14 @@ def mark_bibliography(blocks: list[Block]) -> None:
     heads = [b.level for b in blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title") and b.level]
     top = min(heads, default=2)
     _split_tables_holding_a_list(blocks, top)
+    # the paragraphs that read as a bibliography title, found once (the loop below asks again of
+    # the short ones; no step of it changes a later block's text or kind): a page of raw OCR
+    # text has a paragraph per line, and a cache of 4,096 titles holds few of 47,000 lines
+    paragraph = BlockKind.PARAGRAPH
+    titled = {i for i, b in enumerate(blocks) if b.kind is paragraph and is_bibliography_title(b.text)}
     found = any(
         (b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text))
-        or (b.kind is BlockKind.PARAGRAPH and is_bibliography_title(b.text) and _entry_follows(blocks, i))
+        or (i in titled and _entry_follows(blocks, i))
         for i, b in enumerate(blocks)
     )
     start_at = None if found else _untitled_start(blocks)
@@ -668,7 +673,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
             if inside and ((b.level or 2) <= level or number[:1].isalpha() or _APPENDIX_START.match(b.text)):
                 inside = False
             continue
-        if b.kind is BlockKind.PARAGRAPH and len(b.text) <= 40 and is_bibliography_title(b.text):
+        if i in titled and len(b.text) <= 40:
             if inside or (part and _first_on_page(blocks, i) and not _entry_follows(blocks, i)):
                 # the running head of a long list ("Bibliography", "Bibliography 62")
                 b.kind = BlockKind.FURNITURE
@@ -716,6 +721,8 @@ def _split_tables_holding_a_list(blocks: list[Block], level: int) -> None:
     continuation running to the page foot) has a row that is only a bibliography title
     followed by rows of entries, the rows from the title on become the title heading and a
     region of the page whose visual lines the reference stage reads from the page itself."""
+    if not any([b.kind is BlockKind.TABLE and b.bbox for b in blocks]):
+        return  # (text input: no table has a page region)
     k = 0
     while k < len(blocks):
         b = blocks[k]
@@ -815,17 +822,25 @@ _RUN_LABEL = re.compile(r"^\s*\[([^\]\s,;]{2,14})\]\s+\S")
 
 
 def _alpha_run(blocks: list[Block], i: int, n: int = 4) -> bool:
-    """Blocks from ``i`` on open with ``n`` bracketed alphabetic labels in alphabetical order, one
-    a paragraph (page furniture between them skipped): the entries of an alpha-style list. A
-    paragraph citing "[MS15]" first is alone, and cited keys are in no order."""
-    labels = []
+    """Paragraphs from ``i`` on open with ``n`` bracketed alphabetic labels in alphabetical order
+    (an entry's other lines may be paragraphs of their own, two at most; page furniture is
+    skipped): the entries of an alpha-style list. A paragraph citing "[MS15]" first is alone,
+    and cited keys are in no order."""
+    labels: list[str] = []
+    between = 0
     for b in blocks[i:]:
         if b.kind in (BlockKind.FURNITURE, BlockKind.FIGURE, BlockKind.CAPTION, BlockKind.FOOTNOTE):
             continue
-        m = _RUN_LABEL.match(b.text) if b.kind is BlockKind.PARAGRAPH else None
+        if b.kind is not BlockKind.PARAGRAPH:
+            return False
+        m = _RUN_LABEL.match(b.text)
         key = _NOT_WORD.sub("", unicodedata.normalize("NFKD", m.group(1)).lower()) if m else ""
         if not key or key.isdigit() or not key[0].isalpha():
-            return False
+            between += 1
+            if not labels or between > 2:
+                return False
+            continue
+        between = 0
         labels.append(key)
         if len(labels) == n:
             return labels == sorted(labels)

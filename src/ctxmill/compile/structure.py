@@ -30,6 +30,9 @@ SENTENCE_END_RE = re.compile(r"[.!?:;]['\"”’)\]]*$|[.!?]\)$")
 
 
 _FOOTNOTE_MARK_RE = re.compile(r"\[\^[^\]]*\]")
+# one footnote mark with its key ("[^3]", "[^a,b]"), and a run of them ("10[^-][^3]")
+_MARK_KEY_RE = re.compile(r"\[\^([^\]]+)\]")
+_MARK_RUN_RE = re.compile(r"(?:\[\^[^\]]+\])+")
 _NON_WORD_RE = re.compile(r"[^\w]+")
 _SPACES_RE = re.compile(r"\s+")
 _NOT_LOWER_RE = re.compile(r"[^a-z]")
@@ -888,7 +891,7 @@ def _footnote_refs(blocks: list[Block]) -> None:
                      len(blocks))
     def fix_all(text: str) -> str:
         # a sign raised before its digits is an exponent ("10[^-][^3]", "ms[^-][^1]"): one superscript
-        return re.sub(r"<sup>([-−])</sup><sup>", r"<sup>\1", re.sub(r"\[\^([^\]]+)\]", fix, text))
+        return re.sub(r"<sup>([-−])</sup><sup>", r"<sup>\1", _MARK_KEY_RE.sub(fix, text))
 
     for b in blocks[first_sec:]:
         if b.kind is Kind.FOOTNOTE:
@@ -914,12 +917,12 @@ def _cell_marks(text: str) -> str:
     Other marks stay as they are: the text's ``<sup>`` would be escaped into visible markup in
     an HTML cell (OCR'd tables raise stray letters)."""
     def run(m: re.Match) -> str:
-        marks = re.findall(r"\[\^([^\]]+)\]", m.group(0))
+        marks = _MARK_KEY_RE.findall(m.group(0))
         if all(re.fullmatch(r"[-−+\d\s]+", x) for x in marks):
             return "".join(marks).replace(" ", "").translate(_SUPERSCRIPT)
         return m.group(0)
 
-    return re.sub(r"(?:\[\^[^\]]+\])+", run, text)
+    return _MARK_RUN_RE.sub(run, text)
 
 
 # ---------------------------------------------------------------------------- sections
