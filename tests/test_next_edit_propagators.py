@@ -529,3 +529,12 @@ def test_a_parameter_renamed_in_a_declaration_without_body_stays_there(tmp_path)
                                    "val application = 3\n")
     patch = _patch("F.kt", ["fun install(application: Int, n: Int): Int {"], ["fun install(pipeline: Int, n: Int): Int {"], 1)
     assert [s.start_line for s in suggest(tmp_path, patch) if s.kind == "rename"] == [2]
+
+
+def test_an_elixir_typespec_is_no_call(tmp_path):
+    src = ("defmodule R do\n  def go(ep, opts) do\n    reload!(ep)\n  end\n\n"
+           "  @spec reload!(module) :: :ok\n  def reload!(endpoint, opts) do\n    endpoint.run(opts)\n  end\nend\n")
+    (tmp_path / "r.ex").write_text(src)
+    got = _by_path(suggest(tmp_path, _patch("r.ex", ["  def reload!(endpoint) do"], ["  def reload!(endpoint, opts) do"], 7)))
+    assert got[("r.ex", 3)].replacement == "    reload!(ep, opts)\n"
+    assert ("r.ex", 6) not in got  # `@spec reload!(module, opts)` would name a type `opts`

@@ -457,6 +457,8 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 if re.search(DEF[ch.lang] if ch.lang not in ("java", "c") else r"$^", line_head + text[m.start():m.end()]) \
                         or re.search(r"\b(def|defp|fn|func|fun|function)\s+(?:\([^)]*\)\s*)?(?:[\w.]+[.:])?$", line_head):
                     continue
+                if re.match(r"\s*@(?:spec|callback|macrocallback)\s+$", line_head):
+                    continue  # an Elixir typespec names the function's types, not its arguments
                 if ch.lang in ("java", "c") and re.search(r"[\w>\]]\s+$", line_head) and not re.search(
                         r"\b(return|new|throw|else|case)\s+$", line_head):
                     continue  # `Type name(` is a definition in Java and C
