@@ -234,6 +234,11 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     tex = expand(git, c, entry["tex_main"])
     for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
         tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
+    if "IEEEtran" in entry.get("class", ""):
+        # IEEEtran's \\appendix (unlike article's) prints a section heading: "APPENDIX" over the
+        # title given as \\appendix[Title]; \\appendices prints none (its \\section's do)
+        tex = re.sub(r"\\appendix(?![a-zA-Z])\s*(?:\[([^\]]*)\]|\{\s*\})?",
+                     lambda m: "\\appendix\\section*{Appendix " + (m.group(1) or "").strip() + "}", tex)
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
         tex = re.sub(r"\\" + name + r"(?=\s*\{)", lambda m, r=real: "\\" + r, tex)
     notes = [entry.get("layout", "")]
