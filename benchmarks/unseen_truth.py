@@ -239,6 +239,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         # title given as \\appendix[Title]; \\appendices prints none (its \\section's do)
         tex = re.sub(r"\\appendix(?![a-zA-Z])\s*(?:\[([^\]]*)\]|\{\s*\})?",
                      lambda m: "\\appendix\\section*{Appendix " + (m.group(1) or "").strip() + "}", tex)
+    if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
+        tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
         tex = re.sub(r"\\" + name + r"(?=\s*\{)", lambda m, r=real: "\\" + r, tex)
     notes = [entry.get("layout", "")]

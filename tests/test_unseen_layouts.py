@@ -460,16 +460,28 @@ def test_an_untitled_bibliography_with_alphabetic_labels_is_read(tmp_path):
 
 def test_a_double_spaced_title_over_three_lines_is_one_title(tmp_path):
     # aa.cls [referee]: 16 pt title lines on 33 pt baselines, then a byline whose names break over
-    # lines ("..., Lastufka" / "Erica¹, ...")
+    # lines ("..., Lastufka" / "Erica¹, ..."); an acmart byline's lines end with a country and
+    # start with the next name, unmarked: each line is one name and its affiliation
+    def byline(y, parts):  # [(text, mark)]: the text, then its affiliation mark raised after it
+        rows, x = [], 45.0
+        for text, mark in parts:
+            rows.append((text, x, y, 11, "Times-Roman"))
+            x += 5.6 * len(text)
+            if mark:
+                rows.append((mark, x, y - 4, 7, "Times-Roman"))
+                x += 5.0
+        return rows
+
     doc = compile_pages(tmp_path, [[
         ("Data processing pipelines and the data platform", 52, 138, 16.4, "Helvetica-Bold"),
         ("for the X-ray spectrometer STIX onboard", 60, 171, 16.4, "Helvetica-Bold"),
         ("Solar Orbiter", 188, 204, 16.4, "Helvetica-Bold"),
-        ("Hualin Xiao, Shane Maloney, Ewan Dickson, Lastufka", 45, 241, 11, "Times-Roman"),
-        ("Erica, Nicky Hochmuth, Ryan Daniel, Frederic", 64, 263, 11, "Times-Roman"),
-        ("Schuller, and Olivier Limousin", 45, 284, 11, "Times-Roman"),
+        *byline(241, [("Hualin Xiao", "1"), (", Shane Maloney", "2"), (", Ewan Dickson", "4"), (", Lastufka", "")]),
+        *byline(263, [("Erica", "1"), (", Nicky Hochmuth", "1"), (", Ryan Daniel", "1"), (", Frederic", "")]),
+        *byline(284, [("Schuller", "7"), (", and Olivier Limousin", "5")]),
         ("1 Introduction", 72, 340, 12, "Helvetica-Bold"), *body_lines(360, 10)]])
     assert doc.metadata.title == ("Data processing pipelines and the data platform for the X-ray spectrometer STIX "
                                   "onboard Solar Orbiter")
     assert names(doc) == ["Hualin Xiao", "Shane Maloney", "Ewan Dickson", "Lastufka Erica", "Nicky Hochmuth",
                           "Ryan Daniel", "Frederic Schuller", "Olivier Limousin"]
+

@@ -343,7 +343,7 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
         prev = merged[-1] if merged else None
         if prev is not None and abs(prev[1].size - t.size) <= 0.3 and -0.5 * t.size <= t.top - prev[1].bottom < 1.0 * t.size \
                 and not prev[0][-1][1] and (re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.)\s*$", prev[0][-1][0])
-                                            or _name_runs_on(prev[0][-1][0], t.pieces[0][0])):
+                                            or t.pieces[0][1] and _name_runs_on(prev[0][-1][0], t.pieces[0][0])):
             pieces = prev[0][:-1] + [(prev[0][-1][0] + " " + t.pieces[0][0], t.pieces[0][1])] + t.pieces[1:]
             box = prev[1]
             merged[-1] = (pieces, TLine(box.text + " " + t.text, pieces, box.size, box.bold, box.top, t.bottom,
@@ -377,8 +377,10 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
 
 def _name_runs_on(end: str, start: str) -> bool:
     """A name broken over two lines of a byline: the line ends with a comma and one capitalised
-    word ("..., Lastufka"), the next starts with a capitalised word or two and its marks or a
-    comma ("Erica¹, László Etesi¹"). Such a name is no name on either line alone."""
+    word ("..., Lastufka"), the next starts with a capitalised word or two and (the caller
+    checks) their affiliation marks ("Erica¹, László Etesi¹"). Such a name is no name on either
+    line alone. Without the marks the word is a line's last word ("..., Utah, USA" over "PAVEL
+    PANCHEKHA, ...": acmart's name-and-affiliation lines)."""
     return bool(re.search(r"[,·•&]\s*[A-Z][\w'’\-]+\s*$", end)
                 and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s*(?:,|$)", start))
 
