@@ -243,10 +243,10 @@ def _files(root: Path) -> list[str]:
     """The tree's files, relative paths: what git tracks (and untracked, not ignored) in a
     checkout, else a walk that skips hidden and dependency folders. Not the index's walk: its
     ignore machinery costs more to import than a whole suggestion takes here."""
-    import subprocess
-
     out: list[str] = []
     if (root / ".git").exists():
+        import subprocess  # only here: its import is a few ms of a command that answers in tens
+
         try:
             r = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
                                capture_output=True, timeout=30)
