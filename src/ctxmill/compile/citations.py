@@ -103,15 +103,20 @@ _SKIP_KINDS = {Kind.REFERENCE, Kind.FURNITURE, Kind.CODE}
 # ---------------------------------------------------------------------------- names
 
 
+_NORM_PUNCT = re.compile(r"[^\w\s&]")
+_NORM_SPACE = re.compile(r"\s+")
+
+
 def norm(text: str) -> str:
     """Lower-case, accents and punctuation folded: "Dell’Acqua et al." -> "dellacqua et al"."""
     t = unicodedata.normalize("NFKD", text)
     if not t.isascii():  # (no ASCII character is a combining mark)
         t = "".join(c for c in t if not unicodedata.combining(c))
     t = t.replace("’", "").replace("'", "").replace("`", "")
-    t = re.sub(r"[^\w\s&]", " ", t.lower())
+    # (compiled once: re.sub's cache lookup was a third of a call, 22,000 calls for a list of 16,000)
+    t = _NORM_PUNCT.sub(" ", t.lower())
     t = t.replace("&", " and ").replace("_", " ")
-    return re.sub(r"\s+", " ", t).strip()
+    return _NORM_SPACE.sub(" ", t).strip()
 
 
 def _surname(name: str) -> str:
