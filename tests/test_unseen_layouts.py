@@ -485,3 +485,24 @@ def test_a_double_spaced_title_over_three_lines_is_one_title(tmp_path):
     assert names(doc) == ["Hualin Xiao", "Shane Maloney", "Ewan Dickson", "Lastufka Erica", "Nicky Hochmuth",
                           "Ryan Daniel", "Frederic Schuller", "Olivier Limousin"]
 
+
+
+def test_a_float_on_the_bibliographys_page_is_no_entry(tmp_path):
+    # a knitr draft (JSS) sets a figure, its R call and its caption on the page of the references:
+    # the code line, the plot's turned axis labels and the caption were read as three more entries
+    rows = [("Forecast Evaluation in R", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 72, 100, 12,
+                                                                        "Helvetica-Bold"),
+            *body_lines(120, 20), ("References", 72, 380, 12, "Helvetica-Bold")]
+    surnames = ["Bracher", "Dawid", "Funk", "Gneiting", "Jordan", "Timmermann"]
+    y = 400
+    for k, name in enumerate(surnames):
+        rows.append((f"{name} A, Other B ({2000 + k}). A study of forecasts number {k}. Journal {k}, 1-20.",
+                     72, y, 10, "Times-Roman"))
+        y += 16
+        if k == 2:  # the float, between two entries
+            rows += [("> scoringutils::plot_coverage(scores)", 72, y + 4, 9, "Courier"),
+                     ("France Germany Italy United Kingdom", 90, y + 120, 7, "Helvetica", True),
+                     ("Figure 8: quantile and interval coverage", 200, y + 130, 10, "Times-Roman")]
+            y += 150
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
+    assert [r.title for r in doc.references] == [f"A study of forecasts number {k}" for k in range(6)]

@@ -621,6 +621,7 @@ def _reads_like_entry(text: str) -> bool:
                 or _split_authors(t[: _sentence_end(t, 0)]))
 
 
+_FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|Table|Listing)\s+\d+[:.]\s+\S")
 _APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
 
 
@@ -702,6 +703,9 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
             inside = False
             continue
+        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") or b.attrs.get("_rotated")
+                                              or _FLOAT_LABEL.match(b.text)):
+            continue  # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's turned labels
         if b.kind is BlockKind.LIST_ITEM:
             if b.number:
                 b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
