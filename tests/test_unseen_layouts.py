@@ -506,3 +506,16 @@ def test_a_float_on_the_bibliographys_page_is_no_entry(tmp_path):
             y += 150
     doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
     assert [r.title for r in doc.references] == [f"A study of forecasts number {k}" for k in range(6)]
+
+
+def test_acmart_name_and_affiliation_lines_are_names(tmp_path):
+    # acmsmall: "NAME, Institution, Country", one author a line, the name in small capitals; with
+    # two of three parts not names, the lines were no byline (the second line's end, "China", and
+    # the third's name must not be joined either)
+    doc = compile_pages(tmp_path, [[
+        ("Spineless Traversal for Layout Invalidation", 46, 85, 14.3, "Helvetica-Bold"),
+        ("MARISA KIRISAME, University of Utah, USA", 46, 110, 10.9, "Times-Roman"),
+        ("TIEZHI WANG, Tongji University, China", 46, 123, 10.9, "Times-Roman"),
+        ("PAVEL PANCHEKHA, University of Utah, USA", 46, 136, 10.9, "Times-Roman"),
+        *body_lines(160, 8, x=46, size=9), ("1 INTRODUCTION", 46, 280, 10, "Helvetica-Bold"), *body_lines(300, 10)]])
+    assert names(doc) == ["Marisa Kirisame", "Tiezhi Wang", "Pavel Panchekha"]

@@ -368,11 +368,28 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
                 name = _clean_name(p)
                 if name:
                     found.append((name, (marks if k == len(parts) - 1 else []) + own))
+        if len(found) == 1 and total > 1 and _caps_name_and_affiliation(pieces, found[0][0]):
+            # acmart's journal formats: "MARISA KIRISAME, University of Utah, USA", one author a
+            # line, the name in small capitals, then its institution and country
+            found, total = [(_title_case(found[0][0]), found[0][1])], 1
         if found and len(found) >= 0.6 * total:
             names.extend(f for f in found if f[0] not in {n for n, _ in names})
             boxes.append((t.x0, t.top, t.x1, t.bottom))
     # one author type: drop name-shaped lines set in another size than most names (a contact line)
     return names, boxes
+
+
+def _caps_name_and_affiliation(pieces: list[tuple[str, list[str]]], name: str) -> bool:
+    """The line is one name in capitals followed by parts that each hold an organisation or
+    place word ("University of Utah", "USA"): a name and its affiliation, not a list of names."""
+    parts = [p for text, _ in pieces for p in SEP_RE.split(GRADE_RE.sub("", text)) if p.strip(" " + MARK_CHARS)]
+    if len(parts) < 2 or not name.isupper() or _clean_name(parts[0]) != name:
+        return False
+    return all(any(w.lower().strip(".,()") in ORG_WORDS for w in p.split()) for p in parts[1:])
+
+
+def _title_case(name: str) -> str:
+    return " ".join(w[:1] + w[1:].lower() if w.isupper() and len(w) > 1 else w for w in name.split())
 
 
 def _name_runs_on(end: str, start: str) -> bool:
