@@ -538,3 +538,14 @@ def test_an_elixir_typespec_is_no_call(tmp_path):
     got = _by_path(suggest(tmp_path, _patch("r.ex", ["  def reload!(endpoint) do"], ["  def reload!(endpoint, opts) do"], 7)))
     assert got[("r.ex", 3)].replacement == "    reload!(ep, opts)\n"
     assert ("r.ex", 6) not in got  # `@spec reload!(module, opts)` would name a type `opts`
+
+
+def test_a_rust_macro_of_the_same_name_does_not_import_the_module(tmp_path):
+    # `panic!` elsewhere in the file is the macro; `panic::catch_unwind` needs the module
+    src = ("use std::{fmt, mem};\n\nfn a() {\n    panic!(\"no\");\n}\n\nfn b() {\n"
+           "    let r = panic::catch_unwind(|| 1);\n    assert_eq!(r.is_ok(), true);\n}\n\nfn c() {\n    assert_eq!(1, 1);\n}\n")
+    (tmp_path / "t.rs").write_text(src)
+    patch = _patch("t.rs", ["    let r = 1;"], ["    let r = panic::catch_unwind(|| 1);", "    assert_eq!(r.is_ok(), true);"], 8)
+    got = [s for s in suggest(tmp_path, patch) if s.kind == "import"]
+    # one line: `panic` joins the std group; the file's own assert_eq! needs no import
+    assert [(s.start_line, s.replacement) for s in got] == [(1, "use std::{fmt, mem, panic};\n")]

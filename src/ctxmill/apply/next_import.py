@@ -569,7 +569,18 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             continue
         provided = set().union(*[n for _, _, n in imports])
         rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
-        known = set(re.findall(r"(?<![\w$])[A-Za-z_][\w$]*", STRING_OR_COMMENT.sub(" ", rest)))
+        code = STRING_OR_COMMENT.sub(" ", rest)
+        macros: set[str] = set()
+        if lang == "rust":
+            # a macro lives in its own namespace: `panic!(...)` in the file says nothing of the
+            # module `panic` that `panic::catch_unwind` needs (`use std::{fmt, mem, panic, ptr}`),
+            # while a file using `assert_eq!` knows the macro the edit calls
+            macro = re.compile(r"(?<![\w$:])([A-Za-z_]\w*)!(?!=)")
+            macros = set(macro.findall(code))
+            code = macro.sub(" ", code)
+            added = "\n".join(x for h in mine for x in h.added)
+            macros &= set(macro.findall(added))
+        known = set(re.findall(r"(?<![\w$])[A-Za-z_][\w$]*", code)) | macros
         cache: dict[str, list] = {}
         for name in new_names(mine, lang):
             if name in provided or name in known:
