@@ -102,15 +102,15 @@ def group_entries(blocks: list[Block], page_widths: dict[int, float] | None = No
     """Group bibliography blocks (lines or entries) into printed entries."""
     if not blocks:
         return []
-    labelled = sum(1 for b in blocks if _LABEL.match(b.text) or _ay_label(b.text))
+    label = [bool(_LABEL.match(b.text) or _ay_label(b.text)) for b in blocks]  # (once a block)
+    labelled = sum(label)
     numbered = labelled >= max(2, len(blocks) // 4)
     starts = [False] * len(blocks)
     starts[0] = True
     if numbered:
         # Numbered bibliographies: a label starts an entry, everything else continues it.
         for i, b in enumerate(blocks):
-            if i and (_LABEL.match(b.text) or _ay_label(b.text) or b.attrs.get("bib_item")
-                      or b.bbox is None and _NATBIB_LABEL.match(b.text)):
+            if i and (label[i] or b.attrs.get("bib_item") or b.bbox is None and _NATBIB_LABEL.match(b.text)):
                 starts[i] = True
     else:
         _starts_by_geometry(blocks, starts, page_widths or {})
@@ -1063,6 +1063,8 @@ def _split_labelled(block: Block) -> list[Block]:
     """A block holding several numbered entries ("[1] ... [2] ...", or author-year labelled
     "[Abeles, 1982] ... [Bohte, 2004] ...", reflowed into one paragraph) is split at the
     labels, so each printed entry stays one reference."""
+    if block.text.count("[", 1) == 0:
+        return [block]  # (two labels need two brackets: most entries are one block already)
     starts = [m.start() for m in _INNER_LABEL.finditer(block.text) if _start_label(_label_window(block.text, m.start()))]
     if len(starts) < 2 or starts[0] != 0:
         return [block]
