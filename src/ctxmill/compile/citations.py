@@ -310,8 +310,10 @@ class _Ctx:
         self.part_starts: list[tuple[int, int]] = []
         self.block_pos = {b.id: i for i, b in enumerate(doc.blocks)}
         for i, b in enumerate(doc.blocks):
+            if b.kind is not Kind.REFERENCE:
+                continue
             part = b.attrs.get("bib_part")
-            if b.kind is Kind.REFERENCE and part is not None and part not in {q for _, q in self.part_starts}:
+            if part is not None and part not in {q for _, q in self.part_starts}:
                 self.part_starts.append((i, part))
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
         self.sections_by_number = {}
@@ -324,7 +326,7 @@ class _Ctx:
             if number:
                 self.sections_by_number.setdefault(number.rstrip("."), s)
         self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
-        for b in doc.blocks:
+        for b in [b for b in doc.blocks if b.number]:  # (a block without a number is no target)
             kind = _TARGET_KIND.get(b.kind)
             if kind is None and b.kind is Kind.CODE and b.number:
                 kind = "algorithm"
@@ -368,7 +370,26 @@ def run(doc: Document, options: CompileOptions) -> None:
     # entries without a year are cited by their label, found anywhere: then every block is read
     by_label = any(len(ids) == 1 and " " in label for label, ids in ctx.linker.no_year.items())
     spans, md = doc.block_spans, doc.markdown
-    for block in doc.blocks:
+    blocks = doc.blocks
+    if not by_label:
+        # Only blocks that hold a mark can hold a callout: one scan of document.md finds the
+        # marks (_ANY_MARK reads no context and no match holds a line break, so a block's text
+        # holds one exactly when a match of the whole starts inside its span), and the blocks
+        # holding one, tables, and blocks with no span are read, in order. Raw OCR text has a
+        # block per line and few marks: the other blocks cost nothing here.
+        starts = [m.start() for m in _ANY_MARK.finditer(md)]
+        read = {i for i, b in enumerate(blocks) if b.kind is Kind.TABLE or b.id not in spans}
+        order = [i for i, b in enumerate(blocks) if b.id in spans]
+        firsts = [spans[blocks[i].id][0] for i in order]
+        if firsts != sorted(firsts):  # (spans out of reading order, e.g. two blocks of one id: all)
+            read.update(order)
+        elif starts:
+            for p in starts:
+                k = bisect.bisect_right(firsts, p) - 1
+                if k >= 0 and p < spans[blocks[order[k]].id][1]:
+                    read.add(order[k])
+        blocks = [blocks[i] for i in sorted(read)]
+    for block in blocks:
         if block.kind in _SKIP_KINDS or block.attrs.get("bibliography"):
             continue
         span = spans.get(block.id)
