@@ -316,12 +316,15 @@ class Timeline:
     command, sampled every 50 ms from /proc (Linux) in a thread: when the first starts, when the
     last ends, and the worker-seconds in between with fewer of them alive than there are cores.
     That idle share is a property of how pages are scheduled, so it holds on a loaded machine,
-    where wall and CPU seconds do not."""
+    where wall and CPU seconds do not. Also the share of the processes' samples in which one is
+    asleep (state S): a process that stays up for the document sleeps only while it waits for
+    its next page, so this is the time the pages' hand-over costs the engine."""
 
     def __init__(self, root: int, every: float = 0.05):
         import threading
 
         self.root, self.every, self.samples = root, every, []  # (seconds since start, OCR processes alive)
+        self.waiting = 0  # samples of an OCR process asleep: waiting for its next page (or for a file)
         self.t0 = time.perf_counter()
         self._done = threading.Event()
         self._cpu = 0.0
@@ -350,7 +353,14 @@ class Timeline:
                         args = f.read().split(b"\0")
                 except OSError:
                     continue
-                n += args[0].endswith(b"tesseract") and b"hocr" in args
+                if args[0].endswith(b"tesseract") and b"hocr" in args:
+                    n += 1
+                    try:
+                        with open(f"/proc/{pid}/stat", "rb") as f:
+                            # R: running or waiting for a core; S: asleep, i.e. waiting for input
+                            self.waiting += f.read().rpartition(b")")[2].split()[0] == b"S"
+                    except OSError:
+                        pass
         return n
 
     def _run(self) -> None:
@@ -373,7 +383,9 @@ class Timeline:
         span = last - first
         return {"before_ocr_s": round(first, 2), "ocr_s": round(span, 2), "after_ocr_s": round(wall - last, 2),
                 "ocr_idle_worker_s": round(idle, 2),  # cores x seconds with a core's OCR process missing
-                "ocr_idle_share": round(idle / (cores * span), 4) if span else None}
+                "ocr_idle_share": round(idle / (cores * span), 4) if span else None,
+                # share of the OCR processes' samples asleep: a process waiting for its next page
+                "ocr_waiting_share": round(self.waiting / max(1, sum(n for _, n in self.samples)), 4)}
 
 
 def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, src: str | None,

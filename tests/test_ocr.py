@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import io
 import shutil
+import time
 import zlib
 from pathlib import Path
 
@@ -375,6 +376,37 @@ def test_a_scan_is_read_by_one_process_per_worker(tmp_path, monkeypatch):
     out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
     assert not warnings and len(runs) == 1
     assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 7)]
+
+
+@needs_tesseract
+def test_a_worker_hands_its_process_the_next_page_while_the_last_one_is_parsed(tmp_path, monkeypatch):
+    # the process used to wait while its worker parsed the page's hOCR and built the Page
+    # (~80 ms a page, longer on a shared machine); now another thread does that
+    monkeypatch.setenv("CTXMILL_OCR_TESSERACT", "cli")
+    monkeypatch.setenv("CTXMILL_OCR_WORKERS", "1")
+    engine = ocr.TesseractEngine()
+    events = []
+    real_read, real_to_page = ocr._PageStream.read, ocr.to_page
+
+    def read(self, image, timeout):
+        events.append("read")
+        return real_read(self, image, timeout)
+
+    def slow_to_page(*args, **kwargs):
+        time.sleep(0.5)
+        events.append("page made")
+        return real_to_page(*args, **kwargs)
+
+    monkeypatch.setattr(ocr._PageStream, "read", read)
+    monkeypatch.setattr(ocr, "to_page", slow_to_page)
+    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 4)])
+    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 4)]
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
+    assert not warnings, warnings
+    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 4)]
+    # page 2 went to the process before page 1's Page was made
+    assert events.index("read", 1) < events.index("page made"), events
 
 
 @needs_tesseract
