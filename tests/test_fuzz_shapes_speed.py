@@ -124,3 +124,19 @@ def test_a_pdf_page_with_nan_coordinates_compiles():
     page = Page(1, lines, width=612.0, height=nan, images=[(nan, 0.0, 10.0, 10.0)])
     doc = compile_stream(PageStream(pages=[page], kind="pdf"))
     assert "Line 7 of the damaged page" in doc.markdown
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES + ["<--- Page Split --->", "{12}--------", "<!-- page 3 -->",
+                                            "<!-- PageBreak -->", "[MISSING_PAGE_EMPTY:2]", "PAGE 2 / 9"]),
+                max_size=8))
+def test_page_markers_by_first_character(parts):
+    # to_pages tries on a line only the markers listed for its first non-blank character, in the
+    # order of _PAGE_MARKERS: the same first match as trying them all
+    line = "".join(parts)
+    first = line.lstrip()[:1]
+    every = next((rx for rx in engines._PAGE_MARKERS if rx.match(line)), None)
+    if first not in engines._MARKER_FIRST:
+        assert every is None
+        return
+    assert next((rx for rx in engines._MARKERS_BY_FIRST[first] if rx.match(line)), None) is every

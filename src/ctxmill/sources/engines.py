@@ -160,6 +160,10 @@ _PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]
 _MISSING_PAGE = re.compile(r"^\s*\[MISSING_PAGE_(?:EMPTY|FAIL|POST)(?::(?P<n>\d+))?\]\s*$")
 # the first character after the blanks of every line a page marker or _MISSING_PAGE matches
 _MARKER_FIRST = frozenset("<#─━—–=-{[")
+# the page markers a line can match, by that character, in _PAGE_MARKERS' order (a line of a
+# reference list, "[12] ...", is tried against none of them, only against _MISSING_PAGE)
+_MARKERS_BY_FIRST = {"<": [_PAGE_MARKERS[0], _PAGE_MARKERS[4], _PAGE_MARKERS[5]], "#": [_PAGE_MARKERS[1]],
+                     "{": [_PAGE_MARKERS[3]], "[": [], **dict.fromkeys("─━—–=-", [_PAGE_MARKERS[2]])}
 
 
 def to_pages(text: str, engine: str) -> EngineText:
@@ -181,7 +185,7 @@ def to_pages(text: str, engine: str) -> EngineText:
                 raw[-1][1].append(part)
                 continue
             m = None
-            for rx in _PAGE_MARKERS:
+            for rx in _MARKERS_BY_FIRST[first]:
                 m = rx.match(part)
                 if m:
                     break
