@@ -24,13 +24,21 @@ _STOP = frozenset("a an the on of in for and to with from towards toward".split(
 _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
 
 
+def _special(m: re.Match) -> str:
+    return _SPECIAL[m.group()]
+
+
 def escape(text: str) -> str:
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
+    return _SPECIAL_RE.sub(_special, text)
+
+
+_NOT_KEY = re.compile(r"[^a-z0-9]")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _ascii(word: str) -> str:
     w = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", w.lower())
+    return _NOT_KEY.sub("", w.lower())
 
 
 def cite_key(ref: Reference) -> str:
@@ -39,8 +47,9 @@ def cite_key(ref: Reference) -> str:
         p = ref.people[0]
         fam = p.get("family") or p.get("literal") or ""
         fam = fam.split()[-1] if fam.split() else ""
-    words = [w for w in re.findall(r"[^\W_]+", ref.title or "") if w.lower() not in _STOP]
-    key = _ascii(fam) + (ref.year[:4] if ref.year else "") + (_ascii(words[0]) if words else "")
+    # (patterns compiled once; a list of 16,000 entries asks for 16,000 keys)
+    words = [w for w in _WORD.findall(ref.title) if w.lower() not in _STOP] if ref.title else ()
+    key = (_ascii(fam) if fam else "") + (ref.year[:4] if ref.year else "") + (_ascii(words[0]) if words else "")
     return key or ref.id.replace("-", "")
 
 
