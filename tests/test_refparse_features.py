@@ -357,3 +357,86 @@ def test_parses_in_threads_share_the_score_caches():
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(parse, texts))
     assert got == expect
+
+
+_SHAPES = _SCORED[:-1] + [
+    'A. Author, "A title: with a colon. And a second sentence", Phys. Rev. Lett. 69, 1608 (1992). "Quoted" again.',
+    "Smith J. 2001. Title one. Title Two. Third sentence. Fourth Sentence. Nature 5: 1-2, 2003 2004.",
+    "“Open quote never closed, Journal of Things 12 (2001)",
+    "2019: a year first. Proc. Natl. Acad. Sci. USA 116, 1",
+    "no capitals. at all: here 1999",
+    ".",
+]
+
+
+def test_position_codes_are_the_token_by_token_reading():
+    """features._layout finds the few tokens where the sentence or what has been seen changes
+    and fills the tokens between at once; that must be what reading token by token gives."""
+    from ctxmill.compile.refparse import features
+
+    for text in _SHAPES:
+        toks = tokenize(text)
+        tokens = [t for t, _, _ in toks]
+        glued = features._glued(toks)
+        infos, journals, codes = features._layout(tokens, glued)
+        assert journals == journal_marks(tokens)
+        n = len(tokens)
+        last_year = max((i for i, x in enumerate(infos) if x[5]), default=-1)
+        glue = [*glued[1:], False]
+        expect, sentence, state, prev = [], 0, 0, ""
+        for i, t in enumerate(tokens):
+            if prev == "." and sentence < 3 and t[:1].isupper():
+                sentence += 1
+            expect.append(10 * i // n | sentence << 4 | state << 6 | (i < last_year) << 10 | glued[i] << 11
+                          | glue[i] << 12)
+            if journals[i] in ("jB", "j1"):
+                state |= 8
+            if t in features._QUOTES:
+                state ^= 2
+            elif t == ":":
+                state |= 4
+            elif not state & 1 and infos[i][5]:
+                state |= 1
+            prev = t
+        assert codes == expect, text
+
+
+def test_strings_without_identifiers_skip_their_patterns():
+    """The tokenizer and identifiers() try the URL, DOI and arXiv patterns only where the
+    string has the text they need; the tokens and identifiers are those of trying them all."""
+    from ctxmill.compile.refparse import fields, tokens
+
+    texts = _SHAPES + ["See www.example.org/x, doi 10.1000/xyz.", "arXiv:hep-th/0603057 and hep-th/0603058v2",
+                       "ISBN 0-19-850000-X; WWW.Example.com", "Nat. Phys. 6192195 (2010): http://x.org/a_b."]
+    for text in texts:
+        whole = [(m.group(), m.start(), m.end()) for m in tokens._TOKEN.finditer(text)]
+        assert tokenize(text) == whole
+        expect = {"doi": None, "arxiv_id": None, "url": None, "isbn": None}
+        if m := fields._DOI.search(text):
+            expect["doi"] = m.group(0).rstrip(".,;)]")
+        if m := fields._ARXIV.search(text):
+            expect["arxiv_id"] = (m.group(1) or m.group(2)).rstrip(".,;")
+        if m := fields._URL.search(text):
+            expect["url"] = m.group(0).rstrip(".,;)]")
+            if expect["doi"] is None and "doi.org/" in expect["url"]:
+                expect["doi"] = expect["url"].split("doi.org/", 1)[1]
+        if m := fields._ISBN.search(text):
+            expect["isbn"] = m.group(1).strip()
+        assert fields.identifiers(text) == expect, text
+    assert tokenize("J. Doe, Phys. Rev. D 94 (2016)") == [
+        (m.group(), m.start(), m.end()) for m in tokens._PLAIN.finditer("J. Doe, Phys. Rev. D 94 (2016)")]
+
+
+def test_words_end_where_the_character_by_character_test_ends_them():
+    """tokens._WORD tests only capitals for a word's end; the per-character form it replaced
+    tests every letter: both take the same words (glued ones split, names with a capital whole)."""
+    import re
+
+    from ctxmill.compile.refparse import tokens
+
+    per_char = re.compile(r"[^\W\d_](?:(?<![a-zß-öø-ÿ]{2})[^\W\d_]|(?![A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ])[^\W\d_])*")
+    now = re.compile(tokens._WORD)
+    words = ["isotopesBraz", "ClarendonPress", "McGraw", "iPhone", "ApJ", "theElectron", "ÉcoleNormale", "aB", "abC",
+             "abCd", "abCD", "ΑλφαΒήτα", "straßeÖffnung", "øreØre", "x", "DNA", "mRNA", "abcÞe", "ÞÞ", "naïveTest"]
+    for w in words + [" ".join(words)]:
+        assert [m.group() for m in now.finditer(w)] == [m.group() for m in per_char.finditer(w)], w

@@ -124,8 +124,11 @@ def _enc(f: tuple[str, ...]) -> tuple[bytes, ...]:
 
 def _info(tok: str) -> tuple:
     own = token_features(tok)
+    key = _jkey(tok)
+    # [8]: whether a journal name can begin here (a capitalised word that begins some name)
     r = (_enc(own), _enc(_near(tok, "p1")), _enc(_near(tok, "n1")), _enc(_near(tok, "p2")),
-         _enc(_near(tok, "n2")), "year" in own, _jkey(tok), _traits(tok))
+         _enc(_near(tok, "n2")), "year" in own, key, _traits(tok),
+         key is not None and key in gazetteers().journal_first and tok[:1].isupper())
     if len(_INFO) >= 65536:  # bounded, as the lru_caches are
         _INFO.clear()
     _INFO[tok] = r
@@ -213,11 +216,29 @@ def journal_marks(tokens: list[str], jkeys: list[str | None] | None = None) -> l
     at = [i for i, k in enumerate(jkeys) if k is not None]
     keys = [jkeys[i] for i in at]
     first = g.journal_first
+    # only capitalised words that begin some name can begin a match
+    return _match(out, at, keys, [k for k, w in enumerate(keys) if w in first and tokens[at[k]][:1].isupper()], g)
+
+
+def _marks(tokens: list[str], infos: list[tuple]) -> list[str | None]:
+    """journal_marks from the tokens' cached infos (their keys, and whether a name can begin there)."""
+    g = gazetteers()
+    out: list[str | None] = [None] * len(tokens)
+    if not g.journal:
+        return out
+    at = [i for i, x in enumerate(infos) if x[6] is not None]
+    starts = [k for k, i in enumerate(at) if infos[i][8]]
+    if not starts:
+        return out
+    return _match(out, at, [infos[i][6] for i in at], starts, g)
+
+
+def _match(out: list[str | None], at: list[int], keys: list[str], starts: list[int], g) -> list[str | None]:
+    first = g.journal_first
     journal = g.journal
     m = len(at)
     free = 0  # the first word not yet inside a name found
-    # only capitalised words that begin some name can begin a match
-    for k in [k for k, w in enumerate(keys) if w in first and tokens[at[k]][:1].isupper()]:
+    for k in starts:
         if k < free:
             continue
         for c in first[keys[k]]:  # longest first: the longest name that matches
@@ -262,6 +283,17 @@ def _glued(toks: list[tuple[str, int, int]]) -> list[bool]:
     return [i > 0 and toks[i - 1][2] == s for i, (_, s, _) in enumerate(toks)]
 
 
+_TURNS = frozenset((".", ":", *_QUOTES))
+_J_START = ("jB", "j1")  # the marks that begin a name
+_TENTHS: dict[int, list[int]] = {}
+
+
+def _tenths(n: int) -> list[int]:
+    # each position's tenth of a string of n tokens
+    r = _TENTHS[n] = [10 * i // n for i in range(n)]
+    return r
+
+
 def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], list[str | None], list[int]]:
     """What both sequence_features and sequence_scores read: each token's cached info, its
     journal mark, and its position features packed into one number."""
@@ -270,7 +302,7 @@ def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], l
         glued = [False] * n
     get = _INFO.get
     infos = [get(t) or _info(t) for t in tokens]
-    journals = journal_marks(tokens, [x[6] for x in infos])
+    journals = _marks(tokens, infos)
     # Everything else about a token depends on where it stands: its tenth of the string, how
     # many sentences have ended before it (a "." token before a capital: the tokenizer keeps
     # the full stop of initials and abbreviations on their word), whether a year is still to
@@ -278,25 +310,45 @@ def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], l
     # in its field better than its neighbours do), whether it touches its neighbours, and what
     # has been seen before it (a year, an open quote, a colon, a journal). These are packed
     # into one number per token, and each number's features are built once per process.
-    last_year = max((i for i, x in enumerate(infos) if x[5]), default=-1)
+    # The sentences and what has been seen change at a few tokens only: those are found first,
+    # and the tokens between two of them take one value (no Python step per token for them).
     glue = [*glued[1:], False]
-    codes = []
-    sentence = state = 0
-    prev = ""
-    for i, t in enumerate(tokens):
-        if prev == "." and sentence < 3 and t[:1].isupper():
-            sentence += 1
-        codes.append(10 * i // n | sentence << 4 | state << 6 | (i < last_year) << 10 | glued[i] << 11 | glue[i] << 12)
-        mark = journals[i]
-        if mark == "jB" or mark == "j1":  # a title comes before its journal, rarely after
-            state |= 8
-        if t in _QUOTES:
-            state ^= 2
+    codes = [p | a << 11 | b << 12 for p, a, b in zip(_TENTHS.get(n) or _tenths(n), glued, glue, strict=True)]
+    years = [i for i, x in enumerate(infos) if x[5]]
+    if years and years[-1]:
+        last = years[-1]
+        codes[:last] = [c | 1024 for c in codes[:last]]  # a year ahead
+    # (position from which a change holds, the change): sentences 1 << 4 (added), a quote 2 << 6
+    # (flipped), a colon 4 << 6, a year 1 << 6, a journal 8 << 6 (set)
+    changes = []
+    sentence = 0
+    for i in [i for i, t in enumerate(tokens) if t in _TURNS]:
+        t = tokens[i]
+        if t == ".":
+            if sentence < 3 and i + 1 < n and tokens[i + 1][:1].isupper():
+                sentence += 1
+                changes.append((i + 1, 16))
         elif t == ":":
-            state |= 4
-        elif not state & 1 and infos[i][5]:
-            state |= 1
-        prev = t
+            changes.append((i + 1, 256))
+        else:
+            changes.append((i + 1, -128))  # a quote: flipped
+    if years:
+        changes.append((years[0] + 1, 64))
+    if "jB" in journals or "j1" in journals:
+        changes.append((min(journals.index(x) if x in journals else n for x in _J_START) + 1, 512))
+    if changes:
+        changes.sort()
+        value = 0
+        for k, (at, change) in enumerate(changes):
+            if change == -128:
+                value ^= 128
+            elif change == 16:
+                value += 16
+            else:
+                value |= change
+            end = changes[k + 1][0] if k + 1 < len(changes) else n
+            if value and end > at:
+                codes[at:end] = [c | value for c in codes[at:end]]
     return infos, journals, codes
 
 
@@ -346,13 +398,51 @@ def _tail(code: int) -> tuple[bytes, ...]:
 # --- the same features as label scores (model.py's module doc says why) ------------------------
 # sequence_scores gives, per token, the sum of the model's weights of the features
 # sequence_features lists for it, from sums cached per group: a token text's own features and
-# the four views its neighbours get of it (five rows, in that order, from the row of the text),
-# a stretch's features, and the position features with the journal marks, first/last, packed
-# into one number. The rows live in one growing matrix, so a string's scores are one gather
-# and one sum.
+# the four views its neighbours get of it (a block of five rows per token text), a stretch's
+# features with those of the stretches either side (keyed by one number, not by the feature
+# tuple, whose hash would be computed again at every lookup), and the position features with
+# the journal marks, first/last, packed into one number. A string's scores are one gather of
+# the token blocks, one of the other rows, and seven additions in the order CRFsuite's sum of
+# the feature lists takes them (own, p1, n1, p2, n2, stretch, position).
 _MARK_BITS = {None: 0, "jB": 1 << 13, "jI": 2 << 13, "j1": 3 << 13}
 _BEFORE, _BEFORE2, _LAST = 1 << 15, 1 << 16, 1 << 19
-_ROWS_MAX = 1 << 17  # 18 float64 a row: 19 MB, then the caches start again
+# 18 float64 a row: at most 24,576 token blocks of five rows (17.7 MB) and 16,384 other rows
+# (2.4 MB), then the caches start again
+_TOKENS_MAX, _OTHER_MAX = 24576, 16384
+# a stretch as one number: length (3 bits), lower-case words (2), index (3), abbreviation,
+# number, journal, then the separator that ends it (4 bits)
+_ENDS = (*sorted(_SEPARATORS), "eos")
+_END_CODE = {c: k << 11 for k, c in enumerate(_ENDS)}
+
+
+def _span_features(key: int) -> tuple[bytes, ...]:
+    """_spans' features of a stretch from its number (own | next + 1 << 16 | previous + 1 << 32)."""
+
+    def own(k: int) -> tuple[bytes, ...]:
+        return _chunk_features(k & 7, k >> 3 & 3, k >> 5 & 7, bool(k >> 8 & 1), bool(k >> 9 & 1),
+                               _ENDS[k >> 11 & 15], bool(k >> 10 & 1))
+
+    nxt, prev = key >> 16 & 0xFFFF, key >> 32
+    return _with_next(own(key & 0xFFFF), own(nxt - 1) if nxt else None, own(prev - 1) if prev else None)
+
+
+def _span_keys(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[int, int, int]]:
+    """_spans as (first token, end, the stretch's number with its neighbours')."""
+    n = len(tokens)
+    traits = [x[7] for x in infos]
+    found: list[tuple[int, int, int]] = []
+    start = 0
+    for i in [i for i, t in enumerate(tokens) if t in _SEPARATORS] + [n]:
+        if i > start:
+            c = sum(traits[start:i])
+            k = len(found)
+            found.append((start, i, min(i - start, 7) | min(c % _WIDE, 3) << 3 | (k if k < 6 else 6) << 5
+                          | (c // _WIDE % _WIDE > 0) << 8 | (c >= _WIDE * _WIDE) << 9
+                          | (journals[start] in _J_START) << 10 | _END_CODE[tokens[i] if i < n else "eos"]))
+        start = i + 1
+    last = len(found) - 1
+    return [(a, b, k | ((found[j + 1][2] + 1) << 16 if j < last else 0) | ((found[j - 1][2] + 1) << 32 if j else 0))
+            for j, (a, b, k) in enumerate(found)]
 
 
 class _Rows:
@@ -361,37 +451,50 @@ class _Rows:
 
         w = weights()
         self.index, self.matrix, self.absent = w.index, w.matrix, w.absent
-        self.table = np.zeros((4096, self.matrix.shape[1]))
-        self.used = 0
+        labels = self.matrix.shape[1]
+        self.blocks = np.zeros((1024, 5, labels))  # per token text: its own features and four views
+        self.other = np.zeros((1024, labels))      # stretches and positions; row 0 zeros
+        self.used_blocks = 0
+        self.used_other = 1
         self.lock = threading.Lock()
         self.tokens: dict[str, int] = {}
-        self.spans: dict[tuple[bytes, ...], int] = {}
+        self.spans: dict[int, int] = {}
         self.tails: dict[int, int] = {}
-        # past either end of the string; row 0, so that no other row is 0 (``get(x) or add``)
-        self.edge = self.add([(), *_EDGE[1:]])
+        # past either end of the string: block 0, so that no other block is 0 (``get(x) or add``)
+        self.edge = self.add_block([(), *_EDGE[1:]])
 
-    def add(self, groups) -> int:
-        """Rows for the weight sums of ``groups`` (lists of features); the first one's index."""
-        get, absent, matrix = self.index.get, self.absent, self.matrix
-        k = len(groups)
+    def _sum(self, g) -> np.ndarray | float:
+        # a group's features summed in their order (numpy adds the rows one after another)
+        get, absent = self.index.get, self.absent
+        return self.matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
+
+    def add_block(self, groups) -> int:
         with self.lock:  # parses in threads share the rows: each new group gets rows of its own
-            while self.used + k > len(self.table):
+            if self.used_blocks == len(self.blocks):
                 # (the rows are copied before any id of the new ones is handed out)
-                self.table = np.concatenate([self.table, np.zeros_like(self.table)])
-            at = self.used
+                self.blocks = np.concatenate([self.blocks, np.zeros_like(self.blocks)])
+            at = self.used_blocks
             for j, g in enumerate(groups):
-                # a group's features summed in their order (numpy adds the rows one after another)
-                self.table[at + j] = matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
-            self.used += k
+                self.blocks[at, j] = self._sum(g)
+            self.used_blocks += 1
+        return at
+
+    def add_row(self, g) -> int:
+        with self.lock:
+            if self.used_other == len(self.other):
+                self.other = np.concatenate([self.other, np.zeros_like(self.other)])
+            at = self.used_other
+            self.other[at] = self._sum(g)
+            self.used_other += 1
         return at
 
     def token(self, tok: str) -> int:
         x = _INFO.get(tok) or _info(tok)
-        r = self.tokens[tok] = self.add(x[:5])
+        r = self.tokens[tok] = self.add_block(x[:5])
         return r
 
-    def span(self, f: tuple[bytes, ...]) -> int:
-        r = self.spans[f] = self.add([f])
+    def span(self, key: int) -> int:
+        r = self.spans[key] = self.add_row(_span_features(key))
         return r
 
     def tail(self, code: int) -> int:
@@ -408,7 +511,7 @@ class _Rows:
             f.append(_FIRST[first - 1])
         if code & _LAST:
             f.append(b"last")
-        r = self.tails[code] = self.add([f])
+        r = self.tails[code] = self.add_row(f)
         return r
 
 
@@ -420,14 +523,15 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     what CRFsuite computes from those lists, without building them (tokens x labels)."""
     global _rows
     n = len(tokens)
-    if _rows is None or _rows.used + 7 * n > _ROWS_MAX:  # (at most 7 new rows a token)
-        _rows = _Rows()
     rows = _rows
+    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
+        rows = _rows = _Rows()  # (at most one new block a token, two other rows)
     if not n:
         return np.zeros((0, rows.matrix.shape[1]))
     infos, journals, codes = _layout(tokens, glued)
     tok_get, span_get, tail_get = rows.tokens.get, rows.spans.get, rows.tails.get
-    base = [tok_get(t) or rows.token(t) for t in tokens]
+    edge = rows.edge
+    pad = [edge, edge, *[tok_get(t) or rows.token(t) for t in tokens], edge, edge]
     # the journal marks, first and last, into the position numbers
     for k, mark in enumerate(journals):
         if mark:
@@ -435,22 +539,22 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
             if mark != "jI":
                 if k >= 1:
                     codes[k - 1] |= _BEFORE
-                if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in ("jB", "j1"):
+                if k >= 2 and not tokens[k - 1][:1].isalnum() and journals[k - 1] not in _J_START:
                     codes[k - 2] |= _BEFORE2
     for i in range(min(n, 3)):
         codes[i] |= (i + 1) << 17
     codes[-1] |= _LAST
-    idx = np.empty((7, n), np.intp)
-    edge = rows.edge
-    pad = np.array([edge, edge, *base, edge, edge])
-    idx[0] = pad[2:n + 2]
-    idx[1] = pad[1:n + 1] + 1   # the token before, as token i's p1 view of it
-    idx[2] = pad[3:n + 3] + 2   # the token after (n1)
-    idx[3] = pad[0:n] + 3       # two before (p2)
-    idx[4] = pad[4:n + 4] + 4   # two after (n2)
-    span_rows = [edge] * n  # a separator has no stretch features: the edge's own row is zeros
-    for a, b, f in _spans(tokens, journals, infos):
-        span_rows[a:b] = [span_get(f) or rows.span(f)] * (b - a)
-    idx[5] = span_rows
-    idx[6] = [tail_get(c) or rows.tail(c) for c in codes]
-    return rows.table[idx].sum(0)
+    other = [0] * n  # a separator has no stretch features: row 0 is zeros
+    for a, b, key in _span_keys(tokens, journals, infos):
+        other[a:b] = [span_get(key) or rows.span(key)] * (b - a)
+    other += [tail_get(c) or rows.tail(c) for c in codes]
+    g = rows.blocks[pad]
+    o = rows.other[other]
+    # (the order of CRFsuite's sum of the feature lists: own, p1, n1, p2, n2, stretch, position)
+    s = g[2:n + 2, 0] + g[1:n + 1, 1]
+    s += g[3:n + 3, 2]
+    s += g[0:n, 3]
+    s += g[4:n + 4, 4]
+    s += o[:n]
+    s += o[n:]
+    return s

@@ -10,6 +10,8 @@ kept exactly even where the model labels a neighbouring token wrongly.
 from __future__ import annotations
 
 import re
+from itertools import groupby
+from operator import itemgetter
 
 from ctxmill.compile.refparse.features import journal_marks
 from ctxmill.compile.refparse.lexicon import MARKERS, PUBLISHER, gazetteers, lexkey
@@ -56,17 +58,18 @@ _PROCEEDINGS = re.compile(r"\b(?:proc\.?|proceedings|advances in|conference|conf
 _REPORT = re.compile(r"\b(?:tech(?:nical)?\.?\s+rep|report)\b")
 
 
+_LAB = itemgetter(0)
+
+
 def _runs(tokens: list[tuple[str, int, int]], labels: list[str]) -> list[tuple[str, int, int]]:
     """[(label, start, end)] in string order."""
-    runs: list[list] = []
-    for (_, s, e), lab in zip(tokens, labels, strict=True):
-        if lab == "O":
-            continue
-        if runs and runs[-1][0] == lab:
-            runs[-1][2] = e
-        else:
-            runs.append([lab, s, e])
-    return [tuple(r) for r in runs]
+    runs: list[tuple[str, int, int]] = []
+    # (the labelled tokens grouped by label in C; a run is its first token's start to its last's end)
+    for lab, group in groupby([(lab, s, e) for (_, s, e), lab in zip(tokens, labels, strict=True) if lab != "O"],
+                              key=_LAB):
+        run = list(group)
+        runs.append((lab, run[0][1], run[-1][2]))
+    return runs
 
 
 def _run_end(labels: list[str], i: int) -> int:
@@ -132,22 +135,28 @@ def identifiers(raw: str) -> dict:
     """DOI, arXiv id, URL and ISBN as printed in the string (None where absent)."""
     out: dict = {"doi": None, "arxiv_id": None, "url": None, "isbn": None}
     low = raw.lower()
-    if "/" not in raw and ":" not in raw and "www." not in low and "isbn" not in low and "arxiv" not in low:
-        return out  # none of them can be there; most entries end here
-    m = _DOI.search(raw)
-    if m:
-        out["doi"] = m.group(0).rstrip(".,;)]")
-    m = _ARXIV.search(raw)
-    if m:
-        out["arxiv_id"] = (m.group(1) or m.group(2)).rstrip(".,;")
-    m = _URL.search(raw)
-    if m:
-        out["url"] = m.group(0).rstrip(".,;)]")
-        if out["doi"] is None and "doi.org/" in out["url"]:
-            out["doi"] = out["url"].split("doi.org/", 1)[1]
-    m = _ISBN.search(raw)
-    if m:
-        out["isbn"] = m.group(1).strip()
+    # each pattern is searched only where the text it needs is in the string: a DOI, a URL
+    # and an old-style arXiv id hold a "/", a URL may begin "www.", an arXiv id "arXiv", an
+    # ISBN says so (most entries have none of them, many a ":")
+    slash = "/" in raw
+    if slash:
+        m = _DOI.search(raw)
+        if m:
+            out["doi"] = m.group(0).rstrip(".,;)]")
+    if slash or "arxiv" in low:
+        m = _ARXIV.search(raw)
+        if m:
+            out["arxiv_id"] = (m.group(1) or m.group(2)).rstrip(".,;")
+    if slash or "www." in low:
+        m = _URL.search(raw)
+        if m:
+            out["url"] = m.group(0).rstrip(".,;)]")
+            if out["doi"] is None and "doi.org/" in out["url"]:
+                out["doi"] = out["url"].split("doi.org/", 1)[1]
+    if "isbn" in low:
+        m = _ISBN.search(raw)
+        if m:
+            out["isbn"] = m.group(1).strip()
     return out
 
 
@@ -162,10 +171,9 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     a sentence of names before it is the rest of the author list ("He, X. Zhang, | S. Ren,
     and J. Sun. Deep residual ..."), and what follows the title is its venue ("... devices.
     Black Hat USA")."""
-    idx = [i for i, lab in enumerate(labels) if lab == "title"]
-    if len(idx) < 3:
+    if labels.count("title") < 3:
         return labels
-    a, b = idx[0], idx[0]
+    a = b = labels.index("title")
     # "et al. Autogen: Enabling next-gen ...": a short head before a colon, right after the
     # sentence that ends the names, is the title's first words
     if a >= 3 and tokens[a - 1][0] == ":":
@@ -375,10 +383,9 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     "." token into a capitalised word, right after the title, and what comes before that
     full stop reads as prose (lower-case words), that prose is the rest of the title ("A
     single low-energy, | iron-poor supernova as the source of metals. | Nature 506")."""
-    idx = [i for i, lab in enumerate(labels) if lab == "container"]
-    if len(idx) < 3:
+    if labels.count("container") < 3:
         return labels
-    a = idx[0]
+    a = labels.index("container")
     b = _run_end(labels, a)
     cut = next((i for i in range(b - 1, a, -1) if tokens[i][0] == "." and tokens[i + 1][0][:1].isupper()), None)
     if cut is None:
@@ -595,12 +602,9 @@ def venue_head(tokens, labels: list[str]) -> list[str]:
     if not abbrev:
         return labels
     out = labels
-    i = 0
-    n = len(labels)
-    while i < n:
-        if out[i] != "container" or (i and out[i - 1] == "container"):
-            i += 1
-            continue
+    # the first token of each container run (the labels changed below all lie before it)
+    for i in [i for i, (lab, before) in enumerate(zip(labels, [None, *labels], strict=False))
+              if lab == "container" and before != "container"]:
         k = i - 1  # walk back over "Word ." pairs
         start = i
         while k >= 0:
@@ -619,7 +623,6 @@ def venue_head(tokens, labels: list[str]) -> list[str]:
                 out = list(labels)
             for j in range(start, i):
                 out[j] = "container"
-        i += 1
     return out
 
 

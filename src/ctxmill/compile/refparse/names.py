@@ -66,8 +66,8 @@ def split_people(field: str) -> tuple[list[dict], bool]:
     """(people, et_al) from one author or editor field."""
     # OCR spacing: "M .Wagner" -> "M. Wagner"
     text = _SPACED_DOT.sub(". ", _SPACES.sub(" ", field)).strip()
-    etal = bool(_ETAL.search(text))
-    text = _ETAL.sub("", text)
+    text, found = _ETAL.subn("", text)  # (one pass: whether "et al." was there and the text without it)
+    etal = found > 0
     text = _EDS.sub(" ", text)
     text = text.strip(" ,;:()[]")
     if text.endswith(".") and not _INITIALS.match(text.split()[-1].split(",")[-1] or "x"):

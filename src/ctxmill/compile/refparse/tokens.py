@@ -35,17 +35,23 @@ def _trie(words) -> str:
 
 
 _ABBR = _trie(ABBREVIATIONS)
+_UPPER, _LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"
 # A word ends where two lower-case letters meet a capitalised word: the text layer glued
-# "isotopesBraz. J. Phys." and "(ClarendonPress, Oxford)" ("McGraw", "iPhone", "ApJ" stay whole)
-_WORD = r"[^\W\d_](?:(?<![a-zß-öø-ÿ]{2})[^\W\d_]|(?![A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ])[^\W\d_])*"
-_TOKEN = re.compile(
-    rf"""
+# "isotopesBraz. J. Phys." and "(ClarendonPress, Oxford)" ("McGraw", "iPhone", "ApJ" stay whole).
+# Only a capital can end a word, so the letters between capitals are taken in one step and the
+# test is made at the capitals alone.
+_WORD = (rf"[^\W\d_][^\W\d_{_UPPER}]*(?:(?:(?<![{_LOWER}]{{2}})[{_UPPER}]|[{_UPPER}](?![{_LOWER}]))"
+         rf"[^\W\d_{_UPPER}]*)*")
+# URLs, DOIs and arXiv ids: each needs a "/", "www." or "arXiv:" in the string
+_IDS = r"""
       (?:https?|ftp)://[^\s<>"]*[^\s<>".,;:)\]]           # a URL, whole, without the closing punctuation
     | www\.[^\s<>"]*[^\s<>".,;:)\]]
-    | (?:doi:\s?)?10\.\d{{4,9}}/[^\s"<>]*[^\s"<>.,;:)\]]    # a DOI, whole
+    | (?:doi:\s?)?10\.\d{4,9}/[^\s"<>]*[^\s"<>.,;:)\]]    # a DOI, whole
     | arXiv:\s?[\w./-]*\d                                  # arXiv:2101.00001v2, arXiv:hep-th/0603057
-    | [a-z-]+(?:\.[A-Z]{{2}})?/\d{{7}}(?:v\d+)?            # old arXiv ids: hep-th/0603057
-    | (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
+    | [a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?                # old arXiv ids: hep-th/0603057
+    |"""
+_REST = rf"""
+      (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
     | (?i:{_ABBR})\.(?![^\W\d_])                           # "Phys.", "pp.", "al."
     | [A-ZÀ-Þ]\.(?![^\W\d_]{{2}})                         # an initial: "J." (not "Xu.", a name ending a sentence)
     | {_WORD}(?:[-'’]{_WORD})*                             # a word: "McGraw-Hill", "O'Neil"
@@ -53,11 +59,14 @@ _TOKEN = re.compile(
     | (?>\d+(?:[.,]\d+(?!\d*[-–—]))?(?:\s?[-–—]+\s?\d+)*(?:st|nd|rd|th|[a-z])?)(?![^\W\d_]{{2}})  # 1992, 546-550, 1.5, 2015a, 35th
     | \d+
     | [^\w\s]                                              # any other character is a token of its own
-    """,
-    re.VERBOSE,
-)
+    """
+_TOKEN = re.compile(_IDS + _REST, re.VERBOSE)
+# most strings hold no identifier: their tokens without trying its patterns at every word
+# (the old arXiv pattern reads every lower-case word to its end)
+_PLAIN = re.compile(_REST, re.VERBOSE)
 
 
 def tokenize(text: str) -> list[tuple[str, int, int]]:
     """[(token, start, end)] over ``text``; offsets index into ``text``."""
-    return [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    r = _TOKEN if "/" in text or "www." in text or "arXiv:" in text else _PLAIN
+    return [(m.group(), m.start(), m.end()) for m in r.finditer(text)]
