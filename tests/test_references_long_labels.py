@@ -36,3 +36,17 @@ def test_entry_label_reads_long_numbers():
     assert entry_label("[10000] A. Author") == "10000"
     assert entry_label("1234567. A. Author") == "1234567"
     assert entry_label("[12345678] A. Author") is None  # over 7 digits: no label
+
+
+def test_first_word_of_a_reference_is_that_of_its_whole_normalised_text():
+    import random
+
+    from ctxmill.compile.citations import _first_word, norm
+
+    rnd = random.Random(7)
+    pieces = [" ", "  ", "\t", "[12]", "(", ")", "’", "'", "`", "&", "_", "Dell’Acqua", "é", "e\u0301", "İ", "ﬁ",
+              "—", ".", ",", "\u00a0", "Ab", "x", "12", "\u2003", "-", "et al.", "Ö", "\u0301"]
+    for _ in range(20_000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
+        whole = norm(text).split()
+        assert _first_word(text) == (whole[0] if whole else None), repr(text)

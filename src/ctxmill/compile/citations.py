@@ -119,6 +119,20 @@ def norm(text: str) -> str:
     return _NORM_SPACE.sub(" ", t).strip()
 
 
+def _first_word(text: str) -> str | None:
+    """``norm(text).split()[0]`` (None for no word), read up to the first space after which it
+    is known: norm works character by character and keeps a space a space, so the words of
+    ``a + " " + b`` are those of ``a``, then of ``b`` (an entry past MAX_PARSED_REFERENCES has
+    no authors: its whole text was normalised for one word)."""
+    i = 0
+    while True:
+        j = text.find(" ", i + 1)
+        words = norm(text[i:] if j < 0 else text[i:j]).split()
+        if words or j < 0:
+            return words[0] if words else None
+        i = j
+
+
 def _surname(name: str) -> str:
     words = name.replace(",", " ").split()
     return words[-1] if words else name
@@ -131,9 +145,9 @@ def reference_labels(ref: Reference) -> set[str]:
     labels: set[str] = set()
     if not authors:
         # No parsable authors (a court case, an anonymous web page): its first words stand in.
-        first = norm(ref.title or ref.raw).split()
+        first = _first_word(ref.title or ref.raw)
         if first:
-            labels.add(first[0])
+            labels.add(first)
         return labels
     a1 = {_surname(authors[0]), authors[0]}
     if len(authors) == 1 and not etal:
