@@ -528,3 +528,19 @@ def test_acmart_name_and_affiliation_lines_are_names(tmp_path):
         ("PAVEL PANCHEKHA, University of Utah, USA", 46, 136, 10.9, "Times-Roman"),
         *body_lines(160, 8, x=46, size=9), ("1 INTRODUCTION", 46, 280, 10, "Helvetica-Bold"), *body_lines(300, 10)]])
     assert names(doc) == ["Marisa Kirisame", "Tiezhi Wang", "Pavel Panchekha"]
+
+
+def test_a_caption_in_body_type_with_a_colon_and_a_section_number_is_a_caption(tmp_path):
+    # JSS and A&A set "Figure 1: ..." / "Fig. 2: ..." in the body's own type, not bold; elsarticle
+    # numbers figures within sections ("Figure 2.1: ..."): neither was a caption, so 19 and 17
+    # cross-references pointed at nothing
+    doc = compile_pages(tmp_path, [[
+        ("Evaluating Forecasts", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 72, 100, 12, "Helvetica-Bold"),
+        *body_lines(120, 6), ("Figure 1: Schematic illustration of calibration and sharpness.", 120, 200, 10,
+                              "Times-Roman"),
+        *body_lines(230, 6), ("Figure 2.1: A pair of mesh patterns with an occurrence.", 130, 320, 10,
+                              "Times-Roman"),
+        *body_lines(350, 6)]])
+    figures = {b.number: b.attrs.get("caption") for b in doc.blocks if b.kind.name == "FIGURE"}
+    assert figures == {"1": "Schematic illustration of calibration and sharpness.",
+                       "2.1": "A pair of mesh patterns with an occurrence."}

@@ -23,7 +23,9 @@ from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
-CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\s*[:.|]?\s*(.*)$", re.S)
+# the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
+CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+(?:\.\d+)?(?=[\s:.|]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
+                        r"\s*[:.|]?\s*(.*)$", re.S)
 LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
 HEADING_NUM_RE = re.compile(r"^((?:\d{1,2}(?:\.\d{1,2}){0,3})|(?:[A-Z](?:\.\d{1,2}){0,3}))\.?\s+(\S.{0,160})$", re.S)
 UNNUMBERED_HEADINGS = {
@@ -264,7 +266,12 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             i = k
             continue
         cap = CAPTION_RE.match(cur.text)
-        if cap and (cur.first_bold or cur.size < body - 0.3) and _caption_label_ok(cur, cap):
+        if cap and (cur.first_bold or cur.size < body - 0.3
+                    or cap.group(1)[0] == "F" and cur.text[cap.end(2):cap.end(2) + 1] == ":") \
+                and _caption_label_ok(cur, cap):
+            # (a figure's label in the body's own type counts with a colon after its number:
+            # "Figure 1: ...", as JSS and A&A print it; running text does not put one there. A
+            # table's is left to the table finders, which read the grid around it)
             j = i + 1
             lines = [cur]
             while j < n and _continues_caption(lines[-1], ls[j]):
