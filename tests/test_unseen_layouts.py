@@ -544,3 +544,20 @@ def test_a_caption_in_body_type_with_a_colon_and_a_section_number_is_a_caption(t
     figures = {b.number: b.attrs.get("caption") for b in doc.blocks if b.kind.name == "FIGURE"}
     assert figures == {"1": "Schematic illustration of calibration and sharpness.",
                        "2.1": "A pair of mesh patterns with an occurrence."}
+
+
+def test_an_entrys_url_in_typewriter_type_stays_in_the_entry(tmp_path):
+    # the float rule above leaves monospaced lines out of the list: an entry's own URL set on a
+    # line of its own in \url's typewriter type is not one of them
+    rows = [("A Paper with Links", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 72, 100, 12, "Helvetica-Bold"),
+            *body_lines(120, 20), ("References", 72, 380, 12, "Helvetica-Bold")]
+    y = 400
+    for k in range(4):
+        rows.append((f"[{k + 1}] Anna Author{'abcd'[k]}. A software package number {k}. Zenodo, 20{10 + k}.",
+                     72, y, 10, "Times-Roman"))
+        rows.append((f"https://github.com/example/package-{k}", 90, y + 12, 9, "Courier"))
+        y += 34
+    rows.append(("[5] Anna Authore. A last entry without a link. Journal, 2020.", 72, y, 10, "Times-Roman"))
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
+    assert len(doc.references) == 5
+    assert [r.url for r in doc.references[:4]] == [f"https://github.com/example/package-{k}" for k in range(4)]

@@ -621,6 +621,7 @@ def _reads_like_entry(text: str) -> bool:
                 or _split_authors(t[: _sentence_end(t, 0)]))
 
 
+_URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
 _FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|Table|Listing)\s+\d+[:.]\s+\S")
 _APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
 
@@ -703,9 +704,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
             inside = False
             continue
-        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") or b.attrs.get("_rotated")
-                                              or _FLOAT_LABEL.match(b.text)):
-            continue  # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's turned labels
+        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") and not _URL_BIT.search(b.text)
+                                              or b.attrs.get("_rotated") or _FLOAT_LABEL.match(b.text)):
+            # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's
+            # turned labels (an entry's URL on a line of its own in typewriter type stays)
+            continue
         if b.kind is BlockKind.LIST_ITEM:
             if b.number:
                 b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
