@@ -549,3 +549,19 @@ def test_a_rust_macro_of_the_same_name_does_not_import_the_module(tmp_path):
     got = [s for s in suggest(tmp_path, patch) if s.kind == "import"]
     # one line: `panic` joins the std group; the file's own assert_eq! needs no import
     assert [(s.start_line, s.replacement) for s in got] == [(1, "use std::{fmt, mem, panic};\n")]
+
+
+def test_a_use_pointed_at_another_existing_compound_name_shows_one_more_use(tmp_path):
+    # TWO_MILLISECOND is another constant the file has: the edit chose it for one call, the
+    # other calls of MILLIS_550 were not meant (one is shown, not three)
+    src = ("class T {\n    static final long MILLIS_550 = 550;\n    static final long TWO_MILLISECOND = 2;\n\n"
+           + "".join(f"    void t{i}() {{\n        sleep(MILLIS_550);\n    }}\n\n" for i in range(5)) + "}\n")
+    (tmp_path / "T.java").write_text(src.replace("sleep(MILLIS_550)", "sleep(TWO_MILLISECOND)", 1))
+    patch = _patch("T.java", ["        sleep(MILLIS_550);"], ["        sleep(TWO_MILLISECOND);"], 6)
+    got = [s for s in suggest(tmp_path, patch) if s.kind == "rename"]
+    assert [s.start_line for s in got] == [10]
+    # a name the tree does not have yet is a rename: the first three uses, as before
+    (tmp_path / "T.java").write_text(src.replace("TWO_MILLISECOND = 2", "OTHER = 2").replace(
+        "sleep(MILLIS_550)", "sleep(HALF_SECOND)", 1))
+    patch = _patch("T.java", ["        sleep(MILLIS_550);"], ["        sleep(HALF_SECOND);"], 6)
+    assert len([s for s in suggest(tmp_path, patch) if s.kind == "rename"]) == 3
