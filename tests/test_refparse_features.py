@@ -404,13 +404,18 @@ def test_position_codes_are_the_token_by_token_reading():
 def test_strings_without_identifiers_skip_their_patterns():
     """The tokenizer and identifiers() try the URL, DOI and arXiv patterns only where the
     string has the text they need; the tokens and identifiers are those of trying them all."""
+    import re
+
     from ctxmill.compile.refparse import fields, tokens
 
     texts = _SHAPES + ["See www.example.org/x, doi 10.1000/xyz.", "arXiv:hep-th/0603057 and hep-th/0603058v2",
                        "ISBN 0-19-850000-X; WWW.Example.com", "Nat. Phys. 6192195 (2010): http://x.org/a_b."]
+    # every pattern, and none of the shortcuts for the commonest tokens
+    slow = re.compile(tokens._IDS + tokens._REST[len(tokens._COMMON):], re.VERBOSE)
+    for text in texts + [w for t in texts for w in (t.lower(), t.upper(), t.replace(" ", ""))]:
+        whole = [(m.group(), m.start(), m.end()) for m in slow.finditer(text)]
+        assert tokenize(text) == whole, text
     for text in texts:
-        whole = [(m.group(), m.start(), m.end()) for m in tokens._TOKEN.finditer(text)]
-        assert tokenize(text) == whole
         expect = {"doi": None, "arxiv_id": None, "url": None, "isbn": None}
         if m := fields._DOI.search(text):
             expect["doi"] = m.group(0).rstrip(".,;)]")

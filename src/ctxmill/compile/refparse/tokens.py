@@ -50,7 +50,14 @@ _IDS = r"""
     | arXiv:\s?[\w./-]*\d                                  # arXiv:2101.00001v2, arXiv:hep-th/0603057
     | [a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?                # old arXiv ids: hep-th/0603057
     |"""
-_REST = rf"""
+# The commonest tokens first, where no earlier pattern can take them: a comma, a bracket, a
+# plain word that ends at a space or a separator (the patterns below would try the initials,
+# the abbreviations and the initial before taking it as a word, and reach the same token)
+_COMMON = r"""
+      [,;:()\[\]]                                          # no other pattern begins with these
+    | [A-Za-z][a-z]*(?=[\s,;:)\]]|$)                       # "Physics", "the" (not "Phys." nor "McGraw")
+    |"""
+_REST = _COMMON + rf"""
       (?:[^\W\d_]\.){{2,}}                                 # initials run together: "J.N."
     | (?i:{_ABBR})\.(?![^\W\d_])                           # "Phys.", "pp.", "al."
     | [A-ZÀ-Þ]\.(?![^\W\d_]{{2}})                         # an initial: "J." (not "Xu.", a name ending a sentence)
