@@ -557,7 +557,12 @@ def test_an_entrys_url_in_typewriter_type_stays_in_the_entry(tmp_path):
                      72, y, 10, "Times-Roman"))
         rows.append((f"https://github.com/example/package-{k}", 90, y + 12, 9, "Courier"))
         y += 34
-    rows.append(("[5] Anna Authore. A last entry without a link. Journal, 2020.", 72, y, 10, "Times-Roman"))
+    # a URL broken inside, its tail on a line of its own (LNCS: "http://link.springer.com/10." over
+    # "1007/s10902-009-9150-9")
+    rows += [("[5] Anna Authore. A study of happiness. Journal, 2009, http://link.springer.com/10.", 72, y, 10,
+              "Times-Roman"), ("1007/s10902-009-9150-9", 90, y + 12, 9, "Courier")]
+    rows.append(("[6] Anna Authorf. A last entry without a link. Journal, 2020.", 72, y + 34, 10, "Times-Roman"))
     doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
-    assert len(doc.references) == 5
-    assert [r.url for r in doc.references[:4]] == [f"https://github.com/example/package-{k}" for k in range(4)]
+    assert len(doc.references) == 6
+    assert [r.url for r in doc.references[:5]] == [f"https://github.com/example/package-{k}" for k in range(4)] + [
+        "http://link.springer.com/10.1007/s10902-009-9150-9"]

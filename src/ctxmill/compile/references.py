@@ -704,10 +704,12 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
             inside = False
             continue
-        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") and not _URL_BIT.search(b.text)
+        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") and " " in b.text.strip()
+                                              and not _URL_BIT.search(b.text)
                                               or b.attrs.get("_rotated") or _FLOAT_LABEL.match(b.text)):
             # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's
-            # turned labels (an entry's URL on a line of its own in typewriter type stays)
+            # turned labels. An entry's URL, or its tail broken onto a line of its own in
+            # typewriter type ("1007/s10902-009-9150-9": no space in it), stays
             continue
         if b.kind is BlockKind.LIST_ITEM:
             if b.number:
