@@ -106,8 +106,17 @@ def run_ctxmill(pdf: Path, runs: int, fast: bool) -> dict:
     return out
 
 
-def _env(src: Path) -> dict:
-    return dict(os.environ, PYTHONPATH=str(src))
+def _env(src: Path, pycache: Path | None = None) -> dict:
+    """The environment for ctxmill under ``src``. With ``pycache``, bytecode is written to and
+    read from there (PYTHONPYCACHEPREFIX), whatever PYTHONDONTWRITEBYTECODE says: each tree
+    then runs from bytecode of its own sources after the warm-up, as an installed package
+    does. Without it a tree checked out without __pycache__ (a peer), or a module edited since
+    its bytecode was written, is compiled from source at every start of the command."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
 
 
 def _worker() -> int:
@@ -135,12 +144,13 @@ def _worker() -> int:
 def run_trees(trees: dict[str, Path], pdf: Path, runs: int, command: bool) -> dict:
     """In-process compiles (full and --fast) in one worker per source tree, and with ``command``
     the ``ctxmill compile`` command: each run of each tree in turn, after one warm-up each."""
-    workers = {name: subprocess.Popen([sys.executable, __file__, "--worker", "--pdf", str(pdf)], env=_env(src),
+    tmp = Path(tempfile.mkdtemp(prefix="ctxmill-bench-cmd-"))
+    envs = {name: _env(src, tmp / f"pycache-{name}") for name, src in trees.items()}
+    workers = {name: subprocess.Popen([sys.executable, __file__, "--worker", "--pdf", str(pdf)], env=envs[name],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-               for name, src in trees.items()}
+               for name in trees}
     got: dict = {name: {"full": [], "fast": [], "stages": {}, "command": []} for name in trees}
     pages = 0
-    tmp = Path(tempfile.mkdtemp(prefix="ctxmill-bench-cmd-"))
     try:
         for mode in ("full", "fast"):
             for i in range(runs + 1):  # run 0: warm-up (imports, page cache)
@@ -156,10 +166,10 @@ def run_trees(trees: dict[str, Path], pdf: Path, runs: int, command: bool) -> di
                                 got[name]["stages"].setdefault(stage, []).append(sec)
         if command:
             for i in range(runs + 1):
-                for name, src in trees.items():
+                for name in trees:
                     t = time.perf_counter()
                     subprocess.run([sys.executable, "-c", ENTRY, "compile", str(pdf), "-o", str(tmp / name), "--json"],
-                                   env=_env(src), check=True, capture_output=True)
+                                   env=envs[name], check=True, capture_output=True)
                     if i:
                         got[name]["command"].append(time.perf_counter() - t)
     finally:

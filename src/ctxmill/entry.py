@@ -168,6 +168,59 @@ def _fast_next_edit(args: list[str]) -> int | None:
 
 FAST = {"search": _fast_search, "index": _fast_index, "next-edit": _fast_next_edit}
 
+# `ctxmill compile` options that take a value (the others are flags): to find its INPUT
+COMPILE_VALUES = {"-o", "--out", "--jobs", "-j", "--engine", "--address", "--timeout", "--chunk-tokens", "--ocr",
+                  "--llm", "--llm-model", "--llm-max-tokens", "--from"}
+
+
+def _compile_pdf(args: list[str]) -> str | None:
+    """The one INPUT of ``ctxmill compile ARGS`` when it is a PDF file; None otherwise
+    (a folder, a glob, stdin, --help, anything this simple reading is unsure of)."""
+    positional = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in COMPILE_VALUES:
+            i += 1
+        elif a in ("--", "-", "--help", "-h"):
+            return None
+        elif not a.startswith("-"):
+            positional.append(a)
+        i += 1
+    if len(positional) != 1:
+        return None
+    try:
+        with open(positional[0], "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return None
+    return positional[0] if b"%PDF-" in head else None
+
+
+def _pdf_child_env() -> dict:
+    """What sandbox.child_env() gives (without importing it): this tree's src/ first on PYTHONPATH."""
+    env = dict(os.environ)
+    src = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _start_pdf_child() -> None:
+    """Start the PDF sandbox's child now, before this process's own imports (~0.6 G
+    instructions: click, the compile stages): its interpreter start and imports (~0.4 G) then
+    run beside them instead of after them. The sandbox takes it as its spare (adopt_spare)."""
+    import subprocess
+
+    env = _pdf_child_env()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ctxmill.sources.sandbox"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError:
+        return  # the sandbox starts its own child when it reads the file
+    from ctxmill.sources import sandbox
+
+    sandbox.adopt_spare(proc, env)
+
 
 def main() -> None:
     fast = FAST.get(sys.argv[1]) if len(sys.argv) > 1 else None
@@ -185,6 +238,8 @@ def main() -> None:
         # short blocks allocate millions of objects, and at the default threshold (700) the
         # collector took ~12% of the compile of raw OCR text, for almost no garbage.
         gc.set_threshold(50_000, 20, 20)
+        if os.environ.get("CTXMILL_PDF_SANDBOX", "1") != "0" and _compile_pdf(sys.argv[2:]):
+            _start_pdf_child()
     from ctxmill.cli import main as cli_main
 
     cli_main()

@@ -550,10 +550,12 @@ def _without_root(out: list[OutlineEntry]) -> list[OutlineEntry]:
 
 
 def extract(path: str | Path, options: CompileOptions | None = None, *, max_pages: int | None = None,
-            progress=None) -> PageStream:
+            progress=None, figures: bool = False) -> PageStream:
     """Read a PDF's text layer in this process. Raises InputRefused for unreadable files.
 
-    ``progress(what, done, total)``, when given, hears of the pages read ("read") and OCRed ("ocr")."""
+    ``progress(what, done, total)``, when given, hears of the pages read ("read") and OCRed ("ocr").
+    With ``figures``, each page's figure boxes are located as it is read (compile/figures.py
+    ``locate``, without opening the page a second time; in the page workers when there are any)."""
     import pypdfium2 as pdfium
 
     options = options or CompileOptions()
@@ -577,10 +579,11 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
             raise InputRefused(f"PDF has {n} pages, more than the limit of {max_pages}")
         warnings: list[str] = []
         workers = _workers(n)
+        locate = figures and _figure_dpi() > 0
         if workers > 1:
-            pages = _extract_parallel(path, n, workers, progress)
+            pages = _extract_parallel(path, n, workers, progress, locate)
         else:
-            pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None)
+            pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None, locate)
         info = {}
         try:
             info = {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
@@ -598,6 +601,9 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
 
     pages = ocr.apply(path, pages, options, warnings=warnings,
                       progress=(lambda done, total, _page: progress("ocr", done, total)) if progress else None)
+    for p in pages:  # figures are located on text-layer pages only (figures._wanted), not on OCR's
+        if p.figures and (p.ocr or p.error or not p.has_text_layer):
+            p.figures = []
     # reported after OCR: only pages that are still without text (OCR off, failed or unavailable)
     damaged = [p.number for p in pages if p.error]
     if damaged:
@@ -609,9 +615,18 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
                       input_chars=sum(len(line.text) + 1 for p in pages for line in p.lines), warnings=warnings)
 
 
-def _extract_pages(pdf, start: int, end: int, tick=None) -> list[Page]:
+def _figure_dpi() -> int:
+    from ctxmill.compile.figures import dpi
+
+    return dpi()
+
+
+def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -> list[Page]:
     import pypdfium2 as pdfium
 
+    if locate:
+        from ctxmill.compile.figures import CAPTION_START, page_figures
+        from ctxmill.sources.clean_text import clean_pages
     pages: list[Page] = []
     for i in range(start, end):
         if tick is not None and i > start:
@@ -637,10 +652,17 @@ def _extract_pages(pdf, start: int, end: int, tick=None) -> list[Page]:
                 images = [_to_display(b, xf, height) for b in images]
                 for k in links:
                     k.bbox = _to_display(k.bbox, xf, height)
+            found = []
+            if locate and visible > 0:
+                # as figures.locate does after extract() (its _wanted pages, cleaned text),
+                # while this page is still open
+                clean_pages([Page(number=i + 1, lines=lines)])  # (in place)
+                if any(ln.bbox is not None and CAPTION_START.match(ln.text.lstrip()) for ln in lines):
+                    found = page_figures(page, lines, round(width, 2), round(height, 2))
         finally:
             page.close()
         pages.append(Page(number=i + 1, lines=lines, width=round(width, 2), height=round(height, 2), links=links,
-                          images=images, has_text_layer=visible > 0, invisible_chars=invisible))
+                          images=images, has_text_layer=visible > 0, invisible_chars=invisible, figures=found))
     return pages
 
 
@@ -663,15 +685,15 @@ def _workers(n_pages: int) -> int:
 def _range_worker(args) -> list[Page]:
     import pypdfium2 as pdfium
 
-    path, start, end = args
+    path, start, end, locate = args
     pdf = pdfium.PdfDocument(path)
     try:
-        return _extract_pages(pdf, start, end)
+        return _extract_pages(pdf, start, end, locate=locate)
     finally:
         pdf.close()
 
 
-def _extract_parallel(path: str, n: int, workers: int, progress=None) -> list[Page]:
+def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bool = False) -> list[Page]:
     """Split the pages into contiguous ranges for forked processes (this process is the
     single-threaded sandbox child, so fork is safe here). A worker that dies (memory or CPU
     limit) fails the whole parse instead of hanging it. With ``progress``, a few ranges per
@@ -683,7 +705,7 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None) -> list[Pa
     parts_n = workers * 4 if progress else workers
     parts_n = max(workers, min(parts_n, n // 4))
     bounds = [round(i * n / parts_n) for i in range(parts_n + 1)]
-    ranges = [(path, bounds[i], bounds[i + 1]) for i in range(parts_n) if bounds[i + 1] > bounds[i]]
+    ranges = [(path, bounds[i], bounds[i + 1], locate) for i in range(parts_n) if bounds[i + 1] > bounds[i]]
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -698,7 +720,7 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None) -> list[Pa
             # extract() runs every page past ocr.apply: its module (numpy, ~0.08 s) loads on
             # this thread, idle otherwise until the workers are done
             from ctxmill.sources import ocr  # noqa: F401
-            for (_, _, end), part in zip(ranges, results, strict=True):
+            for (_, _, end, _), part in zip(ranges, results, strict=True):
                 parts.append(part)
                 if progress is not None:
                     progress("read", end, n)

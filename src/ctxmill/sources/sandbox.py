@@ -146,9 +146,7 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions, meanwhile=None) -> 
     sink = _page_progress[0]
     request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim,
                           "progress": sink is not None})
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = child_env()
     proc = _take_child(env)
     deadline = time.monotonic() + lim["timeout_seconds"]
     reader = _Reader(proc, deadline, sink)
@@ -192,6 +190,15 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions, meanwhile=None) -> 
     return stream
 
 
+def child_env() -> dict:
+    """The child's environment: this process's, with this tree's src/ first on PYTHONPATH
+    (ctxmill.entry computes the same for the child it starts early; keep the two alike)."""
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 def _spawn(env: dict) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "ctxmill.sources.sandbox"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -222,6 +229,23 @@ def _take_child(env: dict) -> subprocess.Popen:
             return proc
         _discard(proc)
     return _spawn(env)
+
+
+def adopt_spare(proc: subprocess.Popen, env: dict) -> None:
+    """Keep ``proc``, a child started as :func:`_spawn` does with ``env`` by this thread (the
+    ``ctxmill compile`` command starts one before its own imports), as the spare the next read
+    takes: its interpreter start and imports then run beside the parent's. Used only if the
+    environment is still ``env`` then (else stopped, as any spare); stopped at exit if unused."""
+    with _spare_lock:
+        if not _reads["atexit"]:
+            import atexit
+
+            atexit.register(_drop_spare)
+            _reads["atexit"] = True
+        if not _spare:
+            _spare.append((proc, env, threading.current_thread(), os.getpid()))
+            return
+    _discard(proc)  # one spare at most
 
 
 def _keep_spare(env: dict) -> None:
@@ -401,7 +425,7 @@ def _child() -> int:
 
     import pypdfium2  # noqa: F401
 
-    from ctxmill.compile.figures import locate, render
+    from ctxmill.compile.figures import render
     from ctxmill.sources.pdf import extract  # (its page workers load the OCR module, numpy, meanwhile)
 
     req = json.loads(sys.stdin.buffer.read())
@@ -409,9 +433,9 @@ def _child() -> int:
     out = sys.stdout
     try:
         options = CompileOptions(**req["options"])
+        # figure boxes located as each page is read (cheap); their pixels after the reply
         stream = extract(req["path"], options, max_pages=req["limits"]["max_pages"],
-                         progress=_progress_lines(out) if req.get("progress") else None)
-        locate(req["path"], stream.pages)  # figure boxes now (cheap); their pixels after the reply
+                         progress=_progress_lines(out) if req.get("progress") else None, figures=True)
         reply = {"stream": encode_stream(stream)}
     except InputRefused as exc:
         reply = {"refused": str(exc)}
