@@ -471,8 +471,10 @@ class _Rows:
     def add_block(self, groups) -> int:
         with self.lock:  # parses in threads share the rows: each new group gets rows of its own
             if self.used_blocks == len(self.blocks):
-                # (the rows are copied before any id of the new ones is handed out)
-                self.blocks = np.concatenate([self.blocks, np.zeros_like(self.blocks)])
+                # (the rows are copied before any id of the new ones is handed out; no more than
+                # the most sequence_scores keeps)
+                more = min(len(self.blocks), _TOKENS_MAX - len(self.blocks)) or len(self.blocks)
+                self.blocks = np.concatenate([self.blocks, np.zeros((more, *self.blocks.shape[1:]))])
             at = self.used_blocks
             for j, g in enumerate(groups):
                 self.blocks[at, j] = self._sum(g)
@@ -482,7 +484,8 @@ class _Rows:
     def add_row(self, g) -> int:
         with self.lock:
             if self.used_other == len(self.other):
-                self.other = np.concatenate([self.other, np.zeros_like(self.other)])
+                more = min(len(self.other), _OTHER_MAX - len(self.other)) or len(self.other)
+                self.other = np.concatenate([self.other, np.zeros((more, self.other.shape[1]))])
             at = self.used_other
             self.other[at] = self._sum(g)
             self.used_other += 1
