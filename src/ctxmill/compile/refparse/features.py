@@ -289,8 +289,11 @@ _TENTHS: dict[int, list[int]] = {}
 
 
 def _tenths(n: int) -> list[int]:
-    # each position's tenth of a string of n tokens
-    r = _TENTHS[n] = [10 * i // n for i in range(n)]
+    # each position's tenth of a string of n tokens (kept for the lengths references have: a
+    # list per length, so not for every length of a pathological text)
+    r = [10 * i // n for i in range(n)]
+    if n <= 512:
+        _TENTHS[n] = r
     return r
 
 
