@@ -641,14 +641,17 @@ def mark_bibliography(blocks: list[Block]) -> None:
     heads = [b.level for b in blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title") and b.level]
     top = min(heads, default=2)
     _split_tables_holding_a_list(blocks, top)
-    # the paragraphs that read as a bibliography title, found once (the loop below asks again of
-    # the short ones; no step of it changes a later block's text or kind): a page of raw OCR
-    # text has a paragraph per line, and a cache of 4,096 titles holds few of 47,000 lines
+    # the short paragraphs that read as a bibliography title, found once (the loop below asks of
+    # every one, the search for a title of the ones before it; no step of the loop changes a
+    # later block's text or kind): a page of raw OCR text has a paragraph per line, and a cache
+    # of 4,096 titles holds few of 47,000 lines. Longer ones are asked only until a title is found
     paragraph = BlockKind.PARAGRAPH
-    titled = {i for i, b in enumerate(blocks) if b.kind is paragraph and is_bibliography_title(b.text)}
+    titled = {i for i, b in enumerate(blocks)
+              if b.kind is paragraph and len(b.text) <= 40 and is_bibliography_title(b.text)}
     found = any(
         (b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text))
-        or (i in titled and _entry_follows(blocks, i))
+        or (b.kind is paragraph and (i in titled if len(b.text) <= 40 else is_bibliography_title(b.text))
+            and _entry_follows(blocks, i))
         for i, b in enumerate(blocks)
     )
     start_at = None if found else _untitled_start(blocks)
