@@ -21,8 +21,9 @@ INDEX_VALUES = {"--db": "db", "--max-file-kb": "max_file_kb", "--store": "store"
 INDEX_FLAGS = {"--json": "json", "--quiet": "quiet", "-q": "quiet"}
 
 
-def _parse(args: list[str], values: dict, flags: dict, got: dict) -> tuple[dict, list[str]] | None:
-    """Options and positional arguments, or None for anything the fast path does not take."""
+def parse_options(args: list[str], values: dict, flags: dict, got: dict) -> tuple[dict, list[str]] | None:
+    """Options and positional arguments, or None for anything a fast path does not take (also
+    ``ctxmill.apply.next_cli``'s)."""
     positional = []
     i = 0
     while i < len(args):
@@ -49,7 +50,7 @@ def _parse(args: list[str], values: dict, flags: dict, got: dict) -> tuple[dict,
 
 
 def _parse_search(args: list[str]) -> dict | None:
-    parsed = _parse(args, SEARCH_VALUES, SEARCH_FLAGS, {"root": ".", "path": None, "k": "10", "db": None,
+    parsed = parse_options(args, SEARCH_VALUES, SEARCH_FLAGS, {"root": ".", "path": None, "k": "10", "db": None,
                                                          "json": False, "store": None})
     if parsed is None or len(parsed[1]) != 1:
         return None
@@ -61,7 +62,7 @@ def _parse_search(args: list[str]) -> dict | None:
 
 
 def _parse_index(args: list[str]) -> dict | None:
-    parsed = _parse(args, INDEX_VALUES, INDEX_FLAGS, {"db": None, "max_file_kb": "1000", "json": False,
+    parsed = parse_options(args, INDEX_VALUES, INDEX_FLAGS, {"db": None, "max_file_kb": "1000", "json": False,
                                                        "quiet": False, "store": None})
     if parsed is None or len(parsed[1]) > 1:
         return None

@@ -19,22 +19,12 @@ FLAGS = {"--json": "json"}
 
 def parse(args: list[str]) -> dict | None:
     """The options of the plain ``--json`` form, or None for anything else."""
-    got: dict = {"root": ".", "diff": None, "limit": "50", "json": False}
-    i = 0
-    while i < len(args):
-        name, eq, value = args[i].partition("=")
-        if name in VALUES:
-            if not eq:
-                i += 1
-                if i >= len(args):
-                    return None
-                value = args[i]
-            got[VALUES[name]] = value
-        elif args[i] in FLAGS:
-            got[FLAGS[args[i]]] = True
-        else:
-            return None  # --help, a positional, an unknown option: the full command line answers
-        i += 1
+    from ctxmill.entry import parse_options
+
+    parsed = parse_options(args, VALUES, FLAGS, {"root": ".", "diff": None, "limit": "50", "json": False})
+    if parsed is None or parsed[1]:
+        return None  # --help, a positional, an unknown option: the full command line answers
+    got = parsed[0]
     if not got["json"] or not got["diff"] or not got["limit"].isdigit() or not 1 <= int(got["limit"]) <= 500:
         return None
     return got
