@@ -12,10 +12,10 @@ uncommitted changes. Effects of ``run`` are not recorded and cannot be undone.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ctxmill.atomic import write_bytes
 
 
 class ObjectStore:
@@ -29,7 +29,7 @@ class ObjectStore:
         target = self.folder / digest[:2] / digest
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(target, data)
+            write_bytes(target, data)
         return digest
 
     def get(self, digest: str) -> bytes:
@@ -37,18 +37,6 @@ class ObjectStore:
         if hashlib.sha256(data).hexdigest() != digest:
             raise OSError(f"checkpoint object {digest[:12]} is damaged")
         return data
-
-
-def _write_atomic(p: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".ctxmill", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def file_hash(p: Path) -> str | None:
@@ -64,10 +52,7 @@ def write_file(p: Path, data: bytes | None) -> None:
             p.unlink()
         return
     p.parent.mkdir(parents=True, exist_ok=True)
-    mode = p.stat().st_mode if p.is_file() else None
-    _write_atomic(p, data)
-    if mode is not None:
-        os.chmod(p, mode & 0o7777)
+    write_bytes(p, data)
 
 
 @dataclass

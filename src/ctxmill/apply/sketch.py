@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -25,6 +24,7 @@ from ctxmill.apply.check import common_prefix, common_suffix, language_for, new_
 from ctxmill.apply.lines import TAB, Text, is_closer, key_of
 from ctxmill.apply.markers import is_marker
 from ctxmill.apply.merge import Merger, Op, Refused
+from ctxmill.atomic import write_bytes
 from ctxmill.errors import InputRefused
 
 __all__ = ["ApplyResult", "apply_sketch", "apply_file", "is_marker"]
@@ -98,25 +98,8 @@ def apply_file(path: str | os.PathLike, sketch_text: str, write: bool = False) -
     res = apply_sketch(text, sketch_text, path=str(path))
     if write and res.applied and res.result != text:
         # through a symlink: replace the file it points at, keep the link
-        _write_atomic(p.resolve(), res.result.encode("utf-8"))
+        write_bytes(p.resolve(), res.result.encode("utf-8"))
     return res
-
-
-def _write_atomic(p: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".ctxmill", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, p.stat().st_mode & 0o7777)
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # ---------------------------------------------------------------------------- merge
