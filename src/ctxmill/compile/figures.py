@@ -289,9 +289,13 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
     return out
 
 
+def captioned(lines: list) -> bool:
+    """A page of these lines holds a figure or table caption: the pages whose figures are located."""
+    return any(ln.bbox is not None and CAPTION_START.match(ln.text.lstrip()) for ln in lines)
+
+
 def _wanted(pages: list) -> list:
-    return [p for p in pages if p.has_text_layer and not p.ocr and not p.error
-            and any(ln.bbox is not None and CAPTION_START.match(ln.text.lstrip()) for ln in p.lines)]
+    return [p for p in pages if p.has_text_layer and not p.ocr and not p.error and captioned(p.lines)]
 
 
 def locate(path: str, pages: list) -> None:

@@ -625,7 +625,7 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
     import pypdfium2 as pdfium
 
     if locate:
-        from ctxmill.compile.figures import CAPTION_START, page_figures
+        from ctxmill.compile.figures import captioned, page_figures
         from ctxmill.sources.clean_text import clean_pages
     pages: list[Page] = []
     for i in range(start, end):
@@ -657,7 +657,7 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
                 # as figures.locate does after extract() (its _wanted pages, cleaned text),
                 # while this page is still open
                 clean_pages([Page(number=i + 1, lines=lines)])  # (in place)
-                if any(ln.bbox is not None and CAPTION_START.match(ln.text.lstrip()) for ln in lines):
+                if captioned(lines):
                     found = page_figures(page, lines, round(width, 2), round(height, 2))
         finally:
             page.close()
