@@ -733,7 +733,7 @@ def _split_tables_holding_a_list(blocks: list[Block], level: int) -> None:
     continuation running to the page foot) has a row that is only a bibliography title
     followed by rows of entries, the rows from the title on become the title heading and a
     region of the page whose visual lines the reference stage reads from the page itself."""
-    if not any([b.kind is BlockKind.TABLE and b.bbox for b in blocks]):
+    if not any(b.kind is BlockKind.TABLE and b.bbox for b in blocks):
         return  # (text input: no table has a page region)
     k = 0
     while k < len(blocks):
