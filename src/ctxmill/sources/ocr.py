@@ -1248,8 +1248,19 @@ def read_inked(engine: Engine, image, dpi: int, timeout: float) -> PageText:
     A scanned page is ~35% white margin, and Tesseract's page analysis (thresholding,
     connected components, tab stops) costs per pixel: cropping saves ~3-4% of its CPU a page
     with the same reading (docs/ocr.md). The margin left (1/8 inch) keeps text off the edge."""
+    return read_inked_later(engine, image, dpi, timeout)()
+
+
+def read_inked_later(engine, image, dpi: int, timeout: float):
+    """:func:`read_inked`, its parsing left to the function returned: an engine that gives the
+    hOCR unparsed (``read_hocr``, the command's page stream) is free for the next page as soon
+    as it has returned this one's."""
     sub, x0, y0 = _crop_to_ink(image, dpi)
-    return _shift(engine.read(sub, dpi, timeout), x0, y0)
+    if hasattr(engine, "read_hocr"):
+        hocr = engine.read_hocr(sub, dpi, timeout)
+        return lambda: _shift(parse_hocr(hocr), x0, y0)
+    text = engine.read(sub, dpi, timeout)
+    return lambda: _shift(text, x0, y0)
 
 
 def _crop_to_ink(image, dpi: int):
@@ -1361,17 +1372,14 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             left = budget_left()
             if left <= 1:
                 raise TimeoutError("the document's OCR time budget is spent")
-            if post is not None:
-                sub, x0, y0 = _crop_to_ink(image, dpi)
-                hocr = reader.read_hocr(sub, dpi, min(limit, left))
-                posted.append(post.submit(finish, i, image, dpi, started,
-                                          lambda: _shift(parse_hocr(hocr), x0, y0)))
-                return
-            text = read_inked(reader, image, dpi, min(limit, left))
+            text_of = read_inked_later(reader, image, dpi, min(limit, left))
         except Exception as exc:  # noqa: BLE001 -- one bad page must not lose the document
             finish(i, image, dpi, started, None, exc)
             return
-        finish(i, image, dpi, started, lambda: text)
+        if post is not None:
+            posted.append(post.submit(finish, i, image, dpi, started, text_of))
+        else:
+            finish(i, image, dpi, started, text_of)
 
     def finish(i: int, image, dpi: int, started: float, text_of, error: Exception | None = None) -> None:
         nonlocal done
