@@ -362,6 +362,18 @@ def test_engine_start_runs_no_program_when_the_bundled_models_hold_the_language(
     assert engine.tessdata == ocr.bundled_tesseract()[1].rstrip("/") + "/" and runs == []
 
 
+def _scan_sections(tmp_path: Path, engine, n: int) -> list[Page]:
+    """OCR an image-only PDF of ``n`` pages headed "1 Section", "2 Section", ... with ``engine``:
+    no warning, and every page read as its heading."""
+    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{k} Section", BODY) for k in range(1, n + 1)])
+    pages = [Page(number=k, width=612, height=792, has_text_layer=False) for k in range(1, n + 1)]
+    warnings: list[str] = []
+    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
+    assert not warnings, warnings
+    assert [page_text(p).split()[:2] for p in out] == [[str(k), "Section"] for k in range(1, n + 1)]
+    return out
+
+
 @needs_tesseract
 def test_a_scan_is_read_by_one_process_per_worker(tmp_path, monkeypatch):
     # batches of pages per process left a core idle at the end of a document (the last batch
@@ -370,12 +382,8 @@ def test_a_scan_is_read_by_one_process_per_worker(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXMILL_OCR_WORKERS", "1")
     engine = ocr.TesseractEngine()
     runs = _count_tesseract_runs(monkeypatch, engine.binary)
-    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 7)])
-    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 7)]
-    warnings: list[str] = []
-    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
-    assert not warnings and len(runs) == 1
-    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 7)]
+    _scan_sections(tmp_path, engine, 6)
+    assert len(runs) == 1
 
 
 @needs_tesseract
@@ -399,12 +407,7 @@ def test_a_worker_hands_its_process_the_next_page_while_the_last_one_is_parsed(t
 
     monkeypatch.setattr(ocr._PageStream, "read", read)
     monkeypatch.setattr(ocr, "to_page", slow_to_page)
-    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 4)])
-    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 4)]
-    warnings: list[str] = []
-    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
-    assert not warnings, warnings
-    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 4)]
+    _scan_sections(tmp_path, engine, 3)
     # page 2 went to the process before page 1's Page was made
     assert events.index("read", 1) < events.index("page made"), events
 
@@ -426,12 +429,7 @@ def test_a_page_the_process_fails_on_is_read_alone_and_the_next_page_gets_a_new_
         return real_read(self, image, timeout)
 
     monkeypatch.setattr(ocr._PageStream, "read", crash_on_second)
-    path = image_pdf(tmp_path / "scan.pdf", [page_image(f"{n} Section", BODY) for n in range(1, 5)])
-    pages = [Page(number=n, width=612, height=792, has_text_layer=False) for n in range(1, 5)]
-    warnings: list[str] = []
-    out = ocr.apply(str(path), pages, CompileOptions(), engine=engine, warnings=warnings)
-    assert not warnings, warnings
-    assert [page_text(p).split()[:2] for p in out] == [[str(n), "Section"] for n in range(1, 5)]
+    _scan_sections(tmp_path, engine, 4)
     # a stream, the failed page alone, a new stream for pages 3 and 4
     assert ["stream_filelist=1" in " ".join(r) for r in runs] == [True, False, True]
 
