@@ -9,6 +9,7 @@ footnotes are no graph nodes, their cross-references stay in citations.json).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from html import escape as _html_escape
 from pathlib import Path
@@ -97,7 +98,18 @@ def escape(text: str) -> str:
 _ATTR_WS = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
+_MARKUP_CHARS = re.compile(r"[&<>]")
+_ATTR_CHARS = re.compile("[&<>\"\n\r\t]")
+
+
+def _text(text: str) -> str:
+    """``escape(text)``, asked only of text holding a character it changes."""
+    return _html_escape(text, quote=False) if _MARKUP_CHARS.search(text) else text
+
+
 def quoteattr(text: str) -> str:
+    if not _ATTR_CHARS.search(text):  # (ids: nothing to escape or translate)
+        return f'"{text}"'
     text = escape(text).translate(_ATTR_WS)
     if '"' not in text:
         return f'"{text}"'
@@ -113,18 +125,20 @@ def graphml(graph: dict) -> str:
         attr = "kind" if name == "ekind" else name
         out.append(f'  <key id="{name}" for="{dom}" attr.name="{attr}" attr.type="{typ}"/>')
     out.append('  <graph id="document" edgedefault="directed">')
+    # (each node's and edge's lines as one string, its escapes asked only of text holding a
+    # character they change: 16,666 references are 33,000 nodes and edges)
     for n in graph["nodes"]:
-        out.append(f"    <node id={quoteattr(n['id'])}>")
-        out.append(f'      <data key="label">{escape(str(n.get("label", "")))}</data>')
-        out.append(f'      <data key="kind">{escape(n["kind"])}</data>')
-        if n.get("page") is not None:
-            out.append(f'      <data key="page">{int(n["page"])}</data>')
-        out.append("    </node>")
+        page = n.get("page")
+        out.append(f"    <node id={quoteattr(n['id'])}>\n"
+                   f'      <data key="label">{_text(str(n.get("label", "")))}</data>\n'
+                   f'      <data key="kind">{_text(n["kind"])}</data>\n'
+                   + (f'      <data key="page">{int(page)}</data>\n' if page is not None else "")
+                   + "    </node>")
     for i, e in enumerate(graph["edges"]):
-        out.append(f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>")
-        out.append(f'      <data key="ekind">{escape(e["kind"])}</data>')
-        out.append(f'      <data key="weight">{int(e.get("weight", 1))}</data>')
-        out.append("    </edge>")
+        out.append(f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>\n"
+                   f'      <data key="ekind">{_text(e["kind"])}</data>\n'
+                   f'      <data key="weight">{int(e.get("weight", 1))}</data>\n'
+                   "    </edge>")
     out.append("  </graph>")
     out.append("</graphml>")
     return "\n".join(out) + "\n"

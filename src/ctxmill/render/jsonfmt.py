@@ -29,6 +29,10 @@ def _float(o: float) -> str:
     return float.__repr__(o)
 
 
+# str key -> its JSON text and ": " (bounded: keys are few, but a dict may be keyed by data)
+_KEYS: dict[str, str] = {}
+
+
 def _key(k) -> str:
     if isinstance(k, str):
         return encode_basestring(k)
@@ -68,17 +72,23 @@ def _value(o, step: str, ind: str) -> str:
         # references.json's entries, 25 keys each for 16,000 entries of a long list)
         parts = []
         add = parts.append
+        keys = _KEYS
         for k, v in o.items():
-            kt = encode_basestring(k) if type(k) is str else _key(k)
+            # (a key's text with its ": " from a table: the same few keys in every entry)
+            kt = keys.get(k) if type(k) is str else None
+            if kt is None:
+                kt = _key(k) + ": "
+                if type(k) is str and len(keys) < 4096:
+                    keys[k] = kt
             tv = type(v)
             if tv is str:
-                add(kt + ": " + encode_basestring(v))
+                add(kt + encode_basestring(v))
             elif v is None:
-                add(kt + ": null")
+                add(kt + "null")
             elif (tv is list or tv is tuple) and not v:
-                add(kt + ": []")
+                add(kt + "[]")
             else:
-                add(kt + ": " + _value(v, step, inner))
+                add(kt + _value(v, step, inner))
         return "{\n" + inner + sep.join(parts) + "\n" + ind + "}"
     if t is list or t is tuple:
         if not o:
