@@ -119,11 +119,22 @@ def norm(text: str) -> str:
     return _NORM_SPACE.sub(" ", t).strip()
 
 
+_ASCII_WORD = re.compile(r"[A-Za-z0-9'`]*[A-Za-z0-9][A-Za-z0-9'`]*|&")
+
+
 def _first_word(text: str) -> str | None:
     """``norm(text).split()[0]`` (None for no word), read up to the first space after which it
     is known: norm works character by character and keeps a space a space, so the words of
     ``a + " " + b`` are those of ``a``, then of ``b`` (an entry past MAX_PARSED_REFERENCES has
     no authors: its whole text was normalised for one word)."""
+    if text.isascii():
+        # (ASCII: norm's first word is the first run of letters, digits, ' and ` holding a
+        # letter or digit, without its ' and `, in lower case; or "and" for an "&" before it)
+        m = _ASCII_WORD.search(text)
+        if m is None:
+            return None
+        w = m.group()
+        return "and" if w == "&" else w.replace("'", "").replace("`", "").lower()
     i = 0
     while True:
         j = text.find(" ", i + 1)
