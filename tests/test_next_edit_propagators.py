@@ -327,7 +327,8 @@ def test_a_deleted_line_is_read_as_that_whole_line(tmp_path):
     (tmp_path / "s.py").write_text(src)
     patch = ("--- a/s.py\n+++ b/s.py\n@@ -1,5 +1,4 @@\n def request(\n         hooks=None,\n-        config=None,\n"
              "         prefetch=True,\n         verify=True):\n")
-    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith("the same edit")]
+    # (the line-shape generaliser finds the same deletion: whichever is more confident stays)
+    got = [s for s in suggest(tmp_path, patch) if s.reason.startswith(("the same edit", "the same lines"))]
     assert got and got[0].start_line == 10
     lines = src.split("\n")
     new = "\n".join(lines[:got[0].start_line - 1]) + "\n" + got[0].replacement + "\n".join(lines[got[0].end_line:])

@@ -1,0 +1,88 @@
+"""Next edits by line shape (issue 18): lines that read as the lines the edit rewrote, with
+another name or literal in the same places, are rewritten as the edit rewrote them, the site's
+own name carried into the new text; a shape found at many places, or one whose own name the
+edit would drop, is held back."""
+
+from __future__ import annotations
+
+from ctxmill.apply.next_edit import suggest
+
+
+def _patch(path, old, new, start=1, before=(), after=()):
+    ctx_b = "".join(f" {x}\n" for x in before)
+    ctx_a = "".join(f" {x}\n" for x in after)
+    rem = "".join(f"-{x}\n" for x in old)
+    add = "".join(f"+{x}\n" for x in new)
+    n_old, n_new = len(before) + len(old) + len(after), len(before) + len(new) + len(after)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{n_old} +{start},{n_new} @@\n{ctx_b}{rem}{add}{ctx_a}"
+
+
+def test_an_inserted_call_follows_the_sites_own_name(tmp_path):
+    # the token rules need the context around the insertion to agree; here the neighbour is
+    # the very name that differs (rack's config_value(:forwarded_priority) || ...)
+    (tmp_path / "request.rb").write_text(
+        "module Helpers\n"
+        "  def forwarded_priority\n"
+        "    config_value(:forwarded_priority) || Request.forwarded_priority\n"
+        "  end\n"
+        "\n"
+        "  def x_forwarded_proto_priority\n"
+        "    Request.x_forwarded_proto_priority\n"
+        "  end\n"
+        "end\n")
+    got = suggest(tmp_path, _patch("request.rb", ["    Request.forwarded_priority"],
+                                   ["    config_value(:forwarded_priority) || Request.forwarded_priority"], 3,
+                                   before=["  def forwarded_priority"], after=["  end"]))
+    assert got, "no suggestion"
+    top = got[0]
+    assert (top.path, top.start_line, top.end_line) == ("request.rb", 7, 7)
+    assert top.replacement == "    config_value(:x_forwarded_proto_priority) || Request.x_forwarded_proto_priority\n"
+
+
+def test_several_lines_rewritten_at_a_site_with_another_argument(tmp_path):
+    (tmp_path / "spec.rb").write_text(
+        "describe 'cookie' do\n"
+        "  it 'does not return a cookie if not read' do\n"
+        "    response = response_for(:app => nothing)\n"
+        "    response['Set-Cookie'].should.be.nil\n"
+        "  end\n"
+        "\n"
+        "  it 'does not return a cookie if only read' do\n"
+        "    app = Rack::Session::Cookie.new(session_id)\n"
+        "    res = Rack::MockRequest.new(app).get('/')\n"
+        "    res['Set-Cookie'].should.be.nil\n"
+        "  end\n"
+        "end\n")
+    old = ["    app = Rack::Session::Cookie.new(nothing)", "    res = Rack::MockRequest.new(app).get('/')",
+           "    res['Set-Cookie'].should.be.nil"]
+    new = ["    response = response_for(:app => nothing)", "    response['Set-Cookie'].should.be.nil"]
+    got = suggest(tmp_path, _patch("spec.rb", old, new, 3))
+    assert got, "no suggestion"
+    top = got[0]
+    assert (top.start_line, top.end_line) == (8, 10)
+    assert top.replacement == "    response = response_for(:app => session_id)\n    response['Set-Cookie'].should.be.nil\n"
+
+
+def test_a_string_content_follows_into_another_form_and_the_sites_spacing_stays(tmp_path):
+    (tmp_path / "extra.h").write_text('#include <string>\n#include <cppformat/format.h>\n\n#if FMT_USE_POSIX\n'
+                                      '# include "posix.h"\n#endif\n')
+    got = suggest(tmp_path, _patch("extra.h", ['#include "format.h"'], ["#include <cppformat/format.h>"], 2,
+                                   before=["#include <string>"], after=[""]))
+    assert got, "no suggestion"
+    assert (got[0].start_line, got[0].replacement) == (5, "# include <cppformat/posix.h>\n")
+
+
+def test_a_common_shape_and_a_dropped_name_are_held(tmp_path):
+    # `.end(function (err, res) {` in many tests: the commit rewrote few of them, not all
+    body = "".join(f"  it('case {i}', function (done) {{\n    request(server)\n    .end(function (err, res) {{\n"
+                   f"      done(err)\n    }})\n  }})\n" for i in range(6))
+    (tmp_path / "t.js").write_text("describe('x', function () {\n" + body + "})\n")
+    got = suggest(tmp_path, _patch("t.js", ["    .end(function (err, res) {"], ["    .expect(200, function (err, res) {"], 4,
+                                   before=["    request(server)"], after=["      done(err)"]))
+    assert not [s for s in got if s.reason.startswith("the same lines")]
+    # the edit drops the site's own name: the new line would say the example's thing
+    (tmp_path / "d.rs").write_text("fn n(src: &mut B, big: bool) -> u64 {\n    if big {\n        src.get_uint_be(field_len)\n"
+                                   "    } else {\n        src.get_uint::<LittleEndian>(field_len)\n    }\n}\n")
+    got = suggest(tmp_path, _patch("d.rs", ["        src.get_uint::<BigEndian>(field_len)"], ["        src.get_uint_be(field_len)"], 3,
+                                   before=["    if big {"], after=["    } else {"]))
+    assert not [s for s in got if s.start_line == 5]
