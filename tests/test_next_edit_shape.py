@@ -86,3 +86,17 @@ def test_a_common_shape_and_a_dropped_name_are_held(tmp_path):
     got = suggest(tmp_path, _patch("d.rs", ["        src.get_uint::<BigEndian>(field_len)"], ["        src.get_uint_be(field_len)"], 3,
                                    before=["    if big {"], after=["    } else {"]))
     assert not [s for s in got if s.start_line == 5]
+
+
+def test_a_short_line_found_as_it_is_in_another_file(tmp_path):
+    # too short to generalise (`import "x"` with another string is another import), but the same
+    # line in a sibling template is the same thing
+    for d in ("brunch", "static"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "app.js").write_text('// deps\nimport "phoenix_html"\n\n// Import local files\n')
+    (tmp_path / "brunch" / "app.js").write_text('// deps\n<%= if html do %>import "phoenix_html"<% end %>\n\n'
+                                                '// Import local files\n')
+    got = suggest(tmp_path, _patch("brunch/app.js", ['import "phoenix_html"'],
+                                   ['<%= if html do %>import "phoenix_html"<% end %>'], 2, before=["// deps"], after=[""]))
+    assert got and (got[0].path, got[0].start_line) == ("static/app.js", 2)
+    assert got[0].replacement == '<%= if html do %>import "phoenix_html"<% end %>\n'

@@ -92,7 +92,7 @@ def suggest_shape(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 continue  # only whitespace changed
             concrete = sum(WEIGHT[kind(t)] for p in pat for t in p if not _holeable(t))
             names = sum(WEIGHT[kind(t)] for p in pat for t in p if _holeable(t))
-            if names + concrete < 4.0:
+            if names + concrete < 3.0:
                 continue  # too short to say anything (`}` or `x = 1`)
             first_re = _line_pattern(pat[0])
             run_out = []
@@ -109,8 +109,8 @@ def suggest_shape(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     if mapping is None:
                         continue
                     moved = {a: b for a, b in mapping.items() if a != b}
-                    if len(moved) > MAX_MAPPED:
-                        continue
+                    if len(moved) > MAX_MAPPED or moved and names + concrete < 4.0:
+                        continue  # (a short line says something only as it is: `import "phoenix_html"`)
                     # every token that stays is evidence; a mapped one says only its kind
                     kept = sum(WEIGHT[kind(t)] for p in pat for t in p if t not in moved)
                     if kept < 0.5 * (names + concrete):
