@@ -71,10 +71,18 @@ def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
+def _block_starts(doc: Document) -> list[tuple[int, int]]:
+    return sorted((doc.block_spans[b.id][0], b.page) for b in doc.blocks if b.id in doc.block_spans)
+
+
 def _page_of(doc: Document, pos: int, starts: list[tuple[int, int]]) -> int | None:
-    # starts: (markdown offset, page) of each block, sorted
+    # starts: (markdown offset, page) of each block, sorted; filled at the first call (an empty
+    # list: a document with no artefact or secret to place, most of them, never sorts 47,000
+    # blocks of raw OCR lines for it)
     import bisect
 
+    if not starts:
+        starts.extend(_block_starts(doc))
     i = bisect.bisect_right(starts, (pos, 10**9)) - 1
     return starts[i][1] if i >= 0 else None
 
@@ -167,7 +175,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     md = doc.markdown
     code = _code_spans(md) + sorted(doc.block_spans[b.id] for b in doc.blocks
                                     if b.kind is Kind.TABLE and b.id in doc.block_spans)
-    starts = sorted((doc.block_spans[b.id][0], b.page) for b in doc.blocks if b.id in doc.block_spans)
+    starts: list[tuple[int, int]] = []  # (built by _page_of when asked)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:
         if _ARTEFACT_MARK[cid](md):  # (a pass over the text only where it holds the pattern's mark)
@@ -229,6 +237,8 @@ def _fold_artefacts(doc: Document, add, found, starts) -> None:
     with the count, the pages and the blocks (one cause: the source or a stage left them all)."""
     import bisect
 
+    if not found:
+        return  # (nothing to place: the blocks' spans are not sorted for it)
     spans = sorted((s, e, bid) for bid, (s, e) in doc.block_spans.items())
     heads = [s for s, _, _ in spans]
 

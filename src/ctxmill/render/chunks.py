@@ -48,6 +48,9 @@ _PLAIN_KINDS = frozenset(k for k in vars(Kind).values() if k not in _ATOMIC and 
     Kind.HEADING, Kind.CAPTION, Kind.TABLE, Kind.FIGURE))
 
 
+_KINDS_OF = {k: [_KIND_NAME.get(k, "text")] for k in _PLAIN_KINDS}
+
+
 @dataclass(slots=True)
 class _Unit:
     """A run of markdown that is never split unless it alone exceeds the budget."""
@@ -80,13 +83,15 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
     pending_heading: _Unit | None = None
     spans = doc.block_spans
     plain = _PLAIN_KINDS
+    kinds_of = _KINDS_OF  # (a unit's kinds are read, never changed: one list per kind serves all)
+    add, unit = units.append, _Unit
     i = 0
     n = len(blocks)
     while i < n:
         b = blocks[i]
         s, e = spans[b.id]
         if pending_heading is None and b.kind in plain:  # (most blocks: a unit of its own)
-            units.append(_Unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b]))
+            add(unit(s, e, kinds_of[b.kind], [b]))
             i += 1
             continue
         if b.kind is Kind.HEADING:
@@ -277,19 +282,23 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     paths = _section_path(doc)
     # Blocks in reading order that made it into document.md, grouped by section.
     groups: list[tuple[str | None, list[Block]]] = []
+    spans, furniture, heading = doc.block_spans, Kind.FURNITURE, Kind.HEADING
+    last = None  # (the last group's block list, appended to while the section goes on)
     for b in doc.blocks:
-        if b.id not in doc.block_spans or b.kind is Kind.FURNITURE:
+        if b.id not in spans or b.kind is furniture:
             continue
         sid = b.section_id
-        if b.kind is Kind.HEADING:
+        if b.kind is heading:
             # A heading opens its own section even when section_id points at it.
-            if not groups or groups[-1][0] != sid or any(x.kind is not Kind.HEADING for x in groups[-1][1]):
-                groups.append((sid, [b]))
+            if not groups or groups[-1][0] != sid or any(x.kind is not heading for x in last):
+                last = [b]
+                groups.append((sid, last))
                 continue
         if not groups or groups[-1][0] != sid:
-            groups.append((sid, [b]))
+            last = [b]
+            groups.append((sid, last))
         else:
-            groups[-1][1].append(b)
+            last.append(b)
 
     # Count every unit in one batch; a run of whole units then costs the sum of its units plus
     # the whitespace between them (the BPE pre-tokenizer splits at that whitespace, so the sum
@@ -312,8 +321,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
         # whole.count's first case inline (a unit of whole pieces of document.md: most units)
         bounds, before, nb, count = whole.bounds, whole.before, len(whole.bounds), whole.count
         ws = token_pieces._WS_CHARS
-        for k in rest:
-            u = flat[k]
+        for u in flat if type(rest) is range else map(flat.__getitem__, rest):
             s, e = u.start, u.end
             i, j = bisect_left(bounds, s), bisect_left(bounds, e)
             if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws:
