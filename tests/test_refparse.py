@@ -301,3 +301,30 @@ def test_the_rules_title_may_not_hold_the_names_before_the_labellers_title():
     page = "Binder. http://mybinder.org//, 2017. last accessed, March 2017."
     g = {"people": [{"family": "Binder"}], "title": None, "year": "2017", "container": None}
     assert _plausible_title("Binder", g, page)
+
+
+@pytest.mark.parametrize(("raw", "title", "container"), [
+    # Vancouver style with the full stop after the title lost: the known journal ends the title
+    ("Romano JM, Turner JA, Jensen MP. The Chronic Illness Problem Inventory as a measure of dysfunction in "
+     "chronic pain patients Pain (1992) 49(1):71-75.",
+     "The Chronic Illness Problem Inventory as a measure of dysfunction in chronic pain patients", "Pain"),
+    ("Lee K, Park J. Magnetic resonance imaging of the knee in young athletes Radiology (2001) 220:12-18.",
+     "Magnetic resonance imaging of the knee in young athletes", "Radiology"),
+    # a place before a comma and the year is no journal
+    ("Green, B. Renovation and Green Agenda Support Weak Construction Activity across Europe, 2012.",
+     "Renovation and Green Agenda Support Weak Construction Activity across Europe", None),
+])
+def test_a_known_journal_at_the_end_of_a_sentence_case_title_is_the_venue(raw, title, container):
+    f = parse(raw)
+    assert (f["title"], f["container"]) == (title, container)
+
+
+def test_short_words_with_a_spaced_full_stop_before_the_venue_begin_it():
+    """One text layer prints abbreviations as "Braz .J .Phys" (a space before the full stop,
+    none after) and glues the first to the title's last word."""
+    f = parse("Lee K and Park J 2018 Magnetic order in strained thin films of cobalt oxidesBraz .J .Phys .48 301 -12")
+    assert (f["title"], f["container"], f["volume"]) == (
+        "Magnetic order in strained thin films of cobalt oxides", "Braz .J .Phys", "48")
+    # a sentence end printed the same way after a long word stays the title's end
+    g = parse("Lundgren R and Fiete G A 2014 Thermoelectric properties of Weyl and Diracsemimetals .Phys .Rev .B 90 ,165115")
+    assert g["title"] == "Thermoelectric properties of Weyl and Diracsemimetals"

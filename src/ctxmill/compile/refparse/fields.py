@@ -165,6 +165,9 @@ def _reads_as_names(piece: str) -> bool:
     return bool(people) and all(is_name(p) for p in people) and bool(_NAME_LIST.search(piece))
 
 
+_CUT_TOKENS = frozenset((".", "al."))
+
+
 def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     """A title is one sentence. Where the title's tokens run over a full stop that ends a
     sentence (a "." token: abbreviations and initials keep theirs), the labels went wrong:
@@ -193,7 +196,8 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
             return False  # a decimal point the text layer spaced out: "at 2 . 76 TeV", "JEWEL 2.0 . 0"
         return starts and (tokens[i][0] == "." or (tokens[i][0] == "al." and tokens[i - 1][0] == "et"))
 
-    cuts = [i for i in range(a + 1, b) if ends(i)]
+    # (only a "." or "al." token can end a sentence: ends() is asked of those alone)
+    cuts = [i for i in range(a + 1, b) if tokens[i][0] in _CUT_TOKENS and ends(i)]
     if not cuts:
         return labels
     labels = list(labels)
@@ -404,6 +408,35 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
 
 
 _YEAR_TOKEN = re.compile(r"(?:1[5-9]|20)\d\d[a-z]?$")
+def journal_ends_title(tokens, labels: list[str]) -> list[str]:
+    """No venue, and a title in sentence case that ends in the name of a known journal right
+    before the date, volume or pages: that name is the venue the text printed without a full
+    stop between ("... for treatment of the common cold Pharmacotherapy (2000) 20:690",
+    "... base substitutions Proc Natl Acad Sci USA 1991; 88")."""
+    if "container" in labels or "title" not in labels:
+        return labels
+    a = labels.index("title")
+    b = _run_end(labels, a)
+    n = len(labels)
+    j = next((j for j in range(b + 1, n) if labels[j] != "O"), n)
+    # (no comma between: "... Activity across Europe, 2012" ends with a place, not a journal)
+    if j == n or labels[j] not in ("date", "volume", "pages") or b - a < 3 or any(
+            tokens[x][0] == "," for x in range(b + 1, j)):
+        return labels
+    words = [t for t, _, _ in tokens[a : b + 1]]
+    marks = journal_marks(words)
+    for k in range(1, len(words)):
+        if marks[k] not in ("jB", "j1") or not all(m == "jI" for m in marks[k + 1 :]):
+            continue
+        prev = words[k - 1]
+        # the word before the name is prose ("cold", "infection"): the name is no word of a
+        # title in Title Case, and the title keeps two words at least
+        if k >= 2 and prev[:1].islower() and prev.isalpha() and len(prev) > 3:
+            out = list(labels)
+            out[a + k : b + 1] = ["container"] * (b + 1 - a - k)
+            return out
+        break
+    return labels
 
 
 def year_after_url(text: str, tokens, labels: list[str]) -> list[str]:
@@ -590,6 +623,12 @@ def one_year(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+def _spaced_dot(tokens, k: int) -> bool:
+    """Token k is a full stop with a space before it and none after: "Rom .Rep"."""
+    return (tokens[k][0] == "." and k >= 1 and k + 1 < len(tokens) and tokens[k][1] > tokens[k - 1][2]
+            and tokens[k][2] == tokens[k + 1][1])
+
+
 def venue_head(tokens, labels: list[str]) -> list[str]:
     """A venue's name is one field. Where the words right before a container run are venue
     abbreviations ("Rom .", "Contemp.", "Proc .": capitalised, a full stop after them, words
@@ -614,6 +653,15 @@ def venue_head(tokens, labels: list[str]) -> list[str]:
                 continue
             if (t[:1].isupper() and len(t.rstrip(".")) >= 3 and out[k] in ("O", "title", "author")
                     and lexkey(t) in abbrev and (t.endswith(".") or tokens[k + 1][0] == ".")):
+                start = k
+                k -= 1
+                continue
+            if (t[:1].isupper() and t.isalpha() and len(t) <= 4 and (len(t) == 1 or t[1:].islower())
+                    and out[k] in ("O", "title") and _spaced_dot(tokens, k + 1)):
+                # "isotopesBraz .J .Phys", "R .Soc .Lond": a short capitalised word with its full
+                # stop printed after a space and glued to the next word, as one text layer
+                # prints abbreviations (and sentence ends: "Diracsemimetals .Phys .Rev", so
+                # only short words), here the venue's first words
                 start = k
                 k -= 1
                 continue
@@ -652,7 +700,12 @@ def known_journal(name: str) -> bool:
 
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
-    collab = _COLLAB_TEXT.search(text) is not None  # one search of the string, not of each token twice
+    # one search of the string, not of each token twice; and only where the words are in its
+    # lower case (the search's \b and case folding make it twice as slow as lower() and two
+    # substring tests); "ſ", "ı" and "İ" match "s" and "i" in the search, not in lower()
+    low = text.lower()
+    collab = ("collaboration" in low or "consortium" in low or (not text.isascii() and (
+        "ſ" in text or "ı" in text or "İ" in text))) and _COLLAB_TEXT.search(text) is not None
     if collab:
         labels = collaboration_title(tokens, labels)
     labels = title_after_names(tokens, year_after_url(text, tokens, venue_head(tokens, labels)))
@@ -662,6 +715,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
     labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
+    labels = journal_ends_title(tokens, labels)
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
