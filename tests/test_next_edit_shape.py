@@ -100,3 +100,30 @@ def test_a_short_line_found_as_it_is_in_another_file(tmp_path):
                                    ['<%= if html do %>import "phoenix_html"<% end %>'], 2, before=["// deps"], after=[""]))
     assert got and (got[0].path, got[0].start_line) == ("static/app.js", 2)
     assert got[0].replacement == '<%= if html do %>import "phoenix_html"<% end %>\n'
+
+
+def test_after_a_re_signing_edit_the_calls_come_before_the_parameters_other_uses(tmp_path):
+    # requests' send(self, connection=None) -> send(self, pools=None): the call's keyword must
+    # follow for the code to run; the body's uses were the commit's change less often
+    (tmp_path / "models.py").write_text(
+        "class Request:\n    def send(self, pools=None, anyway=False):\n        if not connection:\n"
+        "            connection = make()\n        return connection.urlopen()\n")
+    (tmp_path / "api.py").write_text("def get(r, _connection):\n    r.send(connection=_connection)\n")
+    got = suggest(tmp_path, _patch("models.py", ["    def send(self, connection=None, anyway=False):"],
+                                   ["    def send(self, pools=None, anyway=False):"], 1, before=["class Request:"]))
+    order = [(s.path, s.start_line) for s in got]
+    assert got and (got[0].path, got[0].start_line) == ("api.py", 2), order
+    assert "signature of send" in got[0].reason
+    assert ("models.py", 3) in order  # the uses are still shown, after the call
+
+
+def test_after_a_re_signing_edit_a_common_old_name_is_left_alone(tmp_path):
+    # ktor's install(application: Application, ...) -> install(pipeline: A, ...): the type's
+    # name is everywhere in the tree, and those uses are not this parameter's
+    (tmp_path / "Feature.kt").write_text(
+        "interface ApplicationFeature<T : Any> {\n    val name: String\n    fun install(pipeline: A, configure: T.() -> Unit): T\n}\n\n"
+        "fun <T : Any> Application.feature(feature: ApplicationFeature<T>) = attributes[feature.key]\n")
+    (tmp_path / "Other.kt").write_text("".join(f"fun Application.setup{i}() = log(this)\n\n" for i in range(24)))
+    got = suggest(tmp_path, _patch("Feature.kt", ["    fun install(application: Application, configure: T.() -> Unit): T"],
+                                   ["    fun install(pipeline: A, configure: T.() -> Unit): T"], 2, before=["    val name: String"]))
+    assert [(s.path, s.start_line) for s in got if s.reason.startswith("rename")] == []

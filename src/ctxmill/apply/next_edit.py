@@ -276,6 +276,8 @@ RENAME_USES_SHOWN = 3  # where the edit renamed no definition (see _ranked)
 IMPORTS_SHOWN = 2  # import lines for one edit (see _ranked)
 HELD_REPEATED = 0.2  # a repeated edit held below the threshold: another token in a hole, a caller lacking a value (see candidates)
 RESIGNED_REPEATED = 0.2  # the repeated edit's confidence after an edit that re-signed a function
+RESIGNED_RENAME = 0.41  # a use renamed after a re-signing edit: after the calls, above THRESHOLD_MORE
+RESIGNED_COMMON = 20  # ... held when the old name has this many uses (see candidates)
 SHAPE_SAME = 0.45  # lines of the edit's shape with the same names: shown (see _shape_confidence)
 SHAPE_ONE = 0.3  # with one name or literal of their own: the top only when nothing else is
 SHAPE_SITES = 3  # past this many sites of one shape, none is shown
@@ -374,6 +376,15 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
             s.confidence = min(s.confidence, HELD_REPEATED)
         if resigned and s.kind == "rename":
             s.features["resigned"] = 1.0  # (read by _ranked: a parameter renamed with its signature)
+            if not s.features.get("defines"):
+                # a use renamed after an edit that re-signed a function: its parameter's old name
+                # elsewhere was the commit's change 4 times in 17 over both halves of the dev
+                # cases, the calls the signature propagator rewrote more often, so the uses come
+                # after them (still shown); where the old name has RESIGNED_COMMON uses or more in
+                # the tree (`application`, `socket`), they are other bindings: 0 right in 6 shown
+                s.confidence = min(s.confidence, RESIGNED_RENAME)
+                if s.features.get("sites_log", 0.0) >= math.log1p(RESIGNED_COMMON):
+                    s.confidence = min(s.confidence, 0.2)
         if resigned and s.kind in ("repeated", "shape"):
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
