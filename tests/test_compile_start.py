@@ -124,3 +124,79 @@ def test_figures_located_as_pages_are_read(corpus_dir):
         after = extract(pdf, figures=True)
         assert sum(len(p.figures) for p in after.pages) > 0
         assert json.dumps(encode_stream(after)) == json.dumps(encode_stream(before))
+
+
+def test_text_layer_child_imports_neither_numpy_nor_hashlib(tmp_path):
+    """The sandbox child of a text-layer PDF (30 pages: page workers; 2 pages: none) never
+    imports numpy (the OCR module loads it only for a page it renders) nor hashlib (the
+    sources package hashes in the parent only)."""
+    from _pdfgen import blank_pages_pdf
+
+    code = (
+        "import json, sys\n"
+        "from ctxmill.sources import sandbox\n"
+        "sandbox.die_with_parent = lambda: None\n"
+        "sandbox._child()\n"
+        "sys.stderr.write(json.dumps([m for m in ('numpy', 'hashlib') if m in sys.modules]) + '\\n')\n"
+    )
+    for n in (30, 2):
+        pdf = blank_pages_pdf(tmp_path / f"p{n}.pdf", n, text="Plain text of a page with a text layer")
+        request = {"path": str(pdf), "options": sandbox._options_to_json(__import__("ctxmill.compile.options", fromlist=["x"]).CompileOptions()),
+                   "limits": sandbox.limits(), "progress": False}
+        r = subprocess.run([sys.executable, "-c", code], input=json.dumps(request), capture_output=True, text=True,
+                           timeout=120, env=sandbox.child_env())
+        assert r.returncode == 0, r.stderr
+        stream = sandbox.decode_stream(json.loads(r.stdout.splitlines()[0])["stream"])
+        assert len(stream.pages) == n and stream.pages[0].lines
+        assert json.loads(r.stderr.strip().splitlines()[-1]) == []
+
+
+def test_alnum_count_is_the_regex_count():
+    """ocr._alnum_count and the whitespace split: the counts re.sub gave, on every code point
+    and on random strings mixing ASCII, Latin, symbols, private use and surrogates."""
+    import random
+    import re
+
+    from ctxmill.sources import ocr
+
+    for c in range(0x110000):
+        ch = chr(c)
+        assert ocr._alnum_count(ch) == len(re.sub(r"[\W_]+", "", ch)), hex(c)
+        assert "".join(ch.split()) == re.sub(r"\s+", "", ch), hex(c)
+    rng = random.Random(13)
+    pool = [chr(c) for c in [*range(0x250), *range(0x2000, 0x2070), 0xFB01, 0xFFFD, 0xE000, 0x3000, 0x1D461, 0xD800]]
+    for _ in range(5000):
+        s = "".join(rng.choice(pool) for _ in range(rng.randint(0, 80)))
+        assert ocr._alnum_count(s) == len(re.sub(r"[\W_]+", "", s))
+        assert "".join(s.split()) == re.sub(r"\s+", "", s)
+
+
+def test_compile_command_skips_interpreter_shutdown(small_pdf, tmp_path):
+    """A finished `ctxmill compile` leaves by os._exit after flushing: atexit handlers run, the
+    interpreter's teardown (module clearing, a last full collection) does not. Exit codes stay
+    those of the command: 0 done, 3 refused with its one line."""
+    script = (
+        "import atexit, sys\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        sys.stderr.write('torn down\\n')\n"
+        "late = Late()\n"
+        "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
+        "from ctxmill.entry import main\n"
+        "main()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script, "compile", str(small_pdf), "-o", str(tmp_path / "out"), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["title"] == "A Small Test Document"
+    assert (tmp_path / "out" / "document.md").read_text().startswith("# A Small Test Document")
+    assert "atexit ran" in r.stderr and "torn down" not in r.stderr
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(small_pdf.read_bytes()[:-200])
+    r = subprocess.run([sys.executable, "-c", script, "compile", str(cut), "-o", str(tmp_path / "cut")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3
+    assert r.stderr.splitlines()[0].startswith("ctxmill: refused: ") and "truncated" in r.stderr
+    assert "torn down" not in r.stderr
+    r = subprocess.run([sys.executable, "-c", script, "search"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "torn down" in r.stderr  # other commands: the ordinary exit

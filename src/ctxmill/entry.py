@@ -232,7 +232,8 @@ def main() -> None:
         if code is not None:
             sys.stdout.flush()
             sys.exit(code)
-    if len(sys.argv) > 1 and sys.argv[1] == "compile":
+    compiling = len(sys.argv) > 1 and sys.argv[1] == "compile"
+    if compiling:
         import gc
 
         # Collect cyclic garbage less often, as mypy does: the imports and a compile of many
@@ -243,4 +244,38 @@ def main() -> None:
             _start_pdf_child()
     from ctxmill.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as exc:
+        if compiling:
+            _exit_now(exc.code)
+        raise
+
+
+def _exit_now(code) -> None:
+    """End a finished ``ctxmill compile`` without the interpreter's shutdown: its outputs are
+    written and flushed, and tearing down every module and collecting the document's millions
+    of objects one last time (~0.13 G instructions after a PDF compile, a full collection)
+    changes nothing on disk. The atexit handlers still run (the sandbox stops an unused
+    child). Returns, for the ordinary exit, when anything could still need it: an exit code
+    Python would print, a thread still working, or an output that cannot be flushed."""
+    if code is not None and not isinstance(code, int):
+        return
+    import threading
+
+    if any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # (a closed pipe: the ordinary exit reports it as before)
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code or 0)

@@ -8,7 +8,6 @@ parsed in a resource-limited child process (see :mod:`ctxmill.sources.sandbox`).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -147,6 +146,8 @@ def load_source(
     label = name or "input"
     if not data:
         raise InputRefused(f"{label}: empty input")
+    import hashlib  # here, not at the top: the PDF sandbox's child imports this package and never hashes
+
     sha = hashlib.sha256(data).hexdigest()
     if kind is None:  # what the bytes are: a Word file or a photo is told apart from text here
         from ctxmill.sources import filetype
