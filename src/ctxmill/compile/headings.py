@@ -97,6 +97,12 @@ def parse_number(text: str) -> Number | None:
 
 
 _NOT_TITLE_CHAR_RE = re.compile(r"[^a-z ]+")
+# A lower-cased text whose letters a-z, in order, are those of a contents title: what a title's
+# text must be (the exact test above removes every other character), tried first because it
+# fails at the first letter of most lines ("line 12 of the page" at its "n")
+_TOC_TITLE_LETTERS = re.compile(
+    "|".join("[^a-z]*" + "[^a-z]*".join(c for c in t if c != " ") + "[^a-z]*\\Z" for t in sorted(TOC_TITLES)))
+_TOC_KINDS = frozenset((Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM))
 
 
 def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
@@ -105,10 +111,13 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     ending in page numbers (a contents page without a title)."""
     out: set[int] = set()
     inside = False
+    kinds = _TOC_KINDS
+    may_be_title = _TOC_TITLE_LETTERS.match
     for i, b in enumerate(blocks):
-        if b.kind not in (Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM):
+        if b.kind not in kinds:
             continue
-        if len(b.text) < 40 and _NOT_TITLE_CHAR_RE.sub("", b.text.lower()).strip() in TOC_TITLES:
+        if len(b.text) < 40 and may_be_title(low := b.text.lower()) and \
+                _NOT_TITLE_CHAR_RE.sub("", low).strip() in TOC_TITLES:
             out.add(i)
             inside = True
             continue
@@ -129,7 +138,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
     by_page: dict[int, int] = {}
     for i in out:
         by_page[blocks[i].page] = by_page.get(blocks[i].page, 0) + 1
-    for i, b in enumerate(blocks):
+    for i, b in enumerate(blocks) if by_page else ():
         if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is Kind.PARAGRAPH and _entry_share(b) >= 0.5:
             size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
             if body and size > body * 1.3:
