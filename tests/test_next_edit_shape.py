@@ -127,3 +127,21 @@ def test_after_a_re_signing_edit_a_common_old_name_is_left_alone(tmp_path):
     got = suggest(tmp_path, _patch("Feature.kt", ["    fun install(application: Application, configure: T.() -> Unit): T"],
                                    ["    fun install(pipeline: A, configure: T.() -> Unit): T"], 2, before=["    val name: String"]))
     assert [(s.path, s.start_line) for s in got if s.reason.startswith("rename")] == []
+
+
+def test_an_inserted_line_goes_in_once_per_site(tmp_path):
+    # tokio's #[cfg(panic = "unwind")] inserted after #[test]: at another test the insertion
+    # also fits (worse) before #[test]; the two are not one suggestion inserting it twice
+    from ctxmill.apply.next_edit import candidates
+
+    body = ("}\n\n#[test]\n#[cfg(panic = \"unwind\")]\n#[cfg(not(tokio_wasm))] // no unwinding\nfn panic_in_clone() {\n"
+            + "".join(f"    let value_{i} = run_with_a_long_name({i});\n" for i in range(8))
+            + "}\n\n#[test]\n#[cfg(not(tokio_wasm))] // no unwinding\nfn panic_in_drop() {\n    run();\n}\n")
+    (tmp_path / "sync.rs").write_text("fn run() {\n" + body)
+    patch = ("--- a/sync.rs\n+++ b/sync.rs\n@@ -2,5 +2,6 @@\n }\n \n #[test]\n+#[cfg(panic = \"unwind\")]\n"
+             " #[cfg(not(tokio_wasm))] // no unwinding\n fn panic_in_clone() {\n")
+    found, _ = candidates(tmp_path, patch)
+    assert found
+    assert not [s for s in found if s.replacement.count('#[cfg(panic = "unwind")]') > 1]
+    best = max((s for s in found if s.kind == "repeated"), key=lambda s: s.confidence)
+    assert (best.start_line, best.end_line, best.replacement) == (19, 18, '#[cfg(panic = "unwind")]\n')

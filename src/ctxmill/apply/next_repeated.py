@@ -325,7 +325,12 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
             # about as well evidenced (a strong match does not carry a weak neighbour along)
             if groups and (f[1] <= max(x[2] for x in groups[-1]) or f[1] == max(x[2] for x in groups[-1]) + 1
                            and (min(f[3], groups[-1][-1][3]) >= 0.7 * max(f[3], groups[-1][-1][3])
-                                or f[0].left and f[0].right and groups[-1][-1][0].left and groups[-1][-1][0].right)):
+                                or f[0].left and f[0].right and groups[-1][-1][0].left and groups[-1][-1][0].right)) \
+                    and not (not rules[f[4]].before and f[1] > max(x[2] for x in groups[-1])
+                             and any(x[4] == f[4] for x in groups[-1])):
+                # (but an inserted line is inserted once per site: the same insertion matching
+                # above and below one line, `#[cfg(..)]` before and after `#[test]`, is two sites,
+                # the weaker one on its own)
                 groups[-1].append(f)
             else:
                 groups.append([f])
