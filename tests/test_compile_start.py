@@ -200,3 +200,39 @@ def test_compile_command_skips_interpreter_shutdown(small_pdf, tmp_path):
     assert "torn down" not in r.stderr
     r = subprocess.run([sys.executable, "-c", script, "search"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "torn down" in r.stderr  # other commands: the ordinary exit
+
+
+def test_stream_sends_a_lone_span_once():
+    """encode_stream sends a line's only span without its text and box when they are the
+    line's (two lines in three of a PDF page); decode_stream gives back the same objects as
+    for any line: boxes rounded to 2 places, texts as they were."""
+    import json
+
+    from ctxmill.model import Line, Page, PageStream, Span
+
+    def span(text, box, size=10.0):
+        return Span(text=text, bbox=box, size=size, font="Times", bold=False, italic=False, mono=False)
+
+    box = (72.004, 100.5, 300.126, 110.0)
+    lines = [
+        Line(text="One span", bbox=box, spans=[span("One span", box)]),
+        Line(text="One span", bbox=box, spans=[span("One span ", box)]),  # text differs: sent
+        Line(text="Moved", bbox=box, spans=[span("Moved", (72.0, 100.5, 300.126, 110.0))]),  # box differs
+        Line(text="Two  spans", bbox=box, spans=[span("Two", (72.0, 100.5, 90.0, 110.0)),
+                                                 span("spans", (95.0, 100.5, 300.126, 110.0), 8.0)]),
+        Line(text="No box", bbox=None, spans=[span("No box", None)]),
+    ]
+    stream = PageStream(pages=[Page(number=1, lines=lines, width=612.0, height=792.0)], kind="pdf", path="x.pdf")
+    sent = sandbox.encode_stream(stream)
+    assert sent["pages"][0]["l"][0][3] == [[None, None, 0, 0]]
+    assert sent["pages"][0]["l"][4][3] == [[None, None, 0, 0]]
+    assert [s[0] for s in sent["pages"][0]["l"][1][3]] == ["One span "]
+    back = sandbox.decode_stream(json.loads(json.dumps(sent)))
+
+    def rounded(b):
+        return None if b is None else tuple(round(x, 2) for x in b)
+
+    for got, want in zip(back.pages[0].lines, lines, strict=True):
+        assert (got.text, got.bbox) == (want.text, rounded(want.bbox))
+        assert [(s.text, s.bbox, s.size, s.font) for s in got.spans] == \
+            [(s.text, rounded(s.bbox), s.size, s.font) for s in want.spans]

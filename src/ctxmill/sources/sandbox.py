@@ -49,7 +49,12 @@ def limits() -> dict[str, float]:
 
 
 def _r(v):
-    return None if v is None else [round(x, 2) for x in v]
+    if v is None:
+        return None
+    if len(v) == 4:  # a box: no comprehension's call
+        a, b, c, d = v
+        return [round(a, 2), round(b, 2), round(c, 2), round(d, 2)]
+    return [round(x, 2) for x in v]
 
 
 def encode_stream(stream: PageStream) -> dict:
@@ -65,7 +70,13 @@ def encode_stream(stream: PageStream) -> dict:
     for p in stream.pages:
         lines = []
         for ln in p.lines:
-            spans = [[s.text, _r(s.bbox), font_id(s), int(s.superscript)] for s in ln.spans]
+            sp = ln.spans
+            if len(sp) == 1 and sp[0].text == ln.text and sp[0].bbox == ln.bbox:
+                # (two lines in three of a PDF page) the span's text and box are the line's:
+                # sent once, not twice (less to round, write and parse on the critical path)
+                spans = [[None, None, font_id(sp[0]), int(sp[0].superscript)]]
+            else:
+                spans = [[s.text, _r(s.bbox), font_id(s), int(s.superscript)] for s in sp]
             lines.append([ln.text, _r(ln.bbox), ln.confidence, spans])
         pages.append({
             "n": p.number, "w": p.width, "h": p.height, "t": p.has_text_layer, "o": p.ocr,
@@ -90,12 +101,17 @@ def decode_stream(data: dict) -> PageStream:
     for p in data["pages"]:
         lines = []
         for text, bbox, conf, spans in p["l"]:
+            box = tuple(bbox) if bbox else None
             sp = []
             for st, sb, fid, sup in spans:
                 name, size, bold, italic, mono = fonts[fid]
-                sp.append(Span(text=st, bbox=tuple(sb) if sb else None, size=size, font=name, bold=bold,
-                               italic=italic, mono=mono, superscript=bool(sup)))
-            lines.append(Line(text=text, bbox=tuple(bbox) if bbox else None, spans=sp, confidence=conf))
+                if st is None:  # the line's text and box (encode_stream)
+                    st, sbox = text, box
+                else:
+                    sbox = tuple(sb) if sb else None
+                sp.append(Span(text=st, bbox=sbox, size=size, font=name, bold=bold, italic=italic, mono=mono,
+                               superscript=bool(sup)))
+            lines.append(Line(text=text, bbox=box, spans=sp, confidence=conf))
         pages.append(Page(
             number=p["n"], lines=lines, width=p["w"], height=p["h"],
             links=[Link(bbox=tuple(b), uri=u, dest_page=d, dest_name=dn) for b, u, d, dn in p["lk"]],
