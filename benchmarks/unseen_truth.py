@@ -239,6 +239,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         # title given as \\appendix[Title]; \\appendices prints none (its \\section's do)
         tex = re.sub(r"\\appendix(?![a-zA-Z])\s*(?:\[([^\]]*)\]|\{\s*\})?",
                      lambda m: "\\appendix\\section*{Appendix " + (m.group(1) or "").strip() + "}", tex)
+    if "iopart" in entry.get("class", ""):  # iopart's \\ack and \\ackn print their section heading
+        tex = re.sub(r"\\ack(n?)(?![a-zA-Z])", lambda m: "\\section*{Acknowledgment" + ("" if m.group(1) else "s") + "}", tex)
     if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
         tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
@@ -251,6 +253,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     title = clean(raw_title)
     authors: list[str] = []
     for a in command_args(tex, "author") + capital_authors(tex):
+        # a byline kept in a macro (bioinfo's \\author[\\shortauthors]{\\longauthors}), as the title
+        a = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), a)
         authors += author_names(a)
     abstract = ""
     m = re.search(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", tex, re.S)
