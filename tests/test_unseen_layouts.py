@@ -11,7 +11,13 @@ period (IEEE TSE), an ORCID mark (ReScience) and a date placeholder as a name (t
 the third set running heads set low on an A4 page (JSS), a bibliography without a title and with
 alphabetic labels (elsarticle), a double-spaced title and names broken over byline lines (A&A
 referee copy), a float on the bibliography's page (JSS) and acmart's one-author-a-line bylines
-(acmsmall). The scores on the real papers are in benchmarks/corpus.py --papers
+(acmsmall), and from the fourth set run-in subsections in a sans heading face (PNAS; not below
+real subsections, as LIPIcs's \\paragraph, nor in the body's own family), numbered affiliation
+lines of a hand-set byline and a venue line after a title's full stop in a list spaced, not
+indented (MBE), a title asking a question mid-way, a subject label above the title, a running head
+with its page number on a two-page paper and a year opening an entry's second line (Bioinformatics
+application note), a mass number before an element in the title and a byline line opening with a
+bare initial "V" (IOP). The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
 from __future__ import annotations
@@ -159,27 +165,25 @@ def test_a_lone_title_bookmark_above_the_sections_is_not_a_level():
 @pytest.mark.skipif(not (REPO / "benchmarks" / ".cache" / "unseen").is_dir(),
                     reason="unseen papers not built (benchmarks/unseen_truth.py)")
 def test_unseen_papers_floors():
-    """Floors on the real unseen papers, a little under what was measured (2026-12-03: 18 papers,
-    heading recall 0.922, 0.98 on the first 13; reference counts 18/18; authors 62/62). The PNAS
-    draft prints its subsections as run-in heads ("Results. ...", as article's \\paragraph looks):
-    it is held to no heading floor."""
+    """Floors on the real unseen papers, a little under what was measured (2026-12-03, evening: 21
+    papers, heading recall mean 0.976, min 0.857; levels 0.976; titles 21/21; authors 85/85;
+    reference counts 21/21). The PNAS draft's run-in subsections are headings now (recall 0.889),
+    so no paper is exempt any more."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
-                         timeout=900, check=True)
+                         timeout=1200, check=True)
     res = json.loads(out.stdout)
     s = res["summary"]
     assert s["refused_or_failed"] == 0
-    run_in = {"pnas-clowdr-serverless"}
-    recall = {p["slug"]: p["headings"]["recall"] for p in res["papers"]}
-    rest = [r for slug, r in recall.items() if slug not in run_in]
-    assert sum(rest) / len(rest) >= 0.93 and min(rest) >= 0.75
+    recall = [p["headings"]["recall"] for p in res["papers"]]
+    assert sum(recall) / len(recall) >= 0.95 and min(recall) >= 0.8
     assert s["heading_level_accuracy_mean"] >= 0.9
     found, truth = map(int, s["authors_found"].split("/"))
     assert found >= truth - 1
     t_ok, n = map(int, s["titles_exact"].split("/"))
     assert t_ok == n
     counts_ok, n = map(int, s["reference_counts_within_10pct"].split("/"))
-    assert counts_ok >= n - 2
+    assert counts_ok >= n - 1
 
 
 def test_blank_pages_of_a_two_sided_thesis_are_one_finding(tmp_path):
@@ -566,3 +570,167 @@ def test_an_entrys_url_in_typewriter_type_stays_in_the_entry(tmp_path):
     assert len(doc.references) == 6
     assert [r.url for r in doc.references[:5]] == [f"https://github.com/example/package-{k}" for k in range(4)] + [
         "http://link.springer.com/10.1007/s10902-009-9150-9"]
+
+
+def run_in_page(lead_font: str) -> list[tuple]:
+    """A PNAS-like page: a bold section line, then paragraphs that open with a bold lead."""
+    rows = [("Serverless Experiment Management", 150, 70, 20, "Helvetica-Bold"),
+            ("Methods", 72, 120, 11, lead_font)]
+    y = 140
+    for lead in ("Results.", "Discussion.", "Data Archival."):
+        width = 6.2 * len(lead)
+        rows.append((lead, 72, y, 10, lead_font))
+        rows.append((BODY[:70], 72 + width + 4, y, 10, "Times-Roman"))
+        rows += [(BODY[:88], 72, y + 12 * k, 10, "Times-Roman") for k in range(1, 5)]
+        y += 80
+    return rows
+
+
+def test_run_in_subsections_in_a_sans_heading_face_are_headings(tmp_path):
+    # pnas-new sets \subsection run-in in bold sans over a serif body: "Results. We ..."; the
+    # standalone "Methods" in that face is the section above them
+    doc = compile_pages(tmp_path, [run_in_page("Helvetica-Bold")])
+    assert headings(doc)[1:] == ["## Methods", "### Results", "### Discussion", "### Data Archival"]
+    assert any(p.startswith("We ") or p.startswith("Running text") for p in doc.markdown.split("\n\n")
+               if not p.startswith("#"))
+
+
+def test_run_in_leads_below_real_subsections_stay_text(tmp_path):
+    # LIPIcs sets \\paragraph run-in in its sans heading face ("Structure of the paper."); the
+    # document has numbered subsections, so its run-ins are the level below them: text
+    rows = [("Serverless Experiment Management", 150, 60, 20, "Helvetica-Bold"),
+            ("1 Introduction", 72, 100, 12, "Helvetica-Bold"), *body_lines(118, 4),
+            ("1.1 Background", 72, 176, 11, "Helvetica-Bold"), *body_lines(194, 4)]
+    y = 260
+    for lead in ("Structure of the paper.", "Idea of a proof."):
+        rows.append((lead, 72, y, 10, "Helvetica-Bold"))
+        rows.append((BODY[:50], 72 + 6.2 * len(lead) + 4, y, 10, "Times-Roman"))
+        rows += [(BODY[:88], 72, y + 12 * k, 10, "Times-Roman") for k in range(1, 5)]
+        y += 80
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Introduction", "### 1.1 Background"]
+
+
+def test_run_in_leads_in_the_bodys_own_family_stay_text(tmp_path):
+    # article's \paragraph: a bold lead in the body's family ("Decision mapping. ...") is text
+    doc = compile_pages(tmp_path, [run_in_page("Times-Bold")])
+    assert not any(h.startswith("###") for h in headings(doc))
+
+
+def test_numbered_affiliation_lines_of_a_hand_set_byline_are_no_sections(tmp_path):
+    # an MBE manuscript set with article: the byline and "1 The Biodesign Institute, ..." lines by
+    # hand in a flushleft block, in body type; the paper's own sections are unnumbered
+    rows = [("COATi: statistical pairwise alignment of sequences", 72, 70, 17, "Times-Bold"),
+            ("Juan J. Garcia Mesa, Ziqi Zhu, Reed A. Cartwright", 72, 100, 12, "Times-Roman"),
+            ("1 The Biodesign Institute, Arizona State University, Tempe, Arizona, USA", 72, 130, 12, "Times-Roman"),
+            ("2 Ira A. Fulton Schools of Engineering, Arizona State University, Tempe, USA", 72, 145, 12,
+             "Times-Roman"),
+            ("3 School of Life Sciences, Arizona State University, Tempe, Arizona, USA", 72, 160, 12, "Times-Roman"),
+            ("Introduction", 72, 200, 12, "Times-Bold"), *body_lines(220, 6, size=12),
+            ("Methods", 72, 320, 12, "Times-Bold"), *body_lines(340, 6, size=12)]
+    doc = compile_pages(tmp_path, [rows])
+    assert "## Introduction" in headings(doc)
+    assert not any("Arizona" in h for h in headings(doc))
+
+
+def test_a_venue_line_under_a_title_ending_in_a_stop_stays_in_its_entry(tmp_path):
+    # mbe.bst: no hanging indent, entries set apart by space; an entry's title ends its first
+    # line with a full stop and the journal starts the next ("Bioinformatics 28:495-502.")
+    rows = [("References", 72, 60, 12, "Times-Bold")]
+    y = 90
+    for k in range(8):
+        rows += [(f"Surname{chr(65 + k)} AB and Other C. 20{10 + k}. A study of alignments number {k}.", 72, y,
+                  10, "Times-Roman"),
+                 (f"Bioinformatics {20 + k}:495-502.", 72, y + 12, 10, "Times-Roman")]
+        y += 36
+    pages = [[("Aligning Sequences", 200, 60, 18, "Times-Bold"), ("1 Introduction", 72, 100, 12, "Times-Bold"),
+              *body_lines(120, 8)], rows]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert len(doc.references) == 8
+    assert all(r.raw.endswith(":495-502.") for r in doc.references)
+
+
+def bioinfo_pages(question: str = "WTFgenes: What's The Function of these genes?") -> list[list[tuple]]:
+    """A two-page Bioinformatics application note: the subject label above a title that asks a
+    question mid-way, the running head '2  Names' atop page 2 over a sentence running on, and a
+    natbib list with a hanging indent where one entry's second line opens with its year."""
+    p1 = [("\u201cmain\u201d \u2014 2017/3/7 \u2014 21:49 \u2014 page 1 \u2014 #1", 250, 25, 8, "Times-Roman"),
+          ("Bioinformatics doi.10.1093/bioinformatics/xxxxxx", 300, 50, 8, "Helvetica-Oblique"),
+          ("Application Note", 300, 70, 9, "Helvetica"),
+          ("Databases and ontologies", 72, 90, 14, "Helvetica"),
+          (question, 72, 120, 18, "Helvetica-Bold"),
+          ("Static sites for model-based gene set analysis", 72, 142, 18, "Helvetica-Bold"),
+          ("Christopher J. Mungall and Ian H. Holmes", 72, 170, 12, "Helvetica-Bold"),
+          ("Introduction", 72, 220, 11, "Helvetica-Bold"), *body_lines(240, 30)]
+    p1[-1] = ("of the running text that goes on over the page break to the next page where it ends", 72,
+              240 + 12 * 29, 10, "Times-Roman")
+    p2 = [("2", 72, 60, 8, "Helvetica-Bold"), ("Christopher J. Mungall and Ian H. Holmes", 84, 60, 8,
+                                                   "Helvetica-Oblique"),
+          ("with the end of the sentence from the page before and more running text of the body of the", 72, 84,
+           10, "Times-Roman"), *body_lines(96, 4),
+          ("Results", 72, 160, 11, "Helvetica-Bold"), *body_lines(180, 6),
+          ("References", 72, 270, 11, "Helvetica-Bold")]
+    y = 290
+    for k in range(6):
+        first = f"Surname{chr(65 + k)}, A., Other, B., and Third, C."
+        rows = [(first, 72, y, 8, "Times-Roman"), (f"(20{10 + k}). A study of gene sets number {k}.", 78, y + 10, 8,
+                                                  "Times-Roman"),
+                (f"Bioinformatics, {20 + k}(2), 1-10.", 78, y + 20, 8, "Times-Roman")] if k == 2 else \
+            [(f"Surname{chr(65 + k)}, A. and Other, B. (20{10 + k}). A study of gene sets", 72, y, 8, "Times-Roman"),
+             (f"number {k}. Bioinformatics, {20 + k}(2), 1-10.", 78, y + 10, 8, "Times-Roman")]
+        p2 += rows
+        y += 34
+    return [p1, p2]
+
+
+@pytest.fixture(scope="module")
+def bioinfo_doc(tmp_path_factory):
+    return compile_document(make_pdf(tmp_path_factory.mktemp("bio") / "p.pdf", bioinfo_pages()), CompileOptions())
+
+
+def test_a_title_that_asks_a_question_mid_way_is_the_title(bioinfo_doc):
+    assert bioinfo_doc.metadata.title == ("WTFgenes: What's The Function of these genes? Static sites for "
+                                          "model-based gene set analysis")
+    assert names(bioinfo_doc) == ["Christopher J. Mungall", "Ian H. Holmes"]
+
+
+def test_a_subject_label_above_the_title_is_no_section(tmp_path):
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", bioinfo_pages("WTFgenes: the function of gene sets")),
+                           CompileOptions(fast=True))
+    assert doc.metadata.title == "WTFgenes: the function of gene sets Static sites for model-based gene set analysis"
+    assert not any("Databases" in h for h in headings(doc))
+
+
+def test_a_running_head_with_its_page_number_on_a_short_papers_page_is_no_section(bioinfo_doc):
+    assert not any("Mungall" in h for h in headings(bioinfo_doc))
+    assert bioinfo_doc.markdown.count("Mungall and Ian H. Holmes") == 1  # the byline's; the head is furniture
+
+
+def test_a_year_opening_an_entrys_second_line_is_no_label(bioinfo_doc):
+    # "(2012). A study ..." read as a label "(2012)" outvoted the hanging indent: one entry
+    assert len(bioinfo_doc.references) == 6
+
+
+def iop_title_page() -> list[tuple]:
+    """iopart: a title with a mass number raised before its element ("with 9Be Nuclei"), then a
+    byline of names written as bare initials over three lines, one line opening "V Kroha"."""
+    rows = [("Clusterization and Coupled-Channels Effects in Deuteron Interaction with", 72, 80, 17, "Helvetica-Bold"),
+            ("9", 200, 96, 10, "Helvetica-Bold"), ("Be Nuclei", 206, 100, 17, "Helvetica-Bold")]
+    rows += [("B A Urazbekov, A S Denikin, S M Lukyanov,", 72, 140, 10, "Times-Bold"),
+             ("V Kroha, J Mrazek, W H Trzaska,", 72, 152, 10, "Times-Bold"),
+             ("I Stefan and D Verney", 72, 164, 10, "Times-Bold")]
+    rows += [("Abstract. Angular distributions of protons and deuterons have been measured.", 72, 200, 10,
+              "Times-Roman"), ("1. Introduction", 72, 240, 12, "Times-Bold"), *body_lines(260, 8)]
+    return rows
+
+
+def test_a_mass_number_before_an_element_in_the_title_is_part_of_it(tmp_path):
+    doc = compile_pages(tmp_path, [iop_title_page()])
+    assert doc.metadata.title == "Clusterization and Coupled-Channels Effects in Deuteron Interaction with ⁹Be Nuclei"
+
+
+def test_a_byline_line_opening_with_a_bare_initial_like_v_is_no_heading(tmp_path):
+    # "V Kroha, J Mrazek, ..." read as a roman-numbered heading "V Kroha" ended the byline
+    doc = compile_pages(tmp_path, [iop_title_page()])
+    assert names(doc) == ["B A Urazbekov", "A S Denikin", "S M Lukyanov", "V Kroha", "J Mrazek", "W H Trzaska",
+                          "I Stefan", "D Verney"]

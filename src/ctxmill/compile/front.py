@@ -45,7 +45,10 @@ ABSTRACT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)
 # "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
 ABSTRACT_LINE_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*$|\s*[.:—–-]|(?=[A-Z][a-z]))",
                               re.I)
-HEADING_RE = re.compile(r"^\s*(?:(?:\d+|[IVX]+)\.?\s+[A-Z]|keywords\b|index terms\b|contents\b|table of contents\b)")
+# (a roman number without its stop only before a word in capitals: "IV RESULTS", not the byline
+# line "V Kroha, J Mrazek, ..." of names written as bare initials)
+HEADING_RE = re.compile(r"^\s*(?:\d+\.?\s+[A-Z]|[IVX]+(?:\.\s+[A-Z]|\s+[A-Z]{2,}\b)|keywords\b|index terms\b|contents\b|"
+                        r"table of contents\b)")
 ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
                      r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore|editors?|handling editor)\b"
                      r"|\b(?:edited|reviewed|communicated|refereed) by\b", re.I)
@@ -114,6 +117,10 @@ class TitlePage:
     author_page: int | None = None  # where the names were read, when not on this page (a cover sheet's)
 
 
+_RAISED = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_ELEMENT_RE = re.compile(r"[A-Z][a-z]?(?![A-Za-z])")
+
+
 def _tline(line, accents: list) -> TLine | None:
     spans = [s for s in line.spans if s.text]
     if not spans or line.bbox is None:
@@ -126,8 +133,19 @@ def _tline(line, accents: list) -> TLine | None:
     bold = sum(len(s.text) for s in body if s.bold) > 0.5 * sum(len(s.text) for s in body)
     pieces: list[tuple[str, list[str]]] = [("", [])]
     prev = None
-    for s in spans:
+    for k, s in enumerate(spans):
         gap = s.bbox[0] - prev.bbox[2] if prev is not None and s.bbox and prev.bbox else 0.0
+        nxt = spans[k + 1] if k + 1 < len(spans) else None
+        if s.superscript and s.text.strip().isdigit() and nxt is not None and not nxt.superscript and s.bbox \
+                and nxt.bbox and nxt.bbox[0] - s.bbox[2] < 0.15 * size and _ELEMENT_RE.match(nxt.text) \
+                and (prev is None or gap > 0.15 * size or pieces[-1][0].endswith(" ")):
+            # a raised number set right before an element's symbol, apart from the word before
+            # it: a mass number ("with ⁹Be Nuclei"), part of the text (a mark follows its name;
+            # one before an affiliation, "¹Department", leads a word, not a symbol)
+            pieces[-1] = (pieces[-1][0] + (" " if pieces[-1][0] and not pieces[-1][0].endswith(" ") else "")
+                          + s.text.strip().translate(_RAISED), pieces[-1][1])
+            prev = s
+            continue
         if s.superscript:
             marks = [m for m in re.split(r"[,\s]+", s.text.strip()) if m]
             pieces[-1][1].extend(marks)
@@ -214,7 +232,8 @@ def _groups(lines: list[TLine]) -> list[list[TLine]]:
 def title_shaped(text: str, most: int = 25) -> bool:
     """A phrase, not running text: no sentence boundary inside, not too long; in body type no end
     stop either (a larger title may end with one: "... ENTROPY ENCODING.")."""
-    stop = r"[a-z)\]][.!?]\s+[A-Z]" if most > 25 else r"[.!?]\s*$|[a-z)\]][.!?]\s+[A-Z]"
+    # (a larger title may ask a question mid-way: "... these genes? Static sites for ...")
+    stop = r"[a-z)\]]\.\s+[A-Z]" if most > 25 else r"[.!?]\s*$|[a-z)\]][.!?]\s+[A-Z]"
     return (not re.search(stop, text) and 1 <= len(text.split()) <= most
             and not (FURNITURE_RE.search(text) or DATE_RE.match(text)))
 

@@ -965,7 +965,11 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     pos = [i for i, ln in enumerate(lines) if ln.label is not None]
     n_edge = sum(at_edge[pos[0] : pos[-1] + 1]) if pos else sum(at_edge)
     starts = [False] * len(lines)
-    if labelled and len(labelled) >= 0.6 * n_edge:
+    # one "label" on an indented line is no numbering: "(2015). A Markov ..." opening an
+    # author-year entry's second line (bioinfo's natbib list) read as "(2015)", and with no edge
+    # line between it and itself it outvoted the hanging indent: the whole list one entry
+    lone = len(labelled) == 1 and not at_edge[pos[0]]
+    if labelled and not lone and len(labelled) >= 0.6 * n_edge:
         numeric = sum(ln.label.isdigit() for ln in labelled) > len(labelled) / 2
         cont: dict[tuple[int, int], Counter] = {}
         for ln in lines:
@@ -992,13 +996,19 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         # indented lines, not the edge lines, are the ones that open with names
         first_indent = hanging and _opens_with_names([ln for ln, e in zip(lines, at_edge, strict=True) if not e]) > \
             _opens_with_names([ln for ln, e in zip(lines, at_edge, strict=True) if e and ln.x0 is not None]) + 0.3
+        # entries set apart by space, not indent (mbe.bst): the blocks stage cut the list on
+        # the gaps, a few lines a block; inside one, a line with no year is the entry's tail
+        # ("... sequence alignments." over "Bioinformatics 28:495-502."), not an entry
+        sizes = sorted(Counter(ln.block for ln in lines).values())
+        spaced = len(sizes) >= 3 and sizes[len(sizes) // 2] <= 4
         for i, ln in enumerate(lines):
             if ln.x0 is None:
                 starts[i] = ln.first
             elif hanging:
                 starts[i] = at_edge[i] != first_indent
             else:
-                starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text))
+                starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text)
+                                         and (not spaced or bool(_ANY_YEAR.search(ln.text))))
     starts[0] = True
     groups: list[list[_Ln]] = []
     for ln, s in zip(lines, starts, strict=True):

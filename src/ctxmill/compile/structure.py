@@ -60,6 +60,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     body_size = _body_size(blocks)
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
+    blocks = _run_in_heads(doc, blocks, body_size)
     _centred_second_lines(blocks)
     blocks = _captions(blocks)
     blocks = _figure_text(blocks, body_size)
@@ -227,6 +228,10 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         if geo:
             if style is None and (b.attrs.get("_nlines", 1) > 1 or len(title.split()) > 10):
                 return None  # plain body text: only a short line standing alone may be a heading
+            if style in (None, "italic", "center") and title.count(",") >= 2:
+                # "1 The Biodesign Institute, Arizona State University, Tempe, Arizona, USA": a
+                # numbered affiliation line of a hand-set byline, not section 1
+                return None
         else:
             if num.kind == "roman" or num.keyword:
                 return None
@@ -447,6 +452,9 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if num.keyword == "part":
             _set_heading(b, 2, number, title or f"Part {number}")
             continue
+        if geo and _page_head(blocks, idx, number):
+            b.kind = Kind.FURNITURE  # a running head with its page number, kept out of the text
+            continue
         if not _number_ok(number, state):
             continue
         if not title and num.keyword != "appendix":
@@ -461,6 +469,18 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
+    """A running head with its page number ("2  Christopher J. Mungall and Ian H. Holmes" atop
+    page 2): the number is the page's, the line sits in the page's top quarter, and the text
+    under it runs on from the page before (a lower-case start). A short paper repeats it too few times
+    for the running-head count; a section opening a page starts a paragraph."""
+    b = blocks[idx]
+    if number != str(b.page) or b.bbox is None or b.bbox[1] > 0.25 * (b.attrs.get("_page_height") or 792):
+        return False
+    nxt = next((o for o in blocks[idx + 1: idx + 4] if o.kind is Kind.PARAGRAPH and o.text.strip()), None)
+    return nxt is not None and nxt.text.lstrip()[:1].islower()
 
 
 def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -> None:
@@ -511,6 +531,10 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
             levels[_signature(b)][b.level or 2] += 1
     sig_level = {sig: max(c, key=c.get) for sig, c in levels.items()}
     title_page = next((b.page for b in blocks if b.attrs.get("title")), blocks[0].page if blocks else 1)
+    # a line above the title on its page is the journal's (bioinfo's "Databases and ontologies"
+    # subject label in large type), no section
+    above = next((i for i, b in enumerate(blocks) if b.attrs.get("title")), 0)
+    weak = [i for i in weak if i > above or blocks[i].page != title_page]
     numbered = sum(1 for b in blocks if b.kind is Kind.HEADING and b.number)
     if numbered >= 2:
         for idx in weak:
@@ -594,6 +618,103 @@ def _centred_second_lines(blocks: list[Block]) -> None:
         cur.bbox = (min(cur.bbox[0], nxt.bbox[0]), cur.bbox[1], max(cur.bbox[2], nxt.bbox[2]), nxt.bbox[3])
         nxt.kind = Kind.FURNITURE  # its text now lives in the heading
         nxt.attrs["_merged_into_heading"] = True
+
+
+# sans-serif faces by their PDF names (NimbusSanL-Bold, LMSans10-Bold, Helvetica-Bold, ArialMT, CMSSBX10)
+_SANS_FONT_RE = re.compile(r"Sans|SanL|Helvetica|Arial|CMSS|Biolinum|Heros|Roboto|Verdana|Calibri|Myriad|Frutiger"
+                           r"|Univers|Avenir|Futura|Lato-|Gill", re.I)
+# labels a class sets run-in in its heading face that are no sections (A&A's "Key words.")
+_RUN_IN_LABELS = {"key words", "keywords", "abstract", "correspondence", "significance", "significance statement",
+                  "author contributions", "competing interests", "data availability", "funding", "proof"}
+
+
+def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block]:
+    """Subsections a class sets run-in ("Results. We ..." in bold sans at a paragraph's start,
+    PNAS): in a document with no subsection headings, a bold lead in a sans-serif face while
+    the body is serif, title-like, in one face at least twice, is a heading of its own one
+    level below the section it sits in. A bold
+    lead in the body's own family (article's \\paragraph, "Decision mapping. ...") is text,
+    as every truth counts it; so are theorem and caption labels, and front-matter labels."""
+    if doc.stream.kind != "pdf" or any(b.kind is Kind.HEADING and (b.level or 2) >= 3 for b in blocks):
+        # a document with subsections of its own: its run-in leads are the level below them
+        # (LIPIcs sets \\paragraph run-in in its sans heading face: "Structure of the paper.")
+        return blocks
+    cands: list[tuple[int, str, str, bool]] = []  # (index, lead as printed, its font, italic)
+    pages = None
+    for idx, b in enumerate(blocks):
+        lead = b.attrs.get("_lead_bold")
+        if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or lead[-1] not in ".:":
+            continue
+        title = lead[:-1].strip()
+        words = title.split()
+        if not (1 <= len(words) <= 8) or not title[:1].isupper() or not any(c.islower() for c in title) \
+                or _THEOREM_RE.match(title) or CAPTION_RE.match(title) or norm_title(title) in _RUN_IN_LABELS \
+                or norm_title(title) in BIBLIOGRAPHY_TITLES or re.search(r"[.:;!?]\s", title):
+            continue
+        if pages is None:
+            pages = {p.number: p for p in doc.stream.pages}
+        page = pages.get(b.page)
+        line = next((ln for ln in page.lines if ln.bbox and ln.bbox[1] == b.attrs.get("_top")
+                     and ln.bbox[0] == b.attrs.get("_x0")), None) if page else None
+        span = next((s for s in line.spans if not s.superscript), None) if line else None
+        if span is None or not span.bold or not _SANS_FONT_RE.search(span.font):
+            continue
+        cands.append((idx, lead, span.font, span.italic or "ital" in span.font.lower()))
+    if len(cands) < 2:
+        return blocks
+    # the body's face: the font of most characters on the candidates' pages
+    chars: dict[str, int] = {}
+    for n in {blocks[i].page for i, *_ in cands}:
+        for ln in pages[n].lines:
+            for s in ln.spans:
+                chars[s.font] = chars.get(s.font, 0) + len(s.text)
+    if _SANS_FONT_RE.search(max(chars, key=chars.get)):
+        return blocks  # a sans body: its bold leads are the body's own
+    by_font: dict[str, int] = {}
+    for _, _, font, _ in cands:
+        by_font[font] = by_font.get(font, 0) + 1
+    # a face used at least twice; its slanted cut once (PNAS's \\subsubsection under them)
+    faces = {f for f, n in by_font.items() if n >= 2}
+    families = {f.split("-")[0] for f in faces}
+    cands = [c for c in cands if c[2] in faces or (c[3] and c[2].split("-")[0] in families)]
+    if not cands:
+        return blocks
+    # a short bold line standing alone in that face, larger, is a section above them (PNAS's
+    # "Methods": unnumbered, on the title page, where bold lines are not taken for sections)
+    size = min(blocks[c[0]].attrs.get("_size") or 0.0 for c in cands)
+    for b in blocks:
+        if b.kind is Kind.PARAGRAPH and b.attrs.get("_nlines") == 1 and b.attrs.get("_bold") \
+                and (b.attrs.get("_size") or 0.0) > size and b.attrs.get("_top") is not None:
+            c = _heading_candidate(b, body)
+            if c is None or c[0] is not None or not (c[2] or "").startswith("weak-"):
+                continue
+            line = next((ln for ln in pages[b.page].lines if ln.bbox and ln.bbox[1] == b.attrs["_top"]
+                         and ln.bbox[0] == b.attrs.get("_x0")), None) if b.page in pages else None
+            if line and line.spans and line.spans[0].font in faces:
+                _set_heading(b, 2, None, c[1])
+    at = {c[0]: c for c in cands}
+    out: list[Block] = []
+    parent = 2
+    for idx, b in enumerate(blocks):
+        c = at.get(idx)
+        if b.kind is Kind.HEADING and not b.attrs.get("title"):
+            parent = b.level or 2
+        if c is None:
+            out.append(b)
+            continue
+        _, lead, _, italic = c
+        title = lead[:-1].strip()
+        head = Block(Kind.HEADING, title, b.page, bbox=b.bbox,
+                     attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_size_max", "_top", "_x0")})
+        _set_heading(head, parent + 1 + int(italic), None, title)
+        head.attrs["_bold"] = True
+        out.append(head)
+        rest = b.text[len(lead):].lstrip()
+        if rest:
+            b.text = rest
+            b.attrs["_lead_bold"] = ""
+            out.append(b)
+    return out
 
 
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
