@@ -129,7 +129,7 @@ def test_figures_located_as_pages_are_read(corpus_dir):
 def test_text_layer_child_imports_neither_numpy_nor_hashlib(tmp_path):
     """The sandbox child of a text-layer PDF (30 pages: page workers; 2 pages: none) never
     imports numpy (the OCR module loads it only for a page it renders) nor hashlib (the
-    sources package hashes in the parent only)."""
+    sources package hashes in the parent only); it collects garbage as the command does."""
     from _pdfgen import blank_pages_pdf
 
     code = (
@@ -137,7 +137,9 @@ def test_text_layer_child_imports_neither_numpy_nor_hashlib(tmp_path):
         "from ctxmill.sources import sandbox\n"
         "sandbox.die_with_parent = lambda: None\n"
         "sandbox._child()\n"
-        "sys.stderr.write(json.dumps([m for m in ('numpy', 'hashlib') if m in sys.modules]) + '\\n')\n"
+        "import gc\n"
+        "sys.stderr.write(json.dumps([[m for m in ('numpy', 'hashlib') if m in sys.modules],\n"
+        "                             gc.get_threshold()[0], gc.get_freeze_count() > 0]) + '\\n')\n"
     )
     for n in (30, 2):
         pdf = blank_pages_pdf(tmp_path / f"p{n}.pdf", n, text="Plain text of a page with a text layer")
@@ -148,7 +150,8 @@ def test_text_layer_child_imports_neither_numpy_nor_hashlib(tmp_path):
         assert r.returncode == 0, r.stderr
         stream = sandbox.decode_stream(json.loads(r.stdout.splitlines()[0])["stream"])
         assert len(stream.pages) == n and stream.pages[0].lines
-        assert json.loads(r.stderr.strip().splitlines()[-1]) == []
+        # and it collects as the command does (threshold 50,000), its imports frozen out
+        assert json.loads(r.stderr.strip().splitlines()[-1]) == [[], 50_000, True]
 
 
 def test_alnum_count_is_the_regex_count():

@@ -717,8 +717,8 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bo
         with ProcessPoolExecutor(max_workers=min(workers, len(ranges)), mp_context=ctx,
                                  initializer=die_with_parent) as pool:
             results = pool.map(_range_worker, ranges)  # (the workers are forked by now)
-            # extract() runs every page past ocr.apply: its module (numpy, ~0.08 s) loads on
-            # this thread, idle otherwise until the workers are done
+            # extract() runs every page past ocr.apply: its module loads on this thread, idle
+            # otherwise until the workers are done (numpy only once a page needs OCR)
             from ctxmill.sources import ocr  # noqa: F401
             for (_, _, end, _), part in zip(ranges, results, strict=True):
                 parts.append(part)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -442,8 +443,15 @@ def _child() -> int:
     import pypdfium2  # noqa: F401
 
     from ctxmill.compile.figures import render
-    from ctxmill.sources.pdf import extract  # (its page workers load the OCR module, numpy, meanwhile)
+    from ctxmill.sources.pdf import extract  # (the OCR module loads while its page workers read)
 
+    # as the command's own process (entry.main): collect less often while the page workers
+    # build and this process gathers, encodes and dumps tens of thousands of objects that are
+    # never garbage (default threshold 700: ~0.05 G instructions of collections on the
+    # sample); the imported modules frozen out of every later collection, here and in the
+    # page workers forked from here
+    gc.set_threshold(50_000, 20, 20)
+    gc.freeze()
     req = json.loads(sys.stdin.buffer.read())
     _apply_limits(req["limits"])
     out = sys.stdout
