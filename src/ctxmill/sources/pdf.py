@@ -43,14 +43,16 @@ class _FontInfo:
         self.rotated = rotated
 
 
-def _face(font) -> tuple[str, bool, bool, bool]:
-    """(name, bold, italic, mono) of a pdfium font handle: what the name, flags and weight say."""
+def _face(font: int | None) -> tuple[str, bool, bool, bool]:
+    """(name, bold, italic, mono) of a pdfium font handle (its address): what the name, flags
+    and weight say."""
     import pypdfium2.raw as pdfium_c
 
     name = ""
     flags = 0
     weight = 400
     if font:
+        font = ctypes.cast(font, pdfium_c.FPDF_FONT)  # (once per font and page)
         buf = ctypes.create_string_buffer(256)
         n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, 256)
         if n:
@@ -64,28 +66,52 @@ def _face(font) -> tuple[str, bool, bool, bool]:
     return name, bold, italic, mono
 
 
-def _font_info(obj, lin: tuple[float, float, float, float] | None = None,
+_OBJ_CALLS = None
+
+
+def _obj_calls():
+    """(GetFont, GetFontSize, GetMatrix, GetTextRenderMode) of pdfium taking a text object as a
+    plain address (what FPDFText_GetTextObject gives here, see _get_text_object_addr) and
+    GetFont answering one: pypdfium2's own prototypes want pointer objects, a ctypes.cast
+    (~3 us) for each of a page's ~120 text objects and one more for each font handle."""
+    global _OBJ_CALLS
+    if _OBJ_CALLS is None:
+        import pypdfium2.raw as pdfium_c
+
+        vp, c_int = ctypes.c_void_p, ctypes.c_int
+
+        def raw(name, restype, *argtypes):
+            return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(getattr(pdfium_c, name), vp).value)
+
+        _OBJ_CALLS = (raw("FPDFTextObj_GetFont", vp, vp),
+                      raw("FPDFTextObj_GetFontSize", c_int, vp, ctypes.POINTER(ctypes.c_float)),
+                      raw("FPDFPageObj_GetMatrix", c_int, vp, ctypes.POINTER(pdfium_c.FS_MATRIX)),
+                      raw("FPDFTextObj_GetTextRenderMode", c_int, vp))
+    return _OBJ_CALLS
+
+
+def _font_info(obj: int, lin: tuple[float, float, float, float] | None = None,
                faces: dict | None = None) -> _FontInfo:
-    """The font of a text object at its drawn size. ``faces`` caches :func:`_face` per font
-    handle for one page (a page's text objects share a few fonts; the page keeps them alive,
-    so a handle names one font while it is open)."""
+    """The font of a text object (its address) at its drawn size. ``faces`` caches
+    :func:`_face` per font handle for one page (a page's text objects share a few fonts; the
+    page keeps them alive, so a handle names one font while it is open)."""
     import pypdfium2.raw as pdfium_c
 
-    font = pdfium_c.FPDFTextObj_GetFont(obj)
+    get_font, get_size, get_matrix, _ = _OBJ_CALLS or _obj_calls()
+    font = get_font(obj)  # an address, None for none
     if faces is None:
         name, bold, italic, mono = _face(font)
     else:
-        addr = ctypes.cast(font, ctypes.c_void_p).value if font else None
-        face = faces.get(addr)
+        face = faces.get(font)
         if face is None:
-            face = faces[addr] = _face(font)
+            face = faces[font] = _face(font)
         name, bold, italic, mono = face
     fs = ctypes.c_float(0)
-    pdfium_c.FPDFTextObj_GetFontSize(obj, ctypes.byref(fs))
+    get_size(obj, ctypes.byref(fs))
     m = pdfium_c.FS_MATRIX()
     size = float(fs.value)
     rotated = False
-    if pdfium_c.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+    if get_matrix(obj, ctypes.byref(m)):
         scale = (m.c * m.c + m.d * m.d) ** 0.5
         if scale > 0:
             size *= scale
@@ -300,12 +326,14 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
     visible = invisible = 0
     hidden: dict[int, bool] = {}  # per text object: drawn in render mode 3
 
-    def font_of(obj) -> _FontInfo:
+    render_mode = _obj_calls()[3]
+    invisible_mode = pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE
+
+    def font_of(obj: int) -> _FontInfo:
         f = fonts.get(obj)
         if f is None:
-            pobj = ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT)
-            f = fonts[obj] = _font_info(pobj, xf[:4] if xf else None, faces)
-            hidden[obj] = pdfium_c.FPDFTextObj_GetTextRenderMode(pobj) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE
+            f = fonts[obj] = _font_info(obj, xf[:4] if xf else None, faces)
+            hidden[obj] = render_mode(obj) == invisible_mode
         return f
 
     def box(k: int, obj):
