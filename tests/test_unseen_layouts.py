@@ -734,3 +734,31 @@ def test_a_byline_line_opening_with_a_bare_initial_like_v_is_no_heading(tmp_path
     doc = compile_pages(tmp_path, [iop_title_page()])
     assert names(doc) == ["B A Urazbekov", "A S Denikin", "S M Lukyanov", "V Kroha", "J Mrazek", "W H Trzaska",
                           "I Stefan", "D Verney"]
+
+
+def test_an_unnumbered_subsection_asking_a_question_is_a_heading(tmp_path):
+    # PLOS: "Why Two Recommendations for Manuscripts?" is a \subsection* like its neighbours; a
+    # question mark ended every unnumbered candidate's chances
+    page = [("Good Enough Practices in Scientific Computing", 198, 60, 17, "Helvetica-Bold"),
+            ("1 Manuscripts", 198, 100, 14.3, "Helvetica-Bold"), *body_lines(120, 6, x=198),
+            ("Single Master Online", 198, 200, 12, "Helvetica-Bold"), *body_lines(220, 6, x=198),
+            ("Why Two Recommendations for Manuscripts?", 198, 300, 12, "Helvetica-Bold"), *body_lines(320, 6, x=198),
+            ("2 Conclusion", 198, 400, 14.3, "Helvetica-Bold"), *body_lines(420, 6, x=198)]
+    doc = compile_pages(tmp_path, [page])
+    assert headings(doc)[1:] == ["## 1 Manuscripts", "### Single Master Online",
+                                 "### Why Two Recommendations for Manuscripts?", "## 2 Conclusion"]
+
+
+def test_a_run_in_subsection_inside_a_block_is_cut_out(tmp_path):
+    # PNAS: "Supporting Information (SI)." opens a line right under a paragraph's last line, with
+    # no space between (a column top), so the blocks stage made one block of both
+    rows = run_in_page("Helvetica-Bold")
+    y = 400
+    rows += [(BODY[:88], 72, y + 12 * k, 10, "Times-Roman") for k in range(3)]
+    rows.append(("and this paragraph ends here with its full stop.", 72, y + 36, 10, "Times-Roman"))
+    rows.append(("Supporting Information.", 72, y + 48, 10, "Helvetica-Bold"))
+    rows.append((BODY[:60], 72 + 6.2 * 23 + 4, y + 48, 10, "Times-Roman"))
+    rows += [(BODY[:88], 72, y + 48 + 12 * k, 10, "Times-Roman") for k in range(1, 4)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[-1] == "### Supporting Information"
+    assert "ends here with its full stop." in doc.markdown

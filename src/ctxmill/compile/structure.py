@@ -249,8 +249,10 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     # "Box 1: Summary of Practices" in a section's large type is a labelled heading, not a run-in lead
     lead = re.search(r"[.:;]\s+\S", text1) and not (
         geo and (b.attrs.get("_size_max") or b.attrs["_size"]) >= body * 1.15 and _LABELLED_RE.match(text1))
+    # (a title may ask: "Why Two Recommendations for Manuscripts?", PLOS, as numbered ones may)
     if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
-            and text1[:1].isupper() and not SENTENCE_END_RE.search(text1) and not CAPTION_RE.match(text1) \
+            and text1[:1].isupper() and not (SENTENCE_END_RE.search(text1) and text1[-1] != "?") \
+            and not CAPTION_RE.match(text1) \
             and not _CAPS_CAPTION_RE.match((b.attrs.get("_line_texts") or [text])[0]) and not lead \
             and not re.search(r"[,\-–=<>+]$|\w\(", text1) \
             and text1.count("(") == text1.count(")") and not b.attrs.get("_wide") \
@@ -628,13 +630,63 @@ _RUN_IN_LABELS = {"key words", "keywords", "abstract", "correspondence", "signif
                   "author contributions", "competing interests", "data availability", "funding", "proof"}
 
 
+def _run_in_title(lead: str) -> bool:
+    """A bold lead ("Data Archival.") that reads as a heading's title: a few words with a capital,
+    not a theorem, caption, front-matter or bibliography label."""
+    title = lead[:-1].strip()
+    return 1 <= len(title.split()) <= 8 and title[:1].isupper() and any(c.islower() for c in title) \
+        and not _THEOREM_RE.match(title) and not CAPTION_RE.match(title) and norm_title(title) not in _RUN_IN_LABELS \
+        and norm_title(title) not in BIBLIOGRAPHY_TITLES and not re.search(r"[.:;!?]\s", title)
+
+
+def _split_at_lead(blocks: list[Block], pages: dict, faces: set[str]) -> list[tuple[int, str, str, bool]]:
+    """A run-in lead inside a block, at the start of a line after one that ends a sentence (no
+    space parted it from the paragraph before: PNAS's "Supporting Information (SI)." at a column
+    top): the block is cut there, in place; returns the new candidates (index, lead, font, italic)."""
+    found = []
+    k = 0
+    while k < len(blocks):
+        b = blocks[k]
+        k += 1
+        lt, xs = b.attrs.get("_line_texts"), b.attrs.get("_line_x0")
+        if b.kind is not Kind.PARAGRAPH or not lt or not xs or len(lt) != len(xs) or len(lt) < 2 \
+                or b.page not in pages or b.bbox is None:
+            continue
+        for i in range(1, len(lt)):
+            if not lt[i - 1].rstrip().endswith((".", ":")) or not lt[i][:1].isupper():
+                continue
+            ln = next((x for x in pages[b.page].lines if x.bbox and abs(x.bbox[0] - xs[i]) < 0.5
+                       and x.text[:20] == lt[i][:20]), None)
+            span = next((s for s in ln.spans if not s.superscript), None) if ln else None
+            if span is None or not span.bold or span.font not in faces:
+                continue
+            lead = span.text.strip()
+            pos = b.text.find(lead)
+            if not lead or lead[-1] not in ".:" or not _run_in_title(lead) or pos <= 0 \
+                    or b.text.count(lead) != 1 or b.text[:pos].rstrip()[-1:] not in ".:":
+                continue
+            tail = Block(Kind.PARAGRAPH, b.text[pos:], b.page, page_end=b.page_end,
+                         bbox=(b.bbox[0], ln.bbox[1], b.bbox[2], b.bbox[3]), attrs=dict(b.attrs))
+            tail.attrs.update({"_line_texts": lt[i:], "_line_x0": xs[i:], "_nlines": len(lt) - i,
+                               "_top": ln.bbox[1], "_x0": ln.bbox[0], "_lead_bold": lead, "_plain_first": ln.text})
+            b.text = b.text[:pos].rstrip()
+            b.page_end = None
+            b.bbox = (b.bbox[0], b.bbox[1], b.bbox[2], ln.bbox[1])
+            b.attrs.update({"_line_texts": lt[:i], "_line_x0": xs[:i], "_nlines": i})
+            blocks.insert(k, tail)
+            found.append((tail, lead, span.font, span.italic or "ital" in span.font.lower()))
+            break
+    at = {id(b): i for i, b in enumerate(blocks)}  # (by identity: Block's == compares fields)
+    return [(at[id(t)], lead, font, it) for t, lead, font, it in found]
+
+
 def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block]:
     """Subsections a class sets run-in ("Results. We ..." in bold sans at a paragraph's start,
     PNAS): in a document with no subsection headings, a bold lead in a sans-serif face while
     the body is serif, title-like, in one face at least twice, is a heading of its own one
-    level below the section it sits in. A bold
-    lead in the body's own family (article's \\paragraph, "Decision mapping. ...") is text,
-    as every truth counts it; so are theorem and caption labels, and front-matter labels."""
+    level below the section it sits in. A bold lead in the body's own family (article's
+    \\paragraph, "Decision mapping. ...") is text, as every truth counts it; so are theorem and
+    caption labels, and front-matter labels."""
     if doc.stream.kind != "pdf" or any(b.kind is Kind.HEADING and (b.level or 2) >= 3 for b in blocks):
         # a document with subsections of its own: its run-in leads are the level below them
         # (LIPIcs sets \\paragraph run-in in its sans heading face: "Structure of the paper.")
@@ -645,11 +697,7 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
         lead = b.attrs.get("_lead_bold")
         if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or lead[-1] not in ".:":
             continue
-        title = lead[:-1].strip()
-        words = title.split()
-        if not (1 <= len(words) <= 8) or not title[:1].isupper() or not any(c.islower() for c in title) \
-                or _THEOREM_RE.match(title) or CAPTION_RE.match(title) or norm_title(title) in _RUN_IN_LABELS \
-                or norm_title(title) in BIBLIOGRAPHY_TITLES or re.search(r"[.:;!?]\s", title):
+        if not _run_in_title(lead):
             continue
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
@@ -679,6 +727,11 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
     cands = [c for c in cands if c[2] in faces or (c[3] and c[2].split("-")[0] in families)]
     if not cands:
         return blocks
+    blocks = list(blocks)  # the caller's list stays as it was
+    heads = [blocks[c[0]] for c in cands]
+    more = _split_at_lead(blocks, pages, faces)
+    where = {id(b): i for i, b in enumerate(blocks)}
+    cands = [(where[id(h)], *c[1:]) for h, c in zip(heads, cands, strict=True)] + more
     # a short bold line standing alone in that face, larger, is a section above them (PNAS's
     # "Methods": unnumbered, on the title page, where bold lines are not taken for sections)
     size = min(blocks[c[0]].attrs.get("_size") or 0.0 for c in cands)
