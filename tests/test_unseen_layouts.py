@@ -11,8 +11,9 @@ period (IEEE TSE), an ORCID mark (ReScience) and a date placeholder as a name (t
 the third set running heads set low on an A4 page (JSS), a bibliography without a title and with
 alphabetic labels (elsarticle), a double-spaced title and names broken over byline lines (A&A
 referee copy), a float on the bibliography's page (JSS) and acmart's one-author-a-line bylines
-(acmsmall), and from the fourth set run-in subsections in a sans heading face (PNAS; not below
-real subsections, as LIPIcs's \\paragraph, nor in the body's own family), numbered affiliation
+(acmsmall), and from the fourth set run-in subsections in a sans heading face (PNAS, also one
+opening a line inside a block; not below real subsections, as LIPIcs's \\paragraph, nor in the
+body's own family), an unnumbered subsection asking a question (PLOS), numbered affiliation
 lines of a hand-set byline and a venue line after a title's full stop in a list spaced, not
 indented (MBE), a title asking a question mid-way, a subject label above the title, a running head
 with its page number on a two-page paper and a year opening an entry's second line (Bioinformatics
