@@ -145,3 +145,16 @@ def test_an_inserted_line_goes_in_once_per_site(tmp_path):
     assert not [s for s in found if s.replacement.count('#[cfg(panic = "unwind")]') > 1]
     best = max((s for s in found if s.kind == "repeated"), key=lambda s: s.confidence)
     assert (best.start_line, best.end_line, best.replacement) == (19, 18, '#[cfg(panic = "unwind")]\n')
+
+
+def test_a_string_edited_in_place_is_edited_alike_in_the_sites_own_string(tmp_path):
+    # morgan: a stray space dropped from one expected log line; the next test's line holds
+    # another status and colour, and gets the same edit at the same place in its own string
+    (tmp_path / "test.js").write_text(
+        "it('green', function () {\n  assert.strictEqual(line.substr(0, 37), '_color_0_GET / _color_32_200_color_0_')\n})\n"
+        "it('cyan', function () {\n  assert.strictEqual(line.substr(0, 38), '_color_0_GET / _color_36_300 _color_0_')\n})\n")
+    got = suggest(tmp_path, _patch("test.js", ["  assert.strictEqual(line.substr(0, 38), '_color_0_GET / _color_32_200 _color_0_')"],
+                                   ["  assert.strictEqual(line.substr(0, 37), '_color_0_GET / _color_32_200_color_0_')"], 2,
+                                   before=["it('green', function () {"], after=["})"]))
+    assert got and got[0].start_line == 5
+    assert got[0].replacement == "  assert.strictEqual(line.substr(0, 37), '_color_0_GET / _color_36_300_color_0_')\n"

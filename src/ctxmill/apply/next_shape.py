@@ -115,8 +115,9 @@ def suggest_shape(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     kept = sum(WEIGHT[kind(t)] for p in pat for t in p if t not in moved)
                     if kept < 0.5 * (names + concrete):
                         continue
+                    transferred: set[str] = set()
                     if len(old) == 1 and len(new) == 1:
-                        rep = [_rewritten(old[0], new[0], lines[start], moved)]
+                        rep = [_rewritten(old[0], new[0], lines[start], moved, transferred)]
                     else:
                         pad, had = _indent(lines[start]), _indent(old[0])
                         rep = [_mapped(x, moved) for x in new]
@@ -125,7 +126,7 @@ def suggest_shape(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     # a name or literal of the site's own that the edit drops (`get_uint::<LittleEndian>`
                     # where the example's `get_uint::<BigEndian>` became `get_uint_be`): the new
                     # lines would say the example's thing, not the site's
-                    dropped = bool(new) and any(not _carried(a, new) for a in moved)
+                    dropped = bool(new) and any(not _carried(a, new) and a not in transferred for a in moved)
                     if not new and tail and all(not x.strip() for x in lines[last + 1:last + 1 + tail]) \
                             and last + tail < len(lines) - 1:
                         last += tail
@@ -173,19 +174,31 @@ def _carried(tok: str, new: list[str]) -> bool:
     return kind(tok) == "str" and len(tok) > 4 and any(tok[1:-1] in x for x in new)
 
 
-def _rewritten(old: str, new: str, site: str, moved: dict[str, str]) -> str:
+def _rewritten(old: str, new: str, site: str, moved: dict[str, str], edited: set | None = None) -> str:
     """The site's line with the example's one-line change made to it: tokens the change keeps
-    keep the site's spacing (`# include` stays `# include`), changed ones take the example's."""
+    keep the site's spacing (`# include` stays `# include`), changed ones take the example's.
+    A string the example edited in place whose site holds another string gets the same edit
+    where the site's string has the text around it (``edited`` collects such strings)."""
     a = [(m.group(), m.start(), m.end()) for m in TOK.finditer(old)]
     b = [(m.group(), m.start(), m.end()) for m in TOK.finditer(new)]
     c = [(m.group(), m.start(), m.end()) for m in TOK.finditer(site)]
     if not b:
         return ""
     src: dict[int, int] = {}  # new token -> the old (so the site's) token it is
-    for tag, i1, _i2, j1, j2 in SequenceMatcher(None, [t for t, _, _ in a], [t for t, _, _ in b],
+    strings: dict[int, str] = {}  # new token -> the site's string given the example's edit
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, [t for t, _, _ in a], [t for t, _, _ in b],
                                                autojunk=False).get_opcodes():
         if tag == "equal":
             src.update({j1 + k: i1 + k for k in range(j2 - j1)})
+        elif tag == "replace" and i2 - i1 == j2 - j1:
+            for k in range(i2 - i1):
+                was, now = a[i1 + k][0], b[j1 + k][0]
+                if kind(was) == kind(now) == "str" and was in moved:
+                    got = _string_edit(was, now, moved[was])
+                    if got is not None:
+                        strings[j1 + k] = got
+                        if edited is not None:
+                            edited.add(was)
     # pieces of the result: (text, from the example?); runs from the example are mapped together,
     # so a string's content carried over several tokens (`<cppformat/format.h>`) follows the site
     out = [(site[:c[src[0]][1]], False) if src.get(0) == 0 else (_indent(site) + new[len(_indent(new)):b[0][1]], True)]
@@ -195,7 +208,7 @@ def _rewritten(old: str, new: str, site: str, moved: dict[str, str]) -> str:
                 out.append((site[c[src[j - 1]][2]:c[src[j]][1]], False))
             else:
                 out.append((new[b[j - 1][2]:s], True))
-        out.append((c[src[j]][0], False) if j in src else (t, True))
+        out.append((c[src[j]][0], False) if j in src else (strings[j], False) if j in strings else (t, True))
     last = len(b) - 1
     out.append((site[c[-1][2]:], False) if src.get(last) == len(c) - 1 else (new[b[-1][2]:], True))
     text, run = [], []
@@ -208,6 +221,29 @@ def _rewritten(old: str, new: str, site: str, moved: dict[str, str]) -> str:
             run = []
         text.append(piece)
     return "".join(text)
+
+
+def _string_edit(was: str, now: str, site: str) -> str | None:
+    """``site`` with the edit that made ``was`` into ``now`` (`'GET _200 _color_0_'` ->
+    `'GET _200_color_0_'` makes `'GET _300 _color_0_'` `'GET _300_color_0_'`), placed by the
+    longest text around it that occurs once in ``site``; None where it is nowhere or ambiguous."""
+    p = 0
+    while p < min(len(was), len(now)) and was[p] == now[p]:
+        p += 1
+    q = 0
+    while q < min(len(was), len(now)) - p and was[-1 - q] == now[-1 - q]:
+        q += 1
+    cut, put = was[p:len(was) - q], now[p:len(now) - q]
+    for k in range(12, 2, -1):  # context chars around the edit, both sides together
+        for kl in range(min(k, p), -1, -1):
+            kr = k - kl
+            if kr > q:
+                continue
+            key = was[p - kl:p] + cut + was[len(was) - q:len(was) - q + kr]
+            if site.count(key) == 1:
+                at = site.index(key) + kl
+                return site[:at] + put + site[at + len(cut):]
+    return None
 
 
 def _mapped(line: str, moved: dict[str, str], force: bool = False) -> str:
