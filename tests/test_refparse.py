@@ -328,3 +328,27 @@ def test_short_words_with_a_spaced_full_stop_before_the_venue_begin_it():
     # a sentence end printed the same way after a long word stays the title's end
     g = parse("Lundgren R and Fiete G A 2014 Thermoelectric properties of Weyl and Diracsemimetals .Phys .Rev .B 90 ,165115")
     assert g["title"] == "Thermoelectric properties of Weyl and Diracsemimetals"
+
+
+def test_prose_after_numbers_inside_a_title_goes_back_to_the_title():
+    """The model read "p27 and p21" inside a title as pages and the prose after them, up to the
+    sentence end, as the journal: that prose and the numbers are the title's. Not past a
+    sentence end: "Tide and time. Pages 1-12 in ..." keeps its title."""
+    from ctxmill.compile.refparse.fields import title_runs_into_container
+    from ctxmill.compile.refparse.tokens import tokenize
+
+    def runs(*parts: tuple[str, int]) -> list[str]:
+        return [lab for lab, n in parts for _ in range(n)]
+
+    toks = tokenize("Landberg G. Cyclin E dependent kinase activity in relation to cyclin E, p27 and p21 expression "
+                    "and retinoblastoma protein phosphorylation. Oncogene 1999; 18: 2751-2765.")
+    labels = runs(("author", 2), ("title", 10), ("O", 2), ("pages", 4), ("container", 7), ("date", 1), ("O", 1),
+                  ("volume", 1), ("O", 1), ("pages", 1), ("O", 1))
+    assert len(labels) == len(toks)
+    out = title_runs_into_container(toks, labels)
+    assert out[2:23] == ["title"] * 21 and out[23] == "O" and out[24] == "container"
+    toks = tokenize("Dunne, P. 1997. Tide and time. Pages 1-12 in the annual report of the bay survey. Coastal Research 12.")
+    labels = runs(("author", 3), ("date", 1), ("O", 1), ("title", 3), ("O", 1), ("pages", 2), ("container", 11),
+                  ("volume", 1), ("O", 1))
+    assert len(labels) == len(toks)
+    assert title_runs_into_container(toks, labels) == labels
