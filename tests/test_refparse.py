@@ -352,3 +352,16 @@ def test_prose_after_numbers_inside_a_title_goes_back_to_the_title():
                   ("volume", 1), ("O", 1))
     assert len(labels) == len(toks)
     assert title_runs_into_container(toks, labels) == labels
+
+
+@pytest.mark.parametrize(("raw", "title"), [
+    ("Lakoff, George, and Mark Johnson. Metaphors We Live By. With a new afterword. Chicago: University of "
+     "Chicago Press, 2003.", "Metaphors We Live By. With a new afterword"),
+    ("Bradbury, Bettina. Working Families. Age, Gender and Daily Survival in Industrializing Montreal. Toronto: "
+     "McClelland and Stewart, 1993.", "Working Families. Age, Gender and Daily Survival in Industrializing Montreal"),
+])
+def test_a_books_second_sentence_before_its_publisher_is_its_subtitle(raw, title):
+    """No volume, issue or pages, a place or publisher after it: the second sentence of a
+    book's title is its subtitle, not a journal."""
+    f = parse(raw)
+    assert (f["title"], f["container"]) == (title, None)

@@ -166,6 +166,8 @@ def _reads_as_names(piece: str) -> bool:
 
 
 _CUT_TOKENS = frozenset((".", "al."))
+_JOURNAL_PARTS = frozenset(("volume", "issue", "pages"))
+_BOOK_PARTS = frozenset(("publisher", "location"))
 
 
 def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
@@ -216,8 +218,19 @@ def one_sentence_title(text: str, tokens, labels: list[str]) -> list[str]:
     # it reads as a venue itself ("In ...", "2019 IEEE/CVF ...", a known journal, Title Case
     # after a title in sentence case)
     words = [t for t, _, _ in tokens[cuts[0] + 1 : b + 1]] if cuts else []
+    # nor where a publisher or place follows and no volume, issue or pages: one more sentence
+    # is a book's subtitle ("Metaphors We Live By. With a new afterword. Chicago: University of
+    # Chicago Press"); with names or a date before the title (a title that opens the entry may
+    # begin with its maker, "The tokio contributors. Tokio - The asynchronous run-time ..."),
+    # and no subtitle repeats the title ("Handbook of Materials Modeling. Handbook of ...")
+    after = set(labels[b + 1 :])
+    book = ("container" not in labels and not after & _JOURNAL_PARTS and bool(after & _BOOK_PARTS)
+            and before in ("author", "date") and len(cuts) == 1
+            and text[tokens[start][1] : tokens[cuts[0]][1]].strip().lower()
+            != text[tokens[cuts[0] + 1][1] : tokens[b][2]].strip().lower())
     if (cuts and tokens[cuts[0]][0] == "."
-            and ("container" not in labels or _venue_like([t for t, _, _ in tokens[start : cuts[0]]], words))):
+            and (("container" not in labels and not book)
+                 or _venue_like([t for t, _, _ in tokens[start : cuts[0]]], words))):
         rest = "container" if "container" not in labels else "note"
         labels[cuts[0]] = "O"
         for j in range(cuts[0] + 1, b + 1):
