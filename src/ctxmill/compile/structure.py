@@ -454,7 +454,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if num.keyword == "part":
             _set_heading(b, 2, number, title or f"Part {number}")
             continue
-        if geo and _page_head(blocks, idx, number):
+        if geo and not b.attrs.get("_bold") and style != "large" and _page_head(blocks, idx, number):
             b.kind = Kind.FURNITURE  # a running head with its page number, kept out of the text
             continue
         if not _number_ok(number, state):
@@ -477,7 +477,8 @@ def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
     """A running head with its page number ("2  Christopher J. Mungall and Ian H. Holmes" atop
     page 2): the number is the page's, the line sits in the page's top quarter, and the text
     under it runs on from the page before (a lower-case start). A short paper repeats it too few times
-    for the running-head count; a section opening a page starts a paragraph."""
+    for the running-head count; a section opening a page starts a paragraph. (The caller asks
+    for a plain line: a bold or large "2 Related Work" atop page 2 is a heading whatever follows.)"""
     b = blocks[idx]
     if number != str(b.page) or b.bbox is None or b.bbox[1] > 0.25 * (b.attrs.get("_page_height") or 792):
         return False
