@@ -36,6 +36,10 @@ IDLE_SECONDS = float(os.environ.get("CTXMILL_SERVER_IDLE", "3600"))
 MAX_REQUEST_BYTES = 1 << 20
 REQUEST_READ_SECONDS = 30.0
 CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came before it
+# Each watched root holds one inotify instance, and a user has 128 in all (fs.inotify.
+# max_user_instances), shared with editors and every other watcher: a server asked about
+# hundreds of folders (a script, a fuzzing run) watches only the roots used most recently.
+MAX_WATCHED_ROOTS = max(1, int(os.environ.get("CTXMILL_SERVER_MAX_WATCHED", "32")))
 WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
 SWITCH_INTERVAL = 0.001  # seconds: how long a search waits at most for a busy thread to let go of the GIL
 TIMINGS_KEPT = 5000  # requests whose phase timings ``ctxmill server timings`` can show
@@ -59,6 +63,7 @@ class RootState:
         self.watcher = None  # watch.RootWatcher once watching
         self.db_ident: tuple | None = None  # (device, inode) of the database that sync wrote
         self.names_ready = False  # every file's naming terms are in the search cache (warm_loop)
+        self.used = time.monotonic()  # when a request last named this index (which watchers to keep)
 
     @property
     def db_key(self) -> tuple:
@@ -379,6 +384,7 @@ class Server:
             st = self.states.get(key)
             if st is None:
                 st = self.states[key] = RootState(root, db)
+            st.used = time.monotonic()
             return st
 
     def sync(self, st: RootState, *, max_file_bytes: int | None = None, force: bool = False) -> dict | None:
@@ -415,9 +421,30 @@ class Server:
             return
         from ctxmill.server.watch import RootWatcher
 
+        self._make_room_to_watch(st)
         st.watcher = RootWatcher(st.root, ignore=[st.db] if st.db else [], on_change=lambda: self._changed(st))
         if not st.watcher.start():
             st.error = st.watcher.error  # no watcher: searches still sync when asked
+
+    def _make_room_to_watch(self, new: RootState) -> None:
+        """Stop the watchers of roots that are gone or ended, then of the least recently used
+        roots until ``new`` fits under MAX_WATCHED_ROOTS. An unwatched root stays correct: its
+        next sync walks the tree (``watched_sync`` is false), and a later request watches it again."""
+        with self.states_lock:
+            watched = [st for st in self.states.values() if st.watcher is not None and st is not new]
+        for st in watched:
+            if not st.watcher.alive or not os.path.isdir(st.root):
+                self._unwatch(st)
+        watched = sorted((st for st in watched if st.watcher is not None), key=lambda st: st.used)
+        for st in watched[:max(0, len(watched) - MAX_WATCHED_ROOTS + 1)]:
+            self._unwatch(st)
+
+    @staticmethod
+    def _unwatch(st: RootState) -> None:
+        watcher, st.watcher = st.watcher, None
+        st.watched_sync = False  # what the watcher vouched for no longer holds
+        if watcher is not None:
+            watcher.stop()
 
     def _changed(self, st: RootState) -> None:
         st.changed()
