@@ -33,7 +33,7 @@ import pytest
 from _pdfgen import make_pdf
 from ctxmill.compile import layout
 from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.pipeline import compile_document
+from ctxmill.compile.pipeline import compile_document, compile_stream
 from ctxmill.model import OutlineEntry
 from ctxmill.sources import load_source
 from ctxmill.sources.pdf import _without_root
@@ -763,3 +763,114 @@ def test_a_run_in_subsection_inside_a_block_is_cut_out(tmp_path):
     doc = compile_pages(tmp_path, [rows])
     assert headings(doc)[-1] == "### Supporting Information"
     assert "ends here with its full stop." in doc.markdown
+
+
+# ---- fifth set (2026-12-03, evening): an ICML affiliations footnote under the first column
+# (the corpus's icml-workshop-spn), the Tufte-LaTeX handout (tufte-latex's own sample)
+
+def icml_first_page() -> list[tuple]:
+    """A title, a byline with raised affiliation keys, '1 Introduction' atop the left column over
+    a paragraph that runs on into the right column past the column's foot: one footnote holding
+    both affiliations (the second's key glued to its text) and an unmarked notice under it."""
+    col = [("Running text of the introduction that goes on", 55, 400 + 12 * k, 10, "Times-Roman") for k in range(7)]
+    col.append(("and on: Optimising the objective can be", 55, 484, 10, "Times-Roman"))
+    right = [("achieved by gradient ascent on the weights,", 307, 180, 10, "Times-Roman")]
+    right += [("as the experiments below show in some detail.", 307, 192 + 12 * k, 10, "Times-Roman")
+              for k in range(5)]
+    return [
+        ("Optimisation of Overparametrized Sum-Product Networks", 118, 100, 14, "Times-Bold"),
+        ("Alice Trapp", 200, 150, 10, "Times-Bold"), ("1", 252, 146, 7, "Times-Roman"),
+        ("Bob Peharz", 262, 150, 10, "Times-Bold"), ("2", 310, 146, 7, "Times-Roman"),
+        ("1 Introduction", 55, 380, 11, "Times-Bold"), *col,
+        ("1", 55, 636, 6, "Times-Roman"), ("Institute for AI, Vienna, Austria", 59, 640, 8, "Times-Roman"),
+        ("2", 171, 636, 6, "Times-Roman"), ("CBL Lab, University of", 175, 640, 8, "Times-Roman"),
+        ("Cambridge, United Kingdom. Correspondence to:", 55, 650, 8, "Times-Roman"),
+        ("Alice Trapp <alice@example.org>.", 55, 660, 8, "Times-Roman"),
+        ("TPM workshop at the International Conference", 55, 690, 8, "Times-Roman"),
+        ("on Machine Learning, Long Beach, California,", 55, 700, 8, "Times-Roman"),
+        ("2019. Copyright 2019 by the author(s).", 55, 710, 8, "Times-Roman"),
+        *right,
+    ]
+
+
+def test_a_footnote_holding_the_next_notes_marks_is_one_note_per_mark(tmp_path):
+    doc = compile_pages(tmp_path, [icml_first_page()])
+    notes = {b.number: b.text for b in doc.blocks if b.kind.value == "footnote"}
+    assert notes.get("1", "").startswith("Institute for AI") and "CBL" not in notes["1"]
+    assert notes.get("2", "").startswith("CBL Lab")
+
+
+def test_affiliations_in_a_first_page_footnote_after_the_first_section_are_read(tmp_path):
+    doc = compile_pages(tmp_path, [icml_first_page()])
+    affs = {a.name: a.affiliations for a in doc.metadata.authors}
+    assert affs == {"Alice Trapp": ["Institute for AI, Vienna, Austria"],
+                    "Bob Peharz": ["CBL Lab, University of Cambridge, United Kingdom"]}
+
+
+def test_a_paragraph_runs_on_past_an_unmarked_notice_under_a_footnote(tmp_path):
+    doc = compile_pages(tmp_path, [icml_first_page()])
+    assert "objective can be achieved by gradient ascent" in doc.markdown
+    assert "Copyright 2019 by the author(s)." in doc.markdown  # the notice is kept, after the paragraph
+
+
+def tufte_pages() -> list[list[tuple]]:
+    """tufte-handout: a title with its \\thanks as a margin note on the same baseline, an
+    organisation's byline, an unlabelled abstract, a-heads in 14 pt italic (in the outline),
+    b-heads in 10.9 pt italic over a 10 pt body, one b-head titled 'References' about citing,
+    and the bibliography under a 'References' a-head at the end."""
+    def body(top, n=3):
+        return [("Running text of the handout, set in a ten point roman with a wide outer margin for", 72,
+                 top + 12 * k, 10, "Times-Roman") for k in range(n)]
+
+    p1 = [("An Example of the Usage of the Handout Style", 72, 80, 14.3, "Times-Italic"),
+          ("1", 372, 76, 8, "Times-Roman"),
+          ("Inspired by Edward R. Tufte!", 407, 80, 8, "Times-Roman"),
+          ("The Handout Developers", 72, 105, 12, "Times-Italic"),
+          ("This document describes the handout document style and it also provides examples", 84, 140, 9,
+           "Times-Roman"),
+          ("and comments on the use of the style, with only a brief overview presented here.", 84, 151, 9,
+           "Times-Roman"),
+          ("Page Layout", 72, 200, 14.3, "Times-Italic"),
+          ("Headings", 72, 225, 10.9, "Times-Italic"), *body(245),
+          ("Sidenotes", 72, 300, 10.9, "Times-Italic"), *body(320),
+          ("References", 72, 375, 10.9, "Times-Italic"),
+          ("References are placed alongside their citations as sidenotes, as well, which is done", 72, 395,
+           10, "Times-Roman"), *body(407, 2),
+          ("Typography", 72, 450, 14.3, "Times-Italic"),
+          ("Typefaces", 72, 475, 10.9, "Times-Italic"), *body(495),
+          ("Letterspacing", 72, 550, 10.9, "Times-Italic"), *body(570)]
+    p2 = [("References", 72, 80, 14.3, "Times-Italic"),
+          ("Robert Bringhurst. The Elements of Typography. Hartley & Marks, 3.1 edition, 2005.", 72, 105, 10,
+           "Times-Roman"),
+          ("Edward R. Tufte. Envisioning Information. Graphics Press, Cheshire, Connecticut, 1990.", 72, 120, 10,
+           "Times-Roman"),
+          ("Edward R. Tufte. Beautiful Evidence. Graphics Press, LLC, first edition, May 2006.", 72, 135, 10,
+           "Times-Roman")]
+    return [p1, p2]
+
+
+@pytest.fixture(scope="module")
+def tufte_doc(tmp_path_factory):
+    path = make_pdf(tmp_path_factory.mktemp("tufte") / "p.pdf", tufte_pages())
+    stream = load_source(path, CompileOptions())
+    # its outline holds the a-heads only, as the handout's does
+    stream.outline = [OutlineEntry(title=t, level=1, page=p) for t, p in
+                      (("Page Layout", 1), ("Typography", 1), ("References", 2))]
+    return compile_stream(stream, CompileOptions())
+
+
+def test_a_margin_note_on_the_titles_baseline_is_no_part_of_the_title(tufte_doc):
+    assert tufte_doc.metadata.title == "An Example of the Usage of the Handout Style"
+    assert "Inspired by Edward R. Tufte!" in tufte_doc.markdown  # kept, after the title
+    assert [a.name for a in tufte_doc.metadata.authors] == []  # no section name read as a byline
+
+
+def test_italic_lines_below_the_sections_size_are_the_level_below(tufte_doc):
+    assert headings(tufte_doc)[:7] == ["# An Example of the Usage of the Handout Style", "## Page Layout",
+                                       "### Headings", "### Sidenotes", "### References", "## Typography",
+                                       "### Typefaces"]
+
+
+def test_a_references_section_of_running_text_is_not_the_bibliography(tufte_doc):
+    assert [r.raw[:17] for r in tufte_doc.references] == ["Robert Bringhurst", "Edward R. Tufte. ",
+                                                          "Edward R. Tufte. "]

@@ -133,8 +133,14 @@ def _tline(line, accents: list) -> TLine | None:
     bold = sum(len(s.text) for s in body if s.bold) > 0.5 * sum(len(s.text) for s in body)
     pieces: list[tuple[str, list[str]]] = [("", [])]
     prev = None
+    cut = None
     for k, s in enumerate(spans):
         gap = s.bbox[0] - prev.bbox[2] if prev is not None and s.bbox and prev.bbox else 0.0
+        if gap > size and pieces[0][0].strip() and all(x.superscript or x.size <= 0.7 * size for x in spans[k:]):
+            # a note in the margin on this line's baseline (tufte-handout's \thanks beside the
+            # title, in small type a column's gap away): no part of the line
+            cut = prev.bbox[2]
+            break
         nxt = spans[k + 1] if k + 1 < len(spans) else None
         if s.superscript and s.text.strip().isdigit() and nxt is not None and not nxt.superscript and s.bbox \
                 and nxt.bbox and nxt.bbox[0] - s.bbox[2] < 0.15 * size and _ELEMENT_RE.match(nxt.text) \
@@ -163,6 +169,7 @@ def _tline(line, accents: list) -> TLine | None:
     pieces = [(compose_accents(_float_accents(t, line, accents)), m) for t, m in pieces if t.strip() or m]
     text = " ".join(t.strip() for t, _ in pieces).strip()
     x0, y0, x1, y1 = line.bbox
+    x1 = x1 if cut is None else cut
     gappy = any("   " in t for t, _ in pieces)
     return TLine(text=re.sub(r"\s+", " ", text), pieces=pieces, size=size, bold=bold, top=y0, bottom=y1, x0=x0, x1=x1,
                  gappy=gappy)
@@ -337,10 +344,17 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # ---- authors: the lines between the title and the abstract or the first heading
     below = [t for t in content if t.top > chosen[-1].bottom - 1 and t not in chosen]
     end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
-                or len(t.text.split()) > 25), len(below))
+                or len(t.text.split()) > 25 or _prose(t.text)), len(below))
     region = below[:end]
     tp.authors, tp.author_boxes = _names(region)
     return tp
+
+
+def _prose(text: str) -> bool:
+    """A line of running text (an unlabelled abstract's 'This document describes the Tufte handout
+    style. It'): many words, most of them lower-case, which bylines and addresses never are."""
+    words = text.split()
+    return len(words) >= 9 and sum(w[:1].islower() for w in words) >= 0.6 * len(words)
 
 
 def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple[float, float, float, float]]]:

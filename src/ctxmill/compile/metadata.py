@@ -73,6 +73,9 @@ def _looks_like_authors(text: str) -> bool:
     return len(good) >= 1 and len(good) >= 0.75 * len(names) and (MARK_RE.search(text) is not None or len(good) >= 2)
 
 
+_CORRESPONDENCE_RE = re.compile(r"(?<=[.;])\s*(?:correspondence|corresponding author)s?\b", re.I)
+
+
 def _affiliations_from(text: str) -> list[tuple[str, str]]:
     """'[^1] Lab, Univ, [^2] College' -> [("1", "Lab, Univ"), ("2", "College")]"""
     out = []
@@ -81,6 +84,11 @@ def _affiliations_from(text: str) -> list[tuple[str, str]]:
         end = parts[i + 1].start() if i + 1 < len(parts) else len(text)
         label = (m.group(1) or m.group(2)).strip()
         val = text[m.end():end].strip(" ,;")
+        # the last note runs on into the correspondence line ("..., United Kingdom. Correspondence
+        # to: Name <mail>"): that line is no part of the affiliation
+        cut = _CORRESPONDENCE_RE.search(val) if "orrespond" in val else None
+        if cut is not None and cut.start() > 0:
+            val = val[:cut.start()].rstrip(" .,;")
         if val:
             out.append((label, val))
     return out
@@ -188,10 +196,16 @@ def _place_title(doc: Document, tp: front.TitlePage) -> None:
             head.kind, head.level = Kind.PARAGRAPH, None
             blocks.insert(blocks.index(head), title)
             return
+    # a note on the title's lines (a margin's \thanks beside it) keeps its text, after the title
+    rest = _after_prefix(head.text, tp.title) if head.bbox[2] > tp.title_box[2] + 20 else None
+    rest = re.sub(r"^(?:\[\^[^\]]*\]\s*)+", "", rest) if rest else rest  # its mark: the title's note sign
     head.kind, head.level, head.text = Kind.HEADING, 1, tp.title
     head.attrs["title"] = True
     drop = {id(b) for b in hits[1:] if b.bbox[3] <= tp.title_box[3] + 2}
     doc.blocks = [b for b in blocks if id(b) not in drop]
+    if rest and len(re.findall(r"[^\W\d_]{2,}", rest)) >= 2:
+        doc.blocks.insert(doc.blocks.index(head) + 1, Block(Kind.PARAGRAPH, rest, head.page, id=f"{head.id}-note",
+                                                            section_id=head.section_id, bbox=head.bbox))
 
 
 def _after_prefix(text: str, title: str) -> str | None:
@@ -263,7 +277,11 @@ def run(doc: Document, options: CompileOptions) -> None:
                 b.attrs["front"] = "authors"
     aff_map: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for b in front_blocks_:
+    # the first page's notes sit at its foot, after the first section in reading order when the
+    # section starts above them (ICML's affiliations footnote under the first column)
+    late_notes = [b for b in blocks[first_sec:] if b.kind is Kind.FOOTNOTE and b.page == first_page] \
+        if authors else []
+    for b in front_blocks_ + late_notes:
         if b.kind not in (Kind.PARAGRAPH, Kind.FURNITURE, Kind.LIST_ITEM, Kind.FOOTNOTE) \
                 or b.attrs.get("front"):
             continue
@@ -278,6 +296,10 @@ def run(doc: Document, options: CompileOptions) -> None:
             pairs = _affiliations_from(text)
             if not pairs or any(label not in marks for label, _ in pairs) or not all(
                     NOTE_RE.search(v) or INSTITUTION_RE.search(v) for _, v in pairs):
+                continue
+            if b in late_notes:  # a note in the body stays a note: its mark is the byline's key
+                for label, val in pairs:
+                    (notes if NOTE_RE.search(val) else aff_map)[label] = val
                 continue
             b.kind = Kind.PARAGRAPH
             b.text = text

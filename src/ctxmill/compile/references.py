@@ -671,6 +671,10 @@ def mark_bibliography(blocks: list[Block]) -> None:
                     b.kind = BlockKind.FURNITURE
                     b.attrs["furniture"] = "running_header"
                     continue
+                if not inside and _later_list(blocks, i):
+                    # running text under it and the list under a later one: a section about
+                    # references (tufte-handout's "References" b-head on citing), not the list
+                    continue
                 inside, level, part, entries = True, b.level or 2, part + 1, 0
                 b.attrs["bibliography"] = True
                 continue

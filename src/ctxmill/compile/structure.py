@@ -64,7 +64,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     _centred_second_lines(blocks)
     blocks = _captions(blocks)
     blocks = _figure_text(blocks, body_size)
-    _footnotes(blocks, body_size)
+    blocks = _footnotes(blocks, body_size)
     _lists(blocks)
     blocks = _merge_continuations(blocks)
     _bibliography(blocks)
@@ -250,7 +250,11 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     lead = re.search(r"[.:;]\s+\S", text1) and not (
         geo and (b.attrs.get("_size_max") or b.attrs["_size"]) >= body * 1.15 and _LABELLED_RE.match(text1))
     # (a title may ask: "Why Two Recommendations for Manuscripts?", PLOS, as numbered ones may)
-    if geo and style in ("bold", "large", "caps") and len(text1) <= 90 and len(text1.split()) <= 10 \
+    # (italic counts where it is set larger than the body: tufte-handout's b-heads, 10.9 pt
+    # italic over a 10 pt body; italic in the body's size is emphasis or a theorem's text)
+    if geo and (style in ("bold", "large", "caps")
+                or style == "italic" and (b.attrs.get("_size_max") or b.attrs["_size"]) >= body + 0.5) \
+            and len(text1) <= 90 and len(text1.split()) <= 10 \
             and text1[:1].isupper() and not (SENTENCE_END_RE.search(text1) and text1[-1] != "?") \
             and not CAPTION_RE.match(text1) \
             and not _CAPS_CAPTION_RE.match((b.attrs.get("_line_texts") or [text])[0]) and not lead \
@@ -552,6 +556,7 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         _unnumbered_below(blocks, weak, first_numbered, sig_level, body)
         return
     if outline:
+        _slanted_below(blocks, weak, body)
         return
     # nothing numbered: the sections are the strong short lines; sizes rank the levels
     strong = [idx for idx in weak if _style(blocks[idx], body) in ("bold", "large")]
@@ -571,6 +576,30 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
                 and 2 <= len(t.split()) <= 8 and t[:1].isupper() and not re.search(r"[.,;:]$", t) \
                 and abs((nxt.attrs.get("_size") or 0) - body) <= 0.5 and _text_follows(blocks, idx + 1, body):
             _set_heading(nxt, (b.level or 2) + 1, None, t)
+    _slanted_below(blocks, weak, body)
+
+
+def _slanted_below(blocks: list[Block], weak: list[int], body: float) -> None:
+    """Where nothing is numbered, lines in the italic of the section headings, smaller than
+    they are and larger than the body, at least twice and in one style, each over running
+    text, are the level below them (tufte-handout: a-heads in 14 pt italic, in the outline,
+    b-heads in 10.9 pt italic over a 10 pt body, not in it)."""
+    heads = [b for b in blocks if b.kind is Kind.HEADING and not b.attrs.get("title") and b.level
+             and b.attrs.get("_size") is not None and _signature(b)[2] and not b.attrs.get("_known")]
+    if not heads:
+        return
+    least = min(_signature(b)[0] for b in heads)
+    level = max(b.level for b in heads if _signature(b)[0] == least) + 1
+    below = [i for i in weak if blocks[i].kind is Kind.PARAGRAPH and _signature(blocks[i])[2]
+             and body + 0.5 <= _signature(blocks[i])[0] < least and _text_follows(blocks, i, body)]
+    if len(below) >= 2 and len({_signature(blocks[i]) for i in below}) == 1:
+        sig = _signature(blocks[below[0]])
+        for idx in below:
+            _set_heading(blocks[idx], min(level, 5), None, blocks[idx].text.replace("\n", " ").strip())
+        for b in blocks:  # a known title in that style ("References" as a b-head) is of that level too
+            if b.kind is Kind.HEADING and b.attrs.get("_known") and b.attrs.get("_size") is not None \
+                    and _signature(b) == sig:
+                b.level = min(level, 5)
 
 
 def _unnumbered_below(blocks: list[Block], weak: list[int], first_numbered: int | None, sig_level: dict,
@@ -938,7 +967,31 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
 _PLAIN_NOTE_RE = re.compile(r"^(\d{1,2})\.\s+(\S.*)$", re.S)
 
 
-def _footnotes(blocks: list[Block], body: float) -> None:
+# the next note's mark glued to its text inside a note ("..., Austria[^2]SPSC Lab, ..."): the
+# text layer ran two notes of one page's foot into one block
+_NEXT_NOTE_RE = re.compile(r"\[\^(\d{1,2})\](?=[^\s\[])")
+
+
+def _split_notes(b: Block) -> list[Block]:
+    """A note holding the marks of the notes after it, in turn and glued to their text (ICML's
+    affiliations footnote '1Austrian ..., Austria 2SPSC Lab, ...'), is one note per mark."""
+    if not (b.number or "").isdigit() or "[^" not in b.text:
+        return [b]
+    out, want, start = [b], int(b.number) + 1, 0
+    text = b.text
+    for m in _NEXT_NOTE_RE.finditer(text):
+        if int(m.group(1)) != want:
+            continue
+        out[-1].text = text[start:m.start()].strip()
+        out.append(Block(kind=Kind.FOOTNOTE, text="", page=b.page, number=m.group(1), bbox=b.bbox,
+                         attrs=dict(b.attrs)))
+        start, want = m.end(), want + 1
+    out[-1].text = text[start:].strip()
+    return out if all(x.text for x in out) else [b]
+
+
+def _footnotes(blocks: list[Block], body: float) -> list[Block]:
+    split = False
     for i, b in enumerate(blocks):
         if b.kind is not Kind.PARAGRAPH:
             continue
@@ -963,6 +1016,18 @@ def _footnotes(blocks: list[Block], body: float) -> None:
         b.kind = Kind.FOOTNOTE
         b.number = m.group(1)
         b.text = m.group(2).strip()
+        split = split or "[^" in b.text
+        # unmarked text in the note's type right under it (ICML's 'Proceedings of ... Copyright'
+        # notice) is the page's foot too: a paragraph running on past it is still one paragraph
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if nxt is not None and nxt.kind is Kind.PARAGRAPH and nxt.page == b.page and b.bbox and nxt.bbox \
+                and nxt.bbox[1] >= b.bbox[3] - 1 and nxt.bbox[0] < b.bbox[2] and b.bbox[0] < nxt.bbox[2] \
+                and (nxt.attrs.get("_size") or body) < body - 0.4 and not nxt.text.startswith("[^") \
+                and not nxt.text.rstrip()[-1:].isdigit():  # a running foot ('3.3 Lowering the Retry Count 16')
+            nxt.attrs["_foot_text"] = True
+    if not split:
+        return blocks
+    return [x for b in blocks for x in (_split_notes(b) if b.kind is Kind.FOOTNOTE else (b,))]
 
 
 _BULLETS = frozenset("•●○◦▪‣∙·-–*(")
@@ -1025,7 +1090,8 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
         if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and last_para is not None:
             prev = out[last_para]
             between = out[last_para + 1:] if last_para + 1 < len(out) else ()
-            only_floats = not between or all(x.kind in FLOATS or x.kind is Kind.CODE for x in between)
+            only_floats = not between or all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
+                                             for x in between)
             # (the cheap tests first: most paragraphs stop at the length of the one before)
             if only_floats and b.kind is Kind.PARAGRAPH and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) \
                     and len(prev.text) >= 60 and not prev.attrs.get("title") and not prev.attrs.get("front") \
@@ -1037,7 +1103,7 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 prev.page_end = b.last_page
                 continue
         out.append(b)
-        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM):
+        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and not b.attrs.get("_foot_text"):
             last_para = len(out) - 1
         elif b.kind in (Kind.HEADING, Kind.EQUATION):
             last_para = None
