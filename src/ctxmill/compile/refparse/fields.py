@@ -429,11 +429,13 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
 
 
 _YEAR_TOKEN = re.compile(r"(?:1[5-9]|20)\d\d[a-z]?$")
+
+
 def journal_ends_title(tokens, labels: list[str]) -> list[str]:
     """No venue, and a title in sentence case that ends in the name of a known journal right
     before the date, volume or pages: that name is the venue the text printed without a full
     stop between ("... for treatment of the common cold Pharmacotherapy (2000) 20:690",
-    "... base substitutions Proc Natl Acad Sci USA 1991; 88")."""
+    "... in chronic pain patients Pain (1992) 49(1):71-75")."""
     if "container" in labels or "title" not in labels:
         return labels
     a = labels.index("title")
