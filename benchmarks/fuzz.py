@@ -46,6 +46,28 @@ CTXMILL = Path(sys.executable).with_name("ctxmill")
 ENTRIES = ("pdf", "text", "apply", "index")
 
 
+def source_state(root: Path | None = None) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of every .py file of the ctxmill a case runs (the first on sys.path,
+    as the worker and the PDF sandbox child find it). The worker imports the compile stages
+    once, the sandbox child imports them anew for every PDF case: a tree edited during a
+    campaign mixes two versions of the code (582 PDF cases exited 1 so, seed 1217)."""
+    if root is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec("ctxmill")
+        root = Path(next(iter(spec.submodule_search_locations)))
+    out = {}
+    for p in sorted(Path(root).rglob("*.py")):
+        st = p.stat()
+        out[str(p.relative_to(root))] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def changed_files(before: dict, after: dict) -> list[str]:
+    """Files added, removed or changed between two :func:`source_state` results."""
+    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+
+
 # ----------------------------------------------------------------------------- the worker
 
 def worker() -> None:
@@ -692,8 +714,16 @@ def main() -> None:
         if not args.scaling_only:
             for entry in args.only.split(","):
                 t = time.perf_counter()
+                before = source_state()
                 result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work, args.wall_timeout)
                 result[entry]["seconds"] = round(time.perf_counter() - t, 1)
+                # (an entry point's counts mean nothing for code that changed under it: run a
+                # campaign on a frozen copy, PYTHONPATH=copy/src, when others edit the tree)
+                moved = changed_files(before, source_state())
+                if moved:
+                    result[entry]["source_changed_during_run"] = moved
+                    print(f"fuzz.py: warning: {len(moved)} source files changed during the {entry} "
+                          f"campaign ({', '.join(moved[:5])}...): its outcomes mix two versions", file=sys.stderr)
         if args.scaling:
             if args.shapes:
                 global SHAPES

@@ -57,3 +57,16 @@ def test_a_case_starved_of_cpu_is_no_timeout_and_a_busy_one_is(tmp_path):
         assert outcome == "timeout" and cpu > 0.3, err
     finally:
         runner.close()
+
+
+def test_a_source_file_changed_during_a_campaign_is_named(tmp_path):
+    pkg = tmp_path / "ctxmill"
+    (pkg / "compile").mkdir(parents=True)
+    (pkg / "compile" / "a.py").write_text("x = 1\n")
+    (pkg / "b.py").write_text("y = 2\n")
+    before = fuzz.source_state(pkg)
+    assert fuzz.changed_files(before, fuzz.source_state(pkg)) == []
+    (pkg / "compile" / "a.py").write_text("x = 10\n")
+    (pkg / "c.py").write_text("")
+    assert fuzz.changed_files(before, fuzz.source_state(pkg)) == ["c.py", "compile/a.py"]
+    assert "compile/pipeline.py" in fuzz.source_state()  # the ctxmill a case runs, found on sys.path
