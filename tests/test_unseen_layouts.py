@@ -874,3 +874,22 @@ def test_italic_lines_below_the_sections_size_are_the_level_below(tufte_doc):
 def test_a_references_section_of_running_text_is_not_the_bibliography(tufte_doc):
     assert [r.raw[:17] for r in tufte_doc.references] == ["Robert Bringhurst", "Edward R. Tufte. ",
                                                           "Edward R. Tufte. "]
+
+
+def test_a_drafts_crop_marks_and_build_stamp_are_furniture(tmp_path):
+    # bioinfo.cls in draft mode: a mark in each corner outside the text block (✐ there, a cross
+    # here: any sign with no letter or digit) and the build stamp above the text, topmost once the
+    # marks are out of the way; both leave document.md and are counted as removed on purpose
+    def page(n):
+        return [("+", 8, 84, 10, "Helvetica"), ("+", 596, 100, 10, "Helvetica"),
+                (f"\u201cmain\u201d \u2014 2017/3/7 \u2014 21:49 \u2014 page {n} \u2014 #{n}", 200, 92, 6,
+                 "Helvetica"),
+                *body_lines(140, 30), ("+", 8, 700, 10, "Helvetica"), ("+", 596, 716, 10, "Helvetica")]
+
+    p1 = [("A Two Page Application Note", 72, 110, 18, "Helvetica-Bold"), *page(1)[:3],
+          ("1 Introduction", 72, 128, 11, "Helvetica-Bold"), *page(1)[3:]]
+    doc = compile_pages(tmp_path, [p1, page(2)])
+    assert "2017/3/7" not in doc.markdown
+    assert not [b for b in doc.blocks if b.kind.value == "paragraph" and b.text.strip() == "+"]
+    marks = [b for b in doc.blocks if b.attrs.get("furniture") == "printer_mark"]
+    assert len(marks) >= 4

@@ -31,7 +31,9 @@ STAMP_RE = re.compile(
     r"^\s*(?:downloaded\s+(?:from|by|on)\b|download\s+date\b|date\s+downloaded\b"
     r"|published\s+(?:by|online|in)\b|provided\s+by\b|accessed\s+(?:on|from)\b"
     r"|(?:revision|rev\.|document\s+version)\s*:?\s*[\w.-]{1,12}(?:\s+\d{1,4})?\s*$"
-    r"|(?:[A-Z][a-z]+\.?\s+\d{4}\s*[|,]\s*)?vol(?:ume)?\.?\s*\d+\s*[|,(]\s*(?:no|issue|iss|number)\.?\s*\d+)",
+    r"|(?:[A-Z][a-z]+\.?\s+\d{4}\s*[|,]\s*)?vol(?:ume)?\.?\s*\d+\s*[|,(]\s*(?:no|issue|iss|number)\.?\s*\d+"
+    # a draft's build stamp: a date and a time ("“main” — 2017/3/7 — 21:49 — page 1 — #1", OUP)
+    r"|.{0,24}\b\d{4}/\d{1,2}/\d{1,2}\b.{0,6}\b\d{1,2}:\d{2}\b)",
     re.I)
 PAGE_NUM_RE = re.compile(r"^\s*(?:page\s+)?(?:[-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?(?:\s*[-–—])?\s*$", re.I)
 
@@ -358,6 +360,20 @@ def _furniture(doc: Document) -> None:
     """Mark page numbers and running headers/footers."""
     geo = [b for b in doc.blocks if b.bbox is not None and b.kind is Kind.PARAGRAPH]
     if geo:
+        # printer's marks: a sign with no letter or digit beside the page's text block (a draft's
+        # crop marks, OUP's ✐) are furniture, before the topmost block of each page is asked
+        ext: dict[int, tuple[float, float]] = {}
+        for b in geo:
+            if len(b.text) > 40:
+                lo, hi = ext.get(b.page, (b.bbox[0], b.bbox[2]))
+                ext[b.page] = (min(lo, b.bbox[0]), max(hi, b.bbox[2]))
+        for b in geo:
+            e = ext.get(b.page)
+            if e is not None and len(b.text) <= 3 and (b.bbox[2] < e[0] - 2 or b.bbox[0] > e[1] + 2) \
+                    and b.text.strip() and not any(c.isalnum() for c in b.text):
+                b.kind = Kind.FURNITURE
+                b.attrs["furniture"] = "printer_mark"
+        geo = [b for b in geo if b.kind is Kind.PARAGRAPH]
         # candidates: short blocks near the top or bottom edge of the page
         edge: list[tuple[Block, str]] = []
         # the topmost block of a page may sit lower than the band (JSS sets its head 76 pt down

@@ -995,6 +995,10 @@ def _footnotes(blocks: list[Block], body: float) -> list[Block]:
     for i, b in enumerate(blocks):
         if b.kind is not Kind.PARAGRAPH:
             continue
+        if b.text[:1] == "©" and b.bbox is not None and (b.attrs.get("_size") or body) < body - 0.4 \
+                and b.bbox[1] > (b.attrs.get("_page_height") or 792) * 0.5:
+            b.attrs["_foot_text"] = True  # a copyright line at the page's foot: text runs on past it
+            continue
         if b.text.startswith("[^"):
             m = FOOTNOTE_START_RE.match(b.text)
         elif b.bbox is not None and b.text[:1].isdigit() and b.attrs.get("_nlines", 1) <= 3 \
