@@ -893,3 +893,21 @@ def test_a_drafts_crop_marks_and_build_stamp_are_furniture(tmp_path):
     assert not [b for b in doc.blocks if b.kind.value == "paragraph" and b.text.strip() == "+"]
     marks = [b for b in doc.blocks if b.attrs.get("furniture") == "printer_mark"]
     assert len(marks) >= 4
+
+
+def test_unordered_lists_of_integers_in_brackets_are_no_citations(tmp_path):
+    # an amsart mathematics report with no bibliography: '[1,1,2] = [1,2,1]' are unordered lists
+    # (a callout never names one source twice) and '[1]' beside them is the same notation; a
+    # document citing [1] and [2] without its list still gets the error
+    from ctxmill.compile import quality
+
+    def doc_with(line):
+        return compile_document(make_pdf(tmp_path / f"p{len(line)}.pdf", [[
+            ("Function Fields of Elliptic Curves", 150, 80, 17, "Times-Bold"),
+            ("1 Dicriticals", 72, 130, 12, "Times-Bold"), *body_lines(150, 4),
+            (line, 72, 210, 10, "Times-Roman"), *body_lines(222, 4)]]), CompileOptions())
+
+    doc = doc_with("Lists of positive integers: [1,1,2] = [1,2,1] = [2,1,1] and [1] as well.")
+    assert not [c for c in quality.assess(doc).checks if c.id == "no_reference_list"]
+    doc = doc_with("As shown before [1] and again in later work [2], the method works well.")
+    assert [c for c in quality.assess(doc).checks if c.id == "no_reference_list"]

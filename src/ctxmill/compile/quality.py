@@ -87,6 +87,22 @@ def _page_of(doc: Document, pos: int, starts: list[tuple[int, int]]) -> int | No
     return starts[i][1] if i >= 0 else None
 
 
+def _repeats(text: str) -> bool:
+    nums = re.findall(r"\d+", text)
+    return len(nums) != len(set(nums))
+
+
+def _not_notation(unresolved: list) -> list:
+    """Bracketed number lists that name a number twice ('[1,1,2] = [1,2,1]', a mathematics
+    report's unordered lists) are notation, not citation callouts (a callout never names one
+    source twice); the other groups of that page and section are the same notation."""
+    notation = [u for u in unresolved if _repeats(u.text)]
+    if not notation:
+        return unresolved
+    places = {(u.page, u.section_id) for u in notation}
+    return [u for u in unresolved if (u.page, u.section_id) not in places]
+
+
 def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     options = options or CompileOptions()
     checks: list[QACheck] = []
@@ -123,6 +139,8 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
 
     # ---- references and citations (only when that part of the compile ran)
     cit_unresolved = [u for u in doc.unresolved if u.kind == "citation"]
+    if not doc.references and cit_unresolved:
+        cit_unresolved = _not_notation(cit_unresolved)
     if options.citations:
         if not doc.references and (doc.mentions or cit_unresolved):
             msg = f"{len(doc.mentions) + len(cit_unresolved)} citation callouts unresolved: no reference list found"
