@@ -18,7 +18,11 @@ lines of a hand-set byline and a venue line after a title's full stop in a list 
 indented (MBE), a title asking a question mid-way, a subject label above the title, a running head
 with its page number on a two-page paper and a year opening an entry's second line (Bioinformatics
 application note), a mass number before an element in the title and a byline line opening with a
-bare initial "V" (IOP). The scores on the real papers are in benchmarks/corpus.py --papers
+bare initial "V" (IOP), and from the fifth set an affiliations footnote holding the next notes'
+marks and an unmarked notice under it (ICML), a margin note on the title's baseline, italic
+sub-headings and a "References" section of prose (Tufte handout), a draft's crop marks and build
+stamp (Bioinformatics) and bracketed lists of integers in a report without a bibliography
+(amsart). The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
 from __future__ import annotations
