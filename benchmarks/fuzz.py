@@ -140,9 +140,13 @@ class Runner:
         self.timeout = timeout
         self.wall_timeout = wall_timeout if wall_timeout is not None else 10 * timeout
         self.proc: subprocess.Popen | None = None
+        # the campaign's own background server (index + search cases start one, as a user's
+        # commands do), not the user's: it is stopped at the end (finish)
+        self.run_dir = tempfile.mkdtemp(prefix="ctxmill-fuzz-run-")
+        self.env = dict(os.environ, CTXMILL_DEBUG="", XDG_RUNTIME_DIR=self.run_dir)
 
     def _start(self) -> None:
-        env = dict(os.environ, CTXMILL_DEBUG="")
+        env = self.env
         self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
@@ -180,6 +184,13 @@ class Runner:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+
+    def finish(self) -> None:
+        """The worker and the campaign's server stopped, its runtime folder removed."""
+        self.close()
+        subprocess.run([sys.executable, "-c", "from ctxmill.entry import main; main()", "server", "stop"], env=self.env,
+                       capture_output=True, timeout=60, check=False)
+        shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -479,7 +490,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                                  "input": desc, "repro": str(dest)})
             shutil.rmtree(case_dir, ignore_errors=True)
     finally:
-        runner.close()
+        runner.finish()
     slow.sort(key=lambda x: x[0], reverse=True)
     return {"cases": n, "outcomes": counts, "timeout": {"cpu_seconds": timeout, "wall_seconds": runner.wall_timeout},
             "refusal_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:12]),
