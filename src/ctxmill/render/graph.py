@@ -92,19 +92,13 @@ def build_graph(doc: Document) -> dict:
 # xml.sax.saxutils' escape and quoteattr, same output: importing saxutils imports urllib.request,
 # http.client and email (~40 ms of every compile command's start)
 def escape(text: str) -> str:
-    return _html_escape(text, quote=False)
-
-
-_ATTR_WS = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+    # (asked only of text holding a character it changes: ids and kinds hold none)
+    return _html_escape(text, quote=False) if _MARKUP_CHARS.search(text) else text
 
 
 _MARKUP_CHARS = re.compile(r"[&<>]")
 _ATTR_CHARS = re.compile("[&<>\"\n\r\t]")
-
-
-def _text(text: str) -> str:
-    """``escape(text)``, asked only of text holding a character it changes."""
-    return _html_escape(text, quote=False) if _MARKUP_CHARS.search(text) else text
+_ATTR_WS = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
 def quoteattr(text: str) -> str:
@@ -125,18 +119,17 @@ def graphml(graph: dict) -> str:
         attr = "kind" if name == "ekind" else name
         out.append(f'  <key id="{name}" for="{dom}" attr.name="{attr}" attr.type="{typ}"/>')
     out.append('  <graph id="document" edgedefault="directed">')
-    # (each node's and edge's lines as one string, its escapes asked only of text holding a
-    # character they change: 16,666 references are 33,000 nodes and edges)
+    # (each node's and edge's lines as one string: 16,666 references are 33,000 nodes and edges)
     for n in graph["nodes"]:
         page = n.get("page")
         out.append(f"    <node id={quoteattr(n['id'])}>\n"
-                   f'      <data key="label">{_text(str(n.get("label", "")))}</data>\n'
-                   f'      <data key="kind">{_text(n["kind"])}</data>\n'
+                   f'      <data key="label">{escape(str(n.get("label", "")))}</data>\n'
+                   f'      <data key="kind">{escape(n["kind"])}</data>\n'
                    + (f'      <data key="page">{int(page)}</data>\n' if page is not None else "")
                    + "    </node>")
     for i, e in enumerate(graph["edges"]):
         out.append(f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>\n"
-                   f'      <data key="ekind">{_text(e["kind"])}</data>\n'
+                   f'      <data key="ekind">{escape(e["kind"])}</data>\n'
                    f'      <data key="weight">{int(e.get("weight", 1))}</data>\n'
                    "    </edge>")
     out.append("  </graph>")
