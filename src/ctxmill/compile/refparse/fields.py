@@ -395,9 +395,6 @@ def collaboration_is_author(tokens, labels: list[str]) -> list[str]:
     return out
 
 
-_PROSE_ISLAND = frozenset(("pages", "volume", "issue"))
-
-
 def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     """A journal's name holds no sentence end either. Where the container's tokens run over a
     "." token into a capitalised word, right after the title, and what comes before that
@@ -414,7 +411,7 @@ def title_runs_into_container(tokens, labels: list[str]) -> list[str]:
     # (over punctuation, and a few numbers the model read as pages or a volume inside the
     # prose: "... in relation to cyclin E, | p27 and p21 | expression and ... phosphorylation.
     # Oncogene")
-    while k >= 0 and (labels[k] == "O" or (labels[k] in _PROSE_ISLAND and a - k <= 6)):
+    while k >= 0 and (labels[k] == "O" or (labels[k] in _JOURNAL_PARTS and a - k <= 6)):
         k -= 1
     lower = sum(1 for j in range(a, cut) if tokens[j][0][:1].islower() and len(tokens[j][0]) > 2)
     if k < 0 or labels[k] != "title" or lower < 2:
