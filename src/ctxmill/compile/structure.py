@@ -710,6 +710,13 @@ def _split_at_lead(blocks: list[Block], pages: dict, faces: set[str]) -> list[tu
     return [(at[id(t)], lead, font, it) for t, lead, font, it in found]
 
 
+def _first_line(b: Block, pages: dict):
+    """The stream line a block opens with (the one at its top-left corner), or None."""
+    page = pages.get(b.page)
+    return next((ln for ln in page.lines if ln.bbox and ln.bbox[1] == b.attrs.get("_top")
+                 and ln.bbox[0] == b.attrs.get("_x0")), None) if page else None
+
+
 def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block]:
     """Subsections a class sets run-in ("Results. We ..." in bold sans at a paragraph's start,
     PNAS): in a document with no subsection headings, a bold lead in a sans-serif face while
@@ -731,9 +738,7 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
             continue
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
-        page = pages.get(b.page)
-        line = next((ln for ln in page.lines if ln.bbox and ln.bbox[1] == b.attrs.get("_top")
-                     and ln.bbox[0] == b.attrs.get("_x0")), None) if page else None
+        line = _first_line(b, pages)
         span = next((s for s in line.spans if not s.superscript), None) if line else None
         if span is None or not span.bold or not _SANS_FONT_RE.search(span.font):
             continue
@@ -771,8 +776,7 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
             c = _heading_candidate(b, body)
             if c is None or c[0] is not None or not (c[2] or "").startswith("weak-"):
                 continue
-            line = next((ln for ln in pages[b.page].lines if ln.bbox and ln.bbox[1] == b.attrs["_top"]
-                         and ln.bbox[0] == b.attrs.get("_x0")), None) if b.page in pages else None
+            line = _first_line(b, pages)
             if line and line.spans and line.spans[0].font in faces:
                 _set_heading(b, 2, None, c[1])
     at = {c[0]: c for c in cands}
