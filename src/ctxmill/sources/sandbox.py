@@ -248,17 +248,22 @@ def _take_child(env: dict) -> subprocess.Popen:
     return _spawn(env)
 
 
+def _drop_spare_at_exit() -> None:
+    """(under _spare_lock) Stop an unused spare when this process exits; registered once."""
+    if not _reads["atexit"]:
+        import atexit
+
+        atexit.register(_drop_spare)
+        _reads["atexit"] = True
+
+
 def adopt_spare(proc: subprocess.Popen, env: dict) -> None:
     """Keep ``proc``, a child started as :func:`_spawn` does with ``env`` by this thread (the
     ``ctxmill compile`` command starts one before its own imports), as the spare the next read
     takes: its interpreter start and imports then run beside the parent's. Used only if the
     environment is still ``env`` then (else stopped, as any spare); stopped at exit if unused."""
     with _spare_lock:
-        if not _reads["atexit"]:
-            import atexit
-
-            atexit.register(_drop_spare)
-            _reads["atexit"] = True
+        _drop_spare_at_exit()
         if not _spare:
             _spare.append((proc, env, threading.current_thread(), os.getpid()))
             return
@@ -271,11 +276,7 @@ def _keep_spare(env: dict) -> None:
     with _spare_lock:
         if _spare:
             return
-        if not _reads["atexit"]:
-            import atexit
-
-            atexit.register(_drop_spare)
-            _reads["atexit"] = True
+        _drop_spare_at_exit()
         try:
             _spare.append((_spawn(env), env, threading.current_thread(), os.getpid()))
         except OSError:  # no spare then: the next read starts its own child
