@@ -253,29 +253,12 @@ def main() -> None:
 
 
 def _exit_now(code) -> None:
-    """End a finished ``ctxmill compile`` without the interpreter's shutdown: its outputs are
-    written and flushed, and tearing down every module and collecting the document's millions
-    of objects one last time (~0.13 G instructions after a PDF compile, a full collection)
-    changes nothing on disk. The atexit handlers still run (the sandbox stops an unused
-    child). Returns, for the ordinary exit, when anything could still need it: an exit code
-    Python would print, a thread still working, or an output that cannot be flushed."""
+    """End a finished ``ctxmill compile`` without the interpreter's shutdown (its outputs are
+    written; tearing down the document's millions of objects changes nothing on disk), the
+    atexit handlers run (the sandbox stops an unused child). Returns, for the ordinary exit,
+    on an exit code Python would print, or where :func:`ctxmill.procs.exit_now` does."""
     if code is not None and not isinstance(code, int):
         return
-    import threading
+    from ctxmill.procs import exit_now
 
-    if any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return  # (a closed pipe: the ordinary exit reports it as before)
-    import atexit
-
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    os._exit(code or 0)
+    exit_now(code or 0, run_atexit=True)

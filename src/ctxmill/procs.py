@@ -6,6 +6,34 @@ import signal
 import sys
 
 
+def exit_now(code: int, *, run_atexit: bool) -> None:
+    """End this process at once, without the interpreter's shutdown (tearing down every module
+    and a last full collection of what a compile built: ~0.1 G instructions that change nothing
+    on disk), once the standard streams are flushed; the atexit handlers first when asked.
+    Returns, for the ordinary exit, when a thread is still working or a stream cannot be
+    flushed (a closed pipe: the ordinary exit reports it)."""
+    import os
+    import threading
+
+    if any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    if run_atexit:
+        import atexit
+
+        atexit._run_exitfuncs()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def die_with_parent() -> None:
     """Ask Linux to SIGKILL this process when its parent dies, so that a killed caller leaves
     no worker running on (holding files or locks). No-op elsewhere."""

@@ -495,15 +495,10 @@ def _child() -> int:
 
 if __name__ == "__main__":
     _code = _child()
-    # the reply is sent and flushed: skip the interpreter's shutdown (module teardown and a last
-    # full collection of the page stream, ~0.09 G instructions the parent waits out before it
-    # has the figure crops), unless a thread is still at work
-    if not any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        else:
-            os._exit(_code)
+    # the reply is sent: skip the interpreter's shutdown (module teardown and a last full
+    # collection of the page stream, ~0.09 G instructions the parent waits out before it has
+    # the figure crops), unless a thread is still at work
+    from ctxmill.procs import exit_now
+
+    exit_now(_code, run_atexit=False)
     sys.exit(_code)
