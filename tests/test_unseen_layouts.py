@@ -915,3 +915,24 @@ def test_unordered_lists_of_integers_in_brackets_are_no_citations(tmp_path):
     assert not [c for c in quality.assess(doc).checks if c.id == "no_reference_list"]
     doc = doc_with("As shown before [1] and again in later work [2], the method works well.")
     assert [c for c in quality.assess(doc).checks if c.id == "no_reference_list"]
+
+
+def test_a_sidenote_on_a_body_lines_baseline_is_a_note_of_its_own(tmp_path):
+    # tufte-handout: the sidenote stands in the outer margin on the baseline of the text line
+    # beside it, a column-sized gap away in smaller type; the text layer put both on one line
+    body = [("Running text of the handout, set in a ten point roman with a wide margin", 72,
+             140 + 12 * k, 10, "Times-Roman") for k in range(3)]
+    doc = compile_pages(tmp_path, [[
+        ("Sidenotes in the Margin", 72, 80, 17, "Times-Bold"),
+        ("1 Introduction", 72, 120, 12, "Times-Bold"), *body,
+        ("In his later books, Tufte starts each section with a bit of vertical", 72, 176, 10, "Times-Roman"),
+        ("2", 407, 172, 5, "Times-Roman"),
+        ("Edward R. Tufte. Beautiful Evidence. Graphics", 411, 176, 8, "Times-Roman"),
+        ("Press, LLC, first edition, May 2006.", 407, 185, 8, "Times-Roman"),
+        ("space, a non-indented paragraph, and sets the first few words of the", 72, 188, 10, "Times-Roman"),
+        ("sentence in small caps, which the class does with a command of its own.", 72, 200, 10,
+         "Times-Roman")]])
+    md = doc.markdown
+    assert "a bit of vertical space, a non-indented paragraph" in md  # the paragraph is one
+    assert "Edward R. Tufte. Beautiful Evidence. Graphics Press, LLC" in md  # the note kept, whole
+    assert not any("vertical" in line and "Tufte." in line for line in md.splitlines())

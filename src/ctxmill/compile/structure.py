@@ -994,11 +994,25 @@ def _split_notes(b: Block) -> list[Block]:
     return out if all(x.text for x in out) else [b]
 
 
+def _margin_note(blocks: list[Block], i: int, body: float) -> bool:
+    """Block i is a note in the outer margin (tufte's sidenotes and margin notes): smaller type,
+    wholly right of the paragraph before it on its page, starting beside that paragraph's
+    lines. The paragraph runs on past it, as past a footnote."""
+    b = blocks[i]
+    prev = blocks[i - 1] if i else None
+    return prev is not None and prev.kind is Kind.PARAGRAPH and prev.page == b.page \
+        and b.bbox is not None and prev.bbox is not None and b.bbox[0] > prev.bbox[2] + 10 \
+        and b.bbox[1] < prev.bbox[3] and (b.attrs.get("_size") or body) < body - 0.4
+
+
 def _footnotes(blocks: list[Block], body: float) -> list[Block]:
     split = False
     for i, b in enumerate(blocks):
         if b.kind is not Kind.PARAGRAPH:
             continue
+        margin = _margin_note(blocks, i, body)
+        if margin:
+            b.attrs["_foot_text"] = True
         if b.text[:1] == "©" and b.bbox is not None and (b.attrs.get("_size") or body) < body - 0.4 \
                 and b.bbox[1] > (b.attrs.get("_page_height") or 792) * 0.5:
             b.attrs["_foot_text"] = True  # a copyright line at the page's foot: text runs on past it
@@ -1019,7 +1033,7 @@ def _footnotes(blocks: list[Block], body: float) -> list[Block]:
         if b.bbox is not None:
             size = b.attrs.get("_size") or body
             h = b.attrs.get("_page_height") or 792
-            if not (size < body - 0.4 and b.bbox[1] > h * 0.45):
+            if not (size < body - 0.4 and (b.bbox[1] > h * 0.45 or margin)):
                 continue
         b.kind = Kind.FOOTNOTE
         b.number = m.group(1)

@@ -135,9 +135,10 @@ _INTERNED: dict[tuple, _FontInfo] = {}
 class _LineBuilder:
     """Accumulates characters of one visual line."""
 
-    __slots__ = ("chars", "base", "size", "x1", "top", "bottom", "last_x0")
+    __slots__ = ("chars", "base", "size", "x1", "top", "bottom", "last_x0", "cut")
 
     def __init__(self, ch, base, size, x1, top, bottom):
+        self.cut = 0  # where a column-sized gap opens before smaller type (a margin note)
         self.chars = [ch]
         self.last_x0 = ch[1]
         self.base = base
@@ -151,9 +152,23 @@ _FIG_END = set("0123456789%)")
 _FIG_START = set("0123456789-−–+$€£¥(.")
 
 
-def _finish_line(lb: _LineBuilder) -> Line | None:
+def _finish_lines(lb: _LineBuilder) -> list[Line]:
+    """The builder's line, or two where a margin note shares its baseline: Tufte's sidenotes
+    stand in the outer margin on the baseline of the text line beside them, a column-sized gap
+    (2 em) away and in smaller type. Only when the note holds words: a line number set after
+    the line (digits only) stays a span of it, for the line-number finder."""
+    k = lb.cut
+    if k:
+        tail = lb.chars[k:]
+        ref = max(c[6].size for c in lb.chars[:k])
+        if all(c[6].size <= 0.9 * ref for c in tail) and sum(c[0][:1].isalpha() for c in tail) >= 2:
+            return [ln for ln in (_finish_line(lb.chars[:k]), _finish_line(tail)) if ln is not None]
+    line = _finish_line(lb.chars)
+    return [line] if line is not None else []
+
+
+def _finish_line(chars: list) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
-    chars = lb.chars
     # dominant size by character count
     counts: dict[float, int] = {}
     for c in chars:
@@ -375,6 +390,8 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
             if (-0.3 * big <= dy <= 0.3 * big and x0 > cur.last_x0 - 0.3 * big and dx > -2.0 * big) or (
                     size < 0.86 * ref and -0.75 * ref <= dy <= 0.45 * ref and -0.6 * ref < dx < 1.2 * ref):
                 # the same line, or a super/subscript inside it
+                if dx > 2.0 * ref and size < 0.9 * ref and not cur.cut:
+                    cur.cut = len(cur.chars)
                 cur.chars.append(item)
                 cur.last_x0 = x0
                 if item[3] > cur.x1:
@@ -389,9 +406,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
                 if item[3] > cur.x1:
                     cur.x1 = item[3]
                 return
-            line = _finish_line(cur)
-            if line is not None:
-                lines.append(line)
+            lines.extend(_finish_lines(cur))
         ch, x0, top, x1, bottom, base, f, _ = item
         cur = _LineBuilder((ch, x0, top, x1, bottom, base, f, False), base, size, x1, top, bottom)
 
@@ -467,9 +482,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
                 invisible += e - s
             place((word, x0, top, x1, bottom, base, f, space))
     if cur is not None:
-        line = _finish_line(cur)
-        if line is not None:
-            lines.append(line)
+        lines.extend(_finish_lines(cur))
     if rotated_chars:
         rtext = "".join(rotated_chars).strip()
         if rtext:
