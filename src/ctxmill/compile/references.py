@@ -1180,7 +1180,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if not idx:
         # Sources that already typed the entries (e.g. Markdown) go straight to parsing.
         entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
-        doc.references = [_reference(i + 1, b) for i, b in enumerate(entries)]
+        doc.references = _references(entries)
         return
     widths = {p.number: p.width for p in doc.stream.pages if p.width}
     pages = {p.number: p for p in doc.stream.pages}
@@ -1221,7 +1221,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             continue
         out.append(b)
     doc.blocks = out
-    doc.references = [_reference(i + 1, b) for i, b in enumerate(new_blocks)]
+    doc.references = _references(new_blocks)
 
 
 def _entry_block(first: Block, text: str, last_page: int, n_lines: int, block_id: str) -> Block:
@@ -1301,33 +1301,133 @@ def _drop_running_head(text: str, block: Block) -> str:
     return text
 
 
-def _reference(n: int, block: Block) -> Reference:
-    if n > MAX_PARSED_REFERENCES:  # kept as its text, not parsed (limits.py; QA references_not_parsed)
-        block.number = entry_label(block.text) or block.number
-        block.attrs["reference_id"] = f"ref-{n}"
-        return Reference(id=f"ref-{n}", raw=block.text, page=block.page, block_id=block.id)
+def _references(blocks: list[Block]) -> list[Reference]:
+    """One Reference per entry block, in order; the first ``MAX_PARSED_REFERENCES`` parsed."""
+    parsed = blocks[:MAX_PARSED_REFERENCES]
+    if not parsed:
+        return []
     # Fields by the trained labeller (compile/refparse, issue 22); parse_entry above stays
     # its fallback where the labeller's parse is doubtful (and benchmarks/references.py
     # scores both). Imported here: a compile without a bibliography does not load the labeller
     # (~0.05 CPU-s of every start: its lexicon, features and CRF).
-    from ctxmill.compile.refparse import REFERENCE_FIELDS, reference_fields
+    from ctxmill.compile.refparse import REFERENCE_FIELDS
 
-    # an author-year label is not part of the reference ("[Abeles, 1982] Abeles, M. ..."): the
-    # labeller would read it as names and take no label from it (see _AY_LABEL)
-    ay = _ay_label(block.text)
-    bare = block.attrs.pop("bare_label", 0)
-    text = block.text[ay.end() :] if ay else block.text[bare:]
-    f = reference_fields(text, parse_entry)
-    block.number = f["label"] or (block.text[:bare].strip() if bare else None) or block.number
-    ref = Reference(
-        id=f"ref-{n}",
-        raw=block.text,
-        **{k: f[k] for k in REFERENCE_FIELDS},
-        page=block.page,
-        block_id=block.id,
-    )
-    block.attrs["reference_id"] = ref.id
-    return ref
+    texts, bares = [], []
+    for block in parsed:
+        # an author-year label is not part of the reference ("[Abeles, 1982] Abeles, M. ..."):
+        # the labeller would read it as names and take no label from it (see _AY_LABEL)
+        ay = _ay_label(block.text)
+        bare = block.attrs.pop("bare_label", 0)
+        texts.append(block.text[ay.end() :] if ay else block.text[bare:])
+        bares.append(bare)
+    out = []
+    for n, (block, bare, f) in enumerate(zip(parsed, bares, _fields_of(texts), strict=True), start=1):
+        block.number = f["label"] or (block.text[:bare].strip() if bare else None) or block.number
+        ref = Reference(id=f"ref-{n}", raw=block.text, **{k: f[k] for k in REFERENCE_FIELDS}, page=block.page,
+                        block_id=block.id)
+        block.attrs["reference_id"] = ref.id
+        out.append(ref)
+    for n, block in enumerate(blocks[MAX_PARSED_REFERENCES:], start=MAX_PARSED_REFERENCES + 1):
+        # kept as its text, not parsed (limits.py; QA references_not_parsed)
+        block.number = entry_label(block.text) or block.number
+        block.attrs["reference_id"] = f"ref-{n}"
+        out.append(Reference(id=f"ref-{n}", raw=block.text, page=block.page, block_id=block.id))
+    return out
+
+
+# A list at least this long is labelled on two cores (``_fields_of``): ~0.3 ms an entry, so
+# 400 entries are ~0.12 CPU-s, well over the ~0.01 s a fork and the results' trip cost.
+PARALLEL_MIN_ENTRIES = 400
+
+
+def _fields_of(texts: list[str]) -> list[dict]:
+    """``reference_fields`` of each text, in order.
+
+    The labeller is most of the compile of a long bibliography (issue 26: 2,000 entries, about
+    a quarter of the command's time) and each entry is labelled on its own, so a long list is
+    cut in two: a forked child labels the second half while this process labels the first, and
+    sends its fields back pickled through a pipe. The child inherits the loaded model (nothing
+    is imported or read again). Where a fork is not safe or not possible (another thread
+    running, which a fork would leave half-way in the child; one CPU; no ``os.fork``) or the
+    child fails, this process labels every entry itself: the fields are the same either way.
+    """
+    from ctxmill.compile.refparse import reference_fields
+
+    cut = len(texts) // 2
+    child = _fork_fields(texts[cut:]) if len(texts) >= PARALLEL_MIN_ENTRIES else None
+    if child is None:
+        return [reference_fields(t, parse_entry) for t in texts]
+    head = [reference_fields(t, parse_entry) for t in texts[:cut]]
+    tail = _child_fields(child)
+    if tail is None or len(tail) != len(texts) - cut:
+        tail = [reference_fields(t, parse_entry) for t in texts[cut:]]
+    return head + tail
+
+
+def _fork_fields(texts: list[str]) -> tuple[int, int] | None:
+    """Fork a child that labels ``texts`` and writes the pickled list of fields to a pipe:
+    (pid, read end of the pipe), or None where no child was started."""
+    import os
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        return None
+    try:
+        if len(os.sched_getaffinity(0)) < 2:
+            return None
+    except (AttributeError, OSError):
+        if (os.cpu_count() or 1) < 2:
+            return None
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
+    if pid:
+        os.close(w)
+        return pid, r
+    # the child: label, send, and leave at once (no atexit handlers, no buffers of the
+    # parent's flushed twice, no interpreter teardown)
+    code = 1
+    try:
+        import pickle
+
+        from ctxmill.compile.refparse import reference_fields
+
+        os.close(r)
+        data = pickle.dumps([reference_fields(t, parse_entry) for t in texts], pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(w, "wb") as fh:
+            fh.write(data)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _child_fields(child: tuple[int, int]) -> list[dict] | None:
+    """The fields the child sent, or None when it failed (this process then labels them)."""
+    import os
+    import pickle
+
+    pid, r = child
+    try:
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+    finally:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): the reply tells
+            status = 0
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:  # a reply cut short: labelled here instead
+        return None
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:

@@ -1,0 +1,81 @@
+"""A long bibliography is labelled on two cores (issue 26): a forked child labels the second
+half of the entries. The fields, their order and every output must be what one process gives;
+a child that fails or cannot start changes nothing but the time."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ctxmill.compile import references
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.compile.refparse import reference_fields
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+def _entries(n: int) -> list[str]:
+    return [f"A. Author{i}, B. Writer. A title about thing {i}. In Proc. Conf {i % 7}, {1990 + i % 30}."
+            for i in range(n)]
+
+
+def test_fields_of_a_long_list_equal_one_process():
+    texts = _entries(references.PARALLEL_MIN_ENTRIES + 3)
+    want = [reference_fields(t, references.parse_entry) for t in texts]
+    assert references._fields_of(texts) == want
+
+
+def test_the_second_half_is_labelled_in_another_process(monkeypatch):
+    me = os.getpid()
+    monkeypatch.setattr("ctxmill.compile.refparse.reference_fields", lambda raw, fallback=None: {"pid": os.getpid()})
+    texts = _entries(references.PARALLEL_MIN_ENTRIES)
+    pids = [f["pid"] for f in references._fields_of(texts)]
+    cut = len(texts) // 2
+    assert set(pids[:cut]) == {me}
+    assert len(set(pids[cut:])) == 1 and pids[-1] != me
+
+
+def test_a_short_list_stays_in_one_process(monkeypatch):
+    me = os.getpid()
+    monkeypatch.setattr("ctxmill.compile.refparse.reference_fields", lambda raw, fallback=None: {"pid": os.getpid()})
+    texts = _entries(references.PARALLEL_MIN_ENTRIES - 1)
+    assert {f["pid"] for f in references._fields_of(texts)} == {me}
+
+
+def test_a_failing_child_is_replaced_by_this_process(monkeypatch):
+    me = os.getpid()
+
+    def fields(raw, fallback=None):
+        if os.getpid() != me:
+            raise RuntimeError("the child fails")
+        return {"pid": me, "raw": raw}
+
+    monkeypatch.setattr("ctxmill.compile.refparse.reference_fields", fields)
+    texts = _entries(references.PARALLEL_MIN_ENTRIES + 1)
+    got = references._fields_of(texts)
+    assert [f["raw"] for f in got] == texts and {f["pid"] for f in got} == {me}
+
+
+def test_no_fork_while_another_thread_runs(monkeypatch):
+    import threading
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert references._fork_fields(["x"]) is None
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_a_long_list_compiles_the_same_on_one_core(monkeypatch):
+    """Every reference of a 1,000-entry list: the same with the fork and without it."""
+    text = "References\n\n" + "".join(f"[{i}] {t}\n" for i, t in enumerate(_entries(1000), start=1))
+    doc = compile_document(text.encode(), name="refs.txt")
+    monkeypatch.setattr(references, "_fork_fields", lambda texts: None)
+    one = compile_document(text.encode(), name="refs.txt")
+    assert len(doc.references) == 1000
+    assert doc.references == one.references
+    assert [b.number for b in doc.blocks] == [b.number for b in one.blocks]
