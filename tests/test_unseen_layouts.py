@@ -936,3 +936,43 @@ def test_a_sidenote_on_a_body_lines_baseline_is_a_note_of_its_own(tmp_path):
     assert "a bit of vertical space, a non-indented paragraph" in md  # the paragraph is one
     assert "Edward R. Tufte. Beautiful Evidence. Graphics Press, LLC" in md  # the note kept, whole
     assert not any("vertical" in line and "Tufte." in line for line in md.splitlines())
+
+
+def unnumbered_pages(heads: list[tuple[str, float]], font: str = "Times-Bold") -> list[list[tuple]]:
+    """A title, then each (heading, size) over a paragraph of body text, or straight over the
+    next heading when its size is negative; nothing numbered."""
+    rows, y = [("Statistical Alignment of Coding Sequences", 72, 70, 17, "Times-Bold")], 110.0
+    pages = []
+    for title, size in heads:
+        if y > 640:
+            pages.append(rows)
+            rows, y = [], 80.0
+        rows.append((title, 72, y, abs(size), font))
+        y += 18
+        if size > 0:
+            rows.extend(body_lines(y, 4))
+            y += 60
+    return [*pages, rows]
+
+
+def test_sections_and_subsections_in_one_face_are_told_apart_by_what_follows(tmp_path):
+    # titlesec [tiny] (MBE): sections and subsections alike in bold at one size; a section
+    # opening straight onto its first subsection is the level above the headings after it
+    doc = compile_pages(tmp_path, unnumbered_pages([
+        ("Introduction", 12), ("Methods", -12), ("Finite State Transducers", 12), ("The Marginal Model", 12),
+        ("Results", -12), ("Empirical Data and Alignments", 12), ("Semi-Empirical Benchmark", 12),
+        ("Discussion", 12), ("Acknowledgments", 12)]))
+    assert headings(doc)[1:] == ["## Introduction", "## Methods", "### Finite State Transducers",
+                                 "### The Marginal Model", "## Results", "### Empirical Data and Alignments",
+                                 "### Semi-Empirical Benchmark", "## Discussion", "## Acknowledgments"]
+
+
+def test_a_known_title_printed_like_the_subsections_is_one(tmp_path):
+    # wlscirep (Scientific Data): "Summary" closes a section as its last subsection
+    doc = compile_pages(tmp_path, unnumbered_pages([
+        ("Introduction", 14), ("Methods", 14), ("Spatial Unit", 11), ("Cluster Analysis", 11),
+        ("Technical Validation", 14), ("Validation Approach", 11), ("Summary", 11), ("Usage Notes", 14)],
+        "Helvetica-Bold"))
+    assert headings(doc)[1:] == ["## Introduction", "## Methods", "### Spatial Unit", "### Cluster Analysis",
+                                 "## Technical Validation", "### Validation Approach", "### Summary",
+                                 "## Usage Notes"]

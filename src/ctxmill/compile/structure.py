@@ -576,7 +576,53 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
                 and 2 <= len(t.split()) <= 8 and t[:1].isupper() and not re.search(r"[.,;:]$", t) \
                 and abs((nxt.attrs.get("_size") or 0) - body) <= 0.5 and _text_follows(blocks, idx + 1, body):
             _set_heading(nxt, (b.level or 2) + 1, None, t)
+    sig_levels: dict[tuple, int] = {}
+    for idx in strong:
+        if blocks[idx].kind is Kind.HEADING:
+            sig_levels.setdefault(_signature(blocks[idx]), blocks[idx].level or 2)
+    for b in blocks:  # a known title printed like the subsections is one (Scientific Data's "Summary")
+        if b.kind is Kind.HEADING and b.attrs.get("_known") and b.attrs.get("_size") is not None \
+                and sig_levels.get(_signature(b), 0) > (b.level or 2):
+            b.level = sig_levels[_signature(b)]
+    if len(sizes) == 1:
+        _sections_over_subsections(blocks, body)
     _slanted_below(blocks, weak, body)
+
+
+# the sections a paper's body is made of: a heading of these names is no subsection
+_SECTION_NAMES = UNNUMBERED_HEADINGS | {
+    "methods", "materials and methods", "results", "discussion", "results and discussion", "background",
+    "availability", "data availability", "code availability", "funding", "author contributions",
+    "competing interests", "conflict of interest", "conflicts of interest", "ethics statement",
+}
+
+
+def _sections_over_subsections(blocks: list[Block], body: float) -> None:
+    """Nothing numbered and every heading in one face and size (titlesec's [tiny]: MBE sets
+    sections and subsections alike): a heading the next heading follows straight, with no text
+    between, is a section opening onto its first subsection; the headings after it are its
+    subsections until the next such section or a heading named like a paper's section
+    ("Discussion", "Acknowledgments")."""
+    heads = [i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")
+             and b.attrs.get("_size") is not None and norm_title(b.attrs.get("_title", b.text)) != "abstract"]
+    if len(heads) < 4 or len({_signature(blocks[i]) for i in heads}) != 1:
+        return
+    parents = set()
+    for i in heads:
+        nxt = next((n for n in blocks[i + 1:] if n.kind not in (Kind.FURNITURE, Kind.FOOTNOTE)), None)
+        if nxt is not None and nxt.kind is Kind.HEADING and not nxt.attrs.get("title") \
+                and norm_title(nxt.attrs.get("_title", nxt.text)) not in _SECTION_NAMES:
+            parents.add(i)
+    if not parents:
+        return
+    level = blocks[heads[0]].level or 2
+    inside = False
+    for i in heads:
+        b = blocks[i]
+        if i in parents or norm_title(b.attrs.get("_title", b.text)) in _SECTION_NAMES:
+            b.level, inside = level, i in parents
+        elif inside:
+            b.level = level + 1
 
 
 def _slanted_below(blocks: list[Block], weak: list[int], body: float) -> None:
