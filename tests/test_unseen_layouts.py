@@ -976,3 +976,17 @@ def test_a_known_title_printed_like_the_subsections_is_one(tmp_path):
     assert headings(doc)[1:] == ["## Introduction", "## Methods", "### Spatial Unit", "### Cluster Analysis",
                                  "## Technical Validation", "### Validation Approach", "### Summary",
                                  "## Usage Notes"]
+
+
+def test_the_score_counts_no_list_printed_and_none_found_as_the_right_count(tmp_path):
+    # benchmarks/corpus_score.py, as ../shared/corpus/score_compile.py reports it (truth_printed 0,
+    # ours 0): an amsart report without a bibliography is no reference-count miss
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from corpus_score import score
+    (tmp_path / "document.md").write_text("# A Report\n\n## 1 Introduction\n\nText.\n")
+    (tmp_path / "references.json").write_text("[]")
+    truth = {"title": "A Report", "authors": [], "sections": [{"level": 1, "title": "Introduction"}]}
+    assert score(tmp_path, {**truth, "n_references": 0})["references"]["count_ok"] is True
+    (tmp_path / "references.json").write_text(json.dumps([{"raw": "A. Author. A title. 2020."}]))
+    assert score(tmp_path, {**truth, "n_references": 0})["references"]["count_ok"] is False
+    assert score(tmp_path, truth)["references"]["count_ok"] is False  # no count known: not scored right
