@@ -79,3 +79,36 @@ def test_a_long_list_compiles_the_same_on_one_core(monkeypatch):
     assert len(doc.references) == 1000
     assert doc.references == one.references
     assert [b.number for b in doc.blocks] == [b.number for b in one.blocks]
+
+
+def test_a_repeated_entry_is_labelled_once(monkeypatch):
+    calls = []
+
+    def fields(raw, fallback=None):
+        calls.append(raw)
+        return {"raw": raw, "authors": [raw[:5]]}
+
+    monkeypatch.setattr("ctxmill.compile.refparse.reference_fields", fields)
+    texts = ["one entry, 2001.", "another entry, 2002.", "one entry, 2001."] * 300
+    got = references._fields_of(texts)
+    assert sorted(calls) == ["another entry, 2002.", "one entry, 2001."]
+    assert [f["raw"] for f in got] == texts
+    assert got[0] == got[2] and got[0]["authors"] is not got[2]["authors"]  # copies, not one object
+
+
+def test_repeated_entries_compile_as_before(monkeypatch):
+    text = "Title\n\nSome text.\n\nReferences\n\n" + "A. Author. The same title. In Proc. X, 2020.\n" * 30
+    calls = []
+    real = references._fields_of
+
+    def spy(texts):
+        calls.append(len(texts))
+        return real(texts)
+
+    monkeypatch.setattr(references, "_fields_of", spy)
+    doc = compile_document(text.encode(), name="refs.txt")
+    assert calls == [30, 1]  # the thirty entries, labelled as one
+    monkeypatch.setattr(references, "_fields_of", lambda texts: [
+        reference_fields(t, references.parse_entry) for t in texts])
+    one = compile_document(text.encode(), name="refs.txt")
+    assert len(doc.references) == 30 and doc.references == one.references

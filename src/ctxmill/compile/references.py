@@ -1353,6 +1353,19 @@ def _fields_of(texts: list[str]) -> list[dict]:
     """
     from ctxmill.compile.refparse import reference_fields
 
+    uniq = list(dict.fromkeys(texts))
+    if len(uniq) < len(texts):
+        # an entry printed twice (or a list of one entry repeated) is labelled once; each
+        # repeat gets its own copy of the fields (nothing shared between two references)
+        import copy
+
+        got = dict(zip(uniq, _fields_of(uniq), strict=True))
+        seen: set[str] = set()
+        out = []
+        for t in texts:
+            out.append(copy.deepcopy(got[t]) if t in seen else got[t])
+            seen.add(t)
+        return out
     cut = len(texts) // 2
     child = _fork_fields(texts[cut:]) if len(texts) >= PARALLEL_MIN_ENTRIES else None
     if child is None:
