@@ -365,3 +365,71 @@ def test_a_books_second_sentence_before_its_publisher_is_its_subtitle(raw, title
     book's title is its subtitle, not a journal."""
     f = parse(raw)
     assert (f["title"], f["container"]) == (title, None)
+
+
+def _runs(*parts: tuple[str, int]) -> list[str]:
+    return [lab for lab, n in parts for _ in range(n)]
+
+
+def test_prose_in_the_names_begins_the_title():
+    """The author labels ran on into the title's first words and the title's labels begin
+    after a quote or a bracket inside it: a lower-case word no list of names holds is prose,
+    so the title begins at the capitalised word after the last initials or comma."""
+    from ctxmill.compile.refparse.fields import prose_ends_names
+    from ctxmill.compile.refparse.tokens import tokenize
+
+    raw = 'Moreau DM, Rome J. Familial dominant "Noonan" syndrome due to a deletion. Am J Med Genet 1998; 80:12-15.'
+    toks = tokenize(raw)
+    labels = _runs(("author", 9), ("O", 1), ("title", 5), ("O", 1), ("container", 4), ("date", 1), ("O", 1),
+                   ("volume", 1), ("O", 1), ("pages", 1), ("O", 1))
+    assert len(labels) == len(toks)
+    out = prose_ends_names(toks, labels)
+    assert out[:5] == ["author"] * 5 and out[5:15] == ["title"] * 10 and out[15] == "O"
+    assert parse_labels_title(raw, out) == 'Familial dominant "Noonan" syndrome due to a deletion'
+    # the article after a comma: "L. Niu, A generalized (G /G)-expansion method ..."
+    toks = tokenize("H. Lu, L. Niu, A generalized (G /G)-expansion method for evolution equations, Appl. Math. 215 (2010) 38")
+    labels = _runs(("author", 12), ("O", 1), ("title", 6), ("O", 1), ("container", 2), ("volume", 1), ("O", 1),
+                   ("date", 1), ("O", 1), ("pages", 1))
+    assert len(labels) == len(toks)
+    out = prose_ends_names(toks, labels)
+    assert out[:6] == ["author"] * 6 and out[6:19] == ["title"] * 13 and out[19] == "O"
+    # the names go on after a particle ("Bâ el H, Richardson K, ..."), a role, "with" in French: names
+    for raw, n in (("Cissé B, Bâ el H, Gaye O: Seasonal treatment of malaria. Lancet 2009", 9),
+                   ("Estève M. dir., Andreï Tarkovsky. Lettres modernes, Paris, 1986", 3),
+                   ("Taschereau, Sylvie avec Paul-André Linteau. Les transformations de Montréal. Atlas, 1993", 6)):
+        toks = tokenize(raw)
+        labels = ["author"] * n + ["O"] + ["title"] * (len(toks) - n - 1)
+        assert prose_ends_names(toks, labels) == labels
+
+
+def parse_labels_title(raw: str, labels: list[str]) -> str | None:
+    from ctxmill.compile.refparse.fields import _title
+    from ctxmill.compile.refparse.tokens import tokenize
+
+    toks = tokenize(raw)
+    run = [k for k, lab in enumerate(labels) if lab == "title"]
+    return _title(raw[toks[run[0]][1] : toks[run[-1]][2]])
+
+
+def test_a_year_inside_the_title_of_an_undated_entry_ends_it():
+    """"Names Title Year Venue" with no punctuation: the model ran the title over the year and
+    the venue; the year ends the title. Not where more follows the year than precedes it
+    (names, the year, then the title, all read as one title)."""
+    from ctxmill.compile.refparse.fields import year_ends_title
+    from ctxmill.compile.refparse.tokens import tokenize
+
+    raw = "Wu, Y., Takatsuka, M. Spherical maps using indexed geodesic data structures 2006 Neural Networks 900--910"
+    toks = tokenize(raw)
+    labels = _runs(("author", 7), ("title", 10), ("pages", 1))
+    assert len(labels) == len(toks)
+    out = year_ends_title(toks, labels)
+    assert parse_labels_title(raw, out) == "Spherical maps using indexed geodesic data structures"
+    assert out[14:18] == ["date", "container", "container", "pages"]
+    toks = tokenize("Banks T 2003 A Critique of pure string theory: opinions of diverse dimensions (arXiv:hep-th/0306074)")
+    labels = ["title"] * (len(toks) - 3) + ["O", "arxiv", "O"]
+    assert year_ends_title(toks, labels) == labels
+    # a dated entry keeps a year inside its title ("The 2008 Financial Crisis ...")
+    toks = tokenize("Lo, A. W. 2012. Reading about the 2008 Financial Crisis: a review. J. Econ. Lit. 50, 151-178.")
+    labels = ["author"] * 4 + ["date", "O"] + ["title"] * 8 + ["O"] + ["container"] * 5 + ["volume", "O", "pages", "O"]
+    assert len(labels) == len(toks)
+    assert year_ends_title(toks, labels) == labels

@@ -294,6 +294,48 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+# lower-case words a list of names holds: particles, connectives, "et al.", "on behalf of the",
+# "edited by", "and others"
+_NAME_WORDS = frozenset((
+    "and", "und", "et", "al", "of", "the", "for", "on", "behalf", "with", "by", "in", "others", "ed", "eds",
+    "edited", "de", "da", "di", "du", "des", "del", "della", "dos", "das", "do", "la", "le", "les", "van",
+    "von", "der", "den", "ten", "ter", "zu", "y", "e", "el", "bin", "ibn", "jr",
+    "avec", "mit", "con", "com", "met", "och",  # "with"
+    "dir", "coord", "hrsg", "hg", "trad", "trans", "transl", "comp", "éd", "éds", "red"))  # roles
+
+
+def prose_ends_names(tokens, labels: list[str]) -> list[str]:
+    """The author labels ran on into the title's first words, and the title's labels begin
+    after a quote, a slash or a bracket inside it ("Rome J. Autosomal dominant "Opitz" GBBB
+    syndrome ...", "L. Niu, A generalized (G /G)-expansion method ..."): a lower-case word
+    that no list of names holds is prose, so the title begins at the capitalised word that
+    starts it, right after a name's initials or a comma."""
+    if "author" not in labels or "title" not in labels:
+        return labels
+    n = len(labels)
+    a = labels.index("author")
+    b = _run_end(labels, a)
+    t = b + 1
+    while t < n and t - b <= 3 and labels[t] == "O" and not tokens[t][0][:1].isalnum():
+        t += 1
+    if t >= n or labels[t] != "title":
+        return labels
+    words = [w for w, _, _ in tokens]
+    i = next((i for i in range(a + 2, b + 1) if len(words[i]) > 1 and words[i].isalpha() and words[i].islower()
+              and words[i] not in _NAME_WORDS), None)
+    if i is None or "," in words[i:b]:  # the names go on after it ("Bâ el H, Richardson K, ...")
+        return labels
+    s = i - 1
+    before = words[s - 1]
+    # (an initial before a lower-case word is the article: "L. Niu, A generalized ...")
+    if not (words[s].isalpha() and words[s][:1].isupper()
+            and (before in ",;" or (_INITIALS_TOKEN.fullmatch(before) and before.endswith(".")))):
+        return labels
+    out = list(labels)
+    out[s:t] = ["title"] * (t - s)
+    return out
+
+
 _COLLAB = frozenset(("collaboration", "collaborations", "consortium"))
 _COLLAB_TEXT = re.compile(r"(?i)\b(?:collaborations?|consortium)\b")
 _DOTTED_INITIALS = re.compile(r"(?:[A-ZÀ-Þ]\.)+")
@@ -611,6 +653,26 @@ def volume_before_pages(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+def year_ends_title(tokens, labels: list[str]) -> list[str]:
+    """No date, and a year inside the title after two words or more, a capitalised word after
+    it: the style prints "Names Title Year Venue" with no punctuation ("Wu, Y., Takatsuka, M.
+    Spherical self-organizing map ... structure 2006 Neural Networks 900--910"), so the year
+    ends the title and the words after it begin the venue."""
+    if "date" in labels or "title" not in labels:
+        return labels
+    i = labels.index("title")
+    j = _run_end(labels, i)
+    k = next((k for k in range(i + 2, j) if _YEAR_TOKEN.match(tokens[k][0]) and tokens[k + 1][0][:1].isupper()), None)
+    # (not where more follows the year than precedes it: "Banks T 2003 A Critique of pure string
+    # theory ...", "Fukuda & Yata 1991 A new species of ...": names, the year, then the title)
+    if k is None or j - k > k - i:
+        return labels
+    out = list(labels)
+    out[k] = "date"
+    out[k + 1 : j + 1] = ["O" if "container" in labels else "container"] * (j - k)
+    return out
+
+
 def one_year(tokens, labels: list[str]) -> list[str]:
     """Two dates, one of them a bare number after the venue or its volume and the other in
     brackets: the bracketed one is the year, the bare number the volume or the first page
@@ -731,7 +793,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = title_after_names(tokens, year_after_url(text, tokens, venue_head(tokens, labels)))
     if collab:
         labels = collaboration_is_author(tokens, labels)
-    labels = one_year(tokens, authors_end_at_initials(tokens, labels))
+    labels = one_year(tokens, year_ends_title(tokens, prose_ends_names(tokens, authors_end_at_initials(tokens, labels))))
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
     labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
