@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from ctxmill import beside
 from ctxmill.compile import references
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.compile.refparse import reference_fields
@@ -64,7 +65,7 @@ def test_no_fork_while_another_thread_runs(monkeypatch):
     t = threading.Thread(target=stop.wait)
     t.start()
     try:
-        assert references._fork_fields(["x"]) is None
+        assert beside.start(len, "x") is None
     finally:
         stop.set()
         t.join()
@@ -74,7 +75,7 @@ def test_a_long_list_compiles_the_same_on_one_core(monkeypatch):
     """Every reference of a 1,000-entry list: the same with the fork and without it."""
     text = "References\n\n" + "".join(f"[{i}] {t}\n" for i, t in enumerate(_entries(1000), start=1))
     doc = compile_document(text.encode(), name="refs.txt")
-    monkeypatch.setattr(references, "_fork_fields", lambda texts: None)
+    monkeypatch.setattr(beside, "start", lambda fn, *args: None)
     one = compile_document(text.encode(), name="refs.txt")
     assert len(doc.references) == 1000
     assert doc.references == one.references
@@ -112,3 +113,14 @@ def test_repeated_entries_compile_as_before(monkeypatch):
         reference_fields(t, references.parse_entry) for t in texts])
     one = compile_document(text.encode(), name="refs.txt")
     assert len(doc.references) == 30 and doc.references == one.references
+
+
+def test_beside_returns_the_childs_result_or_failed():
+    import signal
+
+    child = beside.start(lambda n: (os.getpid(), n * 2), 21)
+    assert child is not None
+    pid, v = child.result()
+    assert v == 42 and pid != os.getpid()
+    assert beside.start(lambda: 1 / 0).result() is beside.FAILED
+    assert beside.start(lambda: os.kill(os.getpid(), signal.SIGKILL)).result() is beside.FAILED

@@ -1349,10 +1349,9 @@ def _fields_of(texts: list[str]) -> list[dict]:
     sends its fields back pickled through a pipe. The child inherits the loaded model (nothing
     is imported or read again). Where a fork is not safe or not possible (another thread
     running, which a fork would leave half-way in the child; one CPU; no ``os.fork``) or the
-    child fails, this process labels every entry itself: the fields are the same either way.
+    child fails, this process labels every entry itself: the fields are the same either way
+    (``ctxmill.beside``).
     """
-    from ctxmill.compile.refparse import reference_fields
-
     uniq = list(dict.fromkeys(texts))
     if len(uniq) < len(texts):
         # an entry printed twice (or a list of one entry repeated) is labelled once; each
@@ -1366,81 +1365,23 @@ def _fields_of(texts: list[str]) -> list[dict]:
             out.append(copy.deepcopy(got[t]) if t in seen else got[t])
             seen.add(t)
         return out
+    from ctxmill import beside
+
     cut = len(texts) // 2
-    child = _fork_fields(texts[cut:]) if len(texts) >= PARALLEL_MIN_ENTRIES else None
+    child = beside.start(_label_all, texts[cut:]) if len(texts) >= PARALLEL_MIN_ENTRIES else None
     if child is None:
-        return [reference_fields(t, parse_entry) for t in texts]
-    head = [reference_fields(t, parse_entry) for t in texts[:cut]]
-    tail = _child_fields(child)
-    if tail is None or len(tail) != len(texts) - cut:
-        tail = [reference_fields(t, parse_entry) for t in texts[cut:]]
+        return _label_all(texts)
+    head = _label_all(texts[:cut])
+    tail = child.result()
+    if tail is beside.FAILED or len(tail) != len(texts) - cut:
+        tail = _label_all(texts[cut:])
     return head + tail
 
 
-def _fork_fields(texts: list[str]) -> tuple[int, int] | None:
-    """Fork a child that labels ``texts`` and writes the pickled list of fields to a pipe:
-    (pid, read end of the pipe), or None where no child was started."""
-    import os
-    import threading
+def _label_all(texts: list[str]) -> list[dict]:
+    from ctxmill.compile.refparse import reference_fields
 
-    if not hasattr(os, "fork") or threading.active_count() > 1:
-        return None
-    try:
-        if len(os.sched_getaffinity(0)) < 2:
-            return None
-    except (AttributeError, OSError):
-        if (os.cpu_count() or 1) < 2:
-            return None
-    try:
-        r, w = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        return None
-    if pid:
-        os.close(w)
-        return pid, r
-    # the child: label, send, and leave at once (no atexit handlers, no buffers of the
-    # parent's flushed twice, no interpreter teardown)
-    code = 1
-    try:
-        import pickle
-
-        from ctxmill.compile.refparse import reference_fields
-
-        os.close(r)
-        data = pickle.dumps([reference_fields(t, parse_entry) for t in texts], pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(w, "wb") as fh:
-            fh.write(data)
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def _child_fields(child: tuple[int, int]) -> list[dict] | None:
-    """The fields the child sent, or None when it failed (this process then labels them)."""
-    import os
-    import pickle
-
-    pid, r = child
-    try:
-        with os.fdopen(r, "rb") as fh:
-            data = fh.read()
-    finally:
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped already (SIGCHLD ignored): the reply tells
-            status = 0
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return None
-    try:
-        return pickle.loads(data)
-    except Exception:  # a reply cut short: labelled here instead
-        return None
+    return [reference_fields(t, parse_entry) for t in texts]
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
