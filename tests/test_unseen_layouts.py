@@ -990,3 +990,26 @@ def test_the_score_counts_no_list_printed_and_none_found_as_the_right_count(tmp_
     (tmp_path / "references.json").write_text(json.dumps([{"raw": "A. Author. A title. 2020."}]))
     assert score(tmp_path, {**truth, "n_references": 0})["references"]["count_ok"] is False
     assert score(tmp_path, truth)["references"]["count_ok"] is False  # no count known: not scored right
+
+
+def plos_first_page(extra: str) -> list[list[tuple]]:
+    """A title page: title, byline, a bold 'Abstract' label over its paragraph, then `extra` in
+    the numbered sections' type over running text, then two numbered sections."""
+    return [[("Good Enough Practices in Scientific Computing", 72, 70, 17, "Helvetica-Bold"),
+             ("Greg Wilson, Jennifer Bryan, Karen Cranston", 72, 100, 11, "Helvetica"),
+             ("Abstract", 72, 140, 12, "Helvetica-Bold"), *body_lines(158, 3),
+             (extra, 72, 210, 12, "Helvetica-Bold"), *body_lines(228, 3),
+             ("1 Data Management", 72, 290, 12, "Helvetica-Bold"), *body_lines(308, 4),
+             ("2 Software", 72, 370, 12, "Helvetica-Bold"), *body_lines(388, 4)]]
+
+
+def test_a_section_after_the_abstract_on_the_title_page_is_a_heading(tmp_path):
+    # PLOS: "Author Summary" follows the abstract on page 1, set like the numbered sections
+    doc = compile_pages(tmp_path, plos_first_page("Author Summary"))
+    assert headings(doc)[1:] == ["## Author Summary", "## 1 Data Management", "## 2 Software"]
+    assert "Author Summary" not in (doc.metadata.abstract or "")
+
+
+def test_a_front_matter_label_after_the_abstract_stays_text(tmp_path):
+    doc = compile_pages(tmp_path, plos_first_page("Keywords"))
+    assert headings(doc)[1:] == ["## 1 Data Management", "## 2 Software"]

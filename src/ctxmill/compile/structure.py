@@ -544,10 +544,16 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
     weak = [i for i in weak if i > above or blocks[i].page != title_page]
     numbered = sum(1 for b in blocks if b.kind is Kind.HEADING and b.number)
     if numbered >= 2:
+        abstract = next((i for i, b in enumerate(blocks[:first_numbered or 0])
+                         if b.page == title_page and norm_title(b.attrs.get("_title") or b.text) == "abstract"), None)
         for idx in weak:
             b = blocks[idx]
             known = norm_title(b.text) in KNOWN_UNNUMBERED
-            if first_numbered is not None and idx < first_numbered and not known \
+            # after the abstract's label, a line set like the sections over running text is one
+            # (PLOS's "Author Summary"); a front-matter label in that style is not (ACM's "Keywords")
+            after_abstract = abstract is not None and idx > abstract and norm_title(b.text) not in _FRONT_LABELS \
+                and _text_follows(blocks, idx, body)
+            if first_numbered is not None and idx < first_numbered and not known and not after_abstract \
                     and (b.page <= title_page or not _text_follows(blocks, idx, body)):
                 continue  # the title pages: names, affiliations, degree, venue lines
             level = sig_level.get(_signature(b))
@@ -588,6 +594,10 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         _sections_over_subsections(blocks, body)
     _slanted_below(blocks, weak, body)
 
+
+# labels of a paper's front matter, set like its sections by some classes (acmart's "Keywords")
+_FRONT_LABELS = {"keywords", "key words", "index terms", "ccs concepts", "acm reference format", "general terms",
+                 "categories and subject descriptors", "author keywords", "abstract", "msc", "pacs", "jel"}
 
 # the sections a paper's body is made of: a heading of these names is no subsection
 _SECTION_NAMES = UNNUMBERED_HEADINGS | {
