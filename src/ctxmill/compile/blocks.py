@@ -148,9 +148,21 @@ class _L:
     def __init__(self, line: Line, page: int):
         self.line = line
         self.page = page
-        self.text = line.text
+        self.text = t = line.text
         x0, top, x1, bottom = line.bbox
         self.x0, self.x1, self.top, self.bottom = x0, x1, top, bottom
+        if len(line.spans) == 1 and not line.spans[0].superscript:
+            # (two lines in three) one span: what the loops below give for it, without a Counter
+            s = line.spans[0]
+            some = bool(s.text.strip())  # its share of the line's characters is all or nothing
+            self.size = round(s.size, 1)
+            self.bold, self.mono, self.italic = some and bool(s.bold), some and bool(s.mono), some and bool(s.italic)
+            self.first_bold = s.bold
+            self.caps = t.isupper() and sum(1 for c in t if c.isalpha()) >= 3
+            self.smallcaps = False  # (capitals in two sizes)
+            self.lead_bold = s.text.strip() if s.bold else ""
+            self.wide = False  # (a gap between two spans)
+            return
         counts: Counter[float] = Counter()
         bold = mono = italic = total = 0
         for s in line.spans:
@@ -191,6 +203,8 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
     """Line text with superscripts written as ``[^n]`` (footnote style)."""
     if not line.spans:
         return line.text
+    if len(line.spans) == 1 and not line.spans[0].superscript:  # (two lines in three)
+        return _one_space(line.spans[0].text)
     parts: list[str] = []
     prev = None
     spans: list[Span] = []
@@ -216,7 +230,18 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
         else:
             parts.append(t)
         prev = s
-    return re.sub(r"[ \t]+", " ", "".join(parts)).strip()
+    return _one_space("".join(parts))
+
+
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def _one_space(text: str) -> str:
+    """``text`` with each run of spaces and tabs one space, stripped; without a regex pass where
+    it has no such run longer than one space (most lines)."""
+    if "\t" in text or "  " in text:
+        text = _BLANKS.sub(" ", text)
+    return text.strip()
 
 
 def _inside(box, area, margin=2.0) -> bool:
