@@ -121,8 +121,11 @@ def clean(s: str) -> str:
     s = re.sub(r"\$\^\{?[^$]*\}?\$", "", s)  # superscript markers
     s = re.sub(r"\\\\(\[[^\]]*\])?", " ", s)
     s = re.sub(r"\\(newline|linebreak|hfill|quad|qquad|noindent|IEEEauthorrefmark\{[^}]*\})", " ", s)
+    s = re.sub(r"[~\s]*\\cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}\{[^}]*\}", "", s)  # a citation in a title
+    s = re.sub(r"\$\{\}\^\{?([^${}]*)\}?\$", r"\1", s)  # M${}^2$: a raised 2 in a name (M2), not a mark
     for acc, comb in ACCENTS.items():
-        s = re.sub(r"\\" + re.escape(acc) + r"\s*\{?\\?([a-zA-Z])\}?",
+        # (a letter-named accent is no command's first letter: "\\c{c}", not "\\citep")
+        s = re.sub(r"\\" + re.escape(acc) + (r"(?![a-zA-Z])" if acc.isalpha() else "") + r"\s*\{?\\?([a-zA-Z])\}?",
                    lambda m, c=comb: unicodedata.normalize("NFC", m.group(1) + c), s)
     s = re.sub(r"\\(La)?TeX\b\s*", lambda m: (m.group(1) or "") + "TeX ", s).replace("\\ ", " ")
     s = s.replace("\\&", "&").replace("~", " ").replace("---", "—").replace("--", "–").replace("``", "\u201c").replace("''", "\u201d")
@@ -296,6 +299,10 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
             truth["sections"] = [s for s in truth["sections"] if s["title"] not in value]
         elif field == "append_sections":  # headings a class macro prints (jmlr2e's \acks)
             truth["sections"] += value
+        elif field == "rename_sections":  # a title as printed where the source cites in it (natbib's
+            # "(Dahlmeier and Ng, 2012)" from \citep{key} of a .bib the snapshot lacks)
+            for sec in truth["sections"]:
+                sec["title"] = value.get(sec["title"], sec["title"])
         elif field == "drop_references":  # cited in the source, absent from the committed (older) PDF
             gone = [r for r in truth["reference_titles"] if r["key"] in value]
             truth["reference_titles"] = [r for r in truth["reference_titles"] if r["key"] not in value]

@@ -1013,3 +1013,20 @@ def test_a_section_after_the_abstract_on_the_title_page_is_a_heading(tmp_path):
 def test_a_front_matter_label_after_the_abstract_stays_text(tmp_path):
     doc = compile_pages(tmp_path, plos_first_page("Keywords"))
     assert headings(doc)[1:] == ["## 1 Data Management", "## 2 Software"]
+
+
+def test_a_raised_digit_inside_a_heading_is_part_of_its_title(tmp_path):
+    # ACL camera-ready (INLG 2024): "2.1 M² (Dahlmeier and Ng, 2012)", the metric's raised 2 set
+    # in the math font mid-title; a raised mark used to make any line no heading at all
+    def head(y, number_name, width, rest):
+        return [(number_name, 72, y, 11, "Times-Bold"), ("2", 72 + width + 0.3, y - 3.5, 7, "Times-Roman"),
+                (rest, 72 + width + 6.5, y, 11, "Times-Bold")]
+    doc = compile_pages(tmp_path, [[
+        ("An n-gram F-score for Evaluating Error Correction", 72, 70, 15, "Times-Bold"),
+        ("1 Introduction", 72, 110, 12, "Times-Bold"), *body_lines(128, 4),
+        ("2 Related Work", 72, 190, 12, "Times-Bold"), *body_lines(208, 3),
+        *head(260, "2.1 M", 26.9, "(Dahlmeier and Ng, 2012)"), *body_lines(278, 3),
+        *head(330, "2.2 PT-M", 47.7, "(Gong et al., 2022)"), *body_lines(348, 3),
+        ("3 Proposed Method", 72, 400, 12, "Times-Bold"), *body_lines(418, 3)]])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Related Work", "### 2.1 M² (Dahlmeier and Ng, 2012)",
+                                 "### 2.2 PT-M² (Gong et al., 2022)", "## 3 Proposed Method"]

@@ -188,7 +188,7 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     if b.kind is not Kind.PARAGRAPH or b.attrs.get("title") or b.attrs.get("toc"):
         return None
     text = b.text.strip()
-    if not text or len(text) > 180 or "[^" in text:
+    if not text or len(text) > 180 or "[^" in text and not _inner_marks(text):
         return None
     geo = b.attrs.get("_size") is not None
     style = None
@@ -220,8 +220,9 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         title = num.title
         if title and not title[:1].isupper() and not title[:1].isdigit():
             return None
-        letters = sum(c.isalpha() for c in title)
-        if title and (letters < 2 or letters < 0.5 * len(title.replace(" ", ""))):
+        bare = _MARK_KEY_RE.sub("", title) if "[^" in title else title
+        letters = sum(c.isalpha() for c in bare)
+        if title and (letters < 2 or letters < 0.5 * len(bare.replace(" ", ""))):
             return None  # "1 3 4 × 5 6", "1 012 x": a matrix or an equation row
         if title and (SENTENCE_END_RE.search(title) and not title.endswith("?") or title.endswith(",")):
             return None
@@ -271,6 +272,16 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         # IEEE compsoc): a heading where its style matches one, like the weak ones above
         return None, text1, "weak-" + style
     return None
+
+
+# a raised digit or sign glued to a word inside a title, more of the title after it ("2.1 M[^2]
+# (Dahlmeier and Ng, 2012)": M², a metric's name); a note's mark ends its line or its name
+_INNER_MARK_RE = re.compile(r"(?<=\w)\[\^[0-9+\-−*]{1,2}\](?= [^\s\[,])")
+
+
+def _inner_marks(text: str) -> bool:
+    """Every raised mark of a line is part of a word inside it, not a note's or an affiliation's mark."""
+    return text.count("[^") == len(_INNER_MARK_RE.findall(text))
 
 
 def _title_case(text: str) -> bool:
@@ -331,7 +342,7 @@ def _set_heading(b: Block, level: int, number: str | None, title: str) -> None:
     b.kind = Kind.HEADING
     b.level = max(2, min(6, level))
     b.number = number
-    b.attrs["_title"] = title
+    b.attrs["_title"] = _cell_marks(title) if "[^" in title else title  # "M[^2]" is M², as in a table cell
 
 
 def _roman_scheme(cands: dict[int, tuple]) -> bool:
