@@ -13,7 +13,13 @@ from ctxmill.compile import references
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.compile.refparse import reference_fields
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or beside._cpus() < 2, reason="needs os.fork and 2 CPUs")
+
+
+@pytest.fixture(autouse=True)
+def _idle(monkeypatch):
+    # the shared test machine is often busy: a fork is what these tests check
+    monkeypatch.setattr(beside, "idle_cpu", lambda: True)
 
 
 def _entries(n: int) -> list[str]:
@@ -124,3 +130,13 @@ def test_beside_returns_the_childs_result_or_failed():
     assert v == 42 and pid != os.getpid()
     assert beside.start(lambda: 1 / 0).result() is beside.FAILED
     assert beside.start(lambda: os.kill(os.getpid(), signal.SIGKILL)).result() is beside.FAILED
+
+
+def test_no_fork_on_a_busy_machine(monkeypatch):
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "getloadavg", lambda: (beside._cpus() - 0.5, 0.0, 0.0))
+    assert not beside.idle_cpu() and beside.start(len, "x") is None
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert beside.idle_cpu()
+    monkeypatch.setenv("CTXMILL_BESIDE", "0")
+    assert beside.start(len, "x") is None

@@ -13,7 +13,13 @@ from ctxmill import beside, render
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import graph, write_outputs
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or beside._cpus() < 2, reason="needs os.fork and 2 CPUs")
+
+
+@pytest.fixture(autouse=True)
+def _idle(monkeypatch):
+    # the shared test machine is often busy: a fork is what these tests check
+    monkeypatch.setattr(beside, "idle_cpu", lambda: True)
 
 TEXT = ("Title\n\nSome text [1] and [2].\n\nReferences\n\n"
         + "".join(f"[{i}] A. Author{i}, B. Writer. A title {i}. In Proc. X, {1990 + i % 30}.\n" for i in range(1, 41)))
