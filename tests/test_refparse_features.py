@@ -445,3 +445,26 @@ def test_words_end_where_the_character_by_character_test_ends_them():
              "abCd", "abCD", "ΑλφαΒήτα", "straßeÖffnung", "øreØre", "x", "DNA", "mRNA", "abcÞe", "ÞÞ", "naïveTest"]
     for w in words + [" ".join(words)]:
         assert [m.group() for m in now.finditer(w)] == [m.group() for m in per_char.finditer(w)], w
+
+
+def test_the_lattice_tags_scores_exactly_as_pycrfsuites_tagger():
+    """Parsing copies each string's score matrix into CRFsuite's own lattice (model.Lattice)
+    instead of handing pycrfsuite a {label: score} dict a token: the labels and the confidence,
+    unrounded, are those of pycrfsuite's Tagger on the same scores, for real strings, for
+    made-up scores, and past the lattice's first size (the matrices are reallocated)."""
+    import numpy as np
+
+    from ctxmill.compile.refparse import model
+    from ctxmill.compile.refparse.features import scores_of
+
+    w = model.weights()
+    assert w.lattice is not None  # this pycrfsuite's CRFsuite is the one Lattice reads
+    matrices = [scores_of(tokenize(t)) for t in _SCORED if t.strip()]
+    rng = np.random.default_rng(7)
+    matrices += [rng.normal(0.0, s, (n, len(w.labels))) for n, s in ((1, 1.0), (3, 10.0), (40, 2.0), (700, 3.0), (5, 0.0))]
+    for scores in matrices + matrices[:3]:  # back to short strings after the long one
+        with model._lock:
+            expect = model._tag_items(w.scores, w.labels, scores)
+            got = w.lattice.tag(scores)
+        assert got == expect
+        assert model.tag_scores(scores) == expect

@@ -13,11 +13,16 @@ in a model built in memory from the shipped one with the same labels and transit
 (``scores_model``). Viterbi and the marginals are then CRFsuite's, over the same scores up to
 the order of a floating-point sum: every field and confidence of the 18,234 held-out and
 training strings is the same as from the feature strings (tests/test_refparse_features.py
-checks the two paths agree).
+checks the two paths agree). Nor does it hand pycrfsuite those scores as {label: score}
+dicts (converting them was 70% of tagging): ``Lattice`` copies the score matrix into the
+context of CRFsuite's Viterbi and forward-backward functions, which pycrfsuite's extension
+exports, and runs them there; it is used only where it tags a few sequences exactly as the
+Tagger does.
 """
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import threading
 from importlib import resources
@@ -72,6 +77,82 @@ _FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("w", "<f8
 _CQDB_DATA = 24 + 256 * 8  # a database's header and its 256 hash-table references
 
 
+class _Context(ctypes.Structure):
+    """The head of CRFsuite's crf1d_context_t (lib/crf/src/crf1d.h): sizes, then the matrices
+    Viterbi and the forward-backward pass read and write, each T x L (L x L for trans)."""
+    _fields_ = [("flag", ctypes.c_int), ("num_labels", ctypes.c_int), ("num_items", ctypes.c_int),
+                ("cap_items", ctypes.c_int), ("log_norm", ctypes.c_double),
+                ("state", ctypes.POINTER(ctypes.c_double)), ("trans", ctypes.POINTER(ctypes.c_double)),
+                ("alpha_score", ctypes.POINTER(ctypes.c_double)), ("beta_score", ctypes.POINTER(ctypes.c_double)),
+                ("scale_factor", ctypes.POINTER(ctypes.c_double))]
+
+
+class Lattice:
+    """CRFsuite's own Viterbi and forward-backward (the crf1dc_* functions, which pycrfsuite's
+    extension module exports) over a matrix of state scores, without pycrfsuite's items.
+
+    Handing a token's 18 scores to ``Tagger.set`` as a {label: score} dict cost 140 us a
+    string (Python dicts built, then each pair converted to a C++ attribute, its name looked
+    up), where Viterbi and the marginals take 20. Here the scores are copied into the
+    context's state matrix as they are, and the functions ``Tagger.tag`` and ``marginal``
+    call run on it: the state scores CRFsuite would have summed are these (weight 1 x the
+    score, added to 0), so labels and confidence are the same to the bit."""
+
+    def __init__(self, n_labels: int, trans: np.ndarray, names: list[str]) -> None:
+        lib = ctypes.CDLL(pycrfsuite._pycrfsuite.__file__)
+        ptr = ctypes.POINTER(_Context)
+        lib.crf1dc_new.restype, lib.crf1dc_new.argtypes = ptr, [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        lib.crf1dc_set_num_items.restype, lib.crf1dc_set_num_items.argtypes = ctypes.c_int, [ptr, ctypes.c_int]
+        lib.crf1dc_reset.restype, lib.crf1dc_reset.argtypes = None, [ptr, ctypes.c_int]
+        lib.crf1dc_viterbi.restype, lib.crf1dc_viterbi.argtypes = ctypes.c_double, [ptr, ctypes.c_void_p]
+        for fn in ("crf1dc_exp_state", "crf1dc_exp_transition", "crf1dc_alpha_score", "crf1dc_beta_score"):
+            getattr(lib, fn).restype, getattr(lib, fn).argtypes = None, [ptr]
+        self.lib, self.names, self.n = lib, names, n_labels
+        self.ctx = lib.crf1dc_new(0x03, n_labels, 0)  # CTXF_VITERBI | CTXF_MARGINALS
+        self.c = self.ctx.contents
+        if self.c.num_labels != n_labels:
+            raise RuntimeError("CRFsuite's context is not laid out as expected")
+        lib.crf1dc_reset(self.ctx, 0x02)  # RF_TRANS
+        lib.crf1dc_set_num_items(self.ctx, 256)  # room for most strings: the matrices move only beyond
+        _view(self.c.trans, n_labels * n_labels)[:] = trans.ravel()
+        lib.crf1dc_exp_transition(self.ctx)
+        self._views: tuple = ()
+        self._at: tuple = ()
+
+    def _arrays(self) -> tuple:
+        c = self.c
+        at = (ctypes.addressof(c.state.contents), ctypes.addressof(c.alpha_score.contents), c.cap_items)
+        if at != self._at:  # set_num_items reallocated the matrices
+            size = c.cap_items * self.n
+            self._views = tuple(_view(p, size) for p in (c.state, c.alpha_score, c.beta_score)) \
+                + (_view(c.scale_factor, c.cap_items),)
+            self._at = at
+        return self._views
+
+    def tag(self, scores: np.ndarray) -> tuple[list[str], float]:
+        """Labels and mean marginal of a (tokens x labels) score matrix; the caller holds _lock."""
+        n, lib, ctx = len(scores), self.lib, self.ctx
+        if lib.crf1dc_set_num_items(ctx, n):
+            raise MemoryError("CRFsuite could not allocate its lattice")
+        state, alpha, beta, scale = self._arrays()
+        state[: n * self.n] = scores.ravel()
+        best = np.empty(n, np.intc)
+        lib.crf1dc_viterbi(ctx, best.ctypes.data)
+        # what Tagger.marginal computes at its first call: crf1dc_marginal_point is
+        # fwd[l] * bwd[l] / scale_factor[t], summed here in the same order
+        lib.crf1dc_exp_state(ctx)
+        lib.crf1dc_alpha_score(ctx)
+        lib.crf1dc_beta_score(ctx)
+        at = np.arange(0, n * self.n, self.n) + best
+        total = sum((alpha[at] * beta[at] / scale[:n]).tolist())
+        return list(map(self.names.__getitem__, best.tolist())), total / n
+
+
+def _view(p, size: int) -> np.ndarray:
+    """A float64 array over CRFsuite's memory (np.ctypeslib costs an import at load)."""
+    return np.frombuffer((ctypes.c_double * size).from_address(ctypes.addressof(p.contents)), np.float64)
+
+
 class Weights(NamedTuple):
     index: dict[bytes, int]     # attribute -> row of ``matrix`` (a feature the model lacks: ``absent``)
     matrix: np.ndarray          # (attributes + 1, labels) float64, the last row zeros
@@ -79,6 +160,7 @@ class Weights(NamedTuple):
     labels: list[bytes]         # label names by id: the attribute names of ``scores``
     scores: pycrfsuite.Tagger   # the model that takes one score per label (see the module doc)
     data: bytes                 # ``scores``'s file in memory: CRFsuite reads it in place
+    lattice: Lattice | None     # what tags the scores (None: pycrfsuite's Tagger does)
 
 
 def _records(buf: bytes, at: int, count: int) -> list[bytes]:
@@ -154,8 +236,32 @@ def weights() -> Weights:
                 data = scores_model(buf)
                 t = pycrfsuite.Tagger()
                 t.open_inmemory(data)
-                _weights = Weights(dict(zip(names, range(n_attrs), strict=True)), matrix, n_attrs, labels, t, data)
+                _weights = Weights(dict(zip(names, range(n_attrs), strict=True)), matrix, n_attrs, labels, t, data,
+                                   _lattice(feats[feats["type"] == 1], labels, t))
     return _weights
+
+
+def _lattice(trans: np.ndarray, labels: list[bytes], tagger: pycrfsuite.Tagger) -> Lattice | None:
+    """The Lattice, where this pycrfsuite's CRFsuite is the one it was written for: it must
+    tag a few made-up sequences exactly as the Tagger does, else the Tagger is used."""
+    n = len(labels)
+    matrix = np.zeros((n, n))
+    matrix[trans["src"], trans["dst"]] = trans["w"]
+    try:
+        lat = Lattice(n, matrix, [lab.decode() for lab in labels])
+    except (OSError, AttributeError, RuntimeError, ValueError):
+        return None
+    for length in (1, 2, 7, 300):  # (numpy.random would cost 28 ms of imports at load)
+        scores = np.sin(np.arange(length * n) * 1.7).reshape(length, n) * 3.0
+        if lat.tag(scores) != _tag_items(tagger, labels, scores):
+            return None
+    return lat
+
+
+def _tag_items(t: pycrfsuite.Tagger, labels: list[bytes], scores: np.ndarray) -> tuple[list[str], float]:
+    items = list(map(dict, map(zip, repeat(labels), scores.tolist())))  # {label: score} per token
+    found = t.tag(items)
+    return found, sum(map(t.marginal, found, range(len(found)))) / len(found)
 
 
 def load() -> None:
@@ -172,9 +278,7 @@ def tag_scores(scores: np.ndarray) -> tuple[list[str], float]:
     if not len(scores):
         return [], 0.0
     w = weights()
-    items = list(map(dict, map(zip, repeat(w.labels), scores.tolist())))  # {label: score} per token
-    t = w.scores
-    with _lock:
-        labels = t.tag(items)
-        total = sum(map(t.marginal, labels, range(len(labels))))
-    return labels, total / len(labels)
+    with _lock:  # one lattice (or Tagger) per process: one sequence at a time
+        if w.lattice is not None:
+            return w.lattice.tag(scores)
+        return _tag_items(w.scores, w.labels, scores)
