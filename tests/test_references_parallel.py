@@ -140,3 +140,6 @@ def test_no_fork_on_a_busy_machine(monkeypatch):
     assert beside.idle_cpu()
     monkeypatch.setenv("CTXMILL_BESIDE", "0")
     assert beside.start(len, "x") is None
+    monkeypatch.setattr(os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+    monkeypatch.setenv("CTXMILL_BESIDE", "1")  # a child whatever the load
+    assert beside.start(len, "xy").result() == 2

@@ -8,9 +8,10 @@ model, the compiled document), so the child starts at once and imports nothing.
 A fork is only made where it is safe and can help: on a system with ``os.fork``, at least
 two CPUs for this process, one of them idle (:func:`idle_cpu`), and no other thread running (a
 fork copies only the calling thread, and a lock another thread held would stay held in the
-child). Otherwise :func:`start` returns None and the caller does the work itself
-(``CTXMILL_BESIDE=0`` asks for that everywhere); it does the same when :meth:`Beside.result`
-says the child failed, so a result never depends on whether a child ran.
+child). Otherwise :func:`start` returns None and the caller does the work itself; it does the
+same when :meth:`Beside.result` says the child failed, so a result never depends on whether a
+child ran. ``CTXMILL_BESIDE=0`` turns the children off, ``CTXMILL_BESIDE=1`` starts them
+whatever the load.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ def idle_cpu() -> bool:
 
 
 def can_fork() -> bool:
-    if not hasattr(os, "fork") or threading.active_count() > 1 or os.environ.get("CTXMILL_BESIDE") == "0":
+    """``CTXMILL_BESIDE``: ``0`` never, ``1`` whenever it is safe (whatever the load), unset:
+    when it is safe and a CPU is idle."""
+    asked = os.environ.get("CTXMILL_BESIDE")
+    if not hasattr(os, "fork") or threading.active_count() > 1 or asked == "0":
         return False
-    return _cpus() >= 2 and idle_cpu()
+    return _cpus() >= 2 and (asked == "1" or idle_cpu())
 
 
 class Beside:
