@@ -1030,3 +1030,18 @@ def test_a_raised_digit_inside_a_heading_is_part_of_its_title(tmp_path):
         ("3 Proposed Method", 72, 400, 12, "Times-Bold"), *body_lines(418, 3)]])
     assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Related Work", "### 2.1 M² (Dahlmeier and Ng, 2012)",
                                  "### 2.2 PT-M² (Gong et al., 2022)", "## 3 Proposed Method"]
+
+
+def test_a_letter_spaced_label_is_no_lettered_appendix(tmp_path):
+    # Elsevier CAS: "A R T I C L E I N F O" over the keywords, in letter-spaced capitals, read as
+    # appendix "A" titled "R T I C L E ...", whose lettering then refused "1. Introduction"
+    doc = compile_pages(tmp_path, [[
+        ("This is a Specimen Title for the Double Column Class", 72, 70, 15, "Times-Bold"),
+        ("J.K. Krishnan, Han Thane, T. Rafeeq", 72, 100, 11, "Times-Roman"),
+        ("A R T I C L E   I N F O", 72, 140, 9, "Times-Bold"),
+        ("Keywords: quadrupole exciton polariton", 72, 155, 9, "Times-Roman"),
+        ("A B S T R A C T", 300, 140, 9, "Times-Bold"), *body_lines(155, 3, x=300, size=9),
+        ("1. Introduction", 72, 220, 12, "Times-Bold"), *body_lines(238, 4),
+        ("2. Installation", 72, 300, 12, "Times-Bold"), *body_lines(318, 4),
+        ("3. Front matter", 72, 380, 12, "Times-Bold"), *body_lines(398, 4)]])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Installation", "## 3 Front matter"]

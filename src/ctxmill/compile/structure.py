@@ -220,6 +220,8 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         title = num.title
         if title and not title[:1].isupper() and not title[:1].isdigit():
             return None
+        if num.kind == "letter" and _LETTER_SPACED_RE.match(text1):
+            return None  # "A R T I C L E I N F O": a letter-spaced label (Elsevier CAS), not appendix A
         bare = _MARK_KEY_RE.sub("", title) if "[^" in title else title
         letters = sum(c.isalpha() for c in bare)
         if title and (letters < 2 or letters < 0.5 * len(bare.replace(" ", ""))):
@@ -273,6 +275,9 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         return None, text1, "weak-" + style
     return None
 
+
+# a word set letter by letter, spaced out: "A B S T R A C T", "A R T I C L E I N F O"
+_LETTER_SPACED_RE = re.compile(r"^(?:\w ){3,}\w(?: (?:\w ){2,}\w)*$")
 
 # a raised digit or sign glued to a word inside a title, more of the title after it ("2.1 M[^2]
 # (Dahlmeier and Ng, 2012)": M², a metric's name); a note's mark ends its line or its name
