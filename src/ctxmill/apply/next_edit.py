@@ -389,7 +389,34 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
     found = [s for s in found if _trimmed(s, files.get(s.path))]
+    _context_features(found, hunks)
     return found, hunks
+
+
+def _context_features(found: list[Suggestion], hunks: list[Hunk]) -> None:
+    """What any suggestion has beside its propagator's own features, for the learned confidence
+    (apply/next_model.py): its hand-set confidence, where it sits against the edit, its rank among
+    its propagator's suggestions and how many each propagator made."""
+    nearest = {h.path: _changed_at(h) for h in hunks}
+    by_kind: dict[str, list[Suggestion]] = {}
+    for s in found:
+        by_kind.setdefault(s.kind, []).append(s)
+    shown = {s.kind for s in found if s.confidence >= THRESHOLD}
+    for kind, group in by_kind.items():
+        group.sort(key=lambda s: -s.confidence)  # stable: the propagator's own order among equals
+        for rank, s in enumerate(group):
+            f = s.features
+            f["hand"] = s.confidence
+            f["ctx_same_file"] = float(s.path in nearest)
+            line = nearest.get(s.path)
+            f["ctx_below"] = float(line is not None and s.start_line >= line)
+            f["ctx_dist_log"] = math.log1p(abs(s.start_line - line)) if line is not None else 0.0
+            f["ctx_rank"] = float(min(rank, 5))
+            f["ctx_kind_log"] = math.log1p(len(group))
+            f["ctx_all_log"] = math.log1p(len(found))
+            f["ctx_other_kinds"] = float(len(shown - {kind}))
+            f["ctx_lines_log"] = math.log1p(max(0, s.end_line - s.start_line + 1))
+            f["ctx_insertion"] = float(s.end_line < s.start_line)
 
 
 def _trimmed(s: Suggestion, text: str | None) -> bool:
@@ -420,10 +447,29 @@ def _trimmed(s: Suggestion, text: str | None) -> bool:
 
 def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
             threshold: float = THRESHOLD, overlay: dict[str, str] | None = None,
-            files: dict[str, str] | None = None) -> list[Suggestion]:
-    """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now)."""
+            files: dict[str, str] | None = None, gate: bool = False) -> list[Suggestion]:
+    """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now).
+
+    ``gate``: also drop the ranked suggestions the learned model (apply/next_model.py, fitted on
+    training cases from other repositories) finds unlikely: fewer wrong suggestions for one
+    right one lost now and then (measured in docs/apply.md; off by default for that reason)."""
     found, hunks = candidates(root, patch, overlay=overlay, files=files)
-    return _ranked(found, hunks, threshold)[:limit]
+    ranked = _ranked(found, hunks, threshold)
+    if gate:
+        from ctxmill.apply.next_model import load
+
+        model = load()
+        if model is not None:
+            ranked = _gated(ranked, model, model["gate_top"], model["gate_more"])
+    return ranked[:limit]
+
+
+def _gated(ranked: list[Suggestion], model: dict, top: float, more: float) -> list[Suggestion]:
+    """The ranked suggestions whose learned probability reaches ``top`` (the first one) or
+    ``more`` (every further one); the order stays the hand-set confidences'."""
+    from ctxmill.apply.next_model import probability
+
+    return [s for i, s in enumerate(ranked) if probability(model, s.kind, s.features) >= (top if i == 0 else more)]
 
 
 def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
@@ -434,10 +480,15 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     distance, below the edit, how many each propagator made) was fitted on half a of the dev
     repositories in this round: +0.021 precision@1 there, but -0.017 on the held-out half b, so
     this order stays (see docs/apply.md)."""
+    return _order(found, {h.path: _changed_at(h) for h in hunks}, threshold, THRESHOLD_MORE)
+
+
+def _order(found: list[Suggestion], nearest: dict[str, int], threshold: float, more: float) -> list[Suggestion]:
+    """_ranked with the edit's first changed line per file (``nearest``) and the two thresholds given."""
     found = [s for s in found if s.confidence >= threshold]
     found.sort(key=lambda s: -s.confidence)
     # past the best one, only those sure enough to be worth a look
-    found = found[:1] + [s for s in found[1:] if s.confidence >= max(threshold, THRESHOLD_MORE)]
+    found = found[:1] + [s for s in found[1:] if s.confidence >= max(threshold, more)]
     kept: list[Suggestion] = []
     taken: dict[str, list[tuple[int, int]]] = {}
     for s in found:
@@ -446,7 +497,6 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
             continue
         spans.append((s.start_line, s.end_line))
         kept.append(s)
-    nearest = {h.path: _changed_at(h) for h in hunks}
     # at one confidence: the edited file first, and in it the next place below the edit before
     # those above it (Tab moves on down the file; on the dev cases this put the right one first
     # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order

@@ -1,0 +1,84 @@
+"""The learned next-edit model (issue 18): features namespaced by propagator, the shipped
+weights and gate, and suggest(gate=True) dropping what the model finds unlikely."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from ctxmill.apply import next_model
+from ctxmill.apply.next_edit import Suggestion, _gated, candidates, suggest
+from test_next_edit import PATCH, SHOP, USE
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "shop.py").write_text(SHOP.replace("def total_price", "def order_total"))
+    (tmp_path / "use.py").write_text(USE)
+    (tmp_path / "README.md").write_text("Call total_price to sum a cart.\n")
+    return tmp_path
+
+
+def test_every_candidate_carries_its_hand_set_confidence_and_where_it_sits(repo):
+    found, _ = candidates(repo, PATCH)
+    assert found
+    for s in found:
+        assert s.features["hand"] == s.confidence
+        assert s.features["ctx_same_file"] == float(s.path == "shop.py")
+    below = [s for s in found if s.path == "shop.py" and s.start_line == 7]
+    assert below and below[0].features["ctx_below"] == 1.0
+    assert below[0].features["ctx_dist_log"] == pytest.approx(math.log1p(6))
+
+
+def test_features_are_namespaced_by_propagator():
+    f = next_model.features("rename", {"hand": 0.9, "code": 1.0, "ctx_below": 1.0, "reason": "x"})
+    assert f == {"kind=rename": 1.0, "rename.hand": 0.9, "rename.hand_shown": 1.0, "rename.hand_more": 1.0,
+                 "rename.same_file": 0.0, "rename.code": 1.0, "rename.ctx_below": 1.0}
+    # the same feature of another propagator is another weight: an import line sits above the
+    # use that needs it, a repeated edit's next site below
+    assert "import.ctx_below" in next_model.features("import", {"ctx_below": 1.0})
+
+
+def test_the_shipped_model_loads_and_gives_probabilities():
+    model = next_model.load()
+    assert model is not None and 0.0 <= model["gate_top"] <= 1.0 and 0.0 <= model["gate_more"] <= 1.0
+    assert len(model["weights"]) > 20
+    p = next_model.probability(model, "rename", {"hand": 0.9, "code": 1.0, "ctx_same_file": 1.0, "ctx_below": 1.0})
+    q = next_model.probability(model, "rename", {"hand": 0.2, "code": 0.0, "other_binding": 1.0})
+    assert 0.0 < q < p < 1.0
+
+
+def test_the_gate_drops_the_unlikely_and_keeps_the_order():
+    model = {"weights": {"bias": 0.0, "kind=repeated": -5.0, "kind=rename": 3.0}}
+    ranked = [Suggestion("a.py", 1, 1, "x\n", "r", 0.9, "rename", {"hand": 0.9}),
+              Suggestion("a.py", 5, 5, "y\n", "r", 0.6, "repeated", {"hand": 0.6}),
+              Suggestion("b.py", 2, 2, "z\n", "r", 0.5, "rename", {"hand": 0.5})]
+    assert [s.path + str(s.start_line) for s in _gated(ranked, model, 0.5, 0.5)] == ["a.py1", "b.py2"]
+    # the first place has its own gate
+    assert [s.start_line for s in _gated(ranked[1:], model, 0.0, 0.5)] == [5, 2]
+
+
+def test_suggest_with_the_gate_keeps_a_plain_renames_uses(repo):
+    plain = suggest(repo, PATCH)
+    gated = suggest(repo, PATCH, gate=True)
+    assert [(s.path, s.start_line) for s in gated if s.path.endswith(".py")] == \
+        [(s.path, s.start_line) for s in plain if s.path.endswith(".py")]
+    # the gate only removes: what stays is in the plain list, in its order
+    places = [(s.path, s.start_line) for s in plain]
+    assert gated and [places.index((s.path, s.start_line)) for s in gated] == sorted(
+        places.index((s.path, s.start_line)) for s in gated)
+
+
+def test_the_training_manifest_holds_no_dev_repository(shared_dir):
+    dev = shared_dir / "tab" / "dev.jsonl"
+    if not dev.exists():
+        pytest.skip("no ../shared/tab")
+    man = json.loads((REPO / "benchmarks" / "data" / "next_edit_train.json").read_text())
+    dev_repos = {json.loads(line)["repo"] for line in dev.open() if line.strip()}
+    assert len(man["repos"]) >= 10 and not set(man["repos"]) & dev_repos
+    assert all(len(c) == 40 for c in man["repos"].values())
