@@ -1045,3 +1045,44 @@ def test_a_letter_spaced_label_is_no_lettered_appendix(tmp_path):
         ("2. Installation", 72, 300, 12, "Times-Bold"), *body_lines(318, 4),
         ("3. Front matter", 72, 380, 12, "Times-Bold"), *body_lines(398, 4)]])
     assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Installation", "## 3 Front matter"]
+
+
+def biorxiv_pages() -> list[list[tuple]]:
+    """The bioRxiv template (pnas-new's heir) sets everything in Helvetica: sections in bold
+    10.4 pt, subsections run-in in the body's bold 8.5 pt, an abstract all in bold, authors'
+    names in bold in the list, and a running foot across both columns under the list."""
+    def lead(y, head, rest, x=72):
+        return [(head, x, y, 8.5, "Helvetica-Bold"), (rest, x + 5.1 * len(head) + 4, y, 8.5, "Helvetica")]
+
+    def text(y, n=3, x=72):
+        return [("Lorem ipsum dolor sit amet, consectetuer adipiscing elit, ut purus elit.", x, y + 10 * k, 8.5,
+                 "Helvetica") for k in range(n)]
+
+    return [[("Description of an Amazing Research Project", 72, 70, 20, "Helvetica-Bold"),
+             ("First Author, Second Author, Third Author", 72, 100, 9, "Helvetica"),
+             ("Abstract of the paper goes here. Lorem ipsum dolor sit amet, consectetuer.", 72, 130, 8.5,
+              "Helvetica-Bold"),
+             ("Curabitur dictum gravida mauris. Nam arcu libero, nonummy eget, consectetuer.", 72, 140, 8.5,
+              "Helvetica-Bold"),
+             ("Introduction", 72, 180, 10.4, "Helvetica-Bold"), *text(196),
+             *lead(236, "Citations and figures.", "Text is added like this, and it runs on."), *text(246),
+             *lead(286, "Another subsection.", "Aliquam lectus. Vivamus leo. Quisque ornare."), *text(296),
+             ("Methods", 72, 340, 10.4, "Helvetica-Bold"),
+             *lead(356, "Cell biology.", "Nunc velit augue, scelerisque dignissim, lobortis."), *text(366),
+             ("Bibliography", 72, 420, 10.4, "Helvetica-Bold"),
+             *lead(436, "Alberts, B.", "(2002). Molecular biology of the cell. Garland Science."),
+             *lead(450, "Watson, J. D.", "(1953). Molecular structure of nucleic acids. Nature."),
+             *lead(464, "Zheng, L.-Y.", "(2011). Genome-wide patterns of genetic variation. Nature."),
+             ("Smith et al. | Running title here", 72, 770, 6.6, "Helvetica"),
+             ("bioRxiv | 3", 500, 770, 6.6, "Helvetica")]]
+
+
+def test_run_in_subsections_in_the_face_of_the_sections_over_a_sans_body(tmp_path):
+    doc = compile_pages(tmp_path, biorxiv_pages())
+    assert headings(doc)[1:] == ["## Introduction", "### Citations and figures", "### Another subsection",
+                                 "## Methods", "### Cell biology", "## Bibliography"]
+
+
+def test_a_running_foot_across_the_page_under_the_list_is_no_entry(tmp_path):
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", biorxiv_pages()), CompileOptions())
+    assert [r.raw[:8] for r in doc.references] == ["Alberts,", "Watson, ", "Zheng, L"]

@@ -658,6 +658,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
     inside = False
     level = 2
     part = entries = 0
+    list_box = None  # the type and width of a list's first entry
     for i, b in enumerate(blocks):
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
@@ -718,6 +719,12 @@ def mark_bibliography(blocks: list[Block]) -> None:
             # turned labels. An entry's URL, or its tail broken onto a line of its own in
             # typewriter type ("1007/s10902-009-9150-9": no space in it), stays
             continue
+        size = b.attrs.get("_size")
+        if b.kind is BlockKind.PARAGRAPH and list_box and b.bbox and b.bbox[1] > 0.9 * (b.attrs.get("_page_height") or 792) \
+                and ((size or 0) < 0.85 * list_box[0] or b.bbox[2] - b.bbox[0] > 1.5 * list_box[1]):
+            # the page's foot under the list, in smaller type or across both columns ("Smith et
+            # al. | Running title here bioRxiv | 3", a running foot the furniture finder left): no entry
+            continue
         if b.kind is BlockKind.LIST_ITEM:
             if b.number:
                 b.text = f"{b.number} {b.text}" if not b.number.startswith("[") else b.text
@@ -726,6 +733,8 @@ def mark_bibliography(blocks: list[Block]) -> None:
             b.kind = BlockKind.PARAGRAPH
         b.attrs["bibliography"] = True
         b.attrs["bib_part"] = part
+        if not entries and size and b.bbox:
+            list_box = (size, b.bbox[2] - b.bbox[0])
         entries += 1
         lines = _visual_lines(b)
         if lines:

@@ -758,10 +758,13 @@ def _split_at_lead(blocks: list[Block], pages: dict, faces: set[str]) -> list[tu
             if not lt[i - 1].rstrip().endswith((".", ":")) or not lt[i][:1].isupper():
                 continue
             ln = next((x for x in pages[b.page].lines if x.bbox and abs(x.bbox[0] - xs[i]) < 0.5
-                       and x.text[:20] == lt[i][:20]), None)
-            span = next((s for s in ln.spans if not s.superscript), None) if ln else None
+                       and x.text[:20] == lt[i][:20] and b.bbox[1] - 1 <= x.bbox[1] <= b.bbox[3] + 1), None)
+            spans = [s for s in ln.spans if not s.superscript] if ln else []
+            span = spans[0] if spans else None
             if span is None or not span.bold or span.font not in faces:
                 continue
+            if len(spans) < 2 or spans[1].bold and spans[1].font == span.font:
+                continue  # a line all in bold (an abstract's): no lead and text after it
             lead = span.text.strip()
             pos = b.text.find(lead)
             if not lead or lead[-1] not in ".:" or not _run_in_title(lead) or pos <= 0 \
@@ -802,18 +805,24 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
         return blocks
     cands: list[tuple[int, str, str, bool]] = []  # (index, lead as printed, its font, italic)
     pages = None
+    in_bib = False
     for idx, b in enumerate(blocks):
+        if b.kind is Kind.HEADING:  # (an author-year list's names in bold are no leads)
+            in_bib = norm_title(b.attrs.get("_title") or b.text) in BIBLIOGRAPHY_TITLES
         lead = b.attrs.get("_lead_bold")
-        if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or lead[-1] not in ".:":
+        if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or lead[-1] not in ".:" or in_bib:
             continue
         if not _run_in_title(lead):
             continue
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
         line = _first_line(b, pages)
-        span = next((s for s in line.spans if not s.superscript), None) if line else None
+        spans = [s for s in line.spans if not s.superscript] if line else []
+        span = spans[0] if spans else None
         if span is None or not span.bold or not _SANS_FONT_RE.search(span.font):
             continue
+        if len(spans) > 1 and spans[1].bold and spans[1].font == span.font:
+            continue  # a paragraph all in bold (an abstract): its first sentence is no lead
         cands.append((idx, lead, span.font, span.italic or "ital" in span.font.lower()))
     if len(cands) < 2:
         return blocks
@@ -823,7 +832,7 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
         for ln in pages[n].lines:
             for s in ln.spans:
                 chars[s.font] = chars.get(s.font, 0) + len(s.text)
-    if _SANS_FONT_RE.search(max(chars, key=chars.get)):
+    if _SANS_FONT_RE.search(max(chars, key=chars.get)) and not _sans_run_in(blocks, cands, pages):
         return blocks  # a sans body: its bold leads are the body's own
     by_font: dict[str, int] = {}
     for _, _, font, _ in cands:
@@ -874,6 +883,23 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
             b.attrs["_lead_bold"] = ""
             out.append(b)
     return out
+
+
+def _sans_run_in(blocks: list[Block], cands: list[tuple], pages: dict) -> bool:
+    """A sans body whose bold leads are the run-in subsections all the same: nothing numbered
+    and the leads in the very face of the section headings, larger there (the bioRxiv template
+    derived from pnas-new sets its whole text in Helvetica). A sans paper's \\paragraph leads sit
+    under numbered sections."""
+    if any(b.kind is Kind.HEADING and b.number for b in blocks):
+        return False
+    faces = {c[2] for c in cands}
+    for b in blocks:
+        if b.kind is Kind.HEADING and not b.attrs.get("title") and (b.attrs.get("_size") or 0.0) > 0:
+            line = _first_line(b, pages)
+            if line and line.spans and line.spans[0].font in faces \
+                    and line.spans[0].size > max(blocks[c[0]].attrs.get("_size") or 0.0 for c in cands) + 0.5:
+                return True
+    return False
 
 
 def _text_follows(blocks: list[Block], idx: int, body: float) -> bool:
