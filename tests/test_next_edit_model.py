@@ -1,5 +1,6 @@
 """The learned next-edit model (issue 18): features namespaced by propagator, the shipped
-weights and gate, and suggest(gate=True) dropping what the model finds unlikely."""
+weights, and suggest(learned=True) raising what the model finds likely and dropping what it
+finds unlikely."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxmill.apply import next_model
-from ctxmill.apply.next_edit import Suggestion, _gated, candidates, suggest
+from ctxmill.apply.next_edit import Suggestion, _gated, _promoted, candidates, suggest
 from test_next_edit import PATCH, SHOP, USE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,6 +48,7 @@ def test_features_are_namespaced_by_propagator():
 def test_the_shipped_model_loads_and_gives_probabilities():
     model = next_model.load()
     assert model is not None and 0.0 <= model["gate_top"] <= 1.0 and 0.0 <= model["gate_more"] <= 1.0
+    assert 0.0 < model["promote"] <= 1.01
     assert len(model["weights"]) > 20
     p = next_model.probability(model, "rename", {"hand": 0.9, "code": 1.0, "ctx_same_file": 1.0, "ctx_below": 1.0})
     q = next_model.probability(model, "rename", {"hand": 0.2, "code": 0.0, "other_binding": 1.0})
@@ -63,15 +65,25 @@ def test_the_gate_drops_the_unlikely_and_keeps_the_order():
     assert [s.start_line for s in _gated(ranked[1:], model, 0.0, 0.5)] == [5, 2]
 
 
-def test_suggest_with_the_gate_keeps_a_plain_renames_uses(repo):
+def test_a_held_candidate_the_model_finds_likely_is_raised():
+    model = {"weights": {"bias": 0.0, "kind=repeated": 2.0, "repeated.insertion": -6.0}}
+    held = Suggestion("a.py", 3, 3, "x\n", "r", 0.2, "repeated", {"hand": 0.2})
+    insertion = Suggestion("a.py", 9, 8, "y\n", "r", 0.2, "repeated", {"hand": 0.2, "insertion": 1.0})
+    sure = Suggestion("a.py", 5, 5, "z\n", "r", 0.9, "rename", {"hand": 0.9})
+    _promoted([held, insertion, sure], model, 0.5)
+    assert held.confidence == pytest.approx(0.881, abs=1e-3) and held.features["hand"] == 0.2
+    assert insertion.confidence == 0.2  # below the promotion level: as it was
+    assert sure.confidence == 0.9  # the model's 0.5 is lower: the hand-set confidence stays
+
+
+def test_suggest_learned_keeps_a_plain_renames_uses(repo):
     plain = suggest(repo, PATCH)
-    gated = suggest(repo, PATCH, gate=True)
-    assert [(s.path, s.start_line) for s in gated if s.path.endswith(".py")] == \
-        [(s.path, s.start_line) for s in plain if s.path.endswith(".py")]
-    # the gate only removes: what stays is in the plain list, in its order
-    places = [(s.path, s.start_line) for s in plain]
-    assert gated and [places.index((s.path, s.start_line)) for s in gated] == sorted(
-        places.index((s.path, s.start_line)) for s in gated)
+    got = suggest(repo, PATCH, learned=True)
+    # every use as code stays (the model may order them otherwise), the edited file's first
+    assert {(s.path, s.start_line) for s in got if "a use" in s.reason} == \
+        {(s.path, s.start_line) for s in plain if "a use" in s.reason}
+    assert got[0].path == "shop.py"
+    assert all(0.0 < s.confidence <= 1.0 for s in got)
 
 
 def test_the_training_manifest_holds_no_dev_repository(shared_dir):

@@ -447,29 +447,47 @@ def _trimmed(s: Suggestion, text: str | None) -> bool:
 
 def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
             threshold: float = THRESHOLD, overlay: dict[str, str] | None = None,
-            files: dict[str, str] | None = None, gate: bool = False) -> list[Suggestion]:
+            files: dict[str, str] | None = None, learned: bool = False) -> list[Suggestion]:
     """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now).
 
-    ``gate``: also drop the ranked suggestions the learned model (apply/next_model.py, fitted on
-    training cases from other repositories) finds unlikely: fewer wrong suggestions for one
-    right one lost now and then (measured in docs/apply.md; off by default for that reason)."""
+    ``learned``: the learned model (apply/next_model.py, fitted on training cases from other
+    repositories) also decides: a candidate it finds likely is raised to its probability (the
+    rename or repeated edit the hand-set confidences hold back), and a ranked suggestion it finds
+    unlikely is dropped. More right suggestions, and more wrong ones on the dev cases (measured in
+    docs/apply.md): off by default for that reason."""
     found, hunks = candidates(root, patch, overlay=overlay, files=files)
-    ranked = _ranked(found, hunks, threshold)
-    if gate:
+    model = None
+    if learned:
         from ctxmill.apply.next_model import load
 
         model = load()
-        if model is not None:
-            ranked = _gated(ranked, model, model["gate_top"], model["gate_more"])
-    return ranked[:limit]
+    if model is None:
+        return _ranked(found, hunks, threshold)[:limit]
+    _promoted(found, model, model["promote"])
+    return _gated(_ranked(found, hunks, threshold), model, model["gate_top"], model["gate_more"])[:limit]
+
+
+def _promoted(found: list[Suggestion], model: dict, promote: float) -> None:
+    """A candidate whose learned probability reaches ``promote`` gets that as its confidence
+    where it is higher than the hand-set one (its features keep the latter as ``hand``)."""
+    from ctxmill.apply.next_model import probability
+
+    for s in found:
+        p = probability(model, s.kind, s.features)
+        s.features["p"] = p
+        if p >= promote and p > s.confidence:
+            s.confidence = p
 
 
 def _gated(ranked: list[Suggestion], model: dict, top: float, more: float) -> list[Suggestion]:
     """The ranked suggestions whose learned probability reaches ``top`` (the first one) or
-    ``more`` (every further one); the order stays the hand-set confidences'."""
+    ``more`` (every further one); the order stays as it was."""
     from ctxmill.apply.next_model import probability
 
-    return [s for i, s in enumerate(ranked) if probability(model, s.kind, s.features) >= (top if i == 0 else more)]
+    def p(s: Suggestion) -> float:
+        return s.features["p"] if "p" in s.features else probability(model, s.kind, s.features)
+
+    return [s for i, s in enumerate(ranked) if p(s) >= (top if i == 0 else more)]
 
 
 def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
