@@ -4,14 +4,15 @@ hand-set confidences, with the same ranking and the scorer's own matching.
 
     .venv/bin/python benchmarks/next_edit_train_fit.py --dump train|dev   # candidates -> benchmarks/.cache
     .venv/bin/python benchmarks/next_edit_train_fit.py [--write]          # fit, choose thresholds, report
+    .venv/bin/python benchmarks/next_edit_train_fit.py --misses           # what became of each case
 
 ``--dump`` runs every propagator on each case once (``ctxmill.apply.next_edit.candidates``) and
 keeps every candidate with its features, its hand-set confidence and the targets it matches
 (``score_next_edits.match``); the fit and the reports then replay the ranking
 (``next_edit._order``) over those candidates, so a threshold grid costs seconds. The model is an
-L2 logistic regression (numpy Newton steps) over the features in ``next_model.features``; the
-two thresholds (the top suggestion, every further one) are chosen on the training set alone.
-``--write`` stores the weights in src/ctxmill/data/next_edit_model.json. Prints JSON.
+L2 logistic regression (numpy Newton steps) over the features in ``next_model.features``; its
+promotion level and the two gates (the top suggestion, every further one) are chosen on the
+training set alone. ``--write`` stores them in src/ctxmill/data/next_edit_model.json. Prints JSON.
 """
 
 from __future__ import annotations
@@ -134,6 +135,40 @@ def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 
             "p1_by_class": {k: mean(v) for k, v in sorted(by_class.items())}}
 
 
+def misses(cases: list[dict]) -> dict:
+    """Per class, what became of each positive case under the hand-set ranking: the top right, a
+    right suggestion shown but not first, a right candidate held below the threshold (by which
+    propagator), candidates but none right, or no candidate at all."""
+    from collections import Counter
+
+    from ctxmill.apply import next_edit
+    from ctxmill.apply.next_edit import Suggestion, _order
+
+    out: dict[str, Counter] = defaultdict(Counter)
+    for case in cases:
+        if not case["n_targets"]:
+            continue
+        sugs = []
+        for c in case["cands"]:
+            s = Suggestion(c["path"], c["start_line"], c["end_line"], "", "", c["features"]["hand"], c["kind"], c["features"])
+            s.hits = c["hits"]
+            sugs.append(s)
+        ranked = _order(sugs, case["nearest"], next_edit.THRESHOLD, next_edit.THRESHOLD_MORE)
+        if ranked and ranked[0].hits:
+            what = "top right"
+        elif not case["cands"]:
+            what = "no candidate"
+        elif not any(c["hits"] for c in case["cands"]):
+            what = "candidates, none right"
+        elif any(s.hits for s in ranked[:5]):
+            what = "right shown, not first"
+        else:
+            what = "right held (" + max((c for c in case["cands"] if c["hits"]), key=lambda c: c["features"]["hand"])["kind"] + ")"
+        out[case["class"]][what] += 1
+        out["all"][what] += 1
+    return {k: dict(v.most_common()) for k, v in sorted(out.items())}
+
+
 def objective(m: dict) -> float:
     """What the thresholds are chosen for: precision@1 + recall@5 - wrong rate, with at most 0.3
     suggestions per negative case (the issue's goals, each weighed alike)."""
@@ -173,6 +208,7 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=1, help="with --dump: every k-th case only")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--write", action="store_true", help="store the fitted model in the package")
+    ap.add_argument("--misses", action="store_true", help="only the miss categories per class, training set and dev")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
@@ -184,6 +220,9 @@ def main() -> None:
     from ctxmill.apply.next_model import probability
 
     train, dev = load("train"), load("dev")
+    if args.misses:
+        print(json.dumps({"train": misses(train), "dev": misses(dev)}, indent=1))
+        return
     sets = {"train": train, **{"dev_" + k: v for k, v in halves(dev).items()}}
     hand = lambda case, c: c["features"]["hand"]  # noqa: E731
     out: dict = {"train_cases": len(train), "dev_cases": len(dev),
