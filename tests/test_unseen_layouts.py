@@ -22,7 +22,11 @@ bare initial "V" (IOP), and from the fifth set an affiliations footnote holding 
 marks and an unmarked notice under it (ICML), a margin note on the title's baseline, italic
 sub-headings and a "References" section of prose (Tufte handout), a draft's crop marks and build
 stamp (Bioinformatics) and bracketed lists of integers in a report without a bibliography
-(amsart). The scores on the real papers are in benchmarks/corpus.py --papers
+(amsart), and from the sixth set a sidenote on a body line's baseline (Tufte), sections and
+subsections in one face (MBE), a known title set like the subsections (Scientific Data), a section
+after the abstract on the title page (PLOS), a raised digit inside a heading (ACL camera-ready), a
+letter-spaced label (Elsevier CAS), run-in subsections over a sans body and a running foot under
+the list (bioRxiv), and the score's count for a paper printing no list. The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
 from __future__ import annotations
@@ -170,10 +174,9 @@ def test_a_lone_title_bookmark_above_the_sections_is_not_a_level():
 @pytest.mark.skipif(not (REPO / "benchmarks" / ".cache" / "unseen").is_dir(),
                     reason="unseen papers not built (benchmarks/unseen_truth.py)")
 def test_unseen_papers_floors():
-    """Floors on the real unseen papers, a little under what was measured (2026-12-03, evening: 21
-    papers, heading recall mean 0.976, min 0.857; levels 0.976; titles 21/21; authors 85/85;
-    reference counts 21/21). The PNAS draft's run-in subsections are headings now (recall 0.889),
-    so no paper is exempt any more."""
+    """Floors on the real unseen papers, a little under what was measured (2026-12-03, evening: 27
+    papers, heading recall mean 0.989, min 0.857; levels 0.997; titles 27/27; authors 98/99;
+    reference counts 27/27). No paper is exempt."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=1200, check=True)
@@ -181,8 +184,8 @@ def test_unseen_papers_floors():
     s = res["summary"]
     assert s["refused_or_failed"] == 0
     recall = [p["headings"]["recall"] for p in res["papers"]]
-    assert sum(recall) / len(recall) >= 0.95 and min(recall) >= 0.8
-    assert s["heading_level_accuracy_mean"] >= 0.9
+    assert sum(recall) / len(recall) >= 0.97 and min(recall) >= 0.8
+    assert s["heading_level_accuracy_mean"] >= 0.95
     found, truth = map(int, s["authors_found"].split("/"))
     assert found >= truth - 1
     t_ok, n = map(int, s["titles_exact"].split("/"))
