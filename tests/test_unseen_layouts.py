@@ -1089,3 +1089,22 @@ def test_run_in_subsections_in_the_face_of_the_sections_over_a_sans_body(tmp_pat
 def test_a_running_foot_across_the_page_under_the_list_is_no_entry(tmp_path):
     doc = compile_document(make_pdf(tmp_path / "p.pdf", biorxiv_pages()), CompileOptions())
     assert [r.raw[:8] for r in doc.references] == ["Alberts,", "Watson, ", "Zheng, L"]
+
+
+def test_ieeetrans_numbered_run_in_subsubsections_are_headings(tmp_path):
+    # IEEEtran (journal, draft): "1) Gradient descent method:" in italic opening a paragraph under
+    # a lettered subsection, the text after it upright
+    def run_in(y, lead, rest):
+        return [(lead, 72, y, 12, "Times-Italic"), (rest, 72 + 5.2 * len(lead) + 4, y, 12, "Times-Roman")]
+    doc = compile_pages(tmp_path, [[
+        ("HYBRID TRANSMITTER WITH A PASSIVE ANTENNA ARRAY", 100, 70, 22, "Times-Roman"),
+        ("I. INTRODUCTION", 250, 110, 12, "Times-Roman"), *body_lines(128, 4, size=12),
+        ("II. ALTERNATING OPTIMIZATION", 220, 190, 12, "Times-Roman"),
+        ("A. Optimization of the Digital Unit", 72, 210, 12, "Times-Italic"), *body_lines(228, 3, size=12),
+        ("B. Optimization of the Configuration", 72, 280, 12, "Times-Italic"),
+        *run_in(298, "1) Gradient descent method:", "Gradient descent is a general method to find"),
+        *body_lines(312, 3, size=12),
+        *run_in(360, "2) Majorization algorithm:", "The algorithm is another general method for"),
+        *body_lines(374, 3, size=12)]])
+    assert headings(doc)[-2:] == ["#### Gradient descent method", "#### Majorization algorithm"]
+    assert "Gradient descent is a general method" in doc.markdown

@@ -61,6 +61,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
     blocks = _run_in_heads(doc, blocks, body_size)
+    blocks = _numbered_run_in(doc, blocks)
     _centred_second_lines(blocks)
     blocks = _captions(blocks)
     blocks = _figure_text(blocks, body_size)
@@ -882,6 +883,56 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
             b.text = rest
             b.attrs["_lead_bold"] = ""
             out.append(b)
+    return out
+
+
+_NUMBERED_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:\n]{2,80}):\s+\S")
+
+
+def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
+    """IEEEtran's subsubsections are set run-in, numbered and in italic ("1) Gradient descent
+    method: Gradient descent is ..."): an italic lead "N) Title:" opening a paragraph, the text
+    after it upright, numbered 1, 2, ... under one subsection, is a heading one level below that
+    subsection. Only under subsections (a list item "1) ..." in a section stays one)."""
+    if doc.stream.kind != "pdf" or not any(b.kind is Kind.HEADING and (b.level or 2) >= 3 for b in blocks):
+        return blocks
+    pages = None
+    found: list[tuple[int, str, str, int]] = []  # (index, lead, title, level)
+    parent, want = None, 1
+    for idx, b in enumerate(blocks):
+        if b.kind is Kind.HEADING and not b.attrs.get("title"):
+            parent, want = b.level or 2, 1
+            continue
+        if b.kind is not Kind.PARAGRAPH or parent is None or parent < 3 or not b.text[:1].isdigit():
+            continue
+        m = _NUMBERED_LEAD_RE.match(b.text)
+        if m is None or int(m.group(1)) != want:
+            continue
+        if pages is None:
+            pages = {p.number: p for p in doc.stream.pages}
+        line = _first_line(b, pages)
+        spans = [x for x in line.spans if not x.superscript] if line else []
+        lead = f"{m.group(1)}) {m.group(2)}:"
+        if len(spans) < 2 or not spans[0].italic or spans[1].italic or spans[0].text.strip() != lead:
+            continue
+        found.append((idx, lead, m.group(2).strip(), min(parent + 1, 5)))
+        want += 1
+    if not found:
+        return blocks
+    at = {idx: (lead, title, level) for idx, lead, title, level in found}
+    out: list[Block] = []
+    for idx, b in enumerate(blocks):
+        if idx not in at:
+            out.append(b)
+            continue
+        lead, title, level = at[idx]
+        head = Block(Kind.HEADING, title, b.page, bbox=b.bbox,
+                     attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_size_max", "_top", "_x0")})
+        _set_heading(head, level, None, title)
+        head.attrs["_italic"] = True
+        out.append(head)
+        b.text = b.text[len(lead):].lstrip()
+        out.append(b)
     return out
 
 
