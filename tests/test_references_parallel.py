@@ -17,9 +17,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or beside._cpus() < 2, r
 
 
 @pytest.fixture(autouse=True)
-def _idle(monkeypatch):
-    # the shared test machine is often busy: a fork is what these tests check
-    monkeypatch.setattr(beside, "idle_cpu", lambda: True)
+def _asked(monkeypatch):
+    # children are off unless asked for (ctxmill.beside): a fork is what these tests check
+    monkeypatch.setenv("CTXMILL_BESIDE", "1")
 
 
 def _entries(n: int) -> list[str]:
@@ -132,14 +132,13 @@ def test_beside_returns_the_childs_result_or_failed():
     assert beside.start(lambda: os.kill(os.getpid(), signal.SIGKILL)).result() is beside.FAILED
 
 
-def test_no_fork_on_a_busy_machine(monkeypatch):
-    monkeypatch.undo()
-    monkeypatch.setattr(os, "getloadavg", lambda: (beside._cpus() - 0.5, 0.0, 0.0))
-    assert not beside.idle_cpu() and beside.start(len, "x") is None
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
-    assert beside.idle_cpu()
+def test_no_child_unless_asked(monkeypatch):
+    monkeypatch.delenv("CTXMILL_BESIDE")
+    assert beside.start(len, "x") is None
     monkeypatch.setenv("CTXMILL_BESIDE", "0")
     assert beside.start(len, "x") is None
-    monkeypatch.setattr(os, "getloadavg", lambda: (99.0, 0.0, 0.0))
-    monkeypatch.setenv("CTXMILL_BESIDE", "1")  # a child whatever the load
+    me = os.getpid()
+    monkeypatch.setattr("ctxmill.compile.refparse.reference_fields", lambda raw, fallback=None: {"pid": os.getpid()})
+    assert {f["pid"] for f in references._fields_of(_entries(references.PARALLEL_MIN_ENTRIES))} == {me}
+    monkeypatch.setenv("CTXMILL_BESIDE", "1")
     assert beside.start(len, "xy").result() == 2

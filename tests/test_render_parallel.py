@@ -17,9 +17,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or beside._cpus() < 2, r
 
 
 @pytest.fixture(autouse=True)
-def _idle(monkeypatch):
-    # the shared test machine is often busy: a fork is what these tests check
-    monkeypatch.setattr(beside, "idle_cpu", lambda: True)
+def _asked(monkeypatch):
+    # children are off unless asked for (ctxmill.beside): a fork is what these tests check
+    monkeypatch.setenv("CTXMILL_BESIDE", "1")
 
 TEXT = ("Title\n\nSome text [1] and [2].\n\nReferences\n\n"
         + "".join(f"[{i}] A. Author{i}, B. Writer. A title {i}. In Proc. X, {1990 + i % 30}.\n" for i in range(1, 41)))

@@ -5,13 +5,19 @@ parts (a long bibliography's entries, its export files) the machine's second cor
 one of them (issue 26). A fork inherits everything already imported and loaded (the labeller's
 model, the compiled document), so the child starts at once and imports nothing.
 
-A fork is only made where it is safe and can help: on a system with ``os.fork``, at least
-two CPUs for this process, one of them idle (:func:`idle_cpu`), and no other thread running (a
-fork copies only the calling thread, and a lock another thread held would stay held in the
-child). Otherwise :func:`start` returns None and the caller does the work itself; it does the
-same when :meth:`Beside.result` says the child failed, so a result never depends on whether a
-child ran. ``CTXMILL_BESIDE=0`` turns the children off, ``CTXMILL_BESIDE=1`` starts them
-whatever the load.
+Off unless asked for (``CTXMILL_BESIDE=1``): measured on the 2-CPU development machine (a
+sandboxed kernel), a fork made the compile of the 1 MB reference list slower, not faster, at
+every load tried (4-8, median of 5): after a fork each page of the heap that either process writes is copied,
+and there a copy costs ~20 us a page (a pass over 300 MB of objects: 0.16 s before the fork,
+1.6 s after it, in the parent as in the child), which is more than the half of the labeller a
+child takes off (docs/limits.md, round ten). Where copy-on-write is cheap (~1-2 us a page on an
+ordinary Linux kernel) and a CPU is idle, it can pay; ``CTXMILL_BESIDE=1`` is there to measure it.
+
+Even when asked for, a fork is only made where it is safe: on a system with ``os.fork``, at
+least two CPUs for this process, and no other thread running (a fork copies only the calling
+thread, and a lock another thread held would stay held in the child). Otherwise :func:`start`
+returns None and the caller does the work itself; it does the same when
+:meth:`Beside.result` says the child failed, so a result never depends on whether a child ran.
 """
 
 from __future__ import annotations
@@ -31,24 +37,10 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def idle_cpu() -> bool:
-    """Whether a CPU is free for a child: the last minute's load average is under the CPUs
-    less one half (this process's own work counts one). On a busy machine (a batch of
-    compiles, other jobs) a child only competes with them and its fork costs more than it
-    gives (measured on a 2-CPU machine at load 7: the 1 MB reference list 8.6 -> 10.0 s)."""
-    try:
-        return os.getloadavg()[0] < _cpus() - 0.5
-    except (AttributeError, OSError):
-        return True
-
-
 def can_fork() -> bool:
-    """``CTXMILL_BESIDE``: ``0`` never, ``1`` whenever it is safe (whatever the load), unset:
-    when it is safe and a CPU is idle."""
-    asked = os.environ.get("CTXMILL_BESIDE")
-    if not hasattr(os, "fork") or threading.active_count() > 1 or asked == "0":
+    if os.environ.get("CTXMILL_BESIDE") != "1" or not hasattr(os, "fork") or threading.active_count() > 1:
         return False
-    return _cpus() >= 2 and (asked == "1" or idle_cpu())
+    return _cpus() >= 2
 
 
 class Beside:

@@ -1344,8 +1344,8 @@ def _references(blocks: list[Block]) -> list[Reference]:
     return out
 
 
-# A list at least this long is labelled on two cores (``_fields_of``): ~0.3 ms an entry, so
-# 400 entries are ~0.12 CPU-s, well over the ~0.01 s a fork and the results' trip cost.
+# With CTXMILL_BESIDE=1 a list at least this long is labelled on two cores (``_fields_of``):
+# ~0.3 ms an entry, so 400 entries are ~0.12 CPU-s, over what a fork and the results' trip cost.
 PARALLEL_MIN_ENTRIES = 400
 
 
@@ -1353,13 +1353,12 @@ def _fields_of(texts: list[str]) -> list[dict]:
     """``reference_fields`` of each text, in order.
 
     The labeller is most of the compile of a long bibliography (issue 26: 2,000 entries, about
-    a quarter of the command's time) and each entry is labelled on its own, so a long list is
-    cut in two: a forked child labels the second half while this process labels the first, and
-    sends its fields back pickled through a pipe. The child inherits the loaded model (nothing
-    is imported or read again). Where a fork is not safe or not possible (another thread
-    running, which a fork would leave half-way in the child; one CPU; no ``os.fork``) or the
-    child fails, this process labels every entry itself: the fields are the same either way
-    (``ctxmill.beside``).
+    a quarter of the command's time) and each entry is labelled on its own, so with
+    ``CTXMILL_BESIDE=1`` a long list is cut in two: a forked child labels the second half while
+    this process labels the first, and sends its fields back pickled through a pipe (the child
+    inherits the loaded model). Off by default: on the development machine the fork's
+    copy-on-write cost more than the child saved (``ctxmill.beside``). Where no child runs or
+    it fails, this process labels every entry itself: the fields are the same either way.
     """
     uniq = list(dict.fromkeys(texts))
     if len(uniq) < len(texts):

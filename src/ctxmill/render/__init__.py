@@ -37,10 +37,10 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module), func)
 
 
-# A document with this many references has its references.json and references.csl.json written
-# by a forked child while this process writes the other files (issue 26: a 16,666-entry list's
-# exports are ~0.4 CPU-s, these two about half of it); fewer, and a fork would cost more than
-# it saves. See ctxmill.beside for when no child is started.
+# With CTXMILL_BESIDE=1, a document with this many references has its references.json and
+# references.csl.json written by a forked child while this process writes the other files
+# (issue 26: a 16,666-entry list's exports are ~0.4 CPU-s, these two about half of it); fewer,
+# and a fork would cost more than it saves. Off by default: see ctxmill.beside.
 PARALLEL_MIN_REFERENCES = 2000
 _BESIDE = ("ctxmill.render.graph:write_references", "ctxmill.render.csl_json:write")
 
