@@ -211,6 +211,11 @@ def author_names(block: str) -> list[str]:
     commas and 'and' (affiliation lines under a name are not names)."""
     if "\\name" in block:
         return [clean(re.split(r"\\email|\\addr|\\\\", m)[0]) for m in block.split("\\name")[1:]]
+    if "\\IEEEauthorblockN" in block:  # IEEEtran's conference blocks: the names, not the addresses
+        names = []
+        for m in re.finditer(r"\\IEEEauthorblockN\s*\{", block):
+            names.append(group(block, m.end() - 1)[0].replace("\\\\", " "))
+        block = " \\and ".join(names)
     out = []
     for chunk in re.split(r"\\(?:and|AND|And)\b", block):
         chunk = drop_notes(chunk)

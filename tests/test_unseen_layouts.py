@@ -1109,3 +1109,18 @@ def test_ieeetrans_numbered_run_in_subsubsections_are_headings(tmp_path):
         *body_lines(374, 3, size=12)]])
     assert headings(doc)[-2:] == ["#### Gradient descent method", "#### Majorization algorithm"]
     assert "Gradient descent is a general method" in doc.markdown
+
+
+def test_a_bold_numbered_run_in_subsubsection_under_its_subsection_is_a_heading(tmp_path):
+    # IEEEtran compsoc conference: "1.1.1. Subsubsection Heading Here. Subsubsection text here."
+    doc = compile_pages(tmp_path, [[
+        ("Bare Demo of the Class for Computer Society Conferences", 90, 70, 22, "Times-Roman"),
+        ("1. Introduction", 72, 120, 12, "Times-Bold"), *body_lines(138, 3),
+        ("1.1. Subsection Heading Here", 72, 180, 11, "Times-Bold"), *body_lines(196, 3),
+        ("1.1.1. Subsubsection Heading Here.", 72, 240, 10, "Times-Bold"),
+        ("Subsubsection text here, which runs on.", 230, 240, 10, "Times-Roman"), *body_lines(252, 2),
+        ("2.1.1. Not Under Its Subsection.", 72, 290, 10, "Times-Bold"),
+        ("A lead numbered for elsewhere stays text.", 225, 290, 10, "Times-Roman"), *body_lines(302, 2),
+        ("2. Conclusion", 72, 340, 12, "Times-Bold"), *body_lines(358, 3)]])
+    assert headings(doc)[1:] == ["## 1 Introduction", "### 1.1 Subsection Heading Here",
+                                 "#### 1.1.1 Subsubsection Heading Here", "## 2 Conclusion"]

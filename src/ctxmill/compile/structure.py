@@ -887,49 +887,66 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
 
 
 _NUMBERED_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:\n]{2,80}):\s+\S")
+# "1.1.1. Subsubsection Heading Here. Text ..." (IEEEtran compsoc conference: bold, numbered, run-in)
+_DOTTED_LEAD_RE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){1,3})\.? ([A-Z][^.:\n]{2,80})[.:]\s+\S")
 
 
 def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
     """IEEEtran's subsubsections are set run-in, numbered and in italic ("1) Gradient descent
     method: Gradient descent is ..."): an italic lead "N) Title:" opening a paragraph, the text
     after it upright, numbered 1, 2, ... under one subsection, is a heading one level below that
-    subsection. Only under subsections (a list item "1) ..." in a section stays one)."""
+    subsection. Only under subsections (a list item "1) ..." in a section stays one). The
+    compsoc conference sets them in bold with the full number ("1.1.1. Title. Text ..."): the
+    next child of the subsection's own number."""
     if doc.stream.kind != "pdf" or not any(b.kind is Kind.HEADING and (b.level or 2) >= 3 for b in blocks):
         return blocks
     pages = None
-    found: list[tuple[int, str, str, int]] = []  # (index, lead, title, level)
-    parent, want = None, 1
+    found: list[tuple[int, str, str, int, str | None]] = []  # (index, lead, title, level, number)
+    parent, want, parent_number = None, 1, None
     for idx, b in enumerate(blocks):
         if b.kind is Kind.HEADING and not b.attrs.get("title"):
-            parent, want = b.level or 2, 1
+            parent, want, parent_number = b.level or 2, 1, b.number
             continue
         if b.kind is not Kind.PARAGRAPH or parent is None or parent < 3 or not b.text[:1].isdigit():
             continue
         m = _NUMBERED_LEAD_RE.match(b.text)
-        if m is None or int(m.group(1)) != want:
+        d = _DOTTED_LEAD_RE.match(b.text) if m is None and parent_number else None
+        if m is not None and int(m.group(1)) != want:
+            continue
+        if d is not None and d.group(1).rsplit(".", 1) != [parent_number, str(want)]:
+            continue  # "1.1.1" only as the next child of the subsection "1.1" it sits under
+        if m is None and d is None:
             continue
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
         line = _first_line(b, pages)
         spans = [x for x in line.spans if not x.superscript] if line else []
-        lead = f"{m.group(1)}) {m.group(2)}:"
-        if len(spans) < 2 or not spans[0].italic or spans[1].italic or spans[0].text.strip() != lead:
+        if len(spans) < 2:
             continue
-        found.append((idx, lead, m.group(2).strip(), min(parent + 1, 5)))
+        if m is not None:
+            lead, title, number = f"{m.group(1)}) {m.group(2)}:", m.group(2).strip(), None
+            if not spans[0].italic or spans[1].italic or spans[0].text.strip() != lead:
+                continue
+        else:
+            lead = b.text[:d.end() - 1].rstrip()
+            title, number = d.group(2).strip(), d.group(1)
+            if not spans[0].bold or spans[1].bold or spans[0].text.strip() != lead:
+                continue
+        found.append((idx, lead, title, min(parent + 1, 5), number))
         want += 1
     if not found:
         return blocks
-    at = {idx: (lead, title, level) for idx, lead, title, level in found}
+    at = {idx: (lead, title, level, number) for idx, lead, title, level, number in found}
     out: list[Block] = []
     for idx, b in enumerate(blocks):
         if idx not in at:
             out.append(b)
             continue
-        lead, title, level = at[idx]
+        lead, title, level, number = at[idx]
         head = Block(Kind.HEADING, title, b.page, bbox=b.bbox,
                      attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_size_max", "_top", "_x0")})
-        _set_heading(head, level, None, title)
-        head.attrs["_italic"] = True
+        _set_heading(head, level, number, title)
+        head.attrs["_italic" if number is None else "_bold"] = True
         out.append(head)
         b.text = b.text[len(lead):].lstrip()
         out.append(b)
