@@ -1344,46 +1344,22 @@ def _references(blocks: list[Block]) -> list[Reference]:
     return out
 
 
-# With CTXMILL_BESIDE=1 a list at least this long is labelled on two cores (``_fields_of``):
-# ~0.3 ms an entry, so 400 entries are ~0.12 CPU-s, over what a fork and the results' trip cost.
-PARALLEL_MIN_ENTRIES = 400
-
-
 def _fields_of(texts: list[str]) -> list[dict]:
-    """``reference_fields`` of each text, in order.
-
-    The labeller is most of the compile of a long bibliography (issue 26: 2,000 entries, about
-    a quarter of the command's time) and each entry is labelled on its own, so with
-    ``CTXMILL_BESIDE=1`` a long list is cut in two: a forked child labels the second half while
-    this process labels the first, and sends its fields back pickled through a pipe (the child
-    inherits the loaded model). Off by default: on the development machine the fork's
-    copy-on-write cost more than the child saved (``ctxmill.beside``). Where no child runs or
-    it fails, this process labels every entry itself: the fields are the same either way.
-    """
+    """``reference_fields`` of each text, in order; an entry printed twice (or a hostile list
+    of one entry repeated) is labelled once, and each repeat gets its own copy of the fields
+    (nothing shared between two references)."""
     uniq = list(dict.fromkeys(texts))
-    if len(uniq) < len(texts):
-        # an entry printed twice (or a list of one entry repeated) is labelled once; each
-        # repeat gets its own copy of the fields (nothing shared between two references)
-        import copy
-
-        got = dict(zip(uniq, _fields_of(uniq), strict=True))
-        seen: set[str] = set()
-        out = []
-        for t in texts:
-            out.append(copy.deepcopy(got[t]) if t in seen else got[t])
-            seen.add(t)
-        return out
-    from ctxmill import beside
-
-    cut = len(texts) // 2
-    child = beside.start(_label_all, texts[cut:]) if len(texts) >= PARALLEL_MIN_ENTRIES else None
-    if child is None:
+    if len(uniq) == len(texts):
         return _label_all(texts)
-    head = _label_all(texts[:cut])
-    tail = child.result()
-    if tail is beside.FAILED or len(tail) != len(texts) - cut:
-        tail = _label_all(texts[cut:])
-    return head + tail
+    import copy
+
+    got = dict(zip(uniq, _label_all(uniq), strict=True))
+    seen: set[str] = set()
+    out = []
+    for t in texts:
+        out.append(copy.deepcopy(got[t]) if t in seen else got[t])
+        seen.add(t)
+    return out
 
 
 def _label_all(texts: list[str]) -> list[dict]:

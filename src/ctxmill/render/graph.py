@@ -141,16 +141,11 @@ def _dump(path: Path, obj) -> None:
     path.write_text(jsonfmt.dumps(obj, indent=2) + "\n", encoding="utf-8")
 
 
-def write_references(doc: Document, folder, options: CompileOptions) -> list[str]:
-    """references.json (a renderer of its own: a long list's is written beside the others)."""
-    _dump(Path(folder) / "references.json", references_json(doc))
-    return ["references.json"]
-
-
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     folder = Path(folder)
+    _dump(folder / "references.json", references_json(doc))
     _dump(folder / "citations.json", citations_json(doc))
     graph = build_graph(doc)
     _dump(folder / "graph.json", graph)
     (folder / "graph.graphml").write_text(graphml(graph), encoding="utf-8")
-    return ["citations.json", "graph.json", "graph.graphml"]
+    return ["references.json", "citations.json", "graph.json", "graph.graphml"]
