@@ -239,3 +239,44 @@ def test_stream_sends_a_lone_span_once():
         assert (got.text, got.bbox) == (want.text, rounded(want.bbox))
         assert [(s.text, s.bbox, s.size, s.font) for s in got.spans] == \
             [(s.text, rounded(s.bbox), s.size, s.font) for s in want.spans]
+
+
+def test_tokenizer_loads_after_the_childs_request(small_pdf, tmp_path, monkeypatch):
+    """tokenizers' load holds the GIL for ~0.4 G instructions: started before the PDF child's
+    request was written, it could hold back the request while the child waited. The request
+    goes first; text input (no child) still starts the load before it is read, once."""
+    from ctxmill import tokens
+    from ctxmill.compile import pipeline
+    from ctxmill.compile.options import CompileOptions
+
+    events: list[str] = []
+    monkeypatch.setattr(tokens, "preload", lambda: events.append("tokenizer"))
+    take = sandbox._take_child
+
+    def take_child(env):
+        proc = take(env)
+        write = proc.stdin.write
+
+        class Stdin:  # the request's write, seen
+            def write(self, data):
+                events.append("request")
+                return write(data)
+
+            def close(self):
+                proc.stdin_real.close()
+
+        proc.stdin_real, proc.stdin = proc.stdin, Stdin()
+        return proc
+
+    monkeypatch.setattr(sandbox, "_take_child", take_child)
+    pipeline.compile_document(small_pdf, CompileOptions())
+    assert events == ["request", "tokenizer"]
+    events.clear()
+    text = tmp_path / "notes.md"
+    text.write_text("# Notes\n\nA paragraph of text that is long enough.\n")
+    monkeypatch.setattr(pipeline, "import_stages", lambda options: events.append("meanwhile"))
+    pipeline.compile_document(text, CompileOptions())
+    assert events == ["tokenizer"]
+    events.clear()
+    pipeline.compile_document(small_pdf, CompileOptions(chunks=False))
+    assert "tokenizer" not in events

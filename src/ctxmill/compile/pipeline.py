@@ -77,6 +77,19 @@ def compile_stream(
     return doc
 
 
+def _pdf(source: str | Path | bytes, kind: str | None) -> bool:
+    """Whether ``source`` will be read by the PDF child (its first bytes, as load_source tells)."""
+    if kind is not None:
+        return kind == "pdf"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return b"%PDF-" in bytes(source[:1024])
+    try:
+        with open(source, "rb") as fh:
+            return b"%PDF-" in fh.read(1024)
+    except OSError:
+        return False
+
+
 def compile_document(
     source: str | Path | bytes,
     options: CompileOptions | None = None,
@@ -93,15 +106,31 @@ def compile_document(
 
     options = options or CompileOptions()
     t0 = time.perf_counter()
-    if options.chunks:
-        from ctxmill.tokens import preload
+    preloaded: list[bool] = []
 
-        preload()  # the chunk tokenizer loads while the source is parsed
+    def preload() -> None:  # the chunk tokenizer loads on a thread while other work goes on
+        if options.chunks and not preloaded:
+            from ctxmill.tokens import preload as start
+
+            start()
+            preloaded.append(True)
+
+    if not _pdf(source, kind):
+        preload()  # while the text is read
+    # (a PDF: in the meanwhile below. tokenizers' Rust load holds the GIL for its whole ~0.4 G
+    # instructions, so a load started before the child's request was written could keep this
+    # thread from writing it for that long while the child waited for it)
+
+    def meanwhile() -> None:
+        preload()
+        import_stages(options)
+
     if progress:
         progress("source", "start")
     # a PDF is read in a child process; this process imports its stages meanwhile (a fresh
     # `ctxmill compile` otherwise imports them after the source, one after the other)
-    stream = load_source(source, options, kind=kind, name=name, meanwhile=lambda: import_stages(options))
+    stream = load_source(source, options, kind=kind, name=name, meanwhile=meanwhile)
+    preload()  # (when no child read the source: CTXMILL_PDF_SANDBOX=0)
     source_seconds = time.perf_counter() - t0
     if progress:
         progress("source", "done")
