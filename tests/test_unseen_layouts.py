@@ -26,7 +26,7 @@ stamp (Bioinformatics) and bracketed lists of integers in a report without a bib
 subsections in one face (MBE), a known title set like the subsections (Scientific Data), a section
 after the abstract on the title page (PLOS), a raised digit inside a heading (ACL camera-ready), a
 letter-spaced label (Elsevier CAS), run-in subsections over a sans body and a running foot under
-the list (bioRxiv), numbered run-in subsubsections (IEEEtran draft), and the score's count for a
+the list (bioRxiv), numbered run-in subsubsections (IEEEtran draft and compsoc conference), and the score's count for a
 paper printing no list. The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
@@ -175,9 +175,9 @@ def test_a_lone_title_bookmark_above_the_sections_is_not_a_level():
 @pytest.mark.skipif(not (REPO / "benchmarks" / ".cache" / "unseen").is_dir(),
                     reason="unseen papers not built (benchmarks/unseen_truth.py)")
 def test_unseen_papers_floors():
-    """Floors on the real unseen papers, a little under what was measured (2026-12-03, evening: 28
-    papers, heading recall mean 0.989, min 0.857; levels 0.997; titles 28/28; authors 100/101;
-    reference counts 28/28). No paper is exempt."""
+    """Floors on the real unseen papers, a little under what was measured (2026-12-03, evening: 29
+    papers, heading recall mean 0.99, min 0.857; levels 0.998; titles 29/29; authors 104/105;
+    reference counts 29/29). No paper is exempt."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=1200, check=True)
