@@ -10,9 +10,10 @@ hand-set confidences, with the same ranking and the scorer's own matching.
 keeps every candidate with its features, its hand-set confidence and the targets it matches
 (``score_next_edits.match``); the fit and the reports then replay the ranking
 (``next_edit._order``) over those candidates, so a threshold grid costs seconds. The model is an
-L2 logistic regression (numpy Newton steps) over the features in ``next_model.features``; its
-promotion level and the two gates (the top suggestion, every further one) are chosen on the
-training set alone. ``--write`` stores them in src/ctxmill/data/next_edit_model.json. Prints JSON.
+L2 logistic regression (numpy Newton steps) over the features in ``next_model.features``; how
+suggest(learned=True) uses it (mode, level and the two gates: the top suggestion, every further
+one) is chosen on out-of-fold probabilities of the training cases (two folds of its
+repositories). ``--write`` stores it all in src/ctxmill/data/next_edit_model.json. Prints JSON.
 """
 
 from __future__ import annotations
@@ -93,11 +94,11 @@ def halves(dev: list[dict]) -> dict[str, list[dict]]:
 
 
 def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 50,
-           gate: tuple[float, float] | None = None, model: dict | None = None) -> dict:
+           learned: tuple | None = None) -> dict:
     """The scorer's metrics for the ranking of each case's candidates under ``conf(case, cand)``;
-    with ``gate`` (top, further) and ``model``, the ranked suggestions whose learned probability
-    is below the gate are dropped (next_edit._gated, as suggest(gate=True) does)."""
-    from ctxmill.apply.next_edit import Suggestion, _gated, _order
+    with ``learned`` (model, mode, level, gate_top, gate_more) the ranking suggest(learned=True)
+    makes (next_edit._learned), from the probabilities in each candidate's features["p"]."""
+    from ctxmill.apply.next_edit import Suggestion, _learned, _order
 
     p1, r5, wrong, n5, per_neg, answered = [], [], 0, 0, [], 0
     by_class: dict[str, list[float]] = defaultdict(list)
@@ -107,10 +108,10 @@ def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 
             s = Suggestion(c["path"], c["start_line"], c["end_line"], "", "", conf(case, c), c["kind"], c["features"])
             s.hits = c["hits"]
             sugs.append(s)
-        ranked = _order(sugs, case["nearest"], threshold, more)
-        if gate is not None:
-            ranked = _gated(ranked, model, *gate)
-        ranked = ranked[:limit]
+        if learned is None:
+            ranked = _order(sugs, case["nearest"], threshold, more)[:limit]
+        else:
+            ranked = _learned(sugs, case["nearest"], threshold, *learned)[:limit]
         used: set[int] = set()
         hits = []
         for s in ranked[:5]:
@@ -229,49 +230,54 @@ def main() -> None:
                  "hand": {k: replay(v, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE) for k, v in sets.items()}}
     fitted = fit_model(train, args.l2)
     model = {"weights": fitted["weights"]}
-    for case in train + dev:  # each candidate's probability once (the grid replays them)
+    # out-of-fold probabilities for the training cases: two folds of its repositories
+    # (alternating by name), each scored by a model fitted on the other, so the settings below are
+    # chosen on repositories the model has not seen, as the dev repositories are
+    repos = sorted({c["repo"] for c in train})
+    for fold in (set(repos[0::2]), set(repos[1::2])):
+        other = {"weights": fit_model([c for c in train if c["repo"] not in fold], args.l2)["weights"]}
+        for case in train:
+            if case["repo"] in fold:
+                for c in case["cands"]:
+                    c["features"]["p"] = probability(other, c["kind"], c["features"])
+    # chosen on those alone: among the settings under which no metric of the training cases
+    # falls (precision@1, recall@5, wrong rate; at most 0.3 suggestions per negative case), the
+    # best precision@1 + recall@5 - wrong rate
+    base = out["hand"]["train"]
+    best = None
+    for mode in ("fill", "promote"):
+        for level in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            for top in (0.0, 0.05, 0.1, 0.15, 0.2):
+                for more in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4):
+                    m = replay(train, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                               learned=(model, mode, level, top, more))
+                    if (m["precision_at_1"] < base["precision_at_1"] or m["recall_at_5"] < base["recall_at_5"]
+                            or m["wrong_suggestion_rate"] > base["wrong_suggestion_rate"]
+                            or (m["suggestions_per_negative"] or 0.0) > 0.3):
+                        continue
+                    if best is None or objective(m) > best[0]:
+                        best = (objective(m), mode, level, top, more, m)
+    _, mode, level, top, more, oof = best
+    for case in train + dev:  # from here on, the model fitted on every training case
         for c in case["cands"]:
             c["features"]["p"] = probability(model, c["kind"], c["features"])
-
-    def promoted(level: float):
-        return lambda case, c: max(c["features"]["hand"], c["features"]["p"]) if c["features"]["p"] >= level else c["features"]["hand"]
-
-    # chosen on the training set alone: among the settings under which no metric of the training
-    # cases falls (precision@1, recall@5, wrong rate; at most 0.3 suggestions per negative case),
-    # the best precision@1 + recall@5 - wrong rate. A promotion level of 1.01 promotes nothing
-    base = out["hand"]["train"]
-    gates = [round(0.05 * i, 2) for i in range(0, 9)]
-    best = None
-    for level in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01):
-        for top in gates[:5]:
-            for more in gates:
-                m = replay(train, promoted(level), next_edit.THRESHOLD, next_edit.THRESHOLD_MORE, gate=(top, more), model=model)
-                if (m["precision_at_1"] < base["precision_at_1"] or m["recall_at_5"] < base["recall_at_5"]
-                        or m["wrong_suggestion_rate"] > base["wrong_suggestion_rate"] or objective(m) < 0):
-                    continue
-                if best is None or objective(m) > best[0]:
-                    best = (objective(m), level, top, more)
-    _, level, top, more = best
-    model.update({"promote": level, "gate_top": top, "gate_more": more})
-    out["model"] = {"rows": fitted["rows"], "positive": fitted["positive"], "l2": args.l2, "promote": level,
-                    "gate_top": top, "gate_more": more, "train_objective": round(best[0], 4), "weights": len(model["weights"])}
-    out["learned"] = {k: replay(v, promoted(level), next_edit.THRESHOLD, next_edit.THRESHOLD_MORE, gate=(top, more), model=model)
+    model.update({"mode": mode, "level": level, "gate_top": top, "gate_more": more})
+    out["model"] = {"rows": fitted["rows"], "positive": fitted["positive"], "l2": args.l2, "mode": mode, "level": level,
+                    "gate_top": top, "gate_more": more, "weights": len(model["weights"]), "train_out_of_fold": oof}
+    out["learned"] = {k: replay(v, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE, learned=(model, mode, level, top, more))
                       for k, v in sets.items()}
-    # the parts alone: the gate without promotion, the promotion without the gate
-    out["gate_only"] = {k: replay(v, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE, gate=(top, more), model=model)
-                        for k, v in sets.items()}
-    out["promote_only"] = {k: replay(v, promoted(level), next_edit.THRESHOLD, next_edit.THRESHOLD_MORE) for k, v in sets.items()}
-    # the learned probability as the confidence itself (ranking and both thresholds, chosen on the
+    # the probability as the confidence itself (ranking and both thresholds, chosen on the
     # training set by the objective): reported, not shipped (see docs/apply.md)
-    learned = lambda case, c: c["features"]["p"]  # noqa: E731
-    ranked_best = max((objective(replay(train, learned, t, m)), t, m) for t in gates[1:] for m in gates[1:] if m >= t)
+    prob = lambda case, c: c["features"]["p"]  # noqa: E731
+    grid = [round(0.05 * i, 2) for i in range(1, 9)]
+    ranked_best = max((objective(replay(train, prob, t, m)), t, m) for t in grid for m in grid if m >= t)
     out["learned_ranking"] = {"threshold": ranked_best[1], "threshold_more": ranked_best[2],
-                              **{k: replay(v, learned, ranked_best[1], ranked_best[2]) for k, v in sets.items()}}
+                              **{k: replay(v, prob, ranked_best[1], ranked_best[2]) for k, v in sets.items()}}
     if args.write:
         MODEL.write_text(json.dumps({"about": "next-edit learned model: logistic weights over next_model.features, fitted by "
                                      "benchmarks/next_edit_train_fit.py on the training cases of "
                                      "benchmarks/data/next_edit_train.json (no dev repository)",
-                                     "l2": args.l2, "promote": level, "gate_top": top, "gate_more": more,
+                                     "l2": args.l2, "mode": mode, "level": level, "gate_top": top, "gate_more": more,
                                      "weights": model["weights"]}, indent=1, sort_keys=True) + "\n")
         out["written"] = str(MODEL)
     print(json.dumps(out, indent=1))

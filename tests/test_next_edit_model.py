@@ -1,6 +1,6 @@
 """The learned next-edit model (issue 18): features namespaced by propagator, the shipped
-weights, and suggest(learned=True) raising what the model finds likely and dropping what it
-finds unlikely."""
+weights, and suggest(learned=True) dropping what the model finds unlikely and, where nothing is
+left, showing what it finds likely."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxmill.apply import next_model
-from ctxmill.apply.next_edit import Suggestion, _gated, _promoted, candidates, suggest
+from ctxmill.apply.next_edit import Suggestion, _gated, _learned, candidates, suggest
 from test_next_edit import PATCH, SHOP, USE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ def test_features_are_namespaced_by_propagator():
 def test_the_shipped_model_loads_and_gives_probabilities():
     model = next_model.load()
     assert model is not None and 0.0 <= model["gate_top"] <= 1.0 and 0.0 <= model["gate_more"] <= 1.0
-    assert 0.0 < model["promote"] <= 1.01
+    assert model["mode"] in ("fill", "promote") and 0.0 < model["level"] <= 1.0
     assert len(model["weights"]) > 20
     p = next_model.probability(model, "rename", {"hand": 0.9, "code": 1.0, "ctx_same_file": 1.0, "ctx_below": 1.0})
     q = next_model.probability(model, "rename", {"hand": 0.2, "code": 0.0, "other_binding": 1.0})
@@ -65,15 +65,37 @@ def test_the_gate_drops_the_unlikely_and_keeps_the_order():
     assert [s.start_line for s in _gated(ranked[1:], model, 0.0, 0.5)] == [5, 2]
 
 
-def test_a_held_candidate_the_model_finds_likely_is_raised():
-    model = {"weights": {"bias": 0.0, "kind=repeated": 2.0, "repeated.insertion": -6.0}}
+def _held():
+    model = {"weights": {"bias": 0.0, "kind=repeated": 2.0, "repeated.insertion": -6.0, "kind=rename": -3.0}}
     held = Suggestion("a.py", 3, 3, "x\n", "r", 0.2, "repeated", {"hand": 0.2})
     insertion = Suggestion("a.py", 9, 8, "y\n", "r", 0.2, "repeated", {"hand": 0.2, "insertion": 1.0})
-    sure = Suggestion("a.py", 5, 5, "z\n", "r", 0.9, "rename", {"hand": 0.9})
-    _promoted([held, insertion, sure], model, 0.5)
-    assert held.confidence == pytest.approx(0.881, abs=1e-3) and held.features["hand"] == 0.2
-    assert insertion.confidence == 0.2  # below the promotion level: as it was
-    assert sure.confidence == 0.9  # the model's 0.5 is lower: the hand-set confidence stays
+    shown = Suggestion("a.py", 5, 5, "z\n", "r", 0.9, "rename", {"hand": 0.9})
+    return model, held, insertion, shown
+
+
+def test_where_the_gate_leaves_nothing_the_likeliest_candidate_is_shown():
+    model, held, insertion, shown = _held()
+    # the rename the hand rules show is unlikely to the model (0.047): gated; the held repeated
+    # edit (0.881) is shown in its place, with its probability as its confidence
+    got = _learned([held, insertion, shown], {"a.py": 1}, 0.25, model, "fill", 0.5, 0.1, 0.1)
+    assert got == [held] and held.confidence == pytest.approx(0.881, abs=1e-3) and held.features["hand"] == 0.2
+    assert insertion.confidence == 0.2
+    # above the level only: nothing is shown where the likeliest is under it
+    model, held, insertion, shown = _held()
+    assert _learned([held, insertion, shown], {"a.py": 1}, 0.25, model, "fill", 0.9, 0.1, 0.1) == []
+    # where the gate keeps what the hand rules show, nothing is added
+    model, held, insertion, shown = _held()
+    model["weights"]["kind=rename"] = 3.0
+    assert _learned([held, insertion, shown], {"a.py": 1}, 0.25, model, "fill", 0.5, 0.1, 0.1) == [shown]
+
+
+def test_promote_raises_every_likely_candidate():
+    model, held, insertion, shown = _held()
+    model["weights"]["kind=rename"] = 1.0
+    got = _learned([held, insertion, shown], {"a.py": 1}, 0.25, model, "promote", 0.5, 0.1, 0.1)
+    assert [s.start_line for s in got] == [5, 3] and held.confidence == pytest.approx(0.881, abs=1e-3)
+    assert shown.confidence == 0.9  # the model's 0.731 is lower: the hand-set confidence stays
+    assert insertion.confidence == 0.2
 
 
 def test_suggest_learned_keeps_a_plain_renames_uses(repo):

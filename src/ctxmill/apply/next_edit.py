@@ -451,10 +451,10 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
     """Suggestions best first for the edit ``patch`` under ``root`` (files as they are now).
 
     ``learned``: the learned model (apply/next_model.py, fitted on training cases from other
-    repositories) also decides: a candidate it finds likely is raised to its probability (the
-    rename or repeated edit the hand-set confidences hold back), and a ranked suggestion it finds
-    unlikely is dropped. More right suggestions, and more wrong ones on the dev cases (measured in
-    docs/apply.md): off by default for that reason."""
+    repositories) also decides: a ranked suggestion it finds unlikely is dropped, and where
+    nothing is left, its most likely candidate is shown if likely enough (the model's "mode"
+    ``fill``; ``promote`` instead raises every likely candidate to its probability). Measured in
+    docs/apply.md: off by default, as it does not raise every metric on both dev halves."""
     found, hunks = candidates(root, patch, overlay=overlay, files=files)
     model = None
     if learned:
@@ -463,20 +463,29 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
         model = load()
     if model is None:
         return _ranked(found, hunks, threshold)[:limit]
-    _promoted(found, model, model["promote"])
-    return _gated(_ranked(found, hunks, threshold), model, model["gate_top"], model["gate_more"])[:limit]
+    nearest = {h.path: _changed_at(h) for h in hunks}
+    return _learned(found, nearest, threshold, model, model["mode"], model["level"], model["gate_top"],
+                    model["gate_more"])[:limit]
 
 
-def _promoted(found: list[Suggestion], model: dict, promote: float) -> None:
-    """A candidate whose learned probability reaches ``promote`` gets that as its confidence
-    where it is higher than the hand-set one (its features keep the latter as ``hand``)."""
+def _learned(found: list[Suggestion], nearest: dict[str, int], threshold: float, model: dict,
+             mode: str, level: float, top: float, more: float) -> list[Suggestion]:
+    """The ranking with the learned model (see suggest), ``nearest`` the edit's first changed line
+    per file (benchmarks/next_edit_train_fit.py replays cached candidates through this)."""
     from ctxmill.apply.next_model import probability
 
     for s in found:
-        p = probability(model, s.kind, s.features)
-        s.features["p"] = p
-        if p >= promote and p > s.confidence:
-            s.confidence = p
+        if "p" not in s.features:
+            s.features["p"] = probability(model, s.kind, s.features)
+        if mode == "promote" and s.features["p"] >= level and s.features["p"] > s.confidence:
+            s.confidence = s.features["p"]
+    ranked = _gated(_order(found, nearest, threshold, THRESHOLD_MORE), model, top, more)
+    if mode == "fill" and not ranked and found:
+        best = max(found, key=lambda s: s.features["p"])  # the first of equals: the propagators' order
+        if best.features["p"] >= level:
+            best.confidence = best.features["p"]
+            ranked = [best]
+    return ranked
 
 
 def _gated(ranked: list[Suggestion], model: dict, top: float, more: float) -> list[Suggestion]:
