@@ -1124,3 +1124,28 @@ def test_a_bold_numbered_run_in_subsubsection_under_its_subsection_is_a_heading(
         ("2. Conclusion", 72, 340, 12, "Times-Bold"), *body_lines(358, 3)]])
     assert headings(doc)[1:] == ["## 1 Introduction", "### 1.1 Subsection Heading Here",
                                  "#### 1.1.1 Subsubsection Heading Here", "## 2 Conclusion"]
+
+
+def test_affiliation_keys_opening_the_affiliation_lines_are_no_footnote_callouts(tmp_path):
+    # Elsevier CAS: raised letters key each name to its affiliation ("Krishnan^a,c") and open each
+    # affiliation line ("^a Department of Physics, ..."); the line's key labels the text after it,
+    # so it points at no footnote (QA 60 -> 52 once the sample's sections were found). The
+    # article's byline follows a graphical-abstract page, so it is no title page's front matter.
+    from ctxmill.compile import quality
+
+    def raised(text, x, y):
+        return (text, x, y - 3.5, 6, "Times-Roman")
+
+    title = ("This is a Specimen Title for the Double Column Class", 72, 70, 15, "Times-Bold")
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [[  # a graphical-abstract page first
+        ("Graphical Abstract", 72, 50, 11, "Times-Bold"), title,
+        ("Jane Krishnan, Han Thane", 72, 100, 11, "Times-Roman")], [
+        title, ("Jane Krishnan", 72, 100, 11, "Times-Roman"), raised("a", 137, 100),
+        ("and Han Thane", 145, 100, 11, "Times-Roman"), raised("b", 213, 100),
+        raised("a", 72, 125), ("Department of Physics, Institute of Science, Trivandrum, India", 76, 125, 8,
+                               "Times-Roman"),
+        raised("b", 72, 135), ("World Scientific University, Street 29, Amsterdam, The Netherlands", 76, 135, 8,
+                               "Times-Roman"),
+        ("1. Introduction", 72, 180, 12, "Times-Bold"), *body_lines(198, 8)]]), CompileOptions())
+    assert "Department of Physics" in doc.markdown
+    assert not [c for c in quality.assess(doc).checks if c.id == "missing_target"]

@@ -368,6 +368,20 @@ class _Ctx:
                     self.link_dests[p.number] = dests
         # pages the source declares but does not hold (OCR of the first 16 of 46 pages)
         self.missing_pages = bool(doc.stream.declared_pages and doc.stream.declared_pages > doc.pages)
+        self._front: tuple[int, set[str]] | None = None
+
+    def front(self) -> tuple[int, set[str]]:
+        """Where the first section starts, and the marks that label a line of the front matter
+        before it ("[^a]Department of ..."): affiliations' keys. A name's callout with such a mark
+        points at the affiliation, not at a missing footnote."""
+        if self._front is None:
+            blocks = self.doc.blocks
+            end = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
+                       len(blocks))
+            keys = {m.group(1) for b in blocks[:end] if b.kind is not Kind.FOOTNOTE and "[^" in b.text
+                    for m in _FOOTNOTE_MARK.finditer(b.text) if _mark_is_key(b.text, m)}
+            self._front = (end, keys)
+        return self._front
 
     def numbers(self, block) -> dict[str, str]:
         """Label -> reference id for a callout in ``block``: its chapter's list where there are several."""
@@ -630,7 +644,20 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
             # bibliography, is a citation ("... as shown¹²" in Nature style).
             _add_mention(ctx, block, text, base, m.start(), m.end(), [linker.by_number[num]], None)
             continue
+        if num not in ctx.targets["footnote"]:
+            end, keys = ctx.front()
+            if ctx.block_pos.get(block.id, end) < end and (_mark_is_key(text, m) or num in keys):
+                continue  # before the first section: an affiliation's key, or a name's callout of one
         _add_crossref(ctx, block, text, m.start(), "footnote", num, m.group(0))
+
+
+def _mark_is_key(text: str, m: re.Match) -> bool:
+    """A mark that opens a line or follows a space and is glued to the word after it
+    ("[^a]Department of Physics, ...") labels the text it stands before: an affiliation's key
+    under a byline (the name's own mark is its callout), a note set in the running text. A
+    callout is glued to the word before it ("Krishnan[^a]", "shown[^2] ...")."""
+    s, e = m.start(), m.end()
+    return (s == 0 or text[s - 1].isspace()) and e < len(text) and text[e].isalpha()
 
 
 _CAPTIONED = {Kind.TABLE, Kind.FIGURE, Kind.CAPTION, Kind.CODE, Kind.EQUATION}
