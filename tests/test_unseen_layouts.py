@@ -1149,3 +1149,13 @@ def test_affiliation_keys_opening_the_affiliation_lines_are_no_footnote_callouts
         ("1. Introduction", 72, 180, 12, "Times-Bold"), *body_lines(198, 8)]]), CompileOptions())
     assert "Department of Physics" in doc.markdown
     assert not [c for c in quality.assess(doc).checks if c.id == "missing_target"]
+
+
+def test_initials_glued_in_a_text_layer_stay_as_printed(tmp_path):
+    # Elsevier CAS: "J.K. Krishnan" printed without a space was written "J. K. Krishnan", a form
+    # the scores read as a lettered item "J." before "K. Krishnan" (only OCR loses that space)
+    doc = compile_pages(tmp_path, [[
+        ("This is a Specimen Title for the Double Column Class", 72, 70, 15, "Times-Bold"),
+        ("J.K. Krishnan, Han Thane, William J. Hansen, T. Rafeeq", 72, 100, 11, "Times-Roman"),
+        ("1. Introduction", 72, 180, 12, "Times-Bold"), *body_lines(198, 8)]])
+    assert names(doc) == ["J.K. Krishnan", "Han Thane", "William J. Hansen", "T. Rafeeq"]

@@ -346,7 +346,9 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
                 or len(t.text.split()) > 25 or _prose(t.text)), len(below))
     region = below[:end]
-    tp.authors, tp.author_boxes = _names(region)
+    # a text layer gives initials as printed ("J.K. Krishnan"); OCR loses the space after an
+    # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
+    tp.authors, tp.author_boxes = _names(region, space_initials=page.ocr or not page.has_text_layer)
     return tp
 
 
@@ -357,7 +359,8 @@ def _prose(text: str) -> bool:
     return len(words) >= 9 and sum(w[:1].islower() for w in words) >= 0.6 * len(words)
 
 
-def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple[float, float, float, float]]]:
+def _names(region: list[TLine], space_initials: bool = True
+           ) -> tuple[list[tuple[str, list[str]]], list[tuple[float, float, float, float]]]:
     # Lines a role label owns: "Supervisor" above a name in its column, or "Supervisor: Name".
     skip: set[int] = set()
     for i, t in enumerate(region):
@@ -398,10 +401,10 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
                     continue  # an address beside the name (JMLR, some thesis pages): neither a name nor not one
                 total += 1
                 own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
-                name = _clean_name(p)
+                name = _clean_name(p, space_initials)
                 if name:
                     found.append((name, (marks if k == len(parts) - 1 else []) + own))
-        if len(found) == 1 and total > 1 and _caps_name_and_affiliation(pieces, found[0][0]):
+        if len(found) == 1 and total > 1 and _caps_name_and_affiliation(pieces, found[0][0], space_initials):
             # acmart's journal formats: "MARISA KIRISAME, University of Utah, USA", one author a
             # line, the name in small capitals, then its institution and country
             found, total = [(_title_case(found[0][0]), found[0][1])], 1
@@ -412,11 +415,11 @@ def _names(region: list[TLine]) -> tuple[list[tuple[str, list[str]]], list[tuple
     return names, boxes
 
 
-def _caps_name_and_affiliation(pieces: list[tuple[str, list[str]]], name: str) -> bool:
+def _caps_name_and_affiliation(pieces: list[tuple[str, list[str]]], name: str, space_initials: bool = True) -> bool:
     """The line is one name in capitals followed by parts that each hold an organisation or
     place word ("University of Utah", "USA"): a name and its affiliation, not a list of names."""
     parts = [p for text, _ in pieces for p in SEP_RE.split(GRADE_RE.sub("", text)) if p.strip(" " + MARK_CHARS)]
-    if len(parts) < 2 or not name.isupper() or _clean_name(parts[0]) != name:
+    if len(parts) < 2 or not name.isupper() or _clean_name(parts[0], space_initials) != name:
         return False
     return all(any(w.lower().strip(".,()") in ORG_WORDS for w in p.split()) for p in parts[1:])
 
@@ -435,7 +438,7 @@ def _name_runs_on(end: str, start: str) -> bool:
                 and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s*(?:,|$)", start))
 
 
-def _clean_name(p: str) -> str | None:
+def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if re.match(r"^\s*[\w\s-]{2,30}:", p):
         return None  # "Correspondence: Jane Roe", "Supervisor: ...": a labelled line, not a byline
     s = re.sub(r"\([^)]*\)|\{[^}]*\}|\S+@\S+", " ", p)  # "(john@x.org)", an email beside the name
@@ -446,7 +449,8 @@ def _clean_name(p: str) -> str | None:
     # OCR reads superscript marks as stray symbols glued to the name ("Bouma,!", "Monty®7"):
     # a run of symbols (with the digits right after it) is not part of a name
     s = " ".join(re.sub(r"[^\w\s.'’\-]+\d*", " ", s).split())
-    s = re.sub(r"\b([A-Z])\.(?=[A-Z]\b)", r"\1. ", s)  # "J.N. Winn" -> "J. N. Winn", as most styles print it
+    printed = s  # glued initials ("J.K.") are told by the spaced form, and kept as printed from a text layer
+    s = re.sub(r"\b([A-Z])\.(?=[A-Z]\b)", r"\1. ", s)  # OCR's "J.N. Winn" -> "J. N. Winn", as most styles print it
     toks = s.split()
     if not 2 <= len(toks) <= 5 or any(c.isdigit() for c in s) or "@" in s or len(s) > 60:
         return None
@@ -466,4 +470,4 @@ def _clean_name(p: str) -> str | None:
             continue
         if not (t[:1].isupper() and re.fullmatch(r"[\w'’.\-]+", t) and sum(c.isalpha() for c in t) >= 2):
             return None
-    return s
+    return s if space_initials else printed
