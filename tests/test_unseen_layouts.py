@@ -1159,3 +1159,19 @@ def test_initials_glued_in_a_text_layer_stay_as_printed(tmp_path):
         ("J.K. Krishnan, Han Thane, William J. Hansen, T. Rafeeq", 72, 100, 11, "Times-Roman"),
         ("1. Introduction", 72, 180, 12, "Times-Bold"), *body_lines(198, 8)]])
     assert names(doc) == ["J.K. Krishnan", "Han Thane", "William J. Hansen", "T. Rafeeq"]
+
+
+def test_an_organisation_in_an_author_blocks_smaller_italic_is_no_author(tmp_path):
+    # IEEEtran's conference author blocks: each name upright at 11 pt over its address in 10 pt
+    # italic; "Twentieth Century Fox", Homer Simpson's employer, is name-shaped
+    def block(x, name, *address):
+        return [(name, x, 160, 11, "Times-Roman")] + [(a, x, 173 + 12 * k, 10, "Times-Italic")
+                                                        for k, a in enumerate(address)]
+    doc = compile_pages(tmp_path, [[
+        ("Bare Demo of IEEEtran.cls for Biometrics Council Conferences", 100, 100, 14, "Times-Bold"),
+        *block(60, "Michael Shell", "Georgia Institute of Technology", "Atlanta, Georgia 30332"),
+        *block(250, "Homer Simpson", "Twentieth Century Fox", "Springfield, USA"),
+        *block(430, "James Kirk", "Starfleet Academy", "San Francisco, California"),
+        ("Abstract—The abstract goes here.", 54, 260, 9, "Times-Bold"),
+        ("1. Introduction", 54, 290, 12, "Times-Bold"), *body_lines(308, 8, x=54)]])
+    assert names(doc) == ["Michael Shell", "Homer Simpson", "James Kirk"]

@@ -104,6 +104,7 @@ class TLine:
     x0: float
     x1: float
     gappy: bool = False  # words far apart on the line: a table row or an author grid, never a title
+    italic: bool = False
 
 
 @dataclass
@@ -131,6 +132,7 @@ def _tline(line, accents: list) -> TLine | None:
         chars[round(s.size, 1)] = chars.get(round(s.size, 1), 0) + len(s.text.strip())
     size = max(chars, key=chars.get)
     bold = sum(len(s.text) for s in body if s.bold) > 0.5 * sum(len(s.text) for s in body)
+    italic = sum(len(s.text) for s in body if s.italic) > 0.5 * sum(len(s.text) for s in body)
     pieces: list[tuple[str, list[str]]] = [("", [])]
     prev = None
     cut = None
@@ -172,7 +174,7 @@ def _tline(line, accents: list) -> TLine | None:
     x1 = x1 if cut is None else cut
     gappy = any("   " in t for t, _ in pieces)
     return TLine(text=re.sub(r"\s+", " ", text), pieces=pieces, size=size, bold=bold, top=y0, bottom=y1, x0=x0, x1=x1,
-                 gappy=gappy)
+                 gappy=gappy, italic=italic)
 
 
 def _float_accents(text: str, line, accents: list) -> str:
@@ -383,11 +385,12 @@ def _names(region: list[TLine], space_initials: bool = True
             pieces = prev[0][:-1] + [(prev[0][-1][0] + " " + t.pieces[0][0], t.pieces[0][1])] + t.pieces[1:]
             box = prev[1]
             merged[-1] = (pieces, TLine(box.text + " " + t.text, pieces, box.size, box.bold, box.top, t.bottom,
-                                        min(box.x0, t.x0), max(box.x1, t.x1)))
+                                        min(box.x0, t.x0), max(box.x1, t.x1), italic=box.italic))
         else:
             merged.append((list(t.pieces), t))
     names: list[tuple[str, list[str]]] = []
     boxes = []
+    types: list[tuple[float, bool, bool]] = []  # each name's line type: size, bold, italic
     for pieces, t in merged:
         if pieces and not pieces[0][0].strip() and pieces[0][1]:
             continue  # starts with a mark: an affiliation line ("¹ Wikimedia Foundation")
@@ -409,9 +412,18 @@ def _names(region: list[TLine], space_initials: bool = True
             # line, the name in small capitals, then its institution and country
             found, total = [(_title_case(found[0][0]), found[0][1])], 1
         if found and len(found) >= 0.6 * total:
-            names.extend(f for f in found if f[0] not in {n for n, _ in names})
+            new = [f for f in found if f[0] not in {n for n, _ in names}]
+            names.extend(new)
+            types.extend([(round(t.size * 2) / 2, t.bold, t.italic)] * len(new))
             boxes.append((t.x0, t.top, t.x1, t.bottom))
-    # one author type: drop name-shaped lines set in another size than most names (a contact line)
+    # one author type: where most names share one type, a name-shaped line in smaller type and
+    # another face is an affiliation's first line (IEEEtran's author blocks: names upright, each
+    # block's address in smaller italic, "Twentieth Century Fox" under "Homer Simpson")
+    if len(names) >= 3:
+        most, n = Counter(types).most_common(1)[0]
+        if n > len(names) / 2:
+            keep = [not (ty[0] < most[0] and (ty[1], ty[2]) != most[1:]) for ty in types]
+            names = [nm for nm, k in zip(names, keep, strict=True) if k]
     return names, boxes
 
 
