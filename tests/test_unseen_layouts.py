@@ -1175,3 +1175,20 @@ def test_an_organisation_in_an_author_blocks_smaller_italic_is_no_author(tmp_pat
         ("Abstract—The abstract goes here.", 54, 260, 9, "Times-Bold"),
         ("1. Introduction", 54, 290, 12, "Times-Bold"), *body_lines(308, 8, x=54)]])
     assert names(doc) == ["Michael Shell", "Homer Simpson", "James Kirk"]
+
+
+def test_running_feet_whose_parts_change_sides_are_furniture(tmp_path):
+    # bioRxiv (two-sided): "2 | bioRxiv" left of "Smith et al. | Running title here" on even pages,
+    # right of it on odd ones, and "Supplementary Information" in place of "bioRxiv" on the
+    # supplement's pages: no two feet read alike once the page number is set aside
+    feet = [("2 | bioRxiv", "Smith et al. | Running title here"),
+            ("Smith et al. | Running title here", "bioRxiv | 3"),
+            ("4 | Supplementary Information", "Smith et al. | Running title here"),
+            ("Smith et al. | Running title here", "Supplementary Information | 5")]
+    pages = [[("A Study of Feet on Pages", 72, 70, 18, "Helvetica-Bold"), *body_lines(120, 40)]]
+    for left, right in feet:
+        pages.append([*body_lines(72, 50), (left, 72, 770, 6.6, "Helvetica"), (right, 400, 770, 6.6, "Helvetica")])
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert "Running title" not in doc.markdown
+    removed = [b.text for b in doc.blocks if b.attrs.get("furniture") == "running_header"]
+    assert len(removed) == 4 and all("Running title here" in t for t in removed)

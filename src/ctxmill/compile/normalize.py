@@ -410,6 +410,7 @@ def _furniture(doc: Document) -> None:
             elif _stamp(b.text, b.attrs.get("_line_texts")):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
+        _swapped_running_lines([(b, k) for b, k in edge if k and b.kind is Kind.PARAGRAPH], max(3, pages // 4))
     # text pages: running header lines repeated at the top of many pages
     firsts: dict[int, Block] = {}
     for b in doc.blocks:
@@ -444,6 +445,28 @@ def _furniture(doc: Document) -> None:
             # a stray printed page number in OCR text
             b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "page_number"
+
+
+def _swapped_running_lines(edge: list[tuple[Block, str]], need: int) -> None:
+    """Running heads or feet whose parts change places or one part changes from page to page:
+    a two-sided layout sets "2 | bioRxiv  Smith et al. | Running title here" on even pages and
+    "Smith et al. | Running title here  bioRxiv | 3" on odd ones, and the supplement's pages
+    another label. A line at the same edge of ``need`` pages or more that shares most of its
+    words (three at least) with the line there on each of the others is one such line."""
+    if len(edge) > 400:
+        return  # (pairwise; a long document's heads repeat as they are printed)
+    words = [(b, b.bbox[1] < (b.attrs.get("_page_height") or 792.0) / 2,
+              frozenset(re.findall(r"[^\W\d_]{2,}", b.text.lower()))) for b, _ in edge]
+    for b, top, w in words:
+        if len(w) < 3:
+            continue
+        pages = {b.page}
+        for c, ctop, v in words:
+            if c.page not in pages and ctop == top and len(w & v) >= 3 and len(w & v) >= 0.6 * len(w | v):
+                pages.add(c.page)
+        if len(pages) >= need:
+            b.kind = Kind.FURNITURE
+            b.attrs["furniture"] = "running_header"
 
 
 _FLOWED = frozenset((Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING))
