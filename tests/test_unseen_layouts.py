@@ -27,7 +27,9 @@ subsections in one face (MBE), a known title set like the subsections (Scientifi
 after the abstract on the title page (PLOS), a raised digit inside a heading (ACL camera-ready), a
 letter-spaced label (Elsevier CAS), run-in subsections over a sans body and a running foot under
 the list (bioRxiv), numbered run-in subsubsections (IEEEtran draft and compsoc conference), and the score's count for a
-paper printing no list. The scores on the real papers are in benchmarks/corpus.py --papers
+paper printing no list; then affiliation keys opening their lines (CAS), initials glued as printed
+(CAS), an organisation in an author block's smaller italic (IEEEtran compsoc) and running feet whose
+parts change sides (bioRxiv). The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
 from __future__ import annotations
