@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
 import re
 import subprocess
 import sys
@@ -32,7 +33,7 @@ OUT = REPO / "benchmarks" / ".cache" / "unseen"
 MIRROR = Path("/work/.mirror")
 
 SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
-CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}\{([^}]*)\}")
+CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
 ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
            "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
 
@@ -70,7 +71,9 @@ def expand(git: Git, commit: str, path: str, depth: int = 0) -> str:
     def splice(m: re.Match) -> str:
         name = m.group(2).strip()
         for cand in (name, name + ".tex"):
-            p = str(Path(root) / cand) if root != "." else cand
+            # git's rev:path takes no "..": a file read from a sibling folder (siamart's
+            # \\input{../abstract/abstract.txt}) is named from the repository's root
+            p = posixpath.normpath(posixpath.join(root, cand)) if root != "." else cand
             if git.exists(commit, p):
                 return expand(git, commit, p, depth + 1)
         return ""
@@ -101,6 +104,22 @@ def command_args(tex: str, name: str) -> list[str]:
     for m in re.finditer(r"\\" + name + r"\*?\s*(?:\[[^\]]*\]\s*)?(?=\{)", tex):
         out.append(group(tex, m.end())[0])
     return out
+
+
+def cite_keys(arg: str) -> str:
+    """A \\cite argument without REVTeX 4.2's leading notes: \\cite{[pre][{post, with {braces}}]key,PDG}
+    prints the post note inside the first key's entry (apsrev4-2); the keys follow the brackets."""
+    while arg.lstrip().startswith("["):
+        arg, depth = arg.lstrip(), 0
+        for i, c in enumerate(arg):
+            depth += c in "[{"
+            depth -= c in "]}"
+            if depth == 0:
+                arg = arg[i + 1:]
+                break
+        else:
+            return ""
+    return arg
 
 
 def drop_notes(s: str) -> str:
@@ -280,7 +299,7 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         if m.group(1) not in cited:
             cited.append(m.group(1))
     for m in CITE_RE.finditer(tex):
-        for k in m.group(1).split(","):
+        for k in cite_keys(group(tex, m.end())[0]).split(","):
             k = k.strip()
             if k and k not in cited:
                 cited.append(k)
