@@ -29,7 +29,10 @@ letter-spaced label (Elsevier CAS), run-in subsections over a sans body and a ru
 the list (bioRxiv), numbered run-in subsubsections (IEEEtran draft and compsoc conference), and the score's count for a
 paper printing no list; then affiliation keys opening their lines (CAS), initials glued as printed
 (CAS), an organisation in an author block's smaller italic (IEEEtran compsoc) and running feet whose
-parts change sides (bioRxiv). The scores on the real papers are in benchmarks/corpus.py --papers
+parts change sides (bioRxiv), and from the seventh set sections and subsections set run-in with
+their numbers (siamart), a labelled line of collaborators under the byline (siamart), a list
+printed without a title and its entries in one block, with a float's "FIG. 2." caption among them,
+and a "(Dated: ...)" line under the addresses (REVTeX PRL). The scores on the real papers are in benchmarks/corpus.py --papers
 benchmarks/.cache/unseen (the floors test, skipped without that folder)."""
 
 from __future__ import annotations
@@ -1194,3 +1197,76 @@ def test_running_feet_whose_parts_change_sides_are_furniture(tmp_path):
     assert "Running title" not in doc.markdown
     removed = [b.text for b in doc.blocks if b.attrs.get("furniture") == "running_header"]
     assert len(removed) == 4 and all("Running title here" in t for t in removed)
+
+
+def _run_in(y, lead, rest, x=84, size=10):
+    # a bold lead and the paragraph's upright text on one baseline
+    return [(lead, x, y, size, "Times-Bold"), (rest, x + 0.52 * size * len(lead) + 4, y, size, "Times-Roman")]
+
+
+def test_numbered_sections_set_run_in_are_headings(tmp_path):
+    # siamart: "1. Introduction. Multigrid methods ...", "2.1. 1D Poisson. Formally, ..." in bold
+    # opening the section's first paragraph; a numbered lead out of turn stays text
+    rows = [("A Supervised Learning Approach to Predicting Convergence", 90, 70, 14, "Times-Bold")]
+    leads = [("1. Introduction.", "Multigrid methods are some of the most widely used"),
+             ("2. Methods.", "The methods described here will be split into two parts"),
+             ("2.1. 1D Poisson.", "Formally, the problem being solved is the Poisson equation"),
+             ("7.4. Out Of Turn.", "A bold lead numbered for elsewhere stays in the text"),
+             ("2.2. Poisson CNN.", "Two separate deep convolutional networks were trained"),
+             ("3. Numerical Results.", "A total of many splittings were randomly generated")]
+    for k, (lead, rest) in enumerate(leads):
+        rows += [*_run_in(130 + 60 * k, lead, rest), *body_lines(142 + 60 * k, 3)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Methods", "### 2.1 1D Poisson",
+                                 "### 2.2 Poisson CNN", "## 3 Numerical Results"]
+    assert "Multigrid methods are some of the most widely used" in doc.markdown
+    assert "Out Of Turn." in doc.markdown
+
+
+def test_an_untitled_list_set_as_one_block_and_a_caption_on_its_page(tmp_path):
+    # REVTeX's PRL letters print the list with no title, its entries close together (one block
+    # of lines), and a float's caption in capitals ("FIG. 2. ...") may sit among them
+    entries = ["[1] R. J. Gaitskell, Ann. Rev. Nucl. Part. Sci. 54, 315 (2004).",
+               "[2] V. Trimble, Ann. Rev. Astron. Astrophys. 25, 425 (1987).",
+               "[3] T. A. Porter and P. W. Graham, Ann. Rev. Astron. 49, 155 (2011).",
+               "[4] R. D. Peccei and H. R. Quinn, Phys. Rev. Lett. 38, 1440 (1977).",
+               "[5] S. Weinberg, Phys. Rev. Lett. 40, 223 (1978).",
+               "[6] F. Wilczek, Phys. Rev. Lett. 40, 279 (1978)."]
+    first = [("First Results from an Axion Search Experiment", 100, 70, 14, "Times-Bold")]
+    for k in range(5):
+        first += body_lines(120 + 80 * k, 5)
+    rows = [(e, 72, 100 + 10 * k, 8, "Times-Roman") for k, e in enumerate(entries[:3])]
+    rows += [("FIG. 2. The limits on the coupling from the data, with the earlier searches.", 72, 150, 8,
+              "Times-Roman")]
+    rows += [(e, 72, 180 + 10 * k, 8, "Times-Roman") for k, e in enumerate(entries[3:])]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [first, [*body_lines(60, 2), *rows]]), CompileOptions())
+    assert [r.raw for r in doc.references] == entries
+
+
+def test_a_labelled_line_under_the_byline_names_no_authors(tmp_path):
+    # siamart's student paper: "In collaboration with: Matthew West, Luke Olson, Scott MacLachlan"
+    # centred under the author's name
+    doc = compile_pages(tmp_path, [[
+        ("A SUPERVISED LEARNING APPROACH TO PREDICTING", 120, 70, 12, "Times-Bold"),
+        ("NICOLAS NYTKO", 250, 100, 10, "Times-Roman"),
+        ("In collaboration with: Matthew West, Luke Olson, Scott MacLachlan", 150, 130, 10, "Times-Roman"),
+        ("1 Introduction", 72, 180, 12, "Times-Bold"), *body_lines(198, 8)]])
+    assert names(doc) == ["NICOLAS NYTKO"]
+
+
+def test_a_dated_line_under_the_addresses_is_no_part_of_one(tmp_path):
+    # REVTeX: "(Dated: May 11, 2022)" right under the last address line
+    def raised(text, x, y):
+        return (text, x, y - 3.5, 6, "Times-Roman")
+    doc = compile_pages(tmp_path, [[
+        ("First Results from an Axion Search Experiment", 100, 70, 14, "Times-Bold"),
+        ("Hsin Chang,", 200, 100, 10, "Times-Roman"), raised("1", 253, 100),
+        ("and Shin-Shan Yu", 260, 100, 10, "Times-Roman"), raised("2", 335, 100),
+        raised("1", 150, 120), ("Department of Physics, National Central University, Taoyuan City, Taiwan", 154, 120,
+                                9, "Times-Italic"),
+        raised("2", 150, 131), ("Institute of Physics, Academia Sinica, Taipei City, Taiwan", 154, 131, 9,
+                                "Times-Italic"),
+        ("(Dated: May 11, 2022)", 250, 142, 9, "Times-Roman"),
+        ("1 Introduction", 72, 190, 12, "Times-Bold"), *body_lines(208, 8)]])
+    affs = doc.metadata.affiliations
+    assert affs and any("Academia Sinica" in a for a in affs) and not any("Dated" in a for a in affs)

@@ -361,6 +361,9 @@ def _prose(text: str) -> bool:
     return len(words) >= 9 and sum(w[:1].islower() for w in words) >= 0.6 * len(words)
 
 
+_LINE_LABEL_RE = re.compile(r"^\s*([A-Za-z][\w\s-]{1,30}):\s+\S")
+
+
 def _names(region: list[TLine], space_initials: bool = True
            ) -> tuple[list[tuple[str, list[str]]], list[tuple[float, float, float, float]]]:
     # Lines a role label owns: "Supervisor" above a name in its column, or "Supervisor: Name".
@@ -394,6 +397,11 @@ def _names(region: list[TLine], space_initials: bool = True
     for pieces, t in merged:
         if pieces and not pieces[0][0].strip() and pieces[0][1]:
             continue  # starts with a mark: an affiliation line ("¹ Wikimedia Foundation")
+        label = _LINE_LABEL_RE.match(t.text)
+        if label and label.group(1).strip().lower() not in ("author", "authors", "by"):
+            # a labelled line names people in another role, every name on it ("In collaboration
+            # with: Matthew West, Luke Olson, Scott MacLachlan" under a SIAM byline)
+            continue
         found: list[tuple[str, list[str]]] = []
         total = 0
         for text, marks in pieces:

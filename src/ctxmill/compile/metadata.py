@@ -76,6 +76,9 @@ def _looks_like_authors(text: str) -> bool:
 _CORRESPONDENCE_RE = re.compile(r"(?<=[.;])\s*(?:correspondence|corresponding author)s?\b", re.I)
 
 
+_DATE_LINE_RE = re.compile(r"\s*\((?:dated|received|accepted|submitted|published)\b[^()]*\)\s*$", re.I)
+
+
 def _affiliations_from(text: str) -> list[tuple[str, str]]:
     """'[^1] Lab, Univ, [^2] College' -> [("1", "Lab, Univ"), ("2", "College")]"""
     out = []
@@ -89,6 +92,8 @@ def _affiliations_from(text: str) -> list[tuple[str, str]]:
         cut = _CORRESPONDENCE_RE.search(val) if "orrespond" in val else None
         if cut is not None and cut.start() > 0:
             val = val[:cut.start()].rstrip(" .,;")
+        # REVTeX's date line right under the last address ("..., Taiwan (Dated: May 11, 2022)")
+        val = _DATE_LINE_RE.sub("", val).rstrip(" ,;")
         if val:
             out.append((label, val))
     return out

@@ -622,7 +622,8 @@ def _reads_like_entry(text: str) -> bool:
 
 
 _URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
-_FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|Table|Listing)\s+\d+[:.]\s+\S")
+# (REVTeX prints "FIG. 2. The 95% C.L. limits ..." and "TABLE I. ...")
+_FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|FIG\.|Table|TABLE|Listing)\s+(?:\d+|[IVX]{1,4})[:.]\s+\S")
 _APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
 
 
@@ -835,12 +836,18 @@ def _untitled_start(blocks: list[Block]) -> int | None:
             continue
         if re.match(r"\s*\[1\]\s", blocks[i].text):
             seen = [entry_label(b.text) for b in blocks[i + 1 : i + 12] if b.kind is BlockKind.PARAGRAPH]
+            # entries set close together come as one block ("[1] R. J. Gaitskell, ... (2004). [2]
+            # V. Trimble, ..." in REVTeX's PRL letters): labels after an entry's closing stop count
+            seen += _INLINE_LABEL.findall(blocks[i].text)
             if "2" in seen and "3" in seen:
                 return i
         elif _alpha_run(blocks, i):
             return i
     return None
 
+
+# "... (2004). [2] V. Trimble": a numeric label after an entry's end, inside one block
+_INLINE_LABEL = re.compile(r"[.)]\s+\[(\d{1,3})\]\s+[A-Z]")
 
 # any short bracketed key, also one the text layer spells with a loose accent ("[Bj¨o90]")
 _RUN_LABEL = re.compile(r"^\s*\[([^\]\s,;]{2,14})\]\s+\S")

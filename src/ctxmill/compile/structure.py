@@ -60,6 +60,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     body_size = _body_size(blocks)
     _title(blocks, body_size)
     _headings(doc, blocks, body_size)
+    blocks = _numbered_run_in_sections(doc, blocks)
     blocks = _run_in_heads(doc, blocks, body_size)
     blocks = _numbered_run_in(doc, blocks)
     _centred_second_lines(blocks)
@@ -883,6 +884,93 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
             b.text = rest
             b.attrs["_lead_bold"] = ""
             out.append(b)
+    return out
+
+
+# "2.1. 1D Poisson." (siamart, amsart: a section's number and title in bold opening its first paragraph)
+_SECTION_LEAD_RE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.? +(\S.{0,99}?)\.$")
+
+
+def _dotted(number: str | None) -> tuple[int, ...] | None:
+    return tuple(int(p) for p in number.split(".")) if number and re.fullmatch(r"\d{1,2}(?:\.\d{1,2})*", number) else None
+
+
+def _follows(prev: tuple[int, ...] | None, cur: tuple[int, ...]) -> bool:
+    """``cur`` is the next heading number after ``prev``: its first child, or the next at its depth
+    or at one above it (2.3 after 2.2.4)."""
+    if prev is None:
+        return cur == (1,)
+    return cur == prev + (1,) or any(cur == prev[:k] + (prev[k] + 1,) for k in range(len(prev)))
+
+
+def _section_lead_title(title: str) -> bool:
+    """A run-in section lead's title: a few words opening with a capital or a number glued to
+    one ("1D Poisson"), not a theorem or caption label, no sentence inside."""
+    title = title.strip()
+    return 1 <= len(title.split()) <= 12 and bool(re.match(r"[A-Z]|\d+[A-Za-z]", title)) \
+        and any(c.islower() for c in title) and not _THEOREM_RE.match(title) and not CAPTION_RE.match(title) \
+        and norm_title(title) not in _RUN_IN_LABELS and norm_title(title) not in BIBLIOGRAPHY_TITLES \
+        and not re.search(r"[.:;!?]\s", title)
+
+
+def _numbered_run_in_sections(doc: Document, blocks: list[Block]) -> list[Block]:
+    """Sections and subsections set run-in (SIAM's "1. Introduction. Multigrid methods ...",
+    "2.1. 1D Poisson. Formally, ..."): a bold lead that is a number and a title, opening a
+    paragraph whose text goes on upright, is a heading at its number's depth when the number
+    is the next one after the heading before it (1, 2, 2.1, 2.2, 3, ...), and at least two
+    such leads are found. A heading read from such a line keeps only the lead; the text after it
+    goes back to the paragraph."""
+    if doc.stream.kind != "pdf":
+        return blocks
+    found: dict[int, tuple[str, str, tuple[int, ...]]] = {}
+    prev: tuple[int, ...] | None = None
+    for idx, b in enumerate(blocks):
+        lead = (b.attrs.get("_lead_bold") or "").strip()
+        if b.kind is Kind.HEADING and not b.attrs.get("title"):
+            num = _dotted(b.number)
+            if num is not None:
+                prev = num
+            continue
+        if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or len(b.text) <= len(lead):
+            continue
+        m = _SECTION_LEAD_RE.fullmatch(lead)
+        num = _dotted(m.group(1)) if m else None
+        if num is None or not _section_lead_title(m.group(2)) or not _follows(prev, num):
+            continue
+        found[idx] = (lead, m.group(2).strip(), num)
+        prev = num
+    if len(found) < 2:
+        return blocks
+    out: list[Block] = []
+    for idx, b in enumerate(blocks):
+        lead = (b.attrs.get("_lead_bold") or "").strip()
+        if idx not in found:
+            m = _SECTION_LEAD_RE.fullmatch(lead) if b.kind is Kind.HEADING and lead else None
+            out.append(b)
+            if m is None or b.number != m.group(1) or b.attrs.get("title") or not b.text.startswith(lead):
+                continue
+            # the heading finder took the lead's line ("3. Numerical Results.", or "2.5. ...
+            # Network (GCN). The" with the paragraph's first word): the title is the lead's
+            rest = b.text[len(lead):].strip()
+            _set_heading(b, b.level or 2, b.number, m.group(2).strip())
+            b.text = lead
+            nxt = blocks[idx + 1] if idx + 1 < len(blocks) else None
+            if rest and nxt is not None and nxt.kind is Kind.PARAGRAPH and idx + 1 not in found:
+                hyphen = rest.endswith("-") and nxt.text[:1].islower()
+                nxt.text = rest[:-1] + nxt.text if hyphen else rest + " " + nxt.text
+            elif rest:
+                out.append(Block(Kind.PARAGRAPH, rest, b.page, bbox=b.bbox,
+                                 attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_top", "_x0")}))
+            continue
+        lead, title, num = found[idx]
+        head = Block(Kind.HEADING, title, b.page, bbox=b.bbox,
+                     attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_size_max", "_top", "_x0")})
+        _set_heading(head, len(num) + 1, ".".join(map(str, num)), title)
+        head.attrs["_bold"] = True
+        out.append(head)
+        b.text = b.text[len(lead):].lstrip()
+        b.attrs["_lead_bold"] = ""
+        out.append(b)
     return out
 
 
