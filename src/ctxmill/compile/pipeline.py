@@ -77,15 +77,18 @@ def compile_stream(
     return doc
 
 
-def _pdf(source: str | Path | bytes, kind: str | None) -> bool:
-    """Whether ``source`` will be read by the PDF child (its first bytes, as load_source tells)."""
+def _pdf(source: str | Path | bytes, kind: str | None, name: str | None) -> bool:
+    """Whether ``source`` will be read by the PDF child (its first KiB and its name, as
+    load_source tells: ``sources.looks_pdf``)."""
+    from ctxmill.sources import looks_pdf
+
     if kind is not None:
         return kind == "pdf"
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return b"%PDF-" in bytes(source[:1024])
+        return looks_pdf(bytes(source[:1024]), name)
     try:
         with open(source, "rb") as fh:
-            return b"%PDF-" in fh.read(1024)
+            return looks_pdf(fh.read(1024), name or str(source))
     except OSError:
         return False
 
@@ -115,7 +118,7 @@ def compile_document(
             start()
             preloaded.append(True)
 
-    if not _pdf(source, kind):
+    if not _pdf(source, kind, name):
         preload()  # while the text is read
     # (a PDF: in the meanwhile below. tokenizers' Rust load holds the GIL for its whole ~0.4 G
     # instructions, so a load started before the child's request was written could keep this

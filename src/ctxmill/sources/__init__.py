@@ -30,13 +30,14 @@ _OCR_HINTS = (
 
 def sniff_kind(data: bytes, name: str | None = None) -> str:
     """Guess pdf | ocr_text | markdown from the name and the first bytes."""
-    if _looks_pdf(data, name):
+    if looks_pdf(data, name):
         return "pdf"
     text = decode_text(data, name)
     return sniff_text_kind(text)
 
 
-def _looks_pdf(data: bytes, name: str | None) -> bool:
+def looks_pdf(data: bytes, name: str | None) -> bool:
+    """A PDF by its first bytes (``%PDF-`` in the first KiB) or, failing that, by its name."""
     head = data[:1024]
     if head.lstrip(b"\x00\t\r\n \xef\xbb\xbf")[:5] == b"%PDF-" or b"%PDF-" in head:
         return True
@@ -161,7 +162,7 @@ def load_source(
             data, kind, path = image_to_pdf(data, label), "pdf", None
     text: str | None = None
     if kind is None:  # sniff_kind, with text input decoded once (not once to sniff, once to read)
-        if _looks_pdf(data, name):
+        if looks_pdf(data, name):
             kind = "pdf"
         else:
             text = decode_text(data, name)
