@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Reference
+from ctxmill.render.bare import is_bare
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
             "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -114,12 +115,13 @@ def bibtex(doc: Document) -> str:
     seen: dict[str, int] = {}
     out = []
     for ref in doc.references:
-        key = cite_key(ref)
+        bare = is_bare(ref)  # (render.bare: key from the id, the raw text as the note, a misc)
+        key = ref.id.replace("-", "") if bare else cite_key(ref)
         n = seen.get(key, 0)
         seen[key] = n + 1
         if n:
             key = f"{key}{chr(ord('a') + n - 1) if n <= 26 else n}"
-        out.append(entry(ref, key))
+        out.append(f"@misc{{{key},\n  note = {{{escape(ref.raw)}}}\n}}\n" if bare else entry(ref, key))
     return "\n".join(out)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Reference
 from ctxmill.render import jsonfmt
+from ctxmill.render.bare import is_bare
 
 _TYPES = {"article": "article-journal", "inproceedings": "paper-conference", "incollection": "chapter",
           "book": "book", "phdthesis": "thesis", "mastersthesis": "thesis", "techreport": "report",
@@ -54,7 +55,38 @@ def csl_items(doc: Document) -> list[dict]:
     return [item(r) for r in doc.references]
 
 
+def _bare_template() -> tuple[str, str, str]:
+    """The item of a bare reference (render.bare: ``{id, type: document, title: raw}``) as jsonfmt
+    writes it inside the list, in three pieces around its id and raw text."""
+    marks = ("\x00id", "\x00raw")
+    text = jsonfmt._value(item(Reference(id=marks[0], raw=marks[1])), "  ", "  ")
+    head, text = text.split(jsonfmt.encode_basestring(marks[0]), 1)
+    mid, tail = text.split(jsonfmt.encode_basestring(marks[1]), 1)
+    return head, mid, tail
+
+
+_BARE: tuple[str, str, str] | None = None
+
+
+def csl_text(doc: Document) -> str:
+    """``jsonfmt.dumps(csl_items(doc), indent=2)``, a bare reference's item from a template."""
+    global _BARE
+    if not doc.references:
+        return "[]"
+    if _BARE is None:
+        _BARE = _bare_template()
+    a, b, c = _BARE
+    enc = jsonfmt.encode_basestring
+    out = [a + enc(r.id) + b + enc(r.raw) + c if is_bare(r) else jsonfmt._value(item(r), "  ", "  ")
+           for r in doc.references]
+    return "[\n  " + ",\n  ".join(out) + "\n]"
+
+
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     path = Path(folder) / "references.csl.json"
-    path.write_text(jsonfmt.dumps(csl_items(doc), indent=2) + "\n", encoding="utf-8")
+    try:
+        text = csl_text(doc)
+    except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
+        text = jsonfmt.dumps(csl_items(doc), indent=2)
+    path.write_text(text + "\n", encoding="utf-8")
     return ["references.csl.json"]

@@ -15,8 +15,9 @@ from html import escape as _html_escape
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import BlockKind, Document
+from ctxmill.model import BlockKind, Document, Reference
 from ctxmill.render import jsonfmt
+from ctxmill.render.bare import is_bare
 
 # The labeller's fields (compile/refparse), after the contract's keys; people as objects
 _FIELDS = ("people", "editors", "container", "collection", "volume", "issue", "pages", "publisher",
@@ -24,12 +25,51 @@ _FIELDS = ("people", "editors", "container", "collection", "volume", "issue", "p
 
 
 def references_json(doc: Document) -> list[dict]:
-    return [
-        {"id": r.id, "raw": r.raw, "authors": r.authors, "year": r.year, "title": r.title, "venue": r.venue,
-         "doi": r.doi, "url": r.url, "arxiv_id": r.arxiv_id, "page": r.page,
-         **{k: getattr(r, k) for k in _FIELDS}}
-        for r in doc.references
-    ]
+    return [_reference_dict(r) for r in doc.references]
+
+
+def _reference_dict(r) -> dict:
+    return {"id": r.id, "raw": r.raw, "authors": r.authors, "year": r.year, "title": r.title, "venue": r.venue,
+            "doi": r.doi, "url": r.url, "arxiv_id": r.arxiv_id, "page": r.page,
+            **{k: getattr(r, k) for k in _FIELDS}}
+
+
+def _bare_template() -> tuple[str, str, str, str]:
+    """references.json's text of a bare entry (render.bare) in four pieces, to go around its id,
+    raw text and page: cut from what jsonfmt writes for such an entry, so it cannot differ."""
+    marks = ("\x00id", "\x00raw", "\x00page")
+    proto = Reference(id=marks[0], raw=marks[1])
+    d = _reference_dict(proto)
+    d["page"] = marks[2]
+    text = jsonfmt._value(d, "  ", "  ")
+    pieces = []
+    for m in marks:
+        head, text = text.split(jsonfmt.encode_basestring(m), 1)
+        pieces.append(head)
+    return pieces[0], pieces[1], pieces[2], text
+
+
+_BARE: tuple[str, str, str, str] | None = None
+
+
+def references_text(doc: Document) -> str:
+    """``jsonfmt.dumps(references_json(doc), indent=2)``: a bare entry (every one past
+    MAX_PARSED_REFERENCES) from a template, the others as their dict."""
+    global _BARE
+    if not doc.references:
+        return "[]"
+    if _BARE is None:
+        _BARE = _bare_template()
+    a, b, c, d = _BARE
+    enc = jsonfmt.encode_basestring
+    out = []
+    add = out.append
+    for r in doc.references:
+        if is_bare(r):
+            add(a + enc(r.id) + b + enc(r.raw) + c + ("null" if r.page is None else int.__repr__(r.page)) + d)
+        else:
+            add(jsonfmt._value(_reference_dict(r), "  ", "  "))
+    return "[\n  " + ",\n  ".join(out) + "\n]"
 
 
 def citations_json(doc: Document) -> dict:
@@ -143,7 +183,11 @@ def _dump(path: Path, obj) -> None:
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     folder = Path(folder)
-    _dump(folder / "references.json", references_json(doc))
+    try:
+        text = references_text(doc)
+    except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
+        text = jsonfmt.dumps(references_json(doc), indent=2)
+    (folder / "references.json").write_text(text + "\n", encoding="utf-8")
     _dump(folder / "citations.json", citations_json(doc))
     graph = build_graph(doc)
     _dump(folder / "graph.json", graph)
