@@ -84,15 +84,23 @@ def worker() -> None:
         err = io.StringIO()
         code = 0
         with contextlib.redirect_stdout(devnull), contextlib.redirect_stderr(err):
+            if case.get("keep_stdout"):
+                kept = io.StringIO()
+                stack = contextlib.redirect_stdout(kept)
+            else:
+                kept = None
+                stack = contextlib.nullcontext()
             try:
-                main(case["args"], standalone_mode=False)
+                with stack:
+                    main(case["args"], standalone_mode=False)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             except BaseException as exc:  # click's own errors: usage
                 code = 2 if type(exc).__name__.endswith(("UsageError", "BadParameter", "NoSuchOption")) else 1
                 err.write(f"{type(exc).__name__}: {exc}")
         tail = err.getvalue().strip().splitlines()
-        out.write(json.dumps({"code": code, "err": tail[-1][:300] if tail else ""}) + "\n")
+        out.write(json.dumps({"code": code, "err": tail[-1][:300] if tail else "",
+                              "stdout": kept.getvalue()[:200_000] if kept is not None else ""}) + "\n")
         out.flush()
 
 
@@ -140,6 +148,7 @@ class Runner:
         self.timeout = timeout
         self.wall_timeout = wall_timeout if wall_timeout is not None else 10 * timeout
         self.proc: subprocess.Popen | None = None
+        self.last_stdout = ""
         # the campaign's own background server (index + search cases start one, as a user's
         # commands do), not the user's: it is stopped at the end (finish)
         self.run_dir = tempfile.mkdtemp(prefix="ctxmill-fuzz-run-")
@@ -150,14 +159,16 @@ class Runner:
         self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
-    def run(self, args: list[str]) -> tuple[str, str, float, float | None]:
-        """(outcome, last stderr line, wall seconds, CPU seconds or None) of one case."""
+    def run(self, args: list[str], keep_stdout: bool = False) -> tuple[str, str, float, float | None]:
+        """(outcome, last stderr line, wall seconds, CPU seconds or None) of one case; with
+        ``keep_stdout`` what the command printed is in ``last_stdout`` (the first 200,000 characters)."""
+        self.last_stdout = ""
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         pid = self.proc.pid
         c0 = tree_cpu(pid)
         t = time.perf_counter()
-        self.proc.stdin.write(json.dumps({"args": args}) + "\n")
+        self.proc.stdin.write(json.dumps({"args": args, "keep_stdout": keep_stdout}) + "\n")
         self.proc.stdin.flush()
         cpu = None
         while True:
@@ -177,6 +188,7 @@ class Runner:
             self.close()
             return "exit_1", "worker died", took, cpu
         ans = json.loads(line)
+        self.last_stdout = ans.get("stdout", "")
         return f"exit_{ans['code']}", ans["err"], took, cpu
 
     def close(self) -> None:
@@ -409,10 +421,569 @@ def make_tree(rnd: random.Random, root: Path, files: list[Path]) -> None:
         (d / (f"{i}_" + name)).write_bytes(src.read_bytes()[: rnd.randint(0, 20_000)])
 
 
+# ----------------------------------------------------------------------------- wider inputs (--kinds wide)
+# Kinds the first campaigns did not make (round eleven). They sit behind their own names and are
+# drawn only with --kinds wide (or all), so a seed of the classic campaign replays the same cases.
+
+WORDS = ("cache", "keys", "memory", "evicts", "load", "trace", "rate", "stable", "section", "figure", "table",
+         "Smith", "2020", "et", "al.", "Proc.", "see", "[1]", "(2)", "Eq.", "x", "=", "+", "—", "é", "ß", "Ω")
+JAPANESE = "これは日本語の文章です。キャッシュは最近使われた鍵を記憶に保ち、負荷が上がると最も冷たいものを追い出す。"
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+ODD_BREAKS = ["\r", "\r\n", "\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def _words(rnd: random.Random, n: int) -> str:
+    return " ".join(rnd.choice(WORDS) for _ in range(n))
+
+
+def _doc(rnd: random.Random, paras: int = 20) -> str:
+    """A small document with the parts the stages look for: title, headings, list, references."""
+    out = ["A Title of the Paper", "", "Jane Doe, John Roe", "", "Abstract", "", _words(rnd, 40), ""]
+    for i in range(1, paras + 1):
+        if i % 5 == 1:
+            out += [f"{i // 5 + 1} Section {i}", ""]
+        out += [_words(rnd, rnd.randint(5, 60)) + f" [{rnd.randint(1, 9)}].", ""]
+    out += ["References", ""] + [f"[{i}] A. Author. Title {i}. Venue, 20{i:02d}." for i in range(1, 10)]
+    return "\n".join(out) + "\n"
+
+
+def _giant(rnd: random.Random) -> str:
+    n = rnd.choice([30, 400, 4_300, 5_000, 50_000])
+    big = "".join(rnd.choice("0123456789") for _ in range(n))
+    one = "1" + "0" * (n - 1)
+    return rnd.choice([
+        f"# {big} Introduction\n\ntext under it\n",
+        f"{big}. an item\n{big}1. another\n",
+        f"Title\n\nSee [{big}] and [{one}-{big}].\n\nReferences\n\n[{big}] A. Author. A title. 2020.\n",
+        f"── PAGE {big} / {big} ──\nline one\n── PAGE 2 / 9 ──\nline two\n",
+        f"Title\n\nSee Figure {big} and Section {'.'.join(['1'] * min(n, 5000))}.\n\nFigure {big}: a caption\n",
+        f"Title\n\nA footnote[^{big}].\n\n[^{big}]: the note.\n",
+        f"Title\n\n1e{big} and -{big}.{big} and 0x{big} and {big}%\n",
+        f"Title\n\nPublished {big}. arXiv:{big[:4]}.{big[4:9]}v{big} doi:10.{big}/x\n",
+        f"Title\n\nPage {big} of {big}\n\ntext\n\n{big}\n\nmore text\n",
+    ])
+
+
+def _nested(rnd: random.Random) -> str:
+    depth = rnd.choice([100, 1_000, 10_000])
+    kind = rnd.choice(["list", "quote", "mixed", "ordered", "fence_in_quote"])
+    if kind == "list":
+        return "".join("  " * i + f"- item {i}\n" for i in range(depth))
+    if kind == "ordered":
+        return "".join("   " * i + f"{i + 1}. item {i}\n" for i in range(depth))
+    if kind == "quote":
+        return ">" * depth + " deep text\n" + "".join("> " * i + f"line {i}\n" for i in range(0, depth, 7))
+    if kind == "fence_in_quote":
+        return "".join("> " * (i % 50) + ("```" if i % 3 == 0 else f"code {i}") + "\n" for i in range(depth))
+    return "".join(("> " if i % 2 else "- ") * (i // 2 + 1) + f"x {i}\n" for i in range(depth))
+
+
+def _wide_table(rnd: random.Random) -> str:
+    cols = rnd.choice([100, 1_000, 5_000])
+    rows = rnd.choice([1, 3, 50])
+    head = "|" + "|".join(f" c{i} " for i in range(cols)) + "|\n"
+    sep = "|" + "|".join("---" for _ in range(cols)) + "|\n"
+    body = "".join("|" + "|".join(f" {r * i} " for i in range(cols)) + "|\n" for r in range(rows))
+    ragged = "|" + "|".join("x" for _ in range(rnd.randint(0, cols * 2))) + "\n"
+    return "Title\n\n" + head + sep + body + (ragged if rnd.random() < 0.5 else "")
+
+
+def _soup(rnd: random.Random) -> str:
+    tags = ["<div>", "</div>", "<table>", "<tr>", "<td>", "</td>", "<br>", "<p>", "<!--", "-->", "<script>",
+            "</script>", "<![CDATA[", "]]>", "&nbsp;", "&#0;", "&#xD800;", "&#1114112;", "<img src=x onerror=1>",
+            "\\begin{itemize}", "\\end{itemize}", "\\item", "\\section{", "}", "{", "$", "$$", "\\[", "\\]",
+            "\\frac{", "\\\\", "&", "\\begin{tabular}{" + "c" * 50 + "}", "\\end{tabular}", "\\cite{a,b}",
+            "\\ref{x}", "\\footnote{", "%", "\\verb|", "<sup>1</sup>", "<sub>", "</sub>", "<h1>", "</h1>"]
+    n = rnd.choice([50, 2_000, 20_000])
+    return "".join(rnd.choice(tags) + (_words(rnd, rnd.randint(0, 3)) if rnd.random() < 0.5 else "")
+                   + ("\n" if rnd.random() < 0.2 else "") for _ in range(n))
+
+
+def _json_line(rnd: random.Random) -> str:
+    target = rnd.choice([2_000, 200_000, 990_000, 20_000_000])
+    item = '{"id": 123, "name": "x\\u00e9\\ud800", "v": [1.5e308, -0, null, true], "s": "a\\"b"}, '
+    return "[" + item * (target // len(item)) + "{}]"
+
+
+def _breaks(rnd: random.Random) -> str:
+    lines = _doc(rnd).split("\n")
+    mode = rnd.choice(["cr", "mixed", "odd", "ff_pages", "vt"])
+    if mode == "cr":
+        return "\r".join(lines)
+    if mode == "mixed":
+        return "".join(ln + rnd.choice(["\r", "\r\n", "\n", "\n\r"]) for ln in lines)
+    if mode == "odd":
+        return "".join(ln + rnd.choice(ODD_BREAKS) for ln in lines)
+    if mode == "vt":
+        return "".join(ln + rnd.choice(["\x0b", "\n"]) + ("\x0b" * rnd.randint(0, 3)) for ln in lines)
+    return "\x0c".join("\n".join(lines[i:i + 7]) for i in range(0, len(lines), 7))
+
+
+def _sprinkle(rnd: random.Random, text: str, chars: str, rate: float) -> str:
+    return "".join(ch + (rnd.choice(chars) if rnd.random() < rate else "") for ch in text)
+
+
+def wide_text(rnd: random.Random) -> tuple[str, bytes]:
+    """(kind, bytes) of one text input of a kind the classic generator does not make."""
+    kind = rnd.choice(["utf16", "utf32", "latin1", "shift_jis", "nul", "surrogates", "breaks", "zero_width",
+                       "combining", "nested", "wide_table", "soup", "json_line", "giant_numbers", "astral",
+                       "controls", "bom_mix", "long_heading", "long_word"])
+    doc = _doc(rnd, rnd.choice([5, 40, 300]))
+    if kind in ("utf16", "utf32"):
+        enc = rnd.choice([f"{kind}", f"{kind}-le", f"{kind}-be"])  # "utf16" writes a BOM, -le/-be none
+        text = doc + rnd.choice(["", JAPANESE, "é ß Ω \U0001f600"])
+        data = text.encode(enc.replace("utf", "utf-"))
+        return f"{kind}:{enc}", data[: len(data) - rnd.choice([0, 0, 1])]  # sometimes an odd byte short
+    if kind == "latin1":
+        return kind, (doc + "café naïve Œuvre ½ ¼ ©\n").encode("latin-1", errors="replace")
+    if kind == "shift_jis":
+        return kind, ((JAPANESE + "\n\n") * rnd.randint(1, 200) + doc).encode("shift_jis", errors="replace")
+    if kind == "nul":
+        return kind, _sprinkle(rnd, doc, "\x00", rnd.choice([0.001, 0.05, 0.5])).encode()
+    if kind == "surrogates":
+        raw = rnd.choice([b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xff"])
+        esc = rnd.choice(["\\ud800", "\\udfff", "&#xD800;", "\\x00", "%00"])
+        parts = doc.split(" ")
+        return kind, b" ".join(p.encode() + (raw if rnd.random() < 0.1 else esc.encode() if rnd.random() < 0.1
+                                              else b"") for p in parts)
+    if kind == "breaks":
+        return kind, _breaks(rnd).encode()
+    if kind == "zero_width":
+        return kind, _sprinkle(rnd, doc, ZERO_WIDTH, rnd.choice([0.01, 0.3, 1.0])).encode()
+    if kind == "combining":
+        n = rnd.choice([10, 1_000, 100_000])
+        storm = "a" + "".join(chr(rnd.randrange(0x300, 0x370)) for _ in range(n))
+        return kind, (doc[:500] + storm + " " + doc[500:]).encode()
+    if kind == "nested":
+        return kind, _nested(rnd).encode()
+    if kind == "wide_table":
+        return kind, _wide_table(rnd).encode()
+    if kind == "soup":
+        return kind, _soup(rnd).encode()
+    if kind == "json_line":
+        return kind, _json_line(rnd).encode()
+    if kind == "giant_numbers":
+        return kind, _giant(rnd).encode()
+    if kind == "astral":
+        return kind, _sprinkle(rnd, doc, "\U0001f600\U000e0001\U0010fffd\ue000\U0001d400\u0000"[: -1], 0.2).encode()
+    if kind == "controls":
+        return kind, _sprinkle(rnd, doc, "".join(map(chr, range(1, 32))) + "\x7f\x80\x9f", 0.05).encode(
+            "utf-8", "surrogatepass")
+    if kind == "bom_mix":
+        return kind, rnd.choice([b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00"]) + doc.encode()
+    if kind == "long_heading":
+        n = rnd.choice([1_000, 100_000, 900_000])
+        return kind, ("# " + _words(rnd, n // 6) + "\n\ntext\n\n## " + "x" * n + "\n").encode()
+    n = rnd.choice([10_000, 500_000])  # long_word: one token of n letters among words, a URL, an e-mail
+    word = rnd.choice(["x" * n, "https://example.org/" + "a/" * (n // 2), "a" * n + "@" + "b" * 10 + ".org",
+                       "10." + "1" * n + "/x", "-" * n, "." * n, "=" * n, "_" * n])
+    return kind, (doc[:300] + " " + word + " " + doc[300:]).encode()
+
+
+def _pdf(objs: list[bytes], trailer_extra: bytes = b"", root: int = 1, prev: bytes = b"") -> bytes:
+    """A PDF of ``objs`` (object ``root`` the catalog) with a correct cross-reference table;
+    ``prev``: bytes it is appended to as an incremental update (objects renumbered after them)."""
+    out = prev or b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += (b"trailer\n<</Size %d/Root %d 0 R" % (len(objs) + 1, root) + trailer_extra
+            + b">>\nstartxref\n%d\n%%%%EOF\n" % xref)
+    return out
+
+
+def _stream(body: bytes, extra: bytes = b"") -> bytes:
+    return b"<</Length %d%s>>stream\n" % (len(body), extra) + body + b"\nendstream"
+
+
+_FONT = b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding/WinAnsiEncoding>>"
+
+
+def _text_ops(rnd: random.Random, lines: int = 12) -> bytes:
+    out = [b"BT /F1 11 Tf 14 TL 72 720 Td"]
+    for i in range(lines):
+        words = _words(rnd, rnd.randint(3, 12)).encode("latin-1", "replace")
+        words = words.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+        out.append(b"(" + (b"%d Section" % i if i % 6 == 0 else words) + b") '")
+    out.append(b"ET")
+    return b"\n".join(out)
+
+
+def _rc4(key: bytes, data: bytes) -> bytes:
+    s = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + s[i] + key[i % len(key)]) % 256
+        s[i], s[j] = s[j], s[i]
+    i = j = 0
+    out = bytearray()
+    for ch in data:
+        i = (i + 1) % 256
+        j = (j + s[i]) % 256
+        s[i], s[j] = s[j], s[i]
+        out.append(ch ^ s[(s[i] + s[j]) % 256])
+    return bytes(out)
+
+
+_PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
+
+
+def _encrypted_empty_password(rnd: random.Random) -> bytes:
+    """RC4 40-bit (R2) with an empty user password: any reader opens it without asking."""
+    import hashlib
+
+    ident = bytes(rnd.randrange(256) for _ in range(16))
+    owner_key = hashlib.md5(_PAD).digest()[:5]  # owner password empty too
+    o = _rc4(owner_key, _PAD)
+    p = -4
+    key = hashlib.md5(_PAD + o + p.to_bytes(4, "little", signed=True) + ident).digest()[:5]
+    u = _rc4(key, _PAD)
+    body = _text_ops(rnd)
+    obj_key = hashlib.md5(key + (4).to_bytes(3, "little") + (0).to_bytes(2, "little")).digest()[:10]
+    objs = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 4 0 R>>",
+            _stream(_rc4(obj_key, body)), _FONT,
+            b"<</Filter/Standard/V 1/R 2/Length 40/P %d/O<%s>/U<%s>>>" % (p, o.hex().encode(), u.hex().encode())]
+    return _pdf(objs, b"/Encrypt 6 0 R/ID[<%s><%s>]" % (ident.hex().encode(), ident.hex().encode()))
+
+
+def _one_page(rnd: random.Random, page_extra: bytes = b"", box: bytes = b"[0 0 612 792]",
+              content: bytes | None = None, more: list[bytes] | None = None) -> bytes:
+    objs = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+            b"<</Type/Page/Parent 2 0 R/MediaBox" + box + b"/Resources<</Font<</F1 5 0 R>>"
+            + (b"/XObject<</Im1 6 0 R>>" if more else b"") + b">>/Contents 4 0 R" + page_extra + b">>",
+            _stream(content if content is not None else _text_ops(rnd)), _FONT, *(more or [])]
+    return _pdf(objs)
+
+
+def wide_pdf(rnd: random.Random, corpus: list[bytes]) -> tuple[str, bytes]:
+    """(kind, bytes) of one PDF of a kind the corpus mutants do not make: built structure."""
+    kind = rnd.choice(["zero_pages", "page_loop", "many_pages", "box", "rotate", "annots", "no_tounicode",
+                       "thin_image", "odd_filters", "incremental", "encrypted_empty", "zip_named_pdf",
+                       "two_pdfs", "deep_tree", "huge_content", "bad_objects"])
+    if kind == "zero_pages":
+        return kind, _pdf([b"<</Type/Catalog/Pages 2 0 R>>", rnd.choice([
+            b"<</Type/Pages/Kids[]/Count 0>>", b"<</Type/Pages/Kids[]/Count 5>>", b"<</Type/Pages>>", b"null"])])
+    if kind == "page_loop":  # the page tree points back at itself
+        return kind, _pdf([b"<</Type/Catalog/Pages 2 0 R>>", rnd.choice([
+            b"<</Type/Pages/Kids[2 0 R]/Count 1>>", b"<</Type/Pages/Kids[3 0 R 2 0 R]/Count 2>>",
+            b"<</Type/Pages/Kids[3 0 R]/Count 1000000000>>"]),
+            b"<</Type/Pages/Parent 2 0 R/Kids[2 0 R 3 0 R]/Count 1>>"])
+    if kind == "many_pages":  # tiny pages sharing one content stream and font
+        n = rnd.choice([200, 2_000, 5_000, 5_001, 10_000])
+        kids = b" ".join(b"%d 0 R" % (5 + i) for i in range(n))
+        objs = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[" + kids + b"]/Count %d>>" % n,
+                _stream(b"BT /F1 9 Tf 20 20 Td (p) Tj ET"), _FONT]
+        objs += [b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 50 50]/Resources<</Font<</F1 4 0 R>>>>/Contents 3 0 R>>"
+                 for _ in range(n)]
+        return f"{kind}:{n}", _pdf(objs)
+    if kind == "box":
+        box = rnd.choice([b"[0 0 14400000 14400000]", b"[0 0 -612 -792]", b"[0 0 0 0]", b"[612 792 0 0]",
+                          b"[0 0 1e400 5]", b"[0 0 612]", b"[/a /b /c /d]", b"[0 0 3 3]", b"[0 0 200 14400]",
+                          b"[-1e30 -1e30 1e30 1e30]"])
+        extra = rnd.choice([b"", b"/CropBox[900 900 1000 1000]", b"/UserUnit 75000", b"/CropBox[0 0 0 0]"])
+        return f"{kind}:{box.decode()}", _one_page(rnd, extra, box)
+    if kind == "rotate":
+        rot = rnd.choice([b"90", b"180", b"270", b"45", b"-90", b"3600000000", b"1e9", b"/x"])
+        return f"{kind}:{rot.decode()}", _one_page(rnd, b"/Rotate " + rot)
+    if kind == "annots":
+        n = rnd.choice([100, 3_000, 20_000])
+        field = rnd.choice([b"/Subtype/Link/A<</S/URI/URI(https://example.org/%d)>>",
+                            b"/Subtype/Widget/FT/Tx/T(f%d)/V(value)", b"/Subtype/Text/Contents(note %d)"])
+        annots = b"[" + b" ".join(b"<</Type/Annot/Rect[10 10 20 20]" + (field % i if b"%d" in field else field)
+                                  + b">>" for i in range(n)) + b"]"
+        return f"{kind}:{n}", _one_page(rnd, b"/Annots" + annots)
+    if kind == "no_tounicode":  # a font whose codes mean other glyphs, nothing to map them back
+        objs = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+                b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 4 0 R>>",
+                _stream(_text_ops(rnd, 30)),
+                b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding<</Differences[32 "
+                + b" ".join(b"/g%d" % i for i in range(200)) + b"]>>>>"]
+        if rnd.random() < 0.5:
+            objs[4] = (b"<</Type/Font/Subtype/Type0/BaseFont/Nope/Encoding/Identity-H/DescendantFonts[<</Type/Font"
+                       b"/Subtype/CIDFontType2/BaseFont/Nope/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)"
+                       b"/Supplement 0>>/FontDescriptor<</Type/FontDescriptor/FontName/Nope/Flags 4/FontBBox"
+                       b"[0 0 1000 1000]/ItalicAngle 0/Ascent 800/Descent -200/CapHeight 700/StemV 80>>>>]>>")
+        return kind, _pdf(objs)
+    if kind in ("thin_image", "odd_filters"):
+        if kind == "thin_image":
+            w, h = rnd.choice([(1, 100_000), (100_000, 1), (1, 1), (65_535, 65_535), (10 ** 9, 10 ** 9)])
+            raw = bytes(rnd.randrange(256) for _ in range(min(w * h, 100_000)))
+            filt = b""
+            desc = f"{w}x{h}"
+        else:
+            w, h = rnd.choice([(100, 100), (2_000, 3_000)])
+            name = rnd.choice([b"JBIG2Decode", b"CCITTFaxDecode", b"JPXDecode", b"DCTDecode", b"LZWDecode",
+                               b"RunLengthDecode", b"ASCII85Decode", b"Crypt", b"Nope"])
+            raw = bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 50, 5_000])))
+            filt = b"/Filter/" + name + (b"/DecodeParms<</K -1/Columns %d>>" % w if name == b"CCITTFaxDecode" else b"")
+            desc = name.decode()
+        img = _stream(raw, b"/Type/XObject/Subtype/Image/Width %d/Height %d/ColorSpace/DeviceGray"
+                      b"/BitsPerComponent %d" % (w, h, 1 if b"JBIG2" in filt or b"CCITT" in filt else 8) + filt)
+        text = _text_ops(rnd) if rnd.random() < 0.5 else b""
+        content = text + b"\nq 500 0 0 500 50 50 cm /Im1 Do Q"
+        return f"{kind}:{desc}", _one_page(rnd, content=content, more=[img])
+    if kind == "incremental":  # an update appended: page 1's content replaced, the old one left behind
+        base = rnd.choice(corpus) if corpus and rnd.random() < 0.5 else _one_page(rnd)
+        m = re.search(rb"startxref\s+(\d+)", base[-2048:])
+        prev = int(m.group(1)) if m else 0
+        roots = re.findall(rb"/Root\s*(\d+\s+\d+\s+R)", base)
+        upd = (b"\n99990 0 obj\n" + _stream(_text_ops(rnd)) + b"\nendobj\n")
+        xref_at = len(base) + len(upd)
+        upd += (b"xref\n99990 1\n%010d 00000 n \ntrailer\n<</Size 99991/Prev %d/Root %s>>\nstartxref\n%d\n%%%%EOF\n"
+                % (len(base) + 1, prev, roots[-1] if roots else b"1 0 R", xref_at))
+        return kind, base + upd
+    if kind == "encrypted_empty":
+        return kind, _encrypted_empty_password(rnd)
+    if kind == "zip_named_pdf":  # a ZIP holding a PDF, under a .pdf name
+        import io
+        import zipfile
+
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("paper.pdf", rnd.choice(corpus) if corpus else _one_page(rnd))
+        return kind, buf.getvalue()
+    if kind == "two_pdfs":  # two whole files one after the other (a bad concatenation)
+        a = rnd.choice(corpus) if corpus else _one_page(rnd)
+        return kind, a + _one_page(rnd)
+    if kind == "deep_tree":  # a page tree 2,000 levels deep
+        depth = rnd.choice([50, 2_000])
+        objs = [b"<</Type/Catalog/Pages 2 0 R>>"]
+        for i in range(depth):
+            objs.append(b"<</Type/Pages/Kids[%d 0 R]/Count 1%s>>" % (i + 3, b"/Parent %d 0 R" % (i + 1) if i else b""))
+        n = len(objs) + 1
+        objs.append(b"<</Type/Page/Parent %d 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 %d 0 R>>>>"
+                    b"/Contents %d 0 R>>" % (n - 1, n + 2, n + 1))
+        objs += [_stream(_text_ops(rnd)), _FONT]
+        return f"{kind}:{depth}", _pdf(objs)
+    if kind == "huge_content":  # one page drawing 200,000 tiny strings, or one string of 2 MB
+        if rnd.random() < 0.5:
+            body = b"BT /F1 1 Tf " + b"".join(b"1 0 0 1 %d %d Tm (a) Tj " % (i % 600, (i // 600) % 790)
+                                             for i in range(rnd.choice([2_000, 200_000]))) + b"ET"
+        else:
+            body = b"BT /F1 1 Tf 10 10 Td (" + b"w " * rnd.choice([1_000, 1_000_000]) + b") Tj ET"
+        return kind, _one_page(rnd, content=body)
+    # bad_objects: references to missing objects, a content stream that is an array of junk, a
+    # dictionary nested 100,000 deep
+    junk = rnd.choice([b"[4 0 R 99 0 R 4 0 R]", b"<<" * 100_000 + b">>" * 100_000, b"[" * 100_000 + b"]" * 100_000,
+                       b"(" + b"\\(" * 10_000 + b")", b"<</Length -5>>stream\nxx\nendstream"])
+    return kind, _pdf([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+                       b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>", junk])
+
+
+def wide_apply_pair(rnd: random.Random, files: list[Path]) -> tuple[str, bytes, bytes]:
+    """(kind, file, sketch) of an apply pair of a kind ``apply_pair`` does not make."""
+    kind = rnd.choice(["only_markers", "crlf_mismatch", "tabs_spaces", "identical_lines", "binary", "reversed",
+                       "bom", "cr_only", "no_final_newline", "huge_line", "marker_soup", "nul_file",
+                       "sketch_of_other_file", "unicode_lines", "duplicated_sketch"])
+    src = rnd.choice(files).read_bytes()
+    text = src.decode("utf-8", "replace")
+    lines = text.splitlines(keepends=True)
+    marker = rnd.choice(["# ... existing code ...\n", "// ... existing code ...\n", "# ...\n", "...\n",
+                         "/* ... existing code ... */\n", "<!-- ... existing code ... -->\n"])
+
+    def edited(ls: list[str]) -> str:  # keep a head and a tail, change one line between, markers around
+        if len(ls) < 6:
+            return "".join(ls) + "new_line = 1\n"
+        i = rnd.randrange(2, len(ls) - 2)
+        return "".join(ls[:2]) + marker + ls[i].rstrip("\r\n") + "  # changed\n" + marker + "".join(ls[-2:])
+
+    if kind == "only_markers":
+        return kind, src, (marker * rnd.choice([1, 2, 50, 10_000])).encode()
+    if kind == "crlf_mismatch":  # the file in CRLF, the sketch in LF, or the other way round
+        if rnd.random() < 0.5:
+            return kind, text.replace("\n", "\r\n").encode(), edited(lines).encode()
+        return kind, src, edited([ln.replace("\n", "\r\n") for ln in lines]).encode()
+    if kind == "tabs_spaces":  # the file indented with tabs, the sketch with spaces (or the reverse)
+        tabbed = [re.sub(r"^(    )+", lambda m: "\t" * (len(m.group(0)) // 4), ln) for ln in lines]
+        if rnd.random() < 0.5:
+            return kind, "".join(tabbed).encode(), edited(lines).encode()
+        return kind, src, edited(tabbed).encode()
+    if kind == "identical_lines":  # 100,000 identical lines, a sketch that changes one of them
+        n = rnd.choice([1_000, 100_000])
+        line = rnd.choice(["x = 1\n", "\n", "    pass\n", "}\n"])
+        body = line * n
+        sk = rnd.choice([body, line * 3 + marker + "y = 2\n" + marker + line * 3, marker + "y = 2\n" + marker,
+                         line * (n // 2) + "y = 2\n" + line * (n - n // 2)])
+        return f"{kind}:{n}", body.encode(), sk.encode()
+    if kind == "binary":
+        blob = bytes(rnd.randrange(256) for _ in range(rnd.choice([100, 5_000])))
+        return kind, rnd.choice([blob, src]), rnd.choice([blob, src[:200] + blob, b"\x00" * 50 + src])
+    if kind == "reversed":  # the sketch is the file's lines in reverse order
+        return kind, src, "".join(reversed(lines)).encode()
+    if kind == "bom":
+        return kind, rnd.choice([b"\xef\xbb\xbf" + src, src]), (rnd.choice(["\ufeff", ""]) + edited(lines)).encode()
+    if kind == "cr_only":
+        return kind, text.replace("\n", "\r").encode(), rnd.choice([edited(lines), edited(lines).replace("\n", "\r")]
+                                                                   ).encode()
+    if kind == "no_final_newline":
+        return kind, src.rstrip(b"\n"), edited(lines).rstrip("\n").encode()
+    if kind == "huge_line":  # one line of 2 MB in the file, the sketch keeps it by a marker
+        big = "data = '" + "x" * rnd.choice([10_000, 2_000_000]) + "'\n"
+        return kind, (text + big).encode(), (edited(lines) + rnd.choice([marker, big])).encode()
+    if kind == "marker_soup":  # markers of every language and partial markers between real lines
+        soup = ["...\n", "# ...\n", "// ...\n", "/* ... */\n", "# ... existing code ...\n", "…\n",
+                "# .. existing code ..\n", "    # ... existing code ...\n", "\t// ... rest of the file ...\n"]
+        sk = [rnd.choice(soup) if rnd.random() < 0.5 else ln for ln in lines[: rnd.randint(1, 200)]]
+        return kind, src, "".join(sk).encode()
+    if kind == "nul_file":
+        return kind, src.replace(b"\n", b"\x00\n", rnd.randint(1, 5)), edited(lines).encode()
+    if kind == "sketch_of_other_file":
+        other = rnd.choice(files).read_text(errors="replace").splitlines(keepends=True)
+        return kind, src, edited(other).encode()
+    if kind == "unicode_lines":  # line breaks str.splitlines knows and Python source does not
+        odd = rnd.choice(["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"])
+        lines2 = [ln.replace(" = ", " =" + odd + " ", 1) if rnd.random() < 0.3 else ln for ln in lines]
+        return kind, "".join(lines2).encode(), rnd.choice([edited(lines2), "".join(lines2)]).encode()
+    # duplicated_sketch: the edit shown twice, or the whole file twice
+    e = edited(lines)
+    return kind, src, rnd.choice([e + e, text + text]).encode()
+
+
+def wide_tree(rnd: random.Random, root: Path, files: list[Path]) -> str:
+    """A folder of a kind ``make_tree`` does not make; returns the kind."""
+    root.mkdir(parents=True)
+    kind = rnd.choice(["nul_source", "minified", "many_empty", "deep_path", "big_ignore", "newline_names",
+                       "odd_names", "many_small", "ignore_everything", "binary_as_source", "utf16_source",
+                       "same_content", "long_lines", "dot_dirs"])
+    src = rnd.choice(files).read_bytes()
+    if kind == "nul_source":
+        (root / "a.py").write_bytes(src[:2000] + b"\x00" + src[2000:5000])
+        (root / "b.js").write_bytes(b"\x00" * 1000)
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "minified":  # one line of JavaScript, under and over the size limit
+        n = rnd.choice([50_000, 900_000, 2_000_000])
+        body = "".join(f"var a{i}=function(b){{return b+{i}}};" for i in range(n // 30))
+        (root / "app.min.js").write_text(body[:n])
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "many_empty":
+        n = rnd.choice([100, 3_000, 20_000])
+        for i in range(n):
+            (root / f"e{i}.py").write_bytes(b"")
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "deep_path":  # folders down to the path-length limit (4,096 bytes on Linux)
+        d = root
+        try:
+            while len(os.fsencode(d)) < 4_000:
+                d = d / ("d" * rnd.choice([1, 50, 200]))
+                d.mkdir()
+                if rnd.random() < 0.1:
+                    (d / "mid.py").write_bytes(b"def mid():\n    pass\n")
+        except OSError:
+            pass
+        for name in ("deep.py", "x" * 255):
+            try:
+                (d / name).write_bytes(b"def deep_function():\n    pass\n")
+            except OSError:
+                pass
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "big_ignore":
+        n = rnd.choice([1_000, 100_000])
+        pats = [rnd.choice([f"*.{i}", f"dir{i}/", f"!keep{i}", f"**/x{i}/**", f"[a-z]{i}*", f"file{i}.py"])
+                for i in range(n)]
+        (root / ".gitignore").write_text("\n".join(pats) + "\n")
+        for i in range(20):
+            (root / f"file{i}.py").write_bytes(b"def f():\n    return %d\n" % i)
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "newline_names":
+        for name in ["a\nb.py", "\n.py", "x\r.py", "tab\t.py", " lead.py", "trail .py", "-n.py", "--help.py",
+                     "*.py", "[a].py", "?.py", "back\\slash.py", "é.py", "e\u0301.py", "\u202egnp.py"]:
+            (root / name).write_bytes(b"def odd_named():\n    return 1\n")
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "odd_names":
+        for name in [b"\xff\xfe.py", b"\xc3(.py", b"\xed\xa0\x80.py", b"x" * 250 + b".py", b".py", b"..py", b"...",
+                     b"\x01\x02.py", b"\x7f.js"]:
+            try:
+                with open(os.path.join(os.fsencode(root), name), "wb") as fh:
+                    fh.write(b"def odd_bytes():\n    return 1\n")
+            except OSError:
+                pass
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "many_small":
+        for i in range(rnd.choice([500, 3_000])):
+            d = root / f"p{i % 37}"
+            d.mkdir(exist_ok=True)
+            (d / f"m{i}.py").write_bytes(b"def f%d():\n    return %d\n" % (i, i))
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "ignore_everything":
+        (root / ".gitignore").write_text(rnd.choice(["*\n", "/*\n", "**\n", "*\n!good.py\n", "!*\n*\n"]))
+        (root / ".ctxmillignore").write_text(rnd.choice(["", "*\n", "[\n"]))
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "binary_as_source":
+        for ext in ("py", "js", "rs", "go", "c", "md", "json", "ts", "java", "rb"):
+            (root / f"bin.{ext}").write_bytes(bytes(rnd.randrange(256) for _ in range(rnd.choice([10, 20_000]))))
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "utf16_source":
+        (root / "w.py").write_bytes(src[:5000].decode("utf-8", "replace").encode(rnd.choice(["utf-16", "utf-32",
+                                                                                            "utf-16-le"])))
+        (root / "l.py").write_bytes("café = 'ü'\n".encode("latin-1"))
+        (root / "s.py").write_bytes("名前 = 'テスト'\n".encode("shift_jis"))
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "same_content":  # hundreds of copies of one file: one content, many paths
+        for i in range(rnd.choice([10, 500])):
+            (root / f"copy{i}.py").write_bytes(src[:20_000])
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    elif kind == "long_lines":
+        (root / "wide.py").write_bytes(b"x = [" + b"1, " * rnd.choice([1_000, 300_000]) + b"]\n")
+        (root / "deep.py").write_bytes(b"x = " + b"(" * 5_000 + b"1" + b")" * 5_000 + b"\n")
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    else:  # dot_dirs: .git, node_modules, hidden folders, a file named like the index's own state
+        for d in (".git", "node_modules", ".venv", ".ctxmill", "__pycache__", ".hidden"):
+            (root / d).mkdir()
+            (root / d / "x.py").write_bytes(b"def hidden_one():\n    pass\n")
+        (root / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+        (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    return kind
+
+
+def _meddler(rnd: random.Random, root: Path):
+    """A thread that, after a short random wait, removes or renames a folder of ``root`` or cuts
+    a file short, while ``ctxmill index`` walks and reads the tree."""
+    import threading
+
+    action = rnd.choice(["remove_dir", "rename_dir", "shrink_file", "remove_file", "grow_file"])
+    delay = rnd.uniform(0.0, 1.0)
+    pick = rnd.random()
+
+    def act() -> None:
+        time.sleep(delay)
+        try:
+            dirs = sorted(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink())
+            files = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+            if action in ("remove_dir", "rename_dir") and dirs:
+                d = dirs[int(pick * len(dirs))]
+                if action == "remove_dir":
+                    shutil.rmtree(d, ignore_errors=True)
+                else:
+                    d.rename(d.with_name(d.name + "-renamed"))
+            elif files:
+                f = files[int(pick * len(files))]
+                if action == "shrink_file":
+                    os.truncate(f, f.stat().st_size // 3)
+                elif action == "remove_file":
+                    f.unlink()
+                else:
+                    with open(f, "ab") as fh:
+                        fh.write(b"\n# grown\n" * 10_000)
+        except OSError:
+            pass
+
+    return threading.Thread(target=act, name=action, daemon=True)
+
+
 # ----------------------------------------------------------------------------- the campaign
 
-def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_timeout: float | None = None) -> dict:
+def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_timeout: float | None = None,
+             kinds: str = "classic") -> dict:
+    """``kinds``: classic (the first rounds' generators: a seed replays the same cases), wide (the
+    kinds round eleven added, from a random stream of their own) or all (the two in turn)."""
     rnd = random.Random(f"{seed}:{entry}")
+    wrnd = random.Random(f"{seed}:{entry}:wide")
+    by_kind: dict[str, dict[str, int]] = {}
     runner = Runner(timeout, wall_timeout)
     counts: dict[str, int] = {}
     reasons: dict[str, int] = {}
@@ -425,11 +996,23 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             case_dir = work / entry / str(i)
             case_dir.mkdir(parents=True)
             half = False
+            lost = False
             desc = ""
+            wide = kinds == "wide" or (kinds == "all" and i % 2 == 1)
+            kind = "classic"
             if entry in ("pdf", "text"):
                 if entry == "pdf":
-                    desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
-                    inp = case_dir / "input.pdf"
+                    if wide:
+                        kind, data = wide_pdf(wrnd, pdfs)
+                        desc = f"{kind} {len(data)} bytes"
+                        inp = case_dir / wrnd.choice(["input.pdf", "input.pdf", "input.PDF", "input"])
+                    else:
+                        desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
+                        inp = case_dir / "input.pdf"
+                elif wide:
+                    kind, data = wide_text(wrnd)
+                    desc = f"{kind} {len(data)} bytes"
+                    inp = case_dir / wrnd.choice(["input.txt", "input.md", "input.mmd", "input"])
                 else:
                     data = gen_text(rnd)
                     desc = f"{len(data)} bytes"
@@ -444,7 +1027,11 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     half = out.exists() and any(out.iterdir())
                 slow.append((took, f"{entry} {i} {desc}", len(data), cpu))
             elif entry == "apply":
-                orig, sketch = apply_pair(rnd, code_files)
+                if wide:
+                    kind, orig, sketch = wide_apply_pair(wrnd, code_files)
+                    desc = kind
+                else:
+                    orig, sketch = apply_pair(rnd, code_files)
                 f = case_dir / "file.py"
                 f.write_bytes(orig)
                 s = case_dir / "sketch.py"
@@ -455,27 +1042,46 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     half = f.read_bytes() != orig
                 leftovers = [p.name for p in case_dir.iterdir() if p.name.endswith(".ctxmill")]
                 half = half or bool(leftovers)
-                slow.append((took, f"apply {i}", len(orig) + len(sketch), cpu))
+                slow.append((took, f"apply {i} {desc}".rstrip(), len(orig) + len(sketch), cpu))
             else:
                 tree = case_dir / "tree"
-                make_tree(rnd, tree, code_files)
                 db = case_dir / "index.db"
+                meddle = None
+                if wide:
+                    kind = wide_tree(wrnd, tree, code_files)
+                    desc = kind
+                    if wrnd.random() < 0.15:  # a folder removed, renamed or a file cut short while indexing
+                        meddle = _meddler(wrnd, tree)
+                        desc += f" +{meddle.name}"
+                        meddle.start()
+                else:
+                    make_tree(rnd, tree, code_files)
                 outcome, err, took, cpu = runner.run(["index", str(tree), "--db", str(db), "--json", "-q"])
+                if meddle is not None:
+                    meddle.join()
                 if outcome == "exit_0":
-                    o2, err2, t2, c2 = runner.run(["search", rnd.choice(["def", "odd name", "cache", "é"]),
-                                               "--root", str(tree), "--db", str(db), "--json"])
+                    query = "good_function" if wide else rnd.choice(["def", "odd name", "cache", "é"])
+                    o2, err2, t2, c2 = runner.run(["search", query, "--root", str(tree), "--db", str(db), "--json"],
+                                                  keep_stdout=wide)
                     if o2 != "exit_0":
                         outcome, err = f"search_{o2}", err2
+                    elif wide and kind != "ignore_everything" and meddle is None:
+                        # the good part: one ordinary file beside the hostile ones is found
+                        lost = '"good.py"' not in runner.last_stdout
                     took += t2
                     cpu = cpu + c2 if cpu is not None and c2 is not None else None
-                slow.append((took, f"index {i}", 0, cpu))
+                slow.append((took, f"index {i} {desc}".rstrip(), 0, cpu))
             counts[outcome] = counts.get(outcome, 0) + 1
+            kc = by_kind.setdefault(kind, {})
+            kc[outcome] = kc.get(outcome, 0) + 1
             if outcome == "exit_3":
                 why = re.sub(r"\d+", "N", err.split(": ", 3)[-1])[:70]
                 reasons[why] = reasons.get(why, 0) + 1
             if half:
                 counts["half_written"] = counts.get("half_written", 0) + 1
-            bad = outcome.endswith("exit_1") or outcome == "timeout" or half
+            if lost:
+                counts["good_part_lost"] = counts.get("good_part_lost", 0) + 1
+            bad = outcome.endswith("exit_1") or outcome == "timeout" or half or lost
             if bad:
                 dest = CACHE / entry / f"seed{seed}-{i}"
                 shutil.rmtree(dest, ignore_errors=True)
@@ -486,13 +1092,13 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     {"outcome": outcome, "half_written": half, "error": err, "case": desc,
                      "replay": "ctxmill " + " ".join(a.replace(str(case_dir), str(dest)) for a in args)
                      if entry != "index" else f"ctxmill index {dest / 'tree'}"}, indent=1))
-                failures.append({"case": i, "outcome": outcome, "half_written": half, "error": err,
-                                 "input": desc, "repro": str(dest)})
+                failures.append({"case": i, "outcome": outcome, "half_written": half, "good_part_lost": lost,
+                                 "error": err, "input": desc, "repro": str(dest)})
             shutil.rmtree(case_dir, ignore_errors=True)
     finally:
         runner.finish()
     slow.sort(key=lambda x: x[0], reverse=True)
-    return {"cases": n, "outcomes": counts, "timeout": {"cpu_seconds": timeout, "wall_seconds": runner.wall_timeout},
+    return {"cases": n, "kinds": kinds, "outcomes": counts, "by_kind": dict(sorted(by_kind.items())), "timeout": {"cpu_seconds": timeout, "wall_seconds": runner.wall_timeout},
             "refusal_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:12]),
             "slowest": [{"seconds": round(t, 3), "cpu_seconds": round(c, 3) if c is not None else None, "case": d,
                          "mb_per_s": round(b / 1e6 / t, 3) if b and t else None} for t, d, b, c in slow[:5]],
@@ -647,31 +1253,7 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
         shutil.rmtree(tmp, ignore_errors=True)
     shapes = results["this"]
     out["load_average_end"] = [round(x, 1) for x in os.getloadavg()]
-    # apply: a sketch identical to a large file of few distinct lines (the stretch matcher's worst case)
-    apply_row: dict = {}
-    tmp.mkdir(exist_ok=True)
-    try:
-        for mult in (1, 2):
-            lines = ["x = 1", "", "    pass", "return y", "foo(bar)", "}", "{", "# comment"]
-            text = "".join(rnd.choice(lines) + (f" {rnd.randint(0, 50)}" if rnd.random() < 0.5 else "") + "\n"
-                           for _ in range(min(5 * size, 2_500_000) * mult // 8))  # up to 5 MB, under APPLY_MAX_BYTES
-            f = tmp / f"apply-{mult}.txt"
-            f.write_text(text)
-            sk = tmp / f"apply-{mult}.sketch"
-            sk.write_text(text)
-            t = time.perf_counter()
-            try:
-                code = subprocess.run([str(CTXMILL), "apply", str(f), str(sk)], capture_output=True,
-                                      timeout=timeout).returncode
-            except subprocess.TimeoutExpired:
-                code = "timeout"
-            took = time.perf_counter() - t
-            apply_row[f"x{mult}"] = {"bytes": len(text), "seconds": round(took, 3), "exit": code,
-                                     "mb_per_s": round(len(text) / 1e6 / took, 3)}
-        apply_row["doubling_ratio"] = round(apply_row["x2"]["seconds"] / apply_row["x1"]["seconds"], 2)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    out["apply_identical_sketch"] = apply_row
+    out["apply_identical_sketch"] = apply_scaling(size, timeout, rnd=rnd)
     for side in sides:
         _ratios(results[side])
     out["shapes"] = shapes
@@ -692,12 +1274,61 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     return out
 
 
+def apply_scaling(size: int, timeout: float, repeat: int = 1, stat: str = "median",
+                  rnd: random.Random | None = None) -> dict:
+    """``ctxmill apply`` of a sketch identical to a large file of few distinct lines (the
+    stretch matcher's worst case), at two sizes (up to 2.3 and 4.6 MB, under APPLY_MAX_BYTES):
+    wall and CPU seconds (the median or least of ``repeat`` runs, the sizes interleaved so that
+    both meet the same load) and the doubling ratio of each."""
+    import statistics
+
+    pick = min if stat == "min" else statistics.median
+    rnd = rnd or random.Random(0)
+    tmp = Path(tempfile.mkdtemp(prefix="ctxmill-apply-scale-"))
+    row: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], "stat": stat, "repeat": repeat}
+    try:
+        files = {}
+        for mult in (1, 2):
+            lines = ["x = 1", "", "    pass", "return y", "foo(bar)", "}", "{", "# comment"]
+            text = "".join(rnd.choice(lines) + (f" {rnd.randint(0, 50)}" if rnd.random() < 0.5 else "") + "\n"
+                           for _ in range(min(5 * size, 2_500_000) * mult // 8))  # up to 5 MB, under APPLY_MAX_BYTES
+            f = tmp / f"apply-{mult}.txt"
+            f.write_text(text)
+            sk = tmp / f"apply-{mult}.sketch"
+            sk.write_text(text)
+            files[mult] = (f, sk, len(text))
+        runs: dict = {1: ([], [], None), 2: ([], [], None)}
+        for r in range(repeat):
+            for mult in ((1, 2) if r % 2 == 0 else (2, 1)):
+                f, sk, _ = files[mult]
+                took, cpu, code, _ = _timed([str(CTXMILL), "apply", str(f), str(sk)], timeout)
+                runs[mult][0].append(took)
+                runs[mult][1].append(cpu)
+                runs[mult] = (runs[mult][0], runs[mult][1], code)
+        for mult in (1, 2):
+            wall, cpus, code = runs[mult]
+            n = files[mult][2]
+            row[f"x{mult}"] = {"bytes": n, "seconds": round(pick(wall), 3), "exit": code,
+                               "mb_per_s": round(n / 1e6 / pick(wall), 3), "cpu_seconds": round(pick(cpus), 3),
+                               "runs_seconds": [round(x, 3) for x in wall], "runs_cpu": [round(x, 3) for x in cpus]}
+        row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
+        row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    row["load_average_end"] = [round(x, 1) for x in os.getloadavg()]
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cases", type=int, default=1000, help="cases per entry point")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
+    ap.add_argument("--kinds", choices=("classic", "wide", "all"), default="classic",
+                    help="classic: the first rounds' generators (a seed replays the same cases); wide: the kinds "
+                    "round eleven added (encodings, odd line breaks, nesting, giant numbers, built PDF structures, "
+                    "apply and folder shapes, a tree changed while indexed); all: the two in turn")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="CPU seconds per case (the worker's and its children's; scaling: wall seconds per run)")
     ap.add_argument("--wall-timeout", type=float, default=None,
@@ -705,6 +1336,9 @@ def main() -> None:
     ap.add_argument("--scaling", type=int, default=2_000_000, metavar="BYTES",
                     help="size of the smaller input per text shape (0: skip)")
     ap.add_argument("--scaling-only", action="store_true")
+    ap.add_argument("--apply-scaling", action="store_true",
+                    help="only ctxmill apply of an identical sketch at two sizes (--repeat runs, --stat) and its "
+                    "doubling ratio, wall and CPU")
     ap.add_argument("--repeat", type=int, default=1, help="runs per scaling input (the median is kept)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
                     help="scaling: keep the median of the --repeat runs, or the least")
@@ -719,6 +1353,10 @@ def main() -> None:
     if args.worker:
         worker()
         return
+    if args.apply_scaling:
+        print(json.dumps({"apply_identical_sketch": apply_scaling(args.scaling or 2_000_000, args.timeout, args.repeat,
+                                                                  args.stat)}, indent=1))
+        return
     result: dict = {"seed": args.seed}
     work = Path(tempfile.mkdtemp(prefix="ctxmill-fuzz-"))
     try:
@@ -726,7 +1364,8 @@ def main() -> None:
             for entry in args.only.split(","):
                 t = time.perf_counter()
                 before = source_state()
-                result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work, args.wall_timeout)
+                result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work, args.wall_timeout,
+                                         args.kinds)
                 result[entry]["seconds"] = round(time.perf_counter() - t, 1)
                 # (an entry point's counts mean nothing for code that changed under it: run a
                 # campaign on a frozen copy, PYTHONPATH=copy/src, when others edit the tree)
