@@ -79,7 +79,9 @@ def csl_text(doc: Document) -> str:
     enc = jsonfmt.encode_basestring
     out = [a + enc(r.id) + b + enc(r.raw) + c if is_bare(r) else jsonfmt._value(item(r), "  ", "  ")
            for r in doc.references]
-    return "[\n  " + ",\n  ".join(out) + "\n]"
+    out[0] = "[\n  " + out[0]  # (the brackets on the first and last items: no copy of the whole)
+    out[-1] += "\n]"
+    return ",\n  ".join(out)
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
@@ -88,5 +90,7 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
         text = csl_text(doc)
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
         text = jsonfmt.dumps(csl_items(doc), indent=2)
-    path.write_text(text + "\n", encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as f:  # (not text + "\\n": a copy of a few MB)
+        f.write(text)
+        f.write("\n")
     return ["references.csl.json"]
