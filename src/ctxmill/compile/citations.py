@@ -151,6 +151,9 @@ def _surname(name: str) -> str:
 
 def reference_labels(ref: Reference) -> set[str]:
     """What an author-year callout may print for this reference (normalised)."""
+    if not ref.authors:  # (every entry past MAX_PARSED_REFERENCES)
+        first = _first_word(ref.title or ref.raw)
+        return {first} if first else set()
     authors = [a for a in ref.authors if a != "et al."]
     etal = len(ref.authors) != len(authors)
     labels: set[str] = set()
@@ -185,20 +188,29 @@ class Linker:
         # one numbering per bibliography: a thesis restarts "[1]" in each chapter's list
         self.by_part: dict[int, dict[str, str]] = {}
         self.labels: dict[str, set[str]] = {}
+        # (lookups hoisted: a list of 16,666 entries runs this loop 16,666 times)
+        labels_of, by_number, by_part, no_year = self.labels, self.by_number, self.by_part, self.no_year
+        get_block = blocks_by_id.get
         for r in refs:
+            rid = r.id
             labels = reference_labels(r)
-            self.labels[r.id] = labels
-            block = blocks_by_id.get(r.block_id)
+            labels_of[rid] = labels
+            block = get_block(r.block_id)
             if block is not None and block.number:
-                self.by_number.setdefault(str(block.number), r.id)
-                self.by_part.setdefault(block.attrs.get("bib_part", 0), {})[str(block.number)] = r.id
+                number = str(block.number)
+                by_number.setdefault(number, rid)
+                part = block.attrs.get("bib_part", 0)
+                numbers = by_part.get(part)
+                if numbers is None:
+                    numbers = by_part[part] = {}
+                numbers[number] = rid
             if r.year:
                 self.by_year[r.year[:4]].append(r)
                 for lab in labels:
-                    self.exact[(lab, r.year)].append(r.id)
+                    self.exact[(lab, r.year)].append(rid)
             else:
                 for lab in labels:
-                    self.no_year[lab].append(r.id)
+                    no_year[lab].append(rid)
         self.numbered = len(self.by_number) >= max(1, len(refs) // 2) if refs else False
         # alpha styles label entries "[Lee06]": linked like numbers, by the printed label
         self.alpha = self.numbered and sum(not k.isdigit() for k in self.by_number) > len(self.by_number) / 2
@@ -334,11 +346,13 @@ class _Ctx:
         # where each bibliography starts: a callout cites the next list after it (its chapter's)
         self.part_starts: list[tuple[int, int]] = []
         self.block_pos = {b.id: i for i, b in enumerate(doc.blocks)}
+        parts_seen: set = set()
         for i, b in enumerate(doc.blocks):
             if b.kind is not Kind.REFERENCE:
                 continue
             part = b.attrs.get("bib_part")
-            if part is not None and part not in {q for _, q in self.part_starts}:
+            if part is not None and part not in parts_seen:  # (a set: one test per entry block)
+                parts_seen.add(part)
                 self.part_starts.append((i, part))
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
         self.sections_by_number = {}
