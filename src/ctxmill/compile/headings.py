@@ -16,6 +16,7 @@ the headings themselves.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ctxmill.model import Block, Kind
 
@@ -103,17 +104,44 @@ _NOT_TITLE_CHAR_RE = re.compile(r"[^a-z ]+")
 _TOC_TITLE_LETTERS = re.compile(
     "|".join("[^a-z]*" + "[^a-z]*".join(c for c in t if c != " ") + "[^a-z]*\\Z" for t in sorted(TOC_TITLES)))
 _TOC_KINDS = frozenset((Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM))
+# the same letters test line by line, after a line break (structure._hits), with the lines that
+# hold a character outside ASCII (whose lower case may hold a-z)
+MAYBE_TOC_TITLE_RE = re.compile(
+    r"\n(?=[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]|(?i:"
+    + "|".join("[^a-z\\n]*" + "[^a-z\\n]*".join(c for c in t if c != " ") + "[^a-z\\n]*" for t in sorted(TOC_TITLES))
+    + r")(?![^\n]))")
 
 
-def toc_blocks(blocks: list[Block], body: float = 0.0) -> set[int]:
+def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None = None) -> set[int]:
     """Indexes of blocks that belong to a table of contents or a list of figures/tables: the
     block titled so and the entries after it, or any block whose lines are mostly entries
-    ending in page numbers (a contents page without a title)."""
+    ending in page numbers (a contents page without a title).
+
+    ``maybe`` (ascending): the only blocks that can be a contents title (MAYBE_TOC_TITLE_RE's
+    hits) or hold three lines: the others are read only after a title, among its entries (raw
+    OCR text: 47,000 one-line paragraphs a MB and no contents)."""
     out: set[int] = set()
     inside = False
     kinds = _TOC_KINDS
     may_be_title = _TOC_TITLE_LETTERS.match
-    for i, b in enumerate(blocks):
+    n = len(blocks)
+    if maybe is None:
+        order = range(n)
+    else:
+        many = [i for i, b in enumerate(blocks) if len(b.attrs.get("_line_texts") or ()) > 2]
+        order = sorted({*maybe, *many})
+    k = 0
+    i = -1
+    while True:
+        if inside and i + 1 < n:  # (entries follow their title: every block read while inside)
+            i += 1
+            k = bisect_right(order, i, k)
+        elif k < len(order):
+            i = order[k]
+            k += 1
+        else:
+            break
+        b = blocks[i]
         if b.kind not in kinds:
             continue
         if len(b.text) < 40 and may_be_title(low := b.text.lower()) and \

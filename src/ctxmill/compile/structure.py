@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from itertools import pairwise
+from bisect import bisect_right
+from itertools import accumulate, compress, pairwise, repeat
+from operator import add
 
 from ctxmill.compile.blocks import (
     BIBLIOGRAPHY_TITLES,
@@ -20,7 +22,7 @@ from ctxmill.compile.blocks import (
     LIST_RE,
     UNNUMBERED_HEADINGS,
 )
-from ctxmill.compile.headings import Number, parse_number, roman_value, toc_blocks
+from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, Document, Kind, Section
 
@@ -55,6 +57,33 @@ def _appendix_word(text: str) -> bool:
     return t.count("p") == 2 and _NOT_LOWER_RE.sub("", t) in ("appendix", "appendices")
 
 
+def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
+    """Indices (ascending, once each) of the blocks whose text starts a line ``pattern`` finds
+    at its line break, in the texts joined by line breaks after a first one: one scan instead
+    of a Python step per block.
+
+    A pass's rules read a block's own text from its start; ``pattern`` (a line break, then a
+    lookahead that reads no further than its line) finds every block those rules could fire on,
+    and the pass tests only these (raw OCR text: 47,000 one-line paragraphs a MB, a few of which
+    start like a number, a caption or a list item). A block of several lines is always returned:
+    the pattern does not read across its line breaks. (A pattern that starts with its line break
+    is searched for that character; a ``^`` under re.M is tried at every position, 10x slower.)"""
+    texts = [b.text for b in blocks]
+    joined = "\n" + "\n".join(texts)
+    if joined.count("\n") == len(texts):  # one line each: a block's index is the breaks before it
+        out, at, k = [], 0, 0
+        for m in pattern.finditer(joined):
+            p = m.start()
+            k += joined.count("\n", at, p)
+            at = p
+            out.append(k)
+        return out
+    starts = list(map(add, accumulate(map(len, texts), initial=0), range(len(texts) + 1)))
+    found = {bisect_right(starts, m.start()) - 1 for m in pattern.finditer(joined)}
+    found.update(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+    return sorted(found)
+
+
 def run(doc: Document, options: CompileOptions) -> None:
     blocks = [b for b in doc.blocks if not (b.kind is Kind.PARAGRAPH and not b.text.strip())]
     body_size = _body_size(blocks)
@@ -64,10 +93,11 @@ def run(doc: Document, options: CompileOptions) -> None:
     blocks = _run_in_heads(doc, blocks, body_size)
     blocks = _numbered_run_in(doc, blocks)
     _centred_second_lines(blocks)
-    blocks = _captions(blocks)
+    text = doc.stream.kind != "pdf"  # (no block of text input has a box or a font size)
+    blocks = _captions(blocks, text)
     blocks = _figure_text(blocks, body_size)
-    blocks = _footnotes(blocks, body_size)
-    _lists(blocks)
+    blocks = _footnotes(blocks, body_size, text)
+    _lists(blocks, text)
     blocks = _merge_continuations(blocks)
     _bibliography(blocks)
     _footnote_refs(blocks)
@@ -178,6 +208,19 @@ _NUMBER_FIRST = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZcpas")
 _UNNUMBERED_RE = re.compile(
     r"\W*(?:" + "|".join(r"\W+".join(map(re.escape, h.split())) for h in sorted(UNNUMBERED_HEADINGS)) + r")\W*\Z",
     re.I)
+
+
+# A line of text input _heading_candidate may take (or _appendix_word accept): its first
+# non-blank character can start a number or its keyword, it holds a character outside ASCII
+# (norm_title's road), or its words are a known unnumbered title or spell "appendix"/"appendices"
+# (_UNNUMBERED_RE and _appendix_word line by line). Every other line is no heading.
+_MAYBE_HEADING_RE = re.compile(
+    r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*[0-9A-Zcpas]|[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]"
+    r"|[^\w\n]*(?i:" + "|".join(r"[^\w\n]+".join(map(re.escape, h.split())) for h in sorted(UNNUMBERED_HEADINGS))
+    + r")[^\w\n]*(?![^\n])|(?i:[^a-z\n]*" + "[^a-z\\n]*".join("appendi")
+    + r"[^a-z\n]*(?:x|c[^a-z\n]*e[^a-z\n]*s)[^a-z\n]*)(?![^\n]))")
+# a block _chapter_titles reads: its first character c, C, p, P, a blank or outside ASCII
+_MAYBE_CHAPTER_RE = re.compile(r"\n(?=[cCpP]|\s|[^\x00-\x7f])")
 
 
 def _unnumbered_title(text: str) -> bool:
@@ -383,7 +426,9 @@ def _roman_ok(num: Number, state: dict) -> tuple[bool, int]:
 
 def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     outline = doc.stream.outline
-    for i in toc_blocks(blocks, body):
+    # text input (no block has a font size): only the blocks a rule could fire on
+    text = doc.stream.kind != "pdf"
+    for i in toc_blocks(blocks, body, _hits(blocks, MAYBE_TOC_TITLE_RE) if text else None):
         b = blocks[i]
         b.attrs["toc"] = True
         if b.kind is Kind.HEADING and not b.attrs.get("_markup"):
@@ -397,19 +442,27 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     # ("1. Reviewer Prof. Dr. ...", "2 Department of ...")
     outline_start = min((i for i in matched if blocks[i].number), default=0)
     cands: dict[int, tuple] = {}
-    for idx, b in enumerate(blocks):
+    maybe = _hits(blocks, _MAYBE_HEADING_RE) if text else range(len(blocks))
+    for idx in maybe:
+        b = blocks[idx]
         if b.kind is Kind.PARAGRAPH and idx not in matched:
             c = _heading_candidate(b, body)
             if c is not None:
                 cands[idx] = c
-    _chapter_titles(blocks, cands, body)
+    _chapter_titles(blocks, cands, body, _hits(blocks, _MAYBE_CHAPTER_RE) if text else None)
     roman = _roman_scheme(cands)
     state: dict = {}
     rstate: dict = {}
     bib_seen = False
     weak: list[int] = []
     first_numbered: int | None = None
-    for idx, b in enumerate(blocks):
+    if text:  # the headings, the candidates and the lines that may spell "appendix": the others pass
+        heads = [i for i, b in enumerate(blocks) if b.kind is Kind.HEADING]
+        maybe = sorted({*maybe, *cands, *heads})
+    else:
+        maybe = range(len(blocks))
+    for idx in maybe:
+        b = blocks[idx]
         if b.kind is Kind.HEADING:
             if b.number:
                 if b.number[0].isdigit() or len(b.number.split(".")[0]) == 1:
@@ -508,10 +561,14 @@ def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
     return nxt is not None and nxt.text.lstrip()[:1].islower()
 
 
-def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float) -> None:
-    """"Chapter 3" on its own line, the title in the next block: one heading."""
-    for idx, b in enumerate(blocks[:-1]):
-        if b.kind is not Kind.PARAGRAPH or b.attrs.get("toc"):
+def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float,
+                    maybe: list[int] | None = None) -> None:
+    """"Chapter 3" on its own line, the title in the next block: one heading. ``maybe``: the
+    only blocks that can be such a line (text input: _MAYBE_CHAPTER_RE's hits)."""
+    last = len(blocks) - 1
+    for idx in range(last) if maybe is None else maybe:
+        b = blocks[idx]
+        if idx >= last or b.kind is not Kind.PARAGRAPH or b.attrs.get("toc"):
             continue
         c = b.text[:1]
         if c.isascii() and c not in _CHAPTER_FIRST and not c.isspace():
@@ -1146,13 +1203,18 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
 
 
 _CAPTION_FIRST = frozenset("TFLA")  # CAPTION_RE's labels: Table, Figure, Fig., Listing, Algorithm
+_MAYBE_CAPTION_RE = re.compile(r"\n(?=[TFLA]|\s)")  # the same test, line by line
 
 
-def _captions(blocks: list[Block]) -> list[Block]:
+def _captions(blocks: list[Block], text: bool = False) -> list[Block]:
     out: list[Block] = []
-    i = 0
-    while i < len(blocks):
+    at = 0
+    # text input: only the blocks that can start a caption are read; the runs between are copied
+    for i in _hits(blocks, _MAYBE_CAPTION_RE) if text else range(len(blocks)):
+        if at < i:
+            out.extend(blocks[at:i])
         b = blocks[i]
+        at = i + 1
         if b.kind is Kind.PARAGRAPH and b.bbox is None and (b.text[:1] in _CAPTION_FIRST or b.text[:1].isspace()):
             m = CAPTION_RE.match(b.text.strip())
             if m and m.group(3)[:1].isupper() and len(b.text) > len(m.group(0)) * 0 + 12:
@@ -1163,32 +1225,27 @@ def _captions(blocks: list[Block]) -> list[Block]:
                     if nxt is not None and nxt.kind is Kind.TABLE and not nxt.attrs.get("caption"):
                         nxt.attrs["caption"] = rest
                         nxt.number = number
-                        i += 1
                         continue
                     if prv is not None and prv.kind is Kind.TABLE and not prv.attrs.get("caption"):
                         prv.attrs["caption"] = rest
                         prv.number = number
-                        i += 1
                         continue
                 else:
                     prv = out[-1] if out else None
                     if prv is not None and prv.kind is Kind.FIGURE and not prv.number and prv.page == b.page:
                         prv.attrs["caption"] = rest
                         prv.number = number
-                        i += 1
                         continue
                     # an image placeholder a few blocks up (a table drawn inside the figure in between)
                     back = [x for x in out[-3:] if x.kind is Kind.FIGURE and not x.number and x.page == b.page]
                     if back:
                         back[-1].attrs["caption"] = rest
                         back[-1].number = number
-                        i += 1
                         continue
                     out.append(Block(Kind.FIGURE, "", b.page, number=number, attrs={"caption": rest, "image": None}))
-                    i += 1
                     continue
         out.append(b)
-        i += 1
+    out.extend(blocks[at:])
     return out
 
 
@@ -1259,9 +1316,14 @@ def _margin_note(blocks: list[Block], i: int, body: float) -> bool:
         and b.bbox[1] < prev.bbox[3] and (b.attrs.get("_size") or body) < body - 0.4
 
 
-def _footnotes(blocks: list[Block], body: float) -> list[Block]:
+# text input: a note can only start with its mark (the other rules read a box)
+_MAYBE_NOTE_RE = re.compile(r"\n(?=\[\^)")
+
+
+def _footnotes(blocks: list[Block], body: float, text: bool = False) -> list[Block]:
     split = False
-    for i, b in enumerate(blocks):
+    for i in _hits(blocks, _MAYBE_NOTE_RE) if text else range(len(blocks)):
+        b = blocks[i]
         if b.kind is not Kind.PARAGRAPH:
             continue
         margin = _margin_note(blocks, i, body)
@@ -1318,8 +1380,12 @@ def _list_start(t: str) -> bool:
     return "a" <= c <= "z" and t[1:2] in (".", ")")
 
 
-def _lists(blocks: list[Block]) -> None:
-    for b in blocks:
+# _list_start line by line (a digit or a blank outside ASCII among the last)
+_MAYBE_LIST_RE = re.compile(r"\n(?=[•●○◦▪‣∙·\-–*(0-9]|\s|[a-z][.)]|[^\x00-\x7f])")
+
+
+def _lists(blocks: list[Block], text: bool = False) -> None:
+    for b in map(blocks.__getitem__, _hits(blocks, _MAYBE_LIST_RE)) if text else blocks:
         if b.kind is not Kind.PARAGRAPH or not _list_start(b.text):
             continue
         m = LIST_RE.match(b.text)
@@ -1363,15 +1429,16 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     last_para: int | None = None  # index in out of the last paragraph/list item
     for b in blocks:
-        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and last_para is not None:
+        if b.kind is Kind.PARAGRAPH and last_para is not None:
             prev = out[last_para]
-            between = out[last_para + 1:] if last_para + 1 < len(out) else ()
-            only_floats = not between or all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
-                                             for x in between)
-            # (the cheap tests first: most paragraphs stop at the length of the one before)
-            if only_floats and b.kind is Kind.PARAGRAPH and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) \
-                    and len(prev.text) >= 60 and not prev.attrs.get("title") and not prev.attrs.get("front") \
-                    and (b.page != prev.page or between or _new_column(prev, b)) and _continues(prev, b):
+            # (the cheap tests first: a paragraph right after another on its page, most of them
+            # and every line of raw OCR text, runs on only in the next column; then most stop
+            # at the length of the one before)
+            if (b.page != prev.page or last_para + 1 < len(out) or _new_column(prev, b)) \
+                    and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and len(prev.text) >= 60 \
+                    and not prev.attrs.get("title") and not prev.attrs.get("front") \
+                    and all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
+                            for x in out[last_para + 1:]) and _continues(prev, b):
                 if prev.text.endswith("-") and b.text[:1].islower():
                     prev.text = prev.text[:-1] + b.text.lstrip()
                 else:
