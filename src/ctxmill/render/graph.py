@@ -92,7 +92,11 @@ def citations_json(doc: Document) -> dict:
     }
 
 
-def build_graph(doc: Document) -> dict:
+def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dict]]:
+    """The graph in four runs: the nodes before the references', one (id, label, title) row per
+    reference (its node and its ``contains`` edge from the document), the edges before theirs,
+    the edges after. A long list's 16,666 references are written from their rows by
+    :func:`write` without a dict each."""
     doc_id = "document"
     nodes = [{"id": doc_id, "kind": "document", "label": doc.metadata.title or doc.stream.path or "document"}]
     edges: list[dict] = []
@@ -113,22 +117,77 @@ def build_graph(doc: Document) -> dict:
             known.add(b.id)
             edges.append({"source": b.section_id if b.section_id in known else doc_id, "target": b.id,
                           "kind": "contains"})
+    rows = []
     for r in doc.references:
         label = ", ".join(r.authors[:1]) + (f" {r.year}" if r.year else "")
-        nodes.append({"id": r.id, "kind": "reference", "label": label.strip() or r.raw[:40], "title": r.title or ""})
+        rows.append((r.id, label.strip() or r.raw[:40], r.title or ""))
         known.add(r.id)
-        edges.append({"source": doc_id, "target": r.id, "kind": "contains"})
+    tail: list[dict] = []
     cites = Counter((m.section_id if m.section_id in known else doc_id, rid)
                     for m in doc.mentions for rid in m.reference_ids)
     for (src, dst), n in cites.items():
         if dst in known:
-            edges.append({"source": src, "target": dst, "kind": "cites", "weight": n})
+            tail.append({"source": src, "target": dst, "kind": "cites", "weight": n})
     refers = Counter((x.section_id if x.section_id in known else doc_id, x.target_id)
                      for x in doc.crossrefs if x.target_id)
     for (src, dst), n in refers.items():
         if dst in known:
-            edges.append({"source": src, "target": dst, "kind": "refers_to", "weight": n})
-    return {"nodes": nodes, "edges": edges}
+            tail.append({"source": src, "target": dst, "kind": "refers_to", "weight": n})
+    return nodes, rows, edges, tail
+
+
+def _ref_node(row: tuple) -> dict:
+    return {"id": row[0], "kind": "reference", "label": row[1], "title": row[2]}
+
+
+def _ref_edge(row: tuple) -> dict:
+    return {"source": "document", "target": row[0], "kind": "contains"}
+
+
+def build_graph(doc: Document) -> dict:
+    nodes, rows, edges, tail = _parts(doc)
+    return {"nodes": nodes + [_ref_node(r) for r in rows], "edges": edges + [_ref_edge(r) for r in rows] + tail}
+
+
+def _cut(text: str, marks: tuple[str, ...]) -> tuple[str, ...]:
+    """``text`` cut around the JSON text of each of ``marks``, in order."""
+    pieces = []
+    for m in marks:
+        head, text = text.split(jsonfmt.encode_basestring(m), 1)
+        pieces.append(head)
+    return (*pieces, text)
+
+
+_ROW_JSON: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+
+
+def _graph_json(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> str:
+    """``jsonfmt.dumps(build_graph(doc), indent=2)`` from :func:`_parts`: a reference's node and
+    edge from templates cut from jsonfmt's own text (ids, labels and titles that are plain str)."""
+    global _ROW_JSON
+    if _ROW_JSON is None:
+        marks = ("\x00id", "\x00label", "\x00title")
+        _ROW_JSON = (_cut(jsonfmt._value(_ref_node(marks), "  ", "    "), marks),
+                     _cut(jsonfmt._value(_ref_edge(marks), "  ", "    "), marks[:1]))
+    (n0, n1, n2, n3), (e0, e1) = _ROW_JSON
+    enc = jsonfmt.encode_basestring
+    node_texts = [jsonfmt._value(n, "  ", "    ") for n in nodes]
+    edge_texts = [jsonfmt._value(e, "  ", "    ") for e in edges]
+    for row in rows:
+        rid, label, title = row
+        if type(rid) is str and type(label) is str and type(title) is str:
+            rid = enc(rid)
+            node_texts.append(n0 + rid + n1 + enc(label) + n2 + enc(title) + n3)
+            edge_texts.append(e0 + rid + e1)
+        else:
+            node_texts.append(jsonfmt._value(_ref_node(row), "  ", "    "))
+            edge_texts.append(jsonfmt._value(_ref_edge(row), "  ", "    "))
+    edge_texts.extend(jsonfmt._value(e, "  ", "    ") for e in tail)
+
+    def run(texts: list[str]) -> str:
+        return "[\n    " + ",\n    ".join(texts) + "\n  ]" if texts else "[]"
+
+    return '{\n  "nodes": ' + run(node_texts) + ',\n  "edges": ' + run(edge_texts) + "\n}"
 
 
 # xml.sax.saxutils' escape and quoteattr, same output: importing saxutils imports urllib.request,
@@ -152,7 +211,7 @@ def quoteattr(text: str) -> str:
     return "'" + text + "'" if "'" not in text else '"' + text.replace('"', "&quot;") + '"'
 
 
-def graphml(graph: dict) -> str:
+def _graphml_head() -> list[str]:
     keys = [("label", "node", "string"), ("kind", "node", "string"), ("page", "node", "int"),
             ("ekind", "edge", "string"), ("weight", "edge", "int")]
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -161,22 +220,57 @@ def graphml(graph: dict) -> str:
         attr = "kind" if name == "ekind" else name
         out.append(f'  <key id="{name}" for="{dom}" attr.name="{attr}" attr.type="{typ}"/>')
     out.append('  <graph id="document" edgedefault="directed">')
-    # (each node's and edge's lines as one string: 16,666 references are 33,000 nodes and edges)
-    for n in graph["nodes"]:
-        page = n.get("page")
-        out.append(f"    <node id={quoteattr(n['id'])}>\n"
-                   f'      <data key="label">{escape(str(n.get("label", "")))}</data>\n'
-                   f'      <data key="kind">{escape(n["kind"])}</data>\n'
-                   + (f'      <data key="page">{int(page)}</data>\n' if page is not None else "")
-                   + "    </node>")
-    for i, e in enumerate(graph["edges"]):
-        out.append(f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>\n"
-                   f'      <data key="ekind">{escape(e["kind"])}</data>\n'
-                   f'      <data key="weight">{int(e.get("weight", 1))}</data>\n'
-                   "    </edge>")
+    return out
+
+
+# (each node's and edge's lines as one string: 16,666 references are 33,000 nodes and edges)
+def _node_xml(n: dict) -> str:
+    page = n.get("page")
+    return (f"    <node id={quoteattr(n['id'])}>\n"
+            f'      <data key="label">{escape(str(n.get("label", "")))}</data>\n'
+            f'      <data key="kind">{escape(n["kind"])}</data>\n'
+            + (f'      <data key="page">{int(page)}</data>\n' if page is not None else "")
+            + "    </node>")
+
+
+def _edge_xml(i: int, e: dict) -> str:
+    return (f"    <edge id=\"e{i}\" source={quoteattr(e['source'])} target={quoteattr(e['target'])}>\n"
+            f'      <data key="ekind">{escape(e["kind"])}</data>\n'
+            f'      <data key="weight">{int(e.get("weight", 1))}</data>\n'
+            "    </edge>")
+
+
+def graphml(graph: dict) -> str:
+    out = _graphml_head()
+    out.extend(map(_node_xml, graph["nodes"]))
+    out.extend(_edge_xml(i, e) for i, e in enumerate(graph["edges"]))
     out.append("  </graph>")
     out.append("</graphml>")
     out.append("")  # (the final newline: "\n".join(out) + "\n" without a second copy)
+    return "\n".join(out)
+
+
+def _graphml(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> str:
+    """``graphml(build_graph(doc))`` from :func:`_parts`, a reference's node and edge written
+    from its row (what _node_xml and _edge_xml write for its dicts: no page, weight 1)."""
+    out = _graphml_head()
+    out.extend(map(_node_xml, nodes))
+    for rid, label, _ in rows:
+        out.append(f"    <node id={quoteattr(rid)}>\n"
+                   f'      <data key="label">{escape(str(label))}</data>\n'
+                   '      <data key="kind">reference</data>\n'
+                   "    </node>")
+    out.extend(_edge_xml(i, e) for i, e in enumerate(edges))
+    doc_attr = quoteattr("document")
+    for i, (rid, _, _) in enumerate(rows, start=len(edges)):
+        out.append(f"    <edge id=\"e{i}\" source={doc_attr} target={quoteattr(rid)}>\n"
+                   '      <data key="ekind">contains</data>\n'
+                   '      <data key="weight">1</data>\n'
+                   "    </edge>")
+    out.extend(_edge_xml(i, e) for i, e in enumerate(tail, start=len(edges) + len(rows)))
+    out.append("  </graph>")
+    out.append("</graphml>")
+    out.append("")
     return "\n".join(out)
 
 
@@ -200,7 +294,11 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
         text = jsonfmt.dumps(references_json(doc), indent=2)
     _write(folder / "references.json", text)
     _dump(folder / "citations.json", citations_json(doc))
-    graph = build_graph(doc)
-    _dump(folder / "graph.json", graph)
-    (folder / "graph.graphml").write_text(graphml(graph), encoding="utf-8")
+    parts = _parts(doc)
+    try:
+        text = _graph_json(*parts)
+    except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
+        text = jsonfmt.dumps(build_graph(doc), indent=2)
+    _write(folder / "graph.json", text)
+    (folder / "graph.graphml").write_text(_graphml(*parts), encoding="utf-8")
     return ["references.json", "citations.json", "graph.json", "graph.graphml"]
