@@ -202,3 +202,39 @@ def test_reader_finds_the_markers_line_by_line_would(text):
         got = [[ln.text for ln in p.lines] for p in stream.pages]
         # (the reader drops an empty first page and a printed page number at a page's end)
         assert all(g == k[:len(g)] for g, k in zip(got, kept[len(kept) - len(got):], strict=True))
+
+
+def test_rule_lines_finds_the_lines_the_line_start_pattern_did():
+    """blocks._rule_lines' one search (a break and a lookahead) finds the lines re.M's '^' did."""
+    import re
+
+    from ctxmill.compile import blocks
+
+    old = re.compile(r"^(?:[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)]|(?:" + blocks._CODE_KEYWORDS + r")\b)"
+                     r"|    |[^\n]*[=(){}\[\]:,;#])", re.M)
+    rnd = random.Random(26)
+    alpha = list("ab x1=(){}[]:,;#`~<|!$/-–*•\t.)é\u00a0\r\x0b") + ["    ", "if ", "while", "def", "import x"]
+    for _ in range(3000):
+        lines = ["".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 8))) for _ in range(rnd.randint(1, 12))]
+        text = "\n".join(lines)
+        want = {text.count("\n", 0, m.start()) for m in old.finditer(text)}
+        assert blocks._rule_lines(lines) == want, lines
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_conservation_of_ocr_text_is_the_same_as_block_by_block(seed, monkeypatch):
+    """conservation.measure's page texts read by map in C count what the loop over blocks counts."""
+    from ctxmill.compile import conservation, pipeline
+    from ctxmill.model import Document
+    from ctxmill.sources.ocr_text import read_ocr_text
+
+    doc = Document(stream=read_ocr_text(_ocr_text(random.Random(seed), pages=4 + seed)))
+    opts = CompileOptions()
+    for name, target, _ in pipeline.STAGES:
+        if name == "conservation":
+            break
+        pipeline._resolve(target)(doc, opts)
+    fast = conservation.measure(doc)
+    monkeypatch.setattr(conservation, "_PAGE_END", lambda b: 0)  # (no None: the loop over blocks)
+    assert conservation.measure(doc) == fast
+    assert fast[0]

@@ -28,11 +28,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from itertools import compress, groupby, repeat
+from operator import attrgetter, is_not, itemgetter
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BBox, Document, Kind, Page
 
 BACKGROUND_SHARE = 0.7  # a picture covering this much of the page is its background, not a figure
+_PAGE, _PAGE_END, _ID = attrgetter("page"), attrgetter("page_end"), attrgetter("id")
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _WORD = re.compile(r"[^\W_]+")
 # the same words in lower-case ASCII text (\w is [a-zA-Z0-9_] there): a plain character set,
 # which the regex engine scans faster than a negated category
@@ -196,7 +200,23 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
     out_by_page: dict[int, Counter] = {}
     one_page: dict[int, list[str]] = {}  # the text of blocks on one page, counted in one call
     spans = doc.block_spans
-    for b in doc.blocks:
+    blocks = doc.blocks
+    if list(map(_PAGE_END, blocks)).count(None) == len(blocks):
+        # (no block runs over a page break: the lines of text input, most pages of a PDF) the loop
+        # below in C: each rendered block's text in document.md, in order, joined to its page's
+        span_of = list(map(spans.get, map(_ID, blocks)))
+        kept = list(filter(None, span_of))  # (a span is a 2-tuple: None alone is false)
+        texts = list(map(md.__getitem__, map(slice, map(_FIRST, kept), map(_SECOND, kept))))
+        at = 0
+        for p, run in groupby(compress(map(_PAGE, blocks), map(is_not, span_of, repeat(None)))):
+            n = len(list(run))
+            page_texts = one_page.get(p)
+            if page_texts is None:
+                page_texts = one_page[p] = []
+            page_texts.extend(texts[at:at + n])
+            at += n
+        blocks = ()
+    for b in blocks:
         span = spans.get(b.id)
         if span is None:
             continue

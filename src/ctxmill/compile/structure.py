@@ -106,8 +106,12 @@ def run(doc: Document, options: CompileOptions) -> None:
     doc.blocks = blocks
     doc.sections = _sections(blocks, doc.pages or 1)
     for b in blocks:
-        for k in [k for k in b.attrs if k.startswith("_")]:
-            del b.attrs[k]
+        a = b.attrs
+        if len(a) == 1 and "_line_texts" in a:  # (a paragraph of text input: its lines, all it had)
+            a.clear()
+            continue
+        for k in [k for k in a if k.startswith("_")]:
+            del a[k]
 
 
 def _body_size(blocks: list[Block]) -> float:
@@ -1473,6 +1477,12 @@ def _footnote_refs(blocks: list[Block]) -> None:
 
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
+    if "[^" not in "\n".join([b.text for b in blocks]):  # (no mark in any text: only the tables' cells)
+        for b in [b for b in blocks[first_sec:] if b.kind is Kind.TABLE and b.attrs.get("rows")]:
+            b.attrs["rows"] = [[_cell_marks(c) if isinstance(c, str) and "[^" in c else c for c in row]
+                               for row in b.attrs["rows"]]
+        return
+
     def fix_all(text: str) -> str:
         # a sign raised before its digits is an exponent ("10[^-][^3]", "ms[^-][^1]"): one superscript
         return re.sub(r"<sup>([-−])</sup><sup>", r"<sup>\1", _MARK_KEY_RE.sub(fix, text))
