@@ -154,11 +154,13 @@ class Text:
         # inside (found by one scan of the joined text) need their whitespace collapsed.
         keys = list(map(str.strip, lines))
         joined = "\n".join(keys)
-        row, last = 0, 0
+        row, last, done = 0, 0, -1
         for m in _ODD_WS.finditer(joined):
             row += joined.count("\n", last, m.start())
             last = m.start()
-            keys[row] = " ".join(keys[row].split())
+            if row != done:  # once a line: a line of 20,000 double spaces was split 20,000 times
+                keys[row] = " ".join(keys[row].split())
+                done = row
         self.keys = keys
         # indent_cols, from C-level len/lstrip: only lines with tabs need the column count
         cols = list(map(operator.sub, map(len, lines), map(len, map(str.lstrip, lines))))

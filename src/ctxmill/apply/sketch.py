@@ -65,6 +65,11 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
             raise InputRefused(f"{path or what}: the {what} is too large to apply "
                                f"(limit APPLY_MAX_BYTES = {MAX_BYTES:,} bytes)")
     bom = "\ufeff" if original.startswith("\ufeff") else ""
+    # Classic Mac OS line endings (a lone CR ends each line, no LF anywhere): merged as LF lines
+    # and given their CRs back; split on LF alone the whole file was one line nothing matched
+    cr = "\r" in original and "\n" not in original
+    if cr:
+        original = original.replace("\r", "\n")
     try:
         merged, raw, out = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
                              language_for(path, language))
@@ -76,6 +81,8 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
     # goes in front or the last one was emptied
     same = not bom and out is not None and (not out or out[-1])
     diff, hunks = _diff(original, result, name, None if bom else raw, out if same else None)
+    if cr:
+        result = result.replace("\n", "\r")
     return ApplyResult(True, result=result, diff=diff, hunks=hunks)
 
 
