@@ -56,3 +56,78 @@ def test_a_large_classic_mac_file_applies_in_linear_time():
     res = apply_sketch(f, sk, path="a.py")
     assert res.applied, res.reason
     assert "def f1500():\r    return 42\r" in res.result and "\n" not in res.result
+
+
+# ---------------------------------------------------------------------------- text input
+
+_DOC = "A Title\n\nSome words of text here, and more words.\n\n1 Introduction\n\nThe cache keeps keys.\n"
+_JA = "これは日本語の文章です。キャッシュは最近使われた鍵を記憶に保ち、負荷が上がると最も冷たいものを追い出す。\n\n"
+_ZH = "这是一个中文文档。缓存在内存中保存最近使用的键。\n\n"
+
+
+@pytest.mark.parametrize("data", [
+    _DOC.encode("utf-32"), _DOC.encode("utf-32-le"), _DOC.encode("utf-32-be"),
+    _DOC.encode("utf-16-le"), _DOC.encode("utf-16-be"), _DOC.encode("utf-16")[:-1],
+], ids=["utf32-bom", "utf32le", "utf32be", "utf16le", "utf16be", "utf16-cut-short"])
+def test_utf16_and_utf32_text_is_read_with_or_without_a_byte_order_mark(data):
+    # all were "binary data, not a text document or PDF" (the UTF-32 mark was read as UTF-16's)
+    from ctxmill.sources import decode_text
+
+    got = decode_text(data, "in.txt")
+    assert got == _DOC or (len(data) % 2 and got == _DOC[:-1] + "\ufffd")  # cut inside its last character
+
+
+@pytest.mark.parametrize("text,enc", [(_JA * 20 + _DOC, "shift_jis"), (_ZH * 20, "gbk"), (_JA * 20, "euc_jp")])
+def test_text_in_a_multi_byte_legacy_encoding_is_read_in_it(text, enc):
+    # Shift-JIS was refused as binary data (latin-1's C1 controls), GBK read as cp1252 mojibake
+    from ctxmill.sources import decode_text
+
+    try:
+        data = text.encode(enc)
+    except UnicodeEncodeError:
+        pytest.skip(f"{enc} cannot hold this text")
+    assert decode_text(data, "in.txt") == text
+
+
+@pytest.mark.parametrize("text", [
+    "".join("  " * i + f"- item {i}\n" for i in range(1000)),  # a 1,000-level nested list
+    ("|" + "|".join(f" {i} " for i in range(200)) + "|\n") * 30,  # a table of numbers
+    _DOC + "a" + "\u0301" * 100_000 + " " + _DOC,  # a combining-mark storm on one letter
+    "# 2024\n\n" + "31415926535 " * 2000,  # digits
+], ids=["nested-list", "number-table", "combining-storm", "digits"])
+def test_text_of_indentation_digits_or_marks_is_readable(text):
+    # letters were counted against every character, spaces and marks included: each of these
+    # was refused as "no readable text"
+    from ctxmill.sources import decode_text
+
+    assert decode_text(text.encode(), "in.md") == text
+
+
+@pytest.mark.parametrize("data", [bytes(range(256)) * 10, b"!!!! ---- **** ////\n" * 100,
+                                  b"\xff\xfe" + bytes((i * 7919) % 256 for i in range(5000)), b"\x00\x01" * 500])
+def test_junk_is_still_refused(data):
+    from ctxmill.errors import InputRefused
+    from ctxmill.sources import decode_text
+
+    with pytest.raises(InputRefused):
+        decode_text(data, "junk.txt")
+
+
+@pytest.mark.timeout(300)
+def test_the_command_compiles_utf32_and_a_deep_nested_list(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ctxmill = Path(sys.executable).with_name("ctxmill")
+    cases = {"u32.txt": _DOC.encode("utf-32"),
+             "nested.md": "".join("  " * i + f"- item {i}\n" for i in range(1_000)).encode()}
+    for name, data in cases.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        out = tmp_path / (name + ".out")
+        p = subprocess.run([str(ctxmill), "compile", str(f), "-o", str(out)], capture_output=True, text=True,
+                           timeout=280)
+        assert p.returncode == 0, p.stderr[-500:]
+        md = (out / "document.md").read_text()
+        assert ("words of text" in md) if name == "u32.txt" else ("item 999" in md)

@@ -56,6 +56,10 @@ def sniff_text_kind(text: str) -> str:
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13))  # C0 controls but tab, LF, FF, CR
 _ODD_ASCII = bytes(b for b in range(32) if b not in (9, 10, 12)) + b"\x7f"  # after decoding, CR is odd too
 _LETTERS_ASCII = bytes(range(65, 91)) + bytes(range(97, 123))  # str.isalpha of an ASCII character
+_ALNUM_ASCII = _LETTERS_ASCII + b"0123456789"
+_SPACE_ASCII = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"  # str.isspace of an ASCII character
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+         (b"\xfe\xff", "utf-16"))
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -66,11 +70,14 @@ def decode_text(data: bytes, name: str | None = None) -> str:
         raise InputRefused(f"{label}: empty input")
     check_text_bytes(len(data), label)
     text: str | None = None
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    # a byte-order mark says the encoding (UTF-32's before UTF-16's: FF FE 00 00 starts both);
+    # a file cut short inside its last character keeps the rest
+    bom = next((enc for mark, enc in _BOMS if data.startswith(mark)), None)
+    if bom:
         try:
-            text = data.decode("utf-16")
-        except UnicodeDecodeError:
-            text = None
+            text = data.decode(bom)
+        except UnicodeDecodeError as exc:
+            text = data.decode(bom, "replace") if exc.start >= len(data) - 4 else None
     elif data[:3] == b"\xef\xbb\xbf":
         text = data[3:].decode("utf-8", "replace")
     if text is None:
@@ -78,8 +85,15 @@ def decode_text(data: bytes, name: str | None = None) -> str:
         # binary junk: NUL bytes or many C0 control characters
         nul = sample.count(0)
         ctrl = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
-        if nul > 0 or ctrl > max(8, len(sample) // 100):
+        unit = _wide_unicode(sample) if nul else None
+        if unit:  # UTF-16 or UTF-32 without a byte-order mark: its NULs are the high bytes of ASCII
+            try:
+                text = data.decode(unit)
+            except UnicodeDecodeError:
+                unit = None
+        if not unit and (nul > 0 or ctrl > max(8, len(sample) // 100)):
             raise InputRefused(f"{label}: binary data, not a text document or PDF")
+    if text is None:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -88,11 +102,7 @@ def decode_text(data: bytes, name: str | None = None) -> str:
             if bad <= max(3, len(strict) // 2000):
                 text = strict
             else:
-                # a legacy 8-bit encoding: cp1252 covers Windows files, latin-1 everything else
-                try:
-                    text = data.decode("cp1252")
-                except UnicodeDecodeError:
-                    text = data.decode("latin-1")
+                text = _legacy_decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     check_text_lines(text, label)
     # after decoding: mostly printable?
@@ -101,18 +111,69 @@ def decode_text(data: bytes, name: str | None = None) -> str:
     # bytes >= 0x80, in neither set), then a Python step only per character outside ASCII
     raw = sample.encode("utf-8", "surrogatepass")
     odd = len(raw) - len(raw.translate(None, _ODD_ASCII))
-    letters = len(raw) - len(raw.translate(None, _LETTERS_ASCII))
+    # readable: letters and digits, against the characters that are not white space or
+    # combining marks (a 10,000-level nested list is mostly indentation, a table of numbers
+    # has few letters, a mark belongs to the letter before it: all were "no readable text")
+    alnum = len(raw) - len(raw.translate(None, _ALNUM_ASCII))
+    ink = len(sample) - (len(raw) - len(raw.translate(None, _SPACE_ASCII)))
     if len(raw) != len(sample):
+        import unicodedata
+
         wide = "".join(_NON_ASCII_RE.findall(sample))
         odd += sum(1 for ch in wide if ord(ch) < 0xA0 or ch == "\ufffd")
-        letters += sum(1 for ch in wide if ch.isalpha())
+        alnum += sum(1 for ch in wide if ch.isalnum())
+        ink -= sum(1 for ch in wide if ch.isspace() or unicodedata.category(ch)[0] == "M")
     if sample and odd > max(8, len(sample) // 50):
         raise InputRefused(f"{label}: binary data, not a text document or PDF")
     if not text.strip():
         raise InputRefused(f"{label}: empty input")
-    if letters < max(1, len(sample.strip()) // 20):
+    if alnum < max(1, ink // 20):
         raise InputRefused(f"{label}: no readable text")
     return text
+
+
+def _wide_unicode(sample: bytes) -> str | None:
+    """UTF-32 or UTF-16 (LE or BE) without a byte-order mark, told by where the NUL bytes of
+    mostly-ASCII text fall: every code unit's high bytes; None when they fall anywhere else."""
+    n = len(sample) - len(sample) % 4
+    if n < 8:
+        return None
+    s = sample[:n]
+    q = [s[i::4] for i in range(4)]
+    if q[3].count(0) == n // 4 and q[2].count(0) * 10 >= n // 4 * 9:
+        return "utf-32-le"
+    if q[0].count(0) == n // 4 and q[1].count(0) * 10 >= n // 4 * 9:
+        return "utf-32-be"
+    even, odd = s[0::2], s[1::2]
+    if odd.count(0) * 10 >= len(odd) * 3 and even.count(0) * 100 <= len(even):
+        return "utf-16-le"
+    if even.count(0) * 10 >= len(even) * 3 and odd.count(0) * 100 <= len(odd):
+        return "utf-16-be"
+    return None
+
+
+def _legacy_decode(data: bytes) -> str:
+    """Text that is not UTF-8: in a multi-byte encoding charset-normalizer finds (Shift-JIS,
+    GBK, EUC-KR, Big5...: read as cp1252 or latin-1 before, mojibake, or refused as binary for
+    latin-1's C1 controls); else cp1252 (Windows files) when every byte is one of its
+    characters; else latin-1."""
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data[:1_000_000]).best()
+        enc = best.encoding if best is not None else ""
+        if enc.startswith(_MULTI_BYTE):
+            return data.decode(enc, "replace")
+    except (ImportError, LookupError):
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+_MULTI_BYTE = ("shift_jis", "cp932", "euc_j", "iso2022", "gb", "hz", "big5", "cp950", "euc_kr", "cp949", "johab",
+               "utf_16", "utf_32")
 
 
 def load_source(
