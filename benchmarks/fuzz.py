@@ -786,11 +786,13 @@ def wide_apply_pair(rnd: random.Random, files: list[Path]) -> tuple[str, bytes, 
     marker = rnd.choice(["# ... existing code ...\n", "// ... existing code ...\n", "# ...\n", "...\n",
                          "/* ... existing code ... */\n", "<!-- ... existing code ... -->\n"])
 
-    def edited(ls: list[str]) -> str:  # keep a head and a tail, change one line between, markers around
-        if len(ls) < 6:
+    def edited(ls: list[str]) -> str:  # one line changed, with three lines of context each side, markers around
+        if len(ls) < 10:
             return "".join(ls) + "new_line = 1\n"
-        i = rnd.randrange(2, len(ls) - 2)
-        return "".join(ls[:2]) + marker + ls[i].rstrip("\r\n") + "  # changed\n" + marker + "".join(ls[-2:])
+        i = rnd.randrange(4, len(ls) - 4)
+        nl = "\r\n" if ls[i].endswith("\r\n") else "\n"
+        return (marker + "".join(ls[i - 3:i]) + ls[i].rstrip("\r\n") + "  # changed" + nl + "".join(ls[i + 1:i + 4])
+                + marker)
 
     if kind == "only_markers":
         return kind, src, (marker * rnd.choice([1, 2, 50, 10_000])).encode()
