@@ -336,15 +336,27 @@ def test_a_deleted_line_is_read_as_that_whole_line(tmp_path):
 
 
 def test_at_most_two_import_lines_for_one_edit(tmp_path):
-    # a pasted line using three modules: past two, import guesses were seldom the commit's own
+    # a pasted line using three modules that go in three places: past two, import guesses were
+    # seldom the commit's own
     from ctxmill.apply.next_edit import candidates
 
-    (tmp_path / "a.py").write_text("import re\n\n\ndef f():\n    return json.dumps([os.sep, time.time()])\n")
-    patch = ("--- a/a.py\n+++ b/a.py\n@@ -4,2 +4,2 @@\n def f():\n-    return None\n"
-             "+    return json.dumps([os.sep, time.time()])\n")
+    (tmp_path / "a.py").write_text("import os\nimport re\n\n\ndef f():\n    return json.dumps([pickle.dumps(1), time.time()])\n")
+    patch = ("--- a/a.py\n+++ b/a.py\n@@ -5,2 +5,2 @@\n def f():\n-    return None\n"
+             "+    return json.dumps([pickle.dumps(1), time.time()])\n")
     found, _ = candidates(tmp_path, patch)
     assert len([s for s in found if s.kind == "import"]) == 3
-    assert len([s for s in suggest(tmp_path, patch) if s.reason.startswith("import")]) == 2
+    assert len([s for s in suggest(tmp_path, patch, learned=False) if s.reason.startswith("import")]) == 2
+
+
+def test_new_import_lines_at_one_place_are_one_insertion_in_order(tmp_path):
+    # List and Map both sort after HashMap: the commit adds them as one hunk, so one suggestion
+    (tmp_path / "T.java").write_text("package p;\n\nimport java.util.HashMap;\n\nclass T {\n  void t() {\n"
+                                     "    Object m = new HashMap<>();\n  }\n}\n")
+    got = [s for s in suggest(tmp_path, _patch("T.java", ["    Object m = new HashMap<>();"],
+                                                ["    Map<String, List<String>> m = new HashMap<>();"], 7))
+           if s.reason.startswith("import")]
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (4, 3, "import java.util.List;\nimport java.util.Map;\n")]
 
 
 def test_a_parameter_of_another_function_is_no_field_the_caller_can_pass(tmp_path):

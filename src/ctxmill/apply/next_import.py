@@ -720,6 +720,24 @@ def _joined(out: list, files: dict[str, str]) -> list:
             joined = (path, n, n - 1, f"{items[0][1].group(1)}{use_path}::{{{', '.join(names)}}};\n",
                       {**first[4], "joined": 1.0}, f"import {', '.join(names)} ({first[5].split('(', 1)[-1]}")
             out = [it for it in out if it not in [x for x, _ in items]] + [joined]
+    # several new lines at one place (`java.util.List` and `java.util.Map`, both after
+    # `java.util.HashMap`) are one insertion, in sorted order where they are of one kind: the
+    # commit's own hunk adds them together, and the cases' scorer matches whole hunks
+    at_place: dict[tuple, list] = {}
+    for item in out:
+        if item[2] == item[1] - 1:
+            at_place.setdefault((item[0], item[1]), []).append(item)
+    for (path, n), items in at_place.items():
+        if len(items) < 2:
+            continue
+        new = list(dict.fromkeys(x for it in items for x in it[3].splitlines()))
+        if len({x.split()[0] for x in new if x.strip()}) == 1:
+            new.sort(key=str.strip)
+        first = items[0]
+        names = ", ".join(it[5].split()[1] for it in items)
+        joined = (path, n, n - 1, "\n".join(new) + "\n", {**first[4], "joined": 1.0},
+                  f"import {names} ({first[5].split('(', 1)[-1]}")
+        out = [it for it in out if it not in items] + [joined]
     by_line: dict[tuple, list] = {}
     for item in out:
         if item[1] == item[2] and item[4].get("merged"):
