@@ -238,3 +238,50 @@ def test_conservation_of_ocr_text_is_the_same_as_block_by_block(seed, monkeypatc
     monkeypatch.setattr(conservation, "_PAGE_END", lambda b: 0)  # (no None: the loop over blocks)
     assert conservation.measure(doc) == fast
     assert fast[0]
+
+
+def _fold_one_by_one(blocks: list[Block]) -> None:
+    """normalize.run's first loop as it was: every block in turn."""
+    from ctxmill.compile.normalize import clean_inline, fold, html_table_rows
+
+    for b in blocks:
+        if b.text and not b.text.isascii():
+            b.text = fold(b.text)
+        attrs = b.attrs
+        lts = attrs.get("_line_texts")
+        if lts is not None and not all(map(str.isascii, lts)):
+            attrs["_line_texts"] = [fold(t) for t in lts]
+        if b.kind is Kind.TABLE:
+            if attrs.get("_html"):
+                attrs["rows"] = html_table_rows(attrs.pop("_html"))
+            else:
+                attrs["rows"] = [[clean_inline(c) for c in r] for r in attrs.get("rows", [])]
+        caption = attrs.get("caption")
+        if isinstance(caption, str):
+            attrs["caption"] = clean_inline(caption)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["line 3", "ﬁnal", "e\u0301t\u00e9", "", "a &amp; b", "x  y"]),
+                          st.sampled_from([None, ["line 3"], ["ﬁ ne", "two"], []]),
+                          st.sampled_from(["p", "table", "html", "figure", "caption"])), max_size=12))
+def test_fold_blocks_is_the_loop_over_blocks(specs):
+    import copy
+
+    from ctxmill.compile.normalize import _fold_blocks
+
+    blocks = []
+    for text, lts, kind in specs:
+        attrs = {} if lts is None else {"_line_texts": list(lts)}
+        if kind == "table":
+            attrs["rows"] = [["ﬁ  a", "b &amp; c"]]
+        elif kind == "html":
+            attrs["_html"] = "<table><tr><td>ﬁ</td></tr></table>"
+        elif kind in ("figure", "caption"):
+            attrs["caption"] = "Figure 1:  the ﬁt" if kind == "figure" else None
+        k = Kind.TABLE if kind in ("table", "html") else Kind.FIGURE if kind == "figure" else Kind.PARAGRAPH
+        blocks.append(Block(k, text, 1, attrs=attrs))
+    want = copy.deepcopy(blocks)
+    _fold_one_by_one(want)
+    _fold_blocks(blocks)
+    assert [(b.text, b.attrs) for b in blocks] == [(b.text, b.attrs) for b in want]
