@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pycrfsuite
 
+from ctxmill.compile.refparse import features
 from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
 from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
@@ -100,7 +101,42 @@ def venue_lexicon(examples: list, lexicons: Path | None = None) -> dict[str, set
             "venue_abbrev": abbrev}
 
 
-def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict:
+# the kind of field a label is, for word_label_lexicon
+_FIELD_KIND = {"title": "T", "container": "C", "collection": "C", "author": "A", "editor": "A",
+               "publisher": "P", "location": "P", "date": "N", "volume": "N", "issue": "N", "pages": "N"}
+
+
+def word_label_lexicon(examples: list, least: int = 5, strings: int = 3) -> set[str]:
+    """For each word (``lexkey``) printed ``least`` times or more in ``strings`` or more training
+    strings, the kind of field that holds it most (T title, C container or collection, A author
+    or editor, P publisher or place, N date, volume, issue or pages, O anything else) and its
+    share of the word's uses, bucketed: T3 (nine in ten or more), T2 (seven), T1 (half), or M
+    where no kind holds half; rows "word<TAB>T3" of the gazetteer file (--word-labels: tried for
+    issue 22, not in the shipped model, which did better without them on the dev split)."""
+    uses: dict[str, Counter] = {}
+    seen_in: Counter = Counter()
+    for text, spans in examples:
+        toks, labels = token_labels(text, spans)
+        words = set()
+        for (t, _, _), lab in zip(toks, labels, strict=True):
+            if not t[:1].isalnum():
+                continue
+            w = lexkey(t)
+            uses.setdefault(w, Counter())[_FIELD_KIND.get(lab, "O")] += 1
+            words.add(w)
+        seen_in.update(words)
+    rows = set()
+    for w, c in uses.items():
+        n = sum(c.values())
+        if n < least or seen_in[w] < strings or "\t" in w or "\n" in w:
+            continue
+        kind, k = min(c.items(), key=lambda x: (-x[1], x[0]))
+        share = k / n
+        rows.add(f"{w}\t{kind}{3 if share >= 0.9 else 2 if share >= 0.7 else 1}" if share >= 0.5 else f"{w}\tM")
+    return rows
+
+
+def build_lexicon(grobid: Path, out: Path, examples: list | None = None, word_labels: bool = False) -> dict:
     """Write the gazetteers (src/ctxmill/data/refparse_lexicon.txt.gz) from GROBID's lexicons:
     each name as ``lexkey`` words of our tokenizer, punctuation dropped, so that a name matches
     however the string spaces or punctuates it ("Phys. Rev. D", "Phys.Rev.D"); and, given the
@@ -126,6 +162,8 @@ def build_lexicon(grobid: Path, out: Path, examples: list | None = None) -> dict
                              for w, n in lengths.items()}
     if examples is not None:
         rows.update(venue_lexicon(examples, root))
+        if word_labels:
+            rows["word_label"] = word_label_lexicon(examples)
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))
     # gzip without a timestamp, so the same lexicons give the same bytes
     out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
@@ -177,14 +215,31 @@ def dev_split(examples: list, every: int = 10) -> tuple[list, list]:
     return train, dev
 
 
-def train(examples: list, output: Path, c1: float, c2: float, iterations: int) -> None:
+def edge_labels(labels: list[str], begin: tuple[str, ...], end: tuple[str, ...] = ()) -> list[str]:
+    """``labels`` with the first token of each run of a field in ``begin`` labelled "B-<field>",
+    and the last token of a run of a field in ``end`` (two tokens or more) "E-<field>"
+    (model.field_label reads both back as the field): the model then learns where such a field
+    begins or ends with weights of its own, not only from the transitions into and out of it."""
+    n = len(labels)
+    out = list(labels)
+    for i, lab in enumerate(labels):
+        first = i == 0 or labels[i - 1] != lab
+        if lab in begin and first:
+            out[i] = f"B-{lab}"
+        elif lab in end and not first and (i + 1 == n or labels[i + 1] != lab):
+            out[i] = f"E-{lab}"
+    return out
+
+
+def train(examples: list, output: Path, c1: float, c2: float, iterations: int,
+          begin: tuple[str, ...] = (), params: dict | None = None, end: tuple[str, ...] = ()) -> None:
     trainer = pycrfsuite.Trainer(verbose=False)
     for text, spans in examples:
         toks, labels = token_labels(text, spans)
         if toks:
-            trainer.append(features_of(toks), labels)
+            trainer.append(features_of(toks), edge_labels(labels, begin, end) if begin or end else labels)
     trainer.set_params({"c1": c1, "c2": c2, "max_iterations": iterations,
-                        "feature.possible_transitions": True, "feature.minfreq": 2})
+                        "feature.possible_transitions": True, "feature.minfreq": 2, **(params or {})})
     output.parent.mkdir(parents=True, exist_ok=True)
     trainer.train(str(output))
 
@@ -195,6 +250,9 @@ SCORED = ("title", "container", "author", "date")
 def dev_score(model: Path, dev: list) -> dict:
     """Token F1 of the labels the product leans on most (title, container, author, date) on
     the dev strings, and their mean, the figure the search maximises."""
+    # (imported here: benchmarks/references.py imports this script beside a peer's older source)
+    from ctxmill.compile.refparse.model import field_label
+
     tagger = pycrfsuite.Tagger()
     tagger.open(str(model))
     tp = dict.fromkeys(SCORED, 0)
@@ -203,7 +261,7 @@ def dev_score(model: Path, dev: list) -> dict:
         toks, truth = token_labels(text, spans)
         if not toks:
             continue
-        for t, g in zip(truth, tagger.tag(features_of(toks)), strict=True):
+        for t, g in zip(truth, map(field_label, tagger.tag(features_of(toks))), strict=True):
             if t == g and t in tp:
                 tp[t] += 1
             else:
@@ -236,16 +294,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--c1", type=float, default=0.3, help="L1 weight: prunes features, keeps the model small")
     ap.add_argument("--c2", type=float, default=0.01)
+    ap.add_argument("--begin", default="", metavar="FIELD,...",
+                    help="label the first token of these fields B-FIELD (tried: title, container)")
+    ap.add_argument("--end", default="", metavar="FIELD,...",
+                    help="label the last token of these fields E-FIELD")
+    ap.add_argument("--affixes", action="store_true", help="word prefix and suffix features (features.AFFIXES)")
+    ap.add_argument("--word-labels", action="store_true",
+                    help="the gazetteer file gets each frequent training word's field kind (a feature)")
     ap.add_argument("--search", metavar="C1:C2,...",
                     help="regularisation search first: train on the training strings less a dev split "
                          "(one in ten, by hash) for each C1:C2, then train the model with the best "
                          "(mean token F1 of title, container, author, date on the dev split)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    features.AFFIXES = args.affixes
+    begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
     examples, stats = load_training(args.grobid, args.anystyle)
     if (args.grobid / LEXICON_SUB).is_dir():  # the features read the gazetteers: build them first
-        lex = build_lexicon(args.grobid, Path(str(gazetteer_path())), examples)
+        lex = build_lexicon(args.grobid, Path(str(gazetteer_path())), examples, args.word_labels)
     elif not Path(str(gazetteer_path())).exists():
         print(f"no {LEXICON_SUB} under {args.grobid} and no gazetteers shipped", file=sys.stderr)
         return 2
@@ -257,8 +324,9 @@ def main(argv: list[str] | None = None) -> int:
         best = max(rows, key=lambda r: r["mean"])
         c1, c2 = best["c1"], best["c2"]
         stats["search"] = rows
-    train(examples, args.output, c1, c2, args.iterations)
-    stats.update(seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
+    train(examples, args.output, c1, c2, args.iterations, begin, end=end)
+    stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
+                 seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
                  model=str(args.output), iterations=args.iterations, c1=c1, c2=c2)
     json.dump(stats, sys.stdout, indent=2)
     print()

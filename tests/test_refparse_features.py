@@ -468,3 +468,70 @@ def test_the_lattice_tags_scores_exactly_as_pycrfsuites_tagger():
             got = w.lattice.tag(scores)
         assert got == expect
         assert model.tag_scores(scores) == expect
+
+
+def test_edge_labels_mark_where_a_field_begins_and_ends():
+    from ctxmill.compile.refparse.model import field_label
+
+    labels = ["author", "O", "title", "title", "title", "O", "container", "container", "O", "title", "volume"]
+    assert train_refparse.edge_labels(labels, ("title",), ("title",)) == [
+        "author", "O", "B-title", "title", "E-title", "O", "container", "container", "O", "B-title", "volume"]
+    assert train_refparse.edge_labels(labels, ("title", "container"), ()) == [
+        "author", "O", "B-title", "title", "title", "O", "B-container", "container", "O", "B-title", "volume"]
+    # read back as fields; the labels of the shipped model pass unchanged
+    marked = train_refparse.edge_labels(labels, ("title", "container"), ("title", "container"))
+    assert [field_label(x) for x in marked] == labels
+    assert [field_label(x) for x in ("O", "author", "doi", "isbn", "url")] == ["O", "author", "doi", "isbn", "url"]
+
+
+def _tiny_examples(n: int = 60) -> list:
+    examples = []
+    for i in range(n):
+        a, t, j = f"Author{i}, A.", f"A study of things number {i}", "J. Things"
+        text = f"{a}, {t}, {j} {i + 3} (19{10 + i})."
+        s1, s2 = text.index(t), text.index(j)
+        examples.append((text, [(0, len(a), "author"), (s1, s1 + len(t), "title"), (s2, s2 + len(j), "container"),
+                                (text.index("(19") + 1, text.index("(19") + 5, "date")]))
+    return examples
+
+
+def test_a_model_trained_with_edge_labels_parses_into_fields(tmp_path, monkeypatch):
+    """scripts/train_refparse.py --begin/--end: the model's own labels (B-title, E-title) come
+    back as fields through both tagging paths (feature lists, and the scores parsing uses)."""
+    import pycrfsuite
+
+    from ctxmill.compile.refparse import features, model
+
+    path = tmp_path / "edge.crfsuite"
+    train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30, ("title",), end=("title",))
+    t = pycrfsuite.Tagger()
+    t.open(str(path))
+    assert {"B-title", "E-title", "title"} <= set(t.labels())
+    monkeypatch.setattr(model, "model_path", lambda: path)
+    monkeypatch.setattr(model, "_tagger", None)
+    monkeypatch.setattr(model, "_weights", None)
+    monkeypatch.setattr(features, "_rows", None)
+    text = "Author77, A., A study of things number 77, J. Things 80 (1987)."
+    toks = tokenize(text)
+    by_lists, _ = model.tag(features_of(toks))
+    by_scores, _ = model.tag_scores(features.scores_of(toks))
+    assert by_lists == by_scores
+    assert "title" in by_scores and not any(x.startswith(("B-", "E-")) for x in by_scores)
+    assert assemble(text, toks, by_scores)["title"] == "A study of things number 77"
+
+
+def test_word_label_lexicon_buckets_a_words_field_from_the_training_labels():
+    rows = train_refparse.word_label_lexicon(_tiny_examples(10))
+    # "study" is a title word in all ten strings; "things" is in the title and the journal alike
+    # (half each: the first kind by name); a word of one string ("author3") is not kept
+    assert "study\tT3" in rows and "things\tC1" in rows
+    assert not any(r.startswith("author3\t") for r in rows)
+
+
+def test_affix_features_only_when_asked(monkeypatch):
+    from ctxmill.compile.refparse import features
+
+    assert features._affixes("Interferometer") == ()  # not in the shipped model's features
+    monkeypatch.setattr(features, "AFFIXES", True)
+    assert features._affixes("Interferometer") == ("p3=int", "p4=inte", "s4=eter")
+    assert features._affixes("Phys") == () and features._affixes("2013a") == ()

@@ -89,13 +89,29 @@ def token_features(tok: str) -> tuple[str, ...]:
     m = MARKERS.get(bare)
     if m:
         f.append(f"mark={m}")
+    g = gazetteers()
     if tok[:1].isupper():  # "Smith" and "Mary" are names; "smith" in a title is a word
-        g = gazetteers()
         if bare in g.family:
             f.append("family")
         if bare in g.given:
             f.append("given")
+    lx = g.word_label.get(bare)
+    if lx:  # the field that holds this word most in the training strings (--word-labels)
+        f.append(f"lx={lx}")
     return tuple(f)
+
+
+# A longer word's first three and four letters and last four ("-tion", "-ology", "Phys",
+# "Astro") as features of its own view: tried for issue 22 (scripts/train_refparse.py
+# --affixes), not in the shipped model, which did better without them on the dev split.
+AFFIXES = False
+
+
+def _affixes(tok: str) -> tuple[str, ...]:
+    if not AFFIXES or len(tok) < 5 or not tok[:1].isalpha():
+        return ()
+    low = tok.lower()
+    return (f"p3={low[:3]}", f"p4={low[:4]}", f"s4={low[-4:]}")
 
 
 @lru_cache(maxsize=65536)
@@ -126,7 +142,7 @@ def _info(tok: str) -> tuple:
     own = token_features(tok)
     key = _jkey(tok)
     # [8]: whether a journal name can begin here (a capitalised word that begins some name)
-    r = (_enc(own), _enc(_near(tok, "p1")), _enc(_near(tok, "n1")), _enc(_near(tok, "p2")),
+    r = (_enc(own + _affixes(tok)), _enc(_near(tok, "p1")), _enc(_near(tok, "n1")), _enc(_near(tok, "p2")),
          _enc(_near(tok, "n2")), "year" in own, key, _traits(tok),
          key is not None and key in gazetteers().journal_first and tok[:1].isupper())
     if len(_INFO) >= 65536:  # bounded, as the lru_caches are

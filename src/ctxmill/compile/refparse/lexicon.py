@@ -91,13 +91,18 @@ class Gazetteers(NamedTuple):
     # The clean-up rules read them, not the model's features.
     venue_name: frozenset[str] = frozenset()
     venue_abbrev: frozenset[str] = frozenset()
+    # From the training labels too: for a word printed often enough in the training strings,
+    # which kind of field holds it most and how often ("lx=T3": nine times in ten a title word),
+    # a feature of the model (features.token_features) where the file has them: written only
+    # by scripts/train_refparse.py --word-labels, tried and not shipped (docs/outputs.md).
+    word_label: dict[str, str] = {}
 
 
 @lru_cache(maxsize=1)
 def gazetteers() -> Gazetteers:
     """The gazetteers shipped with the model; empty where the file is absent."""
     kinds: dict[str, frozenset[str]] = dict.fromkeys(
-        ("journal", "journal_first", "given", "family", "venue_name", "venue_abbrev"), frozenset())
+        ("journal", "journal_first", "given", "family", "venue_name", "venue_abbrev", "word_label"), frozenset())
     try:
         data = gzip.decompress(gazetteer_path().read_bytes()).decode("utf-8")
     except FileNotFoundError:
@@ -110,4 +115,4 @@ def gazetteers() -> Gazetteers:
         w, _, n = row.partition("\t")
         first[w] = n
     return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"], kinds["venue_name"],
-                      kinds["venue_abbrev"])
+                      kinds["venue_abbrev"], dict(row.split("\t", 1) for row in kinds["word_label"]))

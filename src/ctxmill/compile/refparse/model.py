@@ -64,7 +64,14 @@ def tag(features: list[list[bytes]]) -> tuple[list[str], float]:
     with _lock:  # a Tagger holds the sequence it last tagged: one sequence at a time
         labels = t.tag(features)
         total = sum(map(t.marginal, labels, range(len(labels))))  # the same sum, without a generator
-    return labels, total / len(labels)
+    return list(map(field_label, labels)), total / len(labels)
+
+
+def field_label(label: str) -> str:
+    """The field a model label is: a model may give a field's first or last token a label of
+    its own ("B-title", "E-title": scripts/train_refparse.py --begin, --end), which is that
+    field's token like the rest."""
+    return label[2:] if label[1:2] == "-" else label
 
 
 # --- the model's weights, and a model that takes scores -------------------------------------
@@ -248,7 +255,7 @@ def _lattice(trans: np.ndarray, labels: list[bytes], tagger: pycrfsuite.Tagger) 
     matrix = np.zeros((n, n))
     matrix[trans["src"], trans["dst"]] = trans["w"]
     try:
-        lat = Lattice(n, matrix, [lab.decode() for lab in labels])
+        lat = Lattice(n, matrix, [field_label(lab.decode()) for lab in labels])
     except (OSError, AttributeError, RuntimeError, ValueError):
         return None
     for length in (1, 2, 7, 300):  # (numpy.random would cost 28 ms of imports at load)
@@ -261,7 +268,7 @@ def _lattice(trans: np.ndarray, labels: list[bytes], tagger: pycrfsuite.Tagger) 
 def _tag_items(t: pycrfsuite.Tagger, labels: list[bytes], scores: np.ndarray) -> tuple[list[str], float]:
     items = list(map(dict, map(zip, repeat(labels), scores.tolist())))  # {label: score} per token
     found = t.tag(items)
-    return found, sum(map(t.marginal, found, range(len(found)))) / len(found)
+    return list(map(field_label, found)), sum(map(t.marginal, found, range(len(found)))) / len(found)
 
 
 def load() -> None:
