@@ -1277,17 +1277,24 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
 
 
 def apply_scaling(size: int, timeout: float, repeat: int = 1, stat: str = "median",
-                  rnd: random.Random | None = None) -> dict:
+                  rnd: random.Random | None = None, peer: str | None = None) -> dict:
     """``ctxmill apply`` of a sketch identical to a large file of few distinct lines (the
     stretch matcher's worst case), at two sizes (up to 2.3 and 4.6 MB, under APPLY_MAX_BYTES):
     wall and CPU seconds (the median or least of ``repeat`` runs, the sizes interleaved so that
-    both meet the same load) and the doubling ratio of each."""
+    both meet the same load) and the doubling ratio of each. With ``peer`` (another checkout's
+    src/) the same inputs through that ctxmill too, in turn, in the same run."""
     import statistics
 
     pick = min if stat == "min" else statistics.median
     rnd = rnd or random.Random(0)
     tmp = Path(tempfile.mkdtemp(prefix="ctxmill-apply-scale-"))
     row: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], "stat": stat, "repeat": repeat}
+    here = str(REPO / "src")
+    sides = {"this": [str(CTXMILL)]}
+    if peer:
+        sides["peer"] = [sys.executable, "-c", _PEER_MAIN, str(Path(peer).resolve()), here]
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(peer).resolve())], capture_output=True,
+                       timeout=600)
     try:
         files = {}
         for mult in (1, 2):
@@ -1299,22 +1306,24 @@ def apply_scaling(size: int, timeout: float, repeat: int = 1, stat: str = "media
             sk = tmp / f"apply-{mult}.sketch"
             sk.write_text(text)
             files[mult] = (f, sk, len(text))
-        runs: dict = {1: ([], [], None), 2: ([], [], None)}
+        runs: dict = {(side, mult): ([], [], None) for side in sides for mult in (1, 2)}
         for r in range(repeat):
-            for mult in ((1, 2) if r % 2 == 0 else (2, 1)):
+            order = [(side, mult) for mult in (1, 2) for side in sides]
+            for side, mult in (order if r % 2 == 0 else list(reversed(order))):
                 f, sk, _ = files[mult]
-                took, cpu, code, _ = _timed([str(CTXMILL), "apply", str(f), str(sk)], timeout)
-                runs[mult][0].append(took)
-                runs[mult][1].append(cpu)
-                runs[mult] = (runs[mult][0], runs[mult][1], code)
-        for mult in (1, 2):
-            wall, cpus, code = runs[mult]
-            n = files[mult][2]
-            row[f"x{mult}"] = {"bytes": n, "seconds": round(pick(wall), 3), "exit": code,
-                               "mb_per_s": round(n / 1e6 / pick(wall), 3), "cpu_seconds": round(pick(cpus), 3),
-                               "runs_seconds": [round(x, 3) for x in wall], "runs_cpu": [round(x, 3) for x in cpus]}
-        row["doubling_ratio"] = round(row["x2"]["seconds"] / row["x1"]["seconds"], 2)
-        row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
+                took, cpu, code, _ = _timed([*sides[side], "apply", str(f), str(sk)], timeout)
+                wall, cpus, _ = runs[(side, mult)]
+                runs[(side, mult)] = ([*wall, took], [*cpus, cpu], code)
+        for side in sides:
+            out = row if side == "this" else row.setdefault("peer", {"src": str(Path(peer).resolve())})
+            for mult in (1, 2):
+                wall, cpus, code = runs[(side, mult)]
+                n = files[mult][2]
+                out[f"x{mult}"] = {"bytes": n, "seconds": round(pick(wall), 3), "exit": code,
+                                   "mb_per_s": round(n / 1e6 / pick(wall), 3), "cpu_seconds": round(pick(cpus), 3),
+                                   "runs_seconds": [round(x, 3) for x in wall], "runs_cpu": [round(x, 3) for x in cpus]}
+            out["doubling_ratio"] = round(out["x2"]["seconds"] / out["x1"]["seconds"], 2)
+            out["cpu_doubling_ratio"] = round(out["x2"]["cpu_seconds"] / out["x1"]["cpu_seconds"], 2)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     row["load_average_end"] = [round(x, 1) for x in os.getloadavg()]
@@ -1357,7 +1366,7 @@ def main() -> None:
         return
     if args.apply_scaling:
         print(json.dumps({"apply_identical_sketch": apply_scaling(args.scaling or 2_000_000, args.timeout, args.repeat,
-                                                                  args.stat)}, indent=1))
+                                                                  args.stat, peer=args.peer)}, indent=1))
         return
     result: dict = {"seed": args.seed}
     work = Path(tempfile.mkdtemp(prefix="ctxmill-fuzz-"))
