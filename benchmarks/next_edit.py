@@ -2,7 +2,7 @@
 scored by that folder's own scorer, with its naive rename-only control in the same run.
 
     .venv/bin/python benchmarks/next_edit.py [--classes rename,signature] [--jobs 2]
-    .venv/bin/python benchmarks/next_edit.py --in-process [--half a|b] [--by language]
+    .venv/bin/python benchmarks/next_edit.py --in-process [--half a|b] [--by language] [--hand]
     .venv/bin/python benchmarks/next_edit.py --latency 100 --peer-src /path/to/other/src
 
 Prints JSON: overall and per-class precision@1, recall@5, wrong-suggestion rate and
@@ -61,7 +61,8 @@ def _scorer():
     return mod
 
 
-def in_process(cases: list[dict], by: list[str], rows_out: str | None, threshold: float | None, learned: bool = False) -> dict:
+def in_process(cases: list[dict], by: list[str], rows_out: str | None, threshold: float | None,
+               learned: bool | None = None) -> dict:
     """The scorer's metrics with suggest() called in this process (no interpreter start per case)."""
     from ctxmill.apply.next_edit import suggest
 
@@ -74,8 +75,8 @@ def in_process(cases: list[dict], by: list[str], rows_out: str | None, threshold
             patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
             t0 = time.perf_counter()
             kw = {} if threshold is None else {"threshold": threshold}
-            if learned:
-                kw["learned"] = True
+            if learned is not None:
+                kw["learned"] = learned
             sugs = [s.to_dict() for s in suggest(tmp, patch, limit=50, **kw)]
             dt = time.perf_counter() - t0
             row = sc.evaluate(case, files, targets, sugs, dt, None)
@@ -204,7 +205,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--in-process", action="store_true", help="call suggest() directly; no control, no process start")
     ap.add_argument("--threshold", type=float, help="suggest()'s confidence threshold (with --in-process)")
-    ap.add_argument("--learned", action="store_true", help="with --in-process: suggest(learned=True), the learned model decides too")
+    ap.add_argument("--learned", action="store_true", help="with --in-process: suggest(learned=True) (the default)")
+    ap.add_argument("--hand", action="store_true", help="with --in-process: suggest(learned=False), the hand-set ranking alone")
     ap.add_argument("--fit", action="store_true", help="fit the confidence weights on the chosen cases; print them")
     ap.add_argument("--rows", help="write per-case rows (JSONL) here (with --in-process)")
     ap.add_argument("--latency", type=int, metavar="N",
@@ -234,8 +236,9 @@ def main() -> None:
         print(json.dumps({"cases": len(cases), "half": args.half, "fit": fit(cases)}, indent=1))
         return
     if args.in_process:
-        print(json.dumps({"cases": len(cases), "half": args.half, "ctxmill_in_process": in_process(cases, by, args.rows, args.threshold, args.learned)},
-                         indent=1))
+        learned = True if args.learned else False if args.hand else None
+        print(json.dumps({"cases": len(cases), "half": args.half,
+                          "ctxmill_in_process": in_process(cases, by, args.rows, args.threshold, learned)}, indent=1))
         return
     with tempfile.TemporaryDirectory() as tmp:
         sub = Path(tmp) / "cases.jsonl"

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from ctxmill.apply.next_edit import parse_patch, renames, suggest
+from ctxmill.apply.next_edit import parse_patch, renames
+from ctxmill.apply.next_edit import suggest as _suggest
 from ctxmill.errors import InputRefused
+
+
+def suggest(root, patch, **kw):
+    """The propagators' own ranking (the hand-set confidences): what these tests pin down. The
+    learned gate over it, the default, has its tests in test_next_edit_model.py."""
+    kw.setdefault("learned", False)
+    return _suggest(root, patch, **kw)
 
 CTXMILL = Path(sys.executable).with_name("ctxmill")
 

@@ -1,5 +1,5 @@
 """The learned next-edit model (issue 18): features namespaced by propagator, the shipped
-weights, and suggest(learned=True) dropping what the model finds unlikely and, where nothing is
+weights, and suggest() (learned by default) dropping what the model finds unlikely and, where nothing is
 left, showing what it finds likely."""
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def test_the_shipped_model_loads_and_gives_probabilities():
     model = next_model.load()
     assert model is not None and 0.0 <= model["gate_top"] <= 1.0 and 0.0 <= model["gate_more"] <= 1.0
     assert model["mode"] in ("fill", "promote") and 0.0 < model["level"] <= 1.0
+    assert "import" in model["keep"]  # the import class fell on dev under a gate over every propagator
     assert len(model["weights"]) > 20
     p = next_model.probability(model, "rename", {"hand": 0.9, "code": 1.0, "ctx_same_file": 1.0, "ctx_below": 1.0})
     q = next_model.probability(model, "rename", {"hand": 0.2, "code": 0.0, "other_binding": 1.0})
@@ -98,8 +99,27 @@ def test_promote_raises_every_likely_candidate():
     assert insertion.confidence == 0.2
 
 
+def test_the_gate_leaves_the_kept_propagators_to_the_hand_rules():
+    # an import line the model finds unlikely stays where the hand rules ranked it, first or not
+    model = {"weights": {"bias": -5.0}, "keep": ["import"]}
+    ranked = [Suggestion("a.py", 1, 0, "import os\n", "r", 0.5, "import", {"hand": 0.5}),
+              Suggestion("a.py", 5, 5, "y\n", "r", 0.6, "repeated", {"hand": 0.6}),
+              Suggestion("b.py", 1, 0, "import re\n", "r", 0.5, "import", {"hand": 0.5})]
+    assert [s.path for s in _gated(ranked, model, 0.5, 0.5)] == ["a.py", "b.py"]
+    assert _gated(ranked, {"weights": {"bias": -5.0}}, 0.5, 0.5) == []
+
+
+def test_suggest_uses_the_learned_model_by_default(repo, monkeypatch):
+    # a model that finds every candidate unlikely leaves nothing by default; learned=False is the
+    # hand-set ranking alone
+    model = {"weights": {"bias": -30.0}, "mode": "fill", "level": 0.5, "gate_top": 0.5, "gate_more": 0.5}
+    monkeypatch.setattr(next_model, "load", lambda: model)
+    assert suggest(repo, PATCH) == []
+    assert [s.path for s in suggest(repo, PATCH, learned=False)][:1] == ["shop.py"]
+
+
 def test_suggest_learned_keeps_a_plain_renames_uses(repo):
-    plain = suggest(repo, PATCH)
+    plain = suggest(repo, PATCH, learned=False)
     got = suggest(repo, PATCH, learned=True)
     # every use as code stays (the model may order them otherwise), the edited file's first
     assert {(s.path, s.start_line) for s in got if "a use" in s.reason} == \
