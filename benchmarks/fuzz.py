@@ -980,9 +980,11 @@ def _meddler(rnd: random.Random, root: Path):
 # ----------------------------------------------------------------------------- the campaign
 
 def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_timeout: float | None = None,
-             kinds: str = "classic") -> dict:
+             kinds: str = "classic", progress: Path | None = None) -> dict:
     """``kinds``: classic (the first rounds' generators: a seed replays the same cases), wide (the
-    kinds round eleven added, from a random stream of their own) or all (the two in turn)."""
+    kinds round eleven added, from a random stream of their own) or all (the two in turn). With
+    ``progress``, the counts so far are written there every 20 cases (a long campaign stopped
+    early still tells what it ran)."""
     rnd = random.Random(f"{seed}:{entry}")
     wrnd = random.Random(f"{seed}:{entry}:wide")
     by_kind: dict[str, dict[str, int]] = {}
@@ -1097,6 +1099,10 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                 failures.append({"case": i, "outcome": outcome, "half_written": half, "good_part_lost": lost,
                                  "error": err, "input": desc, "repro": str(dest)})
             shutil.rmtree(case_dir, ignore_errors=True)
+            if progress is not None and (i + 1) % 20 == 0:
+                _write_json(progress, {"entry": entry, "seed": seed, "kinds": kinds, "cases_done": i + 1,
+                                       "outcomes": counts, "by_kind": by_kind, "failures": failures[:30],
+                                       "at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
     finally:
         runner.finish()
     slow.sort(key=lambda x: x[0], reverse=True)
@@ -1105,6 +1111,12 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             "slowest": [{"seconds": round(t, 3), "cpu_seconds": round(c, 3) if c is not None else None, "case": d,
                          "mb_per_s": round(b / 1e6 / t, 3) if b and t else None} for t, d, b, c in slow[:5]],
             "failures": failures[:30]}
+
+
+def _write_json(path: Path, obj: dict) -> None:
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(json.dumps(obj, indent=1))
+    os.replace(tmp, path)
 
 
 def _child_cpu() -> float:
@@ -1336,6 +1348,8 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=1000, help="cases per entry point")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
+    ap.add_argument("--progress", metavar="FILE", help="write each entry point's counts so far to FILE.<entry>.json "
+                    "every 20 cases, and its result when it ends")
     ap.add_argument("--kinds", choices=("classic", "wide", "all"), default="classic",
                     help="classic: the first rounds' generators (a seed replays the same cases); wide: the kinds "
                     "round eleven added (encodings, odd line breaks, nesting, giant numbers, built PDF structures, "
@@ -1375,8 +1389,9 @@ def main() -> None:
             for entry in args.only.split(","):
                 t = time.perf_counter()
                 before = source_state()
+                prog = Path(f"{args.progress}.{entry}.json") if args.progress else None
                 result[entry] = campaign(entry, args.cases, args.seed, args.timeout, work, args.wall_timeout,
-                                         args.kinds)
+                                         args.kinds, prog)
                 result[entry]["seconds"] = round(time.perf_counter() - t, 1)
                 # (an entry point's counts mean nothing for code that changed under it: run a
                 # campaign on a frozen copy, PYTHONPATH=copy/src, when others edit the tree)
@@ -1385,6 +1400,8 @@ def main() -> None:
                     result[entry]["source_changed_during_run"] = moved
                     print(f"fuzz.py: warning: {len(moved)} source files changed during the {entry} "
                           f"campaign ({', '.join(moved[:5])}...): its outcomes mix two versions", file=sys.stderr)
+                if prog is not None:
+                    _write_json(prog, {"entry": entry, "seed": args.seed, "done": True, **result[entry]})
         if args.scaling:
             if args.shapes:
                 global SHAPES
