@@ -131,3 +131,12 @@ def test_the_command_compiles_utf32_and_a_deep_nested_list(tmp_path):
         assert p.returncode == 0, p.stderr[-500:]
         md = (out / "document.md").read_text()
         assert ("words of text" in md) if name == "u32.txt" else ("item 999" in md)
+
+
+@pytest.mark.parametrize("mark", [b"\xff\xfe", b"\xfe\xff"])
+def test_utf8_text_behind_a_stray_utf16_mark_is_read_as_utf8(mark):
+    # it decoded as UTF-16 without an error: a page of CJK-looking mojibake, compiled silently
+    from ctxmill.sources import decode_text
+
+    assert decode_text(mark + (_DOC + "café\n").encode(), "in.md") == _DOC + "café\n"
+    assert decode_text(mark + (_JA * 3).encode(), "in.md") == _JA * 3

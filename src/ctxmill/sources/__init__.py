@@ -73,7 +73,14 @@ def decode_text(data: bytes, name: str | None = None) -> str:
     # a byte-order mark says the encoding (UTF-32's before UTF-16's: FF FE 00 00 starts both);
     # a file cut short inside its last character keeps the rest
     bom = next((enc for mark, enc in _BOMS if data.startswith(mark)), None)
-    if bom:
+    if bom == "utf-16" and b"\x00" not in data[2:65536]:
+        # a UTF-16 mark before text with no NUL (UTF-16 of ASCII has one every other byte): UTF-8
+        # behind a stray mark reads as UTF-16 without error, as a page of CJK-looking mojibake
+        try:
+            text = data[2:].decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    if bom and text is None:
         try:
             text = data.decode(bom)
         except UnicodeDecodeError as exc:
