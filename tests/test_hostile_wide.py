@@ -140,3 +140,55 @@ def test_utf8_text_behind_a_stray_utf16_mark_is_read_as_utf8(mark):
 
     assert decode_text(mark + (_DOC + "café\n").encode(), "in.md") == _DOC + "café\n"
     assert decode_text(mark + (_JA * 3).encode(), "in.md") == _JA * 3
+
+
+# ---------------------------------------------------------------------------- HTML tables never closed
+
+
+@pytest.mark.timeout(60)
+def test_a_text_after_an_html_table_never_closed_compiles_in_linear_time():
+    # the blocks reader lowered its whole growing buffer once per line looking for "</table>":
+    # 0.5 MB after an unclosed "<table>" took 1.6 CPU-s, 1 MB 5.0 (x3 per doubling), this 4 MB
+    # over a minute; and the engine's table pattern scanned to the end from every "<table" (HTML
+    # and LaTeX soup of fuzz seed 1311: 0.43 MB took 9.8 CPU-s)
+    from ctxmill.compile.pipeline import compile_document
+
+    text = "Title\n\nSome words.\n\n<table>\n" + ("word " * 20 + "\n") * 40_000
+    doc = compile_document(text.encode(), name="t.md")
+    assert doc.blocks
+
+
+def test_the_text_after_an_html_table_never_closed_is_kept(tmp_path):
+    # it was one table block that renders nothing: every heading and paragraph after a stray
+    # "<table>" line was missing from document.md (QA: 'keeps 3 of the 20 words')
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import write_outputs
+
+    text = ("Title\n\nSome words.\n\n<table>\n\nThe cache keeps keys in memory and evicts the coldest ones.\n\n"
+            "## Section two\n\nMore text after it.\n")
+    write_outputs(compile_document(text.encode(), name="t.md"), tmp_path)
+    md = (tmp_path / "document.md").read_text()
+    assert "evicts the coldest ones" in md and "## Section two" in md and "More text after it." in md
+    # a closed table is still a table
+    closed = "Title\n\n<table><tr><td>a</td><td>1</td></tr></table>\n\nAfter it.\n"
+    write_outputs(compile_document(closed.encode(), name="c.md"), tmp_path / "c")
+    md = (tmp_path / "c" / "document.md").read_text()
+    assert "| a | 1 |" in md and "After it." in md and "<table>" not in md
+
+
+_TAGS = ["<table>", "<TABLE border=1>", "</table>", "</TABLE>", "<tr>", "<td>", "x", "\n", "<tablet>", "</tab", "le>",
+         "İ", "a b"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TAGS), max_size=40))
+def test_html_tables_converts_the_same_tables_as_the_pattern_alone(parts):
+    from ctxmill.sources import engines
+
+    text = "".join(parts)
+    def conv(m):
+        p = engines._Table()
+        p.feed(m.group(0))
+        p.close()
+        return "\n\n" + engines.pipe_table(p.rows) + "\n\n"
+    assert engines._html_tables(text) == engines._TABLE_RE.sub(conv, text)

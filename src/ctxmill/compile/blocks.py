@@ -579,6 +579,13 @@ def _rule_lines(lines: list[str]) -> set[int]:
     return found
 
 
+def _last_table_close(lines: list[str], cache: dict) -> int:
+    """Index of the last line holding "</table>" (any case), -1 if none: one pass a page."""
+    if "close" not in cache:
+        cache["close"] = max((k for k, ln in enumerate(lines) if "</table>" in ln.lower()), default=-1)
+    return cache["close"]
+
+
 def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None) -> list:
     lines = [ln.text for ln in page.lines]
     # Blocks, and a plain str for a one-line paragraph: most of a page of short lines ends up
@@ -590,6 +597,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     para: list[str] = []
     rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
     heading_lines: dict[int, str] = {}  # index in out of a Markdown heading -> its text
+    cache: dict = {}  # _last_table_close's answer, worked out at the first "<table" line
     # code scores once per line, with where each run of code-like lines ends and a running
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
     # run from every line in it (10,000 "# comment" lines were 100 million regex matches).
@@ -656,13 +664,21 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 i = j + 1
                 continue
             # HTML table (possibly spanning lines)
-            if s.lower().startswith("<table"):
+            if s.lower().startswith("<table") and i <= _last_table_close(lines, cache):
+                # (a "<table" that no "</table>" follows is text: as a table it swallowed the
+                # rest of the page, headings and all, into one block that renders nothing)
                 flush_para()
-                buf = s
+                # each line looked at once ("</table>" holds no line break, so it is in the joined
+                # text only if it is in one line): lowering the whole buffer per line was
+                # quadratic for a table never closed (fuzz seed 1311, HTML soup)
+                parts = [s]
                 j = i + 1
-                while "</table>" not in buf.lower() and j < n:
-                    buf += "\n" + lines[j].strip()
+                closed = "</table>" in s.lower()
+                while not closed and j < n:
+                    parts.append(lines[j].strip())
+                    closed = "</table>" in parts[-1].lower()
                     j += 1
+                buf = "\n".join(parts)
                 out.append(Block(Kind.TABLE, "", pno, attrs={"_html": buf, "rows": [], "caption": ""}))
                 i = j
                 continue
