@@ -1,6 +1,7 @@
-"""Raw OCR lines (issue 26, round eleven): the structure passes of text input read only the blocks
-a pattern over all their texts finds (structure._hits), never skipping one a pass's own rule
-would take, and come out the same as the pass that reads every block."""
+"""Raw OCR lines (issue 26, round eleven): the passes over text input that read only the blocks or
+lines one search finds (structure._hits, headings.toc_blocks, blocks._rule_lines, the OCR text
+reader's markers) never skip one a rule would take, and the passes that work in C over the blocks
+(normalize's first pass, conservation's page texts) give what the loops over blocks gave."""
 
 from __future__ import annotations
 
@@ -285,3 +286,10 @@ def test_fold_blocks_is_the_loop_over_blocks(specs):
     _fold_one_by_one(want)
     _fold_blocks(blocks)
     assert [(b.text, b.attrs) for b in blocks] == [(b.text, b.attrs) for b in want]
+
+
+def test_long_blocks_are_read_one_by_one():
+    """Paragraphs of prose (longer than _HITS_MAX_CHARS on average): every block, no search."""
+    para = "A paragraph of running prose, long enough that reading it block by block costs less. " * 3
+    assert structure._hits(_blocks([para, "1 Introduction", para]), structure._MAYBE_HEADING_RE) == [0, 1, 2]
+    assert structure._hits(_blocks(["line", "1 Introduction", "line"]), structure._MAYBE_HEADING_RE) == [1]

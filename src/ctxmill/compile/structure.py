@@ -57,6 +57,11 @@ def _appendix_word(text: str) -> bool:
     return t.count("p") == 2 and _NOT_LOWER_RE.sub("", t) in ("appendix", "appendices")
 
 
+# a search costs ~1 ns a character, a pass's step ~0.3 us a block: blocks longer than this on
+# average (paragraphs of prose, ~300 characters) are read one by one as before
+_HITS_MAX_CHARS = 150
+
+
 def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     """Indices (ascending, once each) of the blocks whose text starts a line ``pattern`` finds
     at its line break, in the texts joined by line breaks after a first one: one scan instead
@@ -69,6 +74,8 @@ def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     the pattern does not read across its line breaks. (A pattern that starts with its line break
     is searched for that character; a ``^`` under re.M is tried at every position, 10x slower.)"""
     texts = [b.text for b in blocks]
+    if sum(map(len, texts)) > _HITS_MAX_CHARS * len(texts):  # (long blocks, prose: the pass's own
+        return list(range(len(texts)))  # step per block costs less than a search of all its text)
     joined = "\n" + "\n".join(texts)
     if joined.count("\n") == len(texts):  # one line each: a block's index is the breaks before it
         out, at, k = [], 0, 0
