@@ -11,6 +11,7 @@ a Python ``from X import a`` line for the same module gets the name appended ins
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sys
 from pathlib import Path, PurePosixPath
@@ -150,10 +151,10 @@ def import_lines(text: str, lang: str) -> list[tuple[int, str, set[str]]]:
             if m:
                 names = {m.group(1)}
             else:
-                m = re.match(r"import\s+(?:(\w+)|\{([^}]*)\}|\*\s+as\s+(\w+))\s+from\s+['\"][^'\"]+['\"];?$", s)
+                m = re.match(r"import\s+(?:(\w+)|(?:(\w+)\s*,\s*)?\{([^}]*)\}|\*\s+as\s+(\w+))\s+from\s+['\"][^'\"]+['\"];?$", s)
                 if m:
-                    names = {m.group(1) or m.group(3)} if not m.group(2) else {
-                        p.split()[-1] for p in m.group(2).split(",") if p.strip()}
+                    names = {m.group(1) or m.group(4)} if m.group(3) is None else {
+                        p.split()[-1] for p in m.group(3).split(",") if p.strip()} | ({m.group(2)} if m.group(2) else set())
         elif lang == "elixir":
             m = re.match(r"(alias|import|require|use)\s+([\w.]+)(?:\s*,\s*as:\s*(\w+))?$", s)
             if m:
@@ -178,9 +179,11 @@ def single(line: str, name: str, lang: str) -> str | None:
         if m:
             return f"{indent}{m.group(1)}{m.group(2)}::{name};"
     if lang in ("javascript", "typescript"):
-        m = re.match(r"import\s+\{[^}]*\}\s+(from\s+.*)$", s)
+        m = re.match(r"import\s+(?:([\w$]+)\s*,\s*)?\{([^}]*)\}\s+(from\s+.*)$", s)
         if m:
-            return f"{indent}import {{ {name} }} {m.group(1)}"
+            if name == m.group(1):
+                return f"{indent}import {name} {m.group(3)}"  # the default beside the braces
+            return f"{indent}import {{ {name} }} {m.group(3)}"
     return line
 
 
@@ -238,8 +241,28 @@ def _defines(text: str, name: str, lang: str) -> bool:
         "kotlin": rf"^\s*(?:public\s+|internal\s+|data\s+|sealed\s+|abstract\s+|open\s+|enum\s+|annotation\s+)*"
                   rf"(?:class|interface|object|fun|val|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{n}\b",
     }
+    if lang in ("javascript", "typescript"):
+        # exported only: a module's own helpers are not importable
+        return bool(re.search(rf"^export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:abstract\s+)?"
+                              rf"(?:function\*?|class|const|let|var|interface|type|enum)\s+{n}\b", text, re.M)
+                    or re.search(rf"^export\s*\{{[^}}]*\b{n}\b[^}}]*\}}\s*;?\s*$", text, re.M))
     p = pats.get(lang)
     return bool(p and re.search(p, text, re.M))
+
+
+def _js_module(path: str, other: str, text: str) -> str:
+    """How ``path`` names the module ``other`` in an import: relative, with the extension its own
+    relative imports write (none, ``.js`` for a TypeScript file's ``.ts`` as ESM wants, or the real one)."""
+    spec = posixpath.relpath(other, posixpath.dirname(path) or ".")
+    spec = spec if spec.startswith("../") else "./" + spec
+    stem, ext = posixpath.splitext(spec)
+    written = re.findall(r"""^import\s.*\sfrom\s+['"](\.{1,2}/[^'"]+)['"]""", text, re.M)
+    exts = [posixpath.splitext(x)[1] for x in written]
+    if written and sum(e in (".js", ".mjs") for e in exts) * 2 > len(exts):
+        return stem + (".mjs" if ext == ".mts" else ".js")
+    if written and sum(e == ext for e in exts) * 2 > len(exts):
+        return spec
+    return posixpath.dirname(stem) if posixpath.basename(stem) == "index" else stem
 
 
 def _star_covers(line: str, text: str) -> bool:
@@ -283,6 +306,14 @@ def _candidate_line(name: str, path: str, lang: str, files: dict[str, str], text
                         PurePosixPath(other).parent != PurePosixPath(path).parent:
                     continue  # a relative import means something else from another folder
                 return got.strip(), "imported the same way in " + other
+    if lang in ("javascript", "typescript"):
+        homes = [other for other, otext in files.items() if other != path and EXT_LANG.get(_ext(other)) == lang
+                 and name in otext and _defines(otext, name, lang)]
+        if homes:
+            # the nearest module that exports it (fewest folders between)
+            other = min(homes, key=lambda o: (posixpath.relpath(o, posixpath.dirname(path) or ".").count("/"), o))
+            brace = "{ %s }" if not re.search(r"^import\s+(?:\w+\s*,\s*)?\{\S", text, re.M) else "{%s}"
+            return f"import {brace % name} from '{_js_module(path, other, text)}'", "defined in " + other
     for other, otext in files.items():
         if other == path or EXT_LANG.get(_ext(other)) != lang or name not in otext or not _defines(otext, name, lang):
             continue
@@ -554,6 +585,50 @@ def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
     return at + 1, at, text + "\n"
 
 
+def _js_named(new: str, imports: list) -> tuple[int, str] | None:
+    """(0-based line, new text) where the file's ``import {a} from 'm'`` (or ``import d, {a} from
+    'm'``) takes the one name of ``new``, ``import {b} from 'm'``: in its sorted place, in its style."""
+    m = re.match(r"""import\s*\{\s*([\w$]+)\s*\}\s*from\s*(['"])([^'"]+)\2""", new.strip())
+    if not m:
+        return None
+    name, mod = m.group(1), m.group(3)
+    for i, line, _ in imports:
+        g = re.match(r"""(\s*import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{)(\s*)([^}]*?)(\s*)(\}\s*from\s*(['"]))"""
+                     + re.escape(mod) + r"(\6;?\s*)$", line)
+        if not g or line.lstrip().startswith("import type") and not new.startswith("import type"):
+            continue
+        names = [x.strip() for x in g.group(3).split(",") if x.strip()]
+        if name in names:
+            return None
+        return i, g.group(1) + g.group(2) + ", ".join(_with_name(names, name)) + g.group(4) + g.group(5) + mod + g.group(7) + "\n"
+    return None
+
+
+def _go_std(spec: str) -> bool:
+    m = re.search(r'"([^"]+)"', spec)
+    return bool(m) and "." not in m.group(1).split("/")[0]
+
+
+def _go_block(specs: list[str], files: dict[str, str]) -> str:
+    """``import ( ... )`` holding ``specs`` (``"fmt"``, ``log "github.com/x/log"``) as gofmt and
+    goimports write it: one tab in, sorted by path, the standard library's paths first with a blank
+    line before the others, unless the tree's own blocks mix the two kinds in one group."""
+    specs = sorted(dict.fromkeys(specs), key=lambda x: re.search(r'"([^"]*)"', x).group(1))
+    std = [x for x in specs if _go_std(x)]
+    rest = [x for x in specs if not _go_std(x)]
+    mixed = False
+    if std and rest:
+        for other, otext in files.items():
+            if EXT_LANG.get(_ext(other)) != "go":
+                continue
+            for block in re.findall(r"^import \((.*?)^\)", otext, re.M | re.S):
+                for a, b in zip(block.split("\n"), block.split("\n")[1:], strict=False):
+                    if '"' in a and '"' in b and _go_std(a) != _go_std(b):
+                        mixed = True
+    groups = [specs] if mixed else [g for g in (std, rest) if g]
+    return "import (\n" + "\n\n".join("\n".join("\t" + x for x in g) for g in groups) + "\n)\n"
+
+
 def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the imports the edit now needs."""
     out = []
@@ -644,6 +719,15 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 out.append((path, last + 2, last + 1, like[:len(like) - len(like.lstrip())] + new + "\n", feats,
                             f"import {name} ({where})"))
                 continue
+            if lang in ("javascript", "typescript"):
+                # a named import from a module the file already imports names from joins that line
+                got = _js_named(new, imports)
+                if got:
+                    i, rep = got
+                    out.append((path, i + 1, i + 1, rep, {"from_other_file": float(where.startswith("imported")),
+                                "from_definition": float(where.startswith("defined")), "merged": 1.0,
+                                "sibling": float(where.startswith("beside"))}, f"import {name} ({where})"))
+                    continue
             kind = _kind(new)
             group = [(i, line) for i, line, _ in imports if _kind(line) == kind] or [(i, line) for i, line, _ in imports]
             if lang == "go":
@@ -662,6 +746,21 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 group = next((b for b in blocks if sum(std(x) for _, x in b) * 2 > len(b) == mine_std
                               or (sum(std(x) for _, x in b) * 2 > len(b)) == mine_std), group)
             like = group[0][1]
+            if lang == "go":
+                # a line of another file's `import "x"` comes without its keyword, as a block's lines are
+                new = re.sub(r"^import\s+", "", new.strip())
+                if like.lstrip().startswith("import "):
+                    spec = re.sub(r"^import\s+", "", like.strip())
+                    if len(imports) == 1 and spec != '"C"':
+                        # the file's one `import "x"` line becomes a block with both (a bare
+                        # `"bytes"` line beside it is not Go), as the commit that adds one writes it
+                        feats = {"from_other_file": float(where.startswith("imported")),
+                                 "stdlib": float("standard" in where), "sorted": 1.0, "group": 0.0,
+                                 "sibling": float(where.startswith("beside"))}
+                        out.append((path, group[0][0] + 1, group[0][0] + 1, _go_block([spec, new], files), feats,
+                                    f"import {name} ({where})"))
+                        continue
+                    new = "import " + new  # beside several `import "x"` lines: one more of them
             new = _restyle(new, like, lang) if lang != "go" else like[:len(like) - len(like.lstrip())] + new
             before = [(i, line) for i, line in group if line.strip() < new.strip()]
             # an insertion (end_line = start_line - 1): the new line goes before line `at`
@@ -738,6 +837,19 @@ def _joined(out: list, files: dict[str, str]) -> list:
         joined = (path, n, n - 1, "\n".join(new) + "\n", {**first[4], "joined": 1.0},
                   f"import {names} ({first[5].split('(', 1)[-1]}")
         out = [it for it in out if it not in items] + [joined]
+    # a Go file's one `import "x"` line turned into a block for each of two names: one block with all
+    go_blocks: dict[tuple, list] = {}
+    for item in out:
+        if item[1] == item[2] and item[3].startswith("import (\n"):
+            go_blocks.setdefault((item[0], item[1]), []).append(item)
+    for (path, n), items in go_blocks.items():
+        if len(items) > 1:
+            specs = [x.strip() for it in items for x in it[3].split("\n")[1:-2] if x.strip()]
+            first = items[0]
+            names = ", ".join(it[5].split()[1] for it in items)
+            joined = (path, n, n, _go_block(specs, files), {**first[4], "joined": 1.0},
+                      f"import {names} ({first[5].split('(', 1)[-1]}")
+            out = [it for it in out if it not in items] + [joined]
     by_line: dict[tuple, list] = {}
     for item in out:
         if item[1] == item[2] and item[4].get("merged"):

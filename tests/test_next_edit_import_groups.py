@@ -1,0 +1,88 @@
+"""Next-edit imports written as valid code where the file's import form has to change (issue 18):
+a Go file's one ``import "x"`` line becomes an ``import ( ... )`` block in gofmt's order."""
+
+from __future__ import annotations
+
+from ctxmill.apply.next_edit import suggest as _suggest
+
+
+def suggest(root, patch, **kw):
+    kw.setdefault("learned", False)  # the propagators' own ranking, as test_next_edit_propagators.py
+    return [s for s in _suggest(root, patch, **kw) if s.reason.startswith("import")]
+
+
+def _patch(path, old, new, start):
+    rem = "".join(f"-{x}\n" for x in old)
+    add = "".join(f"+{x}\n" for x in new)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{len(old)} +{start},{len(new)} @@\n{rem}{add}"
+
+
+MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n'
+
+
+def test_a_go_files_one_import_line_becomes_a_block(tmp_path):
+    (tmp_path / "main.go").write_text(MAIN.replace('fmt.Println("hi")', 'fmt.Println(strings.ToUpper("hi"))'))
+    got = suggest(tmp_path, _patch("main.go", ['\tfmt.Println("hi")'], ['\tfmt.Println(strings.ToUpper("hi"))'], 6))
+    # it was a bare `"strings"` line inserted beside `import "fmt"`: not Go
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (3, 3, 'import (\n\t"fmt"\n\t"strings"\n)\n')]
+
+
+def test_two_names_make_one_block_and_other_paths_follow_the_standard_library(tmp_path):
+    text = MAIN.replace('import "fmt"', 'import "github.com/acme/log"').replace(
+        'fmt.Println("hi")', 'log.Print(strings.ToUpper(os.Args[0]))')
+    (tmp_path / "main.go").write_text(text)
+    got = suggest(tmp_path, _patch("main.go", ['\tlog.Print("hi")'], ["\tlog.Print(strings.ToUpper(os.Args[0]))"], 6))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (3, 3, 'import (\n\t"os"\n\t"strings"\n\n\t"github.com/acme/log"\n)\n')]
+    # a tree whose blocks mix the two kinds in one group gets them mixed, sorted by path
+    (tmp_path / "other.go").write_text('package main\n\nimport (\n\t"fmt"\n\t"github.com/acme/log"\n)\n')
+    got = suggest(tmp_path, _patch("main.go", ['\tlog.Print("hi")'], ["\tlog.Print(strings.ToUpper(os.Args[0]))"], 6))
+    assert [s.replacement for s in got] == ['import (\n\t"github.com/acme/log"\n\t"os"\n\t"strings"\n)\n']
+
+
+def test_beside_several_go_import_lines_the_new_one_is_an_import_line_too(tmp_path):
+    text = MAIN.replace('import "fmt"', 'import "fmt"\nimport "os"').replace('fmt.Println("hi")', "fmt.Println(time.Now())")
+    (tmp_path / "main.go").write_text(text)
+    got = suggest(tmp_path, _patch("main.go", ['\tfmt.Println("hi")'], ["\tfmt.Println(time.Now())"], 7))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, 'import "time"\n')]
+
+
+def test_a_go_import_line_from_another_file_joins_a_block_without_its_keyword(tmp_path):
+    (tmp_path / "util.go").write_text('package main\n\nimport "bytes"\n\nvar b bytes.Buffer\n')
+    text = MAIN.replace('import "fmt"', 'import (\n\t"fmt"\n\t"os"\n)').replace(
+        'fmt.Println("hi")', 'fmt.Println(os.Args, bytes.ToUpper(nil))')
+    (tmp_path / "main.go").write_text(text)
+    got = suggest(tmp_path, _patch("main.go", ['\tfmt.Println("hi")'], ["\tfmt.Println(os.Args, bytes.ToUpper(nil))"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, '\t"bytes"\n')]
+
+
+def test_a_named_import_joins_the_files_line_for_the_same_module(tmp_path):
+    (tmp_path / "a.test.ts").write_text('import { expect, test } from "vitest";\n\ntest("a", () => expect(1).toBe(1));\n')
+    text = 'import { test } from "vitest";\n\ntest("b", () => {\n  expect(2).toBe(2);\n});\n'
+    (tmp_path / "b.test.ts").write_text(text)
+    got = suggest(tmp_path, _patch("b.test.ts", ["  foo();"], ["  expect(2).toBe(2);"], 4))
+    # it was a second `import { expect } from "vitest"` line above the first
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (1, 1, 'import { expect, test } from "vitest";\n')]
+    # a default import beside the braces, no spaces in them: kept as written
+    (tmp_path / "a.js").write_text("import fetch, {Headers, Response} from 'node-fetch';\n\nnew Response(fetch);\n")
+    (tmp_path / "b.js").write_text("import fetch, {Headers} from 'node-fetch';\n\nconst r = new Response(fetch, Headers);\n")
+    got = suggest(tmp_path, _patch("b.js", ["const r = 1;"], ["const r = new Response(fetch, Headers);"], 3))
+    assert [(s.start_line, s.replacement) for s in got] == [(1, "import fetch, {Headers, Response} from 'node-fetch';\n")]
+
+
+def test_a_name_a_module_of_the_tree_exports_is_imported_from_its_relative_path(tmp_path):
+    (tmp_path / "src" / "core").mkdir(parents=True)
+    (tmp_path / "src" / "core" / "util.ts").write_text(
+        "export function assignProp() {}\nexport function isPlainObject(x: unknown) {\n  return !!x;\n}\n")
+    (tmp_path / "src" / "core" / "private.ts").write_text("function isPlainObject() {}\n")  # not exported
+    text = 'import { assignProp } from "./core/util.js";\nimport { z } from "./z.js";\n\nconst ok = isPlainObject(z);\n'
+    (tmp_path / "src" / "schema.ts").write_text(text)
+    got = suggest(tmp_path, _patch("src/schema.ts", ["const ok = z;"], ["const ok = isPlainObject(z);"], 4))
+    # the module's line takes it; the file writes `.js` for its TypeScript modules, as ESM wants
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (1, 1, 'import { assignProp, isPlainObject } from "./core/util.js";\n')]
+    (tmp_path / "src" / "schema.ts").write_text(text.replace('import { assignProp } from "./core/util.js";\n', ""))
+    got = suggest(tmp_path, _patch("src/schema.ts", ["const ok = z;"], ["const ok = isPlainObject(z);"], 3))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, 'import { isPlainObject } from "./core/util.js";\n')]
