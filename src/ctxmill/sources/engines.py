@@ -189,12 +189,14 @@ def to_pages(text: str, engine: str) -> EngineText:
                 m = rx.match(part)
                 if m:
                     break
-            if m:
+            # a page number of more than 9 digits is no page number (int() refuses 4,300 digits
+            # and more: the compile exited 1): the line is text
+            if m and len(m.groupdict().get("n") or "") <= 9:
                 n = m.groupdict().get("n")
                 raw.append((int(n) if n else None, []))
                 continue
             mm = _MISSING_PAGE.match(part) if first == "[" else None
-            if mm:
+            if mm and len(mm.group("n") or "") <= 9:
                 if mm.group("n"):
                     missing.append(int(mm.group("n")))
                 raw.append((None, []))

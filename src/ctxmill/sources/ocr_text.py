@@ -45,7 +45,9 @@ def _marker_lines(text: str, lines: list[str]) -> list[tuple[int, re.Match]]:
         k += joined.count("\n", at, p)  # (the line breaks before p: the index of p's line)
         at = p
         mark = PAGE_MARKER.match(lines[k])
-        if mark:
+        # a page number of more than 9 digits is no page number (int() refuses 4,300 digits
+        # and more: the compile exited 1): the line is text
+        if mark and max(len(g or "") for g in mark.groups()) <= 9:
             out.append((k, mark))
     return out
 
