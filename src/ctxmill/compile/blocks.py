@@ -21,6 +21,7 @@ from operator import attrgetter
 from ctxmill.compile import conservation, layout, tables
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
+from ctxmill.linescan import line_hits
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
 # the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
@@ -570,13 +571,7 @@ def _rule_lines(lines: list[str]) -> set[int]:
     text = "\n" + "\n".join(lines)
     if text.count("\n") != len(lines):  # a line holding a line break: take no short cut
         return set(range(len(lines)))
-    found: set[int] = set()
-    idx, pos = 0, 0
-    for m in _RULE_LINE_RE.finditer(text):  # (each match is the break before its line)
-        idx += text.count("\n", pos, m.start())
-        pos = m.start()
-        found.add(idx)
-    return found
+    return set(line_hits(_RULE_LINE_RE, text))
 
 
 def _last_table_close(lines: list[str], cache: dict) -> int:

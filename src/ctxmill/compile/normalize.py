@@ -182,6 +182,9 @@ URL_BREAK_RE = re.compile(r"(https?://[^\s<>()]*/)\s+([\w\-.~%]+(?:/[\w\-.~%]*)*
 
 
 def clean_inline(text: str) -> str:
+    if text.isascii() and "\\(" not in text and "\\[" not in text and "&" not in text and "http" not in text \
+            and "://" not in text and "\t" not in text and "  " not in text:
+        return text.strip()  # (nothing below changes such a text but the strip: every line of raw OCR text)
     text = fold(text)
     text = convert_latex(text)
     text = html.unescape(text) if "&" in text else text
@@ -529,16 +532,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             lines = attrs.get("_line_texts") or b.text.split("\n")
             attrs["_line_texts"] = lines
             # (one line: join_lines is its strip)
-            if len(lines) == 1:
-                t = lines[0].strip()
-                # clean_inline's tests inline: a stripped ASCII text without LaTeX math, an
-                # entity, a link, a tab or two spaces is its own clean_inline (every line of raw
-                # OCR text is a one-line paragraph: three calls saved on each)
-                b.text = t if (t.isascii() and "\\(" not in t and "\\[" not in t and "&" not in t
-                               and "http" not in t and "://" not in t and "\t" not in t and "  " not in t) \
-                    else clean_inline(t)
-            else:
-                b.text = clean_inline(join_lines(lines, vocab, longest))
+            b.text = clean_inline(lines[0].strip() if len(lines) == 1 else join_lines(lines, vocab, longest))
         elif kind is Kind.CODE:
             b.text = b.text.replace("\t", "    ")
         elif kind is Kind.EQUATION:

@@ -24,6 +24,7 @@ from ctxmill.compile.blocks import (
 )
 from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
+from ctxmill.linescan import line_hits
 from ctxmill.model import Block, Document, Kind, Section
 
 FLOATS = (Kind.FIGURE, Kind.TABLE, Kind.FOOTNOTE, Kind.FURNITURE, Kind.CAPTION)
@@ -72,19 +73,13 @@ def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     and the pass tests only these (raw OCR text: 47,000 one-line paragraphs a MB, a few of which
     start like a number, a caption or a list item). A block of several lines is always returned:
     the pattern does not read across its line breaks. (A pattern that starts with its line break
-    is searched for that character; a ``^`` under re.M is tried at every position, 10x slower.)"""
+    is searched for that character: ctxmill.linescan.)"""
     texts = [b.text for b in blocks]
     if sum(map(len, texts)) > _HITS_MAX_CHARS * len(texts):  # (long blocks, prose: the pass's own
         return list(range(len(texts)))  # step per block costs less than a search of all its text)
     joined = "\n" + "\n".join(texts)
-    if joined.count("\n") == len(texts):  # one line each: a block's index is the breaks before it
-        out, at, k = [], 0, 0
-        for m in pattern.finditer(joined):
-            p = m.start()
-            k += joined.count("\n", at, p)
-            at = p
-            out.append(k)
-        return out
+    if joined.count("\n") == len(texts):  # one line each: a block's index is its line's
+        return line_hits(pattern, joined)
     starts = list(map(add, accumulate(map(len, texts), initial=0), range(len(texts) + 1)))
     found = {bisect_right(starts, m.start()) - 1 for m in pattern.finditer(joined)}
     found.update(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
@@ -1486,8 +1481,7 @@ def _footnote_refs(blocks: list[Block]) -> None:
                      len(blocks))
     if "[^" not in "\n".join([b.text for b in blocks]):  # (no mark in any text: only the tables' cells)
         for b in [b for b in blocks[first_sec:] if b.kind is Kind.TABLE and b.attrs.get("rows")]:
-            b.attrs["rows"] = [[_cell_marks(c) if isinstance(c, str) and "[^" in c else c for c in row]
-                               for row in b.attrs["rows"]]
+            _table_cell_marks(b)
         return
 
     def fix_all(text: str) -> str:
@@ -1500,13 +1494,17 @@ def _footnote_refs(blocks: list[Block]) -> None:
         if "[^" in b.text:
             b.text = fix_all(b.text)
         if b.kind is Kind.TABLE and b.attrs.get("rows"):  # the cells are what the table renders
-            b.attrs["rows"] = [[_cell_marks(c) if isinstance(c, str) and "[^" in c else c for c in row]
-                               for row in b.attrs["rows"]]
+            _table_cell_marks(b)
     # before the first section, marks are the byline's affiliation keys (1, a, *, †): only a word
     # of letters (the "iD" of an ORCID icon after a name, ReScience's editors) is no footnote
     for b in blocks[:first_sec]:
         if b.kind is not Kind.FOOTNOTE and "[^" in b.text:
             b.text = re.sub(r"\[\^([A-Za-z]{2,})\]", lambda m: m.group(0) if m.group(1) in have else fix(m), b.text)
+
+
+def _table_cell_marks(b: Block) -> None:
+    b.attrs["rows"] = [[_cell_marks(c) if isinstance(c, str) and "[^" in c else c for c in row]
+                       for row in b.attrs["rows"]]
 
 
 _SUPERSCRIPT = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ctxmill.linescan import line_hits
 from ctxmill.model import Page, PageStream
 from ctxmill.sources.markdown import text_lines
 
@@ -37,13 +38,8 @@ def _marker_lines(text: str, lines: list[str]) -> list[tuple[int, re.Match]]:
     """(index, match) of the lines of ``text`` (``lines``, its split on line breaks) that are
     page markers: one search of the text for the lines that can start one, instead of a
     pattern call per line (47,000 lines a MB of raw OCR text, 250 of them markers)."""
-    joined = "\n" + text
     out = []
-    at = k = 0
-    for m in _MAYBE_MARKER.finditer(joined):
-        p = m.start()
-        k += joined.count("\n", at, p)  # (the line breaks before p: the index of p's line)
-        at = p
+    for k in line_hits(_MAYBE_MARKER, "\n" + text):
         mark = PAGE_MARKER.match(lines[k])
         # a page number of more than 9 digits is no page number (int() refuses 4,300 digits
         # and more: the compile exited 1): the line is text
