@@ -96,8 +96,12 @@ def decode_text(data: bytes, name: str | None = None) -> str:
         if unit:  # UTF-16 or UTF-32 without a byte-order mark: its NULs are the high bytes of ASCII
             try:
                 text = data.decode(unit)
-            except UnicodeDecodeError:
-                unit = None
+            except UnicodeDecodeError as exc:
+                # cut short inside its last character (as the marked road above): keep the rest
+                if exc.start >= len(data) - 4:
+                    text = data.decode(unit, "replace")
+                else:
+                    unit = None
         if not unit and (nul > 0 or ctrl > max(8, len(sample) // 100)):
             raise InputRefused(f"{label}: binary data, not a text document or PDF")
     if text is None:
@@ -134,9 +138,30 @@ def decode_text(data: bytes, name: str | None = None) -> str:
         raise InputRefused(f"{label}: binary data, not a text document or PDF")
     if not text.strip():
         raise InputRefused(f"{label}: empty input")
-    if alnum < max(1, ink // 20):
+    if alnum < max(1, ink // 20) and (len(text) == len(sample) or not _readable(text)):
         raise InputRefused(f"{label}: no readable text")
     return text
+
+
+# a run of one character that is neither a letter, a digit nor white space: a rule, a row of dashes
+_RULE_RUN_RE = re.compile(r"([^\w\s]|_)\1{15,}")
+
+
+def _readable(text: str) -> bool:
+    """The readable-text test on the whole text, a run of one punctuation character (a rule of
+    500,000 dashes) counting as one: a document whose first 64 KB are such a run was refused as
+    "no readable text", the text after it with it. Asked only when the first 64 KB fail."""
+    text = _RULE_RUN_RE.sub(r"\1", text)
+    raw = text.encode("utf-8", "surrogatepass")
+    alnum = len(raw) - len(raw.translate(None, _ALNUM_ASCII))
+    ink = len(text) - (len(raw) - len(raw.translate(None, _SPACE_ASCII)))
+    if len(raw) != len(text):
+        import unicodedata
+
+        wide = "".join(_NON_ASCII_RE.findall(text))
+        alnum += sum(1 for ch in wide if ch.isalnum())
+        ink -= sum(1 for ch in wide if ch.isspace() or unicodedata.category(ch)[0] == "M")
+    return alnum >= max(1, ink // 20)
 
 
 def _wide_unicode(sample: bytes) -> str | None:
