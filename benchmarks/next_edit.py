@@ -3,6 +3,7 @@ scored by that folder's own scorer, with its naive rename-only control in the sa
 
     .venv/bin/python benchmarks/next_edit.py [--classes rename,signature] [--jobs 2]
     .venv/bin/python benchmarks/next_edit.py --in-process [--half a|b] [--by language] [--hand]
+    .venv/bin/python benchmarks/next_edit.py --in-process --train [--classes signature]   # the training cases
     .venv/bin/python benchmarks/next_edit.py --latency 100 --peer-src /path/to/other/src
 
 Prints JSON: overall and per-class precision@1, recall@5, wrong-suggestion rate and
@@ -201,6 +202,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--classes", help="comma-separated: rename, signature, repeated, import, negative")
     ap.add_argument("--half", choices=["a", "b"], help="only the repositories of one half (for tuning on one, reporting the other)")
+    ap.add_argument("--train", action="store_true",
+                    help="the training cases (benchmarks/.cache/next_edit_train.jsonl, see next_edit_train.py) instead of dev")
     ap.add_argument("--by", default="class", help="comma-separated breakdowns: class, language, repo")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--in-process", action="store_true", help="call suggest() directly; no control, no process start")
@@ -218,9 +221,14 @@ def main() -> None:
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
     by = [b for b in args.by.split(",") if b]
-    cases = [json.loads(line) for line in (TAB / "dev.jsonl").read_text().splitlines() if line.strip()]
-    if args.classes:
-        keep = set(args.classes.split(","))
+    keep = set(args.classes.split(",")) if args.classes else None
+    cases = []
+    with (REPO / "benchmarks" / ".cache" / "next_edit_train.jsonl" if args.train else TAB / "dev.jsonl").open() as f:
+        for line in f:
+            # (the training file is 340 MB: a case of another class is not parsed)
+            if line.strip() and (keep is None or any(f'"class": "{k}"' in line for k in keep)):
+                cases.append(json.loads(line))
+    if keep:
         cases = [c for c in cases if c["class"] in keep]
     if args.half:
         repos = sorted({c["repo"] for c in cases})

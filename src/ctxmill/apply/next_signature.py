@@ -302,7 +302,7 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
             continue
         star = re.match(r"\*{1,2}|&", p.text) if ch.lang in ("python", "ruby") else None
         if src in value:
-            out.append(value[src])
+            out.append(value[src] if src == p.name else _named_after(value[src], src, p.name, scope))
         elif star and src not in old_names:
             if _bound(p.name, scope):  # a new *args / **kw: the caller's own, passed through
                 (keywords.__setitem__(p.name, star.group() + p.name) if star.group() == "**"
@@ -342,6 +342,25 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
                            r"\g<1>\g<2>" + p.name.replace("\\", r"\\"), a)
             out.append(a)
     return out
+
+
+_ARG_PATH = r"(?:&\s*mut\s+|[&*@])?(?:[A-Za-z_$][\w$]*(?:\(\))?(?:\.|::|->|\?\.))*"
+
+
+def _named_after(arg: str, old: str, new: str, scope: str) -> str:
+    """The argument of a parameter renamed in place (``val`` -> ``value``): where the caller
+    wrote it as the old parameter's name (``record(key, val)``), or as the last segment of a path
+    (``request.url.authority``, ``&self.new_recorder``), it is the same value under the new name
+    (``request.url.host``); a bare name changes only where the caller holds the new one."""
+    m = re.fullmatch("(" + _ARG_PATH + ")" + re.escape(old), arg)
+    if not m or not IDENT_RE.match(new) or old.strip("_") == new.strip("_"):
+        # (`state` -> `_state` says the parameter is unused there: axum's trait impls, whose
+        # calls pass another function's `state`)
+        return arg
+    path = m.group(1).lstrip("&*@ ").removeprefix("mut ").strip()
+    if not path and not _bound(new, scope):
+        return arg
+    return m.group(1) + new
 
 
 IDENT_RE = re.compile(r"^(?!(?:true|false|nil|null|None|True|False|undefined|this|self)$)[A-Za-z_$][\w$]*[?!]?$")

@@ -1,0 +1,236 @@
+"""Why the signature cases miss: each positive signature case of a case file, run in process
+with the learned default, classified by what became of its targets (the scorer's own matching).
+
+    PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py [--cases train|dev] [--half a|b]
+        [--examples CATEGORY --n 5] [--seed 2]
+
+Per target, the first thing that went wrong, in the order the propagator works:
+
+- ``definition not read``: no re-signed definition in the edit (next_signature.changes) and no
+  changed call either (call_changes);
+- ``target is a definition``: the target rewrites a definition of the function (an override,
+  an interface's declaration, or the definition itself when the trigger was a call above it);
+- ``no call in target``: the target does not call the function by its name (docstring,
+  comment, a test's expected text, a caller's own code changed for the new value);
+- ``multi-line call``: the call's arguments span lines (left to the author today);
+- ``several calls in one hunk`` / ``hunk changes more``: the target holds other calls or
+  other changes beside the call's arguments, which one suggestion per call cannot write;
+- ``call not fitted``: a one-line call that rewrite_args did not fit (argument count or keyword);
+- ``value differs``: a candidate for the call whose arguments differ from the commit's
+  (sub-classified: the new argument's value, the order, a keyword, a removed argument);
+- ``right candidate``: a candidate matches (then the ranking decides).
+
+Prints JSON (counts, per language) and, with ``--examples``, a few targets of one category.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TAB = REPO.parent / "shared" / "tab"
+TRAIN = REPO / "benchmarks" / ".cache" / "next_edit_train.jsonl"
+
+
+def _scorer():
+    spec = importlib.util.spec_from_file_location("score_next_edits", TAB / "score_next_edits.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _cases(which: str, half: str | None) -> list[dict]:
+    path = TRAIN if which == "train" else TAB / "dev.jsonl"
+    out = []
+    with path.open() as f:
+        for line in f:
+            if '"class": "signature"' not in line:
+                continue
+            c = json.loads(line)
+            if c["class"] == "signature":
+                out.append(c)
+    if half:
+        repos = sorted({json.loads(x)["repo"] for x in (TAB / "dev.jsonl").open()}) if which == "dev" else \
+            sorted({c["repo"] for c in out})
+        keep = set(repos[0::2] if half == "a" else repos[1::2])
+        out = [c for c in out if c["repo"] in keep]
+    return out
+
+
+def _args_of(text: str, name: str):
+    """[(inner text, multi-line?)] for the calls of ``name`` in ``text``."""
+    from ctxmill.apply.next_signature import balanced
+
+    out = []
+    for m in re.finditer(r"(?<![\w$])" + re.escape(name) + r"\s*(?:!\s*)?\(", text):
+        close = balanced(text, m.end() - 1)
+        inner = text[m.end():close] if close is not None else text[m.end():]
+        out.append((inner, close is None or "\n" in inner))
+    return out
+
+
+def _split(inner: str) -> list[str]:
+    from ctxmill.apply.next_signature import split_top
+
+    return [re.sub(r"\s+", " ", inner[a:b]).strip() for a, b in split_top(inner)]
+
+
+def _value_kind(new_args: list[str], want_args: list[str]) -> str:
+    """How a candidate's arguments differ from the commit's."""
+    if len(new_args) != len(want_args):
+        return "value differs: argument count"
+    if sorted(new_args) == sorted(want_args):
+        return "value differs: order"
+    diff = [(a, b) for a, b in zip(new_args, want_args, strict=True) if a != b]
+    if len(diff) > 1:
+        return "value differs: several arguments"
+    a, b = diff[0]
+    if re.fullmatch(r"\w+\s*[:=]\s*.*", a) != re.fullmatch(r"\w+\s*[:=]\s*.*", b) or ":" in a + b and "=" in a + b:
+        return "value differs: keyword vs positional"
+    if re.fullmatch(r"-?\d[\w.]*|\"[^\"]*\"|'[^']*'|true|false|nil|null|None|True|False|\[\]|\{\}|%\{\}", b):
+        return "value differs: the commit passes a literal"
+    if re.fullmatch(r"[A-Za-z_$][\w$]*[?!]?", b):
+        return "value differs: the commit passes another name"
+    return "value differs: the commit passes an expression"
+
+
+def classify_target(t: dict, name: str, cands: list, files: dict, targets: list, sc, read: bool, i: int) -> str:
+    from ctxmill.apply.next_signature import EXT_LANG, _ext, defs_in
+
+    lang = EXT_LANG.get(_ext(t["path"]))
+    right = [s for s in cands if i in s.hits]
+    if right:
+        return "right candidate (" + right[0].kind + ")"
+    if lang and (name in defs_in(t["after"], lang) or name in defs_in(t["before"], lang)):
+        return "target is a definition"
+    if not read:
+        return "definition not read"
+    before, after = _args_of(t["before"], name), _args_of(t["after"], name)
+    if not before:
+        return "no call in target"
+    # the call's own extent in the file (a target line may open a call that continues below)
+    text = files[t["path"]]
+    lines = text.split("\n")
+    around = "\n".join(lines[t["start_line"] - 1:t["end_line"] + 12])
+    whole = _args_of(around, name)
+    if any(ml for _, ml in whole[:len(before)]) or any(ml for _, ml in before):
+        return "multi-line call"
+    if len(before) > 1 or len(after) > 1:
+        return "several calls in one hunk"
+    rest_b = t["before"].replace(before[0][0], "", 1)
+    rest_a = t["after"].replace(after[0][0], "", 1) if after else t["after"]
+    if re.sub(r"\s+", "", rest_b) != re.sub(r"\s+", "", rest_a):
+        return "hunk changes more"
+    over = [s for s in cands if s.kind == "signature" and s.path == t["path"]
+            and s.start_line <= t["end_line"] and t["start_line"] <= s.end_line]
+    if not over:
+        return "call not fitted"
+    got = _args_of(over[0].replacement, name)
+    if not got:
+        return "value differs: other"
+    return _value_kind(_split(got[0][0]), _split(after[0][0]))
+
+
+def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> dict:
+    from ctxmill.apply.next_edit import _changed_at, _learned, candidates
+    from ctxmill.apply.next_model import load
+    from ctxmill.apply.next_signature import call_changes, changes
+
+    sc = _scorer()
+    model = load()
+    per_target: Counter = Counter()
+    per_case: Counter = Counter()
+    top_wrong: Counter = Counter()
+    by_lang: dict[str, Counter] = defaultdict(Counter)
+    shown: list = []
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="sigmiss-")
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
+            try:
+                found, hunks = candidates(tmp, patch)
+            except Exception:  # noqa: BLE001 - a refused case has no candidate
+                found, hunks = [], []
+            for s in found:
+                d = s.to_dict()
+                s.hits = [i for i in range(len(targets))
+                          if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
+            name = case["pattern"]["function"]
+            read = any(c.name == name for c in changes(hunks) + call_changes(hunks, files)[0]) if hunks else False
+            ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, 0.25, model, model["mode"],
+                              model["level"], model["gate_top"], model["gate_more"]) if model else []
+            top = ranked[0] if ranked else None
+            if top is not None and top.hits:
+                state = "top right"
+            elif top is None:
+                state = "nothing shown" if any(s.hits for s in found) else "nothing shown, none right"
+            else:
+                state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
+            per_case[state] += 1
+            if top is not None and not top.hits:
+                kind = top.kind
+                if kind == "signature":
+                    ov = next((t for t in targets if t["path"] == top.path and top.start_line <= t["end_line"]
+                               and t["start_line"] <= top.end_line), None)
+                    if top.features.get("definition"):
+                        kind += ": the definition from a call"
+                    elif ov is None:
+                        kind += ": a call the commit left alone"
+                    else:
+                        kind += ": at a target, " + classify_target(ov, name, [], files, targets, sc, True, -1)
+                else:
+                    kind += (": at a target" if any(t["path"] == top.path and top.start_line <= t["end_line"]
+                                                    and t["start_line"] <= top.end_line for t in targets)
+                             else ": elsewhere")
+                top_wrong[kind] += 1
+            if state == "top right":
+                continue
+            for i, t in enumerate(targets):
+                what = classify_target(t, name, found, files, targets, sc, read, i)
+                per_target[what] += 1
+                by_lang[case["language"]][what] += 1
+                if examples and what.startswith(examples):
+                    shown.append({"id": case["id"], "pattern": case["pattern"], "target": t, "what": what,
+                                  "cands": [(s.kind, s.path, s.start_line, s.end_line, s.replacement, s.confidence)
+                                            for s in found if s.kind == "signature"][:4]})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
+           "top_wrong": dict(top_wrong.most_common()),
+           "missed_targets": dict(per_target.most_common()),
+           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
+    if examples:
+        random.Random(seed).shuffle(shown)
+        out["examples"] = shown[:n_examples]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", choices=["train", "dev"], default="train")
+    ap.add_argument("--half", choices=["a", "b"])
+    ap.add_argument("--examples")
+    ap.add_argument("--n", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=2)
+    args = ap.parse_args()
+    if not (TAB / "dev.jsonl").exists():
+        print(json.dumps({"skipped": f"{TAB} not present"}))
+        return
+    print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed), indent=1))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.setrecursionlimit(10000)
+    main()

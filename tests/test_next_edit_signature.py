@@ -1,0 +1,46 @@
+"""Next-edit signature suggestions (issue 18): what the calls of a re-signed function are given."""
+
+from __future__ import annotations
+
+from ctxmill.apply.next_edit import suggest as _suggest
+
+
+def suggest(root, patch, **kw):
+    kw.setdefault("learned", False)  # the propagator's own ranking, as test_next_edit_propagators.py
+    return [s for s in _suggest(root, patch, **kw) if s.reason.startswith("the signature")]
+
+
+def _patch(path, old, new, start):
+    rem = "".join(f"-{x}\n" for x in old)
+    add = "".join(f"+{x}\n" for x in new)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{len(old)} +{start},{len(new)} @@\n{rem}{add}"
+
+
+def test_an_argument_named_after_a_renamed_parameter_follows_it(tmp_path):
+    # httpx: get_credentials(self, authority) -> (self, host); the caller passed
+    # request.url.authority, which is request.url.host now
+    (tmp_path / "netrc.py").write_text(
+        "class Netrc:\n    def get_credentials(self, host: str):\n        return self.hosts.get(host)\n")
+    (tmp_path / "client.py").write_text(
+        "def auth(self, request):\n    return self._netrc.get_credentials(request.url.authority)\n\n\n"
+        "def record(event, key, value):\n    val = str(value)\n    return event.get_credentials(val)\n\n\n"
+        "def other(event, val):\n    return event.get_credentials(val)\n")
+    got = suggest(tmp_path, _patch("netrc.py", ["    def get_credentials(self, authority: str):"],
+                                   ["    def get_credentials(self, host: str):"], 2))
+    assert [(s.path, s.start_line, s.replacement) for s in got] == [
+        ("client.py", 2, "    return self._netrc.get_credentials(request.url.host)\n")]
+    # a bare name follows only where the caller holds the new one
+    (tmp_path / "netrc.py").write_text((tmp_path / "netrc.py").read_text().replace("host", "value"))
+    got = suggest(tmp_path, _patch("netrc.py", ["    def get_credentials(self, val: str):"],
+                                   ["    def get_credentials(self, value: str):"], 2))
+    assert [(s.path, s.start_line, s.replacement) for s in got] == [
+        ("client.py", 7, "    return event.get_credentials(value)\n")]
+
+
+def test_an_underscore_on_a_renamed_parameter_says_unused_and_the_calls_stay(tmp_path):
+    (tmp_path / "form.rs").write_text(
+        "impl Form {\n    async fn from_request(req: Request, _state: &S) -> Self {\n        "
+        "Bytes::from_request(req, state).await\n    }\n}\n")
+    got = suggest(tmp_path, _patch("form.rs", ["    async fn from_request(req: Request, state: &S) -> Self {"],
+                                   ["    async fn from_request(req: Request, _state: &S) -> Self {"], 2))
+    assert got == []
