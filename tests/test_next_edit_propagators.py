@@ -30,8 +30,8 @@ def test_a_new_parameter_reaches_every_call_positional_and_keyword(tmp_path):
     (tmp_path / "use.py").write_text("from geo import area\n\n\ndef g(h):\n    print(area(5))\n")
     got = suggest(tmp_path, _patch("geo.py", ["def area(w):"], ["def area(w, h):"]))
     by = _by_path(got)
-    assert by[("geo.py", 6)].replacement == "    x = area(3, h)\n"
-    assert by[("geo.py", 7)].replacement == "    y = area(w=4, h=h)\n"  # after a keyword, a keyword
+    # neighbouring calls are one change (test_next_edit_signature.py); after a keyword, a keyword
+    assert by[("geo.py", 6)].replacement == "    x = area(3, h)\n    y = area(w=4, h=h)\n"
     assert by[("use.py", 5)].replacement == "    print(area(5, h))\n"
     assert "signature of area" in by[("use.py", 5)].reason
     # no `h` where the module-level call is: passing it would not run, so silence
@@ -53,7 +53,7 @@ def test_a_new_optional_parameter_is_passed_where_the_caller_holds_it(tmp_path):
 def test_a_removed_parameter_and_a_renamed_keyword(tmp_path):
     (tmp_path / "a.py").write_text("def send(req, pool=None):\n    pass\n\n\nsend(r, p, True)\nsend(r, retry=True)\n")
     got = suggest(tmp_path, _patch("a.py", ["def send(req, pool=None, retry=False):"], ["def send(req, pool=None):"]))
-    assert _by_path(got)[("a.py", 5)].replacement == "send(r, p)\n"
+    assert _by_path(got)[("a.py", 5)].replacement == "send(r, p)\nsend(r)\n"  # neighbouring lines: one change
     (tmp_path / "b.py").write_text("def area(width):\n    pass\n\n\narea(w=2)\n")
     got = suggest(tmp_path, _patch("b.py", ["def area(w):"], ["def area(width):"]))
     assert _by_path(got)[("b.py", 5)].replacement == "area(width=2)\n"
@@ -217,7 +217,7 @@ def test_a_new_parameter_that_replaced_a_literal_is_passed_that_literal(tmp_path
     got = suggest(tmp_path, _patch("spec.rb", ["def build_response(body)", "  [200, {}, body]"],
                                    ["def build_response(status, body)", "  [status, {}, body]"]))
     calls = {s.start_line: s.replacement for s in got if s.reason.startswith("the signature")}
-    assert calls == {5: "r = build_response(200, body)\n", 6: "q = build_response(200, 'x')\n"}
+    assert calls == {5: "r = build_response(200, body)\nq = build_response(200, 'x')\n"}  # neighbours: one change
 
 
 def test_a_repeated_edit_rewrites_the_blank_beside_it_as_the_example_did(tmp_path):

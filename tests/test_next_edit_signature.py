@@ -44,3 +44,18 @@ def test_an_underscore_on_a_renamed_parameter_says_unused_and_the_calls_stay(tmp
     got = suggest(tmp_path, _patch("form.rs", ["    async fn from_request(req: Request, state: &S) -> Self {"],
                                    ["    async fn from_request(req: Request, _state: &S) -> Self {"], 2))
     assert got == []
+
+
+def test_calls_on_one_line_or_neighbouring_lines_are_one_suggestion(tmp_path):
+    # cJSON: sort_list(list) -> (list, case_sensitive); the commit's hunk rewrites both lines
+    body = ("static cJSON *sort_list(cJSON *list, const cJSON_bool case_sensitive)\n{\n    return list;\n}\n\n"
+            "static void merge(cJSON *first, cJSON *second, const cJSON_bool case_sensitive)\n{\n"
+            "    first = sort_list(first);\n    second = sort_list(second);\n    pair(sort_list(first), sort_list(second));\n"
+            "\n    done(first);\n    third = sort_list(second);\n}\n")
+    (tmp_path / "utils.c").write_text(body)
+    got = suggest(tmp_path, _patch("utils.c", ["static cJSON *sort_list(cJSON *list)"],
+                                   ["static cJSON *sort_list(cJSON *list, const cJSON_bool case_sensitive)"], 1))
+    assert sorted((s.start_line, s.end_line, s.replacement) for s in got) == [
+        (8, 10, "    first = sort_list(first, case_sensitive);\n    second = sort_list(second, case_sensitive);\n"
+                "    pair(sort_list(first, case_sensitive), sort_list(second, case_sensitive));\n"),
+        (13, 13, "    third = sort_list(second, case_sensitive);\n")]

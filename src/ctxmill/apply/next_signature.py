@@ -448,6 +448,36 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
     return changes_out, defs_out
 
 
+def _joined(sites: list, files: dict[str, str]) -> list:
+    """One suggestion per run of touching lines: calls on one line or on neighbouring lines
+    (``first = sort_list(first)`` over ``second = sort_list(second)``) are one change, as a
+    commit's hunk makes them. ``sites``: (path, first, last, [(start, end, new text)], n args,
+    n unbound) per call, lines 1-based; out: (path, first, last, new text of those lines, ...)."""
+    from ctxmill.apply.next_repeated import line_starts
+
+    out = []
+    for site in sorted(sites, key=lambda x: (x[0], x[1], x[3][0][0])):
+        prev = out[-1] if out else None
+        if prev and prev[0] == site[0] and site[1] <= prev[2] + 1:
+            out[-1] = (prev[0], prev[1], max(prev[2], site[2]), prev[3] + site[3], prev[4], prev[5] + site[5])
+        else:
+            out.append(site)
+    rows = []
+    for path, first, last, edits, n, unbound_n in out:
+        text = files[path]
+        starts = line_starts(text)
+        s0 = starts[first - 1]
+        s1 = starts[last] if last < len(starts) else len(text)
+        new, at = [], s0
+        for a, b, repl in edits:
+            if a < at:
+                continue  # a call inside another call's arguments: the outer one's text stands
+            new += [text[at:a], repl]
+            at = b
+        rows.append((path, first, last, "".join(new) + text[at:s1], n, unbound_n))
+    return rows
+
+
 def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function."""
     from bisect import bisect_right
@@ -521,12 +551,11 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 new_inner = sep.join(fit)
                 if new_inner == inner.strip():
                     continue
-                s0 = starts[first]
-                s1 = starts[last + 1] if last + 1 < len(starts) else len(text)
-                new_text = text[s0:open_at + 1] + new_inner + text[close:s1]
-                sites.append((path, first + 1, last + 1, new_text, len(args), len(unbound)))
+                sites.append((path, first + 1, last + 1, [(open_at + 1, close, new_inner)], len(args), len(unbound)))
+        n_calls = len(sites)
+        sites = _joined(sites, files)
         for path, first, last, new_text, n, unbound_n in sites:
-            feats = {"same_file": float(path in {h.path for h in hunks}), "sites_log": math.log1p(len(sites)),
+            feats = {"same_file": float(path in {h.path for h in hunks}), "sites_log": math.log1p(n_calls),
                      "added": float(len(ch.new) > len(ch.old)), "removed": float(len(ch.new) < len(ch.old)),
                      "reordered": float(len(ch.new) == len(ch.old)), "name_len": min(len(ch.name), 20) / 10,
                      "no_args": float(n == 0), "unbound": float(unbound_n > 0)}
