@@ -59,3 +59,15 @@ def test_calls_on_one_line_or_neighbouring_lines_are_one_suggestion(tmp_path):
         (8, 10, "    first = sort_list(first, case_sensitive);\n    second = sort_list(second, case_sensitive);\n"
                 "    pair(sort_list(first, case_sensitive), sort_list(second, case_sensitive));\n"),
         (13, 13, "    third = sort_list(second, case_sensitive);\n")]
+
+
+def test_a_rewritten_call_keeps_its_own_commas_and_padding(tmp_path):
+    # cJSON writes `print_value(child,depth+1)`: the commit's line is `print_value(child,depth+1,fmt)`
+    (tmp_path / "cJSON.c").write_text(
+        "static int print_value(cJSON *item, int depth, int fmt)\n{\n    return 0;\n}\n\n"
+        "static int print_array(cJSON *item, int depth, int fmt)\n{\n    ret=print_value(child,depth+1);\n"
+        "    other(1);\n    ret=print_value( child, depth );\n}\n")
+    got = suggest(tmp_path, _patch("cJSON.c", ["static int print_value(cJSON *item, int depth)"],
+                                   ["static int print_value(cJSON *item, int depth, int fmt)"], 1))
+    assert sorted((s.start_line, s.replacement) for s in got) == [
+        (8, "    ret=print_value(child,depth+1,fmt);\n"), (10, "    ret=print_value( child, depth, fmt );\n")]

@@ -545,12 +545,17 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                     if not fit or fit[0] != "_piped_":
                         continue
                     fit = fit[1:]
-                sep = ", "
                 if "\n" in inner:
                     continue  # arguments over several lines: their layout is the author's
+                # the call's own layout: `print_value(child,depth+1,fmt)` keeps its bare commas,
+                # `f( a, b )` its padding
+                commas = [e for _, e in parts[:-1]]
+                sep = "," if commas and all(inner[e + 1:e + 2] not in (" ", "\t") for e in commas) else ", "
+                pad = re.match(r"[ \t]*", inner).group(), re.search(r"[ \t]*$", inner).group()
                 new_inner = sep.join(fit)
                 if new_inner == inner.strip():
                     continue
+                new_inner = pad[0] + new_inner + pad[1] if new_inner else new_inner
                 sites.append((path, first + 1, last + 1, [(open_at + 1, close, new_inner)], len(args), len(unbound)))
         n_calls = len(sites)
         sites = _joined(sites, files)
