@@ -659,28 +659,55 @@ def mark_bibliography(blocks: list[Block]) -> None:
     blocks carry ``attrs["bib_part"]`` so the reference stage restarts label sequences.
     Visual lines with their left edges go to ``attrs["bib_lines"]`` for entry segmentation.
     """
-    heads = [b.level for b in blocks if b.kind is BlockKind.HEADING and not b.attrs.get("title") and b.level]
+    from bisect import bisect_left
+    from itertools import compress, repeat
+    from operator import attrgetter, is_
+
+    heading, paragraph = BlockKind.HEADING, BlockKind.PARAGRAPH
+    n = len(blocks)
+    heading_at = list(compress(range(n), map(is_, map(attrgetter("kind"), blocks), repeat(heading))))
+    heads = [lv for i in heading_at if not (b := blocks[i]).attrs.get("title") and (lv := b.level)]
     top = min(heads, default=2)
     _split_tables_holding_a_list(blocks, top)
-    # the short paragraphs that read as a bibliography title, found once (the loop below asks of
-    # every one, the search for a title of the ones before it; no step of the loop changes a
-    # later block's text or kind): a page of raw OCR text has a paragraph per line, and a cache
-    # of 4,096 titles holds few of 47,000 lines. Longer ones are asked only until a title is found
-    paragraph = BlockKind.PARAGRAPH
-    titled = {i for i, b in enumerate(blocks)
-              if b.kind is paragraph and len(b.text) <= 40 and is_bibliography_title(b.text)}
+    if len(blocks) != n:
+        n = len(blocks)
+        heading_at = list(compress(range(n), map(is_, map(attrgetter("kind"), blocks), repeat(heading))))
+    # the paragraphs that may read as a bibliography title, found by one search of all the
+    # texts (every other one is_bibliography_title refuses), then asked once (the loop below
+    # asks of every short one, the search for a title of the ones before it; no step of the
+    # loop changes a later block's text or kind): a page of raw OCR text has a paragraph per
+    # line, 47,000 lines a MB, and a cache of 4,096 titles holds few of them. Longer ones are
+    # asked only until a title is found
+    maybe = [i for i in _maybe_bib_titles(blocks) if blocks[i].kind is paragraph]
+    titled = {i for i in maybe if len(t := blocks[i].text) <= 40 and is_bibliography_title(t)}
     found = any(
-        (b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text))
+        (b.kind is heading and is_bibliography_title(b.attrs.get("_title") or b.text))
         or (b.kind is paragraph and (i in titled if len(b.text) <= 40 else is_bibliography_title(b.text))
             and _entry_follows(blocks, i))
-        for i, b in enumerate(blocks)
+        for i in sorted({*heading_at, *maybe}) for b in (blocks[i],)
     )
-    start_at = None if found else _untitled_start(blocks)
+    start_at = None if found else _untitled_start(blocks, maybe)
     inside = False
     level = 2
     part = entries = 0
     list_box = None  # the type and width of a list's first entry
-    for i, b in enumerate(blocks):
+    # Outside a list nothing happens to a block but at a heading, a title paragraph or the
+    # untitled list's start: the loop steps from one of these to the next, and block by block
+    # only inside a list
+    events = sorted({*heading_at, *titled, *([start_at] if start_at is not None else [])})
+
+    def steps():
+        i = 0
+        while i < n:
+            if not inside:
+                k = bisect_left(events, i)
+                if k == len(events):
+                    return
+                i = events[k]
+            yield i, blocks[i]
+            i += 1
+
+    for i, b in steps():
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
@@ -846,12 +873,33 @@ def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:
     return False
 
 
-def _untitled_start(blocks: list[Block]) -> int | None:
+# A text is_bibliography_title may take: its letters, lower-cased, spell one of _BIB_KEYS with
+# only non-word characters between them (what its squashed test reads), or it holds a character
+# that sends it to the full test (outside ASCII, "<", "["). Neither matches a line break.
+_MAYBE_BIB_KEY = re.compile("|".join("[^\\w\\n]*".join(key) for key in _BIB_KEYS))
+_BIB_FULL_TEST = re.compile(r"[^\x00-\x3b\x3d-\x5a\x5c-\x7f]")
+
+
+def _maybe_bib_titles(blocks: list[Block]) -> list[int] | range:
+    """The blocks whose text is_bibliography_title may take (it refuses every other one), found by
+    one search of all the texts (raw OCR text: 47,000 one-line paragraphs a MB); every block
+    where texts are longer than 150 characters on average (prose: the test's own step per block
+    costs less than a search of all its text)."""
+    texts = [b.text for b in blocks]
+    if sum(map(len, texts)) > 150 * len(texts):
+        return range(len(texts))
+    from ctxmill.linescan import text_hits
+
+    return text_hits(texts, _BIB_FULL_TEST, _MAYBE_BIB_KEY)
+
+
+def _untitled_start(blocks: list[Block], among: list[int] | range | None = None) -> int | None:
     """The first block of a list numbered [1], [2], [3]... in the second half of the document,
     or of a run of alphabetic labels in alphabetical order ("[AKV13] ...", "[BC11] ...", "[BJJS11]
-    ...": an amsart or elsarticle thebibliography printed without a title)."""
+    ...": an amsart or elsarticle thebibliography printed without a title). ``among``: the
+    blocks to ask (ascending; every one holding "[" among them), all when None."""
     half = len(blocks) // 2
-    for i in range(half, len(blocks)):
+    for i in range(half, len(blocks)) if among is None else [k for k in among if k >= half]:
         if blocks[i].kind is not BlockKind.PARAGRAPH or "[" not in blocks[i].text[:3]:
             continue
         if re.match(r"\s*\[1\]\s", blocks[i].text):
