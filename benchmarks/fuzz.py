@@ -312,12 +312,44 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
             n += per
             page += 1
         return "".join(out).encode()
+    if shape == "soup":  # the campaign's HTML/LaTeX soup (--kinds wide), grown to size
+        out, n = [], 0
+        while n < size:
+            out.append(_soup(rnd, 2_000))
+            n += len(out[-1])
+        return "".join(out).encode()
+    if shape == "latex_tables":  # Nougat's tables: captions after, nested header tabulars, stray
+        out, n, i = [], 0, 0     # begins and ends of every kind, tabulars nested three deep
+        while n < size:
+            i += 1
+            part = rnd.choice(_LATEX_TABLE_PARTS).replace("{i}", str(i))
+            out.append(part)
+            n += len(part)
+        return "".join(out).encode()
     raise ValueError(shape)
+
+
+_LATEX_TABLE_PARTS = (
+    "\\begin{table}\n\\centering\n\\begin{tabular}{lcc}\n\\toprule\n"
+    "Model & \\begin{tabular}{c} GPU Power \\\\ consumption \\end{tabular} & Score \\\\\n\\midrule\n"
+    "A{i} & 1.{i} & \\textbf{9{i}} \\\\\nB & \\multicolumn{2}{c}{n/a} \\\\\n\\bottomrule\n\\end{tabular}\n"
+    "\\end{table}\nTable {i}: Results of run {i}.\n\n",
+    "Some prose about table {i} and its numbers, as a paper has between its floats.\n\n",
+    "\\begin{table*}\\caption{Wide table {i}}\\begin{tabularx}{\\textwidth}{XX} a & b \\\\ c & d \\end{tabularx}"
+    "\\end{table*}\n\n",
+    "\\begin{tabular}{c} \\begin{tabular}{c} x{i} \\\\ \\begin{tabular}{c} deep \\end{tabular} \\end{tabular}"
+    " & y \\\\ \\end{tabular}\n\n",
+    "\\begin{longtable}{ll} k{i} & v \\\\ \\end{longtable}\n\n",
+    "\\begin{table} a float never closed {i}\n\n", "\\end{tabular} stray end {i}\n\n",
+    "\\begin{tabular}{cc} never closed {i} & x \\\\\n\n", "\\caption{unclosed caption {i}\n\n",
+)
 
 
 SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
           "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls",
           "crossrefs")
+# measured by --scaling only (the classic generator draws from SHAPES: its seeds replay unchanged)
+SCALING_SHAPES = SHAPES + ("soup", "latex_tables")
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
@@ -488,13 +520,13 @@ def _wide_table(rnd: random.Random) -> str:
     return "Title\n\n" + head + sep + body + (ragged if rnd.random() < 0.5 else "")
 
 
-def _soup(rnd: random.Random) -> str:
+def _soup(rnd: random.Random, n: int | None = None) -> str:
     tags = ["<div>", "</div>", "<table>", "<tr>", "<td>", "</td>", "<br>", "<p>", "<!--", "-->", "<script>",
             "</script>", "<![CDATA[", "]]>", "&nbsp;", "&#0;", "&#xD800;", "&#1114112;", "<img src=x onerror=1>",
             "\\begin{itemize}", "\\end{itemize}", "\\item", "\\section{", "}", "{", "$", "$$", "\\[", "\\]",
             "\\frac{", "\\\\", "&", "\\begin{tabular}{" + "c" * 50 + "}", "\\end{tabular}", "\\cite{a,b}",
             "\\ref{x}", "\\footnote{", "%", "\\verb|", "<sup>1</sup>", "<sub>", "</sub>", "<h1>", "</h1>"]
-    n = rnd.choice([50, 2_000, 20_000])
+    n = n or rnd.choice([50, 2_000, 20_000])
     return "".join(rnd.choice(tags) + (_words(rnd, rnd.randint(0, 3)) if rnd.random() < 0.5 else "")
                    + ("\n" if rnd.random() < 0.2 else "") for _ in range(n))
 
@@ -1202,7 +1234,7 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     for src in (here, *[v for v in sides.values() if v]):
         subprocess.run([sys.executable, "-m", "compileall", "-q", src], capture_output=True, timeout=600)
     try:
-        for shape in SHAPES:
+        for shape in SCALING_SHAPES:
             for side in sides:
                 results[side][shape] = {}
                 inproc[side][shape] = {}
@@ -1404,8 +1436,8 @@ def main() -> None:
                     _write_json(prog, {"entry": entry, "seed": args.seed, "done": True, **result[entry]})
         if args.scaling:
             if args.shapes:
-                global SHAPES
-                SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
+                global SCALING_SHAPES
+                SCALING_SHAPES = ("prose", *[x for x in args.shapes.split(",") if x != "prose"])
             result["scaling"] = scaling(args.scaling, args.timeout, args.repeat, args.peer, args.in_process, args.stat,
                                         args.this)
     finally:

@@ -660,60 +660,193 @@ def _latex_figure(m: re.Match) -> str:
 _LATEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|tabularx|longtable)\}.*?\\end\{\1\}", re.S)
 
 
+def _latex_table_block(block: str) -> str:
+    """One ``\\begin{table}...\\end{table}`` (or tabular) block -> caption + GFM table."""
+    caption = ""
+    c = re.search(r"\\caption\{", block)
+    if c:
+        caption = _braced(block, c.end() - 1)
+    out = []
+    for tab in re.finditer(r"\\begin\{(tabular\*?|tabularx|longtable)\}(.*?)\\end\{\1\}", block, re.S):
+        out.append(pipe_table(_tabular_rows(tab.group(2))))
+    parts = []
+    if caption:
+        parts.append(_latex_text(caption))
+    parts += [t for t in out if t]
+    if not parts:
+        return ""
+    return "\n\n" + "\n\n".join(parts) + "\n\n"
+
+
+_TABLE_CAPTION_AFTER = re.compile(
+    r"(\\begin\{table\*?\})(.*?\\end\{table\*?\})[ \t]*\n((?:Table|TABLE)\s+[\dA-Z]+[:.][^\n]*)", re.S)
+_TABLE_END = re.compile(r"\\end\{table\*?\}")
+_CAPTION_TAIL = re.compile(r"\\end\{table\*?\}[ \t]*\n(?:Table|TABLE)\s+[\dA-Z]+[:.]")
+_TABLE_BEGIN = re.compile(r"\\begin\{table\*?\}")
+_LATEX_BEGIN = re.compile(r"\\begin\{(table\*?|tabular\*?|tabularx|longtable)\}")
+
+
 def _latex_tables(text: str) -> str:
     """``\\begin{table}...\\begin{tabular}...\\end{table}`` (Nougat) -> caption + GFM table."""
-    def conv(m: re.Match) -> str:
-        block = m.group(0)
-        caption = ""
-        c = re.search(r"\\caption\{", block)
-        if c:
-            caption = _braced(block, c.end() - 1)
-        out = []
-        for tab in re.finditer(r"\\begin\{(tabular\*?|tabularx|longtable)\}(.*?)\\end\{\1\}", block, re.S):
-            out.append(pipe_table(_tabular_rows(tab.group(2))))
-        parts = []
-        if caption:
-            parts.append(_latex_text(caption))
-        parts += [t for t in out if t]
-        if not parts:
-            return ""
-        return "\n\n" + "\n\n".join(parts) + "\n\n"
+    if "\\begin{" not in text:
+        return text
     text = _flatten_inner_tabulars(text)
-    # Nougat writes the caption on the line after \end{table}: it goes before the table, where
-    # the structure stage looks first, so that out-of-order floats keep their own captions
-    text = re.sub(r"(\\begin\{table\*?\})(.*?\\end\{table\*?\})[ \t]*\n((?:Table|TABLE)\s+[\dA-Z]+[:.][^\n]*)",
-                  lambda m: f"\n\n{m.group(3)}\n\n{m.group(1)}{m.group(2)}", text, flags=re.S)
-    prev = None
-    while prev != text:
-        prev = text
-        text = _LATEX_TABLE.sub(conv, text, count=1)
-    return text
+    text = _captions_first(text)
+    return _tables_to_pipes(text)
+
+
+def _captions_first(text: str) -> str:
+    """Nougat writes the caption on the line after \\end{table}: it goes before the table, where
+    the structure stage looks first, so that out-of-order floats keep their own captions.
+
+    ``_TABLE_CAPTION_AFTER.sub`` itself, but a \\begin{table} with no captioned \\end{table}
+    after it is not tried: the pattern scanned each such one to the end of the text (quadratic in
+    the tables of a LaTeX soup)."""
+    good = [m.start() for m in _TABLE_END.finditer(text) if _CAPTION_TAIL.match(text, m.start())]
+    if not good:
+        return text
+    out: list[str] = []
+    done = at = 0  # text[:done] is in out; the next match is searched from at
+    while True:
+        b = _TABLE_BEGIN.search(text, at)
+        if b is None or b.end() > good[-1]:  # no captioned end after it, nor after any later begin
+            break
+        m = _TABLE_CAPTION_AFTER.match(text, b.start())
+        if m is None:  # (a captioned end follows, so it matches) the pattern's own verdict
+            at = b.start() + 1
+            continue
+        out.append(text[done:b.start()])
+        out.append(f"\n\n{m.group(3)}\n\n{m.group(1)}{m.group(2)}")
+        done = at = m.end()
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _tables_to_pipes(text: str) -> str:
+    """Each table or tabular environment, leftmost first, -> ``_latex_table_block``: what
+    ``_LATEX_TABLE.sub`` gives, but a \\begin with no \\end{kind} after it is passed over at
+    once (the pattern scanned each one to the end of the text: quadratic in a LaTeX soup).
+
+    A replacement is not searched again. It was, one match per pass until nothing changed, and a
+    table whose unclosed \\caption{ took the rest of its block (tables and all) grew the text on
+    every pass without end: a 10 KB soup did not finish in 10 minutes."""
+    out: list[str] = []
+    done = at = 0  # text[:done] is in out; the next match is searched from at
+    last_end: dict[str, int] = {}  # kind -> where its last \end{kind} starts (-1: none)
+    while True:
+        m = _LATEX_BEGIN.search(text, at)
+        if m is None:
+            break
+        kind = m.group(1)
+        close = "\\end{" + kind + "}"
+        if kind not in last_end:
+            last_end[kind] = text.rfind(close)
+        if last_end[kind] < m.end():  # no \end{kind} after it: the pattern fails here
+            at = m.start() + 1
+            continue
+        e = text.find(close, m.end()) + len(close)  # the lazy .*?: the first \end{kind} after it
+        out.append(text[done:m.start()])
+        out.append(_latex_table_block(text[m.start():e]))
+        done = at = e
+    out.append(text[done:])
+    return "".join(out)
 
 
 _TAB_TOKEN = re.compile(r"\\(begin|end)\{(?:tabular\*?|tabularx)\}")
 
 
+class _Flat:
+    """A tabular flattened into its cell's text: the parts, joined by one space when written
+    (a part is a text or a tabular that was nested in it)."""
+
+    __slots__ = ("parts", "blank")
+
+    def __init__(self, parts: list, blank: bool):
+        self.parts = parts
+        self.blank = blank
+
+
 def _flatten_inner_tabulars(text: str) -> str:
     """A tabular inside a cell (Nougat's two-line headers ``\\begin{tabular}{c} GPU Power \\\\
-    consumption \\end{tabular}``) becomes the cell's text, so the outer table parses."""
-    while True:
-        stack: list[re.Match] = []
-        hit = None
-        for m in _TAB_TOKEN.finditer(text):
-            if m.group(1) == "begin":
-                stack.append(m)
-            elif stack:
-                start = stack.pop()
-                if stack:  # closed inside another tabular
-                    hit = (start, m)
-                    break
-        if hit is None:
-            return text
-        start, end = hit
-        inner = text[start.end():end.start()]
-        inner = re.sub(r"^\s*\{[^{}]*\}", "", inner, count=1)
-        flat = " ".join(_latex_text(x) for x in re.split(r"\\\\|&", inner) if x.strip())
-        text = text[:start.start()] + flat + text[end.end():]
+    consumption \\end{tabular}``) becomes the cell's text, so the outer table parses.
+
+    One pass over the tokens, innermost first. A tabular nested in a nested one (no OCR engine
+    writes that; a LaTeX soup does) is kept as its flat text inside its parent's, not cleaned
+    again with the parent's: the text was rebuilt and searched again from its start once per
+    nested tabular, and each level cleaned all the levels in it (quadratic). For one level of
+    nesting the result is the same text."""
+    if "\\begin{tabular" not in text:
+        return text
+    out: list = []  # texts, tokens and _Flat
+    stack: list[int] = []  # index in out of each open \begin's own piece
+    done = 0  # text[:done] is in out
+    nested = False
+    for m in _TAB_TOKEN.finditer(text):
+        out.append(text[done:m.start()])
+        done = m.end()
+        if m.group(1) == "begin":
+            stack.append(len(out))
+            out.append(m.group(0))
+            continue
+        i = stack.pop() if stack else -1
+        if i < 0 or not stack:  # a stray \end, or one that closes an outermost tabular
+            out.append(m.group(0))
+            continue
+        flat = _flat(out[i + 1:])
+        del out[i:]
+        out.append(flat)
+        nested = True
+    if not nested:
+        return text
+    out.append(text[done:])
+    return "".join(_written(out))
+
+
+def _flat(items: list) -> _Flat:
+    parts: list = []
+    raw: list[str] = []
+
+    def cells(first: bool) -> None:
+        inner = "".join(raw)
+        raw.clear()
+        if first:
+            inner = re.sub(r"^\s*\{[^{}]*\}", "", inner, count=1)  # the column spec
+        parts.extend(_latex_text(x) for x in re.split(r"\\\\|&", inner) if x.strip())
+
+    first = bool(items) and not isinstance(items[0], _Flat)
+    for it in items:
+        if isinstance(it, _Flat):
+            if raw:
+                cells(first)
+                first = False
+            if not it.blank:
+                parts.append(it)
+        else:
+            raw.append(it)
+    if raw:
+        cells(first)
+    blank = all(p.blank if isinstance(p, _Flat) else not p.strip() for p in parts)
+    return _Flat(parts, blank)
+
+
+def _written(items: list) -> list[str]:
+    """The texts of ``items`` in order, each _Flat written as its parts joined by a space
+    (without recursion: a soup nests tabulars 100,000 deep)."""
+    res: list[str] = []
+    todo: list[tuple[list, int, str]] = [(items, 0, "")]
+    while todo:
+        parts, k, sep = todo.pop()
+        if k >= len(parts):
+            continue
+        if k and sep:
+            res.append(sep)
+        todo.append((parts, k + 1, sep))
+        p = parts[k]
+        if isinstance(p, _Flat):
+            todo.append((p.parts, 0, " "))
+        else:
+            res.append(p)
+    return res
 
 
 def _braced(s: str, i: int) -> str:
@@ -751,6 +884,8 @@ def _tabular_rows(body: str) -> list[list[str]]:
 
 def _latex_text(s: str) -> str:
     """Text of a LaTeX table cell or caption: formatting commands unwrapped, math as $...$."""
+    if "\\" not in s and "~" not in s:  # no command or tie: only the white space to collapse
+        return " ".join(s.split())  # (str.split's white space is the pattern's \s)
     prev = None
     while prev != s:
         prev = s
