@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from itertools import groupby, repeat
 
 import numpy as np
 
@@ -29,6 +30,8 @@ from ctxmill.compile.refparse.lexicon import (
 
 _YEAR = re.compile(r"^(?:1[5-9]\d\d|20\d\d)[a-z]?$")
 _RANGE = re.compile(r"^[A-Za-z]?\d+[-–][A-Za-z]?\d+$")
+_INITIAL = re.compile(r"(?:[^\W\d_]\.)+|[A-Z]{1,3}")
+_OLD_ARXIV = re.compile(r"[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?")
 
 
 _ASCII_SHAPE = str.maketrans({**{c: "X" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
@@ -38,8 +41,8 @@ _ASCII_SHAPE = str.maketrans({**{c: "X" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
 def _shape(tok: str) -> str:
     # "Phys." -> "Xx.", "J.N." -> "X.X.", "1992" -> "d", "McGraw-Hill" -> "XxXx-Xx"
     if tok.isascii():  # the common case, without four regex passes
-        s = tok.translate(_ASCII_SHAPE)
-        return "".join(c for i, c in enumerate(s) if i == 0 or c != s[i - 1])[:8]
+        # each run of one character once (groupby, not a generator a character)
+        return "".join(c for c, _ in groupby(tok.translate(_ASCII_SHAPE)))[:8]
     s = re.sub(r"[A-ZÀ-ÖØ-Þ]", "X", tok)
     s = re.sub(r"[a-zß-öø-ÿ]", "x", s)
     s = re.sub(r"\d", "d", s)
@@ -62,7 +65,7 @@ def token_features(tok: str) -> tuple[str, ...]:
         f.append("allcap")
     if tok.endswith("."):
         f.append("dot")
-    if any(c.isdigit() for c in tok):
+    if not tok.isalpha() and any(map(str.isdigit, tok)):  # (a letter is never a digit)
         f.append("digit")
         if tok.isdigit():
             f.append(f"ndig={min(len(tok), 5)}")
@@ -70,13 +73,13 @@ def token_features(tok: str) -> tuple[str, ...]:
             f.append("year")
         if _RANGE.match(tok):
             f.append("range")
-    if re.fullmatch(r"(?:[^\W\d_]\.)+|[A-Z]{1,3}", tok):
+    if _INITIAL.fullmatch(tok):
         f.append("initial")
     if "/" in tok and ("://" in tok or tok.startswith("www.")):
         f.append("url")
-    if tok.lower().startswith(("10.", "doi:")) and "/" in tok:
+    if low.startswith(("10.", "doi:")) and "/" in tok:
         f.append("doi")
-    if low.startswith("arxiv:") or re.fullmatch(r"[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?", low):
+    if low.startswith("arxiv:") or ("/" in low and _OLD_ARXIV.fullmatch(low)):
         f.append("arxiv")
     if bare in MONTHS:
         f.append("month")
@@ -114,16 +117,6 @@ def _affixes(tok: str) -> tuple[str, ...]:
     return (f"p3={low[:3]}", f"p4={low[:4]}", f"s4={low[-4:]}")
 
 
-@lru_cache(maxsize=65536)
-def _near(tok: str, tag: str) -> tuple[str, ...]:
-    # a neighbour's features as seen from a token: its word and shape two away, more one away
-    nf = token_features(tok)
-    out = [f"{tag}:{nf[0]}", f"{tag}:{nf[1]}"]
-    if tag in ("p1", "n1"):
-        out.extend(f"{tag}:{x}" for x in nf[3:] if not x.startswith("len="))
-    return tuple(out)
-
-
 _NONE = {tag: (f"{tag}:none".encode(),) for tag in ("p1", "n1", "p2", "n2")}
 # what a token sees past either end of the string, in _info's order
 _EDGE = ((), _NONE["p1"], _NONE["n1"], _NONE["p2"], _NONE["n2"])
@@ -135,15 +128,19 @@ _INFO: dict[str, tuple] = {}
 
 
 def _enc(f: tuple[str, ...]) -> tuple[bytes, ...]:
-    return tuple(x.encode() for x in f)
+    return tuple(map(str.encode, f))
 
 
 def _info(tok: str) -> tuple:
     own = token_features(tok)
     key = _jkey(tok)
+    # the views of _near, made from the encoded features (b"p1:" + x is f"p1:{x}".encode())
+    enc = _enc(own)
+    wide = (enc[0], enc[1], *[x for x in enc[3:] if not x.startswith(b"len=")])
     # [8]: whether a journal name can begin here (a capitalised word that begins some name)
-    r = (_enc(own + _affixes(tok)), _enc(_near(tok, "p1")), _enc(_near(tok, "n1")), _enc(_near(tok, "p2")),
-         _enc(_near(tok, "n2")), "year" in own, key, _traits(tok),
+    r = ((enc + _enc(_affixes(tok))) if AFFIXES else enc, tuple(map(b"p1:".__add__, wide)),
+         tuple(map(b"n1:".__add__, wide)), (b"p2:" + enc[0], b"p2:" + enc[1]), (b"n2:" + enc[0], b"n2:" + enc[1]),
+         "year" in own, key, _traits(tok),
          key is not None and key in gazetteers().journal_first and tok[:1].isupper())
     if len(_INFO) >= 65536:  # bounded, as the lru_caches are
         _INFO.clear()
@@ -479,62 +476,78 @@ class _Rows:
         self.tokens: dict[str, int] = {}
         self.spans: dict[int, int] = {}
         self.tails: dict[int, int] = {}
-        # past either end of the string: block 0, so that no other block is 0 (``get(x) or add``)
-        self.edge = self.add_block([(), *_EDGE[1:]])
-
-    def _sum(self, g) -> np.ndarray | float:
-        # a group's features summed in their order (numpy adds the rows one after another)
-        get, absent = self.index.get, self.absent
-        return self.matrix[[get(f, absent) for f in g]].sum(0) if g else 0.0
-
-    def add_block(self, groups) -> int:
-        with self.lock:  # parses in threads share the rows: each new group gets rows of its own
-            if self.used_blocks == len(self.blocks):
-                # (the rows are copied before any id of the new ones is handed out; no more than
-                # the most sequence_scores keeps)
-                more = min(len(self.blocks), _TOKENS_MAX - len(self.blocks)) or len(self.blocks)
-                self.blocks = np.concatenate([self.blocks, np.zeros((more, *self.blocks.shape[1:]))])
-            at = self.used_blocks
-            for j, g in enumerate(groups):
-                self.blocks[at, j] = self._sum(g)
-            self.used_blocks += 1
-        return at
-
-    def add_row(self, g) -> int:
+        # past either end of the string: block 0, so that no other block is 0 (``get(x) or add``);
+        # its own group is empty (zeros), which _sums does not take
         with self.lock:
-            if self.used_other == len(self.other):
-                more = min(len(self.other), _OTHER_MAX - len(self.other)) or len(self.other)
-                self.other = np.concatenate([self.other, np.zeros((more, self.other.shape[1]))])
+            self.blocks[0, 1:] = self._sums(_EDGE[1:])
+            self.used_blocks = 1
+        self.edge = 0
+
+    def _sums(self, groups) -> np.ndarray:
+        """Each group's features summed in their order, one row a group, as ``matrix[ids].sum(0)``
+        of each group does (one row after another), for all groups at once: one gather of the
+        model's rows, the groups padded to one length with the model's zero row (x + 0.0 is x),
+        and one addition per position. (np.add.reduceat does not add in that order.)"""
+        get, absent = self.index.get, self.absent
+        ids = [[*map(get, g, repeat(absent))] for g in groups]
+        width = max(map(len, ids))
+        for row in ids:
+            if len(row) < width:
+                row += [absent] * (width - len(row))
+        rows = self.matrix[ids]  # groups x width x labels
+        acc = rows[:, 0].copy()
+        for j in range(1, width):
+            acc += rows[:, j]
+        return acc
+
+    def _grow(self, table: np.ndarray, need: int, most: int) -> np.ndarray:
+        # (the rows are copied before any id of the new ones is handed out; no more than the
+        # most sequence_scores keeps, unless one string needs more)
+        while len(table) < need:
+            more = min(len(table), most - len(table))
+            if more <= 0:
+                more = need - len(table)
+            table = np.concatenate([table, np.zeros((more, *table.shape[1:]))])
+        return table
+
+    def add_tokens(self, toks: list[str]) -> None:
+        """Blocks for token texts not seen before (distinct), all in one gather."""
+        infos = [_INFO.get(t) or _info(t) for t in toks]
+        sums = self._sums([g for x in infos for g in x[:5]]).reshape(len(toks), 5, -1)
+        with self.lock:  # parses in threads share the rows: each new group gets rows of its own
+            at = self.used_blocks
+            self.blocks = self._grow(self.blocks, at + len(toks), _TOKENS_MAX)
+            self.blocks[at:at + len(toks)] = sums
+            self.used_blocks = at + len(toks)
+        self.tokens.update(zip(toks, range(at, at + len(toks)), strict=True))
+
+    def add_rows(self, table: dict[int, int], keys: list[int], groups: list) -> None:
+        """Rows for stretches or positions not seen before (distinct keys), in one gather."""
+        sums = self._sums(groups)
+        with self.lock:
             at = self.used_other
-            self.other[at] = self._sum(g)
-            self.used_other += 1
-        return at
+            self.other = self._grow(self.other, at + len(keys), _OTHER_MAX)
+            self.other[at:at + len(keys)] = sums
+            self.used_other = at + len(keys)
+        table.update(zip(keys, range(at, at + len(keys)), strict=True))
 
-    def token(self, tok: str) -> int:
-        x = _INFO.get(tok) or _info(tok)
-        r = self.tokens[tok] = self.add_block(x[:5])
-        return r
 
-    def span(self, key: int) -> int:
-        r = self.spans[key] = self.add_row(_span_features(key))
-        return r
-
-    def tail(self, code: int) -> int:
-        f = list(_TAILS.get(code & 0x1FFF) or _tail(code & 0x1FFF))
-        mark = code >> 13 & 3
-        if mark:
-            f.append((b"jB", b"jI", b"j1")[mark - 1])
-        if code & _BEFORE:
-            f.append(b"before_journal")
-        if code & _BEFORE2:
-            f.append(b"before_journal2")
-        first = code >> 17 & 3
-        if first:
-            f.append(_FIRST[first - 1])
-        if code & _LAST:
-            f.append(b"last")
-        r = self.tails[code] = self.add_row(f)
-        return r
+def _tail_features(code: int) -> list[bytes]:
+    """The position features of a number of sequence_scores (positions, marks, first, last)."""
+    f = list(_TAILS.get(code & 0x1FFF) or _tail(code & 0x1FFF))
+    mark = code >> 13 & 3
+    if mark:
+        f.append((b"jB", b"jI", b"j1")[mark - 1])
+    if code & _BEFORE:
+        f.append(b"before_journal")
+    if code & _BEFORE2:
+        f.append(b"before_journal2")
+    first = code >> 17 & 3
+    if first:
+        f.append(_FIRST[first - 1])
+    if code & _LAST:
+        f.append(b"last")
+    return f
 
 
 _rows: _Rows | None = None
@@ -551,9 +564,13 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     if not n:
         return np.zeros((0, rows.matrix.shape[1]))
     infos, journals, codes = _layout(tokens, glued)
-    tok_get, span_get, tail_get = rows.tokens.get, rows.spans.get, rows.tails.get
+    tok_get = rows.tokens.get
+    ids = [tok_get(t) for t in tokens]
+    if None in ids:  # token texts not seen before: their blocks in one go
+        rows.add_tokens(list(dict.fromkeys(t for t, i in zip(tokens, ids, strict=True) if i is None)))
+        ids = [tok_get(t) for t in tokens]
     edge = rows.edge
-    pad = [edge, edge, *[tok_get(t) or rows.token(t) for t in tokens], edge, edge]
+    pad = [edge, edge, *ids, edge, edge]
     # the journal marks, first and last, into the position numbers
     for k, mark in enumerate(journals):
         if mark:
@@ -566,10 +583,22 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     for i in range(min(n, 3)):
         codes[i] |= (i + 1) << 17
     codes[-1] |= _LAST
+    spans = _span_keys(tokens, journals, infos)
+    span_rows = rows.spans
+    new = [k for _, _, k in spans if k not in span_rows]
+    if new:
+        new = list(dict.fromkeys(new))
+        rows.add_rows(span_rows, new, [_span_features(k) for k in new])
     other = [0] * n  # a separator has no stretch features: row 0 is zeros
-    for a, b, key in _span_keys(tokens, journals, infos):
-        other[a:b] = [span_get(key) or rows.span(key)] * (b - a)
-    other += [tail_get(c) or rows.tail(c) for c in codes]
+    for a, b, key in spans:
+        other[a:b] = [span_rows[key]] * (b - a)
+    tail_get = rows.tails.get
+    tails = [tail_get(c) for c in codes]
+    if None in tails:
+        new = list(dict.fromkeys(c for c, i in zip(codes, tails, strict=True) if i is None))
+        rows.add_rows(rows.tails, new, [_tail_features(c) for c in new])
+        tails = [tail_get(c) for c in codes]
+    other += tails
     g = rows.blocks[pad]
     o = rows.other[other]
     # (the order of CRFsuite's sum of the feature lists: own, p1, n1, p2, n2, stretch, position)

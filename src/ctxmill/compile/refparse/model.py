@@ -111,7 +111,7 @@ class Lattice:
         lib.crf1dc_new.restype, lib.crf1dc_new.argtypes = ptr, [ctypes.c_int, ctypes.c_int, ctypes.c_int]
         lib.crf1dc_set_num_items.restype, lib.crf1dc_set_num_items.argtypes = ctypes.c_int, [ptr, ctypes.c_int]
         lib.crf1dc_reset.restype, lib.crf1dc_reset.argtypes = None, [ptr, ctypes.c_int]
-        lib.crf1dc_viterbi.restype, lib.crf1dc_viterbi.argtypes = ctypes.c_double, [ptr, ctypes.c_void_p]
+        lib.crf1dc_viterbi.restype, lib.crf1dc_viterbi.argtypes = ctypes.c_double, [ptr, ctypes.POINTER(ctypes.c_int)]
         for fn in ("crf1dc_exp_state", "crf1dc_exp_transition", "crf1dc_alpha_score", "crf1dc_beta_score"):
             getattr(lib, fn).restype, getattr(lib, fn).argtypes = None, [ptr]
         self.lib, self.names, self.n = lib, names, n_labels
@@ -123,36 +123,40 @@ class Lattice:
         lib.crf1dc_set_num_items(self.ctx, 256)  # room for most strings: the matrices move only beyond
         _view(self.c.trans, n_labels * n_labels)[:] = trans.ravel()
         lib.crf1dc_exp_transition(self.ctx)
-        self._views: tuple = ()
-        self._at: tuple = ()
+        # the functions a string calls, bound once (an attribute of the CDLL is looked up per call)
+        self._set_num, self._viterbi = lib.crf1dc_set_num_items, lib.crf1dc_viterbi
+        self._forward_backward = (lib.crf1dc_exp_state, lib.crf1dc_alpha_score, lib.crf1dc_beta_score)
+        self._cap = -1
+        self._arrays()
 
-    def _arrays(self) -> tuple:
+    def _arrays(self) -> None:
+        # views of the context's matrices, made again when set_num_items has reallocated them
+        # (it does so only to grow past cap_items), and an array for Viterbi's labels
         c = self.c
-        at = (ctypes.addressof(c.state.contents), ctypes.addressof(c.alpha_score.contents), c.cap_items)
-        if at != self._at:  # set_num_items reallocated the matrices
-            size = c.cap_items * self.n
-            self._views = tuple(_view(p, size) for p in (c.state, c.alpha_score, c.beta_score)) \
-                + (_view(c.scale_factor, c.cap_items),)
-            self._at = at
-        return self._views
+        size = c.cap_items * self.n
+        self.state, self.alpha, self.beta = (_view(p, size) for p in (c.state, c.alpha_score, c.beta_score))
+        self.scale = _view(c.scale_factor, c.cap_items)
+        self.best = (ctypes.c_int * c.cap_items)()
+        self._cap = c.cap_items
 
     def tag(self, scores: np.ndarray) -> tuple[list[str], float]:
         """Labels and mean marginal of a (tokens x labels) score matrix; the caller holds _lock."""
-        n, lib, ctx = len(scores), self.lib, self.ctx
-        if lib.crf1dc_set_num_items(ctx, n):
+        n, ctx = len(scores), self.ctx
+        if self._set_num(ctx, n):
             raise MemoryError("CRFsuite could not allocate its lattice")
-        state, alpha, beta, scale = self._arrays()
-        state[: n * self.n] = scores.ravel()
-        best = np.empty(n, np.intc)
-        lib.crf1dc_viterbi(ctx, best.ctypes.data)
+        if self.c.cap_items != self._cap:
+            self._arrays()
+        self.state[: n * self.n] = scores.ravel()
+        best = self.best
+        self._viterbi(ctx, best)
         # what Tagger.marginal computes at its first call: crf1dc_marginal_point is
         # fwd[l] * bwd[l] / scale_factor[t], summed here in the same order
-        lib.crf1dc_exp_state(ctx)
-        lib.crf1dc_alpha_score(ctx)
-        lib.crf1dc_beta_score(ctx)
-        at = np.arange(0, n * self.n, self.n) + best
-        total = sum((alpha[at] * beta[at] / scale[:n]).tolist())
-        return list(map(self.names.__getitem__, best.tolist())), total / n
+        for fn in self._forward_backward:
+            fn(ctx)
+        got = best[:n]
+        at = np.arange(0, n * self.n, self.n) + got
+        total = sum((self.alpha[at] * self.beta[at] / self.scale[:n]).tolist())
+        return list(map(self.names.__getitem__, got)), total / n
 
 
 def _view(p, size: int) -> np.ndarray:
