@@ -71,3 +71,40 @@ def test_a_rewritten_call_keeps_its_own_commas_and_padding(tmp_path):
                                    ["static int print_value(cJSON *item, int depth, int fmt)"], 1))
     assert sorted((s.start_line, s.replacement) for s in got) == [
         (8, "    ret=print_value(child,depth+1,fmt);\n"), (10, "    ret=print_value( child, depth, fmt );\n")]
+
+
+def test_a_parameter_whose_type_changed_reaches_the_arguments_it_touches(tmp_path):
+    # serde: serialize_element(value: T) -> (value: &T): the calls lend their value
+    (tmp_path / "ser.rs").write_text(
+        "impl Seq {\n    fn serialize_element(&mut self, value: &T) -> R {\n        todo!()\n    }\n}\n\n"
+        "fn run(seq: &mut Seq, e: T, f: &T) {\n    seq.serialize_element(e);\n    other();\n    seq.serialize_element(make());\n}\n")
+    got = suggest(tmp_path, _patch("ser.rs", ["    fn serialize_element(&mut self, value: T) -> R {"],
+                                   ["    fn serialize_element(&mut self, value: &T) -> R {"], 2))
+    assert [(s.start_line, s.replacement) for s in got] == [(8, "    seq.serialize_element(&e);\n")]
+    # tracing: enter(span, at: Instant) -> (span, at: SystemTime): the argument naming the type follows
+    (tmp_path / "ser.rs").write_text(
+        "fn enter(span: &Span, at: SystemTime) {}\n\nfn run(s: &Span) {\n    enter(s, Instant::now());\n}\n")
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, _patch("ser.rs", ["fn enter(span: &Span, at: Instant) {}"],
+                                           ["fn enter(span: &Span, at: SystemTime) {}"], 1))
+    # (the rename propagator proposes the same line: the more confident of the two is shown)
+    assert [(s.start_line, s.replacement) for s in found if s.kind == "signature"] == [
+        (4, "    enter(s, SystemTime::now());\n")]
+
+
+def test_a_go_parameter_taken_by_pointer_is_passed_its_address(tmp_path):
+    (tmp_path / "hdr.go").write_text(
+        "package echo\n\nfunc (h *Header) reset(hdr *fasthttp.RequestHeader) {\n}\n\n"
+        "func (c *Context) Reset() {\n\treqHdr.reset(c.Request.Header)\n}\n")
+    got = suggest(tmp_path, _patch("hdr.go", ["func (h *Header) reset(hdr fasthttp.RequestHeader) {"],
+                                   ["func (h *Header) reset(hdr *fasthttp.RequestHeader) {"], 3))
+    assert [(s.start_line, s.replacement) for s in got] == [(7, "\treqHdr.reset(&c.Request.Header)\n")]
+
+
+def test_a_ruby_positional_default_made_a_keyword_is_passed_by_keyword(tmp_path):
+    (tmp_path / "params.rb").write_text(
+        "def map_params(params, element, is_array: false)\n  params\nend\n\nmap_params(el, element, true)\n")
+    got = suggest(tmp_path, _patch("params.rb", ["def map_params(params, element, is_array = false)"],
+                                   ["def map_params(params, element, is_array: false)"], 1))
+    assert [(s.start_line, s.replacement) for s in got] == [(5, "map_params(el, element, is_array: true)\n")]

@@ -198,6 +198,67 @@ def changes(hunks) -> list[Change]:
     return out
 
 
+def retyped(hunks) -> list[Change]:
+    """Definitions whose parameters kept their names but not their types (``value: T`` ->
+    ``value: &T``, ``at: Instant`` -> ``at: SystemTime``, Ruby's ``is_array = false`` ->
+    ``is_array: false``): the calls whose arguments the type change reaches (see _retyped_arg).
+    Not a re-signing edit (changes): the repeated edits at look-alike definitions stay shown
+    (Java's overrides follow their interface)."""
+    out = []
+    for h in hunks:
+        lang = EXT_LANG.get(_ext(h.path))
+        if not lang or not h.removed or not h.added:
+            continue
+        before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
+        for name in sorted(set(before) & set(after)):
+            a, b = before[name], after[name]
+            if [p.text for p in a] != [p.text for p in b] and [p.name for p in a] == [p.name for p in b]:
+                out.append(Change(name, a, b, lang))
+    return out
+
+
+def _type_of(p: Param, lang: str) -> str:
+    """The type text of a parameter (``&'a T`` of ``x: &'a T``, ``*T`` of Go's ``x *T``)."""
+    t = re.split(r"\s*(?:\\\\|=(?!=))", p.text, maxsplit=1)[0]
+    if lang in ("java", "c"):
+        return re.sub(r"\b" + re.escape(p.name) + r"\s*$", "", t).strip()
+    t = re.sub(r"^(?:mut\s+)?" + re.escape(p.name) + r"\b\s*:?", "", t.strip(), count=1)
+    return t.strip()
+
+
+_PLACE = re.compile(r"(?:self\.|this\.)?[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*")
+
+
+def _retyped_arg(arg: str, old: Param, new: Param, lang: str) -> str:
+    """A kept parameter's argument after its type changed: a value now taken by reference is
+    lent (``serialize_element(e)`` -> ``(&e)`` for ``value: T`` -> ``value: &T``; Go's ``x T`` ->
+    ``x *T`` and C's pointer the same), one no longer taken by reference is passed as it is, and
+    a type the argument names (``Instant::now()``, ``Timeout.NONE``) becomes the new one."""
+    a, b = _type_of(old, lang), _type_of(new, lang)
+    if a == b or not a or not b:
+        return arg
+    ref = {"rust": "&", "go": "*", "c": "*"}.get(lang)
+    if ref and lang == "c":
+        a, b = a.replace(" ", ""), b.replace(" ", "")
+        gained, lost = b.endswith("*") and not a.endswith("*") and b.rstrip("*") == a, \
+            a.endswith("*") and not b.endswith("*") and a.rstrip("*") == b
+    elif ref:
+        gained = b.startswith(ref) and not a.startswith(ref) and re.sub(r"^&(?:'\w+\s+)?(?:mut\s+)?|^\*", "", b) == a
+        lost = a.startswith(ref) and not b.startswith(ref) and re.sub(r"^&(?:'\w+\s+)?(?:mut\s+)?|^\*", "", a) == b
+    else:
+        gained = lost = False
+    if gained and _PLACE.fullmatch(arg):
+        return ("&mut " if lang == "rust" and re.match(r"&(?:'\w+\s+)?mut\s", b) else "&") + arg
+    if lost and re.match(r"&(?!&)", arg) and _PLACE.fullmatch(re.sub(r"^&\s*(?:mut\s+)?", "", arg)):
+        return re.sub(r"^&\s*(?:mut\s+)?", "", arg)
+    ta, tb = re.findall(r"[A-Za-z_]\w*", a), re.findall(r"[A-Za-z_]\w*", b)
+    if len(ta) == len(tb):
+        diff = [(x, y) for x, y in zip(ta, tb, strict=True) if x != y]
+        if len(diff) == 1 and re.match(re.escape(diff[0][0]) + r"(?:::|\.)", arg):
+            return diff[0][1] + arg[len(diff[0][0]):]
+    return arg
+
+
 def _values_from_body(h, old: list[Param], new: list[Param]) -> None:
     """A new parameter that took the place of one literal in the body (``[200, {}, body]`` ->
     ``[status, {}, body]``) was that literal before: the old callers pass it and keep what they
@@ -284,6 +345,7 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
             p.default is None and not p.keyword_only and p.name not in given for p in old):
         return None  # not a call of this definition: too many arguments, an unknown keyword, a missing one
     value = {p.name: positional[i] for i, p in enumerate(old) if i < len(positional)}
+    old_by_name = {p.name: p for p in old}
     renamed = {}
     old_names, new_names = [p.name for p in old], [p.name for p in new]
     if len(old) == len(new):  # a parameter renamed in place keeps its argument
@@ -302,7 +364,12 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
             continue
         star = re.match(r"\*{1,2}|&", p.text) if ch.lang in ("python", "ruby") else None
         if src in value:
-            out.append(value[src] if src == p.name else _named_after(value[src], src, p.name, scope))
+            if src != p.name:
+                out.append(_named_after(value[src], src, p.name, scope))
+            elif ch.lang == "ruby" and p.keyword_only and not old_by_name[src].keyword_only and i == last_given:
+                out.append(f"{p.name}: {value[src]}")  # `is_array = false` -> `is_array: false`: by keyword now
+            else:
+                out.append(_retyped_arg(value[src], old_by_name[src], p, ch.lang))
         elif star and src not in old_names:
             if _bound(p.name, scope):  # a new *args / **kw: the caller's own, passed through
                 (keywords.__setitem__(p.name, star.group() + p.name) if star.group() == "**"
@@ -488,7 +555,7 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     fields: dict[str, str] = {}
     by_call, defs = call_changes(hunks, files)
     out += [d for d in defs if not any((d[0], n) in edited for n in range(d[1], d[2] + 1))]
-    for ch in changes(hunks) + by_call:
+    for ch in changes(hunks) + retyped(hunks) + by_call:
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
         sites = []
         for path, text in files.items():
