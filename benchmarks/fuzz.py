@@ -318,13 +318,16 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
             out.append(_soup(rnd, 2_000))
             n += len(out[-1])
         return "".join(out).encode()
-    if shape == "latex_tables":  # Nougat's tables: captions after, nested header tabulars, stray
-        out, n, i = [], 0, 0     # begins and ends of every kind, tabulars nested three deep
+    if shape == "latex_tables":  # Nougat's tables (captions after, nested header tabulars, one
+        # tabular nested two deep, stray ends) between paragraphs, then in the last 5% \\begin
+        # lines never closed (each was scanned to the end of the text); no stray \\begin before,
+        # where it would swallow the text up to the next table's \\end
+        out, n, i = ["# A Paper of Tables\n\n"], 0, 0
         while n < size:
             i += 1
-            part = rnd.choice(_LATEX_TABLE_PARTS).replace("{i}", str(i))
-            out.append(part)
-            n += len(part)
+            parts = _LATEX_TABLE_PARTS if n < size * 0.95 else _LATEX_STRAY_BEGINS
+            out.append(rnd.choice(parts).replace("{i}", str(i)))
+            n += len(out[-1])
         return "".join(out).encode()
     raise ValueError(shape)
 
@@ -335,14 +338,16 @@ _LATEX_TABLE_PARTS = (
     "A{i} & 1.{i} & \\textbf{9{i}} \\\\\nB & \\multicolumn{2}{c}{n/a} \\\\\n\\bottomrule\n\\end{tabular}\n"
     "\\end{table}\nTable {i}: Results of run {i}.\n\n",
     "Some prose about table {i} and its numbers, as a paper has between its floats.\n\n",
+    "## Results of part {i}\n\n",
     "\\begin{table*}\\caption{Wide table {i}}\\begin{tabularx}{\\textwidth}{XX} a & b \\\\ c & d \\end{tabularx}"
     "\\end{table*}\n\n",
     "\\begin{tabular}{c} \\begin{tabular}{c} x{i} \\\\ \\begin{tabular}{c} deep \\end{tabular} \\end{tabular}"
     " & y \\\\ \\end{tabular}\n\n",
     "\\begin{longtable}{ll} k{i} & v \\\\ \\end{longtable}\n\n",
-    "\\begin{table} a float never closed {i}\n\n", "\\end{tabular} stray end {i}\n\n",
-    "\\begin{tabular}{cc} never closed {i} & x \\\\\n\n", "\\caption{unclosed caption {i}\n\n",
+    "\\end{tabular} stray end {i}\n\n", "\\caption{unclosed caption {i}\n\n",
 )
+_LATEX_STRAY_BEGINS = ("\\begin{table} a float never closed {i}\n\n", "\\begin{tabular}{cc} never closed {i} & x\n\n",
+                       "\\begin{longtable}{l} never closed {i}\n\n", "Text after them {i}.\n\n")
 
 
 SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
