@@ -152,6 +152,7 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
     per_case: Counter = Counter()
     top_wrong: Counter = Counter()
     by_lang: dict[str, Counter] = defaultdict(Counter)
+    by_trigger: dict[str, Counter] = defaultdict(Counter)
     shown: list = []
     for case in cases:
         tmp = tempfile.mkdtemp(prefix="sigmiss-")
@@ -178,6 +179,10 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
             else:
                 state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
             per_case[state] += 1
+            trig = "trigger re-signs the definition" if hunks and any(c.name == name for c in changes(hunks)) else \
+                "trigger changes a call" if hunks and any(c.name == name for c in call_changes(hunks, files)[0]) else \
+                "trigger not read"
+            by_trigger[trig][state] += 1
             if top is not None and not top.hits:
                 kind = top.kind
                 if kind == "signature":
@@ -207,6 +212,7 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
+           "case_state_by_trigger": {k: dict(v.most_common()) for k, v in sorted(by_trigger.items())},
            "top_wrong": dict(top_wrong.most_common()),
            "missed_targets": dict(per_target.most_common()),
            "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
