@@ -9,7 +9,8 @@ in one process per tree, in the same order (so the caches fill and start again a
 for each string these are compared as JSON:
 
 - ``label(text)``: every token and its label;
-- the tagger's confidence unrounded (``repr`` of the float), from ``tag_scores(scores_of(...))``;
+- the tagger's confidence unrounded (``repr`` of the float), as parse() gets it (``tag_tokens``, or
+  ``tag_scores(scores_of(...))`` in a tree without it);
 - ``parse(raw)`` and ``reference_fields(raw, parse_entry)``: every field, as ``ctxmill compile``
   writes them.
 
@@ -88,9 +89,15 @@ def dump(source: Path, target: Path) -> None:
     strings that a comparison may want to show."""
     from ctxmill.compile.references import parse_entry
     from ctxmill.compile.refparse import _LABEL, label, parse, reference_fields
-    from ctxmill.compile.refparse.features import scores_of
-    from ctxmill.compile.refparse.model import tag_scores
     from ctxmill.compile.refparse.tokens import tokenize
+    try:  # what parse() tags with (its confidence unrounded), where the tree has it
+        from ctxmill.compile.refparse.features import tag_tokens
+    except ImportError:
+        from ctxmill.compile.refparse.features import scores_of
+        from ctxmill.compile.refparse.model import tag_scores
+
+        def tag_tokens(toks):
+            return tag_scores(scores_of(toks))
 
     sets = json.loads(source.read_text())
     out = {}
@@ -100,7 +107,7 @@ def dump(source: Path, target: Path) -> None:
             text = " ".join(raw.split())
             m = _LABEL.match(text)
             text = text[m.end():] if m else text
-            _, conf = tag_scores(scores_of(tokenize(text)))
+            _, conf = tag_tokens(tokenize(text))
             row = json.dumps([label(text), repr(conf), parse(raw), reference_fields(raw, parse_entry)],
                              sort_keys=True, ensure_ascii=False, default=repr)
             rows.append(row)

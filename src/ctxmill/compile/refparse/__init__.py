@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ctxmill.compile.refparse.features import scores_of
+from ctxmill.compile.refparse.features import tag_tokens
 from ctxmill.compile.refparse.fields import assemble
-from ctxmill.compile.refparse.model import tag_scores
 from ctxmill.compile.refparse.tokens import tokenize
 
 # "[12]", "12.", "(12)" before the entry: the citation label, not part of the reference
@@ -36,7 +35,7 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 def label(text: str) -> list[tuple[str, str]]:
     """[(token, label)] for one reference string."""
     toks = tokenize(text)
-    labels, _ = tag_scores(scores_of(toks))
+    labels, _ = tag_tokens(toks)
     return [(t, lab) for (t, _, _), lab in zip(toks, labels, strict=True)]
 
 
@@ -49,7 +48,7 @@ def parse(raw: str) -> dict:
         number = next(g for g in m.groups() if g)
         text = text[m.end() :]
     toks = tokenize(text)
-    labels, confidence = tag_scores(scores_of(toks))
+    labels, confidence = tag_tokens(toks)  # (summed and tagged in CRFsuite: no numpy import)
     out = assemble(text, toks, labels)
     out["label"] = number
     out["confidence"] = round(confidence, 3)

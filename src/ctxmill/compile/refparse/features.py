@@ -15,8 +15,7 @@ import re
 import threading
 from functools import lru_cache
 from itertools import groupby, repeat
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ctxmill.compile.refparse.lexicon import (
     JOURNAL,
@@ -27,6 +26,9 @@ from ctxmill.compile.refparse.lexicon import (
     gazetteers,
     lexkey,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _YEAR = re.compile(r"^(?:1[5-9]\d\d|20\d\d)[a-z]?$")
 _RANGE = re.compile(r"^[A-Za-z]?\d+[-–][A-Za-z]?\d+$")
@@ -463,6 +465,8 @@ def _span_keys(tokens: list[str], journals: list[str | None], infos: list[tuple]
 
 class _Rows:
     def __init__(self) -> None:
+        import numpy as np
+
         from ctxmill.compile.refparse.model import weights
 
         w = weights()
@@ -489,18 +493,22 @@ class _Rows:
         model's rows, the groups padded to one length with the model's zero row (x + 0.0 is x),
         and one addition per position. (np.add.reduceat does not add in that order.)"""
         get, absent = self.index.get, self.absent
-        ids = [[*map(get, g, repeat(absent))] for g in groups]
-        width = max(map(len, ids))
-        for row in ids:
-            if len(row) < width:
-                row += [absent] * (width - len(row))
-        rows = self.matrix[ids]  # groups x width x labels
+        width = max(map(len, groups))
+        pad = [absent] * width
+        ids: list[int] = []
+        for g in groups:
+            ids += map(get, g, repeat(absent))
+            if len(g) < width:
+                ids += pad[len(g):]
+        rows = self.matrix.take(ids, 0).reshape(len(groups), width, -1)  # groups x width x labels
         acc = rows[:, 0].copy()
         for j in range(1, width):
             acc += rows[:, j]
         return acc
 
     def _grow(self, table: np.ndarray, need: int, most: int) -> np.ndarray:
+        import numpy as np
+
         # (the rows are copied before any id of the new ones is handed out; no more than the
         # most sequence_scores keeps, unless one string needs more)
         while len(table) < need:
@@ -553,24 +561,10 @@ def _tail_features(code: int) -> list[bytes]:
 _rows: _Rows | None = None
 
 
-def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.ndarray:
-    """Per token and label, the sum of the model's weights of sequence_features' features:
-    what CRFsuite computes from those lists, without building them (tokens x labels)."""
-    global _rows
+def _positions(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], list[str | None], list[int]]:
+    """_layout with the journal marks, first and last packed into the position numbers."""
     n = len(tokens)
-    rows = _rows
-    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
-        rows = _rows = _Rows()  # (at most one new block a token, two other rows)
-    if not n:
-        return np.zeros((0, rows.matrix.shape[1]))
     infos, journals, codes = _layout(tokens, glued)
-    tok_get = rows.tokens.get
-    ids = [tok_get(t) for t in tokens]
-    if None in ids:  # token texts not seen before: their blocks in one go
-        rows.add_tokens(list(dict.fromkeys(t for t, i in zip(tokens, ids, strict=True) if i is None)))
-        ids = [tok_get(t) for t in tokens]
-    edge = rows.edge
-    pad = [edge, edge, *ids, edge, edge]
     # the journal marks, first and last, into the position numbers
     for k, mark in enumerate(journals):
         if mark:
@@ -583,6 +577,29 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     for i in range(min(n, 3)):
         codes[i] |= (i + 1) << 17
     codes[-1] |= _LAST
+    return infos, journals, codes
+
+
+def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.ndarray:
+    """Per token and label, the sum of the model's weights of sequence_features' features:
+    what CRFsuite computes from those lists, without building them (tokens x labels)."""
+    import numpy as np
+
+    global _rows
+    n = len(tokens)
+    rows = _rows
+    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
+        rows = _rows = _Rows()  # (at most one new block a token, two other rows)
+    if not n:
+        return np.zeros((0, rows.matrix.shape[1]))
+    infos, journals, codes = _positions(tokens, glued)
+    tok_get = rows.tokens.get
+    ids = [tok_get(t) for t in tokens]
+    if None in ids:  # token texts not seen before: their blocks in one go
+        rows.add_tokens(list(dict.fromkeys(t for t, i in zip(tokens, ids, strict=True) if i is None)))
+        ids = [tok_get(t) for t in tokens]
+    edge = rows.edge
+    pad = [edge, edge, *ids, edge, edge]
     spans = _span_keys(tokens, journals, infos)
     span_rows = rows.spans
     new = [k for _, _, k in spans if k not in span_rows]
@@ -609,3 +626,80 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     s += o[:n]
     s += o[n:]
     return s
+
+
+# --- the same sums in CRFsuite, without numpy (model.py says how) -------------------------------
+# Per token text its five group rows, per stretch and position number one row, each as the
+# contents of an item of the scores model (18 x attribute id and value); a string is the join of
+# its tokens' seven rows each. At most this many are kept, then the caches start again.
+_BLOBS_MAX = 16384
+
+
+class _Blobs:
+    def __init__(self, native) -> None:
+        self.native = native
+        self.tokens: dict[str, tuple[bytes, ...]] = {}
+        self.spans: dict[int, bytes] = {}
+        self.tails: dict[int, bytes] = {}
+        zero = native.rows([0.0] * native.n, 1)[0]
+        self.zero = zero  # a separator's stretch: nothing (numpy's row 0)
+        self.edge = (zero, *native.sums(list(_EDGE[1:])))
+
+    def add_tokens(self, toks: list[str]) -> None:
+        infos = [_INFO.get(t) or _info(t) for t in toks]
+        rows = self.native.sums([g for x in infos for g in x[:5]])
+        self.tokens.update((t, tuple(rows[5 * k:5 * k + 5])) for k, t in enumerate(toks))
+
+    def add_rows(self, table: dict, keys: list[int], groups: list) -> None:
+        table.update(zip(keys, self.native.sums(groups), strict=True))
+
+
+_blobs: _Blobs | None = None
+
+
+def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
+    """Labels and confidence of tokenize()'s tokens: ``model.tag_scores(scores_of(toks))``, to the
+    bit, summed and tagged in CRFsuite where model.native() is there (no numpy), else that."""
+    from ctxmill.compile.refparse import model
+
+    nat = model.native()
+    if nat is None:
+        return model.tag_scores(scores_of(toks))
+    n = len(toks)
+    if not n:
+        return [], 0.0
+    tokens = [t for t, _, _ in toks]
+    infos, journals, codes = _positions(tokens, _glued(toks))
+    spans = _span_keys(tokens, journals, infos)
+    global _blobs
+    with model._lock:  # the CRFsuite buffers are shared: one string at a time
+        b = _blobs
+        if b is None or b.native is not nat or len(b.tokens) + n > _BLOBS_MAX \
+                or len(b.spans) + len(b.tails) + 2 * n > _BLOBS_MAX:
+            b = _blobs = _Blobs(nat)
+        get = b.tokens.get
+        blocks = [get(t) for t in tokens]
+        if None in blocks:
+            b.add_tokens(list(dict.fromkeys(t for t, x in zip(tokens, blocks, strict=True) if x is None)))
+            blocks = [get(t) for t in tokens]
+        span_rows = b.spans
+        new = [k for _, _, k in spans if k not in span_rows]
+        if new:
+            new = list(dict.fromkeys(new))
+            b.add_rows(span_rows, new, [_span_features(k) for k in new])
+        stretch = [b.zero] * n
+        for a, e, key in spans:
+            stretch[a:e] = [span_rows[key]] * (e - a)
+        tail_get = b.tails.get
+        tails = [tail_get(c) for c in codes]
+        if None in tails:
+            new = list(dict.fromkeys(c for c, x in zip(codes, tails, strict=True) if x is None))
+            b.add_rows(b.tails, new, [_tail_features(c) for c in new])
+            tails = [tail_get(c) for c in codes]
+        edge = b.edge
+        pad = [edge, edge, *blocks, edge, edge]
+        # each token's rows in the order numpy adds them: own, p1, n1, p2, n2, stretch, position
+        contents = b"".join([x for own, p1, n1, p2, n2, st, tl in zip(pad[2:], pad[1:], pad[3:], pad, pad[4:],
+                                                                       stretch, tails, strict=False)
+                             for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl)])
+        return nat.tag(contents, n)
