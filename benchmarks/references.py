@@ -275,6 +275,35 @@ def _run(args: list[str], src: Path | None) -> str:
                           env=env).stdout
 
 
+def dev_scores(args) -> dict:
+    """--dev: the labeller with a dev model and its gazetteers on the dev split, per source."""
+    import train_refparse as T
+
+    from ctxmill.compile.refparse import lexicon, model
+
+    lex = T.dev_lexicon_path(args.dev)
+    model.model_path = lambda: args.dev
+    lexicon.gazetteer_path = lambda: lex
+    lexicon.gazetteers.cache_clear()
+    examples, _ = T.load_training(args.grobid, args.anystyle, with_files=True)
+    _, dev = T.split(examples, args.dev_split)
+    out: dict = {"model": str(args.dev), "dev_split": args.dev_split}
+    for src, key in (("G", "grobid/"), ("A", "anystyle/")):
+        exs = [(t, s) for t, s, f in dev if f.startswith(key)]
+        r = score_set(exs, crf_fields)
+        out[src] = {"strings": len(exs), **{k: r["fields"][k]["f1"] for k in FIELDS},
+                    "invented": [r["invented_titles"]["invented"], r["invented_titles"]["entries_without_title"]]}
+        if args.dev_errors:
+            out[src]["title_errors"] = []
+            for t, s in exs:
+                truth, got = truth_fields(t, s)["title"], crf_fields(t)
+                if _key("title", truth) != _key("title", got["title"]):
+                    kind = "invented" if not truth else "missed" if not got["title"] else "wrong"
+                    out[src]["title_errors"].append({"kind": kind, "raw": t, "truth": truth, "got": got["title"],
+                                                     "container": got["container"]})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout")
@@ -285,7 +314,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="speed: fresh processes per tree, taking turns")
     ap.add_argument("--no-speed", action="store_true", help="scores only")
     ap.add_argument("--speed-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--dev", type=Path, metavar="MODEL",
+                    help="score a dev model (scripts/train_refparse.py --without-dev -o MODEL) and its "
+                         "gazetteers on the dev split it was trained without, training data only: the "
+                         "labeller's fields per source (G: GROBID, A: AnyStyle); no held-out set is read")
+    ap.add_argument("--dev-split", choices=("random", "docs"), default="docs", help="with --dev: the split")
+    ap.add_argument("--dev-errors", action="store_true", help="with --dev: list each dev title that differs")
     args = ap.parse_args()
+    if args.dev:
+        print(json.dumps(dev_scores(args), indent=1))
+        return
     sets = held_out(args.grobid, args.anystyle)
     strings = [t for exs in sets.values() for t, _ in exs]
     if args.speed_only:  # one turn of the speed measurement, in a process of its own

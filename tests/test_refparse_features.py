@@ -535,3 +535,60 @@ def test_affix_features_only_when_asked(monkeypatch):
     monkeypatch.setattr(features, "AFFIXES", True)
     assert features._affixes("Interferometer") == ("p3=int", "p4=inte", "s4=eter")
     assert features._affixes("Phys") == () and features._affixes("2013a") == ()
+
+
+def test_doc_split_keeps_whole_documents_on_one_side():
+    """--dev-split docs: a GROBID file of one document's references is dev or training as a
+    whole (by a hash of its name), a file of many documents always trains, and of AnyStyle's
+    files only bad.xml is dev; the split does not depend on the order of the strings."""
+    examples = []
+    for d in range(40):  # forty one-document files of five strings each
+        examples += [(f"Author{d}, A., Title {d}.{i}, J. Things {i} (2001).", [], f"grobid/doc{d}.tei.xml")
+                     for i in range(5)]
+    examples += [(f"Many{i}, B., Title, J. X 1 (2002).", [], "grobid/citations.xml") for i in range(200)]
+    examples += [(f"Any{i}, C. (2003). Title. Publisher.", [], f"anystyle/{n}.xml")
+                 for i, n in enumerate(["core", "good", "bad", "bad"])]
+    train, dev = train_refparse.doc_split(examples)
+    dev_files = {src for *_, src in dev}
+    assert len(train) + len(dev) == len(examples) and all(len(e) == 2 for e in train)
+    assert "grobid/citations.xml" not in dev_files and "anystyle/bad.xml" in dev_files
+    assert {"anystyle/core.xml", "anystyle/good.xml"}.isdisjoint(dev_files)
+    g = [f for f in dev_files if f.startswith("grobid/")]
+    assert 4 <= len(g) <= 20  # about one document in four
+    # each dev document whole: none of its strings trains
+    train_texts = {t for t, _ in train}
+    assert not any(t in train_texts for t, _, _ in dev)
+    assert all(sum(1 for *_, s in dev if s == f) == 5 for f in g)
+    assert train_refparse.doc_split(list(reversed(examples)))[1] == list(reversed(dev))
+
+
+def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
+    """--without-dev writes a dev model and its own gazetteers beside it, never the shipped ones,
+    trained on the strings outside the dev split only."""
+    exs = _tiny_examples(40)
+    files = [(t, s, f"grobid/doc{i % 8}.tei.xml") for i, (t, s) in enumerate(exs)]
+    monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False: (list(files), {}))
+    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
+    (lex / "journals").mkdir(parents=True)
+    (lex / "names").mkdir()
+    for f in ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
+              "names/firstname.5k", "names/lastname.5k"):
+        (lex / f).write_text("Journal of Things\n")
+    trained = []
+    monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    shipped = Path(str(gazetteer_path())).read_bytes()
+    out = tmp_path / "dev.crfsuite"
+    try:
+        assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
+                                    "--dev-split", "docs", "--without-dev", "-o", str(out)]) == 0
+        assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
+                                    "--without-dev"]) == 2  # not over the shipped model
+    finally:
+        from ctxmill.compile.refparse import lexicon
+        monkeypatch.setattr(lexicon, "gazetteer_path", gazetteer_path)
+        gazetteers.cache_clear()
+    _, dev = train_refparse.doc_split(files)
+    assert dev and len(trained[0]) == len(files) - len(dev)
+    assert not {t for t, _, _ in dev} & {t for t, _ in trained[0]}
+    assert train_refparse.dev_lexicon_path(out).exists()
+    assert Path(str(gazetteer_path())).read_bytes() == shipped
