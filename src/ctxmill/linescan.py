@@ -34,6 +34,8 @@ def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern |
     a first one, not a step per text. A pattern matches no line break but perhaps the one
     before its line (``\\n(?=...)``, reading no further than its line); a text of several lines
     is always returned (and every text where lower-casing would move a character)."""
+    if not texts:
+        return []
     joined = "\n" + "\n".join(texts)
     found: set[int] = set()
     one_line = joined.count("\n") == len(texts)  # one line each: a text's index is its line's

@@ -16,6 +16,7 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, is_, methodcaller
 
 from ctxmill.compile.options import CompileOptions
+from ctxmill.linescan import text_hits
 from ctxmill.model import Block, Document, Kind
 
 LIGATURES = {
@@ -440,9 +441,16 @@ def _furniture(doc: Document) -> None:
             if _stamp(b.text):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
-    for b in doc.blocks:
-        if b.kind is not Kind.PARAGRAPH:
-            continue
+    # arXiv stamps, stray page numbers in OCR text: the paragraphs holding a ":" or a line that
+    # may be a page number, found by one search of all the texts (ctxmill.linescan)
+    paras = list(compress(doc.blocks, map(is_, map(_KIND, doc.blocks), repeat(Kind.PARAGRAPH))))
+    texts = list(map(_TEXT, paras))
+    # (blocks longer than 150 characters on average, prose: each block's own test costs less
+    # than a search of all its text)
+    hits = text_hits(texts, _MAYBE_PAGE_NUM_OR_STAMP_RE) if sum(map(len, texts)) <= 150 * len(texts) \
+        else range(len(texts))
+    for k in hits:
+        b = paras[k]
         if ":" in b.text and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):
             b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "arxiv_stamp"
@@ -450,6 +458,13 @@ def _furniture(doc: Document) -> None:
             # a stray printed page number in OCR text
             b.kind = Kind.FURNITURE
             b.attrs["furniture"] = "page_number"
+
+
+# a ":" anywhere, or a line of only the characters PAGE_NUM_RE can match (its case-blind letters,
+# digits, dashes, "/", blanks, anything outside ASCII): every block of one line the loop above
+# can take (ctxmill.linescan returns every block of more)
+_MAYBE_PAGE_NUM_OR_STAMP_RE = re.compile(
+    r":|\n(?=[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
 
 
 def _swapped_running_lines(edge: list[tuple[Block, str]], need: int) -> None:
