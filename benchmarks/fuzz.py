@@ -1325,6 +1325,61 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     return out
 
 
+# One ignore file of N lines (the campaign's big_ignore kind) built into the walk's rules and
+# asked about paths, in a child of the tree under test (its _Spec), CPU seconds printed as JSON.
+_IGNORE_CHILD = """
+import hashlib, json, random, sys, time
+src = sys.argv[1]
+here = sys.argv[2]
+sys.path = [src] + [p for p in sys.path if p.rstrip('/') != here]
+from ctxmill.sources.repo import _Spec
+n, paths = int(sys.argv[3]), int(sys.argv[4])
+rnd = random.Random(26)
+lines = [rnd.choice([f"*.{i}", f"dir{i}/", f"!keep{i}", f"**/x{i}/**", f"[a-z]{i}*", f"file{i}.py"]) for i in range(n)]
+asked = [rnd.choice([f"file{rnd.randrange(n)}.py", f"src/dir{rnd.randrange(n)}/m.py", f"pkg/mod{i}.py",
+                     f"a/x{rnd.randrange(n)}/b.c", f"q{rnd.randrange(n)}.txt", "good.py"]) for i in range(paths)]
+t = time.process_time()
+spec = _Spec("", lines)
+build = time.process_time() - t
+t = time.process_time()
+verdicts = [spec.decide(p) for p in asked]
+per = (time.process_time() - t) / paths
+print(json.dumps({"build_cpu_s": round(build, 3), "per_path_us": round(per * 1e6, 1),
+                  "ignored": sum(1 for v in verdicts if v),
+                  "verdicts_hash": hashlib.sha1("".join("-" if v is None else "10"[v] for v in verdicts).encode()).hexdigest()[:16]}))
+"""
+
+
+def ignore_scaling(lines: int, paths: int, repeat: int, timeout: float, peer: str | None = None) -> dict:
+    """Build the ignore rules of a ``lines``-line .gitignore and ask ``paths`` paths, at ``lines``
+    and twice that, in this checkout (and ``peer``'s src/, in turn): the least CPU of ``repeat``
+    runs of each, the doubling ratio of the build, and whether both trees gave the same verdicts."""
+    here = str(REPO / "src")
+    sides = {"this": here, **({"peer": str(Path(peer).resolve())} if peer else {})}
+    out: dict = {"load_average": [round(x, 1) for x in os.getloadavg()], "repeat": repeat, "paths": paths,
+                 "stat": "min"}
+    for side, src in sides.items():
+        rows = {}
+        for mult in (1, 2):
+            runs = []
+            for _ in range(repeat):
+                p = subprocess.run([sys.executable, "-c", _IGNORE_CHILD, src, here, str(lines * mult), str(paths)],
+                                   capture_output=True, text=True, timeout=timeout)
+                if p.returncode:
+                    raise RuntimeError(p.stderr[-500:])
+                runs.append(json.loads(p.stdout))
+            rows[f"x{mult}"] = {"lines": lines * mult, "build_cpu_s": min(r["build_cpu_s"] for r in runs),
+                                "per_path_us": min(r["per_path_us"] for r in runs),
+                                "ignored": runs[0]["ignored"], "verdicts_hash": runs[0]["verdicts_hash"]}
+        rows["build_doubling_ratio"] = round(rows["x2"]["build_cpu_s"] / max(rows["x1"]["build_cpu_s"], 1e-6), 2)
+        out[side] = rows
+    if peer:
+        out["same_verdicts"] = all(out["this"][k]["verdicts_hash"] == out["peer"][k]["verdicts_hash"]
+                                   for k in ("x1", "x2"))
+    out["load_average_end"] = [round(x, 1) for x in os.getloadavg()]
+    return out
+
+
 def apply_scaling(size: int, timeout: float, repeat: int = 1, stat: str = "median",
                   rnd: random.Random | None = None, peer: str | None = None) -> dict:
     """``ctxmill apply`` of a sketch identical to a large file of few distinct lines (the
@@ -1411,7 +1466,15 @@ def main() -> None:
                     "runs its own) instead of the checkout's ctxmill command")
     ap.add_argument("--in-process", action="store_true",
                     help="scaling: also time each compile in process (no interpreter start or imports)")
+    ap.add_argument("--ignore-scaling", type=int, metavar="LINES",
+                    help="only the ignore rules: a LINES-line .gitignore (and twice that) built and asked about "
+                    "--ignore-paths paths, CPU seconds (least of --repeat), with --peer in turn")
+    ap.add_argument("--ignore-paths", type=int, default=2000, help="paths asked per --ignore-scaling run")
     args = ap.parse_args()
+    if args.ignore_scaling:
+        print(json.dumps({"ignore_rules": ignore_scaling(args.ignore_scaling, args.ignore_paths, args.repeat,
+                                                         max(args.timeout, 600), args.peer)}, indent=1))
+        return
     if args.worker:
         worker()
         return
