@@ -464,6 +464,23 @@ def _doubles(p, size: int) -> memoryview:
     return memoryview((ctypes.c_double * size).from_address(ctypes.addressof(p.contents))).cast("B").cast("d")
 
 
+GROUP = 32  # contents of a group's item (a token's own features are ~12, a stretch's 14)
+
+
+class _Records(dict):
+    """A feature's content in an item of the shipped model (its attribute id, value 1), b"" for a
+    feature the model lacks (it adds nothing, as numpy's zero row)."""
+
+    def __init__(self, index: dict[bytes, int]) -> None:
+        super().__init__()
+        self.index = index
+
+    def __missing__(self, name: bytes) -> bytes:
+        aid = self.index.get(name)
+        r = self[name] = b"" if aid is None else RECORD.pack(aid, 1.0)
+        return r
+
+
 class Native:
     """The shipped model for parsing without numpy (see above): attribute ids, group sums and
     tagging, each in CRFsuite."""
@@ -477,7 +494,7 @@ class Native:
         lib.crf1dc_viterbi.restype, lib.crf1dc_viterbi.argtypes = ctypes.c_double, [ptr, ctypes.POINTER(ctypes.c_int)]
         for fn in ("crf1dc_exp_state", "crf1dc_alpha_score", "crf1dc_beta_score"):
             getattr(lib, fn).restype, getattr(lib, fn).argtypes = None, [ptr]
-        _, _, _, _, _, n_labels, n_attrs, _, off_l, off_a, _, _ = _HEADER.unpack_from(buf, 0)
+        _, _, _, _, _, n_labels, n_attrs, _, off_l, off_a, _, off_arefs = _HEADER.unpack_from(buf, 0)
         self.n = n_labels
         self.index = dict(zip(_records(buf, off_a, n_attrs), range(n_attrs), strict=True))
         labels = _records(buf, off_l, n_labels)
@@ -490,17 +507,27 @@ class Native:
         self._forward_backward = (lib.crf1dc_exp_state, lib.crf1dc_alpha_score, lib.crf1dc_beta_score)
         # a row's contents: label k's attribute (k) and the row's value for it
         self.template = b"".join(RECORD.pack(k, 0.0) for k in range(n_labels))
-        self.records: dict[int, bytes] = {}
+        self.records = _Records(self.index)
+        # Groups go to CRFsuite as items of GROUP contents each (one items array for every batch),
+        # a shorter group padded with an attribute at value 0: weight x 0 adds 0 (a score starts
+        # at +0, and +0 + -0 is +0, so no sum changes, not even a zero's sign); the attribute
+        # with the fewest features among the first ones, so that padding costs least.
+        counts = [struct.unpack_from("<I", buf, a)[0] for a in _uint32s(buf, off_arefs + 12, min(64, n_attrs))]
+        self.pad = [RECORD.pack(counts.index(min(counts)), 0.0) * k for k in range(GROUP + 1)]
 
     def sums(self, groups: list[tuple[bytes, ...]]) -> list[bytes]:
         """Each group's features summed, as a row of the scores model's contents; the caller
         holds _lock."""
-        get, rec = self.index.get, self.records
-        items = []
-        for g in groups:
-            ids = [i for i in map(get, g) if i is not None]  # (a feature the model lacks adds 0)
-            items.append(b"".join([rec.get(i) or self._record(i) for i in ids]))
-        self.groups.set_groups(items)
+        recs = self.records
+        if len(recs) > 200_000:  # (a hostile text's words the model lacks, each kept as b"")
+            recs.clear()
+        items = [b"".join(map(recs.__getitem__, g)) for g in groups]
+        if max(map(len, items)) <= 16 * GROUP:
+            pad = self.pad
+            self.groups.set_fixed(b"".join([x for it in items for x in (it, pad[GROUP - (len(it) >> 4)])]),
+                                  len(items), GROUP)
+        else:
+            self.groups.set_groups(items)
         state = self.groups.matrices()[0]
         return self.rows(state[: len(groups) * self.n], len(groups))
 
@@ -509,11 +536,8 @@ class Native:
         out = bytearray(self.template * count)
         memoryview(out).cast("d")[1::2] = array("d", values) if isinstance(values, list) else values
         size = len(self.template)
-        return [bytes(out[k * size:(k + 1) * size]) for k in range(count)]
-
-    def _record(self, aid: int) -> bytes:
-        r = self.records[aid] = RECORD.pack(aid, 1.0)
-        return r
+        data = bytes(out)
+        return [data[k:k + size] for k in range(0, count * size, size)]
 
     def tag(self, contents: bytes, n: int, k: int = 7) -> tuple[list[str], float]:
         """Labels and mean marginal of n tokens, each k rows of contents; the caller holds _lock."""
