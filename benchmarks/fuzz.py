@@ -979,6 +979,192 @@ def wide_tree(rnd: random.Random, root: Path, files: list[Path]) -> str:
     return kind
 
 
+# ----------------------------------------------------------------------------- round twelve (--kinds wide2)
+# What a reviewer's different campaign would throw: deep nesting for the code chunker in every
+# language, syntax-error soup, one-line files, generated CSS/SQL/YAML/JSON, notebooks with huge
+# outputs, mixed encodings per line, RTL and emoji text, unclosed Markdown, 100,000 footnotes or
+# one-character references, conflict markers, hostile search queries. Drawn only with --kinds
+# wide2, from a random stream of its own: classic and wide seeds replay unchanged.
+
+LANG_EXT = (".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".cpp", ".rb", ".ex", ".php", ".cs", ".kt", ".swift",
+            ".lua", ".sh", ".scala", ".hs", ".ml", ".sql", ".css", ".html", ".yaml", ".json", ".toml", ".md")
+RTL = ("مرحبا بالعالم هذا نص عربي طويل عن الذاكرة المؤقتة", "שלום עולם זהו טקסט בעברית על זיכרון מטמון",
+       "سلام دنیا این یک متن فارسی است")
+EMOJI = ("\U0001f600", "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466", "\U0001f1fa\U0001f1f8",
+         "\u2764\ufe0f", "\U0001f44d\U0001f3fd", "\U0001faf6", "\U0001f9d1\u200d\U0001f4bb")
+
+
+def _deep_code(rnd: random.Random, ext: str, n: int) -> str:
+    """n nested brackets, parens or blocks in the syntax of ``ext`` (or the nearest open/close)."""
+    kind = rnd.choice(["paren", "bracket", "brace", "block"])
+    o, c = {"paren": ("(", ")"), "bracket": ("[", "]"), "brace": ("{", "}")}.get(kind, ("", ""))
+    if kind == "block":
+        if ext == ".py":
+            return "".join("    " * min(i, 200) + f"if x{i}:\n" for i in range(min(n, 5000))) + "    " * 200 + "pass\n"
+        if ext in (".rb", ".ex", ".lua"):
+            return "def f\n" + "begin\n" * n + "1\n" + "end\n" * n + "end\n"
+        o, c = "{", "}"
+    head = {".py": "x = ", ".js": "let x = ", ".ts": "let x = ", ".go": "package main\nvar x = ",
+            ".rs": "fn main() { let x = ", ".java": "class A { int x = ", ".c": "int x = ", ".rb": "x = ",
+            ".ex": "x = ", ".php": "<?php $x = "}.get(ext, "")
+    tail = {".rs": "; }", ".java": "; }", ".c": ";", ".php": ";", ".js": ";", ".ts": ";"}.get(ext, "")
+    return head + o * n + "1" + c * n + tail + "\n"
+
+
+def _syntax_soup(rnd: random.Random, n: int) -> str:
+    toks = ["def", "class", "fn", "func", "{", "}", "(", ")", "[", "]", "=>", "->", ":", ";", "'", '"', '"""', "`",
+            "/*", "*/", "//", "#", "<<EOF", "end", "do", "\n", "\n    ", "\t", "@", "$", "\\", "<", ">", "<?php",
+            "</script>", "import", "from", "x", "y1", "0x", "1e", "...", "#[", "r#\"", "%{", "?>", "\u00e9", "\x0c"]
+    return "".join(rnd.choice(toks) + rnd.choice(["", " "]) for _ in range(n))
+
+
+def _generated(rnd: random.Random, kind: str, size: int) -> str:
+    """Minified or generated CSS, SQL, YAML or JSON of about ``size`` characters."""
+    if kind == "css":
+        one = ".c{i}{{color:#{i:06x};margin:0 {i}px}}@media(max-width:{i}px){{.d{i}>a:hover{{top:-{i}px}}}}"
+        return "".join(one.format(i=i % 16_777_215) for i in range(size // 70))
+    if kind == "sql":
+        return "INSERT INTO t VALUES " + ",".join(f"({i},'v{i}',NULL,{i}.5)" for i in range(size // 20)) + ";"
+    if kind == "yaml":
+        return "".join("  " * (i % 40) + f"k{i}: [v{i}, {{a: {i}}}]\n" for i in range(size // 40))
+    return json.dumps({f"k{i}": [i, f"v{i}", None, {"n": i}] for i in range(size // 30)}, separators=(",", ":"))
+
+
+def _notebook(rnd: random.Random, out_bytes: int) -> str:
+    big = "iVBORw0KGgo" + "A" * out_bytes
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# A notebook\n", "Some text."]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["def good_nb():\n", "    return 1\n"],
+              "outputs": [{"output_type": "display_data", "data": {"image/png": big, "text/plain": ["<Figure>"]},
+                           "metadata": {}},
+                          {"output_type": "stream", "name": "stdout", "text": ["line\n"] * (out_bytes // 5000 + 1)}]}]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _mixed_lines(rnd: random.Random, doc: str) -> bytes:
+    """Each line in an encoding of its own: UTF-8, Latin-1, cp1252, UTF-16, Shift-JIS, invalid bytes."""
+    out = []
+    for ln in doc.split("\n"):
+        enc = rnd.choice(["utf-8", "utf-8", "latin-1", "cp1252", "utf-16-le", "shift_jis", "bad"])
+        if enc == "bad":
+            out.append(ln.encode() + b"\xc3\x28\xa0\xa1\xff")
+        else:
+            out.append((ln + rnd.choice(["", " café", " 日本"])).encode(enc, "replace"))
+    return b"\n".join(out)
+
+
+def wide2_text(rnd: random.Random) -> tuple[str, bytes]:
+    kind = rnd.choice(["rtl_emoji", "md_unclosed", "footnotes", "citations", "one_char_refs", "mixed_enc_lines",
+                       "generated", "notebook", "latex_tables", "deep_markdown", "syntax_soup", "long_rule"])
+    doc = _doc(rnd, rnd.choice([5, 40, 300]))
+    if kind == "rtl_emoji":
+        lines = doc.split("\n")
+        return kind, "\n".join(ln + " " + rnd.choice(RTL) + " " + "".join(rnd.choice(EMOJI) for _ in range(
+            rnd.randint(0, 30))) + rnd.choice(["", "\u200f", "\u202b"]) for ln in lines).encode()
+    if kind == "md_unclosed":
+        opener = rnd.choice(["```python\n", "~~~\n", "$$\n", "<!-- ", "<div>\n", "\\[\n", "<details>\n", "[link](",
+                             "| a | b |\n|---|", "> ", "<script>\n", "``` ``` ```\n"])
+        at = rnd.randrange(len(doc))
+        return kind, (doc[:at] + opener * rnd.choice([1, 3, 1000]) + doc[at:]).encode()
+    if kind == "footnotes":
+        n = rnd.choice([100, 10_000, 100_000])
+        body = "".join(f"Claim {i}[^{i}]. " for i in range(n))
+        return kind, ("Title\n\n" + body + "\n\n" + "".join(f"[^{i}]: note {i}\n" for i in range(n))).encode()
+    if kind == "citations":
+        n = rnd.choice([100, 10_000, 100_000])
+        body = " ".join(f"as shown [{i}] and ({rnd.choice(['Smith', 'Lee'])} et al., {1900 + i % 120})"
+                        for i in range(n))
+        return kind, ("Title\n\n" + body + "\n\nReferences\n\n" + "".join(
+            f"[{i}] A. Author. T{i}. 2020.\n" for i in range(min(n, 3000)))).encode()
+    if kind == "one_char_refs":
+        n = rnd.choice([1_000, 100_000])
+        return kind, (doc + "\nReferences\n\n" + "".join(rnd.choice(["x\n", "[1] x\n", "- x\n", "1. x\n", ".\n"])
+                                                        for _ in range(n))).encode()
+    if kind == "mixed_enc_lines":
+        return kind, _mixed_lines(rnd, doc)
+    if kind == "generated":
+        return kind, ("Title\n\n" + _generated(rnd, rnd.choice(["css", "sql", "yaml", "json"]),
+                                               rnd.choice([10_000, 900_000]))).encode()
+    if kind == "notebook":
+        return kind, _notebook(rnd, rnd.choice([1_000, 900_000])).encode()
+    if kind == "latex_tables":
+        return kind, text_shape(rnd, "latex_tables", rnd.choice([5_000, 300_000]))
+    if kind == "deep_markdown":
+        n = rnd.choice([1_000, 100_000])
+        deep = rnd.choice(["*" * n + "x" + "*" * n, "[" * n + "x" + "](" * n, "`" * n, "<b>" * n + "x",
+                           "![" * n, "\\(" * n, "{" * n, "> " * (n // 10) + "x"])
+        return kind, (doc[:200] + "\n\n" + deep + "\n\n" + doc[200:]).encode()
+    if kind == "syntax_soup":
+        return kind, _syntax_soup(rnd, rnd.choice([1_000, 100_000])).encode()
+    return kind, (rnd.choice(["-", "=", "*", "_", "~", "#", "."]) * rnd.choice([70_000, 500_000]) + "\n\n" + doc).encode()
+
+
+def wide2_apply_pair(rnd: random.Random, files: list[Path]) -> tuple[str, bytes, bytes]:
+    kind = rnd.choice(["conflict_file", "conflict_sketch", "long_sketch_line", "deep_code", "mixed_enc",
+                       "rtl_emoji", "marker_in_string", "huge_sketch"])
+    src = rnd.choice(files).read_bytes()
+    lines = src.decode("utf-8", "replace").splitlines(keepends=True) or ["x = 1\n"]
+    i = rnd.randrange(len(lines))
+    # the changed line a comment at the line's indentation (a statement there may break the parse)
+    pad = re.match(r"[ \t]*", lines[i]).group(0)
+    ctx = "".join(lines[max(0, i - 3):i]) + pad + "# changed_line\n" + "".join(lines[i + 1:i + 4])
+    marker = "# ... existing code ...\n"
+    if kind == "conflict_file":
+        f = "".join(lines[:i]) + "<<<<<<< HEAD\n" + "".join(lines[i:i + 3]) + "=======\nother = 2\n>>>>>>> b\n" + "".join(
+            lines[i + 3:])
+        return kind, f.encode(), (marker + ctx + marker).encode()
+    if kind == "conflict_sketch":
+        return kind, src, (marker + "<<<<<<< ours\n" + ctx + "=======\n" + ctx + ">>>>>>> theirs\n" + marker).encode()
+    if kind == "long_sketch_line":
+        return kind, src, (marker + "".join(lines[max(0, i - 3):i]) + "x = '" + "y" * rnd.choice([10_000, 2_000_000])
+                           + "'\n" + "".join(lines[i + 1:i + 4]) + marker).encode()
+    if kind == "deep_code":
+        deep = _deep_code(rnd, ".py", rnd.choice([1_000, 100_000]))
+        return kind, (deep + "".join(lines)).encode(), (marker + ctx + marker).encode()
+    if kind == "mixed_enc":
+        return kind, _mixed_lines(rnd, "".join(lines)), (marker + ctx + marker).encode()
+    if kind == "rtl_emoji":
+        return kind, src, (marker + ctx.replace("# changed_line", f"# {rnd.choice(RTL)} {rnd.choice(EMOJI)}")
+                           + marker).encode()
+    if kind == "marker_in_string":
+        return kind, src, (marker + ctx.replace("# changed_line", "s = '# ... existing code ...'") + marker).encode()
+    return kind, src, ((marker + ctx) * rnd.choice([100, 20_000])).encode()
+
+
+def wide2_tree(rnd: random.Random, root: Path) -> str:
+    root.mkdir(parents=True)
+    kind = rnd.choice(["deep_nesting", "syntax_soup", "one_line", "generated", "notebook", "mixed_enc_lines",
+                       "rtl_emoji_code", "conflict_markers"])
+    exts = rnd.sample(LANG_EXT, rnd.choice([1, 4, len(LANG_EXT)]))
+    for ext in exts:
+        if kind == "deep_nesting":
+            data = _deep_code(rnd, ext, rnd.choice([1_000, 100_000])).encode()
+        elif kind == "syntax_soup":
+            data = _syntax_soup(rnd, rnd.choice([1_000, 60_000])).encode()
+        elif kind == "one_line":  # 0.9 MB (indexed) or 5 MB (over the size limit) on one line
+            data = (_syntax_soup(rnd, 200).replace("\n", " ") * 200)[: rnd.choice([900_000, 5_000_000])].encode()
+        elif kind == "generated":
+            data = _generated(rnd, rnd.choice(["css", "sql", "yaml", "json"]), rnd.choice([10_000, 900_000])).encode()
+        elif kind == "notebook":
+            ext = ".ipynb"
+            data = _notebook(rnd, rnd.choice([1_000, 900_000])).encode()
+        elif kind == "mixed_enc_lines":
+            data = _mixed_lines(rnd, "def f():\n    return 'é'\n\nclass K:\n    pass\n" * 50)
+        elif kind == "rtl_emoji_code":
+            data = "".join(f"def f{i}_{rnd.choice(['é', 'ß', '日本', 'ñ'])}():\n    return '{rnd.choice(RTL)} "
+                           f"{rnd.choice(EMOJI)}'  # {rnd.choice(EMOJI)}\n\n" for i in range(200)).encode()
+        else:
+            data = ("def a():\n<<<<<<< HEAD\n    return 1\n=======\n    return 2\n>>>>>>> b\n" * 200).encode()
+        (root / f"hostile{ext}").write_bytes(data)
+    (root / "good.py").write_bytes(b"def good_function():\n    return 1\n")
+    return kind
+
+
+def hostile_query(rnd: random.Random) -> str:
+    return rnd.choice(["x" * 100_000, " ".join(["good_function"] * 20_000), "\x01\x02\x1b[31m\x7f",
+                       "a\u0000b", "\u202e" * 100, "".join(EMOJI) * 1000, "NEAR(", '"', "*", "OR AND NOT",
+                       "(((((((", "a" * 5000 + '"', "-", "::", "\\", "%", "é" * 50_000, "col:val", "^x"])
+
+
 def _meddler(rnd: random.Random, root: Path):
     """A thread that, after a short random wait, removes or renames a folder of ``root`` or cuts
     a file short, while ``ctxmill index`` walks and reads the tree."""
@@ -1024,6 +1210,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
     early still tells what it ran)."""
     rnd = random.Random(f"{seed}:{entry}")
     wrnd = random.Random(f"{seed}:{entry}:wide")
+    w2rnd = random.Random(f"{seed}:{entry}:wide2")
     by_kind: dict[str, dict[str, int]] = {}
     runner = Runner(timeout, wall_timeout)
     counts: dict[str, int] = {}
@@ -1039,7 +1226,8 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             half = False
             lost = False
             desc = ""
-            wide = kinds == "wide" or (kinds == "all" and i % 2 == 1)
+            wide2 = kinds == "wide2" and entry != "pdf"  # (the PDF kinds are wide's)
+            wide = kinds == "wide" or (kinds == "all" and i % 2 == 1) or (kinds == "wide2" and not wide2)
             kind = "classic"
             if entry in ("pdf", "text"):
                 if entry == "pdf":
@@ -1050,6 +1238,10 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     else:
                         desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
                         inp = case_dir / "input.pdf"
+                elif wide2:
+                    kind, data = wide2_text(w2rnd)
+                    desc = f"{kind} {len(data)} bytes"
+                    inp = case_dir / w2rnd.choice(["input.txt", "input.md", "input.mmd", "input"])
                 elif wide:
                     kind, data = wide_text(wrnd)
                     desc = f"{kind} {len(data)} bytes"
@@ -1068,7 +1260,10 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     half = out.exists() and any(out.iterdir())
                 slow.append((took, f"{entry} {i} {desc}", len(data), cpu))
             elif entry == "apply":
-                if wide:
+                if wide2:
+                    kind, orig, sketch = wide2_apply_pair(w2rnd, code_files)
+                    desc = kind
+                elif wide:
                     kind, orig, sketch = wide_apply_pair(wrnd, code_files)
                     desc = kind
                 else:
@@ -1088,7 +1283,9 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                 tree = case_dir / "tree"
                 db = case_dir / "index.db"
                 meddle = None
-                if wide:
+                if wide2:
+                    kind = desc = wide2_tree(w2rnd, tree)
+                elif wide:
                     kind = wide_tree(wrnd, tree, code_files)
                     desc = kind
                     if wrnd.random() < 0.15:  # a folder removed, renamed or a file cut short while indexing
@@ -1100,13 +1297,20 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                 outcome, err, took, cpu = runner.run(["index", str(tree), "--db", str(db), "--json", "-q"])
                 if meddle is not None:
                     meddle.join()
+                if outcome == "exit_0" and wide2:  # a hostile query first: answered or refused, never a crash
+                    q = hostile_query(w2rnd)
+                    o2, err2, t2, c2 = runner.run(["search", q, "--root", str(tree), "--db", str(db), "--json"])
+                    if o2 not in ("exit_0", "exit_3"):
+                        outcome, err = f"search_{o2}", err2
+                    took += t2
+                    cpu = cpu + c2 if cpu is not None and c2 is not None else None
                 if outcome == "exit_0":
-                    query = "good_function" if wide else rnd.choice(["def", "odd name", "cache", "é"])
+                    query = "good_function" if wide or wide2 else rnd.choice(["def", "odd name", "cache", "é"])
                     o2, err2, t2, c2 = runner.run(["search", query, "--root", str(tree), "--db", str(db), "--json"],
-                                                  keep_stdout=wide)
+                                                  keep_stdout=wide or wide2)
                     if o2 != "exit_0":
                         outcome, err = f"search_{o2}", err2
-                    elif wide and kind != "ignore_everything" and meddle is None:
+                    elif (wide or wide2) and kind != "ignore_everything" and meddle is None:
                         # the good part: one ordinary file beside the hostile ones is found
                         lost = '"good.py"' not in runner.last_stdout
                     took += t2
@@ -1442,10 +1646,13 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
     ap.add_argument("--progress", metavar="FILE", help="write each entry point's counts so far to FILE.<entry>.json "
                     "every 20 cases, and its result when it ends")
-    ap.add_argument("--kinds", choices=("classic", "wide", "all"), default="classic",
+    ap.add_argument("--kinds", choices=("classic", "wide", "all", "wide2"), default="classic",
                     help="classic: the first rounds' generators (a seed replays the same cases); wide: the kinds "
                     "round eleven added (encodings, odd line breaks, nesting, giant numbers, built PDF structures, "
-                    "apply and folder shapes, a tree changed while indexed); all: the two in turn")
+                    "apply and folder shapes, a tree changed while indexed); all: the two in turn; wide2: round twelve's kinds "
+                    "(deep nesting and syntax soup in every language, one-line and generated files, notebooks, mixed "
+                    "encodings per line, RTL and emoji, unclosed Markdown, 100,000 footnotes, one-character "
+                    "references, conflict markers, hostile search queries; PDF cases are wide's)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="CPU seconds per case (the worker's and its children's; scaling: wall seconds per run)")
     ap.add_argument("--wall-timeout", type=float, default=None,
