@@ -106,9 +106,15 @@ _TOC_TITLE_LETTERS = re.compile(
 _TOC_KINDS = frozenset((Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM))
 # the same letters test line by line, after a line break (structure._hits), with the lines that
 # hold a character outside ASCII (whose lower case may hold a-z)
+# (The blanks before a title's first letter are read once, and its first letter is a class of
+# its two cases, outside the case-blind part: re's alternation skips a branch at a class its
+# character is not in, where a case-blind letter or a repeat is tried branch by branch, a step
+# per title at every line. Case-blind matches outside ASCII are on lines the first branch takes.)
 MAYBE_TOC_TITLE_RE = re.compile(
-    r"\n(?=[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]|(?i:"
-    + "|".join("[^a-z\\n]*" + "[^a-z\\n]*".join(c for c in t if c != " ") + "[^a-z\\n]*" for t in sorted(TOC_TITLES))
+    r"\n(?=[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]|[^a-zA-Z\n]*(?:"
+    + "|".join(f"[{first}{first.upper()}](?i:" + "|".join(
+        "[^a-z\\n]*" + "[^a-z\\n]*".join(c for c in t[1:] if c != " ") + "[^a-z\\n]*"
+        for t in sorted(TOC_TITLES) if t[0] == first) + ")" for first in sorted({t[0] for t in TOC_TITLES}))
     + r")(?![^\n]))")
 
 

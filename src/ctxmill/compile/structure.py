@@ -220,10 +220,18 @@ _UNNUMBERED_RE = re.compile(
 # non-blank character can start a number or its keyword, it holds a character outside ASCII
 # (norm_title's road), or its words are a known unnumbered title or spell "appendix"/"appendices"
 # (_UNNUMBERED_RE and _appendix_word line by line). Every other line is no heading.
+# (A title's first letter is a class of its two cases, outside the case-blind part, and the
+# characters before it are read once: re's alternation skips a branch at a class its character
+# is not in, where a case-blind letter or a repeat is tried branch by branch, a step per title
+# at every line; headings.MAYBE_TOC_TITLE_RE. Case-blind matches outside ASCII are on lines the
+# second branch takes.)
 _MAYBE_HEADING_RE = re.compile(
     r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*[0-9A-Zcpas]|[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]"
-    r"|[^\w\n]*(?i:" + "|".join(r"[^\w\n]+".join(map(re.escape, h.split())) for h in sorted(UNNUMBERED_HEADINGS))
-    + r")[^\w\n]*(?![^\n])|(?i:[^a-z\n]*" + "[^a-z\\n]*".join("appendi")
+    r"|[^\w\n]*(?:" + "|".join(
+        f"[{first}{first.upper()}](?i:" + "|".join(
+            r"[^\w\n]+".join(map(re.escape, h[1:].split(" "))) for h in sorted(UNNUMBERED_HEADINGS) if h[0] == first)
+        + ")" for first in sorted({h[0] for h in UNNUMBERED_HEADINGS}))
+    + r")[^\w\n]*(?![^\n])|[^a-zA-Z\n]*[aA](?i:[^a-z\n]*" + "[^a-z\\n]*".join("ppendi")
     + r"[^a-z\n]*(?:x|c[^a-z\n]*e[^a-z\n]*s)[^a-z\n]*)(?![^\n]))")
 # a block _chapter_titles reads: its first character c, C, p, P, a blank or outside ASCII
 _MAYBE_CHAPTER_RE = re.compile(r"\n(?=[cCpP]|\s|[^\x00-\x7f])")
