@@ -584,7 +584,9 @@ def _check(n: Native, buf: bytes) -> bool:
     t = pycrfsuite.Tagger()
     t.open_inmemory(n.scores_data)
     L = n.n
-    for length in (1, 2, 7, 300):  # past the first size of the context, and back
+    # each longer than the last, so that the context's matrices move at each (set_num_items grows
+    # them to the length asked), then a shorter one in the moved ones
+    for length in (1, 2, 7, 12, 5):
         scores = [[math.sin((i * L + k) * 1.7) * 3.0 for k in range(L)] for i in range(length)]
         rows = n.rows([x for r in scores for x in r], length)
         if n.tag(b"".join(rows), length, 1) != _tag_items(t, n.labels, scores):
