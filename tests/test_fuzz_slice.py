@@ -30,6 +30,15 @@ def test_a_seeded_slice_of_the_wider_kinds_finds_nothing(entry, cases, seed, tmp
     _slice(entry, cases, seed, "wide", tmp_path)
 
 
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("entry,cases,seed", [("text", 6, 12), ("apply", 6, 12), ("index", 5, 12)])
+def test_a_seeded_slice_of_round_twelves_kinds_finds_nothing(entry, cases, seed, tmp_path):
+    # round twelve's kinds (--kinds wide2): deep nesting and syntax soup for the code chunker,
+    # generated and one-line files, notebooks, mixed encodings, unclosed Markdown, conflict
+    # markers, a hostile search query before good.py must be found
+    _slice(entry, cases, seed, "wide2", tmp_path)
+
+
 def _slice(entry, cases, seed, kinds, tmp_path):
     run = tmp_path / "run"  # the user's runtime folder: the campaign's server must not live there
     run.mkdir(mode=0o700)
@@ -44,7 +53,7 @@ def _slice(entry, cases, seed, kinds, tmp_path):
     bad = {k: v for k, v in outcomes.items() if k.endswith("exit_1") or k in ("timeout", "half_written",
                                                                                "good_part_lost")}
     assert not bad, res["failures"]
-    if kinds == "wide":
+    if kinds in ("wide", "wide2"):
         assert "classic" not in res["by_kind"]
     # the index cases' background server was the campaign's own, and it was stopped: a user's
     # server left watching a thousand deleted folders held all of their inotify instances
