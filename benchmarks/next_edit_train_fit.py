@@ -219,6 +219,8 @@ def main() -> None:
                     help="the sets of propagators the gate may leave to the hand rules, ';' between sets (the "
                          "import class fell on dev under a gate over every propagator); chosen out of fold")
     ap.add_argument("--modes", default="fill", help="fill and/or promote (promote was never chosen out of fold)")
+    ap.add_argument("--kind-gates", default="", help="propagators that may get gates of their own (e.g. signature), "
+                                                          "chosen after the shared ones")
     ap.add_argument("--folds", type=int, default=3, help="folds of the training repositories for the out-of-fold choice")
     ap.add_argument("--write", action="store_true", help="store the fitted model in the package")
     ap.add_argument("--misses", action="store_true", help="only the miss categories per class, training set and dev")
@@ -287,10 +289,30 @@ def main() -> None:
     if best is None:
         sys.exit("no setting keeps every training metric: nothing written")
     _, mode, level, top, more, keep, oof = best
+    # gates of a propagator's own (``--kind-gates``), chosen the same way against the setting
+    # just chosen: under them no training metric and no class's precision@1 or recall@5 may fall
+    gate_kind: dict[str, list[float]] = {}
+    for kind in [k for k in args.kind_gates.split(",") if k]:
+        for g_top in GATES_TOP + (0.3, 0.4, 0.5):
+            for g_more in GATES_MORE + (0.5, 0.6):
+                trial = {**model, "keep": keep, "gate_kind": {**gate_kind, kind: [g_top, g_more]}}
+                m = replay(slim, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                           learned=(trial, mode, level, top, more))
+                if (m["precision_at_1"] < oof["precision_at_1"] or m["recall_at_5"] < oof["recall_at_5"]
+                        or m["wrong_suggestion_rate"] > oof["wrong_suggestion_rate"]
+                        or (m["suggestions_per_negative"] or 0.0) > 0.3
+                        or any(m["p1_by_class"].get(k, 0.0) < v for k, v in oof["p1_by_class"].items())
+                        or any(m["r5_by_class"].get(k, 0.0) < v for k, v in oof["r5_by_class"].items())):
+                    continue
+                if objective(m) > objective(oof) + 1e-9:
+                    oof, gate_kind = m, {**gate_kind, kind: [g_top, g_more]}
+    out["gate_kind"] = gate_kind
     for case in train + dev:  # from here on, the model fitted on every training case
         for c in case["cands"]:
             c["features"]["p"] = probability(model, c["kind"], c["features"])
     model.update({"mode": mode, "level": level, "gate_top": top, "gate_more": more, "keep": keep})
+    if gate_kind:
+        model["gate_kind"] = gate_kind
     out["model"] = {"rows": fitted["rows"], "positive": fitted["positive"], "l2": args.l2, "mode": mode, "level": level,
                     "gate_top": top, "gate_more": more, "keep": keep, "folds": args.folds, "weights": len(model["weights"]),
                     "train_out_of_fold": oof}
@@ -309,7 +331,8 @@ def main() -> None:
                                      "benchmarks/next_edit_train_fit.py on the training cases of "
                                      "benchmarks/data/next_edit_train.json (no dev repository)",
                                      "l2": args.l2, "mode": mode, "level": level, "gate_top": top, "gate_more": more,
-                                     "keep": keep, "folds": args.folds, "weights": model["weights"]}, indent=1, sort_keys=True) + "\n")
+                                     "keep": keep, "folds": args.folds, "weights": model["weights"],
+                                     **({"gate_kind": gate_kind} if gate_kind else {})}, indent=1, sort_keys=True) + "\n")
         out["written"] = str(MODEL)
     print(json.dumps(out, indent=1))
 

@@ -136,3 +136,12 @@ def test_the_training_manifest_holds_no_dev_repository(shared_dir):
     dev_repos = {json.loads(line)["repo"] for line in dev.open() if line.strip()}
     assert len(man["repos"]) >= 10 and not set(man["repos"]) & dev_repos
     assert all(len(c) == 40 for c in man["repos"].values())
+
+
+def test_a_propagator_may_have_gates_of_its_own():
+    # model "gate_kind": the signature propagator's suggestions pass its own gates, the rest the shared ones
+    model = {"weights": {"bias": 0.0}, "gate_kind": {"signature": [0.6, 0.6]}}  # every probability is 0.5
+    ranked = [Suggestion("a.py", 1, 1, "f(x)\n", "r", 0.5, "signature", {"hand": 0.5}),
+              Suggestion("a.py", 5, 5, "y\n", "r", 0.6, "repeated", {"hand": 0.6})]
+    assert [s.start_line for s in _gated(ranked, model, 0.4, 0.4)] == [5]
+    assert [s.start_line for s in _gated(ranked, {"weights": {"bias": 0.0}}, 0.4, 0.4)] == [1, 5]

@@ -493,15 +493,22 @@ def _learned(found: list[Suggestion], nearest: dict[str, int], threshold: float,
 def _gated(ranked: list[Suggestion], model: dict, top: float, more: float) -> list[Suggestion]:
     """The ranked suggestions whose learned probability reaches ``top`` (the first one) or
     ``more`` (every further one); the order stays as it was. The propagators the model names
-    under "keep" are left to the hand rules (their suggestions pass the gate as ranked)."""
+    under "keep" are left to the hand rules (their suggestions pass the gate as ranked); those
+    under "gate_kind" have gates of their own."""
     from ctxmill.apply.next_model import probability
 
     keep = model.get("keep") or ()
+    # a propagator may have gates of its own (model "gate_kind": {kind: [top, more]})
+    own = model.get("gate_kind") or {}
 
     def p(s: Suggestion) -> float:
         return s.features["p"] if "p" in s.features else probability(model, s.kind, s.features)
 
-    return [s for i, s in enumerate(ranked) if s.kind in keep or p(s) >= (top if i == 0 else more)]
+    def gate(s: Suggestion, i: int) -> float:
+        g = own.get(s.kind)
+        return (g[0] if i == 0 else g[1]) if g else (top if i == 0 else more)
+
+    return [s for i, s in enumerate(ranked) if s.kind in keep or p(s) >= gate(s, i)]
 
 
 def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> list[Suggestion]:
