@@ -286,3 +286,21 @@ def test_a_100000_line_ignore_file_builds_and_decides_in_linear_time(tmp_path):
         assert small.decide(p) == ref_small.check_file(p).include, p
     assert got.count(None) < len(got)
     assert took < 30, took  # a safety net: ~1-2 s here, 12 s and more before
+
+
+# ---------------------------------------------------------------------------- search queries
+
+@pytest.mark.parametrize("query", ["good_function\udcff", "\ud800", "good\udfff\ud800_function", "é\udce9"])
+def test_a_query_with_a_lone_surrogate_is_answered(tmp_path, query):
+    # a byte that is not UTF-8 in argv (Python's surrogateescape) or a "\ud800" escape in an
+    # MCP or web request's JSON: the tokenizer raised TypeError, `ctxmill search` exited 1
+    # (found by fuzz.py --kinds wide2's hostile queries)
+    from ctxmill.index import search, sync_index
+
+    (tmp_path / "good.py").write_text("def good_function():\n    return 1\n")
+    db = tmp_path / "index.db"
+    sync_index(tmp_path, db_path=db)
+    hits = search(query, tmp_path, db_path=db, k=3)
+    assert isinstance(hits, list)
+    if "good" in query:
+        assert hits and hits[0].path == "good.py"

@@ -626,6 +626,12 @@ def fuse(lists: list[tuple[list[int], float]]) -> list[tuple[int, float]]:
 def search(store: Store, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list[Hit]:
     if not query or not query.strip():
         raise UsageError("empty query")
+    if not query.isascii():
+        try:
+            query.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: a byte that is not UTF-8 in argv, a "\ud800" in
+            # JSON (MCP, web); the tokenizer and SQLite refuse it (exit 1): it becomes U+FFFD
+            query = query.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     if k < 1:
         raise UsageError("k must be at least 1")
     mark = _Marks(PHASES.get())
