@@ -10,7 +10,8 @@ Lists: ``refs`` (benchmarks/fuzz.py's reference list, its 2,000 entries the comm
 ``held_out`` (the 1,996 GROBID and AnyStyle held-out strings, with --grobid/--anystyle), and
 ``paper`` (the first 60 of them: a paper's bibliography). Each tree (this checkout, or --this,
 and --peer) runs in fresh processes taking turns, --rounds times; CPU seconds of the process
-(one thread), the least and the median.
+(one thread), the least and the median. With ``--compile FILE``: that input compiled in process (no
+chunks), the references stage's CPU (this thread's) and the whole compile's.
 
     flock /tmp/ctxmill-bench.lock .venv/bin/python benchmarks/refparse_speed.py --peer /work/peer-s14/src \\
         --grobid /tmp/grobid --anystyle /tmp/anystyle --rounds 5
@@ -55,6 +56,30 @@ def one(kind: str, strings_file: Path | None) -> dict:
             "numpy_imported": "numpy" in sys.modules}
 
 
+def one_compile(path: Path) -> dict:
+    """In the process under test: compile ``path`` (no chunks) and time its references stage by
+    this thread's CPU (the labeller's import, load and every entry), and the whole by the process's."""
+    import time
+
+    from ctxmill.compile import references
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    stage = references.run
+    got = {}
+
+    def timed(doc, options):
+        t = time.thread_time()
+        stage(doc, options)
+        got["references"] = time.thread_time() - t
+
+    references.run = timed
+    t0 = time.process_time()
+    compile_document(path, CompileOptions(chunks=False))
+    return {"references": got.get("references", 0.0), "compile": time.process_time() - t0,
+            "numpy_imported": "numpy" in sys.modules}
+
+
 def run(src: Path | None, kind: str, strings_file: Path | None) -> dict:
     env = dict(os.environ)
     if src is not None:
@@ -85,8 +110,30 @@ def main() -> None:
     ap.add_argument("--grobid", type=Path, help="a GROBID checkout (held_out and paper lists)")
     ap.add_argument("--anystyle", type=Path, help="an AnyStyle checkout")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--compile", type=Path, help="instead: compile this input (no chunks) in fresh processes, "
+                    "the references stage's CPU and the compile's")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one and args.one[0] == "compile":
+        print(json.dumps(one_compile(Path(args.one[1]))))
+        return
+    if args.compile:
+        trees = {"this": args.this, **({"peer": args.peer} if args.peer else {})}
+        runs = {name: [] for name in trees}
+        for i in range(args.rounds):
+            for name, src in (list(trees.items()) if i % 2 == 0 else list(trees.items())[::-1]):
+                env = dict(os.environ)
+                if src is not None:
+                    env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
+                runs[name].append(json.loads(subprocess.run(
+                    [sys.executable, __file__, "--one", "compile", str(args.compile)], capture_output=True, text=True,
+                    check=True, env=env).stdout))
+        print(json.dumps({"input": str(args.compile), "rounds": args.rounds, "load_average": os.getloadavg(),
+                          **{name: {k: {"min": round(min(r[k] for r in v), 4),
+                                        "median": round(statistics.median(r[k] for r in v), 4)}
+                                    for k in ("references", "compile")} | {"numpy_imported": v[0]["numpy_imported"]}
+                             for name, v in runs.items()}}, indent=1))
+        return
     if args.one:
         print(json.dumps(one(args.one[0], Path(args.one[1]) if len(args.one) > 1 else None)))
         return
