@@ -490,7 +490,50 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
     return lines, visible, invisible
 
 
-def _links(pdf_raw, page_raw, height: float) -> list[Link]:
+# Above this many named destinations a link's name is looked up in a table read once per
+# document (_named_dests), not by pdfium per link: pdfium searches a name tree's leaf from its
+# start, and a PDF whose 20,000 links name 20,000 destinations in one flat leaf took 34 CPU-s
+# (quadratic: 10,000 took 8). A paper has tens to a few thousand, in a balanced tree.
+_MANY_NAMED_DESTS = 1000
+
+
+def _named_dests(pdf_raw) -> dict[str, int] | None:
+    """{name: page index} of the document's named destinations when it has many, else None
+    (each link asks pdfium, as before). The first of two equal names wins, as in pdfium's walk."""
+    import pypdfium2.raw as pdfium_c
+
+    count = pdfium_c.FPDF_CountNamedDests(pdf_raw)
+    if count <= _MANY_NAMED_DESTS:
+        return None
+    table: dict[str, int] = {}
+    size = ctypes.c_long(0)
+    for i in range(count):
+        size.value = 0
+        pdfium_c.FPDF_GetNamedDest(pdf_raw, i, None, ctypes.byref(size))
+        if size.value <= 0:
+            continue
+        buf = ctypes.create_string_buffer(size.value)
+        dest = pdfium_c.FPDF_GetNamedDest(pdf_raw, i, buf, ctypes.byref(size))
+        if dest:
+            name = buf.raw[:size.value].decode("utf-16-le", "replace").rstrip("\x00")
+            table.setdefault(name, pdfium_c.FPDFDest_GetDestPageIndex(pdf_raw, dest))
+    return table
+
+
+def _dest_name(annot) -> str | None:
+    """The /Dest of a link annotation when it is a name or string (pdfium gives no text for an
+    explicit [page /XYZ ...] array)."""
+    import pypdfium2.raw as pdfium_c
+
+    need = pdfium_c.FPDFAnnot_GetStringValue(annot, b"Dest", None, 0)
+    if need <= 2:
+        return None
+    buf = ctypes.create_string_buffer(need)
+    pdfium_c.FPDFAnnot_GetStringValue(annot, b"Dest", ctypes.cast(buf, ctypes.POINTER(pdfium_c.FPDF_WCHAR)), need)
+    return buf.raw[:need].decode("utf-16-le", "replace").rstrip("\x00") or None
+
+
+def _links(pdf_raw, page_raw, height: float, named: dict[str, int] | None = None) -> list[Link]:
     import pypdfium2.raw as pdfium_c
 
     out: list[Link] = []
@@ -511,7 +554,13 @@ def _links(pdf_raw, page_raw, height: float) -> list[Link]:
                 continue
             uri = None
             dest_page = None
-            dest = pdfium_c.FPDFLink_GetDest(pdf_raw, link)
+            idx = -1
+            name = _dest_name(annot) if named is not None else None
+            listed = name is not None and name in named  # (a name the table lacks: pdfium's own lookup)
+            if listed:
+                idx, dest = named[name], None
+            else:
+                dest = pdfium_c.FPDFLink_GetDest(pdf_raw, link)
             action = pdfium_c.FPDFLink_GetAction(link)
             if action:
                 atype = pdfium_c.FPDFAction_GetType(action)
@@ -521,12 +570,12 @@ def _links(pdf_raw, page_raw, height: float) -> list[Link]:
                         buf = ctypes.create_string_buffer(size)
                         pdfium_c.FPDFAction_GetURIPath(pdf_raw, action, buf, size)
                         uri = buf.value.decode("utf-8", "replace") or None
-                elif atype == pdfium_c.PDFACTION_GOTO and not dest:
+                elif atype == pdfium_c.PDFACTION_GOTO and not dest and not listed:
                     dest = pdfium_c.FPDFAction_GetDest(pdf_raw, action)
             if dest:
                 idx = pdfium_c.FPDFDest_GetDestPageIndex(pdf_raw, dest)
-                if idx >= 0:
-                    dest_page = idx + 1
+            if idx >= 0:
+                dest_page = idx + 1
             if uri is None and dest_page is None:
                 continue
             out.append(Link(bbox=bbox, uri=uri, dest_page=dest_page))
@@ -669,6 +718,7 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
         from ctxmill.compile.figures import captioned, page_figures
         from ctxmill.sources.clean_text import clean_pages
     pages: list[Page] = []
+    named = _named_dests(pdf.raw)
     for i in range(start, end):
         if tick is not None and i > start:
             tick(i)  # pages read so far
@@ -687,7 +737,7 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
                 lines, visible, invisible = _extract_page_lines(tp.raw, height, xf)
             finally:
                 tp.close()
-            links = _links(pdf.raw, page.raw, height)
+            links = _links(pdf.raw, page.raw, height, named)
             images = _image_boxes(page, height)
             if xf is not None:
                 images = [_to_display(b, xf, height) for b in images]
