@@ -112,3 +112,27 @@ def test_token_features_shortcuts_read_as_before():
             s = features._shape(tok)
             t = tok.translate(features._ASCII_SHAPE)
             assert s == "".join(c for i, c in enumerate(t) if i == 0 or c != t[i - 1])[:8]
+
+
+def test_other_gazetteers_drop_what_was_cached_from_the_old_ones(tmp_path, monkeypatch):
+    """A token's features read the gazetteers (family, given, journal names): when they change (a
+    dev model's, the training script's), the cached features and score rows go with them."""
+    import gzip
+
+    from ctxmill.compile.refparse import lexicon
+
+    text = "Smith, J. Nuovo Cimento B 20, 1 (1974)."
+    before = tag_tokens(tokenize(text))
+    assert "given" in token_features("John")  # (the shipped gazetteers: cached from now on)
+    lex = tmp_path / "lex.txt.gz"
+    lex.write_bytes(gzip.compress(b"family\nsmith\fgiven\nmary\fjournal\nnuovo cimento b\fjournal_first\nnuovo\t3"))
+    monkeypatch.setattr(lexicon, "gazetteer_path", lambda: lex)
+    lexicon.gazetteers.cache_clear()
+    try:
+        got = tag_tokens(tokenize(text))
+        assert "family" in token_features("Smith") and "given" not in token_features("John")
+        assert got == _old_road(text)
+    finally:
+        monkeypatch.undo()
+        lexicon.gazetteers.cache_clear()
+    assert tag_tokens(tokenize(text)) == before == _old_road(text)

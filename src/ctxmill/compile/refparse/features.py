@@ -312,12 +312,28 @@ def _tenths(n: int) -> list[int]:
     return r
 
 
+_gazetteers_seen: list = [None]
+
+
+def _forget(g) -> None:
+    """Other gazetteers than the token features were cached with (a dev model's, the training
+    script's, a test's): what was cached from the old ones goes."""
+    global _rows, _blobs
+    _INFO.clear()
+    token_features.cache_clear()
+    _jkey.cache_clear()
+    _rows = _blobs = None  # (their token rows were summed from the old features)
+    _gazetteers_seen[0] = g
+
+
 def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], list[str | None], list[int]]:
     """What both sequence_features and sequence_scores read: each token's cached info, its
     journal mark, and its position features packed into one number."""
     n = len(tokens)
     if glued is None:
         glued = [False] * n
+    if gazetteers() is not _gazetteers_seen[0]:
+        _forget(gazetteers())
     get = _INFO.get
     infos = [get(t) or _info(t) for t in tokens]
     journals = _marks(tokens, infos)
@@ -587,12 +603,14 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
 
     global _rows
     n = len(tokens)
+    if not n:
+        from ctxmill.compile.refparse.model import weights
+
+        return np.zeros((0, weights().matrix.shape[1]))
+    infos, journals, codes = _positions(tokens, glued)  # (first: it may let the rows go)
     rows = _rows
     if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
         rows = _rows = _Rows()  # (at most one new block a token, two other rows)
-    if not n:
-        return np.zeros((0, rows.matrix.shape[1]))
-    infos, journals, codes = _positions(tokens, glued)
     tok_get = rows.tokens.get
     ids = [tok_get(t) for t in tokens]
     if None in ids:  # token texts not seen before: their blocks in one go
