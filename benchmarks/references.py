@@ -286,8 +286,8 @@ def dev_scores(args) -> dict:
     lexicon.gazetteer_path = lambda: lex
     lexicon.gazetteers.cache_clear()
     examples, _ = T.load_training(args.grobid, args.anystyle, with_files=True)
-    _, dev = T.split(examples, args.dev_split)
-    out: dict = {"model": str(args.dev), "dev_split": args.dev_split}
+    _, dev = T.split(examples, args.dev_split, args.dev_fold)
+    out: dict = {"model": str(args.dev), "dev_split": args.dev_split, "dev_fold": args.dev_fold}
     for src, key in (("G", "grobid/"), ("A", "anystyle/")):
         exs = [(t, s) for t, s, f in dev if f.startswith(key)]
         r = score_set(exs, crf_fields)
@@ -319,6 +319,7 @@ def main() -> None:
                          "gazetteers on the dev split it was trained without, training data only: the "
                          "labeller's fields per source (G: GROBID, A: AnyStyle); no held-out set is read")
     ap.add_argument("--dev-split", choices=("random", "docs"), default="docs", help="with --dev: the split")
+    ap.add_argument("--dev-fold", type=int, default=0, help="with --dev and docs: the fold (0-3) it was trained without")
     ap.add_argument("--dev-errors", action="store_true", help="with --dev: list each dev title that differs")
     args = ap.parse_args()
     if args.dev:

@@ -560,6 +560,10 @@ def test_doc_split_keeps_whole_documents_on_one_side():
     assert not any(t in train_texts for t, _, _ in dev)
     assert all(sum(1 for *_, s in dev if s == f) == 5 for f in g)
     assert train_refparse.doc_split(list(reversed(examples)))[1] == list(reversed(dev))
+    # the four folds take each one-document file as dev exactly once
+    folds = [{src for *_, src in train_refparse.doc_split(examples, fold=k)[1]} - {"anystyle/bad.xml"}
+             for k in range(4)]
+    assert folds[0] == set(g) and sum(map(len, folds)) == len(set.union(*folds)) == 40
 
 
 def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
