@@ -367,3 +367,36 @@ def test_many_links_to_named_destinations_read_in_linear_time(tmp_path):
     pages = getattr(doc, "pages", doc)
     assert sum(len(p.links) for p in pages) == 40_000
     assert took < 15, took
+
+
+# ---------------------------------------------------------------------------- markup in the word check
+
+@pytest.mark.timeout(120)
+def test_a_line_of_100000_image_openers_compiles_in_linear_time():
+    # the word-conservation check's image branch scanned from each "![" to the line's end:
+    # 100,000 in a row (fuzz seed 1412 --kinds wide2, text case 64) took over 60 CPU-s
+    import time
+
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    body = " ".join(["cache keys memory load trace rate stable"] * 400)
+    text = "A Title\n\n" + body + "\n\n" + "![" * 100_000 + "\n\n" + body + "\n"
+    t = time.process_time()
+    doc = compile_document(text.encode(), CompileOptions(), name="in.md")
+    assert doc is not None
+    assert time.process_time() - t < 20
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("![](x) <b>&;\\a\n")), max_size=60))
+def test_markup_is_stripped_as_by_the_full_pattern(text):
+    from ctxmill.compile import conservation as C
+
+    assert C._strip_markup(text) == C._MARKUP.sub(lambda m: " " + (m.group(1) or "") + " ", text)
+    lines = text.split("\n")
+    want = C._MARKUP_LINES.sub(lambda m: " " + (m.group(1) or "") + " ", text)
+    got = C._norm_lines(lines, True, text)
+    import unicodedata
+
+    assert got == unicodedata.normalize("NFKC", C._SUPS.sub(r" \1", want)).lower()
