@@ -53,3 +53,24 @@ def test_the_same_lines_of_real_ocr_text(shared_dir):
         text = "\n" + p.read_text()
         assert _starts(structure._MAYBE_HEADING_RE, text) == _starts(_OLD_HEADING, text), p
         assert _starts(headings.MAYBE_TOC_TITLE_RE, text) == _starts(_OLD_TOC, text), p
+
+
+_ASCII = ["1 Introduction", "References", "appendix", "a p p e n d i x", "Table of Contents", "line 3 of the page",
+          " ", "\t", "(", ".", "x", "Chapter 2", "Figure 1: a plot", "[^1] note", "- item", "\x1c", "\x7f", "\n"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_ASCII), max_size=4).map("".join), max_size=12))
+def test_ascii_texts_are_searched_without_the_branch_for_other_characters(texts):
+    # (structure._hits drops the branch for a character outside ASCII where the joined text has none)
+    from ctxmill.compile.structure import _hits
+    from ctxmill.linescan import line_hits
+    from ctxmill.model import Block, Kind
+
+    blocks = [Block(Kind.PARAGRAPH, t, 1) for t in texts]
+    for pattern in (structure._MAYBE_HEADING_RE, headings.MAYBE_TOC_TITLE_RE):
+        assert structure._ascii_form(pattern) is not pattern
+        joined = "\n" + "\n".join(texts)
+        if joined.count("\n") == len(texts):
+            assert _hits(blocks, pattern) == line_hits(pattern, joined)
+        assert set(_hits(blocks, pattern)) >= {k for k, t in enumerate(texts) if "\n" in t}
