@@ -580,16 +580,18 @@ def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
         (lex / f).write_text("Journal of Things\n")
     trained = []
     monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    from ctxmill.compile.refparse import lexicon
+
     shipped = Path(str(gazetteer_path())).read_bytes()
     out = tmp_path / "dev.crfsuite"
+    monkeypatch.setattr(lexicon, "gazetteer_path", gazetteer_path)  # main() points it at the dev gazetteers
     try:
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--dev-split", "docs", "--without-dev", "-o", str(out)]) == 0
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--without-dev"]) == 2  # not over the shipped model
     finally:
-        from ctxmill.compile.refparse import lexicon
-        monkeypatch.setattr(lexicon, "gazetteer_path", gazetteer_path)
+        lexicon.gazetteer_path = gazetteer_path
         gazetteers.cache_clear()
     _, dev = train_refparse.doc_split(files)
     assert dev and len(trained[0]) == len(files) - len(dev)
