@@ -400,3 +400,26 @@ def test_markup_is_stripped_as_by_the_full_pattern(text):
     import unicodedata
 
     assert got == unicodedata.normalize("NFKC", C._SUPS.sub(r" \1", want)).lower()
+
+
+# ---------------------------------------------------------------------------- code chunker
+
+@pytest.mark.timeout(120)
+def test_syntax_soup_the_grammar_cannot_get_through_is_indexed_as_windows(tmp_path):
+    # tree-sitter-c-sharp parsed these 164 KB of soup (fuzz seed 1412 --kinds wide2, index case
+    # 79) for over 350 CPU-s: `ctxmill index` timed out, good.py beside it never indexed
+    import gzip
+    import time
+    from pathlib import Path
+
+    from ctxmill.index import search, sync_index
+    from ctxmill.index.chunk_code import chunk_code
+
+    data = gzip.decompress((Path(__file__).parent / "data" / "syntax_soup_seed1412.cs.gz").read_bytes())
+    t = time.process_time()
+    chunks = chunk_code("soup.cs", data, data.decode("utf-8", "replace"), "csharp")
+    assert chunks and time.process_time() - t < 30
+    (tmp_path / "soup.cs").write_bytes(data)
+    (tmp_path / "good.py").write_text("def good_function():\n    return 1\n")
+    sync_index(tmp_path, db_path=tmp_path / "i.db")
+    assert search("good_function", tmp_path, db_path=tmp_path / "i.db", k=3)[0].path == "good.py"

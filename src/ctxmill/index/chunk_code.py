@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from ctxmill.grammars import EXTENSIONS, get_parser, language_for  # noqa: F401 (re-exported)
+from ctxmill.grammars import EXTENSIONS, get_parser, language_for, parse_bounded  # noqa: F401 (re-exported)
 from ctxmill.index.facades import KIND as FACADE_KIND
 from ctxmill.index.facades import is_facade
 
@@ -673,7 +673,9 @@ def chunk_code(path: str, data: bytes, text: str, language: str) -> list[CodeChu
     if _minified(text, len(lines)):
         return _windows_only(path, lines, language)
     parser = get_parser(language)
-    tree = parser.parse(_mask_macros(data) if language in ("c", "cpp") else data)
+    tree = parse_bounded(parser, _mask_macros(data) if language in ("c", "cpp") else data)
+    if tree is None:  # syntax soup the grammar cannot get through: line windows, as minified code
+        return _windows_only(path, lines, language)
     chunker = _Chunker(path, LANGS[language], lines)
     for unit in chunker.units(tree.root_node.children, None):
         chunker.emit(unit, "", "")
