@@ -534,11 +534,14 @@ def test_a_reload_reopens_the_job_and_cancel_clears_the_old_results(page, server
     page.click("#compile")
     page.wait_for_selector("#cancel:not([hidden])")
     page.wait_for_function("() => document.querySelectorAll('#stages li.done').length >= 1", timeout=60_000)
-    width = page.evaluate("() => document.querySelector('#bar-fill').style.width")
     page.click("#cancel")
     page.wait_for_selector("#error:not([hidden])")
     assert page.inner_text("#summary") == ""
     assert title not in page.inner_text("#results")
+    # the bar keeps where the job stopped (a progress event may land between a read and the
+    # click, so it is read once the cancel has taken effect) and moves no further
+    width = page.evaluate("() => document.querySelector('#bar-fill').style.width")
+    page.wait_for_timeout(1000)
     assert page.evaluate("() => document.querySelector('#bar-fill').style.width") == width != "0%"
     # a job that is gone says so in plain words
     page.goto(f"{server}/?job=0123456789abcdef")
