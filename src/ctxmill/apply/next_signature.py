@@ -183,8 +183,9 @@ class Change:
     lang: str
 
 
-def changes(hunks) -> list[Change]:
-    out = []
+def _redefined(hunks):
+    """(hunk, name, old params, new params, language) of each definition a hunk rewrites with
+    other parameter texts: the re-signed ones (changes) and the re-typed ones (retyped)."""
     for h in hunks:
         lang = EXT_LANG.get(_ext(h.path))
         if not lang or not h.removed or not h.added:
@@ -192,9 +193,16 @@ def changes(hunks) -> list[Change]:
         before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
         for name in sorted(set(before) & set(after)):
             a, b = before[name], after[name]
-            if [p.text for p in a] != [p.text for p in b] and [p.name for p in a] != [p.name for p in b]:
-                _values_from_body(h, a, b)
-                out.append(Change(name, a, b, lang))
+            if [p.text for p in a] != [p.text for p in b]:
+                yield h, name, a, b, lang
+
+
+def changes(hunks) -> list[Change]:
+    out = []
+    for h, name, a, b, lang in _redefined(hunks):
+        if [p.name for p in a] != [p.name for p in b]:
+            _values_from_body(h, a, b)
+            out.append(Change(name, a, b, lang))
     return out
 
 
@@ -204,17 +212,8 @@ def retyped(hunks) -> list[Change]:
     ``is_array: false``): the calls whose arguments the type change reaches (see _retyped_arg).
     Not a re-signing edit (changes): the repeated edits at look-alike definitions stay shown
     (Java's overrides follow their interface)."""
-    out = []
-    for h in hunks:
-        lang = EXT_LANG.get(_ext(h.path))
-        if not lang or not h.removed or not h.added:
-            continue
-        before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
-        for name in sorted(set(before) & set(after)):
-            a, b = before[name], after[name]
-            if [p.text for p in a] != [p.text for p in b] and [p.name for p in a] == [p.name for p in b]:
-                out.append(Change(name, a, b, lang))
-    return out
+    return [Change(name, a, b, lang) for _, name, a, b, lang in _redefined(hunks)
+            if [p.name for p in a] == [p.name for p in b]]
 
 
 def _type_of(p: Param, lang: str) -> str:
