@@ -288,11 +288,16 @@ def dev_scores(args) -> dict:
     examples, _ = T.load_training(args.grobid, args.anystyle, with_files=True)
     _, dev = T.split(examples, args.dev_split, args.dev_fold)
     out: dict = {"model": str(args.dev), "dev_split": args.dev_split, "dev_fold": args.dev_fold}
+    outcomes: dict = {}
     for src, key in (("G", "grobid/"), ("A", "anystyle/")):
         exs = [(t, s) for t, s, f in dev if f.startswith(key)]
         r = score_set(exs, crf_fields)
         out[src] = {"strings": len(exs), **{k: r["fields"][k]["f1"] for k in FIELDS},
                     "invented": [r["invented_titles"]["invented"], r["invented_titles"]["entries_without_title"]]}
+        if args.dev_outcomes:  # per string: title right, title invented, source (for --cv)
+            for t, s in exs:
+                truth, got = truth_fields(t, s)["title"], crf_fields(t)["title"]
+                outcomes[f"{args.dev_fold} {src} {t}"] = [_key("title", truth) == _key("title", got), not truth and bool(got), src]
         if args.dev_errors:
             out[src]["title_errors"] = []
             for t, s in exs:
@@ -301,6 +306,53 @@ def dev_scores(args) -> dict:
                     kind = "invented" if not truth else "missed" if not got["title"] else "wrong"
                     out[src]["title_errors"].append({"kind": kind, "raw": t, "truth": truth, "got": got["title"],
                                                      "container": got["container"]})
+    if args.dev_outcomes:
+        args.dev_outcomes.write_text(json.dumps(outcomes))
+    return out
+
+
+def cv_scores(args) -> dict:
+    """--cv: each of the four dev models of ``train_refparse.py --cv -o MODEL`` on the fold it was
+    trained without (--dev-split docs), with this tree's rules, each fold scored by --dev in a
+    fresh process (a model and its gazetteers per process); per fold, and over the folds the
+    mean and spread (standard deviation, least, most) of the fields' F1 and the invented-title
+    rate, and the pooled counts (every one-document GROBID file is dev in exactly one fold).
+    AnyStyle's bad.xml is dev in every fold: its figures are a mean over four models."""
+    import train_refparse as T
+
+    folds, outcomes = [], {}
+    common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs"]
+    with tempfile.TemporaryDirectory() as d:
+        for k in range(T.FOLDS):
+            per = Path(d) / f"outcomes{k}.json"
+            folds.append(json.loads(_run([*common, "--dev", str(T.cv_path(args.cv, k)), "--dev-fold", str(k),
+                                          "--dev-outcomes", str(per)], None)))
+            outcomes.update(json.loads(per.read_text()))
+
+    def spread(vals: list[float]) -> dict:
+        return {"mean": round(statistics.mean(vals), 4), "sd": round(statistics.stdev(vals), 4),
+                "min": min(vals), "max": max(vals)}
+
+    out: dict = {"cv": str(args.cv), "rules": "this tree's", "folds": folds}
+    for src in ("G", "A"):
+        out[src] = {f: spread([r[src][f] for r in folds]) for f in ("title", "container", "first_family", "year")}
+        out[src]["invented_rate"] = spread([r[src]["invented"][0] / r[src]["invented"][1] for r in folds])
+        out[src]["invented_pooled"] = [sum(r[src]["invented"][0] for r in folds),
+                                       sum(r[src]["invented"][1] for r in folds)]
+    g = {t: o for t, o in outcomes.items() if o[2] == "G"}
+    out["G"]["titles_right_pooled"] = [sum(o[0] for o in g.values()), len(g)]
+    if args.cv_against:  # paired: the same strings' titles under another candidate's --cv-out
+        other = json.loads(args.cv_against.read_text())
+        for src in ("G", "A"):
+            both = [t for t, o in outcomes.items() if o[2] == src and t in other]
+            out[src]["against"] = {
+                "file": str(args.cv_against), "strings": len(both),
+                "titles_now_right": sum(outcomes[t][0] and not other[t][0] for t in both),
+                "titles_now_wrong": sum(other[t][0] and not outcomes[t][0] for t in both),
+                "invented_now": sum(outcomes[t][1] and not other[t][1] for t in both),
+                "invented_no_more": sum(other[t][1] and not outcomes[t][1] for t in both)}
+    if args.cv_out:
+        args.cv_out.write_text(json.dumps(outcomes))
     return out
 
 
@@ -321,7 +373,18 @@ def main() -> None:
     ap.add_argument("--dev-split", choices=("random", "docs"), default="docs", help="with --dev: the split")
     ap.add_argument("--dev-fold", type=int, default=0, help="with --dev and docs: the fold (0-3) it was trained without")
     ap.add_argument("--dev-errors", action="store_true", help="with --dev: list each dev title that differs")
+    ap.add_argument("--dev-outcomes", type=Path, help=argparse.SUPPRESS)  # --cv's per-string outcomes
+    ap.add_argument("--cv", type=Path, metavar="MODEL",
+                    help="score the four dev models of scripts/train_refparse.py --cv -o MODEL, each on its "
+                         "fold of --dev-split docs: per fold, and mean and spread over the folds (no held-out "
+                         "set is read)")
+    ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
+    ap.add_argument("--cv-against", type=Path,
+                    help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
     args = ap.parse_args()
+    if args.cv:
+        print(json.dumps(cv_scores(args), indent=1))
+        return
     if args.dev:
         print(json.dumps(dev_scores(args), indent=1))
         return

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import sys
 import time
 import zlib
 from collections import Counter
+from importlib import metadata
 from pathlib import Path
 
 import pycrfsuite
@@ -257,6 +259,50 @@ def dev_lexicon_path(model: Path) -> Path:
     return model.with_name(model.name + ".lexicon.txt.gz")
 
 
+FOLDS = 4  # doc_split's ``every``: the document folds of --dev-split docs
+
+
+def cv_path(model: Path, fold: int) -> Path:
+    """The dev model of fold ``fold`` that --cv writes for OUTPUT (OUTPUT.fold0.crfsuite, ...)."""
+    return model.with_name(f"{model.stem}.fold{fold}{model.suffix}")
+
+
+def cross_validate(argv: list[str], output: Path, jobs: int) -> int:
+    """--cv: the four dev models of --dev-split docs (one per fold, each trained without its
+    fold, with its own gazetteers), each by this script in a process of its own, ``jobs`` at a
+    time; score them with benchmarks/references.py --cv OUTPUT."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    rest, skip = [], False
+    for a in argv:  # this command's own options, less those the folds set themselves
+        if skip:
+            skip = False
+        elif a in ("--cv", "--without-dev"):
+            continue
+        elif a in ("--jobs", "--dev-fold", "--dev-split", "-o", "--output"):
+            skip = True
+        elif not a.startswith(("--jobs=", "--dev-fold=", "--dev-split=", "--output=")):
+            rest.append(a)
+
+    def one(k: int) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, __file__, *rest, "--without-dev", "--dev-split", "docs", "--dev-fold", str(k),
+               "-o", str(cv_path(output, k))]
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        done = list(pool.map(one, range(FOLDS)))
+    folds = []
+    for k, r in enumerate(done):
+        if r.returncode:
+            print(f"fold {k}: exit {r.returncode}: {r.stderr.strip()[-500:]}", file=sys.stderr)
+            return r.returncode
+        folds.append(json.loads(r.stdout))
+    json.dump({"cv": str(output), "folds": folds}, sys.stdout, indent=2)
+    print()
+    return 0
+
+
 def edge_labels(labels: list[str], begin: tuple[str, ...], end: tuple[str, ...] = ()) -> list[str]:
     """``labels`` with the first token of each run of a field in ``begin`` labelled "B-<field>",
     and the last token of a run of a field in ``end`` (two tokens or more) "E-<field>"
@@ -275,11 +321,20 @@ def edge_labels(labels: list[str], begin: tuple[str, ...], end: tuple[str, ...] 
 
 def train(examples: list, output: Path, c1: float, c2: float, iterations: int,
           begin: tuple[str, ...] = (), params: dict | None = None, end: tuple[str, ...] = ()) -> None:
+    """Train a model on ``examples`` and write it to ``output``.
+
+    Each token's features are handed to CRFsuite sorted. CRFsuite numbers the features in the
+    order it first sees them and sums a token's weights in the order they are listed, so the
+    order in which features_of happens to build a token's list reaches the last bits of the
+    weights: the shipped model of 2026-12-02 (7096b42) stopped being reproducible when
+    c9c16b5 (a speed change) built the same features in another order. Sorted, the file
+    depends on which features each token has, not on how the code lists them."""
     trainer = pycrfsuite.Trainer(verbose=False)
     for text, spans in examples:
         toks, labels = token_labels(text, spans)
         if toks:
-            trainer.append(features_of(toks), edge_labels(labels, begin, end) if begin or end else labels)
+            trainer.append([sorted(f) for f in features_of(toks)],
+                           edge_labels(labels, begin, end) if begin or end else labels)
     trainer.set_params({"c1": c1, "c2": c2, "max_iterations": iterations,
                         "feature.possible_transitions": True, "feature.minfreq": 2, **(params or {})})
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -369,7 +424,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="a dev model: train on the training strings less the dev split, with gazetteers "
                          "built from them too, written beside the model (OUTPUT.lexicon.txt.gz); score "
                          "it with benchmarks/references.py --dev OUTPUT")
+    ap.add_argument("--cv", action="store_true",
+                    help="cross-validation over the documents: the four dev models of --dev-split docs "
+                         "(OUTPUT.fold0.crfsuite ... fold3, each with its gazetteers beside it); score them "
+                         "with benchmarks/references.py --cv OUTPUT")
+    ap.add_argument("--jobs", type=int, default=1, help="with --cv: folds trained at once (one process each)")
     args = ap.parse_args(argv)
+    if args.cv:
+        if args.output.resolve() == MODEL.resolve():
+            print("--cv writes dev models: give -o another path than the shipped model", file=sys.stderr)
+            return 2
+        if args.search:
+            print("--search and --cv: choose one", file=sys.stderr)
+            return 2
+        return cross_validate(sys.argv[1:] if argv is None else argv, args.output, args.jobs)
     t0 = time.perf_counter()
     features.AFFIXES = args.affixes
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
@@ -409,7 +477,11 @@ def main(argv: list[str] | None = None) -> int:
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
                  seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
-                 model=str(args.output), iterations=args.iterations, c1=c1, c2=c2)
+                 model=str(args.output), iterations=args.iterations, c1=c1, c2=c2,
+                 # what the bytes depend on besides the inputs: CRFsuite's build (its float sums)
+                 python_crfsuite=metadata.version("python-crfsuite"),
+                 model_sha256=hashlib.sha256(args.output.read_bytes()).hexdigest(),
+                 lexicon_sha256=hashlib.sha256(lex_path.read_bytes()).hexdigest() if lex_path.exists() else None)
     json.dump(stats, sys.stdout, indent=2)
     print()
     return 0

@@ -7,6 +7,7 @@ The reference strings are written for these tests; none is in the training data.
 from __future__ import annotations
 
 import gzip
+import json
 import sys
 from pathlib import Path
 
@@ -598,3 +599,42 @@ def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
     assert not {t for t, _, _ in dev} & {t for t, _ in trained[0]}
     assert train_refparse.dev_lexicon_path(out).exists()
     assert Path(str(gazetteer_path())).read_bytes() == shipped
+
+
+def test_training_does_not_depend_on_the_order_features_are_listed_in(tmp_path, monkeypatch):
+    """The model's bytes depend on which features each token has, not on the order features_of
+    lists them in (CRFsuite numbers features as it first sees them and sums a token's weights in
+    list order: c9c16b5 listed the same features in another order, and the shipped model of
+    7096b42 could no longer be trained again byte for byte)."""
+    exs = _tiny_examples(30)
+    train_refparse.train(exs, tmp_path / "a.crfsuite", 0.1, 0.01, 20)
+    shuffled = lambda toks: [f[::-1] for f in features_of(toks)]  # noqa: E731
+    monkeypatch.setattr(train_refparse, "features_of", shuffled)
+    train_refparse.train(exs, tmp_path / "b.crfsuite", 0.1, 0.01, 20)
+    assert (tmp_path / "a.crfsuite").read_bytes() == (tmp_path / "b.crfsuite").read_bytes()
+
+
+def test_cross_validation_trains_each_fold_without_its_documents(tmp_path, monkeypatch):
+    """--cv runs this script once per fold of --dev-split docs (--without-dev --dev-fold k), each
+    writing OUTPUT.foldK.crfsuite, and passes the other options through."""
+    import subprocess
+
+    calls = []
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        fold = cmd[cmd.index("--dev-fold") + 1]
+        return subprocess.CompletedProcess(cmd, 0, stdout=json.dumps({"dev_fold": int(fold)}), stderr="")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    out = tmp_path / "cand.crfsuite"
+    argv = ["--grobid", "/g", "--anystyle", "/a", "--cv", "--jobs", "2", "--c2", "0.3", "--dev-split", "random",
+            "-o", str(out)]
+    assert train_refparse.main(argv) == 0
+    assert sorted(c[c.index("--dev-fold") + 1] for c in calls) == ["0", "1", "2", "3"]
+    for c in calls:
+        k = c[c.index("--dev-fold") + 1]
+        assert c[c.index("-o") + 1] == str(tmp_path / f"cand.fold{k}.crfsuite")
+        assert "--without-dev" in c and c[c.index("--dev-split") + 1] == "docs" and "random" not in c
+        assert c[c.index("--c2") + 1] == "0.3" and "--cv" not in c and "--jobs" not in c
+    assert train_refparse.cv_path(out, 2).name == "cand.fold2.crfsuite"
