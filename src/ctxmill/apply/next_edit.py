@@ -332,7 +332,7 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     from ctxmill.apply.next_import import suggest_import
     from ctxmill.apply.next_repeated import suggest_repeated
     from ctxmill.apply.next_shape import suggest_shape
-    from ctxmill.apply.next_signature import changes, suggest_signature
+    from ctxmill.apply.next_signature import redefined, suggest_signature
 
     root = Path(root)
     if not root.is_dir():
@@ -341,11 +341,13 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     edited = {(h.path, n) for h in hunks for n in range(h.new_lines[0], h.new_lines[1] + 1)}
     files = dict(_read(root) if files is None else files)
     files.update(overlay or {})
-    found = _renamed(files, hunks, edited)
+    # the definitions the edit rewrote: read once, asked by the rename and signature steps and below
+    redone = redefined(hunks)
+    found = _renamed(files, hunks, edited, redone.changes)
     for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited):
         found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
                                 + (f" ({n} changes)" if n > 1 else ""), 0.0, "repeated", feats))
-    for path, first, last, text, feats, reason in suggest_signature(files, hunks, edited):
+    for path, first, last, text, feats, reason in suggest_signature(files, hunks, edited, redone):
         found.append(Suggestion(path, first, last, text, reason, 0.0, "signature", feats))
     for path, first, last, text, feats, reason in suggest_import(files, hunks, edited):
         found.append(Suggestion(path, first, last, text, reason, 0.0, "import", feats))
@@ -357,7 +359,7 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     # definitions elsewhere that read alike are other functions, and its calls are the signature
     # propagator's. The same edit proposed by look-alike was right 1 time in 20 after such edits
     # on the dev cases (both halves), so it waits below the threshold
-    resigned = bool(changes(hunks))
+    resigned = bool(redone.changes)
     # a call the signature propagator rewrote but found no value for (the caller holds no such
     # name) is the same call when the repeated propagator copies the edited call's argument there
     unbound_calls = {(s.path, s.start_line, s.end_line, s.replacement) for s in found
@@ -749,7 +751,8 @@ def _rename_confidence(f: dict) -> float:
     return round(conf, 2)
 
 
-def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Suggestion]:
+def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set, resigned: list | None = None) -> list[Suggestion]:
+    """The rename propagator (``resigned``: next_signature.changes(hunks), where the caller has it)."""
     mapping = renames(hunks)
     within = 0.0
     if not mapping:
@@ -818,7 +821,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set) -> list[Sugg
         from ctxmill.apply.next_signature import changes
 
         h = hunks[0]
-        for ch in changes(hunks):
+        for ch in changes(hunks) if resigned is None else resigned:
             olds, news_ = {p.name for p in ch.old}, {p.name for p in ch.new}
             for a, b in mapping.items():
                 if a in olds and b in news_ and a not in news_ and _syntax_tree(h.path, files[h.path].encode("utf-8")):

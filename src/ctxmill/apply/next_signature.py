@@ -197,13 +197,29 @@ def _redefined(hunks):
                 yield h, name, a, b, lang
 
 
-def changes(hunks) -> list[Change]:
-    out = []
+@dataclass
+class Redefined:
+    """The definitions an edit rewrote, read once per edit (the rename, signature and ranking
+    steps all ask): ``changes`` re-signed them (parameter names differ), ``retyped`` kept the
+    names but not the types."""
+    changes: list[Change]
+    retyped: list[Change]
+
+
+def redefined(hunks) -> Redefined:
+    out = Redefined([], [])
     for h, name, a, b, lang in _redefined(hunks):
         if [p.name for p in a] != [p.name for p in b]:
             _values_from_body(h, a, b)
-            out.append(Change(name, a, b, lang))
+            out.changes.append(Change(name, a, b, lang))
+        else:
+            out.retyped.append(Change(name, a, b, lang))
     return out
+
+
+def changes(hunks) -> list[Change]:
+    """Definitions the edit re-signed (their parameter names changed)."""
+    return redefined(hunks).changes
 
 
 def retyped(hunks) -> list[Change]:
@@ -212,8 +228,7 @@ def retyped(hunks) -> list[Change]:
     ``is_array: false``): the calls whose arguments the type change reaches (see _retyped_arg).
     Not a re-signing edit (changes): the repeated edits at look-alike definitions stay shown
     (Java's overrides follow their interface)."""
-    return [Change(name, a, b, lang) for _, name, a, b, lang in _redefined(hunks)
-            if [p.name for p in a] == [p.name for p in b]]
+    return redefined(hunks).retyped
 
 
 def _type_of(p: Param, lang: str) -> str:
@@ -544,8 +559,9 @@ def _joined(sites: list, files: dict[str, str]) -> list:
     return rows
 
 
-def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
-    """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function."""
+def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]], redone: Redefined | None = None):
+    """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function
+    (``redone``: redefined(hunks), where the caller has read it already)."""
     from bisect import bisect_right
 
     from ctxmill.apply.next_edit import _code_mask
@@ -554,7 +570,8 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     fields: dict[str, str] = {}
     by_call, defs = call_changes(hunks, files)
     out += [d for d in defs if not any((d[0], n) in edited for n in range(d[1], d[2] + 1))]
-    for ch in changes(hunks) + retyped(hunks) + by_call:
+    redone = redefined(hunks) if redone is None else redone
+    for ch in redone.changes + redone.retyped + by_call:
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
         sites = []
         for path, text in files.items():
