@@ -620,7 +620,7 @@ def wide_text(rnd: random.Random) -> tuple[str, bytes]:
 def _pdf(objs: list[bytes], trailer_extra: bytes = b"", root: int = 1, prev: bytes = b"") -> bytes:
     """A PDF of ``objs`` (object ``root`` the catalog) with a correct cross-reference table;
     ``prev``: bytes it is appended to as an incremental update (objects renumbered after them)."""
-    out = prev or b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+    out = bytearray(prev or b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")  # (bytes += bytes copies: quadratic in objects)
     offsets = []
     for i, body in enumerate(objs, 1):
         offsets.append(len(out))
@@ -630,7 +630,7 @@ def _pdf(objs: list[bytes], trailer_extra: bytes = b"", root: int = 1, prev: byt
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += (b"trailer\n<</Size %d/Root %d 0 R" % (len(objs) + 1, root) + trailer_extra
             + b">>\nstartxref\n%d\n%%%%EOF\n" % xref)
-    return out
+    return bytes(out)
 
 
 def _stream(body: bytes, extra: bytes = b"") -> bytes:
@@ -1200,6 +1200,544 @@ def _meddler(rnd: random.Random, root: Path):
     return threading.Thread(target=act, name=action, daemon=True)
 
 
+# ----------------------------------------------------------------------------- round thirteen: PDF kinds of wide2
+# What real hostile PDFs hold and the corpus mutants and wide's built structures do not: Type3
+# fonts, XFA forms, 100,000-entry outlines, huge name trees, object streams and cross-reference
+# streams with wrong offsets and widths, Form XObjects nested deep or in a loop, millions of
+# operators, inline images of the wrong length, ToUnicode maps to surrogates and controls,
+# annotation text in odd encodings, wrong linearization hints, rotations that are not quarter
+# turns, a 1 MB Info string, a PDF embedded in a PDF, JavaScript and launch actions. Built by
+# _pdf (and _xref_stream_pdf for the compressed structure), from --kinds wide2's own random
+# stream: cheap (under a second each) and the same bytes for the same seed.
+
+def _flate(data: bytes, extra: bytes = b"") -> bytes:
+    import zlib
+
+    return _stream(zlib.compress(data, 6), b"/Filter/FlateDecode" + extra)
+
+
+def _page_objs(content: bytes, page_extra: bytes = b"", res_extra: bytes = b"", font: bytes = _FONT,
+               box: bytes = b"[0 0 612 792]", catalog_extra: bytes = b"", pages_extra: bytes = b"") -> list[bytes]:
+    """Objects 1-5 of a one-page PDF (catalog, pages, page, content, font F1); more follow from 6."""
+    return [b"<</Type/Catalog/Pages 2 0 R" + catalog_extra + b">>",
+            b"<</Type/Pages/Kids[3 0 R]/Count 1" + pages_extra + b">>",
+            b"<</Type/Page/Parent 2 0 R/MediaBox" + box + b"/Resources<</Font<</F1 5 0 R>>" + res_extra
+            + b">>/Contents 4 0 R" + page_extra + b">>",
+            _flate(content) if len(content) > 4096 else _stream(content), font]
+
+
+def _pdf_string(rnd: random.Random, text: str) -> bytes:
+    """``text`` as a PDF string in one of the encodings real files use (and some they should not)."""
+    enc = rnd.choice(["pdfdoc", "utf16be_bom", "utf16le_bom", "utf8_bom", "utf16_odd", "lone_surrogate", "hex",
+                      "raw_high", "controls"])
+    if enc == "pdfdoc":
+        raw = text.encode("latin-1", "replace")
+    elif enc == "utf16be_bom":
+        raw = b"\xfe\xff" + text.encode("utf-16-be")
+    elif enc == "utf16le_bom":  # (not in the standard: some writers do it)
+        raw = b"\xff\xfe" + text.encode("utf-16-le")
+    elif enc == "utf8_bom":  # PDF 2.0
+        raw = b"\xef\xbb\xbf" + text.encode()
+    elif enc == "utf16_odd":  # a UTF-16 mark and an odd number of bytes after it
+        raw = b"\xfe\xff" + text.encode("utf-16-be") + b"\x41"
+    elif enc == "lone_surrogate":
+        raw = b"\xfe\xff" + text[: len(text) // 2].encode("utf-16-be") + b"\xd8\x00" + b"\xdc\x00\xdc\x00" + \
+            text[len(text) // 2:].encode("utf-16-be")
+    elif enc == "raw_high":  # bytes 0x7f-0xa0: undefined or odd in PDFDocEncoding
+        raw = bytes(rnd.choice(b"\x7f\x80\x81\x8d\x9f\xa0\xad") if rnd.random() < 0.3 else ord(c) % 128
+                    for c in text)
+    elif enc == "controls":
+        raw = bytes(rnd.randrange(0, 32) if rnd.random() < 0.2 else ord(c) % 128 for c in text)
+    else:  # hex, of UTF-16 with a mark
+        return b"<" + (b"\xfe\xff" + text.encode("utf-16-be", "surrogatepass")).hex().encode() + b">"
+    return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
+
+
+def _xref_stream_pdf(objs: list[bytes], packed: set[int] = frozenset(), widths: bytes | None = None,
+                     damage: str = "", rnd: random.Random | None = None) -> bytes:
+    """A PDF 1.5 file of ``objs`` (object 1 the catalog) indexed by a cross-reference stream; the
+    objects numbered in ``packed`` (dictionaries, not streams) go into one object stream.
+    ``widths``: the /W written in the stream's dictionary (the rows are always 1 4 2 wide);
+    ``damage``: "offsets" (the object stream's offsets moved), "first" (/First wrong), "count"
+    (/N far too large), "index" (rows for objects that are not in it), "size" (a huge /Size)."""
+    rnd = rnd or random.Random(0)
+    n = len(objs)
+    stm, xref_num = n + 1, n + 2
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    rows: dict[int, tuple[int, int, int]] = {0: (0, 0, 65535)}
+    inside = [i for i in range(1, n + 1) if i in packed]
+    for i in range(1, n + 1):
+        if i not in packed:
+            rows[i] = (1, len(out), 0)
+            out += b"%d 0 obj\n" % i + objs[i - 1] + b"\nendobj\n"
+    if inside:
+        head, body = [], bytearray()
+        for k, i in enumerate(inside):
+            off = len(body)
+            if damage == "offsets":
+                off = max(0, off + rnd.choice([-7, -1, 1, 3, 10_000, -10_000]))
+            head.append(b"%d %d" % (i, off))
+            body += objs[i - 1] + b"\n"
+            rows[i] = (2, stm, k)
+        hdr = b" ".join(head) + b"\n"
+        first = len(hdr) + (rnd.choice([-5, 2, 999_999]) if damage == "first" else 0)
+        count = len(inside) * (rnd.choice([1_000, 10 ** 7]) if damage == "count" else 1)
+        rows[stm] = (1, len(out), 0)
+        out += b"%d 0 obj\n" % stm + _flate(hdr + bytes(body), b"/Type/ObjStm/N %d/First %d" % (count, first)) + \
+            b"\nendobj\n"
+    rows[xref_num] = (1, len(out), 0)
+    data = b"".join(bytes([t]) + f.to_bytes(4, "big") + g.to_bytes(2, "big") for t, f, g in
+                    (rows[i] for i in range(xref_num + 1)))
+    size = xref_num + 1
+    index = b""
+    if damage == "index":
+        index = rnd.choice([b"/Index[0 %d 500 10]" % size, b"/Index[5 %d]" % size, b"/Index[0 1000000]"])
+    if damage == "size":
+        size = rnd.choice([10 ** 9, 2 ** 31, 0])
+    w = widths if widths is not None else b"[1 4 2]"
+    xref = len(out)
+    out += b"%d 0 obj\n" % xref_num + _flate(data, b"/Type/XRef/Size %d/W%s/Root 1 0 R" % (size, w) + index) + \
+        b"\nendobj\nstartxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def _type3(rnd: random.Random) -> tuple[str, bytes]:
+    """A page set in a Type3 font (glyphs drawn by content streams of the file itself)."""
+    variant = rnd.choice(["plain", "no_tounicode", "recursive", "degenerate_matrix", "huge_matrix", "many_glyphs",
+                          "image_glyphs"])
+    names = [b"g%d" % i for i in range(256 if variant == "many_glyphs" else 26)]
+    matrix = {"degenerate_matrix": b"[0 0 0 0 0 0]", "huge_matrix": b"[1e30 0 0 1e30 0 0]"}.get(
+        variant, b"[0.001 0 0 0.001 0 0]")
+    first = 6 + (1 if variant != "no_tounicode" else 0)  # the glyph procedures' first object
+    glyph = b"750 0 0 0 600 700 d1 50 0 500 700 re f"
+    if variant == "recursive":  # a glyph that draws text in its own font
+        glyph = b"750 0 d0 BT /T3 1 Tf (abc) Tj ET"
+    elif variant == "image_glyphs":
+        glyph = b"750 0 0 0 600 700 d1 q 600 0 0 700 0 0 cm BI /W 8 /H 8 /BPC 1 /IM true ID " + bytes(8) + b" EI Q"
+    procs = b"".join(b"/%s %d 0 R" % (g, first + k) for k, g in enumerate(names))
+    lo = 0 if variant == "many_glyphs" else 97
+    font = (b"<</Type/Font/Subtype/Type3/FontBBox[0 0 750 750]/FontMatrix" + matrix + b"/CharProcs<<" + procs
+            + b">>/Encoding<</Type/Encoding/Differences[%d " % lo + b" ".join(b"/" + g for g in names) + b"]>>"
+            + b"/FirstChar %d/LastChar %d/Widths[" % (lo, lo + len(names) - 1)
+            + b" ".join(b"750" for _ in names) + b"]/Resources<</Font<</T3 5 0 R>>>>"
+            + (b"/ToUnicode 6 0 R" if variant != "no_tounicode" else b"") + b">>")
+    words = [_words(rnd, rnd.randint(3, 9)).encode("ascii", "ignore").lower() for _ in range(20)]
+    if variant == "many_glyphs":
+        words = [bytes(rnd.randrange(256) for _ in range(40)) for _ in range(20)]
+    body = b"BT /T3 12 Tf 14 TL 72 720 Td " + b" ".join(
+        b"(" + w.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b") '" for w in words) + b" ET"
+    objs = _page_objs(body, font=font)
+    objs[2] = objs[2].replace(b"/F1 5 0 R", b"/T3 5 0 R")
+    if variant != "no_tounicode":
+        pairs = b"".join(b"<%02x> <%04x>\n" % (lo + k, (ord("a") + k) if variant != "many_glyphs" else
+                                                (0x20 + k) % 0x7f or 0x20) for k in range(min(len(names), 100)))
+        cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /T3 def "
+                b"1 begincodespacerange <00> <ff> endcodespacerange %d beginbfchar\n" % min(len(names), 100)
+                + pairs + b"endbfchar endcmap CMapName currentdict /CMap defineresource pop end end")
+        objs.append(_stream(cmap))
+    objs += [_stream(glyph) for _ in names]
+    return f"type3:{variant}", _pdf(objs)
+
+
+def _xfa(rnd: random.Random) -> tuple[str, bytes]:
+    """An XFA form of up to 50,000 fields (the XML packet), beside up to 20,000 AcroForm widgets."""
+    n = rnd.choice([1_000, 10_000, 50_000])
+    widgets = rnd.choice([0, 100, 5_000, 20_000])
+    xml = (b'<?xml version="1.0"?><xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><template xmlns="http://www.xfa.org'
+           b'/schema/xfa-template/3.3/"><subform name="form1">' + b"".join(
+               b'<field name="f%d"><ui><textEdit/></ui><value><text>value %d &amp; &#xD800; &#0;</text></value>'
+               b'</field>' % (i, i) for i in range(n)) + b"</subform></template>"
+           + rnd.choice([b"</xdp:xdp>", b"", b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]>"]))
+    first = 7
+    kids = b" ".join(b"%d 0 R" % (first + i) for i in range(widgets))
+    xfa_ref = rnd.choice([b"/XFA 6 0 R", b"/XFA[(template) 6 0 R (datasets) 6 0 R]", b"/XFA[(template) 6 0 R"
+                                                                                     b" (x) 99999 0 R]"])
+    objs = _page_objs(_text_ops(rnd), page_extra=b"/Annots[" + kids + b"]" if widgets else b"",
+                      catalog_extra=b"/AcroForm<</Fields[" + kids + b"]" + xfa_ref + b"/NeedsRendering true>>")
+    objs.append(_flate(xml))
+    for i in range(widgets):
+        objs.append(b"<</Type/Annot/Subtype/Widget/FT/Tx/T(f%d)/V(value %d)/Rect[%d %d %d %d]/P 3 0 R>>"
+                    % (i, i, i % 500, i % 700, i % 500 + 10, i % 700 + 10))
+    return f"xfa:{n}:{widgets}", _pdf(objs)
+
+
+def _outline_kind(rnd: random.Random) -> tuple[str, bytes]:
+    """An outline of up to 100,000 entries: flat, one deep chain, a loop, or odd titles."""
+    n = rnd.choice([1_000, 20_000, 100_000])
+    shape = rnd.choice(["flat", "deep", "loop", "odd_titles", "bad_count"])
+    first = 7  # outline root is 6, entries from 7
+    objs = _page_objs(_text_ops(rnd), catalog_extra=b"/Outlines 6 0 R/PageMode/UseOutlines")
+    objs.append(b"<</Type/Outlines/First %d 0 R/Last %d 0 R/Count %d>>" % (
+        first, first if shape == "deep" else first + n - 1, -n if shape == "bad_count" else n))
+    for k in range(n):
+        num = first + k
+        if shape == "deep":  # each entry the only child of the one before
+            links = (b"/Parent %d 0 R" % (num - 1 if k else 6)) + (b"/First %d 0 R/Last %d 0 R/Count 1" % (
+                num + 1, num + 1) if k < n - 1 else b"")
+        else:
+            links = b"/Parent 6 0 R" + (b"/Prev %d 0 R" % (num - 1) if k else b"")
+            if k < n - 1:
+                links += b"/Next %d 0 R" % (num + 1)
+            elif shape == "loop":
+                links += b"/Next %d 0 R" % first  # the last entry points back at the first
+        title = b"(Section %d)" % k if shape != "odd_titles" else _pdf_string(rnd, f"Sec\u00e9tion {k} \u202e")
+        objs.append(b"<</Title" + title + links + b"/Dest[3 0 R/XYZ 0 %d 0]>>" % (k % 792))
+    return f"outline:{shape}:{n}", _pdf(objs)
+
+
+def _name_tree(rnd: random.Random) -> tuple[str, bytes]:
+    """A /Dests, /JavaScript or /EmbeddedFiles name tree of up to 100,000 names: one leaf, a
+    two-level tree, a tree whose kids loop back, or names out of order with wrong limits; links
+    on the page name some of them."""
+    n = rnd.choice([5_000, 50_000, 100_000])
+    tree = rnd.choice(["Dests", "Dests", "JavaScript", "EmbeddedFiles"])
+    shape = rnd.choice(["leaf", "two_level", "loop", "unsorted"] + (["old_dests"] if tree == "Dests" else []))
+    if tree == "Dests":
+        val = [b"[3 0 R/XYZ 0 %d 0]" % (i % 792) for i in range(n)]
+    elif tree == "JavaScript":
+        val = [b"<</S/JavaScript/JS(app.alert(%d))>>" % i for i in range(n)]
+    else:
+        val = [b"<</Type/Filespec/F(f%d.txt)>>" % i for i in range(n)]
+    names = [b"n%07d" % i for i in range(n)]
+    if shape == "unsorted":
+        rnd.shuffle(names)
+    links = rnd.choice([0, 50, 3_000])
+    annots = b"/Annots[" + b" ".join(b"<</Type/Annot/Subtype/Link/Rect[10 %d 50 %d]/Dest(n%07d)>>" % (
+        i % 700, i % 700 + 9, rnd.randrange(n)) for i in range(links)) + b"]" if links else b""
+    objs = _page_objs(_text_ops(rnd), page_extra=annots)
+    if shape == "old_dests":  # PDF 1.1's dictionary of names
+        objs[0] = b"<</Type/Catalog/Pages 2 0 R/Dests 6 0 R>>"
+        objs.append(b"<<" + b"".join(b"/" + k + b" " + v for k, v in zip(names, val, strict=True)) + b">>")
+        return f"name_tree:{tree}:{shape}:{n}", _pdf(objs)
+    objs[0] = b"<</Type/Catalog/Pages 2 0 R/Names<</%s 6 0 R>>>>" % tree.encode()
+
+    def leaf(lo: int, hi: int, lim: bool = True) -> bytes:
+        ks = names[lo:hi]
+        limits = b"/Limits[(%s)(%s)]" % (min(ks), max(ks)) if lim and ks else b""
+        if shape == "unsorted" and lim:
+            limits = b"/Limits[(zzz)(aaa)]"
+        return b"<<" + limits + b"/Names[" + b" ".join(b"(" + k + b") " + v for k, v in zip(
+            ks, val[lo:hi], strict=True)) + b"]>>"
+
+    if shape in ("leaf", "unsorted"):
+        objs.append(leaf(0, n, lim=False))
+    else:
+        per = 500
+        kids = list(range(0, n, per))
+        refs = b" ".join(b"%d 0 R" % (7 + j) for j in range(len(kids)))
+        if shape == "loop":
+            refs += b" 6 0 R"  # the root among its own kids
+        objs.append(b"<</Kids[" + refs + b"]>>")
+        objs += [leaf(lo, min(n, lo + per)) for lo in kids]
+    return f"name_tree:{tree}:{shape}:{n}", _pdf(objs)
+
+
+def _compressed_structure(rnd: random.Random) -> tuple[str, bytes]:
+    """Object streams with broken offsets, cross-reference streams with a wrong /W, /Index or /Size."""
+    objs = _page_objs(_text_ops(rnd))
+    objs += [b"<</Type/Annot/Subtype/Text/Rect[10 10 20 20]/Contents(note %d)>>" % i for i in range(20)]
+    objs[2] = objs[2].replace(b"/Contents 4 0 R", b"/Contents 4 0 R/Annots[" + b" ".join(
+        b"%d 0 R" % (6 + i) for i in range(20)) + b"]")
+    packed = {1, 2, 3, 5} | set(range(6, 26))
+    what = rnd.choice(["ok", "offsets", "first", "count", "index", "size", "w"])
+    widths = None
+    if what == "w":
+        widths = rnd.choice([b"[1 2 1]", b"[0 0 0]", b"[1 4]", b"[4 4 4]", b"[1 99999999 1]", b"[-1 4 2]",
+                             b"[1 4 2 3]", b"[2 4 2]", b"[1 3 2]", b"/x", b"[1.5 4 2]"])
+    data = _xref_stream_pdf(objs, packed, widths, "" if what in ("ok", "w") else what, rnd)
+    return f"xref_stream:{what}" + (f":{widths.decode()}" if widths else ""), data
+
+
+def _form_nesting(rnd: random.Random) -> tuple[str, bytes]:
+    """Form XObjects drawing Form XObjects: a chain up to 10,000 deep, a loop, or each level
+    drawing the next twice (2^depth draws)."""
+    shape = rnd.choice(["chain", "loop", "self", "fanout"])
+    depth = {"chain": rnd.choice([100, 1_000, 10_000]), "loop": rnd.choice([2, 50]), "self": 1,
+             "fanout": rnd.choice([20, 32, 64])}[shape]
+    first = 6
+    objs = _page_objs(b"q /X0 Do Q " + _text_ops(rnd), res_extra=b"/XObject<</X0 6 0 R>>")
+    for k in range(depth):
+        nxt = first + k + 1
+        if shape == "self":
+            nxt = first
+        elif shape == "loop" and k == depth - 1:
+            nxt = first
+        last = shape in ("chain", "fanout") and k == depth - 1
+        draw = b"" if last else (b"q 0.9 0 0 0.9 5 5 cm /N Do Q " * (2 if shape == "fanout" else 1))
+        body = draw + b"BT /F1 9 Tf 10 %d Td (level %d) Tj ET" % (k % 700 + 20, k)
+        objs.append(_stream(body, b"/Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>"
+                            + (b"" if last else b"/XObject<</N %d 0 R>>" % nxt) + b">>"))
+    return f"form_nesting:{shape}:{depth}", _pdf(objs)
+
+
+def _many_operators(rnd: random.Random) -> tuple[str, bytes]:
+    """One page of 1-4 million operators (Flate-compressed: a small file)."""
+    n = rnd.choice([1_000_000, 2_000_000, 4_000_000])
+    op = rnd.choice([b"q Q\n", b"0 0 m 1 1 l S\n", b"1 0 0 1 0 0 cm\n", b"0.5 g\n", b"/F1 9 Tf\n", b"n\n",
+                     b"BT ET\n", b"(a) Tj\n", b"[(a) 10 (b)] TJ\n"])
+    text_op = op in (b"(a) Tj\n", b"[(a) 10 (b)] TJ\n", b"/F1 9 Tf\n")
+    body = (b"BT /F1 9 Tf 72 700 Td\n" + op * n + b"ET\n" if text_op else op * n) + _text_ops(rnd)
+    return f"many_operators:{op.strip().decode()}:{n}", _pdf(_page_objs(body))
+
+
+def _inline_images(rnd: random.Random) -> tuple[str, bytes]:
+    """Inline images whose data is shorter or longer than their size says, hold "EI" inside,
+    declare a wrong /L, never end, or are 10,000 in a row."""
+    shape = rnd.choice(["short", "long", "ei_inside", "wrong_L", "no_end", "many", "huge_dims", "bad_filter"])
+    w, h = 40, 40
+    good = bytes(rnd.randrange(256) for _ in range(w * h))
+    head = b"BI /W %d /H %d /BPC 8 /CS /G " % (w, h)
+    if shape == "short":
+        img = head + b"ID " + good[: rnd.randrange(1, w * h)] + b" EI"
+    elif shape == "long":
+        img = head + b"ID " + good * rnd.choice([2, 50]) + b" EI"
+    elif shape == "ei_inside":
+        img = head + b"ID " + good[:500] + b" EI " + good[500:] + b" EI"
+    elif shape == "wrong_L":
+        img = head + b"/L %d ID " % rnd.choice([0, 5, 10 ** 9, -1]) + good + b" EI"
+    elif shape == "no_end":
+        img = head + b"ID " + good
+    elif shape == "many":
+        img = b" ".join(b"q 5 0 0 5 %d %d cm " % (i % 600, (i // 600) % 780) + b"BI /W 2 /H 2 /BPC 8 /CS /G ID "
+                        + bytes(rnd.randrange(256) for _ in range(4)) + b" EI Q" for i in range(10_000))
+    elif shape == "huge_dims":
+        img = b"BI /W %d /H %d /BPC 8 /CS /RGB ID " % rnd.choice([(10 ** 6, 10 ** 6), (65_536, 65_536),
+                                                                (2 ** 31, 2)]) + good + b" EI"
+    else:
+        img = head + rnd.choice([b"/F /AHx ", b"/F /A85 ", b"/F /Fl ", b"/F /DCT ", b"/F [/AHx /Fl] ", b"/F /CCF "
+                                 b"/DP <</K -1 /Columns 40>> "]) + b"ID " + good + b" EI"
+    if shape not in ("many",):
+        img = b"q 300 0 0 300 100 100 cm " + img + b" Q"
+    body = _text_ops(rnd) + b"\n" + img  # (no_end: the content stream ends inside the image data)
+    return f"inline_image:{shape}", _pdf(_page_objs(body))
+
+
+_BAD_UNICODE = [b"D800", b"DFFF", b"DBFF", b"0000", b"001B", b"0008", b"FFFE", b"FFFF", b"FEFF", b"202E", b"2028",
+                b"0085", b"00AD", b"200B", b"FFFD", b"D83DDE00", b"DBFFDFFF", b"D800D800", b"0041" * 1_000]
+
+
+def _broken_cmap(rnd: random.Random) -> tuple[str, bytes]:
+    """A ToUnicode map sending glyph codes to lone surrogates, controls, noncharacters, bidi
+    overrides, thousands of characters for one glyph, a range over the whole code space; or a
+    map whose syntax is broken or that uses itself."""
+    variant = rnd.choice(["bad_targets", "bad_targets", "huge_range", "long_targets", "syntax", "usecmap_loop",
+                          "empty"])
+    cid = rnd.random() < 0.5  # a Type0 font with two-byte codes, else a simple font with one-byte codes
+    width = 4 if cid else 2
+    codes = list(range(1, 60))
+    if variant == "bad_targets":
+        body = b"%d beginbfchar\n" % len(codes) + b"".join(
+            b"<%0*X> <%s>\n" % (width, c, rnd.choice(_BAD_UNICODE[:-1]) if rnd.random() < 0.6 else b"%04X" % (
+                0x61 + c % 26)) for c in codes) + b"endbfchar\n"
+    elif variant == "huge_range":
+        body = (b"1 beginbfrange\n<%s> <%s> <%s>\nendbfrange\n" % (b"0" * width, b"F" * width,
+                                                                   rnd.choice([b"D7F0", b"0000", b"FFF0", b"0041"])))
+    elif variant == "long_targets":
+        body = b"%d beginbfchar\n" % len(codes) + b"".join(b"<%0*X> <%s>\n" % (width, c, b"0041" * rnd.choice(
+            [100, 5_000])) for c in codes) + b"endbfchar\n"
+    elif variant == "syntax":
+        body = rnd.choice([b"1000000000 beginbfchar\n<01> <0041>\n", b"beginbfrange <01> <0041>",
+                           b"2 beginbfchar <01 <0041> <02> 0042> endbfchar", b"1 beginbfrange <05> <01> [<0041> <0042>]"
+                           b" endbfrange", b"1 beginbfrange <0001> <FFFF> [" + b"<0041> " * 70_000 + b"] endbfrange",
+                           b"\x00\xff" * 1000])
+    elif variant == "usecmap_loop":
+        body = b"/T1 usecmap 1 beginbfchar <01> <0041> endbfchar\n"
+    else:
+        body = b""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /T1 def /CMapType 2 def "
+            b"1 begincodespacerange <%s> <%s> endcodespacerange\n" % (b"0" * width, b"F" * width) + body
+            + b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    if cid:
+        font = (b"<</Type/Font/Subtype/Type0/BaseFont/Hostile/Encoding/Identity-H/ToUnicode 6 0 R/DescendantFonts[<<"
+                b"/Type/Font/Subtype/CIDFontType2/BaseFont/Hostile/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)"
+                b"/Supplement 0>>/FontDescriptor<</Type/FontDescriptor/FontName/Hostile/Flags 4/FontBBox[0 0 1000 1000]"
+                b"/ItalicAngle 0/Ascent 800/Descent -200/CapHeight 700/StemV 80>>/DW 500>>]>>")
+        lines = [b"<" + b"".join(b"%04X" % rnd.choice(codes) for _ in range(rnd.randint(3, 30))) + b"> Tj T*"
+                 for _ in range(25)]
+    else:
+        font = b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica/ToUnicode 6 0 R>>"
+        lines = [b"<" + b"".join(b"%02X" % rnd.choice(codes) for _ in range(rnd.randint(3, 30))) + b"> Tj T*"
+                 for _ in range(25)]
+    content = b"BT /F1 11 Tf 14 TL 72 720 Td " + b" ".join(lines) + b" ET " + _text_ops(rnd, 4)
+    objs = _page_objs(content, font=font)
+    objs.append(_stream(cmap))
+    return f"broken_cmap:{variant}:{'cid' if cid else 'simple'}", _pdf(objs)
+
+
+def _annot_text(rnd: random.Random) -> tuple[str, bytes]:
+    """Annotations (notes, free text, widgets, links) whose /Contents, /T, /RC and /URI are in
+    odd encodings, or 1 MB long."""
+    n = rnd.choice([10, 500, 5_000])
+    annots = []
+    for i in range(n):
+        sub = rnd.choice(["Text", "FreeText", "Widget", "Link", "Link", "Square", "Popup"])
+        text = rnd.choice(["note é ß 日本 \U0001f600", "\u202egnirts", "x" * rnd.choice([10, 2_000]), "a\u0000b",
+                           "line\rbreak\nand\u2028more"])
+        a = b"<</Type/Annot/Subtype/%s/Rect[%d %d %d %d]/Contents" % (
+            sub.encode(), i % 500, i % 700, i % 500 + 40, i % 700 + 12) + _pdf_string(rnd, text)
+        if sub == "Widget":
+            a += b"/FT/Tx/T" + _pdf_string(rnd, f"field{i}") + b"/V" + _pdf_string(rnd, text)
+        if sub == "FreeText":
+            a += b"/DA(/Helv 12 Tf 0 g)/RC" + _pdf_string(rnd, "<body><p>" + text + "</p></body>")
+        if sub == "Link":
+            a += b"/A<</S/URI/URI" + rnd.choice([_pdf_string(rnd, "https://example.org/é/" + text),
+                                                 b"(javascript:alert\\(1\\))", b"(" + b"a/" * 2_000 + b")",
+                                                 b"<FEFF00680074007400700073003A002F002F0078>", b"()",
+                                                 b"(http://\xff\xfe\x00bad)"]) + b">>"
+        annots.append(a + b">>")
+    if rnd.random() < 0.2:  # one annotation with 1 MB of contents, one link to a 1 MB address
+        annots.append(b"<</Type/Annot/Subtype/Text/Rect[1 1 9 9]/Contents" + _pdf_string(rnd, "w " * 500_000) + b">>")
+        annots.append(b"<</Type/Annot/Subtype/Link/Rect[1 1 9 9]/A<</S/URI/URI(https://x.org/" + b"a" * 1_000_000
+                      + b")>>>>")
+    return f"annot_text:{n}", _pdf(_page_objs(_text_ops(rnd), page_extra=b"/Annots[" + b" ".join(annots) + b"]"))
+
+
+def _linearized(rnd: random.Random) -> tuple[str, bytes]:
+    """A file that says it is linearized, with a hint table, /L, /H, /O, /E, /N or /T that are wrong."""
+    what = rnd.choice(["hint_junk", "hint_offsets", "length", "first_page", "page_count", "main_xref"])
+    objs = [b"<</Linearized 1/L %(L)s/H[%(H)s]/O 4 0 R/E 100/N %(N)s/T %(T)s>>",
+            b"<</Type/Catalog/Pages 3 0 R>>", b"<</Type/Pages/Kids[4 0 R]/Count 1>>",
+            b"<</Type/Page/Parent 3 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 6 0 R>>>>/Contents 5 0 R>>",
+            _stream(_text_ops(rnd)), _FONT,
+            _stream(bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 40, 4_000]))), b"/S 20")]
+    # the true values first (twice: writing them moves the offsets after object 1), then one made wrong
+    vals = {"L": b"0", "H": b"0 0", "N": b"1", "T": b"0"}
+    for _ in range(2):
+        data = _pdf([objs[0] % {k.encode(): v for k, v in vals.items()}] + objs[1:], root=2)
+        vals.update(L=b"%d" % len(data), H=b"%d %d" % (data.find(b"7 0 obj"), 60), T=b"%d" % data.rfind(b"xref"))
+    hint_at = data.find(b"7 0 obj")
+    if what == "hint_offsets":
+        vals["H"] = rnd.choice([b"%d 999999999" % hint_at, b"999999999 10", b"-5 -5", b"0 0", b"1 2 3 4 5 6"])
+    elif what == "length":
+        vals["L"] = rnd.choice([b"10", b"999999999", b"0", b"-1"])
+    elif what == "first_page":
+        objs[0] = objs[0].replace(b"/O 4 0 R", rnd.choice([b"/O 2 0 R", b"/O 999 0 R", b"/O(x)"]))
+    elif what == "page_count":
+        vals["N"] = rnd.choice([b"0", b"1000000", b"-3"])
+    elif what == "main_xref":
+        vals["T"] = rnd.choice([b"5", b"999999999", b"0"])
+    objs[0] = objs[0] % {k.encode(): v for k, v in vals.items()}
+    return f"linearized:{what}", _pdf(objs, root=2)
+
+
+def _odd_geometry(rnd: random.Random) -> tuple[str, bytes]:
+    """Pages with text on them and a /Rotate that is not a quarter turn (or inherited, or huge),
+    boxes that are negative, inverted or outside one another."""
+    rot = rnd.choice([b"45", b"-45", b"450", b"-270", b"1e10", b"90.5", b"-2147483648", b"2147483647", b"89", b"0"])
+    box = rnd.choice([b"[0 0 612 792]", b"[-612 -792 0 0]", b"[612 792 0 0]", b"[0 792 612 0]", b"[-1e6 -1e6 -1e6 -1e6]",
+                      b"[-300 -400 312 392]", b"[0 0 612 -792]", b"[0 0 0.001 0.001]"])
+    extra = rnd.choice([b"", b"/CropBox[100 100 -100 -100]", b"/CropBox[5000 5000 6000 6000]", b"/TrimBox[0 0 1 1]"
+                        b"/BleedBox[-1 -1 -2 -2]/ArtBox[9 9 9 9]", b"/UserUnit -1", b"/UserUnit 0"])
+    inherit = rnd.random() < 0.4
+    objs = _page_objs(_text_ops(rnd, 20), page_extra=(b"" if inherit else b"/Rotate " + rot) + extra, box=box,
+                      pages_extra=b"/Rotate " + rot if inherit else b"")
+    return f"odd_geometry:{rot.decode()}:{box.decode()}", _pdf(objs)
+
+
+def _big_info(rnd: random.Random) -> tuple[str, bytes]:
+    """An Info dictionary with a 1 MB string, 10,000 keys, values of the wrong type, odd
+    encodings, or itself as a value; sometimes a large XMP packet beside it."""
+    what = rnd.choice(["mb_title", "mb_title", "many_keys", "wrong_types", "odd_encodings", "self", "xmp"])
+    if what == "mb_title":
+        key = rnd.choice([b"Title", b"Author", b"Subject", b"Keywords", b"Producer"])
+        info = b"<</%s" % key + _pdf_string(rnd, rnd.choice(["A title ", "x", "é", "\U0001f600"]) * rnd.choice(
+            [100_000, 500_000])) + b">>"
+    elif what == "many_keys":
+        info = b"<<" + b"".join(b"/Key%d(value %d)" % (i, i) for i in range(10_000)) + b"/Title(Real title)>>"
+    elif what == "wrong_types":
+        info = rnd.choice([b"<</Title 5/Author[1 2 3]/Subject<</a 1>>/CreationDate(D:99999999999999)>>",
+                           b"<</Title true/ModDate(D:2020-13-45)/Trapped/Maybe>>", b"[1 2 3]", b"(a string)",
+                           b"<</Title 4 0 R>>"])
+    elif what == "odd_encodings":
+        info = b"<<" + b"".join(b"/" + k + _pdf_string(rnd, "Ünïcödé \u202e \ud7ff 日本 " + k.decode()) for k in (
+            b"Title", b"Author", b"Subject", b"Keywords", b"Creator", b"Producer")) + b">>"
+    elif what == "self":
+        info = b"<</Title(Loop)/Next 6 0 R/Author 6 0 R>>"
+    else:
+        info = b"<</Title(XMP)>>"
+    xmp = b""
+    if what == "xmp" or rnd.random() < 0.2:
+        xmp = b"/Metadata 7 0 R"
+    objs = _page_objs(_text_ops(rnd), catalog_extra=xmp)
+    objs.append(info)
+    if xmp:
+        packet = (b'<?xpacket begin="\xef\xbb\xbf" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">'
+                  b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description dc:title="'
+                  + b"T" * rnd.choice([100, 2_000_000]) + b'"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>')
+        objs.append(_stream(packet, b"/Type/Metadata/Subtype/XML"))
+    return f"big_info:{what}", _pdf(objs, b"/Info 6 0 R")
+
+
+def _embedded_pdf(rnd: random.Random, corpus: list[bytes]) -> tuple[str, bytes]:
+    """A PDF holding a PDF (an embedded file, a file-attachment annotation, a portfolio), up to
+    five levels deep."""
+    depth = rnd.choice([1, 1, 2, 5])
+    inner = rnd.choice(corpus) if corpus and rnd.random() < 0.5 else _one_page(rnd)
+    how = rnd.choice(["names", "attachment", "portfolio"])
+    for _ in range(depth):
+        ef = _flate(inner, b"/Type/EmbeddedFile/Subtype/application#2Fpdf/Params<</Size %d>>" % len(inner))
+        spec = b"<</Type/Filespec/F(inner.pdf)/UF(inner.pdf)/EF<</F 7 0 R>>>>"
+        cat = b"/Names<</EmbeddedFiles<</Names[(inner.pdf) 6 0 R]>>>>"
+        page_extra = b""
+        if how == "portfolio":
+            cat += b"/Collection<</View/D/Schema<<>>>>"
+        if how == "attachment":
+            cat = b""
+            page_extra = b"/Annots[<</Type/Annot/Subtype/FileAttachment/Rect[10 10 30 30]/FS 6 0 R/Contents(file)>>]"
+        objs = _page_objs(_text_ops(rnd), page_extra=page_extra, catalog_extra=cat)
+        objs += [spec, ef]
+        inner = _pdf(objs)
+    return f"embedded_pdf:{how}:{depth}", inner
+
+
+def _actions(rnd: random.Random) -> tuple[str, bytes]:
+    """JavaScript (open action, page actions, a name tree), Launch, SubmitForm, ImportData, GoToR,
+    named actions and /Next chains of actions that are long or loop, on links too."""
+    acts = [b"<</S/JavaScript/JS(while\\(true\\){app.alert\\(1\\)})>>", b"<</S/JavaScript/JS 8 0 R>>",
+            b"<</S/Launch/F(cmd.exe)/Win<</F(cmd.exe)/P(/c calc)>>/NewWindow true>>",
+            b"<</S/Launch/F<</Type/Filespec/F(/bin/sh)>>>>", b"<</S/SubmitForm/F<</FS/URL/F(http://127.0.0.1:1/)>>>>",
+            b"<</S/ImportData/F(/etc/passwd)>>", b"<</S/GoToR/F(other.pdf)/D[0/Fit]/NewWindow true>>",
+            b"<</S/GoToE/T<</R/C/N(x)>>/D[0/Fit]>>", b"<</S/Named/N/Print>>", b"<</S/ResetForm>>",
+            b"<</S/URI/URI(file:///etc/passwd)>>", b"<</S/GoTo/D[99 0 R/Fit]>>", b"<</S/Hide/T(x)>>",
+            b"<</S/Rendition/JS(app.launchURL\\('http://x'\\))>>"]
+    chain = rnd.choice([0, 0, 100, 10_000])
+    loop = rnd.random() < 0.3
+    open_action = rnd.choice(acts)
+    page_aa = b"/AA<</O %s/C %s>>" % (rnd.choice(acts), rnd.choice(acts))
+    links = b"/Annots[" + b" ".join(b"<</Type/Annot/Subtype/Link/Rect[10 %d 90 %d]/A %s>>" % (
+        i * 14, i * 14 + 10, rnd.choice(acts)) for i in range(40)) + b"]"
+    first = 9
+    if chain:  # object 6: the first of a chain of actions, each naming the next
+        open_ref = b"6 0 R"
+    else:
+        open_ref = open_action
+    objs = _page_objs(_text_ops(rnd), page_extra=page_aa + links,
+                      catalog_extra=b"/OpenAction " + open_ref + b"/Names<</JavaScript<</Names[(a) 7 0 R]>>>>"
+                      + b"/AA<</WC " + rnd.choice(acts) + b">>")
+    objs.append(b"<</S/JavaScript/JS(1)/Next %d 0 R>>" % first if chain else b"null")
+    objs.append(b"<</S/JavaScript/JS(app.alert\\('named'\\))>>")
+    objs.append(_stream(b"this.exportDataObject({cName:'x', nLaunch:2});" * 100))
+    for k in range(chain):
+        nxt = first + k + 1 if k < chain - 1 else (6 if loop else None)
+        objs.append(rnd.choice(acts)[:-2] + (b"/Next %d 0 R>>" % nxt if nxt else b">>"))
+    return f"actions:{chain}{':loop' if loop else ''}", _pdf(objs)
+
+
+def wide2_pdf(rnd: random.Random, corpus: list[bytes]) -> tuple[str, bytes]:
+    """(kind, bytes) of one PDF of a kind round thirteen added (see above)."""
+    kind = rnd.choice(["type3", "xfa", "outline", "name_tree", "xref_stream", "form_nesting", "many_operators",
+                       "inline_image", "broken_cmap", "annot_text", "linearized", "odd_geometry", "big_info",
+                       "embedded_pdf", "actions"])
+    if kind == "embedded_pdf":
+        return _embedded_pdf(rnd, corpus)
+    return {"type3": _type3, "xfa": _xfa, "outline": _outline_kind, "name_tree": _name_tree,
+            "xref_stream": _compressed_structure, "form_nesting": _form_nesting, "many_operators": _many_operators,
+            "inline_image": _inline_images, "broken_cmap": _broken_cmap, "annot_text": _annot_text,
+            "linearized": _linearized, "odd_geometry": _odd_geometry, "big_info": _big_info,
+            "actions": _actions}[kind](rnd)
+
+
+
 # ----------------------------------------------------------------------------- the campaign
 
 def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_timeout: float | None = None,
@@ -1226,12 +1764,17 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             half = False
             lost = False
             desc = ""
-            wide2 = kinds == "wide2" and entry != "pdf"  # (the PDF kinds are wide's)
+            # (PDF: three cases in four of round thirteen's kinds, the fourth of wide's)
+            wide2 = kinds == "wide2" and (entry != "pdf" or i % 4 != 3)
             wide = kinds == "wide" or (kinds == "all" and i % 2 == 1) or (kinds == "wide2" and not wide2)
             kind = "classic"
             if entry in ("pdf", "text"):
                 if entry == "pdf":
-                    if wide:
+                    if wide2:
+                        kind, data = wide2_pdf(w2rnd, pdfs)
+                        desc = f"{kind} {len(data)} bytes"
+                        inp = case_dir / w2rnd.choice(["input.pdf", "input.pdf", "input.PDF", "input"])
+                    elif wide:
                         kind, data = wide_pdf(wrnd, pdfs)
                         desc = f"{kind} {len(data)} bytes"
                         inp = case_dir / wrnd.choice(["input.pdf", "input.pdf", "input.PDF", "input"])
@@ -1347,7 +1890,13 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
     finally:
         runner.finish()
     slow.sort(key=lambda x: x[0], reverse=True)
-    return {"cases": n, "kinds": kinds, "outcomes": counts, "by_kind": dict(sorted(by_kind.items())), "timeout": {"cpu_seconds": timeout, "wall_seconds": runner.wall_timeout},
+    by_family: dict[str, dict[str, int]] = {}  # kinds without their variant (type3:recursive -> type3)
+    for k, kc in by_kind.items():
+        fam = by_family.setdefault(k.split(":")[0], {})
+        for o, c in kc.items():
+            fam[o] = fam.get(o, 0) + c
+    return {"cases": n, "kinds": kinds, "outcomes": counts, "by_family": dict(sorted(by_family.items())),
+            "by_kind": dict(sorted(by_kind.items())), "timeout": {"cpu_seconds": timeout, "wall_seconds": runner.wall_timeout},
             "refusal_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:12]),
             "slowest": [{"seconds": round(t, 3), "cpu_seconds": round(c, 3) if c is not None else None, "case": d,
                          "mb_per_s": round(b / 1e6 / t, 3) if b and t else None} for t, d, b, c in slow[:5]],
@@ -1652,7 +2201,12 @@ def main() -> None:
                     "apply and folder shapes, a tree changed while indexed); all: the two in turn; wide2: round twelve's kinds "
                     "(deep nesting and syntax soup in every language, one-line and generated files, notebooks, mixed "
                     "encodings per line, RTL and emoji, unclosed Markdown, 100,000 footnotes, one-character "
-                    "references, conflict markers, hostile search queries; PDF cases are wide's)")
+                    "references, conflict markers, hostile search queries; PDF: round thirteen's kinds in three cases of four, "
+                    "Type3 fonts, XFA forms, 100,000-entry outlines, huge name trees, broken object and "
+                    "cross-reference streams, nested and looping Form XObjects, millions of operators, inline images "
+                    "of the wrong length, ToUnicode maps to surrogates, odd annotation encodings, wrong "
+                    "linearization, odd rotations, a 1 MB Info string, embedded PDFs, JavaScript and launch actions; "
+                    "wide's in the fourth)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="CPU seconds per case (the worker's and its children's; scaling: wall seconds per run)")
     ap.add_argument("--wall-timeout", type=float, default=None,

@@ -495,29 +495,66 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
 # start, and a PDF whose 20,000 links name 20,000 destinations in one flat leaf took 34 CPU-s
 # (quadratic: 10,000 took 8). A paper has tens to a few thousand, in a balanced tree.
 _MANY_NAMED_DESTS = 1000
+# The table is read when a link first names a destination, and for at most this many CPU
+# seconds: pdfium answers FPDF_GetNamedDest(i) for PDF 1.1's /Dests dictionary by walking it
+# from its start (100,000 names: ~190 CPU-s to read them all, fuzz seed 8 PDF case 166), where
+# its own lookup by name is a map's. A name the table lacks goes to that lookup, which gives the
+# same page: where the read stops changes the time, not the links.
+_NAMED_DESTS_CPU_S = 1.0
 
 
-def _named_dests(pdf_raw) -> dict[str, int] | None:
-    """{name: page index} of the document's named destinations when it has many, else None
+class _NameTable:
+    """{name: page index} of a document's named destinations, read on first use (most pages,
+    and many documents, have no link that names one)."""
+
+    def __init__(self, pdf_raw, count: int):
+        self._pdf_raw, self._count = pdf_raw, count
+        self._table: dict[str, int] | None = None
+
+    def _read(self) -> dict[str, int]:
+        if self._table is None:
+            import time
+
+            import pypdfium2.raw as pdfium_c
+
+            pdf_raw = self._pdf_raw
+            table: dict[str, int] = {}
+            size = ctypes.c_long(0)
+            stop = time.process_time() + _NAMED_DESTS_CPU_S
+            for i in range(self._count):
+                if i % 256 == 255 and time.process_time() > stop:
+                    break
+                size.value = 0
+                pdfium_c.FPDF_GetNamedDest(pdf_raw, i, None, ctypes.byref(size))
+                if size.value <= 0:
+                    continue
+                buf = ctypes.create_string_buffer(size.value)
+                dest = pdfium_c.FPDF_GetNamedDest(pdf_raw, i, buf, ctypes.byref(size))
+                if dest:
+                    name = buf.raw[:size.value].decode("utf-16-le", "replace").rstrip("\x00")
+                    table.setdefault(name, pdfium_c.FPDFDest_GetDestPageIndex(pdf_raw, dest))
+            self._table = table
+        return self._table
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._read()
+
+    def __getitem__(self, name: str) -> int:
+        return self._read()[name]
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+def _named_dests(pdf_raw) -> _NameTable | None:
+    """The document's named destinations as a :class:`_NameTable` when it has many, else None
     (each link asks pdfium, as before). The first of two equal names wins, as in pdfium's walk."""
     import pypdfium2.raw as pdfium_c
 
     count = pdfium_c.FPDF_CountNamedDests(pdf_raw)
     if count <= _MANY_NAMED_DESTS:
         return None
-    table: dict[str, int] = {}
-    size = ctypes.c_long(0)
-    for i in range(count):
-        size.value = 0
-        pdfium_c.FPDF_GetNamedDest(pdf_raw, i, None, ctypes.byref(size))
-        if size.value <= 0:
-            continue
-        buf = ctypes.create_string_buffer(size.value)
-        dest = pdfium_c.FPDF_GetNamedDest(pdf_raw, i, buf, ctypes.byref(size))
-        if dest:
-            name = buf.raw[:size.value].decode("utf-16-le", "replace").rstrip("\x00")
-            table.setdefault(name, pdfium_c.FPDFDest_GetDestPageIndex(pdf_raw, dest))
-    return table
+    return _NameTable(pdf_raw, count)
 
 
 def _dest_name(annot) -> str | None:
@@ -533,7 +570,7 @@ def _dest_name(annot) -> str | None:
     return buf.raw[:need].decode("utf-16-le", "replace").rstrip("\x00") or None
 
 
-def _links(pdf_raw, page_raw, height: float, named: dict[str, int] | None = None) -> list[Link]:
+def _links(pdf_raw, page_raw, height: float, named: _NameTable | None = None) -> list[Link]:
     import pypdfium2.raw as pdfium_c
 
     out: list[Link] = []

@@ -1,0 +1,81 @@
+"""Issue 26, round thirteen: what the PDF and text campaigns of `benchmarks/fuzz.py --kinds wide2`
+found (its new PDF kinds: Type3 fonts, XFA forms, huge outlines and name trees, broken object and
+cross-reference streams, nested forms, millions of operators, inline images, broken ToUnicode
+maps, odd annotation encodings, wrong linearization, odd geometry, huge Info strings, embedded
+PDFs, actions). Each test fails on the code before its fix (1d26ed8). Time limits here are safety
+nets against a stall, not speed assertions (benchmarks/fuzz.py measures speed). The PDFs are
+built by the campaign's own builder (benchmarks/fuzz.py ``_pdf``)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import fuzz  # noqa: E402
+
+# ---------------------------------------------------------------------------- PDF 1.1 /Dests
+
+
+def _old_dests_pdf(n: int, links: int) -> bytes:
+    """Two pages; the catalog's /Dests a PDF 1.1 dictionary of n names (no name tree); ``links``
+    link annotations on page 1 naming destinations spread over the dictionary, and one naming
+    a destination that does not exist."""
+    text = b"BT /F1 11 Tf 72 720 Td (A page of text with links) Tj ET"
+    picks = [(i * 7919) % n for i in range(links)] + ([n - 1] if links else [])
+    annots = b" ".join(b"<</Type/Annot/Subtype/Link/Rect[10 %d 60 %d]/Dest(d%06d)>>" % (k % 700, k % 700 + 9, j)
+                       for k, j in enumerate(picks))
+    if links:
+        annots += b" <</Type/Annot/Subtype/Link/Rect[10 5 60 14]/Dest(nowhere)>>"
+    objs = [b"<</Type/Catalog/Pages 2 0 R/Dests 7 0 R>>", b"<</Type/Pages/Kids[3 0 R 6 0 R]/Count 2>>",
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 4 0 R"
+            b"/Annots[" + annots + b"]>>",
+            fuzz._stream(text), fuzz._FONT,
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 4 0 R>>",
+            b"<<" + b"".join(b"/d%06d[%d 0 R/XYZ 0 %d 0]" % (i, 3 if i % 2 else 6, i % 792) for i in range(n)) + b">>"]
+    return fuzz._pdf(objs)
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("links", [0, 40])
+def test_a_pdf11_dests_dictionary_of_100000_names_does_not_stall(tmp_path, links):
+    # fuzz seed 8, PDF case 166 (name_tree:Dests:old_dests:100000): over 60 CPU-s, where reading
+    # the name -> page table asked pdfium for each name by its index, and pdfium walks PDF 1.1's
+    # dictionary from its start for each (~190 CPU-s for 100,000), with or without a link to use it
+    from ctxmill.sources.pdf import extract
+
+    f = tmp_path / "dests.pdf"
+    f.write_bytes(_old_dests_pdf(100_000, links))
+    t = time.process_time()
+    doc = extract(f)
+    took = time.process_time() - t
+    # (odd names point at page 1, even ones at page 2; the link to "nowhere" resolves to nothing)
+    picks = [(i * 7919) % 100_000 for i in range(links)] + ([99_999] if links else [])
+    assert [k.dest_page for k in doc.pages[0].links] == [1 if j % 2 else 2 for j in picks]
+    assert took < 20, took
+
+
+def test_links_resolve_the_same_with_a_table_read_in_part(tmp_path, monkeypatch):
+    # the table read stops at its CPU budget; a name it lacks goes to pdfium's own lookup, which
+    # gives the same page as the table would: a budget of zero changes no link
+    import pypdfium2 as pdfium
+
+    from ctxmill.sources import pdf as P
+
+    f = tmp_path / "dests.pdf"
+    f.write_bytes(_old_dests_pdf(3_000, 60))
+    doc = pdfium.PdfDocument(str(f))
+    page = doc[0]
+    h = page.get_size()[1]
+    full = P._links(doc.raw, page.raw, h, P._named_dests(doc.raw))
+    monkeypatch.setattr(P, "_NAMED_DESTS_CPU_S", 0.0)
+    part_table = P._named_dests(doc.raw)
+    part = P._links(doc.raw, page.raw, h, part_table)
+    assert len(part_table) < 3_000  # stopped early
+    assert part == full == P._links(doc.raw, page.raw, h)
+    assert [k.dest_page for k in full[:3]] == [1 if (i * 7919) % 3000 % 2 else 2 for i in range(3)]
+    page.close()
+    doc.close()
