@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from dataclasses import fields
 from math import isfinite
 from operator import attrgetter
 
@@ -808,14 +809,28 @@ def _tiny(b) -> bool:
     return b.kind is Kind.PARAGRAPH and _tiny_text(b.text)
 
 
+# Block's fields in order, as _as_blocks passes them (checked at import: a field added to or
+# moved in model.Block takes the keyword road)
+_POSITIONAL = [f.name for f in fields(Block)] == ["kind", "text", "page", "page_end", "id", "level", "number",
+                                                 "section_id", "bbox", "attrs"]
+
+
+def _as_blocks(items: list, page: int) -> list[Block]:
+    """``items`` with each str (a one-line paragraph) made a Block: in one comprehension, with
+    the fields by position (raw OCR text: 47,000 a MB; a call per item and the keyword
+    argument cost a third of the Block itself)."""
+    para = Kind.PARAGRAPH
+    if _POSITIONAL:
+        return [Block(para, b, page, None, "", None, None, None, None, {"_line_texts": [b]}) if type(b) is str else b
+                for b in items]
+    return [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b for b in items]
+
+
 def _coalesce_tiny(items: list, page: int) -> list[Block]:
     """Blocks of a page of text input (a str is a one-line paragraph), runs of TINY_RUN or more
     tiny paragraphs joined into paragraphs of TINY_GROUP lines."""
-    def block(b) -> Block:
-        return Block(Kind.PARAGRAPH, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b
-
     if len(items) < TINY_RUN:
-        return list(map(block, items))
+        return _as_blocks(items, page)
     seen: dict[str, bool] = {}
 
     def tiny(b) -> bool:  # _tiny, once per distinct short line (a page of "a" lines has one)
@@ -845,12 +860,12 @@ def _coalesce_tiny(items: list, page: int) -> list[Block]:
     while i < n:
         if not flags[i]:
             j = upto(True, i)
-            out.extend(map(block, items[i:j]))
+            out.extend(_as_blocks(items[i:j], page))
             i = j
             continue
         j = upto(False, i)
         if j - i < TINY_RUN:
-            out.extend(map(block, items[i:j]))
+            out.extend(_as_blocks(items[i:j], page))
         else:
             for k in range(i, j, TINY_GROUP):
                 texts = [b if type(b) is str else b.text for b in items[k:min(j, k + TINY_GROUP)]]

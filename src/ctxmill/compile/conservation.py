@@ -43,9 +43,17 @@ _WORD = re.compile(r"[^\W_]+")
 _WORD_ASCII = re.compile(r"[a-z0-9]+")
 
 
+# ASCII bytes with every byte but a-z and 0-9 made a space: the words of ASCII text are then what
+# str.split() finds, ~3x faster than the pattern's findall (a compile reads each word twice: the
+# page's and document.md's)
+_ASCII_WORD_BYTES = bytes(c if 97 <= c <= 122 or 48 <= c <= 57 else 32 for c in range(256))
+
+
 def _find_words(lowered: str) -> list[str]:
     """``_WORD.findall`` of lower-cased text."""
-    return (_WORD_ASCII if lowered.isascii() else _WORD).findall(lowered)
+    if lowered.isascii():  # (_WORD_ASCII.findall)
+        return lowered.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()
+    return _WORD.findall(lowered)
 
 
 # words of a page that went to a removal reason, placed by list.index scans before every word's

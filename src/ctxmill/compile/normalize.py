@@ -244,7 +244,7 @@ def _vocabulary(doc: Document) -> Counter:
     if plain:
         found.extend(_VOCAB_WORD_RE.findall("\n".join(plain)))
     words.update(map(str.lower, found))
-    for w in found:
+    for w in found if "-" in "".join(found) else ():  # (no step a word where none holds a hyphen)
         if "-" in w:
             for part in w.split("-"):
                 if len(part) >= 3:

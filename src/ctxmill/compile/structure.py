@@ -13,7 +13,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from itertools import accumulate, compress, pairwise, repeat
-from operator import add
+from operator import add, attrgetter
 
 from ctxmill.compile.blocks import (
     BIBLIOGRAPHY_TITLES,
@@ -28,6 +28,7 @@ from ctxmill.linescan import line_hits
 from ctxmill.model import Block, Document, Kind, Section
 
 FLOATS = (Kind.FIGURE, Kind.TABLE, Kind.FOOTNOTE, Kind.FURNITURE, Kind.CAPTION)
+_TEXT = attrgetter("text")
 FOOTNOTE_START_RE = re.compile(r"^\[\^([\w*†‡§¶]{1,4})\]\s*(\S.*)$", re.S)
 SENTENCE_END_RE = re.compile(r"[.!?:;]['\"”’)\]]*$|[.!?]\)$")
 
@@ -89,7 +90,7 @@ def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     start like a number, a caption or a list item). A block of several lines is always returned:
     the pattern does not read across its line breaks. (A pattern that starts with its line break
     is searched for that character: ctxmill.linescan.)"""
-    texts = [b.text for b in blocks]
+    texts = list(map(_TEXT, blocks))  # (in C: six passes read every block's text)
     if sum(map(len, texts)) > _HITS_MAX_CHARS * len(texts):  # (long blocks, prose: the pass's own
         return list(range(len(texts)))  # step per block costs less than a search of all its text)
     joined = "\n" + "\n".join(texts)
@@ -1459,14 +1460,19 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     """Join a paragraph split by a page break or a float when the text clearly runs on."""
     out: list[Block] = []
     last_para: int | None = None  # index in out of the last paragraph/list item
+    # (the kinds read once: a step per block, 47,000 of them a MB of raw OCR lines)
+    para, runs_on, stops = Kind.PARAGRAPH, (Kind.PARAGRAPH, Kind.LIST_ITEM), (Kind.HEADING, Kind.EQUATION)
+    add = out.append
     for b in blocks:
-        if b.kind is Kind.PARAGRAPH and last_para is not None:
+        kind = b.kind
+        if kind is para and last_para is not None:
             prev = out[last_para]
             # (the cheap tests first: a paragraph right after another on its page, most of them
-            # and every line of raw OCR text, runs on only in the next column; then most stop
-            # at the length of the one before)
-            if (b.page != prev.page or last_para + 1 < len(out) or _new_column(prev, b)) \
-                    and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and len(prev.text) >= 60 \
+            # and every line of raw OCR text, runs on only in the next column, which a block
+            # without a box (text input) never starts; then most stop at the length of the one
+            # before)
+            if (b.page != prev.page or last_para + 1 < len(out) or (prev.bbox and _new_column(prev, b))) \
+                    and prev.kind in runs_on and len(prev.text) >= 60 \
                     and not prev.attrs.get("title") and not prev.attrs.get("front") \
                     and all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
                             for x in out[last_para + 1:]) and _continues(prev, b):
@@ -1476,10 +1482,11 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                     prev.text = prev.text.rstrip() + " " + b.text.lstrip()
                 prev.page_end = b.last_page
                 continue
-        out.append(b)
-        if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and not b.attrs.get("_foot_text"):
-            last_para = len(out) - 1
-        elif b.kind in (Kind.HEADING, Kind.EQUATION):
+        add(b)
+        if kind in runs_on:
+            if not b.attrs.get("_foot_text"):
+                last_para = len(out) - 1
+        elif kind in stops:
             last_para = None
     return out
 
@@ -1504,7 +1511,7 @@ def _footnote_refs(blocks: list[Block]) -> None:
 
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
-    if "[^" not in "\n".join([b.text for b in blocks]):  # (no mark in any text: only the tables' cells)
+    if "[^" not in "\n".join(map(_TEXT, blocks)):  # (no mark in any text: only the tables' cells)
         for b in [b for b in blocks[first_sec:] if b.kind is Kind.TABLE and b.attrs.get("rows")]:
             _table_cell_marks(b)
         return
@@ -1584,8 +1591,13 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
     next_k: dict[str, int] = {}
     current: Section | None = None
     last_page = max((b.last_page for b in blocks), default=1)
+    # the last page of any block since the stack last changed: the open sections' page_end
+    # takes it when the stack changes and at the end (a step per section a block was a
+    # max() per open section for each of 47,000 blocks a MB of raw OCR lines)
+    hi = float("-inf")  # (no block yet)
+    heading = Kind.HEADING
     for b in blocks:
-        if b.kind is Kind.HEADING and not b.attrs.get("title"):
+        if b.kind is heading and not b.attrs.get("title"):
             title = b.attrs.get("_title")
             if not title:
                 title = b.text
@@ -1600,6 +1612,10 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
             else:
                 b.text = f"{b.number} {title}" if b.number else title
             sid = section_id(b.attrs.get("_id_number") or b.number, title, used, next_k)
+            for s in stack:
+                if hi > s.page_end:
+                    s.page_end = hi
+            hi = float("-inf")
             while stack and stack[-1].level >= (b.level or 2):
                 stack.pop()
             sec = Section(id=sid, level=b.level or 2, title=title, page_start=b.page, page_end=b.page, number=b.number,
@@ -1609,8 +1625,12 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
             current = sec
         if current is not None:
             b.section_id = current.id
-            for s in stack:
-                s.page_end = max(s.page_end, b.last_page)
+            lp = b.page_end if b.page_end is not None else b.page  # (b.last_page)
+            if lp > hi:
+                hi = lp
+    for s in stack:
+        if hi > s.page_end:
+            s.page_end = hi
     # a section runs until the next section at the same or a higher level starts (found from
     # the end with a stack: one pass, where a slice per section was quadratic in headings)
     after: list[Section] = []

@@ -20,7 +20,6 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
@@ -51,17 +50,14 @@ _PLAIN_KINDS = frozenset(k for k in vars(Kind).values() if k not in _ATOMIC and 
 _KINDS_OF = {k: [_KIND_NAME.get(k, "text")] for k in _PLAIN_KINDS}
 
 
-@dataclass(slots=True)
-class _Unit:
-    """A run of markdown that is never split unless it alone exceeds the budget."""
+# A unit is a list [start, end, kinds, blocks, tokens, table]: a run of markdown that is never
+# split unless it alone exceeds the budget. (A list, not a class: raw OCR text makes a unit of
+# each of its 47,000 one-line paragraphs a MB, and a dataclass's __init__ cost 2.5x a list's.)
+_S, _E, _KINDS, _BLOCKS, _TOK, _TABLE = range(6)
 
-    start: int
-    end: int
-    kinds: list[str]
-    blocks: list[Block] = field(default_factory=list)
-    tokens: int = 0
-    atomic: bool = False
-    table: bool = False
+
+def _unit(start: int, end: int, kinds: list[str], blocks: list[Block], table: bool = False) -> list:
+    return [start, end, kinds, blocks, 0, table]
 
 
 def _section_path(doc: Document) -> dict[str | None, list[str]]:
@@ -77,47 +73,44 @@ def _section_path(doc: Document) -> dict[str | None, list[str]]:
     return paths
 
 
-def _units_of_section(doc: Document, blocks: list[Block]) -> list[_Unit]:
+def _units_of_section(doc: Document, blocks: list[Block]) -> list[list]:
     """Turn one section's blocks into units: captions glued to their table/figure."""
-    units: list[_Unit] = []
-    pending_heading: _Unit | None = None
+    units: list[list] = []
+    pending_heading: list | None = None
     spans = doc.block_spans
     plain = _PLAIN_KINDS
     kinds_of = _KINDS_OF  # (a unit's kinds are read, never changed: one list per kind serves all)
-    add, unit = units.append, _Unit
+    add = units.append
     i = 0
     n = len(blocks)
     while i < n:
         b = blocks[i]
         s, e = spans[b.id]
         if pending_heading is None and b.kind in plain:  # (most blocks: a unit of its own)
-            add(unit(s, e, kinds_of[b.kind], [b]))
+            add([s, e, kinds_of[b.kind], [b], 0, False])
             i += 1
             continue
         if b.kind is Kind.HEADING:
             # Glue to the next unit; a second heading replaces a bodiless first one.
-            pending_heading = _Unit(s, e, [], [b])
+            pending_heading = _unit(s, e, [], [b])
             i += 1
             continue
-        u = _Unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b], atomic=b.kind in _ATOMIC,
-                  table=b.kind is Kind.TABLE)
+        u = _unit(s, e, [_KIND_NAME.get(b.kind, "text")], [b], table=b.kind is Kind.TABLE)
         # A caption sits before a table or after a figure: keep them in one unit.
         if b.kind is Kind.CAPTION and i + 1 < len(blocks) and blocks[i + 1].kind in (
             Kind.TABLE, Kind.FIGURE
         ):
             nb = blocks[i + 1]
-            u = _Unit(s, doc.block_spans[nb.id][1], [_KIND_NAME[nb.kind]], [b, nb], atomic=True,
-                      table=nb.kind is Kind.TABLE)
+            u = _unit(s, doc.block_spans[nb.id][1], [_KIND_NAME[nb.kind]], [b, nb], table=nb.kind is Kind.TABLE)
             i += 1
         elif b.kind in (Kind.TABLE, Kind.FIGURE) and i + 1 < len(blocks) and (
             blocks[i + 1].kind is Kind.CAPTION
         ):
             nb = blocks[i + 1]
-            u = _Unit(s, doc.block_spans[nb.id][1], u.kinds, [b, nb], atomic=True, table=u.table)
+            u = _unit(s, doc.block_spans[nb.id][1], u[_KINDS], [b, nb], table=u[_TABLE])
             i += 1
         if pending_heading is not None:
-            u = _Unit(pending_heading.start, u.end, u.kinds, pending_heading.blocks + u.blocks,
-                      atomic=u.atomic, table=u.table)
+            u = _unit(pending_heading[_S], u[_E], u[_KINDS], pending_heading[_BLOCKS] + u[_BLOCKS], table=u[_TABLE])
             pending_heading = None
         units.append(u)
         i += 1
@@ -312,25 +305,25 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     whole = token_pieces.Tokenized(md) if md.isascii() and token_pieces.usable() else None
     offsets: dict[int, list] = {}
     for k, u in enumerate(flat):
-        if u.end - u.start > 8 * budget and not u.table and _no_cut(md[u.start : u.end]):
-            ends = whole.ends_of(u.start, u.end) if whole is not None else None
-            offsets[k] = [(0, ends)] if ends is not None else _offsets(md[u.start : u.end])
-            u.tokens = sum(len(offs) for _, offs in offsets[k])
+        if u[_E] - u[_S] > 8 * budget and not u[_TABLE] and _no_cut(md[u[_S] : u[_E]]):
+            ends = whole.ends_of(u[_S], u[_E]) if whole is not None else None
+            offsets[k] = [(0, ends)] if ends is not None else _offsets(md[u[_S] : u[_E]])
+            u[_TOK] = sum(len(offs) for _, offs in offsets[k])
     rest = [k for k in range(len(flat)) if k not in offsets] if offsets else range(len(flat))
     if whole is not None:
         # whole.count's first case inline (a unit of whole pieces of document.md: most units)
         bounds, before, nb, count = whole.bounds, whole.before, len(whole.bounds), whole.count
         ws = token_pieces._WS_CHARS
         for u in flat if type(rest) is range else map(flat.__getitem__, rest):
-            s, e = u.start, u.end
+            s, e = u[_S], u[_E]
             i, j = bisect_left(bounds, s), bisect_left(bounds, e)
             if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws:
-                u.tokens = before[j] - before[i]
+                u[_TOK] = before[j] - before[i]
             else:
-                u.tokens = count(s, e)
-        rest = [k for k in rest if flat[k].tokens is None]
-    for k, t in zip(rest, _count_many([md[flat[k].start : flat[k].end] for k in rest]), strict=True):
-        flat[k].tokens = t
+                u[_TOK] = count(s, e)
+        rest = [k for k in rest if flat[k][_TOK] is None]
+    for k, t in zip(rest, _count_many([md[flat[k][_S] : flat[k][_E]] for k in rest]), strict=True):
+        flat[k][_TOK] = t
     unit_offsets = {id(flat[k]): o for k, o in offsets.items()}
     gap_cache: dict[str, int] = {}
 
@@ -342,34 +335,34 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # spec: (start, end, context, kinds, blocks, tokens or None when it must be counted afresh)
     specs: list[tuple[int, int, str | None, list[str], list[Block], int | None]] = []
     for units in sections:
-        cur: list[_Unit] = []
+        cur: list[list] = []
         cur_t = 0
 
         def flush():
             nonlocal cur, cur_t
             if cur:
-                specs.append((cur[0].start, cur[-1].end, None, [k for u in cur for k in u.kinds],
-                              [b for u in cur for b in u.blocks], cur_t))
+                specs.append((cur[0][_S], cur[-1][_E], None, [k for u in cur for k in u[_KINDS]],
+                              [b for u in cur for b in u[_BLOCKS]], cur_t))
             cur, cur_t = [], 0
 
         for u in units:
-            if u.tokens > budget:
+            if u[_TOK] > budget:
                 flush()
-                text = md[u.start : u.end]
-                for a, b, ctx in _pieces(text, budget, u.table, u.tokens, unit_offsets.get(id(u))):
-                    specs.append((u.start + a, u.start + b, ctx, u.kinds, u.blocks, None))
+                text = md[u[_S] : u[_E]]
+                for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u))):
+                    specs.append((u[_S] + a, u[_S] + b, ctx, u[_KINDS], u[_BLOCKS], None))
                 continue
             if cur:
-                gap = md[cur[-1].end : u.start]
+                gap = md[cur[-1][_E] : u[_S]]
                 g = gap_cache.get(gap)
                 if g is None:
                     g = gap_cost(gap)
-                if g < 0 or cur_t + g + u.tokens > budget:
+                if g < 0 or cur_t + g + u[_TOK] > budget:
                     flush()
                 else:
                     cur_t += g
             cur.append(u)
-            cur_t += u.tokens
+            cur_t += u[_TOK]
         flush()
 
     chunks: list[Chunk] = []
