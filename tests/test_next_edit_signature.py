@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ctxmill.apply.next_edit import candidates
 from ctxmill.apply.next_edit import suggest as _suggest
 
 
@@ -108,3 +109,86 @@ def test_a_ruby_positional_default_made_a_keyword_is_passed_by_keyword(tmp_path)
     got = suggest(tmp_path, _patch("params.rb", ["def map_params(params, element, is_array = false)"],
                                    ["def map_params(params, element, is_array: false)"], 1))
     assert [(s.start_line, s.replacement) for s in got] == [(5, "map_params(el, element, is_array: true)\n")]
+
+
+def test_a_java_call_given_an_argument_gives_its_definition_the_callers_declared_type(tmp_path):
+    # retrofit's UrlFetchClient: `return parseResponse(fetchResponse);` gained `fetchRequest`, which
+    # the caller declared as an HTTPRequest; the definition below takes it with that type (a call
+    # line that starts a statement is a call, not Java's `Type name(`)
+    src = ("class UrlFetchClient {\n"
+           "  @Override public Response execute(Request request) throws IOException {\n"
+           "    HTTPRequest fetchRequest = createRequest(request);\n"
+           "    HTTPResponse fetchResponse = execute(urlFetchService, fetchRequest);\n"
+           "    return parseResponse(fetchResponse, fetchRequest);\n"
+           "  }\n\n"
+           "  static Response parseResponse(HTTPResponse response) {\n"
+           "    return new Response(response.getFinalUrl());\n"
+           "  }\n}\n")
+    (tmp_path / "UrlFetchClient.java").write_text(src)
+    got = _suggest(tmp_path, _patch("UrlFetchClient.java", ["    return parseResponse(fetchResponse);"],
+                                    ["    return parseResponse(fetchResponse, fetchRequest);"], 5), learned=False)
+    assert [(s.path, s.start_line, s.replacement) for s in got if "the definition" in s.reason] == [
+        ("UrlFetchClient.java", 8, "  static Response parseResponse(HTTPResponse response, HTTPRequest fetchRequest) {\n")]
+    # where the caller declares no type for the argument, no definition is guessed
+    (tmp_path / "UrlFetchClient.java").write_text(src.replace("HTTPRequest fetchRequest =", "var fetchRequest ="))
+    got = _suggest(tmp_path, _patch("UrlFetchClient.java", ["    return parseResponse(fetchResponse);"],
+                                    ["    return parseResponse(fetchResponse, fetchRequest);"], 5), learned=False)
+    assert not [s for s in got if "the definition" in s.reason]
+
+
+def test_an_indented_java_call_given_a_literal_reaches_the_other_calls(tmp_path):
+    # gson's JsonReader: `nextNonWhitespace();` -> `nextNonWhitespace(true);` (a statement that is
+    # one call, which Java's definition pattern also reads as `Type name(`)
+    (tmp_path / "JsonReader.java").write_text(
+        "class JsonReader {\n  private void consumeNonExecutePrefix() throws IOException {\n"
+        "    nextNonWhitespace(true);\n    pos--;\n  }\n\n  public JsonToken peek() throws IOException {\n"
+        "      switch (nextNonWhitespace()) {\n      case ']':\n        return null;\n      }\n  }\n\n"
+        "  private int nextNonWhitespace() throws IOException {\n    return 0;\n  }\n}\n")
+    got = _suggest(tmp_path, _patch("JsonReader.java", ["    nextNonWhitespace();"], ["    nextNonWhitespace(true);"], 3),
+                   learned=False)
+    assert ("JsonReader.java", 8, "      switch (nextNonWhitespace(true)) {\n") in [
+        (s.path, s.start_line, s.replacement) for s in got]
+
+
+def test_a_call_given_an_argument_over_two_lines_reaches_the_other_calls(tmp_path):
+    # guice's InjectorImpl: `getImplicitBinding(rawType)` -> `getImplicitBinding(member,\n rawType)`
+    (tmp_path / "InjectorImpl.java").write_text(
+        "class InjectorImpl {\n  <T> Factory<T> factoryFor(Member member, Class<T> rawType) {\n"
+        "    return (Factory<T>) getImplicitBinding(member,\n        rawType);\n  }\n\n"
+        "  <T> Factory<T> other(Member member, Class<T> rawType) {\n"
+        "    return (Factory<T>) getImplicitBinding(rawType);\n  }\n\n"
+        "  <T> Factory<T> getImplicitBinding(Class<T> type) {\n    return null;\n  }\n}\n")
+    found, _ = candidates(tmp_path, _patch("InjectorImpl.java", ["    return (Factory<T>) getImplicitBinding(rawType);"],
+                                           ["    return (Factory<T>) getImplicitBinding(member,", "        rawType);"], 3))
+    # the other call (the repeated propagator copies the edit's two lines there; the commit wrote
+    # one) and the definition, given the parameter with the type its caller declared
+    assert sorted((s.start_line, s.replacement) for s in found if s.kind == "signature") == [
+        (8, "    return (Factory<T>) getImplicitBinding(member, rawType);\n"),
+        (11, "  <T> Factory<T> getImplicitBinding(Member member, Class<T> type) {\n")]
+
+
+def test_a_piped_elixir_call_given_an_argument_counts_the_piped_value(tmp_path):
+    # ecto's Repo.Model: `|> maybe_process_after(model, :after_insert)` gained `user_changeset`;
+    # the definition takes the piped changeset first, so the old call passed two of its three
+    (tmp_path / "model.ex").write_text(
+        "defmodule Repo.Model do\n  def insert(user_changeset, model) do\n    changeset\n"
+        "    |> maybe_process_after(user_changeset, model, :after_insert)\n  end\n\n"
+        "  def update(user_changeset, model) do\n    changeset\n    |> maybe_process_after(model, :after_update)\n  end\n\n"
+        "  defp maybe_process_after({:ok, changeset}, model, callback) do\n    {:ok, changeset}\n  end\nend\n")
+    found, _ = candidates(tmp_path, _patch("model.ex", ["    |> maybe_process_after(model, :after_insert)"],
+                                           ["    |> maybe_process_after(user_changeset, model, :after_insert)"], 4))
+    assert sorted((s.start_line, s.replacement) for s in found if s.kind == "signature") == [
+        (9, "    |> maybe_process_after(user_changeset, model, :after_update)\n"),
+        (12, "  defp maybe_process_after({:ok, changeset}, user_changeset, model, callback) do\n")]
+
+
+def test_a_call_moved_to_another_receiver_is_no_signature_change(tmp_path):
+    # jsoup's Attribute.equals: `key.equals(attribute.key)` -> `Objects.equals(key, attribute.key)`
+    # calls another function of that name: the file's own equals(Object) and its calls stay
+    (tmp_path / "Attribute.java").write_text(
+        "class Attribute {\n  public boolean equals(Object o) {\n    Attribute attribute = (Attribute) o;\n"
+        "    return Objects.equals(key, attribute.key);\n  }\n\n  boolean same(Attribute other) {\n"
+        "    return val.equals(other.val);\n  }\n}\n")
+    found, _ = candidates(tmp_path, _patch("Attribute.java", ["    return key.equals(attribute.key);"],
+                                           ["    return Objects.equals(key, attribute.key);"], 4))
+    assert [s for s in found if s.kind == "signature"] == []

@@ -57,6 +57,7 @@ class Param:
     text: str
     keyword_only: bool = False  # Ruby's ``name:`` and Python's after ``*``
     value: str | None = None  # what a call passes for it when it is new (read off an edited call)
+    pattern: bool = False  # an Elixir pattern (`{:ok, changeset}`), named by its text
 
 
 def balanced(text: str, start: int) -> int | None:
@@ -142,6 +143,10 @@ def parse_param(text: str, lang: str) -> Param | None:
         t2 = re.sub(r"^(?:mut|ref|vararg|val|var|readonly|public|private|protected|override)\s+", "", t.lstrip("*&"))
         m = re.match(r"[A-Za-z_$][\w$]*[?!]?", t2)
         name = m.group() if m else None
+        if name is None and lang == "elixir" and t2:
+            # a pattern (`{:ok, changeset}`; `%{} = x` is read as x above): positional, named by
+            # its text, so a call's arguments can be counted against the clause
+            return Param(t2, default, text.strip(), pattern=True)
     if not name:
         return None
     return Param(name, default, text.strip(), keyword_only)
@@ -193,6 +198,8 @@ def _redefined(hunks):
         before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
         for name in sorted(set(before) & set(after)):
             a, b = before[name], after[name]
+            if any(p.pattern for p in a + b):
+                continue  # a clause's patterns rewritten (`:bytea` -> `TypeInfo[sender: :bytea]`): the other clauses' edit, no re-signing
             if [p.text for p in a] != [p.text for p in b]:
                 yield h, name, a, b, lang
 
@@ -448,26 +455,79 @@ IDENT_RE = re.compile(r"^(?!(?:true|false|nil|null|None|True|False|undefined|thi
 DYNAMIC = ("python", "ruby", "elixir", "javascript", "typescript")
 
 
-def _calls_in(lines: list[str], lang: str) -> dict[str, list[str]]:
-    """{name: arguments} for the one-line calls in ``lines`` that are not definitions."""
+def _calls_in(lines: list[str], lang: str, quals: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """{name: arguments} for the calls in ``lines`` that are not definitions. A call may span
+    lines (``getImplicitBinding(member,`` / ``rawType)``): its arguments are read whitespace-
+    collapsed. A line is a definition where defs_in reads one there, not wherever DEF's pattern
+    matches (Java's and C's would take any indented ``nextNonWhitespace(true);`` for one).
+    ``quals`` gets each call's qualifier (``key.`` of ``key.equals(``, ``Objects.`` of ``Objects.equals(``)."""
     out: dict[str, list[str]] = {}
-    for line in lines:
-        if re.search(DEF.get(lang, r"$^"), line):
+    text = "\n".join(lines)
+    starts = line_starts(text)
+    from bisect import bisect_right
+
+    is_def: dict[int, bool] = {}
+    for m in re.finditer(r"(?<![\w$])([A-Za-z_][\w]*[?!]?)\s*\(", text):
+        if m.group(1) in SKIP_NAMES or m.group(1) in out:
             continue
-        for m in re.finditer(r"(?<![\w$])([A-Za-z_][\w]*[?!]?)\s*\(", line):
-            close = balanced(line, m.end() - 1)
-            if close is None or m.group(1) in SKIP_NAMES:
-                continue
-            inner = line[m.end():close]
-            out.setdefault(m.group(1), [inner[a:b].strip() for a, b in split_top(inner)])
+        row = bisect_right(starts, m.start()) - 1
+        if row not in is_def:
+            is_def[row] = bool(defs_in(lines[row], lang)) if row < len(lines) else False
+        if is_def[row]:
+            continue
+        close = balanced(text, m.end() - 1)
+        if close is None:
+            continue
+        inner = text[m.end():close]
+        args = [re.sub(r"\s+", " ", inner[a:b]).strip() for a, b in split_top(inner)]
+        if lang == "elixir" and text[starts[row]:m.start()].rstrip().endswith("|>"):
+            args.insert(0, "_piped_")  # `|> f(b)` is f(a, b): the definition counts the piped value
+        out[m.group(1)] = args
+        if quals is not None:
+            q = re.search(r"(?:[\w$]+\s*(?:\.|::|->|\?\.)\s*)*$", text[starts[row]:m.start()])
+            quals[m.group(1)] = re.sub(r"\s+", "", q.group()) if q else ""
     return out
+
+
+# a typed language's parameter: its name and type, in its order
+TYPED_PARAM = {"java": "{type} {name}", "c": "{type} {name}", "go": "{name} {type}"}
+_TYPE = r"[A-Za-z_][\w.:]*(?:<[^<>()=;]*(?:<[^<>()=;]*>)?[^<>()=;]*>)?(?:\[\])*"
+
+
+def declared_type(text: str, name: str, line: int, lang: str) -> str | None:
+    """The type ``name`` is declared with in ``text`` (a parameter, a local, a field), the
+    declaration nearest above line ``line`` first (1-based), else the nearest below; None where
+    the file declares it without one (`x := ...`, `let x = ...`) or not at all."""
+    n = re.escape(name)
+    if lang in ("java", "c"):
+        mods = r"(?:(?:public|private|protected|static|final|volatile|transient|const|unsigned|struct)\s+)*"
+        pat = (rf"(?:^|[(,;{{])\s*{mods}(?!(?:return|new|else|throw|case|import|package|var|val|let|auto)\b)"
+               rf"({_TYPE}(?:\s*\*+)?)\s*\**\s*(?<=[\s*]){n}\s*(?=[=;,)]|$)")
+    elif lang == "go":
+        pat = rf"(?:\bvar\s+|[(,]\s*|^\s*){n}\s+((?:\*|\[\])*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*(?=[=,)]|$)"
+    else:  # name: Type (Rust, Kotlin, TypeScript, Swift, Scala)
+        pat = (rf"(?:\b(?:let|val|var|const)\s+(?:mut\s+)?|[(,]\s*|^\s*){n}\s*:\s*"
+               rf"(&?(?:'\w+\s+)?(?:mut\s+)?{_TYPE}\??)\s*(?=[=,)]|$)")
+    best = None
+    offset = sum(len(x) + 1 for x in text.split("\n")[:max(0, line - 1)])
+    for m in re.finditer(pat, text, re.M):
+        if m.start() <= offset or best is None:
+            best = m
+        if m.start() > offset:
+            break
+    return best.group(1).strip() if best else None
+
+
+def _changed_at_line(h, files: dict[str, str]) -> int:
+    return h.new_lines[0] if h.added else h.new_start
 
 
 def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
     """A call the edit gave an argument more or one fewer (``cmd(project, x)`` -> ``cmd(project,
     x, false)``): the function's other calls need the same, and its definition (found in the
     tree) a parameter more or fewer. ([Change], [(path, first, last, text, features, reason)])
-    for the definitions, which only dynamic languages get (a typed one needs a type we do not know)."""
+    for the definitions; a typed language's new parameter takes the type the caller declared the
+    argument with (none declared: no definition)."""
     from bisect import bisect_right
 
     changes_out, defs_out = [], []
@@ -475,13 +535,19 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
         lang = EXT_LANG.get(_ext(h.path))
         if not lang or not h.removed or not h.added:
             continue
-        before, after = _calls_in(h.removed, lang), _calls_in(h.added, lang)
+        q_before: dict[str, str] = {}
+        q_after: dict[str, str] = {}
+        before, after = _calls_in(h.removed, lang, q_before), _calls_in(h.added, lang, q_after)
         for name in sorted(set(before) & set(after)):
+            if q_before[name] != q_after[name]:
+                continue  # another function of that name (`key.equals(x)` -> `Objects.equals(key, x)`)
             a, b = before[name], after[name]
             ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
             if len(ops) != 1 or ops[0][0] not in ("insert", "delete") or ops[0][2] - ops[0][1] + ops[0][4] - ops[0][3] != 1:
                 continue
             tag, i1, _, j1, _ = ops[0]
+            if "_piped_" in (a[i1:i1 + 1] if tag == "delete" else b[j1:j1 + 1]):
+                continue  # a call piped on one side only: not an argument more or fewer
             # the definition in the tree, with as many parameters as the old call passed (self aside)
             found = None
             for path, text in files.items():
@@ -505,19 +571,33 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
             else:
                 new = old[:i1] + old[i1 + 1:]
             changes_out.append(Change(name, old, new, lang))
-            if lang not in DYNAMIC or (tag == "insert" and not IDENT_RE.match(b[j1].lstrip("*&"))):
+            if tag == "insert" and not IDENT_RE.match(b[j1].lstrip("*&")):
                 continue
+            param = b[j1] if tag == "insert" else ""
+            if tag == "insert" and lang not in DYNAMIC:
+                # a typed language's parameter needs its type: the one the caller declared the
+                # argument with (`HTTPRequest fetchRequest = ...` above `parseResponse(fetchResponse,
+                # fetchRequest)`), written the language's way; none declared, no definition
+                typ = declared_type(files.get(h.path, ""), param, _changed_at_line(h, files), lang)
+                if typ is None:
+                    continue
+                if lang == "c" and typ.endswith("*"):
+                    param = re.sub(r"\s*\*+$", lambda m: " " + m.group().strip(), typ) + param  # `parse_buffer *buffer`
+                else:
+                    param = TYPED_PARAM.get(lang, "{name}: {type}").format(name=param, type=typ)
             for dm in re.finditer(DEF[lang], text, re.M):
-                if next((g for g in dm.groups() if g), None) != name:
+                if next((g for g in dm.groups() if g), None) != name or NOT_DEF.match(text[dm.start():dm.end()]):
                     continue
                 p0 = text.find("(", dm.end() - 1 if text[dm.end() - 1] == "(" else dm.end())
                 close = balanced(text, p0)
+                if close is not None and text[close + 1:close + 80].lstrip().startswith(";"):
+                    continue  # a call (`    nextNonWhitespace(true);` reads as Java's `Type name(`)
                 if close is None or "\n" in text[p0:close]:
                     break
                 inner = text[p0 + 1:close]
                 parts = [inner[x:y].strip() for x, y in split_top(inner)]
                 at = i1 + skip
-                parts = parts[:at] + [b[j1]] + parts[at:] if tag == "insert" else parts[:at] + parts[at + 1:]
+                parts = parts[:at] + [param] + parts[at:] if tag == "insert" else parts[:at] + parts[at + 1:]
                 starts = line_starts(text)
                 first = bisect_right(starts, p0) - 1
                 s0 = starts[first]
