@@ -85,3 +85,16 @@ def team_server():
             local.stop(data / "store")
         finally:
             shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_grammar_child():
+    """Grammar work runs in a child forked on first use (ctxmill.parse_guard): a child forked
+    before a test's monkeypatch would not see it, so each test starts without one."""
+    try:
+        from ctxmill import parse_guard
+    except ImportError:  # (an older ctxmill on PYTHONPATH, a peer measured beside this one)
+        parse_guard = None
+    if parse_guard is not None:
+        parse_guard.stop()
+    yield

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from ctxmill.grammars import GRAMMARS, get_parser
+from ctxmill import parse_guard
+from ctxmill.grammars import GRAMMARS, get_parser, parse_bounded
 
 EXTENSIONS = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
@@ -43,17 +44,39 @@ def _parser(lang: str):
 
 
 def first_error(text: str, lang: str | None) -> int | None | bool:
-    """1-based line of the first syntax error; None when it parses; False when we cannot tell."""
-    parser = _parser(lang) if lang else None
-    if parser is None:
+    """1-based line of the first syntax error; None when it parses; False when we cannot tell
+    (no grammar, a parse past its bound, a grammar that crashed on it)."""
+    if (_parser(lang) if lang else None) is None:
         return False
-    root = parser.parse(text.encode("utf-8", "surrogatepass")).root_node
+    try:
+        return parse_guard.call(_first_error, text, lang)
+    except parse_guard.GrammarCrashed:
+        return False
+
+
+def _first_error(text: str, lang: str) -> int | None | bool:
+    tree = parse_bounded(_parser(lang), text.encode("utf-8", "surrogatepass"))
+    if tree is None:
+        return False
+    root = tree.root_node
     if not root.has_error:
         return None
     return _error_line(root)
 
 
 def new_error(original: str, result: str, lang: str | None) -> int | None:
+    """1-based line of a syntax error ``result`` has where ``original`` parsed cleanly; None when
+    it has none, or when that cannot be checked (no grammar, a parse past its bound, a grammar
+    that crashed on the text: the check runs in the grammar child, ctxmill.parse_guard)."""
+    if (_parser(lang) if lang else None) is None:
+        return None
+    try:
+        return parse_guard.call(_new_error, original, result, lang)
+    except parse_guard.GrammarCrashed:
+        return None
+
+
+def _new_error(original: str, result: str, lang: str) -> int | None:
     """1-based line of a syntax error ``result`` has where ``original`` parsed cleanly.
 
     Most edits touch one top-level definition of a file, so the check first parses only the
@@ -64,9 +87,7 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
     most of the file) is decided on the whole file: the original parsed once, the result
     re-parsed incrementally from that tree.
     """
-    parser = _parser(lang) if lang else None
-    if parser is None:
-        return None
+    parser = _parser(lang)
     old = original.encode("utf-8", "surrogatepass")
     new = result.encode("utf-8", "surrogatepass")
     p = common_prefix(old, new)
@@ -76,11 +97,12 @@ def new_error(original: str, result: str, lang: str | None) -> int | None:
         a, b, b_new = region
         if (b - a) * 3 < len(old) * 2:  # a stretch that is most of the file: parse it whole
             old_r, new_r = old[a:b], new[a:b_new]
-            tree = parser.parse(old_r)
-            if not tree.root_node.has_error:
+            tree = parse_bounded(parser, old_r)
+            if tree is not None and not tree.root_node.has_error:
                 # the new stretch re-parsed from the old one's tree: only the edit is new
                 _edit(tree, old_r, new_r, p - a, q - (len(old) - b))
-                if not parser.parse(new_r, tree).root_node.has_error:
+                again = parse_bounded(parser, new_r, tree)
+                if again is not None and not again.root_node.has_error:
                     return None
     return _whole_file_error(parser, old, new, p, q)
 
@@ -98,14 +120,14 @@ def _edit(tree, old: bytes, new: bytes, p: int, q: int) -> None:
 
 
 def _whole_file_error(parser, old: bytes, new: bytes, p: int, q: int) -> int | None:
-    tree = parser.parse(old)
-    if tree.root_node.has_error:
-        return None  # it did not parse before: nothing to compare with
+    tree = parse_bounded(parser, old)
+    if tree is None or tree.root_node.has_error:
+        return None  # it did not parse before (or past the bound): nothing to compare with
     _edit(tree, old, new, p, q)
-    root = parser.parse(new, tree).root_node
-    if not root.has_error:
-        return None
-    return _error_line(root)
+    again = parse_bounded(parser, new, tree)
+    if again is None or not again.root_node.has_error:
+        return None  # (past the bound: not checked)
+    return _error_line(again.root_node)
 
 
 # A word that only continues the statement above it, never starts one at the top level.

@@ -201,13 +201,13 @@ def _syntax_tree(path: str, data: bytes):
     """The tree-sitter tree of a file, or None where no grammar reads it (or parsing fails).
     Kept for the last few files: the edited file is read for its scopes, its uses and what the
     edit wrote, once each (trees are only read here, never edited)."""
-    from ctxmill.grammars import get_parser, language_for
+    from ctxmill.grammars import language_for, parse_contained
 
     lang = language_for(path)
     if lang is None:
         return None
-    try:
-        return get_parser(lang).parse(data)
+    try:  # (a grammar that crashes on this file does so in a child: GrammarCrashed, no tree)
+        return parse_contained(lang, data)
     except Exception:
         return None
 

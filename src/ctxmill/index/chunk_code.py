@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from ctxmill import parse_guard
 from ctxmill.grammars import EXTENSIONS, get_parser, language_for, parse_bounded  # noqa: F401 (re-exported)
 from ctxmill.index.facades import KIND as FACADE_KIND
 from ctxmill.index.facades import is_facade
@@ -664,7 +665,26 @@ def _mask_macros(data: bytes) -> bytes:
 
 
 def chunk_code(path: str, data: bytes, text: str, language: str) -> list[CodeChunk]:
-    """Chunk one source file with its grammar; ``text`` is ``data`` decoded (same line breaks)."""
+    """Chunk one source file with its grammar; ``text`` is ``data`` decoded (same line breaks).
+
+    The parse and the walk of its tree run in the grammar child (ctxmill.parse_guard) for a
+    large file or a grammar known to crash: a grammar that crashes on this file raises :class:`~ctxmill.parse_guard.GrammarCrashed` here, and the
+    caller reads the file as plain text (the index names it in its warnings)."""
+    if not text or _minified(text, text.count("\n") + (not text.endswith("\n"))):
+        return chunk_text(path, text, language)  # (no parse: nothing a grammar could crash on)
+    if parse_guard.needed(language, len(data)):
+        return [CodeChunk(*t) for t in parse_guard.call(_chunk_rows, path, data, text, language)]
+    return _chunk_parsed(path, data, text, language)
+
+
+def _chunk_rows(path: str, data: bytes, text: str, language: str) -> list[tuple]:
+    """The chunks as plain tuples: what the grammar child sends back (a dataclass pickles through
+    copyreg in Python, ~10x slower than a tuple of strings and ints)."""
+    return [(c.path, c.start_line, c.end_line, c.kind, c.symbol, c.language, c.text, c.context)
+            for c in _chunk_parsed(path, data, text, language)]
+
+
+def _chunk_parsed(path: str, data: bytes, text: str, language: str) -> list[CodeChunk]:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
