@@ -39,6 +39,17 @@ def test_a_seeded_slice_of_round_twelves_kinds_finds_nothing(entry, cases, seed,
     _slice(entry, cases, seed, "wide2", tmp_path)
 
 
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", [25, 53])
+def test_a_seeded_slice_of_round_thirteens_pdf_kinds_finds_nothing(seed, tmp_path):
+    # round thirteen's PDF kinds (--kinds wide2, three cases in four): seed 25 draws rotations of
+    # 2^31 and -270 on inverted boxes, an XFA form with 100 widgets, a Form XObject that draws
+    # itself, a Type3 font with a 1e30 matrix; seed 53 a wrong linearization hint table, inline
+    # images that never end or hold "EI", a /JavaScript name tree of 5,000 names, a Type3 font
+    # with a zero matrix (and wide's page-tree loop in the fourth case)
+    _slice("pdf", 6, seed, "wide2", tmp_path)
+
+
 def _slice(entry, cases, seed, kinds, tmp_path):
     run = tmp_path / "run"  # the user's runtime folder: the campaign's server must not live there
     run.mkdir(mode=0o700)
