@@ -433,3 +433,64 @@ def test_a_year_inside_the_title_of_an_undated_entry_ends_it():
     labels = ["author"] * 4 + ["date", "O"] + ["title"] * 8 + ["O"] + ["container"] * 5 + ["volume", "O", "pages", "O"]
     assert len(labels) == len(toks)
     assert year_ends_title(toks, labels) == labels
+
+
+# issue 22, thirteenth round: clean-up rules chosen by cross-validation over the document folds
+# of scripts/train_refparse.py --dev-split docs. The shipped model, trained on those folds too,
+# labels most of these strings right itself, so the rules are tested on the labels of a dev
+# model's errors, given by hand (the strings are written for the tests)
+def _assembled(text: str, fields: list[tuple[str, str]]) -> dict:
+    """assemble() of ``text`` with each (label, substring) labelled so, the rest "O" (each
+    substring found after the one before it)."""
+    from ctxmill.compile.refparse.fields import assemble
+    from ctxmill.compile.refparse.tokens import tokenize
+
+    toks = tokenize(text)
+    labels = ["O"] * len(toks)
+    s = 0
+    for lab, sub in fields:
+        s = text.index(sub, s)
+        for i, (_, a, b) in enumerate(toks):
+            if a >= s and b <= s + len(sub):
+                labels[i] = lab
+    return assemble(text, toks, labels)
+
+
+@pytest.mark.parametrize(("raw", "labelled_title", "title"), [
+    # a title runs on past a comma into what the work was or where it was printed
+    ("B. Writer, Quantum things on a lattice of spins, talk at this conference, https://example.org/talk/12",
+     "Quantum things on a lattice of spins, talk at this conference", "Quantum things on a lattice of spins"),
+    ("B. Writer, Hadron things, plenary talk given at the 40th Symposium on Lattice Things, Somewhere, 2030",
+     "Hadron things, plenary talk given at the 40th Symposium on Lattice Things", "Hadron things"),
+    ("B. Writer, Rotating frames of spins,in Integrable Things ,Quantum Frames ,Eds. A. Editor (Imaginary, 1993)",
+     "Rotating frames of spins,in Integrable Things ,Quantum Frames", "Rotating frames of spins"),
+    # a field does not end inside a bracket it opened: the publisher's bracket is no part of it
+    ("C. Penman, Theory of Rotating Frames (Imaginary Press, Nowhere, 1971).",
+     "Theory of Rotating Frames (Imaginary Press", "Theory of Rotating Frames"),
+    ("C. Penman, Theory of Rotating Frames (Lect. Notes Imag., Vol. 12), Imaginary Press, Nowhere (1971).",
+     "Theory of Rotating Frames (Lect", "Theory of Rotating Frames"),
+    # ... and where the closing bracket follows its labels, it takes it
+    ("D. Scribe, Spins and frames (of rotating things ), J. Imag. Phys. 12 (2001) 3.",
+     "Spins and frames (of rotating things", "Spins and frames (of rotating things )"),
+    # a title with a comma, "in" and no capital after it stays whole
+    ("D. Scribe, Spins, in theory and practice, J. Imag. Phys. 12 (2001) 3.",
+     "Spins, in theory and practice", "Spins, in theory and practice"),
+])
+def test_a_title_ends_before_a_talk_a_venue_or_a_publishers_bracket(raw, labelled_title, title):
+    f = _assembled(raw, [("author", raw.split(",")[0]), ("title", labelled_title)])
+    assert f["title"] == title
+
+
+@pytest.mark.parametrize(("raw", "labelled_title"), [
+    ("D. Scribe and E. Quill, Vacuum, 91:47 (2013)", "Vacuum"),  # a known journal, one word
+    ("Quill, E. 2014, Living Reviews in Relativity, 17, 4", "Living Reviews in Relativity"),  # Title Case, volume, pages
+])
+def test_a_journal_before_its_volume_and_pages_is_no_title(raw, labelled_title):
+    vol, pages = re.findall(r"\d+", raw.split(labelled_title)[1])[:2]
+    f = _assembled(raw, [("author", raw.split(",")[0]), ("title", labelled_title), ("volume", vol),
+                         ("pages", pages)])
+    assert f["title"] is None and f["container"] == labelled_title
+    # a title in sentence case before them stays the title
+    g = _assembled(raw.replace(labelled_title, "Living reviews of relativity"),
+                   [("title", "Living reviews of relativity"), ("volume", vol), ("pages", pages)])
+    assert g["title"] == "Living reviews of relativity" and g["container"] is None

@@ -780,6 +780,74 @@ def known_journal(name: str) -> bool:
     return bool(marks) and marks[0] in ("jB", "j1")
 
 
+# where a title runs on past a comma into what the work was (a talk, a lecture) or where it
+# was printed ("in Proceedings of ...", "in: R.K. Gupta (Ed.), ..."): the comma ends the title
+_TITLE_TAIL = re.compile(
+    r"\s*,\s*(?:(?:in|In|IN)\s*:?\s*(?=[A-Z0-9])"
+    r"|(?:(?:plenary|invited|contributed|keynote)\s+)?(?:talk|presentation|lecture|seminar|poster)"
+    r"\s+(?:at|given|presented|delivered)\b|presented\s+at\b)")
+
+
+def title_tail(title: str) -> tuple[str, str | None]:
+    """``title`` cut where it runs on past a comma into "talk at this conference", "plenary
+    talk given at ...", "in Nuclear, subnuclear and astroparticle physics ..." (a title of two
+    words or more before it); the tail, or None."""
+    m = _TITLE_TAIL.search(title)
+    if not m or len(title[: m.start()].split()) < 2:
+        return title, None
+    return title[: m.start()], title[m.end() :].strip() or None
+
+
+_CLOSE_AFTER = re.compile(r"[\s.]*[)\]]")
+
+
+def open_bracket(value: str, after: str) -> str:
+    """A field does not end inside a bracket it opened. Where the closing bracket follows the
+    field's labels past spaces or a full stop ("(of physics at the terascale" + " )", "(Hym" +
+    ".)"), the field takes it; where more comes first, the bracket held something else, a
+    publisher or a series ("La Propagation des Ondes (Gauthier-Villars" + ", Paris, 1965)",
+    "Stochastic Processes in Physics and Chemistry (Lect" + ". Notes Math., Vol. 888)"), and
+    the field ends before it, where two words or more come before it. ``after``: the text
+    that follows the field."""
+    opens: list[int] = []
+    for i, ch in enumerate(value):
+        if ch in "([":
+            opens.append(i)
+        elif ch in ")]" and opens:
+            opens.pop()
+    if not opens:
+        return value
+    while opens:
+        m = _CLOSE_AFTER.match(after)
+        if not m:
+            break
+        value += after[: m.end()]
+        after = after[m.end() :]
+        opens.pop()
+    if not opens:
+        return value
+    head = value[: opens[0]].rstrip(" ,;:")
+    return head if len(head.split()) >= 2 else value
+
+
+def _after(text: str, span: tuple[int, int], value: str) -> str:
+    """The text after a field's ``value``, where the value is its labels' slice of the text
+    and what was appended to it ("" where it was cut)."""
+    s, e = span
+    return text[s + len(value) :] if value.startswith(text[s:e]) else ""
+
+
+def whole_journal(name: str) -> bool:
+    """Whether ``name`` is one known journal or proceedings name, word for word (one word too:
+    "Vacuum", where is_venue_name needs two)."""
+    toks = [t for t, _, _ in tokenize(name)]
+    marks = journal_marks(toks)
+    if not marks or marks[0] not in ("jB", "j1"):
+        return False
+    words = [m for t, m in zip(toks, marks, strict=True) if t[:1].isalnum()]
+    return all(m == "jI" for m in words[1:]) if marks[0] == "jB" else len(words) == 1
+
+
 def assemble(text: str, tokens, labels: list[str]) -> dict:
     """The fields of one reference from its labelled tokens."""
     # one search of the string, not of each token twice; and only where the words are in its
@@ -833,10 +901,17 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         while end < len(text) and text[end] in ")]" and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
             t += text[end]
             end += 1
+    if t:
+        t = open_bracket(t, _after(text, first["title"], t))
     out["title"] = _title(t) if t else None
+    tail = None
+    if out["title"]:
+        out["title"], tail = title_tail(out["title"])
     c = get("container")
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and _ABBR_SPACE.search(c):
         c += "."  # "Trans. Netw" + "." -- the last abbreviation of an abbreviated journal name
+    if c:
+        c = open_bracket(c, _after(text, first["container"], c))
     out["container"] = _container(c) if c else None
     trailing = _TRAILING_NUMBER.search(out["container"] or "")
     if (trailing and not _YEAR_TOKEN.fullmatch(trailing.group(1)) and trailing.start() >= 3
@@ -867,6 +942,8 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     for lab in ("publisher", "location", "edition", "note"):
         v = get(lab)
         out[lab] = _clean(v).strip("()[]").strip(" ,;:") or None if v else None
+    if tail and out["note"] is None:
+        out["note"] = tail
     out.update(identifiers(text))
     # A field with no letters or digits left ("(", "-") is no field
     for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
@@ -881,16 +958,22 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     if (out["title"] is None and c and not out["volume"] and not out["issue"]
             and (len(c.split()) >= 3 or (out["publisher"] and not out["pages"]))
             and not _ABBR_ANY.search(c) and not _PROC.match(c)
-            and not known_journal(c) and not is_venue_name(c)):
+            and not known_journal(c)
+            and not is_venue_name(c)):
         out["title"], out["container"] = _title(c), None
     # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
-    # no venue, is the journal ("Thomson, W. Proc. R. Soc. London 1856, 8, 546-550").
+    # no venue, is the journal ("Thomson, W. Proc. R. Soc. London 1856, 8, 546-550"), as is a
+    # known journal's name, word for word ("Vacuum, 91:47"), and a short title in Title Case
+    # before both a volume and pages ("Will, C. M. 2014, Living Reviews in Relativity, 17, 4")
     t = out["title"]
     if t and out["container"] is None and (out["volume"] or out["pages"]):
         words = t.split()
         if ((all(w[:1].isupper() for w in words)
                 and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2)
-                or (not out["publisher"] and is_venue_name(t))):  # "Pahor S. and Strnad J., Nuovo Cimento B, 20"
+                or (not out["publisher"] and (is_venue_name(t) or whole_journal(t)))
+                # "Pahor S. and Strnad J., Nuovo Cimento B, 20"
+                or (not out["publisher"] and out["volume"] and out["pages"] and len(words) <= 8
+                    and _cases(words) == {True})):
             out["title"], out["container"] = None, _container(t)
     # "Personal communication", "in preparation", "submitted": the status of a work, no title
     if out["title"] and _STATUS.fullmatch(out["title"]):
