@@ -481,16 +481,10 @@ def test_a_title_ends_before_a_talk_a_venue_or_a_publishers_bracket(raw, labelle
     assert f["title"] == title
 
 
-@pytest.mark.parametrize(("raw", "labelled_title"), [
-    ("D. Scribe and E. Quill, Vacuum, 91:47 (2013)", "Vacuum"),  # a known journal, one word
-    ("Quill, E. 2014, Living Reviews in Relativity, 17, 4", "Living Reviews in Relativity"),  # Title Case, volume, pages
-])
-def test_a_journal_before_its_volume_and_pages_is_no_title(raw, labelled_title):
-    vol, pages = re.findall(r"\d+", raw.split(labelled_title)[1])[:2]
-    f = _assembled(raw, [("author", raw.split(",")[0]), ("title", labelled_title), ("volume", vol),
-                         ("pages", pages)])
-    assert f["title"] is None and f["container"] == labelled_title
-    # a title in sentence case before them stays the title
-    g = _assembled(raw.replace(labelled_title, "Living reviews of relativity"),
-                   [("title", "Living reviews of relativity"), ("volume", vol), ("pages", pages)])
-    assert g["title"] == "Living reviews of relativity" and g["container"] is None
+def test_a_known_journal_before_its_volume_is_no_title():
+    raw = "D. Scribe and E. Quill, Vacuum, 91:47 (2013)"  # a known journal of one word
+    f = _assembled(raw, [("author", "D. Scribe and E. Quill"), ("title", "Vacuum"), ("volume", "91"), ("pages", "47")])
+    assert f["title"] is None and f["container"] == "Vacuum"
+    # a word that begins a journal's name, and no more, stays the title
+    g = _assembled(raw.replace("Vacuum", "Vacuum tubes"), [("title", "Vacuum tubes"), ("volume", "91"), ("pages", "47")])
+    assert g["title"] == "Vacuum tubes" and g["container"] is None

@@ -963,17 +963,14 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         out["title"], out["container"] = _title(c), None
     # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
     # no venue, is the journal ("Thomson, W. Proc. R. Soc. London 1856, 8, 546-550"), as is a
-    # known journal's name, word for word ("Vacuum, 91:47"), and a short title in Title Case
-    # before both a volume and pages ("Will, C. M. 2014, Living Reviews in Relativity, 17, 4")
+    # venue or known journal's name, word for word ("Pahor S. and Strnad J., Nuovo Cimento B,
+    # 20", "Vacuum, 91:47")
     t = out["title"]
     if t and out["container"] is None and (out["volume"] or out["pages"]):
         words = t.split()
         if ((all(w[:1].isupper() for w in words)
                 and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2)
-                or (not out["publisher"] and (is_venue_name(t) or whole_journal(t)))
-                # "Pahor S. and Strnad J., Nuovo Cimento B, 20"
-                or (not out["publisher"] and out["volume"] and out["pages"] and len(words) <= 8
-                    and _cases(words) == {True})):
+                or (not out["publisher"] and (is_venue_name(t) or whole_journal(t)))):
             out["title"], out["container"] = None, _container(t)
     # "Personal communication", "in preparation", "submitted": the status of a work, no title
     if out["title"] and _STATUS.fullmatch(out["title"]):
