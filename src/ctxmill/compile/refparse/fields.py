@@ -783,7 +783,7 @@ def known_journal(name: str) -> bool:
 # where a title runs on past a comma into what the work was (a talk, a lecture) or where it
 # was printed ("in Proceedings of ...", "in: R.K. Gupta (Ed.), ..."): the comma ends the title
 _TITLE_TAIL = re.compile(
-    r"\s*,\s*(?:(?:in|In|IN)\s*:?\s*(?=[A-Z0-9])"
+    r",\s*(?:(?:in|In|IN)\s*:?\s*(?=[A-Z0-9])"
     r"|(?:(?:plenary|invited|contributed|keynote)\s+)?(?:talk|presentation|lecture|seminar|poster)"
     r"\s+(?:at|given|presented|delivered)\b|presented\s+at\b)")
 
@@ -791,11 +791,11 @@ _TITLE_TAIL = re.compile(
 def title_tail(title: str) -> tuple[str, str | None]:
     """``title`` cut where it runs on past a comma into "talk at this conference", "plenary
     talk given at ...", "in Nuclear, subnuclear and astroparticle physics ..." (a title of two
-    words or more before it); the tail, or None."""
-    m = _TITLE_TAIL.search(title)
+    words or more before it); and what follows the comma (the entry's note), or None."""
+    m = _TITLE_TAIL.search(title) if "," in title else None
     if not m or len(title[: m.start()].split()) < 2:
         return title, None
-    return title[: m.start()], title[m.end() :].strip() or None
+    return title[: m.start()].rstrip(), title[m.start() + 1 :].strip() or None
 
 
 _CLOSE_AFTER = re.compile(r"[\s.]*[)\]]")
@@ -809,6 +809,8 @@ def open_bracket(value: str, after: str) -> str:
     "Stochastic Processes in Physics and Chemistry (Lect" + ". Notes Math., Vol. 888)"), and
     the field ends before it, where two words or more come before it. ``after``: the text
     that follows the field."""
+    if "(" not in value and "[" not in value:  # (most fields: no character-by-character walk)
+        return value
     opens: list[int] = []
     for i, ch in enumerate(value):
         if ch in "([":
