@@ -79,3 +79,51 @@ def test_links_resolve_the_same_with_a_table_read_in_part(tmp_path, monkeypatch)
     assert [k.dest_page for k in full[:3]] == [1 if (i * 7919) % 3000 % 2 else 2 for i in range(3)]
     page.close()
     doc.close()
+
+
+# ---------------------------------------------------------------------------- a page of millions of characters
+
+
+def _two_pages(first_ops: bytes) -> bytes:
+    """Page 1 drawn by ``first_ops``, page 2 one ordinary line of text."""
+    objs = fuzz._page_objs(first_ops)
+    objs[1] = b"<</Type/Pages/Kids[3 0 R 6 0 R]/Count 2>>"
+    objs.append(b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 7 0 R>>")
+    objs.append(fuzz._stream(b"BT /F1 11 Tf 72 720 Td (The second page is ordinary text.) Tj ET"))
+    return fuzz._pdf(objs)
+
+
+def test_a_page_over_max_page_chars_is_an_error_of_its_own(tmp_path, monkeypatch):
+    # the mechanism, at a small limit: the page over it becomes an error naming the limit, and
+    # the page after it is read
+    from ctxmill.sources import pdf as P
+
+    monkeypatch.setattr(P, "MAX_PAGE_CHARS", 100)
+    f = tmp_path / "two.pdf"
+    f.write_bytes(_two_pages(b"BT /F1 9 Tf 72 700 Td " + b"(ab ) Tj " * 60 + b"ET"))
+    doc = P.extract(f)
+    assert "over MAX_PAGE_CHARS (100)" in (doc.pages[0].error or "")
+    assert not doc.pages[0].lines
+    assert [ln.text for ln in doc.pages[1].lines] == ["The second page is ordinary text."]
+    assert doc.pages[1].error is None
+
+
+@pytest.mark.timeout(300)
+def test_a_page_of_a_million_tj_operators_leaves_the_other_pages(tmp_path):
+    # fuzz seed 1527, --kinds wide2, PDF cases 324 and others (many_operators: 4,000,000 "TJ" on
+    # one page, 8 million characters): pdfium's text page took 3 GB, our reader the rest of the
+    # 4 GB limit, and the whole PDF was refused. Here 1.2 million characters (over the limit,
+    # under the memory): the page is a damaged_page error, page 2 is compiled, exit 0
+    import json
+    import subprocess
+
+    f = tmp_path / "ops.pdf"
+    f.write_bytes(_two_pages(b"BT /F1 9 Tf 72 700 Td\n" + b"[(a) 10 (b)] TJ\n" * 600_000 + b"ET\n"))
+    out = tmp_path / "out"
+    p = subprocess.run([str(Path(sys.executable).with_name("ctxmill")), "compile", str(f), "-o", str(out)],
+                       capture_output=True, text=True, timeout=280)
+    assert p.returncode == 0, p.stderr[-500:]
+    qa = json.loads((out / "qa.json").read_text())
+    damaged = [c for c in qa["checks"] if c["id"] == "damaged_page"]
+    assert damaged and "MAX_PAGE_CHARS" in damaged[0]["message"] and damaged[0]["location"] == {"page": 1}
+    assert "The second page is ordinary text." in (out / "document.md").read_text()

@@ -31,6 +31,11 @@ MAX_PARSED_REFERENCES = 2_000
 OCR_MAX_PIXELS = 25_000_000  # a page rendered for OCR: the dpi is lowered to stay under this
 IMAGE_MAX_PIXELS = 200_000_000  # one frame of an image input; larger is a decompression bomb
 IMAGE_MAX_FRAMES = 2000  # pages of one multi-page image (TIFF)
+# Not a refusal: a PDF page whose text layer holds more characters than this becomes a
+# damaged_page error and the other pages compile. A dense page has ~10,000; one content stream
+# of 4 million "TJ" operators (8 million characters) took 3 GB in pdfium and 20-40 CPU-s, and
+# the whole PDF was refused at the parser's 4 GB memory limit (fuzz seed 1527, --kinds wide2).
+MAX_PAGE_CHARS = 1_000_000
 
 # ---------------------------------------------------------------- apply
 APPLY_MAX_BYTES = 10 * 1024 * 1024  # the file and the sketch, each

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import InputRefused
+from ctxmill.limits import MAX_PAGE_CHARS
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
 
 _BOLD_RE = re.compile(r"(bold|black|heavy|semibold|demi|-bd\b|bd$|bx\d|cmbx|\bbx|sfbx|-b$|,b$|medium)", re.I)
@@ -750,6 +751,7 @@ def _figure_dpi() -> int:
 
 def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -> list[Page]:
     import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
 
     if locate:
         from ctxmill.compile.figures import captioned, page_figures
@@ -771,6 +773,11 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
             xf = _display_transform(page.raw, width, height) if rotation else None
             tp = page.get_textpage()
             try:
+                chars = pdfium_c.FPDFText_CountChars(tp.raw)
+                if chars > MAX_PAGE_CHARS:  # one hostile page: an error of its own, the others compile
+                    pages.append(Page(number=i + 1, has_text_layer=False, error=(
+                        f"{chars:,} characters, over MAX_PAGE_CHARS ({MAX_PAGE_CHARS:,})")))
+                    continue
                 lines, visible, invisible = _extract_page_lines(tp.raw, height, xf)
             finally:
                 tp.close()
