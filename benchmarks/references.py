@@ -331,7 +331,7 @@ def cv_scores(args) -> dict:
 
     def spread(vals: list[float]) -> dict:
         return {"mean": round(statistics.mean(vals), 4), "sd": round(statistics.stdev(vals), 4),
-                "min": min(vals), "max": max(vals)}
+                "min": round(min(vals), 4), "max": round(max(vals), 4)}
 
     out: dict = {"cv": str(args.cv), "rules": "this tree's", "folds": folds}
     for src in ("G", "A"):
