@@ -115,6 +115,33 @@ def test_the_index_keeps_every_other_file_and_names_the_crashed_one(tmp_path, fr
     assert any("bad.rb" in w for w in index_status(db_path=db).get("warnings", []))
 
 
+def test_the_parallel_index_keeps_every_other_file_too(tmp_path, fresh_child, monkeypatch):
+    # from PARALLEL_MIN_FILES files on, forked pool workers chunk: each has a grammar child of
+    # its own (a worker that died took the whole pool down: BrokenProcessPool, exit 1)
+    from ctxmill.index import sync as sync_mod
+    from ctxmill.index import sync_index
+
+    real = cc._chunk_parsed
+
+    def crash_on_ruby(path, data, text, language):
+        if path.endswith("bad.rb"):
+            _segfault()
+        return real(path, data, text, language)
+
+    monkeypatch.setattr(cc, "_chunk_parsed", crash_on_ruby)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    n = sync_mod.PARALLEL_MIN_FILES + 20
+    for i in range(n):
+        (tree / f"m{i}.rb").write_text(f"def method_{i}\n  {i}\nend\n")
+    (tree / "bad.rb").write_text("def crashing_method\n  3\nend\n")
+    report = sync_index(str(tree), db_path=tmp_path / "i.db", workers=2)
+    assert report.files_scanned == n + 1
+    assert [w for w in report.warnings if "crashed" in w] == [
+        "bad.rb: parser failed (the grammar crashed (SIGSEGV)); indexed as plain text"]
+    assert report.chunks_total == n + 1
+
+
 def test_an_apply_whose_syntax_check_crashes_is_applied_unchecked(tmp_path, fresh_child, monkeypatch):
     from ctxmill.apply import check
 

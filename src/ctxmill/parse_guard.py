@@ -16,6 +16,7 @@ costs ~0.05 ms. The child ends when this process does (it sees its request pipe 
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import select
@@ -111,6 +112,10 @@ class _Child:
         ans_r, ans_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: only its two pipe ends stay open (no index lock, no database)
+            # The objects inherited from the parent are never collected here: a collection
+            # would write to every page holding one (their headers), copying the parent's
+            # whole heap page by page.
+            gc.freeze()
             code = 0
             try:
                 keep = sorted((req_r, ans_w))
