@@ -226,3 +226,20 @@ def test_the_real_ruby_crash_leaves_ctxmill_index_standing(tmp_path):
     s = subprocess.run([sys.executable, "-m", "ctxmill.cli", "search", "good_function", "--root", str(tree),
                         "--db", str(db), "--json"], capture_output=True, text=True, timeout=300)
     assert s.returncode == 0 and '"good.py"' in s.stdout
+
+
+def test_the_real_ruby_crash_leaves_ctxmill_apply_standing(tmp_path):
+    # an edit whose stretch no longer parses sends apply's check to the whole file, whose parse
+    # crashed the grammar: at 1d26ed8 `ctxmill apply` died of SIGSEGV (exit 139)
+    soup = _soup(RUBY_CRASH_SEED, 60_000)
+    if not _bare_parse_crashes(soup):
+        pytest.skip("this tree-sitter-ruby does not crash on the soup (a fixed wheel)")
+    f = tmp_path / "f.rb"
+    f.write_bytes(b"def good\n  1\nend\n" + soup)
+    s = tmp_path / "s.rb"
+    s.write_text("def good\n  2 + (\nend\n# ... existing code ...\n")
+    r = subprocess.run([sys.executable, "-m", "ctxmill.cli", "apply", str(f), str(s), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    out = json.loads(r.stdout)
+    assert out["applied"] and out["result"].startswith("def good\n  2 + (\nend\n")
