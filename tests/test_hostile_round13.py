@@ -64,6 +64,22 @@ def test_a_child_that_does_not_answer_is_stopped(fresh_child, monkeypatch):
     assert parse_guard.call(_echo, 1) == 1
 
 
+def test_a_call_interrupted_while_waiting_does_not_leave_the_pipe_out_of_step(fresh_child):
+    # Ctrl-C while the child works: its late answer must not become the next call's answer
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            parse_guard.call(__import__("time").sleep, 1.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert parse_guard.call(_echo, 5) == 5
+
+
 def test_the_child_ends_with_its_parent(tmp_path):
     # the child sees its request pipe close: no process is left behind by a killed index
     code = ("import os, sys\nfrom ctxmill import parse_guard\nparse_guard.call(len, b'x')\n"

@@ -10,8 +10,8 @@ sends back only plain results (chunks, a line number). When the child dies, the 
 fresh child.
 
 Why one persistent child rather than a fork per parse: a fork of a process with the grammars and
-numpy loaded costs ~1-3 ms, more than chunking a typical source file; a message through a pipe
-costs ~0.05 ms. The child ends when this process does (it sees its request pipe close).
+numpy loaded and its first answer take ~5-8 ms, more than chunking a typical source file; a
+message through a pipe and back ~0.05-0.08 ms. The child ends when this process does (it sees its request pipe close).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ GUARD_BYTES = 8192
 def needed(language: str | None, size: int) -> bool:
     """Does a parse of ``size`` bytes in ``language`` go to the child?"""
     return ENABLED and (EVERY_PARSE or size > GUARD_BYTES or language in CRASH_PRONE)
+
 
 _HEAD = struct.Struct("<Q")
 
@@ -131,19 +132,27 @@ class _Child:
         os.close(ans_w)
         self.pid, self.req, self.ans = pid, req_w, ans_r
         self.owner = os.getpid()
+        self.dead = False
 
     def call(self, func, args: tuple):
         try:
-            _send(self.req, (func, args))
-        except BrokenPipeError:
-            return self._died()
-        try:
-            head = _read_exact(self.ans, _HEAD.size, time.monotonic() + ANSWER_SECONDS)
-        except TimeoutError:
-            return self._died(hung=True)
-        body = _read_exact(self.ans, _HEAD.unpack(head)[0]) if head is not None else None
-        if body is None:
-            return self._died()
+            try:
+                _send(self.req, (func, args))
+            except BrokenPipeError:
+                return self._died()
+            try:
+                head = _read_exact(self.ans, _HEAD.size, time.monotonic() + ANSWER_SECONDS)
+            except TimeoutError:
+                return self._died(hung=True)
+            body = _read_exact(self.ans, _HEAD.unpack(head)[0]) if head is not None else None
+            if body is None:
+                return self._died()
+        except GrammarCrashed:
+            raise
+        except BaseException:  # interrupted mid-message (Ctrl-C): the pipe is out of step, end it
+            self.close(kill=True)
+            self.dead = True
+            raise
         status, value = pickle.loads(body)
         if status == "err":
             raise value
@@ -152,6 +161,7 @@ class _Child:
     def _died(self, hung: bool = False):
         """The child is gone (or ``hung``): reap it and say how it ended."""
         self.close(kill=True)
+        self.dead = True
         if hung:
             raise GrammarCrashed(f"the grammar did not answer in {ANSWER_SECONDS:.0f} s")
         raise GrammarCrashed(self.how)
@@ -174,7 +184,10 @@ class _Child:
             return
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
             self.how = f"the grammar crashed ({name})"
         else:
             self.how = f"the parser process exited ({os.WEXITSTATUS(status)})"
@@ -199,7 +212,7 @@ def call(func, *args):
     if not ENABLED:
         return func(*args)
     with _lock:  # one request at a time on the one pipe (threads of a server)
-        if _child is None or _child.owner != os.getpid():
+        if _child is None or _child.dead or _child.owner != os.getpid():
             try:
                 _child = _Child()
             except OSError:  # no fork here (process limit): unguarded, as before
