@@ -127,3 +127,79 @@ def test_a_page_of_a_million_tj_operators_leaves_the_other_pages(tmp_path):
     damaged = [c for c in qa["checks"] if c["id"] == "damaged_page"]
     assert damaged and "MAX_PAGE_CHARS" in damaged[0]["message"] and damaged[0]["location"] == {"page": 1}
     assert "The second page is ordinary text." in (out / "document.md").read_text()
+
+
+# ---------------------------------------------------------------------------- unclosed LaTeX math in text
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("opener", ["\\(", "\\["])
+def test_a_line_of_100000_unclosed_math_openers_compiles_in_linear_time(opener):
+    # fuzz seed 1528, --kinds wide2, text case 200 (deep_markdown, 0.25 MB): 100,000 "\(" on one
+    # line of a .mmd file took over 60 CPU-s; the inline-math pattern scanned from every opener
+    # to the end of the text for a "\)" that is not there
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    body = " ".join(["cache keys memory load trace rate stable"] * 200)
+    text = "A Title\n\n" + body + " \\(x^2\\) done.\n\n" + opener * 100_000 + "\n\n" + body + "\n"
+    t = time.process_time()
+    doc = compile_document(text.encode(), CompileOptions(), name="in.mmd")
+    assert doc is not None
+    assert time.process_time() - t < 20
+
+
+def _convert_latex_whole(text: str) -> str:
+    """normalize.convert_latex as it was (each pattern over the whole text): the reference."""
+    import re
+
+    from ctxmill.compile import normalize as N
+
+    if "\\(" not in text and "\\[" not in text:
+        return text
+    text = N.DISPLAY_MATH_RE.sub(lambda m: "$$" + re.sub(r"\s+", " ", m.group(1)).strip() + "$$", text)
+    out = N.INLINE_MATH_RE.sub(lambda m: N.latex_inline(m.group(1)), text)
+    out = re.sub(r"\s+(\[\^[^\]]+\])", r"\1", out)
+    out = re.sub(r"(\[\^[^\]]+\])\s+([.,;:!?)])", r"\1\2", out)
+    return re.sub(r"(?<=\S) +([.,;:])(?=\s|$)", r"\1", out)
+
+
+def test_math_converted_as_by_the_patterns_over_the_whole_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ctxmill.compile.normalize import convert_latex
+
+    pieces = st.sampled_from(["\\(", "\\)", "\\[", "\\]", "x", "^2", " ", "\n", ".", "=", "{", "}", "\\alpha", "1"])
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(pieces, max_size=40).map("".join))
+    def check(text):
+        assert convert_latex(text) == _convert_latex_whole(text)
+
+    check()
+
+
+def test_display_math_blocks_found_as_by_the_pattern_over_the_whole_text():
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ctxmill.sources import engines as E
+
+    pieces = st.sampled_from(["\\[", "\\]", "\\\\[", "x", "1", " ", "\n", "$$", "a\\[", ",", "\\tag{1}"])
+
+    def whole(text):
+        def block(m):
+            return f"\n\n$$\n{m.group(1).strip()}\n$$\n\n"
+        text = re.sub(r"(?<![\\\w])\\\[(?!\s*\d[\d,\s–\-]*\\\])(.+?)\\\]", block, text, flags=re.S)
+        return re.sub(r"^[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", lambda m: f"$$\n{m.group(1)}\n$$", text,
+                      flags=re.M)
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(pieces, max_size=40).map("".join))
+    def check(text):
+        assert E._display_math(text) == whole(text)
+
+    check()

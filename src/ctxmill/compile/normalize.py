@@ -118,11 +118,23 @@ def latex_inline(inner: str) -> str:
     return f"${s}$"
 
 
+def _sub_closed(pattern: re.Pattern, close: str, repl, text: str) -> str:
+    """``pattern.sub(repl, text)`` for a pattern whose every match ends in ``close``: only the
+    text up to the last ``close`` is searched. An opener after it matches nothing, and each one
+    was scanned to the end of the text: 100,000 unclosed ``\\(`` on one line took over 60 CPU-s
+    (fuzz seed 1528 --kinds wide2, text case 200). Same result: no match can start after it."""
+    end = text.rfind(close)
+    if end < 0:
+        return text
+    end += len(close)
+    return pattern.sub(repl, text[:end]) + text[end:]
+
+
 def convert_latex(text: str) -> str:
     if "\\(" not in text and "\\[" not in text:
         return text
-    text = DISPLAY_MATH_RE.sub(lambda m: "$$" + re.sub(r"\s+", " ", m.group(1)).strip() + "$$", text)
-    out = INLINE_MATH_RE.sub(lambda m: latex_inline(m.group(1)), text)
+    text = _sub_closed(DISPLAY_MATH_RE, "\\]", lambda m: "$$" + re.sub(r"\s+", " ", m.group(1)).strip() + "$$", text)
+    out = _sub_closed(INLINE_MATH_RE, "\\)", lambda m: latex_inline(m.group(1)), text)
     # markers stick to the word before them: "done [^1] ." -> "done[^1]."
     out = re.sub(r"\s+(\[\^[^\]]+\])", r"\1", out)
     out = re.sub(r"(\[\^[^\]]+\])\s+([.,;:!?)])", r"\1\2", out)
