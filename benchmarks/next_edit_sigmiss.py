@@ -168,7 +168,9 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
                 s.hits = [i for i in range(len(targets))
                           if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
             name = case["pattern"]["function"]
-            read = any(c.name == name for c in changes(hunks) + call_changes(hunks, files)[0]) if hunks else False
+            resigned = {c.name for c in changes(hunks)} if hunks else set()
+            by_call = {c.name for c in call_changes(hunks, files)[0]} if hunks else set()
+            read = name in resigned or name in by_call
             ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, 0.25, model, model["mode"],
                               model["level"], model["gate_top"], model["gate_more"]) if model else []
             top = ranked[0] if ranked else None
@@ -179,9 +181,8 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
             else:
                 state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
             per_case[state] += 1
-            trig = "trigger re-signs the definition" if hunks and any(c.name == name for c in changes(hunks)) else \
-                "trigger changes a call" if hunks and any(c.name == name for c in call_changes(hunks, files)[0]) else \
-                "trigger not read"
+            trig = "trigger re-signs the definition" if name in resigned else \
+                "trigger changes a call" if name in by_call else "trigger not read"
             by_trigger[trig][state] += 1
             if top is not None and not top.hits:
                 kind = top.kind

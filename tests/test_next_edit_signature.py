@@ -192,3 +192,16 @@ def test_a_call_moved_to_another_receiver_is_no_signature_change(tmp_path):
     found, _ = candidates(tmp_path, _patch("Attribute.java", ["    return key.equals(attribute.key);"],
                                            ["    return Objects.equals(key, attribute.key);"], 4))
     assert [s for s in found if s.kind == "signature"] == []
+
+
+def test_a_keyword_argument_dropped_from_a_call_leaves_the_definition(tmp_path):
+    # fmt's doc/build.py: `pip_install('sphinx-doc/sphinx', '12b8...',\n min_version='1.4.1')` lost
+    # its keyword; by place it would have taken **kwargs from `pip_install(package, commit=None, **kwargs)`
+    (tmp_path / "build.py").write_text(
+        "def pip_install(package, commit=None, **kwargs):\n    pass\n\n\ndef create_build_env():\n"
+        "  pip_install('sphinx-doc/sphinx', '12b83372')\n  pip_install('michaeljones/breathe',\n"
+        "              '12922231',\n              min_version='4.2.0')\n")
+    found, _ = candidates(tmp_path, _patch("build.py", ["  pip_install('sphinx-doc/sphinx', '12b83372',",
+                                                        "              min_version='1.4.1.dev20160531')"],
+                                           ["  pip_install('sphinx-doc/sphinx', '12b83372')"], 6))
+    assert [s for s in found if s.kind == "signature"] == []

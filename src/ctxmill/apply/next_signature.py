@@ -546,8 +546,13 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
             if len(ops) != 1 or ops[0][0] not in ("insert", "delete") or ops[0][2] - ops[0][1] + ops[0][4] - ops[0][3] != 1:
                 continue
             tag, i1, _, j1, _ = ops[0]
-            if "_piped_" in (a[i1:i1 + 1] if tag == "delete" else b[j1:j1 + 1]):
+            moved = a[i1] if tag == "delete" else b[j1]
+            if moved == "_piped_":
                 continue  # a call piped on one side only: not an argument more or fewer
+            # a keyword argument dropped (`min_version='1.4'`): its parameter is found by name, not
+            # by place (fmt's `pip_install(package, commit=None, **kwargs)` would have lost its
+            # **kwargs); no parameter of that name, no definition
+            kw_gone = re.match(KW[lang], moved).group(1) if tag == "delete" and KW.get(lang) and re.match(KW[lang], moved) else None
             # the definition in the tree, with as many parameters as the old call passed (self aside)
             found = None
             for path, text in files.items():
@@ -597,6 +602,10 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
                 inner = text[p0 + 1:close]
                 parts = [inner[x:y].strip() for x, y in split_top(inner)]
                 at = i1 + skip
+                if kw_gone is not None:
+                    at = next((k for k, x in enumerate(parts) if (parse_param(x, lang) or Param("", None, "")).name == kw_gone), None)
+                    if at is None:
+                        break
                 parts = parts[:at] + [param] + parts[at:] if tag == "insert" else parts[:at] + parts[at + 1:]
                 starts = line_starts(text)
                 first = bisect_right(starts, p0) - 1
