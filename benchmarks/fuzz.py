@@ -1869,7 +1869,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                 counts["half_written"] = counts.get("half_written", 0) + 1
             if lost:
                 counts["good_part_lost"] = counts.get("good_part_lost", 0) + 1
-            bad = outcome.endswith("exit_1") or outcome == "timeout" or half or lost
+            bad = outcome.endswith("exit_1") or outcome.endswith("timeout") or half or lost
             if bad:
                 dest = CACHE / entry / f"seed{seed}-{i}"
                 shutil.rmtree(dest, ignore_errors=True)

@@ -112,12 +112,12 @@ def _parses(lang: str, data: bytes) -> bool:
 
 
 def parse_contained(lang: str, data: bytes):
-    """A tree of ``data`` for a caller that reads the tree in this process (next edits): where
-    ctxmill.parse_guard sends such a parse to the child, the child parses it first, and only a
+    """A tree of ``data`` for a caller that reads the tree in this process (next edits): for a
+    grammar seen crashing (ctxmill.parse_guard.needed_for_tree), the child parses it first, and only a
     parse that finished there is repeated here (tree-sitter is deterministic). A grammar that
     crashes raises ``GrammarCrashed`` here instead of ending this process; None past the bound."""
     from ctxmill import parse_guard
 
-    if parse_guard.needed(lang, len(data)) and not parse_guard.call(_parses, lang, data):
+    if parse_guard.needed_for_tree(lang) and not parse_guard.call(_parses, lang, data):
         return None
     return parse_bounded(get_parser(lang), data)
