@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from types import SimpleNamespace
 from typing import Any
 
@@ -325,7 +327,16 @@ class Document:
         return len(self.stream.pages)
 
     def blocks_of(self, kind: BlockKind) -> list[Block]:
-        return [b for b in self.blocks if b.kind is kind]
+        return list(of_kind(self.blocks, kind))
+
+
+_KIND = attrgetter("kind")
+
+
+def of_kind(blocks, kind: BlockKind):
+    """The blocks of ``kind``, in order, picked in C (no Python step a block: raw OCR text has
+    47,000 one-line paragraphs a MB, and several stages pick their kind out of them)."""
+    return compress(blocks, map(is_, map(_KIND, blocks), repeat(kind)))
 
 
 def to_jsonable(obj: Any) -> Any:

@@ -12,12 +12,12 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from html.parser import HTMLParser
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_, methodcaller
+from itertools import chain, compress
+from operator import attrgetter, methodcaller
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import text_hits
-from ctxmill.model import Block, Document, Kind
+from ctxmill.model import Block, Document, Kind, of_kind
 
 LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
@@ -455,7 +455,7 @@ def _furniture(doc: Document) -> None:
                 b.attrs["furniture"] = "stamp"
     # arXiv stamps, stray page numbers in OCR text: the paragraphs holding a ":" or a line that
     # may be a page number, found by one search of all the texts (ctxmill.linescan)
-    paras = list(compress(doc.blocks, map(is_, map(_KIND, doc.blocks), repeat(Kind.PARAGRAPH))))
+    paras = list(of_kind(doc.blocks, Kind.PARAGRAPH))
     texts = list(map(_TEXT, paras))
     # (blocks longer than 150 characters on average, prose: each block's own test costs less
     # than a search of all its text)
@@ -504,7 +504,7 @@ def _swapped_running_lines(edge: list[tuple[Block, str]], need: int) -> None:
 _FLOWED = frozenset((Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.FOOTNOTE, Kind.HEADING))
 
 
-_TEXT, _ATTRS, _KIND = attrgetter("text"), attrgetter("attrs"), attrgetter("kind")
+_TEXT, _ATTRS = attrgetter("text"), attrgetter("attrs")
 _LINE_TEXTS, _HAS_CAPTION = methodcaller("get", "_line_texts"), methodcaller("__contains__", "caption")
 
 
@@ -527,7 +527,7 @@ def _fold_blocks(blocks: list[Block]) -> None:
     for attrs, lts in zip(attrs_of, lines_of, strict=True) if not lines_ascii else ():
         if lts is not None and not all(map(str.isascii, lts)):
             attrs["_line_texts"] = [fold(t) for t in lts]
-    for b in compress(blocks, map(is_, map(_KIND, blocks), repeat(Kind.TABLE))):
+    for b in of_kind(blocks, Kind.TABLE):
         attrs = b.attrs
         if attrs.get("_html"):
             attrs["rows"] = html_table_rows(attrs.pop("_html"))

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from itertools import compress, islice, repeat
-from operator import attrgetter, is_
+from itertools import islice
+from operator import attrgetter
 
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Document, Kind, QACheck, QAReport
+from ctxmill.model import Document, Kind, QACheck, QAReport, of_kind
 
-_KIND, _SPANS = attrgetter("kind"), attrgetter("spans")
+_SPANS = attrgetter("spans")
 
 WEIGHT = {"error": 20, "warning": 4, "info": 0}
 CAP = {"error": 40, "warning": 12, "info": 0}
@@ -194,8 +194,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
 
     # ---- artefacts in document.md (outside code, and outside tables written as HTML on purpose)
     md = doc.markdown
-    # (the tables picked in C: a step per block, 47,000 a MB of raw OCR lines, cost more than the check)
-    tables = compress(doc.blocks, map(is_, map(_KIND, doc.blocks), repeat(Kind.TABLE)))
+    tables = of_kind(doc.blocks, Kind.TABLE)
     code = _code_spans(md) + sorted(doc.block_spans[b.id] for b in tables if b.id in doc.block_spans)
     starts: list[tuple[int, int]] = []  # (built by _page_of when asked)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
