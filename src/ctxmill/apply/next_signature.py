@@ -518,7 +518,7 @@ def declared_type(text: str, name: str, line: int, lang: str) -> str | None:
     return best.group(1).strip() if best else None
 
 
-def _changed_at_line(h, files: dict[str, str]) -> int:
+def _changed_at_line(h) -> int:
     return h.new_lines[0] if h.added else h.new_start
 
 
@@ -552,7 +552,8 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
             # a keyword argument dropped (`min_version='1.4'`): its parameter is found by name, not
             # by place (fmt's `pip_install(package, commit=None, **kwargs)` would have lost its
             # **kwargs); no parameter of that name, no definition
-            kw_gone = re.match(KW[lang], moved).group(1) if tag == "delete" and KW.get(lang) and re.match(KW[lang], moved) else None
+            kw = re.match(KW[lang], moved) if tag == "delete" and KW.get(lang) else None
+            kw_gone = kw.group(1) if kw else None
             # the definition in the tree, with as many parameters as the old call passed (self aside)
             found = None
             for path, text in files.items():
@@ -583,7 +584,7 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
                 # a typed language's parameter needs its type: the one the caller declared the
                 # argument with (`HTTPRequest fetchRequest = ...` above `parseResponse(fetchResponse,
                 # fetchRequest)`), written the language's way; none declared, no definition
-                typ = declared_type(files.get(h.path, ""), param, _changed_at_line(h, files), lang)
+                typ = declared_type(files.get(h.path, ""), param, _changed_at_line(h), lang)
                 if typ is None:
                     continue
                 if lang == "c" and typ.endswith("*"):
