@@ -896,14 +896,9 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         t = _CLOSING_QUOTE.split(t, maxsplit=1)[0]
     if t and text[first["title"][1] : first["title"][1] + 1] in ("?", "!"):
         t += text[first["title"][1]]  # "Why do multi-agent llm systems fail?" keeps its question mark
-    if t and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
-        # the closing bracket of "... Rontgenstrahlen (in German)" is punctuation at the end of
-        # the field, labelled outside it in training: the title takes it back
-        end = first["title"][1]
-        while end < len(text) and text[end] in ")]" and t.count("(") + t.count("[") > t.count(")") + t.count("]"):
-            t += text[end]
-            end += 1
     if t:
+        # the closing bracket of "... Rontgenstrahlen (in German)" is punctuation at the end of
+        # the field, labelled outside it in training: the title takes it back (open_bracket)
         t = open_bracket(t, _after(text, first["title"], t))
     out["title"] = _title(t) if t else None
     tail = None
