@@ -62,6 +62,8 @@ from ctxmill.compile.refparse.fields import _container, _pages, _title, _volume_
 from ctxmill.compile.refparse.names import display_name, split_people  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "papers"
+# the fields an entry must have right to count as right when the doubtful threshold is calibrated
+ENTRY_FIELDS = ("title", "container", "first_family", "year")
 FIELDS = ("title", "container", "first_family", "year", "volume", "issue", "pages", "publisher", "doi", "arxiv_id")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
@@ -107,7 +109,11 @@ def truth_fields(text: str, spans) -> dict:
 
 
 def crf_fields(text: str) -> dict:
-    f = crf_parse(text)
+    return _scored(crf_parse(text))
+
+
+def _scored(f: dict) -> dict:
+    """A labeller parse as the fields we score."""
     out = {k: f.get(k) for k in FIELDS if k != "first_family"}
     out["year"] = out["year"] and out["year"][:4]
     out["first_family"] = _family(f["people"][0]) if f["people"] else None
@@ -294,10 +300,15 @@ def dev_scores(args) -> dict:
         r = score_set(exs, crf_fields)
         out[src] = {"strings": len(exs), **{k: r["fields"][k]["f1"] for k in FIELDS},
                     "invented": [r["invented_titles"]["invented"], r["invented_titles"]["entries_without_title"]]}
-        if args.dev_outcomes:  # per string: title right, title invented, source (for --cv)
+        if args.dev_outcomes:
+            # per string: title right, title invented, source (for --cv), the parse's confidence and
+            # whether its title, container, first author and year are all right (for --calibrate-against)
             for t, s in exs:
-                truth, got = truth_fields(t, s)["title"], crf_fields(t)["title"]
-                outcomes[f"{args.dev_fold} {src} {t}"] = [_key("title", truth) == _key("title", got), not truth and bool(got), src]
+                f = crf_parse(t)
+                truth, got = truth_fields(t, s), _scored(f)
+                right = [_key(k, truth[k]) == _key(k, got[k]) for k in ENTRY_FIELDS]
+                outcomes[f"{args.dev_fold} {src} {t}"] = [right[0], not truth["title"] and bool(got["title"]), src,
+                                                          f["confidence"], all(right)]
         if args.dev_errors:
             out[src]["title_errors"] = []
             for t, s in exs:
@@ -351,9 +362,40 @@ def cv_scores(args) -> dict:
                 "titles_now_wrong": sum(other[t][0] and not outcomes[t][0] for t in both),
                 "invented_now": sum(outcomes[t][1] and not other[t][1] for t in both),
                 "invented_no_more": sum(other[t][1] and not outcomes[t][1] for t in both)}
+    if args.calibrate_against:
+        out["doubtful_threshold"] = calibrate(outcomes, json.loads(args.calibrate_against.read_text()),
+                                              args.calibrate_at)
+        out["doubtful_threshold"]["against"] = str(args.calibrate_against)
     if args.cv_out:
         args.cv_out.write_text(json.dumps(outcomes))
     return out
+
+
+def _flagged(rows: list[tuple[float, bool]], t: float) -> dict:
+    """Entries under the threshold ``t`` (doubtful for low confidence): how many, and how many of
+    them are wrong (precision), of all the wrong entries (recall)."""
+    flagged = [right for conf, right in rows if conf < t]
+    wrong, all_wrong = flagged.count(False), sum(not right for _, right in rows)
+    return {"threshold": round(t, 3), "flagged": len(flagged), "of": len(rows), "wrong_flagged": wrong,
+            "precision": round(wrong / len(flagged), 4) if flagged else None,
+            "recall": round(wrong / all_wrong, 4) if all_wrong else None}
+
+
+def calibrate(outcomes: dict, reference: dict, at: float) -> dict:
+    """The doubtful threshold for a candidate model, chosen on the cross-validation folds: the
+    highest threshold (0.005 steps) whose low-confidence flags are at least as often wrong entries
+    (title, container, first author or year wrong) as the reference model's flags at ``at``, so
+    that "doubtful" keeps its meaning when a model's confidences move (more L2 regularisation
+    gives flatter marginals, the same parse a lower confidence). Pooled over the folds and both
+    sources; strings scored by both."""
+    both = [k for k, o in outcomes.items() if len(o) > 4 and k in reference and len(reference[k]) > 4]
+    mine = [(outcomes[k][3], outcomes[k][4]) for k in both]
+    ref = _flagged([(reference[k][3], reference[k][4]) for k in both], at)
+    grid = [_flagged(mine, t / 1000) for t in range(500, 1000, 5)]
+    ok = [g for g in grid if g["precision"] is not None and g["precision"] >= ref["precision"]]
+    chosen = max(ok, key=lambda g: g["threshold"]) if ok else None
+    return {"reference": ref, "same_threshold": _flagged(mine, at), "chosen": chosen,
+            "grid": [g for g in grid if g["threshold"] >= 0.7]}
 
 
 def main() -> None:
@@ -381,6 +423,10 @@ def main() -> None:
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
+    ap.add_argument("--calibrate-against", type=Path, metavar="FILE",
+                    help="with --cv: the reference model's --cv-out; choose this candidate's doubtful threshold "
+                         "so that its low-confidence flags are as precise as the reference's at --calibrate-at")
+    ap.add_argument("--calibrate-at", type=float, default=0.85, help="the reference model's doubtful threshold")
     args = ap.parse_args()
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
