@@ -86,3 +86,40 @@ def test_a_name_a_module_of_the_tree_exports_is_imported_from_its_relative_path(
     (tmp_path / "src" / "schema.ts").write_text(text.replace('import { assignProp } from "./core/util.js";\n', ""))
     got = suggest(tmp_path, _patch("src/schema.ts", ["const ok = z;"], ["const ok = isPlainObject(z);"], 3))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, 'import { isPlainObject } from "./core/util.js";\n')]
+
+
+# starlette/responses.py (encode/starlette 4acf1d1ca3): `from __future__ import annotations`
+# heads the file; the standard library's block is the one below it
+STARLETTE = ("from __future__ import annotations\n\nimport hashlib\nimport os\nimport stat\nimport typing\n"
+             "from email.utils import formatdate\n\nimport anyio\n\nfrom starlette.background import BackgroundTask\n\n\n"
+             "def f(path: str) -> int:\n    return os.stat(path).st_size\n")
+
+
+def test_a_python_import_goes_into_the_standard_librarys_block_not_after_from_future(tmp_path):
+    text = STARLETTE.replace("    return os.stat(path).st_size", "    return sys.getsizeof(path)")
+    (tmp_path / "responses.py").write_text(text)
+    got = suggest(tmp_path, _patch("responses.py", ["    return os.stat(path).st_size"],
+                                   ["    return sys.getsizeof(path)"], 15))
+    # it was line 2, between `from __future__ import annotations` and the blank line under it
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(6, 5, "import sys\n")]
+
+
+def test_a_python_standard_library_import_in_a_mixed_block_goes_after_the_last_of_its_kind(tmp_path):
+    # jinja/debugger.py (pallets/jinja 116b91c07a): one block, the standard library first, unsorted
+    text = ("import os\nimport sys\nfrom jinja import Environment\nfrom jinja.parser import Parser\n"
+            "from jinja.lexer import Lexer\n\n\ndef t():\n    gc.collect()\n")
+    (tmp_path / "debugger.py").write_text(text)
+    got = suggest(tmp_path, _patch("debugger.py", ["    pass"], ["    gc.collect()"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import gc\n")]
+
+
+def test_a_first_standard_library_import_is_a_block_of_its_own_where_the_file_keeps_blocks_apart(tmp_path):
+    text = ("import anyio\n\nfrom starlette.routing import Route\nfrom starlette.testclient import TestClient\n\n"
+            "TestClientFactory = Callable[..., TestClient]\n")
+    (tmp_path / "test_app.py").write_text(text)
+    got = suggest(tmp_path, _patch("test_app.py", ["x = 1"], ["TestClientFactory = Callable[..., TestClient]"], 6))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, "from typing import Callable\n\n")]
+    # one block only: the file does not keep them apart, the line joins it in its sorted place
+    (tmp_path / "test_app.py").write_text(text.replace("import anyio\n\n", "import anyio\n"))
+    got = suggest(tmp_path, _patch("test_app.py", ["x = 1"], ["TestClientFactory = Callable[..., TestClient]"], 5))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "from typing import Callable\n")]

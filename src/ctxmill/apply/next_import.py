@@ -473,17 +473,24 @@ def _module(line: str) -> str:
     return (m.group(1) or m.group(2)) if m else ""
 
 
-def _python_place(new: str, imports: list) -> int:
-    """The 0-based line a new Python import goes before: the block (imports with no blank line
-    between) of its kind of module (standard library or not; the first such block), in isort's
-    order there: `import x` lines, then `from x import y` lines, each sorted by module."""
-    # `from __future__ import ...` must stay first in the file: nothing goes before or among them
+def _python_place(new: str, imports: list) -> tuple[int, str]:
+    """(0-based line, text) for a new Python import line ``new``: the block (imports with no
+    blank line between) of its kind of module (standard library or not; the first such block),
+    in isort's order there: `import x` lines, then `from x import y` lines, each sorted by module.
+    The first standard-library import of a file whose blocks stand apart gets a block of its own
+    above them, a blank line between, as isort writes it."""
+    # `from __future__ import ...` must stay first in the file: nothing goes before or among them,
+    # and its block is no block of the standard library's (starlette's `from __future__ import
+    # annotations` above `import os`: `import sys` went between the two)
     future = [i for i, line, _ in imports if re.match(r"\s*from\s+__future__\s+import\b", line)]
-    at = _python_block_place(new, imports)
-    return max(at, future[-1] + 1) if future else at
+    rest = [x for x in imports if x[0] not in future]
+    if not rest:
+        return (future[-1] + 1 if future else 0), new + "\n"
+    at, text = _python_block_place(new, rest)
+    return (max(at, future[-1] + 1) if future else at), text
 
 
-def _python_block_place(new: str, imports: list) -> int:
+def _python_block_place(new: str, imports: list) -> tuple[int, str]:
     blocks: list[list[tuple[int, str]]] = []
     for i, line, _ in imports:
         if blocks and i == blocks[-1][-1][0] + 1:
@@ -495,14 +502,27 @@ def _python_block_place(new: str, imports: list) -> int:
     def is_std(block):
         return sum(_module(x).split(".")[0] in sys.stdlib_module_names for _, x in block) * 2 > len(block)
 
-    block = next((b for b in blocks if is_std(b) == std), blocks[-1] if not std else blocks[0])
+    block = next((b for b in blocks if is_std(b) == std), None)
+    if block is None and std:
+        # no block mostly of the standard library: the one that holds some of it (`import click` /
+        # `import time`), else, where the file keeps blocks apart, a block of its own above the rest
+        n_std = [sum(_module(x).split(".")[0] in sys.stdlib_module_names for _, x in b) for b in blocks]
+        if max(n_std):
+            block = blocks[n_std.index(max(n_std))]
+        elif len(blocks) > 1:
+            return blocks[0][0][0], new + "\n\n"
+    if block is None:
+        block = blocks[-1] if not std else blocks[0]
     key = (new.lstrip().startswith("from "), _module(new).lower())
     keys = [(x.lstrip().startswith("from "), _module(x).lower()) for _, x in block]
     if keys != sorted(keys):
-        # a block in no order: at its end (on the dev cases the commits put it first as often as last)
-        return block[-1][0] + 1
+        # a block in no order: at its end (on the dev cases the commits put it first as often as last),
+        # or after the last line of its kind where the block mixes the two (`import sys` over
+        # `from jinja import Environment`: `import gc` after `import sys`)
+        same = [i for i, x in block if (_module(x).split(".")[0] in sys.stdlib_module_names) == std]
+        return (same[-1] if same else block[-1][0]) + 1, new + "\n"
     later = [i for (i, _), k in zip(block, keys, strict=True) if k > key]
-    return later[0] if later else block[-1][0] + 1
+    return (later[0] if later else block[-1][0] + 1), new + "\n"
 
 
 def _kind(line: str) -> str:
@@ -692,11 +712,11 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             if lang == "python":  # module-level imports only: an indented one is local to its block
                 imports = [x for x in imports if not x[1][:1].isspace()] or imports
             if lang == "python":
-                at = _python_place(new, imports)
+                at, rep = _python_place(new, imports)
                 feats = {"from_other_file": float(where.startswith("imported")),
                          "from_definition": float(where.startswith("defined")),
                          "stdlib": float("standard" in where), "sorted": 1.0, "group": 1.0}
-                out.append((path, at + 1, at, new + "\n", feats, f"import {name} ({where})"))
+                out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
                 continue
             if lang == "rust":
                 got = _rust_place(new, lines, imports, min(h.new_lines[0] for h in mine))
@@ -829,12 +849,14 @@ def _joined(out: list, files: dict[str, str]) -> list:
     for (path, n), items in at_place.items():
         if len(items) < 2:
             continue
-        new = list(dict.fromkeys(x for it in items for x in it[3].splitlines()))
-        if len({x.split()[0] for x in new if x.strip()}) == 1:
+        new = list(dict.fromkeys(x for it in items for x in it[3].splitlines() if x.strip()))
+        if len({x.split()[0] for x in new}) == 1:
             new.sort(key=str.strip)
         first = items[0]
+        # a new block keeps its blank line apart (Python's first standard-library import above the rest)
+        lead, trail = "\n" * first[3].startswith("\n"), "\n" * first[3].endswith("\n\n")
         names = ", ".join(it[5].split()[1] for it in items)
-        joined = (path, n, n - 1, "\n".join(new) + "\n", {**first[4], "joined": 1.0},
+        joined = (path, n, n - 1, lead + "\n".join(new) + "\n" + trail, {**first[4], "joined": 1.0},
                   f"import {names} ({first[5].split('(', 1)[-1]}")
         out = [it for it in out if it not in items] + [joined]
     # a Go file's one `import "x"` line turned into a block for each of two names: one block with all
