@@ -123,3 +123,15 @@ def test_a_first_standard_library_import_is_a_block_of_its_own_where_the_file_ke
     (tmp_path / "test_app.py").write_text(text.replace("import anyio\n\n", "import anyio\n"))
     got = suggest(tmp_path, _patch("test_app.py", ["x = 1"], ["TestClientFactory = Callable[..., TestClient]"], 5))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "from typing import Callable\n")]
+
+
+def test_a_java_import_goes_into_the_block_of_its_package_family(tmp_path):
+    # gson's TypeAdapters.java (google/gson 47cc34548d): a java.* block above a com.google.* block
+    text = ("package com.google.gson.internal.bind;\n\nimport java.io.IOException;\nimport java.util.Calendar;\n"
+            "import java.util.Date;\n\nimport com.google.gson.Gson;\nimport com.google.gson.TypeAdapter;\n\n"
+            "final class TypeAdapters {\n  Object c = Currency.getInstance(\"EUR\");\n}\n")
+    (tmp_path / "TypeAdapters.java").write_text(text)
+    got = suggest(tmp_path, _patch("TypeAdapters.java", ["  Object c = null;"],
+                                   ["  Object c = Currency.getInstance(\"EUR\");"], 11))
+    # it was line 9, after the last com.google line (which sorts before java.util)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import java.util.Currency;\n")]

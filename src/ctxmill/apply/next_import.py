@@ -525,6 +525,40 @@ def _python_block_place(new: str, imports: list) -> tuple[int, str]:
     return (later[0] if later else block[-1][0] + 1), new + "\n"
 
 
+def _package_block(new: str, group: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The block (import lines with no blank line between) of ``group`` whose packages share the
+    most leading parts with ``new``'s (``java.util.Currency`` into the ``java.*`` block above the
+    ``com.google.*`` one, not after the last line that sorts before it); ``group`` itself where no
+    block shares a part, or where one block is all there is."""
+    blocks: list[list[tuple[int, str]]] = []
+    for i, line in group:
+        if blocks and i == blocks[-1][-1][0] + 1:
+            blocks[-1].append((i, line))
+        else:
+            blocks.append([(i, line)])
+    if len(blocks) < 2:
+        return group
+
+    def parts(line: str) -> list[str]:
+        m = re.match(r"\s*import\s+(?:static\s+)?([\w.`]+)", line)
+        return m.group(1).split(".")[:-1] if m else []
+
+    mine = parts(new)
+
+    def shared(line: str) -> int:
+        n = 0
+        for a, b in zip(mine, parts(line), strict=False):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    best = max(max(shared(x) for _, x in b) for b in blocks)
+    if best == 0:
+        return group
+    return next(b for b in blocks if max(shared(x) for _, x in b) == best)
+
+
 def _kind(line: str) -> str:
     s = line.strip()
     for k in ("import static ", "from ", "import ", "use ", "pub use ", "alias ", "require", "var ", "const ", "let "):
@@ -782,6 +816,8 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                         continue
                     new = "import " + new  # beside several `import "x"` lines: one more of them
             new = _restyle(new, like, lang) if lang != "go" else like[:len(like) - len(like.lstrip())] + new
+            if lang in ("java", "kotlin"):
+                group = _package_block(new, group)
             before = [(i, line) for i, line in group if line.strip() < new.strip()]
             # an insertion (end_line = start_line - 1): the new line goes before line `at`
             at = before[-1][0] + 1 if before else group[0][0]
