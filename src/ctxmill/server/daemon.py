@@ -8,7 +8,11 @@ background, so a search a moment after a save sees the saved content (a search o
 waits for that sync, or runs it). A ``sync`` of a watched root that no change has touched
 since its last full sync is answered from that state, after the watcher has caught up with
 the request (any change at all, even one the index ignores, means a real stat walk).
-Searches run on one thread, so the index readers, their vectors and the embedder stay warm.
+Searches run on a small pool of threads (``jobs.Pool``): one while they come one at a time, so
+the index readers, their vectors and the embedder stay warm on it; another only when a search
+arrives while every thread is busy, so a slow search does not hold up the ones behind it. A
+search whose client has gone, or that has run past ``CTXMILL_SERVER_SEARCH_SECONDS`` (then
+answered with a refusal naming that limit), is stopped (``jobs``).
 
 ``search`` and ``sync`` take ``print`` ("text" or "json"): the reply then carries ``out`` and
 ``err``, the exact bytes the command prints, so the thin client (``ctxmill.entry``) imports
@@ -30,7 +34,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
-from ctxmill.server import PROTOCOL, recv_frame, runtime_dir, send_frame, socket_path
+from ctxmill.server import PROTOCOL, jobs, recv_frame, runtime_dir, send_frame, socket_path
 
 IDLE_SECONDS = float(os.environ.get("CTXMILL_SERVER_IDLE", "3600"))
 MAX_REQUEST_BYTES = 1 << 20
@@ -42,6 +46,12 @@ CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came
 MAX_WATCHED_ROOTS = max(1, int(os.environ.get("CTXMILL_SERVER_MAX_WATCHED", "32")))
 WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
 SWITCH_INTERVAL = 0.001  # seconds: how long a search waits at most for a busy thread to let go of the GIL
+# A search runs at most this long (seconds, from its request's arrival); then it is stopped and
+# its client told so (exit 3, naming the setting). Ordinary searches take milliseconds, the
+# first of a 1M-chunk index seconds.
+SEARCH_SECONDS = float(os.environ.get("CTXMILL_SERVER_SEARCH_SECONDS", "60"))
+# Threads searches may use at once: a slow search keeps one; the others answer the rest.
+SEARCH_THREADS = max(1, int(os.environ.get("CTXMILL_SERVER_SEARCH_THREADS", "4")))
 TIMINGS_KEPT = 5000  # requests whose phase timings ``ctxmill server timings`` can show
 _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)  # Linux: this thread's faults and switches
 
@@ -96,7 +106,7 @@ class Server:
         self.last_request = time.monotonic()
         self.states: dict[tuple[str, str | None], RootState] = {}
         self.states_lock = threading.Lock()
-        self.search_pool = ThreadPoolExecutor(1, thread_name_prefix="ctxmill-search")
+        self.search_pool = jobs.Pool(SEARCH_THREADS)
         self.sync_pool = ThreadPoolExecutor(2, thread_name_prefix="ctxmill-sync")
         self.busy = 0
         self.busy_lock = threading.Lock()
@@ -125,7 +135,9 @@ class Server:
             self.gc_seconds += time.perf_counter() - self._gc_started
             self.gc_collections[info["generation"]] += 1
 
-    def handle(self, req: dict, rec: dict | None = None) -> dict:
+    def handle(self, req: dict, rec: dict | None = None, conn=None) -> dict:
+        """The reply to ``req``; ``conn``, the client's socket, is watched while a search runs
+        (one whose client has gone is stopped)."""
         rec = {} if rec is None else rec
         op = req.get("op")
         if req.get("protocol") != PROTOCOL:
@@ -151,15 +163,9 @@ class Server:
                 self.sync(st, force=True)  # edits made before the watcher was in place: walk once
             elif st.dirty and st.last_sync is not None:
                 self.sync(st)  # a save the watcher saw: search what is on disk now
-            self.searching += 1
             rec["pre"] = time.perf_counter() - rec.get("t", time.perf_counter()) - rec.get("read", 0.0)
             rec["submitted"] = time.perf_counter()
-            try:
-                hits = self.search_pool.submit(self._search, st, req, rec).result()
-            finally:
-                self.searching -= 1
-                self.last_search_end = time.monotonic()
-                self.warm_wanted.set()
+            hits = self._run_search(lambda: self._search(st, req, rec), rec, conn)
             rec["handoff"] = time.perf_counter() - rec.pop("search_end", time.perf_counter())
             t = time.perf_counter()
             reply = {"ok": True, "hits": hits, "fresh": not st.dirty, "watching": st.watching}
@@ -173,12 +179,36 @@ class Server:
             rec["format"] = time.perf_counter() - t
             return reply
         if op == "team_search":
-            return self._team_search(req, rec)
+            return self._team_search(req, rec, conn)
         if op == "team_sync":
             return self._team_sync(req)
         return {"ok": False, "error": f"unknown op {op!r}"}
 
-    def _team_search(self, req: dict, rec: dict | None = None) -> dict:
+    def _run_search(self, fn, rec: dict, conn) -> list[dict]:
+        """``fn()`` on the search pool, stopped when the client goes away or the time limit
+        passes (counted from the request's arrival)."""
+        arrived = time.monotonic() - (time.perf_counter() - rec.get("t", time.perf_counter()))
+        with self.busy_lock:
+            self.searching += 1
+        try:
+            job = self.search_pool.submit(fn, on_stop=_interrupt_sqlite)
+            why = jobs.wait(job, conn, arrived + SEARCH_SECONDS)
+        finally:
+            with self.busy_lock:
+                self.searching -= 1
+            self.last_search_end = time.monotonic()
+            self.warm_wanted.set()
+        if why is not None:
+            rec["stopped"] = why
+            if why == "time limit":
+                from ctxmill.errors import InputRefused
+
+                raise InputRefused(f"the search ran over CTXMILL_SERVER_SEARCH_SECONDS ({SEARCH_SECONDS:g} s) "
+                                   "and was stopped")
+            raise _ClientGone(why)
+        return job.result()
+
+    def _team_search(self, req: dict, rec: dict | None = None, conn=None) -> dict:
         """A search of a team store (ctxmill.team, issue 25), so its pooled connection, embedder
         and caches stay warm in this process. Answered only when the caller's settings that pick
         the key, repository, branch and local state are this server's own; otherwise the caller
@@ -203,7 +233,7 @@ class Server:
                 rec["search"] = time.perf_counter() - t
             return [h.to_dict() for h in hits]
 
-        hits = self.search_pool.submit(run).result()
+        hits = self._run_search(run, rec, conn)
         reply = {"ok": True, "hits": hits, "pid": os.getpid()}
         if req.get("print"):
             from ctxmill.hits import hits_json, hits_text
@@ -546,6 +576,20 @@ class Server:
                 return
 
 
+class _ClientGone(Exception):
+    """The client of a search closed its connection: the search was stopped, no reply is sent."""
+
+
+def _interrupt_sqlite(tid: int) -> None:
+    """Interrupt the SQLite statements of thread ``tid``'s index readers (a stopped search may be
+    inside one: the Python exception reaches it only when SQLite returns)."""
+    from ctxmill import index
+
+    for (_db, t), (_, store) in list(index._readers.items()):
+        if t == tid:
+            store.conn.interrupt()
+
+
 def _ident(path: str) -> tuple | None:
     try:
         st = os.stat(path)
@@ -588,7 +632,9 @@ class _Handler(socketserver.BaseRequestHandler):
         gc_before, gcs_before, bg_before = srv.gc_seconds, list(srv.gc_collections), srv.background_seconds
         syncing = any(st.lock.locked() for st in list(srv.states.values()))
         try:
-            reply = srv.handle(req, rec)
+            reply = srv.handle(req, rec, self.request)
+        except _ClientGone:
+            reply = None  # nobody to answer
         except Exception as exc:
             from ctxmill.errors import InputRefused
 
@@ -600,7 +646,8 @@ class _Handler(socketserver.BaseRequestHandler):
                 srv.busy -= 1
             srv.last_request = time.monotonic()
         t = time.perf_counter()
-        self._reply(reply)
+        if reply is not None:
+            self._reply(reply)
         now = time.perf_counter()
         if rec["op"] == "stop" and reply.get("ok"):
             threading.Thread(target=srv.shutdown, daemon=True).start()
