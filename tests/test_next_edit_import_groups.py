@@ -135,3 +135,31 @@ def test_a_java_import_goes_into_the_block_of_its_package_family(tmp_path):
                                    ["  Object c = Currency.getInstance(\"EUR\");"], 11))
     # it was line 9, after the last com.google line (which sorts before java.util)
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import java.util.Currency;\n")]
+
+
+def test_a_rust_use_goes_into_the_run_of_its_crate_and_a_lent_name_is_no_binding(tmp_path):
+    # hyper's examples/client.rs (hyperium/hyper 4fd8a6a9dc): `io` in `&mut io::stdout()` was taken
+    # for a name the edit binds (`mut io`), and the line went after `use hyper::Client;`
+    text = ("extern crate hyper;\n\nuse std::env;\n\nuse hyper::Client;\n\nfn main() {\n"
+            "    let mut res = Client::new().get(env::args().nth(1).unwrap());\n"
+            "    io::copy(&mut res, &mut io::stdout()).unwrap();\n}\n")
+    (tmp_path / "client.rs").write_text(text)
+    got = suggest(tmp_path, _patch("client.rs", ["    // TODO: copy"], ["    io::copy(&mut res, &mut io::stdout()).unwrap();"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "use std::io;\n")]
+
+
+def test_a_rust_item_joins_the_crates_nested_tree_and_follows_the_files_core_or_std(tmp_path):
+    # tracing-subscriber's filter/env/mod.rs (tokio-rs/tracing 263a154e92): one nested tree for std
+    text = ("use std::{collections::HashMap, env, error::Error, fmt, str::FromStr};\n\n"
+            "pub struct EnvFilter {\n    scope: RefCell<Vec<u8>>,\n}\n")
+    (tmp_path / "mod.rs").write_text(text)
+    got = suggest(tmp_path, _patch("mod.rs", ["    scope: Vec<u8>,"], ["    scope: RefCell<Vec<u8>>,"], 4))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (1, 1, "use std::{cell::RefCell, collections::HashMap, env, error::Error, fmt, str::FromStr};\n")]
+    # a no_std-minded file (tracing-core's spin mutex, df9666bdeb) names core: `core::hint`, on a line
+    # of its own beside `use core::fmt;` (not `use core::{fmt, hint};`)
+    text = ("use core::cell::UnsafeCell;\nuse core::fmt;\nuse core::ops::{Deref, DerefMut};\n\n"
+            "fn relax() {\n    hint::spin_loop();\n}\n")
+    (tmp_path / "mod.rs").write_text(text)
+    got = suggest(tmp_path, _patch("mod.rs", ["    spin_loop_hint();"], ["    hint::spin_loop();"], 6))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "use core::hint;\n")]

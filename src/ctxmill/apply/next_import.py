@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from ctxmill.apply.next_signature import EXT_LANG, _ext
 
-IDENT = re.compile(r"(?<![\w$.])([A-Za-z_][A-Za-z0-9_]*)")
+IDENT = re.compile(r"(?<![\w$.])(?<!::)([A-Za-z_][A-Za-z0-9_]*)")
 STRING_OR_COMMENT = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|//.*|#.*|/\*.*?\*/|--.*")
 GO_STD = {"bufio", "bytes", "context", "crypto", "embed", "encoding", "errors", "flag", "fmt", "hash", "html",
           "io", "log", "maps", "math", "mime", "net", "os", "path", "reflect", "regexp", "runtime", "slices",
@@ -142,10 +142,13 @@ def import_lines(text: str, lang: str) -> list[tuple[int, str, set[str]]]:
                 seg = m.group(2).split("/")[-1]
                 names = {m.group(1) or re.sub(r"^v\d+$", "", seg) or m.group(2).split("/")[-2]}
         elif lang == "rust":
-            m = re.match(r"(?:pub(?:\([\w ]+\))?\s+)?use\s+([\w:]+)(?:::\{([\w, ]+)\})?(?:\s+as\s+(\w+))?;$", s)
+            # a tree may nest paths (`use std::{fmt::{self, Write}, sync::Arc};` aside, one level:
+            # `use std::{collections::HashMap, env};`): each item's last part, `self` its path's
+            m = re.match(r"(?:pub(?:\([\w ]+\))?\s+)?use\s+([\w:]+)(?:::\{([\w, :]+)\})?(?:\s+as\s+(\w+))?;$", s)
             if m:
                 names = {m.group(3)} if m.group(3) else (
-                    {p.strip() for p in m.group(2).split(",") if p.strip()} if m.group(2) else {m.group(1).split("::")[-1]})
+                    {m.group(1).split("::")[-1] if p.strip() == "self" else p.strip().split("::")[-1]
+                     for p in m.group(2).split(",") if p.strip()} if m.group(2) else {m.group(1).split("::")[-1]})
         elif lang in ("javascript", "typescript"):
             m = re.match(r"(?:const|let|var)\s+(\w+)\s*=\s*require\(['\"][^'\"]+['\"]\)[.\w]*;?$", s)
             if m:
@@ -175,9 +178,13 @@ def single(line: str, name: str, lang: str) -> str | None:
             return part and f"{indent}from {m.group(1)} import {part}"
         return f"{indent}import {name}" if re.match(r"import\s+", s) and name in s else None
     if lang == "rust":
-        m = re.match(r"((?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{", s)
+        m = re.match(r"((?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{([^{}]*)\}", s)
         if m:
-            return f"{indent}{m.group(1)}{m.group(2)}::{name};"
+            # the item that brings the name in: `sync::Arc` of `use std::{fmt, sync::Arc};`
+            if m.group(2).split("::")[-1] == name:
+                return f"{indent}{m.group(1)}{m.group(2)};"  # `self` of `use std::io::{self, Read};`
+            item = next((p.strip() for p in m.group(3).split(",") if p.strip().split("::")[-1] == name), name)
+            return f"{indent}{m.group(1)}{m.group(2)}::{item};"
     if lang in ("javascript", "typescript"):
         m = re.match(r"import\s+(?:([\w$]+)\s*,\s*)?\{([^}]*)\}\s+(from\s+.*)$", s)
         if m:
@@ -188,8 +195,8 @@ def single(line: str, name: str, lang: str) -> str | None:
 
 
 _BINDS = re.compile(
-    r"\b(?:def|class|fn|func|fun|function|let|var|val|const|struct|enum|trait|type|interface|defp?|defmodule|for|"
-    r"mut|as)\s+((?:\w+\s*,\s*)*\w+)"             # def NAME, let a, b
+    r"(?<!&)(?<!& )\b(?:def|class|fn|func|fun|function|let|var|val|const|struct|enum|trait|type|interface|defp?|"
+    r"defmodule|for|mut|as)\s+((?:\w+\s*,\s*)*\w+)"  # def NAME, let a, b (`&mut io::stdout()` lends, binds nothing)
     r"|(?:^|[,(|])\s*(\w+)\s*(?:=(?!=)|:=|\bin\b)"  # NAME = / NAME := / NAME in
     r"|\|(\w+)\|"                                   # Ruby/Rust block arguments
     r"|\b(\w+)\s*(?::\s*[\w&<]|->)", re.M)          # NAME: Type, NAME ->
@@ -626,17 +633,64 @@ def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
             items = [x.strip() for x in g.group(3).split(",") if x.strip()]
             items = sorted(items + [item], key=_rust_key)
             return i + 1, i + 1, f"{g.group(1)}{path}::{{{', '.join(items)}}};\n"
-    if any(re.search(r"\buse\s+[\w:]+::\{", x) for x in lines):
+    if path != root and any(re.search(r"\buse\s+[\w:]+::\{", x) for x in lines):
         # the file groups a path's items in braces: a lone `use path::Other;` takes this one too
+        # (not a crate's own modules: `use core::fmt;` beside `use core::hint;`, as rustfmt leaves them)
         for i, line in block:
             g = re.match(r"(\s*(?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::(\w+);$", line)
             if g and g.group(2) == path and g.group(3) != item:
                 items = sorted([g.group(3), item], key=_rust_key)
                 return i + 1, i + 1, f"{g.group(1)}{path}::{{{', '.join(items)}}};\n"
+    if path != root:
+        # a one-line tree of the same crate that already nests paths (`use std::{collections::HashMap,
+        # env, fmt};`), the block's one line of that crate: the item joins it as `cell::RefCell`, in
+        # rustfmt's order (beside `use syn::parse::{..}` a `use syn::token::Brace;` stays a line)
+        same = [x for _, x in block if re.match(rf"\s*(?:pub\S*\s+)?use\s+{root}::", x)]
+        for i, line in block if len(same) == 1 else ():
+            g = re.match(rf"(\s*(?:pub(?:\([\w ]+\))?\s+)?use\s+{root}::\{{)([\w:, ]+)(\}};)$", line)
+            if g and "::" in g.group(2):
+                items = [x.strip() for x in g.group(2).split(",") if x.strip()]
+                sub = path[len(root) + 2:] + "::" + item
+                if sub not in items:
+                    return i + 1, i + 1, g.group(1) + ", ".join(sorted(items + [sub], key=_rust_key)) + g.group(3) + "\n"
     text = indent + new
-    after = [i for i, line in block if line.strip() < new]
-    at = (after[-1] + 1) if after else block[0][0]
+    # the run of lines (no blank between) of the same crate, sorted apart from the others as
+    # rustfmt sorts each group (`use std::env;` / blank / `use hyper::Client;`: `use std::io;`
+    # after the first, not after hyper's)
+    runs: list[list] = []
+    for i, line in block:
+        if runs and i == runs[-1][-1][0] + 1:
+            runs[-1].append((i, line))
+        else:
+            runs.append([(i, line)])
+    n_root = [sum(bool(re.match(rf"\s*(?:pub\S*\s+)?use\s+{root}::", x)) for _, x in r) for r in runs]
+    run = runs[n_root.index(max(n_root))] if max(n_root) else block  # the run holding most of the crate
+    after = [i for i, line in run if line.strip() < new]
+    at = (after[-1] + 1) if after else run[0][0]
     return at + 1, at, text + "\n"
+
+
+# the standard library's modules that `core` has too (a `no_std`-minded file writes `core::`)
+RUST_CORE = {"fmt", "mem", "ptr", "marker", "cmp", "ops", "iter", "hash", "convert", "any", "cell", "num", "str",
+             "pin", "task", "future", "hint", "slice", "char", "array", "option", "result", "sync::atomic",
+             "time::Duration"}
+
+
+def _rust_root(new: str, text: str) -> str:
+    """``use std::x::Y;`` as the file writes its paths: ``core::`` where its own ``use`` lines name
+    ``core`` and never ``std`` (and ``core`` has that module), ``std::`` for another file's
+    ``core::`` line where they never name ``core`` (nor say ``#![no_std]``)."""
+    m = re.match(r"(\s*(?:pub\S*\s+)?use\s+)(std|core)::([\w:]+);$", new)
+    if not m:
+        return new
+    has = {r: bool(re.search(rf"^\s*(?:pub\S*\s+)?use\s+{r}::", text, re.M)) for r in ("std", "core")}
+    rest = m.group(3)
+    if m.group(2) == "std" and has["core"] and not has["std"] and (
+            rest.split("::")[0] in RUST_CORE or any(rest.startswith(x + "::") or rest == x for x in RUST_CORE)):
+        return f"{m.group(1)}core::{rest};"
+    if m.group(2) == "core" and not has["core"] and "#![no_std]" not in text:
+        return f"{m.group(1)}std::{rest};"
+    return new
 
 
 def _js_named(new: str, imports: list) -> tuple[int, str] | None:
@@ -753,6 +807,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
                 continue
             if lang == "rust":
+                new = _rust_root(new, text)
                 got = _rust_place(new, lines, imports, min(h.new_lines[0] for h in mine))
                 if got:
                     first, last, rep = got
