@@ -128,8 +128,22 @@ def _copy(b: Block) -> Block:
 # ------------------------------------------------------------------ structure._merge_continuations
 
 
+def _continues_before(prev: Block, nxt: Block) -> bool:
+    """structure._continues as it was (SENTENCE_END_RE searched over the whole text)."""
+    a = prev.text.rstrip()
+    c = nxt.text.lstrip()
+    if not a or not c:
+        return False
+    if structure.SENTENCE_END_RE.search(a):
+        return False
+    if a.endswith("-") and c[:1].isalpha():
+        return True
+    return c[:1].islower() or (c[:1] in "(" and not a.endswith(".")) or (a.endswith(",") and not c[:1].isupper())
+
+
 def _merge_before(blocks_: list[Block]) -> list[Block]:
-    """_merge_continuations as it was (a _new_column call for every paragraph after another)."""
+    """_merge_continuations as it was (a _new_column call for every paragraph after another,
+    the text joined at each page)."""
     out: list[Block] = []
     last_para = None
     for b in blocks_:
@@ -139,7 +153,7 @@ def _merge_before(blocks_: list[Block]) -> list[Block]:
                     and prev.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and len(prev.text) >= 60 \
                     and not prev.attrs.get("title") and not prev.attrs.get("front") \
                     and all(x.kind in structure.FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
-                            for x in out[last_para + 1:]) and structure._continues(prev, b):
+                            for x in out[last_para + 1:]) and _continues_before(prev, b):
                 if prev.text.endswith("-") and b.text[:1].islower():
                     prev.text = prev.text[:-1] + b.text.lstrip()
                 else:
@@ -156,7 +170,10 @@ def _merge_before(blocks_: list[Block]) -> list[Block]:
 
 _TEXTS = ["a sentence that runs on and on over the break of the page without a stop at its end and",
           "continues here in lower case.", "A new paragraph.", "hyphen-", "ated word goes on", "(a bracket",
-          "short", "ends with a comma, and it is long enough to be joined with what follows it here,"]
+          "short", "ends with a comma, and it is long enough to be joined with what follows it here,",
+          "a sentence that runs on and on over the break of the page without a stop at its end, ",
+          ")", "-", "closes a quote and a bracket.\u201d)", "ends in a blank after a mark. ) ", "ends a line\n",
+          "and then a long run-on part that goes on past sixty characters of text so that it is long -"]
 _MKINDS = [Kind.PARAGRAPH] * 4 + [Kind.LIST_ITEM, Kind.HEADING, Kind.EQUATION, Kind.FIGURE, Kind.CODE,
                                   Kind.FOOTNOTE, Kind.CAPTION]
 
@@ -164,7 +181,7 @@ _MKINDS = [Kind.PARAGRAPH] * 4 + [Kind.LIST_ITEM, Kind.HEADING, Kind.EQUATION, K
 @st.composite
 def _merge_runs(draw):
     out = []
-    for i in range(draw(st.integers(0, 30))):
+    for i in range(draw(st.integers(0, 40))):
         kind = draw(st.sampled_from(_MKINDS))
         box = draw(st.one_of(st.none(), st.tuples(st.sampled_from([50.0, 120.0, 320.0]), st.sampled_from([80.0, 400.0]),
                                                   st.just(500.0), st.just(700.0))))
@@ -186,6 +203,42 @@ def test_merge_continuations_is_the_old_loop(blocks_):
     a = structure._merge_continuations([_copy_box(b) for b in blocks_])
     b = _merge_before([_copy_box(b) for b in blocks_])
     assert [(x.id, x.text, x.page_end) for x in a] == [(x.id, x.text, x.page_end) for x in b]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.text(alphabet="ab .!?:;,'\"\u201d\u2019)]\n\t-(", max_size=8), min_size=1, max_size=6))
+def test_sentence_end_from_the_end_is_the_pattern(parts):
+    # read from the end of the parts, as the pattern over the parts joined and right-stripped
+    want = bool(structure.SENTENCE_END_RE.search("".join(parts).rstrip()))
+    assert structure._ends_sentence(parts) == want
+
+
+class _CountingPattern:
+    """A compiled pattern that counts the characters its searches were given."""
+
+    def __init__(self, pattern):
+        self.pattern, self.read = pattern, 0
+
+    def search(self, text, *args):
+        self.read += len(text)
+        return self.pattern.search(text, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.pattern, name)
+
+
+def test_a_paragraph_running_on_over_every_page_is_read_once(monkeypatch):
+    # 400 pages, each one line of a sentence with no stop: the paragraph runs on over every page
+    # break. The sentence-end test read the whole paragraph so far at each break (quadratic:
+    # ~40 million characters here; 13.5 CPU-s for 2,000 such pages, 1 MB)
+    pages = 400
+    text = "".join(f"\u2500\u2500 PAGE {p} / {pages} \u2500\u2500\n" + "word " * 99 + "word\n" for p in range(1, pages + 1))
+    counting = _CountingPattern(structure.SENTENCE_END_RE)
+    monkeypatch.setattr(structure, "SENTENCE_END_RE", counting)
+    doc = compile_document(text.encode(), kind="ocr_text", name="runon.txt")
+    paras = [b for b in doc.blocks if b.kind is Kind.PARAGRAPH]
+    assert max(len(b.text) for b in paras) > 100 * 499  # (it did run on over the pages)
+    assert counting.read <= 4 * len(text)
 
 
 def _copy_box(b: Block) -> Block:
