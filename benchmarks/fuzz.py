@@ -44,6 +44,9 @@ CORPUS = REPO.parent / "shared" / "corpus"
 CACHE = REPO / "benchmarks" / ".cache" / "fuzz"
 CTXMILL = Path(sys.executable).with_name("ctxmill")
 ENTRIES = ("pdf", "text", "apply", "index")
+# the background server's refusal of a search past its time limit (ctxmill.server.daemon): a
+# search that ran away, counted as a search timeout
+SEARCH_LIMIT = "CTXMILL_SERVER_SEARCH_SECONDS"
 
 
 def source_state(root: Path | None = None) -> dict[str, tuple[int, int]]:
@@ -1843,6 +1846,8 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                 if outcome == "exit_0" and wide2:  # a hostile query first: answered or refused, never a crash
                     q = hostile_query(w2rnd)
                     o2, err2, t2, c2 = runner.run(["search", q, "--root", str(tree), "--db", str(db), "--json"])
+                    if o2 == "exit_3" and SEARCH_LIMIT in err2:
+                        o2 = "timeout"  # the server stopped it at its time limit: a runaway search, not a refusal
                     if o2 not in ("exit_0", "exit_3"):
                         outcome, err = f"search_{o2}", err2
                     took += t2
@@ -1851,6 +1856,8 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     query = "good_function" if wide or wide2 else rnd.choice(["def", "odd name", "cache", "é"])
                     o2, err2, t2, c2 = runner.run(["search", query, "--root", str(tree), "--db", str(db), "--json"],
                                                   keep_stdout=wide or wide2)
+                    if o2 == "exit_3" and SEARCH_LIMIT in err2:
+                        o2 = "timeout"
                     if o2 != "exit_0":
                         outcome, err = f"search_{o2}", err2
                     elif (wide or wide2) and kind != "ignore_everything" and meddle is None:

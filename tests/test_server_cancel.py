@@ -143,7 +143,7 @@ def idle_cpu(pid: int, seconds: float = 1.0) -> float:
 
 def test_a_slow_search_does_not_hold_up_the_next_and_stops_when_its_client_goes(env, repo):
     assert ctx(env, "index", str(repo), "-q").returncode == 0
-    assert "good.py" in ctx(env, "search", "good_function", "--root", str(repo)).stdout  # the server is warm
+    warm_up(env, repo)
     slow, pid = start_spinning(env, repo)
     try:
         t = time.monotonic()
@@ -172,16 +172,29 @@ def test_a_slow_search_does_not_hold_up_the_next_and_stops_when_its_client_goes(
     assert r.returncode == 0 and "good.py" in r.stdout
 
 
+def warm_up(env, repo) -> None:
+    """A first search answered (the server started and the index loaded: under a heavy load
+    that alone may take a few seconds, more than a short time limit)."""
+    for _ in range(5):
+        r = ctx(env, "search", "good_function", "--root", str(repo))
+        if r.returncode == 0:
+            assert "good.py" in r.stdout
+            return
+    raise AssertionError(r.stderr)
+
+
 def test_a_search_over_the_time_limit_is_stopped_and_refused_naming_the_limit(env, repo):
-    env["CTXMILL_SERVER_SEARCH_SECONDS"] = "2"
+    env["CTXMILL_SERVER_SEARCH_SECONDS"] = "5"
     assert ctx(env, "index", str(repo), "-q").returncode == 0
+    warm_up(env, repo)
     t = time.monotonic()
     r = ctx(env, "search", f"{SPIN_MARK} cache", "--root", str(repo), timeout=60)
     took = time.monotonic() - t
     assert r.returncode == 3, (r.returncode, r.stderr)
     assert "CTXMILL_SERVER_SEARCH_SECONDS" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert r.stdout == ""
-    assert took < 20, took
+    assert took < 30, took
+    assert _pids(env), "the search was stopped before it reached the ranker"
     pid = _pids(env)[0]
     deadline = time.monotonic() + 10
     used = idle_cpu(pid)
@@ -196,9 +209,9 @@ def test_searches_queued_behind_busy_threads_still_get_answers(env, repo):
     """Every search thread spinning: a new search waits for a thread and is answered once the
     spinning ones are stopped, not lost."""
     env["CTXMILL_SERVER_SEARCH_THREADS"] = "2"
-    env["CTXMILL_SERVER_SEARCH_SECONDS"] = "4"
+    env["CTXMILL_SERVER_SEARCH_SECONDS"] = "8"
     assert ctx(env, "index", str(repo), "-q").returncode == 0
-    assert ctx(env, "search", "good_function", "--root", str(repo)).returncode == 0
+    warm_up(env, repo)
     slow = [subprocess.Popen([str(CTXMILL), "search", f"{SPIN_MARK} {w}", "--root", str(repo)], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in ("cache", "get")]
     try:
@@ -216,3 +229,65 @@ def test_searches_queued_behind_busy_threads_still_get_answers(env, repo):
                 p.kill()
                 p.wait()
     assert [p.returncode for p in slow] == [3, 3]
+
+
+# ---------------------------------------------------------------------------- the pool, in process
+
+
+def test_a_stopped_job_ends_and_its_thread_serves_the_next():
+    from ctxmill.server import jobs
+
+    pool = jobs.Pool(2)
+    started = []
+
+    def spin():
+        started.append(1)
+        while True:
+            pass
+
+    job = pool.submit(spin)
+    while not started:
+        time.sleep(0.001)
+    assert job.stop("client gone")
+    assert job.done.wait(5) and job.abandoned and job.error is None
+    assert pool.submit(lambda: 41 + 1).done.wait(5)
+    assert len(pool.threads) == 1  # one at a time: one warm thread
+
+
+def test_a_queued_job_that_is_stopped_never_runs():
+    from ctxmill.server import jobs
+
+    pool = jobs.Pool(1)
+    gate = __import__("threading").Event()
+    ran = []
+    first = pool.submit(gate.wait)
+    second = pool.submit(lambda: ran.append(1))
+    assert second.stop("time limit")
+    gate.set()
+    assert first.done.wait(5) and second.done.wait(5)
+    assert second.abandoned and ran == []
+
+
+def test_stops_racing_with_the_end_of_a_job_never_reach_the_next_job():
+    # a stop sent as a job finishes must not arrive in the worker's loop or the next job:
+    # 3,000 short jobs, each stopped at some moment of its run from another thread
+    import random
+    import threading
+
+    from ctxmill.server import jobs
+
+    pool = jobs.Pool(1)
+    rnd = random.Random(7)
+    results = []
+    for i in range(3000):
+        job = pool.submit(lambda i=i: sum(range(rnd.randrange(1, 300))) + i * 0)
+        if i % 2:
+            t = threading.Timer(rnd.random() * 0.0002, job.stop, ("time limit",))
+            t.start()
+            t.join()
+        assert job.done.wait(5)
+        results.append((job.abandoned, job.error))
+        check = pool.submit(lambda: "fine")  # the next job is never hit by a late stop
+        assert check.done.wait(5) and check.result() == "fine" and not check.abandoned
+    assert all(err is None for _, err in results)
+    assert all(t.is_alive() for t in pool.threads) and len(pool.threads) == 1

@@ -78,18 +78,18 @@ class Job:
     def stop(self, why: str) -> bool:
         """Stop the job (queued: it never starts; running: Abandoned in its thread). True when
         it had not finished."""
-        with self.lock:
+        with self.lock:  # (held until done: the job cannot finish and its thread take the next one meanwhile)
             if self.finished or self.stopped:
                 return not self.finished
             self.stopped = why
             tid = self.tid
             if tid is not None:
                 _raise_in(tid)
-        if tid is not None and self.on_stop is not None:
-            try:
-                self.on_stop(tid)
-            except Exception:  # noqa: BLE001 - the exception above stops it anyway
-                pass
+                if self.on_stop is not None:
+                    try:
+                        self.on_stop(tid)
+                    except Exception:  # noqa: BLE001 - the exception above stops it anyway
+                        pass
         return True
 
     def run(self) -> None:
