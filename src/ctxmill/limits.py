@@ -36,6 +36,12 @@ IMAGE_MAX_FRAMES = 2000  # pages of one multi-page image (TIFF)
 # of 4 million "TJ" operators (8 million characters) took 3 GB in pdfium and 20-40 CPU-s, and
 # the whole PDF was refused at the parser's 4 GB memory limit (fuzz seed 1527, --kinds wide2).
 MAX_PAGE_CHARS = 1_000_000
+# Form XObjects one PDF page draws, counted through nested forms before pdfium loads the page
+# (sources/pdf_forms.py); a page over it is a damaged_page error and the other pages compile.
+# pdfium parses a form anew for every draw: 2^20 draws (forms that each draw the next twice, 20
+# deep, in 6 KB) took 18-30 CPU-s and the whole PDF was refused at the 4 GB memory limit (fuzz
+# --kinds wide2, form_nesting:fanout). The 17 corpus papers draw at most 1,238 on a page.
+MAX_PAGE_FORM_DRAWS = 250_000
 
 # ---------------------------------------------------------------- apply
 APPLY_MAX_BYTES = 10 * 1024 * 1024  # the file and the sketch, each

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import InputRefused
-from ctxmill.limits import MAX_PAGE_CHARS
+from ctxmill.limits import MAX_PAGE_CHARS, MAX_PAGE_FORM_DRAWS
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
 
 _BOLD_RE = re.compile(r"(bold|black|heavy|semibold|demi|-bd\b|bd$|bx\d|cmbx|\bbx|sfbx|-b$|,b$|medium)", re.I)
@@ -708,10 +708,12 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
         warnings: list[str] = []
         workers = _workers(n)
         locate = figures and _figure_dpi() > 0
+        fanout = _form_fanout(path, n)
         if workers > 1:
-            pages = _extract_parallel(path, n, workers, progress, locate)
+            pages = _extract_parallel(path, n, workers, progress, locate, fanout)
         else:
-            pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None, locate)
+            pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None, locate,
+                                   fanout)
         info = {}
         try:
             info = {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
@@ -749,7 +751,32 @@ def _figure_dpi() -> int:
     return dpi()
 
 
-def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -> list[Page]:
+FORM_SCAN_MAX_BYTES = 256 << 20  # a larger file's forms are not counted (pdfium reads it as before)
+
+
+def _form_fanout(path: str, n: int) -> frozenset[int]:
+    """Pages (from 0) that draw Form XObjects more than MAX_PAGE_FORM_DRAWS times, counted from
+    the file's bytes before pdfium loads any page (``pdf_forms``: pdfium parses a form anew for
+    each draw, when the page is loaded); none when the count cannot be made."""
+    import os
+
+    from ctxmill.sources.pdf_forms import page_form_draws
+
+    try:
+        if os.path.getsize(path) > FORM_SCAN_MAX_BYTES:
+            return frozenset()
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return frozenset()
+    draws = page_form_draws(data, MAX_PAGE_FORM_DRAWS)
+    if draws is None or len(draws) != n:  # a page tree read otherwise than pdfium reads it: no verdict
+        return frozenset()
+    return frozenset(i for i, d in enumerate(draws) if d > MAX_PAGE_FORM_DRAWS)
+
+
+def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False,
+                   fanout: frozenset[int] = frozenset()) -> list[Page]:
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
@@ -761,6 +788,11 @@ def _extract_pages(pdf, start: int, end: int, tick=None, locate: bool = False) -
     for i in range(start, end):
         if tick is not None and i > start:
             tick(i)  # pages read so far
+        if i in fanout:  # never loaded: pdfium would parse every one of the draws (_form_fanout)
+            pages.append(Page(number=i + 1, has_text_layer=False, error=(
+                f"Form XObjects drawn over {MAX_PAGE_FORM_DRAWS:,} times, over MAX_PAGE_FORM_DRAWS "
+                f"({MAX_PAGE_FORM_DRAWS:,})")))
+            continue
         try:
             page = pdf[i]
         except pdfium.PdfiumError as exc:  # one damaged page: the others still compile
@@ -820,15 +852,16 @@ def _workers(n_pages: int) -> int:
 def _range_worker(args) -> list[Page]:
     import pypdfium2 as pdfium
 
-    path, start, end, locate = args
+    path, start, end, locate, fanout = args
     pdf = pdfium.PdfDocument(path)
     try:
-        return _extract_pages(pdf, start, end, locate=locate)
+        return _extract_pages(pdf, start, end, locate=locate, fanout=fanout)
     finally:
         pdf.close()
 
 
-def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bool = False) -> list[Page]:
+def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bool = False,
+                      fanout: frozenset[int] = frozenset()) -> list[Page]:
     """Split the pages into contiguous ranges for forked processes (this process is the
     single-threaded sandbox child, so fork is safe here). A worker that dies (memory or CPU
     limit) fails the whole parse instead of hanging it. With ``progress``, a few ranges per
@@ -840,7 +873,7 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bo
     parts_n = workers * 4 if progress else workers
     parts_n = max(workers, min(parts_n, n // 4))
     bounds = [round(i * n / parts_n) for i in range(parts_n + 1)]
-    ranges = [(path, bounds[i], bounds[i + 1], locate) for i in range(parts_n) if bounds[i + 1] > bounds[i]]
+    ranges = [(path, bounds[i], bounds[i + 1], locate, fanout) for i in range(parts_n) if bounds[i + 1] > bounds[i]]
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -855,7 +888,7 @@ def _extract_parallel(path: str, n: int, workers: int, progress=None, locate: bo
             # extract() runs every page past ocr.apply: its module loads on this thread, idle
             # otherwise until the workers are done (numpy only once a page needs OCR)
             from ctxmill.sources import ocr  # noqa: F401
-            for (_, _, end, _), part in zip(ranges, results, strict=True):
+            for (_, _, end, _, _), part in zip(ranges, results, strict=True):
                 parts.append(part)
                 if progress is not None:
                     progress("read", end, n)
