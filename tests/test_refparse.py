@@ -488,3 +488,59 @@ def test_a_known_journal_before_its_volume_is_no_title():
     # a word that begins a journal's name, and no more, stays the title
     g = _assembled(raw.replace("Vacuum", "Vacuum tubes"), [("title", "Vacuum tubes"), ("volume", "91"), ("pages", "47")])
     assert g["title"] == "Vacuum tubes" and g["container"] is None
+
+
+# Invented titles (issue 22, fourteenth round; rules chosen by cross-validation over the document
+# folds: 7 titles right that were wrong, none the other way, invented 42 -> 35 of 1,524)
+@pytest.mark.parametrize(("raw", "labelled_title", "container"), [
+    ("G. Rossi and P. Bianchi, Il Nuovo Cimento 41 B (1979) 215.", "Il Nuovo Cimento 41 B", "Il Nuovo Cimento 41 B"),
+    ("R. Mann and T. Holt, Acta Physica Polonica 27 B (1996) 1201.", "Acta Physica Polonica 27 B",
+     "Acta Physica Polonica 27 B"),
+    # the text layer glued "Journal" to the next word
+    ("Park ,S. ,&Lee , J. 2019, Journalof Atmospheric Sciences (Clouds ) ,76,1187",
+     "Journalof Atmospheric Sciences (Clouds )", "Journalof Atmospheric Sciences (Clouds )"),
+])
+def test_a_journals_name_before_its_volume_or_pages_is_the_venue(raw, labelled_title, container):
+    f = _assembled(raw, [("author", raw.split(",")[0]), ("title", labelled_title), ("pages", raw.rstrip(".").split()[-1])])
+    assert f["title"] is None and f["container"] == container
+
+
+@pytest.mark.parametrize("title", [
+    "A Review of Particle Things",  # "A ..." is a title
+    "Proceedings of the Royal Workshop on Things",  # a proceedings volume cited whole: a book
+    "Journal of a plague year",  # not Title Case
+])
+def test_a_title_with_a_journal_word_stays_a_title(title):
+    raw = f"A. Author, {title}, 12, 1-20 (2001)."
+    f = _assembled(raw, [("author", "A. Author"), ("title", title), ("volume", "12"), ("pages", "1-20")])
+    assert f["title"] == title and f["container"] is None
+    quoted = f'A. Author, "Review Letters", 12, 1-20 (2001).'
+    g = _assembled(quoted, [("author", "A. Author"), ("title", "Review Letters"), ("volume", "12"), ("pages", "1-20")])
+    assert g["title"] == "Review Letters"
+
+
+def test_the_part_after_the_names_before_a_volume_and_pages_is_the_journal():
+    raw = "K. L. Moore and T. R. Hill, Estuarine Coastal Dynamics, 81, 11-29 (1997)."
+    f = _assembled(raw, [("author", "K. L. Moore and T. R. Hill, Estuarine Coastal Dynamics"), ("volume", "81"),
+                         ("pages", "11-29"), ("date", "1997")])
+    assert f["title"] is None and f["container"] == "Estuarine Coastal Dynamics" and f["volume"] == "81"
+    # with no pages after the volume it stays the title ("S. Coleman, Q-balls, 262 (1985)" is not asked)
+    g = _assembled(raw.replace(", 11-29", ""), [("author", "K. L. Moore and T. R. Hill, Estuarine Coastal Dynamics"),
+                                                 ("volume", "81"), ("date", "1997")])
+    assert g["title"] == "Estuarine Coastal Dynamics"
+
+
+@pytest.mark.parametrize("status", ["these proceedings", "this volume", "in this volume", "this conference"])
+def test_these_proceedings_is_no_title(status):
+    raw = f"L. Moretti et al., {status}."
+    f = _assembled(raw, [("author", "L. Moretti et al."), ("title", status)])
+    assert f["title"] is None and f["note"] == status
+
+
+def test_a_collaboration_glued_to_its_name_is_no_title():
+    raw = "9.Ortiz ,P .,et al .:( ALICECollaboration ),arXiv :1603.00001[ nucl-ex]"
+    f = parse(raw)
+    assert f["title"] is None
+    g = _assembled("P. Ortiz et al. (ALICECollaboration), Imag. Phys. Lett. 12 (2016) 3.",
+                   [("author", "P. Ortiz et al."), ("title", "ALICECollaboration"), ("container", "Imag. Phys. Lett.")])
+    assert g["title"] is None

@@ -33,7 +33,9 @@ _TRAILING_NUMBER = re.compile(r"[\s,]+(\d+)$")
 # a series whose number is part of its name: "US Geological Survey Circular 1292"
 _NUMBERED = re.compile(r"\b(?:circular|series|report|bulletin|paper|memoirs?|no|nr|number|part)\.?$", re.IGNORECASE)
 _STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
-                     r"|submitted(?: to \w+)?|to ?appear|forthcoming|preprint", re.IGNORECASE)  # "toappear": a lost space
+                     r"|submitted(?: to \w+)?|to ?appear|forthcoming|preprint"
+                     # a talk or paper printed in the same book: "K. Kebkal et al., these proceedings."
+                     r"|(?:in )?th(?:ese|is) (?:proceedings|volume|conference|workshop|meeting|issue)", re.IGNORECASE)  # "toappear": a lost space
 # the patterns of the clean-up rules, compiled once
 _QUOTE_ENDS = re.compile(r"^\s*(?:[“\"'‘])|(?:[”\"'’])\s*[,.]?\s*$")
 _INITIAL_END = re.compile(r"\b[A-Z]\.$")
@@ -337,10 +339,17 @@ def prose_ends_names(tokens, labels: list[str]) -> list[str]:
 
 
 _COLLAB = frozenset(("collaboration", "collaborations", "consortium"))
-_COLLAB_TEXT = re.compile(r"(?i)\b(?:collaborations?|consortium)\b")
+# (no \b before: the text layer glues the name to it, "( LHCbCollaboration )")
+_COLLAB_TEXT = re.compile(r"(?i)(?:collaborations?|consortium)\b")
+_GLUED_COLLAB = re.compile(r"[A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*(?:Collaborations?|Consortium)")
 _DOTTED_INITIALS = re.compile(r"(?:[A-ZÀ-Þ]\.)+")
 _ACRONYM = re.compile(r"[A-Z][A-Z&]{2,}")
 _GLUED_AND = re.compile(r"(?:and|und|&)[A-ZÀ-Þ]")  # "andR .H .Wechsler": the text layer lost a space
+
+
+def _is_collab(word: str) -> bool:
+    """A token that names a collaboration: "Collaboration", or glued to its name ("MOLLERCollaboration")."""
+    return word.lower() in _COLLAB or _GLUED_COLLAB.fullmatch(word) is not None
 
 
 def title_after_names(tokens, labels: list[str]) -> list[str]:
@@ -372,7 +381,7 @@ def title_after_names(tokens, labels: list[str]) -> list[str]:
     if not all(_DOTTED_INITIALS.fullmatch(words[i]) for i in starts):
         return labels
     if (_INITIALS_TOKEN.fullmatch(seg[0]) or seg[0].lower() in ("et", "and", "jr", "jr.") or _GLUED_AND.match(seg[0])
-            or not any(w[:1].isalpha() and len(w) > 1 for w in seg) or any(w.lower() in _COLLAB for w in seg)):
+            or not any(w[:1].isalpha() and len(w) > 1 for w in seg) or any(map(_is_collab, seg))):
         return labels
     nxt = next((labels[j] for j in range(b + 1, n) if labels[j] != "O"), None)
     if nxt not in ("container", "publisher", "volume", "date", "pages"):
@@ -385,8 +394,11 @@ def title_after_names(tokens, labels: list[str]) -> list[str]:
     alpha = [k for k, w in enumerate(seg) if w[:1].isalpha()]
     abbreviated = all(seg[k][:1].isupper() for k in alpha) and 2 * sum(dots[k] for k in alpha) >= len(alpha)
     heads = b + 2 < n and words[b + 1] == "." and labels[b + 2] == "container"
+    # (and with no venue anywhere, the part a volume follows, pages after it, is the journal:
+    # "J. D. Wilson and B. L. Sawford, Boundary-Layer Meteorology, 78, 191-210 (1996)")
     field = "container" if heads or ("container" not in labels and (
-        is_venue_name(text) or abbreviated or (len(seg) == 1 and _ACRONYM.fullmatch(seg[0])))) else "title"
+        is_venue_name(text) or abbreviated or (len(seg) == 1 and _ACRONYM.fullmatch(seg[0]))
+        or (nxt == "volume" and "pages" in labels[b + 1 :]))) else "title"
     out = list(labels)
     out[c] = "O"
     out[c + 1 : b + 1] = [field] * (b - c)
@@ -402,7 +414,7 @@ def collaboration_title(tokens, labels: list[str]) -> list[str]:
     words = [t for t, _, _ in tokens]
     i = labels.index("title")
     j = _run_end(labels, i)
-    k = next((x for x in range(i, min(j, i + 6) + 1) if words[x].lower() in _COLLAB), None)
+    k = next((x for x in range(i, min(j, i + 6) + 1) if _is_collab(words[x])), None)
     if k is None or not all(w[:1].isupper() or not w[:1].isalpha() or w in ("and", "&") for w in words[i : k + 1]):
         return labels
     end = k + 3 if words[k + 1 : k + 4] == [",", "et", "al."] else k
@@ -431,7 +443,7 @@ def collaboration_is_author(tokens, labels: list[str]) -> list[str]:
         j = i
         while j + 1 < len(out) and out[j + 1] == "container":
             j += 1
-        if any(tokens[k][0].lower() in _COLLAB for k in range(i, j + 1)):
+        if any(_is_collab(tokens[k][0]) for k in range(i, j + 1)):
             out[i : j + 1] = ["author"] * (j + 1 - i)
         i = j + 1
     return out
@@ -969,12 +981,31 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
                 and 2 * sum(1 for w in words if w.endswith(".")) >= len(words) >= 2)
                 or (not out["publisher"] and (is_venue_name(t) or whole_journal(t)))):
             out["title"], out["container"] = None, _container(t)
+    # A journal's name in Title Case, with no venue and a volume or pages after it, is the venue:
+    # a word only journals have in their names ("Living Reviews in Relativity, 17, 4", "The
+    # Journal of China Universities of Posts and Telecommunications August 2010, 17(4): 94-99",
+    # "Il Nuovo Cimento 36 A (1976) 317"), no "A"/"An" before it ("A Review of ..." is a title),
+    # not quoted, not a proceedings volume cited whole ("Proceedings of the 9th ...", a book)
+    t = out["title"]
+    if (t and out["container"] is None and (out["volume"] or out["pages"]) and not out["publisher"]
+            and _JOURNAL_WORD.search(t) and not _ARTICLE_FIRST.match(t) and not _PROC.match(t)
+            and all(w[:1].isupper() or not w[:1].isalpha() or w in _FUNCTION_WORDS for w in t.split())
+            and text[: text.find(t)].rstrip()[-1:] not in _OPENING_QUOTES):
+        out["title"], out["container"] = None, _container(t)
     # "Personal communication", "in preparation", "submitted": the status of a work, no title
     if out["title"] and _STATUS.fullmatch(out["title"]):
         out["note"] = out["note"] or out["title"]
         out["title"] = None
     out["type"] = entry_type(out)
     return out
+
+
+_JOURNAL_WORD = re.compile(r"(?:\b|(?<=[a-z]))(?:Journal|Jour\.|Review|Reviews|Rev\.|Letters|Lett\.|Reports|Rep\."
+                           r"|Proceedings|Proc\.|Annals|Ann\.|Bulletin|Bull\.|Transactions|Trans\.|Acta|Zeitschrift"
+                           r"|Physica|Nuovo Cimento)(?:\b|(?=[a-z]))")  # (glued: "Journalof Geophysical Research")
+_ARTICLE_FIRST = re.compile(r"(?:A|An)\s")
+_FUNCTION_WORDS = frozenset("of and in the for on de di der des la le et du von & für".split())
+_OPENING_QUOTES = ("\"", "“", "„", "«", "'", "‘")
 
 
 def entry_type(f: dict) -> str:
