@@ -210,7 +210,7 @@ def test_merge_continuations_is_the_old_loop(blocks_):
 def test_sentence_end_from_the_end_is_the_pattern(parts):
     # read from the end of the parts, as the pattern over the parts joined and right-stripped
     want = bool(structure.SENTENCE_END_RE.search("".join(parts).rstrip()))
-    assert structure._ends_sentence(parts) == want
+    assert blocks.ends_sentence(parts) == want
 
 
 class _CountingPattern:
@@ -270,3 +270,53 @@ def test_compile_of_generated_raw_ocr_text_is_consistent():
     assert all(1 <= s.page_start <= s.page_end <= doc.pages for s in doc.sections)
     for c in doc.chunks:
         assert doc.markdown[c.char_span[0]:c.char_span[1]] == c.text
+
+
+# ------------------------------------------------------------------ blocks._join_runs (raw OCR lines)
+
+
+def _ocr_page(lines: list[str]) -> bytes:
+    return ("\u2500\u2500 PAGE 1 / 1 \u2500\u2500\n" + "\n".join(lines) + "\n").encode()
+
+
+def _paragraphs(doc) -> list[str]:
+    return [b.text for b in doc.blocks if b.kind is Kind.PARAGRAPH]
+
+
+def test_raw_ocr_lines_that_run_on_are_one_paragraph():
+    # the lines of a page as an engine wrote them: none ends a sentence, each next starts in lower
+    # case. 100 one-line paragraphs before (each a block through every stage), one now
+    lines = ["The opening words of a paragraph"] + [f"line {i} of the page that goes on" for i in range(99)]
+    doc = compile_document(_ocr_page(lines), kind="ocr_text", name="lines.txt")
+    paras = _paragraphs(doc)
+    assert " ".join(lines) in paras
+    assert "line 50 of the page that goes on line 51 of the page" in doc.markdown
+    for c in doc.chunks:
+        assert doc.markdown[c.char_span[0]:c.char_span[1]] == c.text
+
+
+def test_lines_that_end_a_sentence_stay_paragraphs():
+    # an engine's paragraph a line (each ends in a stop), and a chain one line short of TINY_RUN
+    stops = [f"paragraph {i} ends here." for i in range(100)]
+    doc = compile_document(_ocr_page(["A Title Line"] + stops), kind="ocr_text", name="stops.txt")
+    assert sum(t.startswith("paragraph ") for t in _paragraphs(doc)) == 100
+    short = [f"part {i} goes on over the line" for i in range(blocks.TINY_RUN - 1)] + ["The end."]
+    doc = compile_document(_ocr_page(["A Title Line."] + short), kind="ocr_text", name="short.txt")
+    assert "goes on over the line" in doc.markdown and "goes on over the line part" not in doc.markdown
+
+
+def test_markdown_lines_between_blank_lines_stay_paragraphs():
+    # in Markdown a blank line is the writer's paragraph break: never joined
+    text = "# Title\n\n" + "\n\n".join(f"part {i} goes on over the line" for i in range(100)) + "\n"
+    doc = compile_document(text.encode(), kind="markdown", name="parts.md")
+    assert sum(t.startswith("part ") for t in _paragraphs(doc)) == 100
+
+
+def test_join_runs_groups_chains_only():
+    items = ["x goes on"] * 70 + ["stops."] + ["y goes on"] * 10 + [Block(Kind.HEADING, "H", 1, level=2)] \
+        + ["z goes on"] * 600
+    out = blocks._join_runs(items, 1)
+    # the 70 lines and the stop line they run into: one paragraph; the 10 stay; the 600: 3 of 256
+    assert type(out[0]) is Block and out[0].attrs["_line_texts"] == ["x goes on"] * 70 + ["stops."]
+    assert out[1:11] == ["y goes on"] * 10 and out[11] is items[81]
+    assert [len(b.attrs["_line_texts"]) for b in out[12:]] == [256, 256, 88]

@@ -21,6 +21,7 @@ from ctxmill.compile.blocks import (
     HEADING_NUM_RE,
     LIST_RE,
     UNNUMBERED_HEADINGS,
+    runs_on,
 )
 from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
@@ -1440,41 +1441,7 @@ def _lists(blocks: list[Block], text: bool = False) -> None:
 
 
 def _continues(prev: Block, nxt: Block) -> bool:
-    return _runs_on([prev.text], nxt.text.lstrip())
-
-
-# what may close a sentence after its mark (SENTENCE_END_RE's ['"”’)\]]*); none is a mark
-_CLOSERS = "'\"”’)]"
-
-
-def _ends_sentence(parts: list[str]) -> bool:
-    """``SENTENCE_END_RE.search`` of the parts joined and right-stripped, read from the end: the
-    pattern can match only at the last character that is not a closer. (A paragraph that runs
-    on over every page break was searched whole at each one: a text of 2,000 pages, one
-    sentence without a stop, took 13.5 CPU-s a MB, 3.7 for half of it.)"""
-    blank = True  # (trailing blanks are stripped, blanks between closers are not)
-    for part in reversed(parts):
-        t = part.rstrip() if blank else part
-        if not t:
-            continue
-        blank = False
-        u = t.rstrip(_CLOSERS)
-        if u:
-            return u[-1] in ".!?:;"
-    return False
-
-
-def _runs_on(parts: list[str], c: str) -> bool:
-    """_continues of a paragraph whose text is ``parts`` joined (a last part not all blank when
-    there are several) and the next text, left-stripped: read from the end of the parts."""
-    a = parts[-1].rstrip()
-    if not a or not c:
-        return False
-    if _ends_sentence(parts):
-        return False
-    if a.endswith("-") and c[:1].isalpha():
-        return True
-    return c[:1].islower() or (c[:1] in "(" and not a.endswith(".")) or (a.endswith(",") and not c[:1].isupper())
+    return runs_on([prev.text], nxt.text.lstrip())
 
 
 def _new_column(prev: Block, nxt: Block) -> bool:
@@ -1491,7 +1458,7 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     held: dict[int, list[str]] = {}
     held_len: dict[int, int] = {}
     # (the kinds read once: a step per block, 47,000 of them a MB of raw OCR lines)
-    para, runs_on, stops = Kind.PARAGRAPH, (Kind.PARAGRAPH, Kind.LIST_ITEM), (Kind.HEADING, Kind.EQUATION)
+    para, flowing, stops = Kind.PARAGRAPH, (Kind.PARAGRAPH, Kind.LIST_ITEM), (Kind.HEADING, Kind.EQUATION)
     add = out.append
     for b in blocks:
         kind = b.kind
@@ -1503,11 +1470,11 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
             # without a box (text input) never starts; then most stop at the length of the one
             # before)
             if (b.page != prev.page or last_para + 1 < len(out) or (prev.bbox and _new_column(prev, b))) \
-                    and prev.kind in runs_on \
+                    and prev.kind in flowing \
                     and (len(prev.text) if parts is None else held_len[last_para]) >= 60 \
                     and not prev.attrs.get("title") and not prev.attrs.get("front") \
                     and all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
-                            for x in out[last_para + 1:]) and _runs_on(parts or [prev.text], b.text.lstrip()):
+                            for x in out[last_para + 1:]) and runs_on(parts or [prev.text], b.text.lstrip()):
                 if parts is None:
                     parts = held[last_para] = [prev.text]
                     held_len[last_para] = len(prev.text)
@@ -1520,7 +1487,7 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 prev.page_end = b.last_page
                 continue
         add(b)
-        if kind in runs_on:
+        if kind in flowing:
             if not b.attrs.get("_foot_text"):
                 last_para = len(out) - 1
         elif kind in stops:
