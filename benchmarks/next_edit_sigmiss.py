@@ -2,7 +2,7 @@
 with the learned default, classified by what became of its targets (the scorer's own matching).
 
     PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py [--cases train|dev] [--half a|b]
-        [--examples CATEGORY --n 5] [--seed 2]
+        [--examples CATEGORY --n 5] [--seed 2] [--trigger 'changes a call']
 
 Per target, the first thing that went wrong, in the order the propagator works:
 
@@ -104,7 +104,8 @@ def _value_kind(new_args: list[str], want_args: list[str]) -> str:
     return "value differs: the commit passes an expression"
 
 
-def classify_target(t: dict, name: str, cands: list, files: dict, targets: list, sc, read: bool, i: int) -> str:
+def classify_target(t: dict, name: str, cands: list, files: dict, targets: list, sc, read: bool, i: int,
+                    trig: str = "") -> str:
     from ctxmill.apply.next_signature import EXT_LANG, _ext, defs_in
 
     lang = EXT_LANG.get(_ext(t["path"]))
@@ -112,7 +113,9 @@ def classify_target(t: dict, name: str, cands: list, files: dict, targets: list,
     if right:
         return "right candidate (" + right[0].kind + ")"
     if lang and (name in defs_in(t["after"], lang) or name in defs_in(t["before"], lang)):
-        return "target is a definition"
+        # which trigger left it: a re-signed definition (another clause, an override) or a call
+        return "target is a definition" + {"trigger re-signs the definition": " (after a re-signing)",
+                                           "trigger changes a call": " (after a call changed)"}.get(trig, "")
     if not read:
         return "definition not read"
     before, after = _args_of(t["before"], name), _args_of(t["after"], name)
@@ -141,7 +144,8 @@ def classify_target(t: dict, name: str, cands: list, files: dict, targets: list,
     return _value_kind(_split(got[0][0]), _split(after[0][0]))
 
 
-def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> dict:
+def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, trigger: str | None = None,
+        states: dict | None = None) -> dict:
     from ctxmill.apply.next_edit import _changed_at, _learned, candidates
     from ctxmill.apply.next_model import load
     from ctxmill.apply.next_signature import call_changes, changes
@@ -181,6 +185,8 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
             else:
                 state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
             per_case[state] += 1
+            if states is not None:
+                states[case["id"]] = state
             trig = "trigger re-signs the definition" if name in resigned else \
                 "trigger changes a call" if name in by_call else "trigger not read"
             by_trigger[trig][state] += 1
@@ -200,10 +206,10 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int) -> 
                                                     and t["start_line"] <= top.end_line for t in targets)
                              else ": elsewhere")
                 top_wrong[kind] += 1
-            if state == "top right":
+            if state == "top right" or trigger and trigger not in trig:
                 continue
             for i, t in enumerate(targets):
-                what = classify_target(t, name, found, files, targets, sc, read, i)
+                what = classify_target(t, name, found, files, targets, sc, read, i, trig)
                 per_target[what] += 1
                 by_lang[case["language"]][what] += 1
                 if examples and what.startswith(examples):
@@ -230,11 +236,16 @@ def main() -> None:
     ap.add_argument("--examples")
     ap.add_argument("--n", type=int, default=5)
     ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--states", help="write each case's state here (JSON), to compare two trees case by case")
+    ap.add_argument("--trigger", help="count the missed targets of these cases only: 're-signs', 'changes a call', 'not read'")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
-    print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed), indent=1))
+    states: dict | None = {} if args.states else None
+    print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed, args.trigger, states), indent=1))
+    if args.states:
+        Path(args.states).write_text(json.dumps(states, indent=0, sort_keys=True))
 
 
 if __name__ == "__main__":

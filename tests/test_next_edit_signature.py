@@ -205,3 +205,56 @@ def test_a_keyword_argument_dropped_from_a_call_leaves_the_definition(tmp_path):
                                                         "              min_version='1.4.1.dev20160531')"],
                                            ["  pip_install('sphinx-doc/sphinx', '12b83372')"], 6))
     assert [s for s in found if s.kind == "signature"] == []
+
+
+def test_a_call_that_fills_a_variadic_parameter_reaches_the_other_calls_not_the_definition(tmp_path):
+    # echo's bind.go (labstack/echo d5b32c6e47): `b.bindData(i, params, "param")` -> `(..., nil)`,
+    # bindData's last parameter being `files ...T`: the old call passed all but it
+    (tmp_path / "bind.go").write_text(
+        "package echo\n\nfunc (b *DefaultBinder) BindPathParams(c Context, i interface{}) error {\n"
+        "\tif err := b.bindData(i, params, \"param\", nil); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n\n"
+        "func (b *DefaultBinder) BindQueryParams(c Context, i interface{}) error {\n"
+        "\tif err := b.bindData(i, c.QueryParams(), \"query\"); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n\n"
+        "func (b *DefaultBinder) bindData(destination interface{}, data map[string][]string, tag string, "
+        "files ...map[string][]*multipart.FileHeader) error {\n\treturn nil\n}\n")
+    found, _ = candidates(tmp_path, _patch("bind.go", ["\tif err := b.bindData(i, params, \"param\"); err != nil {"],
+                                           ["\tif err := b.bindData(i, params, \"param\", nil); err != nil {"], 4))
+    assert [(s.start_line, s.replacement) for s in found if s.kind == "signature"] == [
+        (11, "\tif err := b.bindData(i, c.QueryParams(), \"query\", nil); err != nil {\n")]
+
+
+def test_a_call_reaches_the_clause_of_its_arity_and_an_ignoring_clause_ignores_the_new_parameter(tmp_path):
+    # ecto's embedded.ex (elixir-ecto/ecto 73e01a5c90): `prepare/3` calls `prepare/4`, which now
+    # takes `repo`; the first clause of prepare/4 ignores its parameters (`_types, _adapter`)
+    (tmp_path / "embedded.ex").write_text(
+        "defmodule Ecto.Embedded do\n  def prepare(changeset, adapter, repo_action) do\n"
+        "    prepare(Map.take(changes, embeds), types, adapter, repo, repo_action)\n  end\n\n"
+        "  defp prepare(embeds, _types, _adapter, _repo_action) when embeds == %{} do\n    embeds\n  end\nend\n")
+    found, _ = candidates(tmp_path, _patch("embedded.ex", ["    prepare(Map.take(changes, embeds), types, adapter, repo_action)"],
+                                           ["    prepare(Map.take(changes, embeds), types, adapter, repo, repo_action)"], 3))
+    assert [(s.start_line, s.replacement) for s in found if s.kind == "signature"] == [
+        (6, "  defp prepare(embeds, _types, _adapter, _repo, _repo_action) when embeds == %{} do\n")]
+    # ecto's schema.ex (b6befe989f): `__CALLER__` passed is a parameter `caller`
+    (tmp_path / "schema.ex").write_text(
+        "defmodule Ecto.Schema do\n  defmacro embedded_schema([do: block]) do\n"
+        "    schema(__CALLER__, nil, false, :binary_id, block)\n  end\n\n"
+        "  defp schema(source, meta?, type, block) do\n    block\n  end\nend\n")
+    found, _ = candidates(tmp_path, _patch("schema.ex", ["    schema(nil, false, :binary_id, block)"],
+                                           ["    schema(__CALLER__, nil, false, :binary_id, block)"], 3))
+    assert [(s.start_line, s.replacement) for s in found if s.kind == "signature"] == [
+        (6, "  defp schema(caller, source, meta?, type, block) do\n")]
+
+
+def test_a_call_in_a_re_signed_definition_says_nothing_of_its_overloads(tmp_path):
+    # javapoet's FieldSpec (square/javapoet 51191c9150): builder(String name) -> builder(Type type,
+    # String name), whose body calls builder(type, new Name(name)); builder(Name name) is another
+    # function, not one to re-sign
+    (tmp_path / "FieldSpec.java").write_text(
+        "class FieldSpec {\n  public static Builder builder(Name name) {\n    return new Builder(name);\n  }\n\n"
+        "  public static Builder builder(Type type, String name) {\n"
+        "    return builder(type, new Name(name));\n  }\n}\n")
+    found, _ = candidates(tmp_path, _patch("FieldSpec.java", ["  public static Builder builder(String name) {",
+                                                              "    return builder(new Name(name));"],
+                                           ["  public static Builder builder(Type type, String name) {",
+                                            "    return builder(type, new Name(name));"], 6))
+    assert [s for s in found if s.kind == "signature" and s.features.get("definition")] == []

@@ -153,14 +153,23 @@ def parse_param(text: str, lang: str) -> Param | None:
 
 
 def defs_in(text: str, lang: str) -> dict[str, list[Param]]:
-    """{function name: parameters} for the definitions that start in ``text``."""
+    """{function name: parameters} for the definitions that start in ``text`` (the first of a name)."""
     out: dict[str, list[Param]] = {}
+    for name, params in defs_all(text, lang):
+        out.setdefault(name, params)
+    return out
+
+
+def defs_all(text: str, lang: str, only: str | None = None):
+    """(function name, parameters) for every definition that starts in ``text``, a name's other
+    clauses and overloads too (Elixir's `read_part_headers/7` after a `read_part_headers/2`);
+    ``only``: that name's alone."""
     pat = DEF.get(lang)
-    if not pat:
-        return out
+    if not pat or only is not None and only not in text:
+        return
     for m in re.finditer(pat, text, re.M):
         name = next((g for g in m.groups() if g), None)
-        if not name or name in SKIP_NAMES or NOT_DEF.match(text[m.start():m.end()]):
+        if not name or name in SKIP_NAMES or only is not None and name != only or NOT_DEF.match(text[m.start():m.end()]):
             continue
         p = text.find("(", m.end() - 1 if text[m.end() - 1] == "(" else m.end())
         close = balanced(text, p) if p >= 0 else None
@@ -176,8 +185,7 @@ def defs_in(text: str, lang: str) -> dict[str, list[Param]]:
                 break
             params.append(prm)
         else:
-            out.setdefault(name, params)
-    return out
+            yield name, params
 
 
 @dataclass
@@ -518,11 +526,17 @@ def declared_type(text: str, name: str, line: int, lang: str) -> str | None:
     return best.group(1).strip() if best else None
 
 
+def _variadic(p: Param) -> bool:
+    """A parameter that takes any number of arguments (``*args``, ``...rest``, Go's ``xs ...T``,
+    Java's ``T... xs``, Kotlin's ``vararg``)."""
+    return bool(re.match(r"\s*(?:\*(?!\*)|\.\.\.|vararg\s)", p.text) or re.search(r"\w\s*\.\.\.\s*\w|\s\.\.\.\w", p.text))
+
+
 def _changed_at_line(h) -> int:
     return h.new_lines[0] if h.added else h.new_start
 
 
-def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
+def call_changes(hunks, files: dict[str, str], redone: Redefined | None = None) -> tuple[list[Change], list]:
     """A call the edit gave an argument more or one fewer (``cmd(project, x)`` -> ``cmd(project,
     x, false)``): the function's other calls need the same, and its definition (found in the
     tree) a parameter more or fewer. ([Change], [(path, first, last, text, features, reason)])
@@ -531,6 +545,11 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
     from bisect import bisect_right
 
     changes_out, defs_out = [], []
+    # a function the edit re-signs itself is that definition's change: its other overloads are
+    # other functions (javapoet's `builder(String name)` -> `builder(Type type, String name)`
+    # calling `builder(type, new Name(name))` says nothing of `builder(Name name)`)
+    redone = redefined(hunks) if redone is None else redone
+    own = {c.name for c in redone.changes + redone.retyped}
     for h in hunks:
         lang = EXT_LANG.get(_ext(h.path))
         if not lang or not h.removed or not h.added:
@@ -538,7 +557,7 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
         q_before: dict[str, str] = {}
         q_after: dict[str, str] = {}
         before, after = _calls_in(h.removed, lang, q_before), _calls_in(h.added, lang, q_after)
-        for name in sorted(set(before) & set(after)):
+        for name in sorted(set(before) & set(after) - own):
             if q_before[name] != q_after[name]:
                 continue  # another function of that name (`key.equals(x)` -> `Objects.equals(key, x)`)
             a, b = before[name], after[name]
@@ -559,17 +578,20 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
             for path, text in files.items():
                 if EXT_LANG.get(_ext(path)) != lang or name not in text:
                     continue
-                params = defs_in(text, lang).get(name)
-                if params is None:
-                    continue
-                own = [q for q in params if q.name != "self"]
-                if len(own) == len(a):
-                    found = (path, text, params, len(params) - len(own))
+                # any clause or overload of that name with as many parameters as the old call passed
+                # (Elixir's `read_part_headers/7` below a `read_part_headers/2`), or one more where
+                # the last takes any number (Go's `files ...T`): the call now fills it
+                for params in (prm for _, prm in defs_all(text, lang, name)):
+                    own = [q for q in params if q.name != "self"]
+                    if len(own) == len(a) or tag == "insert" and own and _variadic(own[-1]) and len(own) - 1 == len(a):
+                        found = (path, text, params, len(params) - len(own), len(own) != len(a))
+                        break
+                if found:
                     break
             if found is None:
                 continue
-            path, text, params, skip = found
-            old = [q for q in params if q.name != "self"]
+            path, text, params, skip, variadic = found
+            old = [q for q in params if q.name != "self"][:len(a)]
             if tag == "insert":
                 arg = b[j1]
                 pname = arg.lstrip("*&") if IDENT_RE.match(arg.lstrip("*&")) else f"_new{j1}"
@@ -577,9 +599,11 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
             else:
                 new = old[:i1] + old[i1 + 1:]
             changes_out.append(Change(name, old, new, lang))
-            if tag == "insert" and not IDENT_RE.match(b[j1].lstrip("*&")):
-                continue
+            if variadic or tag == "insert" and not IDENT_RE.match(b[j1].lstrip("*&")):
+                continue  # (a variadic definition takes the argument already)
             param = b[j1] if tag == "insert" else ""
+            if re.fullmatch(r"__[A-Za-z]\w*__", param):
+                param = param.strip("_").lower()  # Elixir's `__CALLER__` passed: a parameter `caller`
             if tag == "insert" and lang not in DYNAMIC:
                 # a typed language's parameter needs its type: the one the caller declared the
                 # argument with (`HTTPRequest fetchRequest = ...` above `parseResponse(fetchResponse,
@@ -602,11 +626,22 @@ def call_changes(hunks, files: dict[str, str]) -> tuple[list[Change], list]:
                     break
                 inner = text[p0 + 1:close]
                 parts = [inner[x:y].strip() for x, y in split_top(inner)]
+                if len(parts) != len(params):
+                    continue  # another clause or overload of the name
                 at = i1 + skip
                 if kw_gone is not None:
                     at = next((k for k, x in enumerate(parts) if (parse_param(x, lang) or Param("", None, "")).name == kw_gone), None)
                     if at is None:
                         break
+                if tag == "insert" and lang == "elixir" and IDENT_RE.match(param) and not param.startswith("_") \
+                        and any(re.fullmatch(r"_\w+", x) for x in parts):
+                    # a clause that ignores parameters already (`_types, _adapter`) and whose body
+                    # does not use the new one names it `_repo` (Elixir warns of an unused variable):
+                    # ecto's `defp prepare(embeds, _types, _adapter, _repo, _repo_action) when embeds == %{}`
+                    nxt = re.search(r"^\s*(?:def|defp|defmacro|defmacrop)\s", text[close:], re.M)
+                    body = text[close:close + nxt.start()] if nxt else text[close:]
+                    if not _bound(param, body):
+                        param = "_" + param
                 parts = parts[:at] + [param] + parts[at:] if tag == "insert" else parts[:at] + parts[at + 1:]
                 starts = line_starts(text)
                 first = bisect_right(starts, p0) - 1
@@ -658,9 +693,9 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
 
     out = []
     fields: dict[str, str] = {}
-    by_call, defs = call_changes(hunks, files)
-    out += [d for d in defs if not any((d[0], n) in edited for n in range(d[1], d[2] + 1))]
     redone = redefined(hunks) if redone is None else redone
+    by_call, defs = call_changes(hunks, files, redone)
+    out += [d for d in defs if not any((d[0], n) in edited for n in range(d[1], d[2] + 1))]
     for ch in redone.changes + redone.retyped + by_call:
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
         sites = []
