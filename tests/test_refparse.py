@@ -544,3 +544,14 @@ def test_a_collaboration_glued_to_its_name_is_no_title():
     g = _assembled("P. Ortiz et al. (ALICECollaboration), Imag. Phys. Lett. 12 (2016) 3.",
                    [("author", "P. Ortiz et al."), ("title", "ALICECollaboration"), ("container", "Imag. Phys. Lett.")])
     assert g["title"] is None
+
+
+# Missed titles: a title and its journal's name labelled as one venue run, no punctuation between
+# (issue 22, fourteenth round; over the folds 7 titles right that were wrong, none the other way)
+def test_the_prose_before_a_known_journal_in_a_venue_run_is_the_title():
+    raw = "Quill E and Penman C 1996 Indecomposable rotating frames Nucl. Phys. B 477 293-318"
+    f = _assembled(raw, [("container", "Indecomposable rotating frames Nucl. Phys. B")])
+    assert (f["title"], f["container"]) == ("Indecomposable rotating frames", "Nucl. Phys. B")
+    # a capitalised word before the name: a Title Case venue ("Annals of Imaginary Things Nucl. Phys. B")
+    g = _assembled(raw.replace("rotating frames", "Rotating Frames"), [("container", "Indecomposable Rotating Frames Nucl. Phys. B")])
+    assert g["title"] is None

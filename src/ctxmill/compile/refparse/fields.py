@@ -645,6 +645,33 @@ def title_in_venue(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+def journal_ends_venue(tokens, labels: list[str]) -> list[str]:
+    """No title, and a venue run of prose that ends in the name of a known journal with no
+    punctuation between ("Gaberdiel M R and Kausch H G 1996 Indecomposable fusion products
+    Nucl. Phys. B 477 293-318"): the prose before the name is the title (journal_ends_title's
+    case, labelled the other way)."""
+    if "title" in labels or "container" not in labels:
+        return labels
+    a = labels.index("container")
+    b = _run_end(labels, a)
+    # (a comma, colon or full stop after a word that is no abbreviation: two parts, title_in_venue's)
+    if b - a < 3 or any(tokens[x][0] in (",", ".", ":", ";") and not tokens[x - 1][0][:1].isupper()
+                        for x in range(a + 1, b + 1)):
+        return labels
+    words = [t for t, _, _ in tokens[a : b + 1]]
+    marks = journal_marks(words)
+    for k in range(2, len(words)):
+        if marks[k] not in ("jB", "j1") or not all(m == "jI" for m in marks[k + 1 :]):
+            continue
+        prev = words[k - 1]
+        if prev[:1].islower() and prev.isalpha() and len(prev) > 3:  # prose before the name
+            out = list(labels)
+            out[a : a + k] = ["title"] * k
+            return out
+        break
+    return labels
+
+
 def volume_before_pages(tokens, labels: list[str]) -> list[str]:
     """No volume and two page numbers, the first a bare number right after the venue: that one
     is the volume ("Nuovo Cimento B, 20 (1974) 105")."""
@@ -879,7 +906,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
     labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
-    labels = journal_ends_title(tokens, labels)
+    labels = journal_ends_venue(tokens, journal_ends_title(tokens, labels))
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
