@@ -163,3 +163,21 @@ def test_a_rust_item_joins_the_crates_nested_tree_and_follows_the_files_core_or_
     (tmp_path / "mod.rs").write_text(text)
     got = suggest(tmp_path, _patch("mod.rs", ["    spin_loop_hint();"], ["    hint::spin_loop();"], 6))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "use core::hint;\n")]
+
+
+def test_a_name_joins_a_python_from_line_where_its_authors_put_it(tmp_path):
+    # starlette's responses.py (69ed26a859): `URL, MutableHeaders` is isort's order by type
+    # (CONSTANTS, Classes, functions), Headers goes between them
+    text = "from starlette.datastructures import URL, MutableHeaders\n\n\ndef f():\n    return Headers()\n"
+    files = {"staticfiles.py": text, "starlette/datastructures.py": "class Headers:\n    pass\n"}
+    got = suggest(tmp_path, _patch("staticfiles.py", ["    return None"], ["    return Headers()"], 5), files=files)
+    assert [s.replacement for s in got] == ["from starlette.datastructures import URL, Headers, MutableHeaders\n"]
+    # click's core.py (a25bf13001): a one-name line takes the new name after it...
+    files = {"core.py": "from .utils import make_str\n\n\ndef f():\n    return make_default_short_help()\n",
+             "other.py": "from .utils import make_default_short_help\n"}
+    got = suggest(tmp_path, _patch("core.py", ["    return None"], ["    return make_default_short_help()"], 5), files=files)
+    assert [s.replacement for s in got] == ["from .utils import make_str, make_default_short_help\n"]
+    # ... unless one name begins the other (starlette 1e406655fe: `quote, quote_plus`)
+    files = {"responses.py": "from urllib.parse import quote_plus\n\n\ndef f(x):\n    return quote(x)\n"}
+    got = suggest(tmp_path, _patch("responses.py", ["    return x"], ["    return quote(x)"], 5), files=files)
+    assert [s.replacement for s in got] == ["from urllib.parse import quote, quote_plus\n"]

@@ -600,6 +600,26 @@ def _with_name(names: list[str], name: str) -> list[str]:
     return names[:at] + [name] + names[at:]
 
 
+def _isort_type(name: str) -> tuple:
+    # isort's order_by_type: CONSTANTS, then Classes, then the rest, each case-sensitively
+    return (0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2, name)
+
+
+def _py_with_name(names: list[str], name: str) -> list[str]:
+    """A Python ``from x import a, b`` line's names with ``name`` where its authors put it: in
+    isort's order where the line is in it (``URL, Headers, MutableHeaders``), in plain sorted
+    order where it is that; after the one name of a one-name line (unless one name begins the
+    other: ``quote, quote_plus``) and at the end of a line in no order (on the training cases'
+    merged lines the commits appended 17 of 20 one-name lines)."""
+    if len(names) > 1 and names == sorted(names, key=str.lower):
+        return _with_name(names, name)
+    if len(names) > 1 and names == sorted(names, key=_isort_type):
+        return sorted(names + [name], key=_isort_type)
+    if len(names) == 1 and (name.startswith(names[0]) or names[0].startswith(name)):
+        return sorted(names + [name])  # `quote` beside `quote_plus`: one family, sorted
+    return names + [name]
+
+
 def _rust_key(item: str) -> tuple:
     # rustfmt's order inside braces: self, then lower-case names, then the rest
     return (item != "self", not item[:1].islower(), item)
@@ -780,7 +800,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     i, line = same[0]
                     head, _, tail = line.rstrip().partition(" import ")
                     names = [x.strip() for x in tail.split(",") if x.strip()]
-                    out.append((path, i + 1, i + 1, f"{head} import {', '.join(_with_name(names, new.split()[-1]))}\n",
+                    out.append((path, i + 1, i + 1, f"{head} import {', '.join(_py_with_name(names, new.split()[-1]))}\n",
                                 {"from_other_file": float(where.startswith("imported")),
                                  "from_definition": float(where.startswith("defined")), "merged": 1.0,
                                  "sibling": float(where.startswith("beside"))},
