@@ -113,3 +113,26 @@ def test_corpus_pages_are_far_under_the_limit_and_read_in_pdfiums_order(shared_d
         assert len(got) == len(pdfium.PdfDocument(str(f))), f
         assert max(got) < MAX_PAGE_FORM_DRAWS // 100, (f, max(got))
     assert walked >= 10
+
+
+@pytest.mark.timeout(120)
+def test_the_count_itself_stays_bounded_on_hostile_structure():
+    # what the reader of pdf_forms meets in a hostile file: 100,000 form dictionaries without a
+    # stream, object streams that are Flate bombs (and the catalog missing, so they are read),
+    # dictionaries nested 20,000 deep, stray delimiters. Each ends (a hang guard, not a timing)
+    # with no verdict or the right one
+    import zlib
+
+    from ctxmill.sources.pdf_forms import page_form_draws
+
+    form = b"<</Type/XObject/Subtype/Form/Resources<</XObject<</N 2 0 R>>>>/Length 6>>stream\n/N Do\nendstream"
+    dicts = b"%PDF-1.7\n" + b"".join(b"%d 0 obj <</Subtype/Form/Resources<<>>>> endobj\n" % i for i in range(100_000))
+    assert page_form_draws(dicts + b"9 0 obj <</Length 1>> stream\nx\nendstream endobj", 10) is None
+    bomb = zlib.compress(b"\0" * (64 << 20), 9)
+    stms = [b"<</Type/ObjStm/N 1/First 4/Length %d/Filter/FlateDecode>>stream\n" % len(bomb) + bomb + b"\nendstream"
+            for _ in range(20)]
+    assert page_form_draws(fuzz._pdf([b"<</Type/Catalog/Pages 99 0 R>>", form, *stms]), 10) is None
+    deep = fuzz._pdf([b"<</Type/Catalog/Pages 3 0 R>>", form, b"<<" * 20_000 + b"{ ) ] >" + b">>" * 20_000])
+    assert page_form_draws(deep, 10) in (None, [0])
+    pages = _two_pages_first_fanning_out(6).replace(b"/Count 2>>", b"/Count 2 /Junk [ { ) > ] (a(b)c) <0a>>>")
+    assert page_form_draws(pages, 10**6) == [2**6 - 1, 0]

@@ -24,11 +24,15 @@ import re
 import zlib
 
 MAX_DECODED = 32 << 20  # bytes of one decoded content stream read for its Do operators
+MAX_DECODED_TOTAL = 256 << 20  # ... and of all the streams one file's count decodes (Flate bombs)
+MAX_DICT_BYTES = 64 << 10  # how far from a form's /Subtype its dictionary is looked at
 MAX_DEPTH = 64  # form nesting followed (pdfium stops deeper still)
 
 _OBJ_HEAD_RE = re.compile(rb"(?<![0-9])(\d{1,10})\s+\d{1,5}\s+\Z")
 _DO_RE = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
 _FORM_RE = re.compile(rb"/Subtype\s*/Form\b")
+_STREAM_RE = re.compile(rb"stream")
+_RESOURCES_REF_RE = re.compile(rb"/Resources\s+\d+\s+\d+\s+R")
 _OBJSTM_RE = re.compile(rb"/Type\s*/ObjStm\b")
 _XREF_RE = re.compile(rb"/Type\s*/XRef\b")
 _DELIM = b"()<>[]{}/%"
@@ -55,6 +59,7 @@ class _Reader:
             at = data.find(b"obj", at + 3)
         self.packed: dict[int, bytes] | None = None  # objects of object streams, read when one is missing
         self.cache: dict[int, object] = {}
+        self.budget = MAX_DECODED_TOTAL  # bytes left to decode
 
     # ---------------------------------------------------------------- objects
 
@@ -96,14 +101,14 @@ class _Reader:
         """Numbers of the file-body objects whose text holds ``pattern`` (in their dictionary:
         found by bytes, so that no other object is parsed), last in the file first."""
         starts = sorted((at, num) for num, at in self.where.items())
-        found = []
+        found: dict[int, None] = {}  # (in order, each once)
         import bisect
 
         for m in pattern.finditer(self.data):
             k = bisect.bisect_right(starts, (m.start(), 1 << 62)) - 1
-            if k >= 0 and starts[k][1] not in found:
-                found.append(starts[k][1])
-        return found[::-1]
+            if k >= 0:
+                found.setdefault(starts[k][1])
+        return list(found)[::-1]
 
     def _packed(self) -> dict[int, bytes]:
         if self.packed is None:
@@ -135,13 +140,14 @@ class _Reader:
             filters = [filters]
         data = stream.raw
         for f in filters or []:
-            if self.get(f) not in ("/FlateDecode", "/Fl"):
+            if self.get(f) not in ("/FlateDecode", "/Fl") or self.budget <= 0:
                 return None
             d = zlib.decompressobj()
             try:
-                data = d.decompress(data, MAX_DECODED)
+                data = d.decompress(data, min(MAX_DECODED, self.budget))
             except zlib.error:
                 return None
+            self.budget -= len(data)
         return data
 
     # ---------------------------------------------------------------- draws
@@ -265,9 +271,14 @@ class _Parser:
         return data[start:self.pos]
 
     def value(self, depth: int = 0):
+        """The next object; None for what is not read (strings, stray delimiters, nesting
+        deeper than 100). Always moves on by at least one byte unless at the end."""
         self.skip_ws()
         data = self.data
-        if self.pos >= len(data) or depth > 100:
+        if self.pos >= len(data):
+            return None
+        if depth > 100:
+            self.pos += 1
             return None
         c = data[self.pos:self.pos + 2]
         if c == b"<<":
@@ -281,8 +292,7 @@ class _Parser:
                     self.pos += 2
                     return out
                 if data[self.pos] != 0x2F:  # not a name: skip the token
-                    if self.value(depth + 1) is None and self.pos < len(data) and data[self.pos] in b")]>":
-                        self.pos += 1
+                    self.value(depth + 1)
                     continue
                 self.pos += 1
                 key = self._word().decode("latin-1")
@@ -297,10 +307,7 @@ class _Parser:
                 if data[self.pos] == 0x5D:
                     self.pos += 1
                     return items
-                before = self.pos
                 items.append(self.value(depth + 1))
-                if self.pos == before:
-                    self.pos += 1
         if c[:1] == b"/":
             self.pos += 1
             return "/" + self._word().decode("latin-1")
@@ -311,7 +318,8 @@ class _Parser:
             end = data.find(b">", self.pos)
             self.pos = len(data) if end < 0 else end + 1
             return None
-        if c[:1] in b">)]{}":
+        if c[:1] in b">)]{}":  # a stray closer
+            self.pos += 1
             return None
         word = self._word()
         if not word:
@@ -350,13 +358,22 @@ class _Parser:
 def forms_draw_forms(data: bytes) -> bool:
     """Whether some Form XObject of the file has an /XObject resource, so that it may draw other
     forms (the only way draws multiply). Form dictionaries are never inside object streams."""
+    import bisect
+
+    streams = None
     for m in _FORM_RE.finditer(data):
-        head = data.rfind(b"obj", 0, m.start())
-        tail = data.find(b"stream", m.end())
-        if head >= 0 and b"/XObject" in data[head:tail if tail >= 0 else m.end() + 4096]:
-            return True
-        # (resources given by reference: those may hold /XObject too)
-        if head >= 0 and re.search(rb"/Resources\s+\d+\s+\d+\s+R", data[head:tail if tail >= 0 else m.end() + 4096]):
+        head = data.rfind(b"obj", max(0, m.start() - MAX_DICT_BYTES), m.start())
+        if head < 0:
+            continue
+        if streams is None:  # where each "stream" keyword is (one pass; not a search per form)
+            streams = [s.start() for s in _STREAM_RE.finditer(data)]
+        k = bisect.bisect_left(streams, m.end())
+        end = min(streams[k] if k < len(streams) else len(data), m.end() + MAX_DICT_BYTES)
+        after = data.find(b"obj", m.end(), end)  # (an "endobj": a form dictionary without a stream)
+        if after >= 0:
+            end = after
+        # (resources given by reference may hold /XObject too)
+        if data.find(b"/XObject", head, end) >= 0 or _RESOURCES_REF_RE.search(data, head, end):
             return True
     return False
 
