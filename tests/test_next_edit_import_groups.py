@@ -181,3 +181,16 @@ def test_a_name_joins_a_python_from_line_where_its_authors_put_it(tmp_path):
     files = {"responses.py": "from urllib.parse import quote_plus\n\n\ndef f(x):\n    return quote(x)\n"}
     got = suggest(tmp_path, _patch("responses.py", ["    return x"], ["    return quote(x)"], 5), files=files)
     assert [s.replacement for s in got] == ["from urllib.parse import quote, quote_plus\n"]
+
+
+def test_python_standard_library_guesses_skip_builtins_and_module_style_names_and_join_one_module(tmp_path):
+    # click's termui (pallets/click 2e8354a825): `enumerate` is a builtin, `from threading import
+    # enumerate` was proposed; `system` of the file's own helper got `from os import system`
+    files = {"termui.py": "import sys\n\n\ndef f(items):\n    for i, x in enumerate(items):\n        system(x)\n"}
+    got = suggest(tmp_path, _patch("termui.py", ["    pass"], ["    for i, x in enumerate(items):", "        system(x)"], 5),
+                  files=files)
+    assert got == []
+    # starlette's test (0e4da0aea2): names of one module the edit needs are one line
+    files = {"test_app.py": "import pytest\n\n\ndef app(scope: Any) -> Callable:\n    pass\n"}
+    got = suggest(tmp_path, _patch("test_app.py", ["def app(scope):"], ["def app(scope: Any) -> Callable:"], 4), files=files)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "from typing import Any, Callable\n")]
