@@ -287,7 +287,7 @@ def test_raw_ocr_lines_that_run_on_are_one_paragraph():
     # the lines of a page as an engine wrote them: none ends a sentence, each next starts in lower
     # case. 100 one-line paragraphs before (each a block through every stage), one now
     lines = ["The opening words of a paragraph"] + [f"line {i} of the page that goes on" for i in range(99)]
-    doc = compile_document(_ocr_page(lines), kind="ocr_text", name="lines.txt")
+    doc = compile_document(_ocr_page(["A Title Line"] + lines + ["The End"]), kind="ocr_text", name="lines.txt")
     paras = _paragraphs(doc)
     assert " ".join(lines) in paras
     assert "line 50 of the page that goes on line 51 of the page" in doc.markdown
@@ -313,10 +313,12 @@ def test_markdown_lines_between_blank_lines_stay_paragraphs():
 
 
 def test_join_runs_groups_chains_only():
-    items = ["x goes on"] * 70 + ["stops."] + ["y goes on"] * 10 + [Block(Kind.HEADING, "H", 1, level=2)] \
-        + ["z goes on"] * 600
+    items = ["head of the page"] + ["x goes on"] * 70 + ["stops."] + ["y goes on"] * 10 \
+        + [Block(Kind.HEADING, "H", 1, level=2)] + ["z goes on"] * 601 + ["foot of the page"]
     out = blocks._join_runs(items, 1)
-    # the 70 lines and the stop line they run into: one paragraph; the 10 stay; the 600: 3 of 256
-    assert type(out[0]) is Block and out[0].attrs["_line_texts"] == ["x goes on"] * 70 + ["stops."]
-    assert out[1:11] == ["y goes on"] * 10 and out[11] is items[81]
-    assert [len(b.attrs["_line_texts"]) for b in out[12:]] == [256, 256, 88]
+    # the page's first and last lines stay lines (a running head or foot sits there); the 70 lines
+    # and the stop line they run into: one paragraph; the 10 stay; the 601: 256, 256 and 89
+    assert out[0] == "head of the page" and out[-1] == "foot of the page"
+    assert type(out[1]) is Block and out[1].attrs["_line_texts"] == ["x goes on"] * 70 + ["stops."]
+    assert out[2:12] == ["y goes on"] * 10 and out[12] is items[82]
+    assert [len(b.attrs["_line_texts"]) for b in out[13:-1]] == [256, 256, 89]

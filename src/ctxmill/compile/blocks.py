@@ -745,7 +745,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             m = LIST_RE.match(raw)
             if m:
                 flush_para()
-                out.append(_list_block(raw, pno))
+                out.append(_list_block(raw, pno, m))
                 i += 1
                 continue
             para.append(s)
@@ -872,8 +872,11 @@ def _join_runs(items: list, page: int) -> list:
     a page break), is joined into paragraphs of TINY_GROUP lines, as the lines of a paragraph
     (normalize re-flows them). No OCR engine's text in ../shared/corpus has such a chain (each
     line there is a paragraph, ended by its stop); 1 MB of short lines that do ran 47,000
-    paragraphs through every stage, half the speed of prose."""
+    paragraphs through every stage, half the speed of prose. The page's first and last lines
+    stay lines of their own: a running head or foot sits there, and normalize finds it there."""
     flags = list(map(_line_runs_on, items, items[1:]))  # the line at k runs on into the one at k + 1
+    if flags:
+        flags[0] = flags[-1] = False
     out: list = []
     i, n = 0, len(flags)
     while i < n:
@@ -958,8 +961,8 @@ def _pipe_cells(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
 
 
-def _list_block(text: str, page: int) -> Block:
-    m = LIST_RE.match(text)
+def _list_block(text: str, page: int, m: re.Match | None = None) -> Block:
+    m = m or LIST_RE.match(text)  # (the caller's match of the same line: 40,000 list lines were matched twice)
     indent = len(text) - len(text.lstrip())
     marker = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).strip()
     ordered = not m.group(1)
