@@ -194,3 +194,21 @@ def test_python_standard_library_guesses_skip_builtins_and_module_style_names_an
     files = {"test_app.py": "import pytest\n\n\ndef app(scope: Any) -> Callable:\n    pass\n"}
     got = suggest(tmp_path, _patch("test_app.py", ["def app(scope):"], ["def app(scope: Any) -> Callable:"], 4), files=files)
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "from typing import Any, Callable\n")]
+
+
+def test_an_elixir_alias_comes_from_its_suffix_family_and_goes_after_it_not_into_a_moduledoc(tmp_path):
+    # ecto's query.ex (elixir-ecto/ecto 6083370976): `PreloadBuilder` beside the file's
+    # `alias Ecto.Query.HavingBuilder` / `JoinBuilder`; the first block of import lines is an
+    # example inside the @moduledoc
+    text = ('defmodule Ecto.Query do\n  @moduledoc """\n  Examples:\n\n      import Ecto.Query\n\n  """\n\n'
+            "  alias Ecto.Query.JoinBuilder\n  alias Ecto.Query.HavingBuilder\n  alias Ecto.Query.Util\n\n"
+            "  def preload(query, expr) do\n    PreloadBuilder.build(query, expr)\n  end\nend\n")
+    files = {"lib/ecto/query.ex": text}
+    got = suggest(tmp_path, _patch("lib/ecto/query.ex", ["    query"], ["    PreloadBuilder.build(query, expr)"], 14),
+                  files=files)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(11, 10, "  alias Ecto.Query.PreloadBuilder\n")]
+    # one name of the family is no family: nothing proposed
+    files = {"lib/ecto/query.ex": text.replace("  alias Ecto.Query.JoinBuilder\n", "")}
+    got = suggest(tmp_path, _patch("lib/ecto/query.ex", ["    query"], ["    PreloadBuilder.build(query, expr)"], 13),
+                  files=files)
+    assert got == []

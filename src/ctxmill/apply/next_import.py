@@ -402,11 +402,35 @@ def _sibling(name: str, text: str, lang: str) -> tuple[str, str] | None:
                 h[0] = max(h[0], size)
                 h[1] += 1
     if not homes:
-        return None
+        return _suffix_sibling(name, text, lang)
     best = sorted(homes.values(), key=lambda h: (-h[0], -h[1]))
     if len(best) > 1 and best[0][:2] == best[1][:2]:
         return None
     return best[0][2], "beside its family's imports"
+
+
+def _suffix_sibling(name: str, text: str, lang: str) -> tuple[str, str] | None:
+    """The import of a CamelCase ``name`` from the one place the file imports two or more names
+    ending in its last word from, and nothing else ending so (ecto's ``PreloadBuilder`` beside
+    ``alias Ecto.Query.HavingBuilder`` and ``Ecto.Query.JoinBuilder``)."""
+    words = re.findall(r"[A-Z][a-z0-9]+", name)
+    if len(words) < 2 or not name[:1].isupper() or len(words[-1]) < 4:
+        return None
+    last = words[-1]
+    places: dict[str, list] = {}
+    for _, line, names in import_lines(text, lang):
+        for n in names:
+            if n != name and n.endswith(last) and len(n) > len(last) and n[-len(last) - 1].islower():
+                got = single(line, n, lang)
+                if not got:
+                    continue
+                got = re.sub(r"(?<![\w$])" + re.escape(n) + r"(?![\w$])", name, got.strip())
+                key = re.sub(r"(?<![\w$])" + re.escape(name) + r"(?![\w$]).*$", "", got)
+                places.setdefault(key, []).append(got)
+    if len(places) != 1:
+        return None
+    (lines,) = places.values()
+    return (lines[0], "beside its family's imports") if len(lines) >= 2 else None
 
 
 # where a name the file uses bare most often comes from, when the file does not say
@@ -846,13 +870,37 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                     out.append((path, first, last, rep, feats, f"import {name} ({where})"))
                 continue
             if lang == "elixir":
-                # after the module's first block of alias/import/require/use lines, at its indent
-                first = imports[0][0]
-                last = first
-                for i, _line, _ in imports[1:]:
-                    if i == last + 1:
-                        last = i
-                like = imports[0][1]
+                # after a block of alias/import/require/use lines, at its indent: the module's first,
+                # or the one whose modules share the most leading parts with the new line's
+                # (`alias Ecto.Query.PreloadBuilder` after `alias Ecto.Query.HavingBuilder`); none
+                # inside a heredoc (`import Ecto.Query` in a @moduledoc's example)
+                heredoc = [i for i, line in enumerate(lines) if line.count('"""') % 2]
+                code = [x for x in imports if sum(h < x[0] for h in heredoc) % 2 == 0] or imports
+                blocks: list[list] = []
+                for x in code:
+                    if blocks and x[0] == blocks[-1][-1][0] + 1:
+                        blocks[-1].append(x)
+                    else:
+                        blocks.append([x])
+
+                def shared(line: str, mine: list[str] = re.sub(r"^\w+\s+", "", new.strip()).split(",")[0].split(".")) -> int:
+                    theirs = re.sub(r"^\s*\w+\s+", "", line).split(",")[0].strip().split(".")
+                    n = 0
+                    while n < min(len(mine), len(theirs)) - 1 and mine[n] == theirs[n]:
+                        n += 1
+                    return n
+
+                best = max(max(shared(x[1]) for x in b) for b in blocks)
+                block = next(b for b in blocks if max(shared(x[1]) for x in b) == best) if best else blocks[0]
+                last = block[-1][0]
+                # within it, after the last line of the new one's family (`...Builder` lines),
+                # where the block holds such lines (ecto: PreloadBuilder after HavingBuilder, not Util)
+                tail = re.findall(r"[A-Z][a-z0-9]+", new.split(".")[-1].split(",")[0])
+                family = [x[0] for x in block if best and shared(x[1]) == best and tail
+                          and re.search(tail[-1] + r"\s*$", x[1].split(",")[0])]
+                if family and len(tail) > 1:
+                    last = family[-1]
+                like = block[0][1]
                 feats = {"stdlib": 1.0, "group": 1.0, "sorted": 0.0}
                 out.append((path, last + 2, last + 1, like[:len(like) - len(like.lstrip())] + new + "\n", feats,
                             f"import {name} ({where})"))
