@@ -46,9 +46,9 @@ CATCH_UP_SECONDS = 1.0  # how long a sync waits for the watcher to see what came
 MAX_WATCHED_ROOTS = max(1, int(os.environ.get("CTXMILL_SERVER_MAX_WATCHED", "32")))
 WARM_IDLE_SECONDS = 0.02  # warm_loop works after this long without a search
 SWITCH_INTERVAL = 0.001  # seconds: how long a search waits at most for a busy thread to let go of the GIL
-# A search runs at most this long (seconds, from its request's arrival); then it is stopped and
-# its client told so (exit 3, naming the setting). Ordinary searches take milliseconds, the
-# first of a 1M-chunk index seconds.
+# A search runs at most this long (seconds, from its hand-off to the search threads: a sync it
+# waits for first is not counted); then it is stopped and its client told so (exit 3, naming
+# the setting). Ordinary searches take milliseconds, the first of a 1M-chunk index seconds.
 SEARCH_SECONDS = float(os.environ.get("CTXMILL_SERVER_SEARCH_SECONDS", "60"))
 # Threads searches may use at once: a slow search keeps one; the others answer the rest.
 SEARCH_THREADS = max(1, int(os.environ.get("CTXMILL_SERVER_SEARCH_THREADS", "4")))
@@ -186,13 +186,14 @@ class Server:
 
     def _run_search(self, fn, rec: dict, conn) -> list[dict]:
         """``fn()`` on the search pool, stopped when the client goes away or the time limit
-        passes (counted from the request's arrival)."""
-        arrived = time.monotonic() - (time.perf_counter() - rec.get("t", time.perf_counter()))
+        passes (counted from here: a sync the search waited for first is not in it, its wait
+        for a thread is)."""
+        deadline = time.monotonic() + SEARCH_SECONDS
         with self.busy_lock:
             self.searching += 1
         try:
             job = self.search_pool.submit(fn, on_stop=_interrupt_sqlite)
-            why = jobs.wait(job, conn, arrived + SEARCH_SECONDS)
+            why = jobs.wait(job, conn, deadline)
         finally:
             with self.busy_lock:
                 self.searching -= 1
