@@ -212,3 +212,14 @@ def test_an_elixir_alias_comes_from_its_suffix_family_and_goes_after_it_not_into
     got = suggest(tmp_path, _patch("lib/ecto/query.ex", ["    query"], ["    PreloadBuilder.build(query, expr)"], 13),
                   files=files)
     assert got == []
+
+
+def test_a_bare_go_name_is_the_packages_own_never_an_import(tmp_path):
+    # echo (labstack/echo d6127fe316): `echoHandlerFuncWrapper` used bare became the import path
+    # "github.com/labstack/echoHandlerFuncWrapper/v4" beside "github.com/labstack/echo/v4"
+    text = ('package middleware\n\nimport (\n\t"fmt"\n\n\t"github.com/labstack/echo/v4"\n)\n\n'
+            "func Wrap(h echo.HandlerFunc) echo.HandlerFunc {\n\tfmt.Println()\n"
+            "\treturn echoHandlerFuncWrapper(h, http.StatusOK)\n}\n")
+    got = suggest(tmp_path, _patch("mw.go", ["\treturn h"], ["\treturn echoHandlerFuncWrapper(h, http.StatusOK)"], 11),
+                  files={"mw.go": text})
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, '\t"net/http"\n')]

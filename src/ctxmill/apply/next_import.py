@@ -290,6 +290,8 @@ def candidate_line(name: str, path: str, lang: str, files: dict[str, str], text:
                    cache: dict[str, list] | None = None) -> tuple[str, str] | None:
     """(import line, where it came from) for ``name`` used in ``path``, or None (none found,
     or the file already imports the package that holds it)."""
+    if lang == "go" and not re.search(r"(?<![\w.])" + re.escape(name) + r"\.\w", text):
+        return None  # Go names what a package gives as `pkg.Name`: a bare name is the package's own
     got = _candidate_line(name, path, lang, files, text, cache)
     if got is None or got[1].startswith("imported") or not _star_covers(got[0], text):
         return got  # a file that imports it by name beside the same `.*` does so for a reason
