@@ -419,6 +419,37 @@ def _context_features(found: list[Suggestion], hunks: list[Hunk]) -> None:
             f["ctx_other_kinds"] = float(len(shown - {kind}))
             f["ctx_lines_log"] = math.log1p(max(0, s.end_line - s.start_line + 1))
             f["ctx_insertion"] = float(s.end_line < s.start_line)
+    _cross_features(found)
+
+
+def _cross_features(found: list[Suggestion]) -> None:
+    """What a suggestion's standing among all the edit's candidates says (read by the learned
+    model): how many other propagators proposed a change on its lines (two ways of reading the
+    edit that agree on a place), how far its hand-set confidence is below the best candidate's and
+    its own propagator's best, and over how many files its propagator spread. Under the shipped
+    gate's settings, a refit with them cut the training cases' wrong rate 0.443 -> 0.437 (out of
+    fold over their repositories, precision@1 0.404 -> 0.405), short of the rule a refit must
+    meet, so the shipped model has no weight for them yet (docs/apply.md, round of 2026-12-04
+    evening); benchmarks/next_edit_train_fit.py recomputes them over cached candidates through
+    this same function."""
+    if not found:
+        return
+    top = max(s.features["hand"] for s in found)
+    best: dict[str, float] = {}
+    files: dict[str, set[str]] = {}
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    for s in found:
+        best[s.kind] = max(best.get(s.kind, 0.0), s.features["hand"])
+        files.setdefault(s.kind, set()).add(s.path)
+        spans.setdefault(s.path, []).append((s.start_line, max(s.start_line, s.end_line), s.kind))
+    for s in found:
+        f = s.features
+        a, b = s.start_line, max(s.start_line, s.end_line)
+        f["ctx_agree"] = float(len({k for x, y, k in spans[s.path] if k != s.kind and x <= b and a <= y}))
+        f["ctx_gap_all"] = f["hand"] - top
+        f["ctx_gap_kind"] = f["hand"] - best[s.kind]
+        f["ctx_top_hand"] = float(f["hand"] >= top)
+        f["ctx_files_log"] = math.log1p(len(files[s.kind]))
 
 
 def _trimmed(s: Suggestion, text: str | None) -> bool:
@@ -456,7 +487,8 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
     repositories) also decides: a ranked suggestion it finds unlikely is dropped (the import
     propagator's stay as the hand rules rank them), and where nothing is left, its most likely
     candidate is shown if likely enough (the model's "mode" ``fill``; ``promote`` instead raises
-    every likely candidate to its probability). On by default since it raised precision@1 and
+    every likely candidate to its probability; ``rank`` orders and thresholds by the probability
+    itself). On by default since it raised precision@1 and
     recall@5 and lowered the wrong rate on all 524 dev cases, no class falling (docs/apply.md);
     ``learned=False`` is the hand-set ranking alone."""
     found, hunks = candidates(root, patch, overlay=overlay, files=files)
@@ -478,11 +510,19 @@ def _learned(found: list[Suggestion], nearest: dict[str, int], threshold: float,
     per file (benchmarks/next_edit_train_fit.py replays cached candidates through this)."""
     from ctxmill.apply.next_model import probability
 
+    keep = model.get("keep") or ()
     for s in found:
         if "p" not in s.features:
             s.features["p"] = probability(model, s.kind, s.features)
         if mode == "promote" and s.features["p"] >= level and s.features["p"] > s.confidence:
             s.confidence = s.features["p"]
+        elif mode == "rank" and s.kind not in keep:
+            s.confidence = s.features["p"]
+    if mode == "rank":
+        # the probability is the confidence (the propagators under "keep" excepted: the hand
+        # rules rank theirs), and the two gates are the thresholds of the top suggestion and of
+        # every further one: a right candidate the hand rules held below a wrong one comes first
+        return _order(found, nearest, top, more)
     ranked = _gated(_order(found, nearest, threshold, THRESHOLD_MORE), model, top, more)
     if mode == "fill" and not ranked and found:
         best = max(found, key=lambda s: s.features["p"])  # the first of equals: the propagators' order
