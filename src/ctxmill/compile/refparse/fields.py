@@ -349,7 +349,8 @@ _GLUED_AND = re.compile(r"(?:and|und|&)[A-ZÀ-Þ]")  # "andR .H .Wechsler": the 
 
 def _is_collab(word: str) -> bool:
     """A token that names a collaboration: "Collaboration", or glued to its name ("MOLLERCollaboration")."""
-    return word.lower() in _COLLAB or _GLUED_COLLAB.fullmatch(word) is not None
+    return word.lower() in _COLLAB or (("ollaboration" in word or "onsortium" in word)
+                                       and _GLUED_COLLAB.fullmatch(word) is not None)
 
 
 def title_after_names(tokens, labels: list[str]) -> list[str]:
@@ -659,17 +660,22 @@ def journal_ends_venue(tokens, labels: list[str]) -> list[str]:
                         for x in range(a + 1, b + 1)):
         return labels
     words = [t for t, _, _ in tokens[a : b + 1]]
+    if not any(_prose_word(w) for w in words[1:-1]):  # (the gazetteer match only where it can matter)
+        return labels
     marks = journal_marks(words)
     for k in range(2, len(words)):
         if marks[k] not in ("jB", "j1") or not all(m == "jI" for m in marks[k + 1 :]):
             continue
-        prev = words[k - 1]
-        if prev[:1].islower() and prev.isalpha() and len(prev) > 3:  # prose before the name
+        if _prose_word(words[k - 1]):  # prose before the name
             out = list(labels)
             out[a : a + k] = ["title"] * k
             return out
         break
     return labels
+
+
+def _prose_word(w: str) -> bool:
+    return w[:1].islower() and w.isalpha() and len(w) > 3
 
 
 def volume_before_pages(tokens, labels: list[str]) -> list[str]:
