@@ -514,7 +514,7 @@ def test_a_title_with_a_journal_word_stays_a_title(title):
     raw = f"A. Author, {title}, 12, 1-20 (2001)."
     f = _assembled(raw, [("author", "A. Author"), ("title", title), ("volume", "12"), ("pages", "1-20")])
     assert f["title"] == title and f["container"] is None
-    quoted = f'A. Author, "Review Letters", 12, 1-20 (2001).'
+    quoted = 'A. Author, "Review Letters", 12, 1-20 (2001).'
     g = _assembled(quoted, [("author", "A. Author"), ("title", "Review Letters"), ("volume", "12"), ("pages", "1-20")])
     assert g["title"] == "Review Letters"
 
