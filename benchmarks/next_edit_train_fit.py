@@ -5,6 +5,7 @@ hand-set confidences, with the same ranking and the scorer's own matching.
     .venv/bin/python benchmarks/next_edit_train_fit.py --dump train|dev   # candidates -> benchmarks/.cache
     .venv/bin/python benchmarks/next_edit_train_fit.py [--write]          # fit, choose thresholds, report
     .venv/bin/python benchmarks/next_edit_train_fit.py --misses           # what became of each case
+    .venv/bin/python benchmarks/next_edit_train_fit.py --wrong            # where wrong suggestions come from
 
 ``--dump`` runs every propagator on each case once (``ctxmill.apply.next_edit.candidates``) and
 keeps every candidate with its features, its hand-set confidence and the targets it matches
@@ -186,6 +187,47 @@ def misses(cases: list[dict]) -> dict:
     return {k: dict(v.most_common()) for k, v in sorted(out.items())}
 
 
+def wrong_table(cases: list[dict], model: dict) -> dict:
+    """Where the wrong top-5 suggestions of the shipped ranking come from (suggest(learned=True),
+    replayed from features["p"]): per propagator, rank, language, case class, hand-set confidence,
+    probability and whether the case had any right candidate at all; each row [shown, wrong, wrong
+    rate, share of all the wrong ones]."""
+    from collections import Counter
+
+    from ctxmill.apply.next_edit import THRESHOLD, Suggestion, _learned
+
+    counts: dict[str, Counter] = defaultdict(Counter)
+    total = Counter()
+    for case in cases:
+        sugs = []
+        for c in case["cands"]:
+            s = Suggestion(c["path"], c["start_line"], c["end_line"], "", "", c["features"]["hand"], c["kind"], c["features"])
+            s.hits = c["hits"]
+            sugs.append(s)
+        ranked = _learned(sugs, case["nearest"], THRESHOLD, model, model["mode"], model["level"],
+                          model["gate_top"], model["gate_more"])
+        right_exists = any(c["hits"] for c in case["cands"])
+        used: set[int] = set()
+        for rank, s in enumerate(ranked[:5]):
+            i = next((i for i in s.hits if i not in used), None)
+            if i is not None:
+                used.add(i)
+            ok = i is not None
+            total[ok] += 1
+            for dim, val in (("kind", s.kind), ("rank", rank), ("language", case["language"]), ("class", case["class"]),
+                             ("hand", f"{min(int(s.features['hand'] * 10), 9) / 10:.1f}"),
+                             ("p", f"{min(int(s.features['p'] * 10), 9) / 10:.1f}"),
+                             ("case_has_a_right_candidate", right_exists),
+                             ("kind_x_has_right", f"{s.kind}/{right_exists}"), ("kind_x_class", f"{s.kind}/{case['class']}")):
+                counts[dim][(str(val), ok)] += 1
+    wrong = total[False]
+    out: dict = {"shown": wrong + total[True], "wrong": wrong, "wrong_rate": round(wrong / max(1, wrong + total[True]), 4)}
+    for dim, c in counts.items():
+        out[dim] = {v: [c[(v, True)] + c[(v, False)], c[(v, False)], round(c[(v, False)] / (c[(v, True)] + c[(v, False)]), 3),
+                        round(c[(v, False)] / max(1, wrong), 3)] for v in sorted({v for v, _ in c})}
+    return out
+
+
 def objective(m: dict) -> float:
     """What the thresholds are chosen for: precision@1 + recall@5 - wrong rate, with at most 0.3
     suggestions per negative case (the issue's goals, each weighed alike)."""
@@ -264,6 +306,8 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=3, help="folds of the training repositories for the out-of-fold choice")
     ap.add_argument("--write", action="store_true", help="store the fitted model in the package")
     ap.add_argument("--misses", action="store_true", help="only the miss categories per class, training set and dev")
+    ap.add_argument("--wrong", action="store_true", help="only where the wrong top-5 suggestions come from (training set, "
+                                                        "out of fold)")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
@@ -277,6 +321,13 @@ def main() -> None:
     train, dev = load("train"), load("dev")
     if args.misses:
         print(json.dumps({"train": misses(train), "dev": misses(dev)}, indent=1))
+        return
+    if args.wrong:
+        # the shipped model's settings, its probabilities out of fold (refitted per fold on the
+        # inputs it has weights for): the training cases as the tool would rank them unseen
+        shipped = json.loads(MODEL.read_text())
+        out_of_fold(train, shipped.get("l2", 1.0), args.folds, set(shipped["weights"]) | {"bias"})
+        print(json.dumps({"train_out_of_fold": wrong_table(train, shipped)}, indent=1))
         return
     sets = {"train": train, **{"dev_" + k: v for k, v in halves(dev).items()}, "dev": dev}
     hand = lambda case, c: c["features"]["hand"]  # noqa: E731
