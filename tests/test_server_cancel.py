@@ -153,7 +153,7 @@ def test_a_slow_search_does_not_hold_up_the_next_and_stops_when_its_client_goes(
         assert '"good.py"' in r.stdout
         assert took < 15, took  # a hang guard: the command takes well under a second beside the spin
         assert slow.poll() is None  # still spinning: the other search did not wait for it
-        assert idle_cpu(pid) > 0.3  # (the spin is real)
+        assert idle_cpu(pid, 2.0) > 0.02  # (the spin is real; on a loaded machine it gets a small share of a core)
     finally:
         slow.send_signal(signal.SIGINT)  # the user gives up (Ctrl-C)
         try:
