@@ -172,12 +172,17 @@ def test_a_name_joins_a_python_from_line_where_its_authors_put_it(tmp_path):
     files = {"staticfiles.py": text, "starlette/datastructures.py": "class Headers:\n    pass\n"}
     got = suggest(tmp_path, _patch("staticfiles.py", ["    return None"], ["    return Headers()"], 5), files=files)
     assert [s.replacement for s in got] == ["from starlette.datastructures import URL, Headers, MutableHeaders\n"]
-    # click's core.py (a25bf13001): a one-name line takes the new name after it...
-    files = {"core.py": "from .utils import make_str\n\n\ndef f():\n    return make_default_short_help()\n",
-             "other.py": "from .utils import make_default_short_help\n"}
-    got = suggest(tmp_path, _patch("core.py", ["    return None"], ["    return make_default_short_help()"], 5), files=files)
-    assert [s.replacement for s in got] == ["from .utils import make_str, make_default_short_help\n"]
-    # ... unless one name begins the other (starlette 1e406655fe: `quote, quote_plus`)
+    # jinja's debug.py (pallets/jinja 1c5315a0b3): a one-name line takes the new name after it...
+    files = {"debug.py": "from types import TracebackType\n\n\ndef f(code):\n    return CodeType(code)\n"}
+    got = suggest(tmp_path, _patch("debug.py", ["    return code"], ["    return CodeType(code)"], 5), files=files)
+    assert [s.replacement for s in got] == ["from types import TracebackType, CodeType\n"]
+    # ... and a line in no order too, but beside a name that shares its first word (`check_call`)
+    files = {"build.py": "from subprocess import call, check_call, Popen, PIPE, STDOUT\n\n\n"
+                         "def f():\n    return check_output('git log', shell=True)\n"}
+    got = suggest(tmp_path, _patch("build.py", ["    return None"], ["    return check_output('git log', shell=True)"], 5),
+                  files=files)
+    assert [s.replacement for s in got] == ["from subprocess import call, check_call, check_output, Popen, PIPE, STDOUT\n"]
+    # starlette 1e406655fe: `quote` beside `quote_plus`
     files = {"responses.py": "from urllib.parse import quote_plus\n\n\ndef f(x):\n    return quote(x)\n"}
     got = suggest(tmp_path, _patch("responses.py", ["    return x"], ["    return quote(x)"], 5), files=files)
     assert [s.replacement for s in got] == ["from urllib.parse import quote, quote_plus\n"]

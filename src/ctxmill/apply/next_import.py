@@ -641,17 +641,17 @@ def _isort_type(name: str) -> tuple:
 
 
 def _py_with_name(names: list[str], name: str) -> list[str]:
-    """A Python ``from x import a, b`` line's names with ``name`` where its authors put it: in
-    isort's order where the line is in it (``URL, Headers, MutableHeaders``), in plain sorted
-    order where it is that; after the one name of a one-name line (unless one name begins the
-    other: ``quote, quote_plus``) and at the end of a line in no order (on the training cases'
-    merged lines the commits appended 17 of 20 one-name lines)."""
-    if len(names) > 1 and names == sorted(names, key=str.lower):
-        return _with_name(names, name)
+    """A Python ``from x import a, b`` line's names with ``name`` where its authors put it: beside
+    a name that shares its first word (``call, check_call, check_output, Popen``; ``quote,
+    quote_plus``), in plain sorted order where the line is sorted, in isort's order by type where
+    it is in that (``URL, Headers, MutableHeaders``), else at the end (after a one-name line's
+    name, too). On the training cases' merged lines: 40 of 52 as the commits wrote them (31
+    sorted alone); on the dev cases' 3 of 4."""
+    if any(len(_boundary_prefix(name, n).strip("_")) >= 3 or n.startswith(name) or name.startswith(n) for n in names) or (
+            len(names) > 1 and names == sorted(names, key=str.lower)):
+        return _with_name(names, name)  # beside a name sharing its first word (`check_call, check_output`), or sorted
     if len(names) > 1 and names == sorted(names, key=_isort_type):
         return sorted(names + [name], key=_isort_type)
-    if len(names) == 1 and (name.startswith(names[0]) or names[0].startswith(name)):
-        return sorted(names + [name])  # `quote` beside `quote_plus`: one family, sorted
     return names + [name]
 
 
