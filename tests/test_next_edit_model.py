@@ -173,18 +173,12 @@ int main(void)
     return UNITY_END();
 }
 """
-CJSON_PATCH = """--- a/tests/parse_object.c
-+++ b/tests/parse_object.c
-@@ -4,7 +4,7 @@
-     assert_is_object(item);
- }
- 
--static void parse_array_should_parse_arrays_with_one_element(void)
-+static void parse_object_should_parse_objects_with_one_element(void)
- {
- 
-     assert_parse_object("{\\"one\\":1}");
-"""
+CJSON_PATCH = "\n".join([  # (a blank context line of a diff is one space)
+    "--- a/tests/parse_object.c", "+++ b/tests/parse_object.c", "@@ -4,7 +4,7 @@",
+    "     assert_is_object(item);", " }", " ",
+    "-static void parse_array_should_parse_arrays_with_one_element(void)",
+    "+static void parse_object_should_parse_objects_with_one_element(void)",
+    " {", " ", '     assert_parse_object("{\\"one\\":1}");', ""])
 
 
 def test_candidates_say_when_another_propagator_proposes_the_same_place(tmp_path):
