@@ -104,6 +104,16 @@ def test_a_python_import_goes_into_the_standard_librarys_block_not_after_from_fu
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(6, 5, "import sys\n")]
 
 
+def test_a_from_future_line_written_into_the_block_stays_part_of_it(tmp_path):
+    # (a guard for the rule above: no blank line after `from __future__ import division`, the
+    # block is `from __future__`, json, os, unittest, in no isort order: the new line at its end)
+    text = ("from __future__ import division\nimport json\nimport os\nimport unittest\n\nimport requests\n\n\n"
+            "def test_pickle():\n    pickle.dumps(requests.Session())\n")
+    (tmp_path / "test_requests.py").write_text(text)
+    got = suggest(tmp_path, _patch("test_requests.py", ["    pass"], ["    pickle.dumps(requests.Session())"], 10))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import pickle\n")]
+
+
 def test_a_python_standard_library_import_in_a_mixed_block_goes_after_the_last_of_its_kind(tmp_path):
     # jinja/debugger.py (pallets/jinja 116b91c07a): one block, the standard library first, unsorted
     text = ("import os\nimport sys\nfrom jinja import Environment\nfrom jinja.parser import Parser\n"

@@ -525,7 +525,9 @@ def _python_place(new: str, imports: list) -> tuple[int, str]:
     # and its block is no block of the standard library's (starlette's `from __future__ import
     # annotations` above `import os`: `import sys` went between the two)
     future = [i for i, line, _ in imports if re.match(r"\s*from\s+__future__\s+import\b", line)]
-    rest = [x for x in imports if x[0] not in future]
+    # (a `from __future__` line written into the block, no blank line after it, stays in it)
+    apart = [i for i in future if i + 1 not in {x[0] for x in imports} or i + 1 in future]
+    rest = [x for x in imports if x[0] not in apart]
     if not rest:
         return (future[-1] + 1 if future else 0), new + "\n"
     at, text = _python_block_place(new, rest)
