@@ -258,3 +258,16 @@ def test_a_call_in_a_re_signed_definition_says_nothing_of_its_overloads(tmp_path
                                            ["  public static Builder builder(Type type, String name) {",
                                             "    return builder(type, new Name(name));"], 6))
     assert [s for s in found if s.kind == "signature" and s.features.get("definition")] == []
+
+
+def test_a_renamed_parameter_follows_an_exported_field_of_its_name(tmp_path):
+    # urfave/cli 3ca596f527: flagFromEnvOrFile(envVars []string, filePath string) -> filePaths;
+    # a caller passes the flag's exported field `f.FilePath`, which is `f.FilePaths` now
+    (tmp_path / "flag.go").write_text(
+        "package cli\n\nfunc flagFromEnvOrFile(envVars []string, filePaths string) (string, bool) {\n"
+        "\treturn \"\", false\n}\n\nfunc (f *StringFlag) Apply() {\n"
+        "\tif val, found := flagFromEnvOrFile(f.EnvVars, f.FilePath); found {\n\t\tf.Value = val\n\t}\n}\n")
+    got = suggest(tmp_path, _patch("flag.go", ["func flagFromEnvOrFile(envVars []string, filePath string) (string, bool) {"],
+                                   ["func flagFromEnvOrFile(envVars []string, filePaths string) (string, bool) {"], 3))
+    assert [(s.start_line, s.replacement) for s in got] == [
+        (8, "\tif val, found := flagFromEnvOrFile(f.EnvVars, f.FilePaths); found {\n")]

@@ -449,6 +449,10 @@ def _named_after(arg: str, old: str, new: str, scope: str) -> str:
     (``request.url.authority``, ``&self.new_recorder``), it is the same value under the new name
     (``request.url.host``); a bare name changes only where the caller holds the new one."""
     m = re.fullmatch("(" + _ARG_PATH + ")" + re.escape(old), arg)
+    if m is None and old[:1].islower() and new[:1].islower():
+        # a path's exported field of that name (Go's `f.FilePath` for `filePath` -> `filePaths`)
+        m = re.fullmatch("(" + _ARG_PATH + r")(?<=[.>])" + re.escape(old[:1].upper() + old[1:]), arg)
+        new = new[:1].upper() + new[1:] if m else new
     if not m or not IDENT_RE.match(new) or old.strip("_") == new.strip("_"):
         # (`state` -> `_state` says the parameter is unused there: axum's trait impls, whose
         # calls pass another function's `state`)
