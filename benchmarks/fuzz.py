@@ -332,6 +332,9 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
             out.append(rnd.choice(parts).replace("{i}", str(i)))
             n += len(out[-1])
         return "".join(out).encode()
+    if shape == "one_char_refs":  # --kinds wide2's list: a small paper, then one character a line after References
+        return (_doc(rnd, 40) + "\nReferences\n\n" + "".join(rnd.choice(["x\n", "[1] x\n", "- x\n", "1. x\n", ".\n"])
+                                                               for _ in range(size * 5 // 19))).encode()
     raise ValueError(shape)
 
 
@@ -357,7 +360,7 @@ SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "lo
           "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls",
           "crossrefs")
 # measured by --scaling only (the classic generator draws from SHAPES: its seeds replay unchanged)
-SCALING_SHAPES = SHAPES + ("soup", "latex_tables")
+SCALING_SHAPES = SHAPES + ("soup", "latex_tables", "one_char_refs")
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
