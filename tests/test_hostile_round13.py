@@ -158,17 +158,49 @@ def test_the_parallel_index_keeps_every_other_file_too(tmp_path, fresh_child, mo
     assert report.chunks_total == n + 1
 
 
-def test_an_apply_whose_syntax_check_crashes_is_applied_unchecked(tmp_path, fresh_child, monkeypatch):
+def _where(*_args):
+    """Which process ran the check."""
+    return os.getpid()
+
+
+def test_apply_checks_where_the_chunker_parses_and_a_crash_there_is_applied_unchecked(tmp_path, fresh_child,
+                                                                                      monkeypatch):
+    # one policy with the index's chunker (parse_guard.needed): a grammar seen crashing or an
+    # input over GUARD_BYTES goes to the grammar child; a small file of another grammar is
+    # checked in process (at e7beac6 every check went to the child, a fork per command)
     from ctxmill.apply import check
 
+    big = "x = 1\n" * (parse_guard.GUARD_BYTES // 6 + 1)
+    wide = "s = '" + "\u00e9" * (parse_guard.GUARD_BYTES // 2 + 1) + "'\n"  # few characters, many bytes
+    assert len(wide) < parse_guard.GUARD_BYTES < len(wide.encode())
+    monkeypatch.setattr(check, "_new_error", _where)
+    monkeypatch.setattr(check, "_first_error", _where)
+    me = os.getpid()
+    assert check.new_error("x = 1\n", "x = 2\n", "python") == me
+    assert check.first_error("x = (\n", "python") == me
+    assert parse_guard._child is None  # no child forked for a small Python file
+    assert check.new_error("x = 1\n", "x = 2\n", "ruby") not in (me, None)
+    assert check.new_error(big, big + "y = 2\n", "python") not in (me, None)
+    assert check.new_error("x = 1\n", big, "python") not in (me, None)  # the larger text counts
+    assert check.new_error(wide, wide + "y = 2\n", "python") not in (me, None)
+    assert check.first_error(big, "python") not in (me, None)
+    # a crash in the child is the check skipped, not the process ended
     monkeypatch.setattr(check, "_new_error", _segfault)
     monkeypatch.setattr(check, "_first_error", _segfault)
-    assert check.new_error("x = 1\n", "x = 2\n", "python") is None
-    assert check.first_error("x = (\n", "python") is False  # cannot tell, as without a grammar
+    parse_guard.stop()
+    assert check.new_error("x = 1\n", "x = 2\n", "ruby") is None
+    assert check.new_error(big, big + "y = (\n", "python") is None
+    assert check.first_error("x = (\n", "ruby") is False  # cannot tell, as without a grammar
     parse_guard.stop()
     monkeypatch.undo()
-    assert check.first_error("x = (\n", "python") == 1  # the real check still runs, in the child
+    # the real checks, both ways, give the same lines
+    assert check.first_error("x = (\n", "python") == 1
     assert check.new_error("x = 1\n", "x = (\n", "python") == 1
+    n = big.count("\n")
+    assert check.new_error(big, big + "y = (\n", "python") == n + 1  # in the child
+    bad_rb = "def f\n  (\nend\n"
+    assert check.first_error("def f\n  1\nend\n", "ruby") is None
+    assert check.first_error(bad_rb, "ruby") == check._first_error(bad_rb, "ruby") >= 1  # child == here
 
 
 def test_next_edit_reads_no_tree_of_a_file_its_grammar_crashes_on(fresh_child, monkeypatch):

@@ -47,7 +47,12 @@ GUARD_BYTES = 8192
 
 
 def needed(language: str | None, size: int) -> bool:
-    """Does a parse of ``size`` bytes in ``language`` go to the child?"""
+    """Does a parse of ``size`` bytes in ``language`` go to the child? The one rule for grammar
+    work that sends back plain results (the index's chunking, apply's syntax check, with
+    ``size`` the larger of the two texts it compares): a grammar seen crashing, or an input
+    over ``GUARD_BYTES`` (hostile input is large), goes to the child; the rest is parsed in
+    process, bounded in work by grammars.parse_bounded. Work that reads the tree in this
+    process (next edits) follows :func:`needed_for_tree` instead."""
     return ENABLED and (EVERY_PARSE or size > GUARD_BYTES or language in CRASH_PRONE)
 
 

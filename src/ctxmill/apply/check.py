@@ -49,7 +49,7 @@ def first_error(text: str, lang: str | None) -> int | None | bool:
     if (_parser(lang) if lang else None) is None:
         return False
     try:
-        return parse_guard.call(_first_error, text, lang)
+        return _guarded(lang, _size(text), _first_error, text, lang)
     except parse_guard.GrammarCrashed:
         return False
 
@@ -67,13 +67,30 @@ def _first_error(text: str, lang: str) -> int | None | bool:
 def new_error(original: str, result: str, lang: str | None) -> int | None:
     """1-based line of a syntax error ``result`` has where ``original`` parsed cleanly; None when
     it has none, or when that cannot be checked (no grammar, a parse past its bound, a grammar
-    that crashed on the text: the check runs in the grammar child, ctxmill.parse_guard)."""
+    that crashed on the text in the grammar child: see :func:`_guarded`)."""
     if (_parser(lang) if lang else None) is None:
         return None
     try:
-        return parse_guard.call(_new_error, original, result, lang)
+        return _guarded(lang, max(_size(original), _size(result)), _new_error, original, result, lang)
     except parse_guard.GrammarCrashed:
         return None
+
+
+def _size(text: str) -> int:
+    """UTF-8 length of ``text`` (what parse_guard's size rule counts), without encoding ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _guarded(lang: str, size: int, func, *args):
+    """``func(*args)`` where the index's chunker would parse this input (parse_guard.needed):
+    in the grammar child for a grammar seen crashing or a large (possibly hostile) input, in
+    process otherwise. The check only sends back a line number, like chunking; in process it
+    is bounded in work all the same (grammars.parse_bounded). Small files of other grammars
+    stay here because the child costs a short command a fork: sending every check there cost
+    `ctxmill apply` ~4% of its CPU on the Continue fixtures (docs/limits.md)."""
+    if parse_guard.needed(lang, size):
+        return parse_guard.call(func, *args)
+    return func(*args)
 
 
 def _new_error(original: str, result: str, lang: str) -> int | None:
