@@ -87,7 +87,8 @@ def _guarded(lang: str, size: int, func, *args):
     process otherwise. The check only sends back a line number, like chunking; in process it
     is bounded in work all the same (grammars.parse_bounded). Small files of other grammars
     stay here because the child costs a short command a fork: sending every check there cost
-    `ctxmill apply` ~4% of its CPU on the Continue fixtures (docs/limits.md)."""
+    `ctxmill apply` 10-20% of its CPU on each Continue fixture that reaches the check
+    (benchmarks/apply_command.py, docs/limits.md)."""
     if parse_guard.needed(lang, size):
         return parse_guard.call(func, *args)
     return func(*args)
