@@ -227,6 +227,8 @@ def dehyphenate(text: str) -> str:
 
 def join_lines(parts: list[str]) -> str:
     """Join the lines of one entry: de-hyphenate words broken at a line end, keep URLs whole."""
+    if len(parts) == 1:
+        return parts[0].strip()
     return " ".join(p.strip() for p in parts if p.strip())
 
 
@@ -1277,8 +1279,8 @@ def reads_as_reference(text: str) -> bool:
     m = _LABEL.match(t) or _ALPHA_LABEL.match(t) or _ay_label(t)
     if m:
         t = t[m.end() :]
-    return bool(_REF_WORD.search(t) or _ANY_YEAR.search(t) or _DOI.search(t) or _ARXIV.search(t)
-                or _URL_START.search(t))
+    # (a URL or an arXiv id has its word of letters: "https", "arxiv"; a DOI may be all digits)
+    return bool(_REF_WORD.search(t) or _ANY_YEAR.search(t) or _DOI.search(t))
 
 
 def _entries_and_text(entries: list[Block]) -> list[Block]:
@@ -1380,7 +1382,12 @@ def _entry_block(first: Block, text: str, last_page: int, n_lines: int, block_id
 
 def _entries_from_blocks(blocks: list[Block], widths: dict[int, float]) -> list[Block]:
     """Text without geometry (raw OCR text, Markdown): blocks are lines or whole entries."""
-    bib = [part for b in blocks for lab in _split_labelled(b) for part in _split_merged(lab)]
+    bib = []
+    for b in blocks:
+        if b.text.count("[", 1) == 0 and (b.bbox is not None or len(b.text) < 120):
+            bib.append(b)  # (what both splits give such a block back unsplit: a line of a list)
+        else:
+            bib.extend(part for lab in _split_labelled(b) for part in _split_merged(lab))
     out = []
     for g in group_entries(bib, widths):
         out.append(_entry_block(g[0], join_lines([b.text for b in g]), max(b.last_page for b in g), len(g), g[0].id))
