@@ -534,13 +534,20 @@ def _python_place(new: str, imports: list) -> tuple[int, str]:
     return (max(at, future[-1] + 1) if future else at), text
 
 
-def _python_block_place(new: str, imports: list) -> tuple[int, str]:
-    blocks: list[list[tuple[int, str]]] = []
-    for i, line, _ in imports:
-        if blocks and i == blocks[-1][-1][0] + 1:
-            blocks[-1].append((i, line))
+def _adjacent_runs(items: list) -> list[list]:
+    """``items`` (tuples whose first element is a line number, in order) split where a line is
+    skipped: the blocks of import lines with no blank line (or other line) between them."""
+    runs: list[list] = []
+    for x in items:
+        if runs and x[0] == runs[-1][-1][0] + 1:
+            runs[-1].append(x)
         else:
-            blocks.append([(i, line)])
+            runs.append([x])
+    return runs
+
+
+def _python_block_place(new: str, imports: list) -> tuple[int, str]:
+    blocks = _adjacent_runs([(i, line) for i, line, _ in imports])
     std = _module(new).split(".")[0] in sys.stdlib_module_names
 
     def is_std(block):
@@ -574,12 +581,7 @@ def _package_block(new: str, group: list[tuple[int, str]]) -> list[tuple[int, st
     most leading parts with ``new``'s (``java.util.Currency`` into the ``java.*`` block above the
     ``com.google.*`` one, not after the last line that sorts before it); ``group`` itself where no
     block shares a part, or where one block is all there is."""
-    blocks: list[list[tuple[int, str]]] = []
-    for i, line in group:
-        if blocks and i == blocks[-1][-1][0] + 1:
-            blocks[-1].append((i, line))
-        else:
-            blocks.append([(i, line)])
+    blocks = _adjacent_runs(group)
     if len(blocks) < 2:
         return group
 
@@ -714,12 +716,7 @@ def _rust_place(new: str, lines: list[str], imports: list, edit_line: int):
     # the run of lines (no blank between) of the same crate, sorted apart from the others as
     # rustfmt sorts each group (`use std::env;` / blank / `use hyper::Client;`: `use std::io;`
     # after the first, not after hyper's)
-    runs: list[list] = []
-    for i, line in block:
-        if runs and i == runs[-1][-1][0] + 1:
-            runs[-1].append((i, line))
-        else:
-            runs.append([(i, line)])
+    runs = _adjacent_runs(block)
     n_root = [sum(bool(re.match(rf"\s*(?:pub\S*\s+)?use\s+{root}::", x)) for _, x in r) for r in runs]
     run = runs[n_root.index(max(n_root))] if max(n_root) else block  # the run holding most of the crate
     after = [i for i, line in run if line.strip() < new]
@@ -880,12 +877,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 # inside a heredoc (`import Ecto.Query` in a @moduledoc's example)
                 heredoc = [i for i, line in enumerate(lines) if line.count('"""') % 2]
                 code = [x for x in imports if sum(h < x[0] for h in heredoc) % 2 == 0] or imports
-                blocks: list[list] = []
-                for x in code:
-                    if blocks and x[0] == blocks[-1][-1][0] + 1:
-                        blocks[-1].append(x)
-                    else:
-                        blocks.append([x])
+                blocks = _adjacent_runs(code)
 
                 def shared(line: str, mine: list[str] = re.sub(r"^\w+\s+", "", new.strip()).split(",")[0].split(".")) -> int:
                     theirs = re.sub(r"^\s*\w+\s+", "", line).split(",")[0].strip().split(".")
@@ -926,12 +918,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 def std(x):
                     m = re.search(r'"([^"]+)"', x)
                     return bool(m) and "." not in m.group(1).split("/")[0]
-                blocks: list[list] = []
-                for i, line in group:
-                    if blocks and i == blocks[-1][-1][0] + 1:
-                        blocks[-1].append((i, line))
-                    else:
-                        blocks.append([(i, line)])
+                blocks = _adjacent_runs(group)
                 mine_std = std(new)
                 group = next((b for b in blocks if sum(std(x) for _, x in b) * 2 > len(b) == mine_std
                               or (sum(std(x) for _, x in b) * 2 > len(b)) == mine_std), group)
