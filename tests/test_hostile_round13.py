@@ -106,17 +106,21 @@ def test_a_file_whose_chunking_crashes_raises_grammar_crashed(fresh_child, monke
         cc.chunk_code("a.rb", data, data.decode(), "ruby")  # ruby: always in the child
 
 
-def test_the_index_keeps_every_other_file_and_names_the_crashed_one(tmp_path, fresh_child, monkeypatch):
-    from ctxmill.index import index_status, search, sync_index
+def _crashing_on(name: str, real):
+    """``real`` (chunk_code._chunk_parsed), except that a file named ``name`` crashes its process."""
 
-    real = cc._chunk_parsed
-
-    def crash_on_ruby(path, data, text, language):
-        if path.endswith("bad.rb"):
+    def chunk(path, data, text, language):
+        if path.endswith(name):
             _segfault()
         return real(path, data, text, language)
 
-    monkeypatch.setattr(cc, "_chunk_parsed", crash_on_ruby)
+    return chunk
+
+
+def test_the_index_keeps_every_other_file_and_names_the_crashed_one(tmp_path, fresh_child, monkeypatch):
+    from ctxmill.index import index_status, search, sync_index
+
+    monkeypatch.setattr(cc, "_chunk_parsed", _crashing_on("bad.rb", cc._chunk_parsed))
     (tmp_path / "tree").mkdir()
     (tmp_path / "tree" / "good.py").write_text("def good_function():\n    return 1\n")
     (tmp_path / "tree" / "ok.rb").write_text("def fine_method\n  2\nend\n")
@@ -137,14 +141,7 @@ def test_the_parallel_index_keeps_every_other_file_too(tmp_path, fresh_child, mo
     from ctxmill.index import sync as sync_mod
     from ctxmill.index import sync_index
 
-    real = cc._chunk_parsed
-
-    def crash_on_ruby(path, data, text, language):
-        if path.endswith("bad.rb"):
-            _segfault()
-        return real(path, data, text, language)
-
-    monkeypatch.setattr(cc, "_chunk_parsed", crash_on_ruby)
+    monkeypatch.setattr(cc, "_chunk_parsed", _crashing_on("bad.rb", cc._chunk_parsed))
     tree = tmp_path / "tree"
     tree.mkdir()
     n = sync_mod.PARALLEL_MIN_FILES + 20
