@@ -462,7 +462,7 @@ def test_api_docs_render_offline(page, server):
 
 def test_cancel_a_running_job(page, server):
     page.set_input_files("#file", files=[{"name": "long.pdf", "mimeType": "application/pdf",
-                                          "buffer": make_paper_pdf(400)}])
+                                          "buffer": make_paper_pdf(3000)}])
     page.click("#compile")
     page.wait_for_selector("#cancel:not([hidden])")
     job_id = page.get_attribute("#job-status", "data-job")
@@ -530,7 +530,7 @@ def test_a_reload_reopens_the_job_and_cancel_clears_the_old_results(page, server
     assert page.locator("#recent-list li").count() >= 1
     # a second document, cancelled: the first one's results must not stay on screen
     page.set_input_files("#file", files=[{"name": "long.pdf", "mimeType": "application/pdf",
-                                          "buffer": make_paper_pdf(400)}])
+                                          "buffer": make_paper_pdf(3000)}])
     page.click("#compile")
     page.wait_for_selector("#cancel:not([hidden])")
     page.wait_for_function("() => document.querySelectorAll('#stages li.done').length >= 1", timeout=60_000)
