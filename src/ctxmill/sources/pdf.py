@@ -757,19 +757,32 @@ FORM_SCAN_MAX_BYTES = 256 << 20  # a larger file's forms are not counted (pdfium
 def _form_fanout(path: str, n: int) -> frozenset[int]:
     """Pages (from 0) that draw Form XObjects more than MAX_PAGE_FORM_DRAWS times, counted from
     the file's bytes before pdfium loads any page (``pdf_forms``: pdfium parses a form anew for
-    each draw, when the page is loaded); none when the count cannot be made."""
+    each draw, when the page is loaded); none when the count cannot be made.
+
+    The bytes are read through a read-only mmap, not copied: the count mostly searches them
+    (one ``find`` for /Subtype /Form in a paper without nested forms), and pdfium reads the
+    file on its own (benchmarks/pdf_form_scan.py: on the 17 corpus papers the count's Python
+    allocations fall from 34.9 to 12.6 MB in all, the time stays what it was)."""
+    import contextlib
+    import mmap
     import os
 
     from ctxmill.sources.pdf_forms import page_form_draws
 
     try:
-        if os.path.getsize(path) > FORM_SCAN_MAX_BYTES:
-            return frozenset()
         with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0 or size > FORM_SCAN_MAX_BYTES:
+                return frozenset()
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
         return frozenset()
-    draws = page_form_draws(data, MAX_PAGE_FORM_DRAWS)
+    try:
+        draws = page_form_draws(data, MAX_PAGE_FORM_DRAWS)
+    finally:
+        # (a search still holding the map, were one left behind, lets it close when freed)
+        with contextlib.suppress(BufferError):
+            data.close()
     if draws is None or len(draws) != n:  # a page tree read otherwise than pdfium reads it: no verdict
         return frozenset()
     return frozenset(i for i, d in enumerate(draws) if d > MAX_PAGE_FORM_DRAWS)

@@ -16,6 +16,10 @@ Flate filter, the page tree with inherited /Resources. Anything this reader cann
 then reads the page as before: the check can only spare a page, never refuse one. It is
 skipped without any parsing for a file where no Form XObject draws another one (the usual
 case), after one ``bytes.find`` for /XObject inside a form.
+
+The file is read through a read-only ``mmap`` (``sources/pdf._form_fanout``), not copied: every
+function here takes bytes or an mmap alike (find, rfind, regular expressions, slices; no
+``startswith``, which an mmap lacks), and keeps only slices it decodes.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ class _Reader:
         # each "obj" keyword (a literal search, fast), then its number just before it
         at = data.find(b"obj")
         while at >= 0:
-            if not data.endswith(b"end", 0, at):
+            if data[max(0, at - 3):at] != b"end":
                 head = _OBJ_HEAD_RE.search(data, max(0, at - 24), at)
                 if head is not None:
                     self.where[int(head.group(1))] = at + 3
@@ -85,9 +89,9 @@ class _Reader:
         value = p.value()
         if stream_ok and isinstance(value, dict):
             p.skip_ws()
-            if data.startswith(b"stream", p.pos):
+            if data[p.pos:p.pos + 6] == b"stream":
                 start = p.pos + 6
-                if data.startswith(b"\r\n", start):
+                if data[start:start + 2] == b"\r\n":
                     start += 2
                 elif data[start:start + 1] in (b"\n", b"\r"):
                     start += 1
@@ -288,7 +292,7 @@ class _Parser:
                 self.skip_ws()
                 if self.pos >= len(data):
                     return out
-                if data.startswith(b">>", self.pos):
+                if data[self.pos:self.pos + 2] == b">>":
                     self.pos += 2
                     return out
                 if data[self.pos] != 0x2F:  # not a name: skip the token
@@ -332,8 +336,8 @@ class _Parser:
             gen = self._word()
             if gen.isdigit():
                 self.skip_ws()
-                if self.data.startswith(b"R", self.pos) and (self.pos + 1 >= len(data) or data[self.pos + 1] in _WS
-                                                             or data[self.pos + 1] in _DELIM):
+                if data[self.pos:self.pos + 1] == b"R" and (self.pos + 1 >= len(data) or data[self.pos + 1] in _WS
+                                                           or data[self.pos + 1] in _DELIM):
                     self.pos += 1
                     return Ref(int(word))
             self.pos = save
