@@ -9,6 +9,9 @@ Training data (sources and licences in NOTICE):
   (Apache-2.0), without its evaluation files (evaluation-*.xml, whose copies also sit in
   corpus/) and without the kisti test/valid splits;
 - AnyStyle's parser data, res/parser/{core,good,ugly,bad}.xml (BSD-2-Clause), without gold.xml.
+- with ``--parscit DIR`` (a ParsCit checkout, github.com/knmnyn/ParsCit, LGPL-3.0; CORA's
+  strings are McCallum et al.'s): its tagged reference sets, PARSCIT_FILES, training only
+  (never a dev fold);
 Any training string that equals a held-out string (GROBID evaluation/, AnyStyle gold.xml),
 case and punctuation aside, is dropped too. The held-out sets are what
 benchmarks/references.py reports on. The same inputs give the same model: files are read in
@@ -31,7 +34,7 @@ from pathlib import Path
 import pycrfsuite
 
 from ctxmill.compile.refparse import features, lexicon
-from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
+from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_parscit, read_tei, token_labels
 from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
 from ctxmill.compile.refparse.tokens import tokenize
@@ -48,6 +51,15 @@ def grobid_dir(root: Path) -> Path:
 def anystyle_dir(root: Path) -> Path:
     return root / ANYSTYLE_SUB if (root / ANYSTYLE_SUB).is_dir() else root
 
+
+# ParsCit's tagged reference strings: CORA (CS), CiteSeerX, FLUX-CiM (CS) and three sets of
+# humanities bibliographies (English, Italian, mixed): styles with books, "In" editors and
+# proceedings. Not iconip.tagged.txt, whose strings are their fields in a row without the
+# punctuation between them ("... Kohonen map 1993 Neural Networks 6 441--445"), as no
+# bibliography prints them.
+PARSCIT_FILES = ("crfpp/taggeddata/cora.tagged.txt", "crfpp/taggeddata/en-humanities.tagged.txt",
+                 "crfpp/taggeddata/flux-cim-cs.tagged.txt", "crfpp/taggeddata/it-humanities.tagged.txt",
+                 "crfpp/taggeddata/mixed-humanities.tagged.txt", "doc/citeseerx.tagged.txt")
 
 LEXICON_SUB = "grobid-home/lexicon"
 # GROBID lexicon file -> our gazetteer kind (names of journals and proceedings, full and abbreviated)
@@ -181,24 +193,35 @@ def held_out(grobid: Path, anystyle: Path) -> dict[str, list]:
     }
 
 
-def training_files(grobid: Path, anystyle: Path) -> list[Path]:
+def training_files(grobid: Path, anystyle: Path, parscit: Path | None = None) -> list[Path]:
     corpus = sorted((grobid_dir(grobid) / "corpus").glob("*.xml"))
     keep = [p for p in corpus if not p.name.startswith("evaluation") and not p.name.startswith(("kisti_test", "kisti_valid"))]
     a = anystyle_dir(anystyle)
-    return keep + [a / f"{n}.xml" for n in ("core", "good", "ugly", "bad")]
+    # ParsCit's last: a string it shares with GROBID or AnyStyle keeps their source (and fold)
+    return keep + [a / f"{n}.xml" for n in ("core", "good", "ugly", "bad")] + \
+        ([parscit / f for f in PARSCIT_FILES] if parscit is not None else [])
 
 
-def load_training(grobid: Path, anystyle: Path, with_files: bool = False) -> tuple[list, dict]:
+def _kind(f: Path) -> str:
+    return "anystyle" if f.parent.name == "parser" else "parscit" if f.name.endswith(".tagged.txt") else "grobid"
+
+
+_READERS = {"anystyle": read_anystyle, "parscit": read_parscit, "grobid": read_tei}
+
+
+def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
+                  parscit: Path | None = None) -> tuple[list, dict]:
     """The training strings ``(text, spans)``, held-out copies and duplicates dropped; with
-    ``with_files`` each is ``(text, spans, source)``, source "grobid/<file>" or
-    "anystyle/<file>" (the file it was first read from), for doc_split."""
+    ``with_files`` each is ``(text, spans, source)``, source "grobid/<file>",
+    "anystyle/<file>" or "parscit/<file>" (the file it was first read from), for doc_split."""
     banned = {norm_key(t) for exs in held_out(grobid, anystyle).values() for t, _ in exs}
     examples, stats = [], {"files": 0, "strings": 0, "dropped_as_held_out": 0, "duplicates": 0}
     seen: set[str] = set()
-    for f in training_files(grobid, anystyle):
-        exs = read_anystyle(f) if f.parent.name == "parser" else read_tei(f)
+    for f in training_files(grobid, anystyle, parscit):
+        kind = _kind(f)
+        exs = _READERS[kind](f)
         stats["files"] += 1
-        source = ("anystyle/" if f.parent.name == "parser" else "grobid/") + f.name
+        source = f"{kind}/{f.name}"
         for text, spans in exs:
             key = norm_key(text)
             if key in banned:
@@ -247,6 +270,8 @@ def doc_split(examples: list, every: int = 4, fold: int = 0) -> tuple[list, list
         kind, name = src.split("/", 1)
         if kind == "anystyle":
             return name == DEV_ANYSTYLE
+        if kind != "grobid":  # another data set trains only: the folds stay GROBID's and AnyStyle's
+            return False
         return per_file[src] <= DOC_STRINGS and zlib.crc32(name.encode()) % every == fold
 
     train = [(t, s) for t, s, src in examples if not is_dev(src)]
@@ -398,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout (or its dataset/citation folder)")
     ap.add_argument("--anystyle", type=Path, required=True, help="an AnyStyle checkout (or its res/parser folder)")
+    ap.add_argument("--parscit", type=Path, help="a ParsCit checkout: its tagged reference sets train too "
+                    "(PARSCIT_FILES; never dev)")
     ap.add_argument("-o", "--output", type=Path, default=MODEL)
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--c1", type=float, default=0.3, help="L1 weight: prunes features, keeps the model small")
@@ -442,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     features.AFFIXES = args.affixes
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
-    examples, stats = load_training(args.grobid, args.anystyle, with_files=True)
+    examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
     lex_path = Path(str(gazetteer_path()))
     if args.without_dev:
         if args.output.resolve() == MODEL.resolve():

@@ -572,7 +572,7 @@ def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
     trained on the strings outside the dev split only."""
     exs = _tiny_examples(40)
     files = [(t, s, f"grobid/doc{i % 8}.tei.xml") for i, (t, s) in enumerate(exs)]
-    monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False: (list(files), {}))
+    monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
     lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
     (lex / "journals").mkdir(parents=True)
     (lex / "names").mkdir()
@@ -638,3 +638,58 @@ def test_cross_validation_trains_each_fold_without_its_documents(tmp_path, monke
         assert "--without-dev" in c and c[c.index("--dev-split") + 1] == "docs" and "random" not in c
         assert c[c.index("--c2") + 1] == "0.3" and "--cv" not in c and "--jobs" not in c
     assert train_refparse.cv_path(out, 2).name == "cand.fold2.crfsuite"
+
+
+def test_parscit_tagged_lines_read_as_labelled_spans(tmp_path):
+    """read_parscit: one reference a line, ParsCit's tags mapped to our labels (booktitle and
+    journal the container, institution the publisher, tech a note), text outside the tags and
+    tags of other uses (<br>) unlabelled."""
+    from ctxmill.compile.refparse.datasets import read_parscit
+
+    f = tmp_path / "x.tagged.txt"
+    f.write_text("<author> F. Rossi, </author> <title> ‘Un titolo’, </title> <editor> in A. Bianchi (ed.), "
+                 "</editor> <booktitle> Studi vari, </booktitle> <location> Firenze </location> <date> 1989, "
+                 "</date> <pages> pp. 1-9. </pages> <br>\n\n"
+                 "<author> A. Ng. </author> <title> A report. </title> <tech> TR-12, </tech> "
+                 "<institution> Some University, </institution> <date> 1990. </date>\n", encoding="utf-8")
+    (t1, s1), (t2, s2) = read_parscit(f)
+    assert t1 == ("F. Rossi, ‘Un titolo’, in A. Bianchi (ed.), Studi vari, Firenze 1989, pp. 1-9.")
+    assert [(t1[a:b], lab) for a, b, lab in s1] == [
+        ("F. Rossi,", "author"), ("‘Un titolo’,", "title"), ("in A. Bianchi (ed.),", "editor"),
+        ("Studi vari,", "container"), ("Firenze", "location"), ("1989,", "date"), ("pp. 1-9.", "pages")]
+    assert [lab for *_, lab in s2] == ["author", "title", "note", "publisher", "date"]
+    toks, labels = token_labels(t1, s1)
+    assert [w for (w, _, _), lab in zip(toks, labels, strict=True) if lab == "container"] == ["Studi", "vari"]
+
+
+def test_parscit_strings_train_and_are_never_dev(tmp_path):
+    """--parscit: ParsCit's sets are read after GROBID's and AnyStyle's (a string they share keeps
+    its GROBID or AnyStyle source, so its fold), and no fold takes a ParsCit file as dev."""
+    g = tmp_path / "grobid" / train_refparse.GROBID_SUB
+    (g / "corpus").mkdir(parents=True)
+    (g / "evaluation").mkdir()
+    tei = ('<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><back><listBibl>{}</listBibl></back></text></TEI>')
+    bibl = '<bibl><author>A. Author</author>, <title level="a">Title {}</title>, <date>2001</date></bibl>'
+    (g / "corpus" / "doc1.tei.xml").write_text(tei.format(bibl.format("one") + bibl.format("two")))
+    (g / "evaluation" / "ev.tei.xml").write_text(tei.format(bibl.format("held")))
+    a = tmp_path / "anystyle" / train_refparse.ANYSTYLE_SUB
+    a.mkdir(parents=True)
+    for n in ("core", "good", "ugly", "bad", "gold"):
+        a.joinpath(f"{n}.xml").write_text("<dataset></dataset>")
+    p = tmp_path / "ParsCit"
+    for rel in train_refparse.PARSCIT_FILES:
+        (p / rel).parent.mkdir(parents=True, exist_ok=True)
+        (p / rel).write_text("")
+    (p / train_refparse.PARSCIT_FILES[0]).write_text(
+        "<author> A. Author </author> , <title> Title one </title> , <date> 2001 </date>\n"
+        "<author> A. Author </author> , <title> Title held </title> , <date> 2001 </date>\n"
+        "<author> B. Other </author> <title> Another title. </title> <date> 1999. </date>\n")
+    examples, stats = train_refparse.load_training(tmp_path / "grobid", tmp_path / "anystyle", with_files=True,
+                                                   parscit=p)
+    sources = [src for *_, src in examples]
+    assert sources == ["grobid/doc1.tei.xml", "grobid/doc1.tei.xml", "parscit/cora.tagged.txt"]
+    assert stats["duplicates"] == 1 and stats["dropped_as_held_out"] == 1
+    for k in range(4):
+        assert "parscit/cora.tagged.txt" not in {src for *_, src in train_refparse.doc_split(examples, fold=k)[1]}
+    without, _ = train_refparse.load_training(tmp_path / "grobid", tmp_path / "anystyle", with_files=True)
+    assert [src for *_, src in without] == sources[:2]

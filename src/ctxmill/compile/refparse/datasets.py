@@ -1,4 +1,5 @@
-"""Read labelled reference strings: GROBID's TEI citation files and AnyStyle's parser XML.
+"""Read labelled reference strings: GROBID's TEI citation files, AnyStyle's parser XML and
+ParsCit's tagged reference lines.
 
 Both become ``(text, spans)``: the reference string with whitespace collapsed and the
 labelled character spans ``[(start, end, label)]`` in our label set (LABELS). Used by
@@ -29,6 +30,18 @@ _ANYSTYLE = {
     "doi": "doi", "url": "url", "isbn": "isbn", "note": "note", "genre": "note", "medium": "note",
     "source": "note", "citation-number": None,
 }
+
+# ParsCit's tags (crfpp/taggeddata/*.tagged.txt: CORA and its other sets). A proceedings'
+# or book's title holding the cited work is its container, as GROBID's level "m" title
+# with an article title; an institution issues a report (GROBID's orgName after the title);
+# "tech" is the report's kind and number, a note; "note"/"notes" notes.
+_PARSCIT = {
+    "author": "author", "editor": "editor", "title": "title", "booktitle": "container",
+    "journal": "container", "volume": "volume", "pages": "pages", "date": "date",
+    "publisher": "publisher", "institution": "publisher", "location": "location",
+    "tech": "note", "note": "note", "notes": "note",
+}
+_PARSCIT_TAG = re.compile(r"<(/?)([a-z]+)>")
 
 
 class _Builder:
@@ -128,6 +141,31 @@ def read_anystyle(path: str | Path) -> list[Example]:
             if b.text:
                 b.add(" ", None)
             b.add(child.text or "", _ANYSTYLE.get(child.tag))
+        ex = b.done()
+        if ex[0] and ex[1]:
+            out.append(ex)
+    return out
+
+
+def read_parscit(path: str | Path) -> list[Example]:
+    """Every line of a ParsCit tagged file: ``<author> A. Cau, ... </author> <title> ...
+    </title> ...``, one reference a line (text outside the tags, and the tags ParsCit uses
+    for something else, ``<br>`` and ``<contexts>``, unlabelled)."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+        b = _Builder()
+        label, at = None, 0
+        for m in _PARSCIT_TAG.finditer(line):
+            if m.group(2) not in _PARSCIT:
+                b.add(line[at:m.start()], label)
+                b.add(" ", None)
+                at = m.end()
+                continue
+            b.add(line[at:m.start()], label)
+            b.add(" ", None)
+            label = None if m.group(1) else _PARSCIT[m.group(2)]
+            at = m.end()
+        b.add(line[at:], label)
         ex = b.done()
         if ex[0] and ex[1]:
             out.append(ex)
