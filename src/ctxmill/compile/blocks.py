@@ -598,7 +598,9 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
     # run from every line in it (10,000 "# comment" lines were 100 million regex matches).
     # Only rule lines can score.
-    score = {k: sc for k in sorted(rule_lines) if (sc := _code_score(lines[k]) if lines[k].strip() else 0)}
+    # (each distinct line scored once: a page of repeated short lines has a handful)
+    scored = {t: _code_score(t) if t.strip() else 0 for t in {lines[k] for k in rule_lines}}
+    score = {k: sc for k in sorted(rule_lines) if (sc := scored[lines[k]])}
     run_end: dict[int, int] = {}
     strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
     strong = 0
@@ -745,7 +747,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             m = LIST_RE.match(raw)
             if m:
                 flush_para()
-                out.append(_list_block(raw, pno, m))
+                out.append((raw, m))  # a list item: a Block once _coalesce_tiny has decided
                 i += 1
                 continue
             para.append(s)
@@ -788,7 +790,10 @@ def _no_outline(out: list, heading_lines: dict[int, str]) -> None:
 # up to TINY_GROUP lines: every later stage costs about the same per block whatever its length,
 # so 1,000,000 one-letter paragraphs cost 200 times what the same bytes of prose do. No real
 # document has 64 such paragraphs in a row; a number table read one cell a line does, and
-# reads as well joined.
+# reads as well joined. In Markdown a run may mix one-line paragraphs, paragraphs of tiny lines
+# and list items with no word of two letters ("- x", "1. ."): a list of 100,000 such items with
+# one-character lines between them ran every item through every stage as its own block (0.2 MB
+# per CPU-s); joined, each keeps its line as written (its marker too) in the paragraph.
 TINY_RUN = 64
 TINY_CHARS = 16
 TINY_GROUP = 256
@@ -803,10 +808,41 @@ def _tiny_text(t: str) -> bool:
     return t.strip().lower() not in UNNUMBERED_HEADINGS
 
 
-def _tiny(b) -> bool:
-    if type(b) is str:
-        return _tiny_text(b)
-    return b.kind is Kind.PARAGRAPH and _tiny_text(b.text)
+# A list item without a word of two letters or digits ("- x", "1. .") says nothing a list would
+# keep apart from its neighbours: in a run of tiny blocks it is a line like the others
+_WORD2_RE = re.compile(r"[^\W_]{2}")
+
+
+def _tiny_item(item: tuple) -> bool:
+    """A list line (raw, match) as _text_blocks leaves it: tiny, and no word in its text."""
+    text = item[1].group(5)
+    return len(text) <= TINY_CHARS and _tiny_text(text.strip()) and not _WORD2_RE.search(text)
+
+
+def _tiny(b, line=_tiny_text) -> bool:
+    """Whether ``b`` (a str, a list line or a Block) is tiny; ``line`` the test of a line."""
+    t = type(b)
+    if t is str:
+        return line(b)
+    if t is tuple:
+        return _tiny_item(b)
+    if b.kind is not Kind.PARAGRAPH:
+        return False
+    if "\n" not in b.text:
+        return line(b.text)
+    # a Markdown paragraph of short lines: each of them tiny
+    lines = b.attrs.get("_line_texts")
+    return bool(lines) and all(map(line, lines))
+
+
+def _tiny_lines(b) -> list[str]:
+    """The lines a tiny item brings into a joined paragraph (a list line as written)."""
+    t = type(b)
+    if t is str:
+        return [b]
+    if t is tuple:
+        return [b[0].strip()]
+    return b.attrs.get("_line_texts") or [b.text]
 
 
 # Block's fields in order, as _as_blocks passes them (checked at import: a field added to or
@@ -821,9 +857,14 @@ def _as_blocks(items: list, page: int) -> list[Block]:
     argument cost a third of the Block itself)."""
     para = Kind.PARAGRAPH
     if _POSITIONAL:
-        return [Block(para, b, page, None, "", None, None, None, None, {"_line_texts": [b]}) if type(b) is str else b
-                for b in items]
-    return [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b for b in items]
+        out = [Block(para, b, page, None, "", None, None, None, None, {"_line_texts": [b]}) if type(b) is str else b
+               for b in items]
+    else:
+        out = [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b for b in items]
+    for k, b in enumerate(out):  # (list lines: a tuple (line, match) from _text_blocks)
+        if type(b) is tuple:
+            out[k] = _list_block(b[0], page, b[1])
+    return out
 
 
 # what may close a sentence after its mark (structure.SENTENCE_END_RE's ['"”’)\]]*); none is a mark
@@ -911,15 +952,26 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
         items = _join_runs(items, page)
     seen: dict[str, bool] = {}
 
-    def tiny(b) -> bool:  # _tiny, once per distinct short line (a page of "a" lines has one)
-        if type(b) is not str:
-            return _tiny(b)
+    def line(b: str) -> bool:  # _tiny_text, once per distinct short line (a page of "a" lines has one)
         if len(b) > TINY_CHARS:
             return False
         t = seen.get(b)
         if t is None:
             t = seen[b] = _tiny_text(b)
         return t
+
+    items_seen: dict[str, bool] = {}
+
+    def tiny(b) -> bool:
+        t = type(b)
+        if t is str:
+            return line(b)
+        if t is tuple:  # a list line: once per distinct line
+            v = items_seen.get(b[0])
+            if v is None:
+                v = items_seen[b[0]] = _tiny_item(b)
+            return v
+        return _tiny(b, line)
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
         memo = {t: tiny(t) for t in set(items)}
@@ -945,8 +997,16 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
         if j - i < TINY_RUN:
             out.extend(_as_blocks(items[i:j], page))
         else:
-            for k in range(i, j, TINY_GROUP):
-                texts = [b if type(b) is str else b.text for b in items[k:min(j, k + TINY_GROUP)]]
+            texts: list[str] = []
+            for b in items[i:j]:
+                if type(b) is str:
+                    texts.append(b)
+                else:
+                    texts.extend(_tiny_lines(b))
+                if len(texts) >= TINY_GROUP:
+                    out.append(Block(Kind.PARAGRAPH, "\n".join(texts), page, attrs={"_line_texts": texts}))
+                    texts = []
+            if texts:
                 out.append(Block(Kind.PARAGRAPH, "\n".join(texts), page, attrs={"_line_texts": texts}))
         i = j
     return out
