@@ -688,29 +688,34 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
 
     options = options or CompileOptions()
     path = str(path)
+    warnings: list[str] = []
+    read = path  # the file pdfium reads: the input, or its copy rebuilt from its objects
     try:
         pdf = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
         msg = str(exc).lower()
         if "password" in msg:
             raise InputRefused("PDF is encrypted (password required)") from None
-        if not _has_page_objects(path):
-            raise InputRefused("PDF has zero pages") from None
-        if "format" in msg or "file" in msg or "success" in msg:
-            raise InputRefused("PDF is damaged or not a PDF (the parser could not read its structure)") from None
-        raise InputRefused(f"cannot open PDF ({str(exc).strip()})") from None
+        got = _rebuilt(path)
+        if got is None:
+            if not _has_page_objects(path):
+                raise InputRefused("PDF has zero pages") from None
+            if "format" in msg or "file" in msg or "success" in msg:
+                raise InputRefused("PDF is damaged or not a PDF (the parser could not read its structure)") from None
+            raise InputRefused(f"cannot open PDF ({str(exc).strip()})") from None
+        pdf, read, note = got
+        warnings.append(note)
     try:
         n = len(pdf)
         if n == 0:
             raise InputRefused("PDF has zero pages")
         if max_pages is not None and n > max_pages:
             raise InputRefused(f"PDF has {n} pages, more than the limit of {max_pages}")
-        warnings: list[str] = []
         workers = _workers(n)
         locate = figures and _figure_dpi() > 0
-        fanout = _form_fanout(path, n)
+        fanout = _form_fanout(read, n)
         if workers > 1:
-            pages = _extract_parallel(path, n, workers, progress, locate, fanout)
+            pages = _extract_parallel(read, n, workers, progress, locate, fanout)
         else:
             pages = _extract_pages(pdf, 0, n, (lambda k: progress("read", k, n)) if progress else None, locate,
                                    fanout)
@@ -729,7 +734,7 @@ def extract(path: str | Path, options: CompileOptions | None = None, *, max_page
     clean_text.clean_outline(outline)
     info = clean_text.clean_info(info)
 
-    pages = ocr.apply(path, pages, options, warnings=warnings,
+    pages = ocr.apply(read, pages, options, warnings=warnings,
                       progress=(lambda done, total, _page: progress("ocr", done, total)) if progress else None)
     for p in pages:  # figures are located on text-layer pages only (figures._wanted), not on OCR's
         if p.figures and (p.ocr or p.error or not p.has_text_layer):
@@ -752,6 +757,84 @@ def _figure_dpi() -> int:
 
 
 FORM_SCAN_MAX_BYTES = 256 << 20  # a larger file's forms are not counted (pdfium reads it as before)
+
+
+REPAIR_MAX_BYTES = 256 << 20  # a larger file pdfium refuses is not rebuilt (refused as before)
+_REPAIRED: dict[str, str] = {}  # input path -> its rebuilt copy, in this process (readable, discard_repaired)
+
+
+def _rebuilt(path: str):
+    """(document, path of the copy, QA note) of a file pdfium refused, rebuilt from its objects
+    (``pdf_repair``: a damaged object stream holding the catalog); None when it cannot be rebuilt
+    or pdfium refuses the copy too. The copy is a temporary file, so that everything that opens
+    the PDF by path (page workers, OCR, figure crops) reads it (``readable``);
+    ``discard_repaired`` removes it."""
+    import contextlib
+    import mmap
+    import os
+    import tempfile
+
+    import pypdfium2 as pdfium
+
+    from ctxmill.sources.pdf_repair import rebuild
+
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0 or size > REPAIR_MAX_BYTES:
+                return None
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        got = rebuild(data)
+    except (RecursionError, ValueError, IndexError, MemoryError):
+        got = None
+    finally:
+        with contextlib.suppress(BufferError):
+            data.close()
+    if got is None:
+        return None
+    _serial[0] += 1
+    copy = os.path.join(tempfile.gettempdir(), f"{REBUILT_PREFIX}{os.getpid()}-{_serial[0]}.pdf")
+    try:
+        with contextlib.suppress(FileNotFoundError):  # (a leftover of a process of the same id)
+            os.unlink(copy)
+        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with open(fd, "wb") as fh:
+            fh.write(got.data)
+        pdf = pdfium.PdfDocument(copy)
+    except (OSError, pdfium.PdfiumError):  # (pdfium refuses a document of no pages too)
+        with contextlib.suppress(OSError):
+            os.unlink(copy)
+        return None
+    discard_repaired(path)
+    _REPAIRED[path] = copy
+    return pdf, copy, got.note()
+
+
+# A rebuilt copy is named after the process that made it, so that the sandbox's parent removes
+# it when it has to kill that child (sandbox._kill_group); the child removes it when it ends.
+REBUILT_PREFIX = "ctxmill-rebuilt-"
+_serial = [0]
+
+
+def readable(path) -> str:
+    """The file to open for ``path``'s pages: its rebuilt copy when :func:`extract` made one."""
+    return _REPAIRED.get(str(path), str(path))
+
+
+def discard_repaired(path=None) -> None:
+    """Remove the rebuilt copy of ``path`` (of every input, without one)."""
+    import os
+
+    for key in [str(path)] if path is not None else list(_REPAIRED):
+        copy = _REPAIRED.pop(key, None)
+        if copy is not None:
+            try:
+                os.unlink(copy)
+            except OSError:
+                pass
 
 
 def _form_fanout(path: str, n: int) -> frozenset[int]:

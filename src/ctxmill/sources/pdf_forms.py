@@ -41,6 +41,8 @@ _OBJSTM_RE = re.compile(rb"/Type\s*/ObjStm\b")
 _XREF_RE = re.compile(rb"/Type\s*/XRef\b")
 _DELIM = b"()<>[]{}/%"
 _WS = b" \t\r\n\f\x00"
+_SKIP_RE = re.compile(rb"(?:[ \t\r\n\f\x00]+|%[^\n]*)*")
+_WORD_RE = re.compile(rb"[^ \t\r\n\f\x00()<>\[\]{}/%]*")
 
 
 class Ref(int):
@@ -255,24 +257,17 @@ class _Parser:
         self.data = data
         self.pos = pos
 
+    # (expressions, not a loop a byte at a time: a run of 100 MB of whitespace or of one word
+    # in a decoded stream is crossed in C)
     def skip_ws(self) -> None:
-        data, n = self.data, len(self.data)
-        while self.pos < n:
-            c = data[self.pos]
-            if c in _WS:
-                self.pos += 1
-            elif c == 0x25:  # % comment
-                end = data.find(b"\n", self.pos)
-                self.pos = n if end < 0 else end + 1
-            else:
-                return
+        """Past whitespace and % comments (a comment ends at a line feed)."""
+        if self.pos < len(self.data):
+            self.pos = _SKIP_RE.match(self.data, self.pos).end()
 
     def _word(self) -> bytes:
-        data, start = self.data, self.pos
-        n = len(data)
-        while self.pos < n and data[self.pos] not in _WS and data[self.pos] not in _DELIM:
-            self.pos += 1
-        return data[start:self.pos]
+        start = self.pos
+        self.pos = _WORD_RE.match(self.data, start).end()
+        return self.data[start:self.pos]
 
     def value(self, depth: int = 0):
         """The next object; None for what is not read (strings, stray delimiters, nesting

@@ -155,10 +155,13 @@ def parse_pdf_sandboxed(path: Path, options: CompileOptions, meanwhile=None) -> 
     lim = limits()
     if os.environ.get("CTXMILL_PDF_SANDBOX", "1") == "0":
         from ctxmill.compile.figures import crop_pages
-        from ctxmill.sources.pdf import extract
+        from ctxmill.sources.pdf import discard_repaired, extract, readable
 
-        stream = extract(path, options, max_pages=lim["max_pages"])
-        crop_pages(str(path), stream.pages)
+        try:
+            stream = extract(path, options, max_pages=lim["max_pages"])
+            crop_pages(readable(path), stream.pages)
+        finally:
+            discard_repaired(path)  # (a copy rebuilt from the file's objects, when one was made)
         return stream
     sink = _page_progress[0]
     request = json.dumps({"path": str(path), "options": _options_to_json(options), "limits": lim,
@@ -388,6 +391,15 @@ def _kill_group(proc: subprocess.Popen, only_others: bool = False) -> None:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+    # a copy of the PDF rebuilt from its objects (pdf._rebuilt), which the killed child could not remove
+    import glob
+    import tempfile
+
+    from ctxmill.sources.pdf import REBUILT_PREFIX
+
+    for left in glob.glob(os.path.join(glob.escape(tempfile.gettempdir()), f"{REBUILT_PREFIX}{proc.pid}-*.pdf")):
+        with contextlib.suppress(OSError):
+            os.unlink(left)
 
 
 # ------------------------------------------------------------------ child side
@@ -444,7 +456,7 @@ def _child() -> int:
     import pypdfium2  # noqa: F401
 
     from ctxmill.compile.figures import render
-    from ctxmill.sources.pdf import extract  # (the OCR module loads while its page workers read)
+    from ctxmill.sources.pdf import discard_repaired, extract, readable  # (OCR: loaded as pages are read)
 
     # as the command's own process (entry.main): collect less often while the page workers
     # build and this process gathers, encodes and dumps tens of thousands of objects that are
@@ -455,6 +467,13 @@ def _child() -> int:
     gc.freeze()
     req = json.loads(sys.stdin.buffer.read())
     _apply_limits(req["limits"])
+    try:
+        return _answer(req, extract, render, readable)
+    finally:
+        discard_repaired()  # (a copy rebuilt from the file's objects, when one was made)
+
+
+def _answer(req: dict, extract, render, readable) -> int:
     out = sys.stdout
     try:
         options = CompileOptions(**req["options"])
@@ -483,7 +502,8 @@ def _child() -> int:
     if "stream" in reply and any(p.figures for p in stream.pages):
         # second line: the figure crops, drawn while the parent already compiles the stream
         try:
-            pngs = {k: base64.b64encode(v).decode("ascii") for k, v in render(req["path"], stream.pages).items()}
+            pngs = {k: base64.b64encode(v).decode("ascii") for k, v in render(readable(req["path"]),
+                                                                              stream.pages).items()}
         except Exception as exc:  # noqa: BLE001 -- a crop that fails costs the images, not the document
             pngs, why = {}, f"{type(exc).__name__}: {exc}"[:200]
         else:

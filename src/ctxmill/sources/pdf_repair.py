@@ -1,0 +1,238 @@
+"""A PDF that pdfium refuses to load, rebuilt from its objects (issue 26, round seventeen).
+
+pdfium rebuilds a damaged cross-reference *table* itself (it scans the file for ``N G obj``),
+but not an object stream whose header is wrong: a wrong /First, offsets that point beside the
+objects, a /N far larger than the stream. When such a stream holds the catalog or the page tree,
+the file is refused whole; pikepdf (qpdf) and pypdf recover none of these either (measured in
+round fourteen on fuzz.py's cases). Yet the objects are all there, in order: an object stream is
+a header of ``number offset`` pairs followed by the objects one after another.
+
+:func:`rebuild` reads every ``N G obj`` of the file body (the last definition of a number wins,
+as in an incremental update) and every object of each Flate object stream *in order*, the
+header's numbers paired with the objects parsed one after another from the end of the header
+(the /First and offsets it gives are not trusted: they are what is broken), and writes a plain
+PDF of them with a fresh cross-reference table and a trailer naming the catalog. pdfium is then
+handed that. It runs only after pdfium has refused a file, so a file that loads is never
+touched; an encrypted file is not rebuilt (its objects' keys are tied to where they lived).
+
+Bounded: one pass over the file (a literal search for ``obj``), object streams decoded up to
+``MAX_DECODED_TOTAL`` bytes in all, at most ``MAX_OBJECTS`` objects; what it cannot read it
+leaves out, and with no catalog or no page it gives nothing (the file is refused as before).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from ctxmill.sources.pdf_forms import Ref, _Parser
+
+MAX_DECODED_TOTAL = 128 << 20  # bytes of object streams decoded for one rebuild (Flate bombs)
+MAX_OBJECTS = 2_000_000  # objects taken into one rebuild
+MAX_OBJECT_NUMBER = 4_194_303  # pdfium's own limit on object numbers (CPDF_Parser::kMaxObjectNumber - 1)
+
+_OBJ_HEAD_RE = re.compile(rb"(?<![0-9])(\d{1,10})\s+(\d{1,5})\s+\Z")
+_TOKEN_RE = re.compile(rb"\s*(\d+)(?=[\s%<\[/(]|\Z)")  # an integer of an object stream's header
+
+
+class Rebuilt:
+    """A rebuilt file's bytes and what went into it."""
+
+    def __init__(self, data: bytes, body: int, packed: int):
+        self.data = data
+        self.body = body  # objects taken from the file body
+        self.packed = packed  # ... and from object streams
+
+    def note(self) -> str:
+        return (f"the PDF's cross-reference data or object streams are damaged: it was rebuilt from its "
+                f"{self.body + self.packed:,} objects ({self.packed:,} of them from object streams) before reading")
+
+
+def rebuild(data) -> Rebuilt | None:
+    """The file ``data`` (bytes or an mmap) rebuilt from its objects, or None when it holds no
+    catalog with pages, is encrypted, or gives nothing to rebuild."""
+    # number -> (where in the file, generation, body text, from an object stream)
+    found: dict[int, tuple[int, int, bytes, bool]] = {}
+    streams: list[tuple[int, dict, bytes]] = []  # object streams: (where, dictionary, raw data)
+    trailers: list[tuple[int, dict]] = []
+    skip_to = 0  # (the end of the last stream read: an "obj" inside stream data is no object)
+    at = data.find(b"obj")
+    while at >= 0 and len(found) < MAX_OBJECTS:
+        if at >= skip_to and data[max(0, at - 3):at] != b"end":
+            head = _OBJ_HEAD_RE.search(data, max(0, at - 24), at)
+            if head is not None:
+                got = _object(data, at + 3)
+                if got is not None:
+                    value, end, stream_raw = got
+                    num, gen = int(head.group(1)), int(head.group(2))
+                    kind = value.get("Type") if isinstance(value, dict) else None
+                    if stream_raw is not None:
+                        skip_to = end
+                    if kind == "/ObjStm" and stream_raw is not None:
+                        streams.append((at, value, stream_raw))
+                    elif kind == "/XRef":
+                        trailers.append((at, value))
+                    elif not (isinstance(value, dict) and "Linearized" in value) and num <= MAX_OBJECT_NUMBER:
+                        found[num] = (at, gen, bytes(data[at + 3:end]), False)
+        at = data.find(b"obj", at + 3)
+    budget = [MAX_DECODED_TOTAL]
+    for where, d, raw in streams:
+        for num, body in _unpacked(d, raw, budget, found):
+            if num <= MAX_OBJECT_NUMBER and len(found) < MAX_OBJECTS:
+                old = found.get(num)
+                if old is None or old[0] < where:  # (a later definition wins)
+                    found[num] = (where, 0, b" " + body + b" ", True)
+    trailers += _classic_trailers(data)
+    trailers.sort(key=lambda t: t[0])
+    if any("Encrypt" in t for _, t in trailers):
+        return None
+    root = info = None
+    for _, t in trailers:  # the last trailer naming a catalog that is here
+        if isinstance(t.get("Root"), Ref) and _is_catalog(found.get(int(t["Root"]))):
+            root = int(t["Root"])
+            info = t.get("Info") if isinstance(t.get("Info"), Ref) and int(t["Info"]) in found else None
+    if root is None:
+        root = _last_catalog(found)
+    if root is None or not _has_pages(found):
+        return None
+    packed = sum(1 for v in found.values() if v[3])
+    return Rebuilt(_write(found, root, info), len(found) - packed, packed)
+
+
+def _object(data, at: int):
+    """(value, end, raw stream data or None) of the object whose body starts at ``at``."""
+    p = _Parser(data, at)
+    value = p.value()
+    end = p.pos
+    if not isinstance(value, dict):
+        return (value, end, None) if value is not None or end > at else None
+    p.skip_ws()
+    if data[p.pos:p.pos + 6] != b"stream":
+        return value, end, None
+    start = p.pos + 6
+    if data[start:start + 2] == b"\r\n":
+        start += 2
+    elif data[start:start + 1] in (b"\n", b"\r"):
+        start += 1
+    length = value.get("Length")
+    if isinstance(length, int) and length >= 0:
+        q = _Parser(data, start + length)
+        q.skip_ws()
+        if data[q.pos:q.pos + 9] == b"endstream":
+            return value, q.pos + 9, data[start:start + length]
+    # a wrong or indirect /Length: the stream ends at the next endstream
+    stop = data.find(b"endstream", start)
+    if stop < 0:
+        return None
+    return value, stop + 9, data[start:stop]
+
+
+def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
+    """(number, body text) of each object of one object stream, in order: the header's numbers,
+    the objects parsed one after another from the header's end (not from /First, nor at the
+    offsets, which may be wrong)."""
+    body = _decoded(d, raw, budget, found)
+    if not body:
+        return
+    nums: list[int] = []
+    ends = [0]  # where each integer of the header ends
+    n = d.get("N") if isinstance(d.get("N"), int) and d["N"] > 0 else None
+    while n is None or len(nums) < 2 * n:  # the header: integers, two for each object
+        m = _TOKEN_RE.match(body, ends[-1])
+        if m is None:
+            break
+        nums.append(int(m.group(1)))
+        ends.append(m.end())
+    if len(nums) % 2:  # (the first object is itself an integer, read as one of the header's)
+        nums.pop()
+        ends.pop()
+    p = _Parser(body, ends[-1])
+    for k in range(0, len(nums), 2):
+        p.skip_ws()
+        start = p.pos
+        if start >= len(body):
+            return
+        p.value()
+        yield nums[k], body[start:p.pos]
+
+
+def _decoded(d: dict, raw: bytes, budget: list[int], found: dict) -> bytes | None:
+    """An object stream's data with its Flate filter undone (a stream without a filter as it is;
+    any other filter: None), within ``budget``."""
+    f = d.get("Filter")
+    if isinstance(f, Ref):  # (an indirect filter name, rare)
+        got = found.get(int(f))
+        f = _Parser(got[2], 0).value() if got else None
+    if isinstance(f, list):
+        f = f[0] if len(f) == 1 else None
+    if f is None and "Filter" not in d:
+        return bytes(raw[:budget[0]])
+    if f not in ("/FlateDecode", "/Fl") or budget[0] <= 0:
+        return None
+    z = zlib.decompressobj()
+    try:
+        out = z.decompress(raw, budget[0])
+    except zlib.error:
+        return None  # (what decoded before the damage is not trusted either: a bad checksum or data)
+    budget[0] -= len(out)
+    return out
+
+
+def _classic_trailers(data) -> list[tuple[int, dict]]:
+    out = []
+    at = data.rfind(b"trailer")
+    while at >= 0 and len(out) < 1000:
+        got = _Parser(data, at + 7).value()
+        if isinstance(got, dict):
+            out.append((at, got))
+        at = data.rfind(b"trailer", 0, at)
+    return out
+
+
+def _is_catalog(entry) -> bool:
+    """Whether a found object is a document catalog (a dictionary naming its page tree)."""
+    if entry is None:
+        return False
+    v = _Parser(entry[2], 0).value()
+    return isinstance(v, dict) and isinstance(v.get("Pages"), Ref) and v.get("Type") in (None, "/Catalog")
+
+
+def _last_catalog(found: dict) -> int | None:
+    best = None
+    for num, entry in found.items():
+        if b"Catalog" in entry[2] and _is_catalog(entry) and (best is None or entry[0] > best[0]):
+            best = (entry[0], num)
+    return best[1] if best else None
+
+
+def _has_pages(found: dict) -> bool:
+    return any(b"/Page" in v[2] and re.search(rb"/Type\s*/Page(?![a-zA-Z])", v[2]) for v in found.values())
+
+
+def _write(found: dict, root: int, info: int | None) -> bytes:
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets: dict[int, tuple[int, int]] = {}
+    for num in sorted(found):
+        _, gen, body, _ = found[num]
+        offsets[num] = (len(out), gen)
+        out += b"%d %d obj" % (num, gen)
+        out += body
+        out += b"\nendobj\n"
+    xref = len(out)
+    # subsections of consecutive numbers (object numbers far apart cost nothing)
+    out += b"xref\n0 1\n0000000000 65535 f \n"
+    nums = sorted(offsets)
+    k = 0
+    while k < len(nums):
+        j = k
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out += b"%d %d\n" % (nums[k], j - k + 1)
+        for num in nums[k:j + 1]:
+            off, gen = offsets[num]
+            out += b"%010d %05d n \n" % (off, gen)
+        k = j + 1
+    size = (nums[-1] + 1) if nums else 1
+    out += b"trailer\n<</Size %d/Root %d %d R%s>>\nstartxref\n%d\n%%%%EOF\n" % (
+        size, root, offsets[root][1], b"/Info %d %d R" % (info, offsets[info][1]) if info is not None else b"", xref)
+    return bytes(out)
