@@ -171,7 +171,7 @@ def _first_moved(data: bytes, which: int | None) -> bytes:
     import re
 
     b = bytearray(data)
-    ms = list(re.finditer(rb"/First (\d+)", data))
+    ms = list(re.finditer(rb"/First (\d+)(?!\s+\d+\s+R)", data))  # (an object stream's, not an outline's)
     for k, m in enumerate(ms):
         if which is None or k == which:
             v = str(int(m.group(1)) + 3).encode()
