@@ -136,6 +136,17 @@ def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None =
     else:
         many = [i for i, b in enumerate(blocks) if len(b.attrs.get("_line_texts") or ()) > 2]
         order = sorted({*maybe, *many})
+    # each block's share of entries worked out once (the pass after this one asks again), and
+    # each distinct line read once: a list of 100,000 repeated short lines has a handful
+    seen: dict[str, bool] = {}
+    shares: dict[int, float] = {}
+
+    def share(i: int, b: Block) -> float:
+        v = shares.get(i)
+        if v is None:
+            v = shares[i] = _entry_share(b, seen)
+        return v
+
     k = 0
     i = -1
     while True:
@@ -158,7 +169,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None =
         lines = b.attrs.get("_line_texts") or [b.text]
         if not inside and len(lines) < 3:
             continue  # no use for its share of entries (the one-line blocks of text input)
-        entries = _entry_share(b)
+        entries = share(i, b)
         size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
         if body and size > body * 1.3:
             entries = 0.0  # a chapter heading with its number set apart ("Introduction  1")
@@ -173,7 +184,7 @@ def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None =
     for i in out:
         by_page[blocks[i].page] = by_page.get(blocks[i].page, 0) + 1
     for i, b in enumerate(blocks) if by_page else ():
-        if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is Kind.PARAGRAPH and _entry_share(b) >= 0.5:
+        if i not in out and by_page.get(b.page, 0) >= 2 and b.kind is Kind.PARAGRAPH and share(i, b) >= 0.5:
             size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
             if body and size > body * 1.3:
                 continue  # "Chapter 1" in display type above a chapter's own contents (minitoc)
@@ -181,7 +192,9 @@ def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None =
     return out
 
 
-def _entry_share(b: Block) -> float:
+def _entry_share(b: Block, seen: dict[str, bool] | None = None) -> float:
+    """The share of ``b``'s lines that read as contents entries; ``seen`` the verdicts of lines
+    read before (line -> _entry_line), filled in."""
     texts = b.attrs.get("_line_texts") or b.text.split("\n")
     if len(texts) == 1:  # (most blocks of text input: one line, no list to build)
         t = texts[0].strip()
@@ -189,7 +202,14 @@ def _entry_share(b: Block) -> float:
     lines = [t.strip() for t in texts if t.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for t in lines if _entry_line(t))
+    if seen is None:
+        seen = {}
+    hits = 0
+    for t in lines:
+        v = seen.get(t)
+        if v is None:
+            v = seen[t] = _entry_line(t)
+        hits += v
     return hits / len(lines)
 
 

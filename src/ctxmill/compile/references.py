@@ -364,18 +364,23 @@ def _names(kind: str, block: str) -> list[str]:
     return names
 
 
+_SENTENCE_MARK = re.compile(r"[.?!]")
+# initials and abbreviations: a stop after one does not end a sentence
+_ABBREVIATION = re.compile(r"[A-Z]|[A-Z]\.[A-Z]|v|vs|no|vol|pp|eds?|Jr|Sr|St|Dr|Mr|Ms|Mrs|e\.g|i\.e|cf|U\.S|al")
+
+
 def _sentence_end(text: str, start: int) -> int:
     """Index just after the sentence that begins at ``start`` (title or author block)."""
     i = start
     n = len(text)
     while i < n:
-        j = text.find(".", i)
-        q = text.find("?", i)
-        x = text.find("!", i)
-        cands = [c for c in (j, q, x) if c != -1]
-        if not cands:
+        # the next mark (three str.find calls each read to the end of the text when a mark is
+        # missing, and the rest of the text was copied at every mark: quadratic in a paragraph
+        # of many short sentences, such as a bibliography's one-character lines joined)
+        m = _SENTENCE_MARK.search(text, i)
+        if m is None:
             return n
-        k = min(cands)
+        k = m.start()
         after = text[k + 1 : k + 3]
         if k + 1 >= n:
             return n
@@ -383,19 +388,20 @@ def _sentence_end(text: str, start: int) -> int:
             i = k + 1  # "Adversa.ai", "2.0", "U.S."
             continue
         # the word before the mark: rsplit looks back only over it ('(\S+)$' searched from every
-        # position of the text before it: a 150,000-digit citation label took minutes)
-        seg = text[start:k]
+        # position of the text before it: a 150,000-digit citation label took minutes), and
+        # only over its last 6 characters: an abbreviation has at most 3, so a word cut short
+        # there is as much no abbreviation as the whole of it (the text before the mark since
+        # ``start`` was copied at every "2.0"-like mark: quadratic in a long run of them)
+        seg = text[max(start, k - 6):k]
         prev = seg.rsplit(None, 1)[-1] if seg and not seg[-1].isspace() else ""
-        rest = text[k + 2 :]
-        if text[k] == "." and (
-            re.fullmatch(r"[A-Z]|[A-Z]\.[A-Z]|v|vs|no|vol|pp|eds?|Jr|Sr|St|Dr|Mr|Ms|Mrs|e\.g|i\.e|cf|U\.S|al", prev)
-        ):
+        if text[k] == "." and _ABBREVIATION.fullmatch(prev):
             # initials and abbreviations do not end a sentence -- except "et al." which ends
             # the author list when a title follows
             if prev == "al":
                 return k + 1
             i = k + 1
             continue
+        rest = text[k + 2 : k + 66]  # (what the two tests read: a letter, a venue's first word)
         if text[k] in "?!" and rest[:1].islower() and not _VENUE_START.match(rest):
             i = k + 1  # "Need help? designing proactive ..." is one title
             continue
@@ -1176,6 +1182,8 @@ def _split_labelled(block: Block) -> list[Block]:
     labels, so each printed entry stays one reference."""
     if block.text.count("[", 1) == 0:
         return [block]  # (two labels need two brackets: most entries are one block already)
+    if not (_INNER_LABEL.match(block.text) and _start_label(_label_window(block.text, 0))):
+        return [block]  # (no label at its start: what the test of every label below gives)
     starts = [m.start() for m in _INNER_LABEL.finditer(block.text) if _start_label(_label_window(block.text, m.start()))]
     if len(starts) < 2 or starts[0] != 0:
         return [block]
