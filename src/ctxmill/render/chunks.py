@@ -118,10 +118,11 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[list]:
 
 
 def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
-            offsets: list | None = None) -> list[tuple[int, int, str | None]]:
+            offsets: list | None = None, count=None) -> list[tuple[int, int, str | None]]:
     """Split one over-budget unit into exact sub-spans (start, end, context); ``tokens`` is
     the unit's count when known (a unit with no place to cut is then not counted again),
-    ``offsets`` its token offsets (windows of _offsets) when known."""
+    ``offsets`` its token offsets (windows of _offsets) when known, ``count(a, b)`` the token
+    count of ``text[a:b]`` alone when the caller has it (document.md tokenized once)."""
     lines = text.split("\n")
     if table:
         header_idx = next((k for k, ln in enumerate(lines) if re.match(r"^\s*\|?\s*:?-{3,}", ln)), None)
@@ -152,7 +153,12 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
     cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
     segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
-    seg_tok = [tokens] if len(segs) == 1 and tokens is not None else _count_many([text[a:b] for a, b in segs])
+    if len(segs) == 1 and tokens is not None:
+        seg_tok = [tokens]
+    elif count is not None:  # (a paragraph of 55,000 short sentences: each cut into pieces again)
+        seg_tok = [count(a, b) for a, b in segs]
+    else:
+        seg_tok = _count_many([text[a:b] for a, b in segs])
     out = []
     cs, ce, ct = None, None, 0
     for (a, b), t in zip(segs, seg_tok, strict=True):
@@ -349,7 +355,9 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             if u[_TOK] > budget:
                 flush()
                 text = md[u[_S] : u[_E]]
-                for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u))):
+                # (its sentences counted from document.md's one cut into pieces, not each cut again)
+                count = None if whole is None else (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
+                for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u)), count):
                     specs.append((u[_S] + a, u[_S] + b, ctx, u[_KINDS], u[_BLOCKS], None))
                 continue
             if cur:

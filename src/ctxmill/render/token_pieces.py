@@ -169,6 +169,26 @@ class Tokenized:
             out.extend(list(accumulate(chain.from_iterable(map(_lens.__getitem__, tail)), initial=q - s))[1:])
         return out
 
+    def count_any(self, s: int, e: int) -> int:
+        """Number of tokens of ``text[s:e]`` tokenized alone, whatever its end: a slice ending in
+        white space is the slice up to its last non-space (:meth:`count`) and then that white
+        space, one piece of its own at the end of a text (the pattern's ``[ws]+`` takes it whole;
+        the pieces before it are those of the slice without it, none of which reaches past a
+        non-space into white space)."""
+        text = self.text
+        q = e
+        while q > s and text[q - 1] in _WS_CHARS:
+            q -= 1
+        n = self.count(s, q) if q > s else 0
+        if q < e:
+            ws = text[q:e]
+            got = _count.get(ws)
+            if got is None:
+                _learn([ws])
+                got = _count[ws]
+            n += got
+        return n
+
     def count(self, s: int, e: int) -> int | None:
         """Number of tokens of ``text[s:e]`` tokenized alone (None: see :meth:`ends_of`)."""
         if e <= s:
