@@ -238,3 +238,30 @@ def test_a_bare_go_name_is_the_packages_own_never_an_import(tmp_path):
     got = suggest(tmp_path, _patch("mw.go", ["\treturn h"], ["\treturn echoHandlerFuncWrapper(h, http.StatusOK)"], 11),
                   files={"mw.go": text})
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, '\t"net/http"\n')]
+
+
+def test_a_module_named_only_in_prose_or_after_a_dot_still_needs_its_import(tmp_path):
+    # jinja's filters.py: `choice(seq)` -> `random.choice(seq)` beside `from random import choice`,
+    # a docstring's "a random item", and werkzeug's "we're" in a docstring: none of them is a
+    # binding of the module `random` (or `re`), so the edit's new use needs `import random`
+    text = ('import math\nfrom random import choice\n\n\ndef do_random(env, seq):\n'
+            '    """Return a random item, re-read: we\'re\n    sure of the\n    random.\n    """\n'
+            '    return random.choice(seq) or re.sub("a", "b", env.re)\n')
+    (tmp_path / "filters.py").write_text(text)
+    got = suggest(tmp_path, _patch("filters.py", ["    return choice(seq) or env.re"],
+                                   ['    return random.choice(seq) or re.sub("a", "b", env.re)'], 10))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "import random\nimport re\n")]
+
+
+def test_a_module_the_edit_names_only_in_its_own_docstring_is_no_new_name(tmp_path):
+    # click's test: the new test's docstring says ``io.UnsupportedOperation``; the code needs
+    # only `faulthandler`
+    text = ('import os\n\n\ndef test_enable(runner):\n    """``faulthandler.enable()`` must not raise\n'
+            '    ``io.UnsupportedOperation: fileno``.\n    """\n    faulthandler.enable()\n')
+    (tmp_path / "test_t.py").write_text(text)
+    patch = ("--- a/test_t.py\n+++ b/test_t.py\n@@ -3,0 +4,5 @@\n+def test_enable(runner):\n"
+             '+    """``faulthandler.enable()`` must not raise\n+    ``io.UnsupportedOperation: fileno``.\n'
+             '+    """\n+    faulthandler.enable()\n')
+    got = suggest(tmp_path, patch)
+    assert [s.replacement for s in got] == ["import faulthandler\n"]
+

@@ -207,7 +207,8 @@ def new_names(hunks, lang: str) -> list[str]:
     comments aside), less those the edit binds itself (assigned, declared, a parameter)."""
     def count(lines):
         c: dict[str, int] = {}
-        for line in lines:
+        # (a docstring the edit writes names no code: `io.UnsupportedOperation` in its prose)
+        for line in _prose_dropped("\n".join(lines), lang).split("\n"):
             for m in IDENT.finditer(STRING_OR_COMMENT.sub(" ", line)):
                 c[m.group(1)] = c.get(m.group(1), 0) + 1
         return c
@@ -448,7 +449,6 @@ FROM_STD = frozenset(("itertools", "functools", "collections", "pathlib", "typin
 
 
 _BUILTINS = frozenset(dir(__import__("builtins")))
-
 
 def _stdlib_home(name: str, text: str) -> str | None:
     """The one standard-library module that exports ``name`` (its ``__all__``), preferring the
@@ -791,6 +791,26 @@ def _go_block(specs: list[str], files: dict[str, str]) -> str:
     return "import (\n" + "\n\n".join("\n".join("\t" + x for x in g) for g in groups) + "\n)\n"
 
 
+# text that spans lines and is no code: Python/Elixir/Kotlin triple-quoted strings, and block
+# comments where `/* */` is the comment (a Python string may hold "/*")
+_TRIPLE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
+_BLOCK = re.compile(r"/\*[\s\S]*?\*/")
+_FROM_HEAD = re.compile(r"^\s*from\s+[\w.]+\s+import\b", re.M)
+
+
+def _prose_dropped(text: str, lang: str) -> str:
+    """``text`` without its docstrings and block comments (newlines kept), and for Python without
+    the module part of ``from X import``: a word there (`given traceback` in a docstring,
+    `we're`, `from random import choice`) does not make the name known to the file's code."""
+    keep = lambda m: "\n" * m.group(0).count("\n")  # noqa: E731
+    text = _TRIPLE.sub(keep, text)
+    if lang not in ("python", "ruby", "elixir"):
+        text = _BLOCK.sub(keep, text)
+    if lang == "python":
+        text = _FROM_HEAD.sub(" ", text)
+    return text
+
+
 def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the imports the edit now needs."""
     out = []
@@ -806,7 +826,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             continue
         provided = set().union(*[n for _, _, n in imports])
         rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
-        code = STRING_OR_COMMENT.sub(" ", rest)
+        code = STRING_OR_COMMENT.sub(" ", _prose_dropped(rest, lang))
         macros: set[str] = set()
         if lang == "rust":
             # a macro lives in its own namespace: `panic!(...)` in the file says nothing of the
@@ -817,7 +837,9 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             code = macro.sub(" ", code)
             added = "\n".join(x for h in mine for x in h.added)
             macros &= set(macro.findall(added))
-        known = set(re.findall(r"(?<![\w$])[A-Za-z_][\w$]*", code)) | macros
+        # a name after a dot is an attribute (`click._termui_impl.os.environ`, `from starlette.types
+        # import ...`): it binds nothing bare, so a new bare use still needs its import
+        known = set(re.findall(r"(?<![\w$.])[A-Za-z_][\w$]*", code)) | macros
         cache: dict[str, list] = {}
         for name in new_names(mine, lang):
             if name in provided or name in known:
