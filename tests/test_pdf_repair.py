@@ -220,7 +220,7 @@ def test_what_is_not_rebuilt():
     assert rebuild(b"") is None
     assert rebuild(random.Random(1).randbytes(100_000)) is None
     assert rebuild(fuzz._pdf([b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[]/Count 0>>"])) is None
-    assert rebuild(fuzz._pdf([b"<</Type/Pages/Kids[2 0 R]/Count 1>>", b"<</Type/Page/Parent 1 0 R>>"])) is None
+    assert rebuild(fuzz._pdf([b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>"])) is None
     enc = good.replace(b"/Root 1 0 R", b"/Root 1 0 R/Encrypt<</Filter/Standard/V 1/R 2>>")
     assert rebuild(enc) is None
 
@@ -270,3 +270,73 @@ def test_the_sandbox_removes_the_copy_of_a_child_it_kills(tmp_path, monkeypatch)
     sandbox._kill_group(proc)
     assert proc.poll() is not None
     assert not left.exists() and other.exists()
+
+
+def _three_pages(lose: str) -> tuple[bytes, list[str]]:
+    """A PDF 1.5 file of three pages (text "page one" ...), its catalog (``lose`` "catalog") or its
+    catalog and page tree ("tree") in an object stream whose second half is cut off: the
+    catalog is its last object."""
+    import zlib
+
+    words = ["page one", "page two", "page three"]
+    objs = [b"<</Type/Pages/Kids[3 0 R 5 0 R 7 0 R]/Count 3/Resources<</Font<</F1 2 0 R>>>>/MediaBox[0 0 612 792]>>",
+            fuzz._FONT]
+    for k, w in enumerate(words):
+        objs.append(b"<</Type/Page/Parent 1 0 R/Contents %d 0 R>>" % (4 + 2 * k))
+        objs.append(fuzz._stream(b"BT /F1 11 Tf 72 720 Td (" + w.encode() + b") Tj ET"))
+    # body: pages, fonts and contents; the object stream: the page tree (when lost) and the catalog
+    filler = b"[" + b" ".join(b"%d" % random.Random(1).randrange(10**9) for _ in range(2000)) + b"]"
+    inside = [(11, filler)] + ([(1, objs[0])] if lose == "tree" else [])
+    inside.append((9, b"<</Type/Catalog/Pages 1 0 R>>"))
+    out = bytearray(b"%PDF-1.7\n")
+    for num, body in enumerate(objs, 1):
+        if not (lose == "tree" and num == 1):
+            out += b"%d 0 obj\n" % num + body + b"\nendobj\n"
+    offsets, at = [], 0
+    for _, b in inside:
+        offsets.append(at)
+        at += len(b) + 1
+    head = b" ".join(b"%d %d" % (n, off) for (n, _), off in zip(inside, offsets)) + b" "
+    packed = zlib.compress(head + b" ".join(b for _, b in inside))
+    cut = packed[:len(packed) // 3]  # (the filler cut: the objects after it are lost)
+    out += b"10 0 obj\n<</Type/ObjStm/N %d/First %d/Length %d/Filter/FlateDecode>>stream\n" % (
+        len(inside), len(head), len(cut)) + cut + b"\nendstream\nendobj\n"
+    return bytes(out), words
+
+
+@pytest.mark.parametrize("lose", ["catalog", "tree"])
+def test_a_lost_catalog_is_made_for_the_pages_that_are_left(lose):
+    import pypdfium2 as pdfium
+
+    from ctxmill.sources.pdf_repair import rebuild
+
+    data, words = _three_pages(lose)
+    assert _refused_by_pdfium(data)
+    got = rebuild(data)
+    assert got is not None
+    assert ("page tree were lost" in got.made) == (lose == "tree") and "catalog" in got.made
+    doc = pdfium.PdfDocument(got.data)
+    assert [t.strip() for t in _texts(doc)] == words  # (in the order of their object numbers)
+
+
+def test_a_damaged_object_stream_gives_the_objects_before_the_damage():
+    # bytes flipped in the second half of an object stream's Flate data: its first objects
+    # (here the catalog and the page tree) are read, the damaged rest left out
+    import zlib
+
+    import pypdfium2 as pdfium
+
+    from ctxmill.sources.pdf_repair import _decoded
+
+    words = [b"alpha", b"beta", b"gamma", b"delta", b"[1 2 3]", b"<</A 1>>", b"(text)"]
+    rnd = random.Random(2)
+    body = b"1 0 2 40 " + b"<</Type/Catalog/Pages 2 0 R>>".ljust(40) + b" ".join(
+        rnd.choice(words) for _ in range(60_000))
+    raw = bytearray(zlib.compress(body))
+    for k in range(len(raw) // 2, len(raw) // 2 + 50):
+        raw[k] ^= 0x5A
+    got = _decoded({"Filter": "/FlateDecode"}, bytes(raw), [1 << 30], {})
+    assert got is not None and not got[1]
+    assert got[0].startswith(body[:60])  # (after the damage Flate may decode garbage until it fails)
+    data = _broken_object_stream("first")
+    assert len(pdfium.PdfDocument(__import__("ctxmill.sources.pdf_repair", fromlist=["x"]).rebuild(data).data)) == 1

@@ -38,14 +38,16 @@ _TOKEN_RE = re.compile(rb"\s*(\d+)(?=[\s%<\[/(]|\Z)")  # an integer of an object
 class Rebuilt:
     """A rebuilt file's bytes and what went into it."""
 
-    def __init__(self, data: bytes, body: int, packed: int):
+    def __init__(self, data: bytes, body: int, packed: int, made: str = ""):
         self.data = data
         self.body = body  # objects taken from the file body
         self.packed = packed  # ... and from object streams
+        self.made = made  # what was made up for what was lost ("" for nothing)
 
     def note(self) -> str:
         return (f"the PDF's cross-reference data or object streams are damaged: it was rebuilt from its "
-                f"{self.body + self.packed:,} objects ({self.packed:,} of them from object streams) before reading")
+                f"{self.body + self.packed:,} objects ({self.packed:,} of them from object streams) before reading"
+                + (f"; {self.made}" if self.made else ""))
 
 
 def rebuild(data) -> Rebuilt | None:
@@ -93,10 +95,17 @@ def rebuild(data) -> Rebuilt | None:
             info = t.get("Info") if isinstance(t.get("Info"), Ref) and int(t["Info"]) in found else None
     if root is None:
         root = _last_catalog(found)
-    if root is None or not _has_pages(found):
+    if not _has_pages(found):
         return None
     packed = sum(1 for v in found.values() if v[3])
-    return Rebuilt(_write(found, root, info), len(found) - packed, packed)
+    body = len(found) - packed
+    made = ""
+    if root is None:  # the catalog is lost (its object stream cut off or damaged): one for the pages
+        got = _catalog_for_pages(found)
+        if got is None:
+            return None
+        root, made = got
+    return Rebuilt(_write(found, root, info), body, packed, made)
 
 
 def _object(data, at: int):
@@ -130,10 +139,12 @@ def _object(data, at: int):
 def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
     """(number, body text) of each object of one object stream, in order: the header's numbers,
     the objects parsed one after another from the header's end (not from /First, nor at the
-    offsets, which may be wrong)."""
-    body = _decoded(d, raw, budget, found)
-    if not body:
+    offsets, which may be wrong). A stream cut short or damaged gives the objects before the
+    damage (the last one, which may be cut, left out)."""
+    got = _decoded(d, raw, budget, found)
+    if got is None:
         return
+    body, whole = got
     nums: list[int] = []
     ends = [0]  # where each integer of the header ends
     n = d.get("N") if isinstance(d.get("N"), int) and d["N"] > 0 else None
@@ -153,29 +164,59 @@ def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
         if start >= len(body):
             return
         p.value()
+        if not whole and p.pos >= len(body):
+            return
         yield nums[k], body[start:p.pos]
 
 
-def _decoded(d: dict, raw: bytes, budget: list[int], found: dict) -> bytes | None:
-    """An object stream's data with its Flate filter undone (a stream without a filter as it is;
-    any other filter: None), within ``budget``."""
+_PIECE = 4096  # compressed bytes inflated at a time (at most ~4 MB out of each: Flate's ratio)
+
+
+def _decoded(d: dict, raw: bytes, budget: list[int], found: dict) -> tuple[bytes, bool] | None:
+    """(data, whether it is whole) of an object stream with its Flate filter undone (a stream
+    without a filter as it is; any other filter: None), within ``budget``. Damaged Flate data
+    gives what it decoded until it failed: right up to the damage (deflate is read in order),
+    perhaps garbage after it; the objects parsed from garbage are what pdfium then rejects."""
     f = d.get("Filter")
     if isinstance(f, Ref):  # (an indirect filter name, rare)
         got = found.get(int(f))
         f = _Parser(got[2], 0).value() if got else None
     if isinstance(f, list):
         f = f[0] if len(f) == 1 else None
+    if budget[0] <= 0:
+        return None
     if f is None and "Filter" not in d:
-        return bytes(raw[:budget[0]])
-    if f not in ("/FlateDecode", "/Fl") or budget[0] <= 0:
+        out = bytes(raw[:budget[0]])
+        budget[0] -= len(out)
+        return out, len(out) == len(raw)
+    if f not in ("/FlateDecode", "/Fl"):
         return None
     z = zlib.decompressobj()
-    try:
-        out = z.decompress(raw, budget[0])
-    except zlib.error:
-        return None  # (what decoded before the damage is not trusted either: a bad checksum or data)
+    parts: list[bytes] = []
+    size = 0
+    whole = False
+    for k in range(0, len(raw), _PIECE):
+        before = z.copy()
+        try:
+            piece = z.decompress(raw[k:k + _PIECE])
+        except zlib.error:
+            # the damaged piece again, a byte at a time from where it began: what came before
+            # the damage in it is kept
+            z = before
+            for j in range(k, min(k + _PIECE, len(raw))):
+                try:
+                    parts.append(z.decompress(raw[j:j + 1]))
+                except zlib.error:
+                    break
+            break
+        parts.append(piece)
+        size += len(piece)
+        if size >= budget[0] or z.eof:
+            whole = z.eof and size <= budget[0]
+            break
+    out = b"".join(parts)[:budget[0]]
     budget[0] -= len(out)
-    return out
+    return out, whole
 
 
 def _classic_trailers(data) -> list[tuple[int, dict]]:
@@ -203,6 +244,35 @@ def _last_catalog(found: dict) -> int | None:
         if b"Catalog" in entry[2] and _is_catalog(entry) and (best is None or entry[0] > best[0]):
             best = (entry[0], num)
     return best[1] if best else None
+
+
+def _catalog_for_pages(found: dict) -> tuple[int, str] | None:
+    """(number, what was made) of a catalog added for the page tree when the file's own is
+    lost: over its root when one /Pages node has no parent here, else over every page or
+    subtree whose parent is lost, in the order of their object numbers."""
+    nodes: dict[int, dict] = {}
+    for num, entry in found.items():
+        if b"/Page" in entry[2]:
+            v = _Parser(entry[2], 0).value()
+            if isinstance(v, dict) and v.get("Type") in ("/Pages", "/Page"):
+                nodes[num] = v
+    orphans = sorted(num for num, v in nodes.items()
+                     if not (isinstance(v.get("Parent"), Ref) and nodes.get(int(v["Parent"]), {}).get("Type") == "/Pages"))
+    if not orphans:
+        return None
+    top = max(found) + 1
+    if len(orphans) == 1 and nodes[orphans[0]].get("Type") == "/Pages":
+        tree, made = orphans[0], "its catalog was lost: one was made for its page tree"
+    else:
+        tree = top
+        top += 1
+        pages = sum(1 for v in nodes.values() if v.get("Type") == "/Page")
+        kids = b" ".join(b"%d %d R" % (n, found[n][1]) for n in orphans)
+        found[tree] = (0, 0, b" <</Type/Pages/Kids[%s]/Count %d>> " % (kids, pages), False)
+        made = (f"its catalog and page tree were lost: {len(orphans):,} pages or groups of pages are read "
+                f"in the order of their object numbers")
+    found[top] = (0, 0, b" <</Type/Catalog/Pages %d %d R>> " % (tree, found[tree][1]), False)
+    return top, made
 
 
 def _has_pages(found: dict) -> bool:
