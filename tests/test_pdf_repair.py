@@ -124,8 +124,9 @@ def _refused_by_pdfium(data: bytes) -> bool:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("damage,seed", [("first", 3), ("offsets", 3), ("offsets", 5)])
-def test_a_broken_object_stream_holding_the_catalog_is_rebuilt_and_compiled(tmp_path, damage, seed):
+@pytest.mark.parametrize("damage,seed,sandbox", [("first", 3, "1"), ("offsets", 3, "1"), ("offsets", 5, "1"),
+                                                 ("first", 3, "0")])
+def test_a_broken_object_stream_holding_the_catalog_is_rebuilt_and_compiled(tmp_path, damage, seed, sandbox):
     import json
     import os
     import subprocess
@@ -138,7 +139,7 @@ def test_a_broken_object_stream_holding_the_catalog_is_rebuilt_and_compiled(tmp_
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     p = subprocess.run([str(CTXMILL), "compile", str(f), "-o", str(out)], capture_output=True, text=True,
-                       timeout=100, env={**os.environ, "TMPDIR": str(tmp)})
+                       timeout=100, env={**os.environ, "TMPDIR": str(tmp), "CTXMILL_PDF_SANDBOX": sandbox})
     assert p.returncode == 0, p.stderr[-500:]
     assert TEXT.decode() in (out / "document.md").read_text()
     qa = json.loads((out / "qa.json").read_text())
@@ -348,3 +349,26 @@ def test_a_damaged_object_stream_gives_the_objects_before_the_damage():
         damaged[k] ^= 0x5A
     got = rebuild(bytes(damaged))
     assert got is not None and len(pdfium.PdfDocument(got.data)) == 1
+
+
+def test_a_file_pdfium_loads_is_never_rebuilt(tmp_path, monkeypatch):
+    # the rebuild is only a road for what pdfium refuses: a readable file never reaches it
+    from ctxmill.sources import pdf, pdf_repair
+
+    def no(_data):
+        raise AssertionError("rebuilt a file pdfium loads")
+
+    monkeypatch.setattr(pdf_repair, "rebuild", no)
+    f = tmp_path / "good.pdf"
+    f.write_bytes(_broken_object_stream(""))
+    stream = pdf.extract(f)
+    assert TEXT.decode() in " ".join(ln.text for p in stream.pages for ln in p.lines)
+    assert not any("rebuilt" in w for w in stream.warnings)
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(_broken_object_stream("first"))
+    monkeypatch.undo()
+    stream = pdf.extract(bad)
+    assert any("rebuilt from its 8 objects" in w for w in stream.warnings)
+    assert pdf.readable(bad) != str(bad)
+    pdf.discard_repaired(bad)
+    assert pdf.readable(bad) == str(bad)
