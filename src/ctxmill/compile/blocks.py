@@ -612,11 +612,9 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
 
     def flush_para():
         if para:
-            if len(para) == 1:
-                out.append(para[0])  # a str: a Block once _coalesce_tiny has decided
-            else:
-                text = "\n".join(para)
-                out.append(Block(Kind.PARAGRAPH, text, pno, attrs={"_line_texts": list(para)}))
+            # a str (one line) or a list (the lines of a paragraph): a Block once _coalesce_tiny
+            # has decided whether it joins a run of tiny blocks
+            out.append(para[0] if len(para) == 1 else para[:])
             para.clear()
 
     rule_sorted = sorted(rule_lines)
@@ -699,7 +697,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 i += 1
                 continue
         if markdown:
-            m = MD_HEADING_RE.match(s)
+            m = MD_HEADING_RE.match(s) if s[0] == "#" else None
             if m:
                 flush_para()
                 out.append(Block(Kind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
@@ -746,7 +744,8 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
         if markdown:
             m = LIST_RE.match(raw)
             if m:
-                flush_para()
+                if para:
+                    flush_para()
                 out.append((raw, m))  # a list item: a Block once _coalesce_tiny has decided
                 i += 1
                 continue
@@ -820,19 +819,16 @@ def _tiny_item(item: tuple) -> bool:
 
 
 def _tiny(b, line=_tiny_text) -> bool:
-    """Whether ``b`` (a str, a list line or a Block) is tiny; ``line`` the test of a line."""
+    """Whether ``b`` (as _text_blocks leaves it: a str, a list line, a paragraph's lines, or a
+    Block) is tiny; ``line`` the test of a line (a Block of lines joined by _join_runs is not)."""
     t = type(b)
     if t is str:
         return line(b)
     if t is tuple:
         return _tiny_item(b)
-    if b.kind is not Kind.PARAGRAPH:
-        return False
-    if "\n" not in b.text:
-        return line(b.text)
-    # a Markdown paragraph of short lines: each of them tiny
-    lines = b.attrs.get("_line_texts")
-    return bool(lines) and all(map(line, lines))
+    if t is list:  # a Markdown paragraph's lines: each of them tiny
+        return all(map(line, b))
+    return b.kind is Kind.PARAGRAPH and "\n" not in b.text and line(b.text)
 
 
 def _tiny_lines(b) -> list[str]:
@@ -842,6 +838,8 @@ def _tiny_lines(b) -> list[str]:
         return [b]
     if t is tuple:
         return [b[0].strip()]
+    if t is list:
+        return b
     return b.attrs.get("_line_texts") or [b.text]
 
 
@@ -861,9 +859,12 @@ def _as_blocks(items: list, page: int) -> list[Block]:
                for b in items]
     else:
         out = [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b for b in items]
-    for k, b in enumerate(out):  # (list lines: a tuple (line, match) from _text_blocks)
-        if type(b) is tuple:
+    for k, b in enumerate(out):  # (from _text_blocks: a list item's (line, match), a paragraph's lines)
+        t = type(b)
+        if t is tuple:
             out[k] = _list_block(b[0], page, b[1])
+        elif t is list:
+            out[k] = Block(para, "\n".join(b), page, attrs={"_line_texts": b})
     return out
 
 

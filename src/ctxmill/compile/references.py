@@ -1204,9 +1204,11 @@ def _split_labelled(block: Block) -> list[Block]:
 _CUT = re.compile(r"(?<=[.?!])(?<![\s.][A-Z]\.)(?<!\bal\.)\s+(?=[A-Z\u00C0-\u024F])")
 
 
-def _count_sentences(text: str) -> int:
+def _count_sentences(text: str, most: int | None = None) -> int:
+    """The sentences of ``text``, counted up to ``most`` (a caller that only asks "one?" or "three
+    or more?" need not read a paragraph of 500 short sentences to the end)."""
     n, i = 0, 0
-    while i < len(text):
+    while i < len(text) and (most is None or n < most):
         j = _sentence_end(text, i)
         if not text[i:j].strip():
             break
@@ -1241,7 +1243,7 @@ def split_entries_text(text: str) -> list[str]:
         carry = ""
         # An entry has a year, or at least names followed by more sentences ("Kwa et al.
         # Measuring ... In NeurIPS."); anything else ("MIT License.") is a note of the entry before.
-        sentences = _count_sentences(masked[a:b].strip())
+        sentences = _count_sentences(masked[a:b].strip(), 3)  # (the tests below ask 1 and >= 3)
         entry = bool(_ANY_YEAR.search(masked[a:b])) or (starts_with_names.get(a) and sentences >= 3)
         if not entry and sentences == 1 and k + 1 < len(spans):
             # "Chip Huyen." before "Agents. https://..., 2025.": a one-word "name" after it means
