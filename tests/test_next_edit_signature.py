@@ -271,3 +271,46 @@ def test_a_renamed_parameter_follows_an_exported_field_of_its_name(tmp_path):
                                    ["func flagFromEnvOrFile(envVars []string, filePaths string) (string, bool) {"], 3))
     assert [(s.start_line, s.replacement) for s in got] == [
         (8, "\tif val, found := flagFromEnvOrFile(f.EnvVars, f.FilePaths); found {\n")]
+
+
+def _hunk(path, start, lines):
+    """A hunk from ``lines`` written as a diff's body (' ' context, '-' removed, '+' added)."""
+    n_old = sum(1 for x in lines if x[0] in " -")
+    n_new = sum(1 for x in lines if x[0] in " +")
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{n_old} +{start},{n_new} @@\n" + "".join(x + "\n" for x in lines)
+
+
+def test_a_parameter_line_changed_in_a_definition_written_one_parameter_a_line(tmp_path):
+    # serde's `pub fn expand_derive_serialize(\n    input: &syn::DeriveInput,\n) -> ...` shape: the
+    # edit changes only a parameter's line, the definition's first line is context
+    (tmp_path / "ser.rs").write_text("impl Seq {\n    fn serialize_element(\n        &mut self,\n        value: &T,\n"
+                                     "    ) -> Result<(), Error> {\n        Ok(())\n    }\n}\n")
+    (tmp_path / "use.rs").write_text("fn all(seq: &mut Seq, e: T) {\n    seq.serialize_element(e);\n}\n")
+    got = suggest(tmp_path, _hunk("ser.rs", 2, ["     fn serialize_element(", "         &mut self,", "-        value: T,",
+                                                "+        value: &T,", "     ) -> Result<(), Error> {"]))
+    assert [(s.path, s.start_line, s.replacement) for s in got] == [("use.rs", 2, "    seq.serialize_element(&e);\n")]
+
+
+def test_a_definition_whose_first_line_changed_and_whose_parameters_go_on_below(tmp_path):
+    # retrofit's `private RestAdapter(IServer server, Client.Provider clientProvider,` with more
+    # parameters on the next line: the changed first line alone has no closing bracket
+    (tmp_path / "Geo.java").write_text(
+        "class Geo {\n  static int area(int w, int h,\n      int d) {\n    return w * h * d;\n  }\n}\n")
+    (tmp_path / "Use.java").write_text(
+        "class Use {\n  static int big(int w, int h, int d) {\n    return Geo.area(w, d);\n  }\n}\n")
+    got = suggest(tmp_path, _hunk("Geo.java", 1, [" class Geo {", "-  static int area(int w,", "+  static int area(int w, int h,",
+                                                  "       int d) {", "     return w * h * d;"]))
+    assert [(s.path, s.start_line, s.replacement) for s in got] == [("Use.java", 3, "    return Geo.area(w, h, d);\n")]
+
+
+def test_a_parameter_renamed_and_retyped_at_once_brings_its_type_to_the_argument(tmp_path):
+    # okio: write(OkBuffer source, long byteCount, Timeout timeout) -> (..., Deadline deadline):
+    # `Timeout.NONE` passed for it becomes `Deadline.NONE`; an argument of another name stays
+    (tmp_path / "Sink.java").write_text(
+        "class Sink {\n  void write(Buffer source, long n, Deadline deadline) {\n    deadline.check();\n  }\n}\n")
+    (tmp_path / "Use.java").write_text(
+        "class Use {\n  void copy(Sink sink, Buffer b, Timeout t) {\n    sink.write(b, 8, Timeout.NONE);\n"
+        "    sink.write(b, 8, t);\n  }\n}\n")
+    got = suggest(tmp_path, _patch("Sink.java", ["  void write(Buffer source, long n, Timeout timeout) {"],
+                                   ["  void write(Buffer source, long n, Deadline deadline) {"], 2))
+    assert [(s.path, s.start_line, s.replacement) for s in got] == [("Use.java", 3, "    sink.write(b, 8, Deadline.NONE);\n")]

@@ -203,7 +203,13 @@ def _redefined(hunks):
         lang = EXT_LANG.get(_ext(h.path))
         if not lang or not h.removed or not h.added:
             continue
-        before, after = defs_in("\n".join(h.removed), lang), defs_in("\n".join(h.added), lang)
+        # the hunk's whole text on each side, its context too: a definition written over several
+        # lines may change only its first line (`private RestAdapter(IServer server, ...,` with the
+        # other parameters below) or only a parameter's line (`fn f(\n-    v: T,\n+    v: &T,\n)`);
+        # a definition the hunk leaves alone reads the same on both sides and is no change
+        old = "\n".join(h.old) if h.old else "\n".join(h.removed)
+        new = "\n".join(h.new) if h.new else "\n".join(h.added)
+        before, after = defs_in(old, lang), defs_in(new, lang)
         for name in sorted(set(before) & set(after)):
             a, b = before[name], after[name]
             if any(p.pattern for p in a + b):
@@ -394,7 +400,10 @@ def rewrite_args(ch: Change, args: list[str], method: bool, scope: str,
         star = re.match(r"\*{1,2}|&", p.text) if ch.lang in ("python", "ruby") else None
         if src in value:
             if src != p.name:
-                out.append(_named_after(value[src], src, p.name, scope))
+                got = _named_after(value[src], src, p.name, scope)
+                # renamed and retyped at once (okio's `Timeout timeout` -> `Deadline deadline`): an
+                # argument the name left alone follows the type (`Timeout.NONE` -> `Deadline.NONE`)
+                out.append(got if got != value[src] else _retyped_arg(got, old_by_name[src], p, ch.lang))
             elif ch.lang == "ruby" and p.keyword_only and not old_by_name[src].keyword_only and i == last_given:
                 out.append(f"{p.name}: {value[src]}")  # `is_array = false` -> `is_array: false`: by keyword now
             else:
