@@ -34,12 +34,15 @@ REPO = Path(__file__).resolve().parents[1]
 TAB = REPO.parent / "shared" / "tab"
 CACHE = REPO / "benchmarks" / ".cache"
 TRAIN = CACHE / "next_edit_train.jsonl"
+# where the dumped candidates are kept (NEXT_EDIT_CANDS: another folder, e.g. a frozen snapshot's)
+CANDS = Path(os.environ.get("NEXT_EDIT_CANDS", CACHE))
 MODEL = REPO / "src" / "ctxmill" / "data" / "next_edit_model.json"
 LEVELS = (0.3, 0.4, 0.5, 0.6)
 GATES_TOP = (0.05, 0.1, 0.15, 0.2)
 GATES_MORE = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
 RANK_TOPS = (0.2, 0.25, 0.3, 0.35)  # mode "rank": the probability the top suggestion needs
 RANK_MORE = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6)  # ... and every further one
+GATES_CASE = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)  # mode "learn": the case model's probability a case needs
 
 
 def _scorer():
@@ -61,7 +64,7 @@ def dump(which: str, every: int = 1) -> dict:
 
     sc = _scorer()
     cases = _cases(which)[::every]
-    out = CACHE / f"next_edit_cands_{which}.jsonl"
+    out = CANDS / f"next_edit_cands_{which}.jsonl"
     t0 = time.time()
     n_cands = 0
     with out.open("w") as f:
@@ -90,15 +93,46 @@ def dump(which: str, every: int = 1) -> dict:
             "out": str(out)}
 
 
-def load(which: str) -> list[dict]:
-    """The dumped candidates, their features over all of a case's candidates (next_edit._cross_features)
-    recomputed here, so a cache dumped before such a feature was added still reads as the tool does."""
-    from ctxmill.apply.next_edit import Suggestion, _cross_features
+def _edits(which: str, ids: set[str]) -> dict[str, dict]:
+    """next_edit.edit_features of each case's trigger (for candidates dumped before those
+    features were), read once from the cases and kept in the cache beside the dump."""
+    from ctxmill.apply.next_edit import edit_features, parse_patch
 
-    cases = [json.loads(line) for line in (CACHE / f"next_edit_cands_{which}.jsonl").open() if line.strip()]
+    cached = CANDS / f"next_edit_edits_{which}.json"
+    if cached.exists():
+        got = json.loads(cached.read_text())
+        if ids <= set(got):
+            return got
+    path = TRAIN if which == "train" else TAB / "dev.jsonl"
+    got = {}
+    with path.open() as f:
+        for line in f:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            if case["id"] in ids:
+                got[case["id"]] = edit_features(parse_patch(case["trigger"]["hunk"]))
+    cached.write_text(json.dumps(got))
+    return got
+
+
+def load(which: str) -> list[dict]:
+    """The dumped candidates, their features over all of a case's candidates (next_edit._cross_features,
+    _hold_features) recomputed here, so a cache dumped before such a feature was added still reads as
+    the tool does (the edit's own features, next_edit.edit_features, filled in from the cases)."""
+    from ctxmill.apply.next_edit import Suggestion, _cross_features, _hold_features
+
+    cases = [json.loads(line) for line in (CANDS / f"next_edit_cands_{which}.jsonl").open() if line.strip()]
+    stale = {case["id"] for case in cases if case["cands"] and "ctx_edit_added_log" not in case["cands"][0]["features"]}
+    edits = _edits(which, stale) if stale else {}
     for case in cases:
-        _cross_features([Suggestion(c["path"], c["start_line"], c["end_line"], "", "", 0.0, c["kind"], c["features"])
-                         for c in case["cands"]])
+        sugs = [Suggestion(c["path"], c["start_line"], c["end_line"], "", "", 0.0, c["kind"], c["features"])
+                for c in case["cands"]]
+        if case["id"] in edits:
+            for c in case["cands"]:
+                c["features"].update(edits[case["id"]])
+        _cross_features(sugs)
+        _hold_features(sugs, case["nearest"])
     return cases
 
 
@@ -107,16 +141,14 @@ def halves(dev: list[dict]) -> dict[str, list[dict]]:
     return {h: [c for c in dev if c["repo"] in set(repos[i::2])] for h, i in (("a", 0), ("b", 1))}
 
 
-def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 50,
-           learned: tuple | None = None) -> dict:
-    """The scorer's metrics for the ranking of each case's candidates under ``conf(case, cand)``;
-    with ``learned`` (model, mode, level, gate_top, gate_more) the ranking suggest(learned=True)
-    makes (next_edit._learned), from the probabilities in each candidate's features["p"]."""
+def ranked_cases(cases: list[dict], conf, threshold: float, more: float, limit: int = 50,
+                 learned: tuple | None = None) -> list[tuple[dict, list, list]]:
+    """(case, its ranked suggestions, all its candidates) under ``conf(case, cand)``; with
+    ``learned`` (model, mode, level, gate_top, gate_more) the ranking suggest(learned=True) makes
+    (next_edit._learned), from the probabilities in each candidate's features["p"]."""
     from ctxmill.apply.next_edit import Suggestion, _learned, _order
 
-    p1, r5, wrong, n5, per_neg, answered = [], [], 0, 0, [], 0
-    by_class: dict[str, list[float]] = defaultdict(list)
-    r5_class: dict[str, list[float]] = defaultdict(list)
+    out = []
     for case in cases:
         sugs = []
         for c in case["cands"]:
@@ -127,6 +159,24 @@ def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 
             ranked = _order(sugs, case["nearest"], threshold, more)[:limit]
         else:
             ranked = _learned(sugs, case["nearest"], threshold, *learned)[:limit]
+        out.append((case, ranked, sugs))
+    return out
+
+
+def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 50,
+           learned: tuple | None = None) -> dict:
+    """The scorer's metrics for the ranking of each case's candidates (ranked_cases)."""
+    return metrics(ranked_cases(cases, conf, threshold, more, limit, learned))
+
+
+def metrics(results: list[tuple[dict, list, list]], silent: set[str] | frozenset = frozenset()) -> dict:
+    """The scorer's metrics over ranked_cases' results; the cases named in ``silent`` show nothing."""
+    p1, r5, wrong, n5, per_neg, answered = [], [], 0, 0, [], 0
+    by_class: dict[str, list[float]] = defaultdict(list)
+    r5_class: dict[str, list[float]] = defaultdict(list)
+    for case, ranked, _ in results:
+        if case["id"] in silent:
+            ranked = []
         used: set[int] = set()
         hits = []
         for s in ranked[:5]:
@@ -147,7 +197,7 @@ def replay(cases: list[dict], conf, threshold: float, more: float, limit: int = 
         else:
             per_neg.append(len(ranked))
     mean = lambda xs: round(sum(xs) / len(xs), 4) if xs else None  # noqa: E731
-    return {"cases": len(cases), "precision_at_1": mean(p1), "recall_at_5": mean(r5),
+    return {"cases": len(results), "precision_at_1": mean(p1), "recall_at_5": mean(r5),
             "wrong_suggestion_rate": round(wrong / n5, 4) if n5 else 0.0, "suggestions_per_negative": mean(per_neg),
             "p1_by_class": {k: mean(v) for k, v in sorted(by_class.items())},
             "r5_by_class": {k: mean(v) for k, v in sorted(r5_class.items())}}
@@ -265,13 +315,44 @@ def out_of_fold(train: list[dict], l2: float, folds: int, only: set[str] | None 
 
 def fit_model(train: list[dict], l2: float, only: set[str] | None = None) -> dict:
     """``only``: the model's inputs to use (the names a shipped model has weights for), else all."""
-    import numpy as np
-
     from ctxmill.apply.next_model import features
 
     rows = [(features(c["kind"], c["features"]), bool(c["hits"])) for case in train for c in case["cands"]]
     if only is not None:
         rows = [({k: v for k, v in f.items() if k in only}, h) for f, h in rows]
+    return fit_rows(rows, l2)
+
+
+def case_rows(results: list[tuple[dict, list, list]]) -> list[tuple[dict, dict, bool]]:
+    """(case, next_model.case_features, whether its top suggestion is right) for every case of
+    ranked_cases' results that shows something: what the case model learns from."""
+    from ctxmill.apply.next_model import case_features
+
+    return [(case, case_features(ranked, found), bool(ranked[0].hits)) for case, ranked, found in results if ranked]
+
+
+def case_out_of_fold(results: list[tuple[dict, list, list]], l2: float, folds: int) -> dict[str, float]:
+    """The case model's probability for each case that shows something, from a model fitted on the
+    other folds of the training repositories (as out_of_fold does for the candidates)."""
+    from ctxmill.apply.next_model import case_probability
+
+    rows = case_rows(results)
+    repos = sorted({case["repo"] for case, _, _ in rows})
+    by_id = {case["id"]: (ranked, found) for case, ranked, found in results if ranked}
+    out = {}
+    for k in range(folds):
+        fold = set(repos[k::folds])
+        w = fit_rows([(f, y) for case, f, y in rows if case["repo"] not in fold], l2)["weights"]
+        for case, _, _ in rows:
+            if case["repo"] in fold:
+                out[case["id"]] = case_probability({"case_weights": w}, *by_id[case["id"]])
+    return out
+
+
+def fit_rows(rows: list[tuple[dict, bool]], l2: float) -> dict:
+    """L2 logistic regression (Newton steps) of the labels over the named inputs of each row."""
+    import numpy as np
+
     names = sorted({k for f, _ in rows for k in f})
     X = np.array([[1.0] + [f.get(k, 0.0) for k in names] for f, _ in rows])
     y = np.array([1.0 if h else 0.0 for _, h in rows])
@@ -362,7 +443,7 @@ def main() -> None:
     best = None
     keeps = [tuple(k for k in ks.split(",") if k) for ks in args.keep.split(";")]
     for keep in keeps:
-        for mode in args.modes.split(","):
+        for mode in [m for m in args.modes.split(",") if m != "learn"]:
             grid = ([(None, t, m) for t in RANK_TOPS for m in RANK_MORE if m >= t] if mode == "rank"
                     else [(lv, t, m) for lv in LEVELS for t in GATES_TOP for m in GATES_MORE])
             for level, top, more in grid:
@@ -372,6 +453,19 @@ def main() -> None:
                     continue
                 if best is None or objective(m) > best[0]:
                     best = (objective(m), mode, level or 0.0, top, more, list(keep), m)
+        if "learn" in args.modes.split(","):
+            # no hand cut and the case-level abstain: every candidate stays (the case model reads
+            # them all), the case model is fitted out of fold on the rankings of each setting
+            for top_, more_ in [(t, m) for t in RANK_TOPS for m in RANK_MORE if m >= t]:
+                results = ranked_cases(train, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                                       learned=({**model, "keep": list(keep)}, "learn", 0.0, top_, more_))
+                q = case_out_of_fold(results, args.l2, args.folds)
+                for g in GATES_CASE:
+                    m = metrics(results, {i for i, v in q.items() if v < g})
+                    if not accepted(m, base):
+                        continue
+                    if best is None or objective(m) > best[0]:
+                        best = (objective(m), "learn", g, top_, more_, list(keep), m)
     out["grid_seconds"] = round(time.time() - t_grid, 1)
     if best is None:
         print(json.dumps(out, indent=1))
@@ -395,6 +489,17 @@ def main() -> None:
                 if objective(m) > objective(oof) + 1e-9:
                     oof, gate_kind = m, {**gate_kind, kind: [g_top, g_more]}
     out["gate_kind"] = gate_kind
+    case_model = {}
+    if mode == "learn":
+        # the case model of the shipped setting, fitted on every training case's ranking under the
+        # out-of-fold probabilities (as the tool ranks an unseen repository's edit); "level" held
+        # its gate in the grid
+        results = ranked_cases(train, hand, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                               learned=({**model, "keep": keep}, "learn", 0.0, top, more))
+        case_model = {"case_weights": fit_rows([(f, y) for _, f, y in case_rows(results)], args.l2)["weights"],
+                      "gate_case": level}
+        level = 0.0
+        model.update(case_model)
     for case in train + dev:  # from here on, the model fitted on every training case
         for c in case["cands"]:
             c["features"]["p"] = probability(model, c["kind"], c["features"])
@@ -423,7 +528,8 @@ def main() -> None:
                                      "train_out_of_fold": {k: oof[k] for k in ("precision_at_1", "recall_at_5",
                                                                                 "wrong_suggestion_rate",
                                                                                 "suggestions_per_negative")},
-                                     **({"gate_kind": gate_kind} if gate_kind else {})}, indent=1, sort_keys=True) + "\n")
+                                     **({"gate_kind": gate_kind} if gate_kind else {}), **case_model},
+                                    indent=1, sort_keys=True) + "\n")
         out["written"] = str(MODEL)
     print(json.dumps(out, indent=1))
 

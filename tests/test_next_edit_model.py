@@ -48,8 +48,10 @@ def test_features_are_namespaced_by_propagator():
 def test_the_shipped_model_loads_and_gives_probabilities():
     model = next_model.load()
     assert model is not None and 0.0 <= model["gate_top"] <= 1.0 and 0.0 <= model["gate_more"] <= 1.0
-    assert model["mode"] in ("fill", "promote", "rank") and 0.0 <= model["level"] <= 1.0
-    assert model["mode"] == "rank" or model["level"] > 0.0  # (a level is only read by fill and promote)
+    assert model["mode"] in ("fill", "promote", "rank", "learn") and 0.0 <= model["level"] <= 1.0
+    assert model["mode"] in ("rank", "learn") or model["level"] > 0.0  # (a level is only read by fill and promote)
+    if model.get("case_weights") is not None:  # mode "learn"'s case-level abstain
+        assert model["mode"] == "learn" and 0.0 <= model["gate_case"] < 1.0 and "top_p" in model["case_weights"]
     assert "import" in model["keep"]  # the import class fell on dev under a gate over every propagator
     assert len(model["weights"]) > 20
     p = next_model.probability(model, "rename", {"hand": 0.9, "code": 1.0, "ctx_same_file": 1.0, "ctx_below": 1.0})
@@ -214,3 +216,85 @@ def test_rank_mode_orders_by_the_probability_and_leaves_kept_propagators_to_the_
     # the top gate: nothing the model finds likely enough, nothing shown
     found = [Suggestion("a.py", 5, 5, "z\n", "r", 0.9, "rename", {"hand": 0.9})]
     assert _learned(found, {"a.py": 3}, 0.25, model, "rank", 0.0, 0.3, 0.5) == []
+
+
+# An edit that points one use at another existing name (no definition renamed), as in the dev
+# shape `sleep(MILLIS_550)` -> `sleep(TWO_MILLISECOND)`: the hand rules show the first
+# RENAME_USES_SHOWN of the other uses and cut the rest; the learned mode "learn" cuts nothing and
+# reads each use's place in that order as a number instead (_hold_features)
+WAITS = """TWO_MILLISECOND = 2
+MILLIS_550 = 550
+
+
+def a():
+    sleep(TWO_MILLISECOND)
+
+
+def b():
+    sleep(MILLIS_550)
+
+
+def c():
+    sleep(MILLIS_550)
+
+
+def d():
+    sleep(MILLIS_550)
+
+
+def e():
+    sleep(MILLIS_550)
+"""
+WAITS_PATCH = "\n".join(["--- a/waits.py", "+++ b/waits.py", "@@ -4,5 +4,5 @@", " ", " def a():",
+                         "-    sleep(MILLIS_550)", "+    sleep(TWO_MILLISECOND)", " ", ""])
+
+
+def test_the_hand_rules_cuts_are_numbers_the_model_reads(tmp_path):
+    from ctxmill.apply import next_edit
+
+    (tmp_path / "waits.py").write_text(WAITS)
+    found, hunks = candidates(tmp_path, WAITS_PATCH)
+    uses = sorted((s for s in found if s.kind == "rename" and not s.features.get("defines")), key=lambda s: s.start_line)
+    assert [s.start_line for s in uses] == [2, 10, 14, 18, 22]
+    # each use's place among the uses in the hand-set order (the edited file's, below the edit first)
+    ranks = {s.start_line: s.features["hold_use_rank"] for s in uses}
+    assert sorted(ranks.values()) == [0.0, 1.0, 2.0, 3.0, 4.0] and ranks[10] == 0.0
+    assert all(s.features["hold_raw"] == next_edit.confidence(s.kind, s.features) for s in found)
+    # the hand rules cut past RENAME_USES_SHOWN; without the cuts every one stays for the model
+    hand = next_edit._order(found, {"waits.py": 6}, 0.25, 0.4)
+    assert len([s for s in hand if s.kind == "rename"]) <= next_edit.RENAME_USES_SHOWN
+    assert len([s for s in next_edit._order(found, {"waits.py": 6}, 0.0, 0.0, drops=False) if s.kind == "rename"]) == 5
+    # a model that reads the place (-2 a step) shows the nearest ones only (the repeated
+    # propagator's reading of the same sites made unlikely here)
+    model = {"weights": {"bias": 3.0, "rename.hold_use_rank": -2.0, "kind=repeated": -9.0, "kind=shape": -9.0}}
+    got = _learned(found, {"waits.py": 6}, 0.25, model, "learn", 0.0, 0.5, 0.5)
+    assert [s.start_line for s in got if s.kind == "rename"] == [10, 14]
+
+
+def test_the_edits_own_features():
+    from ctxmill.apply.next_edit import edit_features, parse_patch
+
+    f = edit_features(parse_patch(WAITS_PATCH))
+    assert f["ctx_edit_rename"] == 1.0 and f["ctx_edit_ident_share"] == 1.0
+    assert f["ctx_edit_added_log"] == pytest.approx(math.log1p(1)) and f["ctx_edit_tokens_log"] == pytest.approx(math.log1p(2))
+    assert f["ctx_edit_insert"] == 0.0 and f["ctx_edit_delete"] == 0.0
+    # lines of new code inserted (requests: a new helper written): no rename, an insertion
+    ins = "\n".join(["--- a/waits.py", "+++ b/waits.py", "@@ -1,2 +1,5 @@", " TWO_MILLISECOND = 2",
+                     "+def pause(n):", "+    return sleep(n / 1000)", "+", " MILLIS_550 = 550", ""])
+    g = edit_features(parse_patch(ins))
+    assert g["ctx_edit_insert"] == 1.0 and g["ctx_edit_rename"] == 0.0 and g["ctx_edit_added_log"] == pytest.approx(math.log1p(3))
+    assert 0.0 < g["ctx_edit_ident_share"] < 1.0
+
+
+def test_learn_mode_abstains_where_the_case_model_finds_the_top_unlikely(tmp_path):
+    (tmp_path / "waits.py").write_text(WAITS)
+    model = {"weights": {"bias": 3.0}, "case_weights": {"bias": 0.0, "top_p": 1.0, "edit_rename": -4.0},
+             "gate_case": 0.3}
+    found, _ = candidates(tmp_path, WAITS_PATCH)
+    # every candidate is likely (0.95), but the case model reads the edit (a rename of a use:
+    # edit_rename -4) and finds the top unlikely (0.048): the case shows nothing
+    assert _learned(found, {"waits.py": 6}, 0.25, model, "learn", 0.0, 0.5, 0.5) == []
+    found, _ = candidates(tmp_path, WAITS_PATCH)
+    model["case_weights"]["edit_rename"] = 0.0
+    assert len(_learned(found, {"waits.py": 6}, 0.25, model, "learn", 0.0, 0.5, 0.5)) >= 5
+    assert next_model.case_features(found[:1], found)["top=rename"] == 1.0 or found[0].kind != "rename"

@@ -419,7 +419,59 @@ def _context_features(found: list[Suggestion], hunks: list[Hunk]) -> None:
             f["ctx_other_kinds"] = float(len(shown - {kind}))
             f["ctx_lines_log"] = math.log1p(max(0, s.end_line - s.start_line + 1))
             f["ctx_insertion"] = float(s.end_line < s.start_line)
+    edit = edit_features(hunks)
+    for s in found:
+        s.features.update(edit)
     _cross_features(found)
+    _hold_features(found, nearest)
+
+
+def edit_features(hunks: list[Hunk]) -> dict[str, float]:
+    """What the edit itself was, the same for all its candidates (read by the learned model and
+    its case-level abstain, next_model.case_features): how many lines it added and removed, how
+    many tokens it changed and how many of those were names, whether it only inserted or only
+    deleted, whether it reads as a rename. A large rewrite or a pure insertion of new code
+    rarely has a next edit that can be computed; a one-token rename nearly always has."""
+    added = sum(len(h.added) for h in hunks)
+    removed = sum(len(h.removed) for h in hunks)
+    changed = idents = 0
+    for h in hunks:
+        a = _tokens(h.path, "\n".join(h.removed))
+        b = _tokens(h.path, "\n".join(h.added))
+        if len(a) + len(b) > 4000:  # (a huge hunk: counted, not diffed)
+            changed += len(a) + len(b)
+            continue
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag != "equal":
+                changed += (i2 - i1) + (j2 - j1)
+                idents += sum(1 for t in a[i1:i2] + b[j1:j2] if IDENT.match(t))
+    return {"ctx_edit_added_log": math.log1p(added), "ctx_edit_removed_log": math.log1p(removed),
+            "ctx_edit_tokens_log": math.log1p(changed), "ctx_edit_ident_share": idents / changed if changed else 0.0,
+            "ctx_edit_insert": float(not removed), "ctx_edit_delete": float(not added),
+            "ctx_edit_rename": float(bool(renames(hunks))), "ctx_edit_hunks_log": math.log1p(len(hunks))}
+
+
+def _hold_features(found: list[Suggestion], nearest: dict[str, int]) -> None:
+    """The quantities the hand rules cut on (_order: the first RENAME_USES_SHOWN uses of a
+    pointed-at name, one use in the edited function, one where the new name exists already, the
+    first IMPORTS_SHOWN import lines), kept as numbers for the learned model instead of cuts:
+    each candidate's place (0, 1, 2, ...) among its kind of candidate in the hand-set order, and
+    the hand-set confidence before the caps of ``candidates`` (confidence() of its features)."""
+    order = sorted(found, key=lambda s: (-s.features.get("hand", s.confidence), s.path not in nearest,
+                                         s.start_line < nearest.get(s.path, 0),
+                                         abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
+    seen = {"use": 0, "fn": 0, "exists": 0, "import": 0}
+    for s in order:
+        f = s.features
+        use = s.kind == "rename" and not f.get("defines")
+        groups = (("use", use), ("fn", use and bool(f.get("edit_function"))),
+                  ("exists", use and bool(f.get("new_exists")) and bool(f.get("compound")) and not f.get("resigned")),
+                  ("import", s.kind == "import"))
+        for name, member in groups:
+            f["hold_" + name + "_rank"] = float(min(seen[name], 5)) if member else 0.0
+            if member:
+                seen[name] += 1
+        f["hold_raw"] = confidence(s.kind, f)
 
 
 def _cross_features(found: list[Suggestion]) -> None:
@@ -516,8 +568,20 @@ def _learned(found: list[Suggestion], nearest: dict[str, int], threshold: float,
             s.features["p"] = probability(model, s.kind, s.features)
         if mode == "promote" and s.features["p"] >= level and s.features["p"] > s.confidence:
             s.confidence = s.features["p"]
-        elif mode == "rank" and s.kind not in keep:
+        elif mode in ("rank", "learn") and s.kind not in keep:
             s.confidence = s.features["p"]
+    if mode == "learn":
+        # the probability is the confidence and nothing is cut by a hand rule (_hold_features
+        # gives the model what those cut on): the two gates are the thresholds of the top
+        # suggestion and of every further one; then the case as a whole may abstain, where the
+        # case model (next_model.case_probability) finds its top suggestion unlikely
+        ranked = _order(found, nearest, top, more, drops=False)
+        if ranked and model.get("case_weights") is not None:
+            from ctxmill.apply.next_model import case_probability
+
+            if case_probability(model, ranked, found) < model.get("gate_case", 0.0):
+                return []
+        return ranked
     if mode == "rank":
         # the probability is the confidence (the propagators under "keep" excepted: the hand
         # rules rank theirs), and the two gates are the thresholds of the top suggestion and of
@@ -564,8 +628,11 @@ def _ranked(found: list[Suggestion], hunks: list[Hunk], threshold: float) -> lis
     return _order(found, {h.path: _changed_at(h) for h in hunks}, threshold, THRESHOLD_MORE)
 
 
-def _order(found: list[Suggestion], nearest: dict[str, int], threshold: float, more: float) -> list[Suggestion]:
-    """_ranked with the edit's first changed line per file (``nearest``) and the two thresholds given."""
+def _order(found: list[Suggestion], nearest: dict[str, int], threshold: float, more: float,
+           drops: bool = True) -> list[Suggestion]:
+    """_ranked with the edit's first changed line per file (``nearest``) and the two thresholds
+    given; ``drops=False``: without the hand rules' cuts past the first few uses and imports (the
+    learned mode "learn" reads those places as features instead, _hold_features)."""
     found = [s for s in found if s.confidence >= threshold]
     found.sort(key=lambda s: -s.confidence)
     # past the best one, only those sure enough to be worth a look
@@ -583,6 +650,8 @@ def _order(found: list[Suggestion], nearest: dict[str, int], threshold: float, m
     # more often: P@1 0.327 -> 0.346, both halves); other files in path and line order
     kept.sort(key=lambda s: (-s.confidence, s.path not in nearest, s.start_line < nearest.get(s.path, 0),
                              abs(s.start_line - nearest.get(s.path, 0)), s.path, s.start_line))
+    if not drops:
+        return kept
     # an edit that points one use at another name (no definition renamed) says less about the
     # other uses than a renamed definition does (whose uses must all follow): past the first
     # RENAME_USES_SHOWN of them the commit had left the use alone 3 times in 4 on both halves

@@ -65,3 +65,38 @@ def probability(model: dict, kind: str, feats: dict) -> float:
         if k in w and k not in _SET_ABOVE and isinstance(v, (int, float)):
             z += w[k] * v
     return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+
+
+# the case model's inputs (case_features): named here so the fit and the tool read the same ones
+CASE_KINDS = ("rename", "repeated", "signature", "import", "shape")
+
+
+def case_features(ranked: list, found: list) -> dict[str, float]:
+    """What says whether an edit's top suggestion (``ranked[0]``, of all its candidates
+    ``found``, each with features["p"]) is worth showing at all: how sure it is and how far ahead
+    of the case's next best, how many candidates and kinds of them there are, which propagator
+    made it, and what the edit was (next_edit.edit_features). Half the wrong suggestions of the
+    training cases were in edits where no candidate was right (docs/apply.md)."""
+    top = ranked[0]
+    f = top.features
+    ps = sorted((s.features.get("p", 0.0) for s in found), reverse=True)
+    second = ps[1] if len(ps) > 1 else 0.0
+    out = {"top_p": f.get("p", 0.0), "gap": f.get("p", 0.0) - second, "second_p": second,
+           "cands_log": math.log1p(len(found)), "likely_log": math.log1p(sum(1 for p in ps if p >= 0.3)),
+           "kinds": float(len({s.kind for s in found})), "shown_log": math.log1p(len(ranked)),
+           "top_hand": float(f.get("hand", 0.0)), "top_agree": float(f.get("ctx_agree", 0.0)),
+           "top_same_file": float(f.get("ctx_same_file", 0.0)), "top_dist_log": float(f.get("ctx_dist_log", 0.0))}
+    for k in CASE_KINDS:
+        out["top=" + k] = float(top.kind == k)
+    for k, v in f.items():
+        if k.startswith("ctx_edit_"):
+            out[k[4:]] = float(v)
+    return out
+
+
+def case_probability(model: dict, ranked: list, found: list) -> float:
+    """The case model's probability that the top suggestion is right (logistic weights
+    model["case_weights"] over case_features)."""
+    w = model["case_weights"]
+    z = w.get("bias", 0.0) + sum(w.get(k, 0.0) * v for k, v in case_features(ranked, found).items())
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
