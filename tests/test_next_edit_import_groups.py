@@ -265,3 +265,26 @@ def test_a_module_the_edit_names_only_in_its_own_docstring_is_no_new_name(tmp_pa
     got = suggest(tmp_path, patch)
     assert [s.replacement for s in got] == ["import faulthandler\n"]
 
+
+def test_a_standard_library_name_comes_from_the_one_module_that_gives_it(tmp_path):
+    # starlette: `ContextVar(...)` in a file that imports neither contextvars nor anything from
+    # it; jinja: `chain(...)` (itertools has no __all__: its own names count)
+    text = "import typing\n\n\nctxvar = ContextVar('ctxvar')\n\n\ndef pairs(a, b):\n    return chain(a, b)\n"
+    (tmp_path / "t.py").write_text(text)
+    got = suggest(tmp_path, _patch("t.py", ["ctxvar = None"], ["ctxvar = ContextVar('ctxvar')"], 4))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "from contextvars import ContextVar\n")]
+    got = suggest(tmp_path, _patch("t.py", ["    return a + b"], ["    return chain(a, b)"], 8))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "from itertools import chain\n")]
+
+
+def test_a_jdk_class_and_a_kotlin_library_name_are_imported_by_their_package(tmp_path):
+    # jsoup: `Proxy.NO_PROXY` in a file that imports java.io and java.util; okio: `KClass<*>` in a
+    # Kotlin file, which has kotlin.* without an import but not kotlin.reflect
+    (tmp_path / "Conn.java").write_text("package a;\n\nimport java.io.IOException;\nimport java.util.List;\n\n"
+                                        "class Conn {\n  Object p = Proxy.NO_PROXY;\n}\n")
+    got = suggest(tmp_path, _patch("Conn.java", ["  Object p = null;"], ["  Object p = Proxy.NO_PROXY;"], 7))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "import java.net.Proxy;\n")]
+    (tmp_path / "Tags.kt").write_text("package okio\n\nimport okio.Buffer\n\nval extras = mutableMapOf<KClass<*>, Any>()\n")
+    got = suggest(tmp_path, _patch("Tags.kt", ["val extras = mutableMapOf<String, Any>()"],
+                                   ["val extras = mutableMapOf<KClass<*>, Any>()"], 5))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]

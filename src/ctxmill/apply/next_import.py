@@ -11,6 +11,7 @@ a Python ``from X import a`` line for the same module gets the name appended ins
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import sys
@@ -96,6 +97,48 @@ JDK = {
     **dict.fromkeys(["DateTimeFormatter"], "java.time.format"), **dict.fromkeys(["ChronoUnit", "ChronoField"], "java.time.temporal"),
     **dict.fromkeys(["DateFormat", "SimpleDateFormat", "ParseException", "ParsePosition", "DecimalFormat",
                      "NumberFormat", "MessageFormat", "Format", "FieldPosition", "DateFormatSymbols"], "java.text"),
+    # (more packages, from the training set's import cases that had no candidate: gson's java.sql.Timestamp,
+    # guice's java.util.logging.Level, jsoup's java.net.Proxy, okio's java.nio.ByteBuffer, ...)
+    **dict.fromkeys(["ObjectStreamException", "UnsupportedEncodingException", "EOFException", "FileNotFoundException",
+                     "InterruptedIOException", "BufferedInputStream", "BufferedOutputStream", "BufferedWriter",
+                     "OutputStreamWriter", "FileReader", "FileWriter", "DataInputStream", "DataOutputStream",
+                     "RandomAccessFile", "NotSerializableException", "InvalidObjectException"], "java.io"),
+    **dict.fromkeys(["URI", "URL", "Proxy", "InetAddress", "InetSocketAddress", "Socket", "ServerSocket",
+                     "SocketException", "SocketTimeoutException", "URLEncoder", "URLDecoder", "HttpURLConnection",
+                     "UnknownHostException", "MalformedURLException", "URISyntaxException"], "java.net"),
+    **dict.fromkeys(["ByteBuffer", "CharBuffer", "ByteOrder"], "java.nio"),
+    **dict.fromkeys(["FileSystems", "FileSystemException", "NoSuchFileException", "StandardOpenOption",
+                     "StandardCopyOption", "FileAlreadyExistsException", "SimpleFileVisitor", "FileVisitResult",
+                     "LinkOption"], "java.nio.file"),
+    **dict.fromkeys(["Level"], "java.util.logging"),
+    **dict.fromkeys(["ElementType", "RetentionPolicy", "Retention", "Documented", "Inherited"], "java.lang.annotation"),
+    **dict.fromkeys(["AccessController", "PrivilegedAction", "MessageDigest", "NoSuchAlgorithmException",
+                     "SecureRandom", "InvalidKeyException", "GeneralSecurityException"], "java.security"),
+    **dict.fromkeys(["Timestamp"], "java.sql"),
+    **dict.fromkeys(["Executor", "ThreadFactory", "Semaphore", "BlockingQueue", "LinkedBlockingQueue",
+                     "ArrayBlockingQueue", "ScheduledExecutorService", "CancellationException",
+                     "RejectedExecutionException", "CopyOnWriteArrayList", "ConcurrentLinkedQueue"], "java.util.concurrent"),
+    **dict.fromkeys(["ReentrantLock", "ReentrantReadWriteLock", "ReadWriteLock"], "java.util.concurrent.locks"),
+    **dict.fromkeys(["MethodHandles", "MethodHandle", "MethodType"], "java.lang.invoke"),
+    **dict.fromkeys(["WeakReference", "SoftReference", "ReferenceQueue"], "java.lang.ref"),
+    **dict.fromkeys(["GZIPInputStream", "GZIPOutputStream", "ZipEntry", "ZipFile", "ZipInputStream", "ZipOutputStream",
+                     "Deflater", "Inflater", "CRC32"], "java.util.zip"),
+}
+# Kotlin's own packages that a file imports (not kotlin.* or kotlin.collections.*, which it has), and
+# kotlinx.coroutines, whose names are as standard in Kotlin code (retrofit's `yield()`, okio's `KClass`)
+KOTLIN_STD = {
+    **dict.fromkeys(["KClass", "KType", "KProperty", "KProperty1", "KFunction", "KVariance", "KTypeProjection",
+                     "KMutableProperty", "typeOf"], "kotlin.reflect"),
+    **dict.fromkeys(["Delegates", "ReadOnlyProperty", "ReadWriteProperty"], "kotlin.properties"),
+    **dict.fromkeys(["abs", "sqrt", "roundToInt", "roundToLong", "floor", "ceil", "ln", "log2", "log10", "pow"],
+                    "kotlin.math"),
+    **dict.fromkeys(["measureTimeMillis", "measureNanoTime", "exitProcess"], "kotlin.system"),
+    **dict.fromkeys(["withLock", "thread"], "kotlin.concurrent"),
+    **dict.fromkeys(["launch", "async", "runBlocking", "withContext", "coroutineScope", "supervisorScope", "delay",
+                     "yield", "Dispatchers", "CoroutineScope", "Job", "SupervisorJob", "Deferred", "CompletableDeferred",
+                     "GlobalScope", "withTimeout", "withTimeoutOrNull", "NonCancellable", "CoroutineName",
+                     "CoroutineStart", "ExperimentalCoroutinesApi", "DelicateCoroutinesApi", "InternalCoroutinesApi",
+                     "ensureActive", "joinAll", "awaitAll", "cancelAndJoin"], "kotlinx.coroutines"),
 }
 # Elixir modules whose macros (Logger.debug, Integer.is_odd) work only once required
 # names a Kotlin file has without an import (kotlin.*, kotlin.collections.*, ...): the JDK's
@@ -360,6 +403,8 @@ def _candidate_line(name: str, path: str, lang: str, files: dict[str, str], text
         return f"import {JDK[name]}.{name};", "the JDK"
     if lang == "kotlin" and name in JDK and name not in KOTLIN_DEFAULT:
         return f"import {JDK[name]}.{name}", "the JDK"
+    if lang == "kotlin" and name in KOTLIN_STD:
+        return f"import {KOTLIN_STD[name]}.{name}", "Kotlin's standard library"
     return _sibling(name, text, lang)
 
 
@@ -450,6 +495,70 @@ FROM_STD = frozenset(("itertools", "functools", "collections", "pathlib", "typin
 
 _BUILTINS = frozenset(dir(__import__("builtins")))
 
+# standard-library modules whose names a file takes one by one (`from contextvars import ContextVar`,
+# `from itertools import chain`, `from urllib.parse import unquote`), with the public names each
+# gives, read from the modules by stdlib_table() and stored in data/python_stdlib_names.json (the
+# import itself costs up to 30 ms a module: too slow to ask at run time). Modules used by their
+# own name (`os.system`, `re.A`, `json.load`, `shutil.which`) are not here (see FROM_STD)
+TABLE_MODULES = ("itertools", "functools", "collections", "collections.abc", "contextvars", "ast", "inspect", "base64",
+                 "urllib.parse", "urllib.request", "unittest.mock", "string", "importlib", "importlib.util", "copy",
+                 "decimal", "fractions", "weakref", "textwrap", "hashlib", "uuid", "email.utils", "http",
+                 "http.cookies", "ipaddress", "numbers", "heapq", "bisect", "difflib", "fnmatch", "queue", "struct",
+                 "html", "ctypes.wintypes", "concurrent.futures", "shlex", "stat", "errno", "pprint", "binascii",
+                 "zlib", "keyword", "dataclasses", "contextlib", "operator", "types", "typing", "pathlib", "enum",
+                 "abc", "datetime", "io", "tempfile", "time")
+_TABLE_PATH = Path(__file__).resolve().parents[1] / "data" / "python_stdlib_names.json"
+_table: dict[str, list[str]] | None = None
+
+
+def stdlib_table(modules=TABLE_MODULES) -> dict[str, list[str]]:
+    """{module: its public names}: ``__all__`` where the module has one, else the names it defines
+    itself (a name another module defined and it imported is that module's), for ``ast`` only its
+    functions of two words. Builds the table
+    that data/python_stdlib_names.json stores (`python -c "from ctxmill.apply.next_import import
+    write_stdlib_table; write_stdlib_table()"`)."""
+    import importlib
+    import types
+
+    out = {}
+    for m in modules:
+        mod = importlib.import_module(m)
+        names = getattr(mod, "__all__", None)
+        if names is None:
+            names = []
+            for k in dir(mod):
+                v = getattr(mod, k)
+                if k.startswith("_"):
+                    continue
+                if isinstance(v, types.ModuleType):
+                    if v.__name__ == f"{m}.{k}":
+                        names.append(k)  # a submodule: `from importlib import metadata`
+                    continue
+                owner = getattr(v, "__module__", None)
+                if owner is None or owner.lstrip("_") in (m, m.split(".")[-1], m.replace(".", "_")):
+                    names.append(k)
+        if m == "ast":
+            # its node classes (`Call`, `Name`, and lower-case `keyword`, `arguments`, `pattern`)
+            # are everyone's words: only its functions of two words (`literal_eval`, `get_docstring`)
+            names = [k for k in names if "_" in k and callable(getattr(mod, k)) and not isinstance(getattr(mod, k), type)]
+        out[m] = sorted(set(names))
+    return out
+
+
+def write_stdlib_table() -> None:
+    _TABLE_PATH.write_text(json.dumps(stdlib_table(), indent=0, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _table_homes(name: str) -> list[str]:
+    global _table
+    if _table is None:
+        try:
+            _table = json.loads(_TABLE_PATH.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            _table = {}
+    return [m for m, names in _table.items() if name in names]
+
+
 def _stdlib_home(name: str, text: str) -> str | None:
     """The one standard-library module that exports ``name`` (its ``__all__``), preferring the
     modules the file already imports from; None when none or several do. Only the standard
@@ -473,7 +582,9 @@ def _stdlib_home(name: str, text: str) -> str | None:
             return homes[0] if group is not COMMON_STD or homes[0] in FROM_STD else None
         if homes:
             return None
-    return None
+    # the one module of the table that gives it (none, or several: no guess)
+    homes = _table_homes(name)
+    return homes[0] if len(homes) == 1 else None
 
 
 def _stdlib_submodule(name: str, text: str) -> str:
