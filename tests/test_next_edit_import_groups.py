@@ -288,3 +288,10 @@ def test_a_jdk_class_and_a_kotlin_library_name_are_imported_by_their_package(tmp
     got = suggest(tmp_path, _patch("Tags.kt", ["val extras = mutableMapOf<String, Any>()"],
                                    ["val extras = mutableMapOf<KClass<*>, Any>()"], 5))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]
+
+
+def test_a_rust_standard_error_type_is_used_from_its_module(tmp_path):
+    # serde: `Utf8Error` in a match arm of a file that imports other std items one a line
+    (tmp_path / "de.rs").write_text("use std::fmt;\nuse std::sync::Arc;\n\nfn f(e: Utf8Error) -> fmt::Result {\n    Ok(())\n}\n")
+    got = suggest(tmp_path, _patch("de.rs", ["fn f(e: ()) -> fmt::Result {"], ["fn f(e: Utf8Error) -> fmt::Result {"], 4))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "use std::str::Utf8Error;\n")]

@@ -61,6 +61,14 @@ RUST_STD_ITEMS = {
     **dict.fromkeys(["NonZeroUsize", "NonZeroU64", "NonZeroU32", "Wrapping"], "num"), "ManuallyDrop": "mem",
     "MaybeUninit": "mem", "FromStr": "str", "Hasher": "hash", "Hash": "hash", "Reverse": "cmp",
     **dict.fromkeys(["FromIterator", "Peekable"], "iter"), "JoinHandle": "thread", "ExitStatus": "process",
+    # (more, from the training set's import cases that had no candidate: serde's Utf8Error, FpCategory, ...)
+    **dict.fromkeys(["Utf8Error", "Chars"], "str"), **dict.fromkeys(["FromUtf8Error", "ToString"], "string"),
+    **dict.fromkeys(["FpCategory", "ParseIntError", "ParseFloatError", "TryFromIntError", "NonZeroU8",
+                     "NonZeroU16", "NonZeroI32", "NonZeroI64"], "num"),
+    "BuildHasher": "hash", "BuildHasherDefault": "hash", "Borrow": "borrow", "BorrowMut": "borrow",
+    **dict.fromkeys(["Sum", "Product", "FusedIterator", "Rev"], "iter"),
+    **dict.fromkeys(["Bound", "RangeBounds", "Index", "IndexMut", "AddAssign", "ControlFlow"], "ops"),
+    **dict.fromkeys(["Command", "Stdio", "Child", "ExitCode"], "process"), "IoSlice": "io", "IoSliceMut": "io",
 }
 # the JDK classes a Java file most often starts to use, by package
 JDK = {
