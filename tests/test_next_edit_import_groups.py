@@ -295,3 +295,17 @@ def test_a_rust_standard_error_type_is_used_from_its_module(tmp_path):
     (tmp_path / "de.rs").write_text("use std::fmt;\nuse std::sync::Arc;\n\nfn f(e: Utf8Error) -> fmt::Result {\n    Ok(())\n}\n")
     got = suggest(tmp_path, _patch("de.rs", ["fn f(e: ()) -> fmt::Result {"], ["fn f(e: Utf8Error) -> fmt::Result {"], 4))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "use std::str::Utf8Error;\n")]
+
+
+def test_a_first_party_import_joins_its_packages_block_not_the_first_third_party_one(tmp_path):
+    # starlette's tests: `import pytest` (third party), a blank line, then the `from starlette.*`
+    # block: `from starlette.middleware import Middleware` goes there, in its sorted place
+    (tmp_path / "other.py").write_text("from starlette.middleware import Middleware\n")
+    text = ("import os\n\nimport pytest\n\nfrom starlette.applications import Starlette\n"
+            "from starlette.exceptions import HTTPException\nfrom starlette.routing import Route\n\n\n"
+            "app = Starlette(middleware=[Middleware(HTTPException)])\n")
+    (tmp_path / "test_app.py").write_text(text)
+    got = suggest(tmp_path, _patch("test_app.py", ["app = Starlette()"],
+                                   ["app = Starlette(middleware=[Middleware(HTTPException)])"], 10))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (7, 6, "from starlette.middleware import Middleware\n")]

@@ -673,6 +673,12 @@ def _python_block_place(new: str, imports: list) -> tuple[int, str]:
         return sum(_module(x).split(".")[0] in sys.stdlib_module_names for _, x in block) * 2 > len(block)
 
     block = next((b for b in blocks if is_std(b) == std), None)
+    top = _module(new).split(".")[0]
+    own = [b for b in blocks if not std and any(_module(x).split(".")[0] == top for _, x in b)]
+    if own:
+        # the block of its own package (isort's first-party section: `from starlette.middleware`
+        # beside `from starlette.exceptions`, not after `import pytest`), the one holding most of it
+        block = max(own, key=lambda b: sum(_module(x).split(".")[0] == top for _, x in b))
     if block is None and std:
         # no block mostly of the standard library: the one that holds some of it (`import click` /
         # `import time`), else, where the file keeps blocks apart, a block of its own above the rest
