@@ -507,9 +507,10 @@ _BUILTINS = frozenset(dir(__import__("builtins")))
 # `from itertools import chain`, `from urllib.parse import unquote`), with the public names each
 # gives, read from the modules by stdlib_table() and stored in data/python_stdlib_names.json (the
 # import itself costs up to 30 ms a module: too slow to ask at run time). Modules used by their
-# own name (`os.system`, `re.A`, `json.load`, `shutil.which`) are not here (see FROM_STD)
+# own name (`os.system`, `re.A`, `json.load`, `shutil.which`, `urllib.request.urlopen`: its `Request`
+# was starlette's own) are not here (see FROM_STD)
 TABLE_MODULES = ("itertools", "functools", "collections", "collections.abc", "contextvars", "ast", "inspect", "base64",
-                 "urllib.parse", "urllib.request", "unittest.mock", "string", "importlib", "importlib.util", "copy",
+                 "urllib.parse", "unittest.mock", "string", "importlib", "importlib.util", "copy",
                  "decimal", "fractions", "weakref", "textwrap", "hashlib", "uuid", "email.utils", "http",
                  "http.cookies", "ipaddress", "numbers", "heapq", "bisect", "difflib", "fnmatch", "queue", "struct",
                  "html", "ctypes.wintypes", "concurrent.futures", "shlex", "stat", "errno", "pprint", "binascii",
