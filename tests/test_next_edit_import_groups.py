@@ -309,3 +309,14 @@ def test_a_first_party_import_joins_its_packages_block_not_the_first_third_party
                                    ["app = Starlette(middleware=[Middleware(HTTPException)])"], 10))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
         (7, 6, "from starlette.middleware import Middleware\n")]
+
+
+def test_a_go_file_without_imports_gets_its_first_below_the_package_clause(tmp_path):
+    # echo's router.go imported nothing until `strings.Contains(...)`: `import "strings"` after
+    # `package echo` and its blank line, a blank line under it; two packages make one block
+    (tmp_path / "router.go").write_text("package echo\n\nfunc f(n string) bool {\n\treturn strings.Contains(n, \"x\")\n}\n")
+    got = suggest(tmp_path, _patch("router.go", ["\treturn false"], ['\treturn strings.Contains(n, "x")'], 4))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, 'import "strings"\n\n')]
+    (tmp_path / "router.go").write_text("package echo\n\nfunc f(n string) bool {\n\treturn strings.Contains(os.Args[0], n)\n}\n")
+    got = suggest(tmp_path, _patch("router.go", ["\treturn false"], ["\treturn strings.Contains(os.Args[0], n)"], 4))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, 'import (\n\t"os"\n\t"strings"\n)\n\n')]

@@ -948,9 +948,13 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
         lines = text.split("\n")
         mine = [h for h in hunks if h.path == path]
         imports = import_lines(text, lang)
-        if not imports:
+        # a Go file without imports gets its first one below its package clause (echo's router.go:
+        # `strings.Contains` brought `import "strings"` there); other languages' first import: no guess
+        first_go = _go_first_at(lines) if not imports and lang == "go" else None
+        if not imports and first_go is None:
             continue
-        provided = set().union(*[n for _, _, n in imports])
+        first_specs: list[tuple[str, str, str]] = []
+        provided = set().union(set(), *[n for _, _, n in imports])
         rest = "\n".join(line for i, line in enumerate(lines) if (path, i + 1) not in edited)
         code = STRING_OR_COMMENT.sub(" ", _prose_dropped(rest, lang))
         macros: set[str] = set()
@@ -974,6 +978,9 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             if got is None:
                 continue
             new, where = got
+            if first_go is not None:
+                first_specs.append((re.sub(r"^import\s+", "", new.strip()), name, where))
+                continue
             # a `from X import a` line for the same module takes the name
             if lang == "python" and new.startswith("from "):
                 mod = new.split()[1]
@@ -1102,7 +1109,22 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                      "stdlib": float("standard" in where or "built-in" in where or "JDK" in where), "sorted": float(sorted_block),
                      "group": float(len(group) > 1), "sibling": float(where.startswith("beside"))}
             out.append((path, at + 1, at, rep, feats, f"import {name} ({where})"))
+        if first_specs:
+            specs = [x[0] for x in first_specs]
+            rep = f"import {specs[0]}\n\n" if len(specs) == 1 else _go_block(specs, files) + "\n"
+            out.append((path, first_go + 1, first_go, rep,
+                        {"stdlib": float(all("standard" in x[2] for x in first_specs)), "sorted": 1.0, "group": 0.0},
+                        f"import {', '.join(x[1] for x in first_specs)} ({first_specs[0][2]})"))
     return [_unused_dropped(item, files, hunks) for item in _joined(out, files)]
+
+
+def _go_first_at(lines: list[str]) -> int | None:
+    """0-based line before which a Go file's first import block goes: past the package clause and
+    the blank line under it (None when the clause is not followed by one)."""
+    pkg = next((i for i, line in enumerate(lines) if re.match(r"package\s+\w+", line)), None)
+    if pkg is None or pkg + 2 >= len(lines) or lines[pkg + 1].strip():
+        return None
+    return pkg + 2
 
 
 def _unused_dropped(item: tuple, files: dict[str, str], hunks) -> tuple:
