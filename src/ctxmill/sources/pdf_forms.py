@@ -24,6 +24,8 @@ function here takes bytes or an mmap alike (find, rfind, regular expressions, sl
 
 from __future__ import annotations
 
+import array
+import bisect
 import re
 import zlib
 
@@ -43,6 +45,7 @@ _DELIM = b"()<>[]{}/%"
 _WS = b" \t\r\n\f\x00"
 _SKIP_RE = re.compile(rb"(?:[ \t\r\n\f\x00]+|%[^\n]*)*")
 _WORD_RE = re.compile(rb"[^ \t\r\n\f\x00()<>\[\]{}/%]*")
+_STRING_RE = re.compile(rb"[\\()]")
 
 
 class Ref(int):
@@ -55,6 +58,7 @@ class _Reader:
     def __init__(self, data: bytes):
         self.data = data
         self.where: dict[int, int] = {}  # object number -> offset of its body (the last definition wins)
+        self.ends = array.array("q")  # where each "endobj" is, in order
         # each "obj" keyword (a literal search, fast), then its number just before it
         at = data.find(b"obj")
         while at >= 0:
@@ -62,6 +66,8 @@ class _Reader:
                 head = _OBJ_HEAD_RE.search(data, max(0, at - 24), at)
                 if head is not None:
                     self.where[int(head.group(1))] = at + 3
+            else:
+                self.ends.append(at - 3)
             at = data.find(b"obj", at + 3)
         self.packed: dict[int, bytes] | None = None  # objects of object streams, read when one is missing
         self.cache: dict[int, object] = {}
@@ -87,7 +93,12 @@ class _Reader:
         return got
 
     def _object_at(self, data: bytes, at: int, stream_ok: bool):
-        p = _Parser(data, at)
+        # (a dictionary never closed ends with its object, not at the end of the file)
+        close = None
+        if data is self.data:
+            k = bisect.bisect_left(self.ends, at)
+            close = self.ends[k] if k < len(self.ends) else None
+        p = _Parser(data, at, close)
         value = p.value()
         if stream_ok and isinstance(value, dict):
             p.skip_ws()
@@ -229,7 +240,7 @@ class _Reader:
         data = self.data
         at = data.rfind(b"trailer")
         while at >= 0:
-            got = _Parser(data, at + 7).value()
+            got = _Parser(data, at + 7, at + 7 + MAX_DICT_BYTES).value()
             if isinstance(got, dict) and "Root" in got:
                 return got
             at = data.rfind(b"trailer", 0, at)
@@ -251,43 +262,47 @@ class _Stream:
 
 class _Parser:
     """PDF objects from bytes: dicts (names as keys, without the slash), arrays, references,
-    numbers, names ("/Form"); strings read as None."""
+    numbers, names ("/Form"); strings read as None. ``end``: where the text it may read ends
+    (an object's "endobj": a dictionary never closed ends there, not at the end of the file)."""
 
-    def __init__(self, data: bytes, pos: int):
+    def __init__(self, data: bytes, pos: int, end: int | None = None):
         self.data = data
         self.pos = pos
+        self.end = len(data) if end is None else min(end, len(data))
 
     # (expressions, not a loop a byte at a time: a run of 100 MB of whitespace or of one word
     # in a decoded stream is crossed in C)
     def skip_ws(self) -> None:
         """Past whitespace and % comments (a comment ends at a line feed)."""
-        if self.pos < len(self.data):
-            self.pos = _SKIP_RE.match(self.data, self.pos).end()
+        if self.pos < self.end:
+            self.pos = _SKIP_RE.match(self.data, self.pos, self.end).end()
 
     def _word(self) -> bytes:
         start = self.pos
-        self.pos = _WORD_RE.match(self.data, start).end()
+        if start >= self.end:
+            return b""
+        self.pos = _WORD_RE.match(self.data, start, self.end).end()
         return self.data[start:self.pos]
 
     def value(self, depth: int = 0):
         """The next object; None for what is not read (strings, stray delimiters, nesting
         deeper than 100). Always moves on by at least one byte unless at the end."""
         self.skip_ws()
-        data = self.data
-        if self.pos >= len(data):
+        data, n = self.data, self.end
+        if self.pos >= n:
             return None
         if depth > 100:
             self.pos += 1
             return None
-        c = data[self.pos:self.pos + 2]
+        c = data[self.pos:min(self.pos + 2, n)]
         if c == b"<<":
             self.pos += 2
             out: dict = {}
             while True:
                 self.skip_ws()
-                if self.pos >= len(data):
+                if self.pos >= n:
                     return out
-                if data[self.pos:self.pos + 2] == b">>":
+                if data[self.pos:self.pos + 2] == b">>" and self.pos + 2 <= n:
                     self.pos += 2
                     return out
                 if data[self.pos] != 0x2F:  # not a name: skip the token
@@ -301,7 +316,7 @@ class _Parser:
             items = []
             while True:
                 self.skip_ws()
-                if self.pos >= len(data):
+                if self.pos >= n:
                     return items
                 if data[self.pos] == 0x5D:
                     self.pos += 1
@@ -314,8 +329,8 @@ class _Parser:
             self._skip_string()
             return None
         if c[:1] == b"<":
-            end = data.find(b">", self.pos)
-            self.pos = len(data) if end < 0 else end + 1
+            close = data.find(b">", self.pos, n)
+            self.pos = n if close < 0 else close + 1
             return None
         if c[:1] in b">)]{}":  # a stray closer
             self.pos += 1
@@ -331,8 +346,8 @@ class _Parser:
             gen = self._word()
             if gen.isdigit():
                 self.skip_ws()
-                if data[self.pos:self.pos + 1] == b"R" and (self.pos + 1 >= len(data) or data[self.pos + 1] in _WS
-                                                           or data[self.pos + 1] in _DELIM):
+                if data[self.pos:self.pos + 1] == b"R" and self.pos < n and (
+                        self.pos + 1 >= n or data[self.pos + 1] in _WS or data[self.pos + 1] in _DELIM):
                     self.pos += 1
                     return Ref(int(word))
             self.pos = save
@@ -340,15 +355,21 @@ class _Parser:
         return word.decode("latin-1")
 
     def _skip_string(self) -> None:
-        data, n, level = self.data, len(self.data), 0
+        """Past a literal string: balanced parentheses, backslash escapes (from one special
+        byte to the next by expression)."""
+        data, n, level = self.data, self.end, 0
         while self.pos < n:
-            c = data[self.pos]
-            self.pos += 1
+            m = _STRING_RE.search(data, self.pos, n)
+            if m is None:
+                self.pos = n
+                return
+            c = data[m.start()]
+            self.pos = m.start() + 1
             if c == 0x5C:  # backslash: the next byte is escaped
                 self.pos += 1
             elif c == 0x28:
                 level += 1
-            elif c == 0x29:
+            else:
                 level -= 1
                 if level == 0:
                     return

@@ -15,9 +15,11 @@ PDF of them with a fresh cross-reference table and a trailer naming the catalog.
 handed that. It runs only after pdfium has refused a file, so a file that loads is never
 touched; an encrypted file is not rebuilt (its objects' keys are tied to where they lived).
 
-Bounded: one pass over the file (a literal search for ``obj``), object streams decoded up to
-``MAX_DECODED_TOTAL`` bytes in all, at most ``MAX_OBJECTS`` objects; what it cannot read it
-leaves out, and with no catalog or no page it gives nothing (the file is refused as before).
+Bounded: one pass over the file (a literal search for ``obj``); each dictionary parsed no
+further than its object's ``endobj``; ``MAX_PARSED`` bytes of object text parsed in the body
+and again in object streams, which are decoded up to ``MAX_DECODED_TOTAL`` bytes in all; at most
+``MAX_OBJECTS`` objects. What it cannot read it leaves out; a lost catalog is made for the pages
+that are left; with no page it gives nothing (the file is refused as before).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ import zlib
 
 from ctxmill.sources.pdf_forms import Ref, _Parser
 
-MAX_DECODED_TOTAL = 128 << 20  # bytes of object streams decoded for one rebuild (Flate bombs)
+MAX_DECODED_TOTAL = 64 << 20  # bytes of object streams decoded for one rebuild (Flate bombs)
+# bytes of object text parsed in the file body, and again in object streams (the parser is
+# Python: ~2 MB of dense tokens a CPU-second, so each part is bounded at ~25 CPU-s)
+MAX_PARSED = 48 << 20
 MAX_OBJECTS = 2_000_000  # objects taken into one rebuild
 MAX_OBJECT_NUMBER = 4_194_303  # pdfium's own limit on object numbers (CPDF_Parser::kMaxObjectNumber - 1)
 
@@ -58,12 +63,19 @@ def rebuild(data) -> Rebuilt | None:
     streams: list[tuple[int, dict, bytes]] = []  # object streams: (where, dictionary, raw data)
     trailers: list[tuple[int, dict]] = []
     skip_to = 0  # (the end of the last stream read: an "obj" inside stream data is no object)
+    close = -2  # the next "endobj", -1 for none (searched again only once passed: one pass in all)
+    # bytes the objects' dictionaries took to parse, at most twice the file's (each is parsed
+    # once): dictionaries that never close, with no "endobj" after them, each read on to the end
+    # of the file, and stop the reading (the parser reads ~2 MB of dense tokens a CPU-second)
+    spent = [0, min(2 * len(data) + (1 << 20), MAX_PARSED)]  # (bytes parsed, the most)
     at = data.find(b"obj")
-    while at >= 0 and len(found) < MAX_OBJECTS:
+    while at >= 0 and len(found) < MAX_OBJECTS and spent[0] <= spent[1]:
         if at >= skip_to and data[max(0, at - 3):at] != b"end":
             head = _OBJ_HEAD_RE.search(data, max(0, at - 24), at)
             if head is not None:
-                got = _object(data, at + 3)
+                if close == -2 or 0 <= close < at:
+                    close = data.find(b"endobj", at)
+                got = _object(data, at + 3, close if close >= 0 else None, spent)
                 if got is not None:
                     value, end, stream_raw = got
                     num, gen = int(head.group(1)), int(head.group(2))
@@ -78,8 +90,9 @@ def rebuild(data) -> Rebuilt | None:
                         found[num] = (at, gen, bytes(data[at + 3:end]), False)
         at = data.find(b"obj", at + 3)
     budget = [MAX_DECODED_TOTAL]
+    spent[:] = [0, MAX_PARSED]
     for where, d, raw in streams:
-        for num, body in _unpacked(d, raw, budget, found):
+        for num, body in _unpacked(d, raw, budget, found, spent):
             if num <= MAX_OBJECT_NUMBER and len(found) < MAX_OBJECTS:
                 old = found.get(num)
                 if old is None or old[0] < where:  # (a later definition wins)
@@ -108,11 +121,14 @@ def rebuild(data) -> Rebuilt | None:
     return Rebuilt(_write(found, root, info), body, packed, made)
 
 
-def _object(data, at: int):
-    """(value, end, raw stream data or None) of the object whose body starts at ``at``."""
-    p = _Parser(data, at)
+def _object(data, at: int, close: int | None, spent: list[int]):
+    """(value, end, raw stream data or None) of the object whose body starts at ``at``; ``close``
+    its "endobj" (a dictionary never closed ends there, not at the end of the file); the bytes
+    its parse took are added to ``spent``."""
+    p = _Parser(data, at, close)
     value = p.value()
     end = p.pos
+    spent[0] += end - at
     if not isinstance(value, dict):
         return (value, end, None) if value is not None or end > at else None
     p.skip_ws()
@@ -124,7 +140,7 @@ def _object(data, at: int):
     elif data[start:start + 1] in (b"\n", b"\r"):
         start += 1
     length = value.get("Length")
-    if isinstance(length, int) and length >= 0:
+    if type(length) is int and length >= 0:  # (a Ref is an int too: an indirect length is not read)
         q = _Parser(data, start + length)
         q.skip_ws()
         if data[q.pos:q.pos + 9] == b"endstream":
@@ -136,7 +152,7 @@ def _object(data, at: int):
     return value, stop + 9, data[start:stop]
 
 
-def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
+def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict, spent: list[int]):
     """(number, body text) of each object of one object stream, in order: the header's numbers,
     the objects parsed one after another from the header's end (not from /First, nor at the
     offsets, which may be wrong). A stream cut short or damaged gives the objects before the
@@ -147,7 +163,7 @@ def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
     body, whole = got
     nums: list[int] = []
     ends = [0]  # where each integer of the header ends
-    n = d.get("N") if isinstance(d.get("N"), int) and d["N"] > 0 else None
+    n = d.get("N") if type(d.get("N")) is int and d["N"] > 0 else None
     while n is None or len(nums) < 2 * n:  # the header: integers, two for each object
         m = _TOKEN_RE.match(body, ends[-1])
         if m is None:
@@ -164,7 +180,8 @@ def _unpacked(d: dict, raw: bytes, budget: list[int], found: dict):
         if start >= len(body):
             return
         p.value()
-        if not whole and p.pos >= len(body):
+        spent[0] += p.pos - start
+        if (not whole and p.pos >= len(body)) or spent[0] > spent[1]:
             return
         yield nums[k], body[start:p.pos]
 
@@ -223,7 +240,7 @@ def _classic_trailers(data) -> list[tuple[int, dict]]:
     out = []
     at = data.rfind(b"trailer")
     while at >= 0 and len(out) < 1000:
-        got = _Parser(data, at + 7).value()
+        got = _Parser(data, at + 7, at + 7 + (64 << 10)).value()
         if isinstance(got, dict):
             out.append((at, got))
         at = data.rfind(b"trailer", 0, at)
