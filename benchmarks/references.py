@@ -332,7 +332,8 @@ def cv_scores(args) -> dict:
     import train_refparse as T
 
     folds, outcomes = [], {}
-    common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs"]
+    common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
+              *(["--stretch-kinds"] if args.stretch_kinds else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -427,7 +428,13 @@ def main() -> None:
                     help="with --cv: the reference model's --cv-out; choose this candidate's doubtful threshold "
                          "so that its low-confidence flags are as precise as the reference's at --calibrate-at")
     ap.add_argument("--calibrate-at", type=float, default=0.85, help="the reference model's doubtful threshold")
+    ap.add_argument("--stretch-kinds", action="store_true",
+                    help="with --dev or --cv: the model was trained with train_refparse.py --stretch-kinds")
     args = ap.parse_args()
+    if args.stretch_kinds:
+        from ctxmill.compile.refparse import features
+
+        features.use_stretch_kinds(True)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return

@@ -434,6 +434,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--end", default="", metavar="FIELD,...",
                     help="label the last token of these fields E-FIELD")
     ap.add_argument("--affixes", action="store_true", help="word prefix and suffix features (features.AFFIXES)")
+    ap.add_argument("--stretch-kinds", action="store_true",
+                    help="each stretch's kind as a feature (features.STRETCH_KINDS; score the model with "
+                         "benchmarks/references.py --stretch-kinds)")
     ap.add_argument("--word-labels", action="store_true",
                     help="the gazetteer file gets each frequent training word's field kind (a feature)")
     ap.add_argument("--search", metavar="C1:C2,...",
@@ -467,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         return cross_validate(sys.argv[1:] if argv is None else argv, args.output, args.jobs)
     t0 = time.perf_counter()
     features.AFFIXES = args.affixes
+    features.use_stretch_kinds(args.stretch_kinds)
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
@@ -503,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         stats["search"] = rows
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
+                 stretch_kinds=args.stretch_kinds,
                  seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
                  model=str(args.output), iterations=args.iterations, c1=c1, c2=c2,
                  # what the bytes depend on besides the inputs: CRFsuite's build (its float sums)

@@ -693,3 +693,43 @@ def test_parscit_strings_train_and_are_never_dev(tmp_path):
         assert "parscit/cora.tagged.txt" not in {src for *_, src in train_refparse.doc_split(examples, fold=k)[1]}
     without, _ = train_refparse.load_training(tmp_path / "grobid", tmp_path / "anystyle", with_files=True)
     assert [src for *_, src in without] == sources[:2]
+
+
+def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatch):
+    """--stretch-kinds: each stretch's kind (length, lower-case words, abbreviation, number,
+    initials) is a feature of its tokens and of the stretches either side, only when asked (the
+    shipped model's features are as before); a model trained with them tags the same through the
+    feature lists, the scores parsing sums and CRFsuite's own sums of them."""
+    import pycrfsuite
+
+    from ctxmill.compile.refparse import features, model
+
+    text = "Smith J, Jones K. Softly broken symmetry. Nucl. Phys. B 193 (1981) 150"
+    toks = tokenize(text)
+    assert not any(b"kind" in f for fs in features_of(toks) for f in fs)
+    path = tmp_path / "kinds.crfsuite"
+    try:
+        features.use_stretch_kinds(True)
+        by_word = dict(zip(_words(text), features_of(toks), strict=False))
+        assert b"c_kind=20i" in by_word["Smith"] and b"cn_c_kind=52i" in by_word["Smith"]  # names, then words
+        assert b"c_kind=40adi" in by_word["Phys."] and b"cp_c_kind=52i" in by_word["Phys."]  # after them
+        train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30)
+        t = pycrfsuite.Tagger()
+        t.open(str(path))
+        assert any(a.startswith("c_kind=") for a, _ in t.info().state_features)
+        monkeypatch.setattr(model, "model_path", lambda: path)
+        monkeypatch.setattr(model, "_tagger", None)
+        monkeypatch.setattr(model, "_weights", None)
+        monkeypatch.setattr(model, "_native", None)
+        monkeypatch.setattr(model, "_native_tried", False)
+        features.use_stretch_kinds(True)  # (the caches of the shipped model's rows go)
+        for s in ("Author77, A., A study of things number 77, J. Things 80 (1987).", text):
+            tk = tokenize(s)
+            labels, confidence = model.tag(features_of(tk))
+            by_scores = model.tag_scores(features.scores_of(tk))
+            assert by_scores[0] == labels and abs(by_scores[1] - confidence) < 1e-9  # (sums in another order)
+            assert features.tag_tokens(tk) == by_scores  # (the same sums, to the bit)
+            assert model.native() is not None  # (tag_tokens took CRFsuite's road)
+    finally:
+        features.use_stretch_kinds(False)
+    assert not any(b"kind" in f for fs in features_of(toks) for f in fs)

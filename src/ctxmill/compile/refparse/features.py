@@ -110,6 +110,20 @@ def token_features(tok: str) -> tuple[str, ...]:
 # "Astro") as features of its own view: tried for issue 22 (scripts/train_refparse.py
 # --affixes), not in the shipped model, which did better without them on the dev split.
 AFFIXES = False
+# Each stretch's kind (_chunk_features) as a feature of its own and of the stretches either side:
+# tried for issue 22 (train_refparse.py --stretch-kinds; benchmarks/references.py --stretch-kinds
+# scores such a model), not in the shipped model. Set through use_stretch_kinds.
+STRETCH_KINDS = False
+
+
+def use_stretch_kinds(on: bool) -> None:
+    """Turn the stretch-kind features on or off for this process (the caches built with the
+    other setting go)."""
+    global STRETCH_KINDS, _rows, _blobs
+    STRETCH_KINDS = on
+    _chunk_features.cache_clear()
+    _with_next.cache_clear()
+    _rows = _blobs = None
 
 
 def _affixes(tok: str) -> tuple[str, ...]:
@@ -155,26 +169,38 @@ _SEPARATORS = frozenset(",;()[]\"“”„«».")
 
 
 _WIDE = 1 << 32
+_WIDE2, _WIDE3 = _WIDE * _WIDE, _WIDE * _WIDE * _WIDE
 
 
 def _traits(tok: str) -> int:
     # what a stretch counts of its tokens, in one number so that a stretch sums them in one
-    # call: lower-case words (the low 32 bits), abbreviations (the next 32), numbers (above)
+    # call: lower-case words (the low 32 bits), abbreviations (the next 32), numbers (the
+    # next), initials ("J.", "J.N.", "AB": above)
     return (tok[:1].islower() and len(tok) > 1) + (tok.endswith(".") and len(tok) > 2) * _WIDE \
-        + tok[:1].isdigit() * _WIDE * _WIDE
+        + tok[:1].isdigit() * _WIDE * _WIDE + bool(_INITIAL.fullmatch(tok)) * _WIDE * _WIDE * _WIDE
 
 
 @lru_cache(maxsize=4096)
 def _chunk_features(length: int, lower: int, idx: int, abbr: bool, digit: bool, end: str,
-                    journal: bool) -> tuple[bytes, ...]:
-    return _enc((f"c_len={length}", f"c_lower={lower}", f"c_idx={idx}", "c_abbr" if abbr else "c_noabbr",
-                 "c_digit" if digit else "c_nodigit", f"c_end={end}", "c_journal" if journal else "c_nojournal"))
+                    journal: bool, initial: bool) -> tuple[bytes, ...]:
+    # [7], the stretch's kind: its length, lower-case words, abbreviations, numbers and
+    # initials in one feature. Each alone says little of a boundary; together they tell a
+    # Title Case title ("4 words, none lower-case, no abbreviation") from a journal name
+    # ("Phys. Rev.": abbreviations) and from a list of names ("Smith J", initials)
+    # (--stretch-kinds, STRETCH_KINDS: tried for issue 22, not in the shipped model)
+    f = (f"c_len={length}", f"c_lower={lower}", f"c_idx={idx}", "c_abbr" if abbr else "c_noabbr",
+         "c_digit" if digit else "c_nodigit", f"c_end={end}", "c_journal" if journal else "c_nojournal")
+    if STRETCH_KINDS:
+        f += (f"c_kind={length}{lower}{'a' if abbr else ''}{'d' if digit else ''}{'i' if initial else ''}",)
+    return _enc(f)
 
 
 @lru_cache(maxsize=16384)
 def _with_next(f: tuple[bytes, ...], nxt: tuple[bytes, ...] | None, prev: tuple[bytes, ...] | None) -> tuple[bytes, ...]:
-    return (f + ((b"cn_" + nxt[3], b"cn_" + nxt[4], b"cn_" + nxt[1], b"cn_" + nxt[6]) if nxt else (b"cn_none",))
-            + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1]) if prev else (b"cp_none",)))
+    # (and the kinds of both: a title's stretch before a journal's, a names' before a title's)
+    return (f + ((b"cn_" + nxt[3], b"cn_" + nxt[4], b"cn_" + nxt[1], b"cn_" + nxt[6], *(b"cn_" + x for x in nxt[7:8]))
+                 if nxt else (b"cn_none",))
+            + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1], *(b"cp_" + x for x in prev[7:8])) if prev else (b"cp_none",)))
 
 
 def _spans(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[int, int, tuple[bytes, ...]]]:
@@ -191,7 +217,8 @@ def _spans(tokens: list[str], journals: list[str | None], infos: list[tuple]) ->
         if i > start:
             c = sum(traits[start:i])
             f = _chunk_features(min(i - start, 7), min(c % _WIDE, 3), min(len(spans), 6), c // _WIDE % _WIDE > 0,
-                                c >= _WIDE * _WIDE, tokens[i] if i < n else "eos", journals[start] in ("jB", "j1"))
+                                c // _WIDE2 % _WIDE > 0, tokens[i] if i < n else "eos", journals[start] in ("jB", "j1"),
+                                c >= _WIDE3)
             spans.append((start, i, f))
         start = i + 1
     # and what the stretches either side are like: a title is followed by its journal
@@ -444,7 +471,7 @@ _BEFORE, _BEFORE2, _LAST = 1 << 15, 1 << 16, 1 << 19
 # (2.4 MB), then the caches start again
 _TOKENS_MAX, _OTHER_MAX = 24576, 16384
 # a stretch as one number: length (3 bits), lower-case words (2), index (3), abbreviation,
-# number, journal, then the separator that ends it (4 bits)
+# number, journal, then the separator that ends it (4 bits), initials (bit 15)
 _ENDS = (*sorted(_SEPARATORS), "eos")
 _END_CODE = {c: k << 11 for k, c in enumerate(_ENDS)}
 
@@ -454,7 +481,7 @@ def _span_features(key: int) -> tuple[bytes, ...]:
 
     def own(k: int) -> tuple[bytes, ...]:
         return _chunk_features(k & 7, k >> 3 & 3, k >> 5 & 7, bool(k >> 8 & 1), bool(k >> 9 & 1),
-                               _ENDS[k >> 11 & 15], bool(k >> 10 & 1))
+                               _ENDS[k >> 11 & 15], bool(k >> 10 & 1), bool(k >> 15 & 1))
 
     nxt, prev = key >> 16 & 0xFFFF, key >> 32
     return _with_next(own(key & 0xFFFF), own(nxt - 1) if nxt else None, own(prev - 1) if prev else None)
@@ -471,7 +498,7 @@ def _span_keys(tokens: list[str], journals: list[str | None], infos: list[tuple]
             c = sum(traits[start:i])
             k = len(found)
             found.append((start, i, min(i - start, 7) | min(c % _WIDE, 3) << 3 | (k if k < 6 else 6) << 5
-                          | (c // _WIDE % _WIDE > 0) << 8 | (c >= _WIDE * _WIDE) << 9
+                          | (c // _WIDE % _WIDE > 0) << 8 | (c // _WIDE2 % _WIDE > 0) << 9 | (STRETCH_KINDS and c >= _WIDE3) << 15
                           | (journals[start] in _J_START) << 10 | _END_CODE[tokens[i] if i < n else "eos"]))
         start = i + 1
     last = len(found) - 1
