@@ -249,6 +249,11 @@ def test_the_rebuild_stays_bounded_on_hostile_structure():
     got = pdf_repair.rebuild(far)
     assert got is not None and len(got.data) < 2 * len(base) + 4096
     pdfium.PdfDocument(got.data)
+    # dictionaries that never close, with no endobj after them: each once read to the end of the
+    # file (quadratic: 33 CPU-s for 100,000 before the parse budget); 20,000 here
+    for tail in (b"<</A [1 2 ", b"<</A [1 (x "):
+        unclosed = base + b"".join(b"%d 0 obj %s" % (100 + i, tail) for i in range(20_000))
+        assert pdf_repair.rebuild(unclosed) is not None
     inside = fuzz._stream(b"1 0 obj <</Type/Catalog/Pages 99 0 R>> endobj " * 1000)
     got = pdf_repair.rebuild(base + b"50 0 obj\n" + inside + b"\nendobj\n")
     assert got is not None and len(pdfium.PdfDocument(got.data)) == 1
