@@ -540,8 +540,8 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
     propagator's stay as the hand rules rank them), and where nothing is left, its most likely
     candidate is shown if likely enough (the model's "mode" ``fill``; ``promote`` instead raises
     every likely candidate to its probability; ``rank`` orders and thresholds by the probability
-    itself). On by default since it raised precision@1 and
-    recall@5 and lowered the wrong rate on all 524 dev cases, no class falling (docs/apply.md);
+    itself; ``learn``, shipped since the round of 2026-12-04 night, as ``rank`` with no hand rule's
+    cut past the ranking and a case-level abstain, see _learned). On by default (docs/apply.md);
     ``learned=False`` is the hand-set ranking alone."""
     found, hunks = candidates(root, patch, overlay=overlay, files=files)
     model = None
