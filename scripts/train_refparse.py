@@ -34,7 +34,7 @@ from pathlib import Path
 import pycrfsuite
 
 from ctxmill.compile.refparse import features, lexicon
-from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_parscit, read_tei, token_labels
+from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
 from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
 from ctxmill.compile.refparse.tokens import tokenize
@@ -206,7 +206,14 @@ def _kind(f: Path) -> str:
     return "anystyle" if f.parent.name == "parser" else "parscit" if f.name.endswith(".tagged.txt") else "grobid"
 
 
-_READERS = {"anystyle": read_anystyle, "parscit": read_parscit, "grobid": read_tei}
+def _reader(kind: str):
+    if kind == "parscit":
+        # (imported here: benchmarks/references.py imports this script beside a peer's older
+        # source, which has no read_parscit)
+        from ctxmill.compile.refparse.datasets import read_parscit
+
+        return read_parscit
+    return read_anystyle if kind == "anystyle" else read_tei
 
 
 def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
@@ -219,7 +226,7 @@ def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
     seen: set[str] = set()
     for f in training_files(grobid, anystyle, parscit):
         kind = _kind(f)
-        exs = _READERS[kind](f)
+        exs = _reader(kind)(f)
         stats["files"] += 1
         source = f"{kind}/{f.name}"
         for text, spans in exs:
