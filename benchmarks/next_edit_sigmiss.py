@@ -21,6 +21,12 @@ Per target, the first thing that went wrong, in the order the propagator works:
 - ``right candidate``: a candidate matches (then the ranking decides).
 
 Prints JSON (counts, per language) and, with ``--examples``, a few targets of one category.
+
+``--imports`` does the same for the import cases: per case, the top right, a right import line
+not on top, only wrong import lines (the right text at another place, or another text), or no
+import line at all; per language, with ``--examples CATEGORY`` a few of them:
+
+    PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py --imports [--examples 'no import line']
 """
 
 from __future__ import annotations
@@ -49,15 +55,15 @@ def _scorer():
     return mod
 
 
-def _cases(which: str, half: str | None) -> list[dict]:
+def _cases(which: str, half: str | None, klass: str = "signature") -> list[dict]:
     path = TRAIN if which == "train" else TAB / "dev.jsonl"
     out = []
     with path.open() as f:
         for line in f:
-            if '"class": "signature"' not in line:
+            if f'"class": "{klass}"' not in line:
                 continue
             c = json.loads(line)
-            if c["class"] == "signature":
+            if c["class"] == klass:
                 out.append(c)
     if half:
         repos = sorted({json.loads(x)["repo"] for x in (TAB / "dev.jsonl").open()}) if which == "dev" else \
@@ -229,6 +235,62 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, tri
     return out
 
 
+def imports(cases: list[dict], examples: str | None, n_examples: int, seed: int,
+            states: dict | None = None) -> dict:
+    """What became of each import case (suggest() as shipped, the scorer's matching)."""
+    from ctxmill.apply.next_edit import candidates, suggest
+
+    sc = _scorer()
+    per_case: Counter = Counter()
+    by_lang: dict[str, Counter] = defaultdict(Counter)
+    shown: list = []
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="impmiss-")
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
+            try:
+                found, _ = candidates(tmp, patch)
+                ranked = suggest(tmp, patch)
+            except Exception:  # noqa: BLE001 - a refused case has no candidate
+                found, ranked = [], []
+
+            def hits(s, targets=targets, files=files):
+                d = s.to_dict()
+                return any(sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i
+                           for i in range(len(targets)))
+
+            lines = [s for s in found if s.kind == "import"]
+            added = {x.strip() for t in targets for x in t["after"].splitlines()} - \
+                {x.strip() for t in targets for x in t["before"].splitlines()}
+            if ranked and hits(ranked[0]):
+                what = "top right"
+            elif any(hits(s) for s in lines):
+                what = "right import line, not on top"
+            elif any({x.strip() for x in s.replacement.splitlines()} & added for s in lines):
+                what = "wrong import lines: the right text at another place"
+            elif lines:
+                what = "wrong import lines: another text"
+            else:
+                what = "no import line"
+            per_case[what] += 1
+            by_lang[case["language"]][what] += 1
+            if states is not None:
+                states[case["id"]] = what
+            if examples and what.startswith(examples):
+                shown.append({"id": case["id"], "name": case["pattern"].get("name"), "what": what,
+                              "targets": [(t["path"], t["start_line"], t["before"][:200], t["after"][:300]) for t in targets],
+                              "lines": [(s.path, s.start_line, s.end_line, s.replacement[:200], s.reason) for s in lines][:3]})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
+           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
+    if examples:
+        random.Random(seed).shuffle(shown)
+        out["examples"] = shown[:n_examples]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", choices=["train", "dev"], default="train")
@@ -238,12 +300,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--states", help="write each case's state here (JSON), to compare two trees case by case")
     ap.add_argument("--trigger", help="count the missed targets of these cases only: 're-signs', 'changes a call', 'not read'")
+    ap.add_argument("--imports", action="store_true", help="the import cases instead: what became of each")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
     states: dict | None = {} if args.states else None
-    print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed, args.trigger, states), indent=1))
+    if args.imports:
+        print(json.dumps(imports(_cases(args.cases, args.half, "import"), args.examples, args.n, args.seed, states), indent=1))
+    else:
+        print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed, args.trigger, states), indent=1))
     if args.states:
         Path(args.states).write_text(json.dumps(states, indent=0, sort_keys=True))
 
