@@ -109,11 +109,8 @@ def test_after_a_re_signing_edit_the_calls_come_before_the_parameters_other_uses
         "class Request:\n    def send(self, pools=None, anyway=False):\n        if not connection:\n"
         "            connection = make()\n        return connection.urlopen()\n")
     (tmp_path / "api.py").write_text("def get(r, _connection):\n    r.send(connection=_connection)\n")
-    # (the hand rules' order: the learned ranking, the default, finds such uses unlikely past the
-    # top and does not show them, tests/test_next_edit_model.py)
     got = suggest(tmp_path, _patch("models.py", ["    def send(self, connection=None, anyway=False):"],
-                                   ["    def send(self, pools=None, anyway=False):"], 1, before=["class Request:"]),
-                  learned=False)
+                                   ["    def send(self, pools=None, anyway=False):"], 1, before=["class Request:"]))
     order = [(s.path, s.start_line) for s in got]
     assert got and (got[0].path, got[0].start_line) == ("api.py", 2), order
     assert "signature of send" in got[0].reason
