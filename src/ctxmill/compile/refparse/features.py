@@ -121,6 +121,7 @@ def use_stretch_kinds(on: bool) -> None:
     other setting go)."""
     global STRETCH_KINDS, _rows, _blobs
     STRETCH_KINDS = on
+    _INFO.clear()  # (a token's traits count initials only with them)
     _chunk_features.cache_clear()
     _with_next.cache_clear()
     _rows = _blobs = None
@@ -177,7 +178,7 @@ def _traits(tok: str) -> int:
     # call: lower-case words (the low 32 bits), abbreviations (the next 32), numbers (the
     # next), initials ("J.", "J.N.", "AB": above)
     return (tok[:1].islower() and len(tok) > 1) + (tok.endswith(".") and len(tok) > 2) * _WIDE \
-        + tok[:1].isdigit() * _WIDE * _WIDE + bool(_INITIAL.fullmatch(tok)) * _WIDE * _WIDE * _WIDE
+        + tok[:1].isdigit() * _WIDE * _WIDE + (STRETCH_KINDS and bool(_INITIAL.fullmatch(tok))) * _WIDE3
 
 
 @lru_cache(maxsize=4096)
@@ -197,10 +198,12 @@ def _chunk_features(length: int, lower: int, idx: int, abbr: bool, digit: bool, 
 
 @lru_cache(maxsize=16384)
 def _with_next(f: tuple[bytes, ...], nxt: tuple[bytes, ...] | None, prev: tuple[bytes, ...] | None) -> tuple[bytes, ...]:
-    # (and the kinds of both: a title's stretch before a journal's, a names' before a title's)
-    return (f + ((b"cn_" + nxt[3], b"cn_" + nxt[4], b"cn_" + nxt[1], b"cn_" + nxt[6], *(b"cn_" + x for x in nxt[7:8]))
-                 if nxt else (b"cn_none",))
-            + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1], *(b"cp_" + x for x in prev[7:8])) if prev else (b"cp_none",)))
+    if STRETCH_KINDS:  # and the kinds of both: a title's stretch before a journal's, names' before a title's
+        return (f + ((b"cn_" + nxt[3], b"cn_" + nxt[4], b"cn_" + nxt[1], b"cn_" + nxt[6], b"cn_" + nxt[7])
+                     if nxt else (b"cn_none",))
+                + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1], b"cp_" + prev[7]) if prev else (b"cp_none",)))
+    return (f + ((b"cn_" + nxt[3], b"cn_" + nxt[4], b"cn_" + nxt[1], b"cn_" + nxt[6]) if nxt else (b"cn_none",))
+            + ((b"cp_" + prev[0], b"cp_" + prev[3], b"cp_" + prev[1]) if prev else (b"cp_none",)))
 
 
 def _spans(tokens: list[str], journals: list[str | None], infos: list[tuple]) -> list[tuple[int, int, tuple[bytes, ...]]]:
