@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -586,6 +587,28 @@ def test_a_new_compile_while_a_reopened_job_loads_raises_no_page_error(page, ser
     page.click("#compile")  # ... and a new compile clears them mid-way
     wait_done(page)
     assert page.inner_text("#summary .title") == "A second note"
+
+
+def test_a_reopen_answered_after_a_new_compile_does_not_take_the_page_back(page, server):
+    page.click("#compile")
+    wait_done(page)
+    job_id = page.get_attribute("#job-status", "data-job")
+    held = []  # the reload's request for the finished job, answered only after the new compile
+    page.route(f"**/api/jobs/{job_id}", lambda route: held.append(route))
+    page.reload()
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert held, "the reload never asked for its job"
+    page.fill("#text", "# A second note\n\nShort text, compiled at once.\n")
+    page.click("#compile")
+    wait_done(page)
+    assert page.inner_text("#summary .title") == "A second note"
+    held[0].continue_()  # the old job's answer lands now, late
+    page.wait_for_timeout(1000)  # time for the late answer to redraw, were it taken
+    wait_done(page)
+    assert page.inner_text("#summary .title") == "A second note"
+    assert page.get_attribute("#job-status", "data-job") != job_id
 
 
 GRAPH_FILL = """() => {

@@ -130,6 +130,7 @@ async function submit() {
     return;
   }
   if (state.source) { state.source.close(); state.source = null; }
+  state.submits = (state.submits || 0) + 1;  // a reopen still loading must not take the page back
   $("#compile").disabled = true;
   clearResults();
   resetProgress();
@@ -156,14 +157,17 @@ async function submit() {
 
 // A job named in the URL: reopen it live, or show it finished.
 async function reopen(id) {
+  const submits = state.submits || 0;
   let resp;
   try { resp = await fetch(`/api/jobs/${encodeURIComponent(id)}`); } catch { return; }
+  if ((state.submits || 0) !== submits) return;  // a new compile started while the job was asked for
   if (!resp.ok) {
     showError("That job is no longer on this server (finished jobs are kept for a while, and a restart " +
       "clears them). Compile the document again.");
     return;
   }
   const job = await resp.json();
+  if ((state.submits || 0) !== submits) return;
   resetProgress();
   for (const st of job.stages || []) stageEvent({ stage: st.name, state: st.state, t: 0 });
   if (["done", "failed", "cancelled"].includes(job.status)) finished(job);
