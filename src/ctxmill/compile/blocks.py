@@ -598,9 +598,14 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
     # run from every line in it (10,000 "# comment" lines were 100 million regex matches).
     # Only rule lines can score.
-    # (each distinct line scored once: a page of repeated short lines has a handful)
-    scored = {t: _code_score(t) if t.strip() else 0 for t in {lines[k] for k in rule_lines}}
-    score = {k: sc for k in sorted(rule_lines) if (sc := scored[lines[k]])}
+    # (each distinct line scored once where lines repeat: a page of repeated short lines has a
+    # handful; lines that are mostly distinct are scored as they come)
+    distinct = {lines[k] for k in rule_lines}
+    if len(distinct) * 2 < len(rule_lines):
+        scored = {t: _code_score(t) if t.strip() else 0 for t in distinct}
+        score = {k: sc for k in sorted(rule_lines) if (sc := scored[lines[k]])}
+    else:
+        score = {k: sc for k in sorted(rule_lines) if (sc := _code_score(lines[k]) if lines[k].strip() else 0)}
     run_end: dict[int, int] = {}
     strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
     strong = 0
@@ -855,17 +860,18 @@ def _as_blocks(items: list, page: int) -> list[Block]:
     argument cost a third of the Block itself)."""
     para = Kind.PARAGRAPH
     if _POSITIONAL:
-        out = [Block(para, b, page, None, "", None, None, None, None, {"_line_texts": [b]}) if type(b) is str else b
-               for b in items]
-    else:
-        out = [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str else b for b in items]
-    for k, b in enumerate(out):  # (from _text_blocks: a list item's (line, match), a paragraph's lines)
-        t = type(b)
-        if t is tuple:
-            out[k] = _list_block(b[0], page, b[1])
-        elif t is list:
-            out[k] = Block(para, "\n".join(b), page, attrs={"_line_texts": b})
-    return out
+        return [Block(para, b, page, None, "", None, None, None, None, {"_line_texts": [b]}) if type(b) is str
+                else b if type(b) is Block else _made(b, page) for b in items]
+    return [Block(para, b, page, attrs={"_line_texts": [b]}) if type(b) is str
+            else b if type(b) is Block else _made(b, page) for b in items]
+
+
+def _made(item: tuple | list, page: int) -> Block:
+    """The Block of what _text_blocks left undecided: a list item's (line, match), or the lines
+    of a Markdown paragraph."""
+    if type(item) is tuple:
+        return _list_block(item[0], page, item[1])
+    return Block(Kind.PARAGRAPH, "\n".join(item), page, attrs={"_line_texts": item})
 
 
 # what may close a sentence after its mark (structure.SENTENCE_END_RE's ['"”’)\]]*); none is a mark

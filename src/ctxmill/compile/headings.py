@@ -202,14 +202,14 @@ def _entry_share(b: Block, seen: dict[str, bool] | None = None) -> float:
     lines = [t.strip() for t in texts if t.strip()]
     if not lines:
         return 0.0
-    if seen is None:
-        seen = {}
-    hits = 0
-    for t in lines:
-        v = seen.get(t)
-        if v is None:
-            v = seen[t] = _entry_line(t)
-        hits += v
+    uniq = set(lines)
+    if seen is None or len(uniq) * 2 > len(lines):  # (mostly distinct lines: each read once anyway)
+        hits = sum(1 for t in lines if _entry_line(t))
+    else:  # lines that repeat: each distinct one read once
+        for t in uniq:
+            if t not in seen:
+                seen[t] = _entry_line(t)
+        hits = sum(map(seen.__getitem__, lines))
     return hits / len(lines)
 
 
