@@ -19,6 +19,9 @@ from ctxmill.model import PageStream
 KINDS = ("pdf", "ocr_text", "markdown")
 PDF_SUFFIXES = {".pdf"}
 TEXT_SUFFIXES = {".txt", ".md", ".mmd", ".markdown", ".text"}
+# how the note on a PDF rebuilt from its objects begins (sources/pdf_repair.py writes it; the QA
+# report makes it a warning: the file was damaged, so what it gives may differ from what was printed)
+REBUILT_NOTE = "the PDF's cross-reference data or object streams are damaged"
 
 _OCR_HINTS = (
     re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I),

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from ctxmill.sources import REBUILT_NOTE
 from ctxmill.sources.pdf_forms import Ref, _Parser
 
 MAX_DECODED_TOTAL = 64 << 20  # bytes of object streams decoded for one rebuild (Flate bombs)
@@ -50,7 +51,7 @@ class Rebuilt:
         self.made = made  # what was made up for what was lost ("" for nothing)
 
     def note(self) -> str:
-        return (f"the PDF's cross-reference data or object streams are damaged: it was rebuilt from its "
+        return (f"{REBUILT_NOTE}: it was rebuilt from its "
                 f"{self.body + self.packed:,} objects ({self.packed:,} of them from object streams) before reading"
                 + (f"; {self.made}" if self.made else ""))
 
