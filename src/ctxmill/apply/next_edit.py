@@ -324,11 +324,15 @@ def confidence(kind: str, feats: dict) -> float:
 
 
 def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] | None = None,
-               files: dict[str, str] | None = None) -> tuple[list[Suggestion], list[Hunk]]:
+               files: dict[str, str] | None = None,
+               learn_inputs: bool = True) -> tuple[list[Suggestion], list[Hunk]]:
     """Every suggestion of every propagator, confidence and features attached, not yet ranked.
 
     ``overlay`` holds texts newer than the disk (an editor's unsaved buffers, by relative path);
-    ``files`` replaces the walk of the root altogether (a server that keeps the tree read)."""
+    ``files`` replaces the walk of the root altogether (a server that keeps the tree read);
+    ``learn_inputs``: with the edit's own features and the hand rules' places (edit_features,
+    _hold_features), which only a model fitted with them reads (the training dumps keep them;
+    suggest asks for them only when its model reads them)."""
     from ctxmill.apply.next_import import suggest_import
     from ctxmill.apply.next_repeated import suggest_repeated
     from ctxmill.apply.next_shape import suggest_shape
@@ -391,11 +395,11 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
     found = [s for s in found if _trimmed(s, files.get(s.path))]
-    _context_features(found, hunks)
+    _context_features(found, hunks, learn_inputs)
     return found, hunks
 
 
-def _context_features(found: list[Suggestion], hunks: list[Hunk]) -> None:
+def _context_features(found: list[Suggestion], hunks: list[Hunk], learn_inputs: bool = True) -> None:
     """What any suggestion has beside its propagator's own features, for the learned confidence
     (apply/next_model.py): its hand-set confidence, where it sits against the edit, its rank among
     its propagator's suggestions and how many each propagator made."""
@@ -419,11 +423,13 @@ def _context_features(found: list[Suggestion], hunks: list[Hunk]) -> None:
             f["ctx_other_kinds"] = float(len(shown - {kind}))
             f["ctx_lines_log"] = math.log1p(max(0, s.end_line - s.start_line + 1))
             f["ctx_insertion"] = float(s.end_line < s.start_line)
-    edit = edit_features(hunks)
-    for s in found:
-        s.features.update(edit)
+    if learn_inputs:
+        edit = edit_features(hunks)
+        for s in found:
+            s.features.update(edit)
     _cross_features(found)
-    _hold_features(found, nearest)
+    if learn_inputs:
+        _hold_features(found, nearest)
 
 
 def edit_features(hunks: list[Hunk]) -> dict[str, float]:
@@ -540,15 +546,16 @@ def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS
     propagator's stay as the hand rules rank them), and where nothing is left, its most likely
     candidate is shown if likely enough (the model's "mode" ``fill``; ``promote`` instead raises
     every likely candidate to its probability; ``rank`` orders and thresholds by the probability
-    itself; ``learn``, shipped since the round of 2026-12-04 night, as ``rank`` with no hand rule's
-    cut past the ranking and a case-level abstain, see _learned). On by default (docs/apply.md);
-    ``learned=False`` is the hand-set ranking alone."""
-    found, hunks = candidates(root, patch, overlay=overlay, files=files)
+    itself; ``learn``, built in the round of 2026-12-04 night and not shipped (it fell on dev), as
+    ``rank`` with no hand rule's cut past the ranking and a case-level abstain, see _learned). On
+    by default (docs/apply.md); ``learned=False`` is the hand-set ranking alone."""
     model = None
     if learned:
-        from ctxmill.apply.next_model import load
+        from ctxmill.apply.next_model import load, reads_learn_inputs
 
         model = load()
+    found, hunks = candidates(root, patch, overlay=overlay, files=files,
+                              learn_inputs=model is not None and reads_learn_inputs(model))
     if model is None:
         return _ranked(found, hunks, threshold)[:limit]
     nearest = {h.path: _changed_at(h) for h in hunks}

@@ -67,6 +67,20 @@ def probability(model: dict, kind: str, feats: dict) -> float:
     return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
 
 
+_LEARN_INPUTS = ("ctx_edit_", "hold_")  # (features next_edit computes only for a model that reads them)
+
+
+def reads_learn_inputs(model: dict) -> bool:
+    """Whether ``model`` reads the edit's own features or the hand rules' places (weights named
+    after them, or a case model): one fitted without them (the shipped ``fill``) spares
+    next_edit.candidates computing them."""
+    got = model.get("_learn_inputs")
+    if got is None:
+        got = model["_learn_inputs"] = "case_weights" in model or any(
+            k.partition(".")[2].startswith(_LEARN_INPUTS) for k in model["weights"])
+    return got
+
+
 # the case model's inputs (case_features): named here so the fit and the tool read the same ones
 CASE_KINDS = ("rename", "repeated", "signature", "import", "shape")
 
