@@ -11,6 +11,7 @@ without any text layer.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import re
 from pathlib import Path
@@ -769,8 +770,6 @@ def _rebuilt(path: str):
     or pdfium refuses the copy too. The copy is a temporary file, so that everything that opens
     the PDF by path (page workers, OCR, figure crops) reads it (``readable``);
     ``discard_repaired`` removes it."""
-    import contextlib
-    import mmap
     import os
     import tempfile
 
@@ -778,21 +777,13 @@ def _rebuilt(path: str):
 
     from ctxmill.sources.pdf_repair import rebuild
 
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0 or size > REPAIR_MAX_BYTES:
-                return None
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
-    try:
-        got = rebuild(data)
-    except (RecursionError, ValueError, IndexError, MemoryError):
-        got = None
-    finally:
-        with contextlib.suppress(BufferError):
-            data.close()
+    with _mapped(path, REPAIR_MAX_BYTES) as data:
+        if data is None:
+            return None
+        try:
+            got = rebuild(data)
+        except (RecursionError, ValueError, IndexError, MemoryError):
+            got = None
     if got is None:
         return None
     _serial[0] += 1
@@ -837,6 +828,28 @@ def discard_repaired(path=None) -> None:
                 pass
 
 
+@contextlib.contextmanager
+def _mapped(path: str, max_bytes: int):
+    """The file's bytes as a read-only mmap (None for an empty file, one over ``max_bytes``, or
+    one that cannot be read), closed on leaving."""
+    import mmap
+    import os
+
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if 0 < size <= max_bytes else None
+    except (OSError, ValueError):
+        data = None
+    try:
+        yield data
+    finally:
+        if data is not None:
+            # (a search still holding the map, were one left behind, lets it close when freed)
+            with contextlib.suppress(BufferError):
+                data.close()
+
+
 def _form_fanout(path: str, n: int) -> frozenset[int]:
     """Pages (from 0) that draw Form XObjects more than MAX_PAGE_FORM_DRAWS times, counted from
     the file's bytes before pdfium loads any page (``pdf_forms``: pdfium parses a form anew for
@@ -846,26 +859,12 @@ def _form_fanout(path: str, n: int) -> frozenset[int]:
     (one ``find`` for /Subtype /Form in a paper without nested forms), and pdfium reads the
     file on its own (benchmarks/pdf_form_scan.py: on the 17 corpus papers the count's Python
     allocations fall from 34.9 to 12.6 MB in all, the time stays what it was)."""
-    import contextlib
-    import mmap
-    import os
-
     from ctxmill.sources.pdf_forms import page_form_draws
 
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0 or size > FORM_SCAN_MAX_BYTES:
-                return frozenset()
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return frozenset()
-    try:
+    with _mapped(path, FORM_SCAN_MAX_BYTES) as data:
+        if data is None:
+            return frozenset()
         draws = page_form_draws(data, MAX_PAGE_FORM_DRAWS)
-    finally:
-        # (a search still holding the map, were one left behind, lets it close when freed)
-        with contextlib.suppress(BufferError):
-            data.close()
     if draws is None or len(draws) != n:  # a page tree read otherwise than pdfium reads it: no verdict
         return frozenset()
     return frozenset(i for i, d in enumerate(draws) if d > MAX_PAGE_FORM_DRAWS)

@@ -34,7 +34,7 @@ MAX_DECODED_TOTAL = 256 << 20  # ... and of all the streams one file's count dec
 MAX_DICT_BYTES = 64 << 10  # how far from a form's /Subtype its dictionary is looked at
 MAX_DEPTH = 64  # form nesting followed (pdfium stops deeper still)
 
-_OBJ_HEAD_RE = re.compile(rb"(?<![0-9])(\d{1,10})\s+\d{1,5}\s+\Z")
+_OBJ_HEAD_RE = re.compile(rb"(?<![0-9])(\d{1,10})\s+(\d{1,5})\s+\Z")  # "N G" before an "obj"
 _DO_RE = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
 _FORM_RE = re.compile(rb"/Subtype\s*/Form\b")
 _STREAM_RE = re.compile(rb"stream")
@@ -101,13 +101,8 @@ class _Reader:
         p = _Parser(data, at, close)
         value = p.value()
         if stream_ok and isinstance(value, dict):
-            p.skip_ws()
-            if data[p.pos:p.pos + 6] == b"stream":
-                start = p.pos + 6
-                if data[start:start + 2] == b"\r\n":
-                    start += 2
-                elif data[start:start + 1] in (b"\n", b"\r"):
-                    start += 1
+            start = p.stream_data()
+            if start is not None:
                 end = data.find(b"endstream", start)
                 if end < 0:
                     end = len(data)
@@ -237,19 +232,26 @@ class _Reader:
         return got
 
     def _trailer(self) -> dict | None:
-        data = self.data
-        at = data.rfind(b"trailer")
-        while at >= 0:
-            got = _Parser(data, at + 7, at + 7 + MAX_DICT_BYTES).value()
-            if isinstance(got, dict) and "Root" in got:
+        for _, got in trailers(self.data):
+            if "Root" in got:
                 return got
-            at = data.rfind(b"trailer", 0, at)
         # a cross-reference stream: the last /Type /XRef object holding /Root
         for num in self._objects_holding(_XREF_RE):
             obj = self.get(Ref(num))
             if isinstance(obj, _Stream) and obj.dict.get("Type") == "/XRef" and "Root" in obj.dict:
                 return obj.dict
         return None
+
+
+def trailers(data):
+    """(where, dictionary) of each classic ``trailer`` of the file, the last first (each read no
+    further than MAX_DICT_BYTES)."""
+    at = data.rfind(b"trailer")
+    while at >= 0:
+        got = _Parser(data, at + 7, at + 7 + MAX_DICT_BYTES).value()
+        if isinstance(got, dict):
+            yield at, got
+        at = data.rfind(b"trailer", 0, at)
 
 
 class _Stream:
@@ -276,6 +278,18 @@ class _Parser:
         """Past whitespace and % comments (a comment ends at a line feed)."""
         if self.pos < self.end:
             self.pos = _SKIP_RE.match(self.data, self.pos, self.end).end()
+
+    def stream_data(self) -> int | None:
+        """Where the data of a stream begins, read after its dictionary: past the ``stream``
+        keyword and its end of line (CR LF, LF or a lone CR); None when no stream follows."""
+        self.skip_ws()
+        data = self.data
+        if data[self.pos:self.pos + 6] != b"stream":
+            return None
+        start = self.pos + 6
+        if data[start:start + 2] == b"\r\n":
+            return start + 2
+        return start + 1 if data[start:start + 1] in (b"\n", b"\r") else start
 
     def _word(self) -> bytes:
         start = self.pos

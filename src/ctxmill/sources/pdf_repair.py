@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import re
 import zlib
+from itertools import islice
 
 from ctxmill.sources import REBUILT_NOTE
-from ctxmill.sources.pdf_forms import Ref, _Parser
+from ctxmill.sources.pdf_forms import _OBJ_HEAD_RE, Ref, _Parser
+from ctxmill.sources.pdf_forms import trailers as pdf_trailers
 
 MAX_DECODED_TOTAL = 64 << 20  # bytes of object streams decoded for one rebuild (Flate bombs)
 # bytes of object text parsed in the file body, and again in object streams (the parser is
@@ -37,7 +39,6 @@ MAX_PARSED = 48 << 20
 MAX_OBJECTS = 2_000_000  # objects taken into one rebuild
 MAX_OBJECT_NUMBER = 4_194_303  # pdfium's own limit on object numbers (CPDF_Parser::kMaxObjectNumber - 1)
 
-_OBJ_HEAD_RE = re.compile(rb"(?<![0-9])(\d{1,10})\s+(\d{1,5})\s+\Z")
 _TOKEN_RE = re.compile(rb"\s*(\d+)(?=[\s%<\[/(]|\Z)")  # an integer of an object stream's header
 
 
@@ -98,7 +99,7 @@ def rebuild(data) -> Rebuilt | None:
                 old = found.get(num)
                 if old is None or old[0] < where:  # (a later definition wins)
                     found[num] = (where, 0, b" " + body + b" ", True)
-    trailers += _classic_trailers(data)
+    trailers += islice(pdf_trailers(data), 1000)
     trailers.sort(key=lambda t: t[0])
     if any("Encrypt" in t for _, t in trailers):
         return None
@@ -132,14 +133,9 @@ def _object(data, at: int, close: int | None, spent: list[int]):
     spent[0] += end - at
     if not isinstance(value, dict):
         return (value, end, None) if value is not None or end > at else None
-    p.skip_ws()
-    if data[p.pos:p.pos + 6] != b"stream":
+    start = p.stream_data()
+    if start is None:
         return value, end, None
-    start = p.pos + 6
-    if data[start:start + 2] == b"\r\n":
-        start += 2
-    elif data[start:start + 1] in (b"\n", b"\r"):
-        start += 1
     length = value.get("Length")
     if type(length) is int and length >= 0:  # (a Ref is an int too: an indirect length is not read)
         q = _Parser(data, start + length)
@@ -235,17 +231,6 @@ def _decoded(d: dict, raw: bytes, budget: list[int], found: dict) -> tuple[bytes
     out = b"".join(parts)[:budget[0]]
     budget[0] -= len(out)
     return out, whole
-
-
-def _classic_trailers(data) -> list[tuple[int, dict]]:
-    out = []
-    at = data.rfind(b"trailer")
-    while at >= 0 and len(out) < 1000:
-        got = _Parser(data, at + 7, at + 7 + (64 << 10)).value()
-        if isinstance(got, dict):
-            out.append((at, got))
-        at = data.rfind(b"trailer", 0, at)
-    return out
 
 
 def _is_catalog(entry) -> bool:
