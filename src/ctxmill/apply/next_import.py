@@ -517,7 +517,7 @@ TABLE_MODULES = ("itertools", "functools", "collections", "collections.abc", "co
                  "zlib", "keyword", "dataclasses", "contextlib", "operator", "types", "typing", "pathlib", "enum",
                  "abc", "datetime", "io", "tempfile", "time")
 _TABLE_PATH = Path(__file__).resolve().parents[1] / "data" / "python_stdlib_names.json"
-_table: dict[str, list[str]] | None = None
+_table: dict[str, list[str]] | None = None  # name -> the table's modules that give it, in the table's order
 
 
 def stdlib_table(modules=TABLE_MODULES) -> dict[str, list[str]]:
@@ -562,10 +562,14 @@ def _table_homes(name: str) -> list[str]:
     global _table
     if _table is None:
         try:
-            _table = json.loads(_TABLE_PATH.read_text(encoding="utf-8"))
+            modules = json.loads(_TABLE_PATH.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            _table = {}
-    return [m for m, names in _table.items() if name in names]
+            modules = {}
+        _table = {}
+        for m, names in modules.items():  # (turned round once: a lookup, not a scan of every module's names)
+            for n in dict.fromkeys(names):
+                _table.setdefault(n, []).append(m)
+    return _table.get(name, [])
 
 
 def _stdlib_home(name: str, text: str) -> str | None:

@@ -1176,12 +1176,25 @@ def _label_window(text: str, at: int) -> str:
     return text[at:] if w[-1:].isspace() else w
 
 
+def _may_hold_labels(block: Block) -> bool:
+    """Whether _split_labelled can split ``block``: two labels need two brackets (most entries
+    are one block already)."""
+    return block.text.count("[", 1) > 0
+
+
+def _may_hold_entries(block: Block) -> bool:
+    """Whether _split_merged can split ``block``: only text without geometry (PDF lines are
+    grouped by their indent instead), and long enough for two entries (the length first: a list
+    of short lines asks no pattern)."""
+    return block.bbox is None and len(block.text) >= 120
+
+
 def _split_labelled(block: Block) -> list[Block]:
     """A block holding several numbered entries ("[1] ... [2] ...", or author-year labelled
     "[Abeles, 1982] ... [Bohte, 2004] ...", reflowed into one paragraph) is split at the
     labels, so each printed entry stays one reference."""
-    if block.text.count("[", 1) == 0:
-        return [block]  # (two labels need two brackets: most entries are one block already)
+    if not _may_hold_labels(block):
+        return [block]
     if not (_INNER_LABEL.match(block.text) and _start_label(_label_window(block.text, 0))):
         return [block]  # (no label at its start: what the test of every label below gives)
     starts = [m.start() for m in _INNER_LABEL.finditer(block.text) if _start_label(_label_window(block.text, m.start()))]
@@ -1262,9 +1275,7 @@ def split_entries_text(text: str) -> list[str]:
 
 
 def _split_merged(block: Block) -> list[Block]:
-    # Only text without geometry: PDF lines are grouped by their indent instead.
-    # (the length first: a list of short lines asks no pattern)
-    if block.bbox is not None or len(block.text) < 120 or _LABEL.match(block.text) or _ay_label(block.text):
+    if not _may_hold_entries(block) or _LABEL.match(block.text) or _ay_label(block.text):
         return [block]
     parts = split_entries_text(block.text)
     if len(parts) < 2:
@@ -1394,8 +1405,8 @@ def _entries_from_blocks(blocks: list[Block], widths: dict[int, float]) -> list[
     """Text without geometry (raw OCR text, Markdown): blocks are lines or whole entries."""
     bib = []
     for b in blocks:
-        if b.text.count("[", 1) == 0 and (b.bbox is not None or len(b.text) < 120):
-            bib.append(b)  # (what both splits give such a block back unsplit: a line of a list)
+        if not (_may_hold_labels(b) or _may_hold_entries(b)):
+            bib.append(b)  # (both splits would give it back whole: a line of a list)
         else:
             bib.extend(part for lab in _split_labelled(b) for part in _split_merged(lab))
     out = []

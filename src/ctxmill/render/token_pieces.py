@@ -181,12 +181,7 @@ class Tokenized:
             q -= 1
         n = self.count(s, q) if q > s else 0
         if q < e:
-            ws = text[q:e]
-            got = _count.get(ws)
-            if got is None:
-                _learn([ws])
-                got = _count[ws]
-            n += got
+            n += count_ascii([text[q:e]])[0]
         return n
 
     def count(self, s: int, e: int) -> int | None:
