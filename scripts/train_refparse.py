@@ -426,6 +426,35 @@ def search(examples: list, grid: list[tuple[float, float]], iterations: int, wor
     return rows
 
 
+# the strings rendered again (--render): GROBID's and AnyStyle's core set, whose labels are
+# whole fields; AnyStyle's good/ugly/bad sets are kept as they are (noisy on purpose)
+RENDER_SOURCES = ("grobid/", "anystyle/core.xml")
+
+
+def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
+    """--render: the training strings of RENDER_SOURCES (``keys``) rendered by citation styles,
+    less any that equals a training or held-out string (case and punctuation aside). Only the
+    strings being trained on are rendered, so a dev fold's strings never reach its model. The
+    gazetteers are built before, from the labelled strings alone."""
+    from ctxmill.compile.refparse import render
+
+    banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
+    seen = {norm_key(t) for t, _ in examples}
+    out, stats = render.render([e for e in examples if norm_key(e[0]) in keys], args.csl_styles,
+                               args.csl_locales, args.render)
+    kept = []
+    for text, spans in out:
+        key = norm_key(text)
+        if key in banned or key in seen:
+            stats["dropped"] = stats.get("dropped", 0) + 1
+            continue
+        seen.add(key)
+        kept.append((text, spans))
+    stats.update(kept=len(kept), share=args.render, styles=list(render.STYLES),
+                 citeproc_py=metadata.version("citeproc-py"))
+    return kept, stats
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grobid", type=Path, required=True, help="a GROBID checkout (or its dataset/citation folder)")
@@ -466,6 +495,12 @@ def main(argv: list[str] | None = None) -> int:
                          "(OUTPUT.fold0.crfsuite ... fold3, each with its gazetteers beside it); score them "
                          "with benchmarks/references.py --cv OUTPUT")
     ap.add_argument("--jobs", type=int, default=1, help="with --cv: folds trained at once (one process each)")
+    ap.add_argument("--render", type=float, default=0.0, metavar="SHARE",
+                    help="add training strings rendered by real citation styles (refparse.render, citeproc-py): "
+                         "about SHARE renderings per GROBID or AnyStyle core.xml training string, each in one of "
+                         "render.STYLES chosen by a hash of its text; needs --csl-styles and --csl-locales")
+    ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
+    ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
     if args.cv:
         if args.output.resolve() == MODEL.resolve():
@@ -475,6 +510,9 @@ def main(argv: list[str] | None = None) -> int:
             print("--search and --cv: choose one", file=sys.stderr)
             return 2
         return cross_validate(sys.argv[1:] if argv is None else argv, args.output, args.jobs)
+    if args.render and not (args.csl_styles and args.csl_locales):
+        print("--render needs --csl-styles and --csl-locales", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     features.AFFIXES = args.affixes
     features.use_stretch_kinds(args.stretch_kinds)
@@ -482,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     lex = {}
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
     lex_path = Path(str(gazetteer_path()))
+    render_keys = {norm_key(t) for t, _, src in examples if src.startswith(RENDER_SOURCES)}
     if args.without_dev:
         if args.output.resolve() == MODEL.resolve():
             print("--without-dev writes a dev model: give -o another path than the shipped model", file=sys.stderr)
@@ -512,6 +551,10 @@ def main(argv: list[str] | None = None) -> int:
         best = max(rows, key=lambda r: r["mean"])
         c1, c2 = best["c1"], best["c2"]
         stats["search"] = rows
+    if args.render:
+        rendered, rstats = rendered_strings(examples, render_keys, args)
+        stats["rendered"] = rstats
+        examples = examples + rendered
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
                  stretch_kinds=args.stretch_kinds,
