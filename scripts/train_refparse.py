@@ -441,7 +441,7 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
     banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
     seen = {norm_key(t) for t, _ in examples}
     out, stats = render.render([e for e in examples if norm_key(e[0]) in keys], args.csl_styles,
-                               args.csl_locales, args.render)
+                               args.csl_locales, args.render, render.STYLES)
     kept = []
     for text, spans in out:
         key = norm_key(text)
