@@ -227,10 +227,10 @@ def corpus_pdfs() -> list[bytes]:
     return out
 
 
-def mutate_pdf(rnd: random.Random, data: bytes) -> tuple[str, bytes]:
+def mutate_pdf(rnd: random.Random, data: bytes, kind: str | None = None) -> tuple[str, bytes]:
     b = bytearray(data)
-    kind = rnd.choice(["flip", "flip_many", "truncate", "delete_block", "duplicate_block", "xref", "length",
-                       "header", "zero_block"])
+    kind = kind or rnd.choice(["flip", "flip_many", "truncate", "delete_block", "duplicate_block", "xref", "length",
+                               "header", "zero_block"])
     n = len(b)
     if kind == "flip":
         for _ in range(rnd.randint(1, 20)):
@@ -2151,6 +2151,65 @@ def ignore_scaling(lines: int, paths: int, repeat: int, timeout: float, peer: st
     return out
 
 
+def damaged_pdfs(n: int, seed: int, timeout: float, peer: str | None = None) -> dict:
+    """``n`` of mutate_pdf's truncation and header mutants (in turn) of the corpus PDFs, compiled
+    through the ctxmill command (and, with ``peer``, another checkout's): exit codes, pages, QA
+    warnings, and how much of the undamaged paper's text each gives (the share of the words of
+    its document.md, counted with repeats, found in the mutant's)."""
+    from collections import Counter
+
+    rnd = random.Random(f"{seed}:damaged")
+    paths = sorted(p for p in (CORPUS / "papers").glob("*/paper.pdf") if p.stat().st_size < 3_000_000)
+    here = str(REPO / "src")
+    sides = {"this": [str(CTXMILL)]}
+    if peer:
+        sides["peer"] = [sys.executable, "-c", _PEER_MAIN, str(Path(peer).resolve()), here]
+    tmp = Path(tempfile.mkdtemp(prefix="ctxmill-damaged-"))
+
+    def compile_(side: str, pdf: Path, out: Path) -> tuple[object, dict, Counter]:
+        took, _, code, stdout = _timed([*sides[side], "compile", str(pdf), "-o", str(out), "--json"], timeout)
+        info = json.loads(stdout) if code == 0 else {}
+        md = out / "document.md"
+        words = Counter(md.read_text(errors="replace").split()) if code == 0 and md.exists() else Counter()
+        return code, {"pages": info.get("pages"), "seconds": round(took, 2),
+                      "warnings": [w[:160] for w in info.get("warnings", [])]}, words
+
+    whole: dict[str, Counter] = {}
+    cases = []
+    try:
+        for i in range(n):
+            pdf = rnd.choice(paths)
+            kind, data = mutate_pdf(rnd, pdf.read_bytes(), "truncate" if i % 2 == 0 else "header")
+            slug = pdf.parent.name
+            if slug not in whole:
+                _, _, whole[slug] = compile_("this", pdf, tmp / f"whole-{slug}")
+            inp = tmp / f"case{i}.pdf"
+            inp.write_bytes(data)
+            row: dict = {"case": i, "kind": kind, "paper": slug, "kept": round(len(data) / pdf.stat().st_size, 3),
+                         "head": data[:8].decode("latin-1")}
+            for side in sides:
+                code, info, words = compile_(side, inp, tmp / f"out-{side}-{i}")
+                total = sum(whole[slug].values())
+                row[side] = {"exit": code, **info,
+                             "text_share": round(sum((words & whole[slug]).values()) / total, 3) if total else None}
+                shutil.rmtree(tmp / f"out-{side}-{i}", ignore_errors=True)
+            cases.append(row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    summary: dict = {}
+    for kind in ("truncate", "header"):
+        for side in sides:
+            rows = [c for c in cases if c["kind"] == kind]
+            done = [c[side] for c in rows if c[side]["exit"] == 0]
+            summary[f"{kind}_{side}"] = {
+                "cases": len(rows), "exit0": len(done),
+                "exits": dict(Counter(str(c[side]["exit"]) for c in rows)),
+                "pages": sum(d["pages"] or 0 for d in done),
+                "text_share_mean_all": round(sum(c[side]["text_share"] or 0 for c in rows) / len(rows), 3) if rows else None,
+                "text_share_mean_compiled": round(sum(d["text_share"] or 0 for d in done) / len(done), 3) if done else None}
+    return {"seed": seed, "load_average": [round(x, 1) for x in os.getloadavg()], "summary": summary, "cases": cases}
+
+
 def apply_scaling(size: int, timeout: float, repeat: int = 1, stat: str = "median",
                   rnd: random.Random | None = None, peer: str | None = None) -> dict:
     """``ctxmill apply`` of a sketch identical to a large file of few distinct lines (the
@@ -2248,6 +2307,9 @@ def main() -> None:
     ap.add_argument("--ignore-scaling", type=int, metavar="LINES",
                     help="only the ignore rules: a LINES-line .gitignore (and twice that) built and asked about "
                     "--ignore-paths paths, CPU seconds (least of --repeat), with --peer in turn")
+    ap.add_argument("--damaged-pdfs", type=int, metavar="N",
+                    help="only N truncation and header mutants of the corpus PDFs (in turn), compiled through the "
+                    "command (and --peer's): exits, pages and the share of the undamaged paper's text")
     ap.add_argument("--ignore-paths", type=int, default=2000, help="paths asked per --ignore-scaling run")
     args = ap.parse_args()
     if args.ignore_scaling:
@@ -2256,6 +2318,10 @@ def main() -> None:
         return
     if args.worker:
         worker()
+        return
+    if args.damaged_pdfs:
+        print(json.dumps({"damaged_pdfs": damaged_pdfs(args.damaged_pdfs, args.seed, max(args.timeout, 300), args.peer)},
+                         indent=1))
         return
     if args.apply_scaling:
         print(json.dumps({"apply_identical_sketch": apply_scaling(args.scaling or 2_000_000, args.timeout, args.repeat,

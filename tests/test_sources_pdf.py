@@ -77,7 +77,8 @@ def test_refuses_bad_pdfs(tmp_path):
     cases[fake] = "not a PDF"
     good = make_pdf(tmp_path / "good.pdf", [[("Hello there", 72, 72, 12)]])
     trunc = tmp_path / "trunc.pdf"
-    trunc.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    # cut before its page: nothing to rebuild (a cut after the page compiles: test_hostile_round18)
+    trunc.write_bytes(good.read_bytes()[:100])
     cases[trunc] = "truncated"
     for path, reason in cases.items():
         with pytest.raises(InputRefused) as exc:

@@ -27,7 +27,7 @@ from operator import attrgetter
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Kind, QACheck, QAReport, of_kind
-from ctxmill.sources import REBUILT_NOTE
+from ctxmill.sources import WARNING_NOTES
 
 _SPANS = attrgetter("spans")
 
@@ -138,7 +138,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         add(QACheck("empty_page", sev, f"{len(empty)} pages have no text (blank, or graphics only): pages "
                     f"{_page_list(empty)}", {"count": len(empty), "pages": [empty[0], empty[-1]]}))
     for w in stream.warnings:
-        add(QACheck("source_warning", "warning" if w.startswith(REBUILT_NOTE) else "info", w))
+        add(QACheck("source_warning", "warning" if w.startswith(WARNING_NOTES) else "info", w))
     _ocr_checks(doc, add)  # OCR pages and their confidence (issue 9, below)
 
     # ---- references and citations (only when that part of the compile ran)

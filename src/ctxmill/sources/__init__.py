@@ -22,6 +22,12 @@ TEXT_SUFFIXES = {".txt", ".md", ".mmd", ".markdown", ".text"}
 # how the note on a PDF rebuilt from its objects begins (sources/pdf_repair.py writes it; the QA
 # report makes it a warning: the file was damaged, so what it gives may differ from what was printed)
 REBUILT_NOTE = "the PDF's cross-reference data or object streams are damaged"
+# ... on a PDF cut short or without its header that pdfium read without a rebuild (load_source)
+DAMAGED_NOTE = "the PDF is damaged"
+# how the note on text decoded line by line begins (decode_text: lines in different encodings)
+MIXED_NOTE = "the text mixes encodings"
+# the source notes the QA report makes warnings, not info: what they give may differ from the original
+WARNING_NOTES = (REBUILT_NOTE, DAMAGED_NOTE, MIXED_NOTE)
 
 _OCR_HINTS = (
     re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I),
@@ -48,6 +54,36 @@ def looks_pdf(data: bytes, name: str | None) -> bool:
     return (Path(name).suffix.lower() if name else "") in PDF_SUFFIXES
 
 
+# an object's head, "N G obj": what a PDF body is made of (pdf_forms reads the same heads)
+_PDF_OBJECT_RE = re.compile(rb"(?<![0-9])\d{1,10}[\x00\t\n\x0c\r ]+\d{1,5}[\x00\t\n\x0c\r ]+obj(?![A-Za-z])")
+PDF_SNIFF_BYTES = 1 << 16  # where a PDF whose header is lost must show an object
+
+
+def _named_pdf(name: str | None) -> bool:
+    return bool(name) and Path(name).suffix.lower() in PDF_SUFFIXES
+
+
+def _holds_pdf_objects(data: bytes) -> bool:
+    """Whether the first 64 KB hold a PDF object (``N G obj``): a PDF whose header was lost."""
+    return _PDF_OBJECT_RE.search(data, 0, PDF_SNIFF_BYTES) is not None
+
+
+def pdf_damage(data: bytes, label: str) -> str:
+    """What is visibly wrong with a PDF's bytes ("" for nothing), or InputRefused when they are
+    no PDF at all. A file with no ``%PDF-`` header in its first KiB (where PDF readers look for
+    it) is a PDF only when its first 64 KB hold an object; one with no ``%%EOF`` near its end was
+    cut short. Neither is refused here: pdfium reads what it can, and what it refuses is rebuilt
+    from its objects (sources/pdf_repair.py); this says why, beside the rebuild's QA warning."""
+    notes = []
+    if data[:1024].find(b"%PDF-") < 0:
+        if not _holds_pdf_objects(data):
+            raise InputRefused(f"{label}: not a PDF (no %PDF header)")
+        notes.append("its %PDF header is missing")
+    if b"%%EOF" not in data[-4096:]:
+        notes.append("the file is truncated (no %%EOF marker at its end): what followed the cut is lost")
+    return "; ".join(notes)
+
+
 def sniff_text_kind(text: str) -> str:
     sample = text[:200_000]
     hits = sum(1 for rx in _OCR_HINTS if rx.search(sample))
@@ -66,8 +102,10 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\x
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
 
 
-def decode_text(data: bytes, name: str | None = None) -> str:
-    """Bytes -> str for text inputs; refuses empty files, binary junk and undecodable bytes."""
+def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = None) -> str:
+    """Bytes -> str for text inputs; refuses empty files, binary junk and undecodable bytes.
+    Text whose lines are in different encodings is decoded line by line (:func:`_decode_lines`),
+    and what was read so is said in ``notes`` (the QA report's warning)."""
     label = name or "input"
     if not data or not data.strip():
         raise InputRefused(f"{label}: empty input")
@@ -106,7 +144,13 @@ def decode_text(data: bytes, name: str | None = None) -> str:
                 else:
                     unit = None
         if not unit and (nul > 0 or ctrl > max(8, len(sample) // 100)):
-            raise InputRefused(f"{label}: binary data, not a text document or PDF")
+            # NULs of lines in UTF-16 among lines in other encodings are no binary data
+            got = _decode_lines(data) if nul else None
+            if got is None:
+                raise InputRefused(f"{label}: binary data, not a text document or PDF")
+            text, note = got
+            if notes is not None:
+                notes.append(note)
     if text is None:
         try:
             text = data.decode("utf-8")
@@ -116,7 +160,13 @@ def decode_text(data: bytes, name: str | None = None) -> str:
             if bad <= max(3, len(strict) // 2000):
                 text = strict
             else:
-                text = _legacy_decode(data)
+                got = _decode_lines(data)  # some lines UTF-8, others not: each read as what it is
+                if got is None:  # one encoding throughout: the whole file read in it
+                    text = _legacy_decode(data)
+                else:
+                    text, note = got
+                    if notes is not None:
+                        notes.append(note)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     check_text_lines(text, label)
     # after decoding: mostly printable?
@@ -192,19 +242,101 @@ def _legacy_decode(data: bytes) -> str:
     GBK, EUC-KR, Big5...: read as cp1252 or latin-1 before, mojibake, or refused as binary for
     latin-1's C1 controls); else cp1252 (Windows files) when every byte is one of its
     characters; else latin-1."""
+    enc = _multi_byte_encoding(data)
+    if enc:
+        return data.decode(enc, "replace")
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _multi_byte_encoding(data: bytes) -> str | None:
+    """The multi-byte encoding charset-normalizer finds for ``data`` (None for any other)."""
     try:
         from charset_normalizer import from_bytes
 
         best = from_bytes(data[:1_000_000]).best()
         enc = best.encoding if best is not None else ""
         if enc.startswith(_MULTI_BYTE):
-            return data.decode(enc, "replace")
+            "".encode(enc)  # (a name Python knows)
+            return enc
     except (ImportError, LookupError):
         pass
-    try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    return None
+
+
+def _decode_lines(data: bytes) -> tuple[str, str] | None:
+    """(text, note) of text whose lines are in different encodings (a file pieced together from
+    several sources: fuzz.py's mixed_enc_lines), each line decoded as what it is: UTF-8 where it
+    is valid UTF-8; UTF-16 where its NUL bytes fall as UTF-16's do in text (every other byte);
+    else by the fallback of :func:`_legacy_decode`, its encoding found once over all such lines.
+    Read whole, the file was refused as binary (the UTF-16 lines' NULs) or read in one legacy
+    encoding (its UTF-8 lines mojibake). None when a line with NULs is not UTF-16 (binary data),
+    or when no line is UTF-8 beyond ASCII and none UTF-16 (one encoding throughout)."""
+    lines = data.split(b"\n")
+    out: list[str | None] = []
+    other: list[int] = []  # lines in neither UTF-8 nor UTF-16
+    wide: dict[str, int] = {}  # UTF-16 lines by byte order
+    utf8_wide = False  # a line of UTF-8 beyond ASCII
+    for i, ln in enumerate(lines):
+        if b"\x00" in ln:
+            got = _utf16_line(ln)
+            if got is None:
+                return None
+            unit, ln = got
+            out.append(ln.decode(unit, "replace"))
+            wide[unit] = wide.get(unit, 0) + 1
+            continue
+        try:
+            s = ln.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(None)
+            other.append(i)
+            continue
+        utf8_wide = utf8_wide or not s.isascii()
+        out.append(s)
+    if not wide and not (other and utf8_wide):
+        return None
+    by: dict[str, int] = {}
+    if other:
+        enc = _multi_byte_encoding(b"\n".join(lines[i] for i in other))
+        for i in other:
+            out[i], used = _decode_legacy_line(lines[i], enc)
+            by[used] = by.get(used, 0) + 1
+    for unit, n in wide.items():
+        by[unit.upper()] = n
+    n_other = len(other) + sum(wide.values())
+    how = ", ".join(f"{enc} {n:,}" for enc, n in sorted(by.items(), key=lambda kv: -kv[1]))
+    note = (f"{MIXED_NOTE}: {n_other:,} of {len(lines):,} lines are not UTF-8 and were decoded line by "
+            f"line ({how}); their accented and non-Latin characters may be wrong")
+    return "\n".join(out), note  # type: ignore[arg-type]
+
+
+def _utf16_line(ln: bytes) -> tuple[str, bytes] | None:
+    """(utf-16-le or utf-16-be, its bytes) for one line whose NUL bytes fall as in UTF-16 text
+    (the high bytes of ASCII characters: in every other byte, and in the other half of none)."""
+    if len(ln) % 2:  # the NUL of a UTF-16 newline left at either end (the split is on the byte 0A)
+        ln = ln[1:] if ln[:1] == b"\x00" else ln[:-1] if ln[-1:] == b"\x00" else ln
+        if len(ln) % 2:
+            return None
+    even, odd = ln[0::2], ln[1::2]
+    if odd.count(0) * 10 >= len(odd) * 3 and not even.count(0):
+        return "utf-16-le", ln
+    if even.count(0) * 10 >= len(even) * 3 and not odd.count(0):
+        return "utf-16-be", ln
+    return None
+
+
+def _decode_legacy_line(ln: bytes, enc: str | None) -> tuple[str, str]:
+    """(text, encoding) of one line that is not UTF-8: as _legacy_decode reads a file."""
+    for name in (enc, "cp1252"):
+        if name:
+            try:
+                return ln.decode(name), name
+            except UnicodeDecodeError:
+                pass
+    return ln.decode("latin-1"), "latin-1"
 
 
 _MULTI_BYTE = ("shift_jis", "cp932", "euc_j", "iso2022", "gb", "hz", "big5", "cp950", "euc_kr", "cp949", "johab",
@@ -250,24 +382,30 @@ def load_source(
         from ctxmill.sources import filetype
 
         found, what = filetype.identify(data, name)
-        if found == "unsupported":
+        if found == "unsupported" and not (_named_pdf(name) and _holds_pdf_objects(data)):
             raise InputRefused(f"{label}: {what}")
+        if found == "unsupported":  # a .pdf whose first bytes were overwritten (PK, MZ...): its objects are read
+            kind = "pdf"
         if found == "image":  # a photo or scan of a page: the PDF road, then OCR
             from ctxmill.sources.image import image_to_pdf
 
             data, kind, path = image_to_pdf(data, label), "pdf", None
     text: str | None = None
+    notes: list[str] = []  # what decoding the text had to guess (a QA warning)
     if kind is None:  # sniff_kind, with text input decoded once (not once to sniff, once to read)
         if looks_pdf(data, name):
             kind = "pdf"
         else:
-            text = decode_text(data, name)
-            kind = sniff_text_kind(text)
+            try:
+                text = decode_text(data, name, notes)
+            except InputRefused:
+                if not _holds_pdf_objects(data):
+                    raise
+                kind = "pdf"  # binary, with PDF objects: a PDF whose header was lost, under another name
+            else:
+                kind = sniff_text_kind(text)
     if kind == "pdf":
-        if data[:1024].find(b"%PDF-") < 0:
-            raise InputRefused(f"{label}: not a PDF (no %PDF header)")
-        if b"%%EOF" not in data[-4096:]:
-            raise InputRefused(f"{label}: PDF is truncated (no %%EOF marker at the end)")
+        damage = pdf_damage(data, label)
         from ctxmill.sources.sandbox import load_pdf
 
         if path is None:
@@ -280,7 +418,7 @@ def load_source(
                     fh.write(data)
                 stream = load_pdf(tmp, options, meanwhile=meanwhile)
             except InputRefused as exc:
-                raise InputRefused(f"{label}: {exc}") from None
+                raise InputRefused(f"{label}: {exc}" + (f"; {damage}" if damage else "")) from None
             finally:
                 Path(tmp).unlink(missing_ok=True)
             stream.path = name or ""
@@ -288,10 +426,15 @@ def load_source(
             try:
                 stream = load_pdf(path, options, meanwhile=meanwhile)
             except InputRefused as exc:
-                raise InputRefused(f"{label}: {exc}") from None
+                raise InputRefused(f"{label}: {exc}" + (f"; {damage}" if damage else "")) from None
             stream.path = name or str(path)
+        if damage:  # a QA warning says what was wrong: on the rebuild's note, or on its own
+            if any(w.startswith(REBUILT_NOTE) for w in stream.warnings):
+                stream.warnings = [w + f"; {damage}" if w.startswith(REBUILT_NOTE) else w for w in stream.warnings]
+            else:  # (pdfium read it as it is: a lost cross-reference table it rebuilds itself)
+                stream.warnings.insert(0, f"{DAMAGED_NOTE}: {damage}")
     else:
-        text = decode_text(data, label) if text is None else text
+        text = decode_text(data, label, notes) if text is None else text
         # issue 14: which OCR engine wrote the text (or --from ENGINE) decides how it is cleaned
         from ctxmill.sources.engines import sniff_engine
 
@@ -313,5 +456,6 @@ def load_source(
 
             stream = read_markdown(text)
         stream.path = name or ""
+        stream.warnings.extend(notes)
     stream.sha256 = sha
     return stream

@@ -1,0 +1,199 @@
+"""Issue 26, round eighteen: truncated and header-less PDFs reach pdfium and the rebuild instead
+of being refused by the ``%%EOF``/``%PDF`` checks, and text whose lines are in different
+encodings is decoded line by line instead of refused as binary. Each test of a new behaviour
+fails at a83d785 (the file was refused); the refusals kept (a file that is no PDF, binary data)
+are guarded beside them. The damaged inputs are made as benchmarks/fuzz.py makes them."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from _pdfgen import make_pdf
+from ctxmill.errors import InputRefused
+from ctxmill.sources import REBUILT_NOTE, decode_text, load_source
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import fuzz  # noqa: E402
+
+LINES = [("A Damaged Report", 72, 80, 18), ("The first line of its body text.", 72, 140, 11),
+         ("A second line with more words in it.", 72, 160, 11)]
+
+
+@pytest.fixture
+def good_pdf(tmp_path) -> Path:
+    return make_pdf(tmp_path / "good.pdf", [LINES, [("Page two says goodbye.", 72, 100, 11)]])
+
+
+def _text(stream) -> list[str]:
+    return [ln.text for p in stream.pages for ln in p.lines]
+
+
+def _compile(inp: Path, out: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    r = subprocess.run([sys.executable, "-m", "ctxmill.cli", "compile", str(inp), "-o", str(out), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    return r, (json.loads(r.stdout) if r.returncode == 0 else {})
+
+
+# --------------------------------------------------------------------------- truncated PDFs
+
+def test_a_pdf_cut_short_after_its_pages_compiles_with_its_text(good_pdf, tmp_path):
+    data = good_pdf.read_bytes()
+    cut = tmp_path / "cut.pdf"
+    # the cross-reference table and trailer lost (pdfium rebuilds a lost table itself), then
+    # the last object cut too (pdfium refuses it: rebuilt from its objects)
+    for end in (data.rfind(b"xref"), data.rfind(b"endobj")):
+        cut.write_bytes(data[:end])
+        s = load_source(cut)
+        assert _text(s) == _text(load_source(good_pdf))
+        note = next(w for w in s.warnings if w.startswith((REBUILT_NOTE, "the PDF is damaged")))
+        assert "truncated" in note and "%%EOF" in note
+
+
+def test_a_truncated_pdf_is_a_qa_warning_through_the_command(good_pdf, tmp_path):
+    data = good_pdf.read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[:-150])
+    r, info = _compile(cut, tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert info["pages"] == 2
+    assert "The first line of its body text." in (tmp_path / "out" / "document.md").read_text()
+    qa = json.loads((tmp_path / "out" / "qa.json").read_text())
+    checks = [c for c in qa["checks"] if c["id"] == "source_warning" and "truncated" in c["message"]]
+    assert checks and checks[0]["severity"] == "warning"
+
+
+def test_a_pdf_cut_before_its_first_page_is_refused_as_truncated(good_pdf, tmp_path):
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(good_pdf.read_bytes()[:60])
+    out = tmp_path / "out"
+    r, _ = _compile(cut, out)
+    assert r.returncode == 3 and r.stderr.count("\n") == 1 and "truncated" in r.stderr
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- header-less PDFs
+
+@pytest.mark.parametrize("head", [b"\x00\x00\x00\x00    ", b"PK\x03\x04    ", b"garbage!"])
+def test_a_pdf_whose_header_is_overwritten_compiles(good_pdf, tmp_path, head):
+    # fuzz.py's header mutants (PK: the first bytes of a ZIP archive, so of a Word file)
+    data = bytearray(good_pdf.read_bytes())
+    data[:8] = head
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(bytes(data))
+    s = load_source(bad)
+    assert _text(s) == _text(load_source(good_pdf))
+    assert any(w.startswith(REBUILT_NOTE) and "header is missing" in w for w in s.warnings)
+
+
+def test_a_headerless_pdf_under_another_name_is_read_as_a_pdf(good_pdf, tmp_path):
+    data = bytearray(good_pdf.read_bytes())
+    data[:8] = b"\x00" * 8
+    bad = tmp_path / "scan"
+    bad.write_bytes(bytes(data))
+    assert _text(load_source(bad)) == _text(load_source(good_pdf))
+
+
+@pytest.mark.parametrize("body", [b"this is not a pdf at all\n" * 40, bytes(range(256)) * 300,
+                                  b"PK\x03\x04" + bytes(2000)])
+def test_a_file_that_is_no_pdf_is_still_refused_at_once(tmp_path, body):
+    fake = tmp_path / "fake.pdf"
+    fake.write_bytes(body)
+    t = time.perf_counter()
+    with pytest.raises(InputRefused) as exc:
+        load_source(fake)
+    assert time.perf_counter() - t < 1.0  # refused before any PDF reader starts
+    assert "\n" not in str(exc.value)
+    assert "not a PDF" in str(exc.value) or "ZIP" in str(exc.value)
+
+
+def test_corpus_papers_truncated_and_headerless(corpus_dir):
+    # a real paper: its header overwritten gives every page's text; cut at 90 % it gives its
+    # first page's words (a font object after the cut may be lost: a few lines break otherwise)
+    pdf = corpus_dir.parent / "papers" / "acl-review-aatif" / "paper.pdf"
+    if not pdf.is_file():
+        pytest.skip("the corpus paper is not present")
+    data = pdf.read_bytes()
+    whole = load_source(pdf)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = Path(tmp) / "headless.pdf"
+        bad.write_bytes(b"\x00" * 8 + data[8:])
+        s = load_source(bad)
+        assert [[ln.text for ln in p.lines] for p in s.pages] == [[ln.text for ln in p.lines] for p in whole.pages]
+        cut = Path(tmp) / "cut.pdf"
+        cut.write_bytes(data[:int(len(data) * 0.9)])
+        s = load_source(cut)
+        words = " ".join(ln.text for ln in whole.pages[0].lines).split()
+        got = set(" ".join(ln.text for ln in s.pages[0].lines).split())
+        assert s.pages and sum(w in got for w in words) >= 0.9 * len(words)
+
+
+# --------------------------------------------------------------------------- mixed encodings
+
+def _mixed(seed: int) -> tuple[list[str], bytes]:
+    rnd = random.Random(seed)
+    doc = fuzz._doc(rnd, 40)
+    data = fuzz._mixed_lines(rnd, doc)
+    return doc.split("\n"), data
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lines_in_different_encodings_are_decoded_line_by_line(seed):
+    _, data = _mixed(seed)
+    notes: list[str] = []
+    text = decode_text(data, "mixed.txt", notes)
+    raw = data.split(b"\n")
+    got = text.split("\n")
+    assert len(got) == len(raw)
+    utf8 = 0
+    for ln, out in zip(raw, got):
+        try:
+            s = ln.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if b"\x00" not in ln:  # every UTF-8 line as written
+            assert out == s
+            utf8 += 1
+    assert len(notes) == 1 and notes[0].startswith("the text mixes encodings")
+    assert f"{len(raw) - utf8:,} of {len(raw):,} lines" in notes[0]
+
+
+def test_a_utf16_line_among_utf8_lines_keeps_its_text():
+    utf8 = "Title café\n" + "A line of plain prose, well over the UTF-16 one in length.\n" * 3
+    data = utf8.encode() + "A line written in UTF-16 here".encode("utf-16-le") + b"\n" + "Back to UTF-8: naïve\n".encode()
+    notes: list[str] = []
+    assert decode_text(data, "x.txt", notes) == utf8 + "A line written in UTF-16 here\nBack to UTF-8: naïve\n"
+    assert "utf-16-le" in notes[0].lower()
+
+
+def test_mixed_encodings_compile_with_a_qa_warning(tmp_path):
+    _, data = _mixed(3)
+    inp = tmp_path / "mixed.md"
+    inp.write_bytes(data)
+    r, info = _compile(inp, tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    qa = json.loads((tmp_path / "out" / "qa.json").read_text())
+    checks = [c for c in qa["checks"] if c["id"] == "source_warning"]
+    assert checks and checks[0]["severity"] == "warning" and "lines are not UTF-8" in checks[0]["message"]
+
+
+def test_one_legacy_encoding_throughout_is_read_whole_as_before():
+    # cp1252 throughout (no line of UTF-8 beyond ASCII): the file's one encoding, no note
+    data = "Résumé of the café\nPlain line\nÉtude à Noël\n".encode("cp1252")
+    notes: list[str] = []
+    assert decode_text(data, "x.txt", notes) == data.decode("cp1252") and notes == []
+
+
+@pytest.mark.parametrize("data", [bytes(range(256)) * 20, b"\x00\x01\x02garbage\x00" * 100,
+                                  b"abc\x00def\n" * 100, "UTF-8 line é\n".encode() + b"\x00\x01\x02\x03\x04\x05\x06\x07"])
+def test_binary_data_is_still_refused(data):
+    with pytest.raises(InputRefused, match="binary data"):
+        decode_text(data, "b.txt")
