@@ -118,11 +118,15 @@ def _units_of_section(doc: Document, blocks: list[Block]) -> list[list]:
 
 
 def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
-            offsets: list | None = None, count=None) -> list[tuple[int, int, str | None]]:
+            offsets: list | None = None, count=None, ends_at=None,
+            no_cut: bool = False) -> list[tuple[int, int, str | None]]:
     """Split one over-budget unit into exact sub-spans (start, end, context); ``tokens`` is
     the unit's count when known (a unit with no place to cut is then not counted again),
     ``offsets`` its token offsets (windows of _offsets) when known, ``count(a, b)`` the token
-    count of ``text[a:b]`` alone when the caller has it (document.md tokenized once)."""
+    count of ``text[a:b]`` alone when the caller has it (document.md tokenized once; None for
+    a slice it cannot read), ``ends_at(a, b, first, step)`` the end offsets of the tokens
+    number first, first + step, ... of ``text[a:b]`` alone (or None), and ``no_cut`` that the
+    caller found no sentence or line end in it (:func:`_no_cut`: not searched again)."""
     lines = text.split("\n")
     if table:
         header_idx = next((k for k, ln in enumerate(lines) if re.match(r"^\s*\|?\s*:?-{3,}", ln)), None)
@@ -148,15 +152,22 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
             out.append((offs[part_start][0], len(text), header if out else None))
             return out
     # Prose: sentence ends; code and lists: line ends.
-    cuts = [m.end() for m in _SENT_END.finditer(text)] if ("." in text or "!" in text or "?" in text) else []
-    cuts += [m.end() for m in re.finditer(r"\n", text)]
-    cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
+    if no_cut:
+        cuts = []
+    else:
+        cuts = [m.end() for m in _SENT_END.finditer(text)] if ("." in text or "!" in text or "?" in text) else []
+        cuts += [m.end() for m in re.finditer(r"\n", text)]
+        cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
     segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
     if len(segs) == 1 and tokens is not None:
         seg_tok = [tokens]
     elif count is not None:  # (a paragraph of 55,000 short sentences: each cut into pieces again)
         seg_tok = [count(a, b) for a, b in segs]
+        if None in seg_tok:  # (slices that are not all ASCII: the tokenizer counts them)
+            miss = [k for k, t in enumerate(seg_tok) if t is None]
+            for k, t in zip(miss, _count_many([text[segs[k][0] : segs[k][1]] for k in miss]), strict=True):
+                seg_tok[k] = t
     else:
         seg_tok = _count_many([text[a:b] for a, b in segs])
     out = []
@@ -167,7 +178,8 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
                 out.append((cs, ce, None))
                 cs, ct = None, 0
             whole = offsets if (a, b) == (0, len(text)) else None
-            out.extend((a + x, a + y, None) for x, y in _token_cut(text[a:b], budget, whole))
+            ends = ends_at(a, b, budget - 2, budget - 1) if whole is None and ends_at is not None else None
+            out.extend((a + x, a + y, None) for x, y in _token_cut(text[a:b], budget, whole, ends))
             continue
         if cs is None:
             cs, ce, ct = a, b, t
@@ -181,12 +193,14 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
     return out
 
 
-def _token_cut(text: str, budget: int, windows: list | None = None) -> list[tuple[int, int]]:
+def _token_cut(text: str, budget: int, windows: list | None = None,
+               ends: list[int] | None = None) -> list[tuple[int, int]]:
     """Last resort for one sentence longer than the budget: cut at token boundaries (after
-    every ``budget - 1`` tokens)."""
-    windows = windows if windows is not None else _offsets(text)
+    every ``budget - 1`` tokens). ``ends``: those tokens' end offsets, when the caller has them."""
+    if ends is None:
+        ends = _token_ends(windows if windows is not None else _offsets(text), budget - 2, budget - 1)
     out, start = [], 0
-    for e in _token_ends(windows, budget - 2, budget - 1):
+    for e in ends:
         out.append((start, e))
         start = e
     if start < len(text):
@@ -306,31 +320,40 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     flat = [u for units in sections for u in units]
     # A long unit with no place to cut but token boundaries needs its token offsets anyway:
     # their number is its count (one pass over it instead of two).
-    # ASCII markdown is tokenized once, whole: a unit's or a chunk's count is then read from
-    # that (token_pieces.Tokenized: exact for a slice that ends in a non-space, as they do).
-    whole = token_pieces.Tokenized(md) if md.isascii() and token_pieces.usable() else None
+    # The markdown is tokenized once, whole: the count of a unit or a chunk that is all ASCII
+    # is then read from that (token_pieces.Tokenized: exact for such a slice that ends in a
+    # non-space, as they do); the tokenizer counts the others.
+    whole = token_pieces.Tokenized(md) if token_pieces.usable() else None
     offsets: dict[int, list] = {}
+    no_cut: set[int] = set()  # (ids of long units with no sentence or line end)
     for k, u in enumerate(flat):
         if u[_E] - u[_S] > 8 * budget and not u[_TABLE] and _no_cut(md[u[_S] : u[_E]]):
-            ends = whole.ends_of(u[_S], u[_E]) if whole is not None else None
-            offsets[k] = [(0, ends)] if ends is not None else _offsets(md[u[_S] : u[_E]])
+            no_cut.add(id(u))
+            n = whole.count(u[_S], u[_E]) if whole is not None else None
+            if n is not None:  # (its cuts are read from the whole text's pieces: see _pieces)
+                u[_TOK] = n
+                offsets[k] = None
+                continue
+            offsets[k] = _offsets(md[u[_S] : u[_E]])
             u[_TOK] = sum(len(offs) for _, offs in offsets[k])
     rest = [k for k in range(len(flat)) if k not in offsets] if offsets else range(len(flat))
     if whole is not None:
         # whole.count's first case inline (a unit of whole pieces of document.md: most units)
         bounds, before, nb, count = whole.bounds, whole.before, len(whole.bounds), whole.count
         ws = token_pieces._WS_CHARS
+        plain = whole.is_ascii(0, len(md))
         for u in flat if type(rest) is range else map(flat.__getitem__, rest):
             s, e = u[_S], u[_E]
             i, j = bisect_left(bounds, s), bisect_left(bounds, e)
-            if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws:
+            if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws and (
+                    plain or whole.is_ascii(s, e)):
                 u[_TOK] = before[j] - before[i]
             else:
                 u[_TOK] = count(s, e)
         rest = [k for k in rest if flat[k][_TOK] is None]
     for k, t in zip(rest, _count_many([md[flat[k][_S] : flat[k][_E]] for k in rest]), strict=True):
         flat[k][_TOK] = t
-    unit_offsets = {id(flat[k]): o for k, o in offsets.items()}
+    unit_offsets = {id(flat[k]): o for k, o in offsets.items() if o is not None}
     gap_cache: dict[str, int] = {}
 
     def gap_cost(gap: str) -> int:
@@ -356,8 +379,12 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                 flush()
                 text = md[u[_S] : u[_E]]
                 # (its sentences counted from document.md's one cut into pieces, not each cut again)
-                count = None if whole is None else (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
-                for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u)), count):
+                count = ends_at = None
+                if whole is not None:
+                    count = (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
+                    ends_at = (lambda a, b, first, step, at=u[_S]: whole.ends_every(at + a, at + b, first, step))
+                for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u)), count,
+                                         ends_at, id(u) in no_cut):
                     specs.append((u[_S] + a, u[_S] + b, ctx, u[_KINDS], u[_BLOCKS], None))
                 continue
             if cur:
@@ -409,6 +436,8 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
 
 
 def _only_heading(text: str) -> bool:
+    if "#" not in text:  # (a chunk is trimmed: it has a character that is not space)
+        return False
     return all(ln.lstrip().startswith("#") or not ln.strip() for ln in text.split("\n"))
 
 

@@ -19,19 +19,21 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain, repeat
-from operator import attrgetter, sub
+from operator import attrgetter
 
 from ctxmill.tokens import get_tokenizer
 
 # The GPT-2 pattern of the ByteLevel pre-tokenizer, with its Unicode classes spelled for ASCII.
+_value = attrgetter("value")
 _WS = r"\t\n\x0b\x0c\r "
 _PIECE = re.compile(
     rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"
 )
-# piece -> character lengths of its tokens (one entry per token; they add up to the piece)
-_lens: dict[str, tuple[int, ...]] = {}
+# piece -> end offsets of its tokens within it (one entry per token; the last is its length)
+_ends: dict[str, tuple[int, ...]] = {}
 _count: dict[str, int] = {}
 _CACHE_MAX = 500_000
+_LONG = 256  # characters: a piece this long has its token ends kept when it is first counted
 _usable: bool | None = None
 _map: dict[int, str] | None = None
 
@@ -65,26 +67,48 @@ def _byte_map() -> dict[int, str]:
 
 
 def _learn(pieces) -> None:
-    """Tokenize each piece not seen yet with the tokenizer's own BPE model (what the pipeline
-    runs on each pre-token; the pipeline around it costs ~5x the BPE on short pieces)."""
+    """Count the tokens of each ASCII piece not seen yet with the tokenizer's own BPE model
+    (what the pipeline runs on each pre-token; the pipeline around it costs ~5x the BPE on short
+    pieces). Only counts: the tokens' lengths are asked of :func:`_ends_of` when a cut needs
+    them (a text of 100,000 distinct numbers needs a few hundred). Pieces that are not ASCII
+    (:class:`Tokenized` of a text with some) are left out: no count of theirs is ever read."""
     global _map
     uniq = set(pieces)
-    new = [p for p in uniq if p not in _count]
+    new = uniq.difference(_count)
     if not new:
         return
     if len(_count) + len(new) > _CACHE_MAX:  # a bound on memory; this call's pieces are kept
         _count.clear()
-        _lens.clear()
-        new = list(uniq)
+        _ends.clear()
+        new = uniq
     if _map is None:
         _map = _byte_map()
+    new = [p for p in new if p.isascii()] if not all(map(str.isascii, new)) else list(new)
+    if max(map(len, new), default=0) > _LONG:  # (a long piece is cut in all likelihood: its ends now)
+        for p in [p for p in new if len(p) > _LONG]:
+            _count[p] = len(_ends_of(p))
+        new = [p for p in new if len(p) <= _LONG]
     bpe = get_tokenizer().model.tokenize
-    value = attrgetter("value")
-    for p in new:
-        toks = bpe(p.translate(_map))
-        # one mapped character per byte, one byte per ASCII character
-        _lens[p] = (len(p),) if len(toks) == 1 else tuple(map(len, map(value, toks)))
-        _count[p] = len(toks)
+    # (one C-level pass: the Python loop it replaced cost as much again as the BPE calls)
+    _count.update(zip(new, map(len, map(bpe, map(str.translate, new, repeat(_map))))))
+
+
+def _ends_of(piece: str) -> tuple[int, ...]:
+    """End offsets of the tokens of one ASCII piece within it (the last is the piece's length;
+    one mapped character per byte, one byte per ASCII character). Asked only where a cut
+    falls, so each piece is tokenized a second time at most once (a 1 MB word of letters too:
+    then its cuts are one lookup each)."""
+    got = _ends.get(piece)
+    if got is None:
+        global _map
+        if _map is None:
+            _map = _byte_map()
+        toks = get_tokenizer().model.tokenize(piece.translate(_map))
+        got = (len(piece),) if len(toks) == 1 else tuple(accumulate(map(len, map(_value, toks))))
+        if len(_ends) >= _CACHE_MAX:
+            _ends.clear()
+        _ends[piece] = got
+    return got
 
 
 def count_ascii(texts: list[str]) -> list[int]:
@@ -98,16 +122,38 @@ def count_ascii(texts: list[str]) -> list[int]:
 def ends_ascii(text: str) -> list[int]:
     """End offset of every token of an ASCII ``text``, as the tokenizer gives them for the
     whole text. The pieces tile the text, so the ends are the running sum of token lengths."""
-    pieces = _PIECE.findall(text)
-    _learn(pieces)
-    return list(accumulate(chain.from_iterable(map(_lens.__getitem__, pieces))))
+    out: list[int] = []
+    at = 0
+    for piece in _PIECE.findall(text):
+        out.extend(at + x for x in _ends_of(piece))
+        at += len(piece)
+    return out
 
 
 _WS_CHARS = frozenset("\t\n\x0b\x0c\r ")
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _own_ends(pieces: list[str], at: int, want: int, done: int, step: int, out: list[int]) -> tuple[int, int]:
+    """Append the end offsets of the tokens number ``want``, ``want + step``, ... that lie in
+    ``pieces`` (which start at offset ``at``, after ``done`` tokens); the next token wanted and
+    the tokens done after them."""
+    for piece in pieces:
+        n = _count[piece]
+        if want < done + n:
+            ends = _ends_of(piece)
+            while want < done + n:
+                out.append(at + ends[want - done])
+                want += step
+        done += n
+        at += len(piece)
+    return want, done
+
+
 class Tokenized:
-    """One ASCII text cut into pieces and tokens once; the tokens of any slice of it that ends
+    """One text cut into pieces and tokens once; the tokens of any ASCII slice of it that ends
     in a non-space character are then read from that, not tokenized again.
 
     A slice ``text[s:e]`` tokenized alone has the pieces of the whole text, except near its
@@ -117,7 +163,13 @@ class Tokenized:
     one lookahead, ``\\s+(?!\\S)``, sees the same character inside the slice, because the
     slice ends in a non-space); from ``q`` to ``e`` its own pieces again. Each piece's tokens
     are its own. So a slice costs two bisections and its first and last pieces, whatever its
-    length (tests: against the tokenizer, on every slice of random texts)."""
+    length (tests: against the tokenizer, on every slice of random texts).
+
+    That argument is about the regex alone, so it holds in a text that is not all ASCII too:
+    the whole text is cut with the same (ASCII) pattern, and a slice that is all ASCII -- whose
+    pieces are then the tokenizer's own -- is read from the cut as above; the pieces in it are
+    ASCII. Slices that hold a non-ASCII character get None (the caller asks the tokenizer):
+    a paper with a few accents or dashes is still counted from its one cut."""
 
     def __init__(self, text: str):
         pieces = _PIECE.findall(text)
@@ -125,16 +177,23 @@ class Tokenized:
         self.text = text
         self.pieces = pieces
         self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
-        # tokens before each bound (a count between two bounds is one subtraction)
-        self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
-        self._ends: list[int] | None = None
+        # tokens before each bound (a count between two bounds is one subtraction; a piece
+        # that is not ASCII counts 0 here and lies in no slice that is read)
+        if text.isascii():
+            self._other: list[int] = []
+            self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
+        else:
+            runs = [m.span() for m in _NOT_ASCII.finditer(text)]
+            self._other = [x for span in runs for x in span]  # start, end of each non-ASCII run
+            self.before = [0, *accumulate(map(_count.get, pieces, repeat(0)))]
 
-    @property
-    def ends(self) -> list[int]:
-        """End offset of every token of the whole text (built when a slice's ends are asked)."""
-        if self._ends is None:
-            self._ends = list(accumulate(chain.from_iterable(map(_lens.__getitem__, self.pieces))))
-        return self._ends
+    def is_ascii(self, s: int, e: int) -> bool:
+        """``text[s:e]`` holds no non-ASCII character (a bisection in the runs of them)."""
+        other = self._other
+        if not other:
+            return True
+        k = bisect_right(other, s)  # odd: s inside a run; even: the next run starts at other[k]
+        return k % 2 == 0 and (k == len(other) or other[k] >= e)
 
     def _scan(self, p: int, e: int, stop: bool) -> tuple[int, list[str]]:
         """The slice's own pieces from ``p``: up to ``e``, or with ``stop`` up to the first
@@ -150,55 +209,73 @@ class Tokenized:
             p = m.end()
         return p, out
 
-    def ends_of(self, s: int, e: int) -> list[int] | None:
-        """Token end offsets (relative to ``s``) of ``text[s:e]`` tokenized alone; None when
-        the slice ends in whitespace (the caller tokenizes it)."""
-        if e <= s:
-            return []
-        if self.text[e - 1] in _WS_CHARS:
-            return None
+    def _parts(self, s: int, e: int) -> tuple[list[str], int, int, list[str]]:
+        """The slice's own pieces from ``s`` (head), the bounds ``p <= q`` of the whole text's
+        pieces it shares, and its own pieces from ``q`` to ``e`` (tail)."""
         p, head = self._scan(s, e, True)
         q = self.bounds[bisect_right(self.bounds, e) - 1] if p < e else e
         q = max(q, p)
         _, tail = self._scan(q, e, False)
         _learn(head + tail)
-        out = list(accumulate(chain.from_iterable(map(_lens.__getitem__, head))))
-        i, j = bisect_right(self.ends, p), bisect_right(self.ends, q)
-        out.extend(map(sub, self.ends[i:j], repeat(s, j - i)))
-        if tail:
-            out.extend(list(accumulate(chain.from_iterable(map(_lens.__getitem__, tail)), initial=q - s))[1:])
+        return head, p, q, tail
+
+    def ends_every(self, s: int, e: int, first: int, step: int) -> list[int] | None:
+        """End offsets (relative to ``s``) of the tokens number ``first``, ``first + step``, ...
+        (0-based) of ``text[s:e]`` tokenized alone; None when the slice ends in white space or
+        is not all ASCII (the caller tokenizes it). Only the tokens asked for are looked at:
+        the shared pieces' counts say which piece holds one (a bisection), and only that
+        piece's token lengths are needed, so cutting a long text every 500 tokens costs its
+        cuts, not its tokens."""
+        if e <= s:
+            return []
+        if self.text[e - 1] in _WS_CHARS or not self.is_ascii(s, e):
+            return None
+        head, p, q, tail = self._parts(s, e)
+        out: list[int] = []
+        want, done = _own_ends(head, 0, first, 0, step, out)  # (want: the next token asked for)
+        bounds, before = self.bounds, self.before
+        kp, kq = bisect_left(bounds, p), bisect_left(bounds, q)
+        shift = before[kp] - done  # a shared token's number in the whole text minus its number here
+        n = before[kq] - before[kp]
+        while want < done + n:
+            g = want + shift
+            i = bisect_right(before, g, kp, kq) - 1  # the piece holding token g (each has >= 1)
+            out.append(bounds[i] - s + _ends_of(self.pieces[i])[g - before[i]])
+            want += step
+        _own_ends(tail, q - s, want, done + n, step, out)
         return out
 
-    def count_any(self, s: int, e: int) -> int:
-        """Number of tokens of ``text[s:e]`` tokenized alone, whatever its end: a slice ending in
-        white space is the slice up to its last non-space (:meth:`count`) and then that white
-        space, one piece of its own at the end of a text (the pattern's ``[ws]+`` takes it whole;
-        the pieces before it are those of the slice without it, none of which reaches past a
-        non-space into white space)."""
+    def ends_of(self, s: int, e: int) -> list[int] | None:
+        """Token end offsets (relative to ``s``) of ``text[s:e]`` tokenized alone; None when
+        the slice ends in whitespace or is not all ASCII (the caller tokenizes it)."""
+        return self.ends_every(s, e, 0, 1)
+
+    def count_any(self, s: int, e: int) -> int | None:
+        """Number of tokens of ``text[s:e]`` tokenized alone, whatever its end (None: a slice
+        that is not all ASCII): a slice ending in white space is the slice up to its last
+        non-space (:meth:`count`) and then that white space, one piece of its own at the end of
+        a text (the pattern's ``[ws]+`` takes it whole; the pieces before it are those of the
+        slice without it, none of which reaches past a non-space into white space)."""
         text = self.text
         q = e
         while q > s and text[q - 1] in _WS_CHARS:
             q -= 1
         n = self.count(s, q) if q > s else 0
-        if q < e:
-            n += count_ascii([text[q:e]])[0]
+        if q < e and n is not None:
+            n += _count.get(text[q:e]) or count_ascii([text[q:e]])[0]
         return n
 
     def count(self, s: int, e: int) -> int | None:
         """Number of tokens of ``text[s:e]`` tokenized alone (None: see :meth:`ends_of`)."""
         if e <= s:
             return 0
-        if self.text[e - 1] in _WS_CHARS:
+        if self.text[e - 1] in _WS_CHARS or (self._other and not self.is_ascii(s, e)):
             return None
         bounds, before = self.bounds, self.before
         k, m = bisect_left(bounds, s), bisect_left(bounds, e)
         if bounds[k] == s and m < len(bounds) and bounds[m] == e:  # (most units: whole pieces)
             return before[m] - before[k]
-        p, head = self._scan(s, e, True)
-        q = bounds[bisect_right(bounds, e) - 1] if p < e else e
-        q = max(q, p)
-        _, tail = self._scan(q, e, False)
-        _learn(head + tail)
+        head, p, q, tail = self._parts(s, e)
         get = _count.__getitem__
         # p < q: both are bounds of the whole text (the scan from s stopped at one)
         middle = before[bisect_left(bounds, q)] - before[bisect_left(bounds, p)] if p < q else 0
