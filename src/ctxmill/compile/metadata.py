@@ -65,8 +65,17 @@ def _trim_org(name: str) -> str:
     return name
 
 
+# What every name NAME_RE takes starts with: a capitalised word, a blank, and a capital or a
+# particle. A name is a piece of the text (_authors_from cuts at commas, semicolons, marks and
+# " and "), so a text without this holds no name, and the split is not made (text input with no
+# heading is front matter from end to end: every paragraph of it was split here, as a byline)
+_NAME_START_RE = re.compile(r"[A-Z][\w'’.\-]*\s+(?:[A-Z]|van|von|de|der|da|bin|al|la|le|di|du)")
+
+
 def _looks_like_authors(text: str) -> bool:
     if len(text) > 600 or "@" in text and EMAIL_RE.search(text) and not MARK_RE.search(text):
+        return False
+    if _NAME_START_RE.search(text) is None:
         return False
     names = _authors_from(text)
     good = [n for n, _ in names if NAME_RE.match(n)]

@@ -192,6 +192,9 @@ def html_table_rows(markup: str) -> list[list[str]]:
 
 
 URL_BREAK_RE = re.compile(r"(https?://[^\s<>()]*/)\s+([\w\-.~%]+(?:/[\w\-.~%]*)*[\w/])")
+_SCHEME_GAP_RE = re.compile(r"\b(https?:)\s+//")
+_BLANK_SLASHES_RE = re.compile(r"\s//")  # what _SCHEME_GAP_RE needs
+_SLASH_BLANK_RE = re.compile(r"/\s")  # what URL_BREAK_RE needs
 
 
 def clean_inline(text: str) -> str:
@@ -201,9 +204,11 @@ def clean_inline(text: str) -> str:
     text = fold(text)
     text = convert_latex(text)
     text = html.unescape(text) if "&" in text else text
-    if "http" in text:
-        text = re.sub(r"\b(https?:)\s+//", r"\1//", text)
-    if "://" in text:
+    # (each rewrite only where its blank is: a blank before "//", a blank after "/"; a page of
+    # links spent ~5 us a line in the two patterns finding nothing)
+    if "http" in text and _BLANK_SLASHES_RE.search(text):
+        text = _SCHEME_GAP_RE.sub(r"\1//", text)
+    if "://" in text and _SLASH_BLANK_RE.search(text):
         text = URL_BREAK_RE.sub(r"\1\2", text)  # "https://host/ path" broken by OCR or a line end
     if "\t" not in text and "  " not in text:  # every run of blanks is one space already
         return text.strip()

@@ -235,8 +235,11 @@ _UNNUMBERED_RE = re.compile(
     re.I)
 
 
-# A line of text input _heading_candidate may take (or _appendix_word accept): its first
-# non-blank character can start a number or its keyword, it holds a character outside ASCII
+# A line of text input _heading_candidate may take (or _appendix_word accept): it starts (after
+# blanks) with a digit or a capital (a number, or a keyword written so), or with a keyword in
+# lower case and a blank (NUMBER_RE's "chapter 3 ...": a lower-case line is no number without
+# its keyword; a first c/p/a/s alone let every "see ...", "contact ..." and "and ..." line of a
+# page through to parse_number), it holds a character outside ASCII
 # (norm_title's road), or its words are a known unnumbered title or spell "appendix"/"appendices"
 # (_UNNUMBERED_RE and _appendix_word line by line). Every other line is no heading.
 # (A title's first letter is a class of its two cases, outside the case-blind part, and the
@@ -245,7 +248,8 @@ _UNNUMBERED_RE = re.compile(
 # at every line; headings.MAYBE_TOC_TITLE_RE. Case-blind matches outside ASCII are on lines the
 # second branch takes.)
 _MAYBE_HEADING_RE = re.compile(
-    r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*[0-9A-Zcpas]|[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]"
+    r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*(?:[0-9A-Z]|(?:c(?i:hapter)|p(?i:art)|a(?i:ppendix)|s(?i:ection))[\t\x0b\x0c\r\x1c-\x1f ])"
+    r"|[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]"
     r"|[^\w\n]*(?:" + "|".join(
         f"[{first}{first.upper()}](?i:" + "|".join(
             r"[^\w\n]+".join(map(re.escape, h[1:].split(" "))) for h in sorted(UNNUMBERED_HEADINGS) if h[0] == first)

@@ -1,0 +1,141 @@
+"""Issue 26, cost per text shape: stages that look at each block of text input skip the blocks a
+cheap test of the text says no rule can fire on. Each test counts the work a page of such blocks
+still costs (calls of the per-block step), and checks that the cheap test never skips a block
+the step would have taken (not timed)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxmill.compile import metadata, normalize, structure
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.model import Block, Kind
+
+
+def _paragraphs(lines: list[str]) -> bytes:
+    return ("Title\n\n" + "\n\n".join(lines) + "\n").encode()
+
+
+class _Count:
+    """Wraps a function and counts its calls."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *a, **k):
+        self.calls += 1
+        return self.fn(*a, **k)
+
+
+# ------------------------------------------------------------------ structure: heading candidates
+
+
+def test_lower_case_lines_are_no_heading_candidates(monkeypatch):
+    # "see ...", "contact ...", "and ...", "part of ...": a first c/p/a/s let each through to
+    # parse_number; only a keyword and a blank can make such a line a number
+    lines = [f"{w} item {i} of the list here" for i in range(100) for w in ("see", "contact", "and", "parts of")]
+    count = _Count(structure._heading_candidate)
+    monkeypatch.setattr(structure, "_heading_candidate", count)
+    doc = compile_document(_paragraphs(lines), name="a.txt")
+    assert len(doc.blocks) >= 400
+    assert count.calls <= 5  # (the title line at most); 400 before
+
+
+def test_a_lower_case_keyword_line_is_still_read():
+    lines = ["Some text of the paper, as it runs on here."] * 3 + ["section 2 Methods", "We did it."]
+    blocks = [Block(Kind.PARAGRAPH, t, 1) for t in lines]
+    hits = structure._hits(blocks, structure._MAYBE_HEADING_RE)
+    assert 3 in hits  # (NUMBER_RE reads a keyword in any case)
+
+
+_STARTS = ["", " ", "\t", "chapter", "Chapter", "cHAPTER", "part", "pArt", "appendix", "section", "sections",
+           "see", "contact", "and", "a", "p", "c", "s", "1", "2.3", "IV", "A.1", "B", "abstract", "Abstract",
+           "references", "acknowledgments", "a p p e n d i x", "appendices", "é", "Ünter"]
+_RESTS = ["", " ", "\t", " 3", " 3 Methods", " II. Results", " A Proofs", " 12 the end.", ":", " of the",
+          "\x0b4 Title", " x", ".", " B.2 Setup"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_STARTS), st.sampled_from(_RESTS), st.sampled_from(_RESTS)),
+                min_size=1, max_size=6))
+def test_every_line_the_rules_take_is_a_hit(parts):
+    # the pattern may let through lines no rule takes, never the other way round
+    texts = [a + b + c for a, b, c in parts]
+    blocks = [Block(Kind.PARAGRAPH, t, 1) for t in texts if t.strip()]
+    hits = set(structure._hits(blocks, structure._MAYBE_HEADING_RE))
+    for i, b in enumerate(blocks):
+        if structure._heading_candidate(b, 0.0) is not None or structure._appendix_word(b.text):
+            assert i in hits, b.text
+
+
+# ------------------------------------------------------------------ metadata: a byline's names
+
+
+def test_paragraphs_without_a_name_are_not_split_as_bylines(monkeypatch):
+    # text input with no heading is front matter from end to end: each paragraph was cut up
+    # into names (_authors_from) to ask whether it is the byline
+    lines = [f"see https://example.org/page/{i} here" for i in range(300)]
+    count = _Count(metadata._authors_from)
+    monkeypatch.setattr(metadata, "_authors_from", count)
+    doc = compile_document(_paragraphs(lines), name="a.txt")
+    assert len(doc.blocks) >= 300
+    assert count.calls <= 5  # 300 before
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["Ann", "Lee", "van", "de", "Rossi", "and", ",", ";", "[^1]", "<sup>2</sup>",
+                                 "x", "1", " ", "  ", "\n", "O'Neil", "J.", "-", "é", "Émile", "du", "Z"]),
+                max_size=12))
+def test_a_text_the_pre_test_refuses_is_never_a_byline(words):
+    text = " ".join(words)
+    if metadata._NAME_START_RE.search(text) is None:
+        names = metadata._authors_from(text)
+        assert not [n for n, _ in names if metadata.NAME_RE.match(n)]
+
+
+# ------------------------------------------------------------------ normalize: links
+
+
+class _Pattern:
+    """A compiled pattern whose sub() calls are counted."""
+
+    def __init__(self, rx):
+        self.rx, self.subs = rx, 0
+
+    def sub(self, *a, **k):
+        self.subs += 1
+        return self.rx.sub(*a, **k)
+
+    def __getattr__(self, name):
+        return getattr(self.rx, name)
+
+
+def test_links_without_a_break_skip_the_repair(monkeypatch):
+    rx = _Pattern(normalize.URL_BREAK_RE)
+    monkeypatch.setattr(normalize, "URL_BREAK_RE", rx)
+    texts = [f"see https://example.org/page/{i} here" for i in range(50)]
+    assert [normalize.clean_inline(t) for t in texts] == texts
+    assert rx.subs == 0  # 50 before
+    assert normalize.clean_inline("see https://example.org/ page here") == "see https://example.org/page here"
+    assert normalize.clean_inline("at https:  //example.org/x now") == "at https://example.org/x now"
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(["http", "https", ":", "//", "/", " ", "\t", "\n", "\x0c", "a", "x.org", "~",
+                                 "%", "-", "&amp;", "\u00a0", "é"]), max_size=14))
+def test_the_link_repairs_are_the_patterns(parts):
+    text = "".join(parts)
+    want = text
+    want = normalize.fold(want)
+    want = normalize.convert_latex(want)
+    if "&" in want:
+        import html
+
+        want = html.unescape(want)
+    import re
+
+    want = re.sub(r"\b(https?:)\s+//", r"\1//", want)
+    want = normalize.URL_BREAK_RE.sub(r"\1\2", want)
+    want = re.sub(r"[ \t]+", " ", want).strip() if ("\t" in want or "  " in want) else want.strip()
+    assert normalize.clean_inline(text) == want
