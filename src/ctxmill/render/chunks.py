@@ -20,6 +20,8 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
+from itertools import chain
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
@@ -322,14 +324,19 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # their number is its count (one pass over it instead of two).
     # The markdown is tokenized once, whole: the count of a unit or a chunk that is all ASCII
     # is then read from that (token_pieces.Tokenized: exact for such a slice that ends in a
-    # non-space, as they do); the tokenizer counts the others.
-    whole = token_pieces.Tokenized(md) if token_pieces.usable() else None
+    # non-space, as they do); the tokenizer counts the others. (Not when units that are all
+    # ASCII hold under half the text: the cut would then be paid for little.)
+    whole = None
+    if token_pieces.usable():
+        runs = token_pieces.non_ascii(md)
+        if not runs or 2 * sum(u[_E] - u[_S] for u in flat if token_pieces.all_ascii(runs, u[_S], u[_E])) >= len(md):
+            whole = token_pieces.Tokenized(md, runs)
     offsets: dict[int, list] = {}
     no_cut: set[int] = set()  # (ids of long units with no sentence or line end)
     for k, u in enumerate(flat):
         if u[_E] - u[_S] > 8 * budget and not u[_TABLE] and _no_cut(md[u[_S] : u[_E]]):
             no_cut.add(id(u))
-            n = whole.count(u[_S], u[_E]) if whole is not None else None
+            n = whole.count_any(u[_S], u[_E]) if whole is not None else None
             if n is not None:  # (its cuts are read from the whole text's pieces: see _pieces)
                 u[_TOK] = n
                 offsets[k] = None
@@ -339,7 +346,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     rest = [k for k in range(len(flat)) if k not in offsets] if offsets else range(len(flat))
     if whole is not None:
         # whole.count's first case inline (a unit of whole pieces of document.md: most units)
-        bounds, before, nb, count = whole.bounds, whole.before, len(whole.bounds), whole.count
+        bounds, before, nb, count_any = whole.bounds, whole.before, len(whole.bounds), whole.count_any
         ws = token_pieces._WS_CHARS
         plain = whole.is_ascii(0, len(md))
         for u in flat if type(rest) is range else map(flat.__getitem__, rest):
@@ -349,7 +356,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                     plain or whole.is_ascii(s, e)):
                 u[_TOK] = before[j] - before[i]
             else:
-                u[_TOK] = count(s, e)
+                u[_TOK] = count_any(s, e)
         rest = [k for k in rest if flat[k][_TOK] is None]
     for k, t in zip(rest, _count_many([md[flat[k][_S] : flat[k][_E]] for k in rest]), strict=True):
         flat[k][_TOK] = t
@@ -361,8 +368,8 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
             gap_cache[gap] = _count_many([f"a{gap}b"])[0] - 2 if gap.strip() == "" else -1
         return gap_cache[gap]
 
-    # spec: (start, end, context, kinds, blocks, tokens or None when it must be counted afresh)
-    specs: list[tuple[int, int, str | None, list[str], list[Block], int | None]] = []
+    # spec: (start, end, context, units, tokens or None when it must be counted afresh)
+    specs: list[tuple[int, int, str | None, list[list], int | None]] = []
     for units in sections:
         cur: list[list] = []
         cur_t = 0
@@ -370,8 +377,7 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
         def flush():
             nonlocal cur, cur_t
             if cur:
-                specs.append((cur[0][_S], cur[-1][_E], None, [k for u in cur for k in u[_KINDS]],
-                              [b for u in cur for b in u[_BLOCKS]], cur_t))
+                specs.append((cur[0][_S], cur[-1][_E], None, cur, cur_t))
             cur, cur_t = [], 0
 
         for u in units:
@@ -382,10 +388,10 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                 count = ends_at = None
                 if whole is not None:
                     count = (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
-                    ends_at = (lambda a, b, first, step, at=u[_S]: whole.ends_every(at + a, at + b, first, step))
+                    ends_at = (lambda a, b, first, step, at=u[_S]: whole.ends_every(at + a, at + b, first, step, True))
                 for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u)), count,
                                          ends_at, id(u) in no_cut):
-                    specs.append((u[_S] + a, u[_S] + b, ctx, u[_KINDS], u[_BLOCKS], None))
+                    specs.append((u[_S] + a, u[_S] + b, ctx, [u], None))
                 continue
             if cur:
                 gap = md[cur[-1][_E] : u[_S]]
@@ -402,37 +408,58 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
 
     chunks: list[Chunk] = []
     trimmed = []
-    for s, e, ctx, kinds, blocks, n in specs:
+    for s, e, ctx, units, n in specs:
         s2, e2 = _trim(md, s, e)
         if e2 <= s2:
             continue
         if (s2, e2) != (s, e):
             n = None  # trimmed: the sum no longer describes this text
-        trimmed.append((s2, e2, ctx, kinds, blocks, n))
+        trimmed.append((s2, e2, ctx, units, n))
     if whole is not None:
         for i, t in enumerate(trimmed):
-            if t[5] is None and t[2] is None:
-                trimmed[i] = (*t[:5], whole.count(t[0], t[1]))
-    fresh = [i for i, t in enumerate(trimmed) if t[5] is None]
+            if t[4] is None and t[2] is None:
+                trimmed[i] = (*t[:4], whole.count(t[0], t[1]))
+    fresh = [i for i, t in enumerate(trimmed) if t[4] is None]
     counts = _count_many([
         md[trimmed[i][0] : trimmed[i][1]] if trimmed[i][2] is None
         else trimmed[i][2] + "\n" + md[trimmed[i][0] : trimmed[i][1]]
         for i in fresh
     ])
     for i, n in zip(fresh, counts, strict=True):
-        trimmed[i] = (*trimmed[i][:5], n)
-    for s, e, ctx, kinds, blocks, n in trimmed:
+        trimmed[i] = (*trimmed[i][:4], n)
+    for s, e, ctx, units, n in trimmed:
         text = md[s:e]
         if _only_heading(text):
             continue
-        kind_set = {k for k in kinds}
+        if len(units) == 1:
+            kind_set, blocks = set(units[0][_KINDS]), units[0][_BLOCKS]
+        else:
+            kind_set = set(chain.from_iterable(map(_kinds_of, units)))
+            blocks = list(chain.from_iterable(map(_blocks_of, units)))
         kind = kind_set.pop() if len(kind_set) == 1 else ("mixed" if kind_set else "text")
         sid = next((b.section_id for b in blocks if b.kind is not Kind.HEADING), blocks[0].section_id)
-        pages = (min(b.page for b in blocks), max(b.last_page for b in blocks))
+        pages = _pages(blocks)
         cid = "c-" + hashlib.sha1(f"{s}:{e}:{text}".encode()).hexdigest()[:16]
         chunks.append(Chunk(id=cid, text=text, tokens=n, kind=kind, section_path=list(paths.get(sid, [])),
                             pages=pages, char_span=(s, e), context=ctx))
     return chunks
+
+
+_kinds_of, _blocks_of = itemgetter(_KINDS), itemgetter(_BLOCKS)
+_page, _page_end = attrgetter("page"), attrgetter("page_end")
+
+
+def _pages(blocks: list[Block]) -> tuple[int, int]:
+    """(first page, last page) of the blocks (each block's ``last_page`` is its ``page_end``,
+    or its ``page`` when it has none: asked block by block only when some have one and some
+    do not)."""
+    first = min(map(_page, blocks))
+    ends = list(map(_page_end, blocks))
+    if None not in ends:
+        return first, max(ends)
+    if ends.count(None) == len(ends):
+        return first, max(map(_page, blocks))
+    return first, max(b.last_page for b in blocks)
 
 
 def _only_heading(text: str) -> bool:

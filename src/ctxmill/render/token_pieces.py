@@ -136,6 +136,19 @@ _WS_CHARS = frozenset("\t\n\x0b\x0c\r ")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
+def non_ascii(text: str) -> list[int]:
+    """Start and end of each run of non-ASCII characters of ``text``, in one flat sorted list."""
+    return [] if text.isascii() else [x for m in _NOT_ASCII.finditer(text) for x in m.span()]
+
+
+def all_ascii(runs: list[int], s: int, e: int) -> bool:
+    """``text[s:e]`` holds none of the non-ASCII ``runs`` (of :func:`non_ascii`): a bisection."""
+    if not runs:
+        return True
+    k = bisect_right(runs, s)  # odd: s inside a run; even: the next run starts at runs[k]
+    return k % 2 == 0 and (k == len(runs) or runs[k] >= e)
+
+
 def _own_ends(pieces: list[str], at: int, want: int, done: int, step: int, out: list[int]) -> tuple[int, int]:
     """Append the end offsets of the tokens number ``want``, ``want + step``, ... that lie in
     ``pieces`` (which start at offset ``at``, after ``done`` tokens); the next token wanted and
@@ -171,7 +184,7 @@ class Tokenized:
     ASCII. Slices that hold a non-ASCII character get None (the caller asks the tokenizer):
     a paper with a few accents or dashes is still counted from its one cut."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, runs: list[int] | None = None):
         pieces = _PIECE.findall(text)
         _learn(pieces)
         self.text = text
@@ -179,21 +192,15 @@ class Tokenized:
         self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
         # tokens before each bound (a count between two bounds is one subtraction; a piece
         # that is not ASCII counts 0 here and lies in no slice that is read)
-        if text.isascii():
-            self._other: list[int] = []
+        self._other = non_ascii(text) if runs is None else runs  # (the non-ASCII runs)
+        if not self._other:
             self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
         else:
-            runs = [m.span() for m in _NOT_ASCII.finditer(text)]
-            self._other = [x for span in runs for x in span]  # start, end of each non-ASCII run
             self.before = [0, *accumulate(map(_count.get, pieces, repeat(0)))]
 
     def is_ascii(self, s: int, e: int) -> bool:
-        """``text[s:e]`` holds no non-ASCII character (a bisection in the runs of them)."""
-        other = self._other
-        if not other:
-            return True
-        k = bisect_right(other, s)  # odd: s inside a run; even: the next run starts at other[k]
-        return k % 2 == 0 and (k == len(other) or other[k] >= e)
+        """``text[s:e]`` holds no non-ASCII character."""
+        return all_ascii(self._other, s, e)
 
     def _scan(self, p: int, e: int, stop: bool) -> tuple[int, list[str]]:
         """The slice's own pieces from ``p``: up to ``e``, or with ``stop`` up to the first
@@ -219,19 +226,40 @@ class Tokenized:
         _learn(head + tail)
         return head, p, q, tail
 
-    def ends_every(self, s: int, e: int, first: int, step: int) -> list[int] | None:
+    def ends_every(self, s: int, e: int, first: int, step: int, any_end: bool = False) -> list[int] | None:
         """End offsets (relative to ``s``) of the tokens number ``first``, ``first + step``, ...
-        (0-based) of ``text[s:e]`` tokenized alone; None when the slice ends in white space or
-        is not all ASCII (the caller tokenizes it). Only the tokens asked for are looked at:
-        the shared pieces' counts say which piece holds one (a bisection), and only that
-        piece's token lengths are needed, so cutting a long text every 500 tokens costs its
-        cuts, not its tokens."""
+        (0-based) of ``text[s:e]`` tokenized alone; None when the slice is not all ASCII or,
+        unless ``any_end``, ends in white space (the caller tokenizes it). Only the tokens
+        asked for are looked at: the shared pieces' counts say which piece holds one (a
+        bisection), and only that piece's token lengths are needed, so cutting a long text
+        every 500 tokens costs its cuts, not its tokens. With ``any_end`` a slice ending in
+        white space is read as :meth:`count_any` reads it: up to its last non-space, then that
+        white space as one piece."""
         if e <= s:
             return []
-        if self.text[e - 1] in _WS_CHARS or not self.is_ascii(s, e):
+        text = self.text
+        if not self.is_ascii(s, e):
             return None
+        if text[e - 1] in _WS_CHARS:
+            if not any_end:
+                return None
+            q = e
+            while q > s and text[q - 1] in _WS_CHARS:
+                q -= 1
+            out: list[int] = []
+            want, done = self._ends(s, q, first, step, out) if q > s else (first, 0)
+            space = [text[q:e]]
+            _learn(space)
+            _own_ends(space, q - s, want, done, step, out)
+            return out
+        out = []
+        self._ends(s, e, first, step, out)
+        return out
+
+    def _ends(self, s: int, e: int, first: int, step: int, out: list[int]) -> tuple[int, int]:
+        """:meth:`ends_every` of a slice that ends in a non-space, appended to ``out``; the next
+        token wanted and the slice's count."""
         head, p, q, tail = self._parts(s, e)
-        out: list[int] = []
         want, done = _own_ends(head, 0, first, 0, step, out)  # (want: the next token asked for)
         bounds, before = self.bounds, self.before
         kp, kq = bisect_left(bounds, p), bisect_left(bounds, q)
@@ -242,8 +270,7 @@ class Tokenized:
             i = bisect_right(before, g, kp, kq) - 1  # the piece holding token g (each has >= 1)
             out.append(bounds[i] - s + _ends_of(self.pieces[i])[g - before[i]])
             want += step
-        _own_ends(tail, q - s, want, done + n, step, out)
-        return out
+        return _own_ends(tail, q - s, want, done + n, step, out)
 
     def ends_of(self, s: int, e: int) -> list[int] | None:
         """Token end offsets (relative to ``s``) of ``text[s:e]`` tokenized alone; None when
