@@ -395,8 +395,27 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
     found = [s for s in found if _trimmed(s, files.get(s.path))]
+    resemblance_order([s for s in found if s.kind == "repeated"])
     _context_features(found, hunks, learn_inputs)
     return found, hunks
+
+
+def resemblance_order(sites: list[Suggestion]) -> None:
+    """The repeated edit's confidences handed out again in the order of resemblance: the
+    suggestions (``sites``, each with its confidence already set from MODELS["repeated"]) keep the
+    same confidences as a set, so as many are shown as before, but
+    the highest go to the sites most like the example's place (``MODELS["repeated_order"]``
+    over next_repeated.resemblance's features). Held sites (another token in a hole, a caller
+    without a value, a re-signed function) keep theirs."""
+    w = MODELS.get("repeated_order")
+    free = [s for s in sites if not (s.features.get("other_holes") or s.features.get("unbound")
+                                     or s.features.get("resigned"))]
+    if not w or len(free) < 2:
+        return
+    levels = sorted((s.confidence for s in free), reverse=True)
+    score = lambda s: w.get("bias", 0.0) + sum(v * s.features.get(k, 0.0) for k, v in w.items() if k != "bias")  # noqa: E731
+    for s, conf in zip(sorted(free, key=score, reverse=True), levels, strict=True):  # (stable: the propagator's order among equals)
+        s.confidence = conf
 
 
 def _context_features(found: list[Suggestion], hunks: list[Hunk], learn_inputs: bool = True) -> None:
@@ -404,6 +423,20 @@ def _context_features(found: list[Suggestion], hunks: list[Hunk], learn_inputs: 
     (apply/next_model.py): its hand-set confidence, where it sits against the edit, its rank among
     its propagator's suggestions and how many each propagator made."""
     nearest = {h.path: _changed_at(h) for h in hunks}
+    _place_features(found, nearest)
+    if learn_inputs:
+        edit = edit_features(hunks)
+        for s in found:
+            s.features.update(edit)
+    _cross_features(found)
+    if learn_inputs:
+        _hold_features(found, nearest)
+
+
+def _place_features(found: list[Suggestion], nearest: dict[str, int]) -> None:
+    """_context_features' per-suggestion part: its hand-set confidence, where it sits against the
+    edit (``nearest``: the edit's first changed line per file), its rank among its propagator's
+    suggestions (benchmarks/next_edit_repeated_fit.py recomputes them after changing confidences)."""
     by_kind: dict[str, list[Suggestion]] = {}
     for s in found:
         by_kind.setdefault(s.kind, []).append(s)
@@ -423,13 +456,6 @@ def _context_features(found: list[Suggestion], hunks: list[Hunk], learn_inputs: 
             f["ctx_other_kinds"] = float(len(shown - {kind}))
             f["ctx_lines_log"] = math.log1p(max(0, s.end_line - s.start_line + 1))
             f["ctx_insertion"] = float(s.end_line < s.start_line)
-    if learn_inputs:
-        edit = edit_features(hunks)
-        for s in found:
-            s.features.update(edit)
-    _cross_features(found)
-    if learn_inputs:
-        _hold_features(found, nearest)
 
 
 def edit_features(hunks: list[Hunk]) -> dict[str, float]:

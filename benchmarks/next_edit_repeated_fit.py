@@ -1,0 +1,172 @@
+"""Fit the repeated propagator's hand-set confidence (next_edit.MODELS["repeated"]) on the TRAINING
+cases with the resemblance features (next_repeated.resemblance: how much a site looks like the
+place the example was made, and whether the example's change makes of it what it made of the
+example), and report it out of fold against the shipped ranking, per class.
+
+    NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_train_fit.py --dump train   # candidates, once
+    NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_repeated_fit.py [--variant sim] [--write-weights]
+
+Out of fold means: the training repositories in ``--folds`` folds (every k-th by name, as
+next_edit_train_fit does); for each fold the repeated confidence weights AND the learned gate
+(next_model, the shipped mode and settings) are fitted on the other folds, and the fold's cases
+are ranked with them (suggest(learned=True), replayed over the dumped candidates). The baseline
+is the shipped repeated weights with the learned gate refitted per fold the same way. Prints
+JSON: overall and per-class precision@1, recall@5, wrong rate, suggestions per negative, both
+rankings, and the weights fitted on every training case (``--write-weights`` prints them in the
+form of next_edit.MODELS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import next_edit_train_fit as tf  # noqa: E402
+
+# the repeated propagator's features the shipped weights read, and the resemblance ones
+BASE_INPUTS = ("both_sides", "evidence", "evidence_sum", "holes", "insertion", "left", "lines", "right", "rule_weight",
+               "rules_share", "same_file", "sites_log")
+SIM_INPUTS = ("sim_line", "sim_shape", "sim_stmt", "sim_indent", "sim_parent", "sim_parent_first", "sim_result",
+              "sim_result_ratio", "sim_gap", "sim_top", "sim_top_many", "sim_gap_many")
+VARIANTS = {"base": BASE_INPUTS, "sim": BASE_INPUTS + SIM_INPUTS}
+
+
+def derived(f: dict) -> dict[str, float]:
+    """Inputs made of two features (next_repeated.derived_inputs; a dump made before they were)."""
+    from ctxmill.apply.next_repeated import derived_inputs
+
+    return derived_inputs(f)
+
+
+def hand_of(weights: dict, f: dict) -> float:
+    """next_edit.confidence("repeated") and the caps of next_edit.candidates."""
+    from ctxmill.apply import next_edit
+
+    z = weights.get("bias", 0.0) + sum(w * f.get(k, 0.0) for k, w in weights.items() if k != "bias")
+    c = round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+    if f.get("other_holes") or f.get("unbound"):
+        c = min(c, next_edit.HELD_REPEATED)
+    if f.get("resigned"):
+        c = min(c, next_edit.RESIGNED_REPEATED)
+    return c
+
+
+def fit_hand(cases: list[dict], inputs: tuple, l2: float) -> dict:
+    rows = []
+    for case in cases:
+        for c in case["cands"]:
+            if c["kind"] == "repeated":
+                f = {**c["features"], **derived(c["features"])}
+                rows.append(({k: float(f.get(k, 0.0)) for k in inputs}, bool(c["hits"])))
+    return tf.fit_rows(rows, l2)["weights"]
+
+
+def rehand(cases: list[dict], weights: dict | None, permute: bool = False) -> None:
+    """Every repeated candidate's hand-set confidence under ``weights`` (None: as dumped), and the
+    features computed from the confidences recomputed (next_edit._place_features, _cross_features,
+    _hold_features), as candidates() would have them."""
+    from ctxmill.apply import next_edit
+    from ctxmill.apply.next_edit import Suggestion, _cross_features, _hold_features, _place_features
+
+    saved = next_edit.MODELS["repeated"]
+    if weights is not None and not permute:
+        next_edit.MODELS["repeated"] = weights
+    next_edit.MODELS["repeated_order"] = weights if permute else None
+    try:
+        for case in cases:
+            sugs = []
+            for c in case["cands"]:
+                f = c["features"]
+                f.setdefault("hand0", f["hand"])
+                if c["kind"] == "repeated" and weights is not None:
+                    f.update(derived(f))
+                    conf = f["hand0"] if permute else hand_of(weights, f)
+                else:
+                    conf = f["hand0"]
+                sugs.append(Suggestion(c["path"], c["start_line"], c["end_line"], "", "", conf, c["kind"], f))
+            if permute and weights is not None:
+                # the shipped confidences kept, handed out again in the order of resemblance
+                next_edit.resemblance_order([s for s in sugs if s.kind == "repeated"])
+            _place_features(sugs, case["nearest"])
+            _cross_features(sugs)
+            _hold_features(sugs, case["nearest"])
+    finally:
+        next_edit.MODELS["repeated"] = saved
+        next_edit.MODELS.pop("repeated_order", None)
+
+
+def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: float, gate_inputs: set,
+        permute: bool = False) -> dict:
+    """Out-of-fold metrics: per fold, the repeated weights (``inputs``; None: the shipped ones) and
+    the learned gate fitted on the other folds."""
+    from ctxmill.apply import next_edit
+    from ctxmill.apply.next_model import probability
+
+    repos = sorted({c["repo"] for c in train})
+    for k in range(folds):
+        fold = set(repos[k::folds])
+        rest = [c for c in train if c["repo"] not in fold]
+        w = None if inputs is None else fit_hand(rest, inputs, l2)
+        rehand(train, w, permute)
+        gate = {"weights": tf.fit_model(rest, shipped.get("l2", 1.0), gate_inputs)["weights"]}
+        for case in train:
+            if case["repo"] in fold:
+                for c in case["cands"]:
+                    c["features"]["p_oof"] = probability(gate, c["kind"], c["features"])
+                    c["features"]["hand_oof"] = c["features"]["hand"]
+    for case in train:  # each candidate as its own fold's models made it
+        for c in case["cands"]:
+            c["features"]["p"] = c["features"]["p_oof"]
+    conf = lambda case, c: c["features"]["hand_oof"]  # noqa: E731
+    return tf.replay(train, conf, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                     learned=(shipped, shipped["mode"], shipped["level"], shipped["gate_top"], shipped["gate_more"]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--variant", default="sim", choices=sorted(VARIANTS))
+    ap.add_argument("--baseline", action="store_true", help="only the shipped weights, out of fold")
+    ap.add_argument("--folds", type=int, default=3)
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--permute", action="store_true", help="keep each case's shipped repeated confidences, handed "
+                    "out in the fitted model's order (next_edit.resemblance_order)")
+    ap.add_argument("--gate-sim", action="store_true", help="the learned gate also reads the resemblance features")
+    ap.add_argument("--write", action="store_true", help="refit the learned gate on every training case under the "
+                    "new confidences (the shipped settings kept) and store it in the package; print the order weights")
+    args = ap.parse_args()
+    if not (tf.TAB / "dev.jsonl").exists():
+        print(json.dumps({"skipped": f"{tf.TAB} not present"}))
+        return
+    shipped = json.loads(tf.MODEL.read_text())
+    gate_inputs = set(shipped["weights"]) | {"bias"}
+    if args.gate_sim:
+        gate_inputs |= {"repeated." + k for k in SIM_INPUTS}
+    train = tf.load("train")
+    out: dict = {"cases": len(train), "variant": "shipped" if args.baseline else args.variant, "folds": args.folds}
+    inputs = None if args.baseline else VARIANTS[args.variant]
+    out["permute"] = args.permute
+    out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute)
+    if inputs is not None:
+        out["weights"] = fit_hand(train, inputs, args.l2)
+    if args.write and inputs is not None:
+        # as each fold was made above, from every training case: the order (or confidence) weights,
+        # then the gate over the confidences they give
+        rehand(train, out["weights"], args.permute)
+        gate = tf.fit_model(train, shipped.get("l2", 1.0), gate_inputs)["weights"]
+        model = {**{k: v for k, v in shipped.items() if k not in ("weights", "train_out_of_fold")}, "weights": gate,
+                 "train_out_of_fold": {k: out["train_out_of_fold"][k] for k in
+                                       ("precision_at_1", "recall_at_5", "wrong_suggestion_rate", "suggestions_per_negative")}}
+        tf.MODEL.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
+        out["written"] = str(tf.MODEL)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
