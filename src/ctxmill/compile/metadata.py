@@ -65,17 +65,23 @@ def _trim_org(name: str) -> str:
     return name
 
 
-# What every name NAME_RE takes starts with: a capitalised word, a blank, and a capital or a
-# particle. A name is a piece of the text (_authors_from cuts at commas, semicolons, marks and
-# " and "), so a text without this holds no name, and the split is not made (text input with no
-# heading is front matter from end to end: every paragraph of it was split here, as a byline)
-_NAME_START_RE = re.compile(r"[A-Z][\w'’.\-]*\s+(?:[A-Z]|van|von|de|der|da|bin|al|la|le|di|du)")
+# What a text holding a name NAME_RE takes holds: a piece that _authors_from cuts (at the text's
+# ends, commas, semicolons, marks and " and ", the blanks and stars around them stripped) made
+# only of a capitalised word and one to four capitalised words or particles. Looser than the
+# cut (any "]" or ">" may end a mark, any "[^" or "<sup>" start one), so it never misses a
+# name; a text without one is not cut up (text input with no heading is front matter from end
+# to end: every paragraph of it was cut into names, as a possible byline)
+_PARTICLES = "van|von|de|der|da|bin|al|la|le|di|du"
+_NAME_PIECE_RE = re.compile(
+    r"(?:\A|[,;\]>]|\sand\s)[\s,;*]*"
+    r"[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|" + _PARTICLES + r")){1,4}"
+    r"[\s,;*]*(?:\Z|[,;]|\[\^|<sup>|and\s)")
 
 
 def _looks_like_authors(text: str) -> bool:
     if len(text) > 600 or "@" in text and EMAIL_RE.search(text) and not MARK_RE.search(text):
         return False
-    if _NAME_START_RE.search(text) is None:
+    if _NAME_PIECE_RE.search(text) is None:
         return False
     names = _authors_from(text)
     good = [n for n, _ in names if NAME_RE.match(n)]

@@ -167,7 +167,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         # (split by the reason, once: `u not in figtab` compared each against every one, 10
         # million dataclass comparisons for 6,000 unresolved cross-references; an equal entry
         # has the same reason, so it is the same split)
-        is_figtab = [bool(re.search(r"no (figure|table)", u.reason)) for u in xrefs]
+        is_figtab = [_FIGTAB_RE.search(u.reason) is not None for u in xrefs]
         figtab = [u for u, f in zip(xrefs, is_figtab, strict=True) if f]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
@@ -295,8 +295,12 @@ def _grouped(add, cid: str, severity: str, items: list, noun: str, one: str, man
     """One check per root cause (the ``reason`` of unresolved items), with a count: 27 callouts
     that fail for one reason are one finding, not 27."""
     by_reason: dict[str, list] = defaultdict(list)
+    causes: dict[str, str] = {}  # reason -> cause, each reason worked out once (60,000 items, ~1,100 reasons)
     for u in items:
-        by_reason[_cause(u.reason)].append(u)
+        cause = causes.get(u.reason)
+        if cause is None:
+            cause = causes[u.reason] = _cause(u.reason)
+        by_reason[cause].append(u)
     for cause, us in by_reason.items():
         if len(us) == 1:
             u = us[0]
@@ -316,7 +320,11 @@ def _cause(reason: str) -> str:
     """The root cause of an unresolved item: its reason without the one label it names
     ("no section numbered 10 (pages 17-46 are missing)" -> "no section numbered … (pages 17-46
     are missing)"), so that one missing part of the document is one finding."""
-    return re.sub(r"\b(numbered|matches|labelled|named)\s+('[^']*'(?:\s+\d{4}[a-z]?)?|\S+)", r"\1 …", reason)
+    return _CAUSE_RE.sub(r"\1 …", reason)
+
+
+_CAUSE_RE = re.compile(r"\b(numbered|matches|labelled|named)\s+('[^']*'(?:\s+\d{4}[a-z]?)?|\S+)")
+_FIGTAB_RE = re.compile(r"no (figure|table)")
 
 
 def _limit(checks: list[QACheck]) -> list[QACheck]:

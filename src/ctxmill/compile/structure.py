@@ -236,9 +236,9 @@ _UNNUMBERED_RE = re.compile(
 
 
 # A line of text input _heading_candidate may take (or _appendix_word accept): it starts (after
-# blanks) with a digit or a capital (a number, or a keyword written so), or with a keyword in
-# lower case and a blank (NUMBER_RE's "chapter 3 ...": a lower-case line is no number without
-# its keyword; a first c/p/a/s alone let every "see ...", "contact ..." and "and ..." line of a
+# blanks) as NUMBER_RE's number can (a digit; a capital, or a roman number, alone before its
+# dot, colon or blank, "A.1 ", "IV. "; a keyword in any case and a blank, "Chapter 3"; a first
+# capital or c/p/a/s alone let every "See Section 2 ...", "contact ..." and "and ..." line of a
 # page through to parse_number), it holds a character outside ASCII
 # (norm_title's road), or its words are a known unnumbered title or spell "appendix"/"appendices"
 # (_UNNUMBERED_RE and _appendix_word line by line). Every other line is no heading.
@@ -248,7 +248,8 @@ _UNNUMBERED_RE = re.compile(
 # at every line; headings.MAYBE_TOC_TITLE_RE. Case-blind matches outside ASCII are on lines the
 # second branch takes.)
 _MAYBE_HEADING_RE = re.compile(
-    r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*(?:[0-9A-Z]|(?:c(?i:hapter)|p(?i:art)|a(?i:ppendix)|s(?i:ection))[\t\x0b\x0c\r\x1c-\x1f ])"
+    r"\n(?=[\t\x0b\x0c\r\x1c-\x1f ]*(?:[0-9]|(?:[A-Z](?:\.\d{1,2}){0,4}|[IVXL]{1,6})[.:]?(?:\s|\Z)"
+    r"|(?:[cC](?i:hapter)|[pP](?i:art)|[aA](?i:ppendix)|[sS](?i:ection))\s)"
     r"|[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]"
     r"|[^\w\n]*(?:" + "|".join(
         f"[{first}{first.upper()}](?i:" + "|".join(
@@ -329,7 +330,9 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         return None  # "Acknowledgments:", "Funding:" lead their paragraph in (MDPI's back matter)
     if len(text) < 40 and _unnumbered_title(text):
         return None, text1, style
-    if geo and style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
+    if not geo:
+        return None  # (what follows reads the type: a lead's pattern searched for nothing)
+    if style is not None and len(text) < 60 and norm_title(text) in KNOWN_UNNUMBERED:
         return None, text1, style
     # "Box 1: Summary of Practices" in a section's large type is a labelled heading, not a run-in lead
     lead = re.search(r"[.:;]\s+\S", text1) and not (
