@@ -153,3 +153,21 @@ def test_the_link_repairs_are_the_patterns(parts):
     want = normalize.URL_BREAK_RE.sub(r"\1\2", want)
     want = re.sub(r"[ \t]+", " ", want).strip() if ("\t" in want or "  " in want) else want.strip()
     assert normalize.clean_inline(text) == want
+
+
+# ------------------------------------------------------------------ citations.json from its rows
+
+
+def test_citations_json_from_rows_is_the_standard_librarys():
+    import json
+
+    from ctxmill.render import graph
+
+    body = "\n\n".join(f"As shown in [{i % 3 + 1}] and Section {i}, see Figure {i} and Table 2 ({i} \"x\" é)."
+                       for i in range(40))
+    refs = "\n".join(f"[{i}] A. Author. A title {i}. In Proc. X, 2020." for i in (1, 2))
+    text = f"# A Paper\n\n## 1 Introduction\n\n{body}\n\n## 2 More\n\nText.\n\n## References\n\n{refs}\n"
+    doc = compile_document(text.encode(), name="a.txt")
+    assert doc.mentions and doc.unresolved and doc.crossrefs
+    want = json.dumps(graph.citations_json(doc), indent=2, ensure_ascii=False)
+    assert graph.citations_text(doc) == want

@@ -92,6 +92,26 @@ def citations_json(doc: Document) -> dict:
     }
 
 
+_MENTION_KEYS = ("text", "reference_ids", "section_id", "chunk_id", "page", "char_span")
+_CROSSREF_KEYS = ("text", "kind", "target_id", "section_id", "page")
+_UNRESOLVED_KEYS = ("text", "kind", "reason", "page", "section_id")
+
+
+def citations_text(doc: Document) -> str:
+    """``jsonfmt.dumps(citations_json(doc), indent=2)``, each list written from its rows (no
+    dict per item)."""
+    parts = [
+        '"mentions": ' + jsonfmt.rows(_MENTION_KEYS, (
+            (m.text, m.reference_ids, m.section_id, m.chunk_id, m.page, list(m.char_span) if m.char_span else None)
+            for m in doc.mentions), "  ", "  "),
+        '"crossrefs": ' + jsonfmt.rows(_CROSSREF_KEYS, (
+            (x.text, x.kind, x.target_id, x.section_id, x.page) for x in doc.crossrefs), "  ", "  "),
+        '"unresolved": ' + jsonfmt.rows(_UNRESOLVED_KEYS, (
+            (u.text, u.kind, u.reason, u.page, u.section_id) for u in doc.unresolved), "  ", "  "),
+    ]
+    return "{\n  " + ",\n  ".join(parts) + "\n}"
+
+
 def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dict]]:
     """The graph in four runs: the nodes before the references', one (id, label, title) row per
     reference (its node and its ``contains`` edge from the document), the edges before theirs,
@@ -293,7 +313,11 @@ def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
         text = jsonfmt.dumps(references_json(doc), indent=2)
     _write(folder / "references.json", text)
-    _dump(folder / "citations.json", citations_json(doc))
+    try:
+        text = citations_text(doc)
+    except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
+        text = jsonfmt.dumps(citations_json(doc), indent=2)
+    _write(folder / "citations.json", text)
     parts = _parts(doc)
     try:
         text = _graph_json(*parts)
