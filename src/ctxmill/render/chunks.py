@@ -161,20 +161,20 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
         cuts += [m.end() for m in re.finditer(r"\n", text)]
         cuts = sorted(set(c for c in cuts if 0 < c < len(text)))
     bounds = [0, *cuts, len(text)]
-    segs = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
-    if len(segs) == 1 and tokens is not None:
+    starts, stops = bounds[:-1], bounds[1:]  # the segments (two lists: no tuple per sentence)
+    if len(starts) == 1 and tokens is not None:
         seg_tok = [tokens]
     elif count is not None:  # (a paragraph of 55,000 short sentences: each cut into pieces again)
-        seg_tok = [count(a, b) for a, b in segs]
+        seg_tok = list(map(count, starts, stops))
         if None in seg_tok:  # (slices that are not all ASCII: the tokenizer counts them)
             miss = [k for k, t in enumerate(seg_tok) if t is None]
-            for k, t in zip(miss, _count_many([text[segs[k][0] : segs[k][1]] for k in miss]), strict=True):
+            for k, t in zip(miss, _count_many([text[starts[k] : stops[k]] for k in miss]), strict=True):
                 seg_tok[k] = t
     else:
-        seg_tok = _count_many([text[a:b] for a, b in segs])
+        seg_tok = _count_many([text[a:b] for a, b in zip(starts, stops)])
     out = []
     cs, ce, ct = None, None, 0
-    for (a, b), t in zip(segs, seg_tok, strict=True):
+    for a, b, t in zip(starts, stops, seg_tok, strict=True):
         if t > budget:
             if cs is not None:
                 out.append((cs, ce, None))
@@ -327,10 +327,9 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # non-space, as they do); the tokenizer counts the others. (Not when units that are all
     # ASCII hold under half the text: the cut would then be paid for little.)
     whole = None
-    if token_pieces.usable():
-        runs = token_pieces.non_ascii(md)
-        if not runs or 2 * sum(u[_E] - u[_S] for u in flat if token_pieces.all_ascii(runs, u[_S], u[_E])) >= len(md):
-            whole = token_pieces.Tokenized(md, runs)
+    if token_pieces.usable() and (
+            md.isascii() or 2 * sum(u[_E] - u[_S] for u in flat if md[u[_S] : u[_E]].isascii()) >= len(md)):
+        whole = token_pieces.Tokenized(md)
     offsets: dict[int, list] = {}
     no_cut: set[int] = set()  # (ids of long units with no sentence or line end)
     for k, u in enumerate(flat):

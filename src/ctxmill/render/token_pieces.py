@@ -93,6 +93,12 @@ def _learn(pieces) -> None:
     _count.update(zip(new, map(len, map(bpe, map(str.translate, new, repeat(_map))))))
 
 
+def _count_new(piece: str) -> int:
+    """The count of one piece not seen yet."""
+    _learn((piece,))
+    return _count[piece]
+
+
 def _ends_of(piece: str) -> tuple[int, ...]:
     """End offsets of the tokens of one ASCII piece within it (the last is the piece's length;
     one mapped character per byte, one byte per ASCII character). Asked only where a cut
@@ -184,7 +190,7 @@ class Tokenized:
     ASCII. Slices that hold a non-ASCII character get None (the caller asks the tokenizer):
     a paper with a few accents or dashes is still counted from its one cut."""
 
-    def __init__(self, text: str, runs: list[int] | None = None):
+    def __init__(self, text: str):
         pieces = _PIECE.findall(text)
         _learn(pieces)
         self.text = text
@@ -192,7 +198,7 @@ class Tokenized:
         self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
         # tokens before each bound (a count between two bounds is one subtraction; a piece
         # that is not ASCII counts 0 here and lies in no slice that is read)
-        self._other = non_ascii(text) if runs is None else runs  # (the non-ASCII runs)
+        self._other = non_ascii(text)  # (where its non-ASCII runs start and end)
         if not self._other:
             self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
         else:
@@ -302,8 +308,22 @@ class Tokenized:
         k, m = bisect_left(bounds, s), bisect_left(bounds, e)
         if bounds[k] == s and m < len(bounds) and bounds[m] == e:  # (most units: whole pieces)
             return before[m] - before[k]
-        head, p, q, tail = self._parts(s, e)
-        get = _count.__getitem__
-        # p < q: both are bounds of the whole text (the scan from s stopped at one)
-        middle = before[bisect_left(bounds, q)] - before[bisect_left(bounds, p)] if p < q else 0
-        return sum(map(get, head)) + middle + sum(map(get, tail))
+        # (what _parts does, without its lists: a slice cut between sentences is read so, one
+        # for every sentence of a long paragraph)
+        text, match, nb = self.text, _PIECE.match, len(bounds)
+        n, p = 0, s
+        while bounds[k] != p:  # its own pieces until one ends where a whole-text piece ends
+            piece = match(text, p, e).group()
+            n += _count.get(piece) or _count_new(piece)
+            p += len(piece)
+            if p >= e:
+                return n
+            k = bisect_left(bounds, p, k)
+        j = m if m < nb and bounds[m] == e else m - 1  # the last whole-text bound <= e (>= k)
+        n += before[j] - before[k]
+        q = bounds[j]
+        while q < e:  # its own pieces again
+            piece = match(text, q, e).group()
+            n += _count.get(piece) or _count_new(piece)
+            q += len(piece)
+        return n
