@@ -586,3 +586,28 @@ def test_a_use_pointed_at_another_existing_compound_name_shows_one_more_use(tmp_
         "sleep(MILLIS_550)", "sleep(HALF_SECOND)", 1))
     patch = _patch("T.java", ["        sleep(MILLIS_550);"], ["        sleep(HALF_SECOND);"], 6)
     assert len([s for s in suggest(tmp_path, patch) if s.kind == "rename"]) == 3
+
+
+
+def test_a_repeated_edit_puts_first_the_site_most_like_the_example(tmp_path):
+    # spf13/cobra (a training case): the lazily made flag set's error buffer dropped in Flags();
+    # PersistentFlags() has the same block under the same `if c.x == nil {`; ResetFlags() has a
+    # line that also ends `SetOutput(c.flagErrorBuf)`, in another kind of block, at another depth
+    # (next_repeated.resemblance): the commit changed PersistentFlags, not ResetFlags
+    lazy = ("func (c *Command) {fn}() *flag.FlagSet {{\n\tif c.{f} == nil {{\n"
+            "\t\tc.{f} = flag.NewFlagSet(c.Name(), flag.ContinueOnError)\n{body}\t}}\n\treturn c.{f}\n}}\n\n")
+    old = "\t\tif c.flagErrorBuf == nil {{\n\t\t\tc.flagErrorBuf = new(bytes.Buffer)\n\t\t}}\n\t\tc.{f}.SetOutput(c.flagErrorBuf)\n"
+    src = ("package cobra\n\n" + lazy.format(fn="Flags", f="flags", body="\t\tc.flags.SetOutput(c.OutOrStderr())\n")
+           + lazy.format(fn="PersistentFlags", f="pflags", body=old.format(f="pflags"))
+           + "func (c *Command) ResetFlags() {\n\tc.flagErrorBuf = new(bytes.Buffer)\n\tc.flagErrorBuf.Reset()\n"
+           "\tc.flags = flag.NewFlagSet(c.Name(), flag.ContinueOnError)\n\tc.flags.SetOutput(c.flagErrorBuf)\n"
+           "\tc.pflags = flag.NewFlagSet(c.Name(), flag.ContinueOnError)\n\tc.pflags.SetOutput(c.flagErrorBuf)\n}\n")
+    (tmp_path / "command.go").write_text(src)
+    before = old.format(f="flags").rstrip("\n").split("\n")
+    patch = _patch("command.go", before, ["\t\tc.flags.SetOutput(c.OutOrStderr())"], 6)
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, patch)
+    got = sorted((s for s in found if s.kind == "repeated"), key=lambda s: -s.confidence)
+    assert [s.start_line for s in got if s.start_line >= 22] == [26, 28]  # ResetFlags' lines are candidates
+    assert got[0].start_line == 14 and got[0].replacement == "\t\tc.pflags.SetOutput(c.OutOrStderr())\n"

@@ -310,6 +310,18 @@ MODELS: dict[str, dict[str, float]] = {
     "repeated": {"bias": -0.63, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
                  "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
                  "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
+    # the ORDER of a case's repeated sites (resemblance_order; the confidences themselves stay the
+    # ones above): logistic weights over the repeated features and next_repeated.resemblance's,
+    # fitted on the 6,023 training cases by `benchmarks/next_edit_repeated_fit.py --variant sim
+    # --permute --gate-sim --write` (out of fold, repeated P@1 0.465 -> 0.474, R@5 0.393 -> 0.394,
+    # wrong 0.431 -> 0.426: docs/apply.md)
+    "repeated_order": {"bias": -0.0148, "both_sides": 0.1906, "evidence": 0.2358, "evidence_sum": -0.0098,
+                     "holes": -0.5036, "insertion": -1.8238, "left": 0.0781, "lines": -0.1151, "right":
+                     -0.0377, "rule_weight": -0.2935, "rules_share": 2.7767, "same_file": -0.3761,
+                     "sim_gap": -0.4015, "sim_gap_many": -0.0561, "sim_indent": 0.3363, "sim_line": 0.2714,
+                     "sim_parent": 0.116, "sim_parent_first": -0.128, "sim_result": 0.5505,
+                     "sim_result_ratio": -1.3536, "sim_shape": -1.0344, "sim_stmt": 0.0232, "sim_top":
+                     -0.4067, "sim_top_many": 0.1443, "sites_log": -0.5548},
 }
 
 
