@@ -341,7 +341,7 @@ def run(doc: Document, options: CompileOptions) -> None:
                         kinds.append("aff")
                 b.attrs["front"] = "affiliations" if "aff" in kinds else "note"
                 continue
-        if re.match(r"^(correspondence|corresponding author|contact|e-?mail)\b", text.strip(), re.I):
+        if _CONTACT_LINE_RE.match(text.strip()):
             b.attrs["front"] = "correspondence"
     # authors without markers: one affiliation block directly after them
     md.authors = []
@@ -374,8 +374,8 @@ def run(doc: Document, options: CompileOptions) -> None:
     # the lines that can name an address's owner: with an "@" (every address has one) and an
     # author's name; other lines never set one, so only these are searched for each address
     owner_lines: list[str] | None = None
-    for e in emails:
-        local = re.sub(r"[^a-z]", "", e.split("@")[0].lower())
+    for e in emails if md.authors else ():  # (no author: no owner to find, for any address)
+        local = _NOT_AZ_RE.sub("", e.split("@")[0].lower())
         owner = None
         for a, parts in name_parts:
             if parts and (local == "".join(parts) or local == "".join(reversed(parts)) or
@@ -437,6 +437,10 @@ def run(doc: Document, options: CompileOptions) -> None:
     joined = "\n".join(texts)
     # (dict: first-seen order without a list's quadratic `in`)
     md.urls = list(dict.fromkeys(URL_RE.findall(joined))) if "http" in joined else []
+
+
+_CONTACT_LINE_RE = re.compile(r"^(correspondence|corresponding author|contact|e-?mail)\b", re.I)
+_NOT_AZ_RE = re.compile(r"[^a-z]")
 
 
 def front_blocks(doc: Document) -> list[Block]:
