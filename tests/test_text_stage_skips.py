@@ -171,3 +171,41 @@ def test_citations_json_from_rows_is_the_standard_librarys():
     assert doc.mentions and doc.unresolved and doc.crossrefs
     want = json.dumps(graph.citations_json(doc), indent=2, ensure_ascii=False)
     assert graph.citations_text(doc) == want
+
+
+def test_chapter_lines_are_the_pattern_hits():
+    lines = ["contact me", "Chapter 3", "CHAPTER IV", "part 2", "Parts 2", "chapters 3", " Chapter 1", "é 3", "copy",
+             "Part\tII", "Partly", "", "chapter"]
+    blocks = [Block(Kind.PARAGRAPH, t, 1) for t in lines]
+    hits = set(structure._hits(blocks, structure._MAYBE_CHAPTER_RE))
+    for i, t in enumerate(lines):
+        if structure._CHAPTER_ONLY_RE.match(t.strip()):
+            assert i in hits, t
+    assert 0 not in hits and 4 not in hits and 8 not in hits and 10 not in hits  # (all four were read before)
+
+
+# ------------------------------------------------------------------ blocks: the lines the rules read
+
+_LINE_PARTS = ["see", "https://x.org/a", "x:", ":", " : ", "a := 1", "foo(", "x = 1", "def f():", "# c", "// c",
+               "    ", "- ", "1. ", "a) ", "[^1]: n", "$$", "|", "<table>", "![](i)", "```", "}", "a,", "if x:",
+               "word", " ", "\t", ":\t", "Note:", "é:", "#", "k: v"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_LINE_PARTS), max_size=4).map("".join), min_size=1, max_size=12),
+       st.booleans())
+def test_blocks_are_those_of_every_line_read_by_the_rules(lines, markdown):
+    from ctxmill.compile import blocks as blocks_mod
+    from ctxmill.model import Line, Page
+
+    page = Page(1, [Line(t) for t in lines])
+    # (as Blocks: a list line is left as its re.Match, which compares by identity)
+    want = blocks_mod._as_blocks(blocks_mod._text_blocks(page, markdown, set(range(len(lines)))), 1)
+    assert blocks_mod._as_blocks(blocks_mod._text_blocks(page, markdown), 1) == want
+
+
+def test_a_page_of_links_is_not_read_by_the_rules():
+    from ctxmill.compile import blocks as blocks_mod
+
+    lines = [f"see https://example.org/page/{i} here" for i in range(100)] + ["Results:", "a := b"]
+    assert blocks_mod._rule_lines(lines) == {100, 101}  # (every line before: "https:")

@@ -552,9 +552,10 @@ def _code_score(text: str) -> int:
 
 # Lines that some rule of _text_blocks below might read as more than running text: a fence, an
 # HTML or pipe table, an image, a Markdown heading, display math, a footnote, indented code, a
-# list marker, or a line _code_score could score (a comment start, a keyword start, or one of
-# its punctuation marks anywhere). Every other line is plain text, whatever the rules say, so
-# one scan of the page finds the lines worth the rules' ~15 regex calls and the rest cost a
+# list marker, or a line _code_score could score (a comment start, a keyword start, one of
+# its punctuation marks anywhere, or a colon at the end: a colon elsewhere is code only in
+# ":=", which its "=" finds; every line of a page of links holds one in "https:"). Every other
+# line is plain text, whatever the rules say, so one scan of the page finds the lines worth the rules' ~15 regex calls and the rest cost a
 # strip() each (a page of 100,000 one-word lines spent 2 s in the rules). The pattern is a line
 # break and a lookahead that reads no further than its line, searched in the lines joined after a
 # first break: Python's re looks for the break's character, where a ``^`` under re.M is tried at
@@ -563,7 +564,7 @@ _CODE_KEYWORDS = ("while|if|elif|for|def|class|return|continue|break|else|try|ex
                   "function|async|await|yield|raise|with")
 _RULE_LINE_RE = re.compile(
     r"\n(?=[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)]|(?:" + _CODE_KEYWORDS + r")\b)"
-    r"|    |[^\n=(){}\[\]:,;#]*+[=(){}\[\]:,;#])",
+    r"|    |[^\n=(){}\[\],;#]*+[=(){}\[\],;#]|[^\n]*:[^\S\n]*+(?![^\n]))",
 )
 
 

@@ -257,8 +257,10 @@ _MAYBE_HEADING_RE = re.compile(
         + ")" for first in sorted({h[0] for h in UNNUMBERED_HEADINGS}))
     + r")[^\w\n]*(?![^\n])|[^a-zA-Z\n]*[aA](?i:[^a-z\n]*" + "[^a-z\\n]*".join("ppendi")
     + r"[^a-z\n]*(?:x|c[^a-z\n]*e[^a-z\n]*s)[^a-z\n]*)(?![^\n]))")
-# a block _chapter_titles reads: its first character c, C, p, P, a blank or outside ASCII
-_MAYBE_CHAPTER_RE = re.compile(r"\n(?=[cCpP]|\s|[^\x00-\x7f])")
+# a block _chapter_titles reads: "chapter" or "part" (any case) and a blank first, as
+# _CHAPTER_ONLY_RE needs (a first c/C/p/P alone let every "contact ..." line through), or a
+# blank or a character outside ASCII first
+_MAYBE_CHAPTER_RE = re.compile(r"\n(?=[cC](?i:hapter)\s|[pP](?i:art)\s|\s|[^\x00-\x7f])")
 
 
 def _unnumbered_title(text: str) -> bool:
