@@ -605,9 +605,17 @@ def test_a_repeated_edit_puts_first_the_site_most_like_the_example(tmp_path):
     (tmp_path / "command.go").write_text(src)
     before = old.format(f="flags").rstrip("\n").split("\n")
     patch = _patch("command.go", before, ["\t\tc.flags.SetOutput(c.OutOrStderr())"], 6)
-    from ctxmill.apply.next_edit import candidates
+    from ctxmill.apply.next_edit import candidates, resemblance_order
 
     found, _ = candidates(tmp_path, patch)
-    got = sorted((s for s in found if s.kind == "repeated"), key=lambda s: -s.confidence)
-    assert [s.start_line for s in got if s.start_line >= 22] == [26, 28]  # ResetFlags' lines are candidates
+    sites = [s for s in found if s.kind == "repeated"]
+    assert [s.start_line for s in sites if s.start_line >= 22] == [26, 28]  # ResetFlags' lines are candidates
+    # the same enclosing line and depth, and the same result: the PersistentFlags block is most
+    # like the example (the shipped order, by evidence, puts ResetFlags' line first: the order by
+    # resemblance is not shipped, see resemblance_order)
+    by_resemblance = {"sim_parent": 1.0, "sim_indent": 1.0, "sim_result": 1.0, "sim_line": 1.0}
+    resemblance_order(sites, by_resemblance)
+    got = sorted(sites, key=lambda s: -s.confidence)
     assert got[0].start_line == 14 and got[0].replacement == "\t\tc.pflags.SetOutput(c.OutOrStderr())\n"
+    assert sorted(s.confidence for s in sites) == sorted(s.confidence for s in candidates(tmp_path, patch)[0]
+                                                         if s.kind == "repeated")  # the same confidences, reordered

@@ -310,18 +310,6 @@ MODELS: dict[str, dict[str, float]] = {
     "repeated": {"bias": -0.63, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
                  "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
                  "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
-    # the ORDER of a case's repeated sites (resemblance_order; the confidences themselves stay the
-    # ones above): logistic weights over the repeated features and next_repeated.resemblance's,
-    # fitted on the 6,023 training cases by `benchmarks/next_edit_repeated_fit.py --variant sim
-    # --permute --gate-sim --write` (out of fold, repeated P@1 0.465 -> 0.474, R@5 0.393 -> 0.394,
-    # wrong 0.431 -> 0.426: docs/apply.md)
-    "repeated_order": {"bias": -0.0148, "both_sides": 0.1906, "evidence": 0.2358, "evidence_sum": -0.0098,
-                     "holes": -0.5036, "insertion": -1.8238, "left": 0.0781, "lines": -0.1151, "right":
-                     -0.0377, "rule_weight": -0.2935, "rules_share": 2.7767, "same_file": -0.3761,
-                     "sim_gap": -0.4015, "sim_gap_many": -0.0561, "sim_indent": 0.3363, "sim_line": 0.2714,
-                     "sim_parent": 0.116, "sim_parent_first": -0.128, "sim_result": 0.5505,
-                     "sim_result_ratio": -1.3536, "sim_shape": -1.0344, "sim_stmt": 0.0232, "sim_top":
-                     -0.4067, "sim_top_many": 0.1443, "sites_log": -0.5548},
 }
 
 
@@ -360,7 +348,10 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     # the definitions the edit rewrote: read once, asked by the rename and signature steps and below
     redone = redefined(hunks)
     found = _renamed(files, hunks, edited, redone.changes)
-    for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited):
+    # (how much each repeated site resembles the example's place: read only by an order model,
+    # resemblance_order, and kept in the training dumps; not shipped, so not computed otherwise)
+    resemble = learn_inputs or bool(MODELS.get("repeated_order"))
+    for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited, resemble=resemble):
         found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
                                 + (f" ({n} changes)" if n > 1 else ""), 0.0, "repeated", feats))
     for path, first, last, text, feats, reason in suggest_signature(files, hunks, edited, redone):
@@ -412,14 +403,18 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     return found, hunks
 
 
-def resemblance_order(sites: list[Suggestion]) -> None:
+def resemblance_order(sites: list[Suggestion], weights: dict[str, float] | None = None) -> None:
     """The repeated edit's confidences handed out again in the order of resemblance: the
     suggestions (``sites``, each with its confidence already set from MODELS["repeated"]) keep the
-    same confidences as a set, so as many are shown as before, but
-    the highest go to the sites most like the example's place (``MODELS["repeated_order"]``
-    over next_repeated.resemblance's features). Held sites (another token in a hole, a caller
-    without a value, a re-signed function) keep theirs."""
-    w = MODELS.get("repeated_order")
+    same confidences as a set, so as many are shown as before, but the highest go to the sites
+    most like the example's place (``weights``, else ``MODELS["repeated_order"]``: linear weights
+    over the repeated features and next_repeated.resemblance's). Held sites (another token in a
+    hole, a caller without a value, a re-signed function) keep theirs.
+
+    Not shipped: no MODELS["repeated_order"], so this does nothing by default. Weights fitted on
+    the training cases (benchmarks/next_edit_repeated_fit.py --permute --gate-sim) raised the
+    training cases' precision@1 out of fold but lowered it on the dev cases (docs/apply.md)."""
+    w = weights if weights is not None else MODELS.get("repeated_order")
     free = [s for s in sites if not (s.features.get("other_holes") or s.features.get("unbound")
                                      or s.features.get("resigned"))]
     if not w or len(free) < 2:

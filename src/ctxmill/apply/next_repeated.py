@@ -338,10 +338,11 @@ _IMPORT_LINE = re.compile(r'\s*(?:#\s*include\b|import\b|from\s+\S+\s+import\b|(
                           r'"[\w./-]+"\s*$|\w+\s+"[\w./-]+"\s*$)')
 
 
-def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
+def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool = True):
     """[(path, first, last, replacement, confidence, reason)] for the edit's rules at other sites.
 
-    ``files`` maps path -> current text; ``edited`` holds the (path, line) pairs the edit wrote."""
+    ``files`` maps path -> current text; ``edited`` holds the (path, line) pairs the edit wrote;
+    ``resemble``: with each site's resemblance to the example's place (resemblance, sim_* features)."""
     from bisect import bisect_right
 
     rules: list[Rule] = []
@@ -352,7 +353,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
         if not h.removed and h.added and all(_IMPORT_LINE.match(x) or not x.strip() for x in h.added):
             continue  # an import a file's own code needs: not an edit to repeat in other places
         taught = [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
-        if h.path in files:
+        if resemble and h.path in files:
             here = files[h.path].split("\n")
             for r in taught:
                 # (the lines above the hunk are as they were: the example's enclosing line is there)
@@ -398,7 +399,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
     out = []
     for path, (starts, found) in per_file.items():
         text = files[path]
-        text_lines = text.split("\n")
+        text_lines = text.split("\n") if resemble else []
         kept: list = []
         for f in sorted(found, key=lambda f: -f[3]):  # where matches overlap the best evidenced one stays
             if not any(_overlap(f[0], k[0]) for k in kept):
@@ -458,11 +459,14 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]]):
                 "same_file": float(path in trigger_paths),
                 "lines": min(last - first + 1, 5),
             }
-            site_old = text[s0:s1].rstrip("\n")
-            feats.update(resemblance(r, site_old, new.rstrip("\n"),
-                                     parent_line(text_lines, first, _indent_width(site_old))))
-            feats["_rule"] = same[best[4]]
+            if resemble:
+                site_old = text[s0:s1].rstrip("\n")
+                feats.update(resemblance(r, site_old, new.rstrip("\n"),
+                                         parent_line(text_lines, first, _indent_width(site_old))))
+                feats["_rule"] = same[best[4]]
             out.append((path, first + 1, last + 1, new, feats, len(g)))
+    if not resemble:
+        return out
     # each site's place among the sites of its rule, by resemblance: where a rule matches in many
     # places, the few most like the example's are the ones a commit changed
     by_rule: dict[int, list[dict]] = {}
