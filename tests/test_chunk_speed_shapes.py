@@ -3,9 +3,10 @@
 - document.md with a few non-ASCII characters is cut into pieces once, like an ASCII one: the
   units and chunks that are all ASCII are read from that cut, only the others are tokenized;
 - a long text cut every ``budget - 1`` tokens works out the token ends of the pieces where the
-  cuts fall, not of every piece (a one-line paragraph of 60,000 distinct numbers);
+  cuts fall, not of every piece (a one-line paragraph of 30,000 distinct numbers);
 - a piece that is only counted never has its token ends worked out;
-- a long unit with no sentence end is searched for one once, not twice.
+- a long unit with no sentence end is searched for one once, not twice;
+- the cyclic garbage collector is paused while the chunks are built (they make no cycles).
 
 Every count stays exact (checked against the tokenizer on every chunk and slice)."""
 
@@ -153,3 +154,32 @@ def test_a_slice_of_a_text_with_some_non_ascii_is_exact_or_left_to_the_tokenizer
             continue
         assert n == len(want) and ends == want
         assert whole.ends_every(s, e, first, step) == want[first::step]
+
+
+def test_the_collector_paused_for_the_chunks_is_running_again_after_them(monkeypatch):
+    import gc
+
+    from ctxmill.compile.options import CompileOptions
+
+    doc = _paper(20, accent_every=0)
+    assert gc.isenabled()
+    chunks.run(doc, CompileOptions())
+    assert doc.chunks and gc.isenabled()
+
+    def boom(*a):
+        assert not gc.isenabled()  # paused while the chunks are built
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(chunks, "build_chunks", boom)
+    try:
+        chunks.run(doc, CompileOptions())
+    except RuntimeError:
+        pass
+    assert gc.isenabled()  # also after an error
+    gc.disable()
+    try:
+        monkeypatch.undo()
+        chunks.run(doc, CompileOptions())
+        assert not gc.isenabled()  # a caller's own choice is left as it was
+    finally:
+        gc.enable()
