@@ -127,7 +127,7 @@ def test_a_long_unit_with_no_sentence_end_is_searched_once(monkeypatch):
     assert scanned["chars"] <= len(line) + 1_000  # a83d785: twice (_no_cut, then _pieces)
 
 
-_MIXED = ["word", " ", "  ", "\n", ".", ". ", "x", "[1]", "1.", "-", "'s", "\t", "A", "12345", " 678",
+_MIXED = ["word", " ", "  ", "\n", ".", ". ", "x", "[1]", "1.", "-", "'s", "'re", "'ll", "'d", "'x", "'", "\t", "A", "12345", " 678",
           "é", " ß", "—", "ﬁ", "Ω ", "café"]
 
 

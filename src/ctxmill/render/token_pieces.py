@@ -23,12 +23,14 @@ from operator import attrgetter
 
 from ctxmill.tokens import get_tokenizer
 
-# The GPT-2 pattern of the ByteLevel pre-tokenizer, with its Unicode classes spelled for ASCII.
-_value = attrgetter("value")
+# The GPT-2 pattern of the ByteLevel pre-tokenizer, with its Unicode classes spelled for ASCII
+# (its seven contractions 's|'t|'re|'ve|'m|'ll|'d as one branch: the same matches, in the same
+# order, and one test of "'" at each position instead of seven).
 _WS = r"\t\n\x0b\x0c\r "
 _PIECE = re.compile(
-    rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"
+    rf"'(?:s|t|re|ve|m|ll|d)| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"
 )
+_value = attrgetter("value")
 # piece -> end offsets of its tokens within it (one entry per token; the last is its length)
 _ends: dict[str, tuple[int, ...]] = {}
 _count: dict[str, int] = {}
