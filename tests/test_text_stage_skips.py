@@ -209,3 +209,36 @@ def test_a_page_of_links_is_not_read_by_the_rules():
 
     lines = [f"see https://example.org/page/{i} here" for i in range(100)] + ["Results:", "a := b"]
     assert blocks_mod._rule_lines(lines) == {100, 101}  # (every line before: "https:")
+
+
+# ------------------------------------------------------------------ quality: artefacts outside code
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 30)).map(lambda t: (t[0], t[0] + t[1] - 5)),
+                max_size=12), st.lists(st.integers(-2, 100), max_size=30))
+def test_inside_is_any_span_holding_the_position(spans, positions):
+    from ctxmill.compile import quality
+
+    inside = quality._inside(spans)
+    for pos in positions:
+        assert inside(pos) == any(a <= pos < b for a, b in spans)
+
+
+def test_artefacts_are_placed_by_bisection(monkeypatch):
+    # each artefact found was tested against every code span (matches x spans); now the spans
+    # are merged once and each artefact is one bisection
+    from ctxmill.compile import quality
+
+    made = []
+
+    def inside(spans):
+        made.append(len(spans))
+        return quality_inside(spans)
+
+    quality_inside = quality._inside
+    monkeypatch.setattr(quality, "_inside", inside)
+    text = "\n\n".join(f"Some `code {i}` and <span>markup {i}</span> here." for i in range(300))
+    doc = compile_document(("# Title\n\n" + text + "\n").encode(), name="a.md")
+    assert made == [300]  # the 300 code spans, merged once for the whole document
+    assert doc.markdown.count("`") == 600

@@ -20,6 +20,7 @@ counts every occurrence. Info checks are reported but never cost points.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
 from itertools import islice
@@ -71,8 +72,26 @@ def _code_spans(md: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
+def _inside(spans: list[tuple[int, int]]):
+    """``lambda pos: any(a <= pos < b for a, b in spans)``, the spans merged once and each position found by a
+    bisection (a scan of every span for every artefact found was matches x spans: a page of
+    HTML soup, thousands of each)."""
+    merged: list[list[int]] = []
+    for a, b in sorted(spans):
+        if b <= a:
+            continue  # (holds no position)
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    starts = [a for a, _ in merged]
+    ends = [b for _, b in merged]
+
+    def inside(pos: int) -> bool:
+        i = bisect.bisect_right(starts, pos) - 1
+        return i >= 0 and pos < ends[i]
+
+    return inside
 
 
 def _block_starts(doc: Document) -> list[tuple[int, int]]:
@@ -196,19 +215,19 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     # ---- artefacts in document.md (outside code, and outside tables written as HTML on purpose)
     md = doc.markdown
     tables = of_kind(doc.blocks, Kind.TABLE)
-    code = _code_spans(md) + sorted(doc.block_spans[b.id] for b in tables if b.id in doc.block_spans)
+    in_code = _inside(_code_spans(md) + sorted(doc.block_spans[b.id] for b in tables if b.id in doc.block_spans))
     starts: list[tuple[int, int]] = []  # (built by _page_of when asked)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:
         if _ARTEFACT_MARK[cid](md):  # (a pass over the text only where it holds the pattern's mark)
             for m in rx.finditer(md):
-                if not _in_spans(m.start(), code):
+                if not in_code(m.start()):
                     found.append((cid, what, m.group(0), m.start(), m.end()))
     for m in () if md.isascii() else _MOJIBAKE.finditer(md):
         found.append(("mojibake", "mis-decoded characters", md[max(0, m.start() - 10):m.end() + 10],
                       m.start(), m.end()))
     for m in _BROKEN_HYPHEN.finditer(md) if "- " in md else ():
-        if m.group(2) in _SUSPENDED or _in_spans(m.start(), code):
+        if m.group(2) in _SUSPENDED or in_code(m.start()):
             continue
         found.append(("broken_hyphenation", "word broken at a line end", m.group(0), m.start(), m.end()))
     _fold_artefacts(doc, add, found, starts)
