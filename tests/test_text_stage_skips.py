@@ -242,3 +242,72 @@ def test_artefacts_are_placed_by_bisection(monkeypatch):
     doc = compile_document(("# Title\n\n" + text + "\n").encode(), name="a.md")
     assert made == [300]  # the 300 code spans, merged once for the whole document
     assert doc.markdown.count("`") == 600
+
+
+# ------------------------------------------------------------------ citations: labels cited alone
+
+
+def _name(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i, 26)
+        s += "abcdefghijklmnopqrstuvwxyz"[r]
+    return s.capitalize()
+
+
+def _no_year_paper(n: int, other: str = "Émile") -> bytes:
+    # entries without a year are cited by their label alone: every block was asked every label
+    # (a block outside ASCII still is: its folded text is not its lower case)
+    body = "\n\n".join(f"As {_name(i)} and {_name(i + 7)} showed, run {i} ({other} {i}) works; {_name(i)}son too."
+                       for i in range(n))
+    refs = "\n\n".join(f"[{i + 1}] {_name(i)} and {_name(i + 7)}. A title of work {i}. Some Publisher."
+                       for i in range(n))
+    return f"# A Paper\n\n## 1 Introduction\n\n{body}\n\n## References\n\n{refs}\n".encode()
+
+
+class _Tries(list):
+    """A list that counts the items read from it by position."""
+
+    reads = 0
+
+    def __getitem__(self, k):
+        _Tries.reads += 1
+        return super().__getitem__(k)
+
+
+def test_labels_are_tried_only_where_their_first_word_is(monkeypatch):
+    from ctxmill.compile import citations
+
+    made = citations.Linker.label_index
+
+    def counted(self):
+        eligible, by_first, others = made(self)
+        return _Tries(eligible), by_first, others
+
+    monkeypatch.setattr(citations.Linker, "label_index", counted)
+    _Tries.reads = 0
+    doc = compile_document(_no_year_paper(150, other="Emile"), name="a.md")
+    assert doc.mentions
+    assert _Tries.reads < 150 * 10  # 150 x 150 before (each paragraph asked every label)
+
+
+def test_labels_tried_by_first_word_find_what_every_label_finds(monkeypatch):
+    from ctxmill.compile import citations
+
+    def mentions():
+        out = []
+        for other in ("Emile", "Émile"):  # (an ASCII text, where the words pick the labels; another)
+            doc = compile_document(_no_year_paper(60, other), name="a.md")
+            out.append([(m.text, m.reference_ids, m.char_span) for m in doc.mentions])
+        return out
+
+    got = mentions()
+    made = citations.Linker.label_index
+
+    def every_label(self):  # each block asked every label, as before
+        eligible, _, _ = made(self)
+        return eligible, {}, list(range(len(eligible)))
+
+    monkeypatch.setattr(citations.Linker, "label_index", every_label)
+    assert got[0] and got[1] and got == mentions()
