@@ -311,3 +311,17 @@ def test_labels_tried_by_first_word_find_what_every_label_finds(monkeypatch):
 
     monkeypatch.setattr(citations.Linker, "label_index", every_label)
     assert got[0] and got[1] and got == mentions()
+
+
+def test_an_appendix_letter_is_looked_up_once(monkeypatch):
+    # each "Appendix Q" scanned every section (and built their index) again
+    from ctxmill.compile import citations
+
+    count = _Count(citations._appendix_of)
+    monkeypatch.setattr(citations, "_appendix_of", count)
+    secs = "\n\n".join(f"## {i + 1} Part {i}\n\nSee Appendix Q and Appendix B for run {i}." for i in range(200))
+    doc = compile_document(f"# A Paper\n\n{secs}\n\n## B Details\n\nMore.\n".encode(), name="a.md")
+    assert len(doc.sections) >= 200
+    assert count.calls == 1  # Q, once (200 before; B is found by its number)
+    found = [x for x in doc.crossrefs if x.kind == "appendix"]
+    assert len(found) == 200 and len([u for u in doc.unresolved if "Q" in u.text]) == 200

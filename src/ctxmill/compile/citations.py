@@ -765,6 +765,16 @@ def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str,
 
 
 def _appendix_by_letter(ctx: _Ctx, num: str):
+    """The section an appendix's letter names, worked out once per letter (the sections do not
+    change while cross-references are read: each "Appendix Q" scanned all of them, and built
+    their index, again: cross-references x sections)."""
+    found = ctx.__dict__.setdefault("_appendix_by_letter", {})
+    if num not in found:
+        found[num] = _appendix_of(ctx, num)
+    return found[num]
+
+
+def _appendix_of(ctx: _Ctx, num: str):
     # "Appendix B" when the appendix heading is printed "B Details" or "Appendix B: Details".
     # Only its subsections carry the number ("B.1"): their parent is the appendix.
     by_id = {s.id: s for s in ctx.doc.sections}
