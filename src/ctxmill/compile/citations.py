@@ -245,7 +245,8 @@ class Linker:
         if hits and len(hits) == 1:
             return hits, None
         if hits:
-            self.last_candidates = [r for r in self.refs if r.id in hits]
+            hit = set(hits)  # (a list's `in` for every entry: entries x hits a callout)
+            self.last_candidates = [r for r in self.refs if r.id in hit]
             return [], f"ambiguous: {', '.join(hits)} match {auth!r} {year}"
         y4 = year[:4]
         cands = self.by_year.get(y4, [])
