@@ -217,6 +217,28 @@ class Linker:
         self.alpha = self.numbered and sum(not k.isdigit() for k in self.by_number) > len(self.by_number) / 2
         self.last_candidates: list[Reference] = []
 
+    def _pools(self) -> tuple[dict[str, list[Reference]], dict[str, list[Reference]], dict[str, list[Reference]]]:
+        """The entries with a year (by_year's, in the list's order) by each of their labels, by
+        each label's first word, and by each label's first three characters (the candidates of
+        link()'s three pools). Made at the first ask."""
+        pools = self.__dict__.get("_pool_index")
+        if pools is None:
+            by_label: dict[str, list[Reference]] = defaultdict(list)
+            by_first: dict[str, list[Reference]] = defaultdict(list)
+            by_head: dict[str, list[Reference]] = defaultdict(list)
+            for r in self.refs:
+                if not r.year:
+                    continue
+                labels = self.labels[r.id]
+                for lab in labels:
+                    by_label[lab].append(r)
+                for w in {lab.split()[0] for lab in labels if lab.split()}:
+                    by_first[w].append(r)
+                for h in {lab[:3] for lab in labels}:
+                    by_head[h].append(r)
+            pools = self._pool_index = (dict(by_label), dict(by_first), dict(by_head))
+        return pools
+
     def label_index(self) -> tuple[list[tuple[str, list[str]]], dict[str, list[int]], list[int]]:
         """The labels cited alone (one entry each, a blank in the label: ``no_year``'s, in its
         order), the positions of those whose first word is a word (``\\w+``) by that word, and
@@ -249,17 +271,25 @@ class Linker:
             self.last_candidates = [r for r in self.refs if r.id in hit]
             return [], f"ambiguous: {', '.join(hits)} match {auth!r} {year}"
         y4 = year[:4]
-        cands = self.by_year.get(y4, [])
-        if year[-1:].isalpha():
-            cands = [r for r in cands if r.year == year]
+        suffix = year[-1:].isalpha()
+
+        def of_year(refs: list[Reference]) -> list[Reference]:
+            # (by_year's entries of y4, in their order, and of the whole year where it has a letter)
+            return [r for r in refs if r.year and r.year[:4] == y4 and (not suffix or r.year == year)]
+
         words = a.split()
         first = words[0] if words else ""
-        # A year without its suffix letter can still be unique; so can a surname match.
-        pool = [r for r in cands if a in self.labels[r.id]]
+        # A year without its suffix letter can still be unique; so can a surname match. (Each
+        # pool read from an index of the entries by label, by a label's first word and by its
+        # first three letters: a scan of the year's entries for every callout was callouts x
+        # entries, 1,000 "(Jones, 2020)" beside 1,000 entries of 2020 by others)
+        by_label, by_first, by_head = self._pools()
+        pool = of_year(by_label.get(a, ()))
         if not pool and first:
-            pool = [r for r in cands if any(lab.split()[0] == first for lab in self.labels[r.id] if lab)]
+            pool = of_year(by_first.get(first, ()))
         if not pool and first and len(first) >= 3:
-            pool = [r for r in cands if any(lab.startswith(first) for lab in self.labels[r.id])]
+            pool = [r for r in of_year(by_head.get(first[:3], ()))
+                    if any(lab.startswith(first) for lab in self.labels[r.id])]
         if len(pool) == 1:
             return [pool[0].id], None
         if len(pool) > 1:
