@@ -443,3 +443,26 @@ class _Labels(dict):
 
     def __getitem__(self, k):
         return self.count(k)
+
+
+# ------------------------------------------------------------------ citations: the cross-reference pattern
+
+_XREF_BEFORE = (r"(?P<kw>\b(?:Sections?|Sects?\.|Secs?\.|Subsections?|Chapters?|Figures?|Figs?\.|Tables?|Tabs?\.|"
+                r"Appendix|Appendices|App\.|Equations?|Eqs?\.|Footnotes?|Algorithms?|Listings?)|§§?)")
+_XREF_TOKENS = ["Section", "Sections", "Sect.", "Sec.", "Secs.", "Subsection", "Chapter", "Figure", "Figs.", "Fig.",
+                "Footnote", "Table", "Tabs.", "Appendix", "Appendices", "App.", "Algorithm", "Equation", "Eqs.",
+                "Listing", "§", "§§", "x", "aSection", "_Fig.", "é", "éTable", "1", "2.3", "A", "B.1", "(3)", "and",
+                "to", ",", "–", "~", " ", "\n", "4a", "FIG.", "9Table", "S", "Se"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_XREF_TOKENS), st.sampled_from(["", " ", "~"])), max_size=8))
+def test_cross_reference_pattern_is_the_boundary_first_one(parts):
+    import re
+
+    from ctxmill.compile import citations
+
+    before = re.compile(_XREF_BEFORE + citations._XREF.pattern[citations._XREF.pattern.index(r"\s?~?"):])
+    text = "".join(a + b for a, b in parts)
+    got = [(m.span(), m.group("kw"), m.group("list")) for m in citations._XREF.finditer(text)]
+    assert got == [(m.span(), m.group("kw"), m.group("list")) for m in before.finditer(text)]

@@ -73,14 +73,17 @@ _SENTENCE_STARTERS = frozenset(
 )
 
 _NUM = r"(?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*[a-z]?)"
+# (each keyword's first letter, then the word boundary before it as a look behind, then the
+# rest, each letter's keywords in their order: the pattern then starts with a letter from a
+# set, which the regex engine scans for, where a boundary first was tried at every position)
 _XREF = re.compile(
-    rf"(?P<kw>\b(?:Sections?|Sects?\.|Secs?\.|Subsections?|Chapters?|Figures?|Figs?\.|Tables?|Tabs?\.|"
-    rf"Appendix|Appendices|App\.|Equations?|Eqs?\.|Footnotes?|Algorithms?|Listings?)|§§?)"
+    r"(?P<kw>S(?<!\w.)(?:ections?|ects?\.|ecs?\.|ubsections?)|C(?<!\w.)hapters?|F(?<!\w.)(?:igures?|igs?\.|ootnotes?)"
+    r"|T(?<!\w.)(?:ables?|abs?\.)|A(?<!\w.)(?:ppendix|ppendices|pp\.|lgorithms?)|E(?<!\w.)(?:quations?|qs?\.)"
+    r"|L(?<!\w.)istings?|§§?)"
     rf"\s?~?\s?(?P<list>\(?{_NUM}\)?(?:\s*(?:,|and|or|to|through|–|—|-|&)\s*(?:and\s+)?\(?{_NUM}\)?(?![\w]))*)"
     rf"(?![\w])"
 )
-# the first character of every _XREF keyword: a block holding none of them is not scanned (the
-# pattern starts with \b, so the regex engine tries it at every position of the text)
+# the first character of every _XREF keyword: a block holding none of them is not scanned
 _XREF_MARK = re.compile("[SCFTAEL§]")
 _XREF_NUM = re.compile(rf"\(?({_NUM})\)?")
 # What some pattern of a block's scan needs (a superset): "(" for author-year callouts, "[" for
