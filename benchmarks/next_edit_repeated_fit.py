@@ -67,7 +67,7 @@ def fit_hand(cases: list[dict], inputs: tuple, l2: float) -> dict:
     return tf.fit_rows(rows, l2)["weights"]
 
 
-def rehand(cases: list[dict], weights: dict | None, permute: bool = False) -> None:
+def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promote: bool = False) -> None:
     """Every repeated candidate's hand-set confidence under ``weights`` (None: as dumped), and the
     features computed from the confidences recomputed (next_edit._place_features, _cross_features,
     _hold_features), as candidates() would have them."""
@@ -75,7 +75,7 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False) -> No
     from ctxmill.apply.next_edit import Suggestion, _cross_features, _hold_features, _place_features
 
     saved = next_edit.MODELS["repeated"]
-    if weights is not None and not permute:
+    if weights is not None and not permute and not promote:
         next_edit.MODELS["repeated"] = weights
     next_edit.MODELS["repeated_order"] = weights if permute else None
     try:
@@ -87,6 +87,8 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False) -> No
                 if c["kind"] == "repeated" and weights is not None:
                     f.update(derived(f))
                     conf = f["hand0"] if permute else hand_of(weights, f)
+                    if promote:  # only a rule's most-alike site may rise; every other keeps its own
+                        conf = max(f["hand0"], conf) if f.get("sim_rank") == 0.0 else f["hand0"]
                 else:
                     conf = f["hand0"]
                 sugs.append(Suggestion(c["path"], c["start_line"], c["end_line"], "", "", conf, c["kind"], f))
@@ -102,7 +104,7 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False) -> No
 
 
 def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: float, gate_inputs: set,
-        permute: bool = False) -> dict:
+        permute: bool = False, promote: bool = False) -> dict:
     """Out-of-fold metrics: per fold, the repeated weights (``inputs``; None: the shipped ones) and
     the learned gate fitted on the other folds."""
     from ctxmill.apply import next_edit
@@ -113,7 +115,7 @@ def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: 
         fold = set(repos[k::folds])
         rest = [c for c in train if c["repo"] not in fold]
         w = None if inputs is None else fit_hand(rest, inputs, l2)
-        rehand(train, w, permute)
+        rehand(train, w, permute, promote)
         gate = {"weights": tf.fit_model(rest, shipped.get("l2", 1.0), gate_inputs)["weights"]}
         for case in train:
             if case["repo"] in fold:
@@ -136,6 +138,8 @@ def main() -> None:
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--permute", action="store_true", help="keep each case's shipped repeated confidences, handed "
                     "out in the fitted model's order (next_edit.resemblance_order)")
+    ap.add_argument("--promote", action="store_true", help="keep the shipped repeated confidences but a rule's "
+                    "most-alike site (sim_rank 0), which takes the fitted one where higher")
     ap.add_argument("--gate-sim", action="store_true", help="the learned gate also reads the resemblance features")
     ap.add_argument("--write", action="store_true", help="refit the learned gate on every training case under the "
                     "new confidences (the shipped settings kept) and store it in the package; print the order weights")
@@ -151,13 +155,14 @@ def main() -> None:
     out: dict = {"cases": len(train), "variant": "shipped" if args.baseline else args.variant, "folds": args.folds}
     inputs = None if args.baseline else VARIANTS[args.variant]
     out["permute"] = args.permute
-    out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute)
+    out["promote"] = args.promote
+    out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute, args.promote)
     if inputs is not None:
         out["weights"] = fit_hand(train, inputs, args.l2)
     if args.write and inputs is not None:
         # as each fold was made above, from every training case: the order (or confidence) weights,
         # then the gate over the confidences they give
-        rehand(train, out["weights"], args.permute)
+        rehand(train, out["weights"], args.permute, args.promote)
         gate = tf.fit_model(train, shipped.get("l2", 1.0), gate_inputs)["weights"]
         model = {**{k: v for k, v in shipped.items() if k not in ("weights", "train_out_of_fold")}, "weights": gate,
                  "train_out_of_fold": {k: out["train_out_of_fold"][k] for k in
