@@ -10,7 +10,6 @@ import json
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -102,13 +101,17 @@ def test_a_headerless_pdf_under_another_name_is_read_as_a_pdf(good_pdf, tmp_path
 
 @pytest.mark.parametrize("body", [b"this is not a pdf at all\n" * 40, bytes(range(256)) * 300,
                                   b"PK\x03\x04" + bytes(2000)])
-def test_a_file_that_is_no_pdf_is_still_refused_at_once(tmp_path, body):
+def test_a_file_that_is_no_pdf_is_still_refused_at_once(tmp_path, body, monkeypatch):
+    import ctxmill.sources.sandbox as sandbox
+
+    def never(*a, **k):
+        raise AssertionError("a file that is no PDF reached the PDF reader")
+
+    monkeypatch.setattr(sandbox, "load_pdf", never)  # refused before any PDF reader starts
     fake = tmp_path / "fake.pdf"
     fake.write_bytes(body)
-    t = time.perf_counter()
     with pytest.raises(InputRefused) as exc:
         load_source(fake)
-    assert time.perf_counter() - t < 1.0  # refused before any PDF reader starts
     assert "\n" not in str(exc.value)
     assert "not a PDF" in str(exc.value) or "ZIP" in str(exc.value)
 
