@@ -16,11 +16,11 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_chunks import make_doc
 
 from ctxmill.model import BlockKind
 from ctxmill.render import chunks, token_pieces
 from ctxmill.tokens import count_tokens, token_offsets
+from test_chunks import make_doc
 
 P = BlockKind.PARAGRAPH
 WS = " \t\n\x0b\x0c\r"

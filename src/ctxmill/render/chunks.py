@@ -172,7 +172,7 @@ def _pieces(text: str, budget: int, table: bool, tokens: int | None = None,
             for k, t in zip(miss, _count_many([text[starts[k] : stops[k]] for k in miss]), strict=True):
                 seg_tok[k] = t
     else:
-        seg_tok = _count_many([text[a:b] for a, b in zip(starts, stops)])
+        seg_tok = _count_many([text[a:b] for a, b in zip(starts, stops, strict=True)])
     out = []
     cs, ce, ct = None, None, 0
     for a, b, t in zip(starts, stops, seg_tok, strict=True):
@@ -385,10 +385,9 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
                 flush()
                 text = md[u[_S] : u[_E]]
                 # (its sentences counted from document.md's one cut into pieces, not each cut again)
-                count = ends_at = None
-                if whole is not None:
-                    count = (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
-                    ends_at = (lambda a, b, first, step, at=u[_S]: whole.ends_every(at + a, at + b, first, step, True))
+                count = None if whole is None else (lambda a, b, at=u[_S]: whole.count_any(at + a, at + b))
+                ends_at = None if whole is None else (
+                    lambda a, b, first, step, at=u[_S]: whole.ends_every(at + a, at + b, first, step, True))
                 for a, b, ctx in _pieces(text, budget, u[_TABLE], u[_TOK], unit_offsets.get(id(u)), count,
                                          ends_at, id(u) in no_cut):
                     specs.append((u[_S] + a, u[_S] + b, ctx, [u], None))

@@ -92,7 +92,7 @@ def _learn(pieces) -> None:
         new = [p for p in new if len(p) <= _LONG]
     bpe = get_tokenizer().model.tokenize
     # (one C-level pass: the Python loop it replaced cost as much again as the BPE calls)
-    _count.update(zip(new, map(len, map(bpe, map(str.translate, new, repeat(_map))))))
+    _count.update(zip(new, map(len, map(bpe, map(str.translate, new, repeat(_map)))), strict=True))
 
 
 def _count_new(piece: str) -> int:
