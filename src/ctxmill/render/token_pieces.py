@@ -19,7 +19,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain, repeat
-from operator import attrgetter
+from operator import attrgetter, sub
 
 from ctxmill.tokens import get_tokenizer
 
@@ -130,12 +130,10 @@ def count_ascii(texts: list[str]) -> list[int]:
 def ends_ascii(text: str) -> list[int]:
     """End offset of every token of an ASCII ``text``, as the tokenizer gives them for the
     whole text. The pieces tile the text, so the ends are the running sum of token lengths."""
-    out: list[int] = []
-    at = 0
-    for piece in _PIECE.findall(text):
-        out.extend(at + x for x in _ends_of(piece))
-        at += len(piece)
-    return out
+    pieces = _PIECE.findall(text)
+    # each distinct piece's token lengths once; then one C-level running sum over the text
+    lens = {p: (ends[0], *map(sub, ends[1:], ends)) for p in set(pieces) for ends in (_ends_of(p),)}
+    return list(accumulate(chain.from_iterable(map(lens.__getitem__, pieces))))
 
 
 _WS_CHARS = frozenset("\t\n\x0b\x0c\r ")
