@@ -125,7 +125,8 @@ def test_empty_and_missing_input_are_400(client):
 def test_bad_pdf_gives_a_readable_error_and_the_server_keeps_serving(client, kind):
     good = make_paper_pdf(2)
     data = {"corrupt": b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage garbage",
-            "truncated": good[: len(good) // 2],
+            # cut before its first page (a PDF cut later keeps the pages before the cut: below)
+            "truncated": good[: good.index(b"endobj", good.index(b"/Type /Pages")) + len(b"endobj")],
             "encrypted": make_encrypted_pdf()}[kind]
     job = client.post("/api/jobs", files={"file": ("bad.pdf", data, "application/pdf")}).json()
     job = wait_job(client, job["id"])
@@ -134,10 +135,25 @@ def test_bad_pdf_gives_a_readable_error_and_the_server_keeps_serving(client, kin
     assert job["error"] and "\n" not in job["error"]
     if kind == "encrypted":
         assert "encrypt" in job["error"].lower()
+    if kind == "truncated":
+        assert "truncated" in job["error"]
     assert job["files"] == []
     # the server and its pool still work
     ok = wait_job(client, submit_text(client, fast=True)["id"])
     assert ok["status"] == "done", ok["error"]
+
+
+def test_a_pdf_cut_after_its_first_page_gives_that_page_and_names_the_rest(client):
+    # (round eighteen: a truncated PDF is read as far as it goes, not refused whole)
+    good = make_paper_pdf(3)
+    job = client.post("/api/jobs", files={"file": ("cut.pdf", good[: len(good) // 2], "application/pdf")}).json()
+    job = wait_job(client, job["id"])
+    assert job["status"] == "done", job["error"]
+    md = client.get(job["links"]["files"]["document.md"]).text
+    assert "sentence 0 of page 1" in md
+    qa = client.get(job["links"]["files"]["qa.json"]).json()
+    codes = json.dumps(qa)
+    assert "damaged_page" in codes and "truncated" in codes
 
 
 # ------------------------------------------------------------------------------ jobs and outputs

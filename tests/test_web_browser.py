@@ -419,9 +419,10 @@ def test_junk_upload_shows_the_error(page):
     err = page.inner_text("#error")
     assert err.startswith("This file is named as a PDF but is not one") and "415" not in err
     shot(page, "12-error", "#progress")
-    # a PDF that starts right but is broken: the compile refuses it with a readable reason
+    # a PDF that starts right but is cut before its first page: the compile refuses it with a readable reason
+    good = make_paper_pdf(3)
     page.set_input_files("#file", files=[{"name": "broken.pdf", "mimeType": "application/pdf",
-                                          "buffer": make_paper_pdf(3)[:700]}])
+                                          "buffer": good[:good.index(b"/Type /Pages")]}])
     page.click("#compile")
     page.wait_for_selector("#job-status.failed", timeout=60_000)
     error = page.inner_text("#error")
