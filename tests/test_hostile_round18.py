@@ -139,6 +139,22 @@ def test_corpus_papers_truncated_and_headerless(corpus_dir):
         assert s.pages and sum(w in got for w in words) >= 0.9 * len(words)
 
 
+def test_data_after_a_whole_pdfs_last_eof_is_no_truncation(good_pdf, tmp_path):
+    # (some mailers and uploaders append bytes after the file's end: no object, nothing lost)
+    from ctxmill.sources import pdf_damage
+
+    data = good_pdf.read_bytes()
+    tail = tmp_path / "tail.pdf"
+    tail.write_bytes(data + b"\r\n" + b"-- appended by a mail gateway --\n" * 300)
+    assert pdf_damage(tail.read_bytes(), "tail.pdf") == ""
+    s = load_source(tail)
+    assert _text(s) == _text(load_source(good_pdf))
+    assert not any("truncated" in w for w in s.warnings)
+    # an incremental update cut after the first %%EOF: its object follows, so it was cut
+    cut = data + b"\n9 0 obj\n<< /Type /Annot >>\nendobj\n" + b" " * 5000
+    assert "truncated" in pdf_damage(cut, "cut.pdf")
+
+
 # --------------------------------------------------------------------------- mixed encodings
 
 def _mixed(seed: int) -> tuple[list[str], bytes]:
@@ -157,7 +173,7 @@ def test_lines_in_different_encodings_are_decoded_line_by_line(seed):
     got = text.split("\n")
     assert len(got) == len(raw)
     utf8 = 0
-    for ln, out in zip(raw, got):
+    for ln, out in zip(raw, got, strict=True):
         try:
             s = ln.decode("utf-8")
         except UnicodeDecodeError:

@@ -156,6 +156,28 @@ def test_a_pdf_cut_after_its_first_page_gives_that_page_and_names_the_rest(clien
     assert "damaged_page" in codes and "truncated" in codes
 
 
+def test_an_upload_the_compiler_can_read_is_not_refused_at_the_door(client):
+    # a .pdf whose header was overwritten (it still holds its objects), and text whose lines
+    # are in different encodings (a UTF-16 line's NULs): `ctxmill compile` reads both, and so
+    # must the page (415 before round eighteen's review)
+    good = make_paper_pdf(2)
+    headless = b"XXXXXXXX" + good[8:]
+    job = client.post("/api/jobs", files={"file": ("scan.pdf", headless, "application/pdf")})
+    assert job.status_code == 202, job.text
+    done = wait_job(client, job.json()["id"])
+    assert done["status"] == "done", done["error"]
+    assert "sentence 0 of page 1" in client.get(done["links"]["files"]["document.md"]).text
+    text = (b"# Mixed Lines\n\nA line of plain prose that is long enough to read.\n"
+            + "A line written in UTF-16 here".encode("utf-16-le") + b"\n" + "The end: café\n".encode())
+    job = client.post("/api/jobs", files={"file": ("mixed.txt", text, "text/plain")})
+    assert job.status_code == 202, job.text
+    done = wait_job(client, job.json()["id"])
+    assert done["status"] == "done", done["error"]
+    assert "written in UTF-16" in client.get(done["links"]["files"]["document.md"]).text
+    # binary data is still refused at the door
+    assert client.post("/api/jobs", files={"file": ("x.txt", b"\x00\x01\x02garbage\x00" * 100, "text/plain")}).status_code == 415
+
+
 # ------------------------------------------------------------------------------ jobs and outputs
 
 

@@ -63,7 +63,7 @@ def _named_pdf(name: str | None) -> bool:
     return bool(name) and Path(name).suffix.lower() in PDF_SUFFIXES
 
 
-def _holds_pdf_objects(data: bytes) -> bool:
+def holds_pdf_objects(data: bytes) -> bool:
     """Whether the first 64 KB hold a PDF object (``N G obj``): a PDF whose header was lost."""
     return _PDF_OBJECT_RE.search(data, 0, PDF_SNIFF_BYTES) is not None
 
@@ -76,11 +76,15 @@ def pdf_damage(data: bytes, label: str) -> str:
     from its objects (sources/pdf_repair.py); this says why, beside the rebuild's QA warning."""
     notes = []
     if data[:1024].find(b"%PDF-") < 0:
-        if not _holds_pdf_objects(data):
+        if not holds_pdf_objects(data):
             raise InputRefused(f"{label}: not a PDF (no %PDF header)")
         notes.append("its %PDF header is missing")
     if b"%%EOF" not in data[-4096:]:
-        notes.append("the file is truncated (no %%EOF marker at its end): what followed the cut is lost")
+        # (data appended after a whole file's last %%EOF, as some mailers and uploaders leave,
+        # is no damage; an object after it is an update that was cut)
+        last = data.rfind(b"%%EOF")
+        if last < 0 or _PDF_OBJECT_RE.search(data, last) is not None:
+            notes.append("the file is truncated (no %%EOF marker at its end): what followed the cut is lost")
     return "; ".join(notes)
 
 
@@ -279,12 +283,17 @@ def _decode_lines(data: bytes) -> tuple[str, str] | None:
     other: list[int] = []  # lines in neither UTF-8 nor UTF-16
     wide: dict[str, int] = {}  # UTF-16 lines by byte order
     utf8_wide = False  # a line of UTF-8 beyond ASCII
+    high_zero: list[int] = []  # the UTF-16 lines' zero high bytes, and all their high bytes
+    high_all: list[int] = []
     for i, ln in enumerate(lines):
         if b"\x00" in ln:
             got = _utf16_line(ln)
             if got is None:
                 return None
             unit, ln = got
+            high = ln[1::2] if unit == "utf-16-le" else ln[0::2]
+            high_zero.append(high.count(0))
+            high_all.append(len(high))
             out.append(ln.decode(unit, "replace"))
             wide[unit] = wide.get(unit, 0) + 1
             continue
@@ -297,6 +306,11 @@ def _decode_lines(data: bytes) -> tuple[str, str] | None:
         utf8_wide = utf8_wide or not s.isascii()
         out.append(s)
     if not wide and not (other and utf8_wide):
+        return None
+    # UTF-16 lines beside text: a line of text without NULs, and the UTF-16 lines' high bytes
+    # zero for at least half their characters together (ASCII's are; one short line may hold
+    # more of other scripts); else binary data whose NULs happen to fall every other byte
+    if wide and (not any(ln.strip() and b"\x00" not in ln for ln in lines) or sum(high_zero) * 2 < sum(high_all)):
         return None
     by: dict[str, int] = {}
     if other:
@@ -382,7 +396,7 @@ def load_source(
         from ctxmill.sources import filetype
 
         found, what = filetype.identify(data, name)
-        if found == "unsupported" and not (_named_pdf(name) and _holds_pdf_objects(data)):
+        if found == "unsupported" and not (_named_pdf(name) and holds_pdf_objects(data)):
             raise InputRefused(f"{label}: {what}")
         if found == "unsupported":  # a .pdf whose first bytes were overwritten (PK, MZ...): its objects are read
             kind = "pdf"
@@ -399,7 +413,7 @@ def load_source(
             try:
                 text = decode_text(data, name, notes)
             except InputRefused:
-                if not _holds_pdf_objects(data):
+                if not holds_pdf_objects(data):
                     raise
                 kind = "pdf"  # binary, with PDF objects: a PDF whose header was lost, under another name
             else:

@@ -78,19 +78,28 @@ def display_name(name: str | None) -> str:
 def sniff(data: bytes, filename: str, content_type: str | None) -> str:
     """'pdf', 'image' or 'text' from the bytes themselves; HTTP 415 with what the file is
     (in plain words, for the page to show as it is) when it is none of them."""
+    from ctxmill.errors import InputRefused
+    from ctxmill.sources import decode_text, holds_pdf_objects
     from ctxmill.sources.filetype import READS, identify
 
     kind, what = identify(data, filename)
-    if kind == "unsupported":
+    declared_pdf = filename.lower().endswith(".pdf") or (content_type or "").split(";")[0].strip() in (
+        "application/pdf", "application/x-pdf")
+    # a PDF whose first bytes were lost or overwritten still holds its objects: the compiler
+    # reads it (and rebuilds it if need be), as `ctxmill compile` does
+    if kind == "unsupported" and not (declared_pdf and holds_pdf_objects(data)):
         raise HTTPException(415, what[0].upper() + what[1:] + ".")
     if kind in ("pdf", "image"):
         return kind
-    declared_pdf = filename.lower().endswith(".pdf") or (content_type or "").split(";")[0].strip() in (
-        "application/pdf", "application/x-pdf")
     if declared_pdf:
+        if holds_pdf_objects(data):
+            return "pdf"
         raise HTTPException(415, f"This file is named as a PDF but is not one (it does not start with %PDF-). {READS}.")
     if b"\x00" in data[:65536] and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 text has NULs
-        raise HTTPException(415, f"This file is binary data of a kind ctxmill does not know. {READS}.")
+        try:  # (lines of UTF-16 among others: the compiler decodes them line by line)
+            decode_text(data, filename)
+        except InputRefused:
+            raise HTTPException(415, f"This file is binary data of a kind ctxmill does not know. {READS}.") from None
     return "text"  # UTF-8, UTF-16 or a legacy 8-bit encoding: the compiler decodes it (or says why not)
 
 
