@@ -371,7 +371,7 @@ def _link_before(linker, auth: str, year: str):
         return hits, None, None
     if hits:
         return [], f"ambiguous: {', '.join(hits)} match {auth!r} {year}", [r for r in linker.refs if r.id in hits]
-    cands = linker.by_year.get(year[:4], [])
+    cands = [r for r in linker.refs if r.year and r.year[:4] == year[:4]]  # (a83d785's by_year, in order)
     if year[-1:].isalpha():
         cands = [r for r in cands if r.year == year]
     words = a.split()

@@ -186,7 +186,6 @@ class Linker:
     def __init__(self, refs: list[Reference], blocks_by_id: dict):
         self.refs = refs
         self.exact: dict[tuple[str, str], list[str]] = defaultdict(list)
-        self.by_year: dict[str, list[Reference]] = defaultdict(list)
         self.no_year: dict[str, list[str]] = defaultdict(list)
         self.by_number: dict[str, str] = {}
         # one numbering per bibliography: a thesis restarts "[1]" in each chapter's list
@@ -209,7 +208,6 @@ class Linker:
                     numbers = by_part[part] = {}
                 numbers[number] = rid
             if r.year:
-                self.by_year[r.year[:4]].append(r)
                 for lab in labels:
                     self.exact[(lab, r.year)].append(rid)
             else:
@@ -219,12 +217,15 @@ class Linker:
         # alpha styles label entries "[Lee06]": linked like numbers, by the printed label
         self.alpha = self.numbered and sum(not k.isdigit() for k in self.by_number) > len(self.by_number) / 2
         self.last_candidates: list[Reference] = []
+        # link()'s pools and the labels cited alone, indexed at the first ask (_pools, label_index)
+        self._pool_index: tuple[dict[str, list[Reference]], ...] | None = None
+        self._label_index: tuple[list[tuple[str, list[str]]], dict[str, list[int]], list[int]] | None = None
 
     def _pools(self) -> tuple[dict[str, list[Reference]], dict[str, list[Reference]], dict[str, list[Reference]]]:
-        """The entries with a year (by_year's, in the list's order) by each of their labels, by
+        """The entries with a year (in the list's order) by each of their labels, by
         each label's first word, and by each label's first three characters (the candidates of
         link()'s three pools). Made at the first ask."""
-        pools = self.__dict__.get("_pool_index")
+        pools = self._pool_index
         if pools is None:
             by_label: dict[str, list[Reference]] = defaultdict(list)
             by_first: dict[str, list[Reference]] = defaultdict(list)
@@ -246,7 +247,7 @@ class Linker:
         """The labels cited alone (one entry each, a blank in the label: ``no_year``'s, in its
         order), the positions of those whose first word is a word (``\\w+``) by that word, and
         the positions of the others. Made at the first ask (after the index is built)."""
-        index = self.__dict__.get("_label_index")
+        index = self._label_index
         if index is None:
             eligible = [(label, ids) for label, ids in self.no_year.items() if len(ids) == 1 and " " in label]
             by_first: dict[str, list[int]] = defaultdict(list)
@@ -277,7 +278,7 @@ class Linker:
         suffix = year[-1:].isalpha()
 
         def of_year(refs: list[Reference]) -> list[Reference]:
-            # (by_year's entries of y4, in their order, and of the whole year where it has a letter)
+            # (the entries of y4, in their order, and of the whole year where it has a letter)
             return [r for r in refs if r.year and r.year[:4] == y4 and (not suffix or r.year == year)]
 
         words = a.split()
@@ -408,6 +409,7 @@ class _Ctx:
                 parts_seen.add(part)
                 self.part_starts.append((i, part))
         self.chunk_starts = [c.char_span[0] for c in doc.chunks]
+        self.appendix_by_letter: dict[str, object] = {}  # (_appendix_by_letter's answers)
         self.sections_by_number = {}
         for s in doc.sections:
             number = s.number
@@ -802,7 +804,7 @@ def _appendix_by_letter(ctx: _Ctx, num: str):
     """The section an appendix's letter names, worked out once per letter (the sections do not
     change while cross-references are read: each "Appendix Q" scanned all of them, and built
     their index, again: cross-references x sections)."""
-    found = ctx.__dict__.setdefault("_appendix_by_letter", {})
+    found = ctx.appendix_by_letter
     if num not in found:
         found[num] = _appendix_of(ctx, num)
     return found[num]
