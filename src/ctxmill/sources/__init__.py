@@ -149,12 +149,9 @@ def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = 
                     unit = None
         if not unit and (nul > 0 or ctrl > max(8, len(sample) // 100)):
             # NULs of lines in UTF-16 among lines in other encodings are no binary data
-            got = _decode_lines(data) if nul else None
-            if got is None:
+            text = _decode_lines(data, notes) if nul else None
+            if text is None:
                 raise InputRefused(f"{label}: binary data, not a text document or PDF")
-            text, note = got
-            if notes is not None:
-                notes.append(note)
     if text is None:
         try:
             text = data.decode("utf-8")
@@ -164,13 +161,9 @@ def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = 
             if bad <= max(3, len(strict) // 2000):
                 text = strict
             else:
-                got = _decode_lines(data)  # some lines UTF-8, others not: each read as what it is
-                if got is None:  # one encoding throughout: the whole file read in it
-                    text = _legacy_decode(data)
-                else:
-                    text, note = got
-                    if notes is not None:
-                        notes.append(note)
+                # some lines UTF-8, others not: each read as what it is; else one encoding
+                # throughout, the whole file read in it
+                text = _decode_lines(data, notes) or _legacy_decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     check_text_lines(text, label)
     # after decoding: mostly printable?
@@ -233,10 +226,17 @@ def _wide_unicode(sample: bytes) -> str | None:
         return "utf-32-le"
     if q[0].count(0) == n // 4 and q[1].count(0) * 10 >= n // 4 * 9:
         return "utf-32-be"
+    return _utf16_unit(s, 1)
+
+
+def _utf16_unit(s: bytes, stray_percent: int) -> str | None:
+    """utf-16-le or utf-16-be when the NUL bytes of ``s`` fall as the high bytes of mostly-ASCII
+    UTF-16 text do: in at least 3 of 10 of one half's bytes, and in at most ``stray_percent``
+    per cent of the other's (0: none); else None."""
     even, odd = s[0::2], s[1::2]
-    if odd.count(0) * 10 >= len(odd) * 3 and even.count(0) * 100 <= len(even):
+    if odd.count(0) * 10 >= len(odd) * 3 and even.count(0) * 100 <= len(even) * stray_percent:
         return "utf-16-le"
-    if even.count(0) * 10 >= len(even) * 3 and odd.count(0) * 100 <= len(odd):
+    if even.count(0) * 10 >= len(even) * 3 and odd.count(0) * 100 <= len(odd) * stray_percent:
         return "utf-16-be"
     return None
 
@@ -270,14 +270,15 @@ def _multi_byte_encoding(data: bytes) -> str | None:
     return None
 
 
-def _decode_lines(data: bytes) -> tuple[str, str] | None:
-    """(text, note) of text whose lines are in different encodings (a file pieced together from
+def _decode_lines(data: bytes, notes: list[str] | None) -> str | None:
+    """The text of a file whose lines are in different encodings (a file pieced together from
     several sources: fuzz.py's mixed_enc_lines), each line decoded as what it is: UTF-8 where it
     is valid UTF-8; UTF-16 where its NUL bytes fall as UTF-16's do in text (every other byte);
     else by the fallback of :func:`_legacy_decode`, its encoding found once over all such lines.
     Read whole, the file was refused as binary (the UTF-16 lines' NULs) or read in one legacy
-    encoding (its UTF-8 lines mojibake). None when a line with NULs is not UTF-16 (binary data),
-    or when no line is UTF-8 beyond ASCII and none UTF-16 (one encoding throughout)."""
+    encoding (its UTF-8 lines mojibake). What was read so goes to ``notes`` (a QA warning). None
+    when a line with NULs is not UTF-16 (binary data), or when no line is UTF-8 beyond ASCII and
+    none UTF-16 (one encoding throughout)."""
     lines = data.split(b"\n")
     out: list[str | None] = []
     other: list[int] = []  # lines in neither UTF-8 nor UTF-16
@@ -324,7 +325,9 @@ def _decode_lines(data: bytes) -> tuple[str, str] | None:
     how = ", ".join(f"{enc} {n:,}" for enc, n in sorted(by.items(), key=lambda kv: -kv[1]))
     note = (f"{MIXED_NOTE}: {n_other:,} of {len(lines):,} lines are not UTF-8 and were decoded line by "
             f"line ({how}); their accented and non-Latin characters may be wrong")
-    return "\n".join(out), note  # type: ignore[arg-type]
+    if notes is not None:
+        notes.append(note)
+    return "\n".join(out)  # type: ignore[arg-type]
 
 
 def _utf16_line(ln: bytes) -> tuple[str, bytes] | None:
@@ -334,12 +337,8 @@ def _utf16_line(ln: bytes) -> tuple[str, bytes] | None:
         ln = ln[1:] if ln[:1] == b"\x00" else ln[:-1] if ln[-1:] == b"\x00" else ln
         if len(ln) % 2:
             return None
-    even, odd = ln[0::2], ln[1::2]
-    if odd.count(0) * 10 >= len(odd) * 3 and not even.count(0):
-        return "utf-16-le", ln
-    if even.count(0) * 10 >= len(even) * 3 and not odd.count(0):
-        return "utf-16-be", ln
-    return None
+    unit = _utf16_unit(ln, 0)  # (a line's: no stray NUL)
+    return (unit, ln) if unit else None
 
 
 def _decode_legacy_line(ln: bytes, enc: str | None) -> tuple[str, str]:
