@@ -234,12 +234,12 @@ def main() -> None:
             sys.exit(code)
     compiling = len(sys.argv) > 1 and sys.argv[1] == "compile"
     if compiling:
-        import gc
+        from ctxmill.procs import collect_rarely
 
         # Collect cyclic garbage less often, as mypy does: the imports and a compile of many
         # short blocks allocate millions of objects, and at the default threshold (700) the
         # collector took ~12% of the compile of raw OCR text, for almost no garbage.
-        gc.set_threshold(50_000, 20, 20)
+        collect_rarely()
         if os.environ.get("CTXMILL_PDF_SANDBOX", "1") != "0" and _compile_pdf(sys.argv[2:]):
             _start_pdf_child()
     from ctxmill.cli import main as cli_main

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
+
+# Allocations between collections of the youngest generation in a one-shot compile or merge:
+# they allocate millions of short-lived objects and almost no cycles, and at the default (700)
+# the cyclic collector took 10-40% of the CPU of 1 MB of raw OCR lines and ~20% of a 4.6 MB merge.
+GC_THRESHOLD = 50_000
+
+
+def collect_rarely() -> None:
+    """Collect cyclic garbage rarely for the rest of this process (a compile, then exit)."""
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
 
 
 def exit_now(code: int, *, run_atexit: bool) -> None:

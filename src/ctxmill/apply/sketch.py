@@ -31,8 +31,8 @@ from ctxmill.errors import InputRefused
 __all__ = ["ApplyResult", "apply_sketch", "apply_file", "is_marker"]
 
 from ctxmill.limits import APPLY_MAX_BYTES as MAX_BYTES  # the file and the sketch, each
+from ctxmill.procs import GC_THRESHOLD
 
-_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation, while merging
 _FENCE = re.compile(r"^\s*(```|~~~)[\w+.#-]*\s*$")
 
 
@@ -77,15 +77,15 @@ def apply_sketch(original: str, sketch: str, *, path: str | None = None,
     # threshold (700) the collector's full passes over them took ~20% of an identical 4.6 MB
     # sketch and grew faster than the input (x2.3 a doubling; x2.05 with this). Restored after.
     threshold = gc.get_threshold()
-    if threshold[0] and threshold[0] < _GC_THRESHOLD:
-        gc.set_threshold(_GC_THRESHOLD, *threshold[1:])
+    if threshold[0] and threshold[0] < GC_THRESHOLD:
+        gc.set_threshold(GC_THRESHOLD, *threshold[1:])
     try:
         merged, raw, out = _apply(original[len(bom):], sketch.removeprefix("\ufeff"),
                              language_for(path, language))
     except Refused as exc:
         return ApplyResult(False, reason=str(exc))
     finally:
-        if gc.get_threshold()[0] == _GC_THRESHOLD != threshold[0]:
+        if gc.get_threshold()[0] == GC_THRESHOLD != threshold[0]:
             gc.set_threshold(*threshold)
     name = path or "file"
     result = bom + merged

@@ -33,7 +33,7 @@ from pathlib import Path
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import CtxmillError, InputRefused
 from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
-from ctxmill.procs import die_with_parent
+from ctxmill.procs import collect_rarely, die_with_parent
 
 
 def limits() -> dict[str, float]:
@@ -463,7 +463,7 @@ def _child() -> int:
     # never garbage (default threshold 700: ~0.05 G instructions of collections on the
     # sample); the imported modules frozen out of every later collection, here and in the
     # page workers forked from here
-    gc.set_threshold(50_000, 20, 20)
+    collect_rarely()
     gc.freeze()
     req = json.loads(sys.stdin.buffer.read())
     _apply_limits(req["limits"])

@@ -13,13 +13,14 @@ runs, then ``{"event": "done", "files", "summary"}`` or ``{"event": "error", "ki
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import resource
 import sys
 import time
 from pathlib import Path
+
+from ctxmill.procs import collect_rarely
 
 
 def _emit(obj: dict) -> None:
@@ -60,7 +61,7 @@ def main(argv: list[str]) -> int:
     # One compile, then exit, as `ctxmill compile` (entry.py): collect cyclic garbage less
     # often. At the default threshold (700) the collector took 10-40% more CPU on 1 MB of raw
     # OCR lines (millions of short-lived objects, almost no cycles).
-    gc.set_threshold(50_000, 20, 20)
+    collect_rarely()
     api_key = os.environ.get("CTXMILL_LLM_API_KEY") or None
     if argv:
         job_dir = Path(argv[0])
