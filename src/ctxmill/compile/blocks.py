@@ -602,11 +602,9 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # (each distinct line scored once where lines repeat: a page of repeated short lines has a
     # handful; lines that are mostly distinct are scored as they come)
     distinct = {lines[k] for k in rule_lines}
-    if len(distinct) * 2 < len(rule_lines):
-        scored = {t: _code_score(t) if t.strip() else 0 for t in distinct}
-        score = {k: sc for k in sorted(rule_lines) if (sc := scored[lines[k]])}
-    else:
-        score = {k: sc for k in sorted(rule_lines) if (sc := _code_score(lines[k]) if lines[k].strip() else 0)}
+    line_score = ({t: _code_score(t) for t in distinct}.__getitem__ if len(distinct) * 2 < len(rule_lines)
+                  else _code_score)
+    score = {k: sc for k in sorted(rule_lines) if (sc := line_score(lines[k]))}
     run_end: dict[int, int] = {}
     strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
     strong = 0
@@ -824,14 +822,15 @@ def _tiny_item(item: tuple) -> bool:
     return len(text) <= TINY_CHARS and _tiny_text(text.strip()) and not _WORD2_RE.search(text)
 
 
-def _tiny(b, line=_tiny_text) -> bool:
+def _tiny(b, line=_tiny_text, item=_tiny_item) -> bool:
     """Whether ``b`` (as _text_blocks leaves it: a str, a list line, a paragraph's lines, or a
-    Block) is tiny; ``line`` the test of a line (a Block of lines joined by _join_runs is not)."""
+    Block) is tiny; ``line`` the test of a line (a Block of lines joined by _join_runs is not),
+    ``item`` that of a list line."""
     t = type(b)
     if t is str:
         return line(b)
     if t is tuple:
-        return _tiny_item(b)
+        return item(b)
     if t is list:  # a Markdown paragraph's lines: each of them tiny
         return all(map(line, b))
     return b.kind is Kind.PARAGRAPH and "\n" not in b.text and line(b.text)
@@ -970,16 +969,14 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
 
     items_seen: dict[str, bool] = {}
 
+    def item(b: tuple) -> bool:  # _tiny_item, once per distinct list line
+        v = items_seen.get(b[0])
+        if v is None:
+            v = items_seen[b[0]] = _tiny_item(b)
+        return v
+
     def tiny(b) -> bool:
-        t = type(b)
-        if t is str:
-            return line(b)
-        if t is tuple:  # a list line: once per distinct line
-            v = items_seen.get(b[0])
-            if v is None:
-                v = items_seen[b[0]] = _tiny_item(b)
-            return v
-        return _tiny(b, line)
+        return _tiny(b, line, item)
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
         memo = {t: tiny(t) for t in set(items)}
