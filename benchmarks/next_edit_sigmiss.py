@@ -150,6 +150,13 @@ def classify_target(t: dict, name: str, cands: list, files: dict, targets: list,
     return _value_kind(_split(got[0][0]), _split(after[0][0]))
 
 
+def _hit_targets(sc, s, targets: list, files) -> list[int]:
+    """The targets suggestion ``s`` matches by the scorer's own matching (each target asked with
+    the others still open, as the scorer asks it)."""
+    d = s.to_dict()
+    return [i for i in range(len(targets)) if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
+
+
 def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, trigger: str | None = None,
         states: dict | None = None) -> dict:
     from ctxmill.apply.next_edit import _changed_at, _learned, candidates
@@ -174,9 +181,7 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, tri
             except Exception:  # noqa: BLE001 - a refused case has no candidate
                 found, hunks = [], []
             for s in found:
-                d = s.to_dict()
-                s.hits = [i for i in range(len(targets))
-                          if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
+                s.hits = _hit_targets(sc, s, targets, files)
             name = case["pattern"]["function"]
             resigned = {c.name for c in changes(hunks)} if hunks else set()
             by_call = {c.name for c in call_changes(hunks, files)[0]} if hunks else set()
@@ -256,9 +261,7 @@ def imports(cases: list[dict], examples: str | None, n_examples: int, seed: int,
                 found, ranked = [], []
 
             def hits(s, targets=targets, files=files):
-                d = s.to_dict()
-                return any(sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i
-                           for i in range(len(targets)))
+                return bool(_hit_targets(sc, s, targets, files))
 
             lines = [s for s in found if s.kind == "import"]
             added = {x.strip() for t in targets for x in t["after"].splitlines()} - \
