@@ -438,10 +438,11 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
     gazetteers are built before, from the labelled strings alone."""
     from ctxmill.compile.refparse import render
 
+    styles = tuple(args.render_styles.split(",")) if args.render_styles else render.STYLES
     banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
     seen = {norm_key(t) for t, _ in examples}
     out, stats = render.render([e for e in examples if norm_key(e[0]) in keys], args.csl_styles,
-                               args.csl_locales, args.render, render.STYLES)
+                               args.csl_locales, args.render, styles)
     kept = []
     for text, spans in out:
         key = norm_key(text)
@@ -450,9 +451,42 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
             continue
         seen.add(key)
         kept.append((text, spans))
-    stats.update(kept=len(kept), share=args.render, styles=list(render.STYLES),
+    stats.update(kept=len(kept), share=args.render, styles=list(styles),
                  citeproc_py=metadata.version("citeproc-py"))
     return kept, stats
+
+
+def damaged_strings(examples: list, keys: set[str], grobid_texts: list[str], share: float,
+                    banned: set[str]) -> tuple[list, dict]:
+    """--damage: copies of the training strings in ``keys`` (and of rendered strings, given
+    them in ``examples``) with the faults of a PDF text layer or OCR (refparse.damage), drawn
+    at the rates measured on ``grobid_texts``, the GROBID strings being trained on: about
+    ``share`` copies per string (floor(share), and one more with the fraction's chance, by a
+    hash of its text). A copy that equals a held-out string (case and punctuation aside) is
+    dropped; one that differs from its original only in spaces and punctuation is kept (that is
+    the damage)."""
+    from ctxmill.compile.refparse import damage
+
+    rates = damage.measure(grobid_texts)
+    out, stats = [], {"rates": rates, "made": 0, "none": 0, "dropped": 0}
+    for ex in examples:
+        key = norm_key(ex[0])
+        if key not in keys:
+            continue
+        h = zlib.crc32(("damage:" + key).encode())
+        k = int(share) + ((h % 1000) < round((share % 1) * 1000))
+        for j in range(k):
+            d = damage.damage(ex, rates, salt=str(j) if j else "")
+            if d is None:
+                stats["none"] += 1
+                continue
+            if d[0] == ex[0] or norm_key(d[0]) in banned:
+                stats["dropped"] += 1
+                continue
+            out.append(d)
+            stats["made"] += 1
+    stats["share"] = share
+    return out, stats
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -499,6 +533,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="add training strings rendered by real citation styles (refparse.render, citeproc-py): "
                          "about SHARE renderings per GROBID or AnyStyle core.xml training string, each in one of "
                          "render.STYLES chosen by a hash of its text; needs --csl-styles and --csl-locales")
+    ap.add_argument("--render-styles", metavar="NAME,...",
+                    help="with --render: these styles instead of render.STYLES (file names in --csl-styles)")
+    ap.add_argument("--damage", type=float, default=0.0, metavar="SHARE",
+                    help="add copies of the GROBID and AnyStyle core.xml training strings (and of the rendered "
+                         "ones) with PDF/OCR text faults (refparse.damage) at the rates of the GROBID strings "
+                         "trained on: about SHARE copies per string")
     ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
     ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
@@ -521,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
     lex_path = Path(str(gazetteer_path()))
     render_keys = {norm_key(t) for t, _, src in examples if src.startswith(RENDER_SOURCES)}
+    grobid_keys = {norm_key(t) for t, _, src in examples if src.startswith("grobid/")}
     if args.without_dev:
         if args.output.resolve() == MODEL.resolve():
             print("--without-dev writes a dev model: give -o another path than the shipped model", file=sys.stderr)
@@ -555,6 +596,13 @@ def main(argv: list[str] | None = None) -> int:
         rendered, rstats = rendered_strings(examples, render_keys, args)
         stats["rendered"] = rstats
         examples = examples + rendered
+        render_keys = render_keys | {norm_key(t) for t, _ in rendered}
+    if args.damage:
+        banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
+        damaged, dstats = damaged_strings(examples, render_keys, [t for t, _ in examples if norm_key(t) in grobid_keys],
+                                          args.damage, banned)
+        stats["damaged"] = dstats
+        examples = examples + damaged
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
                  stretch_kinds=args.stretch_kinds,

@@ -1,0 +1,248 @@
+"""More labelled reference strings by damage: copies of training strings with the faults a PDF
+text layer or OCR leaves in them, at the rates GROBID's own training strings show (issue 22,
+training only; the product never imports this module).
+
+GROBID's citation strings were cut from real PDFs, and about three in ten carry such faults:
+the space on the wrong side of a punctuation mark ("Gu,L .,Kaastra ,J .", "Nucl . Instrum."),
+words glued where a space was lost ("OralTradition", "Giambiagi:Il", "Prosthodont1997"), a space
+inside a word ("t he"), a line-break hyphen left in ("single- photon"), a ligature ("classiﬁer"),
+a list label left at the start ("[15] R. M. Wald"). A title whose words are glued or spaced so
+reads to the labeller as something else. ``measure`` counts these faults in labelled strings
+(the GROBID strings being trained on, never a held-out one); ``damage`` makes a copy of one
+string with faults drawn at those rates. Labels travel with the characters: every character
+keeps the label it had, so the copy's spans are the original's, moved by the edits.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+
+from ctxmill.compile.refparse.datasets import Example
+
+# the faults that ``measure`` finds and ``damage`` makes; each pattern finds one occurrence
+_URLISH = re.compile(r"\S*(?:/|www\.)\S*")  # URLs, DOIs, arXiv ids: their dots and case are no damage
+PATTERNS = {
+    "space_punct": re.compile(r"(?<=\w) [.,;:](?!\.)"),            # "Phys . Rev", "Kaastra ,J"
+    "glue": re.compile(r"[a-z]{2}[A-Z][a-z]|[a-z]{2}[.,;:][A-Za-z]{2}|[A-Z]\.[A-Z][a-z]{2}"
+                       r"|\d[A-Za-z]{3}|[a-z]{3}\d"),                # "OralTradition", "Giambiagi:Il", "J.Smith"
+    "split": re.compile(r"(?<![\w.'’])[b-hj-z] [a-z]{2,}"),         # "t he"
+    "hyphen": re.compile(r"[a-z]- [a-z]"),                          # "single- photon"
+    "ligature": re.compile(r"[\ufb00-\ufb04]"),                     # "classiﬁer"
+    "label": re.compile(r"^(?:\[\d+\]|\d+\.|\(\d+\))\s"),           # "[15] ", "102. "
+}
+_PUNCT_OPPORTUNITY = re.compile(r"(?<=\w)[.,;:](?!\.)")
+_LIGATURES = {"ffi": "\ufb03", "ffl": "\ufb04", "ff": "\ufb00", "fi": "\ufb01", "fl": "\ufb02"}
+
+
+def measure(texts: list[str]) -> dict:
+    """The rates of each fault in ``texts``: ``damaged``, the share of strings with any fault;
+    per fault, ``share`` of the damaged strings that hold it and ``mean`` occurrences in a string
+    that holds it; for the space before a punctuation mark also ``per_mark`` (of the marks in
+    such strings, how many) and ``moved`` (how often the space after the mark is gone too)."""
+    with_kind = dict.fromkeys(PATTERNS, 0)
+    found = dict.fromkeys(PATTERNS, 0)
+    damaged = marks = moved = 0
+    for text in texts:
+        t = _URLISH.sub(" ", text)
+        hit = False
+        for kind, pat in PATTERNS.items():
+            occ = list(pat.finditer(t))
+            if occ:
+                hit = True
+                with_kind[kind] += 1
+                found[kind] += len(occ)
+                if kind == "space_punct":
+                    marks += len(_PUNCT_OPPORTUNITY.findall(t)) + len(occ)
+                    moved += sum(1 for m in occ if m.end() < len(t) and not t[m.end()].isspace())
+        damaged += hit
+    rates: dict = {"strings": len(texts), "damaged": round(damaged / max(1, len(texts)), 4)}
+    for kind in PATTERNS:
+        n = with_kind[kind]
+        rates[kind] = {"share": round(n / max(1, damaged), 4), "mean": round(found[kind] / n, 3) if n else 1.0}
+    k = rates["space_punct"]
+    k["per_mark"] = round(found["space_punct"] / marks, 4) if marks else 0.0
+    k["moved"] = round(moved / found["space_punct"], 4) if found["space_punct"] else 0.0
+    return rates
+
+
+def _count(rng: random.Random, mean: float) -> int:
+    """1, 2, ... with the given mean (geometric)."""
+    n, more = 1, max(0.0, (mean - 1) / mean)
+    while rng.random() < more and n < 20:
+        n += 1
+    return n
+
+
+def _glue_places(cs: list[str]) -> list[int]:
+    """The spaces whose loss ``measure`` would see (so the copies hold the kinds of glue it
+    counted, at its rates): after a punctuation mark before a letter ("Giambiagi:Il"), before a
+    capital after a lower-case letter or an initial ("OralTradition", "J.Smith"), between a
+    number and a word ("Prosthodont1997")."""
+    out = []
+    for i in range(1, len(cs) - 1):
+        if cs[i] != " ":
+            continue
+        a, b = cs[i - 1], cs[i + 1]
+        if (a in ".,;:" and b.isalpha()) or (b.isupper() and (a.islower() or a == ".")) \
+                or (a.isdigit() and b.isalpha()) or (a.isalpha() and b.isdigit()):
+            out.append(i)
+    return out
+
+
+def _words(cs: list[str], least: int) -> list[tuple[int, int]]:
+    """(start, end) of each run of ``least`` or more letters."""
+    out, i, n = [], 0, len(cs)
+    while i < n:
+        if cs[i].isalpha():
+            j = i
+            while j < n and cs[j].isalpha():
+                j += 1
+            if j - i >= least:
+                out.append((i, j))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def damage(example: Example, rates: dict, salt: str = "") -> Example | None:
+    """A copy of ``example`` with one or more faults drawn at ``rates`` (from ``measure``),
+    chosen by a hash of its text (the same string gets the same copy); None when no fault
+    could be made in it."""
+    text, spans = example
+    rng = random.Random(zlib.crc32((salt + "damage:" + text).encode()))
+    cs = list(text)
+    ls: list[str | None] = [None] * len(cs)
+    for s, e, lab in spans:
+        for i in range(s, min(e, len(cs))):
+            ls[i] = lab
+    kinds = [k for k in PATTERNS if rates.get(k, {}).get("share", 0) > 0]
+    if not kinds:
+        return None
+    chosen: list[str] = []
+    for _ in range(10):  # a damaged copy holds at least one fault, kinds as often as in the data
+        chosen = [k for k in kinds if rng.random() < rates[k]["share"]]
+        if chosen:
+            break
+    if not chosen:
+        chosen = [max(kinds, key=lambda k: rates[k]["share"])]
+    made = 0
+    for kind in PATTERNS:  # a fixed order: the edits of one kind see the others' text
+        if kind not in chosen:
+            continue
+        made += _EDITS[kind](cs, ls, rng, rates[kind])
+    if not made:
+        return None
+    return _spans_of(cs, ls)
+
+
+def _space_punct(cs, ls, rng, r) -> int:
+    """The space after a punctuation mark moved before it ("Kaastra ,J"), or one added before it
+    ("Nucl . Instrum."), for about ``per_mark`` of the marks."""
+    made = 0
+    i = len(cs) - 2
+    while i > 0:
+        if cs[i] in ".,;:" and cs[i + 1] == " " and cs[i - 1].isalnum() and rng.random() < r.get("per_mark", 0.3):
+            lab = ls[i - 1] if ls[i - 1] == ls[i] else None
+            if rng.random() < r.get("moved", 0.5):
+                del cs[i + 1], ls[i + 1]
+            cs.insert(i, " ")
+            ls.insert(i, lab)
+            made += 1
+        i -= 1
+    return made
+
+
+def _glue(cs, ls, rng, r) -> int:
+    """Spaces lost between words ("OralTradition", "Giambiagi:Il")."""
+    made = 0
+    for _ in range(_count(rng, r["mean"])):
+        sp = _glue_places(cs)
+        if not sp:
+            break
+        i = rng.choice(sp)
+        del cs[i], ls[i]
+        made += 1
+    return made
+
+
+def _split(cs, ls, rng, r) -> int:
+    """A space inside a word ("t he")."""
+    made = 0
+    for _ in range(_count(rng, r["mean"])):
+        words = _words(cs, 4)
+        if not words:
+            break
+        s, e = rng.choice(words)
+        i = rng.randrange(s + 1, e)
+        cs.insert(i, " ")
+        ls.insert(i, ls[s])
+        made += 1
+    return made
+
+
+def _hyphen(cs, ls, rng, r) -> int:
+    """A line-break hyphen left in a word ("single- photon")."""
+    made = 0
+    for _ in range(_count(rng, r["mean"])):
+        words = _words(cs, 6)
+        if not words:
+            break
+        s, e = rng.choice(words)
+        i = rng.randrange(s + 2, e - 1)
+        cs[i:i] = ["-", " "]
+        ls[i:i] = [ls[s], ls[s]]
+        made += 1
+    return made
+
+
+def _ligature(cs, ls, rng, r) -> int:
+    """"fi", "fl", "ff", "ffi", "ffl" printed as one ligature character ("classiﬁer")."""
+    text = "".join(cs)
+    hits = [m for m in re.finditer("ffi|ffl|ff|fi|fl", text)]
+    if not hits:
+        return 0
+    made = 0
+    for m in sorted(rng.sample(hits, min(len(hits), _count(rng, r["mean"]))), key=lambda m: -m.start()):
+        s, e = m.span()
+        cs[s:e] = [_LIGATURES[m[0]]]
+        ls[s:e] = [ls[s]]
+        made += 1
+    return made
+
+
+def _label(cs, ls, rng, r) -> int:
+    """A list label left before the entry ("[15] ", "102. ")."""
+    n = rng.randrange(1, 150)
+    lab = rng.choice((f"[{n}] ", f"{n}. ", f"({n}) "))
+    cs[0:0] = list(lab)
+    ls[0:0] = [None] * len(lab)
+    return 1
+
+
+_EDITS = {"space_punct": _space_punct, "glue": _glue, "split": _split, "hyphen": _hyphen,
+          "ligature": _ligature, "label": _label}
+
+
+def _spans_of(cs: list[str], ls: list[str | None]) -> Example:
+    """The text and the spans of its labelled runs (a run's spaces at either end left out)."""
+    text = "".join(cs)
+    spans: list[tuple[int, int, str]] = []
+    i, n = 0, len(cs)
+    while i < n:
+        lab = ls[i]
+        j = i
+        while j < n and ls[j] == lab:
+            j += 1
+        if lab is not None:
+            s, e = i, j
+            while s < e and cs[s].isspace():
+                s += 1
+            while e > s and cs[e - 1].isspace():
+                e -= 1
+            if e > s:
+                spans.append((s, e, lab))
+        i = j
+    return text, spans
