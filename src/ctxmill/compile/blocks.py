@@ -593,7 +593,10 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     pno = page.number
     para: list[str] = []
     rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
-    heading_lines: dict[int, str] = {}  # index in out of a Markdown heading -> its text
+    # index in out of a Markdown heading -> its text and level; out holds None there until the
+    # end, where the headings that _no_outline did not read as text become Blocks (a file of
+    # 100,000 "# ..." lines made a Block apiece, most of them thrown away)
+    heading_lines: dict[int, tuple[str, int]] = {}
     cache: dict = {}  # _last_table_close's answer, worked out at the first "<table" line
     # code scores once per line, with where each run of code-like lines ends and a running
     # count of strong lines: the run test below is then O(1) per line, not a rescan of the
@@ -704,9 +707,8 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             m = MD_HEADING_RE.match(s) if s[0] == "#" else None
             if m:
                 flush_para()
-                out.append(Block(Kind.HEADING, m.group(2).strip(), pno, level=len(m.group(1)),
-                                 attrs={"_markup": True}))
-                heading_lines[len(out) - 1] = out[-1].text
+                heading_lines[len(out)] = (m.group(2).strip(), len(m.group(1)))
+                out.append(None)
                 i += 1
                 continue
             if "$$" in s and re.match(r"^\s*\$\$", s):
@@ -763,6 +765,9 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     flush_para()
     if len(heading_lines) >= HEADING_RUN:
         _no_outline(out, heading_lines)
+    for k, (text, level) in heading_lines.items():
+        if out[k] is None:
+            out[k] = Block(Kind.HEADING, text, pno, level=level, attrs={"_markup": True})
     return out
 
 
@@ -774,7 +779,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
 HEADING_RUN = 64
 
 
-def _no_outline(out: list, heading_lines: dict[int, str]) -> None:
+def _no_outline(out: list, heading_lines: dict[int, tuple[str, int]]) -> None:
     i, n = 0, len(out)
     while i < n:
         if i not in heading_lines:
@@ -785,7 +790,7 @@ def _no_outline(out: list, heading_lines: dict[int, str]) -> None:
             j += 1
         end = j - 1 if j < n else j  # text follows the last one: a heading of its own
         if end - i >= HEADING_RUN:
-            out[i:end] = [heading_lines[k] for k in range(i, end)]  # one-line paragraphs (str)
+            out[i:end] = [heading_lines[k][0] for k in range(i, end)]  # one-line paragraphs (str)
         i = j
 
 
@@ -979,7 +984,8 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
         return _tiny(b, line, item)
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
-        memo = {t: tiny(t) for t in set(items)}
+        # (tiny(t) of a str is _tiny_text(t), which is False past TINY_CHARS: no call for a long line)
+        memo = {t: len(t) <= TINY_CHARS and _tiny_text(t) for t in set(items)}
         flags = list(map(memo.__getitem__, items))
     else:
         flags = list(map(tiny, items))
