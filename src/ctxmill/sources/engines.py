@@ -304,6 +304,46 @@ def _grounded(line: str, label: str | None) -> str:
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 
 
+# The patterns of the rewrites run per line, per cell or per heading (a MB of LaTeX or HTML soup
+# makes ~120,000 such calls): compiled once here, not looked up in re's cache at every call
+_MISTRAL_QUOTE = re.compile(r"^\s*>\s?")
+_CAPTION_EMPHASIS = re.compile(r"^(\s*(?:\*\*)?(?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?(?:\*\*)?)\s*(\*\*|\*|_)(.+?)\2")
+_BOLD_CAPTION_LABEL = re.compile(r"^\*\*((?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?)\*\*")
+_BOLD_LINE = re.compile(r"\s*\*\*([A-Za-z][A-Za-z ]{2,40}?)[.:]?\*\*\s*")
+_ANCHOR_A = re.compile(r"<a\s+(?:id|name)=[\"'][^\"']*[\"']\s*>\s*</a>", re.I)
+_ANCHOR_SPAN = re.compile(r"<span\s+id=[\"'][^\"']*[\"']\s*>\s*</span>", re.I)
+_PAGE_LINK = re.compile(r"\[((?:[^\[\]]|\\\[|\\\])*)\]\(#[^)\s]*\)")
+_ESCAPED_NUMBER = re.compile(r"\\\[(\s*\d[\d,\s–\-]*)\\\]")
+_SUP_DOLLAR = re.compile(r"[ \t]*\$\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star|\\ddagger)\s*\}\s*\$")
+_SUP_DOLLAR_ONE = re.compile(r"\$\s*\^\s*([\w*])\s*\$")
+_SUP_PAREN = re.compile(r"\\\(\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star)\s*\}\s*\\\)")
+_SUP_TAG = re.compile(r"<sup>\s*([^<]{1,12}?)\s*</sup>", re.I)
+_SUB_TAG = re.compile(r"<sub>\s*([^<]{1,40}?)\s*</sub>", re.I)
+_BOLD_TAG = re.compile(r"</?(?:b|strong)>", re.I)
+_ITALIC_TAG = re.compile(r"</?(?:i|em)>", re.I)
+_BR_TAG = re.compile(r"\s*<br\s*/?>\s*", re.I)
+_INLINE_TAG = re.compile(r"</?(?:span|font|u|p|center|small|big|html|body)\b[^>]*>", re.I)
+_HTML_COMMENT = re.compile(r"<!--.*?-->")
+_PROMPT_TOKENS = re.compile(r"(?:<image>|<\|[a-z_/]+\|>)(?:\\n|[^\s\"'<]|<\|[a-z_/]+\|>)*")
+_DISPLAY_SPLIT = re.compile(r"(\$\$.*?\$\$)")
+_DOLLAR_SPLIT = re.compile(r"(?<!\\)\$")
+_MATH_SPLIT = re.compile(r"(\$\$.*?\$\$|\$[^$]+\$)")
+_COLUMN_SPEC = re.compile(r"^\s*\{[^{}]*\}")
+_CELL_SPLIT = re.compile(r"\\\\|&")
+_NESTED_COLUMN_SPEC = re.compile(r"^\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+_TABLE_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\})")
+_ROW_SPLIT = re.compile(r"\\\\")
+_AMP_SPLIT = re.compile(r"(?<!\\)&")
+_MULTICOLUMN = re.compile(r"\s*\\multicolumn\{(\d+)\}\{[^}]*\}\{(.*)\}\s*$", re.S)
+_MULTIROW = re.compile(r"\s*\\multirow\{[^}]*\}\{[^}]*\}\{(.*)\}\s*$", re.S)
+_LATEX_UNWRAP = re.compile(r"\\(?:textbf|textit|emph|text|mathrm|mathbf|underline|textsc|texttt)\{([^{}]*)\}")
+_LATEX_SIZES = re.compile(r"\\(?:centering|small|footnotesize|scriptsize|tiny|normalsize|bf|it|rm)\b")
+_LATEX_LABEL = re.compile(r"\\label\{[^}]*\}")
+_BLANKS = re.compile(r"\s+")
+_EMPHASIS_MARKS = re.compile(r"[*_`]")
+_NOT_LOWER = re.compile(r"[^a-z ]+")
+
+
 def clean_markdown(text: str, engine: str) -> str:
     """One page of an engine's Markdown -> canonical Markdown (headings not yet re-levelled)."""
     text = _latex_tables(text)
@@ -379,7 +419,7 @@ def _clean_line(line: str, engine: str) -> str:
             return "|" + "|".join("---" for _ in range(max(1, s.strip().strip("|").count("|") + 1))) + "|"
         return _clean_inline(s.strip(), engine, cell=True)
     # marker-style Markdown escapes of bracketed numbers: [\[20\]](#page-8-0) -> [20]
-    s = re.sub(r"^\s*>\s?", "", s) if engine == "mistral" else s  # '> **Image description.**'
+    s = _MISTRAL_QUOTE.sub("", s) if engine == "mistral" else s  # '> **Image description.**'
     # Nougat footnotes: "Footnote 1: text" -> a Markdown footnote definition
     m = _NOUGAT_FOOTNOTE.match(s) if "Footnote" in s else None
     if m:
@@ -387,11 +427,10 @@ def _clean_line(line: str, engine: str) -> str:
     # "Table 2: **Model sizes ...**" (Nougat): the caption text without the emphasis, so that
     # the structure stage reads the line as Table 2's caption
     if "*" in s or "_" in s:  # the three rewrites below all need emphasis marks
-        s = re.sub(r"^(\s*(?:\*\*)?(?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?(?:\*\*)?)\s*(\*\*|\*|_)(.+?)\2",
-                   lambda m: f"{m.group(1)} {m.group(3)} ", s).rstrip()
-        s = re.sub(r"^\*\*((?:Table|Figure|Fig\.)\s*[\dA-Z.]+\s*[:.|]?)\*\*", r"\1", s)
+        s = _CAPTION_EMPHASIS.sub(lambda m: f"{m.group(1)} {m.group(3)} ", s).rstrip()
+        s = _BOLD_CAPTION_LABEL.sub(r"\1", s)
         # a bold line that names a standard section is that section's heading (olmOCR, docling)
-        m = re.fullmatch(r"\s*\*\*([A-Za-z][A-Za-z ]{2,40}?)[.:]?\*\*\s*", s)
+        m = _BOLD_LINE.fullmatch(s)
         if m and _norm(m.group(1)) in KNOWN_HEADINGS:
             return "## " + m.group(1).strip()
     return _clean_inline(s, engine)
@@ -408,30 +447,28 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     # references paid 16 regex calls for nothing.
     if "<" in s:
         # anchors and internal links (marker): the text stays, the target goes
-        s = re.sub(r"<a\s+(?:id|name)=[\"'][^\"']*[\"']\s*>\s*</a>", "", s, flags=re.I)
-        s = re.sub(r"<span\s+id=[\"'][^\"']*[\"']\s*>\s*</span>", "", s, flags=re.I)
+        s = _ANCHOR_A.sub("", s)
+        s = _ANCHOR_SPAN.sub("", s)
     if "](#" in s:
-        s = re.sub(r"\[((?:[^\[\]]|\\\[|\\\])*)\]\(#[^)\s]*\)", r"\1", s)
+        s = _PAGE_LINK.sub(r"\1", s)
     if "\\[" in s:
-        s = re.sub(r"\\\[(\s*\d[\d,\s–\-]*)\\\]", r"[\1]", s)  # \[20\] -> [20]
+        s = _ESCAPED_NUMBER.sub(r"[\1]", s)  # \[20\] -> [20]
     # superscript markers in every notation -> [^n]: ${ }^{1,2}$, $^{a}$, <sup>1</sup>
     if "^" in s and "$" in s:
-        s = re.sub(r"[ \t]*\$\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star|\\ddagger)\s*\}\s*\$",
-                   lambda m: _mark(m.group(1)), s)
-        s = re.sub(r"\$\s*\^\s*([\w*])\s*\$", lambda m: _mark(m.group(1)), s)
+        s = _SUP_DOLLAR.sub(lambda m: _mark(m.group(1)), s)
+        s = _SUP_DOLLAR_ONE.sub(lambda m: _mark(m.group(1)), s)
     if "^" in s and "\\(" in s:
-        s = re.sub(r"\\\(\s*(?:\{\s*\})?\s*\^\s*\{\s*([\w*†‡§¶,\s]{1,12}|\\dagger|\\ast|\\star)\s*\}\s*\\\)",
-                   lambda m: _mark(m.group(1)), s)
+        s = _SUP_PAREN.sub(lambda m: _mark(m.group(1)), s)
     if "<" in s:
-        s = re.sub(r"<sup>\s*([^<]{1,12}?)\s*</sup>", lambda m: _mark(m.group(1)), s, flags=re.I)
-        s = re.sub(r"<sub>\s*([^<]{1,40}?)\s*</sub>", r"\1", s, flags=re.I)
-        s = re.sub(r"</?(?:b|strong)>", "**", s, flags=re.I)
-        s = re.sub(r"</?(?:i|em)>", "*", s, flags=re.I)
-        s = re.sub(r"\s*<br\s*/?>\s*", " " if cell else "\n\n", s, flags=re.I)
-        s = re.sub(r"</?(?:span|font|u|p|center|small|big|html|body)\b[^>]*>", "", s, flags=re.I)
-        s = re.sub(r"<!--.*?-->", "", s)
+        s = _SUP_TAG.sub(lambda m: _mark(m.group(1)), s)
+        s = _SUB_TAG.sub(r"\1", s)
+        s = _BOLD_TAG.sub("**", s)
+        s = _ITALIC_TAG.sub("*", s)
+        s = _BR_TAG.sub(" " if cell else "\n\n", s)
+        s = _INLINE_TAG.sub("", s)
+        s = _HTML_COMMENT.sub("", s)
         if engine != "deepseek-ocr":  # a prompt quoted in a paper ("<image>\\n<|grounding|>..."): text, as code
-            s = re.sub(r"(?:<image>|<\|[a-z_/]+\|>)(?:\\n|[^\s\"'<]|<\|[a-z_/]+\|>)*", lambda m: f"`{m.group(0)}`", s)
+            s = _PROMPT_TOKENS.sub(lambda m: f"`{m.group(0)}`", s)
     # space-padded inline math (PaddleOCR-VL): "$ x $" -> "$x$"
     s = _unpad_math(s)
     # entities last, so that "&lt;b&gt;" stays text and is not read as a tag
@@ -449,13 +486,13 @@ def _unpad_math(s: str) -> str:
     formulas is never read as one; a line with an odd count is left alone."""
     if "$ " not in s and " $" not in s:
         return s
-    parts = re.split(r"(\$\$.*?\$\$)", s)
+    parts = _DISPLAY_SPLIT.split(s)
     out = []
     for part in parts:
         if part.startswith("$$"):
             out.append(part)
             continue
-        pieces = re.split(r"(?<!\\)\$", part)
+        pieces = _DOLLAR_SPLIT.split(part)
         if len(pieces) % 2 == 0:  # odd number of "$": not math we understand
             out.append(part)
             continue
@@ -470,7 +507,7 @@ def _mark(body: str) -> str:
 
 
 def _unescape_outside_math(s: str) -> str:
-    pieces = re.split(r"(\$\$.*?\$\$|\$[^$]+\$)", s)
+    pieces = _MATH_SPLIT.split(s)
     return "".join(p if p.startswith("$") else _ESCAPES.sub(r"\1", p) for p in pieces)
 
 
@@ -815,8 +852,8 @@ def _flat(items: list) -> _Flat:
         inner = "".join(raw)
         raw.clear()
         if first:
-            inner = re.sub(r"^\s*\{[^{}]*\}", "", inner, count=1)  # the column spec
-        parts.extend(_latex_text(x) for x in re.split(r"\\\\|&", inner) if x.strip())
+            inner = _COLUMN_SPEC.sub("", inner, count=1)  # the column spec
+        parts.extend(_latex_text(x) for x in _CELL_SPLIT.split(inner) if x.strip())
 
     first = bool(items) and not isinstance(items[0], _Flat)
     for it in items:
@@ -868,20 +905,20 @@ def _braced(s: str, i: int) -> str:
 
 
 def _tabular_rows(body: str) -> list[list[str]]:
-    body = re.sub(r"^\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", "", body, count=1)  # the column spec {l|cc}
-    body = re.sub(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\})", "", body)
+    body = _NESTED_COLUMN_SPEC.sub("", body, count=1)  # the column spec {l|cc}
+    body = _TABLE_RULES.sub("", body)
     rows = []
-    for raw in re.split(r"\\\\", body):
+    for raw in _ROW_SPLIT.split(body):
         if not raw.strip():
             continue
         cells = []
-        for cell in re.split(r"(?<!\\)&", raw):
-            m = re.match(r"\s*\\multicolumn\{(\d+)\}\{[^}]*\}\{(.*)\}\s*$", cell, re.S)
+        for cell in _AMP_SPLIT.split(raw):
+            m = _MULTICOLUMN.match(cell)
             if m:
                 cells.append(_latex_text(m.group(2)))
                 cells += [""] * (int(m.group(1)) - 1)
                 continue
-            m = re.match(r"\s*\\multirow\{[^}]*\}\{[^}]*\}\{(.*)\}\s*$", cell, re.S)
+            m = _MULTIROW.match(cell)
             cells.append(_latex_text(m.group(1) if m else cell))
         rows.append(cells)
     return rows
@@ -894,11 +931,11 @@ def _latex_text(s: str) -> str:
     prev = None
     while prev != s:
         prev = s
-        s = re.sub(r"\\(?:textbf|textit|emph|text|mathrm|mathbf|underline|textsc|texttt)\{([^{}]*)\}", r"\1", s)
-    s = re.sub(r"\\(?:centering|small|footnotesize|scriptsize|tiny|normalsize|bf|it|rm)\b", "", s)
-    s = re.sub(r"\\label\{[^}]*\}", "", s)
+        s = _LATEX_UNWRAP.sub(r"\1", s)
+    s = _LATEX_SIZES.sub("", s)
+    s = _LATEX_LABEL.sub("", s)
     s = s.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_").replace("\\#", "#").replace("~", " ")
-    return re.sub(r"\s+", " ", s).strip()
+    return _BLANKS.sub(" ", s).strip()
 
 
 # --------------------------------------------------------------------------- heading levels
@@ -909,8 +946,8 @@ _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Algorithm|Listing)\s*\d", re.I)
 
 
 def _norm(s: str) -> str:
-    s = re.sub(r"[*_`]", "", s)
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z ]+", " ", s.lower())).strip()
+    s = _EMPHASIS_MARKS.sub("", s)
+    return _BLANKS.sub(" ", _NOT_LOWER.sub(" ", s.lower())).strip()
 
 
 def _number(text: str, roman_doc: bool, letters: bool = True) -> tuple[str, int] | None:
