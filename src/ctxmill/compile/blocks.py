@@ -811,9 +811,15 @@ def _tiny_text(t: str) -> bool:
     if len(t) > TINY_CHARS or "\n" in t:
         return False
     c = t[:1]
-    if (c.isdigit() or "A" <= c <= "Z") and (HEADING_NUM_RE.match(t) or CAPTION_RE.match(t)):
-        return False  # (both need a digit or a capital first)
+    # (both need a digit first, or a capital and then a dot, a blank or the rest of a caption
+    # word: "Heading 12" and the like, 100,000 of them a file of headings, are tested by neither)
+    if (c.isdigit() or "A" <= c <= "Z" and (t[1:2] == "." or t[1:2].isspace() or t.startswith(_CAPTION_WORDS))) \
+            and (HEADING_NUM_RE.match(t) or CAPTION_RE.match(t)):
+        return False
     return t.strip().lower() not in UNNUMBERED_HEADINGS
+
+
+_CAPTION_WORDS = ("Table", "Fig", "Listing", "Algorithm")  # CAPTION_RE's words, "Figure" and "Fig." by "Fig"
 
 
 # A list item without a word of two letters or digits ("- x", "1. .") says nothing a list would
