@@ -244,7 +244,7 @@ def test_stream_sends_a_lone_span_once():
 def test_tokenizer_loads_after_the_childs_request(small_pdf, tmp_path, monkeypatch):
     """tokenizers' load holds the GIL for ~0.4 G instructions: started before the PDF child's
     request was written, it could hold back the request while the child waited. The request
-    goes first; text input (no child) still starts the load before it is read, once."""
+    goes first; text input (no child) starts the load once, after it is read."""
     from ctxmill import tokens
     from ctxmill.compile import pipeline
     from ctxmill.compile.options import CompileOptions

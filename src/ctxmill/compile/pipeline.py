@@ -118,9 +118,10 @@ def compile_document(
             start()
             preloaded.append(True)
 
-    if not _pdf(source, kind, name):
-        preload()  # while the text is read
-    # (a PDF: in the meanwhile below. tokenizers' Rust load holds the GIL for its whole ~0.4 G
+    # (text: after it is read, below. Started before, the load ran beside the reading of text
+    # the limits then refused, and a refusal cost twice as much CPU whenever the thread got in
+    # first; read in this thread, the text gains nothing from it. A PDF: in the meanwhile
+    # below. tokenizers' Rust load holds the GIL for its whole ~0.4 G
     # instructions, so a load started before the child's request was written could keep this
     # thread from writing it for that long while the child waited for it)
 
