@@ -264,13 +264,9 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         # moved one page with a float: look there after this page's own blocks
         pools = [out_by_page.get(page.number, Counter()), out_by_page.get(page.number - 1, Counter()),
                  out_by_page.get(page.number + 1, Counter())]
-        pools = [Counter(p) for p in pools]
         rem_pools = [(reason, Counter(c)) for reason, c in removed_by_page.get(page.number, [])]
         kept = lost = 0
         rem: Counter[str] = Counter()
-
-        def take(w: str, pools=pools, rem_pools=rem_pools) -> str | None:
-            return _take(w, pools, rem_pools)
 
         # Single words first, each from the first pool that still has it: for k copies of one
         # word that is the same as taking them one by one, done once per distinct word.
@@ -280,14 +276,21 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         rem_at: dict[str, int] = {}
         where_is: dict[str, list[int]] | None = None
         looked = 0
-        own = pools[0]
         counted = Counter(ws)
-        if dict.__eq__(counted, own):  # (Counter's own == is a Python loop)
+        if dict.__eq__(counted, pools[0]):  # (Counter's own == is a Python loop)
             # (most pages of text input: every word of the page in its own blocks, no other;
             # one comparison in C instead of a step per distinct word, the same outcome)
             kept += len(ws)
-            own = pools[0] = Counter(dict.fromkeys(own, 0))
             counted = {}
+            if pairs:  # (else the pools are read no more: no copy of them, ~0.1 s a 4 MB page)
+                pools = [Counter(dict.fromkeys(pools[0], 0)), Counter(pools[1]), Counter(pools[2])]
+        else:  # (each page takes from copies: the next page reads this one's as they were)
+            pools = [Counter(p) for p in pools]
+        own = pools[0]
+
+        def take(w: str, pools=pools, rem_pools=rem_pools) -> str | None:
+            return _take(w, pools, rem_pools)
+
         for w, k in counted.items():
             have = own.get(w, 0)
             if have >= k:  # (most words: all copies are in this page's own blocks)
