@@ -356,8 +356,9 @@ def clean_markdown(text: str, engine: str) -> str:
         text = _latex_envs(text)
     out: list[str] = []
     in_code = False
+    fenced = "```" in text or "~~~" in text  # (no line can be a fence otherwise: no pattern per line)
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if fenced and _FENCE.match(line):
             in_code = not in_code
             out.append(line)
             continue
@@ -982,12 +983,14 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
     heads: list[tuple[int, int, int, str]] = []  # (page index, line index, engine level, text)
     in_code = False
     for pi, (_, lines) in enumerate(lines_by_page):
+        # (a fence needs its marks in the page, a heading a "#" first: most lines are tried by neither)
+        fenced = "```" in pages[pi][1] or "~~~" in pages[pi][1]
         for li, line in enumerate(lines):
-            if _FENCE.match(line):
+            if fenced and _FENCE.match(line):
                 in_code = not in_code
             if in_code:
                 continue
-            m = _MD_HEADING.match(line)
+            m = _MD_HEADING.match(line) if line[:1] == "#" else None
             if m:
                 heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
     if not heads and engine not in ("plain",):
@@ -1242,6 +1245,8 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[in
     return _superscripts(_reference_bullets(_contents_lists(out)))
 
 
+_SECTION_HEADING = re.compile(r"^#{2,6} ")
+_FOOTNOTE_MARK = re.compile(r"\[\^([^\]]+)\](?!:)")
 _SUP = str.maketrans("0123456789abcdefghijklmnoprstuvwxyz,", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ˒")
 
 
@@ -1255,11 +1260,11 @@ def _superscripts(pages: list[tuple[int | None, str]]) -> list[tuple[int | None,
     for n, body in pages:
         lines = []
         for line in body.split("\n"):
-            if front and re.match(r"^#{2,6} ", line):
+            if front and line[:1] == "#" and _SECTION_HEADING.match(line):
                 front = False
             if not front and "[^" in line:
-                line = re.sub(r"\[\^([^\]]+)\](?!:)", lambda m: m.group(0) if set(m.group(1).split(",")) <= defs
-                              else m.group(1).translate(_SUP), line)
+                line = _FOOTNOTE_MARK.sub(lambda m: m.group(0) if set(m.group(1).split(",")) <= defs
+                                          else m.group(1).translate(_SUP), line)
             lines.append(line)
         out.append((n, "\n".join(lines)))
     return out
@@ -1303,7 +1308,7 @@ def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | Non
     for n, body in pages:
         lines = []
         for line in body.split("\n"):
-            m = _MD_HEADING.match(line)
+            m = _MD_HEADING.match(line) if line[:1] == "#" else None
             if m:
                 inside = _norm(m.group(2)) in ("contents", "table of contents")
             elif inside and line.strip() and not line.lstrip().startswith(("-", "*", "|", "!")):
@@ -1325,7 +1330,7 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
     for n, body in pages:
         lines = []
         for line in body.split("\n"):
-            m = _MD_HEADING.match(line)
+            m = _MD_HEADING.match(line) if line[:1] == "#" else None
             if m:
                 name = _norm(m.group(2))
                 if name in ("references", "bibliography", "literature cited", "works cited", "reference list"):
