@@ -88,7 +88,9 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promo
                     f.update(derived(f))
                     conf = f["hand0"] if permute else hand_of(weights, f)
                     if promote:  # only a rule's most-alike site may rise; every other keeps its own
-                        conf = max(f["hand0"], conf) if f.get("sim_rank") == 0.0 else f["hand0"]
+                        # (as next_edit.candidates: not a rule that only swaps one name for another)
+                        top = f.get("sim_rank") == 0.0 and not f.get("name_swap")
+                        conf = max(f["hand0"], conf) if top else f["hand0"]
                 else:
                     conf = f["hand0"]
                 sugs.append(Suggestion(c["path"], c["start_line"], c["end_line"], "", "", conf, c["kind"], f))
@@ -104,9 +106,10 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promo
 
 
 def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: float, gate_inputs: set,
-        permute: bool = False, promote: bool = False) -> dict:
+        permute: bool = False, promote: bool = False, keep_gate: bool = False) -> dict:
     """Out-of-fold metrics: per fold, the repeated weights (``inputs``; None: the shipped ones) and
-    the learned gate fitted on the other folds."""
+    the learned gate fitted on the other folds (``keep_gate``: the shipped gate, as the product
+    would run with new repeated confidences and no refit)."""
     from ctxmill.apply import next_edit
     from ctxmill.apply.next_model import probability
 
@@ -116,7 +119,7 @@ def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: 
         rest = [c for c in train if c["repo"] not in fold]
         w = None if inputs is None else fit_hand(rest, inputs, l2)
         rehand(train, w, permute, promote)
-        gate = {"weights": tf.fit_model(rest, shipped.get("l2", 1.0), gate_inputs)["weights"]}
+        gate = shipped if keep_gate else {"weights": tf.fit_model(rest, shipped.get("l2", 1.0), gate_inputs)["weights"]}
         for case in train:
             if case["repo"] in fold:
                 for c in case["cands"]:
@@ -140,6 +143,7 @@ def main() -> None:
                     "out in the fitted model's order (next_edit.resemblance_order)")
     ap.add_argument("--promote", action="store_true", help="keep the shipped repeated confidences but a rule's "
                     "most-alike site (sim_rank 0), which takes the fitted one where higher")
+    ap.add_argument("--keep-gate", action="store_true", help="the shipped learned gate in every fold (no refit)")
     ap.add_argument("--gate-sim", action="store_true", help="the learned gate also reads the resemblance features")
     ap.add_argument("--write", action="store_true", help="refit the learned gate on every training case under the "
                     "new confidences (the shipped settings kept) and store it in the package; print the order weights")
@@ -156,7 +160,9 @@ def main() -> None:
     inputs = None if args.baseline else VARIANTS[args.variant]
     out["permute"] = args.permute
     out["promote"] = args.promote
-    out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute, args.promote)
+    out["keep_gate"] = args.keep_gate
+    out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute, args.promote,
+                                   args.keep_gate)
     if inputs is not None:
         out["weights"] = fit_hand(train, inputs, args.l2)
     if args.write and inputs is not None:

@@ -59,10 +59,16 @@ def _cases(which: str) -> list[dict]:
 
 def dump(which: str, every: int = 1) -> dict:
     """One line per case: its candidates (kind, place, features incl. the hand-set confidence,
-    the indexes of the targets each one matches), the edit's first changed line per file."""
+    the indexes of the targets each one matches), the edit's first changed line per file.
+
+    The hand-set confidence is dumped as it was before a repeated site's promotion
+    (next_edit.MODELS["repeated_promote"], next_edit.promoted): next_edit_repeated_fit.py
+    --promote replays the promotion over it, out of fold."""
+    from ctxmill.apply import next_edit
     from ctxmill.apply.next_edit import _changed_at, candidates
 
     sc = _scorer()
+    next_edit.MODELS.pop("repeated_promote", None)
     cases = _cases(which)[::every]
     out = CANDS / f"next_edit_cands_{which}.jsonl"
     t0 = time.time()
@@ -399,16 +405,17 @@ def main() -> None:
     from ctxmill.apply import next_edit
     from ctxmill.apply.next_model import probability
 
-    train, dev = load("train"), load("dev")
-    if args.misses:
-        print(json.dumps({"train": misses(train), "dev": misses(dev)}, indent=1))
-        return
-    if args.wrong:
+    train = load("train")
+    if args.wrong:  # (the training set only: the dev dump is not read)
         # the shipped model's settings, its probabilities out of fold (refitted per fold on the
         # inputs it has weights for): the training cases as the tool would rank them unseen
         shipped = json.loads(MODEL.read_text())
         out_of_fold(train, shipped.get("l2", 1.0), args.folds, set(shipped["weights"]) | {"bias"})
         print(json.dumps({"train_out_of_fold": wrong_table(train, shipped)}, indent=1))
+        return
+    dev = load("dev")
+    if args.misses:
+        print(json.dumps({"train": misses(train), "dev": misses(dev)}, indent=1))
         return
     sets = {"train": train, **{"dev_" + k: v for k, v in halves(dev).items()}, "dev": dev}
     hand = lambda case, c: c["features"]["hand"]  # noqa: E731

@@ -310,6 +310,7 @@ MODELS: dict[str, dict[str, float]] = {
     "repeated": {"bias": -0.63, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
                  "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
                  "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
+    # (no "repeated_promote": the promotion of a rule's most-alike site, see promoted, is not shipped)
 }
 
 
@@ -350,7 +351,8 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     found = _renamed(files, hunks, edited, redone.changes)
     # (how much each repeated site resembles the example's place: read only by an order model,
     # resemblance_order, and kept in the training dumps; not shipped, so not computed otherwise)
-    resemble = learn_inputs or bool(MODELS.get("repeated_order"))
+    promote = MODELS.get("repeated_promote")
+    resemble = learn_inputs or bool(MODELS.get("repeated_order")) or bool(promote)
     for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited, resemble=resemble):
         found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
                                 + (f" ({n} changes)" if n > 1 else ""), 0.0, "repeated", feats))
@@ -397,10 +399,36 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
         if resigned and s.kind in ("repeated", "shape"):
             s.features["resigned"] = 1.0
             s.confidence = min(s.confidence, RESIGNED_REPEATED)
+        if promote and s.kind == "repeated" and s.features.get("sim_rank") == 0.0 and not s.features.get("name_swap"):
+            s.confidence = max(s.confidence, promoted(promote, s.features))
     found = [s for s in found if _trimmed(s, files.get(s.path))]
     resemblance_order([s for s in found if s.kind == "repeated"])
     _context_features(found, hunks, learn_inputs)
     return found, hunks
+
+
+def promoted(weights: dict[str, float], feats: dict) -> float:
+    """The confidence of a repeated site under ``weights`` (logistic, over the propagator's
+    features and next_repeated.resemblance's), held by the same caps as candidates() holds the
+    shipped one (another token in a hole, a caller without a value, a re-signed function).
+    candidates() gives it only to the site of a rule most like the example's place (``sim_rank``
+    0), and only where it is above the shipped confidence: a rule that matches at many sites
+    (18 to 800 in the training cases) keeps the others where they were. A rule that only puts
+    one name in another's place (next_repeated.name_swap) is a rename, whose uses the rename
+    propagator finds scope by scope: its sites keep theirs (a parameter renamed in one function
+    is another function's own parameter elsewhere).
+
+    Not shipped (no MODELS["repeated_promote"], so candidates() computes no resemblance and
+    promotes nothing): with weights fitted on the training cases (benchmarks/next_edit_repeated_fit.py
+    --promote --keep-gate) it raised the training cases' precision@1 out of fold (0.4251 -> 0.4297)
+    but lowered it on the dev cases (0.4621 -> 0.4550, repeated 0.552 -> 0.534; docs/apply.md)."""
+    z = weights.get("bias", 0.0) + sum(w * feats.get(k, 0.0) for k, w in weights.items() if k != "bias")
+    c = round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+    if feats.get("other_holes") or feats.get("unbound"):
+        c = min(c, HELD_REPEATED)
+    if feats.get("resigned"):
+        c = min(c, RESIGNED_REPEATED)
+    return c
 
 
 def resemblance_order(sites: list[Suggestion], weights: dict[str, float] | None = None) -> None:

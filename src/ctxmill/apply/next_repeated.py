@@ -458,6 +458,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
                 "other_holes": float(bool(r.holes) and not all(f[0].same_holes for f in g)),
                 "same_file": float(path in trigger_paths),
                 "lines": min(last - first + 1, 5),
+                "name_swap": float(name_swap(r)),
             }
             if resemble:
                 site_old = text[s0:s1].rstrip("\n")
@@ -481,6 +482,16 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
             f["sim_score"] = round(score(f), 3)
             f.update(derived_inputs(f))
     return out
+
+
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*[?!]?")
+
+
+def name_swap(rule: Rule) -> bool:
+    """Whether the rule puts one name in another's place and nothing else (`with_lock(env)` ->
+    `with_lock(req)`): a rename, whose other uses are the rename propagator's, scope by scope."""
+    return (not rule.holes and len(rule.before) == 1 and kind(rule.before[0]) == "id" and len(rule.after) == 1
+            and bool(_NAME.fullmatch(rule.after[0].strip())))
 
 
 def derived_inputs(f: dict) -> dict[str, float]:
