@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
-from itertools import accumulate, compress, pairwise, repeat
-from operator import add, attrgetter
+from itertools import compress, pairwise, repeat
+from operator import attrgetter
 
 from ctxmill.compile.blocks import (
     BIBLIOGRAPHY_TITLES,
@@ -95,14 +94,17 @@ def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     if sum(map(len, texts)) > _HITS_MAX_CHARS * len(texts):  # (long blocks, prose: the pass's own
         return list(range(len(texts)))  # step per block costs less than a search of all its text)
     joined = "\n" + "\n".join(texts)
-    if joined.isascii():
-        pattern = _ascii_form(pattern)
     if joined.count("\n") == len(texts):  # one line each: a block's index is its line's
-        return line_hits(pattern, joined)
-    starts = list(map(add, accumulate(map(len, texts), initial=0), range(len(texts) + 1)))
-    found = {bisect_right(starts, m.start()) - 1 for m in pattern.finditer(joined)}
-    found.update(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
-    return sorted(found)
+        return line_hits(_ascii_form(pattern) if joined.isascii() else pattern, joined)
+    # A block of several lines is returned whatever the pattern finds in it: it is searched as an
+    # empty line, so that every other block is still one line and its index its line's (each
+    # match in such a block was placed by a bisection, then thrown away: a LaTeX or HTML soup
+    # has a match or more at most of its lines)
+    several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+    for k in several:
+        texts[k] = ""
+    joined = "\n" + "\n".join(texts)
+    return sorted({*line_hits(_ascii_form(pattern) if joined.isascii() else pattern, joined), *several})
 
 
 def run(doc: Document, options: CompileOptions) -> None:
