@@ -576,6 +576,37 @@ def _rule_lines(lines: list[str]) -> set[int]:
     return set(line_hits(_RULE_LINE_RE, text))
 
 
+def _one_rule(raw: str, markdown: bool) -> re.Match | bool:
+    """What the rules of _text_blocks make of a line that scores no code, from the line alone:
+    True for a line of running text (no fence, table, image, heading, display math, footnote,
+    indented code or list item starts with it), the list item's match for a list item, False
+    where the rules need the lines around it."""
+    s = raw.strip()
+    if not s or s[0] in "`~<|!":
+        return False
+    if not markdown:
+        return True
+    if s[0] == "#" or "$$" in s or "[^" in s or raw.startswith("    "):
+        return False
+    return LIST_RE.match(raw) or True
+
+
+def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
+                markdown: bool) -> tuple[set[int], dict[str, re.Match]]:
+    """``rule_lines`` less the lines that score no code and that _one_rule reads alone (each
+    distinct line once), and the list items among those (line -> match): the runs of plain
+    lines take them, at a strip() or a lookup each. Every line of prose with a comma or a
+    bracket is a rule line, as is each line of a reference list ("[12] ...", "- x")."""
+    maybe = [k for k in rule_lines if k not in score]
+    if not maybe:
+        return rule_lines, {}
+    verdict = {t: _one_rule(t, markdown) for t in {lines[k] for k in maybe}}
+    if not any(verdict.values()):
+        return rule_lines, {}
+    items = {t: v for t, v in verdict.items() if v is not True and v}
+    return {k for k in rule_lines if k in score or not verdict[lines[k]]}, items
+
+
 def _last_table_close(lines: list[str], cache: dict) -> int:
     """Index of the last line holding "</table>" (any case), -1 if none: one pass a page."""
     if "close" not in cache:
@@ -592,6 +623,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     n = len(lines)
     pno = page.number
     para: list[str] = []
+    given = rule_lines is not None
     rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
     # index in out of a Markdown heading -> its text and level; out holds None there until the
     # end, where the headings that _no_outline did not read as text become Blocks (a file of
@@ -608,6 +640,11 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     line_score = ({t: _code_score(t) for t in distinct}.__getitem__ if len(distinct) * 2 < len(rule_lines)
                   else _code_score)
     score = {k: sc for k in sorted(rule_lines) if (sc := line_score(lines[k]))}
+    # rule lines that no rule but the list item's acts on join the runs of plain lines below (a
+    # caller's own set of rule lines is read line by line: the reference the tests compare with)
+    items: dict[str, re.Match] = {}
+    if not given:
+        rule_lines, items = _past_rules(lines, rule_lines, score, markdown)
     run_end: dict[int, int] = {}
     strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
     strong = 0
@@ -633,9 +670,26 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             run = map(str.strip, lines[i:j])
             if not markdown:  # (an OCR line is a paragraph; para is only filled on the Markdown road)
                 out.extend(filter(None, run))
-            else:  # a blank line ends a paragraph, the others join it
+            elif not items:  # a blank line ends a paragraph, the others join it
                 add = para.append
                 for s in run:
+                    if s:
+                        add(s)
+                    elif para:
+                        if len(para) == 1:
+                            out.append(para.pop())
+                        else:
+                            flush_para()
+            else:  # the same, and a list item among them is one (as below)
+                add = para.append
+                for raw in lines[i:j]:
+                    m = items.get(raw)
+                    if m is not None:
+                        if para:
+                            flush_para()
+                        out.append((raw, m))
+                        continue
+                    s = raw.strip()
                     if s:
                         add(s)
                     elif para:
