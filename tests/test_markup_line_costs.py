@@ -165,3 +165,26 @@ def test_refused_text_starts_no_tokenizer_load(monkeypatch, tmp_path):
     ok.write_text("# Notes\n\nA paragraph of text that is long enough.\n")
     pipeline.compile_document(ok, CompileOptions())
     assert events == ["tokenizer"]
+
+
+def test_a_reference_list_of_repeated_lines_reads_each_distinct_line_once(monkeypatch):
+    # one_char_refs' list: "[1] x" (a rule line for its bracket), "- x" and "1. x" (list items)
+    # between one-character lines. Each distinct rule line is read once (_one_rule), not once per
+    # line by the rule loop; the blocks are those of the rule loop itself, line by line.
+    import random
+
+    rnd = random.Random(19)
+    lines = ["# Paper", "", "Text, with a comma.", "", "    code", "", "Text", "    more", "References", ""] + \
+        [rnd.choice(["x", "[1] x", "- x", "1. x", ".", "", "$$", "| a |"]) for _ in range(3000)]
+    page = Page(number=1, lines=[Line(t) for t in lines])
+    calls: list = []
+    monkeypatch.setattr(blocks, "LIST_RE", _Counted(blocks.LIST_RE, calls))
+    fast = blocks._text_blocks(page, True)
+    tried = len(calls)  # the lines the rules need whole ("| a |", what "$$" leaves) and 3 distinct ones
+    calls.clear()
+    reference = blocks._text_blocks(page, True, set(range(len(lines))))
+    assert tried * 5 < len(calls)  # ~750 list lines ("- x", "1. x") and 375 "[1] x" among the 3,000
+    assert blocks._as_blocks(fast, 1) == blocks._as_blocks(reference, 1)
+    for markdown in (True, False):
+        want = blocks._coalesce_tiny(blocks._text_blocks(page, markdown, set(range(len(lines)))), 1, not markdown)
+        assert blocks._coalesce_tiny(blocks._text_blocks(page, markdown), 1, not markdown) == want
