@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Reference
+from ctxmill.render import textfile
 from ctxmill.render.bare import is_bare
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
@@ -112,6 +113,11 @@ def entry(ref: Reference, key: str) -> str:
 
 
 def bibtex(doc: Document) -> str:
+    return textfile.text(_segments(doc))
+
+
+def _segments(doc: Document) -> list[textfile.Segment]:
+    """:func:`bibtex` as segments: its entries, not joined."""
     seen: dict[str, int] = {}
     out = []
     for ref in doc.references:
@@ -122,9 +128,9 @@ def bibtex(doc: Document) -> str:
         if n:
             key = f"{key}{chr(ord('a') + n - 1) if n <= 26 else n}"
         out.append(f"@misc{{{key},\n  note = {{{escape(ref.raw)}}}\n}}\n" if bare else entry(ref, key))
-    return "\n".join(out)
+    return [(out, "\n")]
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
-    (Path(folder) / "references.bib").write_text(bibtex(doc), encoding="utf-8")
+    textfile.write(Path(folder) / "references.bib", _segments(doc))
     return ["references.bib"]

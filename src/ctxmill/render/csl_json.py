@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Reference
-from ctxmill.render import jsonfmt
+from ctxmill.render import jsonfmt, textfile
 from ctxmill.render.bare import is_bare
 
 _TYPES = {"article": "article-journal", "inproceedings": "paper-conference", "incollection": "chapter",
@@ -70,27 +70,28 @@ _BARE: tuple[str, str, str] | None = None
 
 def csl_text(doc: Document) -> str:
     """``jsonfmt.dumps(csl_items(doc), indent=2)``, a bare reference's item from a template."""
+    return textfile.text(_csl_segments(doc))
+
+
+def _csl_segments(doc: Document) -> list[textfile.Segment]:
+    """:func:`csl_text` as segments: the items' texts, not joined."""
     global _BARE
     if not doc.references:
-        return "[]"
+        return ["[]"]
     if _BARE is None:
         _BARE = _bare_template()
     a, b, c = _BARE
     enc = jsonfmt.encode_basestring
     out = [a + enc(r.id) + b + enc(r.raw) + c if is_bare(r) else jsonfmt._value(item(r), "  ", "  ")
            for r in doc.references]
-    out[0] = "[\n  " + out[0]  # (the brackets on the first and last items: no copy of the whole)
-    out[-1] += "\n]"
-    return ",\n  ".join(out)
+    return ["[\n  ", (out, ",\n  "), "\n]"]
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     path = Path(folder) / "references.csl.json"
     try:
-        text = csl_text(doc)
+        segments = _csl_segments(doc)
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
-        text = jsonfmt.dumps(csl_items(doc), indent=2)
-    with open(path, "w", encoding="utf-8") as f:  # (not text + "\\n": a copy of a few MB)
-        f.write(text)
-        f.write("\n")
+        segments = [jsonfmt.dumps(csl_items(doc), indent=2)]
+    textfile.write(path, [*segments, "\n"])  # (from its pieces: no copy of a few MB)
     return ["references.csl.json"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BlockKind, Document, Reference
-from ctxmill.render import jsonfmt
+from ctxmill.render import jsonfmt, textfile
 from ctxmill.render.bare import is_bare
 
 # The labeller's fields (compile/refparse), after the contract's keys; people as objects
@@ -55,9 +55,14 @@ _BARE: tuple[str, str, str, str] | None = None
 def references_text(doc: Document) -> str:
     """``jsonfmt.dumps(references_json(doc), indent=2)``: a bare entry (every one past
     MAX_PARSED_REFERENCES) from a template, the others as their dict."""
+    return textfile.text(_references_segments(doc))
+
+
+def _references_segments(doc: Document) -> list[textfile.Segment]:
+    """:func:`references_text` as segments: its entries' texts, not joined."""
     global _BARE
     if not doc.references:
-        return "[]"
+        return ["[]"]
     if _BARE is None:
         _BARE = _bare_template()
     a, b, c, d = _BARE
@@ -69,9 +74,7 @@ def references_text(doc: Document) -> str:
             add(a + enc(r.id) + b + enc(r.raw) + c + ("null" if r.page is None else int.__repr__(r.page)) + d)
         else:
             add(jsonfmt._value(_reference_dict(r), "  ", "  "))
-    out[0] = "[\n  " + out[0]  # (the brackets on the first and last items: no copy of the whole)
-    out[-1] += "\n]"
-    return ",\n  ".join(out)
+    return ["[\n  ", (out, ",\n  "), "\n]"]
 
 
 def citations_json(doc: Document) -> dict:
@@ -100,16 +103,21 @@ _UNRESOLVED_KEYS = ("text", "kind", "reason", "page", "section_id")
 def citations_text(doc: Document) -> str:
     """``jsonfmt.dumps(citations_json(doc), indent=2)``, each list written from its rows (no
     dict per item)."""
-    parts = [
-        '"mentions": ' + jsonfmt.rows(_MENTION_KEYS, (
+    return textfile.text(_citations_segments(doc))
+
+
+def _citations_segments(doc: Document) -> list[textfile.Segment]:
+    """:func:`citations_text` as segments: the rows' texts, not joined."""
+    return [
+        '{\n  "mentions": ', *jsonfmt.rows_segments(_MENTION_KEYS, (
             (m.text, m.reference_ids, m.section_id, m.chunk_id, m.page, list(m.char_span) if m.char_span else None)
             for m in doc.mentions), "  ", "  "),
-        '"crossrefs": ' + jsonfmt.rows(_CROSSREF_KEYS, (
+        ',\n  "crossrefs": ', *jsonfmt.rows_segments(_CROSSREF_KEYS, (
             (x.text, x.kind, x.target_id, x.section_id, x.page) for x in doc.crossrefs), "  ", "  "),
-        '"unresolved": ' + jsonfmt.rows(_UNRESOLVED_KEYS, (
+        ',\n  "unresolved": ', *jsonfmt.rows_segments(_UNRESOLVED_KEYS, (
             (u.text, u.kind, u.reason, u.page, u.section_id) for u in doc.unresolved), "  ", "  "),
+        "\n}",
     ]
-    return "{\n  " + ",\n  ".join(parts) + "\n}"
 
 
 def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dict]]:
@@ -184,6 +192,11 @@ _ROW_JSON: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 def _graph_json(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> str:
     """``jsonfmt.dumps(build_graph(doc), indent=2)`` from :func:`_parts`: a reference's node and
     edge from templates cut from jsonfmt's own text (ids, labels and titles that are plain str)."""
+    return textfile.text(_graph_segments(nodes, rows, edges, tail))
+
+
+def _graph_segments(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> list[textfile.Segment]:
+    """:func:`_graph_json` as segments: the nodes' and edges' texts, not joined."""
     global _ROW_JSON
     if _ROW_JSON is None:
         marks = ("\x00id", "\x00label", "\x00title")
@@ -204,10 +217,10 @@ def _graph_json(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: l
             edge_texts.append(jsonfmt._value(_ref_edge(row), "  ", "    "))
     edge_texts.extend(jsonfmt._value(e, "  ", "    ") for e in tail)
 
-    def run(texts: list[str]) -> str:
-        return "[\n    " + ",\n    ".join(texts) + "\n  ]" if texts else "[]"
+    def run(texts: list[str]) -> list[textfile.Segment]:
+        return ["[\n    ", (texts, ",\n    "), "\n  ]"] if texts else ["[]"]
 
-    return '{\n  "nodes": ' + run(node_texts) + ',\n  "edges": ' + run(edge_texts) + "\n}"
+    return ['{\n  "nodes": ', *run(node_texts), ',\n  "edges": ', *run(edge_texts), "\n}"]
 
 
 # xml.sax.saxutils' escape and quoteattr, same output: importing saxutils imports urllib.request,
@@ -273,6 +286,11 @@ def graphml(graph: dict) -> str:
 def _graphml(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> str:
     """``graphml(build_graph(doc))`` from :func:`_parts`, a reference's node and edge written
     from its row (what _node_xml and _edge_xml write for its dicts: no page, weight 1)."""
+    return textfile.text(_graphml_segments(nodes, rows, edges, tail))
+
+
+def _graphml_segments(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> list[textfile.Segment]:
+    """:func:`_graphml` as segments: its lines, not joined."""
     out = _graphml_head()
     out.extend(map(_node_xml, nodes))
     for rid, label, _ in rows:
@@ -291,38 +309,27 @@ def _graphml(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list
     out.append("  </graph>")
     out.append("</graphml>")
     out.append("")
-    return "\n".join(out)
-
-
-def _write(path: Path, text: str) -> None:
-    """``path.write_text(text + "\\n")`` without the copy of ``text`` the ``+`` makes (references.json
-    of a 16,666-entry list is 9.8 MB)."""
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.write("\n")
-
-
-def _dump(path: Path, obj) -> None:
-    _write(path, jsonfmt.dumps(obj, indent=2))
+    return [(out, "\n")]
 
 
 def write(doc: Document, folder, options: CompileOptions) -> list[str]:
     folder = Path(folder)
+    # (each file written from its pieces, with its final line break: textfile)
     try:
-        text = references_text(doc)
+        segments = _references_segments(doc)
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
-        text = jsonfmt.dumps(references_json(doc), indent=2)
-    _write(folder / "references.json", text)
+        segments = [jsonfmt.dumps(references_json(doc), indent=2)]
+    textfile.write(folder / "references.json", [*segments, "\n"])
     try:
-        text = citations_text(doc)
+        segments = _citations_segments(doc)
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
-        text = jsonfmt.dumps(citations_json(doc), indent=2)
-    _write(folder / "citations.json", text)
+        segments = [jsonfmt.dumps(citations_json(doc), indent=2)]
+    textfile.write(folder / "citations.json", [*segments, "\n"])
     parts = _parts(doc)
     try:
-        text = _graph_json(*parts)
+        segments = _graph_segments(*parts)
     except jsonfmt._Other:  # a value jsonfmt leaves to the standard library: its text and errors
-        text = jsonfmt.dumps(build_graph(doc), indent=2)
-    _write(folder / "graph.json", text)
-    (folder / "graph.graphml").write_text(_graphml(*parts), encoding="utf-8")
+        segments = [jsonfmt.dumps(build_graph(doc), indent=2)]
+    textfile.write(folder / "graph.json", [*segments, "\n"])
+    textfile.write(folder / "graph.graphml", _graphml_segments(*parts))
     return ["references.json", "citations.json", "graph.json", "graph.graphml"]
