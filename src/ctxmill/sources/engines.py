@@ -930,13 +930,14 @@ def _latex_text(s: str) -> str:
     if "\\" not in s and "~" not in s:  # no command or tie: only the white space to collapse
         return " ".join(s.split())  # (str.split's white space is the pattern's \s)
     prev = None
-    while prev != s:
+    while prev != s and "{" in s:  # (a command unwrapped needs its brace)
         prev = s
         s = _LATEX_UNWRAP.sub(r"\1", s)
     s = _LATEX_SIZES.sub("", s)
-    s = _LATEX_LABEL.sub("", s)
+    if "\\label{" in s:
+        s = _LATEX_LABEL.sub("", s)
     s = s.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_").replace("\\#", "#").replace("~", " ")
-    return _BLANKS.sub(" ", s).strip()
+    return " ".join(s.split())  # (_BLANKS' \s is str.split's white space, as above)
 
 
 # --------------------------------------------------------------------------- heading levels
