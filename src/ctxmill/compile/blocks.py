@@ -574,11 +574,11 @@ def _rule_lines(lines: list[str]) -> set[int]:
     text = "\n" + "\n".join(lines)
     if text.count("\n") != len(lines):  # a line holding a line break: take no short cut
         return set(range(len(lines)))
-    distinct = set(lines)
-    if len(distinct) * 2 < len(lines):
+    sample = lines[::16]  # (whether lines repeat, from every 16th: no set of a page of distinct lines)
+    if len(set(sample)) * 2 < len(sample):
         # lines that repeat (a reference list of one-character entries): each distinct line
         # tested once, where the search placed every match by counting the breaks before it
-        rule = {t for t in distinct if _RULE_LINE_RE.match("\n" + t)}
+        rule = {t for t in set(lines) if _RULE_LINE_RE.match("\n" + t)}
         return set(compress(range(len(lines)), map(rule.__contains__, lines))) if rule else set()
     return set(line_hits(_RULE_LINE_RE, text))
 
@@ -652,14 +652,20 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     items: dict[str, re.Match] = {}
     if not given:
         rule_lines, items = _past_rules(lines, rule_lines, score, markdown)
+    # a run's end and its running count of strong lines are worked out when the loop below first
+    # asks about a line of it (forward only: from that line on), once per run: a file of "# ..."
+    # headings scores every line as a comment, but a heading is read before the run test
     run_end: dict[int, int] = {}
-    strong_upto: dict[int, int] = {}  # strong lines among the scored ones up to k
-    strong = 0
-    for k in score:  # ascending
-        strong += score[k] == 2
-        strong_upto[k] = strong
-    for k in reversed(score):
-        run_end[k] = run_end[k + 1] if k + 1 in score else k + 1
+    strong_upto: dict[int, int] = {}  # strong lines of its run from the first line asked, up to k
+
+    def fill_run(i: int) -> None:
+        strong = 0
+        k = i
+        while k in score:
+            strong += score[k] == 2
+            strong_upto[k] = strong
+            k += 1
+        run_end.update(dict.fromkeys(range(i, k), k))
 
     def flush_para():
         if para:
@@ -801,6 +807,8 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 continue
         # an unfenced code run (pseudocode in OCR text)
         if i in score:
+            if i not in run_end:
+                fill_run(i)
             j = run_end[i]
             strong = strong_upto[j - 1] - strong_upto[i] + (score[i] == 2)
             if j - i >= 3 and strong >= 2 and strong >= (j - i) * 0.5:
