@@ -250,7 +250,7 @@ def wrong_table(cases: list[dict], model: dict) -> dict:
     rate, share of all the wrong ones]."""
     from collections import Counter
 
-    from ctxmill.apply.next_edit import THRESHOLD, Suggestion, _learned
+    from ctxmill.apply.next_edit import THRESHOLD, THRESHOLD_MORE, Suggestion, _gated, _learned, _order
 
     counts: dict[str, Counter] = defaultdict(Counter)
     total = Counter()
@@ -260,6 +260,10 @@ def wrong_table(cases: list[dict], model: dict) -> dict:
             s = Suggestion(c["path"], c["start_line"], c["end_line"], "", "", c["features"]["hand"], c["kind"], c["features"])
             s.hits = c["hits"]
             sugs.append(s)
+        # the gate lets nothing through and the model's most likely candidate fills in (mode fill;
+        # asked first: _learned gives the one it fills in its probability as its confidence)
+        filled = not _gated(_order(sugs, case["nearest"], THRESHOLD, THRESHOLD_MORE), model, model["gate_top"],
+                            model["gate_more"])
         ranked = _learned(sugs, case["nearest"], THRESHOLD, model, model["mode"], model["level"],
                           model["gate_top"], model["gate_more"])
         right_exists = any(c["hits"] for c in case["cands"])
@@ -276,11 +280,57 @@ def wrong_table(cases: list[dict], model: dict) -> dict:
                              ("case_has_a_right_candidate", right_exists),
                              ("kind_x_has_right", f"{s.kind}/{right_exists}"), ("kind_x_class", f"{s.kind}/{case['class']}")):
                 counts[dim][(str(val), ok)] += 1
+            if rank == 0:  # the top: the case's class, its propagator, how it was shown, whether a right one existed
+                why = "filled" if filled else "ranked"
+                counts["top_class_kind_shown_right"][(f"{case['class']}/{s.kind}/{why}/{right_exists}", ok)] += 1
     wrong = total[False]
     out: dict = {"shown": wrong + total[True], "wrong": wrong, "wrong_rate": round(wrong / max(1, wrong + total[True]), 4)}
     for dim, c in counts.items():
         out[dim] = {v: [c[(v, True)] + c[(v, False)], c[(v, False)], round(c[(v, False)] / (c[(v, True)] + c[(v, False)]), 3),
                         round(c[(v, False)] / max(1, wrong), 3)] for v in sorted({v for v, _ in c})}
+    return out
+
+
+def wrong_rule(m: dict, base: dict) -> bool:
+    """The rule a change aimed at the wrong-suggestion rate must meet on the training cases out of
+    fold, fixed before any candidate was measured (round of 2026-12-05 morning): the wrong rate
+    lower by at least 0.005, precision@1 and recall@5 not lower, suggestions per negative case not
+    higher, no class's precision@1 or recall@5 lower by more than 0.005."""
+    return (m["wrong_suggestion_rate"] <= base["wrong_suggestion_rate"] - 0.005
+            and m["precision_at_1"] >= base["precision_at_1"] and m["recall_at_5"] >= base["recall_at_5"]
+            and (m["suggestions_per_negative"] or 0.0) <= (base["suggestions_per_negative"] or 0.0)
+            and all(m["p1_by_class"].get(k, 0.0) >= v - 0.005 for k, v in base["p1_by_class"].items())
+            and all(m["r5_by_class"].get(k, 0.0) >= v - 0.005 for k, v in base["r5_by_class"].items()))
+
+
+def drop_signals(cases: list[dict], model: dict) -> dict:
+    """Rules that take further suggestions (past the top) out of the shipped ranking, each judged by
+    wrong_rule against the ranking as shipped (features["p"]: out-of-fold probabilities): a
+    suggestion much less likely than the top (A), of another propagator than the top's (B), an
+    import line (C), any under a probability (E), any under one after an unsure top (D)."""
+    from ctxmill.apply.next_edit import THRESHOLD, THRESHOLD_MORE
+
+    hand = lambda case, c: c["features"]["hand"]  # noqa: E731
+    res = ranked_cases(cases, hand, THRESHOLD, THRESHOLD_MORE,
+                       learned=(model, model["mode"], model["level"], model["gate_top"], model["gate_more"]))
+    base = metrics(res)
+    p = lambda s: s.features["p"]  # noqa: E731
+    rules: dict = {}
+    for d in (0.1, 0.2, 0.3, 0.4, 0.5):
+        rules[f"A p < top's p - {d}"] = lambda s, t, d=d: p(s) < p(t) - d
+    for g in (0.4, 0.5, 0.6, 0.7, 0.8):
+        rules[f"B another propagator than the top's, p < {g}"] = lambda s, t, g=g: s.kind != t.kind and p(s) < g
+        rules[f"C an import line, p < {g}"] = lambda s, t, g=g: s.kind == "import" and p(s) < g
+        rules[f"E p < {g}"] = lambda s, t, g=g: p(s) < g
+        for tt in (0.3, 0.4, 0.5, 0.6):
+            rules[f"D top's p < {tt}, p < {g}"] = lambda s, t, g=g, tt=tt: p(t) < tt and p(s) < g
+    out: dict = {"shipped": base, "passed": [], "rules": {}}
+    for name, drop in rules.items():
+        m = metrics([(case, [s for i, s in enumerate(r) if i == 0 or not drop(s, r[0])], a) for case, r, a in res])
+        out["rules"][name] = {k: m[k] for k in ("precision_at_1", "recall_at_5", "wrong_suggestion_rate",
+                                                "suggestions_per_negative")}
+        if wrong_rule(m, base):
+            out["passed"].append(name)
     return out
 
 
@@ -394,7 +444,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="store the fitted model in the package")
     ap.add_argument("--misses", action="store_true", help="only the miss categories per class, training set and dev")
     ap.add_argument("--wrong", action="store_true", help="only where the wrong top-5 suggestions come from (training set, "
-                                                        "out of fold)")
+                                                        "out of fold), and the rules that drop further suggestions "
+                                                        "judged by wrong_rule")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
@@ -411,7 +462,8 @@ def main() -> None:
         # inputs it has weights for): the training cases as the tool would rank them unseen
         shipped = json.loads(MODEL.read_text())
         out_of_fold(train, shipped.get("l2", 1.0), args.folds, set(shipped["weights"]) | {"bias"})
-        print(json.dumps({"train_out_of_fold": wrong_table(train, shipped)}, indent=1))
+        print(json.dumps({"train_out_of_fold": wrong_table(train, shipped), "drop_signals": drop_signals(train, shipped)},
+                         indent=1))
         return
     dev = load("dev")
     if args.misses:
