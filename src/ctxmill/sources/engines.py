@@ -362,7 +362,7 @@ def clean_markdown(text: str, engine: str) -> str:
             in_code = not in_code
             out.append(line)
             continue
-        if in_code:
+        if in_code or not line:  # (an empty line is what _clean_line makes of it)
             out.append(line)
             continue
         out.extend(_clean_line(line, engine).split("\n"))
