@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from operator import eq
 
 from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
@@ -18,7 +19,10 @@ from ctxmill.model import Author, Block, Document, Kind
 
 EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")  # lookbehind: linear on long runs
 URL_RE = re.compile(r"https?://[^\s<>()\[\]{}\"']+[^\s<>()\[\]{}\"'.,;:!?]")
-DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;:)])")
+# ``\b(10\.\d{4,9}/...)``, written to start at its "1" (the boundary a look-behind after it: no word
+# character before the "1"), so that the regex engine skips to a "1" instead of trying every
+# position of the first page (of text input: all of it)
+DOI_RE = re.compile(r"(1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;:)])")
 ARXIV_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?)\s*(?:\[([\w.\-]+)\])?\s*(\d{1,2}\s+[A-Za-z]{3,9}\.?\s+\d{4})?")
 MARK_RE = re.compile(r"\[\^([^\]]+)\]|<sup>([^<]+)</sup>")
 NAME_RE = re.compile(r"^[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|van|von|de|der|da|bin|al|la|le|di|du)){1,4}$")
@@ -146,13 +150,23 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
     return []
 
 
+# a number of three digits standing alone
+_LINE_NUMBER_RE = re.compile(r"(?<!\S)\d{3}(?!\S)")
+_LINE_NUMBER_BLANKS_RE = re.compile(r"(?<!\S)\d{3}(?!\S)\s*")
+# "gover- 003 nance": ``(\w)-\s+\d{3}\s+(?=[a-z])`` -> its word character, written to start at the
+# hyphen (the word character before it a look-behind: what is left of a match is the same), so
+# that the regex engine skips to a hyphen instead of trying every word character of an abstract
+# (a whole text of list items can be one, megabytes long)
+_HYPHEN_LINE_NUMBER_RE = re.compile(r"-(?<=\w-)\s+\d{3}\s+(?=[a-z])")
+
+
 def _drop_line_numbers(text: str) -> str:
     """A review copy numbers its lines ("002 We present ... gover- 003 nance"): drop the numbers."""
-    nums = [int(n) for n in re.findall(r"(?<!\S)(\d{3})(?!\S)", text)]
-    steps = sum(1 for a, b in zip(nums, nums[1:], strict=False) if b == a + 1)
+    nums = list(map(int, _LINE_NUMBER_RE.findall(text)))
+    steps = sum(map(eq, nums[1:], map((1).__add__, nums)))  # (b == a + 1 of each two in a row)
     if len(nums) >= 3 and steps >= 0.8 * (len(nums) - 1):
-        text = re.sub(r"(\w)-\s+\d{3}\s+(?=[a-z])", r"\1", text)
-        text = re.sub(r"(?<!\S)\d{3}(?!\S)\s*", "", text)
+        text = _HYPHEN_LINE_NUMBER_RE.sub("", text)
+        text = _LINE_NUMBER_BLANKS_RE.sub("", text)
     return text.strip()
 
 
@@ -421,7 +435,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         mm = re.match(r"D:(\d{4})(\d{2})(\d{2})", created)
         if mm and md.arxiv_id is None:
             md.date = f"{mm.group(1)}-{mm.group(2)}-{mm.group(3)}"
-    m = DOI_RE.search(first_text) if "10." in first_text else None  # (\b first: tried at every position)
+    m = DOI_RE.search(first_text) if "10." in first_text else None
     if m:
         md.doi = m.group(1)
     # URLs of the text and captions in one scan: no URL holds a line break, so joining the
