@@ -320,3 +320,27 @@ def test_a_go_file_without_imports_gets_its_first_below_the_package_clause(tmp_p
     (tmp_path / "router.go").write_text("package echo\n\nfunc f(n string) bool {\n\treturn strings.Contains(os.Args[0], n)\n}\n")
     got = suggest(tmp_path, _patch("router.go", ["\treturn false"], ["\treturn strings.Contains(os.Args[0], n)"], 4))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, 'import (\n\t"os"\n\t"strings"\n)\n\n')]
+
+
+HTTPX_MODELS = ("import http\nimport typing\nfrom urllib.parse import urlsplit\n\nfrom .decoders import (\n"
+                "    ACCEPT_ENCODING,\n    SUPPORTED_DECODERS,\n    Decoder,\n)\n"
+                "from .exceptions import ResponseClosed, StreamConsumed\n\n\n"
+                "class Client:\n    def __init__(self):\n        self.ssl = SSLConfig()\n")
+
+
+def test_a_python_import_sorts_beside_one_written_over_several_lines(tmp_path):
+    # encode/httpx (a training case): `from .config import SSLConfig` belongs above the wrapped
+    # `from .decoders import (` ... `)` (isort's order), where the commit put it; read without
+    # that statement the block began at `from .exceptions`, and the line went below `.decoders`
+    (tmp_path / "models.py").write_text(HTTPX_MODELS)
+    (tmp_path / "config.py").write_text("class SSLConfig:\n    pass\n")
+    patch = _patch("models.py", ["        self.ssl = None"], ["        self.ssl = SSLConfig()"], 15)
+    got = suggest(tmp_path, patch)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "from .config import SSLConfig\n")]
+    # a module sorting after the wrapped statement goes below its closing line, not inside it
+    (tmp_path / "models.py").write_text(HTTPX_MODELS.replace("from .exceptions import ResponseClosed, StreamConsumed\n", ""))
+    (tmp_path / "exceptions.py").write_text("class StreamConsumed(Exception):\n    pass\n")
+    patch = _patch("models.py", ["        self.ssl = None"], ["        self.ssl = StreamConsumed()"], 14)
+    (tmp_path / "models.py").write_text((tmp_path / "models.py").read_text().replace("SSLConfig()", "StreamConsumed()"))
+    got = suggest(tmp_path, patch)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(10, 9, "from .exceptions import StreamConsumed\n")]

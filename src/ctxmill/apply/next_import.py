@@ -658,6 +658,28 @@ def _python_place(new: str, imports: list) -> tuple[int, str]:
     return (max(at, future[-1] + 1) if future else at), text
 
 
+_PY_WRAPPED = re.compile(r"from\s+\S+\s+import\s*\(\s*(?:#.*)?$")
+
+
+def _py_wrapped_imports(lines: list[str]) -> list[tuple[int, str, set[str]]]:
+    """Every line of the module-level imports written over several lines (`from .decoders import
+    (` ... `)`, as black writes a long one), each with the statement's first line: a block of
+    imports (_python_block_place) runs on through them, and a new line sorts before or after the
+    statement as a whole (import_lines reads single-line imports only: httpx's `from .config`
+    went below a wrapped `from .decoders` import, before `from .exceptions`)."""
+    out: list[tuple[int, str, set[str]]] = []
+    i = 0
+    while i < len(lines):
+        if _PY_WRAPPED.match(lines[i]):
+            end = next((j for j in range(i + 1, min(len(lines), i + 200)) if ")" in lines[j].split("#")[0]), None)
+            if end is None:
+                break
+            out += [(k, lines[i], set()) for k in range(i, end + 1)]
+            i = end
+        i += 1
+    return out
+
+
 def _adjacent_runs(items: list) -> list[list]:
     """``items`` (tuples whose first element is a line number, in order) split where a line is
     skipped: the blocks of import lines with no blank line (or other line) between them."""
@@ -1013,7 +1035,7 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             if lang == "python":  # module-level imports only: an indented one is local to its block
                 imports = [x for x in imports if not x[1][:1].isspace()] or imports
             if lang == "python":
-                at, rep = _python_place(new, imports)
+                at, rep = _python_place(new, sorted(imports + _py_wrapped_imports(lines)))
                 feats = {"from_other_file": float(where.startswith("imported")),
                          "from_definition": float(where.startswith("defined")),
                          "stdlib": float("standard" in where), "sorted": 1.0, "group": 1.0}
