@@ -32,6 +32,8 @@ PATTERNS = {
     "ligature": re.compile(r"[\ufb00-\ufb04]"),                     # "classiﬁer"
     "label": re.compile(r"^(?:\[\d+\]|\d+\.|\(\d+\))\s"),           # "[15] ", "102. "
 }
+_IDENTIFIER = re.compile(r"\S*(?:/|www\.|arXiv:|doi:)\S*", re.I)
+_HOLD = 0xF0000  # placeholders for identifiers: a private-use plane no reference string uses
 _PUNCT_OPPORTUNITY = re.compile(r"(?<=\w)[.,;:](?!\.)")
 _LIGATURES = {"ffi": "\ufb03", "ffl": "\ufb04", "ff": "\ufb00", "fi": "\ufb01", "fl": "\ufb02"}
 
@@ -113,11 +115,26 @@ def damage(example: Example, rates: dict, salt: str = "") -> Example | None:
     could be made in it."""
     text, spans = example
     rng = random.Random(zlib.crc32((salt + "damage:" + text).encode()))
-    cs = list(text)
-    ls: list[str | None] = [None] * len(cs)
+    labels: list[str | None] = [None] * len(text)
     for s, e, lab in spans:
-        for i in range(s, min(e, len(cs))):
-            ls[i] = lab
+        for i in range(s, min(e, len(text))):
+            labels[i] = lab
+    # identifiers (URLs, DOIs, arXiv ids) stay whole: each is one placeholder character while the
+    # faults are made (no letter, digit, space or mark, so no edit touches it or the spaces beside
+    # it), then its text again; measure() does not count faults in them either
+    cs: list[str] = []
+    ls: list[str | None] = []
+    whole: list[tuple[str, list]] = []
+    at = 0
+    for m in _IDENTIFIER.finditer(text):
+        cs += text[at:m.start()]
+        ls += labels[at:m.start()]
+        cs.append(chr(_HOLD + len(whole)))
+        ls.append(labels[m.start()])
+        whole.append((m[0], labels[m.start():m.end()]))
+        at = m.end()
+    cs += text[at:]
+    ls += labels[at:]
     kinds = [k for k in PATTERNS if rates.get(k, {}).get("share", 0) > 0]
     if not kinds:
         return None
@@ -135,6 +152,18 @@ def damage(example: Example, rates: dict, salt: str = "") -> Example | None:
         made += _EDITS[kind](cs, ls, rng, rates[kind])
     if not made:
         return None
+    if whole:
+        out_c: list[str] = []
+        out_l: list[str | None] = []
+        for c, lab in zip(cs, ls, strict=True):
+            k = ord(c) - _HOLD
+            if 0 <= k < len(whole):
+                out_c += whole[k][0]
+                out_l += whole[k][1]
+            else:
+                out_c.append(c)
+                out_l.append(lab)
+        cs, ls = out_c, out_l
     return _spans_of(cs, ls)
 
 
