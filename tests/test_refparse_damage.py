@@ -155,3 +155,19 @@ def test_damage_copies_the_training_part_only_at_the_training_strings_rates(tmp_
         assert exs[n][0] not in dev_texts and files[n][2].startswith("grobid/")
         assert t.replace(" ", "") == exs[n][0].replace(" ", "") and t.count(" ") < exs[n][0].count(" ")
         assert _fields((t, s)) == _fields(exs[n])
+
+
+def test_identifiers_stay_whole():
+    """URLs, DOIs and arXiv ids keep every character (measure() does not count faults in them
+    either): the product keeps them exactly, and the tokenizer reads each as one token."""
+    ex = _example([("Kurita, K., Vyas, N.", "author"), ("Measuring bias in contextualized word representations.", "title"),
+                   ("ArXiv,", "container"), ("abs/1906.07337,", "arxiv"), ("2019.", "date"),
+                   ("doi:10.1103/PhysRevLett.116.103901,", "doi"), ("arXiv:1906.07337v2", "arxiv"),
+                   ("https://www.example.org/a.b,c.pdf", "url")])
+    rates = {k: {"share": 1.0, "mean": 4.0, "per_mark": 1.0, "moved": 1.0} for k in damage.PATTERNS}
+    ids = ("abs/1906.07337,", "doi:10.1103/PhysRevLett.116.103901,", "arXiv:1906.07337v2", "https://www.example.org/a.b,c.pdf")
+    for i in range(20):
+        text, spans = damage.damage(ex, rates, salt=str(i))
+        for one in ids:
+            assert one in text, (one, text)
+        assert _fields((text, spans)) == _fields(ex)
