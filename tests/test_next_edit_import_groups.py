@@ -344,3 +344,35 @@ def test_a_python_import_sorts_beside_one_written_over_several_lines(tmp_path):
     (tmp_path / "models.py").write_text((tmp_path / "models.py").read_text().replace("SSLConfig()", "StreamConsumed()"))
     got = suggest(tmp_path, patch)
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(10, 9, "from .exceptions import StreamConsumed\n")]
+
+
+KOA_TEST = ("\n'use strict';\n\nconst request = require('supertest');\nconst assert = require('assert');\n"
+            "const Koa = require('../..');\n\ndescribe('ctx.flushHeaders()', () => {\n"
+            "  it('should flush headers first', done => {\n    const PassThrough = require('stream').PassThrough;\n"
+            "    const app = new Koa();\n    app.listen(function(err){\n      http.request({ port: 1 }).end();\n"
+            "    });\n  });\n});\n")
+
+
+def test_a_require_inside_a_function_is_no_place_for_the_files_next_require(tmp_path):
+    # koajs/koa (a training case): the edit added a test whose function requires `stream` and
+    # calls `http.request`; `const http = require('http');` belongs to the file's own requires at
+    # the top (after `const Koa`, where the commit put it), not after the test's local require
+    (tmp_path / "flush.js").write_text(KOA_TEST)
+    (tmp_path / "other.js").write_text("const http = require('http');\n")
+    patch = _patch("flush.js", ["      done();"], ["      http.request({ port: 1 }).end();"], 13)
+    got = suggest(tmp_path, patch)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(7, 6, "const http = require('http');\n")]
+
+
+def test_an_import_in_a_kotlin_string_is_no_import_of_the_file(tmp_path):
+    # square/moshi (a training case): a test holds Kotlin sources in raw strings, each with its
+    # own `import com.squareup.moshi.JsonClass` (indented text): the file's imports are its own
+    src = ("package com.squareup.moshi.kotlin\n\nimport org.junit.Rule\nimport org.junit.Test\n\n"
+           "class ProcessorTest {\n  @Test fun privateConstructor() {\n    val result = compile(\"\"\"\n"
+           "          import com.squareup.moshi.JsonClass\n          class A\n          \"\"\")\n"
+           "    val k = KClass::class\n  }\n}\n")
+    (tmp_path / "ProcessorTest.kt").write_text(src)
+    (tmp_path / "Other.kt").write_text("package x\n\nimport kotlin.reflect.KClass\n")
+    patch = _patch("ProcessorTest.kt", ["    val k = 1"], ["    val k = KClass::class"], 12)
+    got = suggest(tmp_path, patch)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]

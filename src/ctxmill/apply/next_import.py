@@ -1082,6 +1082,11 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                 out.append((path, last + 2, last + 1, like[:len(like) - len(like.lstrip())] + new + "\n", feats,
                             f"import {name} ({where})"))
                 continue
+            if lang in ("java", "kotlin", "javascript", "typescript"):
+                # top-level lines only, where the file has them: an indented one is local to a block
+                # (koa: a `const http = require('http')` in a test's function drew the new line to
+                # line 101) or text in a string (moshi: a test's Kotlin source in a raw string)
+                imports = [x for x in imports if not x[1][:1].isspace()] or imports
             if lang in ("javascript", "typescript"):
                 # a named import from a module the file already imports names from joins that line
                 got = _js_named(new, imports)
