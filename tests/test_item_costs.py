@@ -57,7 +57,7 @@ def test_reference_exports_are_written_in_pieces(tmp_path: Path):
     for write, name, whole in ((graph.write, "references.json", lambda: graph.references_text(doc) + "\n"),
                                (csl_json.write, "references.csl.json", lambda: csl_json.csl_text(doc) + "\n"),
                                (bibtex.write, "references.bib", lambda: bibtex.bibtex(doc))):
-        peak = _peak(lambda: write(doc, tmp_path, CompileOptions()))
+        peak = _peak(lambda write=write: write(doc, tmp_path, CompileOptions()))
         path = tmp_path / name
         assert path.read_text(encoding="utf-8") == whole(), name
         # (cf96838: 2.1-2.4x the file; now 1.1-1.4x: the entries' texts and one batch of them)
