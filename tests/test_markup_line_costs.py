@@ -188,3 +188,25 @@ def test_a_reference_list_of_repeated_lines_reads_each_distinct_line_once(monkey
     for markdown in (True, False):
         want = blocks._coalesce_tiny(blocks._text_blocks(page, markdown, set(range(len(lines)))), 1, not markdown)
         assert blocks._coalesce_tiny(blocks._text_blocks(page, markdown), 1, not markdown) == want
+
+
+def test_pipe_rows_with_no_separator_line_skip_the_rule_loop(monkeypatch):
+    # fuzz.py's table_rows: "| 1 | 2 | x |" a line and no "|---|---|" anywhere, so no row can start
+    # a pipe table: each is read as a line of text without the rule loop asking whether the next
+    # line is a separator (250,000 a 4 MB file). With a separator in the page the loop reads the
+    # "|" lines as before, and the blocks are the rule loop's own either way.
+    rows = [f"| {i} | {i * 2} | x |" for i in range(400)]
+    calls: list = []
+    monkeypatch.setattr(blocks, "MD_TABLE_SEP_RE", _Counted(blocks.MD_TABLE_SEP_RE, calls))
+    for lines, asked in ((["# Rows", ""] + rows, False),
+                         (["# Rows", "", "| a | b | c |", "|---|---|---|"] + rows, True)):
+        page = Page(number=1, lines=[Line(t) for t in lines])
+        calls.clear()
+        fast = blocks._text_blocks(page, True)
+        assert bool(calls) is asked
+        reference = blocks._text_blocks(page, True, set(range(len(lines))))
+        assert blocks._as_blocks(fast, 1) == blocks._as_blocks(reference, 1)
+        kinds = {b.kind for b in blocks._as_blocks(fast, 1)}
+        assert (Kind.TABLE in kinds) is asked
+    ocr = Page(number=1, lines=[Line(t) for t in rows])  # OCR text: never a pipe table
+    assert blocks._text_blocks(ocr, False) == blocks._text_blocks(ocr, False, set(range(len(rows))))

@@ -583,13 +583,18 @@ def _rule_lines(lines: list[str]) -> set[int]:
     return set(line_hits(_RULE_LINE_RE, text))
 
 
-def _one_rule(raw: str, markdown: bool) -> re.Match | bool:
+# a separator line anywhere in a page's joined text (a superset of the lines it matches alone)
+_TABLE_SEP_ANYWHERE = re.compile(MD_TABLE_SEP_RE.pattern, re.M)
+
+
+def _one_rule(raw: str, markdown: bool, pipes: bool = True) -> re.Match | bool:
     """What the rules of _text_blocks make of a line that scores no code, from the line alone:
     True for a line of running text (no fence, table, image, heading, display math, footnote,
     indented code or list item starts with it), the list item's match for a list item, False
-    where the rules need the lines around it."""
+    where the rules need the lines around it. Without ``pipes`` (OCR text, or a page with no
+    separator line for a pipe table to start at) a line that starts with "|" is read alone too."""
     s = raw.strip()
-    if not s or s[0] in "`~<|!":
+    if not s or s[0] in "`~<!" or (s[0] == "|" and pipes):
         return False
     if not markdown:
         return True
@@ -607,7 +612,13 @@ def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
     maybe = [k for k in rule_lines if k not in score]
     if not maybe:
         return rule_lines, {}
-    verdict = {t: _one_rule(t, markdown) for t in {lines[k] for k in maybe}}
+    texts = {lines[k] for k in maybe}
+    # a "|" line starts a pipe table only where a separator line ("|---|---|") follows it: none
+    # in OCR text, and none in a page whose joined text has no separator line (rows of "| a | b |"
+    # with no header rule: each went through the rule loop)
+    pipes = markdown and any(t.lstrip().startswith("|") for t in texts) and \
+        _TABLE_SEP_ANYWHERE.search("\n".join(lines)) is not None
+    verdict = {t: _one_rule(t, markdown, pipes) for t in texts}
     if not any(verdict.values()):
         return rule_lines, {}
     items = {t: v for t, v in verdict.items() if v is not True and v}
