@@ -100,28 +100,11 @@ def _value(o, step: str, ind: str) -> str:
     raise _Other  # subclasses and other types: the standard library decides
 
 
-def rows(keys: tuple[str, ...], values, step: str, ind: str) -> str:
-    """``_value([dict(zip(keys, v)) for v in values], step, ind)`` without a dict per row: a list
-    of records that all have the same keys (citations.json's 60,000 unresolved references of a
-    page of cross-references), each key's text made once."""
-    texts = row_texts(keys, values, step, ind)
-    if not texts:
-        return "[]"
-    inner = ind + step
-    return "[\n" + inner + (",\n" + inner).join(texts) + "\n" + ind + "]"
-
-
 def rows_segments(keys: tuple[str, ...], values, step: str, ind: str) -> list:
-    """:func:`rows`'s text as render.textfile segments (the rows' texts, not joined)."""
-    texts = row_texts(keys, values, step, ind)
-    if not texts:
-        return ["[]"]
-    inner = ind + step
-    return ["[\n" + inner, (texts, ",\n" + inner), "\n" + ind + "]"]
-
-
-def row_texts(keys: tuple[str, ...], values, step: str, ind: str) -> list[str]:
-    """The text of each row of :func:`rows`."""
+    """``_value([dict(zip(keys, v)) for v in values], step, ind)`` as render.textfile segments
+    (the rows' texts, not joined), without a dict per row: a list of records that all have the
+    same keys (citations.json's 60,000 unresolved references of a page of cross-references),
+    each key's text made once."""
     inner = ind + step
     inner2 = inner + step
     heads = [encode_basestring(k) + ": " for k in keys]
@@ -133,7 +116,9 @@ def row_texts(keys: tuple[str, ...], values, step: str, ind: str) -> list[str]:
     for row in values:
         add(head + sep.join([h + (encode_basestring(v) if type(v) is str else "null" if v is None
                                   else _value(v, step, inner2)) for h, v in zip(heads, row, strict=True)]) + tail)
-    return out
+    if not out:
+        return ["[]"]
+    return ["[\n" + inner, (out, ",\n" + inner), "\n" + ind + "]"]
 
 
 def dumps(obj, indent: int = 2) -> str:
