@@ -189,14 +189,10 @@ def _cut(text: str, marks: tuple[str, ...]) -> tuple[str, ...]:
 _ROW_JSON: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
-def _graph_json(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> str:
-    """``jsonfmt.dumps(build_graph(doc), indent=2)`` from :func:`_parts`: a reference's node and
-    edge from templates cut from jsonfmt's own text (ids, labels and titles that are plain str)."""
-    return textfile.text(_graph_segments(nodes, rows, edges, tail))
-
-
 def _graph_segments(nodes: list[dict], rows: list[tuple], edges: list[dict], tail: list[dict]) -> list[textfile.Segment]:
-    """:func:`_graph_json` as segments: the nodes' and edges' texts, not joined."""
+    """``jsonfmt.dumps(build_graph(doc), indent=2)`` from :func:`_parts`, as textfile segments (the
+    nodes' and edges' texts, not joined): a reference's node and edge from templates cut from
+    jsonfmt's own text (ids, labels and titles that are plain str)."""
     global _ROW_JSON
     if _ROW_JSON is None:
         marks = ("\x00id", "\x00label", "\x00title")
