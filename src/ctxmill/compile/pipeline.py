@@ -77,22 +77,6 @@ def compile_stream(
     return doc
 
 
-def _pdf(source: str | Path | bytes, kind: str | None, name: str | None) -> bool:
-    """Whether ``source`` will be read by the PDF child (its first KiB and its name, as
-    load_source tells: ``sources.looks_pdf``)."""
-    from ctxmill.sources import looks_pdf
-
-    if kind is not None:
-        return kind == "pdf"
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return looks_pdf(bytes(source[:1024]), name)
-    try:
-        with open(source, "rb") as fh:
-            return looks_pdf(fh.read(1024), name or str(source))
-    except OSError:
-        return False
-
-
 def compile_document(
     source: str | Path | bytes,
     options: CompileOptions | None = None,
@@ -118,13 +102,6 @@ def compile_document(
             start()
             preloaded.append(True)
 
-    # (text: after it is read, below. Started before, the load ran beside the reading of text
-    # the limits then refused, and a refusal cost twice as much CPU whenever the thread got in
-    # first; read in this thread, the text gains nothing from it. A PDF: in the meanwhile
-    # below. tokenizers' Rust load holds the GIL for its whole ~0.4 G
-    # instructions, so a load started before the child's request was written could keep this
-    # thread from writing it for that long while the child waited for it)
-
     def meanwhile() -> None:
         preload()
         import_stages(options)
@@ -134,7 +111,13 @@ def compile_document(
     # a PDF is read in a child process; this process imports its stages meanwhile (a fresh
     # `ctxmill compile` otherwise imports them after the source, one after the other)
     stream = load_source(source, options, kind=kind, name=name, meanwhile=meanwhile)
-    preload()  # (when no child read the source: CTXMILL_PDF_SANDBOX=0)
+    # Text (and a PDF read without a child, CTXMILL_PDF_SANDBOX=0) starts the load only now:
+    # started before, it ran beside the reading of text the limits then refused, and a refusal
+    # cost twice the CPU whenever the thread got in first; read in this thread, the text gains
+    # nothing from it. A PDF read by the child starts it in meanwhile() above, after the child's
+    # request is written: tokenizers' Rust load holds the GIL for its whole ~0.4 G instructions,
+    # so started earlier it could keep this thread from writing that request while the child waited
+    preload()
     source_seconds = time.perf_counter() - t0
     if progress:
         progress("source", "done")
