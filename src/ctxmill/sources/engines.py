@@ -568,7 +568,7 @@ class _Table(HTMLParser):
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._cell is not None and self._row is not None:
             self._fill_spans()
-            text = re.sub(r"\s+", " ", "".join(self._cell)).strip()
+            text = _BLANKS.sub(" ", "".join(self._cell)).strip()
             for k in range(self._colspan):
                 self._row.append(text if k == 0 else "")
                 if self._rowspan > 1:
