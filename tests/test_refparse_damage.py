@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from ctxmill.compile.refparse import damage
+from ctxmill.compile.refparse import _LABEL, damage
 from ctxmill.compile.refparse.datasets import token_labels
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
@@ -71,7 +71,7 @@ def test_measure_counts_the_faults_of_a_text_layer():
 
 
 def test_each_fault_is_made_where_measure_finds_it_and_the_fields_keep_their_labels():
-    for kind in damage.PATTERNS:
+    for kind in damage.MADE:
         extra = {"per_mark": 1.0, "moved": 1.0} if kind == "space_punct" else {}
         for ex in STRINGS:
             if kind == "ligature" and not any(x in ex[0] for x in ("fi", "fl", "ff")):
@@ -93,6 +93,17 @@ def test_each_fault_is_made_where_measure_finds_it_and_the_fields_keep_their_lab
             # the labels reach the tokens: the title's words are still its words
             toks, labels = token_labels(*copy)
             assert "title" in labels or "title" not in {lab for *_, lab in ex[1]}
+
+
+def test_a_list_label_is_measured_but_never_made():
+    # parse() strips "[15] ", "102. ", "(7) " before it labels, so a copy opening with one would
+    # teach the labeller a string it never meets (a number opening a string labelled O)
+    assert "label" in damage.PATTERNS and "label" not in damage.MADE
+    assert damage.damage(BAHCALL, _only("label")) is None
+    both = {**_only("label"), "glue": {"share": 1.0, "mean": 1.0}}
+    for i in range(30):
+        copy = damage.damage(BAHCALL, both, salt=str(i))
+        assert copy is not None and not _LABEL.match(copy[0]), copy[0]
 
 
 def test_damage_is_the_same_for_the_same_string_and_draws_kinds_at_the_rates():
