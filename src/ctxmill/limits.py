@@ -12,6 +12,8 @@ variables read by :mod:`ctxmill.sources.sandbox`.
 
 from __future__ import annotations
 
+import re
+
 from ctxmill.errors import InputRefused
 
 # ---------------------------------------------------------------- compile: text and Markdown
@@ -51,6 +53,11 @@ INDEX_MAX_FILE_BYTES = 1_000_000  # a code or text file larger than this is skip
 INDEX_MAX_DOC_BYTES = 50_000_000  # a PDF found in the tree larger than this is skipped
 
 
+# a line break followed by more than MAX_LINE_CHARS characters of one line (searched from its
+# break: re skips to each "\n", then reads that line at most)
+_LONG_LINE = re.compile(f"\n[^\n]{{{MAX_LINE_CHARS + 1}}}")
+
+
 def check_text_bytes(size: int, label: str) -> None:
     """Refuse a text input over MAX_TEXT_BYTES (from the file size, before it is read)."""
     if size > MAX_TEXT_BYTES:
@@ -60,12 +67,17 @@ def check_text_bytes(size: int, label: str) -> None:
 def check_text_lines(text: str, label: str) -> None:
     """Refuse decoded text (newlines already ``\\n``) over MAX_TEXT_LINES or MAX_LINE_CHARS.
 
-    Both are C-speed passes (a count, a split): 64 MB take well under a second.
+    Both are C-speed passes (a count, a search): 64 MB take well under a second.
     """
     lines = text.count("\n") + 1
     if lines > MAX_TEXT_LINES:
         raise InputRefused(f"{label}: {lines:,} lines, over MAX_TEXT_LINES ({MAX_TEXT_LINES:,})")
     if len(text) <= MAX_LINE_CHARS:
+        return
+    # a line over the limit is looked for by one search (the first line by its break), not by
+    # splitting the text into a list of its lines: the reader splits it again later anyway
+    first = text.find("\n")
+    if (first if first >= 0 else len(text)) <= MAX_LINE_CHARS and _LONG_LINE.search(text) is None:
         return
     lengths = list(map(len, text.split("\n")))
     longest = max(lengths)

@@ -10,9 +10,7 @@ of the text (about 10x slower).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from itertools import accumulate, compress, repeat
-from operator import add
+from itertools import compress, repeat
 
 
 def line_hits(pattern: re.Pattern, joined: str) -> list[int]:
@@ -36,10 +34,20 @@ def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern |
     is always returned (and every text where lower-casing would move a character)."""
     if not texts:
         return []
+    # A text of several lines is returned whatever the patterns find in it, so it is searched as
+    # an empty line: every other text is then one line and its index its line's, and no match is
+    # placed by a bisection only to be thrown away (a LaTeX or HTML soup has a match or more at
+    # most of its lines; structure._hits does the same)
+    several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+    if several:
+        if folded is not None and any(len(texts[k].replace("\u0130", "I").lower()) != len(texts[k])
+                                      for k in several):
+            return list(range(len(texts)))
+        texts = texts[:]
+        for k in several:
+            texts[k] = ""
     joined = "\n" + "\n".join(texts)
-    found: set[int] = set()
-    one_line = joined.count("\n") == len(texts)  # one line each: a text's index is its line's
-    starts = None if one_line else list(map(add, accumulate(map(len, texts), initial=0), range(len(texts) + 1)))
+    found: set[int] = set(several)
     for pat, text in ((pattern, joined), (folded, None)):
         if pat is None:
             continue
@@ -47,15 +55,10 @@ def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern |
             text = joined.replace("\u0130", "I").lower()  # (the one character whose lower case is two)
             if len(text) != len(joined):
                 return list(range(len(texts)))
-        if one_line:
-            at = k = 0
-            for m in pat.finditer(text):
-                p = m.start() + 1
-                k += text.count("\n", at, p)  # (the breaks up to p's line's own: its number + 1)
-                at = p
-                found.add(k - 1)
-        else:
-            found.update(bisect_right(starts, m.start()) - 1 for m in pat.finditer(text))
-    if not one_line:
-        found.update(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+        at = k = 0
+        for m in pat.finditer(text):
+            p = m.start() + 1
+            k += text.count("\n", at, p)  # (the breaks up to p's line's own: its number + 1)
+            at = p
+            found.add(k - 1)
     return sorted(found)
