@@ -197,6 +197,9 @@ KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
 }
 _TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
 _DOT_LEADER_RE = re.compile(r"[ \t]*(?:\.[ \t]*){3,}(?=\S)")
+# three dots with only blanks between them, where every match of _DOT_LEADER_RE has them (this
+# pattern starts with a literal: re skips to each ".")
+_DOT_LEADERS = re.compile(r"\.[ \t]*\.[ \t]*\.")
 _THEOREM_RE = re.compile(r"^(?:Example|Theorem|Lemma|Definition|Proof|Corollary|Proposition|Remark|Observation|"
                          r"Claim|Conjecture|Assumption|Note|Problem|Exercise|Solution|Step|Case)\b")
 _CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
@@ -478,7 +481,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if b.kind is Kind.HEADING and not b.attrs.get("_markup"):
             b.kind = Kind.PARAGRAPH
         # "3.2.4 Karatsuba Multiplication . . . . . . 25" reads as "3.2.4 Karatsuba Multiplication 25"
-        b.text = _DOT_LEADER_RE.sub(" ", b.text)
+        if _DOT_LEADERS.search(b.text):  # (the sub itself tries every position of the text)
+            b.text = _DOT_LEADER_RE.sub(" ", b.text)
     matched: set[int] = set()
     if outline and len(outline) >= 3:
         matched = _apply_outline(outline, blocks, body)
