@@ -539,6 +539,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="add copies of the GROBID and AnyStyle core.xml training strings (and of the rendered "
                          "ones) with PDF/OCR text faults (refparse.damage) at the rates of the GROBID strings "
                          "trained on: about SHARE copies per string")
+    ap.add_argument("--scale-c", action="store_true",
+                    help="with --render or --damage: c1 and c2 times (all training strings / labelled ones), "
+                         "so that the added copies do not weaken the regularisation of the labelled strings")
     ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
     ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
@@ -592,6 +595,7 @@ def main(argv: list[str] | None = None) -> int:
         best = max(rows, key=lambda r: r["mean"])
         c1, c2 = best["c1"], best["c2"]
         stats["search"] = rows
+    labelled = len(examples)
     if args.render:
         rendered, rstats = rendered_strings(examples, render_keys, args)
         stats["rendered"] = rstats
@@ -603,6 +607,12 @@ def main(argv: list[str] | None = None) -> int:
                                           args.damage, banned)
         stats["damaged"] = dstats
         examples = examples + damaged
+    if args.scale_c and len(examples) > labelled:
+        # the added strings are copies of the labelled ones (rendered or damaged), not new
+        # evidence: CRFsuite's penalty is one sum however many strings there are, so each copy
+        # would weaken the prior; c1 and c2 grow with the strings to keep it per labelled string
+        c1, c2 = c1 * len(examples) / labelled, c2 * len(examples) / labelled
+        stats["scale_c"] = round(len(examples) / labelled, 6)
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
                  stretch_kinds=args.stretch_kinds,

@@ -182,3 +182,29 @@ def test_identifiers_stay_whole():
         for one in ids:
             assert one in text, (one, text)
         assert _fields((text, spans)) == _fields(ex)
+
+
+def test_scale_c_keeps_the_regularisation_per_labelled_string(tmp_path, monkeypatch):
+    """--scale-c: with copies added (--damage), c1 and c2 grow by all strings / labelled strings,
+    so CRFsuite's one penalty term weighs on the labelled strings as it did without the copies."""
+    exs = [_example([(f"Author{chr(65 + i)}, B.,", "author"), (f"Thing {i} in stars,", "title"),
+                     ("Journal of Things,", "container"), (f"{i + 1},", "volume"), (f"({1990 + i})", "date")])
+           for i in range(12)]
+    exs = [(t.replace("stars, Journal", "stars,Journal"), [(a - (a > t.index("Journal")), b - (b > t.index("Journal")), lab)
+                                                            for a, b, lab in s]) for t, s in exs]
+    files = [(t, s, "grobid/citations.xml") for t, s in exs]
+    monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
+    monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
+    monkeypatch.setattr(train_refparse, "build_lexicon", lambda *a, **k: {})
+    runs = []
+    monkeypatch.setattr(train_refparse, "train",
+                        lambda ex, out, c1, c2, *a, **k: (runs.append((len(ex), c1, c2)), out.write_bytes(b"m")))
+    out = tmp_path / "m.crfsuite"
+    base = ["--grobid", str(tmp_path), "--anystyle", str(tmp_path), "-o", str(out), "--c1", "0.3", "--c2", "0.01"]
+    (tmp_path / "grobid-home" / "lexicon").mkdir(parents=True)  # gazetteers "built" (build_lexicon above)
+    for extra in ([], ["--damage", "1"], ["--damage", "1", "--scale-c"]):
+        assert train_refparse.main(base + extra) == 0
+    (n0, *c_plain), (n1, *c_damaged), (n2, *c_scaled) = runs
+    assert n0 == 12 and n1 == n2 == 24
+    assert c_plain == c_damaged == [0.3, 0.01]
+    assert abs(c_scaled[0] - 0.6) < 1e-9 and abs(c_scaled[1] - 0.02) < 1e-9
