@@ -180,6 +180,7 @@ def metrics(results: list[tuple[dict, list, list]], silent: set[str] | frozenset
     p1, r5, wrong, n5, per_neg, answered = [], [], 0, 0, [], 0
     by_class: dict[str, list[float]] = defaultdict(list)
     r5_class: dict[str, list[float]] = defaultdict(list)
+    wrong_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # class -> [wrong, shown] in the top 5
     for case, ranked, _ in results:
         if case["id"] in silent:
             ranked = []
@@ -192,6 +193,8 @@ def metrics(results: list[tuple[dict, list, list]], silent: set[str] | frozenset
             hits.append(i)
         wrong += sum(1 for h in hits if h is None)
         n5 += len(hits)
+        wrong_class[case["class"]][0] += sum(1 for h in hits if h is None)
+        wrong_class[case["class"]][1] += len(hits)
         n = case["n_targets"]
         if n:
             top = 1.0 if hits and hits[0] is not None else 0.0
@@ -206,7 +209,8 @@ def metrics(results: list[tuple[dict, list, list]], silent: set[str] | frozenset
     return {"cases": len(results), "precision_at_1": mean(p1), "recall_at_5": mean(r5),
             "wrong_suggestion_rate": round(wrong / n5, 4) if n5 else 0.0, "suggestions_per_negative": mean(per_neg),
             "p1_by_class": {k: mean(v) for k, v in sorted(by_class.items())},
-            "r5_by_class": {k: mean(v) for k, v in sorted(r5_class.items())}}
+            "r5_by_class": {k: mean(v) for k, v in sorted(r5_class.items())},
+            "wrong_by_class": {k: round(w / n, 4) if n else 0.0 for k, (w, n) in sorted(wrong_class.items())}}
 
 
 def misses(cases: list[dict]) -> dict:
@@ -443,6 +447,9 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=3, help="folds of the training repositories for the out-of-fold choice")
     ap.add_argument("--write", action="store_true", help="store the fitted model in the package")
     ap.add_argument("--misses", action="store_true", help="only the miss categories per class, training set and dev")
+    ap.add_argument("--oof", action="store_true", help="only the shipped model replayed out of fold on the training "
+                                                      "cases (refitted per fold, its own settings; the dev dump is not "
+                                                      "read): what a change of candidates is judged by")
     ap.add_argument("--wrong", action="store_true", help="only where the wrong top-5 suggestions come from (training set, "
                                                         "out of fold), and the rules that drop further suggestions "
                                                         "judged by wrong_rule")
@@ -457,6 +464,13 @@ def main() -> None:
     from ctxmill.apply.next_model import probability
 
     train = load("train")
+    if args.oof:
+        shipped = json.loads(MODEL.read_text())
+        out_of_fold(train, shipped.get("l2", 1.0), args.folds, set(shipped["weights"]) | {"bias"})
+        print(json.dumps({"train_out_of_fold": replay(
+            train, lambda case, c: c["features"]["hand"], next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+            learned=(shipped, shipped["mode"], shipped["level"], shipped["gate_top"], shipped["gate_more"]))}, indent=1))
+        return
     if args.wrong:  # (the training set only: the dev dump is not read)
         # the shipped model's settings, its probabilities out of fold (refitted per fold on the
         # inputs it has weights for): the training cases as the tool would rank them unseen
