@@ -12,3 +12,69 @@ Acceptance criterion, fixed before any change was measured (05:58 UTC, start com
 - token counts and offsets stay exactly the tokenizer's (tests/test_linear_cost.py and the
   tests here hold them together); conservation stays whole.
 """
+
+from __future__ import annotations
+
+import random
+
+from ctxmill.model import BlockKind
+from ctxmill.render import chunks, token_pieces
+from ctxmill.tokens import count_tokens
+from test_chunks import make_doc
+
+P = BlockKind.PARAGRAPH
+
+
+def _exact(doc, budget):
+    assert doc.chunks
+    for c in doc.chunks:
+        assert doc.markdown[c.char_span[0] : c.char_span[1]] == c.text
+        assert c.tokens == count_tokens((c.context + "\n" + c.text) if c.context else c.text)
+        assert c.tokens <= budget
+
+
+def _spy(monkeypatch, module, name):
+    """Count the texts and characters given to ``module.name`` (a function of a list of texts)."""
+    seen = {"texts": 0, "chars": 0}
+    real = getattr(module, name)
+
+    def counted(texts, *a, **k):
+        texts = list(texts)
+        seen["texts"] += len(texts)
+        seen["chars"] += sum(map(len, texts))
+        return real(texts, *a, **k)
+
+    monkeypatch.setattr(module, name, counted)
+    return seen
+
+
+def _soup(n, rnd):
+    # every paragraph holds non-ASCII text: accents, Greek, a dash, the replacement character,
+    # and a superscript one (NFKC makes it "1"), as an OCR engine's HTML rendered gives them
+    words = ["cache", "é", "Ω", "ß—", "x¹", "<td>", "\\item", "Proc.", "�", "2020", "rate", "(2)"]
+    return [(P, " ".join(rnd.choice(words) for _ in range(rnd.randint(3, 40))) + ".", {}) for _ in range(n)]
+
+
+def test_text_that_is_not_ascii_is_counted_from_one_cut_not_by_the_tokenizer(monkeypatch):
+    if not token_pieces.usable():
+        return
+    doc = make_doc(_soup(600, random.Random(7)))
+    assert not doc.markdown.isascii()
+    tokenizer = _spy(monkeypatch, chunks, "count_many")
+    doc.chunks = chunks.build_chunks(doc, 120)
+    _exact(doc, 120)
+    # bcea6c2: most units were not ASCII, so document.md was not cut once and every unit and
+    # chunk went to the tokenizer (~600 texts, the whole text and more); now none does
+    assert tokenizer["chars"] <= len(doc.markdown) // 20
+
+
+def test_characters_nfkc_changes_into_letters_or_many_are_left_to_the_tokenizer(monkeypatch):
+    if not token_pieces.usable():
+        return
+    items = _soup(200, random.Random(8))
+    items[50] = (P, "a ﬁne paragraph with a ligature and ½ of a no-break\xa0space.", {})
+    doc = make_doc(items)
+    tokenizer = _spy(monkeypatch, chunks, "count_many")
+    doc.chunks = chunks.build_chunks(doc, 120)
+    _exact(doc, 120)
+    assert 0 < tokenizer["texts"] <= 4  # the chunk and unit with them, no other

@@ -143,7 +143,15 @@ def test_a_slice_of_a_text_with_some_non_ascii_is_exact_or_left_to_the_tokenizer
         piece = text[s:e]
         n, any_end, ends = whole.count(s, e), whole.count_any(s, e), whole.ends_of(s, e)
         if not piece.isascii():
-            assert n is None and any_end is None and ends is None
+            # counted from the cut when token_pieces.read_as reads the text and the slice holds
+            # none of its unread characters (as "ﬁ", which NFKC changes), else left to the
+            # tokenizer; token ends are never read for it
+            want = count_tokens(piece)
+            if not whole.can_count(s, e):
+                assert n is None and any_end is None
+            else:
+                assert any_end == want and n in (None, want) and (n is None) == (piece[-1] in WS)
+            assert ends is None
             continue
         want = [y for _, y in token_offsets(piece)]
         first, step = data.draw(st.integers(0, 5)), data.draw(st.integers(1, 7))

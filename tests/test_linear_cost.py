@@ -335,3 +335,48 @@ def test_join_lines_of_one_endless_hyphenated_word_takes_the_short_road_to_the_s
         lines += ["End of it.", "Next-", "line"]
         vocab = Counter({"conx": 1, "abcde": 2, "nextline": 1})
         assert normalize.join_lines(lines, vocab, 9) == normalize.join_lines(lines, vocab)
+
+
+# --- text that is not ASCII, counted piece by piece where the tokenizer's own answers allow ----
+
+# accents, other scripts, marks that compose and marks that do not, digits and spaces that are
+# not ASCII, characters NFKC changes (superscripts, ligatures, full-width letters, no-break
+# space), a lone surrogate
+_WIDE = ["a", "Z", "9", " ", "  ", "\n", ".", "'s", "'", "é", "Ω", "ß", "—", "日本", "한", "\u0301", "\u2028",
+         "\x85", "٣", "\u200b", "€", "😀", "x\u0308", "\t", "!", "1", "Привет", "नमस्ते", "١٢٣", "\u0915\u093c",
+         "\ufeff", "“", "…", "\u0300", " é", "\r\n", "\x0b", "\x00", "ｶ", "\u00ad", "‑", "０", "¹", "²", "₃",
+         "ﬁ", "\xa0", "½", "\u3000", "e\u0301", "\u1100", "\u1161", "ǅ", "Å", "ｓ", "＇", "'ｓ", "：", "⁾"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WIDE), min_size=1, max_size=60).map("".join), st.data())
+def test_a_slice_of_text_not_all_ascii_read_from_one_cut_has_the_tokenizers_count(text, data):
+    from ctxmill.render import token_pieces
+    from ctxmill.tokens import count_tokens
+
+    if not token_pieces.usable():
+        return
+    whole = token_pieces.Tokenized(text)
+    for _ in range(10):
+        s = data.draw(st.integers(0, len(text)))
+        e = data.draw(st.integers(s, len(text)))
+        n, any_end = whole.count(s, e), whole.count_any(s, e)
+        if s == e:
+            assert n == any_end == 0
+            continue
+        if not whole.can_count(s, e):
+            assert n is None and any_end is None  # the caller asks the tokenizer
+            continue
+        assert any_end == count_tokens(text[s:e])
+        assert n == (None if s < e and text[e - 1] in whole.ws else any_end)
+
+
+def test_a_text_in_other_scripts_is_read_from_one_cut():
+    from ctxmill.render import token_pieces
+
+    if not token_pieces.usable():
+        return
+    text = "Привет, мир! 日本語のテキスト² and café — naïve ¹ ０ one: ﬁne"
+    whole = token_pieces.Tokenized(text)
+    assert whole.can_count(0, text.index("ﬁ"))  # all but the ligature NFKC makes two letters of
+    assert not whole.can_count(0, len(text))

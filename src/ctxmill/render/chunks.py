@@ -326,10 +326,16 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     # The markdown is tokenized once, whole: the count of a unit or a chunk that is all ASCII
     # is then read from that (token_pieces.Tokenized: exact for such a slice that ends in a
     # non-space, as they do); the tokenizer counts the others. (Not when units that are all
-    # ASCII hold under half the text: the cut would then be paid for little.)
+    # ASCII hold under half the text: the cut would then be paid for little.) A markdown that
+    # is not ASCII is read so too where token_pieces.read_as can (its own NFKC form, every
+    # character's class asked of the tokenizer): then the units it reads must hold half the text.
     whole = None
-    if token_pieces.usable() and (
-            md.isascii() or 2 * sum(u[_E] - u[_S] for u in flat if md[u[_S] : u[_E]].isascii()) >= len(md)):
+    reading = token_pieces.read_as(md) if token_pieces.usable() else None
+    if reading is not None:
+        unread = reading[2]
+        if unread is None or 2 * sum(u[_E] - u[_S] for u in flat if not unread.search(md, u[_S], u[_E])) >= len(md):
+            whole = token_pieces.Tokenized(md)
+    elif token_pieces.usable() and 2 * sum(u[_E] - u[_S] for u in flat if md[u[_S] : u[_E]].isascii()) >= len(md):
         whole = token_pieces.Tokenized(md)
     offsets: dict[int, list] = {}
     no_cut: set[int] = set()  # (ids of long units with no sentence or line end)
@@ -347,13 +353,13 @@ def build_chunks(doc: Document, budget: int) -> list[Chunk]:
     if whole is not None:
         # whole.count's first case inline (a unit of whole pieces of document.md: most units)
         bounds, before, nb, count_any = whole.bounds, whole.before, len(whole.bounds), whole.count_any
-        ws = token_pieces._WS_CHARS
-        plain = whole.is_ascii(0, len(md))
+        ws = whole.ws
+        plain = whole.can_count(0, len(md))
         for u in flat if type(rest) is range else map(flat.__getitem__, rest):
             s, e = u[_S], u[_E]
             i, j = bisect_left(bounds, s), bisect_left(bounds, e)
             if e > s and j < nb and bounds[j] == e and bounds[i] == s and md[e - 1] not in ws and (
-                    plain or whole.is_ascii(s, e)):
+                    plain or whole.can_count(s, e)):
                 u[_TOK] = before[j] - before[i]
             else:
                 u[_TOK] = count_any(s, e)

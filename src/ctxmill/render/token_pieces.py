@@ -68,12 +68,14 @@ def _byte_map() -> dict[int, str]:
     return {c: pre.pre_tokenize_str(chr(c))[0][0] for c in range(128)}
 
 
-def _learn(pieces) -> None:
+def _learn(pieces, readable: bool = False, unread: re.Pattern | None = None) -> None:
     """Count the tokens of each ASCII piece not seen yet with the tokenizer's own BPE model
     (what the pipeline runs on each pre-token; the pipeline around it costs ~5x the BPE on short
     pieces). Only counts: the tokens' lengths are asked of :func:`_ends_of` when a cut needs
     them (a text of 100,000 distinct numbers needs a few hundred). Pieces that are not ASCII
-    (:class:`Tokenized` of a text with some) are left out: no count of theirs is ever read."""
+    (:class:`Tokenized` of a text with some) are left out: no count of theirs is ever read --
+    unless ``readable``: pieces of a text :func:`read_as` vouched for, whose every character
+    is in ``_map`` (its bytes as the pre-tokenizer maps them) but those ``unread`` finds."""
     global _map
     uniq = set(pieces)
     new = uniq.difference(_count)
@@ -85,7 +87,10 @@ def _learn(pieces) -> None:
         new = uniq
     if _map is None:
         _map = _byte_map()
-    new = [p for p in new if p.isascii()] if not all(map(str.isascii, new)) else list(new)
+    if readable:
+        new = list(new) if unread is None else [p for p in new if p.isascii() or not unread.search(p)]
+    else:
+        new = [p for p in new if p.isascii()] if not all(map(str.isascii, new)) else list(new)
     if max(map(len, new), default=0) > _LONG:  # (a long piece is cut in all likelihood: its ends now)
         for p in [p for p in new if len(p) > _LONG]:
             _count[p] = len(_ends_of(p))
@@ -96,8 +101,8 @@ def _learn(pieces) -> None:
 
 
 def _count_new(piece: str) -> int:
-    """The count of one piece not seen yet."""
-    _learn((piece,))
+    """The count of one piece not seen yet (ASCII, or read in a text :func:`read_as` vouched for)."""
+    _learn((piece,), True)
     return _count[piece]
 
 
@@ -137,6 +142,102 @@ def ends_ascii(text: str) -> list[int]:
 
 
 _WS_CHARS = frozenset("\t\n\x0b\x0c\r ")
+
+# Non-ASCII characters asked of the tokenizer so far: char -> its class in the GPT-2 pattern
+# ("L" letter, "N" number, "S" white space, "O" other; None: never read piece by piece -- the
+# tokenizer's normalizer makes it something read otherwise, or the probes disagree)
+_classes: dict[str, str | None] = {}
+# characters NFKC makes one other character of, a number or a mark (superscript and
+# full-width digits, ...): char -> that character; read as it, in its class
+_images: dict[str, str] = {}
+_patterns: dict[tuple[str, str, str], tuple[re.Pattern, frozenset]] = {}
+_Reading = tuple  # (pattern, white space, unread: a pattern of the characters never read, or None)
+_last: list = [None, None]  # (the last text asked of read_as(), its answer: asked twice a compile)
+
+
+def _probe(chars) -> None:
+    """Ask the tokenizer's own normalizer what NFKC makes of each character alone, and its
+    pre-tokenizer the class of what it makes (a character joins the piece of a letter before it
+    only if it is a letter, ...; one call a probe); record its bytes as the pre-tokenizer maps
+    them. A character NFKC changes is read as its image where that is one character of
+    class N or O other than ``'`` (the image of a letter could end a contraction: ``'ｓ``
+    is ``'s``; a space's image could start a piece)."""
+    global _map
+    tok = get_tokenizer()
+    pre, norm = tok.pre_tokenizer, tok.normalizer
+    if _map is None:
+        _map = _byte_map()
+    for c in chars:
+        got = None
+        try:
+            d = c if norm is None else norm.normalize_str(c)
+            if len(d) == 1:
+                joins = [len(pre.pre_tokenize_str(lead + d)) == 1 for lead in ("a", "1", "\t", "!")]
+                if sum(joins) == 1:
+                    got = "LNSO"[joins.index(True)]
+                    if d != c and (got not in "NO" or d == "'"):
+                        got = None
+                    else:
+                        (mapped, _), = pre.pre_tokenize_str(d)
+                        _map[ord(c)] = mapped
+                        if d != c:
+                            _images[c] = d
+        except Exception:  # (a lone surrogate cannot reach Rust: not readable)
+            got = None
+        _classes[c] = got
+
+
+def read_as(text: str) -> _Reading | None:
+    """The GPT-2 pattern, its classes spelled for the characters of ``text``, when every
+    non-ASCII character of it either has a class the pre-tokenizer confirmed and is left alone
+    by the tokenizer's NFKC (:func:`_probe`), or is *unread* (a character NFKC changes, as
+    ``¹`` or ``ﬁ``), and the text between the unread ones is its own NFKC form; else None.
+    A slice holding no unread character is then cut by Python's ``re`` exactly as the
+    tokenizer cuts it (the classes are the tokenizer's own answers, and NFKC, the identity on
+    the text around it, is the identity on the slice: a character composes only with the
+    nearest starter before it, which a slice keeps or cuts off along with it), and its pieces
+    are counted by the BPE as ASCII pieces are (tests: against the tokenizer, on every slice
+    of random texts of accents, letters of other scripts, marks, ligatures, digits and spaces
+    that are not ASCII). With the pattern: the white space characters of the text as the
+    pattern reads them, and a pattern of the unread characters (None: there are none)."""
+    if text.isascii():
+        return _PIECE, _WS_CHARS, None
+    if _last[0] is text:
+        return _last[1]
+    got = _read_as(text)
+    _last[:] = text, got
+    return got
+
+
+def _read_as(text: str) -> _Reading | None:
+    chars = set("".join(_NOT_ASCII.findall(text)))
+    new = chars.difference(_classes)
+    if new:
+        _probe(new)
+    bad = "".join(sorted(c for c in chars if _classes[c] is None))
+    unread = re.compile(f"[{re.escape(bad)}]+") if bad else None
+    tok = get_tokenizer()
+    try:
+        # (each unread run made a line end: a starter NFKC composes with nothing on either
+        # side, so the text is its own NFKC form just when each stretch between them is)
+        rest = text if unread is None else unread.sub("\n", text)
+        images = {ord(c): _images[c] for c in chars if c in _images}
+        if tok.normalizer is not None and tok.normalizer.normalize_str(rest) != (
+                rest.translate(images) if images else rest):
+            return None
+    except Exception:  # (a lone surrogate cannot reach Rust: left to the tokenizer)
+        return None
+    by = {k: "".join(sorted(c for c in chars if _classes[c] == k)) for k in "LNS"}
+    key = (by["L"], by["N"], by["S"])
+    got = _patterns.get(key)
+    if got is None:
+        if len(_patterns) > 64:
+            _patterns.clear()
+        L, N, S = ("A-Za-z" + re.escape(by["L"]), "0-9" + re.escape(by["N"]), _WS + re.escape(by["S"]))
+        got = (re.compile(rf"'(?:s|t|re|ve|m|ll|d)| ?[{L}]+| ?[{N}]+| ?[^{S}{L}{N}]+|[{S}]+(?![^{S}])|[{S}]+"),
+               _WS_CHARS.union(by["S"]))
+        _patterns[key] = got
+    return (*got, unread)
 
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
@@ -191,15 +292,27 @@ class Tokenized:
     a paper with a few accents or dashes is still counted from its one cut."""
 
     def __init__(self, text: str):
-        pieces = _PIECE.findall(text)
-        _learn(pieces)
+        # A text that is not all ASCII but :func:`read_as` can read is cut with its own classes
+        # and counted but where it has unread characters (a paper with accents, a text in
+        # another script); any other text is cut with the ASCII pattern, and only its ASCII
+        # slices are counted from the cut.
+        got = read_as(text)
+        self._other = non_ascii(text)  # (where its non-ASCII runs start and end)
+        # the pattern, white space as it reads it (what a slice must not end in), and the
+        # characters no count is read over
+        self.piece, self.ws, unread = got or (_PIECE, _WS_CHARS, None)
+        if got is None:
+            self._unread = self._other
+        else:
+            self._unread = [] if unread is None else [x for m in unread.finditer(text) for x in m.span()]
+        pieces = self.piece.findall(text)
+        _learn(pieces, got is not None, unread)
         self.text = text
         self.pieces = pieces
         self.bounds = [0, *accumulate(map(len, pieces))]  # where the whole text's pieces end
         # tokens before each bound (a count between two bounds is one subtraction; a piece
-        # that is not ASCII counts 0 here and lies in no slice that is read)
-        self._other = non_ascii(text)  # (where its non-ASCII runs start and end)
-        if not self._other:
+        # that is not read counts 0 here and lies in no slice that is read)
+        if not self._unread:
             self.before = [0, *accumulate(map(_count.__getitem__, pieces))]
         else:
             self.before = [0, *accumulate(map(_count.get, pieces, repeat(0)))]
@@ -207,6 +320,11 @@ class Tokenized:
     def is_ascii(self, s: int, e: int) -> bool:
         """``text[s:e]`` holds no non-ASCII character."""
         return all_ascii(self._other, s, e)
+
+    def can_count(self, s: int, e: int) -> bool:
+        """``text[s:e]``'s count can be read from the cut (it is ASCII, or the text is read by
+        :func:`read_as` and the slice holds none of its unread characters)."""
+        return all_ascii(self._unread, s, e)
 
     def _scan(self, p: int, e: int, stop: bool) -> tuple[int, list[str]]:
         """The slice's own pieces from ``p``: up to ``e``, or with ``stop`` up to the first
@@ -217,7 +335,7 @@ class Tokenized:
                 k = bisect_left(bounds, p)
                 if k < len(bounds) and bounds[k] == p:
                     break
-            m = _PIECE.match(text, p, e)
+            m = self.piece.match(text, p, e)
             out.append(m.group())
             p = m.end()
         return p, out
@@ -289,20 +407,20 @@ class Tokenized:
         non-space (:meth:`count`) and then that white space, one piece of its own at the end of
         a text (the pattern's ``[ws]+`` takes it whole; the pieces before it are those of the
         slice without it, none of which reaches past a non-space into white space)."""
-        text = self.text
+        text, ws = self.text, self.ws
         q = e
-        while q > s and text[q - 1] in _WS_CHARS:
+        while q > s and text[q - 1] in ws:
             q -= 1
         n = self.count(s, q) if q > s else 0
         if q < e and n is not None:
-            n += _count.get(text[q:e]) or count_ascii([text[q:e]])[0]
+            n += _count.get(text[q:e]) or _count_new(text[q:e])
         return n
 
     def count(self, s: int, e: int) -> int | None:
         """Number of tokens of ``text[s:e]`` tokenized alone (None: see :meth:`ends_of`)."""
         if e <= s:
             return 0
-        if self.text[e - 1] in _WS_CHARS or (self._other and not self.is_ascii(s, e)):
+        if self.text[e - 1] in self.ws or (self._unread and not self.can_count(s, e)):
             return None
         bounds, before = self.bounds, self.before
         k, m = bisect_left(bounds, s), bisect_left(bounds, e)
@@ -310,7 +428,7 @@ class Tokenized:
             return before[m] - before[k]
         # (what _parts does, without its lists: a slice cut between sentences is read so, one
         # for every sentence of a long paragraph)
-        text, match, nb = self.text, _PIECE.match, len(bounds)
+        text, match, nb = self.text, self.piece.match, len(bounds)
         n, p = 0, s
         while bounds[k] != p:  # its own pieces until one ends where a whole-text piece ends
             piece = match(text, p, e).group()
