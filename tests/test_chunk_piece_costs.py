@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ctxmill.model import BlockKind
 from ctxmill.render import chunks, token_pieces
 from ctxmill.tokens import count_tokens
@@ -78,3 +81,33 @@ def test_characters_nfkc_changes_into_letters_or_many_are_left_to_the_tokenizer(
     doc.chunks = chunks.build_chunks(doc, 120)
     _exact(doc, 120)
     assert 0 < tokenizer["texts"] <= 4  # the chunk and unit with them, no other
+
+
+_OLD_SENT_END = (  # bcea6c2's pattern: the lookahead for the mark first
+    r"(?=[.!?])(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bvs)(?<!\bSec)(?<!\bEq)(?<!\b[A-Z])"
+    r"[.!?][\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
+)
+_SENT_BITS = ["et al", "e.g", "i.e", "Fig", "No", "vs", "Sec", "Eq", "A", "x", ".", "!", "?", " ", "\n", "\"", "”",
+              ")", "]", "B", "1", "(", "[", "“", "*", "_", "`", "$", "é", "-", "a", "\t", "xet al", "Figs"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_SENT_BITS), max_size=40).map("".join))
+def test_sentence_ends_starting_at_the_mark_are_the_old_patterns(text):
+    import re
+
+    old = re.compile(_OLD_SENT_END)
+    assert [m.span() for m in chunks._SENT_END.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+def test_many_new_pieces_are_mapped_at_once_and_one_holding_the_separator_alone():
+    if not token_pieces.usable():
+        return
+    from ctxmill.tokens import count_many
+
+    texts = [f" {i} x{i}y \x01{i}\x01 z" for i in range(300)]  # (\x01 in a piece: mapped one by one)
+    token_pieces._count.clear()
+    assert token_pieces.count_ascii(texts) == count_many(texts)
+    texts = [f" {i} w{i}q" for i in range(300)]
+    token_pieces._count.clear()
+    assert token_pieces.count_ascii(texts) == count_many(texts)

@@ -37,11 +37,12 @@ _KIND_NAME = {
     Kind.CODE: "code", Kind.EQUATION: "equation", Kind.REFERENCE: "references",
 }
 # Sentence ends: ". " before a capital/quote/bracket, not after common abbreviations.
-# (The lookahead for the mark first: the nine lookbehinds then run at marks only, not at every
-# character of a long paragraph. Same matches.)
+# (The mark first, each lookbehind then reaching over it: re skips to the marks by its
+# first-character set instead of trying the pattern at every character of a long paragraph,
+# and the nine lookbehinds run at marks only. Same matches as "(?=[.!?])(?<!\bet al)...[.!?]".)
 _SENT_END = re.compile(
-    r"(?=[.!?])(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bvs)(?<!\bSec)(?<!\bEq)(?<!\b[A-Z])"
-    r"[.!?][\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
+    r"[.!?](?<!\bet al.)(?<!\be\.g.)(?<!\bi\.e.)(?<!\bFig.)(?<!\bNo.)(?<!\bvs.)(?<!\bSec.)(?<!\bEq.)(?<!\b[A-Z].)"
+    r"[\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
 )
 
 

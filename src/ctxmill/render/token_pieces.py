@@ -97,7 +97,17 @@ def _learn(pieces, readable: bool = False, unread: re.Pattern | None = None) -> 
         new = [p for p in new if len(p) <= _LONG]
     bpe = get_tokenizer().model.tokenize
     # (one C-level pass: the Python loop it replaced cost as much again as the BPE calls)
-    _count.update(zip(new, map(len, map(bpe, map(str.translate, new, repeat(_map)))), strict=True))
+    _count.update(zip(new, map(len, map(bpe, _mapped(new))), strict=True))
+
+
+def _mapped(pieces: list[str]) -> list[str]:
+    """The pieces as the byte-level pre-tokenizer maps them (each character through ``_map``):
+    many at once joined by \x01 and translated in one call (a third less than a call a piece
+    for 375,000 distinct numbers), unless a piece holds an \x01 itself."""
+    if len(pieces) < 64:
+        return list(map(str.translate, pieces, repeat(_map)))
+    out = "\x01".join(pieces).translate(_map).split(_map[1])
+    return out if len(out) == len(pieces) else list(map(str.translate, pieces, repeat(_map)))
 
 
 def _count_new(piece: str) -> int:
