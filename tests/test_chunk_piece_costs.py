@@ -111,3 +111,52 @@ def test_many_new_pieces_are_mapped_at_once_and_one_holding_the_separator_alone(
     texts = [f" {i} w{i}q" for i in range(300)]
     token_pieces._count.clear()
     assert token_pieces.count_ascii(texts) == count_many(texts)
+
+
+class _CountingPattern:
+    """A compiled pattern that counts its match() calls (findall passes through)."""
+
+    def __init__(self, real):
+        self.real, self.matches = real, 0
+
+    def findall(self, *a):
+        return self.real.findall(*a)
+
+    def match(self, *a):
+        self.matches += 1
+        return self.real.match(*a)
+
+
+def test_sentences_of_a_long_paragraph_are_counted_without_matching_their_first_piece(monkeypatch):
+    if not token_pieces.usable():
+        return
+    spy = _CountingPattern(token_pieces._PIECE)
+    monkeypatch.setattr(token_pieces, "_PIECE", spy)
+    rnd = random.Random(3)
+    text = " ".join(f"{rnd.choice(['Word', 'A', '[1]', '(2)', 'x'])} {rnd.choice(['cache', 'y', 'z'])}."
+                    for _ in range(2_000))  # sentence ends after ". " before a capital, "[" or "("
+    doc = make_doc([(P, text, {})])
+    doc.chunks = chunks.build_chunks(doc, 64)
+    _exact(doc, 64)
+    # bcea6c2: each sentence's first piece (" Word" in the whole text, "Word" alone) was matched
+    # again, one call per sentence (> 1,500); now it is the whole text's piece without its space
+    assert spy.matches < 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Zb", "9", " ", "  ", "\n", ". ", "'s", " 's", "'", " '", "é", " é", " —",
+                                 "x¹", " ¹", " [1]", " (", "\t", " \t", " 'll", " !", " 12", "ﬁ", " \u2028"]),
+                min_size=1, max_size=40).map("".join), st.data())
+def test_a_slice_starting_after_a_space_has_the_tokenizers_count(text, data):
+    if not token_pieces.usable():
+        return
+    whole = token_pieces.Tokenized(text)
+    starts = [i + 1 for i, c in enumerate(text) if c == " "] or [0]
+    for _ in range(8):
+        s = data.draw(st.sampled_from(starts))
+        e = data.draw(st.integers(s, len(text)))
+        n, any_end = whole.count(s, e), whole.count_any(s, e)
+        if any_end is not None:
+            assert any_end == count_tokens(text[s:e])
+        if n is not None:
+            assert n == count_tokens(text[s:e])

@@ -440,13 +440,22 @@ class Tokenized:
         # for every sentence of a long paragraph)
         text, match, nb = self.text, self.piece.match, len(bounds)
         n, p = 0, s
+        if k and bounds[k - 1] == s - 1 and bounds[k] <= e:
+            # (a slice that starts after a space the whole text's piece began with, as a
+            # sentence does: its first piece is that piece without the space -- the same run of
+            # one class -- unless that leaves white space or a quote a contraction could take)
+            whole = self.pieces[k - 1]
+            if len(whole) > 1 and whole[0] == " " and whole[1] != "'" and whole[1] not in self.ws:
+                piece = whole[1:]
+                n, p = _count.get(piece) or _count_new(piece), bounds[k]
+        hi = m + 1 if m < nb else nb  # (the bound a piece of the slice ends at is at most m)
         while bounds[k] != p:  # its own pieces until one ends where a whole-text piece ends
             piece = match(text, p, e).group()
             n += _count.get(piece) or _count_new(piece)
             p += len(piece)
             if p >= e:
                 return n
-            k = bisect_left(bounds, p, k)
+            k = bisect_left(bounds, p, k, hi)
         j = m if m < nb and bounds[m] == e else m - 1  # the last whole-text bound <= e (>= k)
         n += before[j] - before[k]
         q = bounds[j]
