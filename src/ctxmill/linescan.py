@@ -26,6 +26,22 @@ def line_hits(pattern: re.Pattern, joined: str) -> list[int]:
     return out
 
 
+def line_hits_group(pattern: re.Pattern, joined: str) -> tuple[list[int], list[int]]:
+    """:func:`line_hits`, and the indices among them where the pattern's one group took part in
+    the match (one search answers two questions: a rule a line may meet, and which rule)."""
+    out: list[int] = []
+    marked: list[int] = []
+    at = k = 0
+    for m in pattern.finditer(joined):
+        p = m.start()
+        k += joined.count("\n", at, p)  # (as line_hits)
+        at = p
+        out.append(k)
+        if m.lastindex:  # (an attribute: no method call per line)
+            marked.append(k)
+    return out, marked
+
+
 def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern | None = None) -> list[int]:
     """Indices (ascending, once each) of the ``texts`` holding a match of ``pattern``, or of
     ``folded`` in their lower-case form, searched once in the texts joined by line breaks after

@@ -23,7 +23,7 @@ from operator import attrgetter
 from ctxmill.compile import conservation, layout, tables
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
-from ctxmill.linescan import line_hits
+from ctxmill.linescan import line_hits_group
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
 # the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
@@ -563,24 +563,44 @@ def _code_score(text: str) -> int:
 # every position of the page (raw OCR text: 9 ms a MB against 1)
 _CODE_KEYWORDS = ("while|if|elif|for|def|class|return|continue|break|else|try|except|import|from|let|const|var|"
                   "function|async|await|yield|raise|with")
+# The group "code" holds the lines _code_score may score above 0, a subset tried first (a comment
+# or keyword start, a closing bracket, one of its punctuation marks anywhere, a colon at the end:
+# every _CODE_STRONG alternative needs one, as its comment and indented-code tests do). The
+# others (a table row "| 1 | 2 |", a list item "- x", "[12] ...") are rule lines that no code
+# score is worked out for: 250,000 pipe rows were scored one by one, each 0. (The alternatives
+# after the group are the rule pattern's that the group does not hold already: each line is
+# scanned as often as before.)
 _RULE_LINE_RE = re.compile(
-    r"\n(?=[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)]|(?:" + _CODE_KEYWORDS + r")\b)"
-    r"|    |[^\n=(){}\[\],;#]*+[=(){}\[\],;#]|[^\n]*:[^\S\n]*+(?![^\n]))",
+    r"\n(?=(?P<code>[^\S\n]*(?:#|//|[)\]}])|[^\n=(){}\[\],;#]*+[=(){}\[\],;#]|[^\n]*:[^\S\n]*+(?![^\n])"
+    r"|[^\S\n]*(?:" + _CODE_KEYWORDS + r")\b)"
+    r"|[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)])|    )",
 )
 
 
 def _rule_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines a rule of _text_blocks may apply to (a superset: the rules decide)."""
+    return _rule_and_code_lines(lines)[0]
+
+
+def _rule_and_code_lines(lines: list[str]) -> tuple[set[int], set[int]]:
+    """The rule lines (:func:`_rule_lines`) and those of them _code_score may score (a superset)."""
     text = "\n" + "\n".join(lines)
     if text.count("\n") != len(lines):  # a line holding a line break: take no short cut
-        return set(range(len(lines)))
+        every = set(range(len(lines)))
+        return every, every
     sample = lines[::16]  # (whether lines repeat, from every 16th: no set of a page of distinct lines)
     if len(set(sample)) * 2 < len(sample):
         # lines that repeat (a reference list of one-character entries): each distinct line
         # tested once, where the search placed every match by counting the breaks before it
-        rule = {t for t in set(lines) if _RULE_LINE_RE.match("\n" + t)}
-        return set(compress(range(len(lines)), map(rule.__contains__, lines))) if rule else set()
-    return set(line_hits(_RULE_LINE_RE, text))
+        found = {t: m.lastindex == 1 for t in set(lines) if (m := _RULE_LINE_RE.match("\n" + t))}
+        if not found:
+            return set(), set()
+        rule = set(compress(range(len(lines)), map(found.__contains__, lines)))
+        code = {t for t, c in found.items() if c}
+        return rule, (set(compress(range(len(lines)), map(code.__contains__, lines))) if code else set())
+    rule, code = line_hits_group(_RULE_LINE_RE, text)
+    found = set(rule)
+    return found, (found if len(code) == len(rule) else set(code))  # (every rule line may score: one set)
 
 
 # a separator line anywhere in a page's joined text (a superset of the lines it matches alone)
@@ -642,7 +662,8 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     pno = page.number
     para: list[str] = []
     given = rule_lines is not None
-    rule_lines = _rule_lines(lines) if rule_lines is None else rule_lines
+    # (a caller's own rule lines are all scored: the reference the tests compare with)
+    rule_lines, code_lines = _rule_and_code_lines(lines) if rule_lines is None else (rule_lines, rule_lines)
     # index in out of a Markdown heading -> its text and level; out holds None there until the
     # end, where the headings that _no_outline did not read as text become Blocks (a file of
     # 100,000 "# ..." lines made a Block apiece, most of them thrown away)
@@ -654,10 +675,10 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # Only rule lines can score.
     # (each distinct line scored once where lines repeat: a page of repeated short lines has a
     # handful; lines that are mostly distinct are scored as they come)
-    distinct = {lines[k] for k in rule_lines}
-    line_score = ({t: _code_score(t) for t in distinct}.__getitem__ if len(distinct) * 2 < len(rule_lines)
+    distinct = {lines[k] for k in code_lines}
+    line_score = ({t: _code_score(t) for t in distinct}.__getitem__ if len(distinct) * 2 < len(code_lines)
                   else _code_score)
-    score = {k: sc for k in sorted(rule_lines) if (sc := line_score(lines[k]))}
+    score = {k: sc for k in sorted(code_lines) if (sc := line_score(lines[k]))}
     # rule lines that no rule but the list item's acts on join the runs of plain lines below (a
     # caller's own set of rule lines is read line by line: the reference the tests compare with)
     items: dict[str, re.Match] = {}
