@@ -49,11 +49,45 @@ _WORD_ASCII = re.compile(r"[a-z0-9]+")
 _ASCII_WORD_BYTES = bytes(c if 97 <= c <= 122 or 48 <= c <= 57 else 32 for c in range(256))
 
 
+def _ascii_words(lowered: str) -> list[str]:
+    """``_WORD_ASCII.findall`` of lower-cased ASCII text."""
+    return lowered.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# ASCII text between two lines that are not is read by the pattern with them when shorter than
+# this: a text that is not ASCII throughout stays one findall, not a step a line
+_ASCII_GAP = 4096
+
+
 def _find_words(lowered: str) -> list[str]:
     """``_WORD.findall`` of lower-cased text."""
     if lowered.isascii():  # (_WORD_ASCII.findall)
-        return lowered.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()
-    return _WORD.findall(lowered)
+        return _ascii_words(lowered)
+    # Lines holding a character outside ASCII by the pattern, the ASCII text between them (most
+    # of a text with a few such lines: a paper's accented names above a long ASCII list) by
+    # split. No word runs over a line break, so the pieces' words are the whole's, in order.
+    out: list[str] = []
+    pos, end = 0, len(lowered)
+    m = _NON_ASCII.search(lowered)
+    while m is not None:
+        start = lowered.rfind("\n", pos, m.start()) + 1 or pos
+        stop = lowered.find("\n", m.end())
+        while stop >= 0:
+            m = _NON_ASCII.search(lowered, stop)
+            if m is None or m.start() - stop >= _ASCII_GAP:
+                break
+            stop = lowered.find("\n", m.end())
+        else:
+            m = None
+        stop = end if stop < 0 else stop
+        if start > pos:
+            out.extend(_ascii_words(lowered[pos:start]))
+        out.extend(_WORD.findall(lowered, start, stop))
+        pos = stop
+    if pos < end:
+        out.extend(_ascii_words(lowered[pos:]))
+    return out
 
 
 # words of a page that went to a removal reason, placed by list.index scans before every word's
@@ -141,18 +175,50 @@ def _norm_lines(texts: list[str], markup: bool, joined: str | None = None) -> st
     return unicodedata.normalize("NFKC", joined).lower()
 
 
-def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
-    """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation")."""
+# A line end after a hyphen (the hyphen ends a word): marked with _MARK after the hyphen,
+# so the page's words and its broken pairs come from one pass over the page, not a step a line
+_MARK = "\x01"
+_HYPHEN_MARK = re.compile(r"(?<=\w)-(?=[^\S\n]*$)", re.M)
+# The loop of _page_words over the marked text: the last word of a marked line and the first
+# word of the next (a pair), or, where the next line holds no word, the last word alone (lost:
+# the loop drops its carried word there). Matches run left to right without overlapping, as the
+# loop's carry does: a line whose only word closed a pair carries nothing on.
+_PAIRS_ASCII = re.compile(r"([a-z0-9]+)[^a-z0-9\n\x01]*\x01[^a-z0-9\n]*\n(?:[^a-z0-9\n]*([a-z0-9]+)|(?=[^a-z0-9\n]*(?:\n|\Z)))")
+_PAIRS = re.compile(r"([^\W_]+)(?:[^\w\n\x01]|_)*\x01(?:[^\w\n]|_)*\n(?:(?:[^\w\n]|_)*([^\W_]+)|(?=(?:[^\w\n]|_)*(?:\n|\Z)))")
+
+
+def _marked_words(marked: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(words, firsts, seconds) of a page's normalised lines, hyphen ends marked: what
+    _page_words' loop gives (its words in order less those of pairs and lost carries), in one
+    scan in C. The pairs as two lists of strings, not a tuple each (a tuple is an object the
+    garbage collector tracks: 300,000 of them set off full collections of a large document)."""
+    # split: [text, a, b, text, a, b, ..., text], b None where the carry is lost
+    parts = (_PAIRS_ASCII if marked.isascii() else _PAIRS).split(marked)
+    firsts, seconds = parts[1::3], parts[2::3]
+    if None in seconds:  # (a carry lost: no pair)
+        firsts = list(compress(firsts, map(is_not, seconds, repeat(None))))
+        seconds = [b for b in seconds if b is not None]
+    return _find_words(" ".join(parts[::3])), firsts, seconds
+
+
+def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[str], list[str]]:
+    """A page's words, and the pairs broken by a hyphen at a line end ("conser-" "vation"): their
+    first halves and their second halves."""
     texts = [ln.text for ln in page.lines]
     raw = "\n".join(texts)
+    # (the pattern starts with \w: tried at every letter, so only where the page holds a hyphen)
+    hyphens = "-" in raw and _HYPHEN_END.search(raw) is not None
+    if hyphens and _MARK not in raw:
+        marked = _HYPHEN_MARK.sub("-" + _MARK, raw)
+        norm = _norm_lines(texts, markup, marked)
+        if norm is not None and norm.count("\n") == len(texts) - 1 and norm.count(_MARK) == marked.count(_MARK):
+            return _marked_words(norm)
     joined = _norm_lines(texts, markup, raw)
     if joined is not None and joined.count("\n") != len(texts) - 1:
         joined = None  # (normalising made or took a line break: line by line below)
     if joined is not None:
-        # no pairs: every word of the page in one scan (the pattern starts with \w: tried at
-        # every letter, so only where the page holds a hyphen)
-        if "-" not in raw or not _HYPHEN_END.search(raw):
-            return _find_words(joined), []
+        if not hyphens:  # no pairs: every word of the page in one scan
+            return _find_words(joined), [], []
         norm = joined.split("\n")
         ends = set()
         line_no, pos = 0, 0
@@ -166,11 +232,13 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
         line_words = (words(_strip_markup(t) if markup else t) for t in texts)
         hyphen_end = lambda i: bool(re.search(r"\w-\s*$", texts[i]))  # noqa: E731
     out: list[str] = []
-    pairs: list[tuple[str, str]] = []
+    firsts: list[str] = []
+    seconds: list[str] = []
     carry = None
     for i, ws in enumerate(line_words):
         if carry is not None and ws:
-            pairs.append((carry, ws[0]))
+            firsts.append(carry)
+            seconds.append(ws[0])
             ws = ws[1:]
         carry = None
         if ws and hyphen_end(i):
@@ -178,7 +246,7 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[tuple
         out.extend(ws)
     if carry is not None:
         out.append(carry)
-    return out, pairs
+    return out, firsts, seconds
 
 
 def _removed_pieces(doc: Document) -> list[dict]:
@@ -259,7 +327,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
     rows = []
     tot = Counter()
     for page in doc.stream.pages:
-        ws, pairs = _page_words(page, markup=doc.stream.kind != "pdf")
+        ws, firsts, seconds = _page_words(page, markup=doc.stream.kind != "pdf")
         # a block re-flowed across a page break counts on both pages; a word may also have
         # moved one page with a float: look there after this page's own blocks
         pools = [out_by_page.get(page.number, Counter()), out_by_page.get(page.number - 1, Counter()),
@@ -282,7 +350,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
             # one comparison in C instead of a step per distinct word, the same outcome)
             kept += len(ws)
             counted = {}
-            if pairs:  # (else the pools are read no more: no copy of them, ~0.1 s a 4 MB page)
+            if firsts:  # (else the pools are read no more: no copy of them, ~0.1 s a 4 MB page)
                 pools = [Counter(dict.fromkeys(pools[0], 0)), Counter(pools[1]), Counter(pools[2])]
         else:  # (each page takes from copies: the next page reads this one's as they were)
             pools = [Counter(p) for p in pools]
@@ -335,7 +403,13 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
             rem[reason] = rem_n[reason]
         # a word in no pool is never taken: one set lookup instead of a walk over the pools
         # (a page of 'con-' lines holds a pair per line and none of them anywhere)
-        known = set().union(*pools, *(pool for _, pool in rem_pools)) if pairs else set()
+        known = set().union(*pools, *(pool for _, pool in rem_pools)) if firsts else set()
+        pairs = zip(firsts, seconds, strict=True)
+        if known.isdisjoint(firsts) and known.isdisjoint(seconds) and known.isdisjoint(map(str.__add__, firsts, seconds)):
+            # (no piece of any pair in a pool: none is taken, each is lost; three set scans in
+            # C, not a step a pair: a page of 'con-' lines re-flowed into one word)
+            lost += 2 * len(firsts)
+            pairs = ()
         for a, b in pairs:  # then the hyphenated pairs, in order
             # joined ("conservation") or kept as a compound ("context-collapse")
             ab = a + b
@@ -352,7 +426,7 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
                 lost += 2
         for r in removed_by_dropped.get(page.number, []):
             rem[r["reason"]] += len(words(r["text"]))
-        n_in = len(ws) + 2 * len(pairs) + sum(len(words(r["text"])) for r in removed_by_dropped.get(page.number, []))
+        n_in = len(ws) + 2 * len(firsts) + sum(len(words(r["text"])) for r in removed_by_dropped.get(page.number, []))
         removed_n = sum(rem.values())
         row = {
             "page": page.number,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, deque
 from html.parser import HTMLParser
-from itertools import chain, compress
+from itertools import accumulate, chain, compress, islice
 from operator import attrgetter, methodcaller
 
 from ctxmill.compile.options import CompileOptions
@@ -299,8 +299,15 @@ def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | No
     """Re-flow lines into one; repair words hyphenated across line ends. ``longest``: the
     length of the longest word in ``vocab``, when the caller knows it."""
     ts = [t for t in map(str.strip, lines) if t]
-    if "-\n" not in "\n".join(ts):  # no line but the last ends in a hyphen: lines and spaces
+    flat = "\n".join(ts)
+    if "-\n" not in flat:  # no line but the last ends in a hyphen: lines and spaces
         return " ".join(ts)
+    # a word run on past any word of the vocabulary is read no more (see _run_on): its lines
+    # are taken in one step where the lines are ASCII letters in a row
+    run_on = longest is not None and longest < _LONGEST_WORD and flat.count("\n") == len(ts) - 1
+    starts: list[int] | None = None
+    lines_in = iter(ts)
+    i = -1
     # the result is kept as pieces (lines, the spaces between them) and joined once at the
     # end, so a line costs its own length, not the paragraph's
     parts: list[str] = []
@@ -309,7 +316,8 @@ def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | No
     # added (prev), and the last part's own, before its hyphen (last_run): a word longer than
     # any word is then known without reading it again (a paragraph of 'con-' lines is one)
     prev = last_run = 0
-    for t in ts:
+    for t in lines_in:
+        i += 1
         rev = t[::-1]
         own = _WORD_RUN_RE.match(rev, 1 if rev[:1] == "-" else 0).end()
         if not parts:
@@ -361,9 +369,46 @@ def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | No
             ends.append(ends[-1] + len(t))
         if rev[:1] == "-":
             last_run = own - 1
+            if run_on and last_run == len(t) - 1 and last_run + prev > _LONGEST_WORD and t[-2:-1].isalpha():
+                if starts is None:
+                    starts = [0, *accumulate(map((1).__add__, map(len, ts)))]
+                at = starts[i + 1]
+                end = _RUN_ON_END.search(flat, at - 1)  # (None after the last line)
+                stop = at if end is None else end.start() + 1
+                if stop > at:
+                    prev, last_run, k = _run_on(parts, ends, flat[at:stop], prev + last_run)
+                    i += k
+                    deque(islice(lines_in, k), maxlen=0)  # (those lines are read)
         else:
             last_run = own + (prev if own == len(t) else 0)
     return "".join(parts)
+
+
+# the line break before the first line that is not one word ending in a letter and a hyphen,
+# starting with a small letter (ASCII): a word running on over the lines before it is re-flowed
+# whole, each hyphen taken out (see _run_on). (A search for the line that ends the run: a
+# repeated group costs ~1 us a line in the regex engine, the look-ahead at each break far less.)
+_RUN_ON_END = re.compile(r"\n(?![a-z](?:\w*[A-Za-z])?-\n)")
+
+
+def _run_on(parts: list[str], ends: list[int], lines: str, hyphen_run: int) -> tuple[int, int, int]:
+    """join_lines' steps for the lines ``lines`` (each a line _RUN_ON_END passes, and its break) after a line of one word
+    ending in a hyphen, where the word before that hyphen (``hyphen_run`` characters, the line's
+    and those it runs on from) is longer than any word of the vocabulary. The loop then takes out
+    every hyphen: each line starts with a small letter, so no capital keeps one, no lookup is
+    made, and the word only grows (hyphenated word-sized pieces of 'con-' lines, a paragraph of
+    them). The pieces and their ends are the loop's; returns its (prev, last_run) after the last
+    line, and the number of lines."""
+    pieces = lines[:-2].split("-\n")  # (each line but its hyphen; the last keeps its own)
+    parts[-1] = parts[-1][:-1]
+    ends[-1] -= 1
+    pieces[-1] += "-"
+    parts.extend(pieces)
+    ends.extend(accumulate(map(len, pieces), initial=ends[-1]))
+    del ends[-len(pieces) - 1]  # (the initial value, already there)
+    # the run before each line's hyphen: the runs before it and the line's own letters
+    prev = hyphen_run + len(lines) - 2 * len(pieces) - len(pieces[-1]) + 1
+    return prev, len(pieces[-1]) - 1, len(pieces)
 
 
 def _stamp(text: str, lines: list[str] | None = None) -> bool:

@@ -1,0 +1,142 @@
+"""Issue 26, round twenty, the item stages' cost per text shape (speed only): a page of lines
+that each end in a hyphen, a text of ASCII lines with a few that are not, and a paragraph of
+'con-' lines are read without a Python step a line. Work is counted, never timed; each new road
+is compared with the old one (kept here, or reached by its own switch) on generated inputs."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxmill.compile import conservation, normalize
+from ctxmill.model import Line, Page
+
+
+class _Counting:
+    """A compiled pattern that counts its calls and the characters they were given."""
+
+    def __init__(self, pattern: re.Pattern):
+        self.pattern, self.calls, self.chars = pattern, 0, 0
+
+    def findall(self, text, pos=0, endpos=None):
+        end = len(text) if endpos is None else endpos
+        self.calls += 1
+        self.chars += end - pos
+        return self.pattern.findall(text, pos, end)
+
+    def match(self, text, pos=0, endpos=None):
+        self.calls += 1
+        return self.pattern.match(text, pos, len(text) if endpos is None else endpos)
+
+
+# ------------------------------------------------------------------ conservation._page_words
+
+
+def _page_words_loop(page: Page, markup: bool) -> tuple[list[str], list[tuple[str, str]]]:
+    """bcea6c2's line loop: each line's words; a line ending in a hyphen carries its last word
+    to the first word of the next line (a pair), lost where that line holds no word."""
+    texts = [ln.text for ln in page.lines]
+    line_words = [conservation.words(conservation._strip_markup(t) if markup else t) for t in texts]
+    out, pairs, carry = [], [], None
+    for i, ws in enumerate(line_words):
+        if carry is not None and ws:
+            pairs.append((carry, ws[0]))
+            ws = ws[1:]
+        carry = None
+        if ws and re.search(r"\w-[^\S\n]*$", texts[i]):
+            carry = ws.pop()
+        out.extend(ws)
+    if carry is not None:
+        out.append(carry)
+    return out, pairs
+
+
+_PIECES = ["con", "cat", "-", " ", "  ", "a", "Σ", "ΑΣ", "é", "x_y", "_", "<b>", "</b>", "\\foo", "&amp;",
+           "![a-b](c)", "12", "ﬁ", "²", "\t", "ß", "--", "-\t", "word", "Ⅷ", "٣", "\x01"]
+_LINE = st.builds(lambda ps, end: "".join(ps) + end, st.lists(st.sampled_from(_PIECES), max_size=5),
+                  st.sampled_from(["", "", "-", "- ", "a-", "Σ-", "b-\t"]))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_LINE, max_size=12), st.booleans())
+def test_page_words_are_the_line_loop(lines, markup):
+    page = Page(number=1, lines=[Line(text=t) for t in lines])
+    out, firsts, seconds = conservation._page_words(page, markup)
+    assert (out, list(zip(firsts, seconds, strict=True))) == _page_words_loop(page, markup)
+
+
+def test_a_page_of_hyphen_ends_is_read_in_one_scan(monkeypatch):
+    # fuzz.py's hyphen_lines: every line ends in a hyphen, each pair of lines is a broken word
+    page = Page(number=1, lines=[Line(text=f"con{'abcdefg'[i % 7]}-") for i in range(20_000)])
+    expect = _page_words_loop(page, True)
+    ascii_, unicode_ = _Counting(conservation._WORD_ASCII), _Counting(conservation._WORD)
+    monkeypatch.setattr(conservation, "_WORD_ASCII", ascii_)
+    monkeypatch.setattr(conservation, "_WORD", unicode_)
+    out, firsts, seconds = conservation._page_words(page, True)
+    assert (out, list(zip(firsts, seconds, strict=True))) == expect
+    assert len(expect[1]) == 10_000
+    # bcea6c2: one findall a line (20,000)
+    assert ascii_.calls + unicode_.calls <= 2, (ascii_.calls, unicode_.calls)
+
+
+def test_ascii_lines_around_a_few_others_are_split_not_matched(monkeypatch):
+    # fuzz.py's one_char_refs: a small paper with accented names, then a long ASCII list
+    text = "Émile Zoë and Σ\n" + "".join(f"[{i}] x\n" for i in range(50_000)) + "naïve\n" + "- x\n" * 1000
+    low = text.lower()
+    expect = re.findall(r"[^\W_]+", low)
+    pattern = _Counting(conservation._WORD)
+    monkeypatch.setattr(conservation, "_WORD", pattern)
+    assert conservation._find_words(low) == expect
+    # only the two lines outside ASCII go to the pattern (bcea6c2: all ~400,000 characters)
+    assert pattern.chars < 50, pattern.chars
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["ab\n", "é\n", "x y\n", "\n", "Σσ z\n", "a_b\n", "²\n", "12 c"]), max_size=30),
+       st.sampled_from([1, 3, 4096]))
+def test_words_in_pieces_are_the_patterns(lines, gap):
+    low = "".join(lines).lower()
+    old = conservation._ASCII_GAP
+    conservation._ASCII_GAP = gap
+    try:
+        assert conservation._find_words(low) == re.findall(r"[^\W_]+", low)
+    finally:
+        conservation._ASCII_GAP = old
+
+
+# ------------------------------------------------------------------ normalize.join_lines
+
+_WORDS = ["con", "cat", "ab", "x", "Con", "A", "é", "1", "_", " ", "-", "word", "q" * 60, "Z" * 70, "ß", "(", "a-b"]
+_PARA_LINE = st.builds(lambda ws, end: "".join(ws) + end, st.lists(st.sampled_from(_WORDS), max_size=3),
+                       st.sampled_from(["-", "", "a-", "b-", "B-"]))
+_CHAIN_LINE = st.builds(lambda w, end: w + end, st.sampled_from(["con", "a", "ab", "xyz", "Ab", "a1", "a_b", "é"]),
+                        st.sampled_from(["a-", "b-", "-", "B-"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PARA_LINE, max_size=10), st.lists(_CHAIN_LINE, min_size=0, max_size=150),
+       st.lists(_PARA_LINE, max_size=10),
+       st.lists(st.sampled_from(["conacon", "cat", "con", "ab", "word", "concat", "a-b"]), max_size=4))
+def test_join_lines_with_the_longest_word_is_the_lookups(before, chain, after, known):
+    # ``longest`` lets join_lines skip lookups (and, this round, take a run-on word's lines in
+    # one step); without it every junction is looked up: the two must agree
+    lines = before + chain + after
+    vocab = Counter(dict.fromkeys(known, 1))
+    longest = max(map(len, vocab), default=0)
+    assert normalize.join_lines(lines, vocab, longest) == normalize.join_lines(lines, vocab, None)
+
+
+def test_a_paragraph_of_broken_lines_is_reflowed_without_a_step_a_line(monkeypatch):
+    # fuzz.py's hyphen_lines: one paragraph of 20,000 'con-' lines is one word, re-flowed
+    lines = [f"con{'abcdefg'[i % 7]}-" for i in range(20_000)]
+    expect = normalize.join_lines(lines, Counter(), None)
+    assert expect == "".join(t[:-1] for t in lines[:-1]) + lines[-1]
+    runs = _Counting(normalize._WORD_RUN_RE)
+    monkeypatch.setattr(normalize, "_WORD_RUN_RE", runs)
+    assert normalize.join_lines(lines, Counter(), 0) == expect
+    # a step a line until the word outgrows every word (200 characters), then none
+    # (bcea6c2: 20,000)
+    assert runs.calls < 100, runs.calls
