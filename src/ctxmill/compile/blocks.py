@@ -571,8 +571,8 @@ _CODE_KEYWORDS = ("while|if|elif|for|def|class|return|continue|break|else|try|ex
 # after the group are the rule pattern's that the group does not hold already: each line is
 # scanned as often as before.)
 _RULE_LINE_RE = re.compile(
-    r"\n(?=(?P<code>[^\S\n]*(?:#|//|[)\]}])|[^\n=(){}\[\],;#]*+[=(){}\[\],;#]|[^\n]*:[^\S\n]*+(?![^\n])"
-    r"|[^\S\n]*(?:" + _CODE_KEYWORDS + r")\b)"
+    r"\n(?=(?P<code>[^\S\n]*(?:#|//|[)\]}]|(?:" + _CODE_KEYWORDS + r")\b)|[^\n=(){}\[\],;#]*+[=(){}\[\],;#]"
+    r"|[^\n]*:[^\S\n]*+(?![^\n]))"
     r"|[^\S\n]*(?:[`~<|!#$\[(\d/)\]}•●○◦▪‣∙·\-–*]|[a-z][.)])|    )",
 )
 
@@ -1092,8 +1092,12 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
         # (tiny(t) of a str is _tiny_text(t), which is False past TINY_CHARS: no call for a long line)
-        memo = {t: len(t) <= TINY_CHARS and _tiny_text(t) for t in set(items)}
-        flags = list(map(memo.__getitem__, items))
+        sample = items[::16]  # (whether lines repeat: a page of distinct lines gains nothing by the memo)
+        if len(set(sample)) * 2 < len(sample):
+            memo = {t: len(t) <= TINY_CHARS and _tiny_text(t) for t in set(items)}
+            flags = list(map(memo.__getitem__, items))
+        else:
+            flags = [len(t) <= TINY_CHARS and _tiny_text(t) for t in items]
     else:
         flags = list(map(tiny, items))
     out: list[Block] = []
