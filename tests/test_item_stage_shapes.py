@@ -140,3 +140,41 @@ def test_a_paragraph_of_broken_lines_is_reflowed_without_a_step_a_line(monkeypat
     # a step a line until the word outgrows every word (200 characters), then none
     # (bcea6c2: 20,000)
     assert runs.calls < 100, runs.calls
+
+
+# ------------------------------------------------------------------ citations: cross-references
+
+
+def test_unresolved_fields_by_position_are_the_named_ones():
+    # citations._add_crossref builds Unresolved by position (a call with keywords costs more,
+    # 240,000 times in 4 MB of cross-references): the model's field order is what it relies on
+    from ctxmill.model import Unresolved
+
+    assert Unresolved("Section 9", "crossref", "no section numbered 9", 3, "s1") == Unresolved(
+        text="Section 9", kind="crossref", reason="no section numbered 9", page=3, section_id="s1")
+
+
+class _CountingFinditer:
+    def __init__(self, pattern: re.Pattern):
+        self.pattern, self.calls = pattern, 0
+
+    def finditer(self, text, *args):
+        self.calls += 1
+        return self.pattern.finditer(text, *args)
+
+
+def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
+    # fuzz.py's crossrefs: paragraphs of "See Section i and Figure j and Table k." to nothing
+    from ctxmill.compile import citations
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    text = "".join(f"See Section {i} and Figure {i * 7 % 1000} and Table {i % 100}.\n\n" for i in range(1, 1001))
+    numbers = _CountingFinditer(citations._XREF_NUM)
+    monkeypatch.setattr(citations, "_XREF_NUM", numbers)
+    doc = compile_document(text.encode(), CompileOptions(chunks=False), kind="markdown", name="x.md")
+    xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
+    assert len(xrefs) == 3000
+    assert [u.text for u in xrefs[:3]] == ["Section 1", "Figure 7", "Table 1"]
+    # a list of one number is its own number (bcea6c2: the number pattern run over each, 3,000)
+    assert numbers.calls == 0, numbers.calls
