@@ -129,10 +129,11 @@ def test_a_first_standard_library_import_is_a_block_of_its_own_where_the_file_ke
     (tmp_path / "test_app.py").write_text(text)
     got = suggest(tmp_path, _patch("test_app.py", ["x = 1"], ["TestClientFactory = Callable[..., TestClient]"], 6))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, "from typing import Callable\n\n")]
-    # one block only: the file does not keep them apart, the line joins it in its sorted place
+    # one block only: the file does not keep them apart, the line joins it at its head, the
+    # standard library first (as jinja's `import sys` above `import six`)
     (tmp_path / "test_app.py").write_text(text.replace("import anyio\n\n", "import anyio\n"))
     got = suggest(tmp_path, _patch("test_app.py", ["x = 1"], ["TestClientFactory = Callable[..., TestClient]"], 5))
-    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "from typing import Callable\n")]
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, "from typing import Callable\n")]
 
 
 def test_a_java_import_goes_into_the_block_of_its_package_family(tmp_path):
@@ -208,7 +209,8 @@ def test_python_standard_library_guesses_skip_builtins_and_module_style_names_an
     # starlette's test (0e4da0aea2): names of one module the edit needs are one line
     files = {"test_app.py": "import pytest\n\n\ndef app(scope: Any) -> Callable:\n    pass\n"}
     got = suggest(tmp_path, _patch("test_app.py", ["def app(scope):"], ["def app(scope: Any) -> Callable:"], 4), files=files)
-    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(2, 1, "from typing import Any, Callable\n")]
+    # (above `import pytest`: the file's one block holds no standard-library line)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(1, 0, "from typing import Any, Callable\n")]
 
 
 def test_an_elixir_alias_comes_from_its_suffix_family_and_goes_after_it_not_into_a_moduledoc(tmp_path):
@@ -376,3 +378,25 @@ def test_an_import_in_a_kotlin_string_is_no_import_of_the_file(tmp_path):
     patch = _patch("ProcessorTest.kt", ["    val k = 1"], ["    val k = KClass::class"], 12)
     got = suggest(tmp_path, patch)
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]
+
+
+def test_a_standard_library_import_heads_a_block_that_holds_none(tmp_path):
+    # jinja2/exceptions.py (pallets/jinja e29c84ccc0): the file's one block is six's; `import sys`
+    # went above `import six`, the standard library first (it was put after `from six.moves`)
+    text = ('"""\n    jinja2.exceptions\n"""\nimport six\nfrom six.moves import map\n\n\n'
+            "def f(message):\n    return message\n")
+    (tmp_path / "exceptions.py").write_text(text.replace("return message", "return sys.getdefaultencoding()"))
+    got = suggest(tmp_path, _patch("exceptions.py", ["    return message"], ["    return sys.getdefaultencoding()"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "import sys\n")]
+
+
+def test_an_import_line_ends_the_import_lines_of_a_block_unsorted_by_module_but_kept_by_kind(tmp_path):
+    # werkzeug/routing.py (pallets/werkzeug af68f12355): `import re` above three `from` lines in no
+    # order of modules; `import posixpath` went after `import re` (it was put after `from itertools`)
+    text = ('"""\n    werkzeug.routing\n"""\nimport re\nfrom pprint import pformat\nfrom urlparse import urljoin\n'
+            "from itertools import izip\n\nfrom werkzeug.urls import url_encode, url_quote\n\n\n"
+            "def join(a, b):\n    return a + b\n")
+    (tmp_path / "routing.py").write_text(text.replace("return a + b", "return posixpath.join(a, b)"))
+    got = suggest(tmp_path, _patch("routing.py", ["    return a + b"], ["    return posixpath.join(a, b)"], 13))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import posixpath\n")]
+

@@ -714,6 +714,11 @@ def _python_block_place(new: str, imports: list) -> tuple[int, str]:
             block = blocks[n_std.index(max(n_std))]
         elif len(blocks) > 1:
             return blocks[0][0][0], new + "\n\n"
+        else:
+            # one block and none of it the standard library's: the standard library comes first
+            # (jinja's `import sys` above `import six` / `from six.moves import map`), in the
+            # block, as a file that keeps no blocks apart writes it
+            return blocks[0][0][0], new + "\n"
     if block is None:
         block = blocks[-1] if not std else blocks[0]
     key = (new.lstrip().startswith("from "), _module(new).lower())
@@ -723,6 +728,16 @@ def _python_block_place(new: str, imports: list) -> tuple[int, str]:
         # or after the last line of its kind where the block mixes the two (`import sys` over
         # `from jinja import Environment`: `import gc` after `import sys`)
         same = [i for i, x in block if (_module(x).split(".")[0] in sys.stdlib_module_names) == std]
+        froms = [k[0] for k in keys]
+        if not key[0] and froms.count(False) < len(froms) and froms == sorted(froms):
+            # a block in no order of modules but in isort's order of kinds, every `import x` line
+            # above every `from x import y` line: a new `import x` ends the `import x` lines
+            # (werkzeug's `import posixpath` after `import re`, above `from pprint import pformat`),
+            # or heads a block of `from` lines only (werkzeug's `import copy` above `from functools`)
+            plain = [i for (i, _), k in zip(block, keys, strict=True) if not k[0]]
+            if not plain:
+                return block[0][0], new + "\n"
+            same = [i for i in same if i in plain] or plain
         return (same[-1] if same else block[-1][0]) + 1, new + "\n"
     later = [i for (i, _), k in zip(block, keys, strict=True) if k > key]
     return (later[0] if later else block[-1][0] + 1), new + "\n"
