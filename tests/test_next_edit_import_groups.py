@@ -400,3 +400,17 @@ def test_an_import_line_ends_the_import_lines_of_a_block_unsorted_by_module_but_
     got = suggest(tmp_path, _patch("routing.py", ["    return a + b"], ["    return posixpath.join(a, b)"], 13))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import posixpath\n")]
 
+
+def test_a_key_named_like_a_module_asks_for_no_import(tmp_path):
+    # hono's context.test.ts (honojs/hono 0d06c44b9e): `setCookie(c, 'foo2', 'bar2', { path: '/' })`;
+    # the key `path` asked for `var path = require('path')` in a file of ES imports
+    text = ("import { Context } from './context'\n\ndescribe('Context', () => {\n  it('keeps cookies', () => {\n"
+            "    setCookie(c, 'foo2', 'bar2', { path: '/' })\n  })\n})\n")
+    (tmp_path / "context.test.ts").write_text(text)
+    got = suggest(tmp_path, _patch("context.test.ts", ["    c.res = res"], ["    setCookie(c, 'foo2', 'bar2', { path: '/' })"], 5))
+    assert [s.replacement for s in got if "path" in s.replacement] == []
+    # the same name used otherwise in the line still counts
+    (tmp_path / "context.test.ts").write_text(text.replace("'foo2'", "path.join('a')"))
+    got = suggest(tmp_path, _patch("context.test.ts", ["    c.res = res"],
+                                   ["    setCookie(c, path.join('a'), 'bar2', { path: '/' })"], 5))
+    assert [s.replacement for s in got if "path" in s.replacement] == ["var path = require('path')\n"]

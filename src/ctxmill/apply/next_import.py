@@ -253,15 +253,28 @@ _BINDS = re.compile(
     r"|\b(\w+)\s*(?::\s*[\w&<]|->)", re.M)          # NAME: Type, NAME ->
 
 
+# a key (`path: '/'`, `{ path: ["end"] }`, Rust's `Foo { path: x }`, Elixir's `[path: "/"]`): written
+# right after `{`, `[`, `,` or `(` or first on its line, one `:` straight after it; in these
+# languages a name so written is a property, keyword or field, no use of a binding (`case x:` and
+# `a ? b : c` are not so written)
+KEY_LANGS = frozenset(("javascript", "typescript", "ruby", "elixir", "rust"))
+_KEY = re.compile(r"(?:^|[{,(\[])\s*([A-Za-z_$][\w$]*):(?!:)")
+
+
 def new_names(hunks, lang: str) -> list[str]:
     """Names the edit's added code uses more often than its removed code did (strings and
-    comments aside), less those the edit binds itself (assigned, declared, a parameter)."""
+    comments aside), less those the edit binds itself (assigned, declared, a parameter). A key
+    (KEY_LANGS, _KEY) is not counted: hono's `setCookie(c, 'foo2', 'bar2', { path: '/' })` asked
+    for `var path = require('path')` in a TypeScript file."""
     def count(lines):
         c: dict[str, int] = {}
         # (a docstring the edit writes names no code: `io.UnsupportedOperation` in its prose)
         for line in _prose_dropped("\n".join(lines), lang).split("\n"):
-            for m in IDENT.finditer(STRING_OR_COMMENT.sub(" ", line)):
-                c[m.group(1)] = c.get(m.group(1), 0) + 1
+            code = STRING_OR_COMMENT.sub(" ", line)
+            keys = {m.start(1) for m in _KEY.finditer(code)} if lang in KEY_LANGS else set()
+            for m in IDENT.finditer(code):
+                if m.start(1) not in keys:
+                    c[m.group(1)] = c.get(m.group(1), 0) + 1
         return c
 
     out = []
