@@ -289,7 +289,8 @@ def test_a_jdk_class_and_a_kotlin_library_name_are_imported_by_their_package(tmp
     (tmp_path / "Tags.kt").write_text("package okio\n\nimport okio.Buffer\n\nval extras = mutableMapOf<KClass<*>, Any>()\n")
     got = suggest(tmp_path, _patch("Tags.kt", ["val extras = mutableMapOf<String, Any>()"],
                                    ["val extras = mutableMapOf<KClass<*>, Any>()"], 5))
-    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]
+    # (kotlin.* after the file's other imports: test_a_kotlin_import_follows_the_default_layout...)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "import kotlin.reflect.KClass\n")]
 
 
 def test_a_rust_standard_error_type_is_used_from_its_module(tmp_path):
@@ -377,7 +378,8 @@ def test_an_import_in_a_kotlin_string_is_no_import_of_the_file(tmp_path):
     (tmp_path / "Other.kt").write_text("package x\n\nimport kotlin.reflect.KClass\n")
     patch = _patch("ProcessorTest.kt", ["    val k = 1"], ["    val k = KClass::class"], 12)
     got = suggest(tmp_path, patch)
-    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(3, 2, "import kotlin.reflect.KClass\n")]
+    # (below the file's own org.junit lines, as moshi's files put kotlin.* last)
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import kotlin.reflect.KClass\n")]
 
 
 def test_a_standard_library_import_heads_a_block_that_holds_none(tmp_path):
@@ -414,3 +416,17 @@ def test_a_key_named_like_a_module_asks_for_no_import(tmp_path):
     got = suggest(tmp_path, _patch("context.test.ts", ["    c.res = res"],
                                    ["    setCookie(c, path.join('a'), 'bar2', { path: '/' })"], 5))
     assert [s.replacement for s in got if "path" in s.replacement] == ["var path = require('path')\n"]
+
+
+def test_a_kotlin_import_follows_the_default_layout_java_and_kotlin_last(tmp_path):
+    # okio's PipeKotlinTest.kt (square/okio 49b0e56d5e): `java.io.IOException` went below
+    # `org.junit.Test` (ktlint's and IntelliJ's layout: java.*, javax.*, kotlin.* last), not above okio
+    text = ("package okio\n\nimport okio.Buffer\nimport org.junit.Test\n\nclass PipeKotlinTest {\n"
+            "  @Test fun t() {\n    throw IOException(\"boom\")\n  }\n}\n")
+    (tmp_path / "PipeKotlinTest.kt").write_text(text)
+    got = suggest(tmp_path, _patch("PipeKotlinTest.kt", ["    Buffer()"], ["    throw IOException(\"boom\")"], 8))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import java.io.IOException\n")]
+    # a file whose own lines are in plain lexicographic order keeps it
+    (tmp_path / "PipeKotlinTest.kt").write_text(text.replace("import okio.Buffer\n", "import java.io.File\nimport okio.Buffer\n"))
+    got = suggest(tmp_path, _patch("PipeKotlinTest.kt", ["    Buffer()"], ["    throw IOException(\"boom\")"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "import java.io.IOException\n")]

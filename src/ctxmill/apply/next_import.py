@@ -1155,7 +1155,8 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
             new = _restyle(new, like, lang) if lang != "go" else like[:len(like) - len(like.lstrip())] + new
             if lang in ("java", "kotlin"):
                 group = _package_block(new, group)
-            before = [(i, line) for i, line in group if line.strip() < new.strip()]
+            key = _kotlin_key if lang == "kotlin" and _kotlin_layout([line for _, line in group]) else str.strip
+            before = [(i, line) for i, line in group if key(line) < key(new)]
             # an insertion (end_line = start_line - 1): the new line goes before line `at`
             at = before[-1][0] + 1 if before else group[0][0]
             pkg = re.match(r"\s*(import\s+(?:static\s+)?[\w.]+)\.\w+;?$", new)
@@ -1175,6 +1176,22 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
                         {"stdlib": float(all("standard" in x[2] for x in first_specs)), "sorted": 1.0, "group": 0.0},
                         f"import {', '.join(x[1] for x in first_specs)} ({first_specs[0][2]})"))
     return [_unused_dropped(item, files, hunks) for item in _joined(out, files)]
+
+
+_KOTLIN_LAST = re.compile(r"\s*import\s+(?:java|javax|kotlin)\.")
+
+
+def _kotlin_key(line: str) -> tuple:
+    """ktlint's and IntelliJ's default Kotlin import layout: every other import, then java.*,
+    javax.* and kotlin.*, each sorted (okio's `java.io.IOException` below `org.junit.Test`)."""
+    return (bool(_KOTLIN_LAST.match(line)), line.strip())
+
+
+def _kotlin_layout(lines: list[str]) -> bool:
+    """Whether a Kotlin file's import lines may be in that layout: not where a java.*, javax.* or
+    kotlin.* line stands above another one (plain lexicographic order)."""
+    last = [bool(_KOTLIN_LAST.match(x)) for x in lines]
+    return last == sorted(last)
 
 
 def _go_first_at(lines: list[str]) -> int | None:
