@@ -178,3 +178,50 @@ def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
     assert [u.text for u in xrefs[:3]] == ["Section 1", "Figure 7", "Table 1"]
     # a list of one number is its own number (bcea6c2: the number pattern run over each, 3,000)
     assert numbers.calls == 0, numbers.calls
+
+
+# ------------------------------------------------------------------ references.reads_as_reference
+
+
+class _CountingSearch:
+    def __init__(self, pattern: re.Pattern):
+        self.pattern, self.calls = pattern, 0
+
+    def search(self, text, *args):
+        self.calls += 1
+        return self.pattern.search(text, *args)
+
+
+def _reads_as_reference_scans(text: str) -> bool:
+    """bcea6c2's test: every pattern run over the entry's text."""
+    from ctxmill.compile import references as r
+
+    t = text.lstrip()
+    m = r._LABEL.match(t) or r._ALPHA_LABEL.match(t) or r._ay_label(t)
+    if m:
+        t = t[m.end():]
+    return bool(r._REF_WORD.search(t) or r._ANY_YEAR.search(t) or r._DOI.search(t))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["x", "[1] ", "[2019] ", "1. ", "- ", ".", " ", "19", "20", "2020", "1999a",
+                                 "10.", "10.1234/abc", "doi:", "/", "ab", "é", "٢٠٢٠", "\n", "(12)"]), max_size=8))
+def test_reads_as_reference_is_the_scans(pieces):
+    from ctxmill.compile import references
+
+    text = "".join(pieces)
+    assert references.reads_as_reference(text) == _reads_as_reference_scans(text)
+
+
+def test_one_character_entries_are_not_scanned_for_years_or_dois(monkeypatch):
+    # fuzz.py's one_char_refs: a list of one-character lines holds no year and no DOI
+    from ctxmill.compile import references
+
+    years, dois = _CountingSearch(references._ANY_YEAR), _CountingSearch(references._DOI)
+    monkeypatch.setattr(references, "_ANY_YEAR", years)
+    monkeypatch.setattr(references, "_DOI", dois)
+    entries = ["x", "[1] x", "- x", "1. x", ".", "x\n- x\n.\n1. x"] * 200
+    assert not any(references.reads_as_reference(t) for t in entries)
+    assert references.reads_as_reference("[3] x 2020") and references.reads_as_reference("10.1234/5678")
+    # (bcea6c2: both patterns run over each of the 1,200 entries)
+    assert years.calls == 1 and dois.calls == 1, (years.calls, dois.calls)
