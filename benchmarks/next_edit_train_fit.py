@@ -6,6 +6,7 @@ hand-set confidences, with the same ranking and the scorer's own matching.
     .venv/bin/python benchmarks/next_edit_train_fit.py [--write]          # fit, choose thresholds, report
     .venv/bin/python benchmarks/next_edit_train_fit.py --misses           # what became of each case
     .venv/bin/python benchmarks/next_edit_train_fit.py --wrong            # where wrong suggestions come from
+    .venv/bin/python benchmarks/next_edit_train_fit.py --oof              # the shipped model out of fold (training only)
 
 ``--dump`` runs every propagator on each case once (``ctxmill.apply.next_edit.candidates``) and
 keeps every candidate with its features, its hand-set confidence and the targets it matches
