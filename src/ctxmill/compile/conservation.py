@@ -58,12 +58,17 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # ASCII text between two lines that are not is read by the pattern with them when shorter than
 # this: a text that is not ASCII throughout stays one findall, not a step a line
 _ASCII_GAP = 4096
+# more non-ASCII characters than one in this many (by UTF-8's extra bytes): the text is read
+# whole by the pattern (a step a line holding one costs more than it saves there: soup)
+_DENSE = 1000
 
 
 def _find_words(lowered: str) -> list[str]:
     """``_WORD.findall`` of lower-cased text."""
     if lowered.isascii():  # (_WORD_ASCII.findall)
         return _ascii_words(lowered)
+    if (len(lowered.encode("utf-8")) - len(lowered)) * _DENSE > len(lowered):
+        return _WORD.findall(lowered)
     # Lines holding a character outside ASCII by the pattern, the ASCII text between them (most
     # of a text with a few such lines: a paper's accented names above a long ASCII list) by
     # split. No word runs over a line break, so the pieces' words are the whole's, in order.
