@@ -23,32 +23,10 @@ from hypothesis import strategies as st
 from ctxmill.model import BlockKind
 from ctxmill.render import chunks, token_pieces
 from ctxmill.tokens import count_tokens
+from test_chunk_speed_shapes import _exact, _spy
 from test_chunks import make_doc
 
 P = BlockKind.PARAGRAPH
-
-
-def _exact(doc, budget):
-    assert doc.chunks
-    for c in doc.chunks:
-        assert doc.markdown[c.char_span[0] : c.char_span[1]] == c.text
-        assert c.tokens == count_tokens((c.context + "\n" + c.text) if c.context else c.text)
-        assert c.tokens <= budget
-
-
-def _spy(monkeypatch, module, name):
-    """Count the texts and characters given to ``module.name`` (a function of a list of texts)."""
-    seen = {"texts": 0, "chars": 0}
-    real = getattr(module, name)
-
-    def counted(texts, *a, **k):
-        texts = list(texts)
-        seen["texts"] += len(texts)
-        seen["chars"] += sum(map(len, texts))
-        return real(texts, *a, **k)
-
-    monkeypatch.setattr(module, name, counted)
-    return seen
 
 
 def _soup(n, rnd):

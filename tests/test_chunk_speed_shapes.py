@@ -35,13 +35,14 @@ def _exact(doc, budget):
 
 
 def _spy(monkeypatch, module, name):
-    """Count the texts given to ``module.name`` (a function taking a list of texts)."""
-    seen = {"texts": 0}
+    """Count the texts and characters given to ``module.name`` (a function of a list of texts)."""
+    seen = {"texts": 0, "chars": 0}
     real = getattr(module, name)
 
     def counted(texts, *a, **k):
         texts = list(texts)
         seen["texts"] += len(texts)
+        seen["chars"] += sum(map(len, texts))
         return real(texts, *a, **k)
 
     monkeypatch.setattr(module, name, counted)
