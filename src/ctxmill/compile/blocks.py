@@ -577,6 +577,13 @@ _RULE_LINE_RE = re.compile(
 )
 
 
+def _lines_repeat(lines: list[str]) -> bool:
+    """Whether most lines repeat, judged from every 16th (no set of a page of distinct lines):
+    where they do, each distinct line is tested once."""
+    sample = lines[::16]
+    return len(set(sample)) * 2 < len(sample)
+
+
 def _rule_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines a rule of _text_blocks may apply to (a superset: the rules decide)."""
     return _rule_and_code_lines(lines)[0]
@@ -588,8 +595,7 @@ def _rule_and_code_lines(lines: list[str]) -> tuple[set[int], set[int]]:
     if text.count("\n") != len(lines):  # a line holding a line break: take no short cut
         every = set(range(len(lines)))
         return every, every
-    sample = lines[::16]  # (whether lines repeat, from every 16th: no set of a page of distinct lines)
-    if len(set(sample)) * 2 < len(sample):
+    if _lines_repeat(lines):
         # lines that repeat (a reference list of one-character entries): each distinct line
         # tested once, where the search placed every match by counting the breaks before it
         found = {t: m.lastindex == 1 for t in set(lines) if (m := _RULE_LINE_RE.match("\n" + t))}
@@ -1092,8 +1098,7 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
         # (tiny(t) of a str is _tiny_text(t), which is False past TINY_CHARS: no call for a long line)
-        sample = items[::16]  # (whether lines repeat: a page of distinct lines gains nothing by the memo)
-        if len(set(sample)) * 2 < len(sample):
+        if _lines_repeat(items):  # (a page of distinct lines gains nothing by the memo)
             memo = {t: len(t) <= TINY_CHARS and _tiny_text(t) for t in set(items)}
             flags = list(map(memo.__getitem__, items))
         else:
