@@ -307,8 +307,13 @@ def dev_scores(args) -> dict:
                 f = crf_parse(t)
                 truth, got = truth_fields(t, s), _scored(f)
                 right = [_key(k, truth[k]) == _key(k, got[k]) for k in ENTRY_FIELDS]
+                # and per field of ENTRY_FIELDS, [truth given, parse given, equal]: the string's
+                # share of the field's F1, so that the folds' figures can be resampled string by
+                # string (scripts/refparse_noise.py)
+                per = [[bool(_key(k, truth[k])), bool(_key(k, got[k])), _key(k, truth[k]) == _key(k, got[k])]
+                       for k in ENTRY_FIELDS]
                 outcomes[f"{args.dev_fold} {src} {t}"] = [right[0], not truth["title"] and bool(got["title"]), src,
-                                                          f["confidence"], all(right)]
+                                                          f["confidence"], all(right), per]
         if args.dev_errors:
             out[src]["title_errors"] = []
             for t, s in exs:
@@ -333,7 +338,7 @@ def cv_scores(args) -> dict:
 
     folds, outcomes = [], {}
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
-              *(["--stretch-kinds"] if args.stretch_kinds else [])]
+              *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -370,6 +375,94 @@ def cv_scores(args) -> dict:
     if args.cv_out:
         args.cv_out.write_text(json.dumps(outcomes))
     return out
+
+
+def _f1(rows: list[list[bool]]) -> float:
+    """F1 of one field from its per-string [truth given, parse given, equal] (score_set's counts)."""
+    tp = sum(g and e for _, g, e in rows)
+    fp = sum(g and not e for _, g, e in rows)
+    fn = sum(t and not (g and e) for t, g, e in rows)
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def _fold_means(outcomes: dict, keys: dict[str, list[list[str]]]) -> dict:
+    """{src: {field: mean over the folds of the fold's F1, "invented": pooled count}} of one
+    model's --cv-out over ``keys`` ({src: [the fold's string keys, per fold]})."""
+    out = {}
+    for src, folds in keys.items():
+        out[src] = {f: statistics.mean(_f1([outcomes[k][5][i] for k in ks]) for ks in folds)
+                    for i, f in enumerate(ENTRY_FIELDS)}
+        out[src]["invented"] = sum(outcomes[k][1] for ks in folds for k in ks)
+    return out
+
+
+def compare(paths: list[Path], rounds: int, seed: int = 22) -> dict:
+    """--compare BASE OTHER...: the --cv-out files of two or more cross-validations (same folds,
+    benchmarks/references.py --cv ... --cv-out, with the per-field outcomes), each against the
+    first: the change of each field's mean F1 over the folds and of the pooled invented titles,
+    the strings whose field went right or wrong, and a paired bootstrap over the dev strings
+    (``rounds`` resamples, GROBID's strings within their fold, AnyStyle's bad.xml strings, dev in
+    every fold, once for all folds): its standard deviation and 2.5-97.5% interval of each
+    change, and of the first file's own figures. What a retraining moves by itself (two models
+    that should be as good) against what the choice of dev strings moves."""
+    import random
+
+    runs = [json.loads(p.read_text()) for p in paths]
+    base = runs[0]
+    common = [k for k in base if all(k in r and len(r[k]) > 5 for r in runs)]
+    by: dict[str, dict[int, list[str]]] = {}
+    for k in common:
+        fold, src, _ = k.split(" ", 2)
+        by.setdefault(src, {}).setdefault(int(fold), []).append(k)
+    keys = {src: [folds[f] for f in sorted(folds)] for src, folds in sorted(by.items())}
+    rng = random.Random(seed)
+
+    def resample() -> dict[str, list[list[str]]]:
+        out = {}
+        for src, folds in keys.items():
+            if src == "A":  # the same strings in every fold: one draw of texts for all folds
+                texts = sorted({k.split(" ", 2)[2] for ks in folds for k in ks})
+                pick = [rng.choice(texts) for _ in texts]
+                out[src] = [[f"{ks[0].split(' ', 1)[0]} A {t}" for t in pick] for ks in folds]
+            else:
+                out[src] = [[rng.choice(ks) for _ in ks] for ks in folds]
+        return out
+
+    draws = [resample() for _ in range(rounds)]
+    figs = list(ENTRY_FIELDS) + ["invented"]
+
+    def interval(vals: list[float]) -> dict:
+        v = sorted(vals)
+        return {"sd": round(statistics.stdev(v), 4), "lo": round(v[int(0.025 * len(v))], 4),
+                "hi": round(v[int(0.975 * len(v)) - 1], 4)}
+
+    base_now = _fold_means(base, keys)
+    base_boot = [_fold_means(base, d) for d in draws]
+    result: dict = {"files": [str(p) for p in paths], "strings": {s: sum(map(len, f)) for s, f in keys.items()},
+                    "bootstrap_rounds": rounds, "base": {}}
+    for src in keys:
+        result["base"][src] = {f: {"value": round(base_now[src][f], 4),
+                                   **interval([b[src][f] for b in base_boot])} for f in figs}
+    result["against_base"] = []
+    for path, run in zip(paths[1:], runs[1:], strict=True):
+        now = _fold_means(run, keys)
+        boot = [_fold_means(run, d) for d in draws]
+        row: dict = {"file": str(path)}
+        for src in keys:
+            row[src] = {}
+            for i, f in enumerate(figs):
+                diffs = [b[src][f] - a[src][f] for a, b in zip(base_boot, boot, strict=True)]
+                cell = {"change": round(now[src][f] - base_now[src][f], 4), **interval(diffs)}
+                ks = [k for fk in keys[src] for k in fk]
+                if f == "invented":
+                    cell["now"] = sum(run[k][1] and not base[k][1] for k in ks)
+                    cell["no_more"] = sum(base[k][1] and not run[k][1] for k in ks)
+                else:  # a string is right on the field when its parse equals the truth
+                    cell["now_right"] = sum(run[k][5][i][2] and not base[k][5][i][2] for k in ks)
+                    cell["now_wrong"] = sum(base[k][5][i][2] and not run[k][5][i][2] for k in ks)
+                row[src][f] = cell
+        result["against_base"].append(row)
+    return result
 
 
 def _flagged(rows: list[tuple[float, bool]], t: float) -> dict:
@@ -428,13 +521,26 @@ def main() -> None:
                     help="with --cv: the reference model's --cv-out; choose this candidate's doubtful threshold "
                          "so that its low-confidence flags are as precise as the reference's at --calibrate-at")
     ap.add_argument("--calibrate-at", type=float, default=0.85, help="the reference model's doubtful threshold")
+    ap.add_argument("--abs-ids", action="store_true",
+                    help="with --dev or --cv: the model was trained with train_refparse.py --abs-ids")
+    ap.add_argument("--compare", type=Path, nargs="+", metavar="CV_OUT",
+                    help="the --cv-out files of two or more cross-validations, each against the first: "
+                         "changes per field with a paired bootstrap over the dev strings (no model is run)")
+    ap.add_argument("--bootstrap", type=int, default=1000, help="with --compare: resamples")
     ap.add_argument("--stretch-kinds", action="store_true",
                     help="with --dev or --cv: the model was trained with train_refparse.py --stretch-kinds")
     args = ap.parse_args()
+    if args.compare:
+        print(json.dumps(compare(args.compare, args.bootstrap), indent=1))
+        return
     if args.stretch_kinds:
         from ctxmill.compile.refparse import features
 
         features.use_stretch_kinds(True)
+    if args.abs_ids:
+        from ctxmill.compile.refparse import tokens
+
+        tokens.use_abs_ids(True)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pycrfsuite
 
-from ctxmill.compile.refparse import features, lexicon
+from ctxmill.compile.refparse import features, lexicon, tokens
 from ctxmill.compile.refparse.datasets import norm_key, read_anystyle, read_tei, token_labels
 from ctxmill.compile.refparse.features import features_of
 from ctxmill.compile.refparse.lexicon import gazetteer_path, gazetteers, lexkey
@@ -441,8 +441,14 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
     styles = tuple(args.render_styles.split(",")) if args.render_styles else render.STYLES
     banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
     seen = {norm_key(t) for t, _ in examples}
-    out, stats = render.render([e for e in examples if norm_key(e[0]) in keys], args.csl_styles,
-                               args.csl_locales, args.render, styles)
+    chosen = [e for e in examples if norm_key(e[0]) in keys]
+    out, stats = render.render(chosen, args.csl_styles, args.csl_locales, args.render, styles) if args.render \
+        else ([], {})
+    if args.render_no_title:  # more in the styles that print no title, drawn apart from the above
+        more, nstats = render.render(chosen, args.csl_styles, args.csl_locales, args.render_no_title,
+                                     render.NO_TITLE_STYLES, salt="render-no-title:")
+        out += more
+        stats["no_title"] = {**nstats, "share": args.render_no_title, "styles": list(render.NO_TITLE_STYLES)}
     kept = []
     for text, spans in out:
         key = norm_key(text)
@@ -535,6 +541,9 @@ def main(argv: list[str] | None = None) -> int:
                          "render.STYLES chosen by a hash of its text; needs --csl-styles and --csl-locales")
     ap.add_argument("--render-styles", metavar="NAME,...",
                     help="with --render: these styles instead of render.STYLES (file names in --csl-styles)")
+    ap.add_argument("--render-no-title", type=float, default=0.0, metavar="SHARE",
+                    help="add about SHARE renderings per string in render.NO_TITLE_STYLES alone (styles that print "
+                         "no article title), drawn apart from --render's; needs --csl-styles and --csl-locales")
     ap.add_argument("--damage", type=float, default=0.0, metavar="SHARE",
                     help="add copies of the GROBID and AnyStyle core.xml training strings (and of the rendered "
                          "ones) with PDF/OCR text faults (refparse.damage) at the rates of the GROBID strings "
@@ -542,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale-c", action="store_true",
                     help="with --render or --damage: c1 and c2 times (all training strings / labelled ones), "
                          "so that the added copies do not weaken the regularisation of the labelled strings")
+    ap.add_argument("--abs-ids", action="store_true",
+                    help="tokenize arXiv ids printed as \"abs/1909.01326\" as one token (tokens.use_abs_ids; "
+                         "score the model with benchmarks/references.py --abs-ids)")
     ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
     ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
@@ -553,12 +565,13 @@ def main(argv: list[str] | None = None) -> int:
             print("--search and --cv: choose one", file=sys.stderr)
             return 2
         return cross_validate(sys.argv[1:] if argv is None else argv, args.output, args.jobs)
-    if args.render and not (args.csl_styles and args.csl_locales):
-        print("--render needs --csl-styles and --csl-locales", file=sys.stderr)
+    if (args.render or args.render_no_title) and not (args.csl_styles and args.csl_locales):
+        print("--render and --render-no-title need --csl-styles and --csl-locales", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
     features.AFFIXES = args.affixes
     features.use_stretch_kinds(args.stretch_kinds)
+    tokens.use_abs_ids(args.abs_ids)
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
@@ -596,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
         c1, c2 = best["c1"], best["c2"]
         stats["search"] = rows
     labelled = len(examples)
-    if args.render:
+    if args.render or args.render_no_title:
         rendered, rstats = rendered_strings(examples, render_keys, args)
         stats["rendered"] = rstats
         examples = examples + rendered
@@ -615,7 +628,7 @@ def main(argv: list[str] | None = None) -> int:
         stats["scale_c"] = round(len(examples) / labelled, 6)
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
-                 stretch_kinds=args.stretch_kinds,
+                 stretch_kinds=args.stretch_kinds, abs_ids=args.abs_ids,
                  seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
                  model=str(args.output), iterations=args.iterations, c1=c1, c2=c2,
                  # what the bytes depend on besides the inputs: CRFsuite's build (its float sums)

@@ -71,6 +71,22 @@ _TOKEN = re.compile(_IDS + _REST, re.VERBOSE)
 # most strings hold no identifier: their tokens without trying its patterns at every word
 # (the old arXiv pattern reads every lower-case word to its end)
 _PLAIN = re.compile(_REST, re.VERBOSE)
+# arXiv ids as DBLP and Semantic Scholar print them, "CoRR, abs/1706.03762", "ArXiv,
+# abs/1909.01326": one token where ABS_IDS is set, else "abs" "/" "1909.01326", whose
+# "1909" a model may take for a year. Training only (train_refparse.py --abs-ids, scored with
+# benchmarks/references.py --abs-ids) until a model trained so ships: the tokens are what the
+# model was trained on, so the product's never change without a new model.
+_ABS_ID = r"""
+      (?<![\w/])abs/\d{4}\.\d{4,5}(?:v\d+)?(?![\w/])          # "abs/1909.01326", "abs/1706.03762v2"
+    |"""
+ABS_IDS = False
+
+
+def use_abs_ids(on: bool) -> None:
+    """Tokenize "abs/NNNN.NNNNN" as one token (on) or as today (off)."""
+    global ABS_IDS, _TOKEN
+    ABS_IDS = on
+    _TOKEN = re.compile((_ABS_ID if on else "") + _IDS + _REST, re.VERBOSE)
 
 
 def tokenize(text: str) -> list[tuple[str, int, int]]:
