@@ -126,12 +126,81 @@ def _ends_of(piece: str) -> tuple[int, ...]:
         global _map
         if _map is None:
             _map = _byte_map()
-        toks = get_tokenizer().model.tokenize(piece.translate(_map))
-        got = (len(piece),) if len(toks) == 1 else tuple(accumulate(map(len, map(_value, toks))))
+        mapped = piece.translate(_map)
+        got = _spliced_ends(mapped) if len(mapped) > _SPLICE_MIN and _spliceable() else None
+        if got is None:
+            toks = get_tokenizer().model.tokenize(mapped)
+            got = (len(piece),) if len(toks) == 1 else tuple(accumulate(map(len, map(_value, toks))))
         if len(_ends) >= _CACHE_MAX:
             _ends.clear()
         _ends[piece] = got
     return got
+
+
+# A long piece (a 2.7 MB word of letters: hyphen-ended lines re-flowed) is run through the BPE
+# in overlapping windows, spliced where both windows have the same token. Exact, by two facts
+# about BPE (merges applied lowest rank first, leftmost first; github.com/github/rust-gems,
+# crates/bpe/README.md, "Properties of BPE"):
+#   (II)  any run of tokens e_i..e_j of a text's BPE is the BPE of the text it covers: a merge of
+#         the whole run is never between two of its final tokens, and inside the run each was the
+#         lowest-ranked, leftmost pair of all pairs, so of the run's own pairs too;
+#   (III) if e_0..e_i is the BPE of X+Y and e_i..e_n the BPE of Y+Z, where e_i covers Y, then
+#         e_0..e_n is the BPE of X+Y+Z: by (II)'s argument, the first merge of X+Y+Z that crossed a
+#         boundary of e_0..e_n would be made by the BPE of X+Y or of Y+Z too (every boundary lies
+#         inside one of them), which ends with that boundary; and when no pair of X+Y+Z merges,
+#         none of X+Y or Y+Z does.
+# So window k's tokens up to the shared token, then window k+1's from it, are the BPE of the
+# whole. Where two windows share no token the piece is run whole. The BPE of one long word
+# costs ~2.5x the windows' (its heap and its token list grow with the word).
+_SPLICE_MIN = 16_384  # characters: shorter pieces are run whole
+_SPAN, _OVERLAP = 2048, 128
+_can_splice: bool | None = None
+
+
+def _spliceable() -> bool:
+    """The bundled model is a plain BPE (no dropout, no word prefix or suffix, no whole-word
+    vocabulary lookup before the merges): the facts above hold for it."""
+    global _can_splice
+    if _can_splice is None:
+        m = get_tokenizer().model
+        _can_splice = (type(m).__name__ == "BPE" and m.dropout in (None, 0)
+                       and not m.continuing_subword_prefix and not m.end_of_word_suffix
+                       and not getattr(m, "ignore_merges", True))
+    return _can_splice
+
+
+def _spliced_ends(mapped: str, span: int = _SPAN, overlap: int = _OVERLAP) -> tuple[int, ...] | None:
+    """End offsets of the tokens of ``mapped`` (a piece as the byte-level pre-tokenizer maps it)
+    from overlapping windows of ``span + overlap`` characters, ``span`` apart; None where two
+    windows share no token (the caller runs the piece whole)."""
+    bpe = get_tokenizer().model.tokenize
+    n = len(mapped)
+    out: list[int] = []
+    taken = 0  # where the tokens not yet in out begin
+    a, prev = 0, None  # this window's start; the last window's (start, token ends)
+    while True:
+        b = min(n, a + span + overlap)
+        ends = [a + e for e in accumulate(map(len, map(_value, bpe(mapped[a:b]))))]
+        if prev is not None:
+            pa, pends = prev
+            starts = dict(zip(pends, [pa, *pends]))  # the last window's tokens: end -> start
+            last, s, cut = pends[-1], a, None
+            for e in ends:  # the first token of this window the last one has too
+                if e > last:
+                    break
+                if starts.get(e) == s and s >= taken:
+                    cut = e
+                    break
+                s = e
+            if cut is None:
+                return None
+            out.extend(e for e in pends if taken < e <= cut)
+            taken = cut
+        if b >= n:
+            out.extend(e for e in ends if e > taken)
+            return tuple(out)
+        prev = (a, ends)
+        a += span
 
 
 def count_ascii(texts: list[str]) -> list[int]:
