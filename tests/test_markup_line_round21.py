@@ -60,3 +60,139 @@ def test_a_block_of_many_distinct_lines_is_read_in_one_search(monkeypatch):
             assert calls == []  # a6b339d: 512 (each line, by _entry_share and again by toc_blocks)
     # lines ending in a cited number ("see Fig. 12") are the one case still read line by line
     assert len(calls) == 2 * 256
+
+
+# ------------------------------------------------------------------ sources.engines: inline tags
+
+
+def _tags_every_rewrite(s: str, cell: bool) -> str:
+    """_clean_inline's tag rewrites as at a6b339d: all seven on every line holding a "<"."""
+    from ctxmill.sources import engines as e
+
+    s = e._SUP_TAG.sub(lambda m: e._mark(m.group(1)), s)
+    s = e._SUB_TAG.sub(r"\1", s)
+    s = e._BOLD_TAG.sub("**", s)
+    s = e._ITALIC_TAG.sub("*", s)
+    s = e._BR_TAG.sub(" " if cell else "\n\n", s)
+    s = e._INLINE_TAG.sub("", s)
+    return e._HTML_COMMENT.sub("", s)
+
+
+_TAG_PIECES = ["<", ">", "/", "<sup>", "</sup>", "<SUP>", "<ſup>", "<sub>", "</SUB>", "<b>", "</b>", "<B>",
+               "<strong>", "</STRONG>", "<i>", "</i>", "<İ>", "<ı>", "<em>", "</EM>", "<br>", "<BR/>", "<br />",
+               "<span>", "</span>", "<font x>", "<p>", "<!--", "-->", "<a id='x'></a>", "<span id=\"y\"></span>",
+               "1", "x", " ", "\\dagger", "a,b", "é", "K", "su", "p>", "b", "r", "!--", "<img>", "<|ref|>", "<image>"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_TAG_PIECES), min_size=1, max_size=14).map("".join), st.booleans())
+def test_tag_rewrites_run_where_their_tag_is_are_every_rewrite(s, cell):
+    from ctxmill.sources import engines as e
+
+    assert e._tags(s, cell) == _tags_every_rewrite(s, cell)
+
+
+def _clean_inline_a6b339d(s: str, engine: str, cell: bool = False) -> str:
+    """engines._clean_inline as at a6b339d (every tag rewrite on a line holding a "<")."""
+    import html
+
+    from ctxmill.sources import engines as e
+
+    if e._INLINE_MARKUP.isdisjoint(s):
+        return s.rstrip() if not cell else s
+    if "<" in s:
+        s = e._ANCHOR_A.sub("", s)
+        s = e._ANCHOR_SPAN.sub("", s)
+    if "](#" in s:
+        s = e._PAGE_LINK.sub(r"\1", s)
+    if "\\[" in s:
+        s = e._ESCAPED_NUMBER.sub(r"[\1]", s)
+    if "^" in s and "$" in s:
+        s = e._SUP_DOLLAR.sub(lambda m: e._mark(m.group(1)), s)
+        s = e._SUP_DOLLAR_ONE.sub(lambda m: e._mark(m.group(1)), s)
+    if "^" in s and "\\(" in s:
+        s = e._SUP_PAREN.sub(lambda m: e._mark(m.group(1)), s)
+    if "<" in s:
+        s = _tags_every_rewrite(s, cell)
+        if engine != "deepseek-ocr":
+            s = e._PROMPT_TOKENS.sub(lambda m: f"`{m.group(0)}`", s)
+    s = e._unpad_math(s)
+    if "&" in s:
+        s = html.unescape(s)
+    if engine in ("mistral", "marker", "paddleocr-vl", "mineru", "docling") and "\\" in s:
+        s = e._unescape_outside_math(s)
+    if s.rstrip().endswith("  "):
+        s = s.rstrip()
+    return s.rstrip() if not cell else s
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_TAG_PIECES + ["$", "^", "{1}", "&amp;", "\\[", "\\]", "](#x)", "[", "\\("]),
+                min_size=1, max_size=14).map("".join), st.booleans(), st.sampled_from(["text", "deepseek-ocr", "marker"]))
+def test_a_line_is_cleaned_as_every_rewrite_cleaned_it(s, cell, engine):
+    from ctxmill.sources import engines as e
+
+    assert e._clean_inline(s, engine, cell) == _clean_inline_a6b339d(s, engine, cell)
+
+
+# ------------------------------------------------------------------ sources.engines: LaTeX passes
+
+
+def _latex_envs_a6b339d(text: str) -> str:
+    import re
+
+    from ctxmill.sources import engines as e
+
+    pieces = re.split(r"(\$\$.*?\$\$)", text, flags=re.S)
+    for k in range(0, len(pieces), 2):
+        t = pieces[k]
+        t = re.sub(r"\\begin\{figure\*?\}(.*?)\\end\{figure\*?\}", e._latex_figure, t, flags=re.S)
+        t = re.sub(rf"\\begin\{{({e._MATH_ENVS})\}}.*?\\end\{{\1\}}", lambda m: f"\n\n$$\n{m.group(0).strip()}\n$$\n\n",
+                   t, flags=re.S)
+        t = re.sub(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
+                   lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t, flags=re.S)
+        t = re.sub(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", lambda m: "\n\n" + e._latex_text(m.group(1)) + "\n\n", t)
+        t = re.sub(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}"
+                   r"|\\label\{[^}]*\}|\\centering\b", "", t)
+        pieces[k] = t
+    return "".join(pieces)
+
+
+def _latex_structure_a6b339d(text: str) -> str:
+    import re
+
+    from ctxmill.sources import engines as e
+
+    if "\\" not in text:
+        return text
+
+    def head(m):
+        return "\n\n" + "#" * e._LATEX_HEADS[m.group(1)] + " " + e._latex_text(m.group(2)) + "\n\n"
+
+    text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{((?:[^{}]|\{[^{}]*\})*)\}\s*$", head, text,
+                  flags=re.M)
+    text = re.sub(r"^\s*\\author\{((?:[^{}]|\{[^{}]*\})*)\}\s*$",
+                  lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
+                  text, flags=re.M | re.S)
+    text = re.sub(r"^\s*\\begin\{abstract\}\s*", "\n\n## Abstract\n\n", text, flags=re.M)
+    text = re.sub(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}"
+                  r"|maketitle)\s*$", "", text, flags=re.M)
+    text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
+    return re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
+
+
+_LATEX_PIECES = ["\\begin{figure}", "\\end{figure}", "\\begin{equation}", "\\end{equation}", "\\begin{align*}",
+                 "\\end{align*}", "\\begin{algorithm}", "\\end{algorithm}", "\\caption{", "\\label{x}", "\\centering",
+                 "\\includegraphics{a}", "\\begin{itemize}", "\\end{itemize}", "\\item ", "\\section{", "\\section*{",
+                 "\\title{", "\\subsection{", "\\author{", "\\and", "\\\\", "\\begin{abstract}", "\\end{abstract}",
+                 "\\maketitle", "\\paragraph{", "\\textbf{", "\\ite", "m", "\\", "{", "}", "$$", "$", "\n", " ", "x",
+                 "A", "\t", "section", "\\begin{document}"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_LATEX_PIECES), min_size=1, max_size=24).map("".join))
+def test_latex_passes_run_where_their_commands_are_as_before(text):
+    from ctxmill.sources import engines as e
+
+    assert e._latex_envs(text) == _latex_envs_a6b339d(text)
+    assert e._latex_structure(text) == _latex_structure_a6b339d(text)

@@ -369,7 +369,8 @@ def clean_markdown(text: str, engine: str) -> str:
         if line.endswith("  ") and line.strip() and not line.lstrip().startswith("|"):
             out.append("")  # a Markdown hard break (MinerU ends every line so): the next line stands apart
     text = "\n".join(_pipe_runs(out))
-    text = re.sub(r"\n{3,}", "\n\n", text)
+    if "\n\n\n" in text:
+        text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip("\n")
 
 
@@ -448,8 +449,11 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     # references paid 16 regex calls for nothing.
     if "<" in s:
         # anchors and internal links (marker): the text stays, the target goes
-        s = _ANCHOR_A.sub("", s)
-        s = _ANCHOR_SPAN.sub("", s)
+        low = _caseless(s)
+        if "<a" in low:
+            s = _ANCHOR_A.sub("", s)
+        if "<span" in low:
+            s = _ANCHOR_SPAN.sub("", s)
     if "](#" in s:
         s = _PAGE_LINK.sub(r"\1", s)
     if "\\[" in s:
@@ -461,14 +465,9 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     if "^" in s and "\\(" in s:
         s = _SUP_PAREN.sub(lambda m: _mark(m.group(1)), s)
     if "<" in s:
-        s = _SUP_TAG.sub(lambda m: _mark(m.group(1)), s)
-        s = _SUB_TAG.sub(r"\1", s)
-        s = _BOLD_TAG.sub("**", s)
-        s = _ITALIC_TAG.sub("*", s)
-        s = _BR_TAG.sub(" " if cell else "\n\n", s)
-        s = _INLINE_TAG.sub("", s)
-        s = _HTML_COMMENT.sub("", s)
-        if engine != "deepseek-ocr":  # a prompt quoted in a paper ("<image>\\n<|grounding|>..."): text, as code
+        s = _tags(s, cell)
+        if engine != "deepseek-ocr" and ("<image>" in s or "<|" in s):
+            # a prompt quoted in a paper ("<image>\\n<|grounding|>..."): text, as code
             s = _PROMPT_TOKENS.sub(lambda m: f"`{m.group(0)}`", s)
     # space-padded inline math (PaddleOCR-VL): "$ x $" -> "$x$"
     s = _unpad_math(s)
@@ -480,6 +479,45 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
     if s.rstrip().endswith("  "):
         s = s.rstrip()
     return s.rstrip() if not cell else s
+
+
+def _caseless(s: str) -> str:
+    """``s`` lower-cased, for a test whether a case-blind ASCII pattern can match in it: the
+    non-ASCII letters that re.IGNORECASE matches with an ASCII one ("K", "İ", "ı", "ſ", found
+    by trying every code point) are read as that one."""
+    if s.isascii():
+        return s.lower()
+    return s.replace("İ", "i").replace("ı", "i").replace("ſ", "s").lower()
+
+
+def _tags(s: str, cell: bool) -> str:
+    """The inline HTML rewrites of _clean_inline, each run only where its tag is in the text
+    as it stands (a line of HTML soup holds one or two of the seven: each ran on every line with
+    a "<"); the text is lower-cased again after a rewrite that changed it (re.sub gives back
+    the text itself where nothing matched)."""
+    low = _caseless(s)
+    if "<sup>" in low:
+        t = _SUP_TAG.sub(lambda m: _mark(m.group(1)), s)
+        if t is not s:
+            s, low = t, _caseless(t)
+    if "<sub>" in low:
+        t = _SUB_TAG.sub(r"\1", s)
+        if t is not s:
+            s, low = t, _caseless(t)
+    if "b>" in low or "strong>" in low:
+        t = _BOLD_TAG.sub("**", s)
+        if t is not s:
+            s, low = t, _caseless(t)
+    if "i>" in low or "em>" in low:
+        t = _ITALIC_TAG.sub("*", s)
+        if t is not s:
+            s, low = t, _caseless(t)
+    if "<br" in low:
+        s = _BR_TAG.sub(" " if cell else "\n\n", s)
+    s = _INLINE_TAG.sub("", s)
+    if "<!--" in s:
+        s = _HTML_COMMENT.sub("", s)
+    return s
 
 
 def _unpad_math(s: str) -> str:
@@ -524,7 +562,8 @@ def _display_math(text: str) -> str:
         text = re.sub(r"(?<![\\\w])\\\[(?!\s*\d[\d,\s–\-]*\\\])(.+?)\\\]", block, text[:end],
                       flags=re.S) + text[end:]
     # "$$ x $$" on one line, or "$$x" ... "y$$": fences on their own lines for the block reader
-    text = re.sub(r"^[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", lambda m: f"$$\n{m.group(1)}\n$$", text, flags=re.M)
+    if "$$" in text:  # (the pattern starts at "^" under re.M: tried at every position otherwise)
+        text = re.sub(r"^[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", lambda m: f"$$\n{m.group(1)}\n$$", text, flags=re.M)
     return text
 
 
@@ -633,7 +672,8 @@ def _html_markup(text: str) -> str:
     text = re.sub(r"<img\b[^>]*?src=[\"']([^\"']+)[\"'][^>]*>", lambda m: f"\n\n![]({m.group(1)})\n\n", text, flags=re.I)
     text = re.sub(r"<img\b[^>]*>", "\n\n![](image)\n\n", text, flags=re.I)
     text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b[^>]*>", "\n\n", text, flags=re.I)
-    text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
+    if "<!--" in text:  # (a pattern from "^" under re.M is tried at every position)
+        text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
     text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
     return text
 
@@ -658,37 +698,59 @@ def _latex_structure(text: str) -> str:
     def head(m: re.Match) -> str:
         return "\n\n" + "#" * _LATEX_HEADS[m.group(1)] + " " + _latex_text(m.group(2)) + "\n\n"
 
-    text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{((?:[^{}]|\{[^{}]*\})*)\}\s*$", head, text,
-                  flags=re.M)
-    text = re.sub(r"^\s*\\author\{((?:[^{}]|\{[^{}]*\})*)\}\s*$",
-                  lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
-                  text, flags=re.M | re.S)
-    text = re.sub(r"^\s*\\begin\{abstract\}\s*", "\n\n## Abstract\n\n", text, flags=re.M)
-    text = re.sub(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}"
-                  r"|maketitle)\s*$", "", text, flags=re.M)
-    text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
-    text = re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
+    # Each rewrite runs only where its command is in the text (a pattern that starts at "^" under
+    # re.M is tried at every position: ~18 ms a MB each, and LaTeX tables or soup hold few of
+    # these commands). No rewrite brings in a command that a later one needs.
+    if "\\title" in text or "section" in text:
+        text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{((?:[^{}]|\{[^{}]*\})*)\}\s*$", head, text,
+                      flags=re.M)
+    if "\\author{" in text:
+        text = re.sub(r"^\s*\\author\{((?:[^{}]|\{[^{}]*\})*)\}\s*$",
+                      lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
+                      text, flags=re.M | re.S)
+    if "\\begin{abstract}" in text:
+        text = re.sub(r"^\s*\\begin\{abstract\}\s*", "\n\n## Abstract\n\n", text, flags=re.M)
+    if "\\end{" in text or "\\begin{" in text or "\\maketitle" in text:
+        text = re.sub(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}"
+                      r"|end\{(?:itemize|enumerate|document)\}|maketitle)\s*$", "", text, flags=re.M)
+    if "\\item" in text:
+        text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
+    if "\\paragraph" in text:
+        text = re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
     return text
 
 
 _MATH_ENVS = r"(?:equation|align|gather|multline|eqnarray|displaymath)\*?"
 
 
+# _latex_envs' patterns, compiled once (a soup's text has a piece between two $$ blocks every
+# few lines: 8,000 pieces a MB, each looked up in re's cache five times), each with what it needs
+_ENV_FIGURE = re.compile(r"\\begin\{figure\*?\}(.*?)\\end\{figure\*?\}", re.S)
+_ENV_MATH = re.compile(rf"\\begin\{{({_MATH_ENVS})\}}.*?\\end\{{\1\}}", re.S)
+_ENV_CODE = re.compile(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
+                       re.S)
+_ENV_CAPTION = re.compile(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}")
+_ENV_COMMANDS = re.compile(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?"
+                           r"|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}|\\label\{[^}]*\}|\\centering\b")
+_DISPLAY_PIECES = re.compile(r"(\$\$.*?\$\$)", re.S)
+
+
 def _latex_envs(text: str) -> str:
     """LaTeX environments outside math (Mathpix, Nougat): a figure -> its placeholder and
     caption, an equation or align -> a ``$$`` block, an algorithm or listing -> code; any other
     environment's ``\\begin``/``\\end`` lines go and its text stays."""
-    pieces = re.split(r"(\$\$.*?\$\$)", text, flags=re.S)
+    pieces = _DISPLAY_PIECES.split(text)
     for k in range(0, len(pieces), 2):  # even pieces are outside $$ blocks
         t = pieces[k]
-        t = re.sub(r"\\begin\{figure\*?\}(.*?)\\end\{figure\*?\}", _latex_figure, t, flags=re.S)
-        t = re.sub(rf"\\begin\{{({_MATH_ENVS})\}}.*?\\end\{{\1\}}", lambda m: f"\n\n$$\n{m.group(0).strip()}\n$$\n\n", t,
-                   flags=re.S)
-        t = re.sub(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
-                   lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t, flags=re.S)
-        t = re.sub(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", lambda m: "\n\n" + _latex_text(m.group(1)) + "\n\n", t)
-        t = re.sub(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}"
-                   r"|\\label\{[^}]*\}|\\centering\b", "", t)
+        if "\\" not in t:  # (every pattern below starts at a backslash; none brings one in)
+            continue
+        if "\\begin{" in t:  # (the first three need one; the caption rewrite below brings none in)
+            t = _ENV_FIGURE.sub(_latex_figure, t)
+            t = _ENV_MATH.sub(lambda m: f"\n\n$$\n{m.group(0).strip()}\n$$\n\n", t)
+            t = _ENV_CODE.sub(lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t)
+        if "\\caption{" in t:
+            t = _ENV_CAPTION.sub(lambda m: "\n\n" + _latex_text(m.group(1)) + "\n\n", t)
+        t = _ENV_COMMANDS.sub("", t)
         pieces[k] = t
     return "".join(pieces)
 
