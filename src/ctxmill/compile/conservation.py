@@ -319,8 +319,22 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         c = Counter(words(md[span[0]:span[1]]))
         for p in range(b.page, b.last_page + 1):
             out_by_page.setdefault(p, Counter()).update(c)
-    for p, texts in one_page.items():  # words of "a\nb" are the words of a, then of b
-        out_by_page.setdefault(p, Counter()).update(words("\n".join(texts)))
+    # words of "a\nb" are the words of a, then of b. Counted only when a page's pool is read:
+    # a page whose words out are its words in, in the same order (most pages of text input),
+    # needs no count of either (two Counters of a million words, mostly distinct in a table of
+    # numbers); its words are kept as a list until a neighbour reads them
+    out_lists: dict[int, list[str]] = {}
+
+    def out_pool(p: int) -> Counter | None:
+        c = out_by_page.get(p)
+        texts = one_page.pop(p, None)
+        listed = words("\n".join(texts)) if texts is not None else out_lists.pop(p, None)
+        if listed is not None:
+            if c is None:
+                c = out_by_page[p] = Counter()
+            c.update(listed)
+        return c
+
     removed = _removed_pieces(doc)
     removed_by_page: dict[int, list[tuple[str, Counter]]] = {}
     removed_by_dropped: dict[int, list[dict]] = {}
@@ -335,8 +349,18 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         ws, firsts, seconds = _page_words(page, markup=doc.stream.kind != "pdf")
         # a block re-flowed across a page break counts on both pages; a word may also have
         # moved one page with a float: look there after this page's own blocks
-        pools = [out_by_page.get(page.number, Counter()), out_by_page.get(page.number - 1, Counter()),
-                 out_by_page.get(page.number + 1, Counter())]
+        n = page.number
+        # (the words out of this page, in order, where no block over a page break added to them)
+        listed = None
+        if n not in out_by_page and n in one_page:
+            listed = words("\n".join(one_page.pop(n)))
+            if listed == ws:
+                out_lists[n] = listed
+            else:
+                out_by_page[n] = Counter(listed)
+                listed = None
+        if listed is None:
+            pools = [out_pool(n) or Counter(), out_pool(n - 1) or Counter(), out_pool(n + 1) or Counter()]
         rem_pools = [(reason, Counter(c)) for reason, c in removed_by_page.get(page.number, [])]
         kept = lost = 0
         rem: Counter[str] = Counter()
@@ -349,8 +373,14 @@ def measure(doc: Document) -> tuple[dict, list[dict]]:
         rem_at: dict[str, int] = {}
         where_is: dict[str, list[int]] | None = None
         looked = 0
-        counted = Counter(ws)
-        if dict.__eq__(counted, pools[0]):  # (Counter's own == is a Python loop)
+        if listed is not None:
+            # the same words in the same order: the case below, told by one list comparison in
+            # C without counting either side
+            kept += len(ws)
+            counted = {}
+            pools = ([Counter(dict.fromkeys(out_pool(n), 0)), Counter(out_pool(n - 1) or ()),
+                      Counter(out_pool(n + 1) or ())] if firsts else [Counter(), Counter(), Counter()])
+        elif dict.__eq__(counted := Counter(ws), pools[0]):  # (Counter's own == is a Python loop)
             # (most pages of text input: every word of the page in its own blocks, no other;
             # one comparison in C instead of a step per distinct word, the same outcome)
             kept += len(ws)

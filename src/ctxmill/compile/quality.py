@@ -21,9 +21,10 @@ counts every occurrence. Info checks are reported but never cost points.
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from collections import Counter, defaultdict
-from itertools import islice
+from itertools import compress, islice
 from operator import attrgetter
 
 from ctxmill.compile.options import CompileOptions
@@ -185,12 +186,15 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
         # (split by the reason, once: `u not in figtab` compared each against every one, 10
         # million dataclass comparisons for 6,000 unresolved cross-references; an equal entry
-        # has the same reason, so it is the same split)
-        is_figtab = [_FIGTAB_RE.search(u.reason) is not None for u in xrefs]
-        figtab = [u for u, f in zip(xrefs, is_figtab, strict=True) if f]
+        # has the same reason, so it is the same split. Each distinct reason searched once,
+        # the items then taken by compress: 240,000 cross-references name ~80,000 reasons)
+        reasons = list(map(_REASON, xrefs))
+        figtab_reason = {r: _FIGTAB_RE.search(r) is not None for r in set(reasons)}
+        is_figtab = list(map(figtab_reason.__getitem__, reasons))
+        figtab = list(compress(xrefs, is_figtab))
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
-        _grouped(add, "missing_target", "warning", [u for u, f in zip(xrefs, is_figtab, strict=True) if not f],
+        _grouped(add, "missing_target", "warning", list(compress(xrefs, map(operator.not_, is_figtab))),
                  "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
         if not options.ignore_pdf_links:
@@ -326,13 +330,21 @@ def _grouped(add, cid: str, severity: str, items: list, noun: str, one: str, man
             add(QACheck(cid, severity, one.format(text=u.text, reason=u.reason),
                         {"page": u.page, "section_id": u.section_id}))
             continue
-        pages = sorted({u.page for u in us})
-        texts = list(dict.fromkeys(u.text for u in us))
-        examples = ", ".join(repr(t) for t in texts[:4]) + (", ..." if len(texts) > 4 else "")
+        pages = sorted(set(map(_PAGE, us)))
+        texts: dict[str, None] = {}  # the first five distinct texts: four shown, and whether there are more
+        for t in map(_TEXT, us):
+            if t not in texts:
+                texts[t] = None
+                if len(texts) > 4:
+                    break
+        examples = ", ".join(repr(t) for t in list(texts)[:4]) + (", ..." if len(texts) > 4 else "")
         loc = {"count": len(us)}
         loc.update({"pages": [pages[0], pages[-1]]} if len(pages) > 1 else {"page": pages[0]})
         add(QACheck(cid, severity, f"{len(us)} {noun}s {many}: {cause} ({examples}; "
                     f"page{'s' if len(pages) > 1 else ''} {_page_list(pages)})", loc))
+
+
+_REASON, _PAGE, _TEXT = attrgetter("reason"), attrgetter("page"), attrgetter("text")
 
 
 def _cause(reason: str) -> str:

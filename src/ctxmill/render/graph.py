@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from html import escape as _html_escape
+from operator import attrgetter
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
@@ -107,17 +108,23 @@ def citations_text(doc: Document) -> str:
 
 
 def _citations_segments(doc: Document) -> list[textfile.Segment]:
-    """:func:`citations_text` as segments: the rows' texts, not joined."""
+    """:func:`citations_text` as segments: the rows' texts, not joined, from one list per key
+    (a column read from the items by one ``map``: no tuple a row)."""
+    ms, xs, us = doc.mentions, doc.crossrefs, doc.unresolved
     return [
-        '{\n  "mentions": ', *jsonfmt.rows_segments(_MENTION_KEYS, (
-            (m.text, m.reference_ids, m.section_id, m.chunk_id, m.page, list(m.char_span) if m.char_span else None)
-            for m in doc.mentions), "  ", "  "),
-        ',\n  "crossrefs": ', *jsonfmt.rows_segments(_CROSSREF_KEYS, (
-            (x.text, x.kind, x.target_id, x.section_id, x.page) for x in doc.crossrefs), "  ", "  "),
-        ',\n  "unresolved": ', *jsonfmt.rows_segments(_UNRESOLVED_KEYS, (
-            (u.text, u.kind, u.reason, u.page, u.section_id) for u in doc.unresolved), "  ", "  "),
+        '{\n  "mentions": ', *jsonfmt.columns_segments(_MENTION_KEYS, [
+            *[_column(ms, k) for k in _MENTION_KEYS[:-1]],
+            [list(m.char_span) if m.char_span else None for m in ms]], "  ", "  "),  # (char_span last)
+        ',\n  "crossrefs": ', *jsonfmt.columns_segments(_CROSSREF_KEYS, [
+            _column(xs, k) for k in _CROSSREF_KEYS], "  ", "  "),
+        ',\n  "unresolved": ', *jsonfmt.columns_segments(_UNRESOLVED_KEYS, [
+            _column(us, k) for k in _UNRESOLVED_KEYS], "  ", "  "),
         "\n}",
     ]
+
+
+def _column(items: list, name: str) -> list:
+    return list(map(attrgetter(name), items))
 
 
 def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dict]]:
