@@ -314,3 +314,66 @@ def test_a_parameter_renamed_and_retyped_at_once_brings_its_type_to_the_argument
     got = suggest(tmp_path, _patch("Sink.java", ["  void write(Buffer source, long n, Timeout timeout) {"],
                                    ["  void write(Buffer source, long n, Deadline deadline) {"], 2))
     assert [(s.path, s.start_line, s.replacement) for s in got] == [("Use.java", 3, "    sink.write(b, 8, Deadline.NONE);\n")]
+
+
+def _defs(root, patch):
+    return [(s.path, s.start_line, s.end_line, s.replacement) for s in candidates(root, patch)[0]
+            if s.kind == "signature" and s.reason.endswith("another definition of it")]
+
+
+def test_an_implementation_re_signed_brings_its_interface_declarations(tmp_path):
+    # jsoup 35090950b4: HttpConnection's `timeout(int seconds)` -> `(int millis)`; the commit
+    # wrote the same in Connection's two declarations (the interface and its inner Request),
+    # not in Response's own `timeout(int)`, which has a body
+    (tmp_path / "Connection.java").write_text(
+        "public interface Connection {\n    public Connection timeout(int seconds);\n\n"
+        "    interface Request {\n        public Request timeout(int seconds);\n    }\n}\n")
+    (tmp_path / "HttpConnection.java").write_text(
+        "public class HttpConnection implements Connection {\n    public Connection timeout(int millis) {\n"
+        "        req.timeout(millis);\n        return this;\n    }\n\n    static class Req {\n"
+        "        public Request timeout(int seconds) {\n            this.t = seconds;\n        }\n    }\n}\n")
+    patch = _patch("HttpConnection.java", ["    public Connection timeout(int seconds) {", "        req.timeout(seconds);"],
+                   ["    public Connection timeout(int millis) {", "        req.timeout(millis);"], 2)
+    assert _defs(tmp_path, patch) == [
+        ("Connection.java", 2, 2, "    public Connection timeout(int millis);\n"),
+        ("Connection.java", 5, 5, "        public Request timeout(int millis);\n")]
+
+
+def test_a_declaration_follows_the_types_under_its_own_names_and_drops_final(tmp_path):
+    # retrofit 9b6bd6bbbe: UiCallback's `sessionExpired()` -> `(final ServerError error)`; the
+    # Callback interface writes `void sessionExpired(ServerError error);`
+    (tmp_path / "Callback.java").write_text(
+        "public interface Callback<T> {\n  void sessionExpired();\n  void call(T t, long n);\n}\n")
+    (tmp_path / "UiCallback.java").write_text(
+        "class UiCallback<T> implements Callback<T> {\n  public void sessionExpired(final ServerError error) {\n  }\n}\n")
+    got = _defs(tmp_path, _patch("UiCallback.java", ["  public void sessionExpired() {"],
+                                 ["  public void sessionExpired(final ServerError error) {"], 2))
+    assert got == [("Callback.java", 2, 2, "  void sessionExpired(ServerError error);\n")]
+    # only the types changed (an implementation names its parameters as it likes): the
+    # declaration keeps its names and takes the new types; another arity or type is another method
+    (tmp_path / "Sink.java").write_text(
+        "interface Sink {\n  void call(T value, long n);\n  void call(T value);\n  void call(T value, int n);\n}\n")
+    got = _defs(tmp_path, _patch("UiCallback.java", ["  public void call(T t, long n) {"],
+                                 ["  public void call(T t, Deadline n) {"], 2))
+    assert got == [("Callback.java", 3, 3, "  void call(T t, Deadline n);\n"),
+                   ("Sink.java", 2, 2, "  void call(T value, Deadline n);\n")]
+
+
+def test_a_go_interface_method_and_a_trait_declaration_follow(tmp_path):
+    # testify bf7a93e70c: a suite's `BeforeTest(suiteName, testName string)` gains `when
+    # time.Time`; the BeforeTest interface in interfaces.go follows
+    (tmp_path / "interfaces.go").write_text(
+        "package suite\n\ntype BeforeTest interface {\n\tBeforeTest(suiteName, testName string)\n}\n")
+    (tmp_path / "suite_test.go").write_text(
+        "package suite\n\nfunc (suite *SuiteTester) BeforeTest(suiteName, testName string, when time.Time) {\n}\n")
+    got = _defs(tmp_path, _patch("suite_test.go", ["func (suite *SuiteTester) BeforeTest(suiteName, testName string) {"],
+                                 ["func (suite *SuiteTester) BeforeTest(suiteName, testName string, when time.Time) {"], 3))
+    assert got == [("interfaces.go", 4, 4, "\tBeforeTest(suiteName, testName string, when time.Time)\n")]
+    # tracing: an implementation's `value: &V` -> `value: V`: the trait's declaration (its own
+    # parameter names) follows, the return type kept
+    (tmp_path / "span.rs").write_text(
+        "pub trait Record {\n    fn record<V>(&self, field: &str, v: &V) -> &Self;\n}\n\n"
+        "impl Record for Span {\n    fn record<V>(&self, field: &str, value: V) -> &Self {\n        self\n    }\n}\n")
+    got = _defs(tmp_path, _patch("span.rs", ["    fn record<V>(&self, field: &str, value: &V) -> &Self {"],
+                                 ["    fn record<V>(&self, field: &str, value: V) -> &Self {"], 6))
+    assert got == [("span.rs", 2, 2, "    fn record<V>(&self, field: &str, v: V) -> &Self;\n")]
