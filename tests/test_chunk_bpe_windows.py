@@ -157,3 +157,16 @@ def test_new_pieces_are_learned_in_the_order_first_seen():
     token_pieces._learn(pieces)
     fresh = list(dict.fromkeys(pieces))
     assert list(token_pieces._count)[-len(fresh):] == fresh
+
+
+def test_a_long_word_that_repeats_runs_each_distinct_window_through_the_bpe_once(monkeypatch):
+    if not token_pieces.usable() or not token_pieces._spliceable():
+        return
+    word = "".join(f"con{'abcdefg'[i % 7]}" for i in range(50_000))  # (a period of 28 characters)
+    token_pieces._ends.pop(word, None)
+    seen = _spy_bpe(monkeypatch)
+    ends = token_pieces._ends_of(word)
+    assert list(ends) == [e for _, e in token_offsets(word)]
+    windows = len(word) // token_pieces._SPAN
+    # a6b339d: one call of 200,000 characters; windows, each run once: 7 distinct here, of ~97
+    assert max(seen) <= token_pieces._SPAN + token_pieces._OVERLAP and len(seen) <= 28 < windows

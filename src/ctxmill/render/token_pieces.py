@@ -198,9 +198,14 @@ def _spliced_ends(mapped: str, span: int = _SPAN, overlap: int = _OVERLAP) -> tu
     out: list[int] = []
     taken = 0  # where the tokens not yet in out begin
     a, prev = 0, None  # this window's start; the last window's token ends
+    seen: dict[str, list[int]] = {}  # window text -> its token ends (a word that repeats: once each)
     while True:
         b = min(n, a + span + overlap)
-        ends = list(accumulate(map(len, map(_value, bpe(mapped[a:b]))), initial=a))  # (its start first)
+        window = mapped[a:b]
+        rel = seen.get(window)
+        if rel is None:
+            rel = seen[window] = list(accumulate(map(len, map(_value, bpe(window))), initial=0))
+        ends = list(map(a.__add__, rel))  # (its start first)
         if prev is not None:
             k = bisect_right(prev, a) - 1  # the last window's tokens that end past this one's start
             starts = dict(zip(prev[k + 1 :], prev[k:]))  # end -> start
