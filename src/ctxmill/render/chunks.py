@@ -40,8 +40,13 @@ _KIND_NAME = {
 # (The mark first, each lookbehind then reaching over it: re skips to the marks by its
 # first-character set instead of trying the pattern at every character of a long paragraph,
 # and the nine lookbehinds run at marks only. Same matches as "(?=[.!?])(?<!\bet al)...[.!?]".)
+# A lookahead for what must follow the mark comes before the lookbehinds: assertions at one
+# place, so the same matches, but a mark not followed by a space and a capital, digit or bracket
+# (most dots of a list of "x . [1] x - x" lines: 450,000 in 4 MB, 80,000 sentence ends) is left
+# after one test instead of nine.
 _SENT_END = re.compile(
-    r"[.!?](?<!\bet al.)(?<!\be\.g.)(?<!\bi\.e.)(?<!\bFig.)(?<!\bNo.)(?<!\bvs.)(?<!\bSec.)(?<!\bEq.)(?<!\b[A-Z].)"
+    r"[.!?](?=[\"”’)\]]*\s+[A-Z0-9(\[\"“*_`$])"
+    r"(?<!\bet al.)(?<!\be\.g.)(?<!\bi\.e.)(?<!\bFig.)(?<!\bNo.)(?<!\bvs.)(?<!\bSec.)(?<!\bEq.)(?<!\b[A-Z].)"
     r"[\"”’)\]]*\s+(?=[A-Z0-9(\[\"“*_`$])"
 )
 
