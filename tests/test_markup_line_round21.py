@@ -196,3 +196,36 @@ def test_latex_passes_run_where_their_commands_are_as_before(text):
 
     assert e._latex_envs(text) == _latex_envs_a6b339d(text)
     assert e._latex_structure(text) == _latex_structure_a6b339d(text)
+
+
+# ------------------------------------------------------------------ blocks._coalesce_tiny
+
+
+_TINY_PIECES = ["Heading", "Table", "Fig", "Figure", "Listing", "Algorithm", "A", "B.", "C ", "1", "2.1", "²", "é", "K",
+                "abstract", "ABSTRACT", "Related Work", "related work", " ", "\t", "x", ".", "References",
+                "introduction", "İntroduction", "\x1c", "5 Results", "IV", "aaaaaaaaa", "Conclusions"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_TINY_PIECES), min_size=1, max_size=3).map("".join), min_size=1, max_size=30))
+def test_tiny_flags_are_tiny_text_line_by_line(texts):
+    from ctxmill.compile import blocks
+
+    assert blocks._tiny_flags(texts) == [len(t) <= blocks.TINY_CHARS and blocks._tiny_text(t) for t in texts]
+
+
+def test_a_run_of_distinct_tiny_lines_is_read_by_one_search(monkeypatch):
+    # 1,000 "# Heading N" lines (no outline: one-line paragraphs) joined into paragraphs of tiny
+    # lines; at a6b339d each was read by _tiny_text
+    from ctxmill.compile import blocks
+    from ctxmill.model import Line, Page
+
+    calls = []
+    real = blocks._tiny_text
+    monkeypatch.setattr(blocks, "_tiny_text", lambda t: calls.append(t) or real(t))
+    lines = [f"# Heading {k}" for k in range(1000)] + ["# Introduction", "# 2 Results"]
+    page = Page(number=1, lines=[Line(t) for t in lines])
+    out = blocks._coalesce_tiny(blocks._text_blocks(page, True), 1)
+    assert [b.text.count("\n") + 1 for b in out[:4]] == [256, 256, 256, 232]
+    assert [b.text for b in out[4:]] == ["Introduction", "2 Results"]
+    assert sorted(calls) == ["2 Results", "Introduction"]  # a6b339d: 1,002 (all but the heading kept)

@@ -23,7 +23,7 @@ from operator import attrgetter
 from ctxmill.compile import conservation, layout, tables
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
-from ctxmill.linescan import line_hits_group
+from ctxmill.linescan import line_hits, line_hits_group
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
 # the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
@@ -681,10 +681,15 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # Only rule lines can score.
     # (each distinct line scored once where lines repeat: a page of repeated short lines has a
     # handful; lines that are mostly distinct are scored as they come)
-    distinct = {lines[k] for k in code_lines}
-    line_score = ({t: _code_score(t) for t in distinct}.__getitem__ if len(distinct) * 2 < len(code_lines)
-                  else _code_score)
-    score = {k: sc for k in sorted(code_lines) if (sc := line_score(lines[k]))}
+    # (whether they repeat judged from every 16th: a set of 333,000 distinct comment lines was
+    # built only to find that they do not)
+    code_sorted = sorted(code_lines)
+    sample = [lines[k] for k in code_sorted[::16]]
+    if len(set(sample)) * 2 < len(sample):
+        line_score = {t: _code_score(t) for t in {lines[k] for k in code_lines}}.__getitem__
+    else:
+        line_score = _code_score
+    score = {k: sc for k in code_sorted if (sc := line_score(lines[k]))}
     # rule lines that no rule but the list item's acts on join the runs of plain lines below (a
     # caller's own set of rule lines is read line by line: the reference the tests compare with)
     items: dict[str, re.Match] = {}
@@ -812,9 +817,20 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
             m = MD_HEADING_RE.match(s) if s[0] == "#" else None
             if m:
                 flush_para()
-                heading_lines[len(out)] = (m.group(2).strip(), len(m.group(1)))
-                out.append(None)
-                i += 1
+                # the run of heading lines that follows, read here: each is what the loop would
+                # make of it (a rule line whose stripped text starts with "#" and matches is a
+                # heading, before any other rule), without the loop's tests (a file of "# ..."
+                # lines, 285,000 a MB)
+                while True:
+                    heading_lines[len(out)] = (m.group(2).strip(), len(m.group(1)))
+                    out.append(None)
+                    i += 1
+                    if i == n or i not in rule_lines:
+                        break
+                    s = lines[i].strip()
+                    m = MD_HEADING_RE.match(s) if s[:1] == "#" else None
+                    if m is None:
+                        break
                 continue
             if "$$" in s and re.match(r"^\s*\$\$", s):
                 flush_para()
@@ -927,6 +943,30 @@ def _tiny_text(t: str) -> bool:
 
 
 _CAPTION_WORDS = ("Table", "Fig", "Listing", "Algorithm")  # CAPTION_RE's words, "Figure" and "Fig." by "Fig"
+
+# The lines _tiny_text may refuse, a superset, each found by the line break before it in the
+# lines joined after a first break (the pattern reads no further than its line): longer than
+# TINY_CHARS, a first character that is a digit (or not ASCII: str.isdigit takes "²"), a capital
+# then a dot, a blank or the rest of a caption word, or an unnumbered heading's name, blanks
+# around it, in any case (re's case-blind match takes "K" for "k" as lower() does; no other
+# character lowers into ASCII but "İ", whose "i̇" is no name's)
+_MAYBE_NOT_TINY = re.compile(
+    r"\n(?=[^\n]{%d}|[0-9\x80-\U0010ffff]|[A-Z](?:[.]|[^\S\n]|able|ig|isting|lgorithm)|[^\S\n]*(?i:%s)[^\S\n]*(?:\n|\Z))"
+    % (TINY_CHARS + 1, "|".join(map(re.escape, sorted(UNNUMBERED_HEADINGS, key=len, reverse=True)))))
+
+
+def _tiny_flags(texts: list[str]) -> list[bool]:
+    """``[len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]`` for texts of one line: True
+    but at the lines _MAYBE_NOT_TINY finds, which _tiny_text reads (a file of "# Heading N"
+    lines: 285,000 distinct short lines a MB, each read by it)."""
+    joined = "\n" + "\n".join(texts)
+    if joined.count("\n") != len(texts):  # (a text of several lines: each read)
+        return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
+    flags = [True] * len(texts)
+    for k in line_hits(_MAYBE_NOT_TINY, joined):
+        t = texts[k]
+        flags[k] = len(t) <= TINY_CHARS and _tiny_text(t)
+    return flags
 
 
 # A list item without a word of two letters or digits ("- x", "1. .") says nothing a list would
@@ -1093,7 +1133,20 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
             v = items_seen[b[0]] = _tiny_item(b)
         return v
 
-    def tiny(b) -> bool:
+    def tiny(b) -> bool:  # (_tiny(b, line, item), a call less for a line or a list line: 670,000 a MB of them)
+        t = type(b)
+        if t is str:
+            if len(b) > TINY_CHARS:
+                return False
+            v = seen.get(b)
+            if v is None:
+                v = seen[b] = _tiny_text(b)
+            return v
+        if t is tuple:
+            v = items_seen.get(b[0])
+            if v is None:
+                v = items_seen[b[0]] = _tiny_item(b)
+            return v
         return _tiny(b, line, item)
 
     if set(map(type, items)) == {str}:  # (a page of text lines: each distinct line tested once)
@@ -1102,7 +1155,7 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
             memo = {t: len(t) <= TINY_CHARS and _tiny_text(t) for t in set(items)}
             flags = list(map(memo.__getitem__, items))
         else:
-            flags = [len(t) <= TINY_CHARS and _tiny_text(t) for t in items]
+            flags = _tiny_flags(items)
     else:
         flags = list(map(tiny, items))
     out: list[Block] = []
@@ -1125,9 +1178,14 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
             out.extend(_as_blocks(items[i:j], page))
         else:
             texts: list[str] = []
-            for b in items[i:j]:
-                if type(b) is str:
+            for b in items[i:j]:  # (_tiny_lines(b), written out for a line, a list line, a paragraph's lines)
+                t = type(b)
+                if t is str:
                     texts.append(b)
+                elif t is tuple:
+                    texts.append(b[0].strip())
+                elif t is list:
+                    texts.extend(b)
                 else:
                     texts.extend(_tiny_lines(b))
                 if len(texts) >= TINY_GROUP:
