@@ -176,3 +176,32 @@ def test_a_block_without_a_callout_mark_is_not_read_for_callouts(monkeypatch):
     # a6b339d: each of the 500 blocks of cross-references (none holds "(", "[", "^", "<" or a
     # character outside ASCII, and no entry is cited by its label alone)
     assert calls == ["As shown by Smith (2020) and in [3]."], len(calls)
+
+
+class _CountingMarks:
+    """A compiled pattern that counts the matches it hands out (search and finditer)."""
+
+    def __init__(self, pattern):
+        self.pattern, self.matches = pattern, 0
+
+    def search(self, text, *args):
+        m = self.pattern.search(text, *args)
+        self.matches += m is not None
+        return m
+
+    def finditer(self, text, *args):
+        for m in self.pattern.finditer(text, *args):
+            self.matches += 1
+            yield m
+
+
+def test_a_block_is_found_by_its_first_mark(monkeypatch):
+    # fuzz.py's crossrefs: three marks ("Sec", "Fig", "Tab") in each block
+    text = _crossrefs(500).decode() + "No mark here at all.\n\n" * 100
+    marks = _CountingMarks(citations._ANY_MARK)
+    monkeypatch.setattr(citations, "_ANY_MARK", marks)
+    doc = compile_document(text.encode(), CompileOptions(chunks=False), kind="markdown", name="x.md")
+    assert len([u for u in doc.unresolved if u.kind == "crossref"]) == 1_500
+    # a block holding a mark: the first found in document.md, then its own text's search (1,000);
+    # a6b339d: every mark of document.md (1,500), then the blocks' (2,000)
+    assert marks.matches <= 1_050, marks.matches

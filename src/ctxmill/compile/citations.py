@@ -485,24 +485,28 @@ def run(doc: Document, options: CompileOptions) -> None:
         # holds one exactly when a match of the whole starts inside its span), and the blocks
         # holding one, tables, and blocks with no span are read, in order. Raw OCR text has a
         # block per line and few marks: the other blocks cost nothing here.
-        starts = [m.start() for m in _ANY_MARK.finditer(md)]
         read = {i for i, b in enumerate(blocks) if b.kind is Kind.TABLE or b.id not in spans}
         order = [i for i, b in enumerate(blocks) if b.id in spans]
         firsts = [spans[blocks[i].id][0] for i in order]
         if firsts != sorted(firsts):  # (spans out of reading order, e.g. two blocks of one id: all)
             read.update(order)
-        elif starts:
-            lo = hi = 0  # marks in [lo, hi) are in the block last added, and in no later one
-            for p in starts:
-                if lo <= p < hi:
-                    continue  # (a block with several marks: 240,000 marks in 80,000 blocks)
+        else:
+            # the first mark of a block is enough: the search goes on from the end of the block
+            # it found one in (240,000 marks in 80,000 blocks of cross-references; a block of
+            # HTML soup holds dozens of "<" and "(")
+            search = _ANY_MARK.search
+            m = search(md)
+            while m is not None:
+                p = m.start()
                 k = bisect.bisect_right(firsts, p) - 1
                 if k >= 0 and p < spans[blocks[order[k]].id][1]:
                     read.add(order[k])
-                    lo = firsts[k]
                     hi = spans[blocks[order[k]].id][1]
                     if k + 1 < len(firsts):
                         hi = min(hi, firsts[k + 1])
+                    m = search(md, hi)
+                else:
+                    m = search(md, p + 1)
         blocks = [blocks[i] for i in sorted(read)]
     alone = bool(ctx.linker.label_index()[0])  # entries cited by their label alone, no mark needed
     for block in blocks:
@@ -719,15 +723,20 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
     for m in _XREF.finditer(text) if _XREF_MARK.search(text) else ():
         if label and m.start() < label.end():
             continue  # "**Table 1:** ..." names the table itself; it refers to nothing
-        kw = m.group("kw")
+        whole, kw, listed = m.group(0, "kw", "list")
         kind = _KIND_OF.get(kw.lower(), "section")
-        listed = m.group("list")
-        # (one number, the usual case: what the pattern finds in it is itself)
-        nums = [listed] if listed.isdecimal() else [n.group(1) for n in _XREF_NUM.finditer(listed)]
+        if listed.isdecimal():
+            # one number, the usual case: what the pattern finds in it is itself, and its
+            # first character a digit; shown as the match (the loop below, for one number)
+            if ")" in whole and whole.count(")") > whole.count("("):
+                whole = whole.rstrip(")")
+            _add_crossref(ctx, block, text, m.start(), kind, listed, whole)
+            continue
+        nums = [n.group(1) for n in _XREF_NUM.finditer(listed)]
         for num in nums:
             if kind in ("figure", "table", "equation") and not num[0].isdigit():
                 continue  # "Table A" is rare; a capital after "Figure" is usually a word
-            shown = f"{kw} {num}" if len(nums) > 1 else m.group(0)
+            shown = f"{kw} {num}" if len(nums) > 1 else whole
             if ")" in shown and shown.count(")") > shown.count("("):
                 shown = shown.rstrip(")")  # "(Section 2)" -- the parenthesis is not ours
             _add_crossref(ctx, block, text, m.start(), kind, num, shown)
