@@ -207,22 +207,25 @@ def _entry_share(b: Block, seen: dict[str, bool] | None = None) -> float:
     if len(texts) == 1:  # (most blocks of text input: one line, no list to build)
         t = texts[0].strip()
         return float(bool(t) and _entry_line(t))
-    if len(texts) >= _JOINED_LINES:
-        # (a block joined from a run of tiny lines has 256: a file of "# Heading N" lines, 1,117
-        # such blocks a MB, read 285,000 lines one by one.) Where every line is stripped and not
-        # empty, none is 200 characters long and none ends in a cited number, a line is an entry
-        # exactly where _TOC_END matches at its end: one match at most a line, in one search
-        # (strip() returns a stripped line itself: the lists compare by identity, in C)
-        if all(texts) and list(map(str.strip, texts)) == texts and max(map(len, texts)) < 200:
+    # (strip() returns a stripped line itself: the lists compare by identity, in C)
+    if len(texts) >= _JOINED_LINES and all(texts) and list(map(str.strip, texts)) == texts:
+        lines = texts  # (each stripped, none empty)
+        uniq = set(lines)
+        if (seen is None or len(uniq) * 2 > len(lines)) and max(map(len, texts)) < 200:
+            # Mostly distinct lines (a block joined from a run of tiny lines has 256: a file of
+            # "# Heading N" lines, 1,117 such blocks a MB, read 285,000 lines one by one). Where
+            # none is 200 characters long and none ends in a cited number, a line is an entry
+            # exactly where _TOC_END matches at its end: one match at most a line, one search
             joined = "\n".join(texts) + "\n"
             if joined.count("\n") == len(texts):
                 rev = joined[::-1]
                 if "." not in joined or _CITED_NUMBER_REVERSED.search(rev) is None:
                     return len(_TOC_END_REVERSED.findall(rev)) / len(texts)
-    lines = [t.strip() for t in texts if t.strip()]
-    if not lines:
-        return 0.0
-    uniq = set(lines)
+    else:
+        lines = [t.strip() for t in texts if t.strip()]
+        if not lines:
+            return 0.0
+        uniq = set(lines)
     if seen is None or len(uniq) * 2 > len(lines):  # (mostly distinct lines: each read once anyway)
         hits = sum(1 for t in lines if _entry_line(t))
     else:  # lines that repeat: each distinct one read once
