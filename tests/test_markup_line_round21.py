@@ -229,3 +229,45 @@ def test_a_run_of_distinct_tiny_lines_is_read_by_one_search(monkeypatch):
     assert [b.text.count("\n") + 1 for b in out[:4]] == [256, 256, 256, 232]
     assert [b.text for b in out[4:]] == ["Introduction", "2 Results"]
     assert sorted(calls) == ["2 Results", "Introduction"]  # a6b339d: 1,002 (all but the heading kept)
+
+
+class _Counted:
+    """A compiled pattern whose sub() calls are counted."""
+
+    def __init__(self, rx, calls):
+        self.rx, self.calls = rx, calls
+
+    def sub(self, *a, **k):
+        self.calls.append(self.rx.pattern)
+        return self.rx.sub(*a, **k)
+
+    def __getattr__(self, name):
+        return getattr(self.rx, name)
+
+
+def test_a_line_of_html_soup_runs_the_rewrites_of_its_own_tags(monkeypatch):
+    from ctxmill.sources import engines as e
+
+    calls: list[str] = []
+    for name in ("_ANCHOR_A", "_ANCHOR_SPAN", "_SUP_TAG", "_SUB_TAG", "_BOLD_TAG", "_ITALIC_TAG", "_BR_TAG",
+                 "_INLINE_TAG", "_HTML_COMMENT", "_PROMPT_TOKENS"):
+        monkeypatch.setattr(e, name, _Counted(getattr(e, name), calls))
+    line = "<div>cache</div> evicts <sup>1</sup> keys</td>"
+    assert e._clean_inline(line, "text") == "<div>cache</div> evicts [^1] keys</td>"
+    # a6b339d: all ten (anchors, seven tag rewrites, prompts) on every line holding a "<"
+    assert sorted(calls) == sorted([e._SUP_TAG.rx.pattern, e._INLINE_TAG.rx.pattern])
+
+
+def test_latex_structure_runs_the_passes_of_its_commands(monkeypatch):
+    # a page of LaTeX tables holds none of the commands of _latex_structure's six passes but
+    # \end{...}: one pass runs (a6b339d: six, each a pattern from "^" under re.M)
+    import re
+
+    from ctxmill.sources import engines as e
+
+    calls = []
+    real = re.sub
+    monkeypatch.setattr(e.re, "sub", lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
+    text = "Model & Score \\\\\nA3 & \\textbf{93} \\\\\n\\end{tabular} stray end 1\n"
+    assert e._latex_structure(text) == text
+    assert len(calls) == 1

@@ -951,8 +951,9 @@ _CAPTION_WORDS = ("Table", "Fig", "Listing", "Algorithm")  # CAPTION_RE's words,
 # around it, in any case (re's case-blind match takes "K" for "k" as lower() does; no other
 # character lowers into ASCII but "İ", whose "i̇" is no name's)
 _MAYBE_NOT_TINY = re.compile(
-    r"\n(?=[^\n]{%d}|[0-9\x80-\U0010ffff]|[A-Z](?:[.]|[^\S\n]|able|ig|isting|lgorithm)|[^\S\n]*(?i:%s)[^\S\n]*(?:\n|\Z))"
-    % (TINY_CHARS + 1, "|".join(map(re.escape, sorted(UNNUMBERED_HEADINGS, key=len, reverse=True)))))
+    r"\n(?=[^\n]{" + str(TINY_CHARS + 1) + r"}|[0-9\x80-\U0010ffff]|[A-Z](?:[.]|[^\S\n]|able|ig|isting|lgorithm)"
+    r"|[^\S\n]*(?i:" + "|".join(map(re.escape, sorted(UNNUMBERED_HEADINGS, key=lambda h: (-len(h), h))))
+    + r")[^\S\n]*(?:\n|\Z))")
 
 
 def _tiny_flags(texts: list[str]) -> list[bool]:
