@@ -430,3 +430,28 @@ def test_a_kotlin_import_follows_the_default_layout_java_and_kotlin_last(tmp_pat
     (tmp_path / "PipeKotlinTest.kt").write_text(text.replace("import okio.Buffer\n", "import java.io.File\nimport okio.Buffer\n"))
     got = suggest(tmp_path, _patch("PipeKotlinTest.kt", ["    Buffer()"], ["    throw IOException(\"boom\")"], 9))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(4, 3, "import java.io.IOException\n")]
+
+
+def test_a_new_name_of_a_new_names_family_comes_from_the_same_package(tmp_path):
+    # jsoup 76b391e367: a test starts to use `Parser` and `StreamParser`; another file imports
+    # `org.jsoup.parser.Parser`, nothing in the tree says where `StreamParser` lives (the commit
+    # adds its class): the commit adds both lines, one after the other, under `Document`
+    (tmp_path / "SelectorTest.java").write_text(
+        "package org.jsoup.select;\n\nimport org.jsoup.parser.Parser;\n\nclass SelectorTest {\n"
+        "    Parser p = Parser.htmlParser();\n}\n")
+    (tmp_path / "SelectorIT.java").write_text(
+        "package org.jsoup.select;\n\nimport org.jsoup.Jsoup;\nimport org.jsoup.nodes.Document;\n"
+        "import org.junit.jupiter.api.Test;\n\npublic class SelectorIT {\n    @Test\n    public void streams() {\n"
+        "        StreamParser streamer = new StreamParser(Parser.htmlParser());\n    }\n}\n")
+    got = suggest(tmp_path, _patch("SelectorIT.java", ["    public void streams() {"],
+                                   ["    public void streams() {",
+                                    "        StreamParser streamer = new StreamParser(Parser.htmlParser());"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (5, 4, "import org.jsoup.parser.Parser;\nimport org.jsoup.parser.StreamParser;\n")]
+    # a name whose last word no other new name ends with (`Streamer`) gets no line
+    (tmp_path / "SelectorIT.java").write_text((tmp_path / "SelectorIT.java").read_text().replace(
+        "StreamParser streamer = new StreamParser(", "Streamer streamer = new Streamer("))
+    got = suggest(tmp_path, _patch("SelectorIT.java", ["    public void streams() {"],
+                                   ["    public void streams() {",
+                                    "        Streamer streamer = new Streamer(Parser.htmlParser());"], 9))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import org.jsoup.parser.Parser;\n")]

@@ -991,6 +991,31 @@ def _prose_dropped(text: str, lang: str) -> str:
     return text
 
 
+def _new_family(name: str, lines_for: dict, lang: str) -> tuple[str, str] | None:
+    """The import of a CamelCase ``name`` nothing in the tree says the place of, from the one
+    place the same edit's other new names of its family come from (the project's own, found in
+    the tree): jsoup's ``XmlTreeBuilder`` beside the ``HtmlTreeBuilder`` that another file imports
+    as ``org.jsoup.parser.HtmlTreeBuilder``, ``StreamParser`` beside ``Parser``; the commit that
+    starts to use both adds both lines."""
+    words = re.findall(r"[A-Z][a-z0-9]+", name)
+    if len(words) < 2 or not name[:1].isupper() or len(words[-1]) < 4:
+        return None
+    last = words[-1]
+    places: dict[str, str] = {}
+    for n, got in lines_for.items():
+        if got is None or n == name or not got[1].startswith(("imported", "defined")):
+            continue
+        if n == last or n.endswith(last) and len(n) > len(last) and n[-len(last) - 1].islower():
+            line = single(got[0], n, lang)
+            if not line:
+                continue
+            line = re.sub(r"(?<![\w$])" + re.escape(n) + r"(?![\w$])", name, line.strip())
+            places[re.sub(r"(?<![\w$])" + re.escape(name) + r"(?![\w$]).*$", "", line)] = line
+    if len(places) != 1:
+        return None
+    return next(iter(places.values())), "beside its family's new imports"
+
+
 def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
     """[(path, first, last, replacement, features, reason)] for the imports the edit now needs."""
     out = []
@@ -1025,10 +1050,14 @@ def suggest_import(files: dict[str, str], hunks, edited: set[tuple[str, int]]):
         # import ...`): it binds nothing bare, so a new bare use still needs its import
         known = set(re.findall(r"(?<![\w$.])[A-Za-z_][\w$]*", code)) | macros
         cache: dict[str, list] = {}
-        for name in new_names(mine, lang):
-            if name in provided or name in known:
-                continue  # imported, or the file already knew the name: defined some other way
-            got = candidate_line(name, path, lang, files, text, cache)
+        wanted = [n for n in new_names(mine, lang) if n not in provided and n not in known]
+        # (not provided or known: imported, or the file already knew the name, defined some other way)
+        lines_for = {n: candidate_line(n, path, lang, files, text, cache) for n in wanted}
+        for n in wanted:
+            if lines_for[n] is None:
+                lines_for[n] = _new_family(n, lines_for, lang)
+        for name in wanted:
+            got = lines_for[name]
             if got is None:
                 continue
             new, where = got
