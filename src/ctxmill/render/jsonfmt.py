@@ -131,7 +131,7 @@ def columns_segments(keys: tuple[str, ...], columns: list[list], step: str, ind:
                *[",\n" + inner2 + encode_basestring(k) + ": " for k in keys[1:]]]
     pieces = [x for b, col in zip(between, enc, strict=True) for x in (repeat(b), col)]
     pieces.append(repeat("\n" + inner + "}"))
-    out = list(map("".join, zip(*pieces)))
+    out = list(map("".join, zip(*pieces, strict=False)))  # (the repeat()s never end: the columns do)
     return ["[\n" + inner, (out, ",\n" + inner), "\n" + ind + "]"]
 
 
