@@ -455,3 +455,27 @@ def test_a_new_name_of_a_new_names_family_comes_from_the_same_package(tmp_path):
                                    ["    public void streams() {",
                                     "        Streamer streamer = new Streamer(Parser.htmlParser());"], 9))
     assert [(s.start_line, s.end_line, s.replacement) for s in got] == [(5, 4, "import org.jsoup.parser.Parser;\n")]
+
+
+def test_a_file_of_one_name_per_from_line_gets_one_more_line_in_its_name_order(tmp_path):
+    # werkzeug 7ab3823fb6 and click 27b3ee2633: test files written one name per line (isort's
+    # force_single_line), in name order, letter case aside; the commit adds a line, it merges none
+    (tmp_path / "other.py").write_text("from werkzeug.test import Request\nfrom werkzeug.test import TestResponse\n")
+    head = ("import pytest\n\nfrom werkzeug.test import Client\nfrom werkzeug.test import create_environ\n"
+            "from werkzeug.test import EnvironBuilder\nfrom werkzeug.test import stream_encode_multipart\n"
+            "from werkzeug.utils import redirect\n\n\ndef test_response():\n")
+    (tmp_path / "test_test.py").write_text(head + "    response = Request()\n")
+    got = suggest(tmp_path, _patch("test_test.py", ["    pass"], ["    response = Request()"], 11))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (6, 5, "from werkzeug.test import Request\n")]
+    (tmp_path / "test_test.py").write_text(head + "    response = TestResponse()\n")
+    got = suggest(tmp_path, _patch("test_test.py", ["    pass"], ["    response = TestResponse()"], 11))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (7, 6, "from werkzeug.test import TestResponse\n")]
+    # one line of the module (or lines of several names): the name joins it, as before
+    head = head.replace("from werkzeug.test import create_environ\n", "").replace(
+        "from werkzeug.test import EnvironBuilder\n", "").replace("from werkzeug.test import stream_encode_multipart\n", "")
+    (tmp_path / "test_test.py").write_text(head + "    response = Request()\n")
+    got = suggest(tmp_path, _patch("test_test.py", ["    pass"], ["    response = Request()"], 8))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (3, 3, "from werkzeug.test import Client, Request\n")]
