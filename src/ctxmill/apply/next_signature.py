@@ -717,27 +717,38 @@ def _definitions(text: str, name: str, lang: str):
     """(open, close, bodiless) of the parameter list of each definition or declaration of
     ``name`` in ``text``; ``bodiless``: a declaration without a body (an interface's, a trait's
     or an abstract method ending in `;`, a C prototype, a Go or Kotlin interface's method)."""
-    pats = [DEF[lang]] + ([_GO_METHOD_DECL] if lang == "go" else [])
+    pats = [re.compile(DEF[lang], re.M)] + ([re.compile(_GO_METHOD_DECL, re.M)] if lang == "go" else [])
     seen = set()
+    # only the lines where the name opens a parenthesis are read with the (slower) definition
+    # patterns, not the whole file (a 4,000-line Java file took 25 ms)
+    lines = {}
+    for q in re.finditer(r"(?<![\w$])" + re.escape(name) + r"\s*(?:<[^(\n]*>|\[[^(\n]*\])?\s*\(", text):
+        ls = text.rfind("\n", 0, q.start()) + 1
+        le = text.find("\n", q.end())
+        lines[ls] = le if le >= 0 else len(text)
+    hits = []
     for k, pat in enumerate(pats):
-        for m in re.finditer(pat, text, re.M):
-            if next((g for g in m.groups() if g), None) != name or NOT_DEF.match(text[m.start():m.end()]):
-                continue
-            p = text.find("(", m.end() - 1 if text[m.end() - 1] == "(" else m.end())
-            close = balanced(text, p) if p >= 0 else None
-            if close is None or p in seen:
-                continue
-            seen.add(p)
-            rest = text[close + 1:close + 400]
-            if lang == "go":
-                bodiless = k == 1
-            elif lang in ("kotlin", "swift", "scala"):
-                line, _, below = rest.partition("\n")
-                bodiless = not re.search(r"[{=]", line) and not below.lstrip().startswith(("{", "="))
-            else:
-                end = re.search(r"[{;]", rest)
-                bodiless = bool(end) and end.group() == ";" and "\n\n" not in rest[:end.start()]
-            yield p, close, bodiless
+        for ls, le in lines.items():
+            hits += [(k, m) for m in pat.finditer(text, ls, le)]
+    hits.sort(key=lambda x: (x[0], x[1].start()))
+    for k, m in hits:
+        if next((g for g in m.groups() if g), None) != name or NOT_DEF.match(text[m.start():m.end()]):
+            continue
+        p = text.find("(", m.end() - 1 if text[m.end() - 1] == "(" else m.end())
+        close = balanced(text, p) if p >= 0 else None
+        if close is None or p in seen:
+            continue
+        seen.add(p)
+        rest = text[close + 1:close + 400]
+        if lang == "go":
+            bodiless = k == 1
+        elif lang in ("kotlin", "swift", "scala"):
+            line, _, below = rest.partition("\n")
+            bodiless = not re.search(r"[{=]", line) and not below.lstrip().startswith(("{", "="))
+        else:
+            end = re.search(r"[{;]", rest)
+            bodiless = bool(end) and end.group() == ";" and "\n\n" not in rest[:end.start()]
+        yield p, close, bodiless
 
 
 def _trigger_tails(hunks, ch: Change) -> tuple[str, str] | None:
