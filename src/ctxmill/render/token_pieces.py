@@ -208,7 +208,7 @@ def _spliced_ends(mapped: str, span: int = _SPAN, overlap: int = _OVERLAP) -> tu
         ends = list(map(a.__add__, rel))  # (its start first)
         if prev is not None:
             k = bisect_right(prev, a) - 1  # the last window's tokens that end past this one's start
-            starts = dict(zip(prev[k + 1 :], prev[k:]))  # end -> start
+            starts = dict(zip(prev[k + 1 :], prev[k:], strict=False))  # end -> start
             last, cut = prev[-1], None
             for i in range(1, len(ends)):  # the first token of this window the last one has too
                 e = ends[i]
