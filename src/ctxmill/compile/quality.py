@@ -21,10 +21,9 @@ counts every occurrence. Info checks are reported but never cost points.
 from __future__ import annotations
 
 import bisect
-import operator
 import re
 from collections import Counter, defaultdict
-from itertools import compress, islice
+from itertools import islice
 from operator import attrgetter
 
 from ctxmill.compile.options import CompileOptions
@@ -186,15 +185,12 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
         xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
         # (split by the reason, once: `u not in figtab` compared each against every one, 10
         # million dataclass comparisons for 6,000 unresolved cross-references; an equal entry
-        # has the same reason, so it is the same split. Each distinct reason searched once,
-        # the items then taken by compress: 240,000 cross-references name ~80,000 reasons)
-        reasons = list(map(_REASON, xrefs))
-        figtab_reason = {r: _FIGTAB_RE.search(r) is not None for r in set(reasons)}
-        is_figtab = list(map(figtab_reason.__getitem__, reasons))
-        figtab = list(compress(xrefs, is_figtab))
+        # has the same reason, so it is the same split)
+        is_figtab = [_FIGTAB_RE.search(u.reason) is not None for u in xrefs]
+        figtab = [u for u, f in zip(xrefs, is_figtab, strict=True) if f]
         _grouped(add, "missing_figure_or_table", "warning", figtab, "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
-        _grouped(add, "missing_target", "warning", list(compress(xrefs, map(operator.not_, is_figtab))),
+        _grouped(add, "missing_target", "warning", [u for u, f in zip(xrefs, is_figtab, strict=True) if not f],
                  "cross-reference",
                  "{text!r} points at nothing: {reason}", "point at nothing")
         if not options.ignore_pdf_links:
@@ -344,7 +340,7 @@ def _grouped(add, cid: str, severity: str, items: list, noun: str, one: str, man
                     f"page{'s' if len(pages) > 1 else ''} {_page_list(pages)})", loc))
 
 
-_REASON, _PAGE, _TEXT = attrgetter("reason"), attrgetter("page"), attrgetter("text")
+_PAGE, _TEXT = attrgetter("page"), attrgetter("text")
 
 
 def _cause(reason: str) -> str:
