@@ -3,6 +3,8 @@ report it on both halves of the dev cases (../shared/tab/dev.jsonl, both held ou
 hand-set confidences, with the same ranking and the scorer's own matching.
 
     .venv/bin/python benchmarks/next_edit_train_fit.py --dump train|dev   # candidates -> benchmarks/.cache
+    NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_train_fit.py --dump train --ids IDS --base BASE
+                                                                          # only those cases again, the rest from BASE
     .venv/bin/python benchmarks/next_edit_train_fit.py [--write]          # fit, choose thresholds, report
     .venv/bin/python benchmarks/next_edit_train_fit.py --misses           # what became of each case
     .venv/bin/python benchmarks/next_edit_train_fit.py --wrong            # where wrong suggestions come from
@@ -58,7 +60,7 @@ def _cases(which: str) -> list[dict]:
     return [json.loads(line) for line in path.open() if line.strip()]
 
 
-def dump(which: str, every: int = 1) -> dict:
+def dump(which: str, every: int = 1, ids: set[str] | None = None, base: Path | None = None) -> dict:
     """One line per case: its candidates (kind, place, features incl. the hand-set confidence,
     the indexes of the targets each one matches), the edit's first changed line per file.
 
@@ -71,6 +73,8 @@ def dump(which: str, every: int = 1) -> dict:
     sc = _scorer()
     next_edit.MODELS.pop("repeated_promote", None)
     cases = _cases(which)[::every]
+    if ids is not None:
+        cases = [c for c in cases if c["id"] in ids]
     out = CANDS / f"next_edit_cands_{which}.jsonl"
     t0 = time.time()
     n_cands = 0
@@ -96,8 +100,33 @@ def dump(which: str, every: int = 1) -> dict:
                                     "nearest": {h.path: _changed_at(h) for h in hunks}, "cands": rows}) + "\n")
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-    return {"which": which, "cases": len(cases), "candidates": n_cands, "seconds": round(time.time() - t0, 1),
-            "out": str(out)}
+    got = {"which": which, "cases": len(cases), "candidates": n_cands, "seconds": round(time.time() - t0, 1),
+           "out": str(out)}
+    if base is not None:
+        got["same_as_base"] = _merged(out, base / out.name)
+    return got
+
+
+def _merged(out: Path, base: Path) -> int:
+    """``out`` (the cases just dumped) completed with every other case's line of the dump
+    ``base``, in its order: a change that can only touch some cases (those its own test picks,
+    a superset of where it acts) is judged without dumping all 6,023 again. Returns how many of
+    the cases dumped again came out the same bytes as in ``base``."""
+    fresh = {json.loads(line)["id"]: line for line in out.open() if line.strip()}
+    same = 0
+    tmp = out.with_suffix(".merging")
+    with tmp.open("w") as f:
+        for line in base.open():
+            case_id = json.loads(line)["id"]
+            if case_id in fresh:
+                same += fresh[case_id] == line
+                line = fresh.pop(case_id)
+            f.write(line)
+    if fresh:
+        tmp.unlink()
+        raise SystemExit(f"{len(fresh)} dumped cases are not in {base}")
+    os.replace(tmp, out)
+    return same
 
 
 def _edits(which: str, ids: set[str]) -> dict[str, dict]:
@@ -437,6 +466,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dump", choices=["train", "dev"])
     ap.add_argument("--every", type=int, default=1, help="with --dump: every k-th case only")
+    ap.add_argument("--ids", help="with --dump: only the cases whose ids this file lists (one a line) ...")
+    ap.add_argument("--base", help="... and every other case's line copied from this folder's dump (a partial re-dump)")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--prob-ranking", action="store_true", help="also report the probability as the confidence")
     ap.add_argument("--keep", default="import;import,signature;import,rename;import,rename,signature",
@@ -459,7 +490,10 @@ def main() -> None:
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
     if args.dump:
-        print(json.dumps(dump(args.dump, args.every), indent=1))
+        ids = {x.strip() for x in Path(args.ids).read_text().splitlines() if x.strip()} if args.ids else None
+        if args.base and ids is None:
+            ap.error("--base needs --ids")
+        print(json.dumps(dump(args.dump, args.every, ids, Path(args.base) if args.base else None), indent=1))
         return
     from ctxmill.apply import next_edit
     from ctxmill.apply.next_model import probability
