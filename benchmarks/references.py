@@ -410,6 +410,8 @@ def compare(paths: list[Path], rounds: int, seed: int = 22) -> dict:
     runs = [json.loads(p.read_text()) for p in paths]
     base = runs[0]
     common = [k for k in base if all(k in r and len(r[k]) > 5 for r in runs)]
+    if not common:  # --cv-out files written before the per-field outcomes, or of other folds
+        raise SystemExit("--compare: no dev string with per-field outcomes in every file (rescore with --cv --cv-out)")
     by: dict[str, dict[int, list[str]]] = {}
     for k in common:
         fold, src, _ = k.split(" ", 2)

@@ -89,3 +89,11 @@ def test_compare_counts_the_strings_that_changed_and_bootstraps_the_change(tmp_p
     # the interval is the resampled change's: it holds the change, and it is not a point
     assert g["title"]["lo"] <= g["title"]["change"] <= g["title"]["hi"] and g["title"]["sd"] > 0
     assert g["container"] == {"change": 0.0, "sd": 0.0, "lo": 0.0, "hi": 0.0, "now_right": 0, "now_wrong": 0}
+
+
+def test_compare_refuses_outcomes_without_the_fields(tmp_path):
+    refs = _references()
+    old = {"0 G a string": [True, False, "G", 0.9, True]}  # written before the per-field outcomes
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    with pytest.raises(SystemExit, match="per-field outcomes"):
+        refs.compare([tmp_path / "old.json", tmp_path / "old.json"], rounds=10)
