@@ -152,7 +152,7 @@ def test_new_pieces_are_learned_in_the_order_first_seen():
     if not token_pieces.usable():
         return
     rnd = random.Random(9)
-    pieces = [f" {rnd.randrange(10**9)}x{k}" for k in range(3000)]
+    pieces = [f" {rnd.randrange(10**9)}x{k}" for k in range(9000)]
     pieces = pieces + pieces[::7]
     token_pieces._learn(pieces)
     fresh = list(dict.fromkeys(pieces))
