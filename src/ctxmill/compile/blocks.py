@@ -960,6 +960,11 @@ def _tiny_flags(texts: list[str]) -> list[bool]:
     """``[len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]`` for texts of one line: True
     but at the lines _MAYBE_NOT_TINY finds, which _tiny_text reads (a file of "# Heading N"
     lines: 285,000 distinct short lines a MB, each read by it)."""
+    sample = texts[::16]
+    if sum(len(t) <= TINY_CHARS for t in sample) * 2 < len(sample):
+        # mostly long lines (a page of "contact user@example.org now" lines): refused by their
+        # length alone, where the search would find every one of them
+        return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
     joined = "\n" + "\n".join(texts)
     if joined.count("\n") != len(texts):  # (a text of several lines: each read)
         return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
