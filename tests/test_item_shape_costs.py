@@ -193,3 +193,49 @@ def test_a_block_is_found_by_its_first_mark(monkeypatch):
     # a block holding a mark: the first found in document.md, then its own text's search (1,000);
     # a6b339d: every mark of document.md (1,500), then the blocks' (2,000)
     assert marks.matches <= 1_050, marks.matches
+
+
+def _bibliography_title_before(text: str) -> bool:
+    """a6b339d's is_bibliography_title, the reference the early exit must agree with."""
+    from ctxmill.compile import references as r
+    if text.isascii() and "<" not in text and "[" not in text:
+        squashed = r._NOT_WORD.sub("", text.lower())
+        if not any(k in squashed for k in r._BIB_KEYS):
+            return False
+    t = r._norm(text)
+    if not t or len(t) > 40:
+        return False
+    t = r._BIB_NUMBER.sub("", t)
+    t = r._BIB_TRAILING_PAGES.sub("", t)
+    t = r._BIB_LEADING_PAGE.sub("", t)
+    return t in r.BIB_TITLES or t.replace(" ", "") in r._BIB_SQUASHED
+
+
+def test_a_long_paragraph_is_no_bibliography_title_after_its_head(monkeypatch):
+    # (code_comments and table_rows: one 4.9 MB paragraph was lowered and squashed whole, most
+    # of their structure stage, to learn that it is longer than any title)
+    from ctxmill.compile import references as r
+    seen = []
+
+    class _Counted:
+        def sub(self, repl, s):
+            seen.append(len(s))
+            return r.re.compile(r"[^\w]+").sub(repl, s)
+
+    monkeypatch.setattr(r, "_NOT_WORD", _Counted())
+    para = "// x = 1 + 2; the value of the References list 42 |\n" * 20_000
+    assert r.is_bibliography_title.__wrapped__(para) is False
+    assert sum(seen) <= 1_000, seen
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_early_exit_agrees_with_the_whole_test(seed):
+    from ctxmill.compile import references as r
+    rng = random.Random(seed)
+    words = ["References", "REFERENCES", "7.", "Bibliography", "Works", "Cited", "12", "iv", "a",
+             "Literature", "of", "the", "—", "<b>", "[1]", "x" * 30, "::", "  ", "\t", "é", "Réf"]
+    texts = ["References " + " " * 300, " " * 300 + "Bibliography", "." * 280 + "References 12",
+             "References" + "-" * 400, "7 " * 200 + "References"]
+    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 120))) for _ in range(400)]
+    for t in texts:
+        assert r.is_bibliography_title.__wrapped__(t) is _bibliography_title_before(t), t[:80]

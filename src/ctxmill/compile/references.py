@@ -586,6 +586,7 @@ assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
 _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
+_BIB_HEAD = 256  # characters of a long text whose letters and digits are counted first
 
 
 @functools.lru_cache(maxsize=4096)  # asked of every heading and short paragraph, two or three times
@@ -594,6 +595,10 @@ def is_bibliography_title(text: str) -> bool:
     if text.isascii() and "<" not in text and "[" not in text:
         # every title, squashed, holds one of _BIB_KEYS, and the squashed title is a piece of the
         # text's own letters and digits: most headings are out after one substitution
+        if len(text) > _BIB_HEAD and len(_NOT_WORD.sub("", text[:_BIB_HEAD])) > 40:
+            # (the normalised title below keeps every letter and digit of such a text, and a
+            # title has at most 40 characters: a paragraph of megabytes is out after its head)
+            return False
         squashed = _NOT_WORD.sub("", text.lower())
         if not any(k in squashed for k in _BIB_KEYS):
             return False
