@@ -577,10 +577,11 @@ _RULE_LINE_RE = re.compile(
 )
 
 
-def _lines_repeat(lines: list[str]) -> bool:
-    """Whether most lines repeat, judged from every 16th (no set of a page of distinct lines):
-    where they do, each distinct line is tested once."""
-    sample = lines[::16]
+def _lines_repeat(lines: list[str], at: list[int] | None = None) -> bool:
+    """Whether most lines (those at the sorted indexes ``at``, where given) repeat, judged from
+    every 16th (no set of a page of distinct lines): where they do, each distinct line is tested
+    once."""
+    sample = lines[::16] if at is None else [lines[k] for k in at[::16]]
     return len(set(sample)) * 2 < len(sample)
 
 
@@ -684,8 +685,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # (whether they repeat judged from every 16th: a set of 333,000 distinct comment lines was
     # built only to find that they do not)
     code_sorted = sorted(code_lines)
-    sample = [lines[k] for k in code_sorted[::16]]
-    if len(set(sample)) * 2 < len(sample):
+    if _lines_repeat(lines, code_sorted):
         line_score = {t: _code_score(t) for t in {lines[k] for k in code_lines}}.__getitem__
     else:
         line_score = _code_score
@@ -961,18 +961,18 @@ def _tiny_flags(texts: list[str]) -> list[bool]:
     but at the lines _MAYBE_NOT_TINY finds, which _tiny_text reads (a file of "# Heading N"
     lines: 285,000 distinct short lines a MB, each read by it)."""
     sample = texts[::16]
-    if sum(len(t) <= TINY_CHARS for t in sample) * 2 < len(sample):
-        # mostly long lines (a page of "contact user@example.org now" lines): refused by their
-        # length alone, where the search would find every one of them
-        return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
-    joined = "\n" + "\n".join(texts)
-    if joined.count("\n") != len(texts):  # (a text of several lines: each read)
-        return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
-    flags = [True] * len(texts)
-    for k in line_hits(_MAYBE_NOT_TINY, joined):
-        t = texts[k]
-        flags[k] = len(t) <= TINY_CHARS and _tiny_text(t)
-    return flags
+    # (mostly long lines, a page of "contact user@example.org now" lines, are refused by their
+    # length alone, where the search would find every one of them; a text of several lines is
+    # read line by line too)
+    if sum(len(t) <= TINY_CHARS for t in sample) * 2 >= len(sample):
+        joined = "\n" + "\n".join(texts)
+        if joined.count("\n") == len(texts):
+            flags = [True] * len(texts)
+            for k in line_hits(_MAYBE_NOT_TINY, joined):
+                t = texts[k]
+                flags[k] = len(t) <= TINY_CHARS and _tiny_text(t)
+            return flags
+    return [len(t) <= TINY_CHARS and _tiny_text(t) for t in texts]
 
 
 # A list item without a word of two letters or digits ("- x", "1. .") says nothing a list would
