@@ -108,13 +108,12 @@ def columns_segments(keys: tuple[str, ...], columns: list[list], step: str, ind:
     given as one list per key. Written a column at a time: a column of strings (or of ints) is
     encoded by one ``map`` of the C encoder, and each row is one join of the keys' texts and its
     values, all rows by one more ``map`` (no Python step a value or a row)."""
-    cols = columns
-    if not cols or not cols[0]:
+    if not columns or not columns[0]:
         return ["[]"]
     inner = ind + step
     inner2 = inner + step
     enc = []
-    for col in cols:
+    for col in columns:
         kinds = set(map(type, col))
         if kinds == {str}:
             enc.append(map(encode_basestring, col))
