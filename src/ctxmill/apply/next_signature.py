@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -109,7 +110,7 @@ def split_top(inner: str) -> list[tuple[int, int]]:
 
 
 def parse_param(text: str, lang: str) -> Param | None:
-    t = re.sub(r"\s+", " ", text.strip())
+    t = _norm(text)
     if not t:
         return None
     if t in SELF or t.startswith(("&'", "self:")):
@@ -485,8 +486,6 @@ def _calls_in(lines: list[str], lang: str, quals: dict[str, str] | None = None) 
     out: dict[str, list[str]] = {}
     text = "\n".join(lines)
     starts = line_starts(text)
-    from bisect import bisect_right
-
     is_def: dict[int, bool] = {}
     for m in re.finditer(r"(?<![\w$])([A-Za-z_][\w]*[?!]?)\s*\(", text):
         if m.group(1) in SKIP_NAMES or m.group(1) in out:
@@ -500,7 +499,7 @@ def _calls_in(lines: list[str], lang: str, quals: dict[str, str] | None = None) 
         if close is None:
             continue
         inner = text[m.end():close]
-        args = [re.sub(r"\s+", " ", inner[a:b]).strip() for a, b in split_top(inner)]
+        args = [_norm(inner[a:b]) for a, b in split_top(inner)]
         if lang == "elixir" and text[starts[row]:m.start()].rstrip().endswith("|>"):
             args.insert(0, "_piped_")  # `|> f(b)` is f(a, b): the definition counts the piped value
         out[m.group(1)] = args
@@ -555,8 +554,6 @@ def call_changes(hunks, files: dict[str, str], redone: Redefined | None = None) 
     tree) a parameter more or fewer. ([Change], [(path, first, last, text, features, reason)])
     for the definitions; a typed language's new parameter takes the type the caller declared the
     argument with (none declared: no definition)."""
-    from bisect import bisect_right
-
     changes_out, defs_out = [], []
     # a function the edit re-signs itself is that definition's change: its other overloads are
     # other functions (javapoet's `builder(String name)` -> `builder(Type type, String name)`
@@ -815,8 +812,6 @@ def other_definitions(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     others of its name (its inner interface's). Bodies of the same name and parameters are left:
     on the training cases they were another class's own method or rewritten with their bodies.
     [(path, first, last, replacement, features, reason)]."""
-    from bisect import bisect_right
-
     out = []
     for ch in redone.changes + redone.retyped:
         if ch.name in SKIP_NAMES or any(p.pattern for p in ch.old + ch.new):
@@ -890,8 +885,6 @@ def other_definitions(files: dict[str, str], hunks, edited: set[tuple[str, int]]
 def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]], redone: Redefined | None = None):
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function
     (``redone``: redefined(hunks), where the caller has read it already)."""
-    from bisect import bisect_right
-
     from ctxmill.apply.next_edit import _code_mask
 
     out = []
