@@ -97,3 +97,17 @@ def test_compare_refuses_outcomes_without_the_fields(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(old))
     with pytest.raises(SystemExit, match="per-field outcomes"):
         refs.compare([tmp_path / "old.json", tmp_path / "old.json"], rounds=10)
+
+
+def test_score_set_counts_the_strings_with_a_field_right():
+    refs = _references()
+    a = "Smith, J. 2001, A study of things, J. Phys. 12, 3"
+    b = "Jones, K. 1999, Nucl. Phys. B 5, 7"
+    truth = {a: [(0, 9, "author"), (10, 14, "date"), (16, 33, "title"), (35, 42, "container")],
+             b: [(0, 9, "author"), (10, 14, "date"), (16, 30, "container")]}
+    got = {a: {"title": "A study of things", "container": "J. Phys.", "first_family": "Smith", "year": "2001"},
+           b: {"title": "Nucl. Phys. B", "container": None, "first_family": "Jones", "year": "1998"}}
+    out = refs.score_set([(t, s) for t, s in truth.items()], lambda t: got[t])
+    f = out["fields"]
+    assert (f["title"]["right"], f["container"]["right"], f["first_family"]["right"], f["year"]["right"]) == (1, 1, 2, 1)
+    assert out["invented_titles"]["invented"] == 1
