@@ -27,6 +27,15 @@ not on top, only wrong import lines (the right text at another place, or another
 import line at all; per language, with ``--examples CATEGORY`` a few of them:
 
     PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py --imports [--examples 'no import line']
+
+``--repeated`` does it for the repeated cases, per target not among the top five: a right
+candidate not shown (its propagator, and whether its hand-set confidence held it under the
+threshold or the learned gate or the ranking did), a candidate at the target with another text
+(its propagator), or none at the target; for the last, where the repeated propagator lost it
+(the edit taught no rule, a rule's tokens are not at the target, the rule found the site but its
+suggestion was dropped):
+
+    PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py --repeated [--examples 'no candidate']
 """
 
 from __future__ import annotations
@@ -294,6 +303,118 @@ def imports(cases: list[dict], examples: str | None, n_examples: int, seed: int,
     return out
 
 
+def _lost_where(t: dict, files: dict, hunks: list) -> str:
+    """Where the repeated propagator lost a target it made no candidate for: the edit taught no
+    rule; no rule's tokens are at the target's lines; or a rule matched there and the match was
+    dropped later (an edited line, brackets, a merged group, the trimmed result)."""
+    from bisect import bisect_right
+
+    from ctxmill.apply.next_repeated import _IMPORT_LINE, find, line_starts, rules_for, tokens
+
+    rules = []
+    for h in hunks:
+        if h.old_text == h.new_text or not h.removed and h.added and all(
+                _IMPORT_LINE.match(x) or not x.strip() for x in h.added):
+            continue
+        rules += [r for r in rules_for(h.old_text, h.new_text) if r.weight >= 1.0]
+    if not rules:
+        return "no rule taught"
+    sigs = {(tuple(r.before), tuple(sorted(r.holes.items())), tuple(map(str, r.after))) for r in rules}
+    if len(sigs) > 12:
+        return "more than 12 rules (a rewrite)"
+    text = files.get(t["path"], "")
+    toks = tokens(text)
+    index: dict[str, list[int]] = {}
+    for k, (x, _, _) in enumerate(toks):
+        index.setdefault(x, []).append(k)
+    starts = line_starts(text)
+    lo, hi = t["start_line"] - 1, max(t["start_line"], t["end_line"]) - 1
+    for r in rules:
+        for m in find(r, text, toks, index):
+            first = bisect_right(starts, m.start) - 1
+            last = bisect_right(starts, max(m.start, m.end - 1)) - 1
+            if first <= hi + 1 and lo - 1 <= last:
+                return "a rule matched there, dropped later"
+    # the target's own change, taught as rules: the same changed tokens with other tokens around
+    # them (context), or other changed tokens (the anti-unification would need more holes)
+    own = {(tuple(r.before), tuple(map(str, r.after))) for r in rules_for(t["before"], t["after"])}
+    mine = {(tuple(r.before), tuple(map(str, r.after))) for r in rules}
+    if own & mine:
+        return "no match: the same region, other context"
+    if {b for b, _ in own} & {b for b, _ in mine}:
+        return "no match: the same removed tokens, another new text"
+    if {a for _, a in own} & {a for _, a in mine}:
+        return "no match: another region, the same new text"
+    return "no match: another change"
+
+
+def repeated(cases: list[dict], examples: str | None, n_examples: int, seed: int, states: dict | None = None) -> dict:
+    """What became of each repeated case's targets (suggest() as shipped, the scorer's matching)."""
+    from ctxmill.apply.next_edit import THRESHOLD, _changed_at, _learned, candidates
+    from ctxmill.apply.next_model import load
+
+    sc = _scorer()
+    model = load()
+    per_case: Counter = Counter()
+    per_target: Counter = Counter()
+    by_lang: dict[str, Counter] = defaultdict(Counter)
+    shown: list = []
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix="repmiss-")
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
+            try:
+                found, hunks = candidates(tmp, patch)
+            except Exception:  # noqa: BLE001 - a refused case has no candidate
+                found, hunks = [], []
+            for s in found:
+                s.hits = _hit_targets(sc, s, targets, files)
+            ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, THRESHOLD, model, model["mode"],
+                              model["level"], model["gate_top"], model["gate_more"])[:5]
+            top = ranked[0] if ranked else None
+            state = "top right" if top is not None and top.hits else \
+                ("nothing shown" if top is None else "top wrong (" + top.kind + ")") + \
+                (", a right one exists" if any(s.hits for s in found) else "")
+            per_case[state] += 1
+            if states is not None:
+                states[case["id"]] = state
+            shown_hits = {i for s in ranked for i in s.hits}
+            for i, t in enumerate(targets):
+                if i in shown_hits:
+                    per_target["shown"] += 1
+                    continue
+                right = [s for s in found if i in s.hits]
+                at = [s for s in found if s.path == t["path"] and s.start_line <= max(t["end_line"], t["start_line"]) + 1
+                      and t["start_line"] - 1 <= max(s.end_line, s.start_line)]
+                if right:
+                    best = max(right, key=lambda s: s.confidence)
+                    why = "held by its confidence" if best.confidence < THRESHOLD else \
+                        "gated or ranked out" if best not in ranked else "shown for another target"
+                    what = f"right candidate ({best.kind}), {why}"
+                elif at:
+                    what = "a candidate at the target, another text (" + ", ".join(sorted({s.kind for s in at})) + ")"
+                else:
+                    what = "no candidate at the target: " + _lost_where(t, files, hunks)
+                per_target[what] += 1
+                by_lang[case["language"]][what] += 1
+                if examples and what.startswith(examples):
+                    shown.append({"id": case["id"], "what": what, "pattern": case["pattern"],
+                                  "trigger": case["trigger"]["hunk"][-600:],
+                                  "target": (t["path"], t["start_line"], t["before"][:300], t["after"][:300]),
+                                  "at": [(s.kind, s.start_line, s.end_line, s.replacement[:300], s.confidence)
+                                         for s in at][:3]})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
+           "targets": dict(per_target.most_common()),
+           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
+    if examples:
+        random.Random(seed).shuffle(shown)
+        out["examples"] = shown[:n_examples]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", choices=["train", "dev"], default="train")
@@ -304,12 +425,16 @@ def main() -> None:
     ap.add_argument("--states", help="write each case's state here (JSON), to compare two trees case by case")
     ap.add_argument("--trigger", help="count the missed targets of these cases only: 're-signs', 'changes a call', 'not read'")
     ap.add_argument("--imports", action="store_true", help="the import cases instead: what became of each")
+    ap.add_argument("--repeated", action="store_true", help="the repeated cases instead: what became of each target")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
     states: dict | None = {} if args.states else None
-    if args.imports:
+    if args.repeated:
+        print(json.dumps(repeated(_cases(args.cases, args.half, "repeated"), args.examples, args.n, args.seed, states),
+                         indent=1))
+    elif args.imports:
         print(json.dumps(imports(_cases(args.cases, args.half, "import"), args.examples, args.n, args.seed, states), indent=1))
     else:
         print(json.dumps(run(_cases(args.cases, args.half), args.examples, args.n, args.seed, args.trigger, states), indent=1))
