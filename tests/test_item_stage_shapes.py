@@ -225,3 +225,46 @@ def test_one_character_entries_are_not_scanned_for_years_or_dois(monkeypatch):
     assert references.reads_as_reference("[3] x 2020") and references.reads_as_reference("10.1234/5678")
     # (bcea6c2: both patterns run over each of the 1,200 entries)
     assert years.calls == 1 and dois.calls == 1, (years.calls, dois.calls)
+
+
+# ------------------------------------------------------------------ citations: round twenty-two
+
+
+def test_the_marks_of_a_bibliography_are_not_searched_one_by_one(monkeypatch):
+    # fuzz.py's refs: every entry holds a "[": each was found by its own search, and the block
+    # then skipped by the loop that reads the blocks found
+    from ctxmill.compile import citations
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    marks = _CountingSearch(citations._ANY_MARK)
+    monkeypatch.setattr(citations, "_ANY_MARK", marks)
+    text = "A Paper\n\nSee Section 2 and the work [1].\n\nReferences\n\n" + "".join(
+        f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020.\n" for i in range(1, 501))
+    doc = compile_document(text.encode(), CompileOptions(chunks=False), name="x.txt")
+    assert len(doc.references) == 500
+    assert [(m.text, m.reference_ids) for m in doc.mentions] == [("[1]", ["ref-1"])]
+    assert [u.text for u in doc.unresolved] == ["Section 2"]
+    # (e5b411b: 503, a search for each entry's mark)
+    assert marks.calls < 10, marks.calls
+
+
+def test_entries_without_year_or_authors_are_not_labelled(monkeypatch):
+    # every entry past MAX_PARSED_REFERENCES holds its text alone: its one label (a word) can
+    # neither be linked with a year nor cited alone (that needs a blank), so none is worked out
+    from ctxmill.compile import citations
+    from ctxmill.model import Reference
+
+    words = []
+    first_word = citations._first_word
+    monkeypatch.setattr(citations, "_first_word", lambda t: words.append(t) or first_word(t))
+    refs = [Reference(id=f"ref-{i}", raw=f"Entry number {i} of the list") for i in range(1, 1001)]
+    refs.append(Reference(id="ref-1001", raw="Kwa et al. Measuring things.", authors=["Kwa et al."]))
+    refs.append(Reference(id="ref-1002", raw="Anonymous page, 2020.", year="2020"))
+    linker = citations.Linker(refs, {})
+    assert "kwa et al" in linker.labels["ref-1001"]
+    assert linker.labels["ref-1002"] == {"anonymous"}
+    assert linker.label_index()[0] == [("kwa et al", ["ref-1001"])]
+    assert linker.link("Anonymous", "2020") == (["ref-1002"], None)
+    # (e5b411b: 1,001, one for each entry without authors)
+    assert len(words) == 1, len(words)

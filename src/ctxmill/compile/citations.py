@@ -180,6 +180,9 @@ def reference_labels(ref: Reference) -> set[str]:
     return labels
 
 
+_NO_LABELS: frozenset[str] = frozenset()
+
+
 class Linker:
     """Index of references by (label, year) and by number."""
 
@@ -196,7 +199,10 @@ class Linker:
         get_block = blocks_by_id.get
         for r in refs:
             rid = r.id
-            labels = reference_labels(r)
+            # An entry with neither a year nor authors has one label, a word (reference_labels):
+            # no (label, year) to link and no blank to be cited alone by (label_index), so it is
+            # not worked out (every entry past MAX_PARSED_REFERENCES: 64,666 in a 4 MB list)
+            labels = reference_labels(r) if r.year or r.authors else _NO_LABELS
             labels_of[rid] = labels
             block = get_block(r.block_id)
             if block is not None and block.number:
@@ -486,14 +492,17 @@ def run(doc: Document, options: CompileOptions) -> None:
         # holding one, tables, and blocks with no span are read, in order. Raw OCR text has a
         # block per line and few marks: the other blocks cost nothing here.
         read = {i for i, b in enumerate(blocks) if b.kind is Kind.TABLE or b.id not in spans}
-        order = [i for i, b in enumerate(blocks) if b.id in spans]
+        # (only blocks the loop below reads: the marks of a bibliography, a "[" or "(" an entry,
+        # were found one by one and thrown away there)
+        order = [i for i, b in enumerate(blocks) if b.id in spans and not _skipped(b)]
         firsts = [spans[blocks[i].id][0] for i in order]
         if firsts != sorted(firsts):  # (spans out of reading order, e.g. two blocks of one id: all)
             read.update(order)
         else:
             # the first mark of a block is enough: the search goes on from the end of the block
             # it found one in (240,000 marks in 80,000 blocks of cross-references; a block of
-            # HTML soup holds dozens of "<" and "(")
+            # HTML soup holds dozens of "<" and "("), and a mark in no block read goes on from the
+            # start of the next one
             search = _ANY_MARK.search
             m = search(md)
             while m is not None:
@@ -505,12 +514,14 @@ def run(doc: Document, options: CompileOptions) -> None:
                     if k + 1 < len(firsts):
                         hi = min(hi, firsts[k + 1])
                     m = search(md, hi)
+                elif k + 1 < len(firsts):
+                    m = search(md, firsts[k + 1])
                 else:
-                    m = search(md, p + 1)
+                    break
         blocks = [blocks[i] for i in sorted(read)]
     alone = bool(ctx.linker.label_index()[0])  # entries cited by their label alone, no mark needed
     for block in blocks:
-        if block.kind in _SKIP_KINDS or block.attrs.get("bibliography"):
+        if _skipped(block):
             continue
         span = spans.get(block.id)
         if span:
@@ -538,6 +549,11 @@ def run(doc: Document, options: CompileOptions) -> None:
             for rid in m.reference_ids:
                 if rid not in c.citations:
                     c.citations.append(rid)
+
+
+def _skipped(block) -> bool:
+    """A block that holds no callout and no cross-reference: an entry, furniture, code."""
+    return block.kind in _SKIP_KINDS or bool(block.attrs.get("bibliography"))
 
 
 def _page_at(block, text: str, offset: int) -> int:
