@@ -702,3 +702,33 @@ def test_a_promoted_site_is_never_a_renamed_name_at_another_binding(tmp_path, mo
     site = next(s for s in candidates(tmp_path, patch)[0] if s.kind == "repeated" and s.start_line == 9)
     assert site.features["name_swap"] == 1.0 and site.features["sim_rank"] == 0.0
     assert (9, site.confidence) in shipped and next_edit.promoted(PROMOTE, site.features) > site.confidence
+
+
+def test_an_inserted_line_keeps_the_indentation_of_the_site_line_below_it(tmp_path):
+    # `return 0` above the example's `\t}`; at a site whose `}` is deeper, that `}` stays as it is
+    (tmp_path / "a.go").write_text("func f() {\n\tapp.Action = func(c *Context) {\n\t\tprint(c)\n\t\treturn 0\n\t}\n}\n")
+    (tmp_path / "b.go").write_text("func g() {\n\tcmds := []Command{{\n\t\tAction: func(c *Context) {\n"
+                                   "\t\t\tprint(c)\n\t\t},\n\t}}\n}\n")
+    from ctxmill.apply.next_edit import candidates
+
+    found, _ = candidates(tmp_path, _patch("a.go", ["\t\tprint(c)", "\t}"], ["\t\tprint(c)", "\t\treturn 0", "\t}"], 3))
+    got = {(s.path, s.start_line, s.end_line, s.replacement) for s in found if s.kind == "repeated"}
+    assert ("b.go", 5, 4, "\t\t\treturn 0\n") in got  # an insertion above line 5, `\t\t},` left alone
+
+
+def test_lines_inserted_beside_the_same_lines_are_not_proposed_again(tmp_path):
+    # the example's own block, found again right below itself (its right context agrees there and
+    # a line end is left context enough): every line of it is there already, the first one more
+    # than 200 characters above
+    block = ['    line_ending = help.find("x")', "    if line_ending != -1:", "        help = help[:line_ending]",
+             '        warnings.warn("the help text was cut at its first blank line", stacklevel=2)',
+             '        logger.debug("cut help text to %d characters", line_ending)']
+    (tmp_path / "utils.py").write_text("\n".join(["def f(help):", '    """Doc."""', *block, "    words = help.split()",
+                                                  "    return words", ""]))
+    from ctxmill.apply.next_edit import candidates
+
+    added = "".join(f"+{x}\n" for x in block)
+    patch = (f'--- a/utils.py\n+++ b/utils.py\n@@ -1,4 +1,9 @@\n def f(help):\n     """Doc."""\n{added}'
+             "     words = help.split()\n     return words\n")
+    found, _ = candidates(tmp_path, patch)
+    assert not [s for s in found if s.kind == "repeated"]

@@ -297,7 +297,9 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             line = text[text.rfind("\n", 0, start) + 1:]
             indent = line[:len(line) - len(line.lstrip(" \t"))]
             if indent != rule.indent:
-                new = re.sub("\n" + re.escape(rule.indent) + r"(?=[^\n])", "\n" + indent.replace("\\", r"\\"), new)
+                # (the end too: an inserted line ends in the indentation of the line below it,
+                # `return 0` above a `}` that is the site's own, not the example's)
+                new = re.sub("\n" + re.escape(rule.indent) + r"(?=[^\n]|\Z)", "\n" + indent.replace("\\", r"\\"), new)
         if (start == 0 or text[start - 1] == "\n") and rule.indent and new.startswith(rule.indent):
             # the region begins its line: the site's own indentation, not the example's
             site = text[start:len(text) - len(text[start:].lstrip(" \t"))] if start < len(text) else ""
@@ -308,8 +310,12 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             new = new.rstrip(" \t")
         if text[start:end] == new:
             continue
-        if n == 0 and new.strip() and new.strip() in {x.strip() for x in text[max(0, start - 200):end + 200].split("\n")}:
-            continue  # the line is there already
+        near = 200 + len(new) if "\n" in new.strip() else 200
+        if n == 0 and new.strip() and all(x.strip() in {y.strip() for y in text[max(0, start - near):end + near].split("\n")}
+                                          for x in new.strip().split("\n")):
+            # the lines are there already (several lines too: the example's own block, found again
+            # beside itself where blank lines let the diff align it either way)
+            continue
         ev = sum(WEIGHT[kind(t)] for k, t in enumerate(rule.before) if k not in rule.holes)
         ev += sum(WEIGHT[kind(t)] for t in rule.left[:left]) + sum(WEIGHT[kind(t)] for t in rule.right[:right])
         out.append(Match(start, end, new, left, right, ev,
