@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from itertools import compress, repeat
 from pathlib import Path
 
 # name -> what it is; "plain" is text lines without Markdown (one OCR paragraph a line, the
@@ -559,12 +561,19 @@ def _display_math(text: str) -> str:
     # end of the text (100,000 unclosed "\\[" on a line: minutes; fuzz --kinds wide2, round thirteen)
     end = text.rfind("\\]") + 2
     if end > 1:
-        text = re.sub(r"(?<![\\\w])\\\[(?!\s*\d[\d,\s–\-]*\\\])(.+?)\\\]", block, text[:end],
-                      flags=re.S) + text[end:]
+        text = _DISPLAY_OPEN.sub(block, text[:end]) + text[end:]
     # "$$ x $$" on one line, or "$$x" ... "y$$": fences on their own lines for the block reader
-    if "$$" in text:  # (the pattern starts at "^" under re.M: tried at every position otherwise)
-        text = re.sub(r"^[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", lambda m: f"$$\n{m.group(1)}\n$$", text, flags=re.M)
+    if "$$" in text:
+        text = _DISPLAY_LINE.sub(lambda m: f"\n$$\n{m.group(1)}\n$$", "\n" + text)[1:]
     return text
+
+
+# Both patterns start with a literal, which re searches for: "\\[" not after a backslash or a
+# word character (the look-behind, first in the pattern, was tried at every position of the text),
+# and a line of display math from the line break before it (as "^" under re.M, which was tried at
+# every position; a match holds no line break, so none takes the next line's)
+_DISPLAY_OPEN = re.compile(r"\\(?<![\\\w]\\)\[(?!\s*\d[\d,\s–\-]*\\\])(.+?)\\\]", re.S)
+_DISPLAY_LINE = re.compile(r"\n[ \t]*\$\$[ \t]*(\S.*?)[ \t]*\$\$[ \t]*$", re.M)
 
 
 # --------------------------------------------------------------------------- HTML
@@ -687,6 +696,12 @@ def _figure_element(m: re.Match) -> str:
 
 
 _LATEX_HEADS = {"title": 1, "section": 2, "subsection": 3, "subsubsection": 4}
+# A brace group's content, one level of braces inside it. Possessive: the group can only end
+# where its longest run does (no shorter run is followed by a "}"), so giving characters back
+# finds no other match; it only cost a second pass over each unclosed \caption{ (a broken
+# Nougat caption ran on, brace group by brace group, through the tables after it, one
+# alternation step a character, then back)
+_BRACED = r"(?:[^{}]++|\{[^{}]*+\})*+"
 
 
 def _latex_structure(text: str) -> str:
@@ -702,10 +717,10 @@ def _latex_structure(text: str) -> str:
     # re.M is tried at every position: ~18 ms a MB each, and LaTeX tables or soup hold few of
     # these commands). No rewrite brings in a command that a later one needs.
     if "\\title" in text or "section" in text:
-        text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{((?:[^{}]|\{[^{}]*\})*)\}\s*$", head, text,
+        text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{(" + _BRACED + r")\}\s*$", head, text,
                       flags=re.M)
     if "\\author{" in text:
-        text = re.sub(r"^\s*\\author\{((?:[^{}]|\{[^{}]*\})*)\}\s*$",
+        text = re.sub(r"^\s*\\author\{(" + _BRACED + r")\}\s*$",
                       lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
                       text, flags=re.M | re.S)
     if "\\begin{abstract}" in text:
@@ -729,7 +744,7 @@ _ENV_FIGURE = re.compile(r"\\begin\{figure\*?\}(.*?)\\end\{figure\*?\}", re.S)
 _ENV_MATH = re.compile(rf"\\begin\{{({_MATH_ENVS})\}}.*?\\end\{{\1\}}", re.S)
 _ENV_CODE = re.compile(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
                        re.S)
-_ENV_CAPTION = re.compile(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}")
+_ENV_CAPTION = re.compile(r"\\caption\{(" + _BRACED + r")\}")
 _ENV_COMMANDS = re.compile(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?"
                            r"|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}|\\label\{[^}]*\}|\\centering\b")
 _DISPLAY_PIECES = re.compile(r"(\$\$.*?\$\$)", re.S)
@@ -756,7 +771,7 @@ def _latex_envs(text: str) -> str:
 
 
 def _latex_figure(m: re.Match) -> str:
-    cap = re.search(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", m.group(1))
+    cap = _ENV_CAPTION.search(m.group(1))
     return "\n\n![](image)\n\n" + (_latex_text(cap.group(1)) + "\n\n" if cap else "")
 
 
@@ -1048,6 +1063,13 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
     for pi, (_, lines) in enumerate(lines_by_page):
         # (a fence needs its marks in the page, a heading a "#" first: most lines are tried by neither)
         fenced = "```" in pages[pi][1] or "~~~" in pages[pi][1]
+        if not fenced:  # (the page's "#" lines, picked in C; none is read inside an unclosed fence)
+            if not in_code:
+                for li in _hash_lines(lines):
+                    m = _MD_HEADING.match(lines[li])
+                    if m:
+                        heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
+            continue
         for li, line in enumerate(lines):
             if fenced and _FENCE.match(line):
                 in_code = not in_code
@@ -1068,15 +1090,17 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
     flat = len({e for _, _, e, _ in heads}) == 1
     cur: tuple[int, int] | None = None  # (engine level, our level) of the numbered section we are in
     seen_title = seen_sections = False
+    title_norm = _norm(title_text) if title_text else ""  # (read at every heading: worked out once)
     for pi, li, elevel, text in heads:
         lines = lines_by_page[pi][1]
         t = text.strip()
+        norm = _norm(t) if title_text else None  # (the title test's, kept for the names test)
         new: str | None
         num = _number(t, roman, letters=cur is not None or seen_sections)
         if title_text is not None and not seen_title and t == title_text:
             seen_title = True
             new = "# " + re.sub(r"(?<=\w)\.$", "", t)  # docling keeps the full stop of "Transformers."
-        elif title_text and (_norm(t) == _norm(title_text) or _norm(t).startswith(_norm(title_text) + " ")):
+        elif title_text and (norm == title_norm or norm.startswith(title_norm + " ")):
             rest = t[len(title_text):].strip(" -–—:") if t.startswith(title_text) else ""
             # paper2llm splits a paper into parts with '# <title> - Backmatter' / '- Appendix'
             new = None if not rest or _norm(rest) in ("backmatter", "appendix", "main") else "## " + rest
@@ -1088,9 +1112,9 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
             new = "#" * level + " " + t
             cur = (elevel, level)
             seen_sections = True
-        elif _norm(t) in KNOWN_HEADINGS or _norm(t.rstrip(". ")) in KNOWN_HEADINGS:
+        elif (norm := _norm(t) if norm is None else norm) in KNOWN_HEADINGS or _norm(t.rstrip(". ")) in KNOWN_HEADINGS:
             new = "## " + t.rstrip(" .:")
-            if _norm(t) not in ("abstract", "keywords", "index terms", "ccs concepts"):
+            if norm not in ("abstract", "keywords", "index terms", "ccs concepts"):
                 cur = None
         elif cur is None and not numbered and ranks:
             new = "#" * min(6, 1 + ranks.get(elevel, 1)) + " " + t  # no numbering anywhere: the engine's own nesting
@@ -1114,21 +1138,29 @@ _GAP_NUMBERED = re.compile(r"^## (\d{1,2})\.?\s+\S")
 _GAP_HEADING = re.compile(r"^#{1,6} ")
 
 
+def _hash_lines(lines: list[str]) -> Iterable[int]:
+    """Indexes of the ``lines`` that start with "#" (the test made in C, not a step a line)."""
+    return compress(range(len(lines)), map(str.startswith, lines, repeat("#")))
+
+
 def _gap_headings(lines_by_page) -> None:
     """Section 2 missing between "## 1 ..." and "## 3 ..." while one short line of its own
     ("Approach") stands between section 1's heading and the next heading: the engine wrote
     that section's heading as text (Nougat does). It becomes the heading, without a number
     the text does not print."""
-    flat = [(pi, li) for pi, (_, lines) in enumerate(lines_by_page) for li in range(len(lines))]
-    heads = []
-    for k, (pi, li) in enumerate(flat):
-        line = lines_by_page[pi][1][li]
-        if line[:1] != "#":  # (both patterns start with "#")
-            continue
-        m = _GAP_NUMBERED.match(line)
-        if _GAP_HEADING.match(line):
-            heads.append((k, int(m.group(1)) if m else None))
+    heads = []  # (index of the line among all pages' lines, its section number)
+    base = 0
+    for _, lines in lines_by_page:
+        for li in _hash_lines(lines):  # (both patterns start with "#")
+            line = lines[li]
+            m = _GAP_NUMBERED.match(line)
+            if _GAP_HEADING.match(line):
+                heads.append((base + li, int(m.group(1)) if m else None))
+        base += len(lines)
     tops = [(k, n) for k, n in heads if n is not None]
+    if not any(c == a + 2 for (_, a), (_, c) in zip(tops, tops[1:], strict=False)):
+        return  # (no section missing: the lines of every page are not listed)
+    flat = [(pi, li) for pi, (_, lines) in enumerate(lines_by_page) for li in range(len(lines))]
     for (k, a), (_, c) in zip(tops, tops[1:], strict=False):
         if c != a + 2:
             continue
@@ -1309,6 +1341,10 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[in
 
 
 _SECTION_HEADING = re.compile(r"^#{2,6} ")
+_SECTION_AT = re.compile(r"\n#{2,6} ")  # (_SECTION_HEADING at a line after the first)
+# a footnote's definition at the start of a line, after a first break ("^" under re.M was tried
+# at every position of the text)
+_FOOTNOTE_DEF = re.compile(r"\n\[\^([^\]]+)\]:")
 _FOOTNOTE_MARK = re.compile(r"\[\^([^\]]+)\](?!:)")
 _SUP = str.maketrans("0123456789abcdefghijklmnoprstuvwxyz,", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ˒")
 
@@ -1317,10 +1353,18 @@ def _superscripts(pages: list[tuple[int | None, str]]) -> list[tuple[int | None,
     """``[^n]`` markers stay footnote references where the text defines footnote n, and in the
     front matter (author -> affiliation markers, read by the metadata stage); elsewhere the
     engine's superscript is a superscript ("where b^ ..." -> "ᵇ"), not a dangling footnote."""
-    defs = {m.group(1) for _, body in pages for m in re.finditer(r"(?m)^\[\^([^\]]+)\]:", body)}
+    # (only the lines holding "[^" change: a page without one is read for the heading that ends
+    # the front matter alone, and a text without one not at all)
+    if not any("[^" in body for _, body in pages):
+        return pages
+    defs = {m.group(1) for _, body in pages if "[^" in body for m in _FOOTNOTE_DEF.finditer("\n" + body)}
     front = True
     out = []
     for n, body in pages:
+        if "[^" not in body:
+            front = front and not ((body[:1] == "#" and _SECTION_HEADING.match(body)) or _SECTION_AT.search(body))
+            out.append((n, body))
+            continue
         lines = []
         for line in body.split("\n"):
             if front and line[:1] == "#" and _SECTION_HEADING.match(line):
@@ -1364,8 +1408,28 @@ def _authors_block(lines: list[str]) -> list[str]:
     return lines
 
 
+_HEADING_AT = re.compile(r"\n(#{1,6}[ \t][^\n]*)")  # (the lines _MD_HEADING may match, after a first break)
+_CONTENTS_NAMES = ("contents", "table of contents")
+_REFERENCES_NAMES = ("references", "bibliography", "literature cited", "works cited", "reference list")
+
+
+def _headed(pages: list[tuple[int | None, str]], names: tuple[str, ...]) -> bool:
+    """Whether a Markdown heading of ``pages`` is named one of ``names`` (as _norm reads it): the
+    passes below change only the lines after such a heading, and read every line of every page
+    to find none (a LaTeX or HTML soup, a text of tables: 100,000 lines and no bibliography)."""
+    for _, body in pages:
+        if "#" in body:
+            for h in _HEADING_AT.finditer("\n" + body):
+                m = _MD_HEADING.match(h.group(1))
+                if m and _norm(m.group(2)) in names:
+                    return True
+    return False
+
+
 def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
     """A table of contents ("1 Introduction 3") is a list, not a run of section headings."""
+    if not _headed(pages, _CONTENTS_NAMES):
+        return pages
     inside = False
     out = []
     for n, body in pages:
@@ -1373,7 +1437,7 @@ def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | Non
         for line in body.split("\n"):
             m = _MD_HEADING.match(line) if line[:1] == "#" else None
             if m:
-                inside = _norm(m.group(2)) in ("contents", "table of contents")
+                inside = _norm(m.group(2)) in _CONTENTS_NAMES
             elif inside and line.strip() and not line.lstrip().startswith(("-", "*", "|", "!")):
                 line = "- " + line.strip()
             lines.append(line)
@@ -1386,6 +1450,8 @@ _ENDNOTE_LABEL = re.compile(r"^\[\^(\d{1,4})\]:?\s*")
 
 
 def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    if not _headed(pages, _REFERENCES_NAMES):
+        return pages
     bullets: list[tuple[int, int]] = []  # (page index, line index) of each entry written as a bullet
     inside = False
     level = 2
@@ -1396,7 +1462,7 @@ def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | 
             m = _MD_HEADING.match(line) if line[:1] == "#" else None
             if m:
                 name = _norm(m.group(2))
-                if name in ("references", "bibliography", "literature cited", "works cited", "reference list"):
+                if name in _REFERENCES_NAMES:
                     inside, level = True, len(m.group(1))
                 elif inside and len(m.group(1)) <= level:
                     inside = False

@@ -98,7 +98,7 @@ def read_engine_text(text: str, engine: str) -> PageStream:
     et = to_pages(text, engine)
     pages: list[Page] = []
     for i, (num, body) in enumerate(et.pages):
-        pages.append(Page(number=i + 1, lines=text_lines(s.rstrip() for s in body.split("\n")),
+        pages.append(Page(number=i + 1, lines=text_lines(list(map(str.rstrip, body.split("\n")))),
                           has_text_layer=True, ocr=True, printed_number=str(num) if num is not None else None))
     if not any(ln.text.strip() and not re.fullmatch(r"\s*!\[[^\]]*\]\([^)]*\)\s*", ln.text)
                for p in pages for ln in p.lines):  # image placeholders alone are no document
