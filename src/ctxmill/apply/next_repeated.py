@@ -310,12 +310,13 @@ def find(rule: Rule, text: str, toks: list[tuple[str, int, int]], index: dict[st
             new = new.rstrip(" \t")
         if text[start:end] == new:
             continue
-        near = 200 + len(new) if "\n" in new.strip() else 200
-        if n == 0 and new.strip() and all(x.strip() in {y.strip() for y in text[max(0, start - near):end + near].split("\n")}
-                                          for x in new.strip().split("\n")):
+        if n == 0 and new.strip():
             # the lines are there already (several lines too: the example's own block, found again
             # beside itself where blank lines let the diff align it either way)
-            continue
+            near = 200 + len(new) if "\n" in new.strip() else 200
+            there = {y.strip() for y in text[max(0, start - near):end + near].split("\n")}
+            if all(x.strip() in there for x in new.strip().split("\n")):
+                continue
         ev = sum(WEIGHT[kind(t)] for k, t in enumerate(rule.before) if k not in rule.holes)
         ev += sum(WEIGHT[kind(t)] for t in rule.left[:left]) + sum(WEIGHT[kind(t)] for t in rule.right[:right])
         out.append(Match(start, end, new, left, right, ev,
