@@ -630,26 +630,58 @@ def _one_rule(raw: str, markdown: bool, pipes: bool = True) -> re.Match | bool:
     return LIST_RE.match(raw) or True
 
 
+def _not_alone(markdown: bool, pipes: bool) -> re.Pattern:
+    """The lines _one_rule may not read as running text (a superset: it decides), as a
+    line_hits pattern: blank, or a fence, tag or image mark first ("|" where a pipe table can
+    start); in Markdown also a heading mark, LIST_RE's first characters, four blanks, "$$", "[^"."""
+    first = r"\n`~<!" + ("|" if pipes else "") + (r"#•●○◦▪‣∙·\-–*(\d" if markdown else "")
+    more = r"|[a-z][.)])|    |[^\n]*?(?:\$\$|\[\^))" if markdown else "))"
+    return re.compile(r"\n(?=[^\S\n]*(?:[" + first + r"]|\Z" + more)
+
+
+_NOT_ALONE = {(markdown, pipes): _not_alone(markdown, pipes) for markdown in (False, True) for pipes in (False, True)}
+
+
 def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
                 markdown: bool) -> tuple[set[int], dict[str, re.Match]]:
     """``rule_lines`` less the lines that score no code and that _one_rule reads alone (each
     distinct line once), and the list items among those (line -> match): the runs of plain
     lines take them, at a strip() or a lookup each. Every line of prose with a comma or a
     bracket is a rule line, as is each line of a reference list ("[12] ...", "- x")."""
-    maybe = [k for k in rule_lines if k not in score]
+    # (in C where no line scores: a reference list of 1,000,000 one-character lines has 600,000 rule lines)
+    maybe = [k for k in rule_lines if k not in score] if score else list(rule_lines)
     if not maybe:
         return rule_lines, {}
-    texts = {lines[k] for k in maybe}
+    texts = set(map(lines.__getitem__, maybe))
     # a "|" line starts a pipe table only where a separator line ("|---|---|") follows it: none
     # in OCR text, and none in a page whose joined text has no separator line (rows of "| a | b |"
     # with no header rule: each went through the rule loop)
     pipes = markdown and any(t.lstrip().startswith("|") for t in texts) and \
         _TABLE_SEP_ANYWHERE.search("\n".join(lines)) is not None
-    verdict = {t: _one_rule(t, markdown, pipes) for t in texts}
+    # _one_rule reads only the texts one search finds (every other is running text, True): a
+    # page of "| 1 | 2 | x |" rows or of prose lines with commas called it once per line. (Where
+    # the search would find most of them, judged from every 16th, each is read: a LaTeX or HTML
+    # soup's lines mostly start with a mark.)
+    order = list(texts)
+    rx = _NOT_ALONE[markdown, pipes]
+    sparse = len(rx.findall("\n" + "\n".join(order[::16]))) * 2 < len(order[::16])
+    if sparse:
+        joined = "\n" + "\n".join(order)
+        sparse = joined.count("\n") == len(order)
+    if sparse:
+        asked = [order[k] for k in line_hits(rx, joined)]
+        verdict = dict.fromkeys(order, True)
+        verdict.update((t, _one_rule(t, markdown, pipes)) for t in asked)
+    else:  # (most texts are found, or one holds a line break: each read)
+        asked = order
+        verdict = {t: _one_rule(t, markdown, pipes) for t in order}
     if not any(verdict.values()):
         return rule_lines, {}
-    items = {t: v for t, v in verdict.items() if v is not True and v}
-    return {k for k in rule_lines if k in score or not verdict[lines[k]]}, items
+    items = {t: v for t in asked if (v := verdict[t]) is not True and v}
+    # (the lines kept: those that score, and those of a text _one_rule cannot read alone)
+    alone_not = {t for t in asked if not verdict[t]}
+    kept = {k for k in maybe if lines[k] in alone_not} if alone_not else set()
+    return kept | (score.keys() & rule_lines), items
 
 
 def _last_table_close(lines: list[str], cache: dict) -> int:
@@ -1203,13 +1235,16 @@ def _coalesce_tiny(items: list, page: int, runs: bool = False) -> list[Block]:
     return out
 
 
+_PIPE_SPLIT = re.compile(r"(?<!\\)\|")  # (compiled once: a row of a pipe table a call, 9,000 a MB of tables)
+
+
 def _pipe_cells(line: str) -> list[str]:
     s = line.strip()
     if s.startswith("|"):
         s = s[1:]
     if s.endswith("|"):
         s = s[:-1]
-    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+    return [c.strip() for c in _PIPE_SPLIT.split(s)]
 
 
 def _list_block(text: str, page: int, m: re.Match | None = None) -> Block:
