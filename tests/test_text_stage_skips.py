@@ -102,6 +102,38 @@ def test_a_text_the_pre_test_refuses_holds_no_name(parts):
         assert not [n for n, _ in names if metadata.NAME_RE.match(n)], text
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_NAME_TOKENS), st.sampled_from(_SEPS)), max_size=10))
+def test_a_text_without_the_name_words_holds_no_name_piece(parts):
+    # _looks_like_authors asks the words (a capital first, scanned for) before the whole piece
+    text = "".join(a + b for a, b in parts)
+    if metadata._NAME_WORDS_RE.search(text) is None:
+        assert metadata._NAME_PIECE_RE.search(text) is None, text
+
+
+class _Searches:
+    """A compiled pattern whose search() calls are counted."""
+
+    def __init__(self, rx):
+        self.rx, self.calls = rx, 0
+
+    def search(self, *a):
+        self.calls += 1
+        return self.rx.search(*a)
+
+
+def test_links_and_cross_references_are_not_searched_for_a_name_piece(monkeypatch):
+    # fuzz.py's urls and crossrefs: text with no heading is front matter from end to end, and
+    # each paragraph was searched with the piece's three openings tried at every position
+    lines = [f"see https://example.org/page/{i} here" if i % 2 else f"See Section {i} and Figure {i} and Table {i}."
+             for i in range(300)]
+    pieces = _Searches(metadata._NAME_PIECE_RE)
+    monkeypatch.setattr(metadata, "_NAME_PIECE_RE", pieces)
+    doc = compile_document(_paragraphs(lines), name="a.txt")
+    assert len(doc.blocks) >= 300 and not doc.metadata.authors
+    assert pieces.calls == 0, pieces.calls  # 300 at e5b411b
+
+
 def test_cross_references_are_no_byline():
     assert metadata._NAME_PIECE_RE.search("See Section 1 and Figure 7 and Table 1.") is None
     assert metadata._looks_like_authors("Ann Lee[^1], Bo van Chen[^2]")
