@@ -503,8 +503,8 @@ def _furniture(doc: Document) -> None:
             if _stamp(b.text):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
-    # arXiv stamps, stray page numbers in OCR text: the paragraphs holding a ":" or a line that
-    # may be a page number, found by one search of all the texts (ctxmill.linescan)
+    # arXiv stamps, stray page numbers in OCR text: the paragraphs that start as a stamp or are a
+    # line that may be a page number, found by one search of all the texts (ctxmill.linescan)
     paras = list(of_kind(doc.blocks, Kind.PARAGRAPH))
     texts = list(map(_TEXT, paras))
     # (blocks longer than 150 characters on average, prose: each block's own test costs less
@@ -522,11 +522,12 @@ def _furniture(doc: Document) -> None:
             b.attrs["furniture"] = "page_number"
 
 
-# a ":" anywhere, or a line of only the characters PAGE_NUM_RE can match (its case-blind letters,
-# digits, dashes, "/", blanks, anything outside ASCII): every block of one line the loop above
-# can take (ctxmill.linescan returns every block of more)
+# a line that opens, after blanks, with "arXiv:" in any case (as ARXIV_STAMP_RE's matches do: a
+# ":" anywhere took every line of a page of links), or a line of only the characters PAGE_NUM_RE
+# can match (its case-blind letters, digits, dashes, "/", blanks, anything outside ASCII): every
+# block of one line the loop above can take (ctxmill.linescan returns every block of more)
 _MAYBE_PAGE_NUM_OR_STAMP_RE = re.compile(
-    r":|\n(?=[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
+    r"\n(?=[^\S\n]*(?i:arxiv):|[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
 
 
 def _swapped_running_lines(edge: list[tuple[Block, str]], need: int) -> None:
