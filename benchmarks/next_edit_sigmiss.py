@@ -166,9 +166,30 @@ def _hit_targets(sc, s, targets: list, files) -> list[int]:
     return [i for i in range(len(targets)) if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
 
 
+def _replayed(sc, cases: list[dict], prefix: str):
+    """Each case written to a folder of its own and its candidates found, each marked with the
+    targets it hits: (case, files, targets, candidates, hunks); the folder is removed after."""
+    from ctxmill.apply.next_edit import candidates
+
+    for case in cases:
+        tmp = tempfile.mkdtemp(prefix=prefix)
+        try:
+            files, targets = sc.write_case_dir(case, tmp)
+            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
+            try:
+                found, hunks = candidates(tmp, patch)
+            except Exception:  # noqa: BLE001 - a refused case has no candidate
+                found, hunks = [], []
+            for s in found:
+                s.hits = _hit_targets(sc, s, targets, files)
+            yield case, files, targets, found, hunks
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, trigger: str | None = None,
         states: dict | None = None) -> dict:
-    from ctxmill.apply.next_edit import _changed_at, _learned, candidates
+    from ctxmill.apply.next_edit import _changed_at, _learned
     from ctxmill.apply.next_model import load
     from ctxmill.apply.next_signature import call_changes, changes
 
@@ -180,64 +201,52 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, tri
     by_lang: dict[str, Counter] = defaultdict(Counter)
     by_trigger: dict[str, Counter] = defaultdict(Counter)
     shown: list = []
-    for case in cases:
-        tmp = tempfile.mkdtemp(prefix="sigmiss-")
-        try:
-            files, targets = sc.write_case_dir(case, tmp)
-            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
-            try:
-                found, hunks = candidates(tmp, patch)
-            except Exception:  # noqa: BLE001 - a refused case has no candidate
-                found, hunks = [], []
-            for s in found:
-                s.hits = _hit_targets(sc, s, targets, files)
-            name = case["pattern"]["function"]
-            resigned = {c.name for c in changes(hunks)} if hunks else set()
-            by_call = {c.name for c in call_changes(hunks, files)[0]} if hunks else set()
-            read = name in resigned or name in by_call
-            ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, 0.25, model, model["mode"],
-                              model["level"], model["gate_top"], model["gate_more"]) if model else []
-            top = ranked[0] if ranked else None
-            if top is not None and top.hits:
-                state = "top right"
-            elif top is None:
-                state = "nothing shown" if any(s.hits for s in found) else "nothing shown, none right"
-            else:
-                state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
-            per_case[state] += 1
-            if states is not None:
-                states[case["id"]] = state
-            trig = "trigger re-signs the definition" if name in resigned else \
-                "trigger changes a call" if name in by_call else "trigger not read"
-            by_trigger[trig][state] += 1
-            if top is not None and not top.hits:
-                kind = top.kind
-                if kind == "signature":
-                    ov = next((t for t in targets if t["path"] == top.path and top.start_line <= t["end_line"]
-                               and t["start_line"] <= top.end_line), None)
-                    if top.features.get("definition"):
-                        kind += ": the definition from a call"
-                    elif ov is None:
-                        kind += ": a call the commit left alone"
-                    else:
-                        kind += ": at a target, " + classify_target(ov, name, [], files, targets, sc, True, -1)
+    for case, files, targets, found, hunks in _replayed(sc, cases, "sigmiss-"):
+        name = case["pattern"]["function"]
+        resigned = {c.name for c in changes(hunks)} if hunks else set()
+        by_call = {c.name for c in call_changes(hunks, files)[0]} if hunks else set()
+        read = name in resigned or name in by_call
+        ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, 0.25, model, model["mode"],
+                          model["level"], model["gate_top"], model["gate_more"]) if model else []
+        top = ranked[0] if ranked else None
+        if top is not None and top.hits:
+            state = "top right"
+        elif top is None:
+            state = "nothing shown" if any(s.hits for s in found) else "nothing shown, none right"
+        else:
+            state = "top wrong" + (" (a right one exists)" if any(s.hits for s in found) else "")
+        per_case[state] += 1
+        if states is not None:
+            states[case["id"]] = state
+        trig = "trigger re-signs the definition" if name in resigned else \
+            "trigger changes a call" if name in by_call else "trigger not read"
+        by_trigger[trig][state] += 1
+        if top is not None and not top.hits:
+            kind = top.kind
+            if kind == "signature":
+                ov = next((t for t in targets if t["path"] == top.path and top.start_line <= t["end_line"]
+                           and t["start_line"] <= top.end_line), None)
+                if top.features.get("definition"):
+                    kind += ": the definition from a call"
+                elif ov is None:
+                    kind += ": a call the commit left alone"
                 else:
-                    kind += (": at a target" if any(t["path"] == top.path and top.start_line <= t["end_line"]
-                                                    and t["start_line"] <= top.end_line for t in targets)
-                             else ": elsewhere")
-                top_wrong[kind] += 1
-            if state == "top right" or trigger and trigger not in trig:
-                continue
-            for i, t in enumerate(targets):
-                what = classify_target(t, name, found, files, targets, sc, read, i, trig)
-                per_target[what] += 1
-                by_lang[case["language"]][what] += 1
-                if examples and what.startswith(examples):
-                    shown.append({"id": case["id"], "pattern": case["pattern"], "target": t, "what": what,
-                                  "cands": [(s.kind, s.path, s.start_line, s.end_line, s.replacement, s.confidence)
-                                            for s in found if s.kind == "signature"][:4]})
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                    kind += ": at a target, " + classify_target(ov, name, [], files, targets, sc, True, -1)
+            else:
+                kind += (": at a target" if any(t["path"] == top.path and top.start_line <= t["end_line"]
+                                                and t["start_line"] <= top.end_line for t in targets)
+                         else ": elsewhere")
+            top_wrong[kind] += 1
+        if state == "top right" or trigger and trigger not in trig:
+            continue
+        for i, t in enumerate(targets):
+            what = classify_target(t, name, found, files, targets, sc, read, i, trig)
+            per_target[what] += 1
+            by_lang[case["language"]][what] += 1
+            if examples and what.startswith(examples):
+                shown.append({"id": case["id"], "pattern": case["pattern"], "target": t, "what": what,
+                              "cands": [(s.kind, s.path, s.start_line, s.end_line, s.replacement, s.confidence)
+                                        for s in found if s.kind == "signature"][:4]})
     out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
            "case_state_by_trigger": {k: dict(v.most_common()) for k, v in sorted(by_trigger.items())},
            "top_wrong": dict(top_wrong.most_common()),
@@ -350,7 +359,7 @@ def _lost_where(t: dict, files: dict, hunks: list) -> str:
 
 def repeated(cases: list[dict], examples: str | None, n_examples: int, seed: int, states: dict | None = None) -> dict:
     """What became of each repeated case's targets (suggest() as shipped, the scorer's matching)."""
-    from ctxmill.apply.next_edit import THRESHOLD, _changed_at, _learned, candidates
+    from ctxmill.apply.next_edit import THRESHOLD, _changed_at, _learned
     from ctxmill.apply.next_model import load
 
     sc = _scorer()
@@ -359,53 +368,41 @@ def repeated(cases: list[dict], examples: str | None, n_examples: int, seed: int
     per_target: Counter = Counter()
     by_lang: dict[str, Counter] = defaultdict(Counter)
     shown: list = []
-    for case in cases:
-        tmp = tempfile.mkdtemp(prefix="repmiss-")
-        try:
-            files, targets = sc.write_case_dir(case, tmp)
-            patch = Path(tmp, "trigger.diff").read_text(encoding="utf-8")
-            try:
-                found, hunks = candidates(tmp, patch)
-            except Exception:  # noqa: BLE001 - a refused case has no candidate
-                found, hunks = [], []
-            for s in found:
-                s.hits = _hit_targets(sc, s, targets, files)
-            ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, THRESHOLD, model, model["mode"],
-                              model["level"], model["gate_top"], model["gate_more"])[:5]
-            top = ranked[0] if ranked else None
-            state = "top right" if top is not None and top.hits else \
-                ("nothing shown" if top is None else "top wrong (" + top.kind + ")") + \
-                (", a right one exists" if any(s.hits for s in found) else "")
-            per_case[state] += 1
-            if states is not None:
-                states[case["id"]] = state
-            shown_hits = {i for s in ranked for i in s.hits}
-            for i, t in enumerate(targets):
-                if i in shown_hits:
-                    per_target["shown"] += 1
-                    continue
-                right = [s for s in found if i in s.hits]
-                at = [s for s in found if s.path == t["path"] and s.start_line <= max(t["end_line"], t["start_line"]) + 1
-                      and t["start_line"] - 1 <= max(s.end_line, s.start_line)]
-                if right:
-                    best = max(right, key=lambda s: s.confidence)
-                    why = "held by its confidence" if best.confidence < THRESHOLD else \
-                        "gated or ranked out" if best not in ranked else "shown for another target"
-                    what = f"right candidate ({best.kind}), {why}"
-                elif at:
-                    what = "a candidate at the target, another text (" + ", ".join(sorted({s.kind for s in at})) + ")"
-                else:
-                    what = "no candidate at the target: " + _lost_where(t, files, hunks)
-                per_target[what] += 1
-                by_lang[case["language"]][what] += 1
-                if examples and what.startswith(examples):
-                    shown.append({"id": case["id"], "what": what, "pattern": case["pattern"],
-                                  "trigger": case["trigger"]["hunk"][-600:],
-                                  "target": (t["path"], t["start_line"], t["before"][:300], t["after"][:300]),
-                                  "at": [(s.kind, s.start_line, s.end_line, s.replacement[:300], s.confidence)
-                                         for s in at][:3]})
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    for case, files, targets, found, hunks in _replayed(sc, cases, "repmiss-"):
+        ranked = _learned(list(found), {h.path: _changed_at(h) for h in hunks}, THRESHOLD, model, model["mode"],
+                          model["level"], model["gate_top"], model["gate_more"])[:5]
+        top = ranked[0] if ranked else None
+        state = "top right" if top is not None and top.hits else \
+            ("nothing shown" if top is None else "top wrong (" + top.kind + ")") + \
+            (", a right one exists" if any(s.hits for s in found) else "")
+        per_case[state] += 1
+        if states is not None:
+            states[case["id"]] = state
+        shown_hits = {i for s in ranked for i in s.hits}
+        for i, t in enumerate(targets):
+            if i in shown_hits:
+                per_target["shown"] += 1
+                continue
+            right = [s for s in found if i in s.hits]
+            at = [s for s in found if s.path == t["path"] and s.start_line <= max(t["end_line"], t["start_line"]) + 1
+                  and t["start_line"] - 1 <= max(s.end_line, s.start_line)]
+            if right:
+                best = max(right, key=lambda s: s.confidence)
+                why = "held by its confidence" if best.confidence < THRESHOLD else \
+                    "gated or ranked out" if best not in ranked else "shown for another target"
+                what = f"right candidate ({best.kind}), {why}"
+            elif at:
+                what = "a candidate at the target, another text (" + ", ".join(sorted({s.kind for s in at})) + ")"
+            else:
+                what = "no candidate at the target: " + _lost_where(t, files, hunks)
+            per_target[what] += 1
+            by_lang[case["language"]][what] += 1
+            if examples and what.startswith(examples):
+                shown.append({"id": case["id"], "what": what, "pattern": case["pattern"],
+                              "trigger": case["trigger"]["hunk"][-600:],
+                              "target": (t["path"], t["start_line"], t["before"][:300], t["after"][:300]),
+                              "at": [(s.kind, s.start_line, s.end_line, s.replacement[:300], s.confidence)
+                                     for s in at][:3]})
     out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
            "targets": dict(per_target.most_common()),
            "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
