@@ -4,8 +4,8 @@ text has no such heading or mark, and still rewrites them where it has. Counted,
 
 from __future__ import annotations
 
+from _counting import Counted
 from ctxmill.sources import engines
-from test_markup_line_costs import _Counted  # (the counting pattern of this part's earlier round)
 
 BODY = "\n".join(f"## Results of part {i}\n\nSome prose about table {i}, as a paper has.\n" for i in range(300))
 
@@ -25,7 +25,7 @@ def test_superscripts_read_no_heading_of_a_page_without_a_mark(monkeypatch):
     # line was tried as the heading that ends the front matter
     pages = [(1, "\n".join(f"# Heading {i}" for i in range(1000))), (2, "Text after, no mark.")]
     calls: list = []
-    monkeypatch.setattr(engines, "_SECTION_HEADING", _Counted(engines._SECTION_HEADING, calls))
+    monkeypatch.setattr(engines, "_SECTION_HEADING", Counted(engines._SECTION_HEADING, calls))
     assert engines._superscripts(pages) == pages
     assert calls == []
     # with a mark: the markers after the front matter become superscripts, defined ones stay

@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 
+from _counting import Counted
 from ctxmill.compile import citations, conservation, quality
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
@@ -166,27 +167,10 @@ def test_a_block_without_a_callout_mark_is_not_read_for_callouts(monkeypatch):
     assert calls == ["As shown by Smith (2020) and in [3]."], len(calls)
 
 
-class _CountingMarks:
-    """A compiled pattern that counts the matches it hands out (search and finditer)."""
-
-    def __init__(self, pattern):
-        self.pattern, self.matches = pattern, 0
-
-    def search(self, text, *args):
-        m = self.pattern.search(text, *args)
-        self.matches += m is not None
-        return m
-
-    def finditer(self, text, *args):
-        for m in self.pattern.finditer(text, *args):
-            self.matches += 1
-            yield m
-
-
 def test_a_block_is_found_by_its_first_mark(monkeypatch):
     # fuzz.py's crossrefs: three marks ("Sec", "Fig", "Tab") in each block
     text = _crossrefs(500).decode() + "No mark here at all.\n\n" * 100
-    marks = _CountingMarks(citations._ANY_MARK)
+    marks = Counted(citations._ANY_MARK)
     monkeypatch.setattr(citations, "_ANY_MARK", marks)
     doc = compile_document(text.encode(), CompileOptions(chunks=False), kind="markdown", name="x.md")
     assert len([u for u in doc.unresolved if u.kind == "crossref"]) == 1_500

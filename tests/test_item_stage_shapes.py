@@ -11,26 +11,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _counting import Counted
 from ctxmill.compile import conservation, normalize
 from ctxmill.model import Line, Page
-
-
-class _Counting:
-    """A compiled pattern that counts its calls and the characters they were given."""
-
-    def __init__(self, pattern: re.Pattern):
-        self.pattern, self.calls, self.chars = pattern, 0, 0
-
-    def findall(self, text, pos=0, endpos=None):
-        end = len(text) if endpos is None else endpos
-        self.calls += 1
-        self.chars += end - pos
-        return self.pattern.findall(text, pos, end)
-
-    def match(self, text, pos=0, endpos=None):
-        self.calls += 1
-        return self.pattern.match(text, pos, len(text) if endpos is None else endpos)
-
 
 # ------------------------------------------------------------------ conservation._page_words
 
@@ -72,7 +55,7 @@ def test_a_page_of_hyphen_ends_is_read_in_one_scan(monkeypatch):
     # fuzz.py's hyphen_lines: every line ends in a hyphen, each pair of lines is a broken word
     page = Page(number=1, lines=[Line(text=f"con{'abcdefg'[i % 7]}-") for i in range(20_000)])
     expect = _page_words_loop(page, True)
-    ascii_, unicode_ = _Counting(conservation._WORD_ASCII), _Counting(conservation._WORD)
+    ascii_, unicode_ = Counted(conservation._WORD_ASCII), Counted(conservation._WORD)
     monkeypatch.setattr(conservation, "_WORD_ASCII", ascii_)
     monkeypatch.setattr(conservation, "_WORD", unicode_)
     out, firsts, seconds = conservation._page_words(page, True)
@@ -87,7 +70,7 @@ def test_ascii_lines_around_a_few_others_are_split_not_matched(monkeypatch):
     text = "Émile Zoë and Σ\n" + "".join(f"[{i}] x\n" for i in range(50_000)) + "naïve\n" + "- x\n" * 1000
     low = text.lower()
     expect = re.findall(r"[^\W_]+", low)
-    pattern = _Counting(conservation._WORD)
+    pattern = Counted(conservation._WORD)
     monkeypatch.setattr(conservation, "_WORD", pattern)
     assert conservation._find_words(low) == expect
     # only the two lines outside ASCII go to the pattern (bcea6c2: all ~400,000 characters)
@@ -134,7 +117,7 @@ def test_a_paragraph_of_broken_lines_is_reflowed_without_a_step_a_line(monkeypat
     lines = [f"con{'abcdefg'[i % 7]}-" for i in range(20_000)]
     expect = normalize.join_lines(lines, Counter(), None)
     assert expect == "".join(t[:-1] for t in lines[:-1]) + lines[-1]
-    runs = _Counting(normalize._WORD_RUN_RE)
+    runs = Counted(normalize._WORD_RUN_RE)
     monkeypatch.setattr(normalize, "_WORD_RUN_RE", runs)
     assert normalize.join_lines(lines, Counter(), 0) == expect
     # a step a line until the word outgrows every word (200 characters), then none
@@ -154,15 +137,6 @@ def test_unresolved_fields_by_position_are_the_named_ones():
         text="Section 9", kind="crossref", reason="no section numbered 9", page=3, section_id="s1")
 
 
-class _CountingFinditer:
-    def __init__(self, pattern: re.Pattern):
-        self.pattern, self.calls = pattern, 0
-
-    def finditer(self, text, *args):
-        self.calls += 1
-        return self.pattern.finditer(text, *args)
-
-
 def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
     # fuzz.py's crossrefs: paragraphs of "See Section i and Figure j and Table k." to nothing
     from ctxmill.compile import citations
@@ -170,7 +144,7 @@ def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
     from ctxmill.compile.pipeline import compile_document
 
     text = "".join(f"See Section {i} and Figure {i * 7 % 1000} and Table {i % 100}.\n\n" for i in range(1, 1001))
-    numbers = _CountingFinditer(citations._XREF_NUM)
+    numbers = Counted(citations._XREF_NUM)
     monkeypatch.setattr(citations, "_XREF_NUM", numbers)
     doc = compile_document(text.encode(), CompileOptions(chunks=False), kind="markdown", name="x.md")
     xrefs = [u for u in doc.unresolved if u.kind == "crossref"]
@@ -181,15 +155,6 @@ def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
 
 
 # ------------------------------------------------------------------ references.reads_as_reference
-
-
-class _CountingSearch:
-    def __init__(self, pattern: re.Pattern):
-        self.pattern, self.calls = pattern, 0
-
-    def search(self, text, *args):
-        self.calls += 1
-        return self.pattern.search(text, *args)
 
 
 def _reads_as_reference_scans(text: str) -> bool:
@@ -217,7 +182,7 @@ def test_one_character_entries_are_not_scanned_for_years_or_dois(monkeypatch):
     # fuzz.py's one_char_refs: a list of one-character lines holds no year and no DOI
     from ctxmill.compile import references
 
-    years, dois = _CountingSearch(references._ANY_YEAR), _CountingSearch(references._DOI)
+    years, dois = Counted(references._ANY_YEAR), Counted(references._DOI)
     monkeypatch.setattr(references, "_ANY_YEAR", years)
     monkeypatch.setattr(references, "_DOI", dois)
     entries = ["x", "[1] x", "- x", "1. x", ".", "x\n- x\n.\n1. x"] * 200
@@ -237,7 +202,7 @@ def test_the_marks_of_a_bibliography_are_not_searched_one_by_one(monkeypatch):
     from ctxmill.compile.options import CompileOptions
     from ctxmill.compile.pipeline import compile_document
 
-    marks = _CountingSearch(citations._ANY_MARK)
+    marks = Counted(citations._ANY_MARK)
     monkeypatch.setattr(citations, "_ANY_MARK", marks)
     text = "A Paper\n\nSee Section 2 and the work [1].\n\nReferences\n\n" + "".join(
         f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020.\n" for i in range(1, 501))

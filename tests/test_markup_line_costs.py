@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from _counting import Counted
 from ctxmill.compile import blocks
 from ctxmill.errors import InputRefused
 from ctxmill.model import Block, Kind, Line, Page
@@ -50,23 +51,12 @@ def test_a_few_headings_stay_headings_in_place(monkeypatch):
     assert [type(b).__name__ for b in out] == ["Block", "str", "Block", "str", "Block", "tuple", "str"]
 
 
-class _Counted:
-    """A compiled pattern whose match calls are counted."""
-
-    def __init__(self, rx: re.Pattern, calls: list):
-        self.rx, self.calls = rx, calls
-
-    def match(self, *args):
-        self.calls.append(1)
-        return self.rx.match(*args)
-
-
 def test_tiny_lines_with_a_capital_first_try_no_pattern(monkeypatch):
     # "Heading 12", "Word 7": a capital, then a letter. HEADING_NUM_RE needs a dot or a blank after
     # the capital and CAPTION_RE a caption word: neither is tried (100,000 a file of headings)
     calls: list = []
-    monkeypatch.setattr(blocks, "HEADING_NUM_RE", _Counted(blocks.HEADING_NUM_RE, calls))
-    monkeypatch.setattr(blocks, "CAPTION_RE", _Counted(blocks.CAPTION_RE, calls))
+    monkeypatch.setattr(blocks, "HEADING_NUM_RE", Counted(blocks.HEADING_NUM_RE, calls))
+    monkeypatch.setattr(blocks, "CAPTION_RE", Counted(blocks.CAPTION_RE, calls))
     texts = [f"{w} {i}" for i in range(500) for w in ("Heading", "Word", "Xy")]
     assert all(blocks._tiny_text(t) for t in texts)
     assert calls == []
@@ -178,7 +168,7 @@ def test_a_reference_list_of_repeated_lines_reads_each_distinct_line_once(monkey
         [rnd.choice(["x", "[1] x", "- x", "1. x", ".", "", "$$", "| a |"]) for _ in range(3000)]
     page = Page(number=1, lines=[Line(t) for t in lines])
     calls: list = []
-    monkeypatch.setattr(blocks, "LIST_RE", _Counted(blocks.LIST_RE, calls))
+    monkeypatch.setattr(blocks, "LIST_RE", Counted(blocks.LIST_RE, calls))
     fast = blocks._text_blocks(page, True)
     tried = len(calls)  # the lines the rules need whole ("| a |", what "$$" leaves) and 3 distinct ones
     calls.clear()
@@ -197,7 +187,7 @@ def test_pipe_rows_with_no_separator_line_skip_the_rule_loop(monkeypatch):
     # "|" lines as before, and the blocks are the rule loop's own either way.
     rows = [f"| {i} | {i * 2} | x |" for i in range(400)]
     calls: list = []
-    monkeypatch.setattr(blocks, "MD_TABLE_SEP_RE", _Counted(blocks.MD_TABLE_SEP_RE, calls))
+    monkeypatch.setattr(blocks, "MD_TABLE_SEP_RE", Counted(blocks.MD_TABLE_SEP_RE, calls))
     for lines, asked in ((["# Rows", ""] + rows, False),
                          (["# Rows", "", "| a | b | c |", "|---|---|---|"] + rows, True)):
         page = Page(number=1, lines=[Line(t) for t in lines])

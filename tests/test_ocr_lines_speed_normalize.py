@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _counting import Counted
 from ctxmill.compile import normalize
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import text_hits
@@ -82,15 +83,7 @@ def test_normalize_of_real_ocr_text_is_the_same(corpus_dir, name, monkeypatch):
 def test_a_page_of_links_is_not_read_for_stamps(monkeypatch):
     # fuzz.py's urls: every paragraph holds the ":" of "https:", and each was read for an arXiv
     # stamp; a stamp opens its line with "arXiv:"
-    class _Matches:
-        def __init__(self, rx):
-            self.rx, self.calls = rx, 0
-
-        def match(self, *a):
-            self.calls += 1
-            return self.rx.match(*a)
-
-    stamps = _Matches(normalize.ARXIV_STAMP_RE)
+    stamps = Counted(normalize.ARXIV_STAMP_RE)
     monkeypatch.setattr(normalize, "ARXIV_STAMP_RE", stamps)
     text = "".join(f"see https://example.org/page/{i} here\n\n" for i in range(60))
     text += "arXiv:2101.00001v2 [cs.CL] 3 Jan 2021\n\nthe end\n"

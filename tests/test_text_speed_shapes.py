@@ -11,6 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _counting import Counted
 from ctxmill.compile import blocks, conservation, structure
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.model import Block, Kind
@@ -213,32 +214,18 @@ def test_sentence_end_from_the_end_is_the_pattern(parts):
     assert blocks.ends_sentence(parts) == want
 
 
-class _CountingPattern:
-    """A compiled pattern that counts the characters its searches were given."""
-
-    def __init__(self, pattern):
-        self.pattern, self.read = pattern, 0
-
-    def search(self, text, *args):
-        self.read += len(text)
-        return self.pattern.search(text, *args)
-
-    def __getattr__(self, name):
-        return getattr(self.pattern, name)
-
-
 def test_a_paragraph_running_on_over_every_page_is_read_once(monkeypatch):
     # 400 pages, each one line of a sentence with no stop: the paragraph runs on over every page
     # break. The sentence-end test read the whole paragraph so far at each break (quadratic:
     # ~40 million characters here; 13.5 CPU-s for 2,000 such pages, 1 MB)
     pages = 400
     text = "".join(f"\u2500\u2500 PAGE {p} / {pages} \u2500\u2500\n" + "word " * 99 + "word\n" for p in range(1, pages + 1))
-    counting = _CountingPattern(structure.SENTENCE_END_RE)
+    counting = Counted(structure.SENTENCE_END_RE)
     monkeypatch.setattr(structure, "SENTENCE_END_RE", counting)
     doc = compile_document(text.encode(), kind="ocr_text", name="runon.txt")
     paras = [b for b in doc.blocks if b.kind is Kind.PARAGRAPH]
     assert max(len(b.text) for b in paras) > 100 * 499  # (it did run on over the pages)
-    assert counting.read <= 4 * len(text)
+    assert counting.chars <= 4 * len(text)
 
 
 def _copy_box(b: Block) -> Block:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _counting import Counted, CountedCall
 from ctxmill.compile import metadata, normalize, structure
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.model import Block, Kind
@@ -15,17 +16,6 @@ from ctxmill.model import Block, Kind
 
 def _paragraphs(lines: list[str]) -> bytes:
     return ("Title\n\n" + "\n\n".join(lines) + "\n").encode()
-
-
-class _Count:
-    """Wraps a function and counts its calls."""
-
-    def __init__(self, fn):
-        self.fn, self.calls = fn, 0
-
-    def __call__(self, *a, **k):
-        self.calls += 1
-        return self.fn(*a, **k)
 
 
 # ------------------------------------------------------------------ structure: heading candidates
@@ -37,7 +27,7 @@ def test_lines_no_number_can_start_are_no_heading_candidates(monkeypatch):
     # alone before its dot or blank, a keyword and a blank) can make such a line a number
     lines = [f"{w} item {i} of the list here" for i in range(80)
              for w in ("see", "contact", "and", "parts of", "See Section 2 and")]
-    count = _Count(structure._heading_candidate)
+    count = CountedCall(structure._heading_candidate)
     monkeypatch.setattr(structure, "_heading_candidate", count)
     doc = compile_document(_paragraphs(lines), name="a.txt")
     assert len(doc.blocks) >= 400
@@ -80,7 +70,7 @@ def test_paragraphs_without_a_name_are_not_split_as_bylines(monkeypatch):
     # text input with no heading is front matter from end to end: each paragraph was cut up
     # into names (_authors_from) to ask whether it is the byline
     lines = [f"see https://example.org/page/{i} here" for i in range(300)]
-    count = _Count(metadata._authors_from)
+    count = CountedCall(metadata._authors_from)
     monkeypatch.setattr(metadata, "_authors_from", count)
     doc = compile_document(_paragraphs(lines), name="a.txt")
     assert len(doc.blocks) >= 300
@@ -111,23 +101,12 @@ def test_a_text_without_the_name_words_holds_no_name_piece(parts):
         assert metadata._NAME_PIECE_RE.search(text) is None, text
 
 
-class _Searches:
-    """A compiled pattern whose search() calls are counted."""
-
-    def __init__(self, rx):
-        self.rx, self.calls = rx, 0
-
-    def search(self, *a):
-        self.calls += 1
-        return self.rx.search(*a)
-
-
 def test_links_and_cross_references_are_not_searched_for_a_name_piece(monkeypatch):
     # fuzz.py's urls and crossrefs: text with no heading is front matter from end to end, and
     # each paragraph was searched with the piece's three openings tried at every position
     lines = [f"see https://example.org/page/{i} here" if i % 2 else f"See Section {i} and Figure {i} and Table {i}."
              for i in range(300)]
-    pieces = _Searches(metadata._NAME_PIECE_RE)
+    pieces = Counted(metadata._NAME_PIECE_RE)
     monkeypatch.setattr(metadata, "_NAME_PIECE_RE", pieces)
     doc = compile_document(_paragraphs(lines), name="a.txt")
     assert len(doc.blocks) >= 300 and not doc.metadata.authors
@@ -143,26 +122,12 @@ def test_cross_references_are_no_byline():
 # ------------------------------------------------------------------ normalize: links
 
 
-class _Pattern:
-    """A compiled pattern whose sub() calls are counted."""
-
-    def __init__(self, rx):
-        self.rx, self.subs = rx, 0
-
-    def sub(self, *a, **k):
-        self.subs += 1
-        return self.rx.sub(*a, **k)
-
-    def __getattr__(self, name):
-        return getattr(self.rx, name)
-
-
 def test_links_without_a_break_skip_the_repair(monkeypatch):
-    rx = _Pattern(normalize.URL_BREAK_RE)
+    rx = Counted(normalize.URL_BREAK_RE, methods=("sub",))
     monkeypatch.setattr(normalize, "URL_BREAK_RE", rx)
     texts = [f"see https://example.org/page/{i} here" for i in range(50)]
     assert [normalize.clean_inline(t) for t in texts] == texts
-    assert rx.subs == 0  # 50 before
+    assert rx.calls == 0  # 50 before
     assert normalize.clean_inline("see https://example.org/ page here") == "see https://example.org/page here"
     assert normalize.clean_inline("at https:  //example.org/x now") == "at https://example.org/x now"
 
@@ -349,7 +314,7 @@ def test_an_appendix_letter_is_looked_up_once(monkeypatch):
     # each "Appendix Q" scanned every section (and built their index) again
     from ctxmill.compile import citations
 
-    count = _Count(citations._appendix_of)
+    count = CountedCall(citations._appendix_of)
     monkeypatch.setattr(citations, "_appendix_of", count)
     secs = "\n\n".join(f"## {i + 1} Part {i}\n\nSee Appendix Q and Appendix B for run {i}." for i in range(200))
     doc = compile_document(f"# A Paper\n\n{secs}\n\n## B Details\n\nMore.\n".encode(), name="a.md")
@@ -459,7 +424,7 @@ def test_an_unmatched_callout_reads_no_scan_of_the_year():
         r.authors, r.year = ["J. Smith"], "2020"
         refs.append(r)
     linker = citations.Linker(refs, {})
-    asked = _Count(linker.labels.__getitem__)
+    asked = CountedCall(linker.labels.__getitem__)
     linker.labels = _Labels(linker.labels, asked)
     linker.link("Jones", "2020")  # (the index is made at the first ask: 300 reads)
     asked.calls = 0
