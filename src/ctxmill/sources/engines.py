@@ -1071,7 +1071,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
                         heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
             continue
         for li, line in enumerate(lines):
-            if fenced and _FENCE.match(line):
+            if _FENCE.match(line):  # (a page with fence marks: those without went above)
                 in_code = not in_code
             if in_code:
                 continue
