@@ -166,6 +166,15 @@ def _hit_targets(sc, s, targets: list, files) -> list[int]:
     return [i for i in range(len(targets)) if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
 
 
+def _report(out: dict, by_lang: dict, shown: list, examples: str | None, n_examples: int, seed: int) -> dict:
+    """``out`` with the counts per language and, where examples were asked for, a seeded sample."""
+    out["by_language"] = {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}
+    if examples:
+        random.Random(seed).shuffle(shown)
+        out["examples"] = shown[:n_examples]
+    return out
+
+
 def _replayed(sc, cases: list[dict], prefix: str):
     """Each case written to a folder of its own and its candidates found, each marked with the
     targets it hits: (case, files, targets, candidates, hunks); the folder is removed after."""
@@ -250,12 +259,8 @@ def run(cases: list[dict], examples: str | None, n_examples: int, seed: int, tri
     out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
            "case_state_by_trigger": {k: dict(v.most_common()) for k, v in sorted(by_trigger.items())},
            "top_wrong": dict(top_wrong.most_common()),
-           "missed_targets": dict(per_target.most_common()),
-           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
-    if examples:
-        random.Random(seed).shuffle(shown)
-        out["examples"] = shown[:n_examples]
-    return out
+           "missed_targets": dict(per_target.most_common())}
+    return _report(out, by_lang, shown, examples, n_examples, seed)
 
 
 def imports(cases: list[dict], examples: str | None, n_examples: int, seed: int,
@@ -304,12 +309,8 @@ def imports(cases: list[dict], examples: str | None, n_examples: int, seed: int,
                               "lines": [(s.path, s.start_line, s.end_line, s.replacement[:200], s.reason) for s in lines][:3]})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
-           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
-    if examples:
-        random.Random(seed).shuffle(shown)
-        out["examples"] = shown[:n_examples]
-    return out
+    out = {"cases": len(cases), "case_state": dict(per_case.most_common())}
+    return _report(out, by_lang, shown, examples, n_examples, seed)
 
 
 def _lost_where(t: dict, files: dict, hunks: list) -> str:
@@ -404,12 +405,8 @@ def repeated(cases: list[dict], examples: str | None, n_examples: int, seed: int
                               "at": [(s.kind, s.start_line, s.end_line, s.replacement[:300], s.confidence)
                                      for s in at][:3]})
     out = {"cases": len(cases), "case_state": dict(per_case.most_common()),
-           "targets": dict(per_target.most_common()),
-           "by_language": {k: dict(v.most_common()) for k, v in sorted(by_lang.items())}}
-    if examples:
-        random.Random(seed).shuffle(shown)
-        out["examples"] = shown[:n_examples]
-    return out
+           "targets": dict(per_target.most_common())}
+    return _report(out, by_lang, shown, examples, n_examples, seed)
 
 
 def main() -> None:
