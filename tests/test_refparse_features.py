@@ -695,6 +695,18 @@ def test_parscit_strings_train_and_are_never_dev(tmp_path):
     assert [src for *_, src in without] == sources[:2]
 
 
+def _use_model(monkeypatch, path: Path) -> None:
+    """Parse with the model at ``path`` for this test (all three tagging roads: feature lists,
+    numpy scores, CRFsuite's sums); the caller drops the cached score rows (use_* does)."""
+    from ctxmill.compile.refparse import model
+
+    monkeypatch.setattr(model, "model_path", lambda: path)
+    monkeypatch.setattr(model, "_tagger", None)
+    monkeypatch.setattr(model, "_weights", None)
+    monkeypatch.setattr(model, "_native", None)
+    monkeypatch.setattr(model, "_native_tried", False)
+
+
 def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatch):
     """--stretch-kinds: each stretch's kind (length, lower-case words, abbreviation, number,
     initials) is a feature of its tokens and of the stretches either side, only when asked (the
@@ -717,11 +729,7 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
         t = pycrfsuite.Tagger()
         t.open(str(path))
         assert any(a.startswith("c_kind=") for a, _ in t.info().state_features)
-        monkeypatch.setattr(model, "model_path", lambda: path)
-        monkeypatch.setattr(model, "_tagger", None)
-        monkeypatch.setattr(model, "_weights", None)
-        monkeypatch.setattr(model, "_native", None)
-        monkeypatch.setattr(model, "_native_tried", False)
+        _use_model(monkeypatch, path)
         features.use_stretch_kinds(True)  # (the caches of the shipped model's rows go)
         for s in ("Author77, A., A study of things number 77, J. Things 80 (1987).", text):
             tk = tokenize(s)
@@ -733,3 +741,47 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
     finally:
         features.use_stretch_kinds(False)
     assert not any(b"kind" in f for fs in features_of(toks) for f in fs)
+
+
+def test_string_traits_only_when_asked_on_every_token_and_scored_as_listed(tmp_path, monkeypatch):
+    """--string-traits: eight traits of the whole string are features of every token, only when
+    asked (off, each token's list is as before: the shipped model's features); a model trained
+    with them tags the same through the feature lists, the numpy scores and CRFsuite's sums."""
+    import pycrfsuite
+
+    from ctxmill.compile.refparse import features, model
+
+    strings = {  # the traits each must get (the first year's tenth of the tokens: 24 of 27, 11 of 15, 19 of 23)
+        "33 Bergk, V., Haefeli, W. E. Information on drugs. Eur. J. Clin. Pharmacol. 61, 1-5 (2005).":
+            b"s_q=0 s_low=0 s_abbr=1 s_collab=0 s_id=0 s_year=8 s_groups=3 s_lead=1",
+        "ATLAS Collaboration, G. Aad et al., JINST 3 (2008) S08003":
+            b"s_q=0 s_low=0 s_abbr=0 s_collab=1 s_id=0 s_year=7 s_groups=2 s_lead=0",
+        'S. Coleman, "The fate of the false vacuum", Phys. Rev. D 15, 2929 (1977), arXiv:hep-th/0603057':
+            b"s_q=2 s_low=1 s_abbr=1 s_collab=0 s_id=1 s_year=8 s_groups=3 s_lead=0",
+    }
+    off = {s: features_of(tokenize(s)) for s in strings}
+    assert not any(f.startswith(b"s_") for fs in off.values() for f2 in fs for f in f2)
+    path = tmp_path / "traits.crfsuite"
+    try:
+        features.use_string_traits(True)
+        for s, want in strings.items():
+            on = features_of(tokenize(s))
+            assert len(on) == len(off[s])
+            for before, after in zip(off[s], on, strict=True):  # each token: its features, then the traits
+                assert after[:len(before)] == before and after[len(before):] == want.split()
+        train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30)
+        t = pycrfsuite.Tagger()
+        t.open(str(path))
+        assert any(a.startswith("s_groups=") for a, _ in t.info().state_features)
+        _use_model(monkeypatch, path)
+        features.use_string_traits(True)  # (the caches of the shipped model's rows go)
+        for s in ("Author77, A., A study of things number 77, J. Things 80 (1987).", *strings):
+            tk = tokenize(s)
+            labels, confidence = model.tag(features_of(tk))
+            by_scores = model.tag_scores(features.scores_of(tk))
+            assert by_scores[0] == labels and abs(by_scores[1] - confidence) < 1e-9  # (sums in another order)
+            assert features.tag_tokens(tk) == by_scores  # (the same sums, to the bit)
+            assert model.native() is not None  # (tag_tokens took CRFsuite's road)
+    finally:
+        features.use_string_traits(False)
+    assert {s: features_of(tokenize(s)) for s in strings} == off

@@ -127,6 +127,60 @@ def use_stretch_kinds(on: bool) -> None:
     _rows = _blobs = None
 
 
+# Traits of the whole string, each one feature on every token (--string-traits; issue 22's
+# twenty-third round, not in the shipped model): a CRF sees a token's neighbours and its stretch,
+# never the string, so it cannot learn "this string prints no title" (a journal reference of
+# abbreviations and numbers, no run of lower-case words) or "this style puts the title after the
+# year". Set through use_string_traits; scored with benchmarks/references.py --string-traits.
+STRING_TRAITS = False
+_STRING_QUOTES = frozenset("\"“”„«»")
+_LEAD = re.compile(r"\d{1,3}")
+
+
+def use_string_traits(on: bool) -> None:
+    """Turn the string traits on or off for this process (the cached score rows go)."""
+    global STRING_TRAITS, _rows, _blobs
+    STRING_TRAITS = on
+    _rows = _blobs = None
+
+
+def _string_key(tokens: list[str], infos: list[tuple], journals: list[str | None]) -> int:
+    """The string's traits packed into one number (_string_features reads it): quotes (0-3),
+    a run of three lower-case words, a journal abbreviation or a known journal of two words or
+    more, a collaboration, a DOI or arXiv id, the tenth the first year stands in (10: none), the
+    comma-separated groups (bucketed 0-5), a bare list number before a capital ("33 Bergk, V.")."""
+    n = len(tokens)
+    quotes = min(sum(t in _STRING_QUOTES for t in tokens), 3)
+    run = low = 0
+    for x in infos:
+        run = run + 1 if x[7] % _WIDE else 0  # (_traits' low bits: a lower-case word)
+        if run >= 3:
+            low = 1
+            break
+    abbr = "jB" in journals or any(t[:1].isupper() and t[-1:] == "." and len(t) > 2 and t[:-1].isalpha()
+                                   for t in tokens)
+    collab = any("collab" in t.lower() or t.lower() == "consortium" for t in tokens)
+    ids = any(b"doi" in x[0] or b"arxiv" in x[0] for x in infos)
+    year = next((10 * i // n for i, x in enumerate(infos) if x[5]), 10)
+    commas = tokens.count(",") + 1
+    groups = (0, 1, 2, 3, 3, 4, 4, 4)[commas - 1] if commas <= 8 else 5
+    lead = n > 1 and bool(_LEAD.fullmatch(tokens[0])) and tokens[1][:1].isupper()
+    return quotes | low << 2 | abbr << 3 | collab << 4 | ids << 5 | year << 6 | groups << 10 | lead << 13
+
+
+_STRING_FEATURES: dict[int, tuple[bytes, ...]] = {}
+
+
+def _string_features(key: int) -> tuple[bytes, ...]:
+    f = _STRING_FEATURES.get(key)
+    if f is None:
+        f = _STRING_FEATURES[key] = _enc((f"s_q={key & 3}", f"s_low={key >> 2 & 1}", f"s_abbr={key >> 3 & 1}",
+                                          f"s_collab={key >> 4 & 1}", f"s_id={key >> 5 & 1}",
+                                          f"s_year={key >> 6 & 15}", f"s_groups={key >> 10 & 7}",
+                                          f"s_lead={key >> 13 & 1}"))
+    return f
+
+
 def _affixes(tok: str) -> tuple[str, ...]:
     if not AFFIXES or len(tok) < 5 or not tok[:1].isalpha():
         return ()
@@ -444,6 +498,10 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
     for i in range(min(n, 3)):
         out[i].append(_FIRST[i])
     out[-1].append(b"last")
+    if STRING_TRAITS:
+        traits = _string_features(_string_key(tokens, infos, journals))
+        for f in out:
+            f.extend(traits)
     return out
 
 
@@ -526,6 +584,7 @@ class _Rows:
         self.tokens: dict[str, int] = {}
         self.spans: dict[int, int] = {}
         self.tails: dict[int, int] = {}
+        self.strings: dict[int, int] = {}  # string traits (STRING_TRAITS)
         # past either end of the string: block 0, so that no other block is 0 (``get(x) or add``);
         # its own group is empty (zeros), which _sums does not take
         with self.lock:
@@ -639,8 +698,8 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
         return np.zeros((0, weights().matrix.shape[1]))
     infos, journals, codes = _positions(tokens, glued)  # (first: it may let the rows go)
     rows = _rows
-    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
-        rows = _rows = _Rows()  # (at most one new block a token, two other rows)
+    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n + STRING_TRAITS > _OTHER_MAX:
+        rows = _rows = _Rows()  # (at most one new block a token, two other rows, one a string)
     tok_get = rows.tokens.get
     ids = [tok_get(t) for t in tokens]
     if None in ids:  # token texts not seen before: their blocks in one go
@@ -673,7 +732,19 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     s += g[4:n + 4, 4]
     s += o[:n]
     s += o[n:]
+    if STRING_TRAITS:  # last, as sequence_features lists them
+        s += rows.other[_string_row(rows, tokens, infos, journals)]
     return s
+
+
+def _string_row(rows, tokens: list[str], infos: list[tuple], journals: list[str | None]):
+    """The row (id, or contents for _Blobs) of the string's traits, made once per set of traits."""
+    key = _string_key(tokens, infos, journals)
+    r = rows.strings.get(key)
+    if r is None:
+        rows.add_rows(rows.strings, [key], [_string_features(key)])
+        r = rows.strings[key]
+    return r
 
 
 # --- the same sums in CRFsuite, without numpy (model.py says how) -------------------------------
@@ -689,6 +760,7 @@ class _Blobs:
         self.tokens: dict[str, tuple[bytes, ...]] = {}
         self.spans: dict[int, bytes] = {}
         self.tails: dict[int, bytes] = {}
+        self.strings: dict[int, bytes] = {}  # string traits (STRING_TRAITS)
         zero = native.rows([0.0] * native.n, 1)[0]
         self.zero = zero  # a separator's stretch: nothing (numpy's row 0)
         self.edge = (zero, *native.sums(list(_EDGE[1:])))
@@ -723,7 +795,7 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
     with model._lock:  # the CRFsuite buffers are shared: one string at a time
         b = _blobs
         if b is None or b.native is not nat or len(b.tokens) + n > _BLOBS_MAX \
-                or len(b.spans) + len(b.tails) + 2 * n > _BLOBS_MAX:
+                or len(b.spans) + len(b.tails) + len(b.strings) + 2 * n + STRING_TRAITS > _BLOBS_MAX:
             b = _blobs = _Blobs(nat)
         get = b.tokens.get
         blocks = [get(t) for t in tokens]
@@ -747,7 +819,9 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
         edge = b.edge
         pad = [edge, edge, *blocks, edge, edge]
         # each token's rows in the order numpy adds them: own, p1, n1, p2, n2, stretch, position
+        # (and the string's traits last, with STRING_TRAITS)
+        extra = (_string_row(b, tokens, infos, journals),) if STRING_TRAITS else ()
         contents = b"".join([x for own, p1, n1, p2, n2, st, tl in zip(pad[2:], pad[1:], pad[3:], pad, pad[4:],
                                                                        stretch, tails, strict=False)
-                             for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl)])
-        return nat.tag(contents, n)
+                             for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl, *extra)])
+        return nat.tag(contents, n, 7 + len(extra))
