@@ -34,7 +34,11 @@ BASE_INPUTS = ("both_sides", "evidence", "evidence_sum", "holes", "insertion", "
                "rules_share", "same_file", "sites_log")
 SIM_INPUTS = ("sim_line", "sim_shape", "sim_stmt", "sim_indent", "sim_parent", "sim_parent_first", "sim_result",
               "sim_result_ratio", "sim_gap", "sim_top", "sim_top_many", "sim_gap_many")
-VARIANTS = {"base": BASE_INPUTS, "sim": BASE_INPUTS + SIM_INPUTS}
+# how a site matches the example and how far the change has gone in the tree (next_repeated.suggest_repeated)
+SITE_INPUTS = ("context_share", "holes_id", "holes_lit", "ex_dist_log", "same_scope", "done_log", "done_share",
+               "site_done")
+VARIANTS = {"base": BASE_INPUTS, "sim": BASE_INPUTS + SIM_INPUTS, "site": BASE_INPUTS + SITE_INPUTS,
+            "sim_site": BASE_INPUTS + SIM_INPUTS + SITE_INPUTS}
 
 
 def derived(f: dict) -> dict[str, float]:
@@ -145,6 +149,7 @@ def main() -> None:
                     "most-alike site (sim_rank 0), which takes the fitted one where higher")
     ap.add_argument("--keep-gate", action="store_true", help="the shipped learned gate in every fold (no refit)")
     ap.add_argument("--gate-sim", action="store_true", help="the learned gate also reads the resemblance features")
+    ap.add_argument("--gate-site", action="store_true", help="the learned gate also reads the site features (SITE_INPUTS)")
     ap.add_argument("--write", action="store_true", help="refit the learned gate on every training case under the "
                     "new confidences (the shipped settings kept) and store it in the package; print the order weights")
     args = ap.parse_args()
@@ -155,6 +160,8 @@ def main() -> None:
     gate_inputs = set(shipped["weights"]) | {"bias"}
     if args.gate_sim:
         gate_inputs |= {"repeated." + k for k in SIM_INPUTS}
+    if args.gate_site:
+        gate_inputs |= {"repeated." + k for k in SITE_INPUTS}
     train = tf.load("train")
     out: dict = {"cases": len(train), "variant": "shipped" if args.baseline else args.variant, "folds": args.folds}
     inputs = None if args.baseline else VARIANTS[args.variant]

@@ -732,3 +732,24 @@ def test_lines_inserted_beside_the_same_lines_are_not_proposed_again(tmp_path):
              "     words = help.split()\n     return words\n")
     found, _ = candidates(tmp_path, patch)
     assert not [s for s in found if s.kind == "repeated"]
+
+
+def test_a_repeated_site_says_how_it_stands_against_the_example_and_how_far_the_change_went(tmp_path):
+    # `a.get(n)` -> `a.get(n).strip()`: one other place already reads as the result (line 4, which
+    # the rule would make `.strip().strip()`), three do not; two of the three sit under the
+    # example's own `def f(a):`. These are inputs of a fit (benchmarks/next_edit_repeated_fit.py
+    # SITE_INPUTS), computed with the resemblance features
+    import math
+
+    from ctxmill.apply.next_edit import candidates
+
+    (tmp_path / "a.py").write_text("def f(a):\n    x = a.get(1).strip()\n    y = a.get(2)\n    z = a.get(3).strip()\n"
+                                   "\n\ndef g(a):\n    w = a.get(4)\n")
+    patch = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n def f(a):\n-    x = a.get(1)\n+    x = a.get(1).strip()\n     y = a.get(2)\n"
+    sites = {s.start_line: s.features for s in candidates(tmp_path, patch)[0] if s.kind == "repeated"}
+    assert sorted(sites) == [3, 4, 8]
+    assert [sites[n]["site_done"] for n in (3, 4, 8)] == [0.0, 1.0, 0.0]
+    assert [sites[n]["same_scope"] for n in (3, 4, 8)] == [1.0, 1.0, 0.0]
+    assert all(f["done_log"] == round(math.log1p(1), 3) and f["done_share"] == 0.25 for f in sites.values())
+    assert sites[3]["ex_dist_log"] == round(math.log1p(1), 3) and sites[8]["ex_dist_log"] == round(math.log1p(6), 3)
+    assert sites[3]["holes_id"] == 0.0 and sites[3]["holes_lit"] == 0.0

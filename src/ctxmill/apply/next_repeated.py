@@ -61,6 +61,9 @@ class Rule:
     ex_new: str = ""  # and after it
     ex_parent: str = ""  # the line the example's line sits under (its enclosing definition or block), set by suggest_repeated
     ex_row: int = 0  # the example's line in the edit's old text (0-based, from the hunk's first line)
+    ex_path: str = ""  # the example's file and line there now (0-based), set by suggest_repeated
+    ex_line: int = 0
+    ex_parent_row: int = -1  # the row of ex_parent in that file (-1: none)
 
 
 def rules_for(old: str, new: str) -> list[Rule]:
@@ -165,13 +168,19 @@ def _indent_width(line: str) -> int:
 def parent_line(lines: list[str], row: int, width: int) -> str:
     """The nearest line above ``row`` (0-based) indented less than ``width``: the definition or
     block the line sits in ("" at the top level, or past 200 lines)."""
+    r = parent_row(lines, row, width)
+    return lines[r].strip() if r >= 0 else ""
+
+
+def parent_row(lines: list[str], row: int, width: int) -> int:
+    """parent_line's row (-1 where there is none)."""
     if not 0 < row <= len(lines) or not width:
-        return ""
+        return -1
     for r in range(row - 1, max(-1, row - 200), -1):
         x = lines[r]
         if x.strip() and _indent_width(x) < width:
-            return x.strip()
-    return ""
+            return r
+    return -1
 
 
 def resemblance(rule: Rule, site_old: str, site_new: str, parent: str) -> dict[str, float]:
@@ -354,7 +363,11 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
 
     rules: list[Rule] = []
     hunk_rules: dict[int, set[int]] = {}  # id(hunk) -> the indices of the rules it taught
-    for h in hunks:
+    rule_hunk: list[int] = []  # each rule's hunk (its index in hunks)
+    # with ``resemble``: each example's change undone, as rules, to count the places where the
+    # edit's result already stands (done_share)
+    undo: list[tuple[int, Rule]] = []
+    for hi, h in enumerate(hunks):
         if h.old_text == h.new_text:
             continue
         if not h.removed and h.added and all(_IMPORT_LINE.match(x) or not x.strip() for x in h.added):
@@ -364,9 +377,14 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
             here = files[h.path].split("\n")
             for r in taught:
                 # (the lines above the hunk are as they were: the example's enclosing line is there)
-                r.ex_parent = parent_line(here, h.new_start - 1 + r.ex_row, _indent_width(r.ex_old))
+                r.ex_path, r.ex_line = h.path, h.new_start - 1 + r.ex_row
+                r.ex_parent_row = parent_row(here, r.ex_line, _indent_width(r.ex_old))
+                r.ex_parent = here[r.ex_parent_row].strip() if r.ex_parent_row >= 0 else ""
         hunk_rules[id(h)] = set(range(len(rules), len(rules) + len(taught)))
         rules += taught
+        rule_hunk += [hi] * len(taught)
+        if resemble and taught:
+            undo += [(hi, r) for r in rules_for(h.new_text, h.old_text) if r.weight >= 1.0]
     # the same change made on several lines of the example is one rule (seven `indexOf(x) >= 0`
     # -> `contains(x)` teach two rules, not fourteen); each copy keeps its own context, and a
     # site takes the best agreeing one (overlapping matches keep the best evidenced)
@@ -379,14 +397,26 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
     per_rule: dict[int, int] = {}
     # how the example moved the bracket balance (0 for nearly every edit): a site must move it alike
     balanced = sum(_balance(h.new_text) - _balance(h.old_text) for h in hunks) == 0
+    done: dict[int, int] = {}  # hunk index -> places (outside the edit) where its result already stands
+    done_at: set[tuple[str, int]] = set()  # and those places' lines (path, 0-based row)
     for path, text in files.items():
-        if not any(r.key in text for r in rules):
+        ahead = any(r.key in text for r in rules)
+        back = [(hi, r) for hi, r in undo if r.key in text]
+        if not ahead and not back:
             continue
         toks = tokens(text)
         index: dict[str, list[int]] = {}
         for k, (t, _, _) in enumerate(toks):
             index.setdefault(t, []).append(k)
         starts = line_starts(text)
+        for hi, r in back:
+            for m in find(r, text, toks, index):
+                row = bisect_right(starts, m.start) - 1
+                if (path, row + 1) not in edited:
+                    done[hi] = done.get(hi, 0) + 1
+                    done_at.add((path, row))
+        if not ahead:
+            continue
         found = []
         for ri, r in enumerate(rules):
             for m in find(r, text, toks, index):
@@ -468,6 +498,26 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
                 "name_swap": float(name_swap(r)),
             }
             if resemble:
+                hi = rule_hunk[best[4]]
+                todo = sum(per_rule.get(ri, 0) for ri in hunk_rules[id(hunks[hi])])
+                got = done.get(hi, 0)
+                # how the site matches the example (the share of its context that agrees, what
+                # kinds of token the holes take), where it is against the example (lines away in
+                # its file, under the same enclosing line), and how far the change has gone in
+                # the tree already (places that read as the example's result against those left)
+                hole_kinds = [kind(r.before[k]) for k in {v: k for k, v in r.holes.items()}.values()]
+                feats.update({
+                    "context_share": round((best[0].left + best[0].right) / max(1, len(r.left) + len(r.right)), 3),
+                    "holes_id": float(hole_kinds.count("id")),
+                    "holes_lit": float(len(hole_kinds) - hole_kinds.count("id")),
+                    "ex_dist_log": round(math.log1p(min(abs(first - r.ex_line), 1000)), 3) if path == r.ex_path else 7.0,
+                    "same_scope": float(path == r.ex_path and r.ex_parent_row >= 0
+                                        and parent_row(text_lines, first, _indent_width(text_lines[first])) == r.ex_parent_row),
+                    "done_log": round(math.log1p(got), 3),
+                    "done_share": round(got / (got + todo), 3) if got + todo else 0.0,
+                    # (a site that reads as the result already: the rule found its tokens again)
+                    "site_done": float(any((path, n) in done_at for n in range(first, last + 1))),
+                })
                 site_old = text[s0:s1].rstrip("\n")
                 feats.update(resemblance(r, site_old, new.rstrip("\n"),
                                          parent_line(text_lines, first, _indent_width(site_old))))
