@@ -84,3 +84,34 @@ def test_fast_and_no_flags_skip_outputs(tmp_path):
     assert "references.json" not in ncit["files"] and "chunks.jsonl" in ncit["files"]
     with zipfile.ZipFile(tmp_path / "fast" / "bundle.zip") as z:
         assert "chunks.jsonl" not in z.namelist()
+
+
+def test_bundle_reads_no_file_whole_and_writes_writestrs_archive(tmp_path, monkeypatch):
+    """bundle.zip is made from each output read a piece at a time (issue 26: 98 MB of outputs of
+    a 4 MB bibliography were each read whole into memory again), and the archive is byte for byte
+    the one zipfile's writestr of each file's bytes makes, deflated level 1, PNGs stored."""
+    from _counting import CountedCall
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.render import bundle
+
+    folder = tmp_path / "out"
+    (folder / "figures").mkdir(parents=True)
+    # 3.6 MB: more than three pieces of the copy; text that is not ASCII on the cuts too
+    (folder / "references.json").write_text("".join(f'{{"id": "ref-{i}", "raw": "é {i}"}}\n' for i in range(120_000)))
+    (folder / "qa.md").write_text("# QA report\n")
+    (folder / "figures" / "fig-1.png").write_bytes(bytes(range(256)) * 5000)
+    real = Path.read_bytes
+    reads = CountedCall(real)
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads(self))
+    assert bundle.write(None, folder, CompileOptions()) == ["bundle.zip"]
+    assert reads.calls == 0
+    monkeypatch.undo()
+    want = tmp_path / "want.zip"
+    with zipfile.ZipFile(want, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name in ("qa.md", "references.json"):
+            info = zipfile.ZipInfo(name, date_time=bundle._EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, (folder / name).read_bytes(), compresslevel=1)
+        z.writestr(zipfile.ZipInfo("figures/fig-1.png", date_time=bundle._EPOCH),
+                   (folder / "figures" / "fig-1.png").read_bytes(), compress_type=zipfile.ZIP_STORED)
+    assert (folder / "bundle.zip").read_bytes() == want.read_bytes()
