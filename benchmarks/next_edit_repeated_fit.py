@@ -5,6 +5,9 @@ example), and report it out of fold against the shipped ranking, per class.
 
     NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_train_fit.py --dump train   # candidates, once
     NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_repeated_fit.py [--variant sim] [--write-weights]
+    NEXT_EDIT_CANDS=DIR .venv/bin/python benchmarks/next_edit_repeated_fit.py --variant site --offset --permute
+                        # sites ordered by the site features on top of the shipped confidence's weights
+                        # (next_edit.MODELS["repeated_order"]; passed out of fold, fell on dev: docs/apply.md)
 
 Out of fold means: the training repositories in ``--folds`` folds (every k-th by name, as
 next_edit_train_fit does); for each fold the repeated confidence weights AND the learned gate
@@ -61,14 +64,37 @@ def hand_of(weights: dict, f: dict) -> float:
     return c
 
 
-def fit_hand(cases: list[dict], inputs: tuple, l2: float) -> dict:
-    rows = []
+def fit_hand(cases: list[dict], inputs: tuple, l2: float, base: dict | None = None) -> dict:
+    """The repeated confidence's weights over ``inputs``; with ``base`` (weights kept as they are),
+    only the inputs it lacks, fitted on top of it (its bias moved by the fit's)."""
+    rows, offsets = [], []
     for case in cases:
         for c in case["cands"]:
             if c["kind"] == "repeated":
                 f = {**c["features"], **derived(c["features"])}
-                rows.append(({k: float(f.get(k, 0.0)) for k in inputs}, bool(c["hits"])))
-    return tf.fit_rows(rows, l2)["weights"]
+                rows.append(({k: float(f.get(k, 0.0)) for k in inputs if base is None or k not in base}, bool(c["hits"])))
+                if base is not None:
+                    offsets.append(base.get("bias", 0.0) + sum(w * f.get(k, 0.0) for k, w in base.items() if k != "bias"))
+    fitted = tf.fit_rows(rows, l2, offsets if base is not None else None)["weights"]
+    return fitted if base is None else {**base, **fitted, "bias": round(base.get("bias", 0.0) + fitted["bias"], 4)}
+
+
+def with_site(weights: dict, cases: list[dict], l2: float) -> dict:
+    """The learned gate's ``weights`` kept as they are, and weights for the repeated candidates'
+    SITE_INPUTS fitted on top of them over ``cases`` (the repeated candidates alone: the bias
+    moved is the repeated kind's)."""
+    from ctxmill.apply.next_model import features
+
+    rows, offsets = [], []
+    for case in cases:
+        for c in case["cands"]:
+            if c["kind"] == "repeated":
+                f = features("repeated", c["features"])
+                offsets.append(weights.get("bias", 0.0) + sum(weights.get(k, 0.0) * v for k, v in f.items()))
+                rows.append(({"repeated." + k: float(c["features"].get(k, 0.0)) for k in SITE_INPUTS}, bool(c["hits"])))
+    fitted = tf.fit_rows(rows, l2, offsets)["weights"]
+    bias = fitted.pop("bias")
+    return {**weights, **fitted, "kind=repeated": round(weights.get("kind=repeated", 0.0) + bias, 4)}
 
 
 def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promote: bool = False) -> None:
@@ -110,10 +136,13 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promo
 
 
 def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: float, gate_inputs: set,
-        permute: bool = False, promote: bool = False, keep_gate: bool = False) -> dict:
+        permute: bool = False, promote: bool = False, keep_gate: bool = False, offset: bool = False,
+        gate_site: bool = False) -> dict:
     """Out-of-fold metrics: per fold, the repeated weights (``inputs``; None: the shipped ones) and
     the learned gate fitted on the other folds (``keep_gate``: the shipped gate, as the product
-    would run with new repeated confidences and no refit)."""
+    would run with new repeated confidences and no refit); ``offset``: the repeated weights are the
+    shipped ones and those of the inputs they lack, fitted on top; ``gate_site``: the gate's weights
+    for SITE_INPUTS fitted on top of the fold's gate (with_site)."""
     from ctxmill.apply import next_edit
     from ctxmill.apply.next_model import probability
 
@@ -121,9 +150,11 @@ def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: 
     for k in range(folds):
         fold = set(repos[k::folds])
         rest = [c for c in train if c["repo"] not in fold]
-        w = None if inputs is None else fit_hand(rest, inputs, l2)
+        w = None if inputs is None else fit_hand(rest, inputs, l2, _shipped_hand() if offset else None)
         rehand(train, w, permute, promote)
         gate = shipped if keep_gate else {"weights": tf.fit_model(rest, shipped.get("l2", 1.0), gate_inputs)["weights"]}
+        if gate_site:
+            gate = {"weights": with_site(gate["weights"], rest, shipped.get("l2", 1.0))}
         for case in train:
             if case["repo"] in fold:
                 for c in case["cands"]:
@@ -135,6 +166,12 @@ def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: 
     conf = lambda case, c: c["features"]["hand_oof"]  # noqa: E731
     return tf.replay(train, conf, next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
                      learned=(shipped, shipped["mode"], shipped["level"], shipped["gate_top"], shipped["gate_more"]))
+
+
+def _shipped_hand() -> dict:
+    from ctxmill.apply import next_edit
+
+    return dict(next_edit.MODELS["repeated"])
 
 
 def main() -> None:
@@ -150,6 +187,10 @@ def main() -> None:
     ap.add_argument("--keep-gate", action="store_true", help="the shipped learned gate in every fold (no refit)")
     ap.add_argument("--gate-sim", action="store_true", help="the learned gate also reads the resemblance features")
     ap.add_argument("--gate-site", action="store_true", help="the learned gate also reads the site features (SITE_INPUTS)")
+    ap.add_argument("--gate-offset", action="store_true", help="the gate's weights for SITE_INPUTS fitted on top of "
+                    "the rest of it, kept as fitted (with --write: the shipped gate's own weights kept)")
+    ap.add_argument("--offset", action="store_true", help="the shipped repeated weights kept, those of the variant's "
+                    "other inputs fitted on top")
     ap.add_argument("--write", action="store_true", help="refit the learned gate on every training case under the "
                     "new confidences (the shipped settings kept) and store it in the package; print the order weights")
     args = ap.parse_args()
@@ -168,10 +209,22 @@ def main() -> None:
     out["permute"] = args.permute
     out["promote"] = args.promote
     out["keep_gate"] = args.keep_gate
+    out["offset"] = args.offset
+    out["gate_offset"] = args.gate_offset
     out["train_out_of_fold"] = oof(train, shipped, inputs, args.folds, args.l2, gate_inputs, args.permute, args.promote,
-                                   args.keep_gate)
+                                   args.keep_gate, args.offset, args.gate_offset)
     if inputs is not None:
-        out["weights"] = fit_hand(train, inputs, args.l2)
+        out["weights"] = fit_hand(train, inputs, args.l2, _shipped_hand() if args.offset else None)
+    if args.write and inputs is None and args.gate_offset:
+        # the shipped repeated confidences and the shipped gate as they are; the gate's weights for
+        # SITE_INPUTS fitted on top of it over every training case
+        rehand(train, None)
+        model = {**{k: v for k, v in shipped.items() if k != "train_out_of_fold"},
+                 "weights": with_site(shipped["weights"], train, shipped.get("l2", 1.0)),
+                 "train_out_of_fold": {k: out["train_out_of_fold"][k] for k in
+                                       ("precision_at_1", "recall_at_5", "wrong_suggestion_rate", "suggestions_per_negative")}}
+        tf.MODEL.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
+        out["written"] = str(tf.MODEL)
     if args.write and inputs is not None:
         # as each fold was made above, from every training case: the order (or confidence) weights,
         # then the gate over the confidences they give

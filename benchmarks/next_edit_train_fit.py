@@ -439,18 +439,21 @@ def case_out_of_fold(results: list[tuple[dict, list, list]], l2: float, folds: i
     return out
 
 
-def fit_rows(rows: list[tuple[dict, bool]], l2: float) -> dict:
-    """L2 logistic regression (Newton steps) of the labels over the named inputs of each row."""
+def fit_rows(rows: list[tuple[dict, bool]], l2: float, offsets: list[float] | None = None) -> dict:
+    """L2 logistic regression (Newton steps) of the labels over the named inputs of each row;
+    ``offsets``: each row's score under weights kept as they are, to which the fitted ones add
+    (the "bias" returned is then what the kept bias moves by)."""
     import numpy as np
 
     names = sorted({k for f, _ in rows for k in f})
     X = np.array([[1.0] + [f.get(k, 0.0) for k in names] for f, _ in rows])
     y = np.array([1.0 if h else 0.0 for _, h in rows])
+    z0 = np.zeros(len(rows)) if offsets is None else np.array(offsets)
     w = np.zeros(X.shape[1])
     lam = np.full(X.shape[1], l2)
     lam[0] = 0.0
     for _ in range(60):
-        p = 1 / (1 + np.exp(-np.clip(X @ w, -30, 30)))
+        p = 1 / (1 + np.exp(-np.clip(X @ w + z0, -30, 30)))
         g = X.T @ (p - y) + lam * w
         H = (X * (p * (1 - p))[:, None]).T @ X + np.diag(lam + 1e-6)
         step = np.linalg.solve(H, g)

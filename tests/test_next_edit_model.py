@@ -298,3 +298,23 @@ def test_learn_mode_abstains_where_the_case_model_finds_the_top_unlikely(tmp_pat
     model["case_weights"]["edit_rename"] = 0.0
     assert len(_learned(found, {"waits.py": 6}, 0.25, model, "learn", 0.0, 0.5, 0.5)) >= 5
     assert next_model.case_features(found[:1], found)["top=rename"] == 1.0 or found[0].kind != "rename"
+
+
+def test_a_fit_on_top_of_kept_weights_fits_only_what_they_miss():
+    # benchmarks/next_edit_train_fit.fit_rows with an offset per row (next_edit_repeated_fit.py
+    # --offset, --gate-offset): rows drawn at the log-odds -1 + 2x. Kept weights that already give
+    # them leave nothing to fit; a kept bias alone leaves the weight of x, and the bias unmoved
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from next_edit_train_fit import fit_rows
+
+    p0, p1 = round(1000 / (1 + math.e)), round(1000 / (1 + math.exp(-1)))  # 269 and 731 of 1000
+    rows = ([({"x": 0.0}, True)] * p0 + [({"x": 0.0}, False)] * (1000 - p0)
+            + [({"x": 1.0}, True)] * p1 + [({"x": 1.0}, False)] * (1000 - p1))
+    free = fit_rows(rows, 1e-6)["weights"]
+    assert free["bias"] == pytest.approx(-1.0, abs=0.01) and free["x"] == pytest.approx(2.0, abs=0.02)
+    kept = fit_rows(rows, 1e-6, [-1.0 + 2.0 * f["x"] for f, _ in rows])["weights"]
+    assert abs(kept["bias"]) < 0.01 and abs(kept.get("x", 0.0)) < 0.02
+    bias_only = fit_rows(rows, 1e-6, [-1.0] * len(rows))["weights"]
+    assert abs(bias_only["bias"]) < 0.01 and bias_only["x"] == pytest.approx(2.0, abs=0.02)
