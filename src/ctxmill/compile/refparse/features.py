@@ -816,12 +816,15 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
             new = list(dict.fromkeys(c for c, x in zip(codes, tails, strict=True) if x is None))
             b.add_rows(b.tails, new, [_tail_features(c) for c in new])
             tails = [tail_get(c) for c in codes]
+        k = 7
+        if STRING_TRAITS:  # the string's traits, an eighth row after each token's position row
+            traits = _string_row(b, tokens, infos, journals)
+            tails = [tl + traits for tl in tails]
+            k = 8
         edge = b.edge
         pad = [edge, edge, *blocks, edge, edge]
         # each token's rows in the order numpy adds them: own, p1, n1, p2, n2, stretch, position
-        # (and the string's traits last, with STRING_TRAITS)
-        extra = (_string_row(b, tokens, infos, journals),) if STRING_TRAITS else ()
         contents = b"".join([x for own, p1, n1, p2, n2, st, tl in zip(pad[2:], pad[1:], pad[3:], pad, pad[4:],
                                                                        stretch, tails, strict=False)
-                             for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl, *extra)])
-        return nat.tag(contents, n, 7 + len(extra))
+                             for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl)])
+        return nat.tag(contents, n, k)
