@@ -4,7 +4,7 @@ text has no such heading or mark, and still rewrites them where it has. Counted,
 
 from __future__ import annotations
 
-from _counting import Counted
+from _counting import Counted, CountedCall
 from ctxmill.sources import engines
 
 BODY = "\n".join(f"## Results of part {i}\n\nSome prose about table {i}, as a paper has.\n" for i in range(300))
@@ -52,3 +52,25 @@ def test_relevel_reads_the_title_once(monkeypatch):
     assert out[0][1].startswith("# A Paper of Tables\n\n## Results of part 0\n")
     assert calls.count("A Paper of Tables") <= 3  # (_title_of's own reads); it was read again at every heading
     assert len(calls) < 3 * 300
+
+
+def test_tidy_reads_each_heading_once_for_both_lists(monkeypatch):
+    # (round 23) _contents_lists and _reference_bullets each read every heading for their names
+    norm = CountedCall(engines._norm)
+    monkeypatch.setattr(engines, "_norm", norm)
+    pages = [(1, BODY)]
+    assert engines.tidy(pages) == pages
+    assert norm.calls == 300  # 600 at 60a8663
+    listed = [(1, BODY + "\n## Contents\n\n1 Intro 3\n\n## References\n\n- [1] A. Author. Title. 2020.")]
+    assert engines.tidy(listed)[0][1].endswith("## Contents\n\n- 1 Intro 3\n\n## References\n\n[1] A. Author. Title. 2020.")
+
+
+def test_pipe_rows_are_tried_as_rules_only_with_a_dash(monkeypatch):
+    # (round 23) every row of a pipe table was matched against the rule pattern twice
+    rule = Counted(engines._TABLE_RULE)
+    monkeypatch.setattr(engines, "_TABLE_RULE", rule)
+    rows = "\n".join(f"| A{i} | {i}.5 | x |" for i in range(100))
+    text = "| Model | Score | Note |\n| - | :-: | --- |\n" + rows + "\n| B | n-a | y |"
+    want = "| Model | Score | Note |\n|---|---|---|\n" + rows + "\n| B | n-a | y |"
+    assert engines.clean_markdown(text, "docling") == want
+    assert rule.calls == 4  # the rule row and the row with a dash, each in two passes; 206 at 60a8663

@@ -18,6 +18,7 @@ Markdown like any other; nothing here decides what a paragraph *means* beyond th
 from __future__ import annotations
 
 import html
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -344,6 +345,14 @@ _LATEX_LABEL = re.compile(r"\\label\{[^}]*\}")
 _BLANKS = re.compile(r"\s+")
 _EMPHASIS_MARKS = re.compile(r"[*_`]")
 _NOT_LOWER = re.compile(r"[^a-z ]+")
+# The replacement of the per-line and per-cell rewrites that keep a group: a callable, not a
+# template (r"\1"), which Python 3.11's re hands back to re._subx at every sub() call, match or
+# none, and expands in Python at every match (a MB of LaTeX tables or soup makes ~40,000 such calls)
+_GROUP_1 = operator.methodcaller("group", 1)
+
+
+def _bracketed_1(m: re.Match) -> str:
+    return "[" + m.group(1) + "]"
 
 
 def clean_markdown(text: str, engine: str) -> str:
@@ -389,7 +398,8 @@ def _pipe_runs(lines: list[str]) -> list[str]:
         j = i
         while j < len(lines) and lines[j].startswith("|"):
             j += 1
-        rows = [r for r in lines[i:j] if not _TABLE_RULE.match(r)]
+        # (a rule row holds a "-": a row of cells is not tried against the pattern)
+        rows = [r for r in lines[i:j] if "-" not in r or not _TABLE_RULE.match(r)]
         width = max((r.strip().strip("|").count("|") + 1 for r in rows), default=0)
         if rows and width == 1:  # a one-column "table" is text; GFM needs two columns
             out += [""] + [r.strip().strip("|").strip() for r in rows] + [""]
@@ -419,7 +429,7 @@ def _clean_line(line: str, engine: str) -> str:
     if _RULE_LINE.fullmatch(s):
         return ""  # a rule: paper2llm frames pages with them; no paper prints one as content
     if s.lstrip().startswith("|"):
-        if _TABLE_RULE.match(s):  # docling writes "| - | - |": the block reader wants "---"
+        if "-" in s and _TABLE_RULE.match(s):  # docling writes "| - | - |": the block reader wants "---"
             return "|" + "|".join("---" for _ in range(max(1, s.strip().strip("|").count("|") + 1))) + "|"
         return _clean_inline(s.strip(), engine, cell=True)
     # marker-style Markdown escapes of bracketed numbers: [\[20\]](#page-8-0) -> [20]
@@ -432,7 +442,7 @@ def _clean_line(line: str, engine: str) -> str:
     # the structure stage reads the line as Table 2's caption
     if "*" in s or "_" in s:  # the three rewrites below all need emphasis marks
         s = _CAPTION_EMPHASIS.sub(lambda m: f"{m.group(1)} {m.group(3)} ", s).rstrip()
-        s = _BOLD_CAPTION_LABEL.sub(r"\1", s)
+        s = _BOLD_CAPTION_LABEL.sub(_GROUP_1, s)
         # a bold line that names a standard section is that section's heading (olmOCR, docling)
         m = _BOLD_LINE.fullmatch(s)
         if m and _norm(m.group(1)) in KNOWN_HEADINGS:
@@ -457,9 +467,9 @@ def _clean_inline(s: str, engine: str, cell: bool = False) -> str:
         if "<span" in low:
             s = _ANCHOR_SPAN.sub("", s)
     if "](#" in s:
-        s = _PAGE_LINK.sub(r"\1", s)
+        s = _PAGE_LINK.sub(_GROUP_1, s)
     if "\\[" in s:
-        s = _ESCAPED_NUMBER.sub(r"[\1]", s)  # \[20\] -> [20]
+        s = _ESCAPED_NUMBER.sub(_bracketed_1, s)  # \[20\] -> [20]
     # superscript markers in every notation -> [^n]: ${ }^{1,2}$, $^{a}$, <sup>1</sup>
     if "^" in s and "$" in s:
         s = _SUP_DOLLAR.sub(lambda m: _mark(m.group(1)), s)
@@ -503,10 +513,10 @@ def _tags(s: str, cell: bool) -> str:
         if t is not s:
             s, low = t, _caseless(t)
     if "<sub>" in low:
-        t = _SUB_TAG.sub(r"\1", s)
+        t = _SUB_TAG.sub(_GROUP_1, s)
         if t is not s:
             s, low = t, _caseless(t)
-    if "b>" in low or "strong>" in low:
+    if "<b>" in low or "/b>" in low or "strong>" in low:  # (_BOLD_TAG's four tags: "b>" ends "<sub>")
         t = _BOLD_TAG.sub("**", s)
         if t is not s:
             s, low = t, _caseless(t)
@@ -549,7 +559,7 @@ def _mark(body: str) -> str:
 
 def _unescape_outside_math(s: str) -> str:
     pieces = _MATH_SPLIT.split(s)
-    return "".join(p if p.startswith("$") else _ESCAPES.sub(r"\1", p) for p in pieces)
+    return "".join(p if p.startswith("$") else _ESCAPES.sub(_GROUP_1, p) for p in pieces)
 
 
 def _display_math(text: str) -> str:
@@ -780,14 +790,18 @@ def _latex_figure(m: re.Match) -> str:
 _LATEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|tabularx|longtable)\}.*?\\end\{\1\}", re.S)
 
 
+# (compiled once: a MB of Nougat tables is ~5,000 blocks, each looked this up in re's cache)
+_TABULAR_IN_BLOCK = re.compile(r"\\begin\{(tabular\*?|tabularx|longtable)\}(.*?)\\end\{\1\}", re.S)
+
+
 def _latex_table_block(block: str) -> str:
     """One ``\\begin{table}...\\end{table}`` (or tabular) block -> caption + GFM table."""
     caption = ""
-    c = re.search(r"\\caption\{", block)
-    if c:
-        caption = _braced(block, c.end() - 1)
+    c = block.find("\\caption{")
+    if c >= 0:
+        caption = _braced(block, c + 8)
     out = []
-    for tab in re.finditer(r"\\begin\{(tabular\*?|tabularx|longtable)\}(.*?)\\end\{\1\}", block, re.S):
+    for tab in _TABULAR_IN_BLOCK.finditer(block):
         out.append(pipe_table(_tabular_rows(tab.group(2))))
     parts = []
     if caption:
@@ -1009,7 +1023,7 @@ def _latex_text(s: str) -> str:
     prev = None
     while prev != s and "{" in s:  # (a command unwrapped needs its brace)
         prev = s
-        s = _LATEX_UNWRAP.sub(r"\1", s)
+        s = _LATEX_UNWRAP.sub(_GROUP_1, s)
     s = _LATEX_SIZES.sub("", s)
     if "\\label{" in s:
         s = _LATEX_LABEL.sub("", s)
@@ -1337,7 +1351,14 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[in
             if engine == "mineru":
                 lines = _glued_marks(lines)
         out.append((n, "\n".join(lines)))
-    return _superscripts(_reference_bullets(_contents_lists(out)))
+    # (the two passes change only the lines after a heading of their names: the headings read
+    # once for both, a LaTeX or HTML soup or a text of tables has 100,000 lines and neither)
+    contents, references = _headed(out, _CONTENTS_NAMES, _REFERENCES_NAMES)
+    if contents:
+        out = _contents_lists(out)
+    if references:
+        out = _reference_bullets(out)
+    return _superscripts(out)
 
 
 _SECTION_HEADING = re.compile(r"^#{2,6} ")
@@ -1413,23 +1434,28 @@ _CONTENTS_NAMES = ("contents", "table of contents")
 _REFERENCES_NAMES = ("references", "bibliography", "literature cited", "works cited", "reference list")
 
 
-def _headed(pages: list[tuple[int | None, str]], names: tuple[str, ...]) -> bool:
-    """Whether a Markdown heading of ``pages`` is named one of ``names`` (as _norm reads it): the
-    passes below change only the lines after such a heading, and read every line of every page
-    to find none (a LaTeX or HTML soup, a text of tables: 100,000 lines and no bibliography)."""
+def _headed(pages: list[tuple[int | None, str]], *groups: tuple[str, ...]) -> list[bool]:
+    """For each of ``groups`` (names), whether a Markdown heading of ``pages`` is named one of
+    them (as _norm reads it): the passes below change only the lines after such a heading, and
+    read every line of every page to find none. Each heading is read once for all the groups, up
+    to the one that completes them (_contents_lists changes no heading: the answers hold after it)."""
+    found = [False] * len(groups)
     for _, body in pages:
         if "#" in body:
             for h in _HEADING_AT.finditer("\n" + body):
                 m = _MD_HEADING.match(h.group(1))
-                if m and _norm(m.group(2)) in names:
-                    return True
-    return False
+                if m:
+                    name = _norm(m.group(2))
+                    for g, names in enumerate(groups):
+                        found[g] = found[g] or name in names
+                    if all(found):
+                        return found
+    return found
 
 
 def _contents_lists(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
-    """A table of contents ("1 Introduction 3") is a list, not a run of section headings."""
-    if not _headed(pages, _CONTENTS_NAMES):
-        return pages
+    """A table of contents ("1 Introduction 3") is a list, not a run of section headings (tidy
+    calls it where a heading is named so)."""
     inside = False
     out = []
     for n, body in pages:
@@ -1450,8 +1476,8 @@ _ENDNOTE_LABEL = re.compile(r"^\[\^(\d{1,4})\]:?\s*")
 
 
 def _reference_bullets(pages: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
-    if not _headed(pages, _REFERENCES_NAMES):
-        return pages
+    """A reference list written as Markdown bullets ('- [1] ...') is one entry a paragraph (tidy
+    calls it where a heading names a reference list)."""
     bullets: list[tuple[int, int]] = []  # (page index, line index) of each entry written as a bullet
     inside = False
     level = 2
