@@ -16,7 +16,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import fields
-from itertools import compress
+from itertools import compress, repeat
 from math import isfinite
 from operator import attrgetter
 
@@ -630,16 +630,19 @@ def _one_rule(raw: str, markdown: bool, pipes: bool = True) -> re.Match | bool:
     return LIST_RE.match(raw) or True
 
 
-def _not_alone(markdown: bool, pipes: bool) -> re.Pattern:
+def _not_alone(markdown: bool, pipes: bool, marks: bool = True) -> re.Pattern:
     """The lines _one_rule may not read as running text (a superset: it decides), as a
     line_hits pattern: blank, or a fence, tag or image mark first ("|" where a pipe table can
-    start); in Markdown also a heading mark, LIST_RE's first characters, four blanks, "$$", "[^"."""
+    start); in Markdown also a heading mark, LIST_RE's first characters, four blanks, and with
+    ``marks`` "$$" or "[^" anywhere in the line (without: the texts hold neither, and that
+    alternative's scan of every line to its end finds nothing)."""
     first = r"\n`~<!" + ("|" if pipes else "") + (r"#•●○◦▪‣∙·\-–*(\d" if markdown else "")
-    more = r"|[a-z][.)])|    |[^\n]*?(?:\$\$|\[\^))" if markdown else "))"
+    more = (r"|[a-z][.)])|    " + (r"|[^\n]*?(?:\$\$|\[\^)" if marks else "") + ")") if markdown else "))"
     return re.compile(r"\n(?=[^\S\n]*(?:[" + first + r"]|\Z" + more)
 
 
-_NOT_ALONE = {(markdown, pipes): _not_alone(markdown, pipes) for markdown in (False, True) for pipes in (False, True)}
+_NOT_ALONE = {(markdown, pipes, marks): _not_alone(markdown, pipes, marks)
+              for markdown in (False, True) for pipes in (False, True) for marks in (False, True)}
 
 
 def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
@@ -653,20 +656,21 @@ def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
     if not maybe:
         return rule_lines, {}
     texts = set(map(lines.__getitem__, maybe))
+    order = list(texts)
+    joined = "\n" + "\n".join(order)
     # a "|" line starts a pipe table only where a separator line ("|---|---|") follows it: none
     # in OCR text, and none in a page whose joined text has no separator line (rows of "| a | b |"
-    # with no header rule: each went through the rule loop)
-    pipes = markdown and any(t.lstrip().startswith("|") for t in texts) and \
+    # with no header rule: each went through the rule loop). (Each text is read for a "|" first
+    # only where one holds a "|": a page of comment lines has none.)
+    pipes = markdown and "|" in joined and any(t.lstrip().startswith("|") for t in texts) and \
         _TABLE_SEP_ANYWHERE.search("\n".join(lines)) is not None
     # _one_rule reads only the texts one search finds (every other is running text, True): a
     # page of "| 1 | 2 | x |" rows or of prose lines with commas called it once per line. (Where
     # the search would find most of them, judged from every 16th, each is read: a LaTeX or HTML
     # soup's lines mostly start with a mark.)
-    order = list(texts)
-    rx = _NOT_ALONE[markdown, pipes]
+    rx = _NOT_ALONE[markdown, pipes, markdown and ("$$" in joined or "[^" in joined)]
     sparse = len(rx.findall("\n" + "\n".join(order[::16]))) * 2 < len(order[::16])
     if sparse:
-        joined = "\n" + "\n".join(order)
         sparse = joined.count("\n") == len(order)
     if sparse:
         asked = [order[k] for k in line_hits(rx, joined)]
@@ -682,6 +686,43 @@ def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
     alone_not = {t for t in asked if not verdict[t]}
     kept = {k for k in maybe if lines[k] in alone_not} if alone_not else set()
     return kept | (score.keys() & rule_lines), items
+
+
+def _strong_runs(score: dict[int, int], lines: list[str], markdown: bool) -> dict[int, int]:
+    """``score`` (line -> code score, ascending lines) less the runs of consecutive scored lines
+    that hold fewer than two strong lines (2): the code test of _text_blocks needs two in the
+    run from its line on, so no line of such a run starts code, and the lines are read by the
+    other rules (_past_rules then reads them alone where it can, as lines that score nothing).
+    A page of "// note" comment lines scores each 1, and each went through the rules' loop, one
+    by one, only to fail that test. A Markdown "#" line stays (the heading rule reads it before
+    that test; _past_rules would only ask of each that it is no running text: a file of headings)."""
+    if list(score.values()).count(2) < 2:  # (in C: no run holds two strong lines)
+        weak = list(score)
+    else:
+        weak = []
+        run: list[int] = []
+        strong = 0
+        for k, v in score.items():
+            if run and k != run[-1] + 1:  # a run ends
+                if strong < 2:
+                    weak += run
+                run, strong = [], 0
+            run.append(k)
+            strong += v == 2
+        if strong < 2:
+            weak += run
+    if markdown and weak:
+        hashed = list(compress(weak, map(str.startswith, map(lines.__getitem__, weak), repeat("#"))))
+        if len(hashed) == len(weak):  # (a file of headings: every weak line stays)
+            return score
+        if hashed:
+            weak = set(weak).difference(hashed)
+    if not weak:
+        return score
+    if len(weak) == len(score):
+        return {}
+    weak = set(weak)
+    return {k: v for k, v in score.items() if k not in weak}
 
 
 def _last_table_close(lines: list[str], cache: dict) -> int:
@@ -726,6 +767,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     # caller's own set of rule lines is read line by line: the reference the tests compare with)
     items: dict[str, re.Match] = {}
     if not given:
+        score = _strong_runs(score, lines, markdown)
         rule_lines, items = _past_rules(lines, rule_lines, score, markdown)
     # a run's end and its running count of strong lines are worked out when the loop below first
     # asks about a line of it (forward only: from that line on), once per run: a file of "# ..."
