@@ -1,8 +1,9 @@
 """blocks._text_blocks reads a run of code-like lines that cannot be code as running text (issue
 26, round 23, speed only): a run needs two strong lines for the code test, so a page of "// note"
 comment lines (each scores 1) is not walked through the rule loop line by line, and the search
-for lines _one_rule must read leaves out the "$$" / "[^" scan where no line holds either.
-Counted, not timed; the blocks are the rule loop's own (every line a rule line)."""
+for lines _one_rule must read leaves out the "$$" / "[^" scan where no line holds either, and
+repeated lines that score nothing are not listed for scoring. Counted, not timed; the blocks are
+the rule loop's own (every line a rule line)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,15 @@ def test_the_line_scan_for_marks_runs_only_where_a_mark_is(monkeypatch):
         rx.calls = 0
     blocks._text_blocks(_page(lines + ["a [^1] mark"]), True)
     assert all("\\$\\$" in rx.pattern for rx in spies.values() if rx.calls)
+
+
+def test_repeated_lines_that_score_nothing_are_not_listed_for_scoring():
+    # a reference list of one-character entries: "[1] x" is a rule line the code group marks (its
+    # bracket), and scores 0; its 210,000 lines a 4 MB file were listed, sorted and looked up
+    lines = ["References", ""] + ["[1] x", "x", "- x", "x = 1", "."] * 200
+    rule, code = blocks._rule_and_code_lines(lines)
+    assert code == {k for k, t in enumerate(lines) if t == "x = 1"}  # every "[1] x" line too at 60a8663
+    assert rule >= code and 2 in rule  # ("[1] x" stays a rule line)
+    for markdown in (True, False):
+        page = _page(lines)
+        assert blocks._as_blocks(blocks._text_blocks(page, markdown), 1) == _reference(page, markdown)

@@ -603,7 +603,10 @@ def _rule_and_code_lines(lines: list[str]) -> tuple[set[int], set[int]]:
         if not found:
             return set(), set()
         rule = set(compress(range(len(lines)), map(found.__contains__, lines)))
-        code = {t for t, c in found.items() if c}
+        # (of the texts the search marks, those _code_score does score, each asked once: the lines
+        # of the others were listed, sorted and looked up one by one only to score 0 each, the
+        # 210,000 "[1] x" lines of a reference list of one-character entries)
+        code = {t for t, c in found.items() if c and _code_score(t)}
         return rule, (set(compress(range(len(lines)), map(code.__contains__, lines))) if code else set())
     rule, code = line_hits_group(_RULE_LINE_RE, text)
     found = set(rule)
