@@ -707,6 +707,20 @@ def _use_model(monkeypatch, path: Path) -> None:
     monkeypatch.setattr(model, "_native_tried", False)
 
 
+def _three_roads_agree(strings) -> None:
+    """The model in use tags each string alike through the feature lists, the numpy scores and
+    CRFsuite's sums."""
+    from ctxmill.compile.refparse import features, model
+
+    for s in strings:
+        tk = tokenize(s)
+        labels, confidence = model.tag(features_of(tk))
+        by_scores = model.tag_scores(features.scores_of(tk))
+        assert by_scores[0] == labels and abs(by_scores[1] - confidence) < 1e-9  # (sums in another order)
+        assert features.tag_tokens(tk) == by_scores  # (the same sums, to the bit)
+        assert model.native() is not None  # (tag_tokens took CRFsuite's road)
+
+
 def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatch):
     """--stretch-kinds: each stretch's kind (length, lower-case words, abbreviation, number,
     initials) is a feature of its tokens and of the stretches either side, only when asked (the
@@ -714,7 +728,7 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
     feature lists, the scores parsing sums and CRFsuite's own sums of them."""
     import pycrfsuite
 
-    from ctxmill.compile.refparse import features, model
+    from ctxmill.compile.refparse import features
 
     text = "Smith J, Jones K. Softly broken symmetry. Nucl. Phys. B 193 (1981) 150"
     toks = tokenize(text)
@@ -731,13 +745,7 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
         assert any(a.startswith("c_kind=") for a, _ in t.info().state_features)
         _use_model(monkeypatch, path)
         features.use_stretch_kinds(True)  # (the caches of the shipped model's rows go)
-        for s in ("Author77, A., A study of things number 77, J. Things 80 (1987).", text):
-            tk = tokenize(s)
-            labels, confidence = model.tag(features_of(tk))
-            by_scores = model.tag_scores(features.scores_of(tk))
-            assert by_scores[0] == labels and abs(by_scores[1] - confidence) < 1e-9  # (sums in another order)
-            assert features.tag_tokens(tk) == by_scores  # (the same sums, to the bit)
-            assert model.native() is not None  # (tag_tokens took CRFsuite's road)
+        _three_roads_agree(("Author77, A., A study of things number 77, J. Things 80 (1987).", text))
     finally:
         features.use_stretch_kinds(False)
     assert not any(b"kind" in f for fs in features_of(toks) for f in fs)
@@ -749,7 +757,7 @@ def test_string_traits_only_when_asked_on_every_token_and_scored_as_listed(tmp_p
     with them tags the same through the feature lists, the numpy scores and CRFsuite's sums."""
     import pycrfsuite
 
-    from ctxmill.compile.refparse import features, model
+    from ctxmill.compile.refparse import features
 
     strings = {  # the traits each must get (the first year's tenth of the tokens: 24 of 27, 11 of 15, 19 of 23)
         "33 Bergk, V., Haefeli, W. E. Information on drugs. Eur. J. Clin. Pharmacol. 61, 1-5 (2005).":
@@ -775,13 +783,7 @@ def test_string_traits_only_when_asked_on_every_token_and_scored_as_listed(tmp_p
         assert any(a.startswith("s_groups=") for a, _ in t.info().state_features)
         _use_model(monkeypatch, path)
         features.use_string_traits(True)  # (the caches of the shipped model's rows go)
-        for s in ("Author77, A., A study of things number 77, J. Things 80 (1987).", *strings):
-            tk = tokenize(s)
-            labels, confidence = model.tag(features_of(tk))
-            by_scores = model.tag_scores(features.scores_of(tk))
-            assert by_scores[0] == labels and abs(by_scores[1] - confidence) < 1e-9  # (sums in another order)
-            assert features.tag_tokens(tk) == by_scores  # (the same sums, to the bit)
-            assert model.native() is not None  # (tag_tokens took CRFsuite's road)
+        _three_roads_agree(("Author77, A., A study of things number 77, J. Things 80 (1987).", *strings))
     finally:
         features.use_string_traits(False)
     assert {s: features_of(tokenize(s)) for s in strings} == off
