@@ -707,6 +707,18 @@ def _use_model(monkeypatch, path: Path) -> None:
     monkeypatch.setattr(model, "_native_tried", False)
 
 
+def _train_and_use(monkeypatch, path, feature: str) -> None:
+    """Train a tiny model at ``path`` with the features now on, check it learnt some starting
+    with ``feature``, and put it in use."""
+    import pycrfsuite
+
+    train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30)
+    t = pycrfsuite.Tagger()
+    t.open(str(path))
+    assert any(a.startswith(feature) for a, _ in t.info().state_features)
+    _use_model(monkeypatch, path)
+
+
 def _three_roads_agree(strings) -> None:
     """The model in use tags each string alike through the feature lists, the numpy scores and
     CRFsuite's sums."""
@@ -726,7 +738,6 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
     initials) is a feature of its tokens and of the stretches either side, only when asked (the
     shipped model's features are as before); a model trained with them tags the same through the
     feature lists, the scores parsing sums and CRFsuite's own sums of them."""
-    import pycrfsuite
 
     from ctxmill.compile.refparse import features
 
@@ -739,11 +750,7 @@ def test_stretch_kinds_only_when_asked_and_scored_as_listed(tmp_path, monkeypatc
         by_word = dict(zip(_words(text), features_of(toks), strict=False))
         assert b"c_kind=20i" in by_word["Smith"] and b"cn_c_kind=52i" in by_word["Smith"]  # names, then words
         assert b"c_kind=40adi" in by_word["Phys."] and b"cp_c_kind=52i" in by_word["Phys."]  # after them
-        train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30)
-        t = pycrfsuite.Tagger()
-        t.open(str(path))
-        assert any(a.startswith("c_kind=") for a, _ in t.info().state_features)
-        _use_model(monkeypatch, path)
+        _train_and_use(monkeypatch, path, "c_kind=")
         features.use_stretch_kinds(True)  # (the caches of the shipped model's rows go)
         _three_roads_agree(("Author77, A., A study of things number 77, J. Things 80 (1987).", text))
     finally:
@@ -755,7 +762,6 @@ def test_string_traits_only_when_asked_on_every_token_and_scored_as_listed(tmp_p
     """--string-traits: eight traits of the whole string are features of every token, only when
     asked (off, each token's list is as before: the shipped model's features); a model trained
     with them tags the same through the feature lists, the numpy scores and CRFsuite's sums."""
-    import pycrfsuite
 
     from ctxmill.compile.refparse import features
 
@@ -777,11 +783,7 @@ def test_string_traits_only_when_asked_on_every_token_and_scored_as_listed(tmp_p
             assert len(on) == len(off[s])
             for before, after in zip(off[s], on, strict=True):  # each token: its features, then the traits
                 assert after[:len(before)] == before and after[len(before):] == want.split()
-        train_refparse.train(_tiny_examples(), path, 0.1, 0.01, 30)
-        t = pycrfsuite.Tagger()
-        t.open(str(path))
-        assert any(a.startswith("s_groups=") for a, _ in t.info().state_features)
-        _use_model(monkeypatch, path)
+        _train_and_use(monkeypatch, path, "s_groups=")
         features.use_string_traits(True)  # (the caches of the shipped model's rows go)
         _three_roads_agree(("Author77, A., A study of things number 77, J. Things 80 (1987).", *strings))
     finally:
