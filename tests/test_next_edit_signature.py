@@ -377,3 +377,22 @@ def test_a_go_interface_method_and_a_trait_declaration_follow(tmp_path):
     got = _defs(tmp_path, _patch("span.rs", ["    fn record<V>(&self, field: &str, value: &V) -> &Self {"],
                                  ["    fn record<V>(&self, field: &str, value: V) -> &Self {"], 6))
     assert got == [("span.rs", 2, 2, "    fn record<V>(&self, field: &str, v: V) -> &Self;\n")]
+
+
+def test_a_parameter_renamed_and_retyped_takes_the_callers_variable_of_the_new_name_unconverted(tmp_path):
+    # cJSON 033a542532: `const unsigned char *input` -> `parse_buffer *input_buffer`; callers that
+    # converted their own `input_buffer` to the old type pass it as it is now; a conversion of
+    # another variable stays, and so does one of a parameter re-typed under its own name (fmt's
+    # `to_sys(val)`: the new type may still need it)
+    (tmp_path / "parse.rs").write_text("fn parse(item: Item, input_buffer: Buffer) -> bool {\n    true\n}\n\n"
+                                       "fn show(val: Sys) {\n}\n")
+    (tmp_path / "use.rs").write_text(
+        "fn a(item: Item, input_buffer: Buffer) {\n    parse(item, at_offset(input_buffer));\n}\n\n"
+        "fn b(item: Item, input_buffer: Buffer) {\n    parse(item, input_buffer.as_str());\n}\n\n"
+        "fn c(item: Item, name: Name) {\n    parse(item, name.as_str());\n}\n\n"
+        "fn d(val: Utc) {\n    show(to_sys(val));\n}\n")
+    got = suggest(tmp_path, _patch("parse.rs", ["fn parse(item: Item, input: &str) -> bool {"],
+                                   ["fn parse(item: Item, input_buffer: Buffer) -> bool {"], 1))
+    assert sorted((s.path, s.start_line, s.replacement) for s in got) == [
+        ("use.rs", 2, "    parse(item, input_buffer);\n"), ("use.rs", 6, "    parse(item, input_buffer);\n")]
+    assert suggest(tmp_path, _patch("parse.rs", ["fn show(val: Utc) {"], ["fn show(val: Sys) {"], 5)) == []

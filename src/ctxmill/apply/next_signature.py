@@ -292,6 +292,16 @@ def _retyped_arg(arg: str, old: Param, new: Param, lang: str) -> str:
         diff = [(x, y) for x, y in zip(ta, tb, strict=True) if x != y]
         if len(diff) == 1 and re.match(re.escape(diff[0][0]) + r"(?:::|\.)", arg):
             return diff[0][1] + arg[len(diff[0][0]):]
+    # renamed and re-typed at once, where the caller converted its own variable of the new name to
+    # the old type (cJSON's `input` -> `parse_buffer *input_buffer`, called as
+    # `buffer_at_offset(input_buffer)`, or `input_buffer.as_str()`): it passes that variable as it
+    # is. Only with the new name as evidence: fmt's `to_sys(val)` for a `val` re-typed alone is a
+    # conversion the new type may still need
+    n = re.escape(new.name)
+    if old.name != new.name and IDENT_RE.match(new.name) and (
+            re.fullmatch(r"[A-Za-z_$][\w$.:<>]*\(\s*" + n + r"\s*\)", arg)
+            or re.fullmatch(n + r"(?:\s*(?:\.|::|->)\s*[A-Za-z_]\w*\s*\(\s*\))+", arg)):
+        return new.name
     return arg
 
 
