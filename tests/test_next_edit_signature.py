@@ -396,3 +396,18 @@ def test_a_parameter_renamed_and_retyped_takes_the_callers_variable_of_the_new_n
     assert sorted((s.path, s.start_line, s.replacement) for s in got) == [
         ("use.rs", 2, "    parse(item, input_buffer);\n"), ("use.rs", 6, "    parse(item, input_buffer);\n")]
     assert suggest(tmp_path, _patch("parse.rs", ["fn show(val: Utc) {"], ["fn show(val: Sys) {"], 5)) == []
+
+
+def test_the_same_call_given_an_argument_in_two_hunks_reaches_the_third_call(tmp_path):
+    # two hunks of one edit each give `fetch` an argument: the second hunk was read with the first
+    # one's parameter list where the names of the edit's own re-signed functions belong, and
+    # `ctxmill next-edit` exited 1 (TypeError: set - list)
+    (tmp_path / "lib.py").write_text("def fetch(url, tries):\n    return url * tries\n")
+    gap = "\n" * 30
+    (tmp_path / "use.py").write_text(
+        "from lib import fetch\n\n\ndef one():\n    return fetch('a', 1, True)\n" + gap
+        + "def two():\n    return fetch('b', 2, True)\n\n\ndef three():\n    return fetch('c', 3)\n")
+    patch = (_patch("use.py", ["    return fetch('a', 1)"], ["    return fetch('a', 1, True)"], 5)
+             + _patch("use.py", ["    return fetch('b', 2)"], ["    return fetch('b', 2, True)"], 37).split("\n", 2)[2])
+    got = {(s.path, s.start_line, s.replacement) for s in suggest(tmp_path, patch)}
+    assert ("use.py", 41, "    return fetch('c', 3, True)\n") in got

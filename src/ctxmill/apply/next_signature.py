@@ -602,9 +602,9 @@ def call_changes(hunks, files: dict[str, str], redone: Redefined | None = None) 
                 # (Elixir's `read_part_headers/7` below a `read_part_headers/2`), or one more where
                 # the last takes any number (Go's `files ...T`): the call now fills it
                 for params in (prm for _, prm in defs_all(text, lang, name)):
-                    own = [q for q in params if q.name != "self"]
-                    if len(own) == len(a) or tag == "insert" and own and _variadic(own[-1]) and len(own) - 1 == len(a):
-                        found = (path, text, params, len(params) - len(own), len(own) != len(a))
+                    taken = [q for q in params if q.name != "self"]
+                    if len(taken) == len(a) or tag == "insert" and taken and _variadic(taken[-1]) and len(taken) - 1 == len(a):
+                        found = (path, text, params, len(params) - len(taken), len(taken) != len(a))
                         break
                 if found:
                     break
