@@ -898,10 +898,13 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
                 # make of it (a rule line whose stripped text starts with "#" and matches is a
                 # heading, before any other rule), without the loop's tests (a file of "# ..."
                 # lines, 285,000 a MB)
+                first = i
                 while True:
                     heading_lines[len(out)] = (m.group(2).strip(), len(m.group(1)))
                     out.append(None)
                     i += 1
+                    if i - first == HEADING_RUN:  # no outline: the rest of the run read in bulk
+                        i = _more_headings(lines, i, rule_lines, out, heading_lines)
                     if i == n or i not in rule_lines:
                         break
                     s = lines[i].strip()
@@ -977,6 +980,50 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
 # without the "#" marks), not as 100,000 sections, each with its id, graph node and share of
 # every later stage. The last heading of the run keeps its text under it and stays a heading.
 HEADING_RUN = 64
+
+
+# A line whose stripped text MD_HEADING_RE matches, in lines joined after a first line break: one
+# to six "#", blanks, and the rest of the line from its first non-blank character (a stripped
+# line that has blanks after its marks has text after them). Its blanks are no line break where
+# MD_HEADING_RE has \s (the lines hold none), and none is tried again: no lazy group that tries the
+# end of the pattern at each character of the line.
+_MD_HEADING_LINES = re.compile(r"\n[^\S\n]*+(#{1,6})[^\S\n]++(\S[^\n]*+)")
+
+
+def _more_headings(lines: list[str], i: int, rule_lines: set[int], out: list,
+                   heading_lines: dict[int, tuple[str, int]]) -> int:
+    """The heading loop of _text_blocks past the first HEADING_RUN headings of a run, in bulk:
+    windows of lines (doubling from HEADING_RUN) in which every line is a rule line and a heading
+    are each read by one search, not a strip, a test and a match per line (a file of "# ..."
+    lines, 285,000 a MB; no real document has a run this long); a window that is not halves,
+    down to HEADING_RUN lines. Returns the first line of the first such window that is not all
+    headings: the loop reads on from there, line by line."""
+    w = HEADING_RUN
+    while i < len(lines):
+        chunk = lines[i:i + w]
+        joined = "\n" + "\n".join(chunk)
+        if joined.count("\n") != len(chunk):
+            return i  # (a line holding a break: line by line)
+        found = _MD_HEADING_LINES.findall(joined)
+        # (one match at most a line: else some line is no heading, or no rule line, which ends the run)
+        if len(found) != len(chunk) or not all(map(rule_lines.__contains__, range(i, i + len(chunk)))):
+            if w == HEADING_RUN:
+                return i
+            w //= 2  # (the run ends in this window: the loop reads at most HEADING_RUN lines of it)
+            continue
+        # MD_HEADING_RE's group is the shortest that leaves blanks, a run of "#" and blanks: the
+        # longest such end, found by stripping from the right; its at least one character where
+        # that takes all of them is the regex's own answer (stripped as the loop strips it)
+        texts = [t.rstrip().rstrip("#").rstrip() for _, t in found]
+        if "" in texts:
+            texts = [t or MD_HEADING_RE.match(raw.strip()).group(2).strip() for t, raw in zip(texts, chunk, strict=True)]
+        at = len(out)
+        heading_lines.update(zip(range(at, at + len(found)), zip(texts, [len(h) for h, _ in found], strict=True),
+                                 strict=True))
+        out += [None] * len(found)
+        i += len(chunk)
+        w *= 2
+    return i
 
 
 def _no_outline(out: list, heading_lines: dict[int, tuple[str, int]]) -> None:
