@@ -1076,20 +1076,17 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
     in_code = False
     for pi, (_, lines) in enumerate(lines_by_page):
         # (a fence needs its marks in the page, a heading a "#" first: most lines are tried by neither)
-        fenced = "```" in pages[pi][1] or "~~~" in pages[pi][1]
-        if not fenced:  # (the page's "#" lines, picked in C; none is read inside an unclosed fence)
-            if not in_code:
-                for li in _hash_lines(lines):
-                    m = _MD_HEADING.match(lines[li])
-                    if m:
-                        heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
-            continue
-        for li, line in enumerate(lines):
-            if _FENCE.match(line):  # (a page with fence marks: those without went above)
-                in_code = not in_code
-            if in_code:
-                continue
-            m = _MD_HEADING.match(line) if line[:1] == "#" else None
+        if "```" in pages[pi][1] or "~~~" in pages[pi][1]:  # the "#" lines outside the fences
+            hashed = []
+            for li, line in enumerate(lines):
+                if _FENCE.match(line):
+                    in_code = not in_code
+                elif not in_code and line[:1] == "#":
+                    hashed.append(li)
+        else:  # the page's "#" lines, picked in C (none inside a fence left open on a page before)
+            hashed = () if in_code else _hash_lines(lines)
+        for li in hashed:
+            m = _MD_HEADING.match(lines[li])
             if m:
                 heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
     if not heads and engine not in ("plain",):
