@@ -335,7 +335,21 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
     if shape == "one_char_refs":  # --kinds wide2's list: a small paper, then one character a line after References
         return (_doc(rnd, 40) + "\nReferences\n\n" + "".join(rnd.choice(["x\n", "[1] x\n", "- x\n", "1. x\n", ".\n"])
                                                                for _ in range(size * 5 // 19))).encode()
+    if shape in REAL_SHAPES:
+        return _real_text(shape, size)
     raise ValueError(shape)
+
+
+
+
+def _real_text(shape: str, size: int) -> bytes:
+    if shape == "ocr_sample":
+        texts = [(CORPUS / "dive-into-claude-code" / "ocr-pages-1-16.txt").read_text(encoding="utf-8").rstrip("\n")]
+    else:
+        texts = [f.read_text(encoding="utf-8").rstrip("\n") for f in sorted((CORPUS / "ocr").glob("*/source.*"))]
+    unit = ("\n\n".join(texts) + "\n\n").encode()
+    whole = unit * (size // len(unit) + 1)
+    return whole[:whole.rfind(b"\n", 0, size) + 1]  # cut at a line end, so twice the size is twice the bytes
 
 
 _LATEX_TABLE_PARTS = (
@@ -356,11 +370,18 @@ _LATEX_STRAY_BEGINS = ("\\begin{table} a float never closed {i}\n\n", "\\begin{t
                        "\\begin{longtable}{l} never closed {i}\n\n", "Text after them {i}.\n\n")
 
 
+# Real text of ../shared/corpus, repeated to the size: what "ordinary" text costs. The generated
+# prose above is one two-sentence paragraph over and over (no headings, references, citations or
+# math), the cheapest input there is; issue 26's "ordinary" was OCR text (0.7-1 MB/s when filed).
+# ocr_sample: the sample paper's raw OCR text (pages 1-16: page markers, LaTeX, HTML tables, citations);
+# ocr_engines: the ten OCR-engine outputs of corpus/ocr/ (seven engines' markup), one after another.
+REAL_SHAPES = ("ocr_sample", "ocr_engines")
+
 SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "long_words_line", "numbered",
           "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls",
           "crossrefs")
 # measured by --scaling only (the classic generator draws from SHAPES: its seeds replay unchanged)
-SCALING_SHAPES = SHAPES + ("soup", "latex_tables", "one_char_refs")
+SCALING_SHAPES = SHAPES + ("soup", "latex_tables", "one_char_refs") + (REAL_SHAPES if CORPUS.is_dir() else ())
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
@@ -1974,9 +1995,14 @@ def _timed(cmd: list[str], timeout: float) -> tuple[float, float, object, str]:
 def _ratios(shapes: dict) -> None:
     prose = shapes["prose"]["x2"]["mb_per_s"]
     prose_cpu = shapes["prose"]["x2"]["mb_per_cpu_s"]
+    # beside real OCR text too, where it ran: the generated prose is the cheapest input there is
+    ordinary = shapes.get("ocr_sample", {}).get("x2", {})
     for row in shapes.values():
         row["vs_prose"] = round(row["x2"]["mb_per_s"] / prose, 2) if prose else None
         row["cpu_vs_prose"] = round(row["x2"]["mb_per_cpu_s"] / prose_cpu, 2) if prose_cpu else None
+        if ordinary.get("mb_per_cpu_s"):
+            row["vs_ocr_sample"] = round(row["x2"]["mb_per_s"] / ordinary["mb_per_s"], 2)
+            row["cpu_vs_ocr_sample"] = round(row["x2"]["mb_per_cpu_s"] / ordinary["mb_per_cpu_s"], 2)
         row["cpu_doubling_ratio"] = round(row["x2"]["cpu_seconds"] / row["x1"]["cpu_seconds"], 2)
 
 
@@ -2086,6 +2112,8 @@ def scaling(size: int, timeout: float, repeat: int = 1, peer: str | None = None,
     def line(v, i):
         s = (f"{v['x2']['mb_per_s']} MB/s ({v['x2']['mb_per_cpu_s']} MB per CPU-s), x{v['doubling_ratio']} "
              f"on doubling (CPU x{v['cpu_doubling_ratio']}), {v['vs_prose']} of prose (CPU {v['cpu_vs_prose']})")
+        if "cpu_vs_ocr_sample" in v:
+            s += f", {v['vs_ocr_sample']} of the sample's OCR text (CPU {v['cpu_vs_ocr_sample']})"
         if i.get("x2"):
             s += f"; in process {i['x2']['mb_per_s']} MB/s ({i['x2']['mb_per_cpu_s']} per CPU-s)"
         return s

@@ -70,3 +70,17 @@ def test_a_source_file_changed_during_a_campaign_is_named(tmp_path):
     (pkg / "c.py").write_text("")
     assert fuzz.changed_files(before, fuzz.source_state(pkg)) == ["c.py", "compile/a.py"]
     assert "compile/pipeline.py" in fuzz.source_state()  # the ctxmill a case runs, found on sys.path
+
+
+@pytest.mark.skipif(not fuzz.CORPUS.is_dir(), reason="needs ../shared/corpus")
+def test_the_real_text_shapes_double_in_bytes_and_set_the_ordinary_ratio():
+    # --scaling's real-text references: twice the size is twice the bytes (the doubling ratio
+    # reads seconds only), cut at a line end, and every shape's row is put beside ocr_sample
+    for shape in fuzz.REAL_SHAPES:
+        small, big = (fuzz.text_shape(fuzz.random.Random(0), shape, n) for n in (300_000, 600_000))
+        assert small.endswith(b"\n") and big.startswith(small[:1000])
+        assert 0.99 < len(big) / len(small) / 2 < 1.01
+    rows = {name: {"x1": {"cpu_seconds": 1.0}, "x2": {"mb_per_s": mb, "mb_per_cpu_s": mb, "cpu_seconds": 2.0}}
+            for name, mb in (("prose", 4.0), ("ocr_sample", 1.6), ("refs", 0.9))}
+    fuzz._ratios(rows)
+    assert rows["refs"]["cpu_vs_ocr_sample"] == 0.56 and rows["refs"]["cpu_vs_prose"] == 0.23
