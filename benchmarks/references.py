@@ -294,11 +294,17 @@ def dev_scores(args) -> dict:
     lexicon.gazetteer_path = lambda: lex
     lexicon.gazetteers.cache_clear()
     examples, _ = T.load_training(args.grobid, args.anystyle, with_files=True)
-    _, dev = T.split(examples, args.dev_split, args.dev_fold)
+    _, dev = T.split(examples, args.dev_split, args.dev_fold, args.wide_folds)
     out: dict = {"model": str(args.dev), "dev_split": args.dev_split, "dev_fold": args.dev_fold}
     outcomes: dict = {}
-    for src, key in (("G", "grobid/"), ("A", "anystyle/")):
-        exs = [(t, s) for t, s, f in dev if f.startswith(key)]
+    # G: GROBID's one-document files; A: AnyStyle's bad.xml (dev in every fold); with --wide-folds
+    # U: the fold's good.xml and ugly.xml strings, N: the G and U strings as numbered-list entries
+    sources = {"G": [(t, s) for t, s, f in dev if f.startswith("grobid/")],
+               "A": [(t, s) for t, s, f in dev if f == "anystyle/" + T.DEV_ANYSTYLE]}
+    if args.wide_folds:
+        sources["U"] = [(t, s) for t, s, f in dev if f.startswith("anystyle/") and f != "anystyle/" + T.DEV_ANYSTYLE]
+        sources["N"] = [(t, s) for t, s, _ in T.numbered([e for e in dev if e[2] != "anystyle/" + T.DEV_ANYSTYLE])]
+    for src, exs in sources.items():
         r = score_set(exs, crf_fields)
         out[src] = {"strings": len(exs), **{k: r["fields"][k]["f1"] for k in FIELDS},
                     "invented": [r["invented_titles"]["invented"], r["invented_titles"]["entries_without_title"]]}
@@ -341,7 +347,7 @@ def cv_scores(args) -> dict:
     folds, outcomes = [], {}
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
               *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else []),
-              *(["--string-traits"] if args.string_traits else [])]
+              *(["--string-traits"] if args.string_traits else []), *(["--wide-folds"] if args.wide_folds else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -354,16 +360,18 @@ def cv_scores(args) -> dict:
                 "min": round(min(vals), 4), "max": round(max(vals), 4)}
 
     out: dict = {"cv": str(args.cv), "rules": "this tree's", "folds": folds}
-    for src in ("G", "A"):
+    srcs = [s for s in ("G", "A", "U", "N") if s in folds[0]]
+    for src in srcs:
         out[src] = {f: spread([r[src][f] for r in folds]) for f in ("title", "container", "first_family", "year")}
         out[src]["invented_rate"] = spread([r[src]["invented"][0] / r[src]["invented"][1] for r in folds])
         out[src]["invented_pooled"] = [sum(r[src]["invented"][0] for r in folds),
                                        sum(r[src]["invented"][1] for r in folds)]
-    g = {t: o for t, o in outcomes.items() if o[2] == "G"}
-    out["G"]["titles_right_pooled"] = [sum(o[0] for o in g.values()), len(g)]
+    for src in [s for s in srcs if s != "A"]:  # (bad.xml's strings are dev in every fold)
+        mine = [o for o in outcomes.values() if o[2] == src]
+        out[src]["titles_right_pooled"] = [sum(o[0] for o in mine), len(mine)]
     if args.cv_against:  # paired: the same strings' titles under another candidate's --cv-out
         other = json.loads(args.cv_against.read_text())
-        for src in ("G", "A"):
+        for src in srcs:
             both = [t for t, o in outcomes.items() if o[2] == src and t in other]
             out[src]["against"] = {
                 "file": str(args.cv_against), "strings": len(both),
@@ -519,6 +527,9 @@ def main() -> None:
                     help="score the four dev models of scripts/train_refparse.py --cv -o MODEL, each on its "
                          "fold of --dev-split docs: per fold, and mean and spread over the folds (no held-out "
                          "set is read)")
+    ap.add_argument("--wide-folds", action="store_true",
+                    help="with --dev/--cv: the folds of train_refparse.py --wide-folds (AnyStyle's good.xml and "
+                         "ugly.xml scored as U, numbered-list renders of the dev strings as N)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")

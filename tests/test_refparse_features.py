@@ -567,6 +567,43 @@ def test_doc_split_keeps_whole_documents_on_one_side():
     assert folds[0] == set(g) and sum(map(len, folds)) == len(set.union(*folds)) == 40
 
 
+def test_wide_folds_split_anystyles_good_and_ugly_by_style_and_number_the_dev_strings():
+    """--wide-folds: AnyStyle's good.xml and ugly.xml strings are dev too, each in the fold its
+    style_key hashes to (entries printed alike on one side, whichever file they sit in), every one
+    in exactly one fold; without it the split is as before. numbered() puts a bare list number
+    before each dev string that begins with a capital, its fields moved past it."""
+    examples = [(f"Author{d}, A., Title {d}, J. Things {d} (2001).", [], f"grobid/doc{d}.tei.xml") for d in range(8)]
+    for i in range(40):  # two styles, printed in both files
+        t = f"Smith{i}, J. {1900 + i}. Book {i}. London: Press."
+        examples.append((t, [(0, t.index(" 19"), "author"), (t.index("Book"), t.index(". London"), "title")],
+                         f"anystyle/{('good', 'ugly')[i % 2]}.xml"))
+        t = f"[{i}] J. Smith{i}, Article {i}, Journal, {i}, 2001."
+        examples.append((t, [(t.index("J. "), t.index(", Art"), "author"), (t.index("Art"), t.index(", Jour"), "title")],
+                         f"anystyle/{('good', 'ugly')[i % 2]}.xml"))
+    examples.append(("Bad, B. (2003). Title. Publisher.", [(0, 6, "author")], "anystyle/bad.xml"))
+    assert train_refparse.style_key(*examples[8][:2]) == "author. title" and \
+        train_refparse.style_key(*examples[9][:2]) == "[N] author title"
+    assert train_refparse.doc_split(examples, fold=1) == train_refparse.doc_split(examples, fold=1, wide=False)
+    assert not any(src.startswith(("anystyle/good", "anystyle/ugly"))
+                   for *_, src in train_refparse.doc_split(examples, fold=1)[1])
+    seen: list = []
+    for k in range(4):
+        train, dev = train_refparse.doc_split(examples, fold=k, wide=True)
+        assert len(train) + len(dev) == len(examples)
+        wide = [(t, s) for t, s, src in dev if src.startswith(("anystyle/good", "anystyle/ugly"))]
+        assert {train_refparse.style_key(t, s) for t, s in wide}.isdisjoint(
+            {train_refparse.style_key(t, s) for t, s in train})
+        seen += wide
+        assert "anystyle/bad.xml" in {src for *_, src in dev}
+    assert len(seen) == 80 and len({t for t, _ in seen}) == 80
+    text, spans, src = examples[8]
+    (ntext, nspans, nsrc), = train_refparse.numbered([(text, spans, src), examples[9]])  # not "[0] ..."
+    lead = ntext[:ntext.index(" ") + 1]
+    assert ntext == lead + text and 1 <= int(lead) <= 150 and nsrc == src
+    assert [ntext[s:e] for s, e, _ in nspans] == [text[s:e] for s, e, _ in spans]
+    assert train_refparse.numbered([(text, spans, src)])[0][0] == ntext  # (by its text, every run)
+
+
 def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
     """--without-dev writes a dev model and its own gazetteers beside it, never the shipped ones,
     trained on the strings outside the dev split only."""
