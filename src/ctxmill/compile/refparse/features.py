@@ -144,28 +144,46 @@ def use_string_traits(on: bool) -> None:
     _rows = _blobs = None
 
 
+def _quotes(tokens: list[str]) -> int:
+    """The string's quotation marks, 0-3 (3: three or more)."""
+    return min(sum(t in _STRING_QUOTES for t in tokens), 3)
+
+
+def _lower_run(infos: list[tuple]) -> bool:
+    """Whether three lower-case words follow one another somewhere (a title's words)."""
+    run = 0
+    for x in infos:
+        run = run + 1 if x[7] % _WIDE else 0  # (_traits' low bits: a lower-case word)
+        if run >= 3:
+            return True
+    return False
+
+
+def _collab(tok: str) -> bool:
+    return "collab" in tok.lower() or tok.lower() == "consortium"
+
+
+def _lead(tokens: list[str]) -> bool:
+    """Whether the string opens with a bare list number before a capital ("33 Bergk, V.")."""
+    return len(tokens) > 1 and bool(_LEAD.fullmatch(tokens[0])) and tokens[1][:1].isupper()
+
+
 def _string_key(tokens: list[str], infos: list[tuple], journals: list[str | None]) -> int:
     """The string's traits packed into one number (_string_features reads it): quotes (0-3),
     a run of three lower-case words, a journal abbreviation or a known journal of two words or
     more, a collaboration, a DOI or arXiv id, the tenth the first year stands in (10: none), the
     comma-separated groups (bucketed 0-5), a bare list number before a capital ("33 Bergk, V.")."""
     n = len(tokens)
-    quotes = min(sum(t in _STRING_QUOTES for t in tokens), 3)
-    run = low = 0
-    for x in infos:
-        run = run + 1 if x[7] % _WIDE else 0  # (_traits' low bits: a lower-case word)
-        if run >= 3:
-            low = 1
-            break
+    quotes = _quotes(tokens)
+    low = _lower_run(infos)
     abbr = "jB" in journals or any(t[:1].isupper() and t[-1:] == "." and len(t) > 2 and t[:-1].isalpha()
                                    for t in tokens)
-    collab = any("collab" in t.lower() or t.lower() == "consortium" for t in tokens)
+    collab = any(map(_collab, tokens))
     ids = any(b"doi" in x[0] or b"arxiv" in x[0] for x in infos)
     year = next((10 * i // n for i, x in enumerate(infos) if x[5]), 10)
     commas = tokens.count(",") + 1
     groups = (0, 1, 2, 3, 3, 4, 4, 4)[commas - 1] if commas <= 8 else 5
-    lead = n > 1 and bool(_LEAD.fullmatch(tokens[0])) and tokens[1][:1].isupper()
-    return quotes | low << 2 | abbr << 3 | collab << 4 | ids << 5 | year << 6 | groups << 10 | lead << 13
+    return quotes | low << 2 | abbr << 3 | collab << 4 | ids << 5 | year << 6 | groups << 10 | _lead(tokens) << 13
 
 
 _STRING_FEATURES: dict[int, tuple[bytes, ...]] = {}
@@ -178,6 +196,66 @@ def _string_features(key: int) -> tuple[bytes, ...]:
                                           f"s_collab={key >> 4 & 1}", f"s_id={key >> 5 & 1}",
                                           f"s_year={key >> 6 & 15}", f"s_groups={key >> 10 & 7}",
                                           f"s_lead={key >> 13 & 1}"))
+    return f
+
+
+# Traits of the string joined with where a token stands (--token-traits; issue 22's twenty-fourth
+# round, not in the shipped model): the string traits of the twenty-third round, said of every
+# token, moved a label's score alike at every token and could not say which tokens; here each is
+# said of the tokens it bears on. Packed into bits 20-28 of a token's position number (_layout),
+# read back by _token_trait_features: the list number on the first two tokens (bits 20-21), the
+# string's quote count on the tokens inside quotes (22-23), before or after the first year with
+# the third of the string it stands in (24-26), a collaboration word before the first comma on the
+# tokens there (27), no run of lower-case words on the tokens after the first year (28). Set
+# through use_token_traits; scored with benchmarks/references.py --token-traits.
+TOKEN_TRAITS = False
+_TT = 20  # the first bit of a position number that the token traits use
+
+
+def use_token_traits(on: bool) -> None:
+    """Turn the token traits on or off for this process (the cached score rows go)."""
+    global TOKEN_TRAITS, _rows, _blobs
+    TOKEN_TRAITS = on
+    _rows = _blobs = None
+
+
+def _token_traits(tokens: list[str], infos: list[tuple], codes: list[int], years: list[int]) -> None:
+    """The token traits into ``codes`` (from bit _TT on), for _layout."""
+    n = len(tokens)
+    if _lead(tokens):
+        codes[0] |= 1 << _TT
+        codes[1] |= 2 << _TT
+    q = _quotes(tokens)
+    if q:
+        for i in range(n):
+            if codes[i] & 128:  # (the after-quote state: inside a quotation)
+                codes[i] |= q << _TT + 2
+    if years:
+        y = years[0]
+        third = min(10 * y // n // 3, 2)
+        for i in range(y):
+            codes[i] |= (1 + third) << _TT + 4
+        nolow = 0 if _lower_run(infos) else 1 << _TT + 8
+        for i in range(y + 1, n):
+            codes[i] |= (4 + third) << _TT + 4 | nolow
+    first = tokens.index(",") if "," in tokens else n
+    if any(map(_collab, tokens[:first])):
+        for i in range(first):
+            codes[i] |= 1 << _TT + 7
+
+
+_TOKEN_FEATURES: dict[int, tuple[bytes, ...]] = {}
+
+
+def _token_trait_features(bits: int) -> tuple[bytes, ...]:
+    """The features of a position number's token traits (``code >> _TT``)."""
+    f = _TOKEN_FEATURES.get(bits)
+    if f is None:
+        lead, q, yr = bits & 3, bits >> 2 & 3, bits >> 4 & 7
+        f = _TOKEN_FEATURES[bits] = _enc(
+            ((f"t_lead={lead - 1}",) if lead else ()) + ((f"t_q={q}",) if q else ())
+            + ((f"t_yr={'ba'[yr >= 4]}{(yr - 1) % 3}",) if yr else ())
+            + (("t_collab",) if bits >> 7 & 1 else ()) + (("t_nolow",) if bits >> 8 & 1 else ()))
     return f
 
 
@@ -467,6 +545,8 @@ def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], l
             end = changes[k + 1][0] if k + 1 < len(changes) else n
             if value and end > at:
                 codes[at:end] = [c | value for c in codes[at:end]]
+    if TOKEN_TRAITS:
+        _token_traits(tokens, infos, codes, years)
     return infos, journals, codes
 
 
@@ -498,6 +578,10 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
     for i in range(min(n, 3)):
         out[i].append(_FIRST[i])
     out[-1].append(b"last")
+    if TOKEN_TRAITS:  # last in the position row, as _tail_features lists them
+        for f, k in zip(out, codes, strict=True):
+            if k >> _TT:
+                f.extend(_token_trait_features(k >> _TT))
     if STRING_TRAITS:
         traits = _string_features(_string_key(tokens, infos, journals))
         for f in out:
@@ -660,6 +744,8 @@ def _tail_features(code: int) -> list[bytes]:
         f.append(_FIRST[first - 1])
     if code & _LAST:
         f.append(b"last")
+    if code >> _TT:
+        f.extend(_token_trait_features(code >> _TT))
     return f
 
 
