@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,17 @@ def test_page_words_are_the_line_loop(lines, markup):
     assert (out, list(zip(firsts, seconds, strict=True))) == _page_words_loop(page, markup)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LINE, max_size=30))
+def test_page_words_run_by_run_are_the_line_loop(lines):
+    # the marked runs on every page, however dense its marks (a page is read whole past 1 in 8)
+    page = Page(number=1, lines=[Line(text=t) for t in lines])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(conservation, "_RUNS_UNDER", 0)
+        out, firsts, seconds = conservation._page_words(page, True)
+    assert (out, list(zip(firsts, seconds, strict=True))) == _page_words_loop(page, True)
+
+
 def test_a_page_of_hyphen_ends_is_read_in_one_scan(monkeypatch):
     # fuzz.py's hyphen_lines: every line ends in a hyphen, each pair of lines is a broken word
     page = Page(number=1, lines=[Line(text=f"con{'abcdefg'[i % 7]}-") for i in range(20_000)])
@@ -63,6 +75,23 @@ def test_a_page_of_hyphen_ends_is_read_in_one_scan(monkeypatch):
     assert len(expect[1]) == 10_000
     # bcea6c2: one findall a line (20,000)
     assert ascii_.calls + unicode_.calls <= 2, (ascii_.calls, unicode_.calls)
+
+
+def test_the_pairs_pattern_reads_the_marked_lines_not_the_page(monkeypatch):
+    # a page of OCR-engine text with a few words broken at a line end, runs of marked lines among
+    # them, one at the page's end: the pairs pattern was tried at every letter of the page
+    lines = [f"Σome plain words of line {i} here" for i in range(3000)]
+    for i, end in ((10, "con-"), (11, "ser-"), (12, "va-"), (500, "word-  "), (501, ""), (2000, "αβ-"), (2999, "last-")):
+        lines[i] += " " + end
+    page = Page(number=1, lines=[Line(text=t) for t in lines])
+    expect = _page_words_loop(page, True)
+    pairs = Counted(conservation._PAIRS)
+    monkeypatch.setattr(conservation, "_PAIRS", pairs)
+    out, firsts, seconds = conservation._page_words(page, True)
+    assert (out, list(zip(firsts, seconds, strict=True))) == expect
+    assert len(expect[1]) == 5  # (and "last" carried off the page's end)
+    # four runs: the marked lines and the line after each, 9 of 3,000 lines (298a037: the page)
+    assert pairs.calls == 4 and pairs.chars < 10 * 45, (pairs.calls, pairs.chars)
 
 
 def test_ascii_lines_around_a_few_others_are_split_not_matched(monkeypatch):
