@@ -590,8 +590,17 @@ def _rule_lines(lines: list[str]) -> set[int]:
     return _rule_and_code_lines(lines)[0]
 
 
-def _rule_and_code_lines(lines: list[str]) -> tuple[set[int], set[int]]:
-    """The rule lines (:func:`_rule_lines`) and those of them _code_score may score (a superset)."""
+def _lines_of(lines: list[str], texts) -> set[int]:
+    """Indexes of the lines whose text is in ``texts`` (in C)."""
+    return set(compress(range(len(lines)), map(texts.__contains__, lines)))
+
+
+def _rule_and_code_lines(lines: list[str], by_text: dict[str, bool] | None = None) -> tuple[set[int] | None, set[int]]:
+    """The rule lines (:func:`_rule_lines`) and those of them _code_score may score (a superset).
+    With ``by_text``, lines that repeat give their rule lines by text: each distinct rule line's
+    text (-> whether the code group matched) goes into ``by_text`` and the rule lines are None
+    (_past_rules reads them by text: 631,000 rule lines of a reference list of one-character
+    entries were listed only to be reduced to their five texts)."""
     text = "\n" + "\n".join(lines)
     if text.count("\n") != len(lines):  # a line holding a line break: take no short cut
         every = set(range(len(lines)))
@@ -602,12 +611,14 @@ def _rule_and_code_lines(lines: list[str]) -> tuple[set[int], set[int]]:
         found = {t: m.lastindex == 1 for t in set(lines) if (m := _RULE_LINE_RE.match("\n" + t))}
         if not found:
             return set(), set()
-        rule = set(compress(range(len(lines)), map(found.__contains__, lines)))
+        if by_text is not None:
+            by_text.update(found)
+        rule = _lines_of(lines, found) if by_text is None else None
         # (of the texts the search marks, those _code_score does score, each asked once: the lines
         # of the others were listed, sorted and looked up one by one only to score 0 each, the
         # 210,000 "[1] x" lines of a reference list of one-character entries)
         code = {t for t, c in found.items() if c and _code_score(t)}
-        return rule, (set(compress(range(len(lines)), map(code.__contains__, lines))) if code else set())
+        return rule, (_lines_of(lines, code) if code else set())
     rule, code = line_hits_group(_RULE_LINE_RE, text)
     found = set(rule)
     return found, (found if len(code) == len(rule) else set(code))  # (every rule line may score: one set)
@@ -648,17 +659,25 @@ _NOT_ALONE = {(markdown, pipes, marks): _not_alone(markdown, pipes, marks)
               for markdown in (False, True) for pipes in (False, True) for marks in (False, True)}
 
 
-def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
-                markdown: bool) -> tuple[set[int], dict[str, re.Match]]:
+def _past_rules(lines: list[str], rule_lines: set[int] | None, score: dict[int, int],
+                markdown: bool, by_text: dict[str, bool] | None = None) -> tuple[set[int], dict[str, re.Match]]:
     """``rule_lines`` less the lines that score no code and that _one_rule reads alone (each
     distinct line once), and the list items among those (line -> match): the runs of plain
     lines take them, at a strip() or a lookup each. Every line of prose with a comma or a
-    bracket is a rule line, as is each line of a reference list ("[12] ...", "- x")."""
-    # (in C where no line scores: a reference list of 1,000,000 one-character lines has 600,000 rule lines)
-    maybe = [k for k in rule_lines if k not in score] if score else list(rule_lines)
-    if not maybe:
-        return rule_lines, {}
-    texts = set(map(lines.__getitem__, maybe))
+    bracket is a rule line, as is each line of a reference list ("[12] ...", "- x"). ``rule_lines``
+    None: they are the lines whose text is in ``by_text`` (lines that repeat), listed only where
+    a line scores or a text is kept."""
+    if rule_lines is None and score:
+        rule_lines = _lines_of(lines, by_text)
+    if rule_lines is None:  # (no line scores: the texts of the rule lines are by_text's)
+        maybe = None
+        texts = set(by_text)
+    else:
+        # (in C where no line scores: a reference list of 1,000,000 one-character lines has 600,000 rule lines)
+        maybe = [k for k in rule_lines if k not in score] if score else list(rule_lines)
+        if not maybe:
+            return rule_lines, {}
+        texts = set(map(lines.__getitem__, maybe))
     order = list(texts)
     joined = "\n" + "\n".join(order)
     # a "|" line starts a pipe table only where a separator line ("|---|---|") follows it: none
@@ -683,10 +702,12 @@ def _past_rules(lines: list[str], rule_lines: set[int], score: dict[int, int],
         asked = order
         verdict = {t: _one_rule(t, markdown, pipes) for t in order}
     if not any(verdict.values()):
-        return rule_lines, {}
+        return rule_lines if maybe is not None else _lines_of(lines, by_text), {}
     items = {t: v for t in asked if (v := verdict[t]) is not True and v}
     # (the lines kept: those that score, and those of a text _one_rule cannot read alone)
     alone_not = {t for t in asked if not verdict[t]}
+    if maybe is None:  # (no line scores)
+        return _lines_of(lines, alone_not) if alone_not else set(), items
     kept = {k for k in maybe if lines[k] in alone_not} if alone_not else set()
     return kept | (score.keys() & rule_lines), items
 
@@ -745,8 +766,9 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     pno = page.number
     para: list[str] = []
     given = rule_lines is not None
+    by_text: dict[str, bool] = {}  # (lines that repeat: their rule lines by text, see _past_rules)
     # (a caller's own rule lines are all scored: the reference the tests compare with)
-    rule_lines, code_lines = _rule_and_code_lines(lines) if rule_lines is None else (rule_lines, rule_lines)
+    rule_lines, code_lines = _rule_and_code_lines(lines, by_text) if rule_lines is None else (rule_lines, rule_lines)
     # index in out of a Markdown heading -> its text and level; out holds None there until the
     # end, where the headings that _no_outline did not read as text become Blocks (a file of
     # 100,000 "# ..." lines made a Block apiece, most of them thrown away)
@@ -771,7 +793,7 @@ def _text_blocks(page: Page, markdown: bool, rule_lines: set[int] | None = None)
     items: dict[str, re.Match] = {}
     if not given:
         score = _strong_runs(score, lines, markdown)
-        rule_lines, items = _past_rules(lines, rule_lines, score, markdown)
+        rule_lines, items = _past_rules(lines, rule_lines, score, markdown, by_text)
     # a run's end and its running count of strong lines are worked out when the loop below first
     # asks about a line of it (forward only: from that line on), once per run: a file of "# ..."
     # headings scores every line as a comment, but a heading is read before the run test
