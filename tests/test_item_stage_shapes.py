@@ -183,6 +183,21 @@ def test_a_cross_reference_to_one_number_is_not_scanned_again(monkeypatch):
     assert numbers.calls == 0, numbers.calls
 
 
+def test_a_block_the_mark_scan_found_is_not_searched_again(monkeypatch):
+    # fuzz.py's crossrefs: the scan of document.md for marks finds each block's first one; the
+    # block loop does not search the block again for a mark (298a037: a second search a block)
+    from ctxmill.compile import citations
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.compile.pipeline import compile_document
+
+    text = "".join(f"See Section {i} and Figure {i * 7 % 1000} and Table {i % 100}.\n\n" for i in range(1, 1001))
+    marks = Counted(citations._ANY_MARK)
+    monkeypatch.setattr(citations, "_ANY_MARK", marks)
+    doc = compile_document(text.encode(), CompileOptions(chunks=False), kind="markdown", name="x.md")
+    assert sum(u.kind == "crossref" for u in doc.unresolved) == 3000
+    assert marks.calls <= 1001, marks.calls
+
+
 # ------------------------------------------------------------------ references.reads_as_reference
 
 
@@ -262,3 +277,70 @@ def test_entries_without_year_or_authors_are_not_labelled(monkeypatch):
     assert linker.link("Anonymous", "2020") == (["ref-1002"], None)
     # (e5b411b: 1,001, one for each entry without authors)
     assert len(words) == 1, len(words)
+
+
+# ------------------------------------------------------------------ references: a line its own entry
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=12), st.integers(1, 3), st.sampled_from([None, 1, 2, 3]), st.sampled_from([None, 2]),
+       st.sampled_from([None, "4."]), st.sampled_from([{}, {"bibliography": True, "bib_part": 2, "bib_item": True}]))
+def test_a_block_made_its_own_entry_is_the_entry_block(text, page, page_end, level, number, attrs):
+    import copy
+
+    from ctxmill.compile import references
+    from ctxmill.model import Block, BlockKind
+
+    b = Block(BlockKind.PARAGRAPH, text, page, page_end=page_end, id="b7", level=level, number=number,
+              section_id="s2", bbox=(1.0, 2.0, 3.0, 4.0), attrs=attrs)
+    want = references._entry_block(b, references.join_lines([b.text]), b.last_page, 1, b.id)
+    assert references._block_as_entry(copy.deepcopy(b)) == want
+
+
+def test_a_list_of_one_entry_a_line_keeps_the_lines_blocks():
+    # fuzz.py's refs: "References", then an entry a line; each line's block becomes its entry
+    # (298a037: a second Block built for each, the line's own dropped), the same entries
+    from ctxmill.compile import pipeline
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.model import BlockKind, Document
+    from ctxmill.sources import load_source
+
+    text = "References\n\n" + "".join(f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020.\n" for i in range(300))
+    options = CompileOptions()
+    doc = Document(stream=load_source(text.encode(), options, name="refs.txt"))
+    for name, target, _ in pipeline.STAGES:
+        if name == "references":
+            break
+        pipeline._resolve(target)(doc, options)
+    before = list(doc.blocks)  # (kept alive: no id of theirs is another object's)
+    lines = set(map(id, before))
+    pipeline._resolve("ctxmill.compile.references:run")(doc, options)
+    entries = [b for b in doc.blocks if b.kind is BlockKind.REFERENCE]
+    assert [e.text for e in entries] == [f"[{i}] A. Author, B. Writer. A title {i}. In Proc. X, 2020." for i in range(300)]
+    assert [e.attrs for e in entries[:2]] == [{"bibliography": True, "lines": 1, "bib_part": 1, "reference_id": "ref-1"},
+                                              {"bibliography": True, "lines": 1, "bib_part": 1, "reference_id": "ref-2"}]
+    assert all(id(e) in lines for e in entries)
+
+
+# ------------------------------------------------------------------ report: counts once
+
+
+def test_the_report_counts_once_for_qa_md_and_metrics(tmp_path, monkeypatch):
+    # qa.md and metrics.json print the same counts (ctxmill.counts), each of which reads every
+    # unresolved item: counted once for both (298a037: twice)
+    import json
+    from unittest import mock
+
+    from ctxmill.compile.pipeline import compile_document
+    from ctxmill.render import report
+
+    text = "".join(f"See Section {i} and Figure {i * 7 % 100} and Table {i % 10}.\n\n" for i in range(1, 301))
+    doc = compile_document(text.encode(), name="x.txt")
+    spy = mock.Mock(wraps=report.counts)
+    monkeypatch.setattr(report, "counts", spy)
+    report.write(doc, tmp_path, None)
+    assert spy.call_count == 1
+    monkeypatch.undo()
+    assert (tmp_path / "qa.md").read_text() == report.qa_markdown(doc)
+    assert json.loads((tmp_path / "metrics.json").read_text()) == json.loads(json.dumps(report.metrics_json(doc)))
+    assert report.metrics_json(doc)["counts"]["crossrefs_unresolved"] == 900

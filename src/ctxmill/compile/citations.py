@@ -491,13 +491,15 @@ def run(doc: Document, options: CompileOptions) -> None:
         # holds one exactly when a match of the whole starts inside its span), and the blocks
         # holding one, tables, and blocks with no span are read, in order. Raw OCR text has a
         # block per line and few marks: the other blocks cost nothing here.
-        read = {i for i, b in enumerate(blocks) if b.kind is Kind.TABLE or b.id not in spans}
+        # (block index -> whether the loop below still asks whether it is read: a block the scan
+        # found in holds a mark and is of no skipped kind, which it asked already)
+        read = {i: True for i, b in enumerate(blocks) if b.kind is Kind.TABLE or b.id not in spans}
         # (only blocks the loop below reads: the marks of a bibliography, a "[" or "(" an entry,
         # were found one by one and thrown away there)
         order = [i for i, b in enumerate(blocks) if b.id in spans and not _skipped(b)]
         firsts = [spans[blocks[i].id][0] for i in order]
         if firsts != sorted(firsts):  # (spans out of reading order, e.g. two blocks of one id: all)
-            read.update(order)
+            read.update(dict.fromkeys(order, True))
         else:
             # the first mark of a block is enough: the search goes on from the end of the block
             # it found one in (240,000 marks in 80,000 blocks of cross-references; a block of
@@ -508,9 +510,8 @@ def run(doc: Document, options: CompileOptions) -> None:
             while m is not None:
                 p = m.start()
                 k = bisect.bisect_right(firsts, p) - 1
-                if k >= 0 and p < spans[blocks[order[k]].id][1]:
-                    read.add(order[k])
-                    hi = spans[blocks[order[k]].id][1]
+                if k >= 0 and p < (hi := spans[blocks[order[k]].id][1]):
+                    read.setdefault(order[k], False)
                     if k + 1 < len(firsts):
                         hi = min(hi, firsts[k + 1])
                     m = search(md, hi)
@@ -518,10 +519,12 @@ def run(doc: Document, options: CompileOptions) -> None:
                     m = search(md, firsts[k + 1])
                 else:
                     break
-        blocks = [blocks[i] for i in sorted(read)]
+        todo = [(blocks[i], read[i]) for i in sorted(read)]
+    else:
+        todo = [(b, True) for b in blocks]
     alone = bool(ctx.linker.label_index()[0])  # entries cited by their label alone, no mark needed
-    for block in blocks:
-        if _skipped(block):
+    for block, ask in todo:
+        if ask and _skipped(block):
             continue
         span = spans.get(block.id)
         if span:
@@ -529,7 +532,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             text = md[span[0] : span[1]]
         else:
             base, text = None, block.text
-        if not by_label and block.kind is not Kind.TABLE and _ANY_MARK.search(text) is None:
+        if ask and not by_label and block.kind is not Kind.TABLE and _ANY_MARK.search(text) is None:
             continue  # no character or keyword that any callout or cross-reference starts with
         # Author lines carry affiliation marks ("Liu¹"), not citations; the abstract may cite.
         # (A callout needs a label cited alone, a parenthesis, a bracket, a superscript's "^"
