@@ -4,11 +4,15 @@ not times, each checked against the plain road that does all the work."""
 from __future__ import annotations
 
 import random
+import re
 from itertools import compress
 
 from _counting import Counted, CountedCall
-from ctxmill.compile import blocks, structure
-from ctxmill.model import Line, Page
+from ctxmill import linescan
+from ctxmill.compile import blocks, normalize, structure
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Document, Line, Page
+from ctxmill.sources import load_source
 from test_markup_line_work import _reference
 
 
@@ -47,3 +51,42 @@ def test_repeated_rule_lines_read_by_text(monkeypatch):
     monkeypatch.undo()
     assert listed.calls == 0
     assert [(b.kind, b.text, b.attrs) for b in out] == [(b.kind, b.text, b.attrs) for b in _reference(lines)]
+
+
+def test_a_link_no_blank_breaks_is_not_searched_for_breaks(monkeypatch):
+    # a page of links, one a paragraph: each line went through both URL-break searches, finding
+    # nothing, where one search for a "/" beside a blank answers for both
+    spies = [Counted(normalize._BLANK_SLASHES_RE), Counted(normalize._SLASH_BLANK_RE)]
+    monkeypatch.setattr(normalize, "_BLANK_SLASHES_RE", spies[0])
+    monkeypatch.setattr(normalize, "_SLASH_BLANK_RE", spies[1])
+    assert normalize.clean_inline(" see https://example.org/page/7 here ") == "see https://example.org/page/7 here"
+    assert spies[0].calls + spies[1].calls == 0
+    assert normalize.clean_inline("see https: //example.org/ page/7") == "see https://example.org/page/7"
+
+
+def test_links_cleaned_as_the_searches_do(monkeypatch):
+    rnd = random.Random(24)
+    tokens = ["http", "https", "://", "/", " ", "  ", "\t", "x", "example.org", "//", "\n", "&amp;", "é", "\\(",
+              "a/ b", ":", "\x0b", "page"]
+    texts = ["".join(rnd.choice(tokens) for _ in range(rnd.randint(0, 12))) for _ in range(20_000)]
+    fast = list(map(normalize.clean_inline, texts))
+    monkeypatch.setattr(normalize, "_SLASH_GAP_RE", re.compile(""))  # (every text with a "/" searched)
+    assert fast == list(map(normalize.clean_inline, texts))
+
+
+def test_the_passes_join_the_same_texts_once(monkeypatch):
+    # a page of links, one a paragraph: six passes of the structure stage searched the blocks'
+    # texts, each joining them again, where the texts had not changed since the pass before
+    text = "A Page of Links\n\n" + "".join(f"see https://example.org/page/{i} here\n\n" for i in range(500))
+    opts = CompileOptions()
+    doc = Document(stream=load_source(text.encode(), opts, name="links.txt"))
+    blocks.run(doc, opts)
+    normalize.run(doc, opts)
+    searched = CountedCall(linescan.line_hits)
+    joined = CountedCall(structure._hits_text)
+    monkeypatch.setattr(structure, "line_hits", searched)
+    monkeypatch.setattr(structure, "_hits_text", joined)
+    structure.run(doc, opts)
+    assert searched.calls == 6 and joined.calls == 1
+    assert structure._LAST_HITS == [None]  # (not held after the document)
+    assert [b.text for b in doc.blocks[1:3]] == ["see https://example.org/page/0 here", "see https://example.org/page/1 here"]

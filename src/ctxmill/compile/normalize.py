@@ -195,12 +195,17 @@ URL_BREAK_RE = re.compile(r"(https?://[^\s<>()]*/)\s+([\w\-.~%]+(?:/[\w\-.~%]*)*
 _SCHEME_GAP_RE = re.compile(r"\b(https?:)\s+//")
 _BLANK_SLASHES_RE = re.compile(r"\s//")  # what _SCHEME_GAP_RE needs
 _SLASH_BLANK_RE = re.compile(r"/\s")  # what URL_BREAK_RE needs
+# what either needs: a "/" before a blank, or after a blank and before a "/" (a literal first: re
+# skips to each "/")
+_SLASH_GAP_RE = re.compile(r"/(?:(?=\s)|(?<=\s/)(?=/))")
 
 
 def clean_inline(text: str) -> str:
-    if text.isascii() and "\\(" not in text and "\\[" not in text and "&" not in text and "http" not in text \
-            and "://" not in text and "\t" not in text and "  " not in text:
-        return text.strip()  # (nothing below changes such a text but the strip: every line of raw OCR text)
+    if text.isascii() and "\\(" not in text and "\\[" not in text and "&" not in text and "\t" not in text \
+            and "  " not in text and (("http" not in text and "://" not in text) or _SLASH_GAP_RE.search(text) is None):
+        # (nothing below changes such a text but the strip: every line of raw OCR text, and a
+        # line with a link that no blank breaks, which took the two URL searches one by one)
+        return text.strip()
     text = fold(text)
     text = convert_latex(text)
     text = html.unescape(text) if "&" in text else text

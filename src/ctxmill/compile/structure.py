@@ -79,6 +79,12 @@ def _ascii_form(pattern: re.Pattern) -> re.Pattern:
     return form
 
 
+# The texts the last _hits call read and what its search reads in them: the passes that call it
+# one after another mostly read the same texts (raw OCR text: 47,000 a MB, joined six times).
+# One entry, a (texts, prepared) pair set and read whole; dropped at the end of run().
+_LAST_HITS: list = [None]
+
+
 def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     """Indices (ascending, once each) of the blocks whose text starts a line ``pattern`` finds
     at its line break, in the texts joined by line breaks after a first one: one scan instead
@@ -91,20 +97,36 @@ def _hits(blocks: list[Block], pattern: re.Pattern) -> list[int]:
     the pattern does not read across its line breaks. (A pattern that starts with its line break
     is searched for that character: ctxmill.linescan.)"""
     texts = list(map(_TEXT, blocks))  # (in C: six passes read every block's text)
+    last = _LAST_HITS[0]
+    if last is not None and last[0] == texts:  # (the same texts as the pass before: read as it read them)
+        joined, several, ascii = last[1]
+    else:
+        joined, several, ascii = prepared = _hits_text(texts)
+        _LAST_HITS[0] = (texts, prepared)
+    if joined is None:
+        return list(range(len(texts)))
+    found = line_hits(_ascii_form(pattern) if ascii else pattern, joined)
+    return sorted({*found, *several}) if several else found
+
+
+def _hits_text(texts: list[str]) -> tuple[str | None, list[int], bool]:
+    """What _hits searches in ``texts``: their joined text (None where blocks are long), the
+    blocks of several lines (returned whatever the search finds), and whether it is ASCII."""
     if sum(map(len, texts)) > _HITS_MAX_CHARS * len(texts):  # (long blocks, prose: the pass's own
-        return list(range(len(texts)))  # step per block costs less than a search of all its text)
+        return None, [], False  # step per block costs less than a search of all its text)
     joined = "\n" + "\n".join(texts)
     if joined.count("\n") == len(texts):  # one line each: a block's index is its line's
-        return line_hits(_ascii_form(pattern) if joined.isascii() else pattern, joined)
+        return joined, [], joined.isascii()
     # A block of several lines is returned whatever the pattern finds in it: it is searched as an
     # empty line, so that every other block is still one line and its index its line's (each
     # match in such a block was placed by a bisection, then thrown away: a LaTeX or HTML soup
     # has a match or more at most of its lines)
     several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+    texts = texts[:]
     for k in several:
         texts[k] = ""
     joined = "\n" + "\n".join(texts)
-    return sorted({*line_hits(_ascii_form(pattern) if joined.isascii() else pattern, joined), *several})
+    return joined, several, joined.isascii()
 
 
 def run(doc: Document, options: CompileOptions) -> None:
@@ -135,6 +157,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             continue
         for k in [k for k in a if k.startswith("_")]:
             del a[k]
+    _LAST_HITS[0] = None  # (the document's texts are not held after it)
 
 
 def _body_size(blocks: list[Block]) -> float:
