@@ -744,6 +744,18 @@ def test_first_load_of_an_empty_store_builds_its_indexes_after_the_rows_with_the
     assert hits and hits == [(h.path, h.start_line) for h in search(q, root, store=rows_url, k=5)]
 
 
+def _wait_unlocked(url: str, key: int, seconds: float = 60) -> None:
+    """Until no session holds the advisory lock ``key``. A closed connection's server process
+    releases its locks as it exits, a moment after the client has gone: at load 8 the next
+    client asked first, found the lock held and rightly left the load to its holder."""
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+            assert time.monotonic() < deadline, "the dead load's lock was never released"
+            time.sleep(0.05)
+        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+
 def test_a_first_load_that_dies_has_its_indexes_built_by_the_next_client(team_env, team_server, tmp_path,
                                                                            monkeypatch):
     """A bulk load killed after some batches leaves the indexes dropped and ``bulk_load`` set;
@@ -780,6 +792,7 @@ def test_a_first_load_that_dies_has_its_indexes_built_by_the_next_client(team_en
         assert conn.execute("SELECT count(*) FROM ctx_chunks").fetchone()[0] > 0
     assert not set(_indexes(url)) & {n for n, _, _ in schema.DEFERRED}
     monkeypatch.setattr(pgstore.PgStore, "replace_files", real)
+    _wait_unlocked(url, schema.BULK_LOCK)  # (the load is gone once its server process has exited)
     rep = sync_index(root, store=url)
     assert set(_indexes(url)) >= {n for n, _, _ in schema.DEFERRED}
     with psycopg.connect(url, autocommit=True) as conn:
