@@ -76,8 +76,11 @@ def _trim_org(name: str) -> str:
 # name; a text without one is not cut up (text input with no heading is front matter from end
 # to end: every paragraph of it was cut into names, as a possible byline)
 _PARTICLES = "van|von|de|der|da|bin|al|la|le|di|du"
-_NAME_WORDS = (r"[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|" + _PARTICLES + r")){1,4}"
-               r"[\s,;*]*(?:\Z|[,;]|\[\^|<sup>|and\s)")
+# (the look-ahead: the first word whole, a blank and a capital or a particle, which every match
+# has (a blank cannot follow a part of the word), read without going back: a capitalised word
+# before a number, "Section 3", "Figure 7", was otherwise given back a letter at a time)
+_NAME_WORDS = (r"[A-Z](?=[\w'’.\-]*+\s+(?:[A-Z]|" + _PARTICLES + r"))[\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|"
+               + _PARTICLES + r")){1,4}[\s,;*]*(?:\Z|[,;]|\[\^|<sup>|and\s)")
 _NAME_PIECE_RE = re.compile(r"(?:\A|[,;\]>]|\sand\s)[\s,;*]*" + _NAME_WORDS)
 # The piece's words and its end alone: every match of _NAME_PIECE_RE holds one, and this one
 # starts with a capital, which the regex engine scans for (the piece's three openings are
