@@ -744,7 +744,7 @@ def _use_model(monkeypatch, path: Path) -> None:
     monkeypatch.setattr(model, "_native_tried", False)
 
 
-def _train_and_use(monkeypatch, path, feature: str, extra: list = (), c1: float = 0.1) -> None:
+def _train_and_use(monkeypatch, path, feature: str | tuple[str, ...], extra: list = (), c1: float = 0.1) -> None:
     """Train a tiny model at ``path`` (on ``extra`` strings too) with the features now on, check it
     learnt some starting with ``feature`` (each of them, given several), and put it in use."""
     import pycrfsuite
