@@ -283,11 +283,6 @@ def _run(args: list[str], src: Path | None) -> str:
                           env=env).stdout
 
 
-def _rule_flags(args) -> list[str]:
-    """The run-time rules' options, for this tree's fresh processes."""
-    return ["--bare-numbers"] if args.bare_numbers else []
-
-
 def dev_scores(args) -> dict:
     """--dev: the labeller with a dev model and its gazetteers on the dev split, per source."""
     import train_refparse as T
@@ -353,7 +348,7 @@ def cv_scores(args) -> dict:
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
               *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else []),
               *(["--string-traits"] if args.string_traits else []), *(["--wide-folds"] if args.wide_folds else []),
-              *(["--token-traits"] if args.token_traits else []), *_rule_flags(args)]
+              *(["--token-traits"] if args.token_traits else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -557,8 +552,6 @@ def main() -> None:
     ap.add_argument("--token-traits", action="store_true",
                     help="the model was trained with train_refparse.py --token-traits (this tree's parses "
                          "and speed turns only, not the peer's)")
-    ap.add_argument("--bare-numbers", action="store_true",
-                    help="this tree's parses with refparse.use_bare_numbers on (round 24b's R1; not the peer's)")
     args = ap.parse_args()
     if args.compare:
         print(json.dumps(compare(args.compare, args.bootstrap), indent=1))
@@ -579,10 +572,6 @@ def main() -> None:
         from ctxmill.compile.refparse import features
 
         features.use_token_traits(True)
-    if args.bare_numbers:
-        from ctxmill.compile import refparse
-
-        refparse.use_bare_numbers(True)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return
@@ -622,8 +611,7 @@ def main() -> None:
                 turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
             turns["labeller"].append(json.loads(_run([*common, "--speed-only",
                                                       *(["--string-traits"] if args.string_traits else []),
-                                                      *(["--token-traits"] if args.token_traits else []),
-                                                      *_rule_flags(args)], None)))
+                                                      *(["--token-traits"] if args.token_traits else [])], None)))
         med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
         prod = {k: {m: round(statistics.median(t["product"][m] for t in v)) for m in ("wall", "cpu")}
                 for k, v in turns.items() if v and all("product" in t for t in v)}

@@ -597,3 +597,9 @@ def test_a_year_or_volume_that_opens_an_entry_is_no_list_number(raw, monkeypatch
     off = parse(raw)
     monkeypatch.setattr(refparse, "BARE_NUMBERS", True)
     assert parse(raw) == off
+
+
+def test_the_product_strips_a_bare_list_number_before_names():
+    # on by default since round 24b: what ``ctxmill compile`` writes for a Nature-style list
+    f = parse(BARE_NUMBERED[0][0])
+    assert (f["label"], f["people"][0]["family"]) == ("33", "Bergk")

@@ -36,10 +36,11 @@ DOUBTFUL = 0.85
 # start of an author list (a capitalised word then a comma or initials, or initials then a
 # capitalised word), so a volume before a journal ("33 Phys. Rev.") is not; a year has 4 digits.
 # The labeller, trained on few such strings, reads the number as the volume and loses the first
-# author (docs/outputs.md, round 24). Off by default: use_bare_numbers.
+# author (docs/outputs.md, rounds 24 and 24b). On since round 24b; use_bare_numbers(False) for
+# the parses before it.
 _BARE = re.compile(r"^(\d{1,3})\s+(?=[A-ZÀ-Þ][\w'’-]*(?:,|\s+(?:[A-ZÀ-Þ]\.|[A-Z]{1,3}(?:[\s,.]|$)))"
                    r"|(?:[A-ZÀ-Þ]\.\s?-?){1,3}\s?[A-ZÀ-Þ][\w'’-]*[\s,])")
-BARE_NUMBERS = False
+BARE_NUMBERS = True
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 
