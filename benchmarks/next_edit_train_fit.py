@@ -92,8 +92,11 @@ def dump(which: str, every: int = 1, ids: set[str] | None = None, base: Path | N
                 for s in found:
                     d = s.to_dict()
                     hits = [i for i in range(len(targets)) if sc.match(d, targets, files, set(range(len(targets))) - {i}, {}) == i]
-                    rows.append({"kind": s.kind, "path": s.path, "start_line": s.start_line, "end_line": s.end_line,
-                                 "features": s.features, "hits": hits})
+                    row = {"kind": s.kind, "path": s.path, "start_line": s.start_line, "end_line": s.end_line,
+                           "features": s.features, "hits": hits}
+                    if s.confidence != s.features.get("hand", s.confidence):
+                        row["confidence"] = s.confidence  # (the ranking's, where an order moved it past the features)
+                    rows.append(row)
                 n_cands += len(rows)
                 f.write(json.dumps({"id": case["id"], "repo": case["repo"], "class": case["class"],
                                     "language": case["language"], "n_targets": len(targets),
@@ -506,7 +509,7 @@ def main() -> None:
         shipped = json.loads(MODEL.read_text())
         out_of_fold(train, shipped.get("l2", 1.0), args.folds, set(shipped["weights"]) | {"bias"})
         print(json.dumps({"train_out_of_fold": replay(
-            train, lambda case, c: c["features"]["hand"], next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+            train, lambda case, c: c.get("confidence", c["features"]["hand"]), next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
             learned=(shipped, shipped["mode"], shipped["level"], shipped["gate_top"], shipped["gate_more"]))}, indent=1))
         return
     if args.wrong:  # (the training set only: the dev dump is not read)

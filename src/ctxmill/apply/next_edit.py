@@ -311,6 +311,14 @@ MODELS: dict[str, dict[str, float]] = {
                  "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
                  "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
     # (no "repeated_promote": the promotion of a rule's most-alike site, see promoted, is not shipped)
+    # the order of a case's repeated sites (resemblance_order): the weights above and, fitted on
+    # top of them over the training cases, how each site stands against the example
+    # (benchmarks/next_edit_repeated_fit.py --variant site --offset --permute; the bias orders nothing)
+    "repeated_order": {"bias": 1.6916, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
+                       "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
+                       "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609, "context_share": -0.5986,
+                       "done_log": -0.0614, "done_share": -0.0748, "ex_dist_log": -0.2939, "holes_id": -0.2505,
+                       "holes_lit": 0.4785, "same_scope": -0.2045, "site_done": -0.5018},
 }
 
 
@@ -349,11 +357,13 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
     # the definitions the edit rewrote: read once, asked by the rename and signature steps and below
     redone = redefined(hunks)
     found = _renamed(files, hunks, edited, redone.changes)
-    # (how much each repeated site resembles the example's place: read only by an order model,
-    # resemblance_order, and kept in the training dumps; not shipped, so not computed otherwise)
+    # (how each repeated site stands against the example: read by the order, resemblance_order;
+    # how much it resembles the example's place, the sim_* features: only by the training dumps
+    # and the promotion, not shipped)
     promote = MODELS.get("repeated_promote")
     resemble = learn_inputs or bool(MODELS.get("repeated_order")) or bool(promote)
-    for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited, resemble=resemble):
+    for path, first, last, text, feats, n in suggest_repeated(files, hunks, edited, resemble=resemble,
+                                                              similar=learn_inputs or bool(promote)):
         found.append(Suggestion(path, first, last, text, "the same edit as the one just made"
                                 + (f" ({n} changes)" if n > 1 else ""), 0.0, "repeated", feats))
     for path, first, last, text, feats, reason in suggest_signature(files, hunks, edited, redone):
@@ -402,8 +412,11 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
         if promote and s.kind == "repeated" and s.features.get("sim_rank") == 0.0 and not s.features.get("name_swap"):
             s.confidence = max(s.confidence, promoted(promote, s.features))
     found = [s for s in found if _trimmed(s, files.get(s.path))]
-    resemblance_order([s for s in found if s.kind == "repeated"])
     _context_features(found, hunks, learn_inputs)
+    # after the features: the learned gate reads each site's hand-set confidence and rank as the
+    # propagator gave them, so the order moves only the ranking, never a probability or the
+    # candidate the gate's fill shows (ordered before them, it lost a dev case through the fill)
+    resemblance_order([s for s in found if s.kind == "repeated"])
     return found, hunks
 
 
@@ -439,18 +452,41 @@ def resemblance_order(sites: list[Suggestion], weights: dict[str, float] | None 
     over the repeated features and next_repeated.resemblance's). Held sites (another token in a
     hole, a caller without a value, a re-signed function) keep theirs.
 
-    Not shipped: no MODELS["repeated_order"], so this does nothing by default. Weights fitted on
-    the training cases (benchmarks/next_edit_repeated_fit.py --permute --gate-sim) raised the
-    training cases' precision@1 out of fold but lowered it on the dev cases (docs/apply.md)."""
+    The top confidence stays with the sites that hold it unless each site the order would put
+    there matched with strictly better evidence (_better_evidence). candidates() runs this after
+    the features the learned gate reads, so it moves the ranking only, never a probability or the
+    candidate the gate's fill shows (docs/apply.md, round of 2026-12-06 morning: ordered before
+    them, it lost a dev case through the fill)."""
     w = weights if weights is not None else MODELS.get("repeated_order")
     free = [s for s in sites if not (s.features.get("other_holes") or s.features.get("unbound")
                                      or s.features.get("resigned"))]
     if not w or len(free) < 2:
         return
-    levels = sorted((s.confidence for s in free), reverse=True)
     score = lambda s: w.get("bias", 0.0) + sum(v * s.features.get(k, 0.0) for k, v in w.items() if k != "bias")  # noqa: E731
-    for s, conf in zip(sorted(free, key=score, reverse=True), levels, strict=True):  # (stable: the propagator's order among equals)
+    ordered = sorted(free, key=score, reverse=True)  # (stable: the propagator's order among equals)
+    # the sites at the top confidence keep it unless each site the order would give it instead
+    # matched with strictly better evidence than every one of them: on the training cases the
+    # order handed the top on to a site whose context agreed less (a test's line below the one
+    # the commit changed, the same line in another file) in 7 of the 8 right tops it lost, and
+    # to one whose context agreed more in 16 of the 28 it won
+    best = max(s.confidence for s in free)
+    held = [s for s in free if s.confidence == best]
+    ids = {id(s) for s in held}
+    if not all(_better_evidence(a, b) for a in ordered[:len(held)] if id(a) not in ids for b in held):
+        free = [s for s in free if id(s) not in ids]
+        ordered = [s for s in ordered if id(s) not in ids]
+    levels = sorted((s.confidence for s in free), reverse=True)
+    for s, conf in zip(ordered, levels, strict=True):
         s.confidence = conf
+
+
+def _better_evidence(a: Suggestion, b: Suggestion) -> bool:
+    """Whether repeated site ``a`` matched its rule with strictly better evidence than ``b``: no
+    less context agreeing (next_repeated's ``evidence``, and its share of the rule's context,
+    ``context_share``) and more of one of them."""
+    fa, fb = a.features, b.features
+    ea, eb = (fa.get("evidence", 0.0), fa.get("context_share", 0.0)), (fb.get("evidence", 0.0), fb.get("context_share", 0.0))
+    return ea != eb and all(x >= y for x, y in zip(ea, eb, strict=True))
 
 
 def _context_features(found: list[Suggestion], hunks: list[Hunk], learn_inputs: bool = True) -> None:

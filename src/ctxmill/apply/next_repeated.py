@@ -354,11 +354,14 @@ _IMPORT_LINE = re.compile(r'\s*(?:#\s*include\b|import\b|from\s+\S+\s+import\b|(
                           r'"[\w./-]+"\s*$|\w+\s+"[\w./-]+"\s*$)')
 
 
-def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool = True):
+def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool = True, similar: bool | None = None):
     """[(path, first, last, replacement, confidence, reason)] for the edit's rules at other sites.
 
     ``files`` maps path -> current text; ``edited`` holds the (path, line) pairs the edit wrote;
-    ``resemble``: with each site's resemblance to the example's place (resemblance, sim_* features)."""
+    ``resemble``: with each site's standing against the example (context_share ... site_done) and,
+    unless ``similar`` is False, its resemblance to the example's place (resemblance, sim_*
+    features: only the training dumps read those, and they cost a token diff per site)."""
+    similar = resemble if similar is None else similar and resemble
     from bisect import bisect_right
 
     rules: list[Rule] = []
@@ -518,12 +521,13 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
                     # (a site that reads as the result already: the rule found its tokens again)
                     "site_done": float(any((path, n) in done_at for n in range(first, last + 1))),
                 })
-                site_old = text[s0:s1].rstrip("\n")
-                feats.update(resemblance(r, site_old, new.rstrip("\n"),
-                                         parent_line(text_lines, first, _indent_width(site_old))))
-                feats["_rule"] = same[best[4]]
+                if similar:
+                    site_old = text[s0:s1].rstrip("\n")
+                    feats.update(resemblance(r, site_old, new.rstrip("\n"),
+                                             parent_line(text_lines, first, _indent_width(site_old))))
+                    feats["_rule"] = same[best[4]]
             out.append((path, first + 1, last + 1, new, feats, len(g)))
-    if not resemble:
+    if not similar:
         return out
     # each site's place among the sites of its rule, by resemblance: where a rule matches in many
     # places, the few most like the example's are the ones a commit changed
