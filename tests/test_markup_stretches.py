@@ -7,6 +7,8 @@ import random
 import re
 from itertools import compress
 
+import pytest
+
 from _counting import Counted, CountedCall
 from ctxmill import linescan
 from ctxmill.compile import blocks, normalize, structure
@@ -90,3 +92,20 @@ def test_the_passes_join_the_same_texts_once(monkeypatch):
     assert searched.calls == 6 and joined.calls == 1
     assert structure._LAST_HITS == [None]  # (not held after the document)
     assert [b.text for b in doc.blocks[1:3]] == ["see https://example.org/page/0 here", "see https://example.org/page/1 here"]
+
+
+def test_the_joined_texts_are_not_held_after_a_failed_stage(monkeypatch):
+    # a pass that raises after the searches: the texts they joined go with the error
+    text = "A Page of Links\n\n" + "".join(f"see https://example.org/page/{i} here\n\n" for i in range(50))
+    opts = CompileOptions()
+    doc = Document(stream=load_source(text.encode(), opts, name="links.txt"))
+    blocks.run(doc, opts)
+
+    def fails(_blocks):
+        assert structure._LAST_HITS != [None]  # (the searches before it kept their joined text)
+        raise RuntimeError("a pass failed")
+
+    monkeypatch.setattr(structure, "_footnote_refs", fails)
+    with pytest.raises(RuntimeError):
+        structure.run(doc, opts)
+    assert structure._LAST_HITS == [None]

@@ -130,6 +130,13 @@ def _hits_text(texts: list[str]) -> tuple[str | None, list[int], bool]:
 
 
 def run(doc: Document, options: CompileOptions) -> None:
+    try:
+        _run(doc)
+    finally:
+        _LAST_HITS[0] = None  # (the document's texts are not held after it, nor after an error)
+
+
+def _run(doc: Document) -> None:
     blocks = [b for b in doc.blocks if not (b.kind is Kind.PARAGRAPH and not b.text.strip())]
     body_size = _body_size(blocks)
     _title(blocks, body_size)
@@ -157,7 +164,6 @@ def run(doc: Document, options: CompileOptions) -> None:
             continue
         for k in [k for k in a if k.startswith("_")]:
             del a[k]
-    _LAST_HITS[0] = None  # (the document's texts are not held after it)
 
 
 def _body_size(blocks: list[Block]) -> float:
