@@ -311,15 +311,13 @@ MODELS: dict[str, dict[str, float]] = {
                  "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
                  "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609},
     # (no "repeated_promote": the promotion of a rule's most-alike site, see promoted, is not shipped)
-    # the order of a case's repeated sites (resemblance_order): the weights above and, fitted on
-    # top of them over the training cases, how each site stands against the example
-    # (benchmarks/next_edit_repeated_fit.py --variant site --offset --permute; the bias orders nothing)
-    "repeated_order": {"bias": 1.6916, "both_sides": -1.14, "evidence": 0.143, "evidence_sum": -0.094, "holes": -0.757,
-                       "insertion": -2.454, "left": 0.675, "lines": 0.353, "right": 0.56, "rule_weight": -0.429,
-                       "rules_share": 2.053, "same_file": -1.449, "sites_log": -0.609, "context_share": -0.5986,
-                       "done_log": -0.0614, "done_share": -0.0748, "ex_dist_log": -0.2939, "holes_id": -0.2505,
-                       "holes_lit": 0.4785, "same_scope": -0.2045, "site_done": -0.5018},
 }
+# the order of a case's repeated sites (resemblance_order): the "repeated" weights and, fitted on
+# top of them over the training cases, how each site stands against the example
+# (benchmarks/next_edit_repeated_fit.py --variant site --offset --permute; the bias orders nothing)
+MODELS["repeated_order"] = {**MODELS["repeated"], "bias": 1.6916, "context_share": -0.5986, "done_log": -0.0614,
+                            "done_share": -0.0748, "ex_dist_log": -0.2939, "holes_id": -0.2505, "holes_lit": 0.4785,
+                            "same_scope": -0.2045, "site_done": -0.5018}
 
 
 def confidence(kind: str, feats: dict) -> float:
