@@ -97,6 +97,9 @@ def with_site(weights: dict, cases: list[dict], l2: float) -> dict:
     return {**weights, **fitted, "kind=repeated": round(weights.get("kind=repeated", 0.0) + bias, 4)}
 
 
+_MISSING = object()
+
+
 def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promote: bool = False) -> None:
     """Every repeated candidate's hand-set confidence under ``weights`` (None: as dumped), and the
     features computed from the confidences recomputed (next_edit._place_features, _cross_features,
@@ -105,6 +108,8 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promo
     from ctxmill.apply.next_edit import Suggestion, _cross_features, _hold_features, _place_features
 
     saved = next_edit.MODELS["repeated"]
+    # (put back as found: an in-process caller keeps the shipped order, or its own absence of one)
+    saved_order = next_edit.MODELS.get("repeated_order", _MISSING)
     if weights is not None and not permute and not promote:
         next_edit.MODELS["repeated"] = weights
     next_edit.MODELS["repeated_order"] = weights if permute else None
@@ -132,7 +137,10 @@ def rehand(cases: list[dict], weights: dict | None, permute: bool = False, promo
             _hold_features(sugs, case["nearest"])
     finally:
         next_edit.MODELS["repeated"] = saved
-        next_edit.MODELS.pop("repeated_order", None)
+        if saved_order is _MISSING:
+            next_edit.MODELS.pop("repeated_order", None)
+        else:
+            next_edit.MODELS["repeated_order"] = saved_order
 
 
 def oof(train: list[dict], shipped: dict, inputs: tuple | None, folds: int, l2: float, gate_inputs: set,

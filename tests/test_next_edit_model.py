@@ -322,3 +322,20 @@ def test_a_fit_on_top_of_kept_weights_fits_only_what_they_miss():
     assert abs(kept["bias"]) < 0.01 and abs(kept.get("x", 0.0)) < 0.02
     bias_only = fit_rows(rows, 1e-6, [-1.0] * len(rows))["weights"]
     assert abs(bias_only["bias"]) < 0.01 and bias_only["x"] == pytest.approx(2.0, abs=0.02)
+
+
+def test_the_repeated_fit_puts_back_the_order_it_found():
+    # benchmarks/next_edit_repeated_fit.rehand sets MODELS["repeated_order"] for its replay; an
+    # in-process caller (a notebook, the next test) keeps the shipped order afterwards
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from ctxmill.apply import next_edit
+    from next_edit_repeated_fit import rehand
+
+    shipped = next_edit.MODELS["repeated_order"]
+    case = {"cands": [{"kind": "repeated", "path": "a.py", "start_line": 2, "end_line": 2,
+                       "features": {"hand": 0.4, "evidence": 3.0}}], "nearest": {"a.py": 1}}
+    for permute in (True, False):
+        rehand([case], {"bias": 0.0}, permute=permute)
+        assert next_edit.MODELS["repeated_order"] is shipped
