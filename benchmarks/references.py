@@ -347,8 +347,7 @@ def cv_scores(args) -> dict:
     folds, outcomes = [], {}
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
               *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else []),
-              *(["--string-traits"] if args.string_traits else []), *(["--wide-folds"] if args.wide_folds else []),
-              *(["--token-traits"] if args.token_traits else [])]
+              *(["--wide-folds"] if args.wide_folds else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -546,12 +545,6 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=1000, help="with --compare: resamples")
     ap.add_argument("--stretch-kinds", action="store_true",
                     help="with --dev or --cv: the model was trained with train_refparse.py --stretch-kinds")
-    ap.add_argument("--string-traits", action="store_true",
-                    help="the model was trained with train_refparse.py --string-traits (this tree's parses "
-                         "and speed turns only, not the peer's)")
-    ap.add_argument("--token-traits", action="store_true",
-                    help="the model was trained with train_refparse.py --token-traits (this tree's parses "
-                         "and speed turns only, not the peer's)")
     args = ap.parse_args()
     if args.compare:
         print(json.dumps(compare(args.compare, args.bootstrap), indent=1))
@@ -564,14 +557,6 @@ def main() -> None:
         from ctxmill.compile.refparse import tokens
 
         tokens.use_abs_ids(True)
-    if args.string_traits:
-        from ctxmill.compile.refparse import features
-
-        features.use_string_traits(True)
-    if args.token_traits:
-        from ctxmill.compile.refparse import features
-
-        features.use_token_traits(True)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return
@@ -609,9 +594,7 @@ def main() -> None:
         for _ in range(args.rounds):
             if args.peer:
                 turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
-            turns["labeller"].append(json.loads(_run([*common, "--speed-only",
-                                                      *(["--string-traits"] if args.string_traits else []),
-                                                      *(["--token-traits"] if args.token_traits else [])], None)))
+            turns["labeller"].append(json.loads(_run([*common, "--speed-only"], None)))
         med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
         prod = {k: {m: round(statistics.median(t["product"][m] for t in v)) for m in ("wall", "cpu")}
                 for k, v in turns.items() if v and all("product" in t for t in v)}

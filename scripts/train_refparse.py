@@ -596,16 +596,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--abs-ids", action="store_true",
                     help="tokenize arXiv ids printed as \"abs/1909.01326\" as one token (tokens.use_abs_ids; "
                          "score the model with benchmarks/references.py --abs-ids)")
-    ap.add_argument("--string-traits", action="store_true",
-                    help="traits of the whole string (quotes, a run of lower-case words, a journal abbreviation, "
-                         "a collaboration, an identifier, where the first year stands, comma groups, a bare list "
-                         "number) as features of every token (features.use_string_traits; score the model with "
-                         "benchmarks/references.py --string-traits)")
-    ap.add_argument("--token-traits", action="store_true",
-                    help="traits of the string joined with where a token stands (the list number on the first "
-                         "tokens, the quote count inside quotes, before/after the first year and where it stands, "
-                         "a collaboration before the first comma, no lower-case run after the year): "
-                         "features.use_token_traits; score the model with benchmarks/references.py --token-traits")
     ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
     ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
@@ -624,8 +614,6 @@ def main(argv: list[str] | None = None) -> int:
     features.AFFIXES = args.affixes
     features.use_stretch_kinds(args.stretch_kinds)
     tokens.use_abs_ids(args.abs_ids)
-    features.use_string_traits(args.string_traits)
-    features.use_token_traits(args.token_traits)
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
@@ -684,8 +672,7 @@ def main(argv: list[str] | None = None) -> int:
         stats["scale_c"] = round(len(examples) / labelled, 6)
     train(examples, args.output, c1, c2, args.iterations, begin, end=end)
     stats.update(begin=list(begin), end=list(end), affixes=args.affixes, word_labels=args.word_labels,
-                 stretch_kinds=args.stretch_kinds, abs_ids=args.abs_ids, string_traits=args.string_traits,
-                 **({"token_traits": True} if args.token_traits else {}),
+                 stretch_kinds=args.stretch_kinds, abs_ids=args.abs_ids,
                  seconds=round(time.perf_counter() - t0, 1), model_bytes=args.output.stat().st_size,
                  model=str(args.output), iterations=args.iterations, c1=c1, c2=c2,
                  # what the bytes depend on besides the inputs: CRFsuite's build (its float sums)

@@ -127,138 +127,6 @@ def use_stretch_kinds(on: bool) -> None:
     _rows = _blobs = None
 
 
-# Traits of the whole string, each one feature on every token (--string-traits; issue 22's
-# twenty-third round, not in the shipped model): a CRF sees a token's neighbours and its stretch,
-# never the string, so it cannot learn "this string prints no title" (a journal reference of
-# abbreviations and numbers, no run of lower-case words) or "this style puts the title after the
-# year". Set through use_string_traits; scored with benchmarks/references.py --string-traits.
-STRING_TRAITS = False
-_STRING_QUOTES = frozenset("\"“”„«»")
-_LEAD = re.compile(r"\d{1,3}")
-
-
-def use_string_traits(on: bool) -> None:
-    """Turn the string traits on or off for this process (the cached score rows go)."""
-    global STRING_TRAITS, _rows, _blobs
-    STRING_TRAITS = on
-    _rows = _blobs = None
-
-
-def _quotes(tokens: list[str]) -> int:
-    """The string's quotation marks, 0-3 (3: three or more)."""
-    return min(sum(t in _STRING_QUOTES for t in tokens), 3)
-
-
-def _lower_run(infos: list[tuple]) -> bool:
-    """Whether three lower-case words follow one another somewhere (a title's words)."""
-    run = 0
-    for x in infos:
-        run = run + 1 if x[7] % _WIDE else 0  # (_traits' low bits: a lower-case word)
-        if run >= 3:
-            return True
-    return False
-
-
-def _collab(tok: str) -> bool:
-    return "collab" in tok.lower() or tok.lower() == "consortium"
-
-
-def _lead(tokens: list[str]) -> bool:
-    """Whether the string opens with a bare list number before a capital ("33 Bergk, V.")."""
-    return len(tokens) > 1 and bool(_LEAD.fullmatch(tokens[0])) and tokens[1][:1].isupper()
-
-
-def _string_key(tokens: list[str], infos: list[tuple], journals: list[str | None]) -> int:
-    """The string's traits packed into one number (_string_features reads it): quotes (0-3),
-    a run of three lower-case words, a journal abbreviation or a known journal of two words or
-    more, a collaboration, a DOI or arXiv id, the tenth the first year stands in (10: none), the
-    comma-separated groups (bucketed 0-5), a bare list number before a capital ("33 Bergk, V.")."""
-    n = len(tokens)
-    quotes = _quotes(tokens)
-    low = _lower_run(infos)
-    abbr = "jB" in journals or any(t[:1].isupper() and t[-1:] == "." and len(t) > 2 and t[:-1].isalpha()
-                                   for t in tokens)
-    collab = any(map(_collab, tokens))
-    ids = any(b"doi" in x[0] or b"arxiv" in x[0] for x in infos)
-    year = next((10 * i // n for i, x in enumerate(infos) if x[5]), 10)
-    commas = tokens.count(",") + 1
-    groups = (0, 1, 2, 3, 3, 4, 4, 4)[commas - 1] if commas <= 8 else 5
-    return quotes | low << 2 | abbr << 3 | collab << 4 | ids << 5 | year << 6 | groups << 10 | _lead(tokens) << 13
-
-
-_STRING_FEATURES: dict[int, tuple[bytes, ...]] = {}
-
-
-def _string_features(key: int) -> tuple[bytes, ...]:
-    f = _STRING_FEATURES.get(key)
-    if f is None:
-        f = _STRING_FEATURES[key] = _enc((f"s_q={key & 3}", f"s_low={key >> 2 & 1}", f"s_abbr={key >> 3 & 1}",
-                                          f"s_collab={key >> 4 & 1}", f"s_id={key >> 5 & 1}",
-                                          f"s_year={key >> 6 & 15}", f"s_groups={key >> 10 & 7}",
-                                          f"s_lead={key >> 13 & 1}"))
-    return f
-
-
-# Traits of the string joined with where a token stands (--token-traits; issue 22's twenty-fourth
-# round, not in the shipped model): the string traits of the twenty-third round, said of every
-# token, moved a label's score alike at every token and could not say which tokens; here each is
-# said of the tokens it bears on. Packed into bits 20-28 of a token's position number (_layout),
-# read back by _token_trait_features: the list number on the first two tokens (bits 20-21), the
-# string's quote count on the tokens inside quotes (22-23), before or after the first year with
-# the third of the string it stands in (24-26), a collaboration word before the first comma on the
-# tokens there (27), no run of lower-case words on the tokens after the first year (28). Set
-# through use_token_traits; scored with benchmarks/references.py --token-traits.
-TOKEN_TRAITS = False
-_TT = 20  # the first bit of a position number that the token traits use
-
-
-def use_token_traits(on: bool) -> None:
-    """Turn the token traits on or off for this process (the cached score rows go)."""
-    global TOKEN_TRAITS, _rows, _blobs
-    TOKEN_TRAITS = on
-    _rows = _blobs = None
-
-
-def _token_traits(tokens: list[str], infos: list[tuple], codes: list[int], years: list[int]) -> None:
-    """The token traits into ``codes`` (from bit _TT on), for _layout."""
-    n = len(tokens)
-    if _lead(tokens):
-        codes[0] |= 1 << _TT
-        codes[1] |= 2 << _TT
-    q = _quotes(tokens)
-    if q:
-        for i in range(n):
-            if codes[i] & 128:  # (the after-quote state: inside a quotation)
-                codes[i] |= q << _TT + 2
-    if years:
-        y = years[0]
-        third = min(10 * y // n // 3, 2)
-        for i in range(y):
-            codes[i] |= (1 + third) << _TT + 4
-        nolow = 0 if _lower_run(infos) else 1 << _TT + 8
-        for i in range(y + 1, n):
-            codes[i] |= (4 + third) << _TT + 4 | nolow
-    first = tokens.index(",") if "," in tokens else n
-    if any(map(_collab, tokens[:first])):
-        for i in range(first):
-            codes[i] |= 1 << _TT + 7
-
-
-_TOKEN_FEATURES: dict[int, tuple[bytes, ...]] = {}
-
-
-def _token_trait_features(bits: int) -> tuple[bytes, ...]:
-    """The features of a position number's token traits (``code >> _TT``)."""
-    f = _TOKEN_FEATURES.get(bits)
-    if f is None:
-        lead, q, yr = bits & 3, bits >> 2 & 3, bits >> 4 & 7
-        f = _TOKEN_FEATURES[bits] = _enc(
-            ((f"t_lead={lead - 1}",) if lead else ()) + ((f"t_q={q}",) if q else ())
-            + ((f"t_yr={'ba'[yr >= 4]}{(yr - 1) % 3}",) if yr else ())
-            + (("t_collab",) if bits >> 7 & 1 else ()) + (("t_nolow",) if bits >> 8 & 1 else ()))
-    return f
-
-
 def _affixes(tok: str) -> tuple[str, ...]:
     if not AFFIXES or len(tok) < 5 or not tok[:1].isalpha():
         return ()
@@ -545,8 +413,6 @@ def _layout(tokens: list[str], glued: list[bool] | None) -> tuple[list[tuple], l
             end = changes[k + 1][0] if k + 1 < len(changes) else n
             if value and end > at:
                 codes[at:end] = [c | value for c in codes[at:end]]
-    if TOKEN_TRAITS:
-        _token_traits(tokens, infos, codes, years)
     return infos, journals, codes
 
 
@@ -578,14 +444,6 @@ def sequence_features(tokens: list[str], glued: list[bool] | None = None) -> lis
     for i in range(min(n, 3)):
         out[i].append(_FIRST[i])
     out[-1].append(b"last")
-    if TOKEN_TRAITS:  # last in the position row, as _tail_features lists them
-        for f, k in zip(out, codes, strict=True):
-            if k >> _TT:
-                f.extend(_token_trait_features(k >> _TT))
-    if STRING_TRAITS:
-        traits = _string_features(_string_key(tokens, infos, journals))
-        for f in out:
-            f.extend(traits)
     return out
 
 
@@ -668,7 +526,6 @@ class _Rows:
         self.tokens: dict[str, int] = {}
         self.spans: dict[int, int] = {}
         self.tails: dict[int, int] = {}
-        self.strings: dict[int, int] = {}  # string traits (STRING_TRAITS)
         # past either end of the string: block 0, so that no other block is 0 (``get(x) or add``);
         # its own group is empty (zeros), which _sums does not take
         with self.lock:
@@ -744,8 +601,6 @@ def _tail_features(code: int) -> list[bytes]:
         f.append(_FIRST[first - 1])
     if code & _LAST:
         f.append(b"last")
-    if code >> _TT:
-        f.extend(_token_trait_features(code >> _TT))
     return f
 
 
@@ -784,8 +639,8 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
         return np.zeros((0, weights().matrix.shape[1]))
     infos, journals, codes = _positions(tokens, glued)  # (first: it may let the rows go)
     rows = _rows
-    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n + STRING_TRAITS > _OTHER_MAX:
-        rows = _rows = _Rows()  # (at most one new block a token, two other rows, one a string)
+    if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
+        rows = _rows = _Rows()  # (at most one new block a token, two other rows)
     tok_get = rows.tokens.get
     ids = [tok_get(t) for t in tokens]
     if None in ids:  # token texts not seen before: their blocks in one go
@@ -818,19 +673,7 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     s += g[4:n + 4, 4]
     s += o[:n]
     s += o[n:]
-    if STRING_TRAITS:  # last, as sequence_features lists them
-        s += rows.other[_string_row(rows, tokens, infos, journals)]
     return s
-
-
-def _string_row(rows, tokens: list[str], infos: list[tuple], journals: list[str | None]):
-    """The row (id, or contents for _Blobs) of the string's traits, made once per set of traits."""
-    key = _string_key(tokens, infos, journals)
-    r = rows.strings.get(key)
-    if r is None:
-        rows.add_rows(rows.strings, [key], [_string_features(key)])
-        r = rows.strings[key]
-    return r
 
 
 # --- the same sums in CRFsuite, without numpy (model.py says how) -------------------------------
@@ -846,7 +689,6 @@ class _Blobs:
         self.tokens: dict[str, tuple[bytes, ...]] = {}
         self.spans: dict[int, bytes] = {}
         self.tails: dict[int, bytes] = {}
-        self.strings: dict[int, bytes] = {}  # string traits (STRING_TRAITS)
         zero = native.rows([0.0] * native.n, 1)[0]
         self.zero = zero  # a separator's stretch: nothing (numpy's row 0)
         self.edge = (zero, *native.sums(list(_EDGE[1:])))
@@ -881,7 +723,7 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
     with model._lock:  # the CRFsuite buffers are shared: one string at a time
         b = _blobs
         if b is None or b.native is not nat or len(b.tokens) + n > _BLOBS_MAX \
-                or len(b.spans) + len(b.tails) + len(b.strings) + 2 * n + STRING_TRAITS > _BLOBS_MAX:
+                or len(b.spans) + len(b.tails) + 2 * n > _BLOBS_MAX:
             b = _blobs = _Blobs(nat)
         get = b.tokens.get
         blocks = [get(t) for t in tokens]
@@ -902,15 +744,10 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
             new = list(dict.fromkeys(c for c, x in zip(codes, tails, strict=True) if x is None))
             b.add_rows(b.tails, new, [_tail_features(c) for c in new])
             tails = [tail_get(c) for c in codes]
-        k = 7
-        if STRING_TRAITS:  # the string's traits, an eighth row after each token's position row
-            traits = _string_row(b, tokens, infos, journals)
-            tails = [tl + traits for tl in tails]
-            k = 8
         edge = b.edge
         pad = [edge, edge, *blocks, edge, edge]
         # each token's rows in the order numpy adds them: own, p1, n1, p2, n2, stretch, position
         contents = b"".join([x for own, p1, n1, p2, n2, st, tl in zip(pad[2:], pad[1:], pad[3:], pad, pad[4:],
                                                                        stretch, tails, strict=False)
                              for x in (own[0], p1[1], n1[2], p2[3], n2[4], st, tl)])
-        return nat.tag(contents, n, k)
+        return nat.tag(contents, n)
