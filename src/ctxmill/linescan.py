@@ -42,6 +42,20 @@ def line_hits_group(pattern: re.Pattern, joined: str) -> tuple[list[int], list[i
     return out, marked
 
 
+def one_line_each(texts: list[str]) -> tuple[str, list[int]]:
+    """``"\\n" + "\\n".join(texts)``, with each text of several lines joined as an empty line, and
+    the indices of those texts: every other text is then one line and its index its line's. A
+    search places no match inside such a text by a bisection only to throw it away (a LaTeX or
+    HTML soup has a match or more at most of its lines): the callers return those texts whatever
+    is found in them."""
+    several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
+    if several:
+        texts = texts[:]
+        for k in several:
+            texts[k] = ""
+    return "\n" + "\n".join(texts), several
+
+
 def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern | None = None) -> list[int]:
     """Indices (ascending, once each) of the ``texts`` holding a match of ``pattern``, or of
     ``folded`` in their lower-case form, searched once in the texts joined by line breaks after
@@ -50,19 +64,10 @@ def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern |
     is always returned (and every text where lower-casing would move a character)."""
     if not texts:
         return []
-    # A text of several lines is returned whatever the patterns find in it, so it is searched as
-    # an empty line: every other text is then one line and its index its line's, and no match is
-    # placed by a bisection only to be thrown away (a LaTeX or HTML soup has a match or more at
-    # most of its lines; structure._hits does the same)
-    several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
-    if several:
-        if folded is not None and any(len(texts[k].replace("\u0130", "I").lower()) != len(texts[k])
-                                      for k in several):
-            return list(range(len(texts)))
-        texts = texts[:]
-        for k in several:
-            texts[k] = ""
-    joined = "\n" + "\n".join(texts)
+    joined, several = one_line_each(texts)
+    if several and folded is not None and any(len(texts[k].replace("\u0130", "I").lower()) != len(texts[k])
+                                              for k in several):
+        return list(range(len(texts)))
     found: set[int] = set(several)
     for pat, text in ((pattern, joined), (folded, None)):
         if pat is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from itertools import compress, pairwise, repeat
+from itertools import pairwise
 from operator import attrgetter
 
 from ctxmill.compile.blocks import (
@@ -24,7 +24,7 @@ from ctxmill.compile.blocks import (
 )
 from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
 from ctxmill.compile.options import CompileOptions
-from ctxmill.linescan import line_hits
+from ctxmill.linescan import line_hits, one_line_each
 from ctxmill.model import Block, Document, Kind, Section
 
 FLOATS = (Kind.FIGURE, Kind.TABLE, Kind.FOOTNOTE, Kind.FURNITURE, Kind.CAPTION)
@@ -117,15 +117,7 @@ def _hits_text(texts: list[str]) -> tuple[str | None, list[int], bool]:
     joined = "\n" + "\n".join(texts)
     if joined.count("\n") == len(texts):  # one line each: a block's index is its line's
         return joined, [], joined.isascii()
-    # A block of several lines is returned whatever the pattern finds in it: it is searched as an
-    # empty line, so that every other block is still one line and its index its line's (each
-    # match in such a block was placed by a bisection, then thrown away: a LaTeX or HTML soup
-    # has a match or more at most of its lines)
-    several = list(compress(range(len(texts)), map(str.__contains__, texts, repeat("\n"))))
-    texts = texts[:]
-    for k in several:
-        texts[k] = ""
-    joined = "\n" + "\n".join(texts)
+    joined, several = one_line_each(texts)  # (those of several lines are returned whatever is found)
     return joined, several, joined.isascii()
 
 
