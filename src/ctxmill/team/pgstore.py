@@ -19,7 +19,9 @@ lines, hash); the client maps them to its files through the paths of its last wa
 lines from its own checkout and drops a hit whose local content no longer has that hash.
 
 Local state (per root and store, beside the SQLite indexes): the stat cache of the last walk
-and the sync's bookkeeping (``dirty``, counters), in ``<name>.team-<id>.json``/``.stats``.
+and the sync's bookkeeping (``dirty``, counters), in ``<name>.team-<id>.json``/``.stats``, and
+the byte range of each chunk of the files this machine uploaded (``.ranges``), which a search
+preads a hit's lines from.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from ctxmill.errors import InputRefused, UsageError
-from ctxmill.index.backend import BODY, EXTRA, HASH, START, SYMBOL, SYMBOL_FTS, TEXT, embed_text
+from ctxmill.index.backend import BODY, END, EXTRA, HASH, START, SYMBOL, SYMBOL_FTS, TEXT, embed_text
 from ctxmill.index.terms import query_terms
 from ctxmill.team import keys as keys_mod
 from ctxmill.team import need_psycopg
@@ -65,6 +67,7 @@ WIDEN = 2  # of those, the best WIDEN x (candidates wanted) by impact are scored
 BM25_WEIGHTS_SQL = ("1.0", "4.0", "2.0")  # body, symbol, path: search.BM25_WEIGHTS
 HNSW_BUILD_MAX_MB = 4096  # the most a client asks the server for while it builds the HNSW index
 BULK_INDEX_MB = 1024  # maintenance_work_mem for building a bulk load's indexes (each sorts in memory up to it)
+RACY_NS = 2_000_000_000  # a file modified this recently at its sync gets no byte ranges (_record_ranges)
 NAMES_KEPT = 200_000  # blobs' file names kept by a long-lived process (the warm server)
 
 
@@ -193,12 +196,23 @@ def state_path(root: str, url: str, repo: str, branch: str) -> Path:
 
 def _write_stats(record: Path, stats: dict) -> None:
     """The local record's file stats beside it (``<record>.stats``), written whole or not at all."""
-    record.parent.mkdir(parents=True, exist_ok=True)
-    target = record.with_suffix(".stats")
+    _write_marshal(record.with_suffix(".stats"), stats)
+
+
+def _write_marshal(target: Path, value) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
-        marshal.dump(stats, fh)
+        marshal.dump(value, fh)
     os.replace(tmp, target)
+
+
+def _read_marshal(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return marshal.load(fh)
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
 
 
 class PgStore:
@@ -251,6 +265,8 @@ class PgStore:
                               and not self.path.with_suffix(".stats").exists())
         self._adopted: set[str] = set()
         self._hpaths: dict[str, str] | None = None  # keyed path -> local path
+        self._ranges: dict | None = None  # path -> its chunks' byte ranges (_local_ranges)
+        self._new_ranges: dict = {}  # the ranges of the files this sync wrote, until its stats are
         self._delta: dict = {}
         self.pool = None
         self._have_vectors = False
@@ -496,11 +512,7 @@ class PgStore:
             return {}  # after an interrupted sync: ask the server about every file
         if self._adopting:
             return self._adopt()
-        try:
-            with open(self.path.with_suffix(".stats"), "rb") as fh:
-                return marshal.load(fh)
-        except (OSError, ValueError, EOFError, TypeError):
-            return {}
+        return _read_marshal(self.path.with_suffix(".stats"))
 
     def _adopt(self) -> dict[str, tuple[int, int, int]]:
         """The first sync of a checkout whose (repo, branch) the server already holds (another
@@ -631,7 +643,45 @@ class PgStore:
             [(self.repo, self.branch, hpath, hpath.rsplit("/", 1)[0] if "/" in hpath else "", f.hash, blob,
               f.status, f.language, len(f.chunks)) for hpath, blob, f in rows])
         self._written += sum(len(f.chunks) + 1 for f in files)
+        self._record_ranges(files)
         return sum(len(f.chunks) for _, _, f in rows) - sum(old.values())
+
+    def _record_ranges(self, files: list) -> None:
+        """Each written file's chunk byte ranges, kept with the stat it was walked at, for the
+        local record (``<record>.ranges``, written with its stats): a search then preads a hit's
+        lines instead of reading the whole file and finding its newlines. The file is read again
+        here (the parse worker that chunked it keeps no offsets) and recorded only when it still
+        has the content that was chunked."""
+        from ctxmill.index.merkle import content_hash
+        from ctxmill.sources.repo import fs_name
+
+        for f in files:
+            if f.status != "ok" or f.language == "pdf" or not f.chunks:
+                continue
+            if time.time_ns() - f.stat[1] < RACY_NS:
+                # written a moment ago: an edit within the file system's clock tick could leave
+                # its stat as recorded, and the ranges would point at moved lines (git's racy
+                # clean entries): such a file is read by its lines until it changes again
+                continue
+            try:
+                with open(os.path.join(self.root, fs_name(f.path)), "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if content_hash(data) == f.hash:
+                self._new_ranges[f.path] = (*f.stat, chunk_ranges(data, f.chunks))
+
+    def _write_ranges(self, stats: dict) -> None:
+        """The record's ranges as of ``stats`` (the sync's last walk): the ones kept from before
+        and this sync's, each only while its file's stat is still the one it was recorded at."""
+        target = self.path.with_suffix(".ranges")
+        old = _read_marshal(target)
+        new, self._new_ranges = self._new_ranges, {}
+        merged = {**old, **new}
+        keep = {p: r for p, r in merged.items() if stats.get(p) == tuple(r[:3])}
+        if not new and len(keep) == len(old):
+            return  # (nothing recorded and nothing gone: the file stays as it is)
+        _write_marshal(target, keep)
 
     def _write_chunks(self, c, new: list[tuple[str, object]], n: int) -> None:
         """The chunk rows of the new blobs (text COPY: the tsvector is parsed by the server), their
@@ -969,7 +1019,15 @@ class PgStore:
         if self._hpaths is None:
             paths = self.stat_cache()
             self._hpaths = {self.keyed.path(p): p for p in paths}
+            self._ranges = None
         return self._hpaths
+
+    def _local_ranges(self) -> dict:
+        """path -> the byte ranges of its chunks recorded at the last sync (``_record_ranges``),
+        read with the paths of the record (once per synced state in a long-lived process)."""
+        if self._ranges is None:
+            self._ranges = _read_marshal(self.path.with_suffix(".ranges"))
+        return self._ranges
 
     def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list:
         from ctxmill.index import rank
@@ -1002,30 +1060,33 @@ class PgStore:
         exact = total <= EXACT_MAX or only is not None
         rows = self._candidates(terms, qvec, only, n, pool, DEFAULT_WEIGHTS, avgdl, exact=exact)
         mark("sql")
-        reader = _LocalReader(self.root)
-        hits = []
-        blob_of: dict[str, str] = {}
-        for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text, blob in rows:
-            path = local.get(hpath)
-            if path is None:
-                continue  # a file this checkout does not have (or has not synced)
-            blob_of[path] = blob
-            context = self.keyed.open(ctx) or ""
-            if language == "pdf":
-                body = text or ""  # page ranges: the text is the compiled document's, not lines
-            else:
-                body = reader.lines(path, start, end, context, h)
-                if body is None:
-                    continue  # changed here since the store was synced: the hit would point at other text
-            hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
-                            context, lr, vr))
-        mark("read_local")
-        names = self._hit_names({x.path: blob_of[x.path] for x in hits}, reader, head_doc, FileNames)
-        qstems = rank.query_stems(query)
-        files = {p: f.matching(qstems) for p, f in names.items()}
-        mark("file_names")
-        facades = self._facades(local, reader) if hasattr(rank, "facade_index") else None
-        mark("facades")
+        reader = _LocalReader(self.root, self._local_ranges())
+        try:
+            hits = []
+            blob_of: dict[str, str] = {}
+            for cid, score, lr, vr, hpath, start, end, kind, language, h, sym, ctx, text, blob in rows:
+                path = local.get(hpath)
+                if path is None:
+                    continue  # a file this checkout does not have (or has not synced)
+                blob_of[path] = blob
+                context = self.keyed.open(ctx) or ""
+                if language == "pdf":
+                    body = text or ""  # page ranges: the text is the compiled document's, not lines
+                else:
+                    body = reader.lines(path, start, end, context, h)
+                    if body is None:
+                        continue  # changed here since the store was synced: the hit would point at other text
+                hits.append(Hit(path, start, end, float(score), kind, self.keyed.open(sym), body, language, cid,
+                                context, lr, vr))
+            mark("read_local")
+            names = self._hit_names({x.path: blob_of[x.path] for x in hits}, reader, head_doc, FileNames)
+            qstems = rank.query_stems(query)
+            files = {p: f.matching(qstems) for p, f in names.items()}
+            mark("file_names")
+            facades = self._facades(local, reader) if hasattr(rank, "facade_index") else None
+            mark("facades")
+        finally:
+            reader.close()  # (the descriptors of the files it preads from)
         got = rank.rerank(query, hits, k=k, files=files, **({"facades": facades} if facades else {}))
         mark("rerank")
         return got
@@ -1258,31 +1319,99 @@ def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
+def _span(nl: np.ndarray, size: int, start: int, end: int) -> tuple[int, int] | None:
+    """The bytes of lines ``start``..``end`` (1-based, inclusive) of a file of ``size`` bytes whose
+    newlines are at ``nl``: ``(a, b)`` with ``data[a:b]`` those lines without the last newline;
+    None when the file has fewer than ``end`` lines."""
+    count = len(nl) + 1
+    if end > count:
+        return None
+    a = 0 if start <= 1 else int(nl[start - 2]) + 1
+    b = size if end >= count else int(nl[end - 1])
+    return a, b
+
+
+def _newlines(data: bytes) -> np.ndarray:
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+
+
+def chunk_ranges(data: bytes, chunks: list[tuple]) -> bytes:
+    """The byte range of each chunk row's lines in the file ``data``: int64 (start line, end
+    line, a, b) per chunk, packed (what ``_LocalReader`` preads at search time)."""
+    nl = _newlines(data)
+    out = []
+    for row in chunks:
+        got = _span(nl, len(data), row[START], row[END])
+        if got is not None:
+            out.append((row[START], row[END], *got))
+    return np.asarray(out, dtype=np.int64).tobytes()
+
+
 class _LocalReader:
-    """Reads hit lines from the checkout, each file once per search, and checks them against
-    the content hash the store holds (text redacted as at index time).
+    """Reads hit lines from the checkout and checks them against the content hash the store
+    holds (text redacted as at index time).
 
-    A file's bytes are kept with the offsets of its newlines (found by numpy) and only a hit's
-    own lines are decoded: the hits of a search at 519k chunks came from ~100 files of 3-4 MB
-    in all, and splitting each whole file into lines was most of the read. (A slice that starts
-    after a newline decodes as that part of the whole file does: in UTF-8 the newline byte is
-    never inside a character.)"""
+    A hit's lines are one pread of the byte range this machine recorded for them when it synced
+    the file (``ranges``: path -> (size, mtime_ns, inode, packed ``chunk_ranges``)), when the
+    file's stat is still the one recorded. Otherwise - no record (a second machine's adopted
+    files, a PDF), a file changed since, lines that do not hash as they are - the file is read
+    once per search and kept with the offsets of its newlines (found by numpy), and only a
+    hit's own lines are decoded. (A slice that starts after a newline decodes as that part of
+    the whole file does: in UTF-8 the newline byte is never inside a character.)"""
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, ranges: dict | None = None):
         self.root = root
+        self.ranges = ranges or {}
         self._files: dict[str, tuple[bytes, np.ndarray] | None] = {}
+        self._ranged: dict[str, tuple[int, dict] | None] = {}
+
+    def _abs(self, path: str) -> str:
+        from ctxmill.sources.repo import fs_name
+
+        return os.path.join(self.root, fs_name(path))
 
     def _file(self, path: str) -> tuple[bytes, np.ndarray] | None:
         if path not in self._files:
-            from ctxmill.sources.repo import fs_name
-
             try:
-                with open(os.path.join(self.root, fs_name(path)), "rb") as fh:
+                with open(self._abs(path), "rb") as fh:
                     data = fh.read()
-                self._files[path] = data, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+                self._files[path] = data, _newlines(data)
             except OSError:
                 self._files[path] = None
         return self._files[path]
+
+    def _open_ranged(self, path: str) -> tuple[int, dict] | None:
+        """(descriptor, (start, end) -> (a, b)) of a file whose stat is the one its ranges were
+        recorded at, else None."""
+        rec = self.ranges.get(path)
+        if rec is None:
+            return None
+        try:
+            fd = os.open(self._abs(path), os.O_RDONLY)
+        except OSError:
+            return None
+        st = os.fstat(fd)
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != tuple(rec[:3]):
+            os.close(fd)
+            return None
+        spans = {(s, e): (a, b) for s, e, a, b in np.frombuffer(rec[3], dtype=np.int64).reshape(-1, 4).tolist()}
+        return fd, spans
+
+    def _pread(self, path: str, start: int, end: int) -> str | None:
+        if path not in self._ranged:
+            self._ranged[path] = self._open_ranged(path)
+        got = self._ranged[path]
+        span = got[1].get((start, end)) if got is not None else None
+        if span is None:
+            return None
+        data = os.pread(got[0], span[1] - span[0], span[0])
+        return data.decode("utf-8", "replace") if len(data) == span[1] - span[0] else None
+
+    def close(self) -> None:
+        for got in self._ranged.values():
+            if got is not None:
+                os.close(got[0])
+        self._ranged.clear()
 
     def _slice(self, path: str, start: int, end: int, *, whole: bool) -> str | None:
         """Lines ``start``..``end`` (1-based, inclusive) joined by newlines, as
@@ -1292,15 +1421,13 @@ class _LocalReader:
         if got is None:
             return None
         data, nl = got
-        count = len(nl) + 1
-        if end > count:
+        if end > len(nl) + 1:
             if whole:
                 return None
-            end = count
+            end = len(nl) + 1
         if start > end:
             return ""
-        a = 0 if start <= 1 else int(nl[start - 2]) + 1
-        b = len(data) if end >= count else int(nl[end - 1])
+        a, b = _span(nl, len(data), start, end)
         return data[a:b].decode("utf-8", "replace")
 
     def raw_lines(self, path: str, start: int, end: int) -> str:
@@ -1311,15 +1438,21 @@ class _LocalReader:
         from ctxmill.index.merkle import content_hash
         from ctxmill.redact import redact
 
+        def same(text: str) -> bool:
+            return content_hash(embed_text(context or None, text).encode("utf-8", "surrogatepass")) == h
+
+        raw = self._pread(path, start, end)
+        if raw is not None and same(raw):
+            return raw
         raw = self._slice(path, start, end, whole=True)
         if raw is None:
             return None
         # Lines that hash to h as they are were stored as they are (nothing to redact in them):
         # the redaction pass, the larger cost, is needed only when they do not
-        if content_hash(embed_text(context or None, raw).encode("utf-8", "surrogatepass")) == h:
+        if same(raw):
             return raw
         text = redact(raw).text
-        if text == raw or content_hash(embed_text(context or None, text).encode("utf-8", "surrogatepass")) != h:
+        if text == raw or not same(text):
             return None
         return text
 
@@ -1345,6 +1478,7 @@ class _Transaction:
             s = self.store
             pending = getattr(s, "_pending_stats", None)
             if pending is not None:
+                s._write_ranges(pending)  # (first: a reader that sees the new stats reloads both)
                 _write_stats(s.path, pending)
                 s._pending_stats = None
                 s._hpaths = None
