@@ -6,8 +6,10 @@
    state) beside a no-op sync of the local SQLite index of the same folder;
 3. scale: a tree of >= --chunks chunks made of the dev set's real code, repeated and perturbed
    (identifiers suffixed per copy, so every copy has its own content hashes and vectors),
-   embedded by the shipped embedder; search p50/p99 in-process and through the `ctxmill`
-   command for both stores, and the HNSW recall@10 against exact search in Postgres.
+   embedded by the shipped embedder; search p50/p99 in-process, through the `ctxmill` command
+   (a new interpreter asks the warm server) and through the warm server's socket as a client
+   already running sees it (the command's fast path called in this process), for both stores,
+   and the HNSW recall@10 against exact search in Postgres.
 
     .venv/bin/python benchmarks/team_store.py                      # all parts; starts its own server
     .venv/bin/python benchmarks/team_store.py --parts quality --repos fastapi,zod
@@ -302,18 +304,64 @@ def _command_env() -> dict:
     return env
 
 
+class _in_env:
+    """This process with the commands' environment (the same warm server: server.env_key)."""
+
+    def __init__(self, env: dict):
+        self.env = env
+
+    def __enter__(self):
+        self.old = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self.env)
+
+    def __exit__(self, *exc):
+        os.environ.clear()
+        os.environ.update(self.old)
+        return False
+
+
 def _server_timings(env: dict) -> list[dict]:
     """The warm server's per-request timings so far (and cleared): where a search's time went."""
     from ctxmill import server
 
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)  # the commands' environment: the same server (server.env_key)
-    try:
+    with _in_env(env):
         return server.call("timings", start=False, clear=True)["timings"]
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+
+
+def _phases(records: list[dict]) -> dict:
+    """p50 of each phase of the warm server's team searches (``_server_timings``' records)."""
+    phases: dict[str, list[float]] = {}
+    for r in records:
+        if r.get("op") != "team_search":
+            continue
+        for name, v in {**r.get("phases", {}), "search": r.get("search", 0.0), "total": r.get("total", 0.0)}.items():
+            phases.setdefault(name, []).append(v * 1000)
+    return {k: round(statistics.median(v), 1) for k, v in phases.items()}
+
+
+def socket_times(cases: dict[str, list[str]], queries: list[str], env: dict) -> dict[str, list[float]]:
+    """A search through the warm server as a client already running sees it: the command's own
+    fast path (``ctxmill.entry._fast_search``: the request over the server's socket, the reply
+    printed) called in this process, so no interpreter starts. ``cases``: name -> the command's
+    options; they take turns per query."""
+    import contextlib
+    import io
+
+    from ctxmill import entry
+
+    out: dict[str, list[float]] = {k: [] for k in cases}
+    with _in_env(env):
+        for q in queries:
+            for name, args in cases.items():
+                sink = io.StringIO()
+                t = time.perf_counter()
+                with contextlib.redirect_stdout(sink):
+                    code = entry._fast_search([q, *args, "--json"])
+                out[name].append((time.perf_counter() - t) * 1000)
+                if code != 0:
+                    raise RuntimeError(f"{name}: the warm server did not answer ({code})")
+    return out
 
 
 def _stop_server() -> None:
@@ -440,12 +488,13 @@ def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 
     _server_timings(env)  # from here on: the team searches' own
     cmd_team = command_times(["--root", str(root), "--store", url], timed[:n_command], env)
     out["search_through_command"] = {"sqlite_warm_server": lat(cmd_sqlite), "team_warm_server": lat(cmd_team)}
-    recs = [r for r in _server_timings(env) if r.get("op") == "team_search"]
-    phases: dict[str, list[float]] = {}
-    for r in recs:
-        for name, v in {**r.get("phases", {}), "search": r.get("search", 0.0), "total": r.get("total", 0.0)}.items():
-            phases.setdefault(name, []).append(v * 1000)
-    out["team_warm_server_phases_p50_ms"] = {k: round(statistics.median(v), 1) for k, v in phases.items()}
+    out["team_warm_server_phases_p50_ms"] = _phases(_server_timings(env))
+    # the goal's figure: the request as a connected client sees it (no interpreter start), both
+    # stores taking turns per query, the server's phases of these team searches beside it
+    sock = socket_times({"sqlite_warm_server": ["--root", str(root), "--db", str(db)],
+                         "team_warm_server": ["--root", str(root), "--store", url]}, timed[:n_command], env)
+    out["search_through_socket"] = {k: lat(v) for k, v in sock.items()}
+    out["team_socket_phases_p50_ms"] = _phases(_server_timings(env))
     if n_overlap:  # (exact BM25 over every match: seconds a query at 519k chunks)
         out["lexical_top10_overlap_bounded_vs_exact"] = _lexical_overlap(url, root, timed[:n_overlap])
     lock.__exit__()
