@@ -304,8 +304,11 @@ def dev_scores(args) -> dict:
     if args.wide_folds:
         sources["U"] = [(t, s) for t, s, f in dev if f.startswith("anystyle/") and f != "anystyle/" + T.DEV_ANYSTYLE]
         sources["N"] = [(t, s) for t, s, _ in T.numbered([e for e in dev if e[2] != "anystyle/" + T.DEV_ANYSTYLE])]
+    # --product: what ``ctxmill compile`` writes (the fold's labeller, this tree's rules where it is doubtful)
+    fields = product_fields if args.product else crf_fields
+    out["parser"] = "product" if args.product else "labeller"
     for src, exs in sources.items():
-        r = score_set(exs, crf_fields)
+        r = score_set(exs, fields)
         out[src] = {"strings": len(exs), **{k: r["fields"][k]["f1"] for k in FIELDS},
                     "invented": [r["invented_titles"]["invented"], r["invented_titles"]["entries_without_title"]]}
         if args.dev_outcomes:
@@ -313,7 +316,7 @@ def dev_scores(args) -> dict:
             # whether its title, container, first author and year are all right (for --calibrate-against)
             for t, s in exs:
                 f = crf_parse(t)
-                truth, got = truth_fields(t, s), _scored(f)
+                truth, got = truth_fields(t, s), product_fields(t) if args.product else _scored(f)
                 right = [_key(k, truth[k]) == _key(k, got[k]) for k in ENTRY_FIELDS]
                 # and per field of ENTRY_FIELDS, [truth given, parse given, equal]: the string's
                 # share of the field's F1, so that the folds' figures can be resampled string by
@@ -325,7 +328,7 @@ def dev_scores(args) -> dict:
         if args.dev_errors:
             out[src]["title_errors"] = []
             for t, s in exs:
-                truth, got = truth_fields(t, s)["title"], crf_fields(t)
+                truth, got = truth_fields(t, s)["title"], fields(t)
                 if _key("title", truth) != _key("title", got["title"]):
                     kind = "invented" if not truth else "missed" if not got["title"] else "wrong"
                     out[src]["title_errors"].append({"kind": kind, "raw": t, "truth": truth, "got": got["title"],
@@ -347,7 +350,8 @@ def cv_scores(args) -> dict:
     folds, outcomes = [], {}
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
               *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else []),
-              *(["--wide-folds"] if args.wide_folds else [])]
+              *(["--wide-folds"] if args.wide_folds else []), *(["--product"] if args.product else []),
+              *(["--ids-not-titles"] if args.ids_not_titles else [])]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -530,6 +534,12 @@ def main() -> None:
     ap.add_argument("--wide-folds", action="store_true",
                     help="with --dev/--cv: the folds of train_refparse.py --wide-folds (AnyStyle's good.xml and "
                          "ugly.xml scored as U, numbered-list renders of the dev strings as N)")
+    ap.add_argument("--product", action="store_true",
+                    help="with --dev/--cv: score what ctxmill compile writes (reference_fields: the dev model, "
+                         "this tree's rules where its parse is doubtful) instead of the labeller alone")
+    ap.add_argument("--ids-not-titles", action="store_true",
+                    help="refparse.use_ids_not_titles: the product refuses a rules title that holds the entry's "
+                         "DOI, arXiv id or URL (with --dev/--cv --product, and this tree's side of a held-out read)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
@@ -557,6 +567,10 @@ def main() -> None:
         from ctxmill.compile.refparse import tokens
 
         tokens.use_abs_ids(True)
+    if args.ids_not_titles:
+        from ctxmill.compile import refparse
+
+        refparse.use_ids_not_titles(True)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return
@@ -594,7 +608,8 @@ def main() -> None:
         for _ in range(args.rounds):
             if args.peer:
                 turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
-            turns["labeller"].append(json.loads(_run([*common, "--speed-only"], None)))
+            turns["labeller"].append(json.loads(_run([*common, "--speed-only",
+                                                      *(["--ids-not-titles"] if args.ids_not_titles else [])], None)))
         med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
         prod = {k: {m: round(statistics.median(t["product"][m] for t in v)) for m in ("wall", "cpu")}
                 for k, v in turns.items() if v and all("product" in t for t in v)}

@@ -41,6 +41,10 @@ DOUBTFUL = 0.85
 _BARE = re.compile(r"^(\d{1,3})\s+(?=[A-ZÀ-Þ][\w'’-]*(?:,|\s+(?:[A-ZÀ-Þ]\.|[A-Z]{1,3}(?:[\s,.]|$)))"
                    r"|(?:[A-ZÀ-Þ]\.\s?-?){1,3}\s?[A-ZÀ-Þ][\w'’-]*[\s,])")
 BARE_NUMBERS = True
+# The rules cut a title at commas and full stops, so where the labeller saw no title they often
+# hand back the stretch that holds the entry's arXiv id, DOI or URL ("E. Cancellieri, et al.,
+# arXiv:1101.1783."): no title holds the identifier of its own entry (issue 22, round 25).
+IDS_NOT_TITLES = False
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -48,6 +52,13 @@ def use_bare_numbers(on: bool) -> None:
     """Strip a bare list number before an author list (``_BARE``) in this process, or not."""
     global BARE_NUMBERS
     BARE_NUMBERS = on
+
+
+def use_ids_not_titles(on: bool) -> None:
+    """Refuse a rules title that holds the entry's DOI, arXiv id or URL (``_plausible_title``) in
+    this process, or not."""
+    global IDS_NOT_TITLES
+    IDS_NOT_TITLES = on
 
 
 def label(text: str) -> list[tuple[str, str]]:
@@ -145,6 +156,10 @@ def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
         return False
     if f["container"] and len(f["container"]) >= 4 and f["container"] in title:
         return False
+    if IDS_NOT_TITLES:
+        low = title.lower()
+        if any(f[k] and f[k].lower() in low for k in ("doi", "arxiv_id", "url")):
+            return False
     return True
 
 
