@@ -124,7 +124,7 @@ def cite_keys(arg: str) -> str:
 
 def drop_notes(s: str) -> str:
     """Remove footnote-like groups (thanks, affiliation marks, e-mails, labels) with their content."""
-    s = re.sub(r"\\(thanks|footnote|label|IEEEmembership|orcid|orcidlink|email|inst|fnmark|corref|"
+    s = re.sub(r"\\(thanks|footnote|label|IEEEmembership|orcid|orcidID|orcidlink|email|inst|fnmark|corref|"
                r"tnoteref|fnref|affil|affiliation|textsuperscript|href|url|index|IEEEcompsocitemizethanks|"
                r"orcidA|protect\\footnote)\s*\{", lambda m: "\\DROP{", s)
     while "\\DROP{" in s:
@@ -238,7 +238,9 @@ def author_names(block: str) -> list[str]:
     out = []
     for chunk in re.split(r"\\(?:and|AND|And)\b", block):
         chunk = drop_notes(chunk)
-        first = chunk.strip().split("\\\\")[0] if not re.search(r"\\(fnm|sur)\b", chunk) else chunk
+        # the first line that holds text: llncs bylines open a chunk with a break (\\and \\\\ Name ...)
+        lines = [ln for ln in chunk.strip().split("\\\\") if ln.strip()] or [""]
+        first = lines[0] if not re.search(r"\\(fnm|sur)\b", chunk) else chunk
         out += [p.strip(" *") for p in re.split(r",|\band\b", clean(first))]
     return [p for p in out if p and len(p.split()) <= 5 and not re.search(r"@|\d", p)]
 
@@ -279,6 +281,9 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     raw_title = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), raw_title)
     title = clean(raw_title)
     authors: list[str] = []
+    # WileyNJD's \\jnlcitation prints a how-to-cite line whose \\author{...} repeat the byline as initials
+    for m in re.finditer(r"\\jnlcitation\s*(?=\{)", tex):
+        tex = tex[:m.start()] + " " * (group(tex, m.end())[1] - m.start()) + tex[group(tex, m.end())[1]:]
     for a in command_args(tex, "author") + capital_authors(tex):
         # a byline kept in a macro (bioinfo's \\author[\\shortauthors]{\\longauthors}), as the title
         a = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), a)
