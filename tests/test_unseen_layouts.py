@@ -1270,3 +1270,25 @@ def test_a_dated_line_under_the_addresses_is_no_part_of_one(tmp_path):
         ("1 Introduction", 72, 190, 12, "Times-Bold"), *body_lines(208, 8)]])
     affs = doc.metadata.affiliations
     assert affs and any("Academia Sinica" in a for a in affs) and not any("Dated" in a for a in affs)
+
+
+
+def test_a_justified_block_spaced_wider_than_the_body_is_one_paragraph_per_gap(tmp_path):
+    # achemso's manuscript: a double-spaced abstract in smaller type than the body; WileyNJD: a
+    # summary set at 1.5 x its type where the body is at 1.3 x. Lines that end together are wrapped
+    # text; the wider gap between two paragraphs still parts them.
+    full = BODY[:88]
+
+    def block(top, pitch, size, n=4):
+        return [(full, 72, top + pitch * k, size, "Times-Roman") for k in range(n)] + \
+            [("and the paragraph ends here.", 72, top + pitch * n, size, "Times-Roman")]
+    doc = compile_pages(tmp_path, [[
+        ("Hot Carriers from Scattering Mediated Absorption", 100, 60, 18, "Times-Bold"),
+        ("Abstract", 72, 100, 11, "Times-Bold"), *block(124, 18, 9),
+        ("Summary", 72, 260, 11, "Times-Bold"), *block(280, 15, 10), *block(380, 15, 10),
+        ("1 Introduction", 72, 480, 12, "Times-Bold"), *body_lines(500, 12)]])
+    def paragraphs(after: str, before: str) -> list[str]:
+        text = doc.markdown.split(after, 1)[1].split(before, 1)[0]
+        return [p for p in text.split("\n\n") if p.strip() and not p.startswith("#")]
+    assert len(paragraphs("Abstract", "Summary")) == 1
+    assert [p.endswith("the paragraph ends here.") for p in paragraphs("Summary", "1 Introduction")] == [True, True]

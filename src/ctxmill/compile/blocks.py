@@ -350,7 +350,8 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         # paragraph (or heading candidate, list item)
         j = i + 1
         lines = [cur]
-        while j < n and j not in code_starts and j not in above and not _breaks(lines, ls[j], ctx):
+        while j < n and j not in code_starts and j not in above \
+                and not _breaks(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None):
             lines.append(ls[j])
             j += 1
         out.append(_para_block(lines, page, ctx))
@@ -410,7 +411,7 @@ def _continues_caption(prev: _L, nxt: _L) -> bool:
     return nxt.x0 < prev.x0 + 40
 
 
-def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
+def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) -> bool:
     prev = lines[-1]
     first = lines[0]
     size = max(prev.size, 4.0)
@@ -419,7 +420,8 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
     if ctx.pitch > 1.3 * ctx.body_size and abs(size - ctx.body_size) <= 0.6:
         # double- or one-and-a-half-spaced body text: lines at the usual pitch are one paragraph
         most, gap_most = max(most, ctx.pitch + 0.45 * size), max(gap_most, ctx.gap + 0.45 * size)
-    if pitch > most or pitch < -0.5 * size or nxt.top - prev.bottom > gap_most:
+    if pitch < -0.5 * size or (pitch > most or nxt.top - prev.bottom > gap_most) \
+            and not _steady_wrap(lines, nxt, after, pitch, ctx):
         return True
     if abs(nxt.size - prev.size) > 0.6:
         return True
@@ -443,6 +445,34 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
     if nxt.x0 > first.x0 + 6 and prev.x1 < ctx.right - 30 and re.search(r"[.!?:;)\]”\"']$", prev.text):
         return True
     return False
+
+
+_ROMAN_END = re.compile(r"\s(?:[ivxlcdm]+|[IVXLCDM]+)$")  # a front-matter page number ("Tabellenverzeichnis V")
+
+
+def _steady_wrap(lines: list[_L], nxt: _L, after: _L | None, pitch: float, ctx: _Context) -> bool:
+    """A justified line wraps: the next line, in the same type from the
+    same left edge, goes on with the paragraph when it keeps the spacing of the lines around it,
+    however wide (a double-spaced abstract in smaller type, a summary box set looser than the body).
+    A paragraph's gap differs from its lines' spacing, so two paragraphs stay two."""
+    prev = lines[-1]
+    # (a paragraph's first line may be indented)
+    same_left = abs(nxt.x0 - prev.x0) <= 3 or len(lines) == 1 and 0 < prev.x0 - nxt.x0 < 25
+    if not same_left or abs(nxt.size - prev.size) > 0.3 or pitch > 2.6 * max(prev.size, 4.0):
+        return False
+    # justified: it ends where a neighbour ends (an indented abstract has its own right edge), in a
+    # word, not in a page number, leaders or a bracketed note set flush right (contents lists, the
+    # reasons beside a derivation), and it is no short line (two list items may end together)
+    if not (prev.text[-1:].isalpha() or prev.text[-1:] in "-,;") or _ROMAN_END.search(prev.text):
+        return False
+    lft, right = next(((a, b) for a, b in ctx.columns if a - 5 <= prev.x0 <= b), (ctx.left, ctx.right))
+    ends = [x.x1 for x in (lines[-2] if len(lines) > 1 else None, nxt, after) if x is not None]
+    if prev.x1 - prev.x0 < 0.6 * (right - lft) or not any(abs(prev.x1 - e) <= 1 for e in ends):
+        return False
+    if len(lines) > 1:
+        return abs(prev.bottom - lines[-2].bottom - pitch) <= 0.6
+    return after is not None and abs(after.size - nxt.size) <= 0.3 and abs(after.x0 - nxt.x0) <= 3 \
+        and abs(after.bottom - nxt.bottom - pitch) <= 0.6
 
 
 def _list_marker_span(line: _L) -> bool:
