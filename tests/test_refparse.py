@@ -603,3 +603,34 @@ def test_the_product_strips_a_bare_list_number_before_names():
     # on by default since round 24b: what ``ctxmill compile`` writes for a Nature-style list
     f = parse(BARE_NUMBERED[0][0])
     assert (f["label"], f["people"][0]["family"]) == ("33", "Bergk")
+
+
+# Real entries whose labeller parse is doubtful and whose rules title holds the entry's own
+# identifier: GROBID training strings (no title in their labels) and the corpus paper
+# aastex-twocol-billy's software and technical-report entries.
+ID_TITLES = [
+    ("A. G. Cohen, S. L. Glashow, and Z. Ligeti, arXiv:0810.4602[ hep-ph].", None),
+    ("D. Semikoz and G. Sigl, arXiv.org:hep-ph/0309328.", None),
+    ("Hurier, G. & Lacasa, F. 2017, ArXiv e-prints [arXiv:1701.09067]", None),
+    ("Moe, M., & Kratter, K. M. 2019, arXiv:1912.01699 [astro-ph], arXiv: 1912.01699", None),
+    ("Tenenbaum, P., & Jenkins, J. 2018, TESS Science Data Products Description Document, EXP-TESS-ARC-ICD-0014 "
+     "Rev D, https://archive.stsci.edu/missions/tess/doc/EXP-TESS-ARC-ICD-TM-0014.pdf",
+     "TESS Science Data Products Description Document"),
+]
+
+
+@pytest.mark.parametrize(("raw", "title"), ID_TITLES)
+def test_the_product_takes_no_rules_title_that_holds_the_entrys_identifier(raw, title, monkeypatch):
+    from ctxmill.compile import refparse
+    from ctxmill.compile.references import parse_entry
+
+    labeller = parse(raw)
+    assert labeller["doubtful"] and labeller["title"] == title
+    monkeypatch.setattr(refparse, "IDS_NOT_TITLES", False)
+    before = refparse.reference_fields(raw, parse_entry)  # as at bb7690d: the rules' title and names
+    ids = [labeller[k] for k in ("doi", "arxiv_id", "url") if labeller[k]]
+    assert any(i.lower() in before["title"].lower() for i in ids)
+    refparse.use_ids_not_titles(True)  # the default since round 25
+    f = refparse.reference_fields(raw, parse_entry)
+    assert f["title"] == title  # the labeller's: none, or the report's own name
+    assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
