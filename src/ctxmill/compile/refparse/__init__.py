@@ -136,7 +136,7 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
 def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
     """Whether a title the rules found can stand: a word of three letters, and neither the
     year nor the venue the labeller saw ("(Fermi-LAT), JCAP 1509, 008 (2015)" is no title),
-    nor the labeller's title with the head of the entry, where the labeller read its authors,
+    nor the entry's own DOI, arXiv id or URL (``IDS_NOT_TITLES``), nor the labeller's title with the head of the entry, where the labeller read its authors,
     before it ("Vali, Ferenc A., The Turkish Straits and NATO, ...": the rules did not find
     where the names end; "Binder. http://mybinder.org, 2017", a web page named as its maker,
     keeps the rules' title), nor a piece of the names before the labeller's title ("ROUSSILLON,
