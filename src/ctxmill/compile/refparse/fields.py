@@ -25,6 +25,18 @@ _ARXIV = re.compile(
     re.IGNORECASE,
 )
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>\"]+|\bwww\.[^\s<>\"]+", re.IGNORECASE)
+# The same identifiers as PDF text layers and OCR print them, spaced around their marks
+# ("arXiv :1411.4088", "arXiv:1005 . 0539", "http ://cern.ch/garfield", "doi :10.1103 /PhysRevE.49.55"):
+# taken only where the exact patterns find none, and kept as the identifier itself, unspaced. A
+# spaced DOI needs its "doi" before it (a bare "10. 1103/" could be a volume and a page); a URL
+# may be glued to the word before it ("URLhttp ://..."), and its host holds a dot where it is
+# whole ("http : //link. aps.org/..." gives none: a cut host is no address).
+# Off for the fold run of round 26 (use_damaged_ids); docs/outputs.md.
+DAMAGED_IDS = False
+_ARXIV_SPACED = re.compile(r"arxiv\s*:?\s*(\d{4})\s*\.\s*(\d{4,5}(?:v\d+)?)(?!\d)"
+                           r"|arxiv\s*:\s*([a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)", re.IGNORECASE)
+_URL_SPACED = re.compile(r"(https?|ftp)\s*:\s*/\s*/\s*([\w-]+(?:\.[\w-]+)+[^\s<>\"]*)", re.IGNORECASE)
+_DOI_SPACED = re.compile(r"\bdoi\s*:?\s*10\s*\.\s*(\d{4,9})\s*/\s*([^\s\"<>]+)", re.IGNORECASE)
 _ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
 _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
@@ -155,11 +167,37 @@ def identifiers(raw: str) -> dict:
             out["url"] = m.group(0).rstrip(".,;)]")
             if out["doi"] is None and "doi.org/" in out["url"]:
                 out["doi"] = out["url"].split("doi.org/", 1)[1]
+    if DAMAGED_IDS:
+        _damaged_ids(raw, low, out)
     if "isbn" in low:
         m = _ISBN.search(raw)
         if m:
             out["isbn"] = m.group(1).strip()
     return out
+
+
+def use_damaged_ids(on: bool) -> None:
+    """Find spaced identifiers (``_damaged_ids``) in this process, or not."""
+    global DAMAGED_IDS
+    DAMAGED_IDS = on
+
+
+def _damaged_ids(raw: str, low: str, out: dict) -> None:
+    """The identifiers the exact patterns missed, where printed with spaces around their marks."""
+    if out["arxiv_id"] is None and "arxiv" in low:
+        m = _ARXIV_SPACED.search(raw)
+        if m:
+            out["arxiv_id"] = f"{m.group(1)}.{m.group(2)}" if m.group(1) else m.group(3)
+    if out["url"] is None and "//" in raw:
+        m = _URL_SPACED.search(raw)
+        if m:
+            out["url"] = f"{m.group(1)}://{m.group(2)}".rstrip(".,;)]")
+            if out["doi"] is None and "doi.org/" in out["url"]:
+                out["doi"] = out["url"].split("doi.org/", 1)[1]
+    if out["doi"] is None and "doi" in low:
+        m = _DOI_SPACED.search(raw)
+        if m:
+            out["doi"] = f"10.{m.group(1)}/{m.group(2)}".rstrip(".,;)]")
 
 
 def _reads_as_names(piece: str) -> bool:
