@@ -1292,3 +1292,25 @@ def test_a_justified_block_spaced_wider_than_the_body_is_one_paragraph_per_gap(t
         return [p for p in text.split("\n\n") if p.strip() and not p.startswith("#")]
     assert len(paragraphs("Abstract", "Summary")) == 1
     assert [p.endswith("the paragraph ends here.") for p in paragraphs("Summary", "1 Introduction")] == [True, True]
+
+
+def test_marks_longer_than_the_name_before_them_are_still_raised_marks(tmp_path):
+    # llncs: "Paul Dubois1,2[0009-0003-3856-8048]," - the raised affiliation numbers and ORCID iD
+    # hold more characters than the name, so the line's commonest size was the marks'. (Each mark
+    # character is drawn on its own, as TeX's PDFs give them, right after the name: Courier's
+    # advance is 0.6 em, Times' digits 0.5 em.)
+    def author(name, mark, y, x=200, tail=","):
+        x += 6.0 * len(name)
+        row = [(name, x - 6.0 * len(name), y, 10, "Courier")]
+        for ch in mark:
+            row.append((ch, x, y - 3, 7, "Times-Roman"))
+            x += 7 * (0.25 if ch == "," else 0.333 if ch in "[]-" else 0.5)
+        return row + [(tail, x + 0.5, y, 10, "Courier")]
+    doc = compile_pages(tmp_path, [[
+        ("Radiotherapy Dose Optimization via Clinical Knowledge", 120, 80, 14, "Times-Bold"),
+        *author("Paul Dubois", "1,2[0009-0003-3856-8048]", 120),
+        *author("Nikos Paragios", "2[0000-0002-9668-4763]", 132, tail=", and"),
+        *author("Pascal Fenoglietto", "3", 144, tail=""),
+        ("1 Introduction", 72, 200, 12, "Times-Bold"), *body_lines(218, 8)]])
+    assert names(doc) == ["Paul Dubois", "Nikos Paragios", "Pascal Fenoglietto"]
+

@@ -169,6 +169,23 @@ def _finish_lines(lb: _LineBuilder) -> list[Line]:
     return [line] if line is not None else []
 
 
+def _under_raised(chars: list, counts: dict[float, int], dom: float, base: float) -> tuple[float, float]:
+    """The line's type when its commonest size is set raised above a larger one: marks longer than
+    the name they follow (llncs's "Paul Dubois1,2[0009-0003-3856-8048]") are still superscripts.
+    The larger type must hold some words (a big operator of display math is no line's type), and
+    a mark must touch the word it follows (a fraction's numerator stands apart: "Hence f(x)")."""
+    for size in sorted((s for s in counts if s > dom / 0.86), reverse=True):
+        sized = [c for c in chars if c[6].size == size]
+        if sum(ch.isalpha() for c in sized for ch in c[0]) < 4:
+            continue
+        lower = sorted(c[5] for c in sized)[len(sized) // 2]
+        if lower - base > 0.18 * size and any(
+                a[6].size == size and b[6].size == dom and b[1] - a[3] < 0.1 * size and not b[7]
+                for a, b in zip(chars, chars[1:], strict=False)):
+            return size, lower
+    return dom, base
+
+
 def _finish_line(chars: list) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
     # dominant size by character count
@@ -181,6 +198,8 @@ def _finish_line(chars: list) -> Line | None:
     dom = max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0]
     bases = [c[5] for c in chars if c[6].size == dom]
     base = sorted(bases)[len(bases) // 2]
+    if len(counts) > 1:
+        dom, base = _under_raised(chars, counts, dom, base)
     runs: list[list] = []  # [key, sep, [chars], box]
     sup_size, rise, wide_gap, half_em = dom * 0.86, dom * 0.18, max(dom, 6.0), 0.5 * dom
     run_f = run_sup = None  # key of runs[-1]
