@@ -1314,3 +1314,13 @@ def test_marks_longer_than_the_name_before_them_are_still_raised_marks(tmp_path)
         ("1 Introduction", 72, 200, 12, "Times-Bold"), *body_lines(218, 8)]])
     assert names(doc) == ["Paul Dubois", "Nikos Paragios", "Pascal Fenoglietto"]
 
+
+def test_a_generation_after_the_surname_is_part_of_the_name(tmp_path):
+    # achemso: "..., and Jonathan J. Foley IV*" - "IV" is no acronym beside a word
+    doc = compile_pages(tmp_path, [[
+        ("Unique Hot Carrier Distributions from Scattering", 120, 80, 16, "Times-Bold"),
+        ("Jason Codrington, Noor Eldabagh, and Jonathan J. Foley IV", 150, 120, 11, "Times-Roman"),
+        ("Department of Chemistry, William Paterson University, Wayne, NJ, USA", 130, 136, 10, "Times-Italic"),
+        ("1 Introduction", 72, 200, 12, "Times-Bold"), *body_lines(218, 8)]])
+    assert names(doc) == ["Jason Codrington", "Noor Eldabagh", "Jonathan J. Foley IV"]
+

@@ -75,6 +75,7 @@ HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
 _DATE_WORDS = frozenset("january february march april may june july august september october november december "
                         "jan feb mar apr jun jul aug sep sept oct nov dec month year date day".split())
+_GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
 # Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
@@ -477,6 +478,8 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if all(t.lower().strip(".,") in _DATE_WORDS for t in toks):
         return None  # a title page's date, or its placeholder ("Month Year": thesis templates)
     words = [t for t in toks if len(t.strip(".-'’")) >= 2 and not _INITIAL_RE.fullmatch(t)]
+    if len(words) > 2 and _GENERATION_RE.fullmatch(words[-1]):
+        words = words[:-1]  # "Jonathan J. Foley IV": a generation after the surname, not an acronym
     caps = [t for t in words if t.strip(".-'’").isupper()]
     if caps and len(caps) != len(words):
         return None  # "ISM Connect": an acronym beside a word is an organisation, names are all one case
