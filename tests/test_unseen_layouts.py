@@ -1324,3 +1324,19 @@ def test_a_generation_after_the_surname_is_part_of_the_name(tmp_path):
         ("1 Introduction", 72, 200, 12, "Times-Bold"), *body_lines(218, 8)]])
     assert names(doc) == ["Jason Codrington", "Noor Eldabagh", "Jonathan J. Foley IV"]
 
+
+
+def test_a_german_bibliography_heading_opens_the_list(tmp_path):
+    # KOMA-Script in German: the list is "Literaturverzeichnis" (babel's names: "Literatur",
+    # "Bibliographie" in French), here holding two entries: too few for a list without a title
+    pages = [[("Bausteine für einen Bericht", 150, 60, 18, "Times-Bold")]]
+    for k in range(1, 4):
+        pages[-1] += [(f"{k} Kapitel über {TOPICS[k - 1]}", 72, 60 + 120 * k, 14, "Times-Bold"),
+                      *body_lines(80 + 120 * k, 6)]
+    rows = [("Literaturverzeichnis", 72, 60, 14, "Times-Bold")]
+    for k in range(2):
+        rows += [(f"[{k + 1}] L. Papula. Mathematische Formelsammlung, Band {k + 1}. Vieweg, 20{10 + k}.",
+                  72, 90 + 20 * k, 10, "Times-Roman")]
+    pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert len(doc.references) == 2 and doc.references[0].raw.startswith("[1] L. Papula")

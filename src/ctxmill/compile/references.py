@@ -570,6 +570,8 @@ def _clean_venue(venue: str) -> str | None:
 BIB_TITLES = frozenset({
     "references", "bibliography", "literature", "literature cited", "works cited", "reference list",
     "references and notes", "cited literature", "references cited", "list of references",
+    # German and French (KOMA-Script's and babel's own names; "Références" squashes to "references")
+    "literaturverzeichnis", "literatur", "quellenverzeichnis", "bibliographie",
 })
 _BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
 
@@ -581,7 +583,7 @@ def _norm(text: str) -> str:
 
 
 _NOT_WORD = re.compile(r"[^\w]+")
-_BIB_KEYS = ("referen", "bibliograph", "literatur", "cited")
+_BIB_KEYS = ("referen", "bibliograph", "literatur", "cited", "quellen")
 assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
