@@ -351,7 +351,7 @@ def cv_scores(args) -> dict:
     common = ["--grobid", str(args.grobid), "--anystyle", str(args.anystyle), "--dev-split", "docs",
               *(["--stretch-kinds"] if args.stretch_kinds else []), *(["--abs-ids"] if args.abs_ids else []),
               *(["--wide-folds"] if args.wide_folds else []), *(["--product"] if args.product else []),
-              *(["--ids-not-titles"] if args.ids_not_titles else []), *_round26_flags(args)]
+              *(["--ids-not-titles"] if args.ids_not_titles else []), *_product_flags(args)]
     with tempfile.TemporaryDirectory() as d:
         for k in range(T.FOLDS):
             per = Path(d) / f"outcomes{k}.json"
@@ -392,9 +392,9 @@ def cv_scores(args) -> dict:
     return out
 
 
-def _round26_flags(args) -> list[str]:
+def _product_flags(args) -> list[str]:
     """This tree's product options, for the processes it starts (folds, speed turns)."""
-    return [*(["--url-titles-only"] if args.url_titles_only else []), *(["--damaged-ids"] if args.damaged_ids else [])]
+    return ["--no-damaged-ids"] if args.no_damaged_ids else []
 
 
 def _f1(rows: list[list[bool]]) -> float:
@@ -545,12 +545,9 @@ def main() -> None:
     ap.add_argument("--ids-not-titles", action="store_true",
                     help="refparse.use_ids_not_titles: the product refuses a rules title that holds the entry's "
                          "DOI, arXiv id or URL (with --dev/--cv --product, and this tree's side of a held-out read)")
-    ap.add_argument("--url-titles-only", action="store_true",
-                    help="refparse.use_url_titles_only: under 'no title and no venue' the product takes a rules "
-                         "title only where the string has a URL (round 26, L1; this tree's side only)")
-    ap.add_argument("--damaged-ids", action="store_true",
-                    help="fields.use_damaged_ids: DOIs, arXiv ids and URLs printed with spaces around their marks "
-                         "are found, unspaced (round 26, D; this tree's side only)")
+    ap.add_argument("--no-damaged-ids", action="store_true",
+                    help="fields.use_damaged_ids(False): DOIs, arXiv ids and URLs printed with spaces around their "
+                         "marks are not found, as before round 26 (this tree's side only)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
@@ -582,14 +579,10 @@ def main() -> None:
         from ctxmill.compile import refparse
 
         refparse.use_ids_not_titles(True)
-    if args.url_titles_only:
-        from ctxmill.compile import refparse
-
-        refparse.use_url_titles_only(True)
-    if args.damaged_ids:
+    if args.no_damaged_ids:
         from ctxmill.compile.refparse import fields
 
-        fields.use_damaged_ids(True)
+        fields.use_damaged_ids(False)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return
@@ -627,7 +620,7 @@ def main() -> None:
         for _ in range(args.rounds):
             if args.peer:
                 turns["peer"].append(json.loads(_run([*common, "--speed-only"], args.peer / "src")))
-            turns["labeller"].append(json.loads(_run([*common, "--speed-only", *_round26_flags(args),
+            turns["labeller"].append(json.loads(_run([*common, "--speed-only", *_product_flags(args),
                                                       *(["--ids-not-titles"] if args.ids_not_titles else [])], None)))
         med = {k: {m: round(statistics.median(t[m] for t in v)) for m in ("wall", "cpu")} for k, v in turns.items() if v}
         prod = {k: {m: round(statistics.median(t["product"][m] for t in v)) for m in ("wall", "cpu")}

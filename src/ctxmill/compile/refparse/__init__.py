@@ -48,12 +48,6 @@ BARE_NUMBERS = True
 # (docs/outputs.md: on the folds 24 of 89 invented GROBID titles go); use_ids_not_titles(False)
 # for the product before it.
 IDS_NOT_TITLES = True
-# Under "no title and no venue" the rules' title is most often a piece of the names, a note or an
-# identifier (on the folds, round 25); the titles it finds there that the labeller misses are web
-# pages and software named by their maker ("Binder. http://mybinder.org, 2017"). So there the
-# rules are asked only where the string holds a URL. Off for the fold run of round 26
-# (use_url_titles_only); docs/outputs.md.
-URL_TITLES_ONLY = False
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -68,13 +62,6 @@ def use_ids_not_titles(on: bool) -> None:
     this process, or not."""
     global IDS_NOT_TITLES
     IDS_NOT_TITLES = on
-
-
-def use_url_titles_only(on: bool) -> None:
-    """Under "no title and no venue" take a rules title only where the string has a URL
-    (``URL_TITLES_ONLY``) in this process, or not."""
-    global URL_TITLES_ONLY
-    URL_TITLES_ONLY = on
 
 
 def label(text: str) -> list[tuple[str, str]]:
@@ -131,8 +118,6 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
     # astronomy styles print none, and the rules would make one up from the names or journal.
     journal_only = not f["title"] and f["container"] and (f["volume"] or f["pages"])
     doubted = f["doubtful"] and not f["doubtful"].startswith("no authors") and not journal_only
-    if doubted and URL_TITLES_ONLY and not f["url"] and f["doubtful"].startswith("no title"):
-        doubted = False
     if not (doubted or f["url"] or f["doi"]):
         return f  # nothing the rules' parse would change: not run (a seventh of a parse)
     r = fallback(raw)

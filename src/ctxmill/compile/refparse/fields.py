@@ -30,9 +30,10 @@ _URL = re.compile(r"(?:https?|ftp)://[^\s<>\"]+|\bwww\.[^\s<>\"]+", re.IGNORECAS
 # taken only where the exact patterns find none, and kept as the identifier itself, unspaced. A
 # spaced DOI needs its "doi" before it (a bare "10. 1103/" could be a volume and a page); a URL
 # may be glued to the word before it ("URLhttp ://..."), and its host holds a dot where it is
-# whole ("http : //link. aps.org/..." gives none: a cut host is no address).
-# Off for the fold run of round 26 (use_damaged_ids); docs/outputs.md.
-DAMAGED_IDS = False
+# whole ("http : //link. aps.org/..." gives none: a cut host is no address). So the product's
+# refusal of a rules title that holds the entry's identifier applies to them too. On since round 26
+# (docs/outputs.md); use_damaged_ids(False) for the fields before it.
+DAMAGED_IDS = True
 _ARXIV_SPACED = re.compile(r"arxiv\s*:?\s*(\d{4})\s*\.\s*(\d{4,5}(?:v\d+)?)(?!\d)"
                            r"|arxiv\s*:\s*([a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)", re.IGNORECASE)
 _URL_SPACED = re.compile(r"(https?|ftp)\s*:\s*/\s*/\s*([\w-]+(?:\.[\w-]+)+[^\s<>\"]*)", re.IGNORECASE)
