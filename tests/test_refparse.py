@@ -646,6 +646,12 @@ SPACED_IDS = [
     ("[10]http ://cern.ch/garfield.", "url", "http://cern.ch/garfield"),
     ("A. Marshak, A. Davis, R. Cahalan, W. Wiscombe, Bounded cascade models asnonstationary multifractals ,Phys "
      ".Rev .E 49 ( 1994)55 -69.doi :10.1103 /PhysRevE.49.55.", "doi", "10.1103/PhysRevE.49.55"),
+    # biblatex's spaced DOIs (the corpus paper book-abstract-hoare): whole, not cut at the first space
+    ("[Cou+12] Patrick Cousot, Radhia Cousot, Francesco Logozzo, and Michael Barnett. “An Abstract Interpretation "
+     "Framework for Refactoring with Application to Extract Methods with Contracts”. In: ACM SIGPLAN Notices 47 "
+     "(Oct. 2012). doi: 10 . 1145 / 2384616 . 2384633 (cit. on pp. 16, 21, 29, 34).", "doi", "10.1145/2384616.2384633"),
+    ("[CS08] Michael R. Clarkson and Fred B. Schneider. “Hyperproperties”. In: 2008 21st IEEE Computer Security "
+     "Foundations Symposium. 2008, pp. 51–65. doi: 10 . 1109 / CSF . 2008.7 (cit. on p. 23).", "doi", "10.1109/CSF.2008.7"),
     # a host cut by a space is no address: nothing, rather than "http://link"
     ("Soto-Crespo, J. M., Devine, N. & Akhmediev, N. In-tegrableturbulence and rogue waves :Breathers or soli "
      "-tons?Phys. Rev. Lett. 116, 103901( 2016 ).URLhttp : //link. aps.org/doi/", "url", None),

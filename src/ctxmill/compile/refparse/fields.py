@@ -37,7 +37,11 @@ DAMAGED_IDS = True
 _ARXIV_SPACED = re.compile(r"arxiv\s*:?\s*(\d{4})\s*\.\s*(\d{4,5}(?:v\d+)?)(?!\d)"
                            r"|arxiv\s*:\s*([a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)", re.IGNORECASE)
 _URL_SPACED = re.compile(r"(https?|ftp)\s*:\s*/\s*/\s*([\w-]+(?:\.[\w-]+)+[^\s<>\"]*)", re.IGNORECASE)
-_DOI_SPACED = re.compile(r"\bdoi\s*:?\s*10\s*\.\s*(\d{4,9})\s*/\s*([^\s\"<>]+)", re.IGNORECASE)
+_DOI_SPACED = re.compile(r"\bdoi\s*:?\s*10(\s*)\.(\s*)(\d{4,9})\s*/\s*([^\s\"<>]+)", re.IGNORECASE)
+# biblatex breaks a DOI with a space on both sides of each "." and "/" ("doi: 10 . 1145 / 2384616 .
+# 2384633"): there, and only there, the DOI goes on over such a mark; a stop after it has no space
+# before it ("2384633. url: ...")
+_DOI_MORE = re.compile(r"\s+([./])\s+([^\s\"<>]+)")
 _ISBN = re.compile(r"\bISBN(?:-1[03])?:?\s*([\dX][\d\- X]{8,16}[\dX])", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?![\d])")
 _NUM = re.compile(r"[A-Za-z]?\d+[A-Za-z]?(?:\s*[-–—/]\s*[A-Za-z]?\d+[A-Za-z]?)?")
@@ -198,7 +202,10 @@ def _damaged_ids(raw: str, low: str, out: dict) -> None:
     if out["doi"] is None and "doi" in low:
         m = _DOI_SPACED.search(raw)
         if m:
-            out["doi"] = f"10.{m.group(1)}/{m.group(2)}".rstrip(".,;)]")
+            doi, end = f"10.{m.group(3)}/{m.group(4)}", m.end()
+            while m.group(1) and m.group(2) and (more := _DOI_MORE.match(raw, end)):
+                doi, end = doi + more.group(1) + more.group(2), more.end()
+            out["doi"] = doi.rstrip(".,;)]")
 
 
 def _reads_as_names(piece: str) -> bool:
