@@ -36,6 +36,14 @@ threshold or the learned gate or the ranking did), a candidate at the target wit
 suggestion was dropped):
 
     PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py --repeated [--examples 'no candidate']
+
+``--wrong-tops DUMP`` classifies the wrong suggestions shown in the top five of the signature
+cases as ``next_edit_train_fit.py --oof`` ranks them over the dump in the folder DUMP (the
+shipped model refitted per fold), and the silences where a right candidate existed: (a) the
+right site, another text (which part differs), (b) a site the commit left alone (which kind),
+(c) another propagator's suggestion, (d) nothing shown though a right candidate was there:
+
+    PYTHONHASHSEED=0 .venv/bin/python benchmarks/next_edit_sigmiss.py --wrong-tops /tmp/s24-18/base [--examples '(b)']
 """
 
 from __future__ import annotations
@@ -409,6 +417,137 @@ def repeated(cases: list[dict], examples: str | None, n_examples: int, seed: int
     return _report(out, by_lang, shown, examples, n_examples, seed)
 
 
+_TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__|testing)/|(_test|_spec|\.test|\.spec|Test|Tests|Spec)\.\w+$|(^|/)test_")
+
+
+def _overlapping(s, targets: list) -> dict | None:
+    return next((t for t in targets if t["path"] == s.path and s.start_line <= max(t["end_line"], t["start_line"])
+                 and t["start_line"] <= max(s.end_line, s.start_line)), None)
+
+
+def _at_target(s, t: dict, name: str) -> str:
+    """(a): what differs between a signature suggestion and the commit's change of its lines."""
+    if (t["start_line"], t["end_line"]) != (s.start_line, s.end_line):
+        return "line span (the commit changes other lines too)"
+    if re.sub(r"\s+", "", s.replacement) == re.sub(r"\s+", "", t["after"]):
+        return "whitespace or wrapping"
+    got, want = _args_of(s.replacement, name), _args_of(t["after"], name)
+    if not got or not want:
+        return "the commit's lines hold no call of it" if not want else "other"
+    if len(want) != len(got):
+        return "line span (the commit changes other calls too)"
+    a, b = _split(got[0][0]), _split(want[0][0])
+    if a == b:
+        return "the call's arguments right, the rest of the lines differ"
+    kind = _value_kind(a, b).replace("value differs: ", "")
+    if kind == "argument count":
+        return "a removed argument left" if len(a) > len(b) else "an argument missing"
+    if kind == "order":
+        return "an argument's position"
+    if kind == "keyword vs positional":
+        return kind
+    return "a new argument's value" if kind != "several arguments" else "several arguments"
+
+
+def _elsewhere(s, name: str, files: dict, targets: list, resigned: list) -> str:
+    """(b): which kind of site the commit left alone."""
+    from ctxmill.apply.next_signature import EXT_LANG, _ext, defs_in
+
+    if "definition" in s.reason:
+        return "a definition or declaration"
+    here = "\n".join(files.get(s.path, "").split("\n")[s.start_line - 1:s.end_line])
+    calls = _args_of(here, name)
+    ch = next((c for c in resigned if c.name == name), None)
+    if calls and ch is not None and len(ch.old) != len(ch.new) and not calls[0][1] \
+            and len(_split(calls[0][0])) == len(ch.new):
+        return "a call already in the new form (as many arguments as the new list)"
+    if calls and re.search(r"[\w)\]]\s*(?:\.|->|::)\s*" + re.escape(name) + r"\s*\(", here):
+        lang = EXT_LANG.get(_ext(s.path))
+        defs = sum(1 for text in files.values() if lang and name in defs_in(text, lang))
+        if defs != 1:
+            return f"a method call, {'no' if not defs else 'several'} definitions of the name in the tree"
+    if _TEST_PATH.search(s.path):
+        return "a call in a test the commit left alone"
+    if any(t["path"] == s.path for t in targets):
+        return "another call in a file the commit changed"
+    return "a call in a file the commit left alone"
+
+
+def wrong_tops(cases: list[dict], dump: str, examples: str | None, n_examples: int, seed: int) -> dict:
+    """The four buckets of ``--wrong-tops`` over ``cases`` (the signature training cases), their
+    shown suggestions ranked as --oof ranks them and their texts found again (_replayed)."""
+    os.environ["NEXT_EDIT_CANDS"] = dump
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import next_edit_train_fit as tf
+    from ctxmill.apply import next_edit
+    from ctxmill.apply.next_signature import changes
+
+    shipped = json.loads(tf.MODEL.read_text())
+    train = tf.load("train")
+    tf.out_of_fold(train, shipped.get("l2", 1.0), 3, set(shipped["weights"]) | {"bias"})
+    ids = {c["id"] for c in cases}
+    ranked = tf.ranked_cases([c for c in train if c["id"] in ids], lambda case, c: c.get("confidence", c["features"]["hand"]),
+                             next_edit.THRESHOLD, next_edit.THRESHOLD_MORE,
+                             learned=(shipped, shipped["mode"], shipped["level"], shipped["gate_top"], shipped["gate_more"]))
+    shown_wrong: dict[str, list[tuple]] = {}  # case -> [(rank, candidate index, its place)]
+    silent: dict[str, list[int]] = {}
+    for case, top5, sugs in ranked:
+        used: set[int] = set()
+        for rank, s in enumerate(top5[:5]):
+            i = next((i for i in s.hits if i not in used), None)
+            if i is None:
+                shown_wrong.setdefault(case["id"], []).append((rank, sugs.index(s), (s.kind, s.path, s.start_line, s.end_line)))
+            else:
+                used.add(i)
+        if not top5 and case["n_targets"] and any(s.hits for s in sugs):
+            silent[case["id"]] = [k for k, s in enumerate(sugs) if s.hits]
+    del train
+    sc = _scorer()
+    buckets: Counter = Counter()
+    tops: Counter = Counter()  # the same, the first suggestion only
+    how_top: Counter = Counter()  # the first suggestion's bucket by how it was shown and what the trigger was
+    shown: list = []
+    mismatched = 0
+    todo = [c for c in cases if c["id"] in shown_wrong or c["id"] in silent]
+    for case, files, targets, found, hunks in _replayed(sc, todo, "sigtops-"):
+        name = case["pattern"]["function"]
+        resigned = changes(hunks) if hunks else []
+        for k in silent.get(case["id"], []):
+            buckets[f"(d) silent, a right candidate ({found[k].kind}) held"] += 1
+        for rank, k, key in shown_wrong.get(case["id"], []):
+            s = found[k] if k < len(found) else None
+            if s is None or (s.kind, s.path, s.start_line, s.end_line) != key:
+                mismatched += 1  # the tree no longer makes the dumped candidate
+                continue
+            t = _overlapping(s, targets)
+            if s.kind != "signature":
+                what = f"(c) {s.kind}, " + ("at a target" if t else "elsewhere")
+            elif s.hits:
+                what = "(a) the right text, its target taken by a suggestion above"
+            elif t is not None:
+                what = "(a) " + _at_target(s, t, name)
+            else:
+                what = "(b) " + _elsewhere(s, name, files, targets, resigned)
+            how = "shown by the fill" if s.features["hand"] < next_edit.THRESHOLD else "ranked"
+            trig = "the trigger re-signs it" if any(c.name == name for c in resigned) else "the trigger does not re-sign it"
+            buckets[what] += 1
+            how_top[f"{what[:3]} {s.kind}, {how}, {trig}"] += rank == 0
+            if rank == 0:
+                tops[what] += 1
+            if examples and what.startswith(examples):
+                shown.append({"id": case["id"], "what": what, "name": name, "rank": rank, "how": how, "trigger": trig,
+                              "hand": s.features["hand"],
+                              "suggestion": (s.path, s.start_line, s.end_line, s.replacement[:300], s.reason),
+                              "target": t and (t["start_line"], t["end_line"], t["before"][:300], t["after"][:300])})
+    out = {"cases": len(cases), "cases_with_a_wrong_shown": len(shown_wrong), "silent_with_a_right_candidate": len(silent),
+           "not_found_again": mismatched, "wrong_shown": sum(v for k, v in buckets.items() if not k.startswith("(d)")),
+           "buckets": dict(sorted(buckets.items())), "buckets_top1": dict(sorted(tops.items())),
+           "top1_how": dict(sorted((k, v) for k, v in how_top.items() if v)),
+           "by_letter": dict(sorted(Counter(k[:3] for k in buckets.elements()).items())),
+           "by_letter_top1": dict(sorted(Counter(k[:3] for k in tops.elements()).items()))}
+    return _report(out, {}, shown, examples, n_examples, seed)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", choices=["train", "dev"], default="train")
@@ -420,12 +559,16 @@ def main() -> None:
     ap.add_argument("--trigger", help="count the missed targets of these cases only: 're-signs', 'changes a call', 'not read'")
     ap.add_argument("--imports", action="store_true", help="the import cases instead: what became of each")
     ap.add_argument("--repeated", action="store_true", help="the repeated cases instead: what became of each target")
+    ap.add_argument("--wrong-tops", metavar="DUMP", help="the wrong shown suggestions of the signature training cases, "
+                    "ranked as --oof ranks the dump in DUMP, in four buckets")
     args = ap.parse_args()
     if not (TAB / "dev.jsonl").exists():
         print(json.dumps({"skipped": f"{TAB} not present"}))
         return
     states: dict | None = {} if args.states else None
-    if args.repeated:
+    if args.wrong_tops:
+        print(json.dumps(wrong_tops(_cases("train", args.half), args.wrong_tops, args.examples, args.n, args.seed), indent=1))
+    elif args.repeated:
         print(json.dumps(repeated(_cases(args.cases, args.half, "repeated"), args.examples, args.n, args.seed, states),
                          indent=1))
     elif args.imports:

@@ -411,3 +411,36 @@ def test_the_same_call_given_an_argument_in_two_hunks_reaches_the_third_call(tmp
              + _patch("use.py", ["    return fetch('b', 2)"], ["    return fetch('b', 2, True)"], 37).split("\n", 2)[2])
     got = {(s.path, s.start_line, s.replacement) for s in suggest(tmp_path, patch)}
     assert ("use.py", 41, "    return fetch('c', 3, True)\n") in got
+
+
+def test_the_wrong_tops_diagnosis_names_what_differs_at_the_site():
+    # benchmarks/next_edit_sigmiss.py --wrong-tops: a wrong signature suggestion at the commit's
+    # own lines is counted by the part that differs, one elsewhere by the kind of site
+    import sys
+    from pathlib import Path
+
+    from ctxmill.apply.next_edit import Suggestion
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from next_edit_sigmiss import _at_target, _elsewhere
+
+    def sug(line, text, reason="the signature of send changed: a call"):
+        return Suggestion("api.py", line, line, text, reason, 0.5, "signature", {})
+
+    def target(after, start=3, end=3):
+        return {"path": "api.py", "start_line": start, "end_line": end, "before": "", "after": after}
+
+    assert _at_target(sug(3, "send(r, True)\n"), target("send(r, prefetch=True)\n"), "send") == "keyword vs positional"
+    assert _at_target(sug(3, "send(r, None, 1)\n"), target("send(r, 1)\n"), "send") == "a removed argument left"
+    assert _at_target(sug(3, "send(r, 1)\n"), target("send(r, 2)\n"), "send") == "a new argument's value"
+    assert _at_target(sug(3, "send(1, r)\n"), target("send(r, 1)\n"), "send") == "an argument's position"
+    assert _at_target(sug(3, "send(r, 1)\n"), target("x = 1\nsend(r, x)\n", 2, 3), "send").startswith("line span")
+    assert _at_target(sug(3, "send(r,1)\n"), target("send(r, 1)\n"), "send") == "whitespace or wrapping"
+    files = {"api.py": "def send(req, n):\n    pass\nsend(r, 1)\n", "tests/test_api.py": "send(r, 1)\n"}
+    defn = sug(1, "def send(req):\n", "a call of send changed its arguments: the definition")
+    assert _elsewhere(defn, "send", files, [], []) == "a definition or declaration"
+    in_test = Suggestion("tests/test_api.py", 1, 1, "send(r, 1, 2)\n", "the signature of send changed: a call", 0.5,
+                         "signature", {})
+    assert _elsewhere(in_test, "send", files, [], []) == "a call in a test the commit left alone"
+    assert _elsewhere(sug(3, "send(r, 1, 2)\n"), "send", files, [target("x\n", 1, 1)], []) == \
+        "another call in a file the commit changed"
