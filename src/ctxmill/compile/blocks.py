@@ -29,6 +29,10 @@ from ctxmill.model import Block, Document, Kind, Line, Page, Span
 # the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
 CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+(?:\.\d+)?(?=[\s:.|]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
                         r"\s*[:.|]?\s*(.*)$", re.S)
+# A label in capitals, numbered in figures: WileyNJD's "FIGURE 1 Prior dose-response ...", REVTeX's
+# "FIG. 2. (a) Phase space ..." (IEEE's "TABLE I" over a title line is read by structure.py)
+_CAPS_CAPTION_RE = re.compile(r"^(TABLE|FIGURE|FIG\.)\s*(\d+)(?=[\s.:|])\s*[:.|]?\s*(.*)$", re.S)
+_CAPS_LABELS = {"TABLE": "Table", "FIGURE": "Figure", "FIG.": "Fig."}
 LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
 HEADING_NUM_RE = re.compile(r"^((?:\d{1,2}(?:\.\d{1,2}){0,3})|(?:[A-Z](?:\.\d{1,2}){0,3}))\.?\s+(\S.{0,160})$", re.S)
 UNNUMBERED_HEADINGS = {
@@ -293,7 +297,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                              attrs={"caption": "", **cells}))
             i = k
             continue
-        cap = CAPTION_RE.match(cur.text)
+        cap = CAPTION_RE.match(cur.text) or _CAPS_CAPTION_RE.match(cur.text)
         if cap and (cur.first_bold or cur.size < body - 0.3
                     or cap.group(1)[0] == "F" and cur.text[cap.end(2):cap.end(2) + 1] == ":") \
                 and _caption_label_ok(cur, cap):
@@ -302,11 +306,11 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             # table's is left to the table finders, which read the grid around it)
             j = i + 1
             lines = [cur]
-            while j < n and _continues_caption(lines[-1], ls[j]):
+            while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None):
                 lines.append(ls[j])
                 j += 1
             caption = _join([span_text(x.line) for x in lines])
-            label, number, rest = cap.group(1), cap.group(2), CAPTION_RE.match(caption).group(3)
+            label, number, rest = _CAPS_LABELS.get(cap.group(1), cap.group(1)), cap.group(2), cap.re.match(caption).group(3)
             if label == "Table":
                 k, cells, tlines = tables.table_after(ls, j, body, ctx)
                 prev = out[-1] if out else None
@@ -401,10 +405,12 @@ def _caption_label_ok(line: _L, m: re.Match) -> bool:
     return bool(rest) and line.size > 0 and not rest[:1].islower()
 
 
-def _continues_caption(prev: _L, nxt: _L) -> bool:
+def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None) -> bool:
+    prev = lines[-1]
     if abs(nxt.size - prev.size) > 0.6 or nxt.wide:
         return False
-    if nxt.top - prev.bottom > 0.8 * max(prev.size, 4):
+    if nxt.top - prev.bottom > 0.8 * max(prev.size, 4) \
+            and not _steady_wrap(lines, nxt, after, nxt.bottom - prev.bottom, ctx):  # (a double-spaced caption)
         return False
     if nxt.bold and not prev.bold:
         return False

@@ -1342,6 +1342,9 @@ def _captions(blocks: list[Block], text: bool = False) -> list[Block]:
     return out
 
 
+_LABELLED_ENTRY_RE = re.compile(r"\s*\[\d{1,3}\]\s")
+
+
 def _figure_text(blocks: list[Block], body: float) -> list[Block]:
     """Text drawn inside a vector figure (labels, small tables) sits right before its caption in
     a smaller or different font: move it out of the running text into the figure's attrs."""
@@ -1361,8 +1364,8 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
             size = x.attrs.get("_size")
             if x.kind is Kind.PARAGRAPH and (size is None or abs(size - body) <= 0.4):
                 break
-            if x.kind is Kind.CODE:
-                break
+            if x.kind is Kind.CODE or _LABELLED_ENTRY_RE.match(x.text):
+                break  # (a list's entries in small type just above a caption are no labels of it)
             taken.append(x.text)
             drop.add(j)
             j -= 1
@@ -1577,7 +1580,10 @@ def _footnote_refs(blocks: list[Block]) -> None:
 
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
-    if "[^" not in "\n".join(map(_TEXT, blocks)):  # (no mark in any text: only the tables' cells)
+    # a caption's raised text is read as its paragraph's is ("every 16th case" in REVTeX's "FIG. 2.")
+    captions = [i for i, b in enumerate(blocks)
+                if b.kind in (Kind.FIGURE, Kind.TABLE) and "[^" in (b.attrs.get("caption") or "")]
+    if not captions and "[^" not in "\n".join(map(_TEXT, blocks)):  # (no mark in any text: only the tables' cells)
         for b in [b for b in blocks[first_sec:] if b.kind is Kind.TABLE and b.attrs.get("rows")]:
             _table_cell_marks(b)
         return
@@ -1586,6 +1592,9 @@ def _footnote_refs(blocks: list[Block]) -> None:
         # a sign raised before its digits is an exponent ("10[^-][^3]", "ms[^-][^1]"): one superscript
         return re.sub(r"<sup>([-−])</sup><sup>", r"<sup>\1", _MARK_KEY_RE.sub(fix, text))
 
+    for i in captions:
+        if i >= first_sec:
+            blocks[i].attrs["caption"] = fix_all(blocks[i].attrs["caption"])
     for b in blocks[first_sec:]:
         if b.kind is Kind.FOOTNOTE:
             continue
@@ -1595,9 +1604,15 @@ def _footnote_refs(blocks: list[Block]) -> None:
             _table_cell_marks(b)
     # before the first section, marks are the byline's affiliation keys (1, a, *, †): only a word
     # of letters (the "iD" of an ORCID icon after a name, ReScience's editors) is no footnote
+    def fix_words(text: str) -> str:
+        return re.sub(r"\[\^([A-Za-z]{2,})\]", lambda m: m.group(0) if m.group(1) in have else fix(m), text)
+
     for b in blocks[:first_sec]:
         if b.kind is not Kind.FOOTNOTE and "[^" in b.text:
-            b.text = re.sub(r"\[\^([A-Za-z]{2,})\]", lambda m: m.group(0) if m.group(1) in have else fix(m), b.text)
+            b.text = fix_words(b.text)
+    for i in captions:
+        if i < first_sec:
+            blocks[i].attrs["caption"] = fix_words(blocks[i].attrs["caption"])
 
 
 def _table_cell_marks(b: Block) -> None:
