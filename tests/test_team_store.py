@@ -183,6 +183,50 @@ def test_hits_are_read_from_the_byte_ranges_recorded_at_sync(team_env, tmp_path,
     assert again[0].text.split("\n")[0] == edited.split("\n")[again[0].start_line - 1]
 
 
+def test_the_ranges_record_follows_edits_deletions_and_touches(team_env, tmp_path, monkeypatch):
+    """The record's ranges after syncs that edit, delete and touch files: an edited file's rows
+    are its new content's at its new stat, a deleted or touched file has none (a touched file's
+    old rows name a stat it no longer has), every other file keeps its rows."""
+    import numpy as np
+
+    from ctxmill.index import sync_index
+    from ctxmill.team import pgstore
+
+    url = team_env
+    monkeypatch.setenv("CTXMILL_STORE_REPO", "ranges-edits")
+    a = _repo(tmp_path / "proj", ("index",))
+    sync_index(a, store=url)
+
+    def ranges() -> dict:
+        st = pgstore.PgStore(url, a, create=False)
+        try:
+            return st._local_ranges()
+        finally:
+            st.close()
+
+    def stat(rel: str) -> tuple:
+        s_ = os.stat(a / rel)
+        return (s_.st_size, s_.st_mtime_ns, s_.st_ino)
+
+    first = ranges()
+    edited, gone, touched = "index/merkle.py", "index/terms.py", "index/rank.py"
+    assert {edited, gone, touched} <= set(first)
+    text = (a / edited).read_text() + "\n\ndef ranges_marker(x):\n    return x\n"
+    (a / edited).write_text(text)
+    os.utime(a / edited, ns=(time.time_ns() - 10**10,) * 2)  # (older than RACY_NS: it gets ranges)
+    (a / gone).unlink()
+    os.utime(a / touched, ns=(time.time_ns() - 5 * 10**9,) * 2)
+    sync_index(a, store=url)
+    after = ranges()
+    assert gone not in after and touched not in after
+    assert after[edited][:3] == stat(edited) and after[edited][3] != first[edited][3]
+    assert {p: r for p, r in after.items() if p != edited} == {
+        p: r for p, r in first.items() if p not in (edited, gone, touched)}
+    data = (a / edited).read_bytes()
+    for s_, e, lo, hi in np.frombuffer(after[edited][3], dtype=np.int64).reshape(-1, 4).tolist():
+        assert data[lo:hi].decode() == "\n".join(text.split("\n")[s_ - 1:e])
+
+
 def test_a_hits_range_is_found_in_its_own_row_of_the_packed_ranges(tmp_path):
     """The reader finds a chunk's (start, end) by a byte search of the file's packed rows: a
     match that straddles two fields of another row (here (5, 9) as the end line and start byte

@@ -196,23 +196,30 @@ def state_path(root: str, url: str, repo: str, branch: str) -> Path:
 
 def _write_stats(record: Path, stats: dict) -> None:
     """The local record's file stats beside it (``<record>.stats``), written whole or not at all."""
-    _write_marshal(record.with_suffix(".stats"), stats)
-
-
-def _write_marshal(target: Path, value) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    target = record.with_suffix(".stats")
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
-        marshal.dump(value, fh)
+        marshal.dump(stats, fh)
     os.replace(tmp, target)
 
 
-def _read_marshal(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return marshal.load(fh)
-    except (OSError, ValueError, EOFError, TypeError):
+def _read_ranges(path: Path) -> dict:
+    """path -> (size, mtime_ns, inode, packed chunk_ranges) of the record's ranges file."""
+    import sqlite3
+
+    if not path.exists():
         return {}
+    try:
+        db = sqlite3.connect(path, timeout=30)
+        try:
+            rows = db.execute("SELECT path, size, mtime_ns, inode, packed FROM ranges").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}  # (none yet, or damaged: hits are read by their lines until the next sync writes it)
+    return {p: (size, mtime, inode, packed) for p, size, mtime, inode, packed in rows}
+
 
 
 class PgStore:
@@ -512,7 +519,11 @@ class PgStore:
             return {}  # after an interrupted sync: ask the server about every file
         if self._adopting:
             return self._adopt()
-        return _read_marshal(self.path.with_suffix(".stats"))
+        try:
+            with open(self.path.with_suffix(".stats"), "rb") as fh:
+                return marshal.load(fh)
+        except (OSError, ValueError, EOFError, TypeError):
+            return {}
 
     def _adopt(self) -> dict[str, tuple[int, int, int]]:
         """The first sync of a checkout whose (repo, branch) the server already holds (another
@@ -595,6 +606,7 @@ class PgStore:
 
     def write_stat_cache(self, stats: dict, changes: dict | None = None) -> None:
         self._pending_stats = dict(stats)
+        self._pending_changes = None if changes is None else dict(changes)
 
     def file_hashes(self, paths: list[str]) -> dict[str, str]:
         if not paths:
@@ -671,17 +683,41 @@ class PgStore:
             if content_hash(data) == f.hash:
                 self._new_ranges[f.path] = (*f.stat, chunk_ranges(data, f.chunks))
 
-    def _write_ranges(self, stats: dict) -> None:
-        """The record's ranges as of ``stats`` (the sync's last walk): the ones kept from before
-        and this sync's, each only while its file's stat is still the one it was recorded at."""
-        target = self.path.with_suffix(".ranges")
-        old = _read_marshal(target)
+    def _write_ranges(self, stats: dict, changes: dict | None) -> None:
+        """This sync's ranges into the record's (a SQLite file: a sync writes the rows of the
+        files it changed, not the whole record, 47 MB at 1.24M chunks): upserts of the files it
+        recorded, and away with the rows of the others it changed (deleted, edited without
+        ranges, touched) or, after a full sync (``changes`` None), of every file whose stat is
+        not the one walked. A row is used only while its file's stat is still its own."""
+        import sqlite3
+
         new, self._new_ranges = self._new_ranges, {}
-        merged = {**old, **new}
-        keep = {p: r for p, r in merged.items() if stats.get(p) == tuple(r[:3])}
-        if not new and len(keep) == len(old):
-            return  # (nothing recorded and nothing gone: the file stays as it is)
-        _write_marshal(target, keep)
+        if not new and changes is not None and not changes:
+            return
+        target = self.path.with_suffix(".ranges")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in (1, 2):
+            db = sqlite3.connect(target, timeout=30)
+            try:
+                with db:
+                    db.execute("CREATE TABLE IF NOT EXISTS ranges(path TEXT PRIMARY KEY, size INTEGER, "
+                               "mtime_ns INTEGER, inode INTEGER, packed BLOB)")
+                    if changes is None:
+                        drop = [p for p, *st in db.execute("SELECT path, size, mtime_ns, inode FROM ranges")
+                                if p not in new and stats.get(p) != tuple(st)]
+                    else:
+                        drop = [p for p in changes if p not in new]
+                    db.executemany("DELETE FROM ranges WHERE path = ?", [(p,) for p in drop])
+                    db.executemany("INSERT OR REPLACE INTO ranges VALUES (?, ?, ?, ?, ?)",
+                                   [(p, *r) for p, r in new.items()])
+                return
+            except sqlite3.DatabaseError:
+                if attempt == 2:
+                    raise
+                target.unlink(missing_ok=True)  # not a ranges file (damaged, another format): begin anew
+                changes = None
+            finally:
+                db.close()
 
     def _write_chunks(self, c, new: list[tuple[str, object]], n: int) -> None:
         """The chunk rows of the new blobs (text COPY: the tsvector is parsed by the server), their
@@ -1026,7 +1062,7 @@ class PgStore:
         """path -> the byte ranges of its chunks recorded at the last sync (``_record_ranges``),
         read with the paths of the record (once per synced state in a long-lived process)."""
         if self._ranges is None:
-            self._ranges = _read_marshal(self.path.with_suffix(".ranges"))
+            self._ranges = _read_ranges(self.path.with_suffix(".ranges"))
         return self._ranges
 
     def search(self, query: str, embedder, *, path_prefix: str | None = None, k: int = 10) -> list:
@@ -1489,7 +1525,7 @@ class _Transaction:
             s = self.store
             pending = getattr(s, "_pending_stats", None)
             if pending is not None:
-                s._write_ranges(pending)  # (first: a reader that sees the new stats reloads both)
+                s._write_ranges(pending, s._pending_changes)  # (first: a reader of the new stats reloads both)
                 _write_stats(s.path, pending)
                 s._pending_stats = None
                 s._hpaths = None
