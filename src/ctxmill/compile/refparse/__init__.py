@@ -48,12 +48,6 @@ BARE_NUMBERS = True
 # (docs/outputs.md: on the folds 24 of 89 invented GROBID titles go); use_ids_not_titles(False)
 # for the product before it.
 IDS_NOT_TITLES = True
-# Refused so, a rules title loses the name before the identifier too ("astrobase, https://doi.org/...",
-# a software entry): where the labeller found no title, the stretch before the identifier and its mark
-# stands when it is a title by the same checks and no list of names. Off for its fold run (round 26,
-# candidate C; use_cut_id_titles).
-CUT_ID_TITLES = False
-_ID_MARK = re.compile(r"arxiv|\bdoi\b|\burl\b|(?:https?|ftp)\s*:|\bwww\.|\b10\.\d{4,9}\s*/", re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -68,12 +62,6 @@ def use_ids_not_titles(on: bool) -> None:
     this process, or not."""
     global IDS_NOT_TITLES
     IDS_NOT_TITLES = on
-
-
-def use_cut_id_titles(on: bool) -> None:
-    """Keep the rules title cut before the identifier it holds (``CUT_ID_TITLES``) in this process, or not."""
-    global CUT_ID_TITLES
-    CUT_ID_TITLES = on
 
 
 def label(text: str) -> list[tuple[str, str]]:
@@ -139,40 +127,11 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
         if r.get(k) and f[k] and r[k] != f[k] and r[k].startswith(f[k]):
             f[k] = r[k]
     if doubted:
-        text = _LABEL.sub("", " ".join(raw.split()), count=1)
-        title = r.get("title")
-        if not _plausible_title(title, f, text):
-            title = _cut_id_title(title, f, text) if CUT_ID_TITLES and IDS_NOT_TITLES and not f["title"] else None
-        if title:
-            for k in ("authors", "year", "venue"):
+        if _plausible_title(r.get("title"), f, _LABEL.sub("", " ".join(raw.split()), count=1)):
+            for k in ("authors", "year", "title", "venue"):
                 f[k] = r.get(k)
-            f["title"] = title
             f["label"] = f["label"] or r.get("label")
     return f
-
-
-def _holds_id(title: str, f: dict) -> bool:
-    """Whether ``title`` holds the entry's own DOI, arXiv id or URL as the labeller's parse found them."""
-    low = title.lower()
-    if fields.DAMAGED_IDS:  # the identifier unspaced, the title as printed ("arXiv :1005 . 0539")
-        low = "".join(low.split())
-    return any(f.get(k) and f[k].lower() in low for k in ("doi", "arxiv_id", "url"))
-
-
-def _cut_id_title(title: str | None, f: dict, text: str) -> str | None:
-    """A rules title that holds the entry's identifier, cut before the identifier and its mark, where
-    what is left is a title by ``_plausible_title`` and no list of names; else None."""
-    if not title or not _holds_id(title, f):
-        return None
-    m = _ID_MARK.search(title)
-    cut = title[: m.start()].rstrip(" ,;:.([-") if m else ""
-    if not cut or fields._reads_as_names(cut):
-        return None
-    words = _LETTERS.findall(cut)
-    names = {w.lower() for p in f["people"] for v in p.values() for w in _LETTERS.findall(v)}
-    if words and all(w.lower() in names for w in words):
-        return None
-    return cut if _plausible_title(cut, f, text) else None
 
 
 def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
@@ -200,8 +159,12 @@ def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
         return False
     if f["container"] and len(f["container"]) >= 4 and f["container"] in title:
         return False
-    if IDS_NOT_TITLES and _holds_id(title, f):
-        return False
+    if IDS_NOT_TITLES:
+        low = title.lower()
+        if fields.DAMAGED_IDS:  # the identifier unspaced, the title as printed ("arXiv :1005 . 0539")
+            low = "".join(low.split())
+        if any(f.get(k) and f[k].lower() in low for k in ("doi", "arxiv_id", "url")):
+            return False
     return True
 
 
