@@ -444,3 +444,28 @@ def test_the_wrong_tops_diagnosis_names_what_differs_at_the_site():
     assert _elsewhere(in_test, "send", files, [], []) == "a call in a test the commit left alone"
     assert _elsewhere(sug(3, "send(r, 1, 2)\n"), "send", files, [target("x\n", 1, 1)], []) == \
         "another call in a file the commit changed"
+
+
+def test_a_dropped_arguments_assignment_right_above_the_call_goes_with_it(tmp_path):
+    # jinja 058bc8a98d: macro_body(self, node, frame, children) lost `children`, and the caller's
+    # `children = ...` line above the call went with the argument
+    (tmp_path / "compiler.py").write_text(
+        "class CodeGenerator:\n    def macro_body(self, node, frame):\n        return frame, node\n\n"
+        "    def visit_CallBlock(self, node, frame):\n        children = node.iter_child_nodes(exclude=('call',))\n"
+        "        call_frame, macro_ref = self.macro_body(node, frame, children)\n        return call_frame\n\n"
+        "    def visit_Macro(self, node, frame):\n        children = node.iter_child_nodes()\n"
+        "        macro_frame, macro_ref = self.macro_body(node, frame, children)\n        return children\n")
+    got = suggest(tmp_path, _patch("compiler.py", ["    def macro_body(self, node, frame, children):"],
+                                   ["    def macro_body(self, node, frame):"], 2))
+    assert [(s.start_line, s.end_line, s.replacement) for s in got] == [
+        (6, 7, "        call_frame, macro_ref = self.macro_body(node, frame)\n"),
+        # read again below the call: its assignment stays
+        (12, 12, "        macro_frame, macro_ref = self.macro_body(node, frame)\n")]
+    # Rust: `let token = ...;` above, and a `token::` path is no use of the local
+    (tmp_path / "de.rs").write_text(
+        "fn expect_end(d: &mut D) -> R {\n    Ok(())\n}\n\nfn visit(d: &mut D) -> R {\n"
+        "    let token = try!(token::next(d));\n    try!(expect_end(d, token));\n    Ok(())\n}\n")
+    got = suggest(tmp_path, _patch("de.rs", ["fn expect_end(d: &mut D, token: Token) -> R {"],
+                                   ["fn expect_end(d: &mut D) -> R {"], 1))
+    assert [(s.path, s.start_line, s.end_line, s.replacement) for s in got] == [
+        ("de.rs", 6, 7, "    try!(expect_end(d));\n")]

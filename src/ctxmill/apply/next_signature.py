@@ -19,7 +19,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ctxmill.apply.next_repeated import line_starts
+from ctxmill.apply.next_repeated import _indent_width, line_starts
 
 EXT_LANG = {".py": "python", ".pyi": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
@@ -892,6 +892,54 @@ def other_definitions(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     return out
 
 
+# a one-line assignment of a bare local: `x = ...`, `let mut x: T = ...`, `x := ...`, `Type x = ...`
+_ASSIGN = re.compile(r"([ \t]*)(?:(?:let(?:\s+mut)?|val|var|const|auto)\s+|(" + _TYPE + r")\s+)?"
+                     r"([A-Za-z_]\w*)\s*(?::\s*[^=\n]+)?(?::=|=(?![=>~]))")
+_NOT_TYPE = {"if", "elsif", "unless", "while", "until", "return", "when", "case", "and", "or", "not", "for", "in"}
+
+
+def _dropped_above(text: str, starts: list[int], first: int, last: int, gone: set[str], scope: str,
+                   edited: set[int]) -> int:
+    """The first line (0-based) of the one-line assignments right above a call's line ``first`` that
+    computed only arguments the rewrite drops (``gone``): a commit that drops such an argument drops
+    its computation too (`children = node.iter_child_nodes()` above `macro_body(node, frame,
+    children)`), so a suggestion that keeps them is not the commit's. ``first`` when there are none."""
+    lines = text.split("\n")
+    indent = _indent_width(lines[first])
+    # where a name could be read again: the block around the call and, for languages whose locals
+    # live to the end of the function, the function from its definition line (``scope``, the text
+    # ``enclosing`` gave) to the first line indented no deeper than that line
+    def_at = starts[first] - len(scope)
+    def_at = def_at if def_at >= 0 and text[def_at:starts[first]] == scope else 0
+    top = bisect_right(starts, def_at) - 1
+    def_indent = _indent_width(lines[top]) if def_at else -1
+    lo = first
+    while lo > 0 and (not lines[lo - 1].strip() or _indent_width(lines[lo - 1]) >= indent):
+        lo -= 1
+    hi = last
+    while hi + 1 < len(lines) and (not lines[hi + 1].strip() or _indent_width(lines[hi + 1]) > min(def_indent, indent - 1)):
+        hi += 1
+    region = "\n".join(lines[min(lo, top):hi + 1])
+    at = first
+    taken: set[str] = set()
+    while at > 0 and at - 1 not in edited:
+        line = lines[at - 1]
+        m = _ASSIGN.match(line)
+        if m is None or _indent_width(line) != indent or m.group(2) in _NOT_TYPE:
+            break
+        name = m.group(3)
+        rhs = line[m.end():].rstrip()
+        word = re.compile(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$]|::)")
+        if name not in gone or name in taken or word.search(rhs) or not rhs.strip(" ;") \
+                or rhs.endswith((",", "\\", "+", "-", "*", "/", "=", "&", "|", ".", "(", "[", "{")) \
+                or sum(rhs.count(c) for c in "([{") != sum(rhs.count(c) for c in ")]}") \
+                or len(word.findall(region)) != 2:  # its assignment and the argument, nothing else
+            break
+        taken.add(name)
+        at -= 1
+    return at
+
+
 def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]], redone: Redefined | None = None):
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function
     (``redone``: redefined(hunks), where the caller has read it already)."""
@@ -905,6 +953,7 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
     out += other_definitions(files, hunks, edited, redone)
     for ch in redone.changes + redone.retyped + by_call:
         call = re.compile(r"(?<![\w$])" + re.escape(ch.name) + r"\s*(?:!\s*)?\(")
+        lost = {p.name for p in ch.old} - {p.name for p in ch.new}
         sites = []
         for path, text in files.items():
             if EXT_LANG.get(_ext(path)) != ch.lang or ch.name not in text:
@@ -971,7 +1020,17 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                 if new_inner == inner.strip():
                     continue
                 new_inner = pad[0] + new_inner + pad[1] if new_inner else new_inner
-                sites.append((path, first + 1, last + 1, [(open_at + 1, close, new_inner)], len(args), len(unbound)))
+                edits = [(open_at + 1, close, new_inner)]
+                gone = {a for a in args if IDENT_RE.match(a) and args.count(a) == 1
+                        and not any(re.search(r"(?<![\w$.])" + re.escape(a) + r"(?![\w$])", f) for f in fit)}
+                top = first
+                # fewer arguments than before: a renamed parameter's argument is replaced, not dropped
+                if gone and lost and len(fit) < len(args):
+                    top = _dropped_above(text, starts, first, last, gone, enclosing(text, m.start(), ch.lang),
+                                         {n - 1 for p, n in edited if p == path})
+                    if top < first:
+                        edits.insert(0, (starts[top], starts[first], ""))
+                sites.append((path, top + 1, last + 1, edits, len(args), len(unbound)))
         n_calls = len(sites)
         sites = _joined(sites, files)
         for path, first, last, new_text, n, unbound_n in sites:
