@@ -161,7 +161,7 @@ def _ratio(a: list[str], b: list[str]) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def _indent_width(line: str) -> int:
+def indent_width(line: str) -> int:
     return len(line[:len(line) - len(line.lstrip(" \t"))].expandtabs(4))
 
 
@@ -178,7 +178,7 @@ def parent_row(lines: list[str], row: int, width: int) -> int:
         return -1
     for r in range(row - 1, max(-1, row - 200), -1):
         x = lines[r]
-        if x.strip() and _indent_width(x) < width:
+        if x.strip() and indent_width(x) < width:
             return r
     return -1
 
@@ -199,7 +199,7 @@ def resemblance(rule: Rule, site_old: str, site_new: str, parent: str) -> dict[s
         "sim_line": round(_ratio(ex_t, site_t), 3),
         "sim_shape": round(_ratio(ex_shape, site_shape), 3),
         "sim_stmt": float(first_ex == first_site),
-        "sim_indent": float(_indent_width(rule.ex_old) == _indent_width(site_old)),
+        "sim_indent": float(indent_width(rule.ex_old) == indent_width(site_old)),
         "sim_parent": round(_ratio(par_ex, par_site), 3),
         "sim_parent_first": float(bool(par_ex) and par_ex[:1] == par_site[:1]),
         "sim_result": float(new_ex == new_site),
@@ -381,7 +381,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
             for r in taught:
                 # (the lines above the hunk are as they were: the example's enclosing line is there)
                 r.ex_path, r.ex_line = h.path, h.new_start - 1 + r.ex_row
-                r.ex_parent_row = parent_row(here, r.ex_line, _indent_width(r.ex_old))
+                r.ex_parent_row = parent_row(here, r.ex_line, indent_width(r.ex_old))
                 r.ex_parent = here[r.ex_parent_row].strip() if r.ex_parent_row >= 0 else ""
         hunk_rules[id(h)] = set(range(len(rules), len(rules) + len(taught)))
         rules += taught
@@ -515,7 +515,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
                     "holes_lit": float(len(hole_kinds) - hole_kinds.count("id")),
                     "ex_dist_log": round(math.log1p(min(abs(first - r.ex_line), 1000)), 3) if path == r.ex_path else 7.0,
                     "same_scope": float(path == r.ex_path and r.ex_parent_row >= 0
-                                        and parent_row(text_lines, first, _indent_width(text_lines[first])) == r.ex_parent_row),
+                                        and parent_row(text_lines, first, indent_width(text_lines[first])) == r.ex_parent_row),
                     "done_log": round(math.log1p(got), 3),
                     "done_share": round(got / (got + todo), 3) if got + todo else 0.0,
                     # (a site that reads as the result already: the rule found its tokens again)
@@ -524,7 +524,7 @@ def suggest_repeated(files, hunks, edited: set[tuple[str, int]], resemble: bool 
                 if similar:
                     site_old = text[s0:s1].rstrip("\n")
                     feats.update(resemblance(r, site_old, new.rstrip("\n"),
-                                             parent_line(text_lines, first, _indent_width(site_old))))
+                                             parent_line(text_lines, first, indent_width(site_old))))
                     feats["_rule"] = same[best[4]]
             out.append((path, first + 1, last + 1, new, feats, len(g)))
     if not similar:

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ctxmill.apply.next_repeated import _indent_width, line_starts
+from ctxmill.apply.next_repeated import indent_width, line_starts
 
 EXT_LANG = {".py": "python", ".pyi": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
@@ -905,19 +905,19 @@ def _dropped_above(text: str, starts: list[int], first: int, last: int, gone: se
     its computation too (`children = node.iter_child_nodes()` above `macro_body(node, frame,
     children)`), so a suggestion that keeps them is not the commit's. ``first`` when there are none."""
     lines = text.split("\n")
-    indent = _indent_width(lines[first])
+    indent = indent_width(lines[first])
     # where a name could be read again: the block around the call and, for languages whose locals
     # live to the end of the function, the function from its definition line (``scope``, the text
     # ``enclosing`` gave) to the first line indented no deeper than that line
     def_at = starts[first] - len(scope)
     def_at = def_at if def_at >= 0 and text[def_at:starts[first]] == scope else 0
     top = bisect_right(starts, def_at) - 1
-    def_indent = _indent_width(lines[top]) if def_at else -1
+    def_indent = indent_width(lines[top]) if def_at else -1
     lo = first
-    while lo > 0 and (not lines[lo - 1].strip() or _indent_width(lines[lo - 1]) >= indent):
+    while lo > 0 and (not lines[lo - 1].strip() or indent_width(lines[lo - 1]) >= indent):
         lo -= 1
     hi = last
-    while hi + 1 < len(lines) and (not lines[hi + 1].strip() or _indent_width(lines[hi + 1]) > min(def_indent, indent - 1)):
+    while hi + 1 < len(lines) and (not lines[hi + 1].strip() or indent_width(lines[hi + 1]) > min(def_indent, indent - 1)):
         hi += 1
     region = "\n".join(lines[min(lo, top):hi + 1])
     at = first
@@ -925,7 +925,7 @@ def _dropped_above(text: str, starts: list[int], first: int, last: int, gone: se
     while at > 0 and at - 1 not in edited:
         line = lines[at - 1]
         m = _ASSIGN.match(line)
-        if m is None or _indent_width(line) != indent or m.group(2) in _NOT_TYPE:
+        if m is None or indent_width(line) != indent or m.group(2) in _NOT_TYPE:
             break
         name = m.group(3)
         rhs = line[m.end():].rstrip()
