@@ -394,7 +394,7 @@ def cv_scores(args) -> dict:
 
 def _product_flags(args) -> list[str]:
     """This tree's product options, for the processes it starts (folds, speed turns)."""
-    return ["--no-damaged-ids"] if args.no_damaged_ids else []
+    return [*(["--no-damaged-ids"] if args.no_damaged_ids else []), *(["--no-within-titles"] if args.no_within_titles else [])]
 
 
 def _f1(rows: list[list[bool]]) -> float:
@@ -548,6 +548,9 @@ def main() -> None:
     ap.add_argument("--no-damaged-ids", action="store_true",
                     help="fields.use_damaged_ids(False): DOIs, arXiv ids and URLs printed with spaces around their "
                          "marks are not found, as before round 26 (this tree's side only)")
+    ap.add_argument("--no-within-titles", action="store_true",
+                    help="refparse.use_within_titles(False): the product takes a rules title that holds the "
+                         "labeller's and is longer, as before round 27 (this tree's side only)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
@@ -579,6 +582,10 @@ def main() -> None:
         from ctxmill.compile import refparse
 
         refparse.use_ids_not_titles(True)
+    if args.no_within_titles:
+        from ctxmill.compile import refparse
+
+        refparse.use_within_titles(False)
     if args.no_damaged_ids:
         from ctxmill.compile.refparse import fields
 

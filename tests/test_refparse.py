@@ -627,12 +627,40 @@ def test_the_product_takes_no_rules_title_that_holds_the_entrys_identifier(raw, 
     labeller = parse(raw)
     assert labeller["doubtful"] and labeller["title"] == title
     monkeypatch.setattr(refparse, "IDS_NOT_TITLES", False)
+    monkeypatch.setattr(refparse, "WITHIN_TITLES", False)  # (round 27's: I alone is tested here)
     before = refparse.reference_fields(raw, parse_entry)  # as at bb7690d: the rules' title and names
     ids = [labeller[k] for k in ("doi", "arxiv_id", "url") if labeller[k]]
     assert any(i.lower() in before["title"].lower() for i in ids)
     refparse.use_ids_not_titles(True)  # the default since round 25
     f = refparse.reference_fields(raw, parse_entry)
     assert f["title"] == title  # the labeller's: none, or the report's own name
+    assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
+
+
+# Real corpus entries (aastex-twocol-billy, lncs-geotweet-happiness) whose labeller parse is
+# doubtful and whose rules title holds the labeller's and runs on past it, into a report number
+# or the journal's volume.
+WITHIN_TITLES = [
+    "Bryson, S. T., Jenkins, J. M., Klaus, T. C., et al. 2020, Kepler Data Processing Handbook: Target and "
+    "Aperture Definitions: Selecting Pixels for Kepler Downlink, Kepler Data Processing Handbook (KSCI-19081-003)",
+    "The Geography of Happiness: Connecting Twitter sentiment and expression, demographics, and objective "
+    "characteristics of place PLoS ONE, 8(5): e64417, 2013",
+]
+
+
+@pytest.mark.parametrize("raw", WITHIN_TITLES)
+def test_the_product_takes_no_rules_title_that_runs_on_past_the_labellers(raw, monkeypatch):
+    from ctxmill.compile import refparse
+    from ctxmill.compile.references import parse_entry
+
+    labeller = parse(raw)
+    assert labeller["doubtful"] and labeller["title"]
+    monkeypatch.setattr(refparse, "WITHIN_TITLES", False)
+    before = refparse.reference_fields(raw, parse_entry)  # as before round 27: the rules' longer title
+    assert labeller["title"] in before["title"] and len(before["title"]) > len(labeller["title"])
+    refparse.use_within_titles(True)  # the default since round 27
+    f = refparse.reference_fields(raw, parse_entry)
+    assert f["title"] == labeller["title"]
     assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
 
 
