@@ -699,11 +699,18 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
     """Unnumbered headings ("Acknowledgments", "Data Availability", the sections of a class that
     numbers nothing) are the blocks printed exactly like the numbered headings of one level."""
     levels: dict[tuple, dict[int, int]] = {}
+    numbered_levels: dict[tuple, dict[int, int]] = {}  # (the numbered headings' alone)
+    known_titles: list[Block] = []
     for b in blocks:
         if b.kind is Kind.HEADING and not b.attrs.get("title") and not b.attrs.get("_markup") \
                 and b.attrs.get("_size") is not None and (b.number or b.attrs.get("_known")):
             levels.setdefault(_signature(b), {}).setdefault(b.level or 2, 0)
             levels[_signature(b)][b.level or 2] += 1
+            if b.number:
+                numbered_levels.setdefault(_signature(b), {}).setdefault(b.level or 2, 0)
+                numbered_levels[_signature(b)][b.level or 2] += 1
+            elif norm_title(b.text) not in BIBLIOGRAPHY_TITLES:  # (the list is the paper's, in any type)
+                known_titles.append(b)
     sig_level = {sig: max(c, key=c.get) for sig, c in levels.items()}
     title_page = next((b.page for b in blocks if b.attrs.get("title")), blocks[0].page if blocks else 1)
     # a line above the title on its page is the journal's (bioinfo's "Databases and ontologies"
@@ -727,6 +734,12 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
             level = sig_level.get(_signature(b))
             if level is not None:
                 _set_heading(b, level, None, b.text.replace("\n", " ").strip())
+        for b in known_titles:
+            # a known title printed exactly like the numbered subsections is one (llncs's
+            # \\subsection*{Appendix} under "5 Conclusion"), as where nothing is numbered (below)
+            seen = numbered_levels.get(_signature(b))
+            if seen and max(seen, key=seen.get) > (b.level or 2):
+                b.level = max(seen, key=seen.get)
         _unnumbered_below(blocks, weak, first_numbered, sig_level, body)
         return
     if outline:
