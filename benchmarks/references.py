@@ -395,7 +395,7 @@ def cv_scores(args) -> dict:
 def _product_flags(args) -> list[str]:
     """This tree's product options, for the processes it starts (folds, speed turns)."""
     return [*(["--no-damaged-ids"] if args.no_damaged_ids else []), *(["--no-within-titles"] if args.no_within_titles else []),
-            *(["--notes-not-titles"] if args.notes_not_titles else [])]
+            *(["--no-notes-not-titles"] if args.no_notes_not_titles else [])]
 
 
 def _f1(rows: list[list[bool]]) -> float:
@@ -552,9 +552,9 @@ def main() -> None:
     ap.add_argument("--no-within-titles", action="store_true",
                     help="refparse.use_within_titles(False): the product takes a rules title that holds the "
                          "labeller's and is longer, as before round 27 (this tree's side only)")
-    ap.add_argument("--notes-not-titles", action="store_true",
-                    help="refparse.use_notes_not_titles: the product refuses a rules title that starts with a note "
-                         "(\"private communication\", \"PhD thesis\"; round 28, this tree's side only)")
+    ap.add_argument("--no-notes-not-titles", action="store_true",
+                    help="refparse.use_notes_not_titles(False): the product takes a rules title that starts with a "
+                         "note (\"private communication\", \"PhD thesis\"), as before round 28 (this tree's side only)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
@@ -590,10 +590,10 @@ def main() -> None:
         from ctxmill.compile import refparse
 
         refparse.use_within_titles(False)
-    if args.notes_not_titles:
+    if args.no_notes_not_titles:
         from ctxmill.compile import refparse
 
-        refparse.use_notes_not_titles(True)
+        refparse.use_notes_not_titles(False)
     if args.no_damaged_ids:
         from ctxmill.compile.refparse import fields
 

@@ -664,6 +664,40 @@ def test_the_product_takes_no_rules_title_that_runs_on_past_the_labellers(raw, m
     assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
 
 
+# GROBID training strings (the round 27 fold losses) where the labeller rightly saw no title and
+# the rules took the entry's note for one.
+NOTE_TITLES = [
+    "P. Richardson, private communication.",
+    "C. Gattringer, O. Orasch, work in preparation.",
+    "R. Bürkle, A. Gaidoukov, and J. R. Anglin, In prepara-tion.",
+    "D. MATTE. Thèse, Université de Nancy I, Nancy. 1986.",
+    "K. Kebkal et al., these proceedings.",
+]
+
+
+@pytest.mark.parametrize("raw", NOTE_TITLES)
+def test_the_product_takes_no_rules_title_that_is_a_note(raw, monkeypatch):
+    from ctxmill.compile import refparse
+    from ctxmill.compile.references import parse_entry
+
+    labeller = parse(raw)
+    assert labeller["doubtful"] and labeller["title"] is None
+    f = refparse.reference_fields(raw, parse_entry)  # the default since round 28
+    assert f["title"] is None
+    monkeypatch.setattr(refparse, "NOTES_NOT_TITLES", False)
+    before = refparse.reference_fields(raw, parse_entry)  # as before round 28: the note as the title
+    assert refparse._NOTE_TITLE.match(before["title"].replace("-", ""))
+    assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
+
+
+def test_a_title_that_only_starts_with_a_thesis_word_is_no_note():
+    from ctxmill.compile import refparse
+
+    assert refparse._NOTE_TITLE.match("PhD thesis, MIT") and refparse._NOTE_TITLE.match("to appear in Phys. Rev.")
+    assert not refparse._NOTE_TITLE.match("Thesis writing in physics")
+    assert not refparse._NOTE_TITLE.match("In pressure vessels")
+
+
 # Identifiers as PDF text layers print them, spaced around their marks (GROBID training strings,
 # cut from real PDFs): found, and kept as the identifier itself.
 SPACED_IDS = [
