@@ -57,11 +57,11 @@ WITHIN_TITLES = True
 # Where the labeller rightly saw no title the rules often take the entry's note for one ("P.
 # Richardson, private communication.", "D. MATTE. Thèse, Université de Nancy I, Nancy. 1986."):
 # a rules title that starts with a note is refused. The status forms are the ones the labeller
-# already reads as a note (fields._STATUS); "work in ...", a thesis and a talk are added here.
+# already reads as a note (fields.STATUS); "work in ...", a thesis and a talk are added here.
 # On since round 28 (docs/outputs.md: on the folds 7 invented GROBID titles go, none lost);
 # use_notes_not_titles(False) for the product before it.
 NOTES_NOT_TITLES = True
-_NOTE_TITLE = re.compile(r"(?:work\s+)?(?:" + fields._STATUS.pattern + r"|(?:ph\.?\s?d\.?|master'?s?|doctoral|diploma)"
+_NOTE_TITLE = re.compile(r"(?:work\s+)?(?:" + fields.STATUS.pattern + r"|(?:ph\.?\s?d\.?|master'?s?|doctoral|diploma)"
                          r"\s*(?:thesis|dissertation)|(?:invited\s+)?talk\s+(?:given\s+)?at)(?=$|[\s,.;:()])"
                          # a bare "Thesis" only alone before a comma or the end ("Thesis writing ..." is a title)
                          r"|(?:th[eè]se(?:\s+de\s+[\w-]+)?|thesis|dissertation)(?=\s*(?:$|[,.;:()]))", re.IGNORECASE)

@@ -49,7 +49,7 @@ _TRAIL = ".,;:"
 _TRAILING_NUMBER = re.compile(r"[\s,]+(\d+)$")
 # a series whose number is part of its name: "US Geological Survey Circular 1292"
 _NUMBERED = re.compile(r"\b(?:circular|series|report|bulletin|paper|memoirs?|no|nr|number|part)\.?$", re.IGNORECASE)
-_STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
+STATUS = re.compile(r"(?:personal|private) communications?|in (?:preparation|press|prep\.?)|unpublished(?: \w+)?"
                      r"|submitted(?: to \w+)?|to ?appear|forthcoming|preprint"
                      # a talk or paper printed in the same book: "K. Kebkal et al., these proceedings."
                      r"|(?:in )?th(?:ese|is) (?:proceedings|volume|conference|workshop|meeting|issue)", re.IGNORECASE)  # "toappear": a lost space
@@ -1072,7 +1072,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
             and text[: text.find(t)].rstrip()[-1:] not in _OPENING_QUOTES):
         out["title"], out["container"] = None, _container(t)
     # "Personal communication", "in preparation", "submitted": the status of a work, no title
-    if out["title"] and _STATUS.fullmatch(out["title"]):
+    if out["title"] and STATUS.fullmatch(out["title"]):
         out["note"] = out["note"] or out["title"]
         out["title"] = None
     out["type"] = entry_type(out)
