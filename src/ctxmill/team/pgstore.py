@@ -1403,7 +1403,7 @@ class _LocalReader:
         self.root = root
         self.ranges = ranges or {}
         self._files: dict[str, tuple[bytes, np.ndarray] | None] = {}
-        self._ranged: dict[str, tuple[int, dict] | None] = {}
+        self._ranged: dict[str, tuple[int, bytes] | None] = {}
 
     def _abs(self, path: str) -> str:
         from ctxmill.sources.repo import fs_name

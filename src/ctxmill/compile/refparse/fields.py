@@ -169,9 +169,7 @@ def identifiers(raw: str) -> dict:
     if slash or "www." in low:
         m = _URL.search(raw)
         if m:
-            out["url"] = m.group(0).rstrip(".,;)]")
-            if out["doi"] is None and "doi.org/" in out["url"]:
-                out["doi"] = out["url"].split("doi.org/", 1)[1]
+            _set_url(out, m.group(0))
     if DAMAGED_IDS:
         _damaged_ids(raw, low, out)
     if "isbn" in low:
@@ -179,6 +177,13 @@ def identifiers(raw: str) -> dict:
         if m:
             out["isbn"] = m.group(1).strip()
     return out
+
+
+def _set_url(out: dict, url: str) -> None:
+    """The entry's URL, and its DOI where the URL is a doi.org link and no DOI was printed."""
+    out["url"] = url.rstrip(".,;)]")
+    if out["doi"] is None and "doi.org/" in out["url"]:
+        out["doi"] = out["url"].split("doi.org/", 1)[1]
 
 
 def use_damaged_ids(on: bool) -> None:
@@ -196,9 +201,7 @@ def _damaged_ids(raw: str, low: str, out: dict) -> None:
     if out["url"] is None and "//" in raw:
         m = _URL_SPACED.search(raw)
         if m:
-            out["url"] = f"{m.group(1)}://{m.group(2)}".rstrip(".,;)]")
-            if out["doi"] is None and "doi.org/" in out["url"]:
-                out["doi"] = out["url"].split("doi.org/", 1)[1]
+            _set_url(out, f"{m.group(1)}://{m.group(2)}")
     if out["doi"] is None and "doi" in low:
         m = _DOI_SPACED.search(raw)
         if m:
