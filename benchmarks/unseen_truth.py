@@ -126,7 +126,7 @@ def drop_notes(s: str) -> str:
     """Remove footnote-like groups (thanks, affiliation marks, e-mails, labels) with their content."""
     s = re.sub(r"\\(thanks|footnote|label|IEEEmembership|orcid|orcidID|orcidlink|email|inst|fnmark|corref|"
                r"tnoteref|fnref|affil|affiliation|textsuperscript|href|url|index|IEEEcompsocitemizethanks|"
-               r"orcidA|protect\\footnote)\s*\{", lambda m: "\\DROP{", s)
+               r"orcidA|affilnum|protect\\footnote)\s*\{", lambda m: "\\DROP{", s)
     while "\\DROP{" in s:
         i = s.index("\\DROP{")
         _, j = group(s, i + 5)
@@ -147,6 +147,7 @@ def clean(s: str) -> str:
         s = re.sub(r"\\" + re.escape(acc) + (r"(?![a-zA-Z])" if acc.isalpha() else "") + r"\s*\{?\\?([a-zA-Z])\}?",
                    lambda m, c=comb: unicodedata.normalize("NFC", m.group(1) + c), s)
     s = re.sub(r"\\(La)?TeX\b\s*", lambda m: (m.group(1) or "") + "TeX ", s).replace("\\ ", " ")
+    s = re.sub(r"\\[,;:!]", " ", s)  # spacing commands (Frontiers' "Kamvar\\,\\textsuperscript{1}") are spaces
     s = s.replace("\\&", "&").replace("~", " ").replace("---", "—").replace("--", "–").replace("``", "\u201c").replace("''", "\u201d")
     s = re.sub(r"\\(ss)\b", "ß", s)
     s = re.sub(r"\\[a-zA-Z@]+\*?", " ", s)  # remaining commands keep their argument text
@@ -229,7 +230,11 @@ def author_names(block: str) -> list[str]:
     """Names in one \\author argument: JMLR's \\name fields, else the first line of each \\and chunk split at
     commas and 'and' (affiliation lines under a name are not names)."""
     if "\\name" in block:
-        return [clean(re.split(r"\\email|\\addr|\\\\", m)[0]) for m in block.split("\\name")[1:]]
+        # JMLR's \\name holds one name; Taylor & Francis's interact holds the whole byline in one \\name{...}
+        out = []
+        for m in block.split("\\name")[1:]:
+            out += [p.strip(" *") for p in re.split(r",|\band\b", clean(re.split(r"\\email|\\addr|\\\\", m)[0]))]
+        return [p for p in out if p]
     if "\\IEEEauthorblockN" in block:  # IEEEtran's conference blocks: the names, not the addresses
         names = []
         for m in re.finditer(r"\\IEEEauthorblockN\s*\{", block):
