@@ -14,7 +14,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from ctxmill.compile.refparse.features import journal_marks
-from ctxmill.compile.refparse.lexicon import MARKERS, PUBLISHER, gazetteers, lexkey
+from ctxmill.compile.refparse.lexicon import ABBREVIATIONS, JOURNAL, MARKERS, PUBLISHER, gazetteers, lexkey
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -695,6 +695,54 @@ def title_in_venue(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+# "Author name disambiguation. Annual review of ...", "Molecular biology of the cell. Garland
+# Science": with no title, the labeller often takes the title and what follows its stop for one
+# container. Off by default until its measurement (round 29, docs/outputs.md);
+# use_title_before_stop(True) for it.
+TITLE_BEFORE_STOP = False
+
+
+def use_title_before_stop(on: bool) -> None:
+    """Take a title from before a sentence stop inside a title-less container run
+    (``title_before_stop``) in this process, or not."""
+    global TITLE_BEFORE_STOP
+    TITLE_BEFORE_STOP = on
+
+
+def title_before_stop(tokens, labels: list[str]) -> list[str]:
+    """No title, and a container run that crosses a full stop after a whole word into a
+    capitalised word: the words before that stop are the title, the rest the venue
+    (title_runs_into_container's case with no title before the run; title_in_venue's at a stop).
+    Only the run's first stop, after two words or more and no abbreviation ("Ann. Rev. ...",
+    "IEEE Trans. Pattern Anal. ...": the tokens keep an abbreviation's stop), and not where those
+    words name a venue themselves."""
+    if "title" in labels or "container" not in labels:
+        return labels
+    a = labels.index("container")
+    b = a  # the run's last container token, over tokens labelled "O" (a field's run in _runs)
+    for i in range(a + 1, len(labels)):
+        if labels[i] == "container":
+            b = i
+        elif labels[i] != "O":
+            break
+    cut = next((i for i in range(a + 1, b) if tokens[i][0] == "."), None)
+    if cut is None or not tokens[cut + 1][0][:1].isupper():
+        return labels
+    words = [t for t, _, _ in tokens[a:cut] if t[:1].isalnum()]
+    last = tokens[cut - 1][0]
+    if (len(words) < 2 or len(last) < 4 or not last.isalpha() or lexkey(last) in JOURNAL
+            or lexkey(last) in ABBREVIATIONS):
+        return labels
+    head = " ".join(words)
+    if (_ABBR_ANY.search(" ".join(t for t, _, _ in tokens[a:cut])) or _JOURNAL_WORD.search(head + ".") or _PROCEEDINGS.search(head.lower()) or known_journal(head)
+            or is_venue_name(head)):
+        return labels
+    out = list(labels)
+    out[a:cut] = ["title"] * (cut - a)
+    out[cut] = "O"
+    return out
+
+
 def journal_ends_venue(tokens, labels: list[str]) -> list[str]:
     """No title, and a venue run of prose that ends in the name of a known journal with no
     punctuation between ("Gaberdiel M R and Kausch H G 1996 Indecomposable fusion products
@@ -962,6 +1010,8 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
     labels = journal_ends_venue(tokens, journal_ends_title(tokens, labels))
+    if TITLE_BEFORE_STOP:
+        labels = title_before_stop(tokens, labels)
     runs = _runs(tokens, labels)
     first: dict[str, tuple[int, int]] = {}
     for lab, s, e in runs:
