@@ -1400,3 +1400,17 @@ def test_a_known_title_set_like_the_numbered_subsections_is_one(tmp_path):
     rows += [("Appendix", 72, y, 10, "Times-Bold"), *body_lines(y + 16, 3)]
     doc = compile_pages(tmp_path, [rows])
     assert headings(doc)[-1] == "### Appendix"
+
+
+def test_bookmarks_that_all_lead_to_page_one_are_matched_in_reading_order(tmp_path):
+    # Frontiers built through pandoc: every \addcontentsline anchor lands on page 1, so the PDF's
+    # bookmarks all name page 1 while the headings (bold capitals, nothing numbered) run on
+    pages = [[("Novel Tools for Population Data with Emphasis on Clonality", 72, 80, 20, "Helvetica-Bold"),
+              ("INTRODUCTION", 72, 160, 13, "Helvetica-Bold"), *body_lines(180, 20)]]
+    for title in ("Methods", "Clonal Identification", "Results"):
+        pages += [[*body_lines(80, 12), (title.upper(), 72, 240, 11.5, "Helvetica-Bold"), *body_lines(260, 12)]]
+    stream = load_source(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    stream.outline = [OutlineEntry(title=t, level=lvl, page=1) for t, lvl in
+                      (("Introduction", 1), ("Methods", 1), ("Clonal Identification", 2), ("Results", 1))]
+    doc = compile_stream(stream, CompileOptions())
+    assert headings(doc)[1:] == ["## INTRODUCTION", "## METHODS", "### CLONAL IDENTIFICATION", "## RESULTS"]

@@ -1275,6 +1275,12 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
             r = seen[i] = (text, number, rest, got, norm_title(text))
         return r
 
+    # bookmarks that all lead to one page of a longer document (a pandoc build whose
+    # \addcontentsline anchors all land on page 1) say nothing of where their headings are: each
+    # is looked for in reading order, after the block the bookmark before it matched
+    in_order = len(outline) >= 3 and len({e.page for e in outline}) == 1 and bool(blocks) \
+        and blocks[-1].page > (outline[0].page or 0) + 1
+    after = -1  # (in_order: the block the last matched bookmark took)
     for entry in outline:
         want = norm_title(entry.title)
         enum = parse_number(entry.title)
@@ -1282,9 +1288,11 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
         if not want:
             continue
         pages = [entry.page, entry.page + 1, entry.page - 1] if entry.page else []
+        if in_order:
+            pages = [None]
         best = None
         for p in pages:
-            for i in by_page.get(p, []):
+            for i in by_page.get(p, []) if p is not None else (i for ps in by_page.values() for i in ps if i > after):
                 if i in matched:
                     continue
                 text, number, rest, got, full = read(i)
@@ -1301,6 +1309,7 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
             continue
         i, number, rest = best
         matched.add(i)
+        after = i
         _set_heading(blocks[i], entry.level + 1, number, rest)
     return matched
 
