@@ -25,6 +25,7 @@ or, to wait for it once for several parts, under an outer lock it then leaves al
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -267,17 +268,81 @@ def _sync_commands(root: Path, url: str, db: Path, work: Path, trials: int = 5) 
     return {k: round(statistics.median(v) * 1000, 1) for k, v in out.items()}
 
 
+# a package's own builds and bundles (and what it vendors): copies of its sources, which a tree
+# of distinct code must not hold
+BUILT = {"dist", "build", "umd", "cjs", "esm", "esm5", "esm2015", "bundles", "fesm2015", "fesm2020", "fesm2022",
+         "min", "_vendor", "vendor", "vendored"}
+
+
+def _code_files(root: Path, seen: set[bytes] | None = None) -> list[tuple[Path, str]]:
+    """(path under root, text) of the code files the scale trees take: the indexed languages,
+    under 200 kB, no node_modules. With ``seen`` (the tree's content digests so far) also no
+    builds or bundles, no minified file and no file whose content the tree already has."""
+    out = []
+    for p in sorted(root.rglob("*")):
+        if not (p.is_file() and CODE.search(p.name) and p.stat().st_size < 200_000 and "node_modules" not in p.parts):
+            continue
+        rel = p.relative_to(root)
+        if seen is not None and (p.name.endswith(".min.js") or BUILT & set(rel.parts[:-1])):
+            continue
+        text = p.read_text(errors="replace")
+        if seen is not None:
+            digest = hashlib.sha1(text.encode()).digest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+        out.append((rel, text))
+    return out
+
+
+def _est_chunks(text: str) -> int:
+    return max(1, text.count("\n") // 25)  # ~ chunks of a file (25 lines a chunk)
+
+
+PACKAGES = REPO / "benchmarks" / "data" / "team_scale_packages.json"
+
+
+def make_distinct_tree(dest: Path, want_chunks: int) -> dict:
+    """Distinct real code: the dev set's code once (the queries' targets, as in a monorepo), then
+    whole packages of the pinned list (PyPI sdists, npm tarballs) in its order until the tree
+    has ~``want_chunks`` chunks (estimated as make_tree does); every file's content once."""
+    if (dest / "tree.json").exists():
+        return json.loads((dest / "tree.json").read_text())
+    seen: set[bytes] = set()
+    est, files, taken = 0, 0, []
+
+    def add(prefix: str, root: Path) -> None:
+        nonlocal est, files
+        for rel, text in _code_files(root, seen):
+            out = dest / "tree" / prefix / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
+            est += _est_chunks(text)
+            files += 1
+
+    for repo in code_search.load_repos(["all"]):
+        add(f"dev/{repo.name}", repo.root)
+    for spec in json.loads(PACKAGES.read_text())["packages"]:
+        if est >= want_chunks:
+            break
+        name = f"{spec['package']}-{spec['version']}"
+        root = code_search.fetch({**spec, "repo": name, "benchmark_root_in_package": "."}, CACHE / "packages")
+        before = est
+        add(f"pkg/{name}", root)
+        taken.append({"package": name, "registry": spec["registry"], "estimated_chunks": est - before})
+        print(json.dumps({"distinct_tree": name, "estimated_chunks": est}), file=sys.stderr, flush=True)
+    info = {"kind": "distinct", "files": files, "estimated_chunks": est, "packages": taken}
+    (dest / "tree.json").write_text(json.dumps(info))
+    return info
+
+
 def make_tree(dest: Path, want_chunks: int, rng: random.Random) -> dict:
     """Copies of the dev set's code, each with a share of its identifiers suffixed by the
     copy's number (perturbed: other content hashes, other vectors, the same kind of text)."""
     if (dest / "tree.json").exists():
         return json.loads((dest / "tree.json").read_text())
-    sources = []
-    for repo in code_search.load_repos(["all"]):
-        for p in sorted(repo.root.rglob("*")):
-            if p.is_file() and CODE.search(p.name) and p.stat().st_size < 200_000 and "node_modules" not in p.parts:
-                sources.append((repo.name, p.relative_to(repo.root), p.read_text(errors="replace")))
-    per_copy = sum(max(1, t.count("\n") // 25) for _, _, t in sources)  # ~ chunks per copy (25 lines a chunk)
+    sources = [(repo.name, rel, text) for repo in code_search.load_repos(["all"]) for rel, text in _code_files(repo.root)]
+    per_copy = sum(_est_chunks(t) for _, _, t in sources)  # ~ chunks per copy
     copies = max(1, math.ceil(want_chunks / per_copy))
     word = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{5,})\b")
     for c in range(copies):
@@ -381,24 +446,27 @@ def command_times(args: list[str], queries: list[str], env: dict) -> list[float]
     return out
 
 
-def build_scale(url: str, want: int) -> tuple:
-    """The scale tree and both stores of it (untimed setup, outside the bench lock; a second
-    call finds them built and syncs as a no-op)."""
+def build_scale(url: str, want: int, tree: str = "copies", sqlite: bool = True) -> tuple:
+    """The scale tree (``tree``: "copies", make_tree's; "distinct", make_distinct_tree's) and both
+    stores of it, or the team store alone (untimed setup, outside the bench lock; a second call
+    finds them built and syncs as a no-op)."""
     from ctxmill.index import sync_index
 
-    rng = random.Random(25)
-    base = CACHE / f"scale-{want}"
+    name = f"scale-{want}" if tree == "copies" else f"distinct-{want}"
+    base = CACHE / name
     t = time.perf_counter()
-    info = make_tree(base, want, rng)
+    info = make_tree(base, want, random.Random(25)) if tree == "copies" else make_distinct_tree(base, want)
     info["make_tree_seconds"] = round(time.perf_counter() - t, 1)
     root = base / "tree"
     db = base / "sqlite.db"
-    os.environ["CTXMILL_STORE_REPO"] = f"scale-{want}"
-    t = time.perf_counter()
-    rep_sqlite = sync_index(root, db_path=db)
-    sqlite_s = time.perf_counter() - t
-    print(json.dumps({"built_sqlite": rep_sqlite.chunks_total, "seconds": round(sqlite_s, 1)}), file=sys.stderr,
-          flush=True)
+    os.environ["CTXMILL_STORE_REPO"] = name
+    rep_sqlite, sqlite_s = None, 0.0
+    if sqlite:
+        t = time.perf_counter()
+        rep_sqlite = sync_index(root, db_path=db)
+        sqlite_s = time.perf_counter() - t
+        print(json.dumps({"built_sqlite": rep_sqlite.chunks_total, "seconds": round(sqlite_s, 1)}), file=sys.stderr,
+              flush=True)
     t = time.perf_counter()
     rep_team = sync_index(root, store=url)
     team_s = time.perf_counter() - t
@@ -421,14 +489,14 @@ def _peer_store(peer_src: str, url: str, root: Path):
 
 
 def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 30, n_recall: int = 100,
-          peer_src: str | None = None) -> dict:
+          peer_src: str | None = None, tree: str = "copies") -> dict:
     import psycopg
 
     from ctxmill.index import search
     from ctxmill.index.embedders import get_embedder
     from ctxmill.index.search import PHASES
 
-    info, root, db, built = build_scale(url, want)
+    info, root, db, built = build_scale(url, want, tree)
     rep_sqlite, rep_team = built["reports"]
     sqlite_s, team_s = built["seconds"]
     queries = [q["query"] for r in code_search.load_repos(["all"]) for q in r.queries]
@@ -520,27 +588,141 @@ def scale(url: str, want: int, n_queries: int, n_command: int, n_overlap: int = 
     return out
 
 
-def ann_recall(conn, qvecs: list[str], efs: tuple[int, ...] = (40, 100, 200), k: int = 10) -> dict:
+def ann_recall(conn, qvecs: list[str], efs: tuple[int, ...] = (40, 100, 200), k: int = 10,
+               table: str = "ctx_vectors") -> dict:
     """Mean recall@k of the HNSW index over ``ctx_vectors`` (pgvector literals ``qvecs``) at each
     ef_search, against an exact scan of the same table; tie-aware: a returned vector as near as
     the exact k-th counts (perturbed copies of a chunk can embed identically, and which of equals
     comes first is arbitrary). Every statement is planned on its own (prepare=False): psycopg
     prepares a statement from its fifth run, and PostgreSQL may then keep one plan for it,
     made with the index scan off (exact) or on, whatever the session's settings now are."""
-    sql = f"SELECT hash, embedding <=> %s::vector FROM ctx_vectors ORDER BY embedding <=> %s::vector LIMIT {k}"
+    sql = f"SELECT hash, embedding <=> %s::vector FROM {table} ORDER BY embedding <=> %s::vector LIMIT {k}"
     rec: dict[int, list[float]] = {ef: [] for ef in efs}
+    ms: dict[int, list[float]] = {ef: [] for ef in efs}
     for v in qvecs:
-        with conn.transaction():
-            conn.execute("SET LOCAL enable_indexscan = off")  # a sequential scan: exact
-            exact = conn.execute(sql, (v, v), prepare=False).fetchall()
-        kth = exact[-1][1]
+        kth = _exact_kth(conn, v, k, table)
         for ef in efs:
             with conn.transaction():
                 conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
                 conn.execute("SET LOCAL enable_seqscan = off")  # the index at any size (a small table is scanned)
+                t = time.perf_counter()
                 got = conn.execute(sql, (v, v), prepare=False).fetchall()
-            rec[ef].append(sum(1 for _, d in got if d <= kth + 1e-6) / len(exact))
-    return {f"ef_search_{ef}": round(statistics.mean(v), 4) for ef, v in rec.items()}
+                ms[ef].append((time.perf_counter() - t) * 1000)
+            rec[ef].append(sum(1 for _, d in got if d <= kth + 1e-6) / k)
+    return {**{f"ef_search_{ef}": round(statistics.mean(v), 4) for ef, v in rec.items()},
+            "statement_p50_ms": {f"ef_search_{ef}": round(statistics.median(v), 2) for ef, v in ms.items()}}
+
+
+_kth_cache: dict = {}
+
+
+def _exact_kth(conn, v: str, k: int, table: str) -> float:
+    """The k-th smallest cosine distance of ``v`` over every row of ``table`` (a sequential
+    scan), kept per (server, table, query): each setting of a study is scored against it."""
+    key = (conn.info.dsn, table, v, k)
+    if key not in _kth_cache:
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_indexscan = off")  # a sequential scan: exact
+            conn.execute("SET LOCAL enable_bitmapscan = off")
+            _kth_cache[key] = conn.execute(f"SELECT embedding <=> %s::vector AS d FROM {table} ORDER BY d "
+                                           f"LIMIT {k}", (v,), prepare=False).fetchall()[-1][0]
+    return _kth_cache[key]
+
+
+def _recall_of(got: list[float], kth: float, k: int = 10) -> float:
+    """Tie-aware recall@k of returned distances against the exact k-th (as ann_recall scores)."""
+    return sum(1 for d in got[:k] if d <= kth + 1e-6) / k
+
+
+def recall_study(url: str, want: int, tree: str, n_recall: int, efs: tuple[int, ...],
+                 params: list[tuple[int, int]], bq: tuple[int, ...]) -> dict:
+    """Where HNSW's recall@10 goes on a scale tree, the team store alone (built here if absent):
+    the store's own index (the sync's) at each ef_search; the product's vector leg (the
+    (repo, branch) join, 200 rows) under each ``hnsw.iterative_scan``; then, on a scratch copy
+    of the vectors, the index rebuilt at each (m, ef_construction) of ``params`` and a binary-
+    quantized index (pgvector's re-ranking pattern: N candidates by Hamming distance, re-ranked
+    by exact cosine) at each N of ``bq``. Build seconds and the vector statement's p50 beside
+    each; the same queries as the scale part's recall (10.. of its shuffled sample)."""
+    import psycopg
+
+    from ctxmill.index.embedders import get_embedder
+
+    info, _, _, built = build_scale(url, want, tree, sqlite=False)
+    _, rep_team = built["reports"]
+    queries = [q["query"] for r in code_search.load_repos(["all"]) for q in r.queries]
+    random.Random(7).shuffle(queries)  # the scale part's sample
+    emb = get_embedder(None)
+    qvecs = ["[" + ",".join(f"{x:.6g}" for x in emb.embed_query(q).tolist()) + "]" for q in queries[10:10 + n_recall]]
+    out: dict = {"tree": info, "chunks": rep_team.chunks_total, "team_sync_seconds": round(built["seconds"][1], 1),
+                 "queries": len(qvecs), "load_at_start": round(os.getloadavg()[0], 1)}
+    with psycopg.connect(url, autocommit=True) as conn:
+        out["vectors"] = conn.execute("SELECT count(*) FROM ctx_vectors").fetchone()[0]
+        dim = conn.execute("SELECT vector_dims(embedding) FROM ctx_vectors LIMIT 1").fetchone()[0]
+        out["pgvector"] = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+        out["store_index_m16_efc64"] = ann_recall(conn, qvecs, efs)
+        print(json.dumps({"recall": tree, "store_index": out["store_index_m16_efc64"]}), file=sys.stderr, flush=True)
+        repo, branch = conn.execute("SELECT repo, branch FROM ctx_files LIMIT 1").fetchone()
+        leg = ("SELECT v.hash, v.embedding <=> %(q)s::vector AS d FROM ctx_vectors v JOIN ctx_chunks c ON c.hash = "
+               "v.hash JOIN ctx_files f ON f.blob = c.blob WHERE f.repo = %(r)s AND f.branch = %(b)s "
+               "ORDER BY v.embedding <=> %(q)s::vector LIMIT 200")
+        scans: dict = {}
+        for mode in ("off", "relaxed_order", "strict_order"):
+            rec, ms, rows = [], [], []
+            for v in qvecs:
+                with conn.transaction():
+                    conn.execute("SET LOCAL hnsw.ef_search = 200")
+                    conn.execute(f"SET LOCAL hnsw.iterative_scan = {mode}")
+                    t = time.perf_counter()
+                    got = conn.execute(leg, {"q": v, "r": repo, "b": branch}, prepare=False).fetchall()
+                    ms.append((time.perf_counter() - t) * 1000)
+                ds = list(dict.fromkeys(got))  # a vector once, however many chunks share it
+                rec.append(_recall_of([d for _, d in ds], _exact_kth(conn, v, 10, "ctx_vectors")))
+                rows.append(len(got))
+            scans[mode] = {"recall@10": round(statistics.mean(rec), 4), "p50_ms": round(statistics.median(ms), 2),
+                           "rows_min": min(rows)}
+        out["product_leg_ef200_by_iterative_scan"] = scans
+        print(json.dumps({"recall": tree, "iterative_scan": scans}), file=sys.stderr, flush=True)
+        conn.execute("DROP TABLE IF EXISTS bench_vectors")
+        conn.execute("CREATE TABLE bench_vectors AS SELECT hash, embedding FROM ctx_vectors")
+        conn.execute("ANALYZE bench_vectors")
+        conn.execute("SET maintenance_work_mem = '2GB'")  # the graph in memory: no spill (pgstore._hnsw_build_mb)
+        try:
+            for m, efc in params:
+                conn.execute("DROP INDEX IF EXISTS bench_vectors_hnsw")
+                t = time.perf_counter()
+                conn.execute(f"CREATE INDEX bench_vectors_hnsw ON bench_vectors USING hnsw (embedding "
+                             f"vector_cosine_ops) WITH (m = {m}, ef_construction = {efc})")
+                row = {"build_s": round(time.perf_counter() - t, 1), "load": round(os.getloadavg()[0], 1),
+                       **ann_recall(conn, qvecs, efs, table="bench_vectors")}
+                out[f"rebuilt_m{m}_efc{efc}"] = row
+                print(json.dumps({"recall": tree, f"m{m}_efc{efc}": row}), file=sys.stderr, flush=True)
+            conn.execute("DROP INDEX IF EXISTS bench_vectors_hnsw")
+            if bq:
+                t = time.perf_counter()
+                conn.execute(f"CREATE INDEX bench_vectors_bq ON bench_vectors USING hnsw ((binary_quantize(embedding)"
+                             f"::bit({dim})) bit_hamming_ops)")
+                row = {"build_s": round(time.perf_counter() - t, 1)}
+                for n in bq:
+                    sql = (f"SELECT d FROM (SELECT embedding <=> %(q)s::vector AS d FROM bench_vectors ORDER BY "
+                           f"binary_quantize(embedding)::bit({dim}) <~> binary_quantize(%(q)s::vector) LIMIT {n}) "
+                           f"x ORDER BY d LIMIT 10")
+                    rec, ms = [], []
+                    for v in qvecs:
+                        with conn.transaction():
+                            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, n))}")
+                            conn.execute("SET LOCAL enable_seqscan = off")
+                            t = time.perf_counter()
+                            got = [r[0] for r in conn.execute(sql, {"q": v}, prepare=False).fetchall()]
+                            ms.append((time.perf_counter() - t) * 1000)
+                        rec.append(_recall_of(got, _exact_kth(conn, v, 10, "ctx_vectors")))
+                    row[f"rerank_{n}"] = {"recall@10": round(statistics.mean(rec), 4),
+                                          "p50_ms": round(statistics.median(ms), 2)}
+                out["binary_quantized_rerank"] = row
+                print(json.dumps({"recall": tree, "bq": row}), file=sys.stderr, flush=True)
+        finally:
+            conn.execute("DROP TABLE IF EXISTS bench_vectors")
+    out["load_at_end"] = round(os.getloadavg()[0], 1)
+    return out
 
 
 def _lexical_overlap(url: str, root: Path, queries: list[str]) -> dict:
@@ -786,6 +968,15 @@ def main() -> None:
     ap.add_argument("--write-trees", default="pydantic",
                     help="write part: dev-set repositories or scale-N trees, comma-separated, each NAME[:TRIALS]")
     ap.add_argument("--write-trials", type=int, default=3)
+    ap.add_argument("--tree", choices=("copies", "distinct"), default="copies",
+                    help="the scale tree: perturbed copies of the dev set's code, or distinct real code (the dev "
+                         "set once, then the packages of benchmarks/data/team_scale_packages.json)")
+    ap.add_argument("--schema", help="keep the store in this schema of the server (created if absent): one "
+                                     "server, one store per tree")
+    ap.add_argument("--recall-ef", default="40,100,200,400,800", help="recall part: ef_search values")
+    ap.add_argument("--hnsw", default="16:64,16:128,32:128", help="recall part: M:EF_CONSTRUCTION indexes to rebuild")
+    ap.add_argument("--bq-candidates", default="200,400,800",
+                    help="recall part: candidates a binary-quantized index hands to an exact re-rank (empty: skip)")
     args = ap.parse_args()
     if not code_search.SEARCH.is_dir():
         print(json.dumps({"skipped": f"{code_search.SEARCH} not present"}))
@@ -800,6 +991,12 @@ def main() -> None:
 
         data = CACHE / "server"
         url = local.start(data)["url"]
+    if args.schema:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {args.schema}")
+        url = _schema_url(url, args.schema)
     parts = set(args.parts.split(","))
     out: dict = {"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"}
     try:
@@ -808,7 +1005,7 @@ def main() -> None:
         if "sync" in parts:
             out["sync"] = second_machine(url, args.sync_repo)
         if "build" in parts:  # the scale part's stores only (to build them under nice, apart from timing)
-            info, _, _, built = build_scale(url, args.chunks)
+            info, _, _, built = build_scale(url, args.chunks, args.tree)
             out["build"] = {"tree": info, "chunks": [r.chunks_total for r in built["reports"]],
                             "sync_seconds": [round(x, 1) for x in built["seconds"]]}
         if "write" in parts:  # a first sync into an empty store: this checkout against --peer-src
@@ -830,7 +1027,12 @@ def main() -> None:
             out["startup"] = startup()
         if "scale" in parts:
             out["scale"] = scale(url, args.chunks, args.queries, args.command_queries, args.overlap_queries,
-                                 args.recall_queries, args.peer_src)
+                                 args.recall_queries, args.peer_src, args.tree)
+        if "recall" in parts:  # the team store alone: HNSW recall@10 by index and search setting
+            out["recall"] = recall_study(url, args.chunks, args.tree, args.recall_queries,
+                                         tuple(int(x) for x in args.recall_ef.split(",")),
+                                         [tuple(int(y) for y in x.split(":")) for x in args.hnsw.split(",") if x],
+                                         tuple(int(x) for x in args.bq_candidates.split(",") if x))
     finally:
         _stop_server()
         out["load_after"] = round(os.getloadavg()[0], 1)
