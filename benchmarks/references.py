@@ -396,7 +396,7 @@ def _product_flags(args) -> list[str]:
     """This tree's product options, for the processes it starts (folds, speed turns)."""
     return [*(["--no-damaged-ids"] if args.no_damaged_ids else []), *(["--no-within-titles"] if args.no_within_titles else []),
             *(["--no-notes-not-titles"] if args.no_notes_not_titles else []),
-            *(["--title-before-stop"] if args.title_before_stop else [])]
+            *(["--no-title-before-stop"] if args.no_title_before_stop else [])]
 
 
 def _f1(rows: list[list[bool]]) -> float:
@@ -556,9 +556,9 @@ def main() -> None:
     ap.add_argument("--no-notes-not-titles", action="store_true",
                     help="refparse.use_notes_not_titles(False): the product takes a rules title that starts with a "
                          "note (\"private communication\", \"PhD thesis\"), as before round 28 (this tree's side only)")
-    ap.add_argument("--title-before-stop", action="store_true",
-                    help="fields.use_title_before_stop(True): with no title, the words before a sentence stop inside "
-                         "a container run are the title (round 29's candidate; this tree's side only)")
+    ap.add_argument("--no-title-before-stop", action="store_true",
+                    help="fields.use_title_before_stop(False): with no title, a container run that crosses a sentence "
+                         "stop stays one venue, as before round 29 (this tree's side only)")
     ap.add_argument("--cv-out", type=Path, help="with --cv: write each GROBID dev string's title outcome here")
     ap.add_argument("--cv-against", type=Path,
                     help="with --cv: another candidate's --cv-out; count the titles that changed, string by string")
@@ -602,10 +602,10 @@ def main() -> None:
         from ctxmill.compile.refparse import fields
 
         fields.use_damaged_ids(False)
-    if args.title_before_stop:
+    if args.no_title_before_stop:
         from ctxmill.compile.refparse import fields
 
-        fields.use_title_before_stop(True)
+        fields.use_title_before_stop(False)
     if args.cv:
         print(json.dumps(cv_scores(args), indent=1))
         return
