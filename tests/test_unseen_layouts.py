@@ -1414,3 +1414,17 @@ def test_bookmarks_that_all_lead_to_page_one_are_matched_in_reading_order(tmp_pa
                       (("Introduction", 1), ("Methods", 1), ("Clonal Identification", 2), ("Results", 1))]
     doc = compile_stream(stream, CompileOptions())
     assert headings(doc)[1:] == ["## INTRODUCTION", "## METHODS", "### CLONAL IDENTIFICATION", "## RESULTS"]
+
+
+def test_a_bold_title_under_the_article_type_in_capitals_is_the_title(tmp_path):
+    # Taylor & Francis's interact: the article type in plain capitals, then the title flush left in
+    # bold in the same 12 pt (a little over the 10.9 pt body), the names under it
+    doc = compile_pages(tmp_path, [[
+        ("RESEARCH ARTICLE", 94, 130, 12, "Times-Roman"),
+        ("Paralleling generalization operations to support smooth zooming:", 94, 160, 12, "Times-Bold"),
+        ("case study of merging area objects", 94, 175, 12, "Times-Bold"),
+        ("Dongliang Peng, Martijn Meijers and Peter van Oosterom", 94, 202, 10.9, "Times-Roman"),
+        ("1. Introduction", 94, 300, 12, "Times-Bold"), *body_lines(320, 12, x=94, size=10.9)]])
+    assert doc.metadata.title == ("Paralleling generalization operations to support smooth zooming: "
+                                  "case study of merging area objects")
+    assert names(doc) == ["Dongliang Peng", "Martijn Meijers", "Peter van Oosterom"]

@@ -333,6 +333,8 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
             # the first run in the largest type, if it reads like a title: running text at the
             # top of a page that starts mid-document is none
             first = big[0]
+            if len(big) > 1 and _type_label(first) and big[1][0].bold and not first[0].bold:
+                first = big[1]  # "RESEARCH ARTICLE" in plain capitals over the bold title (Taylor & Francis)
             chosen = first if title_shaped(_join_title([x.text for x in first]), 40) else None
         else:
             # No type larger than the body (AASTeX sets its title in body size): the first short
@@ -353,6 +355,11 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
     tp.authors, tp.author_boxes = _names(region, space_initials=page.ocr or not page.has_text_layer)
     return tp
+
+
+def _type_label(g: list[TLine]) -> bool:
+    """An article type over the title: one short line in capitals ("RESEARCH ARTICLE", "REVIEW")."""
+    return len(g) == 1 and g[0].text.isupper() and len(g[0].text.split()) <= 3
 
 
 def _prose(text: str) -> bool:
