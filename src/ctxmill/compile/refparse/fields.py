@@ -735,8 +735,8 @@ def title_before_stop(tokens, labels: list[str]) -> list[str]:
             or lexkey(last) in ABBREVIATIONS):
         return labels
     head = " ".join(words)
-    if (_ABBR_ANY.search(" ".join(t for t, _, _ in tokens[a:cut])) or _JOURNAL_WORD.search(head + ".") or _PROCEEDINGS.search(head.lower()) or known_journal(head)
-            or is_venue_name(head)):
+    if (_ABBR_ANY.search(" ".join(t for t, _, _ in tokens[a:cut])) or _JOURNAL_WORD.search(head + ".")
+            or _PROCEEDINGS.search(head.lower()) or known_journal(head) or is_venue_name(head)):
         return labels
     out = list(labels)
     out[a:cut] = ["title"] * (cut - a)
