@@ -469,3 +469,30 @@ def test_a_dropped_arguments_assignment_right_above_the_call_goes_with_it(tmp_pa
                                    ["fn expect_end(d: &mut D) -> R {"], 1))
     assert [(s.path, s.start_line, s.end_line, s.replacement) for s in got] == [
         ("de.rs", 6, 7, "    try!(expect_end(d));\n")]
+
+
+def test_a_dropped_first_parameter_made_the_receiver_passes_its_argument_as_the_receiver(tmp_path):
+    # okio e8cf1373b3: `fun encodeUtf8(s: String)` -> `fun String.encodeUtf8()`; retrofit 4397ba3657:
+    # a static `create(RestAdapter restAdapter, Class<T> type)` of RestAdapter made an instance method
+    (tmp_path / "ByteString.kt").write_text(
+        "class ByteString {\n  companion object {\n    fun String.encodeUtf8(): ByteString {\n"
+        "      return ByteString()\n    }\n  }\n}\n")
+    (tmp_path / "Base64.kt").write_text(
+        'val MAP = ByteString.encodeUtf8("ABC").data\n\nval B = encodeUtf8(prefix + "x")\n')
+    got = suggest(tmp_path, _patch("ByteString.kt", ["    fun encodeUtf8(s: String): ByteString {"],
+                                   ["    fun String.encodeUtf8(): ByteString {"], 3))
+    assert sorted((s.path, s.start_line, s.replacement) for s in got) == [
+        ("Base64.kt", 1, 'val MAP = "ABC".encodeUtf8().data\n'),
+        ("Base64.kt", 3, 'val B = (prefix + "x").encodeUtf8()\n')]
+    (tmp_path / "RestAdapter.java").write_text(
+        "class RestAdapter {\n  public <T> T create(Class<T> type) {\n    return null;\n  }\n\n"
+        "  static Object make(RestAdapter restAdapter, Class<?> type) {\n    return create(restAdapter, type);\n  }\n}\n")
+    patch = _patch("RestAdapter.java", ["  public static <T> T create(RestAdapter restAdapter, Class<T> type) {"],
+                   ["  public <T> T create(Class<T> type) {"], 2)
+    assert [(s.start_line, s.replacement) for s in suggest(tmp_path, patch)] == [
+        (7, "    return restAdapter.create(type);\n")]
+    # a static method of another class than the dropped parameter's type keeps its qualifier
+    (tmp_path / "Util.java").write_text((tmp_path / "RestAdapter.java").read_text().replace("class RestAdapter", "class Util"))
+    (tmp_path / "RestAdapter.java").unlink()
+    assert [(s.start_line, s.replacement) for s in suggest(tmp_path, patch.replace("RestAdapter.java", "Util.java"))] == [
+        (7, "    return create(type);\n")]

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from pathlib import Path
 
 from ctxmill.apply.next_repeated import indent_width, line_starts
 
@@ -195,6 +196,29 @@ class Change:
     old: list[Param]
     new: list[Param]
     lang: str
+    receiver: bool = False  # the dropped first parameter is the new definition's receiver (_took_receiver)
+
+
+def _took_receiver(h, name: str, old: list[Param], new: list[Param], lang: str) -> bool:
+    """Whether the re-signing dropped the first parameter ``p: T`` and made T the definition's
+    receiver: Kotlin's ``fun T.name(``, Go's ``func (x T) name(``, or a Java/Kotlin ``static``
+    method of class T (the file's name) made an instance method. Its calls then pass that
+    argument as the receiver (okio's ``ByteString.encodeUtf8("a")`` -> ``"a".encodeUtf8()``)."""
+    if len(old) != len(new) + 1 or [p.name for p in old[1:]] != [p.name for p in new]:
+        return False
+    t = _type_of(old[0], lang).lstrip("*&").strip()
+    if not re.fullmatch(r"[\w.]+", t):
+        return False
+    before = "\n".join(h.old) if h.old else "\n".join(h.removed)
+    after = "\n".join(h.new) if h.new else "\n".join(h.added)
+    n, tq = re.escape(name), re.escape(t)
+    if lang == "kotlin" and re.search(r"\bfun\s+(?:<[^>]*>\s*)?" + tq + r"\??\." + n + r"\s*\(", after):
+        return True
+    if lang == "go" and re.search(r"\bfunc\s*\(\s*\w+\s+\*?" + tq + r"\s*\)\s*" + n + r"\s*\(", after):
+        return True
+    static = r"\bstatic\b[^;{}=()]*\b" + n + r"\s*\("
+    return lang in ("java", "kotlin") and t == Path(h.path).stem and bool(re.search(static, before)) \
+        and not re.search(static, after)
 
 
 def _redefined(hunks):
@@ -233,7 +257,7 @@ def redefined(hunks) -> Redefined:
     for h, name, a, b, lang in _redefined(hunks):
         if [p.name for p in a] != [p.name for p in b]:
             _values_from_body(h, a, b)
-            out.changes.append(Change(name, a, b, lang))
+            out.changes.append(Change(name, a, b, lang, _took_receiver(h, name, a, b, lang)))
         else:
             out.retyped.append(Change(name, a, b, lang))
     return out
@@ -262,6 +286,10 @@ def _type_of(p: Param, lang: str) -> str:
     return t.strip()
 
 
+# an argument that takes a method call as it is (a name, a literal, a chain of names, calls and
+# indexes); anything else goes in parentheses
+_OPERAND = re.compile(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[\w$]+(?:\([^()]*\)|\[[^\[\]]*\])*)"""
+                      r"(?:\s*(?:\.|::|->|\?\.)\s*[\w$]+(?:\([^()]*\)|\[[^\[\]]*\])*)*")
 _PLACE = re.compile(r"(?:self\.|this\.)?[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*")
 
 
@@ -1021,8 +1049,15 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                     continue
                 new_inner = pad[0] + new_inner + pad[1] if new_inner else new_inner
                 edits = [(open_at + 1, close, new_inner)]
+                kept = fit
+                if ch.receiver and args and not piped and len(fit) == len(args) - 1:
+                    # the first argument is the receiver now, in place of the call's qualifier
+                    q = re.search(r"(?:[\w$]+\s*(?:\.|::|->|\?\.)\s*)*$", line_head)
+                    recv = args[0] if _OPERAND.fullmatch(args[0]) else f"({args[0]})"
+                    edits.insert(0, (m.start() - len(q.group()), m.start(), recv + "."))
+                    kept = [args[0], *fit]
                 gone = {a for a in args if IDENT_RE.match(a) and args.count(a) == 1
-                        and not any(re.search(r"(?<![\w$.])" + re.escape(a) + r"(?![\w$])", f) for f in fit)}
+                        and not any(re.search(r"(?<![\w$.])" + re.escape(a) + r"(?![\w$])", f) for f in kept)}
                 top = first
                 # fewer arguments than before: a renamed parameter's argument is replaced, not dropped
                 if gone and lost and len(fit) < len(args):
