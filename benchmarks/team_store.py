@@ -81,7 +81,11 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def lat(xs: list[float]) -> dict:
-    return {"p50_ms": round(pct(xs, 50), 2), "p99_ms": round(pct(xs, 99), 2), "n": len(xs)}
+    """p50 / p99, and the p50 of each half of the run (in order): how far one run's p50 moves
+    with the load, the noise a comparison in the same run is read against."""
+    h = len(xs) // 2
+    return {"p50_ms": round(pct(xs, 50), 2), "p99_ms": round(pct(xs, 99), 2), "n": len(xs),
+            "halves_p50_ms": [round(pct(xs[:h], 50), 2), round(pct(xs[h:], 50), 2)] if h else None}
 
 
 class Sqlite:
