@@ -1428,3 +1428,23 @@ def test_a_bold_title_under_the_article_type_in_capitals_is_the_title(tmp_path):
     assert doc.metadata.title == ("Paralleling generalization operations to support smooth zooming: "
                                   "case study of merging area objects")
     assert names(doc) == ["Dongliang Peng", "Martijn Meijers", "Peter van Oosterom"]
+
+
+def test_a_title_beside_a_masthead_in_small_type_is_one_title(tmp_path):
+    # SAGE (sagej): the journal's name, volume, copyright and DOI in 6.6 pt right of the title's
+    # three 17 pt lines, row by row, so the lines alternate in reading order
+    masthead = ["Journal Title", "XX(X):1-23", "The Author(s) 2020", "Reprints and permission:",
+                "sagepub.co.uk/journalsPermissions.nav", "DOI: 10.1177/ToBeAssigned", "www.sagepub.com/"]
+    rows = [(m, 423, 58 + 10.5 * k, 6.6, "Helvetica") for k, m in enumerate(masthead)]
+    rows += [(t, 51, 75 + 25 * k, 17, "Helvetica-Bold") for k, t in
+             enumerate(["Prehensile Manipulation Planning:", "Modelling, Algorithms and", "Implementation"])]
+    rows += [("Florent Lamiraux, Joseph Mirabel", 51, 157, 11.4, "Helvetica-Bold"),
+             ("Abstract", 51, 206, 9.5, "Helvetica-Bold"),
+             ("This paper presents a software platform for prehensile manipulation planning named", 51, 222, 9.5,
+              "Helvetica"),
+             ("1 Introduction", 51, 300, 11.4, "Helvetica-Bold")]
+    # the text block runs to the masthead's right edge: it is inside it, not a margin
+    rows += [(BODY[:104], 51, 320 + 12 * k, 9.5, "Helvetica") for k in range(12)]
+    doc = compile_pages(tmp_path, [rows])
+    assert doc.metadata.title == "Prehensile Manipulation Planning: Modelling, Algorithms and Implementation"
+    assert names(doc) == ["Florent Lamiraux", "Joseph Mirabel"]

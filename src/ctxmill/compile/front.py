@@ -229,11 +229,21 @@ def _groups(lines: list[TLine]) -> list[list[TLine]]:
     the type apart, so a double-spaced title (a referee copy: 33 pt baselines for 16 pt type) is
     one run."""
     out: list[list[TLine]] = []
+
+    def goes_on(g: list[TLine], t: TLine) -> bool:
+        return abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.3 * t.size \
+            and t.x0 < g[-1].x1 and t.x1 > g[-1].x0
+
     for t in lines:
         g = out[-1] if out else None
-        if g and abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.3 * t.size \
-                and t.x0 < g[-1].x1 and t.x1 > g[-1].x0:
+        if g and goes_on(g, t):
             g.append(t)
+            continue
+        # a run the lines of another column came between, row by row (SAGE's masthead set right of
+        # the title): the run before them goes on when none of them lies under it
+        back = next((k for k in range(len(out) - 2, max(-1, len(out) - 4), -1) if goes_on(out[k], t)), None)
+        if back is not None and not any(u.x0 < t.x1 and u.x1 > t.x0 for h in out[back + 1:] for u in h):
+            out[back].append(t)
         else:
             out.append([t])
     return out
@@ -256,7 +266,9 @@ def _centred(g: list[TLine], page_w: float, text_w: float) -> bool:
 
 def _beside(t: TLine, lines: list[TLine]) -> bool:
     for u in lines:
-        if u is t or u.x0 < t.x1 and u.x1 > t.x0:
+        if u is t or u.x0 < t.x1 and u.x1 > t.x0 or u.size < 0.6 * t.size:
+            # (type under 0.6 of the line's beside it is a masthead's or a margin's: SAGE prints the
+            # journal's name, volume and DOI in 6.6 pt right of its 17 pt title)
             continue
         overlap = min(t.bottom, u.bottom) - max(t.top, u.top)
         if overlap > 0.5 * min(t.bottom - t.top, u.bottom - u.top):
