@@ -1448,3 +1448,18 @@ def test_a_title_beside_a_masthead_in_small_type_is_one_title(tmp_path):
     doc = compile_pages(tmp_path, [rows])
     assert doc.metadata.title == "Prehensile Manipulation Planning: Modelling, Algorithms and Implementation"
     assert names(doc) == ["Florent Lamiraux", "Joseph Mirabel"]
+
+
+def test_the_journals_name_set_large_over_the_title_is_a_masthead(tmp_path):
+    # the RSC template: the journal's name as 36 pt artwork at the head of page 1, the title in
+    # 15 pt bold under it, and the running foot opening with the same name
+    doc = compile_pages(tmp_path, [[
+        ("JournalName", 42, 70, 36, "Helvetica"),
+        ("A Method for Studying the Diffusion of Quaternary", 188, 147, 15, "Helvetica-Bold"),
+        ("Ammonium Cations Through Polyelectrolyte Phases", 188, 165, 15, "Helvetica-Bold"),
+        ("Alexander M. Papiez, Justin J. B. Perry, and Les R. Dix", 188, 191, 10, "Helvetica"),
+        ("1 Introduction", 42, 290, 12, "Helvetica-Bold"), *body_lines(310, 20, x=42, size=9),
+        ("JournalName, [year], [vol.], 1-8 | 1", 448, 765, 8, "Helvetica")]])
+    assert doc.metadata.title == ("A Method for Studying the Diffusion of Quaternary Ammonium Cations Through "
+                                  "Polyelectrolyte Phases")
+    assert names(doc) == ["Alexander M. Papiez", "Justin J. B. Perry", "Les R. Dix"]

@@ -338,6 +338,10 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     chosen = None
     if want:
         chosen = next((g for g in groups if _norm(_join_title([x.text for x in g])) == want), None)
+    # the journal's name set large at the head of the page (RSC's "JournalName" artwork) is the
+    # word the page's running foot opens with: a masthead, no title
+    feet = {m.group(1) for m in map(_FIRST_WORD_RE.match, tp.furniture) if m}
+    groups = [g for g in groups if not (len(g) == 1 and len(g[0].text.split()) == 1 and g[0].text.strip() in feet)]
     if chosen is None and groups:
         top_size = max(g[0].size for g in groups)
         big = [g for g in groups if g[0].size >= top_size - 0.3]
@@ -367,6 +371,9 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
     tp.authors, tp.author_boxes = _names(region, space_initials=page.ocr or not page.has_text_layer)
     return tp
+
+
+_FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
 
 
 def _type_label(g: list[TLine]) -> bool:
