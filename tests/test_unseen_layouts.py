@@ -1463,3 +1463,20 @@ def test_the_journals_name_set_large_over_the_title_is_a_masthead(tmp_path):
     assert doc.metadata.title == ("A Method for Studying the Diffusion of Quaternary Ammonium Cations Through "
                                   "Polyelectrolyte Phases")
     assert names(doc) == ["Alexander M. Papiez", "Justin J. B. Perry", "Les R. Dix"]
+
+
+def test_numbered_run_in_subsubsections_in_a_face_of_their_own_are_headings(tmp_path):
+    # sagej: a \subsubsection is its number and title in sans italic, the text going on in roman
+    # on the same line with no stop between them; each the next child of its subsection
+    rows = [("Prehensile Manipulation Planning", 51, 80, 17, "Helvetica-Bold"),
+            ("1 Introduction", 51, 130, 11.4, "Helvetica-Bold"), *body_lines(150, 4, x=51),
+            ("1.1 Kinematic chains and Lie groups", 51, 215, 11.4, "Helvetica-Oblique"), *body_lines(235, 4, x=51)]
+    for k, (lead, text) in enumerate([("1.1.1 Kinematic chain", "A kinematic chain is a tree of joints where"),
+                                      ("1.1.2 Lie groups", "The joint configuration spaces enumerated in the")]):
+        y = 300 + 90 * k
+        rows += [(lead, 51, y, 9.5, "Helvetica-Oblique"), (text, 160, y, 10, "Times-Roman"),
+                 *body_lines(y + 12, 5, x=51)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Introduction", "### 1.1 Kinematic chains and Lie groups",
+                                 "#### 1.1.1 Kinematic chain", "#### 1.1.2 Lie groups"]
+    assert "A kinematic chain is a tree of joints where" in doc.markdown

@@ -1140,6 +1140,8 @@ def _numbered_run_in_sections(doc: Document, blocks: list[Block]) -> list[Block]
 _NUMBERED_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:\n]{2,80}):\s+\S")
 # "1.1.1. Subsubsection Heading Here. Text ..." (IEEEtran compsoc conference: bold, numbered, run-in)
 _DOTTED_LEAD_RE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){1,3})\.? ([A-Z][^.:\n]{2,80})[.:]\s+\S")
+# the same number and title alone, in a face of their own (sagej's sans italic \\subsubsection)
+_FACE_LEAD_RE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){2,3})\.? ([A-Z][^.:\n]{2,80})")
 
 
 def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
@@ -1164,9 +1166,10 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
         d = _DOTTED_LEAD_RE.match(b.text) if m is None and parent_number else None
         if m is not None and int(m.group(1)) != want:
             continue
-        if d is not None and d.group(1).rsplit(".", 1) != [parent_number, str(want)]:
-            continue  # "1.1.1" only as the next child of the subsection "1.1" it sits under
-        if m is None and d is None:
+        # "1.1.1" only as the next child of the subsection "1.1" it sits under
+        next_child = f"{parent_number}.{want}"
+        if m is None and not (parent_number and b.text.startswith(next_child)
+                              and b.text[len(next_child):len(next_child) + 1] in (" ", ".")):
             continue
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
@@ -1178,11 +1181,21 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
             lead, title, number = f"{m.group(1)}) {m.group(2)}:", m.group(2).strip(), None
             if not spans[0].italic or spans[1].italic or spans[0].text.strip() != lead:
                 continue
-        else:
+        elif d is not None and d.group(1) == next_child and spans[0].bold and not spans[1].bold \
+                and spans[0].text.strip() == b.text[:d.end() - 1].rstrip():
             lead = b.text[:d.end() - 1].rstrip()
             title, number = d.group(2).strip(), d.group(1)
-            if not spans[0].bold or spans[1].bold or spans[0].text.strip() != lead:
+        else:
+            # the number and title in a face of their own, the text going on in the body's with no
+            # stop between them (sagej: "3.1.1 Kinematic chain A kinematic chain is ..." in sans
+            # italic, then roman)
+            k = next((j for j, x in enumerate(spans) if x.font != spans[0].font), None)
+            lead = " ".join(x.text.strip() for x in spans[:k]) if k else ""
+            f = _FACE_LEAD_RE.fullmatch(lead)
+            if f is None or f.group(1) != next_child or not (spans[0].italic or spans[0].bold) \
+                    or not b.text.startswith(lead):
                 continue
+            title, number = f.group(2).strip(), f.group(1)
         found.append((idx, lead, title, min(parent + 1, 5), number))
         want += 1
     if not found:
