@@ -1480,3 +1480,21 @@ def test_numbered_run_in_subsubsections_in_a_face_of_their_own_are_headings(tmp_
     assert headings(doc)[1:] == ["## 1 Introduction", "### 1.1 Kinematic chains and Lie groups",
                                  "#### 1.1.1 Kinematic chain", "#### 1.1.2 Lie groups"]
     assert "A kinematic chain is a tree of joints where" in doc.markdown
+
+
+def test_a_numbered_list_going_on_past_the_section_number_stays_a_list(tmp_path):
+    # RSC: a protocol listed "1. DC balance" ... "6. scale-ppm" in the body's type inside section 3;
+    # its items 4 and 5 follow section 3's number, and were read as sections 4 and 5
+    rows = [("A Method for Studying Diffusion Through Polyelectrolyte Phases", 72, 70, 15, "Helvetica-Bold")]
+    y = 110
+    for title in ("1 Introduction", "2 Experimental", "3 Procedure"):
+        rows += [(title, 72, y, 12, "Helvetica-Bold"), *body_lines(y + 18, 3, size=9)]
+        y += 70
+    for k, item in enumerate(["1. DC balance", "2. Single exponential window function", "3. Zerofill (once)",
+                              "4. Fast Fourier Transform", "5. Machinephase", "6. scale-ppm"]):
+        rows.append((item, 80, y + 20 * k, 9, "Times-Roman"))
+    rows += [*body_lines(y + 130, 3, size=9), ("4 Results and Discussion", 72, y + 180, 12, "Helvetica-Bold"),
+             *body_lines(y + 198, 3, size=9)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Experimental", "## 3 Procedure",
+                                 "## 4 Results and Discussion"]

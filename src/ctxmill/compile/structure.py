@@ -627,6 +627,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if not _number_ok(number, state):
             continue
+        if geo and style is None and _next_list_item(blocks, idx, number):
+            continue  # "4. Fast Fourier Transform" under "3. Zerofill (once)": the list's next item
         if not title and num.keyword != "appendix":
             continue  # "Chapter 3" whose title could not be joined to it
         _advance(number, state)
@@ -639,6 +641,19 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+def _next_list_item(blocks: list[Block], idx: int, number: str) -> bool:
+    """A plain line numbered "N." (or "N)") right under a line from the same left edge numbered
+    N-1 the same way goes on a numbered list (RSC: "1. DC balance" ... "4. Fast Fourier Transform"
+    in the body's type, read as section 4 after section 3)."""
+    b = blocks[idx]
+    text = b.text.lstrip()
+    if not number.isdigit() or int(number) < 2 or text[len(number):len(number) + 1] not in (".", ")"):
+        return False
+    prev = next((p for p in reversed(blocks[max(0, idx - 3):idx]) if p.kind is not Kind.FURNITURE), None)
+    return prev is not None and abs((prev.attrs.get("_x0") or 0) - (b.attrs.get("_x0") or 0)) <= 1 \
+        and prev.text.lstrip().startswith(f"{int(number) - 1}{text[len(number)]} ")
 
 
 def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
