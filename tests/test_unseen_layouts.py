@@ -1498,3 +1498,16 @@ def test_a_numbered_list_going_on_past_the_section_number_stays_a_list(tmp_path)
     doc = compile_pages(tmp_path, [rows])
     assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Experimental", "## 3 Procedure",
                                  "## 4 Results and Discussion"]
+
+
+def test_a_numbered_heading_hung_over_two_lines_is_one_heading(tmp_path):
+    # SAGE and RSC: a long numbered subsection title fills its line, the rest hung under the
+    # title past the number, in the same type, the text under them from the heading's edge
+    rows = [("Prehensile Manipulation Planning", 51, 80, 17, "Helvetica-Bold"),
+            ("1 Manipulation Problem", 51, 130, 11.4, "Helvetica-Bold"), *body_lines(150, 4, x=51),
+            ("1.1 Grasp", 51, 215, 11.4, "Helvetica-Oblique"), *body_lines(235, 4, x=51),
+            ("1.2 Merging a numerical constraint and its complement into a single", 51, 300, 11.4, "Helvetica-Oblique"),
+            ("explicit constraint", 71, 317, 11.4, "Helvetica-Oblique"), *body_lines(337, 6, x=51)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Manipulation Problem", "### 1.1 Grasp",
+                                 "### 1.2 Merging a numerical constraint and its complement into a single explicit constraint"]

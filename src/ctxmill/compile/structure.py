@@ -137,6 +137,8 @@ def _run(doc: Document) -> None:
     blocks = _run_in_heads(doc, blocks, body_size)
     blocks = _numbered_run_in(doc, blocks)
     _centred_second_lines(blocks)
+    if doc.stream.kind == "pdf":
+        _hung_second_lines(blocks)
     text = doc.stream.kind != "pdf"  # (no block of text input has a box or a font size)
     blocks = _captions(blocks, text)
     blocks = _figure_text(blocks, body_size)
@@ -896,12 +898,34 @@ def _centred_second_lines(blocks: list[Block]) -> None:
         if not (-1 <= gap <= 0.6 * height and abs(centre) <= 4 and cur.bbox[0] > nxt.bbox[0] - 40) \
                 or SENTENCE_END_RE.search(cur.text):
             continue
-        second = nxt.text.replace("\n", " ").strip()
-        cur.text = f"{cur.text.rstrip()} {second}"
-        cur.attrs["_title"] = f"{cur.attrs.get('_title', '').rstrip()} {second}".strip()
-        cur.bbox = (min(cur.bbox[0], nxt.bbox[0]), cur.bbox[1], max(cur.bbox[2], nxt.bbox[2]), nxt.bbox[3])
-        nxt.kind = Kind.FURNITURE  # its text now lives in the heading
-        nxt.attrs["_merged_into_heading"] = True
+        _join_second_line(cur, nxt)
+
+
+def _hung_second_lines(blocks: list[Block]) -> None:
+    """A numbered heading broken over two lines, the second hung under the title past the number
+    ("5.3 Merging constraint and complement into" over "an explicit constraint", SAGE; RSC the
+    same): the first line fills its column, the second is set right under it in the same type,
+    indented by no more than a few ems, and the text under them starts at the heading's edge."""
+    for i, cur in enumerate(blocks[:-2]):
+        nxt, body = blocks[i + 1], blocks[i + 2]
+        if cur.kind is not Kind.HEADING or not cur.number or nxt.kind is not Kind.PARAGRAPH or not cur.bbox \
+                or not nxt.bbox or not body.bbox or nxt.page != cur.page or nxt.attrs.get("_nlines", 1) != 1 \
+                or _signature(cur) != _signature(nxt) or SENTENCE_END_RE.search(cur.text):
+            continue
+        height = cur.bbox[3] - cur.bbox[1]
+        indent = nxt.bbox[0] - cur.bbox[0]
+        if -1 <= nxt.bbox[1] - cur.bbox[3] <= 0.8 * height and 2 <= indent <= 4 * height \
+                and abs(body.bbox[0] - cur.bbox[0]) <= 12 and cur.bbox[2] >= body.bbox[2] - 0.15 * (body.bbox[2] - body.bbox[0]):
+            _join_second_line(cur, nxt)
+
+
+def _join_second_line(cur: Block, nxt: Block) -> None:
+    second = nxt.text.replace("\n", " ").strip()
+    cur.text = f"{cur.text.rstrip()} {second}"
+    cur.attrs["_title"] = f"{cur.attrs.get('_title', '').rstrip()} {second}".strip()
+    cur.bbox = (min(cur.bbox[0], nxt.bbox[0]), cur.bbox[1], max(cur.bbox[2], nxt.bbox[2]), nxt.bbox[3])
+    nxt.kind = Kind.FURNITURE  # its text now lives in the heading
+    nxt.attrs["_merged_into_heading"] = True
 
 
 # sans-serif faces by their PDF names (NimbusSanL-Bold, LMSans10-Bold, Helvetica-Bold, ArialMT, CMSSBX10)
