@@ -1511,3 +1511,18 @@ def test_a_numbered_heading_hung_over_two_lines_is_one_heading(tmp_path):
     doc = compile_pages(tmp_path, [rows])
     assert headings(doc)[1:] == ["## 1 Manipulation Problem", "### 1.1 Grasp",
                                  "### 1.2 Merging a numerical constraint and its complement into a single explicit constraint"]
+
+
+def test_a_line_number_on_a_page_of_figures_goes_on_from_the_pages_before(tmp_path):
+    # eLife's lineno review copy: every line numbered in the margin; a page of figures numbers
+    # only its heading ("521 Supplemental Information"), too few to tell a column by itself
+    p1 = [("Is structure based drug design ready for selectivity optimization?", 85, 80, 20, "Helvetica-Bold"),
+          ("Steven K. Albanese, John D. Chodera", 85, 105, 10, "Helvetica-Bold"),
+          ("Introduction", 85, 130, 11, "Helvetica-Bold"), ("Methods", 85, 360, 11, "Helvetica-Bold")]
+    p1 += [(BODY[:90], 85, 150 + 14 * k, 9, "Times-Roman") for k in range(30) if k not in (14, 15)]
+    p1 += [(str(k + 1), 62, 150 + 14 * k, 5, "Helvetica") for k in range(30)]
+    p2 = [("31", 62, 80, 5, "Helvetica"), ("Supplemental Information", 85, 80, 11, "Helvetica-Bold"),
+          ("Supplemental Figure 1. CDK2 adopts an inactive conformation in the crystal structure.", 85, 400, 9,
+           "Times-Roman")]
+    doc = compile_pages(tmp_path, [p1, p2])
+    assert headings(doc)[1:] == ["## Introduction", "## Methods", "## Supplemental Information"]

@@ -76,13 +76,14 @@ def run(doc: Document, options: CompileOptions) -> None:
     ctx = _Context(pages)
     blocks: list[Block] = []
     markdown = doc.stream.kind == "markdown"
+    numbered: dict = {}  # the margin column of line numbers so far and its last number
     for page in pages:
         if not page.lines:
             continue
         # (the bbox scan first: it runs in C, and a page of text input has no bbox at all)
         if any(map(_BBOX, page.lines)) and any(line.bbox is not None and line.spans for line in page.lines):
             before = [ln.text for ln in page.lines]
-            if layout.strip_line_numbers(page):  # review copies: "282 5.1 Ablation Study"
+            if layout.strip_line_numbers(page, numbered):  # review copies: "282 5.1 Ablation Study"
                 conservation.note_dropped(doc, page.number, "line-number", before, page.lines)
             g = layout.split_columns(page)  # a line across the gutter becomes two
             layout.order_columns(page, g)  # interleaved two-column streams read column by column

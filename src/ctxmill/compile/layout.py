@@ -24,9 +24,14 @@ from ctxmill.model import Line, Page
 # ---------------------------------------------------------------------------- line numbers
 
 
-def strip_line_numbers(page: Page) -> int:
-    """Remove a margin column of line numbers from the page's lines; returns how many."""
-    if len(page.lines) < 8:
+def strip_line_numbers(page: Page, carry: dict | None = None) -> int:
+    """Remove a margin column of line numbers from the page's lines; returns how many.
+
+    ``carry`` (kept by the caller from page to page): the column the pages before were numbered
+    in and their last number. On a page of figures a review copy numbers only a line or two
+    ("521 Supplemental Information", eLife): too few to tell a column by themselves, they are
+    line numbers where they stand in that column and go on from that number."""
+    if len(page.lines) < 8 and not carry:
         return 0
     # x bucket -> (top, value, line, span); the numbers of a column share their left edge or
     # (set flush right, as lineno does: "99" then "100") their right edge
@@ -52,16 +57,19 @@ def strip_line_numbers(page: Page) -> int:
             cands.setdefault(("x1", round(s.bbox[2] / 4)), []).append(entry)
     removed = 0
     done: set[int] = set()
-    for group in cands.values():
-        if len(group) < 3:
-            continue
+    for key, group in cands.items():
         group.sort(key=lambda g: g[0])
-        if not (_every_fifth(group) and (len(group) >= 5 or _in_margin(page, group))):
-            if len(group) < 8 and not (len(group) >= 5 and _small_run(group)):
+        if not _goes_on(carry, key, group, page):
+            if len(group) < 3:
                 continue
-            rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
-            if rising < 0.8 * (len(group) - 1) or _item_labels(page, group):
-                continue
+            if not (_every_fifth(group) and (len(group) >= 5 or _in_margin(page, group))):
+                if len(group) < 8 and not (len(group) >= 5 and _small_run(group)):
+                    continue
+                rising = sum(1 for a, b in pairwise(group) if 0 < b[1] - a[1] <= 3)
+                if rising < 0.8 * (len(group) - 1) or _item_labels(page, group):
+                    continue
+        if carry is not None:
+            carry.update(key=key, last=group[-1][1])
         for _, _, line, span in group:
             k = next((i for i, sp in enumerate(line.spans) if sp is span), None)
             if id(span) in done or k is None:
@@ -72,6 +80,14 @@ def strip_line_numbers(page: Page) -> int:
     if removed:
         page.lines = [ln for ln in page.lines if ln.text.strip()]
     return removed
+
+
+def _goes_on(carry: dict | None, key: tuple, group: list, page: Page) -> bool:
+    """The group is the column the pages before were numbered in, going on from their last number
+    (within a page's lines), rising line by line, each number left of the rest of its line."""
+    if not carry or carry.get("key") != key or not 0 < group[0][1] - carry["last"] <= 80:
+        return False
+    return all(0 < b[1] - a[1] <= 3 for a, b in pairwise(group)) and _in_margin(page, group)
 
 
 def _every_fifth(group: list) -> bool:
