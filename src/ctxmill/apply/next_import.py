@@ -253,6 +253,13 @@ _BINDS = re.compile(
     r"|\b(\w+)\s*(?::\s*[\w&<]|->)", re.M)          # NAME: Type, NAME ->
 
 
+# Java declares with the type first: a method, local, field or parameter the edit writes (`void
+# testNextJsonElement() {`, `MethodSpec methodSpec = ...`, `(String name, int n)`) is bound by it, not
+# used; its name asked for `import com.google.gson.testNextJsonElement;` beside its family's imports
+_JAVA_DECL = re.compile(r"(?:\b[A-Z][\w$]*(?:<[^;=()]*>)?(?:\[\])*|\b(?:void|boolean|byte|char|short|int|long|float|double))"
+                        r"\s+([a-z_$][\w$]*)\s*(?=[=;(,)])")
+
+
 # a key (`path: '/'`, `{ path: ["end"] }`, Rust's `Foo { path: x }`, Elixir's `[path: "/"]`): written
 # right after `{`, `[`, `,` or `(` or first on its line, one `:` straight after it; in these
 # languages a name so written is a property, keyword or field, no use of a binding (`case x:` and
@@ -285,6 +292,8 @@ def new_names(hunks, lang: str) -> list[str]:
             for g in m.groups():
                 if g:
                     bound.update(x.strip() for x in g.split(","))
+        if lang == "java":
+            bound.update(_JAVA_DECL.findall(STRING_OR_COMMENT.sub(" ", "\n".join(h.added))))
         out += [n for n in a if a[n] > b.get(n, 0) and n not in bound and n not in out]
     return out
 
