@@ -20,3 +20,14 @@ def test_a_name_the_edit_declares_in_java_is_no_import(tmp_path):
     # the method and the local were taken for names to import beside their family
     # (`import static org.junit.Assert.assertThrowsStackOverflow;`); assertNull still is one
     assert [s.replacement for s in got] == ["import static org.junit.Assert.assertNull;\n"]
+
+
+def test_a_js_line_from_another_folder_names_the_module_from_this_files_folder(tmp_path):
+    # zod a8558a2b21: src/parser.ts's `'./helpers/util'` was proposed as it stood in src/types/
+    (tmp_path / "src" / "types").mkdir(parents=True)
+    (tmp_path / "src" / "parser.ts").write_text("import { util } from './helpers/util';\n\nutil.assertNever(x);\n")
+    text = "import { ZodType } from './base';\n\nexport const s = new ZodType();\n"
+    (tmp_path / "src" / "types" / "string.ts").write_text(text.replace("new ZodType()", "util.check(new ZodType())"))
+    got = suggest(tmp_path, _patch("src/types/string.ts", ["export const s = new ZodType();"],
+                                   ["export const s = util.check(new ZodType());"], 3))
+    assert [s.replacement for s in got] == ["import { util } from '../helpers/util';\n"]

@@ -346,6 +346,22 @@ def _js_module(path: str, other: str, text: str) -> str:
     return posixpath.dirname(stem) if posixpath.basename(stem) == "index" else stem
 
 
+_JS_RELATIVE = re.compile(r"""(\bfrom\s+|\brequire\(\s*)(['"])(\.{1,2}(?:/[^'"]*)?)\2""")
+
+
+def _rebased(line: str, other: str, path: str) -> str:
+    """``line`` as written in ``other``, its relative module path named from ``path``'s folder: zod's
+    ``import { util } from './helpers/util'`` of src/parser.ts is ``'../helpers/util'`` in
+    src/types/x.ts (copied as it stood, it named a module that is not there)."""
+    def spec(m: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(other), m.group(3)))
+        rel = posixpath.relpath(target, posixpath.dirname(path) or ".")
+        rel = rel if rel == "." or rel.startswith("../") or rel == ".." else "./" + rel
+        return m.group(1) + m.group(2) + rel + m.group(2)
+
+    return _JS_RELATIVE.sub(spec, line)
+
+
 def _star_covers(line: str, text: str) -> bool:
     """Whether ``text`` already imports the whole package that ``line`` takes one name from
     (``import io.ktor.util.*`` for ``import io.ktor.util.AttributeKey``, ``use a::b::*;``,
@@ -388,6 +404,8 @@ def _candidate_line(name: str, path: str, lang: str, files: dict[str, str], text
                 if lang == "python" and re.match(r"\s*from\s+\.", got) and \
                         PurePosixPath(other).parent != PurePosixPath(path).parent:
                     continue  # a relative import means something else from another folder
+                if lang in ("javascript", "typescript") and posixpath.dirname(other) != posixpath.dirname(path):
+                    got = _rebased(got, other, path)
                 return got.strip(), "imported the same way in " + other
     if lang in ("javascript", "typescript"):
         homes = [other for other, otext in files.items() if other != path and EXT_LANG.get(_ext(other)) == lang
