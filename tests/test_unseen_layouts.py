@@ -1531,3 +1531,20 @@ def test_a_line_number_on_a_page_of_figures_goes_on_from_the_pages_before(tmp_pa
            "Times-Roman")]
     doc = compile_pages(tmp_path, [p1, p2])
     assert headings(doc)[1:] == ["## Introduction", "## Methods", "## Supplemental Information"]
+
+
+def test_an_unmarked_line_naming_an_institution_under_marked_names_is_no_byline(tmp_path):
+    # eLife: the names carry raised affiliation numbers; the first affiliation, in the byline's bold
+    # 10 pt, is an institution named after a person ("Louis V. Gerstner, Jr. Graduate School ..."),
+    # its own raised key read as a line of its own (left out here)
+    doc = compile_pages(tmp_path, [[
+        ("Is structure based drug design ready for selectivity optimization?", 85, 80, 20, "Helvetica-Bold"),
+        ("Steven K. Albanese", 85, 130, 10, "Helvetica-Bold"), ("1", 181, 126, 7, "Helvetica-Bold"),
+        (", John D. Chodera", 186, 130, 10, "Helvetica-Bold"), ("2", 275, 126, 7, "Helvetica-Bold"),
+        ("Louis V. Gerstner, Jr. Graduate School of Biomedical Sciences, Memorial Sloan Kettering", 90, 154, 10,
+         "Helvetica-Bold"),
+        ("Cancer Center, New York, NY 10065; 2 Computational and Systems Biology Program", 85, 167, 10,
+         "Helvetica-Bold"),
+        ("Abstract", 85, 210, 11, "Helvetica-Bold"), *body_lines(230, 4, x=85),
+        ("Methods", 85, 300, 11, "Helvetica-Bold"), *body_lines(320, 8, x=85)]])
+    assert names(doc) == ["Steven K. Albanese", "John D. Chodera"]

@@ -41,6 +41,9 @@ GENRE_RE = re.compile(r"^\s*(?:(?:master|bachelor|diploma|doctoral|ph\.?\s?d\.?)
                       r"technical report|research report|white paper)\s*$", re.I)
 INSTITUTION_START_RE = re.compile(r"^\s*(?:the\s+)?(?:universit|institut|department|dept\.|school of|faculty|college|"
                                   r"laborator|academy|centre|center for)", re.I)
+# an institution's word anywhere in a line ("... Graduate School of ...", "... Cancer Center")
+_INSTITUTION_WORD_RE = re.compile(r"\b(?:Universit|Institut|School\b|College\b|Cent(?:er|re)\b|Department\b|"
+                                  r"Laborator|Hospital\b|Academy\b|Faculty\b)")
 ABSTRACT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\b", re.I)
 # "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
 ABSTRACT_LINE_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*$|\s*[.:—–-]|(?=[A-Z][a-z]))",
@@ -446,6 +449,12 @@ def _names(region: list[TLine], space_initials: bool = True
             # acmart's journal formats: "MARISA KIRISAME, University of Utah, USA", one author a
             # line, the name in small capitals, then its institution and country
             found, total = [(_title_case(found[0][0]), found[0][1])], 1
+        if found and names and any(m for _, m in names) and not any(m for _, m in found) \
+                and _INSTITUTION_WORD_RE.search(t.text):
+            # names marked with their affiliations above, then an unmarked line naming an institution
+            # (eLife: "Louis V. Gerstner, Jr. Graduate School of Biomedical Sciences, Memorial Sloan
+            # Kettering", in the byline's type): the affiliations, however name-like their parts
+            continue
         if found and len(found) >= 0.6 * total:
             new = [f for f in found if f[0] not in {n for n, _ in names}]
             names.extend(new)
