@@ -31,3 +31,12 @@ def test_a_js_line_from_another_folder_names_the_module_from_this_files_folder(t
     got = suggest(tmp_path, _patch("src/types/string.ts", ["export const s = new ZodType();"],
                                    ["export const s = util.check(new ZodType());"], 3))
     assert [s.replacement for s in got] == ["import { util } from '../helpers/util';\n"]
+
+
+def test_a_js_line_beside_lines_without_semicolons_has_none(tmp_path):
+    # express 0def9bb659: another file's `var path = require('path');` came with its `;`
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "view.js").write_text("var path = require('path');\n\npath.join('a');\n")
+    (tmp_path / "lib" / "app.js").write_text("var express = require('..')\n\nexpress(path.join('b'))\n")
+    got = suggest(tmp_path, _patch("lib/app.js", ["express()"], ["express(path.join('b'))"], 3))
+    assert [s.replacement for s in got] == ["var path = require('path')\n"]

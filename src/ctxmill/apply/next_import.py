@@ -837,6 +837,8 @@ def _restyle(new: str, like: str, lang: str) -> str:
             s = s.replace("'", '"')
         if like.rstrip().endswith(";") and not s.endswith(";"):
             s += ";"
+        elif not like.rstrip().endswith(";"):
+            s = s.rstrip(";")  # express's tests write `var path = require('path')`, as does the commit
     return indent + s
 
 
