@@ -40,3 +40,11 @@ def test_a_js_line_beside_lines_without_semicolons_has_none(tmp_path):
     (tmp_path / "lib" / "app.js").write_text("var express = require('..')\n\nexpress(path.join('b'))\n")
     got = suggest(tmp_path, _patch("lib/app.js", ["express()"], ["express(path.join('b'))"], 3))
     assert [s.replacement for s in got] == ["var path = require('path')\n"]
+
+
+def test_a_python_module_imported_under_another_name_keeps_its_module(tmp_path):
+    # click 3b16957cba: src/click/termui.py's `import typing as t` was proposed as `import t`
+    (tmp_path / "termui.py").write_text("import typing as t\n\nX: t.Any = None\n")
+    (tmp_path / "core.py").write_text("import os\n\nY = t.cast(int, os.sep)\n")
+    got = suggest(tmp_path, _patch("core.py", ["Y = os.sep"], ["Y = t.cast(int, os.sep)"], 3))
+    assert [s.replacement for s in got] == ["import typing as t\n"]

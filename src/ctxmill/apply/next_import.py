@@ -227,7 +227,10 @@ def single(line: str, name: str, lang: str) -> str | None:
         if m:
             part = next((p.strip() for p in s[m.end():].split(",") if p.split() and p.split()[-1] == name), None)
             return part and f"{indent}from {m.group(1)} import {part}"
-        return f"{indent}import {name}" if re.match(r"import\s+", s) and name in s else None
+        m = re.match(r"import\s+", s)
+        # `import typing as t` brings `t` from `typing`: the line for `t` is that part, not `import t`
+        part = m and next((p.strip() for p in s[m.end():].split(",") if " as " in p and p.split()[-1] == name), None)
+        return f"{indent}import {part}" if part else f"{indent}import {name}" if m and name in s else None
     if lang == "rust":
         m = re.match(r"((?:pub(?:\([\w ]+\))?\s+)?use\s+)([\w:]+)::\{([^{}]*)\}", s)
         if m:
