@@ -266,6 +266,25 @@ def test_author_year_hanging_indent_across_columns_and_pages():
     assert [r.year for r in doc.references] == ["2021", "2020", "2018", "2017", "2025", "2021", "2019"]
 
 
+def test_a_detached_accent_at_the_edge_does_not_start_an_entry():
+    # T&F's tfv list: the caron of "Šuba" is set apart from its S and read into the entry's next
+    # line ("ˇ Design ...") or a line of its own, a hair right of the edge: no entry starts there
+    blocks = [_heading("References"),
+              _pdf_block([(94.4, "Peng, D., 2019. An optimization-based approach for continuous map"),
+                          (105.3, "generalization. phdthesis. University of Würzburg."),
+                          (94.4, "Suba, R., 2017."),
+                          (94.7, "ˇ Design and development of a system for vario-scale maps. phdthesis."),
+                          (105.3, "Delft University of Technology."),
+                          (94.4, "Suba, R., Meijers, M., and van Oosterom, P., 2016. Continuous road network generalization"),
+                          (94.7, "ˇ"),
+                          (105.3, "throughout all scales. ISPRS International Journal of Geo-Information, 5 (8)."),
+                          (94.4, "Ware, J.M., Jones, C.B., and Bundy, G.L., 1995. A triangulated spatial model for"),
+                          (105.3, "cartographic generalisation of areal objects. Springer, 173–192.")])]
+    doc = _compile_bib(blocks)
+    assert [r.raw[:12] for r in doc.references] == ["Peng, D., 20", "Suba, R., 20", "Suba, R., Me", "Ware, J.M., "]
+    assert doc.references[1].raw.endswith("Delft University of Technology.")
+
+
 def test_one_bibliography_per_chapter_and_an_appendix_after_the_last():
     blocks = [_heading("Introduction", level=1), _pdf_block([(72, "As shown in [1].")]),
               _heading("References", level=2),

@@ -29,6 +29,7 @@ from itertools import pairwise
 from operator import attrgetter
 from statistics import median
 
+from ctxmill.compile.front import SPACING_ACCENTS
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference, of_kind
@@ -1041,6 +1042,10 @@ def _numeric_next(label: str, prev: int | None) -> bool:
 
 
 _BARE_LABEL = re.compile(r"^(\d{1,3})\s+(?=[A-Z\u00C0-\u024F])")
+# a spacing accent opening a line, alone or before a space: the accent of the first letter of the
+# line above (the caron of "Šuba", a modifier letter, not dropped as debris), set at the column's
+# edge, so its x0 is not where the line's text starts
+_DETACHED_ACCENT = re.compile("[" + "".join(SPACING_ACCENTS) + r"](?:\s|$)")
 
 
 def segment(lines: list[_Ln]) -> list[list[_Ln]]:
@@ -1054,7 +1059,8 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     if not lines:
         return []
     edge = _edges(lines)
-    at_edge = [ln.x0 is None or ln.x0 - edge[(ln.page, ln.side)] <= 2.5 for ln in lines]
+    at_edge = [ln.x0 is None or (ln.x0 - edge[(ln.page, ln.side)] <= 2.5 and not _DETACHED_ACCENT.match(ln.text))
+               for ln in lines]
     labelled = [ln for ln in lines if ln.label is not None]
     # numbers without brackets or a period, set in the margin ("1 J. Richard Büchi. ...", LIPIcs):
     # only with line geometry, and only where they far outnumber real labels (a "(1968)" that
