@@ -285,6 +285,23 @@ def test_a_detached_accent_at_the_edge_does_not_start_an_entry():
     assert doc.references[1].raw.endswith("Delft University of Technology.")
 
 
+def test_the_tail_of_a_line_cut_by_a_tall_glyph_does_not_start_an_entry():
+    # NeurIPS 2017's natbib list on one column: "√s" cuts a line in two, and its right piece,
+    # alone right of the page's middle, was a "column" whose edge it sat at
+    blocks = [_heading("References"),
+              _pdf_block([(108, "ATLAS Collaboration (2014). Performance of Boosted W Boson Identification with the ATLAS"),
+                          (118, "Detector. Technical Report ATL-PHYS-PUB-2014-004, CERN, Geneva."),
+                          (108, "ATLAS Collaboration (2015). Identification of boosted, hadronically-decaying"),
+                          (426, "W and Z bosons in"),
+                          (126, "s = 13 TeV Monte Carlo Simulations for ATLAS. Technical Report ATL-PHYS-PUB-2015-033,"),
+                          (118, "CERN, Geneva."),
+                          (108, "Baktashmotlagh, M., Harandi, M., Lovell, B., and Salzmann, M. (2013). Unsupervised domain"),
+                          (118, "adaptation by domain invariant projection. In Proceedings of the IEEE ICCV, pages 769–776.")])]
+    doc = _compile_bib(blocks)
+    assert [r.raw[:24] for r in doc.references] == ["ATLAS Collaboration (201"] * 2 + ["Baktashmotlagh, M., Hara"]
+    assert "decaying W and Z bosons in s = 13 TeV" in doc.references[1].raw
+
+
 def test_one_bibliography_per_chapter_and_an_appendix_after_the_last():
     blocks = [_heading("Introduction", level=1), _pdf_block([(72, "As shown in [1].")]),
               _heading("References", level=2),

@@ -1059,7 +1059,15 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     if not lines:
         return []
     edge = _edges(lines)
-    at_edge = [ln.x0 is None or (ln.x0 - edge[(ln.page, ln.side)] <= 2.5 and not _DETACHED_ACCENT.match(ln.text))
+    # a right "column" of one line beside a full left one, with no right column of 3+ lines on any
+    # page, is the tail of a line that a tall glyph ("√s") cut in two: it is at no edge
+    # (words, not a page number in the margin: that is no part of an entry)
+    per_col = Counter((ln.page, ln.side) for ln in lines if ln.x0 is not None)
+    tails = {(ln.page, 1) for ln in lines if ln.side == 1 and ln.x0 is not None and per_col[(ln.page, 1)] == 1
+             and per_col[(ln.page, 0)] >= 3 and re.search(r"[^\W\d_]{2}", ln.text)} \
+        if not any(n >= 3 for (_, s), n in per_col.items() if s == 1) else set()
+    at_edge = [ln.x0 is None or (ln.x0 - edge[(ln.page, ln.side)] <= 2.5 and not _DETACHED_ACCENT.match(ln.text)
+                                 and (ln.page, ln.side) not in tails)
                for ln in lines]
     labelled = [ln for ln in lines if ln.label is not None]
     # numbers without brackets or a period, set in the margin ("1 J. Richard Büchi. ...", LIPIcs):
