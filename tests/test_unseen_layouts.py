@@ -1548,3 +1548,21 @@ def test_an_unmarked_line_naming_an_institution_under_marked_names_is_no_byline(
         ("Abstract", 85, 210, 11, "Helvetica-Bold"), *body_lines(230, 4, x=85),
         ("Methods", 85, 300, 11, "Helvetica-Bold"), *body_lines(320, 8, x=85)]])
     assert names(doc) == ["Steven K. Albanese", "John D. Chodera"]
+
+
+def test_subsections_told_from_the_text_by_their_sans_face_only_are_headings(tmp_path):
+    # bmcart (BMC): \section* in bold sans 12 pt, \subsection* in plain sans at the body's 10 pt
+    # over serif text; the draft is double spaced, so the step under a subsection is a line's
+    def body(top, n=5):
+        return [(BODY[:88], 72, top + 18 * k, 10, "Times-Roman") for k in range(n)]
+
+    pages = [[("A Parser for Scientific Names Based on Grammars", 72, 60, 17, "Helvetica-Bold"),
+              ("Dmitry Y. Mozzherin and David J. Patterson", 72, 84, 11, "Helvetica"), *body(104, 2),
+              ("Background", 72, 140, 12, "Helvetica-Bold"), *body(162),
+              ("Adoption of Parsing Grammars", 72, 270, 10, "Helvetica"), *body(288),
+              ("Adoption of the Language", 72, 396, 10, "Helvetica"), *body(414),
+              ("Implementation", 72, 522, 12, "Helvetica-Bold"), *body(544),
+              ("Parsing Rules", 72, 652, 10, "Helvetica"), *body(670, 3)]]
+    assert headings(compile_pages(tmp_path, pages))[1:] == [
+        "## Background", "### Adoption of Parsing Grammars", "### Adoption of the Language",
+        "## Implementation", "### Parsing Rules"]

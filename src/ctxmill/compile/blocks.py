@@ -106,16 +106,22 @@ class _Context:
         sizes: Counter[float] = Counter()
         lefts: Counter[int] = Counter()
         rights: Counter[int] = Counter()
+        fonts: Counter[tuple[float, str]] = Counter()
         for p in pages:  # only lines with spans or a box count: filter() skips the rest in C
             for ln in filter(_SPANS, p.lines):
                 for s in ln.spans:
                     if not s.superscript:
                         sizes[round(s.size, 1)] += len(s.text)
+                        fonts[round(s.size, 1), s.font] += len(s.text)
             for ln in filter(_BBOX, p.lines):
                 if len(ln.text) > 40:
                     lefts[round(ln.bbox[0])] += 1
                     rights[round(ln.bbox[2])] += 1
         self.body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+        # the body's family: sans (Helvetica, BeraSans) or not; a line wholly in the other
+        # family may be a heading set in the body's size (bmcart's sans \subsection* over serif text)
+        sans = sum(n for (size, font), n in fonts.items() if size == self.body_size and _sans_face(font))
+        self.body_sans = 2 * sans > sizes.get(self.body_size, 0)
         self.left = lefts.most_common(1)[0][0] if lefts else 72
         self.right = max((x for x, c in rights.items() if c >= max(2, rights.most_common(1)[0][1] // 4)),
                          default=540) if rights else 540
@@ -432,6 +438,9 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         return True
     if abs(nxt.size - prev.size) > 0.6:
         return True
+    if len(lines) == 1 and len(nxt.text.split()) >= 3 and _face_head(first, ctx) and not _face_head(nxt, ctx) \
+            and any(_sans_face(s.font) == ctx.body_sans for s in nxt.line.spans if not s.superscript):
+        return True  # a typeface-only heading over its paragraph (a double-spaced draft's pitch allows the step)
     if nxt.bold != prev.bold and (nxt.bold and _heading_like(nxt) or prev.bold and _heading_like(first)):
         return True
     if len(lines) == 1 and (first.italic != nxt.italic or first.caps != nxt.caps) and len(first.text) < 100 \
@@ -496,6 +505,34 @@ def _heading_like(line: _L) -> bool:
     return len(line.text) < 160 and line.bold
 
 
+# sans-serif faces by their PDF names (NimbusSanL-Bold, LMSans10-Bold, Helvetica-Bold, ArialMT, CMSSBX10)
+_SANS_FONT_RE = re.compile(r"Sans|SanL|Helvetica|Arial|CMSS|Biolinum|Heros|Roboto|Verdana|Calibri|Myriad|Frutiger"
+                           r"|Univers|Avenir|Futura|Lato-|Gill", re.I)
+_SANS_CACHE: dict[str, bool] = {}
+
+
+def _sans_face(font: str) -> bool:
+    v = _SANS_CACHE.get(font)
+    if v is None:
+        v = _SANS_CACHE[font] = bool(_SANS_FONT_RE.search(font or ""))
+    return v
+
+
+def _face_head(line: _L, ctx: _Context) -> bool:
+    """A short line wholly in the other family than the body's (sans over serif text), in the
+    body's size, not bold, that does not fill its column and ends no sentence: a heading told from
+    the text by its typeface only (bmcart's \\subsection*), not the start of the paragraph under it."""
+    t = line.text
+    if line.bold or line.mono or len(t) > 90 or not t[:1].isupper() or re.search(r"[.,;:]$", t) \
+            or abs(line.size - ctx.body_size) > 0.6 or len(t.split()) > 10:
+        return False
+    spans = [s for s in line.line.spans if not s.superscript and s.text.strip()]
+    if not spans or any(_sans_face(s.font) == ctx.body_sans for s in spans):
+        return False
+    lft, right = next(((a, b) for a, b in ctx.columns if a - 5 <= line.x0 <= b), (ctx.left, ctx.right))
+    return line.x1 < right - 0.15 * (right - lft)
+
+
 def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
     texts = [span_text(x.line) for x in lines]
     first = lines[0]
@@ -508,6 +545,7 @@ def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
         "_italic": all(x.italic for x in lines), "_caps": all(x.caps for x in lines),
         "_size_max": max((s.size for x in lines for s in x.line.spans if not s.superscript), default=first.size),
         "_center": _centered(lines, ctx.columns),
+        "_face": len(lines) == 1 and _face_head(first, ctx),
     }
     return Block(Kind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
                  attrs=attrs)

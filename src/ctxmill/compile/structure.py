@@ -406,6 +406,10 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
             and not _THEOREM_RE.match(text1):
         # not a run-in lead ("Results. We ..."), a table's header row, "Example 4.1 (...)"
         return None, text1, "weak-" + style  # unnumbered: only where it looks like the numbered ones
+    if geo and style is None and b.attrs.get("_face") and len(text1.split()) <= 10 and text1[:1].isupper() \
+            and not CAPTION_RE.match(text1) and not lead and not _THEOREM_RE.match(text1) \
+            and text1.count("(") == text1.count(")"):
+        return None, text1, "weak-face"  # a line in the other family (sans over serif), the body's size
     if geo and style in ("bold", "italic") and text1.endswith(".") and len(text1.split()) <= 14 \
             and not re.search(r"[.:;!?]\s", text1) and _title_case(text1[:-1]) and not CAPTION_RE.match(text1) \
             and not _THEOREM_RE.match(text1):
@@ -550,6 +554,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     rstate: dict = {}
     bib_seen = False
     weak: list[int] = []
+    faced: list[int] = []
     first_numbered: int | None = None
     if text:  # the headings, the candidates and the lines that may spell "appendix": the others pass
         heads = [i for i, b in enumerate(blocks) if b.kind is Kind.HEADING]
@@ -581,6 +586,9 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         num, title, style = cand
         if num is None:
+            if style == "weak-face":
+                faced.append(idx)  # (read only where nothing is numbered: _face_below)
+                continue
             if style and style.startswith("weak-"):
                 weak.append(idx)
                 continue
@@ -639,7 +647,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             b.attrs["_appendix_label"] = True
         if first_numbered is None:
             first_numbered = idx
-    _unnumbered_by_style(blocks, weak, first_numbered, bool(matched), body)
+    _unnumbered_by_style(blocks, weak, first_numbered, bool(matched), body, faced)
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
@@ -712,7 +720,7 @@ def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float,
 
 
 def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: int | None, outline: bool,
-                         body: float) -> None:
+                         body: float, faced: list[int] | None = None) -> None:
     """Unnumbered headings ("Acknowledgments", "Data Availability", the sections of a class that
     numbers nothing) are the blocks printed exactly like the numbered headings of one level."""
     levels: dict[tuple, dict[int, int]] = {}
@@ -791,6 +799,34 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
     if len(sizes) == 1:
         _sections_over_subsections(blocks, body)
     _slanted_below(blocks, weak, body)
+    _face_below(blocks, faced or [], body)
+
+
+def _body_text_next(blocks: list[Block], idx: int, body: float) -> bool:
+    """Text in the body's type comes next, however short its first paragraph or item."""
+    box = blocks[idx].bbox
+    # (a note in the margin beside it, read next, is not what it heads)
+    nxt = next((b for b in blocks[idx + 1: idx + 4] if b.kind not in (Kind.FURNITURE, Kind.FOOTNOTE)
+                and not (box and b.bbox and b.page == blocks[idx].page and b.bbox[2] <= box[0])), None)
+    return nxt is not None and nxt.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM) and not nxt.attrs.get("_face") \
+        and abs((nxt.attrs.get("_size") or 0.0) - body) <= 0.8
+
+
+def _face_below(blocks: list[Block], faced: list[int], body: float) -> None:
+    """Where nothing is numbered, short lines in the body's size told from the text only by their
+    family (sans over a serif body: bmcart's \\subsection*), at least twice, each over running
+    text, are the level below the least of the headings found (bmcart's \\section* in bold sans)."""
+    heads = [b for b in blocks if b.kind is Kind.HEADING and not b.attrs.get("title") and b.level
+             and b.attrs.get("_size") is not None and not b.attrs.get("_known")]
+    below = [i for i in faced if blocks[i].kind is Kind.PARAGRAPH and _body_text_next(blocks, i, body)]
+    if not heads or len(below) < 2:
+        return
+    least = min(_signature(b)[0] for b in heads)
+    if least < body + 0.5:
+        return  # the headings found are no larger than these lines: no level to put them under
+    level = max(b.level for b in heads if _signature(b)[0] == least) + 1
+    for idx in below:
+        _set_heading(blocks[idx], min(level, 5), None, blocks[idx].text.replace("\n", " ").strip())
 
 
 # labels of a paper's front matter, set like its sections by some classes (acmart's "Keywords")
