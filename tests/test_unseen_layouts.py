@@ -1566,3 +1566,22 @@ def test_subsections_told_from_the_text_by_their_sans_face_only_are_headings(tmp
     assert headings(compile_pages(tmp_path, pages))[1:] == [
         "## Background", "### Adoption of Parsing Grammars", "### Adoption of the Language",
         "## Implementation", "### Parsing Rules"]
+
+
+def test_numbered_entries_going_on_at_a_pages_foot_are_the_list_not_footnotes(tmp_path):
+    # bmcart: a list of "n." entries in 6.3 pt, each second line hung under the first's text at a
+    # line's pitch and a half, runs to the foot of the page; the entries there (a line each, apart
+    # from their hung lines) follow the one above, they are no footnotes
+    def entry(k, top):
+        return [(f"{k}. Author, A., Writer, B.: A title of a paper number {k} on names. Journal of Names {k},",
+                 72, top, 6.3, "Times-Roman"), (f"1-{k} (2012). doi:10.1000/names.{k}", 87, top + 9.8, 6.3, "Times-Roman")]
+
+    refs = [("References", 72, 380, 12, "Helvetica-Bold")]
+    for k in range(1, 17):
+        refs += entry(k, 400 + 18.8 * (k - 1))
+    pages = [[("A Parser for Scientific Names Based on Grammars", 72, 60, 17, "Helvetica-Bold"),
+              ("Introduction", 72, 120, 12, "Helvetica-Bold"), *body_lines(140, 48)],
+             [*body_lines(72, 24), *refs]]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert len(doc.references) == 16
+    assert not [b for b in doc.blocks if b.kind.value == "footnote"]

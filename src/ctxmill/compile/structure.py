@@ -1526,6 +1526,23 @@ def _margin_note(blocks: list[Block], i: int, body: float) -> bool:
 _MAYBE_NOTE_RE = re.compile(r"\n(?=\[\^)")
 
 
+def _list_goes_on(blocks: list[Block], i: int, number: str) -> bool:
+    """The line numbered n at a page's foot comes after the list's item n-1, from the same left
+    edge, past only that item's hanging lines (bmcart's 6.3 pt references: `33.`, its second line
+    indented, then `34.`): the list's next item, no footnote."""
+    b = blocks[i]
+    if not number.isdigit() or b.bbox is None:
+        return False
+    for p in blocks[i - 1: max(i - 6, -1): -1]:
+        if p.page != b.page or p.bbox is None or p.kind is not Kind.PARAGRAPH:
+            return False
+        pm = _PLAIN_NOTE_RE.match(p.text)
+        if pm is None and p.bbox[0] > b.bbox[0] + 4:
+            continue  # a hanging line of the item above
+        return pm is not None and pm.group(1) == str(int(number) - 1) and abs(p.bbox[0] - b.bbox[0]) <= 3
+    return False
+
+
 def _footnotes(blocks: list[Block], body: float, text: bool = False) -> list[Block]:
     split = False
     for i in _hits(blocks, _MAYBE_NOTE_RE) if text else range(len(blocks)):
@@ -1546,7 +1563,8 @@ def _footnotes(blocks: list[Block], body: float, text: bool = False) -> list[Blo
             m = _PLAIN_NOTE_RE.match(b.text)
             # at the foot of the page (size checked below), with no numbered item next to it:
             # the last entries of a "1." list at a page's foot are the list
-            if m is not None and any(_PLAIN_NOTE_RE.match(x.text) for x in (*blocks[max(i - 1, 0):i], *blocks[i + 1:i + 2])):
+            if m is not None and (any(_PLAIN_NOTE_RE.match(x.text) for x in (*blocks[max(i - 1, 0):i], *blocks[i + 1:i + 2]))
+                                  or _list_goes_on(blocks, i, m.group(1))):
                 m = None
         else:
             continue
