@@ -784,3 +784,31 @@ def test_the_labeller_finds_the_title_before_a_stop_in_its_venue_run(monkeypatch
     assert (f["title"], f["container"]) == ("Citation parsing", "Annual review of information science and technology")
     monkeypatch.setattr(fields, "TITLE_BEFORE_STOP", False)
     assert parse(raw)["title"] is None  # the model's labels: one venue run
+
+
+# Synthetic entries the labeller parses whole; the threshold raised so that it is doubtful of
+# each and the rules' fields are taken, as for an entry it is unsure of.
+SAME_TITLE_VENUES = [
+    ("[44] S. Holm and D. Varga, Prandtl and Rayleigh number scaling of the heat flux in turbulent rotating "
+     "convection, Phys. Rev. E 66, 016305 (2002).", "Phys. Rev. E", "Phys. Rev. E 66, 016305"),
+    ("[Hol08] Sara Holm. „Lamport and Lynch clocks in a cluster of many cores“. In: Computer 41.2 (2008), "
+     "pp. 40–49 (cit. on p. 9).", "Computer", "In: Computer 41.2"),
+    # no container from the labeller: the rules' venue stays
+    ("[11] J. Roe and K. Lamb. Gradient estimation by random search. ArXiv e-prints, March 2014, 1403.1234.",
+     "ArXiv e-prints, March", "ArXiv e-prints, March"),
+]
+
+
+@pytest.mark.parametrize(("raw", "venue", "rules_venue"), SAME_TITLE_VENUES)
+def test_where_the_rules_title_is_the_labellers_the_venue_is_the_labellers_container(raw, venue, rules_venue,
+                                                                                      monkeypatch):
+    from ctxmill.compile import refparse
+    from ctxmill.compile.references import parse_entry
+
+    monkeypatch.setattr(refparse, "DOUBTFUL", 1.01)
+    labeller, rules = parse(raw), parse_entry(raw)
+    assert labeller["doubtful"] and labeller["title"] == rules["title"] and rules["venue"] == rules_venue
+    f = refparse.reference_fields(raw, parse_entry)
+    # the venue without the volume and pages the labeller split off from it, which stay
+    assert f["venue"] == venue and f["volume"] == labeller["volume"] and f["pages"] == labeller["pages"]
+    assert (f["authors"], f["year"], f["title"]) == (rules["authors"], rules["year"], rules["title"])

@@ -158,10 +158,19 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
             f[k] = r[k]
     if doubted:
         if _plausible_title(r.get("title"), f, _LABEL.sub("", " ".join(raw.split()), count=1)):
-            for k in ("authors", "year", "title", "venue"):
+            # where both read the same title, the labeller read the entry's shape: its container
+            # is the venue, the rules' being the whole run after the title ("Phys. Rev. E 66,
+            # 016305", "In: Computer 35.7"), the volume and pages the labeller split off in it
+            same = f["container"] and f["title"] and _bare(f["title"]) == _bare(r.get("title"))
+            for k in ("authors", "year", "title") if same else ("authors", "year", "title", "venue"):
                 f[k] = r.get(k)
             f["label"] = f["label"] or r.get("label")
     return f
+
+
+def _bare(text: str | None) -> str:
+    """A title's letters and digits, case aside: what two parsers' titles are compared by."""
+    return "".join(c for c in (text or "").casefold() if c.isalnum())
 
 
 def _plausible_title(title: str | None, f: dict, text: str = "") -> bool:
