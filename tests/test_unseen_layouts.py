@@ -1585,3 +1585,16 @@ def test_numbered_entries_going_on_at_a_pages_foot_are_the_list_not_footnotes(tm
     doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
     assert len(doc.references) == 16
     assert not [b for b in doc.blocks if b.kind.value == "footnote"]
+
+
+def test_two_headings_in_a_row_in_one_type_are_two(tmp_path):
+    # bmcart's draft: an empty \section*{Addendum (Alex)} right over \section*{Conventions}, both in
+    # bold sans 10.8 pt at 15.4 pt apart; "Conventions" would have fit on the first line: no wrap
+    pages = [[("A Parser for Scientific Names Based on Grammars", 72, 60, 17, "Helvetica-Bold"),
+              ("Dmitry Y. Mozzherin and David J. Patterson", 72, 84, 11, "Helvetica"), *body_lines(104, 2),
+              ("Background", 72, 140, 12, "Helvetica-Bold"), *body_lines(160, 8),
+              ("Addendum (Alex)", 72, 270, 12, "Helvetica-Bold"), ("Conventions", 72, 287, 12, "Helvetica-Bold"),
+              *body_lines(306, 8), ("Implementation", 72, 420, 12, "Helvetica-Bold"), *body_lines(440, 8),
+              ("Parsing Rules", 72, 550, 10.5, "Helvetica-Bold"), *body_lines(568, 8)]]
+    assert headings(compile_pages(tmp_path, pages))[1:] == [
+        "## Background", "## Addendum (Alex)", "## Conventions", "## Implementation", "### Parsing Rules"]

@@ -443,6 +443,8 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         return True  # a typeface-only heading over its paragraph (a double-spaced draft's pitch allows the step)
     if nxt.bold != prev.bold and (nxt.bold and _heading_like(nxt) or prev.bold and _heading_like(first)):
         return True
+    if len(lines) == 1 and _two_heads(first, nxt, ctx):
+        return True
     if len(lines) == 1 and (first.italic != nxt.italic or first.caps != nxt.caps) and len(first.text) < 100 \
             and not re.search(r"[.,;]$", first.text) and parse_number(first.text) is not None:
         return True  # "4.5. Reproducibility" in italics, the paragraph right below it
@@ -503,6 +505,22 @@ def _list_marker_span(line: _L) -> bool:
 
 def _heading_like(line: _L) -> bool:
     return len(line.text) < 160 and line.bold
+
+
+def _two_heads(first: _L, nxt: _L, ctx: _Context) -> bool:
+    """Two short bold lines in one type from one left edge, where the second's first word would
+    have fit on the first: no heading wrapping but two headings in a row (bmcart's empty
+    \\section*{Addendum (Alex)} right over \\section*{Conventions})."""
+    if not (first.bold and nxt.bold) or abs(first.size - nxt.size) > 0.3 or abs(first.x0 - nxt.x0) > 2 \
+            or first.size > 1.3 * ctx.body_size or first.size < ctx.body_size - 0.5:
+        return False
+    for t in (first.text, nxt.text):
+        if len(t.split()) > 8 or not t[:1].isupper() or re.search(r"[.,;:\-]$", t) or re.search(r"[:,]\s", t):
+            return False  # (a label and its text, "Methodology: SKA, LW": lines of a list)
+    lft, right = next(((a, b) for a, b in ctx.columns if a - 5 <= first.x0 <= b), (ctx.left, ctx.right))
+    word = nxt.text.split()[0]
+    per_char = (nxt.x1 - nxt.x0) / max(len(nxt.text), 1)
+    return first.x1 + per_char * (len(word) + 1) < right - 0.1 * (right - lft)
 
 
 # sans-serif faces by their PDF names (NimbusSanL-Bold, LMSans10-Bold, Helvetica-Bold, ArialMT, CMSSBX10)
