@@ -812,3 +812,41 @@ def test_where_the_rules_title_is_the_labellers_the_venue_is_the_labellers_conta
     # the venue without the volume and pages the labeller split off from it, which stay
     assert f["venue"] == venue and f["volume"] == labeller["volume"] and f["pages"] == labeller["pages"]
     assert (f["authors"], f["year"], f["title"]) == (rules["authors"], rules["year"], rules["title"])
+
+
+@pytest.mark.parametrize(("raw", "labelled", "title"), [
+    # a book that prints its volume with its word, the labeller's venue before it: the title
+    ("Q. Author, Introduction to Imaginary Plasmas, Vol. 2 (Quill Press, New York, 1999).",
+     [("author", "Q. Author"), ("container", "Introduction to Imaginary Plasmas"), ("volume", "Vol. 2"),
+      ("publisher", "Quill Press"), ("location", "New York"), ("date", "1999")], "Introduction to Imaginary Plasmas"),
+    ("Q. Author, Applied imaginary analysis, vol. 5 (Quill Hall, Upper River, NJ, 2002).",
+     [("author", "Q. Author"), ("container", "Applied imaginary analysis"), ("volume", "5"),
+      ("location", "Quill Hall, Upper River"), ("date", "2002")], "Applied imaginary analysis"),
+    # a book whose name begins as a journal's ("Pattern Recognition") and is no journal's whole name
+    ("Q. Author, Pattern Recognition for Imaginary Readers (Quill, 2006).",
+     [("author", "Q. Author"), ("container", "Pattern Recognition for Imaginary Readers"), ("publisher", "Quill"),
+      ("date", "2006")], "Pattern Recognition for Imaginary Readers"),
+])
+def test_a_book_with_a_volume_or_a_journal_word_first_is_no_venue(raw, labelled, title, monkeypatch):
+    from ctxmill.compile.refparse import fields
+
+    f = _assembled(raw, labelled)
+    assert (f["title"], f["container"]) == (title, None)
+    monkeypatch.setattr(fields, "BOOKS_WITH_VOLUMES", False)  # as before round 27: the venue stays
+    assert _assembled(raw, labelled)["title"] is None
+
+
+@pytest.mark.parametrize(("raw", "labelled"), [
+    # a journal's volume is a bare number; a journal's whole name stays the venue; a name
+    # printed after the publisher (a translation) is not the book's title
+    ("Q. Author, 2017, Physics of the Dark Universe, 15, Quill", [("author", "Q. Author"), ("date", "2017"),
+     ("container", "Physics of the Dark Universe"), ("volume", "15"), ("publisher", "Quill")]),
+    ("Q. Author, Pattern Recognition, Vol. 5 (Quill, 2006).", [("author", "Q. Author"), ("container", "Pattern Recognition"),
+     ("volume", "Vol. 5"), ("publisher", "Quill"), ("date", "2006")]),
+    ("Q. Author, Nauka, Moscow (1965); Imaginary Things Translated Anew, Vol. 2.", [("author", "Q. Author"),
+     ("publisher", "Nauka"), ("location", "Moscow"), ("date", "1965"), ("container", "Imaginary Things Translated Anew"),
+     ("volume", "Vol. 2")]),
+])
+def test_a_journal_or_a_later_name_with_a_volume_stays_the_venue(raw, labelled):
+    f = _assembled(raw, labelled)
+    assert f["title"] is None and f["container"]

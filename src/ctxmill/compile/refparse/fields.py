@@ -63,6 +63,7 @@ _SPACES = re.compile(r"\s+")
 _PAGES_WORD = re.compile(r"^(?:pp?\.?|pages?|S\.)\s*", re.IGNORECASE)
 _DASH = re.compile(r"\s*[-–—]+\s*")
 _VOLUME_WORD = re.compile(r"^(?:vol(?:ume)?\.?|bd\.?|t\.)\s*", re.IGNORECASE)
+_VOLUME_BEFORE = re.compile(r"(?i)\b(?:vol|volume|bd)\s*\.?\s*$")
 _VOLUME_ISSUE = re.compile(r"\s*([A-Za-z]?\d+[A-Za-z]?(?:[-–/]\d+)?)\s*(?:\(([^)]+)\)|,?\s*(?:no|nr|issue)\.?\s*(\w+))?", re.IGNORECASE)
 _NAME_LIST = re.compile(r",|\band\b|&")
 _SENTENCE_END = re.compile(r"[^\W\d_]{3,}\.\s+[A-Z]")
@@ -931,6 +932,17 @@ _TITLE_TAIL = re.compile(
     r"\s+(?:at|given|presented|delivered)\b|presented\s+at\b)")
 
 
+# round 27 (issue 22's title work): see the comment on the book rule in assemble
+BOOKS_WITH_VOLUMES = True
+
+
+def use_books_with_volumes(on: bool) -> None:
+    """Move a title-less container with a volume, or one that begins as a journal's name, to
+    the title where the entry has a publisher or place and no pages, in this process, or not."""
+    global BOOKS_WITH_VOLUMES
+    BOOKS_WITH_VOLUMES = on
+
+
 def title_tail(title: str) -> tuple[str, str | None]:
     """``title`` cut where it runs on past a comma into "talk at this conference", "plenary
     talk given at ...", "in Nuclear, subnuclear and astroparticle physics ..." (a title of two
@@ -1068,6 +1080,10 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     col = get("collection")
     out["collection"] = _clean(col) if col else None
     vol = get("volume")
+    # a volume printed with its word ("Vol. 1", "vol .5", "Bd. 2"), as books print theirs; a
+    # journal's is most often a bare number ("Physics of the Dark Universe, 15, 53")
+    volume_word = bool(vol) and (_VOLUME_WORD.match(vol) is not None
+                                 or _VOLUME_BEFORE.search(text, 0, first["volume"][0]) is not None)
     volume, issue = _volume_issue(vol) if vol else (None, None)
     iss = get("issue")
     out["volume"] = volume or volume_from_container
@@ -1096,11 +1112,19 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     # abbreviations): a book, report or web page whose title the model took for the venue
     # ("Handbook of Applied Cryptography. CRC Press", "Robot Vision, MIT Press").
     # A known journal's name stays the venue ("Reviews of Modern Physics", "Nuovo Cimento B").
+    # With a publisher or place and no pages (BOOKS_WITH_VOLUMES), a volume ("Introduction to
+    # Plasma Physics and Controlled Fusion, Vol. 1 (Plenum Press, New York, 1983)") and a name
+    # that begins as a journal's does ("Pattern Recognition and Machine Learning (Springer,
+    # 2006)") are a book's too, where the name is not a journal's whole name.
     c = out["container"]
-    if (out["title"] is None and c and not out["volume"] and not out["issue"]
+    # (the name printed first: a book's title precedes its volume, publisher and place;
+    # "..., Nauka, Moscow (1965); English transl., Dover" names a translation after them)
+    book = (BOOKS_WITH_VOLUMES and bool(out["publisher"] or out["location"]) and not out["pages"] and c is not None
+            and all(first["container"][0] < first[k][0] for k in ("volume", "publisher", "location") if k in first))
+    if (out["title"] is None and c and (not out["volume"] or (book and volume_word)) and not out["issue"]
             and (len(c.split()) >= 3 or (out["publisher"] and not out["pages"]))
             and not _ABBR_ANY.search(c) and not _PROC.match(c)
-            and not known_journal(c)
+            and (not known_journal(c) or (book and not whole_journal(c)))
             and not is_venue_name(c)):
         out["title"], out["container"] = _title(c), None
     # And the other way: a "title" of capitalised abbreviations before a volume or pages, with
