@@ -1601,3 +1601,66 @@ def test_two_headings_in_a_row_in_one_type_are_two(tmp_path):
               ("Parsing Rules", 72, 550, 10.5, "Helvetica-Bold"), *body_lines(568, 8)]]
     assert headings(compile_pages(tmp_path, pages))[1:] == [
         "## Background", "## Addendum (Alex)", "## Conventions", "## Implementation", "### Parsing Rules"]
+
+
+def test_a_plots_turned_labels_atop_the_next_page_stay_out_of_an_entry_run_on(tmp_path):
+    # a knitr draft (JSS): an entry broken at the page's foot after a comma goes on below a plot
+    # whose turned axis labels the next page's text opens with; they were joined to the entry
+    # as its run-on, and the entry's title read from them
+    rows = [("Forecast Evaluation in R", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 72, 100, 12,
+                                                                        "Helvetica-Bold"),
+            *body_lines(120, 30), ("References", 72, 500, 12, "Helvetica-Bold")]
+    for k, name in enumerate(["Bracher", "Dawid"]):
+        rows += [(f"{name} A, Other B ({2000 + k}). A study of forecasts number {k}. Journal {k},", 72, 520 + 28 * k,
+                  10, "Times-Roman"), ("1-20.", 84, 532 + 28 * k, 10, "Times-Roman")]
+    rows += [("Funk S, Abbott S, Atkins BD, Baguelin M, Baillie JK, Birrell P, Blake J, Bosse NI,", 72, 576, 10,
+              "Times-Roman"), ("Burton J, Carruthers J, Davies NG, Angelis DD, Dyson L, Edmunds WJ,", 84, 588, 10,
+                               "Times-Roman")]
+    page2 = [("% obs inside interval", 60, 300, 8, "Helvetica", True), ("% obs below quantile", 60, 560, 8,
+                                                                         "Helvetica", True),
+             # and the knitr code line over the plot, set as a paragraph in typewriter type
+             ("> quantile_coverage(scores, facet_formula = ~target_type)", 72, 100, 10, "Courier"),
+             ("Figure 8: quantile and interval coverage", 200, 600, 10, "Times-Roman"),
+             ("Tang M, Tildesley MJ, Leeuwen EV (2002). Short-term forecasts of an epidemic.", 84, 630, 10,
+              "Times-Roman"), ("Medical Journal 2, 1-20.", 84, 642, 10, "Times-Roman"),
+             ("Gneiting T, Raftery AE (2007). Strictly proper scoring rules. Journal 3, 1-20.", 72, 660, 10,
+              "Times-Roman")]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows, page2]), CompileOptions())
+    assert [r.title for r in doc.references][2:] == ["Short-term forecasts of an epidemic",
+                                                     "Strictly proper scoring rules"]
+    assert "obs" not in doc.references[2].raw and "quantile_coverage" not in doc.references[2].raw
+    assert "% obs inside interval" in doc.markdown  # the labels stay in the output, by their figure
+    assert "quantile_coverage(scores" in doc.markdown
+
+
+def test_a_plots_turned_labels_atop_the_next_page_stand_between_a_paragraph_and_its_run_on(tmp_path):
+    # like a float: the paragraph broken at the page's foot still runs on past the labels, which
+    # stay a paragraph of their own
+    words = "the model reads every page of the paper and keeps the text in reading order while"
+    rows = [("Forecast Evaluation in R", 150, 60, 18, "Helvetica-Bold"),
+            ("1 Introduction", 72, 100, 12, "Helvetica-Bold"),
+            *[(words, 72, 120 + 12 * i, 10, "Times-Roman") for i in range(50)]]
+    page2 = [("% obs inside interval", 60, 300, 8, "Helvetica", True),
+             ("the plots are set apart from it and the sentence ends here on the next page.", 72, 630, 10,
+              "Times-Roman"),
+             ("A new paragraph starts here with more text that follows on.", 84, 660, 10, "Times-Roman")]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows, page2]), CompileOptions())
+    assert "reading order while the plots are set apart" in doc.markdown
+    assert "\n\n% obs inside interval\n\n" in doc.markdown
+
+
+def test_a_code_line_in_mid_sentence_stands_aside_as_a_float_does(tmp_path):
+    # a listing set in a text column between a sentence's words (the blocks stage left its lines
+    # a monospace paragraph): the sentence runs on past it, the code stays a paragraph of its own
+    words = "the model reads every page of the paper and keeps the text in reading order while"
+    rows = [("Forecast Evaluation in R", 150, 60, 18, "Helvetica-Bold"),
+            ("1 Introduction", 72, 100, 12, "Helvetica-Bold"),
+            *[(words, 72, 120 + 12 * i, 10, "Times-Roman") for i in range(8)],
+            ("the nodes are kept in a queue of their own. This", 72, 216, 10, "Times-Roman"),
+            ("val dirty : node -> field_name -> unit", 90, 250, 9, "Courier"),
+            ("val clean : root : node -> unit", 90, 262, 9, "Courier"),
+            ("means that no node is dirtied twice, which makes the insertion of a subtree faster.", 72, 296, 10,
+             "Times-Roman")]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
+    assert "of their own. This means that no node is dirtied twice" in doc.markdown
+    assert "val dirty : node -> field_name -> unit" in doc.markdown

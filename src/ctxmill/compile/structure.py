@@ -1640,6 +1640,21 @@ def _new_column(prev: Block, nxt: Block) -> bool:
     return bool(prev.bbox and nxt.bbox and nxt.bbox[1] < prev.bbox[1] and nxt.bbox[0] > prev.bbox[0] + 50)
 
 
+# a URL's or DOI's bits: a monospace line holding one is an entry's or a sentence's tail, no code
+_URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
+
+
+def _aside(b: Block, prose: bool) -> bool:
+    """A paragraph that stands in a text's flow without being part of it: a plot's turned labels
+    (the blocks stage puts them first on their page), or, beside ``prose``, a code line the
+    blocks stage left a paragraph (every line monospace, a space in it and no URL: an entry's DOI
+    tail in typewriter type, "1007/s10902-009-9150-9", is none). Like a float, it is no
+    paragraph's run-on, nor one another runs on into, and may stand between the two."""
+    a = b.attrs
+    return bool(a.get("_rotated") or (prose and a.get("_mono") and " " in b.text.strip()
+                                        and not _URL_BIT.search(b.text)))
+
+
 def _merge_continuations(blocks: list[Block]) -> list[Block]:
     """Join a paragraph split by a page break or a float when the text clearly runs on."""
     out: list[Block] = []
@@ -1653,7 +1668,9 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     add = out.append
     for b in blocks:
         kind = b.kind
-        if kind is para and last_para is not None:
+        # (a code line after code runs on it as before: it is an aside only beside prose)
+        aside = kind is para and _aside(b, last_para is not None and not out[last_para].attrs.get("_mono"))
+        if kind is para and last_para is not None and not aside:
             prev = out[last_para]
             parts = held.get(last_para)
             # (the cheap tests first: a paragraph right after another on its page, most of them
@@ -1665,7 +1682,8 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                     and (len(prev.text) if parts is None else held_len[last_para]) >= 60 \
                     and not prev.attrs.get("title") and not prev.attrs.get("front") \
                     and all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
-                            for x in out[last_para + 1:]) and runs_on(parts or [prev.text], b.text.lstrip()):
+                            or _aside(x, True) for x in out[last_para + 1:]) \
+                    and runs_on(parts or [prev.text], b.text.lstrip()):
                 if parts is None:
                     parts = held[last_para] = [prev.text]
                     held_len[last_para] = len(prev.text)
@@ -1679,7 +1697,7 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 continue
         add(b)
         if kind in flowing:
-            if not b.attrs.get("_foot_text"):
+            if not b.attrs.get("_foot_text") and not aside:
                 last_para = len(out) - 1
         elif kind in stops:
             last_para = None
