@@ -1664,3 +1664,14 @@ def test_a_code_line_in_mid_sentence_stands_aside_as_a_float_does(tmp_path):
     doc = compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions())
     assert "of their own. This means that no node is dirtied twice" in doc.markdown
     assert "val dirty : node -> field_name -> unit" in doc.markdown
+
+
+def test_an_article_type_in_bold_capitals_over_the_title_is_no_section(tmp_path):
+    # bmcart: "SOFTWARE" in bold sans 11.7 pt over the 21.5 pt title: the article type
+    pages = [[("SOFTWARE", 72, 50, 11.7, "Helvetica-Bold"),
+              ("A Parser for Scientific Names Based on Grammars", 72, 84, 21.5, "Helvetica"),
+              ("Dmitry Y. Mozzherin and David J. Patterson", 72, 112, 11, "Helvetica"), *body_lines(134, 3),
+              ("Background", 72, 180, 12, "Helvetica-Bold"), *body_lines(200, 8),
+              ("Implementation", 72, 310, 12, "Helvetica-Bold"), *body_lines(330, 8)]]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert headings(doc) == ["# A Parser for Scientific Names Based on Grammars", "## Background", "## Implementation"]

@@ -30,7 +30,8 @@ INSTITUTION_RE = re.compile(
     r"universit|institut|college|school|laborator|\blab\b|department|dept\.|academy|research|centre|center|"
     r"inc\.|ltd|corporation|company|foundation|hospital|faculty|GmbH|AI\b|Google|Microsoft|Meta|OpenAI|Anthropic",
     re.I)
-NOTE_RE = re.compile(r"corresponding|equal contribution|contributed equally|work done|project lead|intern", re.I)
+NOTE_RE = re.compile(r"corresponding|^\s*correspondence\b|equal contribut|contributed equally|work done|project lead"
+                     r"|intern", re.I)  # (BMC's "*Correspondence:" and "†Equal contributors" keyed by byline marks)
 
 
 def _marks(s: str) -> list[str]:
@@ -205,6 +206,26 @@ def _overlaps(b: Block, box: tuple[float, float, float, float]) -> bool:
     return b.bbox[1] < y1 - 1 and b.bbox[3] > y0 + 1 and b.bbox[0] < x1 and b.bbox[2] > x0
 
 
+def _type_label_above(doc: Document, tp: front.TitlePage) -> None:
+    """A line in capitals of up to three words right over the title, the first heading of its page,
+    is the article type (BMC's `SOFTWARE`, `RESEARCH` in bold over the title), no section."""
+    blocks = doc.blocks
+    t = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and b.attrs.get("title")), None)
+    if not t:
+        return
+    title = blocks[t]
+    above = [b for b in blocks[:t] if b.page == title.page and b.kind is not Kind.FURNITURE]
+    if not above or title.bbox is None:
+        return
+    b = above[-1]
+    text = b.text.strip()
+    line_h = title.bbox[3] - title.bbox[1]
+    if b.kind is Kind.HEADING and b.bbox is not None and text.isupper() and 1 <= len(text.split()) <= 3 \
+            and "\n" not in text and b.bbox[3] <= title.bbox[1] + 1 and title.bbox[1] - b.bbox[3] < line_h \
+            and not any(x.kind is Kind.HEADING for x in above[:-1]):
+        b.kind, b.level = Kind.PARAGRAPH, None
+
+
 def _place_title(doc: Document, tp: front.TitlePage) -> None:
     """Make the blocks that hold the title page's title the one title heading (structure may have
     taken a running head for it, or split a two-line title in two)."""
@@ -284,6 +305,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if tp is not None and tp.title:
         md.title = tp.title
         _place_title(doc, tp)
+        _type_label_above(doc, tp)
     blocks = doc.blocks
     title_block = next((b for b in blocks if b.kind is Kind.HEADING and b.attrs.get("title")), None)
     if title_block is not None and not md.title:
