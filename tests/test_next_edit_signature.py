@@ -496,3 +496,60 @@ def test_a_dropped_first_parameter_made_the_receiver_passes_its_argument_as_the_
     (tmp_path / "RestAdapter.java").unlink()
     assert [(s.start_line, s.replacement) for s in suggest(tmp_path, patch.replace("RestAdapter.java", "Util.java"))] == [
         (7, "    return create(type);\n")]
+
+
+def test_a_local_or_another_headers_parameter_is_no_field_the_caller_holds(tmp_path):
+    # gson 77c2c29316: `boolean first) throws IOException {`, the second line of another method's
+    # header, was read as a field, so `visitArrayMember` (which holds `isFirst`, not `first`) was
+    # told to call `addCommaCheckingFirst(first)`; the method that does hold `first` still is
+    src = ("class Visitor {\n"
+           "  private boolean serializeNulls;\n\n"
+           "  private void addCommaCheckingFirst(boolean first) throws IOException {\n"
+           "    writer.elementSeparator();\n"
+           "  }\n\n"
+           "  public void visitArrayMember(JsonArray parent, JsonPrimitive member,\n"
+           "      boolean isFirst) throws IOException {\n"
+           "    addCommaCheckingFirst();\n"
+           "  }\n\n"
+           "  public void visitObjectMember(JsonObject parent, String memberName,\n"
+           "      boolean first) throws IOException {\n"
+           "    addCommaCheckingFirst();\n"
+           "  }\n}\n")
+    (tmp_path / "Visitor.java").write_text(src)
+    patch = _patch("Visitor.java", ["  private void addCommaCheckingFirst() throws IOException {"],
+                   ["  private void addCommaCheckingFirst(boolean first) throws IOException {"], 4)
+    got = {s.start_line: s for s in candidates(tmp_path, patch)[0] if s.kind == "signature"}
+    assert got[15].replacement == "    addCommaCheckingFirst(first);\n" and not got[15].features["unbound"]
+    assert got[10].features["unbound"]  # the caller has no `first`: held, as where the file names none
+    # a class's real field of that name is still one (`private boolean first;`)
+    (tmp_path / "Visitor.java").write_text(src.replace("private boolean serializeNulls;", "private boolean first;"))
+    got = {s.start_line: s for s in candidates(tmp_path, patch)[0] if s.kind == "signature"}
+    assert not got[10].features["unbound"]
+    # cJSON 222686513e: a local of another function (`cJSON_bool case_sensitive = false;`) is no
+    # global the public function sees; a file-scope declaration is
+    csrc = ("static int apply_patch(cJSON *object, const cJSON *patch, const cJSON_bool case_sensitive)\n"
+            "{\n    cJSON_bool case_sensitive = false;\n    return 0;\n}\n\n"
+            "int cJSONUtils_ApplyPatches(cJSON * const object, const cJSON * const patches)\n"
+            "{\n    int status = 0;\n    status = apply_patch(object, patches);\n    return status;\n}\n")
+    (tmp_path / "Visitor.java").unlink()
+    (tmp_path / "utils.c").write_text(csrc)
+    cpatch = _patch("utils.c", ["static int apply_patch(cJSON *object, const cJSON *patch)"],
+                    ["static int apply_patch(cJSON *object, const cJSON *patch, const cJSON_bool case_sensitive)"], 1)
+    got = [s for s in candidates(tmp_path, cpatch)[0] if s.kind == "signature"]
+    assert [(s.start_line, s.replacement, s.features["unbound"]) for s in got] == [
+        (10, "    status = apply_patch(object, patches, case_sensitive);\n", 1.0)]
+    (tmp_path / "utils.c").write_text("static cJSON_bool case_sensitive = true;\n\n" + csrc)
+    got = [s for s in candidates(tmp_path, cpatch.replace("@@ -1,1 +1,1 @@", "@@ -3,1 +3,1 @@"))[0] if s.kind == "signature"]
+    assert [(s.start_line, s.features["unbound"]) for s in got] == [(12, 0.0)]
+    # ... but the calling function's own local is held, even where the scope text starts at an
+    # `else if (` that C's definition pattern reads as a header (cJSON 62b08f1336, line 644)
+    (tmp_path / "utils.c").write_text(
+        "static int apply_patch(cJSON *object, const cJSON *patch)\n{\n    cJSON_bool case_sensitive = false;\n"
+        "    int status = 0;\n    if (status)\n    {\n        status = 1;\n    }\n    else if (status == 2)\n    {\n"
+        "        status = get_item(object, patch);\n    }\n    return status;\n}\n\n"
+        "static cJSON *get_item(cJSON *object, const cJSON *patch, const cJSON_bool case_sensitive)\n{\n    return object;\n}\n")
+    got = [s for s in candidates(tmp_path, _patch("utils.c", ["static cJSON *get_item(cJSON *object, const cJSON *patch)"],
+                                                  ["static cJSON *get_item(cJSON *object, const cJSON *patch, const cJSON_bool case_sensitive)"], 16))[0]
+           if s.kind == "signature"]
+    assert [(s.start_line, s.replacement, s.features["unbound"]) for s in got] == [
+        (11, "        status = get_item(object, patch, case_sensitive);\n", 0.0)]

@@ -968,6 +968,66 @@ def _dropped_above(text: str, starts: list[int], first: int, last: int, gone: se
     return at
 
 
+# where a declaration sits, walking up its syntax tree: in a class body (or at the file's top) a
+# field or a global, seen by its bare name; inside a function, method, constructor or lambda (its
+# body or its parameter list) a local or a parameter, seen only inside that function. (A Kotlin
+# primary constructor's `val x: T` is a field: matched first.)
+_FIELD_HOME = re.compile(r"class_parameter|primary_constructor|class_body|field_declaration_list|enum_body|"
+                         r"interface_body|object_declaration|translation_unit|compilation_unit|^program$|source_file")
+_LOCAL_HOME = re.compile(r"function|method|lambda|closure|constructor|parameter|^block$|compound_statement|"
+                         r"initializer_block|static_initializer|statements")
+_FUNCTION = re.compile(r"function|method|lambda|closure|constructor")
+_NOT_FUNCTION = re.compile(r"declarator|parameter|type|call|invocation|reference")
+
+
+def _held_by_declaration(name: str, lines: list[tuple[int, str, bool]], path: str, text: str, lang: str, at: int) -> bool:
+    """Whether the file declares ``name`` where the call at ``at`` (a character offset) sees it by
+    its bare name, though the call's scope text (``enclosing``) does not show it: a class's field
+    or a global, or a local or parameter of a function that contains the call (the re-signed
+    definition's own new parameter too, for a recursive call). ``lines``: the file's lines (0-based
+    row, text, whether the edit wrote it). A local or parameter of ANOTHER function
+    holds nothing here (cJSON's `cJSON_bool case_sensitive = false;` in `apply_patch` for a call in
+    `cJSONUtils_ApplyPatches`; gson's `boolean first) throws IOException {`, another method's
+    second header line). Without a grammar for the file, any declaration outside the edit and
+    the definitions' first lines counts, as before."""
+    from ctxmill.apply.next_edit import _syntax_tree
+
+    pat = re.compile(rf"\b(?:val|var|let|const|self\.|this\.|@)({re.escape(name)})\b|\b({re.escape(name)})\s*:\s*[\w&(\[]|"
+                     rf"[\w>\]]\s+({re.escape(name)})\s*[;=,)]")
+    tree = None
+    call_byte = None
+    for row, line, edited in lines:
+        for m in pat.finditer(line):
+            if m.group().startswith(("self.", "this.", "@")) and not edited:
+                return True  # a member written as one: a field wherever it is
+            if tree is None:
+                tree = _syntax_tree(path, text.encode("utf-8")) or False
+            if tree is False:
+                if not edited and not re.search(DEF[lang], line):
+                    return True
+                continue
+            g = next(i for i in (1, 2, 3) if m.group(i) is not None)
+            col = len(line[:m.start(g)].encode("utf-8"))
+            node = tree.root_node.descendant_for_point_range((row, col), (row, col))
+            local = False
+            while node is not None:
+                if not local and _FIELD_HOME.search(node.type):
+                    return True
+                if not local and _LOCAL_HOME.search(node.type):
+                    local = True
+                if local and _FUNCTION.search(node.type) and not _NOT_FUNCTION.search(node.type):
+                    if call_byte is None:
+                        call_byte = len(text[:at].encode("utf-8"))
+                    if node.start_byte <= call_byte < node.end_byte:
+                        return True  # the calling function's own local or parameter
+                    break
+                node = node.parent
+            else:
+                if not local:
+                    return True
+    return False
+
+
 def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]], redone: Redefined | None = None):
     """[(path, first, last, replacement, features, reason)] for the calls of a re-signed function
     (``redone``: redefined(hunks), where the caller has read it already)."""
@@ -1025,12 +1085,9 @@ def suggest_signature(files: dict[str, str], hunks, edited: set[tuple[str, int]]
                     # Python, Ruby, JS reach it through self./this./@, and a parameter of another
                     # function is no field: `fn park(&mut self, handle: &Handle)` elsewhere in the
                     # file gave `v.park(handle)` where no `handle` exists)
-                    if path not in fields:  # the file's declarations outside the edit and its definitions
-                        fields[path] = "\n".join(x for n, x in enumerate(text.split("\n"), 1) if (path, n) not in edited
-                                                 and not re.search(DEF[ch.lang], x))
-                    unbound = [u for u in unbound if not re.search(
-                        rf"\b(?:val|var|let|const|self\.|this\.|@){re.escape(u)}\b|\b{re.escape(u)}\s*:\s*[\w&(\[]|"
-                        rf"[\w>\]]\s+{re.escape(u)}\s*[;=,)]", fields[path])]
+                    if path not in fields:  # the file's lines, and which of them the edit wrote
+                        fields[path] = [(n - 1, x, (path, n) in edited) for n, x in enumerate(text.split("\n"), 1)]
+                    unbound = [u for u in unbound if not _held_by_declaration(u, fields[path], path, text, ch.lang, m.start())]
                 if fit is None:
                     continue
                 if piped:
