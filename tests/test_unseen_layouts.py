@@ -1675,3 +1675,19 @@ def test_an_article_type_in_bold_capitals_over_the_title_is_no_section(tmp_path)
               ("Implementation", 72, 310, 12, "Helvetica-Bold"), *body_lines(330, 8)]]
     doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
     assert headings(doc) == ["# A Parser for Scientific Names Based on Grammars", "## Background", "## Implementation"]
+
+
+def test_running_heads_of_a_trim_page_centred_on_a4_are_not_sections(tmp_path):
+    # a journal whose trim page sits in the middle of an A4 sheet (classic JFM) prints its running
+    # heads 107 pt down the 842 pt page, below the top 0.12 of it: still furniture, not headings
+    heads = ("Alice B. Writer and Carol D. Author", "Stratified Turbulence in a Small Box")
+    pages = [[("Stratified Turbulence in a Small Box", 110, 160, 17, "Times-Bold"), *body_lines(200, 30, x=96)]]
+    for p in range(2, 8):
+        head = f"{p} {heads[0]}" if p % 2 == 0 else f"{heads[1]} {p}"
+        rows = [(head, 96, 115, 10, "Times-Roman")]
+        rows += [(f"{p - 1}. Section on {TOPICS[p - 2]}", 96, 135, 11, "Times-Bold"), *body_lines(155, 40, x=96)]
+        pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages, size=(595, 842)), CompileOptions(fast=True))
+    assert not any(heads[0] in h or heads[1] in h for h in headings(doc)[1:])
+    assert [h for h in headings(doc) if "Section on" in h] == [
+        f"## {p - 1} Section on {TOPICS[p - 2]}" for p in range(2, 8)]

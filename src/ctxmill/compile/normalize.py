@@ -450,8 +450,9 @@ def _furniture(doc: Document) -> None:
         # candidates: short blocks near the top or bottom edge of the page
         edge: list[tuple[Block, str]] = []
         # the topmost block of a page may sit lower than the band (JSS sets its head 76 pt down
-        # an A4 page, 0.09 of it): in body type or smaller it is a candidate down to 0.12 of the
-        # page (a section heading atop each page is larger or bolder)
+        # an A4 page, 0.09 of it; a trim page centred on the sheet, classic JFM's on A4, 107 pt,
+        # 0.127 of it): in body type or smaller it is a candidate down to 0.15 of the page (a
+        # section heading atop each page is larger or bolder; the head must still repeat)
         highest: dict[int, float] = {}
         for b in geo:
             highest[b.page] = min(highest.get(b.page, b.bbox[1]), b.bbox[1])
@@ -460,7 +461,7 @@ def _furniture(doc: Document) -> None:
         for b in geo:
             h = b.attrs.get("_page_height") or 792.0
             top, bottom = b.bbox[1], b.bbox[3]
-            near_top = top < h * 0.075 or (top < h * 0.12 and top <= highest[b.page] and body > 0
+            near_top = top < h * 0.075 or (top < h * 0.15 and top <= highest[b.page] and body > 0
                                            and 0 < (b.attrs.get("_size") or 99.0) <= body + 0.5
                                            and not b.attrs.get("_bold"))
             if (bottom > h * 0.9 or near_top) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
