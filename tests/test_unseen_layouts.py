@@ -1691,3 +1691,42 @@ def test_running_heads_of_a_trim_page_centred_on_a4_are_not_sections(tmp_path):
     assert not any(heads[0] in h or heads[1] in h for h in headings(doc)[1:])
     assert [h for h in headings(doc) if "Section on" in h] == [
         f"## {p - 1} Section on {TOPICS[p - 2]}" for p in range(2, 8)]
+
+
+def test_a_page_of_one_table_inside_the_reference_list_neither_ends_it_nor_is_entries(tmp_path):
+    # AGU's draft: a full-page appendix table (caption, a table read as one, a sub-label, column
+    # heads and rows the table reader left as text) stands between two pages of an author-year
+    # list; the next page opens with the tail of the entry broken before the table. Its rows were
+    # the list's entries and the next page's entries the run-on of its last row
+    def entry(name, k, top):
+        return [(f"{name}, A., & Other, B. ({2000 + k}). A study of the things number {k} in the field of", 72, top, 10,
+                 "Times-Roman"), (f"volcanoes and glasses. Journal of Things, {k}(2), 1-20.", 86, top + 12, 10, "Times-Roman")]
+
+    names = ["Allison", "Barth", "Blundy", "Branch", "Carvajal", "Cubillos", "Dixon", "Duncan", "Eilers", "Fine",
+             "Hess", "Howie", "Kumagai", "Lee", "Lesher", "Mandeville", "McIntosh", "Menke"]
+    p1 = [("A Package for Fitting Baselines to Spectra", 72, 60, 17, "Times-Bold"),
+          ("1 Introduction", 72, 100, 12, "Times-Bold"), *body_lines(120, 20),
+          ("References", 72, 420, 12, "Times-Bold")]
+    for k, name in enumerate(names[:6]):
+        p1 += entry(name, k, 440 + 28 * k)
+    p1 += [("Gneiting, T., & Raftery, A. (2007). Strictly proper scoring rules, prediction and", 72, 608, 10,
+            "Times-Roman")]
+    p2 = [("Table A1: Assessment of analytical conditions, precision, and accuracy for analyzed", 72, 80, 10,
+           "Times-Roman"), ("phases including glass and olivine", 72, 92, 10, "Times-Roman")]
+    for j, head in enumerate(["Element", "Crystal", "Peak", "Time (s)", "Material", "Precision (%)"]):
+        p2.append((head, 72 + 80 * j, 120, 9, "Times-Roman"))
+    for r in range(14):
+        for j, cell in enumerate([f"E{r}", "TAP", f"{27741 + r * 13}", f"{10 + r}", "Diopside", f"{0.4 + r / 10:.1f}"]):
+            p2.append((cell, 72 + 80 * j, 140 + 14 * r, 9, "Times-Roman"))
+    p2 += [("Olivine", 280, 360, 10, "Times-Bold"),
+           ("Element Spectrometer Crystal Peak Location Counting Time (s)", 72, 380, 9, "Times-Roman")]
+    for r in range(6):
+        p2.append((f"C{r} Si Sp4 TAP 2774{r} 10 Diopside 0.4 Fe Sp3 LLIF 4808{r} 10 Fayalite 1.0 Mg Sp1 LTAP 3853{r}",
+                   72, 400 + 12 * r, 9, "Times-Roman"))
+    p3 = [("estimation. Journal of the American Statistical Association, 102(477), 359-378.", 86, 72, 10, "Times-Roman")]
+    for k, name in enumerate(names[6:]):
+        p3 += entry(name, k + 6, 84 + 28 * k)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [p1, p2, p3]), CompileOptions())
+    assert [r.raw.split(",")[0] for r in doc.references] == [*names[:6], "Gneiting", *names[6:]]
+    assert doc.references[6].title == "Strictly proper scoring rules, prediction and estimation"
+    assert "C5 Si Sp4 TAP 27745" in doc.markdown  # the table's text stays in the output

@@ -781,10 +781,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
             continue
         if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") and " " in b.text.strip()
                                               and not _URL_BIT.search(b.text)
-                                              or b.attrs.get("_rotated") or _FLOAT_LABEL.match(b.text)):
+                                              or b.attrs.get("_rotated") or _FLOAT_LABEL.match(b.text)
+                                              or b.attrs.get("_float_page")):
             # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's
-            # turned labels. An entry's URL, or its tail broken onto a line of its own in
-            # typewriter type ("1007/s10902-009-9150-9": no space in it), stays
+            # turned labels, the text of a page of one float (structure's _float_pages). An entry's
+            # URL, or its tail broken onto a line of its own in typewriter type ("1007/s10902-009-9150-9": no space in it), stays
             continue
         size = b.attrs.get("_size")
         if b.kind is BlockKind.PARAGRAPH and list_box and b.bbox and b.bbox[1] > 0.9 * (b.attrs.get("_page_height") or 792) \

@@ -1655,8 +1655,51 @@ def _aside(b: Block, prose: bool) -> bool:
                                         and not _URL_BIT.search(b.text)))
 
 
+# a float's caption opening a page: "Table 3:", an appendix's "Table A1:", "Figure B2."
+_FLOAT_CAPTION = re.compile(r"\s*(?:Table|TABLE|Figure|FIGURE|Fig\.|FIG\.)\s+(?:[A-Z]?\d{1,3}|[IVX]{1,4})[:.]\s+\S")
+# a sentence's end in a paragraph: a word's last letters, then . ! or ?, then a space or the end
+# (or a closing bracket's: "(Klos et al., 2018)."); a table's "0.4" or "148" is none
+_SENTENCE_END = re.compile(r"(?:[a-z]{2}|\w[)\]])[.!?](?:\s|$)")
+
+
+def _float_pages(blocks: list[Block]) -> set[int]:
+    """Pages that hold one float and nothing else: the page's first block of text is a float's
+    caption (or a captioned table or figure), a table or figure stands on it, and no other
+    paragraph on it ends a sentence (its paragraphs are the float's cells and labels the table
+    reader left as text). AGU's full-page
+    Table A1 between two pages of the reference list: a paragraph on the next page is not the
+    run-on of its last row, and its paragraphs are no entries of the list."""
+    by_page: dict[int, list[Block]] = {}
+    # (a page that a block of an earlier page goes on over opens with that text, not the float)
+    run_over = {b.page_end for b in blocks if b.page_end is not None and b.page_end != b.page}
+    for b in blocks:
+        # (PDF blocks only: text input's blocks have no box and no pages of their own)
+        if b.bbox is not None and b.kind is not Kind.FURNITURE \
+                and (b.text.strip() or b.kind in (Kind.TABLE, Kind.FIGURE)):
+            by_page.setdefault(b.page, []).append(b)
+    pages = set()
+    for page, bs in by_page.items():
+        if page in run_over:
+            continue
+        first = bs[0]  # (a caption the table reader took in: the table opens the page)
+        if not (first.kind is Kind.PARAGRAPH and _FLOAT_CAPTION.match(first.text)
+                or first.kind in (Kind.TABLE, Kind.FIGURE) and first.attrs.get("caption")):
+            continue
+        if not any(b.kind in (Kind.TABLE, Kind.FIGURE) for b in bs):
+            continue
+        if any(b.kind not in (Kind.PARAGRAPH, Kind.HEADING, Kind.TABLE, Kind.FIGURE, Kind.CAPTION) for b in bs):
+            continue
+        if any(b.kind is Kind.PARAGRAPH and _SENTENCE_END.search(b.text) for b in bs[1:]):
+            continue
+        if not any(b.kind is Kind.PARAGRAPH for b in bs[1:]):
+            continue  # (a page of a figure alone: the text around it runs on over it, as over any float)
+        pages.add(page)
+    return pages
+
+
 def _merge_continuations(blocks: list[Block]) -> list[Block]:
     """Join a paragraph split by a page break or a float when the text clearly runs on."""
+    float_pages = _float_pages(blocks)
     out: list[Block] = []
     last_para: int | None = None  # index in out of the last paragraph/list item
     # a paragraph others ran on into: its texts, joined once at the end, and its length (a
@@ -1668,6 +1711,13 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
     add = out.append
     for b in blocks:
         kind = b.kind
+        if kind is para and float_pages and b.page in float_pages:
+            # a paragraph of a page of one float (its cells the table reader left as text): it runs
+            # on into nothing, nor does a later one run on into it; marked for the bibliography's reader
+            b.attrs["_float_page"] = True
+            add(b)
+            last_para = None
+            continue
         # (a code line after code runs on it as before: it is an aside only beside prose)
         aside = kind is para and _aside(b, last_para is not None and not out[last_para].attrs.get("_mono"))
         if kind is para and last_para is not None and not aside:
