@@ -1730,3 +1730,14 @@ def test_a_page_of_one_table_inside_the_reference_list_neither_ends_it_nor_is_en
     assert [r.raw.split(",")[0] for r in doc.references] == [*names[:6], "Gneiting", *names[6:]]
     assert doc.references[6].title == "Strictly proper scoring rules, prediction and estimation"
     assert "C5 Si Sp4 TAP 27745" in doc.markdown  # the table's text stays in the output
+
+
+def test_a_byline_led_by_by_names_its_authors(tmp_path):
+    # classic JFM: "By Name and Name" centred under the title, the word "By" no part of a name
+    doc = compile_pages(tmp_path, [[
+        ("Stratified Turbulence in a Small Box", 150, 90, 17, "Times-Bold"),
+        ("By Stephen M. de Bruyn Kops and James J. Riley", 150, 130, 11, "Times-Roman"),
+        ("Department of Mechanical Engineering, University of Washington, Seattle, USA", 120, 150, 9,
+         "Times-Italic"),
+        ("1. Introduction", 72, 200, 11, "Times-Bold"), *body_lines(220)]])
+    assert names(doc) == ["Stephen M. de Bruyn Kops", "James J. Riley"]

@@ -392,6 +392,9 @@ def _prose(text: str) -> bool:
 
 
 _LINE_LABEL_RE = re.compile(r"^\s*([A-Za-z][\w\s-]{1,30}):\s+\S")
+# a byline led by "By" (classic JFM's "By Jane Roe¹ and John Doe²", IMS journals' "BY JANE ROE¹"):
+# the word leads the line, it is no part of the first name
+_BY_RE = re.compile(r"^\s*(?:By|BY)\s+(?=[A-Z])")
 
 
 def _names(region: list[TLine], space_initials: bool = True
@@ -432,6 +435,8 @@ def _names(region: list[TLine], space_initials: bool = True
             # a labelled line names people in another role, every name on it ("In collaboration
             # with: Matthew West, Luke Olson, Scott MacLachlan" under a SIAM byline)
             continue
+        if pieces and _BY_RE.match(pieces[0][0]):
+            pieces = [(_BY_RE.sub("", pieces[0][0], count=1), pieces[0][1])] + list(pieces[1:])
         found: list[tuple[str, list[str]]] = []
         total = 0
         for text, marks in pieces:
