@@ -1741,3 +1741,52 @@ def test_a_byline_led_by_by_names_its_authors(tmp_path):
          "Times-Italic"),
         ("1. Introduction", 72, 200, 11, "Times-Bold"), *body_lines(220)]])
     assert names(doc) == ["Stephen M. de Bruyn Kops", "James J. Riley"]
+
+
+def test_run_in_subsections_with_an_upright_number_and_an_italic_title_are_headings(tmp_path):
+    # imsart [aoas]: sections run-in in bold ("2. Section headings. Here ..."), subsections run-in
+    # with the number upright and the title in italic ("2.1. A sub-section. Regular text."); a lead
+    # numbered out of turn stays text
+    def lead(y, num, title, rest, face="Times-Italic"):
+        if face == "Times-Bold":
+            return [(f"{num} {title}", 72, y, 11, face), (rest, 72 + 5.7 * len(num + title) + 9, y, 11, "Times-Roman")]
+        x2 = 72 + 5.5 * len(num) + 4
+        return [(num, 72, y, 11, "Times-Roman"), (title, x2, y, 11, face),
+                (rest, x2 + 5.2 * len(title) + 4, y, 11, "Times-Roman")]
+    rows = [("A Sample Article Title For The Annals", 120, 70, 14, "Times-Bold")]
+    leads = [("1.", "Introduction.", "This template helps you to create a proper manuscript", "Times-Bold"),
+             ("2.", "Section headings.", "Here are some of the sub-sections of the paper now", "Times-Bold"),
+             ("2.1.", "A sub-section.", "Regular text goes on here after the title of it", "Times-Italic"),
+             ("2.1.1.", "A sub-sub-section.", "Regular text goes on here after the title", "Times-Italic"),
+             ("5.4.", "Out of turn.", "An italic lead numbered for elsewhere stays in text", "Times-Italic"),
+             ("3.", "Text.", "The text of the third section goes on after its title", "Times-Bold"),
+             ("3.1.", "Lists.", "The following is an example of an itemized list here", "Times-Italic")]
+    for k, (num, title, rest, face) in enumerate(leads):
+        rows += [*lead(130 + 60 * k, num, title, rest, face), *body_lines(142 + 60 * k, 3, size=11)]
+    doc = compile_pages(tmp_path, [rows])
+    assert headings(doc)[1:] == ["## 1 Introduction", "## 2 Section headings", "### 2.1 A sub-section",
+                                 "#### 2.1.1 A sub-sub-section", "## 3 Text", "### 3.1 Lists"]
+    assert "Regular text goes on here after the title of it" in doc.markdown
+    assert "Out of turn." in doc.markdown
+
+
+def test_numbered_heads_alone_in_the_section_heads_face_are_headings(tmp_path):
+    # IEEE Access: "1) Efficiency" on a line of its own in sans regular, smaller than the serif body,
+    # under sans bold sections and lettered subsections; a "1) ..." list in the body face stays a list
+    rows = [("Android Malware Detection Based on Composition Ratio", 72, 60, 20, "Helvetica-Bold"),
+            ("I. INTRODUCTION", 72, 110, 9, "Helvetica-Bold"), *body_lines(124, 3),
+            ("1) Efficiency: Practical detection systems need accurate detection.", 72, 162, 10, "Times-Roman"),
+            ("2) Stability: A detection scheme must detect old and new samples.", 72, 174, 10, "Times-Roman"),
+            *body_lines(190, 3),
+            ("II. SHORTCOMING OF CONVENTIONAL SCHEMES", 72, 240, 9, "Helvetica-Bold"), *body_lines(254, 3),
+            ("1) Efficiency", 72, 296, 9, "Helvetica"), *body_lines(310, 3),
+            ("2) Intelligibility", 72, 352, 9, "Helvetica"), *body_lines(366, 3),
+            ("III. PROPOSED SCHEME", 72, 410, 9, "Helvetica-Bold"),
+            ("A. ALGORITHM", 72, 430, 9, "Helvetica-BoldOblique"), *body_lines(444, 3),
+            ("1) Proposed Score Calculation", 72, 486, 9, "Helvetica"), *body_lines(500, 3),
+            ("2) Database Construction", 72, 542, 9, "Helvetica"), *body_lines(556, 3)]
+    doc = compile_pages(tmp_path, [rows])
+    heads = headings(doc)
+    assert [h.lstrip("#").strip() for h in heads if h.startswith("####")] == [
+        "Efficiency", "Intelligibility", "Proposed Score Calculation", "Database Construction"]
+    assert "1) Efficiency: Practical detection systems" in doc.markdown

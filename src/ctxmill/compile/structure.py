@@ -1162,8 +1162,11 @@ def _numbered_run_in_sections(doc: Document, blocks: list[Block]) -> list[Block]
         return blocks
     found: dict[int, tuple[str, str, tuple[int, ...]]] = {}
     prev: tuple[int, ...] | None = None
+    pages = {p.number: p for p in doc.stream.pages}
     for idx, b in enumerate(blocks):
         lead = (b.attrs.get("_lead_bold") or "").strip()
+        if not lead and b.kind is Kind.PARAGRAPH and b.text[:1].isdigit():
+            lead = _italic_lead(b, pages)
         if b.kind is Kind.HEADING and not b.attrs.get("title"):
             num = _dotted(b.number)
             if num is not None:
@@ -1212,6 +1215,21 @@ def _numbered_run_in_sections(doc: Document, blocks: list[Block]) -> list[Block]
     return out
 
 
+def _italic_lead(b: Block, pages: dict) -> str:
+    """A subsection lead set with its number upright and its title in italic, the text going on
+    upright ("2.1. A sub-section. Regular text."): the number and the title, or ''."""
+    line = _first_line(b, pages)
+    spans = [x for x in line.spans if not x.superscript] if line else []
+    if len(spans) < 3 or spans[0].italic or spans[0].bold or not spans[1].italic or spans[1].bold \
+            or spans[2].italic or spans[2].bold:
+        return ""
+    num, title = spans[0].text.strip(), spans[1].text.strip()
+    if not re.fullmatch(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?", num) or not title.endswith("."):
+        return ""
+    lead = f"{num} {title}"
+    return lead if b.text.startswith(lead) else ""
+
+
 _NUMBERED_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:\n]{2,80}):\s+\S")
 # "1.1.1. Subsubsection Heading Here. Text ..." (IEEEtran compsoc conference: bold, numbered, run-in)
 _DOTTED_LEAD_RE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){1,3})\.? ([A-Z][^.:\n]{2,80})[.:]\s+\S")
@@ -1228,13 +1246,25 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
     next child of the subsection's own number."""
     if doc.stream.kind != "pdf" or not any(b.kind is Kind.HEADING and (b.level or 2) >= 3 for b in blocks):
         return blocks
-    pages = None
+    pages = faces = None
+    display: list[tuple[int, str, int]] = []  # (index, title, parent level): "N) Title" alone in a head face
     found: list[tuple[int, str, str, int, str | None]] = []  # (index, lead, title, level, number)
     parent, want, parent_number = None, 1, None
     for idx, b in enumerate(blocks):
         if b.kind is Kind.HEADING and not b.attrs.get("title"):
             parent, want, parent_number = b.level or 2, 1, b.number
             continue
+        if b.kind is Kind.PARAGRAPH and parent is not None and b.text[:1].isdigit():
+            g = _DISPLAY_LEAD_RE.fullmatch(b.text.strip())
+            if g is not None and int(g.group(1)) == want:
+                if pages is None:
+                    pages = {p.number: p for p in doc.stream.pages}
+                if faces is None:
+                    faces = _head_faces(doc, blocks, pages)
+                if _in_head_face(blocks, idx, pages, faces):
+                    display.append((idx, g.group(2).strip(), parent))
+                    want += 1
+                    continue
         if b.kind is not Kind.PARAGRAPH or parent is None or parent < 3 or not b.text[:1].isdigit():
             continue
         m = _NUMBERED_LEAD_RE.match(b.text)
@@ -1273,6 +1303,10 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
             title, number = f.group(2).strip(), f.group(1)
         found.append((idx, lead, title, min(parent + 1, 5), number))
         want += 1
+    if len(display) >= 2:
+        # one face, one level: the deepest heading such a head sits under, plus one
+        level = min(max(parent for _, _, parent in display) + 1, 5)
+        found += [(idx, blocks[idx].text.strip(), title, level, None) for idx, title, _ in display]
     if not found:
         return blocks
     at = {idx: (lead, title, level, number) for idx, lead, title, level, number in found}
@@ -1290,6 +1324,46 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
         b.text = b.text[len(lead):].lstrip()
         out.append(b)
     return out
+
+
+_DISPLAY_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:.\n]{2,80})")
+
+
+def _family(font: str) -> str:
+    return re.sub(r"^[A-Z]{6}\+", "", font).split("-")[0].split(",")[0]
+
+
+def _head_faces(doc: Document, blocks: list[Block], pages: dict) -> tuple[str, set[str]]:
+    """The body's font and the families of the section heads' fonts."""
+    chars: dict[str, int] = {}
+    for page in doc.stream.pages:
+        for ln in page.lines:
+            for x in ln.spans:
+                chars[x.font] = chars.get(x.font, 0) + len(x.text)
+    body = max(chars, key=chars.get) if chars else ""
+    fams = set()
+    for b in blocks:
+        if b.kind is Kind.HEADING and not b.attrs.get("title"):
+            line = _first_line(b, pages)
+            if line and line.spans:
+                fams.add(_family(line.spans[0].font))
+    return body, fams
+
+
+def _in_head_face(blocks: list[Block], idx: int, pages: dict, faces: tuple[str, set[str]]) -> bool:
+    """A one-line block set wholly in one font that is not the body's but of the section heads'
+    family (IEEE Access: '1) Efficiency' in sans regular under sans bold heads, over a serif
+    body), running text after it."""
+    body, fams = faces
+    b = blocks[idx]
+    line = _first_line(b, pages)
+    spans = [x for x in line.spans if not x.superscript] if line else []
+    if not spans or line.text.strip() != b.text.strip() or len({x.font for x in spans}) != 1:
+        return False
+    font = spans[0].font
+    nxt = blocks[idx + 1] if idx + 1 < len(blocks) else None
+    return font != body and _family(font) != _family(body) and _family(font) in fams \
+        and nxt is not None and nxt.kind is Kind.PARAGRAPH
 
 
 def _sans_run_in(blocks: list[Block], cands: list[tuple], pages: dict) -> bool:
