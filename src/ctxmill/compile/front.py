@@ -55,9 +55,10 @@ HEADING_RE = re.compile(r"^\s*(?:\d+\.?\s+[A-Z]|[IVX]+(?:\.\s+[A-Z]|\s+[A-Z]{2,}
 ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
                      r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore|editors?|handling editor)\b"
                      r"|\b(?:edited|reviewed|communicated|refereed) by\b", re.I)
-# A society's grade after a name ("Emad Shihab, Member, IEEE, and ..."): not a name of its own.
-GRADE_RE = re.compile(r",?\s*\b(?:(?:Student|Graduate Student|Senior|Life|Associate)\s+)?(?:Member|Fellow)\s*,\s*"
-                      r"(?:IEEE|ACM|OSA|SPIE|SIAM|AAAI|IET|APS)\b")
+# A society's grade after a name ("Emad Shihab, Member, IEEE, and ..."), bare or in parentheses
+# (IEEE Access: "NAME SURNAME¹, (Senior Member, IEEE), ..."): not a name of its own.
+GRADE_RE = re.compile(r",?\s*(?:\(\s*)?\b(?:(?:Student|Graduate Student|Senior|Life|Associate)\s+)?(?:Member|Fellow)"
+                      r"\s*,\s*(?:IEEE|ACM|OSA|SPIE|SIAM|AAAI|IET|APS)\b(?:\s*\))?")
 AUTHOR_LABEL_RE = re.compile(r"^\s*(?:candidate|author|authors|by|submitted by|presented by|student)\s*:?\s*$", re.I)
 
 # Words that make a capitalised phrase an organisation or a place, not a person.
@@ -450,6 +451,12 @@ def _names(region: list[TLine], space_initials: bool = True
                 name = _clean_name(p, space_initials)
                 if name:
                     found.append((name, (marks if k == len(parts) - 1 else []) + own))
+        if found and all(n.isupper() for n, _ in found) and any(GRADE_RE.search(x) for x, _ in pieces):
+            # a byline in capitals with society grades (IEEE Access: "HIROYA KATO¹, (Graduate Student
+            # Member, IEEE), ..."): the class upper-cases names written in mixed case, which are
+            # title-cased, a stop printed after the surname dropped. (Capitals without grades, such as
+            # AASTeX's "L. G. BOUMA", stay as printed.)
+            found = [(_title_case(re.sub(r"(?<=[A-Za-z]{3})\.$", "", n)), m) for n, m in found]
         if len(found) == 1 and total > 1 and _caps_name_and_affiliation(pieces, found[0][0], space_initials):
             # acmart's journal formats: "MARISA KIRISAME, University of Utah, USA", one author a
             # line, the name in small capitals, then its institution and country
@@ -495,8 +502,8 @@ def _name_runs_on(end: str, start: str) -> bool:
     checks) their affiliation marks ("Erica¹, László Etesi¹"). Such a name is no name on either
     line alone. Without the marks the word is a line's last word ("..., Utah, USA" over "PAVEL
     PANCHEKHA, ...": acmart's name-and-affiliation lines)."""
-    return bool(re.search(r"[,·•&]\s*[A-Z][\w'’\-]+\s*$", end)
-                and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s*(?:,|$)", start))
+    return bool(re.search(r"(?:[,·•&]|\band|\bAND)\s*[A-Z][\w'’\-]+\s*$", end)
+                and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\.?\s*(?:,|$)", start))
 
 
 def _clean_name(p: str, space_initials: bool = True) -> str | None:
