@@ -193,13 +193,12 @@ def test_a_lone_title_bookmark_above_the_sections_is_not_a_level():
                     reason="unseen papers not built (benchmarks/unseen_truth.py)")
 def test_unseen_papers_floors():
     """Floors on the real unseen papers, a little under what was measured (2026-12-06, round 27,
-    main 8b067d9: 50 papers, heading recall mean 0.983, min 0.786 - the LLNCS paper's three run-in
+    main 70d83d4: 50 papers, heading recall mean 0.983, min 0.786 - the LLNCS paper's three run-in
     \\subsubsection* leads, read as text (next lowest: elsarticle 0.857, IEEE Access 0.889 - its
     "B. COMPARISON ..." subsection and "1) Detection Performance" read into Table 5's rows); levels
-    0.998; titles 50/50; authors 182/189 - IEEE Access 0/3 (capitals byline with "(Member, IEEE)"
-    grades, cause C3 of round27_unseen11_rule.md), imsart 0/3 (VTeX's placeholder "BY FIRST
-    AUTHOR*1,a, ..." in capitals, marks between the names) and Frontiers 2/3 ("Grünwald" has no ü in
-    its text layer); reference counts 50/50). No paper is exempt."""
+    0.998; titles 50/50; authors 185/189 - imsart 0/3 (VTeX's placeholder "BY FIRST AUTHOR*1,a, ..."
+    in capitals, marks between the names) and Frontiers 2/3 ("Grünwald" has no ü in its text layer);
+    reference counts 50/50). No paper is exempt."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=1200, check=True)
@@ -210,7 +209,7 @@ def test_unseen_papers_floors():
     assert sum(recall) / len(recall) >= 0.975 and min(recall) >= 0.75
     assert s["heading_level_accuracy_mean"] >= 0.95
     found, truth = map(int, s["authors_found"].split("/"))
-    assert found >= truth - 8
+    assert found >= truth - 5
     t_ok, n = map(int, s["titles_exact"].split("/"))
     assert t_ok == n
     counts_ok, n = map(int, s["reference_counts_within_10pct"].split("/"))
