@@ -143,7 +143,11 @@ def page(browser, server):
 
 
 def wait_done(page, timeout=180_000):
-    page.wait_for_selector("#job-status.done, #job-status.failed", timeout=timeout)
+    # the status's class and its words are set one after the other: wait until both say the same
+    # end (a read between the two, on a loaded machine, saw class "done" over the words "running")
+    page.wait_for_function("() => { const s = document.getElementById('job-status');"
+                           " return !!s && ['done', 'failed'].some("
+                           "c => s.classList.contains(c) && s.textContent.trim() === c); }", timeout=timeout)
     status = page.inner_text("#job-status")
     err = page.inner_text("#error") if page.is_visible("#error") else ""
     assert status == "done", err
