@@ -143,11 +143,7 @@ def page(browser, server):
 
 
 def wait_done(page, timeout=180_000):
-    # the status's class and its words are set one after the other: wait until both say the same
-    # end (a read between the two, on a loaded machine, saw class "done" over the words "running")
-    page.wait_for_function("() => { const s = document.getElementById('job-status');"
-                           " return !!s && ['done', 'failed'].some("
-                           "c => s.classList.contains(c) && s.textContent.trim() === c); }", timeout=timeout)
+    page.wait_for_selector("#job-status.done, #job-status.failed", timeout=timeout)
     status = page.inner_text("#job-status")
     err = page.inner_text("#error") if page.is_visible("#error") else ""
     assert status == "done", err
@@ -614,6 +610,39 @@ def test_a_reopen_answered_after_a_new_compile_does_not_take_the_page_back(page,
     wait_done(page)
     assert page.inner_text("#summary .title") == "A second note"
     assert page.get_attribute("#job-status", "data-job") != job_id
+
+
+def test_a_compile_started_while_the_page_loads_is_not_taken_back_by_the_reopen(page, server):
+    # a click on Compile right after a reload, before the page's settings have come: the page
+    # then reopened the job of the old URL, showing the old document as "done" while the new
+    # compile ran (a loaded machine hit it in test_a_new_compile_while_a_reopened_job_loads...)
+    page.click("#compile")
+    wait_done(page)
+    old = page.get_attribute("#job-status", "data-job")
+    config, posts, asked = [], [], []
+    page.route("**/api/config", lambda route: config.append(route))
+    page.route("**/api/jobs", lambda route: posts.append(route) if route.request.method == "POST"
+               else route.continue_())
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith(f"/api/jobs/{old}") else None)
+    page.reload(wait_until="domcontentloaded")
+    deadline = time.monotonic() + 30
+    while not config and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert config, "the page never asked for its settings"
+    page.fill("#text", "# A second note\n\nShort text, compiled at once.\n")
+    page.click("#compile")
+    while not posts and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert posts, "the compile was never sent"
+    with page.expect_request("**/api/jobs"):  # the page's list of recent jobs, asked right before a reopen
+        config[0].continue_()
+    page.wait_for_timeout(500)
+    assert not asked, "the old job was reopened over the new compile"
+    assert page.inner_text("#job-status") != "done"
+    posts[0].continue_()
+    wait_done(page)
+    assert page.inner_text("#summary .title") == "A second note"
+    assert page.get_attribute("#job-status", "data-job") != old
 
 
 GRAPH_FILL = """() => {

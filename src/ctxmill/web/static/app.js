@@ -921,6 +921,10 @@ function setupTabs() {
 }
 
 async function init() {
+  // the job named in the URL, read before any wait: a compile started while the settings load
+  // replaces it, and that compile owns the page (the reopen must not take it back)
+  const jobId = new URLSearchParams(location.search).get("job");
+  const submits = state.submits || 0;
   setupInput();
   setupTabs();
   setupSearch();
@@ -935,8 +939,7 @@ async function init() {
   }
   $("#doc-html").replaceChildren(el("p", { class: "muted", text: "Compile a document to see it here. The text box opens with our sample." }));
   loadRecent();
-  const jobId = new URLSearchParams(location.search).get("job");
-  if (jobId) reopen(jobId);
+  if (jobId && (state.submits || 0) === submits) reopen(jobId);
 }
 
 document.addEventListener("DOMContentLoaded", init);
