@@ -590,6 +590,14 @@ def test_a_new_compile_while_a_reopened_job_loads_raises_no_page_error(page, ser
     assert page.inner_text("#summary .title") == "A second note"
 
 
+def held_in_time(page, routes: list, seconds: float = 30) -> bool:
+    """Whether a request the test holds (its route appended to ``routes``) came within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not routes and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    return bool(routes)
+
+
 def test_a_reopen_answered_after_a_new_compile_does_not_take_the_page_back(page, server):
     page.click("#compile")
     wait_done(page)
@@ -597,10 +605,7 @@ def test_a_reopen_answered_after_a_new_compile_does_not_take_the_page_back(page,
     held = []  # the reload's request for the finished job, answered only after the new compile
     page.route(f"**/api/jobs/{job_id}", lambda route: held.append(route))
     page.reload()
-    deadline = time.monotonic() + 30
-    while not held and time.monotonic() < deadline:
-        page.wait_for_timeout(20)
-    assert held, "the reload never asked for its job"
+    assert held_in_time(page, held), "the reload never asked for its job"
     page.fill("#text", "# A second note\n\nShort text, compiled at once.\n")
     page.click("#compile")
     wait_done(page)
@@ -625,15 +630,10 @@ def test_a_compile_started_while_the_page_loads_is_not_taken_back_by_the_reopen(
                else route.continue_())
     page.on("request", lambda r: asked.append(r.url) if r.url.endswith(f"/api/jobs/{old}") else None)
     page.reload(wait_until="domcontentloaded")
-    deadline = time.monotonic() + 30
-    while not config and time.monotonic() < deadline:
-        page.wait_for_timeout(20)
-    assert config, "the page never asked for its settings"
+    assert held_in_time(page, config), "the page never asked for its settings"
     page.fill("#text", "# A second note\n\nShort text, compiled at once.\n")
     page.click("#compile")
-    while not posts and time.monotonic() < deadline:
-        page.wait_for_timeout(20)
-    assert posts, "the compile was never sent"
+    assert held_in_time(page, posts), "the compile was never sent"
     with page.expect_request("**/api/jobs"):  # the page's list of recent jobs, asked right before a reopen
         config[0].continue_()
     page.wait_for_timeout(500)
