@@ -551,6 +551,19 @@ def _face_head(line: _L, ctx: _Context) -> bool:
     return line.x1 < right - 0.15 * (right - lft)
 
 
+# a URL's or DOI's bits: a monospace line holding one is an entry's or a sentence's tail, no code
+_URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
+
+
+def aside(b: Block) -> bool:
+    """A paragraph set in a text's flow without being part of it: a plot's turned labels (this
+    stage puts them first on their page), or a code line left a paragraph (every line monospace,
+    a space in it and no URL: an entry's DOI tail in typewriter type, "1007/s10902-009-9150-9",
+    is none). Structure joins text past it; the bibliography's reader takes it for no entry."""
+    a = b.attrs
+    return bool(a.get("_rotated") or (a.get("_mono") and " " in b.text.strip() and not _URL_BIT.search(b.text)))
+
+
 def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
     texts = [span_text(x.line) for x in lines]
     first = lines[0]

@@ -380,9 +380,14 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
 
 
+def type_label(text: str) -> bool:
+    """An article type set over the title: a few words in capitals ("RESEARCH ARTICLE", "REVIEW")."""
+    return text.isupper() and len(text.split()) <= 3
+
+
 def _type_label(g: list[TLine]) -> bool:
-    """An article type over the title: one short line in capitals ("RESEARCH ARTICLE", "REVIEW")."""
-    return len(g) == 1 and g[0].text.isupper() and len(g[0].text.split()) <= 3
+    """An article type over the title, one line of its own."""
+    return len(g) == 1 and type_label(g[0].text)
 
 
 def _prose(text: str) -> bool:

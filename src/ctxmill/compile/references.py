@@ -29,6 +29,7 @@ from itertools import pairwise
 from operator import attrgetter
 from statistics import median
 
+from ctxmill.compile.blocks import aside
 from ctxmill.compile.front import SPACING_ACCENTS
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import MAX_PARSED_REFERENCES
@@ -660,7 +661,6 @@ def _reads_like_entry(text: str) -> bool:
                 or _split_authors(t[: _sentence_end(t, 0)]))
 
 
-_URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
 # (REVTeX prints "FIG. 2. The 95% C.L. limits ..." and "TABLE I. ...")
 _FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|FIG\.|Table|TABLE|Listing)\s+(?:\d+|[IVX]{1,4})[:.]\s+\S")
 _APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
@@ -779,10 +779,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
             inside = False
             continue
-        if b.kind is BlockKind.PARAGRAPH and (b.attrs.get("_mono") and " " in b.text.strip()
-                                              and not _URL_BIT.search(b.text)
-                                              or b.attrs.get("_rotated") or _FLOAT_LABEL.match(b.text)
-                                              or b.attrs.get("_float_page")):
+        if b.kind is BlockKind.PARAGRAPH and (aside(b) or _FLOAT_LABEL.match(b.text) or b.attrs.get("_float_page")):
             # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's
             # turned labels, the text of a page of one float (structure's _float_pages). An entry's
             # URL, or its tail broken onto a line of its own in typewriter type ("1007/s10902-009-9150-9": no space in it), stays

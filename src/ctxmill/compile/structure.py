@@ -20,6 +20,7 @@ from ctxmill.compile.blocks import (
     HEADING_NUM_RE,
     LIST_RE,
     UNNUMBERED_HEADINGS,
+    aside,
     runs_on,
 )
 from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
@@ -1714,19 +1715,10 @@ def _new_column(prev: Block, nxt: Block) -> bool:
     return bool(prev.bbox and nxt.bbox and nxt.bbox[1] < prev.bbox[1] and nxt.bbox[0] > prev.bbox[0] + 50)
 
 
-# a URL's or DOI's bits: a monospace line holding one is an entry's or a sentence's tail, no code
-_URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
-
-
 def _aside(b: Block, prose: bool) -> bool:
-    """A paragraph that stands in a text's flow without being part of it: a plot's turned labels
-    (the blocks stage puts them first on their page), or, beside ``prose``, a code line the
-    blocks stage left a paragraph (every line monospace, a space in it and no URL: an entry's DOI
-    tail in typewriter type, "1007/s10902-009-9150-9", is none). Like a float, it is no
-    paragraph's run-on, nor one another runs on into, and may stand between the two."""
-    a = b.attrs
-    return bool(a.get("_rotated") or (prose and a.get("_mono") and " " in b.text.strip()
-                                        and not _URL_BIT.search(b.text)))
+    """blocks.aside: a plot's turned labels, or, beside ``prose`` only, a code line. Like a float,
+    it is no paragraph's run-on, nor one another runs on into, and may stand between the two."""
+    return (prose or bool(b.attrs.get("_rotated"))) and aside(b)
 
 
 # a float's caption opening a page: "Table 3:", an appendix's "Table A1:", "Figure B2."

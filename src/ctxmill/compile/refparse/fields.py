@@ -932,15 +932,9 @@ _TITLE_TAIL = re.compile(
     r"\s+(?:at|given|presented|delivered)\b|presented\s+at\b)")
 
 
-# round 27 (issue 22's title work): see the comment on the book rule in assemble
+# round 27 (issue 22's title work): see the comment on the book rule in assemble (off: the
+# rule as before it, for a peer measured in the same process)
 BOOKS_WITH_VOLUMES = True
-
-
-def use_books_with_volumes(on: bool) -> None:
-    """Move a title-less container with a volume, or one that begins as a journal's name, to
-    the title where the entry has a publisher or place and no pages, in this process, or not."""
-    global BOOKS_WITH_VOLUMES
-    BOOKS_WITH_VOLUMES = on
 
 
 def title_tail(title: str) -> tuple[str, str | None]:
