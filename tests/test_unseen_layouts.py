@@ -1816,3 +1816,27 @@ def test_a_byline_in_capitals_with_bracketed_grades_names_its_authors(tmp_path):
          "Helvetica"),
         ("I. INTRODUCTION", 72, 240, 10, "Helvetica-Bold"), *body_lines(260)]])
     assert names(doc) == ["Hiroya Kato", "Takahiro Sasaki", "Iwao Sasase"]
+
+
+def test_a_heading_right_under_a_tables_rows_is_no_row_of_it(tmp_path):
+    # IEEE Access: a lettered subsection head in 9 pt bold sans right under a table set in 8 pt,
+    # its text under it; the head was read as the table's last row (one cell across the columns)
+    rows = [("Android Malware Detection Based on Composition Ratio", 72, 60, 20, "Helvetica-Bold"),
+            ("I. INTRODUCTION", 72, 110, 9, "Helvetica-Bold"), *body_lines(124, 3),
+            ("II. EVALUATION", 72, 170, 9, "Helvetica-Bold"),
+            ("A. DATASET", 72, 184, 9, "Helvetica-BoldOblique"), *body_lines(198, 3),
+            ("TABLE 4. Datasets of APK files used in our evaluation.", 72, 240, 8, "Times-Roman")]
+    for r, cells in enumerate([("", "Source", "Period", "Testing", "Training"),
+                               ("Malware", "Drebin", "2010-2012", "1,000", "3,000"),
+                               ("Malware", "Androzoo", "2017-2020", "1,500", "6,000"),
+                               ("Benign apps", "Androzoo", "2017-2020", "1,500", "6,000")]):
+        for j, cell in enumerate(cells):
+            if cell:
+                rows.append((cell, 72 + 90 * j, 256 + 11 * r, 8, "Times-Roman"))
+    rows += [("B. COMPARISON WITH CONVENTIONAL SCHEMES", 72, 330, 9, "Helvetica-BoldOblique"),
+             *body_lines(344, 4)]
+    doc = compile_pages(tmp_path, [rows])
+    heads = [h.lstrip("#").strip() for h in headings(doc)]
+    assert "COMPARISON WITH CONVENTIONAL SCHEMES" in heads
+    assert not [line for line in doc.markdown.splitlines() if ("<td" in line or "|" in line) and "COMPARISON" in line]
+    assert "| Benign apps | Androzoo | 2017-2020 |" in doc.markdown  # the rows above it stay the table

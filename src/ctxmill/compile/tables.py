@@ -563,12 +563,21 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
             break  # body text again under a table set smaller than it
         if x.bold and x.size >= body * 0.95 and b.HEADING_NUM_RE.match(x.text) and len(x.text) < 120:
             break
+        if region and _head_under(x, region):
+            break
         region.append(x)
         k += 1
     attrs = build(region) if region else {"rows": []}
     if not attrs["rows"] or max(len(r) for r in attrs["rows"]) < 2:
         return j, {"rows": []}, []  # one column of text is the prose after the caption
     return k, attrs, region
+
+
+def _head_under(x, region: list) -> bool:
+    """A heading right under a table's rows: one piece in bold, in larger type than every line the
+    table has taken (IEEE Access's 9 pt "B. COMPARISON ..." under its 8 pt rows, a 12.9 pt head
+    under 12 pt rows), not a row of it."""
+    return x.bold and not _tabular(x) and len(x.text) < 120 and x.size >= max(r.size for r in region) + 0.5
 
 
 def _prose(x, body: float, ctx) -> bool:
@@ -615,6 +624,8 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
     k = i + 1
     lone = 0
     while k < n and _close(ls[k - 1], ls[k]) and abs(ls[k].size - ls[start].size) <= 1.5:
+        if _head_under(ls[k], ls[start:k]):
+            break
         if _tabular(ls[k]):
             lone = 0
         elif lone >= 2 or len(ls[k].text) > 60:
