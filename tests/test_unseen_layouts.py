@@ -1840,3 +1840,23 @@ def test_a_heading_right_under_a_tables_rows_is_no_row_of_it(tmp_path):
     assert "COMPARISON WITH CONVENTIONAL SCHEMES" in heads
     assert not [line for line in doc.markdown.splitlines() if ("<td" in line or "|" in line) and "COMPARISON" in line]
     assert "| Benign apps | Androzoo | 2017-2020 |" in doc.markdown  # the rows above it stay the table
+
+
+def short_first_entry_pages() -> list[list[tuple]]:
+    """A numbered list whose first entry is one short line (BMVC's "[1] Project jupyter.
+    http://jupyter.org/."), the later ones a full line wide, two of them below 0.9 of the page."""
+    long = "Jesse Levinson and Jake Askeland. Towards fully autonomous driving: systems and algorithms."
+    entries = [("[1] Project jupyter. http://jupyter.org/.", 72, 560, 10, "Times-Roman")]
+    for k, y in zip(range(2, 9), range(575, 700, 18), strict=False):
+        entries.append((f"[{k}] " + long, 72, y, 10, "Times-Roman"))
+    entries += [("[9] Atsushi Sakai and Daniel Ingram. Github account. https://github.com/AtsushiSakai.", 72, 720, 10,
+                 "Times-Roman"),
+                ("[10] " + long, 72, 738, 10, "Times-Roman")]
+    return [[("A Python Code Collection of Robotics Algorithms", 72, 80, 16, "Times-Bold"),
+             ("1 Introduction", 72, 130, 12, "Times-Bold"), *body_lines(150, 20),
+             ("References", 72, 530, 12, "Times-Bold"), *entries]]
+
+
+def test_entries_at_the_pages_foot_after_a_short_first_entry_stay_in_the_list(tmp_path):
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", short_first_entry_pages()), CompileOptions())
+    assert [r.raw.split("]")[0] + "]" for r in doc.references] == [f"[{k}]" for k in range(1, 11)]

@@ -798,8 +798,10 @@ def mark_bibliography(blocks: list[Block]) -> None:
             b.kind = BlockKind.PARAGRAPH
         b.attrs["bibliography"] = True
         b.attrs["bib_part"] = part
-        if not entries and size and b.bbox:
-            list_box = (size, b.bbox[2] - b.bbox[0])
+        if size and b.bbox and (not entries or list_box and b.bbox[2] - b.bbox[0] > list_box[1]):
+            # the list's type is its first entry's; its width the widest entry's so far (a short
+            # first entry, "[1] Project jupyter. http://...", is no measure of the column)
+            list_box = (list_box[0] if entries and list_box else size, b.bbox[2] - b.bbox[0])
         entries += 1
         lines = _visual_lines(b)
         if lines:
