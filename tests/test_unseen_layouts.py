@@ -1860,3 +1860,43 @@ def short_first_entry_pages() -> list[list[tuple]]:
 def test_entries_at_the_pages_foot_after_a_short_first_entry_stay_in_the_list(tmp_path):
     doc = compile_document(make_pdf(tmp_path / "p.pdf", short_first_entry_pages()), CompileOptions())
     assert [r.raw.split("]")[0] + "]" for r in doc.references] == [f"[{k}]" for k in range(1, 11)]
+
+
+def column_run_on_list_page() -> list[list[tuple]]:
+    """A two-column author-year list with a hanging indent (OUP's namedate list): the left column
+    ends inside an entry, the right one opens with its last line and holds two more entries."""
+    def entry(lines, x, y):
+        return [(t, x + (0 if k == 0 else 8.5), y + 10.5 * k, 7.5, "Times-Roman") for k, t in enumerate(lines)]
+
+    left = [("Polymorphism of Genetic Ambigrams", 54, 60, 18, "Times-Bold"),
+            ("1 Introduction", 54, 100, 10, "Times-Bold"),
+            *[(BODY[:60], 54, 116 + 12 * k, 9, "Times-Roman") for k in range(30)],
+            ("References", 54, 500, 10, "Times-Bold")]
+    y = 518
+    for lines in (["B. G. Barrell, G. M. Air, and C. A. Hutchison. Overlapping genes",
+                   "in bacteriophage phiX174. Nature, 264:34-41, 1976."],
+                  ["N. Chirico, A. Vianelli, and R. Belshaw. Why genes overlap in",
+                   "viruses. Proc Biol Sci., 277:1701, 2010."],
+                  ["M. Kimura. A simple method for estimating evolutionary rates of",
+                   "base substitutions. J. Molecular Evolution, 16:111-20, 1980."],
+                  ["M. Shi, X.-D. Lin, J.-H. Tian, L.-J. Chen, X. Chen, C.-X. Li,",
+                   "X.-C. Qin, J. Li, J.-P. Cao, E. C. Holmes, and Y.-Z. Zhang.",
+                   "Redefining"]):
+        left += entry(lines, 54, y)
+        y += 10.5 * len(lines)
+    right = [("the invertebrate RNA virosphere. Nature, Nov. 2016. ISSN", 314.5, 72, 7.5, "Times-Roman"),
+             ("1476-4687. doi: 10.1038/nature20167.", 314.5, 82.5, 7.5, "Times-Roman"),
+             *entry(["M. Shi, P. Neville, J. Nicholson, and E. C. Holmes. High-",
+                     "Resolution Metatranscriptomics Reveals the Ecological",
+                     "Dynamics of Mosquito-Associated RNA Viruses. Journal of",
+                     "Virology, 91(17), Sept. 2017."], 306, 93),
+             *entry(["M. Wilkinson, D. Yllanes, and G. Huber. Polysomally protected",
+                     "viruses. 2021. URL https://arxiv.org/abs/2102.00316."], 306, 135)]
+    return [left + right]
+
+
+def test_entries_in_the_column_an_entry_runs_on_into_are_entries(tmp_path):
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", column_run_on_list_page()), CompileOptions())
+    assert [r.raw[:12] for r in doc.references] == ["B. G. Barrel", "N. Chirico, ", "M. Kimura. A", "M. Shi, X.-D",
+                                                    "M. Shi, P. N", "M. Wilkinson"]
+    assert doc.references[3].raw.endswith("doi: 10.1038/nature20167.")

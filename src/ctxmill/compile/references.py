@@ -980,7 +980,12 @@ def _visual_lines(b: Block) -> list[list] | None:
     # a running head merged into the first block of a page ("Bibliography 62 [Min+08] ...")
     while lines and len(lines[0][0]) <= 40 and is_bibliography_title(lines[0][0]):
         lines.pop(0)
-    if b.page_end is not None and lines:
+    run_on = b.attrs.get("_run_on_lines")
+    if b.page_end is not None and lines and run_on:
+        # the text merged into it across a column or page (structure's run-on join), line by
+        # line with its left edge and page: each line is at or off its own column's edge
+        lines += [row for row in run_on if re.search(r"\w", row[0])]
+    elif b.page_end is not None and lines:
         key = lines[-1][0].strip().rstrip("-")[-24:]
         pos = b.text.rfind(key) if key else -1
         if pos < 0:
@@ -1010,8 +1015,10 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
         width = page_widths.get(b.page) or 612.0
         side = 0 if b.bbox is None or b.bbox[0] < width * 0.45 else 1
         rows = b.attrs.get("bib_lines") or [[b.text, None]]
-        for j, (text, x0) in enumerate(rows):
-            page = b.page if x0 is not None or j == 0 else b.last_page
+        for j, row in enumerate(rows):
+            text, x0 = row[0], row[1]
+            # (a run-on line names its own page)
+            page = row[2] if len(row) > 2 else b.page if x0 is not None or j == 0 else b.last_page
             pieces = _inner_split(text) if x0 is None else [text]
             line_side = side if x0 is None else (0 if x0 < width * 0.45 else 1)
             for q, piece in enumerate(pieces):

@@ -1810,6 +1810,13 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 parts.append(c)
                 held_len[last_para] += len(parts[-2]) - len(last) + len(c)
                 prev.page_end = b.last_page
+                # the run-on block's lines with their left edges and page (None where it has
+                # none): a bibliography entry that runs on into the next column brings the
+                # column's other entries with it, which the hanging indent of those lines splits
+                run_on = prev.attrs.get("_run_on_lines", [])
+                lt, xs = b.attrs.get("_line_texts"), b.attrs.get("_line_x0")
+                prev.attrs["_run_on_lines"] = None if run_on is None or not lt or not xs or len(lt) != len(xs) \
+                    else run_on + [[t, x, b.page] for t, x in zip(lt, xs, strict=True)]
                 continue
         add(b)
         if kind in flowing:
