@@ -1900,3 +1900,19 @@ def test_entries_in_the_column_an_entry_runs_on_into_are_entries(tmp_path):
     assert [r.raw[:12] for r in doc.references] == ["B. G. Barrel", "N. Chirico, ", "M. Kimura. A", "M. Shi, X.-D",
                                                     "M. Shi, P. N", "M. Wilkinson"]
     assert doc.references[3].raw.endswith("doi: 10.1038/nature20167.")
+
+
+def test_names_set_apart_by_a_wide_space_on_one_line_are_names(tmp_path):
+    # EPTCS: "Jane Roe\hspace{1em}John Doe\hspace{1em}..." centred on one line, no comma between the
+    # names (a gap of 1.5 em, under an author grid's), the team's name and an e-mail under them
+    x, byline = 120.0, []
+    for name in ("Fabrizio Genovese", "Andre Knispel", "Joshua Fitzgerald"):
+        byline.append((name, x, 150, 12, "Courier"))
+        x += 0.6 * 12 * len(name) + 18  # Courier: 0.6 em a character; then 1.5 em of space
+    doc = compile_pages(tmp_path, [[
+        ("Mapping Finite State Machines to Circuits", 120, 100, 17, "Times-Bold"), *byline,
+        ("Statebox Team", 250, 164, 12, "Courier"), ("research@statebox.io", 230, 178, 12, "Courier"),
+        ("We provide a categorical procedure to turn graphs into boolean circuits, and more.", 100, 218, 10,
+         "Times-Roman"),
+        ("1 Introduction", 72, 260, 14, "Times-Bold"), *body_lines(280)]])
+    assert names(doc) == ["Fabrizio Genovese", "Andre Knispel", "Joshua Fitzgerald"]

@@ -71,7 +71,7 @@ physics chemistry biology astronomy astrophysics medicine studies division progr
 anonymous submission abstract introduction the of for and in on at with to a an paper workshop
 conference proceedings journal preprint draft version thesis master bachelor supervisor reviewer candidate
 street avenue road drive box usa uk germany france china japan italy spain canada switzerland netherlands australia
-india korea email e-mail correspondence corresponding contact equal contribution
+india korea email e-mail correspondence corresponding contact equal contribution team
 """.split())
 PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
 _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
@@ -81,7 +81,7 @@ _DATE_WORDS = frozenset("january february march april may june july august septe
                         "jan feb mar apr jun jul aug sep sept oct nov dec month year date day".split())
 _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
-SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,})\s*")
+SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003)\s*")
 # Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
 SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "ˇ": "\u030c",
                    "˘": "\u0306", "¸": "\u0327", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304"}
@@ -169,6 +169,10 @@ def _tline(line, accents: list) -> TLine | None:
             cur = pieces[-1][0]
             if cur and gap > 2.5 * size:
                 cur += "   "  # a wide gap between names on one line (author grids)
+            elif cur and gap > 1.2 * size:
+                # a wider space than a word's (EPTCS's "Jane Roe\hspace{1em}John Doe"): names set
+                # apart on one line, no comma between them; only _names reads it (SEP_RE)
+                cur += "\u2003"
             elif cur and gap > 0.15 * size and not cur.endswith(" ") and not text.startswith(" "):
                 cur += " "
             pieces[-1] = (cur + text, pieces[-1][1])
