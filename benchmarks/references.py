@@ -396,6 +396,7 @@ def _product_flags(args) -> list[str]:
     """This tree's product options, for the processes it starts (folds, speed turns)."""
     return [*(["--no-damaged-ids"] if args.no_damaged_ids else []), *(["--no-within-titles"] if args.no_within_titles else []),
             *(["--no-notes-not-titles"] if args.no_notes_not_titles else []),
+            *(["--no-volume-pages-only"] if args.no_volume_pages_only else []),
             *(["--no-title-before-stop"] if args.no_title_before_stop else [])]
 
 
@@ -556,6 +557,9 @@ def main() -> None:
     ap.add_argument("--no-notes-not-titles", action="store_true",
                     help="refparse.use_notes_not_titles(False): the product takes a rules title that starts with a "
                          "note (\"private communication\", \"PhD thesis\"), as before round 28 (this tree's side only)")
+    ap.add_argument("--no-volume-pages-only", action="store_true",
+                    help="refparse.use_volume_pages_only(False): the product takes a rules title where a confident "
+                         "labeller saw volume and pages but no title or container, as before round 28 (this tree's side only)")
     ap.add_argument("--no-title-before-stop", action="store_true",
                     help="fields.use_title_before_stop(False): with no title, a container run that crosses a sentence "
                          "stop stays one venue, as before round 29 (this tree's side only)")
@@ -598,6 +602,10 @@ def main() -> None:
         from ctxmill.compile import refparse
 
         refparse.use_notes_not_titles(False)
+    if args.no_volume_pages_only:
+        from ctxmill.compile import refparse
+
+        refparse.use_volume_pages_only(False)
     if args.no_damaged_ids:
         from ctxmill.compile.refparse import fields
 

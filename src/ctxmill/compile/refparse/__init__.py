@@ -61,6 +61,13 @@ WITHIN_TITLES = True
 # On since round 28 (docs/outputs.md: on the folds 7 invented GROBID titles go, none lost);
 # use_notes_not_titles(False) for the product before it.
 NOTES_NOT_TITLES = True
+# Where a confident labeller saw a volume and pages but no title and no journal ("B. A. Klumov, ...,
+# JETP 100, 152 (2005)."), the entry is a physics-style one that prints no title and the labeller
+# missed its journal: the rules, asked for a title, make one of the journal or the names ("JETP 100").
+# Not under low confidence, where the volume and pages may be a misreading ("dswah/pyGAM: v0.8.0",
+# a software release). On since round 28 (benchmarks/results/round28_refinvent_rule.md);
+# use_volume_pages_only(False) for the product before it.
+VOLUME_PAGES_ONLY = True
 _NOTE_TITLE = re.compile(r"(?:work\s+)?(?:" + fields.STATUS.pattern + r"|(?:ph\.?\s?d\.?|master'?s?|doctoral|diploma)"
                          r"\s*(?:thesis|dissertation)|(?:invited\s+)?talk\s+(?:given\s+)?at)(?=$|[\s,.;:()])"
                          # a bare "Thesis" only alone before a comma or the end ("Thesis writing ..." is a title)
@@ -92,6 +99,13 @@ def use_notes_not_titles(on: bool) -> None:
     """Refuse a rules title that starts with a note (``_NOTE_TITLE``) in this process, or not."""
     global NOTES_NOT_TITLES
     NOTES_NOT_TITLES = on
+
+
+def use_volume_pages_only(on: bool) -> None:
+    """Keep the rules' title from a confident parse with volume and pages but no title or
+    container (``VOLUME_PAGES_ONLY``) in this process, or not."""
+    global VOLUME_PAGES_ONLY
+    VOLUME_PAGES_ONLY = on
 
 
 def label(text: str) -> list[tuple[str, str]]:
@@ -147,6 +161,9 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
     # Nor where the labeller found a journal, volume or pages and no title: the physics and
     # astronomy styles print none, and the rules would make one up from the names or journal.
     journal_only = not f["title"] and f["container"] and (f["volume"] or f["pages"])
+    # or only a volume and pages, the labeller sure of them (``VOLUME_PAGES_ONLY``)
+    journal_only = journal_only or (VOLUME_PAGES_ONLY and not f["title"] and not f["container"]
+                                    and f["volume"] and f["pages"] and f["confidence"] >= DOUBTFUL)
     doubted = f["doubtful"] and not f["doubtful"].startswith("no authors") and not journal_only
     if not (doubted or f["url"] or f["doi"]):
         return f  # nothing the rules' parse would change: not run (a seventh of a parse)
