@@ -1916,3 +1916,30 @@ def test_names_set_apart_by_a_wide_space_on_one_line_are_names(tmp_path):
          "Times-Roman"),
         ("1 Introduction", 72, 260, 14, "Times-Bold"), *body_lines(280)]])
     assert names(doc) == ["Fabrizio Genovese", "Andre Knispel", "Joshua Fitzgerald"]
+
+
+def test_a_heading_with_a_subscript_under_its_superscript_is_one_heading(tmp_path):
+    # JHEP: "2.2 The mono-X + E^miss_T signatures" in bold, the subscript T set under the raised
+    # "miss" (left of the line's end): it was a line of its own, and the raised word refused the
+    # heading as a note's mark
+    from ctxmill.sources.pdf import extract
+
+    def end_x(text, font, size):  # where a run set at x 72 ends, read back from a PDF of it alone
+        return extract(make_pdf(tmp_path / "w.pdf", [[(text, 72, 100, size, font)]])).pages[0].lines[0].bbox[2]
+
+    head = "2.2 The mono-X + E"
+    x_sup = end_x(head, "Times-Bold", 11) + 0.3
+    x_after = end_x("miss", "Times-Roman", 8) - 72 + x_sup
+    x_sig = end_x("T", "Times-Roman", 8) - 72 + x_sup + 2.5
+    rows = [("Constraints on Simplified Dark Matter Models", 72, 60, 17, "Times-Bold"),
+            ("1 Introduction", 72, 110, 12, "Times-Bold"), *body_lines(128, 3, size=11),
+            ("2 Simplified models", 72, 180, 12, "Times-Bold"), *body_lines(198, 3, size=11),
+            ("2.1 Vector mediator", 72, 250, 11, "Times-Bold"), *body_lines(266, 3, size=11),
+            (head, 72, 318, 11, "Times-Bold"), ("miss", x_sup, 314, 8, "Times-Roman"),
+            ("T", x_sup, 321, 8, "Times-Roman"), ("signatures", max(x_after, x_sig) + 2.5, 318, 11, "Times-Bold"),
+            *body_lines(336, 3, size=11),
+            ("2.3 Mass and coupling points", 72, 388, 11, "Times-Bold"), *body_lines(404, 3, size=11)]
+    doc = compile_pages(tmp_path, [rows])
+    heads = headings(doc)
+    assert "### 2.2 The mono-X + EᵐⁱˢˢT signatures" in heads, heads
+    assert heads[-1] == "### 2.3 Mass and coupling points"

@@ -426,7 +426,9 @@ _LETTER_SPACED_RE = re.compile(r"^(?:\w ){3,}\w(?: (?:\w ){2,}\w)*$")
 
 # a raised digit or sign glued to a word inside a title, more of the title after it ("2.1 M[^2]
 # (Dahlmeier and Ng, 2012)": M², a metric's name); a note's mark ends its line or its name
-_INNER_MARK_RE = re.compile(r"(?<=\w)\[\^[0-9+\-−*]{1,2}\](?= [^\s\[,])")
+# (or a raised word in lower case on a one-letter symbol, the title going on after it: "E[^miss]T
+# signatures", a quantity's superscript with its subscript after it)
+_INNER_MARK_RE = re.compile(r"(?<=\w)\[\^[0-9+\-−*]{1,2}\](?= [^\s\[,])|(?<=\b[A-Za-z])\[\^[a-z]{2,6}\](?= ?[A-Za-z0-9])")
 
 
 def _inner_marks(text: str) -> bool:
@@ -492,7 +494,17 @@ def _set_heading(b: Block, level: int, number: str | None, title: str) -> None:
     b.kind = Kind.HEADING
     b.level = max(2, min(6, level))
     b.number = number
-    b.attrs["_title"] = _cell_marks(title) if "[^" in title else title  # "M[^2]" is M², as in a table cell
+    if "[^" in title:  # "M[^2]" is M², as in a table cell; "E[^miss]T" is EᵐⁱˢˢT
+        title = _WORD_MARK_RE.sub(lambda m: m.group(1).translate(_RAISED_LETTERS)
+                                  if all(c in _RAISED_KEYS for c in m.group(1)) else m.group(0), _cell_marks(title))
+    b.attrs["_title"] = title
+
+
+# a raised word in lower case on a one-letter symbol (a quantity's superscript, _INNER_MARK_RE),
+# written in the raised letters Unicode has (no raised q)
+_WORD_MARK_RE = re.compile(r"(?<=\b[A-Za-z])\[\^([a-z]{2,6})\](?= ?[A-Za-z0-9])")
+_RAISED_KEYS = "abcdefghijklmnoprstuvwxyz"
+_RAISED_LETTERS = str.maketrans(_RAISED_KEYS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ")
 
 
 def _roman_scheme(cands: dict[int, tuple]) -> bool:

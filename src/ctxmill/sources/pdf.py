@@ -186,6 +186,23 @@ def _under_raised(chars: list, counts: dict[float, int], dom: float, base: float
     return dom, base
 
 
+def _under_last_raised(cur: _LineBuilder, x0: float, ref: float) -> bool:
+    """x0 lies under the raised run the line ends in (from its first character on, within 1 pt),
+    and the line is a numbered heading's: it opens with a section number in its own type ("2.2 The
+    ..."), and most of its characters are in a bold face (a body face flagged bold, eLife's, has
+    no section numbers at its lines' starts; a line number there is set smaller)."""
+    k = len(cur.chars)
+    while k and cur.chars[k - 1][6].size < 0.86 * ref and cur.base - cur.chars[k - 1][5] > 0.18 * ref:
+        k -= 1
+    if k == len(cur.chars) or k == 0 or x0 < cur.chars[k][1] - 1.0 or cur.chars[0][6].size != ref:
+        return False
+    text = "".join((" " if c[7] else "") + c[0] for c in cur.chars[:k])
+    return bool(_HEAD_NUMBER_RE.match(text)) and 2 * sum(1 for c in cur.chars[:k] if c[6].bold) > k
+
+
+_HEAD_NUMBER_RE = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.? +[A-Z]")
+
+
 def _finish_line(chars: list) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
     # dominant size by character count
@@ -417,6 +434,13 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
                 cur.last_x0 = x0
                 if item[3] > cur.x1:
                     cur.x1 = item[3]
+                return
+            if size < 0.86 * ref and 0 < dy <= 0.45 * ref and dx <= 0 and _under_last_raised(cur, x0, ref):
+                # a subscript set under the superscript the line ends in (E^miss_T) on a line in
+                # bold (a heading's): the same line. (Only in bold: on a body line the subscript's
+                # depth would make the line taller than the paragraph's pitch.)
+                cur.chars.append(item)
+                cur.last_x0 = x0
                 return
             if ref < 0.86 * size and 0 < dy <= 0.75 * size and -0.6 * size < dx < 1.2 * size:
                 # the line started with a superscript (footnote or affiliation mark)
