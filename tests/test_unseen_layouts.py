@@ -1943,3 +1943,34 @@ def test_a_heading_with_a_subscript_under_its_superscript_is_one_heading(tmp_pat
     heads = headings(doc)
     assert "### 2.2 The mono-X + EᵐⁱˢˢT signatures" in heads, heads
     assert heads[-1] == "### 2.3 Mass and coupling points"
+
+
+def test_a_name_shaped_institution_in_a_name_institution_grid_is_no_author(tmp_path):
+    # bmvc2k's \addauthor: each row a name, its institution to the right, the e-mail under the name;
+    # one institution is a company whose name reads like a person's ("Blue Harbor")
+    rows = [("Sampling Planners for Mobile Robots in Python", 110, 60, 17, "Times-Bold")]
+    for k, (name, inst, mail) in enumerate([("Maria Lopez", "State University of Ohio", "maria@osu.edu"),
+                                            ("Peter Brandt", "Acme Robotics Inc.", "peter@acme.com"),
+                                            ("Lena Fischer", "Technical University of Berlin", "lena@tu.de"),
+                                            ("Tomas Novak", "Blue Harbor", "tomas@blueharbor.io")]):
+        # written in the class's order, a cell at a time (name, e-mail, institution): a line of its own each
+        rows += [(name, 72, 110 + 26 * k, 10, "Times-Roman"), (mail, 72, 122 + 26 * k, 9, "Courier"),
+                 (inst, 300, 110 + 26 * k, 10, "Times-Roman")]
+    rows += [("Abstract", 280, 230, 11, "Times-Bold"), *body_lines(246, 3), ("1 Introduction", 72, 300, 12, "Times-Bold"),
+             *body_lines(320)]
+    doc = compile_pages(tmp_path, [rows])
+    assert names(doc) == ["Maria Lopez", "Peter Brandt", "Lena Fischer", "Tomas Novak"]
+
+
+def test_a_grid_of_names_beside_names_keeps_every_name(tmp_path):
+    # two authors a row, their institutions on the row under them: the right-hand cells beside names are names
+    rows = [("Sampling Planners for Mobile Robots in Python", 110, 60, 17, "Times-Bold")]
+    for k, (left, right) in enumerate([("Maria Lopez", "Peter Brandt"), ("Lena Fischer", "Tomas Novak"),
+                                       ("Anna Berg", "Karl Weiss")]):
+        rows += [(left, 72, 110 + 26 * k, 10, "Times-Roman"), (right, 300, 110 + 26 * k, 10, "Times-Roman"),
+                 ("State University of Ohio", 72, 122 + 26 * k, 9, "Times-Roman"),
+                 ("Technical University of Berlin", 300, 122 + 26 * k, 9, "Times-Roman")]
+    rows += [("Abstract", 280, 230, 11, "Times-Bold"), *body_lines(246, 3), ("1 Introduction", 72, 300, 12, "Times-Bold"),
+             *body_lines(320)]
+    doc = compile_pages(tmp_path, [rows])
+    assert names(doc) == ["Maria Lopez", "Peter Brandt", "Lena Fischer", "Tomas Novak", "Anna Berg", "Karl Weiss"]

@@ -437,9 +437,12 @@ def _names(region: list[TLine], space_initials: bool = True
     names: list[tuple[str, list[str]]] = []
     boxes = []
     types: list[tuple[float, bool, bool]] = []  # each name's line type: size, bold, italic
-    for pieces, t in merged:
+    grid = _institution_cells([t for _, t in merged], space_initials)
+    for i, (pieces, t) in enumerate(merged):
         if pieces and not pieces[0][0].strip() and pieces[0][1]:
             continue  # starts with a mark: an affiliation line ("¹ Wikimedia Foundation")
+        if i in grid:
+            continue  # the institution beside a name in a name | institution grid, however name-like
         label = _LINE_LABEL_RE.match(t.text)
         if label and label.group(1).strip().lower() not in ("author", "authors", "by"):
             # a labelled line names people in another role, every name on it ("In collaboration
@@ -490,6 +493,36 @@ def _names(region: list[TLine], space_initials: bool = True
             keep = [not (ty[0] < most[0] and (ty[1], ty[2]) != most[1:]) for ty in types]
             names = [nm for nm, k in zip(names, keep, strict=True) if k]
     return names, boxes
+
+
+def _line_is_name(t: TLine, space_initials: bool) -> bool:
+    """The whole line is one name and nothing else."""
+    return "@" not in t.text and len(SEP_RE.split(t.text.strip())) == 1 and _clean_name(t.text, space_initials) is not None
+
+
+def _names_none(t: TLine, space_initials: bool) -> bool:
+    """No part of the line reads as a name (an institution, an address, an e-mail)."""
+    return not any(_clean_name(p, space_initials) for p in SEP_RE.split(t.text) if p.strip())
+
+
+def _institution_cells(lines: list[TLine], space_initials: bool) -> set[int]:
+    """The right-hand cells of a name | institution grid (bmvc2k's \\addauthor: each row a name,
+    then its institution further right on the same row, the e-mail under the name): where three
+    or more rows put a line beside a lone name at one left edge and at least half of those lines
+    name no person ("Some State University", "Acme Inc."), the column is the institutions', and
+    its name-shaped cells (a company called "Blue Harbor") are institutions too. A grid of names
+    beside names (two authors a row) has no such column: its right-hand cells are names."""
+    right: dict[int, list[int]] = {}
+    for i, t in enumerate(lines):
+        if any(u is not t and u.x1 < t.x0 and abs(u.top - t.top) < 0.5 * t.size and _line_is_name(u, space_initials)
+               for u in lines):
+            key = next((k for k in right if abs(lines[k].x0 - t.x0) <= 3), i)
+            right.setdefault(key, []).append(i)
+    cells: set[int] = set()
+    for col in right.values():
+        if len(col) >= 3 and sum(_names_none(lines[i], space_initials) for i in col) >= len(col) / 2:
+            cells.update(col)
+    return cells
 
 
 def _caps_name_and_affiliation(pieces: list[tuple[str, list[str]]], name: str, space_initials: bool = True) -> bool:
