@@ -1974,3 +1974,35 @@ def test_a_grid_of_names_beside_names_keeps_every_name(tmp_path):
              *body_lines(320)]
     doc = compile_pages(tmp_path, [rows])
     assert names(doc) == ["Maria Lopez", "Peter Brandt", "Lena Fischer", "Tomas Novak", "Anna Berg", "Karl Weiss"]
+
+
+def text_width(tmp_path, text: str, size: float, font: str) -> float:
+    """How wide make_pdf sets ``text`` (from the page's own text layer)."""
+    import pypdfium2 as pdfium
+    pdf = pdfium.PdfDocument(str(make_pdf(tmp_path / "w.pdf", [[(text, 72, 100, size, font)]])))
+    tp = pdf[0].get_textpage()
+    right = tp.get_charbox(tp.count_chars() - 1)[2]
+    pdf.close()
+    return right - 72
+
+
+def test_a_bold_unnumbered_head_ending_in_math_is_a_heading(tmp_path):
+    # EPTCS: "Addendum - Building the morphisms S_G, T_G, S_m,n, T_m,n" in bold 14.3 pt, its symbols in the math
+    # italic and their subscripts smaller and lower, not bold; the numbered sections bold 14.3 pt
+    lead = "Addendum - Building the morphisms"
+    x = 72 + text_width(tmp_path, lead, 14, "Times-Bold") + 3.5
+    math = []
+    for sym, sub in (("S", "G"), ("T", "G"), ("S", "m,n"), ("T", "m,n")):
+        math += [(sym, x, 430, 14, "Times-Italic"),
+                 *[(ch, x + 8 + 5 * k, 433, 10, "Times-Roman" if ch == "," else "Times-Italic")
+                   for k, ch in enumerate(sub)],
+                 (",", x + 8 + 5 * len(sub), 430, 14, "Times-Roman")]
+        x += 14 + 5 * len(sub)
+    page = [("Mapping Finite State Machines to Circuits", 72, 70, 17, "Times-Bold"),
+            ("1 Introduction", 72, 110, 14, "Times-Bold"), *body_lines(130, 8),
+            ("2 Conclusion", 72, 250, 14, "Times-Bold"), *body_lines(270, 8),
+            ("Acknowledgements", 72, 380, 14, "Times-Bold"), *body_lines(400, 1),
+            (lead, 72, 430, 14, "Times-Bold"), *math[:-1], *body_lines(450, 8)]
+    heads = [h.lstrip("#").strip() for h in headings(compile_pages(tmp_path, [page]))]
+    assert heads[1:4] == ["1 Introduction", "2 Conclusion", "Acknowledgements"]
+    assert len(heads) == 5 and heads[4].startswith("Addendum - Building the morphisms SG")

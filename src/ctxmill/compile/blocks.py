@@ -564,6 +564,24 @@ def aside(b: Block) -> bool:
     return bool(a.get("_rotated") or (a.get("_mono") and " " in b.text.strip() and not _URL_BIT.search(b.text)))
 
 
+def _bold_but_math(line: Line) -> bool:
+    """A bold line but for its math: symbols and subscripts in math fonts, spans of one or two
+    characters that are not bold ("Building the morphisms S_G, T_G"), the bold ones 60% or more of
+    the line and 85% of the rest. Only structure's test for an unnumbered heading reads it; the
+    line's own `bold`, which paragraphs are grouped by, stays as it is."""
+    bold = short = total = 0
+    for s in line.spans:
+        if s.superscript:
+            continue
+        n = len(s.text.strip())
+        total += n
+        if s.bold:
+            bold += n
+        elif n <= 2:
+            short += n
+    return total > 0 and short > 0 and bold >= 0.6 * total and bold >= 0.85 * (total - short)
+
+
 def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
     texts = [span_text(x.line) for x in lines]
     first = lines[0]
@@ -577,6 +595,7 @@ def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
         "_size_max": max((s.size for x in lines for s in x.line.spans if not s.superscript), default=first.size),
         "_center": _centered(lines, ctx.columns),
         "_face": len(lines) == 1 and _face_head(first, ctx),
+        "_bold_math": len(lines) == 1 and not first.bold and bool(first.lead_bold) and _bold_but_math(first.line),
     }
     return Block(Kind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
                  attrs=attrs)

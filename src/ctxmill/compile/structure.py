@@ -770,6 +770,11 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
                     and (b.page <= title_page or not _text_follows(blocks, idx, body)):
                 continue  # the title pages: names, affiliations, degree, venue lines
             level = sig_level.get(_signature(b))
+            if level is None and b.attrs.get("_bold_math") and (b.attrs.get("_size") or 0.0) >= body * 1.1:
+                # a line in a head's size, bold but for its math (symbols and subscripts in math
+                # fonts): printed like the numbered heads it would match if the math were bold
+                sig = _signature(b)
+                level = sig_level.get((sig[0], True, sig[2], sig[3]))
             if level is not None:
                 _set_heading(b, level, None, b.text.replace("\n", " ").strip())
         for b in known_titles:
