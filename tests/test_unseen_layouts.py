@@ -2006,3 +2006,25 @@ def test_a_bold_unnumbered_head_ending_in_math_is_a_heading(tmp_path):
     heads = [h.lstrip("#").strip() for h in headings(compile_pages(tmp_path, [page]))]
     assert heads[1:4] == ["1 Introduction", "2 Conclusion", "Acknowledgements"]
     assert len(heads) == 5 and heads[4].startswith("Addendum - Building the morphisms SG")
+
+
+def test_a_plain_head_clearly_larger_than_a_tables_rows_is_no_row_of_it(tmp_path):
+    # OUP's authoring template: section heads in a 10 pt roman face (not bold) over a 7.5 pt body;
+    # a head right under a table set in the body's size was read as the table's last row
+    rows = [("Polymorphism of Genetic Ambigrams", 54, 60, 18, "Times-Bold"),
+            ("Introduction", 54, 110, 10, "Times-Roman"), *body_lines(126, 4, x=54, size=7.5),
+            ("Results", 54, 180, 10, "Times-Roman"), *body_lines(196, 4, x=54, size=7.5),
+            ("Table 2. Doubly synonymous codons and their complements.", 54, 250, 7, "Times-Roman")]
+    for r, cells in enumerate([("Strand", "N", "M", "Nn", "Nv", "ratio"),
+                               ("CNV-RdRp", "1033", "46", "606", "362", "0.0068"),
+                               ("ZMV-RdRp", "1075", "12", "210", "39", "0.0064"),
+                               ("CNV-Robin", "272", "46", "213", "146", "0.0096"),
+                               ("ZMV-Robin", "304", "10", "84", "48", "0.0145")]):
+        for j, cell in enumerate(cells):
+            rows.append((cell, 54 + 70 * j, 266 + 10.5 * r, 7.5, "Times-Roman"))
+    rows += [("Discussion", 54, 352, 10, "Times-Roman"), *body_lines(368, 5, x=54, size=7.5)]
+    doc = compile_pages(tmp_path, [rows])
+    heads = [h.lstrip("#").strip() for h in headings(doc)]
+    assert heads[-3:] == ["Introduction", "Results", "Discussion"]
+    assert not [line for line in doc.markdown.splitlines() if ("<td" in line or "|" in line) and "Discussion" in line]
+    assert "| ZMV-Robin | 304 | 10 | 84 | 48 | 0.0145 |" in doc.markdown  # the rows above it stay the table

@@ -563,7 +563,7 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
             break  # body text again under a table set smaller than it
         if x.bold and x.size >= body * 0.95 and b.HEADING_NUM_RE.match(x.text) and len(x.text) < 120:
             break
-        if region and _head_under(x, region):
+        if region and _head_under(x, region, body):
             break
         region.append(x)
         k += 1
@@ -573,11 +573,16 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
     return k, attrs, region
 
 
-def _head_under(x, region: list) -> bool:
+def _head_under(x, region: list, body: float) -> bool:
     """A heading right under a table's rows: one piece in bold, in larger type than every line the
     table has taken (IEEE Access's 9 pt "B. COMPARISON ..." under its 8 pt rows, a 12.9 pt head
-    under 12 pt rows), not a row of it."""
-    return x.bold and not _tabular(x) and len(x.text) < 120 and x.size >= max(r.size for r in region) + 0.5
+    under 12 pt rows), not a row of it. A head in plain type (classes that set their heads in a
+    larger roman face) ends the rows when it is clearly larger: 2 pt over every row and 1 pt over
+    the body, a size no row nor running text takes."""
+    if _tabular(x) or len(x.text) >= 120:
+        return False
+    top = max(r.size for r in region)
+    return x.size >= top + 0.5 if x.bold else x.size >= top + 2.0 and x.size >= body + 1.0
 
 
 def _prose(x, body: float, ctx) -> bool:
@@ -624,7 +629,7 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
     k = i + 1
     lone = 0
     while k < n and _close(ls[k - 1], ls[k]) and abs(ls[k].size - ls[start].size) <= 1.5:
-        if _head_under(ls[k], ls[start:k]):
+        if _head_under(ls[k], ls[start:k], body):
             break
         if _tabular(ls[k]):
             lone = 0
