@@ -887,3 +887,58 @@ def test_a_doubtful_labellers_volume_and_pages_do_not_refuse_the_rules_title():
     labeller = parse(raw)
     assert labeller["volume"] and labeller["pages"] and labeller["confidence"] < refparse.DOUBTFUL
     assert refparse.reference_fields(raw, parse_entry)["title"] == "dswah/pyGAM: v0.8.0"
+
+
+# eptcs.bst's head, "Given Family, Given Family & Given Family: Title." (round 28, the unseen EPTCS paper):
+# the labeller ended the author run early and read the rest of the names, the "&" and the colon as title.
+@pytest.mark.parametrize(("raw", "labelled", "authors", "title"), [
+    ("Ada Quill, Bruno Tarn, Cleo Vance & Dario Wex: Fast Proofs for Small Circuits. In Proc. of Things, pp. 1-9.",
+     [("author", "Ada Quill, Bruno Tarn"), ("title", "Cleo Vance & Dario Wex: Fast Proofs for Small Circuits")],
+     ["Ada Quill", "Bruno Tarn", "Cleo Vance", "Dario Wex"], "Fast Proofs for Small Circuits"),
+    # no author labelled at all: the names start the title run
+    ("Ada Quill & Bruno Tarn: Safe Contracts: A State Machine Approach. Available at https://example.org/x.",
+     [("title", "Ada Quill & Bruno Tarn: Safe Contracts: A State Machine Approach")],
+     ["Ada Quill", "Bruno Tarn"], "Safe Contracts: A State Machine Approach"),
+    # one name, known to the gazetteer as a given name
+    ("John Wex: Notes on Small Circuits. Available at https://example.org/y.",
+     [("title", "John Wex: Notes on Small Circuits")], ["John Wex"], "Notes on Small Circuits"),
+])
+def test_names_before_a_colon_at_a_titles_head_are_authors(raw, labelled, authors, title, monkeypatch):
+    from ctxmill.compile.refparse import fields
+
+    monkeypatch.setattr(fields, "NAMES_HEAD_TITLE", True)
+    f = _assembled(raw, labelled)
+    assert (f["authors"], f["title"]) == (authors, title)
+    monkeypatch.setattr(fields, "NAMES_HEAD_TITLE", False)  # as before: the names stay in the title
+    assert _assembled(raw, labelled)["title"] != title
+
+
+@pytest.mark.parametrize(("raw", "labelled"), [
+    # name-shaped words, but no "&", no initials, no known given name: a title with a subtitle
+    ("A. Smith, Machine Learning: A Survey, J. Imag. Learn. 3, 1-20 (2001).",
+     [("author", "A. Smith"), ("title", "Machine Learning: A Survey")]),
+    ("Game Theory: An Introduction. Springer, 2001.", [("title", "Game Theory: An Introduction")]),
+    # a one-word maker is not taken (nothing tells it from a one-word title head)
+    ("Scipr-lab: Libsnark Github Page. Available at https://example.org/z.",
+     [("title", "Scipr-lab: Libsnark Github Page")]),
+    # the author run ends at a full stop: what follows is the title, colon and all
+    ("A. Smith. Romeo Montague & Juliet Capulet: A Reading. Verona Press, 1999.",
+     [("author", "A. Smith"), ("title", "Romeo Montague & Juliet Capulet: A Reading")]),
+])
+def test_a_title_head_that_is_no_name_list_stays_the_title(raw, labelled, monkeypatch):
+    from ctxmill.compile.refparse import fields
+
+    monkeypatch.setattr(fields, "NAMES_HEAD_TITLE", True)
+    assert _assembled(raw, labelled)["title"] == labelled[-1][1]
+
+
+def test_the_labeller_gives_eptcs_names_before_the_colon_to_the_authors(monkeypatch):
+    from ctxmill.compile.refparse import fields
+
+    raw = ("Anastasia Mavridou & Aron Laszka: Designing Secure Ethereum Smart Contracts: A Finite State Machine "
+           "Based Approach. Available at http://arxiv.org/abs/1711.09327. (Cited on page 1.)")
+    f = parse(raw)  # on by default since round 28
+    assert f["authors"] == ["Anastasia Mavridou", "Aron Laszka"]
+    assert f["title"] == "Designing Secure Ethereum Smart Contracts: A Finite State Machine Based Approach"
+    monkeypatch.setattr(fields, "NAMES_HEAD_TITLE", False)
+    assert parse(raw)["title"].startswith("Anastasia Mavridou")

@@ -14,7 +14,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from ctxmill.compile.refparse.features import journal_marks
-from ctxmill.compile.refparse.lexicon import ABBREVIATIONS, JOURNAL, MARKERS, PUBLISHER, gazetteers, lexkey
+from ctxmill.compile.refparse.lexicon import ABBREVIATIONS, JOURNAL, MARKERS, PARTICLES, PUBLISHER, gazetteers, lexkey
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
 from ctxmill.compile.refparse.tokens import tokenize
 
@@ -401,6 +401,72 @@ def _is_collab(word: str) -> bool:
     """A token that names a collaboration: "Collaboration", or glued to its name ("MOLLERCollaboration")."""
     return word.lower() in _COLLAB or (("ollaboration" in word or "onsortium" in word)
                                        and _GLUED_COLLAB.fullmatch(word) is not None)
+
+
+# "Eli Ben-Sasson, Alessandro Chiesa, Eran Tromer & Madars Virza: SNARKs for C ...", eptcs.bst's
+# head: the labeller, which saw few names ended by a colon, ends the author run early and reads the
+# rest of the names, the "&" and the colon as the title's head. On since round 28
+# (benchmarks/results/round28_reftitles_rule.md); use_names_head_title(False) for the fields before it.
+NAMES_HEAD_TITLE = True
+_NAME_SEPS = frozenset((",", "&", "and"))
+
+
+def use_names_head_title(on: bool) -> None:
+    """Give the names before a colon at a title's head back to the authors (``names_head_title``)
+    in this process, or not."""
+    global NAMES_HEAD_TITLE
+    NAMES_HEAD_TITLE = on
+
+
+def _name_shaped(words: list[str]) -> bool:
+    """2-4 words that read as one name printed given name first: capitalised words, initials or
+    particles, ending in a capitalised word that is no initial ("Madars Virza", "Juan A. Garay")."""
+    if not 2 <= len(words) <= 4 or not words[0][:1].isupper():
+        return False
+    return all(w[:1].isupper() or w.lower() in PARTICLES for w in words[1:]) and words[-1][:1].isupper() \
+        and not _DOTTED_INITIALS.fullmatch(words[-1]) and all(w[:1].isalpha() for w in words)
+
+
+def names_head_title(tokens, labels: list[str]) -> list[str]:
+    """A title run that starts at the entry's head, or right after the author run with only a
+    separator between, and whose words before its first colon are a list of names printed
+    given name first ("Eran Tromer & Madars Virza: Scalable ..."): those names are authors, the
+    title starts after the colon. Name-shaped words are not enough ("A. Smith, Machine Learning:
+    A Survey"): the list closes with "&", or one of its names starts with initials or a given
+    name of the gazetteer. Not a one-word maker ("Scipr-lab: Libsnark")."""
+    if "title" not in labels:
+        return labels
+    s = labels.index("title")
+    words = [t for t, _, _ in tokens]
+    gap = s
+    while gap > 0 and labels[gap - 1] == "O" and words[gap - 1] in _NAME_SEPS:
+        gap -= 1
+    if gap > 0 and labels[gap - 1] != "author":
+        return labels
+    if gap == 0 and s > 0:  # only separators before the title: no entry starts so
+        return labels
+    e = s
+    while e < len(labels) and labels[e] == "title" and words[e] != ":":
+        e += 1
+    if e >= len(labels) - 1 or labels[e] != "title" or labels[e + 1] != "title" or e - s < 2:
+        return labels
+    given = gazetteers().given
+    piece: list[str] = []
+    strong = "&" in words[s:e]
+    for w in words[s:e] + [","]:
+        if w in _NAME_SEPS:
+            if not _name_shaped(piece):
+                return labels
+            strong = strong or bool(_DOTTED_INITIALS.fullmatch(piece[0])) or lexkey(piece[0]) in given
+            piece = []
+        else:
+            piece.append(w)
+    if not strong:
+        return labels
+    out = list(labels)
+    out[gap:e] = ["author"] * (e - gap)
+    out[e] = "O"
+    return out
 
 
 def title_after_names(tokens, labels: list[str]) -> list[str]:
@@ -1009,6 +1075,8 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         "ſ" in text or "ı" in text or "İ" in text))) and _COLLAB_TEXT.search(text) is not None
     if collab:
         labels = collaboration_title(tokens, labels)
+    if NAMES_HEAD_TITLE:
+        labels = names_head_title(tokens, labels)
     labels = title_after_names(tokens, year_after_url(text, tokens, venue_head(tokens, labels)))
     if collab:
         labels = collaboration_is_author(tokens, labels)
