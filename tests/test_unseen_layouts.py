@@ -2028,3 +2028,27 @@ def test_a_plain_head_clearly_larger_than_a_tables_rows_is_no_row_of_it(tmp_path
     assert heads[-3:] == ["Introduction", "Results", "Discussion"]
     assert not [line for line in doc.markdown.splitlines() if ("<td" in line or "|" in line) and "Discussion" in line]
     assert "| ZMV-Robin | 304 | 10 | 84 | 48 | 0.0145 |" in doc.markdown  # the rows above it stay the table
+
+
+def test_a_numbered_bold_lead_running_on_into_the_next_line_is_no_section(tmp_path):
+    # OUP's authoring template: an enumerated item in the text, its number in roman and its lead in
+    # bold, the lead wrapping to the next line and ending inside it ("of ribosomes with RNA. This
+    # could ..."); the item's first line was read as section 2
+    def item(number, lead, y):
+        return [(number, 54, y, 7.5, "Times-Roman"), (lead, 64, y, 7.5, "Times-Bold")]
+
+    run_on = "of ribosomes with RNA"
+    x = 54 + text_width(tmp_path, run_on, 7.5, "Times-Bold")
+    rows = [("Polymorphism of Genetic Ambigrams", 54, 60, 18, "Times-Bold"),
+            ("Introduction", 54, 110, 10, "Times-Bold"), *body_lines(126, 6, x=54, size=7.5),
+            ("Hypotheses", 54, 210, 10, "Times-Bold"), *body_lines(226, 3, x=54, size=7.5),
+            *item("1.", "The reverse open reading frame codes a protein.", 266), *body_lines(276, 3, x=54, size=7.5),
+            *item("2.", "The reverse open reading frame facilitates association", 316),
+            (run_on, 54, 326, 7.5, "Times-Bold"),
+            (". This could conceivably convey advantages by providing a mechanism", x, 326, 7.5, "Times-Roman"),
+            *body_lines(336, 4, x=54, size=7.5),
+            ("Results", 54, 400, 10, "Times-Bold"), *body_lines(416, 6, x=54, size=7.5)]
+    doc = compile_pages(tmp_path, [rows])
+    heads = [h.lstrip("#").strip() for h in headings(doc)]
+    assert heads[1:] == ["Introduction", "Hypotheses", "Results"]
+    assert "The reverse open reading frame facilitates association" in doc.markdown  # kept as text

@@ -652,6 +652,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if geo and style is None and _next_list_item(blocks, idx, number):
             continue  # "4. Fast Fourier Transform" under "3. Zerofill (once)": the list's next item
+        if geo and _lead_runs_on(blocks, idx, doc):
+            continue  # "2. The reverse ... association" / "of ribosomes with RNA. This ...": an item's lead
         if not title and num.keyword != "appendix":
             continue  # "Chapter 3" whose title could not be joined to it
         _advance(number, state)
@@ -677,6 +679,34 @@ def _next_list_item(blocks: list[Block], idx: int, number: str) -> bool:
     prev = next((p for p in reversed(blocks[max(0, idx - 3):idx]) if p.kind is not Kind.FURNITURE), None)
     return prev is not None and abs((prev.attrs.get("_x0") or 0) - (b.attrs.get("_x0") or 0)) <= 1 \
         and prev.text.lstrip().startswith(f"{int(number) - 1}{text[len(number)]} ")
+
+
+def _lead_runs_on(blocks: list[Block], idx: int, doc: Document) -> bool:
+    """A one-line numbered bold lead whose words go on, in its face, at the start of the line
+    under it, the line turning to plain text after them (an enumerated item's run-in lead
+    wrapped: "2. The reverse open reading frame facilitates association" / "of ribosomes with
+    RNA. This could ..."): text, as every run-in lead is, not a section. A head wrapped over two
+    lines is bold to its end."""
+    b = blocks[idx]
+    if b.attrs.get("_nlines", 1) != 1 or b.text.rstrip()[-1:] in ".:;!?":
+        return False
+    nxt = next((o for o in blocks[idx + 1: idx + 3] if o.kind is not Kind.FURNITURE), None)
+    if nxt is None or nxt.kind is not Kind.PARAGRAPH or nxt.page != b.page:
+        return False
+    top, bottom, size = nxt.attrs.get("_top"), b.attrs.get("_bottom"), b.attrs.get("_size") or 0.0
+    if top is None or bottom is None or not size or not 0 <= top - bottom <= 2 * size:
+        return False
+    page = next((p for p in doc.stream.pages if p.number == nxt.page), None)
+
+    def spans(at: float, box) -> list:
+        ln = next((x for x in page.lines if x.bbox and abs(x.bbox[1] - at) < 0.5
+                   and x.bbox[0] < box[2] and x.bbox[2] > box[0]), None) if page and box else None
+        # (line numbers in a margin are in smaller type)
+        return [s for s in ln.spans if not s.superscript and s.text.strip() and s.size >= 0.8 * size] if ln else []
+
+    head, under = spans(b.attrs.get("_top") or -1.0, b.bbox), spans(top, nxt.bbox)
+    return bool(head and under and head[-1].bold and under[0].bold and under[0].font == head[-1].font
+                and under[0].text.lstrip()[:1].islower() and any(not s.bold for s in under[1:]))
 
 
 def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
