@@ -2052,3 +2052,17 @@ def test_a_numbered_bold_lead_running_on_into_the_next_line_is_no_section(tmp_pa
     heads = [h.lstrip("#").strip() for h in headings(doc)]
     assert heads[1:] == ["Introduction", "Hypotheses", "Results"]
     assert "The reverse open reading frame facilitates association" in doc.markdown  # kept as text
+
+
+def test_a_one_line_theorem_statement_is_no_heading_left_in_the_text(tmp_path):
+    # OUP's authoring template: "Rule 1" (bold, with its number) and its statement in italic on one
+    # line, space above and below (a \newtheorem environment); QA named it a heading read as text
+    label = "Rule 1"
+    x = 54 + text_width(tmp_path, label, 9, "Times-Bold") + 4
+    rows = [("Polymorphism of Genetic Ambigrams", 54, 60, 18, "Times-Bold"),
+            ("Introduction", 54, 110, 11, "Times-Bold"), *body_lines(128, 6, x=54, size=9),
+            (label, 54, 214, 9, "Times-Bold"), ("All complementary-strand stops are removable", x, 214, 9, "Times-Italic"),
+            *body_lines(240, 6, x=54, size=9)]
+    doc = compile_pages(tmp_path, [rows])
+    assert "All complementary-strand stops are removable" in doc.markdown
+    assert "heading_like_text" not in [c.id for c in doc.qa.checks]

@@ -523,6 +523,16 @@ def _plain(title: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", t.lower()))
 
 
+def _theorem_line(spans: list) -> bool:
+    """A theorem-like statement on one line: a bold label with its number ("Rule 1", "Lemma 3.2."),
+    the statement after it in italic (\\newtheorem's plain style), which no class uses for a head."""
+    top = max(sp.size for sp in spans)
+    spans = [sp for sp in spans if sp.size >= 0.8 * top]  # (not a line number in the margin)
+    first, rest = spans[0], spans[1:]
+    return bool(first.bold and re.fullmatch(r"[A-Z][a-z]+\.? \d+(?:\.\d+)*\.?", first.text.strip()) and rest
+                and all(sp.italic and not sp.bold for sp in rest))
+
+
 def _heading_like(doc: Document, add) -> None:
     """Lines set like headings that ended up as body paragraphs: the headings a reader sees and
     the outline lacks. Such a line is a block of its own, a few capitalised words without end
@@ -567,7 +577,7 @@ def _heading_like(doc: Document, add) -> None:
         if not 0 <= nxt.bbox[1] - line.bbox[3] < 3 * h:
             continue
         spans = [sp for sp in line.spans if sp.text.strip() and not sp.superscript]
-        if not spans:
+        if not spans or _theorem_line(spans):
             continue
         size = min(sp.size for sp in spans)
         set_off = (all(sp.bold for sp in spans) and size >= body * 0.95) or size >= body * 1.15
