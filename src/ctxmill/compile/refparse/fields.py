@@ -14,7 +14,15 @@ from itertools import groupby
 from operator import itemgetter
 
 from ctxmill.compile.refparse.features import journal_marks
-from ctxmill.compile.refparse.lexicon import ABBREVIATIONS, JOURNAL, MARKERS, PARTICLES, PUBLISHER, gazetteers, lexkey
+from ctxmill.compile.refparse.lexicon import (
+    ABBREVIATIONS,
+    JOURNAL,
+    MARKERS,
+    PARTICLES,
+    PUBLISHER,
+    gazetteers,
+    lexkey,
+)
 from ctxmill.compile.refparse.names import display_name, is_name, split_people
 from ctxmill.compile.refparse.tokens import tokenize
 
