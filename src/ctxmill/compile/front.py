@@ -513,9 +513,9 @@ def _institution_cells(lines: list[TLine], space_initials: bool) -> set[int]:
     its name-shaped cells (a company called "Blue Harbor") are institutions too. A grid of names
     beside names (two authors a row) has no such column: its right-hand cells are names."""
     right: dict[int, list[int]] = {}
+    names = [u for u in lines if _line_is_name(u, space_initials)]
     for i, t in enumerate(lines):
-        if any(u is not t and u.x1 < t.x0 and abs(u.top - t.top) < 0.5 * t.size and _line_is_name(u, space_initials)
-               for u in lines):
+        if any(u is not t and u.x1 < t.x0 and abs(u.top - t.top) < 0.5 * t.size for u in names):
             key = next((k for k in right if abs(lines[k].x0 - t.x0) <= 3), i)
             right.setdefault(key, []).append(i)
     cells: set[int] = set()

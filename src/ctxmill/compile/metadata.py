@@ -220,7 +220,8 @@ def _type_label_above(doc: Document, tp: front.TitlePage) -> None:
     b = above[-1]
     text = b.text.strip()
     line_h = title.bbox[3] - title.bbox[1]
-    if b.kind is Kind.HEADING and b.bbox is not None and front.type_label(text) and "\n" not in text and b.bbox[3] <= title.bbox[1] + 1 and title.bbox[1] - b.bbox[3] < line_h \
+    if b.kind is Kind.HEADING and b.bbox is not None and front.type_label(text) and "\n" not in text \
+            and b.bbox[3] <= title.bbox[1] + 1 and title.bbox[1] - b.bbox[3] < line_h \
             and not any(x.kind is Kind.HEADING for x in above[:-1]):
         b.kind, b.level = Kind.PARAGRAPH, None
 

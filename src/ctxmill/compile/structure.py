@@ -427,8 +427,12 @@ _LETTER_SPACED_RE = re.compile(r"^(?:\w ){3,}\w(?: (?:\w ){2,}\w)*$")
 # a raised digit or sign glued to a word inside a title, more of the title after it ("2.1 M[^2]
 # (Dahlmeier and Ng, 2012)": M², a metric's name); a note's mark ends its line or its name
 # (or a raised word in lower case on a one-letter symbol, the title going on after it: "E[^miss]T
-# signatures", a quantity's superscript with its subscript after it)
-_INNER_MARK_RE = re.compile(r"(?<=\w)\[\^[0-9+\-−*]{1,2}\](?= [^\s\[,])|(?<=\b[A-Za-z])\[\^[a-z]{2,6}\](?= ?[A-Za-z0-9])")
+# signatures", a quantity's superscript with its subscript after it), written in the raised
+# letters Unicode has (no raised q)
+_WORD_MARK_RE = re.compile(r"(?<=\b[A-Za-z])\[\^([a-z]{2,6})\](?= ?[A-Za-z0-9])")
+_RAISED_KEYS = "abcdefghijklmnoprstuvwxyz"
+_RAISED_LETTERS = str.maketrans(_RAISED_KEYS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ")
+_INNER_MARK_RE = re.compile(r"(?<=\w)\[\^[0-9+\-−*]{1,2}\](?= [^\s\[,])|" + _WORD_MARK_RE.pattern)
 
 
 def _inner_marks(text: str) -> bool:
@@ -499,12 +503,6 @@ def _set_heading(b: Block, level: int, number: str | None, title: str) -> None:
                                   if all(c in _RAISED_KEYS for c in m.group(1)) else m.group(0), _cell_marks(title))
     b.attrs["_title"] = title
 
-
-# a raised word in lower case on a one-letter symbol (a quantity's superscript, _INNER_MARK_RE),
-# written in the raised letters Unicode has (no raised q)
-_WORD_MARK_RE = re.compile(r"(?<=\b[A-Za-z])\[\^([a-z]{2,6})\](?= ?[A-Za-z0-9])")
-_RAISED_KEYS = "abcdefghijklmnoprstuvwxyz"
-_RAISED_LETTERS = str.maketrans(_RAISED_KEYS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ")
 
 
 def _roman_scheme(cands: dict[int, tuple]) -> bool:
@@ -1115,12 +1113,8 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
     if len(cands) < 2:
         return blocks
     # the body's face: the font of most characters on the candidates' pages
-    chars: dict[str, int] = {}
-    for n in {blocks[i].page for i, *_ in cands}:
-        for ln in pages[n].lines:
-            for s in ln.spans:
-                chars[s.font] = chars.get(s.font, 0) + len(s.text)
-    if _SANS_FONT_RE.search(max(chars, key=chars.get)) and not _sans_run_in(blocks, cands, pages):
+    body_font = _main_font(pages[n] for n in {blocks[i].page for i, *_ in cands})
+    if _SANS_FONT_RE.search(body_font) and not _sans_run_in(blocks, cands, pages):
         return blocks  # a sans body: its bold leads are the body's own
     by_font: dict[str, int] = {}
     for _, _, font, _ in cands:
@@ -1377,18 +1371,23 @@ def _numbered_run_in(doc: Document, blocks: list[Block]) -> list[Block]:
 _DISPLAY_LEAD_RE = re.compile(r"(\d{1,2})\) ([A-Z][^:.\n]{2,80})")
 
 
+def _main_font(pages) -> str:
+    """The font of most characters on these pages ('' where they hold none)."""
+    chars: dict[str, int] = {}
+    for page in pages:
+        for ln in page.lines:
+            for x in ln.spans:
+                chars[x.font] = chars.get(x.font, 0) + len(x.text)
+    return max(chars, key=chars.get) if chars else ""
+
+
 def _family(font: str) -> str:
     return re.sub(r"^[A-Z]{6}\+", "", font).split("-")[0].split(",")[0]
 
 
 def _head_faces(doc: Document, blocks: list[Block], pages: dict) -> tuple[str, set[str]]:
     """The body's font and the families of the section heads' fonts."""
-    chars: dict[str, int] = {}
-    for page in doc.stream.pages:
-        for ln in page.lines:
-            for x in ln.spans:
-                chars[x.font] = chars.get(x.font, 0) + len(x.text)
-    body = max(chars, key=chars.get) if chars else ""
+    body = _main_font(doc.stream.pages)
     fams = set()
     for b in blocks:
         if b.kind is Kind.HEADING and not b.attrs.get("title"):
