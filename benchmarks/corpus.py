@@ -125,6 +125,8 @@ def summarise(rows: list[dict]) -> dict:
                          f"{sum(r['authors']['truth'] for r in with_authors)}",
         "authors_extra": sum(r["authors"]["extra"] for r in papers_only),
         "abstracts": f"{sum(r['abstract'] for r in papers_only)}/{len(papers_only)}",
+        "abstracts_agree": f"{sum(bool(r.get('abstract_agrees')) for r in papers_only)}/"
+                           f"{sum('abstract_agrees' in r for r in papers_only)}",
         "reference_counts_within_10pct": f"{sum(r['references']['count_ok'] for r in papers_only)}/{len(papers_only)}",
         "reference_titles_parsed": f"{sum(r['references']['titles_parsed'] for r in with_titles)}/"
                                    f"{sum(r['references']['titles_truth'] for r in with_titles)}",

@@ -119,6 +119,12 @@ def score(out: Path, truth: dict, printed_text: str | None = None) -> dict:
     found = sum(a in ours_a for a in t_a)
     res["authors"] = {"truth": len(t_a), "found": found, "extra": max(0, len(ours_a) - found)}
     res["abstract"] = bool(meta.get("abstract"))
+    if "abstract" in truth:
+        # ours given exactly when one is printed (a truth of "" or None: the paper prints none), and where
+        # both are, the truth's first six words in ours: an affiliation taken for the abstract is no hit
+        t_abs = "" if truth["abstract"] in (None, "None") else norm(str(truth["abstract"]))
+        o_abs = norm(meta.get("abstract"))
+        res["abstract_agrees"] = bool(t_abs) == bool(o_abs) and " ".join(t_abs.split()[:6]) in o_abs
 
     printed = truth.get("n_bibliography_entries_printed_estimate") or truth.get("n_references") or 0
     # within 10% of the printed count, as ../shared/corpus/score_compile.py reports it (truth_printed

@@ -2066,3 +2066,25 @@ def test_a_one_line_theorem_statement_is_no_heading_left_in_the_text(tmp_path):
     doc = compile_pages(tmp_path, [rows])
     assert "All complementary-strand stops are removable" in doc.markdown
     assert "heading_like_text" not in [c.id for c in doc.qa.checks]
+
+
+def test_the_score_counts_an_abstract_right_only_where_one_is_printed_and_it_is_the_printed_one(tmp_path):
+    # benchmarks/corpus_score.py (round29_front_rule.md S1): `abstract` is any text; `abstract_agrees`
+    # is ours given exactly when the truth has one, and then opening with the truth's words
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from corpus_score import score
+    (tmp_path / "document.md").write_text("# A Report\n\n## 1 Introduction\n\nText.\n")
+    truth = {"title": "A Report", "authors": [], "sections": [{"level": 1, "title": "Introduction"}]}
+
+    def agrees(ours, theirs):
+        (tmp_path / "metadata.json").write_text(json.dumps({"title": "A Report", "abstract": ours}))
+        return score(tmp_path, {**truth, "abstract": theirs}).get("abstract_agrees")
+
+    assert agrees("", "") is True  # a paper printing no abstract, given none
+    assert agrees("", None) is True
+    assert agrees("Department of Physics, Some University", "") is False
+    assert agrees("Department of Physics, Some University", "We study the flow of sand in a pipe.") is False
+    assert agrees("We study the flow of sand in a pipe and find two regimes.", "We study the flow of sand in a pipe.")
+    assert agrees("", "We study the flow of sand in a pipe.") is False
+    (tmp_path / "metadata.json").write_text(json.dumps({"title": "A Report", "abstract": ""}))
+    assert "abstract_agrees" not in score(tmp_path, truth)  # a truth without the field: not scored
