@@ -10,7 +10,9 @@ truth.json in the corpus's schema (../shared/corpus/papers/README.md) and SOURCE
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/unseen
 
 Truth comes from the LaTeX (title, authors, \\chapter..\\subsubsection incl. starred ones,
-appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract);
+appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract; a Beamer
+deck's frame titles under its \\section's; a pandoc/R Markdown body's headings outside code fences, its
+title, authors and abstract from the YAML front matter);
 `fixes` in the manifest replace a derived field where a class prints something the source does
 not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
 against the PDF's text (pypdfium2): the title and section titles must be found in it.
@@ -33,6 +35,7 @@ OUT = REPO / "benchmarks" / ".cache" / "unseen"
 MIRROR = Path("/work/.mirror")
 
 SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
+FRAME_RE = re.compile(r"\\begin\{frame\}\s*(?:<[^>]*>\s*)?(?:\[[^\]]*\]\s*)?")
 CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
 ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
            "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
@@ -161,21 +164,41 @@ def sections(tex: str) -> list[dict]:
     has_chapters = bool(re.search(r"\\chapter\*?\s*[\[{]", body))
     levels = {"part": 0, "chapter": 1, "section": 2 if has_chapters else 1,
               "subsection": 3 if has_chapters else 2, "subsubsection": 4 if has_chapters else 3}
+    # A Beamer deck: each frame's title is a heading one level under the deepest \\section level used
+    # (frames print their title on every overlay page; the truth holds it once per frame)
+    frames = list(FRAME_RE.finditer(body)) if re.search(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{beamer\}", tex) else []
+    frame_level = 1 + max([levels[m.group(1)] for m in SECTION_RE.finditer(body) if m.group(1) != "part"] or [0])
+    heads = [(m.start(), m) for m in SECTION_RE.finditer(body)] + [(m.start(), m) for m in frames]
     out = []
-    for m in SECTION_RE.finditer(body):
-        title, _ = group(body, m.end() - 1)
-        t = clean(title)
+    for at, m in sorted(heads, key=lambda x: x[0]):
+        if m.re is FRAME_RE:
+            t = clean(frame_title(body, m))
+            level, numbered = frame_level, False
+        else:
+            title, _ = group(body, m.end() - 1)
+            t = clean(title)
+            level, numbered = levels[m.group(1)], not m.group(2)
         # A bibliography's own heading (PNAS's \\section*{References}) is no section, as in md_sections
         # and in the corpus truths.
-        if not t or m.group(1) == "part" or t.lower() in ("references", "bibliography"):
+        if not t or (m.re is SECTION_RE and m.group(1) == "part") or t.lower() in ("references", "bibliography"):
             continue
-        out.append({"level": levels[m.group(1)], "title": t, "numbered": not m.group(2),
-                    "in_appendix": app_at >= 0 and m.start() > app_at})
+        out.append({"level": level, "title": t, "numbered": numbered,
+                    "in_appendix": app_at >= 0 and at > app_at})
     return out
+
+
+def frame_title(body: str, m: re.Match) -> str:
+    """A frame's title: \\begin{frame}[opts]{Title} or a \\frametitle{Title} inside it."""
+    if body[m.end():m.end() + 1] == "{":
+        return group(body, m.end())[0]
+    end = body.find("\\end{frame}", m.end())
+    ft = re.search(r"\\frametitle\s*(?:<[^>]*>\s*)?(?:\[[^\]]*\]\s*)?(?=\{)", body[m.end():end])
+    return group(body, m.end() + ft.end())[0] if ft else ""
 
 
 def md_sections(md: str) -> list[dict]:
     """ATX headings of a pandoc Markdown body; the bibliography's own heading is not a section."""
+    md = md_body(md)
     out = []
     for m in re.finditer(r"^(#{1,4})\s+(.+?)\s*(\{[^}]*\})?\s*$", md, re.M):
         t = m.group(2).strip()
@@ -183,6 +206,27 @@ def md_sections(md: str) -> list[dict]:
             out.append({"level": len(m.group(1)), "title": t, "numbered": not (m.group(3) or "").count("-"),
                         "in_appendix": False})
     return out
+
+
+def md_body(md: str) -> str:
+    """A Markdown body without its YAML front matter and fenced code (an R chunk's '# comment' is no heading)."""
+    md = re.sub(r"\A---\s*\n.*?\n(?:---|\.\.\.)\s*\n", "", md, flags=re.S)
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", md, flags=re.S | re.M)
+
+
+def yaml_meta(md: str) -> dict:
+    """Title, authors and abstract of a pandoc / R Markdown YAML front matter (PyYAML)."""
+    import yaml
+
+    m = re.match(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", md, re.S)
+    if not m:
+        return {}
+    meta = yaml.safe_load(m.group(1)) or {}
+    authors = meta.get("author") or []
+    authors = [authors] if isinstance(authors, str) else authors
+    return {"title": str(meta.get("title") or "").strip(),
+            "authors": [(a.get("name") if isinstance(a, dict) else str(a)).strip() for a in authors],
+            "abstract": " ".join(str(meta.get("abstract") or "").split())}
 
 
 def bib_entries(text: str) -> dict[str, dict]:
@@ -265,7 +309,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     c = entry["commit"]
     # A PDF built by CI lands on a deploy branch: pdf_commit names that commit, c the source it was built from.
     pdf = git.read(entry.get("pdf_commit", c), entry["pdf_path"])
-    tex = expand(git, c, entry["tex_main"])
+    # a pandoc / R Markdown document has no LaTeX of its own (tex_main null): its truth is the Markdown's
+    tex = expand(git, c, entry["tex_main"]) if entry.get("tex_main") else ""
     for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
         tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
     if "IEEEtran" in entry.get("class", ""):
@@ -301,11 +346,14 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         abstract = clean((command_args(tex, "abstract") or command_args(tex, "Abstract"))[0])
 
     md = "".join(git.read(c, p).decode("utf-8", "replace") for p in entry.get("markdown_body", []))
+    meta = yaml_meta(md)
+    if meta and not title:
+        title, authors, abstract = clean(meta["title"]), meta["authors"], abstract or clean(meta["abstract"])
     bib = {}
     for b in entry.get("bib_paths", []):
         bib.update(bib_entries(git.read(c, b).decode("utf-8", "replace")))
     cited: list[str] = []
-    for m in re.finditer(r"(?<![\w.])@([\w:-]+)", md):  # pandoc citations in a Markdown body
+    for m in re.finditer(r"(?<![\w.])@([\w:-]+)", md_body(md)):  # pandoc citations in a Markdown body
         if m.group(1) not in cited:
             cited.append(m.group(1))
     for m in CITE_RE.finditer(tex):
@@ -369,7 +417,7 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
 def source_md(entry: dict, truth: dict) -> str:
     return (f"# {entry['slug']}\n\n- Title: {truth['title']}\n- Repository: https://github.com/{entry['repo']}\n"
             f"- Commit: {entry['commit']}\n- PDF: `{entry['pdf_path']}` (copied byte-for-byte as `paper.pdf`)\n"
-            f"- LaTeX: `{entry['tex_main']}`\n- Bibliography: {', '.join(entry.get('bib_paths', [])) or 'none'}\n"
+            f"- LaTeX: `{entry.get('tex_main') or 'none (Markdown: ' + ', '.join(entry.get('markdown_body', [])) + ')'}`\n- Bibliography: {', '.join(entry.get('bib_paths', [])) or 'none'}\n"
             f"- License: {entry['licence']}\n- Layout: {entry.get('layout', '')}\n\n"
             "Ground truth in `truth.json` was derived from the LaTeX source at that commit by "
             "benchmarks/unseen_truth.py (hand fixes listed in its `notes`).\n")
