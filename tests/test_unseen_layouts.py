@@ -2092,3 +2092,45 @@ def test_the_score_counts_an_abstract_right_only_where_one_is_printed_and_it_is_
     assert agrees("", "We study the flow of sand in a pipe.") is False
     (tmp_path / "metadata.json").write_text(json.dumps({"title": "A Report", "abstract": ""}))
     assert "abstract_agrees" not in score(tmp_path, truth)  # a truth without the field: not scored
+
+
+def small_caps_byline(parts: list[tuple[str, str]], x: float, y: float) -> list[tuple]:
+    """imsart's byline: each name in LaTeX's fake small caps (the first capital 11 pt, the rest
+    8.8 pt, separate text objects on one baseline) with its marks after it in 7.7 pt, raised a
+    little: not small enough beside the 8.8 pt capitals for the source's superscript test."""
+    out = []
+    for text, marks in parts:
+        word_start = True
+        for k, ch in enumerate(text):
+            lower = text[k - 1:k + 3] == " AND" or text[k - 2:k + 2] == " AND" or text[k - 3:k + 1] == " AND"
+            size = 11 if (word_start and not lower) or not ch.isalpha() else 8.8  # "and" all in small capitals
+            out.append((ch, x, y, size, "Times-Roman"))
+            x += _TIMES.get(ch, 600) * size / 1000
+            word_start = ch == " "
+        if marks:
+            out.append((marks, x, y - 3, 7.7, "Times-Roman"))
+            x += 0.5 * 7.7 * len(marks)
+    return out
+
+
+def test_a_byline_in_small_capitals_is_read_as_typed_with_its_marks(tmp_path):
+    # imsart (AOAS): "BY FIRST AUTHOR*1,a, SECOND AUTHOR2,b AND THIRD AUTHOR2,c" in small caps, the
+    # marks in type only a little smaller than the small capitals; then the affiliation notes and
+    # an unlabelled abstract (round29_front_rule.md A1)
+    doc = compile_pages(tmp_path, [[
+        ("A SAMPLE ARTICLE TITLE", 200, 88, 14, "Times-Bold"),
+        *small_caps_byline([("BY FIRST AUTHOR", "*1,a"), (", SECOND AUTHOR", "2,b"),
+                            (" AND THIRD AUTHOR", "2,c")], 150, 111),
+        ("1", 80, 128, 6.8, "Times-Roman"),
+        ("Department of Statistics, Some University, first@somewhere.com", 84, 131, 8, "Times-Roman"),
+        ("2", 80, 156, 6.8, "Times-Roman"),
+        ("Department of Biology, Other University, second@somewhere.com", 84, 159, 8, "Times-Roman"),
+        ("The abstract should summarize the contents of the paper. It should be clear, descriptive and", 72, 191, 9,
+         "Times-Roman"),
+        ("self-explanatory and not longer than two hundred words, and it should be suitable for publication", 72,
+         202, 9, "Times-Roman"),
+        ("in abstracting services. Formulas should be used as sparingly as possible within the abstract.", 72,
+         213, 9, "Times-Roman"),
+        ("1 Introduction", 72, 250, 12, "Times-Bold"), *body_lines(270)]])
+    assert names(doc) == ["First Author", "Second Author", "Third Author"]
+    assert doc.metadata.abstract.startswith("The abstract should summarize")

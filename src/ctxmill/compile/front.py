@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ctxmill.model import Page
 
@@ -127,10 +127,38 @@ _RAISED = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _ELEMENT_RE = re.compile(r"[A-Z][a-z]?(?![A-Za-z])")
 
 
+_SMALL_MARK_RE = re.compile(rf"[\d{re.escape(MARK_CHARS)}]+[a-z]?(?:,[\d{re.escape(MARK_CHARS)}a-z]+)*")
+
+_MARK_THEN_DIGIT_RE = re.compile(rf"([{re.escape(MARK_CHARS)}])(?=\d)")  # "*1": two marks, the note's and the affiliation's
+
+
+def _small_caps(spans: list) -> float | None:
+    """The size of a line's small capitals, where it is set in them: two or more words whose
+    capital is followed, touching, by capitals in smaller type (imsart's byline "BY FIRST
+    AUTHOR": `B` 11 pt, `Y` 8.8 pt, `F` 11 pt, `IRST` 8.8 pt). One such pair is a logo (LaTeX's)."""
+    pairs = []
+    for a, b in zip(spans, spans[1:], strict=False):
+        if a.bbox and b.bbox and b.bbox[0] - a.bbox[2] < 0.1 * a.size and a.text[-1:].isupper() \
+                and not a.text[-2:-1].isalpha() and b.text.isalpha() and b.text.isupper() \
+                and 0.6 * a.size <= b.size <= 0.9 * a.size:
+            pairs.append(b.size)
+    return pairs[0] if len(pairs) >= 2 and len(set(pairs)) == 1 else None
+
+
 def _tline(line, accents: list) -> TLine | None:
     spans = [s for s in line.spans if s.text]
     if not spans or line.bbox is None:
         return None
+    small = _small_caps(spans)
+    if small is not None:
+        # A line in small capitals is read as typed: the small capitals are lower-case letters
+        # ("By First Author"), and a run of marks after a word in type smaller still is that
+        # word's marks (the source's superscript test measures against the small capitals' size,
+        # the line's commonest, and misses marks only a little smaller: "AUTHOR*1,a")
+        spans = [replace(s, text=s.text.lower()) if abs(s.size - small) < 0.05 and s.text.isupper()
+                 else replace(s, text=_MARK_THEN_DIGIT_RE.sub(r"\1,", s.text), superscript=True)
+                 if s.size < small - 0.3 and _SMALL_MARK_RE.fullmatch(s.text.strip())
+                 else s for s in spans]
     body = [s for s in spans if not s.superscript] or spans
     chars: dict[float, int] = {}
     for s in body:
