@@ -2134,3 +2134,44 @@ def test_a_byline_in_small_capitals_is_read_as_typed_with_its_marks(tmp_path):
         ("1 Introduction", 72, 250, 12, "Times-Bold"), *body_lines(270)]])
     assert names(doc) == ["First Author", "Second Author", "Third Author"]
     assert doc.metadata.abstract.startswith("The abstract should summarize")
+
+
+def _two_rows(text: str) -> list[str]:
+    cut = text.rfind(" ", 0, 95) if len(text) > 95 else len(text)
+    return [r for r in (text[:cut], text[cut + 1:]) if r]
+
+
+def front_page(abstract_rows: list[tuple], affiliation: str = "School of Electrical and Computer Engineering, "
+               "Georgia Institute of Technology, Atlanta, Georgia 30332, Email: someone@example.org, "
+               "Telephone: (800) 555 1212, Fax: (888) 555 1212") -> list[list[tuple]]:
+    """A title page: title, one name, its long address paragraph, then ``abstract_rows``, then a
+    numbered section over running text."""
+    return [[("A Bare Demo of a Conference Paper Class", 150, 80, 20, "Helvetica"),
+             ("Michael Shell", 260, 120, 11, "Times-Roman"),
+             *[(row, 72, 140 + 11 * k, 9, "Times-Roman") for k, row in enumerate(_two_rows(affiliation))],
+             *abstract_rows,
+             ("1 Introduction", 72, 260, 12, "Helvetica-Bold"), *body_lines(280)]]
+
+
+def test_a_labelled_abstract_however_short_is_the_abstract_not_the_address_above_it(tmp_path):
+    # IEEEtran's bare demo ("Abstract—The abstract goes here.") and Copernicus's "Abstract. Text": a
+    # label with its stop or dash is one, whatever the length of its text (round29_front_rule.md B1)
+    doc = compile_pages(tmp_path, front_page([("Abstract—The abstract goes here.", 72, 200, 9, "Times-Bold")]))
+    assert doc.metadata.abstract == "The abstract goes here."
+
+
+def test_the_word_abstract_opening_a_sentence_is_no_label(tmp_path):
+    # bioRxiv's template: "Abstract of the paper goes here." is the abstract's first sentence (B2)
+    rows = [("Abstract of the paper goes here. Lorem ipsum dolor sit amet, consectetuer adipiscing elit. Ut", 72,
+             200, 9, "Times-Roman"),
+            ("purus elit, vestibulum ut, placerat ac, adipiscing vitae, felis. Curabitur dictum gravida mauris.", 72,
+             211, 9, "Times-Roman")]
+    doc = compile_pages(tmp_path, front_page(rows, affiliation="University of Somewhere"))
+    assert doc.metadata.abstract.startswith("Abstract of the paper goes here. Lorem ipsum")
+
+
+def test_an_abstract_head_with_nothing_under_it_gives_no_abstract(tmp_path):
+    # AGU's draft: an "Abstract" head over nothing, then the first section; the address paragraph
+    # above it is not the abstract (B3)
+    doc = compile_pages(tmp_path, front_page([("Abstract", 72, 220, 12, "Helvetica-Bold")]))
+    assert doc.metadata.abstract in ("", None)

@@ -127,14 +127,31 @@ def _affiliations_from(text: str) -> list[tuple[str, str]]:
 
 ABSTRACT_LABEL_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*[.:—–-]+\s*|\s+|(?=[A-Z]))",
                                re.I)
+_LABEL_PUNCT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\s*[.:—–]", re.I)
 _ABSTRACT_ONLY_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\s*[.:]?\s*$", re.I)
 _ABSTRACT_END_RE = re.compile(r"^\s*(?:key\s*words|keywords|index terms|ccs concepts|acm reference format)\b", re.I)
 
 
-def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
+def _label_end(text: str) -> int | None:
+    """Where an abstract's label that opens ``text`` ends: after its punctuation ("Abstract—",
+    "Abstract. Text": the label, however short what follows), or after the bare word before a
+    capital ("ABSTRACT In this paper"); a bare word before a lower-case one opens a sentence
+    ("Abstract of the paper goes here.", "Abstract interpretation is ...")."""
+    m = ABSTRACT_LABEL_RE.match(text)
+    if m is None:
+        return None
+    if not _LABEL_PUNCT_RE.match(text) and text[m.end():m.end() + 1].islower():
+        return None
+    return m.end()
+
+
+def _abstract_blocks(blocks: list[Block], last_page: int) -> tuple[list[Block], bool]:
     """The paragraphs of a labelled abstract: "Abstract" alone (a heading or a line) and the
     paragraphs after it up to the next heading or keywords line, or a paragraph that opens with
-    the label ("Abstract—Despite ...", "Abstract. Happiness ...")."""
+    the label ("Abstract—Despite ...", "Abstract. Happiness ..."); and whether a label was
+    printed with nothing under it (a draft's empty abstract: the paper has none, and the first
+    long paragraph, an address as often as not, is not one)."""
+    empty = False
     for i, b in enumerate(blocks):
         if b.page > last_page:
             break
@@ -148,13 +165,14 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> list[Block]:
                 if x.kind is Kind.PARAGRAPH and x.text.strip():
                     out.append(x)
             if out:
-                return out
-        elif b.kind is Kind.PARAGRAPH and ABSTRACT_LABEL_RE.match(b.text):
-            rest = ABSTRACT_LABEL_RE.sub("", b.text, count=1)
-            if len(rest) < 100 or not re.search(r"[.!?]", rest):
-                continue  # "Abstract Hoare logic", "Abstract interpretation": words, not the label
-            return [b]
-    return []
+                return out, False
+            empty = True
+        elif b.kind is Kind.PARAGRAPH and (end := _label_end(b.text)) is not None:
+            rest = b.text[end:].strip()
+            if not rest or not _LABEL_PUNCT_RE.match(b.text) and (len(rest) < 100 or not re.search(r"[.!?]", rest)):
+                continue  # "Abstract Hoare logic": words, not the label (a label with its stop is one)
+            return [b], False
+    return [], empty
 
 
 # a number of three digits standing alone
@@ -438,13 +456,13 @@ def run(doc: Document, options: CompileOptions) -> None:
             owner.email = e
     # abstract: a labelled one anywhere in the opening pages (a thesis sets it as a chapter of its
     # own), else the first long paragraph of the front matter
-    parts = _abstract_blocks(blocks, min(len(stream.pages), 10) + first_page - 1)
-    if not parts:
+    parts, empty = _abstract_blocks(blocks, min(len(stream.pages), 10) + first_page - 1)
+    if not parts and not empty:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
         parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
                  and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))][:1]
     if parts:
-        text = "\n\n".join(ABSTRACT_LABEL_RE.sub("", p.text, count=1).strip() if k == 0 else p.text.strip()
+        text = "\n\n".join(p.text[_label_end(p.text) or 0:].strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
         md.abstract = _drop_line_numbers(front.compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
         for p in parts:
