@@ -2175,3 +2175,27 @@ def test_an_abstract_head_with_nothing_under_it_gives_no_abstract(tmp_path):
     # above it is not the abstract (B3)
     doc = compile_pages(tmp_path, front_page([("Abstract", 72, 220, 12, "Helvetica-Bold")]))
     assert doc.metadata.abstract in ("", None)
+
+
+def test_a_closing_summary_section_is_not_the_abstract(tmp_path):
+    # REVTeX: the abstract unlabelled under the byline, numbered sections, and a closing "SUMMARY"
+    # section on a later page; the search for a labelled abstract ends at the first numbered
+    # section (round29_front_rule.md B4)
+    abstract = [("Complex computer simulators are increasingly used across fields of science as generative", 72,
+                 160, 10, "Times-Roman"),
+                ("models tying parameters of an underlying theory to experimental observations, and inference in",
+                 72, 172, 10, "Times-Roman"),
+                ("this setup is often difficult, as simulators rarely admit a tractable density or likelihood.", 72,
+                 184, 10, "Times-Roman")]
+    doc = compile_pages(tmp_path, [
+        [("Adversarial Variational Optimization of Simulators", 130, 80, 17, "Times-Bold"),
+         ("Gilles Louppe and Kyle Cranmer", 220, 115, 11, "Times-Roman"),
+         ("New York University", 250, 130, 10, "Times-Italic"), *abstract,
+         ("I. INTRODUCTION", 72, 230, 12, "Times-Bold"), *body_lines(250, 20)],
+        [("II. METHOD", 72, 80, 12, "Times-Bold"), *body_lines(100, 20),
+         ("SUMMARY", 72, 380, 12, "Times-Bold"),
+         ("In this note, we develop a likelihood-free inference algorithm for non-differentiable models, and", 72,
+          400, 10, "Times-Roman"),
+         ("the algorithm combines adversarial training with variational optimization of upper bounds.", 72, 412, 10,
+          "Times-Roman")]])
+    assert doc.metadata.abstract.startswith("Complex computer simulators are increasingly used")

@@ -157,6 +157,8 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> tuple[list[Block], 
             break
         if b.attrs.get("title") or b.kind not in (Kind.HEADING, Kind.PARAGRAPH):
             continue
+        if b.kind is Kind.HEADING and b.number and not _ABSTRACT_ONLY_RE.match(b.text):
+            break  # a numbered section: the body has begun, and its closing "Summary" is no abstract (REVTeX)
         if _ABSTRACT_ONLY_RE.match(b.text):
             out: list[Block] = []
             for x in blocks[i + 1:]:
