@@ -468,6 +468,7 @@ def search(examples: list, grid: list[tuple[float, float]], iterations: int, wor
 # the strings rendered again (--render): GROBID's and AnyStyle's core set, whose labels are
 # whole fields; AnyStyle's good/ugly/bad sets are kept as they are (noisy on purpose)
 RENDER_SOURCES = ("grobid/", "anystyle/core.xml")
+SHAPE_NAMES = ("series", "swap", "two-sentence", "book")  # render.SHAPES (render imports citeproc-py)
 
 
 def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
@@ -483,11 +484,26 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
     chosen = [e for e in examples if norm_key(e[0]) in keys]
     out, stats = render.render(chosen, args.csl_styles, args.csl_locales, args.render, styles) if args.render \
         else ([], {})
+    out = list(out)
     if args.render_no_title:  # more in the styles that print no title, drawn apart from the above
         more, nstats = render.render(chosen, args.csl_styles, args.csl_locales, args.render_no_title,
                                      render.NO_TITLE_STYLES, salt="render-no-title:")
         out += more
         stats["no_title"] = {**nstats, "share": args.render_no_title, "styles": list(render.NO_TITLE_STYLES)}
+    if args.render_shapes:  # the failing shapes, from the same strings (render.render_shapes)
+        from ctxmill.compile.refparse.lexicon import gazetteers
+
+        gaz = gazetteers()  # this model's own: built from the strings it trains on, before this
+        shaped, sstats = render.render_shapes(chosen, args.csl_styles, args.csl_locales,
+                                              tuple(args.render_shapes.split(",")), gaz.journal | gaz.venue_name,
+                                              args.render_shapes_share)
+        stats["shapes"] = {**sstats, "share": args.render_shapes_share}
+        runs = held_out_runs(args.grobid, args.anystyle)
+        for shape, ex in shaped:
+            if shares_run(ex[0], runs):  # a held-out string's words must not reach a model by a rendering
+                stats["shapes"][shape]["held_out_run"] = stats["shapes"][shape].get("held_out_run", 0) + 1
+                continue
+            out.append(ex)
     kept = []
     for text, spans in out:
         key = norm_key(text)
@@ -499,6 +515,20 @@ def rendered_strings(examples: list, keys: set[str], args) -> tuple[list, dict]:
     stats.update(kept=len(kept), share=args.render, styles=list(styles),
                  citeproc_py=metadata.version("citeproc-py"))
     return kept, stats
+
+
+RUN = 40  # --render-shapes: a rendering sharing this many characters of norm_key with a held-out string is dropped
+
+
+def held_out_runs(grobid: Path, anystyle: Path, n: int = RUN) -> set[str]:
+    """Every run of ``n`` characters of the held-out strings' norm_key."""
+    return {k[i:i + n] for exs in held_out(grobid, anystyle).values() for t, _ in exs
+            for k in [norm_key(t)] for i in range(max(0, len(k) - n + 1))}
+
+
+def shares_run(text: str, runs: set[str], n: int = RUN) -> bool:
+    k = norm_key(text)
+    return any(k[i:i + n] in runs for i in range(max(0, len(k) - n + 1)))
 
 
 def damaged_strings(examples: list, keys: set[str], grobid_texts: list[str], share: float,
@@ -586,6 +616,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-no-title", type=float, default=0.0, metavar="SHARE",
                     help="add about SHARE renderings per string in render.NO_TITLE_STYLES alone (styles that print "
                          "no article title), drawn apart from --render's; needs --csl-styles and --csl-locales")
+    ap.add_argument("--render-shapes", metavar="SHAPE,...",
+                    help="add renderings of the failing title shapes (render.SHAPES: series, swap, two-sentence, "
+                         "book), each in the styles that print it (render.shape_styles, measured by a probe "
+                         "item per style); needs --csl-styles and --csl-locales")
+    ap.add_argument("--render-shapes-share", type=float, default=1.0, metavar="SHARE",
+                    help="with --render-shapes: about SHARE renderings per item of a shape")
     ap.add_argument("--damage", type=float, default=0.0, metavar="SHARE",
                     help="add copies of the GROBID and AnyStyle core.xml training strings (and of the rendered "
                          "ones) with PDF/OCR text faults (refparse.damage) at the rates of the GROBID strings "
@@ -599,6 +635,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--csl-styles", type=Path, help="a checkout of github.com/citation-style-language/styles")
     ap.add_argument("--csl-locales", type=Path, help="a checkout of github.com/citation-style-language/locales")
     args = ap.parse_args(argv)
+    if args.render_shapes and set(args.render_shapes.split(",")) - set(SHAPE_NAMES):
+        print(f"--render-shapes: one or more of {','.join(SHAPE_NAMES)}", file=sys.stderr)
+        return 2
     if args.cv:
         if args.output.resolve() == MODEL.resolve():
             print("--cv writes dev models: give -o another path than the shipped model", file=sys.stderr)
@@ -607,8 +646,8 @@ def main(argv: list[str] | None = None) -> int:
             print("--search and --cv: choose one", file=sys.stderr)
             return 2
         return cross_validate(sys.argv[1:] if argv is None else argv, args.output, args.jobs)
-    if (args.render or args.render_no_title) and not (args.csl_styles and args.csl_locales):
-        print("--render and --render-no-title need --csl-styles and --csl-locales", file=sys.stderr)
+    if (args.render or args.render_no_title or args.render_shapes) and not (args.csl_styles and args.csl_locales):
+        print("--render, --render-no-title and --render-shapes need --csl-styles and --csl-locales", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
     features.AFFIXES = args.affixes
@@ -653,7 +692,7 @@ def main(argv: list[str] | None = None) -> int:
         c1, c2 = best["c1"], best["c2"]
         stats["search"] = rows
     labelled = len(examples)
-    if args.render or args.render_no_title:
+    if args.render or args.render_no_title or args.render_shapes:
         rendered, rstats = rendered_strings(examples, render_keys, args)
         stats["rendered"] = rstats
         examples = examples + rendered
