@@ -2199,3 +2199,20 @@ def test_a_closing_summary_section_is_not_the_abstract(tmp_path):
          ("the algorithm combines adversarial training with variational optimization of upper bounds.", 72, 412, 10,
           "Times-Roman")]])
     assert doc.metadata.abstract.startswith("Complex computer simulators are increasingly used")
+
+
+def test_a_slide_decks_long_footline_on_every_page_is_furniture(tmp_path):
+    # Beamer (OsloMet, infolines): every 16:9 slide ends in one line holding the short author, the
+    # title, the date and "n / 12", 125 characters: longer than a running head's 120, still repeated
+    foot = ("Writer et al. A Unified Representation Framework for the Evaluation of Optical Music Recognition Systems "
+            "6th September 2024 {} / 12")
+    pages = []
+    for p in range(1, 13):
+        rows = [(f"Slide on {TOPICS[p % 6]} number {p}", 20, 30, 14, "Helvetica-Bold"),
+                (f"First point of slide {p} says something about {TOPICS[p % 6].lower()}.", 30, 70, 10, "Helvetica"),
+                (f"Second point of slide {p} goes on with another remark.", 30, 90, 10, "Helvetica"),
+                (foot.format(p), 10, 248, 5, "Helvetica")]
+        pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages, size=(453, 255)), CompileOptions(fast=True))
+    assert not any("Unified Representation" in b.text for b in doc.blocks if b.kind.value != "furniture")
+    assert any("First point of slide 3" in b.text for b in doc.blocks)

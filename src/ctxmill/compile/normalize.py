@@ -464,7 +464,10 @@ def _furniture(doc: Document) -> None:
             near_top = top < h * 0.075 or (top < h * 0.15 and top <= highest[b.page] and body > 0
                                            and 0 < (b.attrs.get("_size") or 99.0) <= body + 0.5
                                            and not b.attrs.get("_bold"))
-            if (bottom > h * 0.9 or near_top) and len(b.text) < 120 and b.attrs.get("_nlines", 1) <= 2:
+            # (a single line may be longer: a slide deck's footline holds the short author, the
+            # title, the date and "n / 32", 125 characters on each page; it must still repeat)
+            long_ok = len(b.text) < 200 and b.attrs.get("_nlines", 1) == 1
+            if (bottom > h * 0.9 or near_top) and (len(b.text) < 120 or long_ok) and b.attrs.get("_nlines", 1) <= 2:
                 key = re.sub(r"\d+", "#", b.text.strip().lower())
                 # a page number before or after the head ("2 Title" on even pages, "Title 3" on
                 # odd) is one key; the bare title on page 1 is another
