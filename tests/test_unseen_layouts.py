@@ -2216,3 +2216,23 @@ def test_a_slide_decks_long_footline_on_every_page_is_furniture(tmp_path):
     doc = compile_document(make_pdf(tmp_path / "p.pdf", pages, size=(453, 255)), CompileOptions(fast=True))
     assert not any("Unified Representation" in b.text for b in doc.blocks if b.kind.value != "furniture")
     assert any("First point of slide 3" in b.text for b in doc.blocks)
+
+
+def test_bibliography_titles_in_polish_and_a_continued_list_open_the_list(tmp_path):
+    # babel's Polish \refname "Literatura" (the OSA/Optica template in Polish), and Beamer's
+    # allowframebreaks frames that print "References I", "References II" over a list's pages
+    for titles in (["LITERATURA"], ["References I", "References II"]):
+        pages = [[("Projekt czujnika i jego badania", 150, 60, 18, "Times-Bold")]]
+        for k in range(1, 4):
+            pages[-1] += [(f"{k} Rozdział o {TOPICS[k - 1]}", 72, 60 + 120 * k, 14, "Times-Bold"),
+                          *body_lines(80 + 120 * k, 6)]
+        for t, title in enumerate(titles):
+            rows = [(title, 72, 60, 14, "Times-Bold")]
+            for k in range(2):
+                n = 2 * t + k + 1
+                rows += [(f"[{n}] F. S. Ingraham and D. F. Wooley, Polyvinylidene fluoride, part {n}. "
+                          f"Ind. Eng. Chem. 56, 20{10 + n}.", 72, 90 + 20 * k, 10, "Times-Roman")]
+            pages.append(rows)
+        doc = compile_document(make_pdf(tmp_path / f"p{len(titles)}.pdf", pages), CompileOptions())
+        assert len(doc.references) == 2 * len(titles), titles
+        assert doc.references[0].raw.startswith("[1] F. S. Ingraham")

@@ -574,6 +574,10 @@ BIB_TITLES = frozenset({
     "references and notes", "cited literature", "references cited", "list of references",
     # German and French (KOMA-Script's and babel's own names; "Références" squashes to "references")
     "literaturverzeichnis", "literatur", "quellenverzeichnis", "bibliographie",
+    # babel's \\refname and \\bibname in Polish, Czech, Italian, Spanish, Portuguese, Dutch and the
+    # Scandinavian languages ("Literatura", "Bibliografía" and "Referências" fold to ASCII in _norm)
+    "literatura", "bibliografia", "bibliografie", "referencias", "referenties", "referenser",
+    "riferimenti bibliografici", "litteratur",
 })
 _BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
 
@@ -585,11 +589,14 @@ def _norm(text: str) -> str:
 
 
 _NOT_WORD = re.compile(r"[^\w]+")
-_BIB_KEYS = ("referen", "bibliograph", "literatur", "cited", "quellen")
+_BIB_KEYS = ("referen", "bibliograph", "bibliograf", "literatur", "litteratur", "cited", "quellen")
 assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
 _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
+# a list continued over several pages under one title with a roman count: Beamer's
+# allowframebreaks frames print "References I", "References II", ...
+_BIB_CONTINUED = re.compile(r"\s+(?:i{1,3}|iv|v|vi{1,3}|ix|x)$")
 _BIB_HEAD = 256  # characters of a long text whose letters and digits are counted first
 
 
@@ -612,7 +619,10 @@ def is_bibliography_title(text: str) -> bool:
     t = _BIB_NUMBER.sub("", t)
     t = _BIB_TRAILING_PAGES.sub("", t)
     t = _BIB_LEADING_PAGE.sub("", t)  # "62 Bibliography": a running head with its page number
-    return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
+    if t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED:
+        return True
+    t = _BIB_CONTINUED.sub("", t)  # "References II"
+    return t in BIB_TITLES
 
 
 # natbib's optional label printed before the entry by OCR engines: "Hu et al. [2020] Hengyuan Hu, ..."
