@@ -2249,3 +2249,25 @@ def test_the_score_counts_a_section_named_like_the_document(tmp_path):
     truth = {"title": "The Poset of Mesh Patterns", "authors": [],
              "sections": [{"level": 1, "title": "Introduction"}, {"level": 1, "title": "The Poset of Mesh Patterns"}]}
     assert score(tmp_path, truth)["headings"]["recall"] == 1.0
+
+
+def test_a_books_running_feet_naming_the_chapter_and_section_are_furniture(tmp_path):
+    # Sphinx's manual (and book/report classes): the foot of an even page reads "4 Chapter 2.
+    # README", of an odd one "2.2 Basic principles 5", in a bold face; each chapter's name repeats on
+    # too few pages for the running-head count, but the shape repeats on every page
+    chapters = ["Getting Started", "Reference Guide", "Contributing Notes"]
+    pages = [[("The Widget Manual", 200, 80, 24, "Helvetica-Bold")]]
+    for p in range(2, 14):
+        c = (p - 2) // 4
+        rows = []
+        if (p - 2) % 4 == 0:
+            rows.append((f"{c + 1} {chapters[c]}", 72, 90, 20, "Helvetica-Bold"))
+        rows += [(f"{c + 1}.{(p - 2) % 4 + 1} Part {(p - 2) % 4 + 1} of {chapters[c].lower()}", 72, 130, 12,
+                  "Helvetica-Bold"), *body_lines(150, 30)]
+        foot = f"{p} Chapter {c + 1}. {chapters[c]}" if p % 2 == 0 else f"{c + 1}.{(p - 2) % 4 + 1} Part {(p - 2) % 4 + 1} of {chapters[c].lower()} {p}"
+        rows.append((foot, 72, 760, 10, "Helvetica-Bold"))
+        pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions(fast=True))
+    feet = [h for h in headings(doc) if "Chapter" in h or h.rstrip()[-1:].isdigit()]
+    assert feet == []
+    assert sum("Part 1 of" in h for h in headings(doc)) == 3

@@ -429,6 +429,11 @@ def _stamp(text: str, lines: list[str] | None = None) -> bool:
     return any(STAMP_RE.match(ln.strip()) for ln in lines)
 
 
+# the head of a book's running head, after its page number is taken off: "chapter 2." (book,
+# report, Sphinx) or a section's number "2.2" (at least one dot: "2 Methods" is any heading)
+_BOOK_HEAD_RE = re.compile(r"^(chapter #\.?|#(?:\.#)+\.?)\s.*$", re.S)
+
+
 def _furniture(doc: Document) -> None:
     """Mark page numbers and running headers/footers."""
     geo = [b for b in doc.blocks if b.bbox is not None and b.kind is Kind.PARAGRAPH]
@@ -472,6 +477,11 @@ def _furniture(doc: Document) -> None:
                 # a page number before or after the head ("2 Title" on even pages, "Title 3" on
                 # odd) is one key; the bare title on page 1 is another
                 paged = re.sub(r"^#\s+|\s+#$", "", key)
+                if paged != key:
+                    # a book's running head names the chapter or section the page is in, with the page
+                    # number ("4 Chapter 2. README", "2.2 Basic principles 5"): one key for its shape,
+                    # which repeats where each chapter's own title does not
+                    paged = _BOOK_HEAD_RE.sub(r"\1 *", paged)
                 edge.append((b, "#~" + paged if paged != key else key))
             elif (bottom > h * 0.9 or near_top) and _stamp(b.text, b.attrs.get("_line_texts")):
                 edge.append((b, ""))  # a block of stamps, several lines deep
