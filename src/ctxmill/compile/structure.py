@@ -546,7 +546,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         # "3.2.4 Karatsuba Multiplication . . . . . . 25" reads as "3.2.4 Karatsuba Multiplication 25"
         b.text = _undot(b.text)
     matched: set[int] = set()
-    if outline and len(outline) >= 3:
+    if outline and len(outline) >= 3 and not _stair(outline):
         matched = _apply_outline(outline, blocks, body)
     # with an outline, the text finds what it left out, but not on the title pages before it
     # ("1. Reviewer Prof. Dr. ...", "2 Department of ...")
@@ -818,6 +818,12 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         return
     # nothing numbered: the sections are the strong short lines; sizes rank the levels
     strong = [idx for idx in weak if _style(blocks[idx], body) in ("bold", "large")]
+    # on the title page, a bold line above the abstract's label is front matter (an affiliation
+    # in bold, a byline), no section: the numbered path's guard, for papers that number nothing
+    abstract = next((i for i, b in enumerate(blocks) if b.page == title_page
+                     and norm_title(b.attrs.get("_title") or b.text) == "abstract"), None)
+    if abstract is not None:
+        strong = [idx for idx in strong if idx > abstract or blocks[idx].page != title_page]
     if len(strong) < 2:
         return
     sizes = sorted({_signature(blocks[i])[0] for i in strong}, reverse=True)
@@ -1455,6 +1461,24 @@ def _front_abstract(blocks: list[Block]) -> None:
             b.kind = Kind.PARAGRAPH
             b.level = None
             b.number = None
+
+
+# An outline in which this many entries in a row each sit one level under the one before is a
+# stair, not a tree: R Markdown's rticles templates (PeerJ) nest each unnumbered \\section* one
+# level under the last, so Results is six levels down. Nesting from LaTeX's own sectioning runs
+# at most part > chapter > section > subsection > subsubsection (4 steps) before it comes back up.
+_STAIR_STEPS = 4
+
+
+def _stair(outline) -> bool:
+    """The outline's levels say nothing of the headings' (its entries still name them): the text's
+    own signatures find and level them, as without an outline."""
+    run = 0
+    for a, b in pairwise(outline):
+        run = run + 1 if b.level == a.level + 1 else 0
+        if run >= _STAIR_STEPS:
+            return True
+    return False
 
 
 def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
