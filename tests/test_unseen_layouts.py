@@ -2310,25 +2310,3 @@ def test_a_stair_stepped_outline_gives_no_levels_and_hides_no_heads(tmp_path):
         "## INTRODUCTION", "## MATERIALS & METHODS", "### Monitoring data and community measures",
         "### Statistical analyses", "### Data accessibility and reproducibility", "## RESULTS",
         "### Plant communities", "### Species turnover", "## DISCUSSION", "## ACKNOWLEDGEMENTS"]
-
-
-def test_a_book_with_no_title_page_takes_its_title_from_the_running_head_and_info(tmp_path):
-    # pandoc's Eisvogel template in book mode: no title page, page 1 opens with the first chapter's
-    # head; the title is printed only in the even pages' running head (and the PDF's /Title), so
-    # page 1's largest type is a chapter head like pages 3 and 5, not the title
-    pages = []
-    for p in range(1, 7):
-        rows = [("The Example Book 2017-02-20", 72, 80, 10, "Times-Roman")] if p % 2 == 0 else []
-        if p % 2:
-            rows.append((f"{['First', 'Second', 'Third'][p // 2]} chapter of the story told", 72, 190, 20,
-                         "Helvetica-Bold"))
-        rows += [(f"Line {k} of page {p} speaks of {TOPICS[(k + p) % 6].lower()} and goes on at length in the "
-                  "body text.", 72, 250 + 14 * k, 10, "Times-Roman") for k in range(30)]
-        rows.append((f"Author {p}" if p % 2 == 0 else f"{p}", 72, 770, 10, "Times-Roman"))
-        pages.append(rows)
-    stream = load_source(make_pdf(tmp_path / "b.pdf", pages, size=(595, 842)), CompileOptions(fast=True))
-    stream.info["Title"] = "The Example Book"  # what pandoc writes to /Title (the generator writes no info)
-    doc = compile_stream(stream, CompileOptions(fast=True))
-    assert doc.metadata.title == "The Example Book"
-    chapters = [h.split()[0] for h in headings(doc) if "chapter of the story" in h]
-    assert chapters == ["##", "##", "##"], headings(doc)
