@@ -412,6 +412,41 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
 
 
+def running_title(pages: list[Page], info: dict, tp: TitlePage) -> str:
+    """The PDF's /Title where page 1 prints no title: a book set without a title page (pandoc's
+    book mode) prints its title only in the running heads, and page 1's largest type is its
+    first chapter head. Three things must agree: /Title is not page 1's candidate, /Title opens
+    or closes the top or bottom line of a third of the later pages, and the candidate's type comes back
+    on a later page (a chapter head repeats; a title is printed once). Else ''."""
+    want = _norm(_meaningful_info_title(info))
+    got = _norm(tp.title)
+    if not want or not got or want in got or got in want or tp.title_box is None:
+        return ""
+    first = next((p for p in pages if p.number == tp.page), None)
+    later = [p for p in pages if p.number > tp.page and p.lines]
+    if first is None or not later:
+        return ""
+    x0, top, x1, bottom = tp.title_box
+    sizes = [_tline(ln, []) for ln in first.lines if ln.spans and ln.bbox
+             and ln.bbox[1] >= top - 1 and ln.bbox[3] <= bottom + 1]
+    sizes = [t.size for t in sizes if t is not None]
+    if not sizes:
+        return ""
+    size = max(sizes)
+    heads = repeats = 0
+    for p in later:
+        placed = sorted((ln for ln in p.lines if ln.bbox and ln.text.strip()), key=lambda ln: ln.bbox[1])
+        edge = [_norm(ln.text) for ln in placed[:1] + placed[-1:]]  # the page's top and bottom lines
+        if any(e.startswith(want + " ") or e.endswith(" " + want) or e == want for e in edge):
+            heads += 1
+        ts = [_tline(ln, []) for ln in p.lines if ln.spans and ln.bbox]
+        if any(t is not None and abs(t.size - size) <= 0.3 and len(t.text.split()) <= 25 for t in ts):
+            repeats += 1
+    if heads == 0 or heads * 3 < len(later) or repeats == 0:
+        return ""
+    return _meaningful_info_title(info)
+
+
 def type_label(text: str) -> bool:
     """An article type set over the title: a few words in capitals ("RESEARCH ARTICLE", "REVIEW")."""
     return text.isupper() and len(text.split()) <= 3

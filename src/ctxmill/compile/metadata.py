@@ -246,6 +246,17 @@ def _type_label_above(doc: Document, tp: front.TitlePage) -> None:
         b.kind, b.level = Kind.PARAGRAPH, None
 
 
+def _as_chapter(doc: Document, tp: front.TitlePage) -> None:
+    """The blocks of page 1's title candidate become a body heading (see front.running_title)."""
+    hits = [b for b in doc.blocks if b.page == tp.page and _overlaps(b, tp.title_box)
+            and b.kind in (Kind.PARAGRAPH, Kind.HEADING)]
+    others = [b.level for b in doc.blocks if b.kind is Kind.HEADING and b not in hits and b.level]
+    level = min(others, default=1)
+    for b in hits[:1]:
+        b.kind, b.level = Kind.HEADING, level
+        b.attrs.pop("title", None)
+
+
 def _place_title(doc: Document, tp: front.TitlePage) -> None:
     """Make the blocks that hold the title page's title the one title heading (structure may have
     taken a running head for it, or split a two-line title in two)."""
@@ -320,6 +331,13 @@ def run(doc: Document, options: CompileOptions) -> None:
     # The title page read from its lines where the source has type geometry (PDF text layer).
     first_page_obj = next((p for p in stream.pages if p.lines), None)
     tp = front.read(first_page_obj, stream.info, _body_size(doc)) if first_page_obj is not None else None
+    book_title = front.running_title(stream.pages, stream.info, tp) if tp is not None and tp.title else ""
+    if book_title:
+        # page 1's candidate is the first chapter head: a heading of the body at the level of
+        # the document's highest other heading, and the title is the running head's /Title
+        _as_chapter(doc, tp)
+        tp.title, tp.title_box = "", None
+        md.title = front.compose_accents(book_title)
     if tp is not None and tp.title and not tp.authors:
         _cover_sheet_authors(stream, tp, _body_size(doc))
     if tp is not None and tp.title:
