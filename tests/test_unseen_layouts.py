@@ -2273,6 +2273,45 @@ def test_a_books_running_feet_naming_the_chapter_and_section_are_furniture(tmp_p
     assert sum("Part 1 of" in h for h in headings(doc)) == 3
 
 
+def peerj_pages() -> list[list[tuple]]:
+    """A PeerJ-like paper: nothing numbered, capitals section heads in 12 pt bold, bold subsections
+    in the body's size, bold affiliations above the abstract's label."""
+    def text(top: float, n: int = 4) -> list[tuple]:
+        return body_lines(top, n)
+    p1 = [("Species Turnover in Mountain Hay Meadows Reveals Hidden Effects", 72, 70, 17, "Helvetica-Bold"),
+          ("Ann Example and Bob Sample", 72, 100, 11, "Helvetica"),
+          ("Institute of Plant Sciences, University of Somewhere", 72, 125, 10, "Helvetica-Bold"),
+          ("Federal Office for Field Studies, Another Town", 72, 140, 10, "Helvetica-Bold"),
+          ("ABSTRACT", 72, 170, 12, "Helvetica-Bold"), *text(190),
+          ("INTRODUCTION", 72, 260, 12, "Helvetica-Bold"), *text(280),
+          ("MATERIALS & METHODS", 72, 350, 12, "Helvetica-Bold"),
+          ("Monitoring data and community measures", 72, 372, 10, "Helvetica-Bold"), *text(390),
+          ("Statistical analyses", 72, 450, 10, "Helvetica-Bold"), *text(468),
+          ("Data accessibility and reproducibility", 72, 528, 10, "Helvetica-Bold"), *text(546)]
+    p2 = [("RESULTS", 72, 80, 12, "Helvetica-Bold"),
+          ("Plant communities", 72, 102, 10, "Helvetica-Bold"), *text(120),
+          ("Species turnover", 72, 180, 10, "Helvetica-Bold"), *text(198),
+          ("DISCUSSION", 72, 260, 12, "Helvetica-Bold"), *text(280),
+          ("ACKNOWLEDGEMENTS", 72, 350, 12, "Helvetica-Bold"), *text(370, 2)]
+    return [p1, p2]
+
+
+def test_a_stair_stepped_outline_gives_no_levels_and_hides_no_heads(tmp_path):
+    # R Markdown's rticles (PeerJ) nests each unnumbered section one level under the one before,
+    # and its first entry (Introduction) is a lone root that pdf.py takes for the title's
+    stream = load_source(make_pdf(tmp_path / "p.pdf", peerj_pages()), CompileOptions())
+    chain = ["Materials & Methods", "Monitoring data and community measures", "Statistical analyses",
+             "Data accessibility and reproducibility", "Results"]
+    stream.outline = [OutlineEntry(title=t, level=k + 1, page=1 + (t == "Results")) for k, t in enumerate(chain)]
+    stream.outline += [OutlineEntry(title=t, level=6, page=2) for t in ("Plant communities", "Species turnover")]
+    stream.outline += [OutlineEntry(title=t, level=5, page=2) for t in ("Discussion", "Acknowledgements")]
+    doc = compile_stream(stream, CompileOptions(fast=True))
+    assert headings(doc)[1:] == [
+        "## INTRODUCTION", "## MATERIALS & METHODS", "### Monitoring data and community measures",
+        "### Statistical analyses", "### Data accessibility and reproducibility", "## RESULTS",
+        "### Plant communities", "### Species turnover", "## DISCUSSION", "## ACKNOWLEDGEMENTS"]
+
+
 def test_a_book_with_no_title_page_takes_its_title_from_the_running_head_and_info(tmp_path):
     # pandoc's Eisvogel template in book mode: no title page, page 1 opens with the first chapter's
     # head; the title is printed only in the even pages' running head (and the PDF's /Title), so
