@@ -2312,6 +2312,19 @@ def test_a_stair_stepped_outline_gives_no_levels_and_hides_no_heads(tmp_path):
         "### Plant communities", "### Species turnover", "## DISCUSSION", "## ACKNOWLEDGEMENTS"]
 
 
+def test_a_book_outline_from_part_down_to_subsubsection_is_no_stair():
+    # part > chapter > section > subsection > subsubsection is as deep as LaTeX's own sectioning
+    # steps in a row: a thesis whose first entries are "Part I", "1 Introduction", "1.1", "1.1.1",
+    # "1.1.1.1" keeps its outline's levels; one step more is R Markdown's stair
+    from ctxmill.compile.structure import _stair
+    book = [OutlineEntry(title=t, level=k, page=1 + k) for k, t in enumerate(
+        ["Part I Background", "1 Introduction", "1.1 Motivation", "1.1.1 Scope", "1.1.1.1 Terms"])]
+    book += [OutlineEntry(title="1.2 Outline", level=2, page=7)]
+    assert not _stair(book)
+    stair = book[:5] + [OutlineEntry(title="Results", level=5, page=7)]
+    assert _stair(stair)
+
+
 def test_a_book_with_no_title_page_takes_its_title_from_the_running_head_and_info(tmp_path):
     # pandoc's Eisvogel template in book mode: no title page, page 1 opens with the first chapter's
     # head; the title is printed only in the even pages' running head (and the PDF's /Title), so

@@ -1463,11 +1463,12 @@ def _front_abstract(blocks: list[Block]) -> None:
             b.number = None
 
 
-# An outline in which this many entries in a row each sit one level under the one before is a
+# An outline in which entries step one level under the one before this many times in a row is a
 # stair, not a tree: R Markdown's rticles templates (PeerJ) nest each unnumbered \\section* one
-# level under the last, so Results is six levels down. Nesting from LaTeX's own sectioning runs
-# at most part > chapter > section > subsection > subsubsection (4 steps) before it comes back up.
-_STAIR_STEPS = 4
+# level under the last, so Results is six levels down. LaTeX's own sectioning steps down at most
+# part > chapter > section > subsection > subsubsection (4 steps) before it comes back up, and
+# such a book's outline must keep its levels: a stair takes one step more.
+_STAIR_STEPS = 5
 
 
 def _stair(outline) -> bool:
