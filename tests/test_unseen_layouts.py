@@ -2345,3 +2345,24 @@ def test_a_book_with_no_title_page_takes_its_title_from_the_running_head_and_inf
     assert doc.metadata.title == "The Example Book"
     chapters = [h.split()[0] for h in headings(doc) if "chapter of the story" in h]
     assert chapters == ["##", "##", "##"], headings(doc)
+
+
+def test_a_small_caps_byline_with_marks_in_the_small_capitals_size_keeps_its_names(tmp_path):
+    # Optica: "JAN SZYMENDERSKI1,* AND PRZEMYSŁAW SAŁAPATA2,**" in small capitals, the marks set in the
+    # small capitals' own size and regular weight, touching the name (round29_front_rule.md C7a)
+    rows, x = [], 72.0
+    for word in ["JAN", "KOWALSKI", "1,*", "AND", "ANNA", "NOWAK", "2,**"]:
+        mark = not word.isalpha()
+        if not mark and rows:
+            x += 3  # the space between words
+        for k, ch in enumerate(word):
+            size = 11 if k == 0 and not mark and word != "AND" else 8.8
+            rows.append((ch, x, 111, size, "Times-Roman" if mark else "Times-Bold"))
+            x += _TIMES.get(ch, 600) * size / 1000
+    doc = compile_pages(tmp_path, [[
+        ("Projekt czujnika piezoelektrycznego", 72, 88, 20, "Times-Bold"), *rows,
+        ("1", 72, 128, 6, "Times-Roman"),
+        ("Department of Electrical Engineering, Some University of Technology, 60-965 Poznan", 76, 131, 8,
+         "Times-Roman"),
+        ("1 Wstep", 72, 250, 12, "Times-Bold"), *body_lines(270)]])
+    assert names(doc) == ["Jan Kowalski", "Anna Nowak"]

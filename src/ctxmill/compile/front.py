@@ -145,6 +145,14 @@ def _small_caps(spans: list) -> float | None:
     return pairs[0] if len(pairs) >= 2 and len(set(pairs)) == 1 else None
 
 
+def _glued_mark(spans: list, k: int) -> bool:
+    """Span k holds a digit or a mark character and touches a word's last letter before it."""
+    s, prev = spans[k], spans[k - 1] if k else None
+    return prev is not None and bool(s.bbox and prev.bbox) and prev.text[-1:].isalpha() \
+        and s.text[:1] == s.text.strip()[:1] and s.bbox[0] - prev.bbox[2] < 0.1 * s.size \
+        and any(c.isdigit() or c in MARK_CHARS for c in s.text)
+
+
 def _tline(line, accents: list) -> TLine | None:
     spans = [s for s in line.spans if s.text]
     if not spans or line.bbox is None:
@@ -155,10 +163,11 @@ def _tline(line, accents: list) -> TLine | None:
         # ("By First Author"), and a run of marks after a word in type smaller still is that
         # word's marks (the source's superscript test measures against the small capitals' size,
         # the line's commonest, and misses marks only a little smaller: "AUTHOR*1,a")
+        # (Optica sets the marks in the small capitals' own size, touching the name: "SZYMENDERSKI1,*")
         spans = [replace(s, text=s.text.lower()) if abs(s.size - small) < 0.05 and s.text.isupper()
                  else replace(s, text=_MARK_THEN_DIGIT_RE.sub(r"\1,", s.text), superscript=True)
-                 if s.size < small - 0.3 and _SMALL_MARK_RE.fullmatch(s.text.strip())
-                 else s for s in spans]
+                 if _SMALL_MARK_RE.fullmatch(s.text.strip()) and (s.size < small - 0.3 or _glued_mark(spans, k))
+                 else s for k, s in enumerate(spans)]
     body = [s for s in spans if not s.superscript] or spans
     chars: dict[float, int] = {}
     for s in body:
