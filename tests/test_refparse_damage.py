@@ -15,6 +15,8 @@ from ctxmill.compile.refparse.datasets import token_labels
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import train_refparse  # noqa: E402
 
+from _refparse_train import fake_grobid, recorded_training  # noqa: E402
+
 
 def _example(parts: list[tuple[str, str | None]]) -> tuple[str, list]:
     text, spans = "", []
@@ -134,14 +136,8 @@ def test_damage_copies_the_training_part_only_at_the_training_strings_rates(tmp_
     files = [(t, s, f"grobid/doc{i % 8}.tei.xml" if i < 20 else "anystyle/good.xml") for i, (t, s) in enumerate(exs)]
     monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
-    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
-    (lex / "journals").mkdir(parents=True)
-    (lex / "names").mkdir()
-    for f in ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
-              "names/firstname.5k", "names/lastname.5k"):
-        (lex / f).write_text("Journal of Things\n")
-    trained = []
-    monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    fake_grobid(tmp_path)
+    trained = recorded_training(monkeypatch, train_refparse)
     from ctxmill.compile.refparse import lexicon
 
     gp = lexicon.gazetteer_path

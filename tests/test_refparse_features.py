@@ -23,6 +23,8 @@ from ctxmill.compile.refparse.tokens import tokenize
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import train_refparse  # noqa: E402
 
+from _refparse_train import fake_grobid, recorded_training  # noqa: E402
+
 
 def _words(text: str) -> list[str]:
     return [t for t, _, _ in tokenize(text)]
@@ -610,14 +612,8 @@ def test_a_dev_model_trains_without_its_dev_documents(tmp_path, monkeypatch):
     exs = _tiny_examples(40)
     files = [(t, s, f"grobid/doc{i % 8}.tei.xml") for i, (t, s) in enumerate(exs)]
     monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
-    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
-    (lex / "journals").mkdir(parents=True)
-    (lex / "names").mkdir()
-    for f in ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
-              "names/firstname.5k", "names/lastname.5k"):
-        (lex / f).write_text("Journal of Things\n")
-    trained = []
-    monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    fake_grobid(tmp_path)
+    trained = recorded_training(monkeypatch, train_refparse)
     from ctxmill.compile.refparse import lexicon
 
     shipped = Path(str(gazetteer_path())).read_bytes()

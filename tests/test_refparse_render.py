@@ -20,6 +20,8 @@ from ctxmill.compile.refparse.datasets import token_labels
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import train_refparse  # noqa: E402
 
+from _refparse_train import fake_grobid, recorded_training  # noqa: E402
+
 _HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" '
          'version="1.0" default-locale="en-US"><info><title>{0}</title><id>{0}</id>'
          '<updated>2026-01-01T00:00:00+00:00</updated></info>'
@@ -135,14 +137,8 @@ def test_only_the_training_part_is_rendered_and_never_a_held_out_string(styles, 
     monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
     held = "AuthorA, B. (1990). “A study of thing 0.” J. Things, 1, 10."
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [(held, [])]})
-    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
-    (lex / "journals").mkdir(parents=True)
-    (lex / "names").mkdir()
-    for f in ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
-              "names/firstname.5k", "names/lastname.5k"):
-        (lex / f).write_text("Journal of Things\n")
-    trained = []
-    monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    fake_grobid(tmp_path)
+    trained = recorded_training(monkeypatch, train_refparse)
     from ctxmill.compile.refparse import lexicon
 
     gp = lexicon.gazetteer_path
@@ -286,14 +282,8 @@ def test_render_shapes_trains_on_the_training_part_only(styles, tmp_path, monkey
     monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
     held = "B. AuthorB, A study of thing number 1 in the long run of time. Proc. Things 2, 11 (1991)"
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [(held, [])]})
-    lex = tmp_path / "grobid" / "grobid-home" / "lexicon"
-    (lex / "journals").mkdir(parents=True)
-    (lex / "names").mkdir()
-    for f in ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
-              "names/firstname.5k", "names/lastname.5k"):
-        (lex / f).write_text("Journal of Things\n")
-    trained = []
-    monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
+    fake_grobid(tmp_path)
+    trained = recorded_training(monkeypatch, train_refparse)
     from ctxmill.compile.refparse import lexicon
 
     gp = lexicon.gazetteer_path
