@@ -180,7 +180,8 @@ def test_a_block_is_found_by_its_first_mark(monkeypatch):
 
 
 def _bibliography_title_before(text: str) -> bool:
-    """a6b339d's is_bibliography_title, the reference the early exit must agree with."""
+    """a6b339d's is_bibliography_title with c72f579's roman-counted continuation ("References II"):
+    the whole test, the reference the early exit must agree with."""
     from ctxmill.compile import references as r
     if text.isascii() and "<" not in text and "[" not in text:
         squashed = r._NOT_WORD.sub("", text.lower())
@@ -192,7 +193,7 @@ def _bibliography_title_before(text: str) -> bool:
     t = r._BIB_NUMBER.sub("", t)
     t = r._BIB_TRAILING_PAGES.sub("", t)
     t = r._BIB_LEADING_PAGE.sub("", t)
-    return t in r.BIB_TITLES or t.replace(" ", "") in r._BIB_SQUASHED
+    return t in r.BIB_TITLES or t.replace(" ", "") in r._BIB_SQUASHED or r._BIB_CONTINUED.sub("", t) in r.BIB_TITLES
 
 
 def test_a_long_paragraph_is_no_bibliography_title_after_its_head(monkeypatch):
