@@ -2366,3 +2366,31 @@ def test_a_small_caps_byline_with_marks_in_the_small_capitals_size_keeps_its_nam
          "Times-Roman"),
         ("1 Wstep", 72, 250, 12, "Times-Bold"), *body_lines(270)]])
     assert names(doc) == ["Jan Kowalski", "Anna Nowak"]
+
+
+def test_newblock_entries_of_an_apalike_list_with_no_indent_stay_whole(tmp_path):
+    # apalike under Beamer (beamer-oslomet-omr-talk): every line at one left edge, each entry's
+    # author-year head and its title set as blocks of their own (\newblock), the first entry with
+    # no author ("(2023)."): that lone "(2023)" read as the list's only label made the list one
+    # numbered entry, and block by block it would be two entries each
+    first = [("A Talk in Beamer", 150, 60, 18, "Helvetica-Bold"), ("1 Introduction", 72, 100, 12, "Helvetica-Bold"),
+             *body_lines(120, 40)]
+    rows = [("References", 72, 210, 12, "Helvetica-Bold")]
+    heads = [["(2023)."], ["Baró, A., Badal, C., and Fornés, A. (2020)."],
+             ["Calvo-Zaragoza, J. and Rizo, D. (2018a)."], ["Gotham, M., Jonas, P., Bower, B., Bosworth, W.,",
+                                                           "Rootham, D., and VanHandel, L. (2018)."],
+             ["Hajic, J. and Pecina, P. (2017)."], ["Shatri, E. and Fazekas, G. (2021)."]]
+    titles = ["String quartet corpus", "Handwritten music recognition with attention",
+              "Camera scores: neural recognition on realistic scores", "Scores of scores: an open project",
+              "The MUSCIMA dataset for handwritten music", "DoReMi: first glance at a universal dataset"]
+    y = 236
+    for head, title in zip(heads, titles, strict=True):
+        for part in head:  # a name list cut over two blocks: each part a block of its own
+            rows.append((part, 72, y, 6, "Times-Roman"))
+            y += 11
+        rows += [(f"{title}.", 72, y, 6, "Times-Roman"),
+                 ("In Proceedings of the Conference on Music Information, pages 1-10.", 72, y + 7, 6, "Times-Roman")]
+        y += 22
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [first, rows]), CompileOptions())
+    assert [r.title for r in doc.references] == titles
+    assert len(doc.references[3].authors) == 6  # the name list cut over two blocks is one entry's

@@ -1059,6 +1059,9 @@ def _numeric_next(label: str, prev: int | None) -> bool:
 
 
 _BARE_LABEL = re.compile(r"^(\d{1,3})\s+(?=[A-Z\u00C0-\u024F])")
+# an author-year head as a line of its own: names, then "(2020)." / "(2018a)." (or "(2023)." alone)
+_AY_HEAD_END = re.compile(rf"\(({_YEAR})\)\.\s*$")
+_NAME_LIST_CUT = re.compile(r"(?:,|\band)\s*$")
 # a spacing accent opening a line, alone or before a space: the accent of the first letter of the
 # line above (the caron of "Šuba", a modifier letter, not dropped as debris), set at the column's
 # edge, so its x0 is not where the line's text starts
@@ -1100,7 +1103,10 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     # edge lines between the first and the last label: text after the list (a glossary
     # without a heading) must not outvote the labels
     pos = [i for i, ln in enumerate(lines) if ln.label is not None]
-    n_edge = sum(at_edge[pos[0] : pos[-1] + 1]) if pos else sum(at_edge)
+    # (a single label's span is its own line: it is weighed against the whole list's edge lines,
+    # so an apalike list whose first entry has no author, "(2023). String quartet corpus.", set
+    # with no hanging indent, is not a one-entry numbered list)
+    n_edge = sum(at_edge[pos[0] : pos[-1] + 1]) if len(pos) > 1 else sum(at_edge)
     starts = [False] * len(lines)
     # one "label" on an indented line is no numbering: "(2015). A Markov ..." opening an
     # author-year entry's second line (bioinfo's natbib list) read as "(2015)", and with no edge
@@ -1138,11 +1144,20 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         # ("... sequence alignments." over "Bioinformatics 28:495-502."), not an entry
         sizes = sorted(Counter(ln.block for ln in lines).values())
         spaced = len(sizes) >= 3 and sizes[len(sizes) // 2] <= 4
+        # Beamer's \newblock sets an entry's author-year head ("Baró, A., ... (2020).") and its
+        # title in blocks of their own: where several blocks end in such a head, the block after
+        # one continues its entry, as does a block after a name list cut at a comma or "and"
+        heads = sum(1 for a, b in pairwise(lines) if a.block != b.block and _AY_HEAD_END.search(a.text))
         for i, ln in enumerate(lines):
             if ln.x0 is None:
                 starts[i] = ln.first
             elif hanging:
                 starts[i] = at_edge[i] != first_indent
+            elif ln.first and i > 0 and spaced and (
+                    _DETACHED_ACCENT.match(ln.text)
+                    or heads >= 3 and _AY_HEAD_END.search(_text_above(lines, i))
+                    or _NAME_LIST_CUT.search(_text_above(lines, i))):
+                starts[i] = False
             else:
                 starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text)
                                          and (not spaced or bool(_ANY_YEAR.search(ln.text))))
@@ -1154,6 +1169,14 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         else:
             groups[-1].append(ln)
     return groups
+
+
+def _text_above(lines: list[_Ln], i: int) -> str:
+    """The line above line i, past detached accents ("ˇ" of "Hajič", set as a line of its own)."""
+    j = i - 1
+    while j > 0 and _DETACHED_ACCENT.match(lines[j].text):
+        j -= 1
+    return lines[j].text
 
 
 def _opens_with_names(lines: list[_Ln]) -> float:
@@ -1480,7 +1503,10 @@ def _entries_from_lines(blocks: list[Block], widths: dict[int, float], vocab) ->
     per_block = Counter(ln.block for ln in lines)
     groups = segment(lines)
     keep_out: set[int] = set()
-    if groups and any(ln.label for ln in lines) and len(groups) >= 3:
+    # (a lone "label" opening the list is its first entry's year, "(2023). String quartet corpus.",
+    # no numbering: that list is no labelled list and its last entry keeps its \newblock tail)
+    labels = [ln for ln in lines if ln.label]
+    if groups and labels and not (len(labels) == 1 and labels[0] is lines[0]) and len(groups) >= 3:
         # After the last labelled entry of a labelled list: whole blocks of other text after
         # an entry that reads complete are not part of it (a list of abbreviations, a note).
         last = groups[-1]
