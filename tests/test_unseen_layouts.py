@@ -2394,3 +2394,22 @@ def test_newblock_entries_of_an_apalike_list_with_no_indent_stay_whole(tmp_path)
     doc = compile_document(make_pdf(tmp_path / "p.pdf", [first, rows]), CompileOptions())
     assert [r.title for r in doc.references] == titles
     assert len(doc.references[3].authors) == 6  # the name list cut over two blocks is one entry's
+
+
+def test_an_accent_set_as_a_glyph_of_its_own_goes_onto_its_letter(tmp_path):
+    # pdfTeX's Polish (optica-draft-polish-piezo, round29_unseen_rule.md C8): the acute of a capital set as a
+    # glyph of its own over the N after the heading's line (out of reading order), and a small letter's acute
+    # set before its letter, with a space pdfium makes for the jump back: "BADA ´N", "odpowied ´z"
+    n_x = 72 + (500 + 250 + 667 + 722 + 722 + 722) * 14 / 1000  # where the N of "2 BADAN" starts (Times-Roman)
+    z_x = 72 + 6805 * 10 / 1000  # after "Mamy odpowied" in 10 pt Times-Roman
+    doc = compile_pages(tmp_path, [[
+        ("Projekt czujnika piezoelektrycznego", 72, 88, 20, "Times-Bold"),
+        ("1 Wstep", 72, 150, 14, "Times-Roman"), *body_lines(170, 4),
+        ("2 BADAN", 72, 250, 14, "Times-Roman"), ("´", n_x + 2.8, 250, 14, "Times-Roman"),
+        *body_lines(270, 3),
+        ("Mamy odpowied", 72, 306, 10, "Times-Roman"), ("´", z_x + 0.5, 306, 10, "Times-Roman"),
+        ("z na pytanie, ktore pada w tekscie tej pracy, i piszemy dalej o czym innym.", z_x, 306, 10,
+         "Times-Roman"), *body_lines(318, 3)]])
+    assert "## 2 BADAŃ" in headings(doc), headings(doc)
+    assert "Mamy odpowiedź na pytanie" in doc.markdown
+    assert "´" not in doc.markdown

@@ -59,7 +59,9 @@ _ARTEFACT_MARK = {
     "html_tag": lambda md: "<" in md, "page_marker": lambda md: "──" in md or "--" in md,
     "image_placeholder": lambda md: "![](" in md,
 }
-_MOJIBAKE = re.compile(r"Ã[\x80-\xbf¡-ÿ]|â€[™œ\x9d“”˜]|Â[\s ·°]|\ufffd")
+# ("Â" of a misread no-break space or degree sign follows the character before it; a real Â, a
+# math hat over A composed by sources.pdf, stands as a word of its own: "Â = B̂ + ...")
+_MOJIBAKE = re.compile(r"Ã[\x80-\xbf¡-ÿ]|â€[™œ\x9d“”˜]|(?<=[^\s(\[{=+\-−|/])Â[\s ·°]|\ufffd")
 _BROKEN_HYPHEN = re.compile(r"\b([a-z]{2,})- ([a-z]{2,})\b")
 _SUSPENDED = {"and", "or", "to", "vs", "versus", "nor"}
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import re
+import unicodedata
 from pathlib import Path
 
 from ctxmill.compile.options import CompileOptions
@@ -203,6 +204,55 @@ def _under_last_raised(cur: _LineBuilder, x0: float, ref: float) -> bool:
 _HEAD_NUMBER_RE = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.? +[A-Z]")
 
 
+# Spacing accents that TeX fonts set as a glyph of their own, kerned over (or under) the letter
+# they belong to: pdfTeX's Polish capitals and ogoneks, math's hats and tildes. In the text layer
+# they stand beside the letter, or out of reading order at the end of the word or line.
+_ACCENTS = {"˙": "\u0307", "´": "\u0301", "`": "\u0300", "˘": "\u0306", "ˇ": "\u030c", "¸": "\u0327",
+            "˛": "\u0328", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "˚": "\u030a", "˝": "\u030b"}
+_ACCENT_CHARS = frozenset(_ACCENTS)
+_DOTLESS = {"ı": "i", "ȷ": "j"}
+
+
+def _lone_accent(item) -> bool:
+    return len(item[0]) == 1 and item[0] in _ACCENT_CHARS and not item[6].mono
+
+
+def _compose_accents(chars: list) -> list:
+    """Each lone accent glyph onto the letter of its size whose box it overlaps most (at least half
+    the narrower of the two), as one precomposed character (NFC): 'BADA ˙ N´' -> 'BADAŃ'. The item
+    after a composed accent loses the space flag pdfium generated for the accent's jump back;
+    a real gap still makes a space (_finish_line)."""
+    out = list(chars)
+    dropped = set()
+    for i, a in enumerate(chars):
+        if not _lone_accent(a):
+            continue
+        best, best_ov = None, 0.0
+        for j, c in enumerate(out):
+            t = c[0]
+            if j == i or j in dropped or not t[:1].isalpha() or not all(
+                    unicodedata.combining(x) for x in t[1:]) or abs(c[6].size - a[6].size) > 0.15 * a[6].size:
+                continue  # (an accent comes in its letter's size: a hat over H is not the subscript m's)
+            ov = min(a[3], c[3]) - max(a[1], c[1])
+            if ov > best_ov and ov >= 0.5 * min(a[3] - a[1], c[3] - c[1]):
+                best, best_ov = j, ov
+        if best is None:
+            continue
+        c = out[best]
+        out[best] = (unicodedata.normalize("NFC", _DOTLESS.get(c[0], c[0]) + _ACCENTS[a[0]]),) + tuple(c[1:])
+        dropped.add(i)
+    if not dropped:
+        return chars
+    res = []
+    for k, item in enumerate(out):
+        if k in dropped:
+            continue
+        if k - 1 in dropped and item[7]:
+            item = item[:7] + (False,)
+        res.append(item)
+    return res
+
+
 def _finish_line(chars: list) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
     # dominant size by character count
@@ -217,6 +267,8 @@ def _finish_line(chars: list) -> Line | None:
     base = sorted(bases)[len(bases) // 2]
     if len(counts) > 1:
         dom, base = _under_raised(chars, counts, dom, base)
+    if any(_lone_accent(c) for c in chars):  # (after the line's type is read: accents count in it)
+        chars = _compose_accents(chars)
     runs: list[list] = []  # [key, sep, [chars], box]
     sup_size, rise, wide_gap, half_em = dom * 0.86, dom * 0.18, max(dom, 6.0), 0.5 * dom
     run_f = run_sup = None  # key of runs[-1]
@@ -425,13 +477,20 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
             dy = base - cur.base
             dx = x0 - cur.x1
             big = size if size > ref else ref
+            if (-0.3 * big <= dy <= 0.3 * big and len(item[0]) == 1 and item[0] in _ACCENT_CHARS
+                    and cur.chars[0][1] - 0.3 * big <= x0 <= cur.x1):
+                # an accent set after the word or line it belongs to (pdfTeX's 'BADA ˙ N´', the dot
+                # of a Z earlier on the line): it stays on the line, the reading place unmoved
+                cur.chars.append(item)
+                return
             if (-0.3 * big <= dy <= 0.3 * big and x0 > cur.last_x0 - 0.3 * big and dx > -2.0 * big) or (
                     size < 0.86 * ref and -0.75 * ref <= dy <= 0.45 * ref and -0.6 * ref < dx < 1.2 * ref):
                 # the same line, or a super/subscript inside it
                 if dx > 2.0 * ref and size < 0.9 * ref and not cur.cut:
                     cur.cut = len(cur.chars)
                 cur.chars.append(item)
-                cur.last_x0 = x0
+                if not (len(item[0]) == 1 and item[0] in _ACCENT_CHARS):
+                    cur.last_x0 = x0  # (an accent stands over its letter, which may start left of it)
                 if item[3] > cur.x1:
                     cur.x1 = item[3]
                 return
@@ -476,6 +535,22 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
         x0, top, x1, bottom, base = box(k, obj)
         place((ch, x0, top, x1, bottom, base, f, space))
         return False
+
+    # where accent glyphs stand: a word under or beside one is read character by character, so
+    # that _compose_accents finds the letter by its own box
+    acc_boxes = []
+    if text is not None and not _ACCENT_CHARS.isdisjoint(text):
+        for k, ch in enumerate(text):
+            if ch in _ACCENT_CHARS:
+                obj = get_obj(textpage_raw, k)
+                if obj:
+                    ax0, atop, ax1, abottom, _ = box(k, obj)
+                    acc_boxes.append((ax0, atop, ax1, abottom))
+
+    def near_accent(x0: float, top: float, x1: float, bottom: float) -> bool:
+        h = bottom - top
+        return any(ax0 < x1 and ax1 > x0 and atop < bottom + h and abottom > top - h
+                   for ax0, atop, ax1, abottom in acc_boxes)
 
     if text is None:
         space = False
@@ -522,6 +597,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
                     continue
                 if lx1 > x1:
                     x1 = lx1
+                if acc_boxes and near_accent(x0, top, x1, bottom):
+                    for k in range(s, e):
+                        space = one_char(k, space)
+                    continue
             visible += e - s
             if hidden[obj]:
                 invisible += e - s
