@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import time
+import unicodedata
 import zlib
 from pathlib import Path
 
@@ -30,7 +31,10 @@ from ctxmill.compile.pipeline import compile_document  # noqa: E402
 
 
 def nk(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    """A matching key: letters and digits, accents folded away, however each side encodes them
+    (the truth's text layer has `V˜u` where the compiled text composes `Vũ`)."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
 
 
 def fold(text: str | None) -> str | None:
