@@ -11,8 +11,10 @@ truth.json in the corpus's schema (../shared/corpus/papers/README.md) and SOURCE
 
 Truth comes from the LaTeX (title, authors, \\chapter..\\subsubsection incl. starred ones,
 appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract; a Beamer
-deck's frame titles under its \\section's; a pandoc/R Markdown body's headings outside code fences, its
-title, authors and abstract from the YAML front matter);
+deck's frame titles under its \\section's; a poster's box titles (baposter \\headerbox, tikzposter \\block) as
+its sections; a pandoc/R Markdown body's headings outside code fences, its title, authors and abstract from
+the YAML front matter; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
+found from the main file's folder as TeX finds it);
 `fixes` in the manifest replace a derived field where a class prints something the source does
 not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
 against the PDF's text (pypdfium2): the title and section titles must be found in it.
@@ -36,6 +38,7 @@ MIRROR = Path("/work/.mirror")
 
 SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
 FRAME_RE = re.compile(r"\\begin\{frame\}\s*(?:<[^>]*>\s*)?(?:\[[^\]]*\]\s*)?")
+BOX_RE = re.compile(r"\\(?:headerbox|block)\s*(?:\[[^\]]*\]\s*)?(?=\{)")
 CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
 ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
            "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
@@ -64,21 +67,25 @@ def strip_comments(tex: str) -> str:
     return re.sub(r"(?<!\\)%.*", "", tex)
 
 
-def expand(git: Git, commit: str, path: str, depth: int = 0) -> str:
+def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | None = None) -> str:
     """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file)."""
     tex = strip_comments(git.read(commit, path).decode("utf-8", "replace"))
     if depth > 6:
         return tex
     root = str(Path(path).parent)
+    main_root = root if main_root is None else main_root
 
     def splice(m: re.Match) -> str:
         name = m.group(2).strip()
-        for cand in (name, name + ".tex"):
-            # git's rev:path takes no "..": a file read from a sibling folder (siamart's
-            # \\input{../abstract/abstract.txt}) is named from the repository's root
-            p = posixpath.normpath(posixpath.join(root, cand)) if root != "." else cand
-            if git.exists(commit, p):
-                return expand(git, commit, p, depth + 1)
+        # TeX reads a nested \\input from the main file's folder (its working directory); a
+        # path relative to the including file is tried first, as before
+        for base in dict.fromkeys((root, main_root)):
+            for cand in (name, name + ".tex"):
+                # git's rev:path takes no "..": a file read from a sibling folder (siamart's
+                # \\input{../abstract/abstract.txt}) is named from the repository's root
+                p = posixpath.normpath(posixpath.join(base, cand)) if base != "." else cand
+                if git.exists(commit, p):
+                    return expand(git, commit, p, depth + 1, main_root)
         return ""
 
     return re.sub(r"\\(input|include|subfile)\s*\{([^}]*)\}", splice, tex)
@@ -140,6 +147,16 @@ def drop_notes(s: str) -> str:
 def clean(s: str) -> str:
     """LaTeX text -> plain text as printed (roughly)."""
     s = drop_notes(s)
+    # Doxygen's LaTeX: \texorpdfstring{printed}{bookmark} prints its first group; \+ and \/ are
+    # break hints and \hspace{..} a space, none of them text
+    while "\\texorpdfstring{" in s:
+        i = s.index("\\texorpdfstring{")
+        first, j = group(s, i + len("\\texorpdfstring"))
+        _, k = group(s, j) if s[j:j + 1] == "{" else ("", j)
+        s = s[:i] + first + s[k:]
+    s = re.sub(r"\\hyperlink\s*\{[^}]*\}", "", s)  # \hyperlink{target}{text} prints its text
+    s = re.sub(r"\\[hv]space\*?\s*\{[^}]*\}", " ", s)
+    s = re.sub(r"\\[+/]", "", s).replace("\\textquotesingle{}", "'")
     s = re.sub(r"\$\^\{?[^$]*\}?\$", "", s)  # superscript markers
     s = re.sub(r"\\\\(\[[^\]]*\])?", " ", s)
     s = re.sub(r"\\(newline|linebreak|hfill|quad|qquad|noindent|IEEEauthorrefmark\{[^}]*\})", " ", s)
@@ -168,12 +185,20 @@ def sections(tex: str) -> list[dict]:
     # (frames print their title on every overlay page; the truth holds it once per frame)
     frames = list(FRAME_RE.finditer(body)) if re.search(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{beamer\}", tex) else []
     frame_level = 1 + max([levels[m.group(1)] for m in SECTION_RE.finditer(body) if m.group(1) != "part"] or [0])
-    heads = [(m.start(), m) for m in SECTION_RE.finditer(body)] + [(m.start(), m) for m in frames]
+    # A poster's boxes (baposter's \\headerbox{Title}{options}{body}, tikzposter's \\block{Title}{body}) are
+    # its sections, one level, unnumbered
+    poster = re.search(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{(baposter|tikzposter)\}", tex)
+    boxes = list(BOX_RE.finditer(body)) if poster else []
+    heads = ([(m.start(), m) for m in SECTION_RE.finditer(body)] + [(m.start(), m) for m in frames]
+             + [(m.start(), m) for m in boxes])
     out = []
     for at, m in sorted(heads, key=lambda x: x[0]):
         if m.re is FRAME_RE:
             t = clean(frame_title(body, m))
             level, numbered = frame_level, False
+        elif m.re is BOX_RE:
+            t = clean(group(body, m.end())[0])
+            level, numbered = 1, False
         else:
             title, _ = group(body, m.end() - 1)
             t = clean(title)
@@ -320,6 +345,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
                      lambda m: "\\appendix\\section*{Appendix " + (m.group(1) or "").strip() + "}", tex)
     if "iopart" in entry.get("class", ""):  # iopart's \\ack and \\ackn print their section heading
         tex = re.sub(r"\\ack(n?)(?![a-zA-Z])", lambda m: "\\section*{Acknowledgment" + ("" if m.group(1) else "s") + "}", tex)
+    if "Doxygen" in entry.get("class", ""):  # generated names print their underscores (RF24\_G)
+        tex = tex.replace("\\_", "_")
     if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
         tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
