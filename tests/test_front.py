@@ -5,7 +5,7 @@ tests/test_corpus_metadata.py."""
 from __future__ import annotations
 
 from _pdfgen import make_pdf
-from ctxmill.compile.front import compose_accents
+from ctxmill.accents import compose_accents
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 

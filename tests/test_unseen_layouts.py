@@ -2413,3 +2413,18 @@ def test_an_accent_set_as_a_glyph_of_its_own_goes_onto_its_letter(tmp_path):
     assert "## 2 BADAŃ" in headings(doc), headings(doc)
     assert "Mamy odpowiedź na pytanie" in doc.markdown
     assert "´" not in doc.markdown
+
+
+def test_a_macron_set_as_a_glyph_of_its_own_goes_onto_its_letter(tmp_path):
+    # pdfTeX's \=o (round30_accents_rule.md): the macron is a glyph of its own set over its letter, like C8's
+    # acute; the PDF reader's accent table lacked the macron (the compiler's had it), so "Ky¯oto" stayed split
+    lower = dict(zip("deiklnorwy", [500, 444, 278, 500, 278, 500, 500, 333, 722, 500], strict=True))
+    o_x = 72 + sum(lower.get(ch) or _TIMES[ch] for ch in "Field work in Ky") * 10 / 1000  # Times-Roman widths
+    doc = compile_pages(tmp_path, [[
+        ("Projekt czujnika piezoelektrycznego", 72, 88, 20, "Times-Bold"),
+        ("1 Wstep", 72, 150, 14, "Times-Roman"), *body_lines(170, 4),
+        ("Field work in Ky", 72, 226, 10, "Times-Roman"), ("¯", o_x + 0.5, 226, 10, "Times-Roman"),
+        ("oto was done over two summers with the same instruments and the same team of people.", o_x, 226, 10,
+         "Times-Roman"), *body_lines(238, 3)]])
+    assert "Field work in Kyōto was done" in doc.markdown, doc.markdown
+    assert "¯" not in doc.markdown

@@ -19,6 +19,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from ctxmill.accents import SPACING_ACCENTS, compose_accents
 from ctxmill.model import Page
 
 # Running heads, stamps and venue lines seen above or below a title (general shapes, no one class).
@@ -82,20 +83,6 @@ _DATE_WORDS = frozenset("january february march april may june july august septe
 _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003)\s*")
-# Spacing accents that a TeX Type 1 font sets as a glyph of their own before (or over) a letter.
-SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "ˇ": "\u030c",
-                   "˘": "\u0306", "¸": "\u0327", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304"}
-_ACCENT_RE = re.compile("([" + "".join(SPACING_ACCENTS) + "])\\s?([A-Za-zıȷ])")
-
-
-def compose_accents(text: str) -> str:
-    """'Jo˜ao', 'Lud¨ascher', 'T´ecnico' -> 'João', 'Ludäscher', 'Técnico'."""
-    if not any(a in text for a in SPACING_ACCENTS):
-        return text
-    return unicodedata.normalize(
-        "NFC", _ACCENT_RE.sub(lambda m: m.group(2).replace("ı", "i") + SPACING_ACCENTS[m.group(1)], text))
-
-
 @dataclass
 class TLine:
     """One title-page line: its text without superscripts, the pieces with their marks, its type."""

@@ -13,6 +13,7 @@ import re
 from datetime import datetime
 from operator import eq
 
+from ctxmill.accents import compose_accents
 from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Author, Block, Document, Kind
@@ -337,7 +338,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         # the document's highest other heading, and the title is the running head's /Title
         _as_chapter(doc, tp)
         tp.title, tp.title_box = "", None
-        md.title = front.compose_accents(book_title)
+        md.title = compose_accents(book_title)
     if tp is not None and tp.title and not tp.authors:
         _cover_sheet_authors(stream, tp, _body_size(doc))
     if tp is not None and tp.title:
@@ -347,7 +348,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     blocks = doc.blocks
     title_block = next((b for b in blocks if b.kind is Kind.HEADING and b.attrs.get("title")), None)
     if title_block is not None and not md.title:
-        text = front.compose_accents(title_block.text.strip())
+        text = compose_accents(title_block.text.strip())
         # where the page's type was read and showed no title, the blocks' guess must at least
         # look like one (a page that starts mid-document has none)
         if tp is not None:
@@ -361,7 +362,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if title_block is not None:
         title_block.attrs["front"] = "title"
     if not md.title and stream.info.get("Title"):
-        md.title = front.compose_accents(str(stream.info["Title"]).strip())
+        md.title = compose_accents(str(stream.info["Title"]).strip())
     # front matter: everything before the first section heading
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),
                      len(blocks))
@@ -484,7 +485,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     if parts:
         text = "\n\n".join(p.text[_label_end(p.text) or 0:].strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
-        md.abstract = _drop_line_numbers(front.compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
+        md.abstract = _drop_line_numbers(compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
         for p in parts:
             if p in front_blocks_:
                 p.attrs["front"] = "abstract"

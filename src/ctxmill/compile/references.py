@@ -29,8 +29,8 @@ from itertools import pairwise
 from operator import attrgetter
 from statistics import median
 
+from ctxmill.accents import SPACING_ACCENTS
 from ctxmill.compile.blocks import aside
-from ctxmill.compile.front import SPACING_ACCENTS
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference, of_kind

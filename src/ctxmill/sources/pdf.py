@@ -17,6 +17,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from ctxmill.accents import SPACING_ACCENTS, combine
 from ctxmill.compile.options import CompileOptions
 from ctxmill.errors import InputRefused
 from ctxmill.limits import MAX_PAGE_CHARS, MAX_PAGE_FORM_DRAWS
@@ -207,10 +208,7 @@ _HEAD_NUMBER_RE = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.? +[A-Z]")
 # Spacing accents that TeX fonts set as a glyph of their own, kerned over (or under) the letter
 # they belong to: pdfTeX's Polish capitals and ogoneks, math's hats and tildes. In the text layer
 # they stand beside the letter, or out of reading order at the end of the word or line.
-_ACCENTS = {"˙": "\u0307", "´": "\u0301", "`": "\u0300", "˘": "\u0306", "ˇ": "\u030c", "¸": "\u0327",
-            "˛": "\u0328", "¨": "\u0308", "˜": "\u0303", "ˆ": "\u0302", "˚": "\u030a", "˝": "\u030b"}
-_ACCENT_CHARS = frozenset(_ACCENTS)
-_DOTLESS = {"ı": "i", "ȷ": "j"}
+_ACCENT_CHARS = frozenset(SPACING_ACCENTS)
 
 
 def _lone_accent(item) -> bool:
@@ -239,7 +237,7 @@ def _compose_accents(chars: list) -> list:
         if best is None:
             continue
         c = out[best]
-        out[best] = (unicodedata.normalize("NFC", _DOTLESS.get(c[0], c[0]) + _ACCENTS[a[0]]),) + tuple(c[1:])
+        out[best] = (combine(c[0], a[0]),) + tuple(c[1:])
         dropped.add(i)
     if not dropped:
         return chars
