@@ -19,6 +19,7 @@ Progress = Callable[[str, str], None]
 
 # (name, "module:function", when) -- `when` decides from the options whether the stage runs.
 STAGES: list[tuple[str, str, Callable[[CompileOptions], bool]]] = [
+    ("slides", "ctxmill.compile.slides:run", lambda o: True),  # a deck's overlay pages merged (slides.py)
     ("blocks", "ctxmill.compile.blocks:run", lambda o: True),
     ("normalize", "ctxmill.compile.normalize:run", lambda o: True),
     ("structure", "ctxmill.compile.structure:run", lambda o: True),

@@ -14,6 +14,7 @@ import unicodedata
 from itertools import pairwise
 from operator import attrgetter
 
+from ctxmill.compile import slides
 from ctxmill.compile.blocks import (
     BIBLIOGRAPHY_TITLES,
     CAPTION_RE,
@@ -146,6 +147,7 @@ def _run(doc: Document) -> None:
     blocks = _footnotes(blocks, body_size, text)
     _lists(blocks, text)
     blocks = _merge_continuations(blocks)
+    slides.outline(doc, blocks, body_size)  # a slide deck's frames and section slides (slides.py)
     _bibliography(blocks)
     _footnote_refs(blocks)
     for i, b in enumerate(blocks):

@@ -1,0 +1,189 @@
+"""Slide decks: tell a deck from a paper, and merge a frame's overlay pages into one.
+
+A slide deck (Beamer, PowerPoint, Keynote, Impress export) prints one frame on several pages when it
+builds it up step by step (Beamer's ``\\pause``, ``\\item<2->``, ``\\only<2>``): each page repeats
+the frame's title and everything shown so far. Read page by page, the title becomes a heading per
+page and the text is repeated in document.md and the chunks.
+
+This stage runs before the blocks. In a deck, a page that continues the page before it (most of
+that page's lines are on it again) keeps only what it adds: the lines the page before already
+showed are taken out of it and counted as removed (``overlay-repeat`` in removed.json). A text an
+overlay shows once (``\\only<1>{A}\\only<2>{B}``) is on one page only and stays. Lines that are the
+deck's furniture (the same text, digits aside, on many pages: a footline, a page number) stay
+on every page, so that the furniture finder still sees them as before.
+
+:func:`is_deck` is the detector; it is deliberately narrow: landscape pages (a paper is portrait)
+and either a slide tool named in the PDF's Creator/Producer or few lines a page.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+
+from ctxmill.compile import conservation
+from ctxmill.compile.options import CompileOptions
+from ctxmill.model import Block, Document, Kind, Line, Page, PageStream
+
+_SLIDE_TOOL = re.compile(r"beamer|powerpoint|keynote|impress|google slides", re.I)
+_DIGITS = re.compile(r"\d+")
+_SPACE = re.compile(r"\s+")
+LANDSCAPE = 1.15  # width / height of a slide (4:3 is 1.33, 16:10 1.6, 16:9 1.78); A4 landscape is 1.41
+FEW_LINES = 25  # median lines a page in a deck without a named tool
+FURNITURE_SHARE = 0.25  # a text (digits masked) on this share of the pages is furniture, as in normalize
+TITLE_BAND = 0.2  # a frame's title stands in the top fifth of the page
+SLIDE_TITLE_CHARS = 120  # ... and is one short line
+SECTION_SLIDE_WORDS = 10  # a section slide holds one short line and nothing else
+FRAME_STRETCH = 0.6
+_TEXTLESS = (Kind.FIGURE, Kind.TABLE, Kind.EQUATION, Kind.CODE)  # content a slide may hold without text  # ... unless it stands on fewer consecutive pages than this share (one frame's builds)
+
+
+def _key(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _masked(text: str) -> str:
+    return _DIGITS.sub("#", _key(text))
+
+
+def is_deck(stream: PageStream) -> bool:
+    """A PDF of slides: at least 3 pages, at least 80% of them landscape, and its Creator/Producer
+    names a slide tool or its pages hold few lines (median <= FEW_LINES)."""
+    if stream.kind != "pdf" or len(stream.pages) < 3:
+        return False
+    wide = sum(1 for p in stream.pages if p.height > 0 and p.width >= LANDSCAPE * p.height)
+    if wide < 0.8 * len(stream.pages):
+        return False
+    info = stream.info or {}
+    tool = " ".join(str(info.get(k, "")) for k in ("Creator", "Producer"))
+    if _SLIDE_TOOL.search(tool):
+        return True
+    return statistics.median(len(p.lines) for p in stream.pages) <= FEW_LINES
+
+
+def furniture_texts(pages: list[Page]) -> set[str]:
+    """Masked line texts found on at least a quarter of the pages (and on 3 or more), unless those
+    pages are one stretch of consecutive pages covering less than FRAME_STRETCH of the deck: that is
+    one frame built over several pages (its title), not the deck's furniture."""
+    where: dict[str, list[int]] = {}
+    for i, p in enumerate(pages):
+        for t in {_masked(ln.text) for ln in p.lines if ln.text.strip()}:
+            where.setdefault(t, []).append(i)
+    least = max(3, FURNITURE_SHARE * len(pages))
+    return {t for t, at in where.items() if len(at) >= least
+            and (at[-1] - at[0] + 1 > len(at) or len(at) >= FRAME_STRETCH * len(pages))}
+
+
+def _body(page: Page, furniture: set[str]) -> list[Line]:
+    return [ln for ln in page.lines if ln.text.strip() and _masked(ln.text) not in furniture]
+
+
+def _top(page: Page, lines: list[Line]) -> str | None:
+    """The topmost line drawn on the page (a build's hidden lines are drawn far outside it)."""
+    inside = [ln for ln in lines if ln.bbox is not None and 0 <= ln.bbox[1] < page.height
+              and ln.bbox[0] < page.width and ln.bbox[2] > 0]
+    return _key(min(inside, key=lambda ln: (ln.bbox[1], ln.bbox[0])).text) if inside else None
+
+
+def continues(before: list[Line], after: list[Line], top_before: str | None, top_after: str | None) -> bool:
+    """Page ``after`` is an overlay build of page ``before``: both open with the same topmost line
+    (the frame's title; two frames that share a body under two titles are two frames) and at least
+    half of ``before``'s lines are on it again."""
+    if not before or not after or top_before is None or top_before != top_after:
+        return False
+    have = Counter(_key(ln.text) for ln in after)
+    shared = sum((Counter(_key(ln.text) for ln in before) & have).values())
+    return shared * 2 >= len(before)
+
+
+def merge_overlays(doc: Document) -> int:
+    """Take out of each overlay page the lines the page before it showed; returns the pages changed."""
+    pages = doc.stream.pages
+    furniture = furniture_texts(pages)
+    changed = 0
+    prev_body: list[Line] = []
+    prev_top: str | None = None
+    for page in pages:
+        body = _body(page, furniture)
+        top = _top(page, body)
+        if continues(prev_body, body, prev_top, top):
+            shown = Counter(_key(ln.text) for ln in prev_body)
+            before = [ln.text for ln in page.lines]
+            kept: list[Line] = []
+            for ln in page.lines:
+                k = _key(ln.text)
+                if shown[k] > 0 and _masked(ln.text) not in furniture:
+                    shown[k] -= 1
+                    continue
+                kept.append(ln)
+            page.lines = kept
+            conservation.note_dropped(doc, page.number, "overlay-repeat", before, kept)
+            doc.attrs.setdefault("_overlay_pages", []).append(page.number)
+            changed += 1
+            # the next page is compared with the whole build shown so far (this page's new lines
+            # and the ones it repeated), so a third build finds the frame again
+            body = prev_body + _body(page, furniture)
+        prev_body, prev_top = body, top
+    return changed
+
+
+def run(doc: Document, options: CompileOptions) -> None:
+    if is_deck(doc.stream):
+        doc.attrs["slide_deck"] = True
+        doc.attrs["overlay_pages"] = merge_overlays(doc)
+
+
+def outline(doc: Document, blocks: list[Block], body: float) -> None:
+    """A deck's headings, for structure.py (its blocks before sections are built): a page holding
+    one short line and nothing else is a section slide (a second one-line page built on it is a
+    subsection slide); on any other page the topmost block, in the top fifth and set larger than
+    the body, is the frame's title. A frame's title is one level under the deepest slide level
+    used. Every other heading on a deck's page is text: a table of contents' entries, a numbered
+    list item. An overlay build's page (slides.merge_overlays) adds to its frame: no title of its
+    own, unless it builds a section slide into a subsection slide."""
+    if not doc.attrs.get("slide_deck"):
+        return
+    sizes = {p.number: (p.width, p.height) for p in doc.stream.pages}
+    builds = set(doc.attrs.get("_overlay_pages", []))
+    first = min((b.page for b in blocks), default=1)
+    pages: dict[int, list[Block]] = {}
+    for b in blocks:
+        if b.kind is not Kind.FURNITURE and not b.attrs.get("title") and b.page != first:
+            pages.setdefault(b.page, []).append(b)
+    slide: dict[int, int] = {}  # page -> 2 (section slide) or 3 (subsection slide)
+    head: dict[int, Block] = {}  # page -> its slide's line or its frame's title
+    for n in sorted(pages):
+        bs = [b for b in pages[n] if b.text.strip() or b.kind in _TEXTLESS]
+        w, h = sizes.get(n, (0.0, 0.0))
+        # a section slide's line stands below the title band (a frame holding only a picture has
+        # its title in the band), and is no closing "Questions?" frame
+        one = len(bs) == 1 and len(bs[0].text.split()) <= SECTION_SLIDE_WORDS \
+            and bs[0].bbox is not None and bs[0].bbox[1] >= TITLE_BAND * h \
+            and not bs[0].text.rstrip().endswith(("?", "!"))
+        if n in builds:
+            if one and slide.get(n - 1) == 2:
+                slide[n], head[n] = 3, bs[0]
+            continue
+        if one:
+            slide[n], head[n] = 2, bs[0]
+            continue
+        # (a build's lines not shown yet are drawn far outside the page)
+        shown = [b for b in bs if b.bbox is not None and 0 <= b.bbox[1] < h and b.bbox[0] < w]
+        if not shown:
+            continue
+        top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
+        if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < TITLE_BAND * h
+                and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5):
+            head[n] = top
+    frame_level = 2 + any(v == 2 for v in slide.values()) + any(v == 3 for v in slide.values())
+    chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()}
+    for bs in pages.values():
+        for b in bs:
+            level = chosen.get(id(b))
+            if level is not None:
+                b.kind, b.level, b.number = Kind.HEADING, level, None
+                b.attrs["_title"] = " ".join(b.text.split())
+            elif b.kind is Kind.HEADING:
+                b.kind, b.level, b.number = Kind.PARAGRAPH, None, None
+                b.attrs.pop("_title", None)

@@ -1,0 +1,95 @@
+"""Slide decks (round30_deck_rule.md): a deck is told from a paper, and a frame's overlay builds
+(Beamer's \\pause, \\item<2->, \\only<n>) are read once. Every PDF here is built in the test."""
+
+from __future__ import annotations
+
+from _pdfgen import make_pdf
+from ctxmill.compile import slides
+from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.sources import load_source
+
+WIDE = (453, 255)  # a 16:9 Beamer page
+FOOT = "A. Speaker  Decks as documents  {} / 6"
+
+
+def frame(title, lines, n):
+    rows = [(title, 20, 30, 14, "Helvetica-Bold")]
+    rows += [(text, 30, 70 + 20 * k, 10, "Helvetica") for k, text in enumerate(lines)]
+    return rows + [(FOOT.format(n), 150, 248, 6, "Helvetica")]
+
+
+def deck_pages():
+    bullets = ["First point builds the argument up.", "Second point adds another remark.",
+               "Third point closes the list here."]
+    return [
+        frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+        # one frame over three pages: each build repeats the title and the points shown so far
+        frame("Overlays", bullets[:1], 2),
+        frame("Overlays", bullets[:2], 2),
+        frame("Overlays", bullets, 2),
+        # \only<1>{...} \only<2>{...}: a text each build shows once, beside a line both show
+        frame("Only on one build", ["Both builds show this line.", "Shown on the first build only."], 3),
+        frame("Only on one build", ["Both builds show this line.", "Shown on the second build only."], 3),
+        # two frames with one body under two titles are two frames
+        frame("Two columns", ["Lorem ipsum dolor sit amet, consetetur.", "Sed diam nonumy eirmod tempor."], 4),
+        frame("Column break", ["Lorem ipsum dolor sit amet, consetetur.", "Sed diam nonumy eirmod tempor."], 5),
+        frame("Questions", ["Thank you for listening."], 6),
+    ]
+
+
+def test_overlay_builds_of_a_frame_are_read_once(tmp_path):
+    doc = compile_document(make_pdf(tmp_path / "deck.pdf", deck_pages(), size=WIDE), CompileOptions())
+    md = doc.markdown
+    assert md.count("Overlays") == 1, md
+    for text in ("First point builds", "Second point adds", "Third point closes", "Both builds show"):
+        assert md.count(text) == 1, (text, md)
+    # what a build shows once stays, in the order of the builds
+    assert 0 < md.index("first build only") < md.index("second build only")
+    # two titles over one body: both frames, both bodies
+    assert md.count("Lorem ipsum dolor") == 2 and "Column break" in md
+    # the repeats are counted as removed, nothing is lost
+    removed = [r for r in doc.attrs["removed"] if r["reason"] == "overlay-repeat"]
+    assert sorted({r["page"] for r in removed}) == [3, 4, 6]
+    assert doc.attrs["conservation"]["words_lost"] == 0
+    # an overlay build whose text all stands on the page before is no lost page
+    assert not [c for c in doc.qa.checks if c.id == "page_text_lost"]
+
+
+def test_a_paper_is_no_deck_and_keeps_its_pages(tmp_path):
+    # portrait pages that repeat a title and a line page after page (a running head, a form) are a paper's
+    pages = [[("Report on repeated lines", 72, 60, 14, "Helvetica-Bold"),
+              ("The same sentence stands on every page of this report.", 72, 100, 10, "Helvetica"),
+              (f"Page {k} has a sentence of its own as well.", 72, 120, 10, "Helvetica")] for k in range(1, 5)]
+    path = make_pdf(tmp_path / "paper.pdf", pages)
+    assert not slides.is_deck(load_source(path, CompileOptions()))
+    doc = compile_document(path, CompileOptions())
+    assert "slide_deck" not in doc.attrs
+    assert not [r for r in doc.attrs["removed"] if r["reason"] == "overlay-repeat"]
+
+
+def test_a_landscape_deck_is_a_deck(tmp_path):
+    path = make_pdf(tmp_path / "deck.pdf", deck_pages(), size=WIDE)
+    assert slides.is_deck(load_source(path, CompileOptions()))
+
+
+def test_a_decks_section_slides_frames_and_contents(tmp_path):
+    # title slide, a contents frame (numbered entries), a section slide (one line in the middle of the
+    # page), frames with a title in the top band, a numbered list, a frame holding only its title (a
+    # picture's frame), a closing "Questions?" slide
+    pages = [
+        [("Decks as documents", 120, 90, 20, "Helvetica-Bold"), ("A. Speaker", 180, 130, 11, "Helvetica")],
+        frame("Outline", ["1 Motivation", "2 Method", "3 Results"], 1),
+        [("Motivation", 180, 120, 20, "Helvetica-Bold")],
+        frame("Why slides matter", ["Talks and lectures are what people bring most.",
+                                    "2 Second numbered point of a list on the slide", "3 Third numbered point"], 2),
+        frame("A picture alone", [], 3),
+        [("Method", 180, 120, 20, "Helvetica-Bold")],
+        frame("How we read them", ["Page by page, with the frame's title as the heading."], 4),
+        [("Questions?", 180, 120, 20, "Helvetica-Bold")],
+    ]
+    doc = compile_document(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads == ["# Decks as documents", "### Outline", "## Motivation", "### Why slides matter",
+                     "### A picture alone", "## Method", "### How we read them"], heads
+    assert "2 Method" in doc.markdown  # a contents entry stays, as text
