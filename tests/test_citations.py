@@ -213,3 +213,18 @@ def test_each_chapter_cites_its_own_numbered_list():
     titles = {r.id: r.title for r in doc.references}
     assert [(m.text, [titles[i] for i in m.reference_ids]) for m in doc.mentions] == [
         ("[1]", ["Chapter one source"]), ("[1]", ["Chapter two source"])]
+
+
+def test_a_callout_that_prints_a_name_particle_links():
+    # tandf-interact-ijgis-merging (round30_refparse_rule.md): "van Oosterom et al." names the family name with
+    # its particle; the linker kept only a name's last word ("Oosterom"), so the callout found no entry
+    bib = ["Peter van Oosterom, Martijn Meijers and Jantien Stoter. Merging maps by their topology. IJGIS, 2014.",
+           "Ludwig von Mises and Jan de Vries. A second paper on generalisation. Journal B, 2011.",
+           "Mark Smith. A first paper. Journal A, 2020."]
+    doc = make_doc(["Merging (van Oosterom et al., 2014) and generalising (von Mises and de Vries, 2011) "
+                    "differ; Oosterom et al. (2014) and Mises and Vries (2011) as some styles print them."], bib=bib)
+    got = {m.text: m.reference_ids for m in doc.mentions}
+    assert got["van Oosterom et al., 2014"] == ["ref-1"]
+    assert got["von Mises and de Vries, 2011"] == ["ref-2"]
+    assert got["Oosterom et al. (2014)"] == ["ref-1"]
+    assert got["Mises and Vries (2011)"] == ["ref-2"]

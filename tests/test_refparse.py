@@ -690,6 +690,47 @@ def test_the_product_takes_no_rules_title_that_is_a_note(raw, monkeypatch):
     assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
 
 
+# GROBID training strings (the round 30 fold count) that print no title, where the labeller saw
+# none and the rules cut one from the names or the collaboration.
+NAME_TITLES = [
+    "J. Zhang, W. Slysz, A. Pearlman, A. Verevkin, Roman Sobolewski,O .Okunev ,G .Chulkova ,and G .N .",
+    "J. Slim, R. Gebel, D. Heberling, F. Hinder, D.Hölscher ,A .Lehrach ,B .Lorentz ,S .Mey ,A .Nass, F. Rathmann, "
+    "L. Reifferscheidt, H. Solt- ner,H.Straatmann",
+    "CMS Collaboration, CMS-PAS-TOP-16-022.",
+]
+
+
+@pytest.mark.parametrize("raw", NAME_TITLES)
+def test_the_product_takes_no_rules_title_that_is_names_or_a_collaboration(raw, monkeypatch):
+    from ctxmill.compile import refparse
+    from ctxmill.compile.references import parse_entry
+
+    labeller = parse(raw)
+    assert labeller["doubtful"] and labeller["title"] is None
+    f = refparse.reference_fields(raw, parse_entry)  # the default since round 30
+    assert f["title"] is None
+    monkeypatch.setattr(refparse, "NAMES_NOT_TITLES", False)
+    before = refparse.reference_fields(raw, parse_entry)  # as before round 30: names as the title
+    assert before["title"] and refparse._names_venue_or_collab(before["title"], raw)
+    assert (f["authors"], f["year"], f["venue"]) == (labeller["authors"], labeller["year"], labeller["container"])
+
+
+def test_a_rules_title_cut_at_a_journal_abbreviation_is_refused():
+    from ctxmill.compile import refparse
+
+    f = {"title": None, "people": [{"family": "Volkova", "given": "L."}], "year": "1980", "container": None,
+         "doi": None, "arxiv_id": None, "url": None}
+    text = "L. Volkova Yad. Fiz. 31 (1980) 1510."
+    assert not refparse._plausible_title("Fiz", f, text)  # "Yad. Fiz.", the journal, cut at its stop
+    assert not refparse._plausible_title("Nucl", f, "M. Ambrosio et al. Nucl. Phys. (Proc. Suppl.) B110 (2002)519 .")
+    # a title ending in a plain word before its full stop stands, and so does a dotted acronym in a title
+    assert refparse._plausible_title("Linear and Nonlinear Waves", f, "G. B. Whitham, Linear and Nonlinear Waves. Wiley")
+    assert refparse._plausible_title("Secular changes to the U.S. hurricane record, revisited", f,
+                                     "Secular changes to the U.S. hurricane record, revisited. Geophys. Res. Lett.")
+    assert refparse._plausible_title("Collaboration in science", f, "A. B. Smith, Collaboration in science, 2001")
+    assert refparse._plausible_title("Data", f, "Data. Wiley")
+
+
 def test_a_title_that_only_starts_with_a_thesis_word_is_no_note():
     from ctxmill.compile import refparse
 
@@ -735,6 +776,7 @@ def test_the_product_takes_no_rules_title_that_holds_a_spaced_identifier(raw, mo
     f = refparse.reference_fields(raw, parse_entry)  # on by default since round 26
     assert f["title"] is None and f["arxiv_id"] in raw.replace(" ", "")  # the labeller's: the entry has none
     monkeypatch.setattr(fields, "DAMAGED_IDS", False)
+    monkeypatch.setattr(refparse, "NAMES_NOT_TITLES", False)  # (round 30 refuses the second's names too)
     before = refparse.reference_fields(raw, parse_entry)  # as at round 25: the stretch with the id, a title
     assert "arXiv :" in before["title"]
 

@@ -148,9 +148,19 @@ def _first_word(text: str) -> str | None:
         i = j
 
 
-def _surname(name: str) -> str:
+# lowercase particles printed before a family name in an author-year callout ("van Oosterom et al.")
+_PARTICLES = frozenset("de del della der den van von da di du la le al bin el dos das ter ten zu y".split())
+
+
+def _surnames(name: str) -> set[str]:
+    """The family name of "P. van Oosterom" as a callout may print it: "Oosterom" and "van Oosterom"."""
     words = name.replace(",", " ").split()
-    return words[-1] if words else name
+    if not words:
+        return {name}
+    k = len(words) - 1
+    while k > 0 and words[k - 1] in _PARTICLES:  # (lowercase only: "De" or "Van" opens a given name too)
+        k -= 1
+    return {words[-1], " ".join(words[k:])}
 
 
 def reference_labels(ref: Reference) -> set[str]:
@@ -167,12 +177,12 @@ def reference_labels(ref: Reference) -> set[str]:
         if first:
             labels.add(first)
         return labels
-    a1 = {_surname(authors[0]), authors[0]}
+    a1 = _surnames(authors[0]) | {authors[0]}
     if len(authors) == 1 and not etal:
         labels |= {norm(x) for x in a1}
     elif len(authors) == 2 and not etal:
         for x in a1:
-            for y in {_surname(authors[1]), authors[1]}:
+            for y in _surnames(authors[1]) | {authors[1]}:
                 labels.add(norm(f"{x} and {y}"))
     else:
         labels |= {norm(f"{x} et al") for x in a1}
