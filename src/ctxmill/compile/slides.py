@@ -35,8 +35,8 @@ FURNITURE_SHARE = 0.25  # a text (digits masked) on this share of the pages is f
 TITLE_BAND = 0.2  # a frame's title stands in the top fifth of the page
 SLIDE_TITLE_CHARS = 120  # ... and is one short line
 SECTION_SLIDE_WORDS = 10  # a section slide holds one short line and nothing else
-FRAME_STRETCH = 0.6
-_TEXTLESS = (Kind.FIGURE, Kind.TABLE, Kind.EQUATION, Kind.CODE)  # content a slide may hold without text  # ... unless it stands on fewer consecutive pages than this share (one frame's builds)
+FRAME_STRETCH = 0.6  # ... unless it stands on fewer consecutive pages than this share (one frame's builds)
+_TEXTLESS = (Kind.FIGURE, Kind.TABLE, Kind.EQUATION, Kind.CODE)  # content a slide may hold without text
 
 
 def _key(text: str) -> str:
