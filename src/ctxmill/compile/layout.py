@@ -348,6 +348,8 @@ def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: fl
         return boxes
     keep = []
     for box in boxes:
+        if _text_band(box, lines):
+            continue
         full = 0
         for ln in lines:
             b = ln.bbox
@@ -364,3 +366,21 @@ def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: fl
         if full < 3:
             keep.append(box)
     return keep
+
+
+def _text_band(box, lines: list[Line]) -> bool:
+    """A drawing no taller than 2.5 times the tallest line of text on it, and at least four times
+    as wide as tall, is that text's background (a poster's coloured header bar, a highlight band,
+    a \\colorbox), not a picture whose labels the text would be."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    if h <= 0 or w < 4 * h:
+        return False
+    tallest = 0.0
+    for ln in lines:
+        b = ln.bbox
+        if b is None or not ln.spans:
+            continue
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        if box[0] - 2 <= cx <= box[2] + 2 and box[1] - 2 <= cy <= box[3] + 2:
+            tallest = max(tallest, b[3] - b[1])
+    return tallest > 0 and h <= 2.5 * tallest

@@ -559,7 +559,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         b = blocks[idx]
         if b.kind is Kind.PARAGRAPH and idx not in matched:
             c = _heading_candidate(b, body)
-            if c is not None:
+            if c is not None and not (c[0] is None and norm_title(c[1]) == "abstract"
+                                      and _below_text(blocks, idx)):
                 cands[idx] = c
     _chapter_titles(blocks, cands, body, _hits(blocks, _MAYBE_CHAPTER_RE) if text else None)
     roman = _roman_scheme(cands)
@@ -666,6 +667,20 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+def _below_text(blocks: list[Block], idx: int) -> bool:
+    """Text stands above this block on its page: an abstract's label under a title block (Elsevier
+    CAS's "ABSTRACT" beside the article info, achemso's) labels its paragraph; a thesis's
+    Abstract opens a page of its own, as its chapters do."""
+    page = blocks[idx].page
+    for j in range(idx - 1, -1, -1):
+        b = blocks[j]
+        if b.page != page:
+            return False
+        if b.kind is not Kind.FURNITURE and b.text.strip():
+            return True
+    return False
 
 
 def _next_list_item(blocks: list[Block], idx: int, number: str) -> bool:

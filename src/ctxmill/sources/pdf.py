@@ -25,7 +25,9 @@ from ctxmill.model import Line, Link, OutlineEntry, Page, PageStream, Span
 
 _BOLD_RE = re.compile(r"(bold|black|heavy|semibold|demi|-bd\b|bd$|bx\d|cmbx|\bbx|sfbx|-b$|,b$|medium)", re.I)
 _ITALIC_RE = re.compile(r"(italic|oblique|-it\b|it$|ti\d|cmti|sfti|cmmi|sfsl|slanted|-i$)", re.I)
-_MONO_RE = re.compile(r"(mono|courier|consol|typewriter|cmtt|sftt|sfvt|cmvtt|code|menlo|inconsolata|\btt\d)", re.I)
+# (nimbusmon: URW Nimbus Mono L, "NimbusMonL-Regu", the Courier psnfss gives pdfTeX output; it carries no
+# fixed-pitch flag, and "MonL" holds no "mono")
+_MONO_RE = re.compile(r"(mono|nimbusmon|courier|consol|typewriter|cmtt|sftt|sfvt|cmvtt|code|menlo|inconsolata|\btt\d)", re.I)
 
 # Fonts that only carry symbols; a run of them is not evidence for the line's font.
 _SUBSET_RE = re.compile(r"^[A-Z]{6}\+")
@@ -251,6 +253,38 @@ def _compose_accents(chars: list) -> list:
     return res
 
 
+def _tracked(chars: list) -> set[int]:
+    """Indexes of the characters whose gap before them is letter-spacing, not a word space.
+
+    Letter-spaced capitals (classicthesis's titles, microtype's \\textls, soul's \\so) set every
+    letter apart by one small equal gap (0.16 em in classicthesis) that is wider than the space
+    threshold, so each letter would read as a word ("C O N T E N T S"). Four letters or more in a
+    row, each a glyph of its own, set with one gap between 0.05 and 0.26 em is tracking; a gap of
+    that size beside a lone letter elsewhere on the line is too (a short word of the same title);
+    wider gaps stay spaces.
+    A real word space is wider (a third of an em, a fifth at its most squeezed)."""
+    gaps: dict[int, float] = {}
+    for i in range(1, len(chars)):
+        a, b = chars[i - 1], chars[i]
+        size = max(a[6].size, b[6].size)
+        g = b[1] - a[3]
+        # (one of the two a letter of its own: pdfium's items are glyphs there, while a justified
+        # line's words, items of their own, are set apart by equal gaps too)
+        if a[0].isalpha() and b[0].isalpha() and min(len(a[0]), len(b[0])) == 1 and 0.05 * size <= g <= 0.26 * size:
+            gaps[i] = g
+    ref = None
+    for i in gaps:
+        run = [gaps.get(i + d) for d in range(3)]
+        if None not in run and all(len(chars[i - 1 + d][0]) == 1 for d in range(4)) \
+                and max(run) - min(run) <= max(0.1, 0.08 * run[0]):
+            ref = sorted(run)[1]
+            break
+    if ref is None:
+        return set()
+    tol = max(0.1, 0.08 * ref)
+    return {i for i, g in gaps.items() if abs(g - ref) <= tol}
+
+
 def _finish_line(chars: list) -> Line | None:
     """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
     # dominant size by character count
@@ -272,7 +306,10 @@ def _finish_line(chars: list) -> Line | None:
     run_f = run_sup = None  # key of runs[-1]
     prev_x1 = None
     prev_text = ""
-    for text, x0, top, x1, bottom, cbase, f, space in chars:
+    tracked = _tracked(chars) if len(chars) >= 4 else ()
+    for k, (text, x0, top, x1, bottom, cbase, f, space) in enumerate(chars):
+        if k in tracked:
+            space = False
         sup = f.size < sup_size and (base - cbase) > rise
         if prev_x1 is None:
             gap = 0.0
@@ -285,12 +322,12 @@ def _finish_line(chars: list) -> Line | None:
         figures = gap > half_em and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
         prev_text = text
         if not runs or wide or figures or f is not run_f or sup != run_sup:
-            spaced = space or gap > rise
+            spaced = space or (gap > rise and k not in tracked)
             runs.append([(f, sup), "  " if wide else (" " if spaced and runs else ""), [text], [x0, top, x1, bottom]])
             run_f, run_sup = f, sup
         else:
             r = runs[-1]
-            if space or gap > rise:
+            if space or (gap > rise and k not in tracked):
                 r[2].append(" ")
             r[2].append(text)
             box = r[3]
@@ -758,12 +795,41 @@ def _image_boxes(page, height: float) -> list[tuple[float, float, float, float]]
         if not pdfium_c.FPDFPageObj_GetBounds(obj, ctypes.byref(left), ctypes.byref(bottom), ctypes.byref(right),
                                               ctypes.byref(top)):
             continue
-        w, h = right.value - left.value, top.value - bottom.value
+        x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
+        clip = _clip_box(obj)
+        if clip is not None:
+            # what is painted is the object inside its clip: a TikZ/PGF shading (a poster's header
+            # bar, a shaded box) is a form far larger than the clipped area it shows
+            x0, y0, x1, y1 = max(x0, clip[0]), max(y0, clip[1]), min(x1, clip[2]), min(y1, clip[3])
+        w, h = x1 - x0, y1 - y0
         if w < 20 or h < 20:
             continue
-        boxes.append((round(left.value, 2), round(height - top.value, 2), round(right.value, 2),
-                      round(height - bottom.value, 2)))
+        boxes.append((round(x0, 2), round(height - y1, 2), round(x1, 2), round(height - y0, 2)))
     return boxes
+
+
+def _clip_box(obj) -> tuple[float, float, float, float] | None:
+    """The box (PDF space) of a page object's clip path: the intersection of its paths' boxes,
+    or None where it has no clip path."""
+    import pypdfium2.raw as pdfium_c
+
+    clip = pdfium_c.FPDFPageObj_GetClipPath(obj)
+    if not clip:
+        return None
+    box = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for i in range(pdfium_c.FPDFClipPath_CountPaths(clip)):
+        xs, ys = [], []
+        for j in range(pdfium_c.FPDFClipPath_CountPathSegments(clip, i)):
+            seg = pdfium_c.FPDFClipPath_GetPathSegment(clip, i, j)
+            if seg and pdfium_c.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+                xs.append(x.value)
+                ys.append(y.value)
+        if not xs:
+            continue
+        b = (min(xs), min(ys), max(xs), max(ys))
+        box = b if box is None else (max(box[0], b[0]), max(box[1], b[1]), min(box[2], b[2]), min(box[3], b[3]))
+    return box
 
 
 def _outline(pdf) -> list[OutlineEntry]:
