@@ -2535,3 +2535,22 @@ def test_an_abstract_label_under_the_title_block_is_no_section_but_a_thesis_abst
               [("2 Methods", 72, 90, 16, "Helvetica-Bold"), *body_lines(130, 30)]]
     (tmp_path / "t").mkdir()
     assert any("ABSTRACT" in h for h in headings(compile_pages(tmp_path / "t", thesis)))
+
+
+def test_an_api_references_field_labels_are_no_sections(tmp_path):
+    # Doxygen's refman (doxygen-refman-rf24g, C6/A1): "Returns", "Warning", "Parameters" in bold over each
+    # member's indented description were headings, one per function
+    page = [("Class Documentation", 72, 80, 20, "Helvetica-Bold"), ("5.1 packet Class Reference", 72, 120, 14, "Helvetica-Bold"),
+            *body_lines(140, 4), ("5.1.1 Member Function Documentation", 72, 200, 12, "Helvetica-Bold"),
+            ("5.1.1.1 getAddress()", 72, 225, 11, "Helvetica-Bold"), *body_lines(245, 2),
+            ("Returns", 90, 275, 10, "Helvetica-Bold"),
+            ("the address of the radio the packet was sent from or to.", 100, 289, 10, "Times-Roman"),
+            ("5.1.1.2 getCnt()", 72, 320, 11, "Helvetica-Bold"), *body_lines(340, 2),
+            ("Returns", 90, 370, 10, "Helvetica-Bold"), ("the packet's count, to tell dropped packets.", 100, 384, 10, "Times-Roman"),
+            ("Warning", 90, 405, 10, "Helvetica-Bold"), ("a payload longer than 30 bytes is refused.", 100, 419, 10, "Times-Roman"),
+            ("5.1.1.3 setCnt()", 72, 450, 11, "Helvetica-Bold"), *body_lines(470, 2),
+            ("Parameters", 90, 500, 10, "Helvetica-Bold"), ("cnt the count to set on the packet.", 100, 514, 10, "Times-Roman"),
+            *body_lines(540, 10)]
+    doc = compile_pages(tmp_path, [page])
+    assert not [h for h in headings(doc) if h.split()[-1] in ("Returns", "Warning", "Parameters")], headings(doc)
+    assert "Returns" in doc.markdown and "Parameters" in doc.markdown

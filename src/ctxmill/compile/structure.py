@@ -560,7 +560,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if b.kind is Kind.PARAGRAPH and idx not in matched:
             c = _heading_candidate(b, body)
             if c is not None and not (c[0] is None and norm_title(c[1]) == "abstract"
-                                      and _below_text(blocks, idx)):
+                                      and _below_text(blocks, idx)) \
+                    and not (c[0] is None and norm_title(c[1]) in _FIELD_LABELS):
                 cands[idx] = c
     _chapter_titles(blocks, cands, body, _hits(blocks, _MAYBE_CHAPTER_RE) if text else None)
     roman = _roman_scheme(cands)
@@ -667,6 +668,12 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+# the field labels an API reference prints in bold over an indented paragraph (Doxygen, Sphinx,
+# Javadoc): labels, not sections ("Example" is left out: Sphinx's rubric of that name is a heading)
+_FIELD_LABELS = {"returns", "return values", "parameters", "template parameters", "raises", "throws", "exceptions",
+                 "warning", "author", "authors", "date", "see also", "precondition", "postcondition"}
 
 
 def _below_text(blocks: list[Block], idx: int) -> bool:
