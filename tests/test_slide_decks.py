@@ -93,3 +93,36 @@ def test_a_decks_section_slides_frames_and_contents(tmp_path):
     assert heads == ["# Decks as documents", "### Outline", "## Motivation", "### Why slides matter",
                      "### A picture alone", "## Method", "### How we read them"], heads
     assert "2 Method" in doc.markdown  # a contents entry stays, as text
+
+
+def _with_pictures(path, boxes, size=WIDE):
+    """Draw a picture at each (page number, x0, top, x1, bottom) of the PDF at ``path``."""
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    pdf = pdfium.PdfDocument(str(path))
+    for n, x0, top, x1, bottom in boxes:
+        page = pdf[n - 1]
+        img = pdfium.PdfImage.new(pdf)
+        img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (64, 48), (40, 90, 160))))
+        img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, size[1] - bottom))
+        page.insert_obj(img)
+        page.gen_content()
+        page.close()
+    out = path.with_name("pictures-" + path.name)
+    pdf.save(str(out))
+    pdf.close()
+    return out
+
+
+def test_a_frames_title_over_a_picture_stays_its_title(tmp_path):
+    # a frame whose picture runs under its title band (a full-page screenshot bleeding over the top of
+    # the page, as OsloMet p. 41): the title is the frame's, not a label drawn inside the picture
+    pages = [frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+             frame("A first approach", [], 2),
+             frame("Questions", ["Thank you for listening."], 3)]
+    path = _with_pictures(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), [(2, 15, -5.5, 330, 236)])
+    doc = compile_document(path, CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert "## A first approach" in heads, heads
+    assert not [r for r in doc.attrs["removed"] if r["reason"] == "figure-text"]

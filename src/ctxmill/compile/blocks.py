@@ -20,7 +20,7 @@ from itertools import compress, repeat
 from math import isfinite
 from operator import attrgetter
 
-from ctxmill.compile import conservation, layout, tables
+from ctxmill.compile import conservation, layout, slides, tables
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import line_hits, line_hits_group
@@ -276,11 +276,15 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     rotated: list[Line] = []
     figures = conservation.figure_boxes(page)  # (a page-size scan or background is no figure)
     figures = layout.drop_text_frames(figures, page.lines, body, ctx.width)
+    # a deck's frame title over a picture that runs under the title band is the frame's title
+    # (round30_deck_rule.md D5); an overlay build's page has none (its title went as a repeat)
+    title = slides.frame_title(page, body) if figures and doc is not None and doc.attrs.get("slide_deck") \
+        and page.number not in doc.attrs.get("_overlay_pages", ()) else None
     for line in page.lines:
         if line.bbox is None or not line.spans:
             rotated.append(line)
             continue
-        if figures and any(_inside(line.bbox, im) for im in figures):
+        if figures and line is not title and any(_inside(line.bbox, im) for im in figures):
             # text drawn inside an included figure (labels of a diagram)
             idx = next(i for i, im in enumerate(figures) if _inside(line.bbox, im))
             figure_text.append((idx, line.text))

@@ -86,6 +86,22 @@ def _top(page: Page, lines: list[Line]) -> str | None:
     return _key(min(inside, key=lambda ln: (ln.bbox[1], ln.bbox[0])).text) if inside else None
 
 
+def frame_title(page: Page, body: float) -> Line | None:
+    """The line that reads as a frame's title, for the blocks stage: the topmost line drawn on the
+    page, in its top fifth, set larger than the body (as :func:`outline` asks of a title block). A
+    picture may run under it (a full-page screenshot, a background photo): it is still the title,
+    not a label drawn inside the picture."""
+    inside = [ln for ln in page.lines if ln.bbox is not None and ln.spans and ln.text.strip()
+              and 0 <= ln.bbox[1] < page.height and ln.bbox[0] < page.width and ln.bbox[2] > 0]
+    if not inside:
+        return None
+    top = min(inside, key=lambda ln: (ln.bbox[1], ln.bbox[0]))
+    if top.bbox[1] < TITLE_BAND * page.height and len(top.text) <= SLIDE_TITLE_CHARS \
+            and max(s.size for s in top.spans) > body + 0.5:
+        return top
+    return None
+
+
 def continues(before: list[Line], after: list[Line], top_before: str | None, top_after: str | None) -> bool:
     """Page ``after`` is an overlay build of page ``before``: both open with the same topmost line
     (the frame's title; two frames that share a body under two titles are two frames) and at least
