@@ -228,3 +228,22 @@ def test_a_callout_that_prints_a_name_particle_links():
     assert got["von Mises and de Vries, 2011"] == ["ref-2"]
     assert got["Oosterom et al. (2014)"] == ["ref-1"]
     assert got["Mises and Vries (2011)"] == ["ref-2"]
+
+
+def test_author_year_items_separated_by_commas_in_one_parenthesis_link():
+    # tandf-interact-ijgis-merging (round30_citations_rule.md C1): Taylor & Francis' Interact style separates the
+    # items of one parenthesis with commas; the whole item "Muller et al. 1995, Weibel 1997" is no item (its
+    # author part would hold a digit), so none of them linked. "Li et al. 2017a, 2018" stays one item.
+    bib = ["Muller, J.C., et al., 1995. Generalization: state of the art. London: Taylor & Francis.",
+           "Weibel, R., 1997. Generalization of spatial data. In: Algorithmic foundations of GIS. Springer.",
+           "Li, J., et al., 2017a. Continuous scale transformations. ISPRS Journal, 12.",
+           "Li, J., et al., 2018. The morphing of polylines. Cartographic Journal, 55.",
+           "Deng, M. and Peng, D., 2015. Morphing linear features. Geoinformatica, 19."]
+    doc = make_doc(["Scale matters (Muller et al. 1995, Weibel 1997). Lines morph (e.g., Deng and Peng 2015, "
+                    "Li et al. 2017a, 2018). Released (version 2019, updated 2020) is no citation."], bib=bib)
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert ("Muller et al. 1995", ["ref-1"]) in got
+    assert ("Weibel 1997", ["ref-2"]) in got
+    assert ("e.g., Deng and Peng 2015", ["ref-5"]) in got
+    assert ("Li et al., 2017a", ["ref-3"]) in got and ("Li et al., 2018", ["ref-4"]) in got
+    assert not [u for u in doc.unresolved if "version" in u.text or "updated" in u.text]

@@ -321,6 +321,28 @@ class Linker:
 # ---------------------------------------------------------------------------- finding
 
 
+# "1995, Weibel 1997": a comma after a year and before a word that is no year or suffix letter ends an item
+_COMMA_AFTER_YEAR = re.compile(rf"{_YEAR}\s*,(?!\s*(?:{_YEAR}|[a-z]\b))\s*")
+
+
+def _items(inner: str, start: int) -> list[tuple[int, str]]:
+    """A parenthesis' items with their offsets: split on ";", and an item that is none whole split after
+    each year and comma ("(Müller et al. 1995, Weibel 1997)", Taylor & Francis' Interact style; "Li et al.
+    2017a, 2018" stays one item)."""
+    out, pos = [], start
+    for item in inner.split(";"):
+        if _ITEM.match(item) or not _COMMA_AFTER_YEAR.search(item):
+            out.append((pos, item))
+        else:
+            cut = 0
+            for c in _COMMA_AFTER_YEAR.finditer(item):
+                out.append((pos + cut, item[cut : c.end()].rstrip().rstrip(",")))
+                cut = c.end()
+            out.append((pos + cut, item[cut:]))
+        pos += len(item) + 1
+    return out
+
+
 def _years(spec: str) -> list[str]:
     """ "2020a, b; 2021" -> ["2020a", "2020b", "2021"]."""
     out: list[str] = []
@@ -638,12 +660,9 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
             continue
         if not _YEAR_IN.search(inner):
             continue
-        # Parenthetical: items separated by ";".
-        pos = m.start(1)
-        for item in inner.split(";"):
+        # Parenthetical: items separated by ";" (or by "," after a year: _items).
+        for item_start, item in _items(inner, m.start(1)):
             im = _ITEM.match(item)
-            item_start = pos
-            pos += len(item) + 1
             if not im:
                 continue
             auth = im.group("auth").strip().rstrip(",")
