@@ -236,6 +236,7 @@ class Linker:
         # link()'s pools and the labels cited alone, indexed at the first ask (_pools, label_index)
         self._pool_index: tuple[dict[str, list[Reference]], ...] | None = None
         self._label_index: tuple[list[tuple[str, list[str]]], dict[str, list[int]], list[int]] | None = None
+        self._no_year_idx: tuple[dict[str, Reference], dict[str, list[str]]] | None = None
 
     def _pools(self) -> tuple[dict[str, list[Reference]], dict[str, list[Reference]], dict[str, list[Reference]]]:
         """The entries with a year (in the list's order) by each of their labels, by
@@ -315,7 +316,28 @@ class Linker:
         if len(pool) > 1:
             self.last_candidates = pool
             return [], f"ambiguous: {', '.join(r.id for r in pool)} match {auth!r} {year}"
+        # An entry whose year the parser did not find ("..., 2023. arXiv:2305.13245.") is still the one its
+        # author text and the year in its own text name, when it alone is
+        ids = self.no_year.get(a) or (self._no_year_index()[1].get(first, []) if first else [])
+        if ids:
+            said = re.compile(rf"(?<![\w/.:]){re.escape(year)}(?!\w)")
+            by_id = self._no_year_index()[0]
+            named = list(dict.fromkeys(i for i in ids if said.search(by_id[i].raw)))
+            if len(named) == 1:
+                return named, None
         return [], f"no reference matches {auth!r} {year}"
+
+    def _no_year_index(self) -> tuple[dict[str, Reference], dict[str, list[str]]]:
+        """The entries by id, and the ids of the entries without a year by their labels' first word. Made
+        at the first ask (a callout that found no entry with a year)."""
+        index = self._no_year_idx
+        if index is None:
+            by_first: dict[str, list[str]] = defaultdict(list)
+            for lab, ids in self.no_year.items():
+                if lab.split():
+                    by_first[lab.split()[0]].extend(ids)
+            index = self._no_year_idx = ({r.id: r for r in self.refs}, dict(by_first))
+        return index
 
 
 # ---------------------------------------------------------------------------- finding
