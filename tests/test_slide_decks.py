@@ -126,3 +126,32 @@ def test_a_frames_title_over_a_picture_stays_its_title(tmp_path):
     heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
     assert "## A first approach" in heads, heads
     assert not [r for r in doc.attrs["removed"] if r["reason"] == "figure-text"]
+
+
+def test_a_long_build_and_two_frames_under_one_title(tmp_path):
+    # one frame over four pages whose \only text is replaced build by build (OsloMet's `Metrics`): the
+    # last build shares most of the one before's lines but under half of all the frame showed; then two
+    # frames under one title, a picture's credit and a list (OsloMet pp. 13/14): the title alone
+    # shared is no build
+    pages = [
+        frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+        frame("Metrics", ["Tier 0: methodology metrics", "Tier 1: primitive detection", "Only on build one."], 2),
+        frame("Metrics", ["Tier 0: methodology metrics", "Tier 1: primitive detection", "precision = P / G",
+                          "recall = P / R"], 2),
+        frame("Metrics", ["Tier 0: methodology metrics", "Tier 1: primitive detection", "error rate = E / G",
+                          "its second formula"], 2),
+        frame("Metrics", ["Tier 0: methodology metrics", "Tier 1: primitive detection", "pitch shift = S / M",
+                          "Tier 2: structure reconstruction"], 2),
+        frame("Why a new format?", ["Standards by XKCD, CC-BY-NC 2.5"], 3),
+        frame("Why a new format?", ["Reason 1", "Fair evaluation must be possible.",
+                                    "Whatever the system puts out."], 4),
+        frame("Questions", ["Thank you for listening."], 5),
+    ]
+    doc = compile_document(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads.count("## Metrics") == 1, heads
+    assert heads.count("## Why a new format?") == 2, heads
+    for text in ("Tier 0: methodology", "Tier 1: primitive", "Only on build one", "Tier 2: structure", "pitch shift",
+                 "Standards by XKCD", "Fair evaluation"):
+        assert doc.markdown.count(text) == 1, (text, doc.markdown)
+    assert doc.attrs["conservation"]["words_lost"] == 0

@@ -110,7 +110,9 @@ def continues(before: list[Line], after: list[Line], top_before: str | None, top
         return False
     have = Counter(_key(ln.text) for ln in after)
     shared = sum((Counter(_key(ln.text) for ln in before) & have).values())
-    return shared * 2 >= len(before)
+    # the title alone shared is no build of a page that held more (a picture frame and the next
+    # frame under one title), only of a page that held nothing else (a section slide)
+    return shared * 2 >= len(before) and (shared >= 2 or len(before) == 1)
 
 
 def merge_overlays(doc: Document) -> int:
@@ -118,13 +120,16 @@ def merge_overlays(doc: Document) -> int:
     pages = doc.stream.pages
     furniture = furniture_texts(pages)
     changed = 0
-    prev_body: list[Line] = []
+    prev_body: list[Line] = []  # the page before's own lines, as printed
+    frame_shown: list[Line] = []  # every line its frame showed so far
     prev_top: str | None = None
     for page in pages:
         body = _body(page, furniture)
         top = _top(page, body)
+        # (compared with the page before as printed: a frame whose \only text is replaced build
+        # after build shows more and more in all, and a later build shares under half of that)
         if continues(prev_body, body, prev_top, top):
-            shown = Counter(_key(ln.text) for ln in prev_body)
+            shown = Counter(_key(ln.text) for ln in frame_shown)
             before = [ln.text for ln in page.lines]
             kept: list[Line] = []
             for ln in page.lines:
@@ -137,9 +142,10 @@ def merge_overlays(doc: Document) -> int:
             conservation.note_dropped(doc, page.number, "overlay-repeat", before, kept)
             doc.attrs.setdefault("_overlay_pages", []).append(page.number)
             changed += 1
-            # the next page is compared with the whole build shown so far (this page's new lines
-            # and the ones it repeated), so a third build finds the frame again
-            body = prev_body + _body(page, furniture)
+            # what the frame showed so far: the lines a later build repeats from any earlier one go
+            frame_shown = frame_shown + _body(page, furniture)
+        else:
+            frame_shown = body
         prev_body, prev_top = body, top
     return changed
 
