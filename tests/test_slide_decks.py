@@ -155,3 +155,68 @@ def test_a_long_build_and_two_frames_under_one_title(tmp_path):
                  "Standards by XKCD", "Fair evaluation"):
         assert doc.markdown.count(text) == 1, (text, doc.markdown)
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+
+def _with_icons(path, icons, size=WIDE):
+    """Draw a small picture at each (page number, x0, top, x1, bottom) of the PDF at ``path``: the
+    item icons Beamer's bibliography template sets beside each entry's first line."""
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    pdf = pdfium.PdfDocument(str(path))
+    for n, x0, top, x1, bottom in icons:
+        page = pdf[n - 1]
+        img = pdfium.PdfImage.new(pdf)
+        img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (24, 24), (40, 90, 160))))
+        img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, size[1] - bottom))
+        page.insert_obj(img)
+        page.gen_content()
+        page.close()
+    out = path.with_name("icons-" + path.name)
+    pdf.save(str(out))
+    pdf.close()
+    return out
+
+
+def test_a_decks_reference_list_is_cut_at_its_item_icons(tmp_path):
+    # Beamer's bibliography (abbrv): every \newblock on a line of its own at one left edge, no label,
+    # no hanging indent, an icon beside each entry's first line; the line above an icon may reach
+    # into its height (the entry before's last line)
+    entries = [["P. Erdos.", "A selection of problems and results in combinatorics.",
+                "Cambridge Univ. Press, Cambridge, 1995."],
+               ["R. Graham, D. Knuth, and O. Patashnik.", "Concrete mathematics.",
+                "Addison-Wesley, Reading, MA, 1989."],
+               ["D. Knuth.", "Two notes on notation.", "Amer. Math. Monthly, 99:403-422, 1992."]]
+    rows, icons, y = [("References", 20, 30, 14, "Helvetica-Bold")], [], 60
+    for entry in entries:
+        icons.append((4, 20.8, y - 14, 45.4, y + 10.6))
+        for line in entry:
+            rows.append((line, 47.3, y, 9, "Helvetica"))
+            y += 13.5
+        y += 5
+    pages = [frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+             frame("What it cites", ["Erdos and Graham wrote on combinatorics, Knuth on notation."], 2),
+             frame("Questions", ["Thank you for listening."], 3),
+             rows + [(FOOT.format(4), 150, 248, 6, "Helvetica")]]
+    path = _with_icons(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), icons)
+    doc = compile_document(path, CompileOptions())
+    assert doc.attrs.get("slide_deck")
+    assert [r.raw for r in doc.references] == [" ".join(e) for e in entries], [r.raw for r in doc.references]
+
+
+def test_a_papers_reference_list_ignores_pictures_beside_it(tmp_path):
+    # the same list in a paper (portrait pages): no deck, so pictures beside lines cut nothing
+    entries = ["P. Erdos. A selection of problems.", "Cambridge Univ. Press, Cambridge, 1995.",
+               "D. Knuth. Two notes on notation.", "Amer. Math. Monthly, 99:403-422, 1992."]
+    body = [("Some text of the paper, long enough to be read as a paragraph of it.", 72, 100 + 14 * k, 10,
+             "Helvetica") for k in range(8)]
+    rows = body + [("References", 72, 250, 12, "Helvetica-Bold")]
+    rows += [(t, 97.3, 280 + 20 * k, 9, "Helvetica") for k, t in enumerate(entries)]
+    before = compile_document(make_pdf(tmp_path / "paper.pdf", [rows], size=(612, 792)), CompileOptions())
+    path = _with_icons(make_pdf(tmp_path / "paper.pdf", [rows], size=(612, 792)),
+                       [(1, 70.8, 280 - 14, 95.4, 280 + 10.6), (1, 70.8, 320 - 14, 95.4, 320 + 10.6)],
+                       size=(612, 792))
+    after = compile_document(path, CompileOptions())
+    assert "slide_deck" not in after.attrs
+    assert [r.raw for r in after.references] == [r.raw for r in before.references]

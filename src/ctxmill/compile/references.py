@@ -1012,11 +1012,13 @@ def _visual_lines(b: Block) -> list[list] | None:
 class _Ln:
     """One visual line of a bibliography (or a whole block when there is no geometry)."""
 
-    __slots__ = ("text", "x0", "page", "side", "block", "first", "label")
+    __slots__ = ("text", "x0", "page", "side", "block", "first", "label", "icon")
 
-    def __init__(self, text: str, x0: float | None, page: int, side: int, block: int, first: bool):
+    def __init__(self, text: str, x0: float | None, page: int, side: int, block: int, first: bool,
+                 icon: bool = False):
         self.text, self.x0, self.page, self.side, self.block, self.first = text, x0, page, side, block, first
         self.label = _start_label(text)
+        self.icon = icon  # the line opens beside an item icon (a slide deck's list: _mark_icons)
 
 
 def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
@@ -1025,6 +1027,7 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
         width = page_widths.get(b.page) or 612.0
         side = 0 if b.bbox is None or b.bbox[0] < width * 0.45 else 1
         rows = b.attrs.get("bib_lines") or [[b.text, None]]
+        icons = b.attrs.get("bib_icons") or ()
         for j, row in enumerate(rows):
             text, x0 = row[0], row[1]
             # (a run-on line names its own page)
@@ -1032,7 +1035,7 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
             pieces = _inner_split(text) if x0 is None else [text]
             line_side = side if x0 is None else (0 if x0 < width * 0.45 else 1)
             for q, piece in enumerate(pieces):
-                out.append(_Ln(piece, x0, page, line_side, k, j == 0 or q > 0))
+                out.append(_Ln(piece, x0, page, line_side, k, j == 0 or q > 0, j in icons and q == 0))
     return out
 
 
@@ -1049,6 +1052,58 @@ def _inner_split(text: str) -> list[str]:
         return [text]
     pieces = [text[a:b].strip() for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True)]
     return [p for p in pieces if p]
+
+
+ICON_GAP = 15.0  # an item icon's right edge is this close to its entry's first line (Beamer: ~2 pt)
+
+
+def _icon_starts(page) -> list:
+    """The lines of ``page`` that open beside an item icon (Beamer's bibliography template draws a
+    book or article picture left of each entry's first line): per picture, the topmost line right
+    of it whose top is at or below the picture's top and above its bottom (the line above, the
+    entry before's last, may reach into the picture's height)."""
+    out = []
+    for _x0, top, x1, bottom in page.images:
+        beside = [ln for ln in page.lines if ln.bbox is not None and ln.text.strip()
+                  and -2.0 <= ln.bbox[0] - x1 <= ICON_GAP and top - 1.0 <= ln.bbox[1] < bottom]
+        if beside:
+            out.append(min(beside, key=lambda ln: ln.bbox[1]))
+    return out
+
+
+def _mark_icons(blocks: list[Block], pages: dict) -> None:
+    """In a slide deck: ``attrs["bib_icons"]``, the indexes of a list block's visual lines
+    (``bib_lines``) that open beside an item icon, found by their text among the page's lines in
+    the block's box."""
+    from ctxmill.compile.blocks import span_text
+    from ctxmill.compile.normalize import fold
+
+    starts = {n: _icon_starts(p) for n, p in pages.items() if p.images}
+    for b in blocks:
+        rows = b.attrs.get("bib_lines")
+        first = starts.get(b.page)
+        if not rows or not first or b.bbox is None:
+            continue
+        x0, y0, x1, y1 = b.bbox
+        ids = {id(ln) for ln in first}
+        # the block's own lines in reading order, each matched once (a run-on row on another page
+        # finds none and is no start)
+        own = [ln for ln in pages[b.page].lines if ln.bbox is not None and ln.bbox[0] >= x0 - 1
+               and ln.bbox[2] <= x1 + 1 and ln.bbox[1] >= y0 - 1 and ln.bbox[3] <= y1 + 1]
+        keys = [(" ".join(fold(span_text(ln)).split()), ln) for ln in own]
+        marked = []
+        for j, row in enumerate(rows):
+            if row[1] is None or (len(row) > 2 and row[2] != b.page):
+                continue
+            want = " ".join(row[0].split())
+            k = next((k for k, (t, _) in enumerate(keys) if t == want), None)
+            if k is None:
+                continue
+            if id(keys[k][1]) in ids:
+                marked.append(j)
+            del keys[: k + 1]
+        if marked:
+            b.attrs["bib_icons"] = marked
 
 
 def _numeric_next(label: str, prev: int | None) -> bool:
@@ -1078,6 +1133,20 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
     """
     if not lines:
         return []
+    if sum(ln.icon for ln in lines) >= 2:
+        # a slide deck's list (Beamer's bibliography template): an item icon beside each entry's
+        # first line, every \newblock on a line of its own at one edge, no label, no indent:
+        # a line beside an icon starts an entry, a line without one continues it (a block with
+        # no line geometry starts one, as below)
+        starts = [ln.icon or (ln.x0 is None and ln.first) for ln in lines]
+        starts[0] = True
+        groups: list[list[_Ln]] = []
+        for ln, s in zip(lines, starts, strict=True):
+            if s or not groups:
+                groups.append([ln])
+            else:
+                groups[-1].append(ln)
+        return groups
     edge = _edges(lines)
     # a right "column" of one line beside a full left one, with no right column of 3+ lines on any
     # page, is the tail of a line that a tall glyph ("√s") cut in two: it is at no edge
@@ -1419,6 +1488,8 @@ def run(doc: Document, options: CompileOptions) -> None:
             rows = _region_lines(b, pages[b.page])
             if rows:
                 b.attrs["bib_lines"] = rows
+    if doc.attrs.get("slide_deck"):
+        _mark_icons([doc.blocks[i] for i in idx], pages)
     parts: dict[int, list[int]] = {}
     for i in idx:
         parts.setdefault(doc.blocks[i].attrs.get("bib_part", 0), []).append(i)
@@ -1438,7 +1509,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         replaced[ids[0]] = _entries_and_text(entries)
     for i in released:
         b = doc.blocks[i]
-        for key in ("bibliography", "bib_part", "bib_lines", "bib_debris", "bib_region"):
+        for key in ("bibliography", "bib_part", "bib_lines", "bib_debris", "bib_region", "bib_icons"):
             b.attrs.pop(key, None)
     consumed = set(idx) - released
     out: list[Block] = []
