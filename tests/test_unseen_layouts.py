@@ -2554,3 +2554,82 @@ def test_an_api_references_field_labels_are_no_sections(tmp_path):
     doc = compile_pages(tmp_path, [page])
     assert not [h for h in headings(doc) if h.split()[-1] in ("Returns", "Warning", "Parameters")], headings(doc)
     assert "Returns" in doc.markdown and "Parameters" in doc.markdown
+
+
+def test_footnoted_urls_in_typewriter_are_no_code_block(tmp_path):
+    # jmlr-blocks-fuel (round30_unseen_rule.md U1): four notes at the page's foot, each a number and a \url set
+    # in Courier; read as a run of monospace lines they became a fenced code block, a URL broken inside it
+    notes = [("1. https://jaberg.github.io/skdata/", 72, 700, 8, "Courier"),
+             ("2. https://github.com/mila-udem/picklable-itertools", 72, 710, 8, "Courier"),
+             ("3. https://groups.google.com/d/forum/blocks-users and https://groups.google.com/", 72, 720, 8, "Courier"),
+             ("d/forum/fuel-users", 84, 730, 8, "Courier"),
+             ("4. https://github.com/mila-udem/blocks-examples", 72, 740, 8, "Courier")]
+    doc = compile_pages(tmp_path, [[("Blocks and Fuel", 72, 88, 20, "Times-Bold"),
+                                    ("1 Introduction", 72, 150, 12, "Times-Bold"), *body_lines(170, 8), *notes]])
+    assert "```" not in doc.markdown, doc.markdown
+    assert "https://github.com/mila-udem/blocks-examples" in doc.markdown
+
+
+def test_a_listing_in_typewriter_stays_code(tmp_path):
+    # U1's other side: a run of monospace lines that is code (one URL in it) is still fenced
+    code = [("import requests", 72, 300, 9, "Courier"),
+            ("r = requests.get('https://example.org/data.json')", 72, 311, 9, "Courier"),
+            ("print(r.json()['items'][0])", 72, 322, 9, "Courier")]
+    doc = compile_pages(tmp_path, [[("Blocks and Fuel", 72, 88, 20, "Times-Bold"),
+                                    ("1 Introduction", 72, 150, 12, "Times-Bold"), *body_lines(170, 8), *code,
+                                    *body_lines(345, 4)]])
+    assert "```\nimport requests\nr = requests.get('https://example.org/data.json')" in doc.markdown, doc.markdown
+
+
+def test_a_mark_raised_over_a_lone_letter_is_an_exponent_not_a_footnote():
+    # acl-final-inlg-green (round30_unseen_rule.md U1): once its notes were read as notes, every M², PT-M², O(k²)
+    # and β² linked to note 2; a note's mark follows a word, a number or a sign, an exponent a lone letter
+    from ctxmill.compile.structure import _footnote_refs
+    from ctxmill.model import Block, Kind
+
+    blocks = [Block(Kind.HEADING, "1 Introduction", 1, level=2),
+              Block(Kind.PARAGRAPH, "M[^2] and PT-M[^2] take O(k[^2]) time with (1 + β[^2]); we used v3.0.0[^2] and "
+                                    "the official code[^3].", 1),
+              Block(Kind.FOOTNOTE, "https://github.com/chrisjbryant/errant", 1, number="2"),
+              Block(Kind.FOOTNOTE, "https://github.com/pygongnlp/PT-M2", 1, number="3")]
+    _footnote_refs(blocks)
+    assert blocks[1].text == ("M<sup>2</sup> and PT-M<sup>2</sup> take O(k<sup>2</sup>) time with (1 + β<sup>2</sup>); "
+                              "we used v3.0.0[^2] and the official code[^3].")
+
+
+def test_url_notes_in_the_body_size_are_notes_and_the_text_runs_on_past_them(tmp_path):
+    # ACM sigconf (acm-sigalt-sessions, round30_unseen_rule.md U1c): notes that are only a \url, set in Courier at
+    # the body's size at the page's foot; not smaller, they were no notes, and the sentence broken before them
+    # ("the last re-" / "vision") was cut in two
+    page1 = [("Sessions of Work", 72, 88, 20, "Times-Bold"), ("1 Data", 72, 150, 12, "Times-Bold"),
+             *body_lines(170, 40),
+             ("OSM groups changes into changesets when an editor saves. We used the timestamp of the last re-", 72, 662,
+              10, "Times-Roman"),
+             ("7", 72, 696, 6, "Times-Roman"), ("http://download.geofabrik.de/north-america.html", 76, 700, 10, "Courier"),
+             ("8", 72, 708, 6, "Times-Roman"), ("http://wiki.openstreetmap.org/wiki/API_v0.6#Changesets_2", 76, 712, 10,
+                                                "Courier")]
+    page2 = [("vision in a changeset as the time the user saved it, and kept every changeset of the dump.", 72, 72, 10,
+              "Times-Roman"), *body_lines(84, 6)]
+    doc = compile_pages(tmp_path, [page1, page2])
+    assert "[^7]: http://download.geofabrik.de/north-america.html" in doc.markdown, doc.markdown
+    assert "the timestamp of the last revision in a changeset" in doc.markdown
+
+
+def test_a_number_raised_over_a_lone_letter_is_no_citation():
+    # optica-draft-polish-piezo, eptcs (round30_unseen_rule.md U1d): in a numbered paper "kg · m s<sup>2</sup>" and
+    # "B<sup>n</sup>" are exponents; read as callouts they are citations of no entry (QA unresolved_citation)
+    from ctxmill.compile import citations
+    from ctxmill.compile.options import CompileOptions
+    from ctxmill.model import Block, Document, Kind, Page, PageStream
+
+    doc = Document(stream=PageStream(pages=[Page(number=1)], kind="markdown"))
+    text = "A force in kg · m s<sup>2</sup> over B<sup>12</sup> as measured<sup>1</sup> before."
+    doc.blocks = [Block(Kind.PARAGRAPH, text, 1, id="p0"),
+                  Block(Kind.REFERENCE, "A. Author. A paper on forces. Journal, 2001.", 2, id="r0", number=1)]
+    doc.block_spans = {"p0": (0, len(text))}
+    doc.markdown = text
+    from ctxmill.compile import references
+    references.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions(ignore_pdf_links=True))
+    assert [m.text for m in doc.mentions] == ["<sup>1</sup>"]
+    assert doc.unresolved == []

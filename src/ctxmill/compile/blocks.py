@@ -349,7 +349,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             j = i + 1
             while j < n and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(cur.size, 4):
                 j += 1
-            if j - i >= 3:
+            if j - i >= 3 and not _urls_only(ls[i:j]):
                 code_lines = _indented(ls[i:j])
                 out.append(Block(Kind.CODE, "\n".join(code_lines), page.number,
                                  bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
@@ -387,12 +387,19 @@ def _code_runs(ls: list[_L], body: float) -> set[int]:
             j = i + 1
             while j < len(ls) and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4):
                 j += 1
-            if j - i >= 3:
+            if j - i >= 3 and not _urls_only(ls[i:j]):
                 starts.add(i)
             i = j
         else:
             i += 1
     return starts
+
+
+def _urls_only(lines: list[_L]) -> bool:
+    """A run of monospace lines that lists URLs (notes or items whose ``\\url`` is set in typewriter
+    type): at least half the lines hold one and every other line is a URL's broken tail (no space)."""
+    with_url = sum(1 for x in lines if _URL_BIT.search(x.text))
+    return with_url * 2 >= len(lines) and all(_URL_BIT.search(x.text) or " " not in x.text.strip() for x in lines)
 
 
 def _indented(lines: list[_L]) -> list[str]:
@@ -557,6 +564,9 @@ def _face_head(line: _L, ctx: _Context) -> bool:
 
 # a URL's or DOI's bits: a monospace line holding one is an entry's or a sentence's tail, no code
 _URL_BIT = re.compile(r"https?:|www\.|doi|\.org|\.com")
+# text that ends in a letter standing alone: a number raised over it is an exponent (M², O(k²), β²),
+# neither a note's mark nor a citation's (those follow a word, a number or punctuation)
+LONE_LETTER_END = re.compile(r"(?:^|[^\w\]])[^\W\d_]$")
 
 
 def aside(b: Block) -> bool:

@@ -31,6 +31,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ctxmill.compile.blocks import LONE_LETTER_END
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import CrossRef, Document, Kind, Mention, Reference, Unresolved
 
@@ -760,6 +761,8 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
     if linker.numbered:
         for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
+            if LONE_LETTER_END.search(text, 0, m.start()):
+                continue  # an exponent (blocks.LONE_LETTER_END)
             nums = _expand_numbers(m.group(1) or m.group(2))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
         for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)

@@ -20,6 +20,7 @@ from ctxmill.compile.blocks import (
     CAPTION_RE,
     HEADING_NUM_RE,
     LIST_RE,
+    LONE_LETTER_END,
     UNNUMBERED_HEADINGS,
     aside,
     runs_on,
@@ -39,6 +40,7 @@ _FOOTNOTE_MARK_RE = re.compile(r"\[\^[^\]]*\]")
 # one footnote mark with its key ("[^3]", "[^a,b]"), and a run of them ("10[^-][^3]")
 _MARK_KEY_RE = re.compile(r"\[\^([^\]]+)\]")
 _MARK_RUN_RE = re.compile(r"(?:\[\^[^\]]+\])+")
+_URL_NOTE_RE = re.compile(r"\s*(?:https?://|www\.)\S+(?:\s+(?:and\s+)?(?:https?://|www\.)?\S+)?\s*$")  # a note of URLs
 _NON_WORD_RE = re.compile(r"[^\w]+")
 _SPACES_RE = re.compile(r"\s+")
 _NOT_LOWER_RE = re.compile(r"[^a-z]")
@@ -1743,7 +1745,9 @@ def _footnotes(blocks: list[Block], body: float, text: bool = False) -> list[Blo
         if b.bbox is not None:
             size = b.attrs.get("_size") or body
             h = b.attrs.get("_page_height") or 792
-            if not (size < body - 0.4 and (b.bbox[1] > h * 0.45 or margin)):
+            # (a note that is only a URL may be set in the body's size: ACM's \url notes in Courier)
+            small = size < body - 0.4 or (b.bbox[1] > h * 0.8 and _URL_NOTE_RE.match(m.group(2)) is not None)
+            if not (small and (b.bbox[1] > h * 0.45 or margin)):
                 continue
         b.kind = Kind.FOOTNOTE
         b.number = m.group(1)
@@ -1938,7 +1942,9 @@ def _footnote_refs(blocks: list[Block]) -> None:
 
     def fix(m: re.Match) -> str:
         marks = [x for x in m.group(1).split(",") if x]
-        if all(x in have for x in marks):
+        # (a mark raised over a lone letter is an exponent: M², PT-M², O(k²), β²; a footnote's mark
+        # follows a word, a number or a sign)
+        if all(x in have for x in marks) and not LONE_LETTER_END.search(m.string, 0, m.start()):
             return "".join(f"[^{x}]" for x in marks)
         return "<sup>" + ",".join(marks) + "</sup>"
 
