@@ -1138,15 +1138,7 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         # first line, every \newblock on a line of its own at one edge, no label, no indent:
         # a line beside an icon starts an entry, a line without one continues it (a block with
         # no line geometry starts one, as below)
-        starts = [ln.icon or (ln.x0 is None and ln.first) for ln in lines]
-        starts[0] = True
-        groups: list[list[_Ln]] = []
-        for ln, s in zip(lines, starts, strict=True):
-            if s or not groups:
-                groups.append([ln])
-            else:
-                groups[-1].append(ln)
-        return groups
+        return _grouped(lines, [ln.icon or (ln.x0 is None and ln.first) for ln in lines])
     edge = _edges(lines)
     # a right "column" of one line beside a full left one, with no right column of 3+ lines on any
     # page, is the tail of a line that a tall glyph ("√s") cut in two: it is at no edge
@@ -1230,10 +1222,14 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
             else:
                 starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text)
                                          and (not spaced or bool(_ANY_YEAR.search(ln.text))))
-    starts[0] = True
+    return _grouped(lines, starts)
+
+
+def _grouped(lines: list[_Ln], starts: list[bool]) -> list[list[_Ln]]:
+    """The lines cut into entries, one at each start (the first line always starts one)."""
     groups: list[list[_Ln]] = []
-    for ln, s in zip(lines, starts, strict=True):
-        if s or not groups:
+    for k, (ln, s) in enumerate(zip(lines, starts, strict=True)):
+        if s or not k:
             groups.append([ln])
         else:
             groups[-1].append(ln)
