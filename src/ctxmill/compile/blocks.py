@@ -345,16 +345,13 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             i = j
             continue
         # code: a run of monospace lines
-        if cur.mono and not cur.wide and cur.size <= body + 0.5:
-            j = i + 1
-            while j < n and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(cur.size, 4):
-                j += 1
-            if j - i >= 3 and not _urls_only(ls[i:j]):
-                code_lines = _indented(ls[i:j])
-                out.append(Block(Kind.CODE, "\n".join(code_lines), page.number,
-                                 bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
-                i = j
-                continue
+        j, code = _mono_run(ls, i, body)
+        if code:
+            code_lines = _indented(ls[i:j])
+            out.append(Block(Kind.CODE, "\n".join(code_lines), page.number,
+                             bbox=_union([x.line.bbox for x in ls[i:j]]), attrs={"language": None}))
+            i = j
+            continue
         found = tables.table_at(ls, i, body, ctx)  # a table nobody captioned (a 10-K statement)
         if found:
             k, cells, tlines = found
@@ -382,17 +379,23 @@ def _code_runs(ls: list[_L], body: float) -> set[int]:
     starts: set[int] = set()
     i = 0
     while i < len(ls):
-        x = ls[i]
-        if x.mono and not x.wide and x.size <= body + 0.5:
-            j = i + 1
-            while j < len(ls) and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4):
-                j += 1
-            if j - i >= 3 and not _urls_only(ls[i:j]):
-                starts.add(i)
-            i = j
-        else:
-            i += 1
+        j, code = _mono_run(ls, i, body)
+        if code:
+            starts.add(i)
+        i = j
     return starts
+
+
+def _mono_run(ls: list[_L], i: int, body: float) -> tuple[int, bool]:
+    """The run of monospace lines that line i opens: where it ends (i + 1 where line i opens none)
+    and whether it is a code block (three lines or more that are not a list of URLs)."""
+    x = ls[i]
+    if not (x.mono and not x.wide and x.size <= body + 0.5):
+        return i + 1, False
+    j = i + 1
+    while j < len(ls) and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4):
+        j += 1
+    return j, j - i >= 3 and not _urls_only(ls[i:j])
 
 
 def _urls_only(lines: list[_L]) -> bool:

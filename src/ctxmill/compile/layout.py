@@ -348,16 +348,12 @@ def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: fl
         return boxes
     keep = []
     for box in boxes:
-        if _text_band(box, lines):
+        inside = _centred_in(box, lines)
+        if _text_band(box, inside):
             continue
         full = 0
-        for ln in lines:
+        for ln in inside:
             b = ln.bbox
-            if b is None or not ln.spans:
-                continue
-            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-            if not (box[0] - 2 <= cx <= box[2] + 2 and box[1] - 2 <= cy <= box[3] + 2):
-                continue
             size = max((s.size for s in ln.spans if not s.superscript), default=0.0)
             if abs(size - body) <= 0.6 and b[2] - b[0] >= 0.4 * text_width:
                 full += 1
@@ -368,19 +364,25 @@ def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: fl
     return keep
 
 
-def _text_band(box, lines: list[Line]) -> bool:
-    """A drawing no taller than 2.5 times the tallest line of text on it, and at least four times
-    as wide as tall, is that text's background (a poster's coloured header bar, a highlight band,
-    a \\colorbox), not a picture whose labels the text would be."""
-    w, h = box[2] - box[0], box[3] - box[1]
-    if h <= 0 or w < 4 * h:
-        return False
-    tallest = 0.0
+def _centred_in(box, lines: list[Line]) -> list[Line]:
+    """The lines of text whose centre stands inside ``box`` (2 pt of slack)."""
+    out = []
     for ln in lines:
         b = ln.bbox
         if b is None or not ln.spans:
             continue
         cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
         if box[0] - 2 <= cx <= box[2] + 2 and box[1] - 2 <= cy <= box[3] + 2:
-            tallest = max(tallest, b[3] - b[1])
+            out.append(ln)
+    return out
+
+
+def _text_band(box, inside: list[Line]) -> bool:
+    """A drawing no taller than 2.5 times the tallest line of text on it (``inside``: _centred_in),
+    and at least four times as wide as tall, is that text's background (a poster's coloured header
+    bar, a highlight band, a \\colorbox), not a picture whose labels the text would be."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    if h <= 0 or w < 4 * h:
+        return False
+    tallest = max((ln.bbox[3] - ln.bbox[1] for ln in inside), default=0.0)
     return tallest > 0 and h <= 2.5 * tallest

@@ -30,7 +30,8 @@ from operator import attrgetter
 from statistics import median
 
 from ctxmill.accents import SPACING_ACCENTS
-from ctxmill.compile.blocks import aside
+from ctxmill.compile.blocks import aside, span_text
+from ctxmill.compile.normalize import fold
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference, of_kind
@@ -1075,9 +1076,6 @@ def _mark_icons(blocks: list[Block], pages: dict) -> None:
     """In a slide deck: ``attrs["bib_icons"]``, the indexes of a list block's visual lines
     (``bib_lines``) that open beside an item icon, found by their text among the page's lines in
     the block's box."""
-    from ctxmill.compile.blocks import span_text
-    from ctxmill.compile.normalize import fold
-
     starts = {n: _icon_starts(p) for n, p in pages.items() if p.images}
     for b in blocks:
         rows = b.attrs.get("bib_lines")
