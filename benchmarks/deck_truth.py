@@ -1,10 +1,12 @@
-"""Build the slide-deck development set: benchmarks/unseen_truth.py's builder over benchmarks/data/deck_dev.json.
+"""Build a slide-deck set: benchmarks/unseen_truth.py's builder over a deck manifest.
 
 Same truth rules as the unseen set (a Beamer frame's title is a heading one level under its \\section's, once
 per frame however many overlay pages print it); only the manifest and the output folder differ, so the unseen
-manifest stays untouched.
+manifest stays untouched. Two sets: `dev` (benchmarks/data/deck_dev.json, the decks deck handling was tuned
+on) and `heldout` (benchmarks/data/deck_heldout.json, decks of other themes it was not tuned on).
 
-    .venv/bin/python benchmarks/deck_truth.py            # -> benchmarks/.cache/decks/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py                  # dev -> benchmarks/.cache/decks/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout    # -> benchmarks/.cache/decks_heldout/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
@@ -16,9 +18,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import unseen_truth  # noqa: E402
 
-unseen_truth.MANIFEST = unseen_truth.REPO / "benchmarks" / "data" / "deck_dev.json"
-unseen_truth.OUT = unseen_truth.REPO / "benchmarks" / ".cache" / "decks"
+SETS = {"dev": ("deck_dev.json", "decks"), "heldout": ("deck_heldout.json", "decks_heldout")}
 
 if __name__ == "__main__":
+    name = "dev"
+    if "--set" in sys.argv:  # ours, not unseen_truth's: taken out before its parser reads argv
+        i = sys.argv.index("--set")
+        name = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+    manifest, folder = SETS[name]
+    unseen_truth.MANIFEST = unseen_truth.REPO / "benchmarks" / "data" / manifest
+    unseen_truth.OUT = unseen_truth.REPO / "benchmarks" / ".cache" / folder
     sys.argv += [] if "--out" in sys.argv else ["--out", str(unseen_truth.OUT)]
     unseen_truth.main()
