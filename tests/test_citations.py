@@ -271,3 +271,27 @@ def test_an_entry_whose_year_was_not_parsed_links_by_the_year_in_its_text():
     assert got["Smith, 2020"] == ["ref-2"]
     assert got["Fedus et al., 2022"] == ["ref-3"]
     assert "Ainslie et al., 2019" not in got
+
+
+def test_alphabetic_labels_with_a_locator_accents_a_spaced_superscript_or_a_parenthesis_after_link():
+    # round31_citations_rule.md C4: lecturenotes-hwsec "[DR99, Section 5.2]", "[MvOV96, 14.2.5]", "[STA ^+10]";
+    # book-abstract-hoare "[Grä11; Bir40]", "[Cou+12, Theorem 6]"; elsarticle-preprint-wholetale
+    # "[MAB^+12](a federation ...)": the keys are printed labels of our entries, the bracket's other shapes
+    # were not read. "[Online]", "[DR99, Online]" and a Markdown link "[DR99](x.html)" stay no citation.
+    bib = ["[DR99] Joan Daemen and Vincent Rijmen. AES Proposal: Rijndael, 1999.",
+           "[MvOV96] Alfred Menezes, Paul C. van Oorschot, and Scott A. Vanstone. Handbook of Applied Cryptography. 1996.",
+           "[STA^+10] Jörn-Marc Schmidt, Michael Tunstall, and Roberto Avanzi. Combined attacks. LATINCRYPT, 2010.",
+           "[Grä11] George Grätzer. Lattice Theory: Foundation. Springer, 2011.",
+           "[Bir40] Garrett Birkhoff. Lattice Theory. American Mathematical Society, 1940.",
+           "[Cou+12] Patrick Cousot, Radhia Cousot, and Francesco Logozzo. An abstract logic. POPL, 2012."]
+    doc = make_doc(["The proposal [DR99, Section 5.2] and division [MvOV96, 14.2.5]. Infective [STA ^+10] ways. "
+                    "Lattices [Grä11; Bir40] as in [Cou+12, Theorem 6]. Data [DR99](a federation of repositories). "
+                    "Not [Online], nor [DR99, Online], nor a link [DR99](x.html)."], bib=bib)
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert ("[DR99, Section 5.2]", ["ref-1"]) in got
+    assert ("[MvOV96, 14.2.5]", ["ref-2"]) in got
+    assert ("[STA ^+10]", ["ref-3"]) in got
+    assert ("[Grä11; Bir40]", ["ref-4", "ref-5"]) in got
+    assert ("[Cou+12, Theorem 6]", ["ref-6"]) in got
+    assert ("[DR99]", ["ref-1"]) in got
+    assert len(got) == 6

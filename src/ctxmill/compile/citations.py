@@ -51,9 +51,15 @@ _YEAR_IN = re.compile(_YEAR)
 # up to 7 digits, as the entry labels of compile/references.py: "[10001]" cites entry [10001] of a
 # list of more than 9,999 entries
 _NUM_BRACKET = re.compile(r"\[(\d{1,7}(?:\s*[–\-]\s*\d{1,7})?(?:\s*[,;]\s*\d{1,7}(?:\s*[–\-]\s*\d{1,7})?)*)\](?!\()")
-# alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]"
-_ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
-_ALPHA_BRACKET = re.compile(rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)\](?!\()")
+# alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]", "[Grä11]" (any letter), "[STA ^+10]"
+# (the reader's superscript mark after a space: compared with the space dropped)
+_ALPHA_KEY = (r"@?(?:[^\W\d_a-z](?:[^\W\d_]|[+^\-'’]| (?=\^)){0,11}(?:\d{2}(?:\d{2})?[a-z]?)?"
+              r"|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)")
+# after the keys a locator may follow: "[DR99, Section 5.2]", "[MvOV96, 14.2.5]", "[Cou+12, Theorem 6]"; the
+# bracket is no citation when a Markdown link's target follows it ("[Lee06](x.html)": no space inside), and one
+# when a parenthesis of words does ("[MAB^+12](a federation of repositories)")
+_ALPHA_BRACKET = re.compile(
+    rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)(?:\s*,\s*(?:[A-Za-z]+\.?\s*~?)?\d[\w.\-–]*)?\](?!\([^\s()]*\))")
 _SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
 _SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
 _SUP_MAP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
@@ -750,7 +756,7 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
     if linker.alpha:
         # entries labelled "[Lee06]": a bracket of numbers ("[0,1]") is an interval, not a citation
         for m in _ALPHA_BRACKET.finditer(text):
-            keys = [k.strip() for k in re.split(r"[,;]", m.group(1))]
+            keys = [k.strip().replace(" ", "") for k in re.split(r"[,;]", m.group(1))]
             # only brackets whose every key is a printed label: "[Online]" or "[A]" is not a citation
             numbers = ctx.numbers(block)
             if all(k in numbers for k in keys):
