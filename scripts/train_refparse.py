@@ -9,6 +9,10 @@ Training data (sources and licences in NOTICE):
   (Apache-2.0), without its evaluation files (evaluation-*.xml, whose copies also sit in
   corpus/) and without the kisti test/valid splits;
 - AnyStyle's parser data, res/parser/{core,good,ugly,bad}.xml (BSD-2-Clause), without gold.xml.
+- with ``--bbl-data DIR`` (what scripts/bbl_refdata.py writes: papers' printed bibliographies
+  labelled from their own .bib records, sources and licences in
+  benchmarks/data/refparse_bbl_sources.json): training only (never a dev fold), and a string
+  sharing a 40-character run with a held-out string is dropped;
 - with ``--parscit DIR`` (a ParsCit checkout, github.com/knmnyn/ParsCit, LGPL-3.0; CORA's
   strings are McCallum et al.'s): its tagged reference sets, PARSCIT_FILES, training only
   (never a dev fold);
@@ -194,16 +198,19 @@ def held_out(grobid: Path, anystyle: Path) -> dict[str, list]:
     }
 
 
-def training_files(grobid: Path, anystyle: Path, parscit: Path | None = None) -> list[Path]:
+def training_files(grobid: Path, anystyle: Path, parscit: Path | None = None, bbl: Path | None = None) -> list[Path]:
     corpus = sorted((grobid_dir(grobid) / "corpus").glob("*.xml"))
     keep = [p for p in corpus if not p.name.startswith("evaluation") and not p.name.startswith(("kisti_test", "kisti_valid"))]
     a = anystyle_dir(anystyle)
     # ParsCit's last: a string it shares with GROBID or AnyStyle keeps their source (and fold)
     return keep + [a / f"{n}.xml" for n in ("core", "good", "ugly", "bad")] + \
-        ([parscit / f for f in PARSCIT_FILES] if parscit is not None else [])
+        ([parscit / f for f in PARSCIT_FILES] if parscit is not None else []) + \
+        (sorted(bbl.glob("bbl-*.xml")) if bbl is not None else [])
 
 
 def _kind(f: Path) -> str:
+    if f.name.startswith("bbl-") and f.suffix == ".xml":
+        return "bbl"
     return "anystyle" if f.parent.name == "parser" else "parscit" if f.name.endswith(".tagged.txt") else "grobid"
 
 
@@ -214,18 +221,21 @@ def _reader(kind: str):
         from ctxmill.compile.refparse.datasets import read_parscit
 
         return read_parscit
-    return read_anystyle if kind == "anystyle" else read_tei
+    return read_anystyle if kind in ("anystyle", "bbl") else read_tei
 
 
 def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
-                  parscit: Path | None = None) -> tuple[list, dict]:
+                  parscit: Path | None = None, bbl: Path | None = None) -> tuple[list, dict]:
     """The training strings ``(text, spans)``, held-out copies and duplicates dropped; with
     ``with_files`` each is ``(text, spans, source)``, source "grobid/<file>",
     "anystyle/<file>" or "parscit/<file>" (the file it was first read from), for doc_split."""
     banned = {norm_key(t) for exs in held_out(grobid, anystyle).values() for t, _ in exs}
     examples, stats = [], {"files": 0, "strings": 0, "dropped_as_held_out": 0, "duplicates": 0}
     seen: set[str] = set()
-    for f in training_files(grobid, anystyle, parscit):
+    # a paper's bibliography may cite a work a held-out string cites too, in another style: its
+    # title (a run of RUN characters) would reach the model, as --render-shapes' filter guards
+    runs = held_out_runs(grobid, anystyle) if bbl is not None else set()
+    for f in training_files(grobid, anystyle, parscit, bbl):
         kind = _kind(f)
         exs = _reader(kind)(f)
         stats["files"] += 1
@@ -238,9 +248,14 @@ def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
             if key in seen:
                 stats["duplicates"] += 1
                 continue
+            if kind == "bbl" and shares_run(text, runs):
+                stats["bbl_shares_held_out_run"] = stats.get("bbl_shares_held_out_run", 0) + 1
+                continue
             seen.add(key)
             examples.append((text, spans, source) if with_files else (text, spans))
     stats["strings"] = len(examples)
+    if bbl is not None:
+        stats["bbl_strings"] = sum(1 for e in examples if e[-1].startswith("bbl/")) if with_files else None
     return examples, stats
 
 
@@ -570,6 +585,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anystyle", type=Path, required=True, help="an AnyStyle checkout (or its res/parser folder)")
     ap.add_argument("--parscit", type=Path, help="a ParsCit checkout: its tagged reference sets train too "
                     "(PARSCIT_FILES; never dev)")
+    ap.add_argument("--bbl-data", type=Path, metavar="DIR",
+                    help="papers' printed bibliographies labelled by scripts/bbl_refdata.py (bbl-*.xml): train too, never a dev fold")
     ap.add_argument("-o", "--output", type=Path, default=MODEL)
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--c1", type=float, default=0.3, help="L1 weight: prunes features, keeps the model small")
@@ -655,7 +672,8 @@ def main(argv: list[str] | None = None) -> int:
     tokens.use_abs_ids(args.abs_ids)
     begin, end = tuple(filter(None, args.begin.split(","))), tuple(filter(None, args.end.split(",")))
     lex = {}
-    examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit)
+    more = {"bbl": args.bbl_data} if args.bbl_data else {}
+    examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit, **more)
     lex_path = Path(str(gazetteer_path()))
     render_keys = {norm_key(t) for t, _, src in examples if src.startswith(RENDER_SOURCES)}
     grobid_keys = {norm_key(t) for t, _, src in examples if src.startswith("grobid/")}

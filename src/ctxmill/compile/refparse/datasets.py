@@ -28,7 +28,7 @@ _ANYSTYLE = {
     "collection-title": "collection", "volume": "volume", "issue": "issue", "pages": "pages",
     "date": "date", "publisher": "publisher", "location": "location", "edition": "edition",
     "doi": "doi", "url": "url", "isbn": "isbn", "note": "note", "genre": "note", "medium": "note",
-    "source": "note", "citation-number": None,
+    "source": "note", "citation-number": None, "arxiv": "arxiv",
 }
 
 # ParsCit's tags (crfpp/taggeddata/*.tagged.txt: CORA and its other sets). A proceedings'
