@@ -11,6 +11,8 @@ the engine recognised (metadata ``source.engine``) and the seconds of the compil
     .venv/bin/python benchmarks/ocr_text.py               # all, JSON on stdout
     .venv/bin/python benchmarks/ocr_text.py --only nougat # documents whose slug contains it
     .venv/bin/python benchmarks/ocr_text.py --keep /tmp/o # keep the output folders
+    .venv/bin/python benchmarks/ocr_text.py --dir benchmarks/.cache/ocr_heldout \
+        --truth benchmarks/data/ocr_heldout_truth           # any folder of <slug>/source.* + truth folder
 """
 
 from __future__ import annotations
@@ -58,13 +60,17 @@ def leftover(md: str) -> dict[str, int]:
     return {k: n for k, rx in LEFTOVER.items() if (n := len(rx.findall(text)))}
 
 
-def documents(only: str | None) -> list[tuple[str, Path, dict]]:
+def documents(only: str | None, folder: Path | None = None, truth_dir: Path | None = None) -> list[tuple[str, Path, dict]]:
+    """(slug, engine output, truth) of the dev set, or of ``folder``'s <slug>/source.* scored
+    against ``truth_dir``/<slug>.json (there an engine output may be JSON itself: dots.ocr)."""
     out = []
-    for d in sorted(OCR.glob("*/")):
-        src = [p for p in d.glob("source.*") if p.suffix != ".json"]
-        truth = TRUTH / f"{d.name}.json"
+    for d in sorted((folder or OCR).glob("*/")):
+        src = sorted(p for p in d.glob("source.*") if p.suffix != ".json" or folder)
+        truth = (truth_dir or TRUTH) / f"{d.name}.json"
         if src and truth.exists() and (not only or only in d.name):
             out.append((d.name, src[0], json.loads(truth.read_text())))
+    if folder:
+        return out
     if SAMPLE.exists() and (TRUTH / "dive-into-claude-code-ocr.json").exists() and (not only or only in "dive"):
         out.append(("dive-into-claude-code-ocr", SAMPLE, json.loads((TRUTH / "dive-into-claude-code-ocr.json").read_text())))
     return out
@@ -125,10 +131,12 @@ def main() -> None:
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
     ap.add_argument("--brief", action="store_true", help="print only the summary")
+    ap.add_argument("--dir", type=Path, help="score this folder of <slug>/source.* instead of the dev set")
+    ap.add_argument("--truth", type=Path, help="truth folder (<slug>.json) for --dir")
     args = ap.parse_args()
-    docs = documents(args.only)
+    docs = documents(args.only, args.dir, args.truth if args.dir else None)
     if not docs:
-        print(json.dumps({"skipped": f"no OCR documents with truth under {OCR}"}))
+        print(json.dumps({"skipped": f"no OCR documents with truth under {args.dir or OCR}"}))
         return
     out_root = args.keep or Path(tempfile.mkdtemp(prefix="ctxmill-ocr-"))
     try:
