@@ -13,8 +13,8 @@ every field (CONNECTIVES aside: "In", "pp", "vol.", "eds." ...), two fields clai
 number field matches twice, or a macro is left unresolved (an AAS journal macro not in
 AAS_JOURNALS); each drop is counted by reason.
 
-Writes OUTPUT/bbl-<owner>+<name>.xml in AnyStyle's parser-data form (what
-``datasets.read_anystyle`` reads, so ``train_refparse.py --bbl-data OUTPUT`` trains on it) and
+Writes OUTPUT/bbl-<owner>+<name>.xml in AnyStyle's parser-data form (read by
+``datasets.read_bbl``, so ``train_refparse.py --bbl-data OUTPUT`` trains on it) and
 OUTPUT/stats.json. Sources are refused when they are in the held-out or test manifests
 (benchmarks/data/unseen_papers.json, deck_dev.json, the corpus README) or carry no licence that
 allows training a model we ship. Deterministic: the same mirror commits give the same bytes.
@@ -636,18 +636,19 @@ ANYSTYLE_TAG = {"author": "author", "editor": "editor", "title": "title", "conta
 
 
 def sequence(text: str, spans: list) -> str:
-    """AnyStyle's <sequence>: every piece of text in an element, unlabelled pieces in <ignore>
-    (read_anystyle gives tags it does not know no label). arXiv ids are <arxiv> (read as note by
-    AnyStyle's table: see datasets._ANYSTYLE, which maps 'arxiv' since round 31)."""
+    """A <sequence> in AnyStyle's tags whose children, joined as they are, give ``text`` exactly:
+    the text between fields (its spaces too) in <ignore> (no label), arXiv ids in <arxiv>.
+    Read by ``datasets.read_bbl``, which adds nothing between children (read_anystyle puts a
+    space between them, which would print "Doe , Title ( 2016 )")."""
     parts, at = [], 0
     for s, e, lab in spans:
-        if text[at:s].strip():
-            parts.append(f"<ignore>{escape(text[at:s].strip())}</ignore>")
+        if text[at:s]:
+            parts.append(f"<ignore>{escape(text[at:s])}</ignore>")
         tag = "arxiv" if lab == "arxiv" else ANYSTYLE_TAG[lab]
         parts.append(f"<{tag}>{escape(text[s:e])}</{tag}>")
         at = e
-    if text[at:].strip():
-        parts.append(f"<ignore>{escape(text[at:].strip())}</ignore>")
+    if text[at:]:
+        parts.append(f"<ignore>{escape(text[at:])}</ignore>")
     return "<sequence>" + "".join(parts) + "</sequence>"
 
 

@@ -221,7 +221,11 @@ def _reader(kind: str):
         from ctxmill.compile.refparse.datasets import read_parscit
 
         return read_parscit
-    return read_anystyle if kind in ("anystyle", "bbl") else read_tei
+    if kind == "bbl":
+        from ctxmill.compile.refparse.datasets import read_bbl
+
+        return read_bbl
+    return read_anystyle if kind == "anystyle" else read_tei
 
 
 def load_training(grobid: Path, anystyle: Path, with_files: bool = False,
@@ -587,6 +591,8 @@ def main(argv: list[str] | None = None) -> int:
                     "(PARSCIT_FILES; never dev)")
     ap.add_argument("--bbl-data", type=Path, metavar="DIR",
                     help="papers' printed bibliographies labelled by scripts/bbl_refdata.py (bbl-*.xml): train too, never a dev fold")
+    ap.add_argument("--bbl-damage", type=float, default=0.0, metavar="SHARE",
+                    help="with --bbl-data: about SHARE copies of each bbl string with PDF text-layer faults (as --damage)")
     ap.add_argument("-o", "--output", type=Path, default=MODEL)
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--c1", type=float, default=0.3, help="L1 weight: prunes features, keeps the model small")
@@ -676,6 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     examples, stats = load_training(args.grobid, args.anystyle, with_files=True, parscit=args.parscit, **more)
     lex_path = Path(str(gazetteer_path()))
     render_keys = {norm_key(t) for t, _, src in examples if src.startswith(RENDER_SOURCES)}
+    bbl_keys = {norm_key(t) for t, _, src in examples if src.startswith("bbl/")}
     grobid_keys = {norm_key(t) for t, _, src in examples if src.startswith("grobid/")}
     if args.without_dev:
         if args.output.resolve() == MODEL.resolve():
@@ -720,6 +727,14 @@ def main(argv: list[str] | None = None) -> int:
         damaged, dstats = damaged_strings(examples, render_keys, [t for t, _ in examples if norm_key(t) in grobid_keys],
                                           args.damage, banned)
         stats["damaged"] = dstats
+        examples = examples + damaged
+    if args.bbl_damage and bbl_keys:
+        # the papers' bibliographies are clean LaTeX output; the strings the labeller reads come
+        # from PDF text layers (GROBID's): copies of the NEW documents with those faults
+        banned = {norm_key(t) for exs in held_out(args.grobid, args.anystyle).values() for t, _ in exs}
+        damaged, dstats = damaged_strings(examples, bbl_keys, [t for t, _ in examples if norm_key(t) in grobid_keys],
+                                          args.bbl_damage, banned)
+        stats["bbl_damaged"] = dstats
         examples = examples + damaged
     if args.scale_c and len(examples) > labelled:
         # the added strings are copies of the labelled ones (rendered or damaged), not new

@@ -3,6 +3,7 @@ train_refparse.py --bbl-data (those strings train in every fold, never as a fold
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import bbl_refdata  # noqa: E402
 import train_refparse  # noqa: E402
 
-from ctxmill.compile.refparse.datasets import read_anystyle  # noqa: E402
+from ctxmill.compile.refparse.datasets import read_bbl  # noqa: E402
 
 BIB = r"""
 @string{prd = "Physical Review D"}
@@ -71,6 +72,14 @@ def test_a_natbib_entry_is_labelled_from_its_record():
         ("1965", "date"), ("doi: 10.1103/PhysRev.140.A1133", "doi")]
 
 
+def test_a_sequence_reads_back_as_the_printed_text(tmp_path):
+    recs = bbl_refdata.bib_records(BIB)
+    text = bbl_refdata.to_text(dict(bbl_refdata.bibitems(BBL))["kohn65"])
+    spans = bbl_refdata.align(text, recs["kohn65"])
+    (tmp_path / "bbl-a+b.xml").write_text("<dataset>" + bbl_refdata.sequence(text, spans) + "</dataset>")
+    assert read_bbl(tmp_path / "bbl-a+b.xml") == [(text, spans)]
+
+
 def test_an_aas_entry_resolves_the_journal_macro_and_prints_no_title():
     recs = bbl_refdata.bib_records(BIB)
     text = bbl_refdata.to_text(dict(bbl_refdata.bibitems(BBL))["bovy15"])
@@ -123,11 +132,12 @@ def test_bbl_strings_train_in_every_fold_and_never_dev(tmp_path):
         a.joinpath(f"{n}.xml").write_text("<dataset></dataset>")
     d = tmp_path / "bbl"
     d.mkdir()
-    seq = "<sequence><author>{}</author><ignore>.</ignore><title>{}</title><date>2019</date></sequence>"
+    seq = "<sequence><author>{}</author><ignore>. </ignore><title>{}</title><ignore>, </ignore><date>2019</date></sequence>"
     (d / "bbl-owner+paper.xml").write_text(
         "<dataset>" + seq.format("B. Other", "A new title") + seq.format("C. Third", held + " again")
-        + "<sequence><author>D. Fourth</author><arxiv>arXiv:1912.10179</arxiv></sequence></dataset>")
-    assert [lab for *_, lab in read_anystyle(d / "bbl-owner+paper.xml")[2][1]] == ["author", "arxiv"]
+        + "<sequence><author>D. Fourth</author><ignore>, </ignore><arxiv>arXiv:1912.10179</arxiv></sequence></dataset>")
+    # joined as written: no space before the comma (AnyStyle's reader would print "D. Fourth , arXiv")
+    assert read_bbl(d / "bbl-owner+paper.xml")[2] == ("D. Fourth, arXiv:1912.10179", [(0, 9, "author"), (11, 27, "arxiv")])
     examples, stats = train_refparse.load_training(tmp_path / "grobid", tmp_path / "anystyle", with_files=True,
                                                    bbl=d)
     sources = [src for *_, src in examples]
@@ -150,3 +160,42 @@ def test_the_manifest_holds_no_excluded_repository_and_only_permissive_licences(
         assert src["repo"].lower() not in banned
         assert src["licence"] in bbl_refdata.LICENCES
         assert len(src["commit"]) == 40
+
+
+def test_bbl_damage_copies_the_bbl_strings_only(tmp_path, monkeypatch):
+    """--bbl-damage: damaged copies (PDF text-layer faults, at the GROBID training strings' rates)
+    of the bbl strings only, never of GROBID's or AnyStyle's."""
+    from _refparse_train import fake_grobid, recorded_training
+    from test_refparse_damage import _example
+
+    exs = []
+    for i in range(24):
+        exs.append(_example([(f"Author{chr(65 + i)}, B.,", "author"), (f"Thing {i} in stars,", "title"),
+                             ("Journal of Things,", "container"), (f"{i + 1},", "volume"), (f"{10 + i}", "pages"),
+                             (f"({1990 + i})", "date")]))
+    exs = [(t.replace("stars, Journal", "stars,Journal"), [(a - (a > t.index("Journal")), b - (b > t.index("Journal")), lab)
+                                                            for a, b, lab in s]) if i % 3 == 0 else (t, s)
+           for i, (t, s) in enumerate(exs)]
+    files = [(t, s, f"grobid/doc{i % 8}.tei.xml" if i < 16 else "bbl/bbl-o+p.xml") for i, (t, s) in enumerate(exs)]
+    monkeypatch.setattr(train_refparse, "load_training",
+                        lambda g, a, with_files=False, parscit=None, bbl=None: (list(files), {}))
+    monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
+    fake_grobid(tmp_path)
+    trained = recorded_training(monkeypatch, train_refparse)
+    from ctxmill.compile.refparse import lexicon
+
+    gp = lexicon.gazetteer_path
+    try:
+        assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
+                                    "--dev-split", "docs", "--without-dev", "-o", str(tmp_path / "dev.crfsuite"),
+                                    "--bbl-data", str(tmp_path), "--bbl-damage", "1"]) == 0
+    finally:
+        lexicon.gazetteer_path = gp
+        lexicon.gazetteers.cache_clear()
+    originals = {t for t, _, _ in files}
+    copies = [t for t, _ in trained[0] if t not in originals]
+    bbl_texts = [t for t, _, src in files if src.startswith("bbl/")]
+    assert len(copies) == len(bbl_texts)
+    for t in copies:
+        n = int(re.search(r"Thing ?(\d+)", t).group(1))
+        assert files[n][2].startswith("bbl/") and t.replace(" ", "") == exs[n][0].replace(" ", "")

@@ -147,6 +147,21 @@ def read_anystyle(path: str | Path) -> list[Example]:
     return out
 
 
+def read_bbl(path: str | Path) -> list[Example]:
+    """Every ``<sequence>`` of scripts/bbl_refdata.py's files: AnyStyle's tags, whose children
+    hold the text between fields too (in ``<ignore>``), so they are joined as they are."""
+    root = ET.parse(path).getroot()
+    out = []
+    for seq in root.iter("sequence"):
+        b = _Builder()
+        for child in seq:
+            b.add(child.text or "", _ANYSTYLE.get(child.tag))
+        ex = b.done()
+        if ex[0] and ex[1]:
+            out.append(ex)
+    return out
+
+
 def read_parscit(path: str | Path) -> list[Example]:
     """Every line of a ParsCit tagged file: ``<author> A. Cau, ... </author> <title> ...
     </title> ...``, one reference a line (text outside the tags, and the tags ParsCit uses
