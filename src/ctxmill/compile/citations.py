@@ -170,6 +170,16 @@ def _surnames(name: str) -> set[str]:
     return {words[-1], " ".join(words[k:])}
 
 
+def _family(name: str, people: list[dict[str, str]]) -> set[str]:
+    """The family name refparse split off this author ("N. De Maio" -> "De Maio", "H. J. Tromp-van
+    Meerveld" -> "Tromp-van Meerveld"), where it holds more than the last word ``_surnames`` takes."""
+    for p in people:
+        family = p.get("family")
+        if family and name.endswith(family):
+            return {family}
+    return set()
+
+
 def reference_labels(ref: Reference) -> set[str]:
     """What an author-year callout may print for this reference (normalised)."""
     if not ref.authors:  # (every entry past MAX_PARSED_REFERENCES)
@@ -184,12 +194,12 @@ def reference_labels(ref: Reference) -> set[str]:
         if first:
             labels.add(first)
         return labels
-    a1 = _surnames(authors[0]) | {authors[0]}
+    a1 = _surnames(authors[0]) | {authors[0]} | _family(authors[0], ref.people)
     if len(authors) == 1 and not etal:
         labels |= {norm(x) for x in a1}
     elif len(authors) == 2 and not etal:
         for x in a1:
-            for y in _surnames(authors[1]) | {authors[1]}:
+            for y in _surnames(authors[1]) | {authors[1]} | _family(authors[1], ref.people):
                 labels.add(norm(f"{x} and {y}"))
     else:
         labels |= {norm(f"{x} et al") for x in a1}
