@@ -393,9 +393,22 @@ def _mono_run(ls: list[_L], i: int, body: float) -> tuple[int, bool]:
     if not (x.mono and not x.wide and x.size <= body + 0.5):
         return i + 1, False
     j = i + 1
-    while j < len(ls) and ls[j].mono and ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4):
+    while j < len(ls) and ls[j].mono and (ls[j].top - ls[j - 1].bottom < 1.2 * max(x.size, 4) or _blank_code_line(ls, i, j)):
         j += 1
     return j, j - i >= 3 and not _urls_only(ls[i:j])
+
+
+def _blank_code_line(ls: list[_L], i: int, j: int) -> bool:
+    """Line j goes on the monospace run ls[i:j] over one blank line (its baseline at most two of the
+    run's line pitches under the line before): a listing's empty line (a notebook cell's, a
+    program's between its functions), the next line set at a left edge the run already has, in its
+    size."""
+    x, y = ls[i], ls[j]
+    if j - i < 2 or abs(y.size - x.size) > 0.5:
+        return False
+    pitch = ls[i + 1].bottom - x.bottom
+    return (0 < pitch < 2.0 * max(x.size, 4) and y.bottom - ls[j - 1].bottom <= 2 * pitch + 0.15 * x.size
+            and any(abs(y.x0 - z.x0) <= 1.0 for z in ls[i:j]))
 
 
 def _urls_only(lines: list[_L]) -> bool:

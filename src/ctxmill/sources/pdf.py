@@ -432,7 +432,47 @@ def _to_display(box, xf, height: float):
     return (round(min(xs), 2), round(min(ys), 2), round(max(xs), 2), round(max(ys), 2))
 
 
-def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line], int, int]:
+# Fixed pitch measured where a font names nothing (_fixed_pitch_fonts): a glyph narrow in any
+# proportional face and one wide in it; a typewriter face advances both alike
+_NARROW_GLYPHS = frozenset("iljtfr.,:;'!|")
+_WIDE_GLYPHS = frozenset("mwMWOQ@%")
+
+
+def _fixed_pitch_fonts(textpage_raw, text: str, nameless: dict[int, int]) -> set[int]:
+    """The font handles among ``nameless`` (text object -> its font, fonts with no name and no
+    fixed-pitch flag: Type 3 bitmap fonts, dvips' PK fonts, XeTeX's fallback to them) whose glyphs
+    all advance the same on this page: a typewriter face. Measured between neighbouring
+    characters of one font on one baseline: at least 8 advances, a narrow and a wide glyph among
+    the characters they start from, each within 2 % of their median."""
+    import pypdfium2.raw as pdfium_c
+
+    get_obj = _get_text_object_addr()
+    get_origin = pdfium_c.FPDFText_GetCharOrigin
+    ox = ctypes.c_double()
+    oy = ctypes.c_double()
+    advances: dict[int, list[tuple[str, float]]] = {}
+    prev = None  # (character, font, x, y) of the character before, when it may start an advance
+    for k, ch in enumerate(text):
+        font = nameless.get(get_obj(textpage_raw, k)) if not ch.isspace() and ch not in "\ufffe\x02" else None
+        if font is None:
+            prev = None
+            continue
+        get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
+        if prev is not None and prev[1] == font and abs(oy.value - prev[3]) < 0.01 and ox.value > prev[2]:
+            advances.setdefault(font, []).append((prev[0], ox.value - prev[2]))
+        prev = (ch, font, ox.value, oy.value)
+    fixed = set()
+    for font, got in advances.items():
+        if len(got) < 8 or not any(c in _NARROW_GLYPHS for c, _ in got) or not any(c in _WIDE_GLYPHS for c, _ in got):
+            continue
+        med = sorted(a for _, a in got)[len(got) // 2]
+        if all(abs(a - med) <= 0.02 * med for _, a in got):
+            fixed.add(font)
+    return fixed
+
+
+def _extract_page_lines(textpage_raw, height: float, xf=None,
+                        fixed_pitch: frozenset = frozenset()) -> tuple[list[Line], int, int]:
     """Characters -> visual lines. Works word by word (a run of characters of one text object
     between spaces needs two boxes, not one per character) and falls back to single
     characters where a word mixes fonts (superscripts) or jumps lines.
@@ -442,7 +482,11 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
     Archive, Google Books), the best text the page has; the count tells later stages so.
 
     This loop runs once per word of every page (most of a text PDF's reading time): the
-    per-word state lives in local and closure variables, not attributes or dicts."""
+    per-word state lives in local and closure variables, not attributes or dicts.
+
+    A font that names nothing (a Type 3 bitmap font) says not whether it is a typewriter face: its
+    glyphs' advances are measured once the page is read (_fixed_pitch_fonts), and the page is read
+    again with those in ``fixed_pitch`` taken for monospace (code in them is code)."""
     import pypdfium2.raw as pdfium_c
 
     n = pdfium_c.FPDFText_CountChars(textpage_raw)
@@ -459,6 +503,11 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
     get_origin = pdfium_c.FPDFText_GetCharOrigin
     fonts: dict[int, _FontInfo] = {}
     faces: dict = {}  # font handle -> _face(), for this page
+    get_font = _obj_calls()[0]
+    for font in fixed_pitch:
+        name, bold, italic, _ = _face(font)
+        faces[font] = (name, bold, italic, True)
+    nameless: dict[int, int] = {}  # text object -> its font, for fonts that name nothing
     descent: dict[int, float] = {}  # per text object: baseline minus loose-box bottom
     lines: list[Line] = []
     rotated_chars: list[str] = []
@@ -474,6 +523,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
         if f is None:
             f = fonts[obj] = _font_info(obj, xf[:4] if xf else None, faces)
             hidden[obj] = render_mode(obj) == invisible_mode
+            if not f.name and not f.mono:
+                handle = get_font(obj)
+                if handle:
+                    nameless[obj] = handle
         return f
 
     def box(k: int, obj):
@@ -642,6 +695,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None) -> tuple[list[Line
             place((word, x0, top, x1, bottom, base, f, space))
     if cur is not None:
         lines.extend(_finish_lines(cur))
+    if nameless and not fixed_pitch and text is not None:
+        fixed = _fixed_pitch_fonts(textpage_raw, text, nameless)
+        if fixed:
+            return _extract_page_lines(textpage_raw, height, xf, frozenset(fixed))
     if rotated_chars:
         rtext = "".join(rotated_chars).strip()
         if rtext:
