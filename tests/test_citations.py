@@ -319,3 +319,21 @@ def test_a_family_name_of_two_words_links_as_the_parser_split_it():
     assert got["Di Matteo et al. (2019)"] == ["ref-3"]
     assert got["Tromp-van Meerveld and McDonnell 2006"] == ["ref-4"]
     assert got["Smith 2020"] == ["ref-5"]
+
+
+def test_a_name_defined_by_hereafter_cites_that_work_from_there_on():
+    # round31_citations_rule.md C3: mnras-merger-splash "Buder et al. (2025b, hereafter Paper I)", then "Paper I"
+    # ten times, in paragraphs with no other mark; the definition itself was missed too (not years alone).
+    # "Paper II" is no use of "Paper I"; a use before the definition is not linked
+    bib = ["Buder S., Buck T., Skuladottir A., Ness M., 2025b, arXiv e-prints, arXiv:2510.11284",
+           "Buder S., Ness M., 2025a, MNRAS, 530, 1",
+           "Smith M., 2020, ApJ, 1, 2"]
+    doc = make_doc(["Before Paper I was defined.",
+                    "Using the simulation of Buder et al. (2025b, hereafter Paper I), we test it (Smith 2020).",
+                    "In Paper I we studied births; Paper II will not.",
+                    "As in Paper I."], bib=bib)
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert ("Buder et al. (2025b, hereafter Paper I)", ["ref-1"]) in got
+    assert got.count(("Paper I", ["ref-1"])) == 2
+    assert ("Smith 2020", ["ref-3"]) in got
+    assert len(got) == 4

@@ -41,6 +41,13 @@ _YEAR = r"(?:(?:19|20)\d\d[a-z]?|n\.d\.)"
 # "2020a, b" cites 2020a and 2020b
 _YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*(?:{_YEAR}|[a-z]\b))*)\s*$")
 _PAREN = re.compile(r"\(([^()\n]{1,400})\)")
+# "(2025b, hereafter Paper I)": years, then a name the paper cites that work by from there on (astronomy's
+# custom); "hereafter referred to as X" and "hereafter called X" too
+_HEREAFTER = re.compile(
+    rf"^\s*({_YEAR}(?:\s*[,;]\s*(?:{_YEAR}|[a-z]\b))*)\s*[,;]?\s+hereafter,?\s+(?:referred\s+to\s+as\s+|called\s+)?"
+    r"[“\"‘']?(?P<alias>[A-Z][\w\-]*(?:\s+[A-Z0-9][\w\-]*){0,3})[”\"’']?\s*$")
+# where a document defines one (the pre-scan that decides whether blocks without a callout mark are read)
+_HEREAFTER_ANY = re.compile(rf"\(\s*{_YEAR}[^()\n]{{0,40}}\bhereafter\b")
 _ITEM = re.compile(
     rf"^\s*(?:(?:e\.g\.|i\.e\.|see also|see|cf\.|also|and)\s*,?\s+)?"
     rf"(?P<auth>[^\d;()\[\]]{{1,120}}?)\s*,?\s+(?P<years>{_YEAR}(?:\s*,\s*(?:{_YEAR}|[a-z]\b))*)"
@@ -515,6 +522,8 @@ class _Ctx:
         # pages the source declares but does not hold (OCR of the first 16 of 46 pages)
         self.missing_pages = bool(doc.stream.declared_pages and doc.stream.declared_pages > doc.pages)
         self._front: tuple[int, set[str]] | None = None
+        # names defined by "(2025b, hereafter Paper I)": the name's pattern -> the entries (in reading order)
+        self.aliases: dict[str, tuple[re.Pattern, list[str]]] = {}
 
     def front(self) -> tuple[int, set[str]]:
         """Where the first section starts, and the marks that label a line of the front matter
@@ -554,6 +563,9 @@ def run(doc: Document, options: CompileOptions) -> None:
     doc.mentions, doc.crossrefs, doc.unresolved = [], [], []
     # entries without a year are cited by their label, found anywhere: then every block is read
     by_label = any(len(ids) == 1 and " " in label for label, ids in ctx.linker.no_year.items())
+    # a name defined by "hereafter" may stand in a block with no other mark: then every block is read too
+    by_label = by_label or (bool(doc.references) and "hereafter" in doc.markdown
+                            and _HEREAFTER_ANY.search(doc.markdown) is not None)
     spans, md = doc.block_spans, doc.markdown
     blocks = doc.blocks
     if not by_label:
@@ -610,7 +622,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         # or "<", or a character outside ASCII: a block of cross-references has none of them,
         # and 80,000 such blocks each paid _find_callouts' calls for nothing)
         if block.kind is not Kind.HEADING and block.attrs.get("front") in (None, "abstract") and (
-                alone or "(" in text or "[" in text or "^" in text or "<" in text or not text.isascii()):
+                alone or ctx.aliases or "(" in text or "[" in text or "^" in text or "<" in text
+                or not text.isascii()):
             _find_callouts(ctx, block, text, base)
         _find_crossrefs(ctx, block, text, base)
     # Each chunk lists the references cited inside it, in order of first mention.
@@ -667,7 +680,7 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
     taken: list[tuple[int, int]] = []
     for m in _PAREN.finditer(text) if "(" in text else ():  # (the tests below each need their mark)
         inner = m.group(1)
-        ys = _YEARS_ONLY.match(inner)
+        ys = _YEARS_ONLY.match(inner) or (_HEREAFTER.match(inner) if "hereafter" in inner else None)
         if ys:
             # Narrative: the author phrase stands before the parenthesis.
             found = _name_phrase_before(text, m.start())
@@ -696,6 +709,9 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
                 _add_mention(ctx, block, text, base, s0, m.end(), ids, reason, shown=f"{sub} ({y})"
                              if len(years) > 1 else text[s0 : m.end()])
             taken.append((s0, m.end()))
+            alias = ys.groupdict().get("alias")
+            if alias and len(res) == 1 and res[0][0] and alias not in ctx.aliases:
+                ctx.aliases[alias] = (re.compile(rf"(?<![\w\-]){re.escape(alias)}(?![\w\-])"), res[0][0])
             continue
         if not _YEAR_IN.search(inner):
             continue
@@ -715,6 +731,10 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
                 _add_mention(ctx, block, text, base, s, e, ids, reason,
                              shown=f"{auth}, {y}" if len(years) > 1 else text[s:e])
             taken.append((s, e))
+    for pattern, ids in ctx.aliases.values():  # "Paper I", defined before by "hereafter"
+        for am in pattern.finditer(text):
+            if not any(a <= am.start() < b for a, b in taken):
+                _add_mention(ctx, block, text, base, am.start(), am.end(), ids, None)
     # Entries printed without a year are cited by their label alone ("Kwa et al.’s").
     eligible, by_first, others = linker.label_index()
     if not eligible:
