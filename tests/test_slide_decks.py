@@ -220,3 +220,24 @@ def test_a_papers_reference_list_ignores_pictures_beside_it(tmp_path):
     after = compile_document(path, CompileOptions())
     assert "slide_deck" not in after.attrs
     assert [r.raw for r in after.references] == [r.raw for r in before.references]
+
+
+def test_frames_are_told_by_the_decks_frame_counter(tmp_path):
+    # round31_deck_rule.md F1. A deck printing a frame counter (`5 / 32`) says which pages are one
+    # frame: a build that shares only its title (OsloMet p. 8) is the frame's; two frames under one
+    # title, each holding a title over a picture (OsloMet pp. 39/40), are two
+    counted = [
+        frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+        frame("A taxonomy", ["MIDI keeps the notes.", "MusicXML keeps the score."], 2),
+        frame("A taxonomy", ["Missing elements in every one of them!"], 2),
+        frame("A baseline: dataset", [], 3),
+        frame("A baseline: dataset", [], 4),
+        frame("Questions", ["Thank you for listening."], 5),
+    ]
+    doc = compile_document(make_pdf(tmp_path / "counted.pdf", counted, size=WIDE), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads.count("## A taxonomy") == 1, heads
+    assert heads.count("## A baseline: dataset") == 2, heads
+    for text in ("MIDI keeps", "MusicXML keeps", "Missing elements"):
+        assert doc.markdown.count(text) == 1, (text, doc.markdown)
+    assert doc.attrs["conservation"]["words_lost"] == 0

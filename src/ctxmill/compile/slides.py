@@ -102,11 +102,79 @@ def frame_title(page: Page, body: float) -> Line | None:
     return None
 
 
-def continues(before: list[Line], after: list[Line], top_before: str | None, top_after: str | None) -> bool:
+_OF_TOTAL = re.compile(r"(\d+)\s*/\s*(\d+)")
+_TRAILING = re.compile(r"(\d+)\s*$")
+COUNTER_BAND = 0.2  # a frame counter stands in the foot or the head of the page
+
+
+def frame_counter(pages: list[Page], furniture: set[str]) -> list[int | None] | None:
+    """The frame number each page prints (Beamer's ``\\insertframenumber``: the same on every build
+    of a frame, one more on the next frame), or None where the deck prints no such counter.
+
+    A page's number is the ``n`` of an ``n / N`` in its head or foot (N the same on every page), or
+    else the number a furniture line there ends with (``Seite 3``, a bare ``15``). It is a frame
+    counter when it stands on at least half of the pages, never falls from one page to the next,
+    never rises by more than the pages between, and some page repeats the number of the page
+    before (a page counter rises on every page: it tells nothing of builds)."""
+    found: list[tuple[int, int] | int | None] = []
+    for p in pages:
+        band = [ln for ln in p.lines if ln.bbox is not None and ln.text.strip()
+                and (ln.bbox[1] >= (1 - COUNTER_BAND) * p.height or ln.bbox[3] <= COUNTER_BAND * p.height)]
+        band.sort(key=lambda ln: (ln.bbox[1], ln.bbox[0]))
+        of = [(int(m.group(1)), int(m.group(2))) for ln in band for m in _OF_TOTAL.finditer(ln.text)]
+        if of:
+            found.append(of[-1])
+            continue
+        ends = [int(m.group(1)) for ln in band if _masked(ln.text) in furniture
+                for m in [_TRAILING.search(ln.text)] if m]
+        found.append(ends[-1] if ends else None)
+    totals = {f[1] for f in found if isinstance(f, tuple)}
+    if len(totals) == 1:
+        total = totals.pop()
+        numbers = [f[0] if isinstance(f, tuple) and f[1] == total else None for f in found]
+    elif not totals:
+        numbers = [f if isinstance(f, int) else None for f in found]
+    else:
+        return None
+    at = [(i, n) for i, n in enumerate(numbers) if n is not None]
+    if len(at) * 2 < len(pages) or len(at) < 2:
+        return None
+    repeat = False
+    for (i, a), (j, b) in zip(at, at[1:], strict=False):
+        if b < a or b - a > j - i:
+            return None
+        repeat = repeat or (j == i + 1 and a == b)
+    return numbers if repeat else None
+
+
+def _title_line(page: Page, lines: list[Line]) -> str | None:
+    """The largest line drawn in the page's top fifth (the topmost of those): the frame's title, though
+    a head bar's smaller print (Berlin's subsection line, a navigation bar) stands above it."""
+    band = [ln for ln in lines if ln.bbox is not None and ln.spans and 0 <= ln.bbox[1] < TITLE_BAND * page.height
+            and ln.bbox[0] < page.width and ln.bbox[2] > 0]
+    if not band:
+        return None
+    big = max(max(s.size for s in ln.spans) for ln in band)
+    return _key(min((ln for ln in band if max(s.size for s in ln.spans) >= big - 0.5),
+                    key=lambda ln: (ln.bbox[1], ln.bbox[0])).text)
+
+
+def continues(before: list[Line], after: list[Line], top_before: str | None, top_after: str | None,
+              counters: tuple[int | None, int | None] | None = None,
+              titles: tuple[str | None, str | None] = (None, None)) -> bool:
     """Page ``after`` is an overlay build of page ``before``: both open with the same topmost line
     (the frame's title; two frames that share a body under two titles are two frames) and at least
-    half of ``before``'s lines are on it again."""
-    if not before or not after or top_before is None or top_before != top_after:
+    half of ``before``'s lines are on it again. Where the deck prints a frame counter
+    (:func:`frame_counter`) on both pages, it decides: the same number is the same frame, whatever
+    the build shows (``\\only`` may replace all but the title), another number another frame, though
+    it holds the same title and picture (``titles``, :func:`_title_line`). Elsewhere (no counter,
+    or a page without one) the lines shared decide, as before."""
+    if not before or not after or top_before is None:
+        return False
+    if counters is not None and None not in counters:
+        head = (titles[0] or top_before, titles[1] or top_after)
+        return head[0] == head[1] and counters[0] == counters[1]
+    if top_before != top_after:
         return False
     have = Counter(_key(ln.text) for ln in after)
     shared = sum((Counter(_key(ln.text) for ln in before) & have).values())
@@ -119,16 +187,20 @@ def merge_overlays(doc: Document) -> int:
     """Take out of each overlay page the lines the page before it showed; returns the pages changed."""
     pages = doc.stream.pages
     furniture = furniture_texts(pages)
+    numbers = frame_counter(pages, furniture)
     changed = 0
     prev_body: list[Line] = []  # the page before's own lines, as printed
     frame_shown: list[Line] = []  # every line its frame showed so far
     prev_top: str | None = None
-    for page in pages:
+    prev_title: str | None = None
+    for i, page in enumerate(pages):
         body = _body(page, furniture)
         top = _top(page, body)
+        counters = None if numbers is None else (numbers[i - 1] if i else None, numbers[i])
         # (compared with the page before as printed: a frame whose \only text is replaced build
         # after build shows more and more in all, and a later build shares under half of that)
-        if continues(prev_body, body, prev_top, top):
+        title = _title_line(page, body)
+        if continues(prev_body, body, prev_top, top, counters, (prev_title, title)):
             shown = Counter(_key(ln.text) for ln in frame_shown)
             before = [ln.text for ln in page.lines]
             kept: list[Line] = []
@@ -146,7 +218,7 @@ def merge_overlays(doc: Document) -> int:
             frame_shown = frame_shown + _body(page, furniture)
         else:
             frame_shown = body
-        prev_body, prev_top = body, top
+        prev_body, prev_top, prev_title = body, top, title
     return changed
 
 
