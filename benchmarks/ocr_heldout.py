@@ -49,6 +49,9 @@ _MARKUP = [
 ]
 
 
+_SUPS = re.compile("([\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u02d2\u1d43-\u1d5b\u02b0-\u02b8\u1da0-\u1dbf\u2071\u207f])")
+
+
 def content(src: Path) -> str:
     """The engine output's own words: its markup taken out (not its text)."""
     text = src.read_text(encoding="utf-8")
@@ -64,7 +67,8 @@ def content(src: Path) -> str:
 
 
 def lost_words(src: Path, out: Path) -> dict:
-    md = (out / "document.md").read_text(encoding="utf-8")
+    # a superscript mark as document.md writes it ("Patel¹") is a word of its own, not part of the name
+    md = _SUPS.sub(r" \1", (out / "document.md").read_text(encoding="utf-8"))
     rem_path = out / "removed.json"
     rem = json.loads(rem_path.read_text(encoding="utf-8")) if rem_path.exists() else {}
     pool = Counter(words(md))

@@ -636,3 +636,90 @@ def test_corpus_partial_pages_have_no_title(ocr_corpus):
         doc = _compile_dir(ocr_corpus / slug)
         assert doc.metadata.title == "", slug
         assert not leftover(doc.markdown)
+
+
+# layout engines that label each block (round 31's held-out set: dots.ocr JSON, Chandra OCR HTML)
+DOTS = ('[{"bbox": [20, 400, 60, 1100], "category": "Page-header", "text": "arXiv:2401.00001v1 [cs.CL] 1 Jan 2024"}, '
+        '{"bbox": [200, 160, 1000, 240], "category": "Title", "text": "# Counting Words\\nin Old Letters"}, '
+        '{"bbox": [200, 260, 1000, 290], "category": "Text", "text": "Ann Smith, Bob Jones"}, '
+        '{"bbox": [100, 500, 230, 520], "category": "Section-header", "text": "## 1 Introduction"}, '
+        '{"bbox": [100, 530, 600, 900], "category": "Text", "text": "Letters hold many words."}, '
+        '{"bbox": [100, 910, 600, 1000], "category": "Picture"}, '
+        '{"bbox": [100, 1010, 600, 1040], "category": "Caption", "text": "**Figure 1:** A letter."}, '
+        '{"bbox": [100, 1050, 600, 1080], "category": "List-item", "text": "* **Ink:** faded."}, '
+        '{"bbox": [100, 1100, 230, 1120], "category": "Section-header", "text": "## 2 Method"}, '
+        '{"bbox": [100, 1130, 600, 1200], "category": "Text", "text": "We count them by hand."}')  # not closed
+CHANDRA = """<div data-bbox="300 110 780 125" data-label="Page-Header">Counting Words in Old Letters 3</div>
+<div data-bbox="215 140 787 190" data-label="Text">
+<p>the words of each letter, as <a href="#">4</a> did before.</p>
+</div>
+<div data-bbox="215 200 520 220" data-label="Section-Header">
+<h3>2.1 Sampling the Letters</h3>
+</div>
+<div data-bbox="215 230 788 320" data-label="Text">
+<p>We took <i>every tenth</i> letter, see <a href="https://example.org/letters">the archive</a>.</p>
+</div>
+<div data-bbox="215 330 788 360" data-label="Caption"><p><b>Table 1.</b> Letters per year.</p></div>
+<div data-bbox="225 370 770 500" data-label="Table">
+<table border="1"><thead><tr><th>Year</th><th>Letters</th></tr></thead><tbody><tr><td>1850</td><td>12</td></tr></tbody></table>
+</div>
+<div data-bbox="215 510 520 530" data-label="Section-Header"><h3>2.2 Reading Them</h3></div>
+<div data-bbox="215 540 788 600" data-label="List-Group"><ul><li>first the date</li><li>then the text</li></ul></div>
+"""
+
+
+def test_dots_ocr_json_blocks_are_read_as_labelled_blocks():
+    assert sniff_engine(DOTS, "page.json") == "dots-ocr"
+    doc = compile_text(DOTS, name="page.json")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "dots-ocr"
+    assert doc.metadata.title == "Counting Words in Old Letters"
+    assert headings(md) == [(1, "Counting Words in Old Letters"), (2, "1 Introduction"), (2, "2 Method")]
+    assert "**Figure 1:** A letter." in md and "We count them by hand." in md  # the unclosed list's last block
+    # the page header stays text (the reader has no removed.json path yet); the compile reads it as arXiv's stamp
+    assert doc.metadata.arxiv_id == "2401.00001v1"
+    assert [r["reason"] for r in doc.attrs["removed"]] == ["arxiv-stamp"]
+    assert [a.name for a in doc.metadata.authors] == ["Ann Smith", "Bob Jones"]
+    assert '"bbox"' not in md and '"category"' not in md
+    assert not leftover(md)
+
+
+def test_chandra_html_blocks_become_markdown():
+    assert sniff_engine(CHANDRA, "page.html") == "chandra"
+    doc = compile_text(CHANDRA, name="page.html")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "chandra"
+    assert [t for _, t in headings(md)] == ["2.1 Sampling the Letters", "2.2 Reading Them"]
+    assert "as 4 did before." in md and "[the archive](https://example.org/letters)" in md
+    assert "| Year | Letters |" in md and "**Table 1.** Letters per year." in md
+    assert "- first the date" in md and "- then the text" in md
+    assert "Counting Words in Old Letters 3" in md  # the running head stays text
+    assert not leftover(md)
+
+
+def test_one_block_per_author_becomes_authors_with_affiliations():
+    # marker: each author a heading, an e-mail line under it; Mistral: "Name<br>Department<br>University<br>email"
+    marker = ("# Sparse Experts at Scale\n\n### Ann Smith∗\n\nann@example.org\n\n### Bob Jones∗\n\nbob@example.org\n\n"
+              "#### Carl Doe\n\ncarl@example.org Example Labs, Sometown, CA 94043, USA\n\n### Abstract\n\nWe scale.\n\n"
+              "### 1. Introduction\n\nText.\n")
+    doc = compile_text(marker, name="paper.md", engine="marker")
+    assert [a.name for a in doc.metadata.authors] == ["Ann Smith", "Bob Jones", "Carl Doe"]
+    assert [t for _, t in headings(doc.markdown)] == ["Sparse Experts at Scale", "Abstract", "1 Introduction"]
+    mistral = ("#### Page 1\n\n# Memory in Small Brains\n\n"
+               "Ann Smith\\*<br>Department of Biology<br>University of Sometown<br>ann@some.edu\n\n"
+               "Bob Jones<br>Department of Physics<br>University of Othertown<br>bob@other.edu\n\n"
+               "Carl Doe<br>Department of Biology<br>University of Sometown<br>carl@some.edu\n\n"
+               "#### Abstract\n\nWe remember.\n\n## 1 Introduction\n\nText.\n")
+    doc = compile_text(mistral, name="paper.md", engine="mistral")
+    authors = doc.metadata.authors
+    assert [a.name for a in authors] == ["Ann Smith", "Bob Jones", "Carl Doe"]
+    assert authors[1].affiliations == ["Department of Physics, University of Othertown"]
+    # one affiliation line per author as printed: the third author's words are not merged away
+    assert doc.markdown.count("Department of Biology, University of Sometown") == 2
+    # docling on an LNCS paper: ORCID ids after the names, the last name on a line of its own
+    docling = ("## Tables as Tokens\n\nAnn Smith [0000 -0002 -3723 -6960] , Bob Jones [0000 -0002 -9468 -0822] , "
+               "[0000 -0001 -8513 -3491]\n\nand Carl Doe\n\nExample Research\n\n{ann,bob,carl}@example.org\n\n"
+               "## 1 Introduction\n\nText.\n\n## 2 Method\n\nMore.\n\n## References\n\n1. A. B.: A title. 2020\n")
+    doc = compile_text(docling, name="paper.md", engine="docling")
+    assert [a.name for a in doc.metadata.authors] == ["Ann Smith", "Bob Jones", "Carl Doe"]
+    assert "0000-0002-3723-6960" in doc.markdown and "[0000" not in doc.markdown  # the ids stay, as text

@@ -30,6 +30,8 @@ from pathlib import Path
 # sample's `── PAGE 2 / 46 ──` style), "markdown" a Markdown OCR output of no known engine.
 ENGINES = {
     "deepseek-ocr": "DeepSeek-OCR (grounding tags, <--- Page Split --->)",
+    "dots-ocr": "dots.ocr (JSON list of {bbox, category, text} layout blocks)",
+    "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "marker": "marker (span anchors, #page-N-M links)",
     "docling": "docling (## headings, <!-- image --> placeholders)",
     "nougat": "Nougat (.mmd: \\( \\) math, LaTeX tables, [MISSING_PAGE])",
@@ -60,6 +62,9 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     # fast scan, and most text holds none of them: the ^-anchored patterns are tried at every line)
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
      ("<|ref|>", "<|det|>", "<--- Page Split --->")),
+    # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
+    ("dots-ocr", re.compile(r'\A\s*\[\s*\{\s*"bbox"\s*:\s*\[[\d.,\s]+\]\s*,\s*"category"\s*:'), 1, ('"category"',)),
+    ("chandra", re.compile(r'<div data-bbox="[\d.\s]+" data-label="[A-Za-z-]+"'), 1, ('data-label="',)),
     ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1,
      ('<span id="page-', "](#page-", "![](_page_")),
     ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1,
@@ -174,7 +179,9 @@ def to_pages(text: str, engine: str) -> EngineText:
     info: dict = {}
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _strip_wrappers(text, info)
-    if engine == "deepseek-ocr" or "<|ref|>" in text:
+    if engine in ("dots-ocr", "chandra"):
+        text = _layout_blocks(text, engine)
+    if engine in ("deepseek-ocr", "dots-ocr", "chandra") or "<|ref|>" in text:
         text = _grounding(text)
     raw: list[tuple[int | None, list[str]]] = [(None, [])]
     missing: list[int] = []
@@ -302,6 +309,80 @@ def _grounded(line: str, label: str | None) -> str:
     return line
 
 
+# --------------------------------------------------------------------------- labelled layout blocks
+
+# dots.ocr categories and Chandra data-labels -> the grounding labels _grounding reads. A page
+# header or footer stays text here: the source reader has no way yet to list what it leaves out
+# in removed.json, and dropping it would lose its words in silence
+_BLOCK_LABELS = {
+    "title": "title", "section_header": "sub_title", "page_header": "text", "page_footer": "text",
+    "picture": "image", "figure": "image", "image": "image", "caption": "caption", "list_item": "list_item",
+    "list_group": "list", "table": "table", "formula": "equation", "equation": "equation",
+    "equation_block": "equation", "footnote": "footnote", "code": "code", "code_block": "code", "text": "text"}
+_CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^>]*>')
+_CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S | re.I)
+_CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
+_HREF = re.compile(r'href="(https?://[^"]+)"', re.I)
+_CHANDRA_MATH = re.compile(r'<math\b([^>]*)>(.*?)</math>', re.S | re.I)
+
+
+def _layout_blocks(text: str, engine: str) -> str:
+    """dots.ocr (a JSON list of ``{"bbox", "category", "text"}``) and Chandra OCR (one ``<div
+    data-bbox data-label>`` per block, HTML inside) label each block as DeepSeek-OCR's grounding
+    does: written here in that form (``<|ref|>label<|/ref|>`` then the block), read by _grounding."""
+    blocks = _dots_blocks(text) if engine == "dots-ocr" else _chandra_blocks(text)
+    out = []
+    for category, body in blocks:
+        label = _BLOCK_LABELS.get(re.sub(r"[\s-]+", "_", category.strip().lower()), "text")
+        body = body.strip()
+        if label in ("title", "sub_title"):  # one line: _grounding marks every line of a title block
+            body = " ".join(body.split())
+        out.append(f"<|ref|>{label}<|/ref|>\n{body}\n")
+    return "\n".join(out)
+
+
+def _dots_blocks(text: str) -> list[tuple[str, str]]:
+    """The blocks of a dots.ocr list; one the model did not close is read up to its last block."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data, at, dec = [], text.find("{"), json.JSONDecoder()
+        while at >= 0:
+            try:
+                obj, end = dec.raw_decode(text, at)
+            except ValueError:
+                break
+            data.append(obj)
+            at = text.find("{", end)
+    return [(str(b.get("category") or "text"), str(b.get("text") or "")) for b in data if isinstance(b, dict)]
+
+
+def _chandra_link(a: re.Match) -> str:
+    """A link to a web address stays a link; ``<a href="#">4</a>`` (a citation or a reference to
+    a table) is its text."""
+    href = _HREF.search(a.group(1))
+    return f"[{a.group(2)}]({href.group(1)})" if href else a.group(2)
+
+
+def _chandra_blocks(text: str) -> list[tuple[str, str]]:
+    """The blocks of a Chandra page: the HTML between one block's ``<div>`` and the next's, its
+    block-level tags made Markdown (tables, images and inline tags are left to clean_markdown)."""
+    marks = list(_CHANDRA_BLOCK.finditer(text))
+    out = []
+    for k, m in enumerate(marks):
+        body = text[m.end():marks[k + 1].start() if k + 1 < len(marks) else len(text)]
+        body = re.sub(r"\s*</div>\s*$", "", body)
+        body = _CHANDRA_HEADING.sub(lambda h: "#" * int(h.group(1)) + " " + " ".join(h.group(2).split()), body)
+        body = _CHANDRA_LINK.sub(_chandra_link, body)
+        body = _CHANDRA_MATH.sub(lambda x: f"$${x.group(2)}$$" if "block" in x.group(1) else f"${x.group(2)}$", body)
+        body = re.sub(r"\s*<li\b[^>]*>\s*", "\n- ", body, flags=re.I)
+        body = re.sub(r"\s*</?(?:ul|ol|p)\b[^>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
+        out.append((m.group(1), body))
+    return out
+
+
 # --------------------------------------------------------------------------- one page
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
@@ -361,7 +442,8 @@ def clean_markdown(text: str, engine: str) -> str:
     text = _html_tables(text)
     text = _html_markup(text)
     text = _latex_structure(text)
-    if engine in ("nougat", "markdown", "plain", "olmocr", "deepseek-ocr", "mathpix", "text"):  # the others escape "[" as "\\[" and use $$
+    if engine in ("nougat", "markdown", "plain", "olmocr", "deepseek-ocr", "dots-ocr", "chandra", "mathpix",
+                  "text"):  # the others escape "[" as "\\[" and use $$
         text = _display_math(text)
     if "\\begin{" in text or "\\includegraphics" in text or "\\caption" in text:
         text = _latex_envs(text)
@@ -1344,7 +1426,7 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[in
     for pi, (n, body) in enumerate(pages):
         lines = body.split("\n")
         if pi == 0:
-            lines = _flattened_authors(_authors_block(lines))
+            lines = _flattened_authors(_authors_block(_author_groups(lines)))
             if engine == "mineru":
                 lines = _glued_marks(lines)
         out.append((n, "\n".join(lines)))
@@ -1393,6 +1475,70 @@ def _superscripts(pages: list[tuple[int | None, str]]) -> list[tuple[int | None,
             lines.append(line)
         out.append((n, "\n".join(lines)))
     return out
+
+
+# a person's name alone on a line (a heading for marker), a mark after it (Mistral's "\\*", "∗", "†")
+_NAME_LINE = re.compile(r"^(?:#{1,6}[ \t]+)?(?:\*\*)?([A-Z][\w'’.\-]*(?:[ \t]+[A-Z][\w'’.\-]*){1,3})(?:\*\*)?"
+                        r"[ \t]*(?:\\?[*∗†‡]|\[\^[^\]]+\])*[ \t]*$")
+_ORCID = re.compile(r"\s*\[\d{4}\s*-\s*?-?\d{4}\s*-\s*?-?\d{4}\s*-\s*?-?\d{3}[\dX]\]")
+
+
+def _author_groups(lines: list[str]) -> list[str]:
+    """One block per author after the title -- the name on a line of its own (marker writes it as
+    a heading, Mistral as the first of its ``<br>`` lines), then its affiliation and e-mail lines
+    -> one names line with ``[^k]`` markers, the e-mails, one ``[^k] affiliation`` line each: the
+    form _flattened_authors writes and the metadata stage reads. ORCID ids after names go."""
+    title = next((i for i, s in enumerate(lines[:40]) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    groups: list[tuple[int, str, list[str], list[str]]] = []  # (line, name, affiliation lines, e-mails)
+    span = []
+    for i in range(title + 1, min(len(lines), title + 80)):
+        s = lines[i].strip()
+        if not s:
+            continue
+        if "[" in s and _ORCID.search(s):
+            # (the ids stay, on a line after the names: an id lost is a word lost)
+            ids = [re.sub(r"[\s\[\]]+", "", m.group(0)) for m in _ORCID.finditer(s)]
+            s = re.sub(r"\s+,", ",", _ORCID.sub("", s)).strip(" ,")
+            # "A B [id] , C D [id] , [id]" then "and E F" on a line of its own: one names line
+            nxt = next((j for j in range(i + 1, min(len(lines), i + 4)) if lines[j].strip()), None)
+            if nxt is not None and re.match(r"^and\s+[A-Z]", lines[nxt].strip()):
+                s = s + ", " + lines[nxt].strip()
+                lines[nxt] = ""
+            lines[i] = s + "\n\nORCID: " + ", ".join(ids)
+            continue
+        name = _NAME_LINE.match(s)
+        if name and not _INSTITUTION.search(name.group(1)) and not _EMAIL.search(s):
+            if groups and not (groups[-1][2] or groups[-1][3]):
+                return lines  # two names in a row: not this shape
+            groups.append((i, name.group(1), [], []))
+        elif groups and not s.startswith("#") and len(s) <= 160 and (_EMAIL.search(s) or _INSTITUTION.search(s)
+                                                                        or re.search(r",\s*[A-Z]", s)):
+            emails = _EMAIL.findall(s)
+            rest = _EMAIL.sub("", s).strip(" ,;")
+            groups[-1][3].extend(emails)
+            if rest:
+                groups[-1][2].append(rest)
+        else:
+            break
+        span.append(i)
+    if len(groups) < 2 or not all(g[2] or g[3] for g in groups) or not any(g[2] for g in groups):
+        return lines
+    # one affiliation line per author, as printed (two authors of one department: two lines;
+    # merged, the second's words would be lost in silence)
+    affs: list[str] = []
+    names = []
+    for _, name, aff, _emails in groups:
+        if aff:
+            affs.append(", ".join(aff))
+        names.append(f"{name}[^{len(affs)}]" if aff else name)
+    emails = [e for g in groups for e in g[3]]
+    for i in span:
+        lines[i] = ""
+    lines[span[0]] = ", ".join(names) + ("\n\n" + ", ".join(emails) if emails else "") + "\n\n" \
+        + "\n\n".join(f"[^{k + 1}] {a}" for k, a in enumerate(affs))
+    return lines
 
 
 def _authors_block(lines: list[str]) -> list[str]:
