@@ -463,7 +463,10 @@ def _prose(text: str) -> bool:
 _LINE_LABEL_RE = re.compile(r"^\s*([A-Za-z][\w\s-]{1,30}):\s+\S")
 # a byline led by "By" (classic JFM's "By Jane Roe¹ and John Doe²", IMS journals' "BY JANE ROE¹"):
 # the word leads the line, it is no part of the first name
-_BY_RE = re.compile(r"^\s*(?:By|BY)\s+(?=[A-Z])")
+_BY_RE = re.compile(r"^\s*(?:By|BY|by)\s+(?=[A-Z])")
+# "by Koll, Michael": a byline led by "by" naming one person surname first (as a bibliography
+# does), the two one-word parts of one name, not two names
+_BY_INVERTED_RE = re.compile(r"^\s*(?:By|BY|by)\s+([A-Z][\w'’\-]+),\s+([A-Z][\w'’\-]+)\s*$")
 
 
 def _names(region: list[TLine], space_initials: bool = True
@@ -507,7 +510,10 @@ def _names(region: list[TLine], space_initials: bool = True
             # a labelled line names people in another role, every name on it ("In collaboration
             # with: Matthew West, Luke Olson, Scott MacLachlan" under a SIAM byline)
             continue
-        if pieces and _BY_RE.match(pieces[0][0]):
+        inverted = _BY_INVERTED_RE.match(t.text) if len(pieces) == 1 else None
+        if inverted:
+            pieces = [(f"{inverted.group(2)} {inverted.group(1)}", pieces[0][1])]
+        elif pieces and _BY_RE.match(pieces[0][0]):
             pieces = [(_BY_RE.sub("", pieces[0][0], count=1), pieces[0][1])] + list(pieces[1:])
         found: list[tuple[str, list[str]]] = []
         total = 0
@@ -543,6 +549,8 @@ def _names(region: list[TLine], space_initials: bool = True
             names.extend(new)
             types.extend([(round(t.size * 2) / 2, t.bold, t.italic)] * len(new))
             boxes.append((t.x0, t.top, t.x1, t.bottom))
+            if inverted:
+                break  # "by Family, Given" names the one author: the lines under it are no names
     # one author type: where most names share one type, a name-shaped line in smaller type and
     # another face is an affiliation's first line (IEEEtran's author blocks: names upright, each
     # block's address in smaller italic, "Twentieth Century Fox" under "Homer Simpson")

@@ -551,6 +551,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         b.text = _undot(b.text)
     matched: set[int] = set()
     if outline and len(outline) >= 3 and not _stair(outline):
+        _bookmarked_leads(outline, blocks)
         matched = _apply_outline(outline, blocks, body)
     # with an outline, the text finds what it left out, but not on the title pages before it
     # ("1. Reviewer Prof. Dr. ...", "2 Department of ...")
@@ -652,6 +653,9 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if geo and not b.attrs.get("_bold") and style != "large" and _page_head(blocks, idx, number):
             b.kind = Kind.FURNITURE  # a running head with its page number, kept out of the text
             continue
+        if geo and matched and _bookmark_head(outline, b, number, title):
+            b.kind = Kind.FURNITURE
+            continue
         if not _number_ok(number, state):
             continue
         if geo and style is None and _next_list_item(blocks, idx, number):
@@ -731,6 +735,21 @@ def _lead_runs_on(blocks: list[Block], idx: int, doc: Document) -> bool:
     head, under = spans(b.attrs.get("_top") or -1.0, b.bbox), spans(top, nxt.bbox)
     return bool(head and under and head[-1].bold and under[0].bold and under[0].font == head[-1].font
                 and under[0].text.lstrip()[:1].islower() and any(not s.bold for s in under[1:]))
+
+
+def _bookmark_head(outline, b: Block, number: str, title: str) -> bool:
+    """A running head that prints a page number before a chapter's title (Doxygen's "4  RF24G"
+    atop a page of chapter 2 "RF24G"): the line sits in the page's top tenth, its number is a
+    bare integer, and the outline holds its title under other numbers only."""
+    if not number.isdigit() or b.bbox is None or b.bbox[1] > 0.1 * (b.attrs.get("_page_height") or 792):
+        return False
+    want = norm_title(title)
+    numbers = set()
+    for e in outline:
+        enum = parse_number(e.title)
+        if want and norm_title(enum.title if enum is not None and enum.title else e.title) == want:
+            numbers.add(enum.text if enum is not None else None)
+    return bool(numbers) and number not in numbers
 
 
 def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
@@ -1508,6 +1527,63 @@ def _stair(outline) -> bool:
     return False
 
 
+# a note printed after a run-in lead's name, before its full stop: "Problem 3 (Ahlfors 4.2.3). Prove"
+_LEAD_NOTE_RE = re.compile(r"\s*(\([^()\n]{1,80}\))[.:]?(?=\s)")
+
+
+def _bookmarked_leads(outline, blocks: list[Block]) -> None:
+    """A bookmark that names a bold run-in lead ("Problem 2. Let S be ...": a problem sheet's
+    class bookmarks each problem) is a heading, though it opens a paragraph: the lead (with a
+    note in brackets after it) becomes a heading block at the bookmark's level, the text after
+    it stays the paragraph. Only where no block on the bookmark's pages is its title whole, and
+    only a bold lead: a theorem's run-in label ("Theorem 3.4.") has no bookmark."""
+    by_page: dict[int, list[int]] = {}
+    for i, b in enumerate(blocks):
+        by_page.setdefault(b.page, []).append(i)
+    split: dict[int, tuple[str, int, str | None, str]] = {}  # block index -> (lead, level, number, title)
+    for entry in outline:
+        want = norm_title(entry.title)
+        if not want or not entry.page:
+            continue
+        near = [i for p in (entry.page - 1, entry.page, entry.page + 1) for i in by_page.get(p, [])]
+        if any(norm_title(blocks[i].attrs.get("_title") or blocks[i].text) == want for i in near):
+            continue  # (the title stands whole somewhere: the outline's own match finds it)
+        for i in by_page.get(entry.page, []):
+            b = blocks[i]
+            lead = (b.attrs.get("_lead_bold") or "").strip()
+            if b.kind is not Kind.PARAGRAPH or i in split or not lead or not b.text.startswith(lead) \
+                    or b.attrs.get("toc"):
+                continue
+            core = lead.rstrip(".:").strip()
+            if want != norm_title(core) or HEADING_NUM_RE.match(core):
+                continue  # (numbered run-in leads, SIAM's "2.1. 1D Poisson.": _numbered_run_in_sections)
+            if lead == core:  # no stop after the name: a note in brackets may follow before it
+                note = _LEAD_NOTE_RE.match(b.text, len(lead))
+                if note:
+                    lead, core = b.text[:note.end()], f"{core} {note.group(1)}"
+            if b.text[len(lead):].strip():
+                split[i] = (lead, entry.level + 1, core)
+                break
+    for i in sorted(split, reverse=True):
+        b = blocks[i]
+        lead, level, title = split[i]
+        head = Block(Kind.HEADING, lead.rstrip(".:").strip(), b.page, bbox=b.bbox,
+                     attrs={k: v for k, v in b.attrs.items() if k in ("_size", "_size_max", "_top", "_x0")})
+        _set_heading(head, level, None, title)
+        head.attrs["_bold"] = True
+        b.text = b.text[len(lead):].lstrip()
+        b.attrs["_lead_bold"] = ""
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if b.attrs.get("_nlines") == 1 and nxt is not None and nxt.kind is Kind.PARAGRAPH and nxt.page == b.page \
+                and (b.text.endswith("-") or nxt.text[:1].islower()):
+            # the lead's line held only the text's first word ("Funding. The" / "first author ..."):
+            # it goes on in the next block
+            nxt.text = b.text[:-1] + nxt.text if b.text.endswith("-") else f"{b.text} {nxt.text}"
+            blocks[i] = head
+        else:
+            blocks.insert(i, head)
+
+
 def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     """Match outline entries to blocks on their page (±1); returns matched block indexes."""
     matched: set[int] = set()
@@ -1556,10 +1632,15 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
                 if i in matched:
                     continue
                 text, number, rest, got, full = read(i)
-                if got and got in (want, want_bare) or full == want or (
+                # the block is the bookmark's title without its number, though its first word
+                # reads like one ("A simple interface ..." under "1 A simple interface ...")
+                bare = full == want_bare != want and got != want_bare
+                if bare or got and got in (want, want_bare) or full == want or (
                         len(want) > 12 and got.startswith(want) and len(got) - len(want) < 8):
                     if len(text) > len(entry.title) + 20:
                         continue
+                    if bare:
+                        number, rest = None, text
                     best = (i, number or (enum.text if enum is not None and enum.kind == "arabic" else None),
                             rest.strip())
                     break
