@@ -261,3 +261,19 @@ def test_a_definition_is_not_renamed_onto_a_name_defined_already(tmp_path):
     patch = "--- a/t.py\n+++ b/t.py\n@@ -5,1 +5,1 @@\n-sleep(SLOW)\n+sleep(FAST)\n"
     lines = [s.start_line for s in suggest(tmp_path, patch) if s.reason.startswith("rename")]
     assert lines == [8]
+
+
+def test_a_line_the_edit_inserted_is_not_proposed_again_under_itself(tmp_path):
+    # a member added to a union: the repeated propagator matched `| ZodFunctionDef` one line
+    # below and rewrote it as `| ZodSetDef | ZodFunctionDef`, which narrows to inserting the
+    # edit's own line again right under it (zod c60762e612): the site reads as the result already
+    from ctxmill.apply.next_edit import candidates
+
+    members = ["ZodStringDef", "ZodNumberDef", "ZodTupleDef", "ZodRecordDef", "ZodMapDef", "ZodSetDef",
+               "ZodFunctionDef", "ZodLazyDef", "ZodLiteralDef"]
+    lines = ["export type ZodDef ="] + [f"  | {m}" for m in members] + ["  | ZodEnumDef;", ""]
+    (tmp_path / "ZodDef.ts").write_text("\n".join(lines))
+    patch = ("--- a/ZodDef.ts\n+++ b/ZodDef.ts\n@@ -4,4 +4,5 @@\n   | ZodTupleDef\n   | ZodRecordDef\n"
+             "   | ZodMapDef\n+  | ZodSetDef\n   | ZodFunctionDef\n")
+    found, _ = candidates(tmp_path, patch)
+    assert not [s for s in found if s.end_line < s.start_line and s.replacement.strip() == "| ZodSetDef"]

@@ -410,6 +410,7 @@ def candidates(root: str | os.PathLike, patch: str, *, overlay: dict[str, str] |
         if promote and s.kind == "repeated" and s.features.get("sim_rank") == 0.0 and not s.features.get("name_swap"):
             s.confidence = max(s.confidence, promoted(promote, s.features))
     found = [s for s in found if _trimmed(s, files.get(s.path))]
+    found = _plausible(found, files, hunks)
     _context_features(found, hunks, learn_inputs)
     # after the features: the learned gate reads each site's hand-set confidence and rank as the
     # propagator gave them, so the order moves only the ranking, never a probability or the
@@ -629,6 +630,68 @@ def _trimmed(s: Suggestion, text: str | None) -> bool:
         s.replacement = "\n".join(new) + ("\n" if new and (nl or end < s.end_line) else "")
         s.start_line, s.end_line = start, end
     return True
+
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`')
+
+
+def _balance(text: str) -> tuple[int, int, int]:
+    """How many (, [ and { the text leaves open (negative: closes), string literals blanked."""
+    text = _STRING.sub('""', text)
+    return text.count("(") - text.count(")"), text.count("[") - text.count("]"), text.count("{") - text.count("}")
+
+
+def _plausible(found: list[Suggestion], files: dict[str, str], hunks: list[Hunk]) -> list[Suggestion]:
+    """Drop a suggestion whose result the case itself shows to be no edit anyone makes:
+    - an insertion whose lines stand already directly above or below it (blank lines between
+      skipped): the site reads as the result already. A repeated match that rewrites a token
+      beside the edit (`  | ZodFunctionDef` -> `  | ZodSetDef\n  | ZodFunctionDef`) passes
+      next_repeated's "lines already there" check, which reads pure insertions only, and _trimmed
+      then narrows it to an insertion of the line the edit just wrote, under itself: 51 wrong
+      suggestions shown on the training cases, none right (round31_next_edit_rule.md);
+    - a line of only spaces or tabs where neither the site nor the edit's added lines have one
+      (a re-indented copy's leftover indentation);
+    - a change of its lines' bracket balance that no hunk of the edit made to its own (a closing
+      bracket lost or doubled by a copy: `request.stream))`)."""
+    moves = {tuple(a - b for a, b in zip(_balance("\n".join(h.added)), _balance("\n".join(h.removed)), strict=True))
+             for h in hunks}
+    blank_added = any(x.strip() == "" and x for h in hunks for x in h.added)
+    raw_of: dict[str, list[str]] = {}
+    lines_of: dict[str, list[str]] = {}
+    kept = []
+    for s in found:
+        text = files.get(s.path)
+        if text is None:
+            kept.append(s)
+            continue
+        if s.path not in lines_of:
+            raw_of[s.path] = text.split("\n")
+            lines_of[s.path] = [x.rstrip() for x in raw_of[s.path]]
+        lines = lines_of[s.path]
+        new = (s.replacement[:-1] if s.replacement.endswith("\n") else s.replacement).split("\n")
+        old = lines[s.start_line - 1:s.end_line] if s.end_line >= s.start_line else []
+        if s.end_line < s.start_line:
+            block = [x.rstrip() for x in new]
+            while block and not block[-1].strip():
+                block.pop()
+            while block and not block[0].strip():
+                block.pop(0)
+            up = s.start_line - 1
+            while up > 0 and not lines[up - 1].strip():
+                up -= 1
+            down = s.start_line - 1
+            while down < len(lines) and not lines[down].strip():
+                down += 1
+            if block and (lines[max(0, up - len(block)):up] == block or lines[down:down + len(block)] == block):
+                continue
+        raw_old = raw_of[s.path][s.start_line - 1:s.end_line] if s.end_line >= s.start_line else []
+        if not blank_added and any(x and not x.strip() for x in new) and not any(x and not x.strip() for x in raw_old):
+            continue
+        move = tuple(a - b for a, b in zip(_balance("\n".join(new)), _balance("\n".join(old)), strict=True))
+        if move != (0, 0, 0) and move not in moves:
+            continue
+        kept.append(s)
+    return kept
 
 
 def suggest(root: str | os.PathLike, patch: str, *, limit: int = MAX_SUGGESTIONS,
