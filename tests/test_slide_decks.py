@@ -241,3 +241,20 @@ def test_frames_are_told_by_the_decks_frame_counter(tmp_path):
     for text in ("MIDI keeps", "MusicXML keeps", "Missing elements"):
         assert doc.markdown.count(text) == 1, (text, doc.markdown)
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+
+def test_a_frame_holding_only_a_figure_is_no_section_slide(tmp_path):
+    # round31_deck_rule.md F3 (metropolis-infolines p. 19): a page whose one block is a figure with its
+    # caption was read as a section slide, an empty `## ` heading that took the caption with it
+    pages = [frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+             frame("Lists", ["Milk, eggs and potatoes are on the list."], 2),
+             [("Figure 1: Rotated square from texample.net.", 120, 205, 9, "Helvetica"),
+              (FOOT.format(3), 150, 248, 6, "Helvetica")],
+             frame("Questions", ["Thank you for listening."], 4)]
+    path = _with_pictures(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), [(3, 140, 70, 300, 190)])
+    doc = compile_document(path, CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert all(h.strip("# ") for h in heads), heads
+    assert "Rotated square from texample.net" in doc.markdown, doc.markdown
+    assert doc.attrs["conservation"]["words_lost"] == 0

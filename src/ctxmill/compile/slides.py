@@ -252,7 +252,10 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         w, h = sizes.get(n, (0.0, 0.0))
         # a section slide's line stands below the title band (a frame holding only a picture has
         # its title in the band), and is no closing "Questions?" frame
-        one = len(bs) == 1 and len(bs[0].text.split()) <= SECTION_SLIDE_WORDS \
+        # (a section slide's one block is a line of words: a figure alone is a frame's content, and
+        # made a heading it would take its caption with it)
+        one = len(bs) == 1 and bs[0].kind in (Kind.PARAGRAPH, Kind.HEADING) \
+            and 0 < len(bs[0].text.split()) <= SECTION_SLIDE_WORDS \
             and bs[0].bbox is not None and bs[0].bbox[1] >= TITLE_BAND * h \
             and not bs[0].text.rstrip().endswith(("?", "!"))
         if n in builds:
