@@ -2779,3 +2779,45 @@ def test_a_chapter_opening_with_a_is_its_bookmarks_and_running_heads_are_no_chap
     hs = headings(doc)
     assert f"## 1 {title}" in hs and "## 2 RF24G" in hs, hs
     assert not [h for h in hs if "4 RF24G" in h or h.startswith("## 2 A simple")], hs
+
+
+def test_a_chapter_marker_set_apart_in_small_type_is_no_part_of_the_title(tmp_path):
+    # memoir chapter style (memoir-annotated-book-demo, round31_unseen_rule.md tU2 C6): the title in 30 pt, far right
+    # on its line a running marker "Day 1" in 13 pt; the heading read "1 one Day", the marker's word in the title
+    pages = [[("The Book Title", 120, 200, 24, "Helvetica")]]
+    for k, word in enumerate(["one", "two", "three"], start=1):
+        pages.append([(word, 150, 60, 30, "Helvetica"), (f"Day {k}", 400, 60, 13, "Times-Italic"),
+                      *body_lines(140, 30)])
+    doc = compile_pages(tmp_path, pages)
+    chapters = [h for h in headings(doc) if h.startswith("## ")]
+    assert chapters == ["## 1 one", "## 2 two", "## 3 three"], headings(doc)
+
+
+def test_a_cvs_referees_under_references_give_way_to_its_numbered_publications(tmp_path):
+    # moderncv (moderncv-casual-cv-letter, round31_unseen_rule.md tU2 C3): "References" is the referee list (names,
+    # no label, no year), the bibliography the labelled list under "Publications"; the referees were read as entries
+    page = [("Jane Roe", 72, 60, 24, "Helvetica"), ("Experience", 72, 100, 14, "Helvetica-Bold"), *body_lines(120, 8),
+            ("References", 72, 240, 14, "Helvetica-Bold"),
+            ("Professor Ada Smith, Head of Department, University of Somewhere", 72, 260, 10, "Times-Roman"),
+            ("Dr Ben Jones, Senior Engineer, Company Limited", 72, 280, 10, "Times-Roman"),
+            ("Further names available upon request", 72, 300, 10, "Times-Roman"),
+            ("Publications", 72, 340, 14, "Helvetica-Bold")]
+    pubs = ["[1] Jane Roe. Reading documents with care. Journal of Documents, 12(3):45-67, 2019.",
+            "[2] Jane Roe and Ada Smith. A second study of reading. In Proceedings of Reading, pages 1-9, 2020.",
+            "[3] Jane Roe. A third paper on the same matter. Another Journal, 4:100-110, 2021."]
+    page += [(t, 72, 360 + 20 * k, 10, "Times-Roman") for k, t in enumerate(pubs)]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [page]), CompileOptions())
+    raws = [r.raw for r in doc.references]
+    assert len(raws) == 3 and raws[0].startswith("[1] Jane Roe") and not any("Ada Smith, Head" in r for r in raws), raws
+
+
+def test_a_title_page_note_opening_with_its_mark_is_no_abstract(tmp_path):
+    # memoir (memoir-annotated-book-demo, round31_unseen_rule.md tU2 C7): the title page holds only a long note, its
+    # raised mark (a circle, no footnote sign) first; it was given as the abstract, though none is printed
+    note = ["Hello, here is some text without a meaning. This text should show what a printed text",
+            "will look like at this place. If you read this text, you will get no information. Really?",
+            "Is there no information? Is there a difference between this text and some nonsense?"]
+    title_page = [("The Book Title", 150, 200, 24, "Helvetica"), ("\u00b0", 73, 427, 6, "Times-Roman")]
+    title_page += [(t, 78, 430 + 10 * k, 8, "Times-Roman") for k, t in enumerate(note)]
+    doc = compile_pages(tmp_path, [title_page, [("1 Introduction", 72, 80, 14, "Helvetica-Bold"), *body_lines(110, 20)]])
+    assert doc.metadata.abstract in ("", None), doc.metadata.abstract

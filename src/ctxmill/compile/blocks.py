@@ -627,8 +627,28 @@ def _para_block(lines: list[_L], page: Page, ctx: _Context) -> Block:
         "_face": len(lines) == 1 and _face_head(first, ctx),
         "_bold_math": len(lines) == 1 and not first.bold and bool(first.lead_bold) and _bold_but_math(first.line),
     }
+    if first.wide and len(lines) == 1:
+        tail = _small_tail(first.line)
+        if tail:
+            attrs["_small_tail"] = tail
     return Block(Kind.PARAGRAPH, "\n".join(texts), page.number, bbox=_union([x.line.bbox for x in lines]),
                  attrs=attrs)
+
+
+def _small_tail(line: Line) -> str:
+    """The text set apart at a line's end, after a gap wider than its type, in type at most 0.6 of
+    the line's largest ("one" in 30 pt, then far right "Day 1" in 13 pt: a chapter head's marker,
+    no part of its title); "" when there is none."""
+    spans = [s for s in line.spans if not s.superscript and s.bbox and s.text.strip()]
+    big = max((s.size for s in spans), default=0.0)
+    for k in range(len(spans) - 1, 0, -1):
+        gap = spans[k].bbox[0] - spans[k - 1].bbox[2]
+        if gap > max(spans[k].size, spans[k - 1].size, 6.0):
+            tail = spans[k:]
+            if all(s.size <= 0.6 * big for s in tail) and any(s.size > 0.6 * big for s in spans[:k]):
+                return " ".join(s.text.strip() for s in tail)
+            return ""
+    return ""
 
 
 def _centered(lines: list[_L], columns: list[tuple[float, float]]) -> bool:

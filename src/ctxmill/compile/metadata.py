@@ -482,6 +482,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
         parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
                  and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))][:1]
+        if parts and _NOTE_START_RE.match(parts[0].text):
+            parts = []  # it opens with a note's raised mark: a note set on the title page (memoir), no abstract
     if parts:
         text = "\n\n".join(p.text[_label_end(p.text) or 0:].strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
@@ -520,6 +522,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     md.urls = list(dict.fromkeys(URL_RE.findall(joined))) if "http" in joined else []
 
 
+_NOTE_START_RE = re.compile(r"\s*(?:\[\^[^\]]{1,8}\]|\^\S{1,8}\s)")  # "[^1] ...", "^◦ ...": a raised mark first
 _CONTACT_LINE_RE = re.compile(r"^(correspondence|corresponding author|contact|e-?mail)\b", re.I)
 _NOT_AZ_RE = re.compile(r"[^a-z]")
 

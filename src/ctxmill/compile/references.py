@@ -737,6 +737,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
             yield i, blocks[i]
             i += 1
 
+    listed: set[int] = set()  # headings of a publication list taken for a bibliography (_publication_list)
     for i, b in steps():
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
@@ -754,6 +755,15 @@ def mark_bibliography(blocks: list[Block]) -> None:
                     # running text under it and the list under a later one: a section about
                     # references (tufte-handout's "References" b-head on citing), not the list
                     continue
+                if not inside and (j := _publication_list(blocks, i)) is not None:
+                    # a CV's "References": referees (names, posts, e-mails; no label, no year),
+                    # its bibliography the labelled list under "Publications" further on
+                    listed.add(j)
+                    continue
+                inside, level, part, entries = True, b.level or 2, part + 1, 0
+                b.attrs["bibliography"] = True
+                continue
+            if i in listed:
                 inside, level, part, entries = True, b.level or 2, part + 1, 0
                 b.attrs["bibliography"] = True
                 continue
@@ -890,6 +900,44 @@ def _later_list(blocks: list[Block], i: int) -> bool:
         return False
     return any(b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text)
                and _entry_follows(blocks, j) for j, b in enumerate(blocks[i + 1 :], i + 1))
+
+
+# what a CV or a report calls its own list of works (the heading of a list, not a bibliography title)
+_PUBLICATION_TITLES = frozenset({"publications", "selected publications", "list of publications", "publication list",
+                                 "publikationen", "publications list"})
+
+
+def _section_end(blocks: list[Block], i: int) -> int:
+    level = blocks[i].level or 2
+    return next((j for j in range(i + 1, len(blocks))
+                 if blocks[j].kind is BlockKind.HEADING and (blocks[j].level or 2) <= level), len(blocks))
+
+
+def _publication_list(blocks: list[Block], i: int) -> int | None:
+    """The bibliography title heading at ``i`` heads no entry (no block of its section opens with a
+    label nor reads like an entry: a CV's referees), and a later heading of its level named like a
+    list of publications heads entries labelled in sequence ("[1] ...", "[2] ..."): that heading."""
+    end = _section_end(blocks, i)
+    body = [b for b in blocks[i + 1 : end] if b.kind in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM)]
+    if not body or any(_reads_like_entry(b.text) for b in body):
+        return None
+    level = blocks[i].level or 2
+    for j in range(end, len(blocks)):
+        b = blocks[j]
+        if b.kind is not BlockKind.HEADING or (b.level or 2) != level \
+                or _norm(b.attrs.get("_title") or b.text) not in _PUBLICATION_TITLES:
+            continue
+        labels = []
+        for e in blocks[j + 1 : _section_end(blocks, j)]:
+            if e.kind is BlockKind.FURNITURE:
+                continue
+            lab = _start_label(e.text) if e.kind is BlockKind.PARAGRAPH else None
+            if lab is None:
+                break
+            labels.append(lab)
+        if len(labels) >= 2 and labels[:2] == ["1", "2"]:
+            return j
+    return None
 
 
 def _entry_follows(blocks: list[Block], i: int, labelled: bool = False) -> bool:

@@ -224,6 +224,7 @@ KNOWN_UNNUMBERED = UNNUMBERED_HEADINGS | {
     "declaration", "dedication",  # a thesis's front-matter chapters
 }
 _TRAILING_NUMBER_RE = re.compile(r"^(\S.*?\S)\s+(\d{1,2})$")  # chapter styles: "Introduction  1"
+_MARKER_TAIL_RE = re.compile(r"[A-Za-z]{2,12}\.?\s+\d{1,2}$")  # a chapter's label and number: "Day 1", "Chapter 3"
 _DOT_LEADER_RE = re.compile(r"[ \t]*(?:\.[ \t]*){3,}(?=\S)")
 # three dots with only blanks between them, where every match of _DOT_LEADER_RE has them (this
 # pattern starts with a literal: re skips to each ".")
@@ -343,6 +344,12 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         size = b.attrs.get("_size_max") or b.attrs["_size"]
         if size >= body * 1.4 and b.attrs.get("_wide"):
             m = _TRAILING_NUMBER_RE.match(text)  # "Introduction  1": the chapter number set apart
+            tail = _MARKER_TAIL_RE.match(b.attrs.get("_small_tail") or "")
+            if m and tail and text.endswith(tail.group(0)) and len(text) > len(tail.group(0)):
+                # "one   Day 1": the number set apart with a label word, both in far smaller type
+                # than the title (memoir chapter styles): the label is no part of the title
+                title = text[:-len(tail.group(0))].strip()
+                return Number(m.group(2), "arabic", [m.group(2)], "chapter", title), title, style
             if m:
                 return Number(m.group(2), "arabic", [m.group(2)], "chapter", m.group(1)), m.group(1), style
     else:
