@@ -35,6 +35,9 @@ from xml.sax.saxutils import escape
 
 from ctxmill.compile.refparse.tokens import tokenize
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from unseen_truth import group  # noqa: E402 -- one reader of a TeX brace group for the LaTeX tools
+
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "benchmarks" / "data" / "refparse_bbl_sources.json"
 EXCLUDED_LISTS = (ROOT / "benchmarks" / "data" / "unseen_papers.json", ROOT / "benchmarks" / "data" / "deck_dev.json",
@@ -82,24 +85,6 @@ class Unresolved(Exception):
 
 
 # ---------------------------------------------------------------- LaTeX
-
-def group(tex: str, start: int) -> tuple[str, int]:
-    """The brace group opening at tex[start] == '{' -> (content, index after it)."""
-    depth, i = 0, start
-    while i < len(tex):
-        c = tex[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return tex[start + 1:i], i + 1
-        i += 1
-    return tex[start + 1:], len(tex)
-
 
 def _replace_command(s: str, name: str, nargs: int, make) -> str:
     """Each ``\\name{a}{b}...`` (nargs groups, spaces between allowed) -> make(args)."""
