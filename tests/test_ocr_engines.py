@@ -351,6 +351,21 @@ def test_deepseek_grounding_labels_are_structure_hints_and_boxes_go():
     assert not leftover(md)
 
 
+def test_what_the_reader_leaves_out_is_listed_in_removed_json_not_lost():
+    # a labelled page header, a page number and the page marker never reach the pages: their words
+    # are counted as in and removed, each with its page and reason (the brief: nothing lost in silence)
+    text = ("<|ref|>header<|/ref|><|det|>[[100, 10, 600, 30]]<|/det|>\nIBM Research Rueschlikon Switzerland\n\n"
+            + DEEPSEEK)
+    doc = compile_text(text, name="page.mmd")
+    assert "Rueschlikon" not in doc.markdown
+    listed = [(r["page"], r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")]
+    assert listed == [(1, "page-header", "IBM Research Rueschlikon Switzerland"), (1, "page-number", "1"),
+                      (2, "page-marker", "<--- Page Split --->")]
+    cons = doc.attrs["conservation"]
+    assert cons["words_lost"] == 0 and cons["share"] == 1.0
+    assert [p["removed"] for p in cons["pages"]] == [{"page-header": 4, "page-number": 1}, {"page-marker": 2}]
+
+
 TESSERACT = """Reading Old Maps with Modern Tools
 
 Jane Doe and Richard Roe
@@ -676,9 +691,10 @@ def test_dots_ocr_json_blocks_are_read_as_labelled_blocks():
     assert doc.metadata.title == "Counting Words in Old Letters"
     assert headings(md) == [(1, "Counting Words in Old Letters"), (2, "1 Introduction"), (2, "2 Method")]
     assert "**Figure 1:** A letter." in md and "We count them by hand." in md  # the unclosed list's last block
-    # the page header stays text (the reader has no removed.json path yet); the compile reads it as arXiv's stamp
+    # the page header is left out and listed (as DeepSeek-OCR's); the compile still reads it as arXiv's stamp
     assert doc.metadata.arxiv_id == "2401.00001v1"
-    assert [r["reason"] for r in doc.attrs["removed"]] == ["arxiv-stamp"]
+    assert [r["reason"] for r in doc.attrs["removed"]] == ["page-header"]
+    assert "arXiv:2401.00001v1" not in md
     assert [a.name for a in doc.metadata.authors] == ["Ann Smith", "Bob Jones"]
     assert '"bbox"' not in md and '"category"' not in md
     assert not leftover(md)
@@ -693,7 +709,10 @@ def test_chandra_html_blocks_become_markdown():
     assert "as 4 did before." in md and "[the archive](https://example.org/letters)" in md
     assert "| Year | Letters |" in md and "**Table 1.** Letters per year." in md
     assert "- first the date" in md and "- then the text" in md
-    assert "Counting Words in Old Letters 3" in md  # the running head stays text
+    # the running head is left out, listed in removed.json with its page
+    assert "Counting Words in Old Letters 3" not in md
+    assert [(r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")] == [
+        ("page-header", "Counting Words in Old Letters 3")]
     assert not leftover(md)
 
 

@@ -99,6 +99,10 @@ class PageStream:
     # pages the OCR engine says it could not read (Nougat's [MISSING_PAGE_EMPTY:n]), 1-based
     # printed numbers; QA reports them as missing pages
     missing_pages: list[int] = field(default_factory=list)
+    # text the source reader left out of the pages on purpose, {page, reason, text} (an OCR
+    # engine's labelled page header, its page markers): conservation counts its words as in and
+    # removed, removed.json lists it
+    removed: list[dict[str, Any]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- document

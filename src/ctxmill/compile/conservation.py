@@ -283,8 +283,11 @@ def _page_words(page: Page, markup: bool = False) -> tuple[list[str], list[str],
 
 
 def _removed_pieces(doc: Document) -> list[dict]:
-    """Everything left out of document.md on purpose: noted by stages, furniture, figure text."""
-    pieces = list(doc.attrs.get("noted_removed", []))
+    """Everything left out of document.md on purpose: noted by the source reader and by stages,
+    furniture, figure text."""
+    # the reader's pieces never reached the pages: "dropped" counts them as words in (and removed)
+    pieces = [{**r, "dropped": True} for r in doc.stream.removed]
+    pieces += doc.attrs.get("noted_removed", [])
     for b in doc.blocks:
         if b.kind is Kind.FURNITURE:
             pieces.append({"page": b.page, "reason": (b.attrs.get("furniture") or "furniture").replace("_", "-"),

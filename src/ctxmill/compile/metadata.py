@@ -492,7 +492,11 @@ def run(doc: Document, options: CompileOptions) -> None:
             if p in front_blocks_:
                 p.attrs["front"] = "abstract"
     # arXiv stamp
-    stamp_text = "\n".join(b.text for b in blocks if b.attrs.get("furniture") == "arxiv_stamp") or first_text
+    stamp_text = "\n".join(b.text for b in blocks if b.attrs.get("furniture") == "arxiv_stamp")
+    if not stamp_text:
+        # an OCR engine's page header, left out by the source reader, may be arXiv's margin stamp
+        stamp_text = "\n".join([r["text"] for r in stream.removed if r["page"] == first_page
+                                 and r["reason"] in ("page-header", "page-footer")] + [first_text])
     m = ARXIV_RE.search(stamp_text)
     if m:
         md.arxiv_id = m.group(1)

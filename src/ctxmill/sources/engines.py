@@ -17,6 +17,7 @@ Markdown like any other; nothing here decides what a paragraph *means* beyond th
 
 from __future__ import annotations
 
+import bisect
 import html
 import operator
 import re
@@ -153,6 +154,18 @@ class EngineText:
     engine: str
     missing_pages: list[int] = field(default_factory=list)
     info: dict = field(default_factory=dict)  # what the engine's wrapper said (bibtex title ...)
+    # what the reader left out on purpose: (index into pages, reason, text); the compile lists it in
+    # removed.json (a page header an engine labelled, a page marker), so no word is lost in silence
+    removed: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+# A line dropped inside the text is written as this mark, its reason, the mark, its text: it travels
+# with its page until to_pages cuts the pages and takes it out into EngineText.removed
+_REMOVED = "\x00"
+
+
+def _removed_line(reason: str, text: str) -> str:
+    return f"{_REMOVED}{reason}{_REMOVED}{' '.join(text.split())}"
 
 
 # page markers of every style; group "n" is the page number where the marker gives one
@@ -166,8 +179,9 @@ _PAGE_MARKERS = [
 ]
 _PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*[-–—]?\s*(?:(?:/|of)\s*\d{1,4})?\s*$", re.I)
 _MISSING_PAGE = re.compile(r"^\s*\[MISSING_PAGE_(?:EMPTY|FAIL|POST)(?::(?P<n>\d+))?\]\s*$")
-# the first character after the blanks of every line a page marker or _MISSING_PAGE matches
-_MARKER_FIRST = frozenset("<#─━—–=-{[")
+# the first character after the blanks of every line a page marker or _MISSING_PAGE matches (and
+# of a line dropped before the pages are cut: _REMOVED)
+_MARKER_FIRST = frozenset("<#─━—–=-{[\x00")
 # the page markers a line can match, by that character, in _PAGE_MARKERS' order (a line of a
 # reference list, "[12] ...", is tried against none of them, only against _MISSING_PAGE)
 _MARKERS_BY_FIRST = {"<": [_PAGE_MARKERS[0], _PAGE_MARKERS[4], _PAGE_MARKERS[5]], "#": [_PAGE_MARKERS[1]],
@@ -177,14 +191,16 @@ _MARKERS_BY_FIRST = {"<": [_PAGE_MARKERS[0], _PAGE_MARKERS[4], _PAGE_MARKERS[5]]
 def to_pages(text: str, engine: str) -> EngineText:
     """Split on page markers and clean each page into canonical Markdown."""
     info: dict = {}
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _strip_wrappers(text, info)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace(_REMOVED, "")
+    head_removed: list[str] = []
+    text = _strip_wrappers(text, info, head_removed)
     if engine in ("dots-ocr", "chandra"):
         text = _layout_blocks(text, engine)
     if engine in ("deepseek-ocr", "dots-ocr", "chandra") or "<|ref|>" in text:
         text = _grounding(text)
     raw: list[tuple[int | None, list[str]]] = [(None, [])]
     missing: list[int] = []
+    dropped: list[tuple[int, str, str]] = [(0, "engine-metadata", t) for t in head_removed]  # (raw page, ...)
     for line in text.split("\n"):
         parts = line.split("\f")
         for k, part in enumerate(parts):
@@ -193,6 +209,11 @@ def to_pages(text: str, engine: str) -> EngineText:
             first = part.lstrip()[:1]
             if first not in _MARKER_FIRST:  # (most lines: no marker can start with their first character)
                 raw[-1][1].append(part)
+                continue
+            if first == _REMOVED:  # a line dropped above: listed with this page, a blank line in its place
+                reason, _, piece = part.lstrip()[1:].partition(_REMOVED)
+                dropped.append((len(raw) - 1, reason, piece))
+                raw[-1][1].append("")
                 continue
             m = None
             for rx in _MARKERS_BY_FIRST[first]:
@@ -204,6 +225,8 @@ def to_pages(text: str, engine: str) -> EngineText:
             if m and len(m.groupdict().get("n") or "") <= 9:
                 n = m.groupdict().get("n")
                 raw.append((int(n) if n else None, []))
+                if any(map(str.isalnum, part)):
+                    dropped.append((len(raw) - 1, "page-marker", part.strip()))
                 continue
             mm = _MISSING_PAGE.match(part) if first == "[" else None
             if mm and len(mm.group("n") or "") <= 9:
@@ -213,20 +236,34 @@ def to_pages(text: str, engine: str) -> EngineText:
                 continue
             raw[-1][1].append(part)
     pages: list[tuple[int | None, str]] = []
-    for num, lines in raw:
+    at: list[int] = []  # the raw page each of pages comes from
+    for i, (num, lines) in enumerate(raw):
         lines = _drop_rules_at_edges(lines)
         if engine == "text":  # the printed page number on its own line at the top or bottom
             while lines and _PAGE_NUMBER_LINE.match(lines[-1]):
+                dropped.append((i, "page-number", lines[-1].strip()))
                 lines = _drop_rules_at_edges(lines[:-1])
             while lines and _PAGE_NUMBER_LINE.match(lines[0]):
+                dropped.append((i, "page-number", lines[0].strip()))
                 lines = _drop_rules_at_edges(lines[1:])
         body = "\n".join(lines)
         if not body.strip():
             continue
         pages.append((num, body))
+        at.append(i)
     cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
     cleaned = tidy(relevel(cleaned, engine, info), engine)
-    return EngineText(pages=[(n, b) for n, b in cleaned if b.strip()], engine=engine, missing_pages=missing, info=info)
+    kept = [k for k, (_, b) in enumerate(cleaned) if b.strip()]
+    return EngineText(pages=[cleaned[k] for k in kept], engine=engine, missing_pages=missing, info=info,
+                      removed=_on_pages(dropped, [at[k] for k in kept]))
+
+
+def _on_pages(dropped: list[tuple[int, str, str]], raw_of: list[int]) -> list[tuple[int, str, str]]:
+    """Each dropped piece of raw page i on the last page kept at or before i (the first page
+    when none is): a page that held only its header and number keeps them on its neighbour."""
+    if not raw_of:
+        return []
+    return [(max(0, bisect.bisect_right(raw_of, i) - 1), reason, text) for i, reason, text in dropped if text.strip()]
 
 
 def _drop_rules_at_edges(lines: list[str]) -> list[str]:
@@ -238,10 +275,12 @@ def _drop_rules_at_edges(lines: list[str]) -> list[str]:
     return lines
 
 
-def _strip_wrappers(text: str, info: dict) -> str:
-    """What an engine's wrapper puts around the paper: a bibtex header block, YAML front matter."""
+def _strip_wrappers(text: str, info: dict, removed: list[str]) -> str:
+    """What an engine's wrapper puts around the paper: a bibtex header block, YAML front matter
+    (each block's text added to ``removed``)."""
     m = re.match(r"\A\s*```(?:bibtex|bib)?\s*\n(@\w+\{.*?)\n```\s*\n", text, re.S)
     if m:
+        removed.append(" ".join(m.group(1).split()))
         for key in ("title", "author", "year", "journal", "doi"):
             f = re.search(rf"^\s*{key}\s*=\s*\{{(.*)\}},?\s*$", m.group(1), re.M | re.I)
             if f:
@@ -249,6 +288,7 @@ def _strip_wrappers(text: str, info: dict) -> str:
         text = text[m.end():]
     m = re.match(r"\A---\s*\n((?:[A-Za-z_]+:.*\n){1,20})---\s*\n", text)
     if m:
+        removed.append(" ".join(m.group(1).split()))
         text = text[m.end():]
     return text
 
@@ -256,8 +296,10 @@ def _strip_wrappers(text: str, info: dict) -> str:
 # --------------------------------------------------------------------------- DeepSeek grounding
 
 _REF_LINE = re.compile(r"<\|ref\|>(?P<label>[^<]*)<\|/ref\|>\s*(?:<\|det\|>.*?<\|/det\|>)?\s*")
-_DROP_LABELS = {"header", "footer", "page_number", "page_header", "page_footer", "number"}
-_LABELS = _DROP_LABELS | {
+# grounding labels of page furniture: dropped, listed in removed.json under these reasons
+_DROP_LABELS = {"header": "page-header", "page_header": "page-header", "footer": "page-footer",
+                "page_footer": "page-footer", "page_number": "page-number", "number": "page-number"}
+_LABELS = set(_DROP_LABELS) | {
     "title", "sub_title", "subtitle", "section_title", "text", "paragraph", "table", "table_caption",
     "table_footnote", "image", "image_caption", "figure", "figure_caption", "figure_title", "caption", "equation",
     "formula", "interline_equation", "list", "list_item", "code", "footnote", "reference", "abstract", "author",
@@ -300,7 +342,7 @@ def _grounding(text: str) -> str:
 
 def _grounded(line: str, label: str | None) -> str:
     if label in _DROP_LABELS:
-        return ""
+        return _removed_line(_DROP_LABELS[label], line) if line.strip() else ""
     s = line.strip()
     if label == "title" and not s.startswith("#"):
         return "# " + s
@@ -311,11 +353,10 @@ def _grounded(line: str, label: str | None) -> str:
 
 # --------------------------------------------------------------------------- labelled layout blocks
 
-# dots.ocr categories and Chandra data-labels -> the grounding labels _grounding reads. A page
-# header or footer stays text here: the source reader has no way yet to list what it leaves out
-# in removed.json, and dropping it would lose its words in silence
+# dots.ocr categories and Chandra data-labels -> the grounding labels _grounding reads (a page
+# header or footer is dropped as DeepSeek-OCR's are, and listed in removed.json)
 _BLOCK_LABELS = {
-    "title": "title", "section_header": "sub_title", "page_header": "text", "page_footer": "text",
+    "title": "title", "section_header": "sub_title", "page_header": "page_header", "page_footer": "page_footer",
     "picture": "image", "figure": "image", "image": "image", "caption": "caption", "list_item": "list_item",
     "list_group": "list", "table": "table", "formula": "equation", "equation": "equation",
     "equation_block": "equation", "footnote": "footnote", "code": "code", "code_block": "code", "text": "text"}

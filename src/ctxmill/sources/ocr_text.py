@@ -109,6 +109,7 @@ def read_engine_text(text: str, engine: str) -> PageStream:
     stream = PageStream(pages=pages, kind="markdown", declared_pages=len(pages), input_chars=len(text),
                         info={"engine": engine, "markers": max(0, len(pages) - 1), **et.info})
     stream.missing_pages = list(et.missing_pages)
+    stream.removed = [{"page": k + 1, "reason": reason, "text": piece} for k, reason, piece in et.removed]
     for n in et.missing_pages:
         stream.warnings.append(f"page {n} is missing from the OCR text (the engine marked it as not recognised)")
     if et.info.get("bibtex_title"):
