@@ -166,16 +166,9 @@ def test_bbl_damage_copies_the_bbl_strings_only(tmp_path, monkeypatch):
     """--bbl-damage: damaged copies (PDF text-layer faults, at the GROBID training strings' rates)
     of the bbl strings only, never of GROBID's or AnyStyle's."""
     from _refparse_train import fake_grobid, recorded_training
-    from test_refparse_damage import _example
+    from test_refparse_damage import _glued_examples
 
-    exs = []
-    for i in range(24):
-        exs.append(_example([(f"Author{chr(65 + i)}, B.,", "author"), (f"Thing {i} in stars,", "title"),
-                             ("Journal of Things,", "container"), (f"{i + 1},", "volume"), (f"{10 + i}", "pages"),
-                             (f"({1990 + i})", "date")]))
-    exs = [(t.replace("stars, Journal", "stars,Journal"), [(a - (a > t.index("Journal")), b - (b > t.index("Journal")), lab)
-                                                            for a, b, lab in s]) if i % 3 == 0 else (t, s)
-           for i, (t, s) in enumerate(exs)]
+    exs = _glued_examples()
     files = [(t, s, f"grobid/doc{i % 8}.tei.xml" if i < 16 else "bbl/bbl-o+p.xml") for i, (t, s) in enumerate(exs)]
     monkeypatch.setattr(train_refparse, "load_training",
                         lambda g, a, with_files=False, parscit=None, bbl=None: (list(files), {}))

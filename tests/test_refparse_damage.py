@@ -120,19 +120,24 @@ def test_damage_is_the_same_for_the_same_string_and_draws_kinds_at_the_rates():
     assert sum(damage.measure([c[0]])["damaged"] for c in copies if c) >= 0.8 * len(copies)
 
 
-def test_damage_copies_the_training_part_only_at_the_training_strings_rates(tmp_path, monkeypatch):
-    """--damage adds damaged copies of the GROBID and AnyStyle core.xml strings being trained on
-    (never a dev fold's), with rates measured on the GROBID training strings, none equal to a
-    held-out string."""
+
+def _glued_examples() -> list:
+    """24 labelled strings of one shape; every third shows one fault only: glue after a mark
+    (``stars,Journal``; the spans move with the text)."""
     exs = []
     for i in range(24):
         exs.append(_example([(f"Author{chr(65 + i)}, B.,", "author"), (f"Thing {i} in stars,", "title"),
                              ("Journal of Things,", "container"), (f"{i + 1},", "volume"), (f"{10 + i}", "pages"),
                              (f"({1990 + i})", "date")]))
-    # the GROBID strings show one fault only: glue after a mark (the spans move with the text)
-    exs = [(t.replace("stars, Journal", "stars,Journal"), [(a - (a > t.index("Journal")), b - (b > t.index("Journal")), lab)
+    return [(t.replace("stars, Journal", "stars,Journal"), [(a - (a > t.index("Journal")), b - (b > t.index("Journal")), lab)
                                                             for a, b, lab in s]) if i % 3 == 0 else (t, s)
-           for i, (t, s) in enumerate(exs)]
+            for i, (t, s) in enumerate(exs)]
+
+def test_damage_copies_the_training_part_only_at_the_training_strings_rates(tmp_path, monkeypatch):
+    """--damage adds damaged copies of the GROBID and AnyStyle core.xml strings being trained on
+    (never a dev fold's), with rates measured on the GROBID training strings, none equal to a
+    held-out string."""
+    exs = _glued_examples()
     files = [(t, s, f"grobid/doc{i % 8}.tei.xml" if i < 20 else "anystyle/good.xml") for i, (t, s) in enumerate(exs)]
     monkeypatch.setattr(train_refparse, "load_training", lambda g, a, with_files=False, parscit=None: (list(files), {}))
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
