@@ -209,8 +209,9 @@ def test_unseen_papers_floors():
     a fifteenth set of five documents that are not papers (round31_unseen_rule.md: a moderncv CV, a notebook
     exported by nbconvert, an exam, scribe notes, a memoir book demo): all 70 score recall 0.958, min 0.0 (the
     memoir demo's two heads: a chapter line holding its number, a small-caps title and a 'Day 1' marker, and a
-    colophon head after its page number), levels 0.984, titles 70/70, authors 223/231: the recall floors are
-    lowered to what the 70 hold (mean 0.95, no minimum)."""
+    colophon head after its page number), levels 0.984, titles 70/70, authors 223/231; with the round's fixes
+    (main 74cf569) recall 0.979, min 0.5 (the memoir demo's colophon head), levels 0.998, authors 224/231: the
+    floors are mean 0.97, min 0.45."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=1200, check=True)
@@ -218,7 +219,8 @@ def test_unseen_papers_floors():
     s = res["summary"]
     assert s["refused_or_failed"] == 0
     recall = [p["headings"]["recall"] for p in res["papers"]]
-    assert sum(recall) / len(recall) >= 0.95
+    assert sum(recall) / len(recall) >= 0.97
+    assert min(recall) >= 0.45
     assert s["heading_level_accuracy_mean"] >= 0.95
     found, truth = map(int, s["authors_found"].split("/"))
     assert found >= truth - 9
