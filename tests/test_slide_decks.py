@@ -95,8 +95,9 @@ def test_a_decks_section_slides_frames_and_contents(tmp_path):
     assert "2 Method" in doc.markdown  # a contents entry stays, as text
 
 
-def _with_pictures(path, boxes, size=WIDE):
-    """Draw a picture at each (page number, x0, top, x1, bottom) of the PDF at ``path``."""
+def _with_pictures(path, boxes, size=WIDE, pixels=(64, 48), prefix="pictures-"):
+    """Draw a picture (``pixels`` wide and high) at each (page number, x0, top, x1, bottom) of the PDF
+    at ``path``; the result is saved beside it under ``prefix``."""
     import pypdfium2 as pdfium
     from PIL import Image
 
@@ -104,12 +105,12 @@ def _with_pictures(path, boxes, size=WIDE):
     for n, x0, top, x1, bottom in boxes:
         page = pdf[n - 1]
         img = pdfium.PdfImage.new(pdf)
-        img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (64, 48), (40, 90, 160))))
+        img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", pixels, (40, 90, 160))))
         img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, size[1] - bottom))
         page.insert_obj(img)
         page.gen_content()
         page.close()
-    out = path.with_name("pictures-" + path.name)
+    out = path.with_name(prefix + path.name)
     pdf.save(str(out))
     pdf.close()
     return out
@@ -161,22 +162,7 @@ def test_a_long_build_and_two_frames_under_one_title(tmp_path):
 def _with_icons(path, icons, size=WIDE):
     """Draw a small picture at each (page number, x0, top, x1, bottom) of the PDF at ``path``: the
     item icons Beamer's bibliography template sets beside each entry's first line."""
-    import pypdfium2 as pdfium
-    from PIL import Image
-
-    pdf = pdfium.PdfDocument(str(path))
-    for n, x0, top, x1, bottom in icons:
-        page = pdf[n - 1]
-        img = pdfium.PdfImage.new(pdf)
-        img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (24, 24), (40, 90, 160))))
-        img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, size[1] - bottom))
-        page.insert_obj(img)
-        page.gen_content()
-        page.close()
-    out = path.with_name("icons-" + path.name)
-    pdf.save(str(out))
-    pdf.close()
-    return out
+    return _with_pictures(path, icons, size, pixels=(24, 24), prefix="icons-")
 
 
 def test_a_decks_reference_list_is_cut_at_its_item_icons(tmp_path):
