@@ -1,8 +1,11 @@
 """What the training script's tests stub alike: a GROBID checkout's lexicon folder with one
-journal name in each list, and a `train` that records its examples instead of running CRFsuite."""
+journal name in each list, a `train` that records its examples instead of running CRFsuite, and the
+product's gazetteer path put back after a run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 _LISTS = ("journals/journals.txt", "journals/abbrev_journals.txt", "journals/proceedings.txt",
@@ -24,3 +27,17 @@ def recorded_training(monkeypatch, train_refparse) -> list:
     trained: list = []
     monkeypatch.setattr(train_refparse, "train", lambda ex, out, *a, **k: (trained.append(ex), out.write_bytes(b"m")))
     return trained
+
+
+@contextmanager
+def kept_gazetteers() -> Iterator[None]:
+    """The training script points the product's gazetteer path at the lists it writes: put the
+    path back, and drop the lists read from it, when the block ends."""
+    from ctxmill.compile.refparse import lexicon
+
+    gp = lexicon.gazetteer_path
+    try:
+        yield
+    finally:
+        lexicon.gazetteer_path = gp
+        lexicon.gazetteers.cache_clear()

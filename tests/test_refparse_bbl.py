@@ -165,7 +165,7 @@ def test_the_manifest_holds_no_excluded_repository_and_only_permissive_licences(
 def test_bbl_damage_copies_the_bbl_strings_only(tmp_path, monkeypatch):
     """--bbl-damage: damaged copies (PDF text-layer faults, at the GROBID training strings' rates)
     of the bbl strings only, never of GROBID's or AnyStyle's."""
-    from _refparse_train import fake_grobid, recorded_training
+    from _refparse_train import fake_grobid, kept_gazetteers, recorded_training
     from test_refparse_damage import _glued_examples
 
     exs = _glued_examples()
@@ -175,16 +175,10 @@ def test_bbl_damage_copies_the_bbl_strings_only(tmp_path, monkeypatch):
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
     fake_grobid(tmp_path)
     trained = recorded_training(monkeypatch, train_refparse)
-    from ctxmill.compile.refparse import lexicon
-
-    gp = lexicon.gazetteer_path
-    try:
+    with kept_gazetteers():
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--dev-split", "docs", "--without-dev", "-o", str(tmp_path / "dev.crfsuite"),
                                     "--bbl-data", str(tmp_path), "--bbl-damage", "1"]) == 0
-    finally:
-        lexicon.gazetteer_path = gp
-        lexicon.gazetteers.cache_clear()
     originals = {t for t, _, _ in files}
     copies = [t for t, _ in trained[0] if t not in originals]
     bbl_texts = [t for t, _, src in files if src.startswith("bbl/")]

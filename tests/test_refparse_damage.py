@@ -15,7 +15,7 @@ from ctxmill.compile.refparse.datasets import token_labels
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import train_refparse  # noqa: E402
 
-from _refparse_train import fake_grobid, recorded_training  # noqa: E402
+from _refparse_train import fake_grobid, kept_gazetteers, recorded_training  # noqa: E402
 
 
 def _example(parts: list[tuple[str, str | None]]) -> tuple[str, list]:
@@ -143,16 +143,10 @@ def test_damage_copies_the_training_part_only_at_the_training_strings_rates(tmp_
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [("nothing held out here", [])]})
     fake_grobid(tmp_path)
     trained = recorded_training(monkeypatch, train_refparse)
-    from ctxmill.compile.refparse import lexicon
-
-    gp = lexicon.gazetteer_path
-    try:
+    with kept_gazetteers():
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--dev-split", "docs", "--without-dev", "-o", str(tmp_path / "dev.crfsuite"),
                                     "--damage", "2"]) == 0
-    finally:
-        lexicon.gazetteer_path = gp
-        lexicon.gazetteers.cache_clear()
     train_part, dev = train_refparse.doc_split(files)
     originals = [t for t, _ in trained[0] if t in {t for t, _, _ in files}]
     copies = [(t, s) for t, s in trained[0] if t not in {t for t, _, _ in files}]

@@ -20,7 +20,7 @@ from ctxmill.compile.refparse.datasets import token_labels
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import train_refparse  # noqa: E402
 
-from _refparse_train import fake_grobid, recorded_training  # noqa: E402
+from _refparse_train import fake_grobid, kept_gazetteers, recorded_training  # noqa: E402
 
 _HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" '
          'version="1.0" default-locale="en-US"><info><title>{0}</title><id>{0}</id>'
@@ -139,19 +139,13 @@ def test_only_the_training_part_is_rendered_and_never_a_held_out_string(styles, 
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [(held, [])]})
     fake_grobid(tmp_path)
     trained = recorded_training(monkeypatch, train_refparse)
-    from ctxmill.compile.refparse import lexicon
-
-    gp = lexicon.gazetteer_path
     d, loc = styles
-    try:
+    with kept_gazetteers():
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--dev-split", "docs", "--without-dev", "-o", str(tmp_path / "dev.crfsuite"),
                                     "--render", "1", "--csl-styles", str(d), "--csl-locales", str(loc)]) == 0
         assert train_refparse.main(["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path),
                                     "--without-dev", "-o", str(tmp_path / "x.crfsuite"), "--render", "1"]) == 2
-    finally:
-        lexicon.gazetteer_path = gp
-        lexicon.gazetteers.cache_clear()
     _, dev = train_refparse.doc_split(files)
     originals = {t for t, _ in trained[0]} & {t for t, _, _ in files}
     rendered = [t for t, _ in trained[0] if t not in originals]
@@ -284,17 +278,11 @@ def test_render_shapes_trains_on_the_training_part_only(styles, tmp_path, monkey
     monkeypatch.setattr(train_refparse, "held_out", lambda g, a: {"g": [(held, [])]})
     fake_grobid(tmp_path)
     trained = recorded_training(monkeypatch, train_refparse)
-    from ctxmill.compile.refparse import lexicon
-
-    gp = lexicon.gazetteer_path
     args = ["--grobid", str(tmp_path / "grobid"), "--anystyle", str(tmp_path), "--dev-split", "docs", "--without-dev",
             "-o", str(tmp_path / "dev.crfsuite"), "--csl-styles", str(d), "--csl-locales", str(loc)]
-    try:
+    with kept_gazetteers():
         assert train_refparse.main([*args, "--render-shapes", "swap"]) == 0
         assert train_refparse.main([*args, "--render-shapes", "swap,sries"]) == 2
-    finally:
-        lexicon.gazetteer_path = gp
-        lexicon.gazetteers.cache_clear()
     _, dev = train_refparse.doc_split(files)
     originals = {t for t, _, _ in files}
     rendered = [t for t, _ in trained[0] if t not in originals]
