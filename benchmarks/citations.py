@@ -110,30 +110,41 @@ def pdf_internal_links(pdf_path: Path) -> list[dict]:
             names[rect] = a.group(1).decode("latin-1")
     pdf = pdfium.PdfDocument(str(pdf_path))
     out = []
+    textpages: dict[int, object] = {}
+    for pi, box, dest in link_annotations(pdf):
+        name = names.get(tuple(round(v, 1) for v in box))
+        if not name:
+            continue
+        dpage = c.FPDFDest_GetDestPageIndex(pdf.raw, dest) + 1 if dest else None
+        if pi not in textpages:
+            textpages[pi] = pdf[pi].get_textpage()
+        text = textpages[pi].get_text_bounded(*box).strip()
+        out.append({"page": pi + 1, "name": name, "text": text, "dest_page": dpage})
+    return out
+
+
+def link_annotations(pdf):
+    """Every link annotation of a pypdfium2 document, page by page: (page index, its box (left,
+    bottom, right, top) as pdfium reads it, its destination: the link's own, else its GoTo action's,
+    else None). Each annotation is closed when the loop moves on."""
+    import pypdfium2.raw as c
+
     r = c.FS_RECTF()
     for pi in range(len(pdf)):
         page = pdf[pi]
-        tp = page.get_textpage()
         for i in range(c.FPDFPage_GetAnnotCount(page.raw)):
             annot = c.FPDFPage_GetAnnot(page.raw, i)
             try:
                 if c.FPDFAnnot_GetSubtype(annot) != c.FPDF_ANNOT_LINK or not c.FPDFAnnot_GetRect(annot, ctypes.byref(r)):
-                    continue
-                rect = tuple(round(v, 1) for v in (r.left, r.bottom, r.right, r.top))
-                name = names.get(rect)
-                if not name:
                     continue
                 link = c.FPDFAnnot_GetLink(annot)
                 dest = c.FPDFLink_GetDest(pdf.raw, link)
                 if not dest:
                     action = c.FPDFLink_GetAction(link)
                     dest = c.FPDFAction_GetDest(pdf.raw, action) if action else None
-                dpage = c.FPDFDest_GetDestPageIndex(pdf.raw, dest) + 1 if dest else None
-                text = tp.get_text_bounded(r.left, r.bottom, r.right, r.top).strip()
-                out.append({"page": pi + 1, "name": name, "text": text, "dest_page": dpage})
+                yield pi, (r.left, r.bottom, r.right, r.top), dest or None
             finally:
                 c.FPDFPage_CloseAnnot(annot)
-    return out
 
 
 _FAMILY = {"section": "section", "subsection": "section", "subsubsection": "section", "appendix": "section",

@@ -49,7 +49,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from citations import nk  # noqa: E402
+from citations import link_annotations, nk  # noqa: E402
 from corpus import command  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "papers"
@@ -203,7 +203,6 @@ def pdf_citation_links(pdf_path: Path) -> tuple[list[dict], dict]:
     names = link_names(pdf_path)
     pdf = pdfium.PdfDocument(str(pdf_path))
     links, prefixes = [], {}
-    r = c.FS_RECTF()
     entry_cache: dict[tuple, str] = {}
     chars_of: dict[int, list] = {}
 
@@ -213,44 +212,29 @@ def pdf_citation_links(pdf_path: Path) -> tuple[list[dict], dict]:
         return chars_of[index]
 
     try:
-        for pi in range(len(pdf)):
-            page = pdf[pi]
-            for i in range(c.FPDFPage_GetAnnotCount(page.raw)):
-                annot = c.FPDFPage_GetAnnot(page.raw, i)
-                try:
-                    if c.FPDFAnnot_GetSubtype(annot) != c.FPDF_ANNOT_LINK or not c.FPDFAnnot_GetRect(annot, ctypes.byref(r)):
-                        continue
-                    rect = tuple(round(v, 1) for v in (r.left, r.bottom, r.right, r.top))
-                    name = names.get(rect)
-                    if name is None:  # pdfium and the file may differ in the last digit
-                        name = next((n for k, n in names.items() if len(k) == 4 and
-                                     max(abs(a - b) for a, b in zip(k, rect, strict=True)) <= 0.6), None)
-                    if name is None:
-                        continue
-                    prefixes[re.split(r"[.:@-]", name)[0]] = prefixes.get(re.split(r"[.:@-]", name)[0], 0) + 1
-                    if not is_citation(name):
-                        continue
-                    link = c.FPDFAnnot_GetLink(annot)
-                    dest = c.FPDFLink_GetDest(pdf.raw, link)
-                    if not dest:
-                        action = c.FPDFLink_GetAction(link)
-                        dest = c.FPDFAction_GetDest(pdf.raw, action) if action else None
-                    if not dest:
-                        continue
-                    dpage = c.FPDFDest_GetDestPageIndex(pdf.raw, dest)
-                    hx, hy, hz = c.FPDF_BOOL(), c.FPDF_BOOL(), c.FPDF_BOOL()
-                    dx, dy, dz = c.FS_FLOAT(), c.FS_FLOAT(), c.FS_FLOAT()
-                    c.FPDFDest_GetLocationInPage(dest, ctypes.byref(hx), ctypes.byref(hy), ctypes.byref(hz),
-                                                 ctypes.byref(dx), ctypes.byref(dy), ctypes.byref(dz))
-                    point = (dpage, round(dx.value, 1), round(dy.value, 1)) if hx.value and hy.value else None
-                    if point is not None and point not in entry_cache:
-                        entry_cache[point] = entry_at(chars(dpage), dx.value, dy.value)
-                    text = text_in(chars(pi), (r.left, r.bottom, r.right, r.top)).strip()
-                    links.append({"page": pi + 1, "name": name, "text": " ".join(text.split()),
-                                  "dest_page": dpage + 1, "dest_point": point[1:] if point else None,
-                                  "entry": entry_cache.get(point, "") if point else ""})
-                finally:
-                    c.FPDFPage_CloseAnnot(annot)
+        for pi, box, dest in link_annotations(pdf):
+            rect = tuple(round(v, 1) for v in box)
+            name = names.get(rect)
+            if name is None:  # pdfium and the file may differ in the last digit
+                name = next((n for k, n in names.items() if len(k) == 4 and
+                             max(abs(a - b) for a, b in zip(k, rect, strict=True)) <= 0.6), None)
+            if name is None:
+                continue
+            prefixes[re.split(r"[.:@-]", name)[0]] = prefixes.get(re.split(r"[.:@-]", name)[0], 0) + 1
+            if not is_citation(name) or not dest:
+                continue
+            dpage = c.FPDFDest_GetDestPageIndex(pdf.raw, dest)
+            hx, hy, hz = c.FPDF_BOOL(), c.FPDF_BOOL(), c.FPDF_BOOL()
+            dx, dy, dz = c.FS_FLOAT(), c.FS_FLOAT(), c.FS_FLOAT()
+            c.FPDFDest_GetLocationInPage(dest, ctypes.byref(hx), ctypes.byref(hy), ctypes.byref(hz),
+                                         ctypes.byref(dx), ctypes.byref(dy), ctypes.byref(dz))
+            point = (dpage, round(dx.value, 1), round(dy.value, 1)) if hx.value and hy.value else None
+            if point is not None and point not in entry_cache:
+                entry_cache[point] = entry_at(chars(dpage), dx.value, dy.value)
+            text = text_in(chars(pi), box).strip()
+            links.append({"page": pi + 1, "name": name, "text": " ".join(text.split()),
+                          "dest_page": dpage + 1, "dest_point": point[1:] if point else None,
+                          "entry": entry_cache.get(point, "") if point else ""})
     finally:
         pdf.close()
     return links, prefixes
