@@ -1547,7 +1547,7 @@ def _bookmarked_leads(outline, blocks: list[Block]) -> None:
     by_page: dict[int, list[int]] = {}
     for i, b in enumerate(blocks):
         by_page.setdefault(b.page, []).append(i)
-    split: dict[int, tuple[str, int, str | None, str]] = {}  # block index -> (lead, level, number, title)
+    split: dict[int, tuple[str, int, str]] = {}  # block index -> (lead, level, title)
     for entry in outline:
         want = norm_title(entry.title)
         if not want or not entry.page:
