@@ -3,6 +3,8 @@ tuned on, listed in benchmarks/data/ocr_heldout.json, truth in benchmarks/data/o
 
     .venv/bin/python benchmarks/ocr_heldout.py --build   # git show each item from /work/.mirror
     .venv/bin/python benchmarks/ocr_heldout.py           # score: ocr_text.py's fields + lost words
+    .venv/bin/python benchmarks/ocr_heldout.py --set 2 --build   # the second held-out set (round 32)
+    .venv/bin/python benchmarks/ocr_heldout.py --set 2           # ...scored the same way
 
 --build copies every item byte for byte (``git show <commit>:<path>`` in the bare snapshot
 /work/.mirror/<owner>+<name>/repo that the fetch tool brings) to
@@ -12,8 +14,14 @@ Scoring compiles each with ``ctxmill compile`` and scores it as benchmarks/ocr_t
 (leftover markup, headings, title, authors, reference count), and adds per document the words
 of the input that reach neither document.md nor removed.json (``lost``: nothing may be lost in
 silence). Words in are the engine text less its own markup (grounding tags and boxes, HTML tags
-and comments, image links, link targets; for a JSON output, its ``text`` fields), counted with
+and comments, image links, link targets, DocTags' tags and locations; for a JSON output, its
+``text`` fields, MinerU's table/caption fields, Marker's leaf blocks' ``html``), counted with
 benchmarks/conservation.py's word definition against one pool of document.md + removed.json.
+
+``--set 2`` is the second held-out set (round 32: benchmarks/data/ocr_heldout2.json, truth
+benchmarks/data/ocr_heldout2_truth/, cache benchmarks/.cache/ocr_heldout2/), collected before
+any round-32 fix; DocTags tags left in document.md (``<loc_12>``, ``<section_header_level_1>``,
+which ocr_text.py's HTML pattern does not see) count as leftover ``doctags`` in either set.
 """
 
 from __future__ import annotations
@@ -36,6 +44,12 @@ from conservation import words  # noqa: E402
 MANIFEST = REPO / "benchmarks" / "data" / "ocr_heldout.json"
 TRUTH = REPO / "benchmarks" / "data" / "ocr_heldout_truth"
 CACHE = REPO / "benchmarks" / ".cache" / "ocr_heldout"
+# the second held-out set (round 32): same scoring, its own manifest, truth and cache
+SETS = {
+    "1": (MANIFEST, TRUTH, CACHE),
+    "2": (REPO / "benchmarks" / "data" / "ocr_heldout2.json", REPO / "benchmarks" / "data" / "ocr_heldout2_truth",
+          REPO / "benchmarks" / ".cache" / "ocr_heldout2"),
+}
 MIRROR = Path("/work/.mirror")
 
 _MARKUP = [
@@ -46,7 +60,10 @@ _MARKUP = [
     re.compile(r"(?<=\])\([^)\s]*\)"),
     re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s+[A-Za-z_:][-\w:.]*(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"),
     re.compile(r"&(?:[a-z]{2,8}|#\d{2,5});", re.I),
+    re.compile(r"</?[a-z]+(?:_[a-z0-9]+)+>|<loc_\d+>"),  # DocTags: <section_header_level_1>, <loc_12>
 ]
+# DocTags' own tags in document.md: ocr_text.LEFTOVER's html_tag pattern has no underscore
+_DOCTAGS = re.compile(r"</?(?:doctag|loc_\d+|[a-z]+(?:_[a-z0-9]+)+)>")
 
 
 _SUPS = re.compile("([\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u02d2\u1d43-\u1d5b\u02b0-\u02b8\u1da0-\u1dbf\u2071\u207f])")
@@ -60,10 +77,39 @@ def content(src: Path) -> str:
             data = json.loads(text)
         except ValueError:  # dots.ocr may stop before closing its list
             data = json.loads(text.rstrip().rstrip(",") + "]")
-        text = "\n\n".join(b.get("text", "") for b in data if isinstance(b, dict))
+        text = "\n\n".join(_json_texts(data))
     for rx in _MARKUP:
         text = rx.sub(" ", text)
     return text
+
+
+_MINERU_FIELDS = ("text", "table_body", "table_caption", "table_footnote", "image_caption", "image_footnote",
+                  "list_items", "code_body", "code_caption")
+
+
+def _json_texts(data) -> list[str]:
+    """The text of a JSON engine output: a list of blocks (dots.ocr's ``text``; MinerU's
+    content_list fields), or Marker's block tree (each block's ``html`` where it is not made of
+    ``<content-ref>`` to its children, which are then read instead)."""
+    if isinstance(data, list):
+        out = []
+        for b in data:
+            if not isinstance(b, dict):
+                continue
+            if "type" in b and "page_idx" in b:  # MinerU content_list
+                for k in _MINERU_FIELDS:
+                    v = b.get(k)
+                    out.extend([v] if isinstance(v, str) else [x for x in v or [] if isinstance(x, str)])
+            else:
+                out.append(b.get("text", ""))
+        return out
+    out = []
+    html = data.get("html") or ""
+    if html and "<content-ref" not in html:
+        return [html]
+    for child in data.get("children") or []:
+        out.extend(_json_texts(child))
+    return out
 
 
 def lost_words(src: Path, out: Path) -> dict:
@@ -89,8 +135,9 @@ def lost_words(src: Path, out: Path) -> dict:
             "lost_sample": [w for w, _ in Counter(lost).most_common(12)]}
 
 
-def build() -> dict:
-    docs = json.loads(MANIFEST.read_text())["documents"]
+def build(which: str = "1") -> dict:
+    manifest, _, cache = SETS[which]
+    docs = json.loads(manifest.read_text())["documents"]
     done = []
     for d in docs:
         git = MIRROR / d["repo"].replace("/", "+") / "repo"
@@ -99,7 +146,7 @@ def build() -> dict:
             continue
         blob = subprocess.run(["git", "--git-dir", str(git), "show", f"{d['commit']}:{d['path']}"],
                               capture_output=True, check=True, timeout=60).stdout
-        folder = CACHE / d["slug"]
+        folder = cache / d["slug"]
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
@@ -109,11 +156,12 @@ def build() -> dict:
     return {"built": len(done), "of": len(docs), "documents": done}
 
 
-def score(only: str | None, keep: Path | None) -> dict:
-    docs = ocr_text.documents(only, CACHE, TRUTH)
+def score(only: str | None, keep: Path | None, which: str = "1") -> dict:
+    manifest, truth_dir, cache = SETS[which]
+    docs = ocr_text.documents(only, cache, truth_dir)
     if not docs:
-        return {"skipped": f"no held-out documents under {CACHE} (run --build)"}
-    engines = {d["slug"]: d["engine"] for d in json.loads(MANIFEST.read_text())["documents"]}
+        return {"skipped": f"no held-out documents under {cache} (run --build)"}
+    engines = {d["slug"]: d["engine"] for d in json.loads(manifest.read_text())["documents"]}
     out_root = keep or Path(tempfile.mkdtemp(prefix="ctxmill-ocr-heldout-"))
     rows = []
     try:
@@ -122,6 +170,11 @@ def score(only: str | None, keep: Path | None) -> dict:
             row["engine_true"] = engines.get(slug)
             if row["status"] == "done":
                 row["lost_words"] = lost_words(src, out_root / slug)
+                md = (out_root / slug / "document.md").read_text(encoding="utf-8")
+                n = len(_DOCTAGS.findall(ocr_text._MATH.sub(" ", ocr_text._CODE.sub(" ", md))))
+                if n:
+                    row["leftover"] += n
+                    row["leftover_kinds"]["doctags"] = n
             rows.append(row)
     finally:
         if not keep:
@@ -140,8 +193,9 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="bring the items from /work/.mirror into the cache")
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's)")
     args = ap.parse_args()
-    result = build() if args.build else score(args.only, args.keep)
+    result = build(args.set) if args.build else score(args.only, args.keep, args.set)
     print(json.dumps(result, indent=1, ensure_ascii=False))
 
 
