@@ -337,3 +337,20 @@ def test_a_name_defined_by_hereafter_cites_that_work_from_there_on():
     assert got.count(("Paper I", ["ref-1"])) == 2
     assert ("Smith 2020", ["ref-3"]) in got
     assert len(got) == 4
+
+
+def test_an_entry_printing_a_dash_for_its_names_takes_the_names_of_the_entry_before():
+    # round32_lead_refs_rule.md L1: AAS "—. 2018, AJ", IEEEtran "[11] ——, “Title”", Chicago "———. 2018b." repeat the
+    # authors before them; the labeller read the dash as no names, so "Rebull et al. 2018b" linked nothing
+    bib = ["Rebull, L. M., Stauffer, J. R., Cody, A. M., et al. 2018a, AJ, 155, 195",
+           "—. 2018b, AJ, 155, 196",
+           "———. 2019. Rotation in the Pleiades. Astronomical Journal 3: 1-9.",
+           "Smith, J. 2001, ApJ, 3, 4"]
+    doc = make_doc(["Periods (Rebull et al. 2018b; Rebull et al. 2019) as Smith (2001) found."], bib=bib)
+    fam = [[p["family"] for p in r.people][:2] for r in doc.references]
+    assert fam == [["Rebull", "Stauffer"], ["Rebull", "Stauffer"], ["Rebull", "Stauffer"], ["Smith"]]
+    got = {m.text: m.reference_ids for m in doc.mentions}
+    assert got["Rebull et al. 2018b"] == ["ref-2"] and got["Rebull et al. 2019"] == ["ref-3"]
+    ieee = make_doc(["As shown [1], [2]."], bib=["[1] R. Marinescu, “Measurement and quality,” in Proc. ICSM, 2004.",
+                                                 "[2] ——, “Detection strategies,” in Proc. ICSM, 2004, pp. 350–359."])
+    assert ieee.references[1].authors == ["R. Marinescu"]

@@ -597,3 +597,16 @@ def test_bibliography_running_head_before_the_list_starts_no_list():
     assert [r.year for r in doc.references] == ["1982", "2004"]
     assert blocks[2].kind is BlockKind.FURNITURE
     assert [b.text[:12] for b in doc.blocks if b.kind is BlockKind.PARAGRAPH][-2:] == ["natural cond", "Acknowledgme"]
+
+
+def test_an_accented_alphabetic_label_inside_a_reflowed_entry_starts_its_own_entry():
+    # book-abstract-hoare (round32_lead_refs_rule.md L2): the text joined to an entry across a page break ("... (cit.
+    # on p. 23). [Grä11] G. Grätzer.") was not split at "[Grä11]": the entries' key took ASCII letters only
+    first = _pdf_block([(72, "[GM82] J. A. Goguen and J. Meseguer. Security Policies and Security Models. In:"),
+                        (84, "IEEE Symposium on Security and Privacy. 1982, pp. 11–20 (cit. on p. 23).")])
+    first.text += (" [Grä11] G. Grätzer. Lattice Theory: Foundation. Springer Basel, 2011 (cit. on p. 3). "
+                   "[Bjö90] A. Björner. Shellable posets. Journal C, 1990.")
+    first.page_end = 2
+    doc = _compile_bib([_heading("Bibliography", level=1), first], pages=2)
+    assert [b.number for b in doc.blocks if b.kind is BlockKind.REFERENCE] == ["GM82", "Grä11", "Bjö90"]
+    assert doc.references[1].title == "Lattice Theory: Foundation"

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 
 from ctxmill.compile.blocks import LONE_LETTER_END
 from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.references import ALPHA_KEY
 from ctxmill.model import CrossRef, Document, Kind, Mention, Reference, Unresolved
 
 # ---------------------------------------------------------------------------- patterns
@@ -59,9 +60,8 @@ _YEAR_IN = re.compile(_YEAR)
 # list of more than 9,999 entries
 _NUM_BRACKET = re.compile(r"\[(\d{1,7}(?:\s*[–\-]\s*\d{1,7})?(?:\s*[,;]\s*\d{1,7}(?:\s*[–\-]\s*\d{1,7})?)*)\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]", "[Grä11]" (any letter), "[STA ^+10]"
-# (the reader's superscript mark after a space: compared with the space dropped)
-_ALPHA_KEY = (r"@?(?:[^\W\d_a-z](?:[^\W\d_]|[+^\-'’]| (?=\^)){0,11}(?:\d{2}(?:\d{2})?[a-z]?)?"
-              r"|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)")
+# (the reader's superscript mark after a space: compared with the space dropped); the entries' own pattern
+_ALPHA_KEY = ALPHA_KEY
 # after the keys a locator may follow: "[DR99, Section 5.2]", "[MvOV96, 14.2.5]", "[Cou+12, Theorem 6]"; the
 # bracket is no citation when a Markdown link's target follows it ("[Lee06](x.html)": no space inside), and one
 # when a parenthesis of words does ("[MAB^+12](a federation of repositories)")

@@ -45,12 +45,17 @@ _TEXT = attrgetter("text")
 # does (with 4 digits every entry after 9,999 was read as text of the entry before)
 _NUM = r"\d{1,7}"
 _LABEL = re.compile(rf"^\s*(?:\[({_NUM})\]|({_NUM})\.(?=\s)|\(({_NUM})\))\s*")
-# alphabetic labels of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
-# "[Ber]", "[MvOV96]", "[@Wit20b]" (biblatex's online sources) -- a capital, then letters,
-# "+" or "^", optionally digits and a suffix; or lower case with digits ("[jup17a]", from
-# lower-case keys)
-_ALPHA_KEY = r"@?(?:[A-Z][A-Za-z+^\-'’]{0,11}(?:\d{2}(?:\d{2})?[a-z]?)?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?)"
-_ALPHA_LABEL = re.compile(rf"^\s*\[({_ALPHA_KEY})\]\s+(?=\S)")
+# alphabetic keys of alpha/alphanum styles: "[Lee06]", "[Ert+19]", "[BCGD16a]", "[B^+16]",
+# "[Ber]", "[MvOV96]", "[@Wit20b]" (biblatex's online sources), "[Grä11]", "[Bjö90]" -- a letter
+# (any script; not an ASCII lower-case one), then letters, "+", "^", "-" or an apostrophe, optionally
+# digits and a suffix; or lower case with digits ("[jup17a]", from lower-case keys). "[STA ^+10]" is
+# the reader's superscript mark after a space. One pattern for an entry's label and a callout's key
+# (compile/citations.py imports it): a key the entry prints is the key the callout prints.
+_KEY_HEAD = r"[^\W\d_a-z](?:[^\W\d_]|[+^\-'’]| (?=\^)){0,11}"
+_KEY_YEAR = r"\d{2}(?:\d{2})?[a-z]?"
+_LOWER_KEY = rf"[a-z][A-Za-z+^]{{1,10}}{_KEY_YEAR}"
+ALPHA_KEY = rf"@?(?:{_KEY_HEAD}(?:{_KEY_YEAR})?|{_LOWER_KEY})"
+_ALPHA_LABEL = re.compile(rf"^\s*\[({ALPHA_KEY})\]\s+(?=\S)")
 # author-year labels some styles print before each entry (Springer Nature's sn-jnl, apalike
 # with \bibitem[...] shown): "[Abeles, 1982]", "[Carr and Konishi, 1990]", "[Ghosh et al.,
 # 2019a]" -- names (no digits, brackets or ;:) and a year. They start entries like "[12]" and
@@ -1089,8 +1094,8 @@ def _lines(blocks: list[Block], page_widths: dict[int, float]) -> list[_Ln]:
 
 
 _INNER_ANY_LABEL = re.compile(
-    r"(?<=[.\s])\s*(?=\[(?:" + _NUM + r"|@?[A-Z][A-Za-z+^\-'’]{0,11}\d{2}(?:\d{2})?[a-z]?|[a-z][A-Za-z+^]{1,10}\d{2}(?:\d{2})?[a-z]?"
-    rf"|{_AY_KEY})\]\s)"
+    # (inside a line an alphabetic key needs its digits: "[Ber]" in the text is no new entry)
+    rf"(?<=[.\s])\s*(?=\[(?:{_NUM}|@?{_KEY_HEAD}{_KEY_YEAR}|{_LOWER_KEY}|{_AY_KEY})\]\s)"
 )
 
 
@@ -1683,8 +1688,10 @@ def _references(blocks: list[Block]) -> list[Reference]:
         bare = block.attrs.pop("bare_label", 0)
         texts.append(block.text[ay.end() :] if ay else block.text[bare:])
         bares.append(bare)
+    fields = _fields_of(texts)
+    _repeated_names(texts, fields)
     out = []
-    for n, (block, bare, f) in enumerate(zip(parsed, bares, _fields_of(texts), strict=True), start=1):
+    for n, (block, bare, f) in enumerate(zip(parsed, bares, fields, strict=True), start=1):
         block.number = f["label"] or (block.text[:bare].strip() if bare else None) or block.number
         ref = Reference(id=f"ref-{n}", raw=block.text, **{k: f[k] for k in REFERENCE_FIELDS}, page=block.page,
                         block_id=block.id)
@@ -1696,6 +1703,24 @@ def _references(blocks: list[Block]) -> list[Reference]:
         block.attrs["reference_id"] = f"ref-{n}"
         out.append(Reference(id=f"ref-{n}", raw=block.text, page=block.page, block_id=block.id))
     return out
+
+
+# a repeated author list printed as a rule: "—. 2018, AJ" (AAS, MNRAS), "[11] ——, “Title”" (IEEEtran),
+# "———. 2018b. Title." (Chicago), "______, 1990," (typed or OCR'd lists)
+_NAMES_DASH = re.compile(r"\s*(?:[—―]|[—―–‒\-_]{2,})\s*[.,]")
+
+
+def _repeated_names(texts: list[str], fields: list[dict]) -> None:
+    """An entry that prints a dash for its names takes the names of the entry before it (which may
+    have taken them so: a run of dashes), where the labeller found no names of its own."""
+    for i in range(1, len(texts)):
+        t = texts[i]
+        m = _LABEL.match(t) or _ALPHA_LABEL.match(t)
+        f, before = fields[i], fields[i - 1]
+        if f["people"] or not before["authors"] or not _NAMES_DASH.match(t, m.end() if m else 0):
+            continue
+        f["authors"] = list(before["authors"])
+        f["people"] = [dict(p) for p in before["people"]]
 
 
 def _fields_of(texts: list[str]) -> list[dict]:
