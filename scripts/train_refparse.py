@@ -155,11 +155,112 @@ def word_label_lexicon(examples: list, least: int = 5, strings: int = 3) -> set[
     return rows
 
 
-def build_lexicon(grobid: Path, out: Path, examples: list | None = None, word_labels: bool = False) -> dict:
+CLUSTER_SIZES = (32, 128, 512)
+
+
+def word_clusters(texts: list[str], sizes: tuple[int, ...] = CLUSTER_SIZES, least: int = 5, contexts: int = 500,
+                  dims: int = 64, iterations: int = 25, seed: int = 22, under: int | None = None) -> set[str]:
+    """--clusters: distributional word classes from unlabelled reference strings, rows
+    "word<TAB>cluster32=5<TAB>cluster128=77..." of the gazetteer file (features read them).
+
+    Each word (``lexkey`` of a token beginning with a letter or digit) printed ``least`` times or
+    more is described by the tokens printed just before and after it (the ``contexts`` most
+    frequent token types each side, punctuation and the string's ends included, the rest as one
+    "other"), weighed by positive PMI (context counts smoothed to the power 0.75), reduced to
+    ``dims`` dimensions (the top eigenvectors of MᵀM, rows scaled to unit length) and grouped by
+    spherical k-means into each of ``sizes`` classes (k-means++ seeding from a fixed seed). Words
+    that stand between the same neighbours share a class: "phys", "astrophys", "rev" (after a
+    comma, before a capitalised abbreviation) apart from title words. ``under``: only the words
+    printed fewer times than that get a row (where a word's own weight is thin), all of them
+    clustered alike. Deterministic: sorted vocabularies, numpy only, a fixed seed."""
+    import numpy as np
+
+    seqs = []
+    counts: Counter = Counter()
+    ctx_counts: Counter = Counter()
+    for text in texts:
+        seq = ["<s>", *[lexkey(t) if t[:1].isalnum() else t for t, _, _ in tokenize(text)], "</s>"]
+        seqs.append(seq)
+        counts.update(w for w in seq[1:-1] if w[:1].isalnum())
+        ctx_counts.update(seq)
+    vocab = sorted((w for w, n in counts.items() if n >= least and "\t" not in w and "\n" not in w),
+                   key=lambda w: (-counts[w], w))
+    if under is not None:  # (the frequent words are described and clustered all the same)
+        kept = {w for w in vocab if counts[w] < under}
+    if len(vocab) < max(sizes):
+        return set()
+    row = {w: i for i, w in enumerate(vocab)}
+    ctx = {w: i for i, w in enumerate(sorted(ctx_counts, key=lambda w: (-ctx_counts[w], w))[:contexts])}
+    other = len(ctx)
+    width = other + 1
+    rows, cols = [], []
+    for seq in seqs:
+        for k in range(1, len(seq) - 1):
+            i = row.get(seq[k])
+            if i is None:
+                continue
+            rows += (i, i)
+            cols += (ctx.get(seq[k - 1], other), width + ctx.get(seq[k + 1], other))
+    m = np.zeros((len(vocab), 2 * width))
+    np.add.at(m, (np.array(rows), np.array(cols)), 1.0)
+    col = m.sum(0) ** 0.75
+    col /= col.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmi = np.log(m / m.sum(1, keepdims=True) / col)
+    ppmi = np.where(m > 0, np.maximum(pmi, 0.0), 0.0)
+    vals, vecs = np.linalg.eigh(ppmi.T @ ppmi)
+    top = vecs[:, np.argsort(-vals, kind="stable")[:dims]]
+    x = ppmi @ top
+    x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    labels = [_kmeans(x, k, iterations, seed) for k in sizes]
+    return {"\t".join([w, *(f"cluster{k}={int(lab[i])}" for k, lab in zip(sizes, labels, strict=True))])
+            for i, w in enumerate(vocab) if under is None or w in kept}
+
+
+def _kmeans(x, k: int, iterations: int, seed: int):
+    """Spherical k-means of the unit rows of ``x`` into ``k`` classes: k-means++ seeds drawn
+    with numpy's generator of ``seed``, then ``iterations`` rounds; a class left empty keeps
+    its centre. Returns each row's class."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = len(x)
+    centres = [int(rng.integers(n))]
+    near = 1.0 - x @ x[centres[0]]
+    for _ in range(1, k):
+        p = np.maximum(near, 0.0) ** 2
+        total = p.sum()
+        c = int(rng.choice(n, p=p / total)) if total > 0 else int(rng.integers(n))
+        centres.append(c)
+        near = np.minimum(near, 1.0 - x @ x[c])
+    c = x[centres].copy()
+    lab = np.zeros(n, dtype=np.int64)
+    for _ in range(iterations):
+        lab = np.argmax(x @ c.T, axis=1)
+        sums = np.zeros_like(c)
+        np.add.at(sums, lab, x)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        c = np.where(norms > 0, sums / np.maximum(norms, 1e-12), c)
+    return lab
+
+
+def unlabelled_texts(path: Path) -> list[str]:
+    """--clusters' unlabelled strings: the texts of a folder of scripts/bbl_refdata.py's files
+    (bbl-*.xml), or a text file of one reference string a line."""
+    if path.is_dir():
+        from ctxmill.compile.refparse.datasets import read_bbl
+
+        return [t for f in sorted(path.glob("bbl-*.xml")) for t, _ in read_bbl(f)]
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def build_lexicon(grobid: Path, out: Path, examples: list | None = None, word_labels: bool = False,
+                  cluster_texts: list[str] | None = None, cluster_options: dict | None = None) -> dict:
     """Write the gazetteers (src/ctxmill/data/refparse_lexicon.txt.gz) from GROBID's lexicons:
     each name as ``lexkey`` words of our tokenizer, punctuation dropped, so that a name matches
     however the string spaces or punctuates it ("Phys. Rev. D", "Phys.Rev.D"); and, given the
-    training strings, the venue names and abbreviations of their labels (venue_lexicon)."""
+    training strings, the venue names and abbreviations of their labels (venue_lexicon); given
+    ``cluster_texts``, the word classes learned from them (word_clusters)."""
     root = grobid / LEXICON_SUB
     rows: dict[str, set[str]] = {kind: set() for kind in LEXICON_FILES.values()}
     for sub, kind in LEXICON_FILES.items():
@@ -183,6 +284,8 @@ def build_lexicon(grobid: Path, out: Path, examples: list | None = None, word_la
         rows.update(venue_lexicon(examples, root))
         if word_labels:
             rows["word_label"] = word_label_lexicon(examples)
+    if cluster_texts:
+        rows["cluster"] = word_clusters(cluster_texts, **(cluster_options or {}))
     text = "\f".join(kind + "\n" + "\n".join(sorted(keys)) for kind, keys in sorted(rows.items()))
     # gzip without a timestamp, so the same lexicons give the same bytes
     out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
@@ -607,6 +710,14 @@ def main(argv: list[str] | None = None) -> int:
                          "benchmarks/references.py --stretch-kinds)")
     ap.add_argument("--word-labels", action="store_true",
                     help="the gazetteer file gets each frequent training word's field kind (a feature)")
+    ap.add_argument("--clusters", type=Path, metavar="PATH",
+                    help="word classes as features (word_clusters, written into the gazetteers): learned from the "
+                         "strings this model trains on (never a dev fold's) and the unlabelled strings of PATH "
+                         "(a folder of scripts/bbl_refdata.py's bbl-*.xml, or a file of one string a line)")
+    ap.add_argument("--cluster-least", type=int, default=5, metavar="N",
+                    help="with --clusters: words printed N times or more are clustered")
+    ap.add_argument("--cluster-under", type=int, metavar="N",
+                    help="with --clusters: only words printed fewer than N times get their classes as features")
     ap.add_argument("--search", metavar="C1:C2,...",
                     help="regularisation search first: train on the training strings less the dev split "
                          "for each C1:C2, then train the model with the best "
@@ -697,8 +808,21 @@ def main(argv: list[str] | None = None) -> int:
         lexicon.gazetteer_path = lambda: lex_path  # the features read the dev gazetteers
     else:
         all_examples, examples = examples, [(t, s) for t, s, _ in examples]
+    cluster_texts = None
+    if args.clusters:
+        # the strings trained on (a dev fold's never), and the unlabelled ones less any held-out
+        # string's text (a 40-character run shared with one) or a dev string's
+        runs = held_out_runs(args.grobid, args.anystyle)
+        dev_keys = {norm_key(t) for t, *_ in dev} if args.without_dev else set()
+        extra = [t for t in unlabelled_texts(args.clusters) if norm_key(t) not in dev_keys and not shares_run(t, runs)]
+        cluster_texts = [t for t, *_ in examples] + extra
+        stats["clusters"] = {"source": str(args.clusters), "training_strings": len(examples), "unlabelled": len(extra),
+                             "least": args.cluster_least, "under": args.cluster_under}
     if (args.grobid / LEXICON_SUB).is_dir():  # the features read the gazetteers: build them first
-        lex = build_lexicon(args.grobid, lex_path, examples, args.word_labels)
+        lex = build_lexicon(args.grobid, lex_path, examples, args.word_labels, cluster_texts,
+                            {"least": args.cluster_least, "under": args.cluster_under})
+        if cluster_texts:
+            stats["clusters"]["words"] = len(gazetteers().cluster)
     elif args.without_dev:
         print(f"--without-dev needs {LEXICON_SUB} under {args.grobid}", file=sys.stderr)
         return 2

@@ -103,6 +103,9 @@ def token_features(tok: str) -> tuple[str, ...]:
     lx = g.word_label.get(bare)
     if lx:  # the field that holds this word most in the training strings (--word-labels)
         f.append(f"lx={lx}")
+    cl = g.cluster.get(bare)
+    if cl:  # its word classes (--clusters); its neighbours see them too (the p1/n1 views)
+        f.extend(cl)
     return tuple(f)
 
 

@@ -96,13 +96,21 @@ class Gazetteers(NamedTuple):
     # a feature of the model (features.token_features) where the file has them: written only
     # by scripts/train_refparse.py --word-labels, tried and not shipped (docs/outputs.md).
     word_label: dict[str, str] = {}
+    # Word classes learned from unlabelled reference strings (scripts/train_refparse.py
+    # --clusters): for a word printed often enough, its cluster at each granularity, as the
+    # features the model reads ("cluster32=5", "cluster128=77"): words that stand between the
+    # same neighbours ("Phys." and "Astrophys.", "Proc." and "Conf.") share a class, so a venue
+    # word the labelled strings never held gets the weights of its class. Only where the file
+    # has them (the shipped gazetteers have none unless a model trained with them ships).
+    cluster: dict[str, tuple[str, ...]] = {}
 
 
 @lru_cache(maxsize=1)
 def gazetteers() -> Gazetteers:
     """The gazetteers shipped with the model; empty where the file is absent."""
     kinds: dict[str, frozenset[str]] = dict.fromkeys(
-        ("journal", "journal_first", "given", "family", "venue_name", "venue_abbrev", "word_label"), frozenset())
+        ("journal", "journal_first", "given", "family", "venue_name", "venue_abbrev", "word_label", "cluster"),
+        frozenset())
     try:
         data = gzip.decompress(gazetteer_path().read_bytes()).decode("utf-8")
     except FileNotFoundError:
@@ -115,4 +123,5 @@ def gazetteers() -> Gazetteers:
         w, _, n = row.partition("\t")
         first[w] = n
     return Gazetteers(kinds["journal"], first, kinds["given"], kinds["family"], kinds["venue_name"],
-                      kinds["venue_abbrev"], dict(row.split("\t", 1) for row in kinds["word_label"]))
+                      kinds["venue_abbrev"], dict(row.split("\t", 1) for row in kinds["word_label"]),
+                      {w: tuple(f) for w, *f in (row.split("\t") for row in kinds["cluster"])})
