@@ -244,3 +244,60 @@ def test_a_frame_holding_only_a_figure_is_no_section_slide(tmp_path):
     assert all(h.strip("# ") for h in heads), heads
     assert "Rotated square from texample.net" in doc.markdown, doc.markdown
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def _linked_deck(path, pages, size=WIDE):
+    """A deck whose pages hold (text, x, y_from_top, size, font) rows and (x0, top, x1, bottom, page)
+    internal links, as Beamer's head bars link each section's name to its first page."""
+    w, h = size
+    n = len(pages)
+    objs = [b"<</Type/Catalog/Pages 2 0 R>>",
+            b"<</Type/Pages/Kids[" + b" ".join(b"%d 0 R" % (5 + 3 * k) for k in range(n)) + b"]/Count %d>>" % n,
+            b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>", b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica-Bold>>"]
+    for k, (rows, links) in enumerate(pages):
+        text = b" ".join(b"BT /F%d %d Tf %d %d Td (%s) Tj ET" % (2 if bold else 1, fs, x, h - y, t.encode())
+                         for t, x, y, fs, bold in rows)
+        annots = b" ".join(b"<</Type/Annot/Subtype/Link/Border[0 0 0]/Rect[%d %d %d %d]/Dest[%d 0 R/XYZ 0 %d 0]>>"
+                           % (x0, h - bottom, x1, h - top, 5 + 3 * (dest - 1), h) for x0, top, x1, bottom, dest in links)
+        objs += [b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 %d %d]/Resources<</Font<</F1 3 0 R/F2 4 0 R>>>>"
+                 b"/Contents %d 0 R/Annots %d 0 R>>" % (w, h, 6 + 3 * k, 7 + 3 * k),
+                 b"<</Length %d>>stream\n" % len(text) + text + b"\nendstream", b"[" + annots + b"]"]
+    info = len(objs) + 1
+    objs.append(b"<</Creator(LaTeX with Beamer class)/Producer(pdfTeX)>>")
+    from _pdfgen import _assemble
+
+    path.write_bytes(_assemble(objs, b"/Info %d 0 R" % info))
+    return path
+
+
+def test_sections_printed_only_in_the_head_bar_are_read_from_its_links(tmp_path):
+    # round32_deck_rule.md N1: Warsaw / Berlin / miniframes print the sections (and the current
+    # subsection) in a head bar only, each name a link to the section's first page; the bar is tall
+    # enough to push the frame's title under the top fifth of the page (Warsaw: y 55 of 272)
+    sections = [("Motivation", 8, 2), ("Method", 200, 5)]
+    current = {2: ("Background", 2), 3: ("Background", 2), 4: ("Scope", 4), 5: ("Reading", 5), 6: ("Reading", 5)}
+    frames = {2: "Why read slides", 3: "A second frame", 4: "What a frame holds", 5: "Links say where",
+              6: "Closing remarks"}
+    pages = []
+    for n in range(1, 7):
+        rows = [(name, x, 12, 6, False) for name, x, _ in sections]
+        links = [(x - 1, 4, x + 40, 14, dest) for _, x, dest in sections]
+        if n == 1:
+            rows += [("Decks as documents", 60, 110, 20, True), ("A. Speaker", 60, 150, 11, False)]
+        else:
+            sub, dest = current[n]
+            rows += [(sub, 8, 46, 6, False), (frames[n], 10, 66, 14, True),
+                     (f"The body of frame {n} says one thing.", 20, 110, 10, False),
+                     (f"A second line of frame {n} says more.", 20, 130, 10, False)]
+            links.append((7, 38, 60, 48, dest))
+        rows.append((f"A. Speaker  Decks as documents  {n} / 6", 150, 248, 6, False))
+        pages.append((rows, links))
+    doc = compile_document(_linked_deck(tmp_path / "deck.pdf", pages), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads[1:] == ["## Motivation", "### Background", "#### Why read slides", "#### A second frame",
+                         "### Scope", "#### What a frame holds", "## Method", "### Reading",
+                         "#### Links say where", "#### Closing remarks"], heads
+    # the bar's own text is navigation (removed.json), not the frames' text
+    assert "Background\n" not in doc.markdown.replace("### Background\n", "")
+    assert {"page": 4, "reason": "navigation", "text": "Scope"} in doc.attrs["removed"], doc.attrs["removed"]
+    assert doc.attrs["conservation"]["words_lost"] == 0

@@ -1485,11 +1485,18 @@ def reads_as_reference(text: str) -> bool:
                 or "10." in t and _DOI.search(t))
 
 
-def _entries_and_text(entries: list[Block]) -> list[Block]:
+def _anchored(text: str) -> bool:
+    """A year, a DOI or a URL: what a slide's list entry holds (a deck's frame titled "References"
+    may hold anything: placeholder prose, a closing "Any Questions?"; round32_deck_rule.md N1)."""
+    return bool(_ANY_YEAR.search(text) or _DOI.search(text) or _URL_START.search(text) or "www." in text)
+
+
+def _entries_and_text(entries: list[Block], deck: bool = False) -> list[Block]:
     """``entries`` with each one that does not ``reads_as_reference`` made a paragraph of the
     bibliography (its text whole: document.md and conservation keep every character; it keeps
     ``attrs["bibliography"]``, so no citation is read from it); a run of them is one paragraph,
-    as the lines of a paragraph are."""
+    as the lines of a paragraph are. In a slide deck (``deck``) an entry must also be
+    :func:`_anchored`."""
     out: list[Block] = []
     run: list[Block] = []  # the entries of the paragraph being gathered
 
@@ -1504,7 +1511,7 @@ def _entries_and_text(entries: list[Block]) -> list[Block]:
             run.clear()
 
     for e in entries:
-        if reads_as_reference(e.text):
+        if reads_as_reference(e.text) and (not deck or _anchored(e.text)):
             close()
             out.append(e)
         else:
@@ -1553,7 +1560,7 @@ def run(doc: Document, options: CompileOptions) -> None:
             entries = _entries_from_blocks(blocks, widths)
         for e in entries:
             e.attrs["bib_part"] = part
-        replaced[ids[0]] = _entries_and_text(entries)
+        replaced[ids[0]] = _entries_and_text(entries, bool(doc.attrs.get("slide_deck")))
     for i in released:
         b = doc.blocks[i]
         for key in ("bibliography", "bib_part", "bib_lines", "bib_debris", "bib_region", "bib_icons"):

@@ -24,7 +24,7 @@ from collections import Counter
 
 from ctxmill.compile import conservation
 from ctxmill.compile.options import CompileOptions
-from ctxmill.model import Block, Document, Kind, Line, Page, PageStream
+from ctxmill.model import BBox, Block, Document, Kind, Line, Page, PageStream
 
 _SLIDE_TOOL = re.compile(r"beamer|powerpoint|keynote|impress|google slides", re.I)
 _DIGITS = re.compile(r"\d+")
@@ -37,6 +37,8 @@ SLIDE_TITLE_CHARS = 120  # ... and is one short line
 SECTION_SLIDE_WORDS = 10  # a section slide holds one short line and nothing else
 FRAME_STRETCH = 0.6  # ... unless it stands on fewer consecutive pages than this share (one frame's builds)
 _TEXTLESS = (Kind.FIGURE, Kind.TABLE, Kind.EQUATION, Kind.CODE)  # content a slide may hold without text
+NAV_SHARE = 0.25  # a head bar's link slot showing a text on this share of the pages is navigation
+NAV_SLOT = 2.0  # points: one slot's link box moves no more than this from page to page
 
 
 def _key(text: str) -> str:
@@ -100,6 +102,78 @@ def frame_title(page: Page, body: float) -> Line | None:
             and max(s.size for s in top.spans) > body + 0.5:
         return top
     return None
+
+
+def in_bar(box: BBox | None, bar: list[BBox] | tuple) -> bool:
+    """A line or block whose centre lies in one of the head bar's link boxes: the bar's own text."""
+    if box is None:
+        return False
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(b[0] - 1 <= cx <= b[2] + 1 and b[1] - 1 <= cy <= b[3] + 1 for b in bar)
+
+
+def bar_bottom(bar: list[BBox] | tuple) -> float:
+    """Where the head bar ends: a frame's title band starts under it (Warsaw's bar is 46 pt high)."""
+    return max((b[3] for b in bar), default=0.0)
+
+
+def navigation(pages: list[Page]) -> tuple[dict[int, list[tuple[int, str]]], dict[int, list[BBox]]]:
+    """The deck's head bar, read from its links: -> ({destination page: [(level, text)]}, {page: [link box]}).
+
+    Themes that print the sections (Berlin, Warsaw, Frankfurt, miniframes) or the current section's
+    name (a university theme) in a head bar make each name an internal link to the section's first
+    page: the deck says itself where each section starts, though it prints no section slide. A link
+    in the top fifth whose box holds text is an entry; its slot (its box's place, within NAV_SLOT)
+    is navigation when it shows a linked text on at least a quarter of the pages (and on 3): one
+    page's links (a contents frame) are not. Levels: a slot showing one text on every page names a
+    section, a slot whose text changes (the current subsection) the level under it, or the top
+    level where no slot is constant. Where every slot is constant and they stand in two aligned
+    groups (one row, one column) of which one's destinations are all among the other's (a
+    section starts where its first subsection does: Warsaw's split bar), that one is the upper."""
+    numbers = {p.number for p in pages}
+    slots: list[tuple[BBox, list[tuple[int, str, int, BBox]]]] = []  # (first box, [(page, text, dest, box)])
+    for p in pages:
+        spans = [sp for ln in p.lines for sp in ln.spans if sp.bbox is not None and sp.text.strip()]
+        for lk in p.links:
+            if lk.uri is not None or lk.dest_page not in numbers or not 0 <= lk.bbox[1] < TITLE_BAND * p.height:
+                continue
+            x0, y0, x1, y1 = lk.bbox
+            text = _key(" ".join(sp.text for sp in spans if x0 <= (sp.bbox[0] + sp.bbox[2]) / 2 <= x1
+                                 and y0 <= (sp.bbox[1] + sp.bbox[3]) / 2 <= y1))
+            if not text:
+                continue  # a mini-frame's dot
+            at = next((s for s in slots if abs(s[0][0] - x0) <= NAV_SLOT and abs(s[0][1] - y0) <= NAV_SLOT), None)
+            if at is None:
+                at = (lk.bbox, [])
+                slots.append(at)
+            at[1].append((p.number, text, lk.dest_page, lk.bbox))
+    least = max(3, NAV_SHARE * len(pages))
+    kept = [s for s in slots if len({e[0] for e in s[1]}) >= least]
+    if not kept:
+        return {}, {}
+    const = [s for s in kept if len({e[1] for e in s[1]}) == 1]
+    level = {id(s): 1 if s in const or len(const) == 0 else 2 for s in kept}
+    if len(const) == len(kept) > 1:
+        groups: list[list] = []
+        for s in kept:  # aligned: the same row or the same column (union of the groups it touches)
+            near = [g for g in groups if any(abs(t[0][0] - s[0][0]) <= NAV_SLOT or abs(t[0][1] - s[0][1]) <= NAV_SLOT
+                                             for t in g)]
+            merged = [s] + [t for g in near for t in g]
+            groups = [g for g in groups if g not in near] + [merged]
+        if len(groups) == 2:
+            dests = [{e[2] for t in g for e in t[1]} for g in groups]
+            for upper, lower in ((0, 1), (1, 0)):
+                if dests[upper] < dests[lower]:
+                    for t in groups[lower]:
+                        level[id(t)] = 2
+    heads: dict[int, list[tuple[int, str]]] = {}
+    boxes: dict[int, list[BBox]] = {}
+    for s in kept:
+        for page, text, dest, box in s[1]:
+            boxes.setdefault(page, []).append(box)
+            if (level[id(s)], text) not in heads.setdefault(dest, []):
+                heads[dest].append((level[id(s)], text))
+    return {d: sorted(v, key=lambda e: e[0]) for d, v in heads.items()}, boxes
 
 
 _OF_TOTAL = re.compile(r"(\d+)\s*/\s*(\d+)")
@@ -225,6 +299,8 @@ def merge_overlays(doc: Document) -> int:
 def run(doc: Document, options: CompileOptions) -> None:
     if is_deck(doc.stream):
         doc.attrs["slide_deck"] = True
+        # (read before the builds are merged: a build's page keeps its bar, but not its other lines)
+        doc.attrs["_nav"], doc.attrs["_nav_boxes"] = navigation(doc.stream.pages)
         doc.attrs["overlay_pages"] = merge_overlays(doc)
 
 
@@ -235,9 +311,13 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     the body, is the frame's title. A frame's title is one level under the deepest slide level
     used. Every other heading on a deck's page is text: a table of contents' entries, a numbered
     list item. An overlay build's page (slides.merge_overlays) adds to its frame: no title of its
-    own, unless it builds a section slide into a subsection slide."""
+    own, unless it builds a section slide into a subsection slide. A deck with a head bar
+    (:func:`navigation`) and no section slide has its sections where the bar's links say they
+    start, and its frames' titles under the bar."""
     if not doc.attrs.get("slide_deck"):
         return
+    nav: dict[int, list[tuple[int, str]]] = doc.attrs.get("_nav") or {}
+    bars: dict[int, list[BBox]] = doc.attrs.get("_nav_boxes") or {}
     sizes = {p.number: (p.width, p.height) for p in doc.stream.pages}
     builds = set(doc.attrs.get("_overlay_pages", []))
     first = min((b.page for b in blocks), default=1)
@@ -266,14 +346,40 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             slide[n], head[n] = 2, bs[0]
             continue
         # (a build's lines not shown yet are drawn far outside the page)
-        shown = [b for b in bs if b.bbox is not None and 0 <= b.bbox[1] < h and b.bbox[0] < w]
+        # (a head bar's own line above the title, the current section's name, is passed over)
+        bar = bars.get(n, ())
+        shown = [b for b in bs if b.bbox is not None and 0 <= b.bbox[1] < h and b.bbox[0] < w
+                 and not in_bar(b.bbox, bar)]
         if not shown:
             continue
         top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
-        if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < TITLE_BAND * h
+        if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5):
             head[n] = top
     frame_level = 2 + any(v == 2 for v in slide.values()) + any(v == 3 for v in slide.values())
+    for n, bar in bars.items():
+        # the head bar's own text (section names, the current subsection) is the deck's navigation,
+        # as its footline is furniture: listed in removed.json, not read as the frame's text
+        x0, y0 = min(b[0] for b in bar) - 1, min(b[1] for b in bar) - 1
+        x1, y1 = max(b[2] for b in bar) + 1, max(b[3] for b in bar) + 1
+        for b in blocks:  # (the title page's too)
+            if b.page == n and b.bbox is not None and b.kind in (Kind.PARAGRAPH, Kind.HEADING) \
+                    and b is not head.get(n) and not b.attrs.get("title") \
+                    and x0 <= b.bbox[0] and y0 <= b.bbox[1] and b.bbox[2] <= x1 and b.bbox[3] <= y1:
+                b.kind, b.level, b.number = Kind.FURNITURE, None, None
+                b.attrs["furniture"] = "navigation"
+                b.attrs.pop("_title", None)
+    if nav and not slide:
+        from ctxmill.compile.references import is_bibliography_title
+
+        # the sections the head bar names, each before the first block of the page it links to (a
+        # bibliography's own name there is no section: its frame's title is the list's heading)
+        frame_level = 2 + max(lvl for v in nav.values() for lvl, _ in v)
+        for dest in sorted((d for d in nav if d > first), reverse=True):
+            at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
+            for lvl, text in reversed(nav[dest]):
+                if not is_bibliography_title(text):
+                    blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + lvl, attrs={"_title": text}))
     chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()}
     for bs in pages.values():
         for b in bs:
