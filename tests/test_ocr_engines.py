@@ -265,6 +265,16 @@ def test_mistral_page_markers_superscripts_and_mixed_levels():
     assert not leftover(md)
 
 
+def test_a_heading_repeating_the_title_is_listed_in_removed_json_not_lost():
+    # paper2llm's '# <title> - Backmatter' part heading is no section: it leaves document.md, and
+    # its words are listed with their page and reason (round32_ocr_rule.md W1), none lost
+    doc = compile_text(MISTRAL)
+    assert "Backmatter" not in doc.markdown
+    listed = [(r["page"], r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")]
+    assert (2, "repeated-title", "Models of Perception - Backmatter") in listed
+    assert doc.attrs["conservation"]["words_lost"] == 0
+
+
 PADDLE = """# Optical Compression of Contexts
 
 Ann Wei, Bo Sun

@@ -252,7 +252,9 @@ def to_pages(text: str, engine: str) -> EngineText:
         pages.append((num, body))
         at.append(i)
     cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
-    cleaned = tidy(relevel(cleaned, engine, info), engine)
+    late: list[tuple[int, str, str]] = []  # what relevel leaves out: (index into cleaned, reason, text)
+    cleaned = tidy(relevel(cleaned, engine, info, late), engine)
+    dropped += [(at[k], reason, piece) for k, reason, piece in late]
     kept = [k for k, (_, b) in enumerate(cleaned) if b.strip()]
     return EngineText(pages=[cleaned[k] for k in kept], engine=engine, missing_pages=missing, info=info,
                       removed=_on_pages(dropped, [at[k] for k in kept]))
@@ -1189,11 +1191,13 @@ def _number(text: str, roman_doc: bool, letters: bool = True) -> tuple[str, int]
     return num, len(num.split("."))
 
 
-def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> list[tuple[int | None, str]]:
+def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
+            removed: list[tuple[int, str, str]] | None = None) -> list[tuple[int | None, str]]:
     """Re-derive every heading's level: the title ``#``, numbered sections from their number,
     standard sections (Abstract, References ...) ``##``, unnumbered others relative to the
-    numbered section they sit in. Headings that are no sections (a repeated title, a label
-    ending in a colon, text drawn inside a figure) become paragraphs."""
+    numbered section they sit in. Headings that are no sections (a label ending in a colon,
+    text drawn inside a figure) become paragraphs; a heading repeating the title (paper2llm's
+    '<title> - Backmatter') is left out, and added to ``removed`` as (page index, reason, text)."""
     lines_by_page = [(n, body.split("\n")) for n, body in pages]
     heads: list[tuple[int, int, int, str]] = []  # (page index, line index, engine level, text)
     in_code = False
@@ -1238,6 +1242,8 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict) -> lis
             rest = t[len(title_text):].strip(" -–—:") if t.startswith(title_text) else ""
             # paper2llm splits a paper into parts with '# <title> - Backmatter' / '- Appendix'
             new = None if not rest or _norm(rest) in ("backmatter", "appendix", "main") else "## " + rest
+            if new is None and removed is not None:  # listed in removed.json, not lost in silence
+                removed.append((pi, "repeated-title", " ".join(t.split())))
             cur = None
         elif not t or len(t) > 200 or t.endswith(":") or _CAPTION.match(t):
             new = t  # a label or a caption set as a heading: a paragraph
