@@ -726,6 +726,81 @@ def test_chandra_html_blocks_become_markdown():
     assert not leftover(md)
 
 
+DOCTAGS = """<doctag><page_header><loc_15><loc_130><loc_30><loc_350>arXiv:2402.00002v1 [cs.DL] 2 Feb 2024</page_header>
+<section_header_level_1><loc_100><loc_70><loc_400><loc_90>Counting Words in Old Letters</section_header_level_1>
+<text><loc_110><loc_100><loc_390><loc_110>Ann Smith and Bob Jones</text>
+<section_header_level_1><loc_40><loc_150><loc_200><loc_160>1 Introduction</section_header_level_1>
+<text><loc_40><loc_170><loc_460><loc_230>Letters hold many words.</text>
+<picture><loc_40><loc_240><loc_460><loc_300><caption><loc_40><loc_305><loc_460><loc_315>Figure 1. A letter.</caption></picture>
+<page_break>
+<section_header_level_1><loc_40><loc_40><loc_200><loc_50>2 Method</section_header_level_1>
+<otsl><loc_40><loc_60><loc_460><loc_120><ched>Year<ched>Letters<nl><fcel>1850<fcel>12<nl><caption><loc_40><loc_125><loc_460><loc_135>Table 1. Letters per year.</caption></otsl>
+<unordered_list><list_item><loc_40><loc_140><loc_460><loc_150>first the date</list_item>
+<list_item><loc_40><loc_150><loc_460><loc_160>then the text</list_item>
+</unordered_list>
+<page_footer><loc_240><loc_480><loc_260><loc_490>2</page_footer>
+</doctag>"""
+
+MINERU_JSON = json.dumps([
+    {"type": "text", "text": "Counting Words in Old Letters", "text_level": 1, "page_idx": 0},
+    {"type": "text", "text": "Ann Smith and Bob Jones", "page_idx": 0},
+    {"type": "discarded", "text": "Preprint. Under review.", "page_idx": 0},
+    {"type": "text", "text": "Introduction", "text_level": 1, "page_idx": 0},
+    {"type": "text", "text": "Letters hold many words.", "page_idx": 0},
+    {"type": "image", "img_path": "images/0a1b.jpg", "image_caption": ["Figure 1: A letter."], "page_idx": 0},
+    {"type": "text", "text": "Method", "text_level": 1, "page_idx": 1},
+    {"type": "table", "img_path": "images/2c3d.jpg", "table_caption": ["Table 1: Letters per year."],
+     "table_body": "<table><tr><td>Year</td><td>Letters</td></tr><tr><td>1850</td><td>12</td></tr></table>",
+     "page_idx": 1},
+    {"type": "equation", "text": "$$\nn = 12\n$$", "text_format": "latex", "page_idx": 1},
+], indent=4)
+
+
+def _marker_block(page: int, kind: str, k: int, html: str, children=None) -> dict:
+    return {"id": f"/page/{page}/{kind}/{k}", "block_type": kind, "html": html, "polygon": [[0.0, 0.0]],
+            "bbox": [0.0, 0.0, 1.0, 1.0], "children": children, "section_hierarchy": {}, "images": {}}
+
+
+MARKER_JSON = json.dumps({"children": [
+    _marker_block(0, "Page", 9, "<content-ref src='/page/0/SectionHeader/0'></content-ref>", [
+        _marker_block(0, "PageHeader", 8, "<p>Journal of Letters 12</p>"),
+        _marker_block(0, "SectionHeader", 0, "<h1>Counting Words in Old Letters</h1>"),
+        _marker_block(0, "Text", 1, '<p block-type="Text">Ann Smith and Bob Jones</p>'),
+        _marker_block(0, "SectionHeader", 2, "<h2>1 Introduction</h2>"),
+        _marker_block(0, "Text", 3, '<p block-type="Text">Letters hold <i>many</i> words.</p>'),
+        _marker_block(0, "ListGroup", 4, "<content-ref src='/page/0/ListItem/5'></content-ref>", [
+            _marker_block(0, "ListItem", 5, "<li>first the date</li>"),
+            _marker_block(0, "ListItem", 6, "<li>then the text</li>")])]),
+    _marker_block(1, "Page", 9, "<content-ref src='/page/1/SectionHeader/0'></content-ref>", [
+        _marker_block(1, "SectionHeader", 0, "<h2>2 Method</h2>"),
+        _marker_block(1, "Table", 1, "<table><tr><th>Year</th><th>Letters</th></tr><tr><td>1850</td><td>12</td>"
+                                     "</tr></table>", [_marker_block(1, "TableCell", 2, "<th>Year</th>")])])],
+    "block_type": "Document"}, indent=2)
+
+
+@pytest.mark.parametrize("text,name,engine", [(DOCTAGS, "page.doctags.txt", "doctags"),
+                                              (MINERU_JSON, "paper_content_list.json", "mineru-json"),
+                                              (MARKER_JSON, "paper.json", "marker-json")])
+def test_labelled_blocks_of_doctags_mineru_and_marker_json(text, name, engine):
+    # three more syntaxes of one block and its label each (round32_ocr_rule.md F1): read as
+    # dots.ocr's and Chandra's are, the page header or MinerU's discarded block left out and listed
+    assert sniff_engine(text, name) == engine
+    doc = compile_text(text, name=name)
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == engine
+    assert doc.metadata.title == "Counting Words in Old Letters"
+    # (MinerU's content list of this paper has no section numbers)
+    assert [(n, re.sub(r"^\d\.? ", "", t)) for n, t in headings(md)] == [
+        (1, "Counting Words in Old Letters"), (2, "Introduction"), (2, "Method")]
+    assert doc.pages == 2
+    assert "Letters hold" in md and "| Year | Letters |" in md and "| 1850 | 12 |" in md
+    dropped = [(r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")]
+    assert dropped and all(reason in ("page-header", "page-footer", "engine-discarded") for reason, _ in dropped)
+    assert doc.attrs["conservation"]["words_lost"] == 0
+    assert '"block_type"' not in md and '"page_idx"' not in md and "<loc_" not in md
+    assert not leftover(md)
+
+
 def test_one_block_per_author_becomes_authors_with_affiliations():
     # marker: each author a heading, an e-mail line under it; Mistral: "Name<br>Department<br>University<br>email"
     marker = ("# Sparse Experts at Scale\n\n### Ann Smith∗\n\nann@example.org\n\n### Bob Jones∗\n\nbob@example.org\n\n"

@@ -18,6 +18,7 @@ Markdown like any other; nothing here decides what a paragraph *means* beyond th
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import operator
 import re
@@ -33,6 +34,9 @@ ENGINES = {
     "deepseek-ocr": "DeepSeek-OCR (grounding tags, <--- Page Split --->)",
     "dots-ocr": "dots.ocr (JSON list of {bbox, category, text} layout blocks)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
+    "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
+    "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
+    "marker-json": "marker JSON (a Document -> Page -> block tree of {block_type, html, children})",
     "marker": "marker (span anchors, #page-N-M links)",
     "docling": "docling (## headings, <!-- image --> placeholders)",
     "nougat": "Nougat (.mmd: \\( \\) math, LaTeX tables, [MISSING_PAGE])",
@@ -66,6 +70,11 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
     ("dots-ocr", re.compile(r'\A\s*\[\s*\{\s*"bbox"\s*:\s*\[[\d.,\s]+\]\s*,\s*"category"\s*:'), 1, ('"category"',)),
     ("chandra", re.compile(r'<div data-bbox="[\d.\s]+" data-label="[A-Za-z-]+"'), 1, ('data-label="',)),
+    ("doctags", re.compile(r"<doctag>|<(?:title|text|section_header_level_\d|page_header|caption|list_item)><loc_\d+>"),
+     1, ("<doctag>", "><loc_")),
+    ("mineru-json", re.compile(r'\A\s*\[\s*\{\s*"type"\s*:\s*"(?:text|title|image|table|equation|list|code|discarded)"'),
+     1, ('"page_idx"',)),
+    ("marker-json", re.compile(r'\A\s*\{\s*"children"\s*:\s*\[\s*\{\s*"id"\s*:\s*"/page/\d+/'), 1, ('"block_type"',)),
     ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1,
      ('<span id="page-', "](#page-", "![](_page_")),
     ("nougat", re.compile(r"\[MISSING_PAGE_(?:EMPTY|FAIL|POST)[^\]]*\]|^###### Abstract\s*$", re.M), 1,
@@ -194,9 +203,9 @@ def to_pages(text: str, engine: str) -> EngineText:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace(_REMOVED, "")
     head_removed: list[str] = []
     text = _strip_wrappers(text, info, head_removed)
-    if engine in ("dots-ocr", "chandra"):
+    if engine in _LAYOUT_ENGINES:
         text = _layout_blocks(text, engine)
-    if engine in ("deepseek-ocr", "dots-ocr", "chandra") or "<|ref|>" in text:
+    if engine == "deepseek-ocr" or engine in _LAYOUT_ENGINES or "<|ref|>" in text:
         text = _grounding(text)
     raw: list[tuple[int | None, list[str]]] = [(None, [])]
     missing: list[int] = []
@@ -300,7 +309,8 @@ def _strip_wrappers(text: str, info: dict, removed: list[str]) -> str:
 _REF_LINE = re.compile(r"<\|ref\|>(?P<label>[^<]*)<\|/ref\|>\s*(?:<\|det\|>.*?<\|/det\|>)?\s*")
 # grounding labels of page furniture: dropped, listed in removed.json under these reasons
 _DROP_LABELS = {"header": "page-header", "page_header": "page-header", "footer": "page-footer",
-                "page_footer": "page-footer", "page_number": "page-number", "number": "page-number"}
+                "page_footer": "page-footer", "page_number": "page-number", "number": "page-number",
+                "discarded": "engine-discarded"}  # (MinerU's own judgement: what its Markdown leaves out)
 _LABELS = set(_DROP_LABELS) | {
     "title", "sub_title", "subtitle", "section_title", "text", "paragraph", "table", "table_caption",
     "table_footnote", "image", "image_caption", "figure", "figure_caption", "figure_title", "caption", "equation",
@@ -361,7 +371,13 @@ _BLOCK_LABELS = {
     "title": "title", "section_header": "sub_title", "page_header": "page_header", "page_footer": "page_footer",
     "picture": "image", "figure": "image", "image": "image", "caption": "caption", "list_item": "list_item",
     "list_group": "list", "table": "table", "formula": "equation", "equation": "equation",
-    "equation_block": "equation", "footnote": "footnote", "code": "code", "code_block": "code", "text": "text"}
+    "equation_block": "equation", "footnote": "footnote", "code": "code", "code_block": "code", "text": "text",
+    # DocTags, MinerU's content list, marker's block types (the part not above)
+    "chart": "image", "discarded": "discarded", "sectionheader": "sub_title", "pageheader": "page_header", "pagefooter": "page_footer", "listitem": "list_item",
+    "textinlinemath": "text", "tableofcontents": "text", "complexregion": "text", "handwriting": "text",
+    "form": "table"}
+# (reading order kept: a block of another label is text)
+_LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json")
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -373,9 +389,13 @@ def _layout_blocks(text: str, engine: str) -> str:
     """dots.ocr (a JSON list of ``{"bbox", "category", "text"}``) and Chandra OCR (one ``<div
     data-bbox data-label>`` per block, HTML inside) label each block as DeepSeek-OCR's grounding
     does: written here in that form (``<|ref|>label<|/ref|>`` then the block), read by _grounding."""
-    blocks = _dots_blocks(text) if engine == "dots-ocr" else _chandra_blocks(text)
+    blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
+              "mineru-json": _mineru_blocks, "marker-json": _marker_blocks}[engine](text)
     out = []
     for category, body in blocks:
+        if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
+            out.append("\f")
+            continue
         label = _BLOCK_LABELS.get(re.sub(r"[\s-]+", "_", category.strip().lower()), "text")
         body = body.strip()
         if label in ("title", "sub_title"):  # one line: _grounding marks every line of a title block
@@ -386,10 +406,20 @@ def _layout_blocks(text: str, engine: str) -> str:
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
     """The blocks of a dots.ocr list; one the model did not close is read up to its last block."""
+    data = _json_or_prefix(text)
+    return [(str(b.get("category") or "text"), str(b.get("text") or "")) for b in data if isinstance(b, dict)]
+
+
+_PAGE_BREAK = "\f"  # a category of its own in the block lists below: the next block is on a new page
+
+
+def _json_or_prefix(text: str):
+    """The JSON value of ``text``; an output the model stopped in the middle of is read up to its
+    last complete object (dots.ocr's lists are left unclosed)."""
     import json
 
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError:
         data, at, dec = [], text.find("{"), json.JSONDecoder()
         while at >= 0:
@@ -399,7 +429,128 @@ def _dots_blocks(text: str) -> list[tuple[str, str]]:
                 break
             data.append(obj)
             at = text.find("{", end)
-    return [(str(b.get("category") or "text"), str(b.get("text") or "")) for b in data if isinstance(b, dict)]
+        return data
+
+
+_DOCTAG_LOC = re.compile(r"<loc_\d+>")
+_DOCTAG_ELEMENT = re.compile(r"<page_break>|<([a-z][a-z_0-9]*)>(.*?)</\1>", re.S)
+_DOCTAG_CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
+_DOCTAG_CODE_LANG = re.compile(r"<_[^<>\s]{1,30}_>")
+_OTSL_CELL = re.compile(r"<(fcel|ecel|lcel|ucel|xcel|ched|rhed|srow|nl)>")
+
+
+def _doctags_blocks(text: str) -> list[tuple[str, str]]:
+    """DocTags (docling's export, the markup SmolDocling / granite-docling write): one element per
+    block, its location tokens first; lists and the document are containers, a picture or an OTSL
+    table holds its caption, ``<page_break>`` ends a page."""
+    text = _DOCTAG_LOC.sub("", text)
+    text = re.sub(r"</?(?:doctag|ordered_list|unordered_list)>", "\n", text)
+    out: list[tuple[str, str]] = []
+    for m in _DOCTAG_ELEMENT.finditer(text):
+        tag, body = m.group(1), m.group(2) or ""
+        if tag is None:
+            out.append((_PAGE_BREAK, ""))
+            continue
+        captions = [c.strip() for c in _DOCTAG_CAPTION.findall(body)] if tag in ("picture", "chart", "otsl") else []
+        body = _DOCTAG_CAPTION.sub("", body) if captions else body
+        if tag == "otsl":
+            out += [("caption", c) for c in captions]
+            out.append(("table", _otsl_table(body)))
+            continue
+        if tag in ("picture", "chart"):
+            out.append(("picture", ""))
+            out += [("caption", c) for c in captions]
+            continue
+        if tag == "title":
+            out.append(("title", body))
+        elif tag.startswith("section_header_level_"):  # kept as a heading of that depth under the title
+            depth = int(tag.rsplit("_", 1)[1]) if tag[-1].isdigit() else 1
+            out.append(("text", "#" * min(6, depth + 1) + " " + " ".join(body.split())))
+        elif tag == "code":
+            out.append(("code", "```\n" + _DOCTAG_CODE_LANG.sub("", body).strip("\n") + "\n```"))
+        elif tag == "list_item":
+            out.append(("list_item", "- " + body.strip().lstrip("-•· ").strip()))
+        else:
+            out.append((tag, body))
+    return out
+
+
+def _otsl_table(body: str) -> str:
+    """OTSL (docling's table tokens) -> a pipe table: a row per ``<nl>``, a cell per token; a cell
+    merged into its left or upper neighbour (lcel, ucel, xcel) is empty, as an HTML span is."""
+    rows: list[list[str]] = [[]]
+    parts = _OTSL_CELL.split(body)
+    for k in range(1, len(parts), 2):
+        tok, cell = parts[k], parts[k + 1] if k + 1 < len(parts) else ""
+        if tok == "nl":
+            rows.append([])
+        else:
+            rows[-1].append(" ".join(cell.split()) if tok in ("fcel", "ched", "rhed", "srow") else "")
+    return pipe_table([r for r in rows if r])
+
+
+def _mineru_blocks(text: str) -> list[tuple[str, str]]:
+    """MinerU's content_list.json: a list of blocks in reading order with their page index; a
+    heading has a ``text_level``, a table its HTML body and captions, an image its captions;
+    'discarded' is what MinerU judged no content (page headers, footers, notes)."""
+    data = _json_or_prefix(text)
+    out: list[tuple[str, str]] = []
+    page = None
+    for b in data if isinstance(data, list) else []:
+        if not isinstance(b, dict):
+            continue
+        if page is not None and b.get("page_idx") not in (None, page):
+            out.append((_PAGE_BREAK, ""))
+        page = b.get("page_idx", page)
+        kind = str(b.get("type") or "text")
+        strings = functools.partial(_strings_of, b)
+        if kind in ("text", "title") and b.get("text_level"):
+            out.append(("text", "#" * min(6, int(b["text_level"]) + 1) + " " + " ".join(str(b.get("text", "")).split())))
+        elif kind == "image":
+            out.append(("image", ""))
+            out += [("caption", c) for c in strings("image_caption") + strings("image_footnote")]
+        elif kind == "table":
+            out += [("caption", c) for c in strings("table_caption")]
+            out.append(("table", str(b.get("table_body") or "")))
+            out += [("footnote", c) for c in strings("table_footnote")]
+        elif kind == "list":
+            out.append(("list", "\n".join("- " + x for x in strings("list_items"))))
+        elif kind == "code":
+            out += [("caption", c) for c in strings("code_caption")]
+            out.append(("code", "```\n" + str(b.get("code_body") or "").strip("\n") + "\n```"))
+        else:
+            out.append((kind, str(b.get("text") or "")))
+    return out
+
+
+def _strings_of(block: dict, key: str) -> list[str]:
+    return [str(x) for x in (block.get(key) or []) if str(x).strip()]
+
+
+def _marker_blocks(text: str) -> list[tuple[str, str]]:
+    """marker's JSON: Document -> Page -> blocks, each with its ``block_type`` and ``html``; a
+    block whose html is made of ``<content-ref>`` to its children (a page, a list group) is read
+    from them, a table from its own html (its cells are children too)."""
+    data = _json_or_prefix(text)
+    out: list[tuple[str, str]] = []
+
+    def walk(b: dict) -> None:
+        kind = str(b.get("block_type") or "")
+        if kind == "Page" and out:
+            out.append((_PAGE_BREAK, ""))
+        body = str(b.get("html") or "")
+        if body and "<content-ref" not in body:
+            out.append((kind, _html_block(body)))
+            return
+        if not body and kind in ("Figure", "Picture"):
+            out.append((kind, ""))
+        for child in b.get("children") or []:
+            if isinstance(child, dict):
+                walk(child)
+
+    if isinstance(data, dict):
+        walk(data)
+    return out
 
 
 def _chandra_link(a: re.Match) -> str:
@@ -417,13 +568,19 @@ def _chandra_blocks(text: str) -> list[tuple[str, str]]:
     for k, m in enumerate(marks):
         body = text[m.end():marks[k + 1].start() if k + 1 < len(marks) else len(text)]
         body = re.sub(r"\s*</div>\s*$", "", body)
-        body = _CHANDRA_HEADING.sub(lambda h: "#" * int(h.group(1)) + " " + " ".join(h.group(2).split()), body)
-        body = _CHANDRA_LINK.sub(_chandra_link, body)
-        body = _CHANDRA_MATH.sub(lambda x: f"$${x.group(2)}$$" if "block" in x.group(1) else f"${x.group(2)}$", body)
-        body = re.sub(r"\s*<li\b[^>]*>\s*", "\n- ", body, flags=re.I)
-        body = re.sub(r"\s*</?(?:ul|ol|p)\b[^>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
-        out.append((m.group(1), body))
+        out.append((m.group(1), _html_block(body)))
     return out
+
+
+def _html_block(body: str) -> str:
+    """One layout block's HTML (Chandra, marker's JSON): its block-level tags made Markdown
+    (tables, images and inline tags are left to clean_markdown)."""
+    body = _CHANDRA_HEADING.sub(lambda h: "#" * int(h.group(1)) + " " + " ".join(h.group(2).split()), body)
+    body = _CHANDRA_LINK.sub(_chandra_link, body)
+    body = _CHANDRA_MATH.sub(lambda x: f"$${x.group(2)}$$" if "block" in x.group(1) else f"${x.group(2)}$", body)
+    body = re.sub(r"\s*<li\b[^>]*>\s*", "\n- ", body, flags=re.I)
+    # (marker's JSON sets indented paragraphs in <blockquote>: paragraphs, as its Markdown's are)
+    return re.sub(r"\s*</?(?:ul|ol|p|blockquote)\b[^>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
 
 
 # --------------------------------------------------------------------------- one page
