@@ -801,6 +801,16 @@ def test_labelled_blocks_of_doctags_mineru_and_marker_json(text, name, engine):
     assert not leftover(md)
 
 
+def test_a_rule_inside_a_chandra_block_leaves_no_tag():
+    # Chandra closes a section's last paragraph with <hr/> (round32_ocr_rule.md C): a rule, no word
+    page = ('<div data-bbox="115 118 833 152" data-label="Text"><p>Typewriters came first.</p><hr/></div>'
+            '<div data-bbox="115 167 544 187" data-label="Section-Header"><h3>Word Processors</h3></div>'
+            '<div data-bbox="115 202 852 269" data-label="Text"><p>Then came the screen.</p></div>')
+    md = compile_text(page, name="page.html").markdown
+    assert "Typewriters came first." in md and "Then came the screen." in md
+    assert "<hr" not in md and not leftover(md)
+
+
 def test_one_block_per_author_becomes_authors_with_affiliations():
     # marker: each author a heading, an e-mail line under it; Mistral: "Name<br>Department<br>University<br>email"
     marker = ("# Sparse Experts at Scale\n\n### Ann Smith∗\n\nann@example.org\n\n### Bob Jones∗\n\nbob@example.org\n\n"

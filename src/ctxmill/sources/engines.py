@@ -579,6 +579,7 @@ def _html_block(body: str) -> str:
     body = _CHANDRA_LINK.sub(_chandra_link, body)
     body = _CHANDRA_MATH.sub(lambda x: f"$${x.group(2)}$$" if "block" in x.group(1) else f"${x.group(2)}$", body)
     body = re.sub(r"\s*<li\b[^>]*>\s*", "\n- ", body, flags=re.I)
+    body = re.sub(r"\s*<hr\b[^>]*>\s*", "\n\n", body, flags=re.I)  # a rule between paragraphs: no words
     # (marker's JSON sets indented paragraphs in <blockquote>: paragraphs, as its Markdown's are)
     return re.sub(r"\s*</?(?:ul|ol|p|blockquote)\b[^>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
 
