@@ -811,6 +811,35 @@ def test_a_rule_inside_a_chandra_block_leaves_no_tag():
     assert "<hr" not in md and not leftover(md)
 
 
+def _hocr_par(k: int, *lines: str) -> str:
+    spans = "".join(f"<span class='ocr_line' id='line_{k}_{i}' title='bbox 0 {i} 9 {i + 1}'>"
+                    + " ".join(f"<span class='ocrx_word' title='bbox 0 0 1 1; x_wconf {40 if w == '|' else 95}'>{w}</span>"
+                               for w in line.split()) + "</span>\n" for i, line in enumerate(lines))
+    return f"<p class='ocr_par' id='par_{k}' title='bbox 0 0 9 9'>{spans}</p>"
+
+
+HOCR = ("<?xml version='1.0' encoding='UTF-8'?>\n<html xmlns='http://www.w3.org/1999/xhtml'><head><title></title>"
+        "<meta name='ocr-system' content='tesseract 5.3.0' /></head><body>"
+        "<div class='ocr_page' id='page_1' title='image \"p1.png\"; bbox 0 0 2480 3508; ppageno 0'>"
+        + _hocr_par(1, "2 Reading Old Letters") + _hocr_par(2, "We read each letter twice, once by", "hand and once | by machine.")
+        + "</div><div class='ocr_page' id='page_2' title='bbox 0 0 2480 3508; ppageno 1'>"
+        + _hocr_par(3, "3 Results") + _hocr_par(4, "The machine read &amp; counted", "most words.") + "</div></body></html>")
+
+
+def test_hocr_paragraphs_and_pages_are_read_with_every_word():
+    # Tesseract's hOCR given as a text input (round32_ocr_rule.md F2): one paragraph per ocr_par,
+    # one page per ocr_page, no tag left, and no word dropped for its confidence
+    assert sniff_engine(HOCR, "scan.hocr") == "hocr"
+    doc = compile_text(HOCR, name="scan.hocr")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "hocr" and doc.pages == 2
+    assert [t for _, t in headings(md)] == ["2 Reading Old Letters", "3 Results"]
+    assert "We read each letter twice, once by hand and once | by machine." in md
+    assert "The machine read & counted most words." in md
+    assert "ocrx_word" not in md and not leftover(md)
+    assert doc.attrs["conservation"]["words_lost"] == 0
+
+
 def test_one_block_per_author_becomes_authors_with_affiliations():
     # marker: each author a heading, an e-mail line under it; Mistral: "Name<br>Department<br>University<br>email"
     marker = ("# Sparse Experts at Scale\n\n### Ann Smith∗\n\nann@example.org\n\n### Bob Jones∗\n\nbob@example.org\n\n"

@@ -37,6 +37,7 @@ ENGINES = {
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
     "marker-json": "marker JSON (a Document -> Page -> block tree of {block_type, html, children})",
+    "hocr": "hOCR (Tesseract and others: ocr_page / ocr_par / ocr_line / ocrx_word elements)",
     "marker": "marker (span anchors, #page-N-M links)",
     "docling": "docling (## headings, <!-- image --> placeholders)",
     "nougat": "Nougat (.mmd: \\( \\) math, LaTeX tables, [MISSING_PAGE])",
@@ -74,6 +75,7 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
      1, ("<doctag>", "><loc_")),
     ("mineru-json", re.compile(r'\A\s*\[\s*\{\s*"type"\s*:\s*"(?:text|title|image|table|equation|list|code|discarded)"'),
      1, ('"page_idx"',)),
+    ("hocr", re.compile(r"""class=["'](?:ocr_page|ocrx_word|ocr_line)["']"""), 1, ("ocr_page", "ocrx_word")),
     ("marker-json", re.compile(r'\A\s*\{\s*"children"\s*:\s*\[\s*\{\s*"id"\s*:\s*"/page/\d+/'), 1, ('"block_type"',)),
     ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1,
      ('<span id="page-', "](#page-", "![](_page_")),
@@ -377,7 +379,7 @@ _BLOCK_LABELS = {
     "textinlinemath": "text", "tableofcontents": "text", "complexregion": "text", "handwriting": "text",
     "form": "table"}
 # (reading order kept: a block of another label is text)
-_LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json")
+_LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr")
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -390,7 +392,7 @@ def _layout_blocks(text: str, engine: str) -> str:
     data-bbox data-label>`` per block, HTML inside) label each block as DeepSeek-OCR's grounding
     does: written here in that form (``<|ref|>label<|/ref|>`` then the block), read by _grounding."""
     blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
-              "mineru-json": _mineru_blocks, "marker-json": _marker_blocks}[engine](text)
+              "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -551,6 +553,66 @@ def _marker_blocks(text: str) -> list[tuple[str, str]]:
     if isinstance(data, dict):
         walk(data)
     return out
+
+
+class _Hocr(HTMLParser):
+    """hOCR -> [(category, text)]: a "text" block per paragraph (``ocr_par``; a line outside any
+    paragraph is one), its lines joined by spaces as printed, a page break at each ``ocr_page``
+    after the first. Every word is kept (no confidence filter: a word dropped here is lost)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[tuple[str, str]] = []
+        self.pages = 0
+        self._stack: list[str] = []  # the hOCR class of each open element ("" for others)
+        self._lines: list[list[str]] = []  # the open paragraph's lines
+
+    def handle_starttag(self, tag, attrs):
+        cls = (dict(attrs).get("class") or "").split()
+        kind = next((c for c in cls if c in ("ocr_page", "ocr_par", "ocr_line", "ocrx_line", "ocr_header",
+                                             "ocr_caption", "ocr_textfloat")), "")
+        if tag in ("br", "meta", "img", "input", "hr", "link"):
+            return  # (void elements have no end tag)
+        if kind == "ocr_page":
+            self._flush()
+            if self.pages:
+                self.blocks.append((_PAGE_BREAK, ""))
+            self.pages += 1
+        elif kind == "ocr_par":
+            self._flush()
+        elif kind and not any(k == "ocr_par" for k in self._stack):
+            self._flush()  # a line of its own: a block of its own
+        if kind and kind not in ("ocr_page", "ocr_par"):
+            self._lines.append([])
+        self._stack.append(kind)
+
+    def handle_endtag(self, tag):
+        if tag in ("br", "meta", "img", "input", "hr", "link") or not self._stack:
+            return
+        kind = self._stack.pop()
+        if kind == "ocr_par":
+            self._flush()
+
+    def handle_data(self, data):
+        if self._lines and any(self._stack) and data.strip():
+            self._lines[-1].append(data.strip())
+
+    def _flush(self):
+        text = " ".join(" ".join(line) for line in self._lines if line)
+        if text.strip():
+            self.blocks.append(("text", " ".join(text.split())))
+        self._lines = []
+
+    def close(self):
+        super().close()
+        self._flush()
+
+
+def _hocr_blocks(text: str) -> list[tuple[str, str]]:
+    p = _Hocr()
+    p.feed(text)
+    p.close()
+    return p.blocks
 
 
 def _chandra_link(a: re.Match) -> str:
