@@ -301,3 +301,21 @@ def test_sections_printed_only_in_the_head_bar_are_read_from_its_links(tmp_path)
     assert "Background\n" not in doc.markdown.replace("### Background\n", "")
     assert {"page": 4, "reason": "navigation", "text": "Scope"} in doc.attrs["removed"], doc.attrs["removed"]
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def test_a_frame_continued_by_allowframebreaks_is_one_heading(tmp_path):
+    # round32_deck_rule.md N4: Beamer titles each page of an allowframebreaks frame with the
+    # continuation's numeral (Falkor pp. 13-24: `Complete Sources (advanced.tex) I` ... `XII`)
+    pages = [frame("Why read slides", ["A deck is a document too, with a title on every frame."], 1),
+             frame("Complete Sources I", ["line one of the listing", "line two of the listing"], 2),
+             frame("Complete Sources II", ["line three of the listing", "line four of the listing"], 3),
+             frame("Complete Sources III", ["line five of the listing", "line six of the listing"], 4),
+             frame("Chapter V", ["A title that ends in a numeral alone is a title."], 5),
+             frame("Questions", ["Thank you for listening."], 6)]
+    doc = compile_document(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads[1:] == ["## Complete Sources I", "## Chapter V", "## Questions"], heads
+    lines = doc.markdown.splitlines()
+    for text in ("Complete Sources II", "Complete Sources III", "line six of the listing"):
+        assert lines.count(text) == 1, (text, doc.markdown)  # the later pages' titles stay their text
+    assert doc.attrs["conservation"]["words_lost"] == 0

@@ -117,6 +117,21 @@ def bar_bottom(bar: list[BBox] | tuple) -> float:
     return max((b[3] for b in bar), default=0.0)
 
 
+_CONTINUED = re.compile(r"^(.*\S)\s+([IVXLC]+|[ivxlc]+)$")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+
+
+def _continued(title: str) -> tuple[str, int] | None:
+    """``Complete Sources II`` -> ("Complete Sources", 2): Beamer's title on an ``allowframebreaks``
+    frame's pages carries the continuation's Roman numeral."""
+    m = _CONTINUED.match(title)
+    if not m:
+        return None
+    digits = [_ROMAN[ch] for ch in m.group(2).lower()]
+    value = sum(-d if d < e else d for d, e in zip(digits, digits[1:] + [0], strict=True))
+    return m.group(1), value
+
+
 def navigation(pages: list[Page]) -> tuple[dict[int, list[tuple[int, str]]], dict[int, list[BBox]]]:
     """The deck's head bar, read from its links: -> ({destination page: [(level, text)]}, {page: [link box]}).
 
@@ -356,6 +371,17 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5):
             head[n] = top
+    # a frame continued by allowframebreaks prints its title on each page with the continuation's
+    # numeral (I, II, ... XII): one frame, one heading; the later pages' titles stay their text
+    last: tuple[str, int] | None = None
+    for n in sorted(head):
+        if n in slide:
+            last = None
+            continue
+        cont = _continued(" ".join(head[n].text.split()))
+        if cont is not None and last is not None and cont[1] >= 2 and cont == (last[0], last[1] + 1):
+            del head[n]
+        last = cont
     frame_level = 2 + any(v == 2 for v in slide.values()) + any(v == 3 for v in slide.values())
     for n, bar in bars.items():
         # the head bar's own text (section names, the current subsection) is the deck's navigation,
