@@ -533,6 +533,20 @@ def test_flattened_author_blocks_become_authors_with_affiliations():
     assert "Example University" in doc.markdown
 
 
+def test_an_affiliation_written_once_for_two_authors_lists_its_repeat():
+    # "Name Institution email" after each author: the institution is written once with a mark for
+    # both, and the second copy is listed in removed.json (round32_ocr_rule.md W2), no word lost
+    acm = ("## Layouts of Many Documents\n\nAnna Berg Example Research Zurich, Switzerland abe@example.org "
+           "Carl Dahl Example Research Zurich, Switzerland cda@example.org\n\n<!-- image -->\n\n"
+           "Figure 1: Pages.\n\n## ABSTRACT\n\nText.\n")
+    doc = compile_text(acm)
+    assert [a.name for a in doc.metadata.authors] == ["Anna Berg", "Carl Dahl"]
+    assert doc.markdown.count("Example Research Zurich, Switzerland") == 1
+    listed = [(r["page"], r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")]
+    assert listed == [(1, "repeated-affiliation", "Example Research Zurich, Switzerland")]
+    assert doc.attrs["conservation"]["words_lost"] == 0
+
+
 def test_bullet_bibliography_numbers_lost_items_only_when_the_count_adds_up():
     refs = "\n".join([
         "* [1] A. Alpha. One paper. Journal, 2001.", "* [2] B. Beta. Two paper. Journal, 2002.",

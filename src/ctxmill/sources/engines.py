@@ -263,8 +263,8 @@ def to_pages(text: str, engine: str) -> EngineText:
         pages.append((num, body))
         at.append(i)
     cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
-    late: list[tuple[int, str, str]] = []  # what relevel leaves out: (index into cleaned, reason, text)
-    cleaned = tidy(relevel(cleaned, engine, info, late), engine)
+    late: list[tuple[int, str, str]] = []  # what relevel and tidy leave out: (index into cleaned, reason, text)
+    cleaned = tidy(relevel(cleaned, engine, info, late), engine, late)
     dropped += [(at[k], reason, piece) for k, reason, piece in late]
     kept = [k for k, (_, b) in enumerate(cleaned) if b.strip()]
     return EngineText(pages=[cleaned[k] for k in kept], engine=engine, missing_pages=missing, info=info,
@@ -1652,10 +1652,11 @@ def _split_person(chunk: str) -> tuple[str, str] | None:
     return m.group(1), m.group(2).strip(" ,;")
 
 
-def _flattened_authors(lines: list[str]) -> list[str]:
+def _flattened_authors(lines: list[str], repeated: list[str] | None = None) -> list[str]:
     """An author block that the engine flattened into running text ("Name Institution email Name
     Institution email ..."; docling on ACM papers, marker) -> one author line with markers and
-    one line per affiliation, the form the metadata stage reads."""
+    one line per affiliation, the form the metadata stage reads. An affiliation printed again
+    after a later name is written once: each repeat is added to ``repeated``."""
     title = next((i for i, s in enumerate(lines) if s.startswith("# ")), None)
     if title is None:
         return lines
@@ -1674,6 +1675,8 @@ def _flattened_authors(lines: list[str]) -> list[str]:
     for name, aff in people:
         if aff not in affs:
             affs.append(aff)
+        elif repeated is not None:
+            repeated.append(aff)
         names.append(f"{name}[^{affs.index(aff) + 1}]")
     for i in body:
         lines[i] = ""
@@ -1685,15 +1688,20 @@ def _flattened_authors(lines: list[str]) -> list[str]:
     return lines
 
 
-def tidy(pages: list[tuple[int | None, str]], engine: str = "") -> list[tuple[int | None, str]]:
+def tidy(pages: list[tuple[int | None, str]], engine: str = "",
+         removed: list[tuple[int, str, str]] | None = None) -> list[tuple[int | None, str]]:
     """Two layout habits of engines that hide structure from the compile stages: an author
     block written one name per paragraph (or in bold lines), and reference lists written as
-    Markdown bullets ('- [1] ...', '* Author ...'), one entry per paragraph here."""
+    Markdown bullets ('- [1] ...', '* Author ...'), one entry per paragraph here. What is left
+    out (an affiliation repeated after each name, written once) goes to ``removed``."""
     out = []
     for pi, (n, body) in enumerate(pages):
         lines = body.split("\n")
         if pi == 0:
-            lines = _flattened_authors(_authors_block(_author_groups(lines)))
+            repeated: list[str] = []
+            lines = _flattened_authors(_authors_block(_author_groups(lines)), repeated)
+            if removed is not None:
+                removed += [(pi, "repeated-affiliation", a) for a in repeated]
             if engine == "mineru":
                 lines = _glued_marks(lines)
         out.append((n, "\n".join(lines)))
