@@ -1227,6 +1227,221 @@ def _meddler(rnd: random.Random, root: Path):
     return threading.Thread(target=act, name=action, daemon=True)
 
 
+# ----------------------------------------------------------------------------- round thirty-two (--kinds wide3)
+# The OCR-engine readers the compiler gained after the third campaign (sources/engines.py): DeepSeek
+# grounding blocks, dots.ocr JSON, Chandra HTML, DocTags, MinerU content_list JSON, each malformed
+# (unclosed tags, truncated JSON, wrong types), huge or nested deep; olmOCR front matter and engine page markers mixed. Every case plants words of its own
+# ("zq" and letters) in blocks that are ordinary text: each must reach document.md or removed.json
+# (the conservation rule), else the case counts as good input lost. Text entry only (other entry
+# points draw wide2's kinds under --kinds wide3), from a random stream of its own.
+
+def _plant(rnd: random.Random, planted: list[str]) -> str:
+    """A paragraph of ordinary words with one new planted word in it."""
+    n = len(planted)
+    word = "zq" + "".join(chr(97 + (n // 26 ** k) % 26) for k in range(4)) + "x"
+    planted.append(word)
+    return _words(rnd, rnd.randint(4, 30)).capitalize() + f" {word} " + _words(rnd, rnd.randint(2, 20)) + "."
+
+
+_WEIRD_NUMBERS = ("nan", "-1e308", "1e999", "\"12\"", "null", "[]", "{}", "-0", "99999999999999999999999",
+                  "1.5", "true")
+
+
+def _reps(rnd: random.Random, blocks: int, big: int) -> int:
+    """How many times a malformed piece repeats: up to ``big`` in a small document, a few in a large
+    one (a 40,000-block document of 30,000-fold pieces would be gigabytes)."""
+    return rnd.choice([3, 300, big]) if blocks <= 40 else rnd.choice([2, 3, 30])
+
+
+def _bbox(rnd: random.Random) -> str:
+    if rnd.random() < 0.8:
+        return ", ".join(str(rnd.randint(0, 999)) for _ in range(4))
+    return ", ".join(rnd.choice(_WEIRD_NUMBERS) for _ in range(rnd.randint(0, 6)))
+
+
+def _deepseek(rnd: random.Random, blocks: int, planted: list[str]) -> str:
+    labels = ["text", "title", "sub_title", "table", "image", "header", "footer", "equation", "list", "caption",
+              "unknown_label", "", "a" * 5000, "text|>", "<|ref|>"]
+    out = []
+    for _b in range(blocks):
+        r = rnd.random()
+        good = r < 0.5
+        label = "text" if good else rnd.choice(labels)
+        ref = f"<|ref|>{label}<|/ref|><|det|>[[{_bbox(rnd)}]]<|/det|>"
+        if not good:
+            ref = rnd.choice([ref, f"<|ref|>{label}<|det|>[[{_bbox(rnd)}]]", f"<|ref|>{label}<|/ref|><|det|>[[",
+                              "<|ref|>" * _reps(rnd, blocks, 5000) + label, f"<|det|>[[{_bbox(rnd)}]]<|/det|>",
+                              "<|/ref|><|/det|>", f"<|ref|>{label}<|/ref|>" * _reps(rnd, blocks, 300),
+                              "<|grounding|><image>\\n", "<|ref|>" + _words(rnd, 8) + "<|/ref|><|det|>[[1,2,3,4]]<|/det|>"])
+        body = _plant(rnd, planted) if good else rnd.choice([_words(rnd, 12), "", "<|/det|>" * 3, "| a | b |",
+                                                             "$$x$$", "<table><tr><td>1"])
+        out.append(ref + "\n" + body + "\n")
+        if rnd.random() < 0.05:
+            out.append("<--- Page Split --->\n" * (rnd.choice([1, 1, 1000]) if blocks <= 40 else 1))
+    return "\n".join(out)
+
+
+def _dots(rnd: random.Random, blocks: int, planted: list[str]) -> tuple[str, list[str]]:
+    """A dots.ocr list; truncated or with wrong types. The words planted in blocks cut off by the
+    truncation are not counted (the model never wrote them out in full)."""
+    cats = ["Text", "Title", "Section-header", "Table", "Picture", "Caption", "Formula", "List-item",
+            "Page-header", "Page-footer", "Footnote"]
+    items, words = [], []
+    for b in range(blocks):
+        good = b == 0 or rnd.random() < 0.5
+        if good:
+            at = len(planted)
+            body = _plant(rnd, planted)  # (numbered on from every word planted so far: no word twice)
+            items.append((json.dumps({"bbox": [rnd.randint(0, 900) for _ in range(4)], "category": "Text",
+                                      "text": body}), planted[at:]))
+            continue
+        bad = rnd.choice(["cat_type", "text_type", "bbox", "extra", "nested", "string", "huge"])
+        if bad == "cat_type":
+            d = {"bbox": [1, 2, 3, 4], "category": rnd.choice([7, None, ["Text"], {"a": 1}, True, ""]),
+                 "text": _words(rnd, 6)}
+        elif bad == "text_type":
+            d = {"bbox": [1, 2, 3, 4], "category": rnd.choice(cats),
+                 "text": rnd.choice([None, 12, ["a", "b"], {"t": "x"}, 1e308, False])}
+        elif bad == "bbox":
+            d = {"bbox": rnd.choice([None, "x", [], [1e308] * 9, [[1, 2], [3]]]), "category": rnd.choice(cats),
+                 "text": _words(rnd, 6)}
+        elif bad == "extra":
+            d = {"category": rnd.choice(cats), "text": _words(rnd, 6), "children": [{"text": "y"}] * 3}
+        elif bad == "nested":
+            n = _reps(rnd, blocks, 200_000)
+            items.append(("[" * n + "]" * n, []))
+            continue
+        elif bad == "string":
+            items.append((rnd.choice(['"just a string"', "42", "null", "[]", '{"category": "Text"}']), []))
+            continue
+        else:
+            d = {"bbox": [1, 2, 3, 4], "category": "Text", "text": _words(rnd, _reps(rnd, blocks, 150_000))}
+        items.append((json.dumps(d), []))
+    text = "[" + ", ".join(s for s, _ in items) + "]"
+    cut = len(text)
+    if rnd.random() < 0.5:
+        cut = rnd.randrange(1, len(text))
+        text = text[:cut]
+    at = 1
+    for s, w in items:
+        if at + len(s) <= cut:
+            words += w
+        at += len(s) + 2
+    planted[:] = words
+    return text, words
+
+
+def _chandra(rnd: random.Random, blocks: int, planted: list[str]) -> str:
+    labels = ["Text", "Section-Header", "Title", "Table", "Image", "Caption", "Page-Header", "Page-Footer",
+              "List-Group", "Equation-Block", "Footnote", "Weird-Label"]
+    out = []
+    for _b in range(blocks):
+        good = rnd.random() < 0.5
+        label = "Text" if good else rnd.choice(labels)
+        head = f'<div data-bbox="{rnd.randint(0, 900)} 2 3 4" data-label="{label}">'
+        if good:
+            body = rnd.choice(["<p>{}</p>", "{}", "<p>{}", "<span>{}</span>"]).format(_plant(rnd, planted))
+        else:
+            n = _reps(rnd, blocks, 30_000)
+            body = rnd.choice([
+                "<table><tr><td>" + "<td>".join(_words(rnd, 2) for _ in range(rnd.randint(1, 40))),
+                "<div>" * n + _words(rnd, 5), "<ul>" + "<li>x" * n, "<h9>odd</h9>", "<h1>" + "x " * n,
+                '<math display="block">' + "\\frac{" * n, '<a href="http://x' + "/y" * n, "<img src=" * 3,
+                "</div>" * n, "<" * n, "<p " + 'a="' * n, "<!--" + _words(rnd, 8), "<table>" * n,
+                "<math>x" * 50, "<sup>" * n + "1"])
+        out.append(head + body + rnd.choice(["</div>", "", "</div></div>"]))
+    return "\n".join(out)
+
+
+def _doctags(rnd: random.Random, blocks: int, planted: list[str]) -> str:
+    tags = ["text", "title", "section_header_level_1", "caption", "page_header", "list_item", "otsl", "picture",
+            "formula", "code", "footnote", "page_footer"]
+    out = ["<doctag>"]
+    for _b in range(blocks):
+        good = rnd.random() < 0.5
+        tag = "text" if good else rnd.choice(tags)
+        loc = "".join(f"<loc_{rnd.randint(0, 500)}>" for _ in range(4))
+        if good:
+            out.append(f"<{tag}>{loc}{_plant(rnd, planted)}</{tag}>")
+        else:
+            n = _reps(rnd, blocks, 30_000)
+            out.append(rnd.choice([f"<{tag}>{loc}" + _words(rnd, 6), f"<{tag}>" * n + "x",
+                                   "<otsl>" + "<fcel>a<ecel><nl>" * n, f"<loc_{'9' * n}>",
+                                   "<page_break>" * n, f"</{tag}>" * n, loc * n]))
+    if rnd.random() < 0.5:
+        out.append("</doctag>")
+    return "\n".join(out)
+
+
+def _mineru_list(rnd: random.Random, blocks: int, planted: list[str]) -> str:
+    items = []
+    for b in range(blocks):
+        if rnd.random() < 0.5:
+            items.append({"type": "text", "text": _plant(rnd, planted), "page_idx": b // 20})
+            continue
+        items.append(rnd.choice([
+            {"type": rnd.choice([None, 3, ["text"], "table", "image", "equation", "?"]), "text": _words(rnd, 5)},
+            {"type": "text", "text": _words(rnd, 4), "text_level": rnd.choice(["x", -3, 1e9, None, [1]])},
+            {"type": "text", "text": rnd.choice([None, 5, {"a": "b"}]), "page_idx": rnd.choice([-1, "2", 1e308])},
+            {"type": "table", "table_body": "<table><tr><td>" * _reps(rnd, blocks, 500), "table_caption": [None, 3]},
+            {"type": "image", "img_path": "images/" + "a" * 64 + ".jpg", "img_caption": "not a list"},
+            {"type": "equation", "text": "$$" + "\\frac{" * _reps(rnd, blocks, 2000), "text_format": "latex"}]))
+    text = json.dumps(items)
+    if rnd.random() < 0.7:
+        return text
+    planted.clear()  # cut short: which planted words the cut left whole is not tracked
+    return text[:rnd.randrange(1, len(text))]
+
+
+def _front_matter(rnd: random.Random, paras: int, planted: list[str]) -> str:
+    fm = rnd.choice(["---\nprimary_language: en\nis_rotation_valid: True\nrotation_correction: 0\n"
+                     "is_table: False\nis_diagram: False\n---\n",
+                     "---\nprimary_language: en\nis_rotation_valid: [[[[\n",  # never closed
+                     "---\n" + "key: value\n" * rnd.choice([10, 50_000]) + "---\n",
+                     "---\nprimary_language: " + "{" * 5000 + "\n---\n",
+                     "---\n---\n---\n" * 100, "+++\ntitle = 'x'\n+++\n"])
+    return fm + "\n\n".join(_plant(rnd, planted) for _ in range(paras))
+
+
+def _engine_mix(rnd: random.Random, paras: int, planted: list[str]) -> str:
+    marks = ['<span id="page-3-1"></span>', "[text](#page-2-0)", "#### Page 4", "${ }^{1}$", "<!-- PageBreak -->",
+             "<!-- PageHeader=\"x\" -->", "<!-- image -->", "[MISSING_PAGE_FAIL:2]", "![](images/" + "0f" * 10 + ".jpg)",
+             '<div style="text-align: center;">', "\\section{Intro}", "\\title{T", "<--- Page Split --->",
+             "<|ref|>text<|/ref|>", "── PAGE 2 / 9 ──", "###### Abstract", "\\begin{tabular}{cc}", "<table>"]
+    out = []
+    for _ in range(paras):
+        if rnd.random() < 0.5:
+            out.append(_plant(rnd, planted))
+        else:
+            out.append(" ".join(rnd.choice(marks) for _ in range(rnd.randint(1, 6))) * (rnd.choice([1, 1, 200]) if paras <= 40 else 1))
+    return "\n\n".join(out)
+
+
+W3_KINDS = ("deepseek", "dots", "chandra", "doctags", "mineru_list", "front_matter", "engine_mix")
+
+
+def wide3_text(rnd: random.Random) -> tuple[str, bytes, list[str]]:
+    """(kind, input bytes, the planted words that must be kept or accounted for)."""
+    kind = rnd.choice(W3_KINDS)
+    size = rnd.choice([3, 40, 400, 4_000, 15_000]) if kind != "front_matter" else rnd.choice([3, 40, 400])
+    planted: list[str] = []
+    if kind == "deepseek":
+        text = _deepseek(rnd, size, planted)
+    elif kind == "dots":
+        text, _ = _dots(rnd, size, planted)
+    elif kind == "chandra":
+        text = _chandra(rnd, size, planted)
+    elif kind == "doctags":
+        text = _doctags(rnd, size, planted)
+    elif kind == "mineru_list":
+        text = _mineru_list(rnd, size, planted)
+    elif kind == "front_matter":
+        text = _front_matter(rnd, size, planted)
+    else:
+        text = _engine_mix(rnd, size, planted)
+    return f"{kind}:{size}", text.encode("utf-8", errors="replace"), planted
+
+
 # ----------------------------------------------------------------------------- round thirteen: PDF kinds of wide2
 # What real hostile PDFs hold and the corpus mutants and wide's built structures do not: Type3
 # fonts, XFA forms, 100,000-entry outlines, huge name trees, object streams and cross-reference
@@ -1776,6 +1991,10 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
     rnd = random.Random(f"{seed}:{entry}")
     wrnd = random.Random(f"{seed}:{entry}:wide")
     w2rnd = random.Random(f"{seed}:{entry}:wide2")
+    w3rnd = random.Random(f"{seed}:{entry}:wide3")
+    wide3 = kinds == "wide3" and entry == "text"
+    if kinds == "wide3" and entry != "text":
+        kinds = "wide2"  # round thirty-two's kinds are text; the other entry points draw wide2's
     by_kind: dict[str, dict[str, int]] = {}
     rebuilt: dict[str, int] = {}  # PDF cases compiled from a rebuilt copy, by kind
     runner = Runner(timeout, wall_timeout)
@@ -1794,6 +2013,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             desc = ""
             # (PDF: three cases in four of round thirteen's kinds, the fourth of wide's)
             wide2 = kinds == "wide2" and (entry != "pdf" or i % 4 != 3)
+            planted: list[str] = []
             wide = kinds == "wide" or (kinds == "all" and i % 2 == 1) or (kinds == "wide2" and not wide2)
             kind = "classic"
             if entry in ("pdf", "text"):
@@ -1809,6 +2029,11 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     else:
                         desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
                         inp = case_dir / "input.pdf"
+                elif wide3:
+                    kind, data, planted = wide3_text(w3rnd)
+                    desc = f"{kind} {len(data)} bytes"
+                    inp = case_dir / w3rnd.choice(["input.txt", "input.md", "input.mmd", "input", "input.json",
+                                                   "input.html"])
                 elif wide2:
                     kind, data = wide2_text(w2rnd)
                     desc = f"{kind} {len(data)} bytes"
@@ -1832,6 +2057,14 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                             errors="replace"):
                         key = kind if kind != "classic" else f"classic:{desc.split()[0] if desc else ''}"
                         rebuilt[key] = rebuilt.get(key, 0) + 1
+                    if planted and not half:  # conservation: each planted word kept or accounted for
+                        kept = (out / "document.md").read_text(errors="replace")
+                        if (out / "removed.json").is_file():
+                            kept += (out / "removed.json").read_text(errors="replace")
+                        missing = [w for w in planted if w not in kept]
+                        lost = bool(missing)
+                        if lost:
+                            err = f"{len(missing)} of {len(planted)} planted words lost, e.g. {missing[:3]}"
                 else:
                     half = out.exists() and any(out.iterdir())
                 slow.append((took, f"{entry} {i} {desc}", len(data), cpu))
@@ -2300,7 +2533,7 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
     ap.add_argument("--progress", metavar="FILE", help="write each entry point's counts so far to FILE.<entry>.json "
                     "every 20 cases, and its result when it ends")
-    ap.add_argument("--kinds", choices=("classic", "wide", "all", "wide2"), default="classic",
+    ap.add_argument("--kinds", choices=("classic", "wide", "all", "wide2", "wide3"), default="classic",
                     help="classic: the first rounds' generators (a seed replays the same cases); wide: the kinds "
                     "round eleven added (encodings, odd line breaks, nesting, giant numbers, built PDF structures, "
                     "apply and folder shapes, a tree changed while indexed); all: the two in turn; wide2: round twelve's kinds "
@@ -2311,7 +2544,9 @@ def main() -> None:
                     "cross-reference streams, nested and looping Form XObjects, millions of operators, inline images "
                     "of the wrong length, ToUnicode maps to surrogates, odd annotation encodings, wrong "
                     "linearization, odd rotations, a 1 MB Info string, embedded PDFs, JavaScript and launch actions; "
-                    "wide's in the fourth)")
+                    "wide's in the fourth); wide3: round thirty-two's text kinds (DeepSeek grounding, dots.ocr JSON, "
+                    "Chandra HTML, DocTags, MinerU content_list, front matter, engine markers mixed: malformed, huge, "
+                    "deep, with planted words that must be kept), wide2's for the other entry points")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="CPU seconds per case (the worker's and its children's; scaling: wall seconds per run)")
     ap.add_argument("--wall-timeout", type=float, default=None,
