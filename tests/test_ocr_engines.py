@@ -825,6 +825,22 @@ def test_a_rule_inside_a_chandra_block_leaves_no_tag():
     assert "<hr" not in md and not leftover(md)
 
 
+@pytest.mark.timeout(60)
+def test_unclosed_doctags_and_deep_marker_json_neither_hang_nor_crash():
+    # hostile input that sniffs as DocTags or marker's JSON: an opening tag never closed was
+    # searched to the end of the text once per tag (1 MB of them: minutes; the time limit is a
+    # safety net against that hang, not a speed assertion), and a block tree nested deeper than
+    # the JSON parser's stack raised RecursionError (exit 1) instead of a refusal
+    from ctxmill.sources import engines
+
+    blocks = engines._doctags_blocks("<doctag>" + "<text><loc_1>x " * 70_000 + "<caption>kept</caption>")
+    assert blocks == [("caption", "kept")]
+    deep = '{"children": [{"id": "/page/0/Page/1", "block_type": "Page", "html": "", "children": [' * 5000
+    assert sniff_engine(deep, "deep.json") == "marker-json"
+    with pytest.raises(InputRefused):
+        compile_text(deep, name="deep.json")
+
+
 def _hocr_par(k: int, *lines: str) -> str:
     spans = "".join(f"<span class='ocr_line' id='line_{k}_{i}' title='bbox 0 {i} 9 {i + 1}'>"
                     + " ".join(f"<span class='ocrx_word' title='bbox 0 0 1 1; x_wconf {40 if w == '|' else 95}'>{w}</span>"

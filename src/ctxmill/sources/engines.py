@@ -422,12 +422,12 @@ def _json_or_prefix(text: str):
 
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nesting deeper than the parser's stack: no engine writes it)
         data, at, dec = [], text.find("{"), json.JSONDecoder()
         while at >= 0:
             try:
                 obj, end = dec.raw_decode(text, at)
-            except ValueError:
+            except (ValueError, RecursionError):
                 break
             data.append(obj)
             at = text.find("{", end)
@@ -435,7 +435,7 @@ def _json_or_prefix(text: str):
 
 
 _DOCTAG_LOC = re.compile(r"<loc_\d+>")
-_DOCTAG_ELEMENT = re.compile(r"<page_break>|<([a-z][a-z_0-9]*)>(.*?)</\1>", re.S)
+_DOCTAG_OPEN = re.compile(r"<page_break>|<([a-z][a-z_0-9]*)>")
 _DOCTAG_CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
 _DOCTAG_CODE_LANG = re.compile(r"<_[^<>\s]{1,30}_>")
 _OTSL_CELL = re.compile(r"<(fcel|ecel|lcel|ucel|xcel|ched|rhed|srow|nl)>")
@@ -448,11 +448,25 @@ def _doctags_blocks(text: str) -> list[tuple[str, str]]:
     text = _DOCTAG_LOC.sub("", text)
     text = re.sub(r"</?(?:doctag|ordered_list|unordered_list)>", "\n", text)
     out: list[tuple[str, str]] = []
-    for m in _DOCTAG_ELEMENT.finditer(text):
-        tag, body = m.group(1), m.group(2) or ""
+    # each element from its opening tag to its closing one, found with str.find; an opening tag
+    # never closed is skipped, and a tag that found no closing one from a place finds none from
+    # any later place (a lazy pattern rescanned the rest of the text for every unclosed tag:
+    # 300 KB of them took 27 s)
+    unclosed: dict[str, int] = {}
+    at = 0
+    while (m := _DOCTAG_OPEN.search(text, at)) is not None:
+        tag = m.group(1)
         if tag is None:
             out.append((_PAGE_BREAK, ""))
+            at = m.end()
             continue
+        end = -1 if m.end() >= unclosed.get(tag, len(text) + 1) else text.find(f"</{tag}>", m.end())
+        if end < 0:
+            unclosed[tag] = min(unclosed.get(tag, len(text) + 1), m.end())
+            at = m.end()
+            continue
+        body = text[m.end():end]
+        at = end + len(tag) + 3
         captions = [c.strip() for c in _DOCTAG_CAPTION.findall(body)] if tag in ("picture", "chart", "otsl") else []
         body = _DOCTAG_CAPTION.sub("", body) if captions else body
         if tag == "otsl":
@@ -535,23 +549,20 @@ def _marker_blocks(text: str) -> list[tuple[str, str]]:
     from them, a table from its own html (its cells are children too)."""
     data = _json_or_prefix(text)
     out: list[tuple[str, str]] = []
-
-    def walk(b: dict) -> None:
+    todo = [data] if isinstance(data, dict) else []  # depth first, in order (no recursion: any depth)
+    while todo:
+        b = todo.pop()
         kind = str(b.get("block_type") or "")
         if kind == "Page" and out:
             out.append((_PAGE_BREAK, ""))
         body = str(b.get("html") or "")
         if body and "<content-ref" not in body:
             out.append((kind, _html_block(body)))
-            return
+            continue
         if not body and kind in ("Figure", "Picture"):
             out.append((kind, ""))
-        for child in b.get("children") or []:
-            if isinstance(child, dict):
-                walk(child)
-
-    if isinstance(data, dict):
-        walk(data)
+        children = b.get("children")
+        todo += [c for c in reversed(children) if isinstance(c, dict)] if isinstance(children, list) else []
     return out
 
 
