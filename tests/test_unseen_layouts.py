@@ -211,7 +211,11 @@ def test_unseen_papers_floors():
     memoir demo's two heads: a chapter line holding its number, a small-caps title and a 'Day 1' marker, and a
     colophon head after its page number), levels 0.984, titles 70/70, authors 223/231; with the round's fixes
     (main 74cf569) recall 0.979, min 0.5 (the memoir demo's colophon head), levels 0.998, authors 224/231: the
-    floors are mean 0.97, min 0.45."""
+    floors are mean 0.97, min 0.45. Round 32 adds a sixteenth set (round32_unseen_rule.md: an ACM sigconf paper, a
+    USENIX paper, a German lab report, a data report, a tikzposter poster): with the round's fixes all 75 score recall
+    0.975, min 0.5, levels 0.998, titles 74/75 (the lab report's cover is a form with no title line), authors 229/240
+    (the lab report's 0/3 names in the form's cells, the poster's placeholder 'Author(s)'), reference counts 75/75:
+    the authors' floor is truth - 12 (it was truth - 9: the new set lowers it)."""
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "corpus.py"), "--papers",
                           str(REPO / "benchmarks" / ".cache" / "unseen")], capture_output=True, text=True,
                          timeout=1200, check=True)
@@ -223,7 +227,7 @@ def test_unseen_papers_floors():
     assert min(recall) >= 0.45
     assert s["heading_level_accuracy_mean"] >= 0.95
     found, truth = map(int, s["authors_found"].split("/"))
-    assert found >= truth - 9
+    assert found >= truth - 12
     t_ok, n = map(int, s["titles_exact"].split("/"))
     assert t_ok >= n - 1
     counts_ok, n = map(int, s["reference_counts_within_10pct"].split("/"))
@@ -2823,3 +2827,64 @@ def test_a_title_page_note_opening_with_its_mark_is_no_abstract(tmp_path):
     title_page += [(t, 78, 430 + 10 * k, 8, "Times-Roman") for k, t in enumerate(note)]
     doc = compile_pages(tmp_path, [title_page, [("1 Introduction", 72, 80, 14, "Helvetica-Bold"), *body_lines(110, 20)]])
     assert doc.metadata.abstract in ("", None), doc.metadata.abstract
+
+
+def test_a_title_ending_in_a_colon_goes_on_in_smaller_type_below(tmp_path):
+    # acmart sigconf (acm-sigconf-kdd-xai-workshop, round32_unseen_rule.md C1): the title's first line, ending in a
+    # colon, in 17 pt bold, the rest under it in 14 pt of the same face; the title stopped at the colon
+    page = [("A Careful Study of Reading Documents:", 150, 80, 17, "Helvetica-Bold"),
+            ("Methods, Measures, and Lessons", 190, 102, 14, "Helvetica-Bold"),
+            ("Jane Roe", 270, 135, 12, "Times-Roman"), ("ABSTRACT", 72, 180, 11, "Helvetica-Bold"),
+            *body_lines(195, 5), ("1 INTRODUCTION", 72, 280, 11, "Helvetica-Bold"), *body_lines(300, 20)]
+    doc = compile_pages(tmp_path, [page])
+    assert doc.metadata.title == "A Careful Study of Reading Documents: Methods, Measures, and Lessons"
+    assert headings(doc)[0] == "# A Careful Study of Reading Documents: Methods, Measures, and Lessons"
+    assert names(doc) == ["Jane Roe"]
+
+
+def test_a_contents_heading_larger_than_the_title_is_no_title(tmp_path):
+    # a data report (data-report-md-analyses, round32_unseen_rule.md C2): a small centred title, name and date over a
+    # contents list whose heading (renamed "Analyses") is the largest type on the page; it was taken for the title
+    page = [("Data Report", 265, 100, 14.3, "Helvetica"), ("Jane Roe", 280, 125, 12, "Helvetica"),
+            ("September 28, 2020", 255, 145, 12, "Helvetica"), ("Analyses", 72, 190, 17.2, "Helvetica-Bold"),
+            ("1. Overview 2", 72, 225, 12, "Helvetica-Bold"), ("2. Distances 3", 72, 250, 12, "Helvetica-Bold"),
+            ("3. Backbone Deviations 5", 72, 275, 12, "Helvetica-Bold"),
+            ("4. Hydrogen Bond Analysis 7", 72, 300, 12, "Helvetica-Bold")]
+    body = [[(f"{k}. {t}", 72, 80, 17.2, "Helvetica-Bold"), *body_lines(110, 20, size=12)]
+            for k, t in enumerate(["Overview", "Distances", "Backbone Deviations", "Hydrogen Bond Analysis"], 1)]
+    doc = compile_pages(tmp_path, [page, *body])
+    assert doc.metadata.title == "Data Report"
+    assert names(doc) == ["Jane Roe"]
+
+
+def test_a_running_head_ending_in_the_section_mark_is_furniture(tmp_path):
+    # fancyhdr with \rightmark (lab-report-plc-kelvin-german, round32_unseen_rule.md C3): "Group 7  2 METHODS", a fixed
+    # part and the page's section in capitals, differs on every page; it stayed text, under the list an entry
+    marks = ["1 INTRODUCTION", "2 METHODS", "2 METHODS", "3 RESULTS", "REFERENCES", "4 APPENDIX"]
+    pages = [[("Report of the Second Exercise", 150, 80, 18, "Helvetica-Bold"), *body_lines(120, 20)]]
+    for mark in marks:
+        rows = [(f"E4-STP/01 - Group 7 {mark}", 60, 40, 10, "Times-Roman")]
+        if mark == "REFERENCES":
+            rows += [("References", 72, 80, 14, "Times-Bold"),
+                     ("[1] Jane Roe. A study of reading documents. Journal of Documents, 12:45-67, 2019.", 72, 100, 10,
+                      "Times-Roman")]
+        else:
+            rows += [(mark.split(" ", 1)[0] + " " + mark.split(" ", 1)[1].title(), 72, 80, 14, "Times-Bold"),
+                     *body_lines(100, 20)]
+        pages.append(rows)
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
+    assert "Group 7" not in doc.markdown
+    assert [r.raw[:12] for r in doc.references] == ["[1] Jane Roe"]
+
+
+def test_a_selected_references_block_is_a_bibliography(tmp_path):
+    # tikzposter (tikzposter-lu-landscape-template, round32_unseen_rule.md C4): biblatex's list printed in a block
+    # titled "Selected References" was no bibliography: no entry, its callout unresolved
+    page = [("A Poster on Reading", 900, 100, 60, "Helvetica-Bold"), ("Methods", 100, 300, 40, "Helvetica-Bold"),
+            ("Sample block which might mention a classic paper [1] in its running text here.", 100, 360, 28,
+             "Times-Roman"),
+            ("Selected References", 1800, 300, 40, "Helvetica-Bold"),
+            ("[1] A. Einstein, 'Zur Elektrodynamik bewegter Körper,' Annalen der Physik, vol. 322, pp. 891-921, 1905.",
+             1800, 360, 28, "Times-Roman")]
+    doc = compile_document(make_pdf(tmp_path / "p.pdf", [page], size=(3370, 2384)), CompileOptions())
+    assert [r.year for r in doc.references] == ["1905"]

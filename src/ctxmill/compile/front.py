@@ -359,6 +359,10 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # The title comes first: above the abstract (or first heading) and among the first few runs of
     # type from the top, which keeps out large type inside a figure further down.
     stop = next((t.top for t in content if _is_abstract_line(t) or HEADING_RE.match(t.text)), h * 0.7)
+    # a contents list's heading, whatever its word ("Contents", "Analyses"), known by the entries under
+    # it: the title and the byline are above it (it may be the largest type on the page)
+    toc = next((t.top for k, t in enumerate(content) if _heads_contents(content, k)), None)
+    stop = min(stop, toc) if toc is not None else stop
     groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)])
               if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40][:5]
     groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text) and not any(x.gappy for x in g)]
@@ -392,12 +396,13 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
                            and _centred(g, page.width or 612.0, width)), None)
     if chosen is None:
         return tp
+    chosen = chosen + _subtitle(chosen, content, body)
     tp.title = _join_title([x.text for x in chosen])
     tp.title_box = (min(x.x0 for x in chosen), chosen[0].top, max(x.x1 for x in chosen), chosen[-1].bottom)
     # ---- authors: the lines between the title and the abstract or the first heading
     below = [t for t in content if t.top > chosen[-1].bottom - 1 and t not in chosen]
     end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
-                or len(t.text.split()) > 25 or _prose(t.text)), len(below))
+                or len(t.text.split()) > 25 or _prose(t.text) or toc is not None and t.top >= toc - 1), len(below))
     region = below[:end]
     # a text layer gives initials as printed ("J.K. Krishnan"); OCR loses the space after an
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
@@ -406,6 +411,34 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
 
 
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
+# a contents entry: a section number, its title (dot leaders or not) and the page number at the end
+_CONTENTS_ENTRY_RE = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\.?\s+\S.*?\s\d{1,4}\s*$")
+
+
+def _heads_contents(content: list[TLine], k: int) -> bool:
+    """content[k] is a heading over three or more contents entries (and is none itself)."""
+    nxt = content[k + 1:k + 4]
+    return len(nxt) == 3 and not _CONTENTS_ENTRY_RE.match(content[k].text) \
+        and all(_CONTENTS_ENTRY_RE.match(t.text) for t in nxt)
+
+
+def _subtitle(chosen: list[TLine], content: list[TLine], body: float) -> list[TLine]:
+    """The lines that go on with a title ending in a colon in smaller type right under it (acmart's
+    "Explainable Machine Learning:" at 17 pt over "Techniques, Recommendations, and ..." at 14 pt, one
+    bold face): up to two lines, bold as the title is, in type of at least 0.75 of its size and
+    larger than the body, overlapping it across."""
+    last = chosen[-1]
+    if not last.text.rstrip().endswith(":"):
+        return []
+    out: list[TLine] = []
+    for t in (t for t in content if t.top > last.bottom - 1 and t not in chosen):
+        prev = out[-1] if out else last
+        if len(out) == 2 or t.bold != last.bold or not (max(body * 1.1, 0.75 * last.size) <= t.size < last.size - 0.3) \
+                or (out and abs(t.size - out[0].size) > 0.3) or not -0.5 * t.size <= t.top - prev.bottom < 1.3 * t.size \
+                or not (t.x0 < last.x1 and t.x1 > last.x0):
+            break
+        out.append(t)
+    return out if out and title_shaped(_join_title([x.text for x in out])) else []
 
 
 def running_title(pages: list[Page], info: dict, tp: TitlePage) -> str:

@@ -434,6 +434,26 @@ def _stamp(text: str, lines: list[str] | None = None) -> bool:
 _BOOK_HEAD_RE = re.compile(r"^(chapter #\.?|#(?:\.#)+\.?)\s.*$", re.S)
 
 
+_MARK_NUMBER_RE = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?")
+
+
+def _before_section_mark(text: str) -> str | None:
+    """The text of a running head before the section mark it ends with (an optional section number,
+    then words in capitals: "E4-STP/01 - Tisch 7 1 EINLEITUNG" -> "E4-STP/01 - Tisch"), or None
+    when it ends with none or the part before it is in capitals too (a head all in capitals is
+    its own key)."""
+    words = text.split()
+    k = len(words)
+    while k and words[k - 1].isupper() and sum(c.isalpha() for c in words[k - 1]) >= 2:
+        k -= 1
+    if k == len(words) or k == 0:
+        return None
+    while k > 1 and _MARK_NUMBER_RE.fullmatch(words[k - 1]):  # (the number, and a number the fixed part
+        k -= 1  # ends with: "Tisch 7 LISTINGS" on a page of no numbered section is the same head)
+    fixed = " ".join(words[:k])
+    return fixed if any(c.islower() for c in fixed) else None
+
+
 def _furniture(doc: Document) -> None:
     """Mark page numbers and running headers/footers."""
     geo = [b for b in doc.blocks if b.bbox is not None and b.kind is Kind.PARAGRAPH]
@@ -454,6 +474,7 @@ def _furniture(doc: Document) -> None:
         geo = [b for b in geo if b.kind is Kind.PARAGRAPH]
         # candidates: short blocks near the top or bottom edge of the page
         edge: list[tuple[Block, str]] = []
+        marked: dict[int, str] = {}  # id(block) -> the fixed part of a head ending with a section mark
         # the topmost block of a page may sit lower than the band (JSS sets its head 76 pt down
         # an A4 page, 0.09 of it; a trim page centred on the sheet, classic JFM's on A4, 107 pt,
         # 0.127 of it): in body type or smaller it is a candidate down to 0.15 of the page (a
@@ -478,6 +499,11 @@ def _furniture(doc: Document) -> None:
             if (bottom > h * 0.9 or near_top) and ((len(b.text) < 120 or long_ok) and b.attrs.get("_nlines", 1) <= 2
                                                    or foot_ok):
                 key = re.sub(r"\d+", "#", b.text.strip().lower())
+                fixed = _before_section_mark(b.text)
+                if fixed is not None:
+                    # a head closing with the section the page is in, in capitals (fancyhdr's
+                    # \rightmark: "Group 7   2 METHODS"): a second key for its fixed part
+                    marked[id(b)] = re.sub(r"\d+", "#", fixed.lower())
                 # a page number before or after the head ("2 Title" on even pages, "Title 3" on
                 # odd) is one key; the bare title on page 1 is another
                 paged = re.sub(r"^#\s+|\s+#$", "", key)
@@ -490,12 +516,13 @@ def _furniture(doc: Document) -> None:
             elif (bottom > h * 0.9 or near_top) and _stamp(b.text, b.attrs.get("_line_texts")):
                 edge.append((b, ""))  # a block of stamps, several lines deep
         counts = Counter(k for _, k in edge)
+        mark_counts = Counter(marked.values())
         pages = max(1, len({b.page for b in doc.blocks}))
         for b, key in edge:
             if PAGE_NUM_RE.match(b.text):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "page_number"
-            elif counts[key] >= max(3, pages // 4):
+            elif counts[key] >= max(3, pages // 4) or mark_counts[marked.get(id(b))] >= max(3, pages // 4):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "running_header"
             elif _stamp(b.text, b.attrs.get("_line_texts")):

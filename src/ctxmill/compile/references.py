@@ -584,6 +584,8 @@ BIB_TITLES = frozenset({
     # Scandinavian languages ("Literatura", "Bibliografía" and "Referências" fold to ASCII in _norm)
     "literatura", "bibliografia", "bibliografie", "referencias", "referenties", "referenser",
     "riferimenti bibliografici", "litteratur",
+    # a list cut to the works the text cites (a poster's block, a report's short list)
+    "selected references", "selected bibliography",
 })
 _BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
 
