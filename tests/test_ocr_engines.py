@@ -870,6 +870,17 @@ def test_hocr_paragraphs_and_pages_are_read_with_every_word():
     assert doc.attrs["conservation"]["words_lost"] == 0
 
 
+@pytest.mark.timeout(30)
+def test_hocr_of_unclosed_elements_does_not_hang():
+    # every start tag searched the stack of open elements for a paragraph, and every piece of
+    # text searched it for an hOCR element: 2 MB of unclosed lines took 46 s (the time limit is a
+    # safety net against that, not a speed assertion); the words are still read, one block a line
+    from ctxmill.sources import engines
+
+    blocks = engines._hocr_blocks("<div class='ocr_page'>" + "<span class='ocr_line'><span class='ocrx_word'>x" * 60_000)
+    assert len(blocks) == 60_000 and blocks[0] == ("text", "x")
+
+
 def test_one_block_per_author_becomes_authors_with_affiliations():
     # marker: each author a heading, an e-mail line under it; Mistral: "Name<br>Department<br>University<br>email"
     marker = ("# Sparse Experts at Scale\n\n### Ann Smith∗\n\nann@example.org\n\n### Bob Jones∗\n\nbob@example.org\n\n"

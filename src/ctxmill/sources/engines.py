@@ -576,6 +576,9 @@ class _Hocr(HTMLParser):
         self.blocks: list[tuple[str, str]] = []
         self.pages = 0
         self._stack: list[str] = []  # the hOCR class of each open element ("" for others)
+        # how many of them are paragraphs, and hOCR elements at all (counted, not searched: a
+        # text of unclosed elements made each search as long as the stack)
+        self._pars = self._marked = 0
         self._lines: list[list[str]] = []  # the open paragraph's lines
 
     def handle_starttag(self, tag, attrs):
@@ -591,21 +594,25 @@ class _Hocr(HTMLParser):
             self.pages += 1
         elif kind == "ocr_par":
             self._flush()
-        elif kind and not any(k == "ocr_par" for k in self._stack):
+        elif kind and not self._pars:
             self._flush()  # a line of its own: a block of its own
         if kind and kind not in ("ocr_page", "ocr_par"):
             self._lines.append([])
         self._stack.append(kind)
+        self._pars += kind == "ocr_par"
+        self._marked += bool(kind)
 
     def handle_endtag(self, tag):
         if tag in ("br", "meta", "img", "input", "hr", "link") or not self._stack:
             return
         kind = self._stack.pop()
+        self._pars -= kind == "ocr_par"
+        self._marked -= bool(kind)
         if kind == "ocr_par":
             self._flush()
 
     def handle_data(self, data):
-        if self._lines and any(self._stack) and data.strip():
+        if self._lines and self._marked and data.strip():
             self._lines[-1].append(data.strip())
 
     def _flush(self):
