@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from ctxmill.compile.refparse import DOUBTFUL, label, parse
-from ctxmill.compile.refparse.names import split_people
+from ctxmill.compile.refparse.names import is_name, split_people
 from ctxmill.model import BlockKind
 
 # (style, string, expected fields; "family" is the first author's family name)
@@ -96,10 +96,28 @@ def test_a_collaboration_is_one_author_and_no_title_is_invented():
     ("P. van Baal & J. von Neumann", [("van Baal", "P."), ("von Neumann", "J.")]),
     ("Smith, John; Doe, Jane", [("Smith", "John"), ("Doe", "Jane")]),
     ("Kingma, D. P. and Ba, J.", [("Kingma", "D. P."), ("Ba", "J.")]),
+    # abbreviated particles after initials (round 32, P): the family name keeps its particle
+    ("J. T. v. Mierlo, G. J. Overheul", [("v. Mierlo", "J. T."), ("Overheul", "G. J.")]),
+    ("Lagos C. d. P., Theuns T.", [("Lagos", "C. d. P."), ("Theuns", "T.")]),
+    ("Walt S. v. d., Colbert S. C.", [("v. d. Walt", "S."), ("Colbert", "S. C.")]),
 ])
 def test_people_are_split_into_family_and_given(text, people):
     got, _ = split_people(text)
     assert [(p["family"], p.get("given")) for p in got] == people
+
+
+def test_a_first_author_with_an_abbreviated_particle_is_kept():
+    # "v."/"d." were lowercase words no particle table holds, so the person was dropped as debris
+    mierlo = parse("J. T. v. Mierlo, G. J. Overheul, and R. P. v. Rij. Novel Drosophila Viruses Encode "
+                   "Host-Specific Suppressors of RNAi. PLOS Pathogens, 10(7):e1004256, July 2014.")
+    assert [p["family"] for p in mierlo["people"]] == ["v. Mierlo", "Overheul", "v. Rij"]
+    lagos = parse("Lagos C. d. P., et al., 2018, MNRAS, 473, 4956")
+    assert lagos["people"] == [{"family": "Lagos", "given": "C. d. P."}]
+    walt = parse("Walt S. v. d., Colbert S. C., Varoquaux G., 2011, Comput Sci Eng, 13, 22")
+    assert walt["authors"][0] == "S. v. d. Walt"
+    # a "v." after a word that is no initial stays what it was: a court case is no person
+    people, _ = split_people("Bartz v. Anthropic PBC, no.")
+    assert not any(is_name(p) for p in people)
 
 
 def test_labels_are_deterministic_and_noise_is_doubtful():

@@ -26,12 +26,39 @@ _INITIAL_DOT = re.compile(r"\b[A-Z]\.")
 _SUFFIX = re.compile(r"^(?:Jr|Sr|II|III|IV)\.?$")
 _SPACES = re.compile(r"\s+")
 _SPACED_DOT = re.compile(r"\s+\.(?=\w)")
+# An abbreviated particle ("J. T. v. Mierlo", mnras' "Walt S. v. d."): a lowercase letter and a full stop
+# whose letter begins a particle of the table, counted only right after an initial (so "Bartz v. Anthropic"
+# stays no person).
+_ABBR = re.compile(r"^[a-z]\.$")
+_ABBR_LETTERS = frozenset(w[0] for w in PARTICLES if w[0].isalpha())
 _EDS = re.compile(r"\(?\b(?:eds?|editors?|hrsg|coords?)\b\.?\)?|\b(?:edited\s+by|in)\b:?", re.IGNORECASE)
 
 
 def _is_initials(part: str) -> bool:
     words = part.replace(".", ". ").split()
-    return bool(words) and all(_INITIALS.match(w) for w in words)
+    return bool(words) and all(_INITIALS.match(w) or _abbr_particle(words, i) for i, w in enumerate(words))
+
+
+def _family_given(fam: str, giv: str) -> dict:
+    """A family name and the given names printed after it; abbreviated particles that end the given
+    names are the family name's ("Walt, S. v. d." is van der Walt)."""
+    words = giv.split()
+    e = len(words)
+    while e > 1 and _abbr_particle(words, e - 1):
+        e -= 1
+    if e < len(words):
+        fam, giv = " ".join(words[e:] + [fam]), " ".join(words[:e])
+    return {"family": fam, "given": giv} if giv else {"family": fam}
+
+
+def _abbr_particle(words: list[str], i: int) -> bool:
+    """Whether words[i] is an abbreviated particle: "v." after initials ("J. T. v.", "S. v. d.")."""
+    j = i
+    while j > 0 and _ABBR.match(words[j]) and words[j][0] in _ABBR_LETTERS:
+        j -= 1
+        if _INITIALS.match(words[j]):
+            return True
+    return False
 
 
 def _person(part: str) -> dict | None:
@@ -46,15 +73,19 @@ def _person(part: str) -> dict | None:
         return {"family": words[0]}
     # Family first with initials after it: "Bahcall J.N.", "Pérez-Higueras JJ", "de la Macorra JC"
     k = len(words)
-    while k > 1 and _INITIALS.match(words[k - 1]):
+    while k > 1 and (_INITIALS.match(words[k - 1]) or _abbr_particle(words, k - 1)):
         k -= 1
-    if k < len(words) and not _INITIALS.match(words[0]):
-        fam, giv = " ".join(words[:k]), " ".join(words[k:])
+    if k < len(words) and not _INITIALS.match(words[0]) and not _ABBR.match(words[0]):
+        # abbreviated particles that end the name are the family name's ("Walt S. v. d." is van der Walt)
+        e = len(words)
+        while e > k + 1 and _abbr_particle(words, e - 1):
+            e -= 1
+        fam, giv = " ".join(words[e:] + words[:k]), " ".join(words[k:e])
     else:
-        # Given names first: the family name starts at its particle ("Peter van Baal") or is
-        # the last word ("Ashish Vaswani", "J. N. Bahcall").
+        # Given names first: the family name starts at its particle ("Peter van Baal", "J. T. v. Mierlo")
+        # or is the last word ("Ashish Vaswani", "J. N. Bahcall").
         j = len(words) - 1
-        while j > 1 and words[j - 1].lower() in PARTICLES:
+        while j > 1 and (words[j - 1].lower() in PARTICLES or _abbr_particle(words, j - 1)):
             j -= 1
         fam, giv = " ".join(words[j:]), " ".join(words[:j])
     if suffix:
@@ -106,7 +137,7 @@ def split_people(field: str) -> tuple[list[dict], bool]:
         if nxt is not None and " " not in p.strip() or (nxt is not None and _is_initials(nxt) and not _has_initials(p)):
             if nxt is not None and (_is_initials(nxt) or (len(nxt.split()) <= 2 and not _has_initials(p)
                                                            and len(p.split()) <= 2 and _looks_given(nxt, parts, i))):
-                people.append({"family": p.strip(), "given": nxt.strip()})
+                people.append(_family_given(p.strip(), nxt.strip()))
                 i += 2
                 continue
         person = _person(p)
@@ -135,8 +166,8 @@ def is_name(person: dict) -> bool:
     words = text.split()
     if not words or any(map(str.isdigit, text)):  # one pass over the characters, not a generator per word
         return False
-    for w in words:
-        if not (w[0].isupper() or w[0] in "'’(" or w.lower() in PARTICLES):
+    for i, w in enumerate(words):
+        if not (w[0].isupper() or w[0] in "'’(" or w.lower() in PARTICLES or _abbr_particle(words, i)):
             return False
     return True
 
