@@ -870,6 +870,18 @@ def test_hocr_paragraphs_and_pages_are_read_with_every_word():
     assert doc.attrs["conservation"]["words_lost"] == 0
 
 
+def test_a_content_list_with_odd_field_types_is_read_not_crashed():
+    # a MinerU content list whose text_level is no number or whose captions are no list (hand-made
+    # or damaged) made int() or iteration raise: the compile exited 1 (round32_ocr_rule.md H3)
+    odd = json.dumps([{"type": "text", "text": "Counting Words in Old Letters", "text_level": 1, "page_idx": 0},
+                      {"type": "text", "text": "Introduction", "text_level": "x", "page_idx": 0},
+                      {"type": "image", "image_caption": 5, "page_idx": 0},
+                      {"type": "text", "text": "Letters hold many words.", "page_idx": 0}])
+    doc = compile_text(odd, name="odd_content_list.json")
+    assert doc.metadata.source["engine"] == "mineru-json"
+    assert "Introduction" in doc.markdown and "Letters hold many words." in doc.markdown
+
+
 @pytest.mark.timeout(30)
 def test_hocr_of_unclosed_elements_does_not_hang():
     # every start tag searched the stack of open elements for a paragraph, and every piece of

@@ -520,8 +520,10 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
         page = b.get("page_idx", page)
         kind = str(b.get("type") or "text")
         strings = functools.partial(_strings_of, b)
-        if kind in ("text", "title") and b.get("text_level"):
-            out.append(("text", "#" * min(6, int(b["text_level"]) + 1) + " " + " ".join(str(b.get("text", "")).split())))
+        level = b.get("text_level")
+        level = level if isinstance(level, int) and not isinstance(level, bool) else None  # (a number or nothing)
+        if kind in ("text", "title") and level:
+            out.append(("text", "#" * max(2, min(6, level + 1)) + " " + " ".join(str(b.get("text", "")).split())))
         elif kind == "image":
             out.append(("image", ""))
             out += [("caption", c) for c in strings("image_caption") + strings("image_footnote")]
@@ -540,7 +542,8 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
 
 
 def _strings_of(block: dict, key: str) -> list[str]:
-    return [str(x) for x in (block.get(key) or []) if str(x).strip()]
+    v = block.get(key)
+    return [str(x) for x in v if str(x).strip()] if isinstance(v, list) else []
 
 
 def _marker_blocks(text: str) -> list[tuple[str, str]]:
