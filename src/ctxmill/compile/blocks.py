@@ -1361,6 +1361,9 @@ def _made(item: tuple | list, page: int) -> Block:
 
 # what may close a sentence after its mark (structure.SENTENCE_END_RE's ['"”’)\]]*); none is a mark
 _CLOSERS = "'\"”’)]"
+# how far before a break a parenthesis may open, and after it close (a list of citations), for the text to
+# run on through the break
+_BRACKET_OPEN, _BRACKET_CLOSE = 80, 240
 
 
 def ends_sentence(parts: list[str]) -> bool:
@@ -1380,6 +1383,19 @@ def ends_sentence(parts: list[str]) -> bool:
     return False
 
 
+def _bracket_goes_on(a: str, c: str) -> bool:
+    """A parenthesis left open at the break and closed early in the next text: "... APOGEE-2 (Gunn et al."
+    at a column's foot, a footnote under it, "2006; Majewski et al. 2017; ...)" atop the next column. The
+    citation's "et al." is no sentence's end and its year no new paragraph (round32_citations_rule.md F)."""
+    tail = a[-_BRACKET_OPEN:]
+    i = tail.rfind("(")
+    if i < 0 or ")" in tail[i:]:
+        return False
+    head = c[:_BRACKET_CLOSE]
+    j = head.find(")")
+    return j > 0 and "(" not in head[:j]
+
+
 def runs_on(parts: list[str], c: str) -> bool:
     """The text ``parts`` joined runs on into the next text ``c`` (left-stripped): no sentence
     end before the break, and a lower-case word, a bracket or the rest of a hyphenated word
@@ -1388,6 +1404,8 @@ def runs_on(parts: list[str], c: str) -> bool:
     a = parts[-1].rstrip()
     if not a or not c:
         return False
+    if _bracket_goes_on(a, c):
+        return True
     if ends_sentence(parts):
         return False
     if a.endswith("-") and c[:1].isalpha():
