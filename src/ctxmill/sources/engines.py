@@ -380,8 +380,8 @@ _BLOCK_LABELS = {
     "form": "table"}
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr")
-_CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^>]*>')
-_CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S | re.I)
+_CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
+_CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
 _HREF = re.compile(r'href="(https?://[^"]+)"', re.I)
 _CHANDRA_MATH = re.compile(r'<math\b([^>]*)>(.*?)</math>', re.S | re.I)
@@ -424,11 +424,27 @@ def _json_or_prefix(text: str):
         return json.loads(text)
     except (ValueError, RecursionError):  # (nesting deeper than the parser's stack: no engine writes it)
         data, at, dec = [], text.find("{"), json.JSONDecoder()
+        budget = 4 * len(text) + 1_000_000  # characters read by failed tries: a bounded cost
         while at >= 0:
             try:
                 obj, end = dec.raw_decode(text, at)
-            except (ValueError, RecursionError):
-                break
+            except ValueError as exc:
+                # a block that is not JSON (cut short, a bad escape): read on at the next "{", so
+                # one bad block does not drop every block after it (round32_fuzz_rule.md F2)
+                budget -= max(getattr(exc, "pos", at) - at, 1)
+                if budget < 0:
+                    break
+                at = text.find("{", at + 1)
+                continue
+            except RecursionError:  # nested past the limit: on past the whole run of brackets
+                budget -= 20_000  # (about what a try that reaches the limit reads)
+                if budget < 0:
+                    break
+                end = at
+                while end < len(text) and text[end] in "[{ \n\t":
+                    end += 1
+                at = text.find("{", end)
+                continue
             data.append(obj)
             at = text.find("{", end)
         return data
@@ -436,6 +452,12 @@ def _json_or_prefix(text: str):
 
 _DOCTAG_LOC = re.compile(r"<loc_\d+>")
 _DOCTAG_OPEN = re.compile(r"<page_break>|<([a-z][a-z_0-9]*)>")
+# the opening tags of block elements: an element whose body holds one was left unclosed, and is
+# read as unclosed (round32_fuzz_rule.md F4: ``<picture>`` never closed ran to a later
+# ``</picture>``, every block between read as the picture's and dropped)
+_DOCTAG_BLOCK_OPEN = re.compile(r"<(?:text|title|section_header_level_\d+|list_item|code|formula|page_header|"
+                                r"page_footer|footnote|picture|chart|otsl|paragraph|page_break|reference)>")
+_DOCTAG_TAG = re.compile(r"</?[a-z][a-z_0-9]*>")
 _DOCTAG_CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
 _DOCTAG_CODE_LANG = re.compile(r"<_[^<>\s]{1,30}_>")
 _OTSL_CELL = re.compile(r"<(fcel|ecel|lcel|ucel|xcel|ched|rhed|srow|nl)>")
@@ -453,20 +475,42 @@ def _doctags_blocks(text: str) -> list[tuple[str, str]]:
     # any later place (a lazy pattern rescanned the rest of the text for every unclosed tag:
     # 300 KB of them took 27 s)
     unclosed: dict[str, int] = {}
-    at = 0
+    closes: dict[str, tuple[int, int]] = {}  # tag -> (searched from, its first closing tag there)
+    at = last = 0
+    block_at = -1  # where the next block's opening tag is, at or after the place last asked from
+
+    def gap(upto: int) -> None:  # the words outside every element (an unclosed one's): text, not dropped
+        words = " ".join(_DOCTAG_TAG.sub(" ", text[last:upto]).split())
+        if words:
+            out.append(("text", words))
+
     while (m := _DOCTAG_OPEN.search(text, at)) is not None:
         tag = m.group(1)
         if tag is None:
+            gap(m.start())
             out.append((_PAGE_BREAK, ""))
-            at = m.end()
+            at = last = m.end()
             continue
-        end = -1 if m.end() >= unclosed.get(tag, len(text) + 1) else text.find(f"</{tag}>", m.end())
+        if m.end() >= unclosed.get(tag, len(text) + 1):
+            end = -1
+        elif tag in closes and closes[tag][0] <= m.end() <= closes[tag][1]:
+            end = closes[tag][1]  # (the same first closing tag: not searched again)
+        else:
+            end = text.find(f"</{tag}>", m.end())
+            closes[tag] = (m.end(), end)
         if end < 0:
             unclosed[tag] = min(unclosed.get(tag, len(text) + 1), m.end())
             at = m.end()
             continue
+        if block_at < m.end():
+            b = _DOCTAG_BLOCK_OPEN.search(text, m.end())
+            block_at = b.start() if b else len(text)
+        if block_at < end:  # another block starts before this one closes: this one is unclosed
+            at = m.end()
+            continue
+        gap(m.start())
         body = text[m.end():end]
-        at = end + len(tag) + 3
+        at = last = end + len(tag) + 3
         captions = [c.strip() for c in _DOCTAG_CAPTION.findall(body)] if tag in ("picture", "chart", "otsl") else []
         body = _DOCTAG_CAPTION.sub("", body) if captions else body
         if tag == "otsl":
@@ -488,6 +532,7 @@ def _doctags_blocks(text: str) -> list[tuple[str, str]]:
             out.append(("list_item", "- " + body.strip().lstrip("-•· ").strip()))
         else:
             out.append((tag, body))
+    gap(len(text))
     return out
 
 
@@ -543,6 +588,7 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
 
 def _strings_of(block: dict, key: str) -> list[str]:
     v = block.get(key)
+    v = [v] if isinstance(v, str) else v  # one caption as a string, not a list: kept (round32_fuzz_rule.md F3)
     return [str(x) for x in v if str(x).strip()] if isinstance(v, list) else []
 
 
@@ -661,10 +707,12 @@ def _html_block(body: str) -> str:
     body = _CHANDRA_HEADING.sub(lambda h: "#" * int(h.group(1)) + " " + " ".join(h.group(2).split()), body)
     body = _CHANDRA_LINK.sub(_chandra_link, body)
     body = _CHANDRA_MATH.sub(lambda x: f"$${x.group(2)}$$" if "block" in x.group(1) else f"${x.group(2)}$", body)
-    body = re.sub(r"\s*<li\b[^>]*>\s*", "\n- ", body, flags=re.I)
-    body = re.sub(r"\s*<hr\b[^>]*>\s*", "\n\n", body, flags=re.I)  # a rule between paragraphs: no words
+    # (a tag holds no "<" or ">": an unclosed one, ``<p class="x``, ends at the next "<" and is
+    # left as text, not read on to the next ">" with the words between)
+    body = re.sub(r"\s*<li\b[^<>]*>\s*", "\n- ", body, flags=re.I)
+    body = re.sub(r"\s*<hr\b[^<>]*>\s*", "\n\n", body, flags=re.I)  # a rule between paragraphs: no words
     # (marker's JSON sets indented paragraphs in <blockquote>: paragraphs, as its Markdown's are)
-    return re.sub(r"\s*</?(?:ul|ol|p|blockquote)\b[^>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
+    return re.sub(r"\s*</?(?:ul|ol|p|blockquote)\b[^<>]*>\s*|\s*</li>\s*", "\n\n", body, flags=re.I)
 
 
 # --------------------------------------------------------------------------- one page
@@ -690,7 +738,7 @@ _SUB_TAG = re.compile(r"<sub>\s*([^<]{1,40}?)\s*</sub>", re.I)
 _BOLD_TAG = re.compile(r"</?(?:b|strong)>", re.I)
 _ITALIC_TAG = re.compile(r"</?(?:i|em)>", re.I)
 _BR_TAG = re.compile(r"\s*<br\s*/?>\s*", re.I)
-_INLINE_TAG = re.compile(r"</?(?:span|font|u|p|center|small|big|html|body)\b[^>]*>", re.I)
+_INLINE_TAG = re.compile(r"</?(?:span|font|u|p|center|small|big|html|body)\b[^<>]*>", re.I)
 _HTML_COMMENT = re.compile(r"<!--.*?-->")
 _PROMPT_TOKENS = re.compile(r"(?:<image>|<\|[a-z_/]+\|>)(?:\\n|[^\s\"'<]|<\|[a-z_/]+\|>)*")
 _DISPLAY_SPLIT = re.compile(r"(\$\$.*?\$\$)")
@@ -1049,14 +1097,21 @@ def _html_tables(text: str) -> str:
     return _TABLE_RE.sub(conv, text[:end]) + text[end:]
 
 
+_IN_TAG = r"(?:[^<>\n]|\n(?![ \t]*\n))"  # one character inside an HTML tag: no "<", ">" or blank line
+
+
 def _html_markup(text: str) -> str:
     """Block-level HTML of layout engines: ``<div>`` wrappers unwrapped (centred captions become
     their own paragraphs), ``<img>`` -> image placeholders, docling ``<!-- image -->`` too."""
-    text = re.sub(r"<figure\b[^>]*>(.*?)</figure>", _figure_element, text, flags=re.S | re.I)
+    text = re.sub(r"<figure\b[^<>]*>(.*?)</figure>", _figure_element, text, flags=re.S | re.I)
     text = re.sub(r":(?:un)?selected:", "", text)  # Azure DI checkbox marks
-    text = re.sub(r"<img\b[^>]*?src=[\"']([^\"']+)[\"'][^>]*>", lambda m: f"\n\n![]({m.group(1)})\n\n", text, flags=re.I)
-    text = re.sub(r"<img\b[^>]*>", "\n\n![](image)\n\n", text, flags=re.I)
-    text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b[^>]*>", "\n\n", text, flags=re.I)
+    # (a tag holds no "<", ">" or blank line: ``<img src=`` never closed ends there, not at the
+    # next ">" pages on with every word between dropped: round32_fuzz_rule.md)
+    text = re.sub(r"<img\b" + _IN_TAG + r"*?src=[\"']([^\"'<>\n]+)[\"']" + _IN_TAG + "*>",
+                  lambda m: f"\n\n![]({m.group(1)})\n\n", text, flags=re.I)
+    text = re.sub(r"<img\b" + _IN_TAG + "*>", "\n\n![](image)\n\n", text, flags=re.I)
+    text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b" + _IN_TAG + "*>", "\n\n", text,
+                  flags=re.I)
     if "<!--" in text:  # (a pattern from "^" under re.M is tried at every position)
         text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
     text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
@@ -1066,7 +1121,7 @@ def _html_markup(text: str) -> str:
 def _figure_element(m: re.Match) -> str:
     """Azure DI ``<figure>``: the text OCR'd inside the picture is no running text; the
     ``<figcaption>`` is the caption."""
-    cap = re.search(r"<figcaption\b[^>]*>(.*?)</figcaption>", m.group(1), re.S | re.I)
+    cap = re.search(r"<figcaption\b[^<>]*>(.*?)</figcaption>", m.group(1), re.S | re.I)
     caption = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", cap.group(1))).strip() if cap else ""
     return "\n\n![](image)\n\n" + (caption + "\n\n" if caption else "")
 
