@@ -213,6 +213,10 @@ class _L:
             prev = s
 
 
+# a superscript run of numbers with blanks after its commas: "1, 2", "3, 5, 7"
+_SPACED_NUMBERS = re.compile(r"\d{1,4}(?:,\s*\d{1,4})+")
+
+
 def span_text(line: Line, *, footnote_marks: bool = True) -> str:
     """Line text with superscripts written as ``[^n]`` (footnote style)."""
     if not line.spans:
@@ -237,6 +241,8 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
                     parts.append(" ")
         if s.superscript and footnote_marks:
             mark = t.strip()
+            if ", " in mark and _SPACED_NUMBERS.fullmatch(mark):
+                mark = mark.replace(" ", "")  # one run "1, 2" (Scientific Data): the blank broke the mark
             if mark and len(mark) <= 8 and re.fullmatch(r"[\w,*†‡§¶∗⋆]+", mark) and mark.strip(","):
                 parts.append(f"[^{mark.strip(',')}]")
             else:
