@@ -920,3 +920,23 @@ def test_one_block_per_author_becomes_authors_with_affiliations():
     doc = compile_text(docling, name="paper.md", engine="docling")
     assert [a.name for a in doc.metadata.authors] == ["Ann Smith", "Bob Jones", "Carl Doe"]
     assert "0000-0002-3723-6960" in doc.markdown and "[0000" not in doc.markdown  # the ids stay, as text
+
+
+def test_a_content_list_bibliography_glued_to_its_title_is_a_heading_and_one_entry_each():
+    # MinerU's content list writes "References" as the first word of its first entries' block
+    # (no text_level) and runs author-year entries together with a blank: the compile found no
+    # bibliography (round32_ocr_rule.md tO2)
+    blocks = [{"type": "text", "text": "Counting Words in Old Letters", "text_level": 1, "page_idx": 0},
+              {"type": "text", "text": "Introduction", "text_level": 1, "page_idx": 0},
+              {"type": "text", "text": "Letters hold many words (Smith 2004; Le 2025).", "page_idx": 0},
+              {"type": "text", "text": "References Smith, A. 2004. Old Letters. In Journal of Letters, 32: D267–D270. "
+                                       "Chen, Q.; Li, X.; and Wang, M. 2023. Counting Words. In Proceedings of "
+                                       "Words, 7053–7060. Le, D.-H. 2025. Letters Again. Scientific Reports, 15(3).",
+               "page_idx": 1},
+              {"type": "text", "text": "Mishra, R.; and Shridevi, S. 2024. Words in Graphs. In Letters, 14(1): 25449. "
+                                       "Read, J. 2011. Chains of Letters. In Machine learning, 85(3): 333–359.",
+               "page_idx": 1}]
+    doc = compile_text(json.dumps(blocks), name="paper_content_list.json")
+    assert doc.metadata.source["engine"] == "mineru-json"
+    assert (2, "References") in headings(doc.markdown)
+    assert [r.raw.split(",")[0] for r in doc.references] == ["Smith", "Chen", "Le", "Mishra", "Read"]

@@ -557,6 +557,7 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
     data = _json_or_prefix(text)
     out: list[tuple[str, str]] = []
     page = None
+    in_bib = False  # after a bibliography title MinerU glued to its first entries
     for b in data if isinstance(data, list) else []:
         if not isinstance(b, dict):
             continue
@@ -568,6 +569,7 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
         level = b.get("text_level")
         level = level if isinstance(level, int) and not isinstance(level, bool) else None  # (a number or nothing)
         if kind in ("text", "title") and level:
+            in_bib = False
             out.append(("text", "#" * max(2, min(6, level + 1)) + " " + " ".join(str(b.get("text", "")).split())))
         elif kind == "image":
             out.append(("image", ""))
@@ -581,9 +583,40 @@ def _mineru_blocks(text: str) -> list[tuple[str, str]]:
         elif kind == "code":
             out += [("caption", c) for c in strings("code_caption")]
             out.append(("code", "```\n" + str(b.get("code_body") or "").strip("\n") + "\n```"))
+        elif kind == "text" and (head := _bibliography_lead(str(b.get("text") or ""))):
+            # MinerU writes a bibliography's title as the first words of its first entries' block,
+            # with no text_level: the title becomes the heading the reference stage looks for, and
+            # the entries it ran together are one paragraph each
+            out.append(("text", "## " + head[0]))
+            out.append(("text", _AUTHOR_YEAR_ENTRY.sub("\n\n", head[1])))
+            in_bib = True
+        elif kind == "text" and in_bib:
+            out.append(("text", _AUTHOR_YEAR_ENTRY.sub("\n\n", str(b.get("text") or ""))))
         else:
             out.append((kind, str(b.get("text") or "")))
     return out
+
+
+# where one author-year entry ends and the next begins in a run MinerU joined with a blank:
+# "... D267–D270. Chen, Q.; Li, X.; ..." / "... 1637–1645. Le, D.-H. 2025." (a surname, a comma,
+# initials, then a ';', ',', ' and' or the year)
+_AUTHOR_YEAR_ENTRY = re.compile(
+    r"(?<=\.)[ \t]+(?=[A-Z][\w'’\-]+(?: [A-Z][\w'’\-]+)?, (?:[A-Z]\.(?:-[A-Z]\.)?[ ]?)+(?:[;,]| and | ?(?:19|20)\d\d))")
+
+
+def _bibliography_lead(text: str) -> tuple[str, str] | None:
+    """("References", "Bodenreider, O. 2004. ...") for a block that starts with a bibliography's
+    title and goes on with an entry (a capital, a digit or a bracketed label after it)."""
+    from ctxmill.compile.references import is_bibliography_title
+
+    words = text.split(None, 3)
+    for n in (1, 2, 3):
+        if len(words) <= n:
+            return None
+        rest = text.split(None, n)[n]
+        if is_bibliography_title(" ".join(words[:n])) and re.match(r"[A-Z0-9\[]", rest):
+            return " ".join(words[:n]), rest
+    return None
 
 
 def _strings_of(block: dict, key: str) -> list[str]:
