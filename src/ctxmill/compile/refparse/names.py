@@ -40,15 +40,18 @@ def _is_initials(part: str) -> bool:
 
 
 def _family_given(fam: str, giv: str) -> dict:
-    """A family name and the given names printed after it; abbreviated particles that end the given
-    names are the family name's ("Walt, S. v. d." is van der Walt)."""
-    words = giv.split()
-    e = len(words)
-    while e > 1 and _abbr_particle(words, e - 1):
-        e -= 1
-    if e < len(words):
-        fam, giv = " ".join(words[e:] + [fam]), " ".join(words[:e])
+    """A family name and the given names printed after it ("Walt, S. v. d." is van der Walt)."""
+    fam, giv = _particles_to_family(fam, giv.split())
     return {"family": fam, "given": giv} if giv else {"family": fam}
+
+
+def _particles_to_family(fam: str, given: list[str]) -> tuple[str, str]:
+    """(family, given) of a family name printed before its given names: abbreviated particles that
+    end the given names are the family name's ("Walt S. v. d." is "v. d. Walt"); one given word stays."""
+    e = len(given)
+    while e > 1 and _abbr_particle(given, e - 1):
+        e -= 1
+    return " ".join(given[e:] + [fam]), " ".join(given[:e])
 
 
 def _abbr_particle(words: list[str], i: int) -> bool:
@@ -76,11 +79,7 @@ def _person(part: str) -> dict | None:
     while k > 1 and (_INITIALS.match(words[k - 1]) or _abbr_particle(words, k - 1)):
         k -= 1
     if k < len(words) and not _INITIALS.match(words[0]) and not _ABBR.match(words[0]):
-        # abbreviated particles that end the name are the family name's ("Walt S. v. d." is van der Walt)
-        e = len(words)
-        while e > k + 1 and _abbr_particle(words, e - 1):
-            e -= 1
-        fam, giv = " ".join(words[e:] + words[:k]), " ".join(words[k:e])
+        fam, giv = _particles_to_family(" ".join(words[:k]), words[k:])
     else:
         # Given names first: the family name starts at its particle ("Peter van Baal", "J. T. v. Mierlo")
         # or is the last word ("Ashish Vaswani", "J. N. Bahcall").
