@@ -60,13 +60,12 @@ _YEAR_IN = re.compile(_YEAR)
 # list of more than 9,999 entries
 _NUM_BRACKET = re.compile(r"\[(\d{1,7}(?:\s*[–\-]\s*\d{1,7})?(?:\s*[,;]\s*\d{1,7}(?:\s*[–\-]\s*\d{1,7})?)*)\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]", "[Grä11]" (any letter), "[STA ^+10]"
-# (the reader's superscript mark after a space: compared with the space dropped); the entries' own pattern
-_ALPHA_KEY = ALPHA_KEY
+# (the reader's superscript mark after a space: compared with the space dropped): the entries' own pattern, ALPHA_KEY
 # after the keys a locator may follow: "[DR99, Section 5.2]", "[MvOV96, 14.2.5]", "[Cou+12, Theorem 6]"; the
 # bracket is no citation when a Markdown link's target follows it ("[Lee06](x.html)": no space inside), and one
 # when a parenthesis of words does ("[MAB^+12](a federation of repositories)")
 _ALPHA_BRACKET = re.compile(
-    rf"\[({_ALPHA_KEY}(?:\s*[,;]\s*{_ALPHA_KEY})*)(?:\s*,\s*(?:[A-Za-z]+\.?\s*~?)?\d[\w.\-–]*)?\](?!\([^\s()]*\))")
+    rf"\[({ALPHA_KEY}(?:\s*[,;]\s*{ALPHA_KEY})*)(?:\s*,\s*(?:[A-Za-z]+\.?\s*~?)?\d[\w.\-–]*)?\](?!\([^\s()]*\))")
 _SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
 _SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
 _SUP_MAP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
