@@ -23,6 +23,7 @@ import statistics
 from collections import Counter
 
 from ctxmill.compile import conservation
+from ctxmill.compile.headings import roman_value
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BBox, Block, Document, Kind, Line, Page, PageStream
 
@@ -118,18 +119,14 @@ def bar_bottom(bar: list[BBox] | tuple) -> float:
 
 
 _CONTINUED = re.compile(r"^(.*\S)\s+([IVXLC]+|[ivxlc]+)$")
-_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
 
 def _continued(title: str) -> tuple[str, int] | None:
     """``Complete Sources II`` -> ("Complete Sources", 2): Beamer's title on an ``allowframebreaks``
-    frame's pages carries the continuation's Roman numeral."""
+    frame's pages carries the continuation's Roman numeral (a well-formed one: headings.roman_value)."""
     m = _CONTINUED.match(title)
-    if not m:
-        return None
-    digits = [_ROMAN[ch] for ch in m.group(2).lower()]
-    value = sum(-d if d < e else d for d, e in zip(digits, digits[1:] + [0], strict=True))
-    return m.group(1), value
+    value = roman_value(m.group(2).upper()) if m else None
+    return (m.group(1), value) if value else None
 
 
 def navigation(pages: list[Page]) -> tuple[dict[int, list[tuple[int, str]]], dict[int, list[BBox]]]:
