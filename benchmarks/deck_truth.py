@@ -5,11 +5,13 @@ per frame however many overlay pages print it); only the manifest and the output
 manifest stays untouched. Two sets: `dev` (benchmarks/data/deck_dev.json, the decks deck handling was tuned
 on), `heldout` (benchmarks/data/deck_heldout.json, decks of other themes it was not tuned on) and `heldout2`
 (benchmarks/data/deck_heldout2.json, round 32: decks fixed before any round 32 change, since round 31 picked its
-fixes on `heldout`). Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
+fixes on `heldout`); round 33 added `heldout3` (benchmarks/data/deck_heldout3.json, three more decks fixed before any
+round 33 change, since rounds 31 and 32 picked their fixes on the first two). Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
     .venv/bin/python benchmarks/deck_truth.py                  # dev -> benchmarks/.cache/decks/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout    # -> benchmarks/.cache/decks_heldout/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout2   # -> benchmarks/.cache/decks_heldout2/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout3   # -> benchmarks/.cache/decks_heldout3/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
