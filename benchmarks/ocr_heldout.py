@@ -5,6 +5,7 @@ tuned on, listed in benchmarks/data/ocr_heldout.json, truth in benchmarks/data/o
     .venv/bin/python benchmarks/ocr_heldout.py           # score: ocr_text.py's fields + lost words
     .venv/bin/python benchmarks/ocr_heldout.py --set 2 --build   # the second held-out set (round 32)
     .venv/bin/python benchmarks/ocr_heldout.py --set 2           # ...scored the same way
+    .venv/bin/python benchmarks/ocr_heldout.py --set 3 --build   # the third held-out set (round 33)
 
 --build copies every item byte for byte (``git show <commit>:<path>`` in the bare snapshot
 /work/.mirror/<owner>+<name>/repo that the fetch tool brings) to
@@ -15,13 +16,19 @@ Scoring compiles each with ``ctxmill compile`` and scores it as benchmarks/ocr_t
 of the input that reach neither document.md nor removed.json (``lost``: nothing may be lost in
 silence). Words in are the engine text less its own markup (grounding tags and boxes, HTML tags
 and comments, image links, link targets, DocTags' tags and locations; for a JSON output, its
-``text`` fields, MinerU's table/caption fields, Marker's leaf blocks' ``html``), counted with
+``text`` fields (Unstructured's elements too), MinerU's table/caption fields, Marker's leaf blocks' ``html``,
+PaddleOCR-VL's ``block_content``), counted with
 benchmarks/conservation.py's word definition against one pool of document.md + removed.json.
 
 ``--set 2`` is the second held-out set (round 32: benchmarks/data/ocr_heldout2.json, truth
 benchmarks/data/ocr_heldout2_truth/, cache benchmarks/.cache/ocr_heldout2/), collected before
 any round-32 fix; DocTags tags left in document.md (``<loc_12>``, ``<section_header_level_1>``,
 which ocr_text.py's HTML pattern does not see) count as leftover ``doctags`` in either set.
+
+``--set 3`` is the third (round 33: benchmarks/data/ocr_heldout3.json, truth
+benchmarks/data/ocr_heldout3_truth/, cache benchmarks/.cache/ocr_heldout3/), collected before any
+round-33 fix: GOT-OCR plain text, Gemini 2.0 Flash, GPT-4o, Mistral OCR, Unstructured's element and
+chunked JSON, PaddleOCR-VL's JSON. Sets 1 and 2 are scored exactly as before.
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ SETS = {
     "1": (MANIFEST, TRUTH, CACHE),
     "2": (REPO / "benchmarks" / "data" / "ocr_heldout2.json", REPO / "benchmarks" / "data" / "ocr_heldout2_truth",
           REPO / "benchmarks" / ".cache" / "ocr_heldout2"),
+    # the third (round 33): GOT-OCR, Gemini, GPT-4o, Unstructured JSON, PaddleOCR-VL JSON, Mistral OCR
+    "3": (REPO / "benchmarks" / "data" / "ocr_heldout3.json", REPO / "benchmarks" / "data" / "ocr_heldout3_truth",
+          REPO / "benchmarks" / ".cache" / "ocr_heldout3"),
 }
 MIRROR = Path("/work/.mirror")
 
@@ -105,6 +115,8 @@ def _json_texts(data) -> list[str]:
                 out.append(b.get("text", ""))
         return out
     out = []
+    if isinstance(data.get("parsing_res_list"), list):  # PaddleOCR-VL's result: one block_content a block
+        return [b.get("block_content") or "" for b in data["parsing_res_list"] if isinstance(b, dict)]
     html = data.get("html") or ""
     if html and "<content-ref" not in html:
         return [html]
@@ -205,7 +217,7 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="bring the items from /work/.mirror into the cache")
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's)")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's)")
     args = ap.parse_args()
     result = build(args.set) if args.build else score(args.only, args.keep, args.set)
     print(json.dumps(result, indent=1, ensure_ascii=False))
