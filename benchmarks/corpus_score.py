@@ -30,8 +30,10 @@ def norm(s: str | None) -> str:
     s = s.lower()
     s = s.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
     s = re.sub(r"^(appendix\s+)?([a-z]|\d+)(\.\d+)*\.?\s+", "", s.strip())  # leading numbering
-    s = re.sub(r"[^a-z0-9]+", " ", s)
-    return " ".join(s.split())
+    latin = " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
+    # a text of no Latin letter or digit (a Chinese deck's '课程概况') keeps its own letters: emptied,
+    # every such heading would equal every other and match by count alone
+    return latin or " ".join(re.sub(r"[\W_]+", " ", s).split())
 
 
 def _load(path: Path, default):

@@ -319,3 +319,19 @@ def test_a_frame_continued_by_allowframebreaks_is_one_heading(tmp_path):
     for text in ("Complete Sources II", "Complete Sources III", "line six of the listing"):
         assert lines.count(text) == 1, (text, doc.markdown)  # the later pages' titles stay their text
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def test_the_score_matches_headings_of_no_latin_letter_by_their_text(tmp_path):
+    # benchmarks/corpus_score.py (round33_deck_rule.md M): a Chinese deck's headings normalised to ''
+    # all matched one another, so any heading of ours counted as a hit of any truth heading
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from corpus_score import norm, score
+    (tmp_path / "document.md").write_text("# 面向对象程序设计\n\n## 课程概况\n\nText.\n\n## 参考资料\n\nMore.\n")
+    truth = {"title": "面向对象程序设计", "authors": [],
+             "sections": [{"level": 1, "title": "课程概况"}, {"level": 1, "title": "关于我"}]}
+    heads = score(tmp_path, truth)["headings"]
+    assert (heads["recall"], heads["missing"], heads["extra"]) == (0.5, ["关于我"], ["参考资料"])
+    assert norm("2.1 Über Abschnitte") == "ber abschnitte"  # Latin texts normalise as before
