@@ -12,7 +12,9 @@ truth.json in the corpus's schema (../shared/corpus/papers/README.md) and SOURCE
 Truth comes from the LaTeX (title, authors, \\chapter..\\subsubsection incl. starred ones,
 appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract; a Beamer
 deck's frame titles under its \\section's; a poster's box titles (baposter \\headerbox, tikzposter \\block) as
-its sections; a pandoc/R Markdown body's headings outside code fences, its title, authors and abstract from
+its sections, a beamerposter's blocks (\\begin{block}{Title}, and any environment whose name ends in block) too; a
+.dtx's documentation lines (the text after each line's leading %, macrocode listings dropped) and ltxdoc's
+\\cmd{\\X} / \\cs{X} printed as \\X; a pandoc/R Markdown body's headings outside code fences, its title, authors and abstract from
 the YAML front matter; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
 found from the main file's folder as TeX finds it);
 `fixes` in the manifest replace a derived field where a class prints something the source does
@@ -39,6 +41,7 @@ MIRROR = Path("/work/.mirror")
 SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
 FRAME_RE = re.compile(r"\\begin\{frame\}\s*(?:<[^>]*>\s*)?(?:\[[^\]]*\]\s*)?")
 BOX_RE = re.compile(r"\\(?:headerbox|block)\s*(?:\[[^\]]*\]\s*)?(?=\{)")
+BLOCK_RE = re.compile(r"\\begin\{[A-Za-z]*block\}\s*(?:<[^>]*>\s*)?(?=\{)")
 CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
 ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
            "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
@@ -67,9 +70,28 @@ def strip_comments(tex: str) -> str:
     return re.sub(r"(?<!\\)%.*", "", tex)
 
 
+def dtx_doc(src: str) -> str:
+    """What TeX typesets from a .dtx (ltxdoc's \\DocInput): the driver's code as it stands, each documentation
+    line without its leading %; macrocode blocks (the implementation listings), docstrip guard lines, ^^A
+    comments and inline verbatim are no heading text."""
+    out, code = [], False
+    for line in src.splitlines():
+        if re.match(r"%\s*\\begin\{macrocode\*?\}", line):
+            code = True
+        elif code:
+            code = not re.match(r"%\s*\\end\{macrocode\*?\}", line)
+        elif not line.startswith("%<"):
+            # ^^A comments; inline verbatim, \\verb|...| and ltxdoc's |...| shorthand, whose \\begin{Verbatim}
+            # would otherwise open a verbatim block for strip_comments
+            line = re.sub(r"\|[^|]*\|", "", re.sub(r"\\verb\*?(.).*?\1", "", re.sub(r"\^\^A.*", "", line)))
+            out.append(line[1:] if line.startswith("%") else line)
+    return "\n".join(out)
+
+
 def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | None = None) -> str:
     """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file)."""
-    tex = strip_comments(git.read(commit, path).decode("utf-8", "replace"))
+    raw = git.read(commit, path).decode("utf-8", "replace")
+    tex = strip_comments(dtx_doc(raw) if path.endswith(".dtx") else raw)
     if depth > 6:
         return tex
     root = str(Path(path).parent)
@@ -172,7 +194,8 @@ def clean(s: str) -> str:
     s = re.sub(r"\\(ss)\b", "ß", s)
     s = re.sub(r"\\[a-zA-Z@]+\*?", " ", s)  # remaining commands keep their argument text
     s = s.replace("{", "").replace("}", "").replace("$", "")
-    return " ".join(s.split()).strip(" ,")
+    # NUL stands for a printed backslash (ltxdoc's \\cmd{\\X}), which the command removal above would take
+    return " ".join(s.split()).strip(" ,").replace("\x00", "\\")
 
 
 def sections(tex: str) -> list[dict]:
@@ -189,6 +212,10 @@ def sections(tex: str) -> list[dict]:
     # its sections, one level, unnumbered
     poster = re.search(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{(baposter|tikzposter)\}", tex)
     boxes = list(BOX_RE.finditer(body)) if poster else []
+    # a beamerposter poster (one frame, usually untitled): its blocks, \\begin{block}{Title} or a theme's own
+    # \\begin{myblock}{Title}, are its sections, as a baposter's boxes
+    if re.search(r"\\usepackage\s*(?:\[[^\]]*\])?\s*\{beamerposter\}", tex):
+        boxes += list(BLOCK_RE.finditer(body))
     heads = ([(m.start(), m) for m in SECTION_RE.finditer(body)] + [(m.start(), m) for m in frames]
              + [(m.start(), m) for m in boxes])
     out = []
@@ -196,7 +223,7 @@ def sections(tex: str) -> list[dict]:
         if m.re is FRAME_RE:
             t = clean(frame_title(body, m))
             level, numbered = frame_level, False
-        elif m.re is BOX_RE:
+        elif m.re in (BOX_RE, BLOCK_RE):
             t = clean(group(body, m.end())[0])
             level, numbered = 1, False
         else:
@@ -349,6 +376,16 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         tex = tex.replace("\\_", "_")
     if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
         tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
+    if re.search(r"ltxdoc|l3doc", entry.get("class", "")):
+        # ltxdoc / l3doc print \\cmd{\\X}, \\cs{X} and \\textbackslash X as \\X (\\cmd{X}, a name without its
+        # backslash, as X), and the documentation's own argument-less macros (\\newcommand{\\pkgname}{...}) as
+        # their text; a definition's own name stays
+        tex = re.sub(r"\\cmd\s*\{(\\?)([^{}]*)\}", lambda m: ("\x00" if m.group(1) else "") + m.group(2), tex)
+        tex = re.sub(r"\\cs\s*\{([^{}]*)\}", lambda m: "\x00" + m.group(1), tex)
+        tex = re.sub(r"\\textbackslash(?:\{\}|(?![a-zA-Z])\s*)", "\x00", tex)
+        defs = macros(tex)
+        tex = re.sub(r"(?<!newcommand\{)(?<!newcommand)(?<!\\def)\\([a-zA-Z]+)(?![a-zA-Z@])",
+                     lambda m: defs.get(m.group(1), m.group(0)), tex)
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
         tex = re.sub(r"\\" + name + r"(?=\s*\{)", lambda m, r=real: "\\" + r, tex)
     notes = [entry.get("layout", "")]
