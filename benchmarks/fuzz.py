@@ -335,9 +335,43 @@ def text_shape(rnd: random.Random, shape: str, size: int) -> bytes:
     if shape == "one_char_refs":  # --kinds wide2's list: a small paper, then one character a line after References
         return (_doc(rnd, 40) + "\nReferences\n\n" + "".join(rnd.choice(["x\n", "[1] x\n", "- x\n", "1. x\n", ".\n"])
                                                                for _ in range(size * 5 // 19))).encode()
+    if shape == "blank_run":  # a paragraph, a run of blank lines (size bytes of them), a paragraph
+        return (PROSE + "\n" + "\n" * size + PROSE + "\n").encode()
+    if shape == "chandra":  # one Chandra page (it writes one per image) of ordinary blocks, grown to size
+        out, n, i = [], 0, 0
+        while n < size:
+            i += 1
+            out.append(_CHANDRA_UNITS[i % len(_CHANDRA_UNITS)].format(i=i, prose=PROSE))
+            n += len(out[-1])
+        return "".join(out).encode()
+    if shape == "chandra_hostile":  # --kinds wide3's broken Chandra pieces, each grown with the size:
+        # 20 ordinary blocks, 20 broken ones of size/20 bytes each (round32's slowest pages, 585-732 KB)
+        out = []
+        for i in range(40):
+            head = f'<div data-bbox="{i} 2 3 4" data-label="{"Text" if i % 2 else "Weird-Label"}">'
+            if i % 2:
+                out.append(head + f"<p>{PROSE}{i}</p></div>")
+                continue
+            unit, start = _CHANDRA_BROKEN[(i // 2) % len(_CHANDRA_BROKEN)]
+            out.append(head + start + unit * max(1, size // 20 // len(unit)) + "</div>")
+        return "\n".join(out).encode()
     if shape in REAL_SHAPES:
         return _real_text(shape, size)
     raise ValueError(shape)
+
+
+_CHANDRA_UNITS = (
+    '<div data-bbox="10 20 30 40" data-label="Text"><p>{prose}{i}</p></div>\n',
+    '<div data-bbox="10 20 30 40" data-label="Section-Header"><h2>{i} Results</h2></div>\n',
+    '<div data-bbox="10 20 30 40" data-label="Table"><table><tr><th>Run</th><th>Score</th></tr>'
+    '<tr><td>{i}</td><td>0.{i}</td></tr></table></div>\n',
+    '<div data-bbox="10 20 30 40" data-label="Equation-Block"><math display="block">x_{i} = \\frac{{a}}{{b}}</math></div>\n',
+    '<div data-bbox="10 20 30 40" data-label="Text"><p>See <a href="#">{i}</a> and <sup>1</sup>.</p><hr/></div>\n',
+    '<div data-bbox="10 20 30 40" data-label="Caption"><p>Figure {i}: a caption.</p></div>\n')
+# (the repeated unit, what comes before it): the broken blocks of wide3's _chandra
+_CHANDRA_BROKEN = (("<div>", ""), ("</div>", ""), ("<table>", ""), ("<sup>", ""), ("<", ""), ('a="', "<p "),
+                   ("<li>x", "<ul>"), ("\\frac{", '<math display="block">'), ("/y", '<a href="http://x'), ("x ", "<h1>"),
+                   (" word", "<!--"))
 
 
 
@@ -381,7 +415,8 @@ SHAPES = ("prose", "one_word_lines", "headings", "blank_pairs", "long_line", "lo
           "table_rows", "refs", "hyphen_lines", "code_comments", "ocr_lines", "emails", "urls",
           "crossrefs")
 # measured by --scaling only (the classic generator draws from SHAPES: its seeds replay unchanged)
-SCALING_SHAPES = SHAPES + ("soup", "latex_tables", "one_char_refs") + (REAL_SHAPES if CORPUS.is_dir() else ())
+SCALING_SHAPES = (SHAPES + ("soup", "latex_tables", "one_char_refs", "chandra", "chandra_hostile", "blank_run")
+                  + (REAL_SHAPES if CORPUS.is_dir() else ()))
 JUNK = ["<|ref|>title<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>", "<--- Page Split --->", "── PAGE 3 / 9 ──",
         "\\begin{tabular}{cc} a & b \\\\ \\end{tabular}", "<table><tr><td>1</td></tr></table>", "$$x^2$$",
         "\\( \\alpha \\)", "[MISSING_PAGE_EMPTY:1]", "<span id=\"page-3-1\"></span>", "![](images/0.jpg)",
@@ -1442,6 +1477,177 @@ def wide3_text(rnd: random.Random) -> tuple[str, bytes, list[str]]:
     return f"{kind}:{size}", text.encode("utf-8", errors="replace"), planted
 
 
+# ----------------------------------------------------------------------------- round thirty-three (--kinds wide4)
+# The two readers of round thirty-two that wide3 has no kind for (sources/engines.py): marker's JSON
+# (Document -> Page -> blocks of {block_type, html, children}) and hOCR (ocr_page / ocr_par / ocr_line /
+# ocrx_word elements). Malformed JSON and XML, wrong types, nesting deep, huge blocks, entities, wrong
+# encodings, truncation; a case in two names the reader with --from. Words are planted as wide3's are
+# (in blocks that are ordinary text: each must reach document.md or removed.json). Text entry only,
+# from a random stream of its own ({seed}:text:wide4), so wide3's seeds replay unchanged.
+
+def _marker_block(page: int, kind: object, k: int, html: object, children: object = None) -> dict:
+    return {"id": f"/page/{page}/{kind}/{k}", "block_type": kind, "html": html, "polygon": [[0.0, 0.0]],
+            "bbox": [0.0, 0.0, 1.0, 1.0], "children": children, "section_hierarchy": {}, "images": {}}
+
+
+_ENTITIES = ("&amp;", "&lt;", "&gt;", "&#12345678;", "&#x110000;", "&#0;", "&bogus;", "&amp", "&#xD800;", "&nbsp;",
+             "&#x1F600;", "&&&", "&#;")
+
+
+def _marker_json(rnd: random.Random, blocks: int, planted: list[str]) -> tuple[str, list[str]]:
+    """marker's JSON tree; blocks of wrong types, broken HTML, deep or huge. Truncated (a case in
+    four): the words planted in a block the cut reaches are not counted, as wide3's dots lists."""
+    pages: list[list] = []  # per page: (block, the words planted in it)
+    pages_n = max(1, blocks // rnd.choice([5, 20, 400]))
+    for b in range(blocks):
+        p = b * pages_n // max(blocks, 1)
+        if len(pages) < p + 1:
+            pages.append([])
+        page = pages[p]
+        if b == 0 or rnd.random() < 0.5:
+            at = len(planted)
+            body = _plant(rnd, planted)
+            html = rnd.choice(["<p>{}</p>", '<p block-type="Text">{}</p>', "{}", "<li>{}</li>",
+                               "<blockquote><p>{}</p></blockquote>"]).format(body)
+            page.append((_marker_block(p, "Text", b, html), planted[at:]))
+            continue
+        n = _reps(rnd, blocks, 30_000)
+        bad = rnd.choice(["type", "html_type", "children_type", "nested", "huge", "html", "entities", "ref",
+                          "string", "figure"])
+        if bad == "type":
+            d = _marker_block(p, rnd.choice([7, None, ["Text"], {"a": 1}, True, "", "Weird", "Page", "Document"]), b,
+                              "<p>" + _words(rnd, 6) + "</p>")
+        elif bad == "html_type":
+            d = _marker_block(p, rnd.choice(["Text", "SectionHeader", "Table"]), b,
+                              rnd.choice([None, 12, ["<p>a</p>"], {"h": "x"}, 1e308, False]))
+        elif bad == "children_type":
+            d = _marker_block(p, rnd.choice(["ListGroup", "Page", "TableGroup"]), b,
+                              "<content-ref src='/page/0/Text/1'></content-ref>",
+                              rnd.choice(["not a list", 5, {"block_type": "Text"}, [None, 3, "x"], [[{}]]]))
+        elif bad == "nested":  # (written as text: json.dumps stops at the interpreter's recursion limit)
+            k = n if blocks <= 40 else 50
+            page.append(('{"block_type": "ListGroup", "html": "<content-ref src=\'x\'></content-ref>", "children": ['
+                         * k + '{"block_type": "Text", "html": "", "children": null}' + "]}" * k, []))
+            continue
+        elif bad == "huge":
+            d = _marker_block(p, "Text", b, "<p>" + _words(rnd, _reps(rnd, blocks, 150_000)) + "</p>")
+        elif bad == "html":
+            d = _marker_block(p, rnd.choice(["Text", "Table", "SectionHeader", "Equation"]), b, rnd.choice([
+                "<p " + 'a="' * n, "<img src=" * 3, "<table>" * n, "<tr><td>" * n, "<h1>" + "x " * n,
+                "<math>" + "\\frac{" * n, "<p>" * n + "x", "</p>" * n, "<" * n, "<!--" + _words(rnd, 8),
+                "<![CDATA[" + _words(rnd, 4), "<script>" + _words(rnd, 4), "<li>x" * n, "<sup>" * n + "1"]))
+        elif bad == "entities":
+            d = _marker_block(p, "Text", b, "<p>" + " ".join(rnd.choice(_ENTITIES) for _ in range(min(n, 5000))) + "</p>")
+        elif bad == "ref":
+            d = _marker_block(p, "Page", b, "<content-ref src='" + "/page" * min(n, 5000) + "'>", [])
+        elif bad == "string":
+            page.append((rnd.choice(['"just a string"', "42", "null", "[]", "{}", '{"children": "x"}']), []))
+            continue
+        else:
+            d = _marker_block(p, rnd.choice(["Figure", "Picture"]), b, "", None)
+        page.append((d, []))
+    # the JSON written by hand around the blocks' own dumps, so the planted words' places are known
+    parts, words_at = ['{"children": ['], []
+    pos = len(parts[0])
+    for p, blist in enumerate(pages):
+        head = (("" if p == 0 else ", ") + f'{{"id": "/page/{p}/Page/999", "block_type": "Page", '
+                f'"html": "<content-ref src=\'/page/{p}/Text/0\'></content-ref>", "children": [')
+        parts.append(head)
+        pos += len(head)
+        for j, (blk, w) in enumerate(blist):
+            s = (", " if j else "") + (blk if isinstance(blk, str) else json.dumps(blk))
+            parts.append(s)
+            if w:
+                words_at.append((pos + len(s), w))
+            pos += len(s)
+        tail = '], "section_hierarchy": {}, "images": {}}'
+        parts.append(tail)
+        pos += len(tail)
+    parts.append('], "block_type": "Document"}')
+    text = "".join(parts)
+    if rnd.random() < 0.25:
+        cut = rnd.randrange(1, len(text))
+        text = text[:cut]
+        planted[:] = [x for end, w in words_at if end <= cut for x in w]
+    return text, planted
+
+
+def _hocr_word(w: str, conf: int = 95) -> str:
+    return f"<span class='ocrx_word' title='bbox 0 0 1 1; x_wconf {conf}'>{w}</span>"
+
+
+def _hocr(rnd: random.Random, blocks: int, planted: list[str]) -> str:
+    """Tesseract's hOCR: paragraphs of lines of words; pages, unclosed and nested elements, broken
+    attributes, entities, comments, CDATA and script, giant words, truncation."""
+    out = ["<?xml version='1.0' encoding='" + rnd.choice(["UTF-8", "ISO-8859-1", "bogus"]) + "'?>\n"
+           "<html xmlns='http://www.w3.org/1999/xhtml'><head><title></title>"
+           "<meta name='ocr-system' content='tesseract 5.3.0' /></head><body>\n"]
+    per_page = rnd.choice([5, 40, 400])
+    ends: list[tuple[int, list[str]]] = []
+    size = len(out[0])
+    for b in range(blocks):
+        piece = ""
+        if b % per_page == 0:
+            piece += ("</div>\n" if b else "") + f"<div class='ocr_page' id='page_{b // per_page + 1}' title='bbox 0 0 2480 3508'>\n"
+        w: list[str] = []
+        if b == 0 or rnd.random() < 0.5:
+            at = len(planted)
+            text = _plant(rnd, planted)
+            w = planted[at:]
+            words = text.split()
+            lines = [" ".join(words[k:k + 8]) for k in range(0, len(words), 8)]  # eight words a line, each whole
+            piece += f"<p class='ocr_par' id='par_{b}' title='bbox 0 0 9 9'>" + "".join(
+                f"<span class='ocr_line' id='line_{b}_{i}' title='bbox 0 {i} 9 {i + 1}'>"
+                + " ".join(_hocr_word(x, rnd.choice([95, 95, 3, 0])) for x in ln.split()) + "</span>\n"
+                for i, ln in enumerate(lines)) + "</p>\n"
+        else:
+            n = _reps(rnd, blocks, 30_000)
+            piece += rnd.choice([
+                "<p class='ocr_par'>" + "<span class='ocr_line'>" * n + _hocr_word("x"),  # unclosed, nested
+                "<span class='ocrx_word' title='bbox 0 0 1 1" + " x" * min(n, 3000),  # an attribute never closed
+                "<span class='ocrx_word'>" + "w" * (n * 10) + "</span>",  # one giant word
+                "<p class='ocr_par'><span class='ocr_line'>" + " ".join(
+                    _hocr_word(rnd.choice(_ENTITIES)) for _ in range(min(n, 3000))) + "</span></p>",
+                "</span>" * n, "</p></div>" * min(n, 3000), "<" * n, "<!--" + _words(rnd, 6) + "-->",
+                "<![CDATA[" + _words(rnd, 4) + "]]>", "<script>var a = '<p>';</script>", "<style>p{}</style>",
+                "<div class='ocr_page'>" * min(n, 3000), "<span class=ocrx_word>" + _words(rnd, 3) + "</span>",
+                "<p class='ocr_par' title=\"bbox 1 2\">" + _words(rnd, 5) + "</p>",
+                "<span class='ocr_line'><span class='ocrx_word'>" + _words(rnd, 2) + "</span>",  # line never closed
+                "<img src='x.png'><br><hr><meta>", "<span class='ocr_line'></span>" * min(n, 3000)])
+        out.append(piece)
+        size += len(piece)
+        if w:
+            ends.append((size, w))
+    out.append("</div>\n</body></html>\n")
+    text = "".join(out)
+    if rnd.random() < 0.25:
+        cut = rnd.randrange(1, len(text))
+        text = text[:cut]
+        planted[:] = [x for end, w in ends if end <= cut for x in w]
+    return text
+
+
+W4_KINDS = ("marker_json", "hocr")
+W4_ENGINES = {"marker_json": "marker-json", "hocr": "hocr"}
+
+
+def wide4_text(rnd: random.Random) -> tuple[str, bytes, list[str], list[str]]:
+    """(kind, input bytes, the planted words, extra arguments: ``--from ENGINE`` in a case of two)."""
+    kind = rnd.choice(W4_KINDS)
+    # (an hOCR block of 30 words is ~2.5 KB of markup: 2,000 blocks ~5 MB)
+    size = rnd.choice([3, 40, 400, 4_000, 15_000] if kind == "marker_json" else [3, 40, 400, 2_000])
+    planted: list[str] = []
+    if kind == "marker_json":
+        text, _ = _marker_json(rnd, size, planted)
+    else:
+        text = _hocr(rnd, size, planted)
+    # (the planted words are ASCII: an encoding that is not UTF-8 need lose none of them)
+    enc = rnd.choice(["utf-8"] * 6 + ["utf-8-sig", "utf-16", "latin-1", "cp1252"])
+    data = text.encode(enc, errors="replace")
+    extra = ["--from", W4_ENGINES[kind]] if rnd.random() < 0.5 else []
+    return f"{kind}:{size}:{enc}", data, planted, extra
+
+
 # ----------------------------------------------------------------------------- round thirteen: PDF kinds of wide2
 # What real hostile PDFs hold and the corpus mutants and wide's built structures do not: Type3
 # fonts, XFA forms, 100,000-entry outlines, huge name trees, object streams and cross-reference
@@ -1992,9 +2198,11 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
     wrnd = random.Random(f"{seed}:{entry}:wide")
     w2rnd = random.Random(f"{seed}:{entry}:wide2")
     w3rnd = random.Random(f"{seed}:{entry}:wide3")
+    w4rnd = random.Random(f"{seed}:{entry}:wide4")
     wide3 = kinds == "wide3" and entry == "text"
-    if kinds == "wide3" and entry != "text":
-        kinds = "wide2"  # round thirty-two's kinds are text; the other entry points draw wide2's
+    wide4 = kinds == "wide4" and entry == "text"
+    if kinds in ("wide3", "wide4") and entry != "text":
+        kinds = "wide2"  # round thirty-two's and thirty-three's kinds are text; the other entry points draw wide2's
     by_kind: dict[str, dict[str, int]] = {}
     rebuilt: dict[str, int] = {}  # PDF cases compiled from a rebuilt copy, by kind
     runner = Runner(timeout, wall_timeout)
@@ -2014,6 +2222,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
             # (PDF: three cases in four of round thirteen's kinds, the fourth of wide's)
             wide2 = kinds == "wide2" and (entry != "pdf" or i % 4 != 3)
             planted: list[str] = []
+            extra: list[str] = []  # (wide4: --from ENGINE in a case of two)
             wide = kinds == "wide" or (kinds == "all" and i % 2 == 1) or (kinds == "wide2" and not wide2)
             kind = "classic"
             if entry in ("pdf", "text"):
@@ -2029,6 +2238,10 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     else:
                         desc, data = mutate_pdf(rnd, rnd.choice(pdfs))
                         inp = case_dir / "input.pdf"
+                elif wide4:
+                    kind, data, planted, extra = wide4_text(w4rnd)
+                    desc = f"{kind} {len(data)} bytes" + (f" {' '.join(extra)}" if extra else "")
+                    inp = case_dir / w4rnd.choice(["input.json", "input.hocr", "input.html", "input.txt", "input"])
                 elif wide3:
                     kind, data, planted = wide3_text(w3rnd)
                     desc = f"{kind} {len(data)} bytes"
@@ -2048,7 +2261,7 @@ def campaign(entry: str, n: int, seed: int, timeout: float, work: Path, wall_tim
                     inp = case_dir / rnd.choice(["input.txt", "input.md", "input.mmd", "input"])
                 inp.write_bytes(data)
                 out = case_dir / "out"
-                args = ["compile", str(inp), "-o", str(out), "--json"]
+                args = ["compile", str(inp), "-o", str(out), "--json", *extra]
                 outcome, err, took, cpu = runner.run(args)
                 if outcome == "exit_0":
                     half = not ((out / "document.md").is_file() and (out / "qa.json").is_file())
@@ -2533,7 +2746,7 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(ENTRIES), help="entry points: " + ",".join(ENTRIES))
     ap.add_argument("--progress", metavar="FILE", help="write each entry point's counts so far to FILE.<entry>.json "
                     "every 20 cases, and its result when it ends")
-    ap.add_argument("--kinds", choices=("classic", "wide", "all", "wide2", "wide3"), default="classic",
+    ap.add_argument("--kinds", choices=("classic", "wide", "all", "wide2", "wide3", "wide4"), default="classic",
                     help="classic: the first rounds' generators (a seed replays the same cases); wide: the kinds "
                     "round eleven added (encodings, odd line breaks, nesting, giant numbers, built PDF structures, "
                     "apply and folder shapes, a tree changed while indexed); all: the two in turn; wide2: round twelve's kinds "
@@ -2546,7 +2759,10 @@ def main() -> None:
                     "linearization, odd rotations, a 1 MB Info string, embedded PDFs, JavaScript and launch actions; "
                     "wide's in the fourth); wide3: round thirty-two's text kinds (DeepSeek grounding, dots.ocr JSON, "
                     "Chandra HTML, DocTags, MinerU content_list, front matter, engine markers mixed: malformed, huge, "
-                    "deep, with planted words that must be kept), wide2's for the other entry points")
+                    "deep, with planted words that must be kept), wide2's for the other entry points; wide4: round "
+                    "thirty-three's text kinds (marker JSON and hOCR: malformed JSON and XML, wrong types, nesting, "
+                    "huge blocks, entities, wrong encodings, truncation, --from in a case of two; planted words), "
+                    "wide2's for the other entry points")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="CPU seconds per case (the worker's and its children's; scaling: wall seconds per run)")
     ap.add_argument("--wall-timeout", type=float, default=None,
