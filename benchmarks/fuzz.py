@@ -1547,20 +1547,24 @@ def _marker_json(rnd: random.Random, blocks: int, planted: list[str]) -> tuple[s
             d = _marker_block(p, rnd.choice(["Figure", "Picture"]), b, "", None)
         page.append((d, []))
     # the JSON written by hand around the blocks' own dumps, so the planted words' places are known
+    # (marker writes its JSON indented, a key a line: one line of it all would be refused over
+    # MAX_LINE_CHARS before the reader saw it; a case in four is written on one line all the same)
+    indent = rnd.choice([None, 1, 2, 2])
+    nl = "" if indent is None else "\n"
     parts, words_at = ['{"children": ['], []
     pos = len(parts[0])
     for p, blist in enumerate(pages):
-        head = (("" if p == 0 else ", ") + f'{{"id": "/page/{p}/Page/999", "block_type": "Page", '
+        head = (("" if p == 0 else "," + nl) + f'{{"id": "/page/{p}/Page/999", "block_type": "Page", '
                 f'"html": "<content-ref src=\'/page/{p}/Text/0\'></content-ref>", "children": [')
         parts.append(head)
         pos += len(head)
         for j, (blk, w) in enumerate(blist):
-            s = (", " if j else "") + (blk if isinstance(blk, str) else json.dumps(blk))
+            s = ("," + nl if j else nl) + (blk if isinstance(blk, str) else json.dumps(blk, indent=indent))
             parts.append(s)
             if w:
                 words_at.append((pos + len(s), w))
             pos += len(s)
-        tail = '], "section_hierarchy": {}, "images": {}}'
+        tail = nl + '], "section_hierarchy": {}, "images": {}}'
         parts.append(tail)
         pos += len(tail)
     parts.append('], "block_type": "Document"}')
