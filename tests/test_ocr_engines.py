@@ -940,3 +940,86 @@ def test_a_content_list_bibliography_glued_to_its_title_is_a_heading_and_one_ent
     assert doc.metadata.source["engine"] == "mineru-json"
     assert (2, "References") in headings(doc.markdown)
     assert [r.raw.split(",")[0] for r in doc.references] == ["Smith", "Chen", "Le", "Mishra", "Read"]
+
+
+def _element(kind: str, text: str, page: int, **meta) -> dict:
+    return {"type": kind, "element_id": f"{page}{kind}{len(text)}", "text": text,
+            "metadata": {"filetype": "application/pdf", "languages": ["eng"], "page_number": page, **meta}}
+
+
+UNSTRUCTURED_JSON = json.dumps([
+    _element("NarrativeText", "Journal of Letters 12 (2024) 1-3", 1),
+    _element("Title", "Counting Words in Old Letters", 1),
+    _element("NarrativeText", "Ann Smith and Bob Jones", 1),
+    _element("Title", "1 Introduction", 1),
+    _element("NarrativeText", "Letters hold many words.", 1),
+    _element("Image", "Dear Sir yours truly", 1),
+    _element("FigureCaption", "Figure 1: A letter.", 1),
+    _element("ListItem", "Journal of Letters 12 (2024) 1-3", 2),
+    _element("Title", "2 Method", 2),
+    _element("Table", "Year Letters 1850 12 Total", 2,
+             text_as_html="<table><tr><td>Year</td><td>Letters</td></tr><tr><td>1850</td><td>12</td></tr></table>"),
+    _element("ListItem", "first the date", 2),
+    _element("Header", "Journal of Letters 12 (2024) 1-3", 3),
+    _element("Title", "References", 3),
+    _element("ListItem", "[1] A. Adams, Old letters, Journal of Letters 1 (1990) 1-10.", 3),
+    _element("ListItem", "[2] B. Baker, New letters, Journal of Letters 5 (1995) 11-20.", 3),
+    _element("UncategorizedText", "3", 3),
+], indent=2)
+
+
+def test_unstructured_element_json_is_read_by_its_types_and_drops_nothing_in_silence():
+    # Unstructured's element JSON (round33_ocr_rule.md U): a Title is a heading (relevel finds the
+    # title), a running head on three pages (typed NarrativeText, ListItem, Header) and the page's
+    # own number are left out and listed, a picture's OCR'd words and a table's flat text beside
+    # its HTML reading listed too, one page per page_number
+    assert sniff_engine(UNSTRUCTURED_JSON, "paper.pdf.json") == "unstructured-json"
+    doc = compile_text(UNSTRUCTURED_JSON, name="paper.pdf.json")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "unstructured-json"
+    assert doc.metadata.title == "Counting Words in Old Letters"
+    assert [t for _, t in headings(md)] == ["Counting Words in Old Letters", "1 Introduction", "2 Method", "References"]
+    assert doc.pages == 3
+    assert "| 1850 | 12 |" in md and "Letters hold many words." in md and "Journal of Letters 12" not in md
+    assert len(doc.references) == 2
+    reasons = {r["reason"] for r in doc.attrs["removed"] if r.get("dropped")}
+    assert {"page-header", "figure-text", "table-text"} <= reasons
+    assert doc.attrs["conservation"]["words_lost"] == 0
+    assert '"element_id"' not in md and not leftover(md)
+    # the chunked output: records whose text joins the elements with blank lines
+    chunks = json.dumps([{"type": "CompositeElement", "element_id": "a1",
+                          "text": "2 Method\n\nWe read each letter twice.\n\n3 Results\n\nMost words were read.",
+                          "metadata": {"page_number": 1}}])
+    assert sniff_engine(chunks, "paper.pdf.json") == "unstructured-json"
+    md = compile_text(chunks, name="paper.pdf.json").markdown
+    assert "We read each letter twice." in md and '"CompositeElement"' not in md and "\\n" not in md
+
+
+PADDLE_JSON = json.dumps({"page_count": None, "width": 960, "height": 1280, "model_settings": {}, "parsing_res_list": [
+    {"block_label": "header", "block_content": "Journal of Letters 12", "block_bbox": [68, 76, 651, 119], "block_id": 0},
+    {"block_label": "doc_title", "block_content": "Counting Words in Old Letters", "block_bbox": [1, 2, 3, 4], "block_id": 1},
+    {"block_label": "paragraph_title", "block_content": "## 1 Introduction", "block_bbox": [1, 2, 3, 4], "block_id": 2},
+    {"block_label": "text", "block_content": "Letters hold many words.", "block_bbox": [1, 2, 3, 4], "block_id": 3},
+    {"block_label": "table", "block_content": "\n<table border=1 style='margin: auto;'><tr><td style='text-align: center;'>"
+     "Year</td><td>Letters</td></tr><tr><td>1850</td><td>12</td></tr></table>", "block_bbox": [1, 2, 3, 4], "block_id": 4},
+    {"block_label": "figure_title", "block_content": '<div style="text-align: center;">Table 1. Letters per year.</div>\n',
+     "block_bbox": [1, 2, 3, 4], "block_id": 5},
+    {"block_label": "paragraph_title", "block_content": "### 2 Method", "block_bbox": [1, 2, 3, 4], "block_id": 6},
+    {"block_label": "number", "block_content": "7", "block_bbox": [1, 2, 3, 4], "block_id": 7}],
+    "layout_det_res": {"boxes": []}})
+
+
+def test_paddleocr_vl_json_result_is_read_by_its_block_labels():
+    # PaddleOCR-VL's JSON result (round33_ocr_rule.md P): its labels are the structure, its page
+    # header and page number left out and listed, the table's HTML and the caption's div unwrapped
+    assert sniff_engine(PADDLE_JSON, "page.json") == "paddleocr-vl-json"
+    doc = compile_text(PADDLE_JSON, name="page.json")
+    md = doc.markdown
+    assert doc.metadata.source["engine"] == "paddleocr-vl-json"
+    assert doc.metadata.title == "Counting Words in Old Letters"
+    assert [(n, t) for n, t in headings(md)] == [(1, "Counting Words in Old Letters"), (2, "1 Introduction"), (2, "2 Method")]
+    assert "| 1850 | 12 |" in md and "Letters per year." in md and "Journal of Letters" not in md
+    dropped = {(r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")}
+    assert ("page-header", "Journal of Letters 12") in dropped
+    assert doc.attrs["conservation"]["words_lost"] == 0
+    assert "parsing_res_list" not in md and not leftover(md)

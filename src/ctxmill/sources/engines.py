@@ -38,6 +38,8 @@ ENGINES = {
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
     "marker-json": "marker JSON (a Document -> Page -> block tree of {block_type, html, children})",
     "hocr": "hOCR (Tesseract and others: ocr_page / ocr_par / ocr_line / ocrx_word elements)",
+    "unstructured-json": "Unstructured element JSON (a list of {type, element_id, text, metadata.page_number})",
+    "paddleocr-vl-json": "PaddleOCR-VL JSON result ({parsing_res_list: [{block_label, block_content}]} a page)",
     "marker": "marker (span anchors, #page-N-M links)",
     "docling": "docling (## headings, <!-- image --> placeholders)",
     "nougat": "Nougat (.mmd: \\( \\) math, LaTeX tables, [MISSING_PAGE])",
@@ -76,6 +78,10 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     ("mineru-json", re.compile(r'\A\s*\[\s*\{\s*"type"\s*:\s*"(?:text|title|image|table|equation|list|code|discarded)"'),
      1, ('"page_idx"',)),
     ("hocr", re.compile(r"""class=["'](?:ocr_page|ocrx_word|ocr_line)["']"""), 1, ("ocr_page", "ocrx_word")),
+    # (its element keys in either order: some of its outputs sort them, "element_id" first)
+    ("unstructured-json", re.compile(r'\A\s*\[\s*\{\s*"(?:type|element_id)"\s*:'), 1, ('"element_id"',)),
+    ("paddleocr-vl-json", re.compile(r'\A\s*[\[{][\s\S]{0,2000}?"parsing_res_list"\s*:\s*\[\s*\{\s*"block_label"'), 1,
+     ('"parsing_res_list"',)),
     ("marker-json", re.compile(r'\A\s*\{\s*"children"\s*:\s*\[\s*\{\s*"id"\s*:\s*"/page/\d+/'), 1, ('"block_type"',)),
     ("marker", re.compile(r'<span id="page-\d+-\d+">|\]\(#page-\d+-\d+\)|!\[\]\(_page_\d+_(?:Figure|Picture)_\d+'), 1,
      ('<span id="page-', "](#page-", "![](_page_")),
@@ -312,7 +318,11 @@ _REF_LINE = re.compile(r"<\|ref\|>(?P<label>[^<]*)<\|/ref\|>\s*(?:<\|det\|>.*?<\
 # grounding labels of page furniture: dropped, listed in removed.json under these reasons
 _DROP_LABELS = {"header": "page-header", "page_header": "page-header", "footer": "page-footer",
                 "page_footer": "page-footer", "page_number": "page-number", "number": "page-number",
-                "discarded": "engine-discarded"}  # (MinerU's own judgement: what its Markdown leaves out)
+                "discarded": "engine-discarded",  # (MinerU's own judgement: what its Markdown leaves out)
+                # the words Unstructured's OCR read inside a picture: no prose, listed (not lost)
+                "figure_text": "figure-text",
+                # a table's flat text where its HTML reading is written instead (Unstructured)
+                "table_text": "table-text"}
 _LABELS = set(_DROP_LABELS) | {
     "title", "sub_title", "subtitle", "section_title", "text", "paragraph", "table", "table_caption",
     "table_footnote", "image", "image_caption", "figure", "figure_caption", "figure_title", "caption", "equation",
@@ -377,9 +387,10 @@ _BLOCK_LABELS = {
     # DocTags, MinerU's content list, marker's block types (the part not above)
     "chart": "image", "discarded": "discarded", "sectionheader": "sub_title", "pageheader": "page_header", "pagefooter": "page_footer", "listitem": "list_item",
     "textinlinemath": "text", "tableofcontents": "text", "complexregion": "text", "handwriting": "text",
-    "form": "table"}
+    "form": "table", "figure_text": "figure_text", "table_text": "table_text"}
 # (reading order kept: a block of another label is text)
-_LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr")
+_LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
+                   "paddleocr-vl-json")
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -392,7 +403,8 @@ def _layout_blocks(text: str, engine: str) -> str:
     data-bbox data-label>`` per block, HTML inside) label each block as DeepSeek-OCR's grounding
     does: written here in that form (``<|ref|>label<|/ref|>`` then the block), read by _grounding."""
     blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
-              "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks}[engine](text)
+              "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks,
+              "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -646,6 +658,124 @@ def _marker_blocks(text: str) -> list[tuple[str, str]]:
         children = b.get("children")
         todo += [c for c in reversed(children) if isinstance(c, dict)] if isinstance(children, list) else []
     return out
+
+
+def _unstructured_blocks(text: str) -> list[tuple[str, str]]:
+    """Unstructured's element JSON: a list of elements in reading order, each with its ``type``
+    (Title for any heading, NarrativeText, ListItem, Header, Image, Table ...), ``text`` and
+    ``metadata.page_number``; a table's HTML is ``metadata.text_as_html``; a picture's ``text`` is
+    what its OCR read inside it. Chunked output (``CompositeElement``) joins elements with blank
+    lines, which stay paragraph breaks."""
+    data = _json_or_prefix(text)
+    elems: list[tuple[object, str, str, dict]] = []  # (page number, type, text, metadata)
+    page = None
+    for b in data if isinstance(data, list) else []:
+        if not isinstance(b, dict):
+            continue
+        meta = b.get("metadata") if isinstance(b.get("metadata"), dict) else {}
+        number = meta.get("page_number")
+        page = number if number is not None and not isinstance(number, (dict, list)) else page
+        elems.append((page, str(b.get("type") or ""), str(b.get("text") or ""), meta))
+    furniture = _running_heads(elems)
+    out: list[tuple[str, str]] = []
+    for k, (page, kind, body, meta) in enumerate(elems):
+        if kind == "PageBreak" or (k and page != elems[k - 1][0]):
+            out.append((_PAGE_BREAK, ""))
+        if kind == "PageBreak":
+            continue
+        if k in furniture:
+            out.append((furniture[k], body))
+        elif kind == "Image":
+            out.append(("image", ""))
+            if body.strip():
+                out.append(("figure_text", body))
+        elif kind == "Table" and isinstance(meta.get("text_as_html"), str) and "<table" in meta["text_as_html"]:
+            # the HTML is a second reading of the table (its structure model's), whose words may
+            # differ from the element's text: the table is written, the flat text listed (not lost)
+            out.append(("table", meta["text_as_html"]))
+            if body.strip():
+                out.append(("table_text", body))
+        else:
+            out.append((_UNSTRUCTURED_TYPES.get(kind, "text"), body))
+    return out
+
+
+# Unstructured's element types -> the block categories above (its Title is any heading: relevel
+# finds the document's title among them, as for MinerU's content list); any other type is text
+_UNSTRUCTURED_TYPES = {"Title": "section_header", "ListItem": "list_item", "FigureCaption": "caption",
+                       "Header": "page_header", "Footer": "page_footer", "PageNumber": "page_footer",
+                       "Table": "table", "Formula": "formula", "CodeSnippet": "code"}
+
+
+def _running_heads(elems: list[tuple[object, str, str, dict]]) -> dict[int, str]:
+    """The elements that are page furniture whatever type Unstructured gave them (its hi_res
+    model types a running head Title, ListItem or NarrativeText): among the first two or last two
+    elements of a page, a text that, less its digits, stands so on three pages or more (a running
+    head), or that is the page's own number -> "page_header" / "page_footer"."""
+    edge: dict[int, str] = {}  # element -> its text less digits and blanks, lowercased
+    pages: dict[str, set] = {}
+    starts = [k for k in range(len(elems)) if not k or elems[k][0] != elems[k - 1][0]] + [len(elems)]
+    out: dict[int, str] = {}
+    for a, b in zip(starts, starts[1:], strict=False):
+        for k in {*range(a, min(a + 2, b)), *range(max(a, b - 2), b)}:
+            page, kind, body, _ = elems[k]
+            if kind in ("Table", "Image", "PageBreak") or not body.strip() or len(body) > 200:
+                continue
+            if body.strip() == str(page):
+                out[k] = "page_footer"
+                continue
+            key = re.sub(r"[\d\W_]+", "", body.lower())
+            if key:
+                edge[k] = key
+                pages.setdefault(key, set()).add(page)
+    out.update({k: "page_header" for k, key in edge.items() if len(pages[key]) >= 3})
+    return out
+
+
+def _paddle_blocks(text: str) -> list[tuple[str, str]]:
+    """PaddleOCR-VL's JSON result of a page: ``parsing_res_list``, its layout blocks in reading
+    order, each a ``block_label`` and a ``block_content`` already in Markdown (``## Heading``) or
+    HTML (a ``<table>``, a centred ``<div>`` caption); several pages as a list of results or as the
+    service's ``layoutParsingResults[].prunedResult``."""
+    data = _json_or_prefix(text)
+    if isinstance(data, dict):
+        data = data.get("result", data) if isinstance(data.get("result"), dict) else data
+        data = data.get("layoutParsingResults", [data]) if isinstance(data, dict) else data
+    results = []
+    for r in data if isinstance(data, list) else []:
+        r = r.get("prunedResult", r) if isinstance(r, dict) and isinstance(r.get("prunedResult"), dict) else r
+        if isinstance(r, dict) and isinstance(r.get("parsing_res_list"), list):
+            results.append(r["parsing_res_list"])
+    out: list[tuple[str, str]] = []
+    for k, blocks in enumerate(results):
+        if k:
+            out.append((_PAGE_BREAK, ""))
+        for b in blocks:
+            if not isinstance(b, dict):
+                continue
+            label = str(b.get("block_label") or "text")
+            body = str(b.get("block_content") or "")
+            kind = _PADDLE_LABELS.get(label, "text")
+            if kind == "section_header":
+                body = body.strip().lstrip("#").strip()
+            elif kind == "caption":
+                body = _PADDLE_DIV.sub(" ", body)
+            elif kind == "image":
+                out.append(("image", ""))
+                kind, body = "figure_text", _PADDLE_DIV.sub(" ", re.sub(r"<img\b[^>]*>", " ", body))
+            out.append((kind, body))
+    return out
+
+
+# PaddleOCR-VL's block labels -> the block categories above; any other label is text (kept: its
+# own Markdown leaves out page furniture only, which is listed here)
+_PADDLE_LABELS = {"doc_title": "title", "paragraph_title": "section_header", "table": "table",
+                  "figure_title": "caption", "table_title": "caption", "chart_title": "caption",
+                  "figure_table_chart_title": "caption", "formula": "formula", "display_formula": "formula",
+                  "image": "image", "chart": "image", "header": "page_header", "header_image": "page_header",
+                  "footer": "page_footer", "footer_image": "page_footer", "number": "page_footer",
+                  "footnote": "footnote", "vision_footnote": "footnote", "algorithm": "code"}
+_PADDLE_DIV = re.compile(r"</?div\b[^>]*>", re.I)
 
 
 class _Hocr(HTMLParser):
