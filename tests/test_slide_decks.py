@@ -335,3 +335,33 @@ def test_the_score_matches_headings_of_no_latin_letter_by_their_text(tmp_path):
     heads = score(tmp_path, truth)["headings"]
     assert (heads["recall"], heads["missing"], heads["extra"]) == (0.5, ["关于我"], ["参考资料"])
     assert norm("2.1 Über Abschnitte") == "ber abschnitte"  # Latin texts normalise as before
+
+
+def test_sections_printed_only_in_contents_frames_are_read_from_their_links(tmp_path):
+    # round33_deck_rule.md C1: Boadilla prints no section slide and no head bar; the \AtBeginSection
+    # frame's \tableofcontents lists the sections (and the current one's subsections, indented), each
+    # entry a link to the page where it starts. A subsection holding one frame of its own name is
+    # that frame's heading, not a second one.
+    toc = [("1 Motivation", 20, 2), ("Why read slides", 40, 3), ("A deck of sections", 40, 4),
+           ("2 Method", 20, 5), ("Links say where", 40, 6)]
+    frames = {3: "Why read slides", 4: "Frames hold text", 6: "Links say where"}
+    pages = []
+    for n in range(1, 7):
+        rows, links = [], []
+        if n == 1:
+            rows += [("Decks as documents", 60, 110, 20, True), ("A. Speaker", 60, 150, 11, False)]
+        elif n in (2, 5):
+            rows.append(("Outline", 10, 30, 14, True))
+            for k, (text, x, dest) in enumerate(toc):
+                rows.append((text, x, 70 + 22 * k, 10, False))
+                links.append((x - 1, 60 + 22 * k, x + 120, 73 + 22 * k, dest))
+        else:
+            rows += [(frames[n], 10, 30, 14, True), (f"The body of frame {n} says one thing.", 20, 110, 10, False),
+                     (f"A second line of frame {n} says more.", 20, 130, 10, False)]
+        rows.append((f"A. Speaker  Decks as documents  {n} / 6", 150, 248, 6, False))
+        pages.append((rows, links))
+    doc = compile_document(_linked_deck(tmp_path / "deck.pdf", pages), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads[1:] == ["## 1 Motivation", "#### Outline", "#### Why read slides", "### A deck of sections",
+                         "#### Frames hold text", "## 2 Method", "#### Outline", "#### Links say where"], heads
+    assert doc.attrs["conservation"]["words_lost"] == 0

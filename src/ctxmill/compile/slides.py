@@ -40,10 +40,19 @@ FRAME_STRETCH = 0.6  # ... unless it stands on fewer consecutive pages than this
 _TEXTLESS = (Kind.FIGURE, Kind.TABLE, Kind.EQUATION, Kind.CODE)  # content a slide may hold without text
 NAV_SHARE = 0.25  # a head bar's link slot showing a text on this share of the pages is navigation
 NAV_SLOT = 2.0  # points: one slot's link box moves no more than this from page to page
+CONTENTS_LINKS = 3  # a page with this many linked entries in its body is a contents frame
+CONTENTS_COLUMN = 40.0  # points: entries whose text starts further apart than this stand in two columns
+CONTENTS_INDENT = 1.5  # points: entries starting within this of each other are one level
+FOOT_BAND = 0.1  # a foot line's links (the current section, the navigation symbols) stand in the bottom tenth
 
 
 def _key(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
+
+
+def _plain(text: str) -> str:
+    """A title as compared with a contents entry: its words, without a leading section number."""
+    return re.sub(r"^\d+(\.\d+)*\s+", "", _key(text)).replace("\u2019", "'").casefold()
 
 
 def _masked(text: str) -> str:
@@ -188,6 +197,57 @@ def navigation(pages: list[Page]) -> tuple[dict[int, list[tuple[int, str]]], dic
     return {d: sorted(v, key=lambda e: e[0]) for d, v in heads.items()}, boxes
 
 
+def contents(pages: list[Page]) -> dict[int, list[tuple[int, str]]]:
+    """The deck's contents frames, read from their links: -> {destination page: [(level, text)]}.
+
+    Beamer's ``\\tableofcontents`` makes each entry an internal link to the page where its section
+    or subsection starts; a theme that prints its sections nowhere else (Boadilla, the
+    ``\\AtBeginSection`` outline frame) or in a side bar says so only there. A page with at least
+    CONTENTS_LINKS such links in its body (not in the head's title band, not in the foot's tenth)
+    whose boxes hold text is a contents frame. An entry is its link's text (a wrapped entry's next
+    line, linked again to the same page at the same indent, joins it); its level is the rank of its
+    indent in its column. Over all contents frames, each (destination, level) keeps the text it
+    shows most often (a side bar adds the frame number to the current section: ``Kapitel  2``)."""
+    numbers = {p.number for p in pages}
+    shown: dict[tuple[int, int], Counter] = {}
+    for p in pages:
+        spans = [sp for ln in p.lines for sp in ln.spans if sp.bbox is not None and sp.text.strip()]
+        entries: list[list] = []  # [x0 of its text, y0, destination, text]
+        for lk in p.links:
+            x0, y0, x1, y1 = lk.bbox
+            if lk.uri is not None or lk.dest_page not in numbers or y0 < TITLE_BAND * p.height \
+                    or y1 > (1 - FOOT_BAND) * p.height:
+                continue
+            inside = [sp for sp in spans if x0 <= (sp.bbox[0] + sp.bbox[2]) / 2 <= x1
+                      and y0 <= (sp.bbox[1] + sp.bbox[3]) / 2 <= y1]
+            text = _key(" ".join(sp.text for sp in inside))
+            if not text:
+                continue
+            left = min(sp.bbox[0] for sp in inside)
+            last = entries[-1] if entries else None
+            if last is not None and last[2] == lk.dest_page and abs(last[0] - left) <= CONTENTS_INDENT \
+                    and 0 < y0 - last[1] <= 2 * (y1 - y0):
+                last[1], last[3] = y0, last[3] + " " + text  # a wrapped entry's next line
+                continue
+            entries.append([left, y0, lk.dest_page, text])
+        if len(entries) < CONTENTS_LINKS:
+            continue
+        columns: list[list[float]] = []  # each column's indents, left to right
+        for x in sorted(e[0] for e in entries):
+            if not columns or x - columns[-1][0] > CONTENTS_COLUMN:
+                columns.append([x])
+            elif x - columns[-1][-1] > CONTENTS_INDENT:
+                columns[-1].append(x)
+        for x, _, dest, text in entries:
+            col = next(c for c in reversed(columns) if x >= c[0] - CONTENTS_INDENT)
+            level = 1 + max(k for k, at in enumerate(col) if x >= at - CONTENTS_INDENT)
+            shown.setdefault((dest, level), Counter())[text] += 1
+    found: dict[int, list[tuple[int, str]]] = {}
+    for (dest, level), texts in sorted(shown.items()):
+        found.setdefault(dest, []).append((level, texts.most_common(1)[0][0]))
+    return found
+
+
 _OF_TOTAL = re.compile(r"(\d+)\s*/\s*(\d+)")
 _TRAILING = re.compile(r"(\d+)\s*$")
 COUNTER_BAND = 0.2  # a frame counter stands in the foot or the head of the page
@@ -313,6 +373,7 @@ def run(doc: Document, options: CompileOptions) -> None:
         doc.attrs["slide_deck"] = True
         # (read before the builds are merged: a build's page keeps its bar, but not its other lines)
         doc.attrs["_nav"], doc.attrs["_nav_boxes"] = navigation(doc.stream.pages)
+        doc.attrs["_contents"] = contents(doc.stream.pages)
         doc.attrs["overlay_pages"] = merge_overlays(doc)
 
 
@@ -403,6 +464,24 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             for lvl, text in reversed(nav[dest]):
                 if not is_bibliography_title(text):
                     blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + lvl, attrs={"_title": text}))
+    toc: dict[int, list[tuple[int, str]]] = doc.attrs.get("_contents") or {}
+    # (a head-bar link to the title page alone, a side bar's short title, places no section)
+    if toc and not slide and not any(d > first for d in nav):
+        from ctxmill.compile.references import is_bibliography_title
+
+        # the sections the contents frames link to, each before the first block of its page, unless
+        # it is the title of the frame there (a subsection holding one frame of its name is that
+        # frame's heading); levels left empty so close up, and frames go one under the deepest
+        titles = {n: _plain(b.text) for n, b in head.items()}
+        keep = {d: [(lvl, t) for lvl, t in v if not is_bibliography_title(t) and _plain(t) != titles.get(d)]
+                for d, v in toc.items() if d > first}
+        rank = {lvl: k + 1 for k, lvl in enumerate(sorted({lvl for v in keep.values() for lvl, _ in v}))}
+        if rank:
+            frame_level = 2 + len(rank)
+        for dest in sorted(keep, reverse=True):
+            at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
+            for lvl, text in reversed(keep[dest]):
+                blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + rank[lvl], attrs={"_title": text}))
     chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()}
     for bs in pages.values():
         for b in bs:
