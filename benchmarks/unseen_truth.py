@@ -8,6 +8,11 @@ truth.json in the corpus's schema (../shared/corpus/papers/README.md) and SOURCE
 
     .venv/bin/python benchmarks/unseen_truth.py            # all papers in the manifest
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/unseen
+    .venv/bin/python benchmarks/unseen_truth.py --set heldout  # benchmarks/data/unseen_heldout.json
+                                                               # -> benchmarks/.cache/unseen_heldout
+
+A set NAME other than the default reads benchmarks/data/unseen_NAME.json and writes benchmarks/.cache/unseen_NAME
+(a held-out set that no fix may look at lives beside the development set this way).
 
 Truth comes from the LaTeX (title, authors, \\chapter..\\subsubsection incl. starred ones,
 appendix, cited entries of the .bib or the .bbl's \\bibitem count, their titles, abstract; a Beamer
@@ -274,7 +279,7 @@ def yaml_meta(md: str) -> dict:
     if not m:
         return {}
     meta = yaml.safe_load(m.group(1)) or {}
-    authors = meta.get("author") or []
+    authors = meta.get("author") or meta.get("authors") or []  # JOSS writes "authors:"
     authors = [authors] if isinstance(authors, str) else authors
     return {"title": str(meta.get("title") or "").strip(),
             "authors": [(a.get("name") if isinstance(a, dict) else str(a)).strip() for a in authors],
@@ -490,11 +495,17 @@ def source_md(entry: dict, truth: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", type=Path, default=MIRROR)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--set", default="", help="NAME: read benchmarks/data/unseen_NAME.json, write "
+                    "benchmarks/.cache/unseen_NAME (default: the development set, unseen_papers.json -> unseen)")
+    ap.add_argument("--manifest", type=Path, help="a manifest path (overrides --set's)")
+    ap.add_argument("--out", type=Path, help="the output folder (overrides --set's)")
     ap.add_argument("--only")
     args = ap.parse_args()
+    manifest = args.manifest or (MANIFEST.with_name(f"unseen_{args.set}.json") if args.set else MANIFEST)
+    out = args.out or (OUT.with_name(f"unseen_{args.set}") if args.set else OUT)
+    args.out = out
     summary = []
-    for entry in json.loads(MANIFEST.read_text())["papers"]:
+    for entry in json.loads(manifest.read_text())["papers"]:
         if args.only and args.only not in entry["slug"]:
             continue
         print(entry["slug"], file=sys.stderr)
