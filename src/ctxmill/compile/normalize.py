@@ -482,7 +482,9 @@ def _furniture(doc: Document) -> None:
         highest: dict[int, float] = {}
         for b in geo:
             highest[b.page] = min(highest.get(b.page, b.bbox[1]), b.bbox[1])
-        sizes = sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 200)
+        # (the body type; a short book may have no paragraph of 200 characters: then of 60)
+        sizes = sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 200) \
+            or sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 60)
         body = sizes[len(sizes) // 2] if sizes else 0.0
         for b in geo:
             h = b.attrs.get("_page_height") or 792.0
@@ -529,6 +531,7 @@ def _furniture(doc: Document) -> None:
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "stamp"
         _swapped_running_lines([(b, k) for b, k in edge if k and b.kind is Kind.PARAGRAPH], max(3, pages // 4))
+        _foot_folios(doc.blocks, [b for b, k in edge if k.startswith("#~") or b.attrs.get("furniture") == "page_number"])
     # text pages: running header lines repeated at the top of many pages
     firsts: dict[int, Block] = {}
     for b in doc.blocks:
@@ -578,6 +581,43 @@ def _furniture(doc: Document) -> None:
 # block of one line the loop above can take (ctxmill.linescan returns every block of more)
 _MAYBE_PAGE_NUM_OR_STAMP_RE = re.compile(
     r"\n(?=[^\S\n]*(?i:arxiv):|[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
+
+
+_FOLIO_AT_EDGE_RE = re.compile(r"^\s*(\d{1,4})\s|\s(\d{1,4})\s*$|^\s*(\d{1,4})\s*$")
+
+
+def _foot_folios(blocks: list[Block], numbered: list[Block]) -> None:
+    """Page numbers set above the bottom band: LaTeX's standard classes print the folio at 0.88-0.89
+    of a letter or A4 page (book, article, ltxdoc), inside the 0.9 the band asks. The lowest block of
+    a page, a bare number alone on its line in the page's lower quarter, is the page number when its
+    number less its page's index (the offset) is that of another page's folio: another such foot
+    number, a page number already found, or the number a running head opens or closes with."""
+    lowest: dict[int, Block] = {}
+    second: dict[int, float] = {}  # the lowest bottom of the page's other blocks
+    for b in blocks:
+        if b.bbox is None:
+            continue
+        low = lowest.get(b.page)
+        if low is None or b.bbox[3] > low.bbox[3]:
+            if low is not None:
+                second[b.page] = max(second.get(b.page, 0.0), low.bbox[3])
+            lowest[b.page] = b
+        else:
+            second[b.page] = max(second.get(b.page, 0.0), b.bbox[3])
+    feet = [b for b in lowest.values()
+            if b.kind is Kind.PARAGRAPH and b.attrs.get("_nlines", 1) == 1 and re.fullmatch(r"\s*\d{1,4}\s*", b.text)
+            and b.bbox[1] > (b.attrs.get("_page_height") or 792.0) * 0.75 and second.get(b.page, 0.0) <= b.bbox[1]]
+    if not feet:
+        return
+    offsets = Counter(int(b.text) - b.page for b in feet)
+    for b in numbered:
+        m = _FOLIO_AT_EDGE_RE.search(b.text)
+        if m and b not in feet:
+            offsets[int(next(g for g in m.groups() if g)) - b.page] += 1
+    for b in feet:
+        if offsets[int(b.text) - b.page] >= 2:
+            b.kind = Kind.FURNITURE
+            b.attrs["furniture"] = "page_number"
 
 
 def _swapped_running_lines(edge: list[tuple[Block, str]], need: int) -> None:

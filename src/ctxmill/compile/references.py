@@ -745,13 +745,26 @@ def mark_bibliography(blocks: list[Block]) -> None:
             i += 1
 
     listed: set[int] = set()  # headings of a publication list taken for a bibliography (_publication_list)
+    # the body type (PDF input; a short book may have no paragraph of 200 characters): a running
+    # head is set in it or smaller, a chapter's title larger ("Chapter 3 / Literature" atop its page
+    # is no head of the list that comes later), unless it is the list's own word, which a deck's
+    # allowframebreaks repeats in frame-title type atop each page ("References", "References II")
+    body = 0.0
+    for least in (200, 60):
+        sizes = sorted(b.attrs["_size"] for b in blocks
+                       if b.kind is paragraph and b.attrs.get("_size") and len(b.text) > least)
+        if sizes:
+            body = sizes[len(sizes) // 2]
+            break
     for i, b in steps():
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
             if is_bibliography_title(b.attrs.get("_title") or b.text):
-                if _first_on_page(blocks, i) and (part and ((inside and entries) or not _entry_follows(blocks, i))
-                                                  or not part and _later_list(blocks, i)):
+                if _first_on_page(blocks, i) and not (body and (b.attrs.get("_size") or 0.0) > body + 1.0
+                                                      and not _LIST_OWN_TITLE_RE.match(b.attrs.get("_title") or b.text)) \
+                        and (part and ((inside and entries) or not _entry_follows(blocks, i))
+                             or not part and _later_list(blocks, i)):
                     # the running head of a long list, read as a heading ("Bibliography"),
                     # also on the pages of whatever follows the list, or before it: "6
                     # REFERENCES" atop the page whose body ends the text before the list
@@ -893,6 +906,9 @@ def _region_lines(block: Block, page) -> list[list] | None:
         left = []
         right = [ln for ln in right if ln.bbox[1] > head.bbox[1]]
     return [[fold(span_text(ln)), ln.bbox[0]] for ln in left + right if re.search(r"\w", ln.text)] or None
+
+
+_LIST_OWN_TITLE_RE = re.compile(r"^\s*(?:\d+\.?\s+)?(?:references|bibliography)\b", re.I)
 
 
 def _first_on_page(blocks: list[Block], i: int) -> bool:
