@@ -354,3 +354,82 @@ def test_an_entry_printing_a_dash_for_its_names_takes_the_names_of_the_entry_bef
     ieee = make_doc(["As shown [1], [2]."], bib=["[1] R. Marinescu, “Measurement and quality,” in Proc. ICSM, 2004.",
                                                  "[2] ——, “Detection strategies,” in Proc. ICSM, 2004, pp. 350–359."])
     assert ieee.references[1].authors == ["R. Marinescu"]
+
+
+def test_round33_callouts_with_words_around_the_name_a_locator_or_a_particle_link():
+    # round33_citations_rule.md 1a, 1b, 1d, 1f, 1g: mnras "(for example Frankel et al. 2018, 2020)", aastex "(WISE,
+    # Wright et al. 2010)", oup-mbe "(...; Ranwez et al. 2011, 2018 for earlier approaches.)", tandf "Meijers et al.
+    # (2020, Section 4.3)", iclr "van den Oord et al. (2017)", oup-virusevol "(Cobián Güemes et al., 2016)"
+    bib = ["Frankel N., Rix H.-W., Ting Y.-S., 2018, ApJ, 865, 96",
+           "Frankel N., Sanders J., Ting Y.-S., 2020, ApJ, 896, 15",
+           "Wright E. L., Eisenhardt P. R. M., Mainzer A. K., 2010, AJ, 140, 1868",
+           "Ranwez V., Harispe S., Delsuc F., 2011, PLoS One, 6, 1",
+           "Ranwez V., Douzery E., Cambon C., 2018, Mol Biol Evol, 35, 2",
+           "Meijers M., Ledoux H., Suba R., 2020, Web maps, 1, 2",
+           "Aaron van den Oord, Oriol Vinyals, and Koray Kavukcuoglu. Neural discrete representation learning. 2017.",
+           "A. G. Cobián Güemes, M. Youle, and V. A. Cantú. Viruses as winners. 2016.",
+           "Jones M., 2020, A paper, 1, 2",
+           "Smith K., Jones M., 2020, Another paper, 3, 4"]
+    doc = make_doc(["Migration (for example Frankel et al. 2018, 2020) and WISE (WISE, Wright et al. 2010). "
+                    "(See Ranwez et al. 2011, 2018 for earlier approaches.) As Meijers et al. (2020, Section 4.3) "
+                    "and van den Oord et al. (2017) and viruses (Cobián Güemes et al., 2016) show, not Jones "
+                    "(Smith and Jones, 2020)."], bib=bib)
+    got = {m.text: m.reference_ids for m in doc.mentions}
+    assert got["Frankel et al., 2018"] == ["ref-1"] and got["Frankel et al., 2020"] == ["ref-2"]
+    assert got["Wright et al. 2010"] == ["ref-3"]
+    assert got["Ranwez et al., 2011"] == ["ref-4"] and got["Ranwez et al., 2018"] == ["ref-5"]
+    assert got["Meijers et al. (2020, Section 4.3)"] == ["ref-6"]
+    assert got["van den Oord et al. (2017)"] == ["ref-7"]
+    assert got["Cobián Güemes et al., 2016"] == ["ref-8"]
+    assert got["Smith and Jones, 2020"] == ["ref-10"]  # never "Jones" alone: ref-9
+    assert not [u for u in doc.unresolved if u.kind == "citation"]
+    for m in doc.mentions:
+        assert doc.markdown[m.char_span[0] : m.char_span[1]] == m.text or "," in m.text
+
+
+def test_round33_a_numeric_bracket_with_a_locator_and_a_heading_that_cites():
+    # round33_citations_rule.md 1e (eptcs "[17, Ch.2]", "[10, pp.49-51]") and 1c (acl "### 2.3 PT-M² (Gong et al.,
+    # 2022)": headings were never read for callouts; a heading's superscript stays a footnote mark)
+    bib = [f"[{i}] A. Author{i}, \"Paper {i},\" in Proc. X, 20{10 + i}." for i in range(1, 13)]
+    doc = make_doc(["Petri nets [12, Ch.2] and the free category [10, pp.49-51], not [3, x]."], bib=bib)
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert ("[12, Ch.2]", ["ref-12"]) in got and ("[10, pp.49-51]", ["ref-10"]) in got
+    assert len(got) == 2
+    head = Block(kind=BlockKind.HEADING, text="2.3 PT-M2 (Gong et al., 2022)", page=1, id="h1", level=3,
+                 section_id="s1")
+    title = Block(kind=BlockKind.HEADING, text="A title (Gong et al., 2022)", page=1, id="h0", level=1,
+                  attrs={"title": True})
+    dated = Block(kind=BlockKind.HEADING, text="Personal Computers (1980s)", page=1, id="h2", level=2, section_id="s1")
+    doc = make_doc(["Its metric."], bib=["Peiyuan Gong and Min Zhang. 2022. Revisiting metrics. In ACL."],
+                   extra_blocks=[title, head, dated])
+    assert [(m.text, m.reference_ids, m.block_id) for m in doc.mentions] == [("Gong et al., 2022", ["ref-1"], "h1")]
+    assert not [u for u in doc.unresolved if u.kind == "citation"]  # a heading's date is no callout
+
+
+def test_round33_a_mention_takes_the_page_its_text_is_on_in_a_paragraph_run_over_pages():
+    # round33_citations_rule.md G: aastex-twocol-billy's paragraph runs pages 2-5 (3 and 4 are figures); its
+    # callouts near the middle were read as page 4 by spreading the pages evenly over the characters
+    text = "x" * 1000 + " (Smith, 2020) " + "y" * 1000 + " (Jones, 2021)"
+    b = Block(kind=BlockKind.PARAGRAPH, text=text, page=2, page_end=5, id="p0", section_id="s1",
+              attrs={"page_breaks": [(len(text) - 15, 5)]})
+    doc = Document(stream=PageStream(pages=[Page(number=i + 1) for i in range(6)], kind="markdown"))
+    doc.blocks = [b, Block(kind=BlockKind.REFERENCE, text="Smith M. 2020. A paper. J. 1:1.", page=6, id="r0"),
+                  Block(kind=BlockKind.REFERENCE, text="Jones M. 2021. A paper. J. 1:1.", page=6, id="r1")]
+    doc.block_spans = {"p0": (0, len(text))}
+    doc.markdown = text
+    references.run(doc, CompileOptions())
+    citations.run(doc, CompileOptions(ignore_pdf_links=True))
+    assert [(m.text, m.page) for m in doc.mentions] == [("Smith, 2020", 2), ("Jones, 2021", 5)]
+
+
+def test_round33_structure_records_where_each_page_of_a_joined_paragraph_starts():
+    from ctxmill.compile import structure
+
+    first = "A paragraph that runs on over the page break and over a page of figures, as in the"
+    blocks = [Block(kind=BlockKind.PARAGRAPH, text=first, page=2),
+              Block(kind=BlockKind.FIGURE, text="", page=3),
+              Block(kind=BlockKind.PARAGRAPH, text="results of (Smith, 2020) we read.", page=4)]
+    out = structure._merge_continuations(blocks)
+    joined = out[0]
+    assert joined.text == first + " results of (Smith, 2020) we read." and joined.page_end == 4
+    assert joined.attrs["page_breaks"] == [(len(first) + 1, 4)]

@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import itemgetter
 
 from ctxmill.compile.blocks import LONE_LETTER_END
 from ctxmill.compile.options import CompileOptions
@@ -39,8 +40,12 @@ from ctxmill.model import CrossRef, Document, Kind, Mention, Reference, Unresolv
 # ---------------------------------------------------------------------------- patterns
 
 _YEAR = r"(?:(?:19|20)\d\d[a-z]?|n\.d\.)"
-# "2020a, b" cites 2020a and 2020b
-_YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*(?:{_YEAR}|[a-z]\b))*)\s*$")
+# where in the cited work: ", Section 4.3", ", p. 159", ", pp.49-51", ", Ch.2", ", Theorem 6" (after a narrative
+# callout's years or a numeric bracket's numbers)
+_LOCATOR = (r"(?i:\s*,\s*(?:pp?|secs?|sections?|ch|chap|chapters?|figs?|figures?|tab|tables?|eqs?|equations?|app"
+            r"|appendix|thm|theorem|lemma|prop|proposition|def|definition|cor|corollary|remark|example)\.?\s*~?\d[\w.\-–]*)")
+# "2020a, b" cites 2020a and 2020b; "(2020, Section 4.3)" cites 2020
+_YEARS_ONLY = re.compile(rf"^\s*({_YEAR}(?:\s*[,;]\s*(?:{_YEAR}|[a-z]\b))*){_LOCATOR}?\s*$")
 _PAREN = re.compile(r"\(([^()\n]{1,400})\)")
 # "(2025b, hereafter Paper I)": years, then a name the paper cites that work by from there on (astronomy's
 # custom); "hereafter referred to as X" and "hereafter called X" too
@@ -56,9 +61,13 @@ _ITEM = re.compile(
     re.IGNORECASE,
 )
 _YEAR_IN = re.compile(_YEAR)
+# an item whose years are followed by a few lowercase words: "Ranwez et al. 2011, 2018 for earlier approaches."
+_TRAILING_WORDS = re.compile(rf"^(.*{_YEAR})\s+[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,5}}\s*\.?\s*$", re.DOTALL)
 # up to 7 digits, as the entry labels of compile/references.py: "[10001]" cites entry [10001] of a
 # list of more than 9,999 entries
-_NUM_BRACKET = re.compile(r"\[(\d{1,7}(?:\s*[–\-]\s*\d{1,7})?(?:\s*[,;]\s*\d{1,7}(?:\s*[–\-]\s*\d{1,7})?)*)\](?!\()")
+# a locator may follow the numbers: "[17, Ch.2]", "[10, pp.49-51]"
+_NUM_BRACKET = re.compile(
+    rf"\[(\d{{1,7}}(?:\s*[–\-]\s*\d{{1,7}})?(?:\s*[,;]\s*\d{{1,7}}(?:\s*[–\-]\s*\d{{1,7}})?)*){_LOCATOR}?\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]", "[Grä11]" (any letter), "[STA ^+10]"
 # (the reader's superscript mark after a space: compared with the space dropped): the entries' own pattern, ALPHA_KEY
 # after the keys a locator may follow: "[DR99, Section 5.2]", "[MvOV96, 14.2.5]", "[Cou+12, Theorem 6]"; the
@@ -79,7 +88,9 @@ _NOT_AUTHORS = frozenset(
     "version v released since until before after in on at from to circa about around year "
     "update updated accessed".split()
 )
-_NAME_LINKS = frozenset({"et", "al.", "al", "and", "&", "de", "del", "der", "van", "von", "da", "di", "du", "la", "le"})
+# (the particles of _PARTICLES too, but "y" and "el", words of titles: "van den Oord et al. (2017)")
+_NAME_LINKS = frozenset({"et", "al.", "al", "and", "&", "de", "del", "der", "van", "von", "da", "di", "du", "la", "le",
+                         "den", "della", "dos", "das", "ter", "ten", "zu", "bin"})
 _SENTENCE_STARTERS = frozenset(
     "the a an in as while see our this that these those for and but with by following unlike like "
     "recent prior earlier both following similarly however also".split()
@@ -162,6 +173,7 @@ def _first_word(text: str) -> str | None:
 
 
 # lowercase particles printed before a family name in an author-year callout ("van Oosterom et al.")
+_INITIAL = re.compile(r"[A-Z]\.(?:-?[A-Z]\.)*")
 _PARTICLES = frozenset("de del della der den van von da di du la le al bin el dos das ter ten zu y".split())
 
 
@@ -173,7 +185,13 @@ def _surnames(name: str) -> set[str]:
     k = len(words) - 1
     while k > 0 and words[k - 1] in _PARTICLES:  # (lowercase only: "De" or "Van" opens a given name too)
         k -= 1
-    return {words[-1], " ".join(words[k:])}
+    out = {words[-1], " ".join(words[k:])}
+    # given names first, as initials: two or more capitalised words after the last initial are one family name
+    # as a callout may print it ("A. G. Cobián Güemes" -> "Cobián Güemes", refparse's family being "Güemes")
+    last = max((i for i, w in enumerate(words) if _INITIAL.fullmatch(w)), default=None)
+    if last is not None and len(words) - last > 2 and all(w[:1].isupper() for w in words[last + 1:]):
+        out.add(" ".join(words[last + 1:]))
+    return out
 
 
 def _family(name: str, people: list[dict[str, str]]) -> set[str]:
@@ -620,7 +638,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         # (A callout needs a label cited alone, a parenthesis, a bracket, a superscript's "^"
         # or "<", or a character outside ASCII: a block of cross-references has none of them,
         # and 80,000 such blocks each paid _find_callouts' calls for nothing)
-        if block.kind is not Kind.HEADING and block.attrs.get("front") in (None, "abstract") and (
+        # A heading may cite ("2.3 PT-M2 (Gong et al., 2022)"); the title does not.
+        if not block.attrs.get("title") and block.attrs.get("front") in (None, "abstract") and (
                 alone or ctx.aliases or "(" in text or "[" in text or "^" in text or "<" in text
                 or not text.isascii()):
             _find_callouts(ctx, block, text, base)
@@ -642,9 +661,18 @@ def _skipped(block) -> bool:
     return block.kind in _SKIP_KINDS or bool(block.attrs.get("bibliography"))
 
 
+_FIRST = itemgetter(0)
+
+
 def _page_at(block, text: str, offset: int) -> int:
-    # A block that runs over a page break: estimate the page from the position in the block.
+    # A block that runs over a page break: the page whose text holds the position, where structure
+    # recorded where each page's text starts (the offsets of the block's text, scaled to ``text``, its
+    # document.md span: the same words, escapes aside); else estimated from the position in the block.
     if block.page_end and block.page_end > block.page and text:
+        breaks = block.attrs.get("page_breaks")
+        if breaks and block.text:  # (a bisection: raw OCR text may run one paragraph over every page)
+            k = bisect.bisect_right(breaks, offset * len(block.text) / len(text), key=_FIRST)
+            return breaks[k - 1][1] if k else block.page
         frac = offset / max(1, len(text))
         return block.page + min(block.page_end - block.page, int(frac * (block.page_end - block.page + 1)))
     return block.page
@@ -657,6 +685,8 @@ def _add_mention(ctx: _Ctx, block, text, base, s, e, ids, reason, shown=None):
         chosen = [r for r in ctx.linker.last_candidates if r.page in dests]
         if len(chosen) == 1:
             ids, reason = [chosen[0].id], None
+    if not ids and block.kind is Kind.HEADING:
+        return  # a heading is read for callouts that link: "Personal Computers (1980s)" is a heading's date
     shown = shown if shown is not None else text[s:e]
     if ids:
         span = (base + s, base + e) if base is not None else None
@@ -717,14 +747,35 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
         # Parenthetical: items separated by ";" (or by "," after a year: _items).
         for item_start, item in _items(inner, m.start(1)):
             im = _ITEM.match(item)
+            if not im and (tm := _TRAILING_WORDS.match(item)):  # "2011, 2018 for earlier approaches."
+                item = tm.group(1)
+                im = _ITEM.match(item)
             if not im:
                 continue
             auth = im.group("auth").strip().rstrip(",")
             years = _years(im.group("years"))
             res = [linker.link(auth, y) for y in years]
+            lead = len(item) - len(item.lstrip())
+            if not all(ids for ids, _ in res):
+                # words before the name ("for example Frankel et al.", "WISE, Wright et al."): the longest
+                # tail from a capitalised word whose every year links is the callout, where the word before it
+                # is no name's ("Smith and Jones", "Smith, Jones" are one callout, never "Jones" alone): a
+                # lowercase word other than a name's links, or an acronym and a comma
+                a0 = im.start("auth") + len(im.group("auth")) - len(im.group("auth").lstrip())
+                for w in re.finditer(r"(?<=\s)[^\W\d_]", auth):
+                    if not w.group().isupper():
+                        continue
+                    before = auth[: w.start()].split()[-1]
+                    core = before.rstrip(",;:")
+                    if not (core[:1].islower() and core.lower() not in _NAME_LINKS
+                            or before.endswith(",") and len(core) > 1 and core.isupper()):
+                        continue
+                    tail = [linker.link(auth[w.start():], y) for y in years]
+                    if all(ids for ids, _ in tail):
+                        auth, res, lead = auth[w.start():], tail, a0 + w.start()
+                        break
             if not all(ids for ids, _ in res) and not _is_name_shape(auth):
                 continue  # "(released April 2025)" is no citation
-            lead = len(item) - len(item.lstrip())
             s, e = item_start + lead, item_start + len(item.rstrip())
             for y, (ids, reason) in zip(years, res, strict=False):
                 _add_mention(ctx, block, text, base, s, e, ids, reason,
@@ -794,7 +845,7 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
     for m in _NUM_BRACKET.finditer(text) if "[" in text else ():
         nums = _expand_numbers(m.group(1))
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
-    if linker.numbered:
+    if linker.numbered and block.kind is not Kind.HEADING:  # (a heading's superscript is a footnote's mark)
         for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
             if LONE_LETTER_END.search(text, 0, m.start()):
                 continue  # an exponent (blocks.LONE_LETTER_END)

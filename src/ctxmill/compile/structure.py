@@ -1996,6 +1996,10 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                 parts[-1] = last[:-1] if last.endswith("-") and b.text[:1].islower() else last.rstrip() + " "
                 parts.append(c)
                 held_len[last_para] += len(parts[-2]) - len(last) + len(c)
+                if b.page != prev.last_page:
+                    # where each later page's text starts in the joined text: the page of a mention in it
+                    # (citations._page_at; a paragraph run on past two pages of figures is not spread evenly)
+                    prev.attrs.setdefault("page_breaks", []).append((held_len[last_para] - len(c), b.page))
                 prev.page_end = b.last_page
                 # the run-on block's lines with their left edges and page (None where it has
                 # none): a bibliography entry that runs on into the next column brings the
