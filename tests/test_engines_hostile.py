@@ -87,3 +87,75 @@ def test_doctags_unclosed_element_does_not_swallow_the_blocks_after_it():
     out = _words(engines.to_pages(text, "doctags"))
     for w in ("zqbefore", "zqmiddle", "zqunclosed", "zqafter"):
         assert w in out, w
+
+
+# round33_fuzz_rule.md C1: a whole-text pattern "^\s*..." under re.M was tried at every line start of
+# a run of blank lines, each try reading the rest of the run (quadratic; the cost is measured in
+# benchmarks/fuzz.py --scaling, shapes blank_run and chandra_hostile). The rewrites now go through
+# _sub_at_line_starts, which must give exactly what re.sub gave, on every shape of blanks.
+_LINE_RULES = ("_IMAGE_COMMENT_LINE", "_LATEX_HEAD_LINE", "_LATEX_AUTHOR_LINE", "_LATEX_ABSTRACT_LINE",
+               "_LATEX_LIST_LINE", "_LATEX_ITEM_LINE", "_LATEX_PARAGRAPH_LINE")
+_PIECES = ("\n", "\n", "\n\n", " ", "\t", "\r", "\x0c", "\u2028", "\u3000", "\x1c", "x", "word ", "\\", "{", "}",
+           "\\item ", "\\item\n", "\\section{A}", "\\section*{B {c}}", "\\title{T", "\\author{A \\\\ B}",
+           "\\author{C \\and D}\n", "\\begin{abstract}", "\\end{abstract}", "\\begin{itemize}", "\\end{enumerate}",
+           "\\maketitle", "\\paragraph{P}", "\\paragraph*{Q} ", "<!-- image -->", "<!--image-->", "<!-- IMAGE  -->",
+           "<!--", "-->", "<!-- x -->")
+
+
+def _hostile_texts():
+    import random
+
+    rnd = random.Random(3301)
+    fixed = ["", "\n", "<!-- image -->", "a\n\n<!-- image -->\n\nb", "<!-- image -->\n\n\n<!-- image -->",
+             "<!-- image -->\n \n<!-- image -->x", " \n \n\\item a\n\n\n\\item b", "\\item\\item\n\\item",
+             "x\\section{A}\n\\section{B}\n\n", "\n" * 50 + "\\paragraph{P} text", "\\author{A \\\\ B}\n\n\\author{C}",
+             "y\n" + " \n" * 30 + "<!-- image --> \n \nz", "<!-- image -->\r\n<!-- image -->", "\u2028\n<!-- image -->"]
+    rand = ["".join(rnd.choice(_PIECES) for _ in range(rnd.randint(1, 40))) for _ in range(3000)]
+    return fixed + rand
+
+
+def test_line_rewrites_give_what_re_sub_gave_on_every_shape_of_blanks():
+    texts = _hostile_texts()
+    for name in _LINE_RULES:
+        rx, lead = getattr(engines, name)
+        for repl in ("[R]", r"<\g<0>>", lambda m: "{" + m.group(0) + "}"):  # (a text, a template, a function)
+            for t in texts:
+                assert engines._sub_at_line_starts(rx, lead, repl, t) == rx.sub(repl, t), (name, t)
+                # (and with the coarsest start, any backslash or "<": the same text)
+                assert engines._sub_at_line_starts(rx, r"[<\\]", repl, t) == rx.sub(repl, t), (name, t)
+
+
+def test_line_rewrites_try_each_command_once_not_each_blank_line():
+    # the structure of the fix, not its time: one try of the pattern per line that starts with its
+    # command, whatever the number of blank lines before it (re.sub tried every line start of the run)
+    class Counting:
+        def __init__(self, rx):
+            self.rx, self.tries = rx, 0
+
+        def match(self, text, pos):
+            self.tries += 1
+            return self.rx.match(text, pos)
+
+    rx = Counting(engines._LATEX_ITEM_LINE[0])
+    text = "\\item a\n" + " \n" * 10_000 + "word \\item b\n" + "\n" * 10_000 + "\\item c\n\\section{x}\n\\end{x}"
+    out = engines._sub_at_line_starts(rx, engines._LATEX_ITEM_LINE[1], r"\1- ", text)
+    # (the middle \\item is no line's first word; the lines of other commands are not tried either)
+    assert out == engines._LATEX_ITEM_LINE[0].sub(r"\1- ", text) and rx.tries == 2
+
+
+def test_sniffers_give_the_same_answer_with_blanks_of_their_own_line():
+    import re
+
+    from ctxmill.sources import _OCR_HINTS
+
+    old = re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I)
+    old_wrapped = re.compile(r"^\s*[#|]|\$\$|\\\(|<table", re.M)
+    new_wrapped = re.compile(r"^[^\S\n]*[#|]|\$\$|\\\(|<table", re.M)
+    pieces = ("\n", "\n\n", " ", "\t", "\u3000", "x", "── PAGE 2 / 9 ──", "-- page 3 of 4 --", "#", "|", "$$")
+    import random
+
+    rnd = random.Random(3302)
+    for _ in range(3000):
+        t = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 30)))
+        assert bool(engines._PAGED_TEXT.search(t)) == bool(old.search(t)) == bool(_OCR_HINTS[0].search(t)), t
+        assert bool(new_wrapped.search(t)) == bool(old_wrapped.search(t)), t

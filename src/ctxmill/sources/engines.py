@@ -101,7 +101,10 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
                           re.M), 1, ("---",)),
 ]
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_PAGED_TEXT = re.compile(r"^\s*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I)
+# (the blanks before a page line are its own line's, [^\S\n]*, not \s*: \s* crosses line ends, and a run
+# of N blank lines was read from each of its N line starts, N^2/2 steps: round33_fuzz_rule.md C1; a
+# search's answer is the same, its match starting at the page line instead of a blank line before it)
+_PAGED_TEXT = re.compile(r"^[^\S\n]*[─━—–=\-]{1,}\s*PAGE\s+\d+\s*(?:/|of)\s*\d+\s*[─━—–=\-]{1,}\s*$", re.M | re.I)
 
 
 def sniff_engine(text: str, name: str | None = None) -> str | None:
@@ -150,7 +153,7 @@ def _wrapped_text(sample: str) -> bool:
     """Plain text whose paragraphs are wrapped over several lines (Tesseract, pdftotext), as
     opposed to one OCR paragraph a line: form feeds between pages, or short lines that run on."""
     lines = [ln for ln in sample.split("\n") if ln.strip()]
-    if len(lines) < 8 or re.search(r"^\s*[#|]|\$\$|\\\(|<table", sample, re.M):
+    if len(lines) < 8 or re.search(r"^[^\S\n]*[#|]|\$\$|\\\(|<table", sample, re.M):  # ([^\S\n]*: C1 above)
         return False
     if "\f" in sample:
         return True
@@ -1276,7 +1279,7 @@ def _html_markup(text: str) -> str:
     text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b" + _IN_TAG + "*>", "\n\n", text,
                   flags=re.I)
     if "<!--" in text:  # (a pattern from "^" under re.M is tried at every position)
-        text = re.sub(r"^\s*<!--\s*image\s*-->\s*$", "![](image)", text, flags=re.M | re.I)
+        text = _sub_at_line_starts(*_IMAGE_COMMENT_LINE, "![](image)", text)
     text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
     return text
 
@@ -1298,6 +1301,60 @@ _LATEX_HEADS = {"title": 1, "section": 2, "subsection": 3, "subsubsection": 4}
 _BRACED = r"(?:[^{}]++|\{[^{}]*+\})*+"
 
 
+# The rewrites of whole lines that start "^\s*" under re.M (round33_fuzz_rule.md C1): \s* crosses line
+# ends, so re.sub tried such a pattern at every line start of a run of N blank lines and read the rest
+# of the run each time (N^2/2 steps: 40,000 blank lines, 16 CPU s). _sub_at_line_starts gives the same
+# text in one pass over the run.
+# (each with the start of its part after the blanks: a regex every match of that part starts with)
+_IMAGE_COMMENT_LINE = (re.compile(r"^\s*<!--\s*image\s*-->\s*$", re.M | re.I), "<!--")
+_LATEX_HEAD_LINE = (re.compile(r"^\s*\\(title|section|subsection|subsubsection)\*?\{(" + _BRACED + r")\}\s*$", re.M),
+                    r"\\(?:title|section|subsection|subsubsection)")
+_LATEX_AUTHOR_LINE = (re.compile(r"^\s*\\author\{(" + _BRACED + r")\}\s*$", re.M | re.S), r"\\author\{")
+_LATEX_ABSTRACT_LINE = (re.compile(r"^\s*\\begin\{abstract\}\s*", re.M), r"\\begin\{abstract\}")
+_LATEX_LIST_LINE = (re.compile(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}"
+                               r"|end\{(?:itemize|enumerate|document)\}|maketitle)\s*$", re.M),
+                    r"\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}"
+                    r"|maketitle)")
+_LATEX_ITEM_LINE = (re.compile(r"^(\s*)\\item\s+", re.M), r"\\item")
+_LATEX_PARAGRAPH_LINE = (re.compile(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", re.M), r"\\paragraph")
+
+
+def _sub_at_line_starts(rx: re.Pattern, lead: str, repl, text: str) -> str:
+    """``rx.sub(repl, text)`` for ``rx`` under re.M of the form ``^\\s*`` (or ``^(\\s*)``) then a
+    part every match of which starts with a match of the regex ``lead`` (its first character no
+    blank). Only a ``lead`` with nothing but blanks before it on its line can be matched; the regex
+    engine's leftmost match for it starts at the first line start of the blanks before it (a try at
+    a later line start of them reads the same ``lead`` and ends the same way): that one place is
+    tried, and the search goes on after the match, as re.sub's does."""
+    out: list[str] = []
+    pos = 0  # where the last match ended (re.sub searches on from there)
+    seen = 0  # where the last such ``lead`` ended: no blank run reaches back past it
+    for f in _line_lead(lead).finditer(text):
+        at = f.start(1)
+        if at >= pos:
+            lo = max(pos, seen)
+            run = lo + len(text[lo:at].rstrip())  # the blanks right before ``lead`` start here
+            if run == lo and (lo == 0 or text[lo - 1] == "\n"):
+                start = lo
+            else:
+                # (0: the line start is before ``lo``, inside the last match: re.sub reads on from there)
+                start = text.find("\n", run, at) + 1
+            m = rx.match(text, start) if start or lo == 0 else None
+            if m:
+                out.append(text[pos:m.start()])
+                out.append(repl(m) if callable(repl) else m.expand(repl))
+                pos = m.end()
+        seen = f.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _line_lead(lead: str) -> re.Pattern:
+    """``lead`` where only blanks come before it on its line (each line's own blanks: linear)."""
+    return re.compile(r"^[^\S\n]*(" + lead + ")", re.M)
+
+
 def _latex_structure(text: str) -> str:
     """Mathpix Markdown (GOT-OCR's format mode, Nougat now and then): ``\\title{}``,
     ``\\section*{}``, ``\\begin{abstract}``, itemize/enumerate -> Markdown."""
@@ -1311,21 +1368,19 @@ def _latex_structure(text: str) -> str:
     # re.M is tried at every position: ~18 ms a MB each, and LaTeX tables or soup hold few of
     # these commands). No rewrite brings in a command that a later one needs.
     if "\\title" in text or "section" in text:
-        text = re.sub(r"^\s*\\(title|section|subsection|subsubsection)\*?\{(" + _BRACED + r")\}\s*$", head, text,
-                      flags=re.M)
+        text = _sub_at_line_starts(*_LATEX_HEAD_LINE, head, text)
     if "\\author{" in text:
-        text = re.sub(r"^\s*\\author\{(" + _BRACED + r")\}\s*$",
-                      lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
-                      text, flags=re.M | re.S)
+        text = _sub_at_line_starts(
+            *_LATEX_AUTHOR_LINE, lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
+            text)
     if "\\begin{abstract}" in text:
-        text = re.sub(r"^\s*\\begin\{abstract\}\s*", "\n\n## Abstract\n\n", text, flags=re.M)
+        text = _sub_at_line_starts(*_LATEX_ABSTRACT_LINE, "\n\n## Abstract\n\n", text)
     if "\\end{" in text or "\\begin{" in text or "\\maketitle" in text:
-        text = re.sub(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}"
-                      r"|end\{(?:itemize|enumerate|document)\}|maketitle)\s*$", "", text, flags=re.M)
+        text = _sub_at_line_starts(*_LATEX_LIST_LINE, "", text)
     if "\\item" in text:
-        text = re.sub(r"^(\s*)\\item\s+", r"\1- ", text, flags=re.M)
+        text = _sub_at_line_starts(*_LATEX_ITEM_LINE, r"\1- ", text)
     if "\\paragraph" in text:
-        text = re.sub(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", r"**\1** ", text, flags=re.M)
+        text = _sub_at_line_starts(*_LATEX_PARAGRAPH_LINE, r"**\1** ", text)
     return text
 
 
