@@ -159,3 +159,24 @@ def test_sniffers_give_the_same_answer_with_blanks_of_their_own_line():
         t = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 30)))
         assert bool(engines._PAGED_TEXT.search(t)) == bool(old.search(t)) == bool(_OCR_HINTS[0].search(t)), t
         assert bool(new_wrapped.search(t)) == bool(old_wrapped.search(t)), t
+
+
+def test_marker_json_cut_short_keeps_its_complete_blocks():
+    # round33_fuzz_rule.md M1: a marker tree cut short did not parse, and the complete objects the
+    # prefix reader gave (a list) were not read: the file was refused as "holds no text"
+    def block(page: int, k: int, words: str) -> dict:
+        return {"id": f"/page/{page}/Text/{k}", "block_type": "Text", "html": f"<p>{words}</p>", "children": None}
+
+    def page(n: int, *blocks: dict) -> dict:
+        return {"id": f"/page/{n}/Page/0", "block_type": "Page", "html": f"<content-ref src='/page/{n}/Text/0'>"
+                "</content-ref>", "children": list(blocks)}
+
+    tree = json.dumps({"children": [page(0, block(0, 0, "First block zqfirst."), block(0, 1, "Second zqsecond.")),
+                                    page(1, block(1, 0, "Third zqthird."), block(1, 1, "Fourth zqfourth."))],
+                       "block_type": "Document"}, indent=2)
+    cut = tree[:tree.index("zqfourth")]
+    assert engines.sniff_engine(cut, "paper.json") == "marker-json"
+    out = _words(engines.to_pages(cut, "marker-json"))
+    for w in ("zqfirst", "zqsecond", "zqthird"):
+        assert w in out
+    assert "zqfourth" not in out  # (cut: never written out in full)

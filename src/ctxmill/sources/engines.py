@@ -646,7 +646,11 @@ def _marker_blocks(text: str) -> list[tuple[str, str]]:
     from them, a table from its own html (its cells are children too)."""
     data = _json_or_prefix(text)
     out: list[tuple[str, str]] = []
-    todo = [data] if isinstance(data, dict) else []  # depth first, in order (no recursion: any depth)
+    # a tree cut short does not parse: the prefix reader gives its complete objects in order (each
+    # whole page, the complete blocks of the page the cut fell in), read as the document's children
+    # (they were dropped, the file refused as holding no text: round33_fuzz_rule.md M1)
+    roots = [data] if isinstance(data, dict) else [b for b in data if isinstance(b, dict)] if isinstance(data, list) else []
+    todo = roots[::-1]  # depth first, in order (no recursion: any depth)
     while todo:
         b = todo.pop()
         kind = str(b.get("block_type") or "")
