@@ -153,8 +153,10 @@ def _latex_envs_a6b339d(text: str) -> str:
         t = re.sub(r"\\begin\{(algorithm\*?|algorithmic|lstlisting|verbatim|minted)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}",
                    lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t, flags=re.S)
         t = re.sub(r"\\caption\{((?:[^{}]|\{[^{}]*\})*)\}", lambda m: "\n\n" + e._latex_text(m.group(1)) + "\n\n", t)
-        t = re.sub(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}"
-                   r"|\\label\{[^}]*\}|\\centering\b", "", t)
+        # (round33_ocr_rule.md W3: an environment inside inline $...$ math keeps its commands)
+        t = "".join(p if j % 2 else re.sub(
+            r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}"
+            r"|\\label\{[^}]*\}|\\centering\b", "", p) for j, p in enumerate(re.split(r"((?<![\\$])\$[^$\n]+\$)", t)))
         pieces[k] = t
     return "".join(pieces)
 

@@ -1023,3 +1023,50 @@ def test_paddleocr_vl_json_result_is_read_by_its_block_labels():
     assert ("page-header", "Journal of Letters 12") in dropped
     assert doc.attrs["conservation"]["words_lost"] == 0
     assert "parsing_res_list" not in md and not leftover(md)
+
+
+def test_an_environment_inside_inline_math_keeps_its_commands():
+    # inline math holding an environment (MinerU: "$\begin{array} { r l } ... \end{array}$"): the
+    # \begin/\end of prose environments are taken out, these were too, with no record and the
+    # math left malformed (round33_ocr_rule.md W3)
+    blocks = [{"type": "text", "text": "Counting Words in Old Letters", "text_level": 1, "page_idx": 0},
+              {"type": "text", "text": "We predict the set $\\begin{array} { r l } { \\hat { y } } & { = } \\end{array}$ "
+                                       "for each letter.", "page_idx": 0}]
+    doc = compile_text(json.dumps(blocks), name="paper_content_list.json")
+    assert "$\\begin{array} { r l } { \\hat { y } } & { = } \\end{array}$" in doc.markdown
+    assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+GPT4O_PAGE = """The Most Useful Equations
+A short tour of three formulas
+
+1. Euler's Identity
+
+\\[ e^{i\\pi} + 1 = 0 \\]
+
+Connects five constants \\((e, i, \\pi, 1, 0)\\) in one line.
+
+2. Maxwell's Equations
+
+\\[ \\begin{align*}
+\\nabla \\cdot \\mathbf{B} &= 0 \\\\
+\\nabla \\times \\mathbf{E} &= -\\frac{\\partial \\mathbf{B}}{\\partial t}
+\\end{align*} \\]
+
+Unified electricity and magnetism.
+"""
+
+
+def test_markdown_paragraphs_with_paren_math_are_markdown_not_ocr_lines():
+    # GPT-4o / olmOCR write Markdown paragraphs with \( \) math and no "#": they were read as OCR
+    # lines (one paragraph a line), which cut a display equation over several lines into raw
+    # lines (round33_ocr_rule.md G); the title is the first line, the line under it text
+    assert sniff_engine(GPT4O_PAGE, "page.md") == "markdown"
+    doc = compile_text(GPT4O_PAGE, name="page.md")
+    md = doc.markdown
+    assert doc.metadata.title == "The Most Useful Equations"
+    assert [t for _, t in headings(md)][1:] == ["1 Euler's Identity", "2 Maxwell's Equations"]
+    assert "A short tour of three formulas" in md and "$$\n\\begin{align*}" in md
+    assert not leftover(md)
+    # OCR lines (no blank line between paragraphs) stay OCR lines
+    assert sniff_engine(GPT4O_PAGE.replace("\n\n", "\n"), "page.md") == "plain"

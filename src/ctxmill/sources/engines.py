@@ -129,7 +129,11 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     if one_level and heads[0] == 2 and paperish:
         return "docling"  # docling writes every heading, the title too, at ##
     if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
-        return "nougat" if len(heads) >= 2 else "plain"
+        if len(heads) >= 2:
+            return "nougat"
+        # paragraphs set apart by blank lines are Markdown (GPT-4o, olmOCR write them so), one
+        # paragraph a line OCR lines (round33_ocr_rule.md G)
+        return "markdown" if _blank_separated(sample) else "plain"
     if one_level and heads[0] == 1 and paperish:
         return "mineru"
     if not heads and _wrapped_text(sample):
@@ -147,6 +151,14 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     if traits >= 2:
         return "markdown"
     return None
+
+
+def _blank_separated(sample: str) -> bool:
+    """Four non-blank lines or more, at least half of them followed by a blank line."""
+    lines = sample.split("\n")
+    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    apart = sum(1 for i in nonblank if i + 1 < len(lines) and not lines[i + 1].strip())
+    return len(nonblank) >= 4 and 2 * apart >= len(nonblank)
 
 
 def _wrapped_text(sample: str) -> bool:
@@ -1401,6 +1413,7 @@ _ENV_CAPTION = re.compile(r"\\caption\{(" + _BRACED + r")\}")
 _ENV_COMMANDS = re.compile(r"\\(?:begin|end)\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?"
                            r"|\\includegraphics(?:\[[^\]]*\])?\{[^}]*\}|\\label\{[^}]*\}|\\centering\b")
 _DISPLAY_PIECES = re.compile(r"(\$\$.*?\$\$)", re.S)
+_INLINE_MATH = re.compile(r"((?<![\\$])\$[^$\n]+\$)")
 
 
 def _latex_envs(text: str) -> str:
@@ -1418,7 +1431,10 @@ def _latex_envs(text: str) -> str:
             t = _ENV_CODE.sub(lambda m: "\n\n```\n" + m.group(2).strip("\n") + "\n```\n\n", t)
         if "\\caption{" in t:
             t = _ENV_CAPTION.sub(lambda m: "\n\n" + _latex_text(m.group(1)) + "\n\n", t)
-        t = _ENV_COMMANDS.sub("", t)
+        if "$" in t:  # an environment inside inline math is math: its commands stay (round33_ocr_rule.md W3)
+            t = "".join(p if j % 2 else _ENV_COMMANDS.sub("", p) for j, p in enumerate(_INLINE_MATH.split(t)))
+        else:
+            t = _ENV_COMMANDS.sub("", t)
         pieces[k] = t
     return "".join(pieces)
 
@@ -1736,8 +1752,8 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
                 heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
     if not heads and engine not in ("plain",):
         heads = _promote_numbered_lines(lines_by_page)
-        if engine == "text":
-            heads = _text_title(lines_by_page, heads) + heads
+        if engine in ("text", "markdown"):  # (markdown: no "#" anywhere, round33_ocr_rule.md G)
+            heads = _text_title(lines_by_page, heads, one_line=engine == "markdown") + heads
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
@@ -1854,9 +1870,11 @@ def _title_of(heads, numbered, lines_by_page, roman) -> str | None:
     return text
 
 
-def _text_title(lines_by_page, heads) -> list[tuple[int, int, int, str]]:
+def _text_title(lines_by_page, heads, one_line: bool = False) -> list[tuple[int, int, int, str]]:
     """Plain wrapped text: the first paragraph of the first page is the title when it is short,
-    comes before the first heading and reads like one (no full stop, capitalised)."""
+    comes before the first heading and reads like one (no full stop, capitalised). ``one_line``:
+    Markdown, whose writers do not wrap lines: the first line alone (a subtitle line under it
+    stays text)."""
     if not lines_by_page:
         return []
     lines = lines_by_page[0][1]
@@ -1864,7 +1882,7 @@ def _text_title(lines_by_page, heads) -> list[tuple[int, int, int, str]]:
     if start is None or (heads and heads[0][0] == 0 and heads[0][1] <= start):
         return []
     end = start
-    while end < len(lines) and lines[end].strip() and not lines[end].startswith("#"):
+    while end < len(lines) and lines[end].strip() and not lines[end].startswith("#") and not (one_line and end > start):
         end += 1
     text = " ".join(ln.strip() for ln in lines[start:end])
     if not (8 <= len(text) <= 200 and len(text.split()) >= 2 and text[:1].isupper()) \
