@@ -433,3 +433,16 @@ def test_round33_structure_records_where_each_page_of_a_joined_paragraph_starts(
     joined = out[0]
     assert joined.text == first + " results of (Smith, 2020) we read." and joined.page_end == 4
     assert joined.attrs["page_breaks"] == [(len(first) + 1, 4)]
+
+
+def test_round33_a_label_an_entry_with_a_year_shares_is_not_linked_alone():
+    # round33_citations_rule.md, the jss wrong links: "Funk S, Abbott S, ..., Group CCW, ... (????a)" was one
+    # organisation (refparse: an organisation word and no dotted initial), so "funk et al" labelled only the other
+    # Funk entry, whose year was lost too, and "(Funk et al. a)" linked it: wrong
+    bib = ["Funk S, Abbott S, Atkins BD, Group CCW, Team ICCR (????a). Short-term forecasts. p. 2020.11.11.",
+           "Funk S, Camacho A, Kucharski AJ, Lowe R (????b). Assessing the performance of forecasts. 15(2), e1006785.",
+           "Kwa T, West B, Becker J. Measuring ai ability to complete long software tasks. In NeurIPS."]
+    doc = make_doc(["Epidemics (Funk et al. a) and horizons as in Kwa et al.’s study."], bib=bib)
+    assert [p.get("family") for p in doc.references[0].people][:3] == ["Funk", "Abbott", "Atkins"]
+    got = {m.text: m.reference_ids for m in doc.mentions}
+    assert "Funk et al." not in got and got["Kwa et al."] == ["ref-3"]

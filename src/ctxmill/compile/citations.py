@@ -307,7 +307,11 @@ class Linker:
         the positions of the others. Made at the first ask (after the index is built)."""
         index = self._label_index
         if index is None:
-            eligible = [(label, ids) for label, ids in self.no_year.items() if len(ids) == 1 and " " in label]
+            # (not a label an entry with a year has too: "(Funk et al. a)" names one of two, which the text
+            # cannot tell when the other's year was lost)
+            dated = {label for label, _ in self.exact}
+            eligible = [(label, ids) for label, ids in self.no_year.items()
+                        if len(ids) == 1 and " " in label and label not in dated]
             by_first: dict[str, list[int]] = defaultdict(list)
             others: list[int] = []
             for k, (label, _) in enumerate(eligible):

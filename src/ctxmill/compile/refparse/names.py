@@ -23,6 +23,8 @@ _ORG = re.compile(
     re.IGNORECASE,
 )
 _INITIAL_DOT = re.compile(r"\b[A-Z]\.")
+# "Funk S", "Atkins BD": a family name and undotted initials (Vancouver and JSS lists), one comma-separated part
+_FAMILY_INITIALS = re.compile(r"(?:^|,)\s*[^\W\d_][\w'’\-]*\s+[A-Z]{1,3}\s*(?=,|$)")
 _SUFFIX = re.compile(r"^(?:Jr|Sr|II|III|IV)\.?$")
 _SPACES = re.compile(r"\s+")
 _SPACED_DOT = re.compile(r"\s+\.(?=\w)")
@@ -105,7 +107,8 @@ def split_people(field: str) -> tuple[list[dict], bool]:
     if not text:
         return [], etal
     org = _ORG.search(text) is not None  # once: no part can name an organisation where the whole does not
-    if org and not _INITIAL_DOT.search(text):
+    # (an organisation among people written "Funk S, Abbott S, ..., Group CCW": the parts are read one by one)
+    if org and not _INITIAL_DOT.search(text) and len(_FAMILY_INITIALS.findall(text)) < 2:
         return [{"literal": text}], etal
     text = _AND.sub(", ", text) if not org else text
     if ";" in text:
