@@ -365,3 +365,26 @@ def test_sections_printed_only_in_contents_frames_are_read_from_their_links(tmp_
     assert heads[1:] == ["## 1 Motivation", "#### Outline", "#### Why read slides", "### A deck of sections",
                          "#### Frames hold text", "## 2 Method", "#### Outline", "#### Links say where"], heads
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def test_a_frame_title_repeated_on_many_frames_is_still_their_title(tmp_path):
+    # round33_deck_rule.md C2: each \AtBeginSection outline frame is titled 'Outline' (RPI: 14 of 39
+    # pages), which the running-head count took for furniture: no outline frame had a heading
+    contents = ["1 Motivation", "2 Method", "3 Results"]
+    bodies = {3: "Why read slides", 4: "What a frame holds", 6: "Links say where", 7: "Titles repeat",
+              9: "What was found", 10: "Questions"}
+    pages = [[("Decks as documents", 60, 110, 20, "Helvetica-Bold"), ("A. Speaker", 60, 150, 11, "Helvetica")]]
+    for n in range(2, 11):
+        if n in (2, 5, 8):
+            rows = [("Outline", 20, 30, 14, "Helvetica-Bold")]
+            rows += [(text, 40, 80 + 20 * k, 10, "Helvetica") for k, text in enumerate(contents)]
+        else:
+            rows = [(bodies[n], 20, 30, 14, "Helvetica-Bold"),
+                    (f"The body of frame {n} says one thing here.", 30, 80, 10, "Helvetica"),
+                    (f"A second line of frame {n} says more.", 30, 100, 10, "Helvetica")]
+        pages.append(rows + [(f"A. Speaker  Decks as documents  {n} / 10", 150, 248, 6, "Helvetica")])
+    doc = compile_document(make_pdf(tmp_path / "deck.pdf", pages, size=WIDE), CompileOptions())
+    heads = [ln for ln in doc.markdown.splitlines() if ln.startswith("#")]
+    assert heads[1:] == ["## Outline", "## Why read slides", "## What a frame holds", "## Outline",
+                         "## Links say where", "## Titles repeat", "## Outline", "## What was found",
+                         "## Questions"], heads

@@ -394,6 +394,21 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     sizes = {p.number: (p.width, p.height) for p in doc.stream.pages}
     builds = set(doc.attrs.get("_overlay_pages", []))
     first = min((b.page for b in blocks), default=1)
+    # a frame title that repeats on many frames (the 'Outline' of each \AtBeginSection frame) is
+    # taken for a running head by normalize; on a page where it is the topmost block, in the title
+    # band, set larger than the body, and no other block there is, it is that frame's title
+    heads = [b for b in blocks if b.kind is Kind.FURNITURE and b.attrs.get("furniture") == "running_header"
+             and b.page != first and b.bbox is not None and b.attrs.get("_nlines", 1) == 1]
+    for b in heads:
+        w, h = sizes.get(b.page, (0.0, 0.0))
+        rest = [o for o in blocks if o.page == b.page and o is not b and o.kind is not Kind.FURNITURE
+                and o.bbox is not None and 0 <= o.bbox[1] < h]
+        if b.bbox[1] < TITLE_BAND * h and len(b.text) <= SLIDE_TITLE_CHARS \
+                and (b.attrs.get("_size") or 0) > body + 0.5 \
+                and all(o.bbox[1] > b.bbox[1] for o in rest) \
+                and not any(o.bbox[1] < TITLE_BAND * h and (o.attrs.get("_size") or 0) > body + 0.5 for o in rest):
+            b.kind = Kind.PARAGRAPH
+            b.attrs.pop("furniture", None)
     pages: dict[int, list[Block]] = {}
     for b in blocks:
         if b.kind is not Kind.FURNITURE and not b.attrs.get("title") and b.page != first:
