@@ -47,7 +47,7 @@ _COMPOUND = re.compile(r"_|\d|[a-z][A-Z]|[A-Z]{2,}[a-z]")
 # a statement's keyword is no type: `raise ValueError(`, `return build(` use the name, define nothing
 _STMT = r"(?!(?:return|raise|throw|new|await|yield|else|case|assert|del|not|and|or|in|is|print|puts|echo|delete|typeof|sizeof|goto|import|from|use|require|include|if|elif|while|for|with|try|catch|except|when|then|do|go|defer)\b)"
 _DEFINES = (r"(?:\b(?:def|defp|defmacro|defmodule|fn|func|fun|function|class|struct|enum|trait|interface|type|"
-            r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^\s*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])")
+            r"let|var|val|const|mod|module)\s+(?:\([^)]*\)\s*)?(?:self\.|\w+[.:])?{0}\b)|(?:^[^\S\n]*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])")
 
 
 # words a language reserves (keywords, literals, primitive types): replacing one by another is
@@ -902,8 +902,8 @@ def _bound_in_function(root, lines: list[str], line: int, names: list[str],
         after = r"[,)=:]|[ ][*\[\w]" if go else r"[,)=:]"
         param = rf"(?<![\w$.=:]\s)(?<![\w$.=:]){n}\s*(?:{after})"
     bound = re.search(param, head) or re.search(
-        rf"(?:\b(?:let|var|val|const|my|local)\s+(?:mut\s+)?{n}\b)|(?:^\s*{n}\s*(?::=|=(?!=)))|"
-        rf"(?:^\s*(?:final\s+)?[\w<>\[\],.?]+\s+{n}\s*[=;])", body, re.M)
+        rf"(?:\b(?:let|var|val|const|my|local)\s+(?:mut\s+)?{n}\b)|(?:^[^\S\n]*{n}\s*(?::=|=(?!=)))|"
+        rf"(?:^[^\S\n]*(?:final\s+)?[\w<>\[\],.?]+\s+{n}\s*[=;])", body, re.M)
     return (first, last) if bound else None
 
 
@@ -1210,7 +1210,7 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set, resigned: li
     new_defined = 0.0
     if defines_old:
         new_def = re.compile("|".join([_DEFINES.format(re.escape(b)) for b in site_map.values()]
-                                      + [rf"^\s*{re.escape(b)}\s*(?::=|=(?!=))" for b in site_map.values()]), re.M)
+                                      + [rf"^[^\S\n]*{re.escape(b)}\s*(?::=|=(?!=))" for b in site_map.values()]), re.M)
         new_defined = float(any(new_def.search(line) for rel, text in files.items() if new_def.search(text)
                                 for n, line in enumerate(text.split("\n"), 1) if (rel, n) not in edited))
     # where the edit wrote the new names: in code, or only in comments and strings (`// build
@@ -1255,8 +1255,8 @@ def _renamed(files: dict[str, str], hunks: list[Hunk], edited: set, resigned: li
 
 
 # a definition with any modifiers before it (`private final TimeZone mTimeZone;`)
-_SIBLING_DEFINES = _DEFINES.replace(r"(?:^\s*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])",
-                                    r"(?:^\s*" + _STMT + r"(?:[\w<>\[\],.?]+\s+)+{0}\s*[(=;])")
+_SIBLING_DEFINES = _DEFINES.replace(r"(?:^[^\S\n]*" + _STMT + r"[\w<>\[\],.?]+\s+{0}\s*[(=;])",
+                                    r"(?:^[^\S\n]*" + _STMT + r"(?:[\w<>\[\],.?]+\s+)+{0}\s*[(=;])")
 
 
 def _siblings(mapping: dict[str, str], files: dict[str, str], hunks: list[Hunk]) -> dict[str, str]:

@@ -310,7 +310,7 @@ def _module_of(path: str, lang: str, text: str) -> str | None:
             parts = parts[:-1]
         return ".".join(parts) or None
     if lang in ("java", "kotlin"):
-        m = re.search(r"^\s*package\s+([\w.]+)", text, re.M)
+        m = re.search(r"^[^\S\n]*package\s+([\w.]+)", text, re.M)
         return m.group(1) if m else None
     if lang == "elixir":
         return None
@@ -321,8 +321,8 @@ def _defines(text: str, name: str, lang: str) -> bool:
     n = re.escape(name)
     pats = {
         "python": rf"^(?:class|def|async def)\s+{n}\b|^{n}\s*=",
-        "java": rf"^\s*(?:public\s+|final\s+|abstract\s+)*(?:class|interface|enum|record|@interface)\s+{n}\b",
-        "kotlin": rf"^\s*(?:public\s+|internal\s+|data\s+|sealed\s+|abstract\s+|open\s+|enum\s+|annotation\s+)*"
+        "java": rf"^[^\S\n]*(?:public\s+|final\s+|abstract\s+)*(?:class|interface|enum|record|@interface)\s+{n}\b",
+        "kotlin": rf"^[^\S\n]*(?:public\s+|internal\s+|data\s+|sealed\s+|abstract\s+|open\s+|enum\s+|annotation\s+)*"
                   rf"(?:class|interface|object|fun|val|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{n}\b",
     }
     if lang in ("javascript", "typescript"):
@@ -371,10 +371,10 @@ def _star_covers(line: str, text: str) -> bool:
     ``from m import *``): the name is in scope, and an IDE would not add the line."""
     m = re.match(r"\s*import\s+(static\s+)?([\w.`]+)\.[\w`]+;?$", line)
     if m:
-        return bool(re.search(rf"^\s*import\s+{m.group(1) or ''}{re.escape(m.group(2))}\.\*;?\s*$", text, re.M))
+        return bool(re.search(rf"^[^\S\n]*import\s+{m.group(1) or ''}{re.escape(m.group(2))}\.\*;?\s*$", text, re.M))
     m = re.match(r"\s*(?:pub\s+)?use\s+([\w:]+)::\w+;$", line)
     if m:
-        return bool(re.search(rf"^\s*(?:pub\s+)?use\s+{re.escape(m.group(1))}::\*;", text, re.M))
+        return bool(re.search(rf"^[^\S\n]*(?:pub\s+)?use\s+{re.escape(m.group(1))}::\*;", text, re.M))
     m = re.match(r"\s*from\s+([\w.]+)\s+import\s+\w+$", line)
     return bool(m) and bool(re.search(rf"^from\s+{re.escape(m.group(1))}\s+import\s+\*", text, re.M))
 
@@ -668,7 +668,7 @@ def _submodule_used(name: str, dirs: list[Path], init: str, text: str) -> str:
         pkg = next((d / sub for d in dirs if (d / sub / "__init__.py").is_file()), None)
         if pkg is None and not any((d / f"{sub}.py").is_file() for d in dirs):
             continue  # an attribute of the package, not a submodule
-        if re.search(rf"^\s*(?:from\s+\.{sub}\b|from\s+\.\s+import\s+.*\b{sub}\b|import\s+{re.escape(name)}\.{sub}\b)",
+        if re.search(rf"^[^\S\n]*(?:from\s+\.{sub}\b|from\s+\.\s+import\s+.*\b{sub}\b|import\s+{re.escape(name)}\.{sub}\b)",
                      init, re.M):
             continue  # the package loads it itself
         if pkg is not None:  # `xml.etree.ElementTree.parse`: down to the module that holds it
@@ -954,7 +954,7 @@ def _rust_root(new: str, text: str) -> str:
     m = re.match(r"(\s*(?:pub\S*\s+)?use\s+)(std|core)::([\w:]+);$", new)
     if not m:
         return new
-    has = {r: bool(re.search(rf"^\s*(?:pub\S*\s+)?use\s+{r}::", text, re.M)) for r in ("std", "core")}
+    has = {r: bool(re.search(rf"^[^\S\n]*(?:pub\S*\s+)?use\s+{r}::", text, re.M)) for r in ("std", "core")}
     rest = m.group(3)
     if m.group(2) == "std" and has["core"] and not has["std"] and (
             rest.split("::")[0] in RUST_CORE or any(rest.startswith(x + "::") or rest == x for x in RUST_CORE)):
@@ -1012,7 +1012,24 @@ def _go_block(specs: list[str], files: dict[str, str]) -> str:
 # comments where `/* */` is the comment (a Python string may hold "/*")
 _TRIPLE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _BLOCK = re.compile(r"/\*[\s\S]*?\*/")
-_FROM_HEAD = re.compile(r"^\s*from\s+[\w.]+\s+import\b", re.M)
+# a line's own blanks, not `^\s*`: under re.M that is tried at every line start of a run of blank
+# lines and reads the rest of the run each time (a file with 40,000 blank lines: N^2/2 steps)
+_FROM_HEAD = re.compile(r"^[^\S\n]*from\s+[\w.]+\s+import\b", re.M)
+
+
+def _drop_from_heads(text: str) -> str:
+    r"""Exactly ``re.sub(r"^\s*from\s+[\w.]+\s+import\b", " ", text, flags=re.M)`` in linear time:
+    that match starts at the first line start of the blanks before ``from`` (not before where the
+    last match ended, as re.sub reads on from there), so those blank lines go with it."""
+    out, pos = [], 0
+    for m in _FROM_HEAD.finditer(text):
+        run = pos + len(text[pos:m.start()].rstrip())  # the blanks right before the line start here
+        start = run if run == 0 or text[run - 1] == "\n" else text.find("\n", run, m.start()) + 1
+        out.append(text[pos:start])
+        out.append(" ")
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _prose_dropped(text: str, lang: str) -> str:
@@ -1024,7 +1041,7 @@ def _prose_dropped(text: str, lang: str) -> str:
     if lang not in ("python", "ruby", "elixir"):
         text = _BLOCK.sub(keep, text)
     if lang == "python":
-        text = _FROM_HEAD.sub(" ", text)
+        text = _drop_from_heads(text)
     return text
 
 

@@ -686,7 +686,7 @@ def call_changes(hunks, files: dict[str, str], redone: Redefined | None = None) 
                     # a clause that ignores parameters already (`_types, _adapter`) and whose body
                     # does not use the new one names it `_repo` (Elixir warns of an unused variable):
                     # ecto's `defp prepare(embeds, _types, _adapter, _repo, _repo_action) when embeds == %{}`
-                    nxt = re.search(r"^\s*(?:def|defp|defmacro|defmacrop)\s", text[close:], re.M)
+                    nxt = re.search(r"^[^\S\n]*(?:def|defp|defmacro|defmacrop)\s", text[close:], re.M)
                     body = text[close:close + nxt.start()] if nxt else text[close:]
                     if not _bound(param, body):
                         param = "_" + param

@@ -401,7 +401,7 @@ def _reexport_pattern(name: str) -> re.Pattern:
     return re.compile(
         rf"\bpub(?:\([^)]*\))?\s+use\s+[^;]*\b{n}\b"
         rf"|\bexport\s+(?:type\s+)?\{{[^}}]*\b{n}\b[^}}]*\}}\s*from\b|\bexport\s+\*\s+as\s+{n}\b"
-        rf"|^\s*from\s+\.[\w.]*\s+import\s+[^\n]*\b{n}\b",
+        rf"|^[^\S\n]*from\s+\.[\w.]*\s+import\s+[^\n]*\b{n}\b",
         re.M,
     )
 
