@@ -482,10 +482,7 @@ def _furniture(doc: Document) -> None:
         highest: dict[int, float] = {}
         for b in geo:
             highest[b.page] = min(highest.get(b.page, b.bbox[1]), b.bbox[1])
-        # (the body type; a short book may have no paragraph of 200 characters: then of 60)
-        sizes = sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 200) \
-            or sorted(b.attrs.get("_size") or 0.0 for b in geo if len(b.text) > 60)
-        body = sizes[len(sizes) // 2] if sizes else 0.0
+        body = body_type_size(geo)
         for b in geo:
             h = b.attrs.get("_page_height") or 792.0
             top, bottom = b.bbox[1], b.bbox[3]
@@ -581,6 +578,16 @@ def _furniture(doc: Document) -> None:
 # block of one line the loop above can take (ctxmill.linescan returns every block of more)
 _MAYBE_PAGE_NUM_OR_STAMP_RE = re.compile(
     r"\n(?=[^\S\n]*(?i:arxiv):|[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
+
+
+def body_type_size(paragraphs: list[Block]) -> float:
+    """The body type's size: the median size of the paragraphs over 200 characters, or over 60 where
+    there is none (a short book); 0.0 without any."""
+    for least in (200, 60):
+        sizes = sorted(b.attrs.get("_size") or 0.0 for b in paragraphs if len(b.text) > least)
+        if sizes:
+            return sizes[len(sizes) // 2]
+    return 0.0
 
 
 _FOLIO_AT_EDGE_RE = re.compile(r"^\s*(\d{1,4})\s|\s(\d{1,4})\s*$|^\s*(\d{1,4})\s*$")

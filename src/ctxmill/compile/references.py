@@ -31,7 +31,7 @@ from statistics import median
 
 from ctxmill.accents import SPACING_ACCENTS
 from ctxmill.compile.blocks import aside, span_text
-from ctxmill.compile.normalize import fold
+from ctxmill.compile.normalize import body_type_size, fold
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import MAX_PARSED_REFERENCES
 from ctxmill.model import Block, BlockKind, Document, Reference, of_kind
@@ -749,13 +749,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
     # head is set in it or smaller, a chapter's title larger ("Chapter 3 / Literature" atop its page
     # is no head of the list that comes later), unless it is the list's own word, which a deck's
     # allowframebreaks repeats in frame-title type atop each page ("References", "References II")
-    body = 0.0
-    for least in (200, 60):
-        sizes = sorted(b.attrs["_size"] for b in blocks
-                       if b.kind is paragraph and b.attrs.get("_size") and len(b.text) > least)
-        if sizes:
-            body = sizes[len(sizes) // 2]
-            break
+    body = body_type_size([b for b in blocks if b.kind is paragraph and b.attrs.get("_size")])
     for i, b in steps():
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
