@@ -2942,3 +2942,23 @@ def test_a_chapter_titled_literature_is_no_running_head_of_the_bibliography(tmp_
     doc = compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions())
     assert [h for h in headings(doc) if h.startswith("## ")][:4] == [
         "## 1 Prerequisites", "## 2 Introduction", "## 3 Literature", "## 4 Methods"]
+
+
+def test_a_listing_numbered_in_the_margin_is_one_code_block(tmp_path):
+    # ltxdoc/docstrip's implementation listings: each line's number in small roman type in the margin,
+    # then the code in typewriter, on one baseline; the number counted against the line's monospace
+    # share, so short lines ("7 \else", "9 \fi}") fell under it and cut the listing into paragraphs
+    code = ["\\begingroup", "\\catcode`\\ =\\active%", "\\gdef\\FV@ActiveSpaceToken{ }%", "\\else",
+            "\\RequirePackage{textcomp}", "\\fi}", "\\endgroup%"]
+    rows = [("A Package Manual", 54, 60, 18, "Times-Bold"),
+            ("Implementation", 54, 110, 11, "Times-Bold"), *body_lines(128, 4, x=54, size=10)]
+    for k, line in enumerate(code):
+        y = 190 + 11 * k
+        rows += [(str(14 + k), 55, y, 7, "Times-Roman"), (line, 66, y, 9, "Courier")]
+    rows += body_lines(280, 4, x=54, size=10)
+    doc = compile_pages(tmp_path, [rows])
+    fences = doc.markdown.split("```")
+    blocks = [fences[k] for k in range(1, len(fences), 2)]
+    assert len(blocks) == 1, doc.markdown
+    assert "14 \\begingroup" in blocks[0] and "20 \\endgroup%" in blocks[0]  # numbers kept, every line
+    assert "17 \\else" in blocks[0] and "19 \\fi}" in blocks[0]

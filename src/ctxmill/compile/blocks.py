@@ -179,6 +179,7 @@ class _L:
             return
         counts: Counter[float] = Counter()
         bold = mono = italic = total = 0
+        margin_no = _margin_line_number(line.spans)
         for s in line.spans:
             if s.superscript:
                 continue
@@ -187,7 +188,7 @@ class _L:
             total += n
             if s.bold:
                 bold += n
-            if s.mono:
+            if s.mono or s is margin_no:
                 mono += n
             if s.italic:
                 italic += n
@@ -378,6 +379,20 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         for _, t in figure_text:
             conservation.note_removed(doc, page.number, "figure-text", t)
     return tables.attach_captions(out)
+
+
+def _margin_line_number(spans) -> object | None:
+    """A numbered listing's margin number: the line's first span a bare integer in a roman face with
+    typewriter text after it (docstrip's and listings' ``numbers=left``, ``14 \\begingroup``). It does
+    not count against the line's monospace share, else a short code line (``7 \\else``) falls under it
+    and cuts the listing into paragraphs; it stays in the text."""
+    spans = [s for s in spans if not s.superscript and s.text.strip()]
+    if len(spans) < 2 or spans[0].mono or not _LINE_NO.fullmatch(spans[0].text.strip()):
+        return None
+    return spans[0] if all(s.mono for s in spans[1:]) else None
+
+
+_LINE_NO = re.compile(r"\d{1,5}")
 
 
 def _code_runs(ls: list[_L], body: float) -> set[int]:
