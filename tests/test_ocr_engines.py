@@ -1070,3 +1070,35 @@ def test_markdown_paragraphs_with_paren_math_are_markdown_not_ocr_lines():
     assert not leftover(md)
     # OCR lines (no blank line between paragraphs) stay OCR lines
     assert sniff_engine(GPT4O_PAGE.replace("\n\n", "\n"), "page.md") == "plain"
+
+
+# round33_ocr_rule.md O: an engine that writes plain lines prints headings as lines of their own
+PLAIN_LINES = """The end of the earlier piece, which a page of a journal often carries above a new article.
+
+RESULTS IN CONTEXT
+
+The survey asked every clinic about the year, and this paragraph runs on long enough to be read as prose by any reader of it.
+
+4.2 Baseline Agent Models
+
+The agents are described below, with their scores in the table; the paragraph is long prose text, as a page carries it.
+
+FRONT PAGE
+
+A short title line
+
+REFERENCES
+1 Adams J. First paper. Journal 1990;1:1-10.
+2 Baker K. Second paper. Journal 1995;5:11-20.
+"""
+
+
+def test_plain_lines_without_any_hash_heading_get_their_headings():
+    md = compile_text(PLAIN_LINES).markdown
+    hs = headings(md)
+    assert (2, "RESULTS IN CONTEXT") in hs and (3, "4.2 Baseline Agent Models") in hs
+    assert any(t == "REFERENCES" for _, t in hs)
+    assert not any("FRONT PAGE" in t for _, t in hs)  # a rubric before a short line stays text
+    # a text that has a "#" heading of its own is left as its author wrote it
+    md2 = compile_text("# Notes\n\n" + PLAIN_LINES).markdown
+    assert not any("RESULTS IN CONTEXT" in t for _, t in headings(md2))

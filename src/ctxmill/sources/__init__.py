@@ -467,9 +467,11 @@ def load_source(
             if engine:
                 stream.info["engine"] = engine
         else:
-            from ctxmill.sources.markdown import read_markdown
+            from ctxmill.sources.markdown import plain_headings, read_markdown
 
-            stream = read_markdown(text)
+            # (engine None: no OCR engine's signature; a text without any "#" heading may still
+            # print its headings as lines of their own, round33_ocr_rule.md O)
+            stream = read_markdown(plain_headings(text) if engine is None and not options.engine else text)
         stream.path = name or ""
         stream.warnings.extend(notes)
     stream.sha256 = sha
