@@ -1102,3 +1102,14 @@ def test_plain_lines_without_any_hash_heading_get_their_headings():
     # a text that has a "#" heading of its own is left as its author wrote it
     md2 = compile_text("# Notes\n\n" + PLAIN_LINES).markdown
     assert not any("RESULTS IN CONTEXT" in t for _, t in headings(md2))
+
+
+def test_plain_headings_leave_the_lines_of_a_fenced_code_block_alone():
+    from ctxmill.sources.markdown import plain_headings
+
+    prose = "The query below selects every user whose account is still active and who logged in this year, " \
+            "ordered by the date of their last visit."
+    code = "```sql\n\nSELECT NAME FROM USERS\n\n" + prose + "\n```\n"
+    assert plain_headings(code) == code
+    # (outside the fence the same line is a heading)
+    assert plain_headings("SELECT NAME FROM USERS\n\n" + prose + "\n").startswith("## SELECT NAME FROM USERS")

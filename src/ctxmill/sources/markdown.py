@@ -57,9 +57,13 @@ def plain_headings(text: str) -> str:
         nxt[i] = nxt[i + 1] if blank[i] else i
         para[i] = 0 if blank[i] else len(lines[i]) + (1 + para[i + 1] if para[i + 1] else 0)
     out = list(lines)
+    fence = ""  # the open code fence's marker: a line inside a fenced block is code, never a heading
     for i, line in enumerate(lines):
         t = line.strip()
-        if not t or len(t) > 80 or t[-1] in ".,;" or line != line.lstrip() or "|" in t:
+        if t.startswith(("```", "~~~")):
+            fence = "" if fence and t.startswith(fence) else fence or t[:3]
+            continue
+        if fence or not t or len(t) > 80 or t[-1] in ".,;" or line != line.lstrip() or "|" in t:
             continue
         upper = t.isupper() and sum(map(str.isupper, t)) >= 4  # (no lower-case letter)
         numbered = _NUMBERED.fullmatch(t)
