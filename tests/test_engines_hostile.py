@@ -120,9 +120,9 @@ def test_line_rewrites_give_what_re_sub_gave_on_every_shape_of_blanks():
         rx, lead = getattr(engines, name)
         for repl in ("[R]", r"<\g<0>>", lambda m: "{" + m.group(0) + "}"):  # (a text, a template, a function)
             for t in texts:
-                assert engines._sub_at_line_starts(rx, lead, repl, t) == rx.sub(repl, t), (name, t)
+                assert engines.sub_at_line_starts(rx, lead, repl, t) == rx.sub(repl, t), (name, t)
                 # (and with the coarsest start, any backslash or "<": the same text)
-                assert engines._sub_at_line_starts(rx, r"[<\\]", repl, t) == rx.sub(repl, t), (name, t)
+                assert engines.sub_at_line_starts(rx, r"[<\\]", repl, t) == rx.sub(repl, t), (name, t)
 
 
 def test_line_rewrites_try_each_command_once_not_each_blank_line():
@@ -138,7 +138,7 @@ def test_line_rewrites_try_each_command_once_not_each_blank_line():
 
     rx = Counting(engines._LATEX_ITEM_LINE[0])
     text = "\\item a\n" + " \n" * 10_000 + "word \\item b\n" + "\n" * 10_000 + "\\item c\n\\section{x}\n\\end{x}"
-    out = engines._sub_at_line_starts(rx, engines._LATEX_ITEM_LINE[1], r"\1- ", text)
+    out = engines.sub_at_line_starts(rx, engines._LATEX_ITEM_LINE[1], r"\1- ", text)
     # (the middle \\item is no line's first word; the lines of other commands are not tried either)
     assert out == engines._LATEX_ITEM_LINE[0].sub(r"\1- ", text) and rx.tries == 2
 

@@ -258,8 +258,8 @@ def test_latex_structure_runs_the_passes_of_its_commands(monkeypatch):
     real = re.sub
     monkeypatch.setattr(e.re, "sub", lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
     # (the passes run through _sub_at_line_starts since round33_fuzz_rule.md C1: counted there too)
-    line_sub = e._sub_at_line_starts
-    monkeypatch.setattr(e, "_sub_at_line_starts", lambda rx, *a: calls.append(rx.pattern) or line_sub(rx, *a))
+    line_sub = e.sub_at_line_starts
+    monkeypatch.setattr(e, "sub_at_line_starts", lambda rx, *a: calls.append(rx.pattern) or line_sub(rx, *a))
     text = "Model & Score \\\\\nA3 & \\textbf{93} \\\\\n\\end{tabular} stray end 1\n"
     assert e._latex_structure(text) == text
     assert len(calls) == 1

@@ -9,6 +9,7 @@ of the text (about 10x slower).
 
 from __future__ import annotations
 
+import functools
 import re
 from itertools import compress, repeat
 
@@ -83,3 +84,39 @@ def text_hits(texts: list[str], pattern: re.Pattern | None, folded: re.Pattern |
             at = p
             found.add(k - 1)
     return sorted(found)
+
+
+def sub_at_line_starts(rx: re.Pattern, lead: str, repl, text: str) -> str:
+    """``rx.sub(repl, text)`` for ``rx`` under re.M of the form ``^\\s*`` (or ``^(\\s*)``) then a
+    part every match of which starts with a match of the regex ``lead`` (its first character no
+    blank). Only a ``lead`` with nothing but blanks before it on its line can be matched; the regex
+    engine's leftmost match for it starts at the first line start of the blanks before it (a try at
+    a later line start of them reads the same ``lead`` and ends the same way): that one place is
+    tried, and the search goes on after the match, as re.sub's does."""
+    out: list[str] = []
+    pos = 0  # where the last match ended (re.sub searches on from there)
+    seen = 0  # where the last such ``lead`` ended: no blank run reaches back past it
+    for f in _line_lead(lead).finditer(text):
+        at = f.start(1)
+        if at >= pos:
+            lo = max(pos, seen)
+            run = lo + len(text[lo:at].rstrip())  # the blanks right before ``lead`` start here
+            if run == lo and (lo == 0 or text[lo - 1] == "\n"):
+                start = lo
+            else:
+                # (0: the line start is before ``lo``, inside the last match: re.sub reads on from there)
+                start = text.find("\n", run, at) + 1
+            m = rx.match(text, start) if start or lo == 0 else None
+            if m:
+                out.append(text[pos:m.start()])
+                out.append(repl(m) if callable(repl) else m.expand(repl))
+                pos = m.end()
+        seen = f.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _line_lead(lead: str) -> re.Pattern:
+    """``lead`` where only blanks come before it on its line (each line's own blanks: linear)."""
+    return re.compile(r"^[^\S\n]*(" + lead + ")", re.M)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from ctxmill.apply.next_signature import EXT_LANG, _ext
+from ctxmill.linescan import sub_at_line_starts
 
 IDENT = re.compile(r"(?<![\w$.])(?<!::)([A-Za-z_][A-Za-z0-9_]*)")
 STRING_OR_COMMENT = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|//.*|#.*|/\*.*?\*/|--.*")
@@ -1012,24 +1013,15 @@ def _go_block(specs: list[str], files: dict[str, str]) -> str:
 # comments where `/* */` is the comment (a Python string may hold "/*")
 _TRIPLE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _BLOCK = re.compile(r"/\*[\s\S]*?\*/")
-# a line's own blanks, not `^\s*`: under re.M that is tried at every line start of a run of blank
-# lines and reads the rest of the run each time (a file with 40,000 blank lines: N^2/2 steps)
-_FROM_HEAD = re.compile(r"^[^\S\n]*from\s+[\w.]+\s+import\b", re.M)
+# a Python line opening "from m import" (re.sub over "^\s*" under re.M tries every line start of a run of
+# blank lines and reads the rest of the run each time: linescan.sub_at_line_starts gives its text in linear time)
+_FROM_HEAD = (re.compile(r"^\s*from\s+[\w.]+\s+import\b", re.M), r"from\s+[\w.]+\s+import\b")
 
 
 def _drop_from_heads(text: str) -> str:
-    r"""Exactly ``re.sub(r"^\s*from\s+[\w.]+\s+import\b", " ", text, flags=re.M)`` in linear time:
-    that match starts at the first line start of the blanks before ``from`` (not before where the
-    last match ended, as re.sub reads on from there), so those blank lines go with it."""
-    out, pos = [], 0
-    for m in _FROM_HEAD.finditer(text):
-        run = pos + len(text[pos:m.start()].rstrip())  # the blanks right before the line start here
-        start = run if run == 0 or text[run - 1] == "\n" else text.find("\n", run, m.start()) + 1
-        out.append(text[pos:start])
-        out.append(" ")
-        pos = m.end()
-    out.append(text[pos:])
-    return "".join(out)
+    r"""Exactly ``re.sub(r"^\s*from\s+[\w.]+\s+import\b", " ", text, flags=re.M)``, in linear time: the
+    blank lines before ``from`` go with it."""
+    return sub_at_line_starts(*_FROM_HEAD, " ", text)
 
 
 def _prose_dropped(text: str, lang: str) -> str:

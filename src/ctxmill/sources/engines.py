@@ -28,6 +28,8 @@ from html.parser import HTMLParser
 from itertools import compress, repeat
 from pathlib import Path
 
+from ctxmill.linescan import sub_at_line_starts
+
 # name -> what it is; "plain" is text lines without Markdown (one OCR paragraph a line, the
 # sample's `── PAGE 2 / 46 ──` style), "markdown" a Markdown OCR output of no known engine.
 ENGINES = {
@@ -1295,7 +1297,7 @@ def _html_markup(text: str) -> str:
     text = re.sub(r"</?(?:div|figure|figcaption|center|section|article)\b" + _IN_TAG + "*>", "\n\n", text,
                   flags=re.I)
     if "<!--" in text:  # (a pattern from "^" under re.M is tried at every position)
-        text = _sub_at_line_starts(*_IMAGE_COMMENT_LINE, "![](image)", text)
+        text = sub_at_line_starts(*_IMAGE_COMMENT_LINE, "![](image)", text)
     text = re.sub(r"<!--\s*(?:formula-not-decoded|Page(?:Header|Footer|Number)=.*?)\s*-->", "", text, flags=re.I)
     return text
 
@@ -1319,7 +1321,7 @@ _BRACED = r"(?:[^{}]++|\{[^{}]*+\})*+"
 
 # The rewrites of whole lines that start "^\s*" under re.M (round33_fuzz_rule.md C1): \s* crosses line
 # ends, so re.sub tried such a pattern at every line start of a run of N blank lines and read the rest
-# of the run each time (N^2/2 steps: 40,000 blank lines, 16 CPU s). _sub_at_line_starts gives the same
+# of the run each time (N^2/2 steps: 40,000 blank lines, 16 CPU s). linescan.sub_at_line_starts gives the same
 # text in one pass over the run.
 # (each with the start of its part after the blanks: a regex every match of that part starts with)
 _IMAGE_COMMENT_LINE = (re.compile(r"^\s*<!--\s*image\s*-->\s*$", re.M | re.I), "<!--")
@@ -1335,42 +1337,6 @@ _LATEX_ITEM_LINE = (re.compile(r"^(\s*)\\item\s+", re.M), r"\\item")
 _LATEX_PARAGRAPH_LINE = (re.compile(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", re.M), r"\\paragraph")
 
 
-def _sub_at_line_starts(rx: re.Pattern, lead: str, repl, text: str) -> str:
-    """``rx.sub(repl, text)`` for ``rx`` under re.M of the form ``^\\s*`` (or ``^(\\s*)``) then a
-    part every match of which starts with a match of the regex ``lead`` (its first character no
-    blank). Only a ``lead`` with nothing but blanks before it on its line can be matched; the regex
-    engine's leftmost match for it starts at the first line start of the blanks before it (a try at
-    a later line start of them reads the same ``lead`` and ends the same way): that one place is
-    tried, and the search goes on after the match, as re.sub's does."""
-    out: list[str] = []
-    pos = 0  # where the last match ended (re.sub searches on from there)
-    seen = 0  # where the last such ``lead`` ended: no blank run reaches back past it
-    for f in _line_lead(lead).finditer(text):
-        at = f.start(1)
-        if at >= pos:
-            lo = max(pos, seen)
-            run = lo + len(text[lo:at].rstrip())  # the blanks right before ``lead`` start here
-            if run == lo and (lo == 0 or text[lo - 1] == "\n"):
-                start = lo
-            else:
-                # (0: the line start is before ``lo``, inside the last match: re.sub reads on from there)
-                start = text.find("\n", run, at) + 1
-            m = rx.match(text, start) if start or lo == 0 else None
-            if m:
-                out.append(text[pos:m.start()])
-                out.append(repl(m) if callable(repl) else m.expand(repl))
-                pos = m.end()
-        seen = f.end()
-    out.append(text[pos:])
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=16)
-def _line_lead(lead: str) -> re.Pattern:
-    """``lead`` where only blanks come before it on its line (each line's own blanks: linear)."""
-    return re.compile(r"^[^\S\n]*(" + lead + ")", re.M)
-
-
 def _latex_structure(text: str) -> str:
     """Mathpix Markdown (GOT-OCR's format mode, Nougat now and then): ``\\title{}``,
     ``\\section*{}``, ``\\begin{abstract}``, itemize/enumerate -> Markdown."""
@@ -1384,19 +1350,19 @@ def _latex_structure(text: str) -> str:
     # re.M is tried at every position: ~18 ms a MB each, and LaTeX tables or soup hold few of
     # these commands). No rewrite brings in a command that a later one needs.
     if "\\title" in text or "section" in text:
-        text = _sub_at_line_starts(*_LATEX_HEAD_LINE, head, text)
+        text = sub_at_line_starts(*_LATEX_HEAD_LINE, head, text)
     if "\\author{" in text:
-        text = _sub_at_line_starts(
+        text = sub_at_line_starts(
             *_LATEX_AUTHOR_LINE, lambda m: "\n\n" + re.sub(r"\s*\\\\\s*|\s*\\and\s*", "\n\n", m.group(1)).strip() + "\n\n",
             text)
     if "\\begin{abstract}" in text:
-        text = _sub_at_line_starts(*_LATEX_ABSTRACT_LINE, "\n\n## Abstract\n\n", text)
+        text = sub_at_line_starts(*_LATEX_ABSTRACT_LINE, "\n\n## Abstract\n\n", text)
     if "\\end{" in text or "\\begin{" in text or "\\maketitle" in text:
-        text = _sub_at_line_starts(*_LATEX_LIST_LINE, "", text)
+        text = sub_at_line_starts(*_LATEX_LIST_LINE, "", text)
     if "\\item" in text:
-        text = _sub_at_line_starts(*_LATEX_ITEM_LINE, r"\1- ", text)
+        text = sub_at_line_starts(*_LATEX_ITEM_LINE, r"\1- ", text)
     if "\\paragraph" in text:
-        text = _sub_at_line_starts(*_LATEX_PARAGRAPH_LINE, r"**\1** ", text)
+        text = sub_at_line_starts(*_LATEX_PARAGRAPH_LINE, r"**\1** ", text)
     return text
 
 
