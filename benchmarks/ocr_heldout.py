@@ -29,6 +29,12 @@ which ocr_text.py's HTML pattern does not see) count as leftover ``doctags`` in 
 benchmarks/data/ocr_heldout3_truth/, cache benchmarks/.cache/ocr_heldout3/), collected before any
 round-33 fix: GOT-OCR plain text, Gemini 2.0 Flash, GPT-4o, Mistral OCR, Unstructured's element and
 chunked JSON, PaddleOCR-VL's JSON. Sets 1 and 2 are scored exactly as before.
+
+``--set 4`` is the fourth (round 34: benchmarks/data/ocr_heldout4.json, truth
+benchmarks/data/ocr_heldout4_truth/, cache benchmarks/.cache/ocr_heldout4/), collected and scored
+before any round-34 fix and held out (scores only): Qwen2-VL-7B and GPT-4.5 page readings and
+docling's DoclingDocument JSON (its words in: ``texts[].text`` and ``tables[].data.table_cells[].text``).
+Sets 1-3 are scored exactly as before (none holds a DoclingDocument).
 """
 
 from __future__ import annotations
@@ -59,6 +65,9 @@ SETS = {
     # the third (round 33): GOT-OCR, Gemini, GPT-4o, Unstructured JSON, PaddleOCR-VL JSON, Mistral OCR
     "3": (REPO / "benchmarks" / "data" / "ocr_heldout3.json", REPO / "benchmarks" / "data" / "ocr_heldout3_truth",
           REPO / "benchmarks" / ".cache" / "ocr_heldout3"),
+    # the fourth (round 34, held out: scores only): Qwen2-VL-7B, GPT-4.5, docling's DoclingDocument JSON
+    "4": (REPO / "benchmarks" / "data" / "ocr_heldout4.json", REPO / "benchmarks" / "data" / "ocr_heldout4_truth",
+          REPO / "benchmarks" / ".cache" / "ocr_heldout4"),
 }
 MIRROR = Path("/work/.mirror")
 
@@ -115,6 +124,12 @@ def _json_texts(data) -> list[str]:
                 out.append(b.get("text", ""))
         return out
     out = []
+    if data.get("schema_name") == "DoclingDocument":  # docling's lossless JSON: its text items and table cells
+        out = [t.get("text") or "" for t in data.get("texts") or [] if isinstance(t, dict)]
+        for table in data.get("tables") or []:
+            cells = ((table or {}).get("data") or {}).get("table_cells") or []
+            out.extend(c.get("text") or "" for c in cells if isinstance(c, dict))
+        return out
     if isinstance(data.get("parsing_res_list"), list):  # PaddleOCR-VL's result: one block_content a block
         return [b.get("block_content") or "" for b in data["parsing_res_list"] if isinstance(b, dict)]
     html = data.get("html") or ""
@@ -233,7 +248,7 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="bring the items from /work/.mirror into the cache")
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's)")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's, 4: round 34's, held out)")
     args = ap.parse_args()
     result = build(args.set) if args.build else score(args.only, args.keep, args.set)
     print(json.dumps(result, indent=1, ensure_ascii=False))
