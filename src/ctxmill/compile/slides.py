@@ -253,15 +253,9 @@ _TRAILING = re.compile(r"(\d+)\s*$")
 COUNTER_BAND = 0.2  # a frame counter stands in the foot or the head of the page
 
 
-def frame_counter(pages: list[Page], furniture: set[str]) -> list[int | None] | None:
-    """The frame number each page prints (Beamer's ``\\insertframenumber``: the same on every build
-    of a frame, one more on the next frame), or None where the deck prints no such counter.
-
-    A page's number is the ``n`` of an ``n / N`` in its head or foot (N the same on every page), or
-    else the number a furniture line there ends with (``Seite 3``, a bare ``15``). It is a frame
-    counter when it stands on at least half of the pages, never falls from one page to the next,
-    never rises by more than the pages between, and some page repeats the number of the page
-    before (a page counter rises on every page: it tells nothing of builds)."""
+def printed_numbers(pages: list[Page], furniture: set[str]) -> list[tuple[int, int] | int | None]:
+    """The number each page prints in its head or foot: the ``(n, N)`` of an ``n / N``, or else the
+    number a furniture line there ends with, or None."""
     found: list[tuple[int, int] | int | None] = []
     for p in pages:
         band = [ln for ln in p.lines if ln.bbox is not None and ln.text.strip()
@@ -274,6 +268,19 @@ def frame_counter(pages: list[Page], furniture: set[str]) -> list[int | None] | 
         ends = [int(m.group(1)) for ln in band if _masked(ln.text) in furniture
                 for m in [_TRAILING.search(ln.text)] if m]
         found.append(ends[-1] if ends else None)
+    return found
+
+
+def frame_counter(pages: list[Page], furniture: set[str]) -> list[int | None] | None:
+    """The frame number each page prints (Beamer's ``\\insertframenumber``: the same on every build
+    of a frame, one more on the next frame), or None where the deck prints no such counter.
+
+    A page's number is the ``n`` of an ``n / N`` in its head or foot (N the same on every page), or
+    else the number a furniture line there ends with (``Seite 3``, a bare ``15``). It is a frame
+    counter when it stands on at least half of the pages, never falls from one page to the next,
+    never rises by more than the pages between, and some page repeats the number of the page
+    before (a page counter rises on every page: it tells nothing of builds)."""
+    found = printed_numbers(pages, furniture)
     totals = {f[1] for f in found if isinstance(f, tuple)}
     if len(totals) == 1:
         total = totals.pop()
@@ -305,16 +312,25 @@ def _title_line(page: Page, lines: list[Line]) -> str | None:
                     key=lambda ln: (ln.bbox[1], ln.bbox[0])).text)
 
 
+def _title_size(page: Page, lines: list[Line], title: str) -> float:
+    """The largest size the page's title line (:func:`_title_line`) is set in."""
+    return max((sp.size for ln in lines if ln.spans and _key(ln.text) == title for sp in ln.spans), default=0.0)
+
+
 def continues(before: list[Line], after: list[Line], top_before: str | None, top_after: str | None,
               counters: tuple[int | None, int | None] | None = None,
-              titles: tuple[str | None, str | None] = (None, None)) -> bool:
+              titles: tuple[str | None, str | None] = (None, None), titled: bool = False) -> bool:
     """Page ``after`` is an overlay build of page ``before``: both open with the same topmost line
     (the frame's title; two frames that share a body under two titles are two frames) and at least
     half of ``before``'s lines are on it again. Where the deck prints a frame counter
     (:func:`frame_counter`) on both pages, it decides: the same number is the same frame, whatever
     the build shows (``\\only`` may replace all but the title), another number another frame, though
     it holds the same title and picture (``titles``, :func:`_title_line`). Elsewhere (no counter,
-    or a page without one) the lines shared decide, as before."""
+    or a page without one) the lines shared decide, as before, or the title: ``titled`` says both
+    pages open with one frame title set larger than the deck's body in a deck that prints no number
+    on its pages (:func:`merge_overlays`): such a deck builds a frame by ``\\only`` replacements under
+    its one title (CGT's ``A Non-Integer Value``: ``a`` / ``Blue wins``, then ``-1 a`` / ``Red
+    wins``), sharing nothing else, and nothing but the title tells its frames apart."""
     if not before or not after or top_before is None:
         return False
     if counters is not None and None not in counters:
@@ -322,6 +338,8 @@ def continues(before: list[Line], after: list[Line], top_before: str | None, top
         return head[0] == head[1] and counters[0] == counters[1]
     if top_before != top_after:
         return False
+    if titled and counters is None:
+        return True
     have = Counter(_key(ln.text) for ln in after)
     shared = sum((Counter(_key(ln.text) for ln in before) & have).values())
     # the title alone shared is no build of a page that held more (a picture frame and the next
@@ -334,6 +352,17 @@ def merge_overlays(doc: Document) -> int:
     pages = doc.stream.pages
     furniture = furniture_texts(pages)
     numbers = frame_counter(pages, furniture)
+    # the deck's body size: the size most of its characters are set in (a frame title stands larger)
+    sizes = Counter()
+    for p in pages:
+        for ln in p.lines:
+            for sp in ln.spans:
+                sizes[round(sp.size, 1)] += len(sp.text.strip())
+    body_size = sizes.most_common(1)[0][0] if sizes else 0.0
+    # a deck that prints no number on most pages (no frame counter, no page counter) tells its frames
+    # apart by their titles only; one that numbers its pages, though every page a new number, may
+    # hold two frames under one title (Falkor's `n / 11`: two listings under one title are two frames)
+    bare = sum(n is not None for n in printed_numbers(pages, furniture)) * 2 < len(pages)
     changed = 0
     prev_body: list[Line] = []  # the page before's own lines, as printed
     frame_shown: list[Line] = []  # every line its frame showed so far
@@ -346,8 +375,16 @@ def merge_overlays(doc: Document) -> int:
         # (compared with the page before as printed: a frame whose \only text is replaced build
         # after build shows more and more in all, and a later build shares under half of that)
         title = _title_line(page, body)
-        if continues(prev_body, body, prev_top, top, counters, (prev_title, title)):
-            shown = Counter(_key(ln.text) for ln in frame_shown)
+        # (both pages open with one title, the topmost line, set larger than the body)
+        titled = bare and title is not None and title == top == prev_title == prev_top \
+            and _title_size(page, body, title) > body_size + 0.5
+        by_lines = continues(prev_body, body, prev_top, top, counters, (prev_title, title))
+        by_title = not by_lines and continues(prev_body, body, prev_top, top, counters, (prev_title, title), titled)
+        if by_lines or by_title:
+            # a build told by its title alone replaced the frame's body (\only): only its repeated title
+            # goes; a line it shares with an earlier build stays where it stands (CGT's `d` over a new
+            # formula), so every build reads as it printed
+            shown = Counter([title]) if by_title else Counter(_key(ln.text) for ln in frame_shown)
             before = [ln.text for ln in page.lines]
             kept: list[Line] = []
             for ln in page.lines:
@@ -375,6 +412,47 @@ def run(doc: Document, options: CompileOptions) -> None:
         doc.attrs["_nav"], doc.attrs["_nav_boxes"] = navigation(doc.stream.pages)
         doc.attrs["_contents"] = contents(doc.stream.pages)
         doc.attrs["overlay_pages"] = merge_overlays(doc)
+
+
+_BAR = re.compile(r"(.*\S)\s*\|\s*(\S.*)")
+
+
+def _subtitled(blocks: list[Block], pages: dict[int, list[Block]], head: dict[int, Block],
+               slide: dict[int, int]) -> None:
+    """Frame titles printed as ``subtitle | title`` on one line (a theme's ``\\insertframesubtitle
+    \\hfill | \\insertframetitle``): the part after the bar is the frame's title, the part before it
+    its subtitle, kept as the frame's first line of text. The \\hfill may split the line in two
+    blocks, the second opening with the bar. Read so only where the deck says which side is the
+    title: two or more frames print such a line, and one title stands over two of them with two
+    different subtitles (consecutive frames of one title, each with its own subtitle); a frame's
+    title with a bar in it elsewhere stays as it is."""
+    found: dict[int, tuple[str, str, Block | None]] = {}
+    for n, b in head.items():
+        if n in slide or b.bbox is None:
+            continue
+        text = " ".join(b.text.split())
+        m = _BAR.fullmatch(text)
+        if m and "|" not in m.group(1) + m.group(2):
+            found[n] = (m.group(1), m.group(2), None)
+            continue
+        right = [o for o in pages.get(n, []) if o is not b and o.bbox is not None and o.kind is Kind.PARAGRAPH
+                 and abs(o.bbox[1] - b.bbox[1]) <= 2 and abs(o.bbox[3] - b.bbox[3]) <= 2
+                 and o.text.lstrip().startswith("|")]
+        rest = " ".join(right[0].text.lstrip()[1:].split()) if len(right) == 1 else ""
+        if rest and "|" not in text + rest:
+            found[n] = (text, rest, right[0])
+    subtitles: dict[str, set[str]] = {}
+    for sub, title, _ in found.values():
+        subtitles.setdefault(title, set()).add(sub)
+    if len(found) < 2 or not any(len(v) >= 2 for v in subtitles.values()):
+        return
+    for n, (sub, title, right) in found.items():
+        b = head[n]
+        b.text = title
+        if right is not None:  # (the title's own block keeps its place, before the frame's text)
+            right.text = sub
+        else:
+            blocks.insert(blocks.index(b) + 1, Block(Kind.PARAGRAPH, sub, n, bbox=b.bbox))
 
 
 def outline(doc: Document, blocks: list[Block], body: float) -> None:
@@ -411,6 +489,11 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             b.attrs.pop("furniture", None)
     pages: dict[int, list[Block]] = {}
     for b in blocks:
+        if b.kind is Kind.HEADING and b.page == first and not b.attrs.get("title"):
+            # the title page holds one heading, the deck's title: a name set as large under it (the
+            # speaker's, Stanford's `Sanha Cheong`) is its text
+            b.kind, b.level, b.number = Kind.PARAGRAPH, None, None
+            b.attrs.pop("_title", None)
         if b.kind is not Kind.FURNITURE and not b.attrs.get("title") and b.page != first:
             pages.setdefault(b.page, []).append(b)
     slide: dict[int, int] = {}  # page -> 2 (section slide) or 3 (subsection slide)
@@ -455,6 +538,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         if cont is not None and last is not None and cont[1] >= 2 and cont == (last[0], last[1] + 1):
             del head[n]
         last = cont
+    _subtitled(blocks, pages, head, slide)
     frame_level = 2 + any(v == 2 for v in slide.values()) + any(v == 3 for v in slide.values())
     for n, bar in bars.items():
         # the head bar's own text (section names, the current subsection) is the deck's navigation,
@@ -487,8 +571,12 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         # the sections the contents frames link to, each before the first block of its page, unless
         # it is the title of the frame there (a subsection holding one frame of its name is that
         # frame's heading); levels left empty so close up, and frames go one under the deepest
+        # (a section, the contents' top level, named as its first frame is both: the sidebar deck's
+        # `课程概况` over two frames of that title)
         titles = {n: _plain(b.text) for n, b in head.items()}
-        keep = {d: [(lvl, t) for lvl, t in v if not is_bibliography_title(t) and _plain(t) != titles.get(d)]
+        top = min((lvl for v in toc.values() for lvl, _ in v), default=1)
+        keep = {d: [(lvl, t) for lvl, t in v if not is_bibliography_title(t)
+                    and (lvl == top or _plain(t) != titles.get(d))]
                 for d, v in toc.items() if d > first}
         rank = {lvl: k + 1 for k, lvl in enumerate(sorted({lvl for v in keep.values() for lvl, _ in v}))}
         if rank:
