@@ -241,3 +241,50 @@ def _entry_line(t: str) -> bool:
     # (_TOC_END matches at most 7 characters, at the end: it is tried on the last 8 only)
     return bool(len(t) < 200 and (t[-1].isdigit() or t[-1] in "ivxlc") and _TOC_END.search(t, max(0, len(t) - 8))
                 and not _CITED_NUMBER.search(t))
+
+
+def deepen_by_number(blocks: list[Block], matched: set[int]) -> None:
+    """Outline headings whose printed number is deeper than their bookmark's level says take their
+    number's depth: hyperref bookmarks sections set before a book's first chapter ("0.1 YAML
+    additions", "0.1.1 bg-image") at the chapters' own level, where the numbering says one deeper.
+    Only where most numbered matches agree on (level - depth): that offset is the document's, and
+    only headings shallower than it says move (never up, never one the majority disagrees with)."""
+    nums = []
+    for i in matched:
+        number = blocks[i].number
+        if number and all(p.isdigit() for p in number.split(".")):
+            nums.append((i, len(number.split("."))))
+    offsets: dict[int, int] = {}
+    for i, depth in nums:
+        k = (blocks[i].level or 2) - depth
+        offsets[k] = offsets.get(k, 0) + 1
+    if not offsets:
+        return
+    k, n = max(offsets.items(), key=lambda kv: (kv[1], -kv[0]))
+    if n < 3 or n * 3 < len(nums) * 2:
+        return  # no offset most of them share: the outline and the numbers disagree too often to trust either
+    for i, depth in nums:
+        if (blocks[i].level or 2) - depth < k:
+            blocks[i].level = max(2, min(6, depth + k))
+
+
+def text_columns(blocks: list[Block], body: float) -> dict[int, tuple[float, float]]:
+    """Per page, the left edge of its leftmost and the right edge of its rightmost paragraph of
+    running text (the body's size, three lines or more): the span of its text column(s)."""
+    out: dict[int, tuple[float, float]] = {}
+    for b in blocks:
+        a = b.attrs
+        if b.kind is Kind.PARAGRAPH and b.bbox is not None and a.get("_nlines", 1) >= 3 \
+                and abs((a.get("_size") or 0.0) - body) <= 0.5:
+            lo, hi = out.get(b.page, (b.bbox[0], b.bbox[2]))
+            out[b.page] = (min(lo, b.bbox[0]), max(hi, b.bbox[2]))
+    return out
+
+
+def in_margin(b: Block, columns: dict[int, tuple[float, float]]) -> bool:
+    """The block lies wholly beside its page's text column, in a margin column (JOSS's page-1
+    sidebar: 'Editor:', 'Reviewers:', 'Submitted:' in bold left of the text)."""
+    span = columns.get(b.page)
+    if span is None or b.bbox is None:
+        return False
+    return b.bbox[2] < span[0] - 2.0 or b.bbox[0] > span[1] + 2.0

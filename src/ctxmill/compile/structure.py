@@ -25,7 +25,16 @@ from ctxmill.compile.blocks import (
     aside,
     runs_on,
 )
-from ctxmill.compile.headings import MAYBE_TOC_TITLE_RE, Number, parse_number, roman_value, toc_blocks
+from ctxmill.compile.headings import (
+    MAYBE_TOC_TITLE_RE,
+    Number,
+    deepen_by_number,
+    in_margin,
+    parse_number,
+    roman_value,
+    text_columns,
+    toc_blocks,
+)
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import line_hits, one_line_each
 from ctxmill.model import Block, Document, Kind, Section
@@ -560,9 +569,11 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     if outline and len(outline) >= 3 and not _stair(outline):
         _bookmarked_leads(outline, blocks)
         matched = _apply_outline(outline, blocks, body)
+        deepen_by_number(blocks, matched)
     # with an outline, the text finds what it left out, but not on the title pages before it
     # ("1. Reviewer Prof. Dr. ...", "2 Department of ...")
     outline_start = min((i for i in matched if blocks[i].number), default=0)
+    outline_numbers = {blocks[i].number for i in matched if blocks[i].number}
     cands: dict[int, tuple] = {}
     maybe = _hits(blocks, _MAYBE_HEADING_RE) if text else range(len(blocks))
     for idx in maybe:
@@ -663,6 +674,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if geo and matched and _bookmark_head(outline, b, number, title):
             b.kind = Kind.FURNITURE
             continue
+        if number in outline_numbers:
+            continue  # the outline's own heading of this number is another block ("2 Choose e ...": an algorithm's line)
         if not _number_ok(number, state):
             continue
         if geo and style is None and _next_list_item(blocks, idx, number):
@@ -1150,14 +1163,15 @@ def _run_in_heads(doc: Document, blocks: list[Block], body: float) -> list[Block
     cands: list[tuple[int, str, str, bool]] = []  # (index, lead as printed, its font, italic)
     pages = None
     in_bib = False
+    columns = text_columns(blocks, body)
     for idx, b in enumerate(blocks):
         if b.kind is Kind.HEADING:  # (an author-year list's names in bold are no leads)
             in_bib = norm_title(b.attrs.get("_title") or b.text) in BIBLIOGRAPHY_TITLES
         lead = b.attrs.get("_lead_bold")
         if b.kind is not Kind.PARAGRAPH or not lead or not b.text.startswith(lead) or lead[-1] not in ".:" or in_bib:
             continue
-        if not _run_in_title(lead):
-            continue
+        if not _run_in_title(lead) or in_margin(b, columns):
+            continue  # (a label in a margin column beside the text: JOSS's sidebar "Editor:")
         if pages is None:
             pages = {p.number: p for p in doc.stream.pages}
         line = _first_line(b, pages)
