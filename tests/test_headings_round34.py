@@ -114,3 +114,46 @@ def test_a_numbered_line_whose_number_an_outline_heading_carries_is_no_heading(t
     assert heads[1:] == ["## 1 Introduction", "### 1.1 Minimum cut", "#### 1.1.1 Perfect matchings",
                          "## 2 Random variables", "### 2.1 Maxcut"], heads
     assert "2 Choose e uniformly at random from G" in doc.markdown
+
+
+def apa_rows() -> list[tuple]:
+    """APA-style running text: no space between paragraphs, each paragraph's first line indented
+    half an inch; a one-line paragraph, then paragraphs opening with a bold run-in head."""
+    rows = [("An Example Manuscript Including Basic Instructions", 100, 60, 16, "Times-Bold"),
+            ("Printing R output", 250, 110, 12, "Times-Bold")]
+    y = 134
+    rows.append(("But, surely, this is not what you want your submission to look like.", 100.8, y, 10, "Times-Roman"))
+    for lead, first in (("Print tables.", "For prettier tables, try the table function of the package,"),
+                        ("Embed plots.", "As usual in R Markdown, you can embed generated plots here,")):
+        y += 14
+        rows.append((lead, 100.8, y, 10, "Times-Bold"))
+        rows.append((first, 100.8 + 5.0 * len(lead) + 4, y, 10, "Times-Roman"))
+        for _ in range(3):
+            y += 14
+            rows.append((BODY[:88], 72, y, 10, "Times-Roman"))
+        y += 14
+        rows.append(("and the paragraph ends here.", 72, y, 10, "Times-Roman"))
+    y += 14
+    rows.append((BODY[:82], 100.8, y, 10, "Times-Roman"))
+    for _ in range(3):
+        y += 14
+        rows.append((BODY[:88], 72, y, 10, "Times-Roman"))
+    return rows
+
+
+def test_indented_paragraphs_after_an_indented_first_line_are_paragraphs_of_their_own(tmp_path):
+    # papaja's double-spaced APA text: the paragraph before the head opened indented itself, so the
+    # head's indent was measured from it and the head glued to the end of that paragraph
+    doc = compile_with_outline(tmp_path, [apa_rows()])
+    paras = [p for p in doc.markdown.split("\n\n") if not p.startswith("#")]
+    assert "But, surely, this is not what you want your submission to look like." in paras, paras
+    assert any(p.startswith(("Print tables.", "**Print tables.**", "For prettier tables")) for p in paras), paras
+    assert any(p.startswith(("Embed plots.", "**Embed plots.**", "As usual in R Markdown")) for p in paras), paras
+    assert not any("look like. Print tables" in p or "ends here. Embed plots" in p for p in paras)
+
+
+def test_apa_run_in_heads_the_outline_names_are_headings(tmp_path):
+    outline = [("Printing R output", 1, 1), ("Print tables", 2, 1), ("Embed plots", 2, 1)]
+    doc = compile_with_outline(tmp_path, [apa_rows()], outline)
+    assert headings(doc)[1:] == ["## Printing R output", "### Print tables", "### Embed plots"], headings(doc)
+    assert "For prettier tables, try the table function" in doc.markdown

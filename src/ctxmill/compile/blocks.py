@@ -507,8 +507,16 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
     # indented continuation lines starts a new entry
     if len(lines) >= 2 and nxt.x0 < lines[1].x0 - 6 and abs(nxt.x0 - first.x0) < 3:
         return True
-    # a first-line indent after a short line ending a sentence starts a paragraph
-    if nxt.x0 > first.x0 + 6 and prev.x1 < ctx.right - 30 and re.search(r"[.!?:;)\]”\"']$", prev.text):
+    # a first-line indent after a short line ending a sentence starts a paragraph; the block's own
+    # first line may be a paragraph's indented one, so the indent counts from the block's left edge
+    # where the next line stands as far in as that first line (one line alone: the edge the line
+    # after the next returns to, in the same type)
+    if len(lines) > 1:
+        edge = min(x.x0 for x in lines)
+    else:
+        edge = after.x0 if after is not None and abs(after.size - nxt.size) <= 0.3 else first.x0
+    if (nxt.x0 > first.x0 + 6 or nxt.x0 > edge + 6 and abs(nxt.x0 - first.x0) <= 1.5) \
+            and prev.x1 < ctx.right - 30 and re.search(r"[.!?:;)\]”\"']$", prev.text):
         return True
     return False
 
