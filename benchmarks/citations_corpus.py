@@ -193,6 +193,12 @@ def entry_at(chars: list[tuple], x: float, y: float) -> str:
 
 
 _YEAR_ONLY = re.compile(r"^(1[5-9]|20)\d\d[a-z]?$")
+_YEAR_IN = re.compile(r"(?<![\da-z])(?:1[5-9]|20)\d\d[a-z]?(?![\da-z])")
+
+
+def _first_year(text: str) -> str | None:
+    m = _YEAR_IN.search(text.lower())
+    return m.group(0) if m else None
 
 
 def pdf_citation_links(pdf_path: Path) -> tuple[list[dict], dict]:
@@ -264,7 +270,8 @@ def covers(mention_text: str, callout_text: str) -> bool:
     """A mention covers a callout whose letters and digits it contains; a numeric or one- or two-letter callout
     must be whole tokens of the mention ("1" is not in "[10]", "a" is in "2009a, b"). A callout that is a year
     alone (the second year of "Di Matteo et al. (2019, 2020)") must be in the mention the callout before it
-    matched or one starting at most 20 characters after that one ends (score_document)."""
+    matched or one starting at most 20 characters after that one ends, else be the first year of the mention
+    (a style that links the year alone: score_document)."""
     key = nk(callout_text)
     if not key:
         return False
@@ -332,7 +339,10 @@ def score_document(pdf: Path, out: Path) -> dict:
         cover = [j for j, m in enumerate(mentions) if abs(m["page"] - co["page"]) <= 1 and covers(m["text"], co["text"])]
         if _YEAR_ONLY.match(key) and mentions:  # "Di Matteo et al. (2019, 2020)": the 2020 is the mention's own
             end = (mentions[last].get("char_span") or [0, 0])[1]
-            cover = [j for j in cover if j >= last and (mentions[j].get("char_span") or [0, 0])[0] - end <= 20]
+            near = [j for j in cover if j >= last and (mentions[j].get("char_span") or [0, 0])[0] - end <= 20]
+            # else a style that links the year alone, the name unlinked (Taylor & Francis' Interact: "Regnauld
+            # (2003)"): a mention whose own first year it is
+            cover = near or [j for j in cover if (j, key) not in used and _first_year(mentions[j]["text"]) == key]
         # the callout's own page first (a paragraph running over a page break may carry the page it starts on)
         # and from the mention the callout before it matched on (links and mentions are both in reading order)
         cover.sort(key=lambda j: ((j, key) in used, mentions[j]["page"] != co["page"], j < last, j))

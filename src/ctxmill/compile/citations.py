@@ -61,6 +61,11 @@ _ITEM = re.compile(
     re.IGNORECASE,
 )
 _YEAR_IN = re.compile(_YEAR)
+# an item citing a span of years: "(The HDF Group, 1997-2015)", a work published over years; linked by its first
+_RANGE_ITEM = re.compile(
+    r"^\s*(?P<auth>[^\d;()\[\]]{1,120}?)\s*,?\s+(?P<year>(?:19|20)\d\d)\s*[–\-]\s*(?:(?:19|20)?\d\d|present)\s*$")
+# a parenthesis holding one capitalised word: "(Timmermann)", the label of an entry printed without a year
+_ONE_WORD = re.compile(r"^\s*([^\W\d_][\w\-']{2,40})\s*$")
 # an item whose years are followed by a few lowercase words: "Ranwez et al. 2011, 2018 for earlier approaches."
 _TRAILING_WORDS = re.compile(rf"^(.*{_YEAR})\s+[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,5}}\s*\.?\s*$", re.DOTALL)
 # up to 7 digits, as the entry labels of compile/references.py: "[10001]" cites entry [10001] of a
@@ -76,8 +81,18 @@ _NUM_BRACKET = re.compile(
 _ALPHA_BRACKET = re.compile(
     rf"\[({ALPHA_KEY}(?:\s*[,;]\s*{ALPHA_KEY})*)(?:\s*,\s*(?:[A-Za-z]+\.?\s*~?)?\d[\w.\-–]*)?\](?!\([^\s()]*\))")
 _SUP_TAG = re.compile(r"<sup>\s*(\d{1,4}(?:\s*[,–\-]\s*\d{1,4})*)\s*</sup>|\^(\d{1,4}(?:[,–\-]\d{1,4})*)\^")
-_SUP_UNI = re.compile(r"(?<=[A-Za-z.,)\]])([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
+# (after a letter or a sign, or after a year: "Thall et al, 2003⁶" in a table cell; after another number it is a power)
+_SUP_UNI = re.compile(r"(?:(?<=[A-Za-z.,)\]])|(?<=(?<![\d.,])(?:19|20)\d\d))([¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,⁻–][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)")
 _SUP_MAP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+# A superscript that is an exponent, not a callout, by what stands before it: a power of ten ("7.5 × 10<sup>34</sup>";
+# not a year's "2010" nor a decimal's "2.10"), or a unit symbol of two or more letters after a number or a "/"
+# ("64.8 mm<sup>2</sup>", "150µm²", "50 MHz/cm<sup>2</sup>"). (A lone letter, "m" or "x", is blocks.LONE_LETTER_END;
+# one-letter units are left to it: "the 1990s<sup>4</sup>" is a decade and a callout.)
+_UNIT = (r"(?:(?:[YZEPTGMkdcmµμnpf](?:m|g|s|Hz|eV|Pa|W|V|A|J|N|L|mol|T|K|C|F|Ω|Wb|b|B|bit|pc|yr))"
+         r"|Hz|eV|Pa|mol|Wb|Bq|Gy|Sv|lm|lx|bar|atm|Torr|Å|ft|yr|pc|sr|rad)")
+_EXPONENT_BEFORE = re.compile(rf"(?:(?<![\w.,])10|(?:\d\s?|/){_UNIT})$")
+# A bracket after a relation or an operation of sets is an interval or a set: "t ∈ [1, 2]", "S = [3]", "[4,5] ∪ [8,9]"
+_MATH_BEFORE = re.compile(r"[∈∉=≤≥⊂⊆∪∩×]\s*$")
 _FOOTNOTE_MARK = re.compile(r"\[\^([\w\-]{1,12})\](?!:)")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
@@ -179,6 +194,11 @@ _PARTICLES = frozenset("de del della der den van von da di du la le al bin el do
 
 def _surnames(name: str) -> set[str]:
     """The family name of "P. van Oosterom" as a callout may print it: "Oosterom" and "van Oosterom"."""
+    family, comma, given = name.partition(",")
+    if comma and family.strip() and given.strip() and not _INITIAL.search(family):
+        # printed family first ("Briceño, C.", "van Oosterom, P."): the family is all before the comma (its last
+        # word was "C.", so two entries of one first author and year did not share the label a callout prints)
+        return _surnames(family) | {" ".join(family.split())}
     words = name.replace(",", " ").split()
     if not words:
         return {name}
@@ -278,6 +298,7 @@ class Linker:
         self._pool_index: tuple[dict[str, list[Reference]], ...] | None = None
         self._label_index: tuple[list[tuple[str, list[str]]], dict[str, list[int]], list[int]] | None = None
         self._no_year_idx: tuple[dict[str, Reference], dict[str, list[str]]] | None = None
+        self._dated: frozenset[str] | None = None  # the labels of entries with a year (one_word)
 
     def _pools(self) -> tuple[dict[str, list[Reference]], dict[str, list[Reference]], dict[str, list[Reference]]]:
         """The entries with a year (in the list's order) by each of their labels, by
@@ -371,6 +392,17 @@ class Linker:
             if len(named) == 1:
                 return named, None
         return [], f"no reference matches {auth!r} {year}"
+
+    def one_word(self, word: str) -> list[str]:
+        """The entry a lone word names when it is the whole label of one entry printed without a year and of no
+        entry with one ("(Timmermann)" where the list prints "Timmermann A (????)"), else []."""
+        label = norm(word)
+        ids = self.no_year.get(label)
+        if not ids or len(ids) != 1 or " " in label:
+            return []
+        if self._dated is None:
+            self._dated = frozenset(lab for lab, _ in self.exact)
+        return [] if label in self._dated else list(ids)
 
     def _no_year_index(self) -> tuple[dict[str, Reference], dict[str, list[str]]]:
         """The entries by id, and the ids of the entries without a year by their labels' first word. Made
@@ -747,6 +779,9 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
                 ctx.aliases[alias] = (re.compile(rf"(?<![\w\-]){re.escape(alias)}(?![\w\-])"), res[0][0])
             continue
         if not _YEAR_IN.search(inner):
+            if (one := _ONE_WORD.match(inner)) and one.group(1)[0].isupper() and (ids := linker.one_word(one.group(1))):
+                _add_mention(ctx, block, text, base, m.start(1) + one.start(1), m.start(1) + one.end(1), ids, None)
+                taken.append((m.start(), m.end()))
             continue
         # Parenthetical: items separated by ";" (or by "," after a year: _items).
         for item_start, item in _items(inner, m.start(1)):
@@ -755,6 +790,12 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
                 item = tm.group(1)
                 im = _ITEM.match(item)
             if not im:
+                if (rm := _RANGE_ITEM.match(item)) and _is_name_shape(auth := rm.group("auth").strip().rstrip(",")):
+                    ids, _ = linker.link(auth, rm.group("year"))
+                    if ids:  # (only what links: "(Second World War, 1939-1945)" is a period, not a callout)
+                        s = item_start + rm.start("auth")
+                        _add_mention(ctx, block, text, base, s, item_start + len(item.rstrip()), ids, None)
+                        taken.append((s, item_start + len(item.rstrip())))
                 continue
             auth = im.group("auth").strip().rstrip(",")
             years = _years(im.group("years"))
@@ -848,14 +889,21 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
         return
     for m in _NUM_BRACKET.finditer(text) if "[" in text else ():
         nums = _expand_numbers(m.group(1))
+        if any(int(n) == 0 for n in nums) and "0" not in ctx.numbers(block):
+            continue  # "[0, 1]" is an interval: no entry is numbered 0 (unless one is)
+        if _MATH_BEFORE.search(text, max(0, m.start() - 4), m.start()):
+            continue
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
     if linker.numbered and block.kind is not Kind.HEADING:  # (a heading's superscript is a footnote's mark)
         for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
-            if LONE_LETTER_END.search(text, 0, m.start()):
-                continue  # an exponent (blocks.LONE_LETTER_END)
+            if LONE_LETTER_END.search(text, 0, m.start()) or _EXPONENT_BEFORE.search(text, max(0, m.start() - 12),
+                                                                                     m.start()):
+                continue  # an exponent (blocks.LONE_LETTER_END), a power of ten or a unit's
             nums = _expand_numbers(m.group(1) or m.group(2))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
         for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)
+            if _EXPONENT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+                continue
             nums = _expand_numbers(m.group(1).translate(_SUP_MAP))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
 
