@@ -91,3 +91,42 @@ def test_same_year_entries_of_one_first_author_are_never_guessed():
                    bib=bib)
     assert [(m.text, m.reference_ids) for m in doc.mentions] == [("Briceño 2008", ["ref-3"])]
     assert [u.reason.split(":")[0] for u in citations(doc)] == ["ambiguous", "ambiguous"]
+
+
+# E3 (refparse): APA's software, data and report entries
+
+
+def test_apa_software_and_report_entries_keep_version_and_institution_out_of_the_title():
+    from ctxmill.compile.references import parse_entry
+    from ctxmill.compile.refparse import reference_fields
+
+    f = reference_fields("Holke, J., Burstedde, C., Knapp, D., & Boeing, N. (2022). t8code (Version 1.0.0). "
+                         "https://doi.org/10.5281/zenodo.7034838", parse_entry)
+    assert (f["title"], f["edition"], f["year"]) == ("t8code", "Version 1.0.0", "2022")
+    f = reference_fields("Elsweijer, S. (2021). Curved domain adaptive mesh refinement with hexahedra. Hochschule "
+                         "Bonn-Rhein-Sieg. https://elib.dlr.de/143537/", parse_entry)
+    assert (f["title"], f["publisher"]) == ("Curved domain adaptive mesh refinement with hexahedra",
+                                            "Hochschule Bonn-Rhein-Sieg")
+    f = reference_fields("Smith, A. (2020). Plotly (Version 4.2) [Computer software]. Plotly Technologies.", parse_entry)
+    assert f["title"] == "Plotly"
+    # a subtitle stays: its words name no publisher
+    f = reference_fields("Jasanoff, S. (2005). States of Knowledge. The Co-production of Science and Social Order. "
+                         "London: Routledge.", parse_entry)
+    assert f["title"] == "States of Knowledge. The Co-production of Science and Social Order"
+
+
+def test_an_issue_printed_like_a_year_is_not_the_entrys_year():
+    # oup-authoring-virusevol-ambigrams: "Proc. R. Soc. B, 277(1701):3809–3817, 2010" had year 1701, so
+    # "Chirico et al. (2010)" was unresolved
+    from ctxmill.compile.references import parse_entry
+    from ctxmill.compile.refparse import reference_fields
+
+    raw = "N. Chirico, A. Vianelli, and R. Belshaw. Why genes overlap in viruses. Proc. R. Soc. B, 277(1701):3809–3817, 2010."
+    assert reference_fields(raw, parse_entry)["year"] == "2010"
+    # no year elsewhere: the number stays the year read
+    raw = "A. Smith. A title here. J. Chem. 12(2010):1-5. doi:10.1098/rspb.2010.1186"
+    assert reference_fields(raw, parse_entry)["year"] == "2010"
+    doc = make_doc(["As found by Chirico et al. (2010)."], bib=[
+        "N. Chirico, A. Vianelli, and R. Belshaw. Why genes overlap in viruses. Proc. R. Soc. B, 277(1701):3809–3817, "
+        "2010.", "A. Other. Another paper. J. Virol. 1(2):3-4, 2011."])
+    assert [m.reference_ids for m in doc.mentions] == [["ref-1"]]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from ctxmill.compile.refparse import fields
 from ctxmill.compile.refparse.features import tag_tokens
-from ctxmill.compile.refparse.fields import assemble
+from ctxmill.compile.refparse.fields import assemble, title_publisher
 from ctxmill.compile.refparse.tokens import tokenize
 
 # "[12]", "12.", "(12)" before the entry: the citation label, not part of the reference
@@ -218,6 +218,10 @@ def reference_fields(raw: str, fallback: Callable[[str], dict] | None = None) ->
             for k in ("authors", "year", "title") if same else ("authors", "year", "title", "venue"):
                 f[k] = r.get(k)
             f["label"] = f["label"] or r.get("label")
+            if f["title"]:  # (the rules' title, as the labeller's: no version or institution after it)
+                f["title"], edition, publisher = title_publisher(f["title"])
+                f["edition"] = f["edition"] or edition
+                f["publisher"] = f["publisher"] or publisher
     return f
 
 

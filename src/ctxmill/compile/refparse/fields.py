@@ -992,6 +992,21 @@ def _IN_RANGE(text: str, m: re.Match) -> bool:
         a >= 2 and text[a - 1] in ("-", "–") and text[a - 2].isdigit())
 
 
+def _IN_ISSUE(text: str, m: re.Match) -> bool:
+    # "277(1701):3809": a year-shaped number in brackets right after a volume's digits, pages or a comma after it
+    a, b = m.start(1), m.end()
+    return (a >= 2 and text[a - 1] == "(" and text[a - 2].isdigit() and text[b : b + 1] == ")"
+            and text[b + 1 : b + 2] in (":", ",", "", " "))
+
+
+def _ALONE(text: str, m: re.Match) -> bool:
+    # a year between spaces or punctuation, no part of a range, an issue, a DOI or a URL ("rspb.2010.1186")
+    a, b = m.start(1), m.end()
+    before, after = text[a - 1 : a] if a else "", text[b : b + 2]
+    return (before in ("", " ", ",", "(", ";") and (after[:1] in ("", " ", ",", ")", ";") or after in (".", ". "))
+            and not _IN_RANGE(text, m) and not _IN_ISSUE(text, m))
+
+
 def known_journal(name: str) -> bool:
     """Whether ``name`` begins with the name of a journal or proceedings in the gazetteer."""
     marks = journal_marks([t for t, _, _ in tokenize(name)])
@@ -1019,6 +1034,40 @@ def title_tail(title: str) -> tuple[str, str | None]:
     if not m or len(title[: m.start()].split()) < 2:
         return title, None
     return title[: m.start()].rstrip(), title[m.start() + 1 :].strip() or None
+
+
+# APA's software and data entries: "t8code (Version 1.0.0) [Computer software]" -- the version and the kind of work
+# follow the title in brackets, no part of it
+_VERSION_END = re.compile(r"\s*\((?:Version|Ver\.|v\.?)\s*(\d[\w.\-]*)\)\s*(?:\[[A-Z][a-z]+(?: [a-z]+)?\])?\.?$")
+_KIND_END = re.compile(r"\s*\[(?:Computer software|Software|Computer program|Data set|Dataset|Source code)\]\.?$")
+# a last sentence that names an institution: "Curved domain ... with hexahedra. Hochschule Bonn-Rhein-Sieg" (a report
+# printed "Title. Publisher. URL"): words that name a publisher or a university and little else (not PUBLISHER's
+# "co", "society", "school" or "oxford", words of subtitles too: "States of Knowledge. The Co-production of ...")
+_INSTITUTION = frozenset(
+    "press university univ universität universitat università universidad universidade université universiteit "
+    "uniwersytet hochschule institute institut laboratory laboratories polytechnic politecnico technische college "
+    "inc inc. ltd ltd. llc gmbh corp corp. publishers publishing verlag springer wiley elsevier prentice mcgraw-hill "
+    "routledge kluwer birkhäuser addison-wesley crc foundation".split())
+_LAST_SENTENCE = re.compile(r"(?<=[a-z\d)])\.\s+((?:[A-Z][\w'’\-]*\.?|of|for|de|der|für|and|&)(?:\s+(?:[A-Z][\w'’\-]*\.?"
+                            r"|of|for|de|der|für|and|&)){0,6})$")
+
+
+def title_publisher(title: str) -> tuple[str, str | None, str | None]:
+    """``title`` without a version, a kind of work or an institution printed after it (APA's software, data and
+    report entries), and the edition and publisher they were, or None."""
+    edition = publisher = None
+    m = _VERSION_END.search(title)
+    if m and m.start() > 0:
+        title, edition = title[: m.start()].rstrip(" ,.;:"), f"Version {m.group(1)}"
+    else:
+        k = _KIND_END.search(title)
+        if k and k.start() > 0:
+            title = title[: k.start()].rstrip(" ,.;:")
+    m = _LAST_SENTENCE.search(title) if ". " in title else None
+    if (m and len(title[: m.start()].split()) >= 2
+            and any(w.lower().strip(".") in _INSTITUTION for w in re.split(r"[\s\-]+", m.group(1)))):
+        title, publisher = title[: m.start()], m.group(1)
+    return title, edition, publisher
 
 
 _CLOSE_AFTER = re.compile(r"[\s.]*[)\]]")
@@ -1128,9 +1177,10 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         # the field, labelled outside it in training: the title takes it back (open_bracket)
         t = open_bracket(t, _after(text, first["title"], t))
     out["title"] = _title(t) if t else None
-    tail = None
+    tail = edition = publisher = None
     if out["title"]:
         out["title"], tail = title_tail(out["title"])
+        out["title"], edition, publisher = title_publisher(out["title"])
     c = get("container")
     if c and first["container"][1] < len(text) and text[first["container"][1]] == "." and _ABBR_SPACE.search(c):
         c += "."  # "Trans. Netw" + "." -- the last abbreviation of an abbreviated journal name
@@ -1164,6 +1214,12 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     # later one stands alone ("288 (14-15):1581-1591,2015": the labels ran over the pages)
     years = [(m, text, s) for lab, s, e in runs if lab == "date" for m in _YEAR.finditer(text, s, e)]
     pick = next((m for m, t, s in years if not _IN_RANGE(t, m)), years[0][0] if years else None)
+    if pick is not None and _IN_ISSUE(text, pick):
+        # "Proc. R. Soc. B, 277(1701):3809–3817, 2010": the labels took the issue for the date; a year standing
+        # alone elsewhere in the entry is its year
+        alone = [m for m in _YEAR.finditer(text) if m.start() != pick.start() and _ALONE(text, m)]
+        if alone:
+            pick = alone[-1]
     out["year"] = pick.group(1) + (pick.group(2) or "") if pick else None
     d = get("date")
     out["date"] = _clean(d).strip("()[]") if d else None
@@ -1172,6 +1228,10 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
         out[lab] = _clean(v).strip("()[]").strip(" ,;:") or None if v else None
     if tail and out["note"] is None:
         out["note"] = tail
+    if edition and out["edition"] is None:
+        out["edition"] = edition
+    if publisher and out["publisher"] is None:
+        out["publisher"] = publisher
     out.update(identifiers(text))
     # A field with no letters or digits left ("(", "-") is no field
     for k in ("title", "container", "collection", "publisher", "location", "edition", "note"):
