@@ -70,6 +70,7 @@ hospital academy corporation corp company inc ltd llc gmbh technology technologi
 computer computing computational information systems system national international advanced applied mathematics
 physics chemistry biology astronomy astrophysics medicine studies division program programme observatory
 anonymous submission abstract introduction the of for and in on at with to a an paper workshop
+note notes acknowledgments acknowledgements acknowledgment acknowledgement preface foreword contents keywords
 conference proceedings journal preprint draft version thesis master bachelor supervisor reviewer candidate
 street avenue road drive box usa uk germany france china japan italy spain canada switzerland netherlands australia
 india korea email e-mail correspondence corresponding contact equal contribution team
@@ -286,8 +287,28 @@ def title_shaped(text: str, most: int = 25) -> bool:
     stop either (a larger title may end with one: "... ENTROPY ENCODING.")."""
     # (a larger title may ask a question mid-way: "... these genes? Static sites for ...")
     stop = r"[a-z)\]]\.\s+[A-Z]" if most > 25 else r"[.!?]\s*$|[a-z)\]][.!?]\s+[A-Z]"
-    return (not re.search(stop, text) and 1 <= len(text.split()) <= most
+    return ((not re.search(stop, text) or most > 25 and _two_sentences(text)) and 1 <= len(text.split()) <= most
             and not (FURNITURE_RE.search(text) or DATE_RE.match(text)))
+
+
+def _two_sentences(text: str) -> bool:
+    """A larger title of two short sentences ("NAME: a new telescope. Detector simulation and
+    commissioning"): one stop inside, none at the end, at most 16 words, opening with no lower-case
+    letter. Running text cut out of a paragraph runs longer, or opens or ends mid-sentence."""
+    return len(re.findall(r"[a-z)\]][.!?]\s+[A-Z]", text)) == 1 and not re.search(r"[.!?]\s*$", text) \
+        and len(text.split()) <= 16 and not text.lstrip()[:1].islower()
+
+
+def _sentence_subtitle(below: list[TLine], last: TLine, body: float) -> bool:
+    """The first line under the title is a subtitle, however much it reads as a sentence ("with
+    non-English diacritics in the author names. See documentation."): right under the title, in
+    type larger than the body, a paragraph of one line (the line under it is no continuation in
+    its type). An abstract in the body's type, or running on over lines, is running text."""
+    t = below[0]
+    if t.size < body + 0.5 or t.top - last.bottom > 2.5 * t.size or not _prose(t.text):
+        return False
+    nxt = below[1] if len(below) > 1 else None
+    return nxt is None or abs(nxt.size - t.size) > 0.3 or nxt.italic != t.italic or nxt.top - t.bottom >= 1.3 * t.size
 
 
 def _centred(g: list[TLine], page_w: float, text_w: float) -> bool:
@@ -358,7 +379,9 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # ---- title: the largest type in the upper part of the page, unless it is an institution
     # The title comes first: above the abstract (or first heading) and among the first few runs of
     # type from the top, which keeps out large type inside a figure further down.
-    stop = next((t.top for t in content if _is_abstract_line(t) or HEADING_RE.match(t.text)), h * 0.7)
+    abstract = next((t.top for t in content if _is_abstract_line(t)), h * 0.7)
+    stop = next((t.top for t in content if _is_abstract_line(t)
+                 or HEADING_RE.match(t.text) and not _over_title(t, content, min(abstract, h * 0.7), body)), h * 0.7)
     # a contents list's heading, whatever its word ("Contents", "Analyses"), known by the entries under
     # it: the title and the byline are above it (it may be the largest type on the page)
     toc = next((t.top for k, t in enumerate(content) if _heads_contents(content, k)), None)
@@ -401,6 +424,8 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     tp.title_box = (min(x.x0 for x in chosen), chosen[0].top, max(x.x1 for x in chosen), chosen[-1].bottom)
     # ---- authors: the lines between the title and the abstract or the first heading
     below = [t for t in content if t.top > chosen[-1].bottom - 1 and t not in chosen]
+    if below and _sentence_subtitle(below, chosen[-1], body):
+        below = below[1:]
     end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
                 or len(t.text.split()) > 25 or _prose(t.text) or toc is not None and t.top >= toc - 1), len(below))
     region = below[:end]
@@ -408,6 +433,15 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
     tp.authors, tp.author_boxes = _names(region, space_initials=page.ocr or not page.has_text_layer)
     return tp
+
+
+def _over_title(t: TLine, content: list[TLine], bottom: float, body: float) -> bool:
+    """A line that reads as a numbered heading but has larger type under it, above ``bottom`` (the
+    abstract, or 0.7 of the page): a section head is never followed by type larger than its own and
+    the body's on the title page, a masthead over the title is (a proceedings line "21st International
+    Workshop on ...", its raised "st" set apart, reads "21 International ...")."""
+    big = max(t.size, body) + 1.0
+    return any(u.top > t.bottom - 1 and u.top < bottom and u.size >= big for u in content)
 
 
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
