@@ -101,3 +101,25 @@ def test_an_author_note_head_under_the_byline_is_no_author(tmp_path):
         ("Author Note", 270, 360, 12, "Times-Roman"),
     ], body_top=400)
     assert names(doc) == ["Frederik Aust"]
+
+
+def test_a_posters_block_heads_under_its_byline_are_no_authors(tmp_path):
+    # a poster (body 27 pt): title 74 pt, the name and the institute under it, then the blocks'
+    # heads in 51 pt bold, some side by side, each over its text
+    text = "Running text of a block on the poster, long enough to read as the body of it and"
+    rows = [("TEMPLATE POSTER", 1400, 120, 74, "Helvetica-Bold"),
+            ("Jane Roe", 1590, 220, 43, "Helvetica-Bold"), ("Some Institute", 1600, 285, 36, "Helvetica-Bold"),
+            ("Basic Block", 80, 450, 51, "Helvetica-Bold"), ("Large Column", 80, 700, 51, "Helvetica-Bold"),
+            ("Smaller Column", 1400, 700, 51, "Helvetica-Bold"), ("Figure Block", 2070, 700, 51, "Helvetica-Bold")]
+    rows += [(text, 80, 520 + 34 * k, 27, "Helvetica") for k in range(4)]
+    rows += [(text, x, 770 + 34 * k, 27, "Helvetica") for x in (80, 1400, 2070) for k in range(6)]
+    doc = compile_document(make_pdf(tmp_path / "poster.pdf", [rows], size=(3370, 2384)), CompileOptions(fast=True))
+    assert doc.metadata.title == "TEMPLATE POSTER"
+    assert names(doc) == ["Jane Roe"]
+
+
+def test_a_date_placeholder_is_no_author():
+    # a template's title page prints its date field unfilled
+    assert front._clean_name("DD MM YYYY") is None
+    assert front._clean_name("Month Year") is None
+    assert front._clean_name("Dana Mmeli") == "Dana Mmeli"

@@ -80,7 +80,9 @@ _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
 _DATE_WORDS = frozenset("january february march april may june july august september october november december "
-                        "jan feb mar apr jun jul aug sep sept oct nov dec month year date day".split())
+                        "jan feb mar apr jun jul aug sep sept oct nov dec month year date day "
+                        # a date's placeholder in a template ("DD MM YYYY", "MM/YYYY")
+                        "dd mm yy yyyy".split())
 _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003)\s*")
@@ -299,6 +301,13 @@ def _two_sentences(text: str) -> bool:
         and len(text.split()) <= 16 and not text.lstrip()[:1].islower()
 
 
+def _head_under_byline(t: TLine, above: list[TLine], body: float) -> bool:
+    """A line under the byline set larger than every line of it, and half as large again as the
+    body: the head of the next part (a poster's block titles under its names and institute), no
+    name. A byline's type never rises again to a head's."""
+    return bool(above) and t.size >= 1.5 * body and t.size > max(u.size for u in above) + 1.0
+
+
 def _sentence_subtitle(below: list[TLine], last: TLine, body: float) -> bool:
     """The first line under the title is a subtitle, however much it reads as a sentence ("with
     non-English diacritics in the author names. See documentation."): right under the title, in
@@ -427,7 +436,8 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     if below and _sentence_subtitle(below, chosen[-1], body):
         below = below[1:]
     end = next((i for i, t in enumerate(below) if _is_abstract_line(t) or HEADING_RE.match(t.text)
-                or len(t.text.split()) > 25 or _prose(t.text) or toc is not None and t.top >= toc - 1), len(below))
+                or len(t.text.split()) > 25 or _prose(t.text) or toc is not None and t.top >= toc - 1
+                or _head_under_byline(t, below[:i], body)), len(below))
     region = below[:end]
     # a text layer gives initials as printed ("J.K. Krishnan"); OCR loses the space after an
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
