@@ -70,11 +70,14 @@ hospital academy corporation corp company inc ltd llc gmbh technology technologi
 computer computing computational information systems system national international advanced applied mathematics
 physics chemistry biology astronomy astrophysics medicine studies division program programme observatory
 anonymous submission abstract introduction the of for and in on at with to a an paper workshop
-note notes acknowledgments acknowledgements acknowledgment acknowledgement preface foreword contents keywords
 conference proceedings journal preprint draft version thesis master bachelor supervisor reviewer candidate
 street avenue road drive box usa uk germany france china japan italy spain canada switzerland netherlands australia
 india korea email e-mail correspondence corresponding contact equal contribution team
 """.split())
+# Words that head a part of a document ("Author Note" under an APA byline): a line holding one is
+# no name. (Kept apart from ORG_WORDS, which metadata._trim_org also reads on text input.)
+PART_WORDS = frozenset("note notes acknowledgments acknowledgements acknowledgment acknowledgement preface foreword "
+                       "contents keywords".split())
 PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
 _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
@@ -720,7 +723,7 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
         if _INITIAL_RE.fullmatch(t) and i < len(toks) - 1:
             continue  # an initial: "J.", "J.-P.", "P"
         low = t.lower().strip(".,")
-        if low in ORG_WORDS:
+        if low in ORG_WORDS or low in PART_WORDS:
             return None
         if low in PARTICLES and 0 < i < len(toks) - 1:
             continue
