@@ -22,6 +22,7 @@ import functools
 import html
 import operator
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -287,6 +288,8 @@ def to_pages(text: str, engine: str) -> EngineText:
         at.append(i)
     cleaned = [(n, clean_markdown(body, engine)) for n, body in pages]
     late: list[tuple[int, str, str]] = []  # what relevel and tidy leave out: (index into cleaned, reason, text)
+    if cleaned:
+        cleaned[0] = (cleaned[0][0], _arxiv_stamp(cleaned[0][1], late))
     cleaned = tidy(relevel(cleaned, engine, info, late), engine, late)
     dropped += [(at[k], reason, piece) for k, reason, piece in late]
     kept = [k for k, (_, b) in enumerate(cleaned) if b.strip()]
@@ -768,15 +771,16 @@ def _paddle_blocks(text: str) -> list[tuple[str, str]]:
         if isinstance(r, dict) and isinstance(r.get("parsing_res_list"), list):
             results.append(r["parsing_res_list"])
     out: list[tuple[str, str]] = []
+    title_at = _paddle_title_header(results)
     for k, blocks in enumerate(results):
         if k:
             out.append((_PAGE_BREAK, ""))
-        for b in blocks:
+        for m, b in enumerate(blocks):
             if not isinstance(b, dict):
                 continue
             label = str(b.get("block_label") or "text")
             body = str(b.get("block_content") or "")
-            kind = _PADDLE_LABELS.get(label, "text")
+            kind = "title" if (k, m) == title_at else _PADDLE_LABELS.get(label, "text")
             if kind == "section_header":
                 body = body.strip().lstrip("#").strip()
             elif kind == "caption":
@@ -786,6 +790,23 @@ def _paddle_blocks(text: str) -> list[tuple[str, str]]:
                 kind, body = "figure_text", _PADDLE_DIV.sub(" ", re.sub(r"<img\b[^>]*>", " ", body))
             out.append((kind, body))
     return out
+
+
+def _paddle_title_header(results: list[list]) -> tuple[int, int] | None:
+    """(page, block) of a title PaddleOCR-VL labelled ``header``: where no page has a
+    ``doc_title``, the first block of the first page, labelled header, above a
+    ``paragraph_title`` of that page, and reading like a title (2+ words, no digit, under 150
+    characters) is the title, which the engine took for a running head (round34_ocr_rule.md P1)."""
+    if not results or any(isinstance(b, dict) and b.get("block_label") == "doc_title" for r in results for b in r):
+        return None
+    blocks = [b for b in results[0] if isinstance(b, dict)]
+    if not blocks or blocks[0].get("block_label") != "header":
+        return None
+    text = " ".join(str(blocks[0].get("block_content") or "").split())
+    if not (2 <= len(text.split()) and len(text) < 150) or any(c.isdigit() for c in text) \
+            or not any(b.get("block_label") == "paragraph_title" for b in blocks[1:]):
+        return None
+    return 0, results[0].index(blocks[0])
 
 
 # PaddleOCR-VL's block labels -> the block categories above; any other label is text (kept: its
@@ -1718,8 +1739,12 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
                 heads.append((pi, li, len(m.group(1)), m.group(2).strip()))
     if not heads and engine not in ("plain",):
         heads = _promote_numbered_lines(lines_by_page)
-        if engine in ("text", "markdown"):  # (markdown: no "#" anywhere, round33_ocr_rule.md G)
-            heads = _text_title(lines_by_page, heads, one_line=engine == "markdown") + heads
+        if engine == "text":
+            heads = sorted(heads + _upper_list_heads(lines_by_page))
+        # (markdown: no "#" anywhere, round33_ocr_rule.md G; Unstructured's chunked JSON, whose
+        # records keep no element type: round34_ocr_rule.md U3)
+        if engine in ("text", "markdown", "unstructured-json"):
+            heads = _text_title(lines_by_page, heads, one_line=engine != "text") + heads
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
@@ -1861,6 +1886,59 @@ def _text_title(lines_by_page, heads, one_line: bool = False) -> list[tuple[int,
     return [(0, start, 1, text)]
 
 
+_LIST_LINE = re.compile(r"\d{1,3}\.?\s+[A-Z]")
+
+
+def _upper_list_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
+    """Wrapped text (Gemini, Tesseract): an upper-case line that starts a block and runs straight
+    into a numbered list ("REFERENCES" above "1 British American Tobacco ...") is that list's
+    heading, as sources/markdown.plain_headings reads one in unwrapped text (round34_ocr_rule.md T1)."""
+    heads = []
+    for pi, (_, lines) in enumerate(lines_by_page):
+        for li in range(len(lines) - 1):
+            t = lines[li].strip()
+            if not t or len(t) > 80 or t[-1] in ".,;" or (li and lines[li - 1].strip()) \
+                    or not (t.isupper() and sum(map(str.isupper, t)) >= 4) or not _LIST_LINE.match(lines[li + 1].strip()):
+                continue
+            lines[li] = "## " + t
+            heads.append((pi, li, 2, t))
+            _join_entries(lines, li + 1)
+    return heads
+
+
+def _join_entries(lines: list[str], at: int) -> None:
+    """The wrapped numbered list from ``lines[at]`` to the block's end -> one line per entry,
+    labelled "[n]": a line opens an entry where it starts with the next number in sequence
+    ("17 http://..." after entry 2 is the wrap of "May 17"), any other line goes on the entry
+    before (the lines it joins are left blank)."""
+    end = at
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    m = _LIST_NUMBER.match(lines[at].strip())
+    if m is None:
+        return
+    expect = int(m.group(1))
+    entry = at
+    parts: list[str] = []  # the open entry's pieces, joined once (+= on a list item copies it each time)
+    for k in range(at, end):
+        s = lines[k].strip()
+        m = _LIST_NUMBER.match(s)
+        if m and int(m.group(1)) == expect:
+            if parts:
+                lines[entry] = " ".join(parts)
+            # the label as a reference list writes it ("[2] Wroe D. ..."): the references stage
+            # reads a bare "2 Wroe D." as running text, and joins the entries into one
+            entry, expect = k, expect + 1
+            parts = [f"[{m.group(1)}] " + s[m.end():]]
+        else:
+            parts.append(s)
+            lines[k] = ""
+    lines[entry] = " ".join(parts)
+
+
+_LIST_NUMBER = re.compile(r"(\d{1,3})\.?\s")
+
+
 _PLAIN_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{2,90})$")
 
 
@@ -1919,6 +1997,123 @@ def _glued_marks(lines: list[str]) -> list[str]:
         out += "\n\n" + re.sub(r"\s([a-z])(?=[A-Z][A-Za-z]{2,})", lambda m: f"\n\n[^{m.group(1)}] ", tail).strip()
     lines[i] = out
     return lines
+
+
+# round34_ocr_rule.md U1: a byline whose superscript marks OCR read as glyphs ("Zejiang Shen! (4),
+# Ruochen Zhang”, Melissa Dell?", "Barlas O˘guz∗"): the names are written alone, the marks
+# listed in removed.json. A piece is a name of 2-5 capitalised words (or particles), then its
+# marks: glyphs, a number, "(4)". (A star read as a lone letter, "Omotayo Sanni n", is left: the
+# metadata stage cuts the name after it, "Abimbola Patricia I. Popoola", at its initial.)
+_NAME_WORD = r"[A-Z](?:[^\W\d_]|['’.\-])*"
+_MARK_GLYPHS = "!?”“\"®©∗*†‡§¶#°"
+_ODD_GLYPHS = frozenset(_MARK_GLYPHS) - {"*"}  # (a star or a number alone the metadata stage reads)
+_BYLINE_PIECE = re.compile(
+    rf"({_NAME_WORD}(?:\s+(?:{_NAME_WORD}|van|von|de|der|da|bin|al|la|le|di|du)){{1,4}})"
+    rf"((?:\s*(?:[{re.escape(_MARK_GLYPHS)}]|\(\d{{1,2}}\)|\d))*)")
+# (one glyph or digit a step: "[!?]+" or "\d{1,2}" inside the repeat would try every split of a
+# long run before failing)
+_BYLINE_MARK_ONLY = re.compile(rf"(?:\s*(?:[{re.escape(_MARK_GLYPHS)}]|\(\d{{1,2}}\)|\d))+")
+_BYLINE_SPLIT = re.compile(r"(,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)")
+# a spacing accent before its letter, as a PDF text layer spells "Oğuz": "O˘guz" (the accent and
+# the letter composed: the name test reads letters)
+_SPACING_ACCENT = re.compile("([\u02d8\u00a8\u00b4\u02c6\u02dc\u02c7\u02da])([A-Za-z])")
+_COMBINING = {"\u02d8": "\u0306", "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
+              "\u02dc": "\u0303", "\u02c7": "\u030c", "\u02da": "\u030a"}
+
+
+def _byline_marks(lines: list[str], removed: list[tuple[int, str, str]] | None) -> list[str]:
+    """The line after the ``#`` title (past up to three crumbs: a picture, a logo's OCR), when it is a byline of 2+ names carrying marks OCR read as glyphs, is written with
+    the names alone (a "#" that made it a heading taken off: Unstructured types bylines Title);
+    its marks, and a name's spelling before its accent was composed, go to ``removed``."""
+    title = next((i for i, s in enumerate(lines[:400]) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    i, crumbs = title + 1, 0
+    while i < len(lines) and (not lines[i].strip() or crumbs < 3 and _crumb(lines[i].strip())):
+        crumbs += bool(lines[i].strip())
+        i += 1
+    if i >= len(lines) or (i + 1 < len(lines) and lines[i + 1].strip()):
+        return lines  # (a byline is a line of its own)
+    text = re.sub(r"^#{1,6}\s+", "", lines[i].strip())
+    if len(text) > 600 or "[^" in text or "<sup>" in text or "$" in text:
+        return lines
+    parts = _BYLINE_SPLIT.split(text)
+    names: list[str] = []
+    marks: list[str] = []
+    respelled: list[str] = []
+    odd = False
+    out: list[str] = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            out.append(part)
+            continue
+        piece = part.strip()
+        if names and _BYLINE_MARK_ONLY.fullmatch(piece):  # "Shen1,2": the ",2" is the name's mark
+            marks.append(piece)
+            odd = odd or any(c in _ODD_GLYPHS for c in piece)
+            out.pop()  # (its separator goes with it)
+            continue
+        spelled = _SPACING_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _COMBINING[m.group(1)]), piece)
+        m = _BYLINE_PIECE.fullmatch(spelled)
+        if m is None:
+            return lines
+        names.append(m.group(1))
+        if spelled != piece:
+            respelled.append(piece[:len(piece) - len(m.group(2))])  # (the name as the engine spelled it)
+        if m.group(2).strip():
+            marks.append(m.group(2).strip())
+            odd = odd or any(c in _ODD_GLYPHS or c == "(" for c in m.group(2))
+        out.append(m.group(1))
+    if len(names) < 2 or not odd:
+        return lines
+    lines[i] = "".join(out).strip()
+    if removed is not None:
+        removed.append((0, "byline-marks", " ".join(marks)))
+        removed += [(0, "byline-respelled", p) for p in respelled]
+    return lines
+
+
+def _crumb(s: str) -> bool:
+    """What stands between a title and its byline and is neither: a picture's placeholder, or
+    under 8 characters of a logo's OCR ("(Jee", CrossMark's)."""
+    return len(s) < 8 or bool(_IMAGE_LINE.fullmatch(s))
+
+
+_IMAGE_LINE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+
+
+def _arxiv_stamp(body: str, removed: list[tuple[int, str, str]]) -> str:
+    """arXiv's margin stamp read across the page as spaced characters ("0 2 0 2", "p e S 0 3",
+    "3 v 6 0 9 4 0 . 4 0 0 2 : v i X r a": "arXiv:2004.04906v3 ... 30 Sep 2020" backwards): a run
+    of such lines, blank lines between, whose characters spell "arXiv" forwards or backwards,
+    is taken out and listed (round34_ocr_rule.md U2)."""
+    if " X " not in body and " x " not in body and "X r" not in body and "r X" not in body:
+        return body  # (every stamp holds "X" or "x" between blanks, or "X r" / "r X": most pages none)
+    lines = body.split("\n")
+    k = 0
+    while k < len(lines):
+        if not _spaced(lines[k]):
+            k += 1
+            continue
+        run = [k]
+        j = k + 1
+        while j < len(lines) and (not lines[j].strip() or _spaced(lines[j])):
+            if lines[j].strip():
+                run.append(j)
+            j += 1
+        chars = "".join("".join(lines[r].split()) for r in run).lower()
+        if "arxiv" in chars or "arxiv" in chars[::-1]:
+            for r in run:
+                removed.append((0, "arxiv-stamp", lines[r].strip()))
+                lines[r] = ""
+        k = j
+    return "\n".join(lines)
+
+
+def _spaced(line: str) -> bool:
+    """A line of three or more single characters with blanks between ("p e S 0 3")."""
+    toks = line.split()
+    return len(toks) >= 3 and all(len(t) == 1 for t in toks)
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -1986,6 +2181,7 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "",
                 removed += [(pi, "repeated-affiliation", a) for a in repeated]
             if engine == "mineru":
                 lines = _glued_marks(lines)
+            lines = _byline_marks(lines, removed)
         out.append((n, "\n".join(lines)))
     # (the two passes change only the lines after a heading of their names: the headings read
     # once for both, a LaTeX or HTML soup or a text of tables has 100,000 lines and neither)

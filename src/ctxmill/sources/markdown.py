@@ -40,6 +40,8 @@ def read_markdown(text: str) -> PageStream:
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)|^[^\S\n]*(?:=+|-+)[^\S\n]*$", re.M)
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,2}){1,3})\.? +[A-Z]\S*(?: +\S+)*")
 _LIST_START = re.compile(r"\d{1,3}\.?(?: +\S|$)")
+# round34_ocr_rule.md G1: GOT-OCR writes a subsection's number on a line of its own above its title
+_NUMBER_ONLY = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}")
 
 
 def plain_headings(text: str) -> str:
@@ -63,7 +65,10 @@ def plain_headings(text: str) -> str:
         if t.startswith(("```", "~~~")):
             fence = "" if fence and t.startswith(fence) else fence or t[:3]
             continue
-        if fence or not t or len(t) > 80 or t[-1] in ".,;" or line != line.lstrip() or "|" in t:
+        if fence or not t or out[i] is not line or len(t) > 80 or t[-1] in ".,;" or line != line.lstrip() or "|" in t:
+            continue
+        if _NUMBER_ONLY.fullmatch(t):
+            _number_line(lines, out, blank, nxt, para, i)
             continue
         upper = t.isupper() and sum(map(str.isupper, t)) >= 4  # (no lower-case letter)
         numbered = _NUMBERED.fullmatch(t)
@@ -74,6 +79,63 @@ def plain_headings(text: str) -> str:
         prose = alone and j < n and para[j] >= 100  # a one-line paragraph, then a paragraph of prose
         if upper and (prose or (j < n and _LIST_START.match(lines[j].strip()))):
             out[i] = "## " + t
+            if not prose:
+                _bare_entries(lines, out, j)
         elif numbered and prose:
             out[i] = "#" * (numbered.group(1).count(".") + 2) + " " + t
     return "\n".join(out)
+
+
+def _number_line(lines: list[str], out: list[str], blank: list[bool], nxt: list[int], para: list[int],
+                 i: int) -> None:
+    """A dotted section number alone on its line ("2.1.1"), after a sentence's end (or a blank or
+    the start), then its title line and a paragraph of prose: one heading of both lines' words,
+    at the number's depth; the title line is emptied (round34_ocr_rule.md G1)."""
+    n = len(lines)
+    before = lines[i - 1].rstrip() if i else ""
+    if before and before[-1] not in ".!?:":
+        return
+    j = nxt[i + 1] if i + 1 < n else n  # the title line
+    if j >= n:
+        return
+    u = lines[j].strip()
+    k = nxt[j + 1] if j + 1 < n else n  # the prose after it
+    if not (2 <= len(u) <= 80 and u[0].isupper() and u[-1] not in ".,;" and "|" not in u) \
+            or _NUMBER_ONLY.fullmatch(u) or k >= n or para[k] < 100:
+        return
+    t = lines[i].strip()
+    out[i] = "#" * (t.count(".") + 2) + " " + t + " " + u
+    out[j] = ""
+
+
+_BARE_NUMBER = re.compile(r"(\d{1,3})(?:\s+(.*))?")
+
+
+def _bare_entries(lines: list[str], out: list[str], j: int) -> None:
+    """The list under an upper-case heading, numbered with bare numbers ("1 British ...", or
+    "1" alone on its line above the entry: GOT-OCR), which the references stage reads as running
+    text: one paragraph an entry, labelled "[n]" (round34_ocr_rule.md O2). A line opens an entry
+    only with the next number in sequence ("17 http://..." is the wrap of "May 17"); other lines
+    go on the entry before; the list ends at a blank line or an upper-case line."""
+    m = _BARE_NUMBER.fullmatch(lines[j].strip())
+    if m is None:
+        return  # ("1." and "[1]" lists the references stage reads as they are)
+    expect = int(m.group(1))
+    entry = -1
+    parts: list[str] = []  # the open entry's pieces, joined once (+= on a list item copies it each time)
+    for k in range(j, len(lines)):
+        s = lines[k].strip()
+        m = _BARE_NUMBER.fullmatch(s)
+        if m and int(m.group(1)) == expect:
+            if entry >= 0:
+                out[entry] = " ".join(parts)
+            parts = [("\n" if entry >= 0 else "") + f"[{expect}]"] + ([m.group(2)] if m.group(2) else [])
+            entry, expect = k, expect + 1
+        elif not s or (s.isupper() and sum(map(str.isupper, s)) >= 4):
+            if s:
+                out[k] = "\n" + lines[k]  # (a paragraph of its own, not the last entry's end)
+            break
+        else:
+            parts.append(s)
+            out[k] = ""
+    out[entry] = " ".join(parts)
