@@ -21,6 +21,7 @@ from math import isfinite
 from operator import attrgetter
 
 from ctxmill.compile import conservation, layout, slides, tables
+from ctxmill.compile import figures as floats
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import line_hits, line_hits_group
@@ -287,6 +288,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     # (round30_deck_rule.md D5); an overlay build's page has none (its title went as a repeat)
     title = slides.frame_title(page, body) if figures and doc is not None and doc.attrs.get("slide_deck") \
         and page.number not in doc.attrs.get("_overlay_pages", ()) else None
+    cap_run: tuple[int, Line, float] | None = None  # a caption inside a figure's box: (figure, last line, size)
     for line in page.lines:
         if line.bbox is None or not line.spans:
             rotated.append(line)
@@ -294,8 +296,18 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         if figures and line is not title and any(_inside(line.bbox, im) for im in figures):
             # text drawn inside an included figure (labels of a diagram)
             idx = next(i for i, im in enumerate(figures) if _inside(line.bbox, im))
+            size = max((s.size for s in line.spans if not s.superscript), default=0.0)
+            wraps = cap_run is not None and cap_run[0] == idx and abs(size - cap_run[2]) <= 0.3 \
+                and -0.3 * size <= line.bbox[1] - cap_run[1].bbox[3] <= 0.8 * size and line.bbox[0] >= cap_run[1].bbox[0] - 3
+            if wraps or floats.caption_in_box(line.spans, line.text, body):
+                # a caption the figure's box runs under, and the lines it wraps to, stay text
+                cap_run = (idx, line, cap_run[2] if wraps else size)
+                ls.append(_L(line, page.number))
+                continue
+            cap_run = None
             figure_text.append((idx, line.text))
             continue
+        cap_run = None
         ls.append(_L(line, page.number))
     if figure_text and not ls:  # a page's only text is its text, not a figure's labels (issue 21)
         ls = [_L(line, page.number) for line in page.lines if line.bbox is not None and line.spans]
@@ -316,21 +328,43 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             i = k
             continue
         cap = CAPTION_RE.match(cur.text) or _CAPS_CAPTION_RE.match(cur.text)
-        if cap and (cur.first_bold or cur.size < body - 0.3
-                    or cap.group(1)[0] == "F" and cur.text[cap.end(2):cap.end(2) + 1] == ":") \
-                and _caption_label_ok(cur, cap):
+        colon = bool(cap) and cur.text[cap.end(2):cap.end(2) + 1] == ":"
+        apart = bool(cap) and floats.label_apart(cur.line.spans, cap.group(1), cap.group(2))
+        alone = bool(cap) and _label_over_title(cur, cap, ls[i + 1] if i + 1 < n else None)
+        if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone
+                    or colon and (cap.group(1)[0] in "FAL" or _centered([cur], ctx.columns)
+                                  or _centered([cur], [(ctx.left, ctx.right)]))) \
+                and (_caption_label_ok(cur, cap) or apart or alone or colon):
             # (a figure's label in the body's own type counts with a colon after its number:
             # "Figure 1: ...", as JSS and A&A print it; running text does not put one there. A
-            # table's is left to the table finders, which read the grid around it)
+            # table's is left to the table finders, which read the grid around it, unless the
+            # caption line is centred ("Table 3.1: Table of numbers." over a small grid). A
+            # label in a face of its own (APA's italic "Figure 1."), or alone over an italic
+            # title line (APA's "Table 1"), is a caption too. After a colon the title may
+            # start in lower case: "Figure 2.1: the study area")
+            kind = floats.float_kind(cap.group(1))
             j = i + 1
             lines = [cur]
-            while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None):
+            if alone:
+                lines.append(ls[j])
+                j += 1
+            while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None) \
+                    and not (kind and (ls[j].lead_bold or _ALGO_LINE.match(ls[j].text))):
+                # (an algorithm's "Input:" or "1: x ← 0" line is its body, not its caption)
                 lines.append(ls[j])
                 j += 1
             caption = _join([span_text(x.line) for x in lines])
             label, number, rest = _CAPS_LABELS.get(cap.group(1), cap.group(1)), cap.group(2), cap.re.match(caption).group(3)
             if label == "Table":
-                k, cells, tlines = tables.table_after(ls, j, body, ctx)
+                if alone:  # (APA's label line over its title: only a grid the uncaptioned finder vouches for)
+                    k, cells, tlines = tables.table_at(ls, j, body, ctx) or (j, {"rows": []}, []) if j < n \
+                        else (j, {"rows": []}, [])
+                else:
+                    k, cells, tlines = tables.table_after(ls, j, body, ctx)
+                    if len(cells["rows"]) < 2 and not (cur.first_bold or cur.size < body - 0.3 or apart):
+                        # a caption in the body's own type vouches for no one-row grid (sub-figure
+                        # labels "(a) ... (b) ..." under a table set above its caption)
+                        k, cells, tlines = j, {"rows": []}, []
                 prev = out[-1] if out else None
                 if not tlines and prev is not None and prev.kind is Kind.TABLE and not prev.attrs.get("caption"):
                     # the caption under its table (found by tables.table_at)
@@ -347,7 +381,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             fig_texts = [t for _, t in figure_text]
             out.append(Block(Kind.FIGURE, "", page.number, number=number, bbox=_union([x.line.bbox for x in lines]),
                              attrs={"caption": rest.strip(), "image": None, "_label": f"{label} {number}",
-                                    "figure_text": fig_texts}))
+                                    "figure_text": fig_texts, **({"float": kind} if kind else {})}))
             figure_text = []
             i = j
             continue
@@ -460,16 +494,42 @@ def _caption_label_ok(line: _L, m: re.Match) -> bool:
     return bool(rest) and line.size > 0 and not rest[:1].islower()
 
 
+_ALGO_LINE = re.compile(r"\d{1,3}:\s")  # algorithmicx's numbered line "1: (A, X) ← initial values"
+
+
+def _label_over_title(line: _L, m: re.Match, nxt: _L | None) -> bool:
+    """APA's float label: "Table 1" alone on its line, the title in italics on the next (or in a
+    font of its own: a sans label over a lighter sans title)."""
+    if m.group(3).strip() or nxt is None or nxt.page != line.page or line.italic:
+        return False
+    if not nxt.italic and not floats.label_apart(line.line.spans[:1] + nxt.line.spans[:1], m.group(1), m.group(2)):
+        return False
+    return abs(nxt.size - line.size) <= 0.6 and 0 <= nxt.top - line.bottom <= 2.0 * max(line.size, 4) \
+        and abs(nxt.x0 - line.x0) <= 3 and m.group(1) in ("Table", "Figure")
+
+
 def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None) -> bool:
     prev = lines[-1]
     if abs(nxt.size - prev.size) > 0.6 or nxt.wide:
         return False
-    if nxt.top - prev.bottom > 0.8 * max(prev.size, 4) \
+    gap_most = 0.8 * max(prev.size, 4)
+    if ctx.pitch > 1.3 * ctx.body_size and abs(prev.size - ctx.body_size) <= 0.6:
+        gap_most = max(gap_most, ctx.gap + 0.45 * prev.size)  # a caption in a double-spaced manuscript's body type
+    if nxt.top - prev.bottom > gap_most \
             and not _steady_wrap(lines, nxt, after, nxt.bottom - prev.bottom, ctx):  # (a double-spaced caption)
         return False
     if nxt.bold and not prev.bold:
         return False
-    return nxt.x0 < prev.x0 + 40
+    return nxt.x0 < prev.x0 + 40 or _hangs_under_title(lines[0], nxt) \
+        or nxt.x1 - nxt.x0 < prev.x1 - prev.x0 and abs((nxt.x0 + nxt.x1) - (prev.x0 + prev.x1)) <= 8
+    # (a shorter line centred under the one before: a caption whose last line is centred, JFM's)
+
+
+def _hangs_under_title(first: _L, nxt: _L) -> bool:
+    """A caption set with a hanging indent (KOMA's, the caption package's "hang"): its next lines
+    start where the title starts after the label ("Listing 3.2: Simplified ..." / "benchmark")."""
+    spans = [s for s in first.line.spans if not s.superscript and s.text.strip() and s.bbox]
+    return len(spans) >= 2 and abs(spans[1].bbox[0] - nxt.x0) <= 2.0
 
 
 def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) -> bool:
@@ -501,8 +561,9 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         return True  # "4.1 Data Quantization" right above "4.2 Advanced Pruning": two headings
     if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
         return True
-    if CAPTION_RE.match(nxt.text) and nxt.first_bold:
-        return True
+    cap = CAPTION_RE.match(nxt.text)
+    if cap and (nxt.first_bold or cap.group(1)[0] in "FAL" and nxt.text[cap.end(2):cap.end(2) + 1] == ":"):
+        return True  # (a caption in body type with a colon, "Figure 2: ...", under a row of sub-figure labels)
     # hanging indent lists and bibliographies: a line that returns to the left edge after
     # indented continuation lines starts a new entry
     if len(lines) >= 2 and nxt.x0 < lines[1].x0 - 6 and abs(nxt.x0 - first.x0) < 3:

@@ -559,8 +559,8 @@ class _Ctx:
         self.targets: dict[str, dict[str, str]] = {"figure": {}, "table": {}, "equation": {}, "footnote": {}}
         for b in [b for b in doc.blocks if b.number]:  # (a block without a number is no target)
             kind = _TARGET_KIND.get(b.kind)
-            if kind is None and b.kind is Kind.CODE and b.number:
-                kind = "algorithm"
+            if kind is None and b.kind is Kind.CODE and b.number or kind == "figure" and b.attrs.get("float"):
+                kind = "algorithm"  # (numbered code, an "Algorithm 1:" / "Listing 2:" float)
                 self.targets.setdefault("algorithm", {})
             if kind and b.number:
                 self.targets[kind].setdefault(str(b.number).strip("()."), b.id)

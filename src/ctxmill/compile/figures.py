@@ -159,7 +159,10 @@ def _grow(region: list[float], pool: list[tuple], limit_top: float, limit_bottom
                 continue
             vgap = max(c[1] - region[3], region[1] - c[3])
             near = vgap <= gap and _hoverlap(c, region) >= -gap
-            beside = vgap < 0 and _hoverlap(c, cap) > 0.5 * (c[2] - c[0])
+            lo, hi = min(region[0], c[0]), max(region[2], c[2])
+            beside = vgap < 0 and (_hoverlap(c, cap) > 0.5 * (c[2] - c[0])
+                                   # (a row of sub-figures with the caption centred under the row)
+                                   or _hoverlap(c, cap) > 0 and abs(lo + hi - cap[0] - cap[2]) <= 0.1 * (hi - lo))
             if not (near or beside):
                 continue
             region[0], region[1] = min(region[0], c[0]), min(region[1], c[1])
@@ -182,9 +185,16 @@ def find_regions(captions: list[tuple[str, tuple]], graphics: list[tuple], lines
     draw = clusters([g[:4] for g in graphics])
     pictures = clusters([g[:4] for g in graphics if g[4]]) if any(label == "Table" for label, _ in captions) else []
     out = []
-    for ci, (label, cap) in enumerate(captions):
+    taken: list[list[float]] = []  # the figures' regions: a picture in one is no table's
+    # (figures first: a table caption over a figure's picture, its own grid printed as text,
+    # must not take the picture that the figure's caption under it names)
+    for ci in sorted(range(len(captions)), key=lambda k: captions[k][0] == "Table"):
+        label, cap = captions[ci]
         table = label == "Table"
         pool = pictures if table else draw
+        if table and taken:
+            pictures[:] = [c for c in pictures if not any(min(c[2], r[2]) > max(c[0], r[0])
+                                                          and min(c[3], r[3]) > max(c[1], r[1]) for r in taken)]
         # the nearest other caption above / below in the same column bounds the search (a
         # figure never spans one; one in the other column of the page is no bound)
         col = [c for c in caps if c is not cap and _hoverlap(c, cap) > 0]
@@ -216,9 +226,11 @@ def find_regions(captions: list[tuple[str, tuple]], graphics: list[tuple], lines
                 region[3] = min(region[3], cap[1] - 3.5)
             else:
                 region[1] = max(region[1], cap[3] + 3.5)
+            if not table:
+                taken.append(region)
             out.append((ci, _pad(region, width, height)))
             break
-    return out
+    return sorted(out)
 
 
 def _take_labels(region: list[float], lines: list[tuple], cap: tuple, side: str) -> None:
@@ -350,6 +362,56 @@ def crop_pages(path: str, pages: list) -> None:
     for key, png in render(path, pages).items():
         number, i = key.split(":")
         by_number[int(number)].figures[int(i)]["png"] = png
+
+
+# ------------------------------------------------------------------ captions (read by blocks.py)
+
+# floats that are not pictures: algorithm2e's / algorithmicx's "Algorithm 1:" boxes and
+# listings' "Listing 2:" keep their own kind (a figure block with ``attrs["float"]``), so the
+# Markdown says "Algorithm 1" and the text's "Algorithm 1" finds them
+FLOAT_KINDS = {"Algorithm": "algorithm", "Listing": "listing"}
+FLOAT_LABELS = {v: k for k, v in FLOAT_KINDS.items()}
+
+
+def float_kind(label: str) -> str | None:
+    """"algorithm" / "listing" for a caption's label word, None for a figure or a table."""
+    return FLOAT_KINDS.get(label)
+
+
+def float_label(attrs: dict) -> str:
+    """The word a figure block's caption is printed with: "Figure", "Algorithm", "Listing"."""
+    return FLOAT_LABELS.get(attrs.get("float") or "", "Figure")
+
+
+def label_apart(spans: list, label: str, number: str) -> bool:
+    """The caption's label is set in its own face: "*Figure 1*. Title" (APA's italic label), a
+    bold one, a label in small capitals (JFM's "FIGURE 2." in a font of its own), or a roman
+    label before an italic title ("Table 1: *This is ...*"). Running text that starts a line with
+    "Figure 1" sets it in the face of the words around it."""
+    spans = [s for s in spans if not s.superscript and s.text.strip()]
+    if len(spans) < 2:
+        return False
+    first, nxt = spans[0], spans[1]
+    if first.text.strip().rstrip(".:") != f"{label} {number}":
+        return False
+    return first.italic != nxt.italic or first.bold != nxt.bold or _family(first.font) != _family(nxt.font)
+
+
+def _family(font: str) -> str:
+    """A font's name without its subset tag and size digits ("ABCDEF+CMCSC10" -> "CMCSC")."""
+    return re.sub(r"\d+$", "", (font or "").split("+")[-1])
+
+
+def caption_in_box(spans: list, text: str, body: float) -> bool:
+    """A caption line that lies inside an included figure's box (a picture whose box runs
+    under its caption): "Fig. 1. Textile and ..." in a type no bigger than the body's,
+    its label set off by a point or a colon and its title starting with a capital. It is
+    the caption, not a label drawn in the figure."""
+    m = re.match(r"^(Figure|Fig\.|Table)\s*(\d+)\s*[.:]\s+(\S)", text.strip())
+    if not m or not m.group(3)[:1].isupper():
+        return False
+    sizes = [s.size for s in spans if not s.superscript and s.text.strip()]
+    return bool(sizes) and max(sizes) <= body + 0.3
 
 
 # ------------------------------------------------------------------ compile stage

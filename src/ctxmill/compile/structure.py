@@ -1743,8 +1743,8 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
         while j >= 0:
             x = blocks[j]
             if x.page != b.page or x.kind not in (Kind.PARAGRAPH, Kind.CODE, Kind.TABLE) \
-                    or x.bbox is None or x.attrs.get("rows"):
-                break
+                    or x.bbox is None or x.attrs.get("rows") or x.attrs.get("caption"):
+                break  # (a table's own caption, its rows unread, is no label of the figure after it)
             size = x.attrs.get("_size")
             if x.kind is Kind.PARAGRAPH and (size is None or abs(size - body) <= 0.4):
                 break
@@ -1998,8 +1998,8 @@ def _merge_continuations(blocks: list[Block]) -> list[Block]:
                     and prev.kind in flowing \
                     and (len(prev.text) if parts is None else held_len[last_para]) >= 60 \
                     and not prev.attrs.get("title") and not prev.attrs.get("front") \
-                    and all(x.kind in FLOATS or x.kind is Kind.CODE or x.attrs.get("_foot_text")
-                            or _aside(x, True) for x in out[last_para + 1:]) \
+                    and all(x.kind in FLOATS and not x.attrs.get("float") or x.kind is Kind.CODE
+                            or x.attrs.get("_foot_text") or _aside(x, True) for x in out[last_para + 1:]) \
                     and runs_on(parts or [prev.text], b.text.lstrip()):
                 if parts is None:
                     parts = held[last_para] = [prev.text]

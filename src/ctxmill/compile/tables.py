@@ -550,8 +550,9 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
     k = j
     while k < len(ls):
         x = ls[k]
-        if b.CAPTION_RE.match(x.text) and (x.first_bold or not _tabular(x)) and region:
-            break  # the next caption ("Figure 2: ..." under the table) is not a row
+        if (b.CAPTION_RE.match(x.text) or b._CAPS_CAPTION_RE.match(x.text)) and (x.first_bold or not _tabular(x)) \
+                and region:
+            break  # the next caption ("Figure 2: ...", IEEE Access's "FIGURE 1." under the table) is not a row
         body_line = (abs(x.size - body) <= 0.3 and not x.wide and x.x0 <= ctx.left + 3
                      and (x.x1 - x.x0) > 0.6 * ctx.width)
         if body_line and (region or not _tabular(x)) or _prose(x, body, ctx):

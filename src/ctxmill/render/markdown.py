@@ -11,6 +11,7 @@ import html
 import re
 from pathlib import Path
 
+from ctxmill.compile.figures import float_label
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Block, Document, Kind
 
@@ -162,7 +163,7 @@ def render_block(b: Block) -> str | None:
         return "\n\n".join(parts) if parts else None
     if k is Kind.FIGURE:
         caption = (b.attrs.get("caption") or "").strip()
-        label = _caption_label("Figure", b)
+        label = _caption_label(float_label(b.attrs), b)  # "Algorithm 1", "Listing 2" keep their word
         if b.attrs.get("image_file"):  # cropped from the PDF page (compile/figures.py)
             return _image_line(label, caption, b.attrs["image_file"])
         if not b.number and not caption:
