@@ -228,17 +228,22 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
     parts: list[str] = []
     prev = None
     spans: list[Span] = []
-    for s in line.spans:  # neighbouring superscript runs ("1" "," "2") form one marker
+    said: set[int] = set()  # spans the line's text has a space before
+    spaced = _spaced_spans(line)
+    for i, s in enumerate(line.spans):  # neighbouring superscript runs ("1" "," "2") form one marker
         if s.superscript and spans and spans[-1].superscript:
             spans[-1] = Span(text=spans[-1].text.strip() + s.text.strip(), bbox=spans[-1].bbox, size=spans[-1].size,
                              superscript=True)
         else:
             spans.append(s)
+            if spaced is not None and spaced[i]:
+                said.add(id(s))
     for s in spans:
         t = s.text
         if prev is not None and s.bbox and prev.bbox:
             gap = s.bbox[0] - prev.bbox[2]
-            if gap > max(s.size, prev.size) * 0.18 and not (parts and parts[-1].endswith(" ")):
+            if (gap > max(s.size, prev.size) * 0.18 or id(s) in said and _level(prev, s)) \
+                    and not (parts and parts[-1].endswith(" ")):
                 if not s.superscript:
                     parts.append(" ")
         if s.superscript and footnote_marks:
@@ -253,6 +258,37 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
             parts.append(t)
         prev = s
     return _one_space("".join(parts))
+
+
+def _spaced_spans(line: Line) -> list[bool] | None:
+    """For each span, whether the line's text has a space before it; None where the spans do
+    not spell the line's text. The reader put that space where the PDF has one (a space
+    character, real or pdfium's), which the gap between two boxes can miss: a math-italic
+    letter's box starts left of its advance ("if 𝑛", "of 𝐺" are 0.13 em apart)."""
+    text = line.text
+    pos = 0
+    out = []
+    for s in line.spans:
+        j = pos
+        while j < len(text) and text[j] == " ":
+            j += 1
+        if not text.startswith(s.text, j):
+            return None
+        out.append(j > pos)
+        pos = j + len(s.text)
+    return out
+
+
+def _level(a: Span, b: Span) -> bool:
+    """A word and a word (a letter or a digit each side) in one type size on one line: where the
+    line's space between two spans is the PDF's word space. (pdfium also puts one where the text
+    steps up or down, before a superscript or a subscript: "E^miss_T", "S_G" stay whole; and after
+    a comma in math, "S_G,T_G", which stays as it was read.)"""
+    if a.superscript or b.superscript or abs(a.size - b.size) > 0.15 * max(a.size, b.size):
+        return False
+    if not (a.text[-1:].isalnum() and b.text[:1].isalnum()) or a.bbox is None or b.bbox is None:
+        return False
+    return min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1]) >= 0.5 * min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
 
 
 _BLANKS = re.compile(r"[ \t]+")

@@ -492,9 +492,9 @@ def _furniture(doc: Document) -> None:
             # (a single line may be longer: a slide deck's footline holds the short author, the
             # title, the date and "n / 32", 125 characters on each page; it must still repeat)
             long_ok = len(b.text) < 200 and b.attrs.get("_nlines", 1) == 1
-            # (a foot of three or four lines, a CV's contact details or a journal's licence, DOI and
-            # page lines, is one too when it repeats)
-            foot_ok = bottom > h * 0.9 and 3 <= b.attrs.get("_nlines", 1) <= 4 and len(b.text) < 400
+            # (a foot of two to four lines, a CV's contact details, a journal's licence, DOI and
+            # page lines, or a draft's citation line running onto its DOI, is one too when it repeats)
+            foot_ok = bottom > h * 0.9 and 2 <= b.attrs.get("_nlines", 1) <= 4 and len(b.text) < 400
             if (bottom > h * 0.9 or near_top) and ((len(b.text) < 120 or long_ok) and b.attrs.get("_nlines", 1) <= 2
                                                    or foot_ok):
                 key = re.sub(r"\d+", "#", b.text.strip().lower())

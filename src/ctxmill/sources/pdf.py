@@ -399,6 +399,20 @@ def _page_text(textpage_raw, n: int) -> str | None:
 
 
 _NOT_BMP_RE = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+# pdfium keeps a character outside the Basic Multilingual Plane (math italic U+1D45B, emoji) as
+# two entries, its UTF-16 halves, each with its own index and the character's whole box. Words
+# and single characters are cut by index: the two halves are placed as their one character, so
+# no later step (superscript runs, line splits, sorting by x) can part them, which left each half
+# alone and a U+FFFD for it once the text was repaired.
+def _pair_at(text: str, k: int) -> bool:
+    return "\ud800" <= text[k] <= "\udbff" and k + 1 < len(text) and "\udc00" <= text[k + 1] <= "\udfff"
+
+
+def _joined(high: str, low: str) -> str:
+    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
 
 
@@ -603,10 +617,13 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
         cur = _LineBuilder((ch, x0, top, x1, bottom, base, f, False), base, size, x1, top, bottom)
 
     def one_char(k: int, space: bool) -> bool:
-        """Place character k on its own; returns the space flag for what follows."""
+        """Place character k on its own; returns the space flag for what follows. A surrogate
+        pair (k and k + 1, see _pair_at) is placed as its one character."""
         nonlocal visible, invisible
         obj = get_obj(textpage_raw, k)
         ch = text[k] if text is not None else chr(pdfium_c.FPDFText_GetUnicode(textpage_raw, k))
+        if text is not None and _pair_at(text, k):
+            ch = _joined(ch, text[k + 1])
         if not obj:
             return space or ch.isspace()
         if ch in "\ufffe\x02":
@@ -640,6 +657,14 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
         return any(ax0 < x1 and ax1 > x0 and atop < bottom + h and abottom > top - h
                    for ax0, atop, ax1, abottom in acc_boxes)
 
+    def chars(s: int, e: int, space: bool) -> bool:
+        """Place characters s..e-1 one by one (a surrogate pair as one); returns the space flag."""
+        k = s
+        while k < e:
+            space = one_char(k, space)
+            k += 2 if text is not None and k + 1 < e and _pair_at(text, k) else 1
+        return space
+
     if text is None:
         space = False
         for k in range(n):
@@ -652,13 +677,14 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             prev_end = e
             obj = get_obj(textpage_raw, s)
             if not obj or (e - s > 1 and obj != get_obj(textpage_raw, e - 1)):
-                for k in range(s, e):
-                    space = one_char(k, space)
+                space = chars(s, e, space)
                 continue
             f = fonts.get(obj) or font_of(obj)
             word = m.group(0)
             if word[-1] in "\ufffe\x02":
                 word = word[:-1] + "-"
+            if _SURROGATE_RE.search(word):  # pairs to their characters (see _pair_at)
+                word = word.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             if f.rotated:
                 rotated_chars.append((" " if space else "") + word)
                 continue
@@ -680,14 +706,12 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
                     _, _, lx1, _, lbase = box(e - 1, obj)
             if e - s > 1:
                 if abs(lbase - base) > 0.3 * max(f.size, 1.0) or lx1 < x0:
-                    for k in range(s, e):  # the word jumps lines or runs backwards
-                        space = one_char(k, space)
+                    space = chars(s, e, space)  # the word jumps lines or runs backwards
                     continue
                 if lx1 > x1:
                     x1 = lx1
                 if acc_boxes and near_accent(x0, top, x1, bottom):
-                    for k in range(s, e):
-                        space = one_char(k, space)
+                    space = chars(s, e, space)
                     continue
             visible += e - s
             if hidden[obj]:
