@@ -4,7 +4,7 @@ Reads the output folders ``corpus.py --keep DIR`` left (one ``DIR/<slug>/`` per 
 (``PAPERS/<slug>/paper.pdf``) and prints one JSON object, per document and in sum:
 
 - ``fffd``: U+FFFD in document.md; ``fffd_pdf``: in pypdfium2's text layer of the PDF
-- ``glued``: a letter directly followed by a Mathematical Alphanumeric letter (U+1D400-U+1D7FF:
+- ``glued``: a Latin letter directly followed by a Mathematical Alphanumeric letter (U+1D400-U+1D7FF:
   "if𝑛") in document.md; ``glued_pdf``: the same count in the text layer
 - ``lost``: words of the text layer (3+ letters, NFKC, case-folded, counted as a multiset; a word
   hyphenated over a line break counted joined) found neither in document.md nor in removed.json's
@@ -24,11 +24,11 @@ from collections import Counter
 from pathlib import Path
 
 _MATH = "\U0001d400-\U0001d7ff"
-_GLUED = re.compile(rf"[^\W\d_{_MATH}][{_MATH}]")
+_GLUED = re.compile(rf"[A-Za-z\u00c0-\u024f][{_MATH}]")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 # a word broken over a line: a hyphen, the line break and a line number if the page has them; or
 # pdfium's soft hyphen (U+FFFE or U+0002), with or without the break
-_BREAK = re.compile(r"(?<=[^\W\d_])(?:-[^\S\n]*\r?\n(?:\s*\d{1,4}\s)?\s*|[\ufffe\x02]\s*)(?=[^\W\d_])")
+_BREAK = re.compile(r"(?<=[^\W\d_])(?:-[^\S\n]*\r?\n(?:\s*\d{1,4}\s)?\s*|[\ufffe\x02]\s*(?:\d{1,4}\s)?)(?=[^\W\d_])")
 # a hyphen inside a word in the output (a break the compiler kept, "algo-rithm"): its halves joined too
 _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
@@ -50,8 +50,18 @@ def pdf_text(pdf: Path) -> str:
         doc.close()
 
 
+# accents as the text layer may give them, apart from their letter ("M¨obius", "s´ci"): both sides are
+# compared without accents, so a word the compiler composed ("Möbius") is no loss
+_SPACING_ACCENTS = dict.fromkeys(map(ord, "¨´`ˆ˜ˇ˘˙¸˝˚¯˛^~'’"), None)
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_SPACING_ACCENTS))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
 def words(text: str) -> Counter:
-    return Counter(w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKC", text)))
+    return Counter(w.casefold() for w in _WORD.findall(_fold(text)))
 
 
 def measure(pdf: Path, out: Path) -> dict:
