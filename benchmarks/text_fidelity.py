@@ -55,8 +55,13 @@ def pdf_text(pdf: Path) -> str:
 _SPACING_ACCENTS = dict.fromkeys(map(ord, "¨´`ˆ˜ˇ˘˙¸˝˚¯˛^~'’"), None)
 
 
+# a spacing accent the layer sets apart from the word it is in by a blank ("uwag ˛e", "odr˛ebnych" is whole)
+_APART_ACCENT = re.compile(r"(?<=[^\W\d_])[^\S\n]+(?=[¨´`ˆ˜ˇ˘˙¸˝˚¯˛][^\W\d_])")
+
+
 def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_SPACING_ACCENTS))
+    text = _APART_ACCENT.sub("", text)
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text.translate(_SPACING_ACCENTS)))
     return "".join(c for c in text if not unicodedata.combining(c))
 
 
