@@ -37,6 +37,36 @@ def make_pdf(path: Path, pages: list[list[tuple]], size=(612, 792)) -> Path:
     return path
 
 
+# Drawing on a page of a letter-size pdfium document (y measured from the top, as a reader sees it):
+# the figure and caption tests build their pages object by object with these.
+LETTER_HEIGHT = 792
+
+
+def draw_text(pdf, page, text, x, y, size=10.0, font="Helvetica"):
+    obj = c.FPDFPageObj_NewTextObj(pdf.raw, font.encode(), ctypes.c_float(size))
+    buf = (ctypes.c_ushort * (len(text) + 1))(*[ord(ch) for ch in text], 0)
+    c.FPDFText_SetText(obj, buf)
+    c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, LETTER_HEIGHT - y)
+    c.FPDFPage_InsertObject(page.raw, obj)
+
+
+def draw_rect(page, x0, top, x1, bottom, rgb):
+    path = c.FPDFPageObj_CreateNewRect(ctypes.c_float(x0), ctypes.c_float(LETTER_HEIGHT - bottom),
+                                       ctypes.c_float(x1 - x0), ctypes.c_float(bottom - top))
+    c.FPDFPageObj_SetFillColor(path, *rgb, 255)
+    c.FPDFPath_SetDrawMode(path, c.FPDF_FILLMODE_ALTERNATE, False)
+    c.FPDFPage_InsertObject(page.raw, path)
+
+
+def draw_image(pdf, page, x0, top, x1, bottom, rgb):
+    from PIL import Image
+
+    img = pdfium.PdfImage.new(pdf)
+    img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (40, 30), rgb)))
+    img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, LETTER_HEIGHT - bottom))
+    page.insert_obj(img)
+
+
 def blank_pages_pdf(path: Path, n: int, text: str = "Page text") -> Path:
     """n pages each with one short line (for the large-input test)."""
     single = path.with_suffix(".one.pdf")

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import ctypes
 import io
 import json
 import zipfile
 from pathlib import Path
 
 import pypdfium2 as pdfium
-import pypdfium2.raw as c
 import pytest
 from PIL import Image
 
+from _pdfgen import draw_image, draw_rect, draw_text
 from ctxmill.compile.figures import clusters, find_regions
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
@@ -22,28 +21,6 @@ BODY = ("The method reads every page once and keeps the drawing of each figure b
         "that a reader sees it.")
 
 
-def _text(pdf, page, text, x, y, size=10.0, font="Helvetica"):
-    obj = c.FPDFPageObj_NewTextObj(pdf.raw, font.encode(), ctypes.c_float(size))
-    buf = (ctypes.c_ushort * (len(text) + 1))(*[ord(ch) for ch in text], 0)
-    c.FPDFText_SetText(obj, buf)
-    c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, 792 - y)
-    c.FPDFPage_InsertObject(page.raw, obj)
-
-
-def _rect(page, x0, top, x1, bottom, rgb):
-    path = c.FPDFPageObj_CreateNewRect(ctypes.c_float(x0), ctypes.c_float(792 - bottom),
-                                       ctypes.c_float(x1 - x0), ctypes.c_float(bottom - top))
-    c.FPDFPageObj_SetFillColor(path, *rgb, 255)
-    c.FPDFPath_SetDrawMode(path, c.FPDF_FILLMODE_ALTERNATE, False)
-    c.FPDFPage_InsertObject(page.raw, path)
-
-
-def _image(pdf, page, x0, top, x1, bottom, rgb):
-    img = pdfium.PdfImage.new(pdf)
-    img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (40, 30), rgb)))
-    img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, 792 - bottom))
-    page.insert_obj(img)
-
 
 def figure_pdf(path: Path) -> Path:
     """One page: running text, a vector drawing (two boxes and a label) over 'Figure 1', running
@@ -52,22 +29,22 @@ def figure_pdf(path: Path) -> Path:
     page = pdf.new_page(612, 792)
     y = 72
     for _ in range(6):
-        _text(pdf, page, BODY, 72, y)
+        draw_text(pdf, page, BODY, 72, y)
         y += 13
-    _rect(page, 150, 170, 300, 260, (220, 30, 30))  # the drawing: a red box, a blue box, a label
-    _rect(page, 320, 190, 460, 260, (30, 30, 220))
-    _text(pdf, page, "input", 200, 272, 8)  # an axis-like label just under the boxes
-    _text(pdf, page, "Figure 1: Two boxes drawn as vector paths, side by side, with a label under the left "
+    draw_rect(page, 150, 170, 300, 260, (220, 30, 30))  # the drawing: a red box, a blue box, a label
+    draw_rect(page, 320, 190, 460, 260, (30, 30, 220))
+    draw_text(pdf, page, "input", 200, 272, 8)  # an axis-like label just under the boxes
+    draw_text(pdf, page, "Figure 1: Two boxes drawn as vector paths, side by side, with a label under the left "
                      "one.", 72, 292, 9)
     y = 320
     for _ in range(5):
-        _text(pdf, page, BODY, 72, y)
+        draw_text(pdf, page, BODY, 72, y)
         y += 13
-    _text(pdf, page, "Table 1: A table that was pasted as a picture.", 72, 400, 9)
-    _image(pdf, page, 150, 410, 450, 500, (30, 160, 60))
+    draw_text(pdf, page, "Table 1: A table that was pasted as a picture.", 72, 400, 9)
+    draw_image(pdf, page, 150, 410, 450, 500, (30, 160, 60))
     y = 530
     for _ in range(5):
-        _text(pdf, page, BODY, 72, y)
+        draw_text(pdf, page, BODY, 72, y)
         y += 13
     page.gen_content()
     page.close()

@@ -6,14 +6,13 @@ included figure's box runs under stays in the text. Small PDFs drawn with pypdfi
 
 from __future__ import annotations
 
-import ctypes
 import json
 from pathlib import Path
 
 import pypdfium2 as pdfium
-import pypdfium2.raw as c
 from PIL import Image
 
+from _pdfgen import draw_image, draw_rect, draw_text
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import write_outputs
@@ -22,27 +21,9 @@ BODY = ("The method reads every page once and keeps each float beside its captio
         "always finds it.")
 
 
+
 def _text(pdf, page, text, x, y, size=10.0, font="Times-Roman"):
-    obj = c.FPDFPageObj_NewTextObj(pdf.raw, font.encode(), ctypes.c_float(size))
-    buf = (ctypes.c_ushort * (len(text) + 1))(*[ord(ch) for ch in text], 0)
-    c.FPDFText_SetText(obj, buf)
-    c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, 792 - y)
-    c.FPDFPage_InsertObject(page.raw, obj)
-
-
-def _rect(page, x0, top, x1, bottom, rgb):
-    path = c.FPDFPageObj_CreateNewRect(ctypes.c_float(x0), ctypes.c_float(792 - bottom),
-                                       ctypes.c_float(x1 - x0), ctypes.c_float(bottom - top))
-    c.FPDFPageObj_SetFillColor(path, *rgb, 255)
-    c.FPDFPath_SetDrawMode(path, c.FPDF_FILLMODE_ALTERNATE, False)
-    c.FPDFPage_InsertObject(page.raw, path)
-
-
-def _image(pdf, page, x0, top, x1, bottom, rgb):
-    img = pdfium.PdfImage.new(pdf)
-    img.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (40, 30), rgb)))
-    img.set_matrix(pdfium.PdfMatrix().scale(x1 - x0, bottom - top).translate(x0, 792 - bottom))
-    page.insert_obj(img)
+    draw_text(pdf, page, text, x, y, size, font)
 
 
 def _para(pdf, page, y, n=5, text=BODY):
@@ -92,7 +73,7 @@ def test_algorithm_float_keeps_its_label_and_its_references_resolve(tmp_path):
     y = _para(pdf, page, y + 40, 2)
     _text(pdf, page, "We show that Algorithm 2 returns a minimum cut and that Algorithm 1 errs rarely, as in Figure 1.",
           72, y)
-    _rect(page, 150, y + 30, 300, y + 110, (220, 30, 30))
+    draw_rect(page, 150, y + 30, 300, y + 110, (220, 30, 30))
     _text(pdf, page, "Figure 1: A drawing that is a figure.", 150, y + 124, 9)
     page.gen_content()
     page.close()
@@ -130,7 +111,7 @@ def test_chapter_numbered_captions_with_a_colon_in_body_type(tmp_path):
     y = _para(pdf, page, 72, 3)
     _text(pdf, page, "See Figure 2.1 for a picture of the study area and Table 3.1 for the numbers we read.", 72, y)
     y += 30
-    _rect(page, 220, y, 390, y + 90, (30, 30, 220))
+    draw_rect(page, 220, y, 390, y + 90, (30, 30, 220))
     _text(pdf, page, "Figure 2.1: the study area", 246, y + 104)
     y = _para(pdf, page, y + 130, 3)
     _text(pdf, page, "Table 3.1: Table of numbers.", 240, y)
@@ -170,7 +151,7 @@ def test_apa_labels_in_their_own_face(tmp_path):
     for _ in range(2):
         _text(pdf, page, BODY, 72, y, 12)
         y += 24
-    _rect(page, 150, y + 10, 400, y + 120, (220, 30, 30))
+    draw_rect(page, 150, y + 10, 400, y + 120, (220, 30, 30))
     _text(pdf, page, "Figure 1", 72, y + 140, 12, "Times-Italic")
     _text(pdf, page, ". papaja's template is available through the menus.", 118, y + 140, 12)
     page.gen_content()
@@ -191,7 +172,7 @@ def test_caption_under_a_picture_box_that_runs_over_it_stays_text(tmp_path):
     for _ in range(30):
         _text(pdf, page, "Text of the left column runs down the page.", 54, y)
         y += 12
-    _image(pdf, page, 313, 150, 558, 440, (30, 160, 60))
+    draw_image(pdf, page, 313, 150, 558, 440, (30, 160, 60))
     _text(pdf, page, "(a) Textile skin on the arm", 340, 300, 9)
     _text(pdf, page, "Fig. 1.", 313, 403, 8)
     _text(pdf, page, "Textile and printed sensors for a mobile manipulator robot", 340, 403, 8)
@@ -275,7 +256,7 @@ def test_a_double_spaced_caption_keeps_its_second_line(tmp_path):
     for _ in range(6):
         _text(pdf, page, BODY, 72, y, 12)
         y += 24
-    _rect(page, 150, y, 400, y + 100, (220, 30, 30))
+    draw_rect(page, 150, y, 400, y + 100, (220, 30, 30))
     _text(pdf, page, "Figure 3", 72, y + 120, 12, "Times-Italic")
     _text(pdf, page, ". Bee plot of the example data set. Small points represent observations,", 118, y + 120, 12)
     _text(pdf, page, "large points represent means, and bars represent confidence intervals.", 72, y + 144, 12)
@@ -314,7 +295,7 @@ def test_labels_set_apart_by_their_font(tmp_path):
     y = _para(pdf, page, 72, 3)
     _text(pdf, page, "As Figure 2 shows and Table 1 and Table 3 list, the energy decays in time as expected.", 72, y)
     y += 30
-    _rect(page, 150, y, 400, y + 90, (30, 30, 220))
+    draw_rect(page, 150, y, 400, y + 90, (30, 30, 220))
     _text(pdf, page, "Figure 2.", 100, y + 104, 9, "Helvetica")
     _text(pdf, page, "log10(Gn) on a vertical slice of Case III at various times.", 145, y + 104, 9)
     y = _para(pdf, page, y + 130, 3)
@@ -351,8 +332,8 @@ def test_body_type_listing_caption_and_a_caption_under_subfigure_labels(tmp_path
     _text(pdf, page, "Listing 1: CVE-2016-6516: Vulnerable double fetch in the ioctl handler.", 72, y)
     _text(pdf, page, "ret = vfs_dedupe_file_range(file, same);", 90, y + 16, 9, "Courier")
     y = _para(pdf, page, y + 40, 3)
-    _rect(page, 100, y, 250, y + 80, (30, 30, 220))
-    _rect(page, 300, y, 450, y + 80, (220, 30, 30))
+    draw_rect(page, 100, y, 250, y + 80, (30, 30, 220))
+    draw_rect(page, 300, y, 450, y + 80, (220, 30, 30))
     _text(pdf, page, "Histogram filter localization", 110, y + 92)
     _text(pdf, page, "Particle filter localization", 310, y + 92)
     _text(pdf, page, "Figure 2: Localization simulation results", 190, y + 104)
@@ -374,7 +355,7 @@ def test_a_centred_last_line_stays_in_its_caption_and_a_one_row_grid_is_no_table
     y = _para(pdf, page, 72, 3)
     _text(pdf, page, "Table 1 and Figure 2 show the slice and the model performance we measured in the end.", 72, y)
     y += 30
-    _rect(page, 150, y, 400, y + 90, (30, 30, 220))
+    draw_rect(page, 150, y, 400, y + 90, (30, 30, 220))
     _text(pdf, page, "Figure 2.", 100, y + 104, 9, "Helvetica")
     _text(pdf, page, "The energy on a vertical slice of Case III at various times. Only the upper", 145, y + 104, 9)
     _text(pdf, page, "quarter of the domain is plotted.", 197, y + 114, 9)  # (centred: 100-410 over 115 wide)
@@ -400,7 +381,7 @@ def test_a_table_caption_right_before_a_figure_is_kept(tmp_path):
     y = _para(pdf, page, 72, 3)
     _text(pdf, page, "Table 1 lists the scores and Figure 3 shows the labels we predicted for the test cloud.", 72, y)
     _text(pdf, page, "Table 1: Model performance", 226, y + 30)  # (centred in 72-494)
-    _rect(page, 150, y + 60, 400, y + 150, (30, 30, 220))
+    draw_rect(page, 150, y + 60, 400, y + 150, (30, 30, 220))
     _text(pdf, page, "Figure 3: True and predicted labels for the cloud", 150, y + 164, 9)
     _para(pdf, page, y + 190, 3)
     page.gen_content()
@@ -418,7 +399,7 @@ def test_a_table_caption_does_not_take_the_picture_of_the_figure_under_it(tmp_pa
     y = _para(pdf, page, 72, 3)
     _text(pdf, page, "Table 1 lists the scores and Figure 3 shows the labels we predicted for the test cloud.", 72, y)
     _text(pdf, page, "Table 1: Model performance", 226, y + 30)  # (centred in 72-494)
-    _image(pdf, page, 150, y + 60, 400, y + 150, (30, 160, 60))
+    draw_image(pdf, page, 150, y + 60, 400, y + 150, (30, 160, 60))
     _text(pdf, page, "Figure 3: True and predicted labels for the cloud", 150, y + 164, 9)
     _para(pdf, page, y + 190, 3)
     page.gen_content()
@@ -435,8 +416,8 @@ def test_a_caption_centred_under_two_sub_figures_crops_both(tmp_path):
     pdf = pdfium.PdfDocument.new()
     page = pdf.new_page(612, 792)
     y = _para(pdf, page, 72, 3)
-    _image(pdf, page, 51, y + 20, 284, y + 120, (30, 160, 60))
-    _image(pdf, page, 328, y + 20, 561, y + 120, (220, 30, 30))
+    draw_image(pdf, page, 51, y + 20, 284, y + 120, (30, 160, 60))
+    draw_image(pdf, page, 328, y + 20, 561, y + 120, (220, 30, 30))
     _text(pdf, page, "Figure 3: True and predicted labels", 236, y + 134, 9)  # (centred at 306)
     _para(pdf, page, y + 160, 3)
     page.gen_content()
