@@ -1,7 +1,8 @@
 """CPU seconds of the next-edit / apply readers and the index's rerank on a file holding a run of
 N blank lines, at N and 2N (round33_fuzz_rule.md C2): a whole-file `^\\s*X` under re.M is tried at
 every line start of the run and reads the rest of it each time (x4 per doubling); a line's own
-blanks (`^[^\\S\\n]*X`) read each character once (x2 or less).
+blanks (`^[^\\S\\n]*X`) read each character once (x2 or less). C3: next_signature's DEF patterns and
+declared_type, through ctxmill.linescan.finditer_lines (the first line start of a blank run only).
 
     .venv/bin/python benchmarks/apply_blank_run.py --peer ../peer/src --this src --size 20000
 
@@ -18,7 +19,7 @@ import sys
 
 _WORKER = r"""
 import json, re, sys, time
-from ctxmill.apply import next_edit, next_import
+from ctxmill.apply import next_edit, next_import, next_signature
 from ctxmill.index import rank
 size, repeat = int(sys.argv[1]), int(sys.argv[2])
 calls = {
@@ -32,6 +33,14 @@ calls = {
     "next_edit._DEFINES search": lambda t: re.search(next_edit._DEFINES.format("zq"), t, re.M),
     "next_edit._SIBLING_DEFINES search": lambda t: re.search(next_edit._SIBLING_DEFINES.format("zq"), t, re.M),
     "rank._reexport_pattern search": lambda t: rank._reexport_pattern("zq").search(t),
+    # C3: next_signature's DEF patterns (every definition of the file) and declared_type
+    "next_signature.defs_all (java)": lambda t: list(next_signature.defs_all(t, "java")),
+    "next_signature.defs_all (c)": lambda t: list(next_signature.defs_all(t, "c")),
+    "next_signature.defs_all (javascript)": lambda t: list(next_signature.defs_all(t, "javascript")),
+    "next_signature.defs_all (typescript)": lambda t: list(next_signature.defs_all(t, "typescript")),
+    "next_signature.declared_type (java)": lambda t: next_signature.declared_type(t, "zq", 1, "java"),
+    "next_signature.declared_type (go)": lambda t: next_signature.declared_type(t, "zq", 1, "go"),
+    "next_signature.declared_type (rust)": lambda t: next_signature.declared_type(t, "zq", 1, "rust"),
 }
 out = {}
 for n in (size, 2 * size):

@@ -7,6 +7,7 @@ measured in benchmarks/apply_blank_run.py, not here."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import re
@@ -157,5 +158,73 @@ def test_changed_patterns_answer_as_the_old_form_on_the_shared_files(shared_dir)
             for key, pat in _patterns(name).items():
                 _same(pat, text, key in _TRUTH, name)
         assert next_import._drop_from_heads(text) == _old_drop(text)
+        for pat in _c3_patterns(names[0]).values():
+            _c3_same(pat, text)
         checked += 1
     assert checked > 500
+
+
+# C3 (round33_fuzz_rule.md): next_signature's whole-file patterns with a `^\s*` branch go through
+# ctxmill.linescan.finditer_lines, which must give re.finditer's matches one for one (span, groups)
+def _c3_patterns(name: str) -> dict[str, str]:
+    from ctxmill.apply import next_signature as ns
+
+    n, t = re.escape(name), ns._TYPE
+    mods = r"(?:(?:public|private|protected|static|final|volatile|transient|const|unsigned|struct)\s+)*"
+    out = {f"def_{lang}": ns.DEF[lang] for lang in ("java", "c", "javascript", "typescript", "python", "go")}
+    # declared_type's three, as it writes them (java/c's leading group with every `^` as `^\s*`)
+    out["declared_java_c"] = (rf"(?:^\s*|[(,;{{]\s*){mods}(?!(?:return|new|else|throw|case|import|package|var|val|"
+                              rf"let|auto)\b)({t}(?:\s*\*+)?)\s*\**\s*(?<=[\s*]){n}\s*(?=[=;,)]|$)")
+    out["declared_go"] = rf"(?:\bvar\s+|[(,]\s*|^\s*){n}\s+((?:\*|\[\])*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*(?=[=,)]|$)"
+    out["declared_other"] = (rf"(?:\b(?:let|val|var|const)\s+(?:mut\s+)?|[(,]\s*|^\s*){n}\s*:\s*"
+                             rf"(&?(?:'\w+\s+)?(?:mut\s+)?{t}\??)\s*(?=[=,)]|$)")
+    return out
+
+
+def _c3_same(pattern: str, text: str) -> None:
+    from ctxmill.linescan import finditer_lines
+
+    old = [(m.span(), m.groups()) for m in re.finditer(pattern, text, re.M)]
+    assert [(m.span(), m.groups()) for m in finditer_lines(pattern, text)] == old, (pattern, text[:200])
+
+
+_C3_PIECES = _PIECES + ["  \n", "\n  \nfoo(", "int foo(", "void bar(int x) {", "function f(", "async g(a) {",
+                        "export function h<T>(", "k = function(", "@Override ", "public static ", "List<String> x",
+                        "(", ",", "{", ";", "x: Vec<u8>", "var x int", "let x: T = 1", "return foo(", "\x0b", "\n" * 6]
+
+
+def test_c3_finditer_lines_gives_finditer_matches_on_hostile_strings():
+    # fails before C3: linescan.finditer_lines did not exist
+    from ctxmill.apply import next_signature as ns
+
+    assert "(?:^\\s*|[(,;{{]\\s*)" in inspect.getsource(ns.declared_type)  # its rf-string
+    rnd = random.Random(3303)
+    texts = ["", "\n", "\n  \nfoo(", "x = 1\n" + "\n" * 300 + "int foo(int x) {\n", " \n" * 200 + "  bar(a) {",
+             "\u2028\n\u3000\n\r\n\x0c\nstatic int x;\n", "a(\n\n\n  int x = 1;",
+             "\n  \nfoo(" * 40]
+    # both sides of linescan's long-run test (re.finditer below it, the line scan above it)
+    texts += [lead + " \t\n" * k + body for k in (31, 32, 33, 34) for lead in ("", "x\n", "int a;  \n")
+              for body in ("  int foo(int x) {", "foo(", "@Override public void f(", "zq = 1")]
+    texts += ["".join(rnd.choice(_C3_PIECES) for _ in range(rnd.randint(1, 40))) for _ in range(1500)]
+    for name in ("x", "foo"):
+        pats = _c3_patterns(name)
+        for text in texts:
+            for pat in pats.values():
+                _c3_same(pat, text)
+    # the java/c group as the product wrote it before C3, `(?:^|[(,;{])\s*`: the same matches
+    j = pats["declared_java_c"]
+    for text in texts:
+        assert [(m.span(), m.groups()) for m in re.finditer(j.replace("(?:^\\s*|[(,;{]\\s*)", "(?:^|[(,;{])\\s*"),
+                                                             text, re.M)] == \
+            [(m.span(), m.groups()) for m in re.finditer(j, text, re.M)]
+
+
+def test_c3_next_signature_answers_on_a_blank_run():
+    # the callers' answers through the helper: a definition after a long run of blank lines
+    from ctxmill.apply import next_signature as ns
+
+    text = "class A {\n" + "  \n" * 3000 + "  int foo(int a, int b) {\n    return a;\n  }\n}\n"
+    assert [n for n, _ in ns.defs_all(text, "java")] == ["foo"]
+    assert ns.enclosing(text, text.index("return"), "java").lstrip(" \n").startswith("int foo(")
+    assert ns.declared_type("void f() {\n" + "\n" * 3000 + "  Map<String, Integer> zq = m;\n}\n", "zq", 1, "java") \
+        == "Map<String, Integer>"

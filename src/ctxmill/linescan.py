@@ -5,6 +5,10 @@ could fire on. A pattern here is a line break followed by a lookahead that reads
 than its line (``\\n(?=...)``), searched in the lines joined by line breaks after a first one:
 Python's re looks for the break's character, where ``^`` under re.M is tried at every position
 of the text (about 10x slower).
+
+Two helpers give a whole-text ``^\\s*X`` pattern under re.M its exact answer without reading a run of
+blank lines once per line start (N^2/2 steps): :func:`sub_at_line_starts` (``re.sub``) and
+:func:`finditer_lines` (``re.finditer``).
 """
 
 from __future__ import annotations
@@ -120,3 +124,65 @@ def sub_at_line_starts(rx: re.Pattern, lead: str, repl, text: str) -> str:
 def _line_lead(lead: str) -> re.Pattern:
     """``lead`` where only blanks come before it on its line (each line's own blanks: linear)."""
     return re.compile(r"^[^\S\n]*(" + lead + ")", re.M)
+
+
+_ANCHOR = r"^\s*"
+# a `^\s*` branch kept only on a line that is not whitespace-only (there `\s*` cannot cross its end)
+_ANCHOR_ON_A_LINE = r"^(?![^\S\n]*(?:\n|\Z))[^\S\n]*"
+_BLANK_LINE = re.compile(r"^[^\S\n]*(?:\n|\Z)", re.M)
+_BLANKS = re.compile(r"\s*")
+_RUN_LINES = 32
+_LONG_RUN = re.compile(rf"\n(?:[^\S\n]*\n){{{_RUN_LINES}}}")
+_LONG_RUN_FIRST = re.compile(rf"(?:[^\S\n]*\n){{{_RUN_LINES}}}")
+
+
+@functools.lru_cache(maxsize=256)
+def _finditer_full(pattern: str, flags: int) -> re.Pattern:
+    if re.search(r"(?<![\[\\])\^(?!\\s\*)", pattern):
+        raise ValueError("every '^' of the pattern must open a '^\\s*' branch")
+    return re.compile(pattern, flags | re.M)
+
+
+@functools.lru_cache(maxsize=64)
+def _finditer_lines(pattern: str, flags: int) -> re.Pattern:
+    return re.compile(pattern.replace(_ANCHOR, _ANCHOR_ON_A_LINE), flags | re.M)
+
+
+def finditer_lines(pattern: str, text: str, flags: int = 0):
+    """The Match objects of ``re.finditer(pattern, text, flags | re.M)`` (the same spans and
+    groups, each the pattern's own match at its start), for a pattern that matches no empty string
+    and holds ``^`` only as ``^\\s*``, without reading a run of blank lines once per line start.
+
+    Among the line starts of a run of whitespace-only lines at or after the scan position, a
+    ``^\\s*`` branch can only succeed at the first (as in :func:`sub_at_line_starts`: from there
+    ``\\s*`` consumes all a later one's does, and the rest of the pattern reads the same text), so
+    that line start alone is tried with the whole pattern; everywhere else ``^\\s*`` is a line's own
+    blanks on a line that is not whitespace-only (the same tries), searched in one pass."""
+    full = _finditer_full(pattern, flags)
+    if not (_LONG_RUN.search(text) or _LONG_RUN_FIRST.match(text)):
+        # no run of more blank lines than _RUN_LINES: re.finditer reads each run at most that many
+        # times (linear), in one pass of the regex engine (the scan below costs ordinary files
+        # ~1.3-1.5x CPU: a Python step per blank run, round34_f3_rule.md)
+        yield from full.finditer(text)
+        return
+    lines = _finditer_lines(pattern, flags)
+    pos, size = 0, len(text)
+    while pos <= size:
+        other = lines.search(text, pos)
+        limit = other.start() if other else size + 1
+        found = None
+        blank = _BLANK_LINE.search(text, pos)
+        while blank is not None and blank.start() < limit:
+            found = full.match(text, blank.start())
+            if found:
+                break
+            # the run's other line starts fail as this one did: the next try is the next blank line
+            # after the first line that is not whitespace-only
+            end = text.find("\n", _BLANKS.match(text, blank.start()).end())
+            blank = _BLANK_LINE.search(text, end + 1) if end >= 0 else None
+        if found is None and other is not None:
+            found = full.match(text, other.start())
+        if found is None:
+            return
+        yield found
+        pos = found.end() if found.end() > found.start() else found.end() + 1

@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from ctxmill.apply.next_repeated import indent_width, line_starts
+from ctxmill.linescan import finditer_lines
 
 EXT_LANG = {".py": "python", ".pyi": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
@@ -169,7 +170,7 @@ def defs_all(text: str, lang: str, only: str | None = None):
     pat = DEF.get(lang)
     if not pat or only is not None and only not in text:
         return
-    for m in re.finditer(pat, text, re.M):
+    for m in finditer_lines(pat, text):
         name = next((g for g in m.groups() if g), None)
         if not name or name in SKIP_NAMES or only is not None and name != only or NOT_DEF.match(text[m.start():m.end()]):
             continue
@@ -387,7 +388,7 @@ def enclosing(text: str, pos: int, lang: str) -> str:
         return "\n".join(x for x in before.split("\n")
                          if not x[:1].isspace() and not x.startswith(("def ", "async def ", "class ", "@")))
     last = None
-    for m in re.finditer(pat, before, re.M):
+    for m in finditer_lines(pat, before):
         last = m
     return before[last.start():] if last else before
 
@@ -559,7 +560,7 @@ def declared_type(text: str, name: str, line: int, lang: str) -> str | None:
     n = re.escape(name)
     if lang in ("java", "c"):
         mods = r"(?:(?:public|private|protected|static|final|volatile|transient|const|unsigned|struct)\s+)*"
-        pat = (rf"(?:^|[(,;{{])\s*{mods}(?!(?:return|new|else|throw|case|import|package|var|val|let|auto)\b)"
+        pat = (rf"(?:^\s*|[(,;{{]\s*){mods}(?!(?:return|new|else|throw|case|import|package|var|val|let|auto)\b)"
                rf"({_TYPE}(?:\s*\*+)?)\s*\**\s*(?<=[\s*]){n}\s*(?=[=;,)]|$)")
     elif lang == "go":
         pat = rf"(?:\bvar\s+|[(,]\s*|^\s*){n}\s+((?:\*|\[\])*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*(?=[=,)]|$)"
@@ -568,7 +569,7 @@ def declared_type(text: str, name: str, line: int, lang: str) -> str | None:
                rf"(&?(?:'\w+\s+)?(?:mut\s+)?{_TYPE}\??)\s*(?=[=,)]|$)")
     best = None
     offset = sum(len(x) + 1 for x in text.split("\n")[:max(0, line - 1)])
-    for m in re.finditer(pat, text, re.M):
+    for m in finditer_lines(pat, text):
         if m.start() <= offset or best is None:
             best = m
         if m.start() > offset:
@@ -663,7 +664,7 @@ def call_changes(hunks, files: dict[str, str], redone: Redefined | None = None) 
                     param = re.sub(r"\s*\*+$", lambda m: " " + m.group().strip(), typ) + param  # `parse_buffer *buffer`
                 else:
                     param = TYPED_PARAM.get(lang, "{name}: {type}").format(name=param, type=typ)
-            for dm in re.finditer(DEF[lang], text, re.M):
+            for dm in finditer_lines(DEF[lang], text):
                 if next((g for g in dm.groups() if g), None) != name or NOT_DEF.match(text[dm.start():dm.end()]):
                     continue
                 p0 = text.find("(", dm.end() - 1 if text[dm.end() - 1] == "(" else dm.end())
