@@ -329,8 +329,8 @@ def continues(before: list[Line], after: list[Line], top_before: str | None, top
     or a page without one) the lines shared decide, as before, or the title: ``titled`` says both
     pages open with one frame title set larger than the deck's body in a deck that prints no number
     on its pages (:func:`merge_overlays`): such a deck builds a frame by ``\\only`` replacements under
-    its one title (CGT's ``A Non-Integer Value``: ``a`` / ``Blue wins``, then ``-1 a`` / ``Red
-    wins``), sharing nothing else, and nothing but the title tells its frames apart."""
+    its one title (one build shows a formula and its verdict, the next another formula and another
+    verdict), sharing nothing else, and nothing but the title tells its frames apart."""
     if not before or not after or top_before is None:
         return False
     if counters is not None and None not in counters:
@@ -361,7 +361,7 @@ def merge_overlays(doc: Document) -> int:
     body_size = sizes.most_common(1)[0][0] if sizes else 0.0
     # a deck that prints no number on most pages (no frame counter, no page counter) tells its frames
     # apart by their titles only; one that numbers its pages, though every page a new number, may
-    # hold two frames under one title (Falkor's `n / 11`: two listings under one title are two frames)
+    # hold two frames under one title (a theme's `n / N`: two listings under one title are two frames)
     bare = sum(n is not None for n in printed_numbers(pages, furniture)) * 2 < len(pages)
     changed = 0
     prev_body: list[Line] = []  # the page before's own lines, as printed
@@ -382,8 +382,8 @@ def merge_overlays(doc: Document) -> int:
         by_title = not by_lines and continues(prev_body, body, prev_top, top, counters, (prev_title, title), titled)
         if by_lines or by_title:
             # a build told by its title alone replaced the frame's body (\only): only its repeated title
-            # goes; a line it shares with an earlier build stays where it stands (CGT's `d` over a new
-            # formula), so every build reads as it printed
+            # goes; a line it shares with an earlier build stays where it stands (a
+            # variable's name over a new formula), so every build reads as it printed
             shown = Counter([title]) if by_title else Counter(_key(ln.text) for ln in frame_shown)
             before = [ln.text for ln in page.lines]
             kept: list[Line] = []
@@ -491,7 +491,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     for b in blocks:
         if b.kind is Kind.HEADING and b.page == first and not b.attrs.get("title"):
             # the title page holds one heading, the deck's title: a name set as large under it (the
-            # speaker's, Stanford's `Sanha Cheong`) is its text
+            # speaker's) is its text
             b.kind, b.level, b.number = Kind.PARAGRAPH, None, None
             b.attrs.pop("_title", None)
         if b.kind is not Kind.FURNITURE and not b.attrs.get("title") and b.page != first:
@@ -571,8 +571,8 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         # the sections the contents frames link to, each before the first block of its page, unless
         # it is the title of the frame there (a subsection holding one frame of its name is that
         # frame's heading); levels left empty so close up, and frames go one under the deepest
-        # (a section, the contents' top level, named as its first frame is both: the sidebar deck's
-        # `课程概况` over two frames of that title)
+        # (a section, the contents' top level, named as its first frame is both: a
+        # sidebar deck's course overview over two frames of that title)
         titles = {n: _plain(b.text) for n, b in head.items()}
         top = min((lvl for v in toc.values() for lvl, _ in v), default=1)
         keep = {d: [(lvl, t) for lvl, t in v if not is_bibliography_title(t)

@@ -1891,7 +1891,7 @@ _LIST_LINE = re.compile(r"\d{1,3}\.?\s+[A-Z]")
 
 def _upper_list_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
     """Wrapped text (Gemini, Tesseract): an upper-case line that starts a block and runs straight
-    into a numbered list ("REFERENCES" above "1 British American Tobacco ...") is that list's
+    into a numbered list ("REFERENCES" above "1 An Organisation, Report ...") is that list's
     heading, as sources/markdown.plain_headings reads one in unwrapped text (round34_ocr_rule.md T1)."""
     heads = []
     for pi, (_, lines) in enumerate(lines_by_page):

@@ -1036,7 +1036,7 @@ def title_tail(title: str) -> tuple[str, str | None]:
     return title[: m.start()].rstrip(), title[m.start() + 1 :].strip() or None
 
 
-# APA's software and data entries: "t8code (Version 1.0.0) [Computer software]" -- the version and the kind of work
+# APA's software and data entries: "mylib (Version 1.0.0) [Computer software]" -- the version and the kind of work
 # follow the title in brackets, no part of it
 _VERSION_END = re.compile(r"\s*\((?:Version|Ver\.|v\.?)\s*(\d[\w.\-]*)\)\s*(?:\[[A-Z][a-z]+(?: [a-z]+)?\])?\.?$")
 _KIND_END = re.compile(r"\s*\[(?:Computer software|Software|Computer program|Data set|Dataset|Source code)\]\.?$")
