@@ -411,8 +411,11 @@ def _pair_at(text: str, k: int) -> bool:
     return "\ud800" <= text[k] <= "\udbff" and k + 1 < len(text) and "\udc00" <= text[k + 1] <= "\udfff"
 
 
-def _joined(high: str, low: str) -> str:
-    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+def _pairs_joined(s: str) -> str:
+    """UTF-16 halves in ``s`` as their characters (a lone half becomes U+FFFD)."""
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
 
 
@@ -623,7 +626,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
         obj = get_obj(textpage_raw, k)
         ch = text[k] if text is not None else chr(pdfium_c.FPDFText_GetUnicode(textpage_raw, k))
         if text is not None and _pair_at(text, k):
-            ch = _joined(ch, text[k + 1])
+            ch = _pairs_joined(text[k:k + 2])
         if not obj:
             return space or ch.isspace()
         if ch in "\ufffe\x02":
@@ -684,7 +687,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             if word[-1] in "\ufffe\x02":
                 word = word[:-1] + "-"
             if _SURROGATE_RE.search(word):  # pairs to their characters (see _pair_at)
-                word = word.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+                word = _pairs_joined(word)
             if f.rotated:
                 rotated_chars.append((" " if space else "") + word)
                 continue
