@@ -22,13 +22,13 @@ import functools
 import html
 import operator
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from itertools import compress, repeat
 from pathlib import Path
 
+from ctxmill.accents import combine
 from ctxmill.linescan import sub_at_line_starts
 
 # name -> what it is; "plain" is text lines without Markdown (one OCR paragraph a line, the
@@ -2017,8 +2017,6 @@ _BYLINE_SPLIT = re.compile(r"(,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)")
 # a spacing accent before its letter, as a PDF text layer spells "Oğuz": "O˘guz" (the accent and
 # the letter composed: the name test reads letters)
 _SPACING_ACCENT = re.compile("([\u02d8\u00a8\u00b4\u02c6\u02dc\u02c7\u02da])([A-Za-z])")
-_COMBINING = {"\u02d8": "\u0306", "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
-              "\u02dc": "\u0303", "\u02c7": "\u030c", "\u02da": "\u030a"}
 
 
 def _byline_marks(lines: list[str], removed: list[tuple[int, str, str]] | None) -> list[str]:
@@ -2053,7 +2051,7 @@ def _byline_marks(lines: list[str], removed: list[tuple[int, str, str]] | None) 
             odd = odd or any(c in _ODD_GLYPHS for c in piece)
             out.pop()  # (its separator goes with it)
             continue
-        spelled = _SPACING_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _COMBINING[m.group(1)]), piece)
+        spelled = _SPACING_ACCENT.sub(lambda m: combine(m.group(2), m.group(1)), piece)
         m = _BYLINE_PIECE.fullmatch(spelled)
         if m is None:
             return lines
