@@ -368,8 +368,8 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         apart = bool(cap) and floats.label_apart(cur.line.spans, cap.group(1), cap.group(2))
         alone = bool(cap) and _label_over_title(cur, cap, ls[i + 1] if i + 1 < n else None)
         if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone
-                    or colon and (cap.group(1)[0] in "FAL" or _centered([cur], ctx.columns)
-                                  or _centered([cur], [(ctx.left, ctx.right)]))) \
+                    or _float_colon(cur.text, cap)
+                    or colon and (_centered([cur], ctx.columns) or _centered([cur], [(ctx.left, ctx.right)]))) \
                 and (_caption_label_ok(cur, cap) or apart or alone or colon):
             # (a figure's label in the body's own type counts with a colon after its number:
             # "Figure 1: ...", as JSS and A&A print it; running text does not put one there. A
@@ -530,6 +530,12 @@ def _caption_label_ok(line: _L, m: re.Match) -> bool:
     return bool(rest) and line.size > 0 and not rest[:1].islower()
 
 
+def _float_colon(text: str, m: re.Match) -> bool:
+    """A figure's, an algorithm's or a listing's label with a colon after its number ("Figure 1:
+    ..."): a caption even in the body's own type, where running text puts no colon there."""
+    return m.group(1)[0] in "FAL" and text[m.end(2):m.end(2) + 1] == ":"
+
+
 _ALGO_LINE = re.compile(r"\d{1,3}:\s")  # algorithmicx's numbered line "1: (A, X) ← initial values"
 
 
@@ -598,7 +604,7 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
     if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
         return True
     cap = CAPTION_RE.match(nxt.text)
-    if cap and (nxt.first_bold or cap.group(1)[0] in "FAL" and nxt.text[cap.end(2):cap.end(2) + 1] == ":"):
+    if cap and (nxt.first_bold or _float_colon(nxt.text, cap)):
         return True  # (a caption in body type with a colon, "Figure 2: ...", under a row of sub-figure labels)
     # hanging indent lists and bibliographies: a line that returns to the left edge after
     # indented continuation lines starts a new entry
