@@ -8,14 +8,19 @@ on), `heldout` (benchmarks/data/deck_heldout.json, decks of other themes it was 
 fixes on `heldout`); round 33 added `heldout3` (benchmarks/data/deck_heldout3.json, three more decks fixed before any
 round 33 change, since rounds 31 and 32 picked their fixes on the first two); round 34 added `heldout4`
 (benchmarks/data/deck_heldout4.json: decks of other makers, pandoc and Marp Markdown among them, fixed before any
-round 34 change). Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
+round 34 change); round 35 added `heldout5` (benchmarks/data/deck_heldout5.json: Typst decks (touying, polylux, a
+theme of a repository's own) and an R Markdown xaringan deck printed by Chrome, fixed before any round 35 change).
+Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
-Three general readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
+General readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
 - a Markdown deck's `slide_level` (pandoc's --slide-level, in the manifest): a heading deeper than it is a block's
   title on a slide (pandoc's `### Block`), not a heading of the deck; headings are printed without their inline
   HTML, entities, backticks and TeX logos (`## embbed \\TeX` prints "embbed TeX");
 - a pandoc title block (`% Title`, `% Author; Author`, `% date` as the Markdown's first lines) gives the title
   and authors where no YAML front matter does;
+- a Typst deck (`typst_body` in the manifest, round 35): its headings are the `=` / `==` lines outside raw blocks
+  and comments, at their `=` count, printed without labels, emphasis markers and escapes (`--` as an en dash);
+  its title a `title: [..]` argument where the source gives one;
 - an \\input / \\include whose file differs from its name only in case is the file TeX found on a
   case-insensitive file system (the deck was built on one).
 
@@ -24,6 +29,7 @@ Three general readings of a deck's source, beyond unseen_truth.py's (each applie
     .venv/bin/python benchmarks/deck_truth.py --set heldout2   # -> benchmarks/.cache/decks_heldout2/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout3   # -> benchmarks/.cache/decks_heldout3/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout4   # -> benchmarks/.cache/decks_heldout4/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout5   # -> benchmarks/.cache/decks_heldout5/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
@@ -42,10 +48,43 @@ SETS = {"dev": ("deck_dev.json", "decks"), "heldout": ("deck_heldout.json", "dec
 
 
 def md_heading_text(t: str) -> str:
-    """A Markdown heading as a slide prints it: no inline HTML, entities, code ticks or TeX logo commands."""
+    """A Markdown heading as a slide prints it: no inline HTML, entities, code ticks, TeX logo commands or
+    strong / emphasis markers (`**word**` prints the word in bold)."""
     t = re.sub(r"<[^>]+>", " ", html.unescape(t))
+    t = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", t)
     t = re.sub(r"\\(La)?TeX\b", lambda m: (m.group(1) or "") + "TeX", t).replace("`", "")
     return " ".join(t.split())
+
+
+TYPST_HEADING = re.compile(r"^[ \t]*(=+)[ \t]+(.+?)[ \t]*$", re.M)
+
+
+def typst_text(t: str) -> str:
+    """Typst markup as it prints: no label, emphasis / strong / raw markers, escapes; `--` and `---` as dashes."""
+    t = re.sub(r"<[\w:.-]+>\s*$", "", t)
+    t = re.sub(r"\$([^$]*)\$", lambda m: re.sub(r'["^]', "", m.group(1)), t)  # $"ATL"^*$: math as its letters
+    t = re.sub(r"#[a-z][\w.-]*(?:\([^()]*\))?\[([^\]]*)\]", r"\1", t)  # #text(fill: red)[word] -> word
+    t = re.sub(r"(?<!\\)[*_`]", "", t).replace("---", "\u2014").replace("--", "\u2013")
+    return " ".join(re.sub(r"\\(.)", r"\1", t).split())
+
+
+def typst_outline(src: str) -> tuple[str, list[dict]]:
+    """A Typst deck's (touying, polylux) headings: `= Section`, `== Slide title` outside raw blocks and comments,
+    each at its `=` count; numbered where the source sets a heading numbering. The title is a `title: [..]`
+    argument (touying's config-info, a theme's show rule) where one is given."""
+    src = re.sub(r"```.*?```", "", src, flags=re.S)
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    src = re.sub(r"(?<![:\\])//.*", "", src)
+    numbered = re.search(r"#set\s+heading\s*\(\s*numbering\s*:", src) is not None
+    out = []
+    for m in TYPST_HEADING.finditer(src):
+        label = re.search(r"<([\w:.-]+)>\s*$", m.group(2))
+        title = typst_text(m.group(2))
+        if title:
+            out.append({"level": len(m.group(1)), "title": title, "in_appendix": False,
+                        "numbered": numbered and not (label and "hidden" in label.group(1))})
+    t = re.search(r"\btitle\s*:\s*\[([^\]]*)\]", src)
+    return (typst_text(t.group(1)) if t else ""), out
 
 
 def pandoc_title_block(md: str) -> tuple[str, list[str]]:
@@ -85,6 +124,8 @@ _derive = unseen_truth.derive
 
 def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     truth, pdf = _derive(entry, mirror)
+    if entry.get("typst_body"):
+        truth, pdf = typst_derive(entry, mirror, truth, pdf)
     md_paths = entry.get("markdown_body", [])
     if not md_paths:
         return truth, pdf
@@ -117,6 +158,29 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         "sections_missing": [s["title"] for s in truth["sections"] if s["title"] not in found][:10],
         "authors_found_on_pages1_2": f"{sum(sq(a) in flat[:20000] for a in truth['authors'])}/{len(truth['authors'])}"})
     return truth, pdf
+
+def typst_derive(entry: dict, mirror: Path, truth: dict, pdf: bytes) -> tuple[dict, bytes]:
+    """A Typst deck (no LaTeX, no Markdown): its headings and title from the .typ files the manifest names."""
+    git = unseen_truth.Git(entry["repo"], mirror)
+    src = "\n".join(git.read(entry["commit"], p).decode("utf-8", "replace") for p in entry["typst_body"])
+    title, sections = typst_outline(src)
+    fixed = entry.get("fixes", {})
+    if "title" not in fixed:
+        truth["title"] = title
+    if "sections" not in fixed:
+        drop, rename = fixed.get("drop_sections", []), fixed.get("rename_sections", {})
+        truth["sections"] = [{**s, "title": rename.get(s["title"], s["title"])} for s in sections
+                             if s["title"] not in drop]
+        truth["n_sections"] = len(truth["sections"])
+    flat, sq = unseen_truth.squash(unseen_truth.pdf_text(pdf)[2]), unseen_truth.squash
+    found = [s["title"] for s in truth["sections"] if sq(s["title"]) in flat]
+    truth["sanity"].update({
+        "title_found_on_page1": sq(truth["title"]) in sq(unseen_truth.pdf_text(pdf)[1]),
+        "sections_found": f"{len(found)}/{len(truth['sections'])}",
+        "sections_missing": [s["title"] for s in truth["sections"] if s["title"] not in found][:10]})
+    truth["notes"] += " Typst source: headings read from `=` lines (typst_outline)."
+    return truth, pdf
+
 
 if __name__ == "__main__":
     name = "dev"
