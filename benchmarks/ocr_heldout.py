@@ -35,6 +35,12 @@ benchmarks/data/ocr_heldout4_truth/, cache benchmarks/.cache/ocr_heldout4/), col
 before any round-34 fix and held out (scores only): Qwen2-VL-7B and GPT-4.5 page readings and
 docling's DoclingDocument JSON (its words in: ``texts[].text`` and ``tables[].data.table_cells[].text``).
 Sets 1-3 are scored exactly as before (none holds a DoclingDocument).
+
+``--set 5`` is the fifth (round 35: benchmarks/data/ocr_heldout5.json, truth
+benchmarks/data/ocr_heldout5_truth/, cache benchmarks/.cache/ocr_heldout5/), collected and scored
+at the round's start before any round-35 fix and held out (scores only): Amazon Textract's
+DetectDocumentText JSON (its words in: the ``Text`` of its LINE blocks) and Unstructured's Markdown.
+Sets 1-4 are scored exactly as before (none holds a Textract response).
 """
 
 from __future__ import annotations
@@ -68,6 +74,9 @@ SETS = {
     # the fourth (round 34, held out: scores only): Qwen2-VL-7B, GPT-4.5, docling's DoclingDocument JSON
     "4": (REPO / "benchmarks" / "data" / "ocr_heldout4.json", REPO / "benchmarks" / "data" / "ocr_heldout4_truth",
           REPO / "benchmarks" / ".cache" / "ocr_heldout4"),
+    # the fifth (round 35, held out: scores only): Textract JSON, Unstructured's Markdown
+    "5": (REPO / "benchmarks" / "data" / "ocr_heldout5.json", REPO / "benchmarks" / "data" / "ocr_heldout5_truth",
+          REPO / "benchmarks" / ".cache" / "ocr_heldout5"),
 }
 MIRROR = Path("/work/.mirror")
 
@@ -124,6 +133,8 @@ def _json_texts(data) -> list[str]:
                 out.append(b.get("text", ""))
         return out
     out = []
+    if isinstance(data.get("Blocks"), list):  # Amazon Textract: each LINE block's Text (its WORDs repeat them)
+        return [b.get("Text") or "" for b in data["Blocks"] if isinstance(b, dict) and b.get("BlockType") == "LINE"]
     if data.get("schema_name") == "DoclingDocument":  # docling's lossless JSON: its text items and table cells
         out = [t.get("text") or "" for t in data.get("texts") or [] if isinstance(t, dict)]
         for table in data.get("tables") or []:
@@ -248,7 +259,7 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="bring the items from /work/.mirror into the cache")
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's, 4: round 34's, held out)")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's, 4: round 34's, 5: round 35's, held out)")
     args = ap.parse_args()
     result = build(args.set) if args.build else score(args.only, args.keep, args.set)
     print(json.dumps(result, indent=1, ensure_ascii=False))
