@@ -21,7 +21,8 @@ its sections, a beamerposter's blocks (\\begin{block}{Title}, and any environmen
 .dtx's documentation lines (the text after each line's leading %, macrocode listings dropped) and ltxdoc's
 \\cmd{\\X} / \\cs{X} printed as \\X; a pandoc/R Markdown body's headings outside code fences, its title, authors and abstract from
 the YAML front matter; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
-found from the main file's folder as TeX finds it);
+found from the main file's folder as TeX finds it, and in the folders the source adds to \\input@path; abnTeX2's
+\\titulo / \\autor and asmeconf's \\SetAuthors as title and byline);
 `fixes` in the manifest replace a derived field where a class prints something the source does
 not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
 against the PDF's text (pypdfium2): the title and section titles must be found in it.
@@ -93,7 +94,8 @@ def dtx_doc(src: str) -> str:
     return "\n".join(out)
 
 
-def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | None = None) -> str:
+def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | None = None,
+           input_path: tuple[str, ...] = ()) -> str:
     """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file)."""
     raw = git.read(commit, path).decode("utf-8", "replace")
     tex = strip_comments(dtx_doc(raw) if path.endswith(".dtx") else raw)
@@ -101,18 +103,22 @@ def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | No
         return tex
     root = str(Path(path).parent)
     main_root = root if main_root is None else main_root
+    # LaTeX's \\input@path (\\g@addto@macro\\input@path{{./src/}{./suppl/}}, IPSJ's template): more folders,
+    # relative to the main file's, where \\input looks after the current one
+    for m in re.finditer(r"\\input@path\s*\{((?:\s*\{[^{}]*\})+)\s*\}", tex):
+        input_path += tuple(posixpath.normpath(posixpath.join(main_root, d)) for d in re.findall(r"\{([^{}]*)\}", m.group(1)))
 
     def splice(m: re.Match) -> str:
         name = m.group(2).strip()
         # TeX reads a nested \\input from the main file's folder (its working directory); a
         # path relative to the including file is tried first, as before
-        for base in dict.fromkeys((root, main_root)):
+        for base in dict.fromkeys((root, main_root) + input_path):
             for cand in (name, name + ".tex"):
                 # git's rev:path takes no "..": a file read from a sibling folder (siamart's
                 # \\input{../abstract/abstract.txt}) is named from the repository's root
                 p = posixpath.normpath(posixpath.join(base, cand)) if base != "." else cand
                 if git.exists(commit, p):
-                    return expand(git, commit, p, depth + 1, main_root)
+                    return expand(git, commit, p, depth + 1, main_root, input_path)
         return ""
 
     return re.sub(r"\\(input|include|subfile)\s*\{([^}]*)\}", splice, tex)
@@ -396,14 +402,16 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     notes = [entry.get("layout", "")]
 
     defs = macros(tex)
-    raw_title = (command_args(tex, "title") + command_args(tex, "Title") or [""])[0]
+    # abnTeX2 (Brazilian ABNT classes) names them \\titulo / \\autor
+    raw_title = (command_args(tex, "title") + command_args(tex, "Title") + command_args(tex, "titulo") or [""])[0]
     raw_title = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), raw_title)
     title = clean(raw_title)
     authors: list[str] = []
     # WileyNJD's \\jnlcitation prints a how-to-cite line whose \\author{...} repeat the byline as initials
     for m in re.finditer(r"\\jnlcitation\s*(?=\{)", tex):
         tex = tex[:m.start()] + " " * (group(tex, m.end())[1] - m.start()) + tex[group(tex, m.end())[1]:]
-    for a in command_args(tex, "author") + capital_authors(tex):
+    # asmeconf's \\SetAuthors{Name\\affil{1}, Name\\affil{2}} holds the whole byline, abnTeX2's \\autor{...} its names
+    for a in command_args(tex, "author") + command_args(tex, "SetAuthors") + command_args(tex, "autor") + capital_authors(tex):
         # a byline kept in a macro (bioinfo's \\author[\\shortauthors]{\\longauthors}), as the title
         a = re.sub(r"\\([a-zA-Z]+)", lambda m: defs.get(m.group(1), m.group(0)), a)
         authors += author_names(a)
