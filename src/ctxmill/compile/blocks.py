@@ -355,6 +355,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     i = 0
     n = len(ls)
     above = tables.tables_above_captions(ls, body, ctx)  # grids printed over their caption
+    colon_tables = tables.colon_captions(ls, body, ctx)  # "Table 1.2: ..." in body type over a grid
     while i < n:
         cur = ls[i]
         if i in above:
@@ -363,12 +364,22 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                              attrs={"caption": "", **cells}))
             i = k
             continue
+        head = tables.label_over_title(ls, i)
+        if head:  # IEEE's "TABLE II" alone over its centred title: the table's caption, its rows below
+            j, number = head
+            k, cells, tlines = tables.table_under_title(ls, j, body, ctx)
+            out.append(Block(Kind.TABLE, "", page.number, number=number,
+                             bbox=_union([x.line.bbox for x in ls[i:j] + tlines]),
+                             attrs={"caption": _join([span_text(x.line) for x in ls[i + 1:j]]), **cells,
+                                    "_label": f"Table {number}"}))
+            i = k
+            continue
         cap = CAPTION_RE.match(cur.text) or _CAPS_CAPTION_RE.match(cur.text)
         colon = bool(cap) and cur.text[cap.end(2):cap.end(2) + 1] == ":"
         apart = bool(cap) and floats.label_apart(cur.line.spans, cap.group(1), cap.group(2))
         alone = bool(cap) and _label_over_title(cur, cap, ls[i + 1] if i + 1 < n else None)
         if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone
-                    or _float_colon(cur.text, cap)
+                    or _float_colon(cur.text, cap) or i in colon_tables
                     or colon and (_centered([cur], ctx.columns) or _centered([cur], [(ctx.left, ctx.right)]))) \
                 and (_caption_label_ok(cur, cap) or apart or alone or colon):
             # (a figure's label in the body's own type counts with a colon after its number:
@@ -439,7 +450,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         # paragraph (or heading candidate, list item)
         j = i + 1
         lines = [cur]
-        while j < n and j not in code_starts and j not in above \
+        while j < n and j not in code_starts and j not in above and j not in colon_tables \
                 and not _breaks(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None):
             lines.append(ls[j])
             j += 1

@@ -563,7 +563,12 @@ class _Ctx:
                 kind = "algorithm"  # (numbered code, an "Algorithm 1:" / "Listing 2:" float)
                 self.targets.setdefault("algorithm", {})
             if kind and b.number:
+                if b.attrs.get("float") == "listing":  # "Listing 1" and "Algorithm 1" are two floats
+                    self.targets.setdefault("listing", {}).setdefault(str(b.number).strip("()."), b.id)
+                    continue
                 self.targets[kind].setdefault(str(b.number).strip("()."), b.id)
+        for num, bid in self.targets.get("listing", {}).items():  # "Algorithm 1" may name a listing
+            self.targets["algorithm"].setdefault(num, bid)
         # PDF link annotations may settle an ambiguous callout: the link's destination page is
         # the page of the entry it cites. The text-only linker never depends on them.
         self.link_dests: dict[int, set[int]] = {}
@@ -1017,6 +1022,8 @@ def _add_crossref(ctx: _Ctx, block, text: str, offset: int, kind: str, num: str,
             reason = f"no section numbered {num}"
     else:
         found = ctx.targets.get(kind, {})
+        if kind == "algorithm" and shown[:7].lower() == "listing" and num in ctx.targets.get("listing", {}):
+            found = ctx.targets["listing"]
         # "Figure 3a" is a panel of Figure 3
         target = found.get(num) or (found.get(num[:-1]) if num[-1:].isalpha() and num[:-1] else None)
         if target is None:

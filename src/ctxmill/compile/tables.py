@@ -566,6 +566,8 @@ def table_after(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
             break
         if region and _head_under(x, region, body):
             break
+        if region and label_over_title(ls, k):
+            break  # the next table's "TABLE 8" over its title
         region.append(x)
         k += 1
     attrs = build(region) if region else {"rows": []}
@@ -656,7 +658,33 @@ def table_at(ls: list, i: int, body: float, ctx) -> tuple[int, dict, list] | Non
     # equation numbers down the right edge: aligned display math, not a table
     if all(re.fullmatch(r"\(\d+[a-z]?\)", r[-1].strip() or "(0)") for r in rows):
         return None
+    if _contents(rows):
+        return None
     return k, attrs, region
+
+
+_SECTION_NUMBER = re.compile(r"(?:[A-Z]|\d{1,2})(?:\.\d{1,2})*\.?(?=\s|$)")
+
+
+def _contents(rows: list[list[str]]) -> bool:
+    """Rows of a table of contents: a section number leading each entry and its page number
+    last, the page numbers never falling (their figures made the entries look like data)."""
+    pages: list[int] = []
+    entries = 0
+    leaders = False  # a cell of dot leaders (". . . . .") between an entry and its page
+    for r in rows:
+        cells = [c.strip() for c in r if c.strip()]
+        leaders = leaders or any(_LEADERS.fullmatch(c) for c in cells)
+        if len(cells) < 2 or not cells[-1].isdigit():
+            continue
+        if _SECTION_NUMBER.match(cells[0]) and re.search(r"[^\W\d_]{3}", " ".join(cells[:-1])):
+            entries += 1  # (a number, a title in words, a page: a matrix of counts has no title)
+        pages.append(int(cells[-1]))
+    return (entries >= 3 and entries >= 0.75 * len(rows) or leaders and entries >= 1) \
+        and all(a <= b for a, b in zip(pages, pages[1:], strict=False))
+
+
+_LEADERS = re.compile(r"(?:\.\s*){4,}")
 
 
 def _close(a, b) -> bool:
@@ -673,6 +701,74 @@ def _close(a, b) -> bool:
 # "TABLE II:" (IEEE), "Tab. 5.1:" (KOMA), "Table A.3." -- labels the caption finder of the
 # blocks stage does not take, next to a table found by table_at
 _CAPTION = re.compile(r"^(?:TABLE|Table|Tab\.)\s*((?:[A-Z]\.)?\d+(?:[.\-]\d+)*|[IVX]+|[A-Z]\.?\d+)\s*[:.|]\s*(\S.*)$", re.S)
+
+
+# IEEE's (and IEEE compsoc's) table label on a line of its own, in capitals, centred over the
+# title line(s): "TABLE III" / "TABLE 3" over "COMPARISON OF ..." or "Details of the ..."
+_LABEL_ALONE = re.compile(r"TABLE\s+([IVXLC]+|\d+)\.?")
+
+
+def colon_captions(ls: list, body: float, ctx) -> set[int]:
+    """Lines that start a "Table 1.2: ..." caption in the body's own type (a thesis class sets
+    it so, a full-width paragraph) with a grid right under it: the colon after the number and the
+    rows the table finder reads below vouch for it. Running text puts neither there."""
+    b = _blocks()
+    out: set[int] = set()
+    for i, x in enumerate(ls):
+        if not x.text.startswith("Table"):
+            continue
+        m = b.CAPTION_RE.match(x.text)
+        if not m or m.group(1) != "Table" or x.text[m.end(2):m.end(2) + 1] != ":":
+            continue
+        lines, j = [x], i + 1
+        while j < len(ls) and b._continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < len(ls) else None):
+            lines.append(ls[j])
+            j += 1
+        rows = table_after(ls, j, body, ctx)[1]["rows"]
+        if len(rows) >= 2 and sum(len(r) >= 2 and sum(1 for c in r if c.strip()) >= 2 for r in rows) >= 2:
+            out.add(i)
+    return out
+
+
+def table_under_title(ls: list, j: int, body: float, ctx) -> tuple[int, dict, list]:
+    """The rows under a label-and-title caption (IEEE's): :func:`table_at`'s grid where it finds
+    one, else :func:`table_after`'s, which ends them at a blank of two lines' height too: a centred head in the caption's size ("VIII.
+    ALGORITHMS") is set that far below the last row, a row never is."""
+    found = table_at(ls, j, body, ctx) if j < len(ls) else None
+    if found:  # (the stricter finder, where it vouches for the grid on its own, bounds it best)
+        return found
+    k, attrs, region = table_after(ls, j, body, ctx)
+    for m in range(1, len(region)):
+        if region[m].top - max(x.bottom for x in region[:m]) > 2.0 * max(region[m].size, 4.0):
+            k, region = j + m, region[:m]
+            attrs = build(region)
+            break
+    if len(attrs["rows"]) < 2 or max(len(r) for r in attrs["rows"]) < 2:
+        return j, {"rows": []}, []  # (two lines read as one row: the caption alone, the lines stay text)
+    return k, attrs, region
+
+
+def label_over_title(ls: list, i: int) -> tuple[int, str] | None:
+    """(index after the title, number) when line i is a table's label alone ("TABLE II") with
+    its title centred under it, each title line right under the one before. The label vouches
+    for what follows as the table's title (the blocks stage then reads the rows under it)."""
+    m = _LABEL_ALONE.fullmatch(ls[i].text.strip())
+    if not m:
+        return None
+    cur = ls[i]
+    centre = (cur.x0 + cur.x1) / 2
+    j = i + 1
+    prev = cur
+    while j < len(ls):
+        x = ls[j]
+        gap = x.top - prev.bottom
+        if x.page != cur.page or _tabular(x) or abs((x.x0 + x.x1) / 2 - centre) > 6 \
+                or not 0 <= gap <= (1.0 if j == i + 1 else 0.5) * max(prev.size, 4.0) \
+                or j > i + 1 and abs(x.size - prev.size) > 0.6:
+            break
+        prev = x
+        j += 1
+    return (j, m.group(1)) if j > i + 1 else None
 
 
 def attach_captions(blocks: list) -> list:
@@ -755,17 +851,29 @@ def tables_above_captions(ls: list, body: float, ctx) -> dict[int, tuple[int, di
                 break
             start = k
             k -= 1
-        region = ls[start:c]
-        if len(region) < 2 or sum(_tabular(x) for x in region) < max(2, 0.5 * len(region)):
+        found = _grid_above(ls[start:c])
+        if found is None and not _tabular(ls[start]):
+            # the lines above the grid taken with it (a page's running head and number over a
+            # table at the top of the page) spoil it: the grid from its first row of columns
+            first = next((n for n in range(start, c) if _tabular(ls[n])), c)
+            start, found = first, _grid_above(ls[first:c])
+        if found is None:
             continue
-        attrs = build(region)
-        rows = attrs["rows"]
-        if len(rows) < 2 or max(len(r) for r in rows) < 2:
-            continue
-        # the first lines may be the end of a paragraph: drop leading rows of one long cell
-        cells = [x for r in rows for x in r if x.strip()]
-        if sum(len(x) for x in cells) / len(cells) > 40:
-            continue
-        out[start] = (c, attrs, region)
+        out[start] = (c, found, ls[start:c])
         taken = c
     return out
+
+
+def _grid_above(region: list) -> dict | None:
+    """The grid of the lines over a caption, or None when they hold none."""
+    if len(region) < 2 or sum(_tabular(x) for x in region) < max(2, 0.5 * len(region)):
+        return None
+    attrs = build(region)
+    rows = attrs["rows"]
+    if len(rows) < 2 or max(len(r) for r in rows) < 2:
+        return None
+    # the first lines may be the end of a paragraph: drop leading rows of one long cell
+    cells = [x for r in rows for x in r if x.strip()]
+    if sum(len(x) for x in cells) / len(cells) > 40:
+        return None
+    return attrs

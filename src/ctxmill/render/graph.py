@@ -1,6 +1,7 @@
 """references.json, citations.json, graph.json and graph.graphml -- read from the model only.
 
-The graph has nodes for the document, its sections, references, figures and tables, and
+The graph has nodes for the document, its sections, references, figures (an "Algorithm 1:" or
+"Listing 2:" float as a node of kind ``algorithm`` / ``listing``) and tables, and
 typed edges: ``contains`` (document -> section -> subsection / figure / table, document ->
 reference), ``cites`` (section -> reference, ``weight`` = number of callouts) and
 ``refers_to`` (section -> section / figure / table, ``weight`` = number of cross-references;
@@ -15,6 +16,7 @@ from html import escape as _html_escape
 from operator import attrgetter
 from pathlib import Path
 
+from ctxmill.compile.figures import float_label
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import BlockKind, Document, Reference
 from ctxmill.render import jsonfmt, textfile
@@ -145,9 +147,12 @@ def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dic
         edges.append({"source": parent, "target": s.id, "kind": "contains"})
     for b in doc.blocks:
         if b.kind in (BlockKind.FIGURE, BlockKind.TABLE):
-            kind = "figure" if b.kind is BlockKind.FIGURE else "table"
+            # an "Algorithm 1:" / "Listing 2:" float is a figure block with attrs["float"]: its node
+            # has the float's own kind and printed label, so it is not counted among the figures
+            kind = (b.attrs.get("float") or "figure") if b.kind is BlockKind.FIGURE else "table"
             caption = b.attrs.get("caption") or ""
-            label = f"{kind.title()} {b.number}" if b.number else kind.title()
+            word = float_label(b.attrs) if b.kind is BlockKind.FIGURE else "Table"
+            label = f"{word} {b.number}" if b.number else word
             nodes.append({"id": b.id, "kind": kind, "label": label, "caption": caption[:200], "page": b.page})
             known.add(b.id)
             edges.append({"source": b.section_id if b.section_id in known else doc_id, "target": b.id,
