@@ -66,13 +66,16 @@ def test_graph_nodes_of_algorithm_and_listing_floats_carry_their_kind(tmp_path):
     page.close()
     out = _compile(pdf, tmp_path / "floats.pdf", tmp_path)
     graph = json.loads((out / "graph.json").read_text())
-    floats = {n["label"]: n["kind"] for n in graph["nodes"] if n["kind"] not in ("document", "section", "reference")}
-    assert floats == {"Algorithm 1": "algorithm", "Listing 1": "listing", "Figure 1": "figure"}, floats
-    # the GraphML carries the same kinds
+    # figure nodes all (the contract's node kinds), each with its float's kind and printed label
+    floats = {n["label"]: (n["kind"], n.get("float")) for n in graph["nodes"]
+              if n["kind"] not in ("document", "section", "reference")}
+    assert floats == {"Algorithm 1": ("figure", "algorithm"), "Listing 1": ("figure", "listing"),
+                      "Figure 1": ("figure", None)}, floats
+    # the GraphML carries the same
     graphml = (out / "graph.graphml").read_text()
-    assert '<data key="kind">algorithm</data>' in graphml and '<data key="kind">listing</data>' in graphml
+    assert '<data key="float">algorithm</data>' in graphml and '<data key="float">listing</data>' in graphml
     # the references to them still find their nodes
-    ids = {n["id"]: n["kind"] for n in graph["nodes"]}
+    ids = {n["id"]: n.get("float") or n["kind"] for n in graph["nodes"]}
     refers = {ids.get(e["target"]) for e in graph["edges"] if e["kind"] == "refers_to"}
     assert {"algorithm", "listing", "figure"} <= refers, refers
 

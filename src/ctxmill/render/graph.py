@@ -1,7 +1,7 @@
 """references.json, citations.json, graph.json and graph.graphml -- read from the model only.
 
 The graph has nodes for the document, its sections, references, figures (an "Algorithm 1:" or
-"Listing 2:" float as a node of kind ``algorithm`` / ``listing``) and tables, and
+"Listing 2:" float is a figure node with ``float``: ``algorithm`` / ``listing``) and tables, and
 typed edges: ``contains`` (document -> section -> subsection / figure / table, document ->
 reference), ``cites`` (section -> reference, ``weight`` = number of callouts) and
 ``refers_to`` (section -> section / figure / table, ``weight`` = number of cross-references;
@@ -147,13 +147,16 @@ def _parts(doc: Document) -> tuple[list[dict], list[tuple], list[dict], list[dic
         edges.append({"source": parent, "target": s.id, "kind": "contains"})
     for b in doc.blocks:
         if b.kind in (BlockKind.FIGURE, BlockKind.TABLE):
-            # an "Algorithm 1:" / "Listing 2:" float is a figure block with attrs["float"]: its node
-            # has the float's own kind and printed label, so it is not counted among the figures
-            kind = (b.attrs.get("float") or "figure") if b.kind is BlockKind.FIGURE else "table"
+            kind = "figure" if b.kind is BlockKind.FIGURE else "table"
             caption = b.attrs.get("caption") or ""
+            # an "Algorithm 1:" / "Listing 2:" float is a figure block with attrs["float"]: its node
+            # stays a figure node (the contract's kinds) that carries the float's kind and label
             word = float_label(b.attrs) if b.kind is BlockKind.FIGURE else "Table"
             label = f"{word} {b.number}" if b.number else word
-            nodes.append({"id": b.id, "kind": kind, "label": label, "caption": caption[:200], "page": b.page})
+            node = {"id": b.id, "kind": kind, "label": label, "caption": caption[:200], "page": b.page}
+            if kind == "figure" and b.attrs.get("float"):
+                node["float"] = b.attrs["float"]
+            nodes.append(node)
             known.add(b.id)
             edges.append({"source": b.section_id if b.section_id in known else doc_id, "target": b.id,
                           "kind": "contains"})
@@ -253,8 +256,8 @@ def quoteattr(text: str) -> str:
 
 
 def _graphml_head() -> list[str]:
-    keys = [("label", "node", "string"), ("kind", "node", "string"), ("page", "node", "int"),
-            ("ekind", "edge", "string"), ("weight", "edge", "int")]
+    keys = [("label", "node", "string"), ("kind", "node", "string"), ("float", "node", "string"),
+            ("page", "node", "int"), ("ekind", "edge", "string"), ("weight", "edge", "int")]
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">']
     for name, dom, typ in keys:
@@ -270,6 +273,7 @@ def _node_xml(n: dict) -> str:
     return (f"    <node id={quoteattr(n['id'])}>\n"
             f'      <data key="label">{escape(str(n.get("label", "")))}</data>\n'
             f'      <data key="kind">{escape(n["kind"])}</data>\n'
+            + (f'      <data key="float">{escape(n["float"])}</data>\n' if n.get("float") else "")
             + (f'      <data key="page">{int(page)}</data>\n' if page is not None else "")
             + "    </node>")
 
