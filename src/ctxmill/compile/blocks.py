@@ -20,7 +20,7 @@ from itertools import compress, repeat
 from math import isfinite
 from operator import attrgetter
 
-from ctxmill.compile import conservation, layout, slides, tables
+from ctxmill.compile import conservation, layout, logos, slides, tables
 from ctxmill.compile import figures as floats
 from ctxmill.compile.headings import parse_number
 from ctxmill.compile.options import CompileOptions
@@ -225,6 +225,7 @@ def span_text(line: Line, *, footnote_marks: bool = True) -> str:
         return line.text
     if len(line.spans) == 1 and not line.spans[0].superscript:  # (two lines in three)
         return _one_space(line.spans[0].text)
+    line = logos.latex_line(line)  # the LaTeX logo's raised A is no mark
     parts: list[str] = []
     prev = None
     spans: list[Span] = []
@@ -594,6 +595,12 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
     if ctx.pitch > 1.3 * ctx.body_size and abs(size - ctx.body_size) <= 0.6:
         # double- or one-and-a-half-spaced body text: lines at the usual pitch are one paragraph
         most, gap_most = max(most, ctx.pitch + 0.45 * size), max(gap_most, ctx.gap + 0.45 * size)
+    elif _CJK_RE.search(prev.text) and _CJK_RE.search(nxt.text) and nxt.x0 <= first.x0 + 3 \
+            and not _CJK_END_RE.search(prev.text) and prev.x1 >= _column(prev, ctx)[1] - 1.5 * size:
+        # CJK text is set looser than Latin (ctex: 1.3 times the Latin leading, ~1.7 times the type):
+        # a full CJK line that ends in no sentence stop goes on to the next one at that pitch, where
+        # it does not step right (a first-line indent)
+        most, gap_most = max(most, 1.9 * size), max(gap_most, 1.2 * size)
     if pitch < -0.5 * size or (pitch > most or nxt.top - prev.bottom > gap_most) \
             and not _steady_wrap(lines, nxt, after, pitch, ctx):
         return True
@@ -630,12 +637,20 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
     else:
         edge = after.x0 if after is not None and abs(after.size - nxt.size) <= 0.3 else first.x0
     if (nxt.x0 > first.x0 + 6 or nxt.x0 > edge + 6 and abs(nxt.x0 - first.x0) <= 1.5) \
-            and prev.x1 < ctx.right - 30 and re.search(r"[.!?:;)\]”\"']$", prev.text):
+            and prev.x1 < ctx.right - 30 and (re.search(r"[.!?:;)\]”\"']$", prev.text) or _CJK_END_RE.search(prev.text)):
         return True
     return False
 
 
+# CJK ideographs, kana and their full-width punctuation (Hangul not: Korean spaces its words)
+_CJK_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+_CJK_END_RE = re.compile(r"[。！？：；]\s*$")  # a CJK sentence (or a lead-in to a list) ends
 _ROMAN_END = re.compile(r"\s(?:[ivxlcdm]+|[IVXLCDM]+)$")  # a front-matter page number ("Tabellenverzeichnis V")
+
+
+def _column(line: _L, ctx: _Context) -> tuple[float, float]:
+    """The left and right edges of the column ``line`` starts in."""
+    return next(((a, b) for a, b in ctx.columns if a - 5 <= line.x0 <= b), (ctx.left, ctx.right))
 
 
 def _steady_wrap(lines: list[_L], nxt: _L, after: _L | None, pitch: float, ctx: _Context) -> bool:
@@ -651,16 +666,27 @@ def _steady_wrap(lines: list[_L], nxt: _L, after: _L | None, pitch: float, ctx: 
     # justified: it ends where a neighbour ends (an indented abstract has its own right edge), in a
     # word, not in a page number, leaders or a bracketed note set flush right (contents lists, the
     # reasons beside a derivation), and it is no short line (two list items may end together)
-    if not (prev.text[-1:].isalpha() or prev.text[-1:] in "-,;") or _ROMAN_END.search(prev.text):
+    # (CJK text wraps after a comma of its own too, "，" "、" "；")
+    if not (prev.text[-1:].isalpha() or prev.text[-1:] in "-,;，、；") or _ROMAN_END.search(prev.text):
         return False
-    lft, right = next(((a, b) for a, b in ctx.columns if a - 5 <= prev.x0 <= b), (ctx.left, ctx.right))
+    if _CJK_RE.search(prev.text) and _CJK_RE.search(nxt.text) and (after is None or _CJK_RE.search(after.text)) \
+            and (len(lines) == 1 or _CJK_RE.search(lines[-2].text)):
+        # lines of CJK text are measured by their tops, where the ideographs' square boxes stand: their
+        # bottoms step with the Latin words' descenders set among them ("a4paper", the TeX logo's E)
+        def at(x: _L) -> float:
+            return x.top
+        pitch = nxt.top - prev.top
+    else:
+        def at(x: _L) -> float:
+            return x.bottom
+    lft, right = _column(prev, ctx)
     ends = [x.x1 for x in (lines[-2] if len(lines) > 1 else None, nxt, after) if x is not None]
     if prev.x1 - prev.x0 < 0.6 * (right - lft) or not any(abs(prev.x1 - e) <= 1 for e in ends):
         return False
     if len(lines) > 1:
-        return abs(prev.bottom - lines[-2].bottom - pitch) <= 0.6
+        return abs(at(prev) - at(lines[-2]) - pitch) <= 0.6
     return after is not None and abs(after.size - nxt.size) <= 0.3 and abs(after.x0 - nxt.x0) <= 3 \
-        and abs(after.bottom - nxt.bottom - pitch) <= 0.6
+        and abs(at(after) - at(nxt) - pitch) <= 0.6
 
 
 def _list_marker_span(line: _L) -> bool:
@@ -821,6 +847,8 @@ def _join(texts: list[str]) -> str:
             out = t
         elif out.endswith("-") and t[:1].islower() and len(out) > 1 and out[-2].isalpha():
             out = out + "\n" + t  # normalize decides between "per-session" and "persession"
+        elif _CJK_RE.match(out[-1]) and _CJK_RE.match(t[:1]):
+            out += t  # Chinese and Japanese put no space between words: a line break between two is none
         else:
             out += " " + t
     return out

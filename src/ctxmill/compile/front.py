@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from ctxmill.accents import SPACING_ACCENTS, compose_accents
+from ctxmill.compile import logos
 from ctxmill.model import Page
 
 # Running heads, stamps and venue lines seen above or below a title (general shapes, no one class).
@@ -45,14 +46,17 @@ INSTITUTION_START_RE = re.compile(r"^\s*(?:the\s+)?(?:universit|institut|departm
 # an institution's word anywhere in a line ("... Graduate School of ...", "... Cancer Center")
 _INSTITUTION_WORD_RE = re.compile(r"\b(?:Universit|Institut|School\b|College\b|Cent(?:er|re)\b|Department\b|"
                                   r"Laborator|Hospital\b|Academy\b|Faculty\b)")
-ABSTRACT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\b", re.I)
+# An abstract's label in the languages papers are written in: German's, French's, Chinese's
+# ("摘 要", its two characters spaced apart as a centred head prints them)
+ABSTRACT_WORDS = r"(?:abstract|a b s t r a c t|summary|zusammenfassung|résumé|摘\s*要)"
+ABSTRACT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}\b", re.I)
 # "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
-ABSTRACT_LINE_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*$|\s*[.:—–-]|(?=[A-Z][a-z]))",
-                              re.I)
+ABSTRACT_LINE_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}(?:\s*$|\s*[.:：—–-]|(?=[A-Z][a-z]))", re.I)
 # (a roman number without its stop only before a word in capitals: "IV RESULTS", not the byline
 # line "V Kroha, J Mrazek, ..." of names written as bare initials)
-HEADING_RE = re.compile(r"^\s*(?:\d+\.?\s+[A-Z]|[IVX]+(?:\.\s+[A-Z]|\s+[A-Z]{2,}\b)|keywords\b|index terms\b|contents\b|"
-                        r"table of contents\b)")
+# (a number before a CJK head too: "1 模板介绍", "1.1 全局选项")
+HEADING_RE = re.compile(r"^\s*(?:\d+\.?\s+[A-Z]|\d{1,2}(?:\.\d{1,2})*\.?\s+[\u3400-\u9fff]|"
+                        r"[IVX]+(?:\.\s+[A-Z]|\s+[A-Z]{2,}\b)|keywords\b|index terms\b|contents\b|table of contents\b)")
 ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
                      r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore|editors?|handling editor)\b"
                      r"|\b(?:edited|reviewed|communicated|refereed) by\b", re.I)
@@ -77,7 +81,7 @@ india korea email e-mail correspondence corresponding contact equal contribution
 # Words that head a part of a document ("Author Note" under an APA byline): a line holding one is
 # no name. (Kept apart from ORG_WORDS, which metadata._trim_org also reads on text input.)
 PART_WORDS = frozenset("note notes acknowledgments acknowledgements acknowledgment acknowledgement preface foreword "
-                       "contents keywords".split())
+                       "contents keywords summary zusammenfassung einleitung vorwort inhaltsverzeichnis".split())
 PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
 _INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
@@ -147,7 +151,7 @@ def _glued_mark(spans: list, k: int) -> bool:
 
 
 def _tline(line, accents: list) -> TLine | None:
-    spans = [s for s in line.spans if s.text]
+    spans = logos.latex_spans([s for s in line.spans if s.text])  # the LaTeX logo's raised A is no mark
     if not spans or line.bbox is None:
         return None
     small = _small_caps(spans)
@@ -540,6 +544,11 @@ def _prose(text: str) -> bool:
     return len(words) >= 9 and sum(w[:1].islower() for w in words) >= 0.6 * len(words)
 
 
+# the labels of a line naming a document's authors ("Author: ...", "Created by: ...", lecture
+# notes' "Scribe: ..."); a line with another label names people in another role
+_AUTHOR_LABELS = frozenset(["author", "authors", "by", "written by", "created by", "prepared by", "submitted by",
+                            "scribe", "scribes", "scribed by"])
+_GIVEN_INITIAL_RE = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:\s+[A-Z]\.)+")
 _LINE_LABEL_RE = re.compile(r"^\s*([A-Za-z][\w\s-]{1,30}):\s+\S")
 # a byline led by "By" (classic JFM's "By Jane Roe¹ and John Doe²", IMS journals' "BY JANE ROE¹"):
 # the word leads the line, it is no part of the first name
@@ -586,10 +595,14 @@ def _names(region: list[TLine], space_initials: bool = True
         if i in grid:
             continue  # the institution beside a name in a name | institution grid, however name-like
         label = _LINE_LABEL_RE.match(t.text)
-        if label and label.group(1).strip().lower() not in ("author", "authors", "by"):
+        labelled = bool(label) and " ".join(label.group(1).lower().split()) in _AUTHOR_LABELS
+        if label and not labelled:
             # a labelled line names people in another role, every name on it ("In collaboration
             # with: Matthew West, Luke Olson, Scott MacLachlan" under a SIAM byline)
             continue
+        if labelled and ":" in pieces[0][0]:
+            # "Created by: Jane R.": the label is no part of the first name
+            pieces = [(pieces[0][0].split(":", 1)[1], pieces[0][1])] + list(pieces[1:])
         inverted = _BY_INVERTED_RE.match(t.text) if len(pieces) == 1 else None
         if inverted:
             pieces = [(f"{inverted.group(2)} {inverted.group(1)}", pieces[0][1])]
@@ -606,6 +619,8 @@ def _names(region: list[TLine], space_initials: bool = True
                 total += 1
                 own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
                 name = _clean_name(p, space_initials)
+                if name is None and labelled and _GIVEN_INITIAL_RE.fullmatch(p.strip()):
+                    name = p.strip()  # a labelled author may give the family name as an initial ("Jane R.")
                 if name:
                     found.append((name, (marks if k == len(parts) - 1 else []) + own))
         if found and all(n.isupper() for n, _ in found) and any(GRADE_RE.search(x) for x, _ in pieces):
@@ -695,6 +710,18 @@ def _name_runs_on(end: str, start: str) -> bool:
                 and re.match(r"\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\.?\s*(?:,|$)", start))
 
 
+def _family_in_capitals(words: list[str], caps: list[str]) -> bool:
+    """'Given FAMILY' (Chinese and French bylines print the family name in capitals: "Ethan
+    DENG", "Jean-Pierre DUPONT"): one given name in mixed case first, then the capitals, each a
+    word that can be spoken (a vowel in it) and one of three letters or more. An acronym
+    beside a word leads it ("ISM Connect") or follows two ("Peter Staar IBM"), and a company's
+    short one follows its name ("Meta AI")."""
+    given = words[:len(words) - len(caps)]
+    return len(given) == 1 and all(g[:1].isupper() and g[1:].islower() for g in given[0].split("-")) \
+        and words[len(given):] == caps and max(len(c.strip(".-'’")) for c in caps) >= 3 \
+        and all(re.search(r"[AEIOUY]", c) for c in caps)
+
+
 def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if re.match(r"^\s*[\w\s-]{2,30}:", p):
         return None  # "Correspondence: Jane Roe", "Supervisor: ...": a labelled line, not a byline
@@ -717,7 +744,7 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if len(words) > 2 and _GENERATION_RE.fullmatch(words[-1]):
         words = words[:-1]  # "Jonathan J. Foley IV": a generation after the surname, not an acronym
     caps = [t for t in words if t.strip(".-'’").isupper()]
-    if caps and len(caps) != len(words):
+    if caps and len(caps) != len(words) and not _family_in_capitals(words, caps):
         return None  # "ISM Connect": an acronym beside a word is an organisation, names are all one case
     for i, t in enumerate(toks):
         if _INITIAL_RE.fullmatch(t) and i < len(toks) - 1:

@@ -61,11 +61,16 @@ def _authors_from(text: str) -> list[tuple[str, list[str]]]:
     return out
 
 
+_INITIALS_RE = re.compile(r"(?:[A-Z]\.)+(?:-[A-Z]\.)?")
+
+
 def _trim_org(name: str) -> str:
     """'Peter Staar IBM Research' -> 'Peter Staar': an organisation glued to the name it follows."""
     toks = name.split()
     mixed = any(t[1:].islower() for t in toks)
     for i, t in enumerate(toks[2:], start=2):
+        if _INITIALS_RE.fullmatch(t):
+            continue  # an initial with its stop ("Abimbola Patricia I. Popoola"), no acronym
         if t.lower().strip(".,") in front.ORG_WORDS or mixed and len(t) >= 2 and t.isupper():
             return " ".join(toks[:i])
     return name
@@ -126,11 +131,12 @@ def _affiliations_from(text: str) -> list[tuple[str, str]]:
     return out
 
 
-ABSTRACT_LABEL_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)(?:\s*[.:—–-]+\s*|\s+|(?=[A-Z]))",
-                               re.I)
-_LABEL_PUNCT_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\s*[.:—–]", re.I)
-_ABSTRACT_ONLY_RE = re.compile(r"^\s*(?:\d{3}\s*)?(?:abstract|a b s t r a c t|summary)\s*[.:]?\s*$", re.I)
-_ABSTRACT_END_RE = re.compile(r"^\s*(?:key\s*words|keywords|index terms|ccs concepts|acm reference format)\b", re.I)
+# (the label's words, in the languages front.ABSTRACT_WORDS knows; the colon full-width too: "摘要：")
+ABSTRACT_LABEL_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}(?:\s*[.:：—–-]+\s*|\s+|(?=[A-Z]))", re.I)
+_LABEL_PUNCT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：—–]", re.I)
+_ABSTRACT_ONLY_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：]?\s*$", re.I)
+_ABSTRACT_END_RE = re.compile(r"^\s*(?:(?:key\s*words|keywords|index terms|ccs concepts|acm reference format|"
+                              r"schlüsselwörter|mots[- ]clés)\b|关键词|關鍵詞)", re.I)
 
 
 def _label_end(text: str) -> int | None:
@@ -481,7 +487,13 @@ def run(doc: Document, options: CompileOptions) -> None:
     if not parts and not empty:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
         parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
-                 and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))][:1]
+                 and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))]
+        # the byline's affiliations keyed by its marks ("^1)Dept. ..., ^2)Institute ...": REVTeX aip
+        # prints no label over the abstract under them) come before it: they are none
+        by_marks = {m for _, ms in authors for m in ms}
+        while parts and _keyed_affiliations(parts[0].text, by_marks):
+            parts = parts[1:]
+        parts = parts[:1]
         if parts and _NOTE_START_RE.match(parts[0].text):
             parts = []  # it opens with a note's raised mark: a note set on the title page (memoir), no abstract
     if parts:
@@ -527,6 +539,18 @@ def run(doc: Document, options: CompileOptions) -> None:
 
 
 _NOTE_START_RE = re.compile(r"\s*(?:\[\^[^\]]{1,8}\]|\^\S{1,8}\s)")  # "[^1] ...", "^◦ ...": a raised mark first
+# a raised mark first, as the block text writes it: "[^1]", "<sup>1</sup>", "^1)" (aip's "1)")
+_LEADING_MARK_RE = re.compile(r"\s*(?:\[\^([^\]]{1,8})\]|<sup>([^<]{1,8})</sup>|\^(\w{1,3})\)?)")
+
+
+def _keyed_affiliations(text: str, marks: set[str]) -> bool:
+    """``text`` opens with a raised mark that the byline gives an author, and names an
+    institution: the authors' affiliations, not an abstract."""
+    m = _LEADING_MARK_RE.match(text)
+    if m is None:
+        return False
+    label = (m.group(1) or m.group(2) or m.group(3)).strip().rstrip(")")
+    return label in marks and INSTITUTION_RE.search(text) is not None
 _CONTACT_LINE_RE = re.compile(r"^(correspondence|corresponding author|contact|e-?mail)\b", re.I)
 _NOT_AZ_RE = re.compile(r"[^a-z]")
 

@@ -300,13 +300,28 @@ def _window(ends: list[int]) -> tuple[int, int]:
     return (len(ends), total) if j < 0 else (len(ends) - 1 - j, total - ends[j])
 
 
+# CJK ideographs, kana and their full-width punctuation (Hangul not: Korean spaces its words)
+_CJK_CHAR_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+
+
+def _spaced(ts: list[str]) -> str:
+    """Lines joined by a space, but none between two CJK characters: Chinese and Japanese put no
+    space between words, so a line break between two is no space ("写作而" / "设计")."""
+    out = ts[:1]
+    for t in ts[1:]:
+        if not (_CJK_CHAR_RE.match(out[-1][-1:]) and _CJK_CHAR_RE.match(t[:1])):
+            out.append(" ")
+        out.append(t)
+    return "".join(out)
+
+
 def join_lines(lines: list[str], vocab: Counter | None = None, longest: int | None = None) -> str:
     """Re-flow lines into one; repair words hyphenated across line ends. ``longest``: the
     length of the longest word in ``vocab``, when the caller knows it."""
     ts = [t for t in map(str.strip, lines) if t]
     flat = "\n".join(ts)
     if "-\n" not in flat:  # no line but the last ends in a hyphen: lines and spaces
-        return " ".join(ts)
+        return " ".join(ts) if flat.isascii() else _spaced(ts)
     # a word run on past any word of the vocabulary is read no more (see _run_on): its lines
     # are taken in one step where the lines are ASCII letters in a row
     run_on = longest is not None and longest < _LONGEST_WORD and flat.count("\n") == len(ts) - 1
