@@ -198,3 +198,29 @@ def test_a_labelled_byline_names_its_author_and_another_label_names_none(tmp_pat
         ("Checked with: Anna Berg", 72, 150, 12, "Times-Roman"),
     ], body_top=200)
     assert names(doc) == ["Tommy O."]
+
+
+def test_a_labelled_author_over_the_title_is_read_where_none_is_under_it(tmp_path):
+    # lecture notes: a header box over the title names the course, the instructor and the scribe
+    doc = compile_page(tmp_path, [
+        ("University of Somewhere", 108, 108, 10, "Times-Roman"),
+        ("CS 289 Communication Complexity", 108, 121, 10, "Times-Roman"),
+        ("Instructor: Alexander Sherstov", 108, 142, 10, "Times-Roman"),
+        ("Scribe: Pratik Chaudhari", 108, 155, 10, "Times-Roman"),
+        ("Log-rank Conjecture and Nondeterministic Complexity", 140, 259, 17, "Times-Bold"),
+    ], body_top=333)
+    assert doc.metadata.title == "Log-rank Conjecture and Nondeterministic Complexity"
+    assert names(doc) == ["Pratik Chaudhari"]
+
+
+def test_a_power_on_a_one_letter_name_stays_in_the_abstract(tmp_path):
+    # "M^2 and its variants ...": the raised 2 is the metric's name (M squared), no note's mark
+    doc = compile_page(tmp_path, [
+        ("An Alignment-Free Score for Error Correction", 120, 100, 16, "Times-Bold"),
+        ("Jane Roe", 260, 130, 11, "Times-Roman"),
+        ("Abstract", 280, 170, 11, "Times-Bold"),
+        ("M", 90, 190, 10, "Times-Roman"), ("2", 99, 186, 7, "Times-Roman"),
+        ("and its variants are the most widely used automatic metrics for error correction.", 105, 190, 10,
+         "Times-Roman"),
+    ], body_top=260)
+    assert doc.metadata.abstract.startswith("M² and its variants are")

@@ -449,7 +449,17 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
     # a text layer gives initials as printed ("J.K. Krishnan"); OCR loses the space after an
     # initial's stop ("J.N. Winn" for "J. N. Winn"), which is put back
     tp.authors, tp.author_boxes = _names(region, space_initials=page.ocr or not page.has_text_layer)
+    if not tp.authors:
+        # no byline under the title: a labelled one over it (lecture notes' header box "Lecturer: ...",
+        # "Scribe: Jane Roe" above the lecture's title), the lines with an author's label only
+        above = [t for t in content if t.bottom <= chosen[0].top + 1 and _author_labelled(t.text)]
+        tp.authors, tp.author_boxes = _names(above, space_initials=page.ocr or not page.has_text_layer)
     return tp
+
+
+def _author_labelled(text: str) -> bool:
+    label = _LINE_LABEL_RE.match(text)
+    return label is not None and " ".join(label.group(1).lower().split()) in _AUTHOR_LABELS
 
 
 def _over_title(t: TLine, content: list[TLine], bottom: float, body: float) -> bool:
@@ -595,7 +605,7 @@ def _names(region: list[TLine], space_initials: bool = True
         if i in grid:
             continue  # the institution beside a name in a name | institution grid, however name-like
         label = _LINE_LABEL_RE.match(t.text)
-        labelled = bool(label) and " ".join(label.group(1).lower().split()) in _AUTHOR_LABELS
+        labelled = _author_labelled(t.text)
         if label and not labelled:
             # a labelled line names people in another role, every name on it ("In collaboration
             # with: Matthew West, Luke Olson, Scott MacLachlan" under a SIAM byline)

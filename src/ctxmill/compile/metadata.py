@@ -499,6 +499,8 @@ def run(doc: Document, options: CompileOptions) -> None:
     if parts:
         text = "\n\n".join(p.text[_label_end(p.text) or 0:].strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
+        # (a raised digit on a one-letter word is its power, "M²", "R²": kept, raised; other marks are notes')
+        text = _POWER_RE.sub(lambda m: m.group(1) + (m.group(2) or m.group(3)).translate(front._RAISED), text)
         md.abstract = _drop_line_numbers(compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
         for p in parts:
             if p in front_blocks_:
@@ -538,6 +540,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     md.urls = list(dict.fromkeys(URL_RE.findall(joined))) if "http" in joined else []
 
 
+_POWER_RE = re.compile(r"(?<![\w.])([A-Z])(?:\[\^(\d)\]|<sup>(\d)</sup>)(?!\w)")
 _NOTE_START_RE = re.compile(r"\s*(?:\[\^[^\]]{1,8}\]|\^\S{1,8}\s)")  # "[^1] ...", "^◦ ...": a raised mark first
 # a raised mark first, as the block text writes it: "[^1]", "<sup>1</sup>", "^1)" (aip's "1)")
 _LEADING_MARK_RE = re.compile(r"\s*(?:\[\^([^\]]{1,8})\]|<sup>([^<]{1,8})</sup>|\^(\w{1,3})\)?)")
