@@ -71,6 +71,8 @@ _TRAILING_WORDS = re.compile(rf"^(.*{_YEAR})\s+[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)
 # up to 7 digits, as the entry labels of compile/references.py: "[10001]" cites entry [10001] of a
 # list of more than 9,999 entries
 # a locator may follow the numbers: "[17, Ch.2]", "[10, pp.49-51]"
+# a year slot printed as "????" (JSS's style where the entry has no year), with its letter ("????a")
+_UNPRINTED_YEAR = re.compile(r"(?<!\?)\?{4}([a-z]?)(?![?\w])")
 _NUM_BRACKET = re.compile(
     rf"\[(\d{{1,7}}(?:\s*[–\-]\s*\d{{1,7}})?(?:\s*[,;]\s*\d{{1,7}}(?:\s*[–\-]\s*\d{{1,7}})?)*){_LOCATOR}?\](?!\()")
 # alphabetic keys of alpha styles: "[Lee06]", "[Ert+19; Lee06]", "[CC77, Cou21]", "[Grä11]" (any letter), "[STA ^+10]"
@@ -247,6 +249,10 @@ def reference_labels(ref: Reference) -> set[str]:
                 labels.add(norm(f"{x} and {y}"))
     else:
         labels |= {norm(f"{x} et al") for x in a1}
+        if len(authors) == 3 and not etal:
+            # natbib's long form names all three ("Gneiting, Balabdaoui, and Raftery"): a label as the two-name one
+            a2, a3 = (_surnames(a) | _family(a, ref.people) for a in authors[1:])
+            labels |= {norm(f"{x}, {y}, and {z}") for x in a1 for y in a2 for z in a3}
     labels.discard("")
     return labels
 
@@ -265,8 +271,9 @@ class Linker:
         # one numbering per bibliography: a thesis restarts "[1]" in each chapter's list
         self.by_part: dict[int, dict[str, str]] = {}
         self.labels: dict[str, set[str]] = {}
+        self.undated: set[str] = set()  # entries whose year the list prints as "????" (their r.year is no callout's)
         # (lookups hoisted: a list of 16,666 entries runs this loop 16,666 times)
-        labels_of, by_number, by_part, no_year = self.labels, self.by_number, self.by_part, self.no_year
+        labels_of, by_number, by_part, no_year, undated = self.labels, self.by_number, self.by_part, self.no_year, self.undated
         get_block = blocks_by_id.get
         for r in refs:
             rid = r.id
@@ -274,6 +281,15 @@ class Linker:
             # no (label, year) to link and no blank to be cited alone by (label_index), so it is
             # not worked out (every entry past MAX_PARSED_REFERENCES: 64,666 in a 4 MB list)
             labels = reference_labels(r) if r.year or r.authors else _NO_LABELS
+            year = r.year
+            if "????" in r.raw and (unprinted := _UNPRINTED_YEAR.search(r.raw)):
+                # the list prints no year ("Gneiting T, ... (????)", JSS's style for a missing year), so no callout
+                # prints one: the year a parser read from the DOI is none to link by, the entry is cited by its
+                # names alone, and "(????a)" is cited as "Funk et al. a"
+                year = None
+                undated.add(rid)
+                if unprinted.group(1):
+                    labels = labels | {f"{lab} {unprinted.group(1)}" for lab in labels}
             labels_of[rid] = labels
             block = get_block(r.block_id)
             if block is not None and block.number:
@@ -284,9 +300,9 @@ class Linker:
                 if numbers is None:
                     numbers = by_part[part] = {}
                 numbers[number] = rid
-            if r.year:
+            if year:
                 for lab in labels:
-                    self.exact[(lab, r.year)].append(rid)
+                    self.exact[(lab, year)].append(rid)
             else:
                 for lab in labels:
                     no_year[lab].append(rid)
@@ -310,7 +326,7 @@ class Linker:
             by_first: dict[str, list[Reference]] = defaultdict(list)
             by_head: dict[str, list[Reference]] = defaultdict(list)
             for r in self.refs:
-                if not r.year:
+                if not r.year or r.id in self.undated:
                     continue
                 labels = self.labels[r.id]
                 for lab in labels:
@@ -388,7 +404,8 @@ class Linker:
         if ids:
             said = re.compile(rf"(?<![\w/.:]){re.escape(year)}(?!\w)")
             by_id = self._no_year_index()[0]
-            named = list(dict.fromkeys(i for i in ids if said.search(by_id[i].raw)))
+            # (not an entry whose list prints "????": the year its text holds is a DOI's or a page's)
+            named = list(dict.fromkeys(i for i in ids if i not in self.undated and said.search(by_id[i].raw)))
             if len(named) == 1:
                 return named, None
         return [], f"no reference matches {auth!r} {year}"
@@ -685,6 +702,8 @@ def run(doc: Document, options: CompileOptions) -> None:
                 or not text.isascii()):
             _find_callouts(ctx, block, text, base)
         _find_crossrefs(ctx, block, text, base)
+    if not doc.mentions and ctx.linker.numbered and not ctx.linker.alpha and _dotted_labels(doc.references):
+        _find_parenthesised_numbers(ctx, todo, spans, md)
     # Each chunk lists the references cited inside it, in order of first mention.
     by_chunk = {c.id: c for c in doc.chunks}
     for c in doc.chunks:
@@ -695,6 +714,47 @@ def run(doc: Document, options: CompileOptions) -> None:
             for rid in m.reference_ids:
                 if rid not in c.citations:
                     c.citations.append(rid)
+
+
+# PNAS's and Science's callouts: "(1)", "(2, 3)", "(4–6)" beside a list labelled "1.", "2."
+_PAREN_NUMBERS = re.compile(r"(?:(?<=[^\W\d_][.,;:]\s)|(?<=[^\W\d_]\s))\((\d{1,3}(?:\s?[,–\-]\s?\d{1,3})*)\)(?=[.,;:]|\s(?:and|or)\s\()")
+# what a parenthesised number also follows: an equation's, a step's, a figure's number ("Eqs. 1 and (2)")
+_NOT_CITED_NUMBER = re.compile(r"(?i:\b(?:eqs?|eqn|equations?|steps?|figs?|figures?|tables?|sections?|conditions?|"
+                               r"constraints?|lines?|rules?|items?|cases?|stages?|phases?|panels?)\b)")
+_DOTTED_LABEL = re.compile(r"^\s*\d{1,3}\.\s")
+
+
+def _dotted_labels(refs: list[Reference]) -> bool:
+    return bool(refs) and sum(1 for r in refs if _DOTTED_LABEL.match(r.raw)) > len(refs) / 2
+
+
+def _find_parenthesised_numbers(ctx: _Ctx, todo, spans, md) -> None:
+    """Callouts printed as numbers in parentheses, read only where the list is labelled "1.", "2." and the text
+    holds no other callout (no bracket, no superscript): "(1)" is as often an equation's or an enumeration's
+    number, so a parenthesis counts only after a word (not an equation's, a figure's or a step's name in the 30
+    characters before it), before a stop or comma (not "(1) fit the model": an enumeration's item follows its
+    number), every number an entry's, and the first such parenthesis holds 1 (these lists number their entries
+    in the order the text cites them)."""
+    found = []
+    for block, _ in todo:
+        if _skipped(block) or block.kind not in (Kind.PARAGRAPH, Kind.LIST_ITEM) or block.attrs.get("title") \
+                or block.attrs.get("front") not in (None, "abstract"):
+            continue
+        span = spans.get(block.id)
+        base, text = (span[0], md[span[0] : span[1]]) if span else (None, block.text)
+        if "(" not in text:
+            continue
+        numbers = ctx.numbers(block)
+        for m in _PAREN_NUMBERS.finditer(text):
+            if _NOT_CITED_NUMBER.search(text, max(0, m.start() - 30), m.start()):
+                continue
+            nums = _expand_numbers(m.group(1))
+            if nums and all(n in numbers for n in nums):
+                found.append((block, text, base, m.start(), m.end(), nums))
+    if not found or "1" not in found[0][5]:
+        return
+    for block, text, base, s, e, nums in found:
+        _numeric_mention(ctx, block, text, base, s, e, nums)
 
 
 def _skipped(block) -> bool:
@@ -862,7 +922,10 @@ def _find_callouts(ctx: _Ctx, block, text: str, base: int | None) -> None:
         for lm in re.finditer(r"\b" + re.escape(label).replace(r"\ ", r"\W+") + r"\b\.?", folded):
             if any(a <= lm.start() < b for a, b in taken):
                 continue
-            _add_mention(ctx, block, text, base, lm.start(), lm.end(), ids, None)
+            end = lm.end()
+            if text.count("(", lm.start(), end) > text.count(")", lm.start(), end) and text[end : end + 1] == ")":
+                end += 1  # "Funk et al. (b)": the letter's parenthesis closes in the mention
+            _add_mention(ctx, block, text, base, lm.start(), end, ids, None)
     _find_numeric(ctx, block, text, base)
 
 

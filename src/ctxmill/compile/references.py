@@ -727,7 +727,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
     inside = False
     level = 2
     part = entries = 0
-    list_box = None  # the type and width of a list's first entry
+    list_box = None  # the type and width of a list's first entry, and whether that width is the column's
     # Outside a list nothing happens to a block but at a heading, a title paragraph or the
     # untitled list's start: the loop steps from one of these to the next, and block by block
     # only inside a list
@@ -821,7 +821,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
             continue
         size = b.attrs.get("_size")
         if b.kind is BlockKind.PARAGRAPH and list_box and b.bbox and b.bbox[1] > 0.9 * (b.attrs.get("_page_height") or 792) \
-                and ((size or 0) < 0.85 * list_box[0] or b.bbox[2] - b.bbox[0] > 1.5 * list_box[1]):
+                and ((size or 0) < 0.85 * list_box[0] or list_box[2] and b.bbox[2] - b.bbox[0] > 1.5 * list_box[1]):
             # the page's foot under the list, in smaller type or across both columns ("Smith et
             # al. | Running title here bioRxiv | 3", a running foot the furniture finder left): no entry
             continue
@@ -836,7 +836,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if size and b.bbox and (not entries or list_box and b.bbox[2] - b.bbox[0] > list_box[1]):
             # the list's type is its first entry's; its width the widest entry's so far (a short
             # first entry, "[1] Project jupyter. http://...", is no measure of the column)
-            list_box = (list_box[0] if entries and list_box else size, b.bbox[2] - b.bbox[0])
+            # A width is the column's only once an entry of two lines or more set it: abbrv and plainnat break an
+            # entry at each \newblock, so the first block may be "[1] P. Name." alone, and its title line under it,
+            # twice as wide, is no page foot
+            full = len(b.attrs.get("_line_texts") or ()) >= 2 or bool(entries and list_box and list_box[2])
+            list_box = (list_box[0] if entries and list_box else size, b.bbox[2] - b.bbox[0], full)
         entries += 1
         lines = _visual_lines(b)
         if lines:
@@ -1709,6 +1713,7 @@ def _references(blocks: list[Block]) -> list[Reference]:
         bares.append(bare)
     fields = _fields_of(texts)
     _repeated_names(texts, fields)
+    _type_coded(texts, fields)
     out = []
     for n, (block, bare, f) in enumerate(zip(parsed, bares, fields, strict=True), start=1):
         block.number = f["label"] or (block.text[:bare].strip() if bare else None) or block.number
@@ -1740,6 +1745,50 @@ def _repeated_names(texts: list[str], fields: list[dict]) -> None:
             continue
         f["authors"] = list(before["authors"])
         f["people"] = [dict(p) for p in before["people"]]
+
+
+# GB/T 7714 (the Chinese standard, ctex and gbt7714 styles): "NAMES. TITLE[J]. VENUE, 2007(12):82-92." The
+# document-type code ends the title: J journal, M book, C proceedings, D thesis, R report, N newspaper, S standard,
+# P patent, G collection, A archive, Z other, DB/CP/DS data, EB bulletin; "/OL" on line ("[EB/OL]", "[J/OL]")
+_TYPE_CODED = re.compile(
+    r"^(?P<names>[^\[\].。．]{1,300}?(?:\bet al|等)?)[.。．]\s*(?P<title>[^\[\]]{2,400}?)\s*"
+    r"\[(?P<code>(?:[JMCDRNSPGAZK]|DB|CP|DS|EB|CM)(?:/(?:OL|CD|MT|DK))?)\]\s*(?:[.。．,，]|//)?\s*(?P<rest>.*)$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_NAME_SEP = re.compile(r"\s*[,，、;；]\s*")
+
+
+def _type_coded(texts: list[str], fields: list[dict]) -> None:
+    """Entries printed in GB/T 7714's shape: the title is what stands between the names and the
+    document-type code, never the code ("... Fluctuations[J]") nor the names (the labeller, taught
+    on Latin lists, reads a CJK title as names and the names as the title); the venue of a journal
+    article is what follows the code up to its first comma; names the labeller did not find are
+    the names before the first full stop, split at commas or 、."""
+    for text, f in zip(texts, fields, strict=True):
+        if "[" not in text:
+            continue
+        m = _LABEL.match(text)
+        g = _TYPE_CODED.match(" ".join(text[m.end() if m else 0 :].split()))
+        if not g:
+            continue
+        title = g.group("title").strip()
+        names = g.group("names").strip()
+        if not title or len(names) > len(text) // 2 + 1:
+            continue
+        f["title"] = title
+        rest = g.group("rest")
+        venue = f.get("venue") or ""
+        if g.group("code").startswith("J") and rest:
+            # "经济研究, 2007(12):82-92." / "FRB Richmond Economic Quarterly, 2011, 97(3): 209-254."
+            head = _NAME_SEP.split(rest, maxsplit=1)[0].strip().rstrip(".")
+            if head and not head[:1].isdigit():
+                venue = head
+        elif f"[{g.group('code')}]" in venue or title in venue:
+            venue = ""  # (a book's place and publisher, a page's dates: no venue)
+        f["venue"] = venue or None
+        if not f.get("authors") and _CJK.search(names):
+            f["authors"] = [n for n in _NAME_SEP.split(names) if n and n not in ("等", "et al", "et al.")]
+        if not f.get("year") and (y := _ANY_YEAR.search(rest)):
+            f["year"] = y.group(1)
 
 
 def _fields_of(texts: list[str]) -> list[dict]:

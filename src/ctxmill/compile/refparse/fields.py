@@ -993,10 +993,12 @@ def _IN_RANGE(text: str, m: re.Match) -> bool:
 
 
 def _IN_ISSUE(text: str, m: re.Match) -> bool:
-    # "277(1701):3809": a year-shaped number in brackets right after a volume's digits, pages or a comma after it
+    # "277(1701):3809": a year-shaped number in brackets right after a volume's digits, pages or a comma after it;
+    # "277:1701, 2010": a number right after a volume and its colon (an article number or first page)
     a, b = m.start(1), m.end()
     return (a >= 2 and text[a - 1] == "(" and text[a - 2].isdigit() and text[b : b + 1] == ")"
-            and text[b + 1 : b + 2] in (":", ",", "", " "))
+            and text[b + 1 : b + 2] in (":", ",", "", " ")) or (
+        a >= 2 and text[a - 1] == ":" and text[a - 2].isdigit() and text[b : b + 1] in (",", ";"))
 
 
 def _ALONE(text: str, m: re.Match) -> bool:
