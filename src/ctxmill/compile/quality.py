@@ -128,6 +128,28 @@ def _not_notation(unresolved: list) -> list:
     return [u for u in unresolved if (u.page, u.section_id) not in places]
 
 
+def _input_syntax(stream) -> str | None:
+    """"JSON" / "XML" when a text input that no OCR engine reader took (read as Markdown) is as a
+    whole a JSON object or array, or an XML document: its compile is the data's syntax, whatever
+    else QA finds right in it."""
+    if stream.kind != "markdown" or stream.info.get("engine") or not stream.pages:
+        return None
+    first = next((ln.text.lstrip()[:5] for p in stream.pages for ln in p.lines if ln.text.strip()), "")
+    if first.startswith("<?xml"):
+        return "XML"
+    last = next((ln.text.rstrip()[-1:] for p in reversed(stream.pages) for ln in reversed(p.lines) if ln.text.strip()),
+                "")
+    if not first or (first[0], last) not in (("{", "}"), ("[", "]")):
+        return None
+    import json
+
+    try:
+        value = json.loads("\n".join(ln.text for p in stream.pages for ln in p.lines))
+    except (ValueError, RecursionError):
+        return None
+    return "JSON" if value else None  # ("{}" or "[]": nothing read either way; too_little_text says so)
+
+
 def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     options = options or CompileOptions()
     checks: list[QACheck] = []
@@ -160,6 +182,10 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
                     f"{_page_list(empty)}", {"count": len(empty), "pages": [empty[0], empty[-1]]}))
     for w in stream.warnings:
         add(QACheck("source_warning", "warning" if w.startswith(WARNING_NOTES) else "info", w))
+    syntax = _input_syntax(stream)
+    if syntax:  # (round35_tOCR_rule.md: a JSON export read as text scored 100 with its braces as the document)
+        add(QACheck("input_syntax", "error", f"document.md is the input's {syntax} syntax, not a document: the input "
+                    f"was read as text because no reader knows its format (an OCR engine's {syntax} export?)"))
     _ocr_checks(doc, add)  # OCR pages and their confidence (issue 9, below)
 
     # ---- references and citations (only when that part of the compile ran)

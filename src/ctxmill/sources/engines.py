@@ -36,6 +36,7 @@ from ctxmill.linescan import sub_at_line_starts
 ENGINES = {
     "deepseek-ocr": "DeepSeek-OCR (grounding tags, <--- Page Split --->)",
     "dots-ocr": "dots.ocr (JSON list of {bbox, category, text} layout blocks)",
+    "docling-json": "docling's DoclingDocument JSON (the lossless export: body $refs into texts, tables, groups)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -71,6 +72,8 @@ KNOWN_HEADINGS = {
 _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match holds) -- first match wins,
     # most specific first; a pattern is searched only where one of its strings is (an `in` test is a
     # fast scan, and most text holds none of them: the ^-anchored patterns are tried at every line)
+    # (first: a JSON export names its schema at its top, and its texts may quote any other engine's tags)
+    ("docling-json", re.compile(r'\A\s*\{[^{}]{0,400}?"schema_name"\s*:\s*"DoclingDocument"'), 1, ('"DoclingDocument"',)),
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
      ("<|ref|>", "<|det|>", "<--- Page Split --->")),
     # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
@@ -307,11 +310,17 @@ def _on_pages(dropped: list[tuple[int, str, str]], raw_of: list[int]) -> list[tu
 
 def _drop_rules_at_edges(lines: list[str]) -> list[str]:
     """paper2llm frames each '#### Page N' marker with '---' rules: they are not content."""
-    while lines and (not lines[0].strip() or re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", lines[0])):
-        lines = lines[1:]
-    while lines and (not lines[-1].strip() or re.fullmatch(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*", lines[-1])):
-        lines = lines[:-1]
-    return lines
+    # (the edges found first, one slice after: a slice a line copied the list each time, quadratic
+    # in a page of 200,000 blank lines: 79 s)
+    a, b = 0, len(lines)
+    while a < b and (not lines[a].strip() or _RULE_LINE.fullmatch(lines[a])):
+        a += 1
+    while b > a and (not lines[b - 1].strip() or _RULE_LINE.fullmatch(lines[b - 1])):
+        b -= 1
+    return lines[a:b] if (a, b) != (0, len(lines)) else lines
+
+
+_RULE_LINE = re.compile(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*")
 
 
 def _strip_wrappers(text: str, info: dict, removed: list[str]) -> str:
@@ -410,7 +419,7 @@ _BLOCK_LABELS = {
     "form": "table", "figure_text": "figure_text", "table_text": "table_text"}
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
-                   "paddleocr-vl-json")
+                   "paddleocr-vl-json", "docling-json")
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -424,7 +433,8 @@ def _layout_blocks(text: str, engine: str) -> str:
     does: written here in that form (``<|ref|>label<|/ref|>`` then the block), read by _grounding."""
     blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
               "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks,
-              "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks}[engine](text)
+              "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
+              "docling-json": _docling_json_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -436,6 +446,14 @@ def _layout_blocks(text: str, engine: str) -> str:
             body = " ".join(body.split())
         out.append(f"<|ref|>{label}<|/ref|>\n{body}\n")
     return "\n".join(out)
+
+
+def _docling_json_blocks(text: str) -> list[tuple[str, str]]:
+    """docling's DoclingDocument JSON: see :mod:`ctxmill.sources.docling_json`."""
+    from ctxmill.sources import docling_json
+
+    data = _json_or_prefix(text)
+    return docling_json.blocks(data) if isinstance(data, dict) else []
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
@@ -1740,7 +1758,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
     if not heads and engine not in ("plain",):
         heads = _promote_numbered_lines(lines_by_page)
         if engine == "text":
-            heads = sorted(heads + _upper_list_heads(lines_by_page))
+            heads = sorted(heads + _upper_list_heads(lines_by_page) + _upper_prose_heads(lines_by_page))
         # (markdown: no "#" anywhere, round33_ocr_rule.md G; Unstructured's chunked JSON, whose
         # records keep no element type: round34_ocr_rule.md U3)
         if engine in ("text", "markdown", "unstructured-json"):
@@ -1904,6 +1922,52 @@ def _upper_list_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
             heads.append((pi, li, 2, t))
             _join_entries(lines, li + 1)
     return heads
+
+
+def _upper_prose_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
+    """Wrapped text: an upper-case run of one to three lines that starts a block after a sentence's
+    end and runs straight into wrapped prose ("CORPORATE SOCIAL RESPONSIBILITY:" / "THE CONTEXT" /
+    "The term ... is in" / "vogue at ...") is that section's heading (round35_tOCR_rule.md). Prose is
+    three full lines (each at least 60% of the text's median line, the first opening a sentence): a
+    rubric over a title ("INDUSTRY WATCH" / "Corporate social ...:" / "hope or hype?") is not, its
+    title's last line being short."""
+    lengths = sorted(len(ln.strip()) for _, lines in lines_by_page for ln in lines if ln.strip())
+    if len(lengths) < 8:
+        return []
+    full = max(30, 0.6 * lengths[len(lengths) // 2])
+    heads = []
+    for pi, (_, lines) in enumerate(lines_by_page):
+        before = ""  # the last non-blank line above (one pass: no look back over a run of blanks)
+        li = 0
+        while li < len(lines):
+            if not lines[li].strip() or (li and lines[li - 1].strip()):
+                before = lines[li].strip() or before
+                li += 1
+                continue
+            run = li
+            while run < len(lines) and run - li < 3 and _upper_line(lines[run]):
+                run += 1
+            prose = lines[run:run + 3]
+            if run == li or (before and before[-1] not in ".!?)\"”") or len(prose) < 3 \
+                    or not all(len(p.strip()) >= full and not _upper_line(p) for p in prose) \
+                    or not prose[0].strip()[:1].isupper() or sum(map(str.isupper, "".join(lines[li:run]))) < 4:
+                before = lines[li].strip()
+                li += 1
+                continue
+            text = " ".join(ln.strip() for ln in lines[li:run])
+            lines[li] = "## " + text + "\n"  # (a blank line after it: the prose is its own paragraph)
+            for k in range(li + 1, run):
+                lines[k] = ""
+            heads.append((pi, li, 2, text))
+            before = text
+            li = run
+    return heads
+
+
+def _upper_line(line: str) -> bool:
+    t = line.strip()
+    return bool(t) and len(t) <= 80 and t[-1] not in ".,;" and not any(map(str.islower, t)) \
+        and any(map(str.isupper, t))
 
 
 def _join_entries(lines: list[str], at: int) -> None:

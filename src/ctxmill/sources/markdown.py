@@ -75,6 +75,10 @@ def plain_headings(text: str) -> str:
         if not (upper or numbered):
             continue
         alone = (i == 0 or blank[i - 1]) and i + 1 < n and blank[i + 1]
+        if upper and not alone and (i == 0 or blank[i - 1]) and i + 1 < n and _glued_prose(lines[i + 1], para[i + 1]):
+            # round35_tOCR_rule.md H4-2: the heading line written directly above its paragraph's first line
+            out[i] = "## " + t + "\n"
+            continue
         j = nxt[i + 1]  # the next non-blank line
         prose = alone and j < n and para[j] >= 100  # a one-line paragraph, then a paragraph of prose
         if upper and (prose or (j < n and _LIST_START.match(lines[j].strip()))):
@@ -83,7 +87,44 @@ def plain_headings(text: str) -> str:
                 _bare_entries(lines, out, j)
         elif numbered and prose:
             out[i] = "#" * (numbered.group(1).count(".") + 2) + " " + t
+    if out != lines:
+        _title_line(lines, out, blank, nxt)
     return "\n".join(out)
+
+
+_CAPTION = re.compile(r"(?:fig(?:ure)?|table|tab|algorithm|listing)\.?\s*[\dIVX]", re.I)
+
+
+def _title_line(lines: list[str], out: list[str], blank: list[bool], nxt: list[int]) -> None:
+    """Once a heading is marked, the structure stage takes a title only from a "#" line: the text's
+    first line is marked "#" when it is the title of an article's top, a one-line paragraph that
+    reads like a title (a capital first, 3-25 words, no sentence end but "?" or "!", no caption,
+    address or number) over a one-line byline (2-8 words, no sentence end), then more text
+    (round35_tOCR_rule.md H4-2: the plain-text title the heading would otherwise have cost)."""
+    n = len(lines)
+    i = nxt[0]
+    if i >= n or out[i] is not lines[i] or i + 1 >= n or not blank[i + 1]:
+        return
+    t = lines[i].strip()
+    words = t.split()
+    if not (3 <= len(words) <= 25 and len(t) <= 200 and t[0].isupper() and any(c.islower() for c in t)) \
+            or t[-1] in ".,;:" or "@" in t or "http" in t.lower() or _CAPTION.match(t) or _NUMBERED.fullmatch(t) \
+            or t.startswith(("#", "|", "-", "*", ">", "!")) or t[0].isdigit():
+        return
+    j = nxt[i + 1]
+    if j >= n or out[j] is not lines[j] or j + 1 >= n or not blank[j + 1] or nxt[j + 1] >= n:
+        return
+    b = lines[j].strip()
+    if not (2 <= len(b.split()) <= 8 and len(b) <= 80 and b[0].isupper()) or b[-1] in ".!?:;" or "@" in b:
+        return
+    out[i] = "# " + t
+
+
+def _glued_prose(line: str, rest: int) -> bool:
+    """A line that starts a sentence of prose (a capital, then a lower-case word) and the paragraph
+    it opens holds 100 characters or more: the text under a heading line glued to it."""
+    words = line.split()
+    return rest >= 100 and len(words) >= 4 and words[0][:1].isupper() and any(c.islower() for c in words[0] + words[1])
 
 
 def _number_line(lines: list[str], out: list[str], blank: list[bool], nxt: list[int], para: list[int],
