@@ -593,8 +593,9 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
     pitch = nxt.bottom - prev.bottom
     most, gap_most = 1.45 * size, 0.8 * size
     if ctx.pitch > 1.3 * ctx.body_size and abs(size - ctx.body_size) <= 0.6:
-        # double- or one-and-a-half-spaced body text: lines at the usual pitch are one paragraph
-        most, gap_most = max(most, ctx.pitch + 0.45 * size), max(gap_most, ctx.gap + 0.45 * size)
+        if _stands_in_line(lines, nxt, ctx):
+            # double- or one-and-a-half-spaced body text: lines at the usual pitch are one paragraph
+            most, gap_most = max(most, ctx.pitch + 0.45 * size), max(gap_most, ctx.gap + 0.45 * size)
     elif _CJK_RE.search(prev.text) and _CJK_RE.search(nxt.text) and nxt.x0 <= first.x0 + 3 \
             and not _CJK_END_RE.search(prev.text) and prev.x1 >= _column(prev, ctx)[1] - 1.5 * size:
         # CJK text is set looser than Latin (ctex: 1.3 times the Latin leading, ~1.7 times the type):
@@ -645,6 +646,25 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
 # CJK ideographs, kana and their full-width punctuation (Hangul not: Korean spaces its words)
 _CJK_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
 _CJK_END_RE = re.compile(r"[。！？：；]\s*$")  # a CJK sentence (or a lead-in to a list) ends
+
+
+_FOLIO_RE = re.compile(r"\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7}")
+
+
+def _stands_in_line(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
+    """Whether the next line may go on with the block at a double-spaced body's pitch: not below a
+    page number alone on its line, and not starting well left of every line of the block unless
+    both are centred on one centre (a centred head over its paragraph). Double spacing puts a
+    folio, a centred head in body type and the paragraph under it at the body's pitch; only their
+    places tell them apart (a dissertation class that forbids bold and larger heads)."""
+    prev = lines[-1]
+    if len(lines) == 1 and _FOLIO_RE.fullmatch(prev.text.strip()):
+        return False  # a page number alone on its line is never the start of a paragraph
+    if nxt.x0 >= min(x.x0 for x in lines) - 25:
+        return True  # (from the block's left edge, a first-line indent or a list's hang, or right of it)
+    return abs(nxt.x0 + nxt.x1 - prev.x0 - prev.x1) <= 6  # the next line of a centred head or title
+
+
 _ROMAN_END = re.compile(r"\s(?:[ivxlcdm]+|[IVXLCDM]+)$")  # a front-matter page number ("Tabellenverzeichnis V")
 
 

@@ -532,11 +532,14 @@ def _furniture(doc: Document) -> None:
         counts = Counter(k for _, k in edge)
         mark_counts = Counter(marked.values())
         pages = max(1, len({b.page for b in doc.blocks}))
+        short = _short_running_keys(edge, {b.page for b in doc.blocks}) if 2 <= pages <= 3 else set()
+        short |= _paged_heads(edge, counts, max(3, pages // 4))
         for b, key in edge:
             if PAGE_NUM_RE.match(b.text):
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "page_number"
-            elif counts[key] >= max(3, pages // 4) or mark_counts[marked.get(id(b))] >= max(3, pages // 4):
+            elif counts[key] >= max(3, pages // 4) or mark_counts[marked.get(id(b))] >= max(3, pages // 4) \
+                    or key in short:
                 b.kind = Kind.FURNITURE
                 b.attrs["furniture"] = "running_header"
             elif _stamp(b.text, b.attrs.get("_line_texts")):
@@ -593,6 +596,49 @@ def _furniture(doc: Document) -> None:
 # block of one line the loop above can take (ctxmill.linescan returns every block of more)
 _MAYBE_PAGE_NUM_OR_STAMP_RE = re.compile(
     r"\n(?=[^\S\n]*(?i:arxiv):|[\t\x0b\x0c\r \x1c-\x1f\-/0-9pPaAgGeEoOfFiIvVxXlLcCdDmM\x80-\U0010ffff]*(?:\n|\Z))")
+
+
+def _short_running_keys(edge: list[tuple[Block, str]], doc_pages: set[int]) -> set[str]:
+    """The keys of running heads or feet on a document of two or three pages, too few for a count
+    to tell (a preprint style prints its head on pages 2 and 3 of a three-page paper): a line at
+    the same place (top and an edge or the centre within 2 pt) on every page, or on every page but
+    the first."""
+    first = min(doc_pages)
+    by_key: dict[str, list[Block]] = {}
+    for b, key in edge:
+        if key:
+            by_key.setdefault(key, []).append(b)
+    out = set()
+    for key, blocks in by_key.items():
+        on = {b.page for b in blocks}
+        if len(on) != len(blocks) or len(on) < 2 or not (on == doc_pages or on == doc_pages - {first}):
+            continue
+        x0, top, x1, _ = blocks[0].bbox
+        if all(abs(b.bbox[1] - top) <= 2 and (abs(b.bbox[0] - x0) <= 2 or abs(b.bbox[2] - x1) <= 2
+                                               or abs(b.bbox[0] + b.bbox[2] - x0 - x1) <= 4) for b in blocks):
+            out.add(key)
+    return out
+
+
+def _paged_heads(edge: list[tuple[Block, str]], counts: Counter, need: int) -> set[str]:
+    """The keys of running heads that carry the page number, printed on too few pages for the count
+    (a five-page paper's recto head "A SHORT TITLE 3", "A SHORT TITLE 5"): the same words on two
+    pages or more, at the same height, each number its page's number less one offset."""
+    out = set()
+    by_key: dict[str, list[Block]] = {}
+    for b, key in edge:
+        if key.startswith("#~") and 2 <= counts[key] < need:
+            by_key.setdefault(key, []).append(b)
+    for key, blocks in by_key.items():
+        if len({b.page for b in blocks}) != len(blocks) or any(abs(b.bbox[1] - blocks[0].bbox[1]) > 2 for b in blocks):
+            continue
+        offsets = set()
+        for b in blocks:
+            m = _FOLIO_AT_EDGE_RE.search(b.text)
+            offsets.add(int(next(g for g in m.groups() if g)) - b.page if m else None)
+        if len(offsets) == 1 and None not in offsets:
+            out.add(key)
+    return out
 
 
 def body_type_size(paragraphs: list[Block]) -> float:

@@ -663,8 +663,9 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
                 state["appendix"] = True
             elif not (bib_seen or state.get("appendix") or geo):
                 continue  # "A Package ..." in plain text only after the references/appendix
-            if geo and not num.keyword and not b.attrs.get("_bold") and style not in ("large", "caps"):
-                continue
+            if geo and not num.keyword and not b.attrs.get("_bold") and style not in ("large", "caps") \
+                    and not (len(num.parts) > 1 and state.get("top") == num.parts[0]):
+                continue  # (in body type: "A.1" only inside an appendix A already found)
         if num.keyword == "part":
             _set_heading(b, 2, number, title or f"Part {number}")
             continue

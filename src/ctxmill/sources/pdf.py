@@ -122,7 +122,10 @@ def _font_info(obj: int, lin: tuple[float, float, float, float] | None = None,
         if scale > 0:
             size *= scale
         if lin is None:
-            rotated = abs(m.b) > 1e-3 or abs(m.c) > 1e-3
+            # a shear (c != 0 with the baseline level and the glyphs upright: a synthetic
+            # oblique, LuaTeX's FakeSlant) slants the type but the line still runs left to right
+            sheared = m.a > 0 and m.d > 0 and abs(m.c) < m.d
+            rotated = abs(m.b) > 1e-3 or (abs(m.c) > 1e-3 and not sheared)
         else:  # a /Rotate page: upright is the baseline running left to right on the display
             a, b, c, d = lin
             dx, dy = a * m.a + c * m.b, b * m.a + d * m.b
