@@ -252,3 +252,33 @@ def test_a_grid_over_its_caption_at_the_top_of_a_page_under_the_running_head(tmp
     assert "**Table 1.1:** Final training and testing loss values" in md, md
     assert "| Convergence Factor | L1 | Testing | 2.3865 |" in md, md
     assert not _dangling(out), _dangling(out)
+
+
+def test_figure_legends_listed_one_after_another_are_each_a_caption(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72, 6, BODY[:98])
+    _text(pdf, page, "As Figure 2 and Figure 3 show, the clusters hold; Figure 4 gives the curve.", 72, y)
+    page.gen_content()
+    page.close()
+    # a journal's figure legends at the end: "Figure n" in bold, the legend in roman after it,
+    # each legend's lines under each other and the next legend right under the last line
+    page = pdf.new_page(612, 792)
+    _text(pdf, page, "FIGURE LEGENDS", 45, 60, 12.9, "Times-Bold")
+    y = 90
+    for n, words in ((2, "Graphical representation of three clustering algorithms collapsing the genotypes"),
+                     (3, "Minimum spanning networks of the segment of the viral DNA from the package"),
+                     (4, "A dendrogram generated from the genetic distance on fifteen breeds of cattle")):
+        _text(pdf, page, f"Figure {n}", 56, y, 12, "Times-Bold")
+        _text(pdf, page, words, 108, y, 12)
+        _text(pdf, page, "for the loci representing the lineages; every point shows the threshold at which", 48, y + 12, 12)
+        _text(pdf, page, "one observes a given number of genotypes.", 48, y + 24, 12)
+        y += 42
+    page.gen_content()
+    page.close()
+    out = _compile(pdf, tmp_path / "legends.pdf", tmp_path)
+    md = (out / "document.md").read_text()
+    assert "**Figure 2:** Graphical representation" in md, md
+    assert "**Figure 3:** Minimum spanning networks" in md, md
+    assert "**Figure 4:** A dendrogram" in md, md
+    assert not _dangling(out), _dangling(out)

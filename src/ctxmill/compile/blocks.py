@@ -397,8 +397,10 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                 lines.append(ls[j])
                 j += 1
             while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None) \
-                    and not (kind and (ls[j].lead_bold or _ALGO_LINE.match(ls[j].text))):
-                # (an algorithm's "Input:" or "1: x ← 0" line is its body, not its caption)
+                    and not (kind and (ls[j].lead_bold or _ALGO_LINE.match(ls[j].text))) \
+                    and not (ls[j].first_bold and CAPTION_RE.match(ls[j].text)):
+                # (an algorithm's "Input:" or "1: x ← 0" line is its body, not its caption; the next
+                # caption's bold "Figure 3" starts a caption of its own: a list of figure legends)
                 lines.append(ls[j])
                 j += 1
             caption = _join([span_text(x.line) for x in lines])
