@@ -125,3 +125,14 @@ def test_numbers_in_parentheses_are_no_callouts_beside_other_callouts_or_out_of_
     doc = make_doc(["The model (1), the bound (2)."], bib=[f"[{i}] A. Author{i}, Paper {i}, 20{10 + i}." for i in
                                                            range(1, 5)])
     assert not doc.mentions
+
+
+def test_a_note_in_a_numbered_list_cites_other_entries():
+    # T6 (revtex-prl-drop-impact): REVTeX prints the notes in the list, "[25] We note that ... As our recent studies
+    # [9, 15] have indicated, ...": callouts the text search skipped (an entry holds none)
+    bib = [f"[{i}] A. Author{i}, J. Test {i}, {i} (20{10 + i})." for i in range(1, 5)]
+    bib.append("[5] We note that the first peak need not be the largest: as our studies [1, 3] have indicated, a "
+               "second one may follow; see also Springer [2] B. Other, J. Test 9, 1 (2019).")
+    doc = make_doc(["A drop [5] falls."], bib=bib)
+    got = [(m.text, m.reference_ids) for m in doc.mentions]
+    assert got == [("[5]", ["ref-5"]), ("[1, 3]", ["ref-1", "ref-3"])]  # not "[2]": an entry's start follows it

@@ -704,6 +704,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         _find_crossrefs(ctx, block, text, base)
     if not doc.mentions and ctx.linker.numbered and not ctx.linker.alpha and _dotted_labels(doc.references):
         _find_parenthesised_numbers(ctx, todo, spans, md)
+    if ctx.linker.numbered and not ctx.linker.alpha:
+        _find_in_notes(ctx, blocks, spans, md)
     # Each chunk lists the references cited inside it, in order of first mention.
     by_chunk = {c.id: c for c in doc.chunks}
     for c in doc.chunks:
@@ -755,6 +757,28 @@ def _find_parenthesised_numbers(ctx: _Ctx, todo, spans, md) -> None:
         return
     for block, text, base, s, e, nums in found:
         _numeric_mention(ctx, block, text, base, s, e, nums)
+
+
+# a numbered bracket in an entry's prose: after a word and a space, before a stop or a lowercase word ("As our recent
+# studies [9, 15] have indicated"), never before a capital (an entry run into the one before: "... Springer [5] B. Li")
+_NOTE_BRACKET = re.compile(r"(?<=[^\W\d_]\s)\[(\d{1,4}(?:\s?[,–\-]\s?\d{1,4})*)\](?=[.,;:)]|\s[a-z])")
+
+
+def _find_in_notes(ctx: _Ctx, blocks, spans, md) -> None:
+    """REVTeX prints the paper's notes in its numbered list ("[25] We note that ... As our recent studies [9, 15]
+    have indicated, ..."): a bracket of other entries' numbers in an entry's prose cites them."""
+    by_part, by_number = ctx.linker.by_part, ctx.linker.by_number
+    for block in blocks:
+        if block.kind is not Kind.REFERENCE or "[" not in block.text[1:]:
+            continue
+        span = spans.get(block.id)
+        base, text = (span[0], md[span[0] : span[1]]) if span else (None, block.text)
+        numbers = by_part.get(block.attrs.get("bib_part", 0), by_number)
+        own = str(block.number or "").strip("[]().")
+        for m in _NOTE_BRACKET.finditer(text):
+            nums = _expand_numbers(m.group(1))
+            if nums and own not in nums and all(n in numbers for n in nums):
+                _add_mention(ctx, block, text, base, m.start(), m.end(), [numbers[n] for n in nums], None)
 
 
 def _skipped(block) -> bool:
