@@ -455,6 +455,56 @@ def _subtitled(blocks: list[Block], pages: dict[int, list[Block]], head: dict[in
             blocks.insert(blocks.index(b) + 1, Block(Kind.PARAGRAPH, sub, n, bbox=b.bbox))
 
 
+FRAME_ALIKE = 2.0  # points: a frame title stands where the others do, within this
+_COUNTED = re.compile(r"\S.*?\s(\d+)\s*/\s*(\d+)")  # 'Method 7/14': a text and the frame counter's n / N
+
+
+def _counter_lines(blocks: list[Block]) -> None:
+    """A head or foot line that names the current section beside the frame counter ('Introduction 3/14')
+    is furniture where normalize saw it on enough pages to call it a running head; the same line of a
+    section on too few pages ('Method 7/14' on two) stays text, and a section slide under it then holds
+    two lines. Such a line is furniture too: it stands where the furniture's counter lines stand (within
+    FRAME_ALIKE), in their size, and ends with the counter out of the same total."""
+    kinds = {"running_header", "running_footer", "page_number"}
+    seen = [(b.bbox, b.attrs.get("_size"), int(m.group(2)), b.attrs["furniture"]) for b in blocks
+            if b.kind is Kind.FURNITURE and b.attrs.get("furniture") in kinds and b.bbox is not None
+            for m in [_COUNTED.fullmatch(_key(b.text))] if m]
+    if len(seen) < 2:
+        return
+    for b in blocks:
+        m = _COUNTED.fullmatch(_key(b.text)) if b.kind is Kind.PARAGRAPH and b.bbox is not None else None
+        if m is None:
+            continue
+        like = next((k for box, size, total, k in seen if total == int(m.group(2)) and size == b.attrs.get("_size")
+                     and all(abs(box[i] - b.bbox[i]) <= FRAME_ALIKE for i in (1, 3))), None)
+        if like is not None:
+            b.kind, b.level = Kind.FURNITURE, None
+            b.attrs["furniture"] = like
+
+
+def _opens_as_frame(blocks: list[Block], first: int, sizes: dict[int, tuple[float, float]], body: float,
+                    builds: set[int]) -> Block | None:
+    """The first page's title block where the deck has no title page: that page is a frame like the
+    others (a handout that opens on its first frame), its largest line a frame title set where and as
+    the others are. So read when the title block stands in the title band, larger than the body, and
+    at least half of the other frames (not builds, and at least 2) open with a block at its place
+    (within FRAME_ALIKE) in its size: a title page sets its title apart (larger, lower, centred)."""
+    title = next((b for b in blocks if b.page == first and b.attrs.get("title") and b.bbox is not None), None)
+    size = (title.attrs.get("_size") or 0) if title is not None else 0
+    if title is None or title.bbox[1] >= TITLE_BAND * sizes.get(first, (0.0, 0.0))[1] or size <= body + 0.5:
+        return None
+    tops: dict[int, Block] = {}
+    for b in blocks:
+        if b.page != first and b.page not in builds and b.kind is not Kind.FURNITURE and b.bbox is not None \
+                and b.text.strip() and b.bbox[1] >= 0 \
+                and (b.page not in tops or (b.bbox[1], b.bbox[0]) < (tops[b.page].bbox[1], tops[b.page].bbox[0])):
+            tops[b.page] = b
+    alike = sum(1 for b in tops.values() if abs(b.bbox[0] - title.bbox[0]) <= FRAME_ALIKE
+                and abs(b.bbox[1] - title.bbox[1]) <= FRAME_ALIKE and abs((b.attrs.get("_size") or 0) - size) <= 0.5)
+    frames = {b.page for b in blocks if b.page != first and b.page not in builds}
+    return title if alike >= max(2, len(frames) / 2) else None
+
+
 def outline(doc: Document, blocks: list[Block], body: float) -> None:
     """A deck's headings, for structure.py (its blocks before sections are built): a page holding
     one short line and nothing else is a section slide (a second one-line page built on it is a
@@ -487,6 +537,13 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                 and not any(o.bbox[1] < TITLE_BAND * h and (o.attrs.get("_size") or 0) > body + 0.5 for o in rest):
             b.kind = Kind.PARAGRAPH
             b.attrs.pop("furniture", None)
+    _counter_lines(blocks)
+    untitled = _opens_as_frame(blocks, first, sizes, body, builds)
+    if untitled is not None:
+        # no title page: the first page is a frame like the others, its title one of theirs
+        untitled.attrs.pop("title", None)
+        untitled.kind, untitled.level = Kind.PARAGRAPH, None
+        first = 0
     pages: dict[int, list[Block]] = {}
     for b in blocks:
         if b.kind is Kind.HEADING and b.page == first and not b.attrs.get("title"):
