@@ -1744,7 +1744,7 @@ def _pipe_cells(line: str) -> list[str]:
         s = s[1:]
     if s.endswith("|"):
         s = s[:-1]
-    return [c.strip() for c in _PIPE_SPLIT.split(s)]
+    return [c.strip().replace("\\|", "|") for c in _PIPE_SPLIT.split(s)]  # (GFM's escaped pipe is a pipe)
 
 
 def _list_block(text: str, page: int, m: re.Match | None = None) -> Block:

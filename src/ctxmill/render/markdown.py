@@ -43,8 +43,13 @@ def escape_paragraph(text: str) -> str:
     return text
 
 
+_CELL_PIPE = re.compile(r"\\?\|")
+
+
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or " "
+    """A cell's text is inline Markdown, as a paragraph's is (math, code, escapes kept as they
+    are); only its pipes are escaped, once, so they do not end the cell."""
+    return _CELL_PIPE.sub(r"\\|", text.replace("\n", " ")).strip() or " "
 
 
 def table_markdown(rows: list[list[str]]) -> str:
