@@ -9,26 +9,13 @@ be assumed on a user's machine, so none of them needs one (nothing is skipped)."
 
 from __future__ import annotations
 
-from _pdfgen import make_pdf
 from ctxmill.compile import front, metadata
 from ctxmill.compile.blocks import span_text
 from ctxmill.compile.normalize import join_lines
 from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.pipeline import compile_document, compile_stream
+from ctxmill.compile.pipeline import compile_stream
 from ctxmill.model import Block, Kind, Line, Page, PageStream, Span
-
-BODY = ("Running text of the introduction, long enough to read as the body of a paper and not as a "
-        "title or a name, which goes on for a line or two.")
-
-
-def compile_page(tmp_path, rows, body_top=430):
-    rows = rows + [(BODY[:90], 72, body_top, 10, "Times-Roman"), (BODY[90:], 72, body_top + 12, 10, "Times-Roman")] \
-        + [(BODY[:90], 72, body_top + 24 + 12 * k, 10, "Times-Roman") for k in range(6)]
-    return compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions(fast=True))
-
-
-def names(doc):
-    return [a.name for a in doc.metadata.authors]
+from test_front_round34 import compile_page, names  # (one title-page builder for the front tests)
 
 
 def logo(word_before: str, x: float, y: float, size: float, font: str = "Times-Roman") -> list[tuple]:

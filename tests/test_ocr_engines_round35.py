@@ -9,23 +9,9 @@ from __future__ import annotations
 import json
 import re
 
-from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.pipeline import compile_document
 from ctxmill.sources.engines import sniff_engine
 from ctxmill.sources.markdown import plain_headings
-
-
-def compile_text(text: str, name: str = "paste.md"):
-    return compile_document(text.encode(), CompileOptions(chunks=False), name=name)
-
-
-def headings(md: str) -> list[tuple[int, str]]:
-    return [(len(m.group(1)), m.group(2)) for m in re.finditer(r"^(#{1,6}) (.+)$", md, re.M)]
-
-
-def dropped(doc) -> set[tuple[str, str]]:
-    return {(r["reason"], r["text"]) for r in doc.attrs["removed"] if r.get("dropped")}
-
+from test_ocr_engines_round34 import compile_text, dropped, headings  # (one text compiler for the OCR tests)
 
 BODY = ("Old letters hold many words, and counting them by hand takes a long time; this paper "
         "describes a small tool that counts them from page images instead.")

@@ -13,24 +13,11 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as c
 
-from _pdfgen import LETTER_HEIGHT, draw_rect, draw_text
+from _pdfgen import LETTER_HEIGHT, draw_rect
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import write_outputs
-
-BODY = ("The method reads every page once and keeps each float beside its caption so that a reader "
-        "always finds it.")
-
-
-def _text(pdf, page, text, x, y, size=10.0, font="Times-Roman"):
-    draw_text(pdf, page, text, x, y, size, font)
-
-
-def _para(pdf, page, y, n=5, text=BODY, step=13):
-    for _ in range(n):
-        _text(pdf, page, text, 72, y)
-        y += step
-    return y + 10
+from test_figures_round34 import BODY, _para, _text  # (one page builder for the float tests)
 
 
 def _compile(pdf, path: Path, tmp_path: Path) -> Path:
