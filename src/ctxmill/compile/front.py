@@ -374,8 +374,9 @@ def _norm(s: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKC", s).lower()).split())
 
 
-def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
-    """The title and the author names of ``page`` (the first page), or None without geometry."""
+def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitlePage | None:
+    """The title and the author names of ``page`` (the first page), or None without geometry.
+    ``deck``: the page is a slide deck's title page (slides.is_deck), whose byline may be a handle."""
     if not page.lines or not any(ln.spans for ln in page.lines):
         return None
     raw = [ln for ln in page.lines if ln.spans and ln.bbox]
@@ -454,6 +455,12 @@ def read(page: Page, info: dict, body_size: float) -> TitlePage | None:
         # "Scribe: Jane Roe" above the lecture's title), the lines with an author's label only
         above = [t for t in content if t.bottom <= chosen[0].top + 1 and _author_labelled(t.text)]
         tp.authors, tp.author_boxes = _names(above, space_initials=page.ocr or not page.has_text_layer)
+    if not tp.authors and deck:
+        # a talk's byline may print the speaker's handle alone on its line ("by" over "@jdoe"): the
+        # name the deck gives its author, as printed (an address has a domain, a handle none)
+        handles = [(t, m.group(1)) for t in region for m in [_HANDLE_RE.fullmatch(t.text.strip())] if m]
+        tp.authors = [(name, []) for _, name in handles]
+        tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in handles]
     return tp
 
 
@@ -472,6 +479,7 @@ def _over_title(t: TLine, content: list[TLine], bottom: float, body: float) -> b
 
 
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
+_HANDLE_RE = re.compile(r"@([A-Za-z0-9_][\w\-]{0,38})")  # a social/code-host handle: no domain after it
 # a contents entry: a section number, its title (dot leaders or not) and the page number at the end
 _CONTENTS_ENTRY_RE = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\.?\s+\S.*?\s\d{1,4}\s*$")
 

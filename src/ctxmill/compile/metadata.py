@@ -337,7 +337,13 @@ def run(doc: Document, options: CompileOptions) -> None:
         md.source["engine"] = stream.info["engine"]
     # The title page read from its lines where the source has type geometry (PDF text layer).
     first_page_obj = next((p for p in stream.pages if p.lines), None)
-    tp = front.read(first_page_obj, stream.info, _body_size(doc)) if first_page_obj is not None else None
+    tp = front.read(first_page_obj, stream.info, _body_size(doc), deck=bool(doc.attrs.get("slide_deck"))) \
+        if first_page_obj is not None else None
+    untitled = bool(doc.attrs.get("_untitled_deck"))
+    if untitled and tp is not None:
+        # a deck with no title page (slides.outline: page 1 is a frame like the others): its
+        # largest line is the first frame's title, no document title, and no byline stands under it
+        tp.title, tp.title_box, tp.authors, tp.author_boxes = "", None, [], []
     book_title = front.running_title(stream.pages, stream.info, tp) if tp is not None and tp.title else ""
     if book_title:
         # page 1's candidate is the first chapter head: a heading of the body at the level of
@@ -367,7 +373,8 @@ def run(doc: Document, options: CompileOptions) -> None:
             md.title = text
     if title_block is not None:
         title_block.attrs["front"] = "title"
-    if not md.title and stream.info.get("Title"):
+    # (an untitled deck's info-dictionary title is printed nowhere: no title is the truth)
+    if not md.title and stream.info.get("Title") and not untitled:
         md.title = compose_accents(str(stream.info["Title"]).strip())
     # front matter: everything before the first section heading
     first_sec = next((i for i, b in enumerate(blocks) if b.kind is Kind.HEADING and not b.attrs.get("title")),

@@ -544,6 +544,8 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         untitled.attrs.pop("title", None)
         untitled.kind, untitled.level = Kind.PARAGRAPH, None
         first = 0
+        # (metadata.py reads page 1 on its own: it learns here that no title is printed there)
+        doc.attrs["_untitled_deck"] = True
     pages: dict[int, list[Block]] = {}
     for b in blocks:
         if b.kind is Kind.HEADING and b.page == first and not b.attrs.get("title"):
