@@ -13,9 +13,12 @@ from ctxmill.model import BlockKind, Document
 
 
 def counts(doc: Document) -> dict[str, Any]:
-    """{pages, sections, figures, tables, footnotes, references, citations, citations_linked,
-    citations_unresolved, crossrefs, crossrefs_unresolved, chunks, qa_score, qa_errors,
-    qa_warnings, qa_notes}.
+    """{pages, sections, figures, algorithms, listings, tables, footnotes, references, citations,
+    citations_linked, citations_unresolved, crossrefs, crossrefs_unresolved, chunks, qa_score,
+    qa_errors, qa_warnings, qa_notes}.
+
+    `figures` counts pictures; an "Algorithm 1:" or "Listing 2:" float (a figure block with
+    attrs["float"]) is counted in `algorithms` or `listings` instead.
 
     `citations` is every citation callout found in the text, linked or not (what QA's
     "N citation callouts exist" counts); `citations_linked` those linked to a reference (one
@@ -24,10 +27,15 @@ def counts(doc: Document) -> dict[str, Any]:
     cit_unresolved = sum(1 for u in doc.unresolved if u.kind == "citation")
     ref_unresolved = sum(1 for u in doc.unresolved if u.kind == "crossref")
     sev = [c.severity for c in doc.qa.checks]
+    # a figure block is a picture, or an "Algorithm 1:" / "Listing 2:" float (attrs["float"]):
+    # counted apart, so "figures" is the pictures a reader finds
+    floats = doc.blocks_of(BlockKind.FIGURE)
     return {
         "pages": doc.pages,
         "sections": len(doc.sections),
-        "figures": len(doc.blocks_of(BlockKind.FIGURE)),
+        "figures": sum(1 for b in floats if not b.attrs.get("float")),
+        "algorithms": sum(1 for b in floats if b.attrs.get("float") == "algorithm"),
+        "listings": sum(1 for b in floats if b.attrs.get("float") == "listing"),
         "tables": len(doc.blocks_of(BlockKind.TABLE)),
         "footnotes": len(doc.blocks_of(BlockKind.FOOTNOTE)),
         "references": len(doc.references),

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from operator import itemgetter
 
 from ctxmill.compile.blocks import LONE_LETTER_END
+from ctxmill.compile.headings import roman_value
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.references import ALPHA_KEY
 from ctxmill.model import CrossRef, Document, Kind, Mention, Reference, Unresolved
@@ -114,6 +115,10 @@ _SENTENCE_STARTERS = frozenset(
 )
 
 _NUM = r"(?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*[a-z]?)"
+# a cross-reference's number: _NUM, or a roman numeral of two letters or more (IEEE's "Table II",
+# "Fig. IV"; one letter, "Table I", is _NUM's capital). _find_crossrefs keeps a roman one only
+# where the document has a float printed with that number.
+_XNUM = r"(?:[IVX]{2,7}(?![\w])|[A-Z](?:\.\d+)*|\d+(?:\.\d+)*[a-z]?)"
 # (each keyword's first letter, then the word boundary before it as a look behind, then the
 # rest, each letter's keywords in their order: the pattern then starts with a letter from a
 # set, which the regex engine scans for, where a boundary first was tried at every position)
@@ -121,12 +126,12 @@ _XREF = re.compile(
     r"(?P<kw>S(?<!\w.)(?:ections?|ects?\.|ecs?\.|ubsections?)|C(?<!\w.)hapters?|F(?<!\w.)(?:igures?|igs?\.|ootnotes?)"
     r"|T(?<!\w.)(?:ables?|abs?\.)|A(?<!\w.)(?:ppendix|ppendices|pp\.|lgorithms?)|E(?<!\w.)(?:quations?|qs?\.)"
     r"|L(?<!\w.)istings?|§§?)"
-    rf"\s?~?\s?(?P<list>\(?{_NUM}\)?(?:\s*(?:,|and|or|to|through|–|—|-|&)\s*(?:and\s+)?\(?{_NUM}\)?(?![\w]))*)"
+    rf"\s?~?\s?(?P<list>\(?{_XNUM}\)?(?:\s*(?:,|and|or|to|through|–|—|-|&)\s*(?:and\s+)?\(?{_XNUM}\)?(?![\w]))*)"
     rf"(?![\w])"
 )
 # the first character of every _XREF keyword: a block holding none of them is not scanned
 _XREF_MARK = re.compile("[SCFTAEL§]")
-_XREF_NUM = re.compile(rf"\(?({_NUM})\)?")
+_XREF_NUM = re.compile(rf"\(?({_XNUM})\)?")
 # What some pattern of a block's scan needs (a superset): "(" for author-year callouts, "[" for
 # numbered ones and footnote marks, "^" "<" or a character outside ASCII for superscripts, the
 # start of an _XREF keyword. A block without any of them has nothing to find.
@@ -613,6 +618,14 @@ class _Ctx:
             self._front = (end, keys)
         return self._front
 
+    def roman_targets(self, kind: str) -> dict[str, str]:
+        """The floats of ``kind`` printed with a roman number ("TABLE IV"): a roman callout's
+        only targets ("Listing II" too, for "Algorithm II" as for its number in figures)."""
+        found = dict(self.targets.get(kind, {}))
+        if kind == "algorithm":
+            found.update(self.targets.get("listing", {}))
+        return {n: bid for n, bid in found.items() if roman_value(n)}
+
     def numbers(self, block) -> dict[str, str]:
         """Label -> reference id for a callout in ``block``: its chapter's list where there are several."""
         if len(self.linker.by_part) < 2:
@@ -1037,7 +1050,10 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
             continue
         nums = [n.group(1) for n in _XREF_NUM.finditer(listed)]
         for num in nums:
-            if kind in ("figure", "table", "equation") and not num[0].isdigit():
+            if not num[0].isdigit() and roman_value(num) and (len(num) > 1 or kind in ("figure", "table")):
+                if kind not in ("figure", "table", "algorithm") or num not in ctx.roman_targets(kind):
+                    continue  # "Section IV", "in Figure I show": only a float printed "Table IV" is one
+            elif kind in ("figure", "table", "equation") and not num[0].isdigit():
                 continue  # "Table A" is rare; a capital after "Figure" is usually a word
             shown = f"{kw} {num}" if len(nums) > 1 else whole
             if ")" in shown and shown.count(")") > shown.count("("):
@@ -1072,7 +1088,7 @@ def _mark_is_key(text: str, m: re.Match) -> bool:
 
 
 _CAPTIONED = {Kind.TABLE, Kind.FIGURE, Kind.CAPTION, Kind.CODE, Kind.EQUATION}
-_CAPTION_LABEL = re.compile(r"^\W{0,4}(?:Table|Figure|Fig\.|Algorithm|Listing)\s+[A-Z]?\d+[a-z]?\W{0,4}")
+_CAPTION_LABEL = re.compile(r"^\W{0,4}(?:Table|Figure|Fig\.|Algorithm|Listing)\s+(?:[A-Z]?\d+[a-z]?|[IVX]+\b)\W{0,4}")
 _SECTION_COLUMN = re.compile(r"^\W*(?:sections?|secs?\.?|§+|chapters?)\W*$", re.IGNORECASE)
 
 
