@@ -1049,10 +1049,12 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
             _add_crossref(ctx, block, text, m.start(), kind, listed, whole)
             continue
         nums = [n.group(1) for n in _XREF_NUM.finditer(listed)]
+        if kind not in ("figure", "table", "algorithm") and any(len(n) > 1 and roman_value(n) for n in nums):
+            continue  # "Section II-B", "Sections IV and V": a roman section number is not read here
         for num in nums:
             if not num[0].isdigit() and roman_value(num) and (len(num) > 1 or kind in ("figure", "table")):
-                if kind not in ("figure", "table", "algorithm") or num not in ctx.roman_targets(kind):
-                    continue  # "Section IV", "in Figure I show": only a float printed "Table IV" is one
+                if num not in ctx.roman_targets(kind):
+                    continue  # "in Figure I show", "Table IV" of no float: only a float printed "Table IV" is one
             elif kind in ("figure", "table", "equation") and not num[0].isdigit():
                 continue  # "Table A" is rare; a capital after "Figure" is usually a word
             shown = f"{kw} {num}" if len(nums) > 1 else whole
