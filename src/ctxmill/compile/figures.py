@@ -394,11 +394,12 @@ def label_apart(spans: list, label: str, number: str) -> bool:
     first, nxt = spans[0], spans[1]
     if first.text.strip().rstrip(".:") != f"{label} {number}":
         return False
-    return first.italic != nxt.italic or first.bold != nxt.bold or _family(first.font) != _family(nxt.font)
+    return first.italic != nxt.italic or first.bold != nxt.bold or _face(first.font) != _face(nxt.font)
 
 
-def _family(font: str) -> str:
-    """A font's name without its subset tag and size digits ("ABCDEF+CMCSC10" -> "CMCSC")."""
+def _face(font: str) -> str:
+    """A font's face: its name without the subset tag and size digits ("ABCDEF+CMCSC10" -> "CMCSC"),
+    weight and style kept ("Times-Bold" is not "Times-Roman"; structure._family drops them)."""
     return re.sub(r"\d+$", "", (font or "").split("+")[-1])
 
 
