@@ -985,14 +985,14 @@ def is_venue_name(name: str) -> bool:
     return key in g.venue_name or (len(words) >= 2 and key in g.journal)
 
 
-def _IN_RANGE(text: str, m: re.Match) -> bool:
+def _year_in_range(text: str, m: re.Match) -> bool:
     # "1581-1591": a year-shaped number with a dash and a digit on either side
     a, b = m.start(1), m.end()
     return (text[b : b + 1] in ("-", "–") and text[b + 1 : b + 2].isdigit()) or (
         a >= 2 and text[a - 1] in ("-", "–") and text[a - 2].isdigit())
 
 
-def _IN_ISSUE(text: str, m: re.Match) -> bool:
+def _year_in_issue(text: str, m: re.Match) -> bool:
     # "277(1701):3809": a year-shaped number in brackets right after a volume's digits, pages or a comma after it;
     # "277:1701, 2010": a number right after a volume and its colon (an article number or first page)
     a, b = m.start(1), m.end()
@@ -1001,12 +1001,12 @@ def _IN_ISSUE(text: str, m: re.Match) -> bool:
         a >= 2 and text[a - 1] == ":" and text[a - 2].isdigit() and text[b : b + 1] in (",", ";"))
 
 
-def _ALONE(text: str, m: re.Match) -> bool:
+def _year_alone(text: str, m: re.Match) -> bool:
     # a year between spaces or punctuation, no part of a range, an issue, a DOI or a URL ("rspb.2010.1186")
     a, b = m.start(1), m.end()
     before, after = text[a - 1 : a] if a else "", text[b : b + 2]
     return (before in ("", " ", ",", "(", ";") and (after[:1] in ("", " ", ",", ")", ";") or after in (".", ". "))
-            and not _IN_RANGE(text, m) and not _IN_ISSUE(text, m))
+            and not _year_in_range(text, m) and not _year_in_issue(text, m))
 
 
 def known_journal(name: str) -> bool:
@@ -1215,11 +1215,11 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     # the first year of the date fields, passing over one inside a range of numbers where a
     # later one stands alone ("288 (14-15):1581-1591,2015": the labels ran over the pages)
     years = [(m, text, s) for lab, s, e in runs if lab == "date" for m in _YEAR.finditer(text, s, e)]
-    pick = next((m for m, t, s in years if not _IN_RANGE(t, m)), years[0][0] if years else None)
-    if pick is not None and _IN_ISSUE(text, pick):
+    pick = next((m for m, t, s in years if not _year_in_range(t, m)), years[0][0] if years else None)
+    if pick is not None and _year_in_issue(text, pick):
         # "Proc. R. Soc. B, 277(1701):3809–3817, 2010": the labels took the issue for the date; a year standing
         # alone elsewhere in the entry is its year
-        alone = [m for m in _YEAR.finditer(text) if m.start() != pick.start() and _ALONE(text, m)]
+        alone = [m for m in _YEAR.finditer(text) if m.start() != pick.start() and _year_alone(text, m)]
         if alone:
             pick = alone[-1]
     out["year"] = pick.group(1) + (pick.group(2) or "") if pick else None
