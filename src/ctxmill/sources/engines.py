@@ -1368,10 +1368,8 @@ _LATEX_HEAD_LINE = (re.compile(r"^\s*\\(title|section|subsection|subsubsection)\
                     r"\\(?:title|section|subsection|subsubsection)")
 _LATEX_AUTHOR_LINE = (re.compile(r"^\s*\\author\{(" + _BRACED + r")\}\s*$", re.M | re.S), r"\\author\{")
 _LATEX_ABSTRACT_LINE = (re.compile(r"^\s*\\begin\{abstract\}\s*", re.M), r"\\begin\{abstract\}")
-_LATEX_LIST_LINE = (re.compile(r"^\s*\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}"
-                               r"|end\{(?:itemize|enumerate|document)\}|maketitle)\s*$", re.M),
-                    r"\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}"
-                    r"|maketitle)")
+_LATEX_LIST = r"\\(?:end\{abstract\}|begin\{(?:itemize|enumerate|document)\}|end\{(?:itemize|enumerate|document)\}|maketitle)"
+_LATEX_LIST_LINE = (re.compile(r"^\s*" + _LATEX_LIST + r"\s*$", re.M), _LATEX_LIST)
 _LATEX_ITEM_LINE = (re.compile(r"^(\s*)\\item\s+", re.M), r"\\item")
 _LATEX_PARAGRAPH_LINE = (re.compile(r"^\s*\\paragraph\*?\{([^{}]*)\}\s*", re.M), r"\\paragraph")
 
