@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from pathlib import Path
 
 from ctxmill.accents import combine
@@ -659,13 +659,16 @@ def _bibliography_lead(text: str) -> tuple[str, str] | None:
     title and goes on with an entry (a capital, a digit or a bracketed label after it)."""
     from ctxmill.compile.references import is_bibliography_title
 
-    words = text.split(None, 3)
+    # the first four words, read once: a word's start gives the rest after the words before it, as
+    # text.split(None, n)[n] would
+    words = list(islice(re.finditer(r"\S+", text), 4))
     for n in (1, 2, 3):
         if len(words) <= n:
             return None
-        rest = text.split(None, n)[n]
-        if is_bibliography_title(" ".join(words[:n])) and re.match(r"[A-Z0-9\[]", rest):
-            return " ".join(words[:n]), rest
+        head = " ".join(w.group() for w in words[:n])
+        rest = text[words[n].start():]
+        if is_bibliography_title(head) and re.match(r"[A-Z0-9\[]", rest):
+            return head, rest
     return None
 
 
