@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pypdfium2 as pdfium
-
-from _pdfgen import draw_rect
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import write_outputs
-from test_figures_round34 import _para, _text  # (one page builder for the float tests)
+from test_tables_round35 import floats_page  # (one page of floats for the float tests)
 
 ROMAN = """# Sensing Skins for a Robot Arm
 
@@ -98,27 +95,7 @@ def test_a_roman_word_after_figure_is_no_callout_where_floats_are_numbered_in_fi
 
 
 def test_metrics_count_algorithms_and_listings_apart_from_figures(tmp_path):
-    pdf = pdfium.PdfDocument.new()
-    page = pdf.new_page(612, 792)
-    y = _para(pdf, page, 72)
-    _text(pdf, page, "Algorithm 1:", 80, y, 10, "Times-Bold")
-    _text(pdf, page, "Primality Test by Random Witnesses", 137, y)
-    _text(pdf, page, "Input:", 86, y + 14, 10, "Times-Bold")
-    _text(pdf, page, "Integer n", 116, y + 14)
-    y = _para(pdf, page, y + 40, 2)
-    _text(pdf, page, "Listing 1: Constructing a timing object.", 150, y, 9)
-    _text(pdf, page, "var to = new TimingObject();", 100, y + 20, 9, "Courier")
-    y = _para(pdf, page, y + 44, 2)
-    _text(pdf, page, "Algorithm 1 and Listing 1 are shown above, and Figure 1 below holds a drawing.", 72, y)
-    draw_rect(page, 150, y + 30, 300, y + 110, (220, 30, 30))
-    _text(pdf, page, "Figure 1: A drawing that is a figure.", 150, y + 124, 9)
-    page.gen_content()
-    page.close()
-    path = tmp_path / "floats.pdf"
-    pdf.save(str(path))
-    pdf.close()
-    options = CompileOptions()
-    doc = compile_document(path, options)
-    write_outputs(doc, tmp_path / "out", options)
-    counts = json.loads((tmp_path / "out" / "metrics.json").read_text())["counts"]
+    out = floats_page(tmp_path, "Algorithm 1 and Listing 1 are shown above, and Figure 1 below holds a drawing.",
+                      figure=True)
+    counts = json.loads((out / "metrics.json").read_text())["counts"]
     assert (counts["figures"], counts["algorithms"], counts["listings"]) == (1, 1, 1), counts

@@ -29,12 +29,10 @@ def _compile(pdf, path: Path, tmp_path: Path) -> Path:
     return tmp_path / "out"
 
 
-def _dangling(out: Path) -> list[str]:
-    qa = json.loads((out / "qa.json").read_text())
-    return [ch["message"] for ch in qa["checks"] if ch["id"] in ("missing_target", "missing_figure_or_table")]
-
-
-def test_graph_nodes_of_algorithm_and_listing_floats_carry_their_kind(tmp_path):
+def floats_page(tmp_path: Path, sentence: str, figure: bool = False) -> Path:
+    """A page of prose holding an algorithm2e float ("Algorithm 1:" bold, its body led by a bold
+    keyword) and a listing float, then ``sentence`` (and, with ``figure``, a drawn Figure 1 under
+    it), compiled; the output folder."""
     pdf = pdfium.PdfDocument.new()
     page = pdf.new_page(612, 792)
     y = _para(pdf, page, 72)
@@ -46,12 +44,23 @@ def test_graph_nodes_of_algorithm_and_listing_floats_carry_their_kind(tmp_path):
     _text(pdf, page, "Listing 1: Constructing a timing object.", 150, y, 9)
     _text(pdf, page, "var to = new TimingObject();", 100, y + 20, 9, "Courier")
     y = _para(pdf, page, y + 44, 2)
-    _text(pdf, page, "Algorithm 1 and Listing 1 are shown above, and Figure 1 below holds a drawing.", 72, y)
-    draw_rect(page, 150, y + 30, 300, y + 110, (220, 30, 30))
-    _text(pdf, page, "Figure 1: A drawing that is a figure.", 150, y + 124, 9)
+    _text(pdf, page, sentence, 72, y)
+    if figure:
+        draw_rect(page, 150, y + 30, 300, y + 110, (220, 30, 30))
+        _text(pdf, page, "Figure 1: A drawing that is a figure.", 150, y + 124, 9)
     page.gen_content()
     page.close()
-    out = _compile(pdf, tmp_path / "floats.pdf", tmp_path)
+    return _compile(pdf, tmp_path / "floats.pdf", tmp_path)
+
+
+def _dangling(out: Path) -> list[str]:
+    qa = json.loads((out / "qa.json").read_text())
+    return [ch["message"] for ch in qa["checks"] if ch["id"] in ("missing_target", "missing_figure_or_table")]
+
+
+def test_graph_nodes_of_algorithm_and_listing_floats_carry_their_kind(tmp_path):
+    out = floats_page(tmp_path, "Algorithm 1 and Listing 1 are shown above, and Figure 1 below holds a drawing.",
+                      figure=True)
     graph = json.loads((out / "graph.json").read_text())
     # figure nodes all (the contract's node kinds), each with its float's kind and printed label
     floats = {n["label"]: (n["kind"], n.get("float")) for n in graph["nodes"]
@@ -164,21 +173,7 @@ def test_table_caption_in_body_type_with_a_colon_over_a_grid(tmp_path):
 
 
 def test_listing_and_algorithm_of_one_number_are_two_targets(tmp_path):
-    pdf = pdfium.PdfDocument.new()
-    page = pdf.new_page(612, 792)
-    y = _para(pdf, page, 72)
-    _text(pdf, page, "Algorithm 1:", 80, y, 10, "Times-Bold")
-    _text(pdf, page, "Primality Test by Random Witnesses", 137, y)
-    _text(pdf, page, "Input:", 86, y + 14, 10, "Times-Bold")
-    _text(pdf, page, "Integer n", 116, y + 14)
-    y = _para(pdf, page, y + 40, 2)
-    _text(pdf, page, "Listing 1: Constructing a timing object.", 150, y, 9)
-    _text(pdf, page, "var to = new TimingObject();", 100, y + 20, 9, "Courier")
-    y = _para(pdf, page, y + 44, 2)
-    _text(pdf, page, "Listing 1 builds the object that Algorithm 1 then tests.", 72, y)
-    page.gen_content()
-    page.close()
-    out = _compile(pdf, tmp_path / "two.pdf", tmp_path)
+    out = floats_page(tmp_path, "Listing 1 builds the object that Algorithm 1 then tests.")
     graph = json.loads((out / "graph.json").read_text())
     by_label = {n["label"]: n["id"] for n in graph["nodes"]}
     cits = json.loads((out / "citations.json").read_text())
