@@ -23,6 +23,7 @@ from operator import attrgetter
 from ctxmill.compile import conservation, layout, logos, slides, tables
 from ctxmill.compile import figures as floats
 from ctxmill.compile.headings import parse_number
+from ctxmill.compile.normalize import CJK_CHAR_RE, cjk_seam
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import line_hits, line_hits_group
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
@@ -598,7 +599,7 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         if _stands_in_line(lines, nxt, ctx):
             # double- or one-and-a-half-spaced body text: lines at the usual pitch are one paragraph
             most, gap_most = max(most, ctx.pitch + 0.45 * size), max(gap_most, ctx.gap + 0.45 * size)
-    elif _CJK_RE.search(prev.text) and _CJK_RE.search(nxt.text) and nxt.x0 <= first.x0 + 3 \
+    elif CJK_CHAR_RE.search(prev.text) and CJK_CHAR_RE.search(nxt.text) and nxt.x0 <= first.x0 + 3 \
             and not _CJK_END_RE.search(prev.text) and prev.x1 >= _column(prev, ctx)[1] - 1.5 * size:
         # CJK text is set looser than Latin (ctex: 1.3 times the Latin leading, ~1.7 times the type):
         # a full CJK line that ends in no sentence stop goes on to the next one at that pitch, where
@@ -646,7 +647,6 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
 
 
 # CJK ideographs, kana and their full-width punctuation (Hangul not: Korean spaces its words)
-_CJK_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
 _CJK_END_RE = re.compile(r"[。！？：；]\s*$")  # a CJK sentence (or a lead-in to a list) ends
 
 
@@ -691,8 +691,8 @@ def _steady_wrap(lines: list[_L], nxt: _L, after: _L | None, pitch: float, ctx: 
     # (CJK text wraps after a comma of its own too, "，" "、" "；")
     if not (prev.text[-1:].isalpha() or prev.text[-1:] in "-,;，、；") or _ROMAN_END.search(prev.text):
         return False
-    if _CJK_RE.search(prev.text) and _CJK_RE.search(nxt.text) and (after is None or _CJK_RE.search(after.text)) \
-            and (len(lines) == 1 or _CJK_RE.search(lines[-2].text)):
+    if CJK_CHAR_RE.search(prev.text) and CJK_CHAR_RE.search(nxt.text) and (after is None or CJK_CHAR_RE.search(after.text)) \
+            and (len(lines) == 1 or CJK_CHAR_RE.search(lines[-2].text)):
         # lines of CJK text are measured by their tops, where the ideographs' square boxes stand: their
         # bottoms step with the Latin words' descenders set among them ("a4paper", the TeX logo's E)
         def at(x: _L) -> float:
@@ -869,7 +869,7 @@ def _join(texts: list[str]) -> str:
             out = t
         elif out.endswith("-") and t[:1].islower() and len(out) > 1 and out[-2].isalpha():
             out = out + "\n" + t  # normalize decides between "per-session" and "persession"
-        elif _CJK_RE.match(out[-1]) and _CJK_RE.match(t[:1]):
+        elif cjk_seam(out, t):
             out += t  # Chinese and Japanese put no space between words: a line break between two is none
         else:
             out += " " + t

@@ -301,15 +301,21 @@ def _window(ends: list[int]) -> tuple[int, int]:
 
 
 # CJK ideographs, kana and their full-width punctuation (Hangul not: Korean spaces its words)
-_CJK_CHAR_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+CJK_CHAR_RE = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+
+
+def cjk_seam(left: str, right: str) -> bool:
+    """``left`` ends and ``right`` starts with a CJK character: Chinese and Japanese put no space
+    between words, so a line break between the two joins them with none ("写作而" / "设计").
+    The one rule for every stage that joins lines (here and blocks._join)."""
+    return bool(CJK_CHAR_RE.match(left[-1:]) and CJK_CHAR_RE.match(right[:1]))
 
 
 def _spaced(ts: list[str]) -> str:
-    """Lines joined by a space, but none between two CJK characters: Chinese and Japanese put no
-    space between words, so a line break between two is no space ("写作而" / "设计")."""
+    """Lines joined by a space, but none at a CJK seam (:func:`cjk_seam`)."""
     out = ts[:1]
     for t in ts[1:]:
-        if not (_CJK_CHAR_RE.match(out[-1][-1:]) and _CJK_CHAR_RE.match(t[:1])):
+        if not cjk_seam(out[-1], t):
             out.append(" ")
         out.append(t)
     return "".join(out)
