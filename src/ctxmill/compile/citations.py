@@ -618,14 +618,6 @@ class _Ctx:
             self._front = (end, keys)
         return self._front
 
-    def roman_targets(self, kind: str) -> dict[str, str]:
-        """The floats of ``kind`` printed with a roman number ("TABLE IV"): a roman callout's
-        only targets ("Listing II" too, for "Algorithm II" as for its number in figures)."""
-        found = dict(self.targets.get(kind, {}))
-        if kind == "algorithm":
-            found.update(self.targets.get("listing", {}))
-        return {n: bid for n, bid in found.items() if roman_value(n)}
-
     def numbers(self, block) -> dict[str, str]:
         """Label -> reference id for a callout in ``block``: its chapter's list where there are several."""
         if len(self.linker.by_part) < 2:
@@ -697,12 +689,7 @@ def run(doc: Document, options: CompileOptions) -> None:
     for block, ask in todo:
         if ask and _skipped(block):
             continue
-        span = spans.get(block.id)
-        if span:
-            base = span[0]
-            text = md[span[0] : span[1]]
-        else:
-            base, text = None, block.text
+        base, text = _text_in(block, spans, md)
         if ask and not by_label and block.kind is not Kind.TABLE and _ANY_MARK.search(text) is None:
             continue  # no character or keyword that any callout or cross-reference starts with
         # Author lines carry affiliation marks ("Liu¹"), not citations; the abstract may cite.
@@ -755,8 +742,7 @@ def _find_parenthesised_numbers(ctx: _Ctx, todo, spans, md) -> None:
         if _skipped(block) or block.kind not in (Kind.PARAGRAPH, Kind.LIST_ITEM) or block.attrs.get("title") \
                 or block.attrs.get("front") not in (None, "abstract"):
             continue
-        span = spans.get(block.id)
-        base, text = (span[0], md[span[0] : span[1]]) if span else (None, block.text)
+        base, text = _text_in(block, spans, md)
         if "(" not in text:
             continue
         numbers = ctx.numbers(block)
@@ -784,14 +770,20 @@ def _find_in_notes(ctx: _Ctx, blocks, spans, md) -> None:
     for block in blocks:
         if block.kind is not Kind.REFERENCE or "[" not in block.text[1:]:
             continue
-        span = spans.get(block.id)
-        base, text = (span[0], md[span[0] : span[1]]) if span else (None, block.text)
+        base, text = _text_in(block, spans, md)
         numbers = by_part.get(block.attrs.get("bib_part", 0), by_number)
         own = str(block.number or "").strip("[]().")
         for m in _NOTE_BRACKET.finditer(text):
             nums = _expand_numbers(m.group(1))
             if nums and own not in nums and all(n in numbers for n in nums):
                 _add_mention(ctx, block, text, base, m.start(), m.end(), [numbers[n] for n in nums], None)
+
+
+def _text_in(block, spans: dict, md: str) -> tuple[int | None, str]:
+    """Where ``block`` starts in document.md and its text there (the text as rendered, so mention
+    offsets are offsets into document.md), or (None, its own text) where it is not rendered."""
+    span = spans.get(block.id)
+    return (span[0], md[span[0] : span[1]]) if span else (None, block.text)
 
 
 def _skipped(block) -> bool:
@@ -1053,7 +1045,7 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
             continue  # "Section II-B", "Sections IV and V": a roman section number is not read here
         for num in nums:
             if not num[0].isdigit() and roman_value(num) and (len(num) > 1 or kind in ("figure", "table")):
-                if num not in ctx.roman_targets(kind):
+                if num not in ctx.targets.get(kind, {}):  # (the algorithm targets hold the listings' numbers too)
                     continue  # "in Figure I show", "Table IV" of no float: only a float printed "Table IV" is one
             elif kind in ("figure", "table", "equation") and not num[0].isdigit():
                 continue  # "Table A" is rare; a capital after "Figure" is usually a word
