@@ -561,6 +561,8 @@ def _keyed_affiliations(text: str, marks: set[str]) -> bool:
         return False
     label = (m.group(1) or m.group(2) or m.group(3)).strip().rstrip(")")
     return label in marks and INSTITUTION_RE.search(text) is not None
+
+
 _CONTACT_LINE_RE = re.compile(r"^(correspondence|corresponding author|contact|e-?mail)\b", re.I)
 _NOT_AZ_RE = re.compile(r"[^a-z]")
 

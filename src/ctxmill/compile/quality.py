@@ -21,6 +21,7 @@ counts every occurrence. Info checks are reported but never cost points.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections import Counter, defaultdict
 from itertools import islice
@@ -141,8 +142,6 @@ def _input_syntax(stream) -> str | None:
                 "")
     if not first or (first[0], last) not in (("{", "}"), ("[", "]")):
         return None
-    import json
-
     try:
         value = json.loads("\n".join(ln.text for p in stream.pages for ln in p.lines))
     except (ValueError, RecursionError):
@@ -183,7 +182,7 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     for w in stream.warnings:
         add(QACheck("source_warning", "warning" if w.startswith(WARNING_NOTES) else "info", w))
     syntax = _input_syntax(stream)
-    if syntax:  # (round35_tOCR_rule.md: a JSON export read as text scored 100 with its braces as the document)
+    if syntax:  # (else a JSON export read as text scores 100 with its braces as the document)
         add(QACheck("input_syntax", "error", f"document.md is the input's {syntax} syntax, not a document: the input "
                     f"was read as text because no reader knows its format (an OCR engine's {syntax} export?)"))
     _ocr_checks(doc, add)  # OCR pages and their confidence (issue 9, below)

@@ -1927,11 +1927,11 @@ def _upper_list_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
 
 def _upper_prose_heads(lines_by_page) -> list[tuple[int, int, int, str]]:
     """Wrapped text: an upper-case run of one to three lines that starts a block after a sentence's
-    end and runs straight into wrapped prose ("CORPORATE SOCIAL RESPONSIBILITY:" / "THE CONTEXT" /
-    "The term ... is in" / "vogue at ...") is that section's heading (round35_tOCR_rule.md). Prose is
-    three full lines (each at least 60% of the text's median line, the first opening a sentence): a
-    rubric over a title ("INDUSTRY WATCH" / "Corporate social ...:" / "hope or hype?") is not, its
-    title's last line being short."""
+    end and runs straight into wrapped prose ("METHODS OF THE FIELD SURVEY:" / "SAMPLING" /
+    "The survey ran ... in" / "spring ...") is that section's heading. Prose is three full lines
+    (each at least 60% of the text's median line, the first opening a sentence): a rubric over a
+    title ("NEWS ANALYSIS" / "A title set in ...:" / "what next?") is not, its title's last line
+    being short."""
     lengths = sorted(len(ln.strip()) for _, lines in lines_by_page for ln in lines if ln.strip())
     if len(lengths) < 8:
         return []

@@ -76,7 +76,7 @@ def plain_headings(text: str) -> str:
             continue
         alone = (i == 0 or blank[i - 1]) and i + 1 < n and blank[i + 1]
         if upper and not alone and (i == 0 or blank[i - 1]) and i + 1 < n and _glued_prose(lines[i + 1], para[i + 1]):
-            # round35_tOCR_rule.md H4-2: the heading line written directly above its paragraph's first line
+            # the heading line written directly above its paragraph's first line (no blank between)
             out[i] = "## " + t + "\n"
             continue
         j = nxt[i + 1]  # the next non-blank line
@@ -100,7 +100,7 @@ def _title_line(lines: list[str], out: list[str], blank: list[bool], nxt: list[i
     first line is marked "#" when it is the title of an article's top, a one-line paragraph that
     reads like a title (a capital first, 3-25 words, no sentence end but "?" or "!", no caption,
     address or number) over a one-line byline (2-8 words, no sentence end), then more text
-    (round35_tOCR_rule.md H4-2: the plain-text title the heading would otherwise have cost)."""
+    (the plain-text title a glued heading under it would otherwise have cost)."""
     n = len(lines)
     i = nxt[0]
     if i >= n or out[i] is not lines[i] or i + 1 >= n or not blank[i + 1]:
