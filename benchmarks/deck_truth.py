@@ -10,6 +10,8 @@ round 33 change, since rounds 31 and 32 picked their fixes on the first two); ro
 (benchmarks/data/deck_heldout4.json: decks of other makers, pandoc and Marp Markdown among them, fixed before any
 round 34 change); round 35 added `heldout5` (benchmarks/data/deck_heldout5.json: Typst decks (touying, polylux, a
 theme of a repository's own) and an R Markdown xaringan deck printed by Chrome, fixed before any round 35 change).
+Round 36 added `heldout6` (benchmarks/data/deck_heldout6.json: Beamer Dresden and Rochester decks, a dark-recoloured
+default deck with minted listings, and a Slidev deck, fixed before any round 36 change).
 Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
 General readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
@@ -21,6 +23,10 @@ General readings of a deck's source, beyond unseen_truth.py's (each applies only
 - a Typst deck (`typst_body` in the manifest, round 35): its headings are the `=` / `==` lines outside raw blocks
   and comments, at their `=` count, printed without labels, emphasis markers and escapes (`--` as an en dash);
   its title a `title: [..]` argument where the source gives one;
+- a Slidev deck (`slidev_body` in the manifest, round 36: the slide files in the order the entry file imports them,
+  hidden slides left out): its headings are the `#` lines and HTML `<h1>`..`<h6>` elements outside each slide's YAML
+  headmatter (a `# key:` line there is a YAML comment), HTML comments (presenter notes) and fenced code, inline
+  elements printed as their text; its title the first slide's headmatter `title:`;
 - an \\input / \\include whose file differs from its name only in case is the file TeX found on a
   case-insensitive file system (the deck was built on one).
 
@@ -30,6 +36,7 @@ General readings of a deck's source, beyond unseen_truth.py's (each applies only
     .venv/bin/python benchmarks/deck_truth.py --set heldout3   # -> benchmarks/.cache/decks_heldout3/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout4   # -> benchmarks/.cache/decks_heldout4/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout5   # -> benchmarks/.cache/decks_heldout5/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout6   # -> benchmarks/.cache/decks_heldout6/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
@@ -87,6 +94,31 @@ def typst_outline(src: str) -> tuple[str, list[dict]]:
     return (typst_text(t.group(1)) if t else ""), out
 
 
+SLIDEV_HEADMATTER = re.compile(r"^---[ \t]*\n((?:[ \t]*(?:#[^\n]*|[\w-]+:[^\n]*|[ \t]+[^\n]*)?\n)*?)---[ \t]*$", re.M)
+HTML_OR_ATX_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*$|<h([1-6])\b[^>]*>(.*?)</h\3\s*>", re.M | re.S)
+
+
+def slidev_outline(md: str) -> tuple[str, list[dict]]:
+    """A Slidev deck's headings (round 36): each slide's `#` lines and HTML `<h1>`..`<h6>` elements (Slidev prints
+    both), in source order, outside the slides' YAML headmatter (`---` / `key: value` / `---`, where a `# key:`
+    line is a YAML comment, not a heading), HTML comments (presenter notes and commented-out lines print nowhere)
+    and fenced code. The title is the first slide's headmatter `title:` where the source gives one."""
+    first = SLIDEV_HEADMATTER.search(md)
+    t = re.search(r"^title:[ \t]*(.+)$", first.group(1), re.M) if first else None
+    md = re.sub(r"<!--.*?-->", "", md, flags=re.S)
+    md = SLIDEV_HEADMATTER.sub("", md)
+    md = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", md, flags=re.S | re.M)
+    out = []
+    for m in HTML_OR_ATX_HEADING.finditer(md):
+        level, raw = (len(m.group(1)), m.group(2)) if m.group(1) else (int(m.group(3)), m.group(4))
+        # inline elements print their text in place (`<span>P</span>ublish` is "Publish"); a <br> is a space
+        raw = re.sub(r"</?(?:span|strong|em|b|i|u|a|code|mark|sub|sup)\b[^>]*>", "", re.sub(r"<br\s*/?>", " ", raw))
+        title = md_heading_text(raw)
+        if title:
+            out.append({"level": level, "title": title, "numbered": False, "in_appendix": False})
+    return (t.group(1).strip().strip("'\"") if t else ""), out
+
+
 def pandoc_title_block(md: str) -> tuple[str, list[str]]:
     """pandoc's title block: '% Title', '% Author; Author', '% date' as the first lines of the Markdown."""
     lines = md.lstrip("\ufeff").splitlines()
@@ -126,6 +158,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     truth, pdf = _derive(entry, mirror)
     if entry.get("typst_body"):
         truth, pdf = typst_derive(entry, mirror, truth, pdf)
+    if entry.get("slidev_body"):
+        truth, pdf = slidev_derive(entry, mirror, truth, pdf)
     md_paths = entry.get("markdown_body", [])
     if not md_paths:
         return truth, pdf
@@ -159,11 +193,16 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         "authors_found_on_pages1_2": f"{sum(sq(a) in flat[:20000] for a in truth['authors'])}/{len(truth['authors'])}"})
     return truth, pdf
 
-def typst_derive(entry: dict, mirror: Path, truth: dict, pdf: bytes) -> tuple[dict, bytes]:
-    """A Typst deck (no LaTeX, no Markdown): its headings and title from the .typ files the manifest names."""
+def slidev_derive(entry: dict, mirror: Path, truth: dict, pdf: bytes) -> tuple[dict, bytes]:
+    """A Slidev deck (round 36): headings and title from the slide files the manifest names, in the order the
+    deck's entry file imports them (`src:`), hidden slides left out, as slidev_outline reads them."""
     git = unseen_truth.Git(entry["repo"], mirror)
-    src = "\n".join(git.read(entry["commit"], p).decode("utf-8", "replace") for p in entry["typst_body"])
-    title, sections = typst_outline(src)
+    src = "\n".join(git.read(entry["commit"], p).decode("utf-8", "replace") for p in entry["slidev_body"])
+    title, sections = slidev_outline(src)
+    return _outline_truth(entry, truth, pdf, title, sections, " Slidev source: `#` and <h1>..<h6> headings (slidev_outline).")
+
+
+def _outline_truth(entry: dict, truth: dict, pdf: bytes, title: str, sections: list[dict], note: str) -> tuple[dict, bytes]:
     fixed = entry.get("fixes", {})
     if "title" not in fixed:
         truth["title"] = title
@@ -178,8 +217,16 @@ def typst_derive(entry: dict, mirror: Path, truth: dict, pdf: bytes) -> tuple[di
         "title_found_on_page1": sq(truth["title"]) in sq(unseen_truth.pdf_text(pdf)[1]),
         "sections_found": f"{len(found)}/{len(truth['sections'])}",
         "sections_missing": [s["title"] for s in truth["sections"] if s["title"] not in found][:10]})
-    truth["notes"] += " Typst source: headings read from `=` lines (typst_outline)."
+    truth["notes"] += note
     return truth, pdf
+
+
+def typst_derive(entry: dict, mirror: Path, truth: dict, pdf: bytes) -> tuple[dict, bytes]:
+    """A Typst deck (no LaTeX, no Markdown): its headings and title from the .typ files the manifest names."""
+    git = unseen_truth.Git(entry["repo"], mirror)
+    src = "\n".join(git.read(entry["commit"], p).decode("utf-8", "replace") for p in entry["typst_body"])
+    title, sections = typst_outline(src)
+    return _outline_truth(entry, truth, pdf, title, sections, " Typst source: headings read from `=` lines (typst_outline).")
 
 
 if __name__ == "__main__":
