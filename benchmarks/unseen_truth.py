@@ -20,7 +20,9 @@ deck's frame titles under its \\section's; a poster's box titles (baposter \\hea
 its sections, a beamerposter's blocks (\\begin{block}{Title}, and any environment whose name ends in block) too; a
 .dtx's documentation lines (the text after each line's leading %, macrocode listings dropped) and ltxdoc's
 \\cmd{\\X} / \\cs{X} printed as \\X; a pandoc/R Markdown body's headings outside code fences, its title, authors and abstract from
-the YAML front matter; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
+the YAML front matter; a Typst body's headings (= .. ====, those after a restart of the heading
+counter in the appendix), @key / #cite(<key>) citations and its template call's title, author names and
+abstract; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
 found from the main file's folder as TeX finds it, and in the folders the source adds to \\input@path; abnTeX2's
 \\titulo / \\autor and asmeconf's \\SetAuthors as title and byline);
 `fixes` in the manifest replace a derived field where a class prints something the source does
@@ -292,6 +294,101 @@ def yaml_meta(md: str) -> dict:
             "abstract": " ".join(str(meta.get("abstract") or "").split())}
 
 
+def typst_strip(src: str) -> str:
+    """A Typst source without comments and raw blocks (a URL's '//' follows a colon and stays)."""
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    src = re.sub(r"^(```+).*?^\1", "", src, flags=re.S | re.M)
+    return re.sub(r"(?<!:)//.*", "", src)
+
+
+def typst_group(src: str, start: int) -> tuple[str, int]:
+    """The bracket, paren or string value opening at src[start] -> (its inside, index after it); strings and
+    nested brackets inside it are skipped whole."""
+    close = {"[": "]", "(": ")", '"': '"'}[src[start]]
+    if close == '"':
+        m = re.compile(r'"((?:[^"\\]|\\.)*)"').match(src, start)
+        return (m.group(1), m.end()) if m else (src[start + 1:], len(src))
+    depth, i = 0, start
+    while i < len(src):
+        c = src[i]
+        if c == '"' and src[start] == "(":
+            i = typst_group(src, i)[1]
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        depth += c == src[start]
+        depth -= c == close
+        if depth == 0:
+            return src[start + 1:i], i + 1
+        i += 1
+    return src[start + 1:], len(src)
+
+
+def typst_value(src: str, at: int) -> str:
+    """A named argument's value as printed: a string, a [content] block, or a call's trailing content block
+    (text(font: ..)[Title] prints Title)."""
+    m = re.compile(r"\s*").match(src, at)
+    i = m.end()
+    if i >= len(src):
+        return ""
+    if src[i] in '"[':
+        return typst_group(src, i)[0]
+    call = re.compile(r"[\w.-]+\s*(?=\()").match(src, i)
+    if call:
+        _, j = typst_group(src, call.end())
+        return typst_group(src, j)[0] if src[j:j + 1] == "[" else ""
+    return ""
+
+
+def typst_text(s: str) -> str:
+    """Typst markup -> plain text: #link(url)[text] prints text, #f(..) and labels nothing, *strong* and
+    _emph_ their words, a backslash line break a space."""
+    s = re.sub(r"#link\(\s*\"[^\"]*\"\s*\)\s*\[([^\]]*)\]", r"\1", s)
+    s = re.sub(r"#link\(\s*\"([^\"]*)\"\s*\)", r"\1", s)
+    s = re.sub(r"#[\w.-]+\[([^\]]*)\]", r"\1", s)
+    s = re.sub(r"#[\w.-]+(\([^()]*\))?", " ", s)
+    s = re.sub(r"<[\w:.-]+>", "", s)
+    s = re.sub(r"(?<!\w)[*_]|[*_](?!\w)", "", s).replace("\\\n", " ").replace("~", " ")
+    return " ".join(s.replace("---", "—").replace("--", "–").split())
+
+
+def typst_meta(src: str) -> dict:
+    """Title, author names and abstract of a Typst template call (#show: template.with(title: .., authors:
+    ((name: ..), ..), abstract: [..])), the usual shape of a paper template's arguments."""
+    src = typst_strip(src)
+    call = re.search(r"#show:\s*[\w.-]+\.with\s*(?=\()", src)
+    if not call:
+        return {}
+    args, _ = typst_group(src, call.end())
+    out = {"title": "", "authors": [], "abstract": ""}
+    for m in re.finditer(r"(?<![\w-])(title|abstract|authors?)\s*:", args):
+        if m.group(1) in ("title", "abstract") and not out[m.group(1)]:
+            out[m.group(1)] = typst_text(typst_value(args, m.end()))
+        elif m.group(1).startswith("author") and not out["authors"]:
+            i = re.compile(r"\s*").match(args, m.end()).end()
+            inner = typst_group(args, i)[0] if args[i:i + 1] == "(" else args[i:i + 200]
+            names = [typst_text(typst_value(inner, n.end())) for n in re.finditer(r"(?<![\w-])name\s*:", inner)]
+            out["authors"] = [n for n in names if n] or ([typst_text(typst_value(args, m.end()))] if args[i:i + 1] in '"[' else [])
+    return out
+
+
+def typst_sections(src: str) -> list[dict]:
+    """Headings of a Typst body (= Title, == Title ...); those after a restart of the heading counter
+    (#counter(heading).update(0), the usual appendix idiom) or a '#show: appendix' rule are in the appendix."""
+    src = typst_strip(src)
+    out, appendix, seen = [], False, False
+    for m in re.finditer(r"^[ \t]*(?:(=+)[ \t]+(.+?)[ \t]*$|#counter\(heading\)\.update\(0\)|#show:\s*appendix\b)", src, re.M):
+        if not m.group(1):
+            appendix = appendix or seen
+            continue
+        seen = True
+        t = typst_text(m.group(2))
+        if t and t.lower() not in ("references", "bibliography"):
+            out.append({"level": len(m.group(1)), "title": t, "numbered": True, "in_appendix": appendix})
+    return out
+
+
 def bib_entries(text: str) -> dict[str, dict]:
     out = {}
     for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
@@ -385,6 +482,10 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         tex = re.sub(r"\\ack(n?)(?![a-zA-Z])", lambda m: "\\section*{Acknowledgment" + ("" if m.group(1) else "s") + "}", tex)
     if "Doxygen" in entry.get("class", ""):  # generated names print their underscores (RF24\_G)
         tex = tex.replace("\\_", "_")
+    if re.search(r"\bdisser\b", entry.get("class", "")):
+        # disser (Russian theses, Russian-language build) prints \\intro and \\conclusion as unnumbered chapters
+        tex = re.sub(r"\\intro(?![a-zA-Z])", lambda m: "\\chapter*{Введение}", tex)
+        tex = re.sub(r"\\conclusion(?![a-zA-Z])", lambda m: "\\chapter*{Заключение}", tex)
     if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
         tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
     if re.search(r"ltxdoc|l3doc", entry.get("class", "")):
@@ -426,6 +527,11 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     meta = yaml_meta(md)
     if meta and not title:
         title, authors, abstract = clean(meta["title"]), meta["authors"], abstract or clean(meta["abstract"])
+    # a Typst document has no LaTeX either (tex_main null): its truth is the Typst source's
+    typ = "".join(git.read(c, p).decode("utf-8", "replace") for p in entry.get("typst_body", []))
+    tmeta = typst_meta(typ) if typ else {}
+    if tmeta and not title:
+        title, authors, abstract = tmeta["title"], tmeta["authors"], abstract or tmeta["abstract"]
     bib = {}
     for b in entry.get("bib_paths", []):
         bib.update(bib_entries(git.read(c, b).decode("utf-8", "replace")))
@@ -433,6 +539,11 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     for m in re.finditer(r"(?<![\w.])@([\w:-]+)", md_body(md)):  # pandoc citations in a Markdown body
         if m.group(1) not in cited:
             cited.append(m.group(1))
+    # Typst citations (@key, #cite(<key>)); a label reference (@fig:x) is no .bib key and drops out below
+    for m in re.finditer(r"(?<![\w.])@([\w:-]+)|#cite\(\s*<([\w:.-]+)>", typst_strip(typ)):
+        k = (m.group(1) or m.group(2)).rstrip(":")
+        if k not in cited:
+            cited.append(k)
     for m in CITE_RE.finditer(tex):
         for k in cite_keys(group(tex, m.end())[0]).split(","):
             k = k.strip()
@@ -442,13 +553,14 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     keys = list(bib) if nocite_all else [k for k in cited if k in bib]
     n_bbl = None
     if entry.get("bbl_path"):
-        n_bbl = len(re.findall(r"\\bibitem", git.read(c, entry["bbl_path"]).decode("utf-8", "replace")))
+        # a commented-out \\bibitem (a thebibliography kept in the .tex itself) is not printed
+        n_bbl = len(re.findall(r"\\bibitem", re.sub(r"(?<!\\)%.*", "", git.read(c, entry["bbl_path"]).decode("utf-8", "replace"))))
     printed = n_bbl if n_bbl is not None else len(keys)
     ref_titles = [{"key": k, "title": clean(bib[k]["title"])} for k in keys if bib[k].get("title")]
 
     truth = {
         "slug": entry["slug"], "source": {k: entry[k] for k in ("repo", "commit", "pdf_path", "tex_main")},
-        "title": title, "authors": authors, "sections": sections(tex) + md_sections(md),
+        "title": title, "authors": authors, "sections": sections(tex) + md_sections(md) + (typst_sections(typ) if typ else []),
         "n_references": len(keys), "n_bibliography_entries_printed_estimate": printed,
         "reference_titles": ref_titles, "abstract": abstract[:400], "style": entry.get("style"),
         "columns": entry.get("columns"), "latex_style_info": {"documentclass": entry.get("class")},
@@ -494,7 +606,7 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
 def source_md(entry: dict, truth: dict) -> str:
     return (f"# {entry['slug']}\n\n- Title: {truth['title']}\n- Repository: https://github.com/{entry['repo']}\n"
             f"- Commit: {entry['commit']}\n- PDF: `{entry['pdf_path']}` (copied byte-for-byte as `paper.pdf`)\n"
-            f"- LaTeX: `{entry.get('tex_main') or 'none (Markdown: ' + ', '.join(entry.get('markdown_body', [])) + ')'}`\n- Bibliography: {', '.join(entry.get('bib_paths', [])) or 'none'}\n"
+            f"- LaTeX: `{entry.get('tex_main') or 'none (' + ('Typst: ' + ', '.join(entry['typst_body']) if entry.get('typst_body') else 'Markdown: ' + ', '.join(entry.get('markdown_body', []))) + ')'}`\n- Bibliography: {', '.join(entry.get('bib_paths', [])) or 'none'}\n"
             f"- License: {entry['licence']}\n- Layout: {entry.get('layout', '')}\n\n"
             "Ground truth in `truth.json` was derived from the LaTeX source at that commit by "
             "benchmarks/unseen_truth.py (hand fixes listed in its `notes`).\n")
