@@ -41,6 +41,14 @@ benchmarks/data/ocr_heldout5_truth/, cache benchmarks/.cache/ocr_heldout5/), col
 at the round's start before any round-35 fix and held out (scores only): Amazon Textract's
 DetectDocumentText JSON (its words in: the ``Text`` of its LINE blocks) and Unstructured's Markdown.
 Sets 1-4 are scored exactly as before (none holds a Textract response).
+
+``--set 6`` is the sixth (round 36: benchmarks/data/ocr_heldout6.json, truth
+benchmarks/data/ocr_heldout6_truth/, cache benchmarks/.cache/ocr_heldout6/), collected and scored
+at the round's start before any round-36 fix and held out (scores only): Google Document AI's
+Document JSON (its words in: the OCR processor's top-level ``text``; the Layout Parser's
+``documentLayout`` blocks' ``text``, its chunkedDocument repeating them is not read), GROBID's TEI XML
+(its words in: the element text, less GROBID's own ``encodingDesc`` and the input file's MD5 ``idno``)
+and PyMuPDF's OCR text. Sets 1-5 are scored exactly as before (none holds any of these).
 """
 
 from __future__ import annotations
@@ -77,11 +85,16 @@ SETS = {
     # the fifth (round 35, held out: scores only): Textract JSON, Unstructured's Markdown
     "5": (REPO / "benchmarks" / "data" / "ocr_heldout5.json", REPO / "benchmarks" / "data" / "ocr_heldout5_truth",
           REPO / "benchmarks" / ".cache" / "ocr_heldout5"),
+    # the sixth (round 36, held out: scores only): Document AI JSON, GROBID TEI, PyMuPDF OCR text
+    "6": (REPO / "benchmarks" / "data" / "ocr_heldout6.json", REPO / "benchmarks" / "data" / "ocr_heldout6_truth",
+          REPO / "benchmarks" / ".cache" / "ocr_heldout6"),
 }
 MIRROR = Path("/work/.mirror")
 
 _MARKUP = [
     re.compile(r"<\?.*?\?>|<!DOCTYPE[^>]*>", re.S | re.I),  # an XML declaration, a DOCTYPE (hOCR): markup
+    # GROBID's TEI: its self-description (application, version) and the input file's hash are the engine's, not text
+    re.compile(r"<encodingDesc\b.*?</encodingDesc>|<idno type=\"MD5\">[^<]*</idno>", re.S),
     re.compile(r"<\|(det|ref)\|>.*?<\|/\1\|>", re.S),
     re.compile(r"<\|[a-z_/]+\|>"),
     re.compile(r"<!--.*?-->", re.S),
@@ -143,11 +156,35 @@ def _json_texts(data) -> list[str]:
         return out
     if isinstance(data.get("parsing_res_list"), list):  # PaddleOCR-VL's result: one block_content a block
         return [b.get("block_content") or "" for b in data["parsing_res_list"] if isinstance(b, dict)]
+    if isinstance(data.get("documentLayout"), dict):  # Document AI's Layout Parser: nested blocks' text
+        return _docai_layout_texts(data["documentLayout"].get("blocks") or [])
+    if isinstance(data.get("text"), str) and isinstance(data.get("pages"), list):  # a Document AI Document
+        return [data["text"]]  # (its pages and entities point into this text by offsets)
     html = data.get("html") or ""
     if html and "<content-ref" not in html:
         return [html]
     for child in data.get("children") or []:
         out.extend(_json_texts(child))
+    return out
+
+
+def _docai_layout_texts(blocks: list) -> list[str]:
+    """The text of Document AI Layout Parser blocks in order: a textBlock's text, then its child blocks; a
+    table's and a list's cells and entries are blocks too."""
+    out: list[str] = []
+    for b in blocks:
+        if not isinstance(b, dict):
+            continue
+        text = b.get("textBlock") or {}
+        out.append(text.get("text") or "")
+        kids = list(text.get("blocks") or [])
+        table = b.get("tableBlock") or {}
+        for row in (table.get("headerRows") or []) + (table.get("bodyRows") or []):
+            for cell in row.get("cells") or []:
+                kids += cell.get("blocks") or []
+        for entry in (b.get("listBlock") or {}).get("listEntries") or []:
+            kids += entry.get("blocks") or []
+        out.extend(_docai_layout_texts(kids))
     return out
 
 
@@ -259,7 +296,7 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="bring the items from /work/.mirror into the cache")
     ap.add_argument("--only", help="only documents whose slug contains this")
     ap.add_argument("--keep", type=Path, help="keep output folders here")
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's, 4: round 34's, 5: round 35's, held out)")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which held-out set (2: round 32's, 3: round 33's, 4: round 34's, 5: round 35's, 6: round 36's, held out)")
     args = ap.parse_args()
     result = build(args.set) if args.build else score(args.only, args.keep, args.set)
     print(json.dumps(result, indent=1, ensure_ascii=False))

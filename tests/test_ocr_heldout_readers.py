@@ -1,0 +1,40 @@
+"""benchmarks/ocr_heldout.py's words-in readers for set 6's shapes (round 36): a Document AI Document's text, a
+Layout Parser's nested blocks (not its chunks, which repeat them), GROBID TEI less GROBID's own metadata."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import ocr_heldout  # noqa: E402
+
+
+def test_document_ai_ocr_text_is_read_once(tmp_path):
+    doc = {"text": "A Title\nFirst line of text\n", "pages": [{"pageNumber": 1}],
+           "entities": [{"type": "title", "mentionText": "A Title"}]}
+    src = tmp_path / "source.json"
+    src.write_text(json.dumps(doc))
+    assert ocr_heldout._words(ocr_heldout.content(src)) == ["a", "title", "first", "line", "of", "text"]
+
+
+def test_layout_parser_blocks_in_order_and_chunks_not_read(tmp_path):
+    doc = {"documentLayout": {"blocks": [
+        {"textBlock": {"text": "CHAPTER I", "type": "heading-1", "blocks": [
+            {"textBlock": {"text": "Once upon a time", "type": "paragraph"}},
+            {"tableBlock": {"bodyRows": [{"cells": [{"blocks": [{"textBlock": {"text": "cell"}}]}]}]}}]}}]},
+        "chunkedDocument": {"chunks": [{"content": "# CHAPTER I\n\nOnce upon a time"}]}}
+    src = tmp_path / "source.json"
+    src.write_text(json.dumps(doc))
+    assert ocr_heldout._words(ocr_heldout.content(src)) == ["chapter", "i", "once", "upon", "a", "time", "cell"]
+
+
+def test_grobid_tei_less_its_application_and_file_hash(tmp_path):
+    tei = ('<?xml version="1.0"?><TEI><teiHeader><encodingDesc><appInfo><application version="0.8.2" ident="GROBID">'
+           '<desc>GROBID - A machine learning software</desc></application></appInfo></encodingDesc>'
+           '<idno type="MD5">17D4EB15</idno><idno type="DOI">10.1/x</idno></teiHeader>'
+           '<text><body><div><head n="1">Introduction</head><p>Words here.</p></div></body></text></TEI>')
+    src = tmp_path / "source.xml"
+    src.write_text(tei)
+    words = ocr_heldout._words(ocr_heldout.content(src))
+    assert "grobid" not in words and "17d4eb15" not in words
+    assert words[-3:] == ["introduction", "words", "here"]
