@@ -37,6 +37,7 @@ ENGINES = {
     "deepseek-ocr": "DeepSeek-OCR (grounding tags, <--- Page Split --->)",
     "dots-ocr": "dots.ocr (JSON list of {bbox, category, text} layout blocks)",
     "docling-json": "docling's DoclingDocument JSON (the lossless export: body $refs into texts, tables, groups)",
+    "textract-json": "Amazon Textract JSON (DetectDocumentText / AnalyzeDocument: Blocks of PAGE, LINE, LAYOUT_*, TABLE)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -74,6 +75,10 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     # fast scan, and most text holds none of them: the ^-anchored patterns are tried at every line)
     # (first: a JSON export names its schema at its top, and its texts may quote any other engine's tags)
     ("docling-json", re.compile(r'\A\s*\{[^{}]{0,400}?"schema_name"\s*:\s*"DoclingDocument"'), 1, ('"DoclingDocument"',)),
+    # (a response, or a list of an asynchronous job's responses: "Blocks" whose first block has a
+    # BlockType, keys in Textract's order or sorted, BlockType first either way)
+    ("textract-json", re.compile(r'\A\s*\[?\s*\{[\s\S]{0,5000}?"Blocks"\s*:\s*\[\s*\{\s*"BlockType"\s*:\s*"[A-Z_]+"'), 1,
+     ('"BlockType"',)),
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
      ("<|ref|>", "<|det|>", "<--- Page Split --->")),
     # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
@@ -419,7 +424,7 @@ _BLOCK_LABELS = {
     "form": "table", "figure_text": "figure_text", "table_text": "table_text"}
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
-                   "paddleocr-vl-json", "docling-json")
+                   "paddleocr-vl-json", "docling-json", "textract-json")
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -434,7 +439,7 @@ def _layout_blocks(text: str, engine: str) -> str:
     blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
               "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks,
               "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
-              "docling-json": _docling_json_blocks}[engine](text)
+              "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -454,6 +459,14 @@ def _docling_json_blocks(text: str) -> list[tuple[str, str]]:
 
     data = _json_or_prefix(text)
     return docling_json.blocks(data) if isinstance(data, dict) else []
+
+
+def _textract_json_blocks(text: str) -> list[tuple[str, str]]:
+    """Amazon Textract's JSON response: see :mod:`ctxmill.sources.textract_json`."""
+    from ctxmill.sources import textract_json
+
+    data = _json_or_prefix(text)
+    return textract_json.blocks(data) if isinstance(data, (dict, list)) else []
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
@@ -1767,6 +1780,8 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
+    if engine == "textract-json" and heads and heads[0][2] != 1:
+        title_text = None  # (its reader writes a title "#" only where the layout or the type says so)
     plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
     ranks = {e: k + 1 for k, e in enumerate(plain_levels)}
     flat = len({e for _, _, e, _ in heads}) == 1
