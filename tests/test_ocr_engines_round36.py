@@ -200,3 +200,22 @@ def test_a_textract_table_with_a_merged_cell_writes_its_text_once_across_the_spa
 def test_other_json_with_a_blocks_key_is_not_textract():
     assert sniff_engine(json.dumps({"Blocks": [{"Kind": "LINE", "Text": "a"}]}), "x.json") != "textract-json"
     assert sniff_engine("Blocks: a plain line\n\nthat names BlockType in prose", "x.txt") != "textract-json"
+
+
+def test_a_broken_textract_response_loses_no_line_and_does_not_loop():
+    from ctxmill.sources import textract_json
+
+    r = Response()
+    r.new_page()
+    ln = r.line("A line of text under two layout blocks that point at each other", 0.1, 0.1, 0.6)
+    a = r.add("LAYOUT_TEXT", (0.1, 0.1, 0.6, 0.012), [ln])
+    b = r.add("LAYOUT_LIST", (0.1, 0.1, 0.6, 0.012), [a])
+    a["Relationships"][0]["Ids"].append(b["Id"])  # a cycle
+    r.page["Relationships"][0]["Ids"] += [a["Id"], b["Id"]]
+    doc = compile_text(r.json(), name="c.json")
+    assert "A line of text under two layout blocks" in doc.markdown
+    # lines with no Id and no usable geometry, a block that is no object: each line kept once
+    got = textract_json.blocks({"Blocks": [{"BlockType": "LINE", "Text": "first line",
+                                            "Geometry": {"BoundingBox": {"Left": "a"}}},
+                                           {"BlockType": "PAGE"}, "junk", {"BlockType": "LINE", "Text": "second line"}]})
+    assert [t for _, t in got] == ["first line", "second line"]

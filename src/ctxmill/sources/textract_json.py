@@ -20,6 +20,7 @@ written somewhere (the body, a table's flat text, or the furniture that goes to 
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 
@@ -82,7 +83,7 @@ class _Response:
     def __init__(self, raw: list[dict]):
         self.raw = raw
         self.by_id = {b["Id"]: b for b in raw if isinstance(b.get("Id"), str)}
-        self.used: set[str] = set()  # LINE ids written so far
+        self.used: set[int] = set()  # the LINE blocks written so far (by identity: an Id may be missing)
 
     def children(self, b: dict, kind: str = "CHILD") -> list[dict]:
         out = []
@@ -116,15 +117,19 @@ class _Response:
         return any(str(b.get("BlockType", "")).startswith("LAYOUT_") for b in page)
 
     def lines_of(self, b: dict) -> list[dict]:
-        """The LINE blocks under a block (through a LAYOUT_LIST's items), each once."""
-        out = []
-        for c in self.children(b):
+        """The LINE blocks under a block (through a LAYOUT_LIST's items), each once (a stack and a
+        seen set: a broken response whose layout blocks point at each other is walked once)."""
+        out, seen = [], {id(b)}
+        todo = list(reversed(self.children(b)))
+        while todo:
+            c = todo.pop()
             kind = c.get("BlockType")
-            if kind == "LINE" and c["Id"] not in self.used:
-                self.used.add(c["Id"])
+            if kind == "LINE" and id(c) not in self.used:
+                self.used.add(id(c))
                 out.append(c)
-            elif isinstance(kind, str) and kind.startswith("LAYOUT_"):
-                out += self.lines_of(c)
+            elif isinstance(kind, str) and kind.startswith("LAYOUT_") and id(c) not in seen:
+                seen.add(id(c))
+                todo += reversed(self.children(c))
         return out
 
     # ----------------------------------------------------------------- with layout blocks
@@ -154,7 +159,7 @@ class _Response:
             elif cat == "table":
                 table = _overlapping(b, tables)
                 if table is not None:
-                    tables.remove(table)
+                    tables = [t for t in tables if t is not table]
                     out.append(("table", self.table_html(table)))
                     out += [("table_text", _text(ln)) for ln in lines if _text(ln)]
                 elif lines:
@@ -164,7 +169,7 @@ class _Response:
                 out.append((cat, "\n".join(texts) if cat in ("page_header", "page_footer") else _join(texts)))
         for table in tables:  # a table no layout block holds: after the page's text
             out.append(("table", self.table_html(table)))
-        rest = [ln for ln in page if ln.get("BlockType") == "LINE" and ln.get("Id") not in self.used and _text(ln)]
+        rest = [ln for ln in page if ln.get("BlockType") == "LINE" and id(ln) not in self.used and _text(ln)]
         if rest:  # lines no layout block names: kept, in the geometry's order
             out += self.geometry_page(rest, furniture=False)
         return out
@@ -213,8 +218,8 @@ class _Response:
     def geometry_page(self, page: list[dict], furniture: bool = True) -> list[tuple[str, str]]:
         lines = []
         for b in page:
-            if b.get("BlockType") == "LINE" and _text(b) and b.get("Id") not in self.used:
-                self.used.add(b.get("Id"))
+            if b.get("BlockType") == "LINE" and _text(b) and id(b) not in self.used:
+                self.used.add(id(b))
                 lines.append(_Line(_text(b), _box(b)))
         tables = [(t, _box(t)) for t in page if t.get("BlockType") == "TABLE" and _box(t)]
         out: list[tuple[str, str]] = []
@@ -230,10 +235,11 @@ class _Response:
             boxed = [ln for ln in boxed if not _inside(ln.box, box)]
             items.append(_Line("", box, table=self.table_html(t), flat=[ln.text for ln in inside]))
         items += boxed
-        items.sort(key=lambda ln: (ln.box[1], ln.box[0]))
+        items.sort(key=_top)
         top, bottom = (_edge_band(items, h, True), _edge_band(items, h, False)) if furniture else ([], [])
-        body = [ln for ln in items if ln not in top and ln not in bottom]
-        out += [("page_header", ln.text) for ln in top]
+        edge = set(map(id, top)) | set(map(id, bottom))
+        body = [ln for ln in items if id(ln) not in edge]
+        out += [("page_header", ln.text) for row in _rows(sorted(top, key=_top), h) for ln in row]
         heights = [ln.height for ln in body if not ln.table]
         h = statistics.median(heights) if heights else h
         paras = _paragraphs(_reading_order(body, h), h)
@@ -255,7 +261,7 @@ class _Response:
             else:
                 out.append(("text", text))
             first = False
-        out += [("page_footer", ln.text) for ln in bottom]
+        out += [("page_footer", ln.text) for row in _rows(sorted(bottom, key=_top), h) for ln in row]
         out += [("text", ln.text) for ln in loose]
         return out
 
@@ -269,6 +275,10 @@ class _Line:
     @property
     def height(self) -> float:
         return self.box[3] - self.box[1]
+
+
+def _top(ln: _Line) -> tuple[float, float]:
+    return ln.box[1], ln.box[0]
 
 
 def _index(b: dict, key: str) -> int | None:
@@ -308,7 +318,8 @@ def _edge_band(items: list[_Line], h: float, top: bool) -> list[_Line]:
         band.append(ln)
     if not band or len(band) == len(items):
         return []
-    rest = [ln for ln in items if ln not in band]
+    inband = set(map(id, band))
+    rest = [ln for ln in items if id(ln) not in inband]
     gap = (min(ln.box[1] for ln in rest) - max(ln.box[3] for ln in band)) if top else \
         (min(ln.box[1] for ln in band) - max(ln.box[3] for ln in rest))
     return band if gap > h else []
@@ -318,13 +329,15 @@ def _rows(items: list[_Line], h: float) -> list[list[_Line]]:
     """Lines on one baseline (their vertical middles within half a line) -> a row, left to right; a
     line cut in two by a wide word space is one fragment again."""
     rows: list[list[_Line]] = []
+    total = 0.0  # the sum of the last row's middles (its mean kept as lines join it)
     for ln in items:
         mid = (ln.box[1] + ln.box[3]) / 2
-        if rows and not ln.table and not rows[-1][0].table and \
-                abs(mid - statistics.fmean((x.box[1] + x.box[3]) / 2 for x in rows[-1])) < 0.5 * h:
+        if rows and not ln.table and not rows[-1][0].table and abs(mid - total / len(rows[-1])) < 0.5 * h:
             rows[-1].append(ln)
+            total += mid
         else:
             rows.append([ln])
+            total = mid
     for r in rows:
         r.sort(key=lambda ln: ln.box[0])
     return rows
@@ -384,18 +397,28 @@ def _reading_order(items: list[_Line], h: float) -> list[list[_Line]]:
             elif _crosses(frags[j][0], columns):
                 break
             j += 1
-        band = [ln for r in rows[i:j] for ln in r]
-        for a, b in columns:
-            col = [ln for ln in band if _column_of(ln, columns) == (a, b)]
-            if col:
-                runs.append(sorted(col, key=lambda ln: ln.box[1]))
+        by_column: dict[int, list[_Line]] = {}
+        starts = [a for a, _ in columns]
+        for r in rows[i:j]:
+            for ln in r:
+                by_column.setdefault(_column_of(ln, columns, starts), []).append(ln)
+        runs += [sorted(by_column[k], key=lambda ln: ln.box[1]) for k in sorted(by_column)]
         flowing = False
         i = j
     return runs
 
 
-def _column_of(ln: _Line, columns: list[tuple[float, float]]) -> tuple[float, float]:
-    return max(columns, key=lambda c: min(ln.box[2], c[1]) - max(ln.box[0], c[0]))
+def _column_of(ln: _Line, columns: list[tuple[float, float]], starts: list[float]) -> int:
+    """The index of the column (sorted, apart) the line overlaps most: only those from the one it
+    starts in to the last that starts before its end are tried."""
+    k = max(0, bisect.bisect_right(starts, ln.box[0]) - 1)
+    best, most = k, float("-inf")
+    while k < len(columns) and (k == best or columns[k][0] < ln.box[2]):
+        overlap = min(ln.box[2], columns[k][1]) - max(ln.box[0], columns[k][0])
+        if overlap > most:
+            best, most = k, overlap
+        k += 1
+    return best
 
 
 def _paragraphs(runs: list[list[_Line]], h: float) -> list[list[_Line]]:
@@ -415,18 +438,20 @@ def _paragraphs(runs: list[list[_Line]], h: float) -> list[list[_Line]]:
     return out
 
 
-_BROKEN_WORD = re.compile(r"[^\W\d_]-\Z")
-
-
 def _join(texts: list[str]) -> str:
     """A paragraph's lines as one line; a word hyphenated at a line's end ('non-' / 'trivial') is
     joined with its hyphen and no space (whether the hyphen is the word's own is not known here)."""
-    out = ""
+    parts: list[str] = []
     for t in texts:
         if not t:
             continue
-        out += ("" if not out or (_BROKEN_WORD.search(out) and t[:1].islower()) else " ") + t
-    return out
+        if parts:
+            last = parts[-1]
+            broken = len(last) >= 2 and last[-1] == "-" and last[-2].isalpha() and t[:1].islower()
+            parts.append(t if broken else " " + t)
+        else:
+            parts.append(t)
+    return "".join(parts)
 
 
 def _heading_like(text: str) -> bool:
