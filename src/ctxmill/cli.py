@@ -518,6 +518,21 @@ def ask_cmd(question, root, path_prefix, k, as_json, no_sync, llm_url, llm_model
 # ------------------------------------------------------------------------------ apply
 
 
+def _read_text_arg(arg: str, what: str, errors: str = "strict") -> str:
+    """The text of a command's file argument, ``-`` for stdin (apply's SKETCH, next-edit's PATCH).
+    A missing file is refused; with ``errors="strict"`` so is one that is not UTF-8 (a sketch is
+    code to merge), other ``errors`` decode as ``bytes.decode`` does (a patch's stray bytes)."""
+    if arg == "-":
+        return sys.stdin.read()
+    path = Path(arg)
+    if not path.is_file():
+        raise InputRefused(f"{arg}: no such {what} file")
+    try:
+        return path.read_text(encoding="utf-8", errors=errors)
+    except UnicodeDecodeError:
+        raise InputRefused(f"{arg}: {what} is not UTF-8 text") from None
+
+
 @main.command("apply")
 @click.argument("file", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("sketch", metavar="SKETCH")
@@ -528,16 +543,7 @@ def apply_cmd(file, sketch, write, as_json):
     """Merge a sketched edit (SKETCH file, or - for stdin) into FILE and print the diff."""
     from ctxmill.apply import apply_file
 
-    if sketch == "-":
-        sketch_text = sys.stdin.read()
-    else:
-        sketch_path = Path(sketch)
-        if not sketch_path.is_file():
-            raise InputRefused(f"{sketch}: no such sketch file")
-        try:
-            sketch_text = sketch_path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise InputRefused(f"{sketch}: sketch is not UTF-8 text") from None
+    sketch_text = _read_text_arg(sketch, "sketch")
     res = apply_file(file, sketch_text, write=write)
     if as_json:
         _print_json(res.to_dict())
@@ -559,13 +565,7 @@ def next_edit_cmd(root, diff_path, as_json, limit):
     """Suggest the other edits that the edit in PATCH needs (renames propagated to every use)."""
     from ctxmill.apply.next_edit import suggest
 
-    if diff_path == "-":
-        patch = sys.stdin.read()
-    else:
-        p = Path(diff_path)
-        if not p.is_file():
-            raise InputRefused(f"{diff_path}: no such patch file")
-        patch = p.read_text(encoding="utf-8", errors="replace")
+    patch = _read_text_arg(diff_path, "patch", errors="replace")
     got = suggest(root, patch, limit=limit)
     if as_json:
         _print_json({"suggestions": [s.to_dict() for s in got]})
