@@ -100,16 +100,11 @@ def _ask(op: str, args: dict, *, start: bool = True) -> int | None:
 
 def _fast_search(args: list[str]) -> int | None:
     opts = _parse_search(args)
-    if opts is None:
+    where = _where(opts) if opts is not None else None
+    if where is None:
         return None
-    root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root):
-        return None  # the full path words the refusal
-    db = os.path.realpath(opts["db"]) if opts["db"] else None
+    root, db, store = where
     if db is None:
-        store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
-        if store is False:
-            return None  # the project's settings are refused: the full path says why
         if store:  # a team store (ctxmill.team): the warm server keeps its connection open
             from ctxmill.team.settings import REQUEST_ENV
 
@@ -123,16 +118,11 @@ def _fast_search(args: list[str]) -> int | None:
 
 def _fast_index(args: list[str]) -> int | None:
     opts = _parse_index(args)
-    if opts is None:
+    where = _where(opts) if opts is not None else None
+    if where is None:
         return None
-    root = os.path.realpath(opts["root"])
-    if not os.path.isdir(root):
-        return None
-    db = os.path.realpath(opts["db"]) if opts["db"] else None
+    root, db, store = where
     if db is None:
-        store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
-        if store is False:
-            return None  # the project's settings are refused: the full path says why
         if store:  # a team store (ctxmill.team): a known one syncs in the warm server, as team_search
             from ctxmill.team.settings import REQUEST_ENV
 
@@ -145,6 +135,23 @@ def _fast_index(args: list[str]) -> int | None:
     return _ask("sync", {"root": root, "db": db, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
                          "known_only": True, "print": "json" if opts["json"] else "text", "quiet": opts["quiet"]},
                 start=False)
+
+
+def _where(opts: dict) -> tuple[str, str | None, str | None] | None:
+    """(ROOT, the --db file, the team store) a fast search or index works on, as the full path
+    resolves them: the store only without --db (--store, else CTXMILL_STORE, else the project's
+    settings; falsy for none). None sends the command down the full path, which words the
+    refusal: ROOT is no folder, or the project's settings are refused."""
+    root = os.path.realpath(opts["root"])
+    if not os.path.isdir(root):
+        return None
+    db = os.path.realpath(opts["db"]) if opts["db"] else None
+    store = None
+    if db is None:
+        store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
+        if store is False:
+            return None
+    return root, db, store
 
 
 def _team(root: str) -> str | bool | None:
