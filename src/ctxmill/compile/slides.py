@@ -414,6 +414,113 @@ def run(doc: Document, options: CompileOptions) -> None:
         doc.attrs["overlay_pages"] = merge_overlays(doc)
 
 
+_WORD = re.compile(r"[\"'(\[«“‘]*([^\W\d_]+(?:[-'’][^\W\d_]+)*)[\"')\].,:;!?»”’]*")
+WORDS_SHARE = 2 / 3  # of a line's tokens, to read as words
+
+
+def reads_as_words(text: str) -> bool:
+    """A line read by OCR that reads as words: at least two thirds of its tokens are words (letters
+    only, punctuation at their ends, brackets paired in the line, set in lower case, Title case or
+    upper case). OCR of a picture or of a page in a script the engine's model does not know gives
+    tokens with digits, brackets and signs inside them and letters in mixed case ('Meli=mal',
+    'laa)', 'AbIe')."""
+    tokens = text.split()
+    # (brackets that do not pair in the line are no punctuation: 'laa)' is no word, '(en bref)' two)
+    paired = all(text.count(a) == text.count(b) for a, b in ("()", "[]"))
+    words = 0
+    for t in tokens:
+        m = _WORD.fullmatch(t) if paired or not any(c in t for c in "()[]") else None
+        w = m.group(1) if m else ""
+        words += bool(w) and (w.islower() or w.isupper() or w.istitle())
+    return bool(tokens) and words >= WORDS_SHARE * len(tokens)
+
+
+def _named(text: str) -> str:
+    """A title as compared with an outline entry: its letters and digits, without a section number."""
+    return re.sub(r"\W+", "", _plain(text.replace("\u2026", "...")))
+
+
+def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]], head: dict[int, Block],
+                slide: dict[int, int], builds: set[int], sizes: dict[int, tuple[float, float]], body: float) -> None:
+    """Frame titles where the PDF's outline names the deck's frames (Typst writes a bookmark for each
+    slide's heading, at its first page): the outline says which line of a page is its title and
+    where a frame starts. Read so only where it names frames: on at least half of the frame pages it
+    points to (and 3), a line set larger than the body reads as its entry (an outline of sections,
+    Beamer's, points to frames under other titles, or to section slides). Then a page
+    without a title, or whose top line the outline does not name, has for its title the line the
+    outline names there (a slide whose heading stands under a small label line); a frame continued
+    on the next page under the same title (a title the outline names on the page before, not on
+    this one) is one frame, one heading; and a page read by OCR whose title the outline names but
+    no line prints (a picture of text) gets the outline's title. A page taken for a build of the page
+    before (slides.merge_overlays: it repeats that page's one line, a label) whose title the outline
+    names starts a frame."""
+    # (a page the head bar or a contents frame links to starts a section: its entry names the section)
+    linked = set(doc.attrs.get("_nav") or {}) | set(doc.attrs.get("_contents") or {})
+    marks: dict[int, set[str]] = {}  # page -> the titles the outline names there
+    named: dict[int, list[str]] = {}
+    for e in doc.stream.outline:
+        if e.page is not None and _named(e.title):
+            marks.setdefault(e.page, set()).add(_named(e.title))
+            if e.page in pages and e.page not in slide and e.page not in linked:
+                named.setdefault(e.page, []).append(e.title)
+    found: dict[int, Block] = {}  # page -> the line the outline names there, set larger than the body
+    for n, titles in named.items():
+        keys = {_named(t) for t in titles}
+        h = sizes.get(n, (0.0, 0.0))[1]
+        match = [b for b in pages[n] if b.kind in (Kind.PARAGRAPH, Kind.HEADING) and b.bbox is not None
+                 and 0 <= b.bbox[1] < h and (b.attrs.get("_size") or 0) > body + 0.5 and _named(b.text) in keys]
+        if match:
+            found[n] = min(match, key=lambda b: (b.bbox[1], b.bbox[0]))
+    if len(found) < max(3, len(named) / 2):
+        return
+    read = {p.number for p in doc.stream.pages if p.ocr}
+    for n, titles in named.items():
+        if n in head and _named(head[n].text) in {_named(t) for t in titles}:
+            continue
+        if n in found:
+            head[n] = found[n]
+        elif n in read and n not in builds and len(titles) == 1:
+            at = next((i for i, b in enumerate(blocks) if b.page >= n), len(blocks))
+            made = Block(Kind.PARAGRAPH, _key(titles[0]), n)
+            blocks.insert(at, made)
+            pages[n].insert(0, made)
+            head[n] = made
+    prev: tuple[int, str] | None = None  # the page of the frame title before, and its title
+    for n in sorted(head):
+        key = _named(head[n].text)
+        if n in slide:
+            prev = None
+            continue
+        if prev is not None and n - prev[0] == 1 + sum(1 for k in range(prev[0] + 1, n) if k in builds) \
+                and key == prev[1] and key not in marks.get(n, set()):
+            del head[n]  # (its line stays the page's text)
+        prev = (n, key)
+
+
+TITLE_STEP = 1.15  # a deck's frame title sizes, as levels, stand at least this ratio apart
+
+
+def _sized(pages: dict[int, list[Block]], head: dict[int, Block], frame_level: int) -> dict[int, int]:
+    """Frame title levels from their sizes, where a deck sets its frames' titles in several sizes
+    (Markdown slides: remark.js and xaringan print a slide's '#', '##' and '###' titles in three
+    sizes): -> {id(title block): level}. A title size is one that titles two frames or more and
+    that most lines set in it are titles of; read as levels where there are two or more, each at
+    least TITLE_STEP times the next (a title shrunk to fit its line is no level), the largest at
+    ``frame_level``. A frame's top line in a size most lines of the deck's text are set in (a bold
+    line opening a slide's text) goes one level under the deepest. Elsewhere nothing changes: one
+    size, sizes that do not read as levels, or a title in a size of its own."""
+    heads = {id(b) for b in head.values()}
+    size = {n: round(b.attrs.get("_size") or 0, 1) for n, b in head.items()}
+    count = Counter(size.values())
+    text = Counter(round(b.attrs.get("_size") or 0, 1) for bs in pages.values() for b in bs if id(b) not in heads)
+    classes = sorted((z for z, k in count.items() if k >= 2 and z > 0 and k >= text[z]), reverse=True)
+    if len(classes) < 2 or any(a < TITLE_STEP * b for a, b in zip(classes, classes[1:], strict=False)):
+        return {}
+    if any(z not in classes and text[z] < 2 * count[z] for z in size.values()):
+        return {}
+    return {id(head[n]): frame_level + (classes.index(z) if z in classes else len(classes)) for n, z in size.items()}
+
+
 _BAR = re.compile(r"(.*\S)\s*\|\s*(\S.*)")
 
 
@@ -546,6 +653,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         first = 0
         # (metadata.py reads page 1 on its own: it learns here that no title is printed there)
         doc.attrs["_untitled_deck"] = True
+    read = {p.number for p in doc.stream.pages if p.ocr}  # pages whose text an OCR engine read
     pages: dict[int, list[Block]] = {}
     for b in blocks:
         if b.kind is Kind.HEADING and b.page == first and not b.attrs.get("title"):
@@ -584,8 +692,10 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
         if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h
-                and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5):
+                and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5
+                and (n not in read or reads_as_words(top.text))):
             head[n] = top
+    _bookmarked(doc, blocks, pages, head, slide, builds, sizes, body)
     # a frame continued by allowframebreaks prints its title on each page with the continuation's
     # numeral (I, II, ... XII): one frame, one heading; the later pages' titles stay their text
     last: tuple[str, int] | None = None
@@ -644,7 +754,8 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
             for lvl, text in reversed(keep[dest]):
                 blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + rank[lvl], attrs={"_title": text}))
-    chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()}
+    sized = _sized(pages, head, frame_level) if not slide and not nav and not toc else {}
+    chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()} | sized
     for bs in pages.values():
         for b in bs:
             level = chosen.get(id(b))
