@@ -108,6 +108,15 @@ def _run_end(labels: list[str], i: int) -> int:
     return i
 
 
+def _relabelled(labels: list[str], a: int, b: int, field: str) -> list[str]:
+    """A copy of ``labels`` where tokens ``a``..``b-1`` are ``field`` and token ``b``, the
+    punctuation that ends that run, is "O": how the rules below hand a run to another field."""
+    out = list(labels)
+    out[a:b] = [field] * (b - a)
+    out[b] = "O"
+    return out
+
+
 def _clean(text: str) -> str:
     return " ".join(text.split()).strip(" ,;:")
 
@@ -471,10 +480,7 @@ def names_head_title(tokens, labels: list[str]) -> list[str]:
             piece.append(w)
     if not strong:
         return labels
-    out = list(labels)
-    out[gap:e] = ["author"] * (e - gap)
-    out[e] = "O"
-    return out
+    return _relabelled(labels, gap, e, "author")
 
 
 def title_after_names(tokens, labels: list[str]) -> list[str]:
@@ -764,10 +770,7 @@ def title_in_venue(tokens, labels: list[str]) -> list[str]:
     if not alpha or not (is_venue_name(" ".join(tail)) or (all(tail[k][:1].isupper() for k in alpha)
                                                            and 2 * dots >= len(alpha) >= 2)):
         return labels
-    out = list(labels)
-    out[a:c] = ["title"] * (c - a)
-    out[c] = "O"
-    return out
+    return _relabelled(labels, a, c, "title")
 
 
 # "Author name disambiguation. Annual review of ...", "... Dose Fractioning Automation. Biomedicines":
@@ -813,10 +816,7 @@ def title_before_stop(tokens, labels: list[str]) -> list[str]:
     if (_ABBR_ANY.search(" ".join(t for t, _, _ in tokens[a:cut])) or _JOURNAL_WORD.search(head + ".")
             or _PROCEEDINGS.search(head.lower()) or known_journal(head) or is_venue_name(head)):
         return labels
-    out = list(labels)
-    out[a:cut] = ["title"] * (cut - a)
-    out[cut] = "O"
-    return out
+    return _relabelled(labels, a, cut, "title")
 
 
 def journal_ends_venue(tokens, labels: list[str]) -> list[str]:
