@@ -133,28 +133,25 @@ def read_tei(path: str | Path) -> list[Example]:
 
 def read_anystyle(path: str | Path) -> list[Example]:
     """Every ``<sequence>`` of an AnyStyle parser data set."""
+    return _read_sequences(path, " ")
+
+
+def read_bbl(path: str | Path) -> list[Example]:
+    """Every ``<sequence>`` of scripts/bbl_refdata.py's files: AnyStyle's tags, whose children
+    hold the text between fields too (in ``<ignore>``), so they are joined as they are."""
+    return _read_sequences(path, "")
+
+
+def _read_sequences(path: str | Path, sep: str) -> list[Example]:
+    """The labelled ``<sequence>``s of a file in AnyStyle's XML, children joined by ``sep``
+    (read_anystyle's files hold no text between fields, read_bbl's do)."""
     root = ET.parse(path).getroot()
     out = []
     for seq in root.iter("sequence"):
         b = _Builder()
         for child in seq:
             if b.text:
-                b.add(" ", None)
-            b.add(child.text or "", _ANYSTYLE.get(child.tag))
-        ex = b.done()
-        if ex[0] and ex[1]:
-            out.append(ex)
-    return out
-
-
-def read_bbl(path: str | Path) -> list[Example]:
-    """Every ``<sequence>`` of scripts/bbl_refdata.py's files: AnyStyle's tags, whose children
-    hold the text between fields too (in ``<ignore>``), so they are joined as they are."""
-    root = ET.parse(path).getroot()
-    out = []
-    for seq in root.iter("sequence"):
-        b = _Builder()
-        for child in seq:
+                b.add(sep, None)
             b.add(child.text or "", _ANYSTYLE.get(child.tag))
         ex = b.done()
         if ex[0] and ex[1]:
