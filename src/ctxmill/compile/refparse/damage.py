@@ -202,30 +202,27 @@ def _glue(cs, ls, rng, r) -> int:
 
 def _split(cs, ls, rng, r) -> int:
     """A space inside a word ("t he")."""
-    made = 0
-    for _ in range(_count(rng, r["mean"])):
-        words = _words(cs, 4)
-        if not words:
-            break
-        s, e = rng.choice(words)
-        i = rng.randrange(s + 1, e)
-        cs.insert(i, " ")
-        ls.insert(i, ls[s])
-        made += 1
-    return made
+    return _inside_words(cs, ls, rng, r, 4, " ", 1, 0)
 
 
 def _hyphen(cs, ls, rng, r) -> int:
     """A line-break hyphen left in a word ("single- photon")."""
+    return _inside_words(cs, ls, rng, r, 6, "- ", 2, 1)
+
+
+def _inside_words(cs, ls, rng, r, least: int, mark: str, lo: int, hi: int) -> int:
+    """``mark`` put inside words of ``least`` or more letters, at least ``lo`` letters after a
+    word's start and ``hi`` before its end, as many times as ``_count`` draws (``_split``'s space
+    and ``_hyphen``'s "- " alike); the mark takes the word's label."""
     made = 0
     for _ in range(_count(rng, r["mean"])):
-        words = _words(cs, 6)
+        words = _words(cs, least)
         if not words:
             break
         s, e = rng.choice(words)
-        i = rng.randrange(s + 2, e - 1)
-        cs[i:i] = ["-", " "]
-        ls[i:i] = [ls[s], ls[s]]
+        i = rng.randrange(s + lo, e - hi)
+        cs[i:i] = mark
+        ls[i:i] = [ls[s]] * len(mark)
         made += 1
     return made
 
