@@ -46,9 +46,10 @@ INSTITUTION_START_RE = re.compile(r"^\s*(?:the\s+)?(?:universit|institut|departm
 # an institution's word anywhere in a line ("... Graduate School of ...", "... Cancer Center")
 _INSTITUTION_WORD_RE = re.compile(r"\b(?:Universit|Institut|School\b|College\b|Cent(?:er|re)\b|Department\b|"
                                   r"Laborator|Hospital\b|Academy\b|Faculty\b)")
-# An abstract's label in the languages papers are written in: German's, French's, Chinese's
-# ("摘 要", its two characters spaced apart as a centred head prints them)
-ABSTRACT_WORDS = r"(?:abstract|a b s t r a c t|summary|zusammenfassung|résumé|摘\s*要)"
+# An abstract's label in the languages papers are written in: German's, French's, Portuguese's,
+# Spanish's, Chinese's ("摘 要", its two characters spaced apart as a centred head prints them),
+# Japanese's ("概要：")
+ABSTRACT_WORDS = r"(?:abstract|a b s t r a c t|summary|zusammenfassung|résumé|resumo|resumen|摘\s*要|概\s*要)"
 ABSTRACT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}\b", re.I)
 # "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
 ABSTRACT_LINE_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}(?:\s*$|\s*[.:：—–-]|(?=[A-Z][a-z]))", re.I)
@@ -90,7 +91,14 @@ _DATE_WORDS = frozenset("january february march april may june july august septe
                         "jan feb mar apr jun jul aug sep sept oct nov dec month year date day "
                         # a date's placeholder in a template ("DD MM YYYY", "MM/YYYY")
                         "dd mm yy yyyy".split())
+# a CJK name as a byline spaces it: a family name of one to three ideographs, then the given name
+# (ideographs, or kana: "さくら"); two characters alone ("摘 要", a label spaced apart) are no name
+_CJK_NAME_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々]{1,3} [\u3400-\u4dbf\u4e00-\u9fff々\u3040-\u30ff]{1,4}")
 _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
+# a speaker's role after the name in a collaboration's byline ("on behalf of the ATLAS Collaboration",
+# "for the CMS Collaboration")
+_ON_BEHALF_RE = re.compile(r"\s*(?:on behalf of|for)\s+(?:the\s+)?\S.*\b(?:collaboration|consortium|team|group)s?\b"
+                           r"|\s*on behalf of\b", re.I)
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003)\s*")
 @dataclass
@@ -328,9 +336,12 @@ def _sentence_subtitle(below: list[TLine], last: TLine, body: float) -> bool:
 
 
 def _centred(g: list[TLine], page_w: float, text_w: float) -> bool:
-    """Centred on the page and narrower than the text block: how a title in body type stands out."""
+    """Centred on the page and narrower than the text block: how a title in body type stands out.
+    A title set apart by its face too (bold, or all in capitals) may run nearly the block's width
+    (a long title in bold capitals on one line: 0.88 of it); a justified line fills the block."""
     x0, x1 = min(t.x0 for t in g), max(t.x1 for t in g)
-    return abs((x0 + x1) / 2 - page_w / 2) < 0.06 * page_w and (x1 - x0) < 0.85 * text_w
+    marked = all(t.bold or t.text.isupper() for t in g)
+    return abs((x0 + x1) / 2 - page_w / 2) < 0.06 * page_w and (x1 - x0) < (0.95 if marked else 0.85) * text_w
 
 
 def _beside(t: TLine, lines: list[TLine]) -> bool:
@@ -634,6 +645,8 @@ def _names(region: list[TLine], space_initials: bool = True
             for k, p in enumerate(parts):
                 if _EMAIL_ONLY_RE.fullmatch(p.strip()):
                     continue  # an address beside the name (JMLR, some thesis pages): neither a name nor not one
+                if _ON_BEHALF_RE.match(p):
+                    continue  # "Jane Roe, on behalf of the X Collaboration": the speaker's role, no name nor a failed one
                 total += 1
                 own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
                 name = _clean_name(p, space_initials)
@@ -751,6 +764,8 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     # OCR reads superscript marks as stray symbols glued to the name ("Bouma,!", "Monty®7"):
     # a run of symbols (with the digits right after it) is not part of a name
     s = " ".join(re.sub(r"[^\w\s.'’\-]+\d*", " ", s).split())
+    if _CJK_NAME_RE.fullmatch(s) and len(s) >= 4:
+        return s  # "羽田 久一": a Japanese (or Chinese) name, family then given name, a space between (no case to test)
     printed = s  # glued initials ("J.K.") are told by the spaced form, and kept as printed from a text layer
     s = re.sub(r"\b([A-Z])\.(?=[A-Z]\b)", r"\1. ", s)  # OCR's "J.N. Winn" -> "J. N. Winn", as most styles print it
     toks = s.split()

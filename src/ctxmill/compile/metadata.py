@@ -136,7 +136,8 @@ ABSTRACT_LABEL_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}(?:\s
 _LABEL_PUNCT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：—–]", re.I)
 _ABSTRACT_ONLY_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：]?\s*$", re.I)
 _ABSTRACT_END_RE = re.compile(r"^\s*(?:(?:key\s*words|keywords|index terms|ccs concepts|acm reference format|"
-                              r"schlüsselwörter|mots[- ]clés)\b|关键词|關鍵詞)", re.I)
+                              r"schlüsselwörter|mots[- ]clés|palavras[- ]chave|palabras[- ]clave)\b|关键词|關鍵詞|キーワード)",
+                              re.I)
 
 
 def _label_end(text: str) -> int | None:
@@ -169,8 +170,9 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> tuple[list[Block], 
         if _ABSTRACT_ONLY_RE.match(b.text):
             out: list[Block] = []
             for x in blocks[i + 1:]:
-                if x.kind is Kind.HEADING or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6:
-                    break
+                if x.kind is Kind.HEADING or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6 \
+                        or _ABSTRACT_ONLY_RE.match(x.text):
+                    break  # (another label alone: the abstract again in a second language)
                 if x.kind is Kind.PARAGRAPH and x.text.strip():
                     out.append(x)
             if out:

@@ -469,7 +469,7 @@ def _title_problem(title: str) -> str | None:
 
     if front.FURNITURE_RE.search(title) or front.DATE_RE.match(title) or front.GENRE_RE.match(title):
         return "a running head, a stamp, a venue line or a date"
-    if not re.search(r"[A-Za-z]{2}", title):
+    if not re.search(r"[^\W\d_]{2}", title):  # letters of any script: a title in kanji or Cyrillic has words
         return "no words"
     if front.INSTITUTION_START_RE.match(title) or "@" in title:
         return "an affiliation"
