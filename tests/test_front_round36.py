@@ -93,3 +93,30 @@ def test_a_title_in_another_script_has_words():
     assert quality._title_problem("文化資産としてのコンピュータゲームの保存") is None
     assert quality._title_problem("Основы функционального программирования") is None
     assert quality._title_problem("12 345") == "no words"
+
+
+def para(text: str, box: tuple[float, float, float, float], **attrs) -> Block:
+    return Block(Kind.PARAGRAPH, text, 1, bbox=box, attrs=dict(attrs))
+
+
+def test_an_abstract_broken_at_a_tall_glyph_gets_its_first_lines_back():
+    # an unlabelled abstract whose second line holds a radical sign and a raised exponent taller
+    # than the line: the paragraph is broken at each line it touches, and the part found first
+    # opens mid-sentence ("presented. ...")
+    blocks = [Block(Kind.HEADING, "A Measurement at the Collider", 1, level=1, attrs={"title": True}),
+              para("Jane Roe, on behalf of the X Collaboration", (83, 319, 343, 331), front="authors"),
+              para("University of Somewhere, Some National Lab", (83, 337, 378, 349)),
+              para("The observation of the production of two jets in association with a boson pair using",
+                   (105, 381, 490, 390)),
+              para("139 fb^-1 of collision data at √ s = 13 TeV collected by the detector at the collider is",
+                   (105, 388, 490, 407)),
+              para("presented. Two different final states originating from the decays of the boson pair, one "
+                   "containing four charged leptons, and the other two charged leptons and two neutrinos, are "
+                   "considered.", (105, 411, 490, 435))]
+    lead = metadata._broken_start(blocks, blocks[5])
+    assert lead == blocks[3:5]
+    # lines above that open no sentence (the one before them an address), or stand between other
+    # edges, are no part of it
+    assert metadata._broken_start(blocks[:3] + blocks[4:], blocks[5]) == []
+    moved = para(blocks[3].text, (83, 381, 490, 390))
+    assert metadata._broken_start(blocks[:3] + [moved] + blocks[4:], blocks[5]) == []

@@ -505,9 +505,12 @@ def run(doc: Document, options: CompileOptions) -> None:
         parts = parts[:1]
         if parts and _NOTE_START_RE.match(parts[0].text):
             parts = []  # it opens with a note's raised mark: a note set on the title page (memoir), no abstract
+    lead = _broken_start(front_blocks_, parts[0]) if parts and not parts[0].text[:1].isupper() else []
     if parts:
         text = "\n\n".join(p.text[_label_end(p.text) or 0:].strip() if k == 0 else p.text.strip()
                             for k, p in enumerate(parts))
+        text = " ".join([b.text.strip() for b in lead] + [text])
+        parts = lead + parts
         # (a raised digit on a one-letter word is its power, "M²", "R²": kept, raised; other marks are notes')
         text = _POWER_RE.sub(lambda m: m.group(1) + (m.group(2) or m.group(3)).translate(front._RAISED), text)
         md.abstract = _drop_line_numbers(compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
@@ -547,6 +550,30 @@ def run(doc: Document, options: CompileOptions) -> None:
     joined = "\n".join(texts)
     # (dict: first-seen order without a list's quadratic `in`)
     md.urls = list(dict.fromkeys(URL_RE.findall(joined))) if "http" in joined else []
+
+
+def _broken_start(blocks: list[Block], first: Block) -> list[Block]:
+    """The paragraphs an abstract's opening lines were broken off into, where ``first`` (the
+    abstract found) opens mid-sentence: a glyph taller than its line (a radical sign, a raised
+    exponent) can split a paragraph at each line it touches. They are the paragraphs right above
+    it, between the same left and right edges (full lines of one justified paragraph), none ending
+    a sentence, the first of them opening with a capital; none where any of that fails."""
+    if first not in blocks or first.bbox is None:
+        return []
+    i = blocks.index(first)
+    lead: list[Block] = []
+    cur = first
+    while i > 0:
+        b = blocks[i - 1]
+        if b.kind is not Kind.PARAGRAPH or b.attrs.get("front") or b.page != first.page or b.bbox is None \
+                or re.search(r"[.!?:]\s*$", b.text) or abs(b.bbox[0] - cur.bbox[0]) > 2 \
+                or abs(b.bbox[2] - cur.bbox[2]) > 2 or not -(b.bbox[3] - b.bbox[1]) <= cur.bbox[1] - b.bbox[3] \
+                < b.bbox[3] - b.bbox[1]:
+            break
+        lead.insert(0, b)
+        cur = b
+        i -= 1
+    return lead if lead and lead[0].text[:1].isupper() else []
 
 
 _POWER_RE = re.compile(r"(?<![\w.])([A-Z])(?:\[\^(\d)\]|<sup>(\d)</sup>)(?!\w)")
