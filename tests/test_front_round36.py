@@ -120,3 +120,21 @@ def test_an_abstract_broken_at_a_tall_glyph_gets_its_first_lines_back():
     assert metadata._broken_start(blocks[:3] + blocks[4:], blocks[5]) == []
     moved = para(blocks[3].text, (83, 381, 490, 390))
     assert metadata._broken_start(blocks[:3] + [moved] + blocks[4:], blocks[5]) == []
+
+
+def test_a_radical_sign_drawn_taller_than_the_title_line_is_put_back_before_its_word():
+    # the sign is a line of its own (no letters: furniture), its right edge at the start of "s"
+    first = "Measurement of a Cross Section in Collisions at"
+    second = "s = 13 TeV with the Detector"
+    tp = front.read(page([
+        line(first, 83, 212, 17.2, bold=True, width=406),
+        line("√", 83, 223, 17.2, width=14.7),
+        line(second, 97.7, 236.8, 17.2, bold=True, width=281.7),
+        line("Jane Roe", 83, 319, 10.9, bold=True),
+    ] + body(400)), {}, 10.0)
+    assert tp.title == f"{first} √{second}"
+    # in the middle of a line: before the word its right edge meets
+    t = front.TLine("collisions at s = 13 TeV", [("collisions at s = 13 TeV", [])], 17.2, True, 236, 253, 100, 340)
+    r = front.TLine("√", [("√", [])], 17.2, False, 223, 253, 222, 240)
+    assert front._radical_back(t, [r]).text == "collisions at √s = 13 TeV"
+    assert front._radical_back(t, [front.TLine("√", [("√", [])], 17.2, False, 100, 120, 222, 240)]).text == t.text

@@ -448,6 +448,7 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
     if chosen is None:
         return tp
     chosen = chosen + _subtitle(chosen, content, body)
+    chosen = [_radical_back(x, lines) for x in chosen]
     tp.title = _join_title([x.text for x in chosen])
     tp.title_box = (min(x.x0 for x in chosen), chosen[0].top, max(x.x1 for x in chosen), chosen[-1].bottom)
     # ---- authors: the lines between the title and the abstract or the first heading
@@ -473,6 +474,29 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
         tp.authors = [(name, []) for _, name in handles]
         tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in handles]
     return tp
+
+
+_RADICALS = frozenset("√∛∜")
+
+
+def _radical_back(t: TLine, lines: list[TLine]) -> TLine:
+    """``t`` with a radical sign put back before the word it stands over (a title's "at √s = 13
+    TeV"): the sign is drawn taller than the line and a text layer gives it a line of its own (a
+    line of no letters, dropped as furniture). It goes before the word of ``t`` whose estimated
+    start is nearest its right edge, within a character's width, when it overlaps ``t`` in height."""
+    if len(t.text) < 2:
+        return t
+    per = (t.x1 - t.x0) / len(t.text)
+    for r in lines:
+        if r.text.strip() not in _RADICALS or not (r.top < t.bottom and r.bottom > t.top) \
+                or not t.x0 - per <= r.x1 <= t.x1:
+            continue
+        starts = [m.start() for m in re.finditer(r"\S+", t.text)]
+        at = min(starts, key=lambda k: abs(t.x0 + k * per - r.x1))
+        if abs(t.x0 + at * per - r.x1) <= per:
+            text = t.text[:at] + r.text.strip() + t.text[at:]
+            return replace(t, text=text, pieces=[(text, [m for _, ms in t.pieces for m in ms])])
+    return t
 
 
 def _author_labelled(text: str) -> bool:
