@@ -25,7 +25,7 @@ from fastapi import FastAPI, File, Form, HTTPException, Query, Request, UploadFi
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
-from ctxmill.web.jobs import STAGE_ORDER, Job, JobStore
+from ctxmill.web.jobs import JOB_TIMEOUT_S, JOB_TTL_S, MAX_JOBS, STAGE_ORDER, WORKERS, Job, JobStore
 
 log = logging.getLogger("ctxmill.web")
 
@@ -324,11 +324,11 @@ def create_app(
     index_path: str | Path | None = None,
     *,
     jobs_root: str | Path | None = None,
-    workers: int = 2,
+    workers: int = WORKERS,
     max_upload_mb: float = 64,
-    job_ttl: float = 3600,
-    job_timeout: float = 600,
-    max_jobs: int = 100,
+    job_ttl: float = JOB_TTL_S,
+    job_timeout: float = JOB_TIMEOUT_S,
+    max_jobs: int = MAX_JOBS,
     sample_path: str | Path | None = None,
     mount_mcp: bool = True,
     host: str = "127.0.0.1",

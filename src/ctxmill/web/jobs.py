@@ -102,6 +102,14 @@ class Job:
         }
 
 
+# the job store's defaults, create_app's too (web/app.py hands them on): said once here; whole
+# numbers, as the web app has always reported them (/api/config: "job_ttl_seconds": 3600)
+WORKERS = 2
+JOB_TTL_S = 3600
+MAX_JOBS = 100
+JOB_TIMEOUT_S = 600
+
+
 class JobStore:
     """Holds jobs, runs them ``workers`` at a time, and cleans the temp area."""
 
@@ -109,10 +117,10 @@ class JobStore:
         self,
         root: str | Path | None = None,
         *,
-        workers: int = 2,
-        ttl: float = 3600.0,
-        max_jobs: int = 100,
-        job_timeout: float = 600.0,
+        workers: int = WORKERS,
+        ttl: float = JOB_TTL_S,
+        max_jobs: int = MAX_JOBS,
+        job_timeout: float = JOB_TIMEOUT_S,
         memory_limit_mb: int = 4096,
         prestart: bool = True,
     ) -> None:
