@@ -140,3 +140,23 @@ def test_a_deck_of_one_title_size_keeps_one_level(tmp_path):
                ("Its second point is set in the body size too.", 90, 200, 16)] for t, z in sized]
     doc = compiled(tmp_path / "deck.pdf", pages)
     assert headings(doc)[1:] == [f"## {t}" for t, _ in sized], headings(doc)
+
+
+def _speaker_deck(tmp_path, byline):
+    pages = [[("Five shapes of data and how to store them", 56, 110, 34, "Helvetica-Bold"), (byline, 56, 200, 24),
+              ("18 July 2025, a conference", 56, 260, 20)]]
+    pages += [plain(t, lines, k + 2) for k, (t, lines) in enumerate(CONTINUED[2:])]
+    return compiled(tmp_path / "deck.pdf", pages)
+
+
+def test_a_one_word_speaker_with_pronouns_is_the_author(tmp_path):
+    # a talk's byline: the speaker's one name and their pronouns ('Sam (they / he)'); the pronouns say
+    # it is a person, the name is the author
+    doc = _speaker_deck(tmp_path, "Sam (they / he)")
+    assert [a.name for a in doc.metadata.authors] == ["Sam"]
+
+
+def test_a_one_word_line_without_pronouns_names_no_one(tmp_path):
+    # the guard: one word in brackets that are no pronouns ('Rows (part one)') is no byline
+    doc = _speaker_deck(tmp_path, "Rows (part one)")
+    assert doc.metadata.authors == []

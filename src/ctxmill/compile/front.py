@@ -470,7 +470,9 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
     if not tp.authors and deck:
         # a talk's byline may print the speaker's handle alone on its line ("by" over "@jdoe"): the
         # name the deck gives its author, as printed (an address has a domain, a handle none)
-        handles = [(t, m.group(1)) for t in region for m in [_HANDLE_RE.fullmatch(t.text.strip())] if m]
+        # (or one name with the speaker's pronouns after it, 'Sam (they / them)': a person, though one word)
+        handles = [(t, m.group(1)) for t in region for m in [_HANDLE_RE.fullmatch(t.text.strip())
+                                                             or _PRONOUNED_RE.fullmatch(t.text.strip())] if m]
         tp.authors = [(name, []) for _, name in handles]
         tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in handles]
     return tp
@@ -515,6 +517,8 @@ def _over_title(t: TLine, content: list[TLine], bottom: float, body: float) -> b
 
 _FIRST_WORD_RE = re.compile(r"\s*([^\s,]+)")
 _HANDLE_RE = re.compile(r"@([A-Za-z0-9_][\w\-]{0,38})")  # a social/code-host handle: no domain after it
+_PRONOUN = r"(?:she|her|hers|he|him|his|they|them|theirs|xe|xem|ze|zir|it|its|any)"
+_PRONOUNED_RE = re.compile(rf"([^\W\d_][\w'’\-]{{1,30}})\s*\(\s*{_PRONOUN}(?:\s*/\s*{_PRONOUN})+\s*\)", re.I)
 # a contents entry: a section number, its title (dot leaders or not) and the page number at the end
 _CONTENTS_ENTRY_RE = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\.?\s+\S.*?\s\d{1,4}\s*$")
 
