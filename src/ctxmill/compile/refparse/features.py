@@ -607,6 +607,30 @@ def _tail_features(code: int) -> list[bytes]:
     return f
 
 
+def _filled(store, tokens: list[str], spans: list, codes: list[int]) -> tuple[list, dict, list]:
+    """Each token's block, the stretch table and each position's row, from ``store``'s caches
+    (keyed by token text, stretch key, position number), what this string adds to them made
+    first, distinct and in one go. The two stores of the sums, _Rows (numpy) and _Blobs
+    (CRFsuite's own rows), keep the same three caches and fill them alike, through here."""
+    get = store.tokens.get
+    blocks = [get(t) for t in tokens]
+    if None in blocks:  # token texts not seen before: their blocks in one go
+        store.add_tokens(list(dict.fromkeys(t for t, x in zip(tokens, blocks, strict=True) if x is None)))
+        blocks = [get(t) for t in tokens]
+    span_rows = store.spans
+    new = [k for _, _, k in spans if k not in span_rows]
+    if new:
+        new = list(dict.fromkeys(new))
+        store.add_rows(span_rows, new, [_span_features(k) for k in new])
+    get = store.tails.get
+    tails = [get(c) for c in codes]
+    if None in tails:
+        new = list(dict.fromkeys(c for c, x in zip(codes, tails, strict=True) if x is None))
+        store.add_rows(store.tails, new, [_tail_features(c) for c in new])
+        tails = [get(c) for c in codes]
+    return blocks, span_rows, tails
+
+
 _rows: _Rows | None = None
 
 
@@ -644,28 +668,13 @@ def sequence_scores(tokens: list[str], glued: list[bool] | None = None) -> np.nd
     rows = _rows
     if rows is None or rows.used_blocks + n > _TOKENS_MAX or rows.used_other + 2 * n > _OTHER_MAX:
         rows = _rows = _Rows()  # (at most one new block a token, two other rows)
-    tok_get = rows.tokens.get
-    ids = [tok_get(t) for t in tokens]
-    if None in ids:  # token texts not seen before: their blocks in one go
-        rows.add_tokens(list(dict.fromkeys(t for t, i in zip(tokens, ids, strict=True) if i is None)))
-        ids = [tok_get(t) for t in tokens]
+    spans = _span_keys(tokens, journals, infos)
+    ids, span_rows, tails = _filled(rows, tokens, spans, codes)
     edge = rows.edge
     pad = [edge, edge, *ids, edge, edge]
-    spans = _span_keys(tokens, journals, infos)
-    span_rows = rows.spans
-    new = [k for _, _, k in spans if k not in span_rows]
-    if new:
-        new = list(dict.fromkeys(new))
-        rows.add_rows(span_rows, new, [_span_features(k) for k in new])
     other = [0] * n  # a separator has no stretch features: row 0 is zeros
     for a, b, key in spans:
         other[a:b] = [span_rows[key]] * (b - a)
-    tail_get = rows.tails.get
-    tails = [tail_get(c) for c in codes]
-    if None in tails:
-        new = list(dict.fromkeys(c for c, i in zip(codes, tails, strict=True) if i is None))
-        rows.add_rows(rows.tails, new, [_tail_features(c) for c in new])
-        tails = [tail_get(c) for c in codes]
     other += tails
     g = rows.blocks[pad]
     o = rows.other[other]
@@ -728,25 +737,10 @@ def tag_tokens(toks: list[tuple[str, int, int]]) -> tuple[list[str], float]:
         if b is None or b.native is not nat or len(b.tokens) + n > _BLOBS_MAX \
                 or len(b.spans) + len(b.tails) + 2 * n > _BLOBS_MAX:
             b = _blobs = _Blobs(nat)
-        get = b.tokens.get
-        blocks = [get(t) for t in tokens]
-        if None in blocks:
-            b.add_tokens(list(dict.fromkeys(t for t, x in zip(tokens, blocks, strict=True) if x is None)))
-            blocks = [get(t) for t in tokens]
-        span_rows = b.spans
-        new = [k for _, _, k in spans if k not in span_rows]
-        if new:
-            new = list(dict.fromkeys(new))
-            b.add_rows(span_rows, new, [_span_features(k) for k in new])
+        blocks, span_rows, tails = _filled(b, tokens, spans, codes)
         stretch = [b.zero] * n
         for a, e, key in spans:
             stretch[a:e] = [span_rows[key]] * (e - a)
-        tail_get = b.tails.get
-        tails = [tail_get(c) for c in codes]
-        if None in tails:
-            new = list(dict.fromkeys(c for c, x in zip(codes, tails, strict=True) if x is None))
-            b.add_rows(b.tails, new, [_tail_features(c) for c in new])
-            tails = [tail_get(c) for c in codes]
         edge = b.edge
         pad = [edge, edge, *blocks, edge, edge]
         # each token's rows in the order numpy adds them: own, p1, n1, p2, n2, stretch, position
