@@ -104,14 +104,10 @@ def _fast_search(args: list[str]) -> int | None:
     if where is None:
         return None
     root, db, store = where
-    if db is None:
-        if store:  # a team store (ctxmill.team): the warm server keeps its connection open
-            from ctxmill.team.settings import REQUEST_ENV
-
-            return _ask("team_search", {"root": root, "store": store, "query": opts["query"], "k": int(opts["k"]),
-                                        "path": opts["path"], "print": "json" if opts["json"] else "text",
-                                        "bold": sys.stdout.isatty(),
-                                        "env": {k: os.environ.get(k) for k in REQUEST_ENV}})
+    if store:  # a team store (ctxmill.team): the warm server keeps its connection open
+        return _ask("team_search", {"root": root, "store": store, "query": opts["query"], "k": int(opts["k"]),
+                                    "path": opts["path"], "print": "json" if opts["json"] else "text",
+                                    "bold": sys.stdout.isatty(), "env": _request_env()})
     return _ask("search", {"root": root, "db": db, "query": opts["query"], "k": int(opts["k"]), "path": opts["path"],
                            "print": "json" if opts["json"] else "text", "bold": sys.stdout.isatty()})
 
@@ -122,13 +118,10 @@ def _fast_index(args: list[str]) -> int | None:
     if where is None:
         return None
     root, db, store = where
-    if db is None:
-        if store:  # a team store (ctxmill.team): a known one syncs in the warm server, as team_search
-            from ctxmill.team.settings import REQUEST_ENV
-
-            return _ask("team_sync", {"root": root, "store": store, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
-                                      "print": "json" if opts["json"] else "text", "quiet": opts["quiet"],
-                                      "env": {k: os.environ.get(k) for k in REQUEST_ENV}})
+    if store:  # a team store (ctxmill.team): a known one syncs in the warm server, as team_search
+        return _ask("team_sync", {"root": root, "store": store, "max_file_bytes": int(opts["max_file_kb"]) * 1000,
+                                  "print": "json" if opts["json"] else "text", "quiet": opts["quiet"],
+                                  "env": _request_env()})
     if db is not None and not os.path.exists(db):
         return None  # a first build
     # only a running server: the full path decides whether to start one (not for a first build)
@@ -146,12 +139,19 @@ def _where(opts: dict) -> tuple[str, str | None, str | None] | None:
     if not os.path.isdir(root):
         return None
     db = os.path.realpath(opts["db"]) if opts["db"] else None
-    store = None
+    store = None  # (a --db index is never a team store's)
     if db is None:
         store = opts["store"] if opts["store"] is not None else os.environ.get("CTXMILL_STORE", "").strip() or _team(root)
         if store is False:
             return None
     return root, db, store
+
+
+def _request_env() -> dict:
+    """The environment a team store's request carries to the warm server (ctxmill.team.settings)."""
+    from ctxmill.team.settings import REQUEST_ENV
+
+    return {k: os.environ.get(k) for k in REQUEST_ENV}
 
 
 def _team(root: str) -> str | bool | None:
