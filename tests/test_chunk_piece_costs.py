@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _counting import Counted
+from _slices import slices
 from ctxmill.model import BlockKind
 from ctxmill.render import chunks, token_pieces
 from ctxmill.tokens import count_tokens
@@ -117,9 +118,7 @@ def test_a_slice_starting_after_a_space_has_the_tokenizers_count(text, data):
         return
     whole = token_pieces.Tokenized(text)
     starts = [i + 1 for i, c in enumerate(text) if c == " "] or [0]
-    for _ in range(8):
-        s = data.draw(st.sampled_from(starts))
-        e = data.draw(st.integers(s, len(text)))
+    for s, e in slices(data, text, 8, starts):
         n, any_end = whole.count(s, e), whole.count_any(s, e)
         if any_end is not None:
             assert any_end == count_tokens(text[s:e])

@@ -17,6 +17,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _slices import slices
 from ctxmill.model import BlockKind
 from ctxmill.render import chunks, token_pieces
 from ctxmill.tokens import count_tokens, token_offsets
@@ -138,9 +139,7 @@ def test_a_slice_of_a_text_with_some_non_ascii_is_exact_or_left_to_the_tokenizer
     if not token_pieces.usable():
         return
     whole = token_pieces.Tokenized(text)
-    for _ in range(10):
-        s = data.draw(st.integers(0, len(text)))
-        e = data.draw(st.integers(s, len(text)))
+    for s, e in slices(data, text):
         piece = text[s:e]
         n, any_end, ends = whole.count(s, e), whole.count_any(s, e), whole.ends_of(s, e)
         if not piece.isascii():

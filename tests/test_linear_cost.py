@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _slices import slices
 from ctxmill.compile import blocks
 from ctxmill.compile.pipeline import compile_document
 
@@ -295,9 +296,7 @@ def test_a_slice_of_text_tokenized_once_has_the_tokens_of_the_slice_alone(text, 
     from ctxmill.tokens import count_tokens, token_offsets
 
     whole = token_pieces.Tokenized(text)
-    for _ in range(10):
-        s = data.draw(st.integers(0, len(text)))
-        e = data.draw(st.integers(s, len(text)))
+    for s, e in slices(data, text):
         n, ends = whole.count(s, e), whole.ends_of(s, e)
         if s < e and text[e - 1] in " \t\n\x0b\x0c\r":
             assert n is None and ends is None  # the caller tokenizes such a slice itself
@@ -357,9 +356,7 @@ def test_a_slice_of_text_not_all_ascii_read_from_one_cut_has_the_tokenizers_coun
     if not token_pieces.usable():
         return
     whole = token_pieces.Tokenized(text)
-    for _ in range(10):
-        s = data.draw(st.integers(0, len(text)))
-        e = data.draw(st.integers(s, len(text)))
+    for s, e in slices(data, text):
         n, any_end = whole.count(s, e), whole.count_any(s, e)
         if s == e:
             assert n == any_end == 0

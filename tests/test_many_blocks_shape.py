@@ -13,6 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _slices import slices
 from ctxmill.compile import blocks, headings, references
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.model import Block, Document, Kind, Line, Page, PageStream
@@ -203,7 +204,5 @@ def test_a_slice_ending_in_white_space_counts_as_the_tokenizer_counts_it(text, d
     if not token_pieces.usable():
         return
     whole = token_pieces.Tokenized(text)
-    for _ in range(10):
-        s = data.draw(st.integers(0, len(text)))
-        e = data.draw(st.integers(s, len(text)))
+    for s, e in slices(data, text):
         assert whole.count_any(s, e) == count_tokens(text[s:e])
