@@ -380,7 +380,8 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         colon = bool(cap) and cur.text[cap.end(2):cap.end(2) + 1] == ":"
         apart = bool(cap) and floats.label_apart(cur.line.spans, cap.group(1), cap.group(2))
         alone = bool(cap) and _label_over_title(cur, cap, ls[i + 1] if i + 1 < n else None)
-        if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone
+        hang = bool(cap) and i + 1 < n and _caption_hangs(cur, cap, ls[i + 1])
+        if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone or hang
                     or _float_colon(cur.text, cap) or i in colon_tables
                     or colon and (_centered([cur], ctx.columns) or _centered([cur], [(ctx.left, ctx.right)]))) \
                 and (_caption_label_ok(cur, cap) or apart or alone or colon):
@@ -399,9 +400,12 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                 j += 1
             while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None) \
                     and not (kind and (ls[j].lead_bold or _ALGO_LINE.match(ls[j].text))) \
-                    and not (ls[j].first_bold and CAPTION_RE.match(ls[j].text)):
+                    and not (ls[j].first_bold and CAPTION_RE.match(ls[j].text)) \
+                    and not (hang and (len(lines) >= 2 and ls[j].x0 < lines[1].x0 - 6
+                                       or CAPTION_RE.match(ls[j].text) or _CAPS_CAPTION_RE.match(ls[j].text))):
                 # (an algorithm's "Input:" or "1: x ← 0" line is its body, not its caption; the next
-                # caption's bold "Figure 3" starts a caption of its own: a list of figure legends)
+                # caption's bold "Figure 3" starts a caption of its own: a list of figure legends; a
+                # line back at a hanging caption's label edge is the next caption's or the text's)
                 lines.append(ls[j])
                 j += 1
             caption = _join([span_text(x.line) for x in lines])
@@ -565,6 +569,20 @@ def _label_over_title(line: _L, m: re.Match, nxt: _L | None) -> bool:
         and abs(nxt.x0 - line.x0) <= 3 and m.group(1) in ("Table", "Figure")
 
 
+_LEADERS_END = re.compile(r"(?:\.\s*){3,}\d*$|\s\d{1,4}$")
+
+
+def _caption_hangs(line: _L, m: re.Match, nxt: _L) -> bool:
+    """A caption in the body's own type set with a hanging indent ("Fig. 6. Average controller ..." over
+    "as a function of ...", 20 pt in: IFAC's, the caption package's "hang"): its label closed by a
+    stop or a colon, its next line in the same type, one line lower, indented under the label, as no
+    paragraph of running text is. (A list of figures' wrapped entry ends in its page number.)"""
+    sep = m.string[m.end(2):m.end(2) + 1]
+    return sep in ".:" and nxt.page == line.page and abs(nxt.size - line.size) <= 0.3 \
+        and 8 <= nxt.x0 - line.x0 <= 40 and 0 < nxt.bottom - line.bottom <= 1.6 * max(line.size, 4.0) \
+        and not _LEADERS_END.search(nxt.text) and not _LEADERS_END.search(line.text)
+
+
 def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None) -> bool:
     prev = lines[-1]
     if abs(nxt.size - prev.size) > 0.6 or nxt.wide:
@@ -589,11 +607,26 @@ def _hangs_under_title(first: _L, nxt: _L) -> bool:
     return len(spans) >= 2 and abs(spans[1].bbox[0] - nxt.x0) <= 2.0
 
 
+def _foot(prev: _L, nxt: _L) -> float:
+    """The bottom of a line for its spacing to the next: its own, unless the line ends a sentence and
+    one glyph alone (a math face's "O" whose box a font gives a deep descent) hangs well below its
+    other spans and into the next line's box, where a glyph that truly went so deep would have pushed
+    the next line down."""
+    spans = prev.line.spans
+    if nxt.top >= prev.bottom or len(spans) < 2 or prev.text.rstrip()[-1:] not in ".:!?":
+        return prev.bottom  # (a line of math going on, "= ∫ ..." over its limits, keeps its glyphs' depth)
+    feet = sorted(((s.bbox[3], len(s.text.strip())) for s in spans if s.bbox and not s.superscript), reverse=True)
+    if len(feet) >= 2 and feet[0][1] <= 1 and feet[0][0] - feet[1][0] > 0.4 * max(prev.size, 4.0):
+        return feet[1][0]
+    return prev.bottom
+
+
 def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) -> bool:
     prev = lines[-1]
     first = lines[0]
     size = max(prev.size, 4.0)
-    pitch = nxt.bottom - prev.bottom
+    bottom = _foot(prev, nxt)
+    pitch = nxt.bottom - bottom
     most, gap_most = 1.45 * size, 0.8 * size
     if ctx.pitch > 1.3 * ctx.body_size and abs(size - ctx.body_size) <= 0.6:
         if _stands_in_line(lines, nxt, ctx):
@@ -605,7 +638,7 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         # a full CJK line that ends in no sentence stop goes on to the next one at that pitch, where
         # it does not step right (a first-line indent)
         most, gap_most = max(most, 1.9 * size), max(gap_most, 1.2 * size)
-    if pitch < -0.5 * size or (pitch > most or nxt.top - prev.bottom > gap_most) \
+    if pitch < -0.5 * size or (pitch > most or nxt.top - bottom > gap_most) \
             and not _steady_wrap(lines, nxt, after, pitch, ctx):
         return True
     if abs(nxt.size - prev.size) > 0.6:

@@ -994,8 +994,9 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
     if linker.numbered and block.kind is not Kind.HEADING:  # (a heading's superscript is a footnote's mark)
         for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
             if LONE_LETTER_END.search(text, 0, m.start()) or _EXPONENT_BEFORE.search(text, max(0, m.start() - 12),
-                                                                                     m.start()):
-                continue  # an exponent (blocks.LONE_LETTER_END), a power of ten or a unit's
+                                                                                     m.start()) \
+                    or text[m.start() - 1 : m.start()] == "]":
+                continue  # an exponent (blocks.LONE_LETTER_END), a power of ten or a unit's, a bracket's ("[x - y]²")
             nums = _expand_numbers(m.group(1) or m.group(2))
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
         for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)
@@ -1060,9 +1061,12 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
     for m in _FOOTNOTE_MARK.finditer(text) if "[^" in text else ():
         num = m.group(1)
         linker = ctx.linker
-        if num not in ctx.targets["footnote"] and linker.numbered and num in linker.by_number:
+        if num not in ctx.targets["footnote"] and linker.numbered and num in linker.by_number \
+                and text[m.start() - 1 : m.start()] != "]" and not LONE_LETTER_END.search(text, 0, m.start()) \
+                and not _EXPONENT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             # A superscript number with no footnote of its own, in a paper with a numbered
-            # bibliography, is a citation ("... as shown¹²" in Nature style).
+            # bibliography, is a citation ("... as shown¹²" in Nature style), unless it is an
+            # exponent: as the <sup> callouts above ("12 m/s²"), or over a bracket ("[x - y]²")
             _add_mention(ctx, block, text, base, m.start(), m.end(), [linker.by_number[num]], None)
             continue
         if num not in ctx.targets["footnote"]:

@@ -681,7 +681,15 @@ def _reads_like_entry(text: str) -> bool:
 
 # (REVTeX prints "FIG. 2. The 95% C.L. limits ..." and "TABLE I. ...")
 _FLOAT_LABEL = re.compile(r"^\s*(?:Figure|Fig\.|FIG\.|Table|TABLE|Listing)\s+(?:\d+|[IVX]{1,4})[:.]\s+\S")
-_APPENDIX_START = re.compile(r"^\s*(?:appendix|appendices|supplementary material|supplemental material)\b", re.I)
+# babel's \\appendixname in the languages BIB_TITLES knows (abnTeX2 adds "Anexo" for an annex)
+_APPENDIX_WORDS = r"appendix|appendices|anhang|annexe|annexes|ap[eéê]ndice|appendice|anexo|anexos|bijlage"
+_APPENDIX_START = re.compile(rf"^\s*(?:{_APPENDIX_WORDS}|supplementary material|supplemental material)\b", re.I)
+# an appendix's labelled title, "APÊNDICE A – Title ...", "Appendix B: Title": a chapter title that the heading
+# finder may leave a paragraph (a memoir chapter's long centred title), however long
+_APPENDIX_LABELLED = re.compile(rf"^\s*(?i:{_APPENDIX_WORDS})\s+(?:[A-Z]|\d{{1,2}}|[IVX]{{1,4}})\s*[–—:.\-]\s*\S")
+# a number raised before an entry's first word (aiaa.bst: "¹Reissner, E., ..."), which the footnote
+# reader writes as a mark: "[^1]Reissner, E., ..."
+_RAISED_LABEL = re.compile(r"(?m)(?:^|(?<=\s))\[\^(\d{1,3})\]\s*(?=[^\W\d_])")
 
 
 def mark_bibliography(blocks: list[Block]) -> None:
@@ -744,6 +752,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
             yield i, blocks[i]
             i += 1
 
+    raised = 0  # the last raised number that labelled an entry of the list (_raised_entry)
     listed: set[int] = set()  # headings of a publication list taken for a bibliography (_publication_list)
     # the body type (PDF input; a short book may have no paragraph of 200 characters): a running
     # head is set in it or smaller, a chapter's title larger ("Chapter 3 / Literature" atop its page
@@ -809,9 +818,12 @@ def mark_bibliography(blocks: list[Block]) -> None:
             b.kind = BlockKind.PARAGRAPH
             b.text = " ".join(c for row in b.attrs.pop("rows") for c in row if c.strip())
             b.attrs["bib_region"] = ""
+        if inside and b.kind in (BlockKind.FOOTNOTE, BlockKind.PARAGRAPH):
+            raised = _raised_entry(b, entries, raised)
         if not inside or b.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
             continue
-        if b.kind is BlockKind.PARAGRAPH and len(b.text) < 80 and _APPENDIX_START.match(b.text):
+        if b.kind is BlockKind.PARAGRAPH and (len(b.text) < 80 and _APPENDIX_START.match(b.text)
+                                              or _APPENDIX_LABELLED.match(b.text)):
             inside = False
             continue
         if b.kind is BlockKind.PARAGRAPH and (aside(b) or _FLOAT_LABEL.match(b.text) or b.attrs.get("_float_page")):
@@ -845,6 +857,44 @@ def mark_bibliography(blocks: list[Block]) -> None:
         lines = _visual_lines(b)
         if lines:
             b.attrs["bib_lines"] = lines
+
+
+def _raised_entry(b: Block, entries: int, raised: int) -> int:
+    """A list whose entries open with raised numbers (aiaa.bst: "¹Reissner, E., ..."): the footnote
+    reader takes the entries at a page's foot for footnotes and leaves its marks in the others
+    ("[^8]Sprague, M., ..."). Where the list's first entry is such a one numbered 1, a footnote numbered
+    next in turn is an entry labelled by its number, and a raised number that opens a line of the list,
+    next in turn, is its label ("[8] Sprague, M., ..."): the text's raised callouts then find their
+    entries. Returns the last such number (0: the list is none of these)."""
+    if not entries:
+        raised = 0
+    elif not raised:
+        return 0
+    if b.kind is BlockKind.FOOTNOTE:
+        num = b.number or ""
+        if not (num.isdigit() and int(num) == raised + 1 and _reads_like_entry(b.text)):
+            return raised
+        b.kind = BlockKind.PARAGRAPH
+        b.text = f"[^{num}]{b.text}"  # (its mark, as the lines it was read from still print it)
+        b.number = None
+    elif "[^" not in b.text or not raised and not b.text.lstrip().startswith("[^1]"):
+        return raised
+    labels = set()
+    for m in _RAISED_LABEL.finditer(b.text):
+        if int(m.group(1)) != raised + 1:
+            break
+        raised += 1
+        labels.add(m.group(1))
+    if labels:
+        def label(m: re.Match) -> str:
+            return f"[{m.group(1)}] " if m.group(1) in labels else m.group(0)
+
+        b.text = _RAISED_LABEL.sub(label, b.text)
+        if b.attrs.get("_line_texts"):
+            b.attrs["_line_texts"] = [_RAISED_LABEL.sub(label, t) for t in b.attrs["_line_texts"]]
+        for row in b.attrs.get("_run_on_lines") or ():
+            row[0] = _RAISED_LABEL.sub(label, row[0])
+    return raised
 
 
 def _split_tables_holding_a_list(blocks: list[Block], level: int) -> None:
@@ -1250,9 +1300,10 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         prev = None
         for i, ln in enumerate(lines):
             # labels are often right-aligned ("[9]" sits right of "[10]", "[Ber03]" of
-            # "[AAQAMI11]"): a label counts unless it sits where continuation text does
+            # "[AAQAMI11]"): a label counts unless it sits where continuation text does (a
+            # raised one on a first-line indent, aiaa.bst's, stands right of it)
             cx = cont_x.get((ln.page, ln.side))
-            near = ln.x0 is None or at_edge[i] or cx is None or ln.x0 < cx - 1.5
+            near = ln.x0 is None or at_edge[i] or cx is None or abs(ln.x0 - cx) > 1.5
             if ln.label is None or numeric != ln.label.isdigit() or not near:
                 continue
             if numeric:
