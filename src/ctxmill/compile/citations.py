@@ -998,11 +998,15 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
                     or text[m.start() - 1 : m.start()] == "]":
                 continue  # an exponent (blocks.LONE_LETTER_END), a power of ten or a unit's, a bracket's ("[x - y]²")
             nums = _expand_numbers(m.group(1) or m.group(2))
+            if "0" in nums and "0" not in ctx.numbers(block):
+                continue  # a raised 0 is a prime or a degree ("(•)⁰"): no entry is numbered 0 (unless one is)
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
         for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)
             if _EXPONENT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
                 continue
             nums = _expand_numbers(m.group(1).translate(_SUP_MAP))
+            if "0" in nums and "0" not in ctx.numbers(block):
+                continue
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
 
 
