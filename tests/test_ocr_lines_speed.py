@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _ocrgen import ocr_pages
 from ctxmill.compile import headings, structure
 from ctxmill.compile.blocks import UNNUMBERED_HEADINGS
 from ctxmill.compile.options import CompileOptions
@@ -94,13 +95,7 @@ def _ocr_text(rnd: random.Random, pages: int) -> str:
              "References", "APPENDIX", "A Proofs", "Appendices", "Acknowledgments", "  indented line {i}",
              "Références {i}", "ﬁnal line", "continued text without an end", "Contents", "1 Intro 3", "2 Body 7",
              "List of Tables", "3 Results {i}", "Table of Contents"]
-    out = []
-    for p in range(1, pages + 1):
-        out.append(f"── PAGE {p} / {pages} ──")
-        for k in range(rnd.randint(5, 40)):
-            out.append(rnd.choice(kinds).format(i=rnd.randint(1, 12), j=rnd.randint(1, 4)) if rnd.random() < 0.4
-                       else f"line {k} of the page")
-    return "\n".join(out) + "\n"
+    return ocr_pages(rnd, pages, kinds, share=0.4, j=(1, 4))
 
 
 def _structure(stream_text: str, monkeypatch, every_block: bool):

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _ocrgen import ocr_pages
 from ctxmill import linescan
 from ctxmill.compile import references
 from ctxmill.compile.options import CompileOptions
@@ -206,12 +207,7 @@ def _ocr_text(rnd: random.Random, pages: int) -> str:
              "A. Author, B. Writer (2020). A title. Journal 3:1-9.", "Appendix A Proofs", "A Proofs",
              "{i} Introduction", "Literature Cited", "Works cited in the text {i}", "Figure {i}: a plot",
              "- [{i}] an item", "Références", "continued text without an end", "Acknowledgments"]
-    out = []
-    for p in range(1, pages + 1):
-        out.append(f"── PAGE {p} / {pages} ──")
-        for k in range(rnd.randint(5, 40)):
-            out.append(rnd.choice(kinds).format(i=rnd.randint(1, 12)) if rnd.random() < 0.5 else f"line {k} of the page")
-    return "\n".join(out) + "\n"
+    return ocr_pages(rnd, pages, kinds)
 
 
 def _structure(text: str, monkeypatch, slow: bool):

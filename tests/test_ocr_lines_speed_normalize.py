@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _counting import Counted
+from _ocrgen import ocr_pages
 from ctxmill.compile import normalize
 from ctxmill.compile.options import CompileOptions
 from ctxmill.linescan import text_hits
@@ -40,12 +41,7 @@ def _ocr_text(rnd: random.Random, pages: int) -> str:
     kinds = ["line {i} of the page", "{i}", "- {i} -", "Page {i}", "page {i} of 9", "iv", "XII", "– 3 –",
              "arXiv:2101.0000{i}v2 [cs.CL] 3 Jan 2021", "Note: a colon {i}", "{i} / 9", "  {i}  ", "lid",
              "mix of text {i}", "٣"]
-    out = []
-    for p in range(1, pages + 1):
-        out.append(f"── PAGE {p} / {pages} ──")
-        for k in range(rnd.randint(3, 30)):
-            out.append(rnd.choice(kinds).format(i=rnd.randint(1, 400)) if rnd.random() < 0.4 else f"line {k} of the page")
-    return "\n".join(out) + "\n"
+    return ocr_pages(rnd, pages, kinds, lines=(3, 30), share=0.4, i=(1, 400))
 
 
 def _normalized(text: str, monkeypatch, every: bool):
