@@ -21,8 +21,9 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from _loopback_server import JSONHandler, LoopbackServer
 
 Step = dict | Callable[[list[dict]], dict]
 
@@ -34,7 +35,7 @@ def last_tool_result(messages: list[dict]) -> str:
     return ""
 
 
-class ScriptedLLM:
+class ScriptedLLM(LoopbackServer):
     def __init__(self, steps: list[Step] | None = None, *, native: bool = True, delay: float = 0.0) -> None:
         self.steps: list[Step] = list(steps or [])
         self.native = native
@@ -43,22 +44,7 @@ class ScriptedLLM:
         self.raw_sizes: list[int] = []
         self.used = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> ScriptedLLM:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def play(self, steps: list[Step]) -> None:
         with self._lock:
@@ -77,20 +63,7 @@ class ScriptedLLM:
     def _handler(self):
         model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def _json(self, status: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self):
                 self._json(200, {"object": "list", "data": [{"id": "scripted-1", "object": "model"}]})
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from _loopback_server import JSONHandler, LoopbackServer
 
 
 def cite_first_sources(body: dict[str, Any]) -> str:
@@ -28,7 +28,7 @@ def cite_first_sources(body: dict[str, Any]) -> str:
     return f"According to the retrieved code, the answer is in these places {cited}."
 
 
-class Loopback:
+class Loopback(LoopbackServer):
     def __init__(self, default: str = "sse", answer=cite_first_sources, hang_seconds: float = 3.0):
         self.script: list[str] = []
         self.default = default
@@ -36,22 +36,7 @@ class Loopback:
         self.hang_seconds = hang_seconds
         self.requests: list[dict[str, Any]] = []  # {path, headers, body}
         self.embedded: list[str] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> Loopback:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def chat_bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests if r["path"].endswith("/chat/completions")]
@@ -59,22 +44,7 @@ class Loopback:
     def _handler(self):
         loop = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # keep test output clean
-                pass
-
-            def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self):
                 loop.requests.append({"path": self.path, "headers": dict(self.headers), "body": None})
                 if self.path == "/v1/models":
