@@ -763,9 +763,17 @@ def _two_heads(first: _L, nxt: _L, ctx: _Context) -> bool:
     have fit on the first: no heading wrapping but two headings in a row (bmcart's empty
     \\section*{Addendum (Alex)} right over \\section*{Conventions})."""
     if not (first.bold and nxt.bold) or abs(first.size - nxt.size) > 0.3 or abs(first.x0 - nxt.x0) > 2 \
-            or first.size > 1.3 * ctx.body_size or first.size < ctx.body_size - 0.5:
+            or first.size > 1.3 * ctx.body_size or first.size < 0.85 * ctx.body_size:
         return False
-    for t in (first.text, nxt.text):
+    head, second = first.text, nxt.text
+    num = parse_number(head) if second.endswith(":") else None
+    if num is not None and num.title:
+        # a numbered head over a lead in its type ("5.1 Key Results" over "Best options:", an
+        # unnumbered head or a run-in label): two blocks, as two heads are
+        head, second = num.title, second[:-1]
+    elif first.size < ctx.body_size - 0.5:
+        return False
+    for t in (head, second):
         if len(t.split()) > 8 or not t[:1].isupper() or re.search(r"[.,;:\-]$", t) or re.search(r"[:,]\s", t):
             return False  # (a label and its text, "Methodology: SKA, LW": lines of a list)
     lft, right = next(((a, b) for a, b in ctx.columns if a - 5 <= first.x0 <= b), (ctx.left, ctx.right))

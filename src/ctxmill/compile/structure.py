@@ -377,8 +377,12 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     num = parse_number(text1) if c in _NUMBER_FIRST or not c.isascii() else None
     if num is not None and (num.title or num.keyword):
         title = num.title
-        if title and not title[:1].isupper() and not title[:1].isdigit():
-            return None
+        t0 = title[:1]
+        if t0 and not t0.isupper() and not t0.isdigit():
+            # a sentence's lower-case start is no title; a letter without case (CJK, "1. はじめに")
+            # may begin one, where it does not end as a sentence or a clause does ("。", "、")
+            if not (t0.isalpha() and t0.lower() == t0.upper()) or title[-1] in _CJK_STOPS:
+                return None
         if num.kind == "letter" and _LETTER_SPACED_RE.match(text1):
             return None  # "A R T I C L E I N F O": a letter-spaced label (Elsevier CAS), not appendix A
         bare = _MARK_KEY_RE.sub("", title) if "[^" in title else title
@@ -441,6 +445,8 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
     return None
 
 
+# full-width sentence and clause ends (CJK): a numbered line ending so is a list item or prose
+_CJK_STOPS = frozenset("。．、，；：！")
 # a word set letter by letter, spaced out: "A B S T R A C T", "A R T I C L E I N F O"
 _LETTER_SPACED_RE = re.compile(r"^(?:\w ){3,}\w(?: (?:\w ){2,}\w)*$")
 
@@ -1606,6 +1612,10 @@ def _bookmarked_leads(outline, blocks: list[Block]) -> None:
             blocks.insert(i, head)
 
 
+# a chapter-style label before a title: a word in capitals, a letter or number, a dash
+_LABEL_HEAD_RE = re.compile(r"([^\W\d_]{3,}) ([A-Z]|\d{1,2}|[IVXL]{1,5})\s*[–—-]\s+(\S.*)", re.S)
+
+
 def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
     """Match outline entries to blocks on their page (±1); returns matched block indexes."""
     matched: set[int] = set()
@@ -1665,6 +1675,13 @@ def _apply_outline(outline, blocks: list[Block], body: float) -> set[int]:
                         number, rest = None, text
                     best = (i, number or (enum.text if enum is not None and enum.kind == "arabic" else None),
                             rest.strip())
+                    break
+                if want_bare == want and text[:1].isupper() and (lab := _LABEL_HEAD_RE.match(text)) \
+                        and lab.group(1).isupper() and norm_title(lab.group(3)) == want:
+                    # "APÊNDICE A – Title", "ANEXO B – Title" under the bookmark "Title": a label
+                    # word in capitals (any language) and its letter or number before a dash
+                    best = (i, lab.group(2), lab.group(3).strip())
+                    blocks[i].attrs["_label_lead"] = text[:lab.start(3)].strip()  # printed before the title
                     break
             if best:
                 break
@@ -2167,6 +2184,8 @@ def _sections(blocks: list[Block], pages: int) -> list[Section]:
                 b.text = title
             elif b.attrs.get("_appendix_label"):  # "Appendix A Derivations", "Appendix A"
                 b.text = title if title.lower().startswith("appendix") else f"Appendix {b.number} {title}"
+            elif b.attrs.get("_label_lead"):  # "ANEXO A – Title": the label as printed
+                b.text = f"{b.attrs['_label_lead']} {title}"
             else:
                 b.text = f"{b.number} {title}" if b.number else title
             sid = section_id(b.attrs.get("_id_number") or b.number, title, used, next_k)

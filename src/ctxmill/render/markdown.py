@@ -28,19 +28,57 @@ def _front_text(text: str) -> str:
     return re.sub(r"\[\^([^\]]+)\]|<sup>([^<]+)</sup>", lambda m: _sup(m.group(1) or m.group(2)), text)
 
 
-_LEADING = re.compile(r"^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|={3,}|-{3,}|\|)")
-_LEADING_FIRST = frozenset("#-+*>=|")  # (or a digit)
+# What CommonMark reads as the start of a block where a paragraph's line begins (up to three
+# blanks first): an ATX heading, with its text or without ("#" alone is an empty heading); a
+# code fence (``` or ~~~: the rest of the document would be code); a block quote; a list item,
+# empty or not; a thematic break or a setext underline ("***", "- - -", "==="); an HTML block
+# (types 1-6 by their opening, 7 a lone complete tag); a link reference definition ("[x]: y",
+# which would vanish); and a table row's pipe
+_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|"
+    "fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|"
+    "menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|"
+    "title|tr|track|ul")
+_LEADING = re.compile(
+    r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,}|>|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)"
+    r"|(?:\*[ \t]*){3,}$|(?:_[ \t]*){3,}$|-{3,}|={3,}|\|"
+    r"|<(?i:script|pre|style|textarea)(?:[\s>]|$)|<!--|<\?|<![A-Za-z]|<!\[CDATA\["
+    r"|</?(?i:" + _BLOCK_TAGS + r")(?:[\s>]|/>|$)"
+    r"|<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>\s*$"
+    r"|</[A-Za-z][A-Za-z0-9-]*\s*>\s*$"
+    r"|\[(?:[^\]\\]|\\.)+\]:)")
+_LEADING_FIRST = frozenset("#-+*>=|`~_<[ ")  # (or a digit)
+_ORDERED = re.compile(r"^( {0,3}\d{1,9})([.)])")
+
+
+def _escape_line(line: str) -> str:
+    c = line[:1]
+    if (c in _LEADING_FIRST or c.isdigit()) and _LEADING.match(line):
+        m = _ORDERED.match(line)
+        if m:
+            return m.group(1) + "\\" + line[m.end(1):]
+        lead = len(line) - len(line.lstrip(" "))
+        return line[:lead] + "\\" + line[lead:]
+    return line
+
+
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")  # under a paragraph's line: that line's heading
 
 
 def escape_paragraph(text: str) -> str:
-    """Keep a paragraph a paragraph: escape what Markdown would read as block syntax."""
-    c = text[:1]
-    if (c in _LEADING_FIRST or c.isdigit()) and _LEADING.match(text):
-        m = re.match(r"^(\d{1,9})([.)])(\s)", text)
-        if m:
-            return m.group(1) + "\\" + m.group(2) + text[m.end(2):]
-        return "\\" + text
-    return text
+    """Keep a paragraph a paragraph: escape what Markdown would read as block syntax at the start
+    of any of its lines (a backslash before ASCII punctuation is that character, in every reader)."""
+    if "\n" not in text:
+        return _escape_line(text)
+    lines = text.split("\n")
+    out = [_escape_line(lines[0])]
+    for line in lines[1:]:
+        if _SETEXT.match(line):
+            lead = len(line) - len(line.lstrip(" "))
+            out.append(line[:lead] + "\\" + line[lead:])
+        else:
+            out.append(_escape_line(line))
+    return "\n".join(out)
 
 
 _CELL_PIPE = re.compile(r"\\?\|")
