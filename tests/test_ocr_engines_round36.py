@@ -219,3 +219,80 @@ def test_a_broken_textract_response_loses_no_line_and_does_not_loop():
                                             "Geometry": {"BoundingBox": {"Left": "a"}}},
                                            {"BlockType": "PAGE"}, "junk", {"BlockType": "LINE", "Text": "second line"}]})
     assert [t for _, t in got] == ["first line", "second line"]
+
+
+# ---------------------------------------------------------------- Markdown written one element a line
+
+PROSE = ("Old letters hold many words, and counting them by hand takes a long time; this part of the report "
+         "describes how a small tool counts them from page images instead, and what it gets wrong.")
+
+
+def one_a_line(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def test_one_element_a_line_markdown_gets_its_title_authors_and_number_depths():
+    text = one_a_line(
+        "# Counting Words in Old Letters",
+        "Ada Quill, PhD, Senior Archivist",
+        "Ben T. Marsh, MLIS, Data Librarian",
+        "# 2 Method",
+        PROSE,
+        "# 2.1 Reading the Pages",
+        PROSE,
+        "# 2.1.1 Scanning",
+        PROSE,
+        "# 2.2 Counting",
+        PROSE,
+        "# 3 Results",
+        PROSE)
+    assert sniff_engine(text, "report.md") == "unstructured-md"
+    # the same text with blank lines between its blocks is ordinary Markdown: not this writer's shape
+    assert sniff_engine(text.replace("\n", "\n\n"), "report.md") != "unstructured-md"
+    doc = compile_text(text, name="report.md")
+    assert doc.metadata.title == "Counting Words in Old Letters"
+    assert [a.name for a in doc.metadata.authors] == ["Ada Quill", "Ben T. Marsh"]
+    assert headings(doc.markdown) == [(1, "Counting Words in Old Letters"), (2, "2 Method"), (3, "2.1 Reading the Pages"),
+                                      (4, "2.1.1 Scanning"), (3, "2.2 Counting"), (2, "3 Results")]
+    assert "Senior Archivist" in doc.markdown and "Data Librarian" in doc.markdown
+    assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def test_a_running_head_with_its_folio_over_a_page_from_the_middle_is_no_title():
+    text = one_a_line(
+        "# Counting Words in Old Letters 17",
+        "and so the count of the second reader is higher on every page that holds a table, as shown below.",
+        PROSE,
+        "# 4.2 Errors",
+        PROSE, PROSE, PROSE, PROSE, PROSE, PROSE)
+    doc = compile_text(text, name="page.md")
+    assert doc.metadata.title == ""
+    assert headings(doc.markdown) == [(3, "4.2 Errors")]
+    assert ("running-head", "Counting Words in Old Letters 17") in dropped(doc)
+    # a title that ends in a number, over the start of a piece, stays the title
+    text = one_a_line("# Counting Words with Python 3", PROSE, "# 1 Introduction", PROSE, PROSE, PROSE, PROSE,
+                      PROSE, PROSE, PROSE)
+    doc = compile_text(text, name="top.md")
+    assert doc.metadata.title == "Counting Words with Python 3"
+
+
+def test_a_heading_cut_over_two_lines_is_one_and_its_labelled_siblings_are_headings():
+    text = one_a_line(
+        "the end of an abstract from the page before, which runs on into this page for a line.",
+        "# S6. COUNTING WORDS IN LETTERS OF",
+        "# THE EIGHTEENTH CENTURY: A SMALL STUDY",
+        "Ada Quill1, Ben Marsh2",
+        PROSE,
+        PROSE,
+        "S7. READING LEDGERS WITH A TOOL THAT COUNTS",
+        "Cy Lamb1",
+        PROSE,
+        "S8. NINE MORE LEDGERS READ TWICE",
+        PROSE,
+        "S10. A LABEL OUT OF SEQUENCE STAYS TEXT",
+        PROSE)
+    doc = compile_text(text, name="abstracts.md")
+    heads = [t for _, t in headings(doc.markdown)]
+    assert heads == ["S6. COUNTING WORDS IN LETTERS OF THE EIGHTEENTH CENTURY: A SMALL STUDY",
+                     "S7. READING LEDGERS WITH A TOOL THAT COUNTS", "S8. NINE MORE LEDGERS READ TWICE"]
+    assert doc.attrs["conservation"]["words_lost"] == 0

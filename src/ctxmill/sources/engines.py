@@ -55,6 +55,7 @@ ENGINES = {
     "azure-di": "Azure Document Intelligence (<!-- PageBreak -->)",
     "mathpix": "GOT-OCR 2.0 format / Mathpix Markdown (\\title{}, \\section{})",
     "text": "plain text with wrapped lines (Tesseract, pdftotext, Document AI text)",
+    "unstructured-md": "Unstructured's Markdown (one element a line, no blank line between blocks, every Title '# ')",
     "markdown": "Markdown OCR output of no known engine",
     "plain": "plain OCR text lines",
 }
@@ -139,6 +140,8 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
         r"^#{1,2} +(?:\d{1,2}\.? +[A-Z]|(?:Abstract|ABSTRACT|References|REFERENCES)\s*$)", sample, re.M))
     if one_level and heads[0] == 2 and paperish:
         return "docling"  # docling writes every heading, the title too, at ##
+    if len(heads) >= 2 and set(heads) == {1} and _one_block_a_line(sample):
+        return "unstructured-md"  # (every Title element "# ", one element a line, no blank line anywhere)
     if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
         if len(heads) >= 2:
             return "nougat"
@@ -162,6 +165,13 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     if traits >= 2:
         return "markdown"
     return None
+
+
+def _one_block_a_line(sample: str) -> bool:
+    """Ten lines or more and not one blank line among them (a writer that puts one element on each
+    line, as Unstructured's Markdown renderer does; Markdown sets blocks apart with blank lines)."""
+    lines = sample.rstrip("\n").split("\n")
+    return len(lines) >= 10 and all(ln.strip() for ln in lines)
 
 
 def _blank_separated(sample: str) -> bool:
@@ -1777,6 +1787,10 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
         # records keep no element type: round34_ocr_rule.md U3)
         if engine in ("text", "markdown", "unstructured-json"):
             heads = _text_title(lines_by_page, heads, one_line=engine != "text") + heads
+    if engine == "unstructured-md":
+        heads = _split_heads(heads, lines_by_page)
+        heads = _folio_head(heads, lines_by_page, removed)
+        heads = _labelled_siblings(heads, lines_by_page)
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
@@ -1835,6 +1849,87 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
 _SHORT_LINE = re.compile(r"^[A-Z][A-Za-z][A-Za-z -]{1,38}$")
 _GAP_NUMBERED = re.compile(r"^## (\d{1,2})\.?\s+\S")
 _GAP_HEADING = re.compile(r"^#{1,6} ")
+
+
+# a heading line that ends on a word that cannot end one ("... ENDOPHENOTYPES OF"): the writer cut it
+_OPEN_END = re.compile(r"\b(?:of|and|the|in|for|to|with|on|a|an|by|from|at|or|as|via|into|between|among|under|its|their)"
+                       r"[ \t]*$", re.I)
+
+
+def _split_heads(heads: list[tuple[int, int, int, str]], lines_by_page) -> list[tuple[int, int, int, str]]:
+    """Two heading lines one after the other at one level, the first ending on a word no heading
+    ends on: one heading cut over two lines by a writer that puts one element on each line; its
+    words joined on the first line, the second line emptied."""
+    out: list[tuple[int, int, int, str]] = []
+    for h in heads:
+        if out and out[-1][0] == h[0] and out[-1][1] + 1 == h[1] and out[-1][2] == h[2] \
+                and _OPEN_END.search(out[-1][3]) and len(out[-1][3]) + len(h[3]) <= 200:
+            pi, li, level, text = out[-1]
+            joined = text + " " + h[3]
+            lines_by_page[pi][1][li] = "#" * level + " " + joined
+            lines_by_page[h[0]][1][h[1]] = ""
+            out[-1] = (pi, li, level, joined)
+            continue
+        out.append(h)
+    return out
+
+
+_LABELLED = re.compile(r"([A-Z]{0,2})(\d{1,3})\.[ \t]+(\S.*)")
+
+
+def _labelled_siblings(heads, lines_by_page) -> list[tuple[int, int, int, str]]:
+    """A heading labelled in a sequence ("S6. SLEEP ...", upper case) makes the plain lines that
+    carry the sequence's next labels ("S7. ...", "S8. ...") in the same case headings at its level:
+    the engine typed the first a title and the others text."""
+    if not any(_LABELLED.fullmatch(h[3]) for h in heads):
+        return heads
+    plain: dict[str, list[tuple[int, int, str]]] = {}  # label -> the plain upper-case lines it opens, in order
+    for pj, (_, lines) in enumerate(lines_by_page):
+        for lj, line in enumerate(lines):
+            if line[:1].isalnum() and (n := _LABELLED.fullmatch(line)) and _upper_words(n.group(3)) and len(line) <= 200:
+                plain.setdefault(f"{n.group(1)}{int(n.group(2))}.", []).append((pj, lj, line))
+    found = []
+    for pi, li, level, text in heads:
+        m = _LABELLED.fullmatch(text)
+        if not m or not _upper_words(m.group(3)):
+            continue
+        at, k = (pi, li), int(m.group(2)) + 1
+        # the first line after ``at`` that opens with the next label (a line taken leaves its list)
+        while (cands := plain.get(f"{m.group(1)}{k}.")) and \
+                (x := bisect.bisect_right(cands, at, key=lambda c: c[:2])) < len(cands):
+            pj, lj, t = cands.pop(x)
+            lines_by_page[pj][1][lj] = "#" * level + " " + t
+            found.append((pj, lj, level, t))
+            at, k = (pj, lj), k + 1
+    return sorted(heads + found) if found else heads
+
+
+def _upper_words(t: str) -> bool:
+    """Three words or more in upper case (no lower-case letter), no sentence's end."""
+    return len(t.split()) >= 3 and not any(c.islower() for c in t) and t[-1] not in ".,;"
+
+
+_FOLIO_END = re.compile(r"\S.*[^\W\d_].*\S[ \t]+(\d{1,4})")
+
+
+def _folio_head(heads, lines_by_page, removed) -> list[tuple[int, int, int, str]]:
+    """The text's first line, a heading of words ending in a page number, over a page that
+    begins in the middle of its piece (a paragraph before the next heading starts in lower case,
+    its sentence begun on the page before): the page's running head and folio, which a page
+    reader labelled a title. Taken out (removed.json: ``running-head``), never a title or heading."""
+    if not heads or heads[0][0] != 0:
+        return heads
+    pi, li, _, text = heads[0]
+    lines = lines_by_page[0][1]
+    if any(ln.strip() for ln in lines[:li]) or not _FOLIO_END.fullmatch(text) or len(text) > 120:
+        return heads
+    end = heads[1][1] if len(heads) > 1 and heads[1][0] == 0 else len(lines)
+    if not any(ln.strip()[:1].islower() for ln in lines[li + 1:end]):
+        return heads
+    lines[li] = ""
+    if removed is not None:
+        removed.append((pi, "running-head", " ".join(text.split())))
+    return heads[1:]
 
 
 def _hash_lines(lines: list[str]) -> Iterable[int]:
@@ -2207,6 +2302,44 @@ def _split_person(chunk: str) -> tuple[str, str] | None:
     return m.group(1), m.group(2).strip(" ,;")
 
 
+# academic degrees and credentials printed after a name ("Name, PhD, role")
+_DEGREES = frozenset("""phd md mlis ms msc ma mba mph drph scd dphil dsc bsc ba bs jd pharmd dds dvm rn np pa mpa mfa
+    msw mph edd psyd mbbs frcp facs mrcp llm mcs meng beng""".split())
+_DEGREE_LINE = re.compile(r"([A-Z][\w'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,3}),\s+(\S.*)")
+
+
+def _degree_lines(lines: list[str]) -> list[str]:
+    """Author lines under the title, one person a line with degrees and a role ("Ada Lovelace,
+    PhD, Chief Analyst"; Unstructured's Markdown writes each so): one author line with markers,
+    each person's degrees and role a note of its own, the form the metadata stage reads; every
+    word kept."""
+    title = next((i for i, s in enumerate(lines) if s.startswith("# ")), None)
+    if title is None:
+        return lines
+    people, k = [], title + 1
+    while k < len(lines) and len(people) < 12:
+        t = lines[k].strip()
+        if not t:
+            if people:
+                break
+            k += 1
+            continue
+        m = _DEGREE_LINE.fullmatch(t)
+        # (the person's first credential comes right after the name: "PhD", "M.D.")
+        if not m or m.group(2).split(",")[0].strip().replace(".", "").lower() not in _DEGREES:
+            break
+        people.append((k, m.group(1), m.group(2)))
+        k += 1
+    if not people:
+        return lines
+    out = list(lines)
+    out[people[0][0]] = ", ".join(f"{name}[^{n + 1}]" for n, (_, name, _) in enumerate(people)) + "\n\n" + \
+        "\n\n".join(f"[^{n + 1}] {note}" for n, (_, _, note) in enumerate(people)) + "\n"
+    for at, _, _ in people[1:]:
+        out[at] = ""
+    return out
+
+
 def _flattened_authors(lines: list[str], repeated: list[str] | None = None) -> list[str]:
     """An author block that the engine flattened into running text ("Name Institution email Name
     Institution email ..."; docling on ACM papers, marker) -> one author line with markers and
@@ -2254,6 +2387,8 @@ def tidy(pages: list[tuple[int | None, str]], engine: str = "",
         lines = body.split("\n")
         if pi == 0:
             repeated: list[str] = []
+            if engine == "unstructured-md":  # (before the passes that join short name lines)
+                lines = _degree_lines(lines)
             lines = _flattened_authors(_authors_block(_author_groups(lines)), repeated)
             if removed is not None:
                 removed += [(pi, "repeated-affiliation", a) for a in repeated]
