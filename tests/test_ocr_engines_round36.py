@@ -296,3 +296,7 @@ def test_a_heading_cut_over_two_lines_is_one_and_its_labelled_siblings_are_headi
     assert heads == ["S6. COUNTING WORDS IN LETTERS OF THE EIGHTEENTH CENTURY: A SMALL STUDY",
                      "S7. READING LEDGERS WITH A TOOL THAT COUNTS", "S8. NINE MORE LEDGERS READ TWICE"]
     assert doc.attrs["conservation"]["words_lost"] == 0
+
+
+def test_a_text_of_headings_alone_is_not_taken_for_one_element_a_line_markdown():
+    assert sniff_engine("".join(f"# Heading {i}\n" for i in range(50)), "h.md") is None

@@ -140,7 +140,7 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
         r"^#{1,2} +(?:\d{1,2}\.? +[A-Z]|(?:Abstract|ABSTRACT|References|REFERENCES)\s*$)", sample, re.M))
     if one_level and heads[0] == 2 and paperish:
         return "docling"  # docling writes every heading, the title too, at ##
-    if len(heads) >= 2 and set(heads) == {1} and _one_block_a_line(sample):
+    if len(heads) >= 2 and set(heads) == {1} and _one_block_a_line(sample, len(heads)):
         return "unstructured-md"  # (every Title element "# ", one element a line, no blank line anywhere)
     if "\\(" in sample or re.search(r"\\begin\{tabular\}", sample):
         if len(heads) >= 2:
@@ -167,11 +167,12 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     return None
 
 
-def _one_block_a_line(sample: str) -> bool:
-    """Ten lines or more and not one blank line among them (a writer that puts one element on each
-    line, as Unstructured's Markdown renderer does; Markdown sets blocks apart with blank lines)."""
+def _one_block_a_line(sample: str, heads: int) -> bool:
+    """Ten lines or more, not one blank line among them, and the headings (``heads``) at most half
+    of them: a writer that puts one element on each line, as Unstructured's Markdown renderer does
+    (Markdown sets blocks apart with blank lines; a list of headings alone is no document's shape)."""
     lines = sample.rstrip("\n").split("\n")
-    return len(lines) >= 10 and all(ln.strip() for ln in lines)
+    return len(lines) >= 10 and 2 * heads <= len(lines) and all(ln.strip() for ln in lines)
 
 
 def _blank_separated(sample: str) -> bool:
