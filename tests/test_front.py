@@ -4,23 +4,14 @@ tests/test_corpus_metadata.py."""
 
 from __future__ import annotations
 
-from _pdfgen import make_pdf
+from _front_pages import BODY, compile_pages, names
 from ctxmill.accents import compose_accents
-from ctxmill.compile.options import CompileOptions
-from ctxmill.compile.pipeline import compile_document
-
-BODY = ("Running text of the introduction, long enough to read as the body of a paper and not as a "
-        "title or a name, which goes on for a line or two.")
 
 
 def compile_page(tmp_path, rows):
     rows = rows + [("1 Introduction", 72, 430, 12, "Helvetica-Bold"), (BODY[:90], 72, 450, 10, "Times-Roman"),
                    (BODY[90:], 72, 462, 10, "Times-Roman")]
-    return compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions(fast=True))
-
-
-def names(doc):
-    return [a.name for a in doc.metadata.authors]
+    return compile_pages(tmp_path, [rows])
 
 
 def test_running_heads_are_not_titles_and_upper_case_authors_with_and(tmp_path):

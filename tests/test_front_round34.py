@@ -4,23 +4,17 @@ subtitle that reads as a sentence over the byline, a head ('Author Note') under 
 
 from __future__ import annotations
 
+from _front_pages import BODY, compile_pages, names
 from _pdfgen import make_pdf
 from ctxmill.compile import front
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 
-BODY = ("Running text of the introduction, long enough to read as the body of a paper and not as a "
-        "title or a name, which goes on for a line or two.")
-
 
 def compile_page(tmp_path, rows, body_top=430):
     rows = rows + [(BODY[:90], 72, body_top, 10, "Times-Roman"), (BODY[90:], 72, body_top + 12, 10, "Times-Roman")] \
         + [(BODY[:90], 72, body_top + 24 + 12 * k, 10, "Times-Roman") for k in range(6)]
-    return compile_document(make_pdf(tmp_path / "p.pdf", [rows]), CompileOptions(fast=True))
-
-
-def names(doc):
-    return [a.name for a in doc.metadata.authors]
+    return compile_pages(tmp_path, [rows])
 
 
 def test_a_numbered_masthead_line_over_the_title_does_not_end_the_title_region(tmp_path):

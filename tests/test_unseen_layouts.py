@@ -56,6 +56,7 @@ from pathlib import Path
 
 import pytest
 
+from _front_pages import compile_pages, names
 from _pdfgen import _assemble, make_pdf
 from ctxmill.compile import layout
 from ctxmill.compile.options import CompileOptions
@@ -71,14 +72,6 @@ BODY = ("Running text of the introduction, long enough to read as the body of a 
 
 def body_lines(top: float, n: int = 6, x: float = 72, size: float = 10) -> list[tuple]:
     return [(BODY[:88], x, top + 12 * k, size, "Times-Roman") for k in range(n)]
-
-
-def compile_pages(tmp_path, pages):
-    return compile_document(make_pdf(tmp_path / "p.pdf", pages), CompileOptions(fast=True))
-
-
-def names(doc):
-    return [a.name for a in doc.metadata.authors]
 
 
 def headings(doc):
