@@ -10,19 +10,13 @@ from pathlib import Path
 
 import pytest
 
+import test_next_edit
 from ctxmill.apply import next_model
 from ctxmill.apply.next_edit import Suggestion, _gated, _learned, candidates, suggest
-from test_next_edit import PATCH, SHOP, USE
+from test_next_edit import PATCH
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def repo(tmp_path):
-    (tmp_path / "shop.py").write_text(SHOP.replace("def total_price", "def order_total"))
-    (tmp_path / "use.py").write_text(USE)
-    (tmp_path / "README.md").write_text("Call total_price to sum a cart.\n")
-    return tmp_path
+repo = test_next_edit.repo  # (the fixture: the same small repository, a function renamed in shop.py)
 
 
 def test_every_candidate_carries_its_hand_set_confidence_and_where_it_sits(repo):
