@@ -71,3 +71,16 @@ class CountedCall:
     def __call__(self, *args, **kwargs):
         self.calls += 1
         return self.fn(*args, **kwargs)
+
+
+def recorded(monkeypatch, owner, name: str) -> list:
+    """Replace the one-argument function ``owner.name`` for the test with one that puts each
+    argument it is given in the returned list, then answers as the real one did."""
+    real, calls = getattr(owner, name), []
+
+    def spy(arg):
+        calls.append(arg)
+        return real(arg)
+
+    monkeypatch.setattr(owner, name, spy)
+    return calls

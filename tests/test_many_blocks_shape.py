@@ -13,6 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _counting import recorded
 from _slices import slices
 from ctxmill.compile import blocks, headings, references
 from ctxmill.compile.pipeline import compile_document
@@ -164,14 +165,7 @@ def test_counting_the_sentences_of_a_long_paragraph_reads_it_about_once():
 def test_contents_entries_are_read_once_a_line(monkeypatch):
     # a contents page of 40 blocks of 50 lines each, 10 distinct lines (repeated lines are read
     # once each; a block of mostly distinct lines is read line by line, as before)
-    calls = []
-    real = headings._entry_line
-
-    def counting(t):
-        calls.append(t)
-        return real(t)
-
-    monkeypatch.setattr(headings, "_entry_line", counting)
+    calls = recorded(monkeypatch, headings, "_entry_line")
     lines = [f"{k % 10}.1 Section title {k % 10} ..... {k % 10 + 3}" for k in range(50)]
     blocks_ = [Block(Kind.PARAGRAPH, "\n".join(lines), 1, attrs={"_line_texts": lines}) for _ in range(40)]
     out = headings.toc_blocks(blocks_)

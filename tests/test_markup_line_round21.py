@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _counting import Counted
+from _counting import Counted, recorded
 from ctxmill.compile import headings
 from ctxmill.model import Block, Kind
 
@@ -43,14 +43,7 @@ def test_entry_share_is_the_share_line_by_line(texts, strip):
 def test_a_block_of_many_distinct_lines_is_read_in_one_search(monkeypatch):
     # a file of "# Heading N" lines (no outline) or "// note N" comments: blocks of 256 distinct
     # lines, 1,117 of them a MB, each line read by _entry_line (two searches) at a6b339d
-    calls = []
-    real = headings._entry_line
-
-    def counting(t):
-        calls.append(t)
-        return real(t)
-
-    monkeypatch.setattr(headings, "_entry_line", counting)
+    calls = recorded(monkeypatch, headings, "_entry_line")
     for make, share in ((lambda k: f"Heading {k}", 1.0), (lambda k: f"// note {k}", 1.0),
                         (lambda k: f"| {k} | {2 * k} | x |", 0.0), (lambda k: f"see Fig. {k}", 0.0)):
         lines = [make(k) for k in range(256)]
