@@ -12,7 +12,7 @@ none). Prints one JSON object: per paper rows (scan and text layer side by side)
 
     .venv/bin/python benchmarks/scanned.py --only iclr            # one paper
     nice -n 19 .venv/bin/python benchmarks/scanned.py --src /work/s36-start/src > out.json
-    .venv/bin/python benchmarks/scanned.py --papers benchmarks/.cache/unseen --only 2301
+    .venv/bin/python benchmarks/scanned.py --papers benchmarks/.cache/unseen --only aaai24
 
 The copies are cached under benchmarks/.cache/scanned/ (named by the original's hash and the settings).
 """
