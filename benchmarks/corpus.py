@@ -70,7 +70,10 @@ def command(src: Path | None) -> tuple[list[str], dict | None]:
     return [sys.executable, "-c", "import sys; from ctxmill.entry import main; sys.exit(main())"], env
 
 
-def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, src: Path | None = None) -> dict:
+def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, src: Path | None = None,
+            printed: str | None = None) -> dict:
+    """Compile one PDF through the command and score it; ``printed`` is the text the paper prints (default: its own
+    text layer; benchmarks/scanned.py passes the original's, as a scan has none)."""
     out = out_root / slug
     t0 = time.perf_counter()
     cmd, env = command(src)
@@ -84,7 +87,7 @@ def run_one(slug: str, pdf: Path, truth: dict, out_root: Path, timeout: float, s
     res = {"slug": slug, "exit": rc, "seconds": round(seconds, 3), "pages": truth.get("pages")}
     if rc != 0:
         res["error"] = err
-    res.update(score(out, truth, printed_text=pdf_text(pdf)))
+    res.update(score(out, truth, printed_text=pdf_text(pdf) if printed is None else printed))
     return res
 
 

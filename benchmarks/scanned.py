@@ -34,7 +34,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 import corpus  # noqa: E402
-from corpus_score import score  # noqa: E402
 
 CACHE = REPO / "benchmarks" / ".cache" / "scanned"
 _EPOCH = time.gmtime(946684800)  # 2000-01-01, the copies' fixed creation date
@@ -108,22 +107,7 @@ def ocr_info(out: Path) -> dict:
 def compile_and_score(slug: str, pdf: Path, truth: dict, printed: str, out_root: Path, timeout: float,
                       src: Path | None) -> dict:
     """corpus.run_one, with the printed text taken from the original (a scan has no text layer)."""
-    out = out_root / slug
-    cmd, env = corpus.command(src)
-    t0 = time.perf_counter()
-    try:
-        import subprocess
-
-        p = subprocess.run([*cmd, "compile", str(pdf), "-o", str(out), "--json"],
-                           capture_output=True, text=True, timeout=timeout, env=env)
-        rc, err = p.returncode, p.stderr.strip()[-300:]
-    except subprocess.TimeoutExpired:
-        rc, err = 124, "timeout"
-    res = {"slug": slug, "exit": rc, "seconds": round(time.perf_counter() - t0, 3), "pages": truth.get("pages")}
-    if rc != 0:
-        res["error"] = err
-    res.update(score(out, truth, printed_text=printed))
-    return res
+    return corpus.run_one(slug, pdf, truth, out_root, timeout, src, printed=printed)
 
 
 def page_count(pdf: Path) -> int:
