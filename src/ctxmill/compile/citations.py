@@ -786,6 +786,18 @@ def _text_in(block, spans: dict, md: str) -> tuple[int | None, str]:
     return (span[0], md[span[0] : span[1]]) if span else (None, block.text)
 
 
+def _raised_exponent(text: str, at: int) -> bool:
+    """A raised number at ``at`` that is an exponent, not a callout: after a lone letter (blocks.LONE_LETTER_END,
+    "m²"), a power of ten or a unit (_EXPONENT_BEFORE, "10³", "m/s²"), or a bracket ("[x - y]²")."""
+    return text[at - 1 : at] == "]" or LONE_LETTER_END.search(text, 0, at) is not None \
+        or _EXPONENT_BEFORE.search(text, max(0, at - 12), at) is not None
+
+
+def _raised_zero(ctx: _Ctx, block, nums: list[str]) -> bool:
+    """A raised 0 is a prime or a degree ("(•)⁰"): no entry is numbered 0 (unless one is)."""
+    return "0" in nums and "0" not in ctx.numbers(block)
+
+
 def _skipped(block) -> bool:
     """A block that holds no callout and no cross-reference: an entry, furniture, code."""
     return block.kind in _SKIP_KINDS or bool(block.attrs.get("bibliography"))
@@ -993,19 +1005,17 @@ def _find_numeric(ctx: _Ctx, block, text: str, base: int | None) -> None:
         _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
     if linker.numbered and block.kind is not Kind.HEADING:  # (a heading's superscript is a footnote's mark)
         for m in _SUP_TAG.finditer(text) if "^" in text or "<" in text else ():
-            if LONE_LETTER_END.search(text, 0, m.start()) or _EXPONENT_BEFORE.search(text, max(0, m.start() - 12),
-                                                                                     m.start()) \
-                    or text[m.start() - 1 : m.start()] == "]":
-                continue  # an exponent (blocks.LONE_LETTER_END), a power of ten or a unit's, a bracket's ("[x - y]²")
+            if _raised_exponent(text, m.start()):
+                continue
             nums = _expand_numbers(m.group(1) or m.group(2))
-            if "0" in nums and "0" not in ctx.numbers(block):
-                continue  # a raised 0 is a prime or a degree ("(•)⁰"): no entry is numbered 0 (unless one is)
+            if _raised_zero(ctx, block, nums):
+                continue
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
         for m in _SUP_UNI.finditer(text) if not text.isascii() else ():  # (superscript digits)
             if _EXPONENT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
                 continue
             nums = _expand_numbers(m.group(1).translate(_SUP_MAP))
-            if "0" in nums and "0" not in ctx.numbers(block):
+            if _raised_zero(ctx, block, nums):
                 continue
             _numeric_mention(ctx, block, text, base, m.start(), m.end(), nums)
 
@@ -1066,8 +1076,7 @@ def _find_crossrefs(ctx: _Ctx, block, text: str, base: int | None) -> None:
         num = m.group(1)
         linker = ctx.linker
         if num not in ctx.targets["footnote"] and linker.numbered and num in linker.by_number \
-                and text[m.start() - 1 : m.start()] != "]" and not LONE_LETTER_END.search(text, 0, m.start()) \
-                and not _EXPONENT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+                and not _raised_exponent(text, m.start()):
             # A superscript number with no footnote of its own, in a paper with a numbered
             # bibliography, is a citation ("... as shown¹²" in Nature style), unless it is an
             # exponent: as the <sup> callouts above ("12 m/s²"), or over a bracket ("[x - y]²")
