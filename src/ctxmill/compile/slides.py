@@ -441,7 +441,8 @@ def _named(text: str) -> str:
 
 
 def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]], head: dict[int, Block],
-                slide: dict[int, int], builds: set[int], sizes: dict[int, tuple[float, float]], body: float) -> None:
+                slide: dict[int, int], builds: set[int], sizes: dict[int, tuple[float, float]], body: float,
+                read: set[int]) -> None:
     """Frame titles where the PDF's outline names the deck's frames (Typst writes a bookmark for each
     slide's heading, at its first page): the outline says which line of a page is its title and
     where a frame starts. Read so only where it names frames: on at least half of the frame pages it
@@ -453,19 +454,19 @@ def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]
     this one) is one frame, one heading; and a page read by OCR whose title the outline names but
     no line prints (a picture of text) gets the outline's title. A page taken for a build of the page
     before (slides.merge_overlays: it repeats that page's one line, a label) whose title the outline
-    names starts a frame."""
+    names starts a frame. ``read``: the pages an OCR engine read."""
     # (a page the head bar or a contents frame links to starts a section: its entry names the section)
     linked = set(doc.attrs.get("_nav") or {}) | set(doc.attrs.get("_contents") or {})
     marks: dict[int, set[str]] = {}  # page -> the titles the outline names there
     named: dict[int, list[str]] = {}
     for e in doc.stream.outline:
-        if e.page is not None and _named(e.title):
-            marks.setdefault(e.page, set()).add(_named(e.title))
+        if e.page is not None and (key := _named(e.title)):
+            marks.setdefault(e.page, set()).add(key)
             if e.page in pages and e.page not in slide and e.page not in linked:
                 named.setdefault(e.page, []).append(e.title)
     found: dict[int, Block] = {}  # page -> the line the outline names there, set larger than the body
-    for n, titles in named.items():
-        keys = {_named(t) for t in titles}
+    for n in named:
+        keys = marks[n]  # (every entry of a page in ``named`` is in ``marks`` too)
         h = sizes.get(n, (0.0, 0.0))[1]
         match = [b for b in pages[n] if b.kind in (Kind.PARAGRAPH, Kind.HEADING) and b.bbox is not None
                  and 0 <= b.bbox[1] < h and (b.attrs.get("_size") or 0) > body + 0.5 and _named(b.text) in keys]
@@ -473,9 +474,8 @@ def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]
             found[n] = min(match, key=lambda b: (b.bbox[1], b.bbox[0]))
     if len(found) < max(3, len(named) / 2):
         return
-    read = {p.number for p in doc.stream.pages if p.ocr}
     for n, titles in named.items():
-        if n in head and _named(head[n].text) in {_named(t) for t in titles}:
+        if n in head and _named(head[n].text) in marks[n]:
             continue
         if n in found:
             head[n] = found[n]
@@ -695,7 +695,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5
                 and (n not in read or reads_as_words(top.text))):
             head[n] = top
-    _bookmarked(doc, blocks, pages, head, slide, builds, sizes, body)
+    _bookmarked(doc, blocks, pages, head, slide, builds, sizes, body, read)
     # a frame continued by allowframebreaks prints its title on each page with the continuation's
     # numeral (I, II, ... XII): one frame, one heading; the later pages' titles stay their text
     last: tuple[str, int] | None = None
