@@ -2304,7 +2304,7 @@ def _split_person(chunk: str) -> tuple[str, str] | None:
 
 
 # academic degrees and credentials printed after a name ("Name, PhD, role")
-_DEGREES = frozenset("""phd md mlis ms msc ma mba mph drph scd dphil dsc bsc ba bs jd pharmd dds dvm rn np pa mpa mfa
+_DEGREES = frozenset("""phd md mlis ms msc ma mba drph scd dphil dsc bsc ba bs jd pharmd dds dvm rn np pa mpa mfa
     msw mph edd psyd mbbs frcp facs mrcp llm mcs meng beng""".split())
 _DEGREE_LINE = re.compile(r"([A-Z][\w'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,3}),\s+(\S.*)")
 
