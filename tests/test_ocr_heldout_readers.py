@@ -38,3 +38,21 @@ def test_grobid_tei_less_its_application_and_file_hash(tmp_path):
     words = ocr_heldout._words(ocr_heldout.content(src))
     assert "grobid" not in words and "17d4eb15" not in words
     assert words[-3:] == ["introduction", "words", "here"]
+
+
+def test_s2orc_json_paragraphs_with_each_heading_once_captions_and_references(tmp_path):
+    # round 37 (set 7): doc2json's S2ORC JSON repeats the section name in every paragraph; the heading is words
+    # of the document once, not once a paragraph, and the ids and spans are not words at all
+    para = {"cite_spans": [{"start": 0, "end": 4, "text": "[1]", "ref_id": "BIBREF0"}], "ref_spans": [], "eq_spans": []}
+    doc = {"paper_id": "x", "title": "A Title", "authors": [{"first": "Ann", "last": "Lee"}],
+           "pdf_parse": {"abstract": [dict(para, text="We study it.", section="Abstract", sec_num=None)],
+                         "body_text": [dict(para, text="First one.", section="Introduction", sec_num="1"),
+                                       dict(para, text="Second one.", section="Introduction", sec_num="1")],
+                         "back_matter": [dict(para, text="Thanks.", section="Acknowledgements", sec_num=None)],
+                         "ref_entries": {"FIGREF0": {"text": "A figure.", "type_str": "figure"}},
+                         "bib_entries": {"BIBREF0": {"title": "Old", "raw_text": "Lee, A. Old work. 2001."}}}}
+    src = tmp_path / "source.json"
+    src.write_text(json.dumps(doc))
+    assert ocr_heldout._words(ocr_heldout.content(src)) == [
+        "a", "title", "abstract", "we", "study", "it", "1", "introduction", "first", "one", "second", "one",
+        "acknowledgements", "thanks", "a", "figure", "lee", "a", "old", "work", "2001"]
