@@ -12,6 +12,8 @@ round 34 change); round 35 added `heldout5` (benchmarks/data/deck_heldout5.json:
 theme of a repository's own) and an R Markdown xaringan deck printed by Chrome, fixed before any round 35 change).
 Round 36 added `heldout6` (benchmarks/data/deck_heldout6.json: Beamer Dresden and Rochester decks, a dark-recoloured
 default deck with minted listings, and a Slidev deck, fixed before any round 36 change).
+Round 37 added `heldout7` (benchmarks/data/deck_heldout7.json: Beamer UniPi (Italian), EastLansing (Turkish), simple
+(Spanish) and jambro decks and a Marp deck in a university's CSS theme, fixed before any round 37 change).
 Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
 General readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
@@ -37,6 +39,7 @@ General readings of a deck's source, beyond unseen_truth.py's (each applies only
     .venv/bin/python benchmarks/deck_truth.py --set heldout4   # -> benchmarks/.cache/decks_heldout4/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout5   # -> benchmarks/.cache/decks_heldout5/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout6   # -> benchmarks/.cache/decks_heldout6/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout7   # -> benchmarks/.cache/decks_heldout7/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
