@@ -497,6 +497,7 @@ def main() -> None:
                     help="for --command: sample the command's Tesseract processes (Linux /proc): time before, "
                          "during and after OCR, and the share of the OCR span with a core's process missing")
     args = ap.parse_args()
+    os.environ.setdefault("CTXMILL_OCR_CACHE", "off")  # timings: every page read by the engine, none from the OCR cache
     # a speed benchmark on a shared machine must not be cut short by the sandbox's wall clock
     # (at load 12 the default 360 s leaves the last pages of the 46-page scan unread)
     os.environ.setdefault("CTXMILL_PDF_TIMEOUT_SECONDS", "7200")

@@ -13,6 +13,9 @@ CORPUS = SHARED / "corpus" / "dive-into-claude-code"
 # Commands run by the tests work in-process: a background server started by one test (with its
 # own CTXMILL_* settings) must not outlive it. tests/test_server.py turns it on where it tests it.
 os.environ["CTXMILL_SERVER"] = "0"
+# OCR tests read pages with the engine (time limits, process counts): no page from the user's OCR
+# cache. tests/test_ocr_cache.py turns it on, in a folder of its own, where it tests it.
+os.environ["CTXMILL_OCR_CACHE"] = "off"
 
 
 @pytest.fixture(scope="session")

@@ -93,6 +93,8 @@ def _engine(ctx, param, value):
 @click.option("--chunk-tokens", type=click.IntRange(32, 8192), default=400, show_default=True)
 @click.option("--ignore-pdf-links", is_flag=True, help="Build citations from the text alone.")
 @click.option("--ocr", type=click.Choice(["never", "auto", "always"]), default="auto", show_default=True)
+@click.option("--no-ocr-cache", is_flag=True, help="Read every scanned page with the OCR engine, not from the "
+              "OCR cache (CTXMILL_OCR_CACHE=off turns it off for good).")
 @click.option("--llm", "llm_url", metavar="URL", help="OpenAI-compatible endpoint (optional enhancer).")
 @click.option("--llm-model", metavar="NAME")
 @click.option("--llm-max-tokens", type=click.IntRange(256, 40960), default=8192, show_default=True)
@@ -101,8 +103,8 @@ def _engine(ctx, param, value):
                    "paddleocr-vl, deepseek-ocr, olmocr, ...; default: recognised from the text).")
 @handle_errors
 def compile_cmd(input_path, out_dir, jobs, resume, batch_engine, address, doc_timeout, embed, as_json, fast,
-                no_chunks, no_citations, include_source_text, chunk_tokens, ignore_pdf_links, ocr, llm_url,
-                llm_model, llm_max_tokens, engine):
+                no_chunks, no_citations, include_source_text, chunk_tokens, ignore_pdf_links, ocr, no_ocr_cache,
+                llm_url, llm_model, llm_max_tokens, engine):
     """Compile a PDF, raw OCR text or Markdown file (or - for stdin); or, INPUT a folder, a
     glob or a list file, every document in it (one folder each under -o OUT)."""
     from ctxmill.batch.inputs import is_batch
@@ -113,8 +115,8 @@ def compile_cmd(input_path, out_dir, jobs, resume, batch_engine, address, doc_ti
     options = CompileOptions(
         chunks=not no_chunks, citations=not no_citations, fast=fast,
         include_source_text=include_source_text, chunk_tokens=chunk_tokens,
-        ignore_pdf_links=ignore_pdf_links, ocr=ocr, llm_url=llm_url, llm_model=llm_model,
-        llm_max_tokens=llm_max_tokens, engine=engine,
+        ignore_pdf_links=ignore_pdf_links, ocr=ocr, ocr_cache=not no_ocr_cache, llm_url=llm_url,
+        llm_model=llm_model, llm_max_tokens=llm_max_tokens, engine=engine,
     )
     if is_batch(input_path):
         _compile_batch(input_path, out_dir or Path("out"), options, as_json, jobs=jobs, resume=resume,

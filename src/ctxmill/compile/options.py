@@ -14,6 +14,7 @@ class CompileOptions:
     chunk_tokens: int = 400  # token budget per retrieval chunk
     ignore_pdf_links: bool = False  # build citations from the text alone, as for OCR input
     ocr: str = "auto"  # never | auto | always
+    ocr_cache: bool = True  # keep/read each OCR'd page's engine output on disk (sources/ocr_cache.py)
     llm_url: str | None = None  # OpenAI-compatible base URL; None = no LLM
     llm_model: str | None = None
     llm_max_tokens: int = 8192  # per call; 8192-40960 is the useful range

@@ -59,6 +59,7 @@ from typing import Protocol
 from ctxmill.compile.options import CompileOptions
 from ctxmill.limits import OCR_MAX_PIXELS as MAX_PIXELS  # ~25 MB a page; the engine's copies ~10x
 from ctxmill.model import BBox, Line, Page, Span
+from ctxmill.sources import ocr_cache
 
 
 class _Numpy:
@@ -244,6 +245,10 @@ class TesseractEngine:
         return ["--tessdata-dir", folder] if folder else []
 
     def read(self, image, dpi: int, timeout: float) -> PageText:
+        return parse_hocr(self.hocr(image, dpi, timeout))
+
+    def hocr(self, image, dpi: int, timeout: float) -> bytes:
+        """The page's hOCR as the engine gives it (what the OCR cache keeps)."""
         if self._tesserocr:
             api = self._api()
             api.SetImageBytes(image.tobytes(), image.shape[1], image.shape[0], 1, image.shape[1])
@@ -253,8 +258,24 @@ class TesseractEngine:
                 raise TimeoutError(f"OCR took longer than {timeout:g} s")
             hocr = api.GetHOCRText(0)
             api.Clear()
-            return parse_hocr(hocr.encode("utf-8"))
-        return self._read_cli(image, dpi, timeout)
+            return hocr.encode("utf-8")
+        return self._run_cli(image, dpi, timeout)
+
+    def cache_identity(self) -> str:
+        """Everything besides the image that decides what this engine reads: the OCR cache's key
+        holds it (sources/ocr_cache.py). The version names the backend and the program; the model
+        files are named by size and date, so a replaced model is a new identity."""
+        models = []
+        for lang in self.lang.split("+"):
+            path = os.path.join(self.tessdata or "", f"{lang}.traineddata")
+            try:
+                st = os.stat(path)
+                models.append(f"{lang}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                models.append(f"{lang}:?")
+        return "|".join([self.name, self.version(), f"lang={self.lang}", f"psm={self.psm}", "oem=lstm",
+                         "hocr_char_boxes=1", "tessedit_do_invert=0",
+                         *(f"{k}={v}" for k, v in sorted(_SKIP_WORK.items())), *models])
 
     def reader(self) -> PageReader:
         """What :func:`apply` reads a document's pages with: in process, this engine; with the
@@ -1274,20 +1295,37 @@ def ink_box(image, margin: int) -> tuple[int, int, int, int] | None:
             min(w, int(cols[-1]) + 1 + margin), min(h, int(rows[-1]) + 1 + margin))
 
 
-def read_inked(engine: Engine, image, dpi: int, timeout: float) -> PageText:
+def read_inked(engine: Engine, image, dpi: int, timeout: float, cache=None) -> PageText:
     """``engine.read`` on the part of the page that has ink; boxes come back in page pixels.
 
     A scanned page is ~35% white margin, and Tesseract's page analysis (thresholding,
     connected components, tab stops) costs per pixel: cropping saves ~3-4% of its CPU a page
     with the same reading (docs/ocr.md). The margin left (1/8 inch) keeps text off the edge."""
-    return read_inked_later(engine, image, dpi, timeout)()
+    return read_inked_later(engine, image, dpi, timeout, cache)()
 
 
-def read_inked_later(engine, image, dpi: int, timeout: float):
+def read_inked_later(engine, image, dpi: int, timeout: float, cache=None):
     """:func:`read_inked`, its parsing left to the function returned: an engine that gives the
     hOCR unparsed (``read_hocr``, the command's page stream) is free for the next page as soon
-    as it has returned this one's."""
+    as it has returned this one's.
+
+    ``cache`` (an :class:`ocr_cache.OcrCache`): the hOCR of this exact image is taken from it when
+    there, else read and kept once it has parsed (an engine output that does not parse is never kept)."""
     sub, x0, y0 = _crop_to_ink(image, dpi)
+    raw = getattr(engine, "read_hocr", None) or getattr(engine, "hocr", None)
+    if cache is not None and raw is not None:
+        key = cache.key(sub, dpi)
+        hocr = cache.get(key)
+        if hocr is not None:
+            return lambda: _shift(parse_hocr(hocr), x0, y0)
+        fresh = raw(sub, dpi, timeout)
+
+        def parsed():
+            text = parse_hocr(fresh)
+            cache.put(key, fresh)
+            return _shift(text, x0, y0)
+
+        return parsed
     if hasattr(engine, "read_hocr"):
         hocr = engine.read_hocr(sub, dpi, timeout)
         return lambda: _shift(parse_hocr(hocr), x0, y0)
@@ -1381,6 +1419,9 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
     cpu_cap = _cpu_budget()
     skipped: list[int] = []
     out = list(pages)
+    # each page's engine output kept on disk by its image (sources/ocr_cache.py): a scan compiled
+    # again reads no page twice
+    cache = ocr_cache.for_engine(engine, getattr(options, "ocr_cache", True))
     done = 0
     lock = threading.Lock()
     # the command: one process per worker for the whole document, fed a page at a time
@@ -1404,7 +1445,7 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             left = budget_left()
             if left <= 1:
                 raise TimeoutError("the document's OCR time budget is spent")
-            text_of = read_inked_later(reader, image, dpi, min(limit, left))
+            text_of = read_inked_later(reader, image, dpi, min(limit, left), cache)
         except Exception as exc:  # noqa: BLE001 -- one bad page must not lose the document
             finish(i, image, dpi, started, None, exc)
             return
@@ -1428,7 +1469,8 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
                 rot = engine.orientation(image, left) if left > 1 else 0
                 if rot:
                     upright = np.ascontiguousarray(np.rot90(image, k=(-rot // 90) % 4))
-                    again = read_inked(engine, upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())))
+                    again = read_inked(engine, upright, dpi, max(1.0, min(limit - spent, deadline - time.monotonic())),
+                                       cache)
                     if _mean_conf(again) > _mean_conf(text):
                         image, text = upright, again
                         if rot in (90, 270):  # the page as read is the other way round
@@ -1483,6 +1525,10 @@ def apply(pdf_path: str, pages: list[Page], options: CompileOptions, progress: P
             post.shutdown(wait=True)
         if reader is not engine:
             reader.close()
+    if cache is not None:
+        log.info("OCR cache %s: %d page(s) read from it, %d read by the engine", cache.root, cache.hits, cache.misses)
+        if cache.written:
+            cache.prune()
     if skipped:
         warn.append(f"OCR time budget ({cfg['budget_seconds']:.0f} s) spent: {len(skipped)} page(s) not read "
                     f"from page {skipped[0]} on (raise CTXMILL_PDF_TIMEOUT_SECONDS)")
