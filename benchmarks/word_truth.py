@@ -245,6 +245,11 @@ def _odt_style(styles: dict[str, dict], name: str | None) -> tuple[int | None, s
         st = styles[name]
         if level is None and st["outline"]:
             level = st["outline"]
+        # a paragraph in the 'Heading N' style that LibreOffice keeps out of the outline (a text:p, not a text:h)
+        # still prints as a head of that level
+        m = re.fullmatch(r"heading[ _]?(?:_20_)?([1-9])", (st["display"] or "").strip().lower())
+        if level is None and m:
+            level = int(m.group(1))
         if shown is None and not re.fullmatch(r"P\d+", name):
             shown = st["display"]
         name = st["parent"]

@@ -130,10 +130,14 @@ def test_odt_heading_levels_and_title():
                '<text:h text:outline-level="1"><text:number>1</text:number>Chapter one</text:h>'
                '<text:p>Body <text:note><text:note-body><text:p>a footnote</text:p></text:note-body></text:note>text.</text:p>'
                '<text:h text:outline-level="2">Section<text:s text:c="2"/>two</text:h>'
+               # a paragraph in the Heading 4 style that LibreOffice keeps out of the outline: still a level-4 head
+               '<text:p text:style-name="Heading_20_4">Run-in method</text:p>'
                '<text:h text:outline-level="1">Bibliography</text:h><text:p>One entry.</text:p>'
                '</office:text></office:body></office:document-content>')
     styles = (f'<office:document-styles xmlns:office="{office}" xmlns:style="{style}"><office:styles>'
-              '<style:style style:name="Title" style:family="paragraph"/></office:styles></office:document-styles>')
+              '<style:style style:name="Title" style:family="paragraph"/>'
+              '<style:style style:name="Heading_20_4" style:display-name="Heading 4" style:family="paragraph"/>'
+              '</office:styles></office:document-styles>')
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("content.xml", content)
@@ -141,7 +145,8 @@ def test_odt_heading_levels_and_title():
     paras, props = word_truth.odt_paragraphs(buf.getvalue())
     truth = word_truth.derive_truth(paras, props)
     assert truth["title"] == "An Odt Title"
-    assert [(s["level"], s["title"]) for s in truth["sections"]] == [(1, "Chapter one"), (2, "Section two")]
+    assert [(s["level"], s["title"]) for s in truth["sections"]] == [(1, "Chapter one"), (2, "Section two"),
+                                                                           (4, "Run-in method")]
     assert truth["n_references"] == 1
     assert "a footnote" not in " ".join(p["text"] for p in paras)
 
