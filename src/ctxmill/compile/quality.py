@@ -133,13 +133,18 @@ def _input_syntax(stream) -> str | None:
     """"JSON" / "XML" when a text input that no OCR engine reader took (read as Markdown) is as a
     whole a JSON object or array, or an XML document: its compile is the data's syntax, whatever
     else QA finds right in it."""
-    if stream.kind != "markdown" or stream.info.get("engine") or not stream.pages:
+    # (the generic text readers, "text", "plain", "markdown", are no format's reader: XML in lines
+    # reads as wrapped text to them)
+    if stream.kind != "markdown" or stream.info.get("engine") not in (None, "text", "plain", "markdown") \
+            or not stream.pages:
         return None
     first = next((ln.text.lstrip()[:5] for p in stream.pages for ln in p.lines if ln.text.strip()), "")
     if first.startswith("<?xml"):
         return "XML"
     last = next((ln.text.rstrip()[-1:] for p in reversed(stream.pages) for ln in reversed(p.lines) if ln.text.strip()),
                 "")
+    if first[:1] == "<" and first[1:2].isalpha() and last == ">" and _xml_document(stream):
+        return "XML"  # (XML without a declaration: a root element that closes at the end)
     if not first or (first[0], last) not in (("{", "}"), ("[", "]")):
         return None
     try:
@@ -147,6 +152,20 @@ def _input_syntax(stream) -> str | None:
     except (ValueError, RecursionError):
         return None
     return "JSON" if value else None  # ("{}" or "[]": nothing read either way; too_little_text says so)
+
+
+def _xml_document(stream) -> bool:
+    """The text is one well-formed XML element (not HTML: a page of markup is read as markup)."""
+    import xml.etree.ElementTree as ET
+
+    text = "\n".join(ln.text for p in stream.pages for ln in p.lines)
+    if re.search(r"<!DOCTYPE|<!ENTITY", text[:20000], re.I):  # (no entity is expanded for a QA check)
+        return False
+    try:
+        root = ET.fromstring(text)
+    except (ET.ParseError, ValueError):
+        return False
+    return root.tag.rpartition("}")[2].lower() != "html"
 
 
 def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:

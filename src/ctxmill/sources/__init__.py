@@ -167,7 +167,13 @@ def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = 
                 # throughout, the whole file read in it
                 text = _decode_lines(data, notes) or _legacy_decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    check_text_lines(text, label)
+    try:
+        check_text_lines(text, label)
+    except InputRefused:
+        # the line limit guards text: a JSON or XML engine output is read by its reader, which
+        # parses it whole (a minified one is one line of a megabyte), before any line is a paragraph
+        if not _structured_engine_output(text):
+            raise
     # after decoding: mostly printable?
     sample = text[:65536]
     # the ASCII characters' two counts by bytes.translate (in UTF-8 every other character is
@@ -193,6 +199,15 @@ def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = 
     if alnum < max(1, ink // 20) and (len(text) == len(sample) or not _readable(text)):
         raise InputRefused(f"{label}: no readable text")
     return text
+
+
+def _structured_engine_output(text: str) -> bool:
+    """Whether a JSON or XML engine reader takes ``text`` whole (sniffed by its shape)."""
+    if text.lstrip("\ufeff \t\n")[:1] not in ("{", "[", "<"):
+        return False
+    from ctxmill.sources.engines import STRUCTURED_ENGINES, sniff_engine
+
+    return sniff_engine(text) in STRUCTURED_ENGINES
 
 
 # a run of one character that is neither a letter, a digit nor white space: a rule, a row of dashes

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ctxmill.sources.tables import html_table
+
 PAGE_BREAK = "\f"  # engines._PAGE_BREAK: the next block is on a new page
 
 _REF = re.compile(r"#/(texts|tables|pictures|groups|key_value_items|form_items)/(\d+)\Z")
@@ -144,7 +146,7 @@ class _Doc:
         self.attached(item, "captions", "caption")
         rows = _table_rows(item)
         if rows:
-            self.emit("table" if layer != "furniture" else "discarded", _html_table(rows), item)
+            self.emit("table" if layer != "furniture" else "discarded", html_table(rows), item)
         self.attached(item, "footnotes", "footnote")
 
     def picture(self, item: dict, layer: str) -> list:
@@ -219,18 +221,3 @@ def _table_rows(item: dict) -> list[list[tuple[str, int, int, bool]]]:
         rows.append(row)
     return rows
 
-
-def _html_table(rows: list[list[tuple[str, int, int, bool]]]) -> str:
-    """HTML, so that engines' one table reader expands the spans (the text in a span's first cell)."""
-    import html
-
-    out = ["<table>"]
-    for row in rows:
-        out.append("<tr>")
-        for text, rs, cs, head in row:
-            tag = "th" if head else "td"
-            span = (f' rowspan="{rs}"' if rs > 1 else "") + (f' colspan="{cs}"' if cs > 1 else "")
-            out.append(f"<{tag}{span}>{html.escape(' '.join(text.split()))}</{tag}>")
-        out.append("</tr>")
-    out.append("</table>")
-    return "".join(out)

@@ -38,6 +38,9 @@ ENGINES = {
     "dots-ocr": "dots.ocr (JSON list of {bbox, category, text} layout blocks)",
     "docling-json": "docling's DoclingDocument JSON (the lossless export: body $refs into texts, tables, groups)",
     "textract-json": "Amazon Textract JSON (DetectDocumentText / AnalyzeDocument: Blocks of PAGE, LINE, LAYOUT_*, TABLE)",
+    "grobid-tei": "GROBID TEI XML (teiHeader title / authors / abstract, body divs with numbered heads, listBibl)",
+    "docai-json": "Google Document AI Document JSON, OCR processors (one text, pages as textAnchor offsets)",
+    "docai-layout-json": "Google Document AI Layout Parser JSON (documentLayout blocks: heading-N, paragraph, header)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -80,6 +83,9 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     # BlockType, keys in Textract's order or sorted, BlockType first either way)
     ("textract-json", re.compile(r'\A\s*\[?\s*\{[\s\S]{0,5000}?"Blocks"\s*:\s*\[\s*\{\s*"BlockType"\s*:\s*"[A-Z_]+"'), 1,
      ('"BlockType"',)),
+    # (GROBID's TEI: the TEI root in its namespace, after an optional XML declaration and comments)
+    ("grobid-tei", re.compile(r'\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]{0,2000}?-->\s*)*'
+                              r'<(?:tei:)?TEI\b[^>]*xmlns(?::tei)?="http://www\.tei-c\.org/ns/1\.0"'), 1, ("<TEI", "<tei:TEI")),
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
      ("<|ref|>", "<|det|>", "<--- Page Split --->")),
     # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
@@ -123,6 +129,9 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
     OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
     sample = text[:300_000]
+    docai = _docai_shape(text, sample)
+    if docai:
+        return docai
     for engine, rx, _, needles in _SNIFF:
         if any(n in sample for n in needles) and rx.search(sample):
             return engine
@@ -167,6 +176,31 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     return None
 
 
+_DOCAI_KEYS = ('"textAnchor"', '"text_anchor"', '"documentLayout"', '"document_layout"')
+
+
+def _docai_shape(text: str, sample: str) -> str | None:
+    """Document AI's Document JSON, told by its shape (its keys are in no fixed order, and a
+    minified one is a megabyte on one line: the whole text is parsed, only where the sample opens
+    a JSON object and names one of its keys)."""
+    # (the whole text searched for the keys: a minified output's one text field may fill the sample)
+    if not sample.lstrip("\ufeff \t\r\n")[:1] == "{" or not any(k in text for k in _DOCAI_KEYS):
+        return None
+    from ctxmill.sources import docai_json
+
+    got = docai_json.shape(_json_value(text))
+    return {"ocr": "docai-json", "layout": "docai-layout-json"}.get(got) if got else None
+
+
+def _json_value(text: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _one_block_a_line(sample: str, heads: int) -> bool:
     """Ten lines or more, not one blank line among them, and the headings (``heads``) at most half
     of them: a writer that puts one element on each line, as Unstructured's Markdown renderer does
@@ -187,7 +221,8 @@ def _wrapped_text(sample: str) -> bool:
     """Plain text whose paragraphs are wrapped over several lines (Tesseract, pdftotext), as
     opposed to one OCR paragraph a line: form feeds between pages, or short lines that run on."""
     lines = [ln for ln in sample.split("\n") if ln.strip()]
-    if len(lines) < 8 or re.search(r"^[^\S\n]*[#|]|\$\$|\\\(|<table", sample, re.M):  # ([^\S\n]*: C1 above)
+    # (a table row has two pipes: a lone "|" is a rule an OCR engine read in a figure)
+    if len(lines) < 8 or re.search(r"^[^\S\n]*(?:#|\|[^\n]*\|)|\$\$|\\\(|<table", sample, re.M):  # ([^\S\n]*: C1 above)
         return False
     if "\f" in sample:
         return True
@@ -248,6 +283,13 @@ def to_pages(text: str, engine: str) -> EngineText:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace(_REMOVED, "")
     head_removed: list[str] = []
     text = _strip_wrappers(text, info, head_removed)
+    if engine == "docai-json":  # the OCR processors' one text: the plain-text road, pages cut at its offsets
+        from ctxmill.sources import docai_json
+
+        text, title = docai_json.ocr_text(_json_value(text))
+        text, engine = text.replace("\r\n", "\n").replace("\r", "\n"), "text"
+        if title:
+            info["title"] = title
     if engine in _LAYOUT_ENGINES:
         text = _layout_blocks(text, engine)
     if engine == "deepseek-ocr" or engine in _LAYOUT_ENGINES or "<|ref|>" in text:
@@ -291,8 +333,12 @@ def to_pages(text: str, engine: str) -> EngineText:
             raw[-1][1].append(part)
     pages: list[tuple[int | None, str]] = []
     at: list[int] = []  # the raw page each of pages comes from
+    lined = _LinePages(raw) if engine == "text" else None
     for i, (num, lines) in enumerate(raw):
         lines = _drop_rules_at_edges(lines)
+        if lined is not None and lined.on and any(map(str.strip, lines)):
+            # (before the page numbers are taken: a section number opens a page as a folio does)
+            lines = _drop_rules_at_edges(lined.page(lines, first=not pages))
         if engine == "text":  # the printed page number on its own line at the top or bottom
             while lines and _PAGE_NUMBER_LINE.match(lines[-1]):
                 dropped.append((i, "page-number", lines[-1].strip()))
@@ -314,6 +360,129 @@ def to_pages(text: str, engine: str) -> EngineText:
     kept = [k for k, (_, b) in enumerate(cleaned) if b.strip()]
     return EngineText(pages=[cleaned[k] for k in kept], engine=engine, missing_pages=missing, info=info,
                       removed=_on_pages(dropped, [at[k] for k in kept]))
+
+
+_BARE_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?")
+_ENTRY_LABEL = re.compile(r"\[\d{1,3}\]\s")
+
+
+class _LinePages:
+    """Plain text of one printed line a line and no blank line anywhere (PyMuPDF's OCR textpage,
+    pdftotext without -layout): its paragraphs and headings read from the lines' shapes, as
+    blank lines and "#" marks the text road then reads. A line much shorter than the text's
+    lines ends its paragraph when a sentence ends on it or the next line opens with a capital
+    (a byline's lines, a list's, each its own); a bare section number over a short capitalised
+    line is that section's heading ("3.1" / "Encoder and Decoder Stacks") when it comes next in
+    the numbering (a folio or a table's number over a label does not); a standard section's name
+    alone on a line is a heading; a reference's "[n]" opens a paragraph; on the first page, the
+    first short capitalised line after nothing but sentences (a licence notice) is the title."""
+
+    def __init__(self, raw: list[tuple[int | None, list[str]]]):
+        flat = [ln for _, lines in raw for ln in _drop_rules_at_edges(lines)]
+        inner = [ln.strip() for ln in flat]
+        text = [t for t in inner if t]
+        blanks = sum(1 for a, b in zip(inner, inner[1:], strict=False) if not b and a)
+        lengths = sorted(map(len, text))
+        # (a full line's length: the upper quartile, as a paper's figure labels and table cells,
+        # one a line, may be half its lines)
+        self.full = lengths[3 * len(lengths) // 4] if lengths else 0
+        self.on = len(text) >= 20 and blanks <= len(text) // 50 and self.full >= 30
+        self.last: list[int] = []  # the last section number taken
+        self.listing = False  # under a References heading: a "[n]" line opens an entry
+
+    def _title_like(self, s: str) -> bool:
+        return 1 <= len(s.split()) <= 12 and s[:1].isupper() and s[-1:] not in ".,;:" and "@" not in s \
+            and len(s) < 0.8 * self.full
+
+    def _next_number(self, n: list[int]) -> bool:
+        last = self.last
+        if not last:
+            return n == [1]
+        return n == last + [1] or any(n == last[:k] + [last[k] + 1] for k in range(len(last)))
+
+    def page(self, lines: list[str], first: bool) -> list[str]:
+        items = [ln.strip() for ln in lines if ln.strip()]
+        out: list[str] = []
+        titled = not first
+
+        def gap() -> None:
+            if out and out[-1]:
+                out.append("")
+
+        i = 0
+        while i < len(items):
+            s = items[i]
+            nxt = items[i + 1] if i + 1 < len(items) else ""
+            if _BARE_NUMBER.fullmatch(s) and self._title_like(nxt) and _norm(nxt) not in KNOWN_HEADINGS \
+                    and re.search(r"[^\W\d_]{3}", nxt) or \
+                    _BARE_NUMBER.fullmatch(s) and _norm(nxt) in KNOWN_HEADINGS and len(nxt.split()) <= 4:
+                number = [int(x) for x in s.rstrip(".").split(".")]
+                if self._next_number(number):
+                    self.last, self.listing = number, False
+                    gap()
+                    out += ["#" * min(6, 1 + len(number)) + f" {s.rstrip('.')} {nxt}", ""]
+                    titled = True
+                    i += 2
+                    continue
+            if len(s.split()) <= 4 and _norm(s.rstrip(".:")) in KNOWN_HEADINGS:
+                gap()
+                out += ["## " + s.rstrip(".:"), ""]
+                self.listing = _norm(s.rstrip(".:")) in ("references", "bibliography", "literature cited")
+                titled = True
+                i += 1
+                continue
+            if not titled and self._title_like(s) and len(s.split()) >= 2 and \
+                    (i == 0 or items[i - 1][-1:] in ".!?") and i <= 8:
+                gap()
+                out += ["# " + s, ""]
+                titled = True
+                i += 1
+                names, rest, i = _stacked_byline(items, i)
+                if names:  # (the names on one line, as the metadata stage reads a byline)
+                    out += [", ".join(names), ""] + [x for group in rest for x in (*group, "")]
+                continue
+            if self.listing and i == 0 and self._title_like(s) and len(s.split()) >= 2 and \
+                    not any(_ENTRY_LABEL.match(x) for x in items[1:6]):
+                # a page after the list that opens with a heading and holds no entry: an appendix
+                out += ["## " + s, ""]
+                self.listing = False
+                i += 1
+                continue
+            if self.listing and _ENTRY_LABEL.match(s):
+                gap()
+            if self.listing and out and len(out[-1]) >= 2 and out[-1][-1] == "-" and out[-1][-2].isalpha() \
+                    and s[:1].islower():
+                out[-1] = out[-1][:-1] + s  # (a word broken over an entry's lines: the list keeps no hyphen)
+            else:
+                out.append(s)
+            if self.listing:  # (an entry's lines run on to the next "[n]")
+                pass
+            elif len(s) < 0.7 * self.full and (s[-1:] in ".!?:)\"”" or nxt[:1].isupper()):
+                out.append("")
+            i += 1
+        return out
+
+
+_EMAIL_LINE = re.compile(r"\S+@\S+\.\w+")
+_STACKED_NAME = re.compile(r"((?:[A-ZŁ][\w'’\-]*\.?|[A-Z]\.)(?:\s+(?:[A-Z][\w'’\-]*\.?|van|von|de|der)){1,4})\s*[∗*†‡§¶]*")
+
+
+def _stacked_byline(items: list[str], i: int) -> tuple[list[str], list[list[str]], int]:
+    """A byline set as a stack of blocks under the title, each a name, its affiliation's lines and
+    an e-mail (NeurIPS' style): (the names without their marks, each block's other lines, the index
+    after the stack). No names where fewer than two blocks read so."""
+    names: list[str] = []
+    rest: list[list[str]] = []
+    k = i
+    while k < len(items) and len(names) < 40:
+        end = next((j for j in range(k, min(k + 5, len(items))) if _EMAIL_LINE.fullmatch(items[j])), None)
+        m = _STACKED_NAME.fullmatch(items[k]) if end is not None else None
+        if m is None or end == k or _INSTITUTION.search(items[k]):
+            break
+        names.append(m.group(1))
+        rest.append(items[k + 1:end + 1])
+        k = end + 1
+    return (names, rest, k) if len(names) >= 2 else ([], [], i)
 
 
 def _on_pages(dropped: list[tuple[int, str, str]], raw_of: list[int]) -> list[tuple[int, str, str]]:
@@ -435,7 +604,10 @@ _BLOCK_LABELS = {
     "form": "table", "figure_text": "figure_text", "table_text": "table_text"}
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
-                   "paddleocr-vl-json", "docling-json", "textract-json")
+                   "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json")
+# the readers that parse their input whole (JSON, XML): the text-line limit is no measure of them
+STRUCTURED_ENGINES = frozenset({"dots-ocr", "mineru-json", "marker-json", "unstructured-json", "paddleocr-vl-json",
+                                "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json"})
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -450,7 +622,8 @@ def _layout_blocks(text: str, engine: str) -> str:
     blocks = {"dots-ocr": _dots_blocks, "chandra": _chandra_blocks, "doctags": _doctags_blocks,
               "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks,
               "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
-              "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks}[engine](text)
+              "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks,
+              "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -478,6 +651,23 @@ def _textract_json_blocks(text: str) -> list[tuple[str, str]]:
 
     data = _json_or_prefix(text)
     return textract_json.blocks(data) if isinstance(data, (dict, list)) else []
+
+
+def _tei_blocks(text: str) -> list[tuple[str, str]]:
+    """GROBID's TEI XML: see :mod:`ctxmill.sources.tei_xml` (XML that does not parse: its text, as text)."""
+    from ctxmill.sources import tei_xml
+
+    root = tei_xml.parse(text)
+    if root is None:
+        return [("text", ln) for ln in re.sub(r"<[^<>]*>", " ", text).split("\n") if ln.strip()]
+    return tei_xml.blocks(root)
+
+
+def _docai_layout_blocks(text: str) -> list[tuple[str, str]]:
+    """Document AI's Layout Parser JSON: see :mod:`ctxmill.sources.docai_json`."""
+    from ctxmill.sources import docai_json
+
+    return docai_json.layout_blocks(_json_value(text))
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
@@ -1795,7 +1985,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
-    if engine == "textract-json" and heads and heads[0][2] != 1:
+    if engine in ("textract-json", "grobid-tei", "docai-layout-json") and heads and heads[0][2] != 1:
         title_text = None  # (its reader writes a title "#" only where the layout or the type says so)
     plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
     ranks = {e: k + 1 for k, e in enumerate(plain_levels)}

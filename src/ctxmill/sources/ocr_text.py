@@ -112,6 +112,6 @@ def read_engine_text(text: str, engine: str) -> PageStream:
     stream.removed = [{"page": k + 1, "reason": reason, "text": piece} for k, reason, piece in et.removed]
     for n in et.missing_pages:
         stream.warnings.append(f"page {n} is missing from the OCR text (the engine marked it as not recognised)")
-    if et.info.get("bibtex_title"):
-        stream.info.setdefault("Title", et.info["bibtex_title"])
+    if et.info.get("bibtex_title") or et.info.get("title"):  # (a wrapper's bibtex, a reader's title page)
+        stream.info.setdefault("Title", et.info.get("bibtex_title") or et.info["title"])
     return stream

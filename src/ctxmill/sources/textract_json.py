@@ -24,7 +24,7 @@ import bisect
 import re
 import statistics
 
-from ctxmill.sources.docling_json import _html_table
+from ctxmill.sources.tables import html_table
 
 PAGE_BREAK = "\f"  # engines._PAGE_BREAK: the next block is on a new page
 
@@ -211,7 +211,7 @@ class _Response:
         rows = []
         for r in sorted({r for r, _ in placed}):
             rows.append([placed[k] for k in sorted(k for k in placed if k[0] == r)])
-        return _html_table(rows)
+        return html_table(rows)
 
     # ----------------------------------------------------------------- from the lines' geometry
 
