@@ -279,3 +279,16 @@ def test_page_loss_and_words_kept_come_from_the_conservation_stage_when_it_ran()
     assert "page 2 had 2400 characters" in lost[0].message and "figure-text" in lost[0].message
     kept = next(c for c in rep.checks if c.id == "text_kept")
     assert kept.severity == "warning" and "700 of the 1000 words" in kept.message and "250 are unaccounted" in kept.message
+
+
+def test_renderers_own_escapes_are_no_left_over_markup():
+    # a paragraph line "0) text" or "[1]: text" is written "0\) text" / "\[1]: text" by the renderer so that
+    # Markdown keeps it a paragraph; that backslash is ours, not OCR's math delimiter. OCR's own "\[ x \]" still counts.
+    from ctxmill.render.markdown import escape_paragraph
+
+    ours = escape_paragraph("the decomposition\n0) tng\n[1]: for each\n" + WORDS)
+    assert "0\\)" in ours and "\\[1]" in ours
+    assert "latex_math_delimiters" not in ids(assess(doc_with(ours), CompileOptions()))
+    theirs = ours + "\n\\[ x \\]"  # OCR's display math on a line of its own: both delimiters, no more
+    found = [c.message for c in assess(doc_with(theirs), CompileOptions()).checks if c.id == "latex_math_delimiters"]
+    assert len(found) == 2 and found[0].endswith("'\\\\['") and found[1].endswith("'\\\\]'")

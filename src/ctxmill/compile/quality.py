@@ -29,6 +29,7 @@ from operator import attrgetter
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Kind, QACheck, QAReport, of_kind
+from ctxmill.render.markdown import written_escapes
 from ctxmill.sources import WARNING_NOTES
 
 _SPANS = attrgetter("spans")
@@ -261,7 +262,9 @@ def assess(doc: Document, options: CompileOptions | None = None) -> QAReport:
     # ---- artefacts in document.md (outside code, and outside tables written as HTML on purpose)
     md = doc.markdown
     tables = of_kind(doc.blocks, Kind.TABLE)
-    in_code = _inside(_code_spans(md) + sorted(doc.block_spans[b.id] for b in tables if b.id in doc.block_spans))
+    # (and outside the escapes the renderer wrote: "1\\) Text" is a paragraph's "1) Text", not OCR's math)
+    in_code = _inside(_code_spans(md) + sorted(doc.block_spans[b.id] for b in tables if b.id in doc.block_spans)
+                      + written_escapes(md))
     starts: list[tuple[int, int]] = []  # (built by _page_of when asked)
     found: list[tuple[str, str, str, int, int]] = []  # (id, what, text, start, end)
     for cid, rx, what in _ARTEFACTS:

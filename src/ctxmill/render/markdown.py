@@ -64,6 +64,27 @@ def _escape_line(line: str) -> str:
 
 _SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")  # under a paragraph's line: that line's heading
 
+# where escape_paragraph may have put its backslash: after a line's blanks, or between an ordered
+# list number and its "." or ")"
+_ESCAPE_AT = re.compile(r"^ {0,3}(?:\d{1,9}(?=\\[.)])|(?=\\))", re.MULTILINE)
+
+
+def written_escapes(md: str) -> list[tuple[int, int]]:
+    """The (start, end) of each backslash escape_paragraph wrote into ``md`` (a line's own "\\)" or
+    "\\[", OCR's math delimiters, is not one: the line without it would not have been escaped), so
+    that checks reading document.md for left-over markup do not count the renderer's own escapes."""
+    if "\\" not in md:
+        return []
+    spans = []
+    for m in _ESCAPE_AT.finditer(md):
+        at = m.end()
+        end = md.find("\n", at)
+        line = md[m.start():end if end >= 0 else len(md)]
+        bare = line[:at - m.start()] + line[at - m.start() + 1:]
+        if _escape_line(bare) == line or (_SETEXT.match(bare) and not bare.startswith(" " * 4)):
+            spans.append((at, at + 1))
+    return spans
+
 
 def escape_paragraph(text: str) -> str:
     """Keep a paragraph a paragraph: escape what Markdown would read as block syntax at the start
