@@ -321,7 +321,7 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     figure_text: list[tuple[int, str]] = []
     rotated: list[Line] = []
     figures = conservation.figure_boxes(page)  # (a page-size scan or background is no figure)
-    figures = layout.drop_text_frames(figures, page.lines, body, ctx.width)
+    figures = layout.drop_text_frames(figures, page.lines, body, ctx.width, page.ocr)
     # a deck's frame title over a picture that runs under the title band is the frame's title
     # (round30_deck_rule.md D5); an overlay build's page has none (its title went as a repeat)
     title = slides.frame_title(page, body) if figures and doc is not None and doc.attrs.get("slide_deck") \

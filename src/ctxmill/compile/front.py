@@ -100,7 +100,10 @@ _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 _ON_BEHALF_RE = re.compile(r"\s*(?:on behalf of|for)\s+(?:the\s+)?\S.*\b(?:collaboration|consortium|team|group)s?\b"
                            r"|\s*on behalf of\b", re.I)
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
-SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003)\s*")
+# (on a scan, OCR reads an affiliation mark glued to a name's end as a stray symbol, "Peharz>
+# Franz", and the "·" between names as " - " or " . ": those part names too)
+SEP_RE = re.compile(r"\s*(?:,|;|·|•|&|\band\b|\bAND\b|\\and\b|\s{3,}|\u2003"
+                    r"|(?<=[a-z])[^\w\s.,:;'’()\[\]{}\-]{1,3}(?=\s+[A-Z])|(?<=[a-z])\s[-–.]\s(?=[A-Z]))\s*")
 @dataclass
 class TLine:
     """One title-page line: its text without superscripts, the pieces with their marks, its type."""
@@ -274,14 +277,16 @@ def _join_title(lines: list[str]) -> str:
     return out
 
 
-def _groups(lines: list[TLine]) -> list[list[TLine]]:
+def _groups(lines: list[TLine], ocr: bool = False) -> list[list[TLine]]:
     """Runs of consecutive lines in one type (size and weight), close together: up to 1.3 times
     the type apart, so a double-spaced title (a referee copy: 33 pt baselines for 16 pt type) is
-    one run."""
+    one run. ``ocr``: the sizes are OCR's estimates, from the heights of each line's capitals
+    and ascenders ("Lecture Notes:" 19.3 over "Hardware and ..." 20.6, one type): within 12%."""
     out: list[list[TLine]] = []
 
     def goes_on(g: list[TLine], t: TLine) -> bool:
-        return abs(g[-1].size - t.size) <= 0.3 and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.3 * t.size \
+        a, b = g[-1].size, t.size
+        return abs(a - b) <= (max(0.3, 0.12 * max(a, b)) if ocr else 0.3) and g[-1].bold == t.bold and -0.5 * t.size <= t.top - g[-1].bottom < 1.3 * t.size \
             and t.x0 < g[-1].x1 and t.x1 > g[-1].x0
 
     for t in lines:
@@ -414,7 +419,7 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
     # it: the title and the byline are above it (it may be the largest type on the page)
     toc = next((t.top for k, t in enumerate(content) if _heads_contents(content, k)), None)
     stop = min(stop, toc) if toc is not None else stop
-    groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)])
+    groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)], page.ocr)
               if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40][:5]
     groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text) and not any(x.gappy for x in g)]
     # A title has its rows to itself; type beside other text in the same row is a figure's
@@ -634,7 +639,7 @@ def _names(region: list[TLine], space_initials: bool = True
             continue
         prev = merged[-1] if merged else None
         if prev is not None and abs(prev[1].size - t.size) <= 0.3 and -0.5 * t.size <= t.top - prev[1].bottom < 1.0 * t.size \
-                and not prev[0][-1][1] and (re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.)\s*$", prev[0][-1][0])
+                and not prev[0][-1][1] and (re.search(r"(?:[,·•&]|\band|\bAND|\b[A-Z]\.|\s[-–])\s*$", prev[0][-1][0])
                                             or t.pieces[0][1] and _name_runs_on(prev[0][-1][0], t.pieces[0][0])):
             pieces = prev[0][:-1] + [(prev[0][-1][0] + " " + t.pieces[0][0], t.pieces[0][1])] + t.pieces[1:]
             box = prev[1]
@@ -785,12 +790,14 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if re.match(r"^\s*[\w\s-]{2,30}:", p):
         return None  # "Correspondence: Jane Roe", "Supervisor: ...": a labelled line, not a byline
     s = re.sub(r"\([^)]*\)|\{[^}]*\}|\S+@\S+", " ", p)  # "(john@x.org)", an email beside the name
-    s = s.strip().strip(MARK_CHARS + " ,;:")
+    s = s.strip().strip(MARK_CHARS + " ,;:-–")  # ("Klein -": OCR's "·" ending a byline's line)
     s = re.sub(rf"[{re.escape(MARK_CHARS)}]+", "", s).strip()
     s = HONORIFIC_RE.sub("", s).strip()
     s = re.sub(r"\s+\d[\d,\s]*$", "", s).strip()  # trailing affiliation numbers set inline
     # OCR reads superscript marks as stray symbols glued to the name ("Bouma,!", "Monty®7"):
     # a run of symbols (with the digits right after it) is not part of a name
+    # (and a mark's one or two digits standing before such a run: "2°@ Asa", the digit then an ORCID icon)
+    s = re.sub(r"(?:^|(?<=\s))\d{1,2}(?=[^\w\s.'’\-]+(?:\s|$))", " ", s)
     s = " ".join(re.sub(r"[^\w\s.'’\-]+\d*", " ", s).split())
     if _CJK_NAME_RE.fullmatch(s) and len(s) >= 4:
         return s  # "羽田 久一": a Japanese (or Chinese) name, family then given name, a space between (no case to test)

@@ -338,18 +338,20 @@ def _edge(xs: list[float], pick) -> float:
     return float(pick(common)) if common else float(pick(xs))
 
 
-def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: float) -> list:
+def drop_text_frames(boxes: list, lines: list[Line], body: float, text_width: float, ocr: bool = False) -> list:
     """Picture boxes that are not figures: a form XObject or a background drawn behind a stretch
     of running text (ACM's two-column figures are placed in a frame as wide as the page and as
     tall as the figure plus the text below it). Three or more lines of body-size text as long
     as most of a column (40% of the document's text width) inside the box mean the box holds
-    text, not labels."""
+    text, not labels. ``ocr``: the boxes are the OCR figure finder's, drawn around ink no word
+    explains, so a rule framing a heading is one too (_heading_frame; a text layer's drawings
+    with large type on them are left to the figure tests)."""
     if not boxes or text_width <= 0:
         return boxes
     keep = []
     for box in boxes:
         inside = _centred_in(box, lines)
-        if _text_band(box, inside):
+        if _text_band(box, inside) or ocr and _heading_frame(box, inside, body):
             continue
         full = 0
         for ln in inside:
@@ -375,6 +377,19 @@ def _centred_in(box, lines: list[Line]) -> list[Line]:
         if box[0] - 2 <= cx <= box[2] + 2 and box[1] - 2 <= cy <= box[3] + 2:
             out.append(ln)
     return out
+
+
+def _heading_frame(box, inside: list[Line], body: float) -> bool:
+    """A rule drawn around a heading: a box at least four times as wide as tall, no taller than
+    four times its tallest line, holding one to three lines, every one in type larger than the
+    body's (fncychap's chapter openings: "CHAPTER 1" over "BACKGROUND" between two rules, which
+    a scan's figure finder sees as a drawing). The lines are the heading, not a figure's labels."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    if h <= 0 or w < 4 * h or not 1 <= len(inside) <= 3:
+        return False
+    sizes = [max((s.size for s in ln.spans if not s.superscript), default=0.0) for ln in inside]
+    tallest = max(max(ln.bbox[3] - ln.bbox[1] for ln in inside), max(sizes))
+    return min(sizes) >= 1.2 * body and h <= 4 * tallest
 
 
 def _text_band(box, inside: list[Line]) -> bool:

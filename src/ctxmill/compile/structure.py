@@ -486,8 +486,10 @@ def _number_ok(number: str, state: dict) -> bool:
         return bool(ok)
     if top != last:
         # "3.1" right after "2.4": section 3's own heading was lost (garbled, inside a figure);
-        # the subsection still starts it
-        return bool(top.isdigit() and last is not None and last.isdigit() and int(top) - int(last) == 1
+        # the subsection still starts it, as "1.1" before any number starts section 1 (a
+        # chapter's opening line lost on a scan)
+        return bool(top.isdigit() and (last is None and top == "1" or last is not None and last.isdigit()
+                                       and int(top) - int(last) == 1)
                     and all(p.isdigit() and int(p) <= 1 for p in parts[1:]))
     prev = state.get("sub", {}).get(len(parts))
     depth_prefix = ".".join(parts[:-1])
@@ -500,6 +502,52 @@ def _number_ok(number: str, state: dict) -> bool:
     if prev is None:
         return n <= 2
     return 0 < n - prev <= 2
+
+
+def _false_numbers(numbers: list[tuple[int, str]]) -> set[int]:
+    """The numbered lines that break the sequence of the others: ``numbers`` are the candidates
+    (block index, number) in reading order that only the sequence check stands between and a
+    heading. Read one by one, a single false line (a plot's axis labels read as "5 ..." after
+    3.5, a title page's "1 Reviewer", a contents line) makes every true heading after it fail
+    the check. The longest run of them that the check accepts in order is the document's
+    numbering (ties: the run that starts later, the body after its table of contents); where it
+    holds at least two more headings than reading one by one accepts, the lines off it are
+    false. A sequence read one by one as well as it can be is left alone."""
+    if len(numbers) < 3 or len(numbers) > 600:
+        return set()
+    greedy, state = 0, {}
+    for _, number in numbers:
+        if _number_ok(number, state):
+            _advance(number, state)
+            greedy += 1
+    # best[j]: (count, start) of the best run ending at j; the state after it; its previous line
+    best: list[tuple[int, int]] = []
+    states: list[dict] = []
+    prev: list[int | None] = []
+    for j, (_, number) in enumerate(numbers):
+        top = ((1, j), None) if _number_ok(number, {}) else ((0, j), None)
+        for i in range(j):
+            if best[i][0] and (best[i][0] + 1, best[i][1]) > top[0] and _number_ok(number, states[i]):
+                top = ((best[i][0] + 1, best[i][1]), i)
+        best.append(top[0])
+        prev.append(top[1])
+        st = _copy_state(states[top[1]]) if top[1] is not None else {}
+        if top[0][0]:
+            _advance(number, st)
+        states.append(st)
+    end = max(range(len(numbers)), key=lambda j: best[j])
+    if best[end][0] < greedy + 2:
+        return set()
+    run: set[int] = set()
+    k: int | None = end
+    while k is not None:
+        run.add(k)
+        k = prev[k]
+    return {idx for j, (idx, _) in enumerate(numbers) if j not in run}
+
+
+def _copy_state(state: dict) -> dict:
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in state.items()}
 
 
 def _advance(number: str, state: dict) -> None:
@@ -592,6 +640,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
                 cands[idx] = c
     _chapter_titles(blocks, cands, body, _hits(blocks, _MAYBE_CHAPTER_RE) if text else None)
     roman = _roman_scheme(cands)
+    false = set() if matched or roman else _false_numbers(_sequenced(doc, blocks, cands))
     state: dict = {}
     rstate: dict = {}
     bib_seen = False
@@ -683,7 +732,7 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if number in outline_numbers:
             continue  # the outline's own heading of this number is another block ("2 Choose e ...": an algorithm's line)
-        if not _number_ok(number, state):
+        if idx in false or not _number_ok(number, state):
             continue
         if geo and style is None and _next_list_item(blocks, idx, number):
             continue  # "4. Fast Fourier Transform" under "3. Zerofill (once)": the list's next item
@@ -701,6 +750,26 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+def _sequenced(doc: Document, blocks: list[Block], cands: dict[int, tuple]) -> list[tuple[int, str]]:
+    """The arabic-numbered candidates that only the sequence check stands between and a heading
+    (the loop of _headings' other tests on them, those that do not read the sequence), in
+    reading order; none where a numbered heading is already set (Markdown's own)."""
+    if any(b.kind is Kind.HEADING and b.number for b in blocks):
+        return []
+    out = []
+    for idx in sorted(cands):
+        num, title, style = cands[idx]
+        if num is None or num.kind != "arabic" or num.keyword in ("part", "appendix") or not title:
+            continue
+        b = blocks[idx]
+        geo = b.attrs.get("_size") is not None
+        if geo and (not b.attrs.get("_bold") and style != "large" and _page_head(blocks, idx, num.text)
+                    or style is None and _next_list_item(blocks, idx, num.text) or _lead_runs_on(blocks, idx, doc)):
+            continue
+        out.append((idx, num.text))
+    return out
 
 
 # the field labels an API reference prints in bold over an indented paragraph (Doxygen, Sphinx,
