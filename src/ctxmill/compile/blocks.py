@@ -32,8 +32,9 @@ from ctxmill.model import Block, Document, Kind, Line, Page, Span
 CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+(?:\.\d+)?(?=[\s:.|]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
                         r"\s*[:.|]?\s*(.*)$", re.S)
 # A label in capitals, numbered in figures: WileyNJD's "FIGURE 1 Prior dose-response ...", REVTeX's
-# "FIG. 2. (a) Phase space ..." (IEEE's "TABLE I" over a title line is read by structure.py)
-_CAPS_CAPTION_RE = re.compile(r"^(TABLE|FIGURE|FIG\.)\s*(\d+)(?=[\s.:|])\s*[:.|]?\s*(.*)$", re.S)
+# "FIG. 2. (a) Phase space ..." (IEEE's "TABLE I" over a title line is read by structure.py); a roman
+# number only with a stop after it: IEEE's "TABLE II: Parameters ..." (no running text sets that)
+_CAPS_CAPTION_RE = re.compile(r"^(TABLE|FIGURE|FIG\.)\s*(\d+(?=[\s.:|])|[IVXLC]+(?=[.:]\s))\s*[:.|]?\s*(.*)$", re.S)
 _CAPS_LABELS = {"TABLE": "Table", "FIGURE": "Figure", "FIG.": "Fig."}
 LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
 HEADING_NUM_RE = re.compile(r"^((?:\d{1,2}(?:\.\d{1,2}){0,3})|(?:[A-Z](?:\.\d{1,2}){0,3}))\.?\s+(\S.{0,160})$", re.S)
@@ -383,7 +384,8 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
         hang = bool(cap) and i + 1 < n and _caption_hangs(cur, cap, ls[i + 1])
         if cap and (cur.first_bold or cur.size < body - 0.3 or apart or alone or hang
                     or _float_colon(cur.text, cap) or i in colon_tables
-                    or colon and (_centered([cur], ctx.columns) or _centered([cur], [(ctx.left, ctx.right)]))) \
+                    or colon and (_centered([cur], ctx.columns) or _centered([cur], [(ctx.left, ctx.right)])
+                                  or cap.group(1).isupper() and _centered([cur], [_extent(ls)]))) \
                 and (_caption_label_ok(cur, cap) or apart or alone or colon):
             # (a figure's label in the body's own type counts with a colon after its number:
             # "Figure 1: ...", as JSS and A&A print it; running text does not put one there. A
@@ -391,7 +393,9 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
             # caption line is centred ("Table 3.1: Table of numbers." over a small grid). A
             # label in a face of its own (APA's italic "Figure 1."), or alone over an italic
             # title line (APA's "Table 1"), is a caption too. After a colon the title may
-            # start in lower case: "Figure 2.1: the study area")
+            # start in lower case: "Figure 2.1: the study area". A label in capitals with its colon,
+            # centred between the page's text edges, is a full-width float's over both columns of a
+            # two-column page: IEEE's "TABLE I: ...")
             kind = floats.float_kind(cap.group(1))
             j = i + 1
             lines = [cur]
@@ -881,6 +885,11 @@ def _small_tail(line: Line) -> str:
                 return " ".join(s.text.strip() for s in tail)
             return ""
     return ""
+
+
+def _extent(ls: list[_L]) -> tuple[float, float]:
+    """The page's text block: from the leftmost line's left edge to the rightmost's right edge."""
+    return min(x.x0 for x in ls), max(x.x1 for x in ls)
 
 
 def _centered(lines: list[_L], columns: list[tuple[float, float]]) -> bool:

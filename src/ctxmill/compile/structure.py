@@ -1816,6 +1816,10 @@ def _captions(blocks: list[Block], text: bool = False) -> list[Block]:
 _LABELLED_ENTRY_RE = re.compile(r"\s*\[\d{1,3}\]\s")
 
 
+# a sub-figure's label with a numbered callout in it: "(a) VGG16 [31]", "(ii) ResNet [4, 7]"
+_SUB_LABEL_CITES = re.compile(r"\((?:[a-h]|[ivx]{1,4})\) +\S.{0,80}\[\d{1,3}(?: *[,–-] *\d{1,3})*\]\.?")
+
+
 def _figure_text(blocks: list[Block], body: float) -> list[Block]:
     """Text drawn inside a vector figure (labels, small tables) sits right before its caption in
     a smaller or different font: move it out of the running text into the figure's attrs."""
@@ -1827,6 +1831,7 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
             continue
         j = i - 1
         taken: list[str] = []
+        subs: list[str] = []
         while j >= 0:
             x = blocks[j]
             if x.page != b.page or x.kind not in (Kind.PARAGRAPH, Kind.CODE, Kind.TABLE) \
@@ -1837,11 +1842,13 @@ def _figure_text(blocks: list[Block], body: float) -> list[Block]:
                 break
             if x.kind is Kind.CODE or _LABELLED_ENTRY_RE.match(x.text):
                 break  # (a list's entries in small type just above a caption are no labels of it)
-            taken.append(x.text)
+            (subs if _SUB_LABEL_CITES.fullmatch(x.text.strip()) else taken).append(x.text.strip())
             drop.add(j)
             j -= 1
         if taken:
             b.attrs["text"] = list(reversed(taken))
+        if subs:  # a sub-figure's label that cites ("(a) VGG16 [31]") joins the caption: its callout is text
+            b.attrs["caption"] = " ".join([(b.attrs.get("caption") or "").strip()] + list(reversed(subs))).strip()
     return [b for k, b in enumerate(blocks) if k not in drop]
 
 
