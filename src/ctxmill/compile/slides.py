@@ -122,6 +122,15 @@ def in_bar(box: BBox | None, bar: list[BBox] | tuple) -> bool:
     return any(b[0] - 1 <= cx <= b[2] + 1 and b[1] - 1 <= cy <= b[3] + 1 for b in bar)
 
 
+def _in_span(box: BBox | None, bar: list[BBox] | tuple) -> bool:
+    """A block lying within the head bar's extent (all its link boxes together): the bar's line of
+    section names, read as one block across the gaps between its links."""
+    if box is None or not bar:
+        return False
+    return min(b[0] for b in bar) - 1 <= box[0] and min(b[1] for b in bar) - 1 <= box[1] \
+        and box[2] <= max(b[2] for b in bar) + 1 and box[3] <= max(b[3] for b in bar) + 1
+
+
 def bar_bottom(bar: list[BBox] | tuple) -> float:
     """Where the head bar ends: a frame's title band starts under it (Warsaw's bar is 46 pt high)."""
     return max((b[3] for b in bar), default=0.0)
@@ -612,6 +621,93 @@ def _opens_as_frame(blocks: list[Block], first: int, sizes: dict[int, tuple[floa
     return title if alike >= max(2, len(frames) / 2) else None
 
 
+def _outline_under_bar(doc: Document, nav: dict[int, list[tuple[int, str]]]) -> dict[int, list[tuple[int, str]]]:
+    """The head bar's sections (:func:`navigation`) with the levels under them the PDF's outline
+    adds: read so only where the outline's top-level entries are exactly the bar's top-level
+    names, each on the page the bar links it to (Beamer writes a bookmark for each section and
+    subsection); an entry deeper than the bar's deepest level joins its page's list."""
+    top = {(d, _plain(t)) for d, v in nav.items() for lvl, t in v if lvl == 1}
+    entries = [e for e in doc.stream.outline if e.page is not None]
+    if not entries or not top:
+        return nav
+    least = min(e.level for e in entries)
+    if {(e.page, _plain(e.title)) for e in entries if e.level == least} != top:
+        return nav
+    deepest = max(lvl for v in nav.values() for lvl, _ in v)
+    out = {d: list(v) for d, v in nav.items()}
+    for e in entries:
+        lvl = 1 + e.level - least
+        if lvl > deepest and _key(e.title):
+            out.setdefault(e.page, []).append((lvl, _key(e.title)))
+    return {d: sorted(v, key=lambda x: x[0]) for d, v in out.items()}
+
+
+SIZE_ALIKE = 0.5  # points: two lines set in one size
+TITLES_ALIKE = 0.5  # of a deck's frame titles, set in one size
+LEFT_ALIKE = 2 / 3  # of those, standing at one left edge
+
+
+def _size(b: Block) -> float:
+    return round(b.attrs.get("_size") or 0, 1)
+
+
+def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int, int], statements: set[int]) -> None:
+    """Frame titles told by the deck's own title style, where its frames' titles (at least 3) are
+    set in one size, TITLES_ALIKE of them at least (within SIZE_ALIKE). A page's top block set in
+    that size is its title though it stands below the title band (``low``: Slidev centres a slide's content,
+    title and all, on the page). Where those titles also stand at one left edge (LEFT_ALIKE of
+    them, within FRAME_ALIKE), a top line set smaller than the title size and starting elsewhere
+    is the first line of a frame without a title (a list item, a sentence), not its title."""
+    frames = {n: b for n, b in head.items() if n not in slide and n not in statements}
+    count = Counter(_size(b) for b in frames.values())
+    if not count:
+        return
+    size, k = count.most_common(1)[0]
+    if k < 3 or k < TITLES_ALIKE * len(frames):
+        return
+    alike = [b for b in frames.values() if abs(_size(b) - size) <= SIZE_ALIKE and b.bbox is not None]
+    left = Counter(round(b.bbox[0]) for b in alike).most_common(1)[0][0] if alike else None
+    if left is not None and sum(abs(b.bbox[0] - left) <= FRAME_ALIKE for b in alike) < LEFT_ALIKE * len(alike):
+        left = None
+    for n, b in frames.items():
+        if left is not None and b.bbox is not None and _size(b) < size - SIZE_ALIKE \
+                and abs(b.bbox[0] - left) > FRAME_ALIKE:
+            del head[n]
+    for n, b in low.items():
+        if abs(_size(b) - size) <= SIZE_ALIKE and (left is None or abs(b.bbox[0] - left) <= FRAME_ALIKE):
+            head[n] = b
+
+
+def _section_slides(ones: dict[int, Block], body: float) -> tuple[set[int], set[int]]:
+    """Which one-line pages (not builds) are section slides: -> (section slides, statement slides).
+
+    A theme sets its section slides alike, one per section: a one-line page is a section slide
+    where its line is set larger than the body (a list line left alone on a page is no section)
+    and at least one other such page is set in its size (within SIZE_ALIKE), no two of that
+    size printing the same line. A size whose one-line pages repeat a line (a divider, 'Example',
+    printed before each example) sets dividers, none of them a section. A one-line page set
+    larger than the body in a size no other one-line page shares is a statement slide (Slidev's
+    and Marp's centred one-liners): a frame whose title is that line, at the frames' level."""
+    big = sorted((n for n, b in ones.items() if (b.attrs.get("_size") or 0) > body + 0.5),
+                 key=lambda n: ones[n].attrs.get("_size") or 0)
+    classes: list[list[int]] = []
+    for n in big:
+        size = ones[n].attrs.get("_size") or 0
+        if classes and size - (ones[classes[-1][0]].attrs.get("_size") or 0) <= SIZE_ALIKE:
+            classes[-1].append(n)
+        else:
+            classes.append([n])
+    sections: set[int] = set()
+    statements: set[int] = set()
+    for c in classes:
+        texts = Counter(_key(ones[n].text) for n in c)
+        if len(c) == 1:
+            statements.update(c)
+        elif max(texts.values()) == 1:
+            sections.update(c)
+    return sections, statements
+
+
 def outline(doc: Document, blocks: list[Block], body: float) -> None:
     """A deck's headings, for structure.py (its blocks before sections are built): a page holding
     one short line and nothing else is a section slide (a second one-line page built on it is a
@@ -621,7 +717,11 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     list item. An overlay build's page (slides.merge_overlays) adds to its frame: no title of its
     own, unless it builds a section slide into a subsection slide. A deck with a head bar
     (:func:`navigation`) and no section slide has its sections where the bar's links say they
-    start, and its frames' titles under the bar."""
+    start, and its frames' titles under the bar (with the levels under the bar's sections that a
+    Beamer outline adds). Section slides are a family (:func:`_section_slides`): a lone one-line
+    page is a statement slide, a frame; one whose line repeats through the deck is a divider, text.
+    The deck's title size places a title below the top fifth and rules out an untitled frame's
+    first line (:func:`_title_style`)."""
     if not doc.attrs.get("slide_deck"):
         return
     nav: dict[int, list[tuple[int, str]]] = doc.attrs.get("_nav") or {}
@@ -665,36 +765,57 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             pages.setdefault(b.page, []).append(b)
     slide: dict[int, int] = {}  # page -> 2 (section slide) or 3 (subsection slide)
     head: dict[int, Block] = {}  # page -> its slide's line or its frame's title
+    ones: dict[int, Block] = {}  # page -> its one line, where it holds nothing else
+    low: dict[int, Block] = {}  # page -> its top block, a title but that it stands below the title band
+    # (a line in the title band set no larger than the body, inside a link to a page of the deck, is
+    # the head bar's: Dresden prints the current subsection so under its bar, on too few pages for
+    # :func:`navigation` to call its slot the bar's)
+    numbers = set(sizes)
+    jumps = {p.number: [lk.bbox for lk in p.links if lk.uri is None and lk.dest_page in numbers
+                        and 0 <= lk.bbox[1] < TITLE_BAND * p.height] for p in doc.stream.pages}
     for n in sorted(pages):
         bs = [b for b in pages[n] if b.text.strip() or b.kind in _TEXTLESS]
-        w, h = sizes.get(n, (0.0, 0.0))
+        h = sizes.get(n, (0.0, 0.0))[1]
         # a section slide's line stands below the title band (a frame holding only a picture has
         # its title in the band), and is no closing "Questions?" frame
         # (a section slide's one block is a line of words: a figure alone is a frame's content, and
         # made a heading it would take its caption with it)
-        one = len(bs) == 1 and bs[0].kind in (Kind.PARAGRAPH, Kind.HEADING) \
-            and 0 < len(bs[0].text.split()) <= SECTION_SLIDE_WORDS \
-            and bs[0].bbox is not None and bs[0].bbox[1] >= TITLE_BAND * h \
-            and not bs[0].text.rstrip().endswith(("?", "!"))
+        if len(bs) == 1 and bs[0].kind in (Kind.PARAGRAPH, Kind.HEADING) \
+                and 0 < len(bs[0].text.split()) <= SECTION_SLIDE_WORDS \
+                and bs[0].bbox is not None and bs[0].bbox[1] >= TITLE_BAND * h \
+                and not bs[0].text.rstrip().endswith(("?", "!")):
+            ones[n] = bs[0]
+    sections, statements = _section_slides({n: b for n, b in ones.items() if n not in builds}, body)
+    for n in sorted(pages):
+        bs = [b for b in pages[n] if b.text.strip() or b.kind in _TEXTLESS]
+        w, h = sizes.get(n, (0.0, 0.0))
         if n in builds:
-            if one and slide.get(n - 1) == 2:
-                slide[n], head[n] = 3, bs[0]
+            if n in ones and slide.get(n - 1) == 2:
+                slide[n], head[n] = 3, ones[n]
             continue
-        if one:
-            slide[n], head[n] = 2, bs[0]
+        if n in sections:
+            slide[n], head[n] = 2, ones[n]
+            continue
+        if n in statements:
+            head[n] = ones[n]  # a statement slide: a frame whose title is its one line
             continue
         # (a build's lines not shown yet are drawn far outside the page)
         # (a head bar's own line above the title, the current section's name, is passed over)
         bar = bars.get(n, ())
         shown = [b for b in bs if b.bbox is not None and 0 <= b.bbox[1] < h and b.bbox[0] < w
-                 and not in_bar(b.bbox, bar)]
+                 and not in_bar(b.bbox, bar) and not _in_span(b.bbox, bar)
+                 and not (in_bar(b.bbox, jumps.get(n, ())) and (b.attrs.get("_size") or 0) <= body + 0.5)]
         if not shown:
             continue
         top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
-        if (top.kind in (Kind.PARAGRAPH, Kind.HEADING) and top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h
+        if (top.kind in (Kind.PARAGRAPH, Kind.HEADING)
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5
                 and (n not in read or reads_as_words(top.text))):
-            head[n] = top
+            if top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h:
+                head[n] = top
+            else:
+                low[n] = top
+    _title_style(head, low, slide, statements)
     _bookmarked(doc, blocks, pages, head, slide, builds, sizes, body, read)
     # a frame continued by allowframebreaks prints its title on each page with the continuation's
     # numeral (I, II, ... XII): one frame, one heading; the later pages' titles stay their text
@@ -726,6 +847,9 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
 
         # the sections the head bar names, each before the first block of the page it links to (a
         # bibliography's own name there is no section: its frame's title is the list's heading)
+        # (a PDF outline whose top entries are the bar's sections, Beamer's, adds the levels
+        # under them the bar does not show: a subsection printed only under the bar, or nowhere)
+        nav = _outline_under_bar(doc, nav)
         frame_level = 2 + max(lvl for v in nav.values() for lvl, _ in v)
         for dest in sorted((d for d in nav if d > first), reverse=True):
             at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
