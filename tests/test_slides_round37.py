@@ -78,12 +78,14 @@ def test_a_divider_repeated_through_the_deck_is_no_heading(tmp_path):
 
 
 def test_a_list_line_alone_on_a_page_is_no_section(tmp_path):
-    # cause 5: a frame whose only text is one list line in the body size ('I Resultado Final:')
-    pages = [TITLE] + [frame(t, k) for k, t in enumerate(NAMES[:4])] \
-        + [[("Final result:", 60, 200, 18)]] + [frame(t, k) for k, t in enumerate(NAMES[4:], 4)]
-    doc = compiled(tmp_path / "deck.pdf", pages)
-    assert headings(doc)[1:] == [f"## {t}" for t in NAMES], headings(doc)
-    assert "\nFinal result:\n" in doc.markdown
+    # cause 5: a frame whose only text is one list line ('I Resultado Final:'), in the body size or a
+    # little larger than the captions that set the body size, smaller than the frames' titles
+    for size in (18, 21):
+        pages = [TITLE] + [frame(t, k) for k, t in enumerate(NAMES[:4])] \
+            + [[("Final result:", 60, 200, size)]] + [frame(t, k) for k, t in enumerate(NAMES[4:], 4)]
+        doc = compiled(tmp_path / f"deck{size}.pdf", pages)
+        assert headings(doc)[1:] == [f"## {t}" for t in NAMES], (size, headings(doc))
+        assert "\nFinal result:\n" in doc.markdown
 
 
 def test_a_title_below_the_top_fifth_in_the_title_size_is_the_title(tmp_path):

@@ -651,20 +651,20 @@ def _size(b: Block) -> float:
     return round(b.attrs.get("_size") or 0, 1)
 
 
-def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int, int], statements: set[int]) -> None:
+def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int, int]) -> float | None:
     """Frame titles told by the deck's own title style, where its frames' titles (at least 3) are
     set in one size, TITLES_ALIKE of them at least (within SIZE_ALIKE). A page's top block set in
     that size is its title though it stands below the title band (``low``: Slidev centres a slide's content,
     title and all, on the page). Where those titles also stand at one left edge (LEFT_ALIKE of
     them, within FRAME_ALIKE), a top line set smaller than the title size and starting elsewhere
     is the first line of a frame without a title (a list item, a sentence), not its title."""
-    frames = {n: b for n, b in head.items() if n not in slide and n not in statements}
+    frames = {n: b for n, b in head.items() if n not in slide}
     count = Counter(_size(b) for b in frames.values())
     if not count:
-        return
+        return None
     size, k = count.most_common(1)[0]
     if k < 3 or k < TITLES_ALIKE * len(frames):
-        return
+        return None
     alike = [b for b in frames.values() if abs(_size(b) - size) <= SIZE_ALIKE and b.bbox is not None]
     left = Counter(round(b.bbox[0]) for b in alike).most_common(1)[0][0] if alike else None
     if left is not None and sum(abs(b.bbox[0] - left) <= FRAME_ALIKE for b in alike) < LEFT_ALIKE * len(alike):
@@ -674,20 +674,22 @@ def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int,
                 and abs(b.bbox[0] - left) > FRAME_ALIKE:
             del head[n]
     for n, b in low.items():
-        if abs(_size(b) - size) <= SIZE_ALIKE and (left is None or abs(b.bbox[0] - left) <= FRAME_ALIKE):
+        if abs(_size(b) - size) <= SIZE_ALIKE:
             head[n] = b
+    return size
 
 
 def _section_slides(ones: dict[int, Block], body: float) -> tuple[set[int], set[int]]:
-    """Which one-line pages (not builds) are section slides: -> (section slides, statement slides).
+    """Which one-line pages (not builds) are section slides: -> (section slides, lone pages).
 
     A theme sets its section slides alike, one per section: a one-line page is a section slide
     where its line is set larger than the body (a list line left alone on a page is no section)
     and at least one other such page is set in its size (within SIZE_ALIKE), no two of that
     size printing the same line. A size whose one-line pages repeat a line (a divider, 'Example',
     printed before each example) sets dividers, none of them a section. A one-line page set
-    larger than the body in a size no other one-line page shares is a statement slide (Slidev's
-    and Marp's centred one-liners): a frame whose title is that line, at the frames' level."""
+    larger than the body in a size no other one-line page shares is a lone page: set larger than
+    the frames' titles, a statement slide (Slidev's and Marp's centred one-liners), a frame whose
+    title is that line, at the frames' level (:func:`outline`)."""
     big = sorted((n for n, b in ones.items() if (b.attrs.get("_size") or 0) > body + 0.5),
                  key=lambda n: ones[n].attrs.get("_size") or 0)
     classes: list[list[int]] = []
@@ -785,7 +787,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                 and bs[0].bbox is not None and bs[0].bbox[1] >= TITLE_BAND * h \
                 and not bs[0].text.rstrip().endswith(("?", "!")):
             ones[n] = bs[0]
-    sections, statements = _section_slides({n: b for n, b in ones.items() if n not in builds}, body)
+    sections, lone = _section_slides({n: b for n, b in ones.items() if n not in builds}, body)
     for n in sorted(pages):
         bs = [b for b in pages[n] if b.text.strip() or b.kind in _TEXTLESS]
         w, h = sizes.get(n, (0.0, 0.0))
@@ -795,9 +797,6 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if n in sections:
             slide[n], head[n] = 2, ones[n]
-            continue
-        if n in statements:
-            head[n] = ones[n]  # a statement slide: a frame whose title is its one line
             continue
         # (a build's lines not shown yet are drawn far outside the page)
         # (a head bar's own line above the title, the current section's name, is passed over)
@@ -815,7 +814,12 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                 head[n] = top
             else:
                 low[n] = top
-    _title_style(head, low, slide, statements)
+    title_size = _title_style(head, low, slide)
+    for n in lone:
+        # a statement slide, its one line set larger than the frames' titles: a frame titled so (a
+        # lone line in the title size is a title already, one set smaller a frame's text)
+        if title_size is None or _size(ones[n]) > title_size + SIZE_ALIKE:
+            head[n] = ones[n]
     _bookmarked(doc, blocks, pages, head, slide, builds, sizes, body, read)
     # a frame continued by allowframebreaks prints its title on each page with the continuation's
     # numeral (I, II, ... XII): one frame, one heading; the later pages' titles stay their text
