@@ -24,10 +24,16 @@ import unicodedata
 from pathlib import Path
 
 
+def fold_case(s: str) -> str:
+    """Case folded so that case never decides a match, in any script: str.casefold, then Turkish's dotted and
+    dotless i (a heading printed "YAZIMI" is the truth's "Yazımı"; "İ" casefolds to "i" + a combining dot)."""
+    return s.casefold().replace("i\u0307", "i").replace("ı", "i")
+
+
 def norm(s: str | None) -> str:
     s = unicodedata.normalize("NFKC", s or "")
     s = re.sub(r"<[^>]+>", "", s).replace("**", "").replace("__", "").strip(" *_`")
-    s = s.lower()
+    s = fold_case(s)
     s = s.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
     s = re.sub(r"^(appendix\s+)?([a-z]|\d+)(\.\d+)*\.?\s+", "", s.strip())  # leading numbering
     latin = " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
@@ -93,7 +99,7 @@ def match_headings(truth: list[tuple[int, str]], ours: list[tuple[int, str]]):
 def squash(s: str | None) -> str:
     """Letters and digits only: a title still matches across line breaks and hyphenation."""
     s = unicodedata.normalize("NFKD", s or "")  # "Über" and a PDF's "U¨ber" both become "uber"
-    return re.sub(r"[^a-z0-9]+", "", s.lower())
+    return re.sub(r"[^a-z0-9]+", "", fold_case(s))
 
 
 def score(out: Path, truth: dict, printed_text: str | None = None) -> dict:

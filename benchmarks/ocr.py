@@ -45,6 +45,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(1, str(REPO / "benchmarks"))
+
+from corpus_score import fold_case  # noqa: E402  (headings and titles compared case-folded, Turkish i too)
 
 CORPUS = Path(os.environ.get("CTXMILL_SHARED", REPO.parent / "shared")) / "corpus" / "dive-into-claude-code"
 
@@ -97,7 +100,7 @@ def cer(hyp: str, ref: str) -> tuple[int, int]:
 
 
 def title_key(t: str) -> str:
-    t = norm(t).lower()
+    t = fold_case(norm(t))
     t = re.sub(r"^(appendix\s+)?[a-z]?\d+(\.\d+)*\.?\s+|^[a-z]\s+", "", t)  # section numbers
     return re.sub(r"[^a-z0-9]+", " ", t).strip()
 
@@ -293,7 +296,7 @@ def score(original: Path, scan: Path, n_pages: int, truth: dict | None) -> dict:
         comp["headings"] = heading_recall(truth["outline"], doc.sections)
         comp["headings_text_layer"] = heading_recall(truth["outline"], ref_doc.sections)["recall"]
         meta = truth["metadata"]
-        comp["title_ok"] = norm(doc.metadata.title).lower() == norm(meta["title"]).lower()
+        comp["title_ok"] = fold_case(norm(doc.metadata.title)) == fold_case(norm(meta["title"]))
         want = {norm(a["name"]) for a in meta["authors"]}
         comp["authors_ok"] = f"{len(want & {norm(a.name) for a in doc.metadata.authors})}/{len(want)}"
         comp["references_truth"] = len(truth["references"])
@@ -424,7 +427,7 @@ def time_command(scan: Path, n_pages: int, truth: dict | None, env_extra: dict, 
         e, c = cer(document, reference_md)
         row["document_cer"] = round(e / c, 4) if c else None
     if truth:
-        row["title_ok"] = norm(meta.get("title") or "").lower() == norm(truth["metadata"]["title"]).lower()
+        row["title_ok"] = fold_case(norm(meta.get("title") or "")) == fold_case(norm(truth["metadata"]["title"]))
         want = {norm(a["name"]) for a in truth["metadata"]["authors"]}
         got = {norm(a["name"]) for a in meta.get("authors", [])}
         row["authors_ok"] = f"{len(want & got)}/{len(want)}"

@@ -25,7 +25,6 @@ from pathlib import Path
 
 _MATH = "\U0001d400-\U0001d7ff"
 _GLUED = re.compile(rf"[A-Za-z\u00c0-\u024f][{_MATH}]")
-_WORD = re.compile(r"[^\W\d_]{3,}")
 # a word broken over a line: a hyphen, the line break and a line number if the page has them; or
 # pdfium's soft hyphen (U+FFFE or U+0002), with or without the break
 _BREAK = re.compile(r"(?<=[^\W\d_])(?:-[^\S\n]*\r?\n(?:\s*\d{1,4}\s)?\s*|[\ufffe\x02]\s*(?:\d{1,4}\s)?)(?=[^\W\d_])")
@@ -55,18 +54,64 @@ def pdf_text(pdf: Path) -> str:
 _SPACING_ACCENTS = dict.fromkeys(map(ord, "¨´`ˆ˜ˇ˘˙¸˝˚¯˛^~'’"), None)
 
 
-# a spacing accent the layer sets apart from the word it is in by a blank ("uwag ˛e", "odr˛ebnych" is whole)
+# a spacing accent the layer sets apart by a blank from the letter it goes on: within a word ("uwag ˛e" is
+# "uwagę") or at the next word's start ("RSA `e" is "RSA è", "uygun ¸sekilde" is "uygun şekilde"). The layer
+# cannot tell which, so the blank becomes _JOIN and such a word counts as found in either reading
 _APART_ACCENT = re.compile(r"(?<=[^\W\d_])[^\S\n]+(?=[¨´`ˆ˜ˇ˘˙¸˝˚¯˛][^\W\d_])")
+_JOIN = "\ue000"  # private use: no text holds it, and it is no word character
+_TOKEN = re.compile(rf"[^\W\d_]+(?:{_JOIN}[^\W\d_]+)*")
 
 
 def _fold(text: str) -> str:
-    text = _APART_ACCENT.sub("", text)
+    text = _APART_ACCENT.sub(_JOIN, text)
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text.translate(_SPACING_ACCENTS)))
     return "".join(c for c in text if not unicodedata.combining(c))
 
 
 def words(text: str) -> Counter:
-    return Counter(w.casefold() for w in _WORD.findall(_fold(text)))
+    """Words of 3+ letters, case-folded; one joined at an apart accent keeps _JOIN where the blank was."""
+    return Counter(w.casefold() for w in _TOKEN.findall(_fold(text)) if len(w.replace(_JOIN, "")) >= 3)
+
+
+def _readings(word: str) -> tuple[str, list[str]]:
+    """A word with _JOIN read as one word, and as the words of 3+ letters it holds apart."""
+    return word.replace(_JOIN, ""), [p for p in word.split(_JOIN) if len(p) >= 3]
+
+
+def _spread(have: Counter) -> Counter:
+    """The output's words with each _JOIN word counted in both readings."""
+    out = Counter()
+    for w, n in have.items():
+        joined, parts = _readings(w)
+        out[joined] += n
+        for p in parts if _JOIN in w else ():
+            out[p] += n
+    return out
+
+
+def lost_words(want: Counter, have: Counter) -> Counter:
+    """Words of ``want`` not in ``have``. A _JOIN word is found as one word or as its parts, after the plain words
+    have taken theirs ("RSA `e" needs a "rsa" beyond the layer's other ones)."""
+    left = _spread(have)
+    lost = Counter()
+    for w, n in want.items():
+        if _JOIN not in w:
+            k = min(n, left[w])
+            left[w] -= k
+            if n > k:
+                lost[w] += n - k
+    for w, n in want.items():
+        if _JOIN in w:
+            joined, parts = _readings(w)
+            for _ in range(n):
+                if left[joined] > 0:
+                    left[joined] -= 1
+                elif all(left[p] >= c for p, c in Counter(parts).items()):
+                    for p in parts:
+                        left[p] -= 1
+                else:
+                    lost[joined] += 1
+    return lost
 
 
 def measure(pdf: Path, out: Path) -> dict:
@@ -80,7 +125,7 @@ def measure(pdf: Path, out: Path) -> dict:
     want = words(_BREAK.sub("", layer))
     have = words(md) | words(_INNER_HYPHEN.sub("", md)) | words(md.replace("\\", " "))
     have.update(words(removed))
-    lost = want - have
+    lost = lost_words(want, have)
     return {"fffd": md.count("\ufffd"), "fffd_pdf": layer.count("\ufffd"),
             "glued": len(_GLUED.findall(md)), "glued_pdf": len(_GLUED.findall(layer)),
             "lost": sum(lost.values()), "words": sum(want.values()),
