@@ -48,8 +48,12 @@ _INSTITUTION_WORD_RE = re.compile(r"\b(?:Universit|Institut|School\b|College\b|C
                                   r"Laborator|Hospital\b|Academy\b|Faculty\b)")
 # An abstract's label in the languages papers are written in: German's, French's, Portuguese's,
 # Spanish's, Chinese's ("摘 要", its two characters spaced apart as a centred head prints them),
-# Japanese's ("概要：")
-ABSTRACT_WORDS = r"(?:abstract|a b s t r a c t|summary|zusammenfassung|résumé|resumo|resumen|摘\s*要|概\s*要)"
+# Japanese's ("概要：", "要旨"), Korean's ("초록", "요약"), the Cyrillic languages' ("Аннотация", "Реферат" on
+# a Russian thesis, "Анотація", "Резюме"), Greek's, and the Polish, Czech, Dutch, Swedish, Italian and
+# Turkish ones
+ABSTRACT_WORDS = (r"(?:abstract|a b s t r a c t|summary|zusammenfassung|résumé|resumo|resumen|摘\s*要|概\s*要|要\s*旨|"
+                  r"초\s*록|요\s*약|аннотация|анотація|реферат|резюме|περίληψη|streszczenie|abstrakt|samenvatting|"
+                  r"sammanfattning|sommario|riassunto|özet)")
 ABSTRACT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}\b", re.I)
 # "Abstract" as a label (alone, or followed by punctuation or the text run in), not "Abstract Hoare logic"
 ABSTRACT_LINE_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}(?:\s*$|\s*[.:：—–-]|(?=[A-Z][a-z]))", re.I)
@@ -84,7 +88,9 @@ india korea email e-mail correspondence corresponding contact equal contribution
 PART_WORDS = frozenset("note notes acknowledgments acknowledgements acknowledgment acknowledgement preface foreword "
                        "contents keywords summary zusammenfassung einleitung vorwort inhaltsverzeichnis".split())
 PARTICLES = frozenset("van von de der den da dos das di du del della la le bin ibn al st st. y ten ter zu".split())
-_INITIAL_RE = re.compile(r"[A-Z]\.?(?:-[A-Z]\.?)?")
+# a capital of the Latin, Greek or Cyrillic alphabets (an initial: "J.", "É.", "Н.")
+_CAP = "A-ZÀ-ÖØ-ÞΑ-ΩЀ-Я"
+_INITIAL_RE = re.compile(rf"[{_CAP}]\.?(?:-[{_CAP}]\.?)?")
 HONORIFIC_RE = re.compile(r"^(?:prof\.?|dr\.?(?:-ing\.?)?|mr\.?|ms\.?|mrs\.?|sir)\s+", re.I)
 MARK_CHARS = "*∗†‡§¶#⋆★✉♯♮∥‖"
 _DATE_WORDS = frozenset("january february march april may june july august september october november december "
@@ -420,7 +426,9 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
     toc = next((t.top for k, t in enumerate(content) if _heads_contents(content, k)), None)
     stop = min(stop, toc) if toc is not None else stop
     groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)], page.ocr)
-              if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40][:5]
+              if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40]
+    labelled = _labelled_title(groups, body)
+    groups = groups[:5]
     groups = [g for g in groups if not INSTITUTION_START_RE.match(g[0].text) and not any(x.gappy for x in g)]
     # A title has its rows to itself; type beside other text in the same row is a figure's
     # label or a column's line.
@@ -434,6 +442,8 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
     # word the page's running foot opens with: a masthead, no title
     feet = {m.group(1) for m in map(_FIRST_WORD_RE.match, tp.furniture) if m}
     groups = [g for g in groups if not (len(g) == 1 and len(g[0].text.split()) == 1 and g[0].text.strip() in feet)]
+    if chosen is None and labelled is not None:
+        chosen = labelled
     if chosen is None and groups:
         top_size = max(g[0].size for g in groups)
         big = [g for g in groups if g[0].size >= top_size - 0.3]
@@ -481,6 +491,28 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
         tp.authors = [(name, []) for _, name in handles]
         tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in handles]
     return tp
+
+
+# a title-page field that names the work's title ("Тема: ..." under a thesis's degree line, "Title: ...",
+# "Thema: ...", "Sujet : ..."): the label and its text on one line
+_TITLE_LABEL_RE = re.compile(r"^\s*(?:title|topic|thema|titel|sujet|t[ií]tulo|titolo|tema|тема|название|назва)\s*[:：]\s*(?=\S)",
+                             re.I)
+
+
+def _labelled_title(groups: list[list[TLine]], body: float) -> list[TLine] | None:
+    """The lines of a labelled title ("Тема: Title ..." and its other lines), the label taken off:
+    a form-like title page (a thesis's) sets its degree line ("DISSERTATION / FOR THE DEGREE OF
+    MASTER") in the largest type and the title after a label in smaller type, still larger than
+    the body's."""
+    for g in groups:
+        m = _TITLE_LABEL_RE.match(g[0].text)
+        if m is None or g[0].size < body * 1.1:
+            continue
+        first = replace(g[0], text=g[0].text[m.end():])
+        out = [first] + g[1:]
+        if title_shaped(_join_title([x.text for x in out]), 40):
+            return out
+    return None
 
 
 _RADICALS = frozenset("√∛∜")
@@ -611,10 +643,11 @@ def _prose(text: str) -> bool:
 _AUTHOR_LABELS = frozenset(["author", "authors", "by", "written by", "created by", "prepared by", "submitted by",
                             "scribe", "scribes", "scribed by"])
 _GIVEN_INITIAL_RE = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:\s+[A-Z]\.)+")
-_LINE_LABEL_RE = re.compile(r"^\s*([A-Za-z][\w\s-]{1,30}):\s+\S")
-# a byline led by "By" (classic JFM's "By Jane Roe¹ and John Doe²", IMS journals' "BY JANE ROE¹"):
-# the word leads the line, it is no part of the first name
-_BY_RE = re.compile(r"^\s*(?:By|BY|by)\s+(?=[A-Z])")
+_LINE_LABEL_RE = re.compile(r"^\s*([^\W\d_][\w\s-]{1,30}):\s+\S")
+# a byline led by "By" (classic JFM's "By Jane Roe¹ and John Doe²", IMS journals' "BY JANE ROE¹"),
+# or by its kin on a Russian or Ukrainian thesis's title page ("Выполнил студент Н.М. Иванов": done
+# by the student): the words lead the line, they are no part of the first name
+_BY_RE = re.compile(rf"^\s*(?:By|BY|by|(?:Выполнил[аи]?|Выконав(?:ла)?)(?:\s+студент(?:ка|ы)?)?)\s+(?=[{_CAP}])")
 # "by Koll, Michael": a byline led by "by" naming one person surname first (as a bibliography
 # does), the two one-word parts of one name, not two names
 _BY_INVERTED_RE = re.compile(r"^\s*(?:By|BY|by)\s+([A-Z][\w'’\-]+),\s+([A-Z][\w'’\-]+)\s*$")
@@ -802,7 +835,7 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if _CJK_NAME_RE.fullmatch(s) and len(s) >= 4:
         return s  # "羽田 久一": a Japanese (or Chinese) name, family then given name, a space between (no case to test)
     printed = s  # glued initials ("J.K.") are told by the spaced form, and kept as printed from a text layer
-    s = re.sub(r"\b([A-Z])\.(?=[A-Z]\b)", r"\1. ", s)  # OCR's "J.N. Winn" -> "J. N. Winn", as most styles print it
+    s = re.sub(rf"\b([{_CAP}])\.(?=[{_CAP}]\b)", r"\1. ", s)  # OCR's "J.N. Winn" -> "J. N. Winn", as most styles print it
     toks = s.split()
     if not 2 <= len(toks) <= 5 or any(c.isdigit() for c in s) or "@" in s or len(s) > 60:
         return None

@@ -136,7 +136,7 @@ ABSTRACT_LABEL_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}(?:\s
 _LABEL_PUNCT_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：—–]", re.I)
 _ABSTRACT_ONLY_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{front.ABSTRACT_WORDS}\s*[.:：]?\s*$", re.I)
 _ABSTRACT_END_RE = re.compile(r"^\s*(?:(?:key\s*words|keywords|index terms|ccs concepts|acm reference format|"
-                              r"schlüsselwörter|mots[- ]clés|palavras[- ]chave|palabras[- ]clave)\b|关键词|關鍵詞|キーワード)",
+                              r"schlüsselwörter|mots[- ]clés|palavras[- ]chave|palabras[- ]clave|ключевые слова|ключові слова)\b|关键词|關鍵詞|キーワード)",
                               re.I)
 
 

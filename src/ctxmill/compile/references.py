@@ -587,6 +587,17 @@ BIB_TITLES = frozenset({
     # a list cut to the works the text cites (a poster's block, a report's short list)
     "selected references", "selected bibliography",
 })
+# the list's usual titles in scripts other than Latin (Russian, Ukrainian and the other Cyrillic
+# languages' GOST and babel names, and Greek's), as printed: _norm folds their accents and letters
+# like "й" into a letter and a mark, so they are kept squashed (below). (The CJK "参考文献" is left
+# out: a Chinese template's section of that name about citing, with the list under a later one,
+# was read as the list; _later_list knows a later heading only.)
+_BIB_TITLES_OTHER_SCRIPTS = (
+    "Литература", "Список литературы", "Список использованной литературы", "Библиография",
+    "Список использованных источников", "Библиографический список", "Використана література",
+    "Література", "Список літератури", "Список використаних джерел", "Бібліографія", "Библиографија",
+    "Βιβλιογραφία", "Αναφορές",
+)
 _BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
 
 
@@ -599,6 +610,9 @@ def _norm(text: str) -> str:
 _NOT_WORD = re.compile(r"[^\w]+")
 _BIB_KEYS = ("referen", "bibliograph", "bibliograf", "literatur", "litteratur", "cited", "quellen")
 assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
+# (after the assert: _BIB_KEYS are the ASCII titles' keys, and a title outside ASCII always takes
+# the full test)
+_BIB_SQUASHED |= {_NOT_WORD.sub("", _norm(t)) for t in _BIB_TITLES_OTHER_SCRIPTS}
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
 _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
@@ -826,6 +840,9 @@ def mark_bibliography(blocks: list[Block]) -> None:
                                               or _APPENDIX_LABELLED.match(b.text)):
             inside = False
             continue
+        if b.kind is BlockKind.PARAGRAPH and entries >= 3 and _address_card(blocks, i):
+            inside = False  # the authors' address cards after the list (The R Journal's): no entries
+            continue
         if b.kind is BlockKind.PARAGRAPH and (aside(b) or _FLOAT_LABEL.match(b.text) or b.attrs.get("_float_page")):
             # a float set on the list's page: its caption ("Figure 8: ..."), a code line, a plot's
             # turned labels, the text of a page of one float (structure's _float_pages). An entry's
@@ -857,6 +874,22 @@ def mark_bibliography(blocks: list[Block]) -> None:
         lines = _visual_lines(b)
         if lines:
             b.attrs["bib_lines"] = lines
+
+
+# a line that is an e-mail address or an ORCID alone
+_CARD_END_RE = re.compile(r"\s*(?:[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|(?:https?://)?orcid\.org/[\d\-X]{15,19})\s*")
+_YEAR_RE = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def _address_card(blocks: list[Block], i: int) -> bool:
+    """blocks[i] is an author's address card: three lines or more of no year (a name, a department,
+    an institution, a country), one of them after the first an e-mail address or an ORCID alone,
+    which no entry of a list is."""
+    b = blocks[i]
+    lines = [t.strip() for t in (b.attrs.get("_line_texts") or b.text.split("\n")) if t.strip()]
+    ends = [bool(_CARD_END_RE.fullmatch(t)) for t in lines]
+    return len(lines) >= 3 and any(ends[1:]) and all(len(t) <= 100 for t in lines) \
+        and not any(_YEAR_RE.search(t) for t, end in zip(lines, ends, strict=True) if not end)
 
 
 def _raised_entry(b: Block, entries: int, raised: int) -> int:

@@ -265,7 +265,9 @@ def _undot(text: str) -> str:
     return "".join(out)
 _THEOREM_RE = re.compile(r"^(?:Example|Theorem|Lemma|Definition|Proof|Corollary|Proposition|Remark|Observation|"
                          r"Claim|Conjecture|Assumption|Note|Problem|Exercise|Solution|Step|Case)\b")
-_CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|part)\s+(\d{1,2}|[IVXL]{1,6})$")
+# (the chapter's and the part's words in English and in Russian and Ukrainian: "Глава 1" on a Russian thesis)
+_PART_WORDS = ("part", "часть", "частина")
+_CHAPTER_ONLY_RE = re.compile(r"^(?i:chapter|глава|раздел|розділ|" + "|".join(_PART_WORDS) + r")\s+(\d{1,2}|[IVXL]{1,6})$")
 _CHAPTER_FIRST = frozenset("cCpP")
 
 
@@ -696,8 +698,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
                 bib_seen = True
             continue
         geo = b.attrs.get("_size") is not None
-        if matched and idx < outline_start:
-            continue
+        if matched and idx < outline_start and not (b.attrs.get("_chapter_head") and _outline_ends(outline, title)):
+            continue  # (a chapter's "Глава 1" over its title, which the outline names "Глава 1. Title", is in)
         if roman and num.kind in ("roman", "letter") and not num.keyword and not state.get("appendix"):
             ok, level = _roman_ok(num, rstate)
             if ok:
@@ -732,7 +734,10 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         if number in outline_numbers:
             continue  # the outline's own heading of this number is another block ("2 Choose e ...": an algorithm's line)
-        if idx in false or not _number_ok(number, state):
+        # "Appendix 1" after section 6 (a Typst template's appendices, numbered in arabic again from 1):
+        # the label restarts the count, as "A" after numbers does
+        restart = num.keyword == "appendix" and number == "1" and (state.get("top") or "").isdigit()
+        if idx in false or not (restart or _number_ok(number, state)):
             continue
         if geo and style is None and _next_list_item(blocks, idx, number):
             continue  # "4. Fast Fourier Transform" under "3. Zerofill (once)": the list's next item
@@ -800,7 +805,10 @@ def _next_list_item(blocks: list[Block], idx: int, number: str) -> bool:
     text = b.text.lstrip()
     if not number.isdigit() or int(number) < 2 or text[len(number):len(number) + 1] not in (".", ")"):
         return False
-    prev = next((p for p in reversed(blocks[max(0, idx - 3):idx]) if p.kind is not Kind.FURNITURE), None)
+    x0 = b.attrs.get("_x0") or 0
+    # (the items of a list nested under item N-1, set further right, stand between: skipped)
+    prev = next((p for p in reversed(blocks[max(0, idx - 10):idx]) if p.kind is not Kind.FURNITURE
+                 and not ((p.attrs.get("_x0") or 0) > x0 + 6 and LIST_RE.match(p.text))), None)
     return prev is not None and abs((prev.attrs.get("_x0") or 0) - (b.attrs.get("_x0") or 0)) <= 1 \
         and prev.text.lstrip().startswith(f"{int(number) - 1}{text[len(number)]} ")
 
@@ -831,6 +839,12 @@ def _lead_runs_on(blocks: list[Block], idx: int, doc: Document) -> bool:
     head, under = spans(b.attrs.get("_top") or -1.0, b.bbox), spans(top, nxt.bbox)
     return bool(head and under and head[-1].bold and under[0].bold and under[0].font == head[-1].font
                 and under[0].text.lstrip()[:1].islower() and any(not s.bold for s in under[1:]))
+
+
+def _outline_ends(outline, title: str) -> bool:
+    """An outline entry ends with ``title`` ("Глава 1. Title" for the chapter head "Title")."""
+    want = norm_title(title)
+    return bool(want) and any(norm_title(e.title).endswith(want) for e in outline)
 
 
 def _bookmark_head(outline, b: Block, number: str, title: str) -> bool:
@@ -889,16 +903,31 @@ def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float,
         size = nxt.attrs.get("_size_max") or nxt.attrs.get("_size") or 0.0
         if not size or size < body * 1.15:
             continue
-        title = nxt.text.replace("\n", " ").strip()
+        # a long title's other lines, in its type, may stand in blocks of their own (one-and-a-half
+        # spacing sets a centred chapter title's lines further apart than its size allows)
+        parts = [nxt]
+        for x in blocks[idx + 2: idx + 4]:
+            y = parts[-1]
+            if x.kind is not Kind.PARAGRAPH or x.page != b.page or re.search(r"[.!?:]$", y.text.strip()) \
+                    or abs((x.attrs.get("_size_max") or x.attrs.get("_size") or 0.0) - size) > 0.3 \
+                    or bool(x.attrs.get("_bold")) != bool(nxt.attrs.get("_bold")) \
+                    or not 0 <= (x.attrs.get("_top") or 0.0) - (y.attrs.get("_bottom") or -1e9) < 1.5 * size \
+                    or sum(len(p.text) for p in parts) + len(x.text) > 120:
+                break
+            parts.append(x)
+        title = " ".join(p.text.replace("\n", " ").strip() for p in parts)
         num = m.group(1)
         kind = "arabic" if num.isdigit() else "roman"
-        keyword = b.text.strip().split()[0].lower()
+        keyword = "part" if b.text.strip().split()[0].lower() in _PART_WORDS else "chapter"
         b.text = f"{num} {title}"
         b.attrs["_size_max"] = max(size, b.attrs.get("_size_max") or 0.0)
-        nxt.kind = Kind.FURNITURE  # its text now lives in the heading
-        nxt.attrs["_merged_into_heading"] = True
+        b.attrs["_chapter_head"] = True
+        for p in parts:
+            p.kind = Kind.FURNITURE  # its text now lives in the heading
+            p.attrs["_merged_into_heading"] = True
         cands[idx] = (Number(num, kind, [num], keyword, title), title, "large")
-        cands.pop(idx + 1, None)
+        for k in range(len(parts)):
+            cands.pop(idx + 1 + k, None)
 
 
 def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: int | None, outline: bool,

@@ -891,6 +891,30 @@ def year_ends_title(tokens, labels: list[str]) -> list[str]:
     return out
 
 
+# an edition's own words ("3rd ed.", "2. Auflage", "3. ausgabe ed.", "2e éd.", "2nd edn")
+_EDITION_WORD = re.compile(r"(?i)^(?:ed|eds|edn|edition|éd|édition|auflage|aufl|ausgabe|edición|edizione)\.?$")
+
+
+def edition_head_title(tokens, labels: list[str]) -> list[str]:
+    """No title, and an edition run that opens with words and a full stop before the edition
+    itself (a one-word book title the model reads with its edition: "Nahbereichsphotogrammetrie.
+    3. ausgabe ed."): the words before that stop are the title. Only where no digit and no
+    edition word stands before the stop and one of them follows it."""
+    if "title" in labels or "edition" not in labels:
+        return labels
+    a = labels.index("edition")
+    b = _run_end(labels, a)
+    cut = next((i for i in range(a + 1, b) if tokens[i][0] == "."), None)
+    if cut is None:
+        return labels
+    head, rest = [t for t, _, _ in tokens[a:cut]], [t for t, _, _ in tokens[cut + 1:b + 1]]
+    if not head[0][:1].isupper() or any(not t.isalpha() or _EDITION_WORD.match(t) for t in head) \
+            or sum(len(t) for t in head) < 4 or not any(_EDITION_WORD.match(t) for t in rest) \
+            or not any(t[:1].isdigit() for t in rest):
+        return labels
+    return _relabelled(labels, a, cut, "title")
+
+
 def one_year(tokens, labels: list[str]) -> list[str]:
     """Two dates, one of them a bare number after the venue or its volume and the other in
     brackets: the bracketed one is the year, the bare number the volume or the first page
@@ -1143,7 +1167,7 @@ def assemble(text: str, tokens, labels: list[str]) -> dict:
     labels = title_in_venue(tokens, venue_before_volume(tokens, volume_before_pages(tokens, venue_in_numbers(tokens, labels))))
     labels = names_run_on(tokens, etal_is_no_title(tokens, labels))
     labels = title_runs_into_container(tokens, one_sentence_title(text, tokens, labels))
-    labels = journal_ends_venue(tokens, journal_ends_title(tokens, labels))
+    labels = edition_head_title(tokens, journal_ends_venue(tokens, journal_ends_title(tokens, labels)))
     if TITLE_BEFORE_STOP:
         labels = title_before_stop(tokens, labels)
     runs = _runs(tokens, labels)
