@@ -266,3 +266,55 @@ def test_docling_and_textract_write_tables_through_one_public_helper():
     assert docling_json.html_table is tables.html_table and textract_json.html_table is tables.html_table
     assert tables.html_table([[("A & B", 1, 2, True)], [("1", 1, 1, False), ("2", 1, 1, False)]]) == (
         '<table><tr><th colspan="2">A &amp; B</th></tr><tr><td>1</td><td>2</td></tr></table>')
+
+
+# ---------------------------------------------------------------- Azure Document Intelligence JSON
+
+def azure_result() -> dict:
+    content, paragraphs = "", []
+
+    def para(text: str, page: int, role: str | None = None) -> dict:
+        nonlocal content
+        p = {"spans": [{"offset": len(content), "length": len(text)}], "content": text,
+             "boundingRegions": [{"pageNumber": page, "polygon": [1, 1, 7, 1, 7, 2, 1, 2]}]}
+        if role:
+            p["role"] = role
+        content += text + "\n"
+        paragraphs.append(p)
+        return p
+
+    para("Harbour Review", 1, "pageHeader")
+    para("Counting Words in Old Ledgers", 1, "title")
+    para("1 Introduction", 1, "sectionHeading")
+    para("The ledgers of the harbour office were kept in a fair hand for forty years.", 1)
+    para("1", 1, "pageNumber")
+    para("2 Counts", 2, "sectionHeading")
+    para("Table 1: Words counted per reader.", 2)
+    start = len(content)
+    cells = []
+    for r, row in enumerate([("Reader", "Words"), ("Ada", "412")]):
+        for c, text in enumerate(row):
+            p = para(text, 2)
+            cells.append({"rowIndex": r, "columnIndex": c, "content": text, "spans": p["spans"],
+                          **({"kind": "columnHeader"} if r == 0 else {})})
+    table = {"rowCount": 2, "columnCount": 2, "cells": cells,
+             "spans": [{"offset": start, "length": len(content) - start}],
+             "boundingRegions": [{"pageNumber": 2, "polygon": [1, 3, 7, 3, 7, 5, 1, 5]}]}
+    para("The two readers agree on most pages.", 2)
+    return {"status": "succeeded", "analyzeResult": {
+        "apiVersion": "2024-11-30", "modelId": "prebuilt-layout", "content": content, "paragraphs": paragraphs,
+        "tables": [table], "pages": [{"pageNumber": 1, "spans": []}, {"pageNumber": 2, "spans": []}]}}
+
+
+def test_azure_document_intelligence_json_is_read_by_its_paragraph_roles_and_tables():
+    text = json.dumps(azure_result(), indent=2)
+    assert sniff_engine(text, "result.json") == "azure-di-json"
+    doc = compile_text(text, "result.json")
+    assert doc.metadata.source.get("engine") == "azure-di-json"
+    assert doc.metadata.title == "Counting Words in Old Ledgers"
+    assert headings(doc.markdown) == [(1, "Counting Words in Old Ledgers"), (2, "1 Introduction"), (2, "2 Counts")]
+    md = doc.markdown
+    assert "| Ada | 412 |" in md.replace("  ", " ") and md.count("412") == 1  # (the cells' paragraphs: the table once)
+    assert "Harbour Review" not in md
+    assert ("page-header", "Harbour Review") in {(r["reason"], r["text"]) for r in doc.attrs["removed"]}
+    assert doc.pages == 2

@@ -41,6 +41,7 @@ ENGINES = {
     "grobid-tei": "GROBID TEI XML (teiHeader title / authors / abstract, body divs with numbered heads, listBibl)",
     "docai-json": "Google Document AI Document JSON, OCR processors (one text, pages as textAnchor offsets)",
     "docai-layout-json": "Google Document AI Layout Parser JSON (documentLayout blocks: heading-N, paragraph, header)",
+    "azure-di-json": "Azure Document Intelligence analyze result JSON (content, paragraphs with roles, tables)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -129,7 +130,7 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
     OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
     sample = text[:300_000]
-    docai = _docai_shape(text, sample)
+    docai = _docai_shape(text, sample) or _azure_shape(text, sample)
     if docai:
         return docai
     for engine, rx, _, needles in _SNIFF:
@@ -190,6 +191,16 @@ def _docai_shape(text: str, sample: str) -> str | None:
 
     got = docai_json.shape(_json_value(text))
     return {"ocr": "docai-json", "layout": "docai-layout-json"}.get(got) if got else None
+
+
+def _azure_shape(text: str, sample: str) -> str | None:
+    """Azure Document Intelligence's analyze result: a JSON object holding ``content`` and
+    ``paragraphs`` (bare or under ``analyzeResult``), told by its shape as Document AI's is."""
+    if not sample.lstrip("\ufeff \t\r\n")[:1] == "{" or '"paragraphs"' not in text or '"content"' not in text:
+        return None
+    from ctxmill.sources import azure_di_json
+
+    return "azure-di-json" if azure_di_json.result(_json_value(text)) is not None else None
 
 
 def _json_value(text: str):
@@ -604,10 +615,12 @@ _BLOCK_LABELS = {
     "form": "table", "figure_text": "figure_text", "table_text": "table_text"}
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
-                   "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json")
+                   "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json",
+                   "azure-di-json")
 # the readers that parse their input whole (JSON, XML): the text-line limit is no measure of them
 STRUCTURED_ENGINES = frozenset({"dots-ocr", "mineru-json", "marker-json", "unstructured-json", "paddleocr-vl-json",
-                                "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json"})
+                                "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json",
+                                "azure-di-json"})
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -623,7 +636,8 @@ def _layout_blocks(text: str, engine: str) -> str:
               "mineru-json": _mineru_blocks, "marker-json": _marker_blocks, "hocr": _hocr_blocks,
               "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
               "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks,
-              "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks}[engine](text)
+              "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks,
+              "azure-di-json": _azure_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -668,6 +682,13 @@ def _docai_layout_blocks(text: str) -> list[tuple[str, str]]:
     from ctxmill.sources import docai_json
 
     return docai_json.layout_blocks(_json_value(text))
+
+
+def _azure_blocks(text: str) -> list[tuple[str, str]]:
+    """Azure Document Intelligence's analyze result: see :mod:`ctxmill.sources.azure_di_json`."""
+    from ctxmill.sources import azure_di_json
+
+    return azure_di_json.blocks(_json_value(text))
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
@@ -1985,7 +2006,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
-    if engine in ("textract-json", "grobid-tei", "docai-layout-json") and heads and heads[0][2] != 1:
+    if engine in ("textract-json", "grobid-tei", "docai-layout-json", "azure-di-json") and heads and heads[0][2] != 1:
         title_text = None  # (its reader writes a title "#" only where the layout or the type says so)
     plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
     ranks = {e: k + 1 for k, e in enumerate(plain_levels)}
