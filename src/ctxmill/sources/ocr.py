@@ -82,6 +82,8 @@ DEFAULT_DPI = 200
 PAGE_SECONDS = 120.0
 BOLD_STEM = 1.4  # bold: stems this much thicker than the page median ...
 BOLD_BAR = 1.3  # ... and horizontal bars too (typewriter text has thick stems, thin bars)
+MARK_HEIGHT = 0.65  # a raised marker is at most this tall (times the line's size) ...
+MARK_LIFT = 0.2  # ... and ends at least this far above the baseline
 JUNK_CONFIDENCE = 0.25  # words of 1-3 characters read with less confidence than this are dropped
 LOW_CONFIDENCE = 0.80  # pages whose mean word confidence is below this are flagged by QA
 SPECKLE_SHARE = 0.0005  # pages with more dark specks than this are median-filtered before OCR
@@ -119,6 +121,9 @@ class TextLine:
 class PageText:
     lines: list[TextLine] = field(default_factory=list)
     figures: list[tuple[int, int, int, int]] = field(default_factory=list)  # image regions, pixels
+    # lines of one low-confidence word shaped like a reference label (i]  {4): dropped as specks
+    # unless attach_label_column finds them in a column of labels
+    loose: list[TextLine] = field(default_factory=list)
 
 
 class Engine(Protocol):
@@ -563,6 +568,7 @@ def _parse_hocr_page(root) -> PageText:
                       for w in el if w.get("class") == "ocrx_word"]
         size, cap_top = _line_size(word_chars, size)
         words = []
+        dropped = None
         for w, chars in word_chars:
             wt = _title(w.get("title", ""))
             text = "".join(ch for ch, _ in chars) if chars else "".join(w.itertext())
@@ -572,6 +578,8 @@ def _parse_hocr_page(root) -> PageText:
             wbox = tuple(int(v) for v in wt.get("bbox", lbox))
             conf = wt.get("x_wconf", [0.0])[0] / 100.0
             if conf < JUNK_CONFIDENCE and len(text) <= 3 and (words or not _NUMBER_RE.fullmatch(text)):
+                if len(word_chars) == 1 and _label(text) is not None:
+                    dropped = Word(text, wbox, conf)
                 continue  # specks, rules and icons read as "-", "®", "am" (but keep a line's "A.3")
             words.extend(_split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_top))
         if len(words) > 1 and _NUMBER_JUNK.fullmatch(words[0].text):
@@ -583,6 +591,8 @@ def _parse_hocr_page(root) -> PageText:
         if words:
             words = _bang_markers(words)
             out.lines.append(TextLine(words=words, box=lbox, size=float(size)))
+        elif dropped is not None:
+            out.loose.append(TextLine(words=[dropped], box=lbox, size=float(size)))
     return out
 
 
@@ -664,11 +674,19 @@ def _split_superscripts(text, wbox, conf, chars, lbox, slope, offset, size, cap_
         h = b[3] - b[1]
         if h < 0.3 * size or (b[2] - b[0]) < 0.12 * size:
             return False  # LSTM character boxes are sometimes collapsed to a sliver: no evidence
+        base = lbox[3] + offset + slope * ((b[0] + b[2]) / 2 - lbox[0])
         if cap_top is not None and cap_top - b[1] >= 0.15 * size and ch not in "()[]{}|/\\":
-            return True  # starts above the capitals: a marker, even when its box runs down (Zhao!,)
+            # starts above the capitals: a marker (a quote or a star too: 'We, *When), even when
+            # its box runs down (Zhao!,  WINN,'). But a LETTER is a marker only when it is also
+            # small and ends above the baseline: one that stands on the baseline at full height
+            # is a tall letter, not a mark -- a small-caps heading's capital (INTRODUCTION read as
+            # 1 + NTRODUCTION, RICKER), an ascender boxed high (learning, deep). Scanned marks
+            # measure 0.36-0.56 of the size and end 0.35-0.5 above the baseline; tall letters
+            # 0.7-2.1 of the size and end on it (round 37, the scanned corpus papers).
+            if not ch.isalpha() or (h <= MARK_HEIGHT * size and (base - b[3]) >= MARK_LIFT * size):
+                return True
         if ch in _NATURALLY_HIGH:
             return False
-        base = lbox[3] + offset + slope * ((b[0] + b[2]) / 2 - lbox[0])
         return (base - b[3]) > 0.25 * size and h < 0.75 * size
 
     flags = [raised(ch, b) for ch, b in chars]
@@ -1022,9 +1040,190 @@ def _longest_vertical_run(mask) -> int:
     return int((ends - starts).max()) if len(starts) else 0
 
 
+# a reference label standing alone: [12]  (3)  {4  17)  10.; OCR misreads the brackets (any of
+# them, or one missing) far more often than the digits
+_LABEL_NUM = re.compile(r"[\[({|]?(\d{1,3})[\])}|]?[.,]?")
+_LABEL_UNREAD = re.compile(r"[\[({|]?\w{1,3}[\])}]")
+_BRACKETS = set("[]{}()|")
+
+
+def _label(text: str) -> tuple[int | None, bool] | None:
+    """(number or None, bracketed) for a word that can be a reference label on its own, else None."""
+    m = _LABEL_NUM.fullmatch(text)
+    if m and len(text) > len(m.group(1)):  # a bare number is no label (page numbers, table cells)
+        return int(m.group(1)), bool(_BRACKETS & set(text))
+    if _LABEL_UNREAD.fullmatch(text):
+        return None, True  # a label whose digits OCR lost (i]  Bi]  p]): its row still opens an entry
+    return None
+
+
+def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = None) -> list[TextLine]:
+    """Put a column of bare reference labels back at the start of the entries beside them.
+
+    Where a reference list hangs its labels in a column of their own ([1] ... in ACM, IEEE, CVPR,
+    LNCS), Tesseract's layout analysis makes each label a block of its own and the
+    entries one block beside them, so the labels come out as a run of lone lines and the entries as
+    one unlabelled paragraph (round 36's scanned corpus: 2 of 23 entries found, 325 of 97). Each
+    label is set back in front of the line that starts on its row just to its right. Only a column
+    counts: three or more labels one above the other, each with such a line, their numbers (where
+    read) mostly rising. Misread numbers between two read ones are put right from them
+    ([20] 1) [22] -> [21]), and every label of a numbered column is written in the column's style.
+    ``loose``: labels the engine read with too little confidence to keep (PageText.loose); they
+    count here and are dropped when they are in no column.
+    """
+    n_lines = len(lines)
+    lines = lines + (loose or [])
+    cands = []
+    word: dict[int, Word] = {}  # each candidate's label as one word
+    for i, ln in enumerate(lines):
+        if len(ln.words) == 1 and (lab := _label(ln.words[0].text)) is not None:
+            word[i] = ln.words[0]
+            cands.append((i, lab))
+    if len(cands) < 3:
+        return lines[:n_lines]
+    cand_ids = {i for i, _ in cands}
+    partner: dict[int, int] = {}
+    taken: set[int] = set()
+    for i, _lab in cands:
+        c = lines[i].box
+        ch = c[3] - c[1]
+        cy = (c[1] + c[3]) / 2
+        # labels of different widths share a left edge ([9] [10]): the entries start a gap after
+        # the widest of them
+        right = max(lines[k].box[2] for k, _ in cands if abs(lines[k].box[0] - c[0]) <= lines[i].size)
+        best = None
+        for j, ln in enumerate(lines):
+            if j in cand_ids or j in taken or not ln.words:
+                continue
+            b = ln.box
+            gap = b[0] - right
+            size = max(ln.size, lines[i].size, 1.0)
+            if not (-0.2 * size <= gap <= 1.5 * size) or b[0] < c[2]:
+                continue
+            if abs((b[1] + b[3]) / 2 - cy) > 0.5 * max(ch, b[3] - b[1]):
+                continue
+            if best is None or gap < best[0]:
+                best = (gap, j)
+        if best is not None:
+            partner[i] = best[1]
+            taken.add(best[1])
+    # the column: labels with a partner whose right (or left) edges line up, top to bottom
+    placed = sorted((i for i, _ in cands if i in partner), key=lambda i: lines[i].box[1])
+    if len(placed) < 3:
+        return lines[:n_lines]
+    size = sorted(lines[i].size for i in placed)[len(placed) // 2] or 1.0
+    columns: list[list[int]] = []
+    for i in placed:
+        b = lines[i].box
+        for col in columns:
+            r = lines[col[-1]].box
+            if abs(r[2] - b[2]) <= size or abs(r[0] - b[0]) <= size:
+                col.append(i)
+                break
+        else:
+            columns.append([i])
+    labels = dict(cands)
+    kept = []
+    for col in columns:
+        read = [labels[i][0] for i in col if labels[i][0] is not None]
+        if len(col) < 3 or not read:
+            continue  # (a column of (a) (b) (c) is a list's, and not what this is for)
+        if len(read) >= 2 and sum(b > a for a, b in zip(read, read[1:], strict=False)) < 0.6 * (len(read) - 1):
+            continue  # numbers in no order: a table's column, not a list's labels
+        kept.append(col)
+    # the page's label columns left to right are one list: the right column goes on from the left one
+    kept.sort(key=lambda col: min(lines[i].box[0] for i in col))
+    order = [i for col in kept for i in col]
+    nums = [labels[i][0] for i in order]
+    if any(n is not None for n in nums):
+        nums = _mend_numbers(nums, [labels[i][1] for i in order])
+        # the labels must be (nearly) all of the list's on this page: where most were lost, the
+        # entries between the few found would be run together into theirs (svjour3: 1. then 10.)
+        # -- counted with the labels OCR kept on their entry's line at the column's place
+        seen = {n for n in nums if n is not None}
+        x0 = min(lines[i].box[0] for i in order) - size
+        x1 = max(lines[i].box[2] for i in order)
+        for j, ln in enumerate(lines[:n_lines]):
+            if j not in cand_ids and len(ln.words) > 1 and x0 <= ln.box[0] <= x1:
+                m = _LABEL_NUM.fullmatch(ln.words[0].text)
+                if m and len(ln.words[0].text) > len(m.group(1)):
+                    seen.add(int(m.group(1)))
+        if len(seen) >= 3:
+            span = max(seen) - min(seen) + 1
+            if span - len(seen) > 0.25 * span:
+                return lines[:n_lines]
+    merged: dict[int, Word] = {}
+    for col in kept:
+        bracketed = sum(labels[i][1] for i in col) * 2 >= len(col)
+        for i in col:
+            n = nums[order.index(i)]
+            w = word[i]
+            # a numbered column's labels in one style; a section number above the list (7. REFERENCES)
+            # and labels no neighbour vouches for as read
+            text = (f"[{n}]" if bracketed else f"{n}.") if n is not None else w.text
+            merged[i] = Word(text, w.box, w.conf, bold=w.bold)
+    if not merged:
+        return lines[:n_lines]
+    out: list[TextLine] = []
+    into = {partner[i]: w for i, w in merged.items()}
+    for j, ln in enumerate(lines):
+        if j in merged or j >= n_lines:
+            continue  # the label now opens its entry's line (or is a speck after all)
+        w = into.get(j)
+        if w is not None:
+            b = ln.box
+            box = (min(b[0], w.box[0]), min(b[1], w.box[1]), max(b[2], w.box[2]), max(b[3], w.box[3]))
+            ln = TextLine(words=[w, *ln.words], box=box, size=ln.size)
+        out.append(ln)
+    return out
+
+
+def _mend_numbers(nums: list[int | None], bracketed: list[bool]) -> list[int | None]:
+    """Label numbers top to bottom as far as they can be trusted (None: keep the label as read).
+
+    A number is trusted when a neighbour continues it (9, 10). Walking down from the first trusted
+    one, a label that is not trusted becomes the next number when: the next trusted one leaves room
+    for exactly the labels between (10, 4, 12 -> 10, 11, 12; 3, ?, ?, 6 -> 3, 4, 5, 6); its digits
+    are the end of the next number (OCR lost the first digit: [12] 3] -> [12] [13]); or it is
+    bracketed and there is no trusted one after it ([10] (4) -> [10] [11]); a trusted pair going
+    back with those digits too ([12] [3] [4]). A larger number is taken
+    as read (labels the engine lost: [10] [13]). A number before the first trusted one stays as read
+    (7. over [1] is the heading's)."""
+    ok = [False] * len(nums)
+    for k, n in enumerate(nums):
+        if n is None:
+            continue
+        if (k > 0 and nums[k - 1] is not None and nums[k - 1] + 1 == n) or \
+                (k + 1 < len(nums) and nums[k + 1] is not None and nums[k + 1] - 1 == n):
+            ok[k] = True
+    out: list[int | None] = [n if ok[k] else None for k, n in enumerate(nums)]
+    run = None
+    for k, n in enumerate(nums):
+        if ok[k]:
+            if run is not None and n <= run and str(run + 1).endswith(str(n)):
+                out[k] = n = run + 1  # a trusted pair that went back: [12] [3] [4] is [12] [13] [14]
+            run = n
+            continue
+        if run is None:
+            continue
+        nxt = next((j for j in range(k + 1, len(nums)) if ok[j]), None)
+        if nxt is not None and nums[nxt] - run == nxt - k + 1:
+            out[k] = run + 1
+        elif n is not None and n > run + 1 and not str(run + 1).endswith(str(n)):
+            out[k] = n  # labels lost before it
+        elif (n is not None and str(run + 1).endswith(str(n))) or (nxt is None and bracketed[k]):
+            out[k] = run + 1
+        else:
+            run = None  # no way to tell: the rest stays as read up to the next trusted one
+            continue
+        run = out[k]
+    return out
+
+
 def to_page(text: PageText, page: Page, dpi: int, image=None) -> Page:
     """OCR result in pixels -> a Page in PDF points, shaped like a text-layer page."""
     k = 72.0 / dpi
+    text.lines = attach_label_column(text.lines, text.loose)
     figures = list(text.figures)
     if image is not None:
         _bold_flags(image, text.lines)
@@ -1349,7 +1548,7 @@ def _shift(text: PageText, x0: int, y0: int) -> PageText:
     def shift(b):
         return (b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0)
 
-    for ln in text.lines:
+    for ln in text.lines + text.loose:
         ln.box = shift(ln.box)
         for wd in ln.words:
             wd.box = shift(wd.box)
