@@ -40,6 +40,9 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from unseen_truth import pdf_text  # noqa: E402  (the PDF's text layer read the way every truth builder reads it)
+
 REPO = Path(__file__).resolve().parents[1]
 MANIFEST = REPO / "benchmarks" / "data" / "wordpdf.json"
 OUT = REPO / "benchmarks" / ".cache" / "wordpdf"
@@ -418,14 +421,6 @@ def git_read(mirror: Path, repo: str, commit: str, path: str) -> bytes:
     if not gd.exists():
         raise SystemExit(f"no snapshot of {repo} at {base} (fetch it first)")
     return subprocess.run(["git", "--git-dir", str(gd), "show", f"{commit}:{path}"], capture_output=True, check=True).stdout
-
-
-def pdf_text(pdf: bytes) -> tuple[int, str, str]:
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    pages = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
-    return len(doc), pages[0] if pages else "", "\n".join(pages)
 
 
 def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
