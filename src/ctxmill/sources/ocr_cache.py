@@ -22,7 +22,6 @@ cache that misses.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import threading
@@ -73,6 +72,8 @@ class OcrCache:
 
     def key(self, image, dpi: int, kind: str = "page") -> str:
         """The key of one page image (a 2-D uint8 array) as given to the engine at ``dpi``."""
+        import hashlib  # (here, not at the top: a text-layer PDF's sandbox child imports this module but hashes nothing)
+
         h = hashlib.sha256()
         h.update(f"{self.identity}\n{kind}\n{dpi}\n{tuple(image.shape)}\n{image.dtype}\n".encode())
         h.update(memoryview(image).cast("B") if image.flags.c_contiguous else image.tobytes())
