@@ -56,3 +56,42 @@ def test_s2orc_json_paragraphs_with_each_heading_once_captions_and_references(tm
     assert ocr_heldout._words(ocr_heldout.content(src)) == [
         "a", "title", "abstract", "we", "study", "it", "1", "introduction", "first", "one", "second", "one",
         "acknowledgements", "thanks", "a", "figure", "lee", "a", "old", "work", "2001"]
+
+
+def test_adobe_extract_elements_kids_run_together_and_hyphen_span_is_a_line_end_hyphen(tmp_path):
+    # round 38 (set 8): Adobe PDF Extract's structuredData.json; a paragraph's Kids are cut at style changes
+    # ("CO" + "2": one word, which the counter splits at a glued number as it does everywhere) and at line-end
+    # hyphens (a HyphenSpan "-"): their texts run together, the hyphen reads as a line-end hyphen
+    doc = {"version": {"json_export": "171"}, "extended_metadata": {"page_count": 1}, "elements": [
+        {"Path": "//Document/Title", "Text": "A Title ", "Page": 0},
+        {"Path": "//Document/P", "Page": 0, "Kids": [
+            {"Path": "//Document/P", "Text": "Emissions of CO"}, {"Path": "//Document/P/Sub", "Text": "2 "},
+            {"Path": "//Document/P", "Text": "harm so"}, {"Path": "//Document/P/HyphenSpan", "Text": "-"},
+            {"Path": "//Document/P", "Text": "cieties."}]},
+        {"Path": "//Document/Figure", "Page": 0}]}
+    src = tmp_path / "source.json"
+    src.write_text(json.dumps(doc))
+    text = ocr_heldout.content(src)
+    assert "so-\ncieties" in text
+    assert ocr_heldout._words(text) == ["a", "title", "emissions", "of", "co", "2", "harm", "so", "cieties"]
+
+
+def test_alto_words_are_attributes_and_page_xml_lines_are_read_once(tmp_path):
+    # round 38 (set 8): ALTO keeps each word in a String's CONTENT attribute (no element text at all); PAGE XML
+    # repeats a region's lines in the region's own TextEquiv, so only the lines are words (a region without lines
+    # is read by its own)
+    alto = ('<?xml version="1.0"?><alto xmlns="http://www.loc.gov/standards/alto/ns-v2#"><Layout><Page><PrintSpace>'
+            '<TextBlock><TextLine><String CONTENT="die"/><SP/><String CONTENT="über" SUBS_TYPE="HypPart1"/>'
+            '<HYP CONTENT="\u00ad"/></TextLine><TextLine><String CONTENT="sichtlich" SUBS_TYPE="HypPart2"/>'
+            '<SP/><String CONTENT="Alge"/></TextLine></TextBlock></PrintSpace></Page></Layout></alto>')
+    src = tmp_path / "source.xml"
+    src.write_text(alto)
+    assert ocr_heldout.content(src) == "die über-\n\nsichtlich Alge"
+    page = ('<?xml version="1.0"?><pc:PcGts xmlns:pc="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15">'
+            '<pc:Page><pc:TextRegion id="r1"><pc:TextLine id="l1"><pc:TextEquiv><pc:Unicode>erste Zeile</pc:Unicode>'
+            '</pc:TextEquiv></pc:TextLine><pc:TextLine id="l2"><pc:TextEquiv><pc:Unicode>zweite</pc:Unicode>'
+            '</pc:TextEquiv></pc:TextLine><pc:TextEquiv><pc:Unicode>erste Zeile\nzweite</pc:Unicode></pc:TextEquiv>'
+            '</pc:TextRegion><pc:TextRegion id="r2"><pc:TextEquiv><pc:Unicode>Folio</pc:Unicode></pc:TextEquiv>'
+            '</pc:TextRegion></pc:Page></pc:PcGts>')
+    src.write_text(page)
+    assert ocr_heldout._words(ocr_heldout.content(src)) == ["erste", "zeile", "zweite", "folio"]
