@@ -23,7 +23,8 @@ its sections, a beamerposter's blocks (\\begin{block}{Title}, and any environmen
 the YAML front matter; a Typst body's headings (= .. ====, those after a restart of the heading
 counter in the appendix), @key / #cite(<key>) citations and its template call's title, author names and
 abstract; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
-found from the main file's folder as TeX finds it, and in the folders the source adds to \\input@path; abnTeX2's
+found from the main file's folder as TeX finds it, and in the folders the source adds to \\input@path (and a class's own
+file-reading command named in the manifest's `input_macros`, KUThesis's \\addContents{file}, read as \\input); abnTeX2's
 \\titulo / \\autor and asmeconf's \\SetAuthors as title and byline);
 `fixes` in the manifest replace a derived field where a class prints something the source does
 not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
@@ -97,8 +98,9 @@ def dtx_doc(src: str) -> str:
 
 
 def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | None = None,
-           input_path: tuple[str, ...] = ()) -> str:
-    """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file)."""
+           input_path: tuple[str, ...] = (), inputs: tuple[str, ...] = ("input", "include", "subfile")) -> str:
+    """The main file with \\input / \\include / \\subfile spliced in (paths relative to the main file); `inputs`
+    adds a class's own one-argument file-reading commands (the manifest's `input_macros`)."""
     raw = git.read(commit, path).decode("utf-8", "replace")
     tex = strip_comments(dtx_doc(raw) if path.endswith(".dtx") else raw)
     if depth > 6:
@@ -120,10 +122,10 @@ def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | No
                 # \\input{../abstract/abstract.txt}) is named from the repository's root
                 p = posixpath.normpath(posixpath.join(base, cand)) if base != "." else cand
                 if git.exists(commit, p):
-                    return expand(git, commit, p, depth + 1, main_root, input_path)
+                    return expand(git, commit, p, depth + 1, main_root, input_path, inputs)
         return ""
 
-    return re.sub(r"\\(input|include|subfile)\s*\{([^}]*)\}", splice, tex)
+    return re.sub(r"\\(" + "|".join(inputs) + r")\s*\{([^}]*)\}", splice, tex)
 
 
 def group(tex: str, start: int) -> tuple[str, int]:
@@ -470,7 +472,9 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     # A PDF built by CI lands on a deploy branch: pdf_commit names that commit, c the source it was built from.
     pdf = git.read(entry.get("pdf_commit", c), entry["pdf_path"])
     # a pandoc / R Markdown document has no LaTeX of its own (tex_main null): its truth is the Markdown's
-    tex = expand(git, c, entry["tex_main"]) if entry.get("tex_main") else ""
+    # a class's own command that reads a file as \\input does (KUThesis's \\addContents{chapters/1}): `input_macros`
+    inputs = ("input", "include", "subfile") + tuple(entry.get("input_macros", []))
+    tex = expand(git, c, entry["tex_main"], inputs=inputs) if entry.get("tex_main") else ""
     for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
         tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
     if "IEEEtran" in entry.get("class", ""):
