@@ -14,6 +14,9 @@ Round 36 added `heldout6` (benchmarks/data/deck_heldout6.json: Beamer Dresden an
 default deck with minted listings, and a Slidev deck, fixed before any round 36 change).
 Round 37 added `heldout7` (benchmarks/data/deck_heldout7.json: Beamer UniPi (Italian), EastLansing (Turkish), simple
 (Spanish) and jambro decks and a Marp deck in a university's CSS theme, fixed before any round 37 change).
+Round 38 added `heldout8` (benchmarks/data/deck_heldout8.json: a Korean Beamer deck in a chalkboard theme, the ufalslides
+Beamer theme's demo, a Marp deck in the built-in gaia theme and a pandoc reveal.js deck printed by DeckTape, fixed before any
+round 38 change).
 Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
 General readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
@@ -40,6 +43,7 @@ General readings of a deck's source, beyond unseen_truth.py's (each applies only
     .venv/bin/python benchmarks/deck_truth.py --set heldout5   # -> benchmarks/.cache/decks_heldout5/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout6   # -> benchmarks/.cache/decks_heldout6/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout7   # -> benchmarks/.cache/decks_heldout7/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout8   # -> benchmarks/.cache/decks_heldout8/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
