@@ -91,9 +91,16 @@ def _body(page: Page, furniture: set[str]) -> list[Line]:
     return [ln for ln in page.lines if ln.text.strip() and _masked(ln.text) not in furniture]
 
 
+def drawn(box: BBox, height: float) -> bool:
+    """A line or block drawn on the page: its middle lies on it. A build's lines not shown yet are
+    drawn far outside the page; a title set flush with the top edge (Jambro's frame title) has its
+    line box start a point or two above it, and is shown."""
+    return 0 <= (box[1] + box[3]) / 2 < height
+
+
 def _top(page: Page, lines: list[Line]) -> str | None:
     """The topmost line drawn on the page (a build's hidden lines are drawn far outside it)."""
-    inside = [ln for ln in lines if ln.bbox is not None and 0 <= ln.bbox[1] < page.height
+    inside = [ln for ln in lines if ln.bbox is not None and drawn(ln.bbox, page.height)
               and ln.bbox[0] < page.width and ln.bbox[2] > 0]
     return _key(min(inside, key=lambda ln: (ln.bbox[1], ln.bbox[0])).text) if inside else None
 
@@ -104,7 +111,7 @@ def frame_title(page: Page, body: float) -> Line | None:
     picture may run under it (a full-page screenshot, a background photo): it is still the title,
     not a label drawn inside the picture."""
     inside = [ln for ln in page.lines if ln.bbox is not None and ln.spans and ln.text.strip()
-              and 0 <= ln.bbox[1] < page.height and ln.bbox[0] < page.width and ln.bbox[2] > 0]
+              and drawn(ln.bbox, page.height) and ln.bbox[0] < page.width and ln.bbox[2] > 0]
     if not inside:
         return None
     top = min(inside, key=lambda ln: (ln.bbox[1], ln.bbox[0]))
@@ -312,7 +319,8 @@ def frame_counter(pages: list[Page], furniture: set[str]) -> list[int | None] | 
 def _title_line(page: Page, lines: list[Line]) -> str | None:
     """The largest line drawn in the page's top fifth (the topmost of those): the frame's title, though
     a head bar's smaller print (Berlin's subsection line, a navigation bar) stands above it."""
-    band = [ln for ln in lines if ln.bbox is not None and ln.spans and 0 <= ln.bbox[1] < TITLE_BAND * page.height
+    band = [ln for ln in lines if ln.bbox is not None and ln.spans and drawn(ln.bbox, page.height)
+            and ln.bbox[1] < TITLE_BAND * page.height
             and ln.bbox[0] < page.width and ln.bbox[2] > 0]
     if not band:
         return None
@@ -478,7 +486,7 @@ def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]
         keys = marks[n]  # (every entry of a page in ``named`` is in ``marks`` too)
         h = sizes.get(n, (0.0, 0.0))[1]
         match = [b for b in pages[n] if b.kind in (Kind.PARAGRAPH, Kind.HEADING) and b.bbox is not None
-                 and 0 <= b.bbox[1] < h and (b.attrs.get("_size") or 0) > body + 0.5 and _named(b.text) in keys]
+                 and drawn(b.bbox, h) and (b.attrs.get("_size") or 0) > body + 0.5 and _named(b.text) in keys]
         if match:
             found[n] = min(match, key=lambda b: (b.bbox[1], b.bbox[0]))
     if len(found) < max(3, len(named) / 2):
@@ -612,7 +620,7 @@ def _opens_as_frame(blocks: list[Block], first: int, sizes: dict[int, tuple[floa
     tops: dict[int, Block] = {}
     for b in blocks:
         if b.page != first and b.page not in builds and b.kind is not Kind.FURNITURE and b.bbox is not None \
-                and b.text.strip() and b.bbox[1] >= 0 \
+                and b.text.strip() and b.bbox[1] + b.bbox[3] >= 0 \
                 and (b.page not in tops or (b.bbox[1], b.bbox[0]) < (tops[b.page].bbox[1], tops[b.page].bbox[0])):
             tops[b.page] = b
     alike = sum(1 for b in tops.values() if abs(b.bbox[0] - title.bbox[0]) <= FRAME_ALIKE
@@ -739,7 +747,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     for b in heads:
         w, h = sizes.get(b.page, (0.0, 0.0))
         rest = [o for o in blocks if o.page == b.page and o is not b and o.kind is not Kind.FURNITURE
-                and o.bbox is not None and 0 <= o.bbox[1] < h]
+                and o.bbox is not None and drawn(o.bbox, h)]
         if b.bbox[1] < TITLE_BAND * h and len(b.text) <= SLIDE_TITLE_CHARS \
                 and (b.attrs.get("_size") or 0) > body + 0.5 \
                 and all(o.bbox[1] > b.bbox[1] for o in rest) \
@@ -801,7 +809,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         # (a build's lines not shown yet are drawn far outside the page)
         # (a head bar's own line above the title, the current section's name, is passed over)
         bar = bars.get(n, ())
-        shown = [b for b in bs if b.bbox is not None and 0 <= b.bbox[1] < h and b.bbox[0] < w
+        shown = [b for b in bs if b.bbox is not None and drawn(b.bbox, h) and b.bbox[0] < w
                  and not in_bar(b.bbox, bar) and not _in_span(b.bbox, bar)
                  and not (in_bar(b.bbox, jumps.get(n, ())) and (b.attrs.get("_size") or 0) <= body + 0.5)]
         if not shown:
