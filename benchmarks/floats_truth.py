@@ -48,7 +48,7 @@ SINGLE = {"equation", "multline", "dmath"}
 TOKEN = re.compile(
     r"\\(?P<be>begin|end)\s*\{(?P<env>[A-Za-z]+\*?)\}"
     r"|\\(?P<cap>captionof|caption|tablecaption|figcaption)(?![A-Za-z])(?P<capstar>\*?)"
-    r"|\\(?P<sec>chapter|section)(?![A-Za-z])(?P<secstar>\*?)"
+    r"|\\(?P<sec>chapter|section|subsection)(?![A-Za-z])(?P<secstar>\*?)"
     r"|\\(?P<app>appendix|appendices)(?![A-Za-z])"
     r"|\\(?P<sub>subfloat|subcaptionbox|sidesubfloat)(?![A-Za-z])"
     r"|\\(?:numberwithin|counterwithin\*?)\s*\{(?P<nw_c>\w+)\}\s*\{(?P<nw_p>\w+)\}"
@@ -171,7 +171,7 @@ class Counters:
     """LaTeX's counters as far as float and equation numbers need them."""
 
     def __init__(self, chapters: bool):
-        self.n = {"chapter": 0, "section": 0, "figure": 0, "table": 0, "equation": 0}
+        self.n = {"chapter": 0, "section": 0, "subsection": 0, "figure": 0, "table": 0, "equation": 0}
         # figures, tables and equations run within chapters in every class that has them (book, report, KOMA, memoir)
         self.within = {k: ("chapter" if chapters else None) for k in ("figure", "table", "equation")}
         self.appendix = False
@@ -183,6 +183,8 @@ class Counters:
         if name == "section":
             sec = letter(self.n["section"]) if self.appendix and not self.chapters else str(self.n["section"])
             return f"{self.shown('chapter')}.{sec}" if self.chapters else sec
+        if name == "subsection":
+            return f"{self.shown('section')}.{self.n['subsection']}"
         parent = self.within.get(name)
         own = str(self.n[name])
         return f"{self.shown(parent)}.{own}" if parent else own
@@ -194,6 +196,8 @@ class Counters:
                 self.n[child] = 0
         if name == "chapter":
             self.n["section"] = 0
+        if name in ("chapter", "section"):
+            self.n["subsection"] = 0
         return self.shown(name)
 
 
@@ -204,7 +208,8 @@ def document_body(tex: str) -> str:
 def derive(tex: str, within: dict | None = None) -> dict:
     """-> {floats: [...], equations: [...]} of one expanded LaTeX source; ``within`` overrides the counter a
     counter runs within ({"equation": "section"}: a class such as jfm or JHEP numbers equations per section)."""
-    defs = {k: v for k, v in macros(tex).items() if len(v) < 300}
+    # (a body holding #1 belongs to a macro with arguments that macros() read as argument-less: \\def\\x#1{..})
+    defs = {k: v for k, v in macros(tex).items() if len(v) < 300 and "#" not in v}
     # \\newcommand\\midas[0]{Midas\\xspace}: zero arguments said outright
     for m in re.finditer(r"\\(?:re)?newcommand\*?\s*\{?\\([a-zA-Z]+)\}?\s*\[0\]\s*(?=\{)", tex):
         defs.setdefault(m.group(1), group(tex, m.end())[0])
@@ -236,7 +241,7 @@ def derive(tex: str, within: dict | None = None) -> dict:
         pos = m.end()
         if m.group("nw_c"):
             if m.group("nw_c") in cnt.within and m.group("nw_c") not in overrides:
-                cnt.within[m.group("nw_c")] = m.group("nw_p") if m.group("nw_p") in ("chapter", "section") else None
+                cnt.within[m.group("nw_c")] = m.group("nw_p") if m.group("nw_p") in ("chapter", "section", "subsection") else None
             continue
         if m.group("nwo_c"):
             if m.group("nwo_c") in cnt.within and m.group("nwo_c") not in overrides:
@@ -275,8 +280,8 @@ def derive(tex: str, within: dict | None = None) -> dict:
                 kind = stack[-1]["kind"] if stack else ("figure" if m.group("cap") == "figcaption" else None)
             _, pos = optional(text, pos)
             arg, pos = braced(text, pos)
-            if arg is None:
-                continue
+            if arg is None or re.search(r"#\d", arg):
+                continue  # (a caption inside a macro's definition, "\\caption{#3}": printed where it is used)
             if sub:
                 if stack:
                     stack[-1]["subs"].append(caption_text(arg, defs))
@@ -364,10 +369,13 @@ def numbered_as_printed(tex: str, pdf: Path) -> tuple[dict, str]:
     best_eq, best_fl = printed_numbers(text, truth)
     chosen: dict = {}
     for counter, idx in (("equation", 0), ("figure", 1), ("table", 1)):
-        for parent in (None, "section", "chapter"):
+        for parent in (None, "section", "chapter", "subsection"):
             trial = derive(tex, {**chosen, counter: parent})
             score = printed_numbers(text, trial)[idx]
-            if score > (best_eq if idx == 0 else best_fl):
+            items = len(trial["equations"]) if idx == 0 else sum(1 for f in trial["floats"] if f["number"])
+            # a scheme is taken on the page's word only where it finds at least half of its numbers ("(1)" is
+            # printed by chance in many a text)
+            if score > (best_eq if idx == 0 else best_fl) and score >= 0.5 * items:
                 chosen[counter] = parent
                 best_eq, best_fl = printed_numbers(text, trial)
     if not chosen:

@@ -145,3 +145,10 @@ def test_zero_argument_macros_and_escapes_print_as_text():
     tex = (r"\newcommand\tool[0]{Midas\xspace}\begin{document}"
            r"\begin{figure}\caption{Pages in \tool: error (Rank 1, \%)}\end{figure}\end{document}")
     assert floats_truth.derive(tex)["floats"][0]["caption"] == "Pages in Midas : error (Rank 1, %)"
+
+
+def test_numberwithin_subsection():
+    tex = (r"\numberwithin{equation}{subsection}\begin{document}\section{A}\subsection{B}\subsection{C}"
+           r"\begin{equation} x \end{equation}\begin{equation} y \end{equation}\section{D}\subsection{E}"
+           r"\begin{equation} z \end{equation}\end{document}")
+    assert [e["number"] for e in floats_truth.derive(tex)["equations"]] == ["1.2.1", "1.2.2", "2.1.1"]
