@@ -134,6 +134,8 @@ def _input_syntax(stream) -> str | None:
     """"JSON" / "XML" when a text input that no OCR engine reader took (read as Markdown) is as a
     whole a JSON object or array, or an XML document: its compile is the data's syntax, whatever
     else QA finds right in it."""
+    if stream.info.get("input_syntax"):  # (sources: JSON that no reader took, whatever kind it was read as)
+        return stream.info["input_syntax"]
     # (the generic text readers, "text", "plain", "markdown", are no format's reader: XML in lines
     # reads as wrapped text to them)
     if stream.kind != "markdown" or stream.info.get("engine") not in (None, "text", "plain", "markdown") \

@@ -201,6 +201,22 @@ def decode_text(data: bytes, name: str | None = None, notes: list[str] | None = 
     return text
 
 
+def _json_document(text: str, engine: str | None) -> bool:
+    """Whether ``text``, that no JSON reader took (``engine``), is as a whole a JSON object or array
+    that holds something: the QA report's input_syntax error (its compile is the data's syntax)."""
+    from ctxmill.sources.engines import STRUCTURED_ENGINES
+
+    if engine in STRUCTURED_ENGINES:
+        return False
+    import json
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, (dict, list)) and bool(value)
+
+
 def _structured_engine_output(text: str) -> bool:
     """Whether a JSON or XML engine reader takes ``text`` whole (sniffed by its shape)."""
     if text.lstrip("\ufeff \t\n")[:1] not in ("{", "[", "<"):
@@ -489,5 +505,8 @@ def load_source(
             stream = read_markdown(plain_headings(text) if engine is None and not options.engine else text)
         stream.path = name or ""
         stream.warnings.extend(notes)
+        if text.lstrip("\ufeff \t\n")[:1] in ("{", "[") and _json_document(text, engine):
+            # (told here, on the text as given: a reader's reflow of its lines no longer parses)
+            stream.info["input_syntax"] = "JSON"
     stream.sha256 = sha
     return stream

@@ -42,6 +42,7 @@ ENGINES = {
     "docai-json": "Google Document AI Document JSON, OCR processors (one text, pages as textAnchor offsets)",
     "docai-layout-json": "Google Document AI Layout Parser JSON (documentLayout blocks: heading-N, paragraph, header)",
     "azure-di-json": "Azure Document Intelligence analyze result JSON (content, paragraphs with roles, tables)",
+    "s2orc-json": "S2ORC JSON of allenai's doc2json (title, authors, body_text paragraphs naming their section, bib_entries)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -130,7 +131,7 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
     OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
     sample = text[:300_000]
-    docai = _docai_shape(text, sample) or _azure_shape(text, sample)
+    docai = _docai_shape(text, sample) or _azure_shape(text, sample) or _s2orc_shape(text, sample)
     if docai:
         return docai
     for engine, rx, _, needles in _SNIFF:
@@ -201,6 +202,17 @@ def _azure_shape(text: str, sample: str) -> str | None:
     from ctxmill.sources import azure_di_json
 
     return "azure-di-json" if azure_di_json.result(_json_value(text)) is not None else None
+
+
+def _s2orc_shape(text: str, sample: str) -> str | None:
+    """allenai doc2json's S2ORC JSON (and CORD-19's): a JSON object whose paragraphs are a
+    ``body_text`` list, told by its shape as Document AI's is (its ``header.generated_with`` names
+    S2ORC, but CORD-19's files carry no header)."""
+    if not sample.lstrip("\ufeff \t\r\n")[:1] == "{" or '"body_text"' not in text:
+        return None
+    from ctxmill.sources import s2orc_json
+
+    return "s2orc-json" if s2orc_json.paper(_json_value(text)) is not None else None
 
 
 def _json_value(text: str):
@@ -616,11 +628,11 @@ _BLOCK_LABELS = {
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
                    "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json",
-                   "azure-di-json")
+                   "azure-di-json", "s2orc-json")
 # the readers that parse their input whole (JSON, XML): the text-line limit is no measure of them
 STRUCTURED_ENGINES = frozenset({"dots-ocr", "mineru-json", "marker-json", "unstructured-json", "paddleocr-vl-json",
                                 "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json",
-                                "azure-di-json"})
+                                "azure-di-json", "s2orc-json"})
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -637,7 +649,7 @@ def _layout_blocks(text: str, engine: str) -> str:
               "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
               "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks,
               "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks,
-              "azure-di-json": _azure_blocks}[engine](text)
+              "azure-di-json": _azure_blocks, "s2orc-json": _s2orc_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -689,6 +701,13 @@ def _azure_blocks(text: str) -> list[tuple[str, str]]:
     from ctxmill.sources import azure_di_json
 
     return azure_di_json.blocks(_json_value(text))
+
+
+def _s2orc_blocks(text: str) -> list[tuple[str, str]]:
+    """doc2json's S2ORC JSON: see :mod:`ctxmill.sources.s2orc_json`."""
+    from ctxmill.sources import s2orc_json
+
+    return s2orc_json.blocks(_json_value(text))
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
@@ -2006,7 +2025,7 @@ def relevel(pages: list[tuple[int | None, str]], engine: str, info: dict,
     roman = sum(1 for *_, t in heads if re.match(r"^[IVX]{1,5}\.\s", t)) >= 2
     numbered = [h for h in heads if _number(h[3], roman, letters=False)]
     title_text = _title_of(heads, numbered, lines_by_page, roman)
-    if engine in ("textract-json", "grobid-tei", "docai-layout-json", "azure-di-json") and heads and heads[0][2] != 1:
+    if engine in ("textract-json", "grobid-tei", "docai-layout-json", "azure-di-json", "s2orc-json") and heads and heads[0][2] != 1:
         title_text = None  # (its reader writes a title "#" only where the layout or the type says so)
     plain_levels = sorted({e for pi, li, e, t in heads[1 if title_text else 0:]})
     ranks = {e: k + 1 for k, e in enumerate(plain_levels)}
