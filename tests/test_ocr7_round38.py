@@ -79,3 +79,46 @@ def test_json_that_no_reader_takes_is_flagged_whatever_kind_it_was_read_as():
                                   "and line after line, by clerks who wrote in a small and careful script."}] * 12}
     doc = compile_text(json.dumps(wrapped, indent=4), "items.json")
     assert any(c.id == "input_syntax" for c in doc.qa.checks)
+
+
+# ---------------------------------------------------------------- PyMuPDF4LLM's Markdown
+
+def pymupdf4llm_paper() -> str:
+    people = [("Niki Harbour", "∗", "Portsea Research", "niki@portsea.example"),
+              ("Ada Quay", "∗†", "Portsea College", "ada@portsea.example"),
+              ("Marek Stone", "∗", "University of Portsea", "marek@portsea.example")]
+    out = ["A notice about copying the tables of this paper.", "", "## **Counting Ledgers in the Old Port**", "", ""]
+    for name, mark, aff, mail in people:
+        out += [f"**{name}** _[{mark}]_", aff, "```", f"   {mail}", "", "```", "", ""]
+    out += ["**Abstract**", "", "We count the ledgers of the old port by hand and by camera.", ""]
+    for num, head in (("1", "Introduction"), ("2", "Method"), ("2.1", "Sampling Frame"), ("2.2", "Cameras"),
+                      ("3", "Results")):
+        out += [f"**{num}** **{head}**", "", f"The {head.lower()} of the study is told here at some length.", ""]
+    out += ["**Residual Counts** The counts left over are listed in the table, page by page and year by",
+            "year, with the clerk who wrote each one.", "",
+            "**Acknowledgements** We thank the harbour master for the keys.", "",
+            "**References**", ""]
+    out += [f"[{k}] A. Author. Tide tables of harbour {k}. Harbour Notes, {2000 + k}." for k in range(1, 7)]
+    out += ["", "**Ledger Photographs**", "", "The photographs of every ledger page are shown here.", ""]
+    return "\n".join(out)
+
+
+def test_pymupdf4llm_bold_line_headings_title_and_byline():
+    text = pymupdf4llm_paper()
+    assert sniff_engine(text, "paper.md") == "pymupdf4llm"
+    doc = compile_text(text, "paper.md")
+    assert doc.metadata.source.get("engine") == "pymupdf4llm"
+    assert doc.metadata.title == "Counting Ledgers in the Old Port"  # (no "**" kept)
+    assert headings(doc.markdown) == [
+        (1, "Counting Ledgers in the Old Port"), (2, "Abstract"), (2, "1 Introduction"), (2, "2 Method"),
+        (3, "2.1 Sampling Frame"), (3, "2.2 Cameras"), (2, "3 Results"), (2, "Acknowledgements"), (2, "References"),
+        (2, "Ledger Photographs")]
+    assert "**Residual Counts** The counts" in doc.markdown  # (a bold paragraph lead stays run-in)
+    assert [a.name for a in doc.metadata.authors] == ["Niki Harbour", "Ada Quay", "Marek Stone"]
+    assert "```" not in doc.markdown and "ada@portsea.example" in doc.markdown
+    assert len(doc.references) == 6
+
+
+def test_bold_lines_without_the_number_mark_are_not_taken_for_pymupdf4llm():
+    text = "\n".join(["# Notes", "", "**Important** read this.", "", "**1** item", "", "Some text here."] * 2)
+    assert sniff_engine(text, "notes.md") != "pymupdf4llm"

@@ -61,6 +61,7 @@ ENGINES = {
     "mathpix": "GOT-OCR 2.0 format / Mathpix Markdown (\\title{}, \\section{})",
     "text": "plain text with wrapped lines (Tesseract, pdftotext, Document AI text)",
     "unstructured-md": "Unstructured's Markdown (one element a line, no blank line between blocks, every Title '# ')",
+    "pymupdf4llm": "PyMuPDF4LLM's Markdown (bold-line headings with the section number bold apart: **3.1** **Title**)",
     "markdown": "Markdown OCR output of no known engine",
     "plain": "plain OCR text lines",
 }
@@ -137,6 +138,8 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     for engine, rx, _, needles in _SNIFF:
         if any(n in sample for n in needles) and rx.search(sample):
             return engine
+    if "** **" in sample and len(_BOLD_NUMBER_HEAD.findall(sample)) >= 3:
+        return "pymupdf4llm"  # (its maker's mark: a heading's number bold apart from its bold words)
     suffix = Path(name).suffix.lower() if name else ""
     if suffix == ".mmd":
         return "nougat"
@@ -179,6 +182,80 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
 
 
 _DOCAI_KEYS = ('"textAnchor"', '"text_anchor"', '"documentLayout"', '"document_layout"')
+
+
+# PyMuPDF4LLM writes a section head as bold spans, the number bold apart: "**3.2.1** **Scaled Attention**"
+_BOLD_NUMBER_HEAD = re.compile(r"^\*\*(\d{1,2}(?:\.\d{1,2}){0,3})\.?\*\*[ \t]+\*\*([^*\n]+?)\*\*[ \t]*$", re.M)
+_BOLD_LINE = re.compile(r"^\*\*([^*\n]{2,80}?)\*\*[ \t]*$")
+_BOLD_LEAD = re.compile(r"^\*\*([^*\n]{2,40}?)\*\*[ \t]+(\S.*)$")
+_BOLD_NAME = re.compile(r"^\*\*([^*\n\d]{2,60}?)\*\*[ \t]*(_\[[^\]\w\s]{1,4}\]_)?[ \t]*$")
+_HASH_BOLD = re.compile(r"^(#{1,6})[ \t]+\*\*([^*\n]+?)\*\*[ \t]*$")
+_RUN_IN_LABELS = {"keywords", "key words", "index terms", "ccs concepts"}
+
+
+def _pymupdf4llm(text: str) -> str:
+    """PyMuPDF4LLM's Markdown -> Markdown with its headings marked: a bold number apart from bold
+    words is that section's heading ("**3.1** **Encoder**" -> "## 3.1 Encoder"); a "#" heading loses
+    its bold; after the first section, a bold line of its own ("**Attention Maps**") is a heading,
+    and so anywhere is a standard section's name alone in bold, or leading its paragraph in bold
+    ("**Acknowledgements** We thank ..."; other bold leads, "**Encoder:**", stay run-in). A fenced
+    block of e-mail addresses only (its monospace type) is plain lines: a byline's."""
+    lines = text.split("\n")
+    out: list[str] = []
+    seen_section = in_code = False
+    fence_at = -1
+    byline: int | None = None
+    names: list[str] = []
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            if not in_code:
+                fence_at = len(out)
+            else:
+                inner = [x.strip() for x in out[fence_at + 1:] if x.strip()]
+                if inner and all(re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+[,;]?", x) for x in inner):
+                    # (the opening fence out, the closing one not written; unindented: no code block)
+                    out[fence_at:] = [x.strip() for x in out[fence_at + 1:]]
+                    in_code = False
+                    continue
+            in_code = not in_code
+            out.append(line)
+            continue
+        if in_code or "**" not in line:
+            out.append(line)
+            continue
+        m = _BOLD_NUMBER_HEAD.match(line)
+        if m:
+            out.append(f"## {m.group(1)} {m.group(2).strip()}")
+            seen_section = True
+            continue
+        m = _HASH_BOLD.match(line)
+        if m:
+            out.append(f"{m.group(1)} {m.group(2).strip()}")
+            continue
+        m = _BOLD_NAME.match(line) if not seen_section else None
+        if m and (m.group(2) or (i + 1 < len(lines) and lines[i + 1].strip())):
+            # a byline's name in bold over its affiliation, its marks (symbols only) after it: the
+            # names of the stacked blocks go together on one line where the first stood (a byline),
+            # each block's affiliation and e-mail stay where they are
+            if byline is None:
+                byline = len(out)
+                out += ["", ""]
+            names.append(m.group(1).strip())
+            out[byline] = ", ".join(names)
+            continue
+        alone = not (lines[i - 1].strip() if i else "") and not (lines[i + 1].strip() if i + 1 < len(lines) else "")
+        m = _BOLD_LINE.match(line)
+        name = _norm(m.group(1)) if m else ""
+        if m and alone and (name in KNOWN_HEADINGS or (seen_section and not re.search(r"[.:,;]$", m.group(1)))):
+            out.append("## " + m.group(1).strip())
+            continue
+        m = _BOLD_LEAD.match(line)
+        if m and (name := _norm(m.group(1))) in KNOWN_HEADINGS and name not in _RUN_IN_LABELS and not (
+                lines[i - 1].strip() if i else ""):
+            out += ["## " + m.group(1).strip(), "", m.group(2)]
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _docai_shape(text: str, sample: str) -> str | None:
@@ -306,6 +383,8 @@ def to_pages(text: str, engine: str) -> EngineText:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace(_REMOVED, "")
     head_removed: list[str] = []
     text = _strip_wrappers(text, info, head_removed)
+    if engine == "pymupdf4llm":  # its headings marked, then read as the Markdown of no other engine
+        text, engine = _pymupdf4llm(text), "markdown"
     if engine == "docai-json":  # the OCR processors' one text: the plain-text road, pages cut at its offsets
         from ctxmill.sources import docai_json
 
