@@ -12,7 +12,8 @@ Each PDF is compiled through the ``ctxmill compile`` command as corpus.py does (
   ``loose_recall`` also counts a truth caption whose words (>= 80%) sit in one paragraph of document.md (the text
   is there, not as a caption); ``number_ok`` the matched ones whose printed number the output's label repeats
   (Roman numerals read as numbers), ``kind_ok`` the ones whose word (Figure / Table) is the truth's.
-- figures with an image: truth figures whose matched output caption is an image line whose file exists.
+- figures with an image: truth figures whose matched output caption is an image line whose file exists (every
+  truth figure counts, also one whose PDF draws nothing: a draft built without its graphics, a listing set as text).
 - caption words lost: per truth caption, its words (a multiset) that appear nowhere in document.md.
 - equations: a truth number is found when a ``$$ ... $$`` block holds ``\\tag{N}`` or ends in ``(N)``
   (``display_recall``), or, looser, when a line of text ends in ``(N)`` or begins with it (a left-numbered
@@ -268,7 +269,7 @@ def score(out: Path, truth: dict) -> dict:
     words_truth = sum(len(t) for t in t_tok)
     words_lost = sum(sum((Counter(t) - doc).values()) for t in t_tok)
     figures = [i for i, f in enumerate(t_caps) if f["kind"] == "figure"]
-    fig_image = sum(1 for i, j, _ in pairs if t_caps[i]["kind"] == "figure" and caps[j]["image_ok"])
+    fig_image = sum(1 for i, j, _ in pairs if i in figures and caps[j]["image_ok"])
     kind_word = {"figure": ("figure", "fig", "fig."), "table": ("table", "tab", "tab.")}
     kind_ok = sum(1 for i, j, _ in pairs if (caps[j]["word"] or "").casefold() in kind_word[t_caps[i]["kind"]])
     number_ok = sum(1 for i, j, _ in pairs
@@ -279,7 +280,8 @@ def score(out: Path, truth: dict) -> dict:
     n = len(t_caps)
     return {
         "captions": {
-            "truth": n, "figures": len(figures), "tables": n - len(figures), "ours": len(caps),
+            "truth": n, "figures": sum(f["kind"] == "figure" for f in t_caps),
+            "tables": sum(f["kind"] == "table" for f in t_caps), "ours": len(caps),
             "ours_images": sum(c["image"] for c in caps), "hits": len(pairs),
             "recall": round(len(pairs) / n, 3) if n else None,
             "precision": round(len(pairs) / len(caps), 3) if caps else (None if not n else 0.0),

@@ -41,7 +41,10 @@ DATA = REPO / "benchmarks" / "data"
 
 FLOATS = {"figure": "figure", "wrapfigure": "figure", "SCfigure": "figure", "sidewaysfigure": "figure",
           "table": "table", "wraptable": "table", "SCtable": "table", "sidewaystable": "table", "longtable": "table",
-          "deluxetable": "table"}  # AASTeX: captioned by \\tablecaption
+          "deluxetable": "table",  # AASTeX: captioned by \\tablecaption
+          "marginfigure": "figure", "margintable": "table",  # tufte-latex
+          # floats of other kinds: their captions ("Algorithm 1", "Listing 2") number no figure, even inside one
+          "algorithm": None, "algorithm2e": None, "listing": None, "program": None}
 SUBFLOATS = {"subfigure", "subtable"}
 ROWS = {"align", "gather", "eqnarray", "flalign", "alignat", "IEEEeqnarray", "xalignat", "xxalignat"}
 SINGLE = {"equation", "multline", "dmath"}
@@ -217,7 +220,7 @@ def derive(tex: str, within: dict | None = None) -> dict:
         defs.setdefault(m.group(1), "\\operatorname{" + m.group(2) + "}")
     # \\newcommand{\\be}{\\begin{equation}}: environments opened through a paper's shorthand
     env_defs = {k: v for k, v in defs.items() if re.search(r"\\(begin|end)\s*\{", v)}
-    body = document_body(tex)
+    body = re.sub(r"\\iffalse(?![A-Za-z]).*?\\fi(?![A-Za-z])", " ", document_body(tex), flags=re.S)  # never printed
     if env_defs:
         body = re.sub(r"\\([a-zA-Z]+)(?![a-zA-Z])", lambda m: env_defs.get(m.group(1), m.group(0)), body)
     preamble = tex[:tex.find("\\begin{document}")] if "\\begin{document}" in tex else ""

@@ -152,3 +152,11 @@ def test_numberwithin_subsection():
            r"\begin{equation} x \end{equation}\begin{equation} y \end{equation}\section{D}\subsection{E}"
            r"\begin{equation} z \end{equation}\end{document}")
     assert [e["number"] for e in floats_truth.derive(tex)["equations"]] == ["1.2.1", "1.2.2", "2.1.1"]
+
+
+def test_algorithm_captions_and_margin_figures():
+    tex = (r"\begin{document}\begin{figure}\begin{algorithm}\caption{Steps}\end{algorithm}\end{figure}"
+           r"\begin{marginfigure}\caption{In the margin}\end{marginfigure}"
+           r"\iffalse\begin{figure}\caption{Never printed}\end{figure}\fi"
+           r"\begin{figure}\caption{Main}\end{figure}\end{document}")
+    assert [(f["number"], f["caption"]) for f in floats_truth.derive(tex)["floats"]] == [("1", "In the margin"), ("2", "Main")]
