@@ -1045,6 +1045,56 @@ def _longest_vertical_run(mask) -> int:
 _LABEL_NUM = re.compile(r"[\[({|]?(\d{1,3})[\])}|]?[.,]?")
 _LABEL_UNREAD = re.compile(r"[\[({|]?\w{1,3}[\])}]")
 _BRACKETS = set("[]{}()|")
+# what OCR leaves of a label it lost but for its closing mark, as the first word of the entry's line
+# ("| H. Hertz, ...", "] J. Bilotto, ...", ". Muddana HS, ..." under a column of "1." labels)
+_LABEL_REMNANT = frozenset("|])}.")
+# the styles a numbered label is printed in, and what each is called by the label's text
+_STYLES = (("[", "]"), ("(", ")"), ("", "."))
+
+
+def _style(text: str, n: int) -> tuple[str, str] | None:
+    return next((s for s in _STYLES if text == f"{s[0]}{n}{s[1]}"), None)
+
+
+def _restyle_inline_labels(lines: list[TextLine]) -> None:
+    """Labels kept on their entry's line, in a column of them, whose brackets OCR misread ({2} or
+    (3] between [1] and [4]) are written in the style of the column (in place). Only a label whose
+    number goes on from the one above it or leads to the one below, in a column of three or more where
+    more than half are read in that style, is touched; the reference stage reads "[2]" as a label, "{2}" as text."""
+    at = []
+    for j, ln in enumerate(lines):
+        if len(ln.words) >= 2 and (lab := _label(ln.words[0].text)) is not None and lab[0] is not None:
+            at.append(j)
+    if len(at) < 3:
+        return
+    at.sort(key=lambda j: lines[j].box[1])
+    columns: list[list[int]] = []
+    for j in at:
+        b = lines[j].box
+        col = next((c for c in columns if abs(lines[c[0]].box[0] - b[0]) <= max(lines[j].size, 1.0)), None)
+        if col is None:
+            columns.append([j])
+        else:
+            col.append(j)
+    for col in columns:
+        nums = [_label(lines[j].words[0].text)[0] for j in col]
+        styles = [_style(lines[j].words[0].text, n) for j, n in zip(col, nums, strict=True)]
+        known = [s for s in styles if s]
+        if len(col) < 3 or not known:
+            continue
+        style = max(set(known), key=known.count)
+        if known.count(style) * 2 <= len(col):
+            continue  # no style most of the column is read in
+        for k, j in enumerate(col):
+            n = nums[k]
+            if styles[k] == style:
+                continue
+            before = nums[k - 1] if k else None
+            after = nums[k + 1] if k + 1 < len(col) else None
+            if (before is None or before < n) and (after is None or n < after) \
+                    and (before == n - 1 or after == n + 1):
+                w = lines[j].words[0]
+                lines[j].words[0] = Word(f"{style[0]}{n}{style[1]}", w.box, w.conf, w.superscript, w.bold, w.glue)
 
 
 def _label(text: str) -> tuple[int | None, bool] | None:
@@ -1071,6 +1121,7 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
     ``loose``: labels the engine read with too little confidence to keep (PageText.loose); they
     count here and are dropped when they are in no column.
     """
+    _restyle_inline_labels(lines)
     n_lines = len(lines)
     lines = lines + (loose or [])
     cands = []
@@ -1131,6 +1182,33 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
         if len(read) >= 2 and sum(b > a for a, b in zip(read, read[1:], strict=False)) < 0.6 * (len(read) - 1):
             continue  # numbers in no order: a table's column, not a list's labels
         kept.append(col)
+    # entries of a kept column whose label OCR lost but for its closing mark (a line opening with a
+    # lone "|" or "]" where the column's labels end: "[44" "| S. Grossmann ..." "[46"), and entries whose
+    # label stayed on their line at the column's left edge ("[47] L. Prandtl ..."): both take their
+    # place in the column top to bottom, so that the numbers around them are mended in turn and a lost
+    # label is given the number between its neighbours' ([44] | [46] -> [44] [45] [46])
+    remnant: set[int] = set()
+    inline: set[int] = set()
+    for col in kept:
+        left = min(lines[i].box[0] for i in col)
+        right = max(lines[i].box[2] for i in col)
+        top = min(lines[i].box[1] for i in col)
+        bottom = max(lines[i].box[3] for i in col)
+        for j, ln in enumerate(lines[:n_lines]):
+            if j in cand_ids or j in taken or len(ln.words) < 3 or not top <= ln.box[1] <= bottom:
+                continue
+            first = ln.words[0].text
+            if first in _LABEL_REMNANT and abs(ln.box[0] - right) <= size:
+                remnant.add(j)
+                labels[j] = (None, first != ".")
+                word[j] = ln.words[0]
+            elif abs(ln.box[0] - left) <= size and (lab := _label(first)) is not None and lab[0] is not None:
+                inline.add(j)
+                labels[j] = lab
+            else:
+                continue
+            col.append(j)
+        col.sort(key=lambda i: lines[i].box[1])
     # the page's label columns left to right are one list: the right column goes on from the left one
     kept.sort(key=lambda col: min(lines[i].box[0] for i in col))
     order = [i for col in kept for i in col]
@@ -1150,17 +1228,26 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
                     seen.add(int(m.group(1)))
         if len(seen) >= 3:
             span = max(seen) - min(seen) + 1
-            if span - len(seen) > 0.25 * span:
+            # an entry whose label OCR lost, its remnant unmended, still holds a place in the list
+            lost = sum(1 for i, n in zip(order, nums, strict=True) if i in remnant and n is None)
+            if span - len(seen) - lost > 0.25 * span:
                 return lines[:n_lines]
     merged: dict[int, Word] = {}
+    relabel: dict[int, Word] = {}  # remnant lines: their first word becomes the label
     for col in kept:
         bracketed = sum(labels[i][1] for i in col) * 2 >= len(col)
         for i in col:
+            if i in inline:
+                continue  # a label on its own entry's line stays as read
             n = nums[order.index(i)]
             w = word[i]
             # a numbered column's labels in one style; a section number above the list (7. REFERENCES)
             # and labels no neighbour vouches for as read
             text = (f"[{n}]" if bracketed else f"{n}.") if n is not None else w.text
+            if i in remnant:
+                if n is not None:
+                    relabel[i] = Word(text, w.box, w.conf, bold=w.bold)
+                continue
             merged[i] = Word(text, w.box, w.conf, bold=w.bold)
     if not merged:
         return lines[:n_lines]
@@ -1169,8 +1256,13 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
     for j, ln in enumerate(lines):
         if j in merged or j >= n_lines:
             continue  # the label now opens its entry's line (or is a speck after all)
+        if j in relabel:
+            ln = TextLine(words=[relabel[j], *ln.words[1:]], box=ln.box, size=ln.size)
         w = into.get(j)
         if w is not None:
+            if len(ln.words) > 1 and ln.words[0].text in _LABEL_REMNANT:
+                # the label's own closing mark, read apart from it ("[39" + "| H. Hertz")
+                ln = TextLine(words=ln.words[1:], box=ln.box, size=ln.size)
             b = ln.box
             box = (min(b[0], w.box[0]), min(b[1], w.box[1]), max(b[2], w.box[2]), max(b[3], w.box[3]))
             ln = TextLine(words=[w, *ln.words], box=box, size=ln.size)
