@@ -384,7 +384,8 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
             # a sentence's lower-case start is no title; a letter without case (CJK, "1. はじめに")
             # may begin one, where it does not end as a sentence or a clause does ("。", "、")
             if not (t0.isalpha() and t0.lower() == t0.upper()) or title[-1] in _CJK_STOPS:
-                return None
+                if not _symbol_title(b, title, style, body):
+                    return None
         if num.kind == "letter" and _LETTER_SPACED_RE.match(text1):
             return None  # "A R T I C L E I N F O": a letter-spaced label (Elsevier CAS), not appendix A
         bare = _MARK_KEY_RE.sub("", title) if "[^" in title else title
@@ -445,6 +446,16 @@ def _heading_candidate(b: Block, body: float) -> tuple[Number | None, str, str |
         # IEEE compsoc): a heading where its style matches one, like the weak ones above
         return None, text1, "weak-" + style
     return None
+
+
+def _symbol_title(b: Block, title: str, style: str | None, body: float) -> bool:
+    """A section title that opens with a lower-case symbol ("2 tt production", "4 e+e- collisions"):
+    one line, bold, in a type well above the body's, a few words, the first a short symbol."""
+    first = re.sub(r"[^\w+\-]", "", title.split()[0]) if title.split() else ""
+    # a symbol, not a word: no vowel ("tt"), a capital inside ("tW", "pT"), a Greek letter or a sign ("e+e-")
+    symbol = not re.search(r"[aeiou]", first) or re.search(r"[^a-z]", first[1:]) is not None
+    return style == "bold" and b.attrs.get("_nlines", 1) == 1 and 1 <= len(first) <= 4 and symbol \
+        and (b.attrs.get("_size_max") or b.attrs.get("_size") or 0) >= 1.25 * body and len(title.split()) <= 8
 
 
 # full-width sentence and clause ends (CJK): a numbered line ending so is a list item or prose
@@ -1435,12 +1446,14 @@ def _numbered_run_in_sections(doc: Document, blocks: list[Block]) -> list[Block]
 
 
 def _italic_lead(b: Block, pages: dict) -> str:
-    """A subsection lead set with its number upright and its title in italic, the text going on
-    upright ("2.1. A sub-section. Regular text."): the number and the title, or ''."""
+    """A subsection lead set with its number upright and its title in a face of its own, italic
+    or bold (LMCS's "2.1. **A sub-section.** Regular text."), the text going on upright ("2.1.
+    A sub-section. Regular text."): the number and the title, or ''. After a bold title the
+    text may open in italic (an emphasised word), never in bold."""
     line = _first_line(b, pages)
     spans = [x for x in line.spans if not x.superscript] if line else []
-    if len(spans) < 3 or spans[0].italic or spans[0].bold or not spans[1].italic or spans[1].bold \
-            or spans[2].italic or spans[2].bold:
+    if len(spans) < 3 or spans[0].italic or spans[0].bold or not (spans[1].italic or spans[1].bold) \
+            or spans[2].bold or (spans[1].italic and not spans[1].bold and spans[2].italic):
         return ""
     num, title = spans[0].text.strip(), spans[1].text.strip()
     if not re.fullmatch(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?", num) or not title.endswith("."):
