@@ -105,6 +105,8 @@ _GENERATION_RE = re.compile(r"I{2,3}|IV|VI{1,3}")
 # "for the CMS Collaboration")
 _ON_BEHALF_RE = re.compile(r"\s*(?:on behalf of|for)\s+(?:the\s+)?\S.*\b(?:collaboration|consortium|team|group)s?\b"
                            r"|\s*on behalf of\b", re.I)
+# the same role after the name on one line, no comma between ("Jane Roe on behalf of the X Collaboration")
+_ROLE_TAIL_RE = re.compile(r"\s+(?:on behalf of\s.*|for the\s+\S.*\b(?:collaboration|consortium)s?\b.*)$", re.I)
 _EMAIL_ONLY_RE = re.compile(r"[{(]?[\w.+\-,\s]*@[\w.\-]+[})]?")
 # (on a scan, OCR reads an affiliation mark glued to a name's end as a stray symbol, "Peharz>
 # Franz", and the "·" between names as " - " or " . ": those part names too)
@@ -713,6 +715,7 @@ def _names(region: list[TLine], space_initials: bool = True
                     continue  # an address beside the name (JMLR, some thesis pages): neither a name nor not one
                 if _ON_BEHALF_RE.match(p):
                     continue  # "Jane Roe, on behalf of the X Collaboration": the speaker's role, no name nor a failed one
+                p = _ROLE_TAIL_RE.sub("", p)
                 total += 1
                 own = re.findall(f"[{re.escape(MARK_CHARS)}]", p)
                 name = _clean_name(p, space_initials)

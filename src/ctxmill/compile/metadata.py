@@ -513,6 +513,8 @@ def run(doc: Document, options: CompileOptions) -> None:
         parts = lead + parts
         # (a raised digit on a one-letter word is its power, "M²", "R²": kept, raised; other marks are notes')
         text = _POWER_RE.sub(lambda m: m.group(1) + (m.group(2) or m.group(3)).translate(front._RAISED), text)
+        # (a raised ordinal after a number, "4<sup>th</sup> generation", is the word's, kept on the line)
+        text = _ORDINAL_MARK_RE.sub(r"\1", text)
         md.abstract = _drop_line_numbers(compose_accents(re.sub(r"\[\^[^\]]+\]|<sup>[^<]+</sup>", "", text)))
         for p in parts:
             if p in front_blocks_:
@@ -576,6 +578,8 @@ def _broken_start(blocks: list[Block], first: Block) -> list[Block]:
     return lead if lead and lead[0].text[:1].isupper() else []
 
 
+# a raised ordinal's letters after a number, as the block text writes them ("4<sup>th</sup>", "4[^th]")
+_ORDINAL_MARK_RE = re.compile(r"(?<=\d)(?:\[\^|<sup>)(st|nd|rd|th)(?:\]|</sup>)(?!\w)")
 _POWER_RE = re.compile(r"(?<![\w.])([A-Z])(?:\[\^(\d)\]|<sup>(\d)</sup>)(?!\w)")
 _NOTE_START_RE = re.compile(r"\s*(?:\[\^[^\]]{1,8}\]|\^\S{1,8}\s)")  # "[^1] ...", "^◦ ...": a raised mark first
 # a raised mark first, as the block text writes it: "[^1]", "<sup>1</sup>", "^1)" (aip's "1)")
