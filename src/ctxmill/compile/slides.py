@@ -669,7 +669,7 @@ def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int,
     frames = {n: b for n, b in head.items() if n not in slide}
     count = Counter(_size(b) for b in frames.values())
     if not count:
-        return None
+        return _centred(head, low)
     size, k = count.most_common(1)[0]
     if k < 3 or k < TITLES_ALIKE * len(frames):
         return None
@@ -683,6 +683,27 @@ def _title_style(head: dict[int, Block], low: dict[int, Block], slide: dict[int,
             del head[n]
     for n, b in low.items():
         if abs(_size(b) - size) <= SIZE_ALIKE:
+            head[n] = b
+    return size
+
+
+def _centred(head: dict[int, Block], low: dict[int, Block]) -> float | None:
+    """Frame titles of a deck that centres every slide's content vertically (Marp's themes): no frame has
+    its title in the top fifth, but the pages' top blocks (at least 3) are set in one size, TITLES_ALIKE
+    of them at least (within SIZE_ALIKE), at one left edge (LEFT_ALIKE of those, within FRAME_ALIKE):
+    those are the frames' titles, and that size the deck's title size."""
+    count = Counter(_size(b) for b in low.values() if b.bbox is not None)
+    if not count:
+        return None
+    size, k = count.most_common(1)[0]
+    if k < 3 or k < TITLES_ALIKE * len(low):
+        return None
+    alike = {n: b for n, b in low.items() if b.bbox is not None and abs(_size(b) - size) <= SIZE_ALIKE}
+    left = Counter(round(b.bbox[0]) for b in alike.values()).most_common(1)[0][0]
+    if sum(abs(b.bbox[0] - left) <= FRAME_ALIKE for b in alike.values()) < LEFT_ALIKE * len(alike):
+        return None
+    for n, b in alike.items():
+        if abs(b.bbox[0] - left) <= FRAME_ALIKE:
             head[n] = b
     return size
 

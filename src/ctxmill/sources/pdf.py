@@ -266,6 +266,38 @@ def _tracked(chars: list) -> set[int]:
     that size beside a lone letter elsewhere on the line is too (a short word of the same title);
     wider gaps stay spaces.
     A real word space is wider (a third of an em, a fifth at its most squeezed)."""
+    ref = _tracking(chars, 0.05, 0.26)
+    if ref is None:
+        return _touching(chars)
+    gaps, ref = ref
+    tol = max(0.1, 0.08 * ref)
+    return {i for i, g in gaps.items() if abs(g - ref) <= tol}
+
+
+TOUCHING = 0.05  # em: two glyphs this close (or overlapping this far) stand in one word
+
+
+def _touching(chars: list) -> set[int]:
+    """Indexes of the letters that touch the letter before them on a line set glyph by glyph: a
+    browser's CSS letter-spacing (Marp's themes) makes each glyph its own text object, and pdfium
+    writes a space between some of them ('O u tli n e'), where the glyphs stand within TOUCHING of
+    each other as in any word. Read so where four letters or more in a row, each a glyph of its own,
+    touch so in one font (a formula's letters change font or stand apart), and then every two such
+    letters of the line (a short word of the same title: 'to', 'the'); a word space is a fifth of an
+    em at least."""
+    touch: list[int] = []
+    for i in range(1, len(chars)):
+        a, b = chars[i - 1], chars[i]
+        if a[0].isalpha() and b[0].isalpha() and len(a[0]) == len(b[0]) == 1 \
+                and a[6] is b[6] and abs(b[1] - a[3]) <= TOUCHING * a[6].size:
+            touch.append(i)
+    at = set(touch)
+    return at if any(i + 1 in at and i + 2 in at for i in touch) else set()
+
+
+def _tracking(chars: list, low: float, high: float) -> tuple[dict[int, float], float] | None:
+    """-> (the gaps between letters, by index, of low..high em; the letter-spacing) where four letters
+    or more in a row, each a glyph of its own, are set with one such gap, or None."""
     gaps: dict[int, float] = {}
     for i in range(1, len(chars)):
         a, b = chars[i - 1], chars[i]
@@ -273,7 +305,7 @@ def _tracked(chars: list) -> set[int]:
         g = b[1] - a[3]
         # (one of the two a letter of its own: pdfium's items are glyphs there, while a justified
         # line's words, items of their own, are set apart by equal gaps too)
-        if a[0].isalpha() and b[0].isalpha() and min(len(a[0]), len(b[0])) == 1 and 0.05 * size <= g <= 0.26 * size:
+        if a[0].isalpha() and b[0].isalpha() and min(len(a[0]), len(b[0])) == 1 and low * size <= g <= high * size:
             gaps[i] = g
     ref = None
     for i in gaps:
@@ -282,10 +314,7 @@ def _tracked(chars: list) -> set[int]:
                 and max(run) - min(run) <= max(0.1, 0.08 * run[0]):
             ref = sorted(run)[1]
             break
-    if ref is None:
-        return set()
-    tol = max(0.1, 0.08 * ref)
-    return {i for i, g in gaps.items() if abs(g - ref) <= tol}
+    return None if ref is None else (gaps, ref)
 
 
 def _finish_line(chars: list) -> Line | None:
