@@ -86,3 +86,70 @@ def test_titles_centred_on_every_slide_are_the_frames_titles(tmp_path):
                      + [(f"Point {j} of frame {k} is said in a line.", 60, top + 70 + 34 * j, 18) for j in range(k % 3 + 1)])
     doc = compiled(tmp_path / "deck.pdf", pages)
     assert headings(doc)[1:] == [f"## {t}" for t in NAMES], headings(doc)
+
+
+def frames():
+    return [[(t, 40, 40, 30, "Helvetica-Bold")] + [(f"Point {j} of frame {k} is said here.", 60, 120 + 34 * j, 18)
+                                                    for j in range(3)] for k, t in enumerate(NAMES)]
+
+
+def test_supervisors_under_a_plural_label_are_no_authors(tmp_path):
+    # item 6: a thesis defence's title page names the candidate, then 'Relatori' (Italian: the supervisors)
+    # over two names, then the university and its department: one author, not four
+    title = [("Reading decks as documents", 160, 60, 30, "Helvetica-Bold"), ("Ada Lovelace", 300, 150, 22),
+             ("Relatori", 350, 200, 16), ("Dott. Charles Babbage", 300, 222, 16),
+             ("Prof.ssa Mary Somerville", 295, 244, 16), ("Università di Torino", 320, 290, 12),
+             ("Dipartimento di Informatica", 300, 306, 12), ("Torino, 7 ottobre 2022", 320, 340, 12)]
+    doc = compiled(tmp_path / "deck.pdf", [title] + frames())
+    assert [a.name for a in doc.metadata.authors] == ["Ada Lovelace"], doc.metadata.authors
+
+
+def test_a_supervisor_label_over_one_name_leaves_the_next_author(tmp_path):
+    # the guard: a singular label owns the one name under it; an author after it stays an author
+    title = [("Reading decks as documents", 160, 60, 30, "Helvetica-Bold"), ("Ada Lovelace", 300, 150, 22),
+             ("Grace Hopper", 300, 180, 22), ("Supervisor", 340, 230, 16), ("Dr. Charles Babbage", 300, 252, 16)]
+    doc = compiled(tmp_path / "deck.pdf", [title] + frames())
+    assert [a.name for a in doc.metadata.authors] == ["Ada Lovelace", "Grace Hopper"], doc.metadata.authors
+
+
+def test_a_section_page_under_a_head_bar_and_its_first_frame(tmp_path):
+    # item 4 (and the 'Parte N' pages): a university theme prints the current section's name in its head
+    # bar, linked to the section's page, which holds a label ('Part 1') over the section's name; the
+    # section's first frame is titled as the section. That frame was read as a build of the section page
+    # (it repeats the name twice: the bar's and its title) and lost its title; the label ('Session 1') a frame
+    from test_slide_decks import _linked_deck
+
+    sections = {2: "Introduction", 5: "Method"}
+    frames = {3: "Introduction", 4: "Scope of the work", 6: "Data we read", 7: "Analysis of pages"}
+    pages = [([("Decks as documents", 60, 110, 20, True), ("A. Speaker", 60, 150, 11, False)], [])]
+    for n in range(2, 8):
+        start = max(k for k in sections if k <= n)
+        rows, links = [(sections[start], 360, 7, 5, False)], [(358, 1, 400, 9, start)]
+        if n in sections:
+            rows += [(f"Session {len([k for k in sections if k <= n])}", 200, 95, 14, True), (sections[n], 190, 122, 14, True)]
+        else:
+            rows += [(frames[n], 10, 30, 14, True)] + [(f"Point {j} of the frame on page {n} is said in a line.", 20,
+                                                        90 + 14 * j, 10, False) for j in range(4)]
+        pages.append((rows, links))
+    doc = compile_stream(load_source(_linked_deck(tmp_path / "deck.pdf", pages, size=(454, 255))),
+                         CompileOptions(chunks=False))
+    assert headings(doc)[1:] == ["## Introduction", "### Introduction", "### Scope of the work", "## Method",
+                                 "### Data we read", "### Analysis of pages"], headings(doc)
+
+
+def test_a_contents_frame_whose_entries_all_link_to_one_page_places_no_section(tmp_path):
+    # item 5: a deck that declares every section before its first frame (they fill the contents frame only)
+    # has every contents link point at one page; the sections were placed there, as headings over nothing
+    from test_slide_decks import _linked_deck
+
+    entries = [("Why read decks", 30), ("Pages and frames", 45), ("Builds", 30), ("Furniture", 45)]
+    contents = [("Contents", 10, 30, 14, True)] + [(t, x, 80 + 25 * k, 10, False) for k, (t, x) in enumerate(entries)]
+    links = [(x - 2, 70 + 25 * k, x + 150, 83 + 25 * k, 2) for k, (_, x) in enumerate(entries)]
+    pages = [([("Decks as documents", 60, 110, 20, True), ("A. Speaker", 60, 150, 11, False)], []), (contents, links)]
+    for n, t in enumerate(["Scope of the work", "Data we read", "Analysis of pages"]):
+        pages.append(([(t, 10, 30, 14, True)] + [(f"Point {j} of frame {n} is said in a line.", 20, 90 + 14 * j, 10,
+                                                  False) for j in range(4)], []))
+    doc = compile_stream(load_source(_linked_deck(tmp_path / "deck.pdf", pages, size=(454, 255))),
+                         CompileOptions(chunks=False))
+    assert headings(doc)[1:] == ["## Contents", "## Scope of the work", "## Data we read", "## Analysis of pages"], \
+        headings(doc)

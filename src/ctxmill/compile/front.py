@@ -63,8 +63,13 @@ ABSTRACT_LINE_RE = re.compile(rf"^\s*(?:\d{{3}}\s*)?{ABSTRACT_WORDS}(?:\s*$|\s*[
 HEADING_RE = re.compile(r"^\s*(?:\d+\.?\s+[A-Z]|\d{1,2}(?:\.\d{1,2})*\.?\s+[\u3400-\u9fff]|"
                         r"[IVX]+(?:\.\s+[A-Z]|\s+[A-Z]{2,}\b)|keywords\b|index terms\b|contents\b|table of contents\b)")
 ROLE_RE = re.compile(r"\b(?:co[.\-\s]*)?(?:supervisors?|advisors?|adviser|reviewers?|examiners?|referees?|mentors?|"
-                     r"committee|chair(?:man)?|tutor|betreuer|gutachter|relatore|editors?|handling editor)\b"
+                     r"committee|chair(?:man)?|tutor(?:es|a)?|betreuer(?:in)?|(?:erst|zweit)?gutachter|"
+                     r"(?:cor)?relator[ei]|(?:co)?orientador(?:a|es|as)?|promotor|encadrants?|editors?|handling editor)\b"
                      r"|\b(?:edited|reviewed|communicated|refereed) by\b", re.I)
+# a role label naming several people ("Relatori", Italian for the supervisors, above two names): every
+# name stacked under it in its column is the role's
+PLURAL_ROLE_RE = re.compile(r"\b(?:supervisors|advisors|advisers|reviewers|examiners|referees|mentors|committee|"
+                            r"tutores|(?:cor)?relatori|(?:co)?orientadores|betreuer|encadrants)\b", re.I)
 # A society's grade after a name ("Emad Shihab, Member, IEEE, and ..."), bare or in parentheses
 # (IEEE Access: "NAME SURNAME¹, (Senior Member, IEEE), ..."): not a name of its own.
 GRADE_RE = re.compile(r",?\s*(?:\(\s*)?\b(?:(?:Student|Graduate Student|Senior|Life|Associate)\s+)?(?:Member|Fellow)"
@@ -75,6 +80,8 @@ AUTHOR_LABEL_RE = re.compile(r"^\s*(?:candidate|author|authors|by|submitted by|p
 ORG_WORDS = frozenset("""
 university universität universidade universidad università universite université institute institut instituto
 department dept school college faculty laboratory laboratories lab labs center centre research group foundation
+dipartimento departamento département departement departament facoltà facultad faculdade fakultät istituto
+politecnico scuola escuela hochschule
 hospital academy corporation corp company inc ltd llc gmbh technology technologies sciences science engineering
 computer computing computational information systems system national international advanced applied mathematics
 physics chemistry biology astronomy astrophysics medicine studies division program programme observatory
@@ -666,6 +673,14 @@ def _names(region: list[TLine], space_initials: bool = True
                 u = region[j]
                 if u.x0 < t.x1 + 20 and u.x1 > t.x0 - 20 and 0 <= u.top - t.bottom < 2.5 * t.size:
                     skip.add(j)
+                    if PLURAL_ROLE_RE.search(t.text):
+                        # (the role's other names: each right under the one before, in its column)
+                        for k in range(j + 1, min(j + 5, len(region))):
+                            v, above = region[k], region[k - 1]
+                            if not (v.x0 < t.x1 + 20 and v.x1 > t.x0 - 20 and 0 <= v.top - above.bottom < 1.0 * v.size
+                                    and _line_is_name(v, space_initials)):
+                                break
+                            skip.add(k)
                     break
     # Join lines broken inside a name list ("... Michael K." / "Gilson · David L. Mobley ...").
     merged: list[tuple[list[tuple[str, list[str]]], TLine]] = []

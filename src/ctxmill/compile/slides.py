@@ -248,6 +248,10 @@ def contents(pages: list[Page]) -> dict[int, list[tuple[int, str]]]:
             entries.append([left, y0, lk.dest_page, text])
         if len(entries) < CONTENTS_LINKS:
             continue
+        if len({e[2] for e in entries}) == 1:
+            # every entry links to one page (sections all declared before the first frame: the PDF's
+            # bookmarks and the contents' links all point at it): the frame says nothing of where they start
+            continue
         columns: list[list[float]] = []  # each column's indents, left to right
         for x in sorted(e[0] for e in entries):
             if not columns or x - columns[-1][0] > CONTENTS_COLUMN:
@@ -385,6 +389,7 @@ def merge_overlays(doc: Document) -> int:
     frame_shown: list[Line] = []  # every line its frame showed so far
     prev_top: str | None = None
     prev_title: str | None = None
+    prev_big = False
     for i, page in enumerate(pages):
         body = _body(page, furniture)
         top = _top(page, body)
@@ -395,8 +400,15 @@ def merge_overlays(doc: Document) -> int:
         # (both pages open with one title, the topmost line, set larger than the body)
         titled = bare and title is not None and title == top == prev_title == prev_top \
             and _title_size(page, body, title) > body_size + 0.5
-        by_lines = continues(prev_body, body, prev_top, top, counters, (prev_title, title))
-        by_title = not by_lines and continues(prev_body, body, prev_top, top, counters, (prev_title, title), titled)
+        # a page whose title band holds a frame title (set larger than the body) where the page before held
+        # none (a section page: its name stands lower, the head bar's small print above) opens a frame:
+        # a build repeats its frame's title
+        big = any(sp.size > body_size + 0.5 for ln in body if ln.bbox is not None and drawn(ln.bbox, page.height)
+                  and ln.bbox[1] < TITLE_BAND * page.height for sp in ln.spans)
+        opens = big and i > 0 and not prev_big
+        by_lines = not opens and continues(prev_body, body, prev_top, top, counters, (prev_title, title))
+        by_title = not opens and not by_lines \
+            and continues(prev_body, body, prev_top, top, counters, (prev_title, title), titled)
         if by_lines or by_title:
             # a build told by its title alone replaced the frame's body (\only): only its repeated title
             # goes; a line it shares with an earlier build stays where it stands (a
@@ -418,7 +430,7 @@ def merge_overlays(doc: Document) -> int:
             frame_shown = frame_shown + _body(page, furniture)
         else:
             frame_shown = body
-        prev_body, prev_top, prev_title = body, top, title
+        prev_body, prev_top, prev_title, prev_big = body, top, title, big
     return changed
 
 
@@ -798,6 +810,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     head: dict[int, Block] = {}  # page -> its slide's line or its frame's title
     ones: dict[int, Block] = {}  # page -> its one line, where it holds nothing else
     low: dict[int, Block] = {}  # page -> its top block, a title but that it stands below the title band
+    shown_at: dict[int, list[Block]] = {}  # page -> its blocks drawn on it, the head bar's aside
     # (a line in the title band set no larger than the body, inside a link to a page of the deck, is
     # the head bar's: Dresden prints the current subsection so under its bar, on too few pages for
     # :func:`navigation` to call its slot the bar's)
@@ -835,6 +848,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                  and not (in_bar(b.bbox, jumps.get(n, ())) and (b.attrs.get("_size") or 0) <= body + 0.5)]
         if not shown:
             continue
+        shown_at[n] = shown
         top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
         if (top.kind in (Kind.PARAGRAPH, Kind.HEADING)
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5
@@ -844,6 +858,15 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             else:
                 low[n] = top
     title_size = _title_style(head, low, slide)
+    for n, names in nav.items():
+        # a section's own page, where the head bar says the section starts: its name and a label over it
+        # ('Parte 1' over 'Introduzione', a \partpage's) and nothing else; the bar's section heading stands
+        # for the page, the label is no frame's title
+        shown = shown_at.get(n, [])
+        if n in head and n not in slide and len(shown) == 2 and head[n].bbox[1] >= bar_bottom(bars.get(n, ())) \
+                + TITLE_BAND * sizes[n][1] and all(len(b.text.split()) <= SECTION_SLIDE_WORDS for b in shown) \
+                and any(b is not head[n] and _plain(b.text) == _plain(t) for b in shown for _, t in names):
+            del head[n]
     for n in lone:
         # a statement slide, its one line set larger than the frames' titles: a frame titled so (a
         # lone line in the title size is a title already, one set smaller a frame's text)
