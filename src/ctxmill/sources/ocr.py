@@ -1043,6 +1043,10 @@ def _longest_vertical_run(mask) -> int:
 # a reference label standing alone: [12]  (3)  {4  17)  10.; OCR misreads the brackets (any of
 # them, or one missing) far more often than the digits
 _LABEL_NUM = re.compile(r"[\[({|]?(\d{1,3})[\])}|]?[.,]?")
+# author-year keys of alpha styles ([ACM16]  [Cou+12]  (COP15]  [BBC*): the closing bracket may be lost, or
+# read twice ([Abc97]| where the bracket's serif reads as a bar)
+_LABEL_KEY = re.compile(r"[\[({|][A-Za-z][\w+*.\-]{1,15}[\])}|]{0,2}")
+_KEY_YEAR_O = re.compile(r"(?<=[A-Za-z])[Oo](\d)\]$")
 _LABEL_UNREAD = re.compile(r"[\[({|]?\w{1,3}[\])}]")
 _BRACKETS = set("[]{}()|")
 # what OCR leaves of a label it lost but for its closing mark, as the first word of the entry's line
@@ -1102,6 +1106,8 @@ def _label(text: str) -> tuple[int | None, bool] | None:
     m = _LABEL_NUM.fullmatch(text)
     if m and len(text) > len(m.group(1)):  # a bare number is no label (page numbers, table cells)
         return int(m.group(1)), bool(_BRACKETS & set(text))
+    if _LABEL_KEY.fullmatch(text) and (text[-1] in "])}|" or any(c.isdigit() or c in "*+" for c in text)):
+        return None, True
     if _LABEL_UNREAD.fullmatch(text):
         return None, True  # a label whose digits OCR lost (i]  Bi]  p]): its row still opens an entry
     return None
@@ -1127,7 +1133,15 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
     cands = []
     word: dict[int, Word] = {}  # each candidate's label as one word
     for i, ln in enumerate(lines):
-        if len(ln.words) == 1 and (lab := _label(ln.words[0].text)) is not None:
+        if len(ln.words) == 2 and ln.words[0].text[:1] in "[({|":
+            # a key read in two pieces ([BCP* 16]): one label
+            a, b = ln.words
+            if (lab := _label(a.text + b.text)) is not None and lab[0] is None and _LABEL_KEY.fullmatch(a.text + b.text):
+                box = (min(a.box[0], b.box[0]), min(a.box[1], b.box[1]), max(a.box[2], b.box[2]),
+                       max(a.box[3], b.box[3]))
+                word[i] = Word(a.text + b.text, box, min(a.conf, b.conf), bold=a.bold)
+                cands.append((i, lab))
+        elif len(ln.words) == 1 and (lab := _label(ln.words[0].text)) is not None:
             word[i] = ln.words[0]
             cands.append((i, lab))
     if len(cands) < 3:
@@ -1177,7 +1191,8 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
     kept = []
     for col in columns:
         read = [labels[i][0] for i in col if labels[i][0] is not None]
-        if len(col) < 3 or not read:
+        keys = all(_LABEL_KEY.fullmatch(word[i].text) for i in col)
+        if len(col) < 3 or not (read or keys):
             continue  # (a column of (a) (b) (c) is a list's, and not what this is for)
         if len(read) >= 2 and sum(b > a for a, b in zip(read, read[1:], strict=False)) < 0.6 * (len(read) - 1):
             continue  # numbers in no order: a table's column, not a list's labels
@@ -1248,6 +1263,13 @@ def attach_label_column(lines: list[TextLine], loose: list[TextLine] | None = No
                 if n is not None:
                     relabel[i] = Word(text, w.box, w.conf, bold=w.bold)
                 continue
+            if n is None and _LABEL_KEY.fullmatch(text):
+                # (COP15]  {Cro11]  [KYTMO97|  [BBC*: a key's brackets as printed; its "et al." mark
+                # is a "+" (alpha styles: [BCP+16]), which OCR reads as "*"
+                text = f"[{text[1:].rstrip('])}|')}]".replace("*", "+")
+                # a key's year is two digits: one digit after an O is a year whose 0 OCR read as O
+                # ([AARO3] -> [AAR03], [MOPO7] -> [MOP07])
+                text = _KEY_YEAR_O.sub(r"0\1]", text)
             merged[i] = Word(text, w.box, w.conf, bold=w.bold)
     if not merged:
         return lines[:n_lines]
