@@ -4,6 +4,8 @@ A label kept on its entry's line whose bracket OCR misread ({2} between [1] and 
 column's style, so the reference stage reads it as a label; in a column of lone labels, an entry whose
 label OCR lost but for its closing mark (a line opening with "|" or "]" where the labels end) takes the
 number between its neighbours, and a label's closing mark read apart from it is dropped.
+Alphabetic keys in a column of their own ([Abc01]) are set in front of their entries too (round 37's
+left-over patch), their brackets and "et al." mark as printed and a year's 0 read as O put right.
 Lines are shaped as Tesseract gives them (pixel boxes at 150 dpi); no benchmark text.
 """
 
@@ -89,3 +91,22 @@ def test_the_reference_stage_reads_the_mended_labels_as_entries():
         mended = mended.replace(f"{was} ", f"{now} ", 1)
     doc = compile_document((text + "\n\n" + mended).encode(), kind="ocr_text")
     assert [r.raw.split()[0] for r in doc.references] == ["[1]", "[2]", "[3]", "[4]"]
+
+
+def test_a_column_of_alphabetic_keys_opens_the_entries_beside_it():
+    # alpha styles' keys ([Abc01], [Def+02]) in a column of their own, as Tesseract reads them: a bracket
+    # misread, the "+" read as "*", a year's 0 read as O, the closing bracket read twice
+    read = ["[Abc01]", "[Def*02]", "(Ghi03]", "[JklO4]", "[Mno05]|"]
+    rows = [100 + 60 * k for k in range(len(read))]
+    labels = [_line([(t, (20, y, 130, y + 28))]) for t, y in zip(read, rows, strict=True)]
+    entries = [_entry("Writer", 150, y, f"{k} B. A title of the work, 2010.") for k, y in enumerate(rows)]
+    out = _texts(ocr.attach_label_column(labels + entries))
+    assert [t.split()[0] for t in out] == ["[Abc01]", "[Def+02]", "[Ghi03]", "[Jkl04]", "[Mno05]"]
+    assert out[3] == "[Jkl04] Writer 3 B. A title of the work, 2010."
+
+
+def test_bracketed_words_in_no_column_are_no_keys():
+    # a lone bracketed word beside text, two keys only: left as read
+    lines = [_line([("[Note]", (20, 100, 110, 128))]), _entry("Some", 150, 100),
+             _line([("[Abc01]", (20, 160, 130, 188))]), _entry("Other", 150, 160)]
+    assert _texts(ocr.attach_label_column(lines)) == _texts(lines)
