@@ -35,11 +35,28 @@ def norm(s: str | None) -> str:
     s = re.sub(r"<[^>]+>", "", s).replace("**", "").replace("__", "").strip(" *_`")
     s = fold_case(s)
     s = s.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
-    s = re.sub(r"^(appendix\s+)?([a-z]|\d+)(\.\d+)*\.?\s+", "", s.strip())  # leading numbering
+    # leading numbering: digits, a Latin letter, or a letter of another script before a dot ('B.2', a Greek
+    # appendix's 'Β.2', a Cyrillic 'А.1'; not a one-letter word: Korean '절 제목' keeps its '절')
+    s = re.sub(r"^(appendix\s+)?([a-z]|\d+|[^\W\d_](?=\.))(\.\d+)*\.?\s+", "", s.strip())
     latin = " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
     # a text of no Latin letter or digit (a Chinese deck's '课程概况') keeps its own letters: emptied,
     # every such heading would equal every other and match by count alone
     return latin or " ".join(re.sub(r"[\W_]+", " ", s).split())
+
+
+def norm_text(s: str | None, all_scripts: bool) -> str:
+    """A running text (an abstract) normalised as ``norm`` does, or, ``all_scripts``, keeping the letters and digits
+    of every script: a Russian abstract that cites 'GNU GPL v2.0' is compared on its Russian words, not on those."""
+    if not all_scripts:
+        return norm(s)
+    s = fold_case(unicodedata.normalize("NFKC", re.sub(r"<[^>]+>", "", s or "")))
+    return " ".join(re.sub(r"[\W_]+", " ", s).split())
+
+
+def mostly_non_latin(s: str | None) -> bool:
+    """More letters outside a-z than in it (after NFKD, so an accented Latin letter counts as Latin)."""
+    letters = [c for c in unicodedata.normalize("NFKD", s or "").casefold() if c.isalpha()]
+    return sum(not ("a" <= c <= "z") for c in letters) > len(letters) / 2
 
 
 def _load(path: Path, default):
@@ -62,6 +79,28 @@ def md_headings(md: str) -> list[tuple[int, str]]:
     return out
 
 
+def _align(a: list[int], b: list[int], na: int, nb: int) -> list[tuple[int, int]]:
+    """min(len(a), len(b)) pairs of a's and b's indices, in order, nearest in relative position (a[i] / na against
+    b[j] / nb): which of a title's repeats pair up where one side holds it more often than the other."""
+    if len(a) < len(b):
+        return [(x, y) for y, x in _align(b, a, nb, na)]
+    if len(a) == len(b):
+        return list(zip(a, b, strict=True))
+    m, n, inf = len(a), len(b), float("inf")
+    cost = [[0.0] + [inf] * n for _ in range(m + 1)]
+    for i in range(1, m + 1):
+        for j in range(1, min(i, n) + 1):
+            cost[i][j] = min(cost[i - 1][j], cost[i - 1][j - 1] + abs(a[i - 1] / na - b[j - 1] / nb))
+    out, i, j = [], m, n
+    while j:
+        if cost[i][j] == cost[i - 1][j]:
+            i -= 1
+        else:
+            out.append((a[i - 1], b[j - 1]))
+            i, j = i - 1, j - 1
+    return out[::-1]
+
+
 def match_headings(truth: list[tuple[int, str]], ours: list[tuple[int, str]]):
     """-> (recall, hits, level_ok, missing truth titles, extra headings of ours)"""
     tn = [norm(t) for _, t in truth]
@@ -69,14 +108,21 @@ def match_headings(truth: list[tuple[int, str]], ours: list[tuple[int, str]]):
     exact: dict[str, list[int]] = {}
     for j, o in enumerate(on):
         exact.setdefault(o, []).append(j)
+    # equal titles pair first; where one side repeats a title more often (a section about references and the
+    # list's own 'References'), the repeats pair by their place in the document, not first come first served
+    reserved: dict[int, int] = {}
+    for t in dict.fromkeys(tn):
+        ti = [i for i, x in enumerate(tn) if x == t]
+        reserved.update(_align(ti, exact.get(t, []), len(tn), len(on)))
+    taken = set(reserved.values())
     used: set[int] = set()
     pairs: list[tuple[int, int]] = []
     for i, t in enumerate(tn):
-        bj = next((j for j in exact.get(t, []) if j not in used), None)
+        bj = reserved.get(i)
         if bj is None:
             best = 0.0
             for j, o in enumerate(on):
-                if j in used or not o or abs(len(o) - len(t)) > max(len(o), len(t)) * 0.2:
+                if j in used or j in taken or not o or abs(len(o) - len(t)) > max(len(o), len(t)) * 0.2:
                     continue
                 r = difflib.SequenceMatcher(None, o, t).ratio()
                 if r > best:
@@ -134,8 +180,10 @@ def score(out: Path, truth: dict, printed_text: str | None = None) -> dict:
     if "abstract" in truth:
         # ours given exactly when one is printed (a truth of "" or None: the paper prints none), and where
         # both are, the truth's first six words in ours: an affiliation taken for the abstract is no hit
-        t_abs = "" if truth["abstract"] in (None, "None") else norm(str(truth["abstract"]))
-        o_abs = norm(meta.get("abstract"))
+        # compared in the truth's own script: Latin letters only where they make most of it, as norm does
+        raw = "" if truth["abstract"] in (None, "None") else str(truth["abstract"])
+        wide = mostly_non_latin(raw)
+        t_abs, o_abs = norm_text(raw, wide), norm_text(meta.get("abstract"), wide)
         res["abstract_agrees"] = bool(t_abs) == bool(o_abs) and " ".join(t_abs.split()[:6]) in o_abs
 
     printed = truth.get("n_bibliography_entries_printed_estimate") or truth.get("n_references") or 0

@@ -125,7 +125,7 @@ _MARKUP = [
     re.compile(r"<!--.*?-->", re.S),
     re.compile(r"!\[[^\]]*\]\([^)]*\)"),
     re.compile(r"(?<=\])\([^)\s]*\)"),
-    re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s+[A-Za-z_:][-\w:.]*(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"),
+    ocr_text.LEFTOVER["html_tag"],  # an HTML or XML tag (a namespaced one too: <pc:TextLine>)
     re.compile(r"&(?:[a-z]{2,8}|#\d{2,5});", re.I),
     re.compile(r"</?[a-z]+(?:_[a-z0-9]+)+>|<loc_\d+>"),  # DocTags: <section_header_level_1>, <loc_12>
 ]

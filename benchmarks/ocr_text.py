@@ -38,7 +38,9 @@ CTXMILL = Path(sys.executable).with_name("ctxmill")
 
 # What counts as engine markup left in document.md (outside code and math).
 LEFTOVER = {
-    "html_tag": re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s+[A-Za-z_:][-\w:.]*(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"),
+    # a tag name may carry an XML namespace prefix: PAGE's <pc:TextLine>, ALTO's <alto:String>, TEI's <tei:p>
+    "html_tag": re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?::[A-Za-z][A-Za-z0-9]*)?"
+                           r"(?:\s+[A-Za-z_:][-\w:.]*(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"),
     "html_comment": re.compile(r"<!--.*?-->", re.S),
     "entity": re.compile(r"&(?:[a-z]{2,8}|#\d{2,5}|#x[0-9a-f]{2,4});", re.I),
     "grounding": re.compile(r"<\|[a-z_/]+\|>|\[\[\s*\d+(?:\.\d+)?\s*,\s*\d+(?:\.\d+)?\s*,\s*\d+(?:\.\d+)?\s*,"),

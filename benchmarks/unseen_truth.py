@@ -40,6 +40,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,7 +214,64 @@ def clean(s: str) -> str:
     return " ".join(s.split()).strip(" ,").replace("\x00", "\\")
 
 
-def sections(tex: str) -> list[dict]:
+# The title \\bibliography, \\printbibliography and thebibliography print over the list: babel's \\refname and \\bibname
+# in the languages it ships (lower case), and titles classes print instead; a source's own \\refname / \\bibname /
+# \\printbibliography[title=..] is added per document (bib_names)
+BIB_NAMES = (
+    "references", "bibliography", "reference", "references and notes", "notes and references", "literature cited",
+    "works cited", "cited literature", "literatur", "literaturverzeichnis", "références", "bibliographie",
+    "referencias", "bibliografía", "referencias bibliográficas", "riferimenti bibliografici", "bibliografia",
+    "referências", "referências bibliográficas", "referenties", "bibliografie", "literatura", "bibliografia",
+    "literatúra", "referencie", "reference", "список литературы", "литература", "література", "бібліографія",
+    "библиография", "referanser", "bibliografi", "referenser", "litteraturförteckning", "litteratur", "viitteet",
+    "kirjallisuutta", "lähteet", "kaynaklar", "kaynakça", "αναφορές", "βιβλιογραφία", "hivatkozások",
+    "irodalomjegyzék", "irodalom", "bibliografija", "viited", "kirjandus", "literatūra", "heimildir", "verwysings",
+    "bibliografie", "referències", "erreferentziak", "cyfeiriadau", "llyfryddiaeth", "tagairtí", "leabharliosta",
+    "referencat", "daftar pustaka", "pustaka", "tài liệu tham khảo", "参考文献", "參考文獻", "참고 문헌", "참고문헌",
+    "المراجع", "مراجع", "מקורות", "ספרות",
+)
+BIB_CMD_RE = re.compile(r"\\bibliography\s*\{|\\printbibliography(?![a-zA-Z])\s*(?:\[([^\]]*)\])?|\\begin\{thebibliography\}")
+
+
+def bib_names(tex: str) -> set[str]:
+    """BIB_NAMES and the titles this source gives its list (\\renewcommand{\\refname}{..}, \\bibname, natbib's
+    \\bibsection, biblatex's title=), lower case."""
+    out = set(BIB_NAMES)
+    for m in re.finditer(r"\\(?:re)?newcommand\*?\s*\{?\\(?:refname|bibname|bibsection)\}?\s*(?=\{)|"
+                         r"\\def\s*\\(?:refname|bibname|bibsection)\s*(?=\{)", tex):
+        body = group(tex, m.end())[0]
+        inner = re.search(r"\\(?:section|chapter)\*?\s*(?=\{)", body)  # \\bibsection{\\section*{Title}}
+        out.add(clean(group(body, inner.end())[0] if inner else body).lower())
+    for m in re.finditer(r"\\printbibliography\s*\[([^\]]*)\]", tex):
+        t = re.search(r"title\s*=\s*(\{[^}]*\}|[^,\]]+)", m.group(1))
+        if t:
+            out.add(clean(t.group(1)).lower())
+    return out - {""}
+
+
+def printed_bib_heads(text: str, names: set[str]) -> list[tuple[str, bool]]:
+    """Lines of a PDF's text layer that print a bibliography title: (the title as printed, numbered), a section
+    number ('5. REFERENCES'), a review copy's line number ('References 272') and letter-spacing ('B I B L I O G R A
+    P H Y') read off."""
+    plain, numbered_after = [], []
+    for line in text.splitlines():
+        s = " ".join(line.split())
+        if re.fullmatch(r"(?:\w )+\w", s):
+            s = s.replace(" ", "")
+        num = re.match(r"(\d+(?:\.\d+)*\.|[A-Z]\.)\s+", s)
+        s = re.sub(r"^\d+(?:\.\d+)*\.?\s+|^[A-Z]\.\s+", "", s)
+        if s.lower() in names:
+            plain.append((s, bool(num)))
+        elif re.sub(r"\s+\d+$", "", s).lower() in names:
+            numbered_after.append((re.sub(r"\s+\d+$", "", s), bool(num)))
+    # a title followed by a number is a contents entry or a running head where the title also stands alone; a
+    # review copy's line numbers follow every line, the title's too
+    return plain or numbered_after
+
+
+def sections(tex: str, printed: str | None = None) -> list[dict]:
+    """The headings the source writes, and (given ``printed``, the PDF's text layer) the bibliography's own title
+    where the PDF prints it."""
     body = tex[tex.find("\\begin{document}"):] if "\\begin{document}" in tex else tex
     app_at = body.find("\\appendix")
     has_chapters = bool(re.search(r"\\chapter\*?\s*[\[{]", body))
@@ -231,10 +289,21 @@ def sections(tex: str) -> list[dict]:
     # \\begin{myblock}{Title}, are its sections, as a baposter's boxes
     if re.search(r"\\usepackage\s*(?:\[[^\]]*\])?\s*\{beamerposter\}", tex):
         boxes += list(BLOCK_RE.finditer(body))
+    # a bibliography command prints its title over the list (a Beamer deck's list sits in a frame, whose title is
+    # the heading); kept below only where the PDF prints that title
+    bibs = [] if frames or printed is None else [m for m in BIB_CMD_RE.finditer(body)
+                                                  if not re.search(r"heading\s*=\s*none", m.group(1) or "")]
     heads = ([(m.start(), m) for m in SECTION_RE.finditer(body)] + [(m.start(), m) for m in frames]
-             + [(m.start(), m) for m in boxes])
-    out = []
+             + [(m.start(), m) for m in boxes] + [(m.start(), m) for m in bibs])
+    out, bib_at = [], []
     for at, m in sorted(heads, key=lambda x: x[0]):
+        if m.re is BIB_CMD_RE:
+            # \\bibname's chapter in a document with chapters (biblatex's subbibliography: a section), else a section
+            sub = has_chapters and re.search(r"heading\s*=\s*sub", m.group(1) or "")
+            bib_at.append(len(out))
+            out.append({"level": 2 if sub else 1, "title": None, "numbered": False,
+                        "in_appendix": app_at >= 0 and at > app_at})
+            continue
         if m.re is FRAME_RE:
             t = clean(frame_title(body, m))
             level, numbered = frame_level, False
@@ -245,13 +314,25 @@ def sections(tex: str) -> list[dict]:
             title, _ = group(body, m.end() - 1)
             t = clean(title)
             level, numbered = levels[m.group(1)], not m.group(2)
-        # A bibliography's own heading (PNAS's \\section*{References}) is no section, as in md_sections
-        # and in the corpus truths.
-        if not t or (m.re is SECTION_RE and m.group(1) == "part") or t.lower() in ("references", "bibliography"):
+        # A bibliography's own heading written in the source (PNAS's \\section*{References}) is printed: a section
+        if not t or (m.re is SECTION_RE and m.group(1) == "part"):
             continue
         out.append({"level": level, "title": t, "numbered": numbered,
                     "in_appendix": app_at >= 0 and at > app_at})
-    return out
+    if bib_at:
+        # the titles the PDF prints beyond those the source writes itself (\\section*{References} over a list that
+        # prints none): each fills the next bibliography command, in order; the rest print no title
+        names = bib_names(tex)
+        own = Counter(s["title"].lower() for s in out if s["title"] and s["title"].lower() in names)
+        lines = []
+        for t, numbered in printed_bib_heads(printed or "", names):
+            if own[t.lower()]:  # the line of a heading the source writes
+                own[t.lower()] -= 1
+            else:
+                lines.append((t, numbered))
+        for k, (t, numbered) in zip(bib_at, lines, strict=False):
+            out[k].update(title=t, numbered=numbered)
+    return [s for s in out if s["title"]]
 
 
 def frame_title(body: str, m: re.Match) -> str:
@@ -264,14 +345,13 @@ def frame_title(body: str, m: re.Match) -> str:
 
 
 def md_sections(md: str) -> list[dict]:
-    """ATX headings of a pandoc Markdown body; the bibliography's own heading is not a section."""
+    """ATX headings of a pandoc Markdown body (the bibliography's own heading, written there, is printed: a section)."""
     md = md_body(md)
     out = []
     for m in re.finditer(r"^(#{1,4})\s+(.+?)\s*(\{[^}]*\})?\s*$", md, re.M):
         t = m.group(2).strip()
-        if t.lower() not in ("references", "bibliography"):
-            out.append({"level": len(m.group(1)), "title": t, "numbered": not (m.group(3) or "").count("-"),
-                        "in_appendix": False})
+        out.append({"level": len(m.group(1)), "title": t, "numbered": not (m.group(3) or "").count("-"),
+                    "in_appendix": False})
     return out
 
 
@@ -386,7 +466,7 @@ def typst_sections(src: str) -> list[dict]:
             continue
         seen = True
         t = typst_text(m.group(2))
-        if t and t.lower() not in ("references", "bibliography"):
+        if t:
             out.append({"level": len(m.group(1)), "title": t, "numbered": True, "in_appendix": appendix})
     return out
 
@@ -490,6 +570,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         # disser (Russian theses, Russian-language build) prints \\intro and \\conclusion as unnumbered chapters
         tex = re.sub(r"\\intro(?![a-zA-Z])", lambda m: "\\chapter*{Введение}", tex)
         tex = re.sub(r"\\conclusion(?![a-zA-Z])", lambda m: "\\chapter*{Заключение}", tex)
+    if "achemso" in entry.get("class", ""):  # achemso prints its tocentry under \\acs@section*{\\tocentryname}
+        tex = re.sub(r"\\begin\{tocentry\}", lambda m: "\\section*{Graphical TOC Entry}" + m.group(0), tex, count=1)
     if "acmart" in entry.get("class", ""):  # acmart's acks environment prints an "Acknowledgments" section
         tex = tex.replace("\\begin{acks}", "\\section*{Acknowledgments}", 1)
     if re.search(r"ltxdoc|l3doc", entry.get("class", "")):
@@ -502,6 +584,18 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
         defs = macros(tex)
         tex = re.sub(r"(?<!newcommand\{)(?<!newcommand)(?<!\\def)\\([a-zA-Z]+)(?![a-zA-Z@])",
                      lambda m: defs.get(m.group(1), m.group(0)), tex)
+    # the title a class or a local package gives the bibliography (moderncv's \\refname is 'Publications'): its
+    # \\refname / \\bibname definitions, read from the repository's .cls / .sty beside the main file (bib_names)
+    for kind, names in (("cls", re.findall(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", tex)),
+                        ("sty", re.findall(r"\\usepackage\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", tex))):
+        for name in {n.strip() for ns in names for n in ns.split(",") if n.strip()}:
+            for folder in dict.fromkeys((str(Path(entry["tex_main"] or "").parent), ".")):
+                path = posixpath.normpath(posixpath.join(folder, f"{name}.{kind}"))
+                if entry.get("tex_main") and git.exists(c, path):
+                    own = strip_comments(git.read(c, path).decode("utf-8", "replace"))
+                    tex = "\n".join(own[m.start():group(own, m.end())[1]] for m in re.finditer(
+                        r"\\(?:re)?newcommand\*?\s*\{?\\(?:refname|bibname)\}?\s*(?=\{)", own)) + "\n" + tex
+                    break
     for name, real in entry.get("section_macros", {}).items():  # a paper's own \\mysection{Title}{label}
         tex = re.sub(r"\\" + name + r"(?=\s*\{)", lambda m, r=real: "\\" + r, tex)
     notes = [entry.get("layout", "")]
@@ -562,9 +656,11 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     printed = n_bbl if n_bbl is not None else len(keys)
     ref_titles = [{"key": k, "title": clean(bib[k]["title"])} for k in keys if bib[k].get("title")]
 
+    pages, first, text = pdf_text(pdf)
     truth = {
         "slug": entry["slug"], "source": {k: entry[k] for k in ("repo", "commit", "pdf_path", "tex_main")},
-        "title": title, "authors": authors, "sections": sections(tex) + md_sections(md) + (typst_sections(typ) if typ else []),
+        "title": title, "authors": authors,
+        "sections": sections(tex, text) + md_sections(md) + (typst_sections(typ) if typ else []),
         "n_references": len(keys), "n_bibliography_entries_printed_estimate": printed,
         "reference_titles": ref_titles, "abstract": abstract[:400], "style": entry.get("style"),
         "columns": entry.get("columns"), "latex_style_info": {"documentclass": entry.get("class")},
@@ -591,7 +687,6 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     notes += entry.get("notes", [])
     truth["n_sections"] = len(truth["sections"])
 
-    pages, first, text = pdf_text(pdf)
     flat = squash(text)
     found = [s["title"] for s in truth["sections"] if squash(s["title"]) in flat]
     truth["pages"] = pages

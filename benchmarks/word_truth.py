@@ -14,8 +14,8 @@ Truth comes from the source alone, read with the standard library (zipfile + xml
   odt: content.xml with styles.xml (style:parent-style-name) and meta.xml.
 - sections: paragraphs in a heading style, level = outline level + 1 (docx: the built-in 'heading N' style names,
   or w:outlineLvl on the paragraph or its style chain; odt: text:h's text:outline-level, or a paragraph style's
-  style:default-outline-level). The table of contents (its entries and its own head), the bibliography's own head
-  and empty headings are no section: the LaTeX truths' convention.
+  style:default-outline-level). The table of contents (its entries and its own head) and empty headings are no
+  section; the bibliography's own head is one (printed as a heading, as the LaTeX truths take it since round 38).
 - title: the paragraph(s) in the Title style (docx 'Title', odt 'Title'), else the document property (dc:title)
   when page 1 prints it; `fixes` in the manifest give it where a title page is laid out by hand.
 - authors: the document property's creator where page 1 prints it; else a hand fix, else none (not scored).
@@ -384,11 +384,11 @@ def derive_truth(paras: list[dict], props: dict, first_page: str = "", levels_fr
             if mode and p["level"] <= mode_level:
                 mode = None
             if key in BIB_HEADS:
+                # the bibliography's own head opens the list, and the PDF prints it as a heading: a section
                 mode, mode_level = "bib", p["level"]
+            elif key in TOC_HEADS:
                 continue
-            if key in TOC_HEADS:
-                continue
-            if key in ABSTRACT_HEADS and not abstract_parts:
+            elif key in ABSTRACT_HEADS and not abstract_parts:
                 mode, mode_level = "abstract", p["level"]
             level = p["level"]
             if levels_from_numbering:

@@ -82,7 +82,7 @@ def test_docx_heading_levels_title_and_references():
         _p("Methods", "Kapitel"),
         _p("Fine detail", "Deep"),
         _p("Run-in head", "Body", outline=1),  # an outline level on the paragraph itself: level 2
-        _p("References", "Heading1"),  # the bibliography's own head: no section, its paragraphs the entries
+        _p("References", "Heading1"),  # the bibliography's own head: a section (printed so), its paragraphs the entries
         _p("[1] A. Author. A title. 2020.", "Body"),
         _p("[2] B. Author. Another title. 2021.", "Body"),
         _p("[3] C. Author. A third title. 2022.", "Body"),
@@ -95,7 +95,7 @@ def test_docx_heading_levels_title_and_references():
     assert truth["authors"] == ["Ada Lovelace"]
     assert [(s["level"], s["title"]) for s in truth["sections"]] == [
         (1, "Introduction"), (2, "Background"), (1, "Methods"), (3, "Fine detail"), (2, "Run-in head"),
-        (1, "Appendix A")]
+        (1, "References"), (1, "Appendix A")]
     assert truth["n_references"] == 3 == truth["n_bibliography_entries_printed_estimate"]
     assert truth["abstract"] == "We study things and find more things."
 
@@ -146,7 +146,7 @@ def test_odt_heading_levels_and_title():
     truth = word_truth.derive_truth(paras, props)
     assert truth["title"] == "An Odt Title"
     assert [(s["level"], s["title"]) for s in truth["sections"]] == [(1, "Chapter one"), (2, "Section two"),
-                                                                           (4, "Run-in method")]
+                                                                           (4, "Run-in method"), (1, "Bibliography")]
     assert truth["n_references"] == 1
     assert "a footnote" not in " ".join(p["text"] for p in paras)
 
