@@ -322,6 +322,11 @@ _GLUED_NUMBER = re.compile(r"(?<=[^\W\d_])(\d+)\b")
 
 
 _HYPHENATED = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([^\W\d_]+)")
+# double-spaced text (Apache Tika's: a blank line after every line) has a blank line between a broken word's
+# halves; counted as joined only where the output holds the joined word more often than the input holds it
+# whole (an output that keeps the lines as paragraphs keeps the halves, and the joined word it holds is the
+# input's own, not a hyphenation's: round38_tOCR_rule.md)
+_HYPHENATED_SPACED = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*\n[ \t]*([^\W\d_]+)")
 
 
 def _words(text: str) -> list[str]:
@@ -342,8 +347,13 @@ def lost_words(src: Path, out: Path) -> dict:
     # a word hyphenated at a line end ("organi-" / "sations") is the joined word of the output, as
     # conservation.py joins the PDF side (round 33, amendment A1): its two halves are matched there
     halves: Counter = Counter()
-    for a, b in _HYPHENATED.findall(text):
+    whole = Counter(ws)
+    pairs = [(a, b, False) for a, b in _HYPHENATED.findall(text)]
+    pairs += [(a, b, True) for a, b in _HYPHENATED_SPACED.findall(text)]
+    for a, b, spaced in pairs:
         joined = "".join(_words(a + b))
+        if spaced and pool[joined] + removed[joined] <= whole[joined]:
+            continue  # (no surplus of the joined word: the halves are the output's words)
         for bag in (pool, removed):
             if bag[joined] > 0:
                 bag[joined] -= 1

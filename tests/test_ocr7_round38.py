@@ -6,6 +6,7 @@ document."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from ctxmill.sources.engines import sniff_engine
@@ -122,3 +123,54 @@ def test_pymupdf4llm_bold_line_headings_title_and_byline():
 def test_bold_lines_without_the_number_mark_are_not_taken_for_pymupdf4llm():
     text = "\n".join(["# Notes", "", "**Important** read this.", "", "**1** item", "", "Some text here."] * 2)
     assert sniff_engine(text, "notes.md") != "pymupdf4llm"
+
+
+# ---------------------------------------------------------------- double-spaced extractor text (Apache Tika)
+
+def double_spaced_paper() -> str:
+    serial = itertools.count()
+    body = ("the ledgers of the old port were counted by hand over many years and the clerks wrote "
+            "their totals in the margin of every page in a small and careful script so that each "
+            "count could be checked again by the next clerk who came to the office in the morning").split()
+    def para(n_lines: int, seed: int) -> list[str]:
+        out, k = [], seed
+        for _ in range(n_lines):
+            words = [body[(k + j) % len(body)] for j in range(8)] + [f"entry{next(serial)}"]  # (no line twice)
+            out.append(" ".join(words).capitalize() if not out else " ".join(words))
+            k += 9
+        out[-1] += "."
+        return out
+    lines = ["Draft version March 4, 2021", "Counting Ledgers in the Old Port", "Ada Quay and Marek Stone", "ABSTRACT"]
+    lines += para(5, 0)
+    heads = ["1. INTRODUCTION", "2. METHOD", "2.1. Sampling Frame", "2.2. Cameras", "3. RESULTS"]
+    for n, head in enumerate(heads):
+        lines.append(head)
+        lines += para(60, n * 7)
+        if n == 1:
+            lines[-1] = lines[-1][:-1] + " as the ledger of the harbour shows for the whole of the dif-"
+            lines.append("Ledger Counts in the Old Port 3")
+            lines.append("Figure 1. A ledger page under the camera.")
+            lines.append("fering counts of the two clerks.")
+        if n in (0, 2, 4):
+            lines.append(f"Ledger Counts in the Old Port {n + 2}")
+    return "\n\n".join(lines) + "\n"
+
+
+def test_double_spaced_text_is_read_line_by_line_with_its_numbered_heads():
+    text = double_spaced_paper()
+    assert sniff_engine(text, "paper.txt") == "text"
+    doc = compile_text(text, "paper.txt")
+    heads = [h for h in headings(doc.markdown) if h[0] > 1]
+    assert heads == [(2, "ABSTRACT"), (2, "1 INTRODUCTION"), (2, "2 METHOD"), (3, "2.1 Sampling Frame"),
+                     (3, "2.2 Cameras"), (2, "3 RESULTS")]
+    assert "Draft version" not in " ".join(t for lv, t in headings(doc.markdown) if lv == 1)  # (a dated stamp)
+    removed = [r for r in doc.attrs["removed"] if r["reason"] == "running-head"]
+    assert len(removed) == 4 and "Ledger Counts" not in doc.markdown
+    assert "difFigure" not in doc.markdown and "Figure 1" in doc.markdown
+
+
+def test_one_paragraph_a_line_markdown_is_not_double_spaced_text():
+    para = ("The ledgers of the old port were counted by hand over many years, and the clerks wrote their totals "
+            "in the margin of every page in a small and careful script. ")
+    text = "\n\n".join(para * 2 for _ in range(50))
+    assert sniff_engine(text, "notes.md") != "text"

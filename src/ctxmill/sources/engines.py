@@ -164,7 +164,7 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
         return "markdown" if _blank_separated(sample) else "plain"
     if one_level and heads[0] == 1 and paperish:
         return "mineru"
-    if not heads and _wrapped_text(sample):
+    if not heads and (_wrapped_text(sample) or _double_spaced(sample)):
         return "text"
     # Markdown with the traits of an OCR transcript of a paper (LaTeX math, a bold "References"
     # line, a numbered bibliography) but no engine's signature: cleaned the generic way
@@ -317,6 +317,47 @@ def _blank_separated(sample: str) -> bool:
     return len(nonblank) >= 4 and 2 * apart >= len(nonblank)
 
 
+def _double_spaced(sample: str) -> bool:
+    """Wrapped text with a blank line after every printed line (Apache Tika's text of a PDF): at least
+    three in four lines followed by one blank line and a line, the lines of wrapped text's length, and a
+    sentence running on over the blank line often (the next line opens in lower case): not Markdown of
+    one paragraph a line, whose lines are long and end their sentences."""
+    lines = sample.split("\n")
+    idx = [i for i, ln in enumerate(lines) if ln.strip()]
+    if len(idx) < 40:
+        return False
+    apart = [i for i in idx if i + 2 < len(lines) and not lines[i + 1].strip() and lines[i + 2].strip()]
+    if 4 * len(apart) < 3 * len(idx):
+        return False
+    lengths = sorted(len(lines[i].strip()) for i in idx)
+    if not (40 <= lengths[len(lengths) // 2] <= 110 and lengths[int(len(lengths) * 0.9)] <= 140):
+        return False  # (a list of short items, one a paragraph, is no wrapped text)
+    runs_on = sum(1 for i in apart if lines[i + 2].lstrip()[:1].islower())
+    return 4 * runs_on >= len(apart)
+
+
+def _undouble(text: str) -> str:
+    """The blank line after every line of double-spaced text taken out (a run of two or more stays):
+    one printed line a line, as _LinePages reads it. Such text has no page breaks, so a running head
+    (a line of three words or more that recurs three times or more, its folio aside) is marked for
+    removed.json here: between a page's last line and the next page's first it joined the two."""
+    text = re.sub(r"(?<=\S)([^\S\n]*)\n[^\S\n]*\n(?=[^\S\n]*\S)", r"\1\n", text)
+    lines = text.split("\n")
+    keys = [_FOLIO_ENDS.sub("", ln.strip()) for ln in lines]
+    seen: dict[str, int] = {}
+    for k in keys:
+        if len(k.split()) >= 3 and len(k) <= 80:
+            seen[k] = seen.get(k, 0) + 1
+    body = sum(1 for k in keys if k)
+    heads = {k for k, n in seen.items() if 3 <= n and 20 * n <= body}  # (one a page: rare among the lines)
+    if not heads:
+        return text
+    return "\n".join(_removed_line("running-head", ln) if k in heads else ln for ln, k in zip(lines, keys, strict=True))
+
+
+_FOLIO_ENDS = re.compile(r"^\d{1,4}\s+|\s+\d{1,4}$")
+
+
 def _wrapped_text(sample: str) -> bool:
     """Plain text whose paragraphs are wrapped over several lines (Tesseract, pdftotext), as
     opposed to one OCR paragraph a line: form feeds between pages, or short lines that run on."""
@@ -392,6 +433,9 @@ def to_pages(text: str, engine: str) -> EngineText:
         text, engine = text.replace("\r\n", "\n").replace("\r", "\n"), "text"
         if title:
             info["title"] = title
+    spaced = engine == "text" and _double_spaced(text[:300_000])
+    if spaced:
+        text = _undouble(text)
     if engine in _LAYOUT_ENGINES:
         text = _layout_blocks(text, engine)
     if engine == "deepseek-ocr" or engine in _LAYOUT_ENGINES or "<|ref|>" in text:
@@ -435,7 +479,7 @@ def to_pages(text: str, engine: str) -> EngineText:
             raw[-1][1].append(part)
     pages: list[tuple[int | None, str]] = []
     at: list[int] = []  # the raw page each of pages comes from
-    lined = _LinePages(raw) if engine == "text" else None
+    lined = _LinePages(raw, spaced) if engine == "text" else None
     for i, (num, lines) in enumerate(raw):
         lines = _drop_rules_at_edges(lines)
         if lined is not None and lined.on and any(map(str.strip, lines)):
@@ -465,6 +509,11 @@ def to_pages(text: str, engine: str) -> EngineText:
 
 
 _BARE_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?")
+_CAPTION_LINE = re.compile(r"(?:Figure|Fig\.|Table)\s*\d{1,3}[.:]\s")  # ("Figure 4. Similar ...", not "Figure 4 shows")
+_NUMBERED_LINE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3}\.?)[ \t]+(\S.*)")
+# a line that ends on a full date ("Draft version January 4, 2022"): a preprint's or journal's stamp, no title
+_DATED_LINE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d\s*$"
+                         r"|\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+(?:19|20)\d\d\s*$")
 _ENTRY_LABEL = re.compile(r"\[\d{1,3}\]\s")
 
 
@@ -479,7 +528,10 @@ class _LinePages:
     alone on a line is a heading; a reference's "[n]" opens a paragraph; on the first page, the
     first short capitalised line after nothing but sentences (a licence notice) is the title."""
 
-    def __init__(self, raw: list[tuple[int | None, list[str]]]):
+    def __init__(self, raw: list[tuple[int | None, list[str]]], spaced: bool = False):
+        # (double-spaced text, undoubled: "2.3. Name" heads on a line, captions and a broken word
+        # before a capitalised line as paragraph ends, a dated stamp no title; round38_tOCR_rule.md)
+        self.spaced = spaced
         flat = [ln for _, lines in raw for ln in _drop_rules_at_edges(lines)]
         inner = [ln.strip() for ln in flat]
         text = [t for t in inner if t]
@@ -526,6 +578,20 @@ class _LinePages:
                     titled = True
                     i += 2
                     continue
+            m = _NUMBERED_LINE.fullmatch(s) if self.spaced else None
+            if m and self._title_like(m.group(2)) and re.search(r"[^\W\d_]{3}", m.group(2)) and len(s) < 0.8 * self.full \
+                    and (i == 0 or re.search(r"[.!?:]\d{0,2}$", items[i - 1]) or items[i - 1].startswith("#")):
+                # "2.3. Statistical Approach" on a line of its own after a sentence's end (and its
+                # footnote mark): that section's heading when it comes next in the numbering (a
+                # list's "1 Ms" does not)
+                number = [int(x) for x in m.group(1).rstrip(".").split(".")]
+                if self._next_number(number):
+                    self.last, self.listing = number, False
+                    gap()
+                    out += ["#" * min(6, 1 + len(number)) + f" {m.group(1).rstrip('.')} {m.group(2)}", ""]
+                    titled = True
+                    i += 1
+                    continue
             if len(s.split()) <= 4 and _norm(s.rstrip(".:")) in KNOWN_HEADINGS:
                 gap()
                 out += ["## " + s.rstrip(".:"), ""]
@@ -534,6 +600,7 @@ class _LinePages:
                 i += 1
                 continue
             if not titled and self._title_like(s) and len(s.split()) >= 2 and \
+                    not (self.spaced and _DATED_LINE.search(s)) and \
                     (i == 0 or items[i - 1][-1:] in ".!?") and i <= 8:
                 gap()
                 out += ["# " + s, ""]
@@ -550,7 +617,10 @@ class _LinePages:
                 self.listing = False
                 i += 1
                 continue
-            if self.listing and _ENTRY_LABEL.match(s):
+            if self.listing and _ENTRY_LABEL.match(s) or self.spaced and (_CAPTION_LINE.match(s) or (
+                    out and re.search(r"[^\W\d_]-$", out[-1]) and re.match(r"[A-Z][a-z]", s))):
+                # a caption opens its own paragraph, and so does a capitalised line after a word broken
+                # at a line end (a word goes on in lower case: a page's last line before a footnote)
                 gap()
             if self.listing and out and len(out[-1]) >= 2 and out[-1][-1] == "-" and out[-1][-2].isalpha() \
                     and s[:1].islower():
