@@ -819,6 +819,10 @@ _BAD_CHARS = re.compile("[\ufffd\ufffe\uffff\ue000-\uf8ff\U000f0000-\U0010ffff\x
                         "\x7f-\x9f\ud800-\udfff]")
 
 
+# dots only: a music or symbol font mapped to ASCII spills runs of '-' and '_' among its garbage
+_LEADERS = re.compile(r"[.\u00b7\u2024\u2025\u2026\u22ef]{3,}|[\u2026\u22ef]+")
+
+
 def text_layer_problem(page: Page) -> str | None:
     """Why this page's text layer cannot be used (None when it is real text)."""
     # whitespace out: str.split() and re's \s both test Py_UNICODE_ISSPACE (as re.sub(r"\s+",
@@ -830,9 +834,12 @@ def text_layer_problem(page: Page) -> str | None:
     bad = len(_BAD_CHARS.findall(text))
     if bad / n > 0.10:
         return f"garbage text layer ({bad} of {n} characters unmapped or private-use)"
-    alnum = _alnum_count(text)
-    if n >= 20 and alnum / n < 0.30:
-        return f"garbage text layer (only {alnum} of {n} characters are letters or digits)"
+    # a table of contents' tab leaders ('Introduction.........3', '. . . .' with the blanks out)
+    # are text a word processor or LaTeX wrote, not unmapped glyphs: they count neither way
+    words = _LEADERS.sub("", text)
+    alnum = _alnum_count(words)
+    if len(words) >= 20 and alnum / len(words) < 0.30:
+        return f"garbage text layer (only {alnum} of {len(words)} characters are letters or digits)"
     if n < 40 and page.width and page.height and page.images:
         # a scan with a stamped page number or a watermark: the picture holds the page
         area = page.width * page.height

@@ -1,0 +1,109 @@
+"""Round 38 (benchmarks/results/round38_tWord_rule.md): PDFs exported by word processors.
+
+T1: a table of contents whose tab leaders are written as literal periods ('Введение........3', LaTeX's
+'. . . .') is a real text layer, not garbage to be OCR'd; a symbol font's ASCII garbage stays garbage.
+
+The pages are made here with pdfium and a TrueType font that has Cyrillic glyphs (DejaVu)."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import pytest
+
+from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.sources import ocr, pdf as pdf_source
+
+pdfium = pytest.importorskip("pypdfium2")
+import pypdfium2.raw as c  # noqa: E402
+
+FONTS = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
+         "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
+W, H = 595.0, 842.0  # A4
+LEFT, RIGHT = 85.0, 510.0  # the text block's edges
+
+
+def _pdf(path: Path, pages: list[list[tuple]]) -> Path:
+    """pages: per page (text, x, top, size[, font "R"|"B"[, width]]): a line whose width is given is scaled
+    across to it (a justified line, from x to x + width)."""
+    if not all(p.exists() for p in FONTS.values()):
+        pytest.skip("DejaVu fonts are not installed")
+    doc = pdfium.PdfDocument.new()
+    keep, fonts = [], {}
+    for rows in pages:
+        page = doc.new_page(W, H)
+        for text, x, top, size, *rest in rows:
+            key = rest[0] if rest else "R"
+            if key not in fonts:
+                raw = FONTS[key].read_bytes()
+                buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
+                keep.append(buf)
+                fonts[key] = c.FPDFText_LoadFont(doc.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
+            obj = c.FPDFPageObj_CreateTextObj(doc.raw, fonts[key], ctypes.c_float(size))
+            c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+            scale = 1.0
+            if len(rest) > 1:
+                lo, bo, ro, to = (ctypes.c_float() for _ in range(4))
+                c.FPDFPageObj_GetBounds(obj, lo, bo, ro, to)
+                scale = rest[1] / (ro.value - lo.value)
+            c.FPDFPageObj_Transform(obj, scale, 0, 0, 1, x, H - top)
+            c.FPDFPage_InsertObject(page.raw, obj)
+        c.FPDFPage_GenerateContent(page.raw)
+        page.close()
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def _pages(path: Path):
+    return pdf_source.extract(path, CompileOptions(ocr="never")).pages
+
+
+# ----------------------------------------------------------------------------- T1: dotted leaders
+
+CONTENTS = [("ВВЕДЕНИЕ", "3"), ("ГЛАВА 1. ОБЗОР ПРЕДМЕТНОЙ ОБЛАСТИ", "5"), ("1.1 Постановка задачи", "5"),
+            ("1.2 Существующие решения", "8"), ("ГЛАВА 2. РЕАЛИЗАЦИЯ", "12"), ("2.1 Архитектура", "12"),
+            ("2.2 Тестирование", "17"), ("ЗАКЛЮЧЕНИЕ", "24"), ("СПИСОК ИСТОЧНИКОВ", "25"),
+            ("ПРИЛОЖЕНИЕ А", "27")]
+
+
+def _contents_page(leader: str) -> list[tuple]:
+    """A word processor's contents page: each entry, its tab leader to the right margin, the page number."""
+    rows = [("ОГЛАВЛЕНИЕ", 250.0, 80.0, 14.0, "B")]
+    for k, (entry, page) in enumerate(CONTENTS):
+        n = int((RIGHT - LEFT - 7.5 * len(entry)) / (3.5 * len(leader.strip()) or 3.5))
+        rows.append((f"{entry}{leader * max(n, 20)}{page}", LEFT, 120.0 + 24 * k, 12.0))
+    return rows
+
+
+@pytest.mark.parametrize("leader", [".", " .", "\u2026"])
+def test_dotted_contents_page_is_text_not_garbage(tmp_path, leader):
+    (page,) = _pages(_pdf(tmp_path / "toc.pdf", [_contents_page(leader)]))
+    assert page.has_text_layer
+    assert ocr.text_layer_problem(page) is None
+
+
+def test_symbol_font_garbage_with_rules_still_ocr(tmp_path):
+    """ASCII punctuation from a font without a Unicode map, with runs of '-' among it, is still garbage."""
+    junk = "\"(!'& % & \"! &( '&\"% ( )% & % !\"' * '"
+    rows = [("A simple baseline", LEFT, 60.0, 14.0)]
+    rows += [(junk if k % 2 else "-" * (3 + k % 4), LEFT, 100.0 + 18 * k, 11.0) for k in range(14)]
+    (page,) = _pages(_pdf(tmp_path / "junk.pdf", [rows]))
+    assert ocr.text_layer_problem(page) is not None
+    # dots in the same garbage do not save it either
+    rows2 = rows + [("." * 12, LEFT, 400.0, 11.0)]
+    (page2,) = _pages(_pdf(tmp_path / "junk2.pdf", [rows2]))
+    assert ocr.text_layer_problem(page2) is not None
+
+
+def test_contents_page_text_survives_compile(tmp_path):
+    """The compiled document keeps the contents' Cyrillic words as printed (no OCR reading of them)."""
+    body = [("ВВЕДЕНИЕ", 250.0, 80.0, 14.0, "B")]
+    body += [("Текст работы о сборке программного обеспечения и кэшировании результатов.", LEFT, 120.0 + 18 * k,
+              12.0) for k in range(20)]
+    doc = compile_document(_pdf(tmp_path / "t.pdf", [_contents_page("."), body]), CompileOptions(chunks=False))
+    assert not any(p.ocr for p in doc.stream.pages)
+    text = "\n".join(b.text for b in doc.blocks) + "\n".join(r["text"] for r in doc.attrs.get("removed", []))
+    assert "Существующие решения" in text
