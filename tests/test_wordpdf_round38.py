@@ -14,7 +14,8 @@ import pytest
 
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
-from ctxmill.sources import ocr, pdf as pdf_source
+from ctxmill.sources import ocr
+from ctxmill.sources import pdf as pdf_source
 
 pdfium = pytest.importorskip("pypdfium2")
 import pypdfium2.raw as c  # noqa: E402
@@ -107,3 +108,34 @@ def test_contents_page_text_survives_compile(tmp_path):
     assert not any(p.ocr for p in doc.stream.pages)
     text = "\n".join(b.text for b in doc.blocks) + "\n".join(r["text"] for r in doc.attrs.get("removed", []))
     assert "Существующие решения" in text
+
+
+def _body_page(head: str) -> list[tuple]:
+    rows = [(head, 230.0, 80.0, 14.0, "B")]
+    words = ("Текст работы о сборке программного обеспечения и кэшировании результатов компиляции в "
+             "распределённой системе с проверкой зависимостей").split()
+    for k in range(24):
+        line = " ".join(words[k % 5:][:9])
+        rows.append((line, LEFT, 120.0 + 18 * k, 12.0, "R", RIGHT - LEFT))
+    return rows
+
+
+def test_contents_title_in_another_language_is_no_heading_title_or_abstract(tmp_path):
+    """'ОГЛАВЛЕНИЕ' over its entries is the contents' title: no section, no document title, and the
+    entries are no abstract."""
+    doc = compile_document(_pdf(tmp_path / "t.pdf", [_contents_page("."), _body_page("ВВЕДЕНИЕ")]),
+                           CompileOptions(chunks=False))
+    heads = [b.text for b in doc.blocks if b.kind.value == "heading"]
+    assert "ОГЛАВЛЕНИЕ" not in heads
+    assert "ОГЛАВЛЕНИЕ" not in (doc.metadata.title or "")
+    assert "Существующие" not in (doc.metadata.abstract or "")
+
+
+def test_other_language_contents_words():
+    from ctxmill.compile.headings import contents_title
+
+    for t in ("Оглавление", "СОДЕРЖАНИЕ", "Tartalomjegyzék", "SUMÁRIO", "САДРЖАЈ", "İÇİNDEKİLER", "Table des matières",
+              "CONTENT", "Contents", "Списак слика"):
+        assert contents_title(t), t
+    for t in ("Введение", "Content analysis", "Összefoglaló", "Indices of refraction"):
+        assert not contents_title(t), t

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from ctxmill.accents import SPACING_ACCENTS, compose_accents
 from ctxmill.compile import logos
+from ctxmill.compile.headings import contents_title
 from ctxmill.model import Page
 
 # Running heads, stamps and venue lines seen above or below a title (general shapes, no one class).
@@ -432,7 +433,8 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
                  or HEADING_RE.match(t.text) and not _over_title(t, content, min(abstract, h * 0.7), body)), h * 0.7)
     # a contents list's heading, whatever its word ("Contents", "Analyses"), known by the entries under
     # it: the title and the byline are above it (it may be the largest type on the page)
-    toc = next((t.top for k, t in enumerate(content) if _heads_contents(content, k)), None)
+    # (or by its word, in any language headings.contents_title knows: "Оглавление", "Sumário")
+    toc = next((t.top for k, t in enumerate(content) if contents_title(t.text) or _heads_contents(content, k)), None)
     stop = min(stop, toc) if toc is not None else stop
     groups = [g for g in _groups([t for t in content if t.top < min(stop, h * 0.7)], page.ocr)
               if "@" not in g[0].text and len(" ".join(x.text for x in g).split()) <= 40]

@@ -16,6 +16,7 @@ the headings themselves.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 
 from ctxmill.model import Block, Kind
@@ -31,6 +32,47 @@ NUMBER_RE = re.compile(
 TOC_TITLES = {"contents", "table of contents", "list of figures", "list of tables", "list of algorithms",
               "list of listings", "inhaltsverzeichnis",
               "abbildungsverzeichnis", "tabellenverzeichnis"}
+# The same titles in other languages and scripts (and the singular "Content"), compared by their
+# letters alone, without case or accents (contents_title): taken for a contents title only over
+# entries (the block after it reads as entries), as "Índice" or "Content" may name a section too.
+# With a text layer such pages now reach here: sources/ocr.py no longer takes their dot leaders for
+# garbage.
+OTHER_TOC_TITLES = frozenset((
+    "content", "contents page", "index of contents",
+    "оглавление", "содержание", "зміст", "змест", "садржај", "sadrzaj", "садржина", "съдържание", "cuprins",
+    "tartalomjegyzek", "tartalom", "sumario", "indice", "indice general", "table des matieres", "sommaire",
+    "indice generale", "sommario", "inhoud", "inhoudsopgave", "innehall", "innehallsforteckning",
+    "indholdsfortegnelse", "innholdsfortegnelse", "innhold", "sisallys", "sisallysluettelo", "sisukord",
+    "spis tresci", "obsah", "kazalo", "turinys", "saturs", "efnisyfirlit", "icindekiler", "περιεχομενα",
+    "πινακας περιεχομενων", "תוכן העניינים", "المحتويات", "فهرس المحتويات", "目录", "目次", "目錄", "차례", "목차",
+    "mục lục", "muc luc", "daftar isi", "สารบัญ",
+    # lists of figures and tables
+    "список иллюстраций", "список рисунков", "список таблиц", "перелік рисунків", "перелік таблиць",
+    "списак слика", "списак табела", "popis slika", "popis tablica", "spisak slika", "spisak tabela",
+    "lista de figuras", "lista de tabelas", "lista de tablas", "lista de ilustracoes", "indice de figuras",
+    "indice de tablas", "liste des figures", "liste des tableaux", "elenco delle figure", "elenco delle tabelle",
+    "abrajegyzek", "tablazatjegyzek", "sekiller listesi", "tablolar listesi", "seznam obrazku", "seznam tabulek",
+    "spis rysunkow", "spis tabel", "lijst van figuren", "lijst van tabellen", "figurforteckning",
+    "tabellforteckning", "图目录", "表目录", "插图目录", "表格目录",
+))
+_BARE_DROP = re.compile(r"[^\w ]+|[\d_]+")
+
+
+def _bare(text: str) -> str:
+    """Letters and single blanks, case-folded, accents off ('Tartalomjegyzék:' -> 'tartalomjegyzek')."""
+    t = unicodedata.normalize("NFKD", text.casefold())
+    t = "".join(c for c in t if not unicodedata.combining(c))
+    return " ".join(_BARE_DROP.sub(" ", t).split())
+
+
+def contents_title(text: str) -> bool:
+    """``text`` names a table of contents or a list of figures or tables, in any language known here."""
+    if len(text) >= 40:
+        return False
+    bare = _bare(text)
+    return bare in TOC_TITLES or bare in OTHER_TOC_TITLES
+
+
 # an entry: a title, optional dot leaders, a page number (arabic or roman) at the end
 _CITED_NUMBER = re.compile(r"\b(?:Fig|Figs|Eq|Eqs|Sec|Tab|No|Vol|pp|p|Ch|Thm|Def)\. ?\d+$")  # prose: "see Fig. 1"
 _TOC_END = re.compile(r"(?:\s|\.)(?:\d{1,4}|[ivxlc]{1,6})$")
@@ -172,6 +214,11 @@ def toc_blocks(blocks: list[Block], body: float = 0.0, maybe: list[int] | None =
         if len(b.text) < 40 and may_be_title(low := b.text.lower()) and \
                 _NOT_TITLE_CHAR_RE.sub("", low).strip() in TOC_TITLES:
             out.add(i)
+            inside = True
+            continue
+        if len(b.text) < 40 and i + 1 < n and _bare(b.text) in OTHER_TOC_TITLES and blocks[i + 1].kind in kinds \
+                and share(i + 1, blocks[i + 1]) >= 0.5:
+            out.add(i)  # another language's title, over entries
             inside = True
             continue
         lines = b.attrs.get("_line_texts") or [b.text]

@@ -495,8 +495,9 @@ def run(doc: Document, options: CompileOptions) -> None:
     parts, empty = _abstract_blocks(blocks, min(len(stream.pages), 10) + first_page - 1)
     if not parts and not empty:
         # unlabelled: the first long paragraph of the title page (never a later chapter's text)
+        # (a contents list's entries, joined into one paragraph, are no abstract)
         parts = [b for b in front_blocks_ if b.kind is Kind.PARAGRAPH and not b.attrs.get("front")
-                 and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))]
+                 and not b.attrs.get("toc") and b.page == first_page and len(b.text) > 150 and not ("@" in b.text[:80] and EMAIL_RE.search(b.text[:80]))]
         # the byline's affiliations keyed by its marks ("^1)Dept. ..., ^2)Institute ...": REVTeX aip
         # prints no label over the abstract under them) come before it: they are none
         by_marks = {m for _, ms in authors for m in ms}
