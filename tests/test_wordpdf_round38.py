@@ -1,7 +1,12 @@
 """Round 38 (benchmarks/results/round38_tWord_rule.md): PDFs exported by word processors.
 
 T1: a table of contents whose tab leaders are written as literal periods ('Введение........3', LaTeX's
-'. . . .') is a real text layer, not garbage to be OCR'd; a symbol font's ASCII garbage stays garbage.
+'. . . .') is a real text layer, not garbage to be OCR'd; a symbol font's ASCII garbage stays garbage; its
+title in another language is no heading, title or abstract.
+W1: chapter and appendix words of other languages ('ГЛАВА 1. TITLE', 'ПРИЛОЖЕНИЕ 1') number their heads, written
+as printed.
+B1: Word's and Writer's default first-line indent (1.25 cm = 35.4 pt, half an inch = 36 pt) in 11-12 pt type at
+one and a half spacing keeps a paragraph's first line with the rest.
 
 The pages are made here with pdfium and a TrueType font that has Cyrillic glyphs (DejaVu)."""
 
@@ -139,3 +144,65 @@ def test_other_language_contents_words():
         assert contents_title(t), t
     for t in ("Введение", "Content analysis", "Összefoglaló", "Indices of refraction"):
         assert not contents_title(t), t
+
+
+# ----------------------------------------------------------------------------- B1: 1.25 cm indents
+
+LATIN = ("the system scales its web servers automatically under load and the measurements show how the "
+         "response time of every request changes when the number of users grows over the day").split()
+
+
+def _indented_paragraphs(size: float, pitch: float, indent: float, n: int) -> list[tuple]:
+    rows, top = [], 90.0
+    for p in range(n):
+        for k in range(4):
+            words = LATIN[(3 * p + 2 * k) % 12:][:10]
+            x = LEFT + indent if k == 0 else LEFT
+            rows.append((" ".join(words), x, top, size, "R", RIGHT - x))
+            top += pitch
+        rows.append((f"{LATIN[p]} ends here.", LEFT, top, size))
+        top += pitch
+    return rows
+
+
+@pytest.mark.parametrize("size,indent", [(11.0, 35.4), (12.0, 36.0), (12.0, 37.0)])
+def test_word_processor_first_line_indent_keeps_the_paragraph(tmp_path, size, indent):
+    pitch = round(size * 1.72, 2)  # one and a half spacing
+    doc = compile_document(_pdf(tmp_path / "b1.pdf", [_indented_paragraphs(size, pitch, indent, 6)] * 2),
+                           CompileOptions(chunks=False))
+    paras = [b for b in doc.blocks if b.kind.value == "paragraph"]
+    assert len(paras) == 12
+    assert all(b.text.endswith("ends here.") for b in paras)
+
+
+# ----------------------------------------------------------------------------- W1: chapter words
+
+
+def _chapter_page(head: str, subs: list[str]) -> list[tuple]:
+    rows = [(head, 200.0, 80.0, 14.0, "B")]
+    top = 120.0
+    words = ("Система сборки выполняет компиляцию исходных файлов проекта и проверяет зависимости между "
+             "модулями при каждом изменении кода").split()
+    for sub in subs:
+        rows.append((sub, LEFT, top, 13.0, "B"))
+        top += 24
+        for k in range(5):
+            rows.append((" ".join(words[k % 4:][:9]), LEFT, top, 12.0, "R", RIGHT - LEFT))
+            top += 18
+        rows.append(("конец абзаца.", LEFT, top, 12.0))
+        top += 30
+    return rows
+
+
+def test_chapter_and_appendix_words_in_another_script(tmp_path):
+    cover = [("Разработка системы сборки", 150.0, 300.0, 20.0, "B"), ("Иванов Иван Иванович", 200.0, 360.0, 14.0),
+             ("Санкт-Петербург 2018", 220.0, 760.0, 12.0)]
+    pages = [cover, _chapter_page("ГЛАВА 1. ТЕОРЕТИЧЕСКИЕ СВЕДЕНИЯ", ["1.1 Задачи системы", "1.2 Требования"]),
+             _chapter_page("ГЛАВА 2. РЕАЛИЗАЦИЯ", ["2.1 Архитектура", "2.2 Тестирование"]),
+             _chapter_page("ПРИЛОЖЕНИЕ 1", [])]
+    doc = compile_document(_pdf(tmp_path / "w1.pdf", pages), CompileOptions(chunks=False))
+    heads = [(b.level, b.text) for b in doc.blocks if b.kind.value == "heading"]
+    assert (2, "ГЛАВА 1. ТЕОРЕТИЧЕСКИЕ СВЕДЕНИЯ") in heads
+    assert (2, "ГЛАВА 2. РЕАЛИЗАЦИЯ") in heads
+    assert (3, "2.1 Архитектура") in heads
+    assert (2, "ПРИЛОЖЕНИЕ 1") in heads

@@ -701,9 +701,10 @@ def _stands_in_line(lines: list[_L], nxt: _L, ctx: _Context) -> bool:
         return False  # a page number alone on its line is never the start of a paragraph
     if nxt.x0 >= min(x.x0 for x in lines) - 25:
         return True  # (from the block's left edge, a first-line indent or a list's hang, or right of it)
-    if len(lines) == 1 and prev.x0 - nxt.x0 <= 3 * max(ctx.body_size, 4.0):
+    if len(lines) == 1 and prev.x0 - nxt.x0 <= max(3 * max(ctx.body_size, 4.0), 40.0):
         # a paragraph's first line indented wider than 25 pt (a Russian thesis's 1.25 cm), full to the
-        # column's right edge, over a line from its left edge
+        # column's right edge, over a line from its left edge; in any type size, as a word processor's
+        # default indent is 1.25 cm or half an inch (35.4-36 pt) set in 11 or 12 pt type
         lft, right = _column(nxt, ctx)
         if abs(nxt.x0 - lft) <= 2 and abs(prev.x1 - right) <= 2:
             return True

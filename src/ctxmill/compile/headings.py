@@ -23,8 +23,22 @@ from ctxmill.model import Block, Kind
 
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
+# The keyword's words in other languages and scripts, each read as its English kind ("ГЛАВА 1.
+# ТЕОРЕТИЧЕСКИЕ СВЕДЕНИЯ", Word's chapter style in capitals; "Приложение 2", "Anhang A")
+KEYWORDS = {
+    "chapter": "chapter", "part": "part", "appendix": "appendix", "section": "section",
+    "глава": "chapter", "раздел": "chapter", "розділ": "chapter", "поглавље": "chapter",
+    "κεφάλαιο": "chapter", "kapitel": "chapter", "chapitre": "chapter", "capítulo": "chapter",
+    "capitolo": "chapter", "hoofdstuk": "chapter", "rozdział": "chapter", "kapitola": "chapter",
+    "poglavlje": "chapter", "fejezet": "chapter", "bölüm": "chapter",
+    "часть": "part", "частина": "part", "μέρος": "part",
+    "приложение": "appendix", "додаток": "appendix", "прилог": "appendix", "παράρτημα": "appendix",
+    "anhang": "appendix", "annexe": "appendix", "apêndice": "appendix", "apéndice": "appendix",
+    "appendice": "appendix", "bijlage": "appendix", "załącznik": "appendix", "příloha": "appendix",
+    "melléklet": "appendix", "prilog": "appendix",
+}
 NUMBER_RE = re.compile(
-    r"^(?:(?P<kw>(?i:chapter|part|appendix|section))\s+)?"
+    r"^(?:(?P<kw>(?i:" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r"))\s+)?"
     r"(?P<num>\d{1,2}(?:\.\d{1,2}){0,4}|[IVXL]{1,6}|[A-Z](?:\.\d{1,2}){0,4})"
     r"(?P<sep>[.:]?)(?:\s+|$)(?P<title>\S.{0,200})?$",
     re.S,
@@ -129,7 +143,7 @@ def parse_number(text: str) -> Number | None:
     if not m:
         return None
     num, title = m.group("num"), (m.group("title") or "").strip()
-    kw = (m.group("kw") or "").lower()
+    kw = KEYWORDS.get((m.group("kw") or "").lower(), "")
     parts = num.split(".")
     if num.isdigit() or parts[0].isdigit():
         kind = "arabic"

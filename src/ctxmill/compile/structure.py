@@ -757,15 +757,38 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if not title and num.keyword != "appendix":
             continue  # "Chapter 3" whose title could not be joined to it
         _advance(number, state)
-        _set_heading(b, 1 + len(number.split(".")), number, title or f"Appendix {number}")
-        if num.keyword == "appendix":
-            b.attrs["_appendix_label"] = True
+        label = _foreign_label(b.text, title) if num.keyword else None
+        if label and title:  # "ГЛАВА 1. ТЕОРЕТИЧЕСКИЕ СВЕДЕНИЯ": the label as printed, before the title
+            _set_heading(b, 1 + len(number.split(".")), number, title)
+            b.attrs["_label_lead"] = label
+        elif label:  # "ПРИЛОЖЕНИЕ 1" alone: the label is the title (the number stays in sections.json)
+            _set_heading(b, 1 + len(number.split(".")), number, label)
+            b.attrs["_hide_number"] = True
+        else:
+            _set_heading(b, 1 + len(number.split(".")), number, title or f"Appendix {number}")
+            if num.keyword == "appendix":
+                b.attrs["_appendix_label"] = True
         if first_numbered is None:
             first_numbered = idx
     _unnumbered_by_style(blocks, weak, first_numbered, bool(matched), body, faced)
     _front_abstract(blocks)
     for b in blocks:
         b.attrs.pop("_known", None)
+
+
+_ENGLISH_KEYWORDS = frozenset(("chapter", "part", "appendix", "section"))
+
+
+def _foreign_label(text: str, title: str) -> str | None:
+    """The label printed before a heading's title when its keyword is another language's
+    ("ГЛАВА 1.", "Anhang A"), kept as printed; None for English keywords (written as before)."""
+    text = " ".join(text.split())
+    word = text.split(" ", 1)[0]
+    if word.lower() in _ENGLISH_KEYWORDS:
+        return None
+    title = " ".join(title.split())
+    label = text[:len(text) - len(title)].strip() if title and text.endswith(title) else text
+    return label or None
 
 
 def _sequenced(doc: Document, blocks: list[Block], cands: dict[int, tuple]) -> list[tuple[int, str]]:
