@@ -5,6 +5,10 @@ T1: a table of contents whose tab leaders are written as literal periods ('Вв�
 title in another language is no heading, title or abstract.
 W1: chapter and appendix words of other languages ('ГЛАВА 1. TITLE', 'ПРИЛОЖЕНИЕ 1') number their heads, written
 as printed.
+V1: a head the PDF's bookmarks name, set over a picture's box (Word's inline picture under its head), is a
+heading, not the picture's label.
+U1: a thesis's cover lines (the author's name, the city and year) repeated on its title and approval pages, set
+like its chapter heads, are front matter, no headings.
 B1: Word's and Writer's default first-line indent (1.25 cm = 35.4 pt, half an inch = 36 pt) in 11-12 pt type at
 one and a half spacing keeps a paragraph's first line with the rest.
 
@@ -206,3 +210,69 @@ def test_chapter_and_appendix_words_in_another_script(tmp_path):
     assert (2, "ГЛАВА 2. РЕАЛИЗАЦИЯ") in heads
     assert (3, "2.1 Архитектура") in heads
     assert (2, "ПРИЛОЖЕНИЕ 1") in heads
+
+
+# ----------------------------------------------------------------------------- V1: a head over a picture
+
+
+def test_bookmarked_head_over_a_picture_stays_a_heading(tmp_path):
+    pytest.importorskip("PIL")
+    from _pdfgen import draw_image, draw_text
+
+    from ctxmill.compile.pipeline import compile_stream
+    from ctxmill.model import OutlineEntry
+    from ctxmill.sources import load_source
+
+    text = ("The protocol rates every member of a community along the values the community has defined "
+            "and keeps")
+    doc = pdfium.PdfDocument.new()
+    for n in range(2):
+        page = doc.new_page(612, 792)
+        if n == 1:  # the picture's box runs up over its head
+            draw_image(doc, page, 90, 180, 520, 420, (200, 220, 240))
+        draw_text(doc, page, "OVERVIEW" if n == 0 else "AN EXAMPLE", 72, 150 if n == 0 else 200, 14.0,
+                  "Helvetica-Bold")
+        for k in range(12):
+            top = (175 if n == 0 else 440) + 13 * k
+            draw_text(doc, page, text if k < 11 else "the ratings over time.", 72, top, 10.0, "Times-Roman")
+        c.FPDFPage_GenerateContent(page.raw)
+        page.close()
+    doc.save(str(tmp_path / "v1.pdf"))
+    doc.close()
+    stream = load_source(tmp_path / "v1.pdf", CompileOptions())
+    stream.outline = [OutlineEntry(title="Overview", level=1, page=1), OutlineEntry(title="An Example", level=2, page=2),
+                      OutlineEntry(title="Results", level=1, page=2)]
+    out = compile_stream(stream, CompileOptions(fast=True))
+    heads = [b.text for b in out.blocks if b.kind.value == "heading"]
+    assert "AN EXAMPLE" in heads
+    assert not any("AN EXAMPLE" in r["text"] for r in out.attrs.get("removed", []))
+
+
+# ----------------------------------------------------------------------------- U1: a cover repeated
+
+
+def test_cover_lines_repeated_on_the_title_pages_are_no_headings(tmp_path):
+    body = ("A rede de sensores sem fio mede a temperatura do ambiente e envia os dados para uma estação "
+            "central").split()
+
+    def chapter(head: str, sub: str) -> list[tuple]:
+        rows = [(head, LEFT, 80.0, 12.0, "B"), (sub, LEFT, 110.0, 12.0, "B")]
+        for k in range(14):
+            rows.append((" ".join(body[k % 5:][:10]), LEFT, 135.0 + 17 * k, 11.0, "R", RIGHT - LEFT))
+        rows.append(("fim do parágrafo.", LEFT, 135.0 + 17 * 14, 11.0))
+        return rows
+
+    cover = [("JOÃO CARLOS DA SILVA", 200.0, 90.0, 12.0, "B"),
+             ("SENSORES SEM FIO PARA AGRICULTURA", 150.0, 380.0, 16.0, "B"),
+             ("LAVRAS - MG 2010", 230.0, 760.0, 12.0, "B")]
+    title_page = [("JOÃO CARLOS DA SILVA", 200.0, 90.0, 12.0, "B"),
+                  ("SENSORES SEM FIO PARA AGRICULTURA", 150.0, 300.0, 14.0, "B"),
+                  ("Monografia apresentada ao Colegiado do Curso de Ciência da Computação para a obtenção do título",
+                   300.0, 420.0, 11.0), ("de Bacharel em Ciência da Computação.", 300.0, 436.0, 11.0),
+                  ("LAVRAS - MG 2010", 230.0, 760.0, 12.0, "B")]
+    pages = [cover, title_page, chapter("1 INTRODUÇÃO", "1.1 Objetivos"), chapter("2 REDES", "2.1 Sensores"),
+             chapter("3 RESULTADOS", "3.1 Medidas")]
+    doc = compile_document(_pdf(tmp_path / "u1.pdf", pages), CompileOptions(chunks=False))
+    heads = [b.text for b in doc.blocks if b.kind.value == "heading"]
+    assert "1 INTRODUÇÃO" in heads and "3.1 Medidas" in heads
+    assert not any("SILVA" in h or "LAVRAS" in h for h in heads), heads

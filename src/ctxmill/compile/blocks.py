@@ -328,11 +328,16 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
     title = slides.frame_title(page, body) if figures and doc is not None and doc.attrs.get("slide_deck") \
         and page.number not in doc.attrs.get("_overlay_pages", ()) else None
     cap_run: tuple[int, Line, float] | None = None  # a caption inside a figure's box: (figure, last line, size)
+    # the PDF's bookmarks of this page: a line that one names is a heading set over (or beside) a
+    # picture, as a word processor places an inline picture right under its head, no figure's label
+    marked = {" ".join(e.title.casefold().split()) for e in doc.stream.outline if e.page == page.number} \
+        if figures and doc is not None else ()
     for line in page.lines:
         if line.bbox is None or not line.spans:
             rotated.append(line)
             continue
-        if figures and line is not title and any(_inside(line.bbox, im) for im in figures):
+        if figures and line is not title and any(_inside(line.bbox, im) for im in figures) \
+                and not (marked and " ".join(line.text.casefold().split()) in marked):
             # text drawn inside an included figure (labels of a diagram)
             idx = next(i for i, im in enumerate(figures) if _inside(line.bbox, im))
             size = max((s.size for s in line.spans if not s.superscript), default=0.0)

@@ -791,6 +791,17 @@ def _foreign_label(text: str, title: str) -> str | None:
     return label or None
 
 
+def _on_title_page(blocks: list[Block], idx: int, title_page: int, cover: set[str]) -> bool:
+    """Block idx, on a later front page, repeats a line of the title page (a thesis's cover, then its
+    title page and approval page, each with the author's name and the city and year): front matter.
+    ``cover`` is filled on the first call."""
+    if not cover:
+        cover.update(" ".join(b.text.casefold().replace("\u2013", "-").split()) for b in blocks
+                     if b.page == title_page and b.text.strip())
+        cover.add("")
+    return " ".join(blocks[idx].text.casefold().replace("\u2013", "-").split()) in cover
+
+
 def _sequenced(doc: Document, blocks: list[Block], cands: dict[int, tuple]) -> list[tuple[int, str]]:
     """The arabic-numbered candidates that only the sequence check stands between and a heading
     (the loop of _headings' other tests on them, those that do not read the sequence), in
@@ -988,6 +999,7 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
     above = next((i for i, b in enumerate(blocks) if b.attrs.get("title")), 0)
     weak = [i for i in weak if i > above or blocks[i].page != title_page]
     numbered = sum(1 for b in blocks if b.kind is Kind.HEADING and b.number)
+    cover: set[str] = set()  # the title page's lines, as _on_title_page compares them
     if numbered >= 2:
         abstract = next((i for i, b in enumerate(blocks[:first_numbered or 0])
                          if b.page == title_page and norm_title(b.attrs.get("_title") or b.text) == "abstract"), None)
@@ -999,7 +1011,8 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
             after_abstract = abstract is not None and idx > abstract and norm_title(b.text) not in _FRONT_LABELS \
                 and _text_follows(blocks, idx, body)
             if first_numbered is not None and idx < first_numbered and not known and not after_abstract \
-                    and (b.page <= title_page or not _text_follows(blocks, idx, body)):
+                    and (b.page <= title_page or not _text_follows(blocks, idx, body)
+                         or _on_title_page(blocks, idx, title_page, cover)):
                 continue  # the title pages: names, affiliations, degree, venue lines
             level = sig_level.get(_signature(b))
             if level is None and b.attrs.get("_bold_math") and (b.attrs.get("_size") or 0.0) >= body * 1.1:
