@@ -218,7 +218,6 @@ def test_chapter_and_appendix_words_in_another_script(tmp_path):
 def test_bookmarked_head_over_a_picture_stays_a_heading(tmp_path):
     pytest.importorskip("PIL")
     from _pdfgen import draw_image, draw_text
-
     from ctxmill.compile.pipeline import compile_stream
     from ctxmill.model import OutlineEntry
     from ctxmill.sources import load_source
