@@ -26,6 +26,7 @@ from ctxmill.compile.blocks import (
     runs_on,
 )
 from ctxmill.compile.headings import (
+    KEYWORDS,
     MAYBE_TOC_TITLE_RE,
     Number,
     deepen_by_number,
@@ -783,9 +784,9 @@ def _foreign_label(text: str, title: str) -> str | None:
     """The label printed before a heading's title when its keyword is another language's
     ("ГЛАВА 1.", "Anhang A"), kept as printed; None for English keywords (written as before)."""
     text = " ".join(text.split())
-    word = text.split(" ", 1)[0]
-    if word.lower() in _ENGLISH_KEYWORDS:
-        return None
+    word = text.split(" ", 1)[0].lower()
+    if word in _ENGLISH_KEYWORDS or word not in KEYWORDS:
+        return None  # (or no keyword printed first: memoir's "one   Day 1", its number set apart)
     title = " ".join(title.split())
     label = text[:len(text) - len(title)].strip() if title and text.endswith(title) else text
     return label or None
