@@ -174,11 +174,13 @@ _TOC_KINDS = frozenset((Kind.PARAGRAPH, Kind.HEADING, Kind.LIST_ITEM))
 # its two cases, outside the case-blind part: re's alternation skips a branch at a class its
 # character is not in, where a case-blind letter or a repeat is tried branch by branch, a step
 # per title at every line. Case-blind matches outside ASCII are on lines the first branch takes.)
+# (with the other languages' titles spelt in ASCII: "Content", "Sumario", "Indice")
+_MAYBE_TITLES = sorted(TOC_TITLES | {t for t in OTHER_TOC_TITLES if t.isascii()})
 MAYBE_TOC_TITLE_RE = re.compile(
     r"\n(?=[\x00-\x09\x0b-\x7f]*+[^\x00-\x7f]|[^a-zA-Z\n]*(?:"
     + "|".join(f"[{first}{first.upper()}](?i:" + "|".join(
         "[^a-z\\n]*" + "[^a-z\\n]*".join(c for c in t[1:] if c != " ") + "[^a-z\\n]*"
-        for t in sorted(TOC_TITLES) if t[0] == first) + ")" for first in sorted({t[0] for t in TOC_TITLES}))
+        for t in _MAYBE_TITLES if t[0] == first) + ")" for first in sorted({t[0] for t in _MAYBE_TITLES}))
     + r")(?![^\n]))")
 
 
