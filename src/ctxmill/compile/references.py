@@ -598,6 +598,22 @@ _BIB_TITLES_OTHER_SCRIPTS = (
     "Література", "Список літератури", "Список використаних джерел", "Бібліографія", "Библиографија",
     "Βιβλιογραφία", "Αναφορές",
 )
+# babel's \\refname and \\bibname in the languages the names above lack, as its .ldf files print them
+# (Turkish, Hungarian, Slovak, Croatian, Finnish, Estonian, Lithuanian and Latvian, Indonesian and
+# Malay, Vietnamese, Catalan, Basque, Norwegian, Swedish, Icelandic, Welsh, Irish, Afrikaans, Albanian,
+# Esperanto): a word processor's thesis template uses the same words. A name that is also a
+# common word elsewhere is left out (Czech's "Reference", Vietnamese's bare "Tài liệu": documents).
+_BIB_TITLES_BABEL = (
+    "Kaynaklar", "Kaynakça", "Hivatkozások", "Irodalomjegyzék", "Referencie", "Literatúra", "Bibliografija",
+    "Viitteet", "Kirjallisuutta", "Viited", "Kirjandus", "Literatūra", "Pustaka", "Daftar Pustaka", "Rujukan",
+    "Bibliografi", "Tài liệu tham khảo", "Referències", "Erreferentziak", "Referanser", "Litteraturförteckning",
+    "Heimildir", "Heimildaskrá", "Cyfeiriadau", "Llyfryddiaeth", "Tagairtí", "Leabharliosta", "Verwysings",
+    "Referencat", "Citaĵoj", "Bibliografio",
+    # English: also a section on citing (a style guide's "Citations"), so a heading of this name
+    # opens a list only when an entry follows it (_WEAK_BIB_TITLES)
+    "Citations",
+)
+_WEAK_BIB_TITLES = frozenset({"citations"})
 _BIB_SQUASHED = frozenset(t.replace(" ", "") for t in BIB_TITLES)
 
 
@@ -608,11 +624,15 @@ def _norm(text: str) -> str:
 
 
 _NOT_WORD = re.compile(r"[^\w]+")
-_BIB_KEYS = ("referen", "bibliograph", "bibliograf", "literatur", "litteratur", "cited", "quellen")
+_BIB_KEYS = ("referen", "bibliograph", "bibliograf", "literatur", "litteratur", "cited", "quellen",
+             # the ASCII names of _BIB_TITLES_BABEL
+             "kaynak", "viite", "viitte", "kirja", "pustaka", "rujukan", "referan", "heimild", "cyfeiriad",
+             "llyfryddiaeth", "leabharliosta", "verwysing", "citation")
+_BIB_SQUASHED |= {_NOT_WORD.sub("", _norm(t)) for t in _BIB_TITLES_BABEL if t.isascii()}
 assert all(any(k in t for k in _BIB_KEYS) for t in _BIB_SQUASHED)
 # (after the assert: _BIB_KEYS are the ASCII titles' keys, and a title outside ASCII always takes
 # the full test)
-_BIB_SQUASHED |= {_NOT_WORD.sub("", _norm(t)) for t in _BIB_TITLES_OTHER_SCRIPTS}
+_BIB_SQUASHED |= {_NOT_WORD.sub("", _norm(t)) for t in (*_BIB_TITLES_OTHER_SCRIPTS, *_BIB_TITLES_BABEL)}
 _BIB_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\s+")
 _BIB_TRAILING_PAGES = re.compile(r"(?:\s+\d{1,4})+$")
 _BIB_LEADING_PAGE = re.compile(r"^\d{1,4}\s+")
@@ -643,8 +663,18 @@ def is_bibliography_title(text: str) -> bool:
     t = _BIB_LEADING_PAGE.sub("", t)  # "62 Bibliography": a running head with its page number
     if t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED:
         return True
-    t = _BIB_CONTINUED.sub("", t)  # "References II"
-    return t in BIB_TITLES
+    t = _BIB_CONTINUED.sub("", t)  # "References II", "Kaynaklar I"
+    return t in BIB_TITLES or t.replace(" ", "") in _BIB_SQUASHED
+
+
+def _heading_opens_list(blocks: list[Block], i: int) -> bool:
+    """A heading whose text is a bibliography title; one of _WEAK_BIB_TITLES only when an entry
+    follows it (a section on citing is no list)."""
+    text = blocks[i].attrs.get("_title") or blocks[i].text
+    if not is_bibliography_title(text):
+        return False
+    t = _BIB_NUMBER.sub("", _norm(text))
+    return t not in _WEAK_BIB_TITLES or _entry_follows(blocks, i)
 
 
 # natbib's optional label printed before the entry by OCR engines: "Hu et al. [2020] Hengyuan Hu, ..."
@@ -740,7 +770,7 @@ def mark_bibliography(blocks: list[Block]) -> None:
     maybe = [i for i in _maybe_bib_titles(blocks) if blocks[i].kind is paragraph]
     titled = {i for i in maybe if len(t := blocks[i].text) <= 40 and is_bibliography_title(t)}
     found = any(
-        (b.kind is heading and is_bibliography_title(b.attrs.get("_title") or b.text))
+        (b.kind is heading and _heading_opens_list(blocks, i))
         or (b.kind is paragraph and (i in titled if len(b.text) <= 40 else is_bibliography_title(b.text))
             and _entry_follows(blocks, i))
         for i in sorted({*heading_at, *maybe}) for b in (blocks[i],)
@@ -777,11 +807,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
         if b.kind is BlockKind.HEADING:
-            if is_bibliography_title(b.attrs.get("_title") or b.text):
+            if _heading_opens_list(blocks, i):
                 if _first_on_page(blocks, i) and not (body and (b.attrs.get("_size") or 0.0) > body + 1.0
                                                       and not _LIST_OWN_TITLE_RE.match(b.attrs.get("_title") or b.text)) \
                         and (part and ((inside and entries) or not _entry_follows(blocks, i))
-                             or not part and _later_list(blocks, i)):
+                             or not part and _later_list(blocks, i) and not _holds_list_head(blocks, i)):
                     # the running head of a long list, read as a heading ("Bibliography"),
                     # also on the pages of whatever follows the list, or before it: "6
                     # REFERENCES" atop the page whose body ends the text before the list
@@ -1004,6 +1034,16 @@ def _later_list(blocks: list[Block], i: int) -> bool:
         return False
     return any(b.kind is BlockKind.HEADING and is_bibliography_title(b.attrs.get("_title") or b.text)
                and _entry_follows(blocks, j) for j, b in enumerate(blocks[i + 1 :], i + 1))
+
+
+def _holds_list_head(blocks: list[Block], i: int) -> bool:
+    """The bibliography title heading at ``i`` is a section whose first block, on its page, is the
+    list's own heading one level under it (a deck's section "KAYNAKÇA" over its frame "Kaynaklar"):
+    a section, not a running head."""
+    b = blocks[i]
+    nxt = next((c for c in blocks[i + 1 :] if c.kind is not BlockKind.FURNITURE), None)
+    return (nxt is not None and nxt.kind is BlockKind.HEADING and nxt.page == b.page
+            and (nxt.level or 2) > (b.level or 2) and is_bibliography_title(nxt.attrs.get("_title") or nxt.text))
 
 
 # what a CV or a report calls its own list of works (the heading of a list, not a bibliography title)

@@ -55,6 +55,13 @@ def _plain(text: str) -> str:
     return re.sub(r"^\d+(\.\d+)*\s+", "", _key(text)).replace("\u2019", "'").casefold()
 
 
+def _same_list_name(a: str, b: str) -> bool:
+    """Two bibliography titles of one name, a frame's count aside ("References" / "References II")."""
+    def name(t: str) -> str:
+        return re.sub(r"\s+(?:[ivx]{1,4}|\d{1,2})$", "", _plain(t).strip(" .:")).replace(" ", "")
+    return name(a) == name(b)
+
+
 def _masked(text: str) -> str:
     return _DIGITS.sub("#", _key(text))
 
@@ -909,8 +916,11 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
         frame_level = 2 + max(lvl for v in nav.values() for lvl, _ in v)
         for dest in sorted((d for d in nav if d > first), reverse=True):
             at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
+            own = head.get(dest)
             for lvl, text in reversed(nav[dest]):
-                if not is_bibliography_title(text):
+                # (the frame there titled by another word is under the section: Turkish
+                # "KAYNAKÇA" over a frame "Kaynaklar I")
+                if not is_bibliography_title(text) or own is None or not _same_list_name(text, own.text):
                     blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + lvl, attrs={"_title": text}))
     toc: dict[int, list[tuple[int, str]]] = doc.attrs.get("_contents") or {}
     # (a head-bar link to the title page alone, a side bar's short title, places no section)
