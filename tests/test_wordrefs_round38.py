@@ -57,3 +57,47 @@ def test_a_bibliography_section_over_its_list_head_of_another_name_stays_a_secti
     assert section.kind is BlockKind.HEADING
     assert head.attrs.get("bibliography")
     assert len(doc.references) == 2
+
+
+def test_entries_bookmarked_as_headings_under_the_list_are_entries():
+    # a LibreOffice bibliography index exported with a bookmark per entry: every entry came from the
+    # outline as a heading under the list's head (and a sub-head of the list stays one)
+    from ctxmill.model import Block
+
+    def entry_head(n, name):
+        text = f"{n}. {name} A.B. A long title of the work number {n} on things // Journal of Things. 20{10 + n}. P. 1–9."
+        return Block(kind=BlockKind.HEADING, text=text, page=2, level=4, attrs={"_title": text},
+                     bbox=(72.0, 100.0 + 40 * n, 520.0, 130.0 + 40 * n))
+    blocks = [_heading("Conclusion"), _pdf_block([(72, "We conclude.")], y=80),
+              _heading("References", page=2), _heading("Printed works", level=3, page=2)] \
+        + [entry_head(n, name) for n, name in enumerate(["Writer", "Author", "Maker", "Smith"], 1)]
+    doc = _compile_bib(blocks, pages=2)
+    assert [r.year for r in doc.references] == ["2011", "2012", "2013", "2014"]
+    assert [b.text for b in doc.blocks if b.kind is BlockKind.HEADING] == ["Conclusion", "References", "Printed works"]
+
+
+def test_a_box_read_before_the_appendix_head_above_it_is_no_entry():
+    # a word processor's text box under "APPENDIX A" is read first on its page, before the heading:
+    # the list ran on into the box's definitions
+    entries = [_pdf_block([(72, f"Writer{k}, A. (20{10 + k}). A title of paper {k}. Journal of Things, {k}, 1–9.")],
+                          y=100 + 30 * k) for k in range(4)]
+    box = [_pdf_block([(74, "trust(a, b): the local trust measure of transactions agent a had with b")], page=2, y=390),
+           _pdf_block([(74, "sat(a, b): the number of satisfactory transactions agent a had with b")], page=2, y=416)]
+    appendix = _heading("APPENDIX A – FORMULAS", page=2)
+    appendix.bbox = (72.0, 77.0, 340.0, 88.0)
+    doc = _compile_bib([_heading("References")] + entries + box + [appendix], pages=2)
+    assert [r.year for r in doc.references] == ["2010", "2011", "2012", "2013"]
+
+
+def test_a_journal_line_inside_a_one_paragraph_entry_does_not_start_an_entry():
+    # one paragraph an entry, no indent, set apart by space: a line "Journal ... 2010;4(3):1-9." after a
+    # title line ending in a period is the entry's tail, not an entry
+    from ctxmill.compile.references import _Ln, segment
+
+    rows = [["Writer, A.B. A first title of a long paper on the stationary states.",
+             "Journal of Physical Things 2010;4(3):413-422."],
+            ["Author, C. and Maker, D. A second paper on the mixtures of reacting gases in a", "vessel. Physics 2011;2:1-9."],
+            ["Smith, E., et al. A third paper. Chemistry 2012;5:10-19."],
+            ["Jones, F. A fourth paper on gases.", "Annals of Things 2013;7(1):20-29."]]
+    lines = [_Ln(t, 72.0, 1, 0, k, j == 0) for k, r in enumerate(rows) for j, t in enumerate(r)]
+    assert [len(g) for g in segment(lines)] == [2, 2, 1, 2]

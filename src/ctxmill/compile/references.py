@@ -806,6 +806,11 @@ def mark_bibliography(blocks: list[Block]) -> None:
     for i, b in steps():
         if i == start_at:
             inside, level, part, entries = True, top, part + 1, 0
+        if inside and b.kind is BlockKind.HEADING and (b.level or 2) > level and _entry_as_heading(b):
+            # an entry made a heading: a LibreOffice bibliography index exported with a bookmark
+            # per entry puts every entry in the PDF's outline, under the list's own head
+            b.kind, b.level, b.number = BlockKind.PARAGRAPH, None, None
+            b.attrs.pop("_title", None)
         if b.kind is BlockKind.HEADING:
             if _heading_opens_list(blocks, i):
                 if _first_on_page(blocks, i) and not (body and (b.attrs.get("_size") or 0.0) > body + 1.0
@@ -870,6 +875,12 @@ def mark_bibliography(blocks: list[Block]) -> None:
                                               or _APPENDIX_LABELLED.match(b.text)):
             inside = False
             continue
+        if b.kind is BlockKind.PARAGRAPH and entries and _set_under_closing_head(blocks, i, level):
+            # read before a heading that is printed above it (a word processor's text box, read
+            # first on its page): the list ended before that heading ("APPENDIX A" atop the page,
+            # its box of definitions under it)
+            inside = False
+            continue
         if b.kind is BlockKind.PARAGRAPH and entries >= 3 and _address_card(blocks, i):
             inside = False  # the authors' address cards after the list (The R Journal's): no entries
             continue
@@ -904,6 +915,28 @@ def mark_bibliography(blocks: list[Block]) -> None:
         lines = _visual_lines(b)
         if lines:
             b.attrs["bib_lines"] = lines
+
+
+def _entry_as_heading(b: Block) -> bool:
+    """A heading as long as an entry that opens as one: a label ("2. Cao Y. ...") or names and a year."""
+    return len(b.text) >= 60 and (_start_label(b.text) is not None or _reads_like_entry(b.text)) \
+        and not is_bibliography_title(b.text)
+
+
+def _set_under_closing_head(blocks: list[Block], i: int, level: int) -> bool:
+    """A later block of blocks[i]'s page is a heading that ends a list of ``level`` (of that level
+    or higher, or an appendix's) and is printed above blocks[i], over the same stretch of the line."""
+    b = blocks[i]
+    if b.bbox is None:
+        return False
+    for c in blocks[i + 1 :]:
+        if c.page != b.page:
+            return False
+        if c.kind is BlockKind.HEADING and c.bbox and c.bbox[3] <= b.bbox[1] \
+                and c.bbox[0] < b.bbox[2] and b.bbox[0] < c.bbox[2] \
+                and ((c.level or 2) <= level or _APPENDIX_START.match(c.text)):
+            return True
+    return False
 
 
 # a line that is an e-mail address or an ORCID alone
@@ -1400,6 +1433,11 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
         # title in blocks of their own: where several blocks end in such a head, the block after
         # one continues its entry, as does a block after a name list cut at a comma or "and"
         heads = sum(1 for a, b in pairwise(lines) if a.block != b.block and _AY_HEAD_END.search(a.text))
+        # where the blocks' first lines open with names (one block an entry: a word processor's
+        # paragraph per entry), a line inside a block starts an entry only if it opens so too:
+        # "... for medical education." over "Advances in Physiology Education 2007;31(2):202-210."
+        # is the entry's journal line
+        named = spaced and _opens_with_names([ln for ln in lines if ln.first and ln.x0 is not None]) >= 0.8
         for i, ln in enumerate(lines):
             if ln.x0 is None:
                 starts[i] = ln.first
@@ -1412,7 +1450,8 @@ def segment(lines: list[_Ln]) -> list[list[_Ln]]:
                 starts[i] = False
             else:
                 starts[i] = ln.first or (i > 0 and _text_start(lines[i - 1].text, ln.text)
-                                         and (not spaced or bool(_ANY_YEAR.search(ln.text))))
+                                         and (not spaced or bool(_ANY_YEAR.search(ln.text)))
+                                         and (not named or _opens_with_names([ln]) > 0))
     return _grouped(lines, starts)
 
 

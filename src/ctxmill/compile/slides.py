@@ -918,9 +918,10 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             at = next((i for i, b in enumerate(blocks) if b.page >= dest), len(blocks))
             own = head.get(dest)
             for lvl, text in reversed(nav[dest]):
-                # (the frame there titled by another word is under the section: Turkish
-                # "KAYNAKÇA" over a frame "Kaynaklar I")
-                if not is_bibliography_title(text) or own is None or not _same_list_name(text, own.text):
+                # (unless the frame there is the list's own head by another name, under the
+                # section: Turkish "KAYNAKÇA" over a frame "Kaynaklar I")
+                if not is_bibliography_title(text) or (own is not None and is_bibliography_title(own.text)
+                                                       and not _same_list_name(text, own.text)):
                     blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + lvl, attrs={"_title": text}))
     toc: dict[int, list[tuple[int, str]]] = doc.attrs.get("_contents") or {}
     # (a head-bar link to the title page alone, a side bar's short title, places no section)
