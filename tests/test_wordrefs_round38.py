@@ -101,3 +101,34 @@ def test_a_journal_line_inside_a_one_paragraph_entry_does_not_start_an_entry():
             ["Jones, F. A fourth paper on gases.", "Annals of Things 2013;7(1):20-29."]]
     lines = [_Ln(t, 72.0, 1, 0, k, j == 0) for k, r in enumerate(rows) for j, t in enumerate(r)]
     assert [len(g) for g in segment(lines)] == [2, 2, 1, 2]
+
+
+def test_a_structured_abstract_is_read_under_its_label():
+    # "Abstract" over unnumbered heads Background / Methods / Results / Conclusions, a paragraph each;
+    # the body's own "Background" after them is no part of it
+    from ctxmill.compile.metadata import _abstract_blocks
+    from ctxmill.model import Block
+
+    def para(text, page=1):
+        return Block(kind=BlockKind.PARAGRAPH, text=text, page=page)
+
+    blocks = [Block(kind=BlockKind.PARAGRAPH, text="A review of things", page=1, attrs={"title": True}),
+              para("Abstract")]
+    for name in ("Background", "Materials and methods", "Results", "Conclusions"):
+        blocks += [_heading(name, level=3), para(f"The {name.lower()} of the study, told in a sentence or two here.")]
+    blocks += [_heading("Background", level=2, page=3), para("The body opens here.", page=3)]
+    parts, empty = _abstract_blocks(blocks, 10)
+    assert [p.text.split()[1] for p in parts] == ["background", "materials", "results", "conclusions"]
+    assert not empty
+
+
+def test_a_name_before_an_affiliation_in_parentheses_cut_by_the_line_end(tmp_path):
+    # "..., Laura Goulier (Institute for" over "Geoinformatics, University of ...)": the third name was dropped
+    from test_unseen4_round37 import _body_page, _compile
+
+    title_page = [("Publishing research: a review of the tools", 90, 150, 20.7),
+                  ("Authors: Jane Roewright* (jr@example.org), Karl Doeberg, Lena Smithfield (Institute for", 72, 220, 11),
+                  ("Geoinformatics, University of Somewhere, Somewhere, Germany)", 72, 234, 11),
+                  ("*Corresponding author", 72, 262, 11)]
+    doc = _compile(tmp_path, [title_page, _body_page(), _body_page()])
+    assert [a.name for a in doc.metadata.authors] == ["Jane Roewright", "Karl Doeberg", "Lena Smithfield"]

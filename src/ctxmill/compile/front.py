@@ -843,6 +843,9 @@ def _clean_name(p: str, space_initials: bool = True) -> str | None:
     if re.match(r"^\s*[\w\s-]{2,30}:", p):
         return None  # "Correspondence: Jane Roe", "Supervisor: ...": a labelled line, not a byline
     s = re.sub(r"\([^)]*\)|\{[^}]*\}|\S+@\S+", " ", p)  # "(john@x.org)", an email beside the name
+    # an affiliation in parentheses that the line's end cuts ("Laura Goulier (Institute for" over
+    # "Geoinformatics, University of ...)"): no part of the name
+    s = re.sub(r"\s\([^)]*$", " ", s)
     s = s.strip().strip(MARK_CHARS + " ,;:-–")  # ("Klein -": OCR's "·" ending a byline's line)
     s = re.sub(rf"[{re.escape(MARK_CHARS)}]+", "", s).strip()
     s = HONORIFIC_RE.sub("", s).strip()

@@ -175,6 +175,8 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> tuple[list[Block], 
                     break  # (another label alone: the abstract again in a second language)
                 if x.kind is Kind.PARAGRAPH and x.text.strip():
                     out.append(x)
+            if not out:
+                out = _structured_abstract(blocks, i)
             if out:
                 return out, False
             empty = True
@@ -184,6 +186,34 @@ def _abstract_blocks(blocks: list[Block], last_page: int) -> tuple[list[Block], 
                 continue  # "Abstract Hoare logic": words, not the label (a label with its stop is one)
             return [b], False
     return [], empty
+
+
+# the heads of a structured abstract (a medical or BMC journal's: "Background", "Methods", "Results",
+# "Conclusions")
+_STRUCTURED_HEAD_RE = re.compile(
+    r"^\s*(?:background|context|introduction|objectives?|aims?|purpose|rationale|(?:materials? and )?methods?"
+    r"|methodology|design|setting|participants|interventions?|measurements|results|findings|discussion"
+    r"|conclusions?|interpretation|implications|significance)\s*[.:]?\s*$", re.I)
+
+
+def _structured_abstract(blocks: list[Block], i: int) -> list[Block]:
+    """The paragraphs of a structured abstract under the label at ``i``: unnumbered heads from
+    _STRUCTURED_HEAD_RE right under it, each over its paragraphs, up to a heading of another name
+    or one of the same name again (the body's own "Background")."""
+    out: list[Block] = []
+    seen: set[str] = set()
+    for x in blocks[i + 1:]:
+        if x.kind is Kind.HEADING:
+            name = x.text.strip(" .:").casefold()
+            if x.number or not _STRUCTURED_HEAD_RE.match(x.text) or name in seen:
+                break
+            seen.add(name)
+            continue
+        if not seen or _ABSTRACT_END_RE.match(x.text) or len(out) >= 6 or _ABSTRACT_ONLY_RE.match(x.text):
+            break
+        if x.kind is Kind.PARAGRAPH and x.text.strip():
+            out.append(x)
+    return out if len(seen) >= 2 else []
 
 
 # a number of three digits standing alone
