@@ -924,10 +924,15 @@ def _entry_as_heading(b: Block) -> bool:
 
 
 def _set_under_closing_head(blocks: list[Block], i: int, level: int) -> bool:
-    """A later block of blocks[i]'s page is a heading that ends a list of ``level`` (of that level
-    or higher, or an appendix's) and is printed above blocks[i], over the same stretch of the line."""
+    """blocks[i] opens a new page of the list, and a later block of its page is a heading that ends a
+    list of ``level`` (of that level or higher, or an appendix's) printed above it, over the same
+    stretch of the line. (On the page of the list's last entry, a heading above in the reading
+    order's later part is another box's: a poster's.)"""
     b = blocks[i]
     if b.bbox is None:
+        return False
+    last = next((c for c in reversed(blocks[:i]) if c.attrs.get("bibliography")), None)
+    if last is None or last.page >= b.page:
         return False
     for c in blocks[i + 1 :]:
         if c.page != b.page:
