@@ -1,6 +1,9 @@
 """Round 38 (benchmarks/results/round38_tU5_rule.md): failures of the fifth held-out unseen set, now development
 (round37_unseen_heldout5.md): run-in subsections whose number is upright and whose title is bold ("2.1. **A
-title.** Text ..."), ...
+title.** Text ..."), a section title opening with a lower-case symbol, a byline with the speaker's role after the
+name, a raised ordinal in the abstract, a draft's title page with line numbers, an appendix label over its title
+line, a running head with the page number, italic heads under bold capital ones in one size, and Turkish capitals
+matched to the outline.
 
 The pages are made here with pdfium and the DejaVu fonts; every string is made up."""
 
@@ -171,3 +174,89 @@ def test_a_raised_ordinal_stays_in_the_abstract_of_a_compiled_page(tmp_path):
     rows += [(180.0 + 10, LEFT, 12.0, [("1 Introduction", "B")])] + [(t + 20, x, s, g) for t, x, s, g in body]
     doc = _compile(tmp_path, [rows])
     assert "4th generation" in (doc.metadata.abstract or "")
+
+
+def _numbered_body(top: float, first_no: int, n: int, seed: int) -> tuple[list, float]:
+    """n body lines, each with its line number in 4.8 pt sans-like type in the left margin (a draft's lineno)."""
+    rows = []
+    for k in range(n):
+        rows.append((top + k * 20, 40.0, 4.8, [(str(first_no + k), "R")]))
+        rows.append((top + k * 20, LEFT, BODY, [(" ".join(FILLER[(seed + 5 * k) % 20:][:11]), "R")]))
+    return rows, top + n * 20
+
+
+def test_a_draft_title_page_with_line_numbers_keeps_its_title(tmp_path):
+    # a journal draft numbers every line from the title on; the title page has few lines, the template's
+    # note above the title has no number
+    page1 = [(45.0, 150.0, 12.0, [("Prepared with the journal template v2", "R")]),
+             (138.0, 40.0, 4.8, [("1", "R")]), (138.0, 127.0, 14.3, [("Ripples of Warm Air over Cold Seas", "B")]),
+             (171.0, 241.0, 12.0, [("Jane Roe", "R")]), (170.0, 40.0, 4.8, [("2", "R")]),
+             (197.0, 40.0, 4.8, [("3", "R")]), (199.0, 115.0, 12.0, [("Department of Physics, Some University", "I")]),
+             (690.0, 40.0, 4.8, [("4", "R")]), (692.0, 53.0, 12.0, [("Corresponding author: Jane Roe", "R")])]
+    page2, top = _numbered_body(60.0, 5, 3, 1)
+    page2 += [(top + 10, 40.0, 4.8, [("8", "R")]), (top + 10, LEFT, 12.0, [("1. Introduction", "B")])]
+    more, _ = _numbered_body(top + 30, 9, 20, 4)
+    doc = _compile(tmp_path, [page1, page2 + more])
+    assert doc.metadata.title == "Ripples of Warm Air over Cold Seas"
+    heads = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
+    assert "1 Introduction" in heads and not any(h.startswith("1 Ripples") for h in heads)
+
+
+def _sections(n: int, top: float, seed: int) -> tuple[list, float]:
+    rows = []
+    for k in range(1, n + 1):
+        rows.append((top, LEFT, 12.0, [(f"{k}. {['Introduction', 'Method', 'Results', 'Outlook'][k - 1]}", "B")]))
+        body, top = _text_lines(top + 20, 5, seed + k)
+        rows += body
+        top += 12
+    return rows, top
+
+
+def test_an_appendix_label_over_its_title_line_is_one_heading(tmp_path):
+    rows, top = _sections(3, 80.0, 0)
+    rows.append((top + 10, 260.0, 12.0, [("APPENDIX A", "R")]))
+    rows.append((top + 40, 200.0, 12.0, [("Deriving the Growth Rate", "B")]))
+    body, _ = _text_lines(top + 64, 5, 11)
+    doc = _compile(tmp_path, [rows + body])
+    heads = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
+    assert "Appendix A Deriving the Growth Rate" in heads
+    assert "Deriving the Growth Rate" not in heads and "Appendix A" not in heads
+
+
+def test_a_running_head_with_the_page_number_on_even_pages_is_no_section():
+    # "2 J.Q. Roe", "4 J.Q. Roe", "6 J.Q. Roe" atop the even pages, in a type the sequence check could
+    # take for sections 2, 4, 6: the number is each page's, the title the same, the place the same
+    from ctxmill.compile import structure
+    from ctxmill.compile.headings import parse_number
+    from ctxmill.model import Block
+
+    blocks, cands = [], {}
+    for p in (2, 3, 4, 6):
+        text = f"{p} J.Q. Roe" if p != 3 else "3 Results"
+        top = 78.0 if p != 3 else 300.0
+        blocks.append(Block(BlockKind.PARAGRAPH, text, p, bbox=(42.0, top, 137.0, top + 10),
+                            attrs={"_size": 12.0, "_page_height": 792.0, "_top": top}))
+        num = parse_number(text)
+        cands[len(blocks) - 1] = (num, num.title, "large")
+    assert structure._repeated_page_head(blocks, cands, 3, "6", "J.Q. Roe")
+    assert not structure._repeated_page_head(blocks, cands, 1, "3", "Results")  # a section, lower on its page
+
+
+def test_italic_heads_in_the_sections_size_are_subsections_of_the_bold_capital_ones(tmp_path):
+    rows, top = [(60.0, LEFT, 17.0, [("A Ring for Brighter Beams", "B")])], 100.0
+    for text, face in [("INTRODUCTION", "B"), ("THE LATTICE", "B"), ("Chosen working point", "I"),
+                       ("Tracking results", "I"), ("CONCLUSION", "B")]:
+        rows.append((top, LEFT, 14.3, [(text, face)]))
+        body, top = _text_lines(top + 22, 5, len(rows))
+        rows += body
+        top += 14
+    doc = _compile(tmp_path, [rows])
+    levels = {b.text: b.level for b in doc.blocks if b.kind is BlockKind.HEADING}
+    assert levels["INTRODUCTION"] == levels["THE LATTICE"] == levels["CONCLUSION"]
+    assert levels["Chosen working point"] == levels["Tracking results"] == levels["THE LATTICE"] + 1
+
+
+def test_turkish_capitals_match_their_outline_titles():
+    from ctxmill.compile.structure import norm_title
+    assert norm_title("GİRİŞ") == norm_title("Giriş")
+    assert norm_title("TEZ YAZIMI") == norm_title("Tez Yazımı")

@@ -31,7 +31,7 @@ def strip_line_numbers(page: Page, carry: dict | None = None) -> int:
     in and their last number. On a page of figures a review copy numbers only a line or two
     ("521 Supplemental Information", eLife): too few to tell a column by themselves, they are
     line numbers where they stand in that column and go on from that number."""
-    if len(page.lines) < 8 and not carry:
+    if len(page.lines) < 8 and not carry and len(page.lines) < 4:
         return 0
     # x bucket -> (top, value, line, span); the numbers of a column share their left edge or
     # (set flush right, as lineno does: "99" then "100") their right edge
@@ -59,8 +59,8 @@ def strip_line_numbers(page: Page, carry: dict | None = None) -> int:
     done: set[int] = set()
     for key, group in cands.items():
         group.sort(key=lambda g: g[0])
-        if not _goes_on(carry, key, group, page):
-            if len(group) < 3:
+        if not _goes_on(carry, key, group, page) and not _first_run(carry, group, page):
+            if len(group) < 3 or len(page.lines) < 8:
                 continue
             if not (_every_fifth(group) and (len(group) >= 5 or _in_margin(page, group))):
                 if len(group) < 8 and not (len(group) >= 5 and _small_run(group)):
@@ -88,6 +88,19 @@ def _goes_on(carry: dict | None, key: tuple, group: list, page: Page) -> bool:
     if not carry or carry.get("key") != key or not 0 < group[0][1] - carry["last"] <= 80:
         return False
     return all(0 < b[1] - a[1] <= 3 for a, b in pairwise(group)) and _in_margin(page, group)
+
+
+def _first_run(carry: dict | None, group: list, page: Page) -> bool:
+    """The first numbered lines of a document, on a title page of few lines (ametsoc's draft: "1"
+    beside the title, "2" beside the byline, "3" beside the address): 1, 2, 3, ... down the page,
+    no numbering before it, in the margin left of every other line, in type smaller than all of it."""
+    if carry is None or carry.get("key") is not None or len(group) < 3 or group[0][1] != 1:
+        return False
+    if any(b[1] - a[1] != 1 for a, b in pairwise(group)) or not _in_margin(page, group):
+        return False
+    numbered = {id(g[3]) for g in group}
+    others = [sp.size for ln in page.lines for sp in ln.spans if id(sp) not in numbered and sp.text.strip()]
+    return bool(others) and max(g[3].size for g in group) < 0.6 * sorted(others)[len(others) // 2]
 
 
 def _every_fifth(group: list) -> bool:
