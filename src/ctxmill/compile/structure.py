@@ -60,6 +60,9 @@ def norm_title(text: str) -> str:
     t = unicodedata.normalize("NFKD", text)
     if not t.isascii():
         t = t.replace("’", "'").replace("–", "-").replace("—", "-")
+        # Turkish dotted and dotless i ("GİRİŞ" printed, "Giriş" in the outline; "YAZIMI", "Yazımı"):
+        # one letter i, whatever the case (the dot above İ is a mark NFKD sets apart)
+        t = t.replace("I\u0307", "I").replace("ı", "i")
     if "[^" in t:
         t = _FOOTNOTE_MARK_RE.sub("", t)
     # (each run of non-word characters becomes one space: no two spaces are left to collapse)
@@ -741,6 +744,9 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
         if geo and not b.attrs.get("_bold") and style != "large" and _page_head(blocks, idx, number):
             b.kind = Kind.FURNITURE  # a running head with its page number, kept out of the text
             continue
+        if geo and _repeated_page_head(blocks, cands, idx, number, title):
+            b.kind = Kind.FURNITURE  # "6 A. Author" atop every even page: the page's number, not section 6
+            continue
         if geo and matched and _bookmark_head(outline, b, number, title):
             b.kind = Kind.FURNITURE
             continue
@@ -757,6 +763,8 @@ def _headings(doc: Document, blocks: list[Block], body: float) -> None:
             continue  # "2. The reverse ... association" / "of ribosomes with RNA. This ...": an item's lead
         if not title and num.keyword != "appendix":
             continue  # "Chapter 3" whose title could not be joined to it
+        if not title and geo:
+            title = _title_below(blocks, idx, cands)  # "APPENDIX A" over its title line: one heading
         _advance(number, state)
         label = _foreign_label(b.text, title) if num.keyword else None
         if label and title:  # "ГЛАВА 1. ТЕОРЕТИЧЕСКИЕ СВЕДЕНИЯ": the label as printed, before the title
@@ -801,6 +809,25 @@ def _on_title_page(blocks: list[Block], idx: int, title_page: int, cover: set[st
                      if b.page == title_page and b.text.strip())
         cover.add("")
     return " ".join(blocks[idx].text.casefold().replace("\u2013", "-").split()) in cover
+
+
+def _title_below(blocks: list[Block], idx: int, cands: dict[int, tuple]) -> str:
+    """The title of a label with none ("APPENDIX A" on a line of its own, ametsoc): the next block,
+    on the same page right under it, an unnumbered heading-like line (a candidate of its own). That
+    block's text moves into the label's heading; '' where there is none."""
+    nxt = blocks[idx + 1] if idx + 1 < len(blocks) else None
+    c = cands.get(idx + 1)
+    b = blocks[idx]
+    if nxt is None or c is None or c[0] is not None or nxt.page != b.page or nxt.kind is not Kind.PARAGRAPH:
+        return ""
+    size = b.attrs.get("_size_max") or b.attrs.get("_size") or 0.0
+    gap = (nxt.attrs.get("_top") or 0.0) - (b.attrs.get("_bottom") or -1e9)
+    if not 0 <= gap < 4 * max(size, 1.0):
+        return ""
+    nxt.kind = Kind.FURNITURE  # its text now lives in the heading
+    nxt.attrs["_merged_into_heading"] = True
+    cands.pop(idx + 1, None)
+    return c[1]
 
 
 def _sequenced(doc: Document, blocks: list[Block], cands: dict[int, tuple]) -> list[tuple[int, str]]:
@@ -919,6 +946,22 @@ def _page_head(blocks: list[Block], idx: int, number: str) -> bool:
         return False
     nxt = next((o for o in blocks[idx + 1: idx + 4] if o.kind is Kind.PARAGRAPH and o.text.strip()), None)
     return nxt is not None and nxt.text.lstrip()[:1].islower()
+
+
+def _repeated_page_head(blocks: list[Block], cands: dict[int, tuple], idx: int, number: str, title: str) -> bool:
+    """A running head that carries its page's number ("2 A. Author", "4 A. Author", ... atop the
+    even pages): the number is the page's, the line sits in the page's top tenth, and another
+    candidate on another page holds the same title with that page's number, in the same place."""
+    b = blocks[idx]
+    height = b.attrs.get("_page_height") or 792
+    if not title or number != str(b.page) or b.bbox is None or b.bbox[1] > 0.1 * height:
+        return False
+    for j, c in cands.items():
+        o = blocks[j]
+        if j != idx and c[1] == title and c[0] is not None and o.page != b.page and c[0].text == str(o.page) \
+                and o.bbox is not None and abs(o.bbox[1] - b.bbox[1]) < 3:
+            return True
+    return False
 
 
 def _chapter_titles(blocks: list[Block], cands: dict[int, tuple], body: float,
@@ -1066,10 +1109,33 @@ def _unnumbered_by_style(blocks: list[Block], weak: list[int], first_numbered: i
         if b.kind is Kind.HEADING and b.attrs.get("_known") and b.attrs.get("_size") is not None \
                 and sig_levels.get(_signature(b), 0) > (b.level or 2):
             b.level = sig_levels[_signature(b)]
-    if len(sizes) == 1:
+    if len(sizes) == 1 and not _italic_under_bold(blocks, strong):
         _sections_over_subsections(blocks, body)
     _slanted_below(blocks, weak, body)
     _face_below(blocks, faced or [], body)
+
+
+def _italic_under_bold(blocks: list[Block], strong: list[int]) -> bool:
+    """Nothing numbered, every heading in one size, in two faces: bold (or capitals) and upright,
+    and italic alone (JACoW: "SIMULATIONS" in bold capitals, "Evaluating the exchange quality"
+    in italic, both 14.3 pt): the italic ones after the first bold one are the level below (an
+    italic label before it, "Resumo" over the abstract, stays). True where it set them so."""
+    heads = [blocks[i] for i in strong if blocks[i].kind is Kind.HEADING]
+    sigs = {_signature(b) for b in heads}
+    if len(sigs) != 2 or len(heads) < 3:
+        return False
+    upright = [g for g in sigs if (g[1] or g[3]) and not g[2]]
+    slanted = [g for g in sigs if g[2] and not g[1] and not g[3]]
+    if len(upright) != 1 or len(slanted) != 1:
+        return False
+    first = next(k for k, b in enumerate(heads) if _signature(b) == upright[0])
+    top = heads[first].level or 2
+    below = [b for b in heads[first:] if _signature(b) == slanted[0]]
+    if not below or any((b.level or 2) != top for b in heads):
+        return False
+    for b in below:
+        b.level = top + 1
+    return True
 
 
 def _body_text_next(blocks: list[Block], idx: int, body: float) -> bool:
