@@ -2,8 +2,7 @@
 (round37_unseen_heldout5.md): run-in subsections whose number is upright and whose title is bold ("2.1. **A
 title.** Text ..."), a section title opening with a lower-case symbol, a byline with the speaker's role after the
 name, a raised ordinal in the abstract, a draft's title page with line numbers, an appendix label over its title
-line, a running head with the page number, italic heads under bold capital ones in one size, and Turkish capitals
-matched to the outline.
+line, a running head with the page number and italic heads under bold capital ones in one size.
 
 The pages are made here with pdfium and the DejaVu fonts; every string is made up."""
 
@@ -255,8 +254,3 @@ def test_italic_heads_in_the_sections_size_are_subsections_of_the_bold_capital_o
     assert levels["INTRODUCTION"] == levels["THE LATTICE"] == levels["CONCLUSION"]
     assert levels["Chosen working point"] == levels["Tracking results"] == levels["THE LATTICE"] + 1
 
-
-def test_turkish_capitals_match_their_outline_titles():
-    from ctxmill.compile.structure import norm_title
-    assert norm_title("GİRİŞ") == norm_title("Giriş")
-    assert norm_title("TEZ YAZIMI") == norm_title("Tez Yazımı")

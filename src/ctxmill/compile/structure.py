@@ -60,9 +60,6 @@ def norm_title(text: str) -> str:
     t = unicodedata.normalize("NFKD", text)
     if not t.isascii():
         t = t.replace("’", "'").replace("–", "-").replace("—", "-")
-        # Turkish dotted and dotless i ("GİRİŞ" printed, "Giriş" in the outline; "YAZIMI", "Yazımı"):
-        # one letter i, whatever the case (the dot above İ is a mark NFKD sets apart)
-        t = t.replace("I\u0307", "I").replace("ı", "i")
     if "[^" in t:
         t = _FOOTNOTE_MARK_RE.sub("", t)
     # (each run of non-word characters becomes one space: no two spaces are left to collapse)
