@@ -112,3 +112,43 @@ def encrypted_pdf(path: Path) -> Path:
     ]
     path.write_bytes(_assemble(objs, b"/Encrypt 4 0 R/ID[<" + b"ab" * 16 + b"><" + b"ab" * 16 + b">]"))
     return path
+
+
+# TrueType pages (text in any script): the round 37-38 layout tests build their pages with this.
+DEJAVU = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
+          "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
+
+
+def make_ttf_pdf(path: Path, pages: list[list[tuple]], page_size=(595.0, 842.0)) -> Path:
+    """A4 pages set in DejaVu Serif (a TrueType font with Cyrillic glyphs; the test skips where it is not
+    installed). pages: per page (text, x, top, font size[, font "R"|"B"[, width]]): a line whose width is given
+    is scaled across to it (a justified line, from x to x + width)."""
+    if not all(p.exists() for p in DEJAVU.values()):
+        import pytest
+
+        pytest.skip("DejaVu fonts are not installed")
+    pdf = pdfium.PdfDocument.new()
+    keep, fonts = [], {}
+    for rows in pages:
+        page = pdf.new_page(*page_size)
+        for text, x, top, font_size, *rest in rows:
+            key = rest[0] if rest else "R"
+            if key not in fonts:
+                raw = DEJAVU[key].read_bytes()
+                buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
+                keep.append(buf)
+                fonts[key] = c.FPDFText_LoadFont(pdf.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
+            obj = c.FPDFPageObj_CreateTextObj(pdf.raw, fonts[key], ctypes.c_float(font_size))
+            c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+            scale = 1.0
+            if len(rest) > 1:
+                lo, bo, ro, to = (ctypes.c_float() for _ in range(4))
+                c.FPDFPageObj_GetBounds(obj, lo, bo, ro, to)
+                scale = rest[1] / (ro.value - lo.value)
+            c.FPDFPageObj_Transform(obj, scale, 0, 0, 1, x, page_size[1] - top)
+            c.FPDFPage_InsertObject(page.raw, obj)
+        c.FPDFPage_GenerateContent(page.raw)
+        page.close()
+    pdf.save(str(path))
+    pdf.close()
+    return path

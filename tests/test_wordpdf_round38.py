@@ -16,7 +16,6 @@ The pages are made here with pdfium and a TrueType font that has Cyrillic glyphs
 
 from __future__ import annotations
 
-import ctypes
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,8 @@ from ctxmill.sources import pdf as pdf_source
 pdfium = pytest.importorskip("pypdfium2")
 import pypdfium2.raw as c  # noqa: E402
 
+from _pdfgen import make_ttf_pdf  # noqa: E402
+
 FONTS = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
          "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
 W, H = 595.0, 842.0  # A4
@@ -36,35 +37,7 @@ LEFT, RIGHT = 85.0, 510.0  # the text block's edges
 
 
 def _pdf(path: Path, pages: list[list[tuple]]) -> Path:
-    """pages: per page (text, x, top, size[, font "R"|"B"[, width]]): a line whose width is given is scaled
-    across to it (a justified line, from x to x + width)."""
-    if not all(p.exists() for p in FONTS.values()):
-        pytest.skip("DejaVu fonts are not installed")
-    doc = pdfium.PdfDocument.new()
-    keep, fonts = [], {}
-    for rows in pages:
-        page = doc.new_page(W, H)
-        for text, x, top, size, *rest in rows:
-            key = rest[0] if rest else "R"
-            if key not in fonts:
-                raw = FONTS[key].read_bytes()
-                buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
-                keep.append(buf)
-                fonts[key] = c.FPDFText_LoadFont(doc.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
-            obj = c.FPDFPageObj_CreateTextObj(doc.raw, fonts[key], ctypes.c_float(size))
-            c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
-            scale = 1.0
-            if len(rest) > 1:
-                lo, bo, ro, to = (ctypes.c_float() for _ in range(4))
-                c.FPDFPageObj_GetBounds(obj, lo, bo, ro, to)
-                scale = rest[1] / (ro.value - lo.value)
-            c.FPDFPageObj_Transform(obj, scale, 0, 0, 1, x, H - top)
-            c.FPDFPage_InsertObject(page.raw, obj)
-        c.FPDFPage_GenerateContent(page.raw)
-        page.close()
-    doc.save(str(path))
-    doc.close()
-    return path
+    return make_ttf_pdf(path, pages, (W, H))
 
 
 def _pages(path: Path):
