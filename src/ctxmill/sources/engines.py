@@ -554,6 +554,16 @@ class _LinePages:
             return n == [1]
         return n == last + [1] or any(n == last[:k] + [last[k] + 1] for k in range(len(last)))
 
+    def _numbered_head(self, label: str, title: str, out: list[str], gap) -> bool:
+        """Write '2.3 Title' as a heading of its depth when 2.3 comes next in the numbering."""
+        number = [int(x) for x in label.rstrip(".").split(".")]
+        if not self._next_number(number):
+            return False
+        self.last, self.listing = number, False
+        gap()
+        out += ["#" * min(6, 1 + len(number)) + f" {label.rstrip('.')} {title}", ""]
+        return True
+
     def page(self, lines: list[str], first: bool) -> list[str]:
         items = [ln.strip() for ln in lines if ln.strip()]
         out: list[str] = []
@@ -570,11 +580,7 @@ class _LinePages:
             if _BARE_NUMBER.fullmatch(s) and self._title_like(nxt) and _norm(nxt) not in KNOWN_HEADINGS \
                     and re.search(r"[^\W\d_]{3}", nxt) or \
                     _BARE_NUMBER.fullmatch(s) and _norm(nxt) in KNOWN_HEADINGS and len(nxt.split()) <= 4:
-                number = [int(x) for x in s.rstrip(".").split(".")]
-                if self._next_number(number):
-                    self.last, self.listing = number, False
-                    gap()
-                    out += ["#" * min(6, 1 + len(number)) + f" {s.rstrip('.')} {nxt}", ""]
+                if self._numbered_head(s, nxt, out, gap):
                     titled = True
                     i += 2
                     continue
@@ -584,11 +590,7 @@ class _LinePages:
                 # "2.3. Statistical Approach" on a line of its own after a sentence's end (and its
                 # footnote mark): that section's heading when it comes next in the numbering (a
                 # list's "1 Ms" does not)
-                number = [int(x) for x in m.group(1).rstrip(".").split(".")]
-                if self._next_number(number):
-                    self.last, self.listing = number, False
-                    gap()
-                    out += ["#" * min(6, 1 + len(number)) + f" {m.group(1).rstrip('.')} {m.group(2)}", ""]
+                if self._numbered_head(m.group(1), m.group(2), out, gap):
                     titled = True
                     i += 1
                     continue
