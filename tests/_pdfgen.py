@@ -119,6 +119,21 @@ DEJAVU = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
           "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
 
 
+def load_ttf(pdf, font: Path, keep: list):
+    """A TrueType font file embedded in ``pdf``; its bytes go into ``keep``, which must outlive the save."""
+    raw = font.read_bytes()
+    buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
+    keep.append(buf)
+    return c.FPDFText_LoadFont(pdf.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
+
+
+def ttf_text(pdf, font, size: float, text: str):
+    """A text object of ``text`` in a loaded TrueType font (not yet placed on a page)."""
+    obj = c.FPDFPageObj_CreateTextObj(pdf.raw, font, ctypes.c_float(size))
+    c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+    return obj
+
+
 def make_ttf_pdf(path: Path, pages: list[list[tuple]], page_size=(595.0, 842.0)) -> Path:
     """A4 pages set in DejaVu Serif (a TrueType font with Cyrillic glyphs; the test skips where it is not
     installed). pages: per page (text, x, top, font size[, font "R"|"B"[, width]]): a line whose width is given
@@ -134,12 +149,8 @@ def make_ttf_pdf(path: Path, pages: list[list[tuple]], page_size=(595.0, 842.0))
         for text, x, top, font_size, *rest in rows:
             key = rest[0] if rest else "R"
             if key not in fonts:
-                raw = DEJAVU[key].read_bytes()
-                buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
-                keep.append(buf)
-                fonts[key] = c.FPDFText_LoadFont(pdf.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
-            obj = c.FPDFPageObj_CreateTextObj(pdf.raw, fonts[key], ctypes.c_float(font_size))
-            c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+                fonts[key] = load_ttf(pdf, DEJAVU[key], keep)
+            obj = ttf_text(pdf, fonts[key], font_size, text)
             scale = 1.0
             if len(rest) > 1:
                 lo, bo, ro, to = (ctypes.c_float() for _ in range(4))

@@ -19,8 +19,6 @@ from ctxmill.model import Block, BlockKind
 pdfium = pytest.importorskip("pypdfium2")
 from _pdfgen import make_ttf_pdf  # noqa: E402
 
-FONTS = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
-         "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
 W, H = 595.0, 842.0  # A4
 LEFT, RIGHT = 70.9, 524.4  # the text block's edges
 

@@ -20,6 +20,8 @@ from ctxmill.model import BlockKind
 pdfium = pytest.importorskip("pypdfium2")
 import pypdfium2.raw as c  # noqa: E402
 
+from _pdfgen import load_ttf, ttf_text  # noqa: E402
+
 _DIR = Path("/usr/share/fonts/truetype/dejavu")
 FONTS = {"R": _DIR / "DejaVuSerif.ttf", "B": _DIR / "DejaVuSerif-Bold.ttf", "I": _DIR / "DejaVuSerif-Italic.ttf"}
 W, H = 612.0, 792.0  # US letter
@@ -41,12 +43,8 @@ def _pdf(path: Path, pages: list[list[tuple]]) -> Path:
                 # (a raised segment: its own size, set that far above the line's baseline)
                 seg_size, rise = raised if raised else (size, 0.0)
                 if key not in fonts:
-                    raw = FONTS[key].read_bytes()
-                    buf = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw)
-                    keep.append(buf)
-                    fonts[key] = c.FPDFText_LoadFont(pdf.raw, buf, len(raw), c.FPDF_FONT_TRUETYPE, True)
-                obj = c.FPDFPageObj_CreateTextObj(pdf.raw, fonts[key], ctypes.c_float(seg_size))
-                c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+                    fonts[key] = load_ttf(pdf, FONTS[key], keep)
+                obj = ttf_text(pdf, fonts[key], seg_size, text)
                 c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, H - top + rise)
                 lo, bo, ro, to = (ctypes.c_float() for _ in range(4))
                 c.FPDFPageObj_GetBounds(obj, lo, bo, ro, to)

@@ -30,8 +30,6 @@ import pypdfium2.raw as c  # noqa: E402
 
 from _pdfgen import make_ttf_pdf  # noqa: E402
 
-FONTS = {"R": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"),
-         "B": Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")}
 W, H = 595.0, 842.0  # A4
 LEFT, RIGHT = 85.0, 510.0  # the text block's edges
 
