@@ -95,3 +95,31 @@ def test_alto_words_are_attributes_and_page_xml_lines_are_read_once(tmp_path):
             '</pc:TextRegion></pc:Page></pc:PcGts>')
     src.write_text(page)
     assert ocr_heldout._words(ocr_heldout.content(src)) == ["erste", "zeile", "zweite", "folio"]
+
+
+def test_jats_article_element_text_without_its_hyphenated_tag_names(tmp_path):
+    # round 39 (set 9): CERMINE's JATS XML; its tag names carry hyphens (<article-title>, <contrib-group>), which the
+    # HTML tag pattern does not take out, so they would count as words in; the words are the element text only
+    jats = ('<article xmlns:xlink="http://www.w3.org/1999/xlink">\n<front>\n<article-meta>\n'
+            '<article-id pub-id-type="doi">10.1/x</article-id>\n'
+            '<title-group>\n<article-title>A Title</article-title>\n</title-group>\n'
+            '<contrib-group>\n<contrib contrib-type="author">\n<string-name>Ann Lee</string-name>\n</contrib>\n'
+            '</contrib-group>\n</article-meta>\n</front>\n<body>\n<sec id="sec-1">\n<title>1. Introduction</title>\n'
+            '<p>Words <italic>here</italic>.</p>\n</sec>\n</body>\n<back>\n<ref-list>\n<ref id="ref1">\n'
+            '<mixed-citation>[1] <string-name>B. Kay</string-name>, Old work</mixed-citation>\n</ref>\n</ref-list>\n'
+            '</back>\n</article>\n')
+    src = tmp_path / "source.xml"
+    src.write_text(jats)
+    assert ocr_heldout._words(ocr_heldout.content(src)) == [
+        "10", "1", "x", "a", "title", "ann", "lee", "1", "introduction", "words", "here", "1", "b", "kay", "old", "work"]
+
+
+def test_papermage_document_symbols_are_read_once(tmp_path):
+    # round 39 (set 9): papermage's Document JSON holds its text once, in "symbols"; tokens, rows and pages are
+    # spans into it (no text of their own), so the words are the symbols' words
+    doc = {"symbols": "A Title\nFirst line", "metadata": {}, "relations": {},
+           "entities": {"tokens": [{"spans": [[0, 1]], "boxes": [[0.1, 0.1, 0.1, 0.1, 0]]}],
+                        "rows": [{"spans": [[0, 7]]}], "pages": [{"spans": [[0, 18]]}]}}
+    src = tmp_path / "source.json"
+    src.write_text(json.dumps(doc))
+    assert ocr_heldout._words(ocr_heldout.content(src)) == ["a", "title", "first", "line"]
