@@ -25,7 +25,9 @@ counter in the appendix), @key / #cite(<key>) citations and its template call's 
 abstract; Doxygen's \\texorpdfstring / \\hyperlink / \\+ printed as they print; a nested \\input
 found from the main file's folder as TeX finds it, and in the folders the source adds to \\input@path (and a class's own
 file-reading command named in the manifest's `input_macros`, KUThesis's \\addContents{file}, read as \\input); abnTeX2's
-\\titulo / \\autor and asmeconf's \\SetAuthors as title and byline);
+\\titulo / \\autor and asmeconf's \\SetAuthors as title and byline; biblatex's \\autocite / \\textcite / \\parencite /
+\\footcite / \\smartcite / \\supercite as citations, and Typst's #cite(label("key")); a manifest `language` (babel's
+name) that resolves \\IfLanguageName{lang}{..}{..} / \\iflanguage switches for the language the PDF was built in);
 `fixes` in the manifest replace a derived field where a class prints something the source does
 not spell out, and each one is written into the truth's `notes`. `sanity` checks the truth
 against the PDF's text (pypdfium2): the title and section titles must be found in it.
@@ -52,7 +54,9 @@ SECTION_RE = re.compile(r"\\(part|chapter|section|subsection|subsubsection)(\*?)
 FRAME_RE = re.compile(r"\\begin\{frame\}\s*(?:<[^>]*>\s*)?(?:\[[^\]]*\]\s*)?")
 BOX_RE = re.compile(r"\\(?:headerbox|block)\s*(?:\[[^\]]*\]\s*)?(?=\{)")
 BLOCK_RE = re.compile(r"\\begin\{[A-Za-z]*block\}\s*(?:<[^>]*>\s*)?(?=\{)")
-CITE_RE = re.compile(r"\\(?:no)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
+# \\cite and natbib's \\citet / \\citep ..., and biblatex's \\autocite / \\textcite / \\parencite / \\footcite / \\smartcite /
+# \\supercite (their names end in "cite")
+CITE_RE = re.compile(r"\\(?:no|auto|text|paren|foot|smart|super)?cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*){0,2}(?=\{)")
 ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
            "v": "\u030c", "H": "\u030b", "=": "\u0304", ".": "\u0307", "u": "\u0306", "k": "\u0328"}
 
@@ -127,6 +131,24 @@ def expand(git: Git, commit: str, path: str, depth: int = 0, main_root: str | No
         return ""
 
     return re.sub(r"\\(" + "|".join(inputs) + r")\s*\{([^}]*)\}", splice, tex)
+
+
+def pick_language(tex: str, language: str) -> str:
+    """A document's language switches resolved for the language it is built in (the manifest's `language`, babel's
+    name): \\IfLanguageName{dutch}{Woord vooraf}{Preface} and \\iflanguage{dutch}{..}{..} print their first branch in a
+    Dutch build, their second otherwise."""
+    out, i = [], 0
+    for m in re.finditer(r"\\(?:IfLanguageName|iflanguage)\s*(?=\{)", tex):
+        if m.start() < i:  # inside a branch already copied
+            continue
+        name, j = group(tex, m.end())
+        j += len(tex[j:]) - len(tex[j:].lstrip())
+        yes, k = group(tex, j) if tex[j:j + 1] == "{" else ("", j)
+        k += len(tex[k:]) - len(tex[k:].lstrip())
+        no, end = group(tex, k) if tex[k:k + 1] == "{" else ("", k)
+        out += [tex[i:m.start()], pick_language(yes if name.strip() == language else no, language)]
+        i = end
+    return "".join(out) + tex[i:]
 
 
 def group(tex: str, start: int) -> tuple[str, int]:
@@ -555,6 +577,8 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     # a class's own command that reads a file as \\input does (KUThesis's \\addContents{chapters/1}): `input_macros`
     inputs = ("input", "include", "subfile") + tuple(entry.get("input_macros", []))
     tex = expand(git, c, entry["tex_main"], inputs=inputs) if entry.get("tex_main") else ""
+    if entry.get("language"):  # \\IfLanguageName{lang}{..}{..} switches, for the language the PDF was built in
+        tex = pick_language(tex, entry["language"])
     for extra in entry.get("tex_extra", []):  # metadata files a class reads itself (ReScience)
         tex = strip_comments(git.read(c, extra).decode("utf-8", "replace")) + "\n" + tex
     if "IEEEtran" in entry.get("class", ""):
@@ -637,9 +661,10 @@ def derive(entry: dict, mirror: Path) -> tuple[dict, bytes]:
     for m in re.finditer(r"(?<![\w.])@([\w:-]+)", md_body(md)):  # pandoc citations in a Markdown body
         if m.group(1) not in cited:
             cited.append(m.group(1))
-    # Typst citations (@key, #cite(<key>)); a label reference (@fig:x) is no .bib key and drops out below
-    for m in re.finditer(r"(?<![\w.])@([\w:-]+)|#cite\(\s*<([\w:.-]+)>", typst_strip(typ)):
-        k = (m.group(1) or m.group(2)).rstrip(":")
+    # Typst citations (@key, #cite(<key>), #cite(label("key"))); a label reference (@fig:x) is no .bib key and drops
+    # out below
+    for m in re.finditer(r"(?<![\w.])@([\w:-]+)|#cite\(\s*<([\w:.-]+)>|#cite\(\s*label\(\s*\"([^\"]+)\"\s*\)", typst_strip(typ)):
+        k = (m.group(1) or m.group(2) or m.group(3)).rstrip(":")
         if k not in cited:
             cited.append(k)
     for m in CITE_RE.finditer(tex):
