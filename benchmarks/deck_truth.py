@@ -17,6 +17,9 @@ Round 37 added `heldout7` (benchmarks/data/deck_heldout7.json: Beamer UniPi (Ita
 Round 38 added `heldout8` (benchmarks/data/deck_heldout8.json: a Korean Beamer deck in a chalkboard theme, the ufalslides
 Beamer theme's demo, a Marp deck in the built-in gaia theme and a pandoc reveal.js deck printed by DeckTape, fixed before any
 round 38 change).
+Round 39 added `heldout9` (benchmarks/data/deck_heldout9.json: the Beamer moloch theme's demo, a Beamer deck of the Slovak
+University of Technology (English and Slovak), a Typst touying deck in the PSI theme and the University of Pardubice's UpceFei
+Beamer sample in Czech, fixed before any round 39 change).
 Any name N reads benchmarks/data/deck_N.json into benchmarks/.cache/decks_N.
 
 General readings of a deck's source, beyond unseen_truth.py's (each applies only where its case arises):
@@ -44,6 +47,7 @@ General readings of a deck's source, beyond unseen_truth.py's (each applies only
     .venv/bin/python benchmarks/deck_truth.py --set heldout6   # -> benchmarks/.cache/decks_heldout6/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout7   # -> benchmarks/.cache/decks_heldout7/<slug>/
     .venv/bin/python benchmarks/deck_truth.py --set heldout8   # -> benchmarks/.cache/decks_heldout8/<slug>/
+    .venv/bin/python benchmarks/deck_truth.py --set heldout9   # -> benchmarks/.cache/decks_heldout9/<slug>/
     .venv/bin/python benchmarks/corpus.py --papers benchmarks/.cache/decks
 """
 
