@@ -23,8 +23,9 @@ imported):
   ``alone`` (a paragraph of its own that is no definition), ``as_list_item`` (a list item, F1 >= 0.8: a page's
   notes read as a numbered list), ``lost`` (in no paragraph); footnotes of fewer than 3
   words are not placed. Marks: where the last words before the mark (up to 3) are found in document.md,
-  ``marks_kept`` counts those followed by a ``[^n]``, ``marks_linked`` those whose n is the label of the
-  definition matched to that footnote.
+  ``marks_kept`` counts those followed (within 15 characters: a citation or a parenthesis may stand between) by a
+  ``[^n]``, ``marks_linked`` those whose n is the label of the definition matched to that footnote,
+  ``marks_as_sup`` those followed by a raised ``<sup>n</sup>`` instead (the number kept, not as a mark).
 - links (the paper's printed URLs, DOIs, e-mails; the title block's apart as ``front``): ``exact`` when the string
   (case folded, Markdown escapes read back) is in document.md not followed by a letter or digit; ``glued`` when it
   is there only followed by one (run into the next word); ``broken`` when it is there only with spaces, line
@@ -211,7 +212,7 @@ def score_footnotes(md: str, footnotes: list[dict], blocks: list[str]) -> dict:
             where[i] = place(t, body) if len(t) >= 3 else "short"
         placed[where[i]] += 1
     flat = MD_ESCAPE.sub(r"\1", md)
-    ctx = kept = linked = 0
+    ctx = kept = linked = sup = 0
     for i, f in enumerate(truth):
         words = (f.get("before") or [])[-3:]
         if len(words) < 2:
@@ -220,17 +221,20 @@ def score_footnotes(md: str, footnotes: list[dict], blocks: list[str]) -> dict:
         if not re.search(lead, flat, re.I):
             continue
         ctx += 1
-        m = re.search(lead + r"[^\w\[\n]{0,4}\[\^([^\]\s]+)\](?!:)", flat, re.I)
+        # (a citation, a number or a parenthesis may stand between the words and the mark: "[9][^3]", "(SW2)[^2]")
+        m = re.search(lead + r"[^\n]{0,15}?\[\^([^\]\s]+)\](?!:)", flat, re.I)
         if m:
             kept += 1
             linked += i in of and defs[of[i]]["n"] == m.group(1)
+        elif re.search(lead + r"[^\n]{0,15}?<sup>[^<]{1,6}</sup>", flat, re.I):
+            sup += 1  # kept as a raised number, not as a footnote mark
     n = len(truth)
     return {"truth": n, "in_float": sum(1 for f in footnotes if f["in_float"]),
             "not_printed": sum(1 for f in footnotes if f.get("printed") is False), "ours_definitions": len(defs),
             "hits": len(pairs), "recall": round(len(pairs) / n, 3) if n else None,
             "spliced": placed["spliced"], "appended": placed["appended"], "alone": placed["alone"],
             "lost": placed["lost"], "as_list_item": placed["as_list_item"], "short_unmatched": placed["short"],
-            "marks_context_found": ctx, "marks_kept": kept, "marks_linked": linked,
+            "marks_context_found": ctx, "marks_kept": kept, "marks_linked": linked, "marks_as_sup": sup,
             "missing": [{"text": truth[i]["text"][:80], "best_f1": round(best[i], 3), "placed": where[i]}
                         for i in range(n) if i not in of][:8]}
 
@@ -328,6 +332,7 @@ def summarise(rows: list[dict]) -> dict:
         "footnotes_not_printed": s(fs, "not_printed"),
         "footnote_marks_kept": frac(s(fs, "marks_kept"), s(fs, "marks_context_found")),
         "footnote_marks_linked": frac(s(fs, "marks_linked"), s(fs, "marks_context_found")),
+        "footnote_marks_as_sup": frac(s(fs, "marks_as_sup"), s(fs, "marks_context_found")),
         "papers_with_links": sum(1 for x in ks if x["truth"]),
         "link_exact_recall_mean": mean(x["recall"] for x in ks),
         "links_exact": frac(s(ks, "exact"), s(ks, "truth")),

@@ -130,7 +130,7 @@ help@acme.example.com for help. The DOI 10.1234/abc.5678 and https://www.example
 - (iii) Third roman.
 - ⋆ Starred one.
 
-A bare link https://example.org/ page. Closing sentence of the paper. Second footnote text here. More text that
+A bare link https://example.org/ page. Closing sentence of the paper.<sup>2</sup> Second footnote text here. More text that
 goes on for a while.
 
 [^1]: The data are at https://data.example.org/set_1.
@@ -150,6 +150,7 @@ def test_scoring_a_written_document(tmp_path):
     notes = s["footnotes"]
     assert (notes["truth"], notes["hits"], notes["spliced"]) == (2, 1, 1)
     assert notes["marks_context_found"] == 2 and notes["marks_kept"] == 1 and notes["marks_linked"] == 1
+    assert notes["marks_as_sup"] == 1  # the second mark kept as a raised number, not as a footnote mark
     links = s["links"]
     assert (links["truth"], links["exact"], links["broken"], links["glued"], links["lost"]) == (6, 4, 1, 1, 0)
     assert links["front"] == 2 and links["front_exact"] == 0
