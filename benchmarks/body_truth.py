@@ -260,16 +260,16 @@ def context_words(raw_before: str, raw_after: str, defs: dict[str, str]) -> tupl
     before = raw_before[at:]
     m = stop.search(raw_after)
     after = raw_after[:m.start()] if m else raw_after
-    wb = re.findall(r"[^\W\d_]{2,}", item_text(before, defs))
+    wb = re.findall(r"[^\W_]+", item_text(before, defs))
     # the sentence: what follows its last full stop (a mark after the stop belongs to the sentence it ends)
     tb = item_text(before, defs)
     head = re.split(r"(?<=[a-z]{2}[.!?])\s+(?=[A-Z])", tb)
-    wb = re.findall(r"[^\W\d_]{2,}", head[-1]) if head else wb
+    wb = re.findall(r"[^\W_]+", head[-1]) if head else wb
     ta = item_text(after, defs)
     # a mark after the sentence's full stop has no words of its sentence after it
     ended = re.search(r"[.!?]['\u201d)]*$", tb.rstrip())
     tail = re.split(r"(?<=[.!?])\s+", ta, maxsplit=1)[0] if not (ended or re.match(r"\s*[.!?]", ta)) else ""
-    wa = re.findall(r"[^\W\d_]{2,}", tail)
+    wa = re.findall(r"[^\W_]+", tail)
     return wb[-8:], wa[:8]
 
 
