@@ -222,7 +222,7 @@ def score_footnotes(md: str, footnotes: list[dict], blocks: list[str]) -> dict:
             continue
         ctx += 1
         # (a citation, a number or a parenthesis may stand between the words and the mark: "[9][^3]", "(SW2)[^2]")
-        m = re.search(lead + r"[^\n]{0,15}?\[\^([^\]\s]+)\](?!:)", flat, re.I)
+        m = re.search(lead + r"[^\n]{0,15}?\[\^([^\]\s]+)\]", flat, re.I)
         if m:
             kept += 1
             linked += i in of and defs[of[i]]["n"] == m.group(1)
