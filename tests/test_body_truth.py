@@ -167,3 +167,28 @@ def test_placement_and_labels():
     items = body.output_items("- a\n  - b\n  - c\n- d\n  - e\n")
     assert [(i["text"], i["depth"]) for i in items] == [("a", 1), ("b", 2), ("c", 2), ("d", 1), ("e", 2)]
     assert items[1]["key"] == items[2]["key"] != items[4]["key"]  # two nested lists, not one
+
+
+def test_labels_as_the_pdf_prints_them():
+    # a class's own enumerate style (mnras's (i), (ii)) is in no source file: the PDF's text decides, where it
+    # prints another form before the first two items' words
+    t = {"lists": [{"kind": "enumerate", "depth": 1, "in_float": False,
+                    "items": [{"text": "Does a distinct population emerge here?", "label": "1."},
+                              {"text": "Is this population born in the galaxy?", "label": "2."}]}]}
+    text = "questions are:\r\n(i) Does a distinct population emerge here?\r\n(ii) Is this population born in the galaxy?"
+    assert body_truth.labels_as_printed(t, text) == 1
+    assert [i["label"] for i in t["lists"][0]["items"]] == ["(i)", "(ii)"]
+    # the same words after our own labels elsewhere in the text: ours stand
+    t["lists"][0]["items"][0]["label"], t["lists"][0]["items"][1]["label"] = "1.", "2."
+    text2 = text + "\n1. Does a distinct population emerge here?\n2. Is this population born in the galaxy?"
+    assert body_truth.labels_as_printed(t, text2) == 0
+
+
+def test_hand_set_title_notes_are_metadata():
+    tex = r"""\documentclass{article}\begin{document}\maketitle
+\footnotetext{a Address, Town, Country.}
+\section*{}
+\section{Intro}
+Text.\footnotetext{A real note.}
+\end{document}"""
+    assert [f["text"] for f in body_truth.derive(tex)["footnotes"]] == ["A real note."]
