@@ -43,6 +43,7 @@ ENGINES = {
     "docai-layout-json": "Google Document AI Layout Parser JSON (documentLayout blocks: heading-N, paragraph, header)",
     "azure-di-json": "Azure Document Intelligence analyze result JSON (content, paragraphs with roles, tables)",
     "s2orc-json": "S2ORC JSON of allenai's doc2json (title, authors, body_text paragraphs naming their section, bib_entries)",
+    "adobe-extract-json": "Adobe PDF Extract API structuredData.json (elements in reading order, each a //Document Path)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -132,7 +133,8 @@ def sniff_engine(text: str, name: str | None = None) -> str | None:
     """The engine family of raw OCR text, "markdown" for Markdown with OCR traits, "plain" for
     OCR text lines, or None for ordinary Markdown/text that no OCR engine wrote."""
     sample = text[:300_000]
-    docai = _docai_shape(text, sample) or _azure_shape(text, sample) or _s2orc_shape(text, sample)
+    docai = _docai_shape(text, sample) or _azure_shape(text, sample) or _s2orc_shape(text, sample) or \
+        _adobe_shape(text, sample)
     if docai:
         return docai
     for engine, rx, _, needles in _SNIFF:
@@ -290,6 +292,16 @@ def _s2orc_shape(text: str, sample: str) -> str | None:
     from ctxmill.sources import s2orc_json
 
     return "s2orc-json" if s2orc_json.paper(_json_value(text)) is not None else None
+
+
+def _adobe_shape(text: str, sample: str) -> str | None:
+    """Adobe PDF Extract's structuredData.json: a JSON object whose ``elements`` hold ``//Document``
+    Paths, beside Adobe's ``version`` record (``json_export``) or ``extended_metadata``."""
+    if not sample.lstrip("\ufeff \t\r\n")[:1] == "{" or '"elements"' not in text or '"//Document' not in text:
+        return None
+    from ctxmill.sources import adobe_extract_json
+
+    return "adobe-extract-json" if adobe_extract_json.elements(_json_value(text)) is not None else None
 
 
 def _json_value(text: str):
@@ -779,11 +791,11 @@ _BLOCK_LABELS = {
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
                    "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json",
-                   "azure-di-json", "s2orc-json")
+                   "azure-di-json", "s2orc-json", "adobe-extract-json")
 # the readers that parse their input whole (JSON, XML): the text-line limit is no measure of them
 STRUCTURED_ENGINES = frozenset({"dots-ocr", "mineru-json", "marker-json", "unstructured-json", "paddleocr-vl-json",
                                 "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json",
-                                "azure-di-json", "s2orc-json"})
+                                "azure-di-json", "s2orc-json", "adobe-extract-json"})
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -800,7 +812,8 @@ def _layout_blocks(text: str, engine: str) -> str:
               "unstructured-json": _unstructured_blocks, "paddleocr-vl-json": _paddle_blocks,
               "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks,
               "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks,
-              "azure-di-json": _azure_blocks, "s2orc-json": _s2orc_blocks}[engine](text)
+              "azure-di-json": _azure_blocks, "s2orc-json": _s2orc_blocks,
+              "adobe-extract-json": _adobe_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -859,6 +872,13 @@ def _s2orc_blocks(text: str) -> list[tuple[str, str]]:
     from ctxmill.sources import s2orc_json
 
     return s2orc_json.blocks(_json_value(text))
+
+
+def _adobe_blocks(text: str) -> list[tuple[str, str]]:
+    """Adobe PDF Extract's structuredData.json: see :mod:`ctxmill.sources.adobe_extract_json`."""
+    from ctxmill.sources import adobe_extract_json
+
+    return adobe_extract_json.blocks(_json_value(text))
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
