@@ -145,7 +145,8 @@ def run(doc: Document, options: CompileOptions) -> None:
 def _run(doc: Document) -> None:
     blocks = [b for b in doc.blocks if not (b.kind is Kind.PARAGRAPH and not b.text.strip())]
     body_size = _body_size(blocks)
-    _title(blocks, body_size)
+    # (a page-image OCR format, ALTO or PAGE XML, types a title where it has one: no guess from a short line)
+    _title(blocks, body_size, guess=not doc.stream.info.get("title_typed_only"))
     _headings(doc, blocks, body_size)
     blocks = _numbered_run_in_sections(doc, blocks)
     blocks = _run_in_heads(doc, blocks, body_size)
@@ -187,7 +188,7 @@ def _body_size(blocks: list[Block]) -> float:
 # ---------------------------------------------------------------------------- title
 
 
-def _title(blocks: list[Block], body: float) -> None:
+def _title(blocks: list[Block], body: float, guess: bool = True) -> None:
     first_page = min((b.page for b in blocks), default=1)
     marked = [b for b in blocks if b.kind is Kind.HEADING and b.attrs.get("_markup")]
     if marked:
@@ -195,7 +196,7 @@ def _title(blocks: list[Block], body: float) -> None:
             _make_title(marked[0])
         return
     cands = [b for b in blocks if b.page == first_page and b.kind is Kind.PARAGRAPH]
-    if not cands:
+    if not cands or not guess:
         return
     if body:
         sized = [b for b in cands if b.attrs.get("_size") and b.attrs["_size"] >= body * 1.3

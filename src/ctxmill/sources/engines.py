@@ -44,6 +44,8 @@ ENGINES = {
     "azure-di-json": "Azure Document Intelligence analyze result JSON (content, paragraphs with roles, tables)",
     "s2orc-json": "S2ORC JSON of allenai's doc2json (title, authors, body_text paragraphs naming their section, bib_entries)",
     "adobe-extract-json": "Adobe PDF Extract API structuredData.json (elements in reading order, each a //Document Path)",
+    "alto-xml": "ALTO XML (ABBYY FineReader, Tesseract, Kraken...: TextBlock / TextLine / String CONTENT)",
+    "page-xml": "PAGE XML (OCR-D, Calamari, Transkribus, Kraken: TextRegion / TextLine / TextEquiv / Unicode)",
     "chandra": "Chandra OCR (HTML: one <div data-bbox data-label> per layout block)",
     "doctags": "DocTags (docling, SmolDocling / granite-docling: <section_header_level_1><loc_N>...)",
     "mineru-json": "MinerU content_list.json (JSON list of {type, text, text_level, page_idx})",
@@ -78,6 +80,8 @@ KNOWN_HEADINGS = {
 
 # --------------------------------------------------------------------------- sniffing
 
+_XML_PROLOGUE = (r"\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]{0,2000}?-->\s*)*"
+                 r"(?:<!DOCTYPE[^\[>]*(?:\[[\s\S]{0,200000}?\])?\s*>\s*)?(?:<!--[\s\S]{0,2000}?-->\s*)*")
 _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match holds) -- first match wins,
     # most specific first; a pattern is searched only where one of its strings is (an `in` test is a
     # fast scan, and most text holds none of them: the ^-anchored patterns are tried at every line)
@@ -90,6 +94,10 @@ _SNIFF = [  # (engine, pattern, hits needed, strings one of which every match ho
     # (GROBID's TEI: the TEI root in its namespace, after an optional XML declaration and comments)
     ("grobid-tei", re.compile(r'\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]{0,2000}?-->\s*)*'
                               r'<(?:tei:)?TEI\b[^>]*xmlns(?::tei)?="http://www\.tei-c\.org/ns/1\.0"'), 1, ("<TEI", "<tei:TEI")),
+    # (ALTO and PAGE XML: the root element, namespaced or not, after an optional declaration, comments and
+    # a document type, which the reader refuses with its reason: entities are never expanded)
+    ("alto-xml", re.compile(_XML_PROLOGUE + r"<(?:[\w.-]+:)?alto\b"), 1, ("<alto", ":alto")),
+    ("page-xml", re.compile(_XML_PROLOGUE + r"<(?:[\w.-]+:)?PcGts\b"), 1, ("PcGts",)),
     ("deepseek-ocr", re.compile(r"<\|ref\|>|<\|det\|>|^<--- Page Split --->\s*$", re.M), 1,
      ("<|ref|>", "<|det|>", "<--- Page Split --->")),
     # layout engines that label every block, as DeepSeek-OCR's grounding does, in another syntax
@@ -450,6 +458,8 @@ def to_pages(text: str, engine: str) -> EngineText:
         text = _undouble(text)
     if engine in _LAYOUT_ENGINES:
         text = _layout_blocks(text, engine)
+    if engine in ("alto-xml", "page-xml"):  # (pages of a scanned book: a title only where a region is typed one)
+        info["title_typed_only"] = True
     if engine == "deepseek-ocr" or engine in _LAYOUT_ENGINES or "<|ref|>" in text:
         text = _grounding(text)
     raw: list[tuple[int | None, list[str]]] = [(None, [])]
@@ -791,11 +801,11 @@ _BLOCK_LABELS = {
 # (reading order kept: a block of another label is text)
 _LAYOUT_ENGINES = ("dots-ocr", "chandra", "doctags", "mineru-json", "marker-json", "hocr", "unstructured-json",
                    "paddleocr-vl-json", "docling-json", "textract-json", "grobid-tei", "docai-layout-json",
-                   "azure-di-json", "s2orc-json", "adobe-extract-json")
+                   "azure-di-json", "s2orc-json", "adobe-extract-json", "alto-xml", "page-xml")
 # the readers that parse their input whole (JSON, XML): the text-line limit is no measure of them
 STRUCTURED_ENGINES = frozenset({"dots-ocr", "mineru-json", "marker-json", "unstructured-json", "paddleocr-vl-json",
                                 "docling-json", "textract-json", "grobid-tei", "docai-json", "docai-layout-json",
-                                "azure-di-json", "s2orc-json", "adobe-extract-json"})
+                                "azure-di-json", "s2orc-json", "adobe-extract-json", "alto-xml", "page-xml"})
 _CHANDRA_BLOCK = re.compile(r'<div data-bbox="[\d.\s]+" data-label="([A-Za-z-]+)"[^<>]*>')
 _CHANDRA_HEADING = re.compile(r"<h([1-6])\b[^<>]*>(.*?)</h\1>", re.S | re.I)
 _CHANDRA_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S | re.I)
@@ -813,7 +823,7 @@ def _layout_blocks(text: str, engine: str) -> str:
               "docling-json": _docling_json_blocks, "textract-json": _textract_json_blocks,
               "grobid-tei": _tei_blocks, "docai-layout-json": _docai_layout_blocks,
               "azure-di-json": _azure_blocks, "s2orc-json": _s2orc_blocks,
-              "adobe-extract-json": _adobe_blocks}[engine](text)
+              "adobe-extract-json": _adobe_blocks, "alto-xml": _alto_blocks, "page-xml": _page_xml_blocks}[engine](text)
     out = []
     for category, body in blocks:
         if category == _PAGE_BREAK:  # the engine's own page boundary: a form feed, as to_pages splits
@@ -879,6 +889,20 @@ def _adobe_blocks(text: str) -> list[tuple[str, str]]:
     from ctxmill.sources import adobe_extract_json
 
     return adobe_extract_json.blocks(_json_value(text))
+
+
+def _alto_blocks(text: str) -> list[tuple[str, str]]:
+    """ALTO XML: see :mod:`ctxmill.sources.alto_xml`."""
+    from ctxmill.sources import alto_xml
+
+    return alto_xml.blocks(text)
+
+
+def _page_xml_blocks(text: str) -> list[tuple[str, str]]:
+    """PAGE XML: see :mod:`ctxmill.sources.page_xml`."""
+    from ctxmill.sources import page_xml
+
+    return page_xml.blocks(text)
 
 
 def _dots_blocks(text: str) -> list[tuple[str, str]]:
