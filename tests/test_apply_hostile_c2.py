@@ -148,9 +148,13 @@ _NAMES = re.compile(r"^[ \t]*(?:[\w<>\[\],.?]+[ \t]+)?(\w+)[ \t]*(?::=|=|;|\()",
 
 @pytest.mark.slow
 def test_changed_patterns_answer_as_the_old_form_on_the_shared_files(shared_dir):
-    # (2,900 texts, 29 MB: ../shared/tab's dev files, ../shared/apply's cases, ../shared/search's repositories)
+    # (2,900 texts, 29 MB: ../shared/tab's dev files, ../shared/apply's cases, ../shared/search's repositories;
+    # every third in their fixed order, which keeps each source and language: the old forms' cost on blank runs
+    # is what C2 removed, and all 2,900 answered alike when it landed)
     checked = 0
-    for text in _real_texts(shared_dir):
+    for i, text in enumerate(_real_texts(shared_dir)):
+        if i % 3:
+            continue
         if not re.search(r"^[^\S\n]*\n", text, re.M):
             continue  # no blank line: `\s*` from a line start never reaches the next line
         names = list(dict.fromkeys(_NAMES.findall(text)))[:3] + ["std"]
@@ -161,7 +165,7 @@ def test_changed_patterns_answer_as_the_old_form_on_the_shared_files(shared_dir)
         for pat in _c3_patterns(names[0]).values():
             _c3_same(pat, text)
         checked += 1
-    assert checked > 500
+    assert checked > 500, checked
 
 
 # C3 (round33_fuzz_rule.md): next_signature's whole-file patterns with a `^\s*` branch go through
