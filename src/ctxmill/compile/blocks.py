@@ -29,13 +29,13 @@ from ctxmill.linescan import line_hits, line_hits_group
 from ctxmill.model import Block, Document, Kind, Line, Page, Span
 
 # the number may be a chapter's or section's ("Figure 2.1:", numbered within sections)
-CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s*(\d+(?:\.\d+)?(?=[\s:.|]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
+CAPTION_RE = re.compile(r"^(Table|Figure|Fig\.?|Listing|Algorithm)\s*(\d+(?:\.\d+)?(?=[\s:.|]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
                         r"\s*[:.|]?\s*(.*)$", re.S)
 # A label in capitals, numbered in figures: WileyNJD's "FIGURE 1 Prior dose-response ...", REVTeX's
 # "FIG. 2. (a) Phase space ..." (IEEE's "TABLE I" over a title line is read by structure.py); a roman
 # number only with a stop after it: IEEE's "TABLE II: Parameters ..." (no running text sets that)
-_CAPS_CAPTION_RE = re.compile(r"^(TABLE|FIGURE|FIG\.)\s*(\d+(?=[\s.:|])|[IVXLC]+(?=[.:]\s))\s*[:.|]?\s*(.*)$", re.S)
-_CAPS_LABELS = {"TABLE": "Table", "FIGURE": "Figure", "FIG.": "Fig."}
+_CAPS_CAPTION_RE = re.compile(r"^(TABLE|FIGURE|FIG\.?)\s*(\d+(?=[\s.:|])|[IVXLC]+(?=[.:]\s))\s*[:.|]?\s*(.*)$", re.S)
+_CAPS_LABELS = {"TABLE": "Table", "FIGURE": "Figure", "FIG.": "Fig.", "FIG": "Fig."}
 LIST_RE = re.compile(r"^\s*(?:([•●○◦▪‣∙·\-–*])|(\(?\d{1,2}[.)])|(\(?[a-z][.)])|(\([ivx]{1,4}\)))\s+(\S.*)$", re.S)
 HEADING_NUM_RE = re.compile(r"^((?:\d{1,2}(?:\.\d{1,2}){0,3})|(?:[A-Z](?:\.\d{1,2}){0,3}))\.?\s+(\S.{0,160})$", re.S)
 UNNUMBERED_HEADINGS = {

@@ -29,8 +29,10 @@ import re
 from ctxmill.compile.options import CompileOptions
 from ctxmill.model import Document, Kind
 
-# the start of a caption line; blocks.py decides which of them really are captions
-CAPTION_START = re.compile(r"^(Figure|Fig\.|Table)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\b")
+# the start of a caption line; blocks.py decides which of them really are captions. The label in
+# capitals too (REVTeX's "FIG. 1.", WileyNJD's and IEEE Access's "FIGURE 1", "TABLE II"), and "Fig"
+# without its point (PLOS's "Fig 1.", imsart's "FIG 1."): blocks.py reads all of them as captions
+CAPTION_START = re.compile(r"^(Figure|Fig\.?|Table|FIGURE|FIG\.?|TABLE)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\b")
 
 CELL = 6.0  # grid cell (points) for clustering graphics; boxes closer than ~a cell join
 MAX_SIDE_PX = 1800  # a crop is scaled down to at most this many pixels on its long side
@@ -282,7 +284,7 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
             continue
         m = CAPTION_START.match(ln.text.lstrip())
         if m:
-            captions.append(("Table" if m.group(1) == "Table" else "Figure", tuple(ln.bbox)))
+            captions.append(("Table" if m.group(1) in ("Table", "TABLE") else "Figure", tuple(ln.bbox)))
     if not captions:
         return []
     try:

@@ -1,0 +1,110 @@
+"""Caption labels (round 39, tCap): a figure whose caption's label is printed in capitals
+(REVTeX's "FIG. 1.", WileyNJD's "FIGURE 1") or as "Fig 1." without its point (PLOS's) gets
+its drawing cropped and written as an image line; running text that starts a line with
+"Fig 3 shows" stays text. Small PDFs drawn with pypdfium2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from _pdfgen import draw_rect, draw_text
+from ctxmill.compile.options import CompileOptions
+from ctxmill.compile.pipeline import compile_document
+from ctxmill.render import write_outputs
+
+BODY = ("The method reads every page once and keeps each float beside its caption so that a reader "
+        "always finds it.")
+
+
+def _para(pdf, page, y, n=5, text=BODY, font="Times-Roman"):
+    for _ in range(n):
+        draw_text(pdf, page, text, 72, y, 10, font)
+        y += 13
+    return y + 10
+
+
+def _figure_page(pdf, label: str, title: str, size: float = 8.0, font: str = "Times-Roman"):
+    """Body text, a drawing, its caption in smaller type under it, more body text."""
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72)
+    draw_rect(page, 150, y + 10, 400, y + 150, (30, 90, 200))
+    draw_text(pdf, page, f"{label} {title}", 90, y + 166, size, font)
+    draw_text(pdf, page, "of the quantities that the model predicts for every sample.", 90, y + 176, size, font)
+    _para(pdf, page, y + 200, 4)
+    page.gen_content()
+    page.close()
+
+
+def _compile(pdf, path: Path, tmp_path: Path) -> tuple[str, Path]:
+    pdf.save(str(path))
+    pdf.close()
+    options = CompileOptions()
+    doc = compile_document(path, options)
+    out = tmp_path / "out"
+    write_outputs(doc, out, options)
+    return (out / "document.md").read_text(), out
+
+
+def _image_lines(md: str) -> list[str]:
+    return [ln for ln in md.splitlines() if ln.startswith("![")]
+
+
+def test_capital_label_fig_point_gets_its_crop(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "FIG. 1.", "Typical values of the spreading ratio against the impact speed,")
+    md, out = _compile(pdf, tmp_path / "revtex.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 1: Typical values of the spreading ratio"), images[0]
+    assert "of the quantities that the model predicts" in images[0]
+    assert (out / "figures" / "fig-1.png").stat().st_size > 100
+
+
+def test_capital_label_figure_word_gets_its_crop(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "FIGURE 2", "Prior dose response surface with the interaction terms set,")
+    md, out = _compile(pdf, tmp_path / "wiley.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 2: Prior dose response surface"), images[0]
+    assert (out / "figures" / "fig-2.png").exists()
+
+
+def test_fig_without_point_is_a_caption_with_its_crop(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "Fig 3.", "Example of gathering columns that hold the same variable,", 9.0, "Times-Bold")
+    md, out = _compile(pdf, tmp_path / "plos.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 3: Example of gathering columns"), images[0]
+    assert (out / "figures" / "fig-3.png").exists()
+
+
+def test_capital_fig_without_point_is_a_caption(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "FIG 4.", "Pathway of the biosynthesis in the fungus under study,")
+    md, _ = _compile(pdf, tmp_path / "imsart.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 4: Pathway of the biosynthesis"), images[0]
+
+
+def test_running_text_fig_without_point_stays_text(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72, 3)
+    # a paragraph whose wrapped line starts with "Fig 3 shows": body type, lower-case verb
+    draw_text(pdf, page, "The numbers below come from the same runs as the ones before them, and", 72, y, 10,
+              "Times-Roman")
+    draw_text(pdf, page, "Fig 3 shows how the spread of the runs grows with the size of the input that", 72, y + 13,
+              10, "Times-Roman")
+    draw_text(pdf, page, "each run was given, which the reader can check against the table.", 72, y + 26, 10,
+              "Times-Roman")
+    _para(pdf, page, y + 50, 3)
+    page.gen_content()
+    page.close()
+    md, _ = _compile(pdf, tmp_path / "body.pdf", tmp_path)
+    assert "**Figure 3:**" not in md and not _image_lines(md), md
+    assert "and Fig 3 shows how the spread" in md
