@@ -1,15 +1,22 @@
 """Caption labels (round 39, tCap): a figure whose caption's label is printed in capitals
-(REVTeX's "FIG. 1.", WileyNJD's "FIGURE 1") or as "Fig 1." without its point (PLOS's) gets
-its drawing cropped and written as an image line; running text that starts a line with
-"Fig 3 shows" stays text. Small PDFs drawn with pypdfium2."""
+(REVTeX's "FIG. 1.", WileyNJD's "FIGURE 1"), as "Fig 1." without its point (PLOS's), or in
+another language ("Abbildung 2:", "Rys. 3.", "Рис. 4.") gets its drawing cropped and written as
+an image line labelled "Figure N", the printed word listed in removed.json; running text that
+starts a line with "Fig 3 shows" or "Abbildung 3 zeigt" stays text. Small PDFs drawn with pypdfium2."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pypdfium2 as pdfium
+import pytest
 
-from _pdfgen import draw_rect, draw_text
+import ctypes
+import json
+
+import pypdfium2.raw as pdfium_c
+
+from _pdfgen import DEJAVU, LETTER_HEIGHT, draw_rect, draw_text, load_ttf, ttf_text
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import write_outputs
@@ -108,3 +115,94 @@ def test_running_text_fig_without_point_stays_text(tmp_path):
     md, _ = _compile(pdf, tmp_path / "body.pdf", tmp_path)
     assert "**Figure 3:**" not in md and not _image_lines(md), md
     assert "and Fig 3 shows how the spread" in md
+
+
+def _removed(out: Path, reason: str) -> list[str]:
+    return [r["text"] for r in json.loads((out / "removed.json").read_text())["removed"] if r.get("reason") == reason]
+
+
+def test_printed_label_word_is_listed_as_removed(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "FIG. 1.", "Typical values of the spreading ratio against the impact speed,")
+    _, out = _compile(pdf, tmp_path / "revtex.pdf", tmp_path)
+    assert _removed(out, "caption-label") == ["FIG."]
+
+
+def test_german_label_gets_its_crop(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "Abbildung 2:", "Aufbau der Messung mit dem Sensor und dem Verstärker,", 9.0)
+    md, out = _compile(pdf, tmp_path / "de.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 2: Aufbau der Messung mit dem Sensor"), images[0]
+    assert (out / "figures" / "fig-2.png").exists()
+    assert _removed(out, "caption-label") == ["Abbildung"]
+
+
+def test_polish_label_with_chapter_number_is_a_caption(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    _figure_page(pdf, "Rys. 3.1.", "Zakladany tor lotu ciala w polu grawitacyjnym,", 8.0)
+    md, _ = _compile(pdf, tmp_path / "pl.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 3.1: Zakladany tor lotu"), images[0]
+
+
+def test_german_table_label_is_a_table_caption(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72)
+    draw_text(pdf, page, "Tabelle 1: Messwerte der drei Proben bei Raumtemperatur", 72, y + 10, 9, "Times-Bold")
+    _para(pdf, page, y + 40, 3)
+    page.gen_content()
+    page.close()
+    md, _ = _compile(pdf, tmp_path / "tab.pdf", tmp_path)
+    assert "**Table 1:** Messwerte der drei Proben bei Raumtemperatur" in md, md
+
+
+def test_cyrillic_label_gets_its_crop(tmp_path):
+    if not DEJAVU["R"].exists():
+        pytest.skip("DejaVu fonts are not installed")
+    pdf = pdfium.PdfDocument.new()
+    keep: list = []
+    font = load_ttf(pdf, DEJAVU["R"], keep)
+    page = pdf.new_page(612, 792)
+
+    def put(text, x, top, size):
+        obj = ttf_text(pdf, font, size, text)
+        pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, ctypes.c_double(x), ctypes.c_double(LETTER_HEIGHT - top))
+        pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+
+    y = 72
+    for _ in range(5):
+        put("Метод читает каждую страницу один раз и держит рисунок рядом с подписью.", 72, y, 10)
+        y += 13
+    draw_rect(page, 150, y + 10, 400, y + 150, (30, 90, 200))
+    put("Рис. 4. Граф блоков программы и связи между ними", 90, y + 166, 8)
+    y += 200
+    for _ in range(4):
+        put("Метод читает каждую страницу один раз и держит рисунок рядом с подписью.", 72, y, 10)
+        y += 13
+    page.gen_content()
+    page.close()
+    md, out = _compile(pdf, tmp_path / "ru.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert images[0].startswith("![Figure 4: Граф блоков программы"), images[0]
+    assert (out / "figures" / "fig-4.png").exists()
+
+
+def test_running_text_in_german_stays_text(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72, 3)
+    draw_text(pdf, page, "Die Werte stammen aus denselben Messreihen wie die vorigen, und", 72, y, 10, "Times-Roman")
+    draw_text(pdf, page, "Abbildung 3 zeigt, wie die Streuung der Messungen mit der Dauer der Messung", 72, y + 13, 10,
+              "Times-Roman")
+    draw_text(pdf, page, "zunimmt, was der Leser an der Tabelle nachprüfen kann.", 72, y + 26, 10, "Times-Roman")
+    _para(pdf, page, y + 50, 3)
+    page.gen_content()
+    page.close()
+    md, _ = _compile(pdf, tmp_path / "body_de.pdf", tmp_path)
+    assert "**Figure 3:**" not in md and not _image_lines(md), md
+    assert "und Abbildung 3 zeigt, wie die Streuung" in md

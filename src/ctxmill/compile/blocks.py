@@ -382,8 +382,8 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                                     "_label": f"Table {number}"}))
             i = k
             continue
-        cap = CAPTION_RE.match(cur.text) or _CAPS_CAPTION_RE.match(cur.text)
-        colon = bool(cap) and cur.text[cap.end(2):cap.end(2) + 1] == ":"
+        cap = _caption_match(cur.text)
+        colon = bool(cap) and cur.text[cap.end(2):cap.end(2) + 1] in (":", "：")
         apart = bool(cap) and floats.label_apart(cur.line.spans, cap.group(1), cap.group(2))
         alone = bool(cap) and _label_over_title(cur, cap, ls[i + 1] if i + 1 < n else None)
         hang = bool(cap) and i + 1 < n and _caption_hangs(cur, cap, ls[i + 1])
@@ -409,16 +409,17 @@ def _geo_blocks(page: Page, ctx: _Context, doc: Document | None = None) -> list[
                 j += 1
             while j < n and _continues_caption(lines, ls[j], ctx, ls[j + 1] if j + 1 < n else None) \
                     and not (kind and (ls[j].lead_bold or _ALGO_LINE.match(ls[j].text))) \
-                    and not (ls[j].first_bold and CAPTION_RE.match(ls[j].text)) \
-                    and not (hang and (len(lines) >= 2 and ls[j].x0 < lines[1].x0 - 6
-                                       or CAPTION_RE.match(ls[j].text) or _CAPS_CAPTION_RE.match(ls[j].text))):
+                    and not (ls[j].first_bold and (CAPTION_RE.match(ls[j].text) or floats.FOREIGN_CAPTION_RE.match(ls[j].text))) \
+                    and not (hang and (len(lines) >= 2 and ls[j].x0 < lines[1].x0 - 6 or _caption_match(ls[j].text))):
                 # (an algorithm's "Input:" or "1: x ← 0" line is its body, not its caption; the next
                 # caption's bold "Figure 3" starts a caption of its own: a list of figure legends; a
                 # line back at a hanging caption's label edge is the next caption's or the text's)
                 lines.append(ls[j])
                 j += 1
             caption = _join([span_text(x.line) for x in lines])
-            label, number, rest = _CAPS_LABELS.get(cap.group(1), cap.group(1)), cap.group(2), cap.re.match(caption).group(3)
+            label, number, rest = _caption_label(cap.group(1)), cap.group(2), cap.re.match(caption).group(3)
+            if doc is not None:
+                _note_label(doc, page.number, cap.group(1), "Table" if label == "Table" else floats.FLOAT_LABELS.get(kind or "", "Figure"))
             if label == "Table":
                 if alone:  # (APA's label line over its title: only a grid the uncaptioned finder vouches for)
                     k, cells, tlines = tables.table_at(ls, j, body, ctx) or (j, {"rows": []}, []) if j < n \
@@ -550,6 +551,26 @@ def _indented(lines: list[_L]) -> list[str]:
     return ["    " * level(x.x0) + x.text for x in lines]
 
 
+def _caption_match(text: str) -> re.Match | None:
+    """A caption's label at the line's start: English ("Figure 2:", "Fig. 3.", "Table 1"), in
+    capitals ("FIG. 1.", "TABLE II:"), or another language's (figures.CAPTION_WORDS_BY_LANGUAGE:
+    "Abbildung 4.3:", "Rys. 1.", "Рис. 2.", "图 1:")."""
+    return CAPTION_RE.match(text) or _CAPS_CAPTION_RE.match(text) or floats.FOREIGN_CAPTION_RE.match(text)
+
+
+def _caption_label(word: str) -> str:
+    """The label a caption's printed word is written with: "Figure" for "FIGURE" and "Abbildung",
+    "Table" for "TABLE" and "Tabelle"; English's own words ("Fig.", "Listing") as printed."""
+    return _CAPS_LABELS.get(word) or floats.foreign_label(word) or word
+
+
+def _note_label(doc: Document, page: int, printed: str, written: str) -> None:
+    """The Markdown writes a caption's label as "Figure 2" / "Table 1": the printed word it does not
+    repeat ("Fig.", "Abbildung", "Рис.") is listed in removed.json, so no word of the page is lost."""
+    if conservation.words(printed) != conservation.words(written):
+        conservation.note_removed(doc, page, "caption-label", printed)
+
+
 def _caption_label_ok(line: _L, m: re.Match) -> bool:
     """"Table 3 summarizes ..." in running text is not a caption: the label must stand out."""
     if line.lead_bold and line.lead_bold.startswith(m.group(1)):
@@ -561,7 +582,7 @@ def _caption_label_ok(line: _L, m: re.Match) -> bool:
 def _float_colon(text: str, m: re.Match) -> bool:
     """A figure's, an algorithm's or a listing's label with a colon after its number ("Figure 1:
     ..."): a caption even in the body's own type, where running text puts no colon there."""
-    return m.group(1)[0] in "FAL" and text[m.end(2):m.end(2) + 1] == ":"
+    return _caption_label(m.group(1))[0] in "FAL" and text[m.end(2):m.end(2) + 1] in (":", "：")
 
 
 _ALGO_LINE = re.compile(r"\d{1,3}:\s")  # algorithmicx's numbered line "1: (A, X) ← initial values"
@@ -667,7 +688,7 @@ def _breaks(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None = None) ->
         return True  # "4.1 Data Quantization" right above "4.2 Advanced Pruning": two headings
     if LIST_RE.match(nxt.text) and nxt.x0 <= first.x0 + 30 and _list_marker_span(nxt):
         return True
-    cap = CAPTION_RE.match(nxt.text)
+    cap = CAPTION_RE.match(nxt.text) or floats.FOREIGN_CAPTION_RE.match(nxt.text)
     if cap and (nxt.first_bold or _float_colon(nxt.text, cap)):
         return True  # (a caption in body type with a colon, "Figure 2: ...", under a row of sub-figure labels)
     # hanging indent lists and bibliographies: a line that returns to the left edge after

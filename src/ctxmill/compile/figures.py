@@ -34,6 +34,50 @@ from ctxmill.model import Document, Kind
 # without its point (PLOS's "Fig 1.", imsart's "FIG 1."): blocks.py reads all of them as captions
 CAPTION_START = re.compile(r"^(Figure|Fig\.?|Table|FIGURE|FIG\.?|TABLE)\s*(\d+|[A-Z]\.?\d+|[IVX]+)\b")
 
+# Caption labels outside English, by language, as babel's \figurename and \tablename (and a word
+# processor's caption style) print them, the way references.py keeps the bibliography's names:
+# (figure words, table words). Languages that set the label after the number (Hungarian "1. ábra",
+# Lithuanian "1 pav.", Latvian "1. attēls") are left out: running text starts lines so.
+CAPTION_WORDS_BY_LANGUAGE = {
+    "de": (("Abbildung", "Abb."), ("Tabelle", "Tab.")),
+    "fr": ((), ("Tableau",)),
+    "es": (("Figura",), ("Tabla", "Cuadro")),
+    "it": (("Figura",), ("Tabella",)),
+    "pt": (("Figura",), ("Tabela",)),
+    "ca": (("Figura",), ("Taula",)),
+    "ro": (("Figura",), ("Tabelul",)),
+    "nl": (("Figuur",), ("Tabel",)),
+    "sv/da/no": (("Figur",), ("Tabell", "Tabel")),
+    "fi": (("Kuva",), ("Taulukko",)),
+    "et": (("Joonis",), ("Tabel",)),
+    "pl": (("Rysunek", "Rys."), ("Tabela", "Tab.")),
+    "cs/sk": (("Obrázek", "Obrázok", "Obr."), ("Tabulka", "Tabuľka")),
+    "hr/sr/sl": (("Slika",), ("Tablica", "Tabela")),
+    "tr": (("Şekil",), ("Tablo",)),
+    "id/ms": (("Gambar", "Rajah"), ("Tabel", "Jadual")),
+    "vi": (("Hình",), ("Bảng",)),
+    "ru/uk/bg": (("Рисунок", "Рис.", "Фигура"), ("Таблица", "Таблиця", "Табл.")),
+    "sr-cyrl": (("Слика",), ("Табела",)),
+    "el": (("Σχήμα", "Εικόνα"), ("Πίνακας",)),
+    "zh/ja/ko": (("图", "圖", "図", "그림"), ("表", "표")),
+}
+_FOREIGN_KIND = {w: kind for figs, tabs in CAPTION_WORDS_BY_LANGUAGE.values()
+                 for kind, words in (("Figure", figs), ("Table", tabs)) for w in words}
+# a text layer may give "Ş" as "S" and a combining cedilla, or a spacing cedilla before the "S"
+_LABEL_SPELLINGS = (("S\u0327", "Ş"), ("\u00b8S", "Ş"))
+_FOREIGN_WORDS = "|".join(sorted((re.escape(w).replace("Ş", "(?:Ş|S\u0327|\u00b8S)") for w in _FOREIGN_KIND),
+                                 key=len, reverse=True))
+# (the number as CAPTION_RE reads it, a full-width colon after it too: "图 1：")
+FOREIGN_CAPTION_RE = re.compile(rf"^({_FOREIGN_WORDS})\s*(\d+(?:\.\d+)?(?=[\s:.|：]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
+                                r"\s*[:.|：]?\s*(.*)$", re.S)
+
+
+def foreign_label(word: str) -> str | None:
+    """"Figure" or "Table" for a caption label word of another language ("Abbildung", "Рис.", "表")."""
+    for printed, letter in _LABEL_SPELLINGS:
+        word = word.replace(printed, letter)
+    return _FOREIGN_KIND.get(word)
+
 CELL = 6.0  # grid cell (points) for clustering graphics; boxes closer than ~a cell join
 MAX_SIDE_PX = 1800  # a crop is scaled down to at most this many pixels on its long side
 MIN_W, MIN_H = 36.0, 24.0  # smaller drawings are marks or icons, not figures
@@ -282,9 +326,10 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
     for ln in lines:
         if ln.bbox is None:
             continue
-        m = CAPTION_START.match(ln.text.lstrip())
+        m = CAPTION_START.match(ln.text.lstrip()) or FOREIGN_CAPTION_RE.match(ln.text.lstrip())
         if m:
-            captions.append(("Table" if m.group(1) in ("Table", "TABLE") else "Figure", tuple(ln.bbox)))
+            word = foreign_label(m.group(1)) or m.group(1)
+            captions.append(("Table" if word in ("Table", "TABLE") else "Figure", tuple(ln.bbox)))
     if not captions:
         return []
     try:
@@ -305,7 +350,8 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
 
 def captioned(lines: list) -> bool:
     """A page of these lines holds a figure or table caption: the pages whose figures are located."""
-    return any(ln.bbox is not None and CAPTION_START.match(ln.text.lstrip()) for ln in lines)
+    return any(ln.bbox is not None and (CAPTION_START.match(ln.text.lstrip()) or FOREIGN_CAPTION_RE.match(ln.text.lstrip()))
+               for ln in lines)
 
 
 def _wanted(pages: list) -> list:
