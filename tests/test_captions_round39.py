@@ -6,15 +6,13 @@ starts a line with "Fig 3 shows" or "Abbildung 3 zeigt" stays text. Small PDFs d
 
 from __future__ import annotations
 
+import ctypes
+import json
 from pathlib import Path
 
 import pypdfium2 as pdfium
-import pytest
-
-import ctypes
-import json
-
 import pypdfium2.raw as pdfium_c
+import pytest
 
 from _pdfgen import DEJAVU, LETTER_HEIGHT, draw_rect, draw_text, load_ttf, ttf_text
 from ctxmill.compile.options import CompileOptions
