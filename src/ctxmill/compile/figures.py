@@ -37,7 +37,10 @@ CAPTION_START = re.compile(r"^(Figure|Fig\.?|Table|FIGURE|FIG\.?|TABLE)\s*(\d+|[
 # Caption labels outside English, by language, as babel's \figurename and \tablename (and a word
 # processor's caption style) print them, the way references.py keeps the bibliography's names:
 # (figure words, table words). Languages that set the label after the number (Hungarian "1. ábra",
-# Lithuanian "1 pav.", Latvian "1. attēls") are left out: running text starts lines so.
+# Lithuanian "1 pav.", Latvian "1. attēls") are left out: running text starts lines so. Turkish's
+# "Şekil"/"Tablo" and Korean's "그림"/"표" are left out for now (round39_tCap_rule.md): with them a
+# deck frame's title over its figure was read as the figure's label text (structure._figure_text),
+# and a table under "표 3.2:" took the numbered heading after it as its last row (tables.table_after).
 CAPTION_WORDS_BY_LANGUAGE = {
     "de": (("Abbildung", "Abb."), ("Tabelle", "Tab.")),
     "fr": ((), ("Tableau",)),
@@ -53,20 +56,16 @@ CAPTION_WORDS_BY_LANGUAGE = {
     "pl": (("Rysunek", "Rys."), ("Tabela", "Tab.")),
     "cs/sk": (("Obrázek", "Obrázok", "Obr."), ("Tabulka", "Tabuľka")),
     "hr/sr/sl": (("Slika",), ("Tablica", "Tabela")),
-    "tr": (("Şekil",), ("Tablo",)),
     "id/ms": (("Gambar", "Rajah"), ("Tabel", "Jadual")),
     "vi": (("Hình",), ("Bảng",)),
     "ru/uk/bg": (("Рисунок", "Рис.", "Фигура"), ("Таблица", "Таблиця", "Табл.")),
     "sr-cyrl": (("Слика",), ("Табела",)),
     "el": (("Σχήμα", "Εικόνα"), ("Πίνακας",)),
-    "zh/ja/ko": (("图", "圖", "図", "그림"), ("表", "표")),
+    "zh/ja": (("图", "圖", "図"), ("表",)),
 }
 _FOREIGN_KIND = {w: kind for figs, tabs in CAPTION_WORDS_BY_LANGUAGE.values()
                  for kind, words in (("Figure", figs), ("Table", tabs)) for w in words}
-# a text layer may give "Ş" as "S" and a combining cedilla, or a spacing cedilla before the "S"
-_LABEL_SPELLINGS = (("S\u0327", "Ş"), ("\u00b8S", "Ş"))
-_FOREIGN_WORDS = "|".join(sorted((re.escape(w).replace("Ş", "(?:Ş|S\u0327|\u00b8S)") for w in _FOREIGN_KIND),
-                                 key=len, reverse=True))
+_FOREIGN_WORDS = "|".join(sorted(map(re.escape, _FOREIGN_KIND), key=len, reverse=True))
 # (the number as CAPTION_RE reads it, a full-width colon after it too: "图 1：")
 FOREIGN_CAPTION_RE = re.compile(rf"^({_FOREIGN_WORDS})\s*(\d+(?:\.\d+)?(?=[\s:.|：]|$)|\d+|[A-Z]\.?\d+|[IVX]+)"
                                 r"\s*[:.|：]?\s*(.*)$", re.S)
@@ -74,9 +73,8 @@ FOREIGN_CAPTION_RE = re.compile(rf"^({_FOREIGN_WORDS})\s*(\d+(?:\.\d+)?(?=[\s:.|
 
 def foreign_label(word: str) -> str | None:
     """"Figure" or "Table" for a caption label word of another language ("Abbildung", "Рис.", "表")."""
-    for printed, letter in _LABEL_SPELLINGS:
-        word = word.replace(printed, letter)
     return _FOREIGN_KIND.get(word)
+
 
 CELL = 6.0  # grid cell (points) for clustering graphics; boxes closer than ~a cell join
 MAX_SIDE_PX = 1800  # a crop is scaled down to at most this many pixels on its long side
