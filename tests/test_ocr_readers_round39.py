@@ -190,3 +190,38 @@ LAUGHS = """<?xml version="1.0"?>
 def test_xml_with_entities_is_refused_not_expanded(xml):
     with pytest.raises(InputRefused, match="entities are never expanded"):
         compile_text(xml, "page.xml")
+
+
+# H8-3: an engine's Markdown that types its title "##", its byline and sections "###", arXiv's stamp "#"
+STAMPED = """## Counting Ships in Old Harbour Ledgers
+
+### Ada Quill∗, Ben Marsh∗†, Cora Lind†
+
+School of Records, Harbour University {ada, ben}@harbour.ac.uk
+
+# arXiv:2401.01234v2 [cs.CL] 3 Jan 2024
+
+### Abstract
+
+We count the ships in the ledgers of a small harbour and find that the dues rose over the century.
+
+### 1 Introduction
+
+""" + PARA + "\n"
+
+
+def test_title_typed_at_the_one_top_level_under_an_arxiv_stamp():
+    doc = compile_text(STAMPED, "page.md")
+    hs = headings(doc.markdown)
+    assert doc.metadata.title == "Counting Ships in Old Harbour Ledgers"
+    assert hs[0] == (1, "Counting Ships in Old Harbour Ledgers")
+    assert not any("arXiv" in t or "Ada Quill" in t for _, t in hs)  # the stamp furniture, the byline text
+    assert doc.metadata.arxiv_id == "2401.01234v2"
+    assert "Ada Quill" in doc.markdown  # (kept as the front matter's text)
+
+
+def test_a_page_from_the_middle_is_not_given_a_title_from_its_top_heading():
+    middle = "## 2 Methods\n\n" + PARA + "\n\n### 2.1 Sources\n\n" + PARA + "\n\n### 2.2 Counting\n\n" + PARA + "\n"
+    assert compile_text(middle, "page.md").metadata.title == ""
+    named = "## Discussion\n\n" + PARA + "\n\n### Limits\n\n" + PARA + "\n\n### Further work\n\n" + PARA + "\n"
+    assert compile_text(named, "page.md").metadata.title == ""

@@ -585,6 +585,11 @@ def _furniture(doc: Document) -> None:
     # than a search of all its text)
     hits = text_hits(texts, _MAYBE_PAGE_NUM_OR_STAMP_RE) if sum(map(len, texts)) <= 150 * len(texts) \
         else range(len(texts))
+    for b in of_kind(doc.blocks, Kind.HEADING):
+        # an engine's Markdown may type arXiv's margin stamp as a heading (opendataloader's "# arXiv:...")
+        if b.attrs.get("_markup") and "arXiv" in b.text and ARXIV_STAMP_RE.match(b.text):
+            b.kind, b.level = Kind.FURNITURE, None
+            b.attrs["furniture"] = "arxiv_stamp"
     for k in hits:
         b = paras[k]
         if ":" in b.text and ARXIV_STAMP_RE.match(b.text.replace("\n", " ")):

@@ -194,6 +194,16 @@ def _title(blocks: list[Block], body: float, guess: bool = True) -> None:
     if marked:
         if marked[0].level == 1 and sum(1 for b in marked if b.level == 1) == 1:
             _make_title(marked[0])
+        elif _lone_top(marked, first_page):
+            _make_title(marked[0])
+            # the byline under it, typed a heading too ("### Ada Quill∗, Ben Marsh†"): the front matter's
+            k = next((i for i, b in enumerate(blocks) if b is marked[0]), -1)
+            nxt = blocks[k + 1] if 0 <= k < len(blocks) - 1 else None
+            if nxt is marked[1]:
+                from ctxmill.compile.metadata import _looks_like_authors
+
+                if _looks_like_authors(re.sub(r"[*∗†‡§¶]+", "", nxt.text)):  # (its marks aside)
+                    nxt.kind, nxt.level = Kind.PARAGRAPH, None
         return
     cands = [b for b in blocks if b.page == first_page and b.kind is Kind.PARAGRAPH]
     if not cands or not guess:
@@ -216,6 +226,19 @@ def _title(blocks: list[Block], body: float, guess: bool = True) -> None:
                 and "@" not in t and not t.lower().startswith(("abstract", "http")) and len(t.split()) >= 2:
             _make_title(b)
             return
+
+
+def _lone_top(marked: list[Block], first_page: int) -> bool:
+    """An engine's Markdown whose title is its one heading at the top level and no "#" (opendataloader
+    writes the title "##", the byline and sections "###"): the first heading, on the first page, the
+    only one at the shallowest level, headings below it, and no section number nor a standard
+    section's name."""
+    b = marked[0]
+    top = min(h.level or 9 for h in marked)
+    t = b.text.strip()
+    return (len(marked) >= 3 and b.level == top and b.page == first_page
+            and sum(1 for h in marked if h.level == top) == 1 and len(t.split()) >= 2
+            and not HEADING_NUM_RE.match(t) and norm_title(t) not in KNOWN_UNNUMBERED)
 
 
 def _make_title(b: Block) -> None:
