@@ -204,3 +204,23 @@ def test_running_text_in_german_stays_text(tmp_path):
     md, _ = _compile(pdf, tmp_path / "body_de.pdf", tmp_path)
     assert "**Figure 3:**" not in md and not _image_lines(md), md
     assert "und Abbildung 3 zeigt, wie die Streuung" in md
+
+
+def test_running_text_above_the_picture_does_not_take_its_crop(tmp_path):
+    # "Figure 2 is a ..." in the text right over the drawing, the caption under it: the caption
+    # gets the crop (the body line named no drawing)
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72, 3)
+    draw_text(pdf, page, "Figure 2 is a simplified excerpt of the model that the tool reads from its input", 72, y, 10,
+              "Times-Roman")
+    draw_text(pdf, page, "files, and the reader can follow each of its classes below.", 72, y + 13, 10, "Times-Roman")
+    draw_rect(page, 150, y + 40, 400, y + 180, (30, 90, 200))
+    draw_text(pdf, page, "Figure 2: Simplified excerpt of the model read by the tool", 160, y + 196, 9, "Times-Roman")
+    _para(pdf, page, y + 230, 3)
+    page.gen_content()
+    page.close()
+    md, out = _compile(pdf, tmp_path / "body_over.pdf", tmp_path)
+    images = _image_lines(md)
+    assert images == ["![Figure 2: Simplified excerpt of the model read by the tool](figures/fig-2.png)"], md
+    assert (out / "figures" / "fig-2.png").exists()

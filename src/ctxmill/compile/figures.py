@@ -325,7 +325,7 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
         if ln.bbox is None:
             continue
         m = CAPTION_START.match(ln.text.lstrip()) or FOREIGN_CAPTION_RE.match(ln.text.lstrip())
-        if m:
+        if m and not running_text(m):
             word = foreign_label(m.group(1)) or m.group(1)
             captions.append(("Table" if word in ("Table", "TABLE") else "Figure", tuple(ln.bbox)))
     if not captions:
@@ -344,6 +344,15 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
         label, cap = captions[ci]
         out.append({"label": label, "caption": list(cap), "bbox": list(box)})
     return out
+
+
+def running_text(m: re.Match) -> bool:
+    """A line of running text that starts with a figure's label: "Figure 2 is a simplified ...",
+    "Fig. 3 shows ...": no stop or colon after the number, a lower-case word next. It names no
+    drawing (a caption's title starts with a capital or follows a colon: "Figure 2.1: the study
+    area"), so it must not take the picture that the caption under it names."""
+    rest = m.string[m.end(2):]
+    return rest[:1].isspace() and rest.lstrip()[:1].islower()
 
 
 def captioned(lines: list) -> bool:
