@@ -224,3 +224,66 @@ def test_running_text_above_the_picture_does_not_take_its_crop(tmp_path):
     images = _image_lines(md)
     assert images == ["![Figure 2: Simplified excerpt of the model read by the tool](figures/fig-2.png)"], md
     assert (out / "figures" / "fig-2.png").exists()
+
+
+def _put(pdf, page, text, x, top, size, font="Times-Roman") -> float:
+    """Place a line of text; returns its right edge (points)."""
+    obj = pdfium_c.FPDFPageObj_NewTextObj(pdf.raw, font.encode(), ctypes.c_float(size))
+    pdfium_c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(text) + 1))(*map(ord, text), 0))
+    pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, ctypes.c_double(x), ctypes.c_double(LETTER_HEIGHT - top))
+    pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+    lo, bo, ro, to = (ctypes.c_float() for _ in range(4))
+    pdfium_c.FPDFPageObj_GetBounds(obj, lo, bo, ro, to)
+    return ro.value
+
+
+def test_caption_line_split_at_a_radical_keeps_its_rest(tmp_path):
+    # the text layer splits a caption line at a raised radical: the pieces right of it, on the
+    # same line, go on with the caption, and so do the lines under them
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = _para(pdf, page, 72)
+    draw_rect(page, 150, y + 10, 400, y + 150, (30, 90, 200))
+    _put(pdf, page, "Figure 3: Spreading ratio of the drops against the impact speed for all the runs,", 72, y + 166, 9)
+    end = _put(pdf, page, "plotted over the Reynolds number Re =", 72, y + 177, 9)
+    end = _put(pdf, page, "\u221a", end + 1, y + 173, 9, "Symbol")  # raised off the line
+    _put(pdf, page, "We/Oh with the three fitted lines.", end + 1, y + 177, 9)
+    _put(pdf, page, "The grey band marks the runs where the drop splashed.", 72, y + 188, 9)
+    _para(pdf, page, y + 215, 4)
+    page.gen_content()
+    page.close()
+    md, _ = _compile(pdf, tmp_path / "radical.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert "Re =" in images[0] and "We/Oh with the three fitted lines" in images[0], images[0]
+    assert "The grey band marks the runs where the drop splashed" in images[0], images[0]
+
+
+def test_double_spaced_caption_in_smaller_type_is_one_caption(tmp_path):
+    # a preprint set double-spaced: body 12 pt at a 24 pt pitch, the caption in 10.9 pt at a
+    # 21 pt pitch (its gaps wider than a single-spaced caption's)
+    pdf = pdfium.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    y = 72
+    for _ in range(6):
+        draw_text(pdf, page, "The method reads every page once and keeps each float beside its caption so", 72, y, 12,
+                  "Times-Roman")
+        y += 24
+    draw_rect(page, 150, y, 400, y + 140, (30, 90, 200))
+    y += 160
+    for text in ("Figure 4: Phase space of the impact regimes in the plane of the two numbers, with",
+                 "the simulated points marked and the three regime lines drawn through them, each",
+                 "line labelled with its fitted slope and its uncertainty."):
+        draw_text(pdf, page, text, 72, y, 10.9, "Times-Roman")
+        y += 21
+    y += 14
+    for _ in range(4):
+        draw_text(pdf, page, "The method reads every page once and keeps each float beside its caption so", 72, y, 12,
+                  "Times-Roman")
+        y += 24
+    page.gen_content()
+    page.close()
+    md, _ = _compile(pdf, tmp_path / "preprint.pdf", tmp_path)
+    images = _image_lines(md)
+    assert len(images) == 1, md
+    assert "line labelled with its fitted slope and its uncertainty" in images[0], images[0]

@@ -617,9 +617,13 @@ def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None
     prev = lines[-1]
     if abs(nxt.size - prev.size) > 0.6 or nxt.wide:
         return False
+    if _same_line_piece(prev, nxt):
+        return True
     gap_most = 0.8 * max(prev.size, 4)
-    if ctx.pitch > 1.3 * ctx.body_size and abs(prev.size - ctx.body_size) <= 0.6:
-        gap_most = max(gap_most, ctx.gap + 0.45 * prev.size)  # a caption in a double-spaced manuscript's body type
+    if ctx.pitch > 1.3 * ctx.body_size and prev.size <= ctx.body_size + 0.6:
+        # a caption in a double-spaced manuscript's body type, or in its smaller type (REVTeX's
+        # preprint sets its captions double-spaced too)
+        gap_most = max(gap_most, ctx.gap + 0.45 * prev.size)
     if nxt.top - prev.bottom > gap_most \
             and not _steady_wrap(lines, nxt, after, nxt.bottom - prev.bottom, ctx):  # (a double-spaced caption)
         return False
@@ -628,6 +632,14 @@ def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None
     return nxt.x0 < prev.x0 + 40 or _hangs_under_title(lines[0], nxt) \
         or nxt.x1 - nxt.x0 < prev.x1 - prev.x0 and abs((nxt.x0 + nxt.x1) - (prev.x0 + prev.x1)) <= 8
     # (a shorter line centred under the one before: a caption whose last line is centred, JFM's)
+
+
+def _same_line_piece(prev: _L, nxt: _L) -> bool:
+    """The rest of the caption's line, split off by the text layer at a radical or a raised
+    glyph ("... Re =" then "√" then "We/Oh. The three ..."): it starts where the line before it
+    ends, within two letters' width, on that line's height, and is no caption of its own."""
+    return nxt.page == prev.page and 0 <= nxt.x0 - prev.x1 + 2 <= 2 * max(prev.size, 4) + 2 \
+        and nxt.top < prev.bottom and nxt.bottom > prev.top and not _caption_match(nxt.text)
 
 
 def _hangs_under_title(first: _L, nxt: _L) -> bool:
