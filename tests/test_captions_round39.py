@@ -14,7 +14,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 import pytest
 
-from _pdfgen import DEJAVU, LETTER_HEIGHT, draw_rect, draw_text, load_ttf, ttf_text
+from _pdfgen import DEJAVU, LETTER_HEIGHT, draw_rect, draw_text, load_ttf, make_ttf_pdf, ttf_text
 from ctxmill.compile.options import CompileOptions
 from ctxmill.compile.pipeline import compile_document
 from ctxmill.render import write_outputs
@@ -287,3 +287,25 @@ def test_double_spaced_caption_in_smaller_type_is_one_caption(tmp_path):
     images = _image_lines(md)
     assert len(images) == 1, md
     assert "line labelled with its fitted slope and its uncertainty" in images[0], images[0]
+
+
+
+def test_hanging_caption_with_label_and_title_in_one_span(tmp_path):
+    # classicthesis' hanging captions, justified: "Figure 11: The ..." and the next lines 47 pt in,
+    # under the title, to the same right edge; the paragraph after the caption (back at the
+    # margin, in the body's type) is text again
+    body = "The method reads every page once and keeps each float beside its caption so that"
+    rows = [(body, 72, 72 + 14 * k, 10.9, "R", 400) for k in range(5)]
+    rows += [("Figure 11: The hierarchical rank data structure. The first level is", 72, 160, 10, "R", 400),
+             ("made of superblocks that store the absolute ranks, the second", 119, 172.5, 10, "R", 353),
+             ("of blocks that store their ranks relative to the superblock, and", 119, 185, 10, "R", 353),
+             ("the last a lookup table shared by all.", 119, 197.5, 10)]
+    rows += [(body, 72, 226 + 14 * k, 10.9, "R", 400) for k in range(4)]
+    path = make_ttf_pdf(tmp_path / "hang.pdf", [rows], page_size=(612.0, 792.0))
+    options = CompileOptions()
+    out = tmp_path / "out"
+    write_outputs(compile_document(path, options), out, options)
+    md = (out / "document.md").read_text()
+    caption = next((ln for ln in md.splitlines() if ln.startswith(("**Figure 11:**", "![Figure 11:"))), "")
+    assert "the last a lookup table shared by all." in caption, md
+    assert "The method reads" not in caption, caption

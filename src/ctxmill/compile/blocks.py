@@ -629,9 +629,29 @@ def _continues_caption(lines: list[_L], nxt: _L, ctx: _Context, after: _L | None
         return False
     if nxt.bold and not prev.bold:
         return False
+    if len(lines) >= 2 and _hung(lines[0], lines[1]) and nxt.x0 < lines[1].x0 - 6:
+        return False  # (back at a hanging caption's label edge: the text after it)
     return nxt.x0 < prev.x0 + 40 or _hangs_under_title(lines[0], nxt) \
+        or len(lines) == 1 and _hanging_block(lines[0], nxt, after) \
         or nxt.x1 - nxt.x0 < prev.x1 - prev.x0 and abs((nxt.x0 + nxt.x1) - (prev.x0 + prev.x1)) <= 8
     # (a shorter line centred under the one before: a caption whose last line is centred, JFM's)
+
+
+def _hung(first: _L, second: _L) -> bool:
+    """The caption's second line stands right of its first, within the label's width or so, and
+    ends no further right: a hanging indent, not a shorter line centred under the first."""
+    return 8 <= second.x0 - first.x0 <= 6 * max(first.size, 4) and second.x1 <= first.x1 + 2 \
+        and abs((second.x0 + second.x1) - (first.x0 + first.x1)) > 8
+
+
+def _hanging_block(first: _L, nxt: _L, after: _L | None) -> bool:
+    """A caption set with a hanging indent whose title shares a span with its label (classicthesis'
+    "Figure 11: The hierarchical ..." over lines 47 pt in): the next line stands under the title, and
+    the line after it starts at the same edge at the same pitch, as no paragraph after a caption does
+    (its second line goes back to the margin)."""
+    return after is not None and _hung(first, nxt) and after.page == nxt.page and abs(after.x0 - nxt.x0) <= 1.5 \
+        and abs(after.size - nxt.size) <= 0.3 \
+        and abs((after.bottom - nxt.bottom) - (nxt.bottom - first.bottom)) <= 0.2 * max(first.size, 4)
 
 
 def _same_line_piece(prev: _L, nxt: _L) -> bool:
