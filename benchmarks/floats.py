@@ -17,7 +17,8 @@ Each PDF is compiled through the ``ctxmill compile`` command as corpus.py does (
 - caption words lost: per truth caption, its words (a multiset) that appear nowhere in document.md.
 - equations: a truth number is found when a ``$$ ... $$`` block holds ``\\tag{N}`` or ends in ``(N)``
   (``display_recall``), or, looser, when a line of text ends in ``(N)`` or begins with it (a left-numbered
-  class's) (``number_recall``: the number printed in running text, as a PDF's text layer gives it); matched one
+  class's) (``number_recall``: the number printed in running text, as a PDF's text layer gives it; a caption
+  line is none, whatever it ends in); matched one
   to one in order. ``text_f1`` on the matched ones:
   F1 of the multisets of math symbols, the truth's LaTeX through latex2mathml (floats_truth.math_atoms), the
   output's text NFKC, one symbol per character, spaces and markup characters dropped; the output's text is the
@@ -160,6 +161,10 @@ EQ_NUMBER = re.compile(r"\(\s*([A-Za-z]?\d+(?:[.\-]\d+)*[a-z]?)\s*\)\s*[.,]?\s*$
 EQ_NUMBER_LEFT = re.compile(r"^\s*\(\s*([A-Za-z]?\d+(?:[.\-]\d+)*[a-z]?)\s*\)\s+(?=\S)")
 
 
+# a caption as document.md writes it: an image line's alt text or a bold label line
+CAPTION_LINE = re.compile(r"\s*(?:!\[|\*\*(?:Figure|Table|Algorithm|Listing)\b)")
+
+
 def output_equations(md: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, int]], list[str]]:
     """-> (display blocks [(number, body)], numbered text lines [(number, text before it, paragraph index)],
     paragraphs)."""
@@ -177,6 +182,8 @@ def output_equations(md: str) -> tuple[list[tuple[str, str]], list[tuple[str, st
         if s.startswith("```"):
             continue
         for line in s.splitlines():
+            if CAPTION_LINE.match(line):
+                continue  # a caption ending in "(2)" cites an equation, it is none
             m = EQ_NUMBER.search(line)
             if m:
                 lines.append((m.group(1), line[:m.start()], k))
