@@ -144,10 +144,12 @@ _INTERNED: dict[tuple, _FontInfo] = {}
 class _LineBuilder:
     """Accumulates characters of one visual line."""
 
-    __slots__ = ("chars", "base", "size", "x1", "top", "bottom", "last_x0", "cut")
+    __slots__ = ("chars", "base", "size", "x1", "top", "bottom", "last_x0", "cut", "left", "rtl")
 
     def __init__(self, ch, base, size, x1, top, bottom):
         self.cut = 0  # where a column-sized gap opens before smaller type (a margin note)
+        self.left = ch[1]  # the leftmost x0 so far (kept on right-to-left lines only)
+        self.rtl = 0  # a right-to-left line (its characters in logical order, x falling): _rtl_marks's mark
         self.chars = [ch]
         self.last_x0 = ch[1]
         self.base = base
@@ -166,6 +168,9 @@ def _finish_lines(lb: _LineBuilder) -> list[Line]:
     stand in the outer margin on the baseline of the text line beside them, a column-sized gap
     (2 em) away and in smaller type. Only when the note holds words: a line number set after
     the line (digits only) stays a span of it, for the line-number finder."""
+    if lb.rtl:
+        line = _finish_line(lb.chars, lb.rtl)
+        return [line] if line is not None else []
     k = lb.cut
     if k:
         tail = lb.chars[k:]
@@ -317,8 +322,99 @@ def _tracking(chars: list, low: float, high: float) -> tuple[dict[int, float], f
     return None if ref is None else (gaps, ref)
 
 
-def _finish_line(chars: list) -> Line | None:
-    """chars: (text, x0, top, x1, bottom, base, font, space_before)"""
+def _visual_gaps(chars: list) -> dict[int, float]:
+    """A right-to-left line's gaps, by index: the line's items stand in logical order (pdfium's), so
+    the gap before an item is the one between it and the item read before it where the two stand side
+    by side; where they do not (an embedded left-to-right run's first word stands left of its second,
+    not beside the word read before it) no gap is known, and the text's own blank decides."""
+    order = sorted(range(len(chars)), key=lambda i: chars[i][1])
+    pos = [0] * len(chars)
+    for p, i in enumerate(order):
+        pos[i] = p
+    gaps: dict[int, float] = {}
+    for k in range(1, len(chars)):
+        a, b = chars[k - 1], chars[k]
+        if pos[k] == pos[k - 1] + 1:
+            gaps[k] = b[1] - a[3]
+        elif pos[k] == pos[k - 1] - 1:
+            gaps[k] = a[1] - b[3]
+    return gaps
+
+
+def _strong(text: str) -> str:
+    """'R' for a piece holding right-to-left letters, 'L' for one holding other letters, else 'N'
+    (digits, punctuation, symbols: they take the direction of the text around them)."""
+    if _RTL_RE.search(text) and any(unicodedata.bidirectional(c) in ("R", "AL") for c in text):
+        return "R"
+    return "L" if any(c.isalpha() for c in text) else "N"
+
+
+def _logical_order(chars: list, base: str) -> list:
+    """A right-to-left line's pieces in reading (logical) order. pdfium gives most such lines in
+    logical order, and they are kept so; a line it took for left-to-right (one holding a URL or a
+    formula) comes in visual order, its right-to-left words following each other rightwards: that
+    line is read again from where its pieces stand. base: the page's direction ("R" where most of its
+    letters are right-to-left). Pieces that touch are one cluster; a cluster of right-to-left letters
+    reads leftwards, one of other letters rightwards; a cluster of neither (a number, a stop) goes
+    with a left-to-right run where the letters before it (a number after 'm =') or on both sides of it
+    are left-to-right, else with the line. Clusters are set apart by a blank (pdfium's, or a gap)."""
+    n = len(chars)
+    kinds = [_strong(c[0]) for c in chars]
+    if "R" not in kinds:
+        return chars
+    vis = sorted(range(n), key=lambda i: chars[i][1] + chars[i][3])
+    blank = {frozenset((k - 1, k)) for k in range(1, n) if chars[k][7]}
+    clusters: list[list[int]] = []
+    home = [0] * n  # each piece's cluster: clusters stand apart by a gap or a blank
+    for p, i in enumerate(vis):
+        if not (p and chars[i][1] - chars[vis[p - 1]][3] <= 0.18 * chars[i][6].size
+                and frozenset((vis[p - 1], i)) not in blank):
+            clusters.append([])
+        clusters[-1].append(i)
+        home[i] = len(clusters) - 1
+    ck = []
+    for cl in clusters:
+        ks = {kinds[i] for i in cl}
+        ck.append("R" if "R" in ks else "L" if "L" in ks else "N")
+    # pdfium's order stands unless its right-to-left clusters (words) follow each other rightwards
+    seen: list[int] = []
+    for i in range(n):
+        q = home[i]
+        if ck[q] == "R" and (not seen or seen[-1] != q):
+            if seen and q < seen[-1]:
+                return chars  # (a step leftwards: pdfium's logical order)
+            seen.append(q)
+    if len(seen) < 2:
+        return chars
+    strong = list(ck)
+    for q, k in enumerate(ck):  # a number after left-to-right letters is theirs
+        if k == "N" and any(ch.isdigit() for i in clusters[q] for ch in chars[i][0]):
+            left = next((ck[r] for r in range(q - 1, -1, -1) if ck[r] != "N"), base)
+            if left == "L":
+                strong[q] = "L"
+    res = list(strong)
+    for q, k in enumerate(strong):
+        if k == "N":
+            left = next((strong[r] for r in range(q - 1, -1, -1) if strong[r] != "N"), base)
+            right = next((strong[r] for r in range(q + 1, len(strong)) if strong[r] != "N"), base)
+            res[q] = left if left == right else base
+    runs: list[tuple[str, list[int]]] = []  # (direction, cluster numbers)
+    for q in range(len(clusters)):
+        if runs and runs[-1][0] == res[q]:
+            runs[-1][1].append(q)
+        else:
+            runs.append((res[q], [q]))
+    order: list[int] = []
+    for kind, qs in (reversed(runs) if base == "R" else runs):
+        for q in (reversed(qs) if kind == "R" else qs):
+            order.extend(reversed(clusters[q]) if ck[q] == "R" else clusters[q])
+    return [chars[i][:7] + (j > 0 and home[i] != home[order[j - 1]],) for j, i in enumerate(order)]
+
+
+def _finish_line(chars: list, rtl: int = 0) -> Line | None:
+    """chars: (text, x0, top, x1, bottom, base, font, space_before); rtl: a right-to-left line, its
+    characters in logical order (kept so: the text reads as written, not as drawn), 2 where the page
+    reads right to left, 1 where it reads left to right (_rtl_marks)."""
     # dominant size by character count
     counts: dict[float, int] = {}
     for c in chars:
@@ -338,12 +434,24 @@ def _finish_line(chars: list) -> Line | None:
     run_f = run_sup = None  # key of runs[-1]
     prev_x1 = None
     prev_text = ""
-    tracked = _tracked(chars) if len(chars) >= 4 else ()
+    if rtl:
+        chars = _logical_order(chars, "R" if rtl == 2 else "L")
+    tracked = _tracked(chars) if len(chars) >= 4 and not rtl else ()
+    vgaps = _visual_gaps(chars) if rtl else None
     for k, (text, x0, top, x1, bottom, cbase, f, space) in enumerate(chars):
         if k in tracked:
             space = False
         sup = f.size < sup_size and (base - cbase) > rise
-        if prev_x1 is None:
+        if vgaps is not None:
+            gap = vgaps.get(k, 0.0)
+            wide = gap > wide_gap
+            prev_x1 = x1
+            if space and gap <= rise and ((text == "." and prev_text[-1:].isdigit()) or (
+                    prev_text == "." and text[:1].isdigit())):
+                # pdfium's reordering writes blanks around the dot of a section number ('۲ . ۱')
+                # that stands touching its digits
+                space = False
+        elif prev_x1 is None:
             gap = 0.0
             wide = False
         else:
@@ -351,7 +459,7 @@ def _finish_line(chars: list) -> Line | None:
             wide = gap > wide_gap
         # two figures set more than half an em apart are two cells of a table ("6.58  6.68"),
         # whatever the width of the gap: they start a span of their own
-        figures = gap > half_em and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
+        figures = vgaps is None and gap > half_em and prev_text[-1:] in _FIG_END and text[:1] in _FIG_START
         prev_text = text
         if not runs or wide or figures or f is not run_f or sup != run_sup:
             spaced = space or (gap > rise and k not in tracked)
@@ -449,6 +557,30 @@ def _pairs_joined(s: str) -> str:
 
 
 _WORD_RE = re.compile(r"[^\s\ufffe\x02]+[\ufffe\x02]?|[\ufffe\x02]")
+
+# letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, ... and their
+# presentation forms): Unicode's bidi classes R and AL live in these blocks
+_RTL_RE = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+def _rtl_marks(text: str) -> bytearray | None:
+    """Per character index: 2 where the character stands in a right-to-left text line of a page whose
+    letters are mostly right-to-left, 1 in such a line of a page mostly of other letters, 0 elsewhere;
+    None when the page has no right-to-left letter. A text line is pdfium's own (it writes a line break
+    between lines): pdfium puts most lines holding right-to-left letters in logical order, so their
+    characters run leftwards, with left-to-right runs (digits, Latin words) inside them."""
+    if not _RTL_RE.search(text):
+        return None
+    rtl_letters = sum(1 for c in _RTL_RE.findall(text) if unicodedata.bidirectional(c) in ("R", "AL"))
+    mark = 2 if 2 * rtl_letters >= sum(1 for c in text if c.isalpha()) else 1
+    marks = bytearray(len(text))
+    start = 0
+    for seg in text.split("\n"):
+        end = start + len(seg) + 1
+        if any(unicodedata.bidirectional(c) in ("R", "AL") for c in _RTL_RE.findall(seg)):
+            marks[start:end] = bytes([mark]) * len(marks[start:end])
+        start = end
+    return marks
 
 
 def _display_transform(page_raw, width: float, height: float):
@@ -589,6 +721,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             d = descent[obj] = bottom - oy.value
         return rect.left, height - rect.top, rect.right, height - bottom, height - bottom + d
 
+    def origin_base(k: int) -> float:
+        get_origin(textpage_raw, k, ctypes.byref(ox), ctypes.byref(oy))
+        return height - oy.value
+
     def rbox(k: int, obj):
         # a /Rotate page: the box's corners and the origin taken to the display
         a, b, c, d, e, f = xf
@@ -603,8 +739,9 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             dd = descent[obj] = (b * ox.value + d * oy.value + f) - bottom
         return x0, top, x1, bottom, bottom + dd
 
-    def place(item) -> None:
-        # item: (text, x0, top, x1, bottom, base, font, space_before)
+    def place(item, rtl: int = 0) -> None:
+        # item: (text, x0, top, x1, bottom, base, font, space_before); rtl: the item stands in a
+        # right-to-left text line (_rtl_marks)
         nonlocal cur
         x0 = item[1]
         base = item[5]
@@ -614,6 +751,21 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             dy = base - cur.base
             dx = x0 - cur.x1
             big = size if size > ref else ref
+            if rtl and -0.3 * big <= dy <= 0.3 * big and (
+                    item[3] <= cur.last_x0 + 0.3 * big or x0 > cur.last_x0 - 0.3 * big
+                    or unicodedata.combining(item[0][0])):
+                # a right-to-left line goes on leftwards (pdfium gives most such lines in logical
+                # order), or rightwards: through a left-to-right run inside it (digits, a Latin
+                # word), or to its next word where pdfium gives the line in visual order; a vowel
+                # mark stands over its letter
+                cur.chars.append(item)
+                cur.rtl = rtl
+                cur.last_x0 = x0
+                if x0 < cur.left:
+                    cur.left = x0
+                if item[3] > cur.x1:
+                    cur.x1 = item[3]
+                return
             if (-0.3 * big <= dy <= 0.3 * big and len(item[0]) == 1 and item[0] in _ACCENT_CHARS
                     and cur.chars[0][1] - 0.3 * big <= x0 <= cur.x1):
                 # an accent set after the word or line it belongs to (pdfTeX's 'BADA ˙ N´', the dot
@@ -673,7 +825,10 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
         if hidden.get(obj):
             invisible += 1
         x0, top, x1, bottom, base = box(k, obj)
-        place((ch, x0, top, x1, bottom, base, f, space))
+        rtl = rtl_at[k] if rtl_at is not None else 0
+        if rtl and xf is None:
+            base = origin_base(k)  # (see the word loop)
+        place((ch, x0, top, x1, bottom, base, f, space), rtl)
         return False
 
     # where accent glyphs stand: a word under or beside one is read character by character, so
@@ -700,6 +855,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             k += 2 if text is not None and k + 1 < e and _pair_at(text, k) else 1
         return space
 
+    rtl_at = _rtl_marks(text) if text is not None else None
     if text is None:
         space = False
         for k in range(n):
@@ -733,13 +889,24 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
                 base = bottom + d
                 if e - s > 1:
                     get_box(textpage_raw, e - 1, rect_ref)
+                    lx0 = rect.left
                     lx1 = rect.right
                     lbase = height - rect.bottom + d
             else:
                 x0, top, x1, bottom, base = box(s, obj)
                 if e - s > 1:
-                    _, _, lx1, _, lbase = box(e - 1, obj)
+                    lx0, _, lx1, _, lbase = box(e - 1, obj)
+            rtl = rtl_at[s] if rtl_at is not None else 0
+            if rtl and xf is None:
+                # an Arabic face's loose boxes differ glyph by glyph (a final meem hangs lower):
+                # the baseline is the glyphs' origin
+                base = origin_base(s)
+                if e - s > 1:
+                    lbase = origin_base(e - 1)
             if e - s > 1:
+                if rtl and lx1 < x0 and abs(lbase - base) <= 0.3 * max(f.size, 1.0):
+                    x0 = lx0  # a right-to-left word: its last letter stands leftmost
+                    lx1 = x1
                 if abs(lbase - base) > 0.3 * max(f.size, 1.0) or lx1 < x0:
                     space = chars(s, e, space)  # the word jumps lines or runs backwards
                     continue
@@ -751,7 +918,7 @@ def _extract_page_lines(textpage_raw, height: float, xf=None,
             visible += e - s
             if hidden[obj]:
                 invisible += e - s
-            place((word, x0, top, x1, bottom, base, f, space))
+            place((word, x0, top, x1, bottom, base, f, space), rtl)
     if cur is not None:
         lines.extend(_finish_lines(cur))
     if nameless and not fixed_pitch and text is not None:
