@@ -324,6 +324,17 @@ def _cases(words: list[str]) -> set[bool]:
 
 
 _INITIALS_TOKEN = re.compile(r"(?:[A-ZÀ-Þ]\.)+|[A-ZÀ-Þ]{1,3}")
+# the words that join the last name of a list ("Haldane, R. and P. Okonkwo", "Meyer, K. und H. Albers")
+_AND_WORDS = frozenset(("and", "&", "und", "et", "y", "e"))
+# round 39 (issue 22): authors_end_at_initials leaves a list alone whose last name, after "and", is printed
+# initials first (benchmarks/results/round39_tRef_rule.md); use_initials_after_and(False) for the fields before it
+INITIALS_AFTER_AND = True
+
+
+def use_initials_after_and(on: bool) -> None:
+    """Keep the family name after "and I." a name (``authors_end_at_initials``) in this process, or not."""
+    global INITIALS_AFTER_AND
+    INITIALS_AFTER_AND = on
 
 
 def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
@@ -355,6 +366,15 @@ def authors_end_at_initials(tokens, labels: list[str]) -> list[str]:
     if any(_INITIALS_TOKEN.fullmatch(words[i]) and words[i + 1][:1].isupper() and not _INITIALS_TOKEN.fullmatch(words[i + 1])
            for i in range(a, k)):
         return labels
+    if INITIALS_AFTER_AND:
+        # nor the last name: initials right after "and" open a name printed initials first, whose family name
+        # follows them ("Okafor, B.T. and M. Lindqvist, Thermal drift ...": Lindqvist is a person, not the title's
+        # first word)
+        j = k
+        while j > a and (_INITIALS_TOKEN.fullmatch(words[j - 1]) or words[j - 1] in ("-", "‐")):
+            j -= 1
+        if j > a and words[j - 1].lower() in _AND_WORDS:
+            return labels
     out = list(labels)
     for i in range(k + 1, b + 1):
         out[i] = "title"
