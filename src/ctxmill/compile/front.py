@@ -501,6 +501,24 @@ def read(page: Page, info: dict, body_size: float, deck: bool = False) -> TitleP
                                                              or _PRONOUNED_RE.fullmatch(t.text.strip())] if m]
         tp.authors = [(name, []) for _, name in handles]
         tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in handles]
+    if not tp.authors and deck:
+        # a byline the PDF's own Author field confirms, printed as one word (a handle without its '@'),
+        # or a name followed on its line by its affiliations' acronyms ('Jane Roe LAB EPFL')
+        author = " ".join(str(info.get("Author") or "").split())
+        named = [(t, t.text.strip()) for t in region[:2] if author and t.text.strip().casefold() == author.casefold()
+                 and re.fullmatch(r"[^\W\d_]{2,30}", author)]
+        if not named:
+            for t in region[:2]:
+                words = t.text.split()
+                k = len(words)
+                while k > 2 and re.fullmatch(r"[A-Z]{2,6}", words[k - 1]):
+                    k -= 1
+                name = _clean_name(" ".join(words[:k])) if k < len(words) else None
+                if name is not None:
+                    named.append((t, name))
+                    break
+        tp.authors = [(name, []) for _, name in named]
+        tp.author_boxes = [(t.x0, t.top, t.x1, t.bottom) for t, _ in named]
     return tp
 
 

@@ -375,6 +375,11 @@ def continues(before: list[Line], after: list[Line], top_before: str | None, top
     return shared * 2 >= len(before) and (shared >= 2 or len(before) == 1)
 
 
+def _pictures(page: Page) -> list[tuple[int, ...]]:
+    """A page's pictures as their boxes, to the point."""
+    return sorted(tuple(round(v) for v in box) for box in page.images)
+
+
 def merge_overlays(doc: Document) -> int:
     """Take out of each overlay page the lines the page before it showed; returns the pages changed."""
     pages = doc.stream.pages
@@ -391,6 +396,10 @@ def merge_overlays(doc: Document) -> int:
     # apart by their titles only; one that numbers its pages, though every page a new number, may
     # hold two frames under one title (a theme's `n / N`: two listings under one title are two frames)
     bare = sum(n is not None for n in printed_numbers(pages, furniture)) * 2 < len(pages)
+    # a deck not made by TeX (Marp, a browser's print) has no builds of a picture: two pages under one title
+    # that hold nothing else but two different pictures are two slides (Beamer's \includegraphics<2> builds one)
+    info = doc.stream.info or {}
+    tex = re.search(r"tex|beamer", " ".join(str(info.get(k, "")) for k in ("Creator", "Producer")), re.I)
     changed = 0
     prev_body: list[Line] = []  # the page before's own lines, as printed
     frame_shown: list[Line] = []  # every line its frame showed so far
@@ -413,6 +422,9 @@ def merge_overlays(doc: Document) -> int:
         big = any(sp.size > body_size + 0.5 for ln in body if ln.bbox is not None and drawn(ln.bbox, page.height)
                   and ln.bbox[1] < TITLE_BAND * page.height for sp in ln.spans)
         opens = big and i > 0 and not prev_big
+        if not tex and i > 0 and len(prev_body) == 1 and page.images and pages[i - 1].images \
+                and _pictures(page) != _pictures(pages[i - 1]):
+            opens = True
         by_lines = not opens and continues(prev_body, body, prev_top, top, counters, (prev_title, title))
         by_title = not opens and not by_lines \
             and continues(prev_body, body, prev_top, top, counters, (prev_title, title), titled)
@@ -531,6 +543,31 @@ def _bookmarked(doc: Document, blocks: list[Block], pages: dict[int, list[Block]
                 and key == prev[1] and key not in marks.get(n, set()):
             del head[n]  # (its line stays the page's text)
         prev = (n, key)
+
+
+def _subheads(pages: dict[int, list[Block]], head: dict[int, Block], slide: dict[int, int],
+              body: float) -> list[Block]:
+    """A slide's own sub-heads (Markdown slides' '####' under the slide's '###' title): lines the blocks
+    stage read as headings, one line each, under a frame's title and set in a size between the title's
+    and the body's. Read so only where the deck sets nothing else in that size: two or more such lines,
+    and no line of text in it (a list or a table's head set larger than the body is text)."""
+    found: list[Block] = []
+    for n, t in head.items():
+        if n in slide or t.bbox is None:
+            continue
+        for b in pages.get(n, []):
+            if b is not t and b.kind is Kind.HEADING and b.bbox is not None and b.bbox[1] > t.bbox[1] \
+                    and b.attrs.get("_nlines", 1) == 1 and len(b.text) <= SLIDE_TITLE_CHARS \
+                    and body + 0.5 < _size(b) < _size(t) - 0.5 and not b.text.rstrip().endswith(("?", "!")):
+                found.append(b)
+    chosen = {id(b) for b in found}
+    sizes = {_size(b) for b in found}
+    kept = []
+    for z in sizes:
+        alike = [b for bs in pages.values() for b in bs if abs(_size(b) - z) <= 0.3 and b.text.strip()]
+        if len(alike) >= 2 and all(id(b) in chosen for b in alike):
+            kept.extend(alike)
+    return kept
 
 
 TITLE_STEP = 1.15  # a deck's frame title sizes, as levels, stand at least this ratio apart
@@ -817,6 +854,7 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
     head: dict[int, Block] = {}  # page -> its slide's line or its frame's title
     ones: dict[int, Block] = {}  # page -> its one line, where it holds nothing else
     low: dict[int, Block] = {}  # page -> its top block, a title but that it stands below the title band
+    numbered: dict[int, Block] = {}  # page -> its top block, a numbered list item in the title band
     shown_at: dict[int, list[Block]] = {}  # page -> its blocks drawn on it, the head bar's aside
     # (a line in the title band set no larger than the body, inside a link to a page of the deck, is
     # the head bar's: Dresden prints the current subsection so under its bar, on too few pages for
@@ -857,6 +895,18 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             continue
         shown_at[n] = shown
         top = min(shown, key=lambda b: (b.bbox[1], b.bbox[0]))
+        # a line in print smaller than the body over the page's title (a theme's deck-title line over a
+        # frame it centres: ufalslides' summary frame) is furniture of the frame, not its first line
+        larger = [b for b in shown if _size(b) >= body]
+        if _size(top) < body - 0.25 and larger:
+            top = min(larger, key=lambda b: (b.bbox[1], b.bbox[0]))
+        if top.kind is Kind.LIST_ITEM and top.number and top.attrs.get("_nlines", 1) == 1 \
+                and len(top.text) <= SLIDE_TITLE_CHARS and _size(top) > body + 0.5 \
+                and top.bbox[1] < bar_bottom(bar) + TITLE_BAND * h:
+            # a frame title numbered by hand ('2. Edit the file'): read as a list item for its number;
+            # it is the title where it is set in the deck's title size (below, with _title_style)
+            numbered[n] = top
+            continue
         if (top.kind in (Kind.PARAGRAPH, Kind.HEADING)
                 and len(top.text) <= SLIDE_TITLE_CHARS and (top.attrs.get("_size") or 0) > body + 0.5
                 and (n not in read or reads_as_words(top.text))):
@@ -865,6 +915,12 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
             else:
                 low[n] = top
     title_size = _title_style(head, low, slide)
+    for n, b in numbered.items():
+        if title_size is not None and abs(_size(b) - title_size) <= SIZE_ALIKE:
+            b.text, b.number = f"{b.number} {b.text}", None
+            b.attrs.pop("ordered", None)
+            b.kind, b.level = Kind.PARAGRAPH, None
+            head[n] = b
     for n, names in nav.items():
         # a section's own page, where the head bar says the section starts: its name and a label over it
         # ('Parte 1' over 'Introduzione', a \partpage's) and nothing else; the bar's section heading stands
@@ -947,6 +1003,8 @@ def outline(doc: Document, blocks: list[Block], body: float) -> None:
                 blocks.insert(at, Block(Kind.HEADING, text, dest, level=1 + rank[lvl], attrs={"_title": text}))
     sized = _sized(pages, head, frame_level) if not slide and not nav and not toc else {}
     chosen = {id(b): slide.get(n, frame_level) for n, b in head.items()} | sized
+    if not sized:
+        chosen |= {id(b): frame_level + 1 for b in _subheads(pages, head, slide, body)}
     for bs in pages.values():
         for b in bs:
             level = chosen.get(id(b))
