@@ -39,22 +39,14 @@ imported):
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import re
-import shutil
 import sys
-import tempfile
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from corpus import CORPUS  # noqa: E402
-from floats import compile_one, f1, match, mean, paragraphs, tokens  # noqa: E402
-from floats_truth import DATA  # noqa: E402
+from floats import f1, match, mean, paragraphs, run, tokens  # noqa: E402
 
 ITEM = re.compile(r"^(?P<indent> *)(?P<marker>[-*+]|\d{1,9}[.)])[ \t]+(?P<text>.*)$")
 LEAD_LABEL = re.compile(r"^\(?(?P<label>\d{1,3}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,7})[.):]\s+")
@@ -343,59 +335,8 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def todo(folder: Path | None, truth_file: Path | None, only: str | None) -> list[tuple[str, Path, dict]]:
-    name = folder.name if folder else "corpus17"
-    truths = json.loads((truth_file or DATA / f"body_{name}.json").read_text())
-    root = folder or CORPUS / "papers"
-    out = []
-    for slug, t in truths.items():
-        if "lists" not in t or (only and only not in slug) or not (root / slug / "paper.pdf").exists():
-            continue
-        out.append((slug, root / slug / "paper.pdf", t))
-    return out
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--papers", type=Path, help="a folder of <slug>/paper.pdf (its truth: body_<folder name>.json)")
-    ap.add_argument("--truth", type=Path, help="a body_truth.py JSON (default: by the folder's name)")
-    ap.add_argument("--src", type=Path, help="run ctxmill from this src/ folder (a peer worktree's)")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--only")
-    ap.add_argument("--keep", type=Path, help="write the output folders here and keep them")
-    ap.add_argument("--outputs", type=Path, help="score the folders <DIR>/<slug> already written (no compile)")
-    ap.add_argument("--brief", action="store_true", help="print only the summary")
-    args = ap.parse_args()
-    items = todo(args.papers, args.truth, args.only)
-    if not items:
-        print(json.dumps({"skipped": "no papers with body truth"}))
-        return
-    out_root = args.outputs or args.keep or Path(tempfile.mkdtemp(prefix="ctxmill-body-"))
-    out_root.mkdir(parents=True, exist_ok=True)
-
-    def one(item: tuple[str, Path, dict]) -> dict:
-        slug, pdf, truth = item
-        row: dict = {"slug": slug}
-        if not args.outputs:
-            rc, secs, err = compile_one(pdf, out_root / slug, args.src, args.timeout)
-            row.update({"exit": rc, "seconds": round(secs, 3)})
-            if rc:
-                row["error"] = err
-        row.update(score(out_root / slug, truth))
-        return row
-
-    try:
-        with ThreadPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(one, items))
-    finally:
-        if not args.keep and not args.outputs:
-            shutil.rmtree(out_root, ignore_errors=True)
-    result = {"summary": summarise(rows), "set": args.papers.name if args.papers else "corpus17",
-              "src": str(args.src or "installed"), "cpus": os.cpu_count()}
-    if not args.brief:
-        result["papers"] = rows
-    print(json.dumps(result, indent=1, ensure_ascii=False))
+    run(__doc__, "body", "lists", score, summarise)
 
 
 if __name__ == "__main__":

@@ -356,22 +356,26 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def todo(folder: Path | None, truth_file: Path | None, only: str | None) -> list[tuple[str, Path, dict]]:
+def todo(folder: Path | None, truth_file: Path | None, only: str | None, measure: str = "floats",
+         key: str = "floats") -> list[tuple[str, Path, dict]]:
+    """(slug, PDF, truth) of each paper whose truth (``<measure>_<set>.json``) holds ``key``."""
     name = folder.name if folder else "corpus17"
-    truths = json.loads((truth_file or DATA / f"floats_{name}.json").read_text())
+    truths = json.loads((truth_file or DATA / f"{measure}_{name}.json").read_text())
     root = folder or CORPUS / "papers"
     out = []
     for slug, t in truths.items():
-        if "floats" not in t or (only and only not in slug) or not (root / slug / "paper.pdf").exists():
+        if key not in t or (only and only not in slug) or not (root / slug / "paper.pdf").exists():
             continue
         out.append((slug, root / slug / "paper.pdf", t))
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--papers", type=Path, help="a folder of <slug>/paper.pdf (its truth: floats_<folder name>.json)")
-    ap.add_argument("--truth", type=Path, help="a floats_truth.py JSON (default: by the folder's name)")
+def run(doc: str, measure: str, key: str, score, summarise) -> None:
+    """The command line of a measure scored on compiled PDFs against LaTeX truth (floats.py, body.py): compile
+    each paper (or read --outputs), score it, print JSON (per paper and the summary)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--papers", type=Path, help=f"a folder of <slug>/paper.pdf (its truth: {measure}_<folder name>.json)")
+    ap.add_argument("--truth", type=Path, help=f"a {measure}_truth.py JSON (default: by the folder's name)")
     ap.add_argument("--src", type=Path, help="run ctxmill from this src/ folder (a peer worktree's)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300)
@@ -380,11 +384,11 @@ def main() -> None:
     ap.add_argument("--outputs", type=Path, help="score the folders <DIR>/<slug> already written (no compile)")
     ap.add_argument("--brief", action="store_true", help="print only the summary")
     args = ap.parse_args()
-    items = todo(args.papers, args.truth, args.only)
+    items = todo(args.papers, args.truth, args.only, measure, key)
     if not items:
-        print(json.dumps({"skipped": "no papers with floats truth"}))
+        print(json.dumps({"skipped": f"no papers with {measure} truth"}))
         return
-    out_root = args.outputs or args.keep or Path(tempfile.mkdtemp(prefix="ctxmill-floats-"))
+    out_root = args.outputs or args.keep or Path(tempfile.mkdtemp(prefix=f"ctxmill-{measure}-"))
     out_root.mkdir(parents=True, exist_ok=True)
 
     def one(item: tuple[str, Path, dict]) -> dict:
@@ -409,6 +413,10 @@ def main() -> None:
     if not args.brief:
         result["papers"] = rows
     print(json.dumps(result, indent=1, ensure_ascii=False))
+
+
+def main() -> None:
+    run(__doc__, "floats", "floats", score, summarise)
 
 
 if __name__ == "__main__":
