@@ -128,22 +128,32 @@ def furniture(page: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-def blocks(text: str) -> list[tuple[str, str]]:
-    """The blocks of an ALTO file."""
-    root = parse(text, "the ALTO XML")
+def paged_blocks(text: str, what: str, read_page) -> list[tuple[str, str]]:
+    """The blocks of a page-image XML file (ALTO, PAGE): ``read_page(page)``'s blocks of each ``Page`` (the root
+    where none is named), the page's furniture marked, each page after the first on a new page."""
+    root = parse(text, what)
     if root is None:
         return []
     out: list[tuple[str, str]] = []
-    pages = list(root.iter("Page")) or [root]
-    for k, page in enumerate(pages):
+    for k, page in enumerate(list(root.iter("Page")) or [root]):
         if k:
             out.append((PAGE_BREAK, ""))
-        found: list[tuple[str, str]] = []
-        for area in page:
-            margin = {"TopMargin": "page_header", "BottomMargin": "page_footer"}.get(area.tag)
-            for block in area.iter("TextBlock"):
-                body = _paragraph(_lines(block))
-                if body:
-                    found.append((margin or "text", body))
-        out += furniture(found)
+        out += furniture(read_page(page))
     return out
+
+
+def _page_blocks(page: ET.Element) -> list[tuple[str, str]]:
+    """A page's text blocks, one paragraph each; those in the top or bottom margin are running heads / feet."""
+    found: list[tuple[str, str]] = []
+    for area in page:
+        margin = {"TopMargin": "page_header", "BottomMargin": "page_footer"}.get(area.tag)
+        for block in area.iter("TextBlock"):
+            body = _paragraph(_lines(block))
+            if body:
+                found.append((margin or "text", body))
+    return found
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """The blocks of an ALTO file."""
+    return paged_blocks(text, "the ALTO XML", _page_blocks)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ctxmill.sources.alto_xml import PAGE_BREAK, _paragraph, furniture, parse
+from ctxmill.sources.alto_xml import _paragraph, paged_blocks
 
 _TYPES = {"heading": "section_header", "header": "page_header", "footer": "page_footer",
           "page-number": "page_footer", "catch-word": "page_footer", "signature-mark": "page_footer",
@@ -80,25 +80,22 @@ def _order(page: ET.Element) -> list[str]:
     return ids
 
 
+def _page_blocks(page: ET.Element) -> list[tuple[str, str]]:
+    """A page's regions in its reading order (those it does not name after, in the file's order), one block each,
+    labelled by the region's type."""
+    regions = [r for r in page.iter("TextRegion")]
+    by_id = {r.get("id"): r for r in regions if r.get("id")}
+    order = [by_id[i] for i in dict.fromkeys(_order(page)) if i in by_id]
+    seen = {id(r) for r in order}
+    order += [r for r in regions if id(r) not in seen]
+    found: list[tuple[str, str]] = []
+    for region in order:
+        body = _region_text(region)
+        if body:
+            found.append((_TYPES.get((region.get("type") or "").strip().lower(), "text"), body))
+    return found
+
+
 def blocks(text: str) -> list[tuple[str, str]]:
     """The blocks of a PAGE XML file."""
-    root = parse(text, "the PAGE XML")
-    if root is None:
-        return []
-    out: list[tuple[str, str]] = []
-    pages = list(root.iter("Page")) or [root]
-    for k, page in enumerate(pages):
-        if k:
-            out.append((PAGE_BREAK, ""))
-        regions = [r for r in page.iter("TextRegion")]
-        by_id = {r.get("id"): r for r in regions if r.get("id")}
-        order = [by_id[i] for i in dict.fromkeys(_order(page)) if i in by_id]
-        seen = {id(r) for r in order}
-        order += [r for r in regions if id(r) not in seen]
-        found: list[tuple[str, str]] = []
-        for region in order:
-            body = _region_text(region)
-            if body:
-                found.append((_TYPES.get((region.get("type") or "").strip().lower(), "text"), body))
-        out += furniture(found)
-    return out
+    return paged_blocks(text, "the PAGE XML", _page_blocks)
