@@ -71,6 +71,13 @@ FOREIGN_CAPTION_RE = re.compile(rf"^({_FOREIGN_WORDS})\s*(\d+(?:\.\d+)?(?=[\s:.|
                                 r"\s*[:.|：]?\s*(.*)$", re.S)
 
 
+def caption_start(text: str) -> re.Match | None:
+    """A caption label at the start of a line (English, capitals, or another language's), for the crop
+    finder: the pages to locate figures on and the caption boxes there."""
+    text = text.lstrip()
+    return CAPTION_START.match(text) or FOREIGN_CAPTION_RE.match(text)
+
+
 def foreign_label(word: str) -> str | None:
     """"Figure" or "Table" for a caption label word of another language ("Abbildung", "Рис.", "表")."""
     return _FOREIGN_KIND.get(word)
@@ -324,7 +331,7 @@ def page_figures(page, lines, width: float, height: float) -> list[dict]:
     for ln in lines:
         if ln.bbox is None:
             continue
-        m = CAPTION_START.match(ln.text.lstrip()) or FOREIGN_CAPTION_RE.match(ln.text.lstrip())
+        m = caption_start(ln.text)
         if m and not running_text(m):
             word = foreign_label(m.group(1)) or m.group(1)
             captions.append(("Table" if word in ("Table", "TABLE") else "Figure", tuple(ln.bbox)))
@@ -357,8 +364,7 @@ def running_text(m: re.Match) -> bool:
 
 def captioned(lines: list) -> bool:
     """A page of these lines holds a figure or table caption: the pages whose figures are located."""
-    return any(ln.bbox is not None and (CAPTION_START.match(ln.text.lstrip()) or FOREIGN_CAPTION_RE.match(ln.text.lstrip()))
-               for ln in lines)
+    return any(ln.bbox is not None and caption_start(ln.text) for ln in lines)
 
 
 def _wanted(pages: list) -> list:
